@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Runs the end-to-end demo on a local Anvil chain: 3 jobs, 3 solvers (1 honest, 2 cheating),
+# 5 verifiers (1 lazy), 1 whistleblower, as separate processes. Does its own set-up the first time.
+# Usage: bash scripts/demo.sh [--json out.json]
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+bash scripts/setup.sh
+export PATH="$root/node_modules/.bin:$PATH"
+exec .venv/bin/veritrain demo "$@"

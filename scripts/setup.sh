@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# One-time (then incremental) set-up: Python virtualenv with torch==2.13.0 first, the project in
+# editable mode, the npm toolchain (Anvil, Forge, Cast, solc, OpenZeppelin, PRBTest) and the
+# compiled contracts. Safe to run again: each step is skipped when its inputs have not changed.
+# Usage: bash scripts/setup.sh
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+py="$(command -v python3.11 || command -v python3)"
+if [[ ! -x .venv/bin/python ]]; then
+  echo "setup: creating .venv with $py"
+  "$py" -m venv .venv
+fi
+stamp=.venv/.veritrain-installed
+if [[ ! -f "$stamp" || pyproject.toml -nt "$stamp" ]]; then
+  echo "setup: installing Python packages (torch 2.13.0 CPU first)"
+  .venv/bin/python -m pip install -q --upgrade pip
+  .venv/bin/python -m pip install -q "torch==2.13.0"
+  .venv/bin/python -m pip install -q -e ".[dev]"
+  touch "$stamp"
+fi
+
+npm_stamp=node_modules/.veritrain-installed
+if [[ ! -f "$npm_stamp" || package-lock.json -nt "$npm_stamp" ]]; then
+  echo "setup: npm ci (anvil, forge, cast, solc, openzeppelin, prb-test)"
+  npm ci --no-audit --no-fund --loglevel=error
+  touch "$npm_stamp"
+fi
+
+echo "setup: forge build"
+./node_modules/.bin/forge build --quiet

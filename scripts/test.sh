@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Runs every test: Forge (unit, fuzz, invariant) and pytest (unit + integration on a real Anvil).
+# Does its own set-up the first time. Usage: bash scripts/test.sh [extra pytest args]
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+bash scripts/setup.sh
+export PATH="$root/node_modules/.bin:$PATH"
+echo "== forge test =="
+forge test
+echo "== pytest =="
+.venv/bin/python -m pytest "$@"
