@@ -1,0 +1,170 @@
+"""check_segment / fetch_* against a fake solver served through httpx.MockTransport."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from veritrain.adversary import perturb_weights
+from veritrain.errors import CheckpointHashMismatch, CheckpointUnavailable, RemoteResponseError
+from veritrain.hexutil import to_hex
+from veritrain.replay import check_segment, fetch_checkpoint, fetch_manifest, fetch_proof
+
+BASE = "http://solver.test/jobs/1"
+
+
+def _solver(run, *, tamper=None):
+    """A PROTOCOL.md 2.4 server over `run`; `tamper(kind, index, payload)` may alter replies."""
+    k = run.spec.checkpoint_interval
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        parts = request.url.path.strip("/").split("/")
+        if parts[:2] != ["jobs", "1"]:
+            return httpx.Response(404)
+        kind = parts[2]
+        if kind == "checkpoints":
+            step = int(parts[3])
+            if step % k or not 0 <= step // k < len(run.blobs):
+                return httpx.Response(404)
+            blob = run.blobs[step // k]
+            if tamper:
+                blob = tamper("checkpoint", step // k, blob)
+            return httpx.Response(200, content=blob, headers={"X-State-Hash": to_hex(blob)})
+        if kind == "proofs":
+            i = int(parts[3])
+            body = {
+                "job_id": 1,
+                "leaf_index": i,
+                "step": i * k,
+                "state_hash": to_hex(run.hashes[i]),
+                "proof": [to_hex(p) for p in run.tree.proof(i)],
+                "root": to_hex(run.tree.root),
+            }
+            if tamper:
+                body = tamper("proof", i, body)
+            return httpx.Response(200, json=body)
+        if kind == "manifest":
+            return httpx.Response(
+                200,
+                json={
+                    "job_id": 1,
+                    "root": to_hex(run.tree.root),
+                    "interval": k,
+                    "total_steps": run.spec.total_steps,
+                    "leaves": [to_hex(h) for h in run.hashes],
+                },
+            )
+        return httpx.Response(404)
+
+    return httpx.Client(transport=httpx.MockTransport(handler))
+
+
+def test_fetchers(honest_run):
+    client = _solver(honest_run)
+    m = fetch_manifest(BASE, client)
+    assert m.leaves_bytes() == honest_run.hashes and m.interval == 10
+    p = fetch_proof(BASE, 2, client)
+    assert p.state_hash_bytes() == honest_run.hashes[2] and p.root_bytes() == honest_run.tree.root
+    assert fetch_checkpoint(BASE, 20, honest_run.hashes[2], client) == honest_run.blobs[2]
+    with pytest.raises(CheckpointHashMismatch):
+        fetch_checkpoint(BASE, 20, honest_run.hashes[1], client)
+    with pytest.raises(CheckpointUnavailable):
+        fetch_checkpoint(BASE, 25, honest_run.hashes[1], client)
+
+
+def test_bad_proof_body():
+    client = httpx.Client(transport=httpx.MockTransport(lambda r: httpx.Response(200, json={})))
+    with pytest.raises(RemoteResponseError):
+        fetch_proof(BASE, 0, client)
+
+
+def test_honest_segments_pass(engine, honest_run):
+    client = _solver(honest_run)
+    for s in range(honest_run.spec.num_segments):
+        check = check_segment(
+            honest_run.spec, BASE, honest_run.tree.root, s, engine=engine, client=client
+        )
+        assert check.ok, check.reason
+        assert check.replayed_end_hash == check.committed_end_hash == honest_run.hashes[s + 1]
+        assert (check.start_step, check.end_step) == (10 * s, 10 * s + 10)
+
+
+def test_cheating_solver_caught(engine, train_run):
+    def cheat(state):
+        if state.step == 25:
+            engine.train_step(state)
+            perturb_weights(state, std=1e-2, seed=3)
+            return True
+        return False
+
+    run = train_run(engine, cheat=cheat)
+    client = _solver(run)
+    results = [
+        check_segment(run.spec, BASE, run.tree.root, s, engine=engine, client=client)
+        for s in range(run.spec.num_segments)
+    ]
+    assert [r.ok for r in results] == [True, True, False, True]
+    assert "replay" in results[2].reason
+
+
+def test_proof_not_matching_onchain_root(engine, honest_run):
+    client = _solver(honest_run)
+    check = check_segment(honest_run.spec, BASE, b"\x11" * 32, 1, engine=engine, client=client)
+    assert not check.ok and "does not verify against the on-chain root" in check.reason
+    assert check.replayed_end_hash is None
+
+
+def test_proof_for_other_leaf(engine, honest_run):
+    def tamper(kind, i, payload):
+        if kind == "proof" and i == 2:
+            payload = {**payload, "step": 99}
+        return payload
+
+    check = check_segment(
+        honest_run.spec,
+        BASE,
+        honest_run.tree.root,
+        1,
+        engine=engine,
+        client=_solver(honest_run, tamper=tamper),
+    )
+    assert not check.ok and "expected step 20" in check.reason
+
+
+def test_wrong_checkpoint_bytes(engine, honest_run):
+    def tamper(kind, i, payload):
+        return payload[:-1] + bytes([payload[-1] ^ 1]) if kind == "checkpoint" else payload
+
+    check = check_segment(
+        honest_run.spec,
+        BASE,
+        honest_run.tree.root,
+        0,
+        engine=engine,
+        client=_solver(honest_run, tamper=tamper),
+    )
+    assert not check.ok and "checkpoint hash mismatch" in check.reason
+
+
+def test_unreachable_solver(engine, honest_run):
+    def down(request):
+        raise httpx.ConnectError("connection refused", request=request)
+
+    client = httpx.Client(transport=httpx.MockTransport(down))
+    with pytest.raises(CheckpointUnavailable):
+        check_segment(honest_run.spec, BASE, honest_run.tree.root, 0, engine=engine, client=client)
+    check = check_segment(
+        honest_run.spec,
+        BASE,
+        honest_run.tree.root,
+        0,
+        engine=engine,
+        client=client,
+        unavailable_is_reject=True,
+    )
+    assert not check.ok and "unavailable" in check.reason
+
+
+def test_segment_out_of_range(engine, honest_run):
+    with pytest.raises(ValueError):
+        check_segment(honest_run.spec, BASE, honest_run.tree.root, 4, engine=engine)

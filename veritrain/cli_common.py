@@ -1,0 +1,197 @@
+"""Options and connection helpers shared by every `veritrain` sub-command.
+
+Every command that talks to the chain takes the same options, declared once here:
+``--rpc-url``, ``--deployment`` (a manifest written by ``veritrain devnet`` / ``deploy``), and
+one key source: ``--keystore FILE`` (encrypted; password from ``--password-env`` or a prompt),
+``--key-env NAME`` (a private key in the environment) or, on a devnet only, ``--dev-account N``
+(Anvil's public dev accounts). Keys are never printed or logged.
+
+Used as: ``client = connect(rpc_url, deployment, keys)`` inside a command.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+if TYPE_CHECKING:
+    from chain.client import ChainClient
+
+__all__ = [
+    "DEVNET_CHAIN_IDS",
+    "KeySource",
+    "RpcUrlOpt",
+    "DeploymentOpt",
+    "KeystoreOpt",
+    "PasswordEnvOpt",
+    "KeyEnvOpt",
+    "DevAccountOpt",
+    "JsonOpt",
+    "VerboseOpt",
+    "connect",
+    "emit_json",
+    "setup_logging",
+    "to_wei",
+]
+
+DEVNET_CHAIN_IDS = frozenset({31337})
+
+RpcUrlOpt = Annotated[
+    str,
+    typer.Option("--rpc-url", envvar="VERITRAIN_RPC_URL", help="JSON-RPC endpoint of the chain."),
+]
+DeploymentOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--deployment",
+        envvar="VERITRAIN_DEPLOYMENT",
+        help="Deployment manifest (default: deployments/<chain id>.json).",
+    ),
+]
+KeystoreOpt = Annotated[
+    Path | None,
+    typer.Option("--keystore", envvar="VERITRAIN_KEYSTORE", help="Encrypted keystore file."),
+]
+PasswordEnvOpt = Annotated[
+    str,
+    typer.Option(
+        "--password-env", help="Environment variable holding the keystore password (else prompt)."
+    ),
+]
+KeyEnvOpt = Annotated[
+    str | None,
+    typer.Option("--key-env", help="Environment variable holding a 0x private key."),
+]
+DevAccountOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--dev-account", min=0, help="Index of an Anvil dev account (devnet chain id 31337 only)."
+    ),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+VerboseOpt = Annotated[int, typer.Option("-v", "--verbose", count=True, help="More logging.")]
+
+
+@dataclass(frozen=True)
+class KeySource:
+    """Where a command's signing key comes from (exactly one source is used).
+
+    Attributes:
+        keystore: encrypted keystore path (preferred).
+        password_env: variable holding the keystore password; unset -> prompt.
+        key_env: variable holding a 0x-hex private key.
+        dev_account: Anvil dev account index; refused on chains other than a devnet.
+    """
+
+    keystore: Path | None = None
+    password_env: str = "VERITRAIN_KEYSTORE_PASSWORD"
+    key_env: str | None = None
+    dev_account: int | None = None
+
+
+def setup_logging(verbose: int = 0, json_logs: bool = False) -> None:
+    """Configure the root logger for a node or command (stderr, one line per record)."""
+    level = logging.WARNING if verbose == 0 and json_logs else logging.INFO
+    if verbose >= 2:
+        level = logging.DEBUG
+    fmt = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+    logging.basicConfig(level=level, format=fmt, stream=sys.stderr, force=True)
+    for noisy in ("httpx", "urllib3", "web3", "uvicorn.access"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+def _load_account(keys: KeySource, chain_id: int) -> Any:
+    from chain.anvil import derive_dev_keys
+    from chain.keys import KeyLoadError, load_account
+
+    if keys.dev_account is not None:
+        if chain_id not in DEVNET_CHAIN_IDS:
+            raise typer.BadParameter(
+                f"--dev-account is for a devnet (chain id 31337), this chain is {chain_id}: "
+                "use --keystore or --key-env",
+                param_hint="--dev-account",
+            )
+        from eth_account import Account
+
+        return Account.from_key(derive_dev_keys(keys.dev_account + 1)[keys.dev_account])
+    try:
+        return load_account(
+            keystore=keys.keystore,
+            password_env=keys.password_env,
+            key_env=keys.key_env or ("VERITRAIN_PRIVATE_KEY" if keys.keystore is None else None),
+        )
+    except KeyLoadError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--keystore/--key-env") from exc
+
+
+def connect(
+    rpc_url: str, deployment: Path | None, keys: KeySource, *, need_deployment: bool = True
+) -> ChainClient:
+    """Build a `ChainClient` from the shared options.
+
+    Args:
+        rpc_url: JSON-RPC endpoint.
+        deployment: manifest path; None loads ``deployments/<chain id>.json``.
+        keys: the key source.
+        need_deployment: False for commands that deploy (no manifest yet).
+
+    Returns:
+        A client signing with the chosen key, bound to the deployment.
+
+    Raises:
+        typer.BadParameter: a missing manifest, a missing key, or a dev key on a non-devnet.
+        chain.errors.RpcUnavailable: the endpoint cannot be reached.
+    """
+    from chain.client import ChainClient
+    from chain.deploy import load_manifest
+    from chain.errors import ChainValueError
+
+    probe = ChainClient(rpc_url, "0x" + "11" * 32)  # read-only probe for the chain id
+    account = _load_account(keys, probe.chain_id)
+    dep = None
+    if need_deployment:
+        try:
+            dep = load_manifest(deployment if deployment is not None else probe.chain_id)
+        except ChainValueError as exc:
+            raise typer.BadParameter(
+                f"{exc} (run `veritrain devnet` or `veritrain deploy` first)",
+                param_hint="--deployment",
+            ) from exc
+        if dep.chain_id != probe.chain_id:
+            raise typer.BadParameter(
+                f"manifest is for chain {dep.chain_id}, the RPC serves chain {probe.chain_id}",
+                param_hint="--deployment",
+            )
+    return ChainClient(rpc_url, account, dep, w3=probe.w3)
+
+
+def emit_json(payload: Any) -> None:
+    """Write one JSON document to stdout (for `--json`)."""
+    typer.echo(json.dumps(payload, indent=2, sort_keys=True, default=str))
+
+
+def to_wei(amount: str) -> int:
+    """Parse a token amount: ``"12.5"`` (tokens, 18 decimals) or ``"1000wei"``.
+
+    Raises:
+        typer.BadParameter: not a non-negative number.
+    """
+    from decimal import Decimal, InvalidOperation
+
+    text = amount.strip().lower()
+    try:
+        if text.endswith("wei"):
+            value = int(text[:-3])
+        else:
+            value = int(Decimal(text) * 10**18)
+    except (InvalidOperation, ValueError) as exc:
+        raise typer.BadParameter(f"not a token amount: {amount!r}") from exc
+    if value < 0:
+        raise typer.BadParameter(f"amount must be >= 0: {amount!r}")
+    return value

@@ -1,0 +1,366 @@
+"""Verification by replay, shared by the verifier and the whistleblower.
+
+A sampled segment s covers steps s*k .. (s+1)*k. The checker fetches the Merkle proofs of
+leaves s and s+1 from the solver (PROTOCOL.md 2.4), checks both against the on-chain root,
+downloads checkpoint s*k and checks its sha256, replays k steps under the job's execution
+profile and compares the hash of the result with the committed leaf s+1. This is the segment
+replay of Proof-of-Learning (Jia et al., "Proof-of-Learning: Definitions and Practice",
+IEEE S&P 2021), made exact (distance 0) by the pinned profile instead of a tolerance.
+
+torch is imported lazily (only when a segment is replayed).
+
+Run: not a script; `check_segment(spec, "http://127.0.0.1:8001/jobs/1", root, 3)`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import httpx
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from veritrain.errors import (
+    CheckpointFormatError,
+    CheckpointHashMismatch,
+    CheckpointUnavailable,
+    RemoteResponseError,
+)
+from veritrain.hexutil import as_bytes32, to_hex
+from veritrain.merkle import leaf_hash, verify_proof
+from veritrain.spec import JobSpec
+from veritrain.state import state_hash, verify_state_hash
+
+if TYPE_CHECKING:
+    from veritrain.training import OnStep, TrainingEngine
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "ManifestResponse",
+    "ProofResponse",
+    "SegmentCheck",
+    "check_segment",
+    "fetch_checkpoint",
+    "fetch_manifest",
+    "fetch_proof",
+    "replay_segment",
+]
+
+DEFAULT_TIMEOUT_S = 60.0
+_HASH_PATTERN = r"^0x[0-9a-fA-F]{64}$"
+
+
+# --- wire models (PROTOCOL.md 2.4); the solver server may reuse them as response models ------
+class ProofResponse(BaseModel):
+    """Body of `GET {checkpointURL}/proofs/{leafIndex}`. Hashes are 0x-hex strings."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    job_id: int
+    leaf_index: int = Field(ge=0)
+    step: int = Field(ge=0)
+    state_hash: str = Field(pattern=_HASH_PATTERN)
+    proof: list[str]
+    root: str = Field(pattern=_HASH_PATTERN)
+
+    def state_hash_bytes(self) -> bytes:
+        """The leaf's 32-byte state hash."""
+        return as_bytes32(self.state_hash)
+
+    def proof_bytes(self) -> list[bytes]:
+        """The proof as 32-byte siblings, bottom-up."""
+        return [as_bytes32(p) for p in self.proof]
+
+    def root_bytes(self) -> bytes:
+        """The root the server claims (check against the on-chain root, not this)."""
+        return as_bytes32(self.root)
+
+
+class ManifestResponse(BaseModel):
+    """Body of `GET {checkpointURL}/manifest`: all committed state hashes, leaf order."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    job_id: int
+    root: str = Field(pattern=_HASH_PATTERN)
+    interval: int = Field(ge=1)
+    total_steps: int = Field(ge=1)
+    leaves: list[str]
+
+    def leaves_bytes(self) -> list[bytes]:
+        """State hashes of steps 0, k, ..., N as 32-byte values."""
+        return [as_bytes32(h) for h in self.leaves]
+
+
+@dataclass(frozen=True)
+class SegmentCheck:
+    """Outcome of checking one segment.
+
+    Attributes:
+        segment: segment index s.
+        start_step: s*k.
+        end_step: (s+1)*k.
+        committed_end_hash: state hash the solver committed for end_step (None if unknown).
+        replayed_end_hash: hash of the replayed state (None if replay did not run).
+        ok: True iff everything verified and the replay matched; False means reject.
+        reason: human-readable cause when `ok` is False, "" otherwise.
+    """
+
+    segment: int
+    start_step: int
+    end_step: int
+    committed_end_hash: bytes | None
+    replayed_end_hash: bytes | None
+    ok: bool
+    reason: str
+
+
+# --- HTTP ------------------------------------------------------------------------------------
+@contextmanager
+def _client(client: httpx.Client | None, timeout: float) -> Iterator[httpx.Client]:
+    if client is not None:
+        yield client
+    else:
+        with httpx.Client(timeout=timeout, follow_redirects=True) as own:
+            yield own
+
+
+def _get(url: str, client: httpx.Client | None, timeout: float) -> httpx.Response:
+    try:
+        with _client(client, timeout) as c:
+            resp = c.get(url)
+    except httpx.HTTPError as exc:
+        raise CheckpointUnavailable(f"GET {url} failed: {exc!r}") from exc
+    if resp.status_code != 200:
+        raise CheckpointUnavailable(f"GET {url} returned HTTP {resp.status_code}")
+    return resp
+
+
+def _url(base_url: str, *parts: object) -> str:
+    return "/".join([base_url.rstrip("/"), *(str(p) for p in parts)])
+
+
+def fetch_checkpoint(
+    base_url: str,
+    step: int,
+    expected_hash: bytes | str,
+    client: httpx.Client | None = None,
+    *,
+    timeout: float = DEFAULT_TIMEOUT_S,
+) -> bytes:
+    """Download checkpoint `step` from a solver and check its sha256.
+
+    Args:
+        base_url: the job's `checkpointURL` (`http://host:port/jobs/{jobId}`).
+        step: checkpoint step (a multiple of k).
+        expected_hash: the committed 32-byte state hash (bytes or 0x-hex).
+        client: optional shared `httpx.Client` (tests pass one with a `MockTransport`).
+        timeout: seconds, when no client is given.
+
+    Returns:
+        The checkpoint bytes, whose sha256 equals `expected_hash`.
+
+    Raises:
+        CheckpointUnavailable: unreachable host, timeout or non-200 status.
+        CheckpointHashMismatch: the bytes do not hash to `expected_hash`.
+    """
+    url = _url(base_url, "checkpoints", step)
+    blob = _get(url, client, timeout).content
+    verify_state_hash(blob, as_bytes32(expected_hash), url)
+    return blob
+
+
+def fetch_proof(
+    base_url: str,
+    leaf: int,
+    client: httpx.Client | None = None,
+    *,
+    timeout: float = DEFAULT_TIMEOUT_S,
+) -> ProofResponse:
+    """Fetch the Merkle proof of leaf `leaf` (not verified here; see `check_segment`).
+
+    Raises:
+        CheckpointUnavailable: unreachable host, timeout or non-200 status.
+        RemoteResponseError: the body is not a valid proof response.
+    """
+    url = _url(base_url, "proofs", leaf)
+    resp = _get(url, client, timeout)
+    try:
+        return ProofResponse.model_validate_json(resp.content)
+    except ValidationError as exc:
+        raise RemoteResponseError(f"bad proof response from {url}: {exc}") from exc
+
+
+def fetch_manifest(
+    base_url: str,
+    client: httpx.Client | None = None,
+    *,
+    timeout: float = DEFAULT_TIMEOUT_S,
+) -> ManifestResponse:
+    """Fetch the solver's manifest (all committed state hashes).
+
+    Raises:
+        CheckpointUnavailable: unreachable host, timeout or non-200 status.
+        RemoteResponseError: the body is not a valid manifest.
+    """
+    url = _url(base_url, "manifest")
+    resp = _get(url, client, timeout)
+    try:
+        return ManifestResponse.model_validate_json(resp.content)
+    except ValidationError as exc:
+        raise RemoteResponseError(f"bad manifest from {url}: {exc}") from exc
+
+
+# --- replay ----------------------------------------------------------------------------------
+def _engine_for(spec_or_engine: Any) -> TrainingEngine:
+    from veritrain.training import TrainingEngine
+
+    if isinstance(spec_or_engine, TrainingEngine):
+        return spec_or_engine
+    if isinstance(spec_or_engine, JobSpec):
+        return TrainingEngine(spec_or_engine)
+    raise TypeError(f"expected a TrainingEngine or JobSpec, got {type(spec_or_engine).__name__}")
+
+
+def replay_segment(
+    engine: TrainingEngine | JobSpec,
+    start_blob: bytes,
+    end_step: int,
+    on_step: OnStep | None = None,
+    *,
+    start_step: int | None = None,
+) -> bytes:
+    """Load a checkpoint, train up to `end_step` and return the end checkpoint bytes.
+
+    Args:
+        engine: the job's `TrainingEngine` (or its `JobSpec`, to build one; that applies the
+            profile and loads the data, so reuse an engine across segments).
+        start_blob: checkpoint bytes of the segment start (hash already checked by the caller).
+        end_step: step to replay up to (<= total_steps).
+        on_step: optional per-step callback `(state, loss)`.
+        start_step: if given, the checkpoint's step must equal it.
+
+    Returns:
+        Canonical checkpoint bytes of state `end_step`; `state_hash()` of them is compared
+        with the committed leaf.
+
+    Raises:
+        CheckpointFormatError: the checkpoint is malformed, does not fit the model, or its
+            step differs from `start_step` / exceeds `end_step`.
+    """
+    eng = _engine_for(engine)
+    state = eng.load_state(start_blob)
+    if start_step is not None and state.step != start_step:
+        raise CheckpointFormatError(f"checkpoint is at step {state.step}, expected {start_step}")
+    if state.step > end_step:
+        raise CheckpointFormatError(f"checkpoint step {state.step} is past end step {end_step}")
+    eng.run(state, end_step, on_step)
+    return eng.state_bytes(state)
+
+
+def check_segment(
+    spec: JobSpec,
+    base_url: str,
+    root: bytes | str,
+    segment: int,
+    *,
+    engine: TrainingEngine | None = None,
+    client: httpx.Client | None = None,
+    on_step: OnStep | None = None,
+    unavailable_is_reject: bool = False,
+    timeout: float = DEFAULT_TIMEOUT_S,
+) -> SegmentCheck:
+    """Check one committed segment by replay against the on-chain Merkle root.
+
+    Steps: fetch proofs of leaves s and s+1; check their leaf index and step; verify both
+    proofs against `root` (OpenZeppelin MerkleProof semantics); download checkpoint s*k and
+    check its sha256 against the proven leaf; replay k steps; compare the end hash with the
+    proven leaf s+1.
+
+    Args:
+        spec: the job spec (already checked against the on-chain spec hash).
+        base_url: the job's `checkpointURL`.
+        root: the on-chain Merkle root (32 bytes or 0x-hex); the server's own `root` field is
+            ignored.
+        segment: s, 0 <= s < N/k.
+        engine: a `TrainingEngine` for `spec` to reuse (built when None).
+        client: optional shared `httpx.Client`.
+        on_step: optional per-step callback during the replay.
+        unavailable_is_reject: when True, an unreachable solver/missing checkpoint yields
+            `ok=False`; when False (default) `CheckpointUnavailable` propagates, so the node
+            can retry before its verdict deadline.
+        timeout: HTTP timeout in seconds when no client is given.
+
+    Returns:
+        A `SegmentCheck`; `ok=False` with a `reason` for invalid proofs, a proof for the
+        wrong leaf/step, a checkpoint that does not hash to its leaf or does not decode, a
+        malformed server response, or a replay mismatch.
+
+    Raises:
+        ValueError: `segment` out of range.
+        CheckpointUnavailable: see `unavailable_is_reject`.
+    """
+    k = spec.checkpoint_interval
+    if not 0 <= segment < spec.num_segments:
+        raise ValueError(f"segment {segment} out of range [0, {spec.num_segments})")
+    start_step, end_step = segment * k, (segment + 1) * k
+    root_b = as_bytes32(root)
+    committed_end: bytes | None = None
+
+    def result(ok: bool, reason: str = "", replayed: bytes | None = None) -> SegmentCheck:
+        if not ok:
+            logger.info("segment %d rejected: %s", segment, reason)
+        return SegmentCheck(segment, start_step, end_step, committed_end, replayed, ok, reason)
+
+    try:
+        proofs = [fetch_proof(base_url, i, client, timeout=timeout) for i in (segment, segment + 1)]
+        for leaf_index, step, p in (
+            (segment, start_step, proofs[0]),
+            (segment + 1, end_step, proofs[1]),
+        ):
+            if p.leaf_index != leaf_index or p.step != step:
+                return result(
+                    False,
+                    f"proof for leaf {leaf_index} names leaf {p.leaf_index} step {p.step}, "
+                    f"expected step {step}",
+                )
+            if not verify_proof(p.proof_bytes(), root_b, leaf_hash(step, p.state_hash_bytes())):
+                return result(
+                    False,
+                    f"Merkle proof of leaf {leaf_index} (step {step}, state {p.state_hash}) does "
+                    f"not verify against the on-chain root {to_hex(root_b)}",
+                )
+        start_hash = proofs[0].state_hash_bytes()
+        committed_end = proofs[1].state_hash_bytes()
+        start_blob = fetch_checkpoint(base_url, start_step, start_hash, client, timeout=timeout)
+    except CheckpointUnavailable as exc:
+        if unavailable_is_reject:
+            return result(False, f"data unavailable: {exc}")
+        raise
+    except (RemoteResponseError, ValueError) as exc:
+        # CheckpointHashMismatch is a ValueError too; bad hex in a proof also lands here.
+        kind = (
+            "checkpoint hash mismatch"
+            if isinstance(exc, CheckpointHashMismatch)
+            else "bad response"
+        )
+        return result(False, f"{kind}: {exc}")
+
+    eng = engine if engine is not None else _engine_for(spec)
+    try:
+        end_blob = replay_segment(eng, start_blob, end_step, on_step, start_step=start_step)
+    except CheckpointFormatError as exc:
+        return result(False, f"start checkpoint (step {start_step}) is invalid: {exc}")
+    replayed = state_hash(end_blob)
+    if replayed != committed_end:
+        return result(
+            False,
+            f"replay of steps {start_step}..{end_step} gives state {to_hex(replayed)}, solver "
+            f"committed {to_hex(committed_end)}",
+            replayed,
+        )
+    return result(True, "", replayed)

@@ -1,0 +1,302 @@
+"""Job spec: what a submitter asks to be trained, and its on-chain hash (PROTOCOL.md 2.1).
+
+The spec is a frozen pydantic model. Its canonical JSON is
+`json.dumps(spec.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))` and
+`spec_hash = keccak256(canonical JSON)`; the chain stores only that hash plus a `specURI`
+(`data:application/json;base64,...`, `file://` or `http(s)://`) from which nodes fetch the
+bytes and check them with `load_spec`.
+
+Run: not a script; `from veritrain.spec import default_digits_spec`.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import urllib.parse
+import urllib.request
+from functools import lru_cache
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from veritrain._keccak import keccak256
+from veritrain.errors import SpecError, SpecHashMismatch, SpecUnavailable
+
+logger = logging.getLogger(__name__)
+
+UINT64_MAX = 2**64 - 1
+DATA_URI_PREFIX = "data:application/json;base64,"
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ModelConfig(_Frozen):
+    """Architecture of the model to train.
+
+    Attributes:
+        arch: only `"mlp"` (Linear/ReLU stack) in protocol v0.
+        in_features: input width (64 for 8x8 digits).
+        hidden: widths of the hidden layers, in order.
+        out_features: number of classes.
+    """
+
+    arch: Literal["mlp"] = "mlp"
+    in_features: int = Field(64, ge=1)
+    hidden: tuple[int, ...] = (128, 128)
+    out_features: int = Field(10, ge=2)
+
+    @field_validator("hidden")
+    @classmethod
+    def _positive_widths(cls, v: tuple[int, ...]) -> tuple[int, ...]:
+        if any(w < 1 for w in v):
+            raise ValueError("hidden widths must be >= 1")
+        return v
+
+
+class DatasetConfig(_Frozen):
+    """Which data to train on, bound by the sha256 `root` of the canonical train split.
+
+    Attributes:
+        name: `"sklearn-digits"` (scikit-learn's bundled `load_digits`) or `"tensor-file"`
+            (a user's `.pt`/`.npz` file, see `veritrain.data.load_dataset`).
+        root: `0x` + 64 lowercase hex digits, `veritrain.data.dataset_root` of the train split.
+        test_fraction: share of examples held out for `evaluate` (0 < f < 1).
+        split_seed: seed of the train/test permutation.
+        path: file path for `"tensor-file"` (None otherwise).
+    """
+
+    name: Literal["sklearn-digits", "tensor-file"] = "sklearn-digits"
+    root: str = Field(pattern=r"^0x[0-9a-f]{64}$")
+    test_fraction: float = Field(0.25, gt=0.0, lt=1.0)
+    split_seed: int = Field(0, ge=0, le=UINT64_MAX)
+    path: str | None = None
+
+    @model_validator(mode="after")
+    def _path_iff_file(self) -> DatasetConfig:
+        if self.name == "tensor-file" and not self.path:
+            raise ValueError("dataset 'tensor-file' needs a path")
+        if self.name != "tensor-file" and self.path is not None:
+            raise ValueError(f"dataset {self.name!r} takes no path")
+        return self
+
+
+class OptimizerConfig(_Frozen):
+    """AdamW hyper-parameters (torch.optim.AdamW semantics; lr in parameter units per step)."""
+
+    name: Literal["adamw"] = "adamw"
+    lr: float = Field(1e-3, gt=0.0)
+    betas: tuple[float, float] = (0.9, 0.999)
+    eps: float = Field(1e-8, gt=0.0)
+    weight_decay: float = Field(0.01, ge=0.0)
+
+
+class ExecutionProfile(_Frozen):
+    """How training must run so that replays are bit-exact (TOOLCHAIN.md, determinism).
+
+    Attributes:
+        device: `"cpu"` or `"cuda"`; a replayer without that device cannot replay.
+        dtype: parameter/activation dtype.
+        threads: `torch.set_num_threads` value (thread count changes big-matmul results).
+        deterministic: `torch.use_deterministic_algorithms` flag.
+    """
+
+    device: Literal["cpu", "cuda"] = "cpu"
+    dtype: Literal["float32", "float64"] = "float32"
+    threads: int = Field(1, ge=1)
+    deterministic: bool = True
+
+
+class JobSpec(_Frozen):
+    """A training job (PROTOCOL.md 2.1). Frozen; every field is bound by `spec_hash()`.
+
+    Attributes:
+        model, dataset, optimizer, profile: see their classes.
+        batch_size: examples per optimizer step (sampled without replacement per step).
+        seed: uint64; seeds the initial weights and (with the step) every batch.
+        total_steps: N optimizer steps.
+        checkpoint_interval: k; a checkpoint every k steps, N % k == 0.
+        model_id: human name of the model (on chain: `keccak256(utf-8 name)`).
+    """
+
+    model: ModelConfig = ModelConfig()
+    dataset: DatasetConfig
+    optimizer: OptimizerConfig = OptimizerConfig()
+    batch_size: int = Field(64, ge=1)
+    seed: int = Field(0, ge=0, le=UINT64_MAX)
+    total_steps: int = Field(300, ge=1, le=2**32 - 1)
+    checkpoint_interval: int = Field(25, ge=1, le=2**32 - 1)
+    profile: ExecutionProfile = ExecutionProfile()
+    model_id: str = Field("digits-mlp", min_length=1)
+
+    @model_validator(mode="after")
+    def _interval_divides(self) -> JobSpec:
+        if self.total_steps % self.checkpoint_interval != 0:
+            raise ValueError(
+                f"total_steps ({self.total_steps}) must be a multiple of "
+                f"checkpoint_interval ({self.checkpoint_interval})"
+            )
+        return self
+
+    @property
+    def num_segments(self) -> int:
+        """Number of segments N/k (the Merkle tree has N/k + 1 leaves)."""
+        return self.total_steps // self.checkpoint_interval
+
+    @property
+    def num_leaves(self) -> int:
+        """Number of committed checkpoints, steps 0, k, ..., N."""
+        return self.num_segments + 1
+
+    def canonical_json(self) -> bytes:
+        """Canonical JSON bytes (sorted keys, no spaces, UTF-8) that `spec_hash` covers."""
+        return canonical_json_bytes(self.model_dump(mode="json"))
+
+    def spec_hash(self) -> bytes:
+        """keccak256 of `canonical_json()` (32 bytes), the on-chain `specHash`."""
+        return keccak256(self.canonical_json())
+
+    def to_data_uri(self) -> str:
+        """`data:application/json;base64,<canonical JSON>`, the default on-chain `specURI`."""
+        return DATA_URI_PREFIX + base64.b64encode(self.canonical_json()).decode("ascii")
+
+    def model_id_hash(self) -> bytes:
+        """keccak256 of the UTF-8 `model_id` (32 bytes), the on-chain `modelId`."""
+        return model_id_hash(self.model_id)
+
+
+def canonical_json_bytes(obj: object) -> bytes:
+    """Canonical JSON encoding used across the protocol (sorted keys, compact, UTF-8)."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode(
+        "utf-8"
+    )
+
+
+def model_id_hash(name: str) -> bytes:
+    """Return `keccak256(name.encode("utf-8"))`, the on-chain model id (32 bytes)."""
+    return keccak256(name.encode("utf-8"))
+
+
+def _read_uri(uri: str, timeout: float) -> bytes:
+    if uri.startswith("data:"):
+        header, sep, payload = uri.partition(",")
+        if not sep:
+            raise SpecUnavailable(f"malformed data URI: {uri[:60]!r}")
+        if header.endswith(";base64"):
+            try:
+                return base64.b64decode(payload, validate=True)
+            except ValueError as exc:
+                raise SpecUnavailable(f"bad base64 in data URI: {exc}") from exc
+        return urllib.parse.unquote_to_bytes(payload)
+    parsed = urllib.parse.urlparse(uri)
+    if parsed.scheme == "file":
+        path = urllib.request.url2pathname(parsed.path)
+        try:
+            with open(path, "rb") as fh:
+                return fh.read()
+        except OSError as exc:
+            raise SpecUnavailable(f"cannot read spec file {path}: {exc}") from exc
+    if parsed.scheme in ("http", "https"):
+        import httpx
+
+        try:
+            resp = httpx.get(uri, timeout=timeout, follow_redirects=True)
+            resp.raise_for_status()
+        except httpx.HTTPError as exc:
+            raise SpecUnavailable(f"cannot fetch spec from {uri}: {exc}") from exc
+        return resp.content
+    raise SpecUnavailable(f"unsupported spec URI scheme {parsed.scheme!r} in {uri[:60]!r}")
+
+
+def load_spec(uri: str, expected_hash: bytes, *, timeout: float = 30.0) -> JobSpec:
+    """Fetch a spec from its URI and check it against the on-chain hash.
+
+    The keccak256 of the raw bytes must equal `expected_hash` (PROTOCOL.md 2.1); it is checked
+    before parsing, so unhashed bytes are never interpreted.
+
+    Args:
+        uri: `data:` (base64 or percent-encoded), `file://` or `http(s)://` URI.
+        expected_hash: the 32-byte on-chain `specHash`.
+        timeout: HTTP timeout in seconds.
+
+    Returns:
+        The parsed, frozen `JobSpec`.
+
+    Raises:
+        SpecUnavailable: the URI cannot be read.
+        SpecHashMismatch: the bytes do not hash to `expected_hash`.
+        SpecError: the bytes hash correctly but are not a valid spec.
+    """
+    raw = _read_uri(uri, timeout)
+    actual = keccak256(raw)
+    if actual != bytes(expected_hash):
+        raise SpecHashMismatch(bytes(expected_hash), actual)
+    try:
+        spec = JobSpec.model_validate_json(raw)
+    except ValidationError as exc:
+        raise SpecError(f"spec bytes match the hash but are not a valid JobSpec: {exc}") from exc
+    if spec.canonical_json() != raw:
+        logger.warning("spec at %s is not in canonical form (hash still matches)", uri[:60])
+    return spec
+
+
+@lru_cache(maxsize=16)
+def _digits_root(test_fraction: float, split_seed: int) -> str:
+    from veritrain.data import dataset_root, load_digits_split
+
+    return "0x" + dataset_root(load_digits_split(test_fraction, split_seed)).hex()
+
+
+def default_digits_spec(
+    seed: int = 0,
+    total_steps: int = 300,
+    checkpoint_interval: int = 25,
+    *,
+    lr: float = 1e-3,
+    batch_size: int = 64,
+    hidden: tuple[int, ...] = (128, 128),
+    model_id: str = "digits-mlp",
+    profile: ExecutionProfile | None = None,
+    test_fraction: float = 0.25,
+    split_seed: int = 0,
+) -> JobSpec:
+    """The demo job: an MLP 64-128-128-10 on scikit-learn's `load_digits` with AdamW.
+
+    Reaches test accuracy >= 0.9 after 300 steps with the defaults (measured in
+    tests/unit/veritrain/test_training.py). Computes the dataset root by loading the data
+    (cached per split).
+
+    Args:
+        seed: uint64 seed of the initial weights and the batch order.
+        total_steps: N.
+        checkpoint_interval: k (N % k == 0).
+        lr: AdamW learning rate.
+        batch_size: examples per step.
+        hidden: hidden layer widths.
+        model_id: model name.
+        profile: execution profile (default: CPU, float32, 1 thread, deterministic).
+        test_fraction: held-out share.
+        split_seed: train/test split seed.
+
+    Returns:
+        The frozen `JobSpec`.
+    """
+    return JobSpec(
+        model=ModelConfig(in_features=64, hidden=hidden, out_features=10),
+        dataset=DatasetConfig(
+            name="sklearn-digits",
+            root=_digits_root(test_fraction, split_seed),
+            test_fraction=test_fraction,
+            split_seed=split_seed,
+        ),
+        optimizer=OptimizerConfig(lr=lr),
+        batch_size=batch_size,
+        seed=seed,
+        total_steps=total_steps,
+        checkpoint_interval=checkpoint_interval,
+        profile=profile or ExecutionProfile(),
+        model_id=model_id,
+    )

@@ -1,0 +1,230 @@
+"""Canonical checkpoint encoding and the sha256 state hash (PROTOCOL.md 2.2).
+
+Layout of a checkpoint ("VTCK\\x01"):
+
+    b"VTCK\\x01" | u32 little-endian header length | header | tensor data
+
+header = canonical JSON `{"step": t, "tensors": [{"name", "dtype", "shape", "offset",
+"nbytes"}, ...]}` (sorted keys, compact); `offset` counts from the start of the tensor data,
+tensors are laid out back to back in header order, each as raw little-endian row-major bytes.
+`state_hash = sha256(checkpoint bytes)`. Decoding is strict (contiguous offsets, exact length,
+header re-encodes to itself), so one state has exactly one valid encoding.
+
+torch is imported lazily so that `import veritrain` stays light.
+
+Run: not a script; `from veritrain.state import encode_state, decode_state, state_hash`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import struct
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from veritrain.errors import CheckpointFormatError, CheckpointHashMismatch
+
+if TYPE_CHECKING:
+    import torch
+
+MAGIC = b"VTCK\x01"
+_PREFIX = len(MAGIC) + 4
+MAX_HEADER_BYTES = 16 * 1024 * 1024
+
+# dtype name in the header -> little-endian numpy dtype used for the bytes
+_NP_DTYPES: dict[str, str] = {
+    "float64": "<f8",
+    "float32": "<f4",
+    "float16": "<f2",
+    "int64": "<i8",
+    "int32": "<i4",
+    "int16": "<i2",
+    "int8": "|i1",
+    "uint8": "|u1",
+    "bool": "|b1",
+}
+
+__all__ = [
+    "MAGIC",
+    "CheckpointHashMismatch",
+    "decode_state",
+    "encode_state",
+    "read_header",
+    "state_hash",
+    "verify_state_hash",
+]
+
+
+def _header_bytes(header: Mapping[str, Any]) -> bytes:
+    return json.dumps(header, sort_keys=True, separators=(",", ":")).encode("utf-8")
+
+
+def _tensor_to_numpy(t: torch.Tensor) -> tuple[str, np.ndarray]:
+    name = str(t.dtype).removeprefix("torch.")
+    if name not in _NP_DTYPES:
+        raise CheckpointFormatError(f"unsupported tensor dtype {t.dtype}")
+    arr = t.detach().contiguous().cpu().numpy()
+    target = np.dtype(_NP_DTYPES[name])
+    if arr.dtype != target:  # only differs on big-endian hosts
+        arr = arr.astype(target)
+    return name, arr
+
+
+def encode_state(
+    step: int, tensors: Mapping[str, torch.Tensor] | Iterable[tuple[str, Any]]
+) -> bytes:
+    """Serialise a training state canonically.
+
+    The caller fixes the tensor order (PROTOCOL.md 2.2: parameters in `named_parameters()`
+    order, then `optim.<param>.<key>` with keys sorted); `TrainingEngine.state_bytes` does this.
+
+    Args:
+        step: the state's step t (>= 0).
+        tensors: ordered (name -> tensor) mapping or iterable of pairs; any device, dtypes
+            float64/32/16, int64/32/16/8, uint8, bool; 0-d tensors allowed.
+
+    Returns:
+        The checkpoint bytes.
+
+    Raises:
+        CheckpointFormatError: unsupported dtype, duplicate name or negative step.
+    """
+    if step < 0:
+        raise CheckpointFormatError(f"step must be >= 0, got {step}")
+    items = tensors.items() if isinstance(tensors, Mapping) else tensors
+    entries: list[dict[str, Any]] = []
+    chunks: list[bytes] = []
+    seen: set[str] = set()
+    offset = 0
+    for name, tensor in items:
+        if name in seen:
+            raise CheckpointFormatError(f"duplicate tensor name {name!r}")
+        seen.add(name)
+        dtype_name, arr = _tensor_to_numpy(tensor)
+        data = arr.tobytes()
+        entries.append(
+            {
+                "name": name,
+                "dtype": dtype_name,
+                "shape": list(arr.shape),
+                "offset": offset,
+                "nbytes": len(data),
+            }
+        )
+        chunks.append(data)
+        offset += len(data)
+    header = _header_bytes({"step": int(step), "tensors": entries})
+    return b"".join([MAGIC, struct.pack("<I", len(header)), header, *chunks])
+
+
+def read_header(blob: bytes) -> dict[str, Any]:
+    """Parse and validate the header of a checkpoint without touching tensor data.
+
+    Args:
+        blob: checkpoint bytes.
+
+    Returns:
+        The header dict (`step`, `tensors`) plus `data_offset`, where tensor data starts.
+
+    Raises:
+        CheckpointFormatError: bad magic, truncated or non-canonical header, inconsistent
+            offsets/sizes or trailing bytes.
+    """
+    view = memoryview(blob)
+    if len(view) < _PREFIX or bytes(view[: len(MAGIC)]) != MAGIC:
+        raise CheckpointFormatError("not a veritrain checkpoint (bad magic)")
+    (hlen,) = struct.unpack("<I", view[len(MAGIC) : _PREFIX])
+    if hlen > MAX_HEADER_BYTES or _PREFIX + hlen > len(view):
+        raise CheckpointFormatError(f"header length {hlen} exceeds the checkpoint")
+    raw = bytes(view[_PREFIX : _PREFIX + hlen])
+    try:
+        header = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CheckpointFormatError(f"header is not JSON: {exc}") from exc
+    if not isinstance(header, dict) or set(header) != {"step", "tensors"}:
+        raise CheckpointFormatError("header must have exactly 'step' and 'tensors'")
+    if _header_bytes(header) != raw:
+        raise CheckpointFormatError("header is not canonical JSON")
+    step = header["step"]
+    if not isinstance(step, int) or isinstance(step, bool) or step < 0:
+        raise CheckpointFormatError(f"bad step {step!r}")
+    entries = header["tensors"]
+    if not isinstance(entries, list):
+        raise CheckpointFormatError("'tensors' must be a list")
+    expected_offset = 0
+    names: set[str] = set()
+    for e in entries:
+        if not isinstance(e, dict) or set(e) != {"name", "dtype", "shape", "offset", "nbytes"}:
+            raise CheckpointFormatError(f"bad tensor entry {e!r}")
+        if e["dtype"] not in _NP_DTYPES:
+            raise CheckpointFormatError(f"unsupported dtype {e['dtype']!r}")
+        shape = e["shape"]
+        if not isinstance(shape, list) or not all(
+            isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape
+        ):
+            raise CheckpointFormatError(f"bad shape {shape!r}")
+        nbytes = math.prod(shape) * np.dtype(_NP_DTYPES[e["dtype"]]).itemsize
+        if e["offset"] != expected_offset or e["nbytes"] != nbytes:
+            raise CheckpointFormatError(f"tensor {e['name']!r}: inconsistent offset/nbytes")
+        if e["name"] in names:
+            raise CheckpointFormatError(f"duplicate tensor name {e['name']!r}")
+        names.add(e["name"])
+        expected_offset += nbytes
+    data_offset = _PREFIX + hlen
+    if data_offset + expected_offset != len(view):
+        raise CheckpointFormatError(
+            f"checkpoint is {len(view)} bytes, header describes {data_offset + expected_offset}"
+        )
+    return {"step": step, "tensors": entries, "data_offset": data_offset}
+
+
+def decode_state(blob: bytes) -> tuple[int, OrderedDict[str, torch.Tensor]]:
+    """Decode checkpoint bytes into the step and CPU tensors (copies; writable).
+
+    Args:
+        blob: checkpoint bytes.
+
+    Returns:
+        `(step, OrderedDict name -> CPU tensor)` in header order.
+
+    Raises:
+        CheckpointFormatError: malformed bytes (see `read_header`).
+    """
+    import torch
+
+    header = read_header(blob)
+    base = header["data_offset"]
+    out: OrderedDict[str, torch.Tensor] = OrderedDict()
+    for e in header["tensors"]:
+        start = base + e["offset"]
+        arr = np.frombuffer(
+            blob, dtype=np.dtype(_NP_DTYPES[e["dtype"]]), count=math.prod(e["shape"]), offset=start
+        ).reshape(e["shape"])
+        out[e["name"]] = torch.from_numpy(arr.astype(arr.dtype.newbyteorder("="), copy=True))
+    return header["step"], out
+
+
+def state_hash(blob: bytes) -> bytes:
+    """sha256 of checkpoint bytes (32 bytes), the protocol's state hash."""
+    return hashlib.sha256(blob).digest()
+
+
+def verify_state_hash(blob: bytes, expected: bytes, source: str = "") -> None:
+    """Check that `blob` hashes to `expected`.
+
+    Args:
+        blob: checkpoint bytes.
+        expected: the 32-byte expected state hash.
+        source: where the bytes came from (for the error message).
+
+    Raises:
+        CheckpointHashMismatch: if sha256(blob) != expected.
+    """
+    actual = state_hash(blob)
+    if actual != bytes(expected):
+        raise CheckpointHashMismatch(bytes(expected), actual, source)

@@ -1,0 +1,115 @@
+"""Content-addressed checkpoint store on plain files (PROTOCOL.md 2.2).
+
+A checkpoint lives at `<root_dir>/<64 hex digits of sha256>.ckpt`. Writes go to a temporary
+file in the same directory, are fsynced and then `os.replace`d into place, so a reader (or a
+node restarted after a kill) sees either the whole file or none. Reads re-hash the bytes and
+reject anything that does not match its name.
+
+Run: not a script; `CheckpointStore("data/solver/checkpoints").put(blob)`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+from veritrain.errors import CheckpointHashMismatch, CheckpointNotFound
+from veritrain.hexutil import as_bytes32
+from veritrain.state import state_hash
+
+__all__ = ["CheckpointStore", "atomic_write_bytes"]
+
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+    """Write `data` to `path` atomically (temp file in the same directory, fsync, rename).
+
+    Args:
+        path: destination file; its directory must exist.
+        data: bytes to write.
+    """
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    with contextlib.suppress(OSError):  # persist the rename itself (best effort)
+        dfd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+
+
+class CheckpointStore:
+    """Checkpoints keyed by their sha256 state hash.
+
+    Args:
+        root_dir: directory for the files (created if missing).
+    """
+
+    def __init__(self, root_dir: str | Path) -> None:
+        self.root_dir = Path(root_dir)
+        self.root_dir.mkdir(parents=True, exist_ok=True)
+
+    def path(self, state_hash_: bytes | str) -> Path:
+        """File path of the checkpoint with this hash (bytes or 0x-hex)."""
+        return self.root_dir / f"{as_bytes32(state_hash_).hex()}.ckpt"
+
+    def put(self, blob: bytes) -> bytes:
+        """Store checkpoint bytes under their sha256 (idempotent).
+
+        Args:
+            blob: checkpoint bytes.
+
+        Returns:
+            The 32-byte state hash.
+        """
+        digest = state_hash(blob)
+        target = self.path(digest)
+        if not target.exists():
+            atomic_write_bytes(target, blob)
+        return digest
+
+    def has(self, state_hash_: bytes | str) -> bool:
+        """Whether a file for this hash exists (content not re-checked)."""
+        return self.path(state_hash_).is_file()
+
+    def get(self, state_hash_: bytes | str) -> bytes:
+        """Read a checkpoint and re-hash it.
+
+        Args:
+            state_hash_: 32-byte hash or 0x-hex string.
+
+        Returns:
+            The checkpoint bytes.
+
+        Raises:
+            CheckpointNotFound: no file for this hash.
+            CheckpointHashMismatch: the file's bytes do not hash to its name (corruption).
+        """
+        expected = as_bytes32(state_hash_)
+        target = self.path(expected)
+        try:
+            blob = target.read_bytes()
+        except FileNotFoundError as exc:
+            raise CheckpointNotFound(
+                f"no checkpoint 0x{expected.hex()} in {self.root_dir}"
+            ) from exc
+        actual = state_hash(blob)
+        if actual != expected:
+            raise CheckpointHashMismatch(expected, actual, str(target))
+        return blob
+
+    def delete(self, state_hash_: bytes | str) -> None:
+        """Remove a checkpoint file if present."""
+        with contextlib.suppress(FileNotFoundError):
+            self.path(state_hash_).unlink()
