@@ -1,0 +1,385 @@
+"""`veritrain demo`: the whole protocol, end to end, on a local Anvil chain.
+
+Run: ``veritrain demo --json demo.json`` (or ``bash scripts/demo.sh``).
+
+What runs, each node in its own OS process talking only through the chain and HTTP:
+- a submitter (dev account 0, also the deployer) posting 3 digits-MLP jobs for model
+  ``digits-mlp``;
+- 3 solvers: honest (account 1), ``skip-steps`` (2: skips optimizer steps in segments >= 2),
+  ``perturb`` (3: adds noise to the weights at the end of segments >= 2);
+- 5 verifiers (accounts 4-8), account 8 lazy (approves without replaying);
+- 1 whistleblower (account 9).
+
+With the demo parameters every staked verifier verifies every job (V = 5) and q = 3 of the 12
+segments are sampled, so both cheaters (wrong in 10 of 12 segments) are always caught and the lazy
+verifier always approves a wrong segment. The demo waits until every job is Finalized or
+Rejected, evaluates each job's committed final checkpoint on the held-out test split, pays some
+revenue into the model, and reports slashes, rewards and ownership shares, all read back from
+the chain's events.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["DemoConfig", "run_demo", "print_summary", "NODE_LAYOUT"]
+
+E18 = 10**18
+MODEL_NAME = "digits-mlp"
+
+#: (dev account index, role, process name, extra CLI args)
+NODE_LAYOUT: tuple[tuple[int, str, str, tuple[str, ...]], ...] = (
+    (1, "solver", "solver-honest", ()),
+    (2, "solver", "solver-skip-steps", ("--adversary", "skip-steps")),
+    (3, "solver", "solver-perturb", ("--adversary", "perturb")),
+    (4, "verifier", "verifier-1", ()),
+    (5, "verifier", "verifier-2", ()),
+    (6, "verifier", "verifier-3", ()),
+    (7, "verifier", "verifier-4", ()),
+    (8, "verifier", "verifier-lazy", ("--lazy",)),
+    (9, "whistleblower", "whistleblower", ()),
+)
+STAKES = {"solver": 100 * E18, "verifier": 200 * E18, "whistleblower": 100 * E18}
+ROLE_IDS = {"solver": 0, "verifier": 1, "whistleblower": 2}
+ROLE_NAMES = {0: "solver", 1: "verifier", 2: "whistleblower"}
+
+
+@dataclass
+class DemoConfig:
+    """Settings of one demo run.
+
+    Attributes:
+        workdir: folder for logs, node data and the manifest (default ``runs/demo-<time>``).
+        total_steps: N per job.
+        checkpoint_interval: k per job.
+        jobs: number of jobs posted.
+        reward_tokens: solver reward per job (tokens).
+        revenue_tokens: revenue paid into the model after settlement (tokens).
+        timeout_s: give up after this many seconds.
+        block_time: Anvil's seconds per block.
+    """
+
+    workdir: Path | None = None
+    total_steps: int = 300
+    checkpoint_interval: int = 25
+    jobs: int = 3
+    reward_tokens: int = 50
+    revenue_tokens: int = 100
+    timeout_s: float = 570.0
+    block_time: float = 1.0
+    extra_env: dict[str, str] = field(default_factory=dict)
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "veritrain.cli", *args]
+
+
+def _spawn(
+    name: str, argv: list[str], logdir: Path, env: dict[str, str]
+) -> subprocess.Popen[bytes]:
+    with open(logdir / f"{name}.log", "wb") as log:  # the child keeps its own descriptor
+        return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env)
+
+
+def _stop_all(procs: dict[str, subprocess.Popen[bytes]]) -> None:
+    for p in procs.values():
+        if p.poll() is None:
+            p.terminate()
+    deadline = time.monotonic() + 10
+    for p in procs.values():
+        try:
+            p.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            p.kill()
+
+
+def run_demo(cfg: DemoConfig) -> dict[str, Any]:
+    """Run the demo and return its summary (see `print_summary` and the module docstring).
+
+    Returns:
+        ``{"ok", "elapsed_s", "jobs": [...], "slashed": [...], "rewards": [...],
+        "shares": [...], "checks": {...}, "workdir"}``; ``ok`` is True when every expected
+        outcome held.
+
+    Raises:
+        TimeoutError: the jobs did not settle within ``cfg.timeout_s``.
+        chain.errors.ChainError: deployment failed.
+    """
+    from chain.anvil import Anvil, dev_accounts
+    from chain.client import ChainClient
+    from chain.deploy import ProtocolParams, deploy_protocol, write_manifest
+
+    t0 = time.monotonic()
+    workdir = cfg.workdir or Path("runs") / time.strftime("demo-%Y%m%d-%H%M%S")
+    workdir = workdir.resolve()
+    logdir = workdir / "logs"
+    logdir.mkdir(parents=True, exist_ok=True)
+    accounts = dev_accounts(10)
+    roles_by_addr: dict[str, str] = {accounts[0].address: "submitter"}
+    names_by_addr: dict[str, str] = {accounts[0].address: "submitter"}
+    for idx, role, name, _ in NODE_LAYOUT:
+        roles_by_addr[accounts[idx].address] = role
+        names_by_addr[accounts[idx].address] = name
+
+    procs: dict[str, subprocess.Popen[bytes]] = {}
+    with Anvil(block_time=cfg.block_time, log_path=logdir / "anvil.log") as anvil:
+        logger.info("anvil at %s; deploying", anvil.rpc_url)
+        deployer = ChainClient(anvil.rpc_url, accounts[0])
+        params = ProtocolParams.demo()
+        dep = deploy_protocol(deployer, params)
+        manifest = write_manifest(dep, workdir / "deployments")
+
+        # Fund every account and stake the node roles (what `veritrain stake` does).
+        for idx, role, _name, _ in NODE_LAYOUT:
+            c = ChainClient(anvil.rpc_url, accounts[idx], dep)
+            c.faucet(1_000 * E18)
+            c.stake(ROLE_IDS[role], STAKES[role])
+        deployer.faucet(10_000 * E18)
+
+        env = {**os.environ, **cfg.extra_env, "PYTHONUNBUFFERED": "1"}
+        common = ["--rpc-url", anvil.rpc_url, "--deployment", str(manifest)]
+        try:
+            for idx, role, name, extra in NODE_LAYOUT:
+                argv = _cli(role, "run", *common, "--dev-account", str(idx),
+                            "--data-dir", str(workdir / "nodes" / name), *extra)
+                if role == "solver":
+                    argv += ["--port", str(_free_port()), "--host", "127.0.0.1"]
+                procs[name] = _spawn(name, argv, logdir, env)
+            # The submitter is its own process too.
+            submit = _cli("job", "submit", *common, "--dev-account", "0", "--count",
+                          str(cfg.jobs), "--steps", str(cfg.total_steps), "--interval",
+                          str(cfg.checkpoint_interval), "--reward", str(cfg.reward_tokens),
+                          "--model-id", MODEL_NAME, "--json")
+            out = subprocess.run(submit, env=env, capture_output=True, timeout=120)
+            (logdir / "submitter.log").write_bytes(out.stdout + out.stderr)
+            if out.returncode != 0:
+                raise RuntimeError(f"job submission failed: {out.stderr.decode()[-2000:]}")
+
+            _wait_settled(deployer, cfg, t0, procs)
+            summary = _summarize(deployer, dep, cfg, roles_by_addr, names_by_addr)
+            # Revenue flows to the owners: pay some in, read it back per holder.
+            if summary["shares"] and cfg.revenue_tokens:
+                from veritrain.spec import model_id_hash
+
+                deployer.pay_revenue(model_id_hash(MODEL_NAME), cfg.revenue_tokens * E18)
+                mid = model_id_hash(MODEL_NAME)
+                for holder in summary["shares"]:
+                    holder["revenue_wei"] = deployer.revenue_of(mid, holder["address"])
+                summary["revenue_paid_wei"] = cfg.revenue_tokens * E18
+        finally:
+            _stop_all(procs)
+    summary["elapsed_s"] = round(time.monotonic() - t0, 1)
+    summary["workdir"] = str(workdir)
+    summary["checks"] = _checks(summary)
+    summary["ok"] = all(summary["checks"].values())
+    return summary
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_settled(
+    client: Any, cfg: DemoConfig, t0: float, procs: dict[str, subprocess.Popen[bytes]]
+) -> None:
+    """Poll until every job is Finalized/Rejected and no dispute is open."""
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from chain.types import JobStatus
+
+    terminal = {JobStatus.Finalized, JobStatus.Rejected, JobStatus.Cancelled}
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                  transient=True) as progress:
+        task = progress.add_task("waiting for jobs", total=None)
+        while True:
+            if time.monotonic() - t0 > cfg.timeout_s:
+                raise TimeoutError(f"jobs not settled after {cfg.timeout_s:.0f} s; see logs")
+            dead = [n for n, p in procs.items() if p.poll() is not None]
+            if dead:
+                raise RuntimeError(f"node process(es) exited early: {', '.join(dead)}; see logs")
+            count = client.job_count()
+            statuses = [client.get_job(j).status for j in range(1, count + 1)]
+            progress.update(task, description="jobs: " + ", ".join(
+                f"{j}:{s.name}" for j, s in enumerate(statuses, 1)))
+            if count >= cfg.jobs and all(s in terminal for s in statuses):
+                return
+            time.sleep(2)
+
+
+def _events(client: Any, contract_name: str, event: str, from_block: int) -> list[Any]:
+    contract = client.contract_by_name(contract_name)
+    return list(getattr(contract.events, event)().get_logs(from_block=from_block))
+
+
+def _job_accuracy(client: Any, job: Any) -> float | None:
+    """Test accuracy of a job's committed final checkpoint, fetched from its solver and checked
+    against the Merkle root before it is trusted (None if it cannot be fetched)."""
+    from veritrain.errors import VeritrainError
+    from veritrain.merkle import leaf_hash, verify_proof
+    from veritrain.replay import fetch_checkpoint, fetch_proof
+    from veritrain.spec import load_spec
+    from veritrain.training import TrainingEngine
+
+    if not job.checkpoint_url:
+        return None
+    try:
+        spec = load_spec(job.spec_uri, job.spec_hash)
+        last = spec.num_leaves - 1
+        proof = fetch_proof(job.checkpoint_url, last)
+        if not verify_proof(proof.proof_bytes(), job.merkle_root,
+                            leaf_hash(spec.total_steps, proof.state_hash_bytes())):
+            return None
+        blob = fetch_checkpoint(job.checkpoint_url, spec.total_steps, proof.state_hash_bytes())
+        engine = TrainingEngine(spec)
+        return round(float(engine.evaluate(engine.load_state(blob))), 4)
+    except (VeritrainError, OSError, ValueError) as exc:
+        logger.warning("job %d: cannot evaluate the final checkpoint: %s", job.job_id, exc)
+        return None
+
+
+def _summarize(
+    client: Any, dep: Any, cfg: DemoConfig, roles: dict[str, str], names: dict[str, str]
+) -> dict[str, Any]:
+    """Read the outcome back from the chain: job statuses, slashes, net rewards, shares."""
+    from veritrain.cli import shares_report
+
+    start = dep.block
+    jobs = []
+    for job_id in range(1, client.job_count() + 1):
+        job = client.get_job(job_id)
+        jobs.append({
+            "job_id": job_id,
+            "status": job.status.name,
+            "solver": job.solver,
+            "solver_name": names.get(job.solver, "?"),
+            "dispute_id": job.dispute_id,
+            "test_accuracy": _job_accuracy(client, job),
+        })
+
+    slashed: dict[tuple[str, str], int] = {}
+    for ev in _events(client, "StakeManager", "StakeSlashed", start):
+        key = (ev["args"]["account"], ROLE_NAMES[int(ev["args"]["role"])])
+        slashed[key] = slashed.get(key, 0) + int(ev["args"]["slashed"])
+
+    # Net rewards: credits booked minus the caller's own bonds handed back (a returned bond is
+    # not a reward). Bonds returned = bonds posted - bonds forfeited.
+    credited: dict[str, int] = {}
+    for ev in _events(client, "JobManager", "Credited", start):
+        a = ev["args"]["account"]
+        credited[a] = credited.get(a, 0) + int(ev["args"]["amount"])
+    bonds: dict[str, int] = {}
+    for ev in _events(client, "JobManager", "VerdictsSubmitted", start):
+        a = ev["args"]["verifier"]
+        bonds[a] = bonds.get(a, 0) + int(ev["args"]["bond"])
+    for ev in _events(client, "JobManager", "ApprovalChallenged", start):
+        a = ev["args"]["challenger"]
+        bonds[a] = bonds.get(a, 0) + int(ev["args"]["bond"])
+    for ev in _events(client, "JobManager", "BondForfeited", start):
+        a = ev["args"]["account"]
+        bonds[a] = bonds.get(a, 0) - int(ev["args"]["amount"])
+    rewards = []
+    for addr, amount in sorted(credited.items()):
+        role = roles.get(addr, "other")
+        net = amount - bonds.get(addr, 0)
+        if role == "submitter" or net <= 0:
+            continue
+        rewards.append({"address": addr, "name": names.get(addr, "?"), "role": role,
+                        "amount_wei": net})
+
+    report = shares_report(client, MODEL_NAME)
+    shares = [
+        {"address": h["address"], "name": names.get(h["address"], "?"), "shares": h["shares"],
+         "bps": h["bps"]}
+        for h in report["holders"]
+    ]
+    disputes = []
+    for ev in _events(client, "JobManager", "DisputeSettled", start):
+        disputes.append({"job_id": int(ev["args"]["jobId"]),
+                         "dispute_id": int(ev["args"]["disputeId"]),
+                         "segment_valid": bool(ev["args"]["segmentValid"]),
+                         "pot_wei": int(ev["args"]["pot"])})
+    return {
+        "jobs": jobs,
+        "slashed": [
+            {"address": a, "name": names.get(a, "?"), "role": r, "amount_wei": amt}
+            for (a, r), amt in sorted(slashed.items())
+        ],
+        "rewards": rewards,
+        "shares": shares,
+        "disputes": disputes,
+        "model": MODEL_NAME,
+        "chain_id": dep.chain_id,
+    }
+
+
+def _checks(summary: dict[str, Any]) -> dict[str, bool]:
+    """The outcomes the demo promises, each checked against what the chain says."""
+    by_name = {j["solver_name"]: j for j in summary["jobs"]}
+    slashed = {s["name"] for s in summary["slashed"]}
+    rewarded = {r["name"] for r in summary["rewards"]}
+    holders = {s["name"] for s in summary["shares"]}
+    honest = by_name.get("solver-honest", {})
+    return {
+        "honest_job_finalized": honest.get("status") == "Finalized",
+        "honest_accuracy_at_least_0.9": (honest.get("test_accuracy") or 0.0) >= 0.9,
+        "skip_steps_solver_slashed": "solver-skip-steps" in slashed,
+        "perturb_solver_slashed": "solver-perturb" in slashed,
+        "cheating_jobs_rejected": all(
+            by_name.get(n, {}).get("status") == "Rejected"
+            for n in ("solver-skip-steps", "solver-perturb")
+        ),
+        "lazy_verifier_slashed": "verifier-lazy" in slashed,
+        "honest_verifiers_not_slashed": not any(n.startswith("verifier-") and n != "verifier-lazy"
+                                                for n in slashed),
+        "whistleblower_rewarded": "whistleblower" in rewarded,
+        "shares_only_to_verified_solvers": holders == {"solver-honest"},
+    }
+
+
+def print_summary(summary: dict[str, Any]) -> None:
+    """Print the demo outcome as tables (jobs, slashes, rewards, shares, checks)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    def tokens(wei: int) -> str:
+        return f"{wei / E18:,.2f}"
+
+    console = Console()
+    jobs = Table("job", "solver", "status", "test accuracy", "dispute", title="Jobs")
+    for j in summary["jobs"]:
+        acc = "-" if j["test_accuracy"] is None else f"{j['test_accuracy']:.3f}"
+        jobs.add_row(str(j["job_id"]), j["solver_name"], j["status"], acc,
+                     str(j["dispute_id"] or "-"))
+    console.print(jobs)
+    slashed = Table("account", "name", "role", "slashed (VTT)", title="Slashed")
+    for s in summary["slashed"]:
+        slashed.add_row(s["address"], s["name"], s["role"], tokens(s["amount_wei"]))
+    console.print(slashed)
+    rewards = Table("account", "name", "role", "net reward (VTT)", title="Rewards")
+    for r in summary["rewards"]:
+        rewards.add_row(r["address"], r["name"], r["role"], tokens(r["amount_wei"]))
+    console.print(rewards)
+    shares = Table("account", "name", "shares", "ownership", "revenue (VTT)",
+                   title=f"Ownership of {summary.get('model', MODEL_NAME)}")
+    for h in summary["shares"]:
+        shares.add_row(h["address"], h["name"], str(h["shares"]), f"{h['bps'] / 100:.2f}%",
+                       tokens(h.get("revenue_wei", 0)))
+    console.print(shares)
+    checks = Table("expected outcome", "held", title="Checks")
+    for name, ok in summary.get("checks", {}).items():
+        checks.add_row(name, "[green]yes[/green]" if ok else "[red]NO[/red]")
+    console.print(checks)
+    console.print(f"finished in {summary.get('elapsed_s', 0):.0f} s; logs in {summary['workdir']}")
