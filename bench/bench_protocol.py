@@ -40,8 +40,8 @@ def _median_time(fn: Callable[[], Any], repeats: int) -> float:
     return statistics.median(times)
 
 
-def bench_solver_and_verifier(repeats: int) -> tuple[Table, Table]:
-    """Tables 1 and 2: solver overhead and verifier cost fraction."""
+def _bench_model(label: str, hidden: tuple[int, ...], repeats: int) -> tuple[list[str], list[str]]:
+    """Solver and verifier rows for one model width (the default digits job otherwise)."""
     from veritrain.merkle import checkpoint_tree, leaf_hash, verify_proof
     from veritrain.replay import replay_segment
     from veritrain.spec import default_digits_spec
@@ -49,71 +49,106 @@ def bench_solver_and_verifier(repeats: int) -> tuple[Table, Table]:
     from veritrain.store import CheckpointStore
     from veritrain.training import TrainingEngine, apply_profile
 
+    spec = default_digits_spec(seed=7, hidden=hidden)
+    engine = TrainingEngine(spec)
+    apply_profile(spec.profile)
+    n, k = spec.total_steps, spec.checkpoint_interval
+
+    def bare() -> None:
+        engine.run(engine.init_state(), n)
+
+    hashes: list[bytes] = []
+    blobs: dict[int, bytes] = {}
+
+    def protocol() -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            store = CheckpointStore(Path(tmp))
+            state = engine.init_state()
+            hashes.clear()
+            blobs.clear()
+
+            def checkpoint() -> None:
+                blob = engine.state_bytes(state)
+                hashes.append(store.put(blob))
+                blobs[state.step] = blob
+
+            checkpoint()
+            while state.step < n:
+                engine.run(state, state.step + k)
+                checkpoint()
+            checkpoint_tree(hashes, k).root  # noqa: B018 - the commitment is the work
+
+    bare_s = _median_time(bare, repeats)
+    proto_s = _median_time(protocol, repeats)
+    tree = checkpoint_tree(hashes, k)
+    size = len(blobs[n])
+    solver_row = [
+        label,
+        str(n),
+        str(k),
+        f"{bare_s:.3f}",
+        f"{proto_s:.3f}",
+        f"{(proto_s / bare_s - 1) * 100:+.1f}%",
+        f"{size:,}",
+    ]
+
+    segments = [1, spec.num_segments // 2, spec.num_segments - 1][:SAMPLES_Q]
+
+    def verify() -> None:
+        for s in segments:
+            start, end = s * k, (s + 1) * k
+            start_blob = blobs[start]
+            if state_hash(start_blob) != hashes[s]:
+                raise RuntimeError("start checkpoint does not match its leaf")
+            for leaf in (s, s + 1):
+                if not verify_proof(tree.proof(leaf), tree.root, leaf_hash(leaf * k, hashes[leaf])):
+                    raise RuntimeError("proof does not verify")
+            end_blob = replay_segment(engine, start_blob, end)
+            if state_hash(end_blob) != hashes[s + 1]:
+                raise RuntimeError(f"segment {s} did not replay bit-exactly")
+
+    verify_s = _median_time(verify, repeats)
+    verifier_row = [
+        label,
+        str(len(segments)),
+        str(k),
+        str(n),
+        f"{proto_s:.3f}",
+        f"{verify_s:.3f}",
+        f"{verify_s / proto_s:.1%}",
+        f"{len(segments) * k / n:.1%}",
+    ]
+    return solver_row, verifier_row
+
+
+def bench_solver_and_verifier(repeats: int) -> tuple[Table, Table]:
+    """Tables 1 and 2: solver overhead and verifier cost fraction."""
+
     solver_table = Table(
-        "model", "N", "k", "bare (s)", "with protocol (s)", "overhead", "checkpoint (bytes)",
+        "model",
+        "N",
+        "k",
+        "bare (s)",
+        "with protocol (s)",
+        "overhead",
+        "checkpoint (bytes)",
         title="1. Solver: training with hashing, checkpoints and the Merkle commitment vs bare",
     )
     verifier_table = Table(
-        "model", "q", "k", "N", "solver (s)", "verifier (s)", "verifier / solver", "q*k/N",
+        "model",
+        "q",
+        "k",
+        "N",
+        "solver (s)",
+        "verifier (s)",
+        "verifier / solver",
+        "q*k/N",
         title="2. Verifier: replaying q sampled segments vs the solver's compute",
     )
     for label, hidden in (("MLP 64-128-128-10", (128, 128)), ("MLP 64-1024-1024-10", (1024, 1024))):
-        spec = default_digits_spec(seed=7, hidden=hidden)
-        engine = TrainingEngine(spec)
-        apply_profile(spec.profile)
-        n, k = spec.total_steps, spec.checkpoint_interval
-
-        def bare() -> None:
-            engine.run(engine.init_state(), n)
-
-        hashes: list[bytes] = []
-        blobs: dict[int, bytes] = {}
-
-        def protocol() -> None:
-            with tempfile.TemporaryDirectory() as tmp:
-                store = CheckpointStore(Path(tmp))
-                state = engine.init_state()
-                hashes.clear()
-                blobs.clear()
-
-                def checkpoint() -> None:
-                    blob = engine.state_bytes(state)
-                    hashes.append(store.put(blob))
-                    blobs[state.step] = blob
-
-                checkpoint()
-                while state.step < n:
-                    engine.run(state, state.step + k)
-                    checkpoint()
-                checkpoint_tree(hashes, k).root  # noqa: B018 - the commitment is the work
-
-        bare_s = _median_time(bare, repeats)
-        proto_s = _median_time(protocol, repeats)
-        tree = checkpoint_tree(hashes, k)
-        size = len(blobs[n])
-        solver_table.add_row(label, str(n), str(k), f"{bare_s:.3f}", f"{proto_s:.3f}",
-                             f"{(proto_s / bare_s - 1) * 100:+.1f}%", f"{size:,}")
-
-        segments = [1, spec.num_segments // 2, spec.num_segments - 1][:SAMPLES_Q]
-
-        def verify() -> None:
-            for s in segments:
-                start, end = s * k, (s + 1) * k
-                start_blob = blobs[start]
-                if state_hash(start_blob) != hashes[s]:
-                    raise RuntimeError("start checkpoint does not match its leaf")
-                for leaf in (s, s + 1):
-                    if not verify_proof(tree.proof(leaf), tree.root,
-                                        leaf_hash(leaf * k, hashes[leaf])):
-                        raise RuntimeError("proof does not verify")
-                end_blob = replay_segment(engine, start_blob, end)
-                if state_hash(end_blob) != hashes[s + 1]:
-                    raise RuntimeError(f"segment {s} did not replay bit-exactly")
-
-        verify_s = _median_time(verify, repeats)
-        verifier_table.add_row(label, str(len(segments)), str(k), str(n), f"{proto_s:.3f}",
-                               f"{verify_s:.3f}", f"{verify_s / proto_s:.1%}",
-                               f"{len(segments) * k / n:.1%}")
+        solver_row, verifier_row = _bench_model(label, hidden, repeats)
+        solver_table.add_row(*solver_row)
+        verifier_table.add_row(*verifier_row)
     return solver_table, verifier_table
 
 
