@@ -349,8 +349,12 @@ def job_list(
     table = Table("job", "status", "solver", "N", "k", "reward")
     for j in jobs:
         table.add_row(
-            str(j["job_id"]), j["status"], j["solver"], str(j["total_steps"]),
-            str(j["checkpoint_interval"]), _fmt_tokens(j["reward_wei"]),
+            str(j["job_id"]),
+            j["status"],
+            j["solver"],
+            str(j["total_steps"]),
+            str(j["checkpoint_interval"]),
+            _fmt_tokens(j["reward_wei"]),
         )
     Console().print(table)
 
@@ -462,11 +466,17 @@ def shares(
     from rich.console import Console
     from rich.table import Table
 
-    table = Table("account", "shares", "ownership", "claimable revenue",
-                  title=f"{model} ({report['total_shares']} shares, token {report['token']})")
+    table = Table(
+        "account",
+        "shares",
+        "ownership",
+        "claimable revenue",
+        title=f"{model} ({report['total_shares']} shares, token {report['token']})",
+    )
     for h in report["holders"]:
-        table.add_row(h["address"], str(h["shares"]), f"{h['bps'] / 100:.2f}%",
-                      _fmt_tokens(h["revenue_wei"]))
+        table.add_row(
+            h["address"], str(h["shares"]), f"{h['bps'] / 100:.2f}%", _fmt_tokens(h["revenue_wei"])
+        )
     Console().print(table)
 
 

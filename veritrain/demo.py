@@ -149,16 +149,38 @@ def run_demo(cfg: DemoConfig) -> dict[str, Any]:
         common = ["--rpc-url", anvil.rpc_url, "--deployment", str(manifest)]
         try:
             for idx, role, name, extra in NODE_LAYOUT:
-                argv = _cli(role, "run", *common, "--dev-account", str(idx),
-                            "--data-dir", str(workdir / "nodes" / name), *extra)
+                argv = _cli(
+                    role,
+                    "run",
+                    *common,
+                    "--dev-account",
+                    str(idx),
+                    "--data-dir",
+                    str(workdir / "nodes" / name),
+                    *extra,
+                )
                 if role == "solver":
                     argv += ["--port", str(_free_port()), "--host", "127.0.0.1"]
                 procs[name] = _spawn(name, argv, logdir, env)
             # The submitter is its own process too.
-            submit = _cli("job", "submit", *common, "--dev-account", "0", "--count",
-                          str(cfg.jobs), "--steps", str(cfg.total_steps), "--interval",
-                          str(cfg.checkpoint_interval), "--reward", str(cfg.reward_tokens),
-                          "--model-id", MODEL_NAME, "--json")
+            submit = _cli(
+                "job",
+                "submit",
+                *common,
+                "--dev-account",
+                "0",
+                "--count",
+                str(cfg.jobs),
+                "--steps",
+                str(cfg.total_steps),
+                "--interval",
+                str(cfg.checkpoint_interval),
+                "--reward",
+                str(cfg.reward_tokens),
+                "--model-id",
+                MODEL_NAME,
+                "--json",
+            )
             out = subprocess.run(submit, env=env, capture_output=True, timeout=120)
             (logdir / "submitter.log").write_bytes(out.stdout + out.stderr)
             if out.returncode != 0:
@@ -201,8 +223,9 @@ def _wait_settled(
     from chain.types import JobStatus
 
     terminal = {JobStatus.Finalized, JobStatus.Rejected, JobStatus.Cancelled}
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                  transient=True) as progress:
+    with Progress(
+        SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), transient=True
+    ) as progress:
         task = progress.add_task("waiting for jobs", total=None)
         while True:
             if time.monotonic() - t0 > cfg.timeout_s:
@@ -212,8 +235,11 @@ def _wait_settled(
                 raise RuntimeError(f"node process(es) exited early: {', '.join(dead)}; see logs")
             count = client.job_count()
             statuses = [client.get_job(j).status for j in range(1, count + 1)]
-            progress.update(task, description="jobs: " + ", ".join(
-                f"{j}:{s.name}" for j, s in enumerate(statuses, 1)))
+            progress.update(
+                task,
+                description="jobs: "
+                + ", ".join(f"{j}:{s.name}" for j, s in enumerate(statuses, 1)),
+            )
             if count >= cfg.jobs and all(s in terminal for s in statuses):
                 return
             time.sleep(2)
@@ -239,8 +265,11 @@ def _job_accuracy(client: Any, job: Any) -> float | None:
         spec = load_spec(job.spec_uri, job.spec_hash)
         last = spec.num_leaves - 1
         proof = fetch_proof(job.checkpoint_url, last)
-        if not verify_proof(proof.proof_bytes(), job.merkle_root,
-                            leaf_hash(spec.total_steps, proof.state_hash_bytes())):
+        if not verify_proof(
+            proof.proof_bytes(),
+            job.merkle_root,
+            leaf_hash(spec.total_steps, proof.state_hash_bytes()),
+        ):
             return None
         blob = fetch_checkpoint(job.checkpoint_url, spec.total_steps, proof.state_hash_bytes())
         engine = TrainingEngine(spec)
@@ -260,14 +289,16 @@ def _summarize(
     jobs = []
     for job_id in range(1, client.job_count() + 1):
         job = client.get_job(job_id)
-        jobs.append({
-            "job_id": job_id,
-            "status": job.status.name,
-            "solver": job.solver,
-            "solver_name": names.get(job.solver, "?"),
-            "dispute_id": job.dispute_id,
-            "test_accuracy": _job_accuracy(client, job),
-        })
+        jobs.append(
+            {
+                "job_id": job_id,
+                "status": job.status.name,
+                "solver": job.solver,
+                "solver_name": names.get(job.solver, "?"),
+                "dispute_id": job.dispute_id,
+                "test_accuracy": _job_accuracy(client, job),
+            }
+        )
 
     slashed: dict[tuple[str, str], int] = {}
     for ev in _events(client, "StakeManager", "StakeSlashed", start):
@@ -296,21 +327,30 @@ def _summarize(
         net = amount - bonds.get(addr, 0)
         if role == "submitter" or net <= 0:
             continue
-        rewards.append({"address": addr, "name": names.get(addr, "?"), "role": role,
-                        "amount_wei": net})
+        rewards.append(
+            {"address": addr, "name": names.get(addr, "?"), "role": role, "amount_wei": net}
+        )
 
     report = shares_report(client, MODEL_NAME)
     shares = [
-        {"address": h["address"], "name": names.get(h["address"], "?"), "shares": h["shares"],
-         "bps": h["bps"]}
+        {
+            "address": h["address"],
+            "name": names.get(h["address"], "?"),
+            "shares": h["shares"],
+            "bps": h["bps"],
+        }
         for h in report["holders"]
     ]
     disputes = []
     for ev in _events(client, "JobManager", "DisputeSettled", start):
-        disputes.append({"job_id": int(ev["args"]["jobId"]),
-                         "dispute_id": int(ev["args"]["disputeId"]),
-                         "segment_valid": bool(ev["args"]["segmentValid"]),
-                         "pot_wei": int(ev["args"]["pot"])})
+        disputes.append(
+            {
+                "job_id": int(ev["args"]["jobId"]),
+                "dispute_id": int(ev["args"]["disputeId"]),
+                "segment_valid": bool(ev["args"]["segmentValid"]),
+                "pot_wei": int(ev["args"]["pot"]),
+            }
+        )
     return {
         "jobs": jobs,
         "slashed": [
@@ -342,8 +382,9 @@ def _checks(summary: dict[str, Any]) -> dict[str, bool]:
             for n in ("solver-skip-steps", "solver-perturb")
         ),
         "lazy_verifier_slashed": "verifier-lazy" in slashed,
-        "honest_verifiers_not_slashed": not any(n.startswith("verifier-") and n != "verifier-lazy"
-                                                for n in slashed),
+        "honest_verifiers_not_slashed": not any(
+            n.startswith("verifier-") and n != "verifier-lazy" for n in slashed
+        ),
         "whistleblower_rewarded": "whistleblower" in rewarded,
         "shares_only_to_verified_solvers": holders == {"solver-honest"},
     }
@@ -361,8 +402,9 @@ def print_summary(summary: dict[str, Any]) -> None:
     jobs = Table("job", "solver", "status", "test accuracy", "dispute", title="Jobs")
     for j in summary["jobs"]:
         acc = "-" if j["test_accuracy"] is None else f"{j['test_accuracy']:.3f}"
-        jobs.add_row(str(j["job_id"]), j["solver_name"], j["status"], acc,
-                     str(j["dispute_id"] or "-"))
+        jobs.add_row(
+            str(j["job_id"]), j["solver_name"], j["status"], acc, str(j["dispute_id"] or "-")
+        )
     console.print(jobs)
     slashed = Table("account", "name", "role", "slashed (VTT)", title="Slashed")
     for s in summary["slashed"]:
@@ -372,11 +414,22 @@ def print_summary(summary: dict[str, Any]) -> None:
     for r in summary["rewards"]:
         rewards.add_row(r["address"], r["name"], r["role"], tokens(r["amount_wei"]))
     console.print(rewards)
-    shares = Table("account", "name", "shares", "ownership", "revenue (VTT)",
-                   title=f"Ownership of {summary.get('model', MODEL_NAME)}")
+    shares = Table(
+        "account",
+        "name",
+        "shares",
+        "ownership",
+        "revenue (VTT)",
+        title=f"Ownership of {summary.get('model', MODEL_NAME)}",
+    )
     for h in summary["shares"]:
-        shares.add_row(h["address"], h["name"], str(h["shares"]), f"{h['bps'] / 100:.2f}%",
-                       tokens(h.get("revenue_wei", 0)))
+        shares.add_row(
+            h["address"],
+            h["name"],
+            str(h["shares"]),
+            f"{h['bps'] / 100:.2f}%",
+            tokens(h.get("revenue_wei", 0)),
+        )
     console.print(shares)
     checks = Table("expected outcome", "held", title="Checks")
     for name, ok in summary.get("checks", {}).items():

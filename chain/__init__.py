@@ -1,0 +1,106 @@
+"""veritrain's chain bindings: the only package that imports web3.
+
+- `Anvil`: a local devnet process (context manager); `DEV_PRIVATE_KEYS` are Anvil's public keys.
+- `build`, `load_artifact`: Forge artifacts from ``contracts/out`` (ABIs are never hand-copied).
+- `deploy_protocol`, `ProtocolParams`, `Deployment`, `write_manifest`, `load_manifest`.
+- `ChainClient`: locally signed, typed access to every protocol action and view.
+- `EventWatcher`: ordered, resumable event polling that survives RPC outages.
+- `ChainError`, `ContractRevert` (decoded custom errors), `RpcUnavailable`.
+- Keys: `create_keystore`, `load_keystore`, `load_account`.
+
+Run the chain tests: ``.venv/bin/python -m pytest tests/unit/chain tests/integration``.
+"""
+
+from chain.anvil import DEV_MNEMONIC, DEV_PRIVATE_KEYS, Anvil, AnvilError, dev_accounts
+from chain.artifacts import ArtifactError, build, load_artifact, repo_root
+from chain.client import MAX_UINT256, ChainClient, new_salt, vote_hash
+from chain.deploy import (
+    ContractAddresses,
+    Deployment,
+    ProtocolParams,
+    deploy_protocol,
+    load_manifest,
+    manifest_path,
+    write_manifest,
+)
+from chain.errors import (
+    ChainError,
+    ChainValueError,
+    ContractRevert,
+    RpcUnavailable,
+    TransactionFailed,
+    decode_revert,
+    error_class,
+)
+from chain.events import EventCursor, EventWatcher, merge_in_order
+from chain.keys import (
+    KeyLoadError,
+    account_from_env,
+    create_keystore,
+    load_account,
+    load_keystore,
+    new_account,
+)
+from chain.types import (
+    Assignment,
+    DecodedEvent,
+    DisputePhase,
+    DisputeStatus,
+    DisputeView,
+    JobParamsView,
+    JobStatus,
+    JobView,
+    Role,
+    StakeView,
+    Verdict,
+)
+
+__all__ = [
+    "DEV_MNEMONIC",
+    "DEV_PRIVATE_KEYS",
+    "MAX_UINT256",
+    "Anvil",
+    "AnvilError",
+    "ArtifactError",
+    "Assignment",
+    "ChainClient",
+    "ChainError",
+    "ChainValueError",
+    "ContractAddresses",
+    "ContractRevert",
+    "DecodedEvent",
+    "Deployment",
+    "DisputePhase",
+    "DisputeStatus",
+    "DisputeView",
+    "EventCursor",
+    "EventWatcher",
+    "JobParamsView",
+    "JobStatus",
+    "JobView",
+    "KeyLoadError",
+    "ProtocolParams",
+    "Role",
+    "RpcUnavailable",
+    "StakeView",
+    "TransactionFailed",
+    "Verdict",
+    "account_from_env",
+    "build",
+    "create_keystore",
+    "decode_revert",
+    "deploy_protocol",
+    "dev_accounts",
+    "error_class",
+    "load_account",
+    "load_artifact",
+    "load_keystore",
+    "load_manifest",
+    "manifest_path",
+    "merge_in_order",
+    "new_account",
+    "new_salt",
+    "repo_root",
+    "vote_hash",
+    "write_manifest",
+]

@@ -1,0 +1,258 @@
+"""Compiled contract artifacts: build them with Forge, load ABI + bytecode from contracts/out.
+
+ABIs are never hand-copied: they are read from Forge's output
+``contracts/out/<File>.sol/<Name>.json``. `build()` runs ``forge build`` (the npm binary in
+``node_modules/.bin``) when the output is missing or older than a source file.
+
+Usage::
+
+    from chain.artifacts import build, load_artifact
+    build()                                   # no-op when contracts/out is fresh
+    art = load_artifact("JobManager")         # {"abi": [...], "bytecode": "0x..."}
+
+Run: ``.venv/bin/python -c "import chain.artifacts as a; a.build(force=True)"``.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import os
+import shutil
+import subprocess
+import threading
+from pathlib import Path
+from typing import Any, TypedDict
+
+from chain.errors import ChainError, ChainValueError, register_abi
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "Artifact",
+    "ArtifactError",
+    "repo_root",
+    "out_dir",
+    "find_binary",
+    "needs_build",
+    "build",
+    "load_artifact",
+    "register_all_errors",
+    "PROTOCOL_CONTRACTS",
+]
+
+# The contracts whose ABIs the client loads (and whose errors it decodes).
+PROTOCOL_CONTRACTS: tuple[str, ...] = (
+    "VeriToken",
+    "StakeManager",
+    "JobManager",
+    "ArbitrationCommittee",
+    "ShareRegistry",
+    "ModelShares",
+)
+
+
+class ArtifactError(ChainError):
+    """An artifact is missing or ``forge build`` failed."""
+
+
+class Artifact(TypedDict):
+    """One compiled contract: ``abi`` (list of ABI entries) and ``bytecode`` (0x hex)."""
+
+    abi: list[dict[str, Any]]
+    bytecode: str
+
+
+_build_lock = threading.Lock()
+
+
+@functools.cache
+def repo_root() -> Path:
+    """Return the repository root (the directory holding ``foundry.toml``).
+
+    Searches upward from this file, then from the working directory; ``VERITRAIN_ROOT``
+    overrides both.
+
+    Raises:
+        ChainValueError: no ``foundry.toml`` was found.
+    """
+    env = os.environ.get("VERITRAIN_ROOT")
+    if env:
+        return Path(env).resolve()
+    for start in (Path(__file__).resolve().parent, Path.cwd().resolve()):
+        for cand in (start, *start.parents):
+            if (cand / "foundry.toml").is_file() and (cand / "contracts").is_dir():
+                return cand
+    raise ChainValueError("repository root not found (no foundry.toml); set VERITRAIN_ROOT")
+
+
+def out_dir() -> Path:
+    """Forge's output directory: ``<repo>/contracts/out``, or ``$VERITRAIN_CONTRACTS_OUT``."""
+    env = os.environ.get("VERITRAIN_CONTRACTS_OUT")
+    if env:
+        return Path(env).resolve()
+    return repo_root() / "contracts" / "out"
+
+
+def find_binary(name: str) -> Path:
+    """Find a Foundry binary (``anvil``, ``forge``, ``cast``): PATH, then node_modules/.bin.
+
+    Raises:
+        ArtifactError: the binary is nowhere to be found.
+    """
+    found = shutil.which(name)
+    if found:
+        return Path(found)
+    try:
+        local = repo_root() / "node_modules" / ".bin" / name
+    except ChainValueError:
+        local = None
+    if local is not None and local.exists():
+        return local
+    raise ArtifactError(
+        f"`{name}` not found on PATH nor in node_modules/.bin; run `npm ci` at the repo root"
+    )
+
+
+def _sources() -> list[Path]:
+    root = repo_root() / "contracts"
+    paths: list[Path] = []
+    for sub in ("src", "script"):
+        if (root / sub).is_dir():
+            paths.extend((root / sub).rglob("*.sol"))
+    return paths
+
+
+def needs_build() -> bool:
+    """True when an artifact of some ``contracts/{src,script}/**.sol`` is missing or older.
+
+    Each source file ``X.sol`` is compared with its output folder ``contracts/out/X.sol/``.
+    A stale answer only costs a ``forge build`` run, which is a fast no-op with Forge's cache.
+    """
+    out = out_dir()
+    if not out.is_dir() or not any(out.glob("*.sol/*.json")):
+        return True
+    for src in _sources():
+        arts = list((out / src.name).glob("*.json"))
+        if not arts:
+            # Files that only declare free functions/types produce no artifact: ignore them.
+            text = src.read_text()
+            if any(k in text for k in ("contract ", "interface ", "library ")):
+                return True
+            continue
+        if src.stat().st_mtime > min(a.stat().st_mtime for a in arts):
+            return True
+    return False
+
+
+def build(force: bool = False, timeout: float = 900.0) -> Path:
+    """Run ``forge build`` when the artifacts are missing or stale.
+
+    Args:
+        force: build even when the artifacts look fresh.
+        timeout: seconds allowed for the compiler (solcjs is slow).
+
+    Returns:
+        The output directory (``contracts/out``).
+
+    Raises:
+        ArtifactError: forge is missing or the build failed (its output is in the message).
+    """
+    with _build_lock:
+        if not force and not needs_build():
+            return out_dir()
+        forge = find_binary("forge")
+        logger.info("running forge build in %s", repo_root())
+        argv = [str(forge), "build"]
+        if os.environ.get("VERITRAIN_CONTRACTS_OUT"):
+            argv += ["--out", str(out_dir())]
+        try:
+            proc = subprocess.run(
+                argv,
+                cwd=repo_root(),
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                check=False,
+            )
+        except subprocess.TimeoutExpired as exc:
+            raise ArtifactError(f"forge build timed out after {timeout:.0f} s") from exc
+        if proc.returncode != 0:
+            tail = (proc.stdout + proc.stderr)[-4000:]
+            raise ArtifactError(f"forge build failed (exit {proc.returncode}):\n{tail}")
+        _load_cached.cache_clear()
+        return out_dir()
+
+
+def _artifact_path(name: str) -> Path:
+    out = out_dir()
+    direct = out / f"{name}.sol" / f"{name}.json"
+    if direct.is_file():
+        return direct
+    # A contract declared in a file of another name: any <File>.sol/<name>.json.
+    matches = sorted(out.glob(f"*.sol/{name}.json")) if out.is_dir() else []
+    if matches:
+        return matches[0]
+    raise ArtifactError(
+        f"artifact {name} not found under {out}; run `./node_modules/.bin/forge build`"
+    )
+
+
+@functools.cache
+def _load_cached(name: str, mtime: float) -> Artifact:
+    path = _artifact_path(name)
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ArtifactError(f"cannot read artifact {path}: {exc}") from exc
+    abi = data.get("abi")
+    bytecode = data.get("bytecode", {})
+    code = bytecode.get("object", "") if isinstance(bytecode, dict) else str(bytecode)
+    if not isinstance(abi, list):
+        raise ArtifactError(f"artifact {path} has no ABI")
+    if code and not code.startswith("0x"):
+        code = "0x" + code
+    register_abi(name, abi)
+    return Artifact(abi=abi, bytecode=code)
+
+
+def load_artifact(name: str) -> Artifact:
+    """Load one contract's ABI and creation bytecode, registering its custom errors.
+
+    Args:
+        name: contract name, e.g. ``"JobManager"``.
+
+    Returns:
+        ``{"abi": [...], "bytecode": "0x..."}`` (bytecode is ``"0x"`` for interfaces).
+
+    Raises:
+        ArtifactError: the artifact does not exist (run `build()`) or cannot be parsed.
+    """
+    path = _artifact_path(name)
+    return _load_cached(name, path.stat().st_mtime)
+
+
+def register_all_errors() -> int:
+    """Register the custom errors of every artifact in contracts/out (for revert decoding).
+
+    Returns:
+        The number of artifacts read.
+
+    Raises:
+        ArtifactError: contracts/out does not exist.
+    """
+    out = out_dir()
+    if not out.is_dir():
+        raise ArtifactError(f"{out} does not exist; run `./node_modules/.bin/forge build`")
+    count = 0
+    for path in sorted(out.glob("*.sol/*.json")):
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, json.JSONDecodeError):
+            continue
+        abi = data.get("abi")
+        if isinstance(abi, list):
+            register_abi(path.stem, abi)
+            count += 1
+    return count

@@ -1,0 +1,341 @@
+"""Deploy the veritrain protocol and read/write deployment manifests.
+
+`deploy_protocol` mirrors the wiring order of ``contracts/script/Deploy.s.sol`` (which the
+Forge tests use), signing every transaction locally through a `ChainClient`, so it works on a
+real testnet as well as on Anvil::
+
+    client = ChainClient(rpc_url, account)            # no deployment yet
+    dep = deploy_protocol(client, ProtocolParams.demo())
+    write_manifest(dep, "deployments")                # deployments/<chain_id>.json
+    dep = load_manifest(31337)                        # or a path
+
+Units: token amounts in wei of the payment token (18 decimals), windows and delays in
+seconds.
+
+Run a devnet deployment by hand:
+``.venv/bin/python -m chain.deploy --rpc-url http://127.0.0.1:8545 --demo``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from chain.errors import ChainValueError
+
+if TYPE_CHECKING:
+    from chain.client import ChainClient
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "ProtocolParams",
+    "ContractAddresses",
+    "Deployment",
+    "deploy_protocol",
+    "write_manifest",
+    "load_manifest",
+    "manifest_path",
+    "DEFAULT_MANIFEST_DIR",
+]
+
+E18 = 10**18
+DEFAULT_MANIFEST_DIR = "deployments"
+
+
+class ProtocolParams(BaseModel):
+    """Constructor parameters of the protocol contracts.
+
+    Token amounts are in wei of the payment token; windows and delays in seconds. The defaults
+    suit a devnet with a few nodes; `demo` shortens the windows for an interactive run.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    # JobManager.Params
+    solver_stake: int = Field(100 * E18, ge=0, description="locked per claim (wei)")
+    verifier_stake: int = Field(
+        10 * E18, ge=0, description="locked per verifier assignment and arbiter seat (wei)"
+    )
+    challenge_bond: int = Field(
+        5 * E18, ge=0, description="per reject verdict and per whistleblower challenge (wei)"
+    )
+    verifier_fee: int = Field(1 * E18, ge=0, description="per assigned verifier (wei)")
+    arbiter_fee: int = Field(1 * E18, ge=0, description="per majority arbiter (wei)")
+    verifiers_per_job: int = Field(3, ge=1, le=32, description="V (contract max 32)")
+    samples_per_job: int = Field(2, ge=1, le=64, description="q: sampled segments per job (max 64)")
+    commit_window: int = Field(3600, gt=0, description="claim -> commit deadline (s)")
+    verdict_window: int = Field(600, gt=0, description="assignment -> verdict deadline (s)")
+    challenge_window: int = Field(300, gt=0, description="verdicts -> challenge deadline (s)")
+    # StakeManager
+    unbonding_delay: int = Field(600, ge=0, description="requestUnbond -> withdraw (s)")
+    min_stake_solver: int = Field(100 * E18, ge=0, description="Role.Solver minimum (wei)")
+    min_stake_verifier: int = Field(50 * E18, ge=0, description="Role.Verifier minimum (wei)")
+    min_stake_whistleblower: int = Field(
+        50 * E18, ge=0, description="Role.Whistleblower minimum (wei)"
+    )
+    # ArbitrationCommittee
+    committee_size: int = Field(3, ge=1, le=64, description="K arbiters per dispute (max 64)")
+    vote_commit_window: int = Field(300, gt=0, description="draw -> commit deadline (s)")
+    vote_reveal_window: int = Field(300, gt=0, description="commit end -> reveal deadline (s)")
+
+    @model_validator(mode="after")
+    def _check(self) -> ProtocolParams:
+        if self.committee_size % 2 == 0:
+            logger.warning(
+                "committee_size %d is even: ties keep the commitment valid", self.committee_size
+            )
+        return self
+
+    @classmethod
+    def demo(cls, **overrides: Any) -> ProtocolParams:
+        """Short windows for an interactive demo (V=5, q=3, K=3; commit 900 s, verdict 180 s,
+        challenge 30 s, vote commit 90 s, reveal 60 s, unbonding 60 s)."""
+        values: dict[str, Any] = {
+            "solver_stake": 100 * E18,
+            "verifier_stake": 10 * E18,
+            "challenge_bond": 5 * E18,
+            "verifier_fee": 1 * E18,
+            "arbiter_fee": 1 * E18,
+            "verifiers_per_job": 5,
+            "samples_per_job": 3,
+            "commit_window": 900,
+            "verdict_window": 180,
+            "challenge_window": 30,
+            "unbonding_delay": 60,
+            "min_stake_solver": 100 * E18,
+            "min_stake_verifier": 50 * E18,
+            "min_stake_whistleblower": 50 * E18,
+            "committee_size": 3,
+            "vote_commit_window": 90,
+            "vote_reveal_window": 60,
+        }
+        values.update(overrides)
+        return cls(**values)
+
+    @property
+    def min_stakes(self) -> list[int]:
+        """``uint256[3] minStake`` indexed by Role (Solver, Verifier, Whistleblower)."""
+        return [self.min_stake_solver, self.min_stake_verifier, self.min_stake_whistleblower]
+
+    def job_params_tuple(self) -> tuple[int, ...]:
+        """``JobManager.Params`` in struct order."""
+        return (
+            self.solver_stake,
+            self.verifier_stake,
+            self.challenge_bond,
+            self.verifier_fee,
+            self.arbiter_fee,
+            self.verifiers_per_job,
+            self.samples_per_job,
+            self.commit_window,
+            self.verdict_window,
+            self.challenge_window,
+        )
+
+    def job_escrow(self, reward: int) -> int:
+        """Tokens `postJob` pulls from the submitter: ``reward + V * verifierFee`` (wei)."""
+        return reward + self.verifiers_per_job * self.verifier_fee
+
+
+class ContractAddresses(BaseModel):
+    """Checksummed addresses of the deployed contracts."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    token: str
+    stake_manager: str
+    job_manager: str
+    arbitration: str
+    share_registry: str
+
+
+class Deployment(BaseModel):
+    """One protocol deployment: what a node needs to talk to it (the manifest's content).
+
+    Attributes:
+        chain_id: EIP-155 chain id.
+        addresses: contract addresses.
+        params: constructor parameters used.
+        block: block number of the first deployment transaction (event scans start here).
+        deployer: address that deployed and holds the admin roles.
+        token_deployed: True when VeriToken was deployed here (devnet), False for an existing
+            ERC-20.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    chain_id: int
+    addresses: ContractAddresses
+    params: ProtocolParams
+    block: int = Field(ge=0)
+    deployer: str
+    token_deployed: bool = True
+
+
+def manifest_path(chain_id: int, directory: str | Path = DEFAULT_MANIFEST_DIR) -> Path:
+    """``<directory>/<chain_id>.json``."""
+    return Path(directory) / f"{chain_id}.json"
+
+
+def write_manifest(deployment: Deployment, directory: str | Path = DEFAULT_MANIFEST_DIR) -> Path:
+    """Write ``<directory>/<chain_id>.json`` atomically (temp file + rename).
+
+    Args:
+        deployment: the deployment to save.
+        directory: folder of manifests (created if missing).
+
+    Returns:
+        The manifest path.
+    """
+    path = manifest_path(deployment.chain_id, directory)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(deployment.model_dump(mode="json"), indent=2, sort_keys=True) + "\n")
+    tmp.replace(path)
+    return path
+
+
+def load_manifest(
+    path_or_chain_id: str | Path | int, directory: str | Path = DEFAULT_MANIFEST_DIR
+) -> Deployment:
+    """Load a manifest from a path, or ``<directory>/<chain_id>.json`` from a chain id.
+
+    Raises:
+        ChainValueError: the file is missing or not a valid manifest.
+    """
+    if isinstance(path_or_chain_id, int):
+        path = manifest_path(path_or_chain_id, directory)
+    else:
+        path = Path(path_or_chain_id)
+    try:
+        return Deployment.model_validate_json(path.read_text())
+    except FileNotFoundError as exc:
+        raise ChainValueError(f"no deployment manifest at {path}") from exc
+    except ValueError as exc:
+        raise ChainValueError(f"invalid deployment manifest {path}: {exc}") from exc
+
+
+def _ctor_args(name: str, values: dict[str, Any], params: ProtocolParams) -> list[Any]:
+    """Constructor arguments of artifact ``name``, resolved by parameter name.
+
+    Resolving by name (not position) keeps this function correct when a constructor reorders
+    its parameters; an unknown parameter name fails loudly instead of deploying garbage.
+    """
+    from chain.artifacts import load_artifact
+
+    abi = load_artifact(name)["abi"]
+    ctor = next((e for e in abi if e.get("type") == "constructor"), None)
+    if ctor is None:
+        return []
+    args = []
+    for inp in ctor.get("inputs", []):
+        key = inp["name"].strip("_")
+        if key in values:
+            args.append(values[key])
+            continue
+        if inp.get("type") == "tuple":  # JobManager.Params
+            args.append(params.job_params_tuple())
+            continue
+        raise ChainValueError(
+            f"deploy: don't know how to fill {name} constructor parameter {inp['name']!r} "
+            f"({inp.get('type')}); update chain/deploy.py"
+        )
+    return args
+
+
+def deploy_protocol(
+    client: ChainClient,
+    params: ProtocolParams | None = None,
+    token: str | None = None,
+    *,
+    build: bool = True,
+) -> Deployment:
+    """Deploy and wire the protocol, signing every transaction with the client's account.
+
+    Order (as in ``contracts/script/Deploy.s.sol``): VeriToken (unless ``token`` is given),
+    StakeManager, ShareRegistry, JobManager, ArbitrationCommittee; then
+    ``StakeManager.grantRole(PROTOCOL_ROLE, jobManager)`` and ``(..., committee)``,
+    ``ShareRegistry.setMinter(jobManager)`` and ``JobManager.setAdjudicator(committee)``.
+    The deployer is the admin of every contract and the JobManager's treasury (rounding dust).
+
+    Args:
+        client: a `ChainClient` that pays for and signs every transaction; on success it is
+            bound to the new deployment (`ChainClient.use_deployment`).
+        params: protocol parameters (default `ProtocolParams()`).
+        token: an existing ERC-20 payment token; None deploys VeriToken (devnet).
+        build: run `chain.artifacts.build()` first when the artifacts are stale.
+
+    Returns:
+        The `Deployment` (write it with `write_manifest`).
+
+    Raises:
+        ContractRevert: a constructor or wiring call reverted (decoded custom error).
+        ArtifactError: the contracts are not compiled and cannot be built.
+        ChainValueError: a constructor takes a parameter this function cannot fill.
+        RpcUnavailable: the RPC endpoint is down.
+    """
+    from chain import artifacts
+
+    params = params or ProtocolParams()
+    if build:
+        artifacts.build()
+    deployer = client.address
+    start_block = client.block_number() + 1
+    values: dict[str, Any] = {
+        "admin": deployer,
+        "owner": deployer,
+        "treasury": deployer,
+        "unbondingDelay": params.unbonding_delay,
+        "minStake": params.min_stakes,
+        "minStakes": params.min_stakes,
+        "params": params.job_params_tuple(),
+        "committeeSize": params.committee_size,
+        "voteCommitWindow": params.vote_commit_window,
+        "voteRevealWindow": params.vote_reveal_window,
+        "seatStake": params.verifier_stake,
+    }
+
+    def deploy(name: str) -> str:
+        address, _ = client.deploy_contract(name, *_ctor_args(name, values, params))
+        logger.info("deployed %s at %s", name, address)
+        return address
+
+    token_deployed = token is None
+    token_addr = deploy("VeriToken") if token is None else client.w3.to_checksum_address(token)
+    values["token"] = values["paymentToken"] = token_addr
+    stake = deploy("StakeManager")
+    values["stakeManager"] = stake
+    registry = deploy("ShareRegistry")
+    values["shareRegistry"] = values["registry"] = registry
+    job_manager = deploy("JobManager")
+    values["jobManager"] = job_manager
+    committee = deploy("ArbitrationCommittee")
+
+    sm = client.contract("StakeManager", stake)
+    protocol_role = client.call(sm, "PROTOCOL_ROLE")
+    client.transact(sm, "grantRole", protocol_role, job_manager)
+    client.transact(sm, "grantRole", protocol_role, committee)
+    client.transact(client.contract("ShareRegistry", registry), "setMinter", job_manager)
+    client.transact(client.contract("JobManager", job_manager), "setAdjudicator", committee)
+
+    deployment = Deployment(
+        chain_id=client.chain_id,
+        addresses=ContractAddresses(
+            token=token_addr,
+            stake_manager=stake,
+            job_manager=job_manager,
+            arbitration=committee,
+            share_registry=registry,
+        ),
+        params=params,
+        block=start_block,
+        deployer=deployer,
+        token_deployed=token_deployed,
+    )
+    client.use_deployment(deployment)
+    return deployment

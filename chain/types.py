@@ -1,0 +1,228 @@
+"""Typed views of on-chain values: enums mirroring the Solidity enums, frozen dataclasses for
+structs, and the decoded event record.
+
+Amounts are in wei of the payment token, times are block timestamps in seconds, block numbers
+are blocks. Addresses are checksummed hex strings; bytes32 values are ``bytes`` of length 32.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from enum import IntEnum
+from typing import Any, NewType, TypeVar
+
+__all__ = [
+    "Address",
+    "JobId",
+    "DisputeId",
+    "Role",
+    "JobStatus",
+    "Verdict",
+    "DisputeStatus",
+    "DisputePhase",
+    "JobView",
+    "Assignment",
+    "StakeView",
+    "JobParamsView",
+    "DisputeView",
+    "DecodedEvent",
+    "snake_case",
+    "struct_to_dict",
+    "from_struct",
+]
+
+Address = NewType("Address", str)
+JobId = NewType("JobId", int)
+DisputeId = NewType("DisputeId", int)
+
+
+class Role(IntEnum):
+    """``StakeManager.Role``."""
+
+    Solver = 0
+    Verifier = 1
+    Whistleblower = 2
+
+
+class JobStatus(IntEnum):
+    """``JobManager.JobStatus``."""
+
+    None_ = 0
+    Open = 1
+    Claimed = 2
+    Committed = 3
+    Verifying = 4
+    Disputed = 5
+    Finalized = 6
+    Rejected = 7
+    Cancelled = 8
+
+
+class Verdict(IntEnum):
+    """``JobManager.Verdict``."""
+
+    None_ = 0
+    Approve = 1
+    Reject = 2
+
+
+class DisputeStatus(IntEnum):
+    """``DisputeStatus`` (contracts/src/types/DisputeTypes.sol)."""
+
+    None_ = 0
+    AwaitingCommittee = 1
+    Voting = 2
+    Resolved = 3
+
+
+class DisputePhase(IntEnum):
+    """``DisputePhase`` (contracts/src/types/DisputeTypes.sol): the phase derived from time."""
+
+    None_ = 0
+    AwaitingCommittee = 1
+    Commit = 2
+    Reveal = 3
+    Resolvable = 4
+    Resolved = 5
+
+
+def snake_case(name: str) -> str:
+    """``checkpointURL`` -> ``checkpoint_url``, ``jobId`` -> ``job_id``."""
+    out = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", name)
+    out = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", out)
+    return out.lower()
+
+
+def struct_to_dict(components: Sequence[Mapping[str, Any]], value: Sequence[Any]) -> dict[str, Any]:
+    """Turn a decoded ABI tuple into a dict keyed by snake_case component names (recursively).
+
+    Args:
+        components: the ABI ``components`` (or ``outputs``) list describing the tuple.
+        value: the decoded tuple.
+    """
+    out: dict[str, Any] = {}
+    for comp, item in zip(components, value, strict=True):
+        key = snake_case(comp.get("name") or f"field{len(out)}")
+        if comp.get("type") == "tuple" and "components" in comp:
+            item = struct_to_dict(comp["components"], item)
+        out[key] = item
+    return out
+
+
+T = TypeVar("T")
+
+
+def from_struct(cls: type[T], data: Mapping[str, Any], **extra: Any) -> T:
+    """Build a dataclass from a snake_case dict, ignoring unknown keys and filling defaults."""
+    names = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+    kwargs = {k: v for k, v in {**data, **extra}.items() if k in names}
+    return cls(**kwargs)
+
+
+@dataclass(frozen=True)
+class JobView:
+    """``JobManager.getJob(jobId)``; deadlines are timestamps (s), randomness_block a block."""
+
+    job_id: int
+    submitter: str
+    solver: str
+    model_id: bytes
+    spec_hash: bytes
+    merkle_root: bytes
+    total_steps: int
+    checkpoint_interval: int
+    reward: int
+    status: JobStatus
+    commit_deadline: int
+    randomness_block: int
+    verdict_deadline: int
+    challenge_deadline: int
+    dispute_id: int
+    spec_uri: str = ""
+    checkpoint_url: str = ""
+
+    @property
+    def num_segments(self) -> int:
+        """Number of segments N / k."""
+        return self.total_steps // self.checkpoint_interval if self.checkpoint_interval else 0
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """``JobManager.getAssignment(jobId)``: assigned verifiers and sampled segment indices."""
+
+    verifiers: tuple[str, ...]
+    segments: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class StakeView:
+    """``StakeManager.stakeOf(account, role)``; amounts in wei, release_at a timestamp (s)."""
+
+    staked: int
+    locked: int
+    unbonding: int
+    release_at: int
+
+    @property
+    def free(self) -> int:
+        """Staked minus locked, in wei."""
+        return self.staked - self.locked
+
+
+@dataclass(frozen=True)
+class JobParamsView:
+    """``JobManager.params()``: amounts in wei, windows in seconds."""
+
+    solver_stake: int
+    verifier_stake: int
+    challenge_bond: int
+    verifier_fee: int
+    arbiter_fee: int
+    verifiers_per_job: int
+    samples_per_job: int
+    commit_window: int
+    verdict_window: int
+    challenge_window: int
+
+
+@dataclass(frozen=True)
+class DisputeView:
+    """``ArbitrationCommittee.getDispute(disputeId)`` (struct ``Dispute``).
+
+    Deadlines are timestamps (s), randomness_block a block number, seat_stake wei.
+    """
+
+    dispute_id: int
+    job_id: int
+    segment: int
+    status: DisputeStatus
+    randomness_block: int
+    commit_deadline: int
+    reveal_deadline: int
+    seat_stake: int
+    committed: int
+    revealed: int
+    valid_votes: int
+    invalid_votes: int
+    segment_valid: bool
+
+
+@dataclass(frozen=True)
+class DecodedEvent:
+    """One decoded log. ``args`` keeps the Solidity parameter names."""
+
+    contract: str
+    event: str
+    args: Mapping[str, Any]
+    block_number: int
+    log_index: int
+    tx_hash: str
+    address: str
+
+    @property
+    def position(self) -> tuple[int, int]:
+        """Ordering key (block number, log index)."""
+        return (self.block_number, self.log_index)

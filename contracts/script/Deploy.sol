@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+// Contracts
+import {ArbitrationCommittee} from "../src/ArbitrationCommittee.sol";
+import {JobManager} from "../src/JobManager.sol";
+import {ShareRegistry} from "../src/ShareRegistry.sol";
+import {StakeManager} from "../src/StakeManager.sol";
+import {VeriToken} from "../src/VeriToken.sol";
+// Interfaces
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {IJobManager} from "../src/interfaces/IJobManager.sol";
+import {IShareRegistry} from "../src/interfaces/IShareRegistry.sol";
+import {IStakeManager} from "../src/interfaces/IStakeManager.sol";
+// Types
+import {Params} from "../src/types/JobTypes.sol";
+
+/// @title Deploy
+/// @notice Deploys and wires the veritrain contracts. The Forge tests deploy through this library and
+///         the Python deployer (chain.deploy) mirrors it call for call with web3, from one admin
+///         account (the caller here; the deployer EOA in Python):
+///
+///         1. token         = VeriToken()                              (skipped if a token is given)
+///         2. stakeManager  = StakeManager(token, unbondingDelay, [minSolverStake, minVerifierStake,
+///                                         minWhistleblowerStake], admin)
+///         3. shareRegistry = ShareRegistry(token, admin)
+///         4. jobManager    = JobManager(token, stakeManager, shareRegistry, params, admin)
+///                            params = (solverStake, verifierStake, challengeBond, verifierFee,
+///                                      arbiterFee, verifiersPerJob, samplesPerJob, commitWindow,
+///                                      verdictWindow, challengeWindow)
+///         5. committee     = ArbitrationCommittee(jobManager, stakeManager, committeeSize,
+///                                                 voteCommitWindow, voteRevealWindow)
+///         6. jobManager.setAdjudicator(committee)                     (admin, once)
+///         7. shareRegistry.setMinter(jobManager)                      (admin, once)
+///         8. stakeManager.grantRole(PROTOCOL_ROLE, jobManager)        (admin)
+///         9. stakeManager.grantRole(PROTOCOL_ROLE, committee)         (admin)
+///
+///         `admin` is also the JobManager's treasury (rounding dust of dispute pots).
+/// @dev A library with internal functions, so `address(this)` (the caller) is the admin, exactly as
+///      the deployer EOA is in Python. No forge-std Script is available here.
+library Deploy {
+    ////// Types //////
+
+    /// @notice Everything the deployment needs.
+    /// @param token Existing payment token, or zero to deploy a VeriToken.
+    /// @param unbondingDelay StakeManager unbonding delay (seconds).
+    /// @param minStake Minimum stake per role [Solver, Verifier, Whistleblower] (wei).
+    /// @param params JobManager parameters.
+    /// @param committeeSize K arbiters per dispute.
+    /// @param voteCommitWindow Commit phase length (seconds).
+    /// @param voteRevealWindow Reveal phase length (seconds).
+    struct Config {
+        IERC20 token;
+        uint64 unbondingDelay;
+        uint256[3] minStake;
+        Params params;
+        uint32 committeeSize;
+        uint64 voteCommitWindow;
+        uint64 voteRevealWindow;
+    }
+
+    /// @notice Addresses of a deployment.
+    struct Deployment {
+        IERC20 token;
+        StakeManager stakeManager;
+        ShareRegistry shareRegistry;
+        JobManager jobManager;
+        ArbitrationCommittee committee;
+    }
+
+    ////// Functions //////
+
+    /// @notice Devnet defaults (the values the Python demo uses unless told otherwise).
+    /// @return cfg Config with a fresh VeriToken.
+    function defaultConfig() internal pure returns (Config memory cfg) {
+        cfg.unbondingDelay = 1 days;
+        cfg.minStake = [uint256(100e18), 100e18, 10e18];
+        cfg.params = Params({
+            solverStake: 100e18,
+            verifierStake: 50e18,
+            challengeBond: 10e18,
+            verifierFee: 5e18,
+            arbiterFee: 2e18,
+            verifiersPerJob: 3,
+            samplesPerJob: 4,
+            commitWindow: 1 hours,
+            verdictWindow: 30 minutes,
+            challengeWindow: 30 minutes
+        });
+        cfg.committeeSize = 3;
+        cfg.voteCommitWindow = 10 minutes;
+        cfg.voteRevealWindow = 10 minutes;
+    }
+
+    /// @notice Deploys and wires everything; the caller becomes the admin of every contract.
+    /// @param cfg Configuration.
+    /// @return d Deployed contracts.
+    function deploy(Config memory cfg) internal returns (Deployment memory d) {
+        address admin = address(this);
+        d.token = address(cfg.token) == address(0) ? IERC20(address(new VeriToken())) : cfg.token;
+        d.stakeManager = new StakeManager(d.token, cfg.unbondingDelay, cfg.minStake, admin);
+        d.shareRegistry = new ShareRegistry(d.token, admin);
+        d.jobManager = new JobManager(
+            d.token, IStakeManager(address(d.stakeManager)), IShareRegistry(address(d.shareRegistry)), cfg.params, admin
+        );
+        d.committee = new ArbitrationCommittee(
+            IJobManager(address(d.jobManager)),
+            IStakeManager(address(d.stakeManager)),
+            cfg.committeeSize,
+            cfg.voteCommitWindow,
+            cfg.voteRevealWindow
+        );
+        d.jobManager.setAdjudicator(d.committee);
+        d.shareRegistry.setMinter(address(d.jobManager));
+        d.stakeManager.grantRole(d.stakeManager.PROTOCOL_ROLE(), address(d.jobManager));
+        d.stakeManager.grantRole(d.stakeManager.PROTOCOL_ROLE(), address(d.committee));
+    }
+}

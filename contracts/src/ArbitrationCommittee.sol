@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+// Contracts
+import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
+// Libraries
+import {LibSampling} from "./libraries/LibSampling.sol";
+// Interfaces
+import {IAdjudicator} from "./interfaces/IAdjudicator.sol";
+import {IArbitrationCommittee} from "./interfaces/IArbitrationCommittee.sol";
+import {IJobManager} from "./interfaces/IJobManager.sol";
+import {IStakeManager} from "./interfaces/IStakeManager.sol";
+// Types
+import {Dispute, DisputePhase, DisputeStatus} from "./types/DisputeTypes.sol";
+import {Role} from "./types/Role.sol";
+
+/// @title ArbitrationCommittee
+/// @notice v0 `IAdjudicator`: K staked verifiers, drawn with the hash of a block mined after the
+///         dispute opened, vote commit-reveal on whether a segment is valid. Voters' seats are
+///         unlocked on resolution; members that did not reveal keep their seat locked and are
+///         slashed by the JobManager (`nonVoters`).
+/// @dev Deployment: `constructor(jobManager, stakeManager, committeeSize, voteCommitWindow,
+///      voteRevealWindow)` after the JobManager; needs PROTOCOL_ROLE on the StakeManager and must be
+///      set as the JobManager's adjudicator. The seat stake is the JobManager's `verifierStake`.
+contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee {
+    using LibSampling for LibSampling.Shuffle;
+
+    ////// Types //////
+
+    /// @notice A member's vote.
+    struct Ballot {
+        bytes32 commitment;
+        bool revealed;
+        bool segmentValid;
+    }
+
+    ////// Constants / Immutables //////
+
+    /// @notice Largest committee.
+    uint256 public constant MAX_COMMITTEE_SIZE = 64;
+
+    IJobManager internal immutable _JOB_MANAGER;
+    IStakeManager internal immutable _STAKE_MANAGER;
+    uint32 internal immutable _COMMITTEE_SIZE;
+    uint64 internal immutable _VOTE_COMMIT_WINDOW;
+    uint64 internal immutable _VOTE_REVEAL_WINDOW;
+
+    ////// State //////
+
+    uint256 internal _disputeCount;
+    mapping(uint256 disputeId => Dispute dispute) internal _disputes;
+    mapping(uint256 disputeId => address[] members) internal _members;
+    mapping(uint256 disputeId => mapping(address account => bool excluded)) internal _excluded;
+    mapping(uint256 disputeId => mapping(address account => bool member)) internal _isMember;
+    mapping(uint256 disputeId => mapping(address member => Ballot ballot)) internal _ballots;
+
+    ////// Constructor //////
+
+    /// @param jobManager_ JobManager served (the only caller of `openDispute`).
+    /// @param stakeManager_ StakeManager (must grant this contract PROTOCOL_ROLE).
+    /// @param committeeSize_ K: members per dispute (odd avoids ties), 1..64.
+    /// @param voteCommitWindow_ Length of the commit phase (seconds), > 0.
+    /// @param voteRevealWindow_ Length of the reveal phase (seconds), > 0.
+    constructor(
+        IJobManager jobManager_,
+        IStakeManager stakeManager_,
+        uint32 committeeSize_,
+        uint64 voteCommitWindow_,
+        uint64 voteRevealWindow_
+    ) {
+        if (address(jobManager_) == address(0) || address(stakeManager_) == address(0)) revert ZeroAddress();
+        if (committeeSize_ == 0 || committeeSize_ > MAX_COMMITTEE_SIZE) {
+            revert InvalidParam("committeeSize", committeeSize_);
+        }
+        if (voteCommitWindow_ == 0) revert InvalidParam("voteCommitWindow", 0);
+        if (voteRevealWindow_ == 0) revert InvalidParam("voteRevealWindow", 0);
+        _JOB_MANAGER = jobManager_;
+        _STAKE_MANAGER = stakeManager_;
+        _COMMITTEE_SIZE = committeeSize_;
+        _VOTE_COMMIT_WINDOW = voteCommitWindow_;
+        _VOTE_REVEAL_WINDOW = voteRevealWindow_;
+    }
+
+    ////// External //////
+
+    /// @inheritdoc IAdjudicator
+    function openDispute(uint256 jobId, uint32 segment, address[] calldata excluded)
+        external
+        returns (uint256 disputeId)
+    {
+        if (msg.sender != address(_JOB_MANAGER)) revert NotJobManager(msg.sender);
+        disputeId = ++_disputeCount;
+        Dispute storage dispute = _disputes[disputeId];
+        uint64 randomnessBlock = uint64(block.number + 1);
+        dispute.jobId = jobId;
+        dispute.segment = segment;
+        dispute.status = DisputeStatus.AwaitingCommittee;
+        dispute.randomnessBlock = randomnessBlock;
+        // SAFETY: the JobManager is trusted; params() is a view over immutables.
+        dispute.seatStake = _JOB_MANAGER.params().verifierStake;
+        for (uint256 i; i < excluded.length; ++i) {
+            _excluded[disputeId][excluded[i]] = true;
+        }
+        emit DisputeOpened(disputeId, jobId, segment, excluded, randomnessBlock);
+    }
+
+    /// @inheritdoc IArbitrationCommittee
+    function drawCommittee(uint256 disputeId) external nonReentrant {
+        Dispute storage dispute = _disputes[disputeId];
+        DisputePhase phase = phaseOf(disputeId);
+        if (phase != DisputePhase.AwaitingCommittee) revert UnexpectedDisputePhase(disputeId, phase);
+        uint64 randomnessBlock = dispute.randomnessBlock;
+        if (block.number <= randomnessBlock) revert RandomnessNotReady(disputeId, randomnessBlock, block.number);
+        bytes32 blockHash = blockhash(randomnessBlock);
+        if (blockHash == bytes32(0)) {
+            // The hash is only available for the last 256 blocks: anchor to the next block instead.
+            uint64 next = uint64(block.number + 1);
+            dispute.randomnessBlock = next;
+            emit RandomnessReanchored(disputeId, next);
+            return;
+        }
+        bytes32 seed = keccak256(abi.encode(blockHash, disputeId, dispute.jobId, dispute.segment));
+        (address[] memory members, uint256 candidates) = _drawMembers(disputeId, seed, dispute.seatStake);
+        if (members.length == 0) revert NoEligibleArbiters(disputeId, candidates);
+
+        uint64 commitDeadline = uint64(block.timestamp) + _VOTE_COMMIT_WINDOW;
+        uint64 revealDeadline = commitDeadline + _VOTE_REVEAL_WINDOW;
+        dispute.status = DisputeStatus.Voting;
+        dispute.commitDeadline = commitDeadline;
+        dispute.revealDeadline = revealDeadline;
+        _members[disputeId] = members;
+        for (uint256 i; i < members.length; ++i) {
+            _isMember[disputeId][members[i]] = true;
+        }
+        emit CommitteeDrawn(disputeId, members, commitDeadline, revealDeadline);
+        for (uint256 i; i < members.length; ++i) {
+            _STAKE_MANAGER.lock(members[i], Role.Verifier, dispute.seatStake);
+        }
+    }
+
+    /// @inheritdoc IArbitrationCommittee
+    function commitVote(uint256 disputeId, bytes32 commitment) external {
+        DisputePhase phase = phaseOf(disputeId);
+        if (phase != DisputePhase.Commit) revert UnexpectedDisputePhase(disputeId, phase);
+        if (!_isMember[disputeId][msg.sender]) revert NotCommitteeMember(disputeId, msg.sender);
+        if (commitment == bytes32(0)) revert ZeroCommitment(disputeId);
+        Ballot storage ballot = _ballots[disputeId][msg.sender];
+        if (ballot.commitment != bytes32(0)) revert VoteAlreadyCommitted(disputeId, msg.sender);
+        Dispute storage dispute = _disputes[disputeId];
+        ballot.commitment = commitment;
+        uint32 committed = ++dispute.committed;
+        emit VoteCommitted(disputeId, msg.sender, commitment);
+        if (committed == _members[disputeId].length) {
+            // Everyone committed: the reveal phase starts now.
+            uint64 revealDeadline = uint64(block.timestamp) + _VOTE_REVEAL_WINDOW;
+            dispute.revealDeadline = revealDeadline;
+            emit RevealPhaseStarted(disputeId, revealDeadline);
+        }
+    }
+
+    /// @inheritdoc IArbitrationCommittee
+    function revealVote(uint256 disputeId, bool segmentValid, bytes32 salt) external {
+        DisputePhase phase = phaseOf(disputeId);
+        if (phase != DisputePhase.Reveal) revert UnexpectedDisputePhase(disputeId, phase);
+        if (!_isMember[disputeId][msg.sender]) revert NotCommitteeMember(disputeId, msg.sender);
+        Ballot storage ballot = _ballots[disputeId][msg.sender];
+        if (ballot.commitment == bytes32(0)) revert VoteNotCommitted(disputeId, msg.sender);
+        if (ballot.revealed) revert VoteAlreadyRevealed(disputeId, msg.sender);
+        bytes32 actual = voteHash(disputeId, msg.sender, segmentValid, salt);
+        if (actual != ballot.commitment) revert VoteMismatch(disputeId, msg.sender, ballot.commitment, actual);
+        Dispute storage dispute = _disputes[disputeId];
+        ballot.revealed = true;
+        ballot.segmentValid = segmentValid;
+        ++dispute.revealed;
+        if (segmentValid) ++dispute.validVotes;
+        else ++dispute.invalidVotes;
+        emit VoteRevealed(disputeId, msg.sender, segmentValid);
+    }
+
+    /// @inheritdoc IArbitrationCommittee
+    function resolve(uint256 disputeId) external nonReentrant {
+        DisputePhase phase = phaseOf(disputeId);
+        if (phase != DisputePhase.Resolvable) revert UnexpectedDisputePhase(disputeId, phase);
+        Dispute storage dispute = _disputes[disputeId];
+        // A tie, or no vote at all, keeps the solver's commitment valid.
+        bool segmentValid = dispute.invalidVotes <= dispute.validVotes;
+        (address[] memory majority, address[] memory nonVoters, address[] memory voters) =
+            _tally(disputeId, segmentValid);
+        dispute.status = DisputeStatus.Resolved;
+        dispute.segmentValid = segmentValid;
+        emit DisputeResolved(disputeId, segmentValid, majority, nonVoters);
+
+        // Interactions with trusted protocol contracts, after all state changes. Non-voters' seats
+        // stay locked: the JobManager slashes them.
+        for (uint256 i; i < voters.length; ++i) {
+            _STAKE_MANAGER.unlock(voters[i], Role.Verifier, dispute.seatStake);
+        }
+        _JOB_MANAGER.onDisputeResolved(disputeId, segmentValid, majority, nonVoters);
+    }
+
+    ////// External: views //////
+
+    /// @inheritdoc IArbitrationCommittee
+    function getDispute(uint256 disputeId) external view returns (Dispute memory dispute) {
+        dispute = _disputes[disputeId];
+    }
+
+    /// @inheritdoc IArbitrationCommittee
+    function committeeOf(uint256 disputeId) external view returns (address[] memory members) {
+        members = _members[disputeId];
+    }
+
+    /// @inheritdoc IArbitrationCommittee
+    function ballotOf(uint256 disputeId, address member)
+        external
+        view
+        returns (bytes32 commitment, bool revealed, bool segmentValid)
+    {
+        Ballot storage ballot = _ballots[disputeId][member];
+        return (ballot.commitment, ballot.revealed, ballot.segmentValid);
+    }
+
+    /// @inheritdoc IArbitrationCommittee
+    function isExcluded(uint256 disputeId, address account) external view returns (bool excluded) {
+        excluded = _excluded[disputeId][account];
+    }
+
+    /// @inheritdoc IArbitrationCommittee
+    function disputeCount() external view returns (uint256 count) {
+        count = _disputeCount;
+    }
+
+    /// @inheritdoc IArbitrationCommittee
+    function jobManager() external view returns (IJobManager) {
+        return _JOB_MANAGER;
+    }
+
+    /// @inheritdoc IArbitrationCommittee
+    function stakeManager() external view returns (IStakeManager) {
+        return _STAKE_MANAGER;
+    }
+
+    /// @inheritdoc IArbitrationCommittee
+    function committeeSize() external view returns (uint32) {
+        return _COMMITTEE_SIZE;
+    }
+
+    /// @inheritdoc IArbitrationCommittee
+    function voteCommitWindow() external view returns (uint64) {
+        return _VOTE_COMMIT_WINDOW;
+    }
+
+    /// @inheritdoc IArbitrationCommittee
+    function voteRevealWindow() external view returns (uint64) {
+        return _VOTE_REVEAL_WINDOW;
+    }
+
+    ////// Public //////
+
+    /// @inheritdoc IArbitrationCommittee
+    function voteHash(uint256 disputeId, address voter, bool segmentValid, bytes32 salt)
+        public
+        pure
+        returns (bytes32 commitment)
+    {
+        commitment = keccak256(abi.encode(disputeId, voter, segmentValid, salt));
+    }
+
+    /// @inheritdoc IArbitrationCommittee
+    function phaseOf(uint256 disputeId) public view returns (DisputePhase phase) {
+        Dispute storage dispute = _disputes[disputeId];
+        DisputeStatus status = dispute.status;
+        if (status == DisputeStatus.None) return DisputePhase.None;
+        if (status == DisputeStatus.AwaitingCommittee) return DisputePhase.AwaitingCommittee;
+        if (status == DisputeStatus.Resolved) return DisputePhase.Resolved;
+        uint256 size = _members[disputeId].length;
+        if (dispute.committed < size && block.timestamp <= dispute.commitDeadline) return DisputePhase.Commit;
+        if (dispute.revealed < size && block.timestamp <= dispute.revealDeadline) return DisputePhase.Reveal;
+        return DisputePhase.Resolvable;
+    }
+
+    ////// Internal //////
+
+    /// @notice Up to K distinct active verifiers with free stake >= `seatStake`, not excluded.
+    /// @return members Drawn members.
+    /// @return candidates Size of the active verifier set.
+    function _drawMembers(uint256 disputeId, bytes32 seed, uint256 seatStake)
+        internal
+        view
+        returns (address[] memory members, uint256 candidates)
+    {
+        candidates = _STAKE_MANAGER.verifierCount();
+        LibSampling.Shuffle memory shuffle = LibSampling.newShuffle(seed, candidates);
+        address[] memory picked = new address[](_COMMITTEE_SIZE);
+        uint256 count;
+        while (count < picked.length && shuffle.remaining() != 0) {
+            address candidate = _STAKE_MANAGER.verifierAt(shuffle.next());
+            if (_excluded[disputeId][candidate]) continue;
+            if (_STAKE_MANAGER.freeStake(candidate, Role.Verifier) < seatStake) continue;
+            picked[count++] = candidate;
+        }
+        members = _truncate(picked, count);
+    }
+
+    /// @notice Splits the committee by ballot.
+    /// @return majority Members that revealed the outcome `segmentValid`.
+    /// @return nonVoters Members that did not reveal.
+    /// @return voters Members that revealed (either way).
+    function _tally(uint256 disputeId, bool segmentValid)
+        internal
+        view
+        returns (address[] memory majority, address[] memory nonVoters, address[] memory voters)
+    {
+        address[] storage members = _members[disputeId];
+        uint256 count = members.length;
+        majority = new address[](count);
+        nonVoters = new address[](count);
+        voters = new address[](count);
+        uint256 majorityCount;
+        uint256 nonVoterCount;
+        uint256 voterCount;
+        for (uint256 i; i < count; ++i) {
+            address member = members[i];
+            Ballot storage ballot = _ballots[disputeId][member];
+            if (!ballot.revealed) {
+                nonVoters[nonVoterCount++] = member;
+            } else {
+                voters[voterCount++] = member;
+                if (ballot.segmentValid == segmentValid) majority[majorityCount++] = member;
+            }
+        }
+        majority = _truncate(majority, majorityCount);
+        nonVoters = _truncate(nonVoters, nonVoterCount);
+        voters = _truncate(voters, voterCount);
+    }
+
+    /// @notice First `count` entries of `values`.
+    function _truncate(address[] memory values, uint256 count) internal pure returns (address[] memory out) {
+        out = new address[](count);
+        for (uint256 i; i < count; ++i) {
+            out[i] = values[i];
+        }
+    }
+}

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+// Contracts
+import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
+import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
+// Libraries
+import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
+import {EnumerableSet} from "@openzeppelin/contracts/utils/structs/EnumerableSet.sol";
+// Interfaces
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {IStakeManager} from "./interfaces/IStakeManager.sol";
+// Types
+import {Role} from "./types/Role.sol";
+
+/// @title StakeManager
+/// @notice Stakes per account and role. Free stake (staked - locked) can be unbonded and withdrawn
+///         after `unbondingDelay`; contracts holding PROTOCOL_ROLE (JobManager,
+///         ArbitrationCommittee) lock, unlock and slash it. Slashing reaches unbonding stake, so
+///         unbonding does not escape a pending slash.
+/// @dev Deployment: `constructor(token, unbondingDelay, minStake, admin)`, then the admin calls
+///      `grantRole(PROTOCOL_ROLE, jobManager)` and `grantRole(PROTOCOL_ROLE, committee)`.
+contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager {
+    using SafeERC20 for IERC20;
+    using EnumerableSet for EnumerableSet.AddressSet;
+
+    ////// Types //////
+
+    /// @notice Stake of one account in one role (all wei, except releaseAt in seconds).
+    struct StakeInfo {
+        uint256 staked;
+        uint256 locked;
+        uint256 unbonding;
+        uint64 releaseAt;
+    }
+
+    ////// Constants / Immutables //////
+
+    /// @inheritdoc IStakeManager
+    bytes32 public constant PROTOCOL_ROLE = keccak256("PROTOCOL_ROLE");
+
+    /// @notice Staking token.
+    IERC20 internal immutable _TOKEN;
+
+    /// @notice Unbonding delay (seconds).
+    uint64 internal immutable _UNBONDING_DELAY;
+
+    /// @notice Minimum stake per role (wei), indexed by uint8(Role).
+    uint256 internal immutable _MIN_STAKE_SOLVER;
+    uint256 internal immutable _MIN_STAKE_VERIFIER;
+    uint256 internal immutable _MIN_STAKE_WHISTLEBLOWER;
+
+    ////// State //////
+
+    /// @notice Stakes.
+    mapping(address account => mapping(Role role => StakeInfo info)) internal _stakes;
+
+    /// @notice Accounts whose verifier stake is active (staked > 0 and >= min).
+    EnumerableSet.AddressSet internal _verifiers;
+
+    /// @notice Sum of staked + unbonding over all accounts and roles (wei).
+    uint256 internal _totalHeld;
+
+    ////// Constructor //////
+
+    /// @param token_ Staking token (the payment token).
+    /// @param unbondingDelay_ Delay between an unbond request and withdrawal (seconds).
+    /// @param minStake_ Minimum stake to be active per role [Solver, Verifier, Whistleblower] (wei).
+    /// @param admin Holder of DEFAULT_ADMIN_ROLE (grants PROTOCOL_ROLE).
+    constructor(IERC20 token_, uint64 unbondingDelay_, uint256[3] memory minStake_, address admin) {
+        if (address(token_) == address(0) || admin == address(0)) revert ZeroAddress();
+        _TOKEN = token_;
+        _UNBONDING_DELAY = unbondingDelay_;
+        _MIN_STAKE_SOLVER = minStake_[0];
+        _MIN_STAKE_VERIFIER = minStake_[1];
+        _MIN_STAKE_WHISTLEBLOWER = minStake_[2];
+        _grantRole(DEFAULT_ADMIN_ROLE, admin);
+    }
+
+    ////// External: stakers //////
+
+    /// @inheritdoc IStakeManager
+    function stake(Role role, uint256 amount) external nonReentrant {
+        if (amount == 0) revert ZeroAmount();
+        StakeInfo storage info = _stakes[msg.sender][role];
+        info.staked += amount;
+        _totalHeld += amount;
+        emit Staked(msg.sender, role, amount, info.staked);
+        _syncVerifier(msg.sender, role);
+        _TOKEN.safeTransferFrom(msg.sender, address(this), amount);
+    }
+
+    /// @inheritdoc IStakeManager
+    function requestUnbond(Role role, uint256 amount) external nonReentrant {
+        if (amount == 0) revert ZeroAmount();
+        StakeInfo storage info = _stakes[msg.sender][role];
+        uint256 free = info.staked - info.locked;
+        if (amount > free) revert InsufficientFreeStake(msg.sender, role, free, amount);
+        // SAFETY: amount <= free <= staked.
+        unchecked {
+            info.staked -= amount;
+        }
+        info.unbonding += amount;
+        info.releaseAt = uint64(block.timestamp) + _UNBONDING_DELAY;
+        emit UnbondRequested(msg.sender, role, amount, info.unbonding, info.releaseAt);
+        _syncVerifier(msg.sender, role);
+    }
+
+    /// @inheritdoc IStakeManager
+    function withdraw(Role role) external nonReentrant {
+        StakeInfo storage info = _stakes[msg.sender][role];
+        uint256 amount = info.unbonding;
+        if (amount == 0) revert NothingUnbonding(msg.sender, role);
+        if (block.timestamp < info.releaseAt) {
+            revert UnbondingNotReleased(msg.sender, role, info.releaseAt, uint64(block.timestamp));
+        }
+        info.unbonding = 0;
+        _totalHeld -= amount;
+        emit Withdrawn(msg.sender, role, amount);
+        _TOKEN.safeTransfer(msg.sender, amount);
+    }
+
+    ////// External: protocol //////
+
+    /// @inheritdoc IStakeManager
+    function lock(address account, Role role, uint256 amount) external onlyRole(PROTOCOL_ROLE) {
+        StakeInfo storage info = _stakes[account][role];
+        uint256 free = info.staked - info.locked;
+        if (amount > free) revert InsufficientFreeStake(account, role, free, amount);
+        info.locked += amount;
+        // INVARIANT: locked <= staked.
+        emit StakeLocked(account, role, amount, info.locked);
+    }
+
+    /// @inheritdoc IStakeManager
+    function unlock(address account, Role role, uint256 amount) external onlyRole(PROTOCOL_ROLE) {
+        StakeInfo storage info = _stakes[account][role];
+        if (amount > info.locked) revert InsufficientLockedStake(account, role, info.locked, amount);
+        // SAFETY: checked just above.
+        unchecked {
+            info.locked -= amount;
+        }
+        emit StakeUnlocked(account, role, amount, info.locked);
+    }
+
+    /// @inheritdoc IStakeManager
+    function slash(address account, Role role, uint256 amount, address recipient)
+        external
+        onlyRole(PROTOCOL_ROLE)
+        nonReentrant
+        returns (uint256 slashed)
+    {
+        if (recipient == address(0)) revert ZeroAddress();
+        StakeInfo storage info = _stakes[account][role];
+        uint256 fromStaked = amount < info.staked ? amount : info.staked;
+        uint256 fromUnbonding = amount - fromStaked;
+        if (fromUnbonding > info.unbonding) fromUnbonding = info.unbonding;
+        // SAFETY: fromStaked <= staked and fromUnbonding <= unbonding; the locked part goes first,
+        // so locked never exceeds staked afterwards.
+        unchecked {
+            info.staked -= fromStaked;
+            info.locked = info.locked > fromStaked ? info.locked - fromStaked : 0;
+            info.unbonding -= fromUnbonding;
+            slashed = fromStaked + fromUnbonding;
+        }
+        _totalHeld -= slashed;
+        emit StakeSlashed(account, role, amount, slashed, recipient);
+        _syncVerifier(account, role);
+        if (slashed != 0) _TOKEN.safeTransfer(recipient, slashed);
+    }
+
+    ////// External: views //////
+
+    /// @inheritdoc IStakeManager
+    function stakeOf(address account, Role role)
+        external
+        view
+        returns (uint256 staked, uint256 locked, uint256 unbonding, uint64 releaseAt)
+    {
+        StakeInfo storage info = _stakes[account][role];
+        return (info.staked, info.locked, info.unbonding, info.releaseAt);
+    }
+
+    /// @inheritdoc IStakeManager
+    function freeStake(address account, Role role) external view returns (uint256 free) {
+        StakeInfo storage info = _stakes[account][role];
+        free = info.staked - info.locked;
+    }
+
+    /// @inheritdoc IStakeManager
+    function isActive(address account, Role role) public view returns (bool active) {
+        uint256 staked = _stakes[account][role].staked;
+        active = staked != 0 && staked >= minStake(role);
+    }
+
+    /// @inheritdoc IStakeManager
+    function minStake(Role role) public view returns (uint256 amount) {
+        if (role == Role.Solver) return _MIN_STAKE_SOLVER;
+        if (role == Role.Verifier) return _MIN_STAKE_VERIFIER;
+        return _MIN_STAKE_WHISTLEBLOWER;
+    }
+
+    /// @inheritdoc IStakeManager
+    function verifierCount() external view returns (uint256 count) {
+        count = _verifiers.length();
+    }
+
+    /// @inheritdoc IStakeManager
+    function verifierAt(uint256 index) external view returns (address account) {
+        uint256 count = _verifiers.length();
+        if (index >= count) revert VerifierIndexOutOfRange(index, count);
+        account = _verifiers.at(index);
+    }
+
+    /// @inheritdoc IStakeManager
+    function token() external view returns (IERC20) {
+        return _TOKEN;
+    }
+
+    /// @inheritdoc IStakeManager
+    function unbondingDelay() external view returns (uint64) {
+        return _UNBONDING_DELAY;
+    }
+
+    /// @inheritdoc IStakeManager
+    function totalHeld() external view returns (uint256 total) {
+        total = _totalHeld;
+    }
+
+    ////// Internal //////
+
+    /// @notice Adds `account` to or removes it from the active verifier set after its verifier
+    ///         stake changed.
+    function _syncVerifier(address account, Role role) internal {
+        if (role != Role.Verifier) return;
+        if (isActive(account, Role.Verifier)) {
+            if (_verifiers.add(account)) emit VerifierActivated(account);
+        } else if (_verifiers.remove(account)) {
+            emit VerifierDeactivated(account);
+        }
+    }
+}

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+/// @title IAdjudicator
+/// @notice What the JobManager needs from whatever decides a disputed segment. The JobManager only
+///         talks to this interface, so the arbitration committee can be replaced (e.g. by a bisection
+///         game or an on-chain one-step check) without touching the JobManager.
+/// @dev Contract of an adjudicator:
+///      1. `openDispute` is called by the JobManager only, and returns a fresh non-zero id.
+///      2. Exactly once per dispute it calls back `IJobManager.onDisputeResolved(disputeId,
+///         segmentValid, majority, nonVoters)`. `majority` receive `arbiterFee` from the pot;
+///         each `nonVoters` entry is slashed `params().verifierStake` (Verifier role) by the
+///         JobManager, so the adjudicator must have locked exactly that much for each of them and
+///         must not unlock it. An adjudicator without voters passes two empty arrays.
+///      3. It must never call back for an unknown or already resolved dispute, and never from
+///         inside `openDispute` (the JobManager records the id after `openDispute` returns).
+interface IAdjudicator {
+    /// @notice Opens a dispute on segment `segment` of job `jobId`.
+    /// @param jobId JobManager job.
+    /// @param segment Segment index s (steps s*k .. (s+1)*k).
+    /// @param excluded Accounts with a stake in the outcome, which must not judge it.
+    /// @return disputeId Non-zero id of the new dispute.
+    function openDispute(uint256 jobId, uint32 segment, address[] calldata excluded)
+        external
+        returns (uint256 disputeId);
+}

@@ -1,0 +1,521 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+// Interfaces
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {IAdjudicator} from "./IAdjudicator.sol";
+import {IStakeManager} from "./IStakeManager.sol";
+import {IShareRegistry} from "./IShareRegistry.sol";
+// Types
+import {Job, JobStatus, Params, Verdict} from "../types/JobTypes.sol";
+import {Role} from "../types/Role.sol";
+
+/// @title IJobManager
+/// @notice Escrows training jobs and runs their lifecycle: post, claim, commit checkpoints,
+///         random verifier assignment, verdicts, whistleblower challenges, disputes through an
+///         `IAdjudicator`, finalization (reward, fees, ownership shares) and pull payments.
+interface IJobManager {
+    ////// Errors //////
+
+    /// @notice Thrown when a constructor parameter is out of range.
+    /// @param name Parameter name.
+    /// @param value Value received.
+    error InvalidParam(string name, uint256 value);
+
+    /// @notice Thrown when an address argument is zero.
+    error ZeroAddress();
+
+    /// @notice Thrown when an admin-only function is called by another account.
+    /// @param caller msg.sender.
+    error NotAdmin(address caller);
+
+    /// @notice Thrown when `setAdjudicator` is called a second time.
+    /// @param adjudicator The adjudicator already set.
+    error AdjudicatorAlreadySet(address adjudicator);
+
+    /// @notice Thrown when a dispute would be opened before an adjudicator was set.
+    error AdjudicatorNotSet();
+
+    /// @notice Thrown when a job's step counts are invalid (zero, or N not a multiple of k).
+    /// @param totalSteps N (steps).
+    /// @param checkpointInterval k (steps).
+    error InvalidJobShape(uint32 totalSteps, uint32 checkpointInterval);
+
+    /// @notice Thrown when an action is not allowed in the job's current status.
+    /// @param jobId Job.
+    /// @param status Current status (JobStatus.None if the job does not exist).
+    error UnexpectedJobStatus(uint256 jobId, JobStatus status);
+
+    /// @notice Thrown when the caller is not the job's submitter.
+    /// @param jobId Job.
+    /// @param caller msg.sender.
+    error NotSubmitter(uint256 jobId, address caller);
+
+    /// @notice Thrown when the caller is not the job's solver.
+    /// @param jobId Job.
+    /// @param caller msg.sender.
+    error NotSolver(uint256 jobId, address caller);
+
+    /// @notice Thrown when an account lacks an active stake in the role the action requires.
+    /// @param account Account.
+    /// @param role Role required.
+    error NotActiveStaker(address account, Role role);
+
+    /// @notice Thrown when committing after the commit deadline.
+    /// @param jobId Job.
+    /// @param deadline Commit deadline (seconds).
+    /// @param nowTs Current block timestamp (seconds).
+    error CommitDeadlinePassed(uint256 jobId, uint64 deadline, uint64 nowTs);
+
+    /// @notice Thrown when reclaiming a job whose commit deadline has not passed.
+    /// @param jobId Job.
+    /// @param deadline Commit deadline (seconds).
+    /// @param nowTs Current block timestamp (seconds).
+    error CommitDeadlineNotPassed(uint256 jobId, uint64 deadline, uint64 nowTs);
+
+    /// @notice Thrown when committing a zero Merkle root.
+    /// @param jobId Job.
+    error ZeroMerkleRoot(uint256 jobId);
+
+    /// @notice Thrown when the randomness block has not been mined yet.
+    /// @param jobId Job.
+    /// @param randomnessBlock Block whose hash is needed.
+    /// @param blockNumber Current block number.
+    error RandomnessNotReady(uint256 jobId, uint64 randomnessBlock, uint256 blockNumber);
+
+    /// @notice Thrown when no active verifier is eligible for a job.
+    /// @param jobId Job.
+    /// @param candidates Active verifiers considered.
+    error NoEligibleVerifiers(uint256 jobId, uint256 candidates);
+
+    /// @notice Thrown when the caller is not a verifier assigned to the job.
+    /// @param jobId Job.
+    /// @param account Caller or named verifier.
+    error NotAssignedVerifier(uint256 jobId, address account);
+
+    /// @notice Thrown when a verifier submits verdicts twice.
+    /// @param jobId Job.
+    /// @param verifier Verifier.
+    error VerdictsAlreadySubmitted(uint256 jobId, address verifier);
+
+    /// @notice Thrown when verdicts arrive after the verdict deadline.
+    /// @param jobId Job.
+    /// @param deadline Verdict deadline (seconds).
+    /// @param nowTs Current block timestamp (seconds).
+    error VerdictDeadlinePassed(uint256 jobId, uint64 deadline, uint64 nowTs);
+
+    /// @notice Thrown when the number of verdicts differs from the number of sampled segments.
+    /// @param jobId Job.
+    /// @param expected Number of sampled segments.
+    /// @param actual Number of verdicts given.
+    error VerdictCountMismatch(uint256 jobId, uint256 expected, uint256 actual);
+
+    /// @notice Thrown when a challenge arrives after the challenge deadline.
+    /// @param jobId Job.
+    /// @param deadline Challenge deadline (seconds).
+    /// @param nowTs Current block timestamp (seconds).
+    error ChallengeWindowClosed(uint256 jobId, uint64 deadline, uint64 nowTs);
+
+    /// @notice Thrown when finalizing before the challenge deadline has passed.
+    /// @param jobId Job.
+    /// @param deadline Challenge deadline (seconds).
+    /// @param nowTs Current block timestamp (seconds).
+    error ChallengeWindowOpen(uint256 jobId, uint64 deadline, uint64 nowTs);
+
+    /// @notice Thrown when a sample index is past the sampled segments.
+    /// @param jobId Job.
+    /// @param sampleIndex Index given.
+    /// @param samples Number of sampled segments.
+    error SampleIndexOutOfRange(uint256 jobId, uint256 sampleIndex, uint256 samples);
+
+    /// @notice Thrown when challenging a verdict that is not an approval.
+    /// @param jobId Job.
+    /// @param sampleIndex Sample index.
+    /// @param verifier Verifier.
+    /// @param verdict The verdict found.
+    error VerdictNotApproval(uint256 jobId, uint256 sampleIndex, address verifier, Verdict verdict);
+
+    /// @notice Thrown when an approval was already challenged.
+    /// @param jobId Job.
+    /// @param sampleIndex Sample index.
+    /// @param verifier Verifier.
+    /// @param challenger First challenger.
+    error ApprovalAlreadyChallenged(uint256 jobId, uint256 sampleIndex, address verifier, address challenger);
+
+    /// @notice Thrown when the job's solver, or the verifier itself, challenges an approval.
+    /// @param jobId Job.
+    /// @param challenger Caller.
+    error ChallengerConflicted(uint256 jobId, address challenger);
+
+    /// @notice Thrown when finalizing a Disputed job whose dispute is not resolved yet.
+    /// @param jobId Job.
+    /// @param disputeId Pending dispute.
+    error DisputePending(uint256 jobId, uint256 disputeId);
+
+    /// @notice Thrown when `onDisputeResolved` is not called by the adjudicator.
+    /// @param caller msg.sender.
+    error NotAdjudicator(address caller);
+
+    /// @notice Thrown when `onDisputeResolved` names a dispute that is not pending.
+    /// @param disputeId Dispute.
+    error UnknownDispute(uint256 disputeId);
+
+    /// @notice Thrown when claiming with no credit.
+    /// @param account Caller.
+    error NoCreditToClaim(address account);
+
+    ////// Events //////
+
+    /// @notice Emitted once, when the adjudicator was set.
+    /// @param adjudicator Adjudicator.
+    event AdjudicatorSet(address indexed adjudicator);
+
+    /// @notice Emitted when a job was posted and its escrow taken.
+    /// @param jobId New job id.
+    /// @param submitter Submitter.
+    /// @param modelId Model id (keccak256 of the model name).
+    /// @param specHash keccak256 of the canonical spec JSON.
+    /// @param totalSteps N (steps).
+    /// @param checkpointInterval k (steps).
+    /// @param reward Reward (wei).
+    /// @param escrow Total escrowed: reward + V * verifierFee (wei).
+    /// @param specURI URI of the spec (data:, http(s):, file:).
+    event JobPosted(
+        uint256 indexed jobId,
+        address indexed submitter,
+        bytes32 indexed modelId,
+        bytes32 specHash,
+        uint32 totalSteps,
+        uint32 checkpointInterval,
+        uint256 reward,
+        uint256 escrow,
+        string specURI
+    );
+
+    /// @notice Emitted when a submitter cancelled an Open job.
+    /// @param jobId Job.
+    /// @param refund Escrow credited back to the submitter (wei).
+    event JobCancelled(uint256 indexed jobId, uint256 refund);
+
+    /// @notice Emitted when a solver claimed a job.
+    /// @param jobId Job.
+    /// @param solver Solver.
+    /// @param commitDeadline Commit deadline (seconds).
+    event JobClaimed(uint256 indexed jobId, address indexed solver, uint64 commitDeadline);
+
+    /// @notice Emitted when the solver committed its checkpoints.
+    /// @param jobId Job.
+    /// @param solver Solver.
+    /// @param merkleRoot Checkpoint Merkle root.
+    /// @param checkpointURL Base URL of the solver's checkpoint API.
+    /// @param randomnessBlock Block whose hash seeds the assignment.
+    event CheckpointsCommitted(
+        uint256 indexed jobId, address indexed solver, bytes32 merkleRoot, string checkpointURL, uint64 randomnessBlock
+    );
+
+    /// @notice Emitted when a job with a missed commit deadline went back to Open.
+    /// @param jobId Job.
+    /// @param solver Solver that missed the deadline.
+    /// @param slashed Solver stake slashed and credited to the submitter (wei).
+    event JobReclaimed(uint256 indexed jobId, address indexed solver, uint256 slashed);
+
+    /// @notice Emitted when the randomness block hash had expired and a new block was chosen.
+    /// @param jobId Job.
+    /// @param randomnessBlock New randomness block.
+    event RandomnessReanchored(uint256 indexed jobId, uint64 randomnessBlock);
+
+    /// @notice Emitted when verifiers and segments were drawn.
+    /// @param jobId Job.
+    /// @param verifiers Assigned verifiers.
+    /// @param segments Sampled segment indices, in sample order.
+    /// @param verdictDeadline Verdict deadline (seconds).
+    /// @param challengeDeadline Challenge deadline (seconds); shortened once all verdicts are in.
+    event VerifiersAssigned(
+        uint256 indexed jobId, address[] verifiers, uint32[] segments, uint64 verdictDeadline, uint64 challengeDeadline
+    );
+
+    /// @notice Emitted when a verifier submitted its verdicts.
+    /// @param jobId Job.
+    /// @param verifier Verifier.
+    /// @param approvals Approve (true) / reject (false) per sampled segment.
+    /// @param bond Total bond posted for the rejects (wei).
+    event VerdictsSubmitted(uint256 indexed jobId, address indexed verifier, bool[] approvals, uint256 bond);
+
+    /// @notice Emitted when a challenge deadline was set or moved.
+    /// @param jobId Job.
+    /// @param challengeDeadline New challenge deadline (seconds).
+    event ChallengeDeadlineSet(uint256 indexed jobId, uint64 challengeDeadline);
+
+    /// @notice Emitted when a whistleblower challenged an approval.
+    /// @param jobId Job.
+    /// @param sampleIndex Sample index.
+    /// @param verifier Verifier whose approval is challenged.
+    /// @param challenger Whistleblower.
+    /// @param bond Bond posted (wei).
+    event ApprovalChallenged(
+        uint256 indexed jobId, uint256 sampleIndex, address indexed verifier, address indexed challenger, uint256 bond
+    );
+
+    /// @notice Emitted when an assigned verifier that never submitted was slashed.
+    /// @param jobId Job.
+    /// @param verifier Verifier.
+    /// @param slashed Stake slashed and credited to the submitter (wei).
+    event VerdictMissed(uint256 indexed jobId, address indexed verifier, uint256 slashed);
+
+    /// @notice Emitted when a job's disputed segment went to the adjudicator.
+    /// @param jobId Job.
+    /// @param disputeId Adjudicator dispute id.
+    /// @param sampleIndex Sample index of the disputed segment.
+    /// @param segment Disputed segment index.
+    event JobDisputed(uint256 indexed jobId, uint256 indexed disputeId, uint256 sampleIndex, uint32 segment);
+
+    /// @notice Emitted when the adjudicator's outcome was applied.
+    /// @param jobId Job.
+    /// @param disputeId Dispute.
+    /// @param segmentValid Outcome.
+    /// @param pot Slashes + forfeited bonds distributed (wei).
+    event DisputeSettled(uint256 indexed jobId, uint256 indexed disputeId, bool segmentValid, uint256 pot);
+
+    /// @notice Emitted when a solver was slashed for an invalid segment.
+    /// @param jobId Job.
+    /// @param solver Solver.
+    /// @param amount Amount slashed (wei).
+    event SolverSlashed(uint256 indexed jobId, address indexed solver, uint256 amount);
+
+    /// @notice Emitted when a verifier was slashed for a wrong verdict.
+    /// @param jobId Job.
+    /// @param verifier Verifier.
+    /// @param amount Amount slashed (wei).
+    event VerifierSlashed(uint256 indexed jobId, address indexed verifier, uint256 amount);
+
+    /// @notice Emitted when an arbiter that did not reveal a vote was slashed.
+    /// @param jobId Job.
+    /// @param arbiter Arbiter.
+    /// @param amount Amount slashed (wei).
+    event ArbiterSlashed(uint256 indexed jobId, address indexed arbiter, uint256 amount);
+
+    /// @notice Emitted when a bond was forfeited into a dispute pot.
+    /// @param jobId Job.
+    /// @param account Account that posted the bond.
+    /// @param amount Bond (wei).
+    event BondForfeited(uint256 indexed jobId, address indexed account, uint256 amount);
+
+    /// @notice Emitted when a job was finalized and its payouts credited.
+    /// @param jobId Job.
+    /// @param solver Solver.
+    /// @param reward Reward credited to the solver (wei).
+    /// @param shares Ownership shares minted to the solver (steps).
+    event JobFinalized(uint256 indexed jobId, address indexed solver, uint256 reward, uint256 shares);
+
+    /// @notice Emitted when a job was rejected because a segment was invalid.
+    /// @param jobId Job.
+    /// @param disputeId Dispute that found the invalid segment.
+    /// @param refund Reward and fees credited back to the submitter (wei).
+    event JobRejected(uint256 indexed jobId, uint256 indexed disputeId, uint256 refund);
+
+    /// @notice Emitted for every credit (pull payment) booked.
+    /// @param jobId Job the credit comes from.
+    /// @param account Account credited.
+    /// @param amount Amount (wei).
+    event Credited(uint256 indexed jobId, address indexed account, uint256 amount);
+
+    /// @notice Emitted when an account claimed its credit.
+    /// @param account Account (and receiver).
+    /// @param amount Amount transferred (wei).
+    event CreditClaimed(address indexed account, uint256 amount);
+
+    ////// Admin //////
+
+    /// @notice Sets the adjudicator, once (admin only). Disputes cannot open before.
+    /// @param adjudicator Adjudicator (the ArbitrationCommittee in v0).
+    function setAdjudicator(IAdjudicator adjudicator) external;
+
+    ////// Job lifecycle //////
+
+    /// @notice Posts a job and escrows `reward + V * verifierFee` (transferFrom; approve first).
+    /// @param modelId Model id (keccak256 of the model name).
+    /// @param specHash keccak256 of the canonical spec JSON.
+    /// @param totalSteps N (steps), > 0.
+    /// @param checkpointInterval k (steps), > 0, N % k == 0.
+    /// @param reward Reward for the solver (wei).
+    /// @param specURI URI of the spec.
+    /// @return jobId New job id (ids start at 1).
+    function postJob(
+        bytes32 modelId,
+        bytes32 specHash,
+        uint32 totalSteps,
+        uint32 checkpointInterval,
+        uint256 reward,
+        string calldata specURI
+    ) external returns (uint256 jobId);
+
+    /// @notice Cancels an Open job (submitter only); the escrow is credited back.
+    /// @param jobId Job.
+    function cancelJob(uint256 jobId) external;
+
+    /// @notice Claims an Open job: the caller must be an active solver with free stake >=
+    ///         solverStake, which is locked.
+    /// @param jobId Job.
+    function claimJob(uint256 jobId) external;
+
+    /// @notice Commits the checkpoint Merkle root (solver only, before the commit deadline).
+    /// @param jobId Job.
+    /// @param merkleRoot Root of the checkpoint tree (PROTOCOL.md 2.3), non-zero.
+    /// @param checkpointURL Base URL of the solver's checkpoint API.
+    function commitCheckpoints(uint256 jobId, bytes32 merkleRoot, string calldata checkpointURL) external;
+
+    /// @notice After a missed commit deadline, slashes the solver's stake to the submitter and reopens
+    ///         the job. Callable by anyone.
+    /// @param jobId Job.
+    function reclaimExpired(uint256 jobId) external;
+
+    /// @notice Draws the sampled segments and the verifiers once the randomness block is mined.
+    ///         Callable by anyone. If the block hash has expired (> 256 blocks), re-anchors to the
+    ///         next block instead and returns without assigning.
+    /// @param jobId Job.
+    function assignVerifiers(uint256 jobId) external;
+
+    /// @notice Submits one verdict per sampled segment (assigned verifier, once, before the
+    ///         verdict deadline); pays `challengeBond` per reject (transferFrom).
+    /// @param jobId Job.
+    /// @param approvals true = approve, false = reject, in sample order.
+    function submitVerdicts(uint256 jobId, bool[] calldata approvals) external;
+
+    /// @notice Challenges `verifier`'s approval of sample `sampleIndex` (active whistleblower, before
+    ///         the challenge deadline); pays `challengeBond` (transferFrom).
+    /// @param jobId Job.
+    /// @param sampleIndex Sample index in [0, samples).
+    /// @param verifier Verifier whose approval is challenged.
+    function challengeApproval(uint256 jobId, uint256 sampleIndex, address verifier) external;
+
+    /// @notice Moves a job past its challenge deadline or resolved dispute: slashes missed verdicts,
+    ///         opens a dispute on the first disputed segment, or finalizes. Callable by anyone.
+    /// @param jobId Job.
+    function finalize(uint256 jobId) external;
+
+    /// @notice Applies an adjudicator's outcome (adjudicator only). See PROTOCOL.md 3.3.
+    /// @param disputeId Dispute.
+    /// @param segmentValid Whether the disputed segment was found valid.
+    /// @param majority Arbiters that voted with the outcome (paid arbiterFee while the pot lasts).
+    /// @param nonVoters Arbiters that did not reveal (each slashed verifierStake).
+    function onDisputeResolved(
+        uint256 disputeId,
+        bool segmentValid,
+        address[] calldata majority,
+        address[] calldata nonVoters
+    ) external;
+
+    /// @notice Transfers the caller's whole credit to the caller.
+    function claimCredit() external;
+
+    ////// Views //////
+
+    /// @notice Credit claimable by `account` (wei).
+    /// @param account Account.
+    /// @return amount Credit (wei).
+    function creditOf(address account) external view returns (uint256 amount);
+
+    /// @notice A job.
+    /// @param jobId Job.
+    /// @return job The job (all-zero if it does not exist).
+    function getJob(uint256 jobId) external view returns (Job memory job);
+
+    /// @notice Assigned verifiers and sampled segments (empty before assignment).
+    /// @param jobId Job.
+    /// @return verifiers Assigned verifiers.
+    /// @return segments Sampled segment indices, in sample order.
+    function getAssignment(uint256 jobId) external view returns (address[] memory verifiers, uint32[] memory segments);
+
+    /// @notice Verdicts of `verifier` per sampled segment: an array of Verdict.None (one per
+    ///         sample) before it submitted, and an empty array if it is not assigned.
+    /// @param jobId Job.
+    /// @param verifier Verifier.
+    /// @return verdicts Verdicts in sample order.
+    function verdictOf(uint256 jobId, address verifier) external view returns (Verdict[] memory verdicts);
+
+    /// @notice Whistleblower that challenged `verifier`'s approval of sample `sampleIndex` (zero if none).
+    /// @param jobId Job.
+    /// @param sampleIndex Sample index.
+    /// @param verifier Verifier.
+    /// @return challenger Whistleblower.
+    function challengerOf(uint256 jobId, uint256 sampleIndex, address verifier)
+        external
+        view
+        returns (address challenger);
+
+    /// @notice Number of jobs posted (the last job id).
+    /// @return count Jobs.
+    function jobCount() external view returns (uint256 count);
+
+    /// @notice Protocol parameters.
+    /// @return params Parameters.
+    function params() external view returns (Params memory params);
+
+    /// @notice Merkle leaf of a checkpoint:
+    ///         keccak256(bytes.concat(keccak256(abi.encode(step, stateHash)))).
+    /// @param step Step of the checkpoint (steps).
+    /// @param stateHash sha256 of the checkpoint bytes.
+    /// @return leaf Leaf hash.
+    function leafHash(uint256 step, bytes32 stateHash) external pure returns (bytes32 leaf);
+
+    /// @notice Whether `stateHash` is leaf `leafIndex` (step leafIndex * k) of the job's committed tree.
+    /// @param jobId Job.
+    /// @param leafIndex Leaf index in [0, N/k].
+    /// @param stateHash sha256 of the checkpoint bytes.
+    /// @param proof Sibling hashes, bottom-up.
+    /// @return valid True if the proof verifies against the job's Merkle root.
+    function verifyCheckpoint(uint256 jobId, uint256 leafIndex, bytes32 stateHash, bytes32[] calldata proof)
+        external
+        view
+        returns (bool valid);
+
+    /// @notice Spec URI given at posting.
+    /// @param jobId Job.
+    /// @return uri Spec URI.
+    function specURIOf(uint256 jobId) external view returns (string memory uri);
+
+    /// @notice Checkpoint URL given at commit (empty before).
+    /// @param jobId Job.
+    /// @return url Checkpoint URL.
+    function checkpointURLOf(uint256 jobId) external view returns (string memory url);
+
+    /// @notice Sample index currently or last under dispute (meaningful while Disputed).
+    /// @param jobId Job.
+    /// @return sampleIndex Sample index.
+    function disputedSampleOf(uint256 jobId) external view returns (uint256 sampleIndex);
+
+    /// @notice Bit i set = sample i is disputed (rejected or challenged) and not yet adjudicated.
+    /// @param jobId Job.
+    /// @return mask Disputed-sample bitmap.
+    function disputedMaskOf(uint256 jobId) external view returns (uint256 mask);
+
+    /// @notice Token amounts the JobManager owes (wei); its token balance is always at least the sum.
+    /// @return escrowed Rewards and verifier fees held for live jobs (wei).
+    /// @return bonds Reject and challenge bonds held (wei).
+    /// @return credits Credits not yet claimed (wei).
+    function liabilities() external view returns (uint256 escrowed, uint256 bonds, uint256 credits);
+
+    /// @notice Payment token.
+    /// @return token ERC-20 used for rewards, fees, bonds and credits.
+    function token() external view returns (IERC20 token);
+
+    /// @notice StakeManager used for stakes.
+    /// @return stakeManager StakeManager.
+    function stakeManager() external view returns (IStakeManager stakeManager);
+
+    /// @notice ShareRegistry minting ownership shares.
+    /// @return shareRegistry ShareRegistry.
+    function shareRegistry() external view returns (IShareRegistry shareRegistry);
+
+    /// @notice Adjudicator of disputes (zero until set).
+    /// @return adjudicator Adjudicator.
+    function adjudicator() external view returns (IAdjudicator adjudicator);
+
+    /// @notice Admin given at construction (sets the adjudicator once).
+    /// @return admin Admin.
+    function admin() external view returns (address admin);
+
+    /// @notice Receiver of rounding dust from dispute pots.
+    /// @return treasury Treasury (the admin given at construction).
+    function treasury() external view returns (address treasury);
+}

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+// Interfaces
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+// Types
+import {Role} from "../types/Role.sol";
+
+/// @title IStakeManager
+/// @notice Holds the stakes of solvers, verifiers and whistleblowers (one stake per account and
+///         role). Free stake can be unbonded and withdrawn after a delay; protocol contracts
+///         (PROTOCOL_ROLE) lock, unlock and slash it.
+interface IStakeManager {
+    ////// Errors //////
+
+    /// @notice Thrown when an amount of zero is passed where a positive amount is required.
+    error ZeroAmount();
+
+    /// @notice Thrown when a constructor or setter receives the zero address.
+    error ZeroAddress();
+
+    /// @notice Thrown when an account has less free stake (staked - locked) than requested.
+    /// @param account Account whose stake was checked.
+    /// @param role Role of the stake.
+    /// @param free Free stake available (wei).
+    /// @param requested Amount requested (wei).
+    error InsufficientFreeStake(address account, Role role, uint256 free, uint256 requested);
+
+    /// @notice Thrown when unlocking more than is locked.
+    /// @param account Account whose stake was checked.
+    /// @param role Role of the stake.
+    /// @param locked Locked stake (wei).
+    /// @param requested Amount requested (wei).
+    error InsufficientLockedStake(address account, Role role, uint256 locked, uint256 requested);
+
+    /// @notice Thrown when withdrawing while nothing is unbonding.
+    /// @param account Caller.
+    /// @param role Role of the stake.
+    error NothingUnbonding(address account, Role role);
+
+    /// @notice Thrown when withdrawing before the unbonding delay has elapsed.
+    /// @param account Caller.
+    /// @param role Role of the stake.
+    /// @param releaseAt Timestamp from which withdrawal is allowed (seconds).
+    /// @param nowTs Current block timestamp (seconds).
+    error UnbondingNotReleased(address account, Role role, uint64 releaseAt, uint64 nowTs);
+
+    /// @notice Thrown when `verifierAt` is called with an index past the active verifier set.
+    /// @param index Index requested.
+    /// @param count Size of the set.
+    error VerifierIndexOutOfRange(uint256 index, uint256 count);
+
+    ////// Events //////
+
+    /// @notice Emitted when an account added stake.
+    /// @param account Staker.
+    /// @param role Role staked for.
+    /// @param amount Amount added (wei).
+    /// @param staked Total staked afterwards (wei).
+    event Staked(address indexed account, Role indexed role, uint256 amount, uint256 staked);
+
+    /// @notice Emitted when free stake moved to unbonding.
+    /// @param account Staker.
+    /// @param role Role of the stake.
+    /// @param amount Amount moved (wei).
+    /// @param unbonding Total unbonding afterwards (wei).
+    /// @param releaseAt Timestamp from which the whole unbonding amount can be withdrawn (seconds).
+    event UnbondRequested(
+        address indexed account, Role indexed role, uint256 amount, uint256 unbonding, uint64 releaseAt
+    );
+
+    /// @notice Emitted when unbonded stake was withdrawn.
+    /// @param account Staker (and receiver).
+    /// @param role Role of the stake.
+    /// @param amount Amount transferred (wei).
+    event Withdrawn(address indexed account, Role indexed role, uint256 amount);
+
+    /// @notice Emitted when a protocol contract locked stake.
+    /// @param account Staker.
+    /// @param role Role of the stake.
+    /// @param amount Amount locked (wei).
+    /// @param locked Total locked afterwards (wei).
+    event StakeLocked(address indexed account, Role indexed role, uint256 amount, uint256 locked);
+
+    /// @notice Emitted when a protocol contract unlocked stake.
+    /// @param account Staker.
+    /// @param role Role of the stake.
+    /// @param amount Amount unlocked (wei).
+    /// @param locked Total locked afterwards (wei).
+    event StakeUnlocked(address indexed account, Role indexed role, uint256 amount, uint256 locked);
+
+    /// @notice Emitted when a protocol contract slashed stake.
+    /// @param account Staker.
+    /// @param role Role of the stake.
+    /// @param requested Amount the protocol asked to slash (wei).
+    /// @param slashed Amount actually taken (wei); less than requested if the stake ran out.
+    /// @param recipient Receiver of the slashed tokens.
+    event StakeSlashed(
+        address indexed account, Role indexed role, uint256 requested, uint256 slashed, address indexed recipient
+    );
+
+    /// @notice Emitted when an account joined the active verifier set.
+    /// @param account Verifier.
+    event VerifierActivated(address indexed account);
+
+    /// @notice Emitted when an account left the active verifier set.
+    /// @param account Verifier.
+    event VerifierDeactivated(address indexed account);
+
+    ////// Staker functions //////
+
+    /// @notice Adds `amount` to the caller's stake for `role` (transferFrom; approve first).
+    /// @param role Role to stake for.
+    /// @param amount Amount (wei), > 0.
+    function stake(Role role, uint256 amount) external;
+
+    /// @notice Moves `amount` of free stake to unbonding; resets the release time of the whole
+    ///         unbonding amount to `now + unbondingDelay`.
+    /// @param role Role of the stake.
+    /// @param amount Amount (wei), > 0 and <= free stake.
+    function requestUnbond(Role role, uint256 amount) external;
+
+    /// @notice Transfers all unbonding stake of `role` to the caller once released.
+    /// @param role Role of the stake.
+    function withdraw(Role role) external;
+
+    ////// Protocol functions (PROTOCOL_ROLE) //////
+
+    /// @notice Locks `amount` of `account`'s free stake.
+    /// @param account Staker.
+    /// @param role Role of the stake.
+    /// @param amount Amount (wei).
+    function lock(address account, Role role, uint256 amount) external;
+
+    /// @notice Unlocks `amount` of `account`'s locked stake.
+    /// @param account Staker.
+    /// @param role Role of the stake.
+    /// @param amount Amount (wei).
+    function unlock(address account, Role role, uint256 amount) external;
+
+    /// @notice Slashes up to `amount` from `account`: the locked part of the stake first, then the
+    ///         free part, then unbonding stake; transfers what was taken to `recipient`.
+    /// @param account Staker.
+    /// @param role Role of the stake.
+    /// @param amount Amount to slash (wei).
+    /// @param recipient Receiver of the slashed tokens.
+    /// @return slashed Amount actually taken (wei).
+    function slash(address account, Role role, uint256 amount, address recipient) external returns (uint256 slashed);
+
+    ////// Views //////
+
+    /// @notice Role allowed to lock, unlock and slash.
+    /// @return role keccak256("PROTOCOL_ROLE").
+    function PROTOCOL_ROLE() external view returns (bytes32 role);
+
+    /// @notice Stake of `account` for `role`.
+    /// @param account Staker.
+    /// @param role Role of the stake.
+    /// @return staked Bonded stake, including the locked part (wei).
+    /// @return locked Part of `staked` locked by the protocol (wei).
+    /// @return unbonding Stake waiting for `releaseAt` (wei).
+    /// @return releaseAt Timestamp from which `unbonding` can be withdrawn (seconds).
+    function stakeOf(address account, Role role)
+        external
+        view
+        returns (uint256 staked, uint256 locked, uint256 unbonding, uint64 releaseAt);
+
+    /// @notice Free stake (staked - locked) of `account` for `role` (wei).
+    /// @param account Staker.
+    /// @param role Role of the stake.
+    /// @return free Free stake (wei).
+    function freeStake(address account, Role role) external view returns (uint256 free);
+
+    /// @notice Whether `account`'s bonded stake for `role` is non-zero and at least `minStake(role)`.
+    /// @param account Staker.
+    /// @param role Role of the stake.
+    /// @return active True if active.
+    function isActive(address account, Role role) external view returns (bool active);
+
+    /// @notice Minimum bonded stake to be active in `role` (wei).
+    /// @param role Role.
+    /// @return amount Minimum (wei).
+    function minStake(Role role) external view returns (uint256 amount);
+
+    /// @notice Number of active verifiers.
+    /// @return count Size of the active verifier set.
+    function verifierCount() external view returns (uint256 count);
+
+    /// @notice Active verifier at `index` (order is arbitrary and changes when the set changes).
+    /// @param index Index in [0, verifierCount()).
+    /// @return account Verifier.
+    function verifierAt(uint256 index) external view returns (address account);
+
+    /// @notice Staking token.
+    /// @return token The ERC-20 staked.
+    function token() external view returns (IERC20 token);
+
+    /// @notice Delay between an unbond request and withdrawal (seconds).
+    /// @return delay Unbonding delay (seconds).
+    function unbondingDelay() external view returns (uint64 delay);
+
+    /// @notice Sum over all accounts and roles of staked + unbonding (wei); equals the token balance
+    ///         held for stakes.
+    /// @return total Total held (wei).
+    function totalHeld() external view returns (uint256 total);
+}

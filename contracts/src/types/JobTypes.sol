@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+/// @notice Lifecycle of a training job (ABI: uint8).
+/// @dev None -> Open -> Claimed -> Committed -> Verifying -> (Disputed ->)* Finalized | Rejected;
+///      Open -> Cancelled; Claimed -> Open when the commit deadline is missed.
+enum JobStatus {
+    None,
+    Open,
+    Claimed,
+    Committed,
+    Verifying,
+    Disputed,
+    Finalized,
+    Rejected,
+    Cancelled
+}
+
+/// @notice A verifier's verdict on one sampled segment (ABI: uint8).
+enum Verdict {
+    None,
+    Approve,
+    Reject
+}
+
+/// @notice Protocol parameters of a JobManager, fixed at construction.
+/// @param solverStake Stake locked from the solver per claimed job (wei).
+/// @param verifierStake Stake locked per verifier assignment and per arbiter seat (wei).
+/// @param challengeBond Bond posted per reject verdict and per whistleblower challenge (wei).
+/// @param verifierFee Fee per assigned verifier, escrowed by the submitter on top of the reward (wei).
+/// @param arbiterFee Fee per majority arbiter, paid from the dispute pot while it lasts (wei).
+/// @param verifiersPerJob V: verifiers drawn per job (at most 32).
+/// @param samplesPerJob q: segments sampled per job (at most 64).
+/// @param commitWindow Time a solver has after claiming to commit its checkpoints (seconds).
+/// @param verdictWindow Time assigned verifiers have to submit verdicts (seconds).
+/// @param challengeWindow Time whistleblowers have to challenge approvals (seconds).
+struct Params {
+    uint256 solverStake;
+    uint256 verifierStake;
+    uint256 challengeBond;
+    uint256 verifierFee;
+    uint256 arbiterFee;
+    uint32 verifiersPerJob;
+    uint32 samplesPerJob;
+    uint64 commitWindow;
+    uint64 verdictWindow;
+    uint64 challengeWindow;
+}
+
+/// @notice A training job as returned by `JobManager.getJob`.
+/// @param submitter Account that posted and funded the job.
+/// @param solver Account that claimed the job (zero while Open).
+/// @param modelId keccak256 of the model name (utf-8).
+/// @param specHash keccak256 of the canonical JSON job spec.
+/// @param merkleRoot Root of the checkpoint Merkle tree (PROTOCOL.md 2.3), zero until committed.
+/// @param totalSteps N: optimizer steps to train (steps).
+/// @param checkpointInterval k: steps between checkpoints; N % k == 0 (steps).
+/// @param reward Reward paid to the solver on finalization (wei).
+/// @param status Current lifecycle status.
+/// @param commitDeadline Last timestamp at which the solver may commit (seconds).
+/// @param randomnessBlock Block whose hash seeds the verifier/segment draw.
+/// @param verdictDeadline Last timestamp at which assigned verifiers may submit (seconds).
+/// @param challengeDeadline Last timestamp at which approvals may be challenged (seconds).
+/// @param disputeId Adjudicator dispute id of the latest dispute (0 if none).
+struct Job {
+    address submitter;
+    address solver;
+    bytes32 modelId;
+    bytes32 specHash;
+    bytes32 merkleRoot;
+    uint32 totalSteps;
+    uint32 checkpointInterval;
+    uint256 reward;
+    JobStatus status;
+    uint64 commitDeadline;
+    uint64 randomnessBlock;
+    uint64 verdictDeadline;
+    uint64 challengeDeadline;
+    uint256 disputeId;
+}

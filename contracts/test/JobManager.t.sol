@@ -1,0 +1,872 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+// Testing
+import {Deployers} from "./utils/Deployers.sol";
+import {Merkle} from "./utils/Merkle.sol";
+// Contracts
+import {JobManager} from "../src/JobManager.sol";
+// Interfaces
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {IERC20Errors} from "@openzeppelin/contracts/interfaces/draft-IERC6093.sol";
+import {IAdjudicator} from "../src/interfaces/IAdjudicator.sol";
+import {IJobManager} from "../src/interfaces/IJobManager.sol";
+import {IShareRegistry} from "../src/interfaces/IShareRegistry.sol";
+import {IStakeManager} from "../src/interfaces/IStakeManager.sol";
+// Types
+import {Job, JobStatus, Params, Verdict} from "../src/types/JobTypes.sol";
+import {Role} from "../src/types/Role.sol";
+
+/// @notice Shared setup for the JobManager tests (deploys through script/Deploy.sol).
+abstract contract JobManager_Init is Deployers {
+    /// @notice A Verifying job where verifier 0 rejected sample 0 and the others approved all.
+    function _rejectedJob() internal returns (uint256 jobId, address[] memory verifiers) {
+        jobId = _verifyingJob();
+        verifiers = _assigned(jobId);
+        _submit(jobId, verifiers[0], 1);
+        for (uint256 i = 1; i < verifiers.length; ++i) {
+            _submit(jobId, verifiers[i], 0);
+        }
+    }
+
+    function _defaultParams() internal view returns (Params memory p) {
+        p = params;
+    }
+}
+
+contract JobManager_Constructor_Test is JobManager_Init {
+    function _deployWith(Params memory p) internal returns (JobManager) {
+        return new JobManager(
+            token, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), p, address(this)
+        );
+    }
+
+    function test_constructor_zeroAddress_reverts() public {
+        Params memory p = _defaultParams();
+        vm.expectRevert(IJobManager.ZeroAddress.selector);
+        new JobManager(IERC20(address(0)), IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), p, address(this));
+        vm.expectRevert(IJobManager.ZeroAddress.selector);
+        new JobManager(token, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), p, address(0));
+    }
+
+    function test_constructor_verifiersPerJobOutOfRange_reverts() public {
+        Params memory p = _defaultParams();
+        p.verifiersPerJob = 0;
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.InvalidParam.selector, "verifiersPerJob", 0));
+        _deployWith(p);
+        p.verifiersPerJob = 33;
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.InvalidParam.selector, "verifiersPerJob", 33));
+        _deployWith(p);
+    }
+
+    function test_constructor_samplesPerJobOutOfRange_reverts() public {
+        Params memory p = _defaultParams();
+        p.samplesPerJob = 65;
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.InvalidParam.selector, "samplesPerJob", 65));
+        _deployWith(p);
+        p.samplesPerJob = 0;
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.InvalidParam.selector, "samplesPerJob", 0));
+        _deployWith(p);
+    }
+
+    function test_constructor_zeroWindow_reverts() public {
+        Params memory p = _defaultParams();
+        p.commitWindow = 0;
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.InvalidParam.selector, "commitWindow", 0));
+        _deployWith(p);
+        p = _defaultParams();
+        p.verdictWindow = 0;
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.InvalidParam.selector, "verdictWindow", 0));
+        _deployWith(p);
+        p = _defaultParams();
+        p.challengeWindow = 0;
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.InvalidParam.selector, "challengeWindow", 0));
+        _deployWith(p);
+    }
+
+    function test_constructor_setsWiring_succeeds() public {
+        assertEq(address(jobManager.token()), address(token));
+        assertEq(address(jobManager.stakeManager()), address(stakeManager));
+        assertEq(address(jobManager.shareRegistry()), address(registry));
+        assertEq(address(jobManager.adjudicator()), address(committee));
+        assertEq(jobManager.admin(), address(this));
+        assertEq(jobManager.treasury(), address(this));
+        assertEq(registry.minter(), address(jobManager));
+        Params memory p = jobManager.params();
+        assertEq(p.solverStake, 100e18);
+        assertEq(uint256(p.verifiersPerJob), 3);
+        assertEq(uint256(p.samplesPerJob), 4);
+    }
+}
+
+contract JobManager_SetAdjudicator_Test is JobManager_Init {
+    function test_setAdjudicator_again_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.AdjudicatorAlreadySet.selector, address(committee)));
+        jobManager.setAdjudicator(IAdjudicator(stranger));
+    }
+
+    function test_setAdjudicator_notAdmin_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.NotAdmin.selector, stranger));
+        vm.prank(stranger);
+        jobManager.setAdjudicator(IAdjudicator(stranger));
+    }
+
+    function test_setAdjudicator_zero_reverts() public {
+        vm.expectRevert(IJobManager.ZeroAddress.selector);
+        jobManager.setAdjudicator(IAdjudicator(address(0)));
+    }
+
+    function test_setAdjudicator_once_succeeds() public {
+        JobManager fresh = new JobManager(
+            token, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), params, address(this)
+        );
+        vm.expectEmit(address(fresh));
+        emit IJobManager.AdjudicatorSet(stranger);
+        fresh.setAdjudicator(IAdjudicator(stranger));
+        assertEq(address(fresh.adjudicator()), stranger);
+    }
+}
+
+contract JobManager_PostJob_Test is JobManager_Init {
+    function testFuzz_postJob_escrows_succeeds(uint32 totalSteps, uint32 interval, uint256 reward) public {
+        interval = uint32(bound(interval, 1, 1000));
+        totalSteps = uint32(interval * bound(totalSteps, 1, 1000));
+        reward = bound(reward, 0, 100_000e18);
+        uint256 escrow = reward + 3 * params.verifierFee;
+        uint256 balanceBefore = token.balanceOf(submitter);
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.JobPosted(1, submitter, MODEL_ID, SPEC_HASH, totalSteps, interval, reward, escrow, SPEC_URI);
+        vm.prank(submitter);
+        uint256 jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, totalSteps, interval, reward, SPEC_URI);
+        assertEq(jobId, 1);
+        assertEq(jobManager.jobCount(), 1);
+        assertEq(token.balanceOf(submitter), balanceBefore - escrow);
+        Job memory job = _job(jobId);
+        assertEq(job.submitter, submitter);
+        assertEq(job.solver, address(0));
+        assertEq(job.modelId, MODEL_ID);
+        assertEq(job.specHash, SPEC_HASH);
+        assertEq(uint256(job.totalSteps), totalSteps);
+        assertEq(uint256(job.checkpointInterval), interval);
+        assertEq(job.reward, reward);
+        assertEq(uint8(job.status), uint8(JobStatus.Open));
+        assertEq(jobManager.specURIOf(jobId), SPEC_URI);
+        (uint256 escrowed,,) = jobManager.liabilities();
+        assertEq(escrowed, escrow);
+    }
+
+    function test_postJob_escrows_succeeds() public {
+        testFuzz_postJob_escrows_succeeds(TOTAL_STEPS, INTERVAL, REWARD);
+    }
+
+    function test_postJob_idsIncrement_succeeds() public {
+        assertEq(_postJob(), 1);
+        assertEq(_postJob(), 2);
+        assertEq(jobManager.jobCount(), 2);
+    }
+
+    function test_postJob_zeroSteps_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.InvalidJobShape.selector, 0, 2));
+        vm.prank(submitter);
+        jobManager.postJob(MODEL_ID, SPEC_HASH, 0, 2, REWARD, SPEC_URI);
+    }
+
+    function test_postJob_zeroInterval_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.InvalidJobShape.selector, 16, 0));
+        vm.prank(submitter);
+        jobManager.postJob(MODEL_ID, SPEC_HASH, 16, 0, REWARD, SPEC_URI);
+    }
+
+    function testFuzz_postJob_notMultiple_reverts(uint32 totalSteps, uint32 interval) public {
+        interval = uint32(bound(interval, 2, 1000));
+        totalSteps = uint32(interval * bound(totalSteps, 1, 1000) + bound(totalSteps, 1, interval - 1));
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.InvalidJobShape.selector, totalSteps, interval));
+        vm.prank(submitter);
+        jobManager.postJob(MODEL_ID, SPEC_HASH, totalSteps, interval, REWARD, SPEC_URI);
+    }
+
+    function test_postJob_notMultiple_reverts() public {
+        testFuzz_postJob_notMultiple_reverts(15, 2);
+    }
+
+    function test_postJob_noAllowance_reverts() public {
+        uint256 escrow = REWARD + 3 * params.verifierFee;
+        vm.expectRevert(
+            abi.encodeWithSelector(IERC20Errors.ERC20InsufficientAllowance.selector, address(jobManager), 0, escrow)
+        );
+        vm.prank(address(0xBEEF));
+        jobManager.postJob(MODEL_ID, SPEC_HASH, TOTAL_STEPS, INTERVAL, REWARD, SPEC_URI);
+    }
+}
+
+contract JobManager_CancelJob_Test is JobManager_Init {
+    function test_cancelJob_refundsByCredit_succeeds() public {
+        uint256 jobId = _postJob();
+        uint256 escrow = REWARD + 3 * params.verifierFee;
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.JobCancelled(jobId, escrow);
+        vm.prank(submitter);
+        jobManager.cancelJob(jobId);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Cancelled));
+        assertEq(jobManager.creditOf(submitter), escrow);
+        (uint256 escrowed,, uint256 credits) = jobManager.liabilities();
+        assertEq(escrowed, 0);
+        assertEq(credits, escrow);
+    }
+
+    function test_cancelJob_notSubmitter_reverts() public {
+        uint256 jobId = _postJob();
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.NotSubmitter.selector, jobId, stranger));
+        vm.prank(stranger);
+        jobManager.cancelJob(jobId);
+    }
+
+    function test_cancelJob_claimed_reverts() public {
+        uint256 jobId = _postJob();
+        vm.prank(solver);
+        jobManager.claimJob(jobId);
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.UnexpectedJobStatus.selector, jobId, JobStatus.Claimed));
+        vm.prank(submitter);
+        jobManager.cancelJob(jobId);
+    }
+
+    function test_cancelJob_unknownJob_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.UnexpectedJobStatus.selector, 42, JobStatus.None));
+        vm.prank(submitter);
+        jobManager.cancelJob(42);
+    }
+}
+
+contract JobManager_ClaimJob_Test is JobManager_Init {
+    function test_claimJob_locksStake_succeeds() public {
+        uint256 jobId = _postJob();
+        uint64 deadline = uint64(block.timestamp) + params.commitWindow;
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.JobClaimed(jobId, solver, deadline);
+        vm.prank(solver);
+        jobManager.claimJob(jobId);
+        Job memory job = _job(jobId);
+        assertEq(job.solver, solver);
+        assertEq(uint256(job.commitDeadline), deadline);
+        assertEq(uint8(job.status), uint8(JobStatus.Claimed));
+        assertEq(_locked(solver, Role.Solver), params.solverStake);
+    }
+
+    function test_claimJob_notSolver_reverts() public {
+        uint256 jobId = _postJob();
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.NotActiveStaker.selector, stranger, Role.Solver));
+        vm.prank(stranger);
+        jobManager.claimJob(jobId);
+    }
+
+    function test_claimJob_insufficientFreeStake_reverts() public {
+        // 1000e18 staked covers ten claims of 100e18.
+        for (uint256 i; i < 10; ++i) {
+            uint256 id = _postJob();
+            vm.prank(solver);
+            jobManager.claimJob(id);
+        }
+        uint256 jobId = _postJob();
+        vm.expectRevert(
+            abi.encodeWithSelector(IStakeManager.InsufficientFreeStake.selector, solver, Role.Solver, 0, 100e18)
+        );
+        vm.prank(solver);
+        jobManager.claimJob(jobId);
+    }
+
+    function test_claimJob_notOpen_reverts() public {
+        uint256 jobId = _postJob();
+        vm.prank(solver);
+        jobManager.claimJob(jobId);
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.UnexpectedJobStatus.selector, jobId, JobStatus.Claimed));
+        vm.prank(solver);
+        jobManager.claimJob(jobId);
+    }
+}
+
+contract JobManager_CommitCheckpoints_Test is JobManager_Init {
+    uint256 internal jobId;
+
+    function setUp() public override {
+        super.setUp();
+        jobId = _postJob();
+        vm.prank(solver);
+        jobManager.claimJob(jobId);
+    }
+
+    function test_commitCheckpoints_recordsRoot_succeeds() public {
+        bytes32 root = _root(TOTAL_STEPS, INTERVAL);
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.CheckpointsCommitted(jobId, solver, root, CHECKPOINT_URL, uint64(block.number + 1));
+        vm.prank(solver);
+        jobManager.commitCheckpoints(jobId, root, CHECKPOINT_URL);
+        Job memory job = _job(jobId);
+        assertEq(job.merkleRoot, root);
+        assertEq(uint256(job.randomnessBlock), block.number + 1);
+        assertEq(uint8(job.status), uint8(JobStatus.Committed));
+        assertEq(jobManager.checkpointURLOf(jobId), CHECKPOINT_URL);
+    }
+
+    function test_commitCheckpoints_notSolver_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.NotSolver.selector, jobId, stranger));
+        vm.prank(stranger);
+        jobManager.commitCheckpoints(jobId, bytes32(uint256(1)), CHECKPOINT_URL);
+    }
+
+    function test_commitCheckpoints_afterDeadline_reverts() public {
+        uint64 deadline = _job(jobId).commitDeadline;
+        vm.warp(deadline + 1);
+        vm.expectRevert(
+            abi.encodeWithSelector(IJobManager.CommitDeadlinePassed.selector, jobId, deadline, deadline + 1)
+        );
+        vm.prank(solver);
+        jobManager.commitCheckpoints(jobId, bytes32(uint256(1)), CHECKPOINT_URL);
+    }
+
+    function test_commitCheckpoints_zeroRoot_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.ZeroMerkleRoot.selector, jobId));
+        vm.prank(solver);
+        jobManager.commitCheckpoints(jobId, bytes32(0), CHECKPOINT_URL);
+    }
+
+    function test_commitCheckpoints_twice_reverts() public {
+        vm.prank(solver);
+        jobManager.commitCheckpoints(jobId, bytes32(uint256(1)), CHECKPOINT_URL);
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.UnexpectedJobStatus.selector, jobId, JobStatus.Committed));
+        vm.prank(solver);
+        jobManager.commitCheckpoints(jobId, bytes32(uint256(1)), CHECKPOINT_URL);
+    }
+}
+
+contract JobManager_ReclaimExpired_Test is JobManager_Init {
+    function test_reclaimExpired_slashesAndReopens_succeeds() public {
+        uint256 jobId = _postJob();
+        vm.prank(solver);
+        jobManager.claimJob(jobId);
+        vm.warp(_job(jobId).commitDeadline + 1);
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.JobReclaimed(jobId, solver, params.solverStake);
+        vm.prank(stranger);
+        jobManager.reclaimExpired(jobId);
+        Job memory job = _job(jobId);
+        assertEq(uint8(job.status), uint8(JobStatus.Open));
+        assertEq(job.solver, address(0));
+        assertEq(jobManager.creditOf(submitter), params.solverStake);
+        assertEq(_staked(solver, Role.Solver), 1000e18 - params.solverStake);
+        assertEq(_locked(solver, Role.Solver), 0);
+        _assertJobManagerSolvent();
+    }
+
+    function test_reclaimExpired_beforeDeadline_reverts() public {
+        uint256 jobId = _postJob();
+        vm.prank(solver);
+        jobManager.claimJob(jobId);
+        uint64 deadline = _job(jobId).commitDeadline;
+        vm.warp(deadline);
+        vm.expectRevert(
+            abi.encodeWithSelector(IJobManager.CommitDeadlineNotPassed.selector, jobId, deadline, deadline)
+        );
+        jobManager.reclaimExpired(jobId);
+    }
+
+    function test_reclaimExpired_notClaimed_reverts() public {
+        uint256 jobId = _postJob();
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.UnexpectedJobStatus.selector, jobId, JobStatus.Open));
+        jobManager.reclaimExpired(jobId);
+    }
+}
+
+contract JobManager_AssignVerifiers_Test is JobManager_Init {
+    uint256 internal jobId;
+
+    function setUp() public override {
+        super.setUp();
+        jobId = _postJob();
+        _claimAndCommit(jobId);
+    }
+
+    function test_assignVerifiers_drawsDistinct_succeeds() public {
+        _assign(jobId);
+        (address[] memory verifiers, uint32[] memory segments) = jobManager.getAssignment(jobId);
+        assertEq(verifiers.length, 3);
+        assertEq(segments.length, 4);
+        for (uint256 i; i < verifiers.length; ++i) {
+            assertTrue(_isIn(verifierPool, verifiers[i]));
+            assertEq(_locked(verifiers[i], Role.Verifier), params.verifierStake);
+            for (uint256 j; j < i; ++j) {
+                assertNotEq(verifiers[i], verifiers[j]);
+            }
+        }
+        for (uint256 i; i < segments.length; ++i) {
+            assertLt(uint256(segments[i]), TOTAL_STEPS / INTERVAL);
+            for (uint256 j; j < i; ++j) {
+                assertNotEq(uint256(segments[i]), uint256(segments[j]));
+            }
+        }
+        Job memory job = _job(jobId);
+        assertEq(uint8(job.status), uint8(JobStatus.Verifying));
+        assertEq(uint256(job.verdictDeadline), block.timestamp + params.verdictWindow);
+        assertEq(uint256(job.challengeDeadline), block.timestamp + params.verdictWindow + params.challengeWindow);
+    }
+
+    function test_assignVerifiers_sameBlock_reverts() public {
+        uint64 randomnessBlock = _job(jobId).randomnessBlock;
+        vm.expectRevert(
+            abi.encodeWithSelector(IJobManager.RandomnessNotReady.selector, jobId, randomnessBlock, block.number)
+        );
+        jobManager.assignVerifiers(jobId);
+        vm.roll(randomnessBlock);
+        vm.expectRevert(
+            abi.encodeWithSelector(IJobManager.RandomnessNotReady.selector, jobId, randomnessBlock, randomnessBlock)
+        );
+        jobManager.assignVerifiers(jobId);
+    }
+
+    function test_assignVerifiers_expiredBlockhash_reanchors_succeeds() public {
+        vm.roll(block.number + 300);
+        vmx.setBlockhash(_job(jobId).randomnessBlock, bytes32(0));
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.RandomnessReanchored(jobId, uint64(block.number + 1));
+        jobManager.assignVerifiers(jobId);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Committed));
+        assertEq(uint256(_job(jobId).randomnessBlock), block.number + 1);
+        _assign(jobId);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Verifying));
+    }
+
+    function test_assignVerifiers_noEligibleVerifiers_reverts() public {
+        uint256 count = verifierPool.length;
+        for (uint256 i; i < count; ++i) {
+            vm.prank(verifierPool[i]);
+            stakeManager.requestUnbond(Role.Verifier, 500e18);
+        }
+        vm.roll(block.number + 2);
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.NoEligibleVerifiers.selector, jobId, 0));
+        jobManager.assignVerifiers(jobId);
+    }
+
+    function test_assignVerifiers_fewerThanV_refundsFees_succeeds() public {
+        // Leave two verifiers, one of which is the solver itself: only one can be drawn.
+        for (uint256 i = 2; i < verifierPool.length; ++i) {
+            vm.prank(verifierPool[i]);
+            stakeManager.requestUnbond(Role.Verifier, 500e18);
+        }
+        vm.prank(verifierPool[1]);
+        stakeManager.requestUnbond(Role.Verifier, 500e18);
+        _stake(solver, Role.Verifier, 500e18);
+        _assign(jobId);
+        (address[] memory verifiers,) = jobManager.getAssignment(jobId);
+        assertEq(verifiers.length, 1);
+        assertEq(verifiers[0], verifierPool[0]);
+        assertEq(jobManager.creditOf(submitter), 2 * params.verifierFee);
+        _assertJobManagerSolvent();
+    }
+
+    function test_assignVerifiers_notCommitted_reverts() public {
+        _assign(jobId);
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.UnexpectedJobStatus.selector, jobId, JobStatus.Verifying));
+        jobManager.assignVerifiers(jobId);
+    }
+
+    function testFuzz_assignVerifiers_segmentsDistinct_succeeds(uint32 segmentCount, bytes32 blockHash) public {
+        segmentCount = uint32(bound(segmentCount, 1, 5000));
+        vm.prank(submitter);
+        uint256 id = jobManager.postJob(MODEL_ID, SPEC_HASH, segmentCount * 3, 3, REWARD, SPEC_URI);
+        vm.prank(solver);
+        jobManager.claimJob(id);
+        vm.prank(solver);
+        jobManager.commitCheckpoints(id, keccak256("root"), CHECKPOINT_URL);
+        vm.roll(block.number + 2);
+        if (blockHash != bytes32(0)) vmx.setBlockhash(block.number - 1, blockHash);
+        jobManager.assignVerifiers(id);
+        (, uint32[] memory segments) = jobManager.getAssignment(id);
+        assertEq(segments.length, segmentCount < 4 ? segmentCount : 4);
+        for (uint256 i; i < segments.length; ++i) {
+            assertLt(uint256(segments[i]), segmentCount);
+            for (uint256 j; j < i; ++j) {
+                assertNotEq(uint256(segments[i]), uint256(segments[j]));
+            }
+        }
+    }
+
+    function test_assignVerifiers_segmentsDistinct_succeeds() public {
+        testFuzz_assignVerifiers_segmentsDistinct_succeeds(3000, keccak256("hash"));
+    }
+}
+
+contract JobManager_SubmitVerdicts_Test is JobManager_Init {
+    uint256 internal jobId;
+    address[] internal verifiers;
+
+    function setUp() public override {
+        super.setUp();
+        jobId = _verifyingJob();
+        verifiers = _assigned(jobId);
+    }
+
+    function test_submitVerdicts_approveAll_succeeds() public {
+        bool[] memory approvals = _approvals(4, 0);
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.VerdictsSubmitted(jobId, verifiers[0], approvals, 0);
+        vm.prank(verifiers[0]);
+        jobManager.submitVerdicts(jobId, approvals);
+        Verdict[] memory verdicts = jobManager.verdictOf(jobId, verifiers[0]);
+        assertEq(verdicts.length, 4);
+        for (uint256 i; i < 4; ++i) {
+            assertEq(uint8(verdicts[i]), uint8(Verdict.Approve));
+        }
+        assertEq(jobManager.disputedMaskOf(jobId), 0);
+    }
+
+    function testFuzz_submitVerdicts_rejectsPostBonds_succeeds(uint256 rejectMask) public {
+        rejectMask = bound(rejectMask, 0, 15);
+        uint256 rejects;
+        for (uint256 i; i < 4; ++i) {
+            rejects += (rejectMask >> i) & 1;
+        }
+        uint256 balanceBefore = token.balanceOf(verifiers[1]);
+        _submit(jobId, verifiers[1], rejectMask);
+        assertEq(token.balanceOf(verifiers[1]), balanceBefore - rejects * params.challengeBond);
+        assertEq(jobManager.disputedMaskOf(jobId), rejectMask);
+        Verdict[] memory verdicts = jobManager.verdictOf(jobId, verifiers[1]);
+        for (uint256 i; i < 4; ++i) {
+            assertEq(uint8(verdicts[i]), uint8((rejectMask >> i) & 1 == 1 ? Verdict.Reject : Verdict.Approve));
+        }
+        (, uint256 bonds,) = jobManager.liabilities();
+        assertEq(bonds, rejects * params.challengeBond);
+    }
+
+    function test_submitVerdicts_rejectsPostBonds_succeeds() public {
+        testFuzz_submitVerdicts_rejectsPostBonds_succeeds(5);
+    }
+
+    function test_submitVerdicts_lastVerifier_setsChallengeDeadline_succeeds() public {
+        vm.warp(block.timestamp + 60);
+        _submit(jobId, verifiers[0], 0);
+        _submit(jobId, verifiers[1], 0);
+        uint64 expected = uint64(block.timestamp) + params.challengeWindow;
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.ChallengeDeadlineSet(jobId, expected);
+        _submit(jobId, verifiers[2], 0);
+        assertEq(uint256(_job(jobId).challengeDeadline), expected);
+    }
+
+    function test_verdictOf_beforeSubmit_returnsNone_succeeds() public {
+        Verdict[] memory verdicts = jobManager.verdictOf(jobId, verifiers[0]);
+        assertEq(verdicts.length, 4);
+        assertEq(uint8(verdicts[0]), uint8(Verdict.None));
+        assertEq(jobManager.verdictOf(jobId, stranger).length, 0);
+    }
+
+    function test_submitVerdicts_notAssigned_reverts() public {
+        bool[] memory approvals = _approvals(4, 0);
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.NotAssignedVerifier.selector, jobId, stranger));
+        vm.prank(stranger);
+        jobManager.submitVerdicts(jobId, approvals);
+    }
+
+    function test_submitVerdicts_twice_reverts() public {
+        _submit(jobId, verifiers[0], 0);
+        bool[] memory approvals = _approvals(4, 0);
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.VerdictsAlreadySubmitted.selector, jobId, verifiers[0]));
+        vm.prank(verifiers[0]);
+        jobManager.submitVerdicts(jobId, approvals);
+    }
+
+    function test_submitVerdicts_afterDeadline_reverts() public {
+        uint64 deadline = _job(jobId).verdictDeadline;
+        vm.warp(deadline + 1);
+        bool[] memory approvals = _approvals(4, 0);
+        vm.expectRevert(
+            abi.encodeWithSelector(IJobManager.VerdictDeadlinePassed.selector, jobId, deadline, deadline + 1)
+        );
+        vm.prank(verifiers[0]);
+        jobManager.submitVerdicts(jobId, approvals);
+    }
+
+    function test_submitVerdicts_wrongCount_reverts() public {
+        bool[] memory approvals = _approvals(3, 0);
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.VerdictCountMismatch.selector, jobId, 4, 3));
+        vm.prank(verifiers[0]);
+        jobManager.submitVerdicts(jobId, approvals);
+    }
+
+    function test_submitVerdicts_notVerifying_reverts() public {
+        uint256 openJob = _postJob();
+        bool[] memory approvals = _approvals(4, 0);
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.UnexpectedJobStatus.selector, openJob, JobStatus.Open));
+        vm.prank(verifiers[0]);
+        jobManager.submitVerdicts(openJob, approvals);
+    }
+}
+
+contract JobManager_ChallengeApproval_Test is JobManager_Init {
+    uint256 internal jobId;
+    address[] internal verifiers;
+
+    function setUp() public override {
+        super.setUp();
+        (jobId, verifiers) = _rejectedJob();
+    }
+
+    function test_challengeApproval_postsBond_succeeds() public {
+        uint256 balanceBefore = token.balanceOf(whistleblower);
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.ApprovalChallenged(jobId, 2, verifiers[1], whistleblower, params.challengeBond);
+        vm.prank(whistleblower);
+        jobManager.challengeApproval(jobId, 2, verifiers[1]);
+        assertEq(jobManager.challengerOf(jobId, 2, verifiers[1]), whistleblower);
+        assertEq(token.balanceOf(whistleblower), balanceBefore - params.challengeBond);
+        assertEq(jobManager.disputedMaskOf(jobId), 1 | 4);
+    }
+
+    function test_challengeApproval_afterWindow_reverts() public {
+        uint64 deadline = _job(jobId).challengeDeadline;
+        vm.warp(deadline + 1);
+        vm.expectRevert(
+            abi.encodeWithSelector(IJobManager.ChallengeWindowClosed.selector, jobId, deadline, deadline + 1)
+        );
+        vm.prank(whistleblower);
+        jobManager.challengeApproval(jobId, 2, verifiers[1]);
+    }
+
+    function test_challengeApproval_notWhistleblower_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.NotActiveStaker.selector, stranger, Role.Whistleblower));
+        vm.prank(stranger);
+        jobManager.challengeApproval(jobId, 2, verifiers[1]);
+    }
+
+    function test_challengeApproval_sampleOutOfRange_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.SampleIndexOutOfRange.selector, jobId, 4, 4));
+        vm.prank(whistleblower);
+        jobManager.challengeApproval(jobId, 4, verifiers[1]);
+    }
+
+    function test_challengeApproval_notAssigned_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.NotAssignedVerifier.selector, jobId, stranger));
+        vm.prank(whistleblower);
+        jobManager.challengeApproval(jobId, 0, stranger);
+    }
+
+    function test_challengeApproval_reject_reverts() public {
+        vm.expectRevert(
+            abi.encodeWithSelector(IJobManager.VerdictNotApproval.selector, jobId, 0, verifiers[0], Verdict.Reject)
+        );
+        vm.prank(whistleblower);
+        jobManager.challengeApproval(jobId, 0, verifiers[0]);
+    }
+
+    function test_challengeApproval_noVerdict_reverts() public {
+        uint256 freshJob = _verifyingJob();
+        address verifier = _assigned(freshJob)[0];
+        vm.expectRevert(
+            abi.encodeWithSelector(IJobManager.VerdictNotApproval.selector, freshJob, 0, verifier, Verdict.None)
+        );
+        vm.prank(whistleblower);
+        jobManager.challengeApproval(freshJob, 0, verifier);
+    }
+
+    function test_challengeApproval_bySolver_reverts() public {
+        _stake(solver, Role.Whistleblower, 10e18);
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.ChallengerConflicted.selector, jobId, solver));
+        vm.prank(solver);
+        jobManager.challengeApproval(jobId, 1, verifiers[1]);
+    }
+
+    function test_challengeApproval_twice_reverts() public {
+        vm.prank(whistleblower);
+        jobManager.challengeApproval(jobId, 1, verifiers[1]);
+        address other = _actor("other whistleblower");
+        _stake(other, Role.Whistleblower, 10e18);
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IJobManager.ApprovalAlreadyChallenged.selector, jobId, 1, verifiers[1], whistleblower
+            )
+        );
+        vm.prank(other);
+        jobManager.challengeApproval(jobId, 1, verifiers[1]);
+    }
+
+    function test_challengeApproval_notVerifying_reverts() public {
+        uint256 openJob = _postJob();
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.UnexpectedJobStatus.selector, openJob, JobStatus.Open));
+        vm.prank(whistleblower);
+        jobManager.challengeApproval(openJob, 0, verifiers[1]);
+    }
+}
+
+contract JobManager_Finalize_Test is JobManager_Init {
+    function test_finalize_noDispute_finalizes_succeeds() public {
+        uint256 jobId = _verifyingJob();
+        _submitAll(jobId, 0);
+        _passChallengeWindow(jobId);
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.JobFinalized(jobId, solver, REWARD, TOTAL_STEPS);
+        jobManager.finalize(jobId);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
+        assertEq(jobManager.creditOf(solver), REWARD);
+        assertEq(_locked(solver, Role.Solver), 0);
+    }
+
+    function test_finalize_beforeWindow_reverts() public {
+        uint256 jobId = _verifyingJob();
+        _submitAll(jobId, 0);
+        uint64 deadline = _job(jobId).challengeDeadline;
+        vm.expectRevert(
+            abi.encodeWithSelector(IJobManager.ChallengeWindowOpen.selector, jobId, deadline, block.timestamp)
+        );
+        jobManager.finalize(jobId);
+    }
+
+    function test_finalize_wrongStatus_reverts() public {
+        uint256 jobId = _postJob();
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.UnexpectedJobStatus.selector, jobId, JobStatus.Open));
+        jobManager.finalize(jobId);
+    }
+
+    function test_finalize_opensDispute_succeeds() public {
+        (uint256 jobId, address[] memory verifiers) = _rejectedJob();
+        _passChallengeWindow(jobId);
+        (, uint32[] memory segments) = jobManager.getAssignment(jobId);
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.JobDisputed(jobId, 1, 0, segments[0]);
+        jobManager.finalize(jobId);
+        Job memory job = _job(jobId);
+        assertEq(uint8(job.status), uint8(JobStatus.Disputed));
+        assertEq(job.disputeId, 1);
+        assertEq(jobManager.disputedSampleOf(jobId), 0);
+        assertTrue(committee.isExcluded(1, solver));
+        assertTrue(committee.isExcluded(1, submitter));
+        for (uint256 i; i < verifiers.length; ++i) {
+            assertTrue(committee.isExcluded(1, verifiers[i]));
+        }
+    }
+
+    function test_finalize_disputePending_reverts() public {
+        (uint256 jobId,) = _rejectedJob();
+        _passChallengeWindow(jobId);
+        jobManager.finalize(jobId);
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.DisputePending.selector, jobId, 1));
+        jobManager.finalize(jobId);
+    }
+
+    function test_finalize_missedVerdict_slashes_succeeds() public {
+        uint256 jobId = _verifyingJob();
+        address[] memory verifiers = _assigned(jobId);
+        _submit(jobId, verifiers[0], 0);
+        _submit(jobId, verifiers[1], 0);
+        _passChallengeWindow(jobId);
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.VerdictMissed(jobId, verifiers[2], params.verifierStake);
+        jobManager.finalize(jobId);
+        assertEq(jobManager.creditOf(submitter), params.verifierFee + params.verifierStake);
+        assertEq(jobManager.creditOf(verifiers[2]), 0);
+        assertEq(_staked(verifiers[2], Role.Verifier), 500e18 - params.verifierStake);
+        assertEq(_locked(verifiers[2], Role.Verifier), 0);
+        assertEq(jobManager.creditOf(verifiers[0]), params.verifierFee);
+        _assertJobManagerSolvent();
+    }
+
+    function test_finalize_adjudicatorNotSet_reverts() public {
+        JobManager fresh = new JobManager(
+            token, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), params, address(this)
+        );
+        stakeManager.grantRole(stakeManager.PROTOCOL_ROLE(), address(fresh));
+        jobManager = fresh;
+        for (uint256 i; i < verifierPool.length; ++i) {
+            vm.prank(verifierPool[i]);
+            token.approve(address(fresh), type(uint256).max);
+        }
+        vm.prank(submitter);
+        token.approve(address(fresh), type(uint256).max);
+        (uint256 jobId,) = _rejectedJob();
+        _passChallengeWindow(jobId);
+        vm.expectRevert(IJobManager.AdjudicatorNotSet.selector);
+        fresh.finalize(jobId);
+    }
+}
+
+contract JobManager_OnDisputeResolved_Test is JobManager_Init {
+    function test_onDisputeResolved_notAdjudicator_reverts() public {
+        address[] memory none = new address[](0);
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.NotAdjudicator.selector, stranger));
+        vm.prank(stranger);
+        jobManager.onDisputeResolved(1, true, none, none);
+    }
+
+    function test_onDisputeResolved_unknownDispute_reverts() public {
+        address[] memory none = new address[](0);
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.UnknownDispute.selector, 7));
+        vm.prank(address(committee));
+        jobManager.onDisputeResolved(7, true, none, none);
+    }
+
+    function test_onDisputeResolved_twice_reverts() public {
+        (uint256 jobId,) = _rejectedJob();
+        _passChallengeWindow(jobId);
+        jobManager.finalize(jobId);
+        _arbitrate(1, true);
+        address[] memory none = new address[](0);
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.UnknownDispute.selector, 1));
+        vm.prank(address(committee));
+        jobManager.onDisputeResolved(1, true, none, none);
+    }
+}
+
+contract JobManager_ClaimCredit_Test is JobManager_Init {
+    function test_claimCredit_paysOut_succeeds() public {
+        uint256 jobId = _postJob();
+        vm.prank(submitter);
+        jobManager.cancelJob(jobId);
+        uint256 credit = jobManager.creditOf(submitter);
+        uint256 balanceBefore = token.balanceOf(submitter);
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.CreditClaimed(submitter, credit);
+        vm.prank(submitter);
+        jobManager.claimCredit();
+        assertEq(token.balanceOf(submitter), balanceBefore + credit);
+        assertEq(jobManager.creditOf(submitter), 0);
+        assertEq(token.balanceOf(address(jobManager)), 0);
+    }
+
+    function test_claimCredit_noCredit_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.NoCreditToClaim.selector, stranger));
+        vm.prank(stranger);
+        jobManager.claimCredit();
+    }
+}
+
+contract JobManager_VerifyCheckpoint_Test is JobManager_Init {
+    function testFuzz_verifyCheckpoint_everyLeaf_succeeds(uint256 segmentCount, uint256 leafIndex) public {
+        segmentCount = bound(segmentCount, 1, 40);
+        leafIndex = bound(leafIndex, 0, segmentCount);
+        uint32 interval = 5;
+        uint32 totalSteps = uint32(segmentCount) * interval;
+        bytes32[] memory hashes = _stateHashes(totalSteps, interval);
+        bytes32[] memory leaves = Merkle.leaves(interval, hashes);
+        bytes32 root = Merkle.root(leaves);
+        bytes32[] memory proof = Merkle.proof(leaves, leafIndex);
+        vm.prank(submitter);
+        uint256 jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, totalSteps, interval, REWARD, SPEC_URI);
+        vm.prank(solver);
+        jobManager.claimJob(jobId);
+        assertFalse(jobManager.verifyCheckpoint(jobId, leafIndex, hashes[leafIndex], proof));
+        vm.prank(solver);
+        jobManager.commitCheckpoints(jobId, root, CHECKPOINT_URL);
+        assertTrue(jobManager.verifyCheckpoint(jobId, leafIndex, hashes[leafIndex], proof));
+        assertFalse(jobManager.verifyCheckpoint(jobId, leafIndex, keccak256("forged"), proof));
+        assertFalse(jobManager.verifyCheckpoint(jobId, segmentCount + 1, hashes[leafIndex], proof));
+        assertEq(jobManager.leafHash(leafIndex * interval, hashes[leafIndex]), leaves[leafIndex]);
+    }
+
+    function test_verifyCheckpoint_everyLeaf_succeeds() public {
+        testFuzz_verifyCheckpoint_everyLeaf_succeeds(8, 8);
+    }
+
+    /// @notice Pins the leaf encoding of PROTOCOL.md 2.3 to an explicit formula.
+    function test_leafHash_matchesSpec_succeeds() public {
+        bytes32 stateHash = sha256("checkpoint bytes");
+        bytes32 expected = keccak256(bytes.concat(keccak256(abi.encode(uint256(10), stateHash))));
+        assertEq(jobManager.leafHash(10, stateHash), expected);
+    }
+}

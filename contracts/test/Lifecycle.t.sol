@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+// Testing
+import {Deployers} from "./utils/Deployers.sol";
+// Contracts
+import {ModelShares} from "../src/ModelShares.sol";
+// Interfaces
+import {IStakeManager} from "../src/interfaces/IStakeManager.sol";
+// Types
+import {JobStatus} from "../src/types/JobTypes.sol";
+import {Role} from "../src/types/Role.sol";
+
+/// @notice End-to-end scenarios of PROTOCOL.md with exact token accounting (default params:
+///         solverStake 100, verifierStake 50, bond 10, verifierFee 5, arbiterFee 2, V=3, q=4, K=3).
+contract Lifecycle_Test is Deployers {
+    function _claim(address account) internal returns (uint256 amount) {
+        amount = jobManager.creditOf(account);
+        if (amount == 0) return 0;
+        uint256 before = token.balanceOf(account);
+        vm.prank(account);
+        jobManager.claimCredit();
+        assertEq(token.balanceOf(account), before + amount);
+    }
+
+    function _assertDrained() internal {
+        (uint256 escrowed, uint256 bonds, uint256 credits) = jobManager.liabilities();
+        assertEq(escrowed, 0, "escrow left");
+        assertEq(bonds, 0, "bonds left");
+        assertEq(credits, 0, "credits left");
+        assertEq(token.balanceOf(address(jobManager)), 0, "tokens left");
+        assertEq(token.balanceOf(address(stakeManager)), stakeManager.totalHeld(), "stake mismatch");
+    }
+
+    function _shares() internal view returns (ModelShares) {
+        return ModelShares(registry.sharesOf(MODEL_ID));
+    }
+
+    function _claimAll(uint256 jobId, address[] memory members) internal {
+        address[] memory verifiers = _assigned(jobId);
+        _claim(submitter);
+        _claim(solver);
+        _claim(whistleblower);
+        _claim(address(this));
+        for (uint256 i; i < verifiers.length; ++i) {
+            _claim(verifiers[i]);
+        }
+        for (uint256 i; i < members.length; ++i) {
+            _claim(members[i]);
+        }
+    }
+
+    /// @notice post -> claim -> commit -> assign -> verdicts -> finalize -> shares -> credits.
+    function test_lifecycle_honestJob_succeeds() public {
+        uint256 submitterBefore = token.balanceOf(submitter);
+        uint256 jobId = _verifyingJob();
+        address[] memory verifiers = _assigned(jobId);
+        _submitAll(jobId, 0);
+        _passChallengeWindow(jobId);
+        jobManager.finalize(jobId);
+
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
+        assertEq(jobManager.creditOf(solver), REWARD);
+        for (uint256 i; i < verifiers.length; ++i) {
+            assertEq(jobManager.creditOf(verifiers[i]), params.verifierFee);
+            assertEq(_locked(verifiers[i], Role.Verifier), 0);
+        }
+        assertEq(_locked(solver, Role.Solver), 0);
+        ModelShares shares = _shares();
+        assertEq(shares.balanceOf(solver), TOTAL_STEPS);
+        assertEq(shares.totalSupply(), TOTAL_STEPS);
+        assertEq(shares.ownershipBps(solver), 10_000);
+
+        _claimAll(jobId, new address[](0));
+        assertEq(token.balanceOf(submitter), submitterBefore - REWARD - 3 * params.verifierFee);
+        _assertDrained();
+    }
+
+    /// @notice A cheating solver: verifier 0 rejects sample 1, verifiers 1 and 2 approve everything,
+    ///         the whistleblower challenges verifier 1 on sample 1 and verifier 2 on sample 3. The
+    ///         committee finds sample 1 invalid: solver and both approvers are slashed, rejecter and
+    ///         whistleblower split the pot, the submitter is refunded, no shares are minted.
+    function test_lifecycle_cheatingSolver_succeeds() public {
+        uint256 jobId = _verifyingJob();
+        address[] memory verifiers = _assigned(jobId);
+        _submit(jobId, verifiers[0], 2);
+        _submit(jobId, verifiers[1], 0);
+        _submit(jobId, verifiers[2], 0);
+        vm.startPrank(whistleblower);
+        jobManager.challengeApproval(jobId, 1, verifiers[1]);
+        jobManager.challengeApproval(jobId, 3, verifiers[2]);
+        vm.stopPrank();
+        _passChallengeWindow(jobId);
+        jobManager.finalize(jobId);
+        assertEq(jobManager.disputedSampleOf(jobId), 1);
+        address[] memory members = _arbitrate(_job(jobId).disputeId, false);
+
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Rejected));
+        // Pot = 100 (solver) + 2 * 50 (approvers) = 200; 3 * 2 to arbiters; 194 / 2 winners.
+        assertEq(jobManager.creditOf(verifiers[0]), 5e18 + 10e18 + 97e18);
+        assertEq(jobManager.creditOf(whistleblower), 10e18 + 97e18 + 10e18);
+        assertEq(jobManager.creditOf(submitter), REWARD + 2 * 5e18);
+        assertEq(jobManager.creditOf(solver), 0);
+        for (uint256 i; i < members.length; ++i) {
+            assertEq(jobManager.creditOf(members[i]), 2e18);
+        }
+        assertEq(_staked(solver, Role.Solver), 900e18);
+        assertEq(_locked(solver, Role.Solver), 0);
+        assertEq(_staked(verifiers[1], Role.Verifier), 450e18);
+        assertEq(_staked(verifiers[2], Role.Verifier), 450e18);
+        assertEq(_staked(verifiers[0], Role.Verifier), 500e18);
+        assertEq(_locked(verifiers[0], Role.Verifier), 0);
+        assertEq(registry.sharesOf(MODEL_ID), address(0));
+
+        _claimAll(jobId, members);
+        _assertDrained();
+    }
+
+    /// @notice A griefing verifier rejects a valid segment: it is slashed and loses its bond, the
+    ///         solver and the approvers share the pot, and the job then finalizes normally.
+    function test_lifecycle_griefingReject_succeeds() public {
+        uint256 jobId = _verifyingJob();
+        address[] memory verifiers = _assigned(jobId);
+        _submit(jobId, verifiers[0], 1);
+        _submit(jobId, verifiers[1], 0);
+        _submit(jobId, verifiers[2], 0);
+        _passChallengeWindow(jobId);
+        jobManager.finalize(jobId);
+        address[] memory members = _arbitrate(_job(jobId).disputeId, true);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Disputed));
+        jobManager.finalize(jobId);
+
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
+        // Pot = 50 (rejecter) + 10 (bond) = 60; 6 to arbiters; 54 / 3 winners.
+        assertEq(jobManager.creditOf(solver), REWARD + 18e18);
+        assertEq(jobManager.creditOf(verifiers[1]), 5e18 + 18e18);
+        assertEq(jobManager.creditOf(verifiers[2]), 5e18 + 18e18);
+        assertEq(jobManager.creditOf(verifiers[0]), 0);
+        assertEq(jobManager.creditOf(submitter), 5e18);
+        assertEq(_staked(verifiers[0], Role.Verifier), 450e18);
+        assertEq(_locked(verifiers[0], Role.Verifier), 0);
+        assertEq(_shares().balanceOf(solver), TOTAL_STEPS);
+
+        _claimAll(jobId, members);
+        _assertDrained();
+    }
+
+    /// @notice A verifier that never submits is slashed to the submitter, with its fee refunded.
+    function test_lifecycle_missingVerdict_succeeds() public {
+        uint256 jobId = _verifyingJob();
+        address[] memory verifiers = _assigned(jobId);
+        _submit(jobId, verifiers[0], 0);
+        _submit(jobId, verifiers[1], 0);
+        _passChallengeWindow(jobId);
+        jobManager.finalize(jobId);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
+        assertEq(jobManager.creditOf(submitter), 5e18 + 50e18);
+        assertEq(_staked(verifiers[2], Role.Verifier), 450e18);
+        assertEq(_locked(verifiers[2], Role.Verifier), 0);
+        _claimAll(jobId, new address[](0));
+        _assertDrained();
+    }
+
+    /// @notice An arbiter that never votes is slashed one seat into the pot; the 1 wei of rounding
+    ///         dust goes to the treasury.
+    function test_lifecycle_nonVotingArbiter_succeeds() public {
+        uint256 jobId = _verifyingJob();
+        address[] memory verifiers = _assigned(jobId);
+        _submit(jobId, verifiers[0], 1);
+        _submit(jobId, verifiers[1], 0);
+        _submit(jobId, verifiers[2], 0);
+        _passChallengeWindow(jobId);
+        jobManager.finalize(jobId);
+        uint256 disputeId = _job(jobId).disputeId;
+        address[] memory members = _drawCommittee(disputeId);
+        _commitVote(disputeId, members[0], true);
+        _commitVote(disputeId, members[1], true);
+        vm.warp(_dispute(disputeId).commitDeadline + 1);
+        _revealVote(disputeId, members[0], true);
+        _revealVote(disputeId, members[1], true);
+        vm.warp(_dispute(disputeId).revealDeadline + 1);
+        committee.resolve(disputeId);
+
+        assertEq(_staked(members[2], Role.Verifier), 450e18);
+        assertEq(_locked(members[2], Role.Verifier), 0);
+        assertEq(_locked(members[0], Role.Verifier), 0);
+        // Pot = 50 + 10 + 50 (non-voter) = 110; 4 to two arbiters; 106 / 3 winners, 1 wei dust.
+        uint256 share = uint256(106e18) / 3;
+        assertEq(jobManager.creditOf(members[0]), 2e18);
+        assertEq(jobManager.creditOf(members[2]), 0);
+        assertEq(jobManager.creditOf(solver), share);
+        assertEq(jobManager.creditOf(address(this)), 106e18 - 3 * share);
+        jobManager.finalize(jobId);
+        assertEq(jobManager.creditOf(solver), share + REWARD);
+        _claimAll(jobId, members);
+        _assertDrained();
+    }
+
+    /// @notice A solver that misses the commit deadline is slashed to the submitter; another solver
+    ///         then claims and completes the job.
+    function test_lifecycle_expiredCommitReclaimed_succeeds() public {
+        uint256 jobId = _postJob();
+        vm.prank(solver);
+        jobManager.claimJob(jobId);
+        vm.warp(_job(jobId).commitDeadline + 1);
+        jobManager.reclaimExpired(jobId);
+        assertEq(jobManager.creditOf(submitter), params.solverStake);
+        assertEq(_staked(solver, Role.Solver), 900e18);
+
+        address lateSolver = solver;
+        solver = _actor("second solver");
+        _stake(solver, Role.Solver, 100e18);
+        _claimAndCommit(jobId);
+        _assign(jobId);
+        _submitAll(jobId, 0);
+        _passChallengeWindow(jobId);
+        jobManager.finalize(jobId);
+        assertEq(_job(jobId).solver, solver);
+        assertEq(_shares().balanceOf(solver), TOTAL_STEPS);
+        assertEq(_shares().balanceOf(lateSolver), 0);
+        _claimAll(jobId, new address[](0));
+        _assertDrained();
+    }
+
+    /// @notice Unbonding waits for the delay, and a slash still reaches the stake while it unbonds.
+    function test_lifecycle_unbondingThenSlash_succeeds() public {
+        uint256 jobId = _verifyingJob();
+        address[] memory verifiers = _assigned(jobId);
+        address lazy = verifiers[2];
+        // The lazy verifier unbonds all its free stake and then never submits.
+        vm.prank(lazy);
+        stakeManager.requestUnbond(Role.Verifier, 450e18);
+        assertFalse(stakeManager.isActive(lazy, Role.Verifier));
+        _submit(jobId, verifiers[0], 0);
+        _submit(jobId, verifiers[1], 0);
+        _passChallengeWindow(jobId);
+        jobManager.finalize(jobId);
+        (uint256 staked, uint256 locked, uint256 unbonding, uint64 releaseAt) = stakeManager.stakeOf(lazy, Role.Verifier);
+        assertEq(staked, 0);
+        assertEq(locked, 0);
+        assertEq(unbonding, 450e18);
+
+        vm.warp(releaseAt - 1);
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IStakeManager.UnbondingNotReleased.selector, lazy, Role.Verifier, releaseAt, releaseAt - 1
+            )
+        );
+        vm.prank(lazy);
+        stakeManager.withdraw(Role.Verifier);
+
+        // A protocol slash larger than the bonded stake eats into the unbonding stake.
+        stakeManager.grantRole(stakeManager.PROTOCOL_ROLE(), address(this));
+        uint256 slashed = stakeManager.slash(lazy, Role.Verifier, 100e18, stranger);
+        assertEq(slashed, 100e18);
+        (,, unbonding,) = stakeManager.stakeOf(lazy, Role.Verifier);
+        assertEq(unbonding, 350e18);
+
+        vm.warp(releaseAt);
+        uint256 before = token.balanceOf(lazy);
+        vm.prank(lazy);
+        stakeManager.withdraw(Role.Verifier);
+        assertEq(token.balanceOf(lazy), before + 350e18);
+        _claimAll(jobId, new address[](0));
+        _assertDrained();
+    }
+
+    /// @notice Revenue is split pro rata and transfers never move revenue already earned.
+    function test_lifecycle_revenueAcrossTransfers_succeeds() public {
+        uint256 jobId = _verifyingJob();
+        _submitAll(jobId, 0);
+        _passChallengeWindow(jobId);
+        jobManager.finalize(jobId);
+        ModelShares shares = _shares();
+        address alice = _actor("alice");
+        address bob = _actor("bob");
+        address payer = _actor("payer");
+        vm.prank(payer);
+        token.approve(address(shares), type(uint256).max);
+
+        vm.prank(solver);
+        shares.transfer(alice, 4);
+        assertEq(shares.ownershipBps(alice), 2500);
+        vm.prank(payer);
+        shares.payRevenue(100e18);
+        assertEq(shares.revenueOf(solver), 75e18);
+        assertEq(shares.revenueOf(alice), 25e18);
+
+        vm.prank(alice);
+        shares.transfer(bob, 4);
+        vm.prank(payer);
+        shares.payRevenue(100e18);
+        assertEq(shares.revenueOf(solver), 150e18);
+        assertEq(shares.revenueOf(alice), 25e18);
+        assertEq(shares.revenueOf(bob), 25e18);
+
+        address[3] memory holders = [solver, alice, bob];
+        for (uint256 i; i < 3; ++i) {
+            vm.prank(holders[i]);
+            shares.claimRevenue();
+        }
+        assertEq(shares.totalRevenueClaimed(), 200e18);
+        assertEq(token.balanceOf(address(shares)), 0);
+    }
+}

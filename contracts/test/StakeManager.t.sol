@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+// Testing
+import {Deployers} from "./utils/Deployers.sol";
+// Contracts
+import {StakeManager} from "../src/StakeManager.sol";
+// Interfaces
+import {IAccessControl} from "@openzeppelin/contracts/access/IAccessControl.sol";
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {IStakeManager} from "../src/interfaces/IStakeManager.sol";
+// Types
+import {Role} from "../src/types/Role.sol";
+
+/// @notice Shared setup: the test contract (the admin) also holds PROTOCOL_ROLE to drive
+///         lock/unlock/slash directly.
+abstract contract StakeManager_Init is Deployers {
+    address internal alice;
+
+    function setUp() public virtual override {
+        super.setUp();
+        alice = _actor("alice");
+        stakeManager.grantRole(stakeManager.PROTOCOL_ROLE(), address(this));
+    }
+}
+
+contract StakeManager_Constructor_Test is StakeManager_Init {
+    function test_constructor_zeroToken_reverts() public {
+        vm.expectRevert(IStakeManager.ZeroAddress.selector);
+        new StakeManager(IERC20(address(0)), 1 days, [uint256(1), 1, 1], address(this));
+    }
+
+    function test_constructor_zeroAdmin_reverts() public {
+        vm.expectRevert(IStakeManager.ZeroAddress.selector);
+        new StakeManager(token, 1 days, [uint256(1), 1, 1], address(0));
+    }
+
+    function test_constructor_setsConfig_succeeds() public {
+        assertEq(address(stakeManager.token()), address(token));
+        assertEq(uint256(stakeManager.unbondingDelay()), 1 days);
+        assertEq(stakeManager.minStake(Role.Solver), 100e18);
+        assertEq(stakeManager.minStake(Role.Verifier), 100e18);
+        assertEq(stakeManager.minStake(Role.Whistleblower), 10e18);
+        assertTrue(stakeManager.hasRole(stakeManager.PROTOCOL_ROLE(), address(jobManager)));
+        assertTrue(stakeManager.hasRole(stakeManager.PROTOCOL_ROLE(), address(committee)));
+    }
+}
+
+contract StakeManager_Stake_Test is StakeManager_Init {
+    function testFuzz_stake_addsStake_succeeds(uint8 roleRaw, uint256 amount) public {
+        Role role = Role(bound(roleRaw, 0, 2));
+        amount = bound(amount, 1, FUNDS);
+        uint256 heldBefore = stakeManager.totalHeld();
+        vm.expectEmit(address(stakeManager));
+        emit IStakeManager.Staked(alice, role, amount, amount);
+        _stake(alice, role, amount);
+        (uint256 staked, uint256 locked, uint256 unbonding,) = stakeManager.stakeOf(alice, role);
+        assertEq(staked, amount);
+        assertEq(locked, 0);
+        assertEq(unbonding, 0);
+        assertEq(stakeManager.totalHeld(), heldBefore + amount);
+        assertEq(token.balanceOf(address(stakeManager)), stakeManager.totalHeld());
+        assertEq(stakeManager.isActive(alice, role), amount >= stakeManager.minStake(role));
+    }
+
+    function test_stake_addsStake_succeeds() public {
+        testFuzz_stake_addsStake_succeeds(uint8(Role.Verifier), 100e18);
+    }
+
+    function test_stake_zero_reverts() public {
+        vm.expectRevert(IStakeManager.ZeroAmount.selector);
+        vm.prank(alice);
+        stakeManager.stake(Role.Solver, 0);
+    }
+
+    function test_stake_activatesVerifier_succeeds() public {
+        uint256 countBefore = stakeManager.verifierCount();
+        _stake(alice, Role.Verifier, 99e18);
+        assertEq(stakeManager.verifierCount(), countBefore);
+        vm.expectEmit(address(stakeManager));
+        emit IStakeManager.VerifierActivated(alice);
+        _stake(alice, Role.Verifier, 1e18);
+        assertEq(stakeManager.verifierCount(), countBefore + 1);
+        assertEq(stakeManager.verifierAt(countBefore), alice);
+    }
+
+    function test_verifierAt_outOfRange_reverts() public {
+        uint256 count = stakeManager.verifierCount();
+        vm.expectRevert(abi.encodeWithSelector(IStakeManager.VerifierIndexOutOfRange.selector, count, count));
+        stakeManager.verifierAt(count);
+    }
+}
+
+contract StakeManager_RequestUnbond_Test is StakeManager_Init {
+    function testFuzz_requestUnbond_movesFreeStake_succeeds(uint256 amount, uint256 unbond) public {
+        amount = bound(amount, 1, FUNDS);
+        unbond = bound(unbond, 1, amount);
+        _stake(alice, Role.Solver, amount);
+        vm.prank(alice);
+        stakeManager.requestUnbond(Role.Solver, unbond);
+        (uint256 staked,, uint256 unbonding, uint64 releaseAt) = stakeManager.stakeOf(alice, Role.Solver);
+        assertEq(staked, amount - unbond);
+        assertEq(unbonding, unbond);
+        assertEq(uint256(releaseAt), block.timestamp + 1 days);
+    }
+
+    function test_requestUnbond_movesFreeStake_succeeds() public {
+        testFuzz_requestUnbond_movesFreeStake_succeeds(100e18, 40e18);
+    }
+
+    function test_requestUnbond_zero_reverts() public {
+        vm.expectRevert(IStakeManager.ZeroAmount.selector);
+        vm.prank(alice);
+        stakeManager.requestUnbond(Role.Solver, 0);
+    }
+
+    function test_requestUnbond_lockedStake_reverts() public {
+        _stake(alice, Role.Solver, 100e18);
+        stakeManager.lock(alice, Role.Solver, 60e18);
+        vm.expectRevert(
+            abi.encodeWithSelector(IStakeManager.InsufficientFreeStake.selector, alice, Role.Solver, 40e18, 41e18)
+        );
+        vm.prank(alice);
+        stakeManager.requestUnbond(Role.Solver, 41e18);
+    }
+
+    function test_requestUnbond_resetsReleaseAt_succeeds() public {
+        _stake(alice, Role.Solver, 100e18);
+        vm.prank(alice);
+        stakeManager.requestUnbond(Role.Solver, 10e18);
+        vm.warp(block.timestamp + 12 hours);
+        vm.prank(alice);
+        stakeManager.requestUnbond(Role.Solver, 10e18);
+        (,, uint256 unbonding, uint64 releaseAt) = stakeManager.stakeOf(alice, Role.Solver);
+        assertEq(unbonding, 20e18);
+        assertEq(uint256(releaseAt), block.timestamp + 1 days);
+    }
+
+    function test_requestUnbond_deactivatesVerifier_succeeds() public {
+        _stake(alice, Role.Verifier, 100e18);
+        uint256 countBefore = stakeManager.verifierCount();
+        vm.expectEmit(address(stakeManager));
+        emit IStakeManager.VerifierDeactivated(alice);
+        vm.prank(alice);
+        stakeManager.requestUnbond(Role.Verifier, 1);
+        assertEq(stakeManager.verifierCount(), countBefore - 1);
+        assertFalse(stakeManager.isActive(alice, Role.Verifier));
+    }
+}
+
+contract StakeManager_Withdraw_Test is StakeManager_Init {
+    function test_withdraw_afterDelay_succeeds() public {
+        _stake(alice, Role.Whistleblower, 50e18);
+        vm.prank(alice);
+        stakeManager.requestUnbond(Role.Whistleblower, 50e18);
+        vm.warp(block.timestamp + 1 days);
+        uint256 balanceBefore = token.balanceOf(alice);
+        vm.expectEmit(address(stakeManager));
+        emit IStakeManager.Withdrawn(alice, Role.Whistleblower, 50e18);
+        vm.prank(alice);
+        stakeManager.withdraw(Role.Whistleblower);
+        assertEq(token.balanceOf(alice), balanceBefore + 50e18);
+        (,, uint256 unbonding,) = stakeManager.stakeOf(alice, Role.Whistleblower);
+        assertEq(unbonding, 0);
+    }
+
+    function test_withdraw_beforeDelay_reverts() public {
+        _stake(alice, Role.Whistleblower, 50e18);
+        vm.prank(alice);
+        stakeManager.requestUnbond(Role.Whistleblower, 50e18);
+        uint64 releaseAt = uint64(block.timestamp + 1 days);
+        vm.warp(releaseAt - 1);
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IStakeManager.UnbondingNotReleased.selector, alice, Role.Whistleblower, releaseAt, releaseAt - 1
+            )
+        );
+        vm.prank(alice);
+        stakeManager.withdraw(Role.Whistleblower);
+    }
+
+    function test_withdraw_nothingUnbonding_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IStakeManager.NothingUnbonding.selector, alice, Role.Solver));
+        vm.prank(alice);
+        stakeManager.withdraw(Role.Solver);
+    }
+}
+
+contract StakeManager_LockUnlock_Test is StakeManager_Init {
+    function test_lock_notProtocol_reverts() public {
+        bytes32 role = stakeManager.PROTOCOL_ROLE();
+        vm.expectRevert(abi.encodeWithSelector(IAccessControl.AccessControlUnauthorizedAccount.selector, alice, role));
+        vm.prank(alice);
+        stakeManager.lock(alice, Role.Solver, 1);
+    }
+
+    function test_lock_insufficientFree_reverts() public {
+        _stake(alice, Role.Solver, 100e18);
+        vm.expectRevert(
+            abi.encodeWithSelector(IStakeManager.InsufficientFreeStake.selector, alice, Role.Solver, 100e18, 101e18)
+        );
+        stakeManager.lock(alice, Role.Solver, 101e18);
+    }
+
+    function testFuzz_lockUnlock_roundTrip_succeeds(uint256 amount, uint256 lockAmount) public {
+        amount = bound(amount, 1, FUNDS);
+        lockAmount = bound(lockAmount, 0, amount);
+        _stake(alice, Role.Solver, amount);
+        vm.expectEmit(address(stakeManager));
+        emit IStakeManager.StakeLocked(alice, Role.Solver, lockAmount, lockAmount);
+        stakeManager.lock(alice, Role.Solver, lockAmount);
+        assertEq(stakeManager.freeStake(alice, Role.Solver), amount - lockAmount);
+        vm.expectEmit(address(stakeManager));
+        emit IStakeManager.StakeUnlocked(alice, Role.Solver, lockAmount, 0);
+        stakeManager.unlock(alice, Role.Solver, lockAmount);
+        assertEq(stakeManager.freeStake(alice, Role.Solver), amount);
+    }
+
+    function test_lockUnlock_roundTrip_succeeds() public {
+        testFuzz_lockUnlock_roundTrip_succeeds(100e18, 30e18);
+    }
+
+    function test_unlock_notProtocol_reverts() public {
+        bytes32 role = stakeManager.PROTOCOL_ROLE();
+        vm.expectRevert(abi.encodeWithSelector(IAccessControl.AccessControlUnauthorizedAccount.selector, alice, role));
+        vm.prank(alice);
+        stakeManager.unlock(alice, Role.Solver, 1);
+    }
+
+    function test_unlock_moreThanLocked_reverts() public {
+        _stake(alice, Role.Solver, 100e18);
+        stakeManager.lock(alice, Role.Solver, 10e18);
+        vm.expectRevert(
+            abi.encodeWithSelector(IStakeManager.InsufficientLockedStake.selector, alice, Role.Solver, 10e18, 11e18)
+        );
+        stakeManager.unlock(alice, Role.Solver, 11e18);
+    }
+}
+
+contract StakeManager_Slash_Test is StakeManager_Init {
+    function test_slash_notProtocol_reverts() public {
+        bytes32 role = stakeManager.PROTOCOL_ROLE();
+        vm.expectRevert(abi.encodeWithSelector(IAccessControl.AccessControlUnauthorizedAccount.selector, alice, role));
+        vm.prank(alice);
+        stakeManager.slash(alice, Role.Solver, 1, alice);
+    }
+
+    function test_slash_zeroRecipient_reverts() public {
+        vm.expectRevert(IStakeManager.ZeroAddress.selector);
+        stakeManager.slash(alice, Role.Solver, 1, address(0));
+    }
+
+    function test_slash_lockedFirst_succeeds() public {
+        _stake(alice, Role.Solver, 100e18);
+        stakeManager.lock(alice, Role.Solver, 30e18);
+        vm.expectEmit(address(stakeManager));
+        emit IStakeManager.StakeSlashed(alice, Role.Solver, 20e18, 20e18, stranger);
+        uint256 slashed = stakeManager.slash(alice, Role.Solver, 20e18, stranger);
+        assertEq(slashed, 20e18);
+        (uint256 staked, uint256 locked,,) = stakeManager.stakeOf(alice, Role.Solver);
+        assertEq(staked, 80e18);
+        assertEq(locked, 10e18);
+        assertEq(token.balanceOf(stranger), FUNDS + 20e18);
+    }
+
+    /// @notice Unbonding does not escape a slash: stake 100, lock 30, unbond 70, slash 50 takes the
+    ///         30 locked then 20 of the unbonding; the rest is withdrawable after the delay.
+    function test_slash_reachesUnbonding_succeeds() public {
+        _stake(alice, Role.Solver, 100e18);
+        stakeManager.lock(alice, Role.Solver, 30e18);
+        vm.prank(alice);
+        stakeManager.requestUnbond(Role.Solver, 70e18);
+        uint256 slashed = stakeManager.slash(alice, Role.Solver, 50e18, stranger);
+        assertEq(slashed, 50e18);
+        (uint256 staked, uint256 locked, uint256 unbonding,) = stakeManager.stakeOf(alice, Role.Solver);
+        assertEq(staked, 0);
+        assertEq(locked, 0);
+        assertEq(unbonding, 50e18);
+        vm.warp(block.timestamp + 1 days);
+        vm.prank(alice);
+        stakeManager.withdraw(Role.Solver);
+        assertEq(token.balanceOf(alice), FUNDS - 50e18);
+        assertEq(token.balanceOf(address(stakeManager)), stakeManager.totalHeld());
+    }
+
+    function testFuzz_slash_capsAtAvailable_succeeds(uint256 amount, uint256 unbond, uint256 slashAmount) public {
+        amount = bound(amount, 1, FUNDS);
+        unbond = bound(unbond, 0, amount);
+        slashAmount = bound(slashAmount, 0, 3 * FUNDS);
+        _stake(alice, Role.Verifier, amount);
+        if (unbond != 0) {
+            vm.prank(alice);
+            stakeManager.requestUnbond(Role.Verifier, unbond);
+        }
+        uint256 slashed = stakeManager.slash(alice, Role.Verifier, slashAmount, stranger);
+        assertEq(slashed, slashAmount < amount ? slashAmount : amount);
+        (uint256 staked, uint256 locked, uint256 unbonding,) = stakeManager.stakeOf(alice, Role.Verifier);
+        assertEq(staked + unbonding, amount - slashed);
+        assertLte(locked, staked);
+        assertEq(token.balanceOf(address(stakeManager)), stakeManager.totalHeld());
+        assertEq(stakeManager.isActive(alice, Role.Verifier), staked != 0 && staked >= 100e18);
+    }
+
+    function test_slash_capsAtAvailable_succeeds() public {
+        testFuzz_slash_capsAtAvailable_succeeds(100e18, 40e18, 250e18);
+    }
+}

@@ -1,0 +1,69 @@
+"""`veritrain solver ...`: run a solver node.
+
+Run: ``veritrain solver run --rpc-url http://127.0.0.1:8545 --key-env SOLVER_KEY
+--data-dir runs/solver --host 127.0.0.1 --port 8701``. Staking is ``veritrain stake solver``
+(the node also stakes by itself when it is not active).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from veritrain.cli_common import (
+    DeploymentOpt,
+    DevAccountOpt,
+    KeyEnvOpt,
+    KeySource,
+    KeystoreOpt,
+    PasswordEnvOpt,
+    RpcUrlOpt,
+    VerboseOpt,
+)
+
+app = typer.Typer(no_args_is_help=True, help="Solver node: claim jobs, train, serve checkpoints.")
+
+
+@app.command("run")
+def run(
+    rpc_url: RpcUrlOpt = "http://127.0.0.1:8545",
+    deployment: DeploymentOpt = None,
+    keystore: KeystoreOpt = None,
+    password_env: PasswordEnvOpt = "VERITRAIN_KEYSTORE_PASSWORD",
+    key_env: KeyEnvOpt = None,
+    dev_account: DevAccountOpt = None,
+    data_dir: Annotated[
+        Path, typer.Option("--data-dir", help="State file and checkpoint store.")
+    ] = Path("runs/solver"),
+    host: Annotated[
+        str, typer.Option("--host", help="Public host name put in checkpointURL.")
+    ] = "127.0.0.1",
+    bind: Annotated[
+        str | None, typer.Option("--bind", help="Interface to bind (default: --host).")
+    ] = None,
+    port: Annotated[int, typer.Option("--port", help="Checkpoint server port.")] = 8701,
+    adversary: Annotated[
+        str | None,
+        typer.Option(
+            "--adversary",
+            help="TESTING ONLY: cheat as 'skip-steps' or 'perturb' from segment 2 on.",
+        ),
+    ] = None,
+    json_logs: Annotated[bool, typer.Option("--json", help="JSON-lines logs.")] = False,
+    verbose: VerboseOpt = 0,
+) -> None:
+    """Claim open jobs, train them, commit checkpoints and follow them to settlement."""
+    from solver.node import SolverNode
+    from solver.trainer import ADVERSARIES
+    from veritrain.cli_common import connect
+    from veritrain.noderuntime import run_until_signalled, setup_logging
+
+    setup_logging(json_logs=json_logs, level="DEBUG" if verbose >= 2 else "INFO")
+    if adversary is not None and adversary not in ADVERSARIES:
+        raise typer.BadParameter(f"choose from {ADVERSARIES}", param_hint="--adversary")
+    keys = KeySource(keystore, password_env, key_env, dev_account)
+    client = connect(rpc_url, deployment, keys)
+    node = SolverNode(client, data_dir, host, port, adversary, bind_host=bind)  # type: ignore[arg-type]
+    run_until_signalled(node)

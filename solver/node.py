@@ -1,0 +1,353 @@
+"""The solver node: claims open jobs, trains them, commits checkpoints and sees them through.
+
+Lifecycle of one job, as driven by `SolverNode.step()` (PROTOCOL.md section 1):
+
+1. find an Open job whose spec loads and hash-checks (`load_spec`) and whose data fits, and
+   `claimJob` it when the solver has enough free stake;
+2. train it with `solver.trainer.train_job` (a checkpoint every k steps into the
+   content-addressed store; each new state hash is persisted before going on);
+3. build the Merkle tree, publish the checkpoints on the HTTP server and
+   `commitCheckpoints(root, http://{public_host}:{port}/jobs/{jobId})`;
+4. `assignVerifiers` once the randomness block is mined (anyone may; "not ready" reverts are
+   retried quietly);
+5. `finalize` when due, helping a dispute along (`drawCommittee`, `resolve`) while Disputed;
+6. `claimCredit` whenever there is credit.
+
+Every phase is persisted with `JsonState` (`<data_dir>/solver_state.json`); each phase first
+checks the job on chain, so a solver killed at any point resumes where it stopped: mid-training
+from its last checkpoint, after a commit by re-serving the checkpoints and carrying on.
+
+Run: `veritrain solver run --rpc-url ... --deployment ... --key-env SOLVER_KEY`.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from chain.errors import ContractRevert
+from chain.types import JobStatus, Role
+from solver.server import CheckpointCatalog, JobCheckpoints, ServerThread, create_app
+from solver.trainer import ADVERSARIES, Adversary, train_job
+from veritrain.errors import VeritrainError
+from veritrain.hexutil import from_hex, to_hex
+from veritrain.noderuntime import TERMINAL_JOB_STATUSES, NodeBase
+from veritrain.nodestate import JsonState
+from veritrain.spec import load_spec
+from veritrain.store import CheckpointStore
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["SolverNode", "Phase"]
+
+
+class Phase:
+    """Solver-side phases of a job (strings, as persisted)."""
+
+    TRAINING = "training"  # claimed; checkpoints being produced
+    TRAINED = "trained"  # every checkpoint exists; not committed yet
+    COMMITTED = "committed"  # root on chain; following verification to the end
+    DONE = "done"  # Finalized or Rejected
+    ABANDONED = "abandoned"  # lost the job (commit deadline missed, reclaimed)
+
+
+class SolverNode(NodeBase):
+    """A solver: trains claimed jobs and serves their checkpoints.
+
+    Args:
+        client: the chain client (injected; holds the solver's key).
+        data_dir: directory for the state file and the checkpoint store.
+        public_host: host name verifiers use to reach the checkpoint server.
+        port: TCP port of the checkpoint server.
+        adversary: None (honest) or an ADVERSARY mode for protocol tests, see
+            `solver.trainer` ("skip-steps", "perturb").
+        bind_host: interface the server binds (defaults to `public_host`).
+        serve: start the HTTP server in `run()` (tests of `step()` may disable it).
+        max_active_jobs: jobs held at once (claimed and not yet done).
+        poll_interval: seconds between rounds.
+        stake_amount: wei to stake when not active (None: 4x solverStake, at least min).
+
+    Raises:
+        ValueError: unknown adversary mode.
+    """
+
+    def __init__(
+        self,
+        client: Any,
+        data_dir: Path,
+        public_host: str = "127.0.0.1",
+        port: int = 8701,
+        adversary: Adversary | None = None,
+        *,
+        bind_host: str | None = None,
+        serve: bool = True,
+        max_active_jobs: int = 1,
+        poll_interval: float = 1.0,
+        stake_amount: int | None = None,
+    ) -> None:
+        super().__init__(client, name="solver", revert_types=(ContractRevert,),
+                         poll_interval=poll_interval)
+        if adversary is not None and adversary not in ADVERSARIES:
+            raise ValueError(f"unknown adversary {adversary!r}; choose from {ADVERSARIES}")
+        self.data_dir = Path(data_dir)
+        self.public_host = public_host
+        self.port = port
+        self.bind_host = bind_host or public_host
+        self.adversary = adversary
+        self.serve = serve
+        self.max_active_jobs = max_active_jobs
+        self.stake_amount = stake_amount
+        self.state = JsonState(
+            self.data_dir / "solver_state.json", default={"jobs": {}, "skip": []}
+        )
+        self.store = CheckpointStore(self.data_dir / "checkpoints")
+        self.catalog = CheckpointCatalog(self.store)
+        self._server: ServerThread | None = None
+        self._staked = False
+        self._republish()
+
+    # ------------------------------------------------------------------------- lifecycle
+    def checkpoint_url(self, job_id: int) -> str:
+        """`checkpointURL` committed for a job (PROTOCOL.md 2.4)."""
+        return f"http://{self.public_host}:{self.port}/jobs/{job_id}"
+
+    def start_server(self) -> None:
+        """Start the checkpoint server thread (idempotent)."""
+        if self._server is None:
+            self._server = ServerThread(create_app(self.catalog), self.bind_host, self.port)
+            self._server.start()
+
+    def stop_server(self) -> None:
+        """Stop the checkpoint server thread, if running."""
+        if self._server is not None:
+            self._server.stop()
+            self._server = None
+
+    def run(self, stop_event: Any = None) -> None:
+        """Serve checkpoints and work jobs until `stop_event` is set (see `NodeBase.run`)."""
+        if self.serve:
+            self.start_server()
+        try:
+            super().run(stop_event)
+        finally:
+            self.stop_server()
+
+    def _republish(self) -> None:
+        """Serve every job whose training finished (after a restart)."""
+        for key, rec in self.state.get("jobs", {}).items():
+            if rec.get("phase") in (Phase.TRAINED, Phase.COMMITTED, Phase.DONE):
+                self._publish(int(key), rec)
+
+    def _publish(self, job_id: int, rec: dict[str, Any]) -> None:
+        entry = JobCheckpoints.build(
+            job_id, rec["interval"], rec["total_steps"], [from_hex(h) for h in rec["hashes"]]
+        )
+        self.catalog.publish(entry)
+
+    # ----------------------------------------------------------------------------- state
+    def job_record(self, job_id: int) -> dict[str, Any] | None:
+        """The persisted record of a job (a copy), or None."""
+        rec: dict[str, Any] | None = self.state.get("jobs", {}).get(str(job_id))
+        return rec
+
+    def _put(self, job_id: int, **changes: Any) -> dict[str, Any]:
+        with self.state.transaction() as data:
+            rec = data["jobs"].setdefault(str(job_id), {})
+            rec.update(changes)
+            return dict(rec)
+
+    def _active_jobs(self) -> list[int]:
+        return sorted(
+            int(k)
+            for k, r in self.state.get("jobs", {}).items()
+            if r.get("phase") not in (Phase.DONE, Phase.ABANDONED)
+        )
+
+    # ------------------------------------------------------------------------------ step
+    def step(self) -> None:
+        """One round: stake, advance every held job, maybe claim a new one, claim credit."""
+        if not self._staked:
+            self.ensure_stake(Role.Solver, self.stake_amount)
+            self._staked = True
+        for job_id in self._active_jobs():
+            if self.stopping:
+                return
+            self._advance(job_id)
+        if len(self._active_jobs()) < self.max_active_jobs and not self.stopping:
+            self._maybe_claim()
+        self.claim_credit()
+
+    def _advance(self, job_id: int) -> None:
+        rec = self.job_record(job_id)
+        if rec is None:
+            return
+        job = self.client.get_job(job_id)
+        status = JobStatus(int(job.status))
+        me = self.client.address.lower()
+        if rec["phase"] in (Phase.TRAINING, Phase.TRAINED) and (
+            job.solver.lower() != me or status in (JobStatus.Open, *TERMINAL_JOB_STATUSES)
+        ):
+            self.log.warning("job %d: no longer ours (status %s); abandoning", job_id, status.name)
+            self._put(job_id, phase=Phase.ABANDONED)
+            return
+        if rec["phase"] == Phase.TRAINING:
+            if not self._train(job_id, rec, job):
+                return
+            rec = self._put(job_id, phase=Phase.TRAINED)
+        if rec["phase"] == Phase.TRAINED:
+            if status is JobStatus.Claimed:
+                if self.chain_time() > int(job.commit_deadline):
+                    self.log.warning("job %d: commit deadline missed", job_id)
+                    self._put(job_id, phase=Phase.ABANDONED)
+                    return
+                url = self.checkpoint_url(job_id)
+                receipt = self.send(
+                    f"commitCheckpoints job {job_id} root {rec['root'][:10]}",
+                    self.client.commit_checkpoints,
+                    job_id,
+                    from_hex(rec["root"]),
+                    url,
+                )
+                if receipt is None:
+                    return
+                rec = self._put(job_id, phase=Phase.COMMITTED, url=url)
+                job = self.client.get_job(job_id)
+                status = JobStatus(int(job.status))
+            elif to_hex(bytes(job.merkle_root)) == rec["root"]:
+                rec = self._put(job_id, phase=Phase.COMMITTED)  # committed before a crash
+            else:
+                self._put(job_id, phase=Phase.ABANDONED)
+                return
+        if rec["phase"] == Phase.COMMITTED:
+            self._follow(job_id, job, status)
+
+    def _follow(self, job_id: int, job: Any, status: JobStatus) -> None:
+        """After the commit: assign verifiers, help disputes, finalize, record the outcome."""
+        if status is JobStatus.Committed:
+            if self.block_number() > int(job.randomness_block):
+                self.send(
+                    f"assignVerifiers job {job_id}",
+                    self.client.assign_verifiers,
+                    job_id,
+                    quiet=True,
+                )
+        elif status is JobStatus.Verifying:
+            self.finalize_if_due(job_id, job)
+        elif status is JobStatus.Disputed:
+            dispute_id = int(job.dispute_id)
+            self.draw_committee_if_ready(dispute_id)
+            self.resolve_if_due(dispute_id)
+            self.finalize_if_due(job_id)
+        elif status in TERMINAL_JOB_STATUSES:
+            outcome = "paid" if status is JobStatus.Finalized else "REJECTED (stake slashed)"
+            self.log.info("job %d: %s -> %s", job_id, status.name, outcome)
+            self._put(job_id, phase=Phase.DONE, outcome=status.name)
+
+    # ---------------------------------------------------------------------------- claim
+    def _maybe_claim(self) -> None:
+        skip = set(self.state.get("skip", []))
+        count = int(self.client.job_count())
+        params = self.client.job_params()
+        for job_id in range(1, count + 1):
+            if job_id in skip or self.job_record(job_id) is not None:
+                continue
+            job = self.client.get_job(job_id)
+            status = JobStatus(int(job.status))
+            if status in TERMINAL_JOB_STATUSES:
+                self._skip(job_id)
+                continue
+            mine = job.solver.lower() == self.client.address.lower()
+            if status is JobStatus.Claimed and mine:
+                # we claimed it and crashed before recording it: adopt it
+                if self._prepare(job_id, job) is not None:
+                    self._put(job_id, **self._new_record(job))
+                return
+            if status is not JobStatus.Open:
+                continue
+            if job.submitter.lower() == self.client.address.lower():
+                continue
+            free = int(self.client.free_stake(self.client.address, int(Role.Solver)))
+            if free < int(params.solver_stake):
+                self.log.debug("not enough free stake to claim job %d", job_id)
+                return
+            if self._prepare(job_id, job) is None:
+                self._skip(job_id)
+                continue
+            if self.send(f"claimJob {job_id}", self.client.claim_job, job_id) is not None:
+                self._put(job_id, **self._new_record(job))
+                return
+
+    def _skip(self, job_id: int) -> None:
+        with self.state.transaction() as data:
+            if job_id not in data["skip"]:
+                data["skip"].append(job_id)
+
+    def _new_record(self, job: Any) -> dict[str, Any]:
+        return {
+            "phase": Phase.TRAINING,
+            "spec_uri": self.spec_uri_of(job),
+            "spec_hash": to_hex(bytes(job.spec_hash)),
+            "total_steps": int(job.total_steps),
+            "interval": int(job.checkpoint_interval),
+            "hashes": [],
+        }
+
+    def _prepare(self, job_id: int, job: Any) -> Any:
+        """Load and check a job's spec and build its engine; None if the job is unusable."""
+        try:
+            spec = load_spec(self.spec_uri_of(job), bytes(job.spec_hash))
+            if (spec.total_steps, spec.checkpoint_interval) != (
+                int(job.total_steps),
+                int(job.checkpoint_interval),
+            ):
+                raise VeritrainError(
+                    f"spec says N={spec.total_steps}, k={spec.checkpoint_interval}; chain says "
+                    f"N={job.total_steps}, k={job.checkpoint_interval}"
+                )
+            engine = self.engine_for(spec)
+        except (VeritrainError, OSError, ValueError) as exc:
+            self.log.warning("job %d: unusable spec, skipping it: %s", job_id, exc)
+            return None
+        self._specs[job_id] = spec
+        return engine
+
+    # ---------------------------------------------------------------------------- train
+    def _train(self, job_id: int, rec: dict[str, Any], job: Any) -> bool:
+        engine = (
+            self._prepare(job_id, job)
+            if job_id not in self._specs
+            else self.engine_for(self._specs[job_id])
+        )
+        if engine is None:
+            self._put(job_id, phase=Phase.ABANDONED)
+            return False
+
+        def persist(hashes: list[str]) -> None:
+            self._put(job_id, hashes=list(hashes))
+
+        hashes = list(rec.get("hashes", []))
+        done = train_job(
+            engine,
+            self.store,
+            hashes,
+            adversary=self.adversary,
+            on_checkpoint=persist,
+            should_stop=lambda: self.stopping,
+            label=f"job {job_id}",
+        )
+        if not done:
+            return False
+        entry = JobCheckpoints.build(job_id, rec["interval"], rec["total_steps"],
+                                     [from_hex(h) for h in hashes])
+        self.catalog.publish(entry)
+        self._put(job_id, root=to_hex(entry.tree.root), hashes=hashes)
+        accuracy = engine.evaluate(engine.load_state(self.store.get(entry.hashes[-1])))
+        self.log.info(
+            "job %d: trained %d steps, test accuracy %.3f, root %s",
+            job_id,
+            rec["total_steps"],
+            accuracy,
+            to_hex(entry.tree.root),
+        )
+        return True

@@ -1,0 +1,304 @@
+"""The solver's checkpoint server (PROTOCOL.md 2.4), a FastAPI app.
+
+Routes, under `checkpointURL = http://host:port/jobs/{jobId}`:
+
+- `GET /jobs/{job_id}/checkpoints/{step}`: checkpoint bytes, header `X-State-Hash`.
+- `GET /jobs/{job_id}/proofs/{leaf_index}`: Merkle proof of one leaf.
+- `GET /jobs/{job_id}/manifest`: root, interval, total steps and every leaf's state hash.
+- `GET /health`: `{"status": "ok"}`.
+
+The app reads from a `CheckpointCatalog` that the solver node fills once a job's training is
+complete; the bytes come from the content-addressed `CheckpointStore`, which re-hashes every
+file it reads, so a corrupted file is answered with 500 and never served as valid.
+
+`ServerThread` runs the app with uvicorn inside the solver process.
+
+Run: not a script; `SolverNode` starts it (`veritrain solver run --host ... --port ...`).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request, Response
+from pydantic import BaseModel
+
+from veritrain.errors import CheckpointHashMismatch, CheckpointNotFound
+from veritrain.hexutil import to_hex
+from veritrain.merkle import MerkleTree, checkpoint_tree
+from veritrain.store import CheckpointStore
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "JobCheckpoints",
+    "CheckpointCatalog",
+    "create_app",
+    "ServerThread",
+    "ProofPublic",
+    "ManifestPublic",
+]
+
+
+# ------------------------------------------------------------------------------------ catalog
+@dataclass(frozen=True)
+class JobCheckpoints:
+    """The committed checkpoints of one job.
+
+    Attributes:
+        job_id: on-chain job id.
+        interval: checkpoint interval k (steps).
+        total_steps: N (steps).
+        hashes: 32-byte state hashes of steps 0, k, ..., N.
+        tree: the Merkle tree over them (PROTOCOL.md 2.3).
+    """
+
+    job_id: int
+    interval: int
+    total_steps: int
+    hashes: tuple[bytes, ...]
+    tree: MerkleTree
+
+    @classmethod
+    def build(
+        cls, job_id: int, interval: int, total_steps: int, hashes: list[bytes]
+    ) -> JobCheckpoints:
+        """Build the catalog entry (and its Merkle tree) from the state hashes.
+
+        Raises:
+            ValueError: if the number of hashes is not N/k + 1.
+        """
+        if interval <= 0 or total_steps % interval or len(hashes) != total_steps // interval + 1:
+            raise ValueError(
+                f"job {job_id}: {len(hashes)} hashes do not fit N={total_steps}, k={interval}"
+            )
+        return cls(job_id, interval, total_steps, tuple(hashes), checkpoint_tree(hashes, interval))
+
+
+@dataclass
+class CheckpointCatalog:
+    """Thread-safe map from job id to its committed checkpoints, plus the byte store.
+
+    Attributes:
+        store: where the checkpoint bytes live.
+    """
+
+    store: CheckpointStore
+    _jobs: dict[int, JobCheckpoints] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def publish(self, entry: JobCheckpoints) -> None:
+        """Make a job's checkpoints servable (idempotent)."""
+        with self._lock:
+            self._jobs[entry.job_id] = entry
+
+    def get(self, job_id: int) -> JobCheckpoints | None:
+        """The job's entry, or None when the job is not served."""
+        with self._lock:
+            return self._jobs.get(job_id)
+
+    def job_ids(self) -> list[int]:
+        """Ids of the served jobs."""
+        with self._lock:
+            return sorted(self._jobs)
+
+
+# ------------------------------------------------------------------------------------ models
+class ProofPublic(BaseModel):
+    """Body of `GET /jobs/{id}/proofs/{leaf}`."""
+
+    job_id: int
+    leaf_index: int
+    step: int
+    state_hash: str
+    proof: list[str]
+    root: str
+
+
+class ManifestPublic(BaseModel):
+    """Body of `GET /jobs/{id}/manifest`."""
+
+    job_id: int
+    root: str
+    interval: int
+    total_steps: int
+    leaves: list[str]
+
+
+class HealthPublic(BaseModel):
+    """Body of `GET /health`."""
+
+    status: str
+
+
+# ------------------------------------------------------------------------------------- deps
+def get_catalog(request: Request) -> CheckpointCatalog:
+    """FastAPI dependency: the catalog attached to the app."""
+    catalog: CheckpointCatalog = request.app.state.catalog
+    return catalog
+
+
+CatalogDep = Annotated[CheckpointCatalog, Depends(get_catalog)]
+
+
+def _job_or_404(catalog: CheckpointCatalog, job_id: int) -> JobCheckpoints:
+    entry = catalog.get(job_id)
+    if entry is None:
+        raise HTTPException(
+            status_code=404,
+            detail=f"unknown job {job_id}: this solver serves jobs {catalog.job_ids()}",
+        )
+    return entry
+
+
+# ------------------------------------------------------------------------------------ routes
+jobs_router = APIRouter(prefix="/jobs/{job_id}", tags=["checkpoints"])
+health_router = APIRouter(tags=["health"])
+
+
+@health_router.get("/health", response_model=HealthPublic)
+def health() -> HealthPublic:
+    """Liveness probe."""
+    return HealthPublic(status="ok")
+
+
+@jobs_router.get("/checkpoints/{step}", response_class=Response)
+def get_checkpoint(job_id: int, step: int, catalog: CatalogDep) -> Response:
+    """Checkpoint bytes of `step` (a multiple of k in [0, N]).
+
+    Raises:
+        HTTPException: 404 for an unknown job or a step that is not a checkpoint; 500 when
+            the stored bytes no longer match their hash.
+    """
+    entry = _job_or_404(catalog, job_id)
+    if step < 0 or step > entry.total_steps or step % entry.interval:
+        raise HTTPException(
+            status_code=404,
+            detail=(
+                f"job {job_id} has no checkpoint at step {step}: checkpoints are every "
+                f"{entry.interval} steps from 0 to {entry.total_steps}"
+            ),
+        )
+    digest = entry.hashes[step // entry.interval]
+    try:
+        blob = catalog.store.get(digest)
+    except CheckpointNotFound as exc:
+        raise HTTPException(status_code=404, detail=f"checkpoint missing: {exc}") from exc
+    except CheckpointHashMismatch as exc:
+        logger.error("refusing to serve a corrupt checkpoint: %s", exc)
+        raise HTTPException(status_code=500, detail=f"corrupt checkpoint: {exc}") from exc
+    return Response(
+        content=blob,
+        media_type="application/octet-stream",
+        headers={"X-State-Hash": to_hex(digest)},
+    )
+
+
+@jobs_router.get("/proofs/{leaf_index}", response_model=ProofPublic)
+def get_proof(job_id: int, leaf_index: int, catalog: CatalogDep) -> ProofPublic:
+    """Merkle proof of leaf `leaf_index` (step `leaf_index * k`).
+
+    Raises:
+        HTTPException: 404 for an unknown job or a leaf index out of range.
+    """
+    entry = _job_or_404(catalog, job_id)
+    if not 0 <= leaf_index < len(entry.hashes):
+        raise HTTPException(
+            status_code=404,
+            detail=f"job {job_id} has leaves 0..{len(entry.hashes) - 1}, not {leaf_index}",
+        )
+    return ProofPublic(
+        job_id=job_id,
+        leaf_index=leaf_index,
+        step=leaf_index * entry.interval,
+        state_hash=to_hex(entry.hashes[leaf_index]),
+        proof=[to_hex(p) for p in entry.tree.proof(leaf_index)],
+        root=to_hex(entry.tree.root),
+    )
+
+
+@jobs_router.get("/manifest", response_model=ManifestPublic)
+def get_manifest(job_id: int, catalog: CatalogDep) -> ManifestPublic:
+    """Everything a verifier needs to know about the committed tree.
+
+    Raises:
+        HTTPException: 404 for an unknown job.
+    """
+    entry = _job_or_404(catalog, job_id)
+    return ManifestPublic(
+        job_id=job_id,
+        root=to_hex(entry.tree.root),
+        interval=entry.interval,
+        total_steps=entry.total_steps,
+        leaves=[to_hex(h) for h in entry.hashes],
+    )
+
+
+def create_app(catalog: CheckpointCatalog) -> FastAPI:
+    """Build the FastAPI app serving `catalog`.
+
+    Args:
+        catalog: the solver's checkpoint catalog (shared with the node thread).
+
+    Returns:
+        The app (run it with uvicorn, or test it with `fastapi.testclient.TestClient`).
+    """
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        logger.info("checkpoint server up, serving jobs %s", catalog.job_ids())
+        yield
+        logger.info("checkpoint server down")
+
+    app = FastAPI(title="veritrain solver", version="0", lifespan=lifespan)
+    app.state.catalog = catalog
+    app.include_router(health_router)
+    app.include_router(jobs_router)
+    return app
+
+
+# ------------------------------------------------------------------------------------ thread
+class ServerThread:
+    """Runs a FastAPI app with uvicorn in a daemon thread of the current process.
+
+    Args:
+        app: the ASGI app.
+        host: interface to bind (e.g. `"127.0.0.1"` or `"0.0.0.0"`).
+        port: TCP port.
+    """
+
+    def __init__(self, app: FastAPI, host: str, port: int) -> None:
+        import uvicorn
+
+        config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run, name="solver-http", daemon=True)
+        self.host = host
+        self.port = port
+
+    def start(self, timeout: float = 10.0) -> None:
+        """Start serving and wait until the socket is bound.
+
+        Raises:
+            RuntimeError: if the server did not start within `timeout` seconds (e.g. the port
+                is taken).
+        """
+        self._thread.start()
+        deadline = time.monotonic() + timeout
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError(f"checkpoint server did not start on {self.host}:{self.port}")
+            time.sleep(0.05)
+        logger.info("checkpoint server listening on %s:%d", self.host, self.port)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Ask uvicorn to exit and join the thread."""
+        self._server.should_exit = True
+        if self._thread.is_alive():
+            self._thread.join(timeout)

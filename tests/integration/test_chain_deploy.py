@@ -1,0 +1,252 @@
+"""Deployment, wiring, decoded JobManager reverts, a thin job smoke test through ChainClient,
+and a testnet-like deployment signed from an encrypted keystore (no unlocked accounts).
+
+Run: ``.venv/bin/python -m pytest tests/integration/test_chain_deploy.py``.
+"""
+
+from __future__ import annotations
+
+import pytest
+from eth_utils import keccak
+
+from chain import (
+    Anvil,
+    ChainClient,
+    ContractRevert,
+    Deployment,
+    DisputePhase,
+    DisputeStatus,
+    EventWatcher,
+    JobStatus,
+    ProtocolParams,
+    Role,
+    Verdict,
+    create_keystore,
+    deploy_protocol,
+    errors,
+    load_keystore,
+    load_manifest,
+    new_account,
+    new_salt,
+    write_manifest,
+)
+
+E18 = 10**18
+
+
+def test_deploy_wiring(protocol: Deployment, client_factory):
+    c = client_factory(0)
+    a = protocol.addresses
+    for addr in a.model_dump().values():
+        assert len(c.w3.eth.get_code(addr)) > 0
+    sm, jm, ac, reg = c.stake_manager, c.job_manager, c.arbitration, c.share_registry
+    role = c.call(sm, "PROTOCOL_ROLE")
+    assert c.call(sm, "hasRole", role, a.job_manager)
+    assert c.call(sm, "hasRole", role, a.arbitration)
+    assert not c.call(sm, "hasRole", role, c.address)
+    assert c.call(reg, "minter") == a.job_manager
+    assert c.call(jm, "adjudicator") == a.arbitration
+    assert c.call(jm, "token") == a.token
+    assert c.call(jm, "stakeManager") == a.stake_manager
+    assert c.call(jm, "shareRegistry") == a.share_registry
+    assert c.call(ac, "jobManager") == a.job_manager
+    assert c.call(ac, "stakeManager") == a.stake_manager
+    p = protocol.params
+    assert c.call(ac, "committeeSize") == p.committee_size
+    assert c.call(ac, "voteCommitWindow") == p.vote_commit_window
+    assert c.call(ac, "voteRevealWindow") == p.vote_reveal_window
+    assert c.call(sm, "unbondingDelay") == p.unbonding_delay
+    assert [c.min_stake(r) for r in Role] == p.min_stakes
+    jp = c.job_params()
+    assert (jp.solver_stake, jp.verifier_stake, jp.challenge_bond) == (
+        p.solver_stake,
+        p.verifier_stake,
+        p.challenge_bond,
+    )
+    assert (jp.verifiers_per_job, jp.samples_per_job) == (p.verifiers_per_job, p.samples_per_job)
+    assert (jp.commit_window, jp.verdict_window, jp.challenge_window) == (
+        p.commit_window,
+        p.verdict_window,
+        p.challenge_window,
+    )
+    assert c.job_count() == 0
+
+
+def test_job_manager_revert_is_decoded(client_factory):
+    c = client_factory(1)
+    c.faucet(1_000 * E18)
+    with pytest.raises(errors.InvalidJobShape) as info:
+        c.post_job(keccak(text="m"), keccak(text="s"), 10, 3, 10 * E18, "data:,")
+    assert info.value.named_args == {"totalSteps": 10, "checkpointInterval": 3}
+    assert str(info.value) == (
+        "JobManager reverted: InvalidJobShape(totalSteps=10, checkpointInterval=3)"
+    )
+    with pytest.raises(ContractRevert) as info2:
+        c.claim_job(42)
+    assert info2.value.contract == "JobManager" and info2.value.name != "Unknown"
+
+
+def test_smoke_job_happy_path(anvil: Anvil, protocol: Deployment, client_factory):
+    p = protocol.params
+    submitter, solver = client_factory(1), client_factory(2)
+    verifiers = [client_factory(i) for i in range(3, 3 + p.verifiers_per_job)]
+    for c in (submitter, solver, *verifiers):
+        c.faucet(1_000 * E18)
+    solver.stake(Role.Solver, p.min_stake_solver)
+    for v in verifiers:
+        v.stake(Role.Verifier, p.min_stake_verifier)
+    assert set(submitter.active_verifiers()) == {v.address for v in verifiers}
+
+    model_id = keccak(text="digits-mlp")
+    reward = 10 * E18
+    before = submitter.balance_of()
+    receipt = submitter.post_job(model_id, keccak(text="spec"), 40, 10, reward, "data:,{}")
+    job_id = submitter.job_id_from(receipt)
+    assert job_id == 1
+    assert before - submitter.balance_of() == p.job_escrow(reward)
+    job = submitter.get_job(job_id)
+    assert job.status is JobStatus.Open and job.submitter == submitter.address
+    assert job.num_segments == 4 and job.spec_uri == "data:,{}"
+
+    solver.claim_job(job_id)
+    assert solver.get_job(job_id).status is JobStatus.Claimed
+    assert solver.stake_of(role=Role.Solver).locked == p.solver_stake
+    solver.commit_checkpoints(job_id, keccak(text="root"), "http://127.0.0.1:1/jobs/1")
+    job = solver.get_job(job_id)
+    assert job.status is JobStatus.Committed and job.merkle_root == keccak(text="root")
+    assert job.checkpoint_url == "http://127.0.0.1:1/jobs/1"
+
+    with pytest.raises(errors.RandomnessNotReady):
+        submitter.assign_verifiers(job_id)
+    submitter.mine(2)
+    submitter.assign_verifiers(job_id)
+    assignment = submitter.get_assignment(job_id)
+    assert len(assignment.verifiers) == p.verifiers_per_job
+    assert len(set(assignment.segments)) == p.samples_per_job
+    assert submitter.get_job(job_id).status is JobStatus.Verifying
+
+    by_addr = {v.address: v for v in verifiers}
+    for addr in assignment.verifiers:
+        by_addr[addr].submit_verdicts(job_id, [True] * p.samples_per_job)
+    assert (
+        submitter.verdicts_of(job_id, assignment.verifiers[0])
+        == [Verdict.Approve] * p.samples_per_job
+    )
+    with pytest.raises(errors.ChallengeWindowOpen):
+        submitter.finalize(job_id)
+    submitter.increase_time(p.challenge_window + 1)
+    submitter.finalize(job_id)
+    assert submitter.get_job(job_id).status is JobStatus.Finalized
+
+    assert solver.credit_of() == reward
+    solver.claim_credit()
+    assert solver.credit_of() == 0
+    assert solver.share_balance(model_id) == 40
+    assert solver.ownership_bps(model_id) == 10_000
+
+    submitter.pay_revenue(model_id, 4 * E18)  # auto-approves the ModelShares token
+    assert solver.revenue_of(model_id) == 4 * E18
+    solver.claim_revenue(model_id)
+    assert solver.revenue_of(model_id) == 0
+
+    names = [
+        e.event
+        for e in EventWatcher(submitter, "JobManager", None, from_block=protocol.block).drain()
+    ]
+    for expected in (
+        "JobPosted",
+        "JobClaimed",
+        "CheckpointsCommitted",
+        "VerifiersAssigned",
+        "VerdictsSubmitted",
+        "JobFinalized",
+    ):
+        assert expected in names
+    assert names.index("JobPosted") < names.index("JobClaimed") < names.index("JobFinalized")
+
+
+def test_testnet_like_deploy_from_keystore(tmp_path, protocol_artifacts):
+    """Chain id 11155111, no dev accounts: every transaction is signed from a keystore key."""
+    with Anvil(chain_id=11155111, block_time=None, accounts=0) as node:
+        assert node.rpc("eth_accounts") == []
+        fresh = new_account()
+        path = create_keystore(tmp_path / "deployer.json", fresh.key, "s3cret", iterations=2**10)
+        account = load_keystore(path, "s3cret")
+        node.fund(account.address, 100 * E18)  # gas money only; no unlocked account involved
+        client = ChainClient(node.rpc_url, account)
+        assert client.chain_id == 11155111
+
+        # An existing ERC-20 as payment token (here a VeriToken standing in for one).
+        token, _ = client.deploy_contract("VeriToken")
+        dep = deploy_protocol(client, ProtocolParams(), token=token, build=False)
+        assert dep.chain_id == 11155111 and dep.deployer == account.address
+        assert dep.addresses.token == token and dep.token_deployed is False
+
+        manifest = write_manifest(dep, tmp_path / "deployments")
+        assert manifest == tmp_path / "deployments" / "11155111.json"
+        loaded = load_manifest(11155111, tmp_path / "deployments")
+        assert loaded == dep
+        reader = ChainClient(node.rpc_url, new_account(), loaded)
+        assert reader.job_params().verifiers_per_job == dep.params.verifiers_per_job
+        with pytest.raises(errors.ChainValueError):
+            ChainClient(node.rpc_url, new_account(), dep.model_copy(update={"chain_id": 1}))
+
+
+def test_smoke_dispute_path(anvil: Anvil, protocol: Deployment, client_factory):
+    """A reject opens arbitration; the committee votes the segment invalid; job Rejected."""
+    p = protocol.params
+    submitter, solver = client_factory(1), client_factory(2)
+    stakers = [client_factory(i) for i in range(3, 10)]
+    for _ in range(2):  # assigned verifiers cannot arbitrate: V=5 + 4 spare arbiters
+        acct = new_account()
+        anvil.fund(acct.address, 10 * E18)
+        stakers.append(ChainClient(anvil.rpc_url, acct, protocol))
+    for c in (submitter, solver, *stakers):
+        c.faucet(1_000 * E18)
+    solver.stake(Role.Solver, p.min_stake_solver)
+    for v in stakers:
+        v.stake(Role.Verifier, p.min_stake_verifier)
+    by_addr = {v.address: v for v in stakers}
+
+    job_id = submitter.job_id_from(
+        submitter.post_job(keccak(text="m"), keccak(text="s"), 40, 10, 10 * E18, "data:,")
+    )
+    solver.claim_job(job_id)
+    solver.commit_checkpoints(job_id, keccak(text="root"), "http://x/jobs/1")
+    submitter.mine(2)
+    submitter.assign_verifiers(job_id)
+    assigned = submitter.get_assignment(job_id).verifiers
+    rejecter = by_addr[assigned[0]]
+    balance = rejecter.balance_of()
+    rejecter.submit_verdicts(job_id, [False] * p.samples_per_job)  # posts q bonds (auto-approve)
+    assert balance - rejecter.balance_of() == p.samples_per_job * p.challenge_bond
+    for addr in assigned[1:]:
+        by_addr[addr].submit_verdicts(job_id, [True] * p.samples_per_job)
+
+    submitter.increase_time(p.challenge_window + 1)
+    dispute_id = submitter.dispute_id_from(submitter.finalize(job_id))
+    assert dispute_id is not None
+    assert submitter.get_job(job_id).status is JobStatus.Disputed
+    with pytest.raises(errors.RandomnessNotReady):
+        submitter.draw_committee(dispute_id)
+    submitter.mine(2)
+    submitter.draw_committee(dispute_id)
+    members = submitter.committee_of(dispute_id)
+    assert len(members) == p.committee_size and solver.address not in members
+    salts = {}
+    for m in members:
+        salts[m] = new_salt()
+        arb = by_addr[m]
+        arb.commit_vote(dispute_id, arb.vote_commitment(dispute_id, False, salts[m]))
+    assert submitter.dispute_phase(dispute_id) is DisputePhase.Reveal
+    with pytest.raises(errors.VoteMismatch):
+        by_addr[members[0]].reveal_vote(dispute_id, True, salts[members[0]])
+    for m in members:
+        by_addr[m].reveal_vote(dispute_id, False, salts[m])
+    submitter.resolve(dispute_id)
+    d = submitter.get_dispute(dispute_id)
+    assert d.status is DisputeStatus.Resolved and d.segment_valid is False
+    assert (d.invalid_votes, d.valid_votes) == (p.committee_size, 0)
+    assert submitter.get_job(job_id).status is JobStatus.Rejected
+    assert rejecter.credit_of() > 0
+    assert submitter.credit_of() >= 10 * E18

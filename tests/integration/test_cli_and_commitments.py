@@ -1,0 +1,177 @@
+"""The CLI against a real Anvil, and Python Merkle commitments checked by the contract itself.
+
+Run: ``.venv/bin/python -m pytest tests/integration/test_cli_and_commitments.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from chain import Anvil, ChainClient, Deployment, write_manifest
+from chain.keys import create_keystore, new_account
+from veritrain.cli import app
+from veritrain.merkle import checkpoint_tree, leaf_hash
+
+E18 = 10**18
+runner = CliRunner()
+
+
+@pytest.fixture
+def manifest(tmp_path: Path, protocol: Deployment) -> Path:
+    return write_manifest(protocol, tmp_path / "deployments")
+
+
+def _cli(*args: str) -> str:
+    result = runner.invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_python_merkle_proofs_verify_on_chain(client_factory) -> None:
+    """Every proof of a 13-leaf tree built in Python verifies in JobManager.verifyCheckpoint;
+    a wrong hash, a wrong leaf index and a truncated proof do not."""
+    submitter, solver = client_factory(1), client_factory(2)
+    p = solver.job_params()
+    submitter.faucet(1_000 * E18)
+    solver.faucet(1_000 * E18)
+    solver.stake(0, p.solver_stake)
+    n, k = 300, 25
+    hashes = [os.urandom(32) for _ in range(n // k + 1)]
+    tree = checkpoint_tree(hashes, k)
+    job_id = submitter.job_id_from(
+        submitter.post_job(b"\x02" * 32, os.urandom(32), n, k, 10 * E18, "data:,{}")
+    )
+    solver.claim_job(job_id)
+    solver.commit_checkpoints(job_id, tree.root, "http://127.0.0.1:1/jobs/1")
+    for i, h in enumerate(hashes):
+        assert solver.leaf_hash(i * k, h) == leaf_hash(i * k, h)
+        assert solver.verify_checkpoint(job_id, i, h, tree.proof(i)) is True
+    assert solver.verify_checkpoint(job_id, 3, os.urandom(32), tree.proof(3)) is False
+    assert solver.verify_checkpoint(job_id, 4, hashes[3], tree.proof(3)) is False
+    assert solver.verify_checkpoint(job_id, 5, hashes[5], tree.proof(5)[:-1]) is False
+
+
+def test_cli_stake_submit_list_and_shares(anvil: Anvil, manifest: Path, client_factory) -> None:
+    common = ["--rpc-url", anvil.rpc_url, "--deployment", str(manifest)]
+    client_factory(3).faucet(500 * E18)
+    client_factory(1).faucet(500 * E18)
+    staked = json.loads(_cli("stake", "verifier", "60", *common, "--dev-account", "3", "--json"))
+    assert staked["staked_wei"] == 60 * E18 and staked["active"] is True
+
+    posted = json.loads(
+        _cli(
+            "job",
+            "submit",
+            *common,
+            "--dev-account",
+            "1",
+            "--count",
+            "2",
+            "--steps",
+            "40",
+            "--interval",
+            "10",
+            "--reward",
+            "5",
+            "--json",
+        )
+    )
+    ids = [j["job_id"] for j in posted["jobs"]]
+    assert len(ids) == 2
+    listed = json.loads(_cli("job", "list", *common, "--json"))["jobs"]
+    assert [j["status"] for j in listed if j["job_id"] in ids] == ["Open", "Open"]
+    # The posted spec hash is what the chain holds.
+    reader = client_factory(0)
+    assert reader.get_job(ids[0]).spec_hash.hex() == posted["jobs"][0]["spec_hash"][2:]
+
+    owners = json.loads(_cli("shares", "digits-mlp", *common, "--json"))
+    assert owners["holders"] == [] and owners["total_shares"] == 0
+
+
+def test_cli_reports_a_decoded_revert(anvil: Anvil, manifest: Path) -> None:
+    """A reverted transaction fails the command with the decoded custom error, no traceback."""
+    result = runner.invoke(
+        app,
+        [
+            "credit",
+            "--claim",
+            "--rpc-url",
+            anvil.rpc_url,
+            "--deployment",
+            str(manifest),
+            "--dev-account",
+            "7",
+        ],
+    )
+    assert result.exit_code == 0, result.output  # nothing to claim is not an error
+    result = runner.invoke(
+        app,
+        [
+            "withdraw",
+            "solver",
+            "--rpc-url",
+            anvil.rpc_url,
+            "--deployment",
+            str(manifest),
+            "--dev-account",
+            "7",
+        ],
+    )
+    assert result.exit_code == 1
+    assert "StakeManager reverted" in result.output
+
+
+def test_cli_deploy_to_testnet_chain_from_keystore(tmp_path: Path, protocol_artifacts) -> None:
+    """`veritrain deploy` on a chain with a testnet id and no unlocked accounts; dev keys are
+    refused there."""
+    with Anvil(chain_id=11155111, block_time=None, accounts=0) as node:
+        account = new_account()
+        keystore = create_keystore(tmp_path / "k.json", account.key, "pw", iterations=2**10)
+        node.fund(account.address, 10 * E18)
+        env = {"DEPLOY_PW": "pw"}
+        result = runner.invoke(
+            app,
+            [
+                "deploy",
+                "--rpc-url",
+                node.rpc_url,
+                "--keystore",
+                str(keystore),
+                "--password-env",
+                "DEPLOY_PW",
+                "--out",
+                str(tmp_path / "deployments"),
+                "--json",
+            ],
+            env=env,
+        )
+        assert result.exit_code == 0, result.output
+        out = json.loads(result.output)
+        assert out["chain_id"] == 11155111 and out["deployer"] == account.address
+        manifest = tmp_path / "deployments" / "11155111.json"
+        assert json.loads(manifest.read_text())["addresses"] == out["addresses"]
+        assert "0x" + account.key.hex()[-64:] not in result.output  # the key never shows
+
+        refused = runner.invoke(
+            app,
+            [
+                "stake",
+                "solver",
+                "1",
+                "--rpc-url",
+                node.rpc_url,
+                "--deployment",
+                str(manifest),
+                "--dev-account",
+                "1",
+            ],
+        )
+        assert refused.exit_code != 0
+        assert "devnet" in refused.output
+        reader = ChainClient(node.rpc_url, new_account())
+        assert reader.w3.eth.get_code(out["addresses"]["job_manager"]) != b""

@@ -1,0 +1,103 @@
+"""Nodes on a real Anvil against cheaters: a cheating solver is caught by replay and slashed
+through arbitration; a lazy verifier that approves it is challenged by the whistleblower and
+slashed too.
+
+Every segment is sampled (q = N/k = 4), so the cheat (segments 2 and 3) is always audited.
+Run: ``.venv/bin/python -m pytest tests/integration/test_nodes_adversarial.py -m anvil``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from chain import Anvil
+from chain.types import JobStatus, Role, Verdict
+from solver.node import SolverNode
+from tests.utils.node_harness import (
+    FAST_PARAMS,
+    SOLVER,
+    V1,
+    V2,
+    V3,
+    WHISTLEBLOWER,
+    Network,
+    free_port,
+    require_protocol_artifacts,
+    tiny_spec,
+)
+from verifier.node import VerifierNode
+from whistleblower.node import WhistleblowerNode
+
+pytestmark = [pytest.mark.anvil, pytest.mark.slow, pytest.mark.timeout(400)]
+
+
+@pytest.fixture
+def net(anvil: Anvil, contracts_out: Path, tmp_path: Path) -> Iterator[Network]:
+    require_protocol_artifacts()
+    network = Network(anvil, tmp_path, FAST_PARAMS.model_copy(update={"samples_per_job": 4}))
+    yield network
+    network.close()
+
+
+def _run(net: Network, adversary: str, lazy: tuple[int, ...]) -> tuple[int, str]:
+    for i in (V1, V2, V3):
+        net.start(VerifierNode(net.client(i), net.tmp / f"v{i}", lazy=i in lazy, poll_interval=0.5))
+    net.start(WhistleblowerNode(net.client(WHISTLEBLOWER), net.tmp / "wb", poll_interval=0.5))
+    net.wait_active(int(Role.Verifier), V1, V2, V3)
+    job_id = net.post_job(tiny_spec(seed=21))
+    solver = net.client(SOLVER)
+    net.start(
+        SolverNode(
+            solver, net.tmp / "solver", "127.0.0.1", free_port(), adversary, poll_interval=0.5
+        )
+    )
+    return job_id, solver.address
+
+
+@pytest.mark.parametrize("adversary", ["perturb", "skip-steps"])
+def test_cheating_solver_is_rejected_and_slashed(net: Network, adversary: str) -> None:
+    job_id, solver = _run(net, adversary, lazy=())
+    reader = net.client(0)
+    assert (
+        net.wait_status(job_id, JobStatus.Finalized, JobStatus.Rejected, timeout=300)
+        is JobStatus.Rejected
+    )
+    stake = reader.stake_of(solver, Role.Solver)
+    assert stake.staked == 4 * net.params.solver_stake - net.params.solver_stake
+    assert stake.locked == 0
+    segments = reader.get_assignment(job_id).segments
+    for i in (V1, V2, V3):
+        verdicts = reader.verdicts_of(job_id, net.client(i).address)
+        for seg, verdict in zip(segments, verdicts, strict=True):
+            assert verdict is (Verdict.Reject if seg >= 2 else Verdict.Approve)
+
+
+def test_lazy_verifier_is_challenged_and_slashed(net: Network) -> None:
+    job_id, solver = _run(net, "skip-steps", lazy=(V1,))
+    reader = net.client(0)
+    lazy = net.client(V1).address
+    wb = net.client(WHISTLEBLOWER).address
+    segments = reader.get_assignment(job_id).segments
+    net.wait_for(
+        "whistleblower challenges of the lazy approvals",
+        lambda: all(
+            reader.challenger_of(job_id, i, lazy) == wb
+            for i, seg in enumerate(segments)
+            if seg >= 2
+        ),
+        timeout=240,
+    )
+    assert (
+        net.wait_status(job_id, JobStatus.Finalized, JobStatus.Rejected, timeout=300)
+        is JobStatus.Rejected
+    )
+    assert reader.stake_of(lazy, Role.Verifier).staked == (
+        net.params.min_stake_verifier - net.params.verifier_stake
+    )
+    assert reader.stake_of(solver, Role.Solver).staked == 3 * net.params.solver_stake
+    # the whistleblower won: its bond back plus a share of the pot, claimed by the node
+    net.wait_for("whistleblower paid", lambda: reader.credit_of(wb) == 0)
+    assert reader.balance_of(wb) > 0

@@ -1,0 +1,122 @@
+"""Nodes on a real Anvil: the honest lifecycle, and a solver killed mid-job that finishes.
+
+Every node runs as a thread of this process with its own `ChainClient`; the solver serves its
+checkpoints over real HTTP on a loopback port.
+Run: ``.venv/bin/python -m pytest tests/integration/test_nodes_lifecycle.py -m anvil``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from chain import Anvil
+from chain.types import JobStatus, Role
+from solver.node import Phase, SolverNode
+from tests.utils.node_harness import (
+    SOLVER,
+    V1,
+    V2,
+    V3,
+    WHISTLEBLOWER,
+    Network,
+    free_port,
+    require_protocol_artifacts,
+    tiny_spec,
+)
+from verifier.node import VerifierNode
+from whistleblower.node import WhistleblowerNode
+
+pytestmark = [pytest.mark.anvil, pytest.mark.slow, pytest.mark.timeout(400)]
+
+
+@pytest.fixture
+def net(anvil: Anvil, contracts_out: Path, tmp_path: Path) -> Iterator[Network]:
+    require_protocol_artifacts()
+    network = Network(anvil, tmp_path)
+    yield network
+    network.close()
+
+
+def _start_checkers(net: Network, lazy: tuple[int, ...] = ()) -> None:
+    for i in (V1, V2, V3):
+        net.start(VerifierNode(net.client(i), net.tmp / f"v{i}", lazy=i in lazy, poll_interval=0.5))
+    net.start(WhistleblowerNode(net.client(WHISTLEBLOWER), net.tmp / "wb", poll_interval=0.5))
+    net.wait_active(int(Role.Verifier), V1, V2, V3)
+
+
+def test_honest_job_is_finalized_paid_and_minted(net: Network) -> None:
+    _start_checkers(net)
+    spec = tiny_spec()
+    job_id = net.post_job(spec)
+    solver_client = net.client(SOLVER)
+    net.start(
+        SolverNode(solver_client, net.tmp / "solver", "127.0.0.1", free_port(), poll_interval=0.5)
+    )
+    assert (
+        net.wait_status(job_id, JobStatus.Finalized, JobStatus.Rejected, JobStatus.Disputed)
+        is JobStatus.Finalized
+    )
+    reader = net.client(0)
+    # shares: one per verified step, minted to the solver
+    assert reader.share_balance(spec.model_id_hash(), solver_client.address) == spec.total_steps
+    # the nodes claim their credit (reward / fees) by themselves
+    net.wait_for("solver credit claimed", lambda: reader.credit_of(solver_client.address) == 0)
+    for i in (V1, V2, V3):
+        stake = reader.stake_of(net.client(i).address, Role.Verifier)
+        assert stake.locked == 0 and stake.staked == net.params.min_stake_verifier
+    assert reader.stake_of(solver_client.address, Role.Solver).locked == 0
+
+
+def test_solver_killed_mid_training_restarts_and_finishes(net: Network) -> None:
+    _start_checkers(net)
+    spec = tiny_spec(seed=11)
+    job_id = net.post_job(spec)
+    port = free_port()
+    data = net.tmp / "solver"
+    first = SolverNode(net.client(SOLVER), data, "127.0.0.1", port, poll_interval=0.5)
+    puts = {"n": 0}
+    original = first.store.put
+
+    def put_then_die(blob: bytes) -> bytes:
+        puts["n"] += 1
+        if puts["n"] == 3:
+            first._stop.set()  # the process "dies" right after checkpoint 20
+        return original(blob)
+
+    first.store.put = put_then_die  # type: ignore[method-assign]
+    net.start(first)
+    net.wait_for("first solver to stop", lambda: first.stopping, timeout=120)
+    net.stop(first)
+    rec = first.job_record(job_id)
+    assert rec is not None and rec["phase"] == Phase.TRAINING and len(rec["hashes"]) == 3
+    assert net.client(0).get_job(job_id).status is JobStatus.Claimed
+
+    second = SolverNode(net.client(SOLVER), data, "127.0.0.1", port, poll_interval=0.5)
+    net.start(second)
+    assert (
+        net.wait_status(job_id, JobStatus.Finalized, JobStatus.Rejected, JobStatus.Disputed)
+        is JobStatus.Finalized
+    )
+    final = second.job_record(job_id)
+    assert final is not None and final["hashes"][:3] == rec["hashes"]
+
+
+def test_solver_killed_after_commit_reserves_and_finishes(net: Network) -> None:
+    _start_checkers(net)
+    job_id = net.post_job(tiny_spec(seed=12))
+    port = free_port()
+    data = net.tmp / "solver"
+    first = SolverNode(net.client(SOLVER), data, "127.0.0.1", port, poll_interval=0.5)
+    net.start(first)
+    reader = net.client(0)
+    net.wait_for("commit", lambda: reader.get_job(job_id).status >= JobStatus.Committed)
+    net.stop(first)  # checkpoint server down too
+    second = SolverNode(net.client(SOLVER), data, "127.0.0.1", port, poll_interval=0.5)
+    net.start(second)
+    assert (
+        net.wait_status(job_id, JobStatus.Finalized, JobStatus.Rejected, JobStatus.Disputed)
+        is JobStatus.Finalized
+    )

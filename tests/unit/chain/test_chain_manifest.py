@@ -1,0 +1,65 @@
+"""Deployment manifests and protocol parameters (no node)."""
+
+import json
+
+import pytest
+
+from chain.deploy import (
+    ContractAddresses,
+    Deployment,
+    ProtocolParams,
+    load_manifest,
+    manifest_path,
+    write_manifest,
+)
+from chain.errors import ChainValueError
+
+E18 = 10**18
+
+
+def _deployment(chain_id: int = 31337) -> Deployment:
+    return Deployment(
+        chain_id=chain_id,
+        addresses=ContractAddresses(
+            token="0x" + "11" * 20,
+            stake_manager="0x" + "22" * 20,
+            job_manager="0x" + "33" * 20,
+            arbitration="0x" + "44" * 20,
+            share_registry="0x" + "55" * 20,
+        ),
+        params=ProtocolParams.demo(),
+        block=7,
+        deployer="0x" + "66" * 20,
+    )
+
+
+def test_manifest_round_trip(tmp_path):
+    dep = _deployment(11155111)
+    path = write_manifest(dep, tmp_path)
+    assert path == tmp_path / "11155111.json" == manifest_path(11155111, tmp_path)
+    assert load_manifest(path) == dep
+    assert load_manifest(11155111, tmp_path) == dep
+    raw = json.loads(path.read_text())
+    assert raw["params"]["solver_stake"] == 100 * E18  # big ints survive JSON
+
+
+def test_manifest_missing_or_invalid(tmp_path):
+    with pytest.raises(ChainValueError, match="no deployment manifest"):
+        load_manifest(1, tmp_path)
+    bad = tmp_path / "5.json"
+    bad.write_text("{}")
+    with pytest.raises(ChainValueError, match="invalid"):
+        load_manifest(bad)
+
+
+def test_demo_params():
+    p = ProtocolParams.demo()
+    assert (p.verifiers_per_job, p.samples_per_job, p.committee_size) == (5, 3, 3)
+    assert (p.commit_window, p.verdict_window, p.challenge_window) == (900, 180, 30)
+    assert (p.vote_commit_window, p.vote_reveal_window) == (90, 60)
+    assert p.min_stakes == [100 * E18, 50 * E18, 50 * E18]
+    assert p.job_escrow(10 * E18) == 15 * E18
+    assert len(p.job_params_tuple()) == 10
+    assert ProtocolParams.demo(challenge_window=5).challenge_window == 5
+    with pytest.raises(ValueError):
+        ProtocolParams(verifiers_per_job=0)

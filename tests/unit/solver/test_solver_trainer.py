@@ -1,0 +1,100 @@
+"""Resumable training and the ADVERSARY modes of `solver.trainer`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from solver.trainer import train_job
+from tests.utils.node_fixtures import tiny_spec
+from veritrain.errors import CheckpointHashMismatch
+from veritrain.hexutil import from_hex
+from veritrain.merkle import checkpoint_tree
+from veritrain.replay import replay_segment
+from veritrain.state import state_hash
+from veritrain.store import CheckpointStore
+from veritrain.training import TrainingEngine
+
+
+@pytest.fixture(scope="module")
+def engine() -> TrainingEngine:
+    return TrainingEngine(tiny_spec())
+
+
+@pytest.fixture(scope="module")
+def honest(engine: TrainingEngine, tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    hashes: list[str] = []
+    assert train_job(engine, CheckpointStore(tmp_path_factory.mktemp("h")), hashes)
+    return hashes
+
+
+def test_honest_run_has_a_checkpoint_every_k_steps(honest: list[str]) -> None:
+    assert len(honest) == 5 and len(set(honest)) == 5
+
+
+def test_honest_run_is_reproducible(engine: TrainingEngine, honest: list[str], tmp_path) -> None:
+    again: list[str] = []
+    train_job(engine, CheckpointStore(tmp_path), again)
+    assert again == honest
+
+
+def test_resume_after_stop_gives_the_same_checkpoints(
+    engine: TrainingEngine, honest: list[str], tmp_path: Path
+) -> None:
+    store = CheckpointStore(tmp_path)
+    hashes: list[str] = []
+    persisted: list[list[str]] = []
+    done = train_job(
+        engine, store, hashes,
+        on_checkpoint=lambda h: persisted.append(list(h)),
+        should_stop=lambda: len(hashes) >= 3,  # "killed" after the step-20 checkpoint
+    )
+    assert not done and persisted[-1] == honest[:3]
+    resumed = list(persisted[-1])
+    steps: list[int] = []
+    original = engine.train_step
+    engine.train_step = lambda state: (steps.append(state.step), original(state))[1]  # type: ignore[method-assign]
+    try:
+        assert train_job(engine, store, resumed)
+    finally:
+        del engine.train_step
+    assert resumed == honest
+    assert steps[0] == 20 and len(steps) == 20  # resumed from step 20, not from scratch
+
+
+def test_resume_refuses_a_corrupt_last_checkpoint(engine, honest, tmp_path: Path) -> None:
+    store = CheckpointStore(tmp_path)
+    hashes: list[str] = []
+    train_job(engine, store, hashes, should_stop=lambda: len(hashes) >= 2)
+    path = store.path(hashes[-1])
+    blob = bytearray(path.read_bytes())
+    blob[-1] ^= 1
+    path.write_bytes(bytes(blob))
+    with pytest.raises(CheckpointHashMismatch):
+        train_job(engine, store, hashes)
+
+
+@pytest.mark.parametrize("mode", ["skip-steps", "perturb"])
+def test_adversary_diverges_from_segment_2_and_commits_consistently(
+    engine: TrainingEngine, honest: list[str], mode: str, tmp_path: Path
+) -> None:
+    store = CheckpointStore(tmp_path)
+    cheat: list[str] = []
+    assert train_job(engine, store, cheat, adversary=mode)  # type: ignore[arg-type]
+    assert cheat[:3] == honest[:3]  # segments 0 and 1 are honest
+    assert cheat[3] != honest[3] and cheat[4] != honest[4]
+    # the tree is over what it produced: every stored checkpoint hashes to its leaf
+    for h in cheat:
+        assert state_hash(store.get(h)) == from_hex(h)
+    checkpoint_tree([from_hex(h) for h in cheat], 10)
+    # replaying the cheating segment from the committed start does not reproduce its end
+    end = replay_segment(engine, store.get(cheat[2]), 30, start_step=20)
+    assert state_hash(end) != from_hex(cheat[3])
+    ok = replay_segment(engine, store.get(cheat[1]), 20, start_step=10)
+    assert state_hash(ok) == from_hex(cheat[2])
+
+
+def test_unknown_adversary_is_refused(engine, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="unknown adversary"):
+        train_job(engine, CheckpointStore(tmp_path), [], adversary="nap")  # type: ignore[arg-type]

@@ -1,0 +1,293 @@
+"""An in-memory stand-in for the JobManager/StakeManager, for node unit tests (no Anvil).
+
+`FakeChain` keeps the protocol state (jobs, stakes, verdicts, challenges, credits) and a clock;
+`FakeChain.client(address)` returns a `FakeClient` with the subset of `chain.client.ChainClient`
+methods the nodes call. It follows PROTOCOL.md 3.3 closely enough for node logic (statuses,
+deadlines, double-submission reverts), not for economics: slashing and disputes are reduced to
+recording what happened (`FakeChain.txs`). Reverts raise `chain.errors.ContractRevert`
+subclasses named like the real custom errors.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from chain.errors import ContractRevert, error_class
+from chain.types import (
+    Assignment,
+    DisputePhase,
+    DisputeStatus,
+    DisputeView,
+    JobParamsView,
+    JobStatus,
+    JobView,
+    Verdict,
+)
+
+ZERO = "0x" + "00" * 20
+
+
+def revert(name: str, **args: Any) -> ContractRevert:
+    return error_class(name)(name, args, contract="JobManager")
+
+
+class _Handle:
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.address = "0x" + name.encode().hex()[:40].ljust(40, "0")
+
+
+class FakeChain:
+    """Protocol state shared by every `FakeClient`."""
+
+    def __init__(self, params: JobParamsView | None = None) -> None:
+        self.params = params or JobParamsView(
+            solver_stake=100,
+            verifier_stake=10,
+            challenge_bond=5,
+            verifier_fee=1,
+            arbiter_fee=1,
+            verifiers_per_job=2,
+            samples_per_job=2,
+            commit_window=3600,
+            verdict_window=600,
+            challenge_window=300,
+        )
+        self.now = 1_000_000
+        self.block = 1
+        self.jobs: dict[int, JobView] = {}
+        self.staked: dict[tuple[str, int], int] = {}
+        self.locked: dict[tuple[str, int], int] = {}
+        self.balances: dict[str, int] = {}
+        self.credits: dict[str, int] = {}
+        self.assignments: dict[int, Assignment] = {}
+        self.verdicts: dict[tuple[int, str], list[Verdict]] = {}
+        self.challengers: dict[tuple[int, int, str], str] = {}
+        self.disputed: dict[int, set[int]] = {}
+        self.txs: list[tuple[str, str, tuple[Any, ...]]] = []
+        self.forced_segments: list[int] | None = None
+
+    def client(self, address: str) -> FakeClient:
+        return FakeClient(self, address)
+
+    def advance(self, seconds: int = 1, blocks: int = 1) -> None:
+        self.now += seconds
+        self.block += blocks
+
+    def post_job(self, submitter: str, spec: Any, reward: int = 1000) -> int:
+        job_id = len(self.jobs) + 1
+        self.jobs[job_id] = JobView(
+            job_id=job_id,
+            submitter=submitter,
+            solver=ZERO,
+            model_id=spec.model_id_hash(),
+            spec_hash=spec.spec_hash(),
+            merkle_root=b"\x00" * 32,
+            total_steps=spec.total_steps,
+            checkpoint_interval=spec.checkpoint_interval,
+            reward=reward,
+            status=JobStatus.Open,
+            commit_deadline=0,
+            randomness_block=0,
+            verdict_deadline=0,
+            challenge_deadline=0,
+            dispute_id=0,
+            spec_uri=spec.to_data_uri(),
+        )
+        return job_id
+
+    def set_job(self, job_id: int, **changes: Any) -> None:
+        self.jobs[job_id] = dataclasses.replace(self.jobs[job_id], **changes)
+
+    def count(self, fn: str, sender: str | None = None) -> int:
+        return sum(1 for who, f, _ in self.txs if f == fn and (sender is None or who == sender))
+
+
+class FakeClient:
+    """The `ChainClient` subset the nodes use, bound to one account."""
+
+    def __init__(self, chain: FakeChain, address: str) -> None:
+        self.chain = chain
+        self.address = address
+        self.job_manager = _Handle("JobManager")
+        self.arbitration = _Handle("ArbitrationCommittee")
+
+    def _tx(self, fn: str, *args: Any) -> dict[str, Any]:
+        self.chain.txs.append((self.address, fn, args))
+        self.chain.advance()
+        return {"status": 1}
+
+    # --- clock / tokens / stake
+    def timestamp(self) -> int:
+        return self.chain.now
+
+    def block_number(self) -> int:
+        return self.chain.block
+
+    def balance_of(self, account: str | None = None) -> int:
+        return self.chain.balances.get(account or self.address, 0)
+
+    def faucet(self, amount: int) -> dict[str, Any]:
+        self.chain.balances[self.address] = self.balance_of() + amount
+        return self._tx("faucet", amount)
+
+    def job_params(self) -> JobParamsView:
+        return self.chain.params
+
+    def min_stake(self, role: int) -> int:
+        return 1
+
+    def is_active(self, account: str | None = None, role: int = 0) -> bool:
+        return self.chain.staked.get((account or self.address, int(role)), 0) >= 1
+
+    def free_stake(self, account: str | None = None, role: int = 0) -> int:
+        key = (account or self.address, int(role))
+        return self.chain.staked.get(key, 0) - self.chain.locked.get(key, 0)
+
+    def stake(self, role: int, amount: int) -> dict[str, Any]:
+        if self.balance_of() < amount:
+            raise revert("ERC20InsufficientBalance")
+        self.chain.balances[self.address] -= amount
+        key = (self.address, int(role))
+        self.chain.staked[key] = self.chain.staked.get(key, 0) + amount
+        return self._tx("stake", role, amount)
+
+    # --- jobs
+    def job_count(self) -> int:
+        return len(self.chain.jobs)
+
+    def get_job(self, job_id: int) -> JobView:
+        return self.chain.jobs[job_id]
+
+    def call(self, handle: _Handle, fn: str, *args: Any) -> Any:
+        if fn == "specURIOf":
+            return self.chain.jobs[args[0]].spec_uri
+        if fn == "checkpointURLOf":
+            return self.chain.jobs[args[0]].checkpoint_url
+        raise NotImplementedError(fn)
+
+    def claim_job(self, job_id: int) -> dict[str, Any]:
+        job = self.chain.jobs[job_id]
+        if job.status is not JobStatus.Open:
+            raise revert("UnexpectedJobStatus", jobId=job_id, status=int(job.status))
+        self.chain.locked[(self.address, 0)] = (
+            self.chain.locked.get((self.address, 0), 0) + self.chain.params.solver_stake
+        )
+        self.chain.set_job(
+            job_id,
+            solver=self.address,
+            status=JobStatus.Claimed,
+            commit_deadline=self.chain.now + self.chain.params.commit_window,
+        )
+        return self._tx("claimJob", job_id)
+
+    def commit_checkpoints(self, job_id: int, root: bytes, url: str) -> dict[str, Any]:
+        job = self.chain.jobs[job_id]
+        if job.status is not JobStatus.Claimed:
+            raise revert("UnexpectedJobStatus", jobId=job_id, status=int(job.status))
+        if job.solver != self.address:
+            raise revert("NotSolver", jobId=job_id, caller=self.address)
+        self.chain.set_job(
+            job_id,
+            merkle_root=root,
+            checkpoint_url=url,
+            status=JobStatus.Committed,
+            randomness_block=self.chain.block + 1,
+        )
+        return self._tx("commitCheckpoints", job_id, root, url)
+
+    def assign_verifiers(self, job_id: int) -> dict[str, Any]:
+        job = self.chain.jobs[job_id]
+        if job.status is not JobStatus.Committed:
+            raise revert("UnexpectedJobStatus", jobId=job_id, status=int(job.status))
+        if self.chain.block <= job.randomness_block:
+            raise revert("RandomnessNotReady", jobId=job_id)
+        verifiers = tuple(
+            a for (a, role), amount in sorted(self.chain.staked.items())
+            if role == 1 and amount > 0 and a not in (job.solver, job.submitter)
+        )[: self.chain.params.verifiers_per_job]
+        n = job.total_steps // job.checkpoint_interval
+        q = self.chain.params.samples_per_job
+        segments = tuple(self.chain.forced_segments or range(n)[-q:])
+        self.chain.assignments[job_id] = Assignment(verifiers, segments)
+        for v in verifiers:
+            self.chain.verdicts[(job_id, v)] = [Verdict.None_] * len(segments)
+        self.chain.set_job(
+            job_id,
+            status=JobStatus.Verifying,
+            verdict_deadline=self.chain.now + self.chain.params.verdict_window,
+            challenge_deadline=self.chain.now
+            + self.chain.params.verdict_window
+            + self.chain.params.challenge_window,
+        )
+        return self._tx("assignVerifiers", job_id)
+
+    def get_assignment(self, job_id: int) -> Assignment:
+        return self.chain.assignments.get(job_id, Assignment((), ()))
+
+    def verdicts_of(self, job_id: int, verifier: str) -> list[Verdict]:
+        return list(self.chain.verdicts.get((job_id, verifier), []))
+
+    def submit_verdicts(self, job_id: int, approvals: list[bool]) -> dict[str, Any]:
+        key = (job_id, self.address)
+        if key not in self.chain.verdicts:
+            raise revert("NotAssignedVerifier", jobId=job_id, account=self.address)
+        if any(v is not Verdict.None_ for v in self.chain.verdicts[key]):
+            raise revert("VerdictsAlreadySubmitted", jobId=job_id, verifier=self.address)
+        self.chain.verdicts[key] = [Verdict.Approve if a else Verdict.Reject for a in approvals]
+        for i, a in enumerate(approvals):
+            if not a:
+                self.chain.disputed.setdefault(job_id, set()).add(i)
+        return self._tx("submitVerdicts", job_id, tuple(approvals))
+
+    def challenger_of(self, job_id: int, sample_index: int, verifier: str) -> str | None:
+        return self.chain.challengers.get((job_id, sample_index, verifier))
+
+    def challenge_approval(self, job_id: int, sample_index: int, verifier: str) -> dict[str, Any]:
+        job = self.chain.jobs[job_id]
+        if self.chain.now > job.challenge_deadline:
+            raise revert("ChallengeWindowClosed", jobId=job_id)
+        key = (job_id, sample_index, verifier)
+        if key in self.chain.challengers:
+            raise revert("ApprovalAlreadyChallenged", jobId=job_id)
+        if self.chain.verdicts[(job_id, verifier)][sample_index] is not Verdict.Approve:
+            raise revert("VerdictNotApproval", jobId=job_id)
+        self.chain.challengers[key] = self.address
+        self.chain.disputed.setdefault(job_id, set()).add(sample_index)
+        return self._tx("challengeApproval", job_id, sample_index, verifier)
+
+    def finalize(self, job_id: int) -> dict[str, Any]:
+        job = self.chain.jobs[job_id]
+        if job.status is not JobStatus.Verifying or self.chain.now <= job.challenge_deadline:
+            raise revert("ChallengeWindowOpen", jobId=job_id)
+        if self.chain.disputed.get(job_id):
+            self.chain.set_job(job_id, status=JobStatus.Disputed, dispute_id=1)
+        else:
+            self.chain.set_job(job_id, status=JobStatus.Finalized)
+            self.chain.credits[job.solver] = self.chain.credits.get(job.solver, 0) + job.reward
+        return self._tx("finalize", job_id)
+
+    def credit_of(self, account: str | None = None) -> int:
+        return self.chain.credits.get(account or self.address, 0)
+
+    def claim_credit(self) -> dict[str, Any]:
+        amount = self.chain.credits.pop(self.address, 0)
+        if amount == 0:
+            raise revert("NoCreditToClaim", account=self.address)
+        self.chain.balances[self.address] = self.balance_of() + amount
+        return self._tx("claimCredit")
+
+    # --- disputes (none in the fake: they are covered by the Anvil integration tests)
+    def dispute_count(self) -> int:
+        return 0
+
+    def dispute_phase(self, dispute_id: int) -> DisputePhase:
+        return DisputePhase.None_
+
+    def get_dispute(self, dispute_id: int) -> DisputeView:
+        return DisputeView(
+            dispute_id=dispute_id, job_id=0, segment=0, status=DisputeStatus.AwaitingCommittee,
+            randomness_block=2**62, commit_deadline=0, reveal_deadline=0, seat_stake=0,
+            committed=0, revealed=0, valid_votes=0, invalid_votes=0, segment_valid=False,
+        )

@@ -1,0 +1,44 @@
+"""Helpers shared by the node unit tests: a tiny spec and a fake protocol (no Anvil)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from solver.node import SolverNode
+from solver.server import create_app
+from tests.utils.fake_chain import FakeChain
+from veritrain.spec import JobSpec, default_digits_spec
+
+SUBMITTER = "0x00000000000000000000000000000000000000a1"
+SOLVER = "0x00000000000000000000000000000000000000b1"
+VERIFIERS = (
+    "0x00000000000000000000000000000000000000c1",
+    "0x00000000000000000000000000000000000000c2",
+)
+WHISTLEBLOWER = "0x00000000000000000000000000000000000000d1"
+
+
+def tiny_spec(seed: int = 3) -> JobSpec:
+    """40 steps, a checkpoint every 10 (4 segments), a 64-16-10 MLP: ~1 s on a CPU."""
+    return default_digits_spec(
+        seed=seed, total_steps=40, checkpoint_interval=10, hidden=(16,), batch_size=16
+    )
+
+
+def run_solver_to_commit(chain: FakeChain, tmp: Path, adversary: Any = None) -> SolverNode:
+    """Post a job, let a solver claim, train and commit it, then assign verifiers."""
+    job_id = chain.post_job(SUBMITTER, tiny_spec())
+    node = SolverNode(chain.client(SOLVER), tmp / "solver", adversary=adversary, serve=False)
+    for _ in range(3):
+        node.step()
+        chain.advance(blocks=2)
+    assert chain.jobs[job_id].status.name == "Verifying", chain.jobs[job_id]
+    return node
+
+
+def http_for(node: SolverNode) -> TestClient:
+    """An httpx client routed to the solver's checkpoint app (any host name works)."""
+    return TestClient(create_app(node.catalog))

@@ -1,0 +1,158 @@
+"""A small protocol network for the node integration tests: real Anvil, real contracts,
+nodes as threads in this process.
+
+`Network` deploys the protocol with short windows (`FAST_PARAMS`), mines a block every
+second (the session Anvil only automines on transactions, and every deadline is a block
+timestamp), starts nodes in threads and waits on chain conditions.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from chain import DEV_PRIVATE_KEYS, Anvil, ChainClient, ProtocolParams, deploy_protocol
+from chain.types import JobStatus
+from veritrain.spec import JobSpec, default_digits_spec
+
+E18 = 10**18
+
+FAST_PARAMS = ProtocolParams(
+    solver_stake=100 * E18,
+    verifier_stake=10 * E18,
+    challenge_bond=5 * E18,
+    verifier_fee=1 * E18,
+    arbiter_fee=1 * E18,
+    verifiers_per_job=3,
+    samples_per_job=2,
+    commit_window=300,
+    verdict_window=30,
+    challenge_window=12,
+    unbonding_delay=60,
+    min_stake_solver=100 * E18,
+    min_stake_verifier=50 * E18,
+    min_stake_whistleblower=50 * E18,
+    committee_size=3,
+    vote_commit_window=25,
+    vote_reveal_window=25,
+)
+
+# dev key indices (0 deploys)
+SUBMITTER, SOLVER, V1, V2, V3, WHISTLEBLOWER = 1, 2, 3, 4, 5, 6
+
+log = logging.getLogger("tests.network")
+
+
+def tiny_spec(seed: int = 5) -> JobSpec:
+    """40 steps, a checkpoint every 10 (4 segments), a 64-16-10 MLP."""
+    return default_digits_spec(
+        seed=seed, total_steps=40, checkpoint_interval=10, hidden=(16,), batch_size=16
+    )
+
+
+def require_protocol_artifacts() -> None:
+    """Skip when the contracts are not compiled yet (they are developed alongside)."""
+    import pytest
+
+    from chain.artifacts import out_dir
+
+    names = ("JobManager", "ArbitrationCommittee", "ShareRegistry", "ModelShares")
+    missing = [n for n in names if not list(out_dir().glob(f"*.sol/{n}.json"))]
+    if missing:
+        pytest.skip(f"contracts not compiled yet: {missing}")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Network:
+    """Deployment + miner + node threads for one test."""
+
+    def __init__(self, anvil: Anvil, tmp: Path, params: ProtocolParams = FAST_PARAMS) -> None:
+        self.anvil = anvil
+        self.tmp = tmp
+        self.params = params
+        deployer = ChainClient(anvil.rpc_url, DEV_PRIVATE_KEYS[0])
+        self.deployment = deploy_protocol(deployer, params, build=False)
+        self._stop_miner = threading.Event()
+        self._miner = threading.Thread(target=self._mine, name="miner", daemon=True)
+        self._miner.start()
+        self._nodes: list[tuple[Any, threading.Event, threading.Thread]] = []
+
+    def _mine(self) -> None:
+        while not self._stop_miner.wait(1.0):
+            try:
+                self.anvil.mine(1)
+            except Exception as exc:  # noqa: BLE001 - keep mining through hiccups
+                log.warning("miner: %s", exc)
+
+    def client(self, i: int) -> ChainClient:
+        return ChainClient(self.anvil.rpc_url, DEV_PRIVATE_KEYS[i], self.deployment)
+
+    def start(self, node: Any) -> threading.Event:
+        """Run `node.run(stop)` in a thread; returns the stop event."""
+        stop = threading.Event()
+        thread = threading.Thread(target=node.run, args=(stop,), name=node.name, daemon=True)
+        thread.start()
+        self._nodes.append((node, stop, thread))
+        return stop
+
+    def stop(self, node: Any, timeout: float = 30.0) -> None:
+        for n, stop, thread in self._nodes:
+            if n is node:
+                stop.set()
+                thread.join(timeout)
+                if thread.is_alive():
+                    raise RuntimeError(f"{node.name} did not stop within {timeout}s")
+
+    def close(self) -> None:
+        for _, stop, _ in self._nodes:
+            stop.set()
+        for _, _, thread in self._nodes:
+            thread.join(30)
+        self._stop_miner.set()
+        self._miner.join(5)
+
+    def post_job(self, spec: JobSpec, reward: int = 50 * E18) -> int:
+        sub = self.client(SUBMITTER)
+        sub.faucet(1000 * E18)
+        receipt = sub.post_job(
+            spec.model_id_hash(), spec.spec_hash(), spec.total_steps, spec.checkpoint_interval,
+            reward, spec.to_data_uri(),
+        )
+        return sub.job_id_from(receipt)
+
+    def wait_for(self, what: str, predicate: Callable[[], bool], timeout: float = 180.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if predicate():
+                return
+            time.sleep(0.5)
+        raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
+
+    def wait_status(self, job_id: int, *statuses: JobStatus, timeout: float = 180.0) -> JobStatus:
+        reader = self.client(0)
+        self.wait_for(
+            f"job {job_id} in {[s.name for s in statuses]}",
+            lambda: reader.get_job(job_id).status in statuses,
+            timeout,
+        )
+        return reader.get_job(job_id).status
+
+    def wait_active(self, role: int, *indices: int, timeout: float = 60.0) -> None:
+        reader = self.client(0)
+        for i in indices:
+            address = self.client(i).address
+            self.wait_for(
+                f"account {i} staked as role {role}",
+                lambda a=address: reader.is_active(a, role),
+                timeout,
+            )

@@ -1,0 +1,54 @@
+"""`veritrain verifier ...`: run a verifier node.
+
+Run: ``veritrain verifier run --rpc-url http://127.0.0.1:8545 --key-env VERIFIER_KEY
+--data-dir runs/verifier``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from veritrain.cli_common import (
+    DeploymentOpt,
+    DevAccountOpt,
+    KeyEnvOpt,
+    KeySource,
+    KeystoreOpt,
+    PasswordEnvOpt,
+    RpcUrlOpt,
+    VerboseOpt,
+)
+
+app = typer.Typer(no_args_is_help=True, help="Verifier node: replay sampled segments, arbitrate.")
+
+
+@app.command("run")
+def run(
+    rpc_url: RpcUrlOpt = "http://127.0.0.1:8545",
+    deployment: DeploymentOpt = None,
+    keystore: KeystoreOpt = None,
+    password_env: PasswordEnvOpt = "VERITRAIN_KEYSTORE_PASSWORD",
+    key_env: KeyEnvOpt = None,
+    dev_account: DevAccountOpt = None,
+    data_dir: Annotated[Path, typer.Option("--data-dir", help="State file directory.")] = Path(
+        "runs/verifier"
+    ),
+    lazy: Annotated[
+        bool,
+        typer.Option("--lazy", help="TESTING ONLY: approve and vote valid without replaying."),
+    ] = False,
+    json_logs: Annotated[bool, typer.Option("--json", help="JSON-lines logs.")] = False,
+    verbose: VerboseOpt = 0,
+) -> None:
+    """Verify assigned jobs by replay, sit on committees, claim fees."""
+    from verifier.node import VerifierNode
+    from veritrain.cli_common import connect
+    from veritrain.noderuntime import run_until_signalled, setup_logging
+
+    setup_logging(json_logs=json_logs, level="DEBUG" if verbose >= 2 else "INFO")
+    keys = KeySource(keystore, password_env, key_env, dev_account)
+    client = connect(rpc_url, deployment, keys)
+    run_until_signalled(VerifierNode(client, data_dir, lazy=lazy))

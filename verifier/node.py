@@ -1,0 +1,261 @@
+"""The verifier node: replays sampled segments, submits verdicts, sits on arbitration committees.
+
+Per round (`VerifierNode.step()`):
+
+1. stake as `Role.Verifier` if not active;
+2. scan the jobs: help `assignVerifiers` along for Committed jobs (anyone may); for every
+   Verifying job this account is assigned to and has not voted on yet, check each sampled
+   segment by replay (`veritrain.replay.check_segment`: Merkle proofs of both ends against the
+   on-chain root, sha256 of the start checkpoint, k replayed steps, end hash compared) and
+   submit every verdict in one `submitVerdicts` transaction; an unreachable solver (after retries,
+   in the last third of the verdict window), a bad proof or a hash mismatch means reject
+   (reason logged). `finalize` jobs it verified when due;
+3. scan the disputes: `drawCommittee` when the randomness is ready; when seated, replay the
+   disputed segment, persist (vote, salt) *before* `commitVote` so a restart can reveal, then
+   `revealVote` in the reveal phase, and `resolve` when due;
+4. `claimCredit`.
+
+Every check of on-chain state comes before a send, and results are persisted
+(`<data_dir>/verifier_state.json`), so a restarted verifier never submits twice.
+
+LAZY MODE (`lazy=True`, an adversary for protocol tests): approves every segment and votes
+"valid" on committees without replaying anything. A whistleblower catches it.
+
+Run: `veritrain verifier run --rpc-url ... --deployment ... --key-env VERIFIER_KEY [--lazy]`.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from chain.client import new_salt, vote_hash
+from chain.errors import ContractRevert
+from chain.types import DisputePhase, DisputeStatus, JobStatus, Role
+from veritrain.errors import CheckpointUnavailable
+from veritrain.hexutil import from_hex, to_hex
+from veritrain.noderuntime import TERMINAL_JOB_STATUSES, NodeBase
+from veritrain.nodestate import JsonState
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["VerifierNode"]
+
+UNAVAILABLE_ATTEMPTS = 3
+"""Rounds a solver must have been unreachable before its segments are rejected for
+unavailability (and only in the last third of the verdict window, so a solver restart
+does not cost it the job)."""
+
+
+class VerifierNode(NodeBase):
+    """A verifier (and committee arbiter).
+
+    Args:
+        client: the chain client (injected; holds the verifier's key).
+        data_dir: directory for the state file.
+        lazy: ADVERSARY for tests: approve/vote valid without replaying.
+        poll_interval: seconds between rounds.
+        stake_amount: wei to stake when not active (None: 4x verifierStake, at least min).
+    """
+
+    def __init__(
+        self,
+        client: Any,
+        data_dir: Path,
+        lazy: bool = False,
+        *,
+        poll_interval: float = 1.0,
+        stake_amount: int | None = None,
+    ) -> None:
+        super().__init__(
+            client, name="verifier", revert_types=(ContractRevert,), poll_interval=poll_interval
+        )
+        self.data_dir = Path(data_dir)
+        self.lazy = lazy
+        self.stake_amount = stake_amount
+        self.state = JsonState(
+            self.data_dir / "verifier_state.json",
+            default={"jobs": {}, "votes": {}, "done_jobs": [], "done_disputes": []},
+        )
+        self._unavailable: dict[tuple[int, int], int] = {}  # failed fetch rounds per job/dispute
+        self._staked = False
+        if lazy:
+            self.log.warning("LAZY verifier (adversary for testing): approves without replaying")
+
+    # ------------------------------------------------------------------------------ step
+    def step(self) -> None:
+        """One round: stake, verdicts, finalizations, committee duties, credit."""
+        if not self._staked:
+            self.ensure_stake(Role.Verifier, self.stake_amount)
+            self._staked = True
+        self._scan_jobs()
+        if not self.stopping:
+            self._scan_disputes()
+        self.claim_credit()
+
+    def _mark(self, key: str, item: int) -> None:
+        with self.state.transaction() as data:
+            if item not in data[key]:
+                data[key].append(item)
+
+    def _scan_jobs(self) -> None:
+        done = set(self.state.get("done_jobs", []))
+        me = self.client.address.lower()
+        for job_id in range(1, int(self.client.job_count()) + 1):
+            if job_id in done or self.stopping:
+                continue
+            job = self.client.get_job(job_id)
+            status = JobStatus(int(job.status))
+            if status in TERMINAL_JOB_STATUSES:
+                self._mark("done_jobs", job_id)
+                continue
+            if status is JobStatus.Committed:
+                if self.block_number() > int(job.randomness_block):
+                    self.send(f"assignVerifiers job {job_id}", self.client.assign_verifiers,
+                              job_id, quiet=True)
+                continue
+            if status not in (JobStatus.Verifying, JobStatus.Disputed):
+                continue
+            assignment = self.client.get_assignment(job_id)
+            if me not in (v.lower() for v in assignment.verifiers):
+                continue
+            if status is JobStatus.Verifying:
+                self._verify_job(job_id, job, list(assignment.segments))
+            self.finalize_if_due(job_id, job)
+
+    # --------------------------------------------------------------------------- verdicts
+    def _verify_job(self, job_id: int, job: Any, segments: list[int]) -> None:
+        verdicts = self.client.verdicts_of(job_id, self.client.address)
+        if verdicts and int(verdicts[0]) != 0:
+            self._record_job(job_id, submitted=True)  # on chain already (maybe before a crash)
+            return
+        if self.chain_time() > int(job.verdict_deadline):
+            self.log.warning("job %d: verdict deadline passed before we could submit", job_id)
+            self._record_job(job_id, submitted=False, missed=True)
+            return
+        results = dict(self._job_rec(job_id).get("results", {}))
+        for segment in segments:
+            if str(segment) in results:
+                continue
+            result = self._check(job_id, job, segment)
+            if result is None:
+                return  # solver unreachable for now: retry next round
+            results[str(segment)] = result
+            self._record_job(job_id, results=results)
+            if self.stopping:
+                return
+        approvals = [bool(results[str(s)]["ok"]) for s in segments]
+        rejects = [s for s, ok in zip(segments, approvals, strict=True) if not ok]
+        action = f"submitVerdicts job {job_id} " + (
+            f"REJECT segments {rejects}" if rejects else "approve all"
+        )
+        if rejects:
+            self.ensure_funds(len(rejects) * int(self.client.job_params().challenge_bond))
+        if self.send(action, self.client.submit_verdicts, job_id, approvals) is not None:
+            self._record_job(job_id, submitted=True, approvals=approvals)
+
+    def _check(self, job_id: int, job: Any, segment: int) -> dict[str, Any] | None:
+        if self.lazy:
+            return {"ok": True, "reason": "LAZY: not replayed"}
+        key = (job_id, -1)  # per job: an unreachable solver is unreachable for every segment
+        window = int(self.client.job_params().verdict_window)
+        give_up_at = int(job.verdict_deadline) - window // 3
+        try:
+            check = self.replay_check(
+                job, segment, unavailable_is_reject=self._give_up(key, give_up_at)
+            )
+        except CheckpointUnavailable as exc:
+            self._unavailable[key] = self._unavailable.get(key, 0) + 1
+            self.log.warning(
+                "job %d segment %d: solver unreachable (attempt %d; rejecting from t=%d): %s",
+                job_id, segment, self._unavailable[key], give_up_at, exc,
+            )
+            return None
+        return {"ok": bool(check.ok), "reason": check.reason}
+
+    def _give_up(self, key: tuple[int, int], give_up_at: int) -> bool:
+        """Whether an unreachable solver now counts as a reject: it failed
+        `UNAVAILABLE_ATTEMPTS` rounds and the last third of the voting window has begun."""
+        return (
+            self._unavailable.get(key, 0) + 1 >= UNAVAILABLE_ATTEMPTS
+            and self.chain_time() >= give_up_at
+        )
+
+    def _job_rec(self, job_id: int) -> dict[str, Any]:
+        rec: dict[str, Any] = self.state.get("jobs", {}).get(str(job_id), {})
+        return rec
+
+    def _record_job(self, job_id: int, **changes: Any) -> None:
+        with self.state.transaction() as data:
+            data["jobs"].setdefault(str(job_id), {}).update(changes)
+
+    # --------------------------------------------------------------------------- disputes
+    def _scan_disputes(self) -> None:
+        done = set(self.state.get("done_disputes", []))
+        me = self.client.address.lower()
+        for dispute_id in range(1, int(self.client.dispute_count()) + 1):
+            if dispute_id in done or self.stopping:
+                continue
+            dispute = self.client.get_dispute(dispute_id)
+            status = DisputeStatus(int(dispute.status))
+            if status is DisputeStatus.Resolved:
+                self._mark("done_disputes", dispute_id)
+                continue
+            if status is DisputeStatus.AwaitingCommittee:
+                self.draw_committee_if_ready(dispute_id)
+                continue
+            if me in (m.lower() for m in self.client.committee_of(dispute_id)):
+                self._vote(dispute_id, dispute)
+            self.resolve_if_due(dispute_id)
+
+    def _vote_rec(self, dispute_id: int) -> dict[str, Any] | None:
+        rec: dict[str, Any] | None = self.state.get("votes", {}).get(str(dispute_id))
+        return rec
+
+    def _vote(self, dispute_id: int, dispute: Any) -> None:
+        phase = DisputePhase(int(self.client.dispute_phase(dispute_id)))
+        commitment, revealed = self.ballot_of(dispute_id)
+        rec = self._vote_rec(dispute_id)
+        if phase is DisputePhase.Commit and commitment == b"\x00" * 32:
+            if rec is None:
+                valid = self._judge(dispute)
+                if valid is None:
+                    return
+                rec = {"valid": valid, "salt": to_hex(new_salt())}
+                # persisted BEFORE the commit, so a restarted node can still reveal
+                with self.state.transaction() as data:
+                    data["votes"][str(dispute_id)] = rec
+            digest = vote_hash(dispute_id, self.client.address, rec["valid"], from_hex(rec["salt"]))
+            verdict = "valid" if rec["valid"] else "INVALID"
+            self.send(f"commitVote dispute {dispute_id} ({verdict})", self.client.commit_vote,
+                      dispute_id, digest)
+        elif phase is DisputePhase.Reveal and commitment != b"\x00" * 32 and not revealed:
+            if rec is None:
+                self.log.error("dispute %d: committed but the salt is lost; cannot reveal",
+                               dispute_id)
+                return
+            self.send(
+                f"revealVote dispute {dispute_id}",
+                self.client.reveal_vote,
+                dispute_id,
+                bool(rec["valid"]),
+                from_hex(rec["salt"]),
+            )
+
+    def _judge(self, dispute: Any) -> bool | None:
+        """Replay the disputed segment: True if it matches the commitment (None: retry)."""
+        if self.lazy:
+            return True
+        job = self.client.get_job(int(dispute.job_id))
+        key = (-int(dispute.dispute_id), int(dispute.segment))
+        give_up_at = int(dispute.commit_deadline) - 10
+        try:
+            check = self.replay_check(
+                job, int(dispute.segment), unavailable_is_reject=self._give_up(key, give_up_at)
+            )
+        except CheckpointUnavailable as exc:
+            self._unavailable[key] = self._unavailable.get(key, 0) + 1
+            self.log.warning("dispute %d: solver unreachable: %s", int(dispute.dispute_id), exc)
+            return None
+        return bool(check.ok)

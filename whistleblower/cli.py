@@ -1,0 +1,50 @@
+"""`veritrain whistleblower ...`: run a whistleblower node.
+
+Run: ``veritrain whistleblower run --rpc-url http://127.0.0.1:8545 --key-env WB_KEY
+--data-dir runs/whistleblower``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from veritrain.cli_common import (
+    DeploymentOpt,
+    DevAccountOpt,
+    KeyEnvOpt,
+    KeySource,
+    KeystoreOpt,
+    PasswordEnvOpt,
+    RpcUrlOpt,
+    VerboseOpt,
+)
+
+app = typer.Typer(no_args_is_help=True, help="Whistleblower node: re-check approvals, challenge.")
+
+
+@app.command("run")
+def run(
+    rpc_url: RpcUrlOpt = "http://127.0.0.1:8545",
+    deployment: DeploymentOpt = None,
+    keystore: KeystoreOpt = None,
+    password_env: PasswordEnvOpt = "VERITRAIN_KEYSTORE_PASSWORD",
+    key_env: KeyEnvOpt = None,
+    dev_account: DevAccountOpt = None,
+    data_dir: Annotated[Path, typer.Option("--data-dir", help="State file directory.")] = Path(
+        "runs/whistleblower"
+    ),
+    json_logs: Annotated[bool, typer.Option("--json", help="JSON-lines logs.")] = False,
+    verbose: VerboseOpt = 0,
+) -> None:
+    """Replay approved segments and challenge wrong approvals before the deadline."""
+    from veritrain.cli_common import connect
+    from veritrain.noderuntime import run_until_signalled, setup_logging
+    from whistleblower.node import WhistleblowerNode
+
+    setup_logging(json_logs=json_logs, level="DEBUG" if verbose >= 2 else "INFO")
+    keys = KeySource(keystore, password_env, key_env, dev_account)
+    client = connect(rpc_url, deployment, keys)
+    run_until_signalled(WhistleblowerNode(client, data_dir))

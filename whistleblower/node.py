@@ -1,0 +1,146 @@
+"""The whistleblower node: re-checks verifiers' approvals and challenges the wrong ones.
+
+Per round (`WhistleblowerNode.step()`):
+
+1. stake as `Role.Whistleblower` if not active;
+2. for every Verifying job, read each assigned verifier's verdicts; for every Approve of a
+   segment, replay that segment itself (once per (job, segment), cached and persisted) and,
+   if the replay disagrees with the commitment, call `challengeApproval(jobId, sampleIndex,
+   verifier)` before the challenge deadline (posting `challengeBond`);
+3. `finalize` the jobs it watches when due (anyone may);
+4. `claimCredit`.
+
+Results live in `<data_dir>/whistleblower_state.json`; `challengerOf` is read before every
+challenge, so a restarted whistleblower never challenges twice.
+
+Run: `veritrain whistleblower run --rpc-url ... --deployment ... --key-env WB_KEY`.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from chain.errors import ContractRevert
+from chain.types import JobStatus, Role, Verdict
+from veritrain.errors import CheckpointUnavailable
+from veritrain.noderuntime import TERMINAL_JOB_STATUSES, NodeBase
+from veritrain.nodestate import JsonState
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["WhistleblowerNode"]
+
+
+class WhistleblowerNode(NodeBase):
+    """A whistleblower.
+
+    Args:
+        client: the chain client (injected; holds the whistleblower's key).
+        data_dir: directory for the state file.
+        poll_interval: seconds between rounds.
+        stake_amount: wei to stake when not active (None: 4x challengeBond, at least min).
+    """
+
+    def __init__(
+        self,
+        client: Any,
+        data_dir: Path,
+        *,
+        poll_interval: float = 1.0,
+        stake_amount: int | None = None,
+    ) -> None:
+        super().__init__(
+            client, name="whistleblower", revert_types=(ContractRevert,),
+            poll_interval=poll_interval,
+        )
+        self.data_dir = Path(data_dir)
+        self.stake_amount = stake_amount
+        self.state = JsonState(
+            self.data_dir / "whistleblower_state.json",
+            default={"checks": {}, "challenges": [], "done_jobs": []},
+        )
+        self._staked = False
+
+    def step(self) -> None:
+        """One round: stake, check approvals, challenge, finalize, claim credit."""
+        if not self._staked:
+            self.ensure_stake(Role.Whistleblower, self.stake_amount)
+            self._staked = True
+        done = set(self.state.get("done_jobs", []))
+        for job_id in range(1, int(self.client.job_count()) + 1):
+            if job_id in done or self.stopping:
+                continue
+            job = self.client.get_job(job_id)
+            status = JobStatus(int(job.status))
+            if status in TERMINAL_JOB_STATUSES:
+                with self.state.transaction() as data:
+                    data["done_jobs"].append(job_id)
+                continue
+            if status is JobStatus.Verifying:
+                self._watch(job_id, job)
+            if status in (JobStatus.Verifying, JobStatus.Disputed):
+                self.finalize_if_due(job_id, job)
+        self.claim_credit()
+
+    # ----------------------------------------------------------------------------- checks
+    def segment_check(self, job: Any, segment: int) -> dict[str, Any] | None:
+        """Replay result of (job, segment), computed once and persisted.
+
+        Returns:
+            `{"ok": bool, "reason": str}`, or None when the solver is unreachable right now.
+        """
+        key = f"{int(job.job_id)}:{segment}"
+        cached: dict[str, Any] | None = self.state.get("checks", {}).get(key)
+        if cached is not None:
+            return cached
+        try:
+            check = self.replay_check(job, segment, unavailable_is_reject=False)
+        except CheckpointUnavailable as exc:
+            self.log.warning("job %d segment %d: solver unreachable: %s", job.job_id, segment, exc)
+            return None
+        result = {"ok": bool(check.ok), "reason": check.reason}
+        with self.state.transaction() as data:
+            data["checks"][key] = result
+        return result
+
+    def _watch(self, job_id: int, job: Any) -> None:
+        if self.chain_time() > int(job.challenge_deadline) > 0:
+            return
+        assignment = self.client.get_assignment(job_id)
+        segments = list(assignment.segments)
+        for verifier in assignment.verifiers:
+            if self.stopping:
+                return
+            verdicts = self.client.verdicts_of(job_id, verifier)
+            for sample_index, verdict in enumerate(verdicts):
+                if Verdict(int(verdict)) is not Verdict.Approve:
+                    continue
+                result = self.segment_check(job, segments[sample_index])
+                if result is None or result["ok"]:
+                    continue
+                self._challenge(job_id, sample_index, verifier, segments[sample_index], result)
+
+    def _challenge(
+        self, job_id: int, sample_index: int, verifier: str, segment: int, result: dict[str, Any]
+    ) -> None:
+        tag = f"{job_id}:{sample_index}:{verifier.lower()}"
+        if tag in self.state.get("challenges", []):
+            return
+        if self.client.challenger_of(job_id, sample_index, verifier) is not None:
+            with self.state.transaction() as data:
+                data["challenges"].append(tag)  # someone (maybe we, before a crash) did it
+            return
+        self.ensure_funds(int(self.client.job_params().challenge_bond))
+        receipt = self.send(
+            f"challengeApproval job {job_id} sample {sample_index} (segment {segment}) of "
+            f"verifier {verifier}: {result['reason']}",
+            self.client.challenge_approval,
+            job_id,
+            sample_index,
+            verifier,
+        )
+        if receipt is not None:
+            with self.state.transaction() as data:
+                data["challenges"].append(tag)
