@@ -96,7 +96,9 @@ def out_dir() -> Path:
 
 
 def find_binary(name: str) -> Path:
-    """Find a Foundry binary (``anvil``, ``forge``, ``cast``): PATH, then node_modules/.bin.
+    """Find a Foundry binary (``anvil``, ``forge``, ``cast``): PATH, then the npm package's
+    platform binary (``node_modules/@foundry-rs/<name>-<platform>/bin``), then
+    ``node_modules/.bin``.
 
     Raises:
         ArtifactError: the binary is nowhere to be found.
@@ -109,7 +111,14 @@ def find_binary(name: str) -> Path:
     except ChainValueError:
         local = None
     if local is not None and local.exists():
-        return local
+        # node_modules/.bin/<name> is a node wrapper that spawns the platform binary; run that
+        # binary directly so signals and reaping reach the real process.
+        native = sorted(
+            p
+            for p in (repo_root() / "node_modules" / "@foundry-rs").glob(f"{name}-*/bin/{name}")
+            if os.access(p, os.X_OK)
+        )
+        return native[0] if len(native) == 1 else local
     raise ArtifactError(
         f"`{name}` not found on PATH nor in node_modules/.bin; run `npm ci` at the repo root"
     )

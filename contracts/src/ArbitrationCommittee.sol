@@ -51,6 +51,7 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
     mapping(uint256 disputeId => Dispute dispute) internal _disputes;
     mapping(uint256 disputeId => address[] members) internal _members;
     mapping(uint256 disputeId => mapping(address account => bool excluded)) internal _excluded;
+    mapping(uint256 disputeId => mapping(address account => bool reserved)) internal _reserve;
     mapping(uint256 disputeId => mapping(address account => bool member)) internal _isMember;
     mapping(uint256 disputeId => mapping(address member => Ballot ballot)) internal _ballots;
 
@@ -68,7 +69,9 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
         uint64 voteCommitWindow_,
         uint64 voteRevealWindow_
     ) {
-        if (address(jobManager_) == address(0) || address(stakeManager_) == address(0)) revert ZeroAddress();
+        if (address(jobManager_) == address(0) || address(stakeManager_) == address(0)) {
+            revert ZeroAddress();
+        }
         if (committeeSize_ == 0 || committeeSize_ > MAX_COMMITTEE_SIZE) {
             revert InvalidParam("committeeSize", committeeSize_);
         }
@@ -84,7 +87,7 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
     ////// External //////
 
     /// @inheritdoc IAdjudicator
-    function openDispute(uint256 jobId, uint32 segment, address[] calldata excluded)
+    function openDispute(uint256 jobId, uint32 segment, address[] calldata excluded, address[] calldata reserve)
         external
         returns (uint256 disputeId)
     {
@@ -101,7 +104,10 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
         for (uint256 i; i < excluded.length; ++i) {
             _excluded[disputeId][excluded[i]] = true;
         }
-        emit DisputeOpened(disputeId, jobId, segment, excluded, randomnessBlock);
+        for (uint256 i; i < reserve.length; ++i) {
+            _reserve[disputeId][reserve[i]] = true;
+        }
+        emit DisputeOpened(disputeId, jobId, segment, excluded, reserve, randomnessBlock);
     }
 
     /// @inheritdoc IArbitrationCommittee
@@ -226,6 +232,11 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
     }
 
     /// @inheritdoc IArbitrationCommittee
+    function isReserve(uint256 disputeId, address account) external view returns (bool reserved) {
+        reserved = _reserve[disputeId][account];
+    }
+
+    /// @inheritdoc IArbitrationCommittee
     function disputeCount() external view returns (uint256 count) {
         count = _disputeCount;
     }
@@ -281,7 +292,9 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
 
     ////// Internal //////
 
-    /// @notice Up to K distinct active verifiers with free stake >= `seatStake`, not excluded.
+    /// @notice Up to K distinct active verifiers with free stake >= `seatStake`, never excluded ones:
+    ///         first among verifiers with nothing at stake in the job, then, only if fewer than K
+    ///         were found, among the reserve (the job's own verifiers), each pass in random order.
     /// @return members Drawn members.
     /// @return candidates Size of the active verifier set.
     function _drawMembers(uint256 disputeId, bytes32 seed, uint256 seatStake)
@@ -290,16 +303,39 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
         returns (address[] memory members, uint256 candidates)
     {
         candidates = _STAKE_MANAGER.verifierCount();
-        LibSampling.Shuffle memory shuffle = LibSampling.newShuffle(seed, candidates);
         address[] memory picked = new address[](_COMMITTEE_SIZE);
-        uint256 count;
+        uint256 count = _drawPass(disputeId, seed, seatStake, candidates, false, picked, 0);
+        if (count < picked.length) {
+            count = _drawPass(
+                disputeId, keccak256(abi.encode(seed, "reserve")), seatStake, candidates, true, picked, count
+            );
+        }
+        members = _truncate(picked, count);
+    }
+
+    /// @notice One pass of the draw over the active verifier set in a seeded random order.
+    /// @param fromReserve False: take only non-reserve verifiers; true: only reserve verifiers.
+    /// @param picked Seats filled so far (written in place).
+    /// @param count Number of seats filled before this pass.
+    /// @return Number of seats filled after this pass.
+    function _drawPass(
+        uint256 disputeId,
+        bytes32 seed,
+        uint256 seatStake,
+        uint256 candidates,
+        bool fromReserve,
+        address[] memory picked,
+        uint256 count
+    ) internal view returns (uint256) {
+        LibSampling.Shuffle memory shuffle = LibSampling.newShuffle(seed, candidates);
         while (count < picked.length && shuffle.remaining() != 0) {
             address candidate = _STAKE_MANAGER.verifierAt(shuffle.next());
             if (_excluded[disputeId][candidate]) continue;
+            if (_reserve[disputeId][candidate] != fromReserve) continue;
             if (_STAKE_MANAGER.freeStake(candidate, Role.Verifier) < seatStake) continue;
             picked[count++] = candidate;
         }
-        members = _truncate(picked, count);
+        return count;
     }
 
     /// @notice Splits the committee by ballot.

@@ -401,13 +401,15 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         address[] calldata majority,
         address[] calldata nonVoters
     ) external nonReentrant {
-        if (msg.sender != address(_adjudicator) || msg.sender == address(0)) revert NotAdjudicator(msg.sender);
+        if (msg.sender != address(_adjudicator) || msg.sender == address(0)) {
+            revert NotAdjudicator(msg.sender);
+        }
         uint256 jobId = _disputeJobs[disputeId];
         Job storage job = _jobs[jobId];
         Ledger storage ledger = _ledgers[jobId];
-        if (
-            jobId == 0 || job.status != JobStatus.Disputed || !ledger.disputePending || job.disputeId != disputeId
-        ) revert UnknownDispute(disputeId);
+        if (jobId == 0 || job.status != JobStatus.Disputed || !ledger.disputePending || job.disputeId != disputeId) {
+            revert UnknownDispute(disputeId);
+        }
 
         uint256 sampleIndex = ledger.disputeSample;
         ledger.disputePending = false;
@@ -623,14 +625,13 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
             }
         }
         uint32 segment = _segments[jobId][sampleIndex];
-        // Everyone whose stake or bond rides on the outcome is kept off the committee.
-        address[] storage verifiers = _assigned[jobId];
-        address[] memory excluded = new address[](verifiers.length + 2);
+        // The solver and the submitter never judge their own job. The job's verifiers, whose
+        // verdicts ride on the outcome, are only a reserve: the adjudicator takes them only when
+        // too few verifiers with nothing at stake are eligible (small networks).
+        address[] memory excluded = new address[](2);
         excluded[0] = job.solver;
         excluded[1] = job.submitter;
-        for (uint256 i; i < verifiers.length; ++i) {
-            excluded[i + 2] = verifiers[i];
-        }
+        address[] memory reserve = _assigned[jobId];
         job.status = JobStatus.Disputed;
         ledger.disputePending = true;
         // SAFETY: sampleIndex < samplesPerJob <= 64.
@@ -638,7 +639,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         ledger.disputeSample = uint32(sampleIndex);
         // SAFETY: the adjudicator is set once by the admin and must not call back from openDispute
         // (IAdjudicator @dev); the id is recorded right after and nonReentrant guards the rest.
-        uint256 disputeId = adjudicator_.openDispute(jobId, segment, excluded);
+        uint256 disputeId = adjudicator_.openDispute(jobId, segment, excluded, reserve);
         job.disputeId = disputeId;
         _disputeJobs[disputeId] = jobId;
         emit JobDisputed(jobId, disputeId, sampleIndex, segment);

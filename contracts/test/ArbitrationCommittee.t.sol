@@ -84,7 +84,7 @@ contract ArbitrationCommittee_OpenDispute_Test is ArbitrationCommittee_Init {
         address[] memory none = new address[](0);
         vm.expectRevert(abi.encodeWithSelector(IArbitrationCommittee.NotJobManager.selector, stranger));
         vm.prank(stranger);
-        committee.openDispute(jobId, 0, none);
+        committee.openDispute(jobId, 0, none, none);
     }
 }
 
@@ -140,11 +140,34 @@ contract ArbitrationCommittee_DrawCommittee_Test is ArbitrationCommittee_Init {
         committee.drawCommittee(9);
     }
 
-    function test_drawCommittee_noEligible_reverts() public {
+    function test_drawCommittee_prefersVerifiersWithNothingAtStake_succeeds() public {
+        address[] memory members = _drawCommittee(disputeId);
+        assertEq(members.length, 3);
+        for (uint256 i; i < members.length; ++i) {
+            assertFalse(_isIn(verifiers, members[i]));
+        }
+    }
+
+    function test_drawCommittee_reserveFillsSmallNetwork_succeeds() public {
+        // Only the job's own verifiers remain eligible: they fill the seats as the reserve.
         for (uint256 i; i < verifierPool.length; ++i) {
             if (_isIn(verifiers, verifierPool[i])) continue;
             vm.prank(verifierPool[i]);
             stakeManager.requestUnbond(Role.Verifier, 500e18);
+        }
+        address[] memory members = _drawCommittee(disputeId);
+        assertEq(members.length, 3);
+        for (uint256 i; i < members.length; ++i) {
+            assertTrue(_isIn(verifiers, members[i]));
+            assertFalse(members[i] == solver || members[i] == submitter);
+        }
+    }
+
+    function test_drawCommittee_noEligible_reverts() public {
+        for (uint256 i; i < verifierPool.length; ++i) {
+            uint256 free = stakeManager.freeStake(verifierPool[i], Role.Verifier);
+            vm.prank(verifierPool[i]);
+            stakeManager.requestUnbond(Role.Verifier, free);
         }
         vm.roll(block.number + 2);
         uint256 candidates = stakeManager.verifierCount();

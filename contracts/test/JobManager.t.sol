@@ -738,7 +738,8 @@ contract JobManager_Finalize_Test is JobManager_Init {
         assertTrue(committee.isExcluded(1, solver));
         assertTrue(committee.isExcluded(1, submitter));
         for (uint256 i; i < verifiers.length; ++i) {
-            assertTrue(committee.isExcluded(1, verifiers[i]));
+            assertFalse(committee.isExcluded(1, verifiers[i]));
+            assertTrue(committee.isReserve(1, verifiers[i]));
         }
     }
 

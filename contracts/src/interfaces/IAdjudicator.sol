@@ -18,9 +18,13 @@ interface IAdjudicator {
     /// @notice Opens a dispute on segment `segment` of job `jobId`.
     /// @param jobId JobManager job.
     /// @param segment Segment index s (steps s*k .. (s+1)*k).
-    /// @param excluded Accounts with a stake in the outcome, which must not judge it.
+    /// @param excluded Accounts that must never judge it (the solver, the submitter).
+    /// @param reserve Accounts whose verdicts on the job ride on the outcome (the job's verifiers):
+    ///        an adjudicator that draws judges takes them only when fewer than its quorum of
+    ///        verifiers with nothing at stake are eligible (small networks, where V + K exceeds the
+    ///        verifier set). With a large verifier set they never sit.
     /// @return disputeId Non-zero id of the new dispute.
-    function openDispute(uint256 jobId, uint32 segment, address[] calldata excluded)
+    function openDispute(uint256 jobId, uint32 segment, address[] calldata excluded, address[] calldata reserve)
         external
         returns (uint256 disputeId);
 }

@@ -80,9 +80,15 @@ interface IArbitrationCommittee is IAdjudicator {
     /// @param jobId Job.
     /// @param segment Segment under dispute.
     /// @param excluded Accounts that may not sit on the committee.
+    /// @param reserve Accounts that sit only when too few verifiers with nothing at stake are eligible.
     /// @param randomnessBlock Block whose hash seeds the committee draw.
     event DisputeOpened(
-        uint256 indexed disputeId, uint256 indexed jobId, uint32 segment, address[] excluded, uint64 randomnessBlock
+        uint256 indexed disputeId,
+        uint256 indexed jobId,
+        uint32 segment,
+        address[] excluded,
+        address[] reserve,
+        uint64 randomnessBlock
     );
 
     /// @notice Emitted when the randomness block hash had expired and a new block was chosen.
@@ -191,6 +197,12 @@ interface IArbitrationCommittee is IAdjudicator {
     /// @param account Account.
     /// @return excluded True if excluded.
     function isExcluded(uint256 disputeId, address account) external view returns (bool excluded);
+
+    /// @notice Whether `account` is in the dispute's reserve (drawn only when too few fresh verifiers).
+    /// @param disputeId Dispute.
+    /// @param account Account.
+    /// @return reserved True if in the reserve.
+    function isReserve(uint256 disputeId, address account) external view returns (bool reserved);
 
     /// @notice Number of disputes opened (the last dispute id).
     /// @return count Disputes.

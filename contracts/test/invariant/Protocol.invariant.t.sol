@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+// Testing
+import {Deployers} from "../utils/Deployers.sol";
+import {InvariantTest} from "../utils/InvariantTest.sol";
+import {ProtocolHandler} from "./handlers/ProtocolHandler.sol";
+// Deployment
+import {Deploy} from "../../script/Deploy.sol";
+// Contracts
+import {ModelShares} from "../../src/ModelShares.sol";
+// Types
+import {Job, JobStatus} from "../../src/types/JobTypes.sol";
+import {Role} from "../../src/types/Role.sol";
+
+/// @title Protocol_Invariant_Test
+/// @notice Protocol-wide invariants P1-P3 of PROPERTIES.md under random play by ProtocolHandler.
+contract Protocol_Invariant_Test is Deployers, InvariantTest {
+    ProtocolHandler internal handler;
+
+    function setUp() public override {
+        vm.warp(START_TIME);
+        vm.roll(START_BLOCK);
+        _deploy(_config());
+        handler = new ProtocolHandler(token, stakeManager, jobManager, committee);
+        targetContract(address(handler));
+        bytes4[] memory selectors = new bytes4[](13);
+        selectors[0] = ProtocolHandler.postJob.selector;
+        selectors[1] = ProtocolHandler.cancelJob.selector;
+        selectors[2] = ProtocolHandler.claimAndCommit.selector;
+        selectors[3] = ProtocolHandler.reclaimExpired.selector;
+        selectors[4] = ProtocolHandler.assignVerifiers.selector;
+        selectors[5] = ProtocolHandler.submitVerdicts.selector;
+        selectors[6] = ProtocolHandler.challengeApproval.selector;
+        selectors[7] = ProtocolHandler.finalize.selector;
+        selectors[8] = ProtocolHandler.drawCommittee.selector;
+        selectors[9] = ProtocolHandler.vote.selector;
+        selectors[10] = ProtocolHandler.resolve.selector;
+        selectors[11] = ProtocolHandler.claimCredit.selector;
+        selectors[12] = ProtocolHandler.stakeOrUnbond.selector;
+        targetSelector(FuzzSelector({addr: address(handler), selectors: selectors}));
+    }
+
+    /// @notice Default config with V=2, q=3, K=3 so that 7 verifiers can fill jobs and committees.
+    function _config() internal pure returns (Deploy.Config memory cfg) {
+        cfg = Deploy.defaultConfig();
+        cfg.params.verifiersPerJob = 2;
+        cfg.params.samplesPerJob = 3;
+        cfg.minStake = [uint256(100e18), 100e18, 10e18];
+    }
+
+    /// @custom:invariant P1a The StakeManager's token balance equals the sum over every account and
+    ///                  role of staked + unbonding, and locked never exceeds staked.
+    function invariant_stakeConservation() public {
+        uint256 sum;
+        uint256 count = handler.actorCount();
+        for (uint256 i; i < count; ++i) {
+            address account = handler.actors(i);
+            for (uint8 r; r < 3; ++r) {
+                (uint256 staked, uint256 locked, uint256 unbonding,) = stakeManager.stakeOf(account, Role(r));
+                assertLte(locked, staked, "locked > staked");
+                sum += staked + unbonding;
+            }
+        }
+        assertEq(token.balanceOf(address(stakeManager)), sum, "stake balance != sum of stakes");
+        assertEq(stakeManager.totalHeld(), sum, "totalHeld != sum of stakes");
+    }
+
+    /// @custom:invariant P1b The JobManager's token balance covers every escrow, bond and credit
+    ///                  (exactly, since nobody donates tokens), and the credits add up per account.
+    function invariant_jobManagerSolvent() public {
+        (uint256 escrowed, uint256 bonds, uint256 credits) = jobManager.liabilities();
+        assertEq(token.balanceOf(address(jobManager)), escrowed + bonds + credits, "JobManager balance != liabilities");
+        uint256 sum = jobManager.creditOf(address(this));
+        uint256 count = handler.actorCount();
+        for (uint256 i; i < count; ++i) {
+            sum += jobManager.creditOf(handler.actors(i));
+        }
+        assertEq(sum, credits, "credits do not add up");
+    }
+
+    /// @custom:invariant P2 No stake is slashed without a lost verdict, lost challenge, missed commit,
+    ///                  missed verdict or missed vote.
+    function invariant_noUnjustifiedSlash() public {
+        assertEq(handler.ghost_unjustifiedSlashes(), 0, "unjustified slash");
+    }
+
+    /// @custom:invariant P3 Ownership shares minted equal the total steps of finalized jobs.
+    function invariant_sharesMatchVerifiedSteps() public {
+        uint256 steps;
+        uint256 count = jobManager.jobCount();
+        for (uint256 jobId = 1; jobId <= count; ++jobId) {
+            Job memory job = jobManager.getJob(jobId);
+            if (job.status == JobStatus.Finalized) steps += job.totalSteps;
+        }
+        address shares = registry.sharesOf(keccak256("digits-mlp"));
+        uint256 supply = shares == address(0) ? 0 : ModelShares(shares).totalSupply();
+        assertEq(supply, steps, "shares != finalized steps");
+    }
+}

@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+// Testing
+import {Vm} from "@prb/test/Vm.sol";
+import {Bound} from "../../utils/Bound.sol";
+// Contracts
+import {ArbitrationCommittee} from "../../../src/ArbitrationCommittee.sol";
+import {JobManager} from "../../../src/JobManager.sol";
+import {StakeManager} from "../../../src/StakeManager.sol";
+import {VeriToken} from "../../../src/VeriToken.sol";
+// Interfaces
+import {IStakeManager} from "../../../src/interfaces/IStakeManager.sol";
+// Types
+import {Dispute, DisputePhase} from "../../../src/types/DisputeTypes.sol";
+import {Job, JobStatus, Verdict} from "../../../src/types/JobTypes.sol";
+import {Role} from "../../../src/types/Role.sol";
+
+/// @title ProtocolHandler
+/// @notice Drives the whole protocol with bounded random actions from a fixed cast of actors, and
+///         tracks ghost variables for the protocol invariants.
+/// @dev Each action picks a job/dispute/actor from its seeds and does the next sensible step for
+///      it, returning early (not reverting) when there is nothing to do. Slashes are checked
+///      against the reason expected before the call (@custom:property-id P2).
+contract ProtocolHandler is Bound {
+    ////// Constants //////
+
+    Vm internal constant vm = Vm(address(uint160(uint256(keccak256("hevm cheat code")))));
+    bytes32 internal constant STAKE_SLASHED = keccak256("StakeSlashed(address,uint8,uint256,uint256,address)");
+    bytes32 internal constant MODEL_ID = keccak256("digits-mlp");
+
+    ////// State //////
+
+    VeriToken public token;
+    StakeManager public stakeManager;
+    JobManager public jobManager;
+    ArbitrationCommittee public committee;
+
+    address[] public actors;
+    address[] public submitters;
+    address[] public solvers;
+    address[] public verifiers;
+    address[] public whistleblowers;
+
+    /// @notice Accounts allowed to be slashed by the call in progress (role-qualified).
+    mapping(address account => mapping(Role role => bool allowed)) internal _slashable;
+    address[] internal _slashableList;
+
+    /// @notice Vote each member chose, for its reveal.
+    mapping(uint256 disputeId => mapping(address member => bool segmentValid)) internal _votes;
+
+    /// @custom:property-id P2 Slashes not explained by a lost verdict, challenge, commit or vote.
+    uint256 public ghost_unjustifiedSlashes;
+    /// @custom:property-id P2 Slashes seen.
+    uint256 public ghost_slashes;
+    /// @notice Successful calls per action, to check the handler reaches deep states.
+    mapping(bytes32 action => uint256 count) public ghost_calls;
+
+    ////// Constructor //////
+
+    constructor(VeriToken token_, StakeManager stakeManager_, JobManager jobManager_, ArbitrationCommittee committee_) {
+        token = token_;
+        stakeManager = stakeManager_;
+        jobManager = jobManager_;
+        committee = committee_;
+        for (uint256 i; i < 2; ++i) {
+            submitters.push(_newActor(string.concat("submitter", vm.toString(i))));
+            solvers.push(_newActor(string.concat("solver", vm.toString(i))));
+            _stakeAs(solvers[i], Role.Solver, 300e18);
+        }
+        for (uint256 i; i < 7; ++i) {
+            verifiers.push(_newActor(string.concat("verifier", vm.toString(i))));
+            _stakeAs(verifiers[i], Role.Verifier, 200e18);
+        }
+        whistleblowers.push(_newActor("whistleblower"));
+        _stakeAs(whistleblowers[0], Role.Whistleblower, 50e18);
+    }
+
+    ////// Actions //////
+
+    function postJob(uint256 actorSeed, uint256 shapeSeed, uint256 reward) external {
+        address submitter = submitters[actorSeed % submitters.length];
+        uint32 interval = uint32(bound(shapeSeed, 1, 5));
+        uint32 totalSteps = interval * uint32(bound(shapeSeed >> 8, 1, 12));
+        reward = bound(reward, 0, 1000e18);
+        vm.prank(submitter);
+        jobManager.postJob(MODEL_ID, keccak256("spec"), totalSteps, interval, reward, "data:,");
+        ++ghost_calls["postJob"];
+    }
+
+    function cancelJob(uint256 jobSeed) external {
+        (uint256 jobId, Job memory job) = _pick(jobSeed);
+        if (job.status != JobStatus.Open) return;
+        vm.prank(job.submitter);
+        jobManager.cancelJob(jobId);
+        ++ghost_calls["cancelJob"];
+    }
+
+    function claimAndCommit(uint256 jobSeed, uint256 actorSeed, bool commit) external {
+        (uint256 jobId, Job memory job) = _pick(jobSeed);
+        if (job.status == JobStatus.Open) {
+            address solver = solvers[actorSeed % solvers.length];
+            if (stakeManager.freeStake(solver, Role.Solver) < jobManager.params().solverStake) return;
+            vm.prank(solver);
+            jobManager.claimJob(jobId);
+            ++ghost_calls["claimJob"];
+        } else if (job.status == JobStatus.Claimed && commit && block.timestamp <= job.commitDeadline) {
+            vm.prank(job.solver);
+            jobManager.commitCheckpoints(jobId, keccak256(abi.encode("root", jobId)), "http://solver");
+            ++ghost_calls["commitCheckpoints"];
+        }
+    }
+
+    function reclaimExpired(uint256 jobSeed) external {
+        (uint256 jobId, Job memory job) = _pick(jobSeed);
+        if (job.status != JobStatus.Claimed) return;
+        if (block.timestamp <= job.commitDeadline) vm.warp(job.commitDeadline + 1);
+        _allow(job.solver, Role.Solver);
+        vm.recordLogs();
+        jobManager.reclaimExpired(jobId);
+        _checkSlashes();
+        ++ghost_calls["reclaimExpired"];
+    }
+
+    function assignVerifiers(uint256 jobSeed) external {
+        (uint256 jobId, Job memory job) = _pick(jobSeed);
+        if (job.status != JobStatus.Committed) return;
+        if (block.number <= job.randomnessBlock) vm.roll(job.randomnessBlock + 1);
+        jobManager.assignVerifiers(jobId);
+        ++ghost_calls["assignVerifiers"];
+    }
+
+    function submitVerdicts(uint256 jobSeed, uint256 verifierSeed, uint256 rejectMask) external {
+        (uint256 jobId, Job memory job) = _pick(jobSeed);
+        if (job.status != JobStatus.Verifying || block.timestamp > job.verdictDeadline) return;
+        (address[] memory assigned, uint32[] memory segments) = jobManager.getAssignment(jobId);
+        address verifier = assigned[verifierSeed % assigned.length];
+        if (jobManager.verdictOf(jobId, verifier)[0] != Verdict.None) return;
+        // Mostly approvals: a reject on every sample would make every job a dispute.
+        if (rejectMask % 3 != 0) rejectMask = 0;
+        bool[] memory approvals = new bool[](segments.length);
+        for (uint256 i; i < approvals.length; ++i) {
+            approvals[i] = (rejectMask >> (i + 8)) & 1 == 0;
+        }
+        vm.prank(verifier);
+        jobManager.submitVerdicts(jobId, approvals);
+        ++ghost_calls["submitVerdicts"];
+    }
+
+    function challengeApproval(uint256 jobSeed, uint256 sampleSeed, uint256 verifierSeed) external {
+        (uint256 jobId, Job memory job) = _pick(jobSeed);
+        if (job.status != JobStatus.Verifying || block.timestamp > job.challengeDeadline) return;
+        (address[] memory assigned, uint32[] memory segments) = jobManager.getAssignment(jobId);
+        address verifier = assigned[verifierSeed % assigned.length];
+        uint256 sampleIndex = sampleSeed % segments.length;
+        if (jobManager.verdictOf(jobId, verifier)[sampleIndex] != Verdict.Approve) return;
+        if (jobManager.challengerOf(jobId, sampleIndex, verifier) != address(0)) return;
+        vm.prank(whistleblowers[0]);
+        jobManager.challengeApproval(jobId, sampleIndex, verifier);
+        ++ghost_calls["challengeApproval"];
+    }
+
+    function finalize(uint256 jobSeed) external {
+        (uint256 jobId, Job memory job) = _pick(jobSeed);
+        if (job.status == JobStatus.Verifying) {
+            if (block.timestamp <= job.challengeDeadline) vm.warp(job.challengeDeadline + 1);
+            // Only assigned verifiers that never submitted may be slashed.
+            (address[] memory assigned,) = jobManager.getAssignment(jobId);
+            for (uint256 i; i < assigned.length; ++i) {
+                if (jobManager.verdictOf(jobId, assigned[i])[0] == Verdict.None) _allow(assigned[i], Role.Verifier);
+            }
+        } else if (job.status != JobStatus.Disputed) {
+            return;
+        } else if (committee.phaseOf(job.disputeId) != DisputePhase.Resolved) {
+            return;
+        }
+        vm.recordLogs();
+        jobManager.finalize(jobId);
+        _checkSlashes();
+        ++ghost_calls["finalize"];
+    }
+
+    function drawCommittee(uint256 disputeSeed) external {
+        uint256 disputeId = _pickDispute(disputeSeed);
+        if (disputeId == 0 || committee.phaseOf(disputeId) != DisputePhase.AwaitingCommittee) return;
+        Dispute memory d = committee.getDispute(disputeId);
+        if (block.number <= d.randomnessBlock) vm.roll(d.randomnessBlock + 1);
+        committee.drawCommittee(disputeId);
+        ++ghost_calls["drawCommittee"];
+    }
+
+    function vote(uint256 disputeSeed, uint256 memberSeed, bool segmentValid) external {
+        uint256 disputeId = _pickDispute(disputeSeed);
+        if (disputeId == 0) return;
+        DisputePhase phase = committee.phaseOf(disputeId);
+        address[] memory members = committee.committeeOf(disputeId);
+        if (members.length == 0) return;
+        address member = members[memberSeed % members.length];
+        (bytes32 commitment, bool revealed,) = committee.ballotOf(disputeId, member);
+        if (phase == DisputePhase.Commit && commitment == bytes32(0)) {
+            _votes[disputeId][member] = segmentValid;
+            bytes32 hash = committee.voteHash(disputeId, member, segmentValid, _salt(disputeId, member));
+            vm.prank(member);
+            committee.commitVote(disputeId, hash);
+            ++ghost_calls["commitVote"];
+        } else if (phase == DisputePhase.Reveal && commitment != bytes32(0) && !revealed) {
+            vm.prank(member);
+            committee.revealVote(disputeId, _votes[disputeId][member], _salt(disputeId, member));
+            ++ghost_calls["revealVote"];
+        }
+    }
+
+    function resolve(uint256 disputeSeed) external {
+        uint256 disputeId = _pickDispute(disputeSeed);
+        if (disputeId == 0) return;
+        DisputePhase phase = committee.phaseOf(disputeId);
+        if (phase != DisputePhase.Commit && phase != DisputePhase.Reveal && phase != DisputePhase.Resolvable) return;
+        Dispute memory d = committee.getDispute(disputeId);
+        if (phase != DisputePhase.Resolvable) vm.warp(d.revealDeadline + 1);
+        _allowDisputeLosers(disputeId, d);
+        vm.recordLogs();
+        committee.resolve(disputeId);
+        _checkSlashes();
+        ++ghost_calls["resolve"];
+    }
+
+    function claimCredit(uint256 actorSeed) external {
+        address account = actors[actorSeed % actors.length];
+        if (jobManager.creditOf(account) == 0) return;
+        vm.prank(account);
+        jobManager.claimCredit();
+        ++ghost_calls["claimCredit"];
+    }
+
+    function stakeOrUnbond(uint256 actorSeed, uint256 action, uint256 amount) external {
+        address account = actors[actorSeed % actors.length];
+        Role role = Role(action % 3);
+        action = (action >> 8) % 3;
+        if (action == 0) {
+            amount = bound(amount, 1, 100e18);
+            _stakeAs(account, role, amount);
+        } else if (action == 1) {
+            uint256 free = stakeManager.freeStake(account, role);
+            if (free == 0) return;
+            amount = bound(amount, 1, free);
+            vm.prank(account);
+            stakeManager.requestUnbond(role, amount);
+        } else {
+            (,, uint256 unbonding, uint64 releaseAt) = stakeManager.stakeOf(account, role);
+            if (unbonding == 0) return;
+            if (block.timestamp < releaseAt) vm.warp(releaseAt);
+            vm.prank(account);
+            stakeManager.withdraw(role);
+        }
+        ++ghost_calls["stakeOrUnbond"];
+    }
+
+    function warp(uint256 seconds_) external {
+        vm.warp(block.timestamp + bound(seconds_, 1, 2 hours));
+        vm.roll(block.number + 1);
+    }
+
+    ////// Views for the invariant test //////
+
+    function actorCount() external view returns (uint256) {
+        return actors.length;
+    }
+
+    ////// Internal //////
+
+    function _newActor(string memory name) internal returns (address account) {
+        account = address(uint160(uint256(keccak256(bytes(name)))));
+        vm.label(account, name);
+        vm.startPrank(account);
+        token.faucet(1_000_000e18);
+        token.approve(address(jobManager), type(uint256).max);
+        token.approve(address(stakeManager), type(uint256).max);
+        vm.stopPrank();
+        actors.push(account);
+    }
+
+    function _stakeAs(address account, Role role, uint256 amount) internal {
+        vm.prank(account);
+        stakeManager.stake(role, amount);
+    }
+
+    function _pick(uint256 seed) internal view returns (uint256 jobId, Job memory job) {
+        uint256 count = jobManager.jobCount();
+        if (count == 0) return (0, job);
+        jobId = seed % count + 1;
+        job = jobManager.getJob(jobId);
+    }
+
+    function _pickDispute(uint256 seed) internal view returns (uint256) {
+        uint256 count = committee.disputeCount();
+        return count == 0 ? 0 : seed % count + 1;
+    }
+
+    function _salt(uint256 disputeId, address member) internal pure returns (bytes32) {
+        return keccak256(abi.encode("salt", disputeId, member));
+    }
+
+    function _allow(address account, Role role) internal {
+        _slashable[account][role] = true;
+        _slashableList.push(account);
+    }
+
+    /// @notice Who may lose stake when `disputeId` resolves, computed from the votes before the call.
+    function _allowDisputeLosers(uint256 disputeId, Dispute memory d) internal {
+        address[] memory members = committee.committeeOf(disputeId);
+        uint256 valid;
+        uint256 invalid;
+        for (uint256 i; i < members.length; ++i) {
+            (, bool revealed, bool v) = committee.ballotOf(disputeId, members[i]);
+            if (!revealed) _allow(members[i], Role.Verifier);
+            else if (v) ++valid;
+            else ++invalid;
+        }
+        bool segmentValid = invalid <= valid;
+        Job memory job = jobManager.getJob(d.jobId);
+        uint256 sampleIndex = jobManager.disputedSampleOf(d.jobId);
+        (address[] memory assigned,) = jobManager.getAssignment(d.jobId);
+        if (!segmentValid) _allow(job.solver, Role.Solver);
+        for (uint256 i; i < assigned.length; ++i) {
+            Verdict verdict = jobManager.verdictOf(d.jobId, assigned[i])[sampleIndex];
+            if (segmentValid ? verdict == Verdict.Reject : verdict == Verdict.Approve) {
+                _allow(assigned[i], Role.Verifier);
+            }
+        }
+    }
+
+    /// @notice Counts every StakeSlashed of the last call that hits an account not allowed.
+    function _checkSlashes() internal {
+        Vm.Log[] memory logs = vm.getRecordedLogs();
+        for (uint256 i; i < logs.length; ++i) {
+            if (logs[i].topics.length == 0 || logs[i].topics[0] != STAKE_SLASHED) continue;
+            address account = address(uint160(uint256(logs[i].topics[1])));
+            Role role = Role(uint8(uint256(logs[i].topics[2])));
+            ++ghost_slashes;
+            if (!_slashable[account][role]) ++ghost_unjustifiedSlashes;
+        }
+        for (uint256 i; i < _slashableList.length; ++i) {
+            delete _slashable[_slashableList[i]][Role.Solver];
+            delete _slashable[_slashableList[i]][Role.Verifier];
+            delete _slashable[_slashableList[i]][Role.Whistleblower];
+        }
+        delete _slashableList;
+    }
+}
