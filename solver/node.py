@@ -86,8 +86,9 @@ class SolverNode(NodeBase):
         poll_interval: float = 1.0,
         stake_amount: int | None = None,
     ) -> None:
-        super().__init__(client, name="solver", revert_types=(ContractRevert,),
-                         poll_interval=poll_interval)
+        super().__init__(
+            client, name="solver", revert_types=(ContractRevert,), poll_interval=poll_interval
+        )
         if adversary is not None and adversary not in ADVERSARIES:
             raise ValueError(f"unknown adversary {adversary!r}; choose from {ADVERSARIES}")
         self.data_dir = Path(data_dir)
@@ -338,8 +339,9 @@ class SolverNode(NodeBase):
         )
         if not done:
             return False
-        entry = JobCheckpoints.build(job_id, rec["interval"], rec["total_steps"],
-                                     [from_hex(h) for h in hashes])
+        entry = JobCheckpoints.build(
+            job_id, rec["interval"], rec["total_steps"], [from_hex(h) for h in hashes]
+        )
         self.catalog.publish(entry)
         self._put(job_id, root=to_hex(entry.tree.root), hashes=hashes)
         accuracy = engine.evaluate(engine.load_state(self.store.get(entry.hashes[-1])))

@@ -112,8 +112,12 @@ class VerifierNode(NodeBase):
                 continue
             if status is JobStatus.Committed:
                 if self.block_number() > int(job.randomness_block):
-                    self.send(f"assignVerifiers job {job_id}", self.client.assign_verifiers,
-                              job_id, quiet=True)
+                    self.send(
+                        f"assignVerifiers job {job_id}",
+                        self.client.assign_verifiers,
+                        job_id,
+                        quiet=True,
+                    )
                 continue
             if status not in (JobStatus.Verifying, JobStatus.Disputed):
                 continue
@@ -169,7 +173,11 @@ class VerifierNode(NodeBase):
             self._unavailable[key] = self._unavailable.get(key, 0) + 1
             self.log.warning(
                 "job %d segment %d: solver unreachable (attempt %d; rejecting from t=%d): %s",
-                job_id, segment, self._unavailable[key], give_up_at, exc,
+                job_id,
+                segment,
+                self._unavailable[key],
+                give_up_at,
+                exc,
             )
             return None
         return {"ok": bool(check.ok), "reason": check.reason}
@@ -228,12 +236,17 @@ class VerifierNode(NodeBase):
                     data["votes"][str(dispute_id)] = rec
             digest = vote_hash(dispute_id, self.client.address, rec["valid"], from_hex(rec["salt"]))
             verdict = "valid" if rec["valid"] else "INVALID"
-            self.send(f"commitVote dispute {dispute_id} ({verdict})", self.client.commit_vote,
-                      dispute_id, digest)
+            self.send(
+                f"commitVote dispute {dispute_id} ({verdict})",
+                self.client.commit_vote,
+                dispute_id,
+                digest,
+            )
         elif phase is DisputePhase.Reveal and commitment != b"\x00" * 32 and not revealed:
             if rec is None:
-                self.log.error("dispute %d: committed but the salt is lost; cannot reveal",
-                               dispute_id)
+                self.log.error(
+                    "dispute %d: committed but the salt is lost; cannot reveal", dispute_id
+                )
                 return
             self.send(
                 f"revealVote dispute {dispute_id}",

@@ -140,9 +140,9 @@ def setup_logging(*, json_logs: bool = False, level: int | str = logging.INFO) -
 
 
 @contextlib.contextmanager
-def progress_bar(description: str, total: int, *, enabled: bool | None = None) -> Iterator[
-    Callable[[int], None]
-]:
+def progress_bar(
+    description: str, total: int, *, enabled: bool | None = None
+) -> Iterator[Callable[[int], None]]:
     """A Rich progress bar over `total` steps; disabled when stderr is not a TTY.
 
     Args:
@@ -502,9 +502,7 @@ class NodeBase:
         """The job's committed `checkpointURL` (`JobManager.checkpointURLOf`)."""
         url = str(getattr(job, "checkpoint_url", "") or "")
         if not url:
-            url = str(
-                self.client.call(self.client.job_manager, "checkpointURLOf", int(job.job_id))
-            )
+            url = str(self.client.call(self.client.job_manager, "checkpointURLOf", int(job.job_id)))
         return url
 
 

@@ -52,7 +52,9 @@ class WhistleblowerNode(NodeBase):
         stake_amount: int | None = None,
     ) -> None:
         super().__init__(
-            client, name="whistleblower", revert_types=(ContractRevert,),
+            client,
+            name="whistleblower",
+            revert_types=(ContractRevert,),
             poll_interval=poll_interval,
         )
         self.data_dir = Path(data_dir)

@@ -204,7 +204,8 @@ class FakeClient:
         if self.chain.block <= job.randomness_block:
             raise revert("RandomnessNotReady", jobId=job_id)
         verifiers = tuple(
-            a for (a, role), amount in sorted(self.chain.staked.items())
+            a
+            for (a, role), amount in sorted(self.chain.staked.items())
             if role == 1 and amount > 0 and a not in (job.solver, job.submitter)
         )[: self.chain.params.verifiers_per_job]
         n = job.total_steps // job.checkpoint_interval
@@ -287,7 +288,17 @@ class FakeClient:
 
     def get_dispute(self, dispute_id: int) -> DisputeView:
         return DisputeView(
-            dispute_id=dispute_id, job_id=0, segment=0, status=DisputeStatus.AwaitingCommittee,
-            randomness_block=2**62, commit_deadline=0, reveal_deadline=0, seat_stake=0,
-            committed=0, revealed=0, valid_votes=0, invalid_votes=0, segment_valid=False,
+            dispute_id=dispute_id,
+            job_id=0,
+            segment=0,
+            status=DisputeStatus.AwaitingCommittee,
+            randomness_block=2**62,
+            commit_deadline=0,
+            reveal_deadline=0,
+            seat_stake=0,
+            committed=0,
+            revealed=0,
+            valid_votes=0,
+            invalid_votes=0,
+            segment_valid=False,
         )

@@ -125,8 +125,12 @@ class Network:
         sub = self.client(SUBMITTER)
         sub.faucet(1000 * E18)
         receipt = sub.post_job(
-            spec.model_id_hash(), spec.spec_hash(), spec.total_steps, spec.checkpoint_interval,
-            reward, spec.to_data_uri(),
+            spec.model_id_hash(),
+            spec.spec_hash(),
+            spec.total_steps,
+            spec.checkpoint_interval,
+            reward,
+            spec.to_data_uri(),
         )
         return sub.job_id_from(receipt)
 

@@ -24,7 +24,7 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         _deploy(_config());
         handler = new ProtocolHandler(token, stakeManager, jobManager, committee);
         targetContract(address(handler));
-        bytes4[] memory selectors = new bytes4[](13);
+        bytes4[] memory selectors = new bytes4[](14);
         selectors[0] = ProtocolHandler.postJob.selector;
         selectors[1] = ProtocolHandler.cancelJob.selector;
         selectors[2] = ProtocolHandler.claimAndCommit.selector;
@@ -38,6 +38,7 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         selectors[10] = ProtocolHandler.resolve.selector;
         selectors[11] = ProtocolHandler.claimCredit.selector;
         selectors[12] = ProtocolHandler.stakeOrUnbond.selector;
+        selectors[13] = ProtocolHandler.warp.selector;
         targetSelector(FuzzSelector({addr: address(handler), selectors: selectors}));
     }
 

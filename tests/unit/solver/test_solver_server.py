@@ -84,8 +84,9 @@ def test_replay_through_the_server_accepts_every_honest_segment(served) -> None:
     spec = tiny_spec()
     engine = TrainingEngine(spec)
     for s in range(4):
-        check = check_segment(spec, "http://solver/jobs/7", entry.tree.root, s, engine=engine,
-                              client=client)
+        check = check_segment(
+            spec, "http://solver/jobs/7", entry.tree.root, s, engine=engine, client=client
+        )
         assert check.ok, check.reason
 
 

@@ -46,7 +46,9 @@ def test_resume_after_stop_gives_the_same_checkpoints(
     hashes: list[str] = []
     persisted: list[list[str]] = []
     done = train_job(
-        engine, store, hashes,
+        engine,
+        store,
+        hashes,
         on_checkpoint=lambda h: persisted.append(list(h)),
         should_stop=lambda: len(hashes) >= 3,  # "killed" after the step-20 checkpoint
     )

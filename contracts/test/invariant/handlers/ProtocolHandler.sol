@@ -79,6 +79,7 @@ contract ProtocolHandler is Bound {
     ////// Actions //////
 
     function postJob(uint256 actorSeed, uint256 shapeSeed, uint256 reward) external {
+        if (_liveJobs() >= 3) return;
         address submitter = submitters[actorSeed % submitters.length];
         uint32 interval = uint32(bound(shapeSeed, 1, 5));
         uint32 totalSteps = interval * uint32(bound(shapeSeed >> 8, 1, 12));
@@ -284,16 +285,38 @@ contract ProtocolHandler is Bound {
         stakeManager.stake(role, amount);
     }
 
+    /// @notice A job from `seed`, preferring live (non-terminal) jobs so that runs reach deep states.
     function _pick(uint256 seed) internal view returns (uint256 jobId, Job memory job) {
         uint256 count = jobManager.jobCount();
         if (count == 0) return (0, job);
-        jobId = seed % count + 1;
-        job = jobManager.getJob(jobId);
+        uint256 start = seed % count;
+        for (uint256 i; i < count; ++i) {
+            jobId = (start + i) % count + 1;
+            job = jobManager.getJob(jobId);
+            if (_isLive(job.status)) return (jobId, job);
+        }
     }
 
-    function _pickDispute(uint256 seed) internal view returns (uint256) {
+    function _isLive(JobStatus status) internal pure returns (bool) {
+        return status != JobStatus.Finalized && status != JobStatus.Rejected && status != JobStatus.Cancelled;
+    }
+
+    function _liveJobs() internal view returns (uint256 live) {
+        uint256 count = jobManager.jobCount();
+        for (uint256 jobId = 1; jobId <= count; ++jobId) {
+            if (_isLive(jobManager.getJob(jobId).status)) ++live;
+        }
+    }
+
+    /// @notice A dispute from `seed`, preferring unresolved ones.
+    function _pickDispute(uint256 seed) internal view returns (uint256 disputeId) {
         uint256 count = committee.disputeCount();
-        return count == 0 ? 0 : seed % count + 1;
+        if (count == 0) return 0;
+        uint256 start = seed % count;
+        for (uint256 i; i < count; ++i) {
+            disputeId = (start + i) % count + 1;
+            if (committee.phaseOf(disputeId) != DisputePhase.Resolved) return disputeId;
+        }
     }
 
     function _salt(uint256 disputeId, address member) internal pure returns (bytes32) {
