@@ -149,7 +149,7 @@ def deploy(
     verbose: VerboseOpt = 0,
 ) -> None:
     """Deploy the contracts to any EVM chain and write deployments/<chain id>.json."""
-    setup_logging(verbose, json_out)
+    setup_logging(verbose, json_output=json_out)
     from chain.deploy import ProtocolParams, deploy_protocol, write_manifest
 
     client = connect(

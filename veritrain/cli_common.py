@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import logging
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -95,15 +94,13 @@ class KeySource:
     dev_account: int | None = None
 
 
-def setup_logging(verbose: int = 0, json_logs: bool = False) -> None:
-    """Configure the root logger for a node or command (stderr, one line per record)."""
-    level = logging.WARNING if verbose == 0 and json_logs else logging.INFO
-    if verbose >= 2:
-        level = logging.DEBUG
-    fmt = "%(asctime)s %(levelname)s %(name)s: %(message)s"
-    logging.basicConfig(level=level, format=fmt, stream=sys.stderr, force=True)
-    for noisy in ("httpx", "urllib3", "web3", "uvicorn.access"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
+def setup_logging(verbose: int = 0, *, json_output: bool = False) -> None:
+    """Configure logging (to stderr) for a command from its ``-v`` count: INFO by default,
+    WARNING for a command printing ``--json`` results, DEBUG with ``-vv``."""
+    from veritrain.noderuntime import setup_logging as configure
+
+    level = logging.WARNING if verbose == 0 and json_output else logging.INFO
+    configure(level=logging.DEBUG if verbose >= 2 else level)
 
 
 def _load_account(keys: KeySource, chain_id: int) -> Any:

@@ -483,27 +483,21 @@ class NodeBase:
             self.log.warning("%s: INVALID: %s", label, result.reason)
         return result
 
-    # ------------------------------------------------------------------------- adapters
-    def spec_uri_of(self, job: Any) -> str:
-        """The job's `specURI` (`JobManager.specURIOf`; not part of the `getJob` struct)."""
-        uri = str(getattr(job, "spec_uri", "") or "")
-        if not uri:
-            uri = str(self.client.call(self.client.job_manager, "specURIOf", int(job.job_id)))
-        return uri
+    # ------------------------------------------------------------------------- views
+    @staticmethod
+    def spec_uri_of(job: Any) -> str:
+        """The job's `specURI` (read with the job by `ChainClient.get_job`)."""
+        return str(job.spec_uri)
 
     def ballot_of(self, dispute_id: int) -> tuple[bytes, bool]:
         """This node's ballot on a dispute: (commitment, revealed) (`ballotOf`)."""
-        commitment, revealed, _valid = self.client.call(
-            self.client.arbitration, "ballotOf", dispute_id, self.client.address
-        )
+        commitment, revealed, _valid = self.client.ballot_of(dispute_id, self.client.address)
         return bytes(commitment), bool(revealed)
 
-    def checkpoint_url_of(self, job: Any) -> str:
-        """The job's committed `checkpointURL` (`JobManager.checkpointURLOf`)."""
-        url = str(getattr(job, "checkpoint_url", "") or "")
-        if not url:
-            url = str(self.client.call(self.client.job_manager, "checkpointURLOf", int(job.job_id)))
-        return url
+    @staticmethod
+    def checkpoint_url_of(job: Any) -> str:
+        """The job's committed `checkpointURL` ("" before the commit; read by `get_job`)."""
+        return str(job.checkpoint_url)
 
 
 def run_until_signalled(node: NodeBase) -> None:

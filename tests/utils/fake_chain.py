@@ -160,13 +160,6 @@ class FakeClient:
     def get_job(self, job_id: int) -> JobView:
         return self.chain.jobs[job_id]
 
-    def call(self, handle: _Handle, fn: str, *args: Any) -> Any:
-        if fn == "specURIOf":
-            return self.chain.jobs[args[0]].spec_uri
-        if fn == "checkpointURLOf":
-            return self.chain.jobs[args[0]].checkpoint_url
-        raise NotImplementedError(fn)
-
     def claim_job(self, job_id: int) -> dict[str, Any]:
         job = self.chain.jobs[job_id]
         if job.status is not JobStatus.Open:
