@@ -14,14 +14,20 @@ training itself is not needed: gas does not depend on it.
 from __future__ import annotations
 
 import os
+import time
 from typing import Any
 
 E18 = 10**18
 MODEL_ID = b"\x01" * 32  # any bytes32 names a model; the CLI uses keccak256(name)
 
 
-def run_gas_scenario() -> list[tuple[str, int, str]]:
-    """Run the scenario and return ``(action, gas used, note)`` rows in protocol order.
+def run_gas_scenario() -> tuple[list[tuple[str, int, str]], float]:
+    """Run the scenario.
+
+    Returns:
+        ``(rows, commit_seconds)``: ``(action, gas used, note)`` rows in protocol order, and the
+        wall time (s) of the honest job's `commitCheckpoints` transaction (sign, send, mined
+        receipt) on automining Anvil.
 
     Raises:
         chain.errors.ChainError: a transaction failed (the scenario is out of sync with the
@@ -34,6 +40,7 @@ def run_gas_scenario() -> list[tuple[str, int, str]]:
     from veritrain.merkle import checkpoint_tree
 
     rows: list[tuple[str, int, str]] = []
+    commit_seconds: list[float] = []
 
     def rec(action: str, receipt: Any, note: str = "") -> Any:
         rows.append((action, int(receipt["gasUsed"]), note))
@@ -73,11 +80,10 @@ def run_gas_scenario() -> list[tuple[str, int, str]]:
             job_id, receipt = post()
             rec(f"postJob{note_prefix}", receipt, "escrows reward + V * fee")
             rec(f"claimJob{note_prefix}", solver.claim_job(job_id), "locks solver stake")
-            rec(
-                f"commitCheckpoints{note_prefix}",
-                solver.commit_checkpoints(job_id, root, "http://127.0.0.1:8701/jobs/1"),
-                "Merkle root + URL",
-            )
+            t0 = time.perf_counter()
+            receipt = solver.commit_checkpoints(job_id, root, "http://127.0.0.1:8701/jobs/1")
+            commit_seconds.append(time.perf_counter() - t0)
+            rec(f"commitCheckpoints{note_prefix}", receipt, "Merkle root + URL")
             anvil.mine(2)
             rec(
                 f"assignVerifiers{note_prefix}",
@@ -144,9 +150,9 @@ def run_gas_scenario() -> list[tuple[str, int, str]]:
         anvil.increase_time(params.unbonding_delay + 1)
         anvil.mine()
         rec("withdraw", whistle.withdraw(Role.Whistleblower))
-    return rows
+    return rows, commit_seconds[0]
 
 
 if __name__ == "__main__":
-    for action, gas, note in run_gas_scenario():
+    for action, gas, note in run_gas_scenario()[0]:
         print(f"{action:<40}{gas:>10,}  {note}")
