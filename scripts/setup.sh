@@ -24,7 +24,12 @@ fi
 npm_stamp=node_modules/.veritrain-installed
 if [[ ! -f "$npm_stamp" || package-lock.json -nt "$npm_stamp" ]]; then
   echo "setup: npm ci (anvil, forge, cast, solc, openzeppelin, prb-test)"
-  npm ci --no-audit --no-fund --loglevel=error
+  # npm ci refuses a lock file whose optional per-platform Foundry packages (darwin, win32, ...)
+  # are absent from the registry; npm install then installs exactly the locked versions.
+  if ! npm ci --no-audit --no-fund --loglevel=error 2>/dev/null; then
+    echo "setup: npm ci refused the lock file; installing the locked versions with npm install"
+    npm install --no-audit --no-fund --loglevel=error
+  fi
   touch "$npm_stamp"
 fi
 
