@@ -10,9 +10,10 @@ One place for what every node does the same way:
   `ensure_stake`.
 - `progress_bar`: a Rich progress bar that is disabled when stderr is not a terminal.
 
-This module belongs to the node packages; it stays free of web3 (the dependency rule of
-docs/ARCHITECTURE.md): the chain client is duck-typed, and the revert exception type a node
-catches is passed in by the node (`chain.errors.ContractRevert`).
+This module belongs to the node packages: it takes the chain client as a parameter (duck-typed,
+so unit tests pass an in-memory fake), the revert exception type a node catches is passed in by
+the node (`chain.errors.ContractRevert`), and it shares the Solidity enum mirrors of
+`chain.types`.
 
 Run: not a script; `from veritrain.noderuntime import NodeBase`.
 """
@@ -26,8 +27,10 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from enum import IntEnum
 from typing import Any
+
+# The Solidity enums are mirrored once, in chain.types (pure Python, no RPC).
+from chain.types import DisputePhase, DisputeStatus, JobStatus, Role, Verdict
 
 logger = logging.getLogger(__name__)
 
@@ -47,57 +50,7 @@ __all__ = [
 ]
 
 
-class Role(IntEnum):
-    """StakeManager roles (PROTOCOL.md 3.2)."""
-
-    Solver = 0
-    Verifier = 1
-    Whistleblower = 2
-
-
-class JobStatus(IntEnum):
-    """JobManager job states (PROTOCOL.md 3.3)."""
-
-    None_ = 0
-    Open = 1
-    Claimed = 2
-    Committed = 3
-    Verifying = 4
-    Disputed = 5
-    Finalized = 6
-    Rejected = 7
-    Cancelled = 8
-
-
 TERMINAL_JOB_STATUSES = frozenset({JobStatus.Finalized, JobStatus.Rejected, JobStatus.Cancelled})
-
-
-class Verdict(IntEnum):
-    """Per-segment verdict (PROTOCOL.md 3.3)."""
-
-    None_ = 0
-    Approve = 1
-    Reject = 2
-
-
-class DisputeStatus(IntEnum):
-    """ArbitrationCommittee dispute lifecycle (contracts/src/types/DisputeTypes.sol)."""
-
-    None_ = 0
-    AwaitingCommittee = 1
-    Voting = 2
-    Resolved = 3
-
-
-class DisputePhase(IntEnum):
-    """Voting phase derived by `ArbitrationCommittee.phaseOf` (DisputeTypes.sol)."""
-
-    None_ = 0
-    AwaitingCommittee = 1
-    Commit = 2
-    Reveal = 3
-    Resolvable = 4
-    Resolved = 5
 
 
 # ----------------------------------------------------------------------------------- logging

@@ -68,9 +68,7 @@ contract ModelShares is ERC20, ReentrancyGuardTransient, IModelShares {
     /// @param modelId_ Model id.
     /// @param paymentToken_ Token revenue is paid in.
     /// @param registry_ ShareRegistry allowed to mint.
-    constructor(bytes32 modelId_, IERC20 paymentToken_, address registry_)
-        ERC20("Veritrain Model Shares", "VMS")
-    {
+    constructor(bytes32 modelId_, IERC20 paymentToken_, address registry_) ERC20("Veritrain Model Shares", "VMS") {
         _MODEL_ID = modelId_;
         _PAYMENT_TOKEN = paymentToken_;
         _REGISTRY = registry_;

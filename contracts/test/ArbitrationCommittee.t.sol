@@ -128,7 +128,9 @@ contract ArbitrationCommittee_DrawCommittee_Test is ArbitrationCommittee_Init {
     function test_drawCommittee_twice_reverts() public {
         _drawCommittee(disputeId);
         vm.expectRevert(
-            abi.encodeWithSelector(IArbitrationCommittee.UnexpectedDisputePhase.selector, disputeId, DisputePhase.Commit)
+            abi.encodeWithSelector(
+                IArbitrationCommittee.UnexpectedDisputePhase.selector, disputeId, DisputePhase.Commit
+            )
         );
         committee.drawCommittee(disputeId);
     }
@@ -231,7 +233,9 @@ contract ArbitrationCommittee_CommitVote_Test is ArbitrationCommittee_Init {
     function test_commitVote_afterDeadline_reverts() public {
         vm.warp(_dispute(disputeId).commitDeadline + 1);
         vm.expectRevert(
-            abi.encodeWithSelector(IArbitrationCommittee.UnexpectedDisputePhase.selector, disputeId, DisputePhase.Reveal)
+            abi.encodeWithSelector(
+                IArbitrationCommittee.UnexpectedDisputePhase.selector, disputeId, DisputePhase.Reveal
+            )
         );
         vm.prank(members[0]);
         committee.commitVote(disputeId, bytes32(uint256(1)));
@@ -250,7 +254,9 @@ contract ArbitrationCommittee_RevealVote_Test is ArbitrationCommittee_Init {
 
     function test_revealVote_duringCommit_reverts() public {
         vm.expectRevert(
-            abi.encodeWithSelector(IArbitrationCommittee.UnexpectedDisputePhase.selector, disputeId, DisputePhase.Commit)
+            abi.encodeWithSelector(
+                IArbitrationCommittee.UnexpectedDisputePhase.selector, disputeId, DisputePhase.Commit
+            )
         );
         _revealVote(disputeId, members[0], false);
     }
@@ -321,7 +327,9 @@ contract ArbitrationCommittee_Resolve_Test is ArbitrationCommittee_Init {
 
     function test_resolve_beforeDeadline_reverts() public {
         vm.expectRevert(
-            abi.encodeWithSelector(IArbitrationCommittee.UnexpectedDisputePhase.selector, disputeId, DisputePhase.Commit)
+            abi.encodeWithSelector(
+                IArbitrationCommittee.UnexpectedDisputePhase.selector, disputeId, DisputePhase.Commit
+            )
         );
         committee.resolve(disputeId);
     }
@@ -381,7 +389,9 @@ contract ArbitrationCommittee_Resolve_Test is ArbitrationCommittee_Init {
         vm.warp(_dispute(disputeId).revealDeadline + 1);
         committee.resolve(disputeId);
         vm.expectRevert(
-            abi.encodeWithSelector(IArbitrationCommittee.UnexpectedDisputePhase.selector, disputeId, DisputePhase.Resolved)
+            abi.encodeWithSelector(
+                IArbitrationCommittee.UnexpectedDisputePhase.selector, disputeId, DisputePhase.Resolved
+            )
         );
         committee.resolve(disputeId);
     }

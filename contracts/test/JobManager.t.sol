@@ -44,7 +44,13 @@ contract JobManager_Constructor_Test is JobManager_Init {
     function test_constructor_zeroAddress_reverts() public {
         Params memory p = _defaultParams();
         vm.expectRevert(IJobManager.ZeroAddress.selector);
-        new JobManager(IERC20(address(0)), IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), p, address(this));
+        new JobManager(
+            IERC20(address(0)),
+            IStakeManager(address(stakeManager)),
+            IShareRegistry(address(registry)),
+            p,
+            address(this)
+        );
         vm.expectRevert(IJobManager.ZeroAddress.selector);
         new JobManager(token, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), p, address(0));
     }
@@ -363,9 +369,7 @@ contract JobManager_ReclaimExpired_Test is JobManager_Init {
         jobManager.claimJob(jobId);
         uint64 deadline = _job(jobId).commitDeadline;
         vm.warp(deadline);
-        vm.expectRevert(
-            abi.encodeWithSelector(IJobManager.CommitDeadlineNotPassed.selector, jobId, deadline, deadline)
-        );
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.CommitDeadlineNotPassed.selector, jobId, deadline, deadline));
         jobManager.reclaimExpired(jobId);
     }
 
@@ -842,6 +846,7 @@ contract JobManager_VerifyCheckpoint_Test is JobManager_Init {
         segmentCount = bound(segmentCount, 1, 40);
         leafIndex = bound(leafIndex, 0, segmentCount);
         uint32 interval = 5;
+        // forge-lint: disable-next-line(unsafe-typecast)
         uint32 totalSteps = uint32(segmentCount) * interval;
         bytes32[] memory hashes = _stateHashes(totalSteps, interval);
         bytes32[] memory leaves = Merkle.leaves(interval, hashes);

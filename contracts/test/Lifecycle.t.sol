@@ -235,7 +235,8 @@ contract Lifecycle_Test is Deployers {
         _submit(jobId, verifiers[1], 0);
         _passChallengeWindow(jobId);
         jobManager.finalize(jobId);
-        (uint256 staked, uint256 locked, uint256 unbonding, uint64 releaseAt) = stakeManager.stakeOf(lazy, Role.Verifier);
+        (uint256 staked, uint256 locked, uint256 unbonding, uint64 releaseAt) =
+            stakeManager.stakeOf(lazy, Role.Verifier);
         assertEq(staked, 0);
         assertEq(locked, 0);
         assertEq(unbonding, 450e18);
@@ -279,7 +280,7 @@ contract Lifecycle_Test is Deployers {
         token.approve(address(shares), type(uint256).max);
 
         vm.prank(solver);
-        shares.transfer(alice, 4);
+        assertTrue(shares.transfer(alice, 4));
         assertEq(shares.ownershipBps(alice), 2500);
         vm.prank(payer);
         shares.payRevenue(100e18);
@@ -287,7 +288,7 @@ contract Lifecycle_Test is Deployers {
         assertEq(shares.revenueOf(alice), 25e18);
 
         vm.prank(alice);
-        shares.transfer(bob, 4);
+        assertTrue(shares.transfer(bob, 4));
         vm.prank(payer);
         shares.payRevenue(100e18);
         assertEq(shares.revenueOf(solver), 150e18);

@@ -26,7 +26,9 @@ contract ShareRegistry_SetMinter_Test is Deployers {
     function test_setMinter_notAdmin_reverts() public {
         ShareRegistry fresh = new ShareRegistry(token, address(this));
         bytes32 role = fresh.DEFAULT_ADMIN_ROLE();
-        vm.expectRevert(abi.encodeWithSelector(IAccessControl.AccessControlUnauthorizedAccount.selector, stranger, role));
+        vm.expectRevert(
+            abi.encodeWithSelector(IAccessControl.AccessControlUnauthorizedAccount.selector, stranger, role)
+        );
         vm.prank(stranger);
         fresh.setMinter(stranger);
     }

@@ -90,7 +90,11 @@ library LibSampling {
     /// @param segments Number of segments N/k.
     /// @param count Samples wanted q.
     /// @return picked Segment indices.
-    function drawSegments(bytes32 seed, uint256 segments, uint256 count) internal pure returns (uint32[] memory picked) {
+    function drawSegments(bytes32 seed, uint256 segments, uint256 count)
+        internal
+        pure
+        returns (uint32[] memory picked)
+    {
         if (count >= segments) {
             picked = new uint32[](segments);
             for (uint256 i; i < segments; ++i) {

@@ -15,6 +15,7 @@ import {Role} from "../../src/types/Role.sol";
 
 /// @title Protocol_Invariant_Test
 /// @notice Protocol-wide invariants P1-P3 of PROPERTIES.md under random play by ProtocolHandler.
+/// @dev Deep runs (depth 256): a dispute needs about 15 steps on one job before votes are revealed.
 contract Protocol_Invariant_Test is Deployers, InvariantTest {
     ProtocolHandler internal handler;
 
@@ -24,7 +25,7 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         _deploy(_config());
         handler = new ProtocolHandler(token, stakeManager, jobManager, committee);
         targetContract(address(handler));
-        bytes4[] memory selectors = new bytes4[](14);
+        bytes4[] memory selectors = new bytes4[](16);
         selectors[0] = ProtocolHandler.postJob.selector;
         selectors[1] = ProtocolHandler.cancelJob.selector;
         selectors[2] = ProtocolHandler.claimAndCommit.selector;
@@ -39,19 +40,30 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         selectors[11] = ProtocolHandler.claimCredit.selector;
         selectors[12] = ProtocolHandler.stakeOrUnbond.selector;
         selectors[13] = ProtocolHandler.warp.selector;
+        // advance twice: most calls move some job forward, so runs reach disputes and payouts.
+        selectors[14] = ProtocolHandler.advance.selector;
+        selectors[15] = ProtocolHandler.advance.selector;
         targetSelector(FuzzSelector({addr: address(handler), selectors: selectors}));
     }
 
-    /// @notice Default config with V=2, q=3, K=3 so that 7 verifiers can fill jobs and committees.
+    /// @notice Default config with V=2, q=3, K=3 so that 7 verifiers can fill jobs and committees, and
+    ///         long vote windows so that handler warps (withdrawals, deadlines) rarely skip a vote.
     function _config() internal pure returns (Deploy.Config memory cfg) {
         cfg = Deploy.defaultConfig();
         cfg.params.verifiersPerJob = 2;
         cfg.params.samplesPerJob = 3;
         cfg.minStake = [uint256(100e18), 100e18, 10e18];
+        cfg.unbondingDelay = 1 hours;
+        cfg.voteCommitWindow = 2 days;
+        cfg.voteRevealWindow = 2 days;
     }
 
     /// @custom:invariant P1a The StakeManager's token balance equals the sum over every account and
     ///                  role of staked + unbonding, and locked never exceeds staked.
+    /// forge-config: default.invariant.runs = 32
+    /// forge-config: default.invariant.depth = 256
+    /// forge-config: ci.invariant.runs = 64
+    /// forge-config: ci.invariant.depth = 384
     function invariant_stakeConservation() public {
         uint256 sum;
         uint256 count = handler.actorCount();
@@ -69,6 +81,10 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
 
     /// @custom:invariant P1b The JobManager's token balance covers every escrow, bond and credit
     ///                  (exactly, since nobody donates tokens), and the credits add up per account.
+    /// forge-config: default.invariant.runs = 32
+    /// forge-config: default.invariant.depth = 256
+    /// forge-config: ci.invariant.runs = 64
+    /// forge-config: ci.invariant.depth = 384
     function invariant_jobManagerSolvent() public {
         (uint256 escrowed, uint256 bonds, uint256 credits) = jobManager.liabilities();
         assertEq(token.balanceOf(address(jobManager)), escrowed + bonds + credits, "JobManager balance != liabilities");
@@ -82,11 +98,19 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
 
     /// @custom:invariant P2 No stake is slashed without a lost verdict, lost challenge, missed commit,
     ///                  missed verdict or missed vote.
+    /// forge-config: default.invariant.runs = 32
+    /// forge-config: default.invariant.depth = 256
+    /// forge-config: ci.invariant.runs = 64
+    /// forge-config: ci.invariant.depth = 384
     function invariant_noUnjustifiedSlash() public {
         assertEq(handler.ghost_unjustifiedSlashes(), 0, "unjustified slash");
     }
 
     /// @custom:invariant P3 Ownership shares minted equal the total steps of finalized jobs.
+    /// forge-config: default.invariant.runs = 32
+    /// forge-config: default.invariant.depth = 256
+    /// forge-config: ci.invariant.runs = 64
+    /// forge-config: ci.invariant.depth = 384
     function invariant_sharesMatchVerifiedSteps() public {
         uint256 steps;
         uint256 count = jobManager.jobCount();

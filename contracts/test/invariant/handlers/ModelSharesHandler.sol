@@ -27,6 +27,7 @@ contract ModelSharesHandler is Bound {
         token = token_;
         shares = new ModelShares(keccak256("model"), token_, address(this));
         for (uint256 i; i < 4; ++i) {
+            // forge-lint: disable-next-line(unsafe-typecast)
             address holder = address(uint160(0x1000 + i));
             holders.push(holder);
             vm.startPrank(holder);
@@ -45,7 +46,7 @@ contract ModelSharesHandler is Bound {
         uint256 balance = shares.balanceOf(from);
         if (balance == 0) return;
         vm.prank(from);
-        shares.transfer(holders[toSeed % holders.length], bound(amount, 0, balance));
+        require(shares.transfer(holders[toSeed % holders.length], bound(amount, 0, balance)), "transfer");
     }
 
     function payRevenue(uint256 payerSeed, uint256 amount) external {

@@ -79,6 +79,10 @@ contract ProtocolHandler is Bound {
     ////// Actions //////
 
     function postJob(uint256 actorSeed, uint256 shapeSeed, uint256 reward) external {
+        _postJob(actorSeed, shapeSeed, reward);
+    }
+
+    function _postJob(uint256 actorSeed, uint256 shapeSeed, uint256 reward) internal {
         if (_liveJobs() >= 3) return;
         address submitter = submitters[actorSeed % submitters.length];
         uint32 interval = uint32(bound(shapeSeed, 1, 5));
@@ -90,6 +94,10 @@ contract ProtocolHandler is Bound {
     }
 
     function cancelJob(uint256 jobSeed) external {
+        _cancelJob(jobSeed);
+    }
+
+    function _cancelJob(uint256 jobSeed) internal {
         (uint256 jobId, Job memory job) = _pick(jobSeed);
         if (job.status != JobStatus.Open) return;
         vm.prank(job.submitter);
@@ -98,6 +106,10 @@ contract ProtocolHandler is Bound {
     }
 
     function claimAndCommit(uint256 jobSeed, uint256 actorSeed, bool commit) external {
+        _claimAndCommit(jobSeed, actorSeed, commit);
+    }
+
+    function _claimAndCommit(uint256 jobSeed, uint256 actorSeed, bool commit) internal {
         (uint256 jobId, Job memory job) = _pick(jobSeed);
         if (job.status == JobStatus.Open) {
             address solver = solvers[actorSeed % solvers.length];
@@ -113,6 +125,10 @@ contract ProtocolHandler is Bound {
     }
 
     function reclaimExpired(uint256 jobSeed) external {
+        _reclaimExpired(jobSeed);
+    }
+
+    function _reclaimExpired(uint256 jobSeed) internal {
         (uint256 jobId, Job memory job) = _pick(jobSeed);
         if (job.status != JobStatus.Claimed) return;
         if (block.timestamp <= job.commitDeadline) vm.warp(job.commitDeadline + 1);
@@ -124,6 +140,10 @@ contract ProtocolHandler is Bound {
     }
 
     function assignVerifiers(uint256 jobSeed) external {
+        _assignVerifiers(jobSeed);
+    }
+
+    function _assignVerifiers(uint256 jobSeed) internal {
         (uint256 jobId, Job memory job) = _pick(jobSeed);
         if (job.status != JobStatus.Committed) return;
         if (block.number <= job.randomnessBlock) vm.roll(job.randomnessBlock + 1);
@@ -132,6 +152,10 @@ contract ProtocolHandler is Bound {
     }
 
     function submitVerdicts(uint256 jobSeed, uint256 verifierSeed, uint256 rejectMask) external {
+        _submitVerdicts(jobSeed, verifierSeed, rejectMask);
+    }
+
+    function _submitVerdicts(uint256 jobSeed, uint256 verifierSeed, uint256 rejectMask) internal {
         (uint256 jobId, Job memory job) = _pick(jobSeed);
         if (job.status != JobStatus.Verifying || block.timestamp > job.verdictDeadline) return;
         (address[] memory assigned, uint32[] memory segments) = jobManager.getAssignment(jobId);
@@ -149,6 +173,10 @@ contract ProtocolHandler is Bound {
     }
 
     function challengeApproval(uint256 jobSeed, uint256 sampleSeed, uint256 verifierSeed) external {
+        _challengeApproval(jobSeed, sampleSeed, verifierSeed);
+    }
+
+    function _challengeApproval(uint256 jobSeed, uint256 sampleSeed, uint256 verifierSeed) internal {
         (uint256 jobId, Job memory job) = _pick(jobSeed);
         if (job.status != JobStatus.Verifying || block.timestamp > job.challengeDeadline) return;
         (address[] memory assigned, uint32[] memory segments) = jobManager.getAssignment(jobId);
@@ -162,6 +190,10 @@ contract ProtocolHandler is Bound {
     }
 
     function finalize(uint256 jobSeed) external {
+        _finalize(jobSeed);
+    }
+
+    function _finalize(uint256 jobSeed) internal {
         (uint256 jobId, Job memory job) = _pick(jobSeed);
         if (job.status == JobStatus.Verifying) {
             if (block.timestamp <= job.challengeDeadline) vm.warp(job.challengeDeadline + 1);
@@ -182,6 +214,10 @@ contract ProtocolHandler is Bound {
     }
 
     function drawCommittee(uint256 disputeSeed) external {
+        _drawCommittee(disputeSeed);
+    }
+
+    function _drawCommittee(uint256 disputeSeed) internal {
         uint256 disputeId = _pickDispute(disputeSeed);
         if (disputeId == 0 || committee.phaseOf(disputeId) != DisputePhase.AwaitingCommittee) return;
         Dispute memory d = committee.getDispute(disputeId);
@@ -191,31 +227,46 @@ contract ProtocolHandler is Bound {
     }
 
     function vote(uint256 disputeSeed, uint256 memberSeed, bool segmentValid) external {
+        _vote(disputeSeed, memberSeed, segmentValid);
+    }
+
+    function _vote(uint256 disputeSeed, uint256 memberSeed, bool segmentValid) internal {
         uint256 disputeId = _pickDispute(disputeSeed);
         if (disputeId == 0) return;
         DisputePhase phase = committee.phaseOf(disputeId);
         address[] memory members = committee.committeeOf(disputeId);
-        if (members.length == 0) return;
-        address member = members[memberSeed % members.length];
-        (bytes32 commitment, bool revealed,) = committee.ballotOf(disputeId, member);
-        if (phase == DisputePhase.Commit && commitment == bytes32(0)) {
-            _votes[disputeId][member] = segmentValid;
-            bytes32 hash = committee.voteHash(disputeId, member, segmentValid, _salt(disputeId, member));
-            vm.prank(member);
-            committee.commitVote(disputeId, hash);
-            ++ghost_calls["commitVote"];
-        } else if (phase == DisputePhase.Reveal && commitment != bytes32(0) && !revealed) {
-            vm.prank(member);
-            committee.revealVote(disputeId, _votes[disputeId][member], _salt(disputeId, member));
-            ++ghost_calls["revealVote"];
+        // Start at a random member and act with the first one that still can.
+        for (uint256 i; i < members.length; ++i) {
+            address member = members[(memberSeed % members.length + i) % members.length];
+            (bytes32 commitment, bool revealed,) = committee.ballotOf(disputeId, member);
+            if (phase == DisputePhase.Commit && commitment == bytes32(0)) {
+                _votes[disputeId][member] = segmentValid;
+                bytes32 hash = committee.voteHash(disputeId, member, segmentValid, _salt(disputeId, member));
+                vm.prank(member);
+                committee.commitVote(disputeId, hash);
+                ++ghost_calls["commitVote"];
+                return;
+            }
+            if (phase == DisputePhase.Reveal && commitment != bytes32(0) && !revealed) {
+                vm.prank(member);
+                committee.revealVote(disputeId, _votes[disputeId][member], _salt(disputeId, member));
+                ++ghost_calls["revealVote"];
+                return;
+            }
         }
     }
 
     function resolve(uint256 disputeSeed) external {
+        _resolve(disputeSeed);
+    }
+
+    function _resolve(uint256 disputeSeed) internal {
         uint256 disputeId = _pickDispute(disputeSeed);
         if (disputeId == 0) return;
         DisputePhase phase = committee.phaseOf(disputeId);
-        if (phase != DisputePhase.Commit && phase != DisputePhase.Reveal && phase != DisputePhase.Resolvable) return;
+        // Skipping the reveal phase (warping past it) is allowed; skipping the commit phase is not,
+        // so that committees get to vote in most runs.
+        if (phase != DisputePhase.Reveal && phase != DisputePhase.Resolvable) return;
         Dispute memory d = committee.getDispute(disputeId);
         if (phase != DisputePhase.Resolvable) vm.warp(d.revealDeadline + 1);
         _allowDisputeLosers(disputeId, d);
@@ -223,6 +274,35 @@ contract ProtocolHandler is Bound {
         committee.resolve(disputeId);
         _checkSlashes();
         ++ghost_calls["resolve"];
+    }
+
+    /// @notice Does the next lifecycle step of a live job (or posts one), so runs reach disputes.
+    function advance(uint256 jobSeed, uint256 choice) external {
+        (uint256 jobId, Job memory job) = _pick(jobSeed);
+        if (jobId == 0 || !_isLive(job.status)) return _postJob(choice, choice >> 16, choice >> 32);
+        if (job.status == JobStatus.Open) return _claimAndCommit(jobSeed, choice, true);
+        if (job.status == JobStatus.Claimed) {
+            if (choice % 8 == 0) return _reclaimExpired(jobSeed);
+            return _claimAndCommit(jobSeed, choice, true);
+        }
+        if (job.status == JobStatus.Committed) return _assignVerifiers(jobSeed);
+        if (job.status == JobStatus.Verifying) {
+            uint256 step = choice % 4;
+            if (step <= 1 && block.timestamp <= job.verdictDeadline) {
+                return _submitVerdicts(jobSeed, choice >> 8, step == 0 ? 0 : choice >> 16);
+            }
+            if (step == 2) return _challengeApproval(jobSeed, choice >> 8, choice >> 16);
+            return _finalize(jobSeed);
+        }
+        // Disputed.
+        DisputePhase phase = committee.phaseOf(job.disputeId);
+        if (phase == DisputePhase.AwaitingCommittee) return _drawCommittee(job.disputeId - 1);
+        if (phase == DisputePhase.Commit || phase == DisputePhase.Reveal) {
+            if (phase == DisputePhase.Reveal && choice % 6 == 0) return _resolve(job.disputeId - 1);
+            return _vote(job.disputeId - 1, choice >> 8, (choice >> 16) % 3 != 0);
+        }
+        if (phase == DisputePhase.Resolvable) return _resolve(job.disputeId - 1);
+        return _finalize(jobSeed);
     }
 
     function claimCredit(uint256 actorSeed) external {
@@ -257,7 +337,7 @@ contract ProtocolHandler is Bound {
     }
 
     function warp(uint256 seconds_) external {
-        vm.warp(block.timestamp + bound(seconds_, 1, 2 hours));
+        vm.warp(block.timestamp + bound(seconds_, 1, 10 minutes));
         vm.roll(block.number + 1);
     }
 
