@@ -29,7 +29,7 @@ from typing import Any
 from chain.errors import ContractRevert
 from chain.types import JobStatus, Role
 from solver.server import CheckpointCatalog, JobCheckpoints, ServerThread, create_app
-from solver.trainer import ADVERSARIES, Adversary, train_job
+from solver.trainer import ADVERSARIES, Adversary, step_function, train_job
 from veritrain.errors import VeritrainError
 from veritrain.hexutil import from_hex, to_hex
 from veritrain.noderuntime import TERMINAL_JOB_STATUSES, NodeBase
@@ -103,7 +103,7 @@ class SolverNode(NodeBase):
             self.data_dir / "solver_state.json", default={"jobs": {}, "skip": []}
         )
         self.store = CheckpointStore(self.data_dir / "checkpoints")
-        self.catalog = CheckpointCatalog(self.store)
+        self.catalog = CheckpointCatalog(self.store, cache_dir=self.data_dir / "step_hashes")
         self._server: ServerThread | None = None
         self._staked = False
         self._republish()
@@ -140,11 +140,22 @@ class SolverNode(NodeBase):
             if rec.get("phase") in (Phase.TRAINED, Phase.COMMITTED, Phase.DONE):
                 self._publish(int(key), rec)
 
-    def _publish(self, job_id: int, rec: dict[str, Any]) -> None:
+    def _publish(self, job_id: int, rec: dict[str, Any]) -> JobCheckpoints:
+        """Serve a trained job: its checkpoints, proofs and (replayed on demand) every
+        intermediate state of its own trajectory (`/states/{step}`, for bisection)."""
         entry = JobCheckpoints.build(
             job_id, rec["interval"], rec["total_steps"], [from_hex(h) for h in rec["hashes"]]
         )
-        self.catalog.publish(entry)
+        spec_uri, spec_hash = rec["spec_uri"], from_hex(rec["spec_hash"])
+
+        def replayer() -> tuple[Any, Any]:
+            spec = self._specs.get(job_id) or load_spec(spec_uri, spec_hash)
+            self._specs[job_id] = spec
+            engine = self.engine_for(spec)
+            return engine, step_function(engine, self.adversary)
+
+        self.catalog.publish(entry, replayer)
+        return entry
 
     # ----------------------------------------------------------------------------- state
     def job_record(self, job_id: int) -> dict[str, Any] | None:
@@ -178,6 +189,7 @@ class SolverNode(NodeBase):
         if len(self._active_jobs()) < self.max_active_jobs and not self.stopping:
             self._maybe_claim()
         self.claim_credit()
+        self.claim_game_credit()
 
     def _advance(self, job_id: int) -> None:
         rec = self.job_record(job_id)
@@ -237,13 +249,48 @@ class SolverNode(NodeBase):
             self.finalize_if_due(job_id, job)
         elif status is JobStatus.Disputed:
             dispute_id = int(job.dispute_id)
-            self.draw_committee_if_ready(dispute_id)
-            self.resolve_if_due(dispute_id)
+            if self.uses_bisection():
+                self._defend(job_id, dispute_id)
+            else:
+                self.draw_committee_if_ready(dispute_id)
+                self.resolve_if_due(dispute_id)
             self.finalize_if_due(job_id)
         elif status in TERMINAL_JOB_STATUSES:
             outcome = "paid" if status is JobStatus.Finalized else "REJECTED (stake slashed)"
             self.log.info("job %d: %s -> %s", job_id, status.name, outcome)
             self._put(job_id, phase=Phase.DONE, outcome=status.name)
+
+    def _defend(self, job_id: int, dispute_id: int) -> None:
+        """The defender's side of the bisection game (docs/DISPUTES.md): post both leaves with
+        their proofs, then answer each bisect turn with our own hash at mid (replayed on demand
+        from the segment's start checkpoint, the same trajectory `/states/{step}` serves), claim
+        the challenger's timeout, help the step dispute along. Moves are recorded under
+        `games` in the state file; the game itself is read from chain every round, so a
+        restarted solver simply carries on."""
+        game = self.game_of(dispute_id)
+        if game.defender.lower() != self.client.address.lower():
+            return
+        entry = self.catalog.get(job_id)
+        if entry is None:
+            self.log.error("job %d: disputed but its checkpoints are not served", job_id)
+            return
+        s = game.segment
+
+        def endpoints() -> tuple[bytes, bytes, list[bytes], list[bytes]]:
+            return (
+                entry.hashes[s],
+                entry.hashes[s + 1],
+                entry.tree.proof(s),
+                entry.tree.proof(s + 1),
+            )
+
+        game = self.play_game(
+            dispute_id,
+            lambda step: self.catalog.state_hash(job_id, step),
+            endpoints=endpoints,
+            on_move=self.game_recorder(self.state, game),
+        )
+        self.help_step_dispute(game)
 
     # ---------------------------------------------------------------------------- claim
     def _maybe_claim(self) -> None:
@@ -339,10 +386,7 @@ class SolverNode(NodeBase):
         )
         if not done:
             return False
-        entry = JobCheckpoints.build(
-            job_id, rec["interval"], rec["total_steps"], [from_hex(h) for h in hashes]
-        )
-        self.catalog.publish(entry)
+        entry = self._publish(job_id, {**rec, "hashes": hashes})
         self._put(job_id, root=to_hex(entry.tree.root), hashes=hashes)
         accuracy = engine.evaluate(engine.load_state(self.store.get(entry.hashes[-1])))
         self.log.info(

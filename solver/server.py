@@ -5,6 +5,12 @@ Routes, under `checkpointURL = http://host:port/jobs/{jobId}`:
 - `GET /jobs/{job_id}/checkpoints/{step}`: checkpoint bytes, header `X-State-Hash`.
 - `GET /jobs/{job_id}/proofs/{leaf_index}`: Merkle proof of one leaf.
 - `GET /jobs/{job_id}/manifest`: root, interval, total steps and every leaf's state hash.
+- `GET /jobs/{job_id}/states/{step}`: canonical bytes of the state at ANY step in [0, N]
+  (bisection, docs/DISPUTES.md), header `X-State-Hash`; intermediate states are replayed from
+  the segment's start checkpoint with the job's engine and step function (the solver's own,
+  adversary modes included, so what is served is consistent with the commitment) and kept in
+  the content-addressed store.
+- `GET /jobs/{job_id}/state-hashes/{step}`: `{"step", "state_hash"}` of the same state.
 - `GET /health`: `{"status": "ok"}`.
 
 The app reads from a `CheckpointCatalog` that the solver node fills once a job's training is
@@ -21,18 +27,24 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Annotated
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request, Response
 from pydantic import BaseModel
 
-from veritrain.errors import CheckpointHashMismatch, CheckpointNotFound
+from veritrain.bisection import StepFn, StepTrajectory
+from veritrain.errors import CheckpointHashMismatch, CheckpointNotFound, VeritrainError
 from veritrain.hexutil import to_hex
 from veritrain.merkle import MerkleTree, checkpoint_tree
+from veritrain.state import state_hash
 from veritrain.store import CheckpointStore
+
+if TYPE_CHECKING:
+    from veritrain.training import TrainingEngine
 
 logger = logging.getLogger(__name__)
 
@@ -43,7 +55,18 @@ __all__ = [
     "ServerThread",
     "ProofPublic",
     "ManifestPublic",
+    "StateHashPublic",
+    "StatesUnavailable",
+    "Replayer",
 ]
+
+Replayer = Callable[[], "tuple[TrainingEngine, StepFn | None]"]
+"""Builds (lazily, on the first intermediate-state request) the job's engine and the step
+function of the solver's trajectory (None: honest `train_step`)."""
+
+
+class StatesUnavailable(VeritrainError, LookupError):
+    """The catalog cannot produce this state (unknown job, step out of range, no replayer)."""
 
 
 # ------------------------------------------------------------------------------------ catalog
@@ -90,13 +113,23 @@ class CheckpointCatalog:
     """
 
     store: CheckpointStore
+    cache_dir: Path | None = None
     _jobs: dict[int, JobCheckpoints] = field(default_factory=dict)
+    _replayers: dict[int, Replayer] = field(default_factory=dict)
+    _trajectories: dict[tuple[int, int], StepTrajectory] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def publish(self, entry: JobCheckpoints) -> None:
-        """Make a job's checkpoints servable (idempotent)."""
+    def publish(self, entry: JobCheckpoints, replayer: Replayer | None = None) -> None:
+        """Make a job's checkpoints servable (idempotent).
+
+        Args:
+            entry: the committed checkpoints.
+            replayer: enables `/states/{step}` for intermediate steps (see `Replayer`).
+        """
         with self._lock:
             self._jobs[entry.job_id] = entry
+            if replayer is not None:
+                self._replayers[entry.job_id] = replayer
 
     def get(self, job_id: int) -> JobCheckpoints | None:
         """The job's entry, or None when the job is not served."""
@@ -107,6 +140,76 @@ class CheckpointCatalog:
         """Ids of the served jobs."""
         with self._lock:
             return sorted(self._jobs)
+
+    # ------------------------------------------------------------- intermediate states
+    def _entry(self, job_id: int, step: int) -> JobCheckpoints:
+        entry = self.get(job_id)
+        if entry is None:
+            raise StatesUnavailable(f"unknown job {job_id}: this solver serves {self.job_ids()}")
+        if not 0 <= step <= entry.total_steps:
+            raise StatesUnavailable(f"job {job_id} has steps 0..{entry.total_steps}, not {step}")
+        return entry
+
+    def trajectory(self, job_id: int, segment: int) -> StepTrajectory:
+        """The per-step trajectory of one committed segment (built once, then cached).
+
+        Raises:
+            StatesUnavailable: unknown job or segment, or no replayer for the job.
+        """
+        entry = self._entry(job_id, 0)
+        if not 0 <= segment < entry.total_steps // entry.interval:
+            raise StatesUnavailable(f"job {job_id} has no segment {segment}")
+        with self._lock:
+            traj = self._trajectories.get((job_id, segment))
+            replayer = self._replayers.get(job_id)
+        if traj is not None:
+            return traj
+        if replayer is None:
+            raise StatesUnavailable(f"job {job_id}: intermediate states are not served")
+        engine, step_fn = replayer()
+        k = entry.interval
+        cache = None
+        if self.cache_dir is not None:
+            cache = self.cache_dir / f"job{job_id}-seg{segment}.json"
+        traj = StepTrajectory(
+            engine,
+            self.store.get(entry.hashes[segment]),
+            (segment + 1) * k,
+            step_fn=step_fn,
+            store=self.store,
+            cache_path=cache,
+        )
+        with self._lock:
+            return self._trajectories.setdefault((job_id, segment), traj)
+
+    def _locate(self, job_id: int, step: int) -> tuple[JobCheckpoints, bytes | None]:
+        entry = self._entry(job_id, step)
+        if step % entry.interval == 0:
+            return entry, entry.hashes[step // entry.interval]
+        return entry, None
+
+    def state_hash(self, job_id: int, step: int) -> bytes:
+        """The solver's state hash at any step (committed leaf, or replayed).
+
+        Raises:
+            StatesUnavailable: see `trajectory`.
+        """
+        entry, leaf = self._locate(job_id, step)
+        if leaf is not None:
+            return leaf
+        return self.trajectory(job_id, step // entry.interval).hash_at(step)
+
+    def state_bytes(self, job_id: int, step: int) -> bytes:
+        """The solver's state bytes at any step (stored checkpoint, or replayed and stored).
+
+        Raises:
+            StatesUnavailable: see `trajectory`.
+            CheckpointNotFound, CheckpointHashMismatch: a stored checkpoint is missing/corrupt.
+        """
+        entry, leaf = self._locate(job_id, step)
+        if leaf is not None:
+            return self.store.get(leaf)
+        return self.trajectory(job_id, step // entry.interval).state_at(step)
 
 
 # ------------------------------------------------------------------------------------ models
@@ -129,6 +232,13 @@ class ManifestPublic(BaseModel):
     interval: int
     total_steps: int
     leaves: list[str]
+
+
+class StateHashPublic(BaseModel):
+    """Body of `GET /jobs/{id}/state-hashes/{step}`."""
+
+    step: int
+    state_hash: str
 
 
 class HealthPublic(BaseModel):
@@ -238,6 +348,44 @@ def get_manifest(job_id: int, catalog: CatalogDep) -> ManifestPublic:
         total_steps=entry.total_steps,
         leaves=[to_hex(h) for h in entry.hashes],
     )
+
+
+@jobs_router.get("/states/{step}", response_class=Response)
+def get_state(job_id: int, step: int, catalog: CatalogDep) -> Response:
+    """Canonical bytes of the solver's state at any step in [0, N] (replayed on demand).
+
+    Raises:
+        HTTPException: 404 for an unknown job, a step out of range or a job whose
+            intermediate states are not served; 500 for a corrupt stored checkpoint.
+    """
+    try:
+        blob = catalog.state_bytes(job_id, step)
+    except (StatesUnavailable, CheckpointNotFound) as exc:
+        raise HTTPException(status_code=404, detail=str(exc)) from exc
+    except CheckpointHashMismatch as exc:
+        logger.error("refusing to serve a corrupt checkpoint: %s", exc)
+        raise HTTPException(status_code=500, detail=f"corrupt checkpoint: {exc}") from exc
+    return Response(
+        content=blob,
+        media_type="application/octet-stream",
+        headers={"X-State-Hash": to_hex(state_hash(blob))},
+    )
+
+
+@jobs_router.get("/state-hashes/{step}", response_model=StateHashPublic)
+def get_state_hash(job_id: int, step: int, catalog: CatalogDep) -> StateHashPublic:
+    """The solver's state hash at any step in [0, N].
+
+    Raises:
+        HTTPException: 404 as for `/states/{step}`; 500 for a corrupt stored checkpoint.
+    """
+    try:
+        digest = catalog.state_hash(job_id, step)
+    except (StatesUnavailable, CheckpointNotFound) as exc:
+        raise HTTPException(status_code=404, detail=str(exc)) from exc
+    except CheckpointHashMismatch as exc:
+        raise HTTPException(status_code=500, detail=f"corrupt checkpoint: {exc}") from exc
+    return StateHashPublic(step=step, state_hash=to_hex(digest))
 
 
 def create_app(catalog: CheckpointCatalog) -> FastAPI:

@@ -33,7 +33,15 @@ from veritrain.training import TrainingEngine, TrainState
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Adversary", "ADVERSARIES", "CHEAT_FROM_SEGMENT", "PERTURB_STD", "train_job"]
+__all__ = [
+    "Adversary",
+    "ADVERSARIES",
+    "CHEAT_FROM_SEGMENT",
+    "PERTURB_STD",
+    "advance_one",
+    "step_function",
+    "train_job",
+]
 
 Adversary = Literal["skip-steps", "perturb"]
 ADVERSARIES: tuple[str, ...] = ("skip-steps", "perturb")
@@ -56,6 +64,38 @@ def _one_step(engine: TrainingEngine, state: TrainState, adversary: Adversary | 
         skip_step(state)  # ADVERSARY: no optimizer update, the counter still advances
         return
     engine.train_step(state)
+
+
+def advance_one(engine: TrainingEngine, state: TrainState, adversary: Adversary | None) -> None:
+    """Advance `state` by one step exactly as `train_job` does, tampering included.
+
+    Honest: one optimizer step. ADVERSARY modes: `"skip-steps"` skips the update on odd steps
+    of cheating segments; `"perturb"` adds its seeded noise when the step lands on the end of a
+    cheating segment. Replaying a segment with this function therefore reproduces the states
+    the solver actually committed (and serves under `/states/{step}`).
+
+    Args:
+        engine: the job's engine.
+        state: state t, advanced in place to t + 1.
+        adversary: None (honest) or an ADVERSARY mode.
+    """
+    _one_step(engine, state, adversary)
+    k = engine.spec.checkpoint_interval
+    if adversary == "perturb" and state.step % k == 0:
+        segment = state.step // k - 1
+        if segment >= CHEAT_FROM_SEGMENT:
+            from veritrain.adversary import perturb_weights
+
+            # ADVERSARY: tamper with the weights before committing them
+            perturb_weights(state, PERTURB_STD, seed=_perturb_seed(engine.spec, segment))
+
+
+def step_function(
+    engine: TrainingEngine, adversary: Adversary | None
+) -> Callable[[TrainState], None]:
+    """`advance_one` bound to an engine and a mode: the step function of the states this
+    solver produces (`veritrain.bisection.StepTrajectory(step_fn=...)`)."""
+    return lambda state: advance_one(engine, state, adversary)
 
 
 def train_job(
@@ -120,14 +160,8 @@ def train_job(
             if should_stop is not None and should_stop():
                 logger.info("%s: stopped at step %d", label, state.step)
                 return False
-            _one_step(engine, state, adversary)
+            advance_one(engine, state, adversary)
             advance(1)
             if state.step % k == 0:
-                segment = state.step // k - 1
-                if adversary == "perturb" and segment >= CHEAT_FROM_SEGMENT:
-                    from veritrain.adversary import perturb_weights
-
-                    # ADVERSARY: tamper with the weights before committing them
-                    perturb_weights(state, PERTURB_STD, seed=_perturb_seed(spec, segment))
                 state = checkpoint(state)
     return len(hashes) == total // k + 1

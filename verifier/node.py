@@ -18,8 +18,20 @@ Per round (`VerifierNode.step()`):
 Every check of on-chain state comes before a send, and results are persisted
 (`<data_dir>/verifier_state.json`), so a restarted verifier never submits twice.
 
+Bisection deployments (docs/DISPUTES.md): when the game names this verifier as challenger (it
+rejected first), it responds to each bisect with its own replayed hash at mid
+(`NodeBase.play_challenger`, hashes cached under the data dir) and claims the defender's
+timeout; seated on a one-step dispute (`stepClaimOf(id).isStep`), it fetches the state at t
+from the solver's `/states/{t}` (checked against the agreed hash; else replays the segment
+itself), replays ONE step and votes, through the same commit-reveal path, whether the
+defender's claimed end hash is right.
+
 LAZY MODE (`lazy=True`, an adversary for protocol tests): approves every segment and votes
 "valid" on committees without replaying anything. A whistleblower catches it.
+
+REJECT-ALL MODE (`reject_all=True`, a griefing adversary for protocol tests ONLY): rejects
+every sampled segment without replaying and, as challenger of the game, disagrees with every
+bisection; its committee votes stay honest. It loses its bond (and stake) to an honest solver.
 
 Run: `veritrain verifier run --rpc-url ... --deployment ... --key-env VERIFIER_KEY [--lazy]`.
 """
@@ -55,6 +67,8 @@ class VerifierNode(NodeBase):
         client: the chain client (injected; holds the verifier's key).
         data_dir: directory for the state file.
         lazy: ADVERSARY for tests: approve/vote valid without replaying.
+        reject_all: ADVERSARY for tests (griefing): reject every segment, disagree with every
+            bisection as challenger.
         poll_interval: seconds between rounds.
         stake_amount: wei to stake when not active (None: 4x verifierStake, at least min).
     """
@@ -65,6 +79,7 @@ class VerifierNode(NodeBase):
         data_dir: Path,
         lazy: bool = False,
         *,
+        reject_all: bool = False,
         poll_interval: float = 1.0,
         stake_amount: int | None = None,
     ) -> None:
@@ -73,6 +88,7 @@ class VerifierNode(NodeBase):
         )
         self.data_dir = Path(data_dir)
         self.lazy = lazy
+        self.reject_all = reject_all
         self.stake_amount = stake_amount
         self.state = JsonState(
             self.data_dir / "verifier_state.json",
@@ -82,6 +98,8 @@ class VerifierNode(NodeBase):
         self._staked = False
         if lazy:
             self.log.warning("LAZY verifier (adversary for testing): approves without replaying")
+        if reject_all:
+            self.log.warning("REJECT-ALL verifier (griefing adversary for testing): rejects all")
 
     # ------------------------------------------------------------------------------ step
     def step(self) -> None:
@@ -93,6 +111,7 @@ class VerifierNode(NodeBase):
         if not self.stopping:
             self._scan_disputes()
         self.claim_credit()
+        self.claim_game_credit()
 
     def _mark(self, key: str, item: int) -> None:
         with self.state.transaction() as data:
@@ -126,6 +145,9 @@ class VerifierNode(NodeBase):
                 continue
             if status is JobStatus.Verifying:
                 self._verify_job(job_id, job, list(assignment.segments))
+            elif self.uses_bisection():
+                agree = (lambda _mine, _theirs: False) if self.reject_all else None
+                self.play_challenger(job, self.state, agree=agree)  # only if we challenged
             self.finalize_if_due(job_id, job)
 
     # --------------------------------------------------------------------------- verdicts
@@ -162,6 +184,8 @@ class VerifierNode(NodeBase):
     def _check(self, job_id: int, job: Any, segment: int) -> dict[str, Any] | None:
         if self.lazy:
             return {"ok": True, "reason": "LAZY: not replayed"}
+        if self.reject_all:
+            return {"ok": False, "reason": "REJECT-ALL: griefing adversary, not replayed"}
         key = (job_id, -1)  # per job: an unreachable solver is unreachable for every segment
         window = int(self.client.job_params().verdict_window)
         give_up_at = int(job.verdict_deadline) - window // 3
@@ -256,11 +280,33 @@ class VerifierNode(NodeBase):
                 from_hex(rec["salt"]),
             )
 
+    def _judge_step(self, job: Any, dispute: Any, claim: Any) -> bool | None:
+        """One-step dispute: is the defender's end hash the state after step t? (None: retry)"""
+        try:
+            valid = self.judge_step(
+                job, int(claim.step), bytes(claim.start_hash), bytes(claim.claimed_end_hash)
+            )
+        except CheckpointUnavailable as exc:
+            self.log.warning("step dispute %d: data unreachable: %s", dispute.dispute_id, exc)
+            return None
+        self.log.info(
+            "step dispute %d (job %d step %d): claimed end hash is %s",
+            int(dispute.dispute_id),
+            int(job.job_id),
+            int(claim.step),
+            "right" if valid else "WRONG",
+        )
+        return valid
+
     def _judge(self, dispute: Any) -> bool | None:
         """Replay the disputed segment: True if it matches the commitment (None: retry)."""
         if self.lazy:
             return True
         job = self.client.get_job(int(dispute.job_id))
+        if self.uses_bisection():
+            claim = self.client.step_claim_of(int(dispute.dispute_id))
+            if claim.is_step:
+                return self._judge_step(job, dispute, claim)
         key = (-int(dispute.dispute_id), int(dispute.segment))
         give_up_at = int(dispute.commit_deadline) - 10
         try:

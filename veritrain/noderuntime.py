@@ -9,6 +9,12 @@ One place for what every node does the same way:
   `finalize_if_due`, `resolve_if_due`, `draw_committee_if_ready`, `claim_credit`,
   `ensure_stake`.
 - `progress_bar`: a Rich progress bar that is disabled when stderr is not a terminal.
+- The bisection game (docs/DISPUTES.md), for whichever side a node plays: `uses_bisection`,
+  `game_of`, `play_game` (one move of this node's side when it is its turn, or a timeout
+  claim when the opponent's clock ran out; the decision is `veritrain.bisection.next_move`),
+  `segment_trajectory` (the honest per-step replay of a committed segment, from its start
+  checkpoint proven against the on-chain root, kept in the node's data dir), and
+  `judge_step` (the step committee's one-step replay).
 
 This module belongs to the node packages: it takes the chain client as a parameter (duck-typed,
 so unit tests pass an in-memory fake), the revert exception type a node catches is passed in by
@@ -27,6 +33,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 # The Solidity enums are mirrored once, in chain.types (pure Python, no RPC).
@@ -156,6 +163,7 @@ class NodeBase:
         self._warned: set[tuple[str, str]] = set()
         self._specs: dict[int, Any] = {}
         self._engines: dict[str, Any] = {}
+        self._trajectories: dict[tuple[int, int], Any] = {}
         self.http_client: Any = None  # an httpx.Client for checkpoint fetches (tests inject one)
 
     # ---------------------------------------------------------------------------- loop
@@ -312,9 +320,13 @@ class NodeBase:
             dispute_id = int(job.dispute_id)
             if dispute_id == 0:
                 return False
-            dispute = self.client.get_dispute(dispute_id)
-            if DisputeStatus(int(dispute.status)) is not DisputeStatus.Resolved:
-                return False
+            if self.uses_bisection():
+                if not self.game_of(dispute_id).resolved:
+                    return False
+            else:
+                dispute = self.client.get_dispute(dispute_id)
+                if DisputeStatus(int(dispute.status)) is not DisputeStatus.Resolved:
+                    return False
         else:
             return False
         receipt = self.send(f"finalize job {job_id}", self.client.finalize, job_id, quiet=True)
@@ -435,6 +447,280 @@ class NodeBase:
         else:
             self.log.warning("%s: INVALID: %s", label, result.reason)
         return result
+
+    # ------------------------------------------------------------------------ bisection
+    def uses_bisection(self) -> bool:
+        """Whether the deployment's adjudicator is the bisection game (docs/DISPUTES.md)
+        rather than the v0 segment committee (`ProtocolParams.adjudicator`)."""
+        params = getattr(getattr(self.client, "deployment", None), "params", None)
+        return str(getattr(params, "adjudicator", "committee")) == "bisection"
+
+    def game_of(self, dispute_id: int) -> Any:
+        """The game `dispute_id` (the job's `disputeId`) as a `veritrain.bisection.GameView`."""
+        from veritrain.bisection import GameView
+
+        return GameView.from_chain(self.client.get_game(dispute_id), dispute_id)
+
+    def play_game(
+        self,
+        dispute_id: int,
+        hash_at: Callable[[int], bytes],
+        *,
+        endpoints: Callable[[], tuple[bytes, bytes, list[bytes], list[bytes]]] | None = None,
+        agree: Callable[[bytes, bytes], bool] | None = None,
+        on_move: Callable[[dict[str, Any]], None] | None = None,
+    ) -> Any:
+        """Make this node's move in a game, if any is due (safe to call every round).
+
+        Reads the game, decides with `veritrain.bisection.next_move` and sends at most one
+        transaction: `postEndpoints` / `bisect` (defender), `respond` (challenger, agreeing
+        iff its own hash at mid equals the defender's), or `claimTimeout` once the opponent's
+        clock ran out. Moves carry the interval they were computed for, so a stale move
+        reverts (`WrongInterval`) instead of landing on another interval.
+
+        Args:
+            dispute_id: the game.
+            hash_at: this node's state hash at a step of the disputed segment.
+            endpoints: the defender's `(startHash, endHash, startProof, endProof)`.
+            agree: the challenger's rule `(my_hash, defender_mid_hash) -> agree`; honest
+                `respond_agrees` by default (a test adversary may replace it).
+            on_move: called with a JSON-able record of each move that succeeded (persist it).
+
+        Returns:
+            The `GameView` read before the move.
+        """
+        from veritrain.bisection import MoveKind, next_move, respond_agrees
+        from veritrain.hexutil import to_hex
+
+        game = self.game_of(dispute_id)
+        move = next_move(game, self.client.address, self.chain_time())
+        if move is None:
+            return game
+        label = f"game {dispute_id} [{game.lo}, {game.hi}]"
+        record: dict[str, Any] = {"kind": str(move.kind), "lo": game.lo, "hi": game.hi}
+        if move.kind is MoveKind.CLAIM_TIMEOUT:
+            receipt = self.send(
+                f"claimTimeout {label} (opponent's clock ran out)",
+                self.client.claim_timeout,
+                dispute_id,
+            )
+        else:
+            self.ensure_funds(self.move_bond())
+            if move.kind is MoveKind.POST_ENDPOINTS:
+                if endpoints is None:
+                    return game
+                start_hash, end_hash, start_proof, end_proof = endpoints()
+                record.update(start=to_hex(start_hash), end=to_hex(end_hash))
+                receipt = self.send(
+                    f"postEndpoints {label}",
+                    self.client.post_endpoints,
+                    dispute_id,
+                    start_hash,
+                    end_hash,
+                    start_proof,
+                    end_proof,
+                )
+            elif move.kind is MoveKind.BISECT:
+                mid = int(move.step or 0)
+                mid_hash = hash_at(mid)
+                record.update(step=mid, hash=to_hex(mid_hash))
+                receipt = self.send(
+                    f"bisect {label} at {mid}: {to_hex(mid_hash)[:10]}",
+                    self.client.bisect,
+                    dispute_id,
+                    game.lo,
+                    game.hi,
+                    mid_hash,
+                )
+            else:
+                mid = int(move.step or 0)
+                mine = hash_at(mid)
+                agrees = (agree or respond_agrees)(mine, game.pending)
+                record.update(step=mid, hash=to_hex(mine), agree=agrees)
+                receipt = self.send(
+                    f"respond {label} at {mid}: {'agree' if agrees else 'DISAGREE'}",
+                    self.client.respond,
+                    dispute_id,
+                    game.lo,
+                    game.hi,
+                    agrees,
+                )
+        if receipt is not None and on_move is not None:
+            on_move(record)
+        return game
+
+    def play_challenger(
+        self,
+        job: Any,
+        state: Any,
+        *,
+        agree: Callable[[bytes, bytes], bool] | None = None,
+    ) -> Any:
+        """Play the challenger's side of the job's game when this node is the challenger.
+
+        Responses compare the defender's hash at mid with this node's own replay
+        (`segment_trajectory`, built only when a response is due); each move is persisted
+        under `games.<disputeId>` of `state` (a `JsonState`), and the step dispute is helped
+        along (`drawCommittee`, `resolve`) once the game is in adjudication.
+
+        Args:
+            job: the job view (Disputed).
+            state: the node's `JsonState` (progress record).
+            agree: override of the honest response rule (test adversaries only).
+
+        Returns:
+            The `GameView`, or None when this node is not the challenger.
+        """
+        dispute_id = int(job.dispute_id)
+        game = self.game_of(dispute_id)
+        if game.challenger.lower() != self.client.address.lower():
+            return None
+
+        def hash_at(step: int) -> bytes:
+            return bytes(self.segment_trajectory(job, game.segment).hash_at(step))
+
+        game = self.play_game(
+            dispute_id, hash_at, agree=agree, on_move=self.game_recorder(state, game)
+        )
+        self.help_step_dispute(game)
+        return game
+
+    @staticmethod
+    def game_recorder(state: Any, game: Any) -> Callable[[dict[str, Any]], None]:
+        """An `on_move` that appends each move to `state["games"][disputeId]` (a JsonState)."""
+
+        def record(move: dict[str, Any]) -> None:
+            with state.transaction() as data:
+                games = data.setdefault("games", {})
+                rec = games.setdefault(
+                    str(game.dispute_id),
+                    {"job_id": game.job_id, "segment": game.segment, "moves": []},
+                )
+                rec["moves"].append(move)
+
+        return record
+
+    def help_step_dispute(self, game: Any) -> None:
+        """Draw and resolve the game's step dispute when due (anyone may)."""
+        if game.in_adjudication and int(game.step_dispute_id) > 0:
+            self.draw_committee_if_ready(int(game.step_dispute_id))
+            self.resolve_if_due(int(game.step_dispute_id))
+
+    def move_bond(self) -> int:
+        """The game's `moveBond` (wei); 0 when the binding does not expose it."""
+        fn = getattr(self.client, "move_bond", None)
+        return int(fn()) if callable(fn) else 0
+
+    def claim_game_credit(self) -> int:
+        """Claim this account's credit on the bisection game (bonds won), if any.
+
+        Returns:
+            The amount claimed (wei), 0 when there was none.
+        """
+        credit_fn = getattr(self.client, "game_credit_of", None)
+        if not self.uses_bisection() or not callable(credit_fn):
+            return 0
+        credit = int(credit_fn(self.client.address))
+        if credit == 0:
+            return 0
+        if self.send(f"claim game credit {credit} wei", self.client.claim_game_credit) is None:
+            return 0
+        return credit
+
+    def segment_trajectory(self, job: Any, segment: int) -> Any:
+        """The honest per-step trajectory of a committed segment (`StepTrajectory`).
+
+        The start checkpoint comes from the node's own store when it has it, else from the
+        solver (`/checkpoints/{a}`), checked against leaf s whose Merkle proof is verified
+        against the on-chain root; it is then kept in `<data_dir>/checkpoints` and the
+        per-step hashes in `<data_dir>/step_hashes/`, so a restarted node neither needs the
+        solver nor replays again.
+
+        Raises:
+            CheckpointUnavailable: the solver cannot be reached (and nothing is stored).
+            MerkleProofInvalid: the solver's proof of leaf s does not verify.
+        """
+        from veritrain.bisection import StepTrajectory
+        from veritrain.errors import MerkleProofInvalid
+        from veritrain.merkle import leaf_hash, verify_proof
+        from veritrain.replay import fetch_checkpoint, fetch_proof
+        from veritrain.store import CheckpointStore
+
+        job_id = int(job.job_id)
+        key = (job_id, segment)
+        if key in self._trajectories:
+            return self._trajectories[key]
+        spec = self.job_spec(job)
+        k = spec.checkpoint_interval
+        data_dir = Path(getattr(self, "data_dir", "."))
+        store = CheckpointStore(data_dir / "checkpoints")
+        index = self._start_index(data_dir)
+        url = self.checkpoint_url_of(job)
+        start_hex = index.get(f"{job_id}:{segment}")
+        if start_hex is not None and store.has(start_hex):
+            start_blob = store.get(start_hex)
+        else:
+            proof = fetch_proof(url, segment, self.http_client)
+            start_hash = proof.state_hash_bytes()
+            leaf = leaf_hash(segment * k, start_hash)
+            if proof.step != segment * k or not verify_proof(
+                proof.proof_bytes(), bytes(job.merkle_root), leaf
+            ):
+                raise MerkleProofInvalid(f"job {job_id}: bad proof of leaf {segment}")
+            start_blob = fetch_checkpoint(url, segment * k, start_hash, self.http_client)
+            store.put(start_blob)
+            index.set(f"{job_id}:{segment}", start_hash.hex())
+        traj = StepTrajectory(
+            self.engine_for(spec),
+            start_blob,
+            (segment + 1) * k,
+            store=store,
+            cache_path=data_dir / "step_hashes" / f"job{job_id}-seg{segment}.json",
+        )
+        self._trajectories[key] = traj
+        return traj
+
+    @staticmethod
+    def _start_index(data_dir: Path) -> Any:
+        from veritrain.nodestate import JsonState
+
+        return JsonState(data_dir / "step_hashes" / "starts.json")
+
+    def judge_step(self, job: Any, step: int, start_hash: bytes, claimed_end: bytes) -> bool:
+        """The step committee's check: is `claimed_end` the state after one step from the
+        state whose hash is `start_hash`?
+
+        The start state comes from the solver's `/states/{step}` (checked by hash); if that
+        fails, from this node's own replay of the segment from its committed start checkpoint
+        (which must reach `start_hash`; if it does not, the defender withheld a state nobody
+        else can rebuild and the claim is judged wrong).
+
+        Returns:
+            True iff one replayed step from the start state hashes to `claimed_end`.
+
+        Raises:
+            CheckpointUnavailable: neither the state nor the segment start can be fetched.
+        """
+        from veritrain.errors import CheckpointHashMismatch, CheckpointUnavailable
+        from veritrain.replay import fetch_state, replay_segment
+        from veritrain.state import state_hash
+
+        spec = self.job_spec(job)
+        engine = self.engine_for(spec)
+        url = self.checkpoint_url_of(job)
+        try:
+            blob = fetch_state(url, step, start_hash, self.http_client)
+        except (CheckpointUnavailable, CheckpointHashMismatch) as exc:
+            self.log.info("step %d: solver state unusable (%s); replaying the segment", step, exc)
+            traj = self.segment_trajectory(job, step // spec.checkpoint_interval)
+            if traj.hash_at(step) != bytes(start_hash):
+                self.log.warning(
+                    "step %d: agreed state withheld and not on the honest trajectory", step
+                )
+                return False
+            blob = traj.state_at(step)
+        end = state_hash(replay_segment(engine, blob, step + 1))
+        return end == bytes(claimed_end)
 
     # ------------------------------------------------------------------------- views
     @staticmethod

@@ -43,10 +43,13 @@ __all__ = [
     "ManifestResponse",
     "ProofResponse",
     "SegmentCheck",
+    "StateHashResponse",
     "check_segment",
     "fetch_checkpoint",
     "fetch_manifest",
     "fetch_proof",
+    "fetch_state",
+    "fetch_state_hash",
     "replay_segment",
 ]
 
@@ -94,6 +97,19 @@ class ManifestResponse(BaseModel):
     def leaves_bytes(self) -> list[bytes]:
         """State hashes of steps 0, k, ..., N as 32-byte values."""
         return [as_bytes32(h) for h in self.leaves]
+
+
+class StateHashResponse(BaseModel):
+    """Body of `GET {checkpointURL}/state-hashes/{step}` (bisection, docs/DISPUTES.md)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    step: int = Field(ge=0)
+    state_hash: str = Field(pattern=_HASH_PATTERN)
+
+    def state_hash_bytes(self) -> bytes:
+        """The 32-byte state hash."""
+        return as_bytes32(self.state_hash)
 
 
 @dataclass(frozen=True)
@@ -172,6 +188,51 @@ def fetch_checkpoint(
     blob = _get(url, client, timeout).content
     verify_state_hash(blob, as_bytes32(expected_hash), url)
     return blob
+
+
+def fetch_state(
+    base_url: str,
+    step: int,
+    expected_hash: bytes | str,
+    client: httpx.Client | None = None,
+    *,
+    timeout: float = DEFAULT_TIMEOUT_S,
+) -> bytes:
+    """Download the solver's state at any step (`GET {checkpointURL}/states/{step}`) and check
+    its sha256 against `expected_hash` (e.g. a game's agreed hash).
+
+    Raises:
+        CheckpointUnavailable: unreachable host, timeout or non-200 status.
+        CheckpointHashMismatch: the bytes do not hash to `expected_hash`.
+    """
+    url = _url(base_url, "states", step)
+    blob = _get(url, client, timeout).content
+    verify_state_hash(blob, as_bytes32(expected_hash), url)
+    return blob
+
+
+def fetch_state_hash(
+    base_url: str,
+    step: int,
+    client: httpx.Client | None = None,
+    *,
+    timeout: float = DEFAULT_TIMEOUT_S,
+) -> StateHashResponse:
+    """The solver's state hash at any step (`GET {checkpointURL}/state-hashes/{step}`).
+
+    Raises:
+        CheckpointUnavailable: unreachable host, timeout or non-200 status.
+        RemoteResponseError: the body is malformed or names another step.
+    """
+    url = _url(base_url, "state-hashes", step)
+    resp = _get(url, client, timeout)
+    try:
+        body = StateHashResponse.model_validate_json(resp.content)
+    except ValidationError as exc:
+        raise RemoteResponseError(f"bad state-hash response from {url}: {exc}") from exc
+    if body.step != step:
+        raise RemoteResponseError(f"{url} answered for step {body.step}")
+    return body
 
 
 def fetch_proof(

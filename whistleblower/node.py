@@ -7,8 +7,11 @@ Per round (`WhistleblowerNode.step()`):
    segment, replay that segment itself (once per (job, segment), cached and persisted) and,
    if the replay disagrees with the commitment, call `challengeApproval(jobId, sampleIndex,
    verifier)` before the challenge deadline (posting `challengeBond`);
-3. `finalize` the jobs it watches when due (anyone may);
-4. `claimCredit`.
+3. bisection deployments (docs/DISPUTES.md): when the game names it as challenger, respond
+   to each bisect with its own replayed hash at mid (`NodeBase.play_challenger`) and claim
+   the defender's timeout;
+4. `finalize` the jobs it watches when due (anyone may);
+5. `claimCredit` (and the game's credit).
 
 Results live in `<data_dir>/whistleblower_state.json`; `challengerOf` is read before every
 challenge, so a restarted whistleblower never challenges twice.
@@ -82,9 +85,12 @@ class WhistleblowerNode(NodeBase):
                 continue
             if status is JobStatus.Verifying:
                 self._watch(job_id, job)
+            if status is JobStatus.Disputed and self.uses_bisection():
+                self.play_challenger(job, self.state)  # only if we opened the dispute
             if status in (JobStatus.Verifying, JobStatus.Disputed):
                 self.finalize_if_due(job_id, job)
         self.claim_credit()
+        self.claim_game_credit()
 
     # ----------------------------------------------------------------------------- checks
     def segment_check(self, job: Any, segment: int) -> dict[str, Any] | None:

@@ -1,0 +1,135 @@
+"""Nodes on a real Anvil playing the bisection game (docs/DISPUTES.md) end to end.
+
+The protocol is deployed with `adjudicator="bisection"`; every segment is sampled (q = 4) so
+the cheat (segments 2 and 3) is always audited. Scenarios: a cheating solver caught through
+bisection and the one-step committee; a griefing challenger (`reject_all`) that loses its bond
+and stake; a challenger that stops moving loses on its clock; every node restarted mid-game
+finishes it.
+Run: ``.venv/bin/python -m pytest tests/integration/test_nodes_bisection.py -m anvil``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from chain import Anvil
+from chain.types import JobStatus, Role
+from solver.node import SolverNode
+from tests.utils.node_harness import (
+    FAST_PARAMS,
+    SOLVER,
+    V1,
+    V2,
+    V3,
+    WHISTLEBLOWER,
+    Network,
+    bisection_params,
+    free_port,
+    require_protocol_artifacts,
+    tiny_spec,
+)
+from verifier.node import VerifierNode
+from veritrain.bisection import GameStatus, GameView
+from whistleblower.node import WhistleblowerNode
+
+pytestmark = [pytest.mark.anvil, pytest.mark.slow, pytest.mark.timeout(500)]
+
+
+@pytest.fixture
+def net(anvil: Anvil, contracts_out: Path, tmp_path: Path) -> Iterator[Network]:
+    require_protocol_artifacts()
+    params = bisection_params(FAST_PARAMS.model_copy(update={"samples_per_job": 4}))
+    network = Network(anvil, tmp_path, params)
+    yield network
+    network.close()
+
+
+def _verifier(net: Network, i: int, **kw) -> VerifierNode:
+    return VerifierNode(net.client(i), net.tmp / f"v{i}", poll_interval=0.5, **kw)
+
+
+def _solver(net: Network, port: int, adversary: str | None) -> SolverNode:
+    return SolverNode(
+        net.client(SOLVER), net.tmp / "solver", "127.0.0.1", port, adversary, poll_interval=0.5
+    )
+
+
+def _game(net: Network, job_id: int) -> GameView | None:
+    reader = net.client(0)
+    dispute_id = int(reader.get_job(job_id).dispute_id)
+    return GameView.from_chain(reader.get_game(dispute_id), dispute_id) if dispute_id else None
+
+
+def _start(net: Network, adversary: str | None, griefer: bool = False) -> tuple[int, list]:
+    nodes = [_verifier(net, i, reject_all=griefer and i == V1) for i in (V1, V2, V3)]
+    nodes.append(WhistleblowerNode(net.client(WHISTLEBLOWER), net.tmp / "wb", poll_interval=0.5))
+    for node in nodes:
+        net.start(node)
+    net.wait_active(int(Role.Verifier), V1, V2, V3)
+    job_id = net.post_job(tiny_spec(seed=31))
+    solver = _solver(net, free_port(), adversary)
+    net.start(solver)
+    return job_id, [*nodes, solver]
+
+
+def test_cheating_solver_is_caught_through_bisection(net: Network) -> None:
+    job_id, _ = _start(net, "skip-steps")
+    end = net.wait_status(job_id, JobStatus.Finalized, JobStatus.Rejected, timeout=400)
+    assert end is JobStatus.Rejected
+    game = _game(net, job_id)
+    assert game is not None and game.status is GameStatus.CHALLENGER_WON
+    assert game.hi - game.lo == 1 and game.lo == game.segment * 10 + 1  # first skipped step
+    reader = net.client(0)
+    solver = net.client(SOLVER).address
+    assert reader.stake_of(solver, Role.Solver).staked == 3 * net.params.solver_stake
+
+
+def test_griefing_challenger_loses_its_bond(net: Network) -> None:
+    job_id, _ = _start(net, None, griefer=True)
+    assert net.wait_status(job_id, JobStatus.Finalized, timeout=400) is JobStatus.Finalized
+    game = _game(net, job_id)
+    assert game is not None and game.status is GameStatus.DEFENDER_WON
+    assert game.challenger.lower() == net.client(V1).address.lower()
+    reader = net.client(0)
+    griefer = reader.stake_of(net.client(V1).address, Role.Verifier)
+    assert griefer.staked == net.params.min_stake_verifier - net.params.verifier_stake
+
+
+def test_challenger_that_stops_moving_loses_on_its_clock(net: Network) -> None:
+    job_id, nodes = _start(net, None, griefer=True)
+    griefer = nodes[0]
+    reader = net.client(0)
+    net.wait_for("the griefer's rejects", lambda: griefer._job_rec(job_id).get("submitted"))
+    net.stop(griefer)  # it never plays its game
+    assert net.wait_status(job_id, JobStatus.Finalized, timeout=400) is JobStatus.Finalized
+    game = _game(net, job_id)
+    assert game is not None and game.status is GameStatus.DEFENDER_WON
+    assert game.step_dispute_id == 0  # decided by the clock, not by a step committee
+    assert reader.get_job(job_id).status is JobStatus.Finalized
+
+
+def test_all_nodes_restarted_mid_dispute_finish_the_game(net: Network) -> None:
+    job_id, nodes = _start(net, "skip-steps")
+    net.wait_for(
+        "the game under way",
+        lambda: (
+            (g := _game(net, job_id)) is not None
+            and g.status in (GameStatus.AWAITING_BISECTION, GameStatus.AWAITING_RESPONSE)
+            and g.hi - g.lo < 10
+        ),
+        timeout=300,
+    )
+    port = nodes[-1].port
+    for node in nodes:
+        net.stop(node)
+    for i in (V1, V2, V3):
+        net.start(_verifier(net, i))
+    net.start(WhistleblowerNode(net.client(WHISTLEBLOWER), net.tmp / "wb", poll_interval=0.5))
+    net.start(_solver(net, port, "skip-steps"))
+    end = net.wait_status(job_id, JobStatus.Finalized, JobStatus.Rejected, timeout=400)
+    assert end is JobStatus.Rejected
+    game = _game(net, job_id)
+    assert game is not None and game.status is GameStatus.CHALLENGER_WON

@@ -1,0 +1,126 @@
+"""Per-step state serving for bisection (`/states/{step}`, `/state-hashes/{step}`) and the
+challenger's honest play against it, on a real small run (no chain).
+
+For an honest solver and for both cheaters the served trajectory is consistent with the
+committed leaves; an honest challenger's replay pinpoints the first divergent step, and one
+replayed step from the served state at that step exposes the cheat (the committee's check).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from solver.server import CheckpointCatalog, JobCheckpoints, create_app
+from solver.trainer import step_function, train_job
+from tests.utils.node_fixtures import tiny_spec
+from veritrain.bisection import StepTrajectory, play_out
+from veritrain.hexutil import from_hex
+from veritrain.replay import fetch_state, fetch_state_hash, replay_segment
+from veritrain.state import state_hash
+from veritrain.store import CheckpointStore
+from veritrain.training import TrainingEngine
+
+K, N, JOB = 10, 40, 7
+URL = "http://solver/jobs/7"
+
+
+@pytest.fixture(scope="module")
+def engine() -> TrainingEngine:
+    return TrainingEngine(tiny_spec())
+
+
+def _serve(engine: TrainingEngine, root: Path, adversary: str | None):
+    store = CheckpointStore(root / "store")
+    hashes: list[str] = []
+    assert train_job(engine, store, hashes, adversary=adversary)  # type: ignore[arg-type]
+    entry = JobCheckpoints.build(JOB, K, N, [from_hex(h) for h in hashes])
+    catalog = CheckpointCatalog(store, cache_dir=root / "cache")
+    catalog.publish(entry, lambda: (engine, step_function(engine, adversary)))  # type: ignore[arg-type]
+    return TestClient(create_app(catalog), base_url="http://solver"), entry, catalog
+
+
+@pytest.mark.parametrize("adversary", [None, "skip-steps", "perturb"])
+def test_served_states_match_hashes_and_committed_leaves(
+    engine: TrainingEngine, tmp_path: Path, adversary: str | None
+) -> None:
+    http, entry, _ = _serve(engine, tmp_path, adversary)
+    served = {}
+    for step in range(N + 1):
+        body = fetch_state_hash(URL, step, http)
+        served[step] = body.state_hash_bytes()
+        if step % K == 0:  # the leaves the solver committed to
+            assert served[step] == entry.hashes[step // K]
+    for step in (0, 13, 21, 29, 30, 37):
+        r = http.get(f"/jobs/{JOB}/states/{step}")
+        assert r.status_code == 200
+        assert from_hex(r.headers["X-State-Hash"]) == state_hash(r.content) == served[step]
+    # one replayed step from a served state continues the served trajectory where the solver
+    # was honest (segments 0 and 1 for the cheaters)
+    for t in (3, 14):
+        blob = fetch_state(URL, t, served[t], http)
+        assert state_hash(replay_segment(engine, blob, t + 1, start_step=t)) == served[t + 1]
+
+
+def test_unknown_step_or_job_is_404(engine: TrainingEngine, tmp_path: Path) -> None:
+    http, _, _ = _serve(engine, tmp_path, None)
+    assert http.get(f"/jobs/{JOB}/states/{N + 1}").status_code == 404
+    assert http.get("/jobs/99/state-hashes/3").status_code == 404
+    catalog = CheckpointCatalog(CheckpointStore(tmp_path / "s2"))
+    entry = JobCheckpoints.build(1, K, N, [b"\x01" * 32] * 5)
+    catalog.publish(entry)  # no replayer: only checkpoint steps are servable
+    http2 = TestClient(create_app(catalog))
+    assert http2.get("/jobs/1/state-hashes/10").json()["state_hash"] == "0x" + "01" * 32
+    assert http2.get("/jobs/1/state-hashes/11").status_code == 404
+
+
+@pytest.mark.parametrize(("adversary", "first_bad_step"), [("skip-steps", 21), ("perturb", 29)])
+def test_honest_challenger_pinpoints_first_divergent_step(
+    engine: TrainingEngine, tmp_path: Path, adversary: str, first_bad_step: int
+) -> None:
+    http, entry, _ = _serve(engine, tmp_path, adversary)
+    segment = 2
+    a, b = segment * K, (segment + 1) * K
+    start = fetch_state(URL, a, entry.hashes[segment], http)
+    mine = StepTrajectory(engine, start, b, cache_path=tmp_path / "challenger.json")
+    assert mine.hash_at(b) != entry.hashes[segment + 1]  # the segment is wrong
+
+    def defender(step: int) -> bytes:
+        return fetch_state_hash(URL, step, http).state_hash_bytes()
+
+    t, agreed, claimed = play_out(a, b, defender, mine.hash_at)
+    assert t == first_bad_step
+    assert agreed == mine.hash_at(t) == defender(t)
+    assert claimed == defender(t + 1) != mine.hash_at(t + 1)
+    # the step committee: fetch state t by hash, replay ONE step, compare with the claim
+    blob = fetch_state(URL, t, agreed, http)
+    assert state_hash(replay_segment(engine, blob, t + 1, start_step=t)) != claimed
+
+
+def test_honest_segment_challenger_agrees_everywhere(
+    engine: TrainingEngine, tmp_path: Path
+) -> None:
+    http, entry, catalog = _serve(engine, tmp_path, None)
+    start = fetch_state(URL, 10, entry.hashes[1], http)
+    mine = StepTrajectory(engine, start, 20)
+    assert mine.hashes() == catalog.trajectory(JOB, 1).hashes()
+    t, _, claimed = play_out(10, 20, catalog.trajectory(JOB, 1).hash_at, mine.hash_at)
+    assert t == 19 and claimed == entry.hashes[2] == mine.hash_at(20)  # a griefer loses step 19
+
+
+def test_step_hash_cache_survives_restart(engine: TrainingEngine, tmp_path: Path) -> None:
+    start = engine.state_bytes(engine.init_state())
+    cache = tmp_path / "traj.json"
+    first = StepTrajectory(engine, start, 10, cache_path=cache)
+    hashes = first.hashes()
+
+    def no_replay(_state) -> None:
+        raise AssertionError("a restarted node must not replay again")
+
+    again = StepTrajectory(engine, start, 10, step_fn=no_replay, cache_path=cache)
+    assert again.complete and again.hashes() == hashes
+    # a cache for another start state is ignored
+    other = engine.state_bytes(engine.run(engine.init_state(), 1))
+    assert not StepTrajectory(engine, other, 10, cache_path=cache).complete

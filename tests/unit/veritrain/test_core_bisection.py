@@ -1,0 +1,250 @@
+"""The bisection game from the nodes' side, without a chain: the move decision, a whole game
+between a cheating solver's trajectory and an honest challenger's replay played through
+`NodeBase.play_game` against an in-memory game (docs/DISPUTES.md), clocks, and a challenger
+restarted mid-game that resumes from its persisted step hashes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from solver.trainer import step_function, train_job
+from tests.utils.node_fixtures import tiny_spec
+from veritrain.bisection import (
+    GameStatus,
+    GameView,
+    Move,
+    MoveKind,
+    Side,
+    StepTrajectory,
+    next_move,
+    play_out,
+)
+from veritrain.hexutil import from_hex
+from veritrain.noderuntime import NodeBase
+from veritrain.nodestate import JsonState
+from veritrain.store import CheckpointStore
+from veritrain.training import TrainingEngine
+
+D, C = "0x" + "d" * 40, "0x" + "c" * 40
+Z = b"\x00" * 32
+
+
+class Revert(Exception):
+    pass
+
+
+class FakeGame:
+    """DISPUTES.md's game (one game, id 1) with chess clocks; the step adjudication is left
+    pending (status AwaitingStep)."""
+
+    def __init__(self, a: int, b: int, clock: int = 100) -> None:
+        self.now = 1000
+        self.g: dict[str, Any] = dict(
+            job_id=1, segment=a // 10, defender=D, challenger=C, lo=a, hi=b, agreed_hash=Z,
+            claimed_hash=Z, pending_hash=Z, turn=int(Side.DEFENDER),
+            status=int(GameStatus.AWAITING_ENDPOINTS), defender_clock=clock,
+            challenger_clock=clock, turn_started_at=self.now, step_dispute_id=0,
+        )  # fmt: skip
+        self.moves: list[str] = []
+
+    def _move(self, who: str, expect: Side, lo: int | None = None, hi: int | None = None) -> None:
+        g = self.g
+        side = Side.DEFENDER if who == D else Side.CHALLENGER
+        if side is not expect or g["turn"] != int(side):
+            raise Revert("OutOfTurn")
+        if lo is not None and (lo, hi) != (g["lo"], g["hi"]):
+            raise Revert("WrongInterval")
+        clock = "defender_clock" if side is Side.DEFENDER else "challenger_clock"
+        spent = self.now - g["turn_started_at"]
+        if spent > g[clock]:
+            raise Revert("ClockExpired")
+        g[clock] -= spent
+        g["turn_started_at"] = self.now
+        self.moves.append(who)
+
+    def _next(self) -> None:
+        g = self.g
+        if g["hi"] - g["lo"] > 1:
+            g["status"], g["turn"] = int(GameStatus.AWAITING_BISECTION), int(Side.DEFENDER)
+        else:
+            g["status"], g["turn"], g["step_dispute_id"] = int(GameStatus.AWAITING_STEP), 0, 7
+
+    def post_endpoints(self, who: str, start: bytes, end: bytes, *_proofs: Any) -> None:
+        self._move(who, Side.DEFENDER)
+        self.g.update(agreed_hash=start, claimed_hash=end)
+        self._next()
+
+    def bisect(self, who: str, lo: int, hi: int, mid_hash: bytes) -> None:
+        self._move(who, Side.DEFENDER, lo, hi)
+        self.g.update(pending_hash=mid_hash, status=int(GameStatus.AWAITING_RESPONSE))
+        self.g["turn"] = int(Side.CHALLENGER)
+
+    def respond(self, who: str, lo: int, hi: int, agree: bool) -> None:
+        self._move(who, Side.CHALLENGER, lo, hi)
+        g = self.g
+        mid = (g["lo"] + g["hi"]) // 2
+        if agree:
+            g.update(lo=mid, agreed_hash=g["pending_hash"])
+        else:
+            g.update(hi=mid, claimed_hash=g["pending_hash"])
+        self._next()
+
+    def claim_timeout(self, who: str) -> None:
+        view = GameView.from_chain(self.g, 1)
+        if view.runs_out_at is None or self.now <= view.runs_out_at:
+            raise Revert("ClockNotExpired")
+        won = view.turn is Side.CHALLENGER
+        self.g.update(status=int(GameStatus.DEFENDER_WON if won else GameStatus.CHALLENGER_WON))
+        self.g["turn"] = 0
+
+
+class GameClient:
+    """The ChainClient subset `NodeBase.play_game` uses, for one account."""
+
+    def __init__(self, game: FakeGame, address: str) -> None:
+        self.game, self.address = game, address
+        self.deployment = type("Dep", (), {"params": type("P", (), {"adjudicator": "bisection"})})
+
+    def timestamp(self) -> int:
+        return self.game.now
+
+    def balance_of(self, _account: str | None = None) -> int:
+        return 10**30
+
+    def get_game(self, _dispute_id: int) -> dict[str, Any]:
+        return dict(self.game.g)
+
+    def post_endpoints(self, _id: int, *args: Any) -> dict[str, int]:
+        self.game.post_endpoints(self.address, *args)
+        return {"status": 1}
+
+    def bisect(self, _id: int, *args: Any) -> dict[str, int]:
+        self.game.bisect(self.address, *args)
+        return {"status": 1}
+
+    def respond(self, _id: int, *args: Any) -> dict[str, int]:
+        self.game.respond(self.address, *args)
+        return {"status": 1}
+
+    def claim_timeout(self, _id: int) -> dict[str, int]:
+        self.game.claim_timeout(self.address)
+        return {"status": 1}
+
+
+def _node(game: FakeGame, who: str) -> NodeBase:
+    return NodeBase(GameClient(game, who), name=who[:4], revert_types=(Revert,))
+
+
+def _view(**kw: Any) -> GameView:
+    base = dict(
+        job_id=1, segment=2, defender=D, challenger=C, lo=20, hi=30, agreed_hash=Z,
+        claimed_hash=Z, pending_hash=Z, turn=1, status=2, defender_clock=50,
+        challenger_clock=50, turn_started_at=100,
+    )  # fmt: skip
+    base.update(kw)
+    return GameView.from_chain(base, 1)
+
+
+def test_next_move_follows_turns_and_clocks() -> None:
+    assert next_move(_view(status=1), D, 120) == Move(MoveKind.POST_ENDPOINTS)
+    assert next_move(_view(), D, 120) == Move(MoveKind.BISECT, 25)
+    assert next_move(_view(), C, 120) is None  # not our turn, clock still running
+    assert next_move(_view(), C, 151) == Move(MoveKind.CLAIM_TIMEOUT)
+    assert next_move(_view(turn=2, status=3), C, 120) == Move(MoveKind.RESPOND, 25)
+    assert next_move(_view(turn=2, status=3), D, 151) == Move(MoveKind.CLAIM_TIMEOUT)
+    assert next_move(_view(turn=0, status=4, lo=24, hi=25), D, 10**9) is None  # adjudication
+    assert next_move(_view(turn=0, status=5), C, 10**9) is None  # resolved
+    assert next_move(_view(), "0x" + "e" * 40, 10**9) is None  # not a party
+
+
+@pytest.fixture(scope="module")
+def cheat(tmp_path_factory: pytest.TempPathFactory) -> tuple[TrainingEngine, list[bytes], Any]:
+    """A skip-steps cheater's committed leaves and its own (served) trajectory of segment 2."""
+    engine = TrainingEngine(tiny_spec())
+    store = CheckpointStore(tmp_path_factory.mktemp("cheat"))
+    hashes: list[str] = []
+    assert train_job(engine, store, hashes, adversary="skip-steps")
+    leaves = [from_hex(h) for h in hashes]
+    served = StepTrajectory(
+        engine, store.get(leaves[2]), 30, step_fn=step_function(engine, "skip-steps")
+    )
+    return engine, leaves, served
+
+
+def _challenger_traj(engine: TrainingEngine, leaves: list[bytes], tmp: Path, step_fn=None):
+    blob = engine.state_bytes(engine.run(engine.init_state(), 20))  # honest state 20 == leaf 2
+    traj = StepTrajectory(engine, blob, 30, step_fn=step_fn, cache_path=tmp / "c.json")
+    assert traj.start_hash == leaves[2]
+    return traj
+
+
+def _drive(nodes: list[tuple[NodeBase, Any]], game: FakeGame, rounds: int = 40) -> None:
+    for _ in range(rounds):
+        for node, kw in nodes:
+            node.play_game(1, **kw)
+            game.now += 1
+        if game.g["status"] >= GameStatus.AWAITING_STEP:
+            return
+
+
+def test_game_against_skip_steps_cheater_ends_at_first_bad_step(cheat, tmp_path: Path) -> None:
+    engine, leaves, served = cheat
+    game = FakeGame(20, 30)
+    mine = _challenger_traj(engine, leaves, tmp_path)
+    state = JsonState(tmp_path / "c_state.json")
+    ends = lambda: (leaves[2], leaves[3], [], [])  # noqa: E731
+    defender = (_node(game, D), {"hash_at": served.hash_at, "endpoints": ends})
+    challenger_node = _node(game, C)
+    view = GameView.from_chain(game.g, 1)
+    challenger = (
+        challenger_node,
+        {"hash_at": mine.hash_at, "on_move": NodeBase.game_recorder(state, view)},
+    )
+    _drive([defender, challenger], game)
+    g = GameView.from_chain(game.g, 1)
+    assert g.in_adjudication and (g.lo, g.hi) == (21, 22)
+    assert (21, g.agreed, g.claimed) == play_out(20, 30, served.hash_at, mine.hash_at)
+    moves = state.get("games")["1"]["moves"]
+    # mids 25 (state 25 differs), 22 (differs), 21 (same): [20,30] -> [20,25] -> [20,22] -> [21,22]
+    assert [(m["kind"], m["step"], m["agree"]) for m in moves] == [
+        ("respond", 25, False),
+        ("respond", 22, False),
+        ("respond", 21, True),
+    ]
+
+
+def test_challenger_restarted_mid_game_resumes_without_replaying(cheat, tmp_path: Path) -> None:
+    engine, leaves, served = cheat
+    game = FakeGame(20, 30)
+    ends = lambda: (leaves[2], leaves[3], [], [])  # noqa: E731
+    defender = (_node(game, D), {"hash_at": served.hash_at, "endpoints": ends})
+    first = _challenger_traj(engine, leaves, tmp_path)
+    _drive([defender, (_node(game, C), {"hash_at": first.hash_at})], game, rounds=2)
+    assert 0 < game.moves.count(C) < 4  # killed mid-game
+
+    def no_replay(_state: Any) -> None:
+        raise AssertionError("resumed node replayed again")
+
+    again = _challenger_traj(engine, leaves, tmp_path, step_fn=no_replay)  # fresh process
+    _drive([defender, (_node(game, C), {"hash_at": again.hash_at})], game)
+    g = GameView.from_chain(game.g, 1)
+    assert g.in_adjudication and (g.lo, g.hi) == (21, 22)
+
+
+def test_party_that_stops_moving_loses_on_its_clock(cheat, tmp_path: Path) -> None:
+    engine, leaves, served = cheat
+    game = FakeGame(20, 30, clock=30)
+    ends = lambda: (leaves[2], leaves[3], [], [])  # noqa: E731
+    defender = _node(game, D)
+    defender.play_game(1, served.hash_at, endpoints=ends)  # endpoints
+    defender.play_game(1, served.hash_at)  # bisect at 25; the challenger never answers
+    assert game.g["status"] == GameStatus.AWAITING_RESPONSE
+    game.now += 29
+    defender.play_game(1, served.hash_at)
+    assert game.g["status"] == GameStatus.AWAITING_RESPONSE  # clock not out yet: no claim
+    game.now += 5
+    defender.play_game(1, served.hash_at)
+    assert game.g["status"] == GameStatus.DEFENDER_WON
