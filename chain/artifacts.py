@@ -48,6 +48,7 @@ PROTOCOL_CONTRACTS: tuple[str, ...] = (
     "StakeManager",
     "JobManager",
     "ArbitrationCommittee",
+    "BisectionGame",
     "ShareRegistry",
     "ModelShares",
 )

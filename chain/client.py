@@ -60,11 +60,15 @@ from chain.types import (
     DisputePhase,
     DisputeStatus,
     DisputeView,
+    GameStatus,
+    GameView,
     JobParamsView,
     JobStatus,
     JobView,
     Role,
+    Side,
     StakeView,
+    StepClaimView,
     Verdict,
     from_struct,
     struct_to_dict,
@@ -83,6 +87,10 @@ _HANDLES: dict[str, str] = {
     "job_manager": "JobManager",
     "arbitration": "ArbitrationCommittee",
     "share_registry": "ShareRegistry",
+}
+# Handles present only in some deployments (``ContractAddresses`` field may be None).
+_OPTIONAL_HANDLES: dict[str, str] = {
+    "bisection_game": "BisectionGame",
 }
 
 _CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
@@ -218,6 +226,10 @@ class ChainClient:
         for attr, name in _HANDLES.items():
             address = getattr(deployment.addresses, attr)
             self._contracts[attr] = self.contract(name, address)
+        for attr, name in _OPTIONAL_HANDLES.items():
+            address = getattr(deployment.addresses, attr, None)
+            if address:
+                self._contracts[attr] = self.contract(name, address)
         load_artifact("ModelShares")  # registers its errors for decoding
 
     def contract(self, name: str, address: str) -> Contract:
@@ -256,12 +268,25 @@ class ChainClient:
         """ShareRegistry."""
         return self._handle("share_registry")
 
+    @property
+    def bisection_game(self) -> Contract:
+        """BisectionGame (the adjudicator of a ``ProtocolParams.adjudicator == "bisection"``
+        deployment).
+
+        Raises:
+            ChainValueError: the deployment has no bisection game.
+        """
+        try:
+            return self._contracts["bisection_game"]
+        except KeyError:
+            raise ChainValueError("this deployment has no BisectionGame") from None
+
     def contract_name(self, address: str) -> str | None:
         """Artifact name of a deployed protocol contract address (or ``"ModelShares"``)."""
         address = to_checksum_address(address)
         for attr, contract in self._contracts.items():
             if contract.address == address:
-                return _HANDLES[attr]
+                return _HANDLES.get(attr) or _OPTIONAL_HANDLES[attr]
         for shares in self._shares.values():
             if shares.address == address:
                 return "ModelShares"
@@ -272,7 +297,7 @@ class ChainClient:
         name (``"job_manager"``)."""
         if name in self._contracts or name in _HANDLES:
             return self._handle(name)
-        for attr, art in _HANDLES.items():
+        for attr, art in {**_HANDLES, **_OPTIONAL_HANDLES}.items():
             if art == name:
                 return self._handle(attr)
         raise ChainValueError(f"unknown protocol contract {name!r}")
@@ -904,6 +929,124 @@ class ChainClient:
     def dispute_count(self) -> int:
         """Number of disputes opened."""
         return int(self.call(self.arbitration, "disputeCount"))
+
+    # ------------------------------------------------------------------ BisectionGame
+
+    def post_endpoints(
+        self,
+        dispute_id: int,
+        start_hash: bytes,
+        end_hash: bytes,
+        start_proof: Sequence[bytes],
+        end_proof: Sequence[bytes],
+    ) -> TxReceipt:
+        """Defender's first move: the segment's committed endpoint hashes with their Merkle
+        proofs (leaves s and s + 1). Auto-approves the game for one move bond.
+
+        Raises:
+            ContractRevert: e.g. ``InvalidEndpointProof``, ``OutOfTurn``, ``ClockExpired``.
+        """
+        game = self.bisection_game
+        self.ensure_allowance(game.address, self.move_bond())
+        return self.transact(
+            game,
+            "postEndpoints",
+            dispute_id,
+            start_hash,
+            end_hash,
+            list(start_proof),
+            list(end_proof),
+        )
+
+    def bisect(
+        self, dispute_id: int, expected_lo: int, expected_hi: int, mid_hash: bytes
+    ) -> TxReceipt:
+        """Defender: post the state hash at ``lo + (hi - lo) // 2`` of the current interval
+        ``[expected_lo, expected_hi]`` (auto-approves one move bond).
+
+        Raises:
+            ContractRevert: e.g. ``WrongInterval`` (stale view), ``OutOfTurn``, ``ClockExpired``.
+        """
+        game = self.bisection_game
+        self.ensure_allowance(game.address, self.move_bond())
+        return self.transact(game, "bisect", dispute_id, expected_lo, expected_hi, mid_hash)
+
+    def respond(
+        self, dispute_id: int, expected_lo: int, expected_hi: int, agree: bool
+    ) -> TxReceipt:
+        """Challenger: agree (interval -> [mid, hi]) or disagree (-> [lo, mid]) with the pending
+        midpoint hash (auto-approves one move bond). The last response opens the step dispute.
+
+        Raises:
+            ContractRevert: e.g. ``WrongInterval``, ``OutOfTurn``, ``ClockExpired``.
+        """
+        game = self.bisection_game
+        self.ensure_allowance(game.address, self.move_bond())
+        return self.transact(game, "respond", dispute_id, expected_lo, expected_hi, agree)
+
+    def claim_timeout(self, dispute_id: int) -> TxReceipt:
+        """Anyone: the side to move ran out of clock and loses.
+
+        Raises:
+            ContractRevert: ``ClockNotExpired`` or ``GameAlreadyResolved``.
+        """
+        return self.transact(self.bisection_game, "claimTimeout", dispute_id)
+
+    def get_game(self, dispute_id: int) -> GameView:
+        """``getGame(disputeId)`` as a `GameView`."""
+        game = self.bisection_game
+        raw = self.call(game, "getGame", dispute_id)
+        outputs = game.get_function_by_name("getGame").abi["outputs"]
+        data = struct_to_dict(outputs[0]["components"], raw)
+        for key in ("agreed_hash", "claimed_hash", "pending_hash"):
+            data[key] = bytes(data[key])
+        data["turn"] = Side(int(data["turn"]))
+        data["status"] = GameStatus(int(data["status"]))
+        return from_struct(GameView, data, dispute_id=dispute_id)
+
+    def game_moves(self, dispute_id: int) -> int:
+        """Moves made in a game (``moveCount``; each posted one move bond)."""
+        return int(self.call(self.bisection_game, "moveCount", dispute_id))
+
+    def game_clocks(self, dispute_id: int) -> tuple[int, int]:
+        """(defender, challenger) seconds left now, counting the running turn (``clocksOf``)."""
+        defender, challenger = self.call(self.bisection_game, "clocksOf", dispute_id)
+        return int(defender), int(challenger)
+
+    def game_of_step(self, step_dispute_id: int) -> int:
+        """The game waiting for a committee step dispute (0 if none)."""
+        return int(self.call(self.bisection_game, "gameOfStep", step_dispute_id))
+
+    def step_claim_of(self, dispute_id: int) -> StepClaimView:
+        """Committee ``stepClaimOf`` as a `StepClaimView`. For a step dispute (``is_step``) the
+        vote says whether ``claimed_end_hash`` is the state after replaying step ``step`` from
+        ``start_hash``; ``is_step`` is False for a v0 segment dispute."""
+        is_step, step, start, claimed = self.call(self.arbitration, "stepClaimOf", dispute_id)
+        return StepClaimView(
+            dispute_id=dispute_id,
+            is_step=bool(is_step),
+            step=int(step),
+            start_hash=bytes(start),
+            claimed_end_hash=bytes(claimed),
+        )
+
+    def move_bond(self) -> int:
+        """Bond each game move posts (wei)."""
+        return int(self.call(self.bisection_game, "moveBond"))
+
+    def game_credit_of(self, account: str | None = None) -> int:
+        """Won move bonds claimable from the game (wei)."""
+        return int(
+            self.call(self.bisection_game, "creditOf", to_checksum_address(account or self.address))
+        )
+
+    def claim_game_credit(self) -> TxReceipt:
+        """Claim this account's credit on the game (won move bonds).
+
+        Raises:
+            ContractRevert: ``NoCreditToClaim``.
+        """
+        return self.transact(self.bisection_game, "claimCredit")
 
     # ------------------------------------------------------------------ ShareRegistry / ModelShares
 

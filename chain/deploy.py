@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -82,6 +82,15 @@ class ProtocolParams(BaseModel):
     committee_size: int = Field(3, ge=1, le=64, description="K arbiters per dispute (max 64)")
     vote_commit_window: int = Field(300, gt=0, description="draw -> commit deadline (s)")
     vote_reveal_window: int = Field(300, gt=0, description="commit end -> reveal deadline (s)")
+    # Adjudicator (docs/DISPUTES.md): the v0 committee on whole segments, or the bisection game
+    # (the committee then judges only the last step).
+    adjudicator: Literal["committee", "bisection"] = Field(
+        "committee", description="JobManager adjudicator"
+    )
+    clock_seconds: int = Field(
+        3600, gt=0, le=365 * 86400, description="bisection: chess clock per side (s)"
+    )
+    move_bond: int = Field(1 * E18, ge=0, description="bisection: bond per move (wei)")
 
     @model_validator(mode="after")
     def _check(self) -> ProtocolParams:
@@ -94,7 +103,8 @@ class ProtocolParams(BaseModel):
     @classmethod
     def demo(cls, **overrides: Any) -> ProtocolParams:
         """Short windows for an interactive demo (V=5, q=3, K=3; commit 900 s, verdict 180 s,
-        challenge 30 s, vote commit 90 s, reveal 60 s, unbonding 60 s)."""
+        challenge 30 s, vote commit 90 s, reveal 60 s, unbonding 60 s; bisection: clock 120 s,
+        move bond 1e18). Pass ``adjudicator="bisection"`` to use the bisection game."""
         values: dict[str, Any] = {
             "solver_stake": 100 * E18,
             "verifier_stake": 10 * E18,
@@ -113,6 +123,8 @@ class ProtocolParams(BaseModel):
             "committee_size": 3,
             "vote_commit_window": 90,
             "vote_reveal_window": 60,
+            "clock_seconds": 120,
+            "move_bond": 1 * E18,
         }
         values.update(overrides)
         return cls(**values)
@@ -152,6 +164,7 @@ class ContractAddresses(BaseModel):
     job_manager: str
     arbitration: str
     share_registry: str
+    bisection_game: str | None = None
 
 
 class Deployment(BaseModel):
@@ -261,6 +274,9 @@ def deploy_protocol(
     StakeManager, ShareRegistry, JobManager, ArbitrationCommittee; then
     ``StakeManager.grantRole(PROTOCOL_ROLE, jobManager)`` and ``(..., committee)``,
     ``ShareRegistry.setMinter(jobManager)`` and ``JobManager.setAdjudicator(committee)``.
+    With ``params.adjudicator == "bisection"``: BisectionGame(jobManager, committee,
+    clockSeconds, moveBond) right after the committee, ``committee.setStepParent(game)``, and
+    ``JobManager.setAdjudicator(game)`` instead.
     The deployer is the admin of every contract and the JobManager's treasury (rounding dust).
 
     Args:
@@ -298,6 +314,8 @@ def deploy_protocol(
         "voteCommitWindow": params.vote_commit_window,
         "voteRevealWindow": params.vote_reveal_window,
         "seatStake": params.verifier_stake,
+        "clockSeconds": params.clock_seconds,
+        "moveBond": params.move_bond,
     }
 
     def deploy(name: str) -> str:
@@ -315,13 +333,20 @@ def deploy_protocol(
     job_manager = deploy("JobManager")
     values["jobManager"] = job_manager
     committee = deploy("ArbitrationCommittee")
+    adjudicator = committee
+    game: str | None = None
+    if params.adjudicator == "bisection":
+        values["stepAdjudicator"] = committee
+        game = deploy("BisectionGame")
+        client.transact(client.contract("ArbitrationCommittee", committee), "setStepParent", game)
+        adjudicator = game
 
     sm = client.contract("StakeManager", stake)
     protocol_role = client.call(sm, "PROTOCOL_ROLE")
     client.transact(sm, "grantRole", protocol_role, job_manager)
     client.transact(sm, "grantRole", protocol_role, committee)
     client.transact(client.contract("ShareRegistry", registry), "setMinter", job_manager)
-    client.transact(client.contract("JobManager", job_manager), "setAdjudicator", committee)
+    client.transact(client.contract("JobManager", job_manager), "setAdjudicator", adjudicator)
 
     deployment = Deployment(
         chain_id=client.chain_id,
@@ -331,6 +356,7 @@ def deploy_protocol(
             job_manager=job_manager,
             arbitration=committee,
             share_registry=registry,
+            bisection_game=game,
         ),
         params=params,
         block=start_block,

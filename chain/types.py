@@ -22,6 +22,10 @@ __all__ = [
     "Verdict",
     "DisputeStatus",
     "DisputePhase",
+    "GameStatus",
+    "Side",
+    "GameView",
+    "StepClaimView",
     "JobView",
     "Assignment",
     "StakeView",
@@ -86,6 +90,26 @@ class DisputePhase(IntEnum):
     Reveal = 3
     Resolvable = 4
     Resolved = 5
+
+
+class GameStatus(IntEnum):
+    """``GameStatus`` of the bisection game (contracts/src/types/BisectionTypes.sol)."""
+
+    None_ = 0
+    AwaitingEndpoints = 1
+    AwaitingBisection = 2
+    AwaitingResponse = 3
+    AwaitingStep = 4
+    DefenderWon = 5
+    ChallengerWon = 6
+
+
+class Side(IntEnum):
+    """``Side`` of a bisection game: who is to move (None_ while the step is adjudicated)."""
+
+    None_ = 0
+    Defender = 1
+    Challenger = 2
 
 
 def snake_case(name: str) -> str:
@@ -208,6 +232,58 @@ class DisputeView:
     valid_votes: int
     invalid_votes: int
     segment_valid: bool
+
+
+@dataclass(frozen=True)
+class GameView:
+    """``BisectionGame.getGame(disputeId)`` (struct ``Game``, docs/DISPUTES.md).
+
+    ``lo``/``hi`` are steps; hashes are 32-byte ``bytes``; clocks are seconds left at
+    ``turn_started_at`` (a timestamp); ``moves`` each posted one move bond.
+    """
+
+    dispute_id: int
+    job_id: int
+    segment: int
+    defender: str
+    challenger: str
+    lo: int
+    hi: int
+    agreed_hash: bytes
+    claimed_hash: bytes
+    pending_hash: bytes
+    turn: Side
+    status: GameStatus
+    defender_clock: int
+    challenger_clock: int
+    turn_started_at: int
+    moves: int
+    step_dispute_id: int
+
+    @property
+    def mid(self) -> int:
+        """The step the next bisection posts a hash for: ``lo + (hi - lo) // 2``."""
+        return self.lo + (self.hi - self.lo) // 2
+
+    @property
+    def resolved(self) -> bool:
+        """True once the game has a winner."""
+        return self.status in (GameStatus.DefenderWon, GameStatus.ChallengerWon)
+
+
+@dataclass(frozen=True)
+class StepClaimView:
+    """``ArbitrationCommittee.stepClaimOf(disputeId)`` (struct ``StepClaim``).
+
+    For a step dispute (``is_step``) the committee replays step ``step`` from the state whose
+    hash is ``start_hash`` and votes whether ``claimed_end_hash`` is the state at ``step + 1``.
+    """
+
+    dispute_id: int
+    is_step: bool
+    step: int
+    start_hash: bytes
+    claimed_end_hash: bytes
 
 
 @dataclass(frozen=True)

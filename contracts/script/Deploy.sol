@@ -3,6 +3,7 @@ pragma solidity 0.8.37;
 
 // Contracts
 import {ArbitrationCommittee} from "../src/ArbitrationCommittee.sol";
+import {BisectionGame} from "../src/BisectionGame.sol";
 import {JobManager} from "../src/JobManager.sol";
 import {ShareRegistry} from "../src/ShareRegistry.sol";
 import {StakeManager} from "../src/StakeManager.sol";
@@ -10,8 +11,10 @@ import {VeriToken} from "../src/VeriToken.sol";
 // Interfaces
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {IJobManager} from "../src/interfaces/IJobManager.sol";
+import {IAdjudicator} from "../src/interfaces/IAdjudicator.sol";
 import {IShareRegistry} from "../src/interfaces/IShareRegistry.sol";
 import {IStakeManager} from "../src/interfaces/IStakeManager.sol";
+import {IStepAdjudicator} from "../src/interfaces/IStepAdjudicator.sol";
 // Types
 import {Params} from "../src/types/JobTypes.sol";
 
@@ -35,6 +38,12 @@ import {Params} from "../src/types/JobTypes.sol";
 ///         8. stakeManager.grantRole(PROTOCOL_ROLE, jobManager)        (admin)
 ///         9. stakeManager.grantRole(PROTOCOL_ROLE, committee)         (admin)
 ///
+///         With `adjudicator = Bisection` (docs/DISPUTES.md), steps 5-6 become:
+///         5.  committee    = ArbitrationCommittee(...)                (as above; the step adjudicator)
+///         5b. game         = BisectionGame(jobManager, committee, clockSeconds, moveBond)
+///         5c. committee.setStepParent(game)                           (admin, once)
+///         6.  jobManager.setAdjudicator(game)                         (admin, once)
+///
 ///         `admin` is also the JobManager's treasury (rounding dust of dispute pots).
 /// @dev A library with internal functions, so `address(this)` (the caller) is the admin, exactly as
 ///      the deployer EOA is in Python. No forge-std Script is available here.
@@ -49,6 +58,9 @@ library Deploy {
     /// @param committeeSize K arbiters per dispute.
     /// @param voteCommitWindow Commit phase length (seconds).
     /// @param voteRevealWindow Reveal phase length (seconds).
+    /// @param adjudicator Which adjudicator the JobManager uses.
+    /// @param clockSeconds Bisection game: chess clock per side (seconds).
+    /// @param moveBond Bisection game: bond per move (wei).
     struct Config {
         IERC20 token;
         uint64 unbondingDelay;
@@ -57,15 +69,26 @@ library Deploy {
         uint32 committeeSize;
         uint64 voteCommitWindow;
         uint64 voteRevealWindow;
+        AdjudicatorKind adjudicator;
+        uint64 clockSeconds;
+        uint256 moveBond;
     }
 
-    /// @notice Addresses of a deployment.
+    /// @notice The JobManager's adjudicator: the v0 committee on whole segments, or the bisection
+    ///         game with the committee judging the last step.
+    enum AdjudicatorKind {
+        Committee,
+        Bisection
+    }
+
+    /// @notice Addresses of a deployment (`bisectionGame` is zero with the committee adjudicator).
     struct Deployment {
         IERC20 token;
         StakeManager stakeManager;
         ShareRegistry shareRegistry;
         JobManager jobManager;
         ArbitrationCommittee committee;
+        BisectionGame bisectionGame;
     }
 
     ////// Functions //////
@@ -90,6 +113,9 @@ library Deploy {
         cfg.committeeSize = 3;
         cfg.voteCommitWindow = 10 minutes;
         cfg.voteRevealWindow = 10 minutes;
+        cfg.adjudicator = AdjudicatorKind.Committee;
+        cfg.clockSeconds = 1 hours;
+        cfg.moveBond = 1e18;
     }
 
     /// @notice Deploys and wires everything; the caller becomes the admin of every contract.
@@ -110,7 +136,18 @@ library Deploy {
             cfg.voteCommitWindow,
             cfg.voteRevealWindow
         );
-        d.jobManager.setAdjudicator(d.committee);
+        IAdjudicator adjudicator = d.committee;
+        if (cfg.adjudicator == AdjudicatorKind.Bisection) {
+            d.bisectionGame = new BisectionGame(
+                IJobManager(address(d.jobManager)),
+                IStepAdjudicator(address(d.committee)),
+                cfg.clockSeconds,
+                cfg.moveBond
+            );
+            d.committee.setStepParent(address(d.bisectionGame));
+            adjudicator = d.bisectionGame;
+        }
+        d.jobManager.setAdjudicator(adjudicator);
         d.shareRegistry.setMinter(address(d.jobManager));
         d.stakeManager.grantRole(d.stakeManager.PROTOCOL_ROLE(), address(d.jobManager));
         d.stakeManager.grantRole(d.stakeManager.PROTOCOL_ROLE(), address(d.committee));

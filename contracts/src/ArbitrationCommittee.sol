@@ -10,7 +10,9 @@ import {IAdjudicator} from "./interfaces/IAdjudicator.sol";
 import {IArbitrationCommittee} from "./interfaces/IArbitrationCommittee.sol";
 import {IJobManager} from "./interfaces/IJobManager.sol";
 import {IStakeManager} from "./interfaces/IStakeManager.sol";
+import {IStepAdjudicator, IStepParent} from "./interfaces/IStepAdjudicator.sol";
 // Types
+import {StepClaim} from "./types/BisectionTypes.sol";
 import {Dispute, DisputePhase, DisputeStatus} from "./types/DisputeTypes.sol";
 import {Role} from "./types/Role.sol";
 
@@ -18,7 +20,10 @@ import {Role} from "./types/Role.sol";
 /// @notice v0 `IAdjudicator`: K staked verifiers, drawn with the hash of a block mined after the
 ///         dispute opened, vote commit-reveal on whether a segment is valid. Voters' seats are
 ///         unlocked on resolution; members that did not reveal keep their seat locked and are
-///         slashed by the JobManager (`nonVoters`).
+///         slashed by the JobManager (`nonVoters`). Also the v0 `IStepAdjudicator`: one parent game
+///         (the bisection game), authorized once by the JobManager's admin, opens one-step disputes
+///         that the same draw / commit / reveal / resolve logic judges; their outcome goes to the
+///         parent (`onStepResolved`), which forwards it to the JobManager.
 /// @dev Deployment: `constructor(jobManager, stakeManager, committeeSize, voteCommitWindow,
 ///      voteRevealWindow)` after the JobManager; needs PROTOCOL_ROLE on the StakeManager and must be
 ///      set as the JobManager's adjudicator. The seat stake is the JobManager's `verifierStake`.
@@ -54,6 +59,8 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
     mapping(uint256 disputeId => mapping(address account => bool reserved)) internal _reserve;
     mapping(uint256 disputeId => mapping(address account => bool member)) internal _isMember;
     mapping(uint256 disputeId => mapping(address member => Ballot ballot)) internal _ballots;
+    address internal _stepParent;
+    mapping(uint256 disputeId => StepClaim claim) internal _stepClaims;
 
     ////// Constructor //////
 
@@ -92,22 +99,39 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
         returns (uint256 disputeId)
     {
         if (msg.sender != address(_JOB_MANAGER)) revert NotJobManager(msg.sender);
-        disputeId = ++_disputeCount;
-        Dispute storage dispute = _disputes[disputeId];
-        uint64 randomnessBlock = uint64(block.number + 1);
-        dispute.jobId = jobId;
-        dispute.segment = segment;
-        dispute.status = DisputeStatus.AwaitingCommittee;
-        dispute.randomnessBlock = randomnessBlock;
-        // SAFETY: the JobManager is trusted; params() is a view over immutables.
-        dispute.seatStake = _JOB_MANAGER.params().verifierStake;
-        for (uint256 i; i < excluded.length; ++i) {
-            _excluded[disputeId][excluded[i]] = true;
-        }
-        for (uint256 i; i < reserve.length; ++i) {
-            _reserve[disputeId][reserve[i]] = true;
-        }
-        emit DisputeOpened(disputeId, jobId, segment, excluded, reserve, randomnessBlock);
+        disputeId = _open(jobId, segment, excluded, reserve);
+    }
+
+    /// @inheritdoc IArbitrationCommittee
+    function setStepParent(address parent) external {
+        // SAFETY: trusted JobManager view; its admin is the deployment's admin.
+        if (msg.sender != _JOB_MANAGER.admin()) revert NotAdmin(msg.sender);
+        if (parent == address(0)) revert ZeroAddress();
+        if (_stepParent != address(0)) revert StepParentAlreadySet(_stepParent);
+        _stepParent = parent;
+        emit StepParentSet(parent);
+    }
+
+    /// @inheritdoc IStepAdjudicator
+    /// @dev The dispute's `segment` is the segment holding the step (t / k), so a node that only
+    ///      reads `getDispute` still knows which checkpoint to replay from; `stepClaimOf` is the
+    ///      authoritative question.
+    function openStepDispute(
+        uint256 jobId,
+        uint32 step,
+        bytes32 startHash,
+        bytes32 claimedEndHash,
+        address[] calldata excluded,
+        address[] calldata reserve
+    ) external returns (uint256 disputeId) {
+        address parent = _stepParent;
+        if (msg.sender != parent || parent == address(0)) revert NotStepParent(msg.sender);
+        // SAFETY: trusted JobManager view; k >= 1 for every committed job.
+        uint32 segment = step / _JOB_MANAGER.getJob(jobId).checkpointInterval;
+        disputeId = _open(jobId, segment, excluded, reserve);
+        _stepClaims[disputeId] =
+            StepClaim({isStep: true, step: step, startHash: startHash, claimedEndHash: claimedEndHash});
+        emit StepDisputeOpened(disputeId, parent, jobId, step, startHash, claimedEndHash);
     }
 
     /// @inheritdoc IArbitrationCommittee
@@ -197,11 +221,16 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
         emit DisputeResolved(disputeId, segmentValid, majority, nonVoters);
 
         // Interactions with trusted protocol contracts, after all state changes. Non-voters' seats
-        // stay locked: the JobManager slashes them.
+        // stay locked: the JobManager slashes them (a step parent forwards them to it).
         for (uint256 i; i < voters.length; ++i) {
             _STAKE_MANAGER.unlock(voters[i], Role.Verifier, dispute.seatStake);
         }
-        _JOB_MANAGER.onDisputeResolved(disputeId, segmentValid, majority, nonVoters);
+        if (_stepClaims[disputeId].isStep) {
+            // SAFETY: the parent was authorized by the admin and reports to the JobManager itself.
+            IStepParent(_stepParent).onStepResolved(disputeId, segmentValid, majority, nonVoters);
+        } else {
+            _JOB_MANAGER.onDisputeResolved(disputeId, segmentValid, majority, nonVoters);
+        }
     }
 
     ////// External: views //////
@@ -234,6 +263,16 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
     /// @inheritdoc IArbitrationCommittee
     function isReserve(uint256 disputeId, address account) external view returns (bool reserved) {
         reserved = _reserve[disputeId][account];
+    }
+
+    /// @inheritdoc IArbitrationCommittee
+    function stepClaimOf(uint256 disputeId) external view returns (StepClaim memory claim) {
+        claim = _stepClaims[disputeId];
+    }
+
+    /// @inheritdoc IArbitrationCommittee
+    function stepParent() external view returns (address parent) {
+        parent = _stepParent;
     }
 
     /// @inheritdoc IArbitrationCommittee
@@ -291,6 +330,30 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
     }
 
     ////// Internal //////
+
+    /// @notice Records a new dispute awaiting its committee (segment and step disputes alike).
+    /// @return disputeId Fresh id.
+    function _open(uint256 jobId, uint32 segment, address[] calldata excluded, address[] calldata reserve)
+        internal
+        returns (uint256 disputeId)
+    {
+        disputeId = ++_disputeCount;
+        Dispute storage dispute = _disputes[disputeId];
+        uint64 randomnessBlock = uint64(block.number + 1);
+        dispute.jobId = jobId;
+        dispute.segment = segment;
+        dispute.status = DisputeStatus.AwaitingCommittee;
+        dispute.randomnessBlock = randomnessBlock;
+        // SAFETY: the JobManager is trusted; params() is a view over immutables.
+        dispute.seatStake = _JOB_MANAGER.params().verifierStake;
+        for (uint256 i; i < excluded.length; ++i) {
+            _excluded[disputeId][excluded[i]] = true;
+        }
+        for (uint256 i; i < reserve.length; ++i) {
+            _reserve[disputeId][reserve[i]] = true;
+        }
+        emit DisputeOpened(disputeId, jobId, segment, excluded, reserve, randomnessBlock);
+    }
 
     /// @notice Up to K distinct active verifiers with free stake >= `seatStake`, never excluded ones:
     ///         first among verifiers with nothing at stake in the job, then, only if fewer than K

@@ -5,13 +5,18 @@ pragma solidity 0.8.37;
 import {IAdjudicator} from "./IAdjudicator.sol";
 import {IJobManager} from "./IJobManager.sol";
 import {IStakeManager} from "./IStakeManager.sol";
+import {IStepAdjudicator} from "./IStepAdjudicator.sol";
 // Types
+import {StepClaim} from "../types/BisectionTypes.sol";
 import {Dispute, DisputePhase, DisputeStatus} from "../types/DisputeTypes.sol";
 
 /// @title IArbitrationCommittee
 /// @notice v0 adjudicator: a committee of K randomly drawn staked verifiers votes commit-reveal on
-///         whether a disputed segment is valid.
-interface IArbitrationCommittee is IAdjudicator {
+///         whether a disputed segment is valid. It is also an `IStepAdjudicator`: a deployment may
+///         authorize one parent game (the bisection game), whose one-step disputes the same
+///         committee logic judges (the vote then says whether the claimed end hash is right) and
+///         whose outcome goes back to the parent instead of the JobManager.
+interface IArbitrationCommittee is IAdjudicator, IStepAdjudicator {
     ////// Errors //////
 
     /// @notice Thrown when a constructor parameter is out of range.
@@ -25,6 +30,18 @@ interface IArbitrationCommittee is IAdjudicator {
     /// @notice Thrown when `openDispute` is not called by the JobManager.
     /// @param caller msg.sender.
     error NotJobManager(address caller);
+
+    /// @notice Thrown when `setStepParent` is not called by the JobManager's admin.
+    /// @param caller msg.sender.
+    error NotAdmin(address caller);
+
+    /// @notice Thrown when setting the step parent a second time.
+    /// @param parent Step parent already set.
+    error StepParentAlreadySet(address parent);
+
+    /// @notice Thrown when `openStepDispute` is not called by the step parent.
+    /// @param caller msg.sender.
+    error NotStepParent(address caller);
 
     /// @notice Thrown when an action is not allowed in the dispute's current phase.
     /// @param disputeId Dispute.
@@ -91,6 +108,28 @@ interface IArbitrationCommittee is IAdjudicator {
         uint64 randomnessBlock
     );
 
+    /// @notice Emitted when the JobManager's admin authorized the step parent (once).
+    /// @param parent Game allowed to open step disputes.
+    event StepParentSet(address indexed parent);
+
+    /// @notice Emitted (after `DisputeOpened`) when the step parent opened a one-step dispute. The
+    ///         committee replays step `step` from the state whose hash is `startHash` and votes
+    ///         whether `claimedEndHash` is right (`segmentValid` in the ballot).
+    /// @param disputeId Dispute.
+    /// @param parent Game that opened it (receives the outcome).
+    /// @param jobId Job.
+    /// @param step Step t under dispute.
+    /// @param startHash Agreed state hash at t.
+    /// @param claimedEndHash Defender's state hash at t + 1.
+    event StepDisputeOpened(
+        uint256 indexed disputeId,
+        address indexed parent,
+        uint256 indexed jobId,
+        uint32 step,
+        bytes32 startHash,
+        bytes32 claimedEndHash
+    );
+
     /// @notice Emitted when the randomness block hash had expired and a new block was chosen.
     /// @param disputeId Dispute.
     /// @param randomnessBlock New randomness block.
@@ -129,6 +168,10 @@ interface IArbitrationCommittee is IAdjudicator {
 
     ////// Functions //////
 
+    /// @notice Authorizes `parent` (the bisection game) to open step disputes (JobManager admin, once).
+    /// @param parent Parent game.
+    function setStepParent(address parent) external;
+
     /// @notice Draws the committee once the randomness block is mined (anyone). K active verifiers
     ///         with free stake >= the seat stake, not excluded, each seat locked. Fewer than K are
     ///         drawn if fewer are eligible (at least one). If the block hash has expired, re-anchors
@@ -149,7 +192,8 @@ interface IArbitrationCommittee is IAdjudicator {
 
     /// @notice Resolves the dispute (anyone) once all members revealed or the reveal deadline passed:
     ///         majority of revealed votes decides, a tie or no vote keeps the segment valid; unlocks
-    ///         the voters' seats and calls `JobManager.onDisputeResolved`.
+    ///         the voters' seats and calls `JobManager.onDisputeResolved` (a step dispute:
+    ///         `IStepParent.onStepResolved` of the parent).
     /// @param disputeId Dispute.
     function resolve(uint256 disputeId) external;
 
@@ -203,6 +247,15 @@ interface IArbitrationCommittee is IAdjudicator {
     /// @param account Account.
     /// @return reserved True if in the reserve.
     function isReserve(uint256 disputeId, address account) external view returns (bool reserved);
+
+    /// @notice The step under dispute (`isStep` false for a segment dispute of the JobManager).
+    /// @param disputeId Dispute.
+    /// @return claim Step, agreed start hash and claimed end hash.
+    function stepClaimOf(uint256 disputeId) external view returns (StepClaim memory claim);
+
+    /// @notice Game allowed to open step disputes (zero if none).
+    /// @return parent Parent.
+    function stepParent() external view returns (address parent);
 
     /// @notice Number of disputes opened (the last dispute id).
     /// @return count Disputes.

@@ -10,6 +10,7 @@ import {VmExt} from "./VmExt.sol";
 import {Deploy} from "../../script/Deploy.sol";
 // Contracts
 import {ArbitrationCommittee} from "../../src/ArbitrationCommittee.sol";
+import {BisectionGame} from "../../src/BisectionGame.sol";
 import {JobManager} from "../../src/JobManager.sol";
 import {ShareRegistry} from "../../src/ShareRegistry.sol";
 import {StakeManager} from "../../src/StakeManager.sol";
@@ -46,6 +47,7 @@ abstract contract Deployers is PRBTest, Bound {
     ShareRegistry internal registry;
     JobManager internal jobManager;
     ArbitrationCommittee internal committee;
+    BisectionGame internal game; // zero unless deployed with the bisection adjudicator
     Params internal params;
 
     address internal submitter;
@@ -70,6 +72,7 @@ abstract contract Deployers is PRBTest, Bound {
         registry = d.shareRegistry;
         jobManager = d.jobManager;
         committee = d.committee;
+        game = d.bisectionGame;
         params = jobManager.params();
     }
 

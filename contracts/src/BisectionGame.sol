@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+// Contracts
+import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
+// Libraries
+import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
+// Interfaces
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {IAdjudicator} from "./interfaces/IAdjudicator.sol";
+import {IBisectionGame} from "./interfaces/IBisectionGame.sol";
+import {IJobManager} from "./interfaces/IJobManager.sol";
+import {IStepAdjudicator, IStepParent} from "./interfaces/IStepAdjudicator.sol";
+// Types
+import {Game, GameStatus, Side} from "./types/BisectionTypes.sol";
+import {Job, Verdict} from "./types/JobTypes.sol";
+
+/// @title BisectionGame
+/// @notice Bisection dispute game of docs/DISPUTES.md, an `IAdjudicator` for the JobManager. The
+///         defender (the job's solver) posts the segment's committed endpoints, then bisects; the
+///         challenger (first rejecter of the sample, else its first whistleblower) agrees or
+///         disagrees with each midpoint. After ceil(log2 k) rounds one step t is left, judged by
+///         the `IStepAdjudicator`. Each side has a chess clock; each move posts `moveBond`, and the
+///         winner is credited every bond of the game (pull payment, `claimCredit`).
+/// @dev Deployment: `constructor(jobManager, stepAdjudicator, clockSeconds, moveBond)`; then
+///      `jobManager.setAdjudicator(game)` and the step adjudicator must accept the game as its
+///      parent (`ArbitrationCommittee.setStepParent(game)`). Needs no StakeManager role.
+contract BisectionGame is ReentrancyGuardTransient, IBisectionGame {
+    using SafeERC20 for IERC20;
+
+    ////// Constants / Immutables //////
+
+    /// @notice Longest chess clock (one year): keeps `turnStartedAt + clock` far from overflow.
+    uint64 public constant MAX_CLOCK_SECONDS = 365 days;
+
+    IJobManager internal immutable _JOB_MANAGER;
+    IStepAdjudicator internal immutable _STEP_ADJUDICATOR;
+    IERC20 internal immutable _TOKEN;
+    uint64 internal immutable _CLOCK_SECONDS;
+    uint256 internal immutable _MOVE_BOND;
+
+    ////// State //////
+
+    uint256 internal _gameCount;
+    mapping(uint256 disputeId => Game game) internal _games;
+    mapping(uint256 stepDisputeId => uint256 disputeId) internal _stepGames;
+    mapping(address account => uint256 amount) internal _credits;
+
+    ////// Constructor //////
+
+    /// @param jobManager_ JobManager served (the only caller of `openDispute`; its token pays bonds).
+    /// @param stepAdjudicator_ Judges the last step (must accept this game as its parent).
+    /// @param clockSeconds_ Chess clock per side (seconds), 1..MAX_CLOCK_SECONDS.
+    /// @param moveBond_ Bond posted with every move (wei), may be 0.
+    constructor(IJobManager jobManager_, IStepAdjudicator stepAdjudicator_, uint64 clockSeconds_, uint256 moveBond_) {
+        if (address(jobManager_) == address(0) || address(stepAdjudicator_) == address(0)) revert ZeroAddress();
+        if (clockSeconds_ == 0 || clockSeconds_ > MAX_CLOCK_SECONDS) {
+            revert InvalidParam("clockSeconds", clockSeconds_);
+        }
+        _JOB_MANAGER = jobManager_;
+        _STEP_ADJUDICATOR = stepAdjudicator_;
+        _TOKEN = jobManager_.token();
+        _CLOCK_SECONDS = clockSeconds_;
+        _MOVE_BOND = moveBond_;
+    }
+
+    ////// External: adjudicator //////
+
+    /// @inheritdoc IAdjudicator
+    /// @dev `excluded` and `reserve` are not stored: the step dispute re-derives them from the
+    ///      JobManager's views exactly as `JobManager._openDispute` builds them.
+    function openDispute(uint256 jobId, uint32 segment, address[] calldata, address[] calldata)
+        external
+        returns (uint256 disputeId)
+    {
+        if (msg.sender != address(_JOB_MANAGER)) revert NotJobManager(msg.sender);
+        // SAFETY: trusted JobManager views; it records the disputed sample before calling here.
+        Job memory job = _JOB_MANAGER.getJob(jobId);
+        address challenger = _findChallenger(jobId);
+        uint32 k = job.checkpointInterval;
+        // SAFETY: (segment + 1) * k <= totalSteps (uint32), since segments are drawn from [0, N/k).
+        uint32 lo = segment * k;
+        uint32 hi = lo + k;
+
+        disputeId = ++_gameCount;
+        Game storage game = _games[disputeId];
+        game.jobId = jobId;
+        game.segment = segment;
+        game.defender = job.solver;
+        game.challenger = challenger;
+        game.lo = lo;
+        game.hi = hi;
+        game.turn = Side.Defender;
+        game.status = GameStatus.AwaitingEndpoints;
+        game.defenderClock = _CLOCK_SECONDS;
+        game.challengerClock = _CLOCK_SECONDS;
+        game.turnStartedAt = uint64(block.timestamp);
+        emit GameOpened(disputeId, jobId, segment, job.solver, challenger, lo, hi);
+    }
+
+    /// @inheritdoc IStepParent
+    function onStepResolved(
+        uint256 stepDisputeId,
+        bool claimValid,
+        address[] calldata majority,
+        address[] calldata nonVoters
+    ) external nonReentrant {
+        if (msg.sender != address(_STEP_ADJUDICATOR)) {
+            revert NotStepAdjudicator(msg.sender);
+        }
+        uint256 disputeId = _stepGames[stepDisputeId];
+        if (disputeId == 0 || _games[disputeId].status != GameStatus.AwaitingStep) {
+            revert UnknownStepDispute(stepDisputeId);
+        }
+        _resolve(disputeId, _games[disputeId], claimValid, majority, nonVoters);
+    }
+
+    ////// External: moves //////
+
+    /// @inheritdoc IBisectionGame
+    function postEndpoints(
+        uint256 disputeId,
+        bytes32 startHash,
+        bytes32 endHash,
+        bytes32[] calldata startProof,
+        bytes32[] calldata endProof
+    ) external nonReentrant {
+        Game storage game = _games[disputeId];
+        _checkMover(disputeId, game, Side.Defender, GameStatus.AwaitingEndpoints);
+        uint256 jobId = game.jobId;
+        uint256 leaf = game.segment;
+        // SAFETY: trusted JobManager view over the job's committed root.
+        if (!_JOB_MANAGER.verifyCheckpoint(jobId, leaf, startHash, startProof)) {
+            revert InvalidEndpointProof(disputeId, leaf, startHash);
+        }
+        if (!_JOB_MANAGER.verifyCheckpoint(jobId, leaf + 1, endHash, endProof)) {
+            revert InvalidEndpointProof(disputeId, leaf + 1, endHash);
+        }
+        uint64 clockLeft = _spendClock(disputeId, game, Side.Defender);
+        game.agreedHash = startHash;
+        game.claimedHash = endHash;
+        ++game.moves;
+        // The defender moves again (bisect), unless k = 1 and the step goes to the adjudicator.
+        game.status = GameStatus.AwaitingBisection;
+        emit EndpointsPosted(disputeId, startHash, endHash, clockLeft);
+        _pullBond();
+        if (game.hi - game.lo == 1) _openStep(disputeId, game);
+    }
+
+    /// @inheritdoc IBisectionGame
+    function bisect(uint256 disputeId, uint32 expectedLo, uint32 expectedHi, bytes32 midHash) external nonReentrant {
+        Game storage game = _games[disputeId];
+        _checkMover(disputeId, game, Side.Defender, GameStatus.AwaitingBisection);
+        (uint32 lo, uint32 hi) = _checkInterval(disputeId, game, expectedLo, expectedHi);
+        uint64 clockLeft = _spendClock(disputeId, game, Side.Defender);
+        game.pendingHash = midHash;
+        game.turn = Side.Challenger;
+        game.status = GameStatus.AwaitingResponse;
+        ++game.moves;
+        // SAFETY: hi - lo >= 2 here (a width-1 interval is AwaitingStep), so lo < mid < hi.
+        emit Bisected(disputeId, lo, lo + (hi - lo) / 2, hi, midHash, clockLeft);
+        _pullBond();
+    }
+
+    /// @inheritdoc IBisectionGame
+    function respond(uint256 disputeId, uint32 expectedLo, uint32 expectedHi, bool agree) external nonReentrant {
+        Game storage game = _games[disputeId];
+        _checkMover(disputeId, game, Side.Challenger, GameStatus.AwaitingResponse);
+        (uint32 lo, uint32 hi) = _checkInterval(disputeId, game, expectedLo, expectedHi);
+        uint64 clockLeft = _spendClock(disputeId, game, Side.Challenger);
+        uint32 mid = lo + (hi - lo) / 2;
+        if (agree) {
+            lo = mid;
+            game.lo = mid;
+            game.agreedHash = game.pendingHash;
+        } else {
+            hi = mid;
+            game.hi = mid;
+            game.claimedHash = game.pendingHash;
+        }
+        // pendingHash is left as is (meaningful only while AwaitingResponse): rewriting a non-zero
+        // slot in the next bisect costs far less than setting a zeroed one.
+        game.turn = Side.Defender;
+        game.status = GameStatus.AwaitingBisection;
+        ++game.moves;
+        emit Responded(disputeId, agree, lo, hi, clockLeft);
+        _pullBond();
+        if (hi - lo == 1) _openStep(disputeId, game);
+    }
+
+    /// @inheritdoc IBisectionGame
+    function claimTimeout(uint256 disputeId) external nonReentrant {
+        Game storage game = _games[disputeId];
+        GameStatus status = game.status;
+        if (status == GameStatus.None) revert UnknownGame(disputeId);
+        if (_isResolved(status)) revert GameAlreadyResolved(disputeId, status);
+        Side side = game.turn;
+        uint64 deadline = _deadline(game);
+        // INVARIANT: nobody's clock runs while the step adjudicator decides (turn None).
+        if (side == Side.None || block.timestamp <= deadline) {
+            revert ClockNotExpired(disputeId, side, deadline, uint64(block.timestamp));
+        }
+        if (side == Side.Defender) game.defenderClock = 0;
+        else game.challengerClock = 0;
+        emit TimeoutClaimed(disputeId, side, msg.sender);
+        _resolve(disputeId, game, side == Side.Challenger, new address[](0), new address[](0));
+    }
+
+    /// @inheritdoc IBisectionGame
+    function claimCredit() external nonReentrant {
+        uint256 amount = _credits[msg.sender];
+        if (amount == 0) revert NoCreditToClaim(msg.sender);
+        _credits[msg.sender] = 0;
+        emit CreditClaimed(msg.sender, amount);
+        _TOKEN.safeTransfer(msg.sender, amount);
+    }
+
+    ////// External: views //////
+
+    /// @inheritdoc IBisectionGame
+    function getGame(uint256 disputeId) external view returns (Game memory game) {
+        game = _games[disputeId];
+    }
+
+    /// @inheritdoc IBisectionGame
+    function moveCount(uint256 disputeId) external view returns (uint256 count) {
+        count = _games[disputeId].moves;
+    }
+
+    /// @inheritdoc IBisectionGame
+    function clocksOf(uint256 disputeId) external view returns (uint64 defender, uint64 challenger) {
+        Game storage game = _games[disputeId];
+        defender = game.defenderClock;
+        challenger = game.challengerClock;
+        Side side = game.turn;
+        if (side == Side.None) return (defender, challenger);
+        uint256 elapsed = block.timestamp - game.turnStartedAt;
+        if (side == Side.Defender) defender = _left(defender, elapsed);
+        else challenger = _left(challenger, elapsed);
+    }
+
+    /// @inheritdoc IBisectionGame
+    function gameOfStep(uint256 stepDisputeId) external view returns (uint256 disputeId) {
+        disputeId = _stepGames[stepDisputeId];
+    }
+
+    /// @inheritdoc IBisectionGame
+    function creditOf(address account) external view returns (uint256 amount) {
+        amount = _credits[account];
+    }
+
+    /// @inheritdoc IBisectionGame
+    function gameCount() external view returns (uint256 count) {
+        count = _gameCount;
+    }
+
+    /// @inheritdoc IBisectionGame
+    function jobManager() external view returns (IJobManager) {
+        return _JOB_MANAGER;
+    }
+
+    /// @inheritdoc IBisectionGame
+    function stepAdjudicator() external view returns (IStepAdjudicator) {
+        return _STEP_ADJUDICATOR;
+    }
+
+    /// @inheritdoc IBisectionGame
+    function token() external view returns (IERC20) {
+        return _TOKEN;
+    }
+
+    /// @inheritdoc IBisectionGame
+    function clockSeconds() external view returns (uint64) {
+        return _CLOCK_SECONDS;
+    }
+
+    /// @inheritdoc IBisectionGame
+    function moveBond() external view returns (uint256) {
+        return _MOVE_BOND;
+    }
+
+    ////// Internal //////
+
+    /// @notice The party that opened the dispute: the first verifier (assignment order) that
+    ///         rejected the disputed sample, else the first whistleblower that challenged an
+    ///         approval of it.
+    function _findChallenger(uint256 jobId) internal view returns (address challenger) {
+        uint256 sampleIndex = _JOB_MANAGER.disputedSampleOf(jobId);
+        (address[] memory verifiers,) = _JOB_MANAGER.getAssignment(jobId);
+        for (uint256 i; i < verifiers.length; ++i) {
+            Verdict[] memory verdicts = _JOB_MANAGER.verdictOf(jobId, verifiers[i]);
+            if (sampleIndex < verdicts.length && verdicts[sampleIndex] == Verdict.Reject) return verifiers[i];
+        }
+        for (uint256 i; i < verifiers.length; ++i) {
+            challenger = _JOB_MANAGER.challengerOf(jobId, sampleIndex, verifiers[i]);
+            if (challenger != address(0)) return challenger;
+        }
+        revert ChallengerNotFound(jobId, sampleIndex);
+    }
+
+    /// @notice Reverts unless `msg.sender` is the party `side` and the game awaits move `status`.
+    function _checkMover(uint256 disputeId, Game storage game, Side side, GameStatus status) internal view {
+        GameStatus current = game.status;
+        if (current == GameStatus.None) revert UnknownGame(disputeId);
+        if (_isResolved(current)) revert GameAlreadyResolved(disputeId, current);
+        address party = side == Side.Defender ? game.defender : game.challenger;
+        if (msg.sender != party) {
+            if (msg.sender != game.defender && msg.sender != game.challenger) revert NotParty(disputeId, msg.sender);
+            revert OutOfTurn(disputeId, msg.sender, game.turn);
+        }
+        if (game.turn != side) revert OutOfTurn(disputeId, msg.sender, game.turn);
+        if (current != status) revert UnexpectedMove(disputeId, current);
+    }
+
+    /// @notice Reverts unless the mover's view of the interval is current.
+    function _checkInterval(uint256 disputeId, Game storage game, uint32 expectedLo, uint32 expectedHi)
+        internal
+        view
+        returns (uint32 lo, uint32 hi)
+    {
+        lo = game.lo;
+        hi = game.hi;
+        if (expectedLo != lo || expectedHi != hi) revert WrongInterval(disputeId, expectedLo, expectedHi, lo, hi);
+    }
+
+    /// @notice Charges the time since the turn started to `side`'s clock; restarts the turn timer.
+    /// @return clockLeft Seconds left on `side`'s clock.
+    function _spendClock(uint256 disputeId, Game storage game, Side side) internal returns (uint64 clockLeft) {
+        uint64 deadline = _deadline(game);
+        uint64 nowTs = uint64(block.timestamp);
+        if (nowTs > deadline) revert ClockExpired(disputeId, side, deadline, nowTs);
+        // SAFETY: turnStartedAt <= nowTs <= deadline = turnStartedAt + clock, so no underflow.
+        unchecked {
+            clockLeft = deadline - nowTs;
+        }
+        if (side == Side.Defender) game.defenderClock = clockLeft;
+        else game.challengerClock = clockLeft;
+        game.turnStartedAt = nowTs;
+    }
+
+    /// @notice Last timestamp the side to move may move at (0 while nobody is to move).
+    function _deadline(Game storage game) internal view returns (uint64) {
+        Side side = game.turn;
+        if (side == Side.None) return 0;
+        uint64 clock = side == Side.Challenger ? game.challengerClock : game.defenderClock;
+        // SAFETY: clock <= MAX_CLOCK_SECONDS and turnStartedAt is a block timestamp: no overflow.
+        return game.turnStartedAt + clock;
+    }
+
+    /// @notice Pulls one move bond from the mover (interaction, after the move's state changes).
+    function _pullBond() internal {
+        if (_MOVE_BOND != 0) _TOKEN.safeTransferFrom(msg.sender, address(this), _MOVE_BOND);
+    }
+
+    /// @notice One step left: stops the clocks and hands step `lo` to the step adjudicator.
+    function _openStep(uint256 disputeId, Game storage game) internal {
+        game.turn = Side.None;
+        game.status = GameStatus.AwaitingStep;
+        uint256 jobId = game.jobId;
+        // Same committee constraints as `JobManager._openDispute`: the solver and the submitter never
+        // judge; the job's verifiers are a reserve.
+        // SAFETY: trusted JobManager views.
+        Job memory job = _JOB_MANAGER.getJob(jobId);
+        address[] memory excluded = new address[](2);
+        excluded[0] = job.solver;
+        excluded[1] = job.submitter;
+        (address[] memory reserve,) = _JOB_MANAGER.getAssignment(jobId);
+        uint32 step = game.lo;
+        bytes32 startHash = game.agreedHash;
+        bytes32 claimedEndHash = game.claimedHash;
+        // SAFETY: the step adjudicator is trusted and never calls back from openStepDispute
+        // (IStepAdjudicator @dev); the id is recorded right after and nonReentrant guards the rest.
+        uint256 stepDisputeId =
+            _STEP_ADJUDICATOR.openStepDispute(jobId, step, startHash, claimedEndHash, excluded, reserve);
+        game.stepDisputeId = stepDisputeId;
+        _stepGames[stepDisputeId] = disputeId;
+        emit StepDisputeOpened(disputeId, stepDisputeId, step, startHash, claimedEndHash);
+    }
+
+    /// @notice Ends the game: credits the winner every move bond, then reports to the JobManager.
+    function _resolve(
+        uint256 disputeId,
+        Game storage game,
+        bool defenderWon,
+        address[] memory majority,
+        address[] memory nonVoters
+    ) internal {
+        game.status = defenderWon ? GameStatus.DefenderWon : GameStatus.ChallengerWon;
+        game.turn = Side.None;
+        address winner = defenderWon ? game.defender : game.challenger;
+        uint256 bonds = uint256(game.moves) * _MOVE_BOND;
+        if (bonds != 0) _credits[winner] += bonds;
+        emit GameResolved(disputeId, defenderWon, winner, bonds);
+        // SAFETY: trusted JobManager, called last; it does not call back into the game.
+        _JOB_MANAGER.onDisputeResolved(disputeId, defenderWon, majority, nonVoters);
+    }
+
+    /// @notice `clock - elapsed`, floored at zero.
+    function _left(uint64 clock, uint256 elapsed) internal pure returns (uint64) {
+        if (elapsed >= clock) return 0;
+        // SAFETY: elapsed < clock <= type(uint64).max.
+        // forge-lint: disable-next-line(unsafe-typecast)
+        return clock - uint64(elapsed);
+    }
+
+    /// @notice Whether `status` is final.
+    function _isResolved(GameStatus status) internal pure returns (bool) {
+        return status == GameStatus.DefenderWon || status == GameStatus.ChallengerWon;
+    }
+}

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+// Interfaces
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {IAdjudicator} from "./IAdjudicator.sol";
+import {IJobManager} from "./IJobManager.sol";
+import {IStepAdjudicator, IStepParent} from "./IStepAdjudicator.sol";
+// Types
+import {Game, GameStatus, Side} from "../types/BisectionTypes.sol";
+
+/// @title IBisectionGame
+/// @notice `IAdjudicator` that scales disputes with the segment length k (docs/DISPUTES.md): the
+///         defender (the job's solver) and the challenger bisect the disputed segment's steps under
+///         chess clocks and move bonds until one step is left, which an `IStepAdjudicator` judges.
+///         The outcome goes to `JobManager.onDisputeResolved` (segmentValid = defender won), so the
+///         v0 settlement is unchanged. Game ids are the JobManager's dispute ids.
+interface IBisectionGame is IAdjudicator, IStepParent {
+    ////// Errors //////
+
+    /// @notice Thrown when a constructor parameter is out of range.
+    /// @param name Parameter name.
+    /// @param value Value received.
+    error InvalidParam(string name, uint256 value);
+
+    /// @notice Thrown when an address argument is zero.
+    error ZeroAddress();
+
+    /// @notice Thrown when `openDispute` is not called by the JobManager.
+    /// @param caller msg.sender.
+    error NotJobManager(address caller);
+
+    /// @notice Thrown when `onStepResolved` is not called by the step adjudicator.
+    /// @param caller msg.sender.
+    error NotStepAdjudicator(address caller);
+
+    /// @notice Thrown when the JobManager opens a dispute whose challenger cannot be found.
+    /// @param jobId Job.
+    /// @param sampleIndex Disputed sample.
+    error ChallengerNotFound(uint256 jobId, uint256 sampleIndex);
+
+    /// @notice Thrown when a game does not exist.
+    /// @param disputeId Game.
+    error UnknownGame(uint256 disputeId);
+
+    /// @notice Thrown when a step dispute does not belong to a game waiting for it.
+    /// @param stepDisputeId Step adjudicator's dispute id.
+    error UnknownStepDispute(uint256 stepDisputeId);
+
+    /// @notice Thrown when a move or a timeout claim arrives after the game was resolved.
+    /// @param disputeId Game.
+    /// @param status Final status.
+    error GameAlreadyResolved(uint256 disputeId, GameStatus status);
+
+    /// @notice Thrown when the caller is neither the defender nor the challenger.
+    /// @param disputeId Game.
+    /// @param caller msg.sender.
+    error NotParty(uint256 disputeId, address caller);
+
+    /// @notice Thrown when a party moves while it is not its turn.
+    /// @param disputeId Game.
+    /// @param caller msg.sender.
+    /// @param turn Side to move (None while the step adjudicator decides).
+    error OutOfTurn(uint256 disputeId, address caller, Side turn);
+
+    /// @notice Thrown when the side to move makes a move of the wrong kind (e.g. `bisect` before
+    ///         `postEndpoints`).
+    /// @param disputeId Game.
+    /// @param status Current status.
+    error UnexpectedMove(uint256 disputeId, GameStatus status);
+
+    /// @notice Thrown when a move names an interval other than the current one.
+    /// @param disputeId Game.
+    /// @param expectedLo Lower end the mover expected.
+    /// @param expectedHi Upper end the mover expected.
+    /// @param lo Current lower end.
+    /// @param hi Current upper end.
+    error WrongInterval(uint256 disputeId, uint32 expectedLo, uint32 expectedHi, uint32 lo, uint32 hi);
+
+    /// @notice Thrown when an endpoint is not the job's committed checkpoint.
+    /// @param disputeId Game.
+    /// @param leafIndex Checkpoint leaf (s or s + 1).
+    /// @param stateHash State hash posted.
+    error InvalidEndpointProof(uint256 disputeId, uint256 leafIndex, bytes32 stateHash);
+
+    /// @notice Thrown when the side to move has run out of clock (it can only lose by timeout now).
+    /// @param disputeId Game.
+    /// @param side Side to move.
+    /// @param deadline Last timestamp it could move at.
+    /// @param nowTs Current timestamp.
+    error ClockExpired(uint256 disputeId, Side side, uint64 deadline, uint64 nowTs);
+
+    /// @notice Thrown when claiming a timeout while the side to move still has clock.
+    /// @param disputeId Game.
+    /// @param side Side to move (None while nobody's clock runs).
+    /// @param deadline Last timestamp it can move at.
+    /// @param nowTs Current timestamp.
+    error ClockNotExpired(uint256 disputeId, Side side, uint64 deadline, uint64 nowTs);
+
+    /// @notice Thrown when claiming with no credit.
+    /// @param account Caller.
+    error NoCreditToClaim(address account);
+
+    ////// Events //////
+
+    /// @notice Emitted when the JobManager opened a game; the defender's clock starts.
+    /// @param disputeId Game (= JobManager dispute id).
+    /// @param jobId Job.
+    /// @param segment Segment under dispute.
+    /// @param defender The job's solver.
+    /// @param challenger The party that opened the dispute.
+    /// @param lo First step of the segment (s * k).
+    /// @param hi Last step of the segment ((s + 1) * k).
+    event GameOpened(
+        uint256 indexed disputeId,
+        uint256 indexed jobId,
+        uint32 segment,
+        address defender,
+        address challenger,
+        uint32 lo,
+        uint32 hi
+    );
+
+    /// @notice Emitted when the defender posted the segment's committed endpoints.
+    /// @param disputeId Game.
+    /// @param startHash State hash at lo (leaf s).
+    /// @param endHash State hash at hi (leaf s + 1).
+    /// @param clockLeft Defender's clock left (seconds).
+    event EndpointsPosted(uint256 indexed disputeId, bytes32 startHash, bytes32 endHash, uint64 clockLeft);
+
+    /// @notice Emitted when the defender posted its hash at the midpoint.
+    /// @param disputeId Game.
+    /// @param lo Lower end of the interval (steps).
+    /// @param mid lo + (hi - lo) / 2 (steps).
+    /// @param hi Upper end of the interval (steps).
+    /// @param midHash Defender's state hash at mid.
+    /// @param clockLeft Defender's clock left (seconds).
+    event Bisected(uint256 indexed disputeId, uint32 lo, uint32 mid, uint32 hi, bytes32 midHash, uint64 clockLeft);
+
+    /// @notice Emitted when the challenger agreed or disagreed with the midpoint hash.
+    /// @param disputeId Game.
+    /// @param agree True: the interval moved up to [mid, hi]; false: down to [lo, mid].
+    /// @param lo New lower end (steps).
+    /// @param hi New upper end (steps).
+    /// @param clockLeft Challenger's clock left (seconds).
+    event Responded(uint256 indexed disputeId, bool agree, uint32 lo, uint32 hi, uint64 clockLeft);
+
+    /// @notice Emitted when the game narrowed to one step and handed it to the step adjudicator.
+    /// @param disputeId Game.
+    /// @param stepDisputeId Step adjudicator's dispute id.
+    /// @param step Step t under dispute.
+    /// @param startHash Agreed hash at t.
+    /// @param claimedEndHash Defender's hash at t + 1.
+    event StepDisputeOpened(
+        uint256 indexed disputeId, uint256 indexed stepDisputeId, uint32 step, bytes32 startHash, bytes32 claimedEndHash
+    );
+
+    /// @notice Emitted when a side lost on time.
+    /// @param disputeId Game.
+    /// @param loser Side that ran out of clock.
+    /// @param caller Account that claimed the timeout.
+    event TimeoutClaimed(uint256 indexed disputeId, Side loser, address caller);
+
+    /// @notice Emitted when a game was resolved and reported to the JobManager.
+    /// @param disputeId Game.
+    /// @param defenderWon Outcome (the JobManager's segmentValid).
+    /// @param winner Account credited with every move bond of the game.
+    /// @param bonds Move bonds credited to the winner (wei).
+    event GameResolved(uint256 indexed disputeId, bool defenderWon, address winner, uint256 bonds);
+
+    /// @notice Emitted when an account claimed its credit.
+    /// @param account Recipient.
+    /// @param amount Amount (wei).
+    event CreditClaimed(address indexed account, uint256 amount);
+
+    ////// Moves //////
+
+    /// @notice First move (defender): posts the committed state hashes at both ends of the segment
+    ///         with their Merkle proofs (checked with `JobManager.verifyCheckpoint`) and a move bond.
+    /// @param disputeId Game.
+    /// @param startHash State hash at s * k (leaf s).
+    /// @param endHash State hash at (s + 1) * k (leaf s + 1).
+    /// @param startProof Merkle proof of leaf s.
+    /// @param endProof Merkle proof of leaf s + 1.
+    function postEndpoints(
+        uint256 disputeId,
+        bytes32 startHash,
+        bytes32 endHash,
+        bytes32[] calldata startProof,
+        bytes32[] calldata endProof
+    ) external;
+
+    /// @notice Defender: posts its state hash at mid = lo + (hi - lo) / 2 and a move bond.
+    /// @param disputeId Game.
+    /// @param expectedLo Current lower end (guards against a stale view).
+    /// @param expectedHi Current upper end.
+    /// @param midHash Defender's state hash at mid.
+    function bisect(uint256 disputeId, uint32 expectedLo, uint32 expectedHi, bytes32 midHash) external;
+
+    /// @notice Challenger: agrees (interval -> [mid, hi]) or disagrees (-> [lo, mid]) with the
+    ///         pending midpoint hash and posts a move bond. When one step is left, opens the step
+    ///         dispute at the step adjudicator.
+    /// @param disputeId Game.
+    /// @param expectedLo Current lower end (guards against a stale view).
+    /// @param expectedHi Current upper end.
+    /// @param agree Whether the challenger accepts the defender's hash at mid.
+    function respond(uint256 disputeId, uint32 expectedLo, uint32 expectedHi, bool agree) external;
+
+    /// @notice Anyone: once the side to move has spent its whole clock, it loses. The game resolves
+    ///         without a step adjudicator (empty majority and non-voters).
+    /// @param disputeId Game.
+    function claimTimeout(uint256 disputeId) external;
+
+    /// @notice Pays the caller's credit (won move bonds).
+    function claimCredit() external;
+
+    ////// Views //////
+
+    /// @notice A game.
+    /// @param disputeId Game.
+    /// @return game The game (all-zero if it does not exist).
+    function getGame(uint256 disputeId) external view returns (Game memory game);
+
+    /// @notice Moves made in a game (each posted one move bond).
+    /// @param disputeId Game.
+    /// @return count Moves.
+    function moveCount(uint256 disputeId) external view returns (uint256 count);
+
+    /// @notice Both clocks now, counting the time the side to move has spent so far.
+    /// @param disputeId Game.
+    /// @return defender Defender's seconds left.
+    /// @return challenger Challenger's seconds left.
+    function clocksOf(uint256 disputeId) external view returns (uint64 defender, uint64 challenger);
+
+    /// @notice Game waiting for a step dispute.
+    /// @param stepDisputeId Step adjudicator's dispute id.
+    /// @return disputeId Game (0 if none).
+    function gameOfStep(uint256 stepDisputeId) external view returns (uint256 disputeId);
+
+    /// @notice Claimable credit of an account.
+    /// @param account Account.
+    /// @return amount Credit (wei).
+    function creditOf(address account) external view returns (uint256 amount);
+
+    /// @notice Number of games opened.
+    /// @return count Games.
+    function gameCount() external view returns (uint256 count);
+
+    /// @notice JobManager served.
+    /// @return jobManager JobManager.
+    function jobManager() external view returns (IJobManager jobManager);
+
+    /// @notice Step adjudicator judging the last step.
+    /// @return stepAdjudicator Step adjudicator.
+    function stepAdjudicator() external view returns (IStepAdjudicator stepAdjudicator);
+
+    /// @notice Payment token of the move bonds (the JobManager's token).
+    /// @return token Token.
+    function token() external view returns (IERC20 token);
+
+    /// @notice Chess clock per side (seconds).
+    /// @return seconds_ Seconds.
+    function clockSeconds() external view returns (uint64 seconds_);
+
+    /// @notice Bond posted with every move (wei).
+    /// @return bond Bond.
+    function moveBond() external view returns (uint256 bond);
+}

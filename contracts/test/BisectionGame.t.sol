@@ -1,0 +1,906 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+// Testing
+import {Vm} from "@prb/test/Vm.sol";
+import {Deployers} from "./utils/Deployers.sol";
+import {Merkle} from "./utils/Merkle.sol";
+import {HonestDefender} from "./actors/HonestDefender.sol";
+// Deployment
+import {Deploy} from "../script/Deploy.sol";
+// Contracts
+import {BisectionGame} from "../src/BisectionGame.sol";
+// Interfaces
+import {IArbitrationCommittee} from "../src/interfaces/IArbitrationCommittee.sol";
+import {IBisectionGame} from "../src/interfaces/IBisectionGame.sol";
+import {IJobManager} from "../src/interfaces/IJobManager.sol";
+import {IStepAdjudicator} from "../src/interfaces/IStepAdjudicator.sol";
+// Types
+import {Game, GameStatus, Side, StepClaim} from "../src/types/BisectionTypes.sol";
+import {Dispute} from "../src/types/DisputeTypes.sol";
+import {JobStatus} from "../src/types/JobTypes.sol";
+import {Role} from "../src/types/Role.sol";
+
+/// @notice Shared setup: the protocol deployed with the bisection adjudicator (clock 1 h, bond 1e18),
+///         and helpers that build a job of N = 2k steps whose state hashes follow a known transition
+///         `h(t + 1) = keccak256(abi.encode(h(t), t))`, optionally forged from one step on.
+abstract contract BisectionGame_Init is Deployers {
+    uint64 internal constant CLOCK = 1 hours;
+    uint256 internal constant BOND = 1e18;
+    uint256 internal constant NO_CHEAT = type(uint256).max;
+    uint32 internal constant K = 64;
+
+    /// @notice The defender's (solver's) state hash of every step 0..N.
+    bytes32[] internal committed;
+    /// @notice The true state hash of every step 0..N.
+    bytes32[] internal truth;
+    uint32 internal interval;
+    uint256 internal jobId;
+    uint256 internal disputeId;
+    uint32 internal segment;
+    address internal defender;
+    address internal challenger;
+
+    function setUp() public virtual override {
+        vm.warp(START_TIME);
+        vm.roll(START_BLOCK);
+        Deploy.Config memory cfg = Deploy.defaultConfig();
+        cfg.adjudicator = Deploy.AdjudicatorKind.Bisection;
+        cfg.clockSeconds = CLOCK;
+        cfg.moveBond = BOND;
+        _deploy(cfg);
+        _setUpActors();
+        _approveGame(solver);
+        _approveGame(whistleblower);
+        _approveGame(stranger);
+        for (uint256 i; i < verifierPool.length; ++i) {
+            _approveGame(verifierPool[i]);
+        }
+    }
+
+    ////// Chains //////
+
+    /// @notice The step transition every honest replay computes.
+    function _transition(bytes32 stateHash, uint256 step) internal pure returns (bytes32) {
+        return keccak256(abi.encode(stateHash, step));
+    }
+
+    /// @notice Hashes of steps 0..steps; the step after `cheatStep` is forged (NO_CHEAT: honest run).
+    function _chain(uint256 steps, uint256 cheatStep) internal pure returns (bytes32[] memory hashes) {
+        hashes = new bytes32[](steps + 1);
+        hashes[0] = keccak256("genesis");
+        for (uint256 t; t < steps; ++t) {
+            hashes[t + 1] = t == cheatStep ? keccak256(abi.encode("forged", t)) : _transition(hashes[t], t);
+        }
+    }
+
+    function _checkpointsOf(bytes32[] memory hashes, uint32 k) internal pure returns (bytes32[] memory out) {
+        out = new bytes32[]((hashes.length - 1) / k + 1);
+        for (uint256 i; i < out.length; ++i) {
+            out[i] = hashes[i * k];
+        }
+    }
+
+    function _proof(uint256 leafIndex) internal view returns (bytes32[] memory) {
+        return Merkle.proof(Merkle.leaves(interval, _checkpointsOf(committed, interval)), leafIndex);
+    }
+
+    ////// Setup of a game //////
+
+    function _approveGame(address account) internal {
+        vm.prank(account);
+        token.approve(address(game), type(uint256).max);
+    }
+
+    /// @notice A funded contract account staked as a solver, approving every protocol contract.
+    function _enrollSolver(address account) internal {
+        vm.startPrank(account);
+        token.faucet(FUNDS);
+        token.approve(address(jobManager), type(uint256).max);
+        token.approve(address(stakeManager), type(uint256).max);
+        token.approve(address(game), type(uint256).max);
+        stakeManager.stake(Role.Solver, 1000e18);
+        vm.stopPrank();
+    }
+
+    /// @notice Job of N = 2k steps committed by `solverAccount` from `hashes`; verifier 0 rejects
+    ///         (or, `byWhistleblower`, the whistleblower challenges verifier 0's approval of) sample
+    ///         `disputed` (= segment, as all segments are sampled); finalize opens game `disputeId`.
+    function _openGame(uint32 k, bytes32[] memory hashes, uint32 disputed, bool byWhistleblower, address solverAccount)
+        internal
+    {
+        interval = k;
+        committed = hashes;
+        truth = _chain(2 * uint256(k), NO_CHEAT);
+        segment = disputed;
+        defender = solverAccount;
+        vm.prank(submitter);
+        jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, 2 * k, k, REWARD, SPEC_URI);
+        vm.prank(solverAccount);
+        jobManager.claimJob(jobId);
+        bytes32 root = Merkle.root(Merkle.leaves(k, _checkpointsOf(hashes, k)));
+        vm.prank(solverAccount);
+        jobManager.commitCheckpoints(jobId, root, CHECKPOINT_URL);
+        _assign(jobId);
+        address[] memory verifiers = _assigned(jobId);
+        if (byWhistleblower) {
+            _submitAll(jobId, 0);
+            vm.prank(whistleblower);
+            jobManager.challengeApproval(jobId, disputed, verifiers[0]);
+            challenger = whistleblower;
+        } else {
+            _submit(jobId, verifiers[0], uint256(1) << disputed);
+            for (uint256 i = 1; i < verifiers.length; ++i) {
+                _submit(jobId, verifiers[i], 0);
+            }
+            challenger = verifiers[0];
+        }
+        _passChallengeWindow(jobId);
+        jobManager.finalize(jobId);
+        disputeId = _job(jobId).disputeId;
+    }
+
+    /// @notice A k = K game on segment 1 whose defender forged the step after `cheatStep`.
+    function _openDefault(uint256 cheatStep) internal {
+        _openGame(K, _chain(2 * uint256(K), cheatStep), 1, false, solver);
+    }
+
+    ////// Moves //////
+
+    function _game() internal view returns (Game memory) {
+        return game.getGame(disputeId);
+    }
+
+    function _postEndpoints() internal {
+        Game memory g = _game();
+        bytes32[] memory startProof = _proof(segment);
+        bytes32[] memory endProof = _proof(uint256(segment) + 1);
+        vm.prank(defender);
+        game.postEndpoints(disputeId, committed[g.lo], committed[g.hi], startProof, endProof);
+    }
+
+    function _bisect() internal {
+        Game memory g = _game();
+        vm.prank(defender);
+        game.bisect(disputeId, g.lo, g.hi, committed[g.lo + (g.hi - g.lo) / 2]);
+    }
+
+    function _respond(bool agree) internal {
+        Game memory g = _game();
+        vm.prank(challenger);
+        game.respond(disputeId, g.lo, g.hi, agree);
+    }
+
+    /// @notice An honest challenger agrees iff the midpoint hash is the true one.
+    function _respondHonestly() internal {
+        Game memory g = _game();
+        _respond(g.pendingHash == truth[g.lo + (g.hi - g.lo) / 2]);
+    }
+
+    /// @notice An honest judge replays the step from the agreed hash.
+    function _stepValid(uint256 stepDisputeId) internal view returns (bool) {
+        StepClaim memory claim = committee.stepClaimOf(stepDisputeId);
+        return claim.claimedEndHash == _transition(claim.startHash, claim.step);
+    }
+
+    /// @notice Plays until the step adjudicator is needed: honest defender moves and honest responses.
+    function _narrowHonestly() internal {
+        _postEndpoints();
+        while (_game().status != GameStatus.AwaitingStep) {
+            _bisect();
+            _respondHonestly();
+        }
+    }
+
+    /// @notice The committee (honest) judges the step and resolves.
+    function _judgeStep() internal {
+        uint256 stepId = _game().stepDisputeId;
+        _arbitrate(stepId, _stepValid(stepId));
+    }
+
+    function _log2Ceil(uint256 x) internal pure returns (uint256 r) {
+        while ((uint256(1) << r) < x) ++r;
+    }
+}
+
+contract BisectionGame_Constructor_Test is BisectionGame_Init {
+    function test_constructor_zeroAddress_reverts() public {
+        vm.expectRevert(IBisectionGame.ZeroAddress.selector);
+        new BisectionGame(IJobManager(address(0)), IStepAdjudicator(address(committee)), CLOCK, BOND);
+        vm.expectRevert(IBisectionGame.ZeroAddress.selector);
+        new BisectionGame(IJobManager(address(jobManager)), IStepAdjudicator(address(0)), CLOCK, BOND);
+    }
+
+    function test_constructor_badClock_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IBisectionGame.InvalidParam.selector, "clockSeconds", 0));
+        new BisectionGame(IJobManager(address(jobManager)), IStepAdjudicator(address(committee)), 0, BOND);
+        uint64 tooLong = 365 days + 1;
+        vm.expectRevert(abi.encodeWithSelector(IBisectionGame.InvalidParam.selector, "clockSeconds", tooLong));
+        new BisectionGame(IJobManager(address(jobManager)), IStepAdjudicator(address(committee)), tooLong, BOND);
+    }
+
+    function test_constructor_setsConfig_succeeds() public {
+        assertEq(address(game.jobManager()), address(jobManager));
+        assertEq(address(game.stepAdjudicator()), address(committee));
+        assertEq(address(game.token()), address(token));
+        assertEq(uint256(game.clockSeconds()), CLOCK);
+        assertEq(game.moveBond(), BOND);
+        assertEq(address(jobManager.adjudicator()), address(game));
+        assertEq(committee.stepParent(), address(game));
+    }
+}
+
+contract BisectionGame_OpenDispute_Test is BisectionGame_Init {
+    function test_openDispute_rejecterIsChallenger_succeeds() public {
+        _openDefault(NO_CHEAT);
+        Game memory g = _game();
+        assertEq(disputeId, 1);
+        assertEq(game.gameCount(), 1);
+        assertEq(g.jobId, jobId);
+        assertEq(uint256(g.segment), 1);
+        assertEq(g.defender, solver);
+        assertEq(g.challenger, _assigned(jobId)[0]);
+        assertEq(uint256(g.lo), K);
+        assertEq(uint256(g.hi), 2 * K);
+        assertEq(uint8(g.turn), uint8(Side.Defender));
+        assertEq(uint8(g.status), uint8(GameStatus.AwaitingEndpoints));
+        assertEq(uint256(g.defenderClock), CLOCK);
+        assertEq(uint256(g.challengerClock), CLOCK);
+        assertEq(uint256(g.turnStartedAt), block.timestamp);
+        assertEq(uint256(g.moves), 0);
+        assertEq(g.stepDisputeId, 0);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Disputed));
+    }
+
+    function test_openDispute_whistleblowerIsChallenger_succeeds() public {
+        _openGame(K, _chain(2 * uint256(K), NO_CHEAT), 0, true, solver);
+        assertEq(_game().challenger, whistleblower);
+        assertEq(uint256(_game().lo), 0);
+    }
+
+    function test_openDispute_notJobManager_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IBisectionGame.NotJobManager.selector, stranger));
+        vm.prank(stranger);
+        game.openDispute(1, 0, new address[](0), new address[](0));
+    }
+
+    function test_openDispute_emitsGameOpened_succeeds() public {
+        vm.recordLogs();
+        _openDefault(NO_CHEAT);
+        Vm.Log[] memory logs = vm.getRecordedLogs();
+        uint256 found;
+        for (uint256 i; i < logs.length; ++i) {
+            if (logs[i].emitter != address(game)) continue;
+            assertEq(logs[i].topics[0], IBisectionGame.GameOpened.selector);
+            assertEq(uint256(logs[i].topics[1]), disputeId);
+            assertEq(uint256(logs[i].topics[2]), jobId);
+            (uint32 seg, address def, address chal, uint32 lo, uint32 hi) =
+                abi.decode(logs[i].data, (uint32, address, address, uint32, uint32));
+            assertEq(uint256(seg), 1);
+            assertEq(def, solver);
+            assertEq(chal, challenger);
+            assertEq(uint256(lo), K);
+            assertEq(uint256(hi), 2 * K);
+            ++found;
+        }
+        assertEq(found, 1);
+    }
+}
+
+contract BisectionGame_PostEndpoints_Test is BisectionGame_Init {
+    function setUp() public override {
+        super.setUp();
+        _openDefault(NO_CHEAT);
+    }
+
+    function test_postEndpoints_recordsEndpoints_succeeds() public {
+        uint256 before = token.balanceOf(solver);
+        vm.warp(block.timestamp + 100);
+        _postEndpoints();
+        Game memory g = _game();
+        assertEq(g.agreedHash, committed[K]);
+        assertEq(g.claimedHash, committed[2 * K]);
+        assertEq(uint256(g.moves), 1);
+        assertEq(game.moveCount(disputeId), 1);
+        assertEq(uint8(g.status), uint8(GameStatus.AwaitingBisection));
+        assertEq(uint8(g.turn), uint8(Side.Defender));
+        assertEq(uint256(g.defenderClock), CLOCK - 100);
+        assertEq(token.balanceOf(solver), before - BOND);
+        assertEq(token.balanceOf(address(game)), BOND);
+    }
+
+    function test_postEndpoints_badStartProof_reverts() public {
+        bytes32[] memory startProof = _proof(segment);
+        bytes32[] memory endProof = _proof(uint256(segment) + 1);
+        bytes32 bogus = keccak256("bogus");
+        vm.expectRevert(abi.encodeWithSelector(IBisectionGame.InvalidEndpointProof.selector, disputeId, 1, bogus));
+        vm.prank(solver);
+        game.postEndpoints(disputeId, bogus, committed[2 * K], startProof, endProof);
+    }
+
+    function test_postEndpoints_badEndProof_reverts() public {
+        bytes32[] memory startProof = _proof(segment);
+        bytes32 bogus = keccak256("bogus");
+        vm.expectRevert(abi.encodeWithSelector(IBisectionGame.InvalidEndpointProof.selector, disputeId, 2, bogus));
+        vm.prank(solver);
+        game.postEndpoints(disputeId, committed[K], bogus, startProof, startProof);
+    }
+
+    function test_postEndpoints_challenger_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IBisectionGame.OutOfTurn.selector, disputeId, challenger, Side.Defender));
+        vm.prank(challenger);
+        game.postEndpoints(disputeId, bytes32(0), bytes32(0), new bytes32[](0), new bytes32[](0));
+    }
+
+    function test_postEndpoints_stranger_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IBisectionGame.NotParty.selector, disputeId, stranger));
+        vm.prank(stranger);
+        game.postEndpoints(disputeId, bytes32(0), bytes32(0), new bytes32[](0), new bytes32[](0));
+    }
+
+    function test_postEndpoints_twice_reverts() public {
+        _postEndpoints();
+        vm.expectRevert(
+            abi.encodeWithSelector(IBisectionGame.UnexpectedMove.selector, disputeId, GameStatus.AwaitingBisection)
+        );
+        vm.prank(solver);
+        game.postEndpoints(disputeId, bytes32(0), bytes32(0), new bytes32[](0), new bytes32[](0));
+    }
+
+    function test_postEndpoints_unknownGame_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IBisectionGame.UnknownGame.selector, 99));
+        vm.prank(solver);
+        game.postEndpoints(99, bytes32(0), bytes32(0), new bytes32[](0), new bytes32[](0));
+    }
+
+    function test_postEndpoints_clockExpired_reverts() public {
+        uint64 deadline = uint64(block.timestamp) + CLOCK;
+        vm.warp(uint256(deadline) + 1);
+        bytes32[] memory startProof = _proof(segment);
+        bytes32[] memory endProof = _proof(uint256(segment) + 1);
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IBisectionGame.ClockExpired.selector, disputeId, Side.Defender, deadline, deadline + 1
+            )
+        );
+        vm.prank(solver);
+        game.postEndpoints(disputeId, committed[K], committed[2 * K], startProof, endProof);
+    }
+
+    function test_postEndpoints_atDeadline_succeeds() public {
+        vm.warp(block.timestamp + CLOCK);
+        _postEndpoints();
+        assertEq(uint256(_game().defenderClock), 0);
+    }
+}
+
+contract BisectionGame_PostEndpointsSingleStep_Test is BisectionGame_Init {
+    function test_postEndpoints_kIsOne_opensStep_succeeds() public {
+        _openGame(1, _chain(2, 1), 1, false, solver);
+        _postEndpoints();
+        Game memory g = _game();
+        assertEq(uint8(g.status), uint8(GameStatus.AwaitingStep));
+        assertEq(uint8(g.turn), uint8(Side.None));
+        StepClaim memory claim = committee.stepClaimOf(g.stepDisputeId);
+        assertTrue(claim.isStep);
+        assertEq(uint256(claim.step), 1);
+        assertEq(claim.startHash, committed[1]);
+        assertEq(claim.claimedEndHash, committed[2]);
+        _judgeStep();
+        assertEq(uint8(_game().status), uint8(GameStatus.ChallengerWon));
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Rejected));
+    }
+}
+
+contract BisectionGame_Bisect_Test is BisectionGame_Init {
+    function setUp() public override {
+        super.setUp();
+        _openDefault(NO_CHEAT);
+    }
+
+    function test_bisect_postsMidpoint_succeeds() public {
+        _postEndpoints();
+        vm.warp(block.timestamp + 10);
+        vm.expectEmit(address(game));
+        emit IBisectionGame.Bisected(disputeId, K, K + K / 2, 2 * K, committed[K + K / 2], CLOCK - 10);
+        _bisect();
+        Game memory g = _game();
+        assertEq(g.pendingHash, committed[K + K / 2]);
+        assertEq(uint8(g.turn), uint8(Side.Challenger));
+        assertEq(uint8(g.status), uint8(GameStatus.AwaitingResponse));
+        assertEq(uint256(g.moves), 2);
+        assertEq(token.balanceOf(address(game)), 2 * BOND);
+    }
+
+    function test_bisect_beforeEndpoints_reverts() public {
+        vm.expectRevert(
+            abi.encodeWithSelector(IBisectionGame.UnexpectedMove.selector, disputeId, GameStatus.AwaitingEndpoints)
+        );
+        vm.prank(solver);
+        game.bisect(disputeId, K, 2 * K, bytes32(0));
+    }
+
+    function test_bisect_wrongInterval_reverts() public {
+        _postEndpoints();
+        vm.expectRevert(abi.encodeWithSelector(IBisectionGame.WrongInterval.selector, disputeId, 0, 2 * K, K, 2 * K));
+        vm.prank(solver);
+        game.bisect(disputeId, 0, 2 * K, bytes32(0));
+    }
+
+    function testFuzz_bisect_wrongInterval_reverts(uint32 lo, uint32 hi) public {
+        _postEndpoints();
+        lo = uint32(bound(lo, 0, type(uint32).max));
+        hi = uint32(bound(hi, 0, type(uint32).max));
+        if (lo == K && hi == 2 * K) hi = 2 * K + 1;
+        vm.expectRevert(abi.encodeWithSelector(IBisectionGame.WrongInterval.selector, disputeId, lo, hi, K, 2 * K));
+        vm.prank(solver);
+        game.bisect(disputeId, lo, hi, bytes32(0));
+    }
+
+    function testFuzz_bisect_wrongInterval_reverts() public {
+        testFuzz_bisect_wrongInterval_reverts(K, 2 * K - 1);
+    }
+
+    function test_bisect_challenger_reverts() public {
+        _postEndpoints();
+        vm.expectRevert(abi.encodeWithSelector(IBisectionGame.OutOfTurn.selector, disputeId, challenger, Side.Defender));
+        vm.prank(challenger);
+        game.bisect(disputeId, K, 2 * K, bytes32(0));
+    }
+
+    function test_bisect_twice_reverts() public {
+        _postEndpoints();
+        _bisect();
+        vm.expectRevert(abi.encodeWithSelector(IBisectionGame.OutOfTurn.selector, disputeId, solver, Side.Challenger));
+        vm.prank(solver);
+        game.bisect(disputeId, K, 2 * K, bytes32(0));
+    }
+
+    function test_bisect_stranger_reverts() public {
+        _postEndpoints();
+        vm.expectRevert(abi.encodeWithSelector(IBisectionGame.NotParty.selector, disputeId, stranger));
+        vm.prank(stranger);
+        game.bisect(disputeId, K, 2 * K, bytes32(0));
+    }
+
+    function test_bisect_clockExpired_reverts() public {
+        vm.warp(block.timestamp + CLOCK / 2);
+        _postEndpoints();
+        uint64 deadline = uint64(block.timestamp) + CLOCK / 2;
+        vm.warp(uint256(deadline) + 1);
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IBisectionGame.ClockExpired.selector, disputeId, Side.Defender, deadline, deadline + 1
+            )
+        );
+        vm.prank(solver);
+        game.bisect(disputeId, K, 2 * K, bytes32(0));
+    }
+}
+
+contract BisectionGame_Respond_Test is BisectionGame_Init {
+    function setUp() public override {
+        super.setUp();
+        _openDefault(NO_CHEAT);
+        _postEndpoints();
+        _bisect();
+    }
+
+    function test_respond_agree_movesLo_succeeds() public {
+        vm.warp(block.timestamp + 7);
+        _respond(true);
+        Game memory g = _game();
+        assertEq(uint256(g.lo), K + K / 2);
+        assertEq(uint256(g.hi), 2 * K);
+        assertEq(g.agreedHash, committed[K + K / 2]);
+        assertEq(g.claimedHash, committed[2 * K]);
+        assertEq(uint8(g.turn), uint8(Side.Defender));
+        assertEq(uint8(g.status), uint8(GameStatus.AwaitingBisection));
+        assertEq(uint256(g.challengerClock), CLOCK - 7);
+        assertEq(uint256(g.moves), 3);
+        assertEq(token.balanceOf(address(game)), 3 * BOND);
+    }
+
+    function test_respond_disagree_movesHi_succeeds() public {
+        vm.expectEmit(address(game));
+        emit IBisectionGame.Responded(disputeId, false, K, K + K / 2, CLOCK);
+        _respond(false);
+        Game memory g = _game();
+        assertEq(uint256(g.lo), K);
+        assertEq(uint256(g.hi), K + K / 2);
+        assertEq(g.agreedHash, committed[K]);
+        assertEq(g.claimedHash, committed[K + K / 2]);
+    }
+
+    function test_respond_defender_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IBisectionGame.OutOfTurn.selector, disputeId, solver, Side.Challenger));
+        vm.prank(solver);
+        game.respond(disputeId, K, 2 * K, true);
+    }
+
+    function test_respond_stranger_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IBisectionGame.NotParty.selector, disputeId, stranger));
+        vm.prank(stranger);
+        game.respond(disputeId, K, 2 * K, true);
+    }
+
+    function test_respond_wrongInterval_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IBisectionGame.WrongInterval.selector, disputeId, K, K + 1, K, 2 * K));
+        vm.prank(challenger);
+        game.respond(disputeId, K, K + 1, true);
+    }
+
+    function test_respond_clockExpired_reverts() public {
+        uint64 deadline = uint64(block.timestamp) + CLOCK;
+        vm.warp(uint256(deadline) + 1);
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IBisectionGame.ClockExpired.selector, disputeId, Side.Challenger, deadline, deadline + 1
+            )
+        );
+        vm.prank(challenger);
+        game.respond(disputeId, K, 2 * K, true);
+    }
+
+    function test_respond_lastRound_opensStepDispute_succeeds() public {
+        _respond(false);
+        while (_game().hi - _game().lo > 1) {
+            _bisect();
+            _respond(true);
+        }
+        Game memory g = _game();
+        assertEq(uint256(g.lo), K + K / 2 - 1);
+        assertEq(uint8(g.status), uint8(GameStatus.AwaitingStep));
+        assertEq(uint8(g.turn), uint8(Side.None));
+        assertEq(uint256(g.moves), 1 + 2 * _log2Ceil(K));
+        assertEq(game.gameOfStep(g.stepDisputeId), disputeId);
+        StepClaim memory claim = committee.stepClaimOf(g.stepDisputeId);
+        assertTrue(claim.isStep);
+        assertEq(uint256(claim.step), g.lo);
+        assertEq(claim.startHash, g.agreedHash);
+        assertEq(claim.claimedEndHash, g.claimedHash);
+        Dispute memory d = committee.getDispute(g.stepDisputeId);
+        assertEq(d.jobId, jobId);
+        assertEq(uint256(d.segment), 1);
+        assertTrue(committee.isExcluded(g.stepDisputeId, solver));
+        assertTrue(committee.isExcluded(g.stepDisputeId, submitter));
+        assertTrue(committee.isReserve(g.stepDisputeId, challenger));
+
+        // Nobody moves while the committee decides.
+        vm.expectRevert(abi.encodeWithSelector(IBisectionGame.OutOfTurn.selector, disputeId, solver, Side.None));
+        vm.prank(solver);
+        game.bisect(disputeId, g.lo, g.hi, bytes32(0));
+        vm.expectRevert(
+            abi.encodeWithSelector(IBisectionGame.ClockNotExpired.selector, disputeId, Side.None, 0, block.timestamp)
+        );
+        game.claimTimeout(disputeId);
+    }
+}
+
+contract BisectionGame_ClaimTimeout_Test is BisectionGame_Init {
+    function setUp() public override {
+        super.setUp();
+        _openDefault(NO_CHEAT);
+    }
+
+    function test_claimTimeout_defender_challengerWins_succeeds() public {
+        vm.warp(block.timestamp + CLOCK + 1);
+        vm.expectEmit(address(game));
+        emit IBisectionGame.TimeoutClaimed(disputeId, Side.Defender, stranger);
+        vm.prank(stranger);
+        game.claimTimeout(disputeId);
+        assertEq(uint8(_game().status), uint8(GameStatus.ChallengerWon));
+        assertEq(uint256(_game().defenderClock), 0);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Rejected));
+        assertEq(game.creditOf(challenger), 0); // no move, no bond
+    }
+
+    function test_claimTimeout_challenger_defenderWins_succeeds() public {
+        _postEndpoints();
+        _bisect();
+        vm.warp(block.timestamp + CLOCK + 1);
+        game.claimTimeout(disputeId);
+        assertEq(uint8(_game().status), uint8(GameStatus.DefenderWon));
+        assertEq(game.creditOf(solver), 2 * BOND);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Disputed));
+        jobManager.finalize(jobId);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
+    }
+
+    function test_claimTimeout_notExpired_reverts() public {
+        uint64 deadline = uint64(block.timestamp) + CLOCK;
+        vm.warp(deadline);
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IBisectionGame.ClockNotExpired.selector, disputeId, Side.Defender, deadline, deadline
+            )
+        );
+        game.claimTimeout(disputeId);
+    }
+
+    function test_claimTimeout_chessClock_accumulates_succeeds() public {
+        // The defender spends 40 min on the endpoints, then has 20 min left for the bisection.
+        vm.warp(block.timestamp + 40 minutes);
+        _postEndpoints();
+        (uint64 defenderLeft, uint64 challengerLeft) = game.clocksOf(disputeId);
+        assertEq(uint256(defenderLeft), 20 minutes);
+        assertEq(uint256(challengerLeft), CLOCK);
+        vm.warp(block.timestamp + 20 minutes + 1);
+        (defenderLeft,) = game.clocksOf(disputeId);
+        assertEq(uint256(defenderLeft), 0);
+        game.claimTimeout(disputeId);
+        assertEq(uint8(_game().status), uint8(GameStatus.ChallengerWon));
+        assertEq(game.creditOf(challenger), BOND);
+    }
+
+    function test_claimTimeout_afterResolution_reverts() public {
+        vm.warp(block.timestamp + CLOCK + 1);
+        game.claimTimeout(disputeId);
+        vm.expectRevert(
+            abi.encodeWithSelector(IBisectionGame.GameAlreadyResolved.selector, disputeId, GameStatus.ChallengerWon)
+        );
+        game.claimTimeout(disputeId);
+    }
+
+    function test_move_afterResolution_reverts() public {
+        vm.warp(block.timestamp + CLOCK + 1);
+        game.claimTimeout(disputeId);
+        vm.expectRevert(
+            abi.encodeWithSelector(IBisectionGame.GameAlreadyResolved.selector, disputeId, GameStatus.ChallengerWon)
+        );
+        vm.prank(solver);
+        game.bisect(disputeId, K, 2 * K, bytes32(0));
+    }
+
+    function test_claimTimeout_unknownGame_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IBisectionGame.UnknownGame.selector, 42));
+        game.claimTimeout(42);
+    }
+}
+
+contract BisectionGame_OnStepResolved_Test is BisectionGame_Init {
+    function test_onStepResolved_notStepAdjudicator_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IBisectionGame.NotStepAdjudicator.selector, stranger));
+        vm.prank(stranger);
+        game.onStepResolved(1, true, new address[](0), new address[](0));
+    }
+
+    function test_onStepResolved_unknownStep_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IBisectionGame.UnknownStepDispute.selector, 7));
+        vm.prank(address(committee));
+        game.onStepResolved(7, true, new address[](0), new address[](0));
+    }
+}
+
+contract BisectionGame_ClaimCredit_Test is BisectionGame_Init {
+    function test_claimCredit_paysWinner_succeeds() public {
+        _openDefault(NO_CHEAT);
+        _postEndpoints();
+        _bisect();
+        vm.warp(block.timestamp + CLOCK + 1);
+        game.claimTimeout(disputeId);
+        uint256 before = token.balanceOf(solver);
+        vm.expectEmit(address(game));
+        emit IBisectionGame.CreditClaimed(solver, 2 * BOND);
+        vm.prank(solver);
+        game.claimCredit();
+        assertEq(token.balanceOf(solver), before + 2 * BOND);
+        assertEq(game.creditOf(solver), 0);
+        assertEq(token.balanceOf(address(game)), 0);
+    }
+
+    function test_claimCredit_none_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IBisectionGame.NoCreditToClaim.selector, stranger));
+        vm.prank(stranger);
+        game.claimCredit();
+    }
+}
+
+contract BisectionGame_StepParent_Test is BisectionGame_Init {
+    function test_setStepParent_notAdmin_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IArbitrationCommittee.NotAdmin.selector, stranger));
+        vm.prank(stranger);
+        committee.setStepParent(stranger);
+    }
+
+    function test_setStepParent_twice_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IArbitrationCommittee.StepParentAlreadySet.selector, address(game)));
+        committee.setStepParent(stranger);
+    }
+
+    function test_openStepDispute_notParent_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IArbitrationCommittee.NotStepParent.selector, stranger));
+        vm.prank(stranger);
+        committee.openStepDispute(1, 0, bytes32(0), bytes32(0), new address[](0), new address[](0));
+    }
+
+    function test_stepClaimOf_segmentDispute_isNotStep() public {
+        assertFalse(committee.stepClaimOf(1).isStep);
+    }
+}
+
+/// @notice Whole games, with an honest committee judging the last step.
+contract BisectionGame_FullGame_Test is BisectionGame_Init {
+    function test_fullGame_cheatingDefenderLoses_succeeds() public {
+        uint256 cheatStep = K + 37;
+        _openDefault(cheatStep);
+        uint256 solverStakeBefore = _staked(solver, Role.Solver);
+        vm.roll(block.number + 1);
+        _narrowHonestly();
+        Game memory g = _game();
+        assertEq(uint256(g.lo), cheatStep, "bisection finds the forged step");
+        assertEq(uint256(g.moves), 1 + 2 * _log2Ceil(K));
+        _judgeStep();
+        assertEq(uint8(_game().status), uint8(GameStatus.ChallengerWon));
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Rejected));
+        assertEq(game.creditOf(challenger), uint256(g.moves) * BOND);
+        assertEq(game.creditOf(solver), 0);
+        assertEq(_staked(solver, Role.Solver), solverStakeBefore - params.solverStake);
+        _assertJobManagerSolvent();
+        assertEq(token.balanceOf(address(game)), uint256(g.moves) * BOND);
+    }
+
+    function testFuzz_fullGame_cheatingDefenderLoses(uint256 cheatSeed, bool byWhistleblower) public {
+        uint256 cheatStep = bound(cheatSeed, 0, K - 1);
+        _openGame(K, _chain(2 * uint256(K), cheatStep), 0, byWhistleblower, solver);
+        _narrowHonestly();
+        assertEq(uint256(_game().lo), cheatStep);
+        _judgeStep();
+        assertEq(uint8(_game().status), uint8(GameStatus.ChallengerWon));
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Rejected));
+    }
+
+    function testFuzz_fullGame_cheatingDefenderLoses() public {
+        testFuzz_fullGame_cheatingDefenderLoses(0, false);
+    }
+
+    function test_fullGame_grievingChallengerLoses_succeeds() public {
+        _openDefault(NO_CHEAT);
+        address griefer = challenger;
+        uint256 verifierStakeBefore = _staked(griefer, Role.Verifier);
+        _postEndpoints();
+        // The griefer disputes every midpoint, all the way down to the first step of the segment.
+        while (_game().status != GameStatus.AwaitingStep) {
+            _bisect();
+            _respond(false);
+        }
+        Game memory g = _game();
+        assertEq(uint256(g.lo), K);
+        _judgeStep();
+        assertEq(uint8(_game().status), uint8(GameStatus.DefenderWon));
+        assertEq(game.creditOf(solver), uint256(g.moves) * BOND);
+        assertEq(_staked(griefer, Role.Verifier), verifierStakeBefore - params.verifierStake);
+        jobManager.finalize(jobId);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
+        _assertJobManagerSolvent();
+    }
+}
+
+/// @notice An honest defender (the HonestDefender actor) never loses, whatever the challenger does.
+contract BisectionGame_HonestDefender_Test is BisectionGame_Init {
+    /// @param kSeed Segment length k (bounded to 1..200).
+    /// @param responses Bit i: the challenger's answer in round i.
+    /// @param quitRound Round at which the challenger stops answering (bounded; past the end: never).
+    /// @param thinkSeed Seconds each side thinks per move (bounded within the clock).
+    function testFuzz_honestDefender_neverLoses(uint256 kSeed, uint256 responses, uint256 quitRound, uint256 thinkSeed)
+        public
+    {
+        uint32 k = uint32(bound(kSeed, 1, 200));
+        uint256 rounds = _log2Ceil(k);
+        quitRound = bound(quitRound, 0, rounds + 1);
+        uint256 think = bound(thinkSeed, 0, CLOCK / (rounds + 2));
+        bytes32[] memory hashes = _chain(2 * uint256(k), NO_CHEAT);
+        HonestDefender actor = new HonestDefender(game, k, hashes);
+        _enrollSolver(address(actor));
+        _openGame(k, hashes, responses & 1 == 1 ? 1 : 0, (responses >> 255) == 1, address(actor));
+
+        for (uint256 round; _game().status != GameStatus.AwaitingStep && !_resolved(); ++round) {
+            vm.warp(block.timestamp + think);
+            assertTrue(actor.play(disputeId));
+            if (_game().status == GameStatus.AwaitingStep) break;
+            if (_game().status == GameStatus.AwaitingBisection) {
+                vm.warp(block.timestamp + think);
+                assertTrue(actor.play(disputeId));
+            }
+            if (round == quitRound) {
+                vm.warp(block.timestamp + CLOCK + 1);
+                game.claimTimeout(disputeId);
+                break;
+            }
+            vm.warp(block.timestamp + think);
+            _respond((responses >> (round + 1)) & 1 == 1);
+        }
+        if (_game().status == GameStatus.AwaitingStep) _judgeStep();
+        assertEq(uint8(_game().status), uint8(GameStatus.DefenderWon), "honest defender lost");
+        assertTrue(_job(jobId).status != JobStatus.Rejected);
+        assertEq(game.creditOf(address(actor)), uint256(_game().moves) * BOND);
+    }
+
+    function testFuzz_honestDefender_neverLoses() public {
+        testFuzz_honestDefender_neverLoses(64, 0xA5A5, 99, 60);
+    }
+
+    function _resolved() internal view returns (bool) {
+        GameStatus status = _game().status;
+        return status == GameStatus.DefenderWon || status == GameStatus.ChallengerWon;
+    }
+}
+
+/// @title BisectionGame_Gas_Test
+/// @notice Gas per move and of a whole dispute (k = 64 and k = 1024, every round played: ceil(log2 k)
+///         bisections and responses, then the step committee). Isolation mode: every call is its own
+///         transaction with cold storage, so figures include the 21,000 intrinsic gas and calldata.
+///         Recorded in contracts/snapshots/bisection.json.
+/// forge-config: default.isolate = true
+/// forge-config: ci.isolate = true
+contract BisectionGame_Gas_Test is BisectionGame_Init {
+    string internal constant GROUP = "bisection";
+
+    struct Tally {
+        uint256 endpoints;
+        uint256 bisectMax;
+        uint256 respondMax;
+        uint256 lastRespond;
+        uint256 moves;
+        uint256 committee;
+    }
+
+    function test_fullDispute_k64_gas() public {
+        _measure(64, "k64");
+        vmx.snapshotValue(GROUP, "size BisectionGame", address(game).code.length);
+    }
+
+    function test_fullDispute_k1024_gas() public {
+        _measure(1024, "k1024");
+    }
+
+    function _measure(uint32 k, string memory tag) internal {
+        _openGame(k, _chain(2 * uint256(k), k + k / 3), 1, false, solver);
+        Tally memory t;
+        _postEndpoints();
+        t.endpoints = vmx.snapshotGasLastCall(GROUP, string.concat(tag, " postEndpoints"));
+        t.moves = t.endpoints;
+        while (_game().status != GameStatus.AwaitingStep) {
+            _bisect();
+            uint256 used = vmx.snapshotGasLastCall(GROUP, string.concat(tag, " bisect"));
+            if (used > t.bisectMax) t.bisectMax = used;
+            t.moves += used;
+            _respondHonestly();
+            used = vmx.snapshotGasLastCall(GROUP, string.concat(tag, " respond"));
+            if (_game().status == GameStatus.AwaitingStep) t.lastRespond = used;
+            else if (used > t.respondMax) t.respondMax = used;
+            t.moves += used;
+        }
+        uint256 stepId = _game().stepDisputeId;
+        bool valid = _stepValid(stepId);
+        vm.roll(block.number + 2);
+        committee.drawCommittee(stepId);
+        t.committee += vmx.snapshotGasLastCall(GROUP, string.concat(tag, " step drawCommittee"));
+        address[] memory members = committee.committeeOf(stepId);
+        for (uint256 i; i < members.length; ++i) {
+            _commitVote(stepId, members[i], valid);
+            t.committee += vmx.snapshotGasLastCall(GROUP, string.concat(tag, " step commitVote"));
+        }
+        for (uint256 i; i < members.length; ++i) {
+            _revealVote(stepId, members[i], valid);
+            t.committee += vmx.snapshotGasLastCall(GROUP, string.concat(tag, " step revealVote"));
+        }
+        committee.resolve(stepId);
+        t.committee += vmx.snapshotGasLastCall(GROUP, string.concat(tag, " step resolve (+ game + settlement)"));
+        assertEq(uint8(_game().status), uint8(GameStatus.ChallengerWon));
+
+        vmx.snapshotValue(GROUP, string.concat(tag, " bisect (max)"), t.bisectMax);
+        vmx.snapshotValue(GROUP, string.concat(tag, " respond (max, not last)"), t.respondMax);
+        vmx.snapshotValue(GROUP, string.concat(tag, " respond (last, opens step)"), t.lastRespond);
+        vmx.snapshotValue(GROUP, string.concat(tag, " game moves total"), t.moves);
+        vmx.snapshotValue(GROUP, string.concat(tag, " dispute total (moves + step committee)"), t.moves + t.committee);
+        emit LogNamedUint256(string.concat(tag, " postEndpoints"), t.endpoints);
+        emit LogNamedUint256(string.concat(tag, " bisect (max)"), t.bisectMax);
+        emit LogNamedUint256(string.concat(tag, " respond (max, not last)"), t.respondMax);
+        emit LogNamedUint256(string.concat(tag, " respond (last, opens step)"), t.lastRespond);
+        emit LogNamedUint256(string.concat(tag, " moves"), uint256(_game().moves));
+        emit LogNamedUint256(string.concat(tag, " game moves total"), t.moves);
+        emit LogNamedUint256(string.concat(tag, " step committee total"), t.committee);
+        emit LogNamedUint256(string.concat(tag, " dispute total"), t.moves + t.committee);
+    }
+}

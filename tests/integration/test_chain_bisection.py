@@ -1,0 +1,157 @@
+"""The bisection adjudicator (docs/DISPUTES.md) through `ChainClient` on Anvil: deployment and
+wiring with ``ProtocolParams.adjudicator = "bisection"``, a whole game (endpoints with Merkle
+proofs, bisections, responses, the one-step committee), decoded game reverts, timeouts and
+credits.
+
+Run: ``.venv/bin/python -m pytest tests/integration/test_chain_bisection.py``.
+"""
+
+from __future__ import annotations
+
+import pytest
+from eth_utils import keccak
+
+from chain import (
+    DEV_PRIVATE_KEYS,
+    Anvil,
+    ChainClient,
+    Deployment,
+    GameStatus,
+    JobStatus,
+    ProtocolParams,
+    Role,
+    Side,
+    deploy_protocol,
+    errors,
+    new_salt,
+)
+from veritrain.merkle import checkpoint_tree
+
+E18 = 10**18
+K = 4  # checkpoint interval: 2 bisection rounds
+N = 2 * K
+
+
+def _hash(step: int) -> bytes:
+    """The honest state hash at `step` (any fixed values do)."""
+    return keccak(text=f"state {step}")
+
+
+@pytest.fixture
+def bisection(anvil: Anvil, protocol_artifacts) -> Deployment:
+    """A second deployment on the session Anvil, with the bisection game as adjudicator."""
+    params = ProtocolParams.demo(adjudicator="bisection", verifiers_per_job=3, samples_per_job=4)
+    return deploy_protocol(ChainClient(anvil.rpc_url, DEV_PRIVATE_KEYS[0]), params, build=False)
+
+
+def _disputed_game(anvil: Anvil, dep: Deployment) -> tuple[dict[str, ChainClient], int, int]:
+    """Job of N = 2k honest steps; the first assigned verifier rejects segment 0."""
+    clients = {f"k{i}": ChainClient(anvil.rpc_url, DEV_PRIVATE_KEYS[i], dep) for i in range(1, 10)}
+    submitter, solver = clients["k1"], clients["k2"]
+    stakers = [clients[f"k{i}"] for i in range(3, 10)]
+    p = dep.params
+    for c in clients.values():
+        c.faucet(1_000 * E18)
+    solver.stake(Role.Solver, p.min_stake_solver)
+    for v in stakers:
+        v.stake(Role.Verifier, p.min_stake_verifier)
+    job_id = submitter.job_id_from(
+        submitter.post_job(keccak(text="m"), keccak(text="s"), N, K, 10 * E18, "data:,")
+    )
+    solver.claim_job(job_id)
+    tree = checkpoint_tree([_hash(i * K) for i in range(N // K + 1)], K)
+    solver.commit_checkpoints(job_id, tree.root, "http://x/jobs/1")
+    submitter.mine(2)
+    submitter.assign_verifiers(job_id)
+    assigned = submitter.get_assignment(job_id).verifiers
+    by_addr = {c.address: c for c in clients.values()}
+    by_addr[assigned[0]].submit_verdicts(job_id, [False, True])
+    for addr in assigned[1:]:
+        by_addr[addr].submit_verdicts(job_id, [True, True])
+    submitter.increase_time(p.challenge_window + 1)
+    dispute_id = submitter.dispute_id_from(submitter.finalize(job_id))
+    assert dispute_id is not None
+    clients["challenger"] = by_addr[assigned[0]]
+    return clients, job_id, dispute_id
+
+
+def test_bisection_wiring(anvil: Anvil, bisection: Deployment):
+    c = ChainClient(anvil.rpc_url, DEV_PRIVATE_KEYS[1], bisection)
+    a = bisection.addresses
+    assert a.bisection_game is not None
+    assert c.bisection_game.address == a.bisection_game
+    assert c.call(c.job_manager, "adjudicator") == a.bisection_game
+    assert c.call(c.arbitration, "stepParent") == a.bisection_game
+    assert c.call(c.bisection_game, "stepAdjudicator") == a.arbitration
+    assert c.call(c.bisection_game, "clockSeconds") == bisection.params.clock_seconds == 120
+    assert c.move_bond() == bisection.params.move_bond
+
+
+def test_bisection_game_griefer_loses(anvil: Anvil, bisection: Deployment):
+    clients, job_id, dispute_id = _disputed_game(anvil, bisection)
+    solver, challenger, anyone = clients["k2"], clients["challenger"], clients["k1"]
+    game = anyone.get_game(dispute_id)
+    assert (game.defender, game.challenger) == (solver.address, challenger.address)
+    assert (game.lo, game.hi, game.turn, game.status) == (
+        0,
+        K,
+        Side.Defender,
+        GameStatus.AwaitingEndpoints,
+    )
+
+    tree = checkpoint_tree([_hash(i * K) for i in range(N // K + 1)], K)
+    with pytest.raises(errors.InvalidEndpointProof):
+        solver.post_endpoints(dispute_id, keccak(text="x"), _hash(K), tree.proof(0), tree.proof(1))
+    solver.post_endpoints(dispute_id, _hash(0), _hash(K), tree.proof(0), tree.proof(1))
+    with pytest.raises(errors.OutOfTurn):
+        challenger.respond(dispute_id, 0, K, False)
+    with pytest.raises(errors.WrongInterval):
+        solver.bisect(dispute_id, 0, K + 1, _hash(K // 2))
+    while (game := anyone.get_game(dispute_id)).status is not GameStatus.AwaitingStep:
+        solver.bisect(dispute_id, game.lo, game.hi, _hash(game.mid))
+        challenger.respond(dispute_id, game.lo, game.hi, False)  # griefing: disputes everything
+    assert (game.lo, game.hi, game.moves) == (0, 1, 5)
+    assert anyone.game_moves(dispute_id) == 5
+
+    step_id = game.step_dispute_id
+    claim = anyone.step_claim_of(step_id)
+    assert (claim.is_step, claim.step, claim.start_hash, claim.claimed_end_hash) == (
+        True,
+        0,
+        _hash(0),
+        _hash(1),
+    )
+    assert anyone.game_of_step(step_id) == dispute_id
+    anyone.mine(2)
+    anyone.draw_committee(step_id)
+    members = anyone.committee_of(step_id)
+    by_addr = {c.address: c for c in clients.values()}
+    salts = {m: new_salt() for m in members}
+    for m in members:
+        by_addr[m].commit_vote(step_id, by_addr[m].vote_commitment(step_id, True, salts[m]))
+    for m in members:
+        by_addr[m].reveal_vote(step_id, True, salts[m])
+    anyone.resolve(step_id)
+
+    game = anyone.get_game(dispute_id)
+    assert game.status is GameStatus.DefenderWon and game.resolved
+    assert solver.game_credit_of() == 5 * bisection.params.move_bond
+    balance = solver.balance_of()
+    solver.claim_game_credit()
+    assert solver.balance_of() == balance + 5 * bisection.params.move_bond
+    with pytest.raises(errors.GameAlreadyResolved):
+        anyone.claim_timeout(dispute_id)
+    anyone.finalize(job_id)
+    assert anyone.get_job(job_id).status is JobStatus.Finalized
+
+
+def test_bisection_timeout_defender_loses(anvil: Anvil, bisection: Deployment):
+    clients, job_id, dispute_id = _disputed_game(anvil, bisection)
+    anyone = clients["k1"]
+    with pytest.raises(errors.ClockNotExpired):
+        anyone.claim_timeout(dispute_id)
+    anyone.increase_time(bisection.params.clock_seconds + 1)
+    assert anyone.game_clocks(dispute_id)[0] == 0
+    anyone.claim_timeout(dispute_id)
+    assert anyone.get_game(dispute_id).status is GameStatus.ChallengerWon
+    assert anyone.get_job(job_id).status is JobStatus.Rejected
