@@ -534,6 +534,9 @@ def demo(
     steps: Annotated[int, typer.Option(help="Steps per job.")] = 300,
     interval: Annotated[int, typer.Option(help="Checkpoint interval.")] = 25,
     timeout: Annotated[float, typer.Option(help="Give up after this many seconds.")] = 570.0,
+    adjudicator: Annotated[
+        str, typer.Option(help="'bisection' (bisection game, then one step) or 'committee'.")
+    ] = "bisection",
     verbose: VerboseOpt = 0,
 ) -> None:
     """Run the protocol end to end: 3 jobs, honest and cheating solvers, a lazy verifier."""
@@ -541,7 +544,11 @@ def demo(
     from veritrain.demo import DemoConfig, print_summary, run_demo
 
     cfg = DemoConfig(
-        workdir=workdir, total_steps=steps, checkpoint_interval=interval, timeout_s=timeout
+        workdir=workdir,
+        total_steps=steps,
+        checkpoint_interval=interval,
+        timeout_s=timeout,
+        adjudicator=adjudicator,
     )
     summary = run_demo(cfg)
     print_summary(summary)

@@ -66,6 +66,9 @@ class DemoConfig:
         revenue_tokens: revenue paid into the model after settlement (tokens).
         timeout_s: give up after this many seconds.
         block_time: Anvil's seconds per block.
+        adjudicator: who settles a disputed segment: ``"bisection"`` (a bisection game over
+            training steps, then a committee on one step; docs/DISPUTES.md) or ``"committee"``
+            (v0: a committee replays the whole segment).
     """
 
     workdir: Path | None = None
@@ -76,6 +79,7 @@ class DemoConfig:
     revenue_tokens: int = 100
     timeout_s: float = 570.0
     block_time: float = 1.0
+    adjudicator: str = "bisection"
     extra_env: dict[str, str] = field(default_factory=dict)
 
 
@@ -134,7 +138,7 @@ def run_demo(cfg: DemoConfig) -> dict[str, Any]:
     with Anvil(block_time=cfg.block_time, log_path=logdir / "anvil.log") as anvil:
         logger.info("anvil at %s; deploying", anvil.rpc_url)
         deployer = ChainClient(anvil.rpc_url, accounts[0])
-        params = ProtocolParams.demo()
+        params = ProtocolParams.demo(adjudicator=cfg.adjudicator)
         dep = deploy_protocol(deployer, params)
         manifest = write_manifest(dep, workdir / "deployments")
 
@@ -343,12 +347,14 @@ def _summarize(
     ]
     disputes = []
     for ev in _events(client, "JobManager", "DisputeSettled", start):
+        dispute_id = int(ev["args"]["disputeId"])
         disputes.append(
             {
                 "job_id": int(ev["args"]["jobId"]),
-                "dispute_id": int(ev["args"]["disputeId"]),
+                "dispute_id": dispute_id,
                 "segment_valid": bool(ev["args"]["segmentValid"]),
                 "pot_wei": int(ev["args"]["pot"]),
+                **_dispute_trace(client, dep, dispute_id, start, names),
             }
         )
     return {
@@ -363,6 +369,61 @@ def _summarize(
         "model": MODEL_NAME,
         "chain_id": dep.chain_id,
     }
+
+
+def _dispute_trace(
+    client: Any, dep: Any, dispute_id: int, start: int, names: dict[str, str]
+) -> dict[str, Any]:
+    """How one dispute was fought: its adjudicator, moves, winner, and the gas of every
+    transaction that touched it (the opening ``finalize``, the game's moves, the committee)."""
+    tx_hashes: set[bytes] = set()
+
+    def touch(contract: str, event: str, key: str, value: int) -> list[Any]:
+        logs = [e for e in _events(client, contract, event, start) if int(e["args"][key]) == value]
+        tx_hashes.update(bytes(e["transactionHash"]) for e in logs)
+        return logs
+
+    touch("JobManager", "JobDisputed", "disputeId", dispute_id)
+    trace: dict[str, Any] = {}
+    committee_id = dispute_id
+    if dep.params.adjudicator == "bisection":
+        for event in (
+            "GameOpened",
+            "EndpointsPosted",
+            "Bisected",
+            "Responded",
+            "StepDisputeOpened",
+            "TimeoutClaimed",
+        ):
+            touch("BisectionGame", event, "disputeId", dispute_id)
+        resolved = touch("BisectionGame", "GameResolved", "disputeId", dispute_id)
+        game = client.get_game(dispute_id)
+        committee_id = game.step_dispute_id
+        winner = resolved[0]["args"]["winner"] if resolved else None
+        trace.update(
+            adjudicator="bisection",
+            moves=game.moves,
+            step=game.lo if game.hi == game.lo + 1 else None,
+            winner=winner,
+            winner_name=names.get(winner or "", "?"),
+            winner_side="defender"
+            if resolved and resolved[0]["args"]["defenderWon"]
+            else "challenger",
+        )
+    else:
+        trace.update(adjudicator="committee")
+    if committee_id:
+        committee_moves = 0
+        for event in ("CommitteeDrawn", "VoteCommitted", "VoteRevealed", "DisputeResolved"):
+            committee_moves += len(touch("ArbitrationCommittee", event, "disputeId", committee_id))
+        trace["committee_moves"] = committee_moves
+        if dep.params.adjudicator != "bisection":
+            trace["moves"] = committee_moves
+    trace["gas_used"] = sum(
+        int(client.w3.eth.get_transaction_receipt(h)["gasUsed"]) for h in sorted(tx_hashes)
+    )
+    trace["transactions"] = len(tx_hashes)
+    return trace
 
 
 def _checks(summary: dict[str, Any]) -> dict[str, bool]:
@@ -387,6 +448,8 @@ def _checks(summary: dict[str, Any]) -> dict[str, bool]:
         ),
         "whistleblower_rewarded": "whistleblower" in rewarded,
         "shares_only_to_verified_solvers": holders == {"solver-honest"},
+        "disputes_won_by_the_challenger": bool(summary["disputes"])
+        and all(not d["segment_valid"] for d in summary["disputes"]),
     }
 
 
@@ -431,6 +494,20 @@ def print_summary(summary: dict[str, Any]) -> None:
             tokens(h.get("revenue_wei", 0)),
         )
     console.print(shares)
+    disputes = Table(
+        "dispute", "job", "adjudicator", "moves", "step", "winner", "gas used", title="Disputes"
+    )
+    for d in summary.get("disputes", []):
+        disputes.add_row(
+            str(d["dispute_id"]),
+            str(d["job_id"]),
+            d.get("adjudicator", "?"),
+            str(d.get("moves", "-")),
+            str(d.get("step", "-")),
+            f"{d.get('winner_name', '?')} ({d.get('winner_side', '-')})",
+            f"{d.get('gas_used', 0):,}",
+        )
+    console.print(disputes)
     checks = Table("expected outcome", "held", title="Checks")
     for name, ok in summary.get("checks", {}).items():
         checks.add_row(name, "[green]yes[/green]" if ok else "[red]NO[/red]")
