@@ -61,5 +61,11 @@ def test_demo_settles_every_job_as_promised(tmp_path: Path) -> None:
     assert [(s["name"], s["shares"], s["bps"]) for s in summary["shares"]] == [
         ("solver-honest", 300, 10_000)
     ]
-    assert all(not d["segment_valid"] for d in summary["disputes"])
+    # Both cheaters lose a bisection game that narrowed their segment to one step.
     assert len(summary["disputes"]) == 2
+    for d in summary["disputes"]:
+        assert d["adjudicator"] == "bisection"
+        assert not d["segment_valid"] and d["winner_side"] == "challenger"
+        assert d["winner_name"].startswith("verifier-") and d["winner_name"] != "verifier-lazy"
+        assert 3 <= d["moves"] <= 1 + 2 * 5  # endpoints + (bisect, respond) x ceil(log2 25)
+        assert d["step"] is not None and d["gas_used"] > 0

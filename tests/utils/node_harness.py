@@ -56,15 +56,15 @@ def tiny_spec(seed: int = 5) -> JobSpec:
 
 
 def require_protocol_artifacts() -> None:
-    """Skip when the contracts are not compiled yet (they are developed alongside)."""
+    """Fail when a contract artifact is missing: node tests never pass by skipping."""
     import pytest
 
     from chain.artifacts import out_dir
 
-    names = ("JobManager", "ArbitrationCommittee", "ShareRegistry", "ModelShares")
+    names = ("JobManager", "ArbitrationCommittee", "BisectionGame", "ShareRegistry", "ModelShares")
     missing = [n for n in names if not list(out_dir().glob(f"*.sol/{n}.json"))]
     if missing:
-        pytest.skip(f"contracts not compiled yet: {missing}")
+        pytest.fail(f"contract artifacts missing after forge build: {missing}")
 
 
 BISECTION_UPDATES: dict[str, object] = {
@@ -72,24 +72,13 @@ BISECTION_UPDATES: dict[str, object] = {
     "clock_seconds": 40,  # per side: covers ceil(log2 10) = 4 moves of a 1 s-block chain
     "move_bond": 1 * E18,
 }
-"""Overrides that deploy the bisection game (docs/DISPUTES.md) instead of the v0 committee;
-keys the chain bindings do not know (yet) are left out."""
+"""Overrides that deploy the bisection game (docs/DISPUTES.md) instead of the v0 committee."""
 
 
 def bisection_params(params: ProtocolParams = FAST_PARAMS) -> ProtocolParams:
-    """`params` deployed with `adjudicator="bisection"` (skips the test when the chain
-    bindings do not support it yet: the contract is developed alongside)."""
-    import pytest
-
-    from chain.artifacts import out_dir
-
-    fields = ProtocolParams.model_fields
-    if "adjudicator" not in fields:
-        pytest.skip("chain bindings have no ProtocolParams.adjudicator yet")
-    if not list(out_dir().glob("*.sol/BisectionGame.json")):
-        pytest.skip("BisectionGame not compiled yet")
-    updates = {k: v for k, v in BISECTION_UPDATES.items() if k in fields}
-    return ProtocolParams(**{**params.model_dump(), **updates})
+    """`params` deployed with `adjudicator="bisection"`."""
+    require_protocol_artifacts()
+    return params.model_copy(update=BISECTION_UPDATES)
 
 
 def free_port() -> int:
