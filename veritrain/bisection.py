@@ -29,10 +29,11 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from enum import IntEnum, StrEnum
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from chain.types import GameStatus, Side  # the Solidity enums, mirrored once
 from veritrain.errors import CheckpointFormatError, NodeStateError
 from veritrain.hexutil import as_bytes32, to_hex
 from veritrain.state import read_header, state_hash
@@ -44,11 +45,9 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 __all__ = [
-    "GameStatus",
     "GameView",
     "Move",
     "MoveKind",
-    "Side",
     "StepFn",
     "StepTrajectory",
     "bisect_interval",
@@ -117,26 +116,6 @@ def play_out(
 
 
 # ------------------------------------------------------------------------------- game view
-class Side(IntEnum):
-    """`Side` of contracts/src/types/BisectionTypes.sol (uint8)."""
-
-    NONE = 0
-    DEFENDER = 1
-    CHALLENGER = 2
-
-
-class GameStatus(IntEnum):
-    """`GameStatus` of contracts/src/types/BisectionTypes.sol (uint8)."""
-
-    NONE = 0
-    AWAITING_ENDPOINTS = 1
-    AWAITING_BISECTION = 2
-    AWAITING_RESPONSE = 3
-    AWAITING_STEP = 4
-    DEFENDER_WON = 5
-    CHALLENGER_WON = 6
-
-
 class MoveKind(StrEnum):
     """What a party can do (DISPUTES.md, Moves / Clocks)."""
 
@@ -168,7 +147,7 @@ class GameView:
         agreed: hash at `lo` both accept.
         claimed: the defender's hash at `hi`.
         pending: the defender's hash at `mid_of(lo, hi)` (meaningful while AwaitingResponse).
-        turn: the side whose clock runs (`Side.NONE` during adjudication or once resolved).
+        turn: the side whose clock runs (`Side.None_` during adjudication or once resolved).
         status: lifecycle status.
         defender_clock, challenger_clock: seconds left at `turn_started_at`.
         turn_started_at: timestamp at which the side to move started thinking.
@@ -226,30 +205,30 @@ class GameView:
     @property
     def resolved(self) -> bool:
         """The game has an outcome."""
-        return self.status in (GameStatus.DEFENDER_WON, GameStatus.CHALLENGER_WON)
+        return self.status in (GameStatus.DefenderWon, GameStatus.ChallengerWon)
 
     @property
     def in_adjudication(self) -> bool:
         """The interval is a single step and the step adjudicator decides."""
-        return self.status is GameStatus.AWAITING_STEP
+        return self.status is GameStatus.AwaitingStep
 
     @property
     def runs_out_at(self) -> int | None:
         """Timestamp after which the side to move has spent its clock (None: no clock runs)."""
-        if self.turn is Side.DEFENDER:
+        if self.turn is Side.Defender:
             return self.turn_started_at + self.defender_clock
-        if self.turn is Side.CHALLENGER:
+        if self.turn is Side.Challenger:
             return self.turn_started_at + self.challenger_clock
         return None
 
     def side_of(self, account: str) -> Side:
-        """Which side `account` plays (`Side.NONE` if neither)."""
+        """Which side `account` plays (`Side.None_` if neither)."""
         a = account.lower()
         if a == self.defender.lower():
-            return Side.DEFENDER
+            return Side.Defender
         if a == self.challenger.lower():
-            return Side.CHALLENGER
-        return Side.NONE
+            return Side.Challenger
+        return Side.None_
 
 
 def next_move(game: GameView, me: str, now: int) -> Move | None:
@@ -268,20 +247,20 @@ def next_move(game: GameView, me: str, now: int) -> Move | None:
         The move, or None when there is nothing to do.
     """
     side = game.side_of(me)
-    if side is Side.NONE or game.resolved or game.turn is Side.NONE:
+    if side is Side.None_ or game.resolved or game.turn is Side.None_:
         return None
     if game.turn is not side:
         runs_out = game.runs_out_at
         if runs_out is not None and now > runs_out:
             return Move(MoveKind.CLAIM_TIMEOUT)
         return None
-    if side is Side.DEFENDER:
-        if game.status is GameStatus.AWAITING_ENDPOINTS:
+    if side is Side.Defender:
+        if game.status is GameStatus.AwaitingEndpoints:
             return Move(MoveKind.POST_ENDPOINTS)
-        if game.status is GameStatus.AWAITING_BISECTION and game.hi - game.lo > 1:
+        if game.status is GameStatus.AwaitingBisection and game.hi - game.lo > 1:
             return Move(MoveKind.BISECT, mid_of(game.lo, game.hi))
         return None
-    if game.status is GameStatus.AWAITING_RESPONSE and game.hi - game.lo > 1:
+    if game.status is GameStatus.AwaitingResponse and game.hi - game.lo > 1:
         return Move(MoveKind.RESPOND, mid_of(game.lo, game.hi))
     return None
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from chain import Anvil
-from chain.types import JobStatus, Role
+from chain.types import GameStatus, JobStatus, Role
 from solver.node import SolverNode
 from tests.utils.node_harness import (
     FAST_PARAMS,
@@ -32,7 +32,7 @@ from tests.utils.node_harness import (
     tiny_spec,
 )
 from verifier.node import VerifierNode
-from veritrain.bisection import GameStatus, GameView
+from veritrain.bisection import GameView
 from whistleblower.node import WhistleblowerNode
 
 pytestmark = [pytest.mark.anvil, pytest.mark.slow, pytest.mark.timeout(500)]
@@ -80,7 +80,7 @@ def test_cheating_solver_is_caught_through_bisection(net: Network) -> None:
     end = net.wait_status(job_id, JobStatus.Finalized, JobStatus.Rejected, timeout=400)
     assert end is JobStatus.Rejected
     game = _game(net, job_id)
-    assert game is not None and game.status is GameStatus.CHALLENGER_WON
+    assert game is not None and game.status is GameStatus.ChallengerWon
     assert game.hi - game.lo == 1 and game.lo == game.segment * 10 + 1  # first skipped step
     reader = net.client(0)
     solver = net.client(SOLVER).address
@@ -91,7 +91,7 @@ def test_griefing_challenger_loses_its_bond(net: Network) -> None:
     job_id, _ = _start(net, None, griefer=True)
     assert net.wait_status(job_id, JobStatus.Finalized, timeout=400) is JobStatus.Finalized
     game = _game(net, job_id)
-    assert game is not None and game.status is GameStatus.DEFENDER_WON
+    assert game is not None and game.status is GameStatus.DefenderWon
     assert game.challenger.lower() == net.client(V1).address.lower()
     reader = net.client(0)
     griefer = reader.stake_of(net.client(V1).address, Role.Verifier)
@@ -106,7 +106,7 @@ def test_challenger_that_stops_moving_loses_on_its_clock(net: Network) -> None:
     net.stop(griefer)  # it never plays its game
     assert net.wait_status(job_id, JobStatus.Finalized, timeout=400) is JobStatus.Finalized
     game = _game(net, job_id)
-    assert game is not None and game.status is GameStatus.DEFENDER_WON
+    assert game is not None and game.status is GameStatus.DefenderWon
     assert game.step_dispute_id == 0  # decided by the clock, not by a step committee
     assert reader.get_job(job_id).status is JobStatus.Finalized
 
@@ -117,7 +117,7 @@ def test_all_nodes_restarted_mid_dispute_finish_the_game(net: Network) -> None:
         "the game under way",
         lambda: (
             (g := _game(net, job_id)) is not None
-            and g.status in (GameStatus.AWAITING_BISECTION, GameStatus.AWAITING_RESPONSE)
+            and g.status in (GameStatus.AwaitingBisection, GameStatus.AwaitingResponse)
             and g.hi - g.lo < 10
         ),
         timeout=300,
@@ -132,4 +132,4 @@ def test_all_nodes_restarted_mid_dispute_finish_the_game(net: Network) -> None:
     end = net.wait_status(job_id, JobStatus.Finalized, JobStatus.Rejected, timeout=400)
     assert end is JobStatus.Rejected
     game = _game(net, job_id)
-    assert game is not None and game.status is GameStatus.CHALLENGER_WON
+    assert game is not None and game.status is GameStatus.ChallengerWon

@@ -10,14 +10,13 @@ from typing import Any
 
 import pytest
 
+from chain.types import GameStatus, Side
 from solver.trainer import step_function, train_job
 from tests.utils.node_fixtures import tiny_spec
 from veritrain.bisection import (
-    GameStatus,
     GameView,
     Move,
     MoveKind,
-    Side,
     StepTrajectory,
     next_move,
     play_out,
@@ -44,20 +43,20 @@ class FakeGame:
         self.now = 1000
         self.g: dict[str, Any] = dict(
             job_id=1, segment=a // 10, defender=D, challenger=C, lo=a, hi=b, agreed_hash=Z,
-            claimed_hash=Z, pending_hash=Z, turn=int(Side.DEFENDER),
-            status=int(GameStatus.AWAITING_ENDPOINTS), defender_clock=clock,
+            claimed_hash=Z, pending_hash=Z, turn=int(Side.Defender),
+            status=int(GameStatus.AwaitingEndpoints), defender_clock=clock,
             challenger_clock=clock, turn_started_at=self.now, step_dispute_id=0,
         )  # fmt: skip
         self.moves: list[str] = []
 
     def _move(self, who: str, expect: Side, lo: int | None = None, hi: int | None = None) -> None:
         g = self.g
-        side = Side.DEFENDER if who == D else Side.CHALLENGER
+        side = Side.Defender if who == D else Side.Challenger
         if side is not expect or g["turn"] != int(side):
             raise Revert("OutOfTurn")
         if lo is not None and (lo, hi) != (g["lo"], g["hi"]):
             raise Revert("WrongInterval")
-        clock = "defender_clock" if side is Side.DEFENDER else "challenger_clock"
+        clock = "defender_clock" if side is Side.Defender else "challenger_clock"
         spent = self.now - g["turn_started_at"]
         if spent > g[clock]:
             raise Revert("ClockExpired")
@@ -68,22 +67,22 @@ class FakeGame:
     def _next(self) -> None:
         g = self.g
         if g["hi"] - g["lo"] > 1:
-            g["status"], g["turn"] = int(GameStatus.AWAITING_BISECTION), int(Side.DEFENDER)
+            g["status"], g["turn"] = int(GameStatus.AwaitingBisection), int(Side.Defender)
         else:
-            g["status"], g["turn"], g["step_dispute_id"] = int(GameStatus.AWAITING_STEP), 0, 7
+            g["status"], g["turn"], g["step_dispute_id"] = int(GameStatus.AwaitingStep), 0, 7
 
     def post_endpoints(self, who: str, start: bytes, end: bytes, *_proofs: Any) -> None:
-        self._move(who, Side.DEFENDER)
+        self._move(who, Side.Defender)
         self.g.update(agreed_hash=start, claimed_hash=end)
         self._next()
 
     def bisect(self, who: str, lo: int, hi: int, mid_hash: bytes) -> None:
-        self._move(who, Side.DEFENDER, lo, hi)
-        self.g.update(pending_hash=mid_hash, status=int(GameStatus.AWAITING_RESPONSE))
-        self.g["turn"] = int(Side.CHALLENGER)
+        self._move(who, Side.Defender, lo, hi)
+        self.g.update(pending_hash=mid_hash, status=int(GameStatus.AwaitingResponse))
+        self.g["turn"] = int(Side.Challenger)
 
     def respond(self, who: str, lo: int, hi: int, agree: bool) -> None:
-        self._move(who, Side.CHALLENGER, lo, hi)
+        self._move(who, Side.Challenger, lo, hi)
         g = self.g
         mid = (g["lo"] + g["hi"]) // 2
         if agree:
@@ -96,8 +95,8 @@ class FakeGame:
         view = GameView.from_chain(self.g, 1)
         if view.runs_out_at is None or self.now <= view.runs_out_at:
             raise Revert("ClockNotExpired")
-        won = view.turn is Side.CHALLENGER
-        self.g.update(status=int(GameStatus.DEFENDER_WON if won else GameStatus.CHALLENGER_WON))
+        won = view.turn is Side.Challenger
+        self.g.update(status=int(GameStatus.DefenderWon if won else GameStatus.ChallengerWon))
         self.g["turn"] = 0
 
 
@@ -186,7 +185,7 @@ def _drive(nodes: list[tuple[NodeBase, Any]], game: FakeGame, rounds: int = 40) 
         for node, kw in nodes:
             node.play_game(1, **kw)
             game.now += 1
-        if game.g["status"] >= GameStatus.AWAITING_STEP:
+        if game.g["status"] >= GameStatus.AwaitingStep:
             return
 
 
@@ -241,10 +240,10 @@ def test_party_that_stops_moving_loses_on_its_clock(cheat, tmp_path: Path) -> No
     defender = _node(game, D)
     defender.play_game(1, served.hash_at, endpoints=ends)  # endpoints
     defender.play_game(1, served.hash_at)  # bisect at 25; the challenger never answers
-    assert game.g["status"] == GameStatus.AWAITING_RESPONSE
+    assert game.g["status"] == GameStatus.AwaitingResponse
     game.now += 29
     defender.play_game(1, served.hash_at)
-    assert game.g["status"] == GameStatus.AWAITING_RESPONSE  # clock not out yet: no claim
+    assert game.g["status"] == GameStatus.AwaitingResponse  # clock not out yet: no claim
     game.now += 5
     defender.play_game(1, served.hash_at)
-    assert game.g["status"] == GameStatus.DEFENDER_WON
+    assert game.g["status"] == GameStatus.DefenderWon
