@@ -394,6 +394,13 @@ def _reader(rpc_url: str, deployment: Path | None) -> Any:
 # ---------------------------------------------------------------------------------- shares
 
 
+def _model_id(model: str) -> bytes:
+    """A model's on-chain id: a 0x-hex bytes32 as given, else keccak256 of the name."""
+    from veritrain.spec import model_id_hash
+
+    return bytes.fromhex(model[2:]) if model.startswith("0x") else model_id_hash(model)
+
+
 def shares_report(client: Any, model: str, account: str | None = None) -> dict[str, Any]:
     """Who owns ``model``: holders (from Transfer events), their shares and basis points.
 
@@ -406,9 +413,7 @@ def shares_report(client: Any, model: str, account: str | None = None) -> dict[s
         ``{"model", "model_id", "token", "total_shares", "holders": [{"address", "shares",
         "bps", "revenue_wei"}]}``.
     """
-    from veritrain.spec import model_id_hash
-
-    model_id = bytes.fromhex(model[2:]) if model.startswith("0x") else model_id_hash(model)
+    model_id = _model_id(model)
     token = client.shares_of(model_id)
     out: dict[str, Any] = {
         "model": model,
@@ -492,10 +497,8 @@ def revenue_pay(
     dev_account: DevAccountOpt = None,
 ) -> None:
     """Pay model revenue; it is split pro rata among the share holders."""
-    from veritrain.spec import model_id_hash
-
     client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
-    model_id = bytes.fromhex(model[2:]) if model.startswith("0x") else model_id_hash(model)
+    model_id = _model_id(model)
     _run_chain(lambda: client.pay_revenue(model_id, to_wei(amount)))
     typer.echo(f"paid {amount} VTT of revenue into {model}")
 
@@ -511,10 +514,8 @@ def revenue_claim(
     dev_account: DevAccountOpt = None,
 ) -> None:
     """Claim the caller's share of a model's revenue."""
-    from veritrain.spec import model_id_hash
-
     client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
-    model_id = bytes.fromhex(model[2:]) if model.startswith("0x") else model_id_hash(model)
+    model_id = _model_id(model)
     amount = client.revenue_of(model_id)
     _run_chain(lambda: client.claim_revenue(model_id))
     typer.echo(f"claimed {_fmt_tokens(amount)} VTT of {model} revenue")

@@ -18,7 +18,7 @@ import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -136,6 +136,9 @@ class SegmentCheck:
 
 
 # --- HTTP ------------------------------------------------------------------------------------
+_M = TypeVar("_M", bound=BaseModel)
+
+
 @contextmanager
 def _client(client: httpx.Client | None, timeout: float) -> Iterator[httpx.Client]:
     if client is not None:
@@ -154,6 +157,22 @@ def _get(url: str, client: httpx.Client | None, timeout: float) -> httpx.Respons
     if resp.status_code != 200:
         raise CheckpointUnavailable(f"GET {url} returned HTTP {resp.status_code}")
     return resp
+
+
+def _get_json(
+    url: str, model: type[_M], what: str, client: httpx.Client | None, timeout: float
+) -> _M:
+    """GET ``url`` and parse its body as ``model``.
+
+    Raises:
+        CheckpointUnavailable: unreachable host, timeout or non-200 status.
+        RemoteResponseError: the body does not parse as ``model`` ("bad <what> from <url>").
+    """
+    resp = _get(url, client, timeout)
+    try:
+        return model.model_validate_json(resp.content)
+    except ValidationError as exc:
+        raise RemoteResponseError(f"bad {what} from {url}: {exc}") from exc
 
 
 def _url(base_url: str, *parts: object) -> str:
@@ -225,11 +244,7 @@ def fetch_state_hash(
         RemoteResponseError: the body is malformed or names another step.
     """
     url = _url(base_url, "state-hashes", step)
-    resp = _get(url, client, timeout)
-    try:
-        body = StateHashResponse.model_validate_json(resp.content)
-    except ValidationError as exc:
-        raise RemoteResponseError(f"bad state-hash response from {url}: {exc}") from exc
+    body = _get_json(url, StateHashResponse, "state-hash response", client, timeout)
     if body.step != step:
         raise RemoteResponseError(f"{url} answered for step {body.step}")
     return body
@@ -249,11 +264,7 @@ def fetch_proof(
         RemoteResponseError: the body is not a valid proof response.
     """
     url = _url(base_url, "proofs", leaf)
-    resp = _get(url, client, timeout)
-    try:
-        return ProofResponse.model_validate_json(resp.content)
-    except ValidationError as exc:
-        raise RemoteResponseError(f"bad proof response from {url}: {exc}") from exc
+    return _get_json(url, ProofResponse, "proof response", client, timeout)
 
 
 def fetch_manifest(
@@ -269,11 +280,7 @@ def fetch_manifest(
         RemoteResponseError: the body is not a valid manifest.
     """
     url = _url(base_url, "manifest")
-    resp = _get(url, client, timeout)
-    try:
-        return ManifestResponse.model_validate_json(resp.content)
-    except ValidationError as exc:
-        raise RemoteResponseError(f"bad manifest from {url}: {exc}") from exc
+    return _get_json(url, ManifestResponse, "manifest", client, timeout)
 
 
 # --- replay ----------------------------------------------------------------------------------
