@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+// Types
+import {RoundOutcome} from "../types/RoundTypes.sol";
+
+/// @title IVerificationRound
+/// @notice The verification round of a job (docs/FORCED_ERRORS.md): the solver's secret commitment
+///         and claims on the sampled segments, the verifiers' sealed (commit-reveal) verdicts, and
+///         the forced-error draw revealed with the solver's secret. Verdicts are recorded at the
+///         JobManager (`recordVerdicts`) when revealed; the JobManager reads `outcome` at finalize.
+interface IVerificationRound {
+    ////// Errors //////
+
+    /// @notice Thrown when a JobManager-only entry point is called by another account.
+    error NotJobManager(address caller);
+    /// @notice Thrown when the forced-error rate is above 10_000 basis points.
+    error InvalidRate(uint256 rateBps);
+    /// @notice Thrown when a secret commitment is zero.
+    error ZeroCommitment(uint256 jobId);
+    /// @notice Thrown when the job is not in the status the action needs (JobStatus as uint8).
+    error WrongJobStatus(uint256 jobId, uint8 status);
+    /// @notice Thrown when the caller is not the job's solver.
+    error NotSolver(uint256 jobId, address caller);
+    /// @notice Thrown when the caller is not an assigned verifier of the job.
+    error NotAssignedVerifier(uint256 jobId, address caller);
+    /// @notice Thrown when claims are posted twice.
+    error ClaimsAlreadyPosted(uint256 jobId);
+    /// @notice Thrown when a verdict commitment is attempted before the solver posted claims.
+    error ClaimsNotPosted(uint256 jobId);
+    /// @notice Thrown when a claim or approval array does not have one entry per sampled segment.
+    error LengthMismatch(uint256 jobId, uint256 expected, uint256 actual);
+    /// @notice Thrown when a verifier commits twice.
+    error VerdictAlreadyCommitted(uint256 jobId, address verifier);
+    /// @notice Thrown when a verifier reveals without a commitment, or twice.
+    error NothingToReveal(uint256 jobId, address verifier);
+    /// @notice Thrown when revealed verdicts do not hash to the commitment.
+    error VerdictCommitmentMismatch(uint256 jobId, address verifier);
+    /// @notice Thrown when an action is attempted outside its window [opens, closes] (seconds).
+    error OutsideWindow(uint256 jobId, uint64 opens, uint64 closes, uint64 nowTs);
+    /// @notice Thrown when the revealed secret does not hash to the secret commitment.
+    error SecretCommitmentMismatch(uint256 jobId);
+    /// @notice Thrown when the secret is revealed twice.
+    error SecretAlreadyRevealed(uint256 jobId);
+    /// @notice Thrown when a claim's Merkle proof fails (`isEnd` false: start hash, true: end hash).
+    error InvalidClaimProof(uint256 jobId, uint256 sampleIndex, bool isEnd);
+    /// @notice Thrown when the forced sample's end claim is not the forced claim of `forcedTrueEnd`.
+    error ForcedClaimMismatch(uint256 jobId, uint256 sampleIndex);
+
+    ////// Events //////
+
+    /// @notice The solver's secret commitment was recorded with its checkpoint commitment.
+    event SecretCommitted(uint256 indexed jobId, address indexed solver, bytes32 commitment);
+    /// @notice The solver posted its claims on the sampled segments (state hashes, bytes32).
+    event ClaimsPosted(uint256 indexed jobId, bytes32[] startHashes, bytes32[] endHashes);
+    /// @notice A verifier sealed its verdicts.
+    event VerdictsCommitted(uint256 indexed jobId, address indexed verifier, bytes32 commitment);
+    /// @notice A verifier revealed its verdicts (recorded at the JobManager in the same call).
+    event VerdictsRevealed(uint256 indexed jobId, address indexed verifier, bool[] approvals);
+    /// @notice The solver revealed its secret; `forced` tells whether `forcedSample` is a forced error.
+    event SecretRevealed(uint256 indexed jobId, bytes32 secret, bool forced, uint256 forcedSample);
+
+    ////// External: called by the JobManager //////
+
+    /// @notice Records the solver's secret commitment; called by `JobManager.commitCheckpoints`.
+    /// @param jobId Job.
+    /// @param solver The job's solver.
+    /// @param commitment keccak256(abi.encode(jobId, solver, secret)); non-zero.
+    function onCommit(uint256 jobId, address solver, bytes32 commitment) external;
+
+    ////// External: round //////
+
+    /// @notice Solver posts its claims on the q sampled segments, by the verdict deadline.
+    /// @param startHashes State hash at step s_j*k for each sample j (q entries).
+    /// @param endHashes Claimed state hash at step (s_j+1)*k for each sample j (q entries).
+    function postClaims(uint256 jobId, bytes32[] calldata startHashes, bytes32[] calldata endHashes) external;
+
+    /// @notice Assigned verifier seals its verdicts, after the claims and by the verdict deadline.
+    /// @param commitment keccak256(abi.encode(jobId, verifier, approvals, salt)).
+    function commitVerdicts(uint256 jobId, bytes32 commitment) external;
+
+    /// @notice Assigned verifier reveals its sealed verdicts; they are recorded at the JobManager,
+    ///         which pulls one challengeBond per reject from the verifier (approve the JobManager).
+    /// @param approvals One entry per sample; true = the replay matched the claim.
+    /// @param salt The salt of the commitment.
+    function revealVerdicts(uint256 jobId, bool[] calldata approvals, bytes32 salt) external;
+
+    /// @notice Reveals the solver's secret after the challenge deadline and proves every claim
+    ///         against the job's Merkle root (docs/FORCED_ERRORS.md section 2).
+    /// @param secret The committed secret.
+    /// @param forcedTrueEnd Committed end state hash of the forced sample (ignored if none).
+    /// @param startProofs Merkle proof of each sample's start leaf (q entries).
+    /// @param endProofs Merkle proof of each sample's end leaf (q entries).
+    function revealSecret(
+        uint256 jobId,
+        bytes32 secret,
+        bytes32 forcedTrueEnd,
+        bytes32[][] calldata startProofs,
+        bytes32[][] calldata endProofs
+    ) external;
+
+    ////// Views //////
+
+    /// @notice Outcome of the job's round for `JobManager.finalize`.
+    /// @return outcome See RoundOutcome.
+    /// @return forcedSample Sample index of the forced error (meaningful only for Forced).
+    function outcome(uint256 jobId) external view returns (RoundOutcome outcome, uint256 forcedSample);
+
+    /// @notice The forced-error draw for `secret` on job `jobId` (pure function of the secret and
+    ///         the sample; used by solvers and tests to cross-check their own computation).
+    function drawForcedError(uint256 jobId, bytes32 secret) external view returns (bool forced, uint256 sampleIndex);
+
+    /// @notice The forced claim of a true end state hash: keccak256(abi.encodePacked(FORCED_ERROR_TAG, trueEnd)).
+    function forcedClaim(bytes32 trueEnd) external pure returns (bytes32 claim);
+
+    /// @notice The solver's claims (empty arrays until posted).
+    function claimsOf(uint256 jobId) external view returns (bytes32[] memory startHashes, bytes32[] memory endHashes);
+
+    /// @notice A verifier's sealed commitment (zero if none) and whether it was revealed.
+    function verdictCommitmentOf(uint256 jobId, address verifier)
+        external
+        view
+        returns (bytes32 commitment, bool revealed);
+
+    /// @notice Secret commitment, revealed secret (zero until revealed), and the verifiers' commit count.
+    function roundOf(uint256 jobId)
+        external
+        view
+        returns (bytes32 secretCommitment, bytes32 secret, bool revealed, uint32 committed);
+
+    /// @notice Reveal windows in seconds: verdict reveals open at `verdictRevealOpens` (or earlier,
+    ///         once every verifier committed) and close at `verdictRevealCloses`; the secret reveal
+    ///         runs (`secretRevealOpens`, `secretRevealCloses`].
+    function windowsOf(uint256 jobId)
+        external
+        view
+        returns (uint64 verdictRevealOpens, uint64 verdictRevealCloses, uint64 secretRevealOpens, uint64 secretRevealCloses);
+
+    /// @notice Forced-error rate (basis points of jobs).
+    function forcedErrorRateBps() external view returns (uint256 rateBps);
+
+    /// @notice keccak256("veritrain.forced-error.v1").
+    function FORCED_ERROR_TAG() external view returns (bytes32 tag);
+
+    /// @notice The JobManager this round serves.
+    function jobManager() external view returns (address);
+}

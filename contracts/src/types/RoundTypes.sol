@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+/// @notice What a job's verification round decided, as read by `JobManager.finalize` (ABI: uint8).
+/// @dev See docs/FORCED_ERRORS.md section 3.
+///      Pending: a claim, verdict-reveal or secret-reveal window is still open.
+///      Clean: the secret was revealed and the job carries no forced error.
+///      Forced: the secret was revealed and sample `forcedSample` carries a forced error.
+///      NoClaims: the solver posted no claims by the verdict deadline.
+///      NoReveal: claims were posted but the secret was not revealed in its window.
+enum RoundOutcome {
+    Pending,
+    Clean,
+    Forced,
+    NoClaims,
+    NoReveal
+}
