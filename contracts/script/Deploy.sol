@@ -8,6 +8,7 @@ import {JobManager} from "../src/JobManager.sol";
 import {ShareRegistry} from "../src/ShareRegistry.sol";
 import {StakeManager} from "../src/StakeManager.sol";
 import {VeriToken} from "../src/VeriToken.sol";
+import {VerificationRound} from "../src/VerificationRound.sol";
 // Interfaces
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {IJobManager} from "../src/interfaces/IJobManager.sol";
@@ -23,26 +24,28 @@ import {Params} from "../src/types/JobTypes.sol";
 ///         the Python deployer (chain.deploy) mirrors it call for call with web3, from one admin
 ///         account (the caller here; the deployer EOA in Python):
 ///
-///         1. token         = VeriToken()                              (skipped if a token is given)
-///         2. stakeManager  = StakeManager(token, unbondingDelay, [minSolverStake, minVerifierStake,
-///                                         minWhistleblowerStake], admin)
-///         3. shareRegistry = ShareRegistry(token, admin)
-///         4. jobManager    = JobManager(token, stakeManager, shareRegistry, params, admin)
-///                            params = (solverStake, verifierStake, challengeBond, verifierFee,
-///                                      arbiterFee, verifiersPerJob, samplesPerJob, commitWindow,
-///                                      verdictWindow, challengeWindow)
-///         5. committee     = ArbitrationCommittee(jobManager, stakeManager, committeeSize,
-///                                                 voteCommitWindow, voteRevealWindow)
-///         6. jobManager.setAdjudicator(committee)                     (admin, once)
-///         7. shareRegistry.setMinter(jobManager)                      (admin, once)
-///         8. stakeManager.grantRole(PROTOCOL_ROLE, jobManager)        (admin)
-///         9. stakeManager.grantRole(PROTOCOL_ROLE, committee)         (admin)
+///          1. token         = VeriToken()                             (skipped if a token is given)
+///          2. stakeManager  = StakeManager(token, unbondingDelay, [minSolverStake, minVerifierStake,
+///                                          minWhistleblowerStake], admin)
+///          3. shareRegistry = ShareRegistry(token, admin)
+///          4. jobManager    = JobManager(token, stakeManager, shareRegistry, params, admin)
+///                             params = (solverStake, verifierStake, challengeBond, verifierFee,
+///                                       arbiterFee, jackpot, verifiersPerJob, samplesPerJob,
+///                                       commitWindow, verdictWindow, revealWindow, challengeWindow)
+///          5. round         = VerificationRound(jobManager, forcedErrorRateBps)
+///          6. jobManager.setVerificationRound(round)                  (admin, once)
+///          7. committee     = ArbitrationCommittee(jobManager, stakeManager, committeeSize,
+///                                                  voteCommitWindow, voteRevealWindow)
+///          8. jobManager.setAdjudicator(committee)                    (admin, once)
+///          9. shareRegistry.setMinter(jobManager)                     (admin, once)
+///         10. stakeManager.grantRole(PROTOCOL_ROLE, jobManager)       (admin)
+///         11. stakeManager.grantRole(PROTOCOL_ROLE, committee)        (admin)
 ///
-///         With `adjudicator = Bisection` (docs/DISPUTES.md), steps 5-6 become:
-///         5.  committee    = ArbitrationCommittee(...)                (as above; the step adjudicator)
-///         5b. game         = BisectionGame(jobManager, committee, clockSeconds, moveBond)
-///         5c. committee.setStepParent(game)                           (admin, once)
-///         6.  jobManager.setAdjudicator(game)                         (admin, once)
+///         With `adjudicator = Bisection` (docs/DISPUTES.md), steps 7-8 become:
+///          7.  committee   = ArbitrationCommittee(...)                (as above; the step adjudicator)
+///          7b. game        = BisectionGame(jobManager, committee, clockSeconds, moveBond)
+///          7c. committee.setStepParent(game)                          (admin, once)
+///          8.  jobManager.setAdjudicator(game)                        (admin, once)
 ///
 ///         `admin` is also the JobManager's treasury (rounding dust of dispute pots).
 /// @dev A library with internal functions, so `address(this)` (the caller) is the admin, exactly as
@@ -55,6 +58,7 @@ library Deploy {
     /// @param unbondingDelay StakeManager unbonding delay (seconds).
     /// @param minStake Minimum stake per role [Solver, Verifier, Whistleblower] (wei).
     /// @param params JobManager parameters.
+    /// @param forcedErrorRateBps VerificationRound forced-error rate (basis points of jobs, <= 10_000).
     /// @param committeeSize K arbiters per dispute.
     /// @param voteCommitWindow Commit phase length (seconds).
     /// @param voteRevealWindow Reveal phase length (seconds).
@@ -66,6 +70,7 @@ library Deploy {
         uint64 unbondingDelay;
         uint256[3] minStake;
         Params params;
+        uint256 forcedErrorRateBps;
         uint32 committeeSize;
         uint64 voteCommitWindow;
         uint64 voteRevealWindow;
@@ -87,6 +92,7 @@ library Deploy {
         StakeManager stakeManager;
         ShareRegistry shareRegistry;
         JobManager jobManager;
+        VerificationRound verificationRound;
         ArbitrationCommittee committee;
         BisectionGame bisectionGame;
     }
@@ -104,12 +110,15 @@ library Deploy {
             challengeBond: 10e18,
             verifierFee: 5e18,
             arbiterFee: 2e18,
+            jackpot: 20e18,
             verifiersPerJob: 3,
             samplesPerJob: 4,
             commitWindow: 1 hours,
             verdictWindow: 30 minutes,
+            revealWindow: 10 minutes,
             challengeWindow: 30 minutes
         });
+        cfg.forcedErrorRateBps = 0;
         cfg.committeeSize = 3;
         cfg.voteCommitWindow = 10 minutes;
         cfg.voteRevealWindow = 10 minutes;
@@ -129,6 +138,8 @@ library Deploy {
         d.jobManager = new JobManager(
             d.token, IStakeManager(address(d.stakeManager)), IShareRegistry(address(d.shareRegistry)), cfg.params, admin
         );
+        d.verificationRound = new VerificationRound(IJobManager(address(d.jobManager)), cfg.forcedErrorRateBps);
+        d.jobManager.setVerificationRound(d.verificationRound);
         d.committee = new ArbitrationCommittee(
             IJobManager(address(d.jobManager)),
             IStakeManager(address(d.stakeManager)),

@@ -415,9 +415,9 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
         majority = new address[](count);
         nonVoters = new address[](count);
         voters = new address[](count);
-        uint256 majorityCount;
-        uint256 nonVoterCount;
-        uint256 voterCount;
+        uint256 majorityCount = 0;
+        uint256 nonVoterCount = 0;
+        uint256 voterCount = 0;
         for (uint256 i; i < count; ++i) {
             address member = members[i];
             Ballot storage ballot = _ballots[disputeId][member];

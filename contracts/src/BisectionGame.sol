@@ -286,6 +286,8 @@ contract BisectionGame is ReentrancyGuardTransient, IBisectionGame {
     ///         approval of it.
     function _findChallenger(uint256 jobId) internal view returns (address challenger) {
         uint256 sampleIndex = _JOB_MANAGER.disputedSampleOf(jobId);
+        // Only the verifiers are needed, not the sampled segments.
+        // slither-disable-next-line unused-return
         (address[] memory verifiers,) = _JOB_MANAGER.getAssignment(jobId);
         for (uint256 i; i < verifiers.length; ++i) {
             Verdict[] memory verdicts = _JOB_MANAGER.verdictOf(jobId, verifiers[i]);
@@ -364,12 +366,15 @@ contract BisectionGame is ReentrancyGuardTransient, IBisectionGame {
         address[] memory excluded = new address[](2);
         excluded[0] = job.solver;
         excluded[1] = job.submitter;
+        // Only the verifiers are needed, not the sampled segments.
+        // slither-disable-next-line unused-return
         (address[] memory reserve,) = _JOB_MANAGER.getAssignment(jobId);
         uint32 step = game.lo;
         bytes32 startHash = game.agreedHash;
         bytes32 claimedEndHash = game.claimedHash;
         // SAFETY: the step adjudicator is trusted and never calls back from openStepDispute
         // (IStepAdjudicator @dev); the id is recorded right after and nonReentrant guards the rest.
+        // slither-disable-next-line reentrancy-no-eth,reentrancy-benign
         uint256 stepDisputeId =
             _STEP_ADJUDICATOR.openStepDispute(jobId, step, startHash, claimedEndHash, excluded, reserve);
         game.stepDisputeId = stepDisputeId;

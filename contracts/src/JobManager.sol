@@ -13,20 +13,25 @@ import {IAdjudicator} from "./interfaces/IAdjudicator.sol";
 import {IJobManager} from "./interfaces/IJobManager.sol";
 import {IShareRegistry} from "./interfaces/IShareRegistry.sol";
 import {IStakeManager} from "./interfaces/IStakeManager.sol";
+import {IVerificationRound} from "./interfaces/IVerificationRound.sol";
 // Types
 import {Job, JobStatus, Params, Verdict} from "./types/JobTypes.sol";
 import {Role} from "./types/Role.sol";
+import {RoundOutcome} from "./types/RoundTypes.sol";
 
 /// @title JobManager
 /// @notice Escrows training jobs and runs their lifecycle (PROTOCOL.md 3.3): post, claim, commit,
-///         random assignment of verifiers and segments, verdicts, whistleblower challenges,
-///         disputes through an `IAdjudicator`, finalization and pull payments (`claimCredit`).
+///         random assignment of verifiers and segments, sealed verdicts and forced errors through
+///         an `IVerificationRound` (docs/FORCED_ERRORS.md), whistleblower challenges, disputes
+///         through an `IAdjudicator`, finalization and pull payments (`claimCredit`).
 /// @dev Deployment: `constructor(token, stakeManager, shareRegistry, params, admin)`, then the admin
-///      calls `setAdjudicator(committee)` once (the committee is deployed after this contract because
-///      it needs its address). The JobManager also needs PROTOCOL_ROLE on the StakeManager and must be
-///      the ShareRegistry's minter. See contracts/script/Deploy.sol for the full order.
-///      Every token the JobManager holds is owed: escrow (rewards + fees of live jobs), bonds and
-///      credits; slashed stake arrives from the StakeManager and is credited at once.
+///      calls `setVerificationRound(round)` and `setAdjudicator(committee)` once each (both are
+///      deployed after this contract because they need its address). The JobManager also needs
+///      PROTOCOL_ROLE on the StakeManager and must be the ShareRegistry's minter. See
+///      contracts/script/Deploy.sol for the full order.
+///      Every token the JobManager holds is accounted for: escrow (rewards + fees of live jobs),
+///      bonds, credits and the jackpot pool; slashed stake arrives from the StakeManager and is
+///      credited (or pooled) at once.
 contract JobManager is ReentrancyGuardTransient, IJobManager {
     using SafeERC20 for IERC20;
     using LibSampling for LibSampling.Shuffle;
@@ -34,7 +39,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     ////// Types //////
 
     /// @notice Status of an assigned verifier's seat on a job.
-    /// @dev Assigned -> Submitted -> (Slashed | Released); Assigned -> Missed.
+    /// @dev Assigned -> Submitted -> (Slashed | Released); Assigned -> (Missed | Released).
     enum SeatStatus {
         None,
         Assigned,
@@ -53,7 +58,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     /// @notice Per-job bookkeeping that is not part of the public `Job` struct.
     /// @param disputedMask Bit i set = sample i rejected or challenged and not yet adjudicated.
     /// @param feesHeld Verifier fees of this job still in escrow (wei).
-    /// @param submitted Assigned verifiers that submitted.
+    /// @param submitted Assigned verifiers whose verdicts were recorded.
     /// @param disputeSample Sample index of the current or last dispute.
     /// @param disputePending True while a dispute is open at the adjudicator.
     struct Ledger {
@@ -83,16 +88,21 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     uint256 internal immutable _CHALLENGE_BOND;
     uint256 internal immutable _VERIFIER_FEE;
     uint256 internal immutable _ARBITER_FEE;
+    uint256 internal immutable _JACKPOT;
     uint32 internal immutable _VERIFIERS_PER_JOB;
     uint32 internal immutable _SAMPLES_PER_JOB;
     uint64 internal immutable _COMMIT_WINDOW;
     uint64 internal immutable _VERDICT_WINDOW;
+    uint64 internal immutable _REVEAL_WINDOW;
     uint64 internal immutable _CHALLENGE_WINDOW;
 
     ////// State //////
 
     /// @notice Adjudicator of disputes, set once.
     IAdjudicator internal _adjudicator;
+
+    /// @notice Verification round (sealed verdicts, forced errors), set once.
+    IVerificationRound internal _round;
 
     /// @notice Last job id.
     uint256 internal _jobCount;
@@ -115,6 +125,8 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     uint256 internal _totalBonds;
     /// @notice Credits not yet claimed (wei).
     uint256 internal _totalCredits;
+    /// @notice Jackpot pool (wei).
+    uint256 internal _jackpotPool;
 
     ////// Constructor //////
 
@@ -142,6 +154,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         }
         if (params_.commitWindow == 0) revert InvalidParam("commitWindow", 0);
         if (params_.verdictWindow == 0) revert InvalidParam("verdictWindow", 0);
+        if (params_.revealWindow == 0) revert InvalidParam("revealWindow", 0);
         if (params_.challengeWindow == 0) revert InvalidParam("challengeWindow", 0);
         _TOKEN = token_;
         _STAKE_MANAGER = stakeManager_;
@@ -152,10 +165,12 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         _CHALLENGE_BOND = params_.challengeBond;
         _VERIFIER_FEE = params_.verifierFee;
         _ARBITER_FEE = params_.arbiterFee;
+        _JACKPOT = params_.jackpot;
         _VERIFIERS_PER_JOB = params_.verifiersPerJob;
         _SAMPLES_PER_JOB = params_.samplesPerJob;
         _COMMIT_WINDOW = params_.commitWindow;
         _VERDICT_WINDOW = params_.verdictWindow;
+        _REVEAL_WINDOW = params_.revealWindow;
         _CHALLENGE_WINDOW = params_.challengeWindow;
     }
 
@@ -168,6 +183,22 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         if (address(_adjudicator) != address(0)) revert AdjudicatorAlreadySet(address(_adjudicator));
         _adjudicator = adjudicator_;
         emit AdjudicatorSet(address(adjudicator_));
+    }
+
+    /// @inheritdoc IJobManager
+    function setVerificationRound(IVerificationRound round) external {
+        if (msg.sender != _ADMIN) revert NotAdmin(msg.sender);
+        if (address(round) == address(0)) revert ZeroAddress();
+        if (address(_round) != address(0)) revert VerificationRoundAlreadySet(address(_round));
+        _round = round;
+        emit VerificationRoundSet(address(round));
+    }
+
+    /// @inheritdoc IJobManager
+    function fundJackpot(uint256 amount) external nonReentrant {
+        _jackpotPool += amount;
+        emit JackpotFunded(msg.sender, amount);
+        _pull(amount);
     }
 
     ////// External: job lifecycle //////
@@ -231,7 +262,14 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     }
 
     /// @inheritdoc IJobManager
-    function commitCheckpoints(uint256 jobId, bytes32 merkleRoot, string calldata checkpointURL) external {
+    function commitCheckpoints(
+        uint256 jobId,
+        bytes32 merkleRoot,
+        string calldata checkpointURL,
+        bytes32 secretCommitment
+    ) external {
+        IVerificationRound round = _round;
+        if (address(round) == address(0)) revert VerificationRoundNotSet();
         Job storage job = _jobs[jobId];
         _requireStatus(jobId, job, JobStatus.Claimed);
         if (msg.sender != job.solver) revert NotSolver(jobId, msg.sender);
@@ -245,6 +283,9 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         job.status = JobStatus.Committed;
         _checkpointURLs[jobId] = checkpointURL;
         emit CheckpointsCommitted(jobId, msg.sender, merkleRoot, checkpointURL, randomnessBlock);
+        // SAFETY: the round is set once by the admin; it only records the commitment (reverts
+        // IVerificationRound.ZeroCommitment on zero).
+        round.onCommit(jobId, msg.sender, secretCommitment);
     }
 
     /// @inheritdoc IJobManager
@@ -260,7 +301,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         job.status = JobStatus.Open;
         // SAFETY: the StakeManager is trusted and sends the slashed tokens to this contract; the
         // credit below books exactly what arrived.
-        uint256 slashed = _STAKE_MANAGER.slash(solver, Role.Solver, _SOLVER_STAKE, address(this));
+        uint256 slashed = _slash(solver, Role.Solver);
         emit JobReclaimed(jobId, solver, slashed);
         _credit(jobId, job.submitter, slashed);
     }
@@ -288,7 +329,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         if (verifiers.length == 0) revert NoEligibleVerifiers(jobId, candidates);
 
         uint64 verdictDeadline = uint64(block.timestamp) + _VERDICT_WINDOW;
-        uint64 challengeDeadline = verdictDeadline + _CHALLENGE_WINDOW;
+        uint64 challengeDeadline = verdictDeadline + _REVEAL_WINDOW + _CHALLENGE_WINDOW;
         job.verdictDeadline = verdictDeadline;
         job.challengeDeadline = challengeDeadline;
         job.status = JobStatus.Verifying;
@@ -309,15 +350,13 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     }
 
     /// @inheritdoc IJobManager
-    function submitVerdicts(uint256 jobId, bool[] calldata approvals) external nonReentrant {
+    function recordVerdicts(uint256 jobId, address verifier, bool[] calldata approvals) external nonReentrant {
+        if (msg.sender != address(_round) || msg.sender == address(0)) revert NotVerificationRound(msg.sender);
         Job storage job = _jobs[jobId];
         _requireStatus(jobId, job, JobStatus.Verifying);
-        Seat storage seat = _seats[jobId][msg.sender];
-        if (seat.status == SeatStatus.None) revert NotAssignedVerifier(jobId, msg.sender);
-        if (seat.status != SeatStatus.Assigned) revert VerdictsAlreadySubmitted(jobId, msg.sender);
-        if (block.timestamp > job.verdictDeadline) {
-            revert VerdictDeadlinePassed(jobId, job.verdictDeadline, uint64(block.timestamp));
-        }
+        Seat storage seat = _seats[jobId][verifier];
+        if (seat.status == SeatStatus.None) revert NotAssignedVerifier(jobId, verifier);
+        if (seat.status != SeatStatus.Assigned) revert VerdictsAlreadySubmitted(jobId, verifier);
         uint256 samples = _segments[jobId].length;
         if (approvals.length != samples) revert VerdictCountMismatch(jobId, samples, approvals.length);
 
@@ -338,14 +377,14 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         ledger.disputedMask |= rejectMask;
         uint32 submitted = ++ledger.submitted;
         _totalBonds += bond;
-        emit VerdictsSubmitted(jobId, msg.sender, approvals, bond);
+        emit VerdictsSubmitted(jobId, verifier, approvals, bond);
         if (submitted == _assigned[jobId].length) {
             // Everyone has spoken: the challenge window runs from now.
             uint64 deadline = uint64(block.timestamp) + _CHALLENGE_WINDOW;
             job.challengeDeadline = deadline;
             emit ChallengeDeadlineSet(jobId, deadline);
         }
-        _pull(bond);
+        if (bond != 0) _TOKEN.safeTransferFrom(verifier, address(this), bond);
     }
 
     /// @inheritdoc IJobManager
@@ -384,7 +423,14 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
                 revert ChallengeWindowOpen(jobId, job.challengeDeadline, uint64(block.timestamp));
             }
             // Runs once: the status leaves Verifying below.
-            _settleMissedVerdicts(jobId, job);
+            (RoundOutcome outcome, uint256 forcedSample) = _round.outcome(jobId);
+            if (outcome == RoundOutcome.Pending) revert RoundPending(jobId);
+            if (outcome != RoundOutcome.NoClaims) _settleMissedVerdicts(jobId, job);
+            if (outcome == RoundOutcome.NoClaims || outcome == RoundOutcome.NoReveal) {
+                _faultSolver(jobId, job, ledger, outcome);
+                return;
+            }
+            if (outcome == RoundOutcome.Forced) _settleForced(jobId, job, ledger, forcedSample);
         } else if (job.status == JobStatus.Disputed) {
             if (ledger.disputePending) revert DisputePending(jobId, job.disputeId);
         } else {
@@ -486,17 +532,14 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
             challengeBond: _CHALLENGE_BOND,
             verifierFee: _VERIFIER_FEE,
             arbiterFee: _ARBITER_FEE,
+            jackpot: _JACKPOT,
             verifiersPerJob: _VERIFIERS_PER_JOB,
             samplesPerJob: _SAMPLES_PER_JOB,
             commitWindow: _COMMIT_WINDOW,
             verdictWindow: _VERDICT_WINDOW,
+            revealWindow: _REVEAL_WINDOW,
             challengeWindow: _CHALLENGE_WINDOW
         });
-    }
-
-    /// @inheritdoc IJobManager
-    function leafHash(uint256 step, bytes32 stateHash) external pure returns (bytes32 leaf) {
-        leaf = LibCheckpoint.leafHash(step, stateHash);
     }
 
     /// @inheritdoc IJobManager
@@ -533,8 +576,22 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     }
 
     /// @inheritdoc IJobManager
-    function liabilities() external view returns (uint256 escrowed, uint256 bonds, uint256 credits) {
-        return (_totalEscrowed, _totalBonds, _totalCredits);
+    function liabilities()
+        external
+        view
+        returns (uint256 escrowed, uint256 bonds, uint256 credits, uint256 jackpotPool_)
+    {
+        return (_totalEscrowed, _totalBonds, _totalCredits, _jackpotPool);
+    }
+
+    /// @inheritdoc IJobManager
+    function jackpotPool() external view returns (uint256 amount) {
+        amount = _jackpotPool;
+    }
+
+    /// @inheritdoc IJobManager
+    function verificationRound() external view returns (IVerificationRound) {
+        return _round;
     }
 
     /// @inheritdoc IJobManager
@@ -559,11 +616,6 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
 
     /// @inheritdoc IJobManager
     function admin() external view returns (address) {
-        return _ADMIN;
-    }
-
-    /// @inheritdoc IJobManager
-    function treasury() external view returns (address) {
         return _ADMIN;
     }
 
@@ -596,7 +648,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
 
     ////// Internal: finalization //////
 
-    /// @notice Slashes assigned verifiers that never submitted; their fee and stake go to the submitter.
+    /// @notice Slashes assigned verifiers that never revealed; their fee and stake go to the submitter.
     function _settleMissedVerdicts(uint256 jobId, Job storage job) internal {
         address[] storage verifiers = _assigned[jobId];
         for (uint256 i; i < verifiers.length; ++i) {
@@ -606,7 +658,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
             seat.status = SeatStatus.Missed;
             _refundFee(jobId, job.submitter, _VERIFIER_FEE);
             // SAFETY: trusted StakeManager; the slashed tokens arrive here and are credited at once.
-            uint256 slashed = _STAKE_MANAGER.slash(verifier, Role.Verifier, _VERIFIER_STAKE, address(this));
+            uint256 slashed = _slash(verifier, Role.Verifier);
             emit VerdictMissed(jobId, verifier, slashed);
             _credit(jobId, job.submitter, slashed);
         }
@@ -668,11 +720,69 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         _credit(jobId, solver, reward);
 
         // Interactions with trusted protocol contracts, after all state changes.
-        _STAKE_MANAGER.unlock(solver, Role.Solver, _SOLVER_STAKE);
+        _unlock(solver, Role.Solver);
         for (uint256 i; i < count; ++i) {
-            if (release[i]) _STAKE_MANAGER.unlock(verifiers[i], Role.Verifier, _VERIFIER_STAKE);
+            if (release[i]) _unlock(verifiers[i], Role.Verifier);
         }
         _SHARE_REGISTRY.mintShares(job.modelId, solver, job.totalSteps);
+    }
+
+    ////// Internal: round settlement //////
+
+    /// @notice NoClaims / NoReveal (docs/FORCED_ERRORS.md section 3): returns every bond, slashes the
+    ///         solver to the submitter, releases the verifiers still standing (with their fee unless
+    ///         nothing could be verified) and rejects the job. Missed verdicts are settled before.
+    function _faultSolver(uint256 jobId, Job storage job, Ledger storage ledger, RoundOutcome outcome) internal {
+        job.status = JobStatus.Rejected;
+        uint256 openMask = ledger.disputedMask;
+        ledger.disputedMask = 0;
+        if (openMask != 0) _returnOpenBonds(jobId, openMask);
+        address solver = job.solver;
+        // SAFETY: trusted StakeManager; the slashed tokens arrive here and are credited at once.
+        uint256 slashed = _slash(solver, Role.Solver);
+        emit SolverFaulted(jobId, solver, outcome, slashed);
+        _credit(jobId, job.submitter, slashed);
+        _closeRejected(
+            jobId, 0, job, ledger, outcome == RoundOutcome.NoClaims ? SeatStatus.Assigned : SeatStatus.Submitted
+        );
+    }
+
+    /// @notice Forced error on sample `f`: its approvers are slashed into the jackpot pool, its
+    ///         rejecters and the whistleblowers that challenged its approvals get their bond back
+    ///         plus min(jackpot, pool) each, and `f` leaves the disputed set.
+    function _settleForced(uint256 jobId, Job storage job, Ledger storage ledger, uint256 f) internal {
+        ledger.disputedMask &= ~(uint256(1) << f);
+        address[] storage verifiers = _assigned[jobId];
+        uint256 count = verifiers.length;
+        uint256 slashed;
+        for (uint256 i; i < count; ++i) {
+            Seat storage seat = _seats[jobId][verifiers[i]];
+            if (seat.status == SeatStatus.Submitted && _verdictAt(seat, f) == Verdict.Approve) {
+                seat.status = SeatStatus.Slashed;
+                slashed += _slashVerifier(jobId, job, verifiers[i]);
+            }
+        }
+        uint256 pool = _jackpotPool + slashed;
+        uint256 paid;
+        for (uint256 i; i < count; ++i) {
+            address verifier = verifiers[i];
+            Verdict verdict = _verdictAt(_seats[jobId][verifier], f);
+            address winner;
+            if (verdict == Verdict.Reject) winner = verifier;
+            else if (verdict == Verdict.Approve) winner = _challengers[jobId][f][verifier];
+            if (winner == address(0)) continue;
+            _returnBond(jobId, winner);
+            uint256 amount = pool < _JACKPOT ? pool : _JACKPOT;
+            // SAFETY: amount <= pool; paid only adds amounts taken from the pool.
+            unchecked {
+                pool -= amount;
+                paid += amount;
+            }
+            emit JackpotPaid(jobId, winner, amount);
+            _credit(jobId, winner, amount);
+        }
+        _jackpotPool = pool;
+        emit ForcedErrorSettled(jobId, f, slashed, paid);
     }
 
     ////// Internal: dispute settlement //////
@@ -682,7 +792,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     function _slashArbiters(uint256 jobId, address[] calldata nonVoters) internal returns (uint256 pot) {
         for (uint256 i; i < nonVoters.length; ++i) {
             // SAFETY: trusted StakeManager; the slashed tokens arrive here and join the pot.
-            uint256 slashed = _STAKE_MANAGER.slash(nonVoters[i], Role.Verifier, _VERIFIER_STAKE, address(this));
+            uint256 slashed = _slash(nonVoters[i], Role.Verifier);
             emit ArbiterSlashed(jobId, nonVoters[i], slashed);
             pot += slashed;
         }
@@ -733,7 +843,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     ) internal returns (uint256 pot, address[] memory winners) {
         job.status = JobStatus.Rejected;
         // SAFETY: trusted StakeManager; the slashed tokens arrive here and join the pot.
-        pot = _STAKE_MANAGER.slash(job.solver, Role.Solver, _SOLVER_STAKE, address(this));
+        pot = _slash(job.solver, Role.Solver);
         emit SolverSlashed(jobId, job.solver, pot);
         uint256 verifierPot;
         (verifierPot, winners) = _judgeInvalidSample(jobId, job, sampleIndex);
@@ -743,7 +853,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         uint256 openMask = ledger.disputedMask;
         ledger.disputedMask = 0;
         if (openMask != 0) _returnOpenBonds(jobId, openMask);
-        _closeRejected(jobId, disputeId, job, ledger);
+        _closeRejected(jobId, disputeId, job, ledger, SeatStatus.Submitted);
     }
 
     /// @notice Slashes the approvers of an invalid sample and returns the bonds posted against it.
@@ -778,18 +888,25 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         winners = _truncate(winners, count);
     }
 
-    /// @notice Pays and releases the verifiers still standing (the rejecters of the invalid sample)
-    ///         and refunds the reward and remaining fees to the submitter.
-    function _closeRejected(uint256 jobId, uint256 disputeId, Job storage job, Ledger storage ledger) internal {
+    /// @notice Releases the verifiers still standing (seat status `standing`: Submitted ones are
+    ///         paid their fee, Assigned ones are released without it when nothing could be
+    ///         verified) and refunds the reward and remaining fees to the submitter.
+    function _closeRejected(
+        uint256 jobId,
+        uint256 disputeId,
+        Job storage job,
+        Ledger storage ledger,
+        SeatStatus standing
+    ) internal {
         address[] storage verifiers = _assigned[jobId];
         uint256 count = verifiers.length;
         bool[] memory release = new bool[](count);
         for (uint256 i; i < count; ++i) {
             Seat storage seat = _seats[jobId][verifiers[i]];
-            if (seat.status != SeatStatus.Submitted) continue;
+            if (seat.status != standing) continue;
             seat.status = SeatStatus.Released;
             release[i] = true;
-            _payFee(jobId, ledger, verifiers[i]);
+            if (standing == SeatStatus.Submitted) _payFee(jobId, ledger, verifiers[i]);
         }
         uint256 refund = job.reward + ledger.feesHeld;
         _totalEscrowed -= refund;
@@ -798,7 +915,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         _credit(jobId, job.submitter, refund);
 
         for (uint256 i; i < count; ++i) {
-            if (release[i]) _STAKE_MANAGER.unlock(verifiers[i], Role.Verifier, _VERIFIER_STAKE);
+            if (release[i]) _unlock(verifiers[i], Role.Verifier);
         }
     }
 
@@ -855,11 +972,29 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     function _slashVerifier(uint256 jobId, Job storage job, address verifier) internal returns (uint256 slashed) {
         _refundFee(jobId, job.submitter, _VERIFIER_FEE);
         // SAFETY: trusted StakeManager; the slashed tokens arrive here and join the pot.
-        slashed = _STAKE_MANAGER.slash(verifier, Role.Verifier, _VERIFIER_STAKE, address(this));
+        slashed = _slash(verifier, Role.Verifier);
         emit VerifierSlashed(jobId, verifier, slashed);
     }
 
     ////// Internal: bookkeeping //////
+
+    /// @notice Slashes one seat of `role` (solverStake or verifierStake) to this contract.
+    /// @dev SAFETY: the StakeManager is trusted and sends the slashed tokens here; every caller books
+    ///      exactly the amount returned.
+    /// @return slashed Amount slashed (wei).
+    function _slash(address account, Role role) internal returns (uint256 slashed) {
+        slashed = _STAKE_MANAGER.slash(account, role, _seatStake(role), address(this));
+    }
+
+    /// @notice Unlocks one seat of `role` (solverStake or verifierStake).
+    function _unlock(address account, Role role) internal {
+        _STAKE_MANAGER.unlock(account, role, _seatStake(role));
+    }
+
+    /// @notice Stake locked per seat of `role`.
+    function _seatStake(Role role) internal view returns (uint256 amount) {
+        amount = role == Role.Solver ? _SOLVER_STAKE : _VERIFIER_STAKE;
+    }
 
     /// @notice Books a pull payment.
     function _credit(uint256 jobId, address account, uint256 amount) internal {

@@ -118,9 +118,7 @@ abstract contract BisectionGame_Init is Deployers {
         jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, 2 * k, k, REWARD, SPEC_URI);
         vm.prank(solverAccount);
         jobManager.claimJob(jobId);
-        bytes32 root = Merkle.root(Merkle.leaves(k, _checkpointsOf(hashes, k)));
-        vm.prank(solverAccount);
-        jobManager.commitCheckpoints(jobId, root, CHECKPOINT_URL);
+        _commit(jobId, solverAccount, _checkpointsOf(hashes, k));
         _assign(jobId);
         address[] memory verifiers = _assigned(jobId);
         if (byWhistleblower) {

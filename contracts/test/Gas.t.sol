@@ -5,7 +5,10 @@ pragma solidity 0.8.37;
 import {Deployers} from "./utils/Deployers.sol";
 // Contracts
 import {ModelShares} from "../src/ModelShares.sol";
+// Utilities
+import {Merkle} from "./utils/Merkle.sol";
 // Types
+import {Job} from "../src/types/JobTypes.sol";
 import {Role} from "../src/types/Role.sol";
 
 /// @title Gas_Test
@@ -49,27 +52,40 @@ contract Gas_Test is Deployers {
         vm.prank(solver);
         jobManager.claimJob(jobId);
         _snap("JobManager.claimJob");
-        bytes32 root = _root(TOTAL_STEPS, INTERVAL);
+        Job memory job = _job(jobId);
+        bytes32[] memory states = _stateHashes(job.totalSteps, job.checkpointInterval);
+        bytes32 root = Merkle.root(Merkle.leaves(job.checkpointInterval, states));
+        _committedStates[jobId] = states;
+        bytes32 commitment = _secretCommitment(jobId, solver);
         vm.prank(solver);
-        jobManager.commitCheckpoints(jobId, root, CHECKPOINT_URL);
+        jobManager.commitCheckpoints(jobId, root, CHECKPOINT_URL, commitment);
         _snap("JobManager.commitCheckpoints");
         vm.roll(block.number + 2);
         jobManager.assignVerifiers(jobId);
         _snap("JobManager.assignVerifiers (V=3, q=4)");
+        _postClaims(jobId);
+        _snap("VerificationRound.postClaims (q=4)");
         address[] memory verifiers = _assigned(jobId);
         bool[] memory approvals = _approvals(4, 0);
-        vm.prank(verifiers[0]);
-        jobManager.submitVerdicts(jobId, approvals);
-        _snap("JobManager.submitVerdicts (approve all)");
-        vm.prank(verifiers[1]);
-        jobManager.submitVerdicts(jobId, approvals);
-        vm.prank(verifiers[2]);
-        jobManager.submitVerdicts(jobId, approvals);
-        _snap("JobManager.submitVerdicts (last verifier)");
+        for (uint256 i; i < verifiers.length; ++i) {
+            bytes32 sealedHash = _verdictCommitment(jobId, verifiers[i], approvals, _verdictSalt(jobId, verifiers[i]));
+            vm.prank(verifiers[i]);
+            round.commitVerdicts(jobId, sealedHash);
+            if (i == 0) _snap("VerificationRound.commitVerdicts");
+        }
+        for (uint256 i; i < verifiers.length; ++i) {
+            bytes32 salt = _verdictSalt(jobId, verifiers[i]);
+            vm.prank(verifiers[i]);
+            round.revealVerdicts(jobId, approvals, salt);
+            if (i == 0) _snap("VerificationRound.revealVerdicts (approve all)");
+        }
+        _snap("VerificationRound.revealVerdicts (last verifier)");
         vm.prank(whistleblower);
         jobManager.challengeApproval(jobId, 0, verifiers[0]);
         _snap("JobManager.challengeApproval");
-        _passChallengeWindow(jobId);
+        vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
+        _revealSecret(jobId);
+        _snap("VerificationRound.revealSecret (clean, q=4)");
         jobManager.finalize(jobId);
         _snap("JobManager.finalize (opens dispute)");
         uint256 disputeId = _job(jobId).disputeId;
@@ -119,13 +135,44 @@ contract Gas_Test is Deployers {
         _snap("JobManager.finalize (finalized, existing model)");
     }
 
-    function test_submitVerdictsReject_gas() public {
+    function test_revealVerdictsReject_gas() public {
         uint256 jobId = _verifyingJob();
-        address verifier = _assigned(jobId)[0];
+        address[] memory verifiers = _assigned(jobId);
+        _submit(jobId, verifiers[1], 0);
+        _submit(jobId, verifiers[2], 0);
         bool[] memory approvals = _approvals(4, 1);
-        vm.prank(verifier);
-        jobManager.submitVerdicts(jobId, approvals);
-        _snap("JobManager.submitVerdicts (one reject)");
+        bytes32 salt = _verdictSalt(jobId, verifiers[0]);
+        bytes32 sealedHash = _verdictCommitment(jobId, verifiers[0], approvals, salt);
+        vm.prank(verifiers[0]);
+        round.commitVerdicts(jobId, sealedHash);
+        vm.prank(verifiers[0]);
+        round.revealVerdicts(jobId, approvals, salt);
+        _snap("VerificationRound.revealVerdicts (one reject)");
+    }
+
+    function test_fundJackpot_gas() public {
+        vm.prank(stranger);
+        jobManager.fundJackpot(100e18);
+        _snap("JobManager.fundJackpot");
+    }
+
+    /// @notice Every job carries a forced error: one verifier approves it (slashed into the pool),
+    ///         two reject it (bond + jackpot each).
+    function test_forcedError_gas() public {
+        _redeployWithRate(10_000);
+        vm.prank(stranger);
+        jobManager.fundJackpot(100e18);
+        uint256 jobId = _verifyingJob();
+        (, uint256 f) = round.drawForcedError(jobId, _secret(jobId));
+        address[] memory verifiers = _assigned(jobId);
+        _submit(jobId, verifiers[0], 0);
+        _submit(jobId, verifiers[1], uint256(1) << f);
+        _submit(jobId, verifiers[2], uint256(1) << f);
+        vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
+        _revealSecret(jobId);
+        _snap("VerificationRound.revealSecret (forced, q=4)");
+        jobManager.finalize(jobId);
+        _snap("JobManager.finalize (forced error: 1 slashed, 2 jackpots; finalized, first model mint)");
     }
 
     function test_resolveInvalid_gas() public {
@@ -163,6 +210,7 @@ contract Gas_Test is Deployers {
 
     function test_bytecodeSize_gas() public {
         vmx.snapshotValue(GROUP, "size JobManager", address(jobManager).code.length);
+        vmx.snapshotValue(GROUP, "size VerificationRound", address(round).code.length);
         vmx.snapshotValue(GROUP, "size ArbitrationCommittee", address(committee).code.length);
         vmx.snapshotValue(GROUP, "size StakeManager", address(stakeManager).code.length);
         vmx.snapshotValue(GROUP, "size ShareRegistry", address(registry).code.length);

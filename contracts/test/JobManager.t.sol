@@ -6,6 +6,9 @@ import {Deployers} from "./utils/Deployers.sol";
 import {Merkle} from "./utils/Merkle.sol";
 // Contracts
 import {JobManager} from "../src/JobManager.sol";
+import {VerificationRound} from "../src/VerificationRound.sol";
+// Libraries
+import {LibCheckpoint} from "../src/libraries/LibCheckpoint.sol";
 // Interfaces
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {IERC20Errors} from "@openzeppelin/contracts/interfaces/draft-IERC6093.sol";
@@ -13,6 +16,7 @@ import {IAdjudicator} from "../src/interfaces/IAdjudicator.sol";
 import {IJobManager} from "../src/interfaces/IJobManager.sol";
 import {IShareRegistry} from "../src/interfaces/IShareRegistry.sol";
 import {IStakeManager} from "../src/interfaces/IStakeManager.sol";
+import {IVerificationRound} from "../src/interfaces/IVerificationRound.sol";
 // Types
 import {Job, JobStatus, Params, Verdict} from "../src/types/JobTypes.sol";
 import {Role} from "../src/types/Role.sol";
@@ -85,6 +89,10 @@ contract JobManager_Constructor_Test is JobManager_Init {
         vm.expectRevert(abi.encodeWithSelector(IJobManager.InvalidParam.selector, "verdictWindow", 0));
         _deployWith(p);
         p = _defaultParams();
+        p.revealWindow = 0;
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.InvalidParam.selector, "revealWindow", 0));
+        _deployWith(p);
+        p = _defaultParams();
         p.challengeWindow = 0;
         vm.expectRevert(abi.encodeWithSelector(IJobManager.InvalidParam.selector, "challengeWindow", 0));
         _deployWith(p);
@@ -96,12 +104,67 @@ contract JobManager_Constructor_Test is JobManager_Init {
         assertEq(address(jobManager.shareRegistry()), address(registry));
         assertEq(address(jobManager.adjudicator()), address(committee));
         assertEq(jobManager.admin(), address(this));
-        assertEq(jobManager.treasury(), address(this));
+        assertEq(address(jobManager.verificationRound()), address(round));
         assertEq(registry.minter(), address(jobManager));
         Params memory p = jobManager.params();
         assertEq(p.solverStake, 100e18);
         assertEq(uint256(p.verifiersPerJob), 3);
         assertEq(uint256(p.samplesPerJob), 4);
+        assertEq(p.jackpot, 20e18);
+        assertEq(uint256(p.revealWindow), 10 minutes);
+    }
+}
+
+contract JobManager_SetVerificationRound_Test is JobManager_Init {
+    function test_setVerificationRound_again_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.VerificationRoundAlreadySet.selector, address(round)));
+        jobManager.setVerificationRound(IVerificationRound(address(1)));
+    }
+
+    function test_setVerificationRound_notAdmin_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.NotAdmin.selector, stranger));
+        vm.prank(stranger);
+        jobManager.setVerificationRound(IVerificationRound(address(1)));
+    }
+
+    function test_setVerificationRound_fresh_succeeds() public {
+        JobManager fresh = new JobManager(
+            token, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), params, address(this)
+        );
+        vm.expectRevert(IJobManager.ZeroAddress.selector);
+        fresh.setVerificationRound(IVerificationRound(address(0)));
+        vm.expectEmit(address(fresh));
+        emit IJobManager.VerificationRoundSet(address(round));
+        fresh.setVerificationRound(round);
+        assertEq(address(fresh.verificationRound()), address(round));
+    }
+
+    function test_commitCheckpoints_roundNotSet_reverts() public {
+        JobManager fresh = new JobManager(
+            token, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), params, address(this)
+        );
+        vm.expectRevert(IJobManager.VerificationRoundNotSet.selector);
+        fresh.commitCheckpoints(1, bytes32(uint256(1)), CHECKPOINT_URL, bytes32(uint256(1)));
+    }
+}
+
+contract JobManager_FundJackpot_Test is JobManager_Init {
+    function testFuzz_fundJackpot_addsToPool_succeeds(uint256 amount) public {
+        amount = bound(amount, 0, FUNDS);
+        uint256 balanceBefore = token.balanceOf(stranger);
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.JackpotFunded(stranger, amount);
+        vm.prank(stranger);
+        jobManager.fundJackpot(amount);
+        assertEq(jobManager.jackpotPool(), amount);
+        assertEq(token.balanceOf(stranger), balanceBefore - amount);
+        (,,, uint256 pool) = jobManager.liabilities();
+        assertEq(pool, amount);
+        _assertJobManagerSolvent();
+    }
+
+    function test_fundJackpot_addsToPool_succeeds() public {
+        testFuzz_fundJackpot_addsToPool_succeeds(100e18);
     }
 }
 
@@ -157,7 +220,7 @@ contract JobManager_PostJob_Test is JobManager_Init {
         assertEq(job.reward, reward);
         assertEq(uint8(job.status), uint8(JobStatus.Open));
         assertEq(jobManager.specURIOf(jobId), SPEC_URI);
-        (uint256 escrowed,,) = jobManager.liabilities();
+        (uint256 escrowed,,,) = jobManager.liabilities();
         assertEq(escrowed, escrow);
     }
 
@@ -215,7 +278,7 @@ contract JobManager_CancelJob_Test is JobManager_Init {
         jobManager.cancelJob(jobId);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Cancelled));
         assertEq(jobManager.creditOf(submitter), escrow);
-        (uint256 escrowed,, uint256 credits) = jobManager.liabilities();
+        (uint256 escrowed,, uint256 credits,) = jobManager.liabilities();
         assertEq(escrowed, 0);
         assertEq(credits, escrow);
     }
@@ -304,8 +367,12 @@ contract JobManager_CommitCheckpoints_Test is JobManager_Init {
         bytes32 root = _root(TOTAL_STEPS, INTERVAL);
         vm.expectEmit(address(jobManager));
         emit IJobManager.CheckpointsCommitted(jobId, solver, root, CHECKPOINT_URL, uint64(block.number + 1));
+        vm.expectEmit(address(round));
+        emit IVerificationRound.SecretCommitted(jobId, solver, _secretCommitment(jobId, solver));
         vm.prank(solver);
-        jobManager.commitCheckpoints(jobId, root, CHECKPOINT_URL);
+        jobManager.commitCheckpoints(jobId, root, CHECKPOINT_URL, _secretCommitment(jobId, solver));
+        (bytes32 commitment,,,) = round.roundOf(jobId);
+        assertEq(commitment, _secretCommitment(jobId, solver));
         Job memory job = _job(jobId);
         assertEq(job.merkleRoot, root);
         assertEq(uint256(job.randomnessBlock), block.number + 1);
@@ -316,7 +383,7 @@ contract JobManager_CommitCheckpoints_Test is JobManager_Init {
     function test_commitCheckpoints_notSolver_reverts() public {
         vm.expectRevert(abi.encodeWithSelector(IJobManager.NotSolver.selector, jobId, stranger));
         vm.prank(stranger);
-        jobManager.commitCheckpoints(jobId, bytes32(uint256(1)), CHECKPOINT_URL);
+        jobManager.commitCheckpoints(jobId, bytes32(uint256(1)), CHECKPOINT_URL, bytes32(uint256(1)));
     }
 
     function test_commitCheckpoints_afterDeadline_reverts() public {
@@ -326,21 +393,27 @@ contract JobManager_CommitCheckpoints_Test is JobManager_Init {
             abi.encodeWithSelector(IJobManager.CommitDeadlinePassed.selector, jobId, deadline, deadline + 1)
         );
         vm.prank(solver);
-        jobManager.commitCheckpoints(jobId, bytes32(uint256(1)), CHECKPOINT_URL);
+        jobManager.commitCheckpoints(jobId, bytes32(uint256(1)), CHECKPOINT_URL, bytes32(uint256(1)));
     }
 
     function test_commitCheckpoints_zeroRoot_reverts() public {
         vm.expectRevert(abi.encodeWithSelector(IJobManager.ZeroMerkleRoot.selector, jobId));
         vm.prank(solver);
-        jobManager.commitCheckpoints(jobId, bytes32(0), CHECKPOINT_URL);
+        jobManager.commitCheckpoints(jobId, bytes32(0), CHECKPOINT_URL, bytes32(uint256(1)));
+    }
+
+    function test_commitCheckpoints_zeroSecretCommitment_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ZeroCommitment.selector, jobId));
+        vm.prank(solver);
+        jobManager.commitCheckpoints(jobId, bytes32(uint256(1)), CHECKPOINT_URL, bytes32(0));
     }
 
     function test_commitCheckpoints_twice_reverts() public {
         vm.prank(solver);
-        jobManager.commitCheckpoints(jobId, bytes32(uint256(1)), CHECKPOINT_URL);
+        jobManager.commitCheckpoints(jobId, bytes32(uint256(1)), CHECKPOINT_URL, bytes32(uint256(1)));
         vm.expectRevert(abi.encodeWithSelector(IJobManager.UnexpectedJobStatus.selector, jobId, JobStatus.Committed));
         vm.prank(solver);
-        jobManager.commitCheckpoints(jobId, bytes32(uint256(1)), CHECKPOINT_URL);
+        jobManager.commitCheckpoints(jobId, bytes32(uint256(1)), CHECKPOINT_URL, bytes32(uint256(1)));
     }
 }
 
@@ -410,7 +483,10 @@ contract JobManager_AssignVerifiers_Test is JobManager_Init {
         Job memory job = _job(jobId);
         assertEq(uint8(job.status), uint8(JobStatus.Verifying));
         assertEq(uint256(job.verdictDeadline), block.timestamp + params.verdictWindow);
-        assertEq(uint256(job.challengeDeadline), block.timestamp + params.verdictWindow + params.challengeWindow);
+        assertEq(
+            uint256(job.challengeDeadline),
+            block.timestamp + params.verdictWindow + params.revealWindow + params.challengeWindow
+        );
     }
 
     function test_assignVerifiers_sameBlock_reverts() public {
@@ -479,7 +555,7 @@ contract JobManager_AssignVerifiers_Test is JobManager_Init {
         vm.prank(solver);
         jobManager.claimJob(id);
         vm.prank(solver);
-        jobManager.commitCheckpoints(id, keccak256("root"), CHECKPOINT_URL);
+        jobManager.commitCheckpoints(id, keccak256("root"), CHECKPOINT_URL, keccak256("secret"));
         vm.roll(block.number + 2);
         if (blockHash != bytes32(0)) vmx.setBlockhash(block.number - 1, blockHash);
         jobManager.assignVerifiers(id);
@@ -498,7 +574,7 @@ contract JobManager_AssignVerifiers_Test is JobManager_Init {
     }
 }
 
-contract JobManager_SubmitVerdicts_Test is JobManager_Init {
+contract JobManager_RecordVerdicts_Test is JobManager_Init {
     uint256 internal jobId;
     address[] internal verifiers;
 
@@ -508,12 +584,28 @@ contract JobManager_SubmitVerdicts_Test is JobManager_Init {
         verifiers = _assigned(jobId);
     }
 
-    function test_submitVerdicts_approveAll_succeeds() public {
+    function _seal(address verifier, uint256 rejectMask) internal {
+        bytes32 commitment =
+            _verdictCommitment(jobId, verifier, _approvals(4, rejectMask), _verdictSalt(jobId, verifier));
+        vm.prank(verifier);
+        round.commitVerdicts(jobId, commitment);
+    }
+
+    function _open(address verifier, uint256 rejectMask) internal {
+        bool[] memory approvals = _approvals(4, rejectMask);
+        bytes32 salt = _verdictSalt(jobId, verifier);
+        vm.prank(verifier);
+        round.revealVerdicts(jobId, approvals, salt);
+    }
+
+    function test_recordVerdicts_approveAll_succeeds() public {
+        for (uint256 i; i < verifiers.length; ++i) {
+            _seal(verifiers[i], 0);
+        }
         bool[] memory approvals = _approvals(4, 0);
         vm.expectEmit(address(jobManager));
         emit IJobManager.VerdictsSubmitted(jobId, verifiers[0], approvals, 0);
-        vm.prank(verifiers[0]);
-        jobManager.submitVerdicts(jobId, approvals);
+        _open(verifiers[0], 0);
         Verdict[] memory verdicts = jobManager.verdictOf(jobId, verifiers[0]);
         assertEq(verdicts.length, 4);
         for (uint256 i; i < 4; ++i) {
@@ -522,13 +614,15 @@ contract JobManager_SubmitVerdicts_Test is JobManager_Init {
         assertEq(jobManager.disputedMaskOf(jobId), 0);
     }
 
-    function testFuzz_submitVerdicts_rejectsPostBonds_succeeds(uint256 rejectMask) public {
+    function testFuzz_recordVerdicts_rejectsPullBonds_succeeds(uint256 rejectMask) public {
         rejectMask = bound(rejectMask, 0, 15);
         uint256 rejects;
         for (uint256 i; i < 4; ++i) {
             rejects += (rejectMask >> i) & 1;
         }
         uint256 balanceBefore = token.balanceOf(verifiers[1]);
+        _submit(jobId, verifiers[0], 0);
+        _submit(jobId, verifiers[2], 0);
         _submit(jobId, verifiers[1], rejectMask);
         assertEq(token.balanceOf(verifiers[1]), balanceBefore - rejects * params.challengeBond);
         assertEq(jobManager.disputedMaskOf(jobId), rejectMask);
@@ -536,23 +630,34 @@ contract JobManager_SubmitVerdicts_Test is JobManager_Init {
         for (uint256 i; i < 4; ++i) {
             assertEq(uint8(verdicts[i]), uint8((rejectMask >> i) & 1 == 1 ? Verdict.Reject : Verdict.Approve));
         }
-        (, uint256 bonds,) = jobManager.liabilities();
+        (, uint256 bonds,,) = jobManager.liabilities();
         assertEq(bonds, rejects * params.challengeBond);
     }
 
-    function test_submitVerdicts_rejectsPostBonds_succeeds() public {
-        testFuzz_submitVerdicts_rejectsPostBonds_succeeds(5);
+    function test_recordVerdicts_rejectsPullBonds_succeeds() public {
+        testFuzz_recordVerdicts_rejectsPullBonds_succeeds(5);
     }
 
-    function test_submitVerdicts_lastVerifier_setsChallengeDeadline_succeeds() public {
+    function test_recordVerdicts_lastVerifier_setsChallengeDeadline_succeeds() public {
+        for (uint256 i; i < verifiers.length; ++i) {
+            _seal(verifiers[i], 0);
+        }
         vm.warp(block.timestamp + 60);
-        _submit(jobId, verifiers[0], 0);
-        _submit(jobId, verifiers[1], 0);
+        _open(verifiers[0], 0);
+        _open(verifiers[1], 0);
         uint64 expected = uint64(block.timestamp) + params.challengeWindow;
         vm.expectEmit(address(jobManager));
         emit IJobManager.ChallengeDeadlineSet(jobId, expected);
-        _submit(jobId, verifiers[2], 0);
+        _open(verifiers[2], 0);
         assertEq(uint256(_job(jobId).challengeDeadline), expected);
+    }
+
+    function test_recordVerdicts_notAllRevealed_keepsChallengeDeadline_succeeds() public {
+        uint64 deadline = _job(jobId).challengeDeadline;
+        _seal(verifiers[0], 0);
+        vm.warp(uint256(_job(jobId).verdictDeadline) + 1);
+        _open(verifiers[0], 0);
+        assertEq(uint256(_job(jobId).challengeDeadline), deadline);
     }
 
     function test_verdictOf_beforeSubmit_returnsNone_succeeds() public {
@@ -562,45 +667,42 @@ contract JobManager_SubmitVerdicts_Test is JobManager_Init {
         assertEq(jobManager.verdictOf(jobId, stranger).length, 0);
     }
 
-    function test_submitVerdicts_notAssigned_reverts() public {
+    function test_recordVerdicts_notRound_reverts() public {
+        bool[] memory approvals = _approvals(4, 0);
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.NotVerificationRound.selector, verifiers[0]));
+        vm.prank(verifiers[0]);
+        jobManager.recordVerdicts(jobId, verifiers[0], approvals);
+    }
+
+    function test_recordVerdicts_notAssigned_reverts() public {
         bool[] memory approvals = _approvals(4, 0);
         vm.expectRevert(abi.encodeWithSelector(IJobManager.NotAssignedVerifier.selector, jobId, stranger));
-        vm.prank(stranger);
-        jobManager.submitVerdicts(jobId, approvals);
+        vm.prank(address(round));
+        jobManager.recordVerdicts(jobId, stranger, approvals);
     }
 
-    function test_submitVerdicts_twice_reverts() public {
-        _submit(jobId, verifiers[0], 0);
+    function test_recordVerdicts_twice_reverts() public {
         bool[] memory approvals = _approvals(4, 0);
+        vm.prank(address(round));
+        jobManager.recordVerdicts(jobId, verifiers[0], approvals);
         vm.expectRevert(abi.encodeWithSelector(IJobManager.VerdictsAlreadySubmitted.selector, jobId, verifiers[0]));
-        vm.prank(verifiers[0]);
-        jobManager.submitVerdicts(jobId, approvals);
+        vm.prank(address(round));
+        jobManager.recordVerdicts(jobId, verifiers[0], approvals);
     }
 
-    function test_submitVerdicts_afterDeadline_reverts() public {
-        uint64 deadline = _job(jobId).verdictDeadline;
-        vm.warp(deadline + 1);
-        bool[] memory approvals = _approvals(4, 0);
-        vm.expectRevert(
-            abi.encodeWithSelector(IJobManager.VerdictDeadlinePassed.selector, jobId, deadline, deadline + 1)
-        );
-        vm.prank(verifiers[0]);
-        jobManager.submitVerdicts(jobId, approvals);
-    }
-
-    function test_submitVerdicts_wrongCount_reverts() public {
+    function test_recordVerdicts_wrongCount_reverts() public {
         bool[] memory approvals = _approvals(3, 0);
         vm.expectRevert(abi.encodeWithSelector(IJobManager.VerdictCountMismatch.selector, jobId, 4, 3));
-        vm.prank(verifiers[0]);
-        jobManager.submitVerdicts(jobId, approvals);
+        vm.prank(address(round));
+        jobManager.recordVerdicts(jobId, verifiers[0], approvals);
     }
 
-    function test_submitVerdicts_notVerifying_reverts() public {
+    function test_recordVerdicts_notVerifying_reverts() public {
         uint256 openJob = _postJob();
         bool[] memory approvals = _approvals(4, 0);
         vm.expectRevert(abi.encodeWithSelector(IJobManager.UnexpectedJobStatus.selector, openJob, JobStatus.Open));
-        vm.prank(verifiers[0]);
-        jobManager.submitVerdicts(openJob, approvals);
+        vm.prank(address(round));
+        jobManager.recordVerdicts(openJob, verifiers[0], approvals);
     }
 }
 
@@ -722,6 +824,14 @@ contract JobManager_Finalize_Test is JobManager_Init {
         jobManager.finalize(jobId);
     }
 
+    function test_finalize_secretNotRevealed_reverts() public {
+        uint256 jobId = _verifyingJob();
+        _submitAll(jobId, 0);
+        vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.RoundPending.selector, jobId));
+        jobManager.finalize(jobId);
+    }
+
     function test_finalize_wrongStatus_reverts() public {
         uint256 jobId = _postJob();
         vm.expectRevert(abi.encodeWithSelector(IJobManager.UnexpectedJobStatus.selector, jobId, JobStatus.Open));
@@ -777,6 +887,8 @@ contract JobManager_Finalize_Test is JobManager_Init {
             token, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), params, address(this)
         );
         stakeManager.grantRole(stakeManager.PROTOCOL_ROLE(), address(fresh));
+        round = new VerificationRound(IJobManager(address(fresh)), 0);
+        fresh.setVerificationRound(round);
         jobManager = fresh;
         for (uint256 i; i < verifierPool.length; ++i) {
             vm.prank(verifierPool[i]);
@@ -858,11 +970,11 @@ contract JobManager_VerifyCheckpoint_Test is JobManager_Init {
         jobManager.claimJob(jobId);
         assertFalse(jobManager.verifyCheckpoint(jobId, leafIndex, hashes[leafIndex], proof));
         vm.prank(solver);
-        jobManager.commitCheckpoints(jobId, root, CHECKPOINT_URL);
+        jobManager.commitCheckpoints(jobId, root, CHECKPOINT_URL, _secretCommitment(jobId, solver));
         assertTrue(jobManager.verifyCheckpoint(jobId, leafIndex, hashes[leafIndex], proof));
         assertFalse(jobManager.verifyCheckpoint(jobId, leafIndex, keccak256("forged"), proof));
         assertFalse(jobManager.verifyCheckpoint(jobId, segmentCount + 1, hashes[leafIndex], proof));
-        assertEq(jobManager.leafHash(leafIndex * interval, hashes[leafIndex]), leaves[leafIndex]);
+        assertEq(LibCheckpoint.leafHash(leafIndex * interval, hashes[leafIndex]), leaves[leafIndex]);
     }
 
     function test_verifyCheckpoint_everyLeaf_succeeds() public {
@@ -873,6 +985,6 @@ contract JobManager_VerifyCheckpoint_Test is JobManager_Init {
     function test_leafHash_matchesSpec_succeeds() public {
         bytes32 stateHash = sha256("checkpoint bytes");
         bytes32 expected = keccak256(bytes.concat(keccak256(abi.encode(uint256(10), stateHash))));
-        assertEq(jobManager.leafHash(10, stateHash), expected);
+        assertEq(LibCheckpoint.leafHash(10, stateHash), expected);
     }
 }

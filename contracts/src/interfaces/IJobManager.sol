@@ -6,14 +6,17 @@ import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {IAdjudicator} from "./IAdjudicator.sol";
 import {IStakeManager} from "./IStakeManager.sol";
 import {IShareRegistry} from "./IShareRegistry.sol";
+import {IVerificationRound} from "./IVerificationRound.sol";
 // Types
 import {Job, JobStatus, Params, Verdict} from "../types/JobTypes.sol";
 import {Role} from "../types/Role.sol";
+import {RoundOutcome} from "../types/RoundTypes.sol";
 
 /// @title IJobManager
 /// @notice Escrows training jobs and runs their lifecycle: post, claim, commit checkpoints,
-///         random verifier assignment, verdicts, whistleblower challenges, disputes through an
-///         `IAdjudicator`, finalization (reward, fees, ownership shares) and pull payments.
+///         random verifier assignment, sealed verdicts and forced errors through an
+///         `IVerificationRound` (docs/FORCED_ERRORS.md), whistleblower challenges, disputes through
+///         an `IAdjudicator`, finalization (reward, fees, ownership shares, jackpots) and pull payments.
 interface IJobManager {
     ////// Errors //////
 
@@ -35,6 +38,21 @@ interface IJobManager {
 
     /// @notice Thrown when a dispute would be opened before an adjudicator was set.
     error AdjudicatorNotSet();
+
+    /// @notice Thrown when `setVerificationRound` is called a second time.
+    /// @param round The verification round already set.
+    error VerificationRoundAlreadySet(address round);
+
+    /// @notice Thrown when checkpoints are committed before a verification round was set.
+    error VerificationRoundNotSet();
+
+    /// @notice Thrown when `recordVerdicts` is not called by the verification round.
+    /// @param caller msg.sender.
+    error NotVerificationRound(address caller);
+
+    /// @notice Thrown when finalizing a Verifying job whose round still has a window open.
+    /// @param jobId Job.
+    error RoundPending(uint256 jobId);
 
     /// @notice Thrown when a job's step counts are invalid (zero, or N not a multiple of k).
     /// @param totalSteps N (steps).
@@ -97,12 +115,6 @@ interface IJobManager {
     /// @param jobId Job.
     /// @param verifier Verifier.
     error VerdictsAlreadySubmitted(uint256 jobId, address verifier);
-
-    /// @notice Thrown when verdicts arrive after the verdict deadline.
-    /// @param jobId Job.
-    /// @param deadline Verdict deadline (seconds).
-    /// @param nowTs Current block timestamp (seconds).
-    error VerdictDeadlinePassed(uint256 jobId, uint64 deadline, uint64 nowTs);
 
     /// @notice Thrown when the number of verdicts differs from the number of sampled segments.
     /// @param jobId Job.
@@ -170,6 +182,35 @@ interface IJobManager {
     /// @param adjudicator Adjudicator.
     event AdjudicatorSet(address indexed adjudicator);
 
+    /// @notice Emitted once, when the verification round was set.
+    /// @param round Verification round.
+    event VerificationRoundSet(address indexed round);
+
+    /// @notice Emitted when tokens were added to the jackpot pool.
+    /// @param funder Account that paid.
+    /// @param amount Amount added (wei).
+    event JackpotFunded(address indexed funder, uint256 amount);
+
+    /// @notice Emitted when a forced error was settled at finalize (docs/FORCED_ERRORS.md section 3).
+    /// @param jobId Job.
+    /// @param sampleIndex Sample carrying the forced error.
+    /// @param slashed Stakes of its approvers slashed into the jackpot pool (wei).
+    /// @param paid Jackpots paid from the pool to its rejecters and whistleblowers (wei).
+    event ForcedErrorSettled(uint256 indexed jobId, uint256 sampleIndex, uint256 slashed, uint256 paid);
+
+    /// @notice Emitted when a jackpot was credited from the pool.
+    /// @param jobId Job of the forced error.
+    /// @param account Rejecter or whistleblower credited.
+    /// @param amount Amount (wei): min(jackpot, pool).
+    event JackpotPaid(uint256 indexed jobId, address indexed account, uint256 amount);
+
+    /// @notice Emitted when a solver was slashed for posting no claims or not revealing its secret.
+    /// @param jobId Job.
+    /// @param solver Solver.
+    /// @param outcome Round outcome (NoClaims or NoReveal).
+    /// @param slashed Stake slashed and credited to the submitter (wei).
+    event SolverFaulted(uint256 indexed jobId, address indexed solver, RoundOutcome outcome, uint256 slashed);
+
     /// @notice Emitted when a job was posted and its escrow taken.
     /// @param jobId New job id.
     /// @param submitter Submitter.
@@ -234,7 +275,7 @@ interface IJobManager {
         uint256 indexed jobId, address[] verifiers, uint32[] segments, uint64 verdictDeadline, uint64 challengeDeadline
     );
 
-    /// @notice Emitted when a verifier submitted its verdicts.
+    /// @notice Emitted when a verifier's revealed verdicts were recorded.
     /// @param jobId Job.
     /// @param verifier Verifier.
     /// @param approvals Approve (true) / reject (false) per sampled segment.
@@ -256,7 +297,7 @@ interface IJobManager {
         uint256 indexed jobId, uint256 sampleIndex, address indexed verifier, address indexed challenger, uint256 bond
     );
 
-    /// @notice Emitted when an assigned verifier that never submitted was slashed.
+    /// @notice Emitted when an assigned verifier that never revealed verdicts was slashed.
     /// @param jobId Job.
     /// @param verifier Verifier.
     /// @param slashed Stake slashed and credited to the submitter (wei).
@@ -307,9 +348,10 @@ interface IJobManager {
     /// @param shares Ownership shares minted to the solver (steps).
     event JobFinalized(uint256 indexed jobId, address indexed solver, uint256 reward, uint256 shares);
 
-    /// @notice Emitted when a job was rejected because a segment was invalid.
+    /// @notice Emitted when a job was rejected: a segment was invalid, or the solver posted no
+    ///         claims or did not reveal its secret.
     /// @param jobId Job.
-    /// @param disputeId Dispute that found the invalid segment.
+    /// @param disputeId Dispute that found the invalid segment (0 for a solver fault).
     /// @param refund Reward and fees credited back to the submitter (wei).
     event JobRejected(uint256 indexed jobId, uint256 indexed disputeId, uint256 refund);
 
@@ -329,6 +371,14 @@ interface IJobManager {
     /// @notice Sets the adjudicator, once (admin only). Disputes cannot open before.
     /// @param adjudicator Adjudicator (the ArbitrationCommittee in v0).
     function setAdjudicator(IAdjudicator adjudicator) external;
+
+    /// @notice Sets the verification round, once (admin only). Checkpoints cannot be committed before.
+    /// @param round Verification round serving this JobManager.
+    function setVerificationRound(IVerificationRound round) external;
+
+    /// @notice Adds `amount` to the jackpot pool (transferFrom; approve first). Callable by anyone.
+    /// @param amount Amount (wei).
+    function fundJackpot(uint256 amount) external;
 
     ////// Job lifecycle //////
 
@@ -358,11 +408,18 @@ interface IJobManager {
     /// @param jobId Job.
     function claimJob(uint256 jobId) external;
 
-    /// @notice Commits the checkpoint Merkle root (solver only, before the commit deadline).
+    /// @notice Commits the checkpoint Merkle root and the forced-error secret (solver only, before the
+    ///         commit deadline); forwards the secret commitment to `IVerificationRound.onCommit`.
     /// @param jobId Job.
     /// @param merkleRoot Root of the checkpoint tree (PROTOCOL.md 2.3), non-zero.
     /// @param checkpointURL Base URL of the solver's checkpoint API.
-    function commitCheckpoints(uint256 jobId, bytes32 merkleRoot, string calldata checkpointURL) external;
+    /// @param secretCommitment keccak256(abi.encode(jobId, solver, secret)), non-zero.
+    function commitCheckpoints(
+        uint256 jobId,
+        bytes32 merkleRoot,
+        string calldata checkpointURL,
+        bytes32 secretCommitment
+    ) external;
 
     /// @notice After a missed commit deadline, slashes the solver's stake to the submitter and reopens
     ///         the job. Callable by anyone.
@@ -375,11 +432,14 @@ interface IJobManager {
     /// @param jobId Job.
     function assignVerifiers(uint256 jobId) external;
 
-    /// @notice Submits one verdict per sampled segment (assigned verifier, once, before the
-    ///         verdict deadline); pays `challengeBond` per reject (transferFrom).
+    /// @notice Records a verifier's revealed verdicts, one per sampled segment (verification round
+    ///         only, which enforces the windows); pulls `challengeBond` per reject from `verifier`
+    ///         (transferFrom; the verifier approves the JobManager). When every assigned verifier has
+    ///         verdicts, the challenge deadline becomes now + challengeWindow.
     /// @param jobId Job.
+    /// @param verifier Assigned verifier that revealed.
     /// @param approvals true = approve, false = reject, in sample order.
-    function submitVerdicts(uint256 jobId, bool[] calldata approvals) external;
+    function recordVerdicts(uint256 jobId, address verifier, bool[] calldata approvals) external;
 
     /// @notice Challenges `verifier`'s approval of sample `sampleIndex` (active whistleblower, before
     ///         the challenge deadline); pays `challengeBond` (transferFrom).
@@ -388,8 +448,9 @@ interface IJobManager {
     /// @param verifier Verifier whose approval is challenged.
     function challengeApproval(uint256 jobId, uint256 sampleIndex, address verifier) external;
 
-    /// @notice Moves a job past its challenge deadline or resolved dispute: slashes missed verdicts,
-    ///         opens a dispute on the first disputed segment, or finalizes. Callable by anyone.
+    /// @notice Moves a job past its challenge deadline (and its round's secret reveal) or resolved
+    ///         dispute: settles the round outcome (docs/FORCED_ERRORS.md section 3), slashes missed
+    ///         verdicts, opens a dispute on the first disputed segment, or finalizes. Callable by anyone.
     /// @param jobId Job.
     function finalize(uint256 jobId) external;
 
@@ -451,13 +512,6 @@ interface IJobManager {
     /// @return params Parameters.
     function params() external view returns (Params memory params);
 
-    /// @notice Merkle leaf of a checkpoint:
-    ///         keccak256(bytes.concat(keccak256(abi.encode(step, stateHash)))).
-    /// @param step Step of the checkpoint (steps).
-    /// @param stateHash sha256 of the checkpoint bytes.
-    /// @return leaf Leaf hash.
-    function leafHash(uint256 step, bytes32 stateHash) external pure returns (bytes32 leaf);
-
     /// @notice Whether `stateHash` is leaf `leafIndex` (step leafIndex * k) of the job's committed tree.
     /// @param jobId Job.
     /// @param leafIndex Leaf index in [0, N/k].
@@ -489,11 +543,21 @@ interface IJobManager {
     /// @return mask Disputed-sample bitmap.
     function disputedMaskOf(uint256 jobId) external view returns (uint256 mask);
 
-    /// @notice Token amounts the JobManager owes (wei); its token balance is always at least the sum.
+    /// @notice Token amounts the JobManager holds for others (wei); its token balance equals the sum
+    ///         unless someone transfers tokens to it directly.
     /// @return escrowed Rewards and verifier fees held for live jobs (wei).
     /// @return bonds Reject and challenge bonds held (wei).
     /// @return credits Credits not yet claimed (wei).
-    function liabilities() external view returns (uint256 escrowed, uint256 bonds, uint256 credits);
+    /// @return jackpotPool Jackpot pool (wei).
+    function liabilities() external view returns (uint256 escrowed, uint256 bonds, uint256 credits, uint256 jackpotPool);
+
+    /// @notice Jackpot pool: funded by `fundJackpot` and by approvers of forced errors (wei).
+    /// @return amount Pool (wei).
+    function jackpotPool() external view returns (uint256 amount);
+
+    /// @notice Verification round (zero until set).
+    /// @return round Verification round.
+    function verificationRound() external view returns (IVerificationRound round);
 
     /// @notice Payment token.
     /// @return token ERC-20 used for rewards, fees, bonds and credits.
@@ -511,11 +575,8 @@ interface IJobManager {
     /// @return adjudicator Adjudicator.
     function adjudicator() external view returns (IAdjudicator adjudicator);
 
-    /// @notice Admin given at construction (sets the adjudicator once).
+    /// @notice Admin given at construction (sets the adjudicator and the verification round once)
+    ///         and treasury of rounding dust from dispute pots.
     /// @return admin Admin.
     function admin() external view returns (address admin);
-
-    /// @notice Receiver of rounding dust from dispute pots.
-    /// @return treasury Treasury (the admin given at construction).
-    function treasury() external view returns (address treasury);
 }

@@ -16,7 +16,7 @@ interface IVerificationRound {
     error NotJobManager(address caller);
     /// @notice Thrown when the forced-error rate is above 10_000 basis points.
     error InvalidRate(uint256 rateBps);
-    /// @notice Thrown when a secret commitment is zero.
+    /// @notice Thrown when a secret or verdict commitment is zero.
     error ZeroCommitment(uint256 jobId);
     /// @notice Thrown when the job is not in the status the action needs (JobStatus as uint8).
     error WrongJobStatus(uint256 jobId, uint8 status);
@@ -108,6 +108,7 @@ interface IVerificationRound {
 
     /// @notice The forced-error draw for `secret` on job `jobId` (pure function of the secret and
     ///         the sample; used by solvers and tests to cross-check their own computation).
+    ///         (false, 0) before the sample is drawn.
     function drawForcedError(uint256 jobId, bytes32 secret) external view returns (bool forced, uint256 sampleIndex);
 
     /// @notice The forced claim of a true end state hash: keccak256(abi.encodePacked(FORCED_ERROR_TAG, trueEnd)).
@@ -134,7 +135,12 @@ interface IVerificationRound {
     function windowsOf(uint256 jobId)
         external
         view
-        returns (uint64 verdictRevealOpens, uint64 verdictRevealCloses, uint64 secretRevealOpens, uint64 secretRevealCloses);
+        returns (
+            uint64 verdictRevealOpens,
+            uint64 verdictRevealCloses,
+            uint64 secretRevealOpens,
+            uint64 secretRevealCloses
+        );
 
     /// @notice Forced-error rate (basis points of jobs).
     function forcedErrorRateBps() external view returns (uint256 rateBps);

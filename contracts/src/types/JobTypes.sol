@@ -29,10 +29,13 @@ enum Verdict {
 /// @param challengeBond Bond posted per reject verdict and per whistleblower challenge (wei).
 /// @param verifierFee Fee per assigned verifier, escrowed by the submitter on top of the reward (wei).
 /// @param arbiterFee Fee per majority arbiter, paid from the dispute pot while it lasts (wei).
+/// @param jackpot Paid from the jackpot pool per rejecter of a forced error and per whistleblower that
+///        challenged an approval of one, at most the pool (wei; docs/FORCED_ERRORS.md).
 /// @param verifiersPerJob V: verifiers drawn per job (at most 32).
 /// @param samplesPerJob q: segments sampled per job (at most 64).
 /// @param commitWindow Time a solver has after claiming to commit its checkpoints (seconds).
-/// @param verdictWindow Time assigned verifiers have to submit verdicts (seconds).
+/// @param verdictWindow Time the solver has to post claims and verifiers to seal verdicts (seconds).
+/// @param revealWindow Length of the verdict reveal and of the secret reveal (seconds), > 0.
 /// @param challengeWindow Time whistleblowers have to challenge approvals (seconds).
 struct Params {
     uint256 solverStake;
@@ -40,10 +43,12 @@ struct Params {
     uint256 challengeBond;
     uint256 verifierFee;
     uint256 arbiterFee;
+    uint256 jackpot;
     uint32 verifiersPerJob;
     uint32 samplesPerJob;
     uint64 commitWindow;
     uint64 verdictWindow;
+    uint64 revealWindow;
     uint64 challengeWindow;
 }
 
@@ -59,7 +64,8 @@ struct Params {
 /// @param status Current lifecycle status.
 /// @param commitDeadline Last timestamp at which the solver may commit (seconds).
 /// @param randomnessBlock Block whose hash seeds the verifier/segment draw.
-/// @param verdictDeadline Last timestamp at which assigned verifiers may submit (seconds).
+/// @param verdictDeadline Last timestamp at which the solver may post claims and assigned verifiers
+///        may seal verdicts (seconds).
 /// @param challengeDeadline Last timestamp at which approvals may be challenged (seconds).
 /// @param disputeId Adjudicator dispute id of the latest dispute (0 if none).
 struct Job {

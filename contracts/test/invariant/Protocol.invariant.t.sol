@@ -23,9 +23,9 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         vm.warp(START_TIME);
         vm.roll(START_BLOCK);
         _deploy(_config());
-        handler = new ProtocolHandler(token, stakeManager, jobManager, committee);
+        handler = new ProtocolHandler(token, stakeManager, jobManager, round, committee);
         targetContract(address(handler));
-        bytes4[] memory selectors = new bytes4[](16);
+        bytes4[] memory selectors = new bytes4[](17);
         selectors[0] = ProtocolHandler.postJob.selector;
         selectors[1] = ProtocolHandler.cancelJob.selector;
         selectors[2] = ProtocolHandler.claimAndCommit.selector;
@@ -43,15 +43,18 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         // advance twice: most calls move some job forward, so runs reach disputes and payouts.
         selectors[14] = ProtocolHandler.advance.selector;
         selectors[15] = ProtocolHandler.advance.selector;
+        selectors[16] = ProtocolHandler.fundJackpot.selector;
         targetSelector(FuzzSelector({addr: address(handler), selectors: selectors}));
     }
 
-    /// @notice Default config with V=2, q=3, K=3 so that 7 verifiers can fill jobs and committees, and
-    ///         long vote windows so that handler warps (withdrawals, deadlines) rarely skip a vote.
+    /// @notice Default config with V=2, q=3, K=3 so that 7 verifiers can fill jobs and committees,
+    ///         long vote windows so that handler warps (withdrawals, deadlines) rarely skip a vote, and
+    ///         a forced error in about one job in three.
     function _config() internal pure returns (Deploy.Config memory cfg) {
         cfg = Deploy.defaultConfig();
         cfg.params.verifiersPerJob = 2;
         cfg.params.samplesPerJob = 3;
+        cfg.forcedErrorRateBps = 3000;
         cfg.minStake = [uint256(100e18), 100e18, 10e18];
         cfg.unbondingDelay = 1 hours;
         cfg.voteCommitWindow = 2 days;
@@ -79,15 +82,19 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         assertEq(stakeManager.totalHeld(), sum, "totalHeld != sum of stakes");
     }
 
-    /// @custom:invariant P1b The JobManager's token balance covers every escrow, bond and credit
-    ///                  (exactly, since nobody donates tokens), and the credits add up per account.
+    /// @custom:invariant P1b The JobManager's token balance equals every escrow, bond and credit plus
+    ///                  the jackpot pool (exactly, since nobody donates tokens), and the credits add
+    ///                  up per account.
     /// forge-config: default.invariant.runs = 32
     /// forge-config: default.invariant.depth = 256
     /// forge-config: ci.invariant.runs = 64
     /// forge-config: ci.invariant.depth = 384
     function invariant_jobManagerSolvent() public {
-        (uint256 escrowed, uint256 bonds, uint256 credits) = jobManager.liabilities();
-        assertEq(token.balanceOf(address(jobManager)), escrowed + bonds + credits, "JobManager balance != liabilities");
+        (uint256 escrowed, uint256 bonds, uint256 credits, uint256 pool) = jobManager.liabilities();
+        assertEq(
+            token.balanceOf(address(jobManager)), escrowed + bonds + credits + pool, "JobManager balance != liabilities"
+        );
+        assertEq(pool, jobManager.jackpotPool(), "pool != jackpotPool()");
         uint256 sum = jobManager.creditOf(address(this));
         uint256 count = handler.actorCount();
         for (uint256 i; i < count; ++i) {
@@ -104,6 +111,18 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
     /// forge-config: ci.invariant.depth = 384
     function invariant_noUnjustifiedSlash() public {
         assertEq(handler.ghost_unjustifiedSlashes(), 0, "unjustified slash");
+    }
+
+    /// @custom:invariant P5 A forced error slashes every approver of its sample and no rejecter, and
+    ///                  pays each rejecter its bond back plus the jackpot while the pool covers it.
+    /// forge-config: default.invariant.runs = 32
+    /// forge-config: default.invariant.depth = 256
+    /// forge-config: ci.invariant.runs = 64
+    /// forge-config: ci.invariant.depth = 384
+    function invariant_forcedErrorsSettled() public {
+        assertEq(handler.ghost_forcedApproverNotSlashed(), 0, "approver of a forced error kept its stake");
+        assertEq(handler.ghost_forcedRejecterSlashed(), 0, "rejecter of a forced error slashed");
+        assertEq(handler.ghost_forcedWinnerUnpaid(), 0, "rejecter of a forced error not paid");
     }
 
     /// @custom:invariant P3 Ownership shares minted equal the total steps of finalized jobs.

@@ -15,9 +15,10 @@ import {JobManager} from "../../src/JobManager.sol";
 import {ShareRegistry} from "../../src/ShareRegistry.sol";
 import {StakeManager} from "../../src/StakeManager.sol";
 import {VeriToken} from "../../src/VeriToken.sol";
+import {VerificationRound} from "../../src/VerificationRound.sol";
 // Types
 import {Dispute} from "../../src/types/DisputeTypes.sol";
-import {Job, Params} from "../../src/types/JobTypes.sol";
+import {Job, JobStatus, Params} from "../../src/types/JobTypes.sol";
 import {Role} from "../../src/types/Role.sol";
 
 /// @title Deployers
@@ -46,6 +47,7 @@ abstract contract Deployers is PRBTest, Bound {
     StakeManager internal stakeManager;
     ShareRegistry internal registry;
     JobManager internal jobManager;
+    VerificationRound internal round;
     ArbitrationCommittee internal committee;
     BisectionGame internal game; // zero unless deployed with the bisection adjudicator
     Params internal params;
@@ -55,6 +57,13 @@ abstract contract Deployers is PRBTest, Bound {
     address internal whistleblower;
     address internal stranger;
     address[] internal verifierPool;
+
+    /// @notice State hashes of checkpoints 0..N/k each job's solver committed.
+    mapping(uint256 jobId => bytes32[] states) internal _committedStates;
+    /// @notice Verifiers that sealed verdicts through `_submit` and have not revealed yet.
+    mapping(uint256 jobId => address[] verifiers) internal _pendingReveals;
+    /// @notice Reject mask each verifier sealed through `_submit`.
+    mapping(uint256 jobId => mapping(address verifier => uint256 mask)) internal _sealedMasks;
 
     ////// Setup //////
 
@@ -71,9 +80,19 @@ abstract contract Deployers is PRBTest, Bound {
         stakeManager = d.stakeManager;
         registry = d.shareRegistry;
         jobManager = d.jobManager;
+        round = d.verificationRound;
         committee = d.committee;
         game = d.bisectionGame;
         params = jobManager.params();
+    }
+
+    /// @notice Fresh deployment of the default config with forced-error rate `rateBps`, and actors.
+    function _redeployWithRate(uint256 rateBps) internal {
+        Deploy.Config memory cfg = Deploy.defaultConfig();
+        cfg.forcedErrorRateBps = rateBps;
+        _deploy(cfg);
+        delete verifierPool;
+        _setUpActors();
     }
 
     function _setUpActors() internal {
@@ -127,21 +146,98 @@ abstract contract Deployers is PRBTest, Bound {
         return Merkle.root(Merkle.leaves(interval, _stateHashes(totalSteps, interval)));
     }
 
+    /// @notice The solver's forced-error secret of a job.
+    function _secret(uint256 jobId) internal pure returns (bytes32) {
+        return keccak256(abi.encode("secret", jobId));
+    }
+
+    /// @notice keccak256(abi.encode(jobId, solver, secret)), as the solver commits it.
+    function _secretCommitment(uint256 jobId, address account) internal pure returns (bytes32) {
+        return keccak256(abi.encode(jobId, account, _secret(jobId)));
+    }
+
     function _claimAndCommit(uint256 jobId) internal {
         vm.prank(solver);
         jobManager.claimJob(jobId);
-        // Computed before the prank: sha256 is a precompile call and would consume it.
-        bytes32 root = _root(TOTAL_STEPS, INTERVAL);
-        vm.prank(solver);
-        jobManager.commitCheckpoints(jobId, root, CHECKPOINT_URL);
+        Job memory job = jobManager.getJob(jobId);
+        _commit(jobId, solver, _stateHashes(job.totalSteps, job.checkpointInterval));
     }
 
+    /// @notice `account` (the job's solver) commits the tree of `states` with the secret of `_secret`.
+    function _commit(uint256 jobId, address account, bytes32[] memory states) internal {
+        // Computed before the prank: sha256/calls would consume it.
+        bytes32 root = Merkle.root(Merkle.leaves(jobManager.getJob(jobId).checkpointInterval, states));
+        _committedStates[jobId] = states;
+        bytes32 commitment = _secretCommitment(jobId, account);
+        vm.prank(account);
+        jobManager.commitCheckpoints(jobId, root, CHECKPOINT_URL, commitment);
+    }
+
+    /// @notice Assigns verifiers and, if assigned, the solver posts its claims.
     function _assign(uint256 jobId) internal {
         vm.roll(block.number + 2);
         jobManager.assignVerifiers(jobId);
+        if (_job(jobId).status == JobStatus.Verifying) _postClaims(jobId);
     }
 
-    /// @notice A job posted, claimed, committed and assigned (status Verifying).
+    /// @notice The solver's claims on the sampled segments: committed start and end states, with the
+    ///         forced claim on the forced sample if the draw says so.
+    function _claims(uint256 jobId) internal view returns (bytes32[] memory starts, bytes32[] memory ends) {
+        (, uint32[] memory segments) = jobManager.getAssignment(jobId);
+        bytes32[] storage states = _committedStates[jobId];
+        starts = new bytes32[](segments.length);
+        ends = new bytes32[](segments.length);
+        for (uint256 j; j < segments.length; ++j) {
+            starts[j] = states[segments[j]];
+            ends[j] = states[segments[j] + 1];
+        }
+        (bool forced, uint256 f) = round.drawForcedError(jobId, _secret(jobId));
+        if (forced) ends[f] = round.forcedClaim(ends[f]);
+    }
+
+    /// @notice The job's solver posts its claims.
+    function _postClaims(uint256 jobId) internal {
+        (bytes32[] memory starts, bytes32[] memory ends) = _claims(jobId);
+        address account = _job(jobId).solver;
+        vm.prank(account);
+        round.postClaims(jobId, starts, ends);
+    }
+
+    function _claimsPosted(uint256 jobId) internal view returns (bool) {
+        (bytes32[] memory starts,) = round.claimsOf(jobId);
+        return starts.length != 0;
+    }
+
+    /// @notice The job's solver reveals its secret with proofs of every claim (inside its window).
+    function _revealSecret(uint256 jobId) internal {
+        bytes32[][] memory startProofs = _proofsOf(jobId, false);
+        bytes32[][] memory endProofs = _proofsOf(jobId, true);
+        bytes32 trueEnd = _forcedTrueEnd(jobId);
+        address account = _job(jobId).solver;
+        bytes32 secret = _secret(jobId);
+        vm.prank(account);
+        round.revealSecret(jobId, secret, trueEnd, startProofs, endProofs);
+    }
+
+    /// @notice Merkle proofs of the committed start (or end) leaf of every sample.
+    function _proofsOf(uint256 jobId, bool isEnd) internal view returns (bytes32[][] memory proofs) {
+        (, uint32[] memory segments) = jobManager.getAssignment(jobId);
+        bytes32[] memory leaves = Merkle.leaves(_job(jobId).checkpointInterval, _committedStates[jobId]);
+        proofs = new bytes32[][](segments.length);
+        for (uint256 j; j < segments.length; ++j) {
+            proofs[j] = Merkle.proof(leaves, segments[j] + (isEnd ? 1 : 0));
+        }
+    }
+
+    /// @notice True end state of the forced sample (zero if none).
+    function _forcedTrueEnd(uint256 jobId) internal view returns (bytes32) {
+        (bool forced, uint256 f) = round.drawForcedError(jobId, _secret(jobId));
+        if (!forced) return bytes32(0);
+        (, uint32[] memory segments) = jobManager.getAssignment(jobId);
+        return _committedStates[jobId][segments[f] + 1];
+    }
+
+    /// @notice A job posted, claimed, committed and assigned (status Verifying), with the claims posted.
     function _verifyingJob() internal returns (uint256 jobId) {
         jobId = _postJob();
         _claimAndCommit(jobId);
@@ -164,10 +260,53 @@ abstract contract Deployers is PRBTest, Bound {
         }
     }
 
+    function _verdictSalt(uint256 jobId, address verifier) internal pure returns (bytes32) {
+        return keccak256(abi.encode("verdict salt", jobId, verifier));
+    }
+
+    /// @notice keccak256(abi.encode(jobId, verifier, approvals, salt)), as a verifier seals it.
+    function _verdictCommitment(uint256 jobId, address verifier, bool[] memory approvals, bytes32 salt)
+        internal
+        pure
+        returns (bytes32)
+    {
+        return keccak256(abi.encode(jobId, verifier, approvals, salt));
+    }
+
+    /// @notice `verifier` gives its verdicts (bit i of `rejectMask` set = reject sample i): it seals
+    ///         them now; they are revealed (and recorded at the JobManager) as soon as every assigned
+    ///         verifier has sealed, else by `_revealPending` / `_passChallengeWindow`.
     function _submit(uint256 jobId, address verifier, uint256 rejectMask) internal {
+        if (!_claimsPosted(jobId)) _postClaims(jobId);
         bool[] memory approvals = _approvals(_samples(jobId), rejectMask);
+        bytes32 commitment = _verdictCommitment(jobId, verifier, approvals, _verdictSalt(jobId, verifier));
         vm.prank(verifier);
-        jobManager.submitVerdicts(jobId, approvals);
+        round.commitVerdicts(jobId, commitment);
+        _sealedMasks[jobId][verifier] = rejectMask;
+        _pendingReveals[jobId].push(verifier);
+        (,,, uint32 committed) = round.roundOf(jobId);
+        if (committed == _assigned(jobId).length) _revealPending(jobId);
+    }
+
+    /// @notice Reveals every verdict sealed through `_submit` and not revealed yet, warping past
+    ///         the verdict deadline first unless every verifier has sealed.
+    function _revealPending(uint256 jobId) internal {
+        address[] storage pending = _pendingReveals[jobId];
+        if (pending.length == 0) return;
+        (,,, uint32 committed) = round.roundOf(jobId);
+        uint64 verdictDeadline = _job(jobId).verdictDeadline;
+        if (committed < _assigned(jobId).length && block.timestamp <= verdictDeadline) {
+            vm.warp(uint256(verdictDeadline) + 1);
+        }
+        uint256 samples = _samples(jobId);
+        for (uint256 i; i < pending.length; ++i) {
+            address verifier = pending[i];
+            bool[] memory approvals = _approvals(samples, _sealedMasks[jobId][verifier]);
+            bytes32 salt = _verdictSalt(jobId, verifier);
+            vm.prank(verifier);
+            round.revealVerdicts(jobId, approvals, salt);
+        }
+        delete _pendingReveals[jobId];
     }
 
     function _submitAll(uint256 jobId, uint256 rejectMask) internal {
@@ -177,8 +316,13 @@ abstract contract Deployers is PRBTest, Bound {
         }
     }
 
+    /// @notice Reveals the sealed verdicts still pending, passes the challenge deadline and, if the
+    ///         solver posted claims, reveals its secret (so that `finalize` can settle the round).
     function _passChallengeWindow(uint256 jobId) internal {
-        vm.warp(jobManager.getJob(jobId).challengeDeadline + 1);
+        _revealPending(jobId);
+        vm.warp(uint256(jobManager.getJob(jobId).challengeDeadline) + 1);
+        (,, bool revealed,) = round.roundOf(jobId);
+        if (_claimsPosted(jobId) && !revealed) _revealSecret(jobId);
     }
 
     function _drawCommittee(uint256 disputeId) internal returns (address[] memory members) {
@@ -239,7 +383,7 @@ abstract contract Deployers is PRBTest, Bound {
 
     /// @notice Token balance of the JobManager minus everything it owes (must never be negative).
     function _assertJobManagerSolvent() internal {
-        (uint256 escrowed, uint256 bonds, uint256 credits) = jobManager.liabilities();
-        assertGte(token.balanceOf(address(jobManager)), escrowed + bonds + credits, "JobManager insolvent");
+        (uint256 escrowed, uint256 bonds, uint256 credits, uint256 pool) = jobManager.liabilities();
+        assertGte(token.balanceOf(address(jobManager)), escrowed + bonds + credits + pool, "JobManager insolvent");
     }
 }

@@ -4,24 +4,30 @@ pragma solidity 0.8.37;
 // Testing
 import {Vm} from "@prb/test/Vm.sol";
 import {Bound} from "../../utils/Bound.sol";
+import {Merkle} from "../../utils/Merkle.sol";
 // Contracts
 import {ArbitrationCommittee} from "../../../src/ArbitrationCommittee.sol";
 import {JobManager} from "../../../src/JobManager.sol";
 import {StakeManager} from "../../../src/StakeManager.sol";
 import {VeriToken} from "../../../src/VeriToken.sol";
+import {VerificationRound} from "../../../src/VerificationRound.sol";
 // Interfaces
 import {IStakeManager} from "../../../src/interfaces/IStakeManager.sol";
 // Types
 import {Dispute, DisputePhase} from "../../../src/types/DisputeTypes.sol";
 import {Job, JobStatus, Verdict} from "../../../src/types/JobTypes.sol";
 import {Role} from "../../../src/types/Role.sol";
+import {RoundOutcome} from "../../../src/types/RoundTypes.sol";
 
 /// @title ProtocolHandler
 /// @notice Drives the whole protocol with bounded random actions from a fixed cast of actors, and
 ///         tracks ghost variables for the protocol invariants.
 /// @dev Each action picks a job/dispute/actor from its seeds and does the next sensible step for
 ///      it, returning early (not reverting) when there is nothing to do. Slashes are checked
-///      against the reason expected before the call (@custom:property-id P2).
+///      against the reason expected before the call (@custom:property-id P2), and forced errors
+///      against their settlement (@custom:property-id P5). Solvers commit real checkpoint trees,
+///      post their claims (forced claims included) and usually reveal their secret; verifiers seal
+///      and reveal verdicts through the VerificationRound.
 contract ProtocolHandler is Bound {
     ////// Constants //////
 
@@ -35,6 +41,7 @@ contract ProtocolHandler is Bound {
     StakeManager public stakeManager;
     JobManager public jobManager;
     ArbitrationCommittee public committee;
+    VerificationRound public round;
 
     address[] public actors;
     address[] public submitters;
@@ -46,6 +53,11 @@ contract ProtocolHandler is Bound {
     mapping(address account => mapping(Role role => bool allowed)) internal _slashable;
     address[] internal _slashableList;
 
+    /// @notice State hashes of checkpoints 0..N/k each job's solver committed.
+    mapping(uint256 jobId => bytes32[] states) internal _states;
+    /// @notice Reject mask each verifier sealed, for its reveal.
+    mapping(uint256 jobId => mapping(address verifier => uint256 mask)) internal _sealed;
+
     /// @notice Vote each member chose, for its reveal.
     mapping(uint256 disputeId => mapping(address member => bool segmentValid)) internal _votes;
 
@@ -53,13 +65,29 @@ contract ProtocolHandler is Bound {
     uint256 public ghost_unjustifiedSlashes;
     /// @custom:property-id P2 Slashes seen.
     uint256 public ghost_slashes;
+    /// @custom:property-id P5 Forced errors settled (finalize with outcome Forced).
+    uint256 public ghost_forcedErrors;
+    /// @custom:property-id P5 Approvers of a forced error that kept their stake.
+    uint256 public ghost_forcedApproverNotSlashed;
+    /// @custom:property-id P5 Rejecters of a forced error that lost stake in its settlement.
+    uint256 public ghost_forcedRejecterSlashed;
+    /// @custom:property-id P5 Rejecters and whistleblowers of a forced error not paid bond + jackpot
+    ///                     (capped by the pool).
+    uint256 public ghost_forcedWinnerUnpaid;
     /// @notice Successful calls per action, to check the handler reaches deep states.
     mapping(bytes32 action => uint256 count) public ghost_calls;
 
     ////// Constructor //////
 
-    constructor(VeriToken token_, StakeManager stakeManager_, JobManager jobManager_, ArbitrationCommittee committee_) {
+    constructor(
+        VeriToken token_,
+        StakeManager stakeManager_,
+        JobManager jobManager_,
+        VerificationRound round_,
+        ArbitrationCommittee committee_
+    ) {
         token = token_;
+        round = round_;
         stakeManager = stakeManager_;
         jobManager = jobManager_;
         committee = committee_;
@@ -118,8 +146,14 @@ contract ProtocolHandler is Bound {
             jobManager.claimJob(jobId);
             ++ghost_calls["claimJob"];
         } else if (job.status == JobStatus.Claimed && commit && block.timestamp <= job.commitDeadline) {
+            bytes32[] storage states = _states[jobId];
+            for (uint256 i; i <= job.totalSteps / job.checkpointInterval; ++i) {
+                states.push(keccak256(abi.encode("state", jobId, i)));
+            }
+            bytes32 root = Merkle.root(Merkle.leaves(job.checkpointInterval, states));
+            bytes32 commitment = keccak256(abi.encode(jobId, job.solver, _secret(jobId)));
             vm.prank(job.solver);
-            jobManager.commitCheckpoints(jobId, keccak256(abi.encode("root", jobId)), "http://solver");
+            jobManager.commitCheckpoints(jobId, root, "http://solver", commitment);
             ++ghost_calls["commitCheckpoints"];
         }
     }
@@ -149,27 +183,78 @@ contract ProtocolHandler is Bound {
         if (block.number <= job.randomnessBlock) vm.roll(job.randomnessBlock + 1);
         jobManager.assignVerifiers(jobId);
         ++ghost_calls["assignVerifiers"];
+        // The solver posts its claims at once, except in one job in ten (outcome NoClaims).
+        if (jobManager.getJob(jobId).status == JobStatus.Verifying && (jobSeed >> 128) % 10 != 0) {
+            _postClaims(jobId);
+        }
+    }
+
+    /// @notice The job's solver posts its claims: committed states, with the forced claim if drawn.
+    function _postClaims(uint256 jobId) internal {
+        (, uint32[] memory segments) = jobManager.getAssignment(jobId);
+        bytes32[] storage states = _states[jobId];
+        bytes32[] memory starts = new bytes32[](segments.length);
+        bytes32[] memory ends = new bytes32[](segments.length);
+        for (uint256 j; j < segments.length; ++j) {
+            starts[j] = states[segments[j]];
+            ends[j] = states[segments[j] + 1];
+        }
+        (bool forced, uint256 f) = round.drawForcedError(jobId, _secret(jobId));
+        if (forced) ends[f] = round.forcedClaim(ends[f]);
+        vm.prank(jobManager.getJob(jobId).solver);
+        round.postClaims(jobId, starts, ends);
+        ++ghost_calls["postClaims"];
     }
 
     function submitVerdicts(uint256 jobSeed, uint256 verifierSeed, uint256 rejectMask) external {
         _submitVerdicts(jobSeed, verifierSeed, rejectMask);
     }
 
+    /// @notice Seals a verifier's verdicts before the verdict deadline, or reveals a sealed one
+    ///         while the reveal window is open.
     function _submitVerdicts(uint256 jobSeed, uint256 verifierSeed, uint256 rejectMask) internal {
         (uint256 jobId, Job memory job) = _pick(jobSeed);
-        if (job.status != JobStatus.Verifying || block.timestamp > job.verdictDeadline) return;
+        if (job.status != JobStatus.Verifying) return;
         (address[] memory assigned, uint32[] memory segments) = jobManager.getAssignment(jobId);
         address verifier = assigned[verifierSeed % assigned.length];
-        if (jobManager.verdictOf(jobId, verifier)[0] != Verdict.None) return;
-        // Mostly approvals: a reject on every sample would make every job a dispute.
-        if (rejectMask % 3 != 0) rejectMask = 0;
-        bool[] memory approvals = new bool[](segments.length);
-        for (uint256 i; i < approvals.length; ++i) {
+        (bytes32 commitment, bool revealed) = round.verdictCommitmentOf(jobId, verifier);
+        if (commitment == bytes32(0)) {
+            (bytes32[] memory starts,) = round.claimsOf(jobId);
+            if (block.timestamp > job.verdictDeadline || starts.length == 0) return;
+            // Mostly approvals: a reject on every sample would make every job a dispute.
+            if (rejectMask % 3 != 0) rejectMask = 0;
+            _sealed[jobId][verifier] = rejectMask;
+            bytes32 hash = keccak256(
+                abi.encode(jobId, verifier, _approvals(segments.length, rejectMask), _verdictSalt(jobId, verifier))
+            );
+            vm.prank(verifier);
+            round.commitVerdicts(jobId, hash);
+            ++ghost_calls["commitVerdicts"];
+        } else if (!revealed) {
+            (uint64 opens, uint64 closes,,) = round.windowsOf(jobId);
+            (,,, uint32 committed) = round.roundOf(jobId);
+            if (committed < assigned.length && block.timestamp < opens) vm.warp(opens);
+            if (block.timestamp > closes) return;
+            bool[] memory approvals = _approvals(segments.length, _sealed[jobId][verifier]);
+            vm.prank(verifier);
+            round.revealVerdicts(jobId, approvals, _verdictSalt(jobId, verifier));
+            ++ghost_calls["revealVerdicts"];
+        }
+    }
+
+    function _approvals(uint256 samples, uint256 rejectMask) internal pure returns (bool[] memory approvals) {
+        approvals = new bool[](samples);
+        for (uint256 i; i < samples; ++i) {
             approvals[i] = (rejectMask >> (i + 8)) & 1 == 0;
         }
-        vm.prank(verifier);
-        jobManager.submitVerdicts(jobId, approvals);
-        ++ghost_calls["submitVerdicts"];
+    }
+
+    function _verdictSalt(uint256 jobId, address verifier) internal pure returns (bytes32) {
+        return keccak256(abi.encode("verdict salt", jobId, verifier));
+    }
+
+    function _secret(uint256 jobId) internal pure returns (bytes32) {
+        return keccak256(abi.encode("secret", jobId));
     }
 
     function challengeApproval(uint256 jobSeed, uint256 sampleSeed, uint256 verifierSeed) external {
@@ -197,11 +282,15 @@ contract ProtocolHandler is Bound {
         (uint256 jobId, Job memory job) = _pick(jobSeed);
         if (job.status == JobStatus.Verifying) {
             if (block.timestamp <= job.challengeDeadline) vm.warp(job.challengeDeadline + 1);
-            // Only assigned verifiers that never submitted may be slashed.
-            (address[] memory assigned,) = jobManager.getAssignment(jobId);
-            for (uint256 i; i < assigned.length; ++i) {
-                if (jobManager.verdictOf(jobId, assigned[i])[0] == Verdict.None) _allow(assigned[i], Role.Verifier);
+            job = jobManager.getJob(jobId);
+            // The solver reveals its secret, except in one job in eight (outcome NoReveal).
+            (bytes32[] memory starts,) = round.claimsOf(jobId);
+            (,, bool revealed,) = round.roundOf(jobId);
+            if (starts.length != 0 && !revealed) {
+                if ((jobSeed >> 128) % 8 == 0) vm.warp(uint256(job.challengeDeadline) + _revealWindow() + 1);
+                else _revealSecret(jobId, job);
             }
+            return _finalizeVerifying(jobId, job);
         } else if (job.status != JobStatus.Disputed) {
             return;
         } else if (committee.phaseOf(job.disputeId) != DisputePhase.Resolved) {
@@ -211,6 +300,92 @@ contract ProtocolHandler is Bound {
         jobManager.finalize(jobId);
         _checkSlashes();
         ++ghost_calls["finalize"];
+    }
+
+    /// @notice Finalize of a Verifying job once its round is settled: only the solver (NoClaims,
+    ///         NoReveal), verifiers that never revealed and approvers of a forced error may be
+    ///         slashed (P2); every approver of a forced error is, no rejecter is, and its rejecters and
+    ///         whistleblowers are paid bond + jackpot (P5).
+    function _finalizeVerifying(uint256 jobId, Job memory job) internal {
+        (RoundOutcome outcome, uint256 f) = round.outcome(jobId);
+        if (outcome == RoundOutcome.Pending) return;
+        (address[] memory assigned,) = jobManager.getAssignment(jobId);
+        if (outcome == RoundOutcome.NoClaims || outcome == RoundOutcome.NoReveal) _allow(job.solver, Role.Solver);
+        for (uint256 i; i < assigned.length; ++i) {
+            Verdict[] memory verdicts = jobManager.verdictOf(jobId, assigned[i]);
+            if (verdicts[0] == Verdict.None && outcome != RoundOutcome.NoClaims) _allow(assigned[i], Role.Verifier);
+            if (outcome == RoundOutcome.Forced && verdicts[f] == Verdict.Approve) _allow(assigned[i], Role.Verifier);
+        }
+        uint256[] memory creditsBefore = new uint256[](assigned.length);
+        for (uint256 i; i < assigned.length; ++i) {
+            creditsBefore[i] = jobManager.creditOf(assigned[i]);
+        }
+        uint256 poolBefore = jobManager.jackpotPool();
+        vm.recordLogs();
+        jobManager.finalize(jobId);
+        Vm.Log[] memory logs = vm.getRecordedLogs();
+        if (outcome == RoundOutcome.Forced) _checkForced(jobId, f, assigned, logs, creditsBefore, poolBefore);
+        _checkSlashesIn(logs);
+        ++ghost_calls["finalize"];
+    }
+
+    /// @notice P5 on the logs of a finalize that settled a forced error on sample `f`.
+    function _checkForced(
+        uint256 jobId,
+        uint256 f,
+        address[] memory assigned,
+        Vm.Log[] memory logs,
+        uint256[] memory creditsBefore,
+        uint256 poolBefore
+    ) internal {
+        ++ghost_forcedErrors;
+        uint256 jackpot = jobManager.params().jackpot;
+        uint256 bond = jobManager.params().challengeBond;
+        // Every rejecter is owed a full jackpot when the pool held one per verifier before.
+        if (poolBefore < jackpot * assigned.length) jackpot = 0;
+        for (uint256 i; i < assigned.length; ++i) {
+            Verdict verdict = jobManager.verdictOf(jobId, assigned[i])[f];
+            bool slashed = _slashedIn(logs, assigned[i], Role.Verifier);
+            if (verdict == Verdict.Approve && !slashed) ++ghost_forcedApproverNotSlashed;
+            if (verdict == Verdict.Reject) {
+                if (slashed) ++ghost_forcedRejecterSlashed;
+                // Paid at least the bond back plus the jackpot (credits only grow at finalize).
+                if (jobManager.creditOf(assigned[i]) - creditsBefore[i] < bond + jackpot) {
+                    ++ghost_forcedWinnerUnpaid;
+                }
+            }
+        }
+    }
+
+    function _slashedIn(Vm.Log[] memory logs, address account, Role role) internal pure returns (bool) {
+        for (uint256 i; i < logs.length; ++i) {
+            if (logs[i].topics.length < 3 || logs[i].topics[0] != STAKE_SLASHED) continue;
+            if (address(uint160(uint256(logs[i].topics[1]))) == account && uint256(logs[i].topics[2]) == uint8(role)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /// @notice The job's solver reveals its secret with proofs of every claim.
+    function _revealSecret(uint256 jobId, Job memory job) internal {
+        (, uint32[] memory segments) = jobManager.getAssignment(jobId);
+        bytes32[] memory leaves = Merkle.leaves(job.checkpointInterval, _states[jobId]);
+        bytes32[][] memory startProofs = new bytes32[][](segments.length);
+        bytes32[][] memory endProofs = new bytes32[][](segments.length);
+        for (uint256 j; j < segments.length; ++j) {
+            startProofs[j] = Merkle.proof(leaves, segments[j]);
+            endProofs[j] = Merkle.proof(leaves, segments[j] + 1);
+        }
+        (bool forced, uint256 f) = round.drawForcedError(jobId, _secret(jobId));
+        bytes32 trueEnd = forced ? _states[jobId][segments[f] + 1] : bytes32(0);
+        vm.prank(job.solver);
+        round.revealSecret(jobId, _secret(jobId), trueEnd, startProofs, endProofs);
+        ++ghost_calls["revealSecret"];
+    }
+
+    function _revealWindow() internal view returns (uint256) {
+        return jobManager.params().revealWindow;
     }
 
     function drawCommittee(uint256 disputeSeed) external {
@@ -288,9 +463,7 @@ contract ProtocolHandler is Bound {
         if (job.status == JobStatus.Committed) return _assignVerifiers(jobSeed);
         if (job.status == JobStatus.Verifying) {
             uint256 step = choice % 4;
-            if (step <= 1 && block.timestamp <= job.verdictDeadline) {
-                return _submitVerdicts(jobSeed, choice >> 8, step == 0 ? 0 : choice >> 16);
-            }
+            if (step <= 1) return _submitVerdicts(jobSeed, choice >> 8, step == 0 ? 0 : choice >> 16);
             if (step == 2) return _challengeApproval(jobSeed, choice >> 8, choice >> 16);
             return _finalize(jobSeed);
         }
@@ -303,6 +476,14 @@ contract ProtocolHandler is Bound {
         }
         if (phase == DisputePhase.Resolvable) return _resolve(job.disputeId - 1);
         return _finalize(jobSeed);
+    }
+
+    function fundJackpot(uint256 actorSeed, uint256 amount) external {
+        address account = actors[actorSeed % actors.length];
+        amount = bound(amount, 0, 100e18);
+        vm.prank(account);
+        jobManager.fundJackpot(amount);
+        ++ghost_calls["fundJackpot"];
     }
 
     function claimCredit(uint256 actorSeed) external {
@@ -434,7 +615,12 @@ contract ProtocolHandler is Bound {
 
     /// @notice Counts every StakeSlashed of the last call that hits an account not allowed.
     function _checkSlashes() internal {
-        Vm.Log[] memory logs = vm.getRecordedLogs();
+        _checkSlashesIn(vm.getRecordedLogs());
+    }
+
+    /// @notice Counts every StakeSlashed in `logs` that hits an account not allowed, then clears
+    ///         the allowances.
+    function _checkSlashesIn(Vm.Log[] memory logs) internal {
         for (uint256 i; i < logs.length; ++i) {
             if (logs[i].topics.length == 0 || logs[i].topics[0] != STAKE_SLASHED) continue;
             address account = address(uint160(uint256(logs[i].topics[1])));

@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+// Libraries
+import {LibCheckpoint} from "./libraries/LibCheckpoint.sol";
+// Interfaces
+import {IJobManager} from "./interfaces/IJobManager.sol";
+import {IVerificationRound} from "./interfaces/IVerificationRound.sol";
+// Types
+import {Job, JobStatus, Params} from "./types/JobTypes.sol";
+import {RoundOutcome} from "./types/RoundTypes.sol";
+
+/// @title VerificationRound
+/// @notice Runs the verification round of each job (docs/FORCED_ERRORS.md): the solver's secret
+///         commitment and claims on the sampled segments, the verifiers' sealed verdicts (recorded
+///         at the JobManager when revealed), and the forced-error draw revealed with the secret.
+/// @dev Holds no tokens: bonds, slashes and jackpots are booked by the JobManager, which reads
+///      `outcome` at finalize. Status, solver, deadlines, segments, root and interval are read from
+///      the JobManager; the verdict and reveal windows are its immutable params, cached here.
+contract VerificationRound is IVerificationRound {
+    ////// Types //////
+
+    /// @notice Per-job round state.
+    /// @param secretCommitment keccak256(abi.encode(jobId, solver, secret)).
+    /// @param secret Revealed secret (zero until revealed).
+    /// @param revealed True once the secret was revealed and every claim proven.
+    /// @param forced True if the revealed draw carries a forced error.
+    /// @param committed Assigned verifiers that sealed verdicts.
+    /// @param forcedSample Sample index of the forced error (meaningful if `forced`).
+    struct Round {
+        bytes32 secretCommitment;
+        bytes32 secret;
+        bool revealed;
+        bool forced;
+        uint32 committed;
+        uint32 forcedSample;
+    }
+
+    /// @notice A verifier's sealed verdicts.
+    /// @param commitment keccak256(abi.encode(jobId, verifier, approvals, salt)); zero if none.
+    /// @param revealed True once revealed (and recorded at the JobManager).
+    struct Seal {
+        bytes32 commitment;
+        bool revealed;
+    }
+
+    ////// Constants / Immutables //////
+
+    /// @inheritdoc IVerificationRound
+    bytes32 public constant FORCED_ERROR_TAG = keccak256("veritrain.forced-error.v1");
+
+    /// @notice Basis points in one (a rate of 10_000 forces an error in every job).
+    uint256 internal constant BPS = 10_000;
+
+    IJobManager internal immutable _JOB_MANAGER;
+    uint256 internal immutable _RATE_BPS;
+    /// @notice The JobManager's verdictWindow (seconds).
+    uint64 internal immutable _VERDICT_WINDOW;
+    /// @notice The JobManager's revealWindow (seconds).
+    uint64 internal immutable _REVEAL_WINDOW;
+
+    ////// State //////
+
+    mapping(uint256 jobId => Round round) internal _rounds;
+    mapping(uint256 jobId => bytes32[] hashes) internal _startHashes;
+    mapping(uint256 jobId => bytes32[] hashes) internal _endHashes;
+    mapping(uint256 jobId => mapping(address verifier => Seal seal)) internal _seals;
+
+    ////// Constructor //////
+
+    /// @param jobManager_ JobManager served (its params fix the verdict and reveal windows).
+    /// @param forcedErrorRateBps_ Share of jobs carrying a forced error (basis points, <= 10_000).
+    constructor(IJobManager jobManager_, uint256 forcedErrorRateBps_) {
+        if (forcedErrorRateBps_ > BPS) revert InvalidRate(forcedErrorRateBps_);
+        Params memory params = jobManager_.params();
+        _JOB_MANAGER = jobManager_;
+        _RATE_BPS = forcedErrorRateBps_;
+        _VERDICT_WINDOW = params.verdictWindow;
+        _REVEAL_WINDOW = params.revealWindow;
+    }
+
+    ////// External: called by the JobManager //////
+
+    /// @inheritdoc IVerificationRound
+    function onCommit(uint256 jobId, address solver, bytes32 commitment) external {
+        if (msg.sender != address(_JOB_MANAGER)) revert NotJobManager(msg.sender);
+        if (commitment == bytes32(0)) revert ZeroCommitment(jobId);
+        _rounds[jobId].secretCommitment = commitment;
+        emit SecretCommitted(jobId, solver, commitment);
+    }
+
+    ////// External: round //////
+
+    /// @inheritdoc IVerificationRound
+    function postClaims(uint256 jobId, bytes32[] calldata startHashes, bytes32[] calldata endHashes) external {
+        Job memory job = _verifyingJob(jobId);
+        if (msg.sender != job.solver) revert NotSolver(jobId, msg.sender);
+        _requireBeforeVerdictDeadline(jobId, job);
+        if (_startHashes[jobId].length != 0) revert ClaimsAlreadyPosted(jobId);
+        (, uint32[] memory segments) = _JOB_MANAGER.getAssignment(jobId);
+        uint256 samples = segments.length;
+        if (startHashes.length != samples) revert LengthMismatch(jobId, samples, startHashes.length);
+        if (endHashes.length != samples) revert LengthMismatch(jobId, samples, endHashes.length);
+        _startHashes[jobId] = startHashes;
+        _endHashes[jobId] = endHashes;
+        emit ClaimsPosted(jobId, startHashes, endHashes);
+    }
+
+    /// @inheritdoc IVerificationRound
+    function commitVerdicts(uint256 jobId, bytes32 commitment) external {
+        Job memory job = _verifyingJob(jobId);
+        (address[] memory verifiers,) = _JOB_MANAGER.getAssignment(jobId);
+        if (!_contains(verifiers, msg.sender)) revert NotAssignedVerifier(jobId, msg.sender);
+        _requireBeforeVerdictDeadline(jobId, job);
+        if (_startHashes[jobId].length == 0) revert ClaimsNotPosted(jobId);
+        if (commitment == bytes32(0)) revert ZeroCommitment(jobId);
+        Seal storage seal = _seals[jobId][msg.sender];
+        if (seal.commitment != bytes32(0)) revert VerdictAlreadyCommitted(jobId, msg.sender);
+        seal.commitment = commitment;
+        ++_rounds[jobId].committed;
+        emit VerdictsCommitted(jobId, msg.sender, commitment);
+    }
+
+    /// @inheritdoc IVerificationRound
+    function revealVerdicts(uint256 jobId, bool[] calldata approvals, bytes32 salt) external {
+        Job memory job = _verifyingJob(jobId);
+        Seal storage seal = _seals[jobId][msg.sender];
+        if (seal.commitment == bytes32(0) || seal.revealed) revert NothingToReveal(jobId, msg.sender);
+        (address[] memory verifiers, uint32[] memory segments) = _JOB_MANAGER.getAssignment(jobId);
+        // Open at once when every verifier has sealed (nobody is left to copy), else after the
+        // verdict deadline; closed after the reveal window.
+        uint64 opens = _rounds[jobId].committed == verifiers.length
+            ? job.verdictDeadline - _VERDICT_WINDOW
+            : job.verdictDeadline + 1;
+        uint64 closes = job.verdictDeadline + _REVEAL_WINDOW;
+        if (block.timestamp < opens || block.timestamp > closes) {
+            revert OutsideWindow(jobId, opens, closes, uint64(block.timestamp));
+        }
+        if (approvals.length != segments.length) revert LengthMismatch(jobId, segments.length, approvals.length);
+        if (keccak256(abi.encode(jobId, msg.sender, approvals, salt)) != seal.commitment) {
+            revert VerdictCommitmentMismatch(jobId, msg.sender);
+        }
+        seal.revealed = true;
+        emit VerdictsRevealed(jobId, msg.sender, approvals);
+        // SAFETY: the JobManager is trusted; it pulls the reject bonds from msg.sender.
+        _JOB_MANAGER.recordVerdicts(jobId, msg.sender, approvals);
+    }
+
+    /// @inheritdoc IVerificationRound
+    function revealSecret(
+        uint256 jobId,
+        bytes32 secret,
+        bytes32 forcedTrueEnd,
+        bytes32[][] calldata startProofs,
+        bytes32[][] calldata endProofs
+    ) external {
+        Job memory job = _verifyingJob(jobId);
+        _checkSecretReveal(jobId, job, secret, startProofs.length, endProofs.length);
+        uint32[] memory segments = _segmentsOf(jobId);
+        (bool forced, uint256 forcedSample) = _draw(jobId, secret, segments);
+        bytes32[] memory endHashes = _provableEnds(jobId, forced, forcedSample, forcedTrueEnd);
+        bytes32[] memory startHashes = _startHashes[jobId];
+        _proveClaims(jobId, job, segments, startProofs, startHashes, false);
+        _proveClaims(jobId, job, segments, endProofs, endHashes, true);
+        Round storage round = _rounds[jobId];
+        round.secret = secret;
+        round.revealed = true;
+        round.forced = forced;
+        // SAFETY: forcedSample < samples <= MAX_SAMPLES_PER_JOB = 64.
+        // forge-lint: disable-next-line(unsafe-typecast)
+        round.forcedSample = uint32(forcedSample);
+        emit SecretRevealed(jobId, secret, forced, forcedSample);
+    }
+
+    ////// External: views //////
+
+    /// @inheritdoc IVerificationRound
+    function outcome(uint256 jobId) external view returns (RoundOutcome outcome_, uint256 forcedSample) {
+        Round storage round = _rounds[jobId];
+        if (round.revealed) {
+            return (round.forced ? RoundOutcome.Forced : RoundOutcome.Clean, round.forcedSample);
+        }
+        Job memory job = _JOB_MANAGER.getJob(jobId);
+        // Not assigned yet: every window is still ahead.
+        if (job.verdictDeadline == 0) return (RoundOutcome.Pending, 0);
+        if (_startHashes[jobId].length == 0) {
+            return (block.timestamp > job.verdictDeadline ? RoundOutcome.NoClaims : RoundOutcome.Pending, 0);
+        }
+        if (block.timestamp > uint256(job.challengeDeadline) + _REVEAL_WINDOW) return (RoundOutcome.NoReveal, 0);
+        return (RoundOutcome.Pending, 0);
+    }
+
+    /// @inheritdoc IVerificationRound
+    function drawForcedError(uint256 jobId, bytes32 secret) external view returns (bool forced, uint256 sampleIndex) {
+        (, uint32[] memory segments) = _JOB_MANAGER.getAssignment(jobId);
+        (forced, sampleIndex) = _draw(jobId, secret, segments);
+    }
+
+    /// @inheritdoc IVerificationRound
+    function claimsOf(uint256 jobId) external view returns (bytes32[] memory startHashes, bytes32[] memory endHashes) {
+        startHashes = _startHashes[jobId];
+        endHashes = _endHashes[jobId];
+    }
+
+    /// @inheritdoc IVerificationRound
+    function verdictCommitmentOf(uint256 jobId, address verifier)
+        external
+        view
+        returns (bytes32 commitment, bool revealed)
+    {
+        Seal storage seal = _seals[jobId][verifier];
+        (commitment, revealed) = (seal.commitment, seal.revealed);
+    }
+
+    /// @inheritdoc IVerificationRound
+    function roundOf(uint256 jobId)
+        external
+        view
+        returns (bytes32 secretCommitment, bytes32 secret, bool revealed, uint32 committed)
+    {
+        Round storage round = _rounds[jobId];
+        (secretCommitment, secret, revealed, committed) =
+        (round.secretCommitment, round.secret, round.revealed, round.committed);
+    }
+
+    /// @inheritdoc IVerificationRound
+    function windowsOf(uint256 jobId)
+        external
+        view
+        returns (
+            uint64 verdictRevealOpens,
+            uint64 verdictRevealCloses,
+            uint64 secretRevealOpens,
+            uint64 secretRevealCloses
+        )
+    {
+        Job memory job = _JOB_MANAGER.getJob(jobId);
+        if (job.verdictDeadline == 0) return (0, 0, 0, 0);
+        verdictRevealOpens = job.verdictDeadline + 1;
+        verdictRevealCloses = job.verdictDeadline + _REVEAL_WINDOW;
+        secretRevealOpens = job.challengeDeadline;
+        secretRevealCloses = job.challengeDeadline + _REVEAL_WINDOW;
+    }
+
+    /// @inheritdoc IVerificationRound
+    function forcedErrorRateBps() external view returns (uint256 rateBps) {
+        rateBps = _RATE_BPS;
+    }
+
+    /// @inheritdoc IVerificationRound
+    function jobManager() external view returns (address) {
+        return address(_JOB_MANAGER);
+    }
+
+    ////// Public //////
+
+    /// @inheritdoc IVerificationRound
+    function forcedClaim(bytes32 trueEnd) public pure returns (bytes32 claim) {
+        claim = keccak256(abi.encodePacked(FORCED_ERROR_TAG, trueEnd));
+    }
+
+    ////// Internal //////
+
+    /// @notice The job, reverting unless it is Verifying.
+    function _verifyingJob(uint256 jobId) internal view returns (Job memory job) {
+        job = _JOB_MANAGER.getJob(jobId);
+        if (job.status != JobStatus.Verifying) revert WrongJobStatus(jobId, uint8(job.status));
+    }
+
+    /// @notice Reverts after the verdict deadline (claims and sealed verdicts share this window).
+    function _requireBeforeVerdictDeadline(uint256 jobId, Job memory job) internal view {
+        if (block.timestamp > job.verdictDeadline) {
+            revert OutsideWindow(
+                jobId, job.verdictDeadline - _VERDICT_WINDOW, job.verdictDeadline, uint64(block.timestamp)
+            );
+        }
+    }
+
+    /// @notice Forced-error draw of docs/FORCED_ERRORS.md section 1: forced iff
+    ///         draw % 10_000 < rate; the forced sample is drawn among the eligible samples (no
+    ///         sampled segment starts where theirs ends), listed in increasing sample index.
+    function _draw(uint256 jobId, bytes32 secret, uint32[] memory segments)
+        internal
+        view
+        returns (bool forced, uint256 sampleIndex)
+    {
+        uint256 samples = segments.length;
+        if (samples == 0) return (false, 0);
+        bytes32 draw = keccak256(abi.encode(secret, jobId, segments));
+        if (uint256(draw) % BPS >= _RATE_BPS) return (false, 0);
+        uint256[] memory eligible = new uint256[](samples);
+        uint256 count;
+        for (uint256 j; j < samples; ++j) {
+            uint256 next = uint256(segments[j]) + 1;
+            bool covered;
+            for (uint256 i; i < samples; ++i) {
+                if (segments[i] == next) {
+                    covered = true;
+                    break;
+                }
+            }
+            if (!covered) eligible[count++] = j;
+        }
+        // INVARIANT: the sample with the largest segment is always eligible, so count >= 1.
+        forced = true;
+        sampleIndex = eligible[uint256(keccak256(abi.encode(draw, uint256(1)))) % count];
+    }
+
+    /// @notice Secret-reveal checks: window (challengeDeadline, challengeDeadline + revealWindow],
+    ///         not yet revealed, claims posted, commitment, one proof per sample on each side.
+    function _checkSecretReveal(uint256 jobId, Job memory job, bytes32 secret, uint256 starts, uint256 ends)
+        internal
+        view
+    {
+        Round storage round = _rounds[jobId];
+        if (round.revealed) revert SecretAlreadyRevealed(jobId);
+        uint64 opens = job.challengeDeadline + 1;
+        uint64 closes = job.challengeDeadline + _REVEAL_WINDOW;
+        if (block.timestamp < opens || block.timestamp > closes) {
+            revert OutsideWindow(jobId, opens, closes, uint64(block.timestamp));
+        }
+        uint256 samples = _startHashes[jobId].length;
+        if (samples == 0) revert ClaimsNotPosted(jobId);
+        if (keccak256(abi.encode(jobId, job.solver, secret)) != round.secretCommitment) {
+            revert SecretCommitmentMismatch(jobId);
+        }
+        if (starts != samples) revert LengthMismatch(jobId, samples, starts);
+        if (ends != samples) revert LengthMismatch(jobId, samples, ends);
+    }
+
+    /// @notice The claimed end hashes with the forced claim, if any, replaced by the true end it
+    ///         hides (reverts ForcedClaimMismatch unless it is exactly forcedClaim(forcedTrueEnd)).
+    function _provableEnds(uint256 jobId, bool forced, uint256 forcedSample, bytes32 forcedTrueEnd)
+        internal
+        view
+        returns (bytes32[] memory endHashes)
+    {
+        endHashes = _endHashes[jobId];
+        if (!forced) return endHashes;
+        if (endHashes[forcedSample] != forcedClaim(forcedTrueEnd)) revert ForcedClaimMismatch(jobId, forcedSample);
+        endHashes[forcedSample] = forcedTrueEnd;
+    }
+
+    /// @notice Sampled segments of the job, in sample order (empty before assignment).
+    function _segmentsOf(uint256 jobId) internal view returns (uint32[] memory segments) {
+        (, segments) = _JOB_MANAGER.getAssignment(jobId);
+    }
+
+    /// @notice Reverts InvalidClaimProof unless every `hashes[j]` is the job's committed leaf at step
+    ///         s_j * k (starts) or (s_j + 1) * k (ends).
+    function _proveClaims(
+        uint256 jobId,
+        Job memory job,
+        uint32[] memory segments,
+        bytes32[][] calldata proofs,
+        bytes32[] memory hashes,
+        bool isEnd
+    ) internal pure {
+        uint256 offset = isEnd ? 1 : 0;
+        for (uint256 j; j < hashes.length; ++j) {
+            uint256 step = (uint256(segments[j]) + offset) * job.checkpointInterval;
+            if (!LibCheckpoint.verify(proofs[j], job.merkleRoot, step, hashes[j])) {
+                revert InvalidClaimProof(jobId, j, isEnd);
+            }
+        }
+    }
+
+    /// @notice Whether `account` is in `list`.
+    function _contains(address[] memory list, address account) internal pure returns (bool) {
+        for (uint256 i; i < list.length; ++i) {
+            if (list[i] == account) return true;
+        }
+        return false;
+    }
+}

@@ -1,0 +1,860 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+// Testing
+import {Deployers} from "./utils/Deployers.sol";
+import {Merkle} from "./utils/Merkle.sol";
+// Contracts
+import {VerificationRound} from "../src/VerificationRound.sol";
+// Interfaces
+import {IJobManager} from "../src/interfaces/IJobManager.sol";
+import {IVerificationRound} from "../src/interfaces/IVerificationRound.sol";
+// Types
+import {Job, JobStatus, Verdict} from "../src/types/JobTypes.sol";
+import {Role} from "../src/types/Role.sol";
+import {RoundOutcome} from "../src/types/RoundTypes.sol";
+
+/// @notice Shared setup for the VerificationRound tests (docs/FORCED_ERRORS.md).
+abstract contract VerificationRound_Init is Deployers {
+    /// @notice A Verifying job whose solver has not posted claims yet.
+    function _unclaimedJob() internal returns (uint256 jobId) {
+        jobId = _postJob();
+        _claimAndCommit(jobId);
+        vm.roll(block.number + 2);
+        jobManager.assignVerifiers(jobId);
+    }
+
+    function _seal(uint256 jobId, address verifier, uint256 rejectMask) internal {
+        bytes32 commitment =
+            _verdictCommitment(jobId, verifier, _approvals(_samples(jobId), rejectMask), _verdictSalt(jobId, verifier));
+        vm.prank(verifier);
+        round.commitVerdicts(jobId, commitment);
+    }
+
+    function _open(uint256 jobId, address verifier, uint256 rejectMask) internal {
+        bool[] memory approvals = _approvals(_samples(jobId), rejectMask);
+        bytes32 salt = _verdictSalt(jobId, verifier);
+        vm.prank(verifier);
+        round.revealVerdicts(jobId, approvals, salt);
+    }
+
+    function _segments(uint256 jobId) internal view returns (uint32[] memory segments) {
+        (, segments) = jobManager.getAssignment(jobId);
+    }
+
+    /// @notice The draw of docs/FORCED_ERRORS.md section 1, written out independently.
+    function _referenceDraw(bytes32 secret, uint256 jobId, uint32[] memory segments, uint256 rateBps)
+        internal
+        pure
+        returns (bool forced, uint256 sampleIndex)
+    {
+        bytes32 draw = keccak256(abi.encode(secret, jobId, segments));
+        if (uint256(draw) % 10_000 >= rateBps) return (false, 0);
+        uint256[] memory eligible = new uint256[](segments.length);
+        uint256 count;
+        for (uint256 j; j < segments.length; ++j) {
+            bool covered;
+            for (uint256 i; i < segments.length; ++i) {
+                if (uint256(segments[i]) == uint256(segments[j]) + 1) covered = true;
+            }
+            if (!covered) eligible[count++] = j;
+        }
+        return (true, eligible[uint256(keccak256(abi.encode(draw, uint256(1)))) % count]);
+    }
+}
+
+contract VerificationRound_Constructor_Test is VerificationRound_Init {
+    function test_constructor_setsWiring_succeeds() public {
+        assertEq(round.jobManager(), address(jobManager));
+        assertEq(round.forcedErrorRateBps(), 0);
+        assertEq(round.FORCED_ERROR_TAG(), keccak256("veritrain.forced-error.v1"));
+    }
+
+    function testFuzz_constructor_rateAboveOne_reverts(uint256 rateBps) public {
+        rateBps = bound(rateBps, 10_001, type(uint256).max);
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.InvalidRate.selector, rateBps));
+        new VerificationRound(IJobManager(address(jobManager)), rateBps);
+    }
+
+    function test_constructor_rateAboveOne_reverts() public {
+        testFuzz_constructor_rateAboveOne_reverts(10_001);
+    }
+
+    function test_constructor_fullRate_succeeds() public {
+        VerificationRound r = new VerificationRound(IJobManager(address(jobManager)), 10_000);
+        assertEq(r.forcedErrorRateBps(), 10_000);
+    }
+}
+
+contract VerificationRound_OnCommit_Test is VerificationRound_Init {
+    function test_onCommit_notJobManager_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.NotJobManager.selector, stranger));
+        vm.prank(stranger);
+        round.onCommit(1, solver, bytes32(uint256(1)));
+    }
+
+    function test_onCommit_zero_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ZeroCommitment.selector, 1));
+        vm.prank(address(jobManager));
+        round.onCommit(1, solver, bytes32(0));
+    }
+
+    function test_onCommit_records_succeeds() public {
+        vm.expectEmit(address(round));
+        emit IVerificationRound.SecretCommitted(1, solver, bytes32(uint256(7)));
+        vm.prank(address(jobManager));
+        round.onCommit(1, solver, bytes32(uint256(7)));
+        (bytes32 commitment, bytes32 secret, bool revealed, uint32 committed) = round.roundOf(1);
+        assertEq(commitment, bytes32(uint256(7)));
+        assertEq(secret, bytes32(0));
+        assertFalse(revealed);
+        assertEq(uint256(committed), 0);
+    }
+}
+
+contract VerificationRound_PostClaims_Test is VerificationRound_Init {
+    uint256 internal jobId;
+
+    function setUp() public override {
+        super.setUp();
+        jobId = _unclaimedJob();
+    }
+
+    function test_postClaims_records_succeeds() public {
+        (bytes32[] memory starts, bytes32[] memory ends) = _claims(jobId);
+        vm.expectEmit(address(round));
+        emit IVerificationRound.ClaimsPosted(jobId, starts, ends);
+        vm.prank(solver);
+        round.postClaims(jobId, starts, ends);
+        (bytes32[] memory s, bytes32[] memory e) = round.claimsOf(jobId);
+        assertEq(s, starts);
+        assertEq(e, ends);
+    }
+
+    function test_postClaims_atDeadline_succeeds() public {
+        vm.warp(_job(jobId).verdictDeadline);
+        _postClaims(jobId);
+        assertTrue(_claimsPosted(jobId));
+    }
+
+    function test_postClaims_afterDeadline_reverts() public {
+        uint64 deadline = _job(jobId).verdictDeadline;
+        vm.warp(uint256(deadline) + 1);
+        (bytes32[] memory starts, bytes32[] memory ends) = _claims(jobId);
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IVerificationRound.OutsideWindow.selector,
+                jobId,
+                deadline - params.verdictWindow,
+                deadline,
+                deadline + 1
+            )
+        );
+        vm.prank(solver);
+        round.postClaims(jobId, starts, ends);
+    }
+
+    function test_postClaims_notSolver_reverts() public {
+        (bytes32[] memory starts, bytes32[] memory ends) = _claims(jobId);
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.NotSolver.selector, jobId, stranger));
+        vm.prank(stranger);
+        round.postClaims(jobId, starts, ends);
+    }
+
+    function test_postClaims_twice_reverts() public {
+        _postClaims(jobId);
+        (bytes32[] memory starts, bytes32[] memory ends) = _claims(jobId);
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ClaimsAlreadyPosted.selector, jobId));
+        vm.prank(solver);
+        round.postClaims(jobId, starts, ends);
+    }
+
+    function test_postClaims_lengthMismatch_reverts() public {
+        (bytes32[] memory starts, bytes32[] memory ends) = _claims(jobId);
+        bytes32[] memory short = new bytes32[](3);
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.LengthMismatch.selector, jobId, 4, 3));
+        vm.prank(solver);
+        round.postClaims(jobId, short, ends);
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.LengthMismatch.selector, jobId, 4, 3));
+        vm.prank(solver);
+        round.postClaims(jobId, starts, short);
+    }
+
+    function test_postClaims_notVerifying_reverts() public {
+        uint256 openJob = _postJob();
+        bytes32[] memory none = new bytes32[](0);
+        vm.expectRevert(
+            abi.encodeWithSelector(IVerificationRound.WrongJobStatus.selector, openJob, uint8(JobStatus.Open))
+        );
+        vm.prank(solver);
+        round.postClaims(openJob, none, none);
+    }
+}
+
+contract VerificationRound_CommitVerdicts_Test is VerificationRound_Init {
+    uint256 internal jobId;
+    address[] internal verifiers;
+
+    function setUp() public override {
+        super.setUp();
+        jobId = _verifyingJob();
+        verifiers = _assigned(jobId);
+    }
+
+    function test_commitVerdicts_records_succeeds() public {
+        vm.expectEmit(address(round));
+        emit IVerificationRound.VerdictsCommitted(jobId, verifiers[0], bytes32(uint256(9)));
+        vm.prank(verifiers[0]);
+        round.commitVerdicts(jobId, bytes32(uint256(9)));
+        (bytes32 commitment, bool revealed) = round.verdictCommitmentOf(jobId, verifiers[0]);
+        assertEq(commitment, bytes32(uint256(9)));
+        assertFalse(revealed);
+        (,,, uint32 committed) = round.roundOf(jobId);
+        assertEq(uint256(committed), 1);
+    }
+
+    function test_commitVerdicts_atDeadline_succeeds() public {
+        vm.warp(_job(jobId).verdictDeadline);
+        _seal(jobId, verifiers[0], 0);
+    }
+
+    function test_commitVerdicts_afterDeadline_reverts() public {
+        uint64 deadline = _job(jobId).verdictDeadline;
+        vm.warp(uint256(deadline) + 1);
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IVerificationRound.OutsideWindow.selector,
+                jobId,
+                deadline - params.verdictWindow,
+                deadline,
+                deadline + 1
+            )
+        );
+        vm.prank(verifiers[0]);
+        round.commitVerdicts(jobId, bytes32(uint256(9)));
+    }
+
+    function test_commitVerdicts_notAssigned_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.NotAssignedVerifier.selector, jobId, stranger));
+        vm.prank(stranger);
+        round.commitVerdicts(jobId, bytes32(uint256(9)));
+    }
+
+    function test_commitVerdicts_beforeClaims_reverts() public {
+        uint256 bare = _unclaimedJob();
+        address verifier = _assigned(bare)[0];
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ClaimsNotPosted.selector, bare));
+        vm.prank(verifier);
+        round.commitVerdicts(bare, bytes32(uint256(9)));
+    }
+
+    function test_commitVerdicts_zero_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ZeroCommitment.selector, jobId));
+        vm.prank(verifiers[0]);
+        round.commitVerdicts(jobId, bytes32(0));
+    }
+
+    function test_commitVerdicts_twice_reverts() public {
+        _seal(jobId, verifiers[0], 0);
+        vm.expectRevert(
+            abi.encodeWithSelector(IVerificationRound.VerdictAlreadyCommitted.selector, jobId, verifiers[0])
+        );
+        vm.prank(verifiers[0]);
+        round.commitVerdicts(jobId, bytes32(uint256(9)));
+    }
+
+    function test_commitVerdicts_notVerifying_reverts() public {
+        uint256 openJob = _postJob();
+        vm.expectRevert(
+            abi.encodeWithSelector(IVerificationRound.WrongJobStatus.selector, openJob, uint8(JobStatus.Open))
+        );
+        vm.prank(verifiers[0]);
+        round.commitVerdicts(openJob, bytes32(uint256(9)));
+    }
+}
+
+contract VerificationRound_RevealVerdicts_Test is VerificationRound_Init {
+    uint256 internal jobId;
+    address[] internal verifiers;
+    uint64 internal deadline;
+
+    function setUp() public override {
+        super.setUp();
+        jobId = _verifyingJob();
+        verifiers = _assigned(jobId);
+        deadline = _job(jobId).verdictDeadline;
+    }
+
+    function test_revealVerdicts_allCommitted_opensAtOnce_succeeds() public {
+        for (uint256 i; i < verifiers.length; ++i) {
+            _seal(jobId, verifiers[i], 0);
+        }
+        bool[] memory approvals = _approvals(4, 0);
+        vm.expectEmit(address(round));
+        emit IVerificationRound.VerdictsRevealed(jobId, verifiers[0], approvals);
+        _open(jobId, verifiers[0], 0);
+        (, bool revealed) = round.verdictCommitmentOf(jobId, verifiers[0]);
+        assertTrue(revealed);
+        assertEq(uint8(jobManager.verdictOf(jobId, verifiers[0])[0]), uint8(Verdict.Approve));
+    }
+
+    function test_revealVerdicts_notAllCommitted_beforeDeadline_reverts() public {
+        _seal(jobId, verifiers[0], 0);
+        vm.warp(deadline);
+        bool[] memory approvals = _approvals(4, 0);
+        bytes32 salt = _verdictSalt(jobId, verifiers[0]);
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IVerificationRound.OutsideWindow.selector, jobId, deadline + 1, deadline + params.revealWindow, deadline
+            )
+        );
+        vm.prank(verifiers[0]);
+        round.revealVerdicts(jobId, approvals, salt);
+    }
+
+    function test_revealVerdicts_afterDeadline_succeeds() public {
+        _seal(jobId, verifiers[0], 1);
+        vm.warp(uint256(deadline) + 1);
+        _open(jobId, verifiers[0], 1);
+        assertEq(uint8(jobManager.verdictOf(jobId, verifiers[0])[0]), uint8(Verdict.Reject));
+    }
+
+    function test_revealVerdicts_atClose_succeeds() public {
+        _seal(jobId, verifiers[0], 0);
+        vm.warp(uint256(deadline) + params.revealWindow);
+        _open(jobId, verifiers[0], 0);
+    }
+
+    function test_revealVerdicts_afterClose_reverts() public {
+        for (uint256 i; i < verifiers.length; ++i) {
+            _seal(jobId, verifiers[i], 0);
+        }
+        uint64 closes = deadline + params.revealWindow;
+        vm.warp(uint256(closes) + 1);
+        bool[] memory approvals = _approvals(4, 0);
+        bytes32 salt = _verdictSalt(jobId, verifiers[0]);
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IVerificationRound.OutsideWindow.selector, jobId, deadline - params.verdictWindow, closes, closes + 1
+            )
+        );
+        vm.prank(verifiers[0]);
+        round.revealVerdicts(jobId, approvals, salt);
+    }
+
+    function test_revealVerdicts_nothingCommitted_reverts() public {
+        bool[] memory approvals = _approvals(4, 0);
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.NothingToReveal.selector, jobId, verifiers[0]));
+        vm.prank(verifiers[0]);
+        round.revealVerdicts(jobId, approvals, bytes32(0));
+    }
+
+    function test_revealVerdicts_twice_reverts() public {
+        _submitAll(jobId, 0);
+        bool[] memory approvals = _approvals(4, 0);
+        bytes32 salt = _verdictSalt(jobId, verifiers[0]);
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.NothingToReveal.selector, jobId, verifiers[0]));
+        vm.prank(verifiers[0]);
+        round.revealVerdicts(jobId, approvals, salt);
+    }
+
+    function test_revealVerdicts_lengthMismatch_reverts() public {
+        _seal(jobId, verifiers[0], 0);
+        vm.warp(uint256(deadline) + 1);
+        bool[] memory approvals = _approvals(3, 0);
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.LengthMismatch.selector, jobId, 4, 3));
+        vm.prank(verifiers[0]);
+        round.revealVerdicts(jobId, approvals, bytes32(0));
+    }
+
+    function testFuzz_revealVerdicts_otherVerdicts_reverts(uint256 rejectMask) public {
+        rejectMask = bound(rejectMask, 1, 15);
+        _seal(jobId, verifiers[0], 0);
+        vm.warp(uint256(deadline) + 1);
+        bool[] memory approvals = _approvals(4, rejectMask);
+        bytes32 salt = _verdictSalt(jobId, verifiers[0]);
+        vm.expectRevert(
+            abi.encodeWithSelector(IVerificationRound.VerdictCommitmentMismatch.selector, jobId, verifiers[0])
+        );
+        vm.prank(verifiers[0]);
+        round.revealVerdicts(jobId, approvals, salt);
+    }
+
+    function test_revealVerdicts_otherVerdicts_reverts() public {
+        testFuzz_revealVerdicts_otherVerdicts_reverts(1);
+    }
+
+    /// @notice A lazy verifier that copies a diligent one's sealed commitment cannot open it: the
+    ///         commitment binds the verifier's address, even once the verdicts and salt are public.
+    function test_revealVerdicts_copiedCommitment_reverts() public {
+        bytes32 honest = _verdictCommitment(jobId, verifiers[0], _approvals(4, 2), _verdictSalt(jobId, verifiers[0]));
+        vm.prank(verifiers[0]);
+        round.commitVerdicts(jobId, honest);
+        vm.prank(verifiers[1]);
+        round.commitVerdicts(jobId, honest);
+        _seal(jobId, verifiers[2], 0);
+        _open(jobId, verifiers[0], 2);
+        bool[] memory approvals = _approvals(4, 2);
+        bytes32 salt = _verdictSalt(jobId, verifiers[0]);
+        vm.expectRevert(
+            abi.encodeWithSelector(IVerificationRound.VerdictCommitmentMismatch.selector, jobId, verifiers[1])
+        );
+        vm.prank(verifiers[1]);
+        round.revealVerdicts(jobId, approvals, salt);
+    }
+
+    function test_revealVerdicts_notVerifying_reverts() public {
+        uint256 openJob = _postJob();
+        bool[] memory approvals = _approvals(4, 0);
+        vm.expectRevert(
+            abi.encodeWithSelector(IVerificationRound.WrongJobStatus.selector, openJob, uint8(JobStatus.Open))
+        );
+        vm.prank(verifiers[0]);
+        round.revealVerdicts(openJob, approvals, bytes32(0));
+    }
+
+    function test_windowsOf_matchDeadlines_succeeds() public {
+        Job memory job = _job(jobId);
+        (uint64 vOpens, uint64 vCloses, uint64 sOpens, uint64 sCloses) = round.windowsOf(jobId);
+        assertEq(uint256(vOpens), uint256(job.verdictDeadline) + 1);
+        assertEq(uint256(vCloses), uint256(job.verdictDeadline) + params.revealWindow);
+        assertEq(uint256(sOpens), uint256(job.challengeDeadline));
+        assertEq(uint256(sCloses), uint256(job.challengeDeadline) + params.revealWindow);
+        (vOpens, vCloses, sOpens, sCloses) = round.windowsOf(999);
+        assertEq(uint256(vOpens) + vCloses + sOpens + sCloses, 0);
+    }
+}
+
+contract VerificationRound_RevealSecret_Test is VerificationRound_Init {
+    uint256 internal jobId;
+
+    function setUp() public override {
+        super.setUp();
+        _redeployWithRate(10_000);
+        jobId = _verifyingJob();
+        _submitAll(jobId, 0);
+    }
+
+    function _reveal(bytes32 secret, bytes32 trueEnd, bytes32[][] memory starts, bytes32[][] memory ends) internal {
+        vm.prank(solver);
+        round.revealSecret(jobId, secret, trueEnd, starts, ends);
+    }
+
+    function test_revealSecret_forced_succeeds() public {
+        (bool forced, uint256 f) = round.drawForcedError(jobId, _secret(jobId));
+        assertTrue(forced);
+        vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
+        vm.expectEmit(address(round));
+        emit IVerificationRound.SecretRevealed(jobId, _secret(jobId), true, f);
+        _revealSecret(jobId);
+        (RoundOutcome outcome, uint256 sample) = round.outcome(jobId);
+        assertEq(uint8(outcome), uint8(RoundOutcome.Forced));
+        assertEq(sample, f);
+        (, bytes32 secret, bool revealed,) = round.roundOf(jobId);
+        assertEq(secret, _secret(jobId));
+        assertTrue(revealed);
+    }
+
+    function test_revealSecret_atClose_succeeds() public {
+        vm.warp(uint256(_job(jobId).challengeDeadline) + params.revealWindow);
+        _revealSecret(jobId);
+    }
+
+    function test_revealSecret_atChallengeDeadline_reverts() public {
+        uint64 cd = _job(jobId).challengeDeadline;
+        vm.warp(cd);
+        (bytes32[][] memory s, bytes32[][] memory e) = (_proofsOf(jobId, false), _proofsOf(jobId, true));
+        bytes32 trueEnd = _forcedTrueEnd(jobId);
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IVerificationRound.OutsideWindow.selector, jobId, cd + 1, cd + params.revealWindow, cd
+            )
+        );
+        _reveal(_secret(jobId), trueEnd, s, e);
+    }
+
+    function test_revealSecret_afterClose_reverts() public {
+        uint64 cd = _job(jobId).challengeDeadline;
+        uint64 closes = cd + params.revealWindow;
+        vm.warp(uint256(closes) + 1);
+        (bytes32[][] memory s, bytes32[][] memory e) = (_proofsOf(jobId, false), _proofsOf(jobId, true));
+        bytes32 trueEnd = _forcedTrueEnd(jobId);
+        vm.expectRevert(
+            abi.encodeWithSelector(IVerificationRound.OutsideWindow.selector, jobId, cd + 1, closes, closes + 1)
+        );
+        _reveal(_secret(jobId), trueEnd, s, e);
+        (RoundOutcome outcome,) = round.outcome(jobId);
+        assertEq(uint8(outcome), uint8(RoundOutcome.NoReveal));
+    }
+
+    function test_revealSecret_twice_reverts() public {
+        vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
+        _revealSecret(jobId);
+        (bytes32[][] memory s, bytes32[][] memory e) = (_proofsOf(jobId, false), _proofsOf(jobId, true));
+        bytes32 trueEnd = _forcedTrueEnd(jobId);
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.SecretAlreadyRevealed.selector, jobId));
+        _reveal(_secret(jobId), trueEnd, s, e);
+    }
+
+    function test_revealSecret_wrongSecret_reverts() public {
+        vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
+        (bytes32[][] memory s, bytes32[][] memory e) = (_proofsOf(jobId, false), _proofsOf(jobId, true));
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.SecretCommitmentMismatch.selector, jobId));
+        _reveal(keccak256("another secret"), bytes32(0), s, e);
+    }
+
+    function test_revealSecret_lengthMismatch_reverts() public {
+        vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
+        bytes32[][] memory e = _proofsOf(jobId, true);
+        bytes32[][] memory short = new bytes32[][](1);
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.LengthMismatch.selector, jobId, 4, 1));
+        _reveal(_secret(jobId), bytes32(0), short, e);
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.LengthMismatch.selector, jobId, 4, 1));
+        _reveal(_secret(jobId), bytes32(0), e, short);
+    }
+
+    function test_revealSecret_badStartProof_reverts() public {
+        vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
+        (bytes32[][] memory s, bytes32[][] memory e) = (_proofsOf(jobId, false), _proofsOf(jobId, true));
+        bytes32 trueEnd = _forcedTrueEnd(jobId);
+        s[2] = e[2];
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.InvalidClaimProof.selector, jobId, 2, false));
+        _reveal(_secret(jobId), trueEnd, s, e);
+    }
+
+    function test_revealSecret_badEndProof_reverts() public {
+        vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
+        (bytes32[][] memory s, bytes32[][] memory e) = (_proofsOf(jobId, false), _proofsOf(jobId, true));
+        bytes32 trueEnd = _forcedTrueEnd(jobId);
+        (, uint256 f) = round.drawForcedError(jobId, _secret(jobId));
+        uint256 other = (f + 1) % 4;
+        e[other] = s[other];
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.InvalidClaimProof.selector, jobId, other, true));
+        _reveal(_secret(jobId), trueEnd, s, e);
+    }
+
+    function test_revealSecret_wrongForcedTrueEnd_reverts() public {
+        vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
+        (bytes32[][] memory s, bytes32[][] memory e) = (_proofsOf(jobId, false), _proofsOf(jobId, true));
+        (, uint256 f) = round.drawForcedError(jobId, _secret(jobId));
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ForcedClaimMismatch.selector, jobId, f));
+        _reveal(_secret(jobId), keccak256("not the true end"), s, e);
+    }
+
+    function test_revealSecret_beforeClaims_reverts() public {
+        uint256 bare = _unclaimedJob();
+        vm.warp(uint256(_job(bare).challengeDeadline) + 1);
+        bytes32[][] memory none = new bytes32[][](0);
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ClaimsNotPosted.selector, bare));
+        vm.prank(solver);
+        round.revealSecret(bare, _secret(bare), bytes32(0), none, none);
+    }
+
+    function test_revealSecret_notVerifying_reverts() public {
+        uint256 openJob = _postJob();
+        bytes32[][] memory none = new bytes32[][](0);
+        vm.expectRevert(
+            abi.encodeWithSelector(IVerificationRound.WrongJobStatus.selector, openJob, uint8(JobStatus.Open))
+        );
+        round.revealSecret(openJob, bytes32(0), bytes32(0), none, none);
+    }
+
+    /// @notice A solver that planted no forced claim where the draw asks for one cannot reveal.
+    function test_revealSecret_honestClaimOnForcedSample_reverts() public {
+        uint256 other = _postJob();
+        _claimAndCommit(other);
+        vm.roll(block.number + 2);
+        jobManager.assignVerifiers(other);
+        (, uint32[] memory segments) = jobManager.getAssignment(other);
+        bytes32[] storage states = _committedStates[other];
+        bytes32[] memory starts = new bytes32[](4);
+        bytes32[] memory ends = new bytes32[](4);
+        for (uint256 j; j < 4; ++j) {
+            starts[j] = states[segments[j]];
+            ends[j] = states[segments[j] + 1];
+        }
+        vm.prank(solver);
+        round.postClaims(other, starts, ends);
+        (, uint256 f) = round.drawForcedError(other, _secret(other));
+        vm.warp(uint256(_job(other).challengeDeadline) + 1);
+        (bytes32[][] memory s, bytes32[][] memory e) = (_proofsOf(other, false), _proofsOf(other, true));
+        bytes32 trueEnd = _forcedTrueEnd(other);
+        bytes32 secret = _secret(other);
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ForcedClaimMismatch.selector, other, f));
+        vm.prank(solver);
+        round.revealSecret(other, secret, trueEnd, s, e);
+    }
+}
+
+contract VerificationRound_Draw_Test is VerificationRound_Init {
+    /// @notice The contract's draw is the formula of docs/FORCED_ERRORS.md section 1, for any secret
+    ///         and rate, and the forced sample is always eligible.
+    function testFuzz_drawForcedError_matchesSpec_succeeds(bytes32 secret, uint256 rateBps) public {
+        rateBps = bound(rateBps, 0, 10_000);
+        VerificationRound r = new VerificationRound(IJobManager(address(jobManager)), rateBps);
+        uint256 jobId = _verifyingJob();
+        uint32[] memory segments = _segments(jobId);
+        (bool forced, uint256 f) = r.drawForcedError(jobId, secret);
+        (bool expectedForced, uint256 expectedSample) = _referenceDraw(secret, jobId, segments, rateBps);
+        assertEq(forced, expectedForced);
+        assertEq(f, expectedSample);
+        if (forced) {
+            assertLt(f, segments.length);
+            for (uint256 i; i < segments.length; ++i) {
+                assertNotEq(uint256(segments[i]), uint256(segments[f]) + 1, "forced sample not eligible");
+            }
+        }
+        if (rateBps == 0) assertFalse(forced);
+        if (rateBps == 10_000) assertTrue(forced);
+    }
+
+    function test_drawForcedError_matchesSpec_succeeds() public {
+        testFuzz_drawForcedError_matchesSpec_succeeds(keccak256("secret"), 5000);
+    }
+
+    /// @notice With every segment sampled (N/k = q), only the last segment is eligible.
+    function testFuzz_drawForcedError_allSampled_picksLast_succeeds(bytes32 secret) public {
+        VerificationRound r = new VerificationRound(IJobManager(address(jobManager)), 10_000);
+        vm.prank(submitter);
+        uint256 jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, 8, 2, REWARD, SPEC_URI);
+        _claimAndCommit(jobId);
+        _assign(jobId);
+        uint32[] memory segments = _segments(jobId);
+        (bool forced, uint256 f) = r.drawForcedError(jobId, secret);
+        assertTrue(forced);
+        assertEq(uint256(segments[f]), 3);
+    }
+
+    function test_drawForcedError_allSampled_picksLast_succeeds() public {
+        testFuzz_drawForcedError_allSampled_picksLast_succeeds(bytes32(uint256(1)));
+    }
+
+    function test_drawForcedError_beforeAssignment_succeeds() public {
+        VerificationRound r = new VerificationRound(IJobManager(address(jobManager)), 10_000);
+        (bool forced, uint256 f) = r.drawForcedError(_postJob(), bytes32(uint256(1)));
+        assertFalse(forced);
+        assertEq(f, 0);
+    }
+
+    function testFuzz_forcedClaim_matchesSpec_succeeds(bytes32 trueEnd) public {
+        bytes32 claim = round.forcedClaim(trueEnd);
+        assertEq(claim, keccak256(abi.encodePacked(keccak256("veritrain.forced-error.v1"), trueEnd)));
+        assertNotEq(claim, trueEnd);
+    }
+
+    function test_forcedClaim_matchesSpec_succeeds() public {
+        testFuzz_forcedClaim_matchesSpec_succeeds(sha256("checkpoint"));
+    }
+}
+
+contract VerificationRound_Outcome_Test is VerificationRound_Init {
+    function test_outcome_pendingUntilDeadlines_succeeds() public {
+        (RoundOutcome outcome,) = round.outcome(_postJob());
+        assertEq(uint8(outcome), uint8(RoundOutcome.Pending));
+        uint256 bare = _unclaimedJob();
+        vm.warp(_job(bare).verdictDeadline);
+        (outcome,) = round.outcome(bare);
+        assertEq(uint8(outcome), uint8(RoundOutcome.Pending));
+        vm.warp(uint256(_job(bare).verdictDeadline) + 1);
+        (outcome,) = round.outcome(bare);
+        assertEq(uint8(outcome), uint8(RoundOutcome.NoClaims));
+    }
+
+    function test_outcome_noReveal_afterSecretWindow_succeeds() public {
+        uint256 jobId = _verifyingJob();
+        _submitAll(jobId, 0);
+        uint256 closes = uint256(_job(jobId).challengeDeadline) + params.revealWindow;
+        vm.warp(closes);
+        (RoundOutcome outcome,) = round.outcome(jobId);
+        assertEq(uint8(outcome), uint8(RoundOutcome.Pending));
+        vm.warp(closes + 1);
+        (outcome,) = round.outcome(jobId);
+        assertEq(uint8(outcome), uint8(RoundOutcome.NoReveal));
+    }
+
+    function test_outcome_clean_succeeds() public {
+        uint256 jobId = _verifyingJob();
+        _submitAll(jobId, 0);
+        _passChallengeWindow(jobId);
+        (RoundOutcome outcome,) = round.outcome(jobId);
+        assertEq(uint8(outcome), uint8(RoundOutcome.Clean));
+    }
+}
+
+/// @notice Settlement of each round outcome at `JobManager.finalize` (docs/FORCED_ERRORS.md section 3).
+contract VerificationRound_Settlement_Test is VerificationRound_Init {
+    uint256 internal jobId;
+    address[] internal verifiers;
+    uint256 internal f;
+
+    function setUp() public override {
+        super.setUp();
+        _redeployWithRate(10_000);
+        jobId = _verifyingJob();
+        verifiers = _assigned(jobId);
+        (, f) = round.drawForcedError(jobId, _secret(jobId));
+    }
+
+    function _fund(uint256 amount) internal {
+        vm.prank(stranger);
+        jobManager.fundJackpot(amount);
+    }
+
+    function test_finalize_forced_slashesApproversPaysRejecters_succeeds() public {
+        _fund(100e18);
+        _submit(jobId, verifiers[0], 0);
+        _submit(jobId, verifiers[1], uint256(1) << f);
+        _submit(jobId, verifiers[2], uint256(1) << f);
+        _passChallengeWindow(jobId);
+        uint256 paid = 2 * params.jackpot;
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.ForcedErrorSettled(jobId, f, params.verifierStake, paid);
+        jobManager.finalize(jobId);
+        // The forced sample left the disputed set: no dispute, the job is finalized.
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
+        assertEq(jobManager.jackpotPool(), 100e18 + params.verifierStake - paid);
+        assertEq(_staked(verifiers[0], Role.Verifier), 500e18 - params.verifierStake);
+        assertEq(jobManager.creditOf(verifiers[0]), 0);
+        for (uint256 i = 1; i < 3; ++i) {
+            assertEq(jobManager.creditOf(verifiers[i]), params.challengeBond + params.jackpot + params.verifierFee);
+            assertEq(_staked(verifiers[i], Role.Verifier), 500e18);
+            assertEq(_locked(verifiers[i], Role.Verifier), 0);
+        }
+        // The approver's fee went back to the submitter; the solver is not penalised.
+        assertEq(jobManager.creditOf(submitter), params.verifierFee);
+        assertEq(jobManager.creditOf(solver), REWARD);
+        assertEq(_staked(solver, Role.Solver), 1000e18);
+        _assertJobManagerSolvent();
+    }
+
+    function test_finalize_forced_whistleblowerPaid_succeeds() public {
+        _submitAll(jobId, 0);
+        vm.prank(whistleblower);
+        jobManager.challengeApproval(jobId, f, verifiers[1]);
+        _passChallengeWindow(jobId);
+        uint256 wbBefore = token.balanceOf(whistleblower);
+        jobManager.finalize(jobId);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
+        // Pool = 3 slashed stakes; the whistleblower gets its bond back plus a jackpot.
+        assertEq(jobManager.creditOf(whistleblower), params.challengeBond + params.jackpot);
+        assertEq(jobManager.jackpotPool(), 3 * params.verifierStake - params.jackpot);
+        assertEq(token.balanceOf(whistleblower), wbBefore);
+        for (uint256 i; i < 3; ++i) {
+            assertEq(_staked(verifiers[i], Role.Verifier), 500e18 - params.verifierStake);
+        }
+        _assertJobManagerSolvent();
+    }
+
+    function test_finalize_forced_poolShortfall_paysMin_succeeds() public {
+        // Nobody approves: the pool holds only what was funded, less than two jackpots.
+        _fund(25e18);
+        for (uint256 i; i < 3; ++i) {
+            _submit(jobId, verifiers[i], uint256(1) << f);
+        }
+        _passChallengeWindow(jobId);
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.JackpotPaid(jobId, verifiers[0], 20e18);
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.JackpotPaid(jobId, verifiers[1], 5e18);
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.JackpotPaid(jobId, verifiers[2], 0);
+        jobManager.finalize(jobId);
+        assertEq(jobManager.jackpotPool(), 0);
+        assertEq(jobManager.creditOf(verifiers[1]), params.challengeBond + 5e18 + params.verifierFee);
+        assertEq(jobManager.creditOf(verifiers[2]), params.challengeBond + params.verifierFee);
+        _assertJobManagerSolvent();
+    }
+
+    function test_finalize_forced_committedNeverRevealed_slashedAsMissed_succeeds() public {
+        _submit(jobId, verifiers[0], uint256(1) << f);
+        _submit(jobId, verifiers[1], uint256(1) << f);
+        // Verifier 2 seals but never reveals.
+        _seal(jobId, verifiers[2], uint256(1) << f);
+        _revealPending(jobId);
+        vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
+        _revealSecret(jobId);
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.VerdictMissed(jobId, verifiers[2], params.verifierStake);
+        jobManager.finalize(jobId);
+        assertEq(_staked(verifiers[2], Role.Verifier), 500e18 - params.verifierStake);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
+        _assertJobManagerSolvent();
+    }
+
+    function test_finalize_forcedPlusGenuineDispute_succeeds() public {
+        _fund(100e18);
+        uint256 g = (f + 1) % 4;
+        _submit(jobId, verifiers[0], (uint256(1) << f) | (uint256(1) << g));
+        _submit(jobId, verifiers[1], 0);
+        _submit(jobId, verifiers[2], uint256(1) << f);
+        _passChallengeWindow(jobId);
+        jobManager.finalize(jobId);
+        // f is settled by the forced-error rule; g goes to the adjudicator.
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Disputed));
+        assertEq(jobManager.disputedSampleOf(jobId), g);
+        assertEq(jobManager.disputedMaskOf(jobId), uint256(1) << g);
+        assertEq(_staked(verifiers[1], Role.Verifier), 500e18 - params.verifierStake);
+        assertEq(jobManager.creditOf(verifiers[0]), params.challengeBond + params.jackpot);
+        // The committed segment g is valid: verifier 0 loses its stake and its bond on g.
+        _arbitrate(_job(jobId).disputeId, true);
+        jobManager.finalize(jobId);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
+        assertEq(_staked(verifiers[0], Role.Verifier), 500e18 - params.verifierStake);
+        assertEq(_staked(verifiers[2], Role.Verifier), 500e18);
+        _assertJobManagerSolvent();
+    }
+
+    function test_finalize_noClaims_rejectsAndReleases_succeeds() public {
+        uint256 bare = _unclaimedJob();
+        address[] memory assigned = _assigned(bare);
+        vm.warp(uint256(_job(bare).challengeDeadline) + 1);
+        uint256 creditBefore = jobManager.creditOf(submitter);
+        uint256[] memory lockedBefore = new uint256[](assigned.length);
+        for (uint256 i; i < assigned.length; ++i) {
+            lockedBefore[i] = _locked(assigned[i], Role.Verifier);
+        }
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.SolverFaulted(bare, solver, RoundOutcome.NoClaims, params.solverStake);
+        jobManager.finalize(bare);
+        assertEq(uint8(_job(bare).status), uint8(JobStatus.Rejected));
+        assertEq(jobManager.creditOf(submitter) - creditBefore, params.solverStake + REWARD + 3 * params.verifierFee);
+        for (uint256 i; i < assigned.length; ++i) {
+            assertEq(_staked(assigned[i], Role.Verifier), 500e18);
+            assertEq(_locked(assigned[i], Role.Verifier), lockedBefore[i] - params.verifierStake);
+        }
+        _assertJobManagerSolvent();
+    }
+
+    function test_finalize_noReveal_slashesSolverReturnsBonds_succeeds() public {
+        _submit(jobId, verifiers[0], 1);
+        _submit(jobId, verifiers[1], 0);
+        _seal(jobId, verifiers[2], 0);
+        _revealPending(jobId);
+        vm.prank(whistleblower);
+        jobManager.challengeApproval(jobId, 2, verifiers[1]);
+        vm.warp(uint256(_job(jobId).challengeDeadline) + params.revealWindow + 1);
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.SolverFaulted(jobId, solver, RoundOutcome.NoReveal, params.solverStake);
+        jobManager.finalize(jobId);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Rejected));
+        assertEq(_staked(solver, Role.Solver), 1000e18 - params.solverStake);
+        assertEq(_staked(verifiers[2], Role.Verifier), 500e18 - params.verifierStake);
+        assertEq(jobManager.creditOf(verifiers[0]), params.challengeBond + params.verifierFee);
+        assertEq(jobManager.creditOf(verifiers[1]), params.verifierFee);
+        assertEq(jobManager.creditOf(whistleblower), params.challengeBond);
+        assertEq(
+            jobManager.creditOf(submitter), params.solverStake + params.verifierStake + REWARD + params.verifierFee
+        );
+        (uint256 escrowed, uint256 bonds,,) = jobManager.liabilities();
+        assertEq(escrowed, 0);
+        assertEq(bonds, 0);
+        _assertJobManagerSolvent();
+    }
+
+    function test_finalize_roundPending_reverts() public {
+        _submitAll(jobId, 0);
+        vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.RoundPending.selector, jobId));
+        jobManager.finalize(jobId);
+    }
+}
