@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One-time (then incremental) set-up: Python virtualenv with torch==2.13.0 first, the project in
-# editable mode, the npm toolchain (Anvil, Forge, Cast, solc, OpenZeppelin, PRBTest) and the
-# compiled contracts. Safe to run again: each step is skipped when its inputs have not changed.
+# editable mode, the npm toolchain (Anvil, Forge, Cast, solc, OpenZeppelin, PRBTest), Slither in its
+# own virtualenv and the compiled contracts. Safe to run again: each step is skipped when its inputs
+# have not changed.
 # Usage: bash scripts/setup.sh
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -31,6 +32,17 @@ if [[ ! -f "$npm_stamp" || package-lock.json -nt "$npm_stamp" ]]; then
     npm install --no-audit --no-fund --loglevel=error
   fi
   touch "$npm_stamp"
+fi
+
+# Slither (scripts/slither.sh) gets its own virtualenv: slither-analyzer 0.11.6 requires web3 < 8,
+# the project web3 8. crytic-compile 0.4.2 reads Forge 1.7's build-info.
+slither_pins=("slither-analyzer==0.11.6" "crytic-compile==0.4.2")
+slither_stamp=.venv-slither/.veritrain-installed
+if [[ ! -f "$slither_stamp" || "$(cat "$slither_stamp")" != "${slither_pins[*]}" ]]; then
+  echo "setup: installing ${slither_pins[*]} into .venv-slither"
+  [[ -x .venv-slither/bin/python ]] || "$py" -m venv .venv-slither
+  .venv-slither/bin/python -m pip install -q "${slither_pins[@]}"
+  echo "${slither_pins[*]}" > "$slither_stamp"
 fi
 
 echo "setup: forge build"

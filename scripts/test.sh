@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test: Forge (unit, fuzz, invariant) and pytest (unit + integration on a real Anvil).
+# Runs every test: Forge (unit, fuzz, invariant), Slither (fails on a high or medium finding) and
+# pytest (unit + integration on a real Anvil).
 # Does its own set-up the first time. Usage: bash scripts/test.sh [extra pytest args]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -8,5 +9,7 @@ bash scripts/setup.sh
 export PATH="$root/node_modules/.bin:$PATH"
 echo "== forge test =="
 forge test
+echo "== slither =="
+bash scripts/slither.sh
 echo "== pytest =="
 .venv/bin/python -m pytest "$@"

@@ -97,6 +97,7 @@ contract VerificationRound is IVerificationRound {
         if (msg.sender != job.solver) revert NotSolver(jobId, msg.sender);
         _requireBeforeVerdictDeadline(jobId, job);
         if (_startHashes[jobId].length != 0) revert ClaimsAlreadyPosted(jobId);
+        // slither-disable-next-line unused-return
         (, uint32[] memory segments) = _JOB_MANAGER.getAssignment(jobId);
         uint256 samples = segments.length;
         if (startHashes.length != samples) revert LengthMismatch(jobId, samples, startHashes.length);
@@ -109,6 +110,7 @@ contract VerificationRound is IVerificationRound {
     /// @inheritdoc IVerificationRound
     function commitVerdicts(uint256 jobId, bytes32 commitment) external {
         Job memory job = _verifyingJob(jobId);
+        // slither-disable-next-line unused-return
         (address[] memory verifiers,) = _JOB_MANAGER.getAssignment(jobId);
         if (!_contains(verifiers, msg.sender)) revert NotAssignedVerifier(jobId, msg.sender);
         _requireBeforeVerdictDeadline(jobId, job);
@@ -192,6 +194,7 @@ contract VerificationRound is IVerificationRound {
 
     /// @inheritdoc IVerificationRound
     function drawForcedError(uint256 jobId, bytes32 secret) external view returns (bool forced, uint256 sampleIndex) {
+        // slither-disable-next-line unused-return
         (, uint32[] memory segments) = _JOB_MANAGER.getAssignment(jobId);
         (forced, sampleIndex) = _draw(jobId, secret, segments);
     }
@@ -289,10 +292,10 @@ contract VerificationRound is IVerificationRound {
         bytes32 draw = keccak256(abi.encode(secret, jobId, segments));
         if (uint256(draw) % BPS >= _RATE_BPS) return (false, 0);
         uint256[] memory eligible = new uint256[](samples);
-        uint256 count;
+        uint256 count = 0;
         for (uint256 j; j < samples; ++j) {
             uint256 next = uint256(segments[j]) + 1;
-            bool covered;
+            bool covered = false;
             for (uint256 i; i < samples; ++i) {
                 if (segments[i] == next) {
                     covered = true;
@@ -343,6 +346,7 @@ contract VerificationRound is IVerificationRound {
 
     /// @notice Sampled segments of the job, in sample order (empty before assignment).
     function _segmentsOf(uint256 jobId) internal view returns (uint32[] memory segments) {
+        // slither-disable-next-line unused-return
         (, segments) = _JOB_MANAGER.getAssignment(jobId);
     }
 
