@@ -48,7 +48,8 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
     }
 
     /// @notice Default config with V=2, q=3, K=3 so that 7 verifiers can fill jobs and committees,
-    ///         long vote windows so that handler warps (withdrawals, deadlines) rarely skip a vote, and
+    ///         long vote, verdict and reveal windows so that handler warps (withdrawals, deadlines) rarely
+    ///         skip a vote or a reveal, and
     ///         a forced error in about one job in three.
     function _config() internal pure returns (Deploy.Config memory cfg) {
         cfg = Deploy.defaultConfig();
@@ -59,6 +60,8 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         cfg.unbondingDelay = 1 hours;
         cfg.voteCommitWindow = 2 days;
         cfg.voteRevealWindow = 2 days;
+        cfg.params.verdictWindow = 2 days;
+        cfg.params.revealWindow = 2 days;
     }
 
     /// @custom:invariant P1a The StakeManager's token balance equals the sum over every account and

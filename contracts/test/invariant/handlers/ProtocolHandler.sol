@@ -286,7 +286,9 @@ contract ProtocolHandler is Bound {
             // The solver reveals its secret, except in one job in eight (outcome NoReveal).
             (bytes32[] memory starts,) = round.claimsOf(jobId);
             (,, bool revealed,) = round.roundOf(jobId);
-            if (starts.length != 0 && !revealed) {
+            // Past its window the secret can no longer be revealed (outcome NoReveal).
+            bool open = block.timestamp <= uint256(job.challengeDeadline) + _revealWindow();
+            if (starts.length != 0 && !revealed && open) {
                 if (_roll(jobSeed, "reveal") % 8 == 0) vm.warp(uint256(job.challengeDeadline) + _revealWindow() + 1);
                 else _revealSecret(jobId, job);
             }
@@ -468,20 +470,40 @@ contract ProtocolHandler is Bound {
         }
         if (job.status == JobStatus.Committed) return _assignVerifiers(jobSeed);
         if (job.status == JobStatus.Verifying) {
-            uint256 step = choice % 4;
-            if (step <= 1) return _submitVerdicts(jobSeed, choice >> 8, step == 0 ? 0 : choice >> 16);
-            if (step == 2) return _challengeApproval(jobSeed, choice >> 8, choice >> 16);
-            return _finalize(jobSeed);
+            // Mostly the next verifier seals or reveals; finalize once everyone has revealed (or,
+            // one call in eight, early: missed verdicts); a challenge one call in eight.
+            uint256 step = _roll(choice, "verifying") % 8;
+            if (step == 0) return _challengeApproval(jobSeed, choice >> 8, choice >> 16);
+            (bool done, uint256 next) = _nextVerifier(jobId);
+            if (step == 1 || done) return _finalize(jobSeed);
+            return _submitVerdicts(jobSeed, next, _roll(choice, "mask"));
         }
         // Disputed.
         DisputePhase phase = committee.phaseOf(job.disputeId);
         if (phase == DisputePhase.AwaitingCommittee) return _drawCommittee(job.disputeId - 1);
         if (phase == DisputePhase.Commit || phase == DisputePhase.Reveal) {
-            if (phase == DisputePhase.Reveal && choice % 6 == 0) return _resolve(job.disputeId - 1);
-            return _vote(job.disputeId - 1, choice >> 8, (choice >> 16) % 3 != 0);
+            if (phase == DisputePhase.Reveal && _roll(choice, "resolve") % 6 == 0) return _resolve(job.disputeId - 1);
+            return _vote(job.disputeId - 1, choice >> 8, _roll(choice, "vote") % 3 != 0);
         }
         if (phase == DisputePhase.Resolvable) return _resolve(job.disputeId - 1);
         return _finalize(jobSeed);
+    }
+
+    /// @notice Index of the first assigned verifier that has not sealed its verdicts, else of the
+    ///         first that has not revealed them (sealing first, so that no reveal cuts the sealing
+    ///         phase short); `done` when every one has revealed.
+    function _nextVerifier(uint256 jobId) internal view returns (bool done, uint256 index) {
+        (address[] memory assigned,) = jobManager.getAssignment(jobId);
+        uint256 unrevealed = type(uint256).max;
+        for (uint256 i; i < assigned.length; ++i) {
+            (bytes32 commitment, bool revealed) = round.verdictCommitmentOf(jobId, assigned[i]);
+            if (commitment == bytes32(0) && block.timestamp <= jobManager.getJob(jobId).verdictDeadline) {
+                return (false, i);
+            }
+            if (!revealed && commitment != bytes32(0) && unrevealed == type(uint256).max) unrevealed = i;
+        }
+        if (unrevealed == type(uint256).max) return (true, 0);
+        return (false, unrevealed);
     }
 
     function fundJackpot(uint256 actorSeed, uint256 amount) external {
