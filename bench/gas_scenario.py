@@ -4,11 +4,15 @@ Run: ``.venv/bin/python -m bench.gas_scenario`` (prints ``action gas`` lines); u
 ``bench.bench_protocol`` for its gas table.
 
 Scenario (automine Anvil, time moved with ``evm_increaseTime``): deploy; stake every role; an
-honest job (post, claim, commit, assign, verdicts, finalize, claim credit); a cheating job
-(reject with a bond, whistleblower challenge, finalize opening a dispute, committee draw,
-commit-reveal votes, resolve with settlement); revenue paid into the model and claimed; unbond
-and withdraw. Merkle roots and hashes are real (computed with ``veritrain.merkle``) but the
-training itself is not needed: gas does not depend on it.
+honest job with a forced error (post, claim, commit with the secret commitment, assign, post
+claims, sealed verdicts: commit and reveal, a lazy approval of the forced claim challenged by
+the whistleblower, reveal the secret with the claims' proofs, finalize settling the forced error
+from the jackpot pool, claim credit); a cheating job (reject with a bond, whistleblower
+challenge, finalize opening a dispute, committee draw, commit-reveal votes, resolve with
+settlement); revenue paid into the model and claimed; unbond and withdraw. The round is played
+by ``tests.utils.round_script`` (the same calls the chain tests make). Merkle roots and hashes
+are real (computed with ``veritrain.merkle``) but the training itself is not needed: gas does
+not depend on it.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ def run_gas_scenario() -> tuple[list[tuple[str, int, str]], float]:
     from chain.client import ChainClient, new_salt, vote_hash
     from chain.deploy import ProtocolParams, deploy_protocol
     from chain.types import Role
-    from veritrain.merkle import checkpoint_tree
+    from tests.utils.round_script import commit, post_claims, reveal_secret, seal_and_reveal
 
     rows: list[tuple[str, int, str]] = []
     commit_seconds: list[float] = []
@@ -47,6 +51,7 @@ def run_gas_scenario() -> tuple[list[tuple[str, int, str]], float]:
         return receipt
 
     params = ProtocolParams.demo(verifiers_per_job=3, samples_per_job=3, committee_size=3)
+    # demo: every job carries a forced error (docs/FORCED_ERRORS.md)
     with Anvil(block_time=None) as anvil:
         accts = dev_accounts(10)
         admin = ChainClient(anvil.rpc_url, accts[0])
@@ -68,7 +73,6 @@ def run_gas_scenario() -> tuple[list[tuple[str, int, str]], float]:
 
         n, k = 300, 25
         hashes = [os.urandom(32) for _ in range(n // k + 1)]
-        root = checkpoint_tree(hashes, k).root
 
         def post() -> tuple[int, Any]:
             receipt = submitter.post_job(
@@ -76,53 +80,85 @@ def run_gas_scenario() -> tuple[list[tuple[str, int, str]], float]:
             )
             return submitter.job_id_from(receipt), receipt
 
-        def run_to_verdicts(reject_first: bool, note_prefix: str) -> tuple[int, list[Any]]:
+        def run_to_verdicts(reject_first: bool, note_prefix: str) -> tuple[int, list[Any], Any]:
+            """Post, claim, commit, assign, post claims, seal and reveal the verdicts: the
+            first verifier approves everything (lazy), the others reject the forced claim and,
+            with `reject_first`, the second one also rejects another sample (a cheat)."""
             job_id, receipt = post()
             rec(f"postJob{note_prefix}", receipt, "escrows reward + V * fee")
             rec(f"claimJob{note_prefix}", solver.claim_job(job_id), "locks solver stake")
+            receipts: dict[str, Any] = {}
             t0 = time.perf_counter()
-            receipt = solver.commit_checkpoints(job_id, root, "http://127.0.0.1:8701/jobs/1")
+            url = "http://127.0.0.1:8701/jobs/1"
+            secret = commit(solver, job_id, hashes, k, url, receipts=receipts)
             commit_seconds.append(time.perf_counter() - t0)
-            rec(f"commitCheckpoints{note_prefix}", receipt, "Merkle root + URL")
+            rec(
+                f"commitCheckpoints{note_prefix}",
+                receipts["commitCheckpoints"],
+                "root + URL + secret commitment",
+            )
             anvil.mine(2)
             rec(
                 f"assignVerifiers{note_prefix}",
                 solver.assign_verifiers(job_id),
                 f"V={params.verifiers_per_job}, q={params.samples_per_job}",
             )
+            claims = post_claims(solver, job_id, hashes, secret, receipts=receipts)
+            rec(
+                f"postClaims{note_prefix}",
+                receipts["postClaims"],
+                f"q={params.samples_per_job} start/end hashes",
+            )
             assigned = [by_addr[a] for a in solver.get_assignment(job_id).verifiers]
-            q = params.samples_per_job
-            for i, v in enumerate(assigned):
-                approvals = [True] * q
-                if reject_first and i == 0:
-                    approvals[0] = False
-                    rec(
-                        "submitVerdicts (1 reject)",
-                        v.submit_verdicts(job_id, approvals),
-                        "posts a challenge bond",
-                    )
-                else:
-                    r = v.submit_verdicts(job_id, approvals)
-            rec(f"submitVerdicts (all approve){note_prefix}", r, f"q={q} verdicts in one tx")
-            return job_id, assigned
+            lazy = assigned[0].address
+            f = claims.forced_sample
 
-        # Honest job.
-        job1, _ = run_to_verdicts(False, "")
-        anvil.increase_time(params.challenge_window + 1)
-        anvil.mine()
-        rec("finalize (Finalized)", solver.finalize(job1), "pays credits, mints shares")
-        rec("claimCredit", solver.claim_credit(), "pull payment")
+            cheat = 0 if f != 0 else 1  # a sample other than the forced one
 
-        # Cheating job: a verifier rejects sample 0, the whistleblower challenges an approval.
-        job2, assigned = run_to_verdicts(True, " (job 2)")
-        approver = assigned[1]
+            def approve(v: str, j: int) -> bool:
+                if reject_first and v == assigned[1].address and j == cheat:
+                    return False
+                return v == lazy or j != f
+
+            seal_and_reveal(job_id, by_addr, approve, receipts=receipts)
+            rec(f"commitVerdicts{note_prefix}", receipts["commitVerdicts"], "sealed verdicts")
+            if "revealVerdicts" in receipts:
+                rec(f"revealVerdicts (all approve){note_prefix}", receipts["revealVerdicts"])
+            rec(
+                f"revealVerdicts (reject){note_prefix}",
+                receipts["revealVerdicts (reject)"],
+                "records verdicts, pulls the reject bonds",
+            )
+            return job_id, assigned, (secret, claims)
+
+        def reveal(job_id: int, secret_claims: Any, note: str) -> None:
+            secret, claims = secret_claims
+            rec(
+                f"revealSecret{note}",
+                reveal_secret(solver, job_id, hashes, k, secret, claims),
+                "secret + 2q Merkle proofs",
+            )
+
+        # Honest job: the lazy verifier's approval of the forced claim is challenged.
+        job1, assigned, sc1 = run_to_verdicts(False, "")
+        f1 = sc1[1].forced_sample
         rec(
             "challengeApproval",
-            whistle.challenge_approval(job2, 0, approver.address),
+            whistle.challenge_approval(job1, f1, assigned[0].address),
             "posts a challenge bond",
         )
-        anvil.increase_time(params.challenge_window + 1)
-        anvil.mine()
+        reveal(job1, sc1, "")
+        rec(
+            "finalize (Finalized, forced error)",
+            solver.finalize(job1),
+            "slashes the approver, pays jackpots, mints shares",
+        )
+        rec("claimCredit", solver.claim_credit(), "pull payment")
+        rec("fundJackpot", submitter.fund_jackpot(10 * E18))
+
+        # Cheating job: a verifier rejects a cheating sample as well as the forced claim.
+        job2, _assigned, sc2 = run_to_verdicts(True, " (job 2)")
+        reveal(job2, sc2, " (job 2)")
         receipt = rec("finalize (opens dispute)", solver.finalize(job2), "calls the adjudicator")
         dispute = solver.dispute_id_from(receipt)
         if dispute is None:

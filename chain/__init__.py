@@ -3,7 +3,8 @@
 - `Anvil`: a local devnet process (context manager); `DEV_PRIVATE_KEYS` are Anvil's public keys.
 - `build`, `load_artifact`: Forge artifacts from ``contracts/out`` (ABIs are never hand-copied).
 - `deploy_protocol`, `ProtocolParams`, `Deployment`, `write_manifest`, `load_manifest`.
-- `ChainClient`: locally signed, typed access to every protocol action and view.
+- `ChainClient`: locally signed, typed access to every protocol action and view, the
+  verification round's (claims, sealed verdicts, forced errors) included.
 - `EventWatcher`: ordered, resumable event polling that survives RPC outages.
 - `ChainError`, `ContractRevert` (decoded custom errors), `RpcUnavailable`.
 - Keys: `create_keystore`, `load_keystore`, `load_account`.
@@ -43,6 +44,7 @@ from chain.keys import (
 )
 from chain.types import (
     Assignment,
+    ClaimsView,
     DecodedEvent,
     DisputePhase,
     DisputeStatus,
@@ -53,6 +55,9 @@ from chain.types import (
     JobStatus,
     JobView,
     Role,
+    RoundOutcome,
+    RoundView,
+    RoundWindows,
     Side,
     StakeView,
     StepClaimView,
@@ -69,6 +74,7 @@ __all__ = [
     "Assignment",
     "ChainClient",
     "ChainError",
+    "ClaimsView",
     "ChainValueError",
     "ContractAddresses",
     "ContractRevert",
@@ -89,6 +95,9 @@ __all__ = [
     "KeyLoadError",
     "ProtocolParams",
     "Role",
+    "RoundOutcome",
+    "RoundView",
+    "RoundWindows",
     "RpcUnavailable",
     "StakeView",
     "TransactionFailed",

@@ -47,6 +47,7 @@ PROTOCOL_CONTRACTS: tuple[str, ...] = (
     "VeriToken",
     "StakeManager",
     "JobManager",
+    "VerificationRound",
     "ArbitrationCommittee",
     "BisectionGame",
     "ShareRegistry",

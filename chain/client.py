@@ -3,9 +3,14 @@
 Every transaction is signed in-process by the client's account (never an unlocked node
 account), so the same code runs on Anvil and on a public testnet. Transacting methods return the
 mined receipt, or raise a decoded `chain.errors.ContractRevert`; views return frozen dataclasses
-(`chain.types`). Methods that pull tokens (``stake``, ``post_job``, ``submit_verdicts`` with
-rejects, ``challenge_approval``, ``pay_revenue``) first approve the spender when the allowance is
-short.
+(`chain.types`). Methods that pull tokens (``stake``, ``post_job``, ``reveal_verdicts`` with
+rejects, ``challenge_approval``, ``fund_jackpot``, ``pay_revenue``) first approve the spender
+when the allowance is short.
+
+The verification round (docs/FORCED_ERRORS.md) lives in its own contract
+(``client.verification_round``): ``post_claims``, ``commit_verdicts``, ``reveal_verdicts``,
+``reveal_secret`` and the views ``outcome``, ``claims_of``, ``round_of``, ``windows_of``,
+``verdict_commitment_of``, ``draw_forced_error``, ``forced_claim``.
 
 Usage::
 
@@ -56,6 +61,7 @@ from chain.errors import (
 )
 from chain.types import (
     Assignment,
+    ClaimsView,
     DecodedEvent,
     DisputePhase,
     DisputeStatus,
@@ -66,6 +72,9 @@ from chain.types import (
     JobStatus,
     JobView,
     Role,
+    RoundOutcome,
+    RoundView,
+    RoundWindows,
     Side,
     StakeView,
     StepClaimView,
@@ -90,6 +99,7 @@ _HANDLES: dict[str, str] = {
 }
 # Handles present only in some deployments (``ContractAddresses`` field may be None).
 _OPTIONAL_HANDLES: dict[str, str] = {
+    "verification_round": "VerificationRound",
     "bisection_game": "BisectionGame",
 }
 
@@ -267,6 +277,18 @@ class ChainClient:
     def share_registry(self) -> Contract:
         """ShareRegistry."""
         return self._handle("share_registry")
+
+    @property
+    def verification_round(self) -> Contract:
+        """VerificationRound (claims, sealed verdicts, the forced-error draw).
+
+        Raises:
+            ChainValueError: the deployment has no verification round (an old manifest).
+        """
+        try:
+            return self._contracts["verification_round"]
+        except KeyError:
+            raise ChainValueError("this deployment has no VerificationRound") from None
 
     @property
     def bisection_game(self) -> Contract:
@@ -735,10 +757,18 @@ class ChainClient:
         """Claim an Open job as solver (locks ``solverStake`` wei)."""
         return self.transact(self.job_manager, "claimJob", job_id)
 
-    def commit_checkpoints(self, job_id: int, merkle_root: bytes, checkpoint_url: str) -> TxReceipt:
-        """Commit the checkpoint Merkle root and the URL serving checkpoints and proofs."""
+    def commit_checkpoints(
+        self, job_id: int, merkle_root: bytes, checkpoint_url: str, secret_commitment: bytes
+    ) -> TxReceipt:
+        """Commit the checkpoint Merkle root, the URL serving checkpoints and proofs, and the
+        solver's secret commitment (``veritrain.forced.secret_commitment``; non-zero)."""
         return self.transact(
-            self.job_manager, "commitCheckpoints", job_id, merkle_root, checkpoint_url
+            self.job_manager,
+            "commitCheckpoints",
+            job_id,
+            merkle_root,
+            checkpoint_url,
+            secret_commitment,
         )
 
     def reclaim_expired(self, job_id: int) -> TxReceipt:
@@ -748,17 +778,6 @@ class ChainClient:
     def assign_verifiers(self, job_id: int) -> TxReceipt:
         """Draw verifiers and sampled segments (after the randomness block is mined)."""
         return self.transact(self.job_manager, "assignVerifiers", job_id)
-
-    def submit_verdicts(self, job_id: int, approvals: Sequence[bool]) -> TxReceipt:
-        """Submit one verdict per sampled segment (True = approve); each reject posts
-        ``challengeBond`` wei (auto-approves)."""
-        rejects = sum(1 for a in approvals if not a)
-        if rejects:
-            bond = self.job_params().challenge_bond
-            self.ensure_allowance(self.job_manager.address, rejects * bond)
-        return self.transact(
-            self.job_manager, "submitVerdicts", job_id, [bool(a) for a in approvals]
-        )
 
     def challenge_approval(self, job_id: int, sample_index: int, verifier: str) -> TxReceipt:
         """Challenge ``verifier``'s approval of sample ``sample_index`` as a whistleblower
@@ -853,9 +872,155 @@ class ChainClient:
         )
         return None if int(who, 16) == 0 else who
 
-    def leaf_hash(self, step: int, state_hash: bytes) -> bytes:
-        """``JobManager.leafHash(step, stateHash)`` (the contract's Merkle leaf)."""
-        return bytes(self.call(self.job_manager, "leafHash", step, state_hash))
+    def jackpot_pool(self) -> int:
+        """Tokens in the forced-error jackpot pool (wei)."""
+        return int(self.call(self.job_manager, "jackpotPool"))
+
+    def fund_jackpot(self, amount: int) -> TxReceipt:
+        """Put ``amount`` wei into the jackpot pool (anyone; auto-approves the JobManager)."""
+        self.ensure_allowance(self.job_manager.address, amount)
+        return self.transact(self.job_manager, "fundJackpot", amount)
+
+    def liabilities(self) -> tuple[int, int, int, int]:
+        """``liabilities()``: (escrowed, bonds, credits, jackpot pool) in wei; their sum is the
+        JobManager's token balance."""
+        escrowed, bonds, credits, pool = self.call(self.job_manager, "liabilities")
+        return int(escrowed), int(bonds), int(credits), int(pool)
+
+    def verification_round_address(self) -> str:
+        """The round the JobManager forwards commitments to (``verificationRound()``)."""
+        return str(self.call(self.job_manager, "verificationRound"))
+
+    # ------------------------------------------------------------------ VerificationRound
+
+    def post_claims(
+        self, job_id: int, start_hashes: Sequence[bytes], end_hashes: Sequence[bytes]
+    ) -> TxReceipt:
+        """Solver: post the claims on the sampled segments (one start and one end state hash
+        per sample, in sample order), by the verdict deadline.
+
+        Raises:
+            ContractRevert: e.g. ``ClaimsAlreadyPosted``, ``LengthMismatch``, ``OutsideWindow``.
+        """
+        return self.transact(
+            self.verification_round,
+            "postClaims",
+            job_id,
+            [bytes(h) for h in start_hashes],
+            [bytes(h) for h in end_hashes],
+        )
+
+    def commit_verdicts(self, job_id: int, commitment: bytes) -> TxReceipt:
+        """Assigned verifier: seal its verdicts (``veritrain.forced.verdict_commitment``).
+
+        Raises:
+            ContractRevert: e.g. ``ClaimsNotPosted``, ``VerdictAlreadyCommitted``,
+                ``OutsideWindow``.
+        """
+        return self.transact(self.verification_round, "commitVerdicts", job_id, commitment)
+
+    def reveal_verdicts(self, job_id: int, approvals: Sequence[bool], salt: bytes) -> TxReceipt:
+        """Assigned verifier: reveal its sealed verdicts (recorded at the JobManager, which
+        pulls ``challengeBond`` wei per reject; auto-approves the JobManager).
+
+        Raises:
+            ContractRevert: e.g. ``VerdictCommitmentMismatch``, ``NothingToReveal``,
+                ``OutsideWindow``.
+        """
+        rejects = sum(1 for a in approvals if not a)
+        if rejects:
+            bond = self.job_params().challenge_bond
+            self.ensure_allowance(self.job_manager.address, rejects * bond)
+        return self.transact(
+            self.verification_round,
+            "revealVerdicts",
+            job_id,
+            [bool(a) for a in approvals],
+            salt,
+        )
+
+    def reveal_secret(
+        self,
+        job_id: int,
+        secret: bytes,
+        forced_true_end: bytes,
+        start_proofs: Sequence[Sequence[bytes]],
+        end_proofs: Sequence[Sequence[bytes]],
+    ) -> TxReceipt:
+        """Solver: reveal the job's secret after the challenge deadline and prove every claim
+        against the Merkle root (``forced_true_end`` is the committed end hash of the forced
+        sample, zero when the job carries none).
+
+        Raises:
+            ContractRevert: e.g. ``SecretCommitmentMismatch``, ``InvalidClaimProof``,
+                ``ForcedClaimMismatch``, ``OutsideWindow``.
+        """
+        return self.transact(
+            self.verification_round,
+            "revealSecret",
+            job_id,
+            secret,
+            forced_true_end,
+            [[bytes(p) for p in proof] for proof in start_proofs],
+            [[bytes(p) for p in proof] for proof in end_proofs],
+        )
+
+    def outcome(self, job_id: int) -> tuple[RoundOutcome, int]:
+        """``outcome(jobId)``: the round's `RoundOutcome` and the forced sample index
+        (meaningful only for ``Forced``)."""
+        outcome, sample = self.call(self.verification_round, "outcome", job_id)
+        return RoundOutcome(int(outcome)), int(sample)
+
+    def claims_of(self, job_id: int) -> ClaimsView:
+        """The solver's posted claims (empty until posted)."""
+        starts, ends = self.call(self.verification_round, "claimsOf", job_id)
+        return ClaimsView(tuple(bytes(h) for h in starts), tuple(bytes(h) for h in ends))
+
+    def verdict_commitment_of(self, job_id: int, verifier: str | None = None) -> tuple[bytes, bool]:
+        """A verifier's sealed commitment (zero if none) and whether it was revealed."""
+        commitment, revealed = self.call(
+            self.verification_round,
+            "verdictCommitmentOf",
+            job_id,
+            to_checksum_address(verifier or self.address),
+        )
+        return bytes(commitment), bool(revealed)
+
+    def round_of(self, job_id: int) -> RoundView:
+        """``roundOf(jobId)`` as a `RoundView`."""
+        commitment, secret, revealed, committed = self.call(
+            self.verification_round, "roundOf", job_id
+        )
+        return RoundView(
+            job_id=job_id,
+            secret_commitment=bytes(commitment),
+            secret=bytes(secret),
+            revealed=bool(revealed),
+            committed=int(committed),
+        )
+
+    def windows_of(self, job_id: int) -> RoundWindows:
+        """``windowsOf(jobId)``: the verdict-reveal and secret-reveal windows (timestamps)."""
+        a, b, c, d = self.call(self.verification_round, "windowsOf", job_id)
+        return RoundWindows(int(a), int(b), int(c), int(d))
+
+    def draw_forced_error(self, job_id: int, secret: bytes) -> tuple[bool, int]:
+        """The contract's forced-error draw for ``secret`` on an assigned job:
+        (forced, sample index)."""
+        forced, sample = self.call(self.verification_round, "drawForcedError", job_id, secret)
+        return bool(forced), int(sample)
+
+    def forced_claim(self, true_end: bytes) -> bytes:
+        """The contract's forced claim of a true end state hash."""
+        return bytes(self.call(self.verification_round, "forcedClaim", true_end))
+
+    def forced_error_rate_bps(self) -> int:
+        """Share of jobs carrying a forced error, in basis points."""
+        return int(self.call(self.verification_round, "forcedErrorRateBps"))
+
+    def forced_error_tag(self) -> bytes:
+        """``FORCED_ERROR_TAG`` = keccak256("veritrain.forced-error.v1")."""
+        return bytes(self.call(self.verification_round, "FORCED_ERROR_TAG"))
 
     def verify_checkpoint(
         self, job_id: int, leaf_index: int, state_hash: bytes, proof: Sequence[bytes]

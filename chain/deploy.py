@@ -66,11 +66,27 @@ class ProtocolParams(BaseModel):
     )
     verifier_fee: int = Field(1 * E18, ge=0, description="per assigned verifier (wei)")
     arbiter_fee: int = Field(1 * E18, ge=0, description="per majority arbiter (wei)")
+    jackpot: int = Field(
+        5 * E18,
+        ge=0,
+        description="paid from the jackpot pool per rejecter of a forced error and per "
+        "whistleblower that flagged an approved one (wei)",
+    )
     verifiers_per_job: int = Field(3, ge=1, le=32, description="V (contract max 32)")
     samples_per_job: int = Field(2, ge=1, le=64, description="q: sampled segments per job (max 64)")
     commit_window: int = Field(3600, gt=0, description="claim -> commit deadline (s)")
     verdict_window: int = Field(600, gt=0, description="assignment -> verdict deadline (s)")
+    reveal_window: int = Field(
+        300, gt=0, description="verdict reveal window, and the secret reveal window (s)"
+    )
     challenge_window: int = Field(300, gt=0, description="verdicts -> challenge deadline (s)")
+    # VerificationRound (docs/FORCED_ERRORS.md)
+    forced_error_rate_bps: int = Field(
+        1_000, ge=0, le=10_000, description="share of jobs carrying a forced error (bps)"
+    )
+    jackpot_funding: int = Field(
+        100 * E18, ge=0, description="tokens the deployer puts in the jackpot pool (wei)"
+    )
     # StakeManager
     unbonding_delay: int = Field(600, ge=0, description="requestUnbond -> withdraw (s)")
     min_stake_solver: int = Field(100 * E18, ge=0, description="Role.Solver minimum (wei)")
@@ -102,20 +118,28 @@ class ProtocolParams(BaseModel):
 
     @classmethod
     def demo(cls, **overrides: Any) -> ProtocolParams:
-        """Short windows for an interactive demo (V=5, q=3, K=3; commit 900 s, verdict 180 s,
-        challenge 30 s, vote commit 90 s, reveal 60 s, unbonding 60 s; bisection: clock 120 s,
-        move bond 1e18). Pass ``adjudicator="bisection"`` to use the bisection game."""
+        """Short windows for an interactive demo (V=5, q=4, K=3; commit 900 s, verdict 180 s,
+        reveal 30 s, challenge 30 s, vote commit 90 s, reveal 60 s, unbonding 60 s; bisection:
+        clock 120 s, move bond 1e18). Every job carries a forced error (rate 10_000 bps; jackpot
+        2e18, pool funded with 100e18), so every run shows one caught. q = 4 of 12 segments
+        keeps a cheater that cheats from segment 2 caught even when the forced error lands on
+        one of its sampled segments. Pass ``adjudicator="bisection"`` to use the bisection
+        game."""
         values: dict[str, Any] = {
             "solver_stake": 100 * E18,
             "verifier_stake": 10 * E18,
             "challenge_bond": 5 * E18,
             "verifier_fee": 1 * E18,
             "arbiter_fee": 1 * E18,
+            "jackpot": 2 * E18,
             "verifiers_per_job": 5,
-            "samples_per_job": 3,
+            "samples_per_job": 4,
             "commit_window": 900,
             "verdict_window": 180,
+            "reveal_window": 30,
             "challenge_window": 30,
+            "forced_error_rate_bps": 10_000,
+            "jackpot_funding": 100 * E18,
             "unbonding_delay": 60,
             "min_stake_solver": 100 * E18,
             "min_stake_verifier": 50 * E18,
@@ -135,17 +159,19 @@ class ProtocolParams(BaseModel):
         return [self.min_stake_solver, self.min_stake_verifier, self.min_stake_whistleblower]
 
     def job_params_tuple(self) -> tuple[int, ...]:
-        """``JobManager.Params`` in struct order."""
+        """``JobManager.Params`` in struct order (docs/FORCED_ERRORS.md section 4)."""
         return (
             self.solver_stake,
             self.verifier_stake,
             self.challenge_bond,
             self.verifier_fee,
             self.arbiter_fee,
+            self.jackpot,
             self.verifiers_per_job,
             self.samples_per_job,
             self.commit_window,
             self.verdict_window,
+            self.reveal_window,
             self.challenge_window,
         )
 
@@ -164,6 +190,7 @@ class ContractAddresses(BaseModel):
     job_manager: str
     arbitration: str
     share_registry: str
+    verification_round: str | None = None
     bisection_game: str | None = None
 
 
@@ -271,13 +298,18 @@ def deploy_protocol(
     """Deploy and wire the protocol, signing every transaction with the client's account.
 
     Order (as in ``contracts/script/Deploy.s.sol``): VeriToken (unless ``token`` is given),
-    StakeManager, ShareRegistry, JobManager, ArbitrationCommittee; then
+    StakeManager, ShareRegistry, JobManager, VerificationRound(jobManager,
+    forcedErrorRateBps) and ``JobManager.setVerificationRound(round)``, ArbitrationCommittee;
+    then
     ``StakeManager.grantRole(PROTOCOL_ROLE, jobManager)`` and ``(..., committee)``,
     ``ShareRegistry.setMinter(jobManager)`` and ``JobManager.setAdjudicator(committee)``.
     With ``params.adjudicator == "bisection"``: BisectionGame(jobManager, committee,
     clockSeconds, moveBond) right after the committee, ``committee.setStepParent(game)``, and
     ``JobManager.setAdjudicator(game)`` instead.
     The deployer is the admin of every contract and the JobManager's treasury (rounding dust).
+    Last, the deployer puts ``params.jackpot_funding`` into the jackpot pool
+    (``JobManager.fundJackpot``; minted with the faucet first when VeriToken was deployed here;
+    skipped with a warning when the deployer holds too little of an existing token).
 
     Args:
         client: a `ChainClient` that pays for and signs every transaction; on success it is
@@ -316,6 +348,8 @@ def deploy_protocol(
         "seatStake": params.verifier_stake,
         "clockSeconds": params.clock_seconds,
         "moveBond": params.move_bond,
+        "forcedErrorRateBps": params.forced_error_rate_bps,
+        "rateBps": params.forced_error_rate_bps,
     }
 
     def deploy(name: str) -> str:
@@ -332,6 +366,10 @@ def deploy_protocol(
     values["shareRegistry"] = values["registry"] = registry
     job_manager = deploy("JobManager")
     values["jobManager"] = job_manager
+    verification_round = deploy("VerificationRound")
+    client.transact(
+        client.contract("JobManager", job_manager), "setVerificationRound", verification_round
+    )
     committee = deploy("ArbitrationCommittee")
     adjudicator = committee
     game: str | None = None
@@ -356,6 +394,7 @@ def deploy_protocol(
             job_manager=job_manager,
             arbitration=committee,
             share_registry=registry,
+            verification_round=verification_round,
             bisection_game=game,
         ),
         params=params,
@@ -364,4 +403,16 @@ def deploy_protocol(
         token_deployed=token_deployed,
     )
     client.use_deployment(deployment)
+    if params.jackpot_funding > 0:
+        if token_deployed and client.balance_of() < params.jackpot_funding:
+            client.faucet(params.jackpot_funding - client.balance_of())
+        if client.balance_of() >= params.jackpot_funding:
+            client.fund_jackpot(params.jackpot_funding)
+        else:
+            logger.warning(
+                "jackpot pool NOT funded: the deployer holds %d < %d wei of the payment token; "
+                "fund it with `veritrain jackpot fund`",
+                client.balance_of(),
+                params.jackpot_funding,
+            )
     return deployment

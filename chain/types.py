@@ -24,6 +24,10 @@ __all__ = [
     "DisputePhase",
     "GameStatus",
     "Side",
+    "RoundOutcome",
+    "RoundView",
+    "RoundWindows",
+    "ClaimsView",
     "GameView",
     "StepClaimView",
     "JobView",
@@ -110,6 +114,17 @@ class Side(IntEnum):
     None_ = 0
     Defender = 1
     Challenger = 2
+
+
+class RoundOutcome(IntEnum):
+    """``RoundOutcome`` of a job's verification round (contracts/src/types/RoundTypes.sol;
+    docs/FORCED_ERRORS.md section 3)."""
+
+    Pending = 0
+    Clean = 1
+    Forced = 2
+    NoClaims = 3
+    NoReveal = 4
 
 
 def snake_case(name: str) -> str:
@@ -210,6 +225,47 @@ class JobParamsView:
     commit_window: int
     verdict_window: int
     challenge_window: int
+    jackpot: int = 0
+    reveal_window: int = 0
+
+
+@dataclass(frozen=True)
+class ClaimsView:
+    """``VerificationRound.claimsOf(jobId)``: the solver's claims, in sample order (empty
+    tuples until posted)."""
+
+    start_hashes: tuple[bytes, ...]
+    end_hashes: tuple[bytes, ...]
+
+    @property
+    def posted(self) -> bool:
+        """True once the solver posted its claims."""
+        return bool(self.start_hashes)
+
+
+@dataclass(frozen=True)
+class RoundView:
+    """``VerificationRound.roundOf(jobId)``: the secret commitment, the revealed secret (zero
+    until revealed) and how many assigned verifiers sealed their verdicts."""
+
+    job_id: int
+    secret_commitment: bytes
+    secret: bytes
+    revealed: bool
+    committed: int
+
+
+@dataclass(frozen=True)
+class RoundWindows:
+    """``VerificationRound.windowsOf(jobId)`` (timestamps, s): verdict reveals run from
+    ``verdict_reveal_opens`` (earlier once every verifier committed) to
+    ``verdict_reveal_closes``; the secret reveal runs (``secret_reveal_opens``,
+    ``secret_reveal_closes``]."""
+
+    verdict_reveal_opens: int
+    verdict_reveal_closes: int
+    secret_reveal_opens: int
+    secret_reveal_closes: int
 
 
 @dataclass(frozen=True)

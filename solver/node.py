@@ -6,16 +6,26 @@ Lifecycle of one job, as driven by `SolverNode.step()` (PROTOCOL.md section 1):
    `claimJob` it when the solver has enough free stake;
 2. train it with `solver.trainer.train_job` (a checkpoint every k steps into the
    content-addressed store; each new state hash is persisted before going on);
-3. build the Merkle tree, publish the checkpoints on the HTTP server and
-   `commitCheckpoints(root, http://{public_host}:{port}/jobs/{jobId})`;
+3. build the Merkle tree, publish the checkpoints on the HTTP server (sealed), draw the job's
+   secret (docs/FORCED_ERRORS.md; persisted before anything is sent) and
+   `commitCheckpoints(root, http://{public_host}:{port}/jobs/{jobId}, secretCommitment)`;
 4. `assignVerifiers` once the randomness block is mined (anyone may; "not ready" reverts are
    retried quietly);
-5. `finalize` when due, helping a dispute along (`drawCommittee`, `resolve`) while Disputed;
-6. `claimCredit` whenever there is credit.
+5. once assigned: draw the forced error from the secret and the sample, serve only the start
+   checkpoints of the sampled segments, and `postClaims` (start and end hash of every sample;
+   the forced sample's end hash is the forced claim) before the verdict deadline;
+6. after the challenge deadline, `revealSecret` with the Merkle proofs of every claim, then
+   serve everything again;
+7. `finalize` when due, helping a dispute along (`drawCommittee`, `resolve`) while Disputed;
+8. `claimCredit` whenever there is credit.
 
 Every phase is persisted with `JsonState` (`<data_dir>/solver_state.json`); each phase first
 checks the job on chain, so a solver killed at any point resumes where it stopped: mid-training
-from its last checkpoint, after a commit by re-serving the checkpoints and carrying on.
+from its last checkpoint, after a commit by re-serving the checkpoints and carrying on, with the
+same secret (a restarted solver reveals what it committed to).
+
+ADVERSARY solvers (`adversary=...`) play the round exactly like honest ones: their claims are
+the (wrong) state hashes they committed, which replay catches.
 
 Run: `veritrain solver run --rpc-url ... --deployment ... --key-env SOLVER_KEY`.
 """
@@ -31,6 +41,12 @@ from chain.types import JobStatus, Role
 from solver.server import CheckpointCatalog, JobCheckpoints, ServerThread, create_app
 from solver.trainer import ADVERSARIES, Adversary, step_function, train_job
 from veritrain.errors import VeritrainError
+from veritrain.forced import (
+    build_claims,
+    draw_forced_error,
+    new_secret,
+    secret_commitment,
+)
 from veritrain.hexutil import from_hex, to_hex
 from veritrain.noderuntime import TERMINAL_JOB_STATUSES, NodeBase
 from veritrain.nodestate import JsonState
@@ -106,6 +122,7 @@ class SolverNode(NodeBase):
         self.catalog = CheckpointCatalog(self.store, cache_dir=self.data_dir / "step_hashes")
         self._server: ServerThread | None = None
         self._staked = False
+        self._forced_rate: int | None = None
         self._republish()
 
     # ------------------------------------------------------------------------- lifecycle
@@ -135,10 +152,20 @@ class SolverNode(NodeBase):
             self.stop_server()
 
     def _republish(self) -> None:
-        """Serve every job whose training finished (after a restart)."""
+        """Serve every job whose training finished (after a restart), sealed as it was."""
         for key, rec in self.state.get("jobs", {}).items():
             if rec.get("phase") in (Phase.TRAINED, Phase.COMMITTED, Phase.DONE):
                 self._publish(int(key), rec)
+                self._apply_seal(int(key), rec)
+
+    def _apply_seal(self, job_id: int, rec: dict[str, Any]) -> None:
+        """Seal a job until its secret is revealed: only the sampled starts are served."""
+        if rec.get("revealed") or rec.get("phase") == Phase.DONE:
+            self.catalog.unseal(job_id)
+            return
+        claims = rec.get("claims") or {}
+        k = int(rec["interval"])
+        self.catalog.seal(job_id, [int(s) * k for s in claims.get("segments", [])])
 
     def _publish(self, job_id: int, rec: dict[str, Any]) -> JobCheckpoints:
         """Serve a trained job: its checkpoints, proofs and (replayed on demand) every
@@ -215,12 +242,17 @@ class SolverNode(NodeBase):
                     self._put(job_id, phase=Phase.ABANDONED)
                     return
                 url = self.checkpoint_url(job_id)
+                if "secret" not in rec:
+                    # persisted BEFORE the commit, so a restarted solver reveals the same secret
+                    rec = self._put(job_id, secret=to_hex(new_secret()))
+                commitment = secret_commitment(job_id, self.client.address, from_hex(rec["secret"]))
                 receipt = self.send(
                     f"commitCheckpoints job {job_id} root {rec['root'][:10]}",
                     self.client.commit_checkpoints,
                     job_id,
                     from_hex(rec["root"]),
                     url,
+                    commitment,
                 )
                 if receipt is None:
                     return
@@ -235,8 +267,94 @@ class SolverNode(NodeBase):
         if rec["phase"] == Phase.COMMITTED:
             self._follow(job_id, job, status)
 
+    # ---------------------------------------------------------------------------- round
+    def _round(self, job_id: int, job: Any) -> None:
+        """The solver's part of the verification round (docs/FORCED_ERRORS.md): post the
+        claims once assigned, reveal the secret with the claims' proofs after the challenge
+        deadline, and serve everything once it is revealed."""
+        rec = self.job_record(job_id) or {}
+        if rec.get("revealed"):
+            return
+        if "secret" not in rec:
+            self.log.error("job %d: committed without a persisted secret; cannot reveal", job_id)
+            return
+        round_view = self.client.round_of(job_id)
+        if round_view.revealed:
+            self._put(job_id, revealed=True)
+            self.catalog.unseal(job_id)
+            return
+        secret = from_hex(rec["secret"])
+        if "claims" not in rec:
+            rec = self._draw_claims(job_id, rec, secret)
+        claims = rec["claims"]
+        now = self.chain_time()
+        if not self.client.claims_of(job_id).posted:
+            if now > int(job.verdict_deadline):
+                self.log.warning("job %d: verdict deadline passed before our claims", job_id)
+                return
+            forced = claims["forced_sample"]
+            self.send(
+                f"postClaims job {job_id} ({len(claims['starts'])} samples"
+                + (f", forced error on sample {forced})" if forced is not None else ")"),
+                self.client.post_claims,
+                job_id,
+                [from_hex(h) for h in claims["starts"]],
+                [from_hex(h) for h in claims["ends"]],
+            )
+            return
+        windows = self.client.windows_of(job_id)
+        if now <= windows.secret_reveal_opens or now > windows.secret_reveal_closes:
+            return
+        entry = self.catalog.get(job_id)
+        if entry is None:
+            self.log.error("job %d: claims posted but its checkpoints are not served", job_id)
+            return
+        segments = [int(s) for s in claims["segments"]]
+        receipt = self.send(
+            f"revealSecret job {job_id}",
+            self.client.reveal_secret,
+            job_id,
+            secret,
+            from_hex(claims["forced_true_end"]),
+            [entry.tree.proof(s) for s in segments],
+            [entry.tree.proof(s + 1) for s in segments],
+        )
+        if receipt is not None:
+            self._put(job_id, revealed=True)
+            self.catalog.unseal(job_id)
+
+    def _draw_claims(self, job_id: int, rec: dict[str, Any], secret: bytes) -> dict[str, Any]:
+        """Draw the forced error locally (the secret never leaves this process before the
+        reveal) and build the claims from the committed state hashes; persisted, and the
+        sampled starts are opened on the server."""
+        segments = [int(s) for s in self.client.get_assignment(job_id).segments]
+        if self._forced_rate is None:
+            self._forced_rate = int(self.client.forced_error_rate_bps())
+        draw = draw_forced_error(secret, job_id, segments, self._forced_rate)
+        claims = build_claims(segments, [from_hex(h) for h in rec["hashes"]], draw)
+        if draw.forced:
+            self.log.info(
+                "job %d: FORCED ERROR planted on sample %d (segment %d)",
+                job_id,
+                draw.sample,
+                segments[draw.sample],
+            )
+        rec = self._put(
+            job_id,
+            claims={
+                "segments": segments,
+                "starts": [to_hex(h) for h in claims.start_hashes],
+                "ends": [to_hex(h) for h in claims.end_hashes],
+                "forced_sample": claims.forced_sample,
+                "forced_true_end": to_hex(claims.forced_true_end),
+            },
+        )
+        self._apply_seal(job_id, rec)
+        return rec
+
     def _follow(self, job_id: int, job: Any, status: JobStatus) -> None:
-        """After the commit: assign verifiers, help disputes, finalize, record the outcome."""
+        """After the commit: assign verifiers, play the round, help disputes, finalize, record
+        the outcome."""
         if status is JobStatus.Committed:
             if self.block_number() > int(job.randomness_block):
                 self.send(
@@ -246,8 +364,10 @@ class SolverNode(NodeBase):
                     quiet=True,
                 )
         elif status is JobStatus.Verifying:
+            self._round(job_id, job)
             self.finalize_if_due(job_id, job)
         elif status is JobStatus.Disputed:
+            self.catalog.unseal(job_id)
             dispute_id = int(job.dispute_id)
             if self.uses_bisection():
                 self._defend(job_id, dispute_id)
@@ -259,6 +379,7 @@ class SolverNode(NodeBase):
             outcome = "paid" if status is JobStatus.Finalized else "REJECTED (stake slashed)"
             self.log.info("job %d: %s -> %s", job_id, status.name, outcome)
             self._put(job_id, phase=Phase.DONE, outcome=status.name)
+            self.catalog.unseal(job_id)
 
     def _defend(self, job_id: int, dispute_id: int) -> None:
         """The defender's side of the bisection game (docs/DISPUTES.md): post both leaves with
@@ -387,6 +508,7 @@ class SolverNode(NodeBase):
         if not done:
             return False
         entry = self._publish(job_id, {**rec, "hashes": hashes})
+        self.catalog.seal(job_id)
         self._put(job_id, root=to_hex(entry.tree.root), hashes=hashes)
         accuracy = engine.evaluate(engine.load_state(self.store.get(entry.hashes[-1])))
         self.log.info(

@@ -13,6 +13,12 @@ Routes, under `checkpointURL = http://host:port/jobs/{jobId}`:
 - `GET /jobs/{job_id}/state-hashes/{step}`: `{"step", "state_hash"}` of the same state.
 - `GET /health`: `{"status": "ok"}`.
 
+Sealed jobs (docs/FORCED_ERRORS.md): until the solver has revealed the job's secret on chain,
+the node seals the job (`CheckpointCatalog.seal`). A sealed job serves only the checkpoints
+(and `/states`, `/state-hashes`) at the start steps of its sampled segments, and answers 403 to
+proofs, the manifest and every other step, so nothing cheaper than a replay tells a forced
+claim apart; `unseal` (after the reveal, or in a dispute) serves everything again.
+
 The app reads from a `CheckpointCatalog` that the solver node fills once a job's training is
 complete; the bytes come from the content-addressed `CheckpointStore`, which re-hashes every
 file it reads, so a corrupted file is answered with 500 and never served as valid.
@@ -27,7 +33,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -117,7 +123,32 @@ class CheckpointCatalog:
     _jobs: dict[int, JobCheckpoints] = field(default_factory=dict)
     _replayers: dict[int, Replayer] = field(default_factory=dict)
     _trajectories: dict[tuple[int, int], StepTrajectory] = field(default_factory=dict)
+    _sealed: dict[int, frozenset[int]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    # --------------------------------------------------------------------------- sealing
+    def seal(self, job_id: int, open_steps: Iterable[int] = ()) -> None:
+        """Serve only the checkpoints at `open_steps` of a job (the starts of its sampled
+        segments), no proofs and no manifest, until `unseal` (docs/FORCED_ERRORS.md)."""
+        with self._lock:
+            self._sealed[job_id] = frozenset(int(s) for s in open_steps)
+
+    def unseal(self, job_id: int) -> None:
+        """Serve everything of a job again (after its secret is revealed)."""
+        with self._lock:
+            self._sealed.pop(job_id, None)
+
+    def is_sealed(self, job_id: int) -> bool:
+        """Whether the job is sealed."""
+        with self._lock:
+            return job_id in self._sealed
+
+    def may_serve_step(self, job_id: int, step: int) -> bool:
+        """Whether the state at `step` may be served (always, unless sealed and not a sampled
+        start)."""
+        with self._lock:
+            steps = self._sealed.get(job_id)
+        return steps is None or step in steps
 
     def publish(self, entry: JobCheckpoints, replayer: Replayer | None = None) -> None:
         """Make a job's checkpoints servable (idempotent).
@@ -267,6 +298,21 @@ def _job_or_404(catalog: CheckpointCatalog, job_id: int) -> JobCheckpoints:
     return entry
 
 
+def _refuse_if_sealed(catalog: CheckpointCatalog, job_id: int, step: int | None = None) -> None:
+    """403 while the job is sealed, unless `step` is the start of a sampled segment."""
+    if step is not None and catalog.may_serve_step(job_id, step):
+        return
+    if step is None and not catalog.is_sealed(job_id):
+        return
+    raise HTTPException(
+        status_code=403,
+        detail=(
+            f"job {job_id} is sealed until its secret is revealed: only the start checkpoints "
+            "of sampled segments are served"
+        ),
+    )
+
+
 # ------------------------------------------------------------------------------------ routes
 jobs_router = APIRouter(prefix="/jobs/{job_id}", tags=["checkpoints"])
 health_router = APIRouter(tags=["health"])
@@ -287,6 +333,7 @@ def get_checkpoint(job_id: int, step: int, catalog: CatalogDep) -> Response:
             the stored bytes no longer match their hash.
     """
     entry = _job_or_404(catalog, job_id)
+    _refuse_if_sealed(catalog, job_id, step)
     if step < 0 or step > entry.total_steps or step % entry.interval:
         raise HTTPException(
             status_code=404,
@@ -315,9 +362,11 @@ def get_proof(job_id: int, leaf_index: int, catalog: CatalogDep) -> ProofPublic:
     """Merkle proof of leaf `leaf_index` (step `leaf_index * k`).
 
     Raises:
-        HTTPException: 404 for an unknown job or a leaf index out of range.
+        HTTPException: 404 for an unknown job or a leaf index out of range; 403 while the
+            job is sealed.
     """
     entry = _job_or_404(catalog, job_id)
+    _refuse_if_sealed(catalog, job_id)
     if not 0 <= leaf_index < len(entry.hashes):
         raise HTTPException(
             status_code=404,
@@ -338,9 +387,10 @@ def get_manifest(job_id: int, catalog: CatalogDep) -> ManifestPublic:
     """Everything a verifier needs to know about the committed tree.
 
     Raises:
-        HTTPException: 404 for an unknown job.
+        HTTPException: 404 for an unknown job; 403 while the job is sealed.
     """
     entry = _job_or_404(catalog, job_id)
+    _refuse_if_sealed(catalog, job_id)
     return ManifestPublic(
         job_id=job_id,
         root=to_hex(entry.tree.root),
@@ -356,8 +406,10 @@ def get_state(job_id: int, step: int, catalog: CatalogDep) -> Response:
 
     Raises:
         HTTPException: 404 for an unknown job, a step out of range or a job whose
-            intermediate states are not served; 500 for a corrupt stored checkpoint.
+            intermediate states are not served; 403 while the job is sealed (except the
+            sampled starts); 500 for a corrupt stored checkpoint.
     """
+    _refuse_if_sealed(catalog, job_id, step)
     try:
         blob = catalog.state_bytes(job_id, step)
     except (StatesUnavailable, CheckpointNotFound) as exc:
@@ -377,8 +429,10 @@ def get_state_hash(job_id: int, step: int, catalog: CatalogDep) -> StateHashPubl
     """The solver's state hash at any step in [0, N].
 
     Raises:
-        HTTPException: 404 as for `/states/{step}`; 500 for a corrupt stored checkpoint.
+        HTTPException: 404 and 403 as for `/states/{step}`; 500 for a corrupt stored
+            checkpoint.
     """
+    _refuse_if_sealed(catalog, job_id, step)
     try:
         digest = catalog.state_hash(job_id, step)
     except (StatesUnavailable, CheckpointNotFound) as exc:

@@ -1,4 +1,4 @@
-"""The verifier node: replays sampled segments, submits verdicts, sits on arbitration committees.
+"""The verifier node: replays sampled segments, seals verdicts, sits on arbitration committees.
 
 Per round (`VerifierNode.step()`):
 
@@ -7,16 +7,22 @@ Per round (`VerifierNode.step()`):
    Verifying job this account is assigned to and has not voted on yet, check each sampled
    segment by replay (`veritrain.replay.check_segment`: Merkle proofs of both ends against the
    on-chain root, sha256 of the start checkpoint, k replayed steps, end hash compared) and
-   submit every verdict in one `submitVerdicts` transaction; an unreachable solver (after retries,
-   in the last third of the verdict window), a bad proof or a hash mismatch means reject
-   (reason logged). `finalize` jobs it verified when due;
+   seal the verdicts (docs/FORCED_ERRORS.md): once the solver has posted its claims, each
+   sampled segment is checked against them (`NodeBase.claim_check`: the start checkpoint must
+   hash to the claimed start hash, k replayed steps must end at the claimed end hash), the
+   verdicts and a random salt are persisted, `commitVerdicts` seals them, and `revealVerdicts`
+   opens them when the reveal window opens (every verifier sealed, or the verdict deadline
+   passed; rejects post their bonds then). An unreachable solver (after retries, in the last
+   third of the verdict window) or a start checkpoint that does not match its claim means
+   reject (reason logged). `finalize` jobs it verified when due;
 3. scan the disputes: `drawCommittee` when the randomness is ready; when seated, replay the
    disputed segment, persist (vote, salt) *before* `commitVote` so a restart can reveal, then
    `revealVote` in the reveal phase, and `resolve` when due;
 4. `claimCredit`.
 
 Every check of on-chain state comes before a send, and results are persisted
-(`<data_dir>/verifier_state.json`), so a restarted verifier never submits twice.
+(`<data_dir>/verifier_state.json`), so a restarted verifier never seals twice and reveals
+exactly what it sealed.
 
 Bisection deployments (docs/DISPUTES.md): when the game names this verifier as challenger (it
 rejected first), it responds to each bisect with its own replayed hash at mid
@@ -27,7 +33,8 @@ itself), replays ONE step and votes, through the same commit-reveal path, whethe
 defender's claimed end hash is right.
 
 LAZY MODE (`lazy=True`, an adversary for protocol tests): approves every segment and votes
-"valid" on committees without replaying anything. A whistleblower catches it.
+"valid" on committees without replaying anything. Forced errors catch it (its approval of a
+forced claim is slashed into the jackpot pool), and so does a whistleblower.
 
 REJECT-ALL MODE (`reject_all=True`, a griefing adversary for protocol tests ONLY): rejects
 every sampled segment without replaying and, as challenger of the game, disagrees with every
@@ -42,10 +49,11 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from chain.client import new_salt, vote_hash
+from chain.client import vote_hash
 from chain.errors import ContractRevert
 from chain.types import DisputePhase, DisputeStatus, JobStatus, Role
 from veritrain.errors import CheckpointUnavailable
+from veritrain.forced import new_salt, verdict_commitment
 from veritrain.hexutil import from_hex, to_hex
 from veritrain.noderuntime import TERMINAL_JOB_STATUSES, NodeBase
 from veritrain.nodestate import JsonState
@@ -53,6 +61,8 @@ from veritrain.nodestate import JsonState
 logger = logging.getLogger(__name__)
 
 __all__ = ["VerifierNode"]
+
+ZERO32 = b"\x00" * 32
 
 UNAVAILABLE_ATTEMPTS = 3
 """Rounds a solver must have been unreachable before its segments are rejected for
@@ -152,36 +162,89 @@ class VerifierNode(NodeBase):
 
     # --------------------------------------------------------------------------- verdicts
     def _verify_job(self, job_id: int, job: Any, segments: list[int]) -> None:
-        verdicts = self.client.verdicts_of(job_id, self.client.address)
-        if verdicts and int(verdicts[0]) != 0:
-            self._record_job(job_id, submitted=True)  # on chain already (maybe before a crash)
+        """Check the solver's claims, seal the verdicts, reveal them (docs/FORCED_ERRORS.md)."""
+        commitment, revealed = self.client.verdict_commitment_of(job_id, self.client.address)
+        if revealed:
+            self._record_job(job_id, submitted=True)
             return
-        if self.chain_time() > int(job.verdict_deadline):
-            self.log.warning("job %d: verdict deadline passed before we could submit", job_id)
-            self._record_job(job_id, submitted=False, missed=True)
-            return
-        results = dict(self._job_rec(job_id).get("results", {}))
-        for segment in segments:
-            if str(segment) in results:
-                continue
-            result = self._check(job_id, job, segment)
-            if result is None:
-                return  # solver unreachable for now: retry next round
-            results[str(segment)] = result
-            self._record_job(job_id, results=results)
-            if self.stopping:
-                return
-        approvals = [bool(results[str(s)]["ok"]) for s in segments]
-        rejects = [s for s, ok in zip(segments, approvals, strict=True) if not ok]
-        action = f"submitVerdicts job {job_id} " + (
-            f"REJECT segments {rejects}" if rejects else "approve all"
-        )
-        if rejects:
-            self.ensure_funds(len(rejects) * int(self.client.job_params().challenge_bond))
-        if self.send(action, self.client.submit_verdicts, job_id, approvals) is not None:
-            self._record_job(job_id, submitted=True, approvals=approvals)
+        if commitment == ZERO32:
+            self._seal(job_id, job, segments)
+        else:
+            self._reveal(job_id, job, len(segments))
 
-    def _check(self, job_id: int, job: Any, segment: int) -> dict[str, Any] | None:
+    def _seal(self, job_id: int, job: Any, segments: list[int]) -> None:
+        if self.chain_time() > int(job.verdict_deadline):
+            if not self._job_rec(job_id).get("missed"):
+                self.log.warning("job %d: verdict deadline passed before we could seal", job_id)
+                self._record_job(job_id, submitted=False, missed=True)
+            return
+        rec = self._job_rec(job_id)
+        if "approvals" not in rec:
+            claims = self.client.claims_of(job_id)
+            if not claims.posted:
+                return  # the solver posts its claims first
+            results = dict(rec.get("results", {}))
+            for j, segment in enumerate(segments):
+                if str(j) in results:
+                    continue
+                result = self._check(
+                    job_id, job, segment, claims.start_hashes[j], claims.end_hashes[j]
+                )
+                if result is None:
+                    return  # solver unreachable for now: retry next round
+                results[str(j)] = result
+                self._record_job(job_id, results=results)
+                if self.stopping:
+                    return
+            approvals = [bool(results[str(j)]["ok"]) for j in range(len(segments))]
+            # persisted BEFORE the commit, so a restarted verifier reveals the same verdicts
+            self._record_job(job_id, approvals=approvals, salt=to_hex(new_salt()))
+            rec = self._job_rec(job_id)
+        approvals = [bool(a) for a in rec["approvals"]]
+        rejects = [s for s, ok in zip(segments, approvals, strict=True) if not ok]
+        digest = verdict_commitment(job_id, self.client.address, approvals, from_hex(rec["salt"]))
+        self.send(
+            f"commitVerdicts job {job_id} (sealed: "
+            + (f"REJECT segments {rejects})" if rejects else "approve all)"),
+            self.client.commit_verdicts,
+            job_id,
+            digest,
+        )
+
+    def _reveal(self, job_id: int, job: Any, samples: int) -> None:
+        rec = self._job_rec(job_id)
+        if "approvals" not in rec:
+            if not rec.get("lost"):
+                self.log.error("job %d: sealed but the verdicts are lost; cannot reveal", job_id)
+                self._record_job(job_id, lost=True)
+            return
+        now = self.chain_time()
+        windows = self.client.windows_of(job_id)
+        all_sealed = int(self.client.round_of(job_id).committed) >= len(
+            self.client.get_assignment(job_id).verifiers
+        )
+        if now > windows.verdict_reveal_closes:
+            return
+        if not all_sealed and now < windows.verdict_reveal_opens:
+            return
+        approvals = [bool(a) for a in rec["approvals"]]
+        rejects = approvals.count(False)
+        if rejects:
+            self.ensure_funds(rejects * int(self.client.job_params().challenge_bond))
+        receipt = self.send(
+            f"revealVerdicts job {job_id} ({samples - rejects} approve, {rejects} reject)",
+            self.client.reveal_verdicts,
+            job_id,
+            approvals,
+            from_hex(rec["salt"]),
+            quiet=True,
+        )
+        if receipt is not None:
+            self._record_job(job_id, submitted=True)
+
+    def _check(
+        self, job_id: int, job: Any, segment: int, start_hash: bytes, claimed_end: bytes
+    ) -> dict[str, Any] | None:
         if self.lazy:
             return {"ok": True, "reason": "LAZY: not replayed"}
         if self.reject_all:
@@ -190,8 +253,12 @@ class VerifierNode(NodeBase):
         window = int(self.client.job_params().verdict_window)
         give_up_at = int(job.verdict_deadline) - window // 3
         try:
-            check = self.replay_check(
-                job, segment, unavailable_is_reject=self._give_up(key, give_up_at)
+            check = self.claim_check(
+                job,
+                segment,
+                start_hash,
+                claimed_end,
+                unavailable_is_reject=self._give_up(key, give_up_at),
             )
         except CheckpointUnavailable as exc:
             self._unavailable[key] = self._unavailable.get(key, 0) + 1

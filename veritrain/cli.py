@@ -7,7 +7,9 @@ Run ``veritrain --help``. Commands:
                            deployments/<chain id>.json
     stake ROLE AMOUNT      stake tokens as solver, verifier or whistleblower
     unbond ROLE AMOUNT / withdraw ROLE
-    job submit / list / show
+    job submit / list / show   (show: the verification round too: claims, sealed and revealed
+                           verdicts, outcome, the forced sample once the secret is revealed)
+    jackpot fund / show    the forced-error jackpot pool (docs/FORCED_ERRORS.md)
     credit                 show and claim pull payments
     shares MODEL [ACCOUNT] who owns a model (Protocol Learning ownership shares)
     revenue pay/claim      pay revenue into a model / claim an account's part
@@ -50,8 +52,12 @@ app = typer.Typer(
 )
 job_app = typer.Typer(help="Post and inspect training jobs.", no_args_is_help=True)
 revenue_app = typer.Typer(help="Model revenue: pay in, claim out.", no_args_is_help=True)
+jackpot_app = typer.Typer(
+    help="The forced-error jackpot pool: fund it, show it.", no_args_is_help=True
+)
 app.add_typer(job_app, name="job")
 app.add_typer(revenue_app, name="revenue")
+app.add_typer(jackpot_app, name="jackpot")
 
 DEFAULT_RPC = "http://127.0.0.1:8545"
 ROLES = {"solver": 0, "verifier": 1, "whistleblower": 2}
@@ -365,13 +371,115 @@ def job_show(
     rpc_url: RpcUrlOpt = DEFAULT_RPC,
     deployment: DeploymentOpt = None,
 ) -> None:
-    """Print one job as JSON, with its verifier assignment."""
+    """Print one job as JSON, with its verifier assignment and verification round."""
     client = _reader(rpc_url, deployment)
     data = _job_dict(client, job_id)
     assignment = client.get_assignment(job_id)
     data["verifiers"] = list(assignment.verifiers)
     data["segments"] = list(assignment.segments)
+    data["round"] = round_report(client, job_id)
     emit_json(data)
+
+
+def round_report(client: Any, job_id: int) -> dict[str, Any]:
+    """A job's verification round (docs/FORCED_ERRORS.md) as JSON-able data.
+
+    Returns:
+        ``{"claims_posted", "start_hashes", "end_hashes", "verdicts": [{"verifier", "sealed",
+        "revealed", "approvals"}], "secret_revealed", "outcome", "forced_sample",
+        "forced_segment", "windows"}``; the forced sample is None until the secret is revealed
+        (or when the job carries no forced error).
+    """
+    from chain.types import JobStatus, RoundOutcome, Verdict
+
+    job = client.get_job(job_id, with_uris=False)
+    if job.status < JobStatus.Verifying or job.status is JobStatus.Cancelled:
+        return {"claims_posted": False, "outcome": None}  # no sample drawn yet
+    assignment = client.get_assignment(job_id)
+    claims = client.claims_of(job_id)
+    round_view = client.round_of(job_id)
+    outcome, sample = client.outcome(job_id)
+    verdicts = []
+    for v in assignment.verifiers:
+        commitment, revealed = client.verdict_commitment_of(job_id, v)
+        recorded = client.verdicts_of(job_id, v)
+        verdicts.append(
+            {
+                "verifier": v,
+                "sealed": commitment != b"\x00" * 32,
+                "revealed": revealed,
+                "approvals": [Verdict(int(x)) is Verdict.Approve for x in recorded]
+                if revealed
+                else None,
+            }
+        )
+    forced = outcome is RoundOutcome.Forced
+    windows = client.windows_of(job_id)
+    return {
+        "claims_posted": claims.posted,
+        "start_hashes": ["0x" + h.hex() for h in claims.start_hashes],
+        "end_hashes": ["0x" + h.hex() for h in claims.end_hashes],
+        "verdicts": verdicts,
+        "verdicts_sealed": round_view.committed,
+        "secret_revealed": round_view.revealed,
+        "outcome": outcome.name,
+        "forced_sample": sample if forced else None,
+        "forced_segment": assignment.segments[sample] if forced else None,
+        "windows": {
+            "verdict_reveal_opens": windows.verdict_reveal_opens,
+            "verdict_reveal_closes": windows.verdict_reveal_closes,
+            "secret_reveal_opens": windows.secret_reveal_opens,
+            "secret_reveal_closes": windows.secret_reveal_closes,
+        },
+    }
+
+
+# --------------------------------------------------------------------------------- jackpot
+
+
+@jackpot_app.command("fund")
+def jackpot_fund(
+    amount: Annotated[str, typer.Argument(help="Tokens to add to the pool.")],
+    rpc_url: RpcUrlOpt = DEFAULT_RPC,
+    deployment: DeploymentOpt = None,
+    keystore: KeystoreOpt = None,
+    password_env: PasswordEnvOpt = "VERITRAIN_KEYSTORE_PASSWORD",
+    key_env: KeyEnvOpt = None,
+    dev_account: DevAccountOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Add tokens to the jackpot pool that pays whoever catches a forced error."""
+    client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
+    wei = to_wei(amount)
+    _run_chain(lambda: client.fund_jackpot(wei))
+    pool = client.jackpot_pool()
+    if json_out:
+        emit_json({"funder": client.address, "amount_wei": wei, "pool_wei": pool})
+    else:
+        typer.echo(f"funded {_fmt_tokens(wei)} VTT; jackpot pool {_fmt_tokens(pool)} VTT")
+
+
+@jackpot_app.command("show")
+def jackpot_show(
+    rpc_url: RpcUrlOpt = DEFAULT_RPC,
+    deployment: DeploymentOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Show the jackpot pool, the jackpot per winner and the forced-error rate."""
+    client = _reader(rpc_url, deployment)
+    data = {
+        "pool_wei": client.jackpot_pool(),
+        "jackpot_wei": client.job_params().jackpot,
+        "forced_error_rate_bps": client.forced_error_rate_bps(),
+    }
+    if json_out:
+        emit_json(data)
+    else:
+        typer.echo(
+            f"jackpot pool {_fmt_tokens(data['pool_wei'])} VTT, "
+            f"{_fmt_tokens(data['jackpot_wei'])} VTT per winner, "
+            f"forced errors in {data['forced_error_rate_bps'] / 100:.2f}% of jobs"
+        )
 
 
 def _reader(rpc_url: str, deployment: Path | None) -> Any:

@@ -10,12 +10,16 @@ What runs, each node in its own OS process talking only through the chain and HT
 - 5 verifiers (accounts 4-8), account 8 lazy (approves without replaying);
 - 1 whistleblower (account 9).
 
-With the demo parameters every staked verifier verifies every job (V = 5) and q = 3 of the 12
-segments are sampled, so both cheaters (wrong in 10 of 12 segments) are always caught and the lazy
-verifier always approves a wrong segment. The demo waits until every job is Finalized or
-Rejected, evaluates each job's committed final checkpoint on the held-out test split, pays some
-revenue into the model, and reports slashes, rewards and ownership shares, all read back from
-the chain's events.
+With the demo parameters every staked verifier verifies every job (V = 5) and q = 4 of the 12
+segments are sampled, so both cheaters (wrong in 10 of 12 segments) are always caught, even when
+the forced error lands on one of their cheating samples, and the lazy verifier always approves a
+wrong segment. The forced-error rate is 10_000 bps (docs/FORCED_ERRORS.md): every job carries a
+forced error, so every run shows one caught in the honest job: the honest verifiers reject the
+forced claim and earn the jackpot, the lazy verifier approves it and is slashed into the pool,
+the whistleblower flags that approval and is paid from the pool. The demo waits until every
+job is Finalized or Rejected, evaluates each job's committed final checkpoint on the held-out
+test split, pays some revenue into the model, and reports slashes, rewards, ownership shares,
+disputes and forced errors, all read back from the chain's events.
 """
 
 from __future__ import annotations
@@ -111,8 +115,8 @@ def run_demo(cfg: DemoConfig) -> dict[str, Any]:
 
     Returns:
         ``{"ok", "elapsed_s", "jobs": [...], "slashed": [...], "rewards": [...],
-        "shares": [...], "checks": {...}, "workdir"}``; ``ok`` is True when every expected
-        outcome held.
+        "shares": [...], "disputes": [...], "forced_errors": [...], "checks": {...},
+        "workdir"}``; ``ok`` is True when every expected outcome held.
 
     Raises:
         TimeoutError: the jobs did not settle within ``cfg.timeout_s``.
@@ -359,6 +363,7 @@ def _summarize(
         )
     return {
         "jobs": jobs,
+        "forced_errors": _forced_errors(client, start, names),
         "slashed": [
             {"address": a, "name": names.get(a, "?"), "role": r, "amount_wei": amt}
             for (a, r), amt in sorted(slashed.items())
@@ -369,6 +374,53 @@ def _summarize(
         "model": MODEL_NAME,
         "chain_id": dep.chain_id,
     }
+
+
+def _forced_errors(client: Any, start: int, names: dict[str, str]) -> list[dict[str, Any]]:
+    """Every forced error settled (docs/FORCED_ERRORS.md): the sample and segment, who approved
+    it (slashed into the jackpot pool), who rejected it and which whistleblowers flagged an
+    approval of it (each paid a jackpot from the pool), read back from the chain's events."""
+    from chain.types import Verdict
+
+    paid_by_job: dict[int, dict[str, int]] = {}
+    for ev in _events(client, "JobManager", "JackpotPaid", start):
+        job = int(ev["args"]["jobId"])
+        account = ev["args"]["account"]
+        paid_by_job.setdefault(job, {})[account] = paid_by_job.get(job, {}).get(account, 0) + int(
+            ev["args"]["amount"]
+        )
+    out = []
+    for ev in _events(client, "JobManager", "ForcedErrorSettled", start):
+        job_id = int(ev["args"]["jobId"])
+        sample = int(ev["args"]["sampleIndex"])
+        assignment = client.get_assignment(job_id)
+        approvers, rejecters = [], []
+        for v in assignment.verifiers:
+            verdicts = client.verdicts_of(job_id, v)
+            if sample < len(verdicts) and verdicts[sample] is Verdict.Approve:
+                approvers.append(v)
+            elif sample < len(verdicts) and verdicts[sample] is Verdict.Reject:
+                rejecters.append(v)
+        paid = paid_by_job.get(job_id, {})
+
+        def entry(account: str, amount: int) -> dict[str, Any]:
+            return {"address": account, "name": names.get(account, "?"), "amount_wei": amount}
+
+        out.append(
+            {
+                "job_id": job_id,
+                "sample": sample,
+                "segment": int(assignment.segments[sample]),
+                "slashed_wei": int(ev["args"]["slashed"]),
+                "paid_wei": int(ev["args"]["paid"]),
+                "approvers_slashed": [{"address": a, "name": names.get(a, "?")} for a in approvers],
+                "rejecters_paid": [entry(a, paid[a]) for a in rejecters if a in paid],
+                "whistleblowers_paid": [
+                    entry(a, amount) for a, amount in paid.items() if a not in rejecters
+                ],
+            }
+        )
+    return out
 
 
 def _dispute_trace(
@@ -433,7 +485,18 @@ def _checks(summary: dict[str, Any]) -> dict[str, bool]:
     rewarded = {r["name"] for r in summary["rewards"]}
     holders = {s["name"] for s in summary["shares"]}
     honest = by_name.get("solver-honest", {})
+    honest_forced = [
+        f for f in summary.get("forced_errors", []) if f["job_id"] == honest.get("job_id")
+    ]
+    forced = honest_forced[0] if honest_forced else {}
     return {
+        "forced_error_in_honest_job": bool(honest_forced),
+        "lazy_verifier_slashed_by_forced_error": "verifier-lazy"
+        in {a["name"] for a in forced.get("approvers_slashed", [])},
+        "honest_verifiers_won_the_jackpot": {a["name"] for a in forced.get("rejecters_paid", [])}
+        == {f"verifier-{i}" for i in range(1, 5)},
+        "whistleblower_won_the_jackpot": "whistleblower"
+        in {a["name"] for a in forced.get("whistleblowers_paid", [])},
         "honest_job_finalized": honest.get("status") == "Finalized",
         "honest_accuracy_at_least_0.9": (honest.get("test_accuracy") or 0.0) >= 0.9,
         "skip_steps_solver_slashed": "solver-skip-steps" in slashed,
@@ -508,6 +571,27 @@ def print_summary(summary: dict[str, Any]) -> None:
             f"{d.get('gas_used', 0):,}",
         )
     console.print(disputes)
+    forced = Table(
+        "job",
+        "sample",
+        "segment",
+        "approvers slashed",
+        "rejecters paid",
+        "whistleblowers paid",
+        "slashed / paid (VTT)",
+        title="Forced errors (jackpot pool)",
+    )
+    for f in summary.get("forced_errors", []):
+        forced.add_row(
+            str(f["job_id"]),
+            str(f["sample"]),
+            str(f["segment"]),
+            ", ".join(a["name"] for a in f["approvers_slashed"]) or "-",
+            ", ".join(a["name"] for a in f["rejecters_paid"]) or "-",
+            ", ".join(a["name"] for a in f["whistleblowers_paid"]) or "-",
+            f"{tokens(f['slashed_wei'])} / {tokens(f['paid_wei'])}",
+        )
+    console.print(forced)
     checks = Table("expected outcome", "held", title="Checks")
     for name, ok in summary.get("checks", {}).items():
         checks.add_row(name, "[green]yes[/green]" if ok else "[red]NO[/red]")

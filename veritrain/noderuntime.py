@@ -6,8 +6,12 @@ One place for what every node does the same way:
 - `NodeBase`: the polling loop (`run(stop_event)` calls `step()` until stopped, backing off
   on RPC or other errors so one failure never kills a node), `send` (one transaction, a decoded
   revert is logged and swallowed), the chain clock, and the duties anyone may perform:
-  `finalize_if_due`, `resolve_if_due`, `draw_committee_if_ready`, `claim_credit`,
+  `finalize_if_due` (which waits for the verification round's outcome,
+  docs/FORCED_ERRORS.md), `resolve_if_due`, `draw_committee_if_ready`, `claim_credit`,
   `ensure_stake`.
+- The verification round as seen by verifiers and whistleblowers: `claim_check` (replay of
+  one sampled segment from the solver's claimed start hash, compared with its claimed end
+  hash; `veritrain.replay.check_claim`).
 - `progress_bar`: a Rich progress bar that is disabled when stderr is not a terminal.
 - The bisection game (docs/DISPUTES.md), for whichever side a node plays: `uses_bisection`,
   `game_of`, `play_game` (one move of this node's side when it is its turn, or a timeout
@@ -37,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 # The Solidity enums are mirrored once, in chain.types (pure Python, no RPC).
-from chain.types import DisputePhase, DisputeStatus, JobStatus, Role, Verdict
+from chain.types import DisputePhase, DisputeStatus, JobStatus, Role, RoundOutcome, Verdict
 
 logger = logging.getLogger(__name__)
 
@@ -47,6 +51,7 @@ __all__ = [
     "DisputePhase",
     "Verdict",
     "Role",
+    "RoundOutcome",
     "TERMINAL_JOB_STATUSES",
     "NodeBase",
     "JsonLogFormatter",
@@ -301,8 +306,10 @@ class NodeBase:
     def finalize_if_due(self, job_id: int, job: Any | None = None) -> bool:
         """Call `JobManager.finalize(job_id)` when the job is due (anyone may).
 
-        Due means: Verifying and past the challenge deadline, or Disputed with its dispute
-        resolved. A revert (someone else was first) is logged and ignored.
+        Due means: Verifying, past the challenge deadline and with the verification round
+        settled (`outcome` no longer `Pending`: the solver revealed its secret or its reveal
+        window closed), or Disputed with its dispute resolved. A revert (someone else was
+        first) is logged and ignored.
 
         Args:
             job_id: the job.
@@ -315,6 +322,9 @@ class NodeBase:
         status = JobStatus(int(job.status))
         if status is JobStatus.Verifying:
             if self.chain_time() <= int(job.challenge_deadline):
+                return False
+            outcome, _sample = self.client.outcome(job_id)
+            if RoundOutcome(int(outcome)) is RoundOutcome.Pending:
                 return False
         elif status is JobStatus.Disputed:
             dispute_id = int(job.dispute_id)
@@ -446,6 +456,58 @@ class NodeBase:
             self.log.info("%s: replay matches the commitment", label)
         else:
             self.log.warning("%s: INVALID: %s", label, result.reason)
+        return result
+
+    def claim_check(
+        self,
+        job: Any,
+        segment: int,
+        start_hash: bytes,
+        claimed_end: bytes,
+        *,
+        unavailable_is_reject: bool,
+    ) -> Any:
+        """Check the solver's claim on one sampled segment by replay
+        (`veritrain.replay.check_claim`): the start checkpoint must hash to `start_hash`, and
+        k replayed steps must end at `claimed_end`.
+
+        Args:
+            job: the job view.
+            segment: segment index s.
+            start_hash: the claimed start state hash (`claimsOf(jobId).startHashes[j]`).
+            claimed_end: the claimed end state hash (`endHashes[j]`).
+            unavailable_is_reject: turn an unreachable solver into a failed check instead of
+                raising `CheckpointUnavailable`.
+
+        Returns:
+            The `SegmentCheck` (`ok`, `reason`).
+
+        Raises:
+            CheckpointUnavailable: the solver cannot be reached and `unavailable_is_reject`
+                is False.
+        """
+        from veritrain.replay import check_claim
+
+        spec = self.job_spec(job)
+        engine = self.engine_for(spec)
+        url = self.checkpoint_url_of(job)
+        label = f"job {int(job.job_id)} segment {segment}"
+        with progress_bar(label, spec.checkpoint_interval) as advance:
+            result = check_claim(
+                spec,
+                url,
+                segment,
+                start_hash,
+                claimed_end,
+                engine=engine,
+                on_step=lambda _state, _loss: advance(1),
+                client=self.http_client,
+                unavailable_is_reject=unavailable_is_reject,
+            )
+        if result.ok:
+            self.log.info("%s: replay matches the claim", label)
+        else:
+            self.log.warning("%s: claim WRONG: %s", label, result.reason)
         return result
 
     # ------------------------------------------------------------------------ bisection

@@ -1,6 +1,10 @@
 """Verification by replay, shared by the verifier and the whistleblower.
 
-A sampled segment s covers steps s*k .. (s+1)*k. The checker fetches the Merkle proofs of
+A sampled segment s covers steps s*k .. (s+1)*k. `check_claim` (what verifiers and
+whistleblowers run during a verification round, docs/FORCED_ERRORS.md) downloads checkpoint
+s*k, checks its sha256 against the solver's claimed start hash, replays k steps and compares
+the result with the claimed end hash. `check_segment` (a committed segment, once the solver
+serves its proofs) fetches the Merkle proofs of
 leaves s and s+1 from the solver (PROTOCOL.md 2.4), checks both against the on-chain root,
 downloads checkpoint s*k and checks its sha256, replays k steps under the job's execution
 profile and compares the hash of the result with the committed leaf s+1. This is the segment
@@ -44,6 +48,7 @@ __all__ = [
     "ProofResponse",
     "SegmentCheck",
     "StateHashResponse",
+    "check_claim",
     "check_segment",
     "fetch_checkpoint",
     "fetch_manifest",
@@ -429,6 +434,84 @@ def check_segment(
             False,
             f"replay of steps {start_step}..{end_step} gives state {to_hex(replayed)}, solver "
             f"committed {to_hex(committed_end)}",
+            replayed,
+        )
+    return result(True, "", replayed)
+
+
+def check_claim(
+    spec: JobSpec,
+    base_url: str,
+    segment: int,
+    start_hash: bytes | str,
+    claimed_end: bytes | str,
+    *,
+    engine: TrainingEngine | None = None,
+    client: httpx.Client | None = None,
+    on_step: OnStep | None = None,
+    unavailable_is_reject: bool = False,
+    timeout: float = DEFAULT_TIMEOUT_S,
+) -> SegmentCheck:
+    """Check the solver's claim on one sampled segment by replay (docs/FORCED_ERRORS.md).
+
+    Verifiers check claims, not Merkle leaves: before the solver reveals its secret it serves
+    only the start checkpoints of sampled segments, and no proofs. The start checkpoint s*k is
+    fetched and must hash to `start_hash` (else reject); k steps are replayed and the claim is
+    approved iff the replayed end hash equals `claimed_end`. The Merkle proofs of both claims
+    are checked on chain when the solver reveals its secret.
+
+    Args:
+        spec: the job spec (already checked against the on-chain spec hash).
+        base_url: the job's `checkpointURL`.
+        segment: s, 0 <= s < N/k.
+        start_hash: the claimed state hash at step s*k (`claimsOf(jobId).startHashes[j]`).
+        claimed_end: the claimed state hash at step (s+1)*k (`endHashes[j]`).
+        engine: a `TrainingEngine` for `spec` to reuse (built when None).
+        client: optional shared `httpx.Client`.
+        on_step: optional per-step callback during the replay.
+        unavailable_is_reject: when True, an unreachable solver yields `ok=False`; when False
+            `CheckpointUnavailable` propagates so the node can retry.
+        timeout: HTTP timeout in seconds when no client is given.
+
+    Returns:
+        A `SegmentCheck` whose `committed_end_hash` is the claimed end hash; `ok=False` with a
+        `reason` for a start checkpoint that does not hash to the claim or does not decode, or
+        a replay mismatch.
+
+    Raises:
+        ValueError: `segment` out of range.
+        CheckpointUnavailable: see `unavailable_is_reject`.
+    """
+    k = spec.checkpoint_interval
+    if not 0 <= segment < spec.num_segments:
+        raise ValueError(f"segment {segment} out of range [0, {spec.num_segments})")
+    start_step, end_step = segment * k, (segment + 1) * k
+    start_b, claimed_b = as_bytes32(start_hash), as_bytes32(claimed_end)
+
+    def result(ok: bool, reason: str = "", replayed: bytes | None = None) -> SegmentCheck:
+        if not ok:
+            logger.info("segment %d claim rejected: %s", segment, reason)
+        return SegmentCheck(segment, start_step, end_step, claimed_b, replayed, ok, reason)
+
+    try:
+        start_blob = fetch_checkpoint(base_url, start_step, start_b, client, timeout=timeout)
+    except CheckpointUnavailable as exc:
+        if unavailable_is_reject:
+            return result(False, f"data unavailable: {exc}")
+        raise
+    except CheckpointHashMismatch as exc:
+        return result(False, f"start checkpoint does not match the claimed start hash: {exc}")
+    eng = engine if engine is not None else _engine_for(spec)
+    try:
+        end_blob = replay_segment(eng, start_blob, end_step, on_step, start_step=start_step)
+    except CheckpointFormatError as exc:
+        return result(False, f"start checkpoint (step {start_step}) is invalid: {exc}")
+    replayed = state_hash(end_blob)
+    if replayed != claimed_b:
+        return result(
+            False,
+            f"replay of steps {start_step}..{end_step} gives state {to_hex(replayed)}, solver "
+            f"claimed {to_hex(claimed_b)}",
             replayed,
         )
     return result(True, "", replayed)

@@ -3,10 +3,12 @@
 Per round (`WhistleblowerNode.step()`):
 
 1. stake as `Role.Whistleblower` if not active;
-2. for every Verifying job, read each assigned verifier's verdicts; for every Approve of a
-   segment, replay that segment itself (once per (job, segment), cached and persisted) and,
-   if the replay disagrees with the commitment, call `challengeApproval(jobId, sampleIndex,
-   verifier)` before the challenge deadline (posting `challengeBond`);
+2. for every Verifying job whose solver posted its claims (docs/FORCED_ERRORS.md), replay
+   every sampled segment itself from the claimed start hash (once per (job, sample), cached and
+   persisted; done while the verdicts are still sealed, so it is ready when they are revealed);
+   then, for every revealed Approve of a claim its replay contradicts (a cheat, or a forced
+   error approved by a lazy verifier), call `challengeApproval(jobId, sampleIndex, verifier)`
+   before the challenge deadline (posting `challengeBond`);
 3. bisection deployments (docs/DISPUTES.md): when the game names it as challenger, respond
    to each bisect with its own replayed hash at mid (`NodeBase.play_challenger`) and claim
    the defender's timeout;
@@ -93,18 +95,22 @@ class WhistleblowerNode(NodeBase):
         self.claim_game_credit()
 
     # ----------------------------------------------------------------------------- checks
-    def segment_check(self, job: Any, segment: int) -> dict[str, Any] | None:
-        """Replay result of (job, segment), computed once and persisted.
+    def sample_check(
+        self, job: Any, sample_index: int, segment: int, start_hash: bytes, claimed_end: bytes
+    ) -> dict[str, Any] | None:
+        """Replay result of the solver's claim on (job, sample), computed once and persisted.
 
         Returns:
             `{"ok": bool, "reason": str}`, or None when the solver is unreachable right now.
         """
-        key = f"{int(job.job_id)}:{segment}"
+        key = f"{int(job.job_id)}:{sample_index}"
         cached: dict[str, Any] | None = self.state.get("checks", {}).get(key)
         if cached is not None:
             return cached
         try:
-            check = self.replay_check(job, segment, unavailable_is_reject=False)
+            check = self.claim_check(
+                job, segment, start_hash, claimed_end, unavailable_is_reject=False
+            )
         except CheckpointUnavailable as exc:
             self.log.warning("job %d segment %d: solver unreachable: %s", job.job_id, segment, exc)
             return None
@@ -116,8 +122,20 @@ class WhistleblowerNode(NodeBase):
     def _watch(self, job_id: int, job: Any) -> None:
         if self.chain_time() > int(job.challenge_deadline) > 0:
             return
+        claims = self.client.claims_of(job_id)
+        if not claims.posted:
+            return
         assignment = self.client.get_assignment(job_id)
         segments = list(assignment.segments)
+        results: dict[int, dict[str, Any]] = {}
+        for j, segment in enumerate(segments):
+            if self.stopping:
+                return
+            result = self.sample_check(
+                job, j, segment, claims.start_hashes[j], claims.end_hashes[j]
+            )
+            if result is not None:
+                results[j] = result
         for verifier in assignment.verifiers:
             if self.stopping:
                 return
@@ -125,7 +143,7 @@ class WhistleblowerNode(NodeBase):
             for sample_index, verdict in enumerate(verdicts):
                 if Verdict(int(verdict)) is not Verdict.Approve:
                     continue
-                result = self.segment_check(job, segments[sample_index])
+                result = results.get(sample_index)
                 if result is None or result["ok"]:
                     continue
                 self._challenge(job_id, sample_index, verifier, segments[sample_index], result)

@@ -25,6 +25,7 @@ from chain import (
     errors,
     new_salt,
 )
+from tests.utils.round_script import commit, post_claims, reveal_secret, seal_and_reveal
 from veritrain.merkle import checkpoint_tree
 
 E18 = 10**18
@@ -40,7 +41,9 @@ def _hash(step: int) -> bytes:
 @pytest.fixture
 def bisection(anvil: Anvil, protocol_artifacts) -> Deployment:
     """A second deployment on the session Anvil, with the bisection game as adjudicator."""
-    params = ProtocolParams.demo(adjudicator="bisection", verifiers_per_job=3, samples_per_job=4)
+    params = ProtocolParams.demo(
+        adjudicator="bisection", verifiers_per_job=3, samples_per_job=4, forced_error_rate_bps=0
+    )
     return deploy_protocol(ChainClient(anvil.rpc_url, DEV_PRIVATE_KEYS[0]), params, build=False)
 
 
@@ -59,16 +62,16 @@ def _disputed_game(anvil: Anvil, dep: Deployment) -> tuple[dict[str, ChainClient
         submitter.post_job(keccak(text="m"), keccak(text="s"), N, K, 10 * E18, "data:,")
     )
     solver.claim_job(job_id)
-    tree = checkpoint_tree([_hash(i * K) for i in range(N // K + 1)], K)
-    solver.commit_checkpoints(job_id, tree.root, "http://x/jobs/1")
+    hashes = [_hash(i * K) for i in range(N // K + 1)]
+    secret = commit(solver, job_id, hashes, K)
     submitter.mine(2)
     submitter.assign_verifiers(job_id)
-    assigned = submitter.get_assignment(job_id).verifiers
+    assignment = submitter.get_assignment(job_id)
+    assigned, first = assignment.verifiers, assignment.segments.index(0)
+    claims = post_claims(solver, job_id, hashes, secret)
     by_addr = {c.address: c for c in clients.values()}
-    by_addr[assigned[0]].submit_verdicts(job_id, [False, True])
-    for addr in assigned[1:]:
-        by_addr[addr].submit_verdicts(job_id, [True, True])
-    submitter.increase_time(p.challenge_window + 1)
+    seal_and_reveal(job_id, by_addr, lambda v, j: not (v == assigned[0] and j == first))
+    reveal_secret(solver, job_id, hashes, K, secret, claims)
     dispute_id = submitter.dispute_id_from(submitter.finalize(job_id))
     assert dispute_id is not None
     clients["challenger"] = by_addr[assigned[0]]

@@ -30,8 +30,11 @@ from chain import (
     new_salt,
     write_manifest,
 )
+from tests.utils.round_script import commit, post_claims, reveal_secret, seal_and_reveal
+from veritrain.merkle import checkpoint_tree
 
 E18 = 10**18
+HASHES = [keccak(text=f"state {i}") for i in range(5)]  # N = 40, k = 10
 
 
 def test_deploy_wiring(protocol: Deployment, client_factory):
@@ -46,6 +49,10 @@ def test_deploy_wiring(protocol: Deployment, client_factory):
     assert not c.call(sm, "hasRole", role, c.address)
     assert c.call(reg, "minter") == a.job_manager
     assert c.call(jm, "adjudicator") == a.arbitration
+    assert c.verification_round_address() == a.verification_round
+    assert c.call(c.verification_round, "jobManager") == a.job_manager
+    assert c.forced_error_rate_bps() == protocol.params.forced_error_rate_bps
+    assert c.jackpot_pool() == protocol.params.jackpot_funding
     assert c.call(jm, "token") == a.token
     assert c.call(jm, "stakeManager") == a.stake_manager
     assert c.call(jm, "shareRegistry") == a.share_registry
@@ -69,6 +76,7 @@ def test_deploy_wiring(protocol: Deployment, client_factory):
         p.verdict_window,
         p.challenge_window,
     )
+    assert (jp.jackpot, jp.reveal_window) == (p.jackpot, p.reveal_window)
     assert c.job_count() == 0
 
 
@@ -111,9 +119,10 @@ def test_smoke_job_happy_path(anvil: Anvil, protocol: Deployment, client_factory
     solver.claim_job(job_id)
     assert solver.get_job(job_id).status is JobStatus.Claimed
     assert solver.stake_of(role=Role.Solver).locked == p.solver_stake
-    solver.commit_checkpoints(job_id, keccak(text="root"), "http://127.0.0.1:1/jobs/1")
+    secret = commit(solver, job_id, HASHES, 10, "http://127.0.0.1:1/jobs/1")
     job = solver.get_job(job_id)
-    assert job.status is JobStatus.Committed and job.merkle_root == keccak(text="root")
+    assert job.status is JobStatus.Committed
+    assert job.merkle_root == checkpoint_tree(HASHES, 10).root
     assert job.checkpoint_url == "http://127.0.0.1:1/jobs/1"
 
     with pytest.raises(errors.RandomnessNotReady):
@@ -126,15 +135,15 @@ def test_smoke_job_happy_path(anvil: Anvil, protocol: Deployment, client_factory
     assert submitter.get_job(job_id).status is JobStatus.Verifying
 
     by_addr = {v.address: v for v in verifiers}
-    for addr in assignment.verifiers:
-        by_addr[addr].submit_verdicts(job_id, [True] * p.samples_per_job)
-    assert (
-        submitter.verdicts_of(job_id, assignment.verifiers[0])
-        == [Verdict.Approve] * p.samples_per_job
-    )
+    claims = post_claims(solver, job_id, HASHES, secret)
+    f = claims.forced_sample  # demo parameters: every job carries a forced error
+    seal_and_reveal(job_id, by_addr, lambda _v, j: j != f)  # diligent: reject the forced claim
+    assert submitter.verdicts_of(job_id, assignment.verifiers[0]) == [
+        Verdict.Reject if j == f else Verdict.Approve for j in range(p.samples_per_job)
+    ]
     with pytest.raises(errors.ChallengeWindowOpen):
         submitter.finalize(job_id)
-    submitter.increase_time(p.challenge_window + 1)
+    reveal_secret(solver, job_id, HASHES, 10, secret, claims)
     submitter.finalize(job_id)
     assert submitter.get_job(job_id).status is JobStatus.Finalized
 
@@ -212,18 +221,19 @@ def test_smoke_dispute_path(anvil: Anvil, protocol: Deployment, client_factory):
         submitter.post_job(keccak(text="m"), keccak(text="s"), 40, 10, 10 * E18, "data:,")
     )
     solver.claim_job(job_id)
-    solver.commit_checkpoints(job_id, keccak(text="root"), "http://x/jobs/1")
+    secret = commit(solver, job_id, HASHES, 10)
     submitter.mine(2)
     submitter.assign_verifiers(job_id)
     assigned = submitter.get_assignment(job_id).verifiers
+    claims = post_claims(solver, job_id, HASHES, secret)
     rejecter = by_addr[assigned[0]]
     balance = rejecter.balance_of()
-    rejecter.submit_verdicts(job_id, [False] * p.samples_per_job)  # posts q bonds (auto-approve)
+    # the first verifier rejects everything (posting q bonds at reveal), the others only the
+    # forced claim; the forced sample leaves the disputed set, the rest goes to arbitration
+    seal_and_reveal(job_id, by_addr, lambda v, j: v != assigned[0] and j != claims.forced_sample)
     assert balance - rejecter.balance_of() == p.samples_per_job * p.challenge_bond
-    for addr in assigned[1:]:
-        by_addr[addr].submit_verdicts(job_id, [True] * p.samples_per_job)
 
-    submitter.increase_time(p.challenge_window + 1)
+    reveal_secret(solver, job_id, HASHES, 10, secret, claims)
     dispute_id = submitter.dispute_id_from(submitter.finalize(job_id))
     assert dispute_id is not None
     assert submitter.get_job(job_id).status is JobStatus.Disputed

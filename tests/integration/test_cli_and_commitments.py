@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from chain import Anvil, ChainClient, Deployment, write_manifest
 from chain.keys import create_keystore, new_account
 from veritrain.cli import app
-from veritrain.merkle import checkpoint_tree, leaf_hash
+from veritrain.merkle import checkpoint_tree
 
 E18 = 10**18
 runner = CliRunner()
@@ -47,9 +47,8 @@ def test_python_merkle_proofs_verify_on_chain(client_factory) -> None:
         submitter.post_job(b"\x02" * 32, os.urandom(32), n, k, 10 * E18, "data:,{}")
     )
     solver.claim_job(job_id)
-    solver.commit_checkpoints(job_id, tree.root, "http://127.0.0.1:1/jobs/1")
+    solver.commit_checkpoints(job_id, tree.root, "http://127.0.0.1:1/jobs/1", os.urandom(32))
     for i, h in enumerate(hashes):
-        assert solver.leaf_hash(i * k, h) == leaf_hash(i * k, h)
         assert solver.verify_checkpoint(job_id, i, h, tree.proof(i)) is True
     assert solver.verify_checkpoint(job_id, 3, os.urandom(32), tree.proof(3)) is False
     assert solver.verify_checkpoint(job_id, 4, hashes[3], tree.proof(3)) is False
@@ -91,6 +90,49 @@ def test_cli_stake_submit_list_and_shares(anvil: Anvil, manifest: Path, client_f
 
     owners = json.loads(_cli("shares", "digits-mlp", *common, "--json"))
     assert owners["holders"] == [] and owners["total_shares"] == 0
+
+    shown = json.loads(_cli("job", "show", str(ids[0]), *common))
+    assert shown["status"] == "Open" and shown["round"] == {"claims_posted": False, "outcome": None}
+
+
+def test_cli_jackpot_fund_show_and_job_round(
+    anvil: Anvil, manifest: Path, protocol: Deployment, client_factory
+) -> None:
+    common = ["--rpc-url", anvil.rpc_url, "--deployment", str(manifest)]
+    client_factory(4).faucet(100 * E18)
+    before = json.loads(_cli("jackpot", "show", *common, "--json"))
+    assert before["jackpot_wei"] == protocol.params.jackpot
+    assert before["forced_error_rate_bps"] == protocol.params.forced_error_rate_bps
+    funded = json.loads(_cli("jackpot", "fund", "3", *common, "--dev-account", "4", "--json"))
+    assert funded["pool_wei"] == before["pool_wei"] + 3 * E18
+    assert "jackpot pool" in _cli("jackpot", "show", *common)
+
+    # a job in its verification round: claims posted, verdicts sealed, the forced sample hidden
+    from chain import Role
+    from tests.utils.round_script import commit, post_claims
+
+    submitter, solver = client_factory(1), client_factory(2)
+    verifiers = [client_factory(i) for i in range(3, 3 + protocol.params.verifiers_per_job)]
+    for c in (submitter, solver, *verifiers):
+        c.faucet(1_000 * E18)
+    solver.stake(Role.Solver, protocol.params.min_stake_solver)
+    for v in verifiers:
+        v.stake(Role.Verifier, protocol.params.min_stake_verifier)
+    hashes = [os.urandom(32) for _ in range(5)]
+    job_id = submitter.job_id_from(
+        submitter.post_job(b"\x03" * 32, os.urandom(32), 40, 10, 10 * E18, "data:,{}")
+    )
+    solver.claim_job(job_id)
+    secret = commit(solver, job_id, hashes, 10)
+    submitter.mine(2)
+    submitter.assign_verifiers(job_id)
+    post_claims(solver, job_id, hashes, secret)
+    shown = json.loads(_cli("job", "show", str(job_id), *common))
+    rnd = shown["round"]
+    assert shown["status"] == "Verifying" and rnd["claims_posted"] is True
+    assert len(rnd["end_hashes"]) == len(shown["segments"]) == protocol.params.samples_per_job
+    assert rnd["outcome"] == "Pending" and rnd["forced_sample"] is None
+    assert [v["sealed"] for v in rnd["verdicts"]] == [False] * len(shown["verifiers"])
 
 
 def test_cli_reports_a_decoded_revert(anvil: Anvil, manifest: Path) -> None:

@@ -69,3 +69,14 @@ def test_demo_settles_every_job_as_promised(tmp_path: Path) -> None:
         assert d["winner_name"].startswith("verifier-") and d["winner_name"] != "verifier-lazy"
         assert 3 <= d["moves"] <= 1 + 2 * 5  # endpoints + (bisect, respond) x ceil(log2 25)
         assert d["step"] is not None and d["gas_used"] > 0
+    # Every job carries a forced error (rate 10_000 bps); the honest job's is caught in full.
+    forced = {f["job_id"]: f for f in summary["forced_errors"]}
+    assert set(forced) == {j["job_id"] for j in summary["jobs"]}
+    honest = forced[jobs["solver-honest"]["job_id"]]
+    assert [a["name"] for a in honest["approvers_slashed"]] == ["verifier-lazy"]
+    assert {a["name"] for a in honest["rejecters_paid"]} == {f"verifier-{i}" for i in range(1, 5)}
+    assert [a["name"] for a in honest["whistleblowers_paid"]] == ["whistleblower"]
+    assert (
+        honest["slashed_wei"] > 0
+        and honest["paid_wei"] == 5 * honest["rejecters_paid"][0]["amount_wei"]
+    )

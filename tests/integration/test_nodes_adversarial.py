@@ -1,6 +1,7 @@
 """Nodes on a real Anvil against cheaters: a cheating solver is caught by replay and slashed
 through arbitration; a lazy verifier that approves it is challenged by the whistleblower and
-slashed too.
+slashed too; and with every solver honest, a lazy verifier is caught by a forced error
+(docs/FORCED_ERRORS.md).
 
 Every segment is sampled (q = N/k = 4), so the cheat (segments 2 and 3) is always audited.
 Run: ``.venv/bin/python -m pytest tests/integration/test_nodes_adversarial.py -m anvil``.
@@ -14,10 +15,11 @@ from pathlib import Path
 import pytest
 
 from chain import Anvil
-from chain.types import JobStatus, Role, Verdict
+from chain.types import JobStatus, Role, RoundOutcome, Verdict
 from solver.node import SolverNode
 from tests.utils.node_harness import (
     FAST_PARAMS,
+    FORCED_UPDATES,
     SOLVER,
     V1,
     V2,
@@ -42,7 +44,15 @@ def net(anvil: Anvil, contracts_out: Path, tmp_path: Path) -> Iterator[Network]:
     network.close()
 
 
-def _run(net: Network, adversary: str, lazy: tuple[int, ...]) -> tuple[int, str]:
+@pytest.fixture
+def forced_net(anvil: Anvil, contracts_out: Path, tmp_path: Path) -> Iterator[Network]:
+    require_protocol_artifacts()
+    network = Network(anvil, tmp_path, FAST_PARAMS.model_copy(update=FORCED_UPDATES))
+    yield network
+    network.close()
+
+
+def _run(net: Network, adversary: str | None, lazy: tuple[int, ...]) -> tuple[int, str]:
     for i in (V1, V2, V3):
         net.start(VerifierNode(net.client(i), net.tmp / f"v{i}", lazy=i in lazy, poll_interval=0.5))
     net.start(WhistleblowerNode(net.client(WHISTLEBLOWER), net.tmp / "wb", poll_interval=0.5))
@@ -101,3 +111,39 @@ def test_lazy_verifier_is_challenged_and_slashed(net: Network) -> None:
     # the whistleblower won: its bond back plus a share of the pot, claimed by the node
     net.wait_for("whistleblower paid", lambda: reader.credit_of(wb) == 0)
     assert reader.balance_of(wb) > 0
+
+
+def test_lazy_verifier_is_caught_by_a_forced_error(forced_net: Network) -> None:
+    net = forced_net
+    job_id, solver = _run(net, None, lazy=(V1,))  # an honest solver: only the forced error
+    reader = net.client(0)
+    pool = reader.jackpot_pool()
+    assert (
+        net.wait_status(job_id, JobStatus.Finalized, JobStatus.Rejected, timeout=300)
+        is JobStatus.Finalized
+    )
+    outcome, f = reader.outcome(job_id)
+    assert outcome is RoundOutcome.Forced
+    lazy, wb = net.client(V1).address, net.client(WHISTLEBLOWER).address
+    honest = [net.client(i).address for i in (V2, V3)]
+    assert reader.verdicts_of(job_id, lazy)[f] is Verdict.Approve
+    for a in honest:
+        assert reader.verdicts_of(job_id, a)[f] is Verdict.Reject
+    assert reader.challenger_of(job_id, f, lazy) == wb
+    p = net.params
+    # the lazy approver is slashed into the pool; two rejecters and the whistleblower are paid
+    assert reader.stake_of(lazy, Role.Verifier).staked == p.min_stake_verifier - p.verifier_stake
+    for a in honest:
+        assert reader.stake_of(a, Role.Verifier).staked == p.min_stake_verifier
+    paid = [
+        e
+        for e in reader.contract_by_name("JobManager")
+        .events.JackpotPaid()
+        .get_logs(from_block=net.deployment.block)
+        if int(e["args"]["jobId"]) == job_id
+    ]
+    assert sorted(e["args"]["account"] for e in paid) == sorted([*honest, wb])
+    assert reader.jackpot_pool() == pool + p.verifier_stake - 3 * p.jackpot
+    # the solver is not penalised: stake intact, shares minted
+    assert reader.stake_of(solver, Role.Solver).staked == 4 * p.solver_stake
+    assert reader.share_balance(tiny_spec(seed=21).model_id_hash(), solver) > 0

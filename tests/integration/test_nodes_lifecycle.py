@@ -27,6 +27,7 @@ from tests.utils.node_harness import (
     tiny_spec,
 )
 from verifier.node import VerifierNode
+from veritrain.hexutil import from_hex
 from whistleblower.node import WhistleblowerNode
 
 pytestmark = [pytest.mark.anvil, pytest.mark.slow, pytest.mark.timeout(400)]
@@ -114,9 +115,13 @@ def test_solver_killed_after_commit_reserves_and_finishes(net: Network) -> None:
     reader = net.client(0)
     net.wait_for("commit", lambda: reader.get_job(job_id).status >= JobStatus.Committed)
     net.stop(first)  # checkpoint server down too
+    secret = first.job_record(job_id)["secret"]  # drawn and persisted before the commit
     second = SolverNode(net.client(SOLVER), data, "127.0.0.1", port, poll_interval=0.5)
     net.start(second)
     assert (
         net.wait_status(job_id, JobStatus.Finalized, JobStatus.Rejected, JobStatus.Disputed)
         is JobStatus.Finalized
     )
+    # the restarted solver posted its claims and revealed the secret it committed to
+    revealed = reader.round_of(job_id)
+    assert revealed.revealed and revealed.secret == from_hex(secret)

@@ -1,6 +1,9 @@
-"""An in-memory stand-in for the JobManager/StakeManager, for node unit tests (no Anvil).
+"""An in-memory stand-in for the JobManager/StakeManager/VerificationRound, for node unit tests
+(no Anvil).
 
-`FakeChain` keeps the protocol state (jobs, stakes, verdicts, challenges, credits) and a clock;
+`FakeChain` keeps the protocol state (jobs, stakes, the verification round of
+docs/FORCED_ERRORS.md: secret commitments, claims, sealed verdicts, the forced-error draw;
+challenges, credits) and a clock;
 `FakeChain.client(address)` returns a `FakeClient` with the subset of `chain.client.ChainClient`
 methods the nodes call. It follows PROTOCOL.md 3.3 closely enough for node logic (statuses,
 deadlines, double-submission reverts), not for economics: slashing and disputes are reduced to
@@ -16,14 +19,20 @@ from typing import Any
 from chain.errors import ContractRevert, error_class
 from chain.types import (
     Assignment,
+    ClaimsView,
     DisputePhase,
     DisputeStatus,
     DisputeView,
     JobParamsView,
     JobStatus,
     JobView,
+    RoundOutcome,
+    RoundView,
+    RoundWindows,
     Verdict,
 )
+from veritrain import forced
+from veritrain.merkle import leaf_hash, verify_proof
 
 ZERO = "0x" + "00" * 20
 
@@ -41,7 +50,7 @@ class _Handle:
 class FakeChain:
     """Protocol state shared by every `FakeClient`."""
 
-    def __init__(self, params: JobParamsView | None = None) -> None:
+    def __init__(self, params: JobParamsView | None = None, forced_error_rate_bps: int = 0) -> None:
         self.params = params or JobParamsView(
             solver_stake=100,
             verifier_stake=10,
@@ -53,6 +62,8 @@ class FakeChain:
             commit_window=3600,
             verdict_window=600,
             challenge_window=300,
+            jackpot=2,
+            reveal_window=60,
         )
         self.now = 1_000_000
         self.block = 1
@@ -67,6 +78,47 @@ class FakeChain:
         self.disputed: dict[int, set[int]] = {}
         self.txs: list[tuple[str, str, tuple[Any, ...]]] = []
         self.forced_segments: list[int] | None = None
+        self.forced_error_rate_bps = forced_error_rate_bps
+        self.secret_commitments: dict[int, bytes] = {}
+        self.secrets: dict[int, bytes] = {}
+        self.claims: dict[int, ClaimsView] = {}
+        self.sealed: dict[tuple[int, str], bytes] = {}
+        self.revealed: set[tuple[int, str]] = set()
+        self.forced_settled: dict[int, int] = {}
+
+    def draw(self, job_id: int) -> forced.ForcedDraw | None:
+        """The job's forced-error draw once its secret is revealed (None before)."""
+        if job_id not in self.secrets:
+            return None
+        segments = self.assignments[job_id].segments
+        return forced.draw_forced_error(
+            self.secrets[job_id], job_id, segments, self.forced_error_rate_bps
+        )
+
+    def windows(self, job_id: int) -> RoundWindows:
+        job = self.jobs[job_id]
+        reveal = self.params.reveal_window
+        return RoundWindows(
+            job.verdict_deadline,
+            job.verdict_deadline + reveal,
+            job.challenge_deadline,
+            job.challenge_deadline + reveal,
+        )
+
+    def outcome(self, job_id: int) -> tuple[RoundOutcome, int]:
+        job = self.jobs[job_id]
+        if job_id not in self.claims:
+            if self.now <= job.verdict_deadline:
+                return RoundOutcome.Pending, 0
+            return RoundOutcome.NoClaims, 0
+        draw = self.draw(job_id)
+        if draw is None:
+            if self.now <= self.windows(job_id).secret_reveal_closes:
+                return RoundOutcome.Pending, 0
+            return RoundOutcome.NoReveal, 0
+        if draw.forced:
+            return RoundOutcome.Forced, draw.sample
+        return RoundOutcome.Clean, 0
 
     def client(self, address: str) -> FakeClient:
         return FakeClient(self, address)
@@ -175,8 +227,12 @@ class FakeClient:
         )
         return self._tx("claimJob", job_id)
 
-    def commit_checkpoints(self, job_id: int, root: bytes, url: str) -> dict[str, Any]:
+    def commit_checkpoints(
+        self, job_id: int, root: bytes, url: str, secret_commitment: bytes
+    ) -> dict[str, Any]:
         job = self.chain.jobs[job_id]
+        if secret_commitment == b"\x00" * 32:
+            raise revert("ZeroCommitment", jobId=job_id)
         if job.status is not JobStatus.Claimed:
             raise revert("UnexpectedJobStatus", jobId=job_id, status=int(job.status))
         if job.solver != self.address:
@@ -188,7 +244,8 @@ class FakeClient:
             status=JobStatus.Committed,
             randomness_block=self.chain.block + 1,
         )
-        return self._tx("commitCheckpoints", job_id, root, url)
+        self.chain.secret_commitments[job_id] = bytes(secret_commitment)
+        return self._tx("commitCheckpoints", job_id, root, url, secret_commitment)
 
     def assign_verifiers(self, job_id: int) -> dict[str, Any]:
         job = self.chain.jobs[job_id]
@@ -213,6 +270,7 @@ class FakeClient:
             verdict_deadline=self.chain.now + self.chain.params.verdict_window,
             challenge_deadline=self.chain.now
             + self.chain.params.verdict_window
+            + self.chain.params.reveal_window
             + self.chain.params.challenge_window,
         )
         return self._tx("assignVerifiers", job_id)
@@ -223,17 +281,123 @@ class FakeClient:
     def verdicts_of(self, job_id: int, verifier: str) -> list[Verdict]:
         return list(self.chain.verdicts.get((job_id, verifier), []))
 
-    def submit_verdicts(self, job_id: int, approvals: list[bool]) -> dict[str, Any]:
+    # --- verification round (docs/FORCED_ERRORS.md)
+    def forced_error_rate_bps(self) -> int:
+        return self.chain.forced_error_rate_bps
+
+    def claims_of(self, job_id: int) -> ClaimsView:
+        return self.chain.claims.get(job_id, ClaimsView((), ()))
+
+    def round_of(self, job_id: int) -> RoundView:
+        committed = sum(1 for (j, _v) in self.chain.sealed if j == job_id)
+        return RoundView(
+            job_id=job_id,
+            secret_commitment=self.chain.secret_commitments.get(job_id, b"\x00" * 32),
+            secret=self.chain.secrets.get(job_id, b"\x00" * 32),
+            revealed=job_id in self.chain.secrets,
+            committed=committed,
+        )
+
+    def windows_of(self, job_id: int) -> RoundWindows:
+        return self.chain.windows(job_id)
+
+    def outcome(self, job_id: int) -> tuple[RoundOutcome, int]:
+        return self.chain.outcome(job_id)
+
+    def verdict_commitment_of(self, job_id: int, verifier: str | None = None) -> tuple[bytes, bool]:
+        key = (job_id, verifier or self.address)
+        return self.chain.sealed.get(key, b"\x00" * 32), key in self.chain.revealed
+
+    def _window(self, job_id: int, opens: int, closes: int) -> None:
+        if not opens <= self.chain.now <= closes:
+            raise revert(
+                "OutsideWindow", jobId=job_id, opens=opens, closes=closes, nowTs=self.chain.now
+            )
+
+    def post_claims(self, job_id: int, starts: list[bytes], ends: list[bytes]) -> dict[str, Any]:
+        job = self.chain.jobs[job_id]
+        if job.solver != self.address:
+            raise revert("NotSolver", jobId=job_id, caller=self.address)
+        if job_id in self.chain.claims:
+            raise revert("ClaimsAlreadyPosted", jobId=job_id)
+        q = len(self.chain.assignments[job_id].segments)
+        if len(starts) != q or len(ends) != q:
+            raise revert("LengthMismatch", jobId=job_id, expected=q, actual=len(starts))
+        self._window(job_id, 0, job.verdict_deadline)
+        self.chain.claims[job_id] = ClaimsView(tuple(starts), tuple(ends))
+        return self._tx("postClaims", job_id, tuple(starts), tuple(ends))
+
+    def commit_verdicts(self, job_id: int, commitment: bytes) -> dict[str, Any]:
         key = (job_id, self.address)
         if key not in self.chain.verdicts:
-            raise revert("NotAssignedVerifier", jobId=job_id, account=self.address)
-        if any(v is not Verdict.None_ for v in self.chain.verdicts[key]):
-            raise revert("VerdictsAlreadySubmitted", jobId=job_id, verifier=self.address)
+            raise revert("NotAssignedVerifier", jobId=job_id, caller=self.address)
+        if job_id not in self.chain.claims:
+            raise revert("ClaimsNotPosted", jobId=job_id)
+        if key in self.chain.sealed:
+            raise revert("VerdictAlreadyCommitted", jobId=job_id, verifier=self.address)
+        self._window(job_id, 0, self.chain.jobs[job_id].verdict_deadline)
+        self.chain.sealed[key] = bytes(commitment)
+        return self._tx("commitVerdicts", job_id, commitment)
+
+    def reveal_verdicts(self, job_id: int, approvals: list[bool], salt: bytes) -> dict[str, Any]:
+        key = (job_id, self.address)
+        if key not in self.chain.sealed or key in self.chain.revealed:
+            raise revert("NothingToReveal", jobId=job_id, verifier=self.address)
+        verifiers = self.chain.assignments[job_id].verifiers
+        all_sealed = all((job_id, v) in self.chain.sealed for v in verifiers)
+        windows = self.chain.windows(job_id)
+        opens = self.chain.now if all_sealed else windows.verdict_reveal_opens + 1
+        self._window(job_id, opens, windows.verdict_reveal_closes)
+        digest = forced.verdict_commitment(job_id, self.address, approvals, salt)
+        if digest != self.chain.sealed[key]:
+            raise revert("VerdictCommitmentMismatch", jobId=job_id, verifier=self.address)
+        self.chain.revealed.add(key)
         self.chain.verdicts[key] = [Verdict.Approve if a else Verdict.Reject for a in approvals]
         for i, a in enumerate(approvals):
             if not a:
                 self.chain.disputed.setdefault(job_id, set()).add(i)
-        return self._tx("submitVerdicts", job_id, tuple(approvals))
+        if all((job_id, v) in self.chain.revealed for v in verifiers):
+            self.chain.set_job(
+                job_id, challenge_deadline=self.chain.now + self.chain.params.challenge_window
+            )
+        return self._tx("revealVerdicts", job_id, tuple(approvals), salt)
+
+    def reveal_secret(
+        self,
+        job_id: int,
+        secret: bytes,
+        forced_true_end: bytes,
+        start_proofs: list[list[bytes]],
+        end_proofs: list[list[bytes]],
+    ) -> dict[str, Any]:
+        job = self.chain.jobs[job_id]
+        if job_id in self.chain.secrets:
+            raise revert("SecretAlreadyRevealed", jobId=job_id)
+        windows = self.chain.windows(job_id)
+        self._window(job_id, windows.secret_reveal_opens + 1, windows.secret_reveal_closes)
+        if (
+            forced.secret_commitment(job_id, job.solver, secret)
+            != self.chain.secret_commitments[job_id]
+        ):
+            raise revert("SecretCommitmentMismatch", jobId=job_id)
+        segments = self.chain.assignments[job_id].segments
+        draw = forced.draw_forced_error(secret, job_id, segments, self.chain.forced_error_rate_bps)
+        claims = self.chain.claims[job_id]
+        k = job.checkpoint_interval
+        for j, s in enumerate(segments):
+            if not verify_proof(
+                start_proofs[j], job.merkle_root, leaf_hash(s * k, claims.start_hashes[j])
+            ):
+                raise revert("InvalidClaimProof", jobId=job_id, sampleIndex=j, isEnd=False)
+            end = claims.end_hashes[j]
+            if draw.forced and j == draw.sample:
+                if forced.forced_claim(forced_true_end) != end:
+                    raise revert("ForcedClaimMismatch", jobId=job_id, sampleIndex=j)
+                end = forced_true_end
+            if not verify_proof(end_proofs[j], job.merkle_root, leaf_hash((s + 1) * k, end)):
+                raise revert("InvalidClaimProof", jobId=job_id, sampleIndex=j, isEnd=True)
+        self.chain.secrets[job_id] = bytes(secret)
+        return self._tx("revealSecret", job_id, secret)
 
     def challenger_of(self, job_id: int, sample_index: int, verifier: str) -> str | None:
         return self.chain.challengers.get((job_id, sample_index, verifier))
@@ -255,6 +419,15 @@ class FakeClient:
         job = self.chain.jobs[job_id]
         if job.status is not JobStatus.Verifying or self.chain.now <= job.challenge_deadline:
             raise revert("ChallengeWindowOpen", jobId=job_id)
+        outcome, sample = self.chain.outcome(job_id)
+        if outcome is RoundOutcome.Pending:
+            raise revert("RoundPending", jobId=job_id)
+        if outcome in (RoundOutcome.NoClaims, RoundOutcome.NoReveal):
+            self.chain.set_job(job_id, status=JobStatus.Rejected)
+            return self._tx("finalize", job_id)
+        if outcome is RoundOutcome.Forced:
+            self.chain.forced_settled[job_id] = sample
+            self.chain.disputed.get(job_id, set()).discard(sample)
         if self.chain.disputed.get(job_id):
             self.chain.set_job(job_id, status=JobStatus.Disputed, dispute_id=1)
         else:

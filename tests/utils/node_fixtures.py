@@ -29,14 +29,21 @@ def tiny_spec(seed: int = 3) -> JobSpec:
 
 
 def run_solver_to_commit(chain: FakeChain, tmp: Path, adversary: Any = None) -> SolverNode:
-    """Post a job, let a solver claim, train and commit it, then assign verifiers."""
+    """Post a job, let a solver claim, train and commit it, assign verifiers and post its
+    claims on the sampled segments (docs/FORCED_ERRORS.md)."""
     job_id = chain.post_job(SUBMITTER, tiny_spec())
     node = SolverNode(chain.client(SOLVER), tmp / "solver", adversary=adversary, serve=False)
-    for _ in range(3):
+    for _ in range(4):
         node.step()
         chain.advance(blocks=2)
     assert chain.jobs[job_id].status.name == "Verifying", chain.jobs[job_id]
+    assert job_id in chain.claims, "the solver posts its claims once assigned"
     return node
+
+
+def past_challenge_deadline(chain: FakeChain, job_id: int = 1) -> None:
+    """Move the clock into the secret-reveal window (just past the challenge deadline)."""
+    chain.now = chain.jobs[job_id].challenge_deadline + 1
 
 
 def http_for(node: SolverNode) -> TestClient:

@@ -28,11 +28,15 @@ FAST_PARAMS = ProtocolParams(
     challenge_bond=5 * E18,
     verifier_fee=1 * E18,
     arbiter_fee=1 * E18,
+    jackpot=2 * E18,
     verifiers_per_job=3,
     samples_per_job=2,
     commit_window=300,
     verdict_window=30,
+    reveal_window=15,
     challenge_window=12,
+    forced_error_rate_bps=0,  # deterministic by default; FORCED_UPDATES plants one every job
+    jackpot_funding=50 * E18,
     unbonding_delay=60,
     min_stake_solver=100 * E18,
     min_stake_verifier=50 * E18,
@@ -41,6 +45,9 @@ FAST_PARAMS = ProtocolParams(
     vote_commit_window=25,
     vote_reveal_window=25,
 )
+
+FORCED_UPDATES: dict[str, object] = {"forced_error_rate_bps": 10_000}
+"""Overrides that make every job carry a forced error (docs/FORCED_ERRORS.md)."""
 
 # dev key indices (0 deploys)
 SUBMITTER, SOLVER, V1, V2, V3, WHISTLEBLOWER = 1, 2, 3, 4, 5, 6

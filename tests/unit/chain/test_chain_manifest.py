@@ -54,12 +54,15 @@ def test_manifest_missing_or_invalid(tmp_path):
 
 def test_demo_params():
     p = ProtocolParams.demo()
-    assert (p.verifiers_per_job, p.samples_per_job, p.committee_size) == (5, 3, 3)
+    assert (p.verifiers_per_job, p.samples_per_job, p.committee_size) == (5, 4, 3)
     assert (p.commit_window, p.verdict_window, p.challenge_window) == (900, 180, 30)
+    assert (p.reveal_window, p.forced_error_rate_bps) == (30, 10_000)
+    assert p.jackpot_funding >= 3 * 5 * p.jackpot  # every winner of every demo job is paid
     assert (p.vote_commit_window, p.vote_reveal_window) == (90, 60)
     assert p.min_stakes == [100 * E18, 50 * E18, 50 * E18]
     assert p.job_escrow(10 * E18) == 15 * E18
-    assert len(p.job_params_tuple()) == 10
+    assert len(p.job_params_tuple()) == 12
+    assert p.job_params_tuple()[5] == p.jackpot and p.job_params_tuple()[10] == p.reveal_window
     assert ProtocolParams.demo(challenge_window=5).challenge_window == 5
     with pytest.raises(ValueError):
         ProtocolParams(verifiers_per_job=0)

@@ -1,4 +1,5 @@
-"""`SolverNode.step()` against the in-memory fake protocol: lifecycle, resume, idempotence."""
+"""`SolverNode.step()` against the in-memory fake protocol: lifecycle, the verification round
+(secret, claims, sealed server, reveal; docs/FORCED_ERRORS.md), resume, idempotence."""
 
 from __future__ import annotations
 
@@ -7,11 +8,13 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from chain.types import JobStatus
+from chain.types import JobStatus, RoundOutcome
 from solver.node import Phase, SolverNode
 from solver.server import create_app
 from tests.utils.fake_chain import FakeChain
-from tests.utils.node_fixtures import SOLVER, SUBMITTER, tiny_spec
+from tests.utils.node_fixtures import SOLVER, SUBMITTER, past_challenge_deadline, tiny_spec
+from veritrain.forced import forced_claim, secret_commitment
+from veritrain.hexutil import from_hex
 
 
 def test_claims_trains_commits_and_serves(tmp_path: Path) -> None:
@@ -27,15 +30,31 @@ def test_claims_trains_commits_and_serves(tmp_path: Path) -> None:
     rec = node.job_record(job_id)
     assert rec is not None and rec["phase"] == Phase.COMMITTED and len(rec["hashes"]) == 5
     assert job.merkle_root.hex() == rec["root"][2:]
+    assert chain.secret_commitments[job_id] == secret_commitment(
+        job_id, SOLVER, from_hex(rec["secret"])
+    )
     chain.advance(blocks=2)
     node.step()  # assignVerifiers (anyone may)
     assert chain.jobs[job_id].status is JobStatus.Verifying
-    manifest = TestClient(create_app(node.catalog)).get(f"/jobs/{job_id}/manifest").json()
-    assert manifest["root"] == rec["root"]
-    # finalize when due, then claim the reward
-    chain.advance(seconds=10_000)
+    node.step()  # postClaims
+    segments = chain.assignments[job_id].segments
+    claims = chain.claims[job_id]
+    assert claims.start_hashes == tuple(from_hex(rec["hashes"][s]) for s in segments)
+    assert claims.end_hashes == tuple(from_hex(rec["hashes"][s + 1]) for s in segments)
+    http = TestClient(create_app(node.catalog))
+    # sealed until the secret is revealed: sampled starts only, no proofs, no manifest
+    assert http.get(f"/jobs/{job_id}/manifest").status_code == 403
+    assert http.get(f"/jobs/{job_id}/proofs/0").status_code == 403
+    for s in range(4):
+        code = http.get(f"/jobs/{job_id}/checkpoints/{(s + 1) * 10}").status_code
+        assert code == (200 if s + 1 in segments else 403)
+        assert http.get(f"/jobs/{job_id}/states/{s * 10 + 5}").status_code == 403
+    # reveal after the challenge deadline, finalize, then claim the reward
+    past_challenge_deadline(chain, job_id)
     node.step()
+    assert chain.secrets[job_id] == from_hex(rec["secret"])
     assert chain.jobs[job_id].status is JobStatus.Finalized
+    assert http.get(f"/jobs/{job_id}/manifest").json()["root"] == rec["root"]
     node.step()
     assert node.job_record(job_id)["phase"] == Phase.DONE
     assert chain.balances[SOLVER] >= 1000 and chain.count("claimCredit", SOLVER) == 1
@@ -105,3 +124,56 @@ def test_a_spec_that_fails_its_hash_is_never_claimed(tmp_path: Path) -> None:
     node = SolverNode(chain.client(SOLVER), tmp_path, serve=False)
     node.step()
     assert chain.jobs[job_id].status is JobStatus.Open and chain.count("claimJob") == 0
+
+
+def test_forced_error_is_planted_and_proven(tmp_path: Path) -> None:
+    chain = FakeChain(forced_error_rate_bps=10_000)
+    job_id = chain.post_job(SUBMITTER, tiny_spec())
+    node = SolverNode(chain.client(SOLVER), tmp_path, serve=False)
+    for _ in range(4):
+        node.step()
+        chain.advance(blocks=2)
+    rec = node.job_record(job_id)
+    forced = rec["claims"]["forced_sample"]
+    assert forced is not None
+    segment = chain.assignments[job_id].segments[forced]
+    true_end = from_hex(rec["hashes"][segment + 1])
+    assert chain.claims[job_id].end_hashes[forced] == forced_claim(true_end)
+    assert from_hex(rec["claims"]["forced_true_end"]) == true_end
+    past_challenge_deadline(chain, job_id)
+    node.step()  # the fake checks every proof and the forced claim, as the contract does
+    assert chain.outcome(job_id) == (RoundOutcome.Forced, forced)
+    assert chain.forced_settled == {job_id: forced}
+    assert chain.jobs[job_id].status is JobStatus.Finalized
+
+
+def test_restart_between_commit_and_reveal_reveals_the_same_secret(tmp_path: Path) -> None:
+    chain = FakeChain(forced_error_rate_bps=10_000)
+    job_id = chain.post_job(SUBMITTER, tiny_spec())
+    first = SolverNode(chain.client(SOLVER), tmp_path, serve=False)
+    for _ in range(4):
+        first.step()
+        chain.advance(blocks=2)
+    assert job_id in chain.claims
+    secret = first.job_record(job_id)["secret"]
+    second = SolverNode(chain.client(SOLVER), tmp_path, serve=False)
+    assert second.catalog.is_sealed(job_id)  # re-served sealed after the restart
+    past_challenge_deadline(chain, job_id)
+    second.step()
+    assert chain.secrets[job_id] == from_hex(secret)
+    assert chain.count("postClaims") == 1 and chain.count("revealSecret") == 1
+    assert not second.catalog.is_sealed(job_id)
+
+
+def test_no_reveal_inside_the_window_rejects_the_job(tmp_path: Path) -> None:
+    chain = FakeChain()
+    job_id = chain.post_job(SUBMITTER, tiny_spec())
+    node = SolverNode(chain.client(SOLVER), tmp_path, serve=False)
+    for _ in range(4):
+        node.step()
+        chain.advance(blocks=2)
+    chain.now = chain.windows(job_id).secret_reveal_closes + 1  # the solver slept through it
+    assert chain.outcome(job_id)[0] is RoundOutcome.NoReveal
+    node.step()
+    assert chain.count("revealSecret") == 0
+    assert chain.jobs[job_id].status is JobStatus.Rejected

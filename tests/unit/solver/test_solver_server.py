@@ -106,3 +106,32 @@ def test_corrupt_checkpoint_is_never_served(served, tmp_path: Path) -> None:
     r = client.get("/jobs/7/checkpoints/20")
     assert r.status_code == 500 and "corrupt" in r.json()["detail"]
     assert client.get("/jobs/7/checkpoints/10").status_code == 200
+
+
+def test_a_sealed_job_serves_only_its_sampled_starts(served) -> None:
+    """docs/FORCED_ERRORS.md: before the secret is revealed nothing but the sampled start
+    checkpoints is served, so no proof, leaf or state tells a forced claim apart."""
+    client, entry, _ = served
+    catalog: CheckpointCatalog = client.app.state.catalog  # type: ignore[attr-defined]
+    catalog.seal(7, [10, 30])  # samples: segments 1 and 3
+    try:
+        assert client.get("/jobs/7/checkpoints/10").status_code == 200
+        assert client.get("/jobs/7/checkpoints/30").status_code == 200
+        assert client.get("/jobs/7/state-hashes/10").status_code == 200
+        for path in (
+            "/jobs/7/checkpoints/20",
+            "/jobs/7/checkpoints/40",
+            "/jobs/7/proofs/1",
+            "/jobs/7/manifest",
+            "/jobs/7/states/20",
+            "/jobs/7/states/15",
+            "/jobs/7/state-hashes/40",
+        ):
+            resp = client.get(path)
+            assert resp.status_code == 403, path
+            assert "sealed" in resp.json()["detail"]
+        assert client.get("/jobs/8/manifest").status_code == 404  # unknown job: still 404
+    finally:
+        catalog.unseal(7)
+    assert client.get("/jobs/7/manifest").status_code == 200
+    assert client.get("/jobs/7/proofs/2").status_code == 200

@@ -1,5 +1,6 @@
 """`VerifierNode.step()` against the fake protocol, replaying a real small run over HTTP
-(FastAPI TestClient): honest approve, cheater reject, lazy approve, no double submission."""
+(FastAPI TestClient): honest approve, cheater reject, lazy approve, forced errors, sealed
+verdicts (commit, then reveal the same after a restart), no double submission."""
 
 from __future__ import annotations
 
@@ -11,10 +12,14 @@ from chain.types import Verdict
 from tests.utils.fake_chain import FakeChain
 from tests.utils.node_fixtures import VERIFIERS, http_for, run_solver_to_commit
 from verifier.node import UNAVAILABLE_ATTEMPTS, VerifierNode
+from veritrain.forced import verdict_commitment
+from veritrain.hexutil import from_hex
 
 
-def _setup(tmp: Path, adversary=None, lazy=False) -> tuple[FakeChain, VerifierNode]:
-    chain = FakeChain()
+def _setup(
+    tmp: Path, adversary=None, lazy=False, rate_bps: int = 0
+) -> tuple[FakeChain, VerifierNode]:
+    chain = FakeChain(forced_error_rate_bps=rate_bps)
     chain.forced_segments = [1, 3]  # sample an honest and (for cheaters) a cheating segment
     verifier = VerifierNode(chain.client(VERIFIERS[0]), tmp / "v", lazy=lazy)
     verifier.step()  # stakes before the assignment
@@ -23,8 +28,19 @@ def _setup(tmp: Path, adversary=None, lazy=False) -> tuple[FakeChain, VerifierNo
     return chain, verifier
 
 
+def _seal_and_reveal(verifier: VerifierNode) -> None:
+    verifier.step()  # check the claims, seal (commitVerdicts)
+    verifier.step()  # every assigned verifier sealed: reveal
+
+
 def test_honest_solver_is_approved(tmp_path: Path) -> None:
     chain, verifier = _setup(tmp_path)
+    verifier.step()
+    assert chain.verdicts[(1, VERIFIERS[0])] == [Verdict.None_, Verdict.None_]  # still sealed
+    rec = verifier.state.get("jobs")["1"]
+    assert chain.sealed[(1, VERIFIERS[0])] == verdict_commitment(
+        1, VERIFIERS[0], rec["approvals"], from_hex(rec["salt"])
+    )
     verifier.step()
     assert chain.verdicts[(1, VERIFIERS[0])] == [Verdict.Approve, Verdict.Approve]
 
@@ -32,35 +48,51 @@ def test_honest_solver_is_approved(tmp_path: Path) -> None:
 @pytest.mark.parametrize("mode", ["skip-steps", "perturb"])
 def test_cheating_segment_is_rejected_with_a_reason(tmp_path: Path, mode: str) -> None:
     chain, verifier = _setup(tmp_path, adversary=mode)
-    verifier.step()
+    _seal_and_reveal(verifier)
     assert chain.verdicts[(1, VERIFIERS[0])] == [Verdict.Approve, Verdict.Reject]
     results = verifier.state.get("jobs")["1"]["results"]
-    assert results["3"]["ok"] is False and "replay of steps 30..40" in results["3"]["reason"]
+    assert results["1"]["ok"] is False and "replay of steps 30..40" in results["1"]["reason"]
 
 
 def test_lazy_verifier_approves_a_cheater(tmp_path: Path) -> None:
     chain, verifier = _setup(tmp_path, adversary="perturb", lazy=True)
-    verifier.step()
+    _seal_and_reveal(verifier)
     assert chain.verdicts[(1, VERIFIERS[0])] == [Verdict.Approve, Verdict.Approve]
 
 
-def test_restart_never_submits_twice(tmp_path: Path) -> None:
-    chain, verifier = _setup(tmp_path)
-    verifier.step()
-    again = VerifierNode(chain.client(VERIFIERS[0]), tmp_path / "v")
-    again.step()
-    again.step()
-    assert chain.count("submitVerdicts") == 1
+def test_forced_error_is_rejected_by_a_replay_and_approved_by_a_lazy_verifier(
+    tmp_path: Path,
+) -> None:
+    chain, verifier = _setup(tmp_path, rate_bps=10_000)  # samples [1, 3]: both eligible
+    _seal_and_reveal(verifier)
+    verdicts = chain.verdicts[(1, VERIFIERS[0])]
+    assert verdicts.count(Verdict.Reject) == 1
+    forced = verdicts.index(Verdict.Reject)
+    reason = verifier.state.get("jobs")["1"]["results"][str(forced)]["reason"]
+    assert "solver claimed" in reason
+    lazy = VerifierNode(chain.client(VERIFIERS[1]), tmp_path / "lazy", lazy=True)
+    assert lazy._check(1, chain.jobs[1], 3, b"\x00" * 32, b"\x00" * 32)["ok"] is True
 
 
-def test_crash_after_submit_before_record_reads_the_chain(tmp_path: Path) -> None:
+def test_restart_between_commit_and_reveal_reveals_the_same_verdicts(tmp_path: Path) -> None:
+    chain, verifier = _setup(tmp_path, adversary="perturb")
+    verifier.step()  # sealed
+    sealed = chain.sealed[(1, VERIFIERS[0])]
+    again = VerifierNode(chain.client(VERIFIERS[0]), tmp_path / "v")  # no HTTP: no replay
+    again.step()
+    assert chain.verdicts[(1, VERIFIERS[0])] == [Verdict.Approve, Verdict.Reject]
+    assert chain.sealed[(1, VERIFIERS[0])] == sealed
+    assert chain.count("commitVerdicts") == 1 and chain.count("revealVerdicts") == 1
+
+
+def test_crash_after_seal_before_record_is_not_resealed(tmp_path: Path) -> None:
     chain, verifier = _setup(tmp_path)
-    verifier.step()
+    _seal_and_reveal(verifier)
     (tmp_path / "v" / "verifier_state.json").unlink()  # state lost entirely
     again = VerifierNode(chain.client(VERIFIERS[0]), tmp_path / "v")
     again.http_client = verifier.http_client
     again.step()
-    assert chain.count("submitVerdicts") == 1
+    assert chain.count("commitVerdicts") == 1 and chain.count("revealVerdicts") == 1
 
 
 def test_unreachable_solver_is_rejected_after_retries(tmp_path: Path) -> None:
@@ -69,9 +101,9 @@ def test_unreachable_solver_is_rejected_after_retries(tmp_path: Path) -> None:
     chain.set_job(1, checkpoint_url="http://127.0.0.1:9/jobs/1")  # nothing listens there
     for _ in range(UNAVAILABLE_ATTEMPTS + 1):
         verifier.step()  # early in the window: keep retrying
-        assert chain.count("submitVerdicts") == 0
+        assert chain.count("commitVerdicts") == 0
     chain.now = chain.jobs[1].verdict_deadline - 10  # last third of the window
-    verifier.step()
+    _seal_and_reveal(verifier)
     assert chain.verdicts[(1, VERIFIERS[0])] == [Verdict.Reject, Verdict.Reject]
-    reason = verifier.state.get("jobs")["1"]["results"]["1"]["reason"]
+    reason = verifier.state.get("jobs")["1"]["results"]["0"]["reason"]
     assert "unavailable" in reason

@@ -1,0 +1,125 @@
+"""`veritrain.forced`: the formulas of docs/FORCED_ERRORS.md, recomputed here from their
+definitions (hand-built ABI encodings), plus the eligible-sample rule and the claims.
+
+The Anvil test tests/integration/test_chain_forced.py checks the same functions against the
+contract's own views.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+
+import pytest
+
+from veritrain import forced
+from veritrain._keccak import keccak256
+
+SOLVER = "0x00000000000000000000000000000000000000b1"
+
+
+def _word(value: int) -> bytes:
+    return value.to_bytes(32, "big")
+
+
+def _addr(address: str) -> bytes:
+    return bytes(12) + bytes.fromhex(address[2:])
+
+
+def test_tag_is_the_keccak_of_its_name() -> None:
+    assert forced.FORCED_ERROR_TAG == keccak256(b"veritrain.forced-error.v1")
+
+
+def test_secret_commitment_is_abi_encode_of_its_fields() -> None:
+    secret = os.urandom(32)
+    expected = keccak256(_word(7) + _addr(SOLVER) + secret)
+    assert forced.secret_commitment(7, SOLVER, secret) == expected
+    # checksummed or lower-case addresses give the same commitment
+    assert forced.secret_commitment(7, SOLVER.upper().replace("0X", "0x"), secret) == expected
+
+
+def test_verdict_commitment_encodes_the_dynamic_bool_array() -> None:
+    salt = os.urandom(32)
+    approvals = [True, False, True]
+    # (uint256, address, bool[], bytes32): head of 4 words, the array's offset is 4 * 32
+    body = _word(3) + b"".join(_word(int(a)) for a in approvals)
+    expected = keccak256(_word(9) + _addr(SOLVER) + _word(128) + salt + body)
+    assert forced.verdict_commitment(9, SOLVER, approvals, salt) == expected
+    assert forced.verdict_commitment(9, SOLVER, [True, True, True], salt) != expected
+
+
+def test_draw_encodes_the_segments_as_uint32_array() -> None:
+    secret = os.urandom(32)
+    segments = [4, 0, 9]
+    body = _word(3) + b"".join(_word(s) for s in segments)
+    expected = keccak256(secret + _word(5) + _word(96) + body)
+    assert forced.forced_draw(secret, 5, segments) == expected
+
+
+def test_forced_sample_pick_follows_the_spec() -> None:
+    secret = os.urandom(32)
+    segments = [3, 4, 8, 0]
+    draw = forced.forced_draw(secret, 2, segments)
+    result = forced.draw_forced_error(secret, 2, segments, 10_000)
+    eligible = forced.eligible_samples(segments)
+    assert eligible == [1, 2, 3]  # segment 3 ends where the sampled segment 4 starts
+    pick = int.from_bytes(keccak256(draw + _word(1)), "big") % len(eligible)
+    assert result == forced.ForcedDraw(True, eligible[pick], draw)
+
+
+@pytest.mark.parametrize(
+    ("segments", "eligible"),
+    [([0, 1, 2], [2]), ([5], [0]), ([2, 7, 1, 8], [0, 3]), ([11, 10, 0], [0, 2])],
+)
+def test_eligible_samples(segments: list[int], eligible: list[int]) -> None:
+    assert forced.eligible_samples(segments) == eligible
+    largest = segments.index(max(segments))
+    assert largest in eligible  # always eligible
+
+
+def test_rate_decides_how_often_a_job_is_forced() -> None:
+    segments = [1, 5, 9]
+    assert not any(
+        forced.draw_forced_error(os.urandom(32), 1, segments, 0).forced for _ in range(50)
+    )
+    assert all(
+        forced.draw_forced_error(os.urandom(32), 1, segments, 10_000).forced for _ in range(50)
+    )
+    share = sum(
+        forced.draw_forced_error(os.urandom(32), 1, segments, 2_500).forced for _ in range(2000)
+    )
+    assert 400 < share < 600
+    picks = Counter(
+        forced.draw_forced_error(os.urandom(32), 1, segments, 10_000).sample for _ in range(900)
+    )
+    assert set(picks) == {0, 1, 2} and min(picks.values()) > 200
+    with pytest.raises(ValueError):
+        forced.draw_forced_error(os.urandom(32), 1, segments, 10_001)
+
+
+def test_forced_claim_and_build_claims() -> None:
+    hashes = [os.urandom(32) for _ in range(6)]  # 5 segments
+    segments = [4, 1, 2]
+    draw = forced.draw_forced_error(os.urandom(32), 3, segments, 10_000)
+    claims = forced.build_claims(segments, hashes, draw)
+    f = draw.sample
+    assert claims.start_hashes == tuple(hashes[s] for s in segments)
+    for j, s in enumerate(segments):
+        if j == f:
+            assert claims.end_hashes[j] == keccak256(forced.FORCED_ERROR_TAG + hashes[s + 1])
+            assert claims.end_hashes[j] == forced.forced_claim(hashes[s + 1])
+        else:
+            assert claims.end_hashes[j] == hashes[s + 1]
+    assert (claims.forced_sample, claims.forced_true_end) == (f, hashes[segments[f] + 1])
+    clean = forced.build_claims(segments, hashes, forced.ForcedDraw(False, 0, b""))
+    assert clean.forced_sample is None and clean.forced_true_end == bytes(32)
+    with pytest.raises(ValueError):
+        forced.build_claims([5], hashes, draw)
+
+
+def test_malformed_inputs_are_refused() -> None:
+    with pytest.raises(ValueError):
+        forced.secret_commitment(1, "0x1234", os.urandom(32))
+    with pytest.raises(ValueError):
+        forced.verdict_commitment(1, SOLVER, [True], b"short")
+    assert len(forced.new_secret()) == len(forced.new_salt()) == 32

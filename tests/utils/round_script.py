@@ -1,0 +1,136 @@
+"""The verification round (docs/FORCED_ERRORS.md) played by direct `ChainClient` calls, for chain
+tests and the gas scenario that drive a job without nodes.
+
+    secret = commit(solver, job_id, hashes, k)                  # commitCheckpoints + secret
+    claims = post_claims(solver, job_id, hashes, secret)        # after assignVerifiers
+    seal_and_reveal(job_id, clients, lambda addr, j: True)      # commitVerdicts, revealVerdicts
+    reveal_secret(solver, job_id, hashes, k, secret, claims)    # after the challenge deadline
+
+State hashes are real 32-byte values; the tree is `veritrain.merkle.checkpoint_tree`, so every
+proof the round checks on chain is a real one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from veritrain.forced import (
+    Claims,
+    build_claims,
+    draw_forced_error,
+    new_salt,
+    new_secret,
+    secret_commitment,
+    verdict_commitment,
+)
+from veritrain.merkle import checkpoint_tree
+
+Receipts = dict[str, Any]
+
+
+def commit(
+    solver: Any,
+    job_id: int,
+    hashes: Sequence[bytes],
+    interval: int,
+    url: str = "http://x/jobs/1",
+    *,
+    receipts: Receipts | None = None,
+) -> bytes:
+    """Commit the tree over `hashes` with a fresh secret; returns the secret."""
+    secret = new_secret()
+    root = checkpoint_tree(list(hashes), interval).root
+    r = solver.commit_checkpoints(
+        job_id, root, url, secret_commitment(job_id, solver.address, secret)
+    )
+    if receipts is not None:
+        receipts["commitCheckpoints"] = r
+    return secret
+
+
+def post_claims(
+    solver: Any,
+    job_id: int,
+    hashes: Sequence[bytes],
+    secret: bytes,
+    *,
+    receipts: Receipts | None = None,
+) -> Claims:
+    """Post the honest claims (with the forced claim when the draw says so); returns them."""
+    segments = list(solver.get_assignment(job_id).segments)
+    draw = draw_forced_error(secret, job_id, segments, solver.forced_error_rate_bps())
+    claims = build_claims(segments, list(hashes), draw)
+    r = solver.post_claims(job_id, claims.start_hashes, claims.end_hashes)
+    if receipts is not None:
+        receipts["postClaims"] = r
+    return claims
+
+
+def seal_and_reveal(
+    job_id: int,
+    clients: Mapping[str, Any],
+    approvals_of: Callable[[str, int], bool],
+    *,
+    receipts: Receipts | None = None,
+) -> dict[str, list[bool]]:
+    """Every assigned verifier seals, then reveals (the reveal opens once all sealed).
+
+    Args:
+        job_id: the job.
+        clients: a client per verifier address (at least the assigned ones).
+        approvals_of: `(verifier, sample index) -> approve?`.
+        receipts: filled with the last commit and reveal receipts (gas tables).
+
+    Returns:
+        The revealed approvals per verifier.
+    """
+    any_client = next(iter(clients.values()))
+    assignment = any_client.get_assignment(job_id)
+    q = len(assignment.segments)
+    approvals = {v: [approvals_of(v, j) for j in range(q)] for v in assignment.verifiers}
+    salts = {v: new_salt() for v in assignment.verifiers}
+    for v in assignment.verifiers:
+        r = clients[v].commit_verdicts(
+            job_id, verdict_commitment(job_id, v, approvals[v], salts[v])
+        )
+        if receipts is not None:
+            receipts["commitVerdicts"] = r
+    for v in assignment.verifiers:
+        r = clients[v].reveal_verdicts(job_id, approvals[v], salts[v])
+        if receipts is not None:
+            key = "revealVerdicts (reject)" if False in approvals[v] else "revealVerdicts"
+            receipts[key] = r
+    return approvals
+
+
+def to_secret_window(client: Any, job_id: int) -> None:
+    """Move chain time just past the challenge deadline (the secret reveal opens)."""
+    opens = client.windows_of(job_id).secret_reveal_opens
+    now = client.timestamp()
+    if now <= opens:
+        client.increase_time(opens - now + 1)
+
+
+def reveal_secret(
+    solver: Any,
+    job_id: int,
+    hashes: Sequence[bytes],
+    interval: int,
+    secret: bytes,
+    claims: Claims,
+    *,
+    advance: bool = True,
+) -> Any:
+    """Reveal the secret with the proofs of every claim (after the challenge deadline)."""
+    if advance:
+        to_secret_window(solver, job_id)
+    tree = checkpoint_tree(list(hashes), interval)
+    segments = list(solver.get_assignment(job_id).segments)
+    return solver.reveal_secret(
+        job_id,
+        secret,
+        claims.forced_true_end,
+        [tree.proof(s) for s in segments],
+        [tree.proof(s + 1) for s in segments],
+    )

@@ -1,0 +1,238 @@
+"""Forced errors and sealed verdicts (docs/FORCED_ERRORS.md), shared by every role.
+
+The solver draws a secret per job and commits to it with its checkpoints; once the sample is
+known, the secret decides whether the job carries a forced error and on which sample. The
+solver then claims a deliberately wrong end hash there (`forced_claim`), which only a verifier
+that actually replays can reject. Verifiers seal their verdicts (`verdict_commitment`) and
+reveal them later, so a lazy verifier cannot copy a diligent one.
+
+Every function here is byte-for-byte the Solidity formula of `VerificationRound` (ABI encoding
+through eth_abi), so a node can compute locally what the contract will check::
+
+    secret = new_secret()
+    commitment = secret_commitment(job_id, solver, secret)         # commitCheckpoints
+    draw = draw_forced_error(secret, job_id, segments, rate_bps)   # after assignVerifiers
+    claims = build_claims(segments, k, state_hashes, draw)         # postClaims
+    verdict_commitment(job_id, verifier, approvals, salt)          # commitVerdicts
+
+Hashes are 32-byte ``bytes``; addresses 0x-hex strings.
+
+Run: not a script; ``from veritrain.forced import draw_forced_error``.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from eth_abi import encode as abi_encode
+
+from veritrain._keccak import keccak256
+
+__all__ = [
+    "BPS",
+    "FORCED_ERROR_TAG",
+    "Claims",
+    "ForcedDraw",
+    "build_claims",
+    "draw_forced_error",
+    "eligible_samples",
+    "forced_claim",
+    "forced_draw",
+    "new_salt",
+    "new_secret",
+    "secret_commitment",
+    "verdict_commitment",
+]
+
+BPS = 10_000
+"""Basis points in one: the forced-error rate is `rate_bps / BPS` of jobs."""
+
+FORCED_ERROR_TAG = keccak256(b"veritrain.forced-error.v1")
+"""``keccak256("veritrain.forced-error.v1")``, the domain tag of a forced claim."""
+
+
+def new_secret() -> bytes:
+    """A uniformly random 32-byte secret (one per job, kept in the solver's node state)."""
+    return secrets.token_bytes(32)
+
+
+def new_salt() -> bytes:
+    """A uniformly random 32-byte salt for a sealed verdict."""
+    return secrets.token_bytes(32)
+
+
+def _address(value: str) -> str:
+    text = value.lower()
+    if not text.startswith("0x") or len(text) != 42:
+        raise ValueError(f"not a 20-byte 0x address: {value!r}")
+    return text
+
+
+def _bytes32(value: bytes, what: str) -> bytes:
+    data = bytes(value)
+    if len(data) != 32:
+        raise ValueError(f"{what} must be 32 bytes, got {len(data)}")
+    return data
+
+
+def secret_commitment(job_id: int, solver: str, secret: bytes) -> bytes:
+    """``keccak256(abi.encode(uint256 jobId, address solver, bytes32 secret))``.
+
+    Args:
+        job_id: the job.
+        solver: the job's solver (0x address).
+        secret: the solver's 32-byte secret.
+
+    Raises:
+        ValueError: a malformed address or secret.
+    """
+    return keccak256(
+        abi_encode(
+            ["uint256", "address", "bytes32"],
+            [int(job_id), _address(solver), _bytes32(secret, "secret")],
+        )
+    )
+
+
+def verdict_commitment(job_id: int, verifier: str, approvals: Sequence[bool], salt: bytes) -> bytes:
+    """``keccak256(abi.encode(uint256 jobId, address verifier, bool[] approvals, bytes32 salt))``.
+
+    Args:
+        job_id: the job.
+        verifier: the assigned verifier (0x address).
+        approvals: one verdict per sampled segment, in sample order (True = approve).
+        salt: 32 random bytes kept until the reveal.
+
+    Raises:
+        ValueError: a malformed address or salt.
+    """
+    return keccak256(
+        abi_encode(
+            ["uint256", "address", "bool[]", "bytes32"],
+            [int(job_id), _address(verifier), [bool(a) for a in approvals], _bytes32(salt, "salt")],
+        )
+    )
+
+
+def forced_draw(secret: bytes, job_id: int, segments: Sequence[int]) -> bytes:
+    """``keccak256(abi.encode(bytes32 secret, uint256 jobId, uint32[] segments))``.
+
+    Args:
+        secret: the solver's secret.
+        job_id: the job.
+        segments: the sampled segments of `getAssignment`, in sample order.
+    """
+    return keccak256(
+        abi_encode(
+            ["bytes32", "uint256", "uint32[]"],
+            [_bytes32(secret, "secret"), int(job_id), [int(s) for s in segments]],
+        )
+    )
+
+
+def eligible_samples(segments: Sequence[int]) -> list[int]:
+    """Samples that may carry the forced error, in increasing sample index.
+
+    Sample j is eligible when no sampled segment starts where segment ``s_j`` ends (no i with
+    ``s_i == s_j + 1``): otherwise the served start checkpoint of that next sample would reveal
+    the true end of ``s_j``. The sample with the largest segment is always eligible.
+    """
+    sampled = {int(s) for s in segments}
+    return [j for j, s in enumerate(segments) if int(s) + 1 not in sampled]
+
+
+@dataclass(frozen=True)
+class ForcedDraw:
+    """Outcome of the forced-error draw for one job.
+
+    Attributes:
+        forced: whether the job carries a forced error.
+        sample: the forced sample index (meaningful only when `forced`; 0 otherwise).
+        draw: the raw 32-byte draw.
+    """
+
+    forced: bool
+    sample: int
+    draw: bytes
+
+
+def draw_forced_error(
+    secret: bytes, job_id: int, segments: Sequence[int], rate_bps: int
+) -> ForcedDraw:
+    """The forced-error draw, as ``VerificationRound.drawForcedError(jobId, secret)``.
+
+    The job is forced iff ``uint256(draw) % 10_000 < rate_bps``; the forced sample is
+    ``eligible[uint256(keccak256(abi.encode(draw, uint256(1)))) % eligible.length]``.
+
+    Args:
+        secret: the solver's secret.
+        job_id: the job.
+        segments: the sampled segments, in sample order.
+        rate_bps: the round's `forcedErrorRateBps` (0..10_000).
+
+    Raises:
+        ValueError: `rate_bps` out of range.
+    """
+    if not 0 <= rate_bps <= BPS:
+        raise ValueError(f"forced-error rate {rate_bps} bps is not in [0, {BPS}]")
+    draw = forced_draw(secret, job_id, segments)
+    eligible = eligible_samples(segments)
+    forced = int.from_bytes(draw, "big") % BPS < rate_bps and bool(eligible)
+    if not forced:
+        return ForcedDraw(False, 0, draw)
+    pick = int.from_bytes(keccak256(abi_encode(["bytes32", "uint256"], [draw, 1])), "big")
+    return ForcedDraw(True, eligible[pick % len(eligible)], draw)
+
+
+def forced_claim(true_end: bytes) -> bytes:
+    """``keccak256(abi.encodePacked(FORCED_ERROR_TAG, trueEnd))``: the forced end claim."""
+    return keccak256(FORCED_ERROR_TAG + _bytes32(true_end, "true end hash"))
+
+
+@dataclass(frozen=True)
+class Claims:
+    """The solver's claims on the sampled segments (`postClaims`), in sample order.
+
+    Attributes:
+        start_hashes: state hash at step ``s_j * k`` for each sample j.
+        end_hashes: claimed state hash at step ``(s_j + 1) * k`` (the forced claim for the
+            forced sample).
+        forced_sample: the forced sample index, or None.
+        forced_true_end: the committed end hash of the forced sample (zero when none).
+    """
+
+    start_hashes: tuple[bytes, ...]
+    end_hashes: tuple[bytes, ...]
+    forced_sample: int | None
+    forced_true_end: bytes
+
+
+def build_claims(
+    segments: Sequence[int], state_hashes: Sequence[bytes], draw: ForcedDraw
+) -> Claims:
+    """Claims for the sampled segments from the committed state hashes (leaf i = step i*k).
+
+    Args:
+        segments: the sampled segments, in sample order.
+        state_hashes: the committed state hashes of steps 0, k, ..., N (what the tree is over).
+        draw: the job's forced-error draw.
+
+    Raises:
+        ValueError: a segment out of range of `state_hashes`.
+    """
+    starts: list[bytes] = []
+    ends: list[bytes] = []
+    for s in segments:
+        if not 0 <= int(s) < len(state_hashes) - 1:
+            raise ValueError(f"segment {s} out of range for {len(state_hashes)} leaves")
+        starts.append(bytes(state_hashes[int(s)]))
+        ends.append(bytes(state_hashes[int(s) + 1]))
+    true_end = b"\x00" * 32
+    sample: int | None = None
+    if draw.forced:
+        sample = draw.sample
+        true_end = ends[sample]
+        ends[sample] = forced_claim(true_end)
+    return Claims(tuple(starts), tuple(ends), sample, true_end)
