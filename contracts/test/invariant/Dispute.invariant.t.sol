@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+// Testing
+import {Deployers} from "../utils/Deployers.sol";
+import {InvariantTest} from "../utils/InvariantTest.sol";
+import {DisputeHandler} from "./handlers/DisputeHandler.sol";
+// Types
+import {GameStatus} from "../../src/types/BisectionTypes.sol";
+
+/// @title Dispute_Invariant_Test
+/// @notice Dispute-game invariants D1-D4 of PROPERTIES.md: bisection games (k = INTERVAL) with one
+///         honest side, the other side's moves and all timing chosen by the fuzzer, and an honest
+///         step committee (DisputeHandler).
+/// @dev Default invariant settings of foundry.toml. `afterInvariant` plays every dispute left to its
+///      end and checks D1-D4 once more, so that every run checks them on resolved games (about 5.4
+///      games resolve during the fuzzed calls of a run and 9 by its end, at seed 0x1).
+contract Dispute_Invariant_Test is Deployers, InvariantTest {
+    DisputeHandler internal handler;
+
+    function setUp() public override {
+        vm.warp(START_TIME);
+        vm.roll(START_BLOCK);
+        handler = new DisputeHandler();
+        (token, jobManager, game, committee) = handler.deployment();
+        targetContract(address(handler));
+        bytes4[] memory selectors = new bytes4[](11);
+        selectors[0] = DisputeHandler.openGame.selector;
+        selectors[1] = DisputeHandler.defenderMove.selector;
+        selectors[2] = DisputeHandler.challengerMove.selector;
+        selectors[3] = DisputeHandler.claimTimeout.selector;
+        selectors[4] = DisputeHandler.vote.selector;
+        selectors[5] = DisputeHandler.driveStep.selector;
+        selectors[6] = DisputeHandler.claimCredit.selector;
+        // warp twice: stalling and running clocks out are as interesting as moving.
+        selectors[7] = DisputeHandler.warp.selector;
+        selectors[8] = DisputeHandler.warp.selector;
+        selectors[9] = DisputeHandler.openGame.selector;
+        selectors[10] = DisputeHandler.skipVote.selector;
+        targetSelector(FuzzSelector({addr: address(handler), selectors: selectors}));
+    }
+
+    /// @notice Every run ends with its disputes played out (`DisputeHandler.settle`) and D1-D4
+    ///         checked once more, so that no run checks them on unresolved games only.
+    function afterInvariant() public {
+        handler.settle();
+        assertEq(handler.openGames().length, 0, "a game outlived settle()");
+        assertGt(handler.ghost_resolved(), 0, "no game resolved in this run");
+        invariant_disputeEndsInTime();
+        invariant_honestSideNeverLoses();
+        invariant_claimsWithinCredits();
+        invariant_tokensConserved();
+    }
+
+    /// @custom:invariant D1 Every game is resolved within DISPUTE_BOUND (2 * clockSeconds + vote
+    ///                  commit + vote reveal windows + 1 s) of its opening, plus at most one time
+    ///                  jump minus 1 s (the keeper acts before each jump); no game outlives it. Exact
+    ///                  parts, checked at every keeper pass: the bisection phase lasts at most
+    ///                  2 * clockSeconds, and a game is resolvable from 2 * clockSeconds + 1 s after
+    ///                  opening (bisection phase) or commit + reveal window + 1 s after its step
+    ///                  dispute opened.
+    function invariant_disputeEndsInTime() public {
+        assertLte(handler.ghost_maxJump(), handler.MAX_JUMP(), "a time jump exceeded MAX_JUMP");
+        assertEq(handler.ghost_drawFailures(), 0, "a step committee could not be drawn");
+        assertEq(handler.ghost_slowBisections(), 0, "bisection phase longer than 2 * clockSeconds");
+        assertEq(handler.ghost_overdue(), 0, "game unresolvable past its deadline");
+        assertEq(handler.ghost_refusedResolutions(), 0, "a resolving call was refused");
+        uint256 limit = handler.DISPUTE_BOUND() + handler.MAX_JUMP() - 1;
+        (uint256[] memory openedAt,, uint256[] memory resolvedAt) = handler.gameTimes();
+        assertEq(openedAt.length, game.gameCount(), "games not synced");
+        for (uint256 i; i < openedAt.length; ++i) {
+            GameStatus status = game.getGame(i + 1).status;
+            bool resolved = status == GameStatus.DefenderWon || status == GameStatus.ChallengerWon;
+            assertEq(resolved, resolvedAt[i] != 0, "resolution not synced");
+            uint256 end = resolved ? resolvedAt[i] : block.timestamp;
+            assertLte(end - openedAt[i], limit, resolved ? "game resolved too late" : "game outlived its bound");
+        }
+    }
+
+    /// @custom:invariant D2 An honest defender never loses a game (whatever the challenger plays and
+    ///                  however the clocks run), and an honest challenger never loses against a
+    ///                  solver that forged a step of the disputed segment.
+    function invariant_honestSideNeverLoses() public {
+        assertEq(handler.ghost_honestDefenderLosses(), 0, "honest defender lost");
+        assertEq(handler.ghost_honestChallengerLosses(), 0, "honest challenger lost");
+        assertEq(handler.ghost_refusedHonestMoves(), 0, "an honest move made in time was refused");
+    }
+
+    /// @custom:invariant D3 No account claims more than it was credited, at the JobManager or at the
+    ///                  game, and credited - claimed is its current credit.
+    function invariant_claimsWithinCredits() public {
+        assertEq(handler.ghost_claimMismatches(), 0, "claim paid other than the credit");
+        address[] memory accounts = handler.accounts();
+        uint256[4][] memory ledger = handler.creditLedger();
+        for (uint256 i; i < accounts.length; ++i) {
+            (uint256 credited, uint256 claimed) = (ledger[i][0], ledger[i][1]);
+            assertLte(claimed, credited, "JobManager: claimed > credited");
+            assertEq(credited - claimed, jobManager.creditOf(accounts[i]), "JobManager: credit != credited - claimed");
+            (credited, claimed) = (ledger[i][2], ledger[i][3]);
+            assertLte(claimed, credited, "game: claimed > credited");
+            assertEq(credited - claimed, game.creditOf(accounts[i]), "game: credit != credited - claimed");
+        }
+    }
+
+    /// @custom:invariant D4 The game's token balance equals the move bonds of unresolved games plus
+    ///                  the credits it owes; the JobManager's equals the sum of its liabilities().
+    function invariant_tokensConserved() public {
+        // The handler's open games are exactly the unresolved ones (checked by D1).
+        uint256 moves;
+        uint256[] memory open = handler.openGames();
+        for (uint256 i; i < open.length; ++i) {
+            moves += game.moveCount(open[i]);
+        }
+        uint256 owed;
+        address[] memory accounts = handler.accounts();
+        for (uint256 i; i < accounts.length; ++i) {
+            owed += game.creditOf(accounts[i]);
+        }
+        uint256 held = moves * game.moveBond();
+        assertEq(token.balanceOf(address(game)), held + owed, "game balance != bonds held + credits owed");
+        (uint256 escrowed, uint256 bonds, uint256 credits, uint256 pool) = jobManager.liabilities();
+        assertEq(
+            token.balanceOf(address(jobManager)), escrowed + bonds + credits + pool, "JobManager balance != liabilities"
+        );
+    }
+}

@@ -1,0 +1,734 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+// Testing
+import {Vm} from "@prb/test/Vm.sol";
+import {Deployers} from "../../utils/Deployers.sol";
+import {Merkle} from "../../utils/Merkle.sol";
+// Deployment
+import {Deploy} from "../../../script/Deploy.sol";
+// Contracts
+import {ArbitrationCommittee} from "../../../src/ArbitrationCommittee.sol";
+import {BisectionGame} from "../../../src/BisectionGame.sol";
+import {JobManager} from "../../../src/JobManager.sol";
+import {VeriToken} from "../../../src/VeriToken.sol";
+// Interfaces
+import {IBisectionGame} from "../../../src/interfaces/IBisectionGame.sol";
+import {IJobManager} from "../../../src/interfaces/IJobManager.sol";
+// Types
+import {Game, GameStatus, Side, StepClaim} from "../../../src/types/BisectionTypes.sol";
+import {Dispute, DisputePhase} from "../../../src/types/DisputeTypes.sol";
+import {Job, JobStatus} from "../../../src/types/JobTypes.sol";
+import {Role} from "../../../src/types/Role.sol";
+
+/// @title DisputeHandler
+/// @notice Plays bisection disputes (docs/DISPUTES.md) with one honest side and one side whose moves
+///         the fuzzer picks, and tracks the ghosts of properties D1-D4 (PROPERTIES.md).
+/// @dev Deploys the protocol itself (bisection adjudicator) and opens jobs only through the
+///      Deployers helpers, so the verdict flow stays theirs. Every job is played in one of two modes:
+///      - HonestDefender: the solver ran the true trajectory; verifiers picked by the fuzzer reject
+///        valid samples and the first rejecter (the challenger) answers bisections arbitrarily.
+///      - HonestChallenger: the solver forged step `cheatStep` (chosen inside a sampled segment); the
+///        verifiers reject that sample, the challenger answers honestly, and the defender posts
+///        arbitrary midpoint hashes (its own, the true one or a random one) or stalls.
+///      Honest parties, the step committee (K honest members, of which the fuzzer may keep all but
+///      one away) and a keeper are always online but lazy: before every time advance of `horizon`
+///      seconds, `_keep(horizon)` makes each move or vote that would otherwise miss its deadline,
+///      claims every expired clock, draws committees and resolves what is resolvable. Time only
+///      advances through `warp` (in TICK steps) and the helpers called by `openGame`, each after a
+///      keeper pass, so nothing resolvable waits longer than one jump.
+///      Trajectories: the solver's state hash at step t is the committed checkpoint
+///      (`_stateHashes`) at even t and `keccak256("solver", t)` between; the true hash equals it up to
+///      `cheatStep` and is `keccak256("truth", jobId, t)` after. The replay function the honest
+///      committee computes maps the true hash at t to the true hash at t + 1 and the solver's hash
+///      at t to the solver's at t + 1 (it continues from its forged state), so only step
+///      `cheatStep` is invalid.
+contract DisputeHandler is Deployers {
+    ////// Types //////
+
+    /// @notice Which side of a job's disputes plays honestly.
+    enum Mode {
+        HonestDefender,
+        HonestChallenger
+    }
+
+    /// @notice How the handler plays a job.
+    struct Plan {
+        Mode mode;
+        uint256 cheatStep;
+    }
+
+    ////// Constants //////
+
+    /// @notice Chess clock per side (seconds).
+    uint64 public constant CLOCK = 4 hours;
+    /// @notice Step committee commit and reveal windows (seconds).
+    uint64 public constant VOTE_COMMIT_WINDOW = 1 hours;
+    uint64 public constant VOTE_REVEAL_WINDOW = 1 hours;
+    /// @notice Bond per move (wei).
+    uint256 public constant MOVE_BOND = 1e18;
+    /// @notice Longest `warp` the fuzzer may ask for (seconds).
+    uint256 public constant MAX_WARP = 3 hours;
+    /// @notice `warp` advances time in ticks of at most this many seconds with a keeper pass before
+    ///         each, so that lazy honest parties act close to their deadlines.
+    uint256 public constant TICK = 30 minutes;
+    /// @notice Longest single time advance between two keeper passes (seconds): a `warp` tick, or
+    ///         the verdict and challenge windows that `openGame` passes with the Deployers helpers.
+    uint256 public constant MAX_JUMP = 6 hours;
+    /// @notice Latest second, counted from `openDispute`, at which a call that resolves the game
+    ///         (`claimTimeout` or the step committee's `resolve`) must succeed, from the contracts:
+    ///         - clocks: only the side to move spends time and a move at `turnStartedAt + clock` is
+    ///           still on time, so the bisection phase lasts at most 2 * CLOCK; a timeout is
+    ///           claimable from the next second (`block.timestamp > deadline`);
+    ///         - the step dispute opens in the same transaction as the last move; its committee can
+    ///           be drawn once one block is mined (`block.number > randomnessBlock`, no time);
+    ///           `drawCommittee` sets commitDeadline = now + VOTE_COMMIT_WINDOW and revealDeadline =
+    ///           commitDeadline + VOTE_REVEAL_WINDOW (or sooner once everyone committed); `resolve`
+    ///           succeeds once every member revealed or from revealDeadline + 1.
+    uint256 public constant DISPUTE_BOUND = 2 * uint256(CLOCK) + VOTE_COMMIT_WINDOW + VOTE_REVEAL_WINDOW + 1;
+    uint256 internal constant NO_CHEAT = type(uint256).max;
+    /// @notice Jobs in dispute at once (enough for overlapping games, few enough for free stakes).
+    uint256 internal constant MAX_LIVE_JOBS = 3;
+
+    ////// State //////
+
+    /// @notice Solver's committed checkpoints (state hashes at steps 0, k, 2k, ...) and their leaves.
+    bytes32[] internal _checkpoints;
+    bytes32[] internal _leaves;
+    /// @notice Jobs opened by the handler and still in dispute.
+    uint256[] internal _liveJobs;
+    mapping(uint256 jobId => Plan plan) internal _plans;
+    /// @notice Games not resolved yet.
+    uint256[] internal _openGames;
+    /// @notice Step committee members that stay away (never commit or reveal).
+    mapping(uint256 stepId => mapping(address member => bool absent)) internal _absent;
+    mapping(uint256 stepId => uint256 count) internal _absentCount;
+    /// @notice Every account that can hold a credit (the cast, the admin and any account credited).
+    address[] internal _accounts;
+    mapping(address account => bool known) internal _known;
+
+    /// @custom:property-id D1 Timestamp at which each game was opened and resolved (0: not yet).
+    mapping(uint256 disputeId => uint256 timestamp) public ghost_openedAt;
+    mapping(uint256 disputeId => uint256 timestamp) public ghost_resolvedAt;
+    /// @custom:property-id D1 Games seen (ids 1..ghost_games).
+    uint256 public ghost_games;
+    /// @custom:property-id D1 Timestamp at which each game handed its last step to the committee.
+    mapping(uint256 disputeId => uint256 timestamp) public ghost_stepOpenedAt;
+    /// @custom:property-id D1 Longest single time advance between two keeper passes.
+    uint256 public ghost_maxJump;
+    /// @custom:property-id D1 Games whose bisection phase (open to step dispute) outlasted 2 * CLOCK.
+    uint256 public ghost_slowBisections;
+    /// @custom:property-id D1 Games found unresolved by a keeper pass, after it tried everything,
+    ///         at or after the second the contracts must let them end: openedAt + 2 * CLOCK + 1 in
+    ///         the bisection phase, stepOpenedAt + VOTE_COMMIT_WINDOW + VOTE_REVEAL_WINDOW + 1 after.
+    uint256 public ghost_overdue;
+    /// @custom:property-id D1 Committee draws that reverted (a step dispute that cannot be drawn).
+    uint256 public ghost_drawFailures;
+    /// @custom:property-id D1 Resolving calls (`claimTimeout` on an expired clock, `resolve` of a
+    ///         Resolvable step dispute) that reverted.
+    uint256 public ghost_refusedResolutions;
+    /// @custom:property-id D2 Honest moves made in time that reverted.
+    uint256 public ghost_refusedHonestMoves;
+    /// @notice Resolved games, by timeout and by the step committee.
+    uint256 public ghost_resolved;
+    uint256 public ghost_resolvedByTimeout;
+    uint256 public ghost_resolvedByStep;
+    /// @custom:property-id D2 Games played per mode, and games the honest side lost.
+    uint256 public ghost_honestDefenderGames;
+    uint256 public ghost_honestChallengerGames;
+    uint256 public ghost_honestDefenderLosses;
+    uint256 public ghost_honestChallengerLosses;
+    /// @custom:property-id D3 Credits booked (events) and claimed, per contract and account.
+    mapping(address account => uint256 amount) public ghost_jobManagerCredited;
+    mapping(address account => uint256 amount) public ghost_jobManagerClaimed;
+    mapping(address account => uint256 amount) public ghost_gameCredited;
+    mapping(address account => uint256 amount) public ghost_gameClaimed;
+    /// @custom:property-id D3 Claims whose token transfer differed from the credit claimed.
+    uint256 public ghost_claimMismatches;
+
+    ////// Modifiers //////
+
+    /// @notice Records the action's logs for the credit ghosts and syncs the game ghosts.
+    modifier tracked() {
+        vm.recordLogs();
+        _;
+        _sync();
+        _drainLogs();
+    }
+
+    ////// Constructor //////
+
+    constructor() {
+        Deploy.Config memory cfg = Deploy.defaultConfig();
+        cfg.adjudicator = Deploy.AdjudicatorKind.Bisection;
+        cfg.clockSeconds = CLOCK;
+        cfg.moveBond = MOVE_BOND;
+        cfg.voteCommitWindow = VOTE_COMMIT_WINDOW;
+        cfg.voteRevealWindow = VOTE_REVEAL_WINDOW;
+        _deploy(cfg);
+        _setUpActors();
+        _checkpoints = _stateHashes(TOTAL_STEPS, INTERVAL);
+        _leaves = Merkle.leaves(INTERVAL, _checkpoints);
+        _approveGame(solver);
+        for (uint256 i; i < verifierPool.length; ++i) {
+            _approveGame(verifierPool[i]);
+            _know(verifierPool[i]);
+        }
+        _know(submitter);
+        _know(solver);
+        _know(whistleblower);
+        _know(stranger);
+        _know(address(this)); // admin and treasury: rounding dust of dispute pots
+    }
+
+    ////// Actions //////
+
+    /// @notice Posts a job, has it verified so that a dispute opens, and finalizes it into a game.
+    /// @custom:property-id D1 D2 D3 D4
+    /// @param modeSeed Bit 0: the mode; the rest: who rejects (HonestDefender) or who approves the
+    ///        forged sample lazily (HonestChallenger).
+    /// @param sampleSeed Rejected samples (HonestDefender) or the forged sample and step.
+    function openGame(uint256 modeSeed, uint256 sampleSeed) external tracked {
+        _openGame(modeSeed, sampleSeed);
+    }
+
+    /// @notice The defender moves now: the honest play (HonestDefender) or the fuzzer's
+    ///         (HonestChallenger: the solver's own, the true or an arbitrary midpoint hash).
+    /// @custom:property-id D1 D2
+    function defenderMove(uint256 gameSeed, uint256 choice, bytes32 arbitrary) external tracked {
+        (uint256 disputeId, Game memory g) = _pickGame(gameSeed, Side.Defender);
+        if (disputeId == 0) return;
+        if (_plans[g.jobId].mode == Mode.HonestDefender || g.status == GameStatus.AwaitingEndpoints) {
+            if (!_defend(disputeId, g)) ++ghost_refusedHonestMoves;
+            return;
+        }
+        uint256 mid = g.lo + (g.hi - g.lo) / 2;
+        uint256 pick = choice % 3;
+        bytes32 midHash = pick == 0 ? _solverHash(mid) : pick == 1 ? _trueHash(g.jobId, mid) : arbitrary;
+        vm.prank(g.defender);
+        game.bisect(disputeId, g.lo, g.hi, midHash);
+    }
+
+    /// @notice The challenger moves now: agrees or disagrees as the fuzzer says (HonestDefender), or
+    ///         agrees iff the midpoint hash is the true one (HonestChallenger).
+    /// @custom:property-id D1 D2
+    function challengerMove(uint256 gameSeed, bool agree) external tracked {
+        (uint256 disputeId, Game memory g) = _pickGame(gameSeed, Side.Challenger);
+        if (disputeId == 0) return;
+        if (_plans[g.jobId].mode == Mode.HonestChallenger) {
+            if (!_respondHonestly(disputeId, g)) ++ghost_refusedHonestMoves;
+            return;
+        }
+        vm.prank(g.challenger);
+        game.respond(disputeId, g.lo, g.hi, agree);
+    }
+
+    /// @notice Anyone claims the timeout of a game whose side to move ran out of clock.
+    /// @custom:property-id D1 D2
+    function claimTimeout(uint256 gameSeed) external tracked {
+        uint256 count = _openGames.length;
+        for (uint256 i; i < count; ++i) {
+            uint256 disputeId = _openGames[(gameSeed % count + i) % count];
+            Game memory g = game.getGame(disputeId);
+            if (g.turn == Side.None || block.timestamp <= _deadline(g)) continue;
+            vm.prank(stranger);
+            game.claimTimeout(disputeId);
+            return;
+        }
+    }
+
+    /// @notice One member of a step committee commits or reveals its honest vote now.
+    /// @custom:property-id D1 D2
+    function vote(uint256 gameSeed, uint256 memberSeed) external tracked {
+        uint256 stepId = _pickStep(gameSeed);
+        if (stepId == 0) return;
+        DisputePhase phase = committee.phaseOf(stepId);
+        address[] memory members = committee.committeeOf(stepId);
+        bool valid = _honestVote(stepId);
+        for (uint256 i; i < members.length; ++i) {
+            address member = members[(memberSeed % members.length + i) % members.length];
+            if (_absent[stepId][member]) continue;
+            (bytes32 commitment, bool revealed,) = committee.ballotOf(stepId, member);
+            if (phase == DisputePhase.Commit && commitment == bytes32(0)) return _commitVote(stepId, member, valid);
+            if (phase == DisputePhase.Reveal && commitment != bytes32(0) && !revealed) {
+                return _revealVote(stepId, member, valid);
+            }
+        }
+    }
+
+    /// @notice A member of a drawn step committee stays away from now on (it is slashed as a
+    ///         non-voter); at least one member always votes, so the honest outcome stands. Absent
+    ///         members make the step dispute last its full commit and reveal windows.
+    /// @custom:property-id D1 D2 D3 D4
+    function skipVote(uint256 gameSeed, uint256 memberSeed) external tracked {
+        uint256 stepId = _pickStep(gameSeed);
+        if (stepId == 0) return;
+        address[] memory members = committee.committeeOf(stepId);
+        if (members.length == 0 || _absentCount[stepId] + 1 >= members.length) return;
+        address member = members[memberSeed % members.length];
+        (, bool revealed,) = committee.ballotOf(stepId, member);
+        if (_absent[stepId][member] || revealed) return;
+        _absent[stepId][member] = true;
+        ++_absentCount[stepId];
+    }
+
+    /// @notice Draws a step committee, or resolves a step dispute, when allowed.
+    /// @custom:property-id D1 D2 D3 D4
+    function driveStep(uint256 gameSeed) external tracked {
+        uint256 stepId = _pickStep(gameSeed);
+        if (stepId == 0) return;
+        DisputePhase phase = committee.phaseOf(stepId);
+        if (phase == DisputePhase.AwaitingCommittee) _draw(stepId);
+        else if (phase == DisputePhase.Resolvable) _resolveStep(stepId);
+    }
+
+    /// @notice Lets time pass (the side the fuzzer plays may be stalling), after a keeper pass.
+    /// @custom:property-id D1 D2
+    function warp(uint256 seconds_) external tracked {
+        uint256 left = bound(seconds_, 1, MAX_WARP);
+        while (left != 0) {
+            uint256 tick = left < TICK ? left : TICK;
+            _tick(tick);
+            left -= tick;
+        }
+    }
+
+    /// @notice An account claims its credit at the JobManager or at the game.
+    /// @custom:property-id D3 D4
+    function claimCredit(uint256 accountSeed, bool fromGame) external tracked {
+        address account = _accounts[accountSeed % _accounts.length];
+        uint256 amount = fromGame ? game.creditOf(account) : jobManager.creditOf(account);
+        if (amount == 0) return;
+        uint256 before = token.balanceOf(account);
+        vm.prank(account);
+        if (fromGame) game.claimCredit();
+        else jobManager.claimCredit();
+        if (token.balanceOf(account) - before != amount) ++ghost_claimMismatches;
+    }
+
+    ////// End of run //////
+
+    /// @notice Plays every dispute left to its end: time passes in ticks with keeper passes while
+    ///         the fuzzer's side stalls (opens one game first if the run opened none). Called by the
+    ///         test's `afterInvariant`, so that every run checks D1-D4 on resolved games.
+    /// @custom:property-id D1 D2 D3 D4
+    function settle() external tracked {
+        if (ghost_games == 0) _openGame(0, 0);
+        // Each job plays at most samplesPerJob games one after the other, each within
+        // DISPUTE_BOUND: this many ticks always suffice for a correct game.
+        uint256 ticks = (jobManager.params().samplesPerJob * DISPUTE_BOUND) / TICK + 1;
+        for (uint256 i; i < ticks && _openGames.length != 0; ++i) {
+            _tick(TICK);
+        }
+        _keep(0);
+    }
+
+    ////// Views for the invariant test //////
+
+    /// @notice The deployment under test.
+    function deployment() external view returns (VeriToken, JobManager, BisectionGame, ArbitrationCommittee) {
+        return (token, jobManager, game, committee);
+    }
+
+    /// @notice Games not resolved yet (D1 checks that this matches the game's statuses).
+    function openGames() external view returns (uint256[] memory) {
+        return _openGames;
+    }
+
+    /// @notice Every account that may hold a credit.
+    function accounts() external view returns (address[] memory) {
+        return _accounts;
+    }
+
+    /// @notice The D1 ghosts of games 1..ghost_games in one call (index = dispute id - 1).
+    function gameTimes()
+        external
+        view
+        returns (uint256[] memory openedAt, uint256[] memory stepOpenedAt, uint256[] memory resolvedAt)
+    {
+        uint256 count = ghost_games;
+        openedAt = new uint256[](count);
+        stepOpenedAt = new uint256[](count);
+        resolvedAt = new uint256[](count);
+        for (uint256 i; i < count; ++i) {
+            openedAt[i] = ghost_openedAt[i + 1];
+            stepOpenedAt[i] = ghost_stepOpenedAt[i + 1];
+            resolvedAt[i] = ghost_resolvedAt[i + 1];
+        }
+    }
+
+    /// @notice The D3 ghosts of `accounts()` in one call.
+    /// @return credits Per account: JobManager credited, JobManager claimed, game credited, game claimed.
+    function creditLedger() external view returns (uint256[4][] memory credits) {
+        credits = new uint256[4][](_accounts.length);
+        for (uint256 i; i < _accounts.length; ++i) {
+            address account = _accounts[i];
+            credits[i] = [
+                ghost_jobManagerCredited[account],
+                ghost_jobManagerClaimed[account],
+                ghost_gameCredited[account],
+                ghost_gameClaimed[account]
+            ];
+        }
+    }
+
+    ////// Internal: opening //////
+
+    /// @notice See `openGame`.
+    function _openGame(uint256 modeSeed, uint256 sampleSeed) internal {
+        if (_liveJobs.length >= MAX_LIVE_JOBS) return;
+        _keep(MAX_JUMP);
+        uint256 start = block.timestamp;
+        _topUpStakes();
+        uint256 jobId = _verifyingJob();
+        _liveJobs.push(jobId);
+        (address[] memory verifiers, uint32[] memory segments) = jobManager.getAssignment(jobId);
+        uint256 samples = segments.length;
+        uint256 all = (uint256(1) << samples) - 1;
+        if (modeSeed & 1 == 0) {
+            _plans[jobId] = Plan({mode: Mode.HonestDefender, cheatStep: NO_CHEAT});
+            // Each verifier rejects a random subset (mostly none); at least one rejects something.
+            bool any;
+            for (uint256 i; i < verifiers.length; ++i) {
+                uint256 mask = (modeSeed >> (1 + 8 * i)) % 4 == 0 ? (sampleSeed >> (8 * i)) & all : 0;
+                any = any || mask != 0;
+                if (!any && i == verifiers.length - 1) mask = uint256(1) << (sampleSeed % samples);
+                _submit(jobId, verifiers[i], mask);
+            }
+        } else {
+            uint256 forged = sampleSeed % samples;
+            uint256 cheatStep = uint256(segments[forged]) * INTERVAL + (sampleSeed >> 8) % INTERVAL;
+            _plans[jobId] = Plan({mode: Mode.HonestChallenger, cheatStep: cheatStep});
+            // Every verifier replays honestly except lazy approvers; the last one always rejects.
+            for (uint256 i; i < verifiers.length; ++i) {
+                bool lazy = i + 1 < verifiers.length && (modeSeed >> (1 + i)) & 3 == 0;
+                _submit(jobId, verifiers[i], lazy ? 0 : uint256(1) << forged);
+            }
+        }
+        _passChallengeWindow(jobId);
+        _noteJump(start);
+        jobManager.finalize(jobId);
+    }
+
+    ////// Internal: keeper //////
+
+    /// @notice A keeper pass, then `seconds_` pass and a block is mined.
+    function _tick(uint256 seconds_) internal {
+        _keep(seconds_);
+        uint256 start = block.timestamp;
+        vm.warp(start + seconds_);
+        vm.roll(block.number + 1);
+        _noteJump(start);
+    }
+
+    /// @notice Everything due before `horizon` more seconds pass: honest moves and votes whose
+    ///         deadline would be missed, expired clocks, committee draws, resolutions, and
+    ///         `finalize` of jobs whose game ended with a valid segment (the next game or the end).
+    function _keep(uint256 horizon) internal {
+        bool progress = true;
+        while (progress) {
+            progress = false;
+            for (uint256 i; i < _openGames.length; ++i) {
+                if (_keepGame(_openGames[i], horizon)) progress = true;
+            }
+            for (uint256 i; i < _liveJobs.length; ++i) {
+                Job memory job = jobManager.getJob(_liveJobs[i]);
+                if (job.status != JobStatus.Disputed || !_isResolved(game.getGame(job.disputeId).status)) continue;
+                jobManager.finalize(_liveJobs[i]);
+                progress = true;
+            }
+            _sync();
+        }
+        _probeDeadlines();
+    }
+
+    /// @notice Counts the games still unresolved past the second by which the keeper, which has just
+    ///         tried every allowed call, must have been able to end them.
+    function _probeDeadlines() internal {
+        for (uint256 i; i < _openGames.length; ++i) {
+            uint256 disputeId = _openGames[i];
+            uint256 stepOpenedAt = ghost_stepOpenedAt[disputeId];
+            uint256 due = stepOpenedAt == 0
+                ? ghost_openedAt[disputeId] + 2 * uint256(CLOCK) + 1
+                : stepOpenedAt + VOTE_COMMIT_WINDOW + VOTE_REVEAL_WINDOW + 1;
+            if (block.timestamp >= due) ++ghost_overdue;
+        }
+    }
+
+    /// @return acted Whether a call was made.
+    function _keepGame(uint256 disputeId, uint256 horizon) internal returns (bool acted) {
+        Game memory g = game.getGame(disputeId);
+        if (_isResolved(g.status)) return false;
+        if (g.turn == Side.None) return _keepStep(g.stepDisputeId, horizon);
+        uint256 deadline = _deadline(g);
+        if (block.timestamp > deadline) {
+            vm.prank(stranger);
+            try game.claimTimeout(disputeId) {
+                return true;
+            } catch {
+                ++ghost_refusedResolutions;
+                return false;
+            }
+        }
+        if (deadline >= block.timestamp + horizon) return false;
+        Mode mode = _plans[g.jobId].mode;
+        bool moved;
+        if (g.turn == Side.Defender && mode == Mode.HonestDefender) moved = _defend(disputeId, g);
+        else if (g.turn == Side.Challenger && mode == Mode.HonestChallenger) moved = _respondHonestly(disputeId, g);
+        else return false;
+        if (!moved) ++ghost_refusedHonestMoves;
+        return moved;
+    }
+
+    /// @return acted Whether a call was made.
+    function _keepStep(uint256 stepId, uint256 horizon) internal returns (bool acted) {
+        DisputePhase phase = committee.phaseOf(stepId);
+        if (phase == DisputePhase.AwaitingCommittee) return _draw(stepId);
+        if (phase == DisputePhase.Resolvable) return _resolveStep(stepId);
+        Dispute memory d = committee.getDispute(stepId);
+        bool commit = phase == DisputePhase.Commit && d.commitDeadline < block.timestamp + horizon;
+        bool reveal = phase == DisputePhase.Reveal && d.revealDeadline < block.timestamp + horizon;
+        if (!commit && !reveal) return false;
+        address[] memory members = committee.committeeOf(stepId);
+        bool valid = _honestVote(stepId);
+        for (uint256 i; i < members.length; ++i) {
+            if (_absent[stepId][members[i]]) continue;
+            (bytes32 commitment, bool revealed,) = committee.ballotOf(stepId, members[i]);
+            if (commit && commitment == bytes32(0)) {
+                _commitVote(stepId, members[i], valid);
+                acted = true;
+            }
+            if (reveal && commitment != bytes32(0) && !revealed) {
+                _revealVote(stepId, members[i], valid);
+                acted = true;
+            }
+        }
+    }
+
+    /// @return resolved Whether `resolve` went through (a refusal is counted for D1).
+    function _resolveStep(uint256 stepId) internal returns (bool resolved) {
+        try committee.resolve(stepId) {
+            resolved = true;
+        } catch {
+            ++ghost_refusedResolutions;
+        }
+    }
+
+    /// @notice Mines past the randomness block and draws (a draw that reverts is counted, not
+    ///         propagated, so that a stuck dispute shows up in D1 instead of blocking time).
+    /// @return drawn Whether the draw went through (or re-anchored its randomness).
+    function _draw(uint256 stepId) internal returns (bool drawn) {
+        _topUpStakes();
+        uint256 randomnessBlock = committee.getDispute(stepId).randomnessBlock;
+        if (block.number <= randomnessBlock) vm.roll(randomnessBlock + 1);
+        try committee.drawCommittee(stepId) {
+            drawn = true;
+        } catch {
+            ++ghost_drawFailures;
+        }
+    }
+
+    ////// Internal: honest play //////
+
+    /// @notice The honest defender's move: the committed endpoints, then the solver's midpoint hash.
+    /// @return moved Whether the move went through.
+    function _defend(uint256 disputeId, Game memory g) internal returns (bool moved) {
+        if (g.status == GameStatus.AwaitingEndpoints) {
+            bytes32[] memory startProof = Merkle.proof(_leaves, g.segment);
+            bytes32[] memory endProof = Merkle.proof(_leaves, uint256(g.segment) + 1);
+            vm.prank(g.defender);
+            try game.postEndpoints(
+                disputeId, _checkpoints[g.segment], _checkpoints[g.segment + 1], startProof, endProof
+            ) {
+                moved = true;
+            } catch {}
+        } else {
+            bytes32 midHash = _solverHash(g.lo + (g.hi - g.lo) / 2);
+            vm.prank(g.defender);
+            try game.bisect(disputeId, g.lo, g.hi, midHash) {
+                moved = true;
+            } catch {}
+        }
+    }
+
+    /// @notice The honest challenger's move: agrees iff the midpoint hash is the true one.
+    /// @return moved Whether the move went through.
+    function _respondHonestly(uint256 disputeId, Game memory g) internal returns (bool moved) {
+        bool agree = _isTrueMid(g);
+        vm.prank(g.challenger);
+        try game.respond(disputeId, g.lo, g.hi, agree) {
+            moved = true;
+        } catch {}
+    }
+
+    /// @notice Whether the pending midpoint hash is the true one (the honest challenger agrees).
+    function _isTrueMid(Game memory g) internal view returns (bool) {
+        return g.pendingHash == _trueHash(g.jobId, g.lo + (g.hi - g.lo) / 2);
+    }
+
+    /// @notice An honest member's vote: whether replaying the step from its start hash gives the
+    ///         defender's end hash.
+    function _honestVote(uint256 stepId) internal view returns (bool) {
+        StepClaim memory claim = committee.stepClaimOf(stepId);
+        uint256 jobId = committee.getDispute(stepId).jobId;
+        return _replay(jobId, claim.startHash, claim.step) == claim.claimedEndHash;
+    }
+
+    /// @notice The solver's state hash at `step`.
+    function _solverHash(uint256 step) internal view returns (bytes32) {
+        if (step % INTERVAL == 0) return _checkpoints[step / INTERVAL];
+        return keccak256(abi.encode("solver", step));
+    }
+
+    /// @notice The true state hash at `step` of job `jobId`.
+    function _trueHash(uint256 jobId, uint256 step) internal view returns (bytes32) {
+        uint256 cheatStep = _plans[jobId].cheatStep;
+        if (cheatStep == NO_CHEAT || step <= cheatStep) return _solverHash(step);
+        return keccak256(abi.encode("truth", jobId, step));
+    }
+
+    /// @notice The training step function: the state after `step` from the state `stateHash`.
+    function _replay(uint256 jobId, bytes32 stateHash, uint256 step) internal view returns (bytes32) {
+        if (stateHash == _trueHash(jobId, step)) return _trueHash(jobId, step + 1);
+        // Past the forged step the solver's states differ from the true ones and follow each other.
+        if (stateHash == _solverHash(step)) return _solverHash(step + 1);
+        return keccak256(abi.encode(stateHash, step));
+    }
+
+    ////// Internal: ghosts //////
+
+    /// @notice Records newly opened and newly resolved games at the current timestamp. Called after
+    ///         every call that can open or resolve one and before every time advance.
+    function _sync() internal {
+        uint256 count = game.gameCount();
+        for (uint256 disputeId = ghost_games + 1; disputeId <= count; ++disputeId) {
+            ghost_openedAt[disputeId] = block.timestamp;
+            _openGames.push(disputeId);
+            if (_plans[game.getGame(disputeId).jobId].mode == Mode.HonestDefender) ++ghost_honestDefenderGames;
+            else ++ghost_honestChallengerGames;
+        }
+        ghost_games = count;
+        for (uint256 i; i < _liveJobs.length;) {
+            if (jobManager.getJob(_liveJobs[i]).status == JobStatus.Disputed) {
+                ++i;
+                continue;
+            }
+            _liveJobs[i] = _liveJobs[_liveJobs.length - 1];
+            _liveJobs.pop();
+        }
+        for (uint256 i; i < _openGames.length;) {
+            uint256 disputeId = _openGames[i];
+            Game memory g = game.getGame(disputeId);
+            if (g.stepDisputeId != 0 && ghost_stepOpenedAt[disputeId] == 0) {
+                ghost_stepOpenedAt[disputeId] = block.timestamp;
+                if (block.timestamp - ghost_openedAt[disputeId] > 2 * uint256(CLOCK)) ++ghost_slowBisections;
+            }
+            if (!_isResolved(g.status)) {
+                ++i;
+                continue;
+            }
+            ghost_resolvedAt[disputeId] = block.timestamp;
+            ++ghost_resolved;
+            if (g.stepDisputeId == 0) ++ghost_resolvedByTimeout;
+            else ++ghost_resolvedByStep;
+            bool defenderWon = g.status == GameStatus.DefenderWon;
+            Mode mode = _plans[g.jobId].mode;
+            if (mode == Mode.HonestDefender && !defenderWon) ++ghost_honestDefenderLosses;
+            if (mode == Mode.HonestChallenger && defenderWon) ++ghost_honestChallengerLosses;
+            _openGames[i] = _openGames[_openGames.length - 1];
+            _openGames.pop();
+        }
+    }
+
+    /// @notice Books the credits and claims of the action's events: JobManager `Credited` and
+    ///         `CreditClaimed`, BisectionGame `GameResolved` (the winner is credited `bonds`) and
+    ///         `CreditClaimed`.
+    function _drainLogs() internal {
+        Vm.Log[] memory logs = vm.getRecordedLogs();
+        for (uint256 i; i < logs.length; ++i) {
+            Vm.Log memory log = logs[i];
+            if (log.topics.length == 0) continue;
+            bytes32 topic = log.topics[0];
+            if (log.emitter == address(jobManager)) {
+                if (topic == IJobManager.Credited.selector) {
+                    address account = _topicAddress(log.topics[2]);
+                    ghost_jobManagerCredited[account] += abi.decode(log.data, (uint256));
+                    _know(account);
+                } else if (topic == IJobManager.CreditClaimed.selector) {
+                    ghost_jobManagerClaimed[_topicAddress(log.topics[1])] += abi.decode(log.data, (uint256));
+                }
+            } else if (log.emitter == address(game)) {
+                if (topic == IBisectionGame.GameResolved.selector) {
+                    (, address winner, uint256 bonds) = abi.decode(log.data, (bool, address, uint256));
+                    ghost_gameCredited[winner] += bonds;
+                    _know(winner);
+                } else if (topic == IBisectionGame.CreditClaimed.selector) {
+                    ghost_gameClaimed[_topicAddress(log.topics[1])] += abi.decode(log.data, (uint256));
+                }
+            }
+        }
+    }
+
+    function _noteJump(uint256 start) internal {
+        uint256 jump = block.timestamp - start;
+        if (jump > ghost_maxJump) ghost_maxJump = jump;
+    }
+
+    ////// Internal: helpers //////
+
+    function _approveGame(address account) internal {
+        vm.prank(account);
+        token.approve(address(game), type(uint256).max);
+    }
+
+    /// @notice Keeps the solver and the verifiers able to take jobs and committee seats (losers are
+    ///         slashed; an empty verifier set would stall the step committee, which is not what D1
+    ///         is about).
+    function _topUpStakes() internal {
+        if (stakeManager.freeStake(solver, Role.Solver) < 300e18) _stake(solver, Role.Solver, 500e18);
+        for (uint256 i; i < verifierPool.length; ++i) {
+            if (stakeManager.freeStake(verifierPool[i], Role.Verifier) < 300e18) {
+                _stake(verifierPool[i], Role.Verifier, 500e18);
+            }
+        }
+    }
+
+    function _know(address account) internal {
+        if (_known[account]) return;
+        _known[account] = true;
+        _accounts.push(account);
+    }
+
+    /// @notice An open game whose side to move is `side` with clock left, starting at `seed`.
+    function _pickGame(uint256 seed, Side side) internal view returns (uint256 disputeId, Game memory g) {
+        uint256 count = _openGames.length;
+        for (uint256 i; i < count; ++i) {
+            disputeId = _openGames[(seed % count + i) % count];
+            g = game.getGame(disputeId);
+            if (g.turn == side && block.timestamp <= _deadline(g)) return (disputeId, g);
+        }
+        return (0, g);
+    }
+
+    /// @notice The step dispute of an open game waiting for it, starting at `seed` (0 if none).
+    function _pickStep(uint256 seed) internal view returns (uint256 stepId) {
+        uint256 count = _openGames.length;
+        for (uint256 i; i < count; ++i) {
+            Game memory g = game.getGame(_openGames[(seed % count + i) % count]);
+            if (g.status == GameStatus.AwaitingStep) return g.stepDisputeId;
+        }
+    }
+
+    /// @notice Last second the side to move may move at.
+    function _deadline(Game memory g) internal pure returns (uint256) {
+        return uint256(g.turnStartedAt) + (g.turn == Side.Defender ? g.defenderClock : g.challengerClock);
+    }
+
+    function _isResolved(GameStatus status) internal pure returns (bool) {
+        return status == GameStatus.DefenderWon || status == GameStatus.ChallengerWon;
+    }
+
+    function _topicAddress(bytes32 topic) internal pure returns (address) {
+        return address(uint160(uint256(topic)));
+    }
+}
