@@ -155,8 +155,8 @@ class SolverNode(NodeBase):
         """Serve every job whose training finished (after a restart), sealed as it was."""
         for key, rec in self.state.get("jobs", {}).items():
             if rec.get("phase") in (Phase.TRAINED, Phase.COMMITTED, Phase.DONE):
-                self._publish(int(key), rec)
                 self._apply_seal(int(key), rec)
+                self._publish(int(key), rec)
 
     def _apply_seal(self, job_id: int, rec: dict[str, Any]) -> None:
         """Seal a job until its secret is revealed: only the sampled starts are served."""
@@ -507,8 +507,9 @@ class SolverNode(NodeBase):
         )
         if not done:
             return False
-        entry = self._publish(job_id, {**rec, "hashes": hashes})
+        # Sealed before it is published: no request may ever see an unsealed trained job.
         self.catalog.seal(job_id)
+        entry = self._publish(job_id, {**rec, "hashes": hashes})
         self._put(job_id, root=to_hex(entry.tree.root), hashes=hashes)
         accuracy = engine.evaluate(engine.load_state(self.store.get(entry.hashes[-1])))
         self.log.info(
