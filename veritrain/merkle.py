@@ -36,7 +36,7 @@ def leaf_hash(step: int, state_hash: bytes) -> bytes:
         state_hash: its 32-byte sha256 state hash (bytes32).
 
     Returns:
-        The 32-byte leaf, equal to `JobManager.leafHash(step, stateHash)`.
+        The 32-byte leaf, equal to Solidity `LibCheckpoint.leafHash(step, stateHash)`.
 
     Raises:
         MerkleError: if `step` is out of uint256 range or `state_hash` is not 32 bytes.
