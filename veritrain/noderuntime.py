@@ -437,26 +437,14 @@ class NodeBase:
         """
         from veritrain.replay import check_segment
 
-        spec = self.job_spec(job)
-        engine = self.engine_for(spec)
-        url = self.checkpoint_url_of(job)
-        label = f"job {int(job.job_id)} segment {segment}"
-        with progress_bar(label, spec.checkpoint_interval) as advance:
-            result = check_segment(
-                spec,
-                url,
-                bytes(job.merkle_root),
-                segment,
-                engine=engine,
-                on_step=lambda _state, _loss: advance(1),
-                client=self.http_client,
-                unavailable_is_reject=unavailable_is_reject,
-            )
-        if result.ok:
-            self.log.info("%s: replay matches the commitment", label)
-        else:
-            self.log.warning("%s: INVALID: %s", label, result.reason)
-        return result
+        return self._replay(
+            job,
+            segment,
+            lambda spec, url, **kw: check_segment(spec, url, bytes(job.merkle_root), segment, **kw),
+            unavailable_is_reject=unavailable_is_reject,
+            matches="the commitment",
+            mismatch="INVALID",
+        )
 
     def claim_check(
         self,
@@ -488,26 +476,51 @@ class NodeBase:
         """
         from veritrain.replay import check_claim
 
+        return self._replay(
+            job,
+            segment,
+            lambda spec, url, **kw: check_claim(spec, url, segment, start_hash, claimed_end, **kw),
+            unavailable_is_reject=unavailable_is_reject,
+            matches="the claim",
+            mismatch="claim WRONG",
+        )
+
+    def _replay(
+        self,
+        job: Any,
+        segment: int,
+        check: Callable[..., Any],
+        *,
+        unavailable_is_reject: bool,
+        matches: str,
+        mismatch: str,
+    ) -> Any:
+        """Run one segment check with the job's spec, engine and checkpoint URL behind a
+        progress bar, and log its outcome (`replay_check` and `claim_check`).
+
+        Args:
+            check: ``check(spec, url, *, engine, on_step, client, unavailable_is_reject)``
+                returning a `SegmentCheck`.
+            matches: what a matching replay is logged as matching.
+            mismatch: the log tag of a failed check.
+        """
         spec = self.job_spec(job)
         engine = self.engine_for(spec)
         url = self.checkpoint_url_of(job)
         label = f"job {int(job.job_id)} segment {segment}"
         with progress_bar(label, spec.checkpoint_interval) as advance:
-            result = check_claim(
+            result = check(
                 spec,
                 url,
-                segment,
-                start_hash,
-                claimed_end,
                 engine=engine,
                 on_step=lambda _state, _loss: advance(1),
                 client=self.http_client,
                 unavailable_is_reject=unavailable_is_reject,
             )
         if result.ok:
-            self.log.info("%s: replay matches the claim", label)
+            self.log.info("%s: replay matches %s", label, matches)
         else:
-            self.log.warning("%s: claim WRONG: %s", label, result.reason)
+            self.log.warning("%s: %s: %s", label, mismatch, result.reason)
         return result
 
     # ------------------------------------------------------------------------ bisection

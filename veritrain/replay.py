@@ -19,7 +19,7 @@ Run: not a script; `check_segment(spec, "http://127.0.0.1:8001/jobs/1", root, 3)
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -423,20 +423,9 @@ def check_segment(
         )
         return result(False, f"{kind}: {exc}")
 
-    eng = engine if engine is not None else _engine_for(spec)
-    try:
-        end_blob = replay_segment(eng, start_blob, end_step, on_step, start_step=start_step)
-    except CheckpointFormatError as exc:
-        return result(False, f"start checkpoint (step {start_step}) is invalid: {exc}")
-    replayed = state_hash(end_blob)
-    if replayed != committed_end:
-        return result(
-            False,
-            f"replay of steps {start_step}..{end_step} gives state {to_hex(replayed)}, solver "
-            f"committed {to_hex(committed_end)}",
-            replayed,
-        )
-    return result(True, "", replayed)
+    return _replay_and_compare(
+        spec, engine, start_blob, start_step, end_step, committed_end, "committed", on_step, result
+    )
 
 
 def check_claim(
@@ -501,17 +490,40 @@ def check_claim(
         raise
     except CheckpointHashMismatch as exc:
         return result(False, f"start checkpoint does not match the claimed start hash: {exc}")
+    return _replay_and_compare(
+        spec, engine, start_blob, start_step, end_step, claimed_b, "claimed", on_step, result
+    )
+
+
+def _replay_and_compare(
+    spec: JobSpec,
+    engine: TrainingEngine | None,
+    start_blob: bytes,
+    start_step: int,
+    end_step: int,
+    expected_end: bytes,
+    what: str,
+    on_step: OnStep | None,
+    result: Callable[..., SegmentCheck],
+) -> SegmentCheck:
+    """Replay steps [start_step, end_step) from `start_blob` and compare the end state hash
+    with `expected_end` (the solver's committed or claimed end, named by `what`).
+
+    Returns:
+        ``result(ok, reason, replayed_hash)``: `ok=False` for a start checkpoint that does not
+        decode or a replayed end hash other than `expected_end`.
+    """
     eng = engine if engine is not None else _engine_for(spec)
     try:
         end_blob = replay_segment(eng, start_blob, end_step, on_step, start_step=start_step)
     except CheckpointFormatError as exc:
         return result(False, f"start checkpoint (step {start_step}) is invalid: {exc}")
     replayed = state_hash(end_blob)
-    if replayed != claimed_b:
+    if replayed != expected_end:
         return result(
             False,
             f"replay of steps {start_step}..{end_step} gives state {to_hex(replayed)}, solver "
-            f"claimed {to_hex(claimed_b)}",
+            f"{what} {to_hex(expected_end)}",
             replayed,
         )
     return result(True, "", replayed)
