@@ -158,3 +158,76 @@ def test_bisection_timeout_defender_loses(anvil: Anvil, bisection: Deployment):
     anyone.claim_timeout(dispute_id)
     assert anyone.get_game(dispute_id).status is GameStatus.ChallengerWon
     assert anyone.get_job(job_id).status is JobStatus.Rejected
+
+
+def test_griefing_whistleblower_loses_its_bond(anvil: Anvil, bisection: Deployment):
+    """A whistleblower challenges an honest approval, then disputes every honest midpoint: the
+    honest solver wins the game, the whistleblower forfeits its challenge bond and its move
+    bonds, and the job is finalized."""
+    clients = {
+        f"k{i}": ChainClient(anvil.rpc_url, DEV_PRIVATE_KEYS[i], bisection) for i in range(1, 10)
+    }
+    submitter, solver, griefer = clients["k1"], clients["k2"], clients["k9"]
+    p = bisection.params
+    for c in clients.values():
+        c.faucet(1_000 * E18)
+    solver.stake(Role.Solver, p.min_stake_solver)
+    for i in range(3, 9):  # 6 verifiers: V = 3 on the job, 3 fresh ones for the step committee
+        clients[f"k{i}"].stake(Role.Verifier, p.min_stake_verifier)
+    griefer.stake(Role.Whistleblower, p.min_stake_whistleblower)
+
+    job_id = submitter.job_id_from(
+        submitter.post_job(keccak(text="m"), keccak(text="s"), N, K, 10 * E18, "data:,")
+    )
+    solver.claim_job(job_id)
+    hashes = [_hash(i * K) for i in range(N // K + 1)]
+    secret = commit(solver, job_id, hashes, K)
+    submitter.mine(2)
+    submitter.assign_verifiers(job_id)
+    assignment = submitter.get_assignment(job_id)
+    claims = post_claims(solver, job_id, hashes, secret)
+    by_addr = {c.address: c for c in clients.values()}
+    seal_and_reveal(job_id, by_addr, lambda v, j: True)  # every verifier approves honest work
+
+    # The griefer challenges the first verifier's (correct) approval of segment 0.
+    sample = assignment.segments.index(0)
+    approver = assignment.verifiers[0]
+    griefer_balance = griefer.balance_of()
+    griefer.challenge_approval(job_id, sample, approver)
+    assert griefer.challenger_of(job_id, sample, approver) == griefer.address
+    assert griefer.balance_of() == griefer_balance - p.challenge_bond
+
+    reveal_secret(solver, job_id, hashes, K, secret, claims)
+    dispute_id = submitter.dispute_id_from(submitter.finalize(job_id))
+    assert dispute_id is not None
+    game = submitter.get_game(dispute_id)
+    assert (game.defender, game.challenger) == (solver.address, griefer.address)
+
+    tree = checkpoint_tree(hashes, K)
+    solver.post_endpoints(dispute_id, _hash(0), _hash(K), tree.proof(0), tree.proof(1))
+    while (game := submitter.get_game(dispute_id)).status is not GameStatus.AwaitingStep:
+        solver.bisect(dispute_id, game.lo, game.hi, _hash(game.mid))
+        griefer.respond(dispute_id, game.lo, game.hi, False)  # disputes every honest midpoint
+    moves = game.moves
+    step_id = game.step_dispute_id
+    submitter.mine(2)
+    submitter.draw_committee(step_id)
+    members = submitter.committee_of(step_id)
+    salts = {m: new_salt() for m in members}
+    for m in members:
+        by_addr[m].commit_vote(step_id, by_addr[m].vote_commitment(step_id, True, salts[m]))
+    for m in members:
+        by_addr[m].reveal_vote(step_id, True, salts[m])
+    submitter.resolve(step_id)
+
+    game = submitter.get_game(dispute_id)
+    assert game.status is GameStatus.DefenderWon and game.resolved
+    griefer_moves = moves // 2  # the challenger answered every other move
+    assert solver.game_credit_of() >= griefer_moves * p.move_bond
+    assert griefer.game_credit_of() == 0
+    submitter.finalize(job_id)
+    assert submitter.get_job(job_id).status is JobStatus.Finalized
+    # The challenge bond went to the winners' pot, none of it back to the griefer.
+    assert griefer.credit_of() == 0
+    assert griefer.balance_of() == griefer_balance - p.challenge_bond - griefer_moves * p.move_bond
+    assert solver.stake_of(solver.address, Role.Solver).locked == 0
