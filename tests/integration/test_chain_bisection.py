@@ -26,6 +26,7 @@ from chain import (
     new_salt,
 )
 from tests.utils.round_script import commit, post_claims, reveal_secret, seal_and_reveal
+from veritrain.forced import Claims
 from veritrain.merkle import checkpoint_tree
 
 E18 = 10**18
@@ -47,17 +48,26 @@ def bisection(anvil: Anvil, protocol_artifacts) -> Deployment:
     return deploy_protocol(ChainClient(anvil.rpc_url, DEV_PRIVATE_KEYS[0]), params, build=False)
 
 
-def _disputed_game(anvil: Anvil, dep: Deployment) -> tuple[dict[str, ChainClient], int, int]:
-    """Job of N = 2k honest steps; the first assigned verifier rejects segment 0."""
+def _claimed_job(
+    anvil: Anvil, dep: Deployment, *, whistleblower: bool = False
+) -> tuple[dict[str, ChainClient], int, list[bytes], bytes, Claims]:
+    """Clients k1..k9, funded: k1 submits, k2 solves, k3..k9 stake as verifiers (k9 as a
+    whistleblower instead when `whistleblower`). A job of N = 2k honest steps is posted, claimed,
+    committed, assigned, and its claims are posted.
+
+    Returns:
+        ``(clients, job_id, hashes, secret, claims)``.
+    """
     clients = {f"k{i}": ChainClient(anvil.rpc_url, DEV_PRIVATE_KEYS[i], dep) for i in range(1, 10)}
     submitter, solver = clients["k1"], clients["k2"]
-    stakers = [clients[f"k{i}"] for i in range(3, 10)]
     p = dep.params
     for c in clients.values():
         c.faucet(1_000 * E18)
     solver.stake(Role.Solver, p.min_stake_solver)
-    for v in stakers:
-        v.stake(Role.Verifier, p.min_stake_verifier)
+    for i in range(3, 9 if whistleblower else 10):
+        clients[f"k{i}"].stake(Role.Verifier, p.min_stake_verifier)
+    if whistleblower:
+        clients["k9"].stake(Role.Whistleblower, p.min_stake_whistleblower)
     job_id = submitter.job_id_from(
         submitter.post_job(keccak(text="m"), keccak(text="s"), N, K, 10 * E18, "data:,")
     )
@@ -66,9 +76,16 @@ def _disputed_game(anvil: Anvil, dep: Deployment) -> tuple[dict[str, ChainClient
     secret = commit(solver, job_id, hashes, K)
     submitter.mine(2)
     submitter.assign_verifiers(job_id)
+    claims = post_claims(solver, job_id, hashes, secret)
+    return clients, job_id, hashes, secret, claims
+
+
+def _disputed_game(anvil: Anvil, dep: Deployment) -> tuple[dict[str, ChainClient], int, int]:
+    """Job of N = 2k honest steps; the first assigned verifier rejects segment 0."""
+    clients, job_id, hashes, secret, claims = _claimed_job(anvil, dep)
+    submitter, solver = clients["k1"], clients["k2"]
     assignment = submitter.get_assignment(job_id)
     assigned, first = assignment.verifiers, assignment.segments.index(0)
-    claims = post_claims(solver, job_id, hashes, secret)
     by_addr = {c.address: c for c in clients.values()}
     seal_and_reveal(job_id, by_addr, lambda v, j: not (v == assigned[0] and j == first))
     reveal_secret(solver, job_id, hashes, K, secret, claims)
@@ -164,28 +181,11 @@ def test_griefing_whistleblower_loses_its_bond(anvil: Anvil, bisection: Deployme
     """A whistleblower challenges an honest approval, then disputes every honest midpoint: the
     honest solver wins the game, the whistleblower forfeits its challenge bond and its move
     bonds, and the job is finalized."""
-    clients = {
-        f"k{i}": ChainClient(anvil.rpc_url, DEV_PRIVATE_KEYS[i], bisection) for i in range(1, 10)
-    }
+    # 6 verifiers: V = 3 on the job, 3 fresh ones for the step committee; k9 the whistleblower.
+    clients, job_id, hashes, secret, claims = _claimed_job(anvil, bisection, whistleblower=True)
     submitter, solver, griefer = clients["k1"], clients["k2"], clients["k9"]
     p = bisection.params
-    for c in clients.values():
-        c.faucet(1_000 * E18)
-    solver.stake(Role.Solver, p.min_stake_solver)
-    for i in range(3, 9):  # 6 verifiers: V = 3 on the job, 3 fresh ones for the step committee
-        clients[f"k{i}"].stake(Role.Verifier, p.min_stake_verifier)
-    griefer.stake(Role.Whistleblower, p.min_stake_whistleblower)
-
-    job_id = submitter.job_id_from(
-        submitter.post_job(keccak(text="m"), keccak(text="s"), N, K, 10 * E18, "data:,")
-    )
-    solver.claim_job(job_id)
-    hashes = [_hash(i * K) for i in range(N // K + 1)]
-    secret = commit(solver, job_id, hashes, K)
-    submitter.mine(2)
-    submitter.assign_verifiers(job_id)
     assignment = submitter.get_assignment(job_id)
-    claims = post_claims(solver, job_id, hashes, secret)
     by_addr = {c.address: c for c in clients.values()}
     seal_and_reveal(job_id, by_addr, lambda v, j: True)  # every verifier approves honest work
 
