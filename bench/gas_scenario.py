@@ -38,10 +38,11 @@ def run_gas_scenario() -> tuple[list[tuple[str, int, str]], float]:
             contracts).
     """
     from chain.anvil import Anvil, dev_accounts
-    from chain.client import ChainClient, new_salt, vote_hash
+    from chain.client import ChainClient
     from chain.deploy import ProtocolParams, deploy_protocol
-    from chain.types import Role
     from tests.utils.round_script import commit, post_claims, reveal_secret, seal_and_reveal
+    from veritrain.commitments import new_salt, vote_commitment
+    from veritrain.enums import Role
 
     rows: list[tuple[str, int, str]] = []
     commit_seconds: list[float] = []
@@ -169,7 +170,7 @@ def run_gas_scenario() -> tuple[list[tuple[str, int, str]], float]:
         salts = {}
         for m in committee:
             salts[m.address] = new_salt()
-            r = m.commit_vote(dispute, vote_hash(dispute, m.address, False, salts[m.address]))
+            r = m.commit_vote(dispute, vote_commitment(dispute, m.address, False, salts[m.address]))
         rec("commitVote", r, "commit-reveal")
         for m in committee:
             r = m.reveal_vote(dispute, False, salts[m.address])

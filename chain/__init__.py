@@ -14,7 +14,7 @@ Run the chain tests: ``.venv/bin/python -m pytest tests/unit/chain tests/integra
 
 from chain.anvil import DEV_MNEMONIC, DEV_PRIVATE_KEYS, Anvil, AnvilError, dev_accounts
 from chain.artifacts import ArtifactError, build, load_artifact, repo_root
-from chain.client import MAX_UINT256, ChainClient, new_salt, vote_hash
+from chain.client import MAX_UINT256, ChainClient
 from chain.deploy import (
     ContractAddresses,
     Deployment,
@@ -116,8 +116,6 @@ __all__ = [
     "manifest_path",
     "merge_in_order",
     "new_account",
-    "new_salt",
     "repo_root",
-    "vote_hash",
     "write_manifest",
 ]

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import secrets
 import threading
 from collections.abc import Iterator, Sequence
 from typing import Any, cast
@@ -82,10 +81,11 @@ from chain.types import (
     from_struct,
     struct_to_dict,
 )
+from veritrain.commitments import vote_commitment
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["ChainClient", "MAX_UINT256", "vote_hash", "new_salt"]
+__all__ = ["ChainClient", "MAX_UINT256"]
 
 MAX_UINT256 = 2**256 - 1
 
@@ -110,28 +110,6 @@ _CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
     ConnectionError,
     TimeoutError,
 )
-
-
-def vote_hash(dispute_id: int, voter: str, segment_valid: bool, salt: bytes) -> bytes:
-    """``keccak256(abi.encode(disputeId, voter, segmentValid, salt))`` (commit-reveal vote).
-
-    Args:
-        dispute_id: the dispute.
-        voter: the arbiter's address.
-        segment_valid: the vote.
-        salt: 32 random bytes kept secret until the reveal.
-    """
-    return keccak(
-        abi_encode(
-            ["uint256", "address", "bool", "bytes32"],
-            [dispute_id, to_checksum_address(voter), segment_valid, salt],
-        )
-    )
-
-
-def new_salt() -> bytes:
-    """32 cryptographically random bytes for a vote commitment."""
-    return secrets.token_bytes(32)
 
 
 def _revert_data(exc: BaseException) -> bytes | str | None:
@@ -1039,7 +1017,7 @@ class ChainClient:
         return self.transact(self.arbitration, "drawCommittee", dispute_id)
 
     def commit_vote(self, dispute_id: int, commitment: bytes) -> TxReceipt:
-        """Commit ``vote_hash(dispute_id, self.address, valid, salt)`` as a seated arbiter."""
+        """Commit ``vote_commitment(dispute_id, self.address, valid, salt)`` as a seated arbiter."""
         return self.transact(self.arbitration, "commitVote", dispute_id, commitment)
 
     def reveal_vote(self, dispute_id: int, segment_valid: bool, salt: bytes) -> TxReceipt:
@@ -1047,8 +1025,8 @@ class ChainClient:
         return self.transact(self.arbitration, "revealVote", dispute_id, segment_valid, salt)
 
     def vote_commitment(self, dispute_id: int, segment_valid: bool, salt: bytes) -> bytes:
-        """This account's commitment for a vote (computed locally; see `vote_hash`)."""
-        return vote_hash(dispute_id, self.address, segment_valid, salt)
+        """This account's commitment for a vote (computed locally; see `vote_commitment`)."""
+        return vote_commitment(dispute_id, self.address, segment_valid, salt)
 
     def resolve(self, dispute_id: int) -> TxReceipt:
         """Resolve a dispute (all revealed, or after the reveal deadline)."""

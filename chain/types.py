@@ -1,5 +1,7 @@
-"""Typed views of on-chain values: enums mirroring the Solidity enums, frozen dataclasses for
-structs, and the decoded event record.
+"""Typed views of on-chain values: frozen dataclasses for structs and the decoded event record.
+
+The enums mirroring the Solidity enums live in the core (`veritrain.enums`) and the game view
+in `veritrain.bisection`; both are re-exported here for the bindings' callers.
 
 Amounts are in wei of the payment token, times are block timestamps in seconds, block numbers
 are blocks. Addresses are checksummed hex strings; bytes32 values are ``bytes`` of length 32.
@@ -10,8 +12,19 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
-from enum import IntEnum
 from typing import Any, NewType, TypeVar
+
+from veritrain.bisection import GameView
+from veritrain.enums import (
+    DisputePhase,
+    DisputeStatus,
+    GameStatus,
+    JobStatus,
+    Role,
+    RoundOutcome,
+    Side,
+    Verdict,
+)
 
 __all__ = [
     "Address",
@@ -44,87 +57,6 @@ __all__ = [
 Address = NewType("Address", str)
 JobId = NewType("JobId", int)
 DisputeId = NewType("DisputeId", int)
-
-
-class Role(IntEnum):
-    """``StakeManager.Role``."""
-
-    Solver = 0
-    Verifier = 1
-    Whistleblower = 2
-
-
-class JobStatus(IntEnum):
-    """``JobManager.JobStatus``."""
-
-    None_ = 0
-    Open = 1
-    Claimed = 2
-    Committed = 3
-    Verifying = 4
-    Disputed = 5
-    Finalized = 6
-    Rejected = 7
-    Cancelled = 8
-
-
-class Verdict(IntEnum):
-    """``JobManager.Verdict``."""
-
-    None_ = 0
-    Approve = 1
-    Reject = 2
-
-
-class DisputeStatus(IntEnum):
-    """``DisputeStatus`` (contracts/src/types/DisputeTypes.sol)."""
-
-    None_ = 0
-    AwaitingCommittee = 1
-    Voting = 2
-    Resolved = 3
-
-
-class DisputePhase(IntEnum):
-    """``DisputePhase`` (contracts/src/types/DisputeTypes.sol): the phase derived from time."""
-
-    None_ = 0
-    AwaitingCommittee = 1
-    Commit = 2
-    Reveal = 3
-    Resolvable = 4
-    Resolved = 5
-
-
-class GameStatus(IntEnum):
-    """``GameStatus`` of the bisection game (contracts/src/types/BisectionTypes.sol)."""
-
-    None_ = 0
-    AwaitingEndpoints = 1
-    AwaitingBisection = 2
-    AwaitingResponse = 3
-    AwaitingStep = 4
-    DefenderWon = 5
-    ChallengerWon = 6
-
-
-class Side(IntEnum):
-    """``Side`` of a bisection game: who is to move (None_ while the step is adjudicated)."""
-
-    None_ = 0
-    Defender = 1
-    Challenger = 2
-
-
-class RoundOutcome(IntEnum):
-    """``RoundOutcome`` of a job's verification round (contracts/src/types/RoundTypes.sol;
-    docs/FORCED_ERRORS.md section 3)."""
-
-    Pending = 0
-    Clean = 1
-    Forced = 2
-    NoClaims = 3
-    NoReveal = 4
 
 
 def snake_case(name: str) -> str:
@@ -288,43 +220,6 @@ class DisputeView:
     valid_votes: int
     invalid_votes: int
     segment_valid: bool
-
-
-@dataclass(frozen=True)
-class GameView:
-    """``BisectionGame.getGame(disputeId)`` (struct ``Game``, docs/DISPUTES.md).
-
-    ``lo``/``hi`` are steps; hashes are 32-byte ``bytes``; clocks are seconds left at
-    ``turn_started_at`` (a timestamp); ``moves`` each posted one move bond.
-    """
-
-    dispute_id: int
-    job_id: int
-    segment: int
-    defender: str
-    challenger: str
-    lo: int
-    hi: int
-    agreed_hash: bytes
-    claimed_hash: bytes
-    pending_hash: bytes
-    turn: Side
-    status: GameStatus
-    defender_clock: int
-    challenger_clock: int
-    turn_started_at: int
-    moves: int
-    step_dispute_id: int
-
-    @property
-    def mid(self) -> int:
-        """The step the next bisection posts a hash for: ``lo + (hi - lo) // 2``."""
-        return self.lo + (self.hi - self.lo) // 2
-
-    @property
-    def resolved(self) -> bool:
-        """True once the game has a winner."""
-        return self.status in (GameStatus.DefenderWon, GameStatus.ChallengerWon)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from veritrain.cli_common import (
+from noderuntime.options import (
     DeploymentOpt,
     DevAccountOpt,
     KeyEnvOpt,
@@ -55,10 +55,10 @@ def run(
     verbose: VerboseOpt = 0,
 ) -> None:
     """Claim open jobs, train them, commit checkpoints and follow them to settlement."""
+    from noderuntime import run_until_signalled, setup_logging
+    from noderuntime.options import connect
     from solver.node import SolverNode
     from solver.trainer import ADVERSARIES
-    from veritrain.cli_common import connect
-    from veritrain.noderuntime import run_until_signalled, setup_logging
 
     setup_logging(json_logs=json_logs, level="DEBUG" if verbose >= 2 else "INFO")
     if adversary is not None and adversary not in ADVERSARIES:

@@ -37,18 +37,14 @@ from pathlib import Path
 from typing import Any
 
 from chain.errors import ContractRevert
-from chain.types import JobStatus, Role
+from noderuntime import TERMINAL_JOB_STATUSES, NodeBase
 from solver.server import CheckpointCatalog, JobCheckpoints, ServerThread, create_app
 from solver.trainer import ADVERSARIES, Adversary, step_function, train_job
+from veritrain.commitments import new_secret, secret_commitment
+from veritrain.enums import JobStatus, Role
 from veritrain.errors import VeritrainError
-from veritrain.forced import (
-    build_claims,
-    draw_forced_error,
-    new_secret,
-    secret_commitment,
-)
+from veritrain.forced import build_claims, draw_forced_error
 from veritrain.hexutil import from_hex, to_hex
-from veritrain.noderuntime import TERMINAL_JOB_STATUSES, NodeBase
 from veritrain.nodestate import JsonState
 from veritrain.spec import load_spec
 from veritrain.store import CheckpointStore

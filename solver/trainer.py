@@ -25,8 +25,8 @@ import logging
 from collections.abc import Callable
 from typing import Literal
 
+from noderuntime import progress_bar
 from veritrain.hexutil import from_hex, to_hex
-from veritrain.noderuntime import progress_bar
 from veritrain.spec import JobSpec
 from veritrain.store import CheckpointStore
 from veritrain.training import TrainingEngine, TrainState
@@ -59,7 +59,7 @@ def _perturb_seed(spec: JobSpec, segment: int) -> int:
 def _one_step(engine: TrainingEngine, state: TrainState, adversary: Adversary | None) -> None:
     segment = state.step // engine.spec.checkpoint_interval
     if adversary == "skip-steps" and segment >= CHEAT_FROM_SEGMENT and state.step % 2 == 1:
-        from veritrain.adversary import skip_step
+        from adversary.training import skip_step
 
         skip_step(state)  # ADVERSARY: no optimizer update, the counter still advances
         return
@@ -84,7 +84,7 @@ def advance_one(engine: TrainingEngine, state: TrainState, adversary: Adversary 
     if adversary == "perturb" and state.step % k == 0:
         segment = state.step // k - 1
         if segment >= CHEAT_FROM_SEGMENT:
-            from veritrain.adversary import perturb_weights
+            from adversary.training import perturb_weights
 
             # ADVERSARY: tamper with the weights before committing them
             perturb_weights(state, PERTURB_STD, seed=_perturb_seed(engine.spec, segment))

@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from veritrain.cli_common import (
+from noderuntime.options import (
     DeploymentOpt,
     DevAccountOpt,
     KeyEnvOpt,
@@ -52,9 +52,9 @@ def run(
     verbose: VerboseOpt = 0,
 ) -> None:
     """Verify assigned jobs by replay, sit on committees, claim fees."""
+    from noderuntime import run_until_signalled, setup_logging
+    from noderuntime.options import connect
     from verifier.node import VerifierNode
-    from veritrain.cli_common import connect
-    from veritrain.noderuntime import run_until_signalled, setup_logging
 
     setup_logging(json_logs=json_logs, level="DEBUG" if verbose >= 2 else "INFO")
     keys = KeySource(keystore, password_env, key_env, dev_account)

@@ -49,13 +49,12 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from chain.client import vote_hash
 from chain.errors import ContractRevert
-from chain.types import DisputePhase, DisputeStatus, JobStatus, Role
+from noderuntime import TERMINAL_JOB_STATUSES, NodeBase
+from veritrain.commitments import new_salt, verdict_commitment, vote_commitment
+from veritrain.enums import DisputePhase, DisputeStatus, JobStatus, Role
 from veritrain.errors import CheckpointUnavailable
-from veritrain.forced import new_salt, verdict_commitment
 from veritrain.hexutil import from_hex, to_hex
-from veritrain.noderuntime import TERMINAL_JOB_STATUSES, NodeBase
 from veritrain.nodestate import JsonState
 
 logger = logging.getLogger(__name__)
@@ -325,7 +324,7 @@ class VerifierNode(NodeBase):
                 # persisted BEFORE the commit, so a restarted node can still reveal
                 with self.state.transaction() as data:
                     data["votes"][str(dispute_id)] = rec
-            digest = vote_hash(dispute_id, self.client.address, rec["valid"], from_hex(rec["salt"]))
+            digest = vote_commitment(dispute_id, self.client.address, rec["valid"], from_hex(rec["salt"]))
             verdict = "valid" if rec["valid"] else "INVALID"
             self.send(
                 f"commitVote dispute {dispute_id} ({verdict})",

@@ -1,8 +1,7 @@
 """veritrain core: job specs, deterministic training, checkpoints, Merkle commitments, replay.
 
 Shared by every role (solver, verifier, whistleblower). Importing `veritrain` stays light:
-torch-backed names (`TrainingEngine`, `TrainState`, `apply_profile`, `build_model`,
-`skip_step`, `perturb_weights`) load lazily on first access (PEP 562).
+torch-backed names (`TrainingEngine`, `TrainState`, `apply_profile`, `build_model`) load lazily on first access (PEP 562).
 
 Run: not a script; `import veritrain; spec = veritrain.default_digits_spec()`.
 """
@@ -12,6 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from veritrain.commitments import leaf_hash
 from veritrain.data import Dataset, batch_indices, dataset_root, dataset_root_hex, load_dataset
 from veritrain.errors import (
     CheckpointFormatError,
@@ -31,7 +31,7 @@ from veritrain.errors import (
     VeritrainError,
 )
 from veritrain.hexutil import as_bytes32, from_hex, to_hex
-from veritrain.merkle import MerkleTree, checkpoint_tree, leaf_hash, verify_proof
+from veritrain.merkle import MerkleTree, checkpoint_tree, verify_proof
 from veritrain.nodestate import JsonState
 from veritrain.replay import (
     ManifestResponse,
@@ -57,7 +57,6 @@ from veritrain.state import decode_state, encode_state, state_hash, verify_state
 from veritrain.store import CheckpointStore
 
 if TYPE_CHECKING:
-    from veritrain.adversary import perturb_weights, skip_step
     from veritrain.training import TrainingEngine, TrainState, apply_profile, build_model
 
 _LAZY = {
@@ -65,8 +64,6 @@ _LAZY = {
     "TrainState": "veritrain.training",
     "apply_profile": "veritrain.training",
     "build_model": "veritrain.training",
-    "perturb_weights": "veritrain.adversary",
-    "skip_step": "veritrain.adversary",
 }
 
 __version__ = "0.1.0"
@@ -120,9 +117,7 @@ __all__ = [
     "load_dataset",
     "load_spec",
     "model_id_hash",
-    "perturb_weights",
     "replay_segment",
-    "skip_step",
     "state_hash",
     "to_hex",
     "verify_proof",

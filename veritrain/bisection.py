@@ -33,7 +33,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chain.types import GameStatus, Side  # the Solidity enums, mirrored once
+from veritrain.enums import GameStatus, Side
 from veritrain.errors import CheckpointFormatError, NodeStateError
 from veritrain.hexutil import as_bytes32, to_hex
 from veritrain.state import read_header, state_hash
@@ -65,8 +65,9 @@ ZERO_HASH = b"\x00" * 32
 
 # ------------------------------------------------------------------------- interval logic
 def mid_of(lo: int, hi: int) -> int:
-    """The step the defender must post a hash for: `(lo + hi) // 2` (DISPUTES.md, Moves)."""
-    return (lo + hi) // 2
+    """The step the defender must post a hash for: `lo + (hi - lo) // 2` (DISPUTES.md, Moves;
+    the contract's formula, equal to `(lo + hi) // 2` for steps >= 0)."""
+    return lo + (hi - lo) // 2
 
 
 def respond_agrees(my_hash_at_mid: bytes, mid_hash: bytes) -> bool:
@@ -135,7 +136,10 @@ class Move:
 
 @dataclass(frozen=True)
 class GameView:
-    """A game as the nodes see it (`BisectionGame.getGame`, struct `Game`).
+    """A game as the nodes see it (`BisectionGame.getGame(disputeId)`, struct `Game`).
+
+    The chain bindings decode the struct into this view (``client.game.get_game``); the game
+    logic below reads it. Steps are ints, hashes 32-byte ``bytes``, clocks seconds.
 
     Attributes:
         dispute_id: the game's id (the JobManager's `job.disputeId`).
@@ -144,13 +148,14 @@ class GameView:
         defender: the job's solver.
         challenger: whoever opened the dispute.
         lo, hi: the current interval (steps).
-        agreed: hash at `lo` both accept.
-        claimed: the defender's hash at `hi`.
-        pending: the defender's hash at `mid_of(lo, hi)` (meaningful while AwaitingResponse).
+        agreed_hash: hash at `lo` both accept.
+        claimed_hash: the defender's hash at `hi`.
+        pending_hash: the defender's hash at `mid` (meaningful while AwaitingResponse).
         turn: the side whose clock runs (`Side.None_` during adjudication or once resolved).
         status: lifecycle status.
         defender_clock, challenger_clock: seconds left at `turn_started_at`.
         turn_started_at: timestamp at which the side to move started thinking.
+        moves: moves made so far (each posted one move bond).
         step_dispute_id: the step adjudicator's dispute once `hi = lo + 1` (0 before).
     """
 
@@ -161,46 +166,21 @@ class GameView:
     challenger: str
     lo: int
     hi: int
-    agreed: bytes
-    claimed: bytes
-    pending: bytes
+    agreed_hash: bytes
+    claimed_hash: bytes
+    pending_hash: bytes
     turn: Side
     status: GameStatus
     defender_clock: int
     challenger_clock: int
     turn_started_at: int
+    moves: int = 0
     step_dispute_id: int = 0
 
-    @classmethod
-    def from_chain(cls, raw: Any, dispute_id: int) -> GameView:
-        """Normalise the chain binding's game view (snake_case attributes of struct `Game`)."""
-
-        def get(name: str, *alt: str, default: Any = None) -> Any:
-            for n in (name, *alt):
-                if hasattr(raw, n):
-                    return getattr(raw, n)
-                if isinstance(raw, dict) and n in raw:
-                    return raw[n]
-            return default
-
-        return cls(
-            dispute_id=int(get("dispute_id", "game_id", default=dispute_id)),
-            job_id=int(get("job_id")),
-            segment=int(get("segment")),
-            defender=str(get("defender")),
-            challenger=str(get("challenger")),
-            lo=int(get("lo")),
-            hi=int(get("hi")),
-            agreed=bytes(get("agreed_hash", "agreed")),
-            claimed=bytes(get("claimed_hash", "claimed")),
-            pending=bytes(get("pending_hash", "pending")),
-            turn=Side(int(get("turn"))),
-            status=GameStatus(int(get("status"))),
-            defender_clock=int(get("defender_clock")),
-            challenger_clock=int(get("challenger_clock")),
-            turn_started_at=int(get("turn_started_at")),
-            step_dispute_id=int(get("step_dispute_id", default=0)),
-        )
+    @property
+    def mid(self) -> int:
+        """The step the next bisection posts a hash for (`mid_of(lo, hi)`)."""
+        return mid_of(self.lo, self.hi)
 
     @property
     def resolved(self) -> bool:
@@ -258,10 +238,10 @@ def next_move(game: GameView, me: str, now: int) -> Move | None:
         if game.status is GameStatus.AwaitingEndpoints:
             return Move(MoveKind.POST_ENDPOINTS)
         if game.status is GameStatus.AwaitingBisection and game.hi - game.lo > 1:
-            return Move(MoveKind.BISECT, mid_of(game.lo, game.hi))
+            return Move(MoveKind.BISECT, game.mid)
         return None
     if game.status is GameStatus.AwaitingResponse and game.hi - game.lo > 1:
-        return Move(MoveKind.RESPOND, mid_of(game.lo, game.hi))
+        return Move(MoveKind.RESPOND, game.mid)
     return None
 
 

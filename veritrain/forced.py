@@ -1,4 +1,6 @@
-"""Forced errors and sealed verdicts (docs/FORCED_ERRORS.md), shared by every role.
+"""Forced errors (docs/FORCED_ERRORS.md): the draw and the claims, shared by every role.
+
+The commitments (secret, sealed verdicts) live in `veritrain.commitments`.
 
 The solver draws a secret per job and commits to it with its checkpoints; once the sample is
 known, the secret decides whether the job carries a forced error and on which sample. The
@@ -9,7 +11,7 @@ reveal them later, so a lazy verifier cannot copy a diligent one.
 Every function here is byte-for-byte the Solidity formula of `VerificationRound` (ABI encoding
 through eth_abi), so a node can compute locally what the contract will check::
 
-    secret = new_secret()
+    secret = new_secret()                                          # veritrain.commitments
     commitment = secret_commitment(job_id, solver, secret)         # commitCheckpoints
     draw = draw_forced_error(secret, job_id, segments, rate_bps)   # after assignVerifiers
     claims = build_claims(segments, k, state_hashes, draw)         # postClaims
@@ -22,13 +24,13 @@ Run: not a script; ``from veritrain.forced import draw_forced_error``.
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from eth_abi import encode as abi_encode
 
 from veritrain._keccak import keccak256
+from veritrain.commitments import bytes32_arg as _bytes32
 
 __all__ = [
     "BPS",
@@ -40,10 +42,6 @@ __all__ = [
     "eligible_samples",
     "forced_claim",
     "forced_draw",
-    "new_salt",
-    "new_secret",
-    "secret_commitment",
-    "verdict_commitment",
 ]
 
 BPS = 10_000
@@ -51,69 +49,6 @@ BPS = 10_000
 
 FORCED_ERROR_TAG = keccak256(b"veritrain.forced-error.v1")
 """``keccak256("veritrain.forced-error.v1")``, the domain tag of a forced claim."""
-
-
-def new_secret() -> bytes:
-    """A uniformly random 32-byte secret (one per job, kept in the solver's node state)."""
-    return secrets.token_bytes(32)
-
-
-def new_salt() -> bytes:
-    """A uniformly random 32-byte salt for a sealed verdict."""
-    return secrets.token_bytes(32)
-
-
-def _address(value: str) -> str:
-    text = value.lower()
-    if not text.startswith("0x") or len(text) != 42:
-        raise ValueError(f"not a 20-byte 0x address: {value!r}")
-    return text
-
-
-def _bytes32(value: bytes, what: str) -> bytes:
-    data = bytes(value)
-    if len(data) != 32:
-        raise ValueError(f"{what} must be 32 bytes, got {len(data)}")
-    return data
-
-
-def secret_commitment(job_id: int, solver: str, secret: bytes) -> bytes:
-    """``keccak256(abi.encode(uint256 jobId, address solver, bytes32 secret))``.
-
-    Args:
-        job_id: the job.
-        solver: the job's solver (0x address).
-        secret: the solver's 32-byte secret.
-
-    Raises:
-        ValueError: a malformed address or secret.
-    """
-    return keccak256(
-        abi_encode(
-            ["uint256", "address", "bytes32"],
-            [int(job_id), _address(solver), _bytes32(secret, "secret")],
-        )
-    )
-
-
-def verdict_commitment(job_id: int, verifier: str, approvals: Sequence[bool], salt: bytes) -> bytes:
-    """``keccak256(abi.encode(uint256 jobId, address verifier, bool[] approvals, bytes32 salt))``.
-
-    Args:
-        job_id: the job.
-        verifier: the assigned verifier (0x address).
-        approvals: one verdict per sampled segment, in sample order (True = approve).
-        salt: 32 random bytes kept until the reveal.
-
-    Raises:
-        ValueError: a malformed address or salt.
-    """
-    return keccak256(
-        abi_encode(
-            ["uint256", "address", "bool[]", "bytes32"],
-            [int(job_id), _address(verifier), [bool(a) for a in approvals], _bytes32(salt, "salt")],
-        )
-    )
 
 
 def forced_draw(secret: bytes, job_id: int, segments: Sequence[int]) -> bytes:

@@ -16,36 +16,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from veritrain._keccak import keccak256
+from veritrain.commitments import leaf_hash
 from veritrain.errors import MerkleError
 
 __all__ = [
     "MerkleTree",
     "checkpoint_tree",
     "commutative_keccak256",
-    "leaf_hash",
     "process_proof",
     "verify_proof",
 ]
-
-
-def leaf_hash(step: int, state_hash: bytes) -> bytes:
-    """Leaf of checkpoint `step`: `keccak256(bytes.concat(keccak256(abi.encode(step, hash))))`.
-
-    Args:
-        step: the checkpoint's step (uint256).
-        state_hash: its 32-byte sha256 state hash (bytes32).
-
-    Returns:
-        The 32-byte leaf, equal to Solidity `LibCheckpoint.leafHash(step, stateHash)`.
-
-    Raises:
-        MerkleError: if `step` is out of uint256 range or `state_hash` is not 32 bytes.
-    """
-    if not 0 <= step < 2**256:
-        raise MerkleError(f"step {step} out of uint256 range")
-    if len(state_hash) != 32:
-        raise MerkleError(f"state hash must be 32 bytes, got {len(state_hash)}")
-    return keccak256(keccak256(step.to_bytes(32, "big") + bytes(state_hash)))
 
 
 def commutative_keccak256(a: bytes, b: bytes) -> bytes:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from veritrain.commitments import leaf_hash
 from veritrain.errors import (
     CheckpointFormatError,
     CheckpointHashMismatch,
@@ -34,7 +35,7 @@ from veritrain.errors import (
     RemoteResponseError,
 )
 from veritrain.hexutil import as_bytes32, to_hex
-from veritrain.merkle import leaf_hash, verify_proof
+from veritrain.merkle import verify_proof
 from veritrain.spec import JobSpec
 from veritrain.state import state_hash, verify_state_hash
 

@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from veritrain.cli_common import (
+from noderuntime.options import (
     DeploymentOpt,
     DevAccountOpt,
     KeyEnvOpt,
@@ -40,8 +40,8 @@ def run(
     verbose: VerboseOpt = 0,
 ) -> None:
     """Replay approved segments and challenge wrong approvals before the deadline."""
-    from veritrain.cli_common import connect
-    from veritrain.noderuntime import run_until_signalled, setup_logging
+    from noderuntime import run_until_signalled, setup_logging
+    from noderuntime.options import connect
     from whistleblower.node import WhistleblowerNode
 
     setup_logging(json_logs=json_logs, level="DEBUG" if verbose >= 2 else "INFO")

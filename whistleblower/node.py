@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from chain.errors import ContractRevert
-from chain.types import JobStatus, Role, Verdict
+from noderuntime import TERMINAL_JOB_STATUSES, NodeBase
+from veritrain.enums import JobStatus, Role, Verdict
 from veritrain.errors import CheckpointUnavailable
-from veritrain.noderuntime import TERMINAL_JOB_STATUSES, NodeBase
 from veritrain.nodestate import JsonState
 
 logger = logging.getLogger(__name__)

@@ -16,16 +16,13 @@ from chain import (
     Anvil,
     ChainClient,
     Deployment,
-    GameStatus,
-    JobStatus,
     ProtocolParams,
-    Role,
-    Side,
     deploy_protocol,
     errors,
-    new_salt,
 )
 from tests.utils.round_script import commit, post_claims, reveal_secret, seal_and_reveal
+from veritrain.commitments import new_salt
+from veritrain.enums import GameStatus, JobStatus, Role, Side
 from veritrain.forced import Claims
 from veritrain.merkle import checkpoint_tree
 

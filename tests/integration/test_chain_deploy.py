@@ -14,23 +14,19 @@ from chain import (
     ChainClient,
     ContractRevert,
     Deployment,
-    DisputePhase,
-    DisputeStatus,
     EventWatcher,
-    JobStatus,
     ProtocolParams,
-    Role,
-    Verdict,
     create_keystore,
     deploy_protocol,
     errors,
     load_keystore,
     load_manifest,
     new_account,
-    new_salt,
     write_manifest,
 )
 from tests.utils.round_script import commit, post_claims, reveal_secret, seal_and_reveal
+from veritrain.commitments import new_salt
+from veritrain.enums import DisputePhase, DisputeStatus, JobStatus, Role, Verdict
 from veritrain.merkle import checkpoint_tree
 
 E18 = 10**18

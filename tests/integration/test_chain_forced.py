@@ -19,11 +19,7 @@ from chain import (
     Anvil,
     ChainClient,
     Deployment,
-    JobStatus,
     ProtocolParams,
-    Role,
-    RoundOutcome,
-    Verdict,
     deploy_protocol,
     errors,
 )
@@ -34,7 +30,8 @@ from tests.utils.round_script import (
     seal_and_reveal,
     to_secret_window,
 )
-from veritrain import forced
+from veritrain import commitments, forced
+from veritrain.enums import JobStatus, Role, RoundOutcome, Verdict
 
 E18 = 10**18
 N, K = 120, 10  # 12 segments
@@ -76,7 +73,7 @@ def test_python_formulas_match_the_contract(anvil: Anvil, protocol_artifacts) ->
     assert c.forced_error_rate_bps() == 5_000
     assert c.verification_round_address() == dep.addresses.verification_round
     job_id, hashes, secret = _job_to_verifying(clients, params)
-    assert c.round_of(job_id).secret_commitment == forced.secret_commitment(
+    assert c.round_of(job_id).secret_commitment == commitments.secret_commitment(
         job_id, clients[2].address, secret
     )
     segments = list(c.get_assignment(job_id).segments)
@@ -95,11 +92,11 @@ def test_python_formulas_match_the_contract(anvil: Anvil, protocol_artifacts) ->
     post_claims(clients[2], job_id, hashes, secret)
     by_addr = {cl.address: cl for cl in clients.values()}
     v = by_addr[c.get_assignment(job_id).verifiers[0]]
-    salt = forced.new_salt()
+    salt = commitments.new_salt()
     approvals = [True] * len(segments)
-    v.commit_verdicts(job_id, forced.verdict_commitment(job_id, v.address, approvals, salt))
+    v.commit_verdicts(job_id, commitments.verdict_commitment(job_id, v.address, approvals, salt))
     assert v.verdict_commitment_of(job_id) == (
-        forced.verdict_commitment(job_id, v.address, approvals, salt),
+        commitments.verdict_commitment(job_id, v.address, approvals, salt),
         False,
     )
     with pytest.raises(errors.VerdictAlreadyCommitted):

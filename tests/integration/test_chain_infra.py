@@ -20,12 +20,12 @@ from chain import (
     ChainClient,
     ContractRevert,
     EventWatcher,
-    Role,
     RpcUnavailable,
     errors,
 )
 from chain.anvil import dev_accounts
 from chain.deploy import ContractAddresses, Deployment, ProtocolParams
+from veritrain.enums import Role
 
 E18 = 10**18
 

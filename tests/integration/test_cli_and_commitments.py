@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from chain import Anvil, ChainClient, Deployment, write_manifest
 from chain.keys import create_keystore, new_account
-from veritrain.cli import app
+from cli.app import app
 from veritrain.merkle import checkpoint_tree
 
 E18 = 10**18
@@ -108,8 +108,8 @@ def test_cli_jackpot_fund_show_and_job_round(
     assert "jackpot pool" in _cli("jackpot", "show", *common)
 
     # a job in its verification round: claims posted, verdicts sealed, the forced sample hidden
-    from chain import Role
     from tests.utils.round_script import commit, post_claims
+    from veritrain.enums import Role
 
     submitter, solver = client_factory(1), client_factory(2)
     verifiers = [client_factory(i) for i in range(3, 3 + protocol.params.verifiers_per_job)]

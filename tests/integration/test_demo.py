@@ -25,7 +25,7 @@ def test_demo_settles_every_job_as_promised(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "veritrain.cli",
+            "cli.app",
             "demo",
             "--json",
             str(out),

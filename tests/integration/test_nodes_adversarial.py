@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from chain import Anvil
-from chain.types import JobStatus, Role, RoundOutcome, Verdict
 from solver.node import SolverNode
 from tests.utils.node_harness import (
     FAST_PARAMS,
@@ -31,6 +30,7 @@ from tests.utils.node_harness import (
     tiny_spec,
 )
 from verifier.node import VerifierNode
+from veritrain.enums import JobStatus, Role, RoundOutcome, Verdict
 from whistleblower.node import WhistleblowerNode
 
 pytestmark = [pytest.mark.anvil, pytest.mark.slow, pytest.mark.timeout(400)]

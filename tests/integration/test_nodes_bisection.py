@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 
 from chain import Anvil
-from chain.types import GameStatus, JobStatus, Role
 from solver.node import SolverNode
 from tests.utils.node_harness import (
     FAST_PARAMS,
@@ -33,6 +32,7 @@ from tests.utils.node_harness import (
 )
 from verifier.node import VerifierNode
 from veritrain.bisection import GameView
+from veritrain.enums import GameStatus, JobStatus, Role
 from whistleblower.node import WhistleblowerNode
 
 pytestmark = [pytest.mark.anvil, pytest.mark.slow, pytest.mark.timeout(500)]
@@ -60,7 +60,7 @@ def _solver(net: Network, port: int, adversary: str | None) -> SolverNode:
 def _game(net: Network, job_id: int) -> GameView | None:
     reader = net.client(0)
     dispute_id = int(reader.get_job(job_id).dispute_id)
-    return GameView.from_chain(reader.get_game(dispute_id), dispute_id) if dispute_id else None
+    return reader.get_game(dispute_id) if dispute_id else None
 
 
 def _start(net: Network, adversary: str | None, griefer: bool = False) -> tuple[int, list]:

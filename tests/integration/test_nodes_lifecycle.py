@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from chain import Anvil
-from chain.types import JobStatus, Role
 from solver.node import Phase, SolverNode
 from tests.utils.node_harness import (
     SOLVER,
@@ -27,6 +26,7 @@ from tests.utils.node_harness import (
     tiny_spec,
 )
 from verifier.node import VerifierNode
+from veritrain.enums import JobStatus, Role
 from veritrain.hexutil import from_hex
 from whistleblower.node import WhistleblowerNode
 

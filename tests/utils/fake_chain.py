@@ -20,19 +20,16 @@ from chain.errors import ContractRevert, error_class
 from chain.types import (
     Assignment,
     ClaimsView,
-    DisputePhase,
-    DisputeStatus,
     DisputeView,
     JobParamsView,
-    JobStatus,
     JobView,
-    RoundOutcome,
     RoundView,
     RoundWindows,
-    Verdict,
 )
-from veritrain import forced
-from veritrain.merkle import leaf_hash, verify_proof
+from veritrain import commitments, forced
+from veritrain.commitments import leaf_hash
+from veritrain.enums import DisputePhase, DisputeStatus, JobStatus, RoundOutcome, Verdict
+from veritrain.merkle import verify_proof
 
 ZERO = "0x" + "00" * 20
 
@@ -348,7 +345,7 @@ class FakeClient:
         windows = self.chain.windows(job_id)
         opens = self.chain.now if all_sealed else windows.verdict_reveal_opens + 1
         self._window(job_id, opens, windows.verdict_reveal_closes)
-        digest = forced.verdict_commitment(job_id, self.address, approvals, salt)
+        digest = commitments.verdict_commitment(job_id, self.address, approvals, salt)
         if digest != self.chain.sealed[key]:
             raise revert("VerdictCommitmentMismatch", jobId=job_id, verifier=self.address)
         self.chain.revealed.add(key)
@@ -376,7 +373,7 @@ class FakeClient:
         windows = self.chain.windows(job_id)
         self._window(job_id, windows.secret_reveal_opens + 1, windows.secret_reveal_closes)
         if (
-            forced.secret_commitment(job_id, job.solver, secret)
+            commitments.secret_commitment(job_id, job.solver, secret)
             != self.chain.secret_commitments[job_id]
         ):
             raise revert("SecretCommitmentMismatch", jobId=job_id)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from chain import DEV_PRIVATE_KEYS, Anvil, ChainClient, ProtocolParams, deploy_protocol
-from chain.types import JobStatus
+from veritrain.enums import JobStatus
 from veritrain.spec import JobSpec, default_digits_spec
 
 E18 = 10**18

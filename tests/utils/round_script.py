@@ -15,15 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from veritrain.forced import (
-    Claims,
-    build_claims,
-    draw_forced_error,
-    new_salt,
-    new_secret,
-    secret_commitment,
-    verdict_commitment,
-)
+from veritrain.commitments import new_salt, new_secret, secret_commitment, verdict_commitment
+from veritrain.forced import Claims, build_claims, draw_forced_error
 from veritrain.merkle import checkpoint_tree
 
 Receipts = dict[str, Any]

@@ -8,12 +8,13 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from chain.types import JobStatus, RoundOutcome
 from solver.node import Phase, SolverNode
 from solver.server import create_app
 from tests.utils.fake_chain import FakeChain
 from tests.utils.node_fixtures import SOLVER, SUBMITTER, past_challenge_deadline, tiny_spec
-from veritrain.forced import forced_claim, secret_commitment
+from veritrain.commitments import secret_commitment
+from veritrain.enums import JobStatus, RoundOutcome
+from veritrain.forced import forced_claim
 from veritrain.hexutil import from_hex
 
 

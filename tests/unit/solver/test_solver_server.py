@@ -10,8 +10,9 @@ from fastapi.testclient import TestClient
 from solver.server import CheckpointCatalog, JobCheckpoints, create_app
 from solver.trainer import train_job
 from tests.utils.node_fixtures import tiny_spec
+from veritrain.commitments import leaf_hash
 from veritrain.hexutil import from_hex
-from veritrain.merkle import leaf_hash, verify_proof
+from veritrain.merkle import verify_proof
 from veritrain.replay import check_segment
 from veritrain.state import state_hash
 from veritrain.store import CheckpointStore

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from chain.types import Verdict
 from tests.utils.fake_chain import FakeChain
 from tests.utils.node_fixtures import VERIFIERS, http_for, run_solver_to_commit
 from verifier.node import UNAVAILABLE_ATTEMPTS, VerifierNode
-from veritrain.forced import verdict_commitment
+from veritrain.commitments import verdict_commitment
+from veritrain.enums import Verdict
 from veritrain.hexutil import from_hex
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from chain.types import GameStatus, Side
+from noderuntime import NodeBase
 from solver.trainer import step_function, train_job
 from tests.utils.node_fixtures import tiny_spec
 from veritrain.bisection import (
@@ -21,8 +21,8 @@ from veritrain.bisection import (
     next_move,
     play_out,
 )
+from veritrain.enums import GameStatus, Side
 from veritrain.hexutil import from_hex
-from veritrain.noderuntime import NodeBase
 from veritrain.nodestate import JsonState
 from veritrain.store import CheckpointStore
 from veritrain.training import TrainingEngine
@@ -33,6 +33,14 @@ Z = b"\x00" * 32
 
 class Revert(Exception):
     pass
+
+
+def _as_view(g: dict[str, Any], dispute_id: int) -> GameView:
+    """The chain bindings' decoding of struct `Game`, for the in-memory game below."""
+    return GameView(
+        dispute_id=dispute_id,
+        **{**g, "turn": Side(int(g["turn"])), "status": GameStatus(int(g["status"]))},
+    )
 
 
 class FakeGame:
@@ -92,7 +100,7 @@ class FakeGame:
         self._next()
 
     def claim_timeout(self, who: str) -> None:
-        view = GameView.from_chain(self.g, 1)
+        view = _as_view(self.g, 1)
         if view.runs_out_at is None or self.now <= view.runs_out_at:
             raise Revert("ClockNotExpired")
         won = view.turn is Side.Challenger
@@ -113,8 +121,8 @@ class GameClient:
     def balance_of(self, _account: str | None = None) -> int:
         return 10**30
 
-    def get_game(self, _dispute_id: int) -> dict[str, Any]:
-        return dict(self.game.g)
+    def get_game(self, _dispute_id: int) -> GameView:
+        return _as_view(self.game.g, 1)
 
     def post_endpoints(self, _id: int, *args: Any) -> dict[str, int]:
         self.game.post_endpoints(self.address, *args)
@@ -144,7 +152,7 @@ def _view(**kw: Any) -> GameView:
         challenger_clock=50, turn_started_at=100,
     )  # fmt: skip
     base.update(kw)
-    return GameView.from_chain(base, 1)
+    return _as_view(base, 1)
 
 
 def test_next_move_follows_turns_and_clocks() -> None:
@@ -197,15 +205,15 @@ def test_game_against_skip_steps_cheater_ends_at_first_bad_step(cheat, tmp_path:
     ends = lambda: (leaves[2], leaves[3], [], [])  # noqa: E731
     defender = (_node(game, D), {"hash_at": served.hash_at, "endpoints": ends})
     challenger_node = _node(game, C)
-    view = GameView.from_chain(game.g, 1)
+    view = _as_view(game.g, 1)
     challenger = (
         challenger_node,
         {"hash_at": mine.hash_at, "on_move": NodeBase.game_recorder(state, view)},
     )
     _drive([defender, challenger], game)
-    g = GameView.from_chain(game.g, 1)
+    g = _as_view(game.g, 1)
     assert g.in_adjudication and (g.lo, g.hi) == (21, 22)
-    assert (21, g.agreed, g.claimed) == play_out(20, 30, served.hash_at, mine.hash_at)
+    assert (21, g.agreed_hash, g.claimed_hash) == play_out(20, 30, served.hash_at, mine.hash_at)
     moves = state.get("games")["1"]["moves"]
     # mids 25 (state 25 differs), 22 (differs), 21 (same): [20,30] -> [20,25] -> [20,22] -> [21,22]
     assert [(m["kind"], m["step"], m["agree"]) for m in moves] == [
@@ -229,7 +237,7 @@ def test_challenger_restarted_mid_game_resumes_without_replaying(cheat, tmp_path
 
     again = _challenger_traj(engine, leaves, tmp_path, step_fn=no_replay)  # fresh process
     _drive([defender, (_node(game, C), {"hash_at": again.hash_at})], game)
-    g = GameView.from_chain(game.g, 1)
+    g = _as_view(game.g, 1)
     assert g.in_adjudication and (g.lo, g.hi) == (21, 22)
 
 

@@ -12,7 +12,7 @@ from collections import Counter
 
 import pytest
 
-from veritrain import forced
+from veritrain import commitments, forced
 from veritrain._keccak import keccak256
 
 SOLVER = "0x00000000000000000000000000000000000000b1"
@@ -33,9 +33,9 @@ def test_tag_is_the_keccak_of_its_name() -> None:
 def test_secret_commitment_is_abi_encode_of_its_fields() -> None:
     secret = os.urandom(32)
     expected = keccak256(_word(7) + _addr(SOLVER) + secret)
-    assert forced.secret_commitment(7, SOLVER, secret) == expected
+    assert commitments.secret_commitment(7, SOLVER, secret) == expected
     # checksummed or lower-case addresses give the same commitment
-    assert forced.secret_commitment(7, SOLVER.upper().replace("0X", "0x"), secret) == expected
+    assert commitments.secret_commitment(7, SOLVER.upper().replace("0X", "0x"), secret) == expected
 
 
 def test_verdict_commitment_encodes_the_dynamic_bool_array() -> None:
@@ -44,8 +44,8 @@ def test_verdict_commitment_encodes_the_dynamic_bool_array() -> None:
     # (uint256, address, bool[], bytes32): head of 4 words, the array's offset is 4 * 32
     body = _word(3) + b"".join(_word(int(a)) for a in approvals)
     expected = keccak256(_word(9) + _addr(SOLVER) + _word(128) + salt + body)
-    assert forced.verdict_commitment(9, SOLVER, approvals, salt) == expected
-    assert forced.verdict_commitment(9, SOLVER, [True, True, True], salt) != expected
+    assert commitments.verdict_commitment(9, SOLVER, approvals, salt) == expected
+    assert commitments.verdict_commitment(9, SOLVER, [True, True, True], salt) != expected
 
 
 def test_draw_encodes_the_segments_as_uint32_array() -> None:
@@ -119,7 +119,7 @@ def test_forced_claim_and_build_claims() -> None:
 
 def test_malformed_inputs_are_refused() -> None:
     with pytest.raises(ValueError):
-        forced.secret_commitment(1, "0x1234", os.urandom(32))
+        commitments.secret_commitment(1, "0x1234", os.urandom(32))
     with pytest.raises(ValueError):
-        forced.verdict_commitment(1, SOLVER, [True], b"short")
-    assert len(forced.new_secret()) == len(forced.new_salt()) == 32
+        commitments.verdict_commitment(1, SOLVER, [True], b"short")
+    assert len(commitments.new_secret()) == len(commitments.new_salt()) == 32

@@ -11,14 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from veritrain._keccak import keccak256
+from veritrain.commitments import leaf_hash
 from veritrain.errors import MerkleError
-from veritrain.merkle import (
-    MerkleTree,
-    checkpoint_tree,
-    commutative_keccak256,
-    leaf_hash,
-    verify_proof,
-)
+from veritrain.merkle import MerkleTree, checkpoint_tree, commutative_keccak256, verify_proof
 
 
 def _hashes(n: int) -> list[bytes]:

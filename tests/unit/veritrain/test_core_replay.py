@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from veritrain.adversary import perturb_weights
+from adversary.training import perturb_weights
 from veritrain.errors import CheckpointHashMismatch, CheckpointUnavailable, RemoteResponseError
 from veritrain.hexutil import to_hex
 from veritrain.replay import check_segment, fetch_checkpoint, fetch_manifest, fetch_proof

@@ -7,7 +7,7 @@ import time
 import pytest
 import torch
 
-from veritrain.adversary import perturb_weights, skip_step
+from adversary.training import perturb_weights, skip_step
 from veritrain.errors import CheckpointFormatError, ProfileUnavailable
 from veritrain.replay import replay_segment
 from veritrain.spec import ExecutionProfile, default_digits_spec

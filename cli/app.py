@@ -27,7 +27,7 @@ from typing import Annotated, Any
 
 import typer
 
-from veritrain.cli_common import (
+from noderuntime.options import (
     DeploymentOpt,
     DevAccountOpt,
     JsonOpt,
@@ -390,7 +390,7 @@ def round_report(client: Any, job_id: int) -> dict[str, Any]:
         "forced_segment", "windows"}``; the forced sample is None until the secret is revealed
         (or when the job carries no forced error).
     """
-    from chain.types import JobStatus, RoundOutcome, Verdict
+    from veritrain.enums import JobStatus, RoundOutcome, Verdict
 
     job = client.get_job(job_id, with_uris=False)
     if job.status < JobStatus.Verifying or job.status is JobStatus.Cancelled:
@@ -650,7 +650,7 @@ def demo(
 ) -> None:
     """Run the protocol end to end: 3 jobs, honest and cheating solvers, a lazy verifier."""
     setup_logging(verbose)
-    from veritrain.demo import DemoConfig, print_summary, run_demo
+    from cli.demo import DemoConfig, print_summary, run_demo
 
     cfg = DemoConfig(
         workdir=workdir,

@@ -88,7 +88,7 @@ class DemoConfig:
 
 
 def _cli(*args: str) -> list[str]:
-    return [sys.executable, "-m", "veritrain.cli", *args]
+    return [sys.executable, "-m", "cli.app", *args]
 
 
 def _spawn(
@@ -228,7 +228,7 @@ def _wait_settled(
     """Poll until every job is Finalized/Rejected and no dispute is open."""
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    from chain.types import JobStatus
+    from veritrain.enums import JobStatus
 
     terminal = {JobStatus.Finalized, JobStatus.Rejected, JobStatus.Cancelled}
     with Progress(
@@ -261,8 +261,9 @@ def _events(client: Any, contract_name: str, event: str, from_block: int) -> lis
 def _job_accuracy(client: Any, job: Any) -> float | None:
     """Test accuracy of a job's committed final checkpoint, fetched from its solver and checked
     against the Merkle root before it is trusted (None if it cannot be fetched)."""
+    from veritrain.commitments import leaf_hash
     from veritrain.errors import VeritrainError
-    from veritrain.merkle import leaf_hash, verify_proof
+    from veritrain.merkle import verify_proof
     from veritrain.replay import fetch_checkpoint, fetch_proof
     from veritrain.spec import load_spec
     from veritrain.training import TrainingEngine
@@ -291,7 +292,7 @@ def _summarize(
     client: Any, dep: Any, cfg: DemoConfig, roles: dict[str, str], names: dict[str, str]
 ) -> dict[str, Any]:
     """Read the outcome back from the chain: job statuses, slashes, net rewards, shares."""
-    from veritrain.cli import shares_report
+    from cli.app import shares_report
 
     start = dep.block
     jobs = []
@@ -380,7 +381,7 @@ def _forced_errors(client: Any, start: int, names: dict[str, str]) -> list[dict[
     """Every forced error settled (docs/FORCED_ERRORS.md): the sample and segment, who approved
     it (slashed into the jackpot pool), who rejected it and which whistleblowers flagged an
     approval of it (each paid a jackpot from the pool), read back from the chain's events."""
-    from chain.types import Verdict
+    from veritrain.enums import Verdict
 
     paid_by_job: dict[int, dict[str, int]] = {}
     for ev in _events(client, "JobManager", "JackpotPaid", start):

@@ -5,7 +5,7 @@ produce checkpoint sequences that verification by replay must catch (Proof-of-Le
 Jia et al. 2021, section on spoofing): a skipped step leaves the weights unchanged while the
 step counter advances (saving compute); perturbed weights stand for a forged or tampered state.
 
-Run: not a script; `from veritrain.adversary import skip_step, perturb_weights`.
+Run: not a script; `from adversary.training import skip_step, perturb_weights`.
 """
 
 from __future__ import annotations

@@ -97,7 +97,7 @@ class KeySource:
 def setup_logging(verbose: int = 0, *, json_output: bool = False) -> None:
     """Configure logging (to stderr) for a command from its ``-v`` count: INFO by default,
     WARNING for a command printing ``--json`` results, DEBUG with ``-vv``."""
-    from veritrain.noderuntime import setup_logging as configure
+    from noderuntime import setup_logging as configure
 
     level = logging.WARNING if verbose == 0 and json_output else logging.INFO
     configure(level=logging.DEBUG if verbose >= 2 else level)

@@ -25,7 +25,7 @@ so unit tests pass an in-memory fake), the revert exception type a node catches 
 the node (`chain.errors.ContractRevert`), and it shares the Solidity enum mirrors of
 `chain.types`.
 
-Run: not a script; `from veritrain.noderuntime import NodeBase`.
+Run: not a script; `from noderuntime import NodeBase`.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 # The Solidity enums are mirrored once, in chain.types (pure Python, no RPC).
-from chain.types import DisputePhase, DisputeStatus, JobStatus, Role, RoundOutcome, Verdict
+from veritrain.enums import DisputePhase, DisputeStatus, JobStatus, Role, RoundOutcome, Verdict
 
 logger = logging.getLogger(__name__)
 
@@ -532,9 +532,7 @@ class NodeBase:
 
     def game_of(self, dispute_id: int) -> Any:
         """The game `dispute_id` (the job's `disputeId`) as a `veritrain.bisection.GameView`."""
-        from veritrain.bisection import GameView
-
-        return GameView.from_chain(self.client.get_game(dispute_id), dispute_id)
+        return self.client.get_game(dispute_id)
 
     def play_game(
         self,
@@ -610,7 +608,7 @@ class NodeBase:
             else:
                 mid = int(move.step or 0)
                 mine = hash_at(mid)
-                agrees = (agree or respond_agrees)(mine, game.pending)
+                agrees = (agree or respond_agrees)(mine, game.pending_hash)
                 record.update(step=mid, hash=to_hex(mine), agree=agrees)
                 receipt = self.send(
                     f"respond {label} at {mid}: {'agree' if agrees else 'DISAGREE'}",
@@ -716,8 +714,9 @@ class NodeBase:
             MerkleProofInvalid: the solver's proof of leaf s does not verify.
         """
         from veritrain.bisection import StepTrajectory
+        from veritrain.commitments import leaf_hash
         from veritrain.errors import MerkleProofInvalid
-        from veritrain.merkle import leaf_hash, verify_proof
+        from veritrain.merkle import verify_proof
         from veritrain.replay import fetch_checkpoint, fetch_proof
         from veritrain.store import CheckpointStore
 

@@ -1,0 +1,28 @@
+"""Node runtime: the floor between the chain bindings and the three roles.
+
+What every node does the same way: the polling loop with back-off, the duties anyone may
+perform (finalize, draw a committee, resolve, claim credit), the bisection game play, and the
+shared CLI options (`noderuntime.options`).
+
+Run: not a script; ``from noderuntime import NodeBase``.
+"""
+
+from noderuntime.node import (
+    TERMINAL_JOB_STATUSES,
+    JsonLogFormatter,
+    NodeBase,
+    progress_bar,
+    run_until_signalled,
+    setup_logging,
+    sleep_until,
+)
+
+__all__ = [
+    "TERMINAL_JOB_STATUSES",
+    "JsonLogFormatter",
+    "NodeBase",
+    "progress_bar",
+    "run_until_signalled",
+    "setup_logging",
+    "sleep_until",
+]

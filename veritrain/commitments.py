@@ -1,0 +1,164 @@
+"""Every commitment formula of the protocol, and the random secrets and salts behind them.
+
+One home for the hashes a node computes locally and a contract recomputes on chain, each
+byte-for-byte the Solidity formula (ABI encoding through eth_abi, keccak256):
+
+- `leaf_hash(step, state_hash)`: a checkpoint leaf of the job's Merkle tree
+  (`LibCheckpoint.leafHash`).
+- `secret_commitment(job_id, solver, secret)`: the solver's forced-error secret, committed with
+  its checkpoints (`VerificationRound`, docs/FORCED_ERRORS.md).
+- `verdict_commitment(job_id, verifier, approvals, salt)`: a verifier's sealed verdicts.
+- `vote_commitment(dispute_id, voter, segment_valid, salt)`: an arbiter's sealed committee vote
+  (`ArbitrationCommittee.commitVote`).
+- `new_secret()`, `new_salt()`: 32 cryptographically random bytes.
+
+Hashes are 32-byte ``bytes``; addresses 0x-hex strings (any case).
+
+Run: not a script; ``from veritrain.commitments import verdict_commitment``.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+
+from eth_abi import encode as abi_encode
+
+from veritrain._keccak import keccak256
+from veritrain.errors import MerkleError
+
+__all__ = [
+    "leaf_hash",
+    "new_salt",
+    "new_secret",
+    "secret_commitment",
+    "verdict_commitment",
+    "vote_commitment",
+]
+
+
+def new_secret() -> bytes:
+    """A uniformly random 32-byte secret (one per job, kept in the solver's node state)."""
+    return secrets.token_bytes(32)
+
+
+def new_salt() -> bytes:
+    """A uniformly random 32-byte salt for a sealed verdict or a committee vote."""
+    return secrets.token_bytes(32)
+
+
+def address_arg(value: str) -> str:
+    """A 0x address as eth_abi encodes it (lower case, so any checksum case is accepted).
+
+    Raises:
+        ValueError: not a 20-byte 0x-hex address.
+    """
+    text = value.lower()
+    if not text.startswith("0x") or len(text) != 42:
+        raise ValueError(f"not a 20-byte 0x address: {value!r}")
+    return text
+
+
+def bytes32_arg(value: bytes, what: str) -> bytes:
+    """`value` checked to be 32 bytes.
+
+    Raises:
+        ValueError: another length.
+    """
+    data = bytes(value)
+    if len(data) != 32:
+        raise ValueError(f"{what} must be 32 bytes, got {len(data)}")
+    return data
+
+
+def leaf_hash(step: int, state_hash: bytes) -> bytes:
+    """Leaf of checkpoint `step`: `keccak256(bytes.concat(keccak256(abi.encode(step, hash))))`.
+
+    Args:
+        step: the checkpoint's step (uint256).
+        state_hash: its 32-byte sha256 state hash (bytes32).
+
+    Returns:
+        The 32-byte leaf, equal to Solidity `LibCheckpoint.leafHash(step, stateHash)`.
+
+    Raises:
+        MerkleError: if `step` is out of uint256 range or `state_hash` is not 32 bytes.
+    """
+    if not 0 <= step < 2**256:
+        raise MerkleError(f"step {step} out of uint256 range")
+    if len(state_hash) != 32:
+        raise MerkleError(f"state hash must be 32 bytes, got {len(state_hash)}")
+    return keccak256(keccak256(step.to_bytes(32, "big") + bytes(state_hash)))
+
+
+def secret_commitment(job_id: int, solver: str, secret: bytes) -> bytes:
+    """``keccak256(abi.encode(uint256 jobId, address solver, bytes32 secret))``.
+
+    Args:
+        job_id: the job.
+        solver: the job's solver (0x address).
+        secret: the solver's 32-byte secret.
+
+    Returns:
+        The 32-byte commitment.
+
+    Raises:
+        ValueError: a malformed address or secret.
+    """
+    return keccak256(
+        abi_encode(
+            ["uint256", "address", "bytes32"],
+            [int(job_id), address_arg(solver), bytes32_arg(secret, "secret")],
+        )
+    )
+
+
+def verdict_commitment(job_id: int, verifier: str, approvals: Sequence[bool], salt: bytes) -> bytes:
+    """``keccak256(abi.encode(uint256 jobId, address verifier, bool[] approvals, bytes32 salt))``.
+
+    Args:
+        job_id: the job.
+        verifier: the assigned verifier (0x address).
+        approvals: one verdict per sampled segment, in sample order (True = approve).
+        salt: 32 random bytes kept until the reveal.
+
+    Returns:
+        The 32-byte commitment.
+
+    Raises:
+        ValueError: a malformed address or salt.
+    """
+    return keccak256(
+        abi_encode(
+            ["uint256", "address", "bool[]", "bytes32"],
+            [
+                int(job_id),
+                address_arg(verifier),
+                [bool(a) for a in approvals],
+                bytes32_arg(salt, "salt"),
+            ],
+        )
+    )
+
+
+def vote_commitment(dispute_id: int, voter: str, segment_valid: bool, salt: bytes) -> bytes:
+    """``keccak256(abi.encode(uint256 disputeId, address voter, bool segmentValid, bytes32 salt))``.
+
+    Args:
+        dispute_id: the dispute.
+        voter: the arbiter's address.
+        segment_valid: the vote.
+        salt: 32 random bytes kept secret until the reveal.
+
+    Returns:
+        The 32-byte commitment.
+
+    Raises:
+        ValueError: a malformed address or salt.
+    """
+    return keccak256(
+        abi_encode(
+            ["uint256", "address", "bool", "bytes32"],
+            [int(dispute_id), address_arg(voter), bool(segment_valid), bytes32_arg(salt, "salt")],
+        )
+    )
