@@ -39,7 +39,8 @@ def run_gas_scenario() -> tuple[list[tuple[str, int, str]], float]:
     """
     from chain.anvil import Anvil, dev_accounts
     from chain.client import ChainClient
-    from chain.deploy import ProtocolParams, deploy_protocol
+    from chain.deploy import deploy_protocol
+    from chain.manifest import ProtocolParams
     from tests.utils.round_script import commit, post_claims, reveal_secret, seal_and_reveal
     from veritrain.commitments import new_salt, vote_commitment
     from veritrain.enums import Role
@@ -63,20 +64,20 @@ def run_gas_scenario() -> tuple[list[tuple[str, int, str]], float]:
         by_addr = {cl.address: cl for cl in c.values()}
 
         for cl in c.values():
-            cl.faucet(10_000 * E18)
-            cl.approve(dep.addresses.stake_manager, 2**256 - 1)
-            cl.approve(dep.addresses.job_manager, 2**256 - 1)
-        rec("stake (solver)", solver.stake(Role.Solver, 300 * E18), "first stake of a role")
+            cl.token.faucet(10_000 * E18)
+            cl.token.approve(dep.addresses.stake_manager, 2**256 - 1)
+            cl.token.approve(dep.addresses.job_manager, 2**256 - 1)
+        rec("stake (solver)", solver.stakes.stake(Role.Solver, 300 * E18), "first stake of a role")
         for v in verifiers:
-            r = v.stake(Role.Verifier, 200 * E18)
+            r = v.stakes.stake(Role.Verifier, 200 * E18)
         rec("stake (verifier)", r, "joins the active verifier set")
-        rec("stake (whistleblower)", whistle.stake(Role.Whistleblower, 100 * E18))
+        rec("stake (whistleblower)", whistle.stakes.stake(Role.Whistleblower, 100 * E18))
 
         n, k = 300, 25
         hashes = [os.urandom(32) for _ in range(n // k + 1)]
 
         def post() -> tuple[int, Any]:
-            receipt = submitter.post_job(
+            receipt = submitter.jobs.post_job(
                 MODEL_ID, os.urandom(32), n, k, 50 * E18, "data:application/json;base64,e30="
             )
             return submitter.job_id_from(receipt), receipt
@@ -87,7 +88,7 @@ def run_gas_scenario() -> tuple[list[tuple[str, int, str]], float]:
             with `reject_first`, the second one also rejects another sample (a cheat)."""
             job_id, receipt = post()
             rec(f"postJob{note_prefix}", receipt, "escrows reward + V * fee")
-            rec(f"claimJob{note_prefix}", solver.claim_job(job_id), "locks solver stake")
+            rec(f"claimJob{note_prefix}", solver.jobs.claim_job(job_id), "locks solver stake")
             receipts: dict[str, Any] = {}
             t0 = time.perf_counter()
             url = "http://127.0.0.1:8701/jobs/1"
@@ -101,7 +102,7 @@ def run_gas_scenario() -> tuple[list[tuple[str, int, str]], float]:
             anvil.mine(2)
             rec(
                 f"assignVerifiers{note_prefix}",
-                solver.assign_verifiers(job_id),
+                solver.jobs.assign_verifiers(job_id),
                 f"V={params.verifiers_per_job}, q={params.samples_per_job}",
             )
             claims = post_claims(solver, job_id, hashes, secret, receipts=receipts)
@@ -110,7 +111,7 @@ def run_gas_scenario() -> tuple[list[tuple[str, int, str]], float]:
                 receipts["postClaims"],
                 f"q={params.samples_per_job} start/end hashes",
             )
-            assigned = [by_addr[a] for a in solver.get_assignment(job_id).verifiers]
+            assigned = [by_addr[a] for a in solver.jobs.get_assignment(job_id).verifiers]
             lazy = assigned[0].address
             f = claims.forced_sample
 
@@ -145,48 +146,48 @@ def run_gas_scenario() -> tuple[list[tuple[str, int, str]], float]:
         f1 = sc1[1].forced_sample
         rec(
             "challengeApproval",
-            whistle.challenge_approval(job1, f1, assigned[0].address),
+            whistle.jobs.challenge_approval(job1, f1, assigned[0].address),
             "posts a challenge bond",
         )
         reveal(job1, sc1, "")
         rec(
             "finalize (Finalized, forced error)",
-            solver.finalize(job1),
+            solver.jobs.finalize(job1),
             "slashes the approver, pays jackpots, mints shares",
         )
-        rec("claimCredit", solver.claim_credit(), "pull payment")
-        rec("fundJackpot", submitter.fund_jackpot(10 * E18))
+        rec("claimCredit", solver.jobs.claim_credit(), "pull payment")
+        rec("fundJackpot", submitter.jobs.fund_jackpot(10 * E18))
 
         # Cheating job: a verifier rejects a cheating sample as well as the forced claim.
         job2, _assigned, sc2 = run_to_verdicts(True, " (job 2)")
         reveal(job2, sc2, " (job 2)")
-        receipt = rec("finalize (opens dispute)", solver.finalize(job2), "calls the adjudicator")
+        receipt = rec("finalize (opens dispute)", solver.jobs.finalize(job2), "calls the adjudicator")
         dispute = solver.dispute_id_from(receipt)
         if dispute is None:
             raise RuntimeError("finalize did not open a dispute")
         anvil.mine(2)
-        rec("drawCommittee", solver.draw_committee(dispute), f"K={params.committee_size}")
-        committee = [by_addr[a] for a in solver.committee_of(dispute)]
+        rec("drawCommittee", solver.committee.draw_committee(dispute), f"K={params.committee_size}")
+        committee = [by_addr[a] for a in solver.committee.committee_of(dispute)]
         salts = {}
         for m in committee:
             salts[m.address] = new_salt()
-            r = m.commit_vote(dispute, vote_commitment(dispute, m.address, False, salts[m.address]))
+            r = m.committee.commit_vote(dispute, vote_commitment(dispute, m.address, False, salts[m.address]))
         rec("commitVote", r, "commit-reveal")
         for m in committee:
-            r = m.reveal_vote(dispute, False, salts[m.address])
+            r = m.committee.reveal_vote(dispute, False, salts[m.address])
         rec("revealVote", r, "last reveal")
         rec(
             "resolve (segment invalid)",
-            solver.resolve(dispute),
+            solver.committee.resolve(dispute),
             "settles: slashes solver + approver, credits winners",
         )
 
-        rec("payRevenue", submitter.pay_revenue(MODEL_ID, 100 * E18), "pro-rata accumulator")
-        rec("claimRevenue", solver.claim_revenue(MODEL_ID))
-        rec("requestUnbond", whistle.request_unbond(Role.Whistleblower, 50 * E18))
+        rec("payRevenue", submitter.shares.pay_revenue(MODEL_ID, 100 * E18), "pro-rata accumulator")
+        rec("claimRevenue", solver.shares.claim_revenue(MODEL_ID))
+        rec("requestUnbond", whistle.stakes.request_unbond(Role.Whistleblower, 50 * E18))
         anvil.increase_time(params.unbonding_delay + 1)
         anvil.mine()
-        rec("withdraw", whistle.withdraw(Role.Whistleblower))
+        rec("withdraw", whistle.stakes.withdraw(Role.Whistleblower))
     return rows, commit_seconds[0]
 
 

@@ -15,15 +15,7 @@ Run the chain tests: ``.venv/bin/python -m pytest tests/unit/chain tests/integra
 from chain.anvil import DEV_MNEMONIC, DEV_PRIVATE_KEYS, Anvil, AnvilError, dev_accounts
 from chain.artifacts import ArtifactError, build, load_artifact, repo_root
 from chain.client import MAX_UINT256, ChainClient
-from chain.deploy import (
-    ContractAddresses,
-    Deployment,
-    ProtocolParams,
-    deploy_protocol,
-    load_manifest,
-    manifest_path,
-    write_manifest,
-)
+from chain.deploy import deploy_protocol
 from chain.errors import (
     ChainError,
     ChainValueError,
@@ -41,6 +33,14 @@ from chain.keys import (
     load_account,
     load_keystore,
     new_account,
+)
+from chain.manifest import (
+    ContractAddresses,
+    Deployment,
+    ProtocolParams,
+    load_manifest,
+    manifest_path,
+    write_manifest,
 )
 from chain.types import (
     Assignment,

@@ -1,4 +1,4 @@
-"""Deploy the veritrain protocol and read/write deployment manifests.
+"""Deploy the veritrain protocol (the manifests themselves live in `chain.manifest`).
 
 `deploy_protocol` mirrors the wiring order of ``contracts/script/Deploy.s.sol`` (which the
 Forge tests use), signing every transaction locally through a `ChainClient`, so it works on a
@@ -18,247 +18,18 @@ Run a devnet deployment by hand:
 
 from __future__ import annotations
 
-import json
 import logging
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from typing import TYPE_CHECKING, Any
 
 from chain.errors import ChainValueError
+from chain.manifest import ContractAddresses, Deployment, ProtocolParams
 
 if TYPE_CHECKING:
     from chain.client import ChainClient
 
 logger = logging.getLogger(__name__)
 
-__all__ = [
-    "ProtocolParams",
-    "ContractAddresses",
-    "Deployment",
-    "deploy_protocol",
-    "write_manifest",
-    "load_manifest",
-    "manifest_path",
-    "DEFAULT_MANIFEST_DIR",
-]
-
-E18 = 10**18
-DEFAULT_MANIFEST_DIR = "deployments"
-
-
-class ProtocolParams(BaseModel):
-    """Constructor parameters of the protocol contracts.
-
-    Token amounts are in wei of the payment token; windows and delays in seconds. The defaults
-    suit a devnet with a few nodes; `demo` shortens the windows for an interactive run.
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    # JobManager.Params
-    solver_stake: int = Field(100 * E18, ge=0, description="locked per claim (wei)")
-    verifier_stake: int = Field(
-        10 * E18, ge=0, description="locked per verifier assignment and arbiter seat (wei)"
-    )
-    challenge_bond: int = Field(
-        5 * E18, ge=0, description="per reject verdict and per whistleblower challenge (wei)"
-    )
-    verifier_fee: int = Field(1 * E18, ge=0, description="per assigned verifier (wei)")
-    arbiter_fee: int = Field(1 * E18, ge=0, description="per majority arbiter (wei)")
-    jackpot: int = Field(
-        5 * E18,
-        ge=0,
-        description="paid from the jackpot pool per rejecter of a forced error and per "
-        "whistleblower that flagged an approved one (wei)",
-    )
-    verifiers_per_job: int = Field(3, ge=1, le=32, description="V (contract max 32)")
-    samples_per_job: int = Field(2, ge=1, le=64, description="q: sampled segments per job (max 64)")
-    commit_window: int = Field(3600, gt=0, description="claim -> commit deadline (s)")
-    verdict_window: int = Field(600, gt=0, description="assignment -> verdict deadline (s)")
-    reveal_window: int = Field(
-        300, gt=0, description="verdict reveal window, and the secret reveal window (s)"
-    )
-    challenge_window: int = Field(300, gt=0, description="verdicts -> challenge deadline (s)")
-    # VerificationRound (docs/FORCED_ERRORS.md)
-    forced_error_rate_bps: int = Field(
-        1_000, ge=0, le=10_000, description="share of jobs carrying a forced error (bps)"
-    )
-    jackpot_funding: int = Field(
-        100 * E18, ge=0, description="tokens the deployer puts in the jackpot pool (wei)"
-    )
-    # StakeManager
-    unbonding_delay: int = Field(600, ge=0, description="requestUnbond -> withdraw (s)")
-    min_stake_solver: int = Field(100 * E18, ge=0, description="Role.Solver minimum (wei)")
-    min_stake_verifier: int = Field(50 * E18, ge=0, description="Role.Verifier minimum (wei)")
-    min_stake_whistleblower: int = Field(
-        50 * E18, ge=0, description="Role.Whistleblower minimum (wei)"
-    )
-    # ArbitrationCommittee
-    committee_size: int = Field(3, ge=1, le=64, description="K arbiters per dispute (max 64)")
-    vote_commit_window: int = Field(300, gt=0, description="draw -> commit deadline (s)")
-    vote_reveal_window: int = Field(300, gt=0, description="commit end -> reveal deadline (s)")
-    # Adjudicator (docs/DISPUTES.md): the v0 committee on whole segments, or the bisection game
-    # (the committee then judges only the last step).
-    adjudicator: Literal["committee", "bisection"] = Field(
-        "committee", description="JobManager adjudicator"
-    )
-    clock_seconds: int = Field(
-        3600, gt=0, le=365 * 86400, description="bisection: chess clock per side (s)"
-    )
-    move_bond: int = Field(1 * E18, ge=0, description="bisection: bond per move (wei)")
-
-    @model_validator(mode="after")
-    def _check(self) -> ProtocolParams:
-        if self.committee_size % 2 == 0:
-            logger.warning(
-                "committee_size %d is even: ties keep the commitment valid", self.committee_size
-            )
-        return self
-
-    @classmethod
-    def demo(cls, **overrides: Any) -> ProtocolParams:
-        """Short windows for an interactive demo (V=5, q=4, K=3; commit 900 s, verdict 180 s,
-        reveal 30 s, challenge 30 s, vote commit 90 s, reveal 60 s, unbonding 60 s; bisection:
-        clock 120 s, move bond 1e18). Every job carries a forced error (rate 10_000 bps; jackpot
-        2e18, pool funded with 100e18), so every run shows one caught. q = 4 of 12 segments
-        keeps a cheater that cheats from segment 2 caught even when the forced error lands on
-        one of its sampled segments. Pass ``adjudicator="bisection"`` to use the bisection
-        game."""
-        values: dict[str, Any] = {
-            "solver_stake": 100 * E18,
-            "verifier_stake": 10 * E18,
-            "challenge_bond": 5 * E18,
-            "verifier_fee": 1 * E18,
-            "arbiter_fee": 1 * E18,
-            "jackpot": 2 * E18,
-            "verifiers_per_job": 5,
-            "samples_per_job": 4,
-            "commit_window": 900,
-            "verdict_window": 180,
-            "reveal_window": 30,
-            "challenge_window": 30,
-            "forced_error_rate_bps": 10_000,
-            "jackpot_funding": 100 * E18,
-            "unbonding_delay": 60,
-            "min_stake_solver": 100 * E18,
-            "min_stake_verifier": 50 * E18,
-            "min_stake_whistleblower": 50 * E18,
-            "committee_size": 3,
-            "vote_commit_window": 90,
-            "vote_reveal_window": 60,
-            "clock_seconds": 120,
-            "move_bond": 1 * E18,
-        }
-        values.update(overrides)
-        return cls(**values)
-
-    @property
-    def min_stakes(self) -> list[int]:
-        """``uint256[3] minStake`` indexed by Role (Solver, Verifier, Whistleblower)."""
-        return [self.min_stake_solver, self.min_stake_verifier, self.min_stake_whistleblower]
-
-    def job_params_tuple(self) -> tuple[int, ...]:
-        """``JobManager.Params`` in struct order (docs/FORCED_ERRORS.md section 4)."""
-        return (
-            self.solver_stake,
-            self.verifier_stake,
-            self.challenge_bond,
-            self.verifier_fee,
-            self.arbiter_fee,
-            self.jackpot,
-            self.verifiers_per_job,
-            self.samples_per_job,
-            self.commit_window,
-            self.verdict_window,
-            self.reveal_window,
-            self.challenge_window,
-        )
-
-    def job_escrow(self, reward: int) -> int:
-        """Tokens `postJob` pulls from the submitter: ``reward + V * verifierFee`` (wei)."""
-        return reward + self.verifiers_per_job * self.verifier_fee
-
-
-class ContractAddresses(BaseModel):
-    """Checksummed addresses of the deployed contracts."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    token: str
-    stake_manager: str
-    job_manager: str
-    arbitration: str
-    share_registry: str
-    verification_round: str | None = None
-    bisection_game: str | None = None
-
-
-class Deployment(BaseModel):
-    """One protocol deployment: what a node needs to talk to it (the manifest's content).
-
-    Attributes:
-        chain_id: EIP-155 chain id.
-        addresses: contract addresses.
-        params: constructor parameters used.
-        block: block number of the first deployment transaction (event scans start here).
-        deployer: address that deployed and holds the admin roles.
-        token_deployed: True when VeriToken was deployed here (devnet), False for an existing
-            ERC-20.
-    """
-
-    model_config = ConfigDict(frozen=True, extra="ignore")
-
-    chain_id: int
-    addresses: ContractAddresses
-    params: ProtocolParams
-    block: int = Field(ge=0)
-    deployer: str
-    token_deployed: bool = True
-
-
-def manifest_path(chain_id: int, directory: str | Path = DEFAULT_MANIFEST_DIR) -> Path:
-    """``<directory>/<chain_id>.json``."""
-    return Path(directory) / f"{chain_id}.json"
-
-
-def write_manifest(deployment: Deployment, directory: str | Path = DEFAULT_MANIFEST_DIR) -> Path:
-    """Write ``<directory>/<chain_id>.json`` atomically (temp file + rename).
-
-    Args:
-        deployment: the deployment to save.
-        directory: folder of manifests (created if missing).
-
-    Returns:
-        The manifest path.
-    """
-    path = manifest_path(deployment.chain_id, directory)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(deployment.model_dump(mode="json"), indent=2, sort_keys=True) + "\n")
-    tmp.replace(path)
-    return path
-
-
-def load_manifest(
-    path_or_chain_id: str | Path | int, directory: str | Path = DEFAULT_MANIFEST_DIR
-) -> Deployment:
-    """Load a manifest from a path, or ``<directory>/<chain_id>.json`` from a chain id.
-
-    Raises:
-        ChainValueError: the file is missing or not a valid manifest.
-    """
-    if isinstance(path_or_chain_id, int):
-        path = manifest_path(path_or_chain_id, directory)
-    else:
-        path = Path(path_or_chain_id)
-    try:
-        return Deployment.model_validate_json(path.read_text())
-    except FileNotFoundError as exc:
-        raise ChainValueError(f"no deployment manifest at {path}") from exc
-    except ValueError as exc:
-        raise ChainValueError(f"invalid deployment manifest {path}: {exc}") from exc
-
+__all__ = ["deploy_protocol"]
 
 def _ctor_args(name: str, values: dict[str, Any], params: ProtocolParams) -> list[Any]:
     """Constructor arguments of artifact ``name``, resolved by parameter name.
@@ -404,15 +175,15 @@ def deploy_protocol(
     )
     client.use_deployment(deployment)
     if params.jackpot_funding > 0:
-        if token_deployed and client.balance_of() < params.jackpot_funding:
-            client.faucet(params.jackpot_funding - client.balance_of())
-        if client.balance_of() >= params.jackpot_funding:
-            client.fund_jackpot(params.jackpot_funding)
+        if token_deployed and client.token.balance_of() < params.jackpot_funding:
+            client.token.faucet(params.jackpot_funding - client.token.balance_of())
+        if client.token.balance_of() >= params.jackpot_funding:
+            client.jobs.fund_jackpot(params.jackpot_funding)
         else:
             logger.warning(
                 "jackpot pool NOT funded: the deployer holds %d < %d wei of the payment token; "
                 "fund it with `veritrain jackpot fund`",
-                client.balance_of(),
+                client.token.balance_of(),
                 params.jackpot_funding,
             )
     return deployment

@@ -6,7 +6,7 @@ custom error of every loaded ABI, and also decodes Solidity's built-in ``Error(s
 ``Panic(uint256)``::
 
     try:
-        client.challenge_approval(job_id, 0, verifier)
+        client.jobs.challenge_approval(job_id, 0, verifier)
     except ContractRevert as err:
         err.name        # "ChallengeWindowClosed"
         err.named_args  # {"jobId": 3, "deadline": ..., "nowTs": ...}

@@ -113,7 +113,8 @@ def devnet(
     setup_logging(verbose)
     from chain.anvil import Anvil, dev_accounts
     from chain.client import ChainClient
-    from chain.deploy import ProtocolParams, deploy_protocol, write_manifest
+    from chain.deploy import deploy_protocol
+    from chain.manifest import ProtocolParams, write_manifest
 
     params = ProtocolParams.demo() if preset == "demo" else ProtocolParams()
     amount = to_wei(fund)
@@ -123,7 +124,7 @@ def devnet(
         dep = _run_chain(lambda: deploy_protocol(deployer, params))
         path = write_manifest(dep, deployments)
         for acct in accounts:
-            ChainClient(anvil.rpc_url, acct, dep).faucet(amount)
+            ChainClient(anvil.rpc_url, acct, dep).token.faucet(amount)
         typer.echo(f"anvil      {anvil.rpc_url} (chain id {dep.chain_id})")
         typer.echo(f"manifest   {path}")
         for name, addr in dep.addresses.model_dump().items():
@@ -156,7 +157,8 @@ def deploy(
 ) -> None:
     """Deploy the contracts to any EVM chain and write deployments/<chain id>.json."""
     setup_logging(verbose, json_output=json_out)
-    from chain.deploy import ProtocolParams, deploy_protocol, write_manifest
+    from chain.deploy import deploy_protocol
+    from chain.manifest import ProtocolParams, write_manifest
 
     client = connect(
         rpc_url, None, _keys(keystore, password_env, key_env, None), need_deployment=False
@@ -190,15 +192,15 @@ def stake(
     """Stake tokens for a role (approves the StakeManager first)."""
     client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
     r = _role(role)
-    _run_chain(lambda: client.stake(r, to_wei(amount)))
-    view = client.stake_of(client.address, r)
+    _run_chain(lambda: client.stakes.stake(r, to_wei(amount)))
+    view = client.stakes.stake_of(client.address, r)
     payload = {
         "address": client.address,
         "role": role,
         "staked_wei": view.staked,
         "locked_wei": view.locked,
         "unbonding_wei": view.unbonding,
-        "active": client.is_active(client.address, r),
+        "active": client.stakes.is_active(client.address, r),
     }
     if json_out:
         emit_json(payload)
@@ -223,8 +225,8 @@ def unbond(
     """Start unbonding free stake; withdraw it after the unbonding delay."""
     client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
     r = _role(role)
-    _run_chain(lambda: client.request_unbond(r, to_wei(amount)))
-    view = client.stake_of(client.address, r)
+    _run_chain(lambda: client.stakes.request_unbond(r, to_wei(amount)))
+    view = client.stakes.stake_of(client.address, r)
     typer.echo(f"unbonding {_fmt_tokens(view.unbonding)} until timestamp {view.release_at}")
 
 
@@ -240,8 +242,8 @@ def withdraw(
 ) -> None:
     """Withdraw unbonded stake once its delay has passed."""
     client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
-    _run_chain(lambda: client.withdraw(_role(role)))
-    typer.echo(f"withdrawn; wallet balance {_fmt_tokens(client.balance_of())}")
+    _run_chain(lambda: client.stakes.withdraw(_role(role)))
+    typer.echo(f"withdrawn; wallet balance {_fmt_tokens(client.token.balance_of())}")
 
 
 @app.command()
@@ -257,9 +259,9 @@ def credit(
 ) -> None:
     """Show (and with --claim, withdraw) the account's pull-payment credit."""
     client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
-    amount = client.credit_of()
+    amount = client.jobs.credit_of()
     if claim and amount > 0:
-        _run_chain(client.claim_credit)
+        _run_chain(client.jobs.claim_credit)
     if json_out:
         emit_json({"address": client.address, "credit_wei": amount, "claimed": claim})
     else:
@@ -303,7 +305,7 @@ def job_submit(
             profile=ExecutionProfile(threads=threads),
         )
         receipt = _run_chain(
-            lambda spec=spec: client.post_job(
+            lambda spec=spec: client.jobs.post_job(
                 spec.model_id_hash(),
                 spec.spec_hash(),
                 spec.total_steps,
@@ -323,7 +325,7 @@ def job_submit(
 
 
 def _job_dict(client: Any, job_id: int) -> dict[str, Any]:
-    job = client.get_job(job_id)
+    job = client.jobs.get_job(job_id)
     return {
         "job_id": job_id,
         "status": job.status.name,
@@ -345,7 +347,7 @@ def job_list(
 ) -> None:
     """List every job with its status."""
     client = _reader(rpc_url, deployment)
-    jobs = [_job_dict(client, j) for j in range(1, client.job_count() + 1)]
+    jobs = [_job_dict(client, j) for j in range(1, client.jobs.job_count() + 1)]
     if json_out:
         emit_json({"jobs": jobs})
         return
@@ -374,7 +376,7 @@ def job_show(
     """Print one job as JSON, with its verifier assignment and verification round."""
     client = _reader(rpc_url, deployment)
     data = _job_dict(client, job_id)
-    assignment = client.get_assignment(job_id)
+    assignment = client.jobs.get_assignment(job_id)
     data["verifiers"] = list(assignment.verifiers)
     data["segments"] = list(assignment.segments)
     data["round"] = round_report(client, job_id)
@@ -392,17 +394,17 @@ def round_report(client: Any, job_id: int) -> dict[str, Any]:
     """
     from veritrain.enums import JobStatus, RoundOutcome, Verdict
 
-    job = client.get_job(job_id, with_uris=False)
+    job = client.jobs.get_job(job_id, with_uris=False)
     if job.status < JobStatus.Verifying or job.status is JobStatus.Cancelled:
         return {"claims_posted": False, "outcome": None}  # no sample drawn yet
-    assignment = client.get_assignment(job_id)
-    claims = client.claims_of(job_id)
-    round_view = client.round_of(job_id)
-    outcome, sample = client.outcome(job_id)
+    assignment = client.jobs.get_assignment(job_id)
+    claims = client.round.claims_of(job_id)
+    round_view = client.round.round_of(job_id)
+    outcome, sample = client.round.outcome(job_id)
     verdicts = []
     for v in assignment.verifiers:
-        commitment, revealed = client.verdict_commitment_of(job_id, v)
-        recorded = client.verdicts_of(job_id, v)
+        commitment, revealed = client.round.verdict_commitment_of(job_id, v)
+        recorded = client.jobs.verdicts_of(job_id, v)
         verdicts.append(
             {
                 "verifier": v,
@@ -414,7 +416,7 @@ def round_report(client: Any, job_id: int) -> dict[str, Any]:
             }
         )
     forced = outcome is RoundOutcome.Forced
-    windows = client.windows_of(job_id)
+    windows = client.round.windows_of(job_id)
     return {
         "claims_posted": claims.posted,
         "start_hashes": ["0x" + h.hex() for h in claims.start_hashes],
@@ -451,8 +453,8 @@ def jackpot_fund(
     """Add tokens to the jackpot pool that pays whoever catches a forced error."""
     client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
     wei = to_wei(amount)
-    _run_chain(lambda: client.fund_jackpot(wei))
-    pool = client.jackpot_pool()
+    _run_chain(lambda: client.jobs.fund_jackpot(wei))
+    pool = client.jobs.jackpot_pool()
     if json_out:
         emit_json({"funder": client.address, "amount_wei": wei, "pool_wei": pool})
     else:
@@ -468,9 +470,9 @@ def jackpot_show(
     """Show the jackpot pool, the jackpot per winner and the forced-error rate."""
     client = _reader(rpc_url, deployment)
     data = {
-        "pool_wei": client.jackpot_pool(),
-        "jackpot_wei": client.job_params().jackpot,
-        "forced_error_rate_bps": client.forced_error_rate_bps(),
+        "pool_wei": client.jobs.jackpot_pool(),
+        "jackpot_wei": client.jobs.job_params().jackpot,
+        "forced_error_rate_bps": client.round.forced_error_rate_bps(),
     }
     if json_out:
         emit_json(data)
@@ -487,8 +489,8 @@ def _reader(rpc_url: str, deployment: Path | None) -> Any:
     from eth_account import Account
 
     from chain.client import ChainClient
-    from chain.deploy import load_manifest
     from chain.errors import ChainValueError
+    from chain.manifest import load_manifest
 
     probe = ChainClient(rpc_url, Account.create())
     try:
@@ -522,7 +524,7 @@ def shares_report(client: Any, model: str, account: str | None = None) -> dict[s
         "bps", "revenue_wei"}]}``.
     """
     model_id = _model_id(model)
-    token = client.shares_of(model_id)
+    token = client.shares.shares_of(model_id)
     out: dict[str, Any] = {
         "model": model,
         "model_id": "0x" + model_id.hex(),
@@ -532,7 +534,7 @@ def shares_report(client: Any, model: str, account: str | None = None) -> dict[s
     }
     if token is None:
         return out
-    contract = client.model_shares(model_id)
+    contract = client.shares.model_shares(model_id)
     out["total_shares"] = int(contract.functions.totalSupply().call())
     if account is not None:
         holders = [account]
@@ -545,15 +547,15 @@ def shares_report(client: Any, model: str, account: str | None = None) -> dict[s
                     seen[addr] = None
         holders = list(seen)
     for addr in holders:
-        bal = client.share_balance(model_id, addr)
+        bal = client.shares.balance_of(model_id, addr)
         if account is None and bal == 0:
             continue
         out["holders"].append(
             {
                 "address": addr,
                 "shares": bal,
-                "bps": client.ownership_bps(model_id, addr),
-                "revenue_wei": client.revenue_of(model_id, addr),
+                "bps": client.shares.ownership_bps(model_id, addr),
+                "revenue_wei": client.shares.revenue_of(model_id, addr),
             }
         )
     return out
@@ -607,7 +609,7 @@ def revenue_pay(
     """Pay model revenue; it is split pro rata among the share holders."""
     client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
     model_id = _model_id(model)
-    _run_chain(lambda: client.pay_revenue(model_id, to_wei(amount)))
+    _run_chain(lambda: client.shares.pay_revenue(model_id, to_wei(amount)))
     typer.echo(f"paid {amount} VTT of revenue into {model}")
 
 
@@ -624,8 +626,8 @@ def revenue_claim(
     """Claim the caller's share of a model's revenue."""
     client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
     model_id = _model_id(model)
-    amount = client.revenue_of(model_id)
-    _run_chain(lambda: client.claim_revenue(model_id))
+    amount = client.shares.revenue_of(model_id)
+    _run_chain(lambda: client.shares.claim_revenue(model_id))
     typer.echo(f"claimed {_fmt_tokens(amount)} VTT of {model} revenue")
 
 
@@ -671,6 +673,7 @@ def demo(
 
 
 def _mount_nodes() -> None:
+    from adversary.cli import app as adversary_app
     from solver.cli import app as solver_app
     from verifier.cli import app as verifier_app
     from whistleblower.cli import app as whistleblower_app
@@ -678,6 +681,9 @@ def _mount_nodes() -> None:
     app.add_typer(solver_app, name="solver", help="Run a solver node.")
     app.add_typer(verifier_app, name="verifier", help="Run a verifier node.")
     app.add_typer(whistleblower_app, name="whistleblower", help="Run a whistleblower node.")
+    app.add_typer(
+        adversary_app, name="adversary", help="TESTING ONLY: run adversary nodes."
+    )
 
 
 _mount_nodes()

@@ -40,17 +40,18 @@ __all__ = ["DemoConfig", "run_demo", "print_summary", "NODE_LAYOUT"]
 E18 = 10**18
 MODEL_NAME = "digits-mlp"
 
-#: (dev account index, role, process name, extra CLI args)
+#: (dev account index, role, process name, CLI command); the adversaries run from the
+#: testing-only `veritrain adversary` group.
 NODE_LAYOUT: tuple[tuple[int, str, str, tuple[str, ...]], ...] = (
-    (1, "solver", "solver-honest", ()),
-    (2, "solver", "solver-skip-steps", ("--adversary", "skip-steps")),
-    (3, "solver", "solver-perturb", ("--adversary", "perturb")),
-    (4, "verifier", "verifier-1", ()),
-    (5, "verifier", "verifier-2", ()),
-    (6, "verifier", "verifier-3", ()),
-    (7, "verifier", "verifier-4", ()),
-    (8, "verifier", "verifier-lazy", ("--lazy",)),
-    (9, "whistleblower", "whistleblower", ()),
+    (1, "solver", "solver-honest", ("solver", "run")),
+    (2, "solver", "solver-skip-steps", ("adversary", "solver", "--mode", "skip-steps")),
+    (3, "solver", "solver-perturb", ("adversary", "solver", "--mode", "perturb")),
+    (4, "verifier", "verifier-1", ("verifier", "run")),
+    (5, "verifier", "verifier-2", ("verifier", "run")),
+    (6, "verifier", "verifier-3", ("verifier", "run")),
+    (7, "verifier", "verifier-4", ("verifier", "run")),
+    (8, "verifier", "verifier-lazy", ("adversary", "verifier", "--lazy")),
+    (9, "whistleblower", "whistleblower", ("whistleblower", "run")),
 )
 STAKES = {"solver": 100 * E18, "verifier": 200 * E18, "whistleblower": 100 * E18}
 ROLE_IDS = {"solver": 0, "verifier": 1, "whistleblower": 2}
@@ -124,7 +125,8 @@ def run_demo(cfg: DemoConfig) -> dict[str, Any]:
     """
     from chain.anvil import Anvil, dev_accounts
     from chain.client import ChainClient
-    from chain.deploy import ProtocolParams, deploy_protocol, write_manifest
+    from chain.deploy import deploy_protocol
+    from chain.manifest import ProtocolParams, write_manifest
 
     t0 = time.monotonic()
     workdir = cfg.workdir or Path("runs") / time.strftime("demo-%Y%m%d-%H%M%S")
@@ -149,23 +151,21 @@ def run_demo(cfg: DemoConfig) -> dict[str, Any]:
         # Fund every account and stake the node roles (what `veritrain stake` does).
         for idx, role, _name, _ in NODE_LAYOUT:
             c = ChainClient(anvil.rpc_url, accounts[idx], dep)
-            c.faucet(1_000 * E18)
-            c.stake(ROLE_IDS[role], STAKES[role])
-        deployer.faucet(10_000 * E18)
+            c.token.faucet(1_000 * E18)
+            c.stakes.stake(ROLE_IDS[role], STAKES[role])
+        deployer.token.faucet(10_000 * E18)
 
         env = {**os.environ, **cfg.extra_env, "PYTHONUNBUFFERED": "1"}
         common = ["--rpc-url", anvil.rpc_url, "--deployment", str(manifest)]
         try:
-            for idx, role, name, extra in NODE_LAYOUT:
+            for idx, role, name, command in NODE_LAYOUT:
                 argv = _cli(
-                    role,
-                    "run",
+                    *command,
                     *common,
                     "--dev-account",
                     str(idx),
                     "--data-dir",
                     str(workdir / "nodes" / name),
-                    *extra,
                 )
                 if role == "solver":
                     argv += ["--port", str(_free_port()), "--host", "127.0.0.1"]
@@ -200,10 +200,10 @@ def run_demo(cfg: DemoConfig) -> dict[str, Any]:
             if summary["shares"] and cfg.revenue_tokens:
                 from veritrain.spec import model_id_hash
 
-                deployer.pay_revenue(model_id_hash(MODEL_NAME), cfg.revenue_tokens * E18)
+                deployer.shares.pay_revenue(model_id_hash(MODEL_NAME), cfg.revenue_tokens * E18)
                 mid = model_id_hash(MODEL_NAME)
                 for holder in summary["shares"]:
-                    holder["revenue_wei"] = deployer.revenue_of(mid, holder["address"])
+                    holder["revenue_wei"] = deployer.shares.revenue_of(mid, holder["address"])
                 summary["revenue_paid_wei"] = cfg.revenue_tokens * E18
         finally:
             _stop_all(procs)
@@ -241,8 +241,8 @@ def _wait_settled(
             dead = [n for n, p in procs.items() if p.poll() is not None]
             if dead:
                 raise RuntimeError(f"node process(es) exited early: {', '.join(dead)}; see logs")
-            count = client.job_count()
-            statuses = [client.get_job(j).status for j in range(1, count + 1)]
+            count = client.jobs.job_count()
+            statuses = [client.jobs.get_job(j).status for j in range(1, count + 1)]
             progress.update(
                 task,
                 description="jobs: "
@@ -264,23 +264,24 @@ def _job_accuracy(client: Any, job: Any) -> float | None:
     from veritrain.commitments import leaf_hash
     from veritrain.errors import VeritrainError
     from veritrain.merkle import verify_proof
-    from veritrain.replay import fetch_checkpoint, fetch_proof
     from veritrain.spec import load_spec
     from veritrain.training import TrainingEngine
+    from veritrain.wire import CheckpointClient
 
     if not job.checkpoint_url:
         return None
     try:
         spec = load_spec(job.spec_uri, job.spec_hash)
         last = spec.num_leaves - 1
-        proof = fetch_proof(job.checkpoint_url, last)
+        solver = CheckpointClient(job.checkpoint_url)
+        proof = solver.proof(last)
         if not verify_proof(
             proof.proof_bytes(),
             job.merkle_root,
             leaf_hash(spec.total_steps, proof.state_hash_bytes()),
         ):
             return None
-        blob = fetch_checkpoint(job.checkpoint_url, spec.total_steps, proof.state_hash_bytes())
+        blob = solver.checkpoint(spec.total_steps, proof.state_hash_bytes())
         engine = TrainingEngine(spec)
         return round(float(engine.evaluate(engine.load_state(blob))), 4)
     except (VeritrainError, OSError, ValueError) as exc:
@@ -296,8 +297,8 @@ def _summarize(
 
     start = dep.block
     jobs = []
-    for job_id in range(1, client.job_count() + 1):
-        job = client.get_job(job_id)
+    for job_id in range(1, client.jobs.job_count() + 1):
+        job = client.jobs.get_job(job_id)
         jobs.append(
             {
                 "job_id": job_id,
@@ -394,10 +395,10 @@ def _forced_errors(client: Any, start: int, names: dict[str, str]) -> list[dict[
     for ev in _events(client, "JobManager", "ForcedErrorSettled", start):
         job_id = int(ev["args"]["jobId"])
         sample = int(ev["args"]["sampleIndex"])
-        assignment = client.get_assignment(job_id)
+        assignment = client.jobs.get_assignment(job_id)
         approvers, rejecters = [], []
         for v in assignment.verifiers:
-            verdicts = client.verdicts_of(job_id, v)
+            verdicts = client.jobs.verdicts_of(job_id, v)
             if sample < len(verdicts) and verdicts[sample] is Verdict.Approve:
                 approvers.append(v)
             elif sample < len(verdicts) and verdicts[sample] is Verdict.Reject:
@@ -450,7 +451,7 @@ def _dispute_trace(
         ):
             touch("BisectionGame", event, "disputeId", dispute_id)
         resolved = touch("BisectionGame", "GameResolved", "disputeId", dispute_id)
-        game = client.get_game(dispute_id)
+        game = client.game.get_game(dispute_id)
         committee_id = game.step_dispute_id
         winner = resolved[0]["args"]["winner"] if resolved else None
         trace.update(

@@ -13,7 +13,7 @@ One place for what every node does the same way:
   one sampled segment from the solver's claimed start hash, compared with its claimed end
   hash; `veritrain.replay.check_claim`).
 - `progress_bar`: a Rich progress bar that is disabled when stderr is not a terminal.
-- The bisection game (docs/DISPUTES.md), for whichever side a node plays: `uses_bisection`,
+- The bisection game (docs/DISPUTES.md), for whichever side a node plays: `adjudication`,
   `game_of`, `play_game` (one move of this node's side when it is its turn, or a timeout
   claim when the opponent's clock ran out; the decision is `veritrain.bisection.next_move`),
   `segment_trajectory` (the honest per-step replay of a committed segment, from its start
@@ -39,6 +39,8 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+
+from noderuntime.adjudication import Adjudication, adjudication_for
 
 # The Solidity enums are mirrored once, in chain.types (pure Python, no RPC).
 from veritrain.enums import DisputePhase, DisputeStatus, JobStatus, Role, RoundOutcome, Verdict
@@ -147,6 +149,7 @@ class NodeBase:
         revert_types: exception types meaning "the contract reverted" (logged, not fatal).
         poll_interval: seconds between two rounds when idle.
         max_backoff: upper bound (seconds) of the exponential back-off after errors.
+        adjudication: the adjudication strategy; None picks it from ``client.adjudicator``.
     """
 
     def __init__(
@@ -157,6 +160,7 @@ class NodeBase:
         revert_types: tuple[type[BaseException], ...] = (),
         poll_interval: float = 1.0,
         max_backoff: float = 30.0,
+        adjudication: Adjudication | None = None,
     ) -> None:
         self.client = client
         self.name = name
@@ -170,6 +174,7 @@ class NodeBase:
         self._engines: dict[str, Any] = {}
         self._trajectories: dict[tuple[int, int], Any] = {}
         self.http_client: Any = None  # an httpx.Client for checkpoint fetches (tests inject one)
+        self._adjudication: Adjudication | None = adjudication
 
     # ---------------------------------------------------------------------------- loop
     @property
@@ -264,13 +269,13 @@ class NodeBase:
         Raises:
             ContractRevert: the stake transaction reverted (e.g. not enough tokens).
         """
-        if self.client.is_active(self.client.address, int(role)):
+        if self.client.stakes.is_active(self.client.address, int(role)):
             return
         if amount is None:
             amount = self.default_stake(role)
         self.ensure_funds(amount)
         self.log.info("staking %d wei as %s", amount, role.name)
-        self.client.stake(int(role), amount)
+        self.client.stakes.stake(int(role), amount)
 
     def ensure_funds(self, amount: int) -> None:
         """Make sure the account holds `amount` wei of the payment token (bonds, stakes).
@@ -281,9 +286,9 @@ class NodeBase:
         Args:
             amount: wei needed.
         """
-        balance = int(self.client.balance_of(self.client.address))
+        balance = int(self.client.token.balance_of(self.client.address))
         if balance < amount:
-            self.send(f"faucet {amount - balance} wei", self.client.faucet, amount - balance)
+            self.send(f"faucet {amount - balance} wei", self.client.token.faucet, amount - balance)
 
     def default_stake(self, role: Role) -> int:
         """A stake that lets the node take several jobs: 4x the per-job lock, at least min.
@@ -294,13 +299,13 @@ class NodeBase:
         Returns:
             Stake amount in wei.
         """
-        params = self.client.job_params()
+        params = self.client.jobs.job_params()
         per_job = {
             Role.Solver: params.solver_stake,
             Role.Verifier: params.verifier_stake,
             Role.Whistleblower: params.challenge_bond,
         }[role]
-        minimum = int(self.client.min_stake(int(role)))
+        minimum = int(self.client.stakes.min_stake(int(role)))
         return max(minimum, 4 * int(per_job))
 
     def finalize_if_due(self, job_id: int, job: Any | None = None) -> bool:
@@ -318,28 +323,23 @@ class NodeBase:
         Returns:
             True if a finalize transaction succeeded.
         """
-        job = job if job is not None else self.client.get_job(job_id)
+        job = job if job is not None else self.client.jobs.get_job(job_id)
         status = JobStatus(int(job.status))
         if status is JobStatus.Verifying:
             if self.chain_time() <= int(job.challenge_deadline):
                 return False
-            outcome, _sample = self.client.outcome(job_id)
+            outcome, _sample = self.client.round.outcome(job_id)
             if RoundOutcome(int(outcome)) is RoundOutcome.Pending:
                 return False
         elif status is JobStatus.Disputed:
             dispute_id = int(job.dispute_id)
             if dispute_id == 0:
                 return False
-            if self.uses_bisection():
-                if not self.game_of(dispute_id).resolved:
-                    return False
-            else:
-                dispute = self.client.get_dispute(dispute_id)
-                if DisputeStatus(int(dispute.status)) is not DisputeStatus.Resolved:
-                    return False
+            if not self.client.dispute_resolved(dispute_id):
+                return False
         else:
             return False
-        receipt = self.send(f"finalize job {job_id}", self.client.finalize, job_id, quiet=True)
+        receipt = self.send(f"finalize job {job_id}", self.client.jobs.finalize, job_id, quiet=True)
         return receipt is not None
 
     def draw_committee_if_ready(self, dispute_id: int) -> bool:
@@ -351,14 +351,14 @@ class NodeBase:
         Returns:
             True if the transaction succeeded.
         """
-        dispute = self.client.get_dispute(dispute_id)
+        dispute = self.client.committee.get_dispute(dispute_id)
         if DisputeStatus(int(dispute.status)) is not DisputeStatus.AwaitingCommittee:
             return False
         if self.block_number() <= int(dispute.randomness_block):
             return False
         receipt = self.send(
             f"drawCommittee dispute {dispute_id}",
-            self.client.draw_committee,
+            self.client.committee.draw_committee,
             dispute_id,
             quiet=True,
         )
@@ -374,10 +374,10 @@ class NodeBase:
         Returns:
             True if the transaction succeeded.
         """
-        if DisputePhase(int(self.client.dispute_phase(dispute_id))) is not DisputePhase.Resolvable:
+        if DisputePhase(int(self.client.committee.dispute_phase(dispute_id))) is not DisputePhase.Resolvable:
             return False
         receipt = self.send(
-            f"resolve dispute {dispute_id}", self.client.resolve, dispute_id, quiet=True
+            f"resolve dispute {dispute_id}", self.client.committee.resolve, dispute_id, quiet=True
         )
         return receipt is not None
 
@@ -387,10 +387,10 @@ class NodeBase:
         Returns:
             The amount claimed (wei), 0 when there was none.
         """
-        credit = int(self.client.credit_of(self.client.address))
+        credit = int(self.client.jobs.credit_of(self.client.address))
         if credit == 0:
             return 0
-        if self.send(f"claimCredit {credit} wei", self.client.claim_credit) is None:
+        if self.send(f"claimCredit {credit} wei", self.client.jobs.claim_credit) is None:
             return 0
         return credit
 
@@ -524,15 +524,17 @@ class NodeBase:
         return result
 
     # ------------------------------------------------------------------------ bisection
-    def uses_bisection(self) -> bool:
-        """Whether the deployment's adjudicator is the bisection game (docs/DISPUTES.md)
-        rather than the v0 segment committee (`ProtocolParams.adjudicator`)."""
-        params = getattr(getattr(self.client, "deployment", None), "params", None)
-        return str(getattr(params, "adjudicator", "committee")) == "bisection"
+    @property
+    def adjudication(self) -> Adjudication:
+        """This node's adjudication strategy, picked once from the deployment's adjudicator
+        (``client.adjudicator``; `noderuntime.adjudication`)."""
+        if self._adjudication is None:
+            self._adjudication = adjudication_for(self.client.adjudicator)
+        return self._adjudication
 
     def game_of(self, dispute_id: int) -> Any:
         """The game `dispute_id` (the job's `disputeId`) as a `veritrain.bisection.GameView`."""
-        return self.client.get_game(dispute_id)
+        return self.client.game.get_game(dispute_id)
 
     def play_game(
         self,
@@ -574,7 +576,7 @@ class NodeBase:
         if move.kind is MoveKind.CLAIM_TIMEOUT:
             receipt = self.send(
                 f"claimTimeout {label} (opponent's clock ran out)",
-                self.client.claim_timeout,
+                self.client.game.claim_timeout,
                 dispute_id,
             )
         else:
@@ -586,7 +588,7 @@ class NodeBase:
                 record.update(start=to_hex(start_hash), end=to_hex(end_hash))
                 receipt = self.send(
                     f"postEndpoints {label}",
-                    self.client.post_endpoints,
+                    self.client.game.post_endpoints,
                     dispute_id,
                     start_hash,
                     end_hash,
@@ -599,7 +601,7 @@ class NodeBase:
                 record.update(step=mid, hash=to_hex(mid_hash))
                 receipt = self.send(
                     f"bisect {label} at {mid}: {to_hex(mid_hash)[:10]}",
-                    self.client.bisect,
+                    self.client.game.bisect,
                     dispute_id,
                     game.lo,
                     game.hi,
@@ -612,7 +614,7 @@ class NodeBase:
                 record.update(step=mid, hash=to_hex(mine), agree=agrees)
                 receipt = self.send(
                     f"respond {label} at {mid}: {'agree' if agrees else 'DISAGREE'}",
-                    self.client.respond,
+                    self.client.game.respond,
                     dispute_id,
                     game.lo,
                     game.hi,
@@ -680,9 +682,8 @@ class NodeBase:
             self.resolve_if_due(int(game.step_dispute_id))
 
     def move_bond(self) -> int:
-        """The game's `moveBond` (wei); 0 when the binding does not expose it."""
-        fn = getattr(self.client, "move_bond", None)
-        return int(fn()) if callable(fn) else 0
+        """The game's `moveBond` (wei)."""
+        return int(self.client.game.move_bond())
 
     def claim_game_credit(self) -> int:
         """Claim this account's credit on the bisection game (bonds won), if any.
@@ -690,13 +691,10 @@ class NodeBase:
         Returns:
             The amount claimed (wei), 0 when there was none.
         """
-        credit_fn = getattr(self.client, "game_credit_of", None)
-        if not self.uses_bisection() or not callable(credit_fn):
-            return 0
-        credit = int(credit_fn(self.client.address))
+        credit = int(self.client.game.credit_of(self.client.address))
         if credit == 0:
             return 0
-        if self.send(f"claim game credit {credit} wei", self.client.claim_game_credit) is None:
+        if self.send(f"claim game credit {credit} wei", self.client.game.claim_credit) is None:
             return 0
         return credit
 
@@ -717,8 +715,8 @@ class NodeBase:
         from veritrain.commitments import leaf_hash
         from veritrain.errors import MerkleProofInvalid
         from veritrain.merkle import verify_proof
-        from veritrain.replay import fetch_checkpoint, fetch_proof
         from veritrain.store import CheckpointStore
+        from veritrain.wire import CheckpointClient
 
         job_id = int(job.job_id)
         key = (job_id, segment)
@@ -734,14 +732,15 @@ class NodeBase:
         if start_hex is not None and store.has(start_hex):
             start_blob = store.get(start_hex)
         else:
-            proof = fetch_proof(url, segment, self.http_client)
+            solver = CheckpointClient(url, self.http_client)
+            proof = solver.proof(segment)
             start_hash = proof.state_hash_bytes()
             leaf = leaf_hash(segment * k, start_hash)
             if proof.step != segment * k or not verify_proof(
                 proof.proof_bytes(), bytes(job.merkle_root), leaf
             ):
                 raise MerkleProofInvalid(f"job {job_id}: bad proof of leaf {segment}")
-            start_blob = fetch_checkpoint(url, segment * k, start_hash, self.http_client)
+            start_blob = solver.checkpoint(segment * k, start_hash)
             store.put(start_blob)
             index.set(f"{job_id}:{segment}", start_hash.hex())
         traj = StepTrajectory(
@@ -776,14 +775,15 @@ class NodeBase:
             CheckpointUnavailable: neither the state nor the segment start can be fetched.
         """
         from veritrain.errors import CheckpointHashMismatch, CheckpointUnavailable
-        from veritrain.replay import fetch_state, replay_segment
+        from veritrain.replay import replay_segment
         from veritrain.state import state_hash
+        from veritrain.wire import CheckpointClient
 
         spec = self.job_spec(job)
         engine = self.engine_for(spec)
         url = self.checkpoint_url_of(job)
         try:
-            blob = fetch_state(url, step, start_hash, self.http_client)
+            blob = CheckpointClient(url, self.http_client).state(step, start_hash)
         except (CheckpointUnavailable, CheckpointHashMismatch) as exc:
             self.log.info("step %d: solver state unusable (%s); replaying the segment", step, exc)
             traj = self.segment_trajectory(job, step // spec.checkpoint_interval)
@@ -804,7 +804,7 @@ class NodeBase:
 
     def ballot_of(self, dispute_id: int) -> tuple[bytes, bool]:
         """This node's ballot on a dispute: (commitment, revealed) (`ballotOf`)."""
-        commitment, revealed, _valid = self.client.ballot_of(dispute_id, self.client.address)
+        commitment, revealed, _valid = self.client.committee.ballot_of(dispute_id, self.client.address)
         return bytes(commitment), bool(revealed)
 
     @staticmethod

@@ -146,8 +146,8 @@ def connect(
         chain.errors.RpcUnavailable: the endpoint cannot be reached.
     """
     from chain.client import ChainClient
-    from chain.deploy import load_manifest
     from chain.errors import ChainValueError
+    from chain.manifest import load_manifest
 
     probe = ChainClient(rpc_url, "0x" + "11" * 32)  # read-only probe for the chain id
     account = _load_account(keys, probe.chain_id)

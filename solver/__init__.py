@@ -11,7 +11,6 @@ import importlib
 from typing import Any
 
 __all__ = [
-    "ADVERSARIES",
     "CheckpointCatalog",
     "JobCheckpoints",
     "Phase",
@@ -22,7 +21,6 @@ __all__ = [
 ]
 
 _WHERE = {
-    "ADVERSARIES": "solver.trainer",
     "train_job": "solver.trainer",
     "CheckpointCatalog": "solver.server",
     "JobCheckpoints": "solver.server",

@@ -44,13 +44,6 @@ def run(
         str | None, typer.Option("--bind", help="Interface to bind (default: --host).")
     ] = None,
     port: Annotated[int, typer.Option("--port", help="Checkpoint server port.")] = 8701,
-    adversary: Annotated[
-        str | None,
-        typer.Option(
-            "--adversary",
-            help="TESTING ONLY: cheat as 'skip-steps' or 'perturb' from segment 2 on.",
-        ),
-    ] = None,
     json_logs: Annotated[bool, typer.Option("--json", help="JSON-lines logs.")] = False,
     verbose: VerboseOpt = 0,
 ) -> None:
@@ -58,12 +51,9 @@ def run(
     from noderuntime import run_until_signalled, setup_logging
     from noderuntime.options import connect
     from solver.node import SolverNode
-    from solver.trainer import ADVERSARIES
 
     setup_logging(json_logs=json_logs, level="DEBUG" if verbose >= 2 else "INFO")
-    if adversary is not None and adversary not in ADVERSARIES:
-        raise typer.BadParameter(f"choose from {ADVERSARIES}", param_hint="--adversary")
     keys = KeySource(keystore, password_env, key_env, dev_account)
     client = connect(rpc_url, deployment, keys)
-    node = SolverNode(client, data_dir, host, port, adversary, bind_host=bind)  # type: ignore[arg-type]
+    node = SolverNode(client, data_dir, host, port, bind_host=bind)
     run_until_signalled(node)

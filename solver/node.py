@@ -24,8 +24,8 @@ checks the job on chain, so a solver killed at any point resumes where it stoppe
 from its last checkpoint, after a commit by re-serving the checkpoints and carrying on, with the
 same secret (a restarted solver reveals what it committed to).
 
-ADVERSARY solvers (`adversary=...`) play the round exactly like honest ones: their claims are
-the (wrong) state hashes they committed, which replay catches.
+`step_function(engine)` is the override point of the step rule (testing-only cheating solvers
+in `adversary.solver` replace it; they play the round exactly like honest ones).
 
 Run: `veritrain solver run --rpc-url ... --deployment ... --key-env SOLVER_KEY`.
 """
@@ -34,12 +34,12 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chain.errors import ContractRevert
 from noderuntime import TERMINAL_JOB_STATUSES, NodeBase
 from solver.server import CheckpointCatalog, JobCheckpoints, ServerThread, create_app
-from solver.trainer import ADVERSARIES, Adversary, step_function, train_job
+from solver.trainer import step_function, train_job
 from veritrain.commitments import new_secret, secret_commitment
 from veritrain.enums import JobStatus, Role
 from veritrain.errors import VeritrainError
@@ -48,6 +48,10 @@ from veritrain.hexutil import from_hex, to_hex
 from veritrain.nodestate import JsonState
 from veritrain.spec import load_spec
 from veritrain.store import CheckpointStore
+
+if TYPE_CHECKING:
+    from veritrain.bisection import StepFn
+    from veritrain.training import TrainingEngine
 
 logger = logging.getLogger(__name__)
 
@@ -72,16 +76,11 @@ class SolverNode(NodeBase):
         data_dir: directory for the state file and the checkpoint store.
         public_host: host name verifiers use to reach the checkpoint server.
         port: TCP port of the checkpoint server.
-        adversary: None (honest) or an ADVERSARY mode for protocol tests, see
-            `solver.trainer` ("skip-steps", "perturb").
         bind_host: interface the server binds (defaults to `public_host`).
         serve: start the HTTP server in `run()` (tests of `step()` may disable it).
         max_active_jobs: jobs held at once (claimed and not yet done).
         poll_interval: seconds between rounds.
         stake_amount: wei to stake when not active (None: 4x solverStake, at least min).
-
-    Raises:
-        ValueError: unknown adversary mode.
     """
 
     def __init__(
@@ -90,7 +89,6 @@ class SolverNode(NodeBase):
         data_dir: Path,
         public_host: str = "127.0.0.1",
         port: int = 8701,
-        adversary: Adversary | None = None,
         *,
         bind_host: str | None = None,
         serve: bool = True,
@@ -101,13 +99,10 @@ class SolverNode(NodeBase):
         super().__init__(
             client, name="solver", revert_types=(ContractRevert,), poll_interval=poll_interval
         )
-        if adversary is not None and adversary not in ADVERSARIES:
-            raise ValueError(f"unknown adversary {adversary!r}; choose from {ADVERSARIES}")
         self.data_dir = Path(data_dir)
         self.public_host = public_host
         self.port = port
         self.bind_host = bind_host or public_host
-        self.adversary = adversary
         self.serve = serve
         self.max_active_jobs = max_active_jobs
         self.stake_amount = stake_amount
@@ -120,6 +115,18 @@ class SolverNode(NodeBase):
         self._staked = False
         self._forced_rate: int | None = None
         self._republish()
+
+    # ------------------------------------------------------------------------- training
+    def step_function(self, engine: TrainingEngine) -> StepFn:
+        """The step rule this solver trains and serves with (honest: `trainer.step_function`).
+
+        Override point: a subclass that trains differently replaces it, and its checkpoints,
+        commitments and served states all follow.
+
+        Args:
+            engine: the job's engine.
+        """
+        return step_function(engine)
 
     # ------------------------------------------------------------------------- lifecycle
     def checkpoint_url(self, job_id: int) -> str:
@@ -175,7 +182,7 @@ class SolverNode(NodeBase):
             spec = self._specs.get(job_id) or load_spec(spec_uri, spec_hash)
             self._specs[job_id] = spec
             engine = self.engine_for(spec)
-            return engine, step_function(engine, self.adversary)
+            return engine, self.step_function(engine)
 
         self.catalog.publish(entry, replayer)
         return entry
@@ -212,13 +219,13 @@ class SolverNode(NodeBase):
         if len(self._active_jobs()) < self.max_active_jobs and not self.stopping:
             self._maybe_claim()
         self.claim_credit()
-        self.claim_game_credit()
+        self.adjudication.claim_credit(self)
 
     def _advance(self, job_id: int) -> None:
         rec = self.job_record(job_id)
         if rec is None:
             return
-        job = self.client.get_job(job_id)
+        job = self.client.jobs.get_job(job_id)
         status = JobStatus(int(job.status))
         me = self.client.address.lower()
         if rec["phase"] in (Phase.TRAINING, Phase.TRAINED) and (
@@ -244,7 +251,7 @@ class SolverNode(NodeBase):
                 commitment = secret_commitment(job_id, self.client.address, from_hex(rec["secret"]))
                 receipt = self.send(
                     f"commitCheckpoints job {job_id} root {rec['root'][:10]}",
-                    self.client.commit_checkpoints,
+                    self.client.jobs.commit_checkpoints,
                     job_id,
                     from_hex(rec["root"]),
                     url,
@@ -253,7 +260,7 @@ class SolverNode(NodeBase):
                 if receipt is None:
                     return
                 rec = self._put(job_id, phase=Phase.COMMITTED, url=url)
-                job = self.client.get_job(job_id)
+                job = self.client.jobs.get_job(job_id)
                 status = JobStatus(int(job.status))
             elif to_hex(bytes(job.merkle_root)) == rec["root"]:
                 rec = self._put(job_id, phase=Phase.COMMITTED)  # committed before a crash
@@ -274,7 +281,7 @@ class SolverNode(NodeBase):
         if "secret" not in rec:
             self.log.error("job %d: committed without a persisted secret; cannot reveal", job_id)
             return
-        round_view = self.client.round_of(job_id)
+        round_view = self.client.round.round_of(job_id)
         if round_view.revealed:
             self._put(job_id, revealed=True)
             self.catalog.unseal(job_id)
@@ -284,7 +291,7 @@ class SolverNode(NodeBase):
             rec = self._draw_claims(job_id, rec, secret)
         claims = rec["claims"]
         now = self.chain_time()
-        if not self.client.claims_of(job_id).posted:
+        if not self.client.round.claims_of(job_id).posted:
             if now > int(job.verdict_deadline):
                 self.log.warning("job %d: verdict deadline passed before our claims", job_id)
                 return
@@ -292,13 +299,13 @@ class SolverNode(NodeBase):
             self.send(
                 f"postClaims job {job_id} ({len(claims['starts'])} samples"
                 + (f", forced error on sample {forced})" if forced is not None else ")"),
-                self.client.post_claims,
+                self.client.round.post_claims,
                 job_id,
                 [from_hex(h) for h in claims["starts"]],
                 [from_hex(h) for h in claims["ends"]],
             )
             return
-        windows = self.client.windows_of(job_id)
+        windows = self.client.round.windows_of(job_id)
         if now <= windows.secret_reveal_opens or now > windows.secret_reveal_closes:
             return
         entry = self.catalog.get(job_id)
@@ -308,7 +315,7 @@ class SolverNode(NodeBase):
         segments = [int(s) for s in claims["segments"]]
         receipt = self.send(
             f"revealSecret job {job_id}",
-            self.client.reveal_secret,
+            self.client.round.reveal_secret,
             job_id,
             secret,
             from_hex(claims["forced_true_end"]),
@@ -323,9 +330,9 @@ class SolverNode(NodeBase):
         """Draw the forced error locally (the secret never leaves this process before the
         reveal) and build the claims from the committed state hashes; persisted, and the
         sampled starts are opened on the server."""
-        segments = [int(s) for s in self.client.get_assignment(job_id).segments]
+        segments = [int(s) for s in self.client.jobs.get_assignment(job_id).segments]
         if self._forced_rate is None:
-            self._forced_rate = int(self.client.forced_error_rate_bps())
+            self._forced_rate = int(self.client.round.forced_error_rate_bps())
         draw = draw_forced_error(secret, job_id, segments, self._forced_rate)
         claims = build_claims(segments, [from_hex(h) for h in rec["hashes"]], draw)
         if draw.forced:
@@ -355,7 +362,7 @@ class SolverNode(NodeBase):
             if self.block_number() > int(job.randomness_block):
                 self.send(
                     f"assignVerifiers job {job_id}",
-                    self.client.assign_verifiers,
+                    self.client.jobs.assign_verifiers,
                     job_id,
                     quiet=True,
                 )
@@ -365,11 +372,7 @@ class SolverNode(NodeBase):
         elif status is JobStatus.Disputed:
             self.catalog.unseal(job_id)
             dispute_id = int(job.dispute_id)
-            if self.uses_bisection():
-                self._defend(job_id, dispute_id)
-            else:
-                self.draw_committee_if_ready(dispute_id)
-                self.resolve_if_due(dispute_id)
+            self.adjudication.defend(self, job, lambda: self._defend(job_id, dispute_id))
             self.finalize_if_due(job_id)
         elif status in TERMINAL_JOB_STATUSES:
             outcome = "paid" if status is JobStatus.Finalized else "REJECTED (stake slashed)"
@@ -412,12 +415,12 @@ class SolverNode(NodeBase):
     # ---------------------------------------------------------------------------- claim
     def _maybe_claim(self) -> None:
         skip = set(self.state.get("skip", []))
-        count = int(self.client.job_count())
-        params = self.client.job_params()
+        count = int(self.client.jobs.job_count())
+        params = self.client.jobs.job_params()
         for job_id in range(1, count + 1):
             if job_id in skip or self.job_record(job_id) is not None:
                 continue
-            job = self.client.get_job(job_id)
+            job = self.client.jobs.get_job(job_id)
             status = JobStatus(int(job.status))
             if status in TERMINAL_JOB_STATUSES:
                 self._skip(job_id)
@@ -432,14 +435,14 @@ class SolverNode(NodeBase):
                 continue
             if job.submitter.lower() == self.client.address.lower():
                 continue
-            free = int(self.client.free_stake(self.client.address, int(Role.Solver)))
+            free = int(self.client.stakes.free_stake(self.client.address, int(Role.Solver)))
             if free < int(params.solver_stake):
                 self.log.debug("not enough free stake to claim job %d", job_id)
                 return
             if self._prepare(job_id, job) is None:
                 self._skip(job_id)
                 continue
-            if self.send(f"claimJob {job_id}", self.client.claim_job, job_id) is not None:
+            if self.send(f"claimJob {job_id}", self.client.jobs.claim_job, job_id) is not None:
                 self._put(job_id, **self._new_record(job))
                 return
 
@@ -496,7 +499,7 @@ class SolverNode(NodeBase):
             engine,
             self.store,
             hashes,
-            adversary=self.adversary,
+            step_fn=self.step_function(engine),
             on_checkpoint=persist,
             should_stop=lambda: self.stopping,
             label=f"job {job_id}",

@@ -40,7 +40,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request, Response
-from pydantic import BaseModel
 
 from veritrain.bisection import StepFn, StepTrajectory
 from veritrain.errors import CheckpointHashMismatch, CheckpointNotFound, VeritrainError
@@ -48,6 +47,7 @@ from veritrain.hexutil import to_hex
 from veritrain.merkle import MerkleTree, checkpoint_tree
 from veritrain.state import state_hash
 from veritrain.store import CheckpointStore
+from veritrain.wire import HealthResponse, ManifestResponse, ProofResponse, StateHashResponse
 
 if TYPE_CHECKING:
     from veritrain.training import TrainingEngine
@@ -59,9 +59,6 @@ __all__ = [
     "CheckpointCatalog",
     "create_app",
     "ServerThread",
-    "ProofPublic",
-    "ManifestPublic",
-    "StateHashPublic",
     "StatesUnavailable",
     "Replayer",
 ]
@@ -243,41 +240,6 @@ class CheckpointCatalog:
         return self.trajectory(job_id, step // entry.interval).state_at(step)
 
 
-# ------------------------------------------------------------------------------------ models
-class ProofPublic(BaseModel):
-    """Body of `GET /jobs/{id}/proofs/{leaf}`."""
-
-    job_id: int
-    leaf_index: int
-    step: int
-    state_hash: str
-    proof: list[str]
-    root: str
-
-
-class ManifestPublic(BaseModel):
-    """Body of `GET /jobs/{id}/manifest`."""
-
-    job_id: int
-    root: str
-    interval: int
-    total_steps: int
-    leaves: list[str]
-
-
-class StateHashPublic(BaseModel):
-    """Body of `GET /jobs/{id}/state-hashes/{step}`."""
-
-    step: int
-    state_hash: str
-
-
-class HealthPublic(BaseModel):
-    """Body of `GET /health`."""
-
-    status: str
-
-
 # ------------------------------------------------------------------------------------- deps
 def get_catalog(request: Request) -> CheckpointCatalog:
     """FastAPI dependency: the catalog attached to the app."""
@@ -318,10 +280,10 @@ jobs_router = APIRouter(prefix="/jobs/{job_id}", tags=["checkpoints"])
 health_router = APIRouter(tags=["health"])
 
 
-@health_router.get("/health", response_model=HealthPublic)
-def health() -> HealthPublic:
+@health_router.get("/health", response_model=HealthResponse)
+def health() -> HealthResponse:
     """Liveness probe."""
-    return HealthPublic(status="ok")
+    return HealthResponse(status="ok")
 
 
 @jobs_router.get("/checkpoints/{step}", response_class=Response)
@@ -357,8 +319,8 @@ def get_checkpoint(job_id: int, step: int, catalog: CatalogDep) -> Response:
     )
 
 
-@jobs_router.get("/proofs/{leaf_index}", response_model=ProofPublic)
-def get_proof(job_id: int, leaf_index: int, catalog: CatalogDep) -> ProofPublic:
+@jobs_router.get("/proofs/{leaf_index}", response_model=ProofResponse)
+def get_proof(job_id: int, leaf_index: int, catalog: CatalogDep) -> ProofResponse:
     """Merkle proof of leaf `leaf_index` (step `leaf_index * k`).
 
     Raises:
@@ -372,7 +334,7 @@ def get_proof(job_id: int, leaf_index: int, catalog: CatalogDep) -> ProofPublic:
             status_code=404,
             detail=f"job {job_id} has leaves 0..{len(entry.hashes) - 1}, not {leaf_index}",
         )
-    return ProofPublic(
+    return ProofResponse(
         job_id=job_id,
         leaf_index=leaf_index,
         step=leaf_index * entry.interval,
@@ -382,8 +344,8 @@ def get_proof(job_id: int, leaf_index: int, catalog: CatalogDep) -> ProofPublic:
     )
 
 
-@jobs_router.get("/manifest", response_model=ManifestPublic)
-def get_manifest(job_id: int, catalog: CatalogDep) -> ManifestPublic:
+@jobs_router.get("/manifest", response_model=ManifestResponse)
+def get_manifest(job_id: int, catalog: CatalogDep) -> ManifestResponse:
     """Everything a verifier needs to know about the committed tree.
 
     Raises:
@@ -391,7 +353,7 @@ def get_manifest(job_id: int, catalog: CatalogDep) -> ManifestPublic:
     """
     entry = _job_or_404(catalog, job_id)
     _refuse_if_sealed(catalog, job_id)
-    return ManifestPublic(
+    return ManifestResponse(
         job_id=job_id,
         root=to_hex(entry.tree.root),
         interval=entry.interval,
@@ -424,8 +386,8 @@ def get_state(job_id: int, step: int, catalog: CatalogDep) -> Response:
     )
 
 
-@jobs_router.get("/state-hashes/{step}", response_model=StateHashPublic)
-def get_state_hash(job_id: int, step: int, catalog: CatalogDep) -> StateHashPublic:
+@jobs_router.get("/state-hashes/{step}", response_model=StateHashResponse)
+def get_state_hash(job_id: int, step: int, catalog: CatalogDep) -> StateHashResponse:
     """The solver's state hash at any step in [0, N].
 
     Raises:
@@ -439,7 +401,7 @@ def get_state_hash(job_id: int, step: int, catalog: CatalogDep) -> StateHashPubl
         raise HTTPException(status_code=404, detail=str(exc)) from exc
     except CheckpointHashMismatch as exc:
         raise HTTPException(status_code=500, detail=f"corrupt checkpoint: {exc}") from exc
-    return StateHashPublic(step=step, state_hash=to_hex(digest))
+    return StateHashResponse(step=step, state_hash=to_hex(digest))
 
 
 def create_app(catalog: CheckpointCatalog) -> FastAPI:

@@ -36,18 +36,6 @@ def run(
     data_dir: Annotated[Path, typer.Option("--data-dir", help="State file directory.")] = Path(
         "runs/verifier"
     ),
-    lazy: Annotated[
-        bool,
-        typer.Option("--lazy", help="TESTING ONLY: approve and vote valid without replaying."),
-    ] = False,
-    reject_all: Annotated[
-        bool,
-        typer.Option(
-            "--reject-all",
-            help="TESTING ONLY (griefing adversary): reject every segment, disagree with "
-            "every bisection as challenger.",
-        ),
-    ] = False,
     json_logs: Annotated[bool, typer.Option("--json", help="JSON-lines logs.")] = False,
     verbose: VerboseOpt = 0,
 ) -> None:
@@ -59,4 +47,4 @@ def run(
     setup_logging(json_logs=json_logs, level="DEBUG" if verbose >= 2 else "INFO")
     keys = KeySource(keystore, password_env, key_env, dev_account)
     client = connect(rpc_url, deployment, keys)
-    run_until_signalled(VerifierNode(client, data_dir, lazy=lazy, reject_all=reject_all))
+    run_until_signalled(VerifierNode(client, data_dir))

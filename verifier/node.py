@@ -32,20 +32,17 @@ from the solver's `/states/{t}` (checked against the agreed hash; else replays t
 itself), replays ONE step and votes, through the same commit-reveal path, whether the
 defender's claimed end hash is right.
 
-LAZY MODE (`lazy=True`, an adversary for protocol tests): approves every segment and votes
-"valid" on committees without replaying anything. Forced errors catch it (its approval of a
-forced claim is slashed into the jackpot pool), and so does a whistleblower.
+Override points (used by the testing-only adversaries of `adversary.verifier`, never by a flag
+here): `judge_claim` (the verdict on one claimed segment), `judge_dispute` (a committee vote)
+and `respond_rule` (a challenger's answer to a bisection).
 
-REJECT-ALL MODE (`reject_all=True`, a griefing adversary for protocol tests ONLY): rejects
-every sampled segment without replaying and, as challenger of the game, disagrees with every
-bisection; its committee votes stay honest. It loses its bond (and stake) to an honest solver.
-
-Run: `veritrain verifier run --rpc-url ... --deployment ... --key-env VERIFIER_KEY [--lazy]`.
+Run: `veritrain verifier run --rpc-url ... --deployment ... --key-env VERIFIER_KEY`.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -75,9 +72,6 @@ class VerifierNode(NodeBase):
     Args:
         client: the chain client (injected; holds the verifier's key).
         data_dir: directory for the state file.
-        lazy: ADVERSARY for tests: approve/vote valid without replaying.
-        reject_all: ADVERSARY for tests (griefing): reject every segment, disagree with every
-            bisection as challenger.
         poll_interval: seconds between rounds.
         stake_amount: wei to stake when not active (None: 4x verifierStake, at least min).
     """
@@ -86,9 +80,7 @@ class VerifierNode(NodeBase):
         self,
         client: Any,
         data_dir: Path,
-        lazy: bool = False,
         *,
-        reject_all: bool = False,
         poll_interval: float = 1.0,
         stake_amount: int | None = None,
     ) -> None:
@@ -96,8 +88,6 @@ class VerifierNode(NodeBase):
             client, name="verifier", revert_types=(ContractRevert,), poll_interval=poll_interval
         )
         self.data_dir = Path(data_dir)
-        self.lazy = lazy
-        self.reject_all = reject_all
         self.stake_amount = stake_amount
         self.state = JsonState(
             self.data_dir / "verifier_state.json",
@@ -105,10 +95,6 @@ class VerifierNode(NodeBase):
         )
         self._unavailable: dict[tuple[int, int], int] = {}  # failed fetch rounds per job/dispute
         self._staked = False
-        if lazy:
-            self.log.warning("LAZY verifier (adversary for testing): approves without replaying")
-        if reject_all:
-            self.log.warning("REJECT-ALL verifier (griefing adversary for testing): rejects all")
 
     # ------------------------------------------------------------------------------ step
     def step(self) -> None:
@@ -120,7 +106,7 @@ class VerifierNode(NodeBase):
         if not self.stopping:
             self._scan_disputes()
         self.claim_credit()
-        self.claim_game_credit()
+        self.adjudication.claim_credit(self)
 
     def _mark(self, key: str, item: int) -> None:
         with self.state.transaction() as data:
@@ -130,10 +116,10 @@ class VerifierNode(NodeBase):
     def _scan_jobs(self) -> None:
         done = set(self.state.get("done_jobs", []))
         me = self.client.address.lower()
-        for job_id in range(1, int(self.client.job_count()) + 1):
+        for job_id in range(1, int(self.client.jobs.job_count()) + 1):
             if job_id in done or self.stopping:
                 continue
-            job = self.client.get_job(job_id)
+            job = self.client.jobs.get_job(job_id)
             status = JobStatus(int(job.status))
             if status in TERMINAL_JOB_STATUSES:
                 self._mark("done_jobs", job_id)
@@ -142,27 +128,26 @@ class VerifierNode(NodeBase):
                 if self.block_number() > int(job.randomness_block):
                     self.send(
                         f"assignVerifiers job {job_id}",
-                        self.client.assign_verifiers,
+                        self.client.jobs.assign_verifiers,
                         job_id,
                         quiet=True,
                     )
                 continue
             if status not in (JobStatus.Verifying, JobStatus.Disputed):
                 continue
-            assignment = self.client.get_assignment(job_id)
+            assignment = self.client.jobs.get_assignment(job_id)
             if me not in (v.lower() for v in assignment.verifiers):
                 continue
             if status is JobStatus.Verifying:
                 self._verify_job(job_id, job, list(assignment.segments))
-            elif self.uses_bisection():
-                agree = (lambda _mine, _theirs: False) if self.reject_all else None
-                self.play_challenger(job, self.state, agree=agree)  # only if we challenged
+            else:  # Disputed: only if we challenged
+                self.adjudication.challenge(self, job, self.state, agree=self.respond_rule())
             self.finalize_if_due(job_id, job)
 
     # --------------------------------------------------------------------------- verdicts
     def _verify_job(self, job_id: int, job: Any, segments: list[int]) -> None:
         """Check the solver's claims, seal the verdicts, reveal them (docs/FORCED_ERRORS.md)."""
-        commitment, revealed = self.client.verdict_commitment_of(job_id, self.client.address)
+        commitment, revealed = self.client.round.verdict_commitment_of(job_id, self.client.address)
         if revealed:
             self._record_job(job_id, submitted=True)
             return
@@ -179,14 +164,14 @@ class VerifierNode(NodeBase):
             return
         rec = self._job_rec(job_id)
         if "approvals" not in rec:
-            claims = self.client.claims_of(job_id)
+            claims = self.client.round.claims_of(job_id)
             if not claims.posted:
                 return  # the solver posts its claims first
             results = dict(rec.get("results", {}))
             for j, segment in enumerate(segments):
                 if str(j) in results:
                     continue
-                result = self._check(
+                result = self.judge_claim(
                     job_id, job, segment, claims.start_hashes[j], claims.end_hashes[j]
                 )
                 if result is None:
@@ -205,7 +190,7 @@ class VerifierNode(NodeBase):
         self.send(
             f"commitVerdicts job {job_id} (sealed: "
             + (f"REJECT segments {rejects})" if rejects else "approve all)"),
-            self.client.commit_verdicts,
+            self.client.round.commit_verdicts,
             job_id,
             digest,
         )
@@ -218,9 +203,9 @@ class VerifierNode(NodeBase):
                 self._record_job(job_id, lost=True)
             return
         now = self.chain_time()
-        windows = self.client.windows_of(job_id)
-        all_sealed = int(self.client.round_of(job_id).committed) >= len(
-            self.client.get_assignment(job_id).verifiers
+        windows = self.client.round.windows_of(job_id)
+        all_sealed = int(self.client.round.round_of(job_id).committed) >= len(
+            self.client.jobs.get_assignment(job_id).verifiers
         )
         if now > windows.verdict_reveal_closes:
             return
@@ -229,10 +214,10 @@ class VerifierNode(NodeBase):
         approvals = [bool(a) for a in rec["approvals"]]
         rejects = approvals.count(False)
         if rejects:
-            self.ensure_funds(rejects * int(self.client.job_params().challenge_bond))
+            self.ensure_funds(rejects * int(self.client.jobs.job_params().challenge_bond))
         receipt = self.send(
             f"revealVerdicts job {job_id} ({samples - rejects} approve, {rejects} reject)",
-            self.client.reveal_verdicts,
+            self.client.round.reveal_verdicts,
             job_id,
             approvals,
             from_hex(rec["salt"]),
@@ -241,15 +226,28 @@ class VerifierNode(NodeBase):
         if receipt is not None:
             self._record_job(job_id, submitted=True)
 
-    def _check(
+    def respond_rule(self) -> Callable[[bytes, bytes], bool] | None:
+        """How this node answers a bisection as challenger: None for the honest rule
+        (`veritrain.bisection.respond_agrees`). Override point."""
+        return None
+
+    def judge_claim(
         self, job_id: int, job: Any, segment: int, start_hash: bytes, claimed_end: bytes
     ) -> dict[str, Any] | None:
-        if self.lazy:
-            return {"ok": True, "reason": "LAZY: not replayed"}
-        if self.reject_all:
-            return {"ok": False, "reason": "REJECT-ALL: griefing adversary, not replayed"}
+        """The verdict on one claimed segment, by replay from its claimed start hash.
+
+        Override point (the verdict rule). Returns ``{"ok", "reason"}``, or None to retry
+        next round (the solver is unreachable and it is too early to reject).
+
+        Args:
+            job_id: the job.
+            job: the job view.
+            segment: the sampled segment.
+            start_hash: the claimed start state hash.
+            claimed_end: the claimed end state hash.
+        """
         key = (job_id, -1)  # per job: an unreachable solver is unreachable for every segment
-        window = int(self.client.job_params().verdict_window)
+        window = int(self.client.jobs.job_params().verdict_window)
         give_up_at = int(job.verdict_deadline) - window // 3
         try:
             check = self.claim_check(
@@ -292,10 +290,10 @@ class VerifierNode(NodeBase):
     def _scan_disputes(self) -> None:
         done = set(self.state.get("done_disputes", []))
         me = self.client.address.lower()
-        for dispute_id in range(1, int(self.client.dispute_count()) + 1):
+        for dispute_id in range(1, int(self.client.committee.dispute_count()) + 1):
             if dispute_id in done or self.stopping:
                 continue
-            dispute = self.client.get_dispute(dispute_id)
+            dispute = self.client.committee.get_dispute(dispute_id)
             status = DisputeStatus(int(dispute.status))
             if status is DisputeStatus.Resolved:
                 self._mark("done_disputes", dispute_id)
@@ -303,7 +301,7 @@ class VerifierNode(NodeBase):
             if status is DisputeStatus.AwaitingCommittee:
                 self.draw_committee_if_ready(dispute_id)
                 continue
-            if me in (m.lower() for m in self.client.committee_of(dispute_id)):
+            if me in (m.lower() for m in self.client.committee.committee_of(dispute_id)):
                 self._vote(dispute_id, dispute)
             self.resolve_if_due(dispute_id)
 
@@ -312,12 +310,12 @@ class VerifierNode(NodeBase):
         return rec
 
     def _vote(self, dispute_id: int, dispute: Any) -> None:
-        phase = DisputePhase(int(self.client.dispute_phase(dispute_id)))
+        phase = DisputePhase(int(self.client.committee.dispute_phase(dispute_id)))
         commitment, revealed = self.ballot_of(dispute_id)
         rec = self._vote_rec(dispute_id)
         if phase is DisputePhase.Commit and commitment == b"\x00" * 32:
             if rec is None:
-                valid = self._judge(dispute)
+                valid = self.judge_dispute(dispute)
                 if valid is None:
                     return
                 rec = {"valid": valid, "salt": to_hex(new_salt())}
@@ -328,7 +326,7 @@ class VerifierNode(NodeBase):
             verdict = "valid" if rec["valid"] else "INVALID"
             self.send(
                 f"commitVote dispute {dispute_id} ({verdict})",
-                self.client.commit_vote,
+                self.client.committee.commit_vote,
                 dispute_id,
                 digest,
             )
@@ -340,7 +338,7 @@ class VerifierNode(NodeBase):
                 return
             self.send(
                 f"revealVote dispute {dispute_id}",
-                self.client.reveal_vote,
+                self.client.committee.reveal_vote,
                 dispute_id,
                 bool(rec["valid"]),
                 from_hex(rec["salt"]),
@@ -364,15 +362,13 @@ class VerifierNode(NodeBase):
         )
         return valid
 
-    def _judge(self, dispute: Any) -> bool | None:
-        """Replay the disputed segment: True if it matches the commitment (None: retry)."""
-        if self.lazy:
-            return True
-        job = self.client.get_job(int(dispute.job_id))
-        if self.uses_bisection():
-            claim = self.client.step_claim_of(int(dispute.dispute_id))
-            if claim.is_step:
-                return self._judge_step(job, dispute, claim)
+    def judge_dispute(self, dispute: Any) -> bool | None:
+        """This member's vote on a committee dispute: True if the disputed segment (or the
+        game's single step) matches the commitment (None: retry). Override point."""
+        job = self.client.jobs.get_job(int(dispute.job_id))
+        claim = self.adjudication.step_claim(self, int(dispute.dispute_id))
+        if claim is not None:
+            return self._judge_step(job, dispute, claim)
         key = (-int(dispute.dispute_id), int(dispute.segment))
         give_up_at = int(dispute.commit_deadline) - 10
         try:

@@ -34,13 +34,8 @@ from veritrain.hexutil import as_bytes32, from_hex, to_hex
 from veritrain.merkle import MerkleTree, checkpoint_tree, verify_proof
 from veritrain.nodestate import JsonState
 from veritrain.replay import (
-    ManifestResponse,
-    ProofResponse,
     SegmentCheck,
     check_segment,
-    fetch_checkpoint,
-    fetch_manifest,
-    fetch_proof,
     replay_segment,
 )
 from veritrain.spec import (
@@ -55,6 +50,7 @@ from veritrain.spec import (
 )
 from veritrain.state import decode_state, encode_state, state_hash, verify_state_hash
 from veritrain.store import CheckpointStore
+from veritrain.wire import CheckpointClient, ManifestResponse, ProofResponse
 
 if TYPE_CHECKING:
     from veritrain.training import TrainingEngine, TrainState, apply_profile, build_model
@@ -72,6 +68,7 @@ __all__ = [
     "CheckpointFormatError",
     "CheckpointHashMismatch",
     "CheckpointNotFound",
+    "CheckpointClient",
     "CheckpointStore",
     "CheckpointUnavailable",
     "Dataset",
@@ -109,9 +106,6 @@ __all__ = [
     "decode_state",
     "default_digits_spec",
     "encode_state",
-    "fetch_checkpoint",
-    "fetch_manifest",
-    "fetch_proof",
     "from_hex",
     "leaf_hash",
     "load_dataset",

@@ -19,13 +19,11 @@ Run: not a script; `check_segment(spec, "http://127.0.0.1:8001/jobs/1", root, 3)
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from veritrain.commitments import leaf_hash
 from veritrain.errors import (
@@ -37,7 +35,8 @@ from veritrain.errors import (
 from veritrain.hexutil import as_bytes32, to_hex
 from veritrain.merkle import verify_proof
 from veritrain.spec import JobSpec
-from veritrain.state import state_hash, verify_state_hash
+from veritrain.state import state_hash
+from veritrain.wire import DEFAULT_TIMEOUT_S, CheckpointClient
 
 if TYPE_CHECKING:
     from veritrain.training import OnStep, TrainingEngine
@@ -45,77 +44,12 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 __all__ = [
-    "ManifestResponse",
-    "ProofResponse",
     "SegmentCheck",
-    "StateHashResponse",
     "check_claim",
     "check_segment",
-    "fetch_checkpoint",
-    "fetch_manifest",
-    "fetch_proof",
-    "fetch_state",
-    "fetch_state_hash",
     "replay_segment",
 ]
 
-DEFAULT_TIMEOUT_S = 60.0
-_HASH_PATTERN = r"^0x[0-9a-fA-F]{64}$"
-
-
-# --- wire models (PROTOCOL.md 2.4); the solver server may reuse them as response models ------
-class ProofResponse(BaseModel):
-    """Body of `GET {checkpointURL}/proofs/{leafIndex}`. Hashes are 0x-hex strings."""
-
-    model_config = ConfigDict(frozen=True, extra="ignore")
-
-    job_id: int
-    leaf_index: int = Field(ge=0)
-    step: int = Field(ge=0)
-    state_hash: str = Field(pattern=_HASH_PATTERN)
-    proof: list[str]
-    root: str = Field(pattern=_HASH_PATTERN)
-
-    def state_hash_bytes(self) -> bytes:
-        """The leaf's 32-byte state hash."""
-        return as_bytes32(self.state_hash)
-
-    def proof_bytes(self) -> list[bytes]:
-        """The proof as 32-byte siblings, bottom-up."""
-        return [as_bytes32(p) for p in self.proof]
-
-    def root_bytes(self) -> bytes:
-        """The root the server claims (check against the on-chain root, not this)."""
-        return as_bytes32(self.root)
-
-
-class ManifestResponse(BaseModel):
-    """Body of `GET {checkpointURL}/manifest`: all committed state hashes, leaf order."""
-
-    model_config = ConfigDict(frozen=True, extra="ignore")
-
-    job_id: int
-    root: str = Field(pattern=_HASH_PATTERN)
-    interval: int = Field(ge=1)
-    total_steps: int = Field(ge=1)
-    leaves: list[str]
-
-    def leaves_bytes(self) -> list[bytes]:
-        """State hashes of steps 0, k, ..., N as 32-byte values."""
-        return [as_bytes32(h) for h in self.leaves]
-
-
-class StateHashResponse(BaseModel):
-    """Body of `GET {checkpointURL}/state-hashes/{step}` (bisection, docs/DISPUTES.md)."""
-
-    model_config = ConfigDict(frozen=True, extra="ignore")
-
-    step: int = Field(ge=0)
-    state_hash: str = Field(pattern=_HASH_PATTERN)
-
-    def state_hash_bytes(self) -> bytes:
-        """The 32-byte state hash."""
-        return as_bytes32(self.state_hash)
 
 
 @dataclass(frozen=True)
@@ -139,154 +73,6 @@ class SegmentCheck:
     replayed_end_hash: bytes | None
     ok: bool
     reason: str
-
-
-# --- HTTP ------------------------------------------------------------------------------------
-_M = TypeVar("_M", bound=BaseModel)
-
-
-@contextmanager
-def _client(client: httpx.Client | None, timeout: float) -> Iterator[httpx.Client]:
-    if client is not None:
-        yield client
-    else:
-        with httpx.Client(timeout=timeout, follow_redirects=True) as own:
-            yield own
-
-
-def _get(url: str, client: httpx.Client | None, timeout: float) -> httpx.Response:
-    try:
-        with _client(client, timeout) as c:
-            resp = c.get(url)
-    except httpx.HTTPError as exc:
-        raise CheckpointUnavailable(f"GET {url} failed: {exc!r}") from exc
-    if resp.status_code != 200:
-        raise CheckpointUnavailable(f"GET {url} returned HTTP {resp.status_code}")
-    return resp
-
-
-def _get_json(
-    url: str, model: type[_M], what: str, client: httpx.Client | None, timeout: float
-) -> _M:
-    """GET ``url`` and parse its body as ``model``.
-
-    Raises:
-        CheckpointUnavailable: unreachable host, timeout or non-200 status.
-        RemoteResponseError: the body does not parse as ``model`` ("bad <what> from <url>").
-    """
-    resp = _get(url, client, timeout)
-    try:
-        return model.model_validate_json(resp.content)
-    except ValidationError as exc:
-        raise RemoteResponseError(f"bad {what} from {url}: {exc}") from exc
-
-
-def _url(base_url: str, *parts: object) -> str:
-    return "/".join([base_url.rstrip("/"), *(str(p) for p in parts)])
-
-
-def fetch_checkpoint(
-    base_url: str,
-    step: int,
-    expected_hash: bytes | str,
-    client: httpx.Client | None = None,
-    *,
-    timeout: float = DEFAULT_TIMEOUT_S,
-) -> bytes:
-    """Download checkpoint `step` from a solver and check its sha256.
-
-    Args:
-        base_url: the job's `checkpointURL` (`http://host:port/jobs/{jobId}`).
-        step: checkpoint step (a multiple of k).
-        expected_hash: the committed 32-byte state hash (bytes or 0x-hex).
-        client: optional shared `httpx.Client` (tests pass one with a `MockTransport`).
-        timeout: seconds, when no client is given.
-
-    Returns:
-        The checkpoint bytes, whose sha256 equals `expected_hash`.
-
-    Raises:
-        CheckpointUnavailable: unreachable host, timeout or non-200 status.
-        CheckpointHashMismatch: the bytes do not hash to `expected_hash`.
-    """
-    url = _url(base_url, "checkpoints", step)
-    blob = _get(url, client, timeout).content
-    verify_state_hash(blob, as_bytes32(expected_hash), url)
-    return blob
-
-
-def fetch_state(
-    base_url: str,
-    step: int,
-    expected_hash: bytes | str,
-    client: httpx.Client | None = None,
-    *,
-    timeout: float = DEFAULT_TIMEOUT_S,
-) -> bytes:
-    """Download the solver's state at any step (`GET {checkpointURL}/states/{step}`) and check
-    its sha256 against `expected_hash` (e.g. a game's agreed hash).
-
-    Raises:
-        CheckpointUnavailable: unreachable host, timeout or non-200 status.
-        CheckpointHashMismatch: the bytes do not hash to `expected_hash`.
-    """
-    url = _url(base_url, "states", step)
-    blob = _get(url, client, timeout).content
-    verify_state_hash(blob, as_bytes32(expected_hash), url)
-    return blob
-
-
-def fetch_state_hash(
-    base_url: str,
-    step: int,
-    client: httpx.Client | None = None,
-    *,
-    timeout: float = DEFAULT_TIMEOUT_S,
-) -> StateHashResponse:
-    """The solver's state hash at any step (`GET {checkpointURL}/state-hashes/{step}`).
-
-    Raises:
-        CheckpointUnavailable: unreachable host, timeout or non-200 status.
-        RemoteResponseError: the body is malformed or names another step.
-    """
-    url = _url(base_url, "state-hashes", step)
-    body = _get_json(url, StateHashResponse, "state-hash response", client, timeout)
-    if body.step != step:
-        raise RemoteResponseError(f"{url} answered for step {body.step}")
-    return body
-
-
-def fetch_proof(
-    base_url: str,
-    leaf: int,
-    client: httpx.Client | None = None,
-    *,
-    timeout: float = DEFAULT_TIMEOUT_S,
-) -> ProofResponse:
-    """Fetch the Merkle proof of leaf `leaf` (not verified here; see `check_segment`).
-
-    Raises:
-        CheckpointUnavailable: unreachable host, timeout or non-200 status.
-        RemoteResponseError: the body is not a valid proof response.
-    """
-    url = _url(base_url, "proofs", leaf)
-    return _get_json(url, ProofResponse, "proof response", client, timeout)
-
-
-def fetch_manifest(
-    base_url: str,
-    client: httpx.Client | None = None,
-    *,
-    timeout: float = DEFAULT_TIMEOUT_S,
-) -> ManifestResponse:
-    """Fetch the solver's manifest (all committed state hashes).
-
-    Raises:
-        CheckpointUnavailable: unreachable host, timeout or non-200 status.
-        RemoteResponseError: the body is not a valid manifest.
-    """
-    url = _url(base_url, "manifest")
-    return _get_json(url, ManifestResponse, "manifest", client, timeout)
 
 
 # --- replay ----------------------------------------------------------------------------------
@@ -391,26 +177,28 @@ def check_segment(
         return SegmentCheck(segment, start_step, end_step, committed_end, replayed, ok, reason)
 
     try:
-        proofs = [fetch_proof(base_url, i, client, timeout=timeout) for i in (segment, segment + 1)]
-        for leaf_index, step, p in (
-            (segment, start_step, proofs[0]),
-            (segment + 1, end_step, proofs[1]),
-        ):
-            if p.leaf_index != leaf_index or p.step != step:
-                return result(
-                    False,
-                    f"proof for leaf {leaf_index} names leaf {p.leaf_index} step {p.step}, "
-                    f"expected step {step}",
-                )
-            if not verify_proof(p.proof_bytes(), root_b, leaf_hash(step, p.state_hash_bytes())):
-                return result(
-                    False,
-                    f"Merkle proof of leaf {leaf_index} (step {step}, state {p.state_hash}) does "
-                    f"not verify against the on-chain root {to_hex(root_b)}",
-                )
-        start_hash = proofs[0].state_hash_bytes()
-        committed_end = proofs[1].state_hash_bytes()
-        start_blob = fetch_checkpoint(base_url, start_step, start_hash, client, timeout=timeout)
+        solver = CheckpointClient(base_url, client, timeout=timeout)
+        with solver:
+            proofs = [solver.proof(i) for i in (segment, segment + 1)]
+            for leaf_index, step, p in (
+                (segment, start_step, proofs[0]),
+                (segment + 1, end_step, proofs[1]),
+            ):
+                if p.leaf_index != leaf_index or p.step != step:
+                    return result(
+                        False,
+                        f"proof for leaf {leaf_index} names leaf {p.leaf_index} step {p.step}, "
+                        f"expected step {step}",
+                    )
+                if not verify_proof(p.proof_bytes(), root_b, leaf_hash(step, p.state_hash_bytes())):
+                    return result(
+                        False,
+                        f"Merkle proof of leaf {leaf_index} (step {step}, state {p.state_hash}) does "
+                        f"not verify against the on-chain root {to_hex(root_b)}",
+                    )
+            start_hash = proofs[0].state_hash_bytes()
+            committed_end = proofs[1].state_hash_bytes()
+            start_blob = solver.checkpoint(start_step, start_hash)
     except CheckpointUnavailable as exc:
         if unavailable_is_reject:
             return result(False, f"data unavailable: {exc}")
@@ -484,7 +272,8 @@ def check_claim(
         return SegmentCheck(segment, start_step, end_step, claimed_b, replayed, ok, reason)
 
     try:
-        start_blob = fetch_checkpoint(base_url, start_step, start_b, client, timeout=timeout)
+        with CheckpointClient(base_url, client, timeout=timeout) as solver:
+            start_blob = solver.checkpoint(start_step, start_b)
     except CheckpointUnavailable as exc:
         if unavailable_is_reject:
             return result(False, f"data unavailable: {exc}")

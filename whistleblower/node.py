@@ -76,10 +76,10 @@ class WhistleblowerNode(NodeBase):
             self.ensure_stake(Role.Whistleblower, self.stake_amount)
             self._staked = True
         done = set(self.state.get("done_jobs", []))
-        for job_id in range(1, int(self.client.job_count()) + 1):
+        for job_id in range(1, int(self.client.jobs.job_count()) + 1):
             if job_id in done or self.stopping:
                 continue
-            job = self.client.get_job(job_id)
+            job = self.client.jobs.get_job(job_id)
             status = JobStatus(int(job.status))
             if status in TERMINAL_JOB_STATUSES:
                 with self.state.transaction() as data:
@@ -87,12 +87,12 @@ class WhistleblowerNode(NodeBase):
                 continue
             if status is JobStatus.Verifying:
                 self._watch(job_id, job)
-            if status is JobStatus.Disputed and self.uses_bisection():
-                self.play_challenger(job, self.state)  # only if we opened the dispute
+            if status is JobStatus.Disputed:  # plays only if we opened the dispute
+                self.adjudication.challenge(self, job, self.state)
             if status in (JobStatus.Verifying, JobStatus.Disputed):
                 self.finalize_if_due(job_id, job)
         self.claim_credit()
-        self.claim_game_credit()
+        self.adjudication.claim_credit(self)
 
     # ----------------------------------------------------------------------------- checks
     def sample_check(
@@ -122,10 +122,10 @@ class WhistleblowerNode(NodeBase):
     def _watch(self, job_id: int, job: Any) -> None:
         if self.chain_time() > int(job.challenge_deadline) > 0:
             return
-        claims = self.client.claims_of(job_id)
+        claims = self.client.round.claims_of(job_id)
         if not claims.posted:
             return
-        assignment = self.client.get_assignment(job_id)
+        assignment = self.client.jobs.get_assignment(job_id)
         segments = list(assignment.segments)
         results: dict[int, dict[str, Any]] = {}
         for j, segment in enumerate(segments):
@@ -139,7 +139,7 @@ class WhistleblowerNode(NodeBase):
         for verifier in assignment.verifiers:
             if self.stopping:
                 return
-            verdicts = self.client.verdicts_of(job_id, verifier)
+            verdicts = self.client.jobs.verdicts_of(job_id, verifier)
             for sample_index, verdict in enumerate(verdicts):
                 if Verdict(int(verdict)) is not Verdict.Approve:
                     continue
@@ -154,15 +154,15 @@ class WhistleblowerNode(NodeBase):
         tag = f"{job_id}:{sample_index}:{verifier.lower()}"
         if tag in self.state.get("challenges", []):
             return
-        if self.client.challenger_of(job_id, sample_index, verifier) is not None:
+        if self.client.jobs.challenger_of(job_id, sample_index, verifier) is not None:
             with self.state.transaction() as data:
                 data["challenges"].append(tag)  # someone (maybe we, before a crash) did it
             return
-        self.ensure_funds(int(self.client.job_params().challenge_bond))
+        self.ensure_funds(int(self.client.jobs.job_params().challenge_bond))
         receipt = self.send(
             f"challengeApproval job {job_id} sample {sample_index} (segment {segment}) of "
             f"verifier {verifier}: {result['reason']}",
-            self.client.challenge_approval,
+            self.client.jobs.challenge_approval,
             job_id,
             sample_index,
             verifier,

@@ -59,20 +59,20 @@ def _claimed_job(
     submitter, solver = clients["k1"], clients["k2"]
     p = dep.params
     for c in clients.values():
-        c.faucet(1_000 * E18)
-    solver.stake(Role.Solver, p.min_stake_solver)
+        c.token.faucet(1_000 * E18)
+    solver.stakes.stake(Role.Solver, p.min_stake_solver)
     for i in range(3, 9 if whistleblower else 10):
-        clients[f"k{i}"].stake(Role.Verifier, p.min_stake_verifier)
+        clients[f"k{i}"].stakes.stake(Role.Verifier, p.min_stake_verifier)
     if whistleblower:
-        clients["k9"].stake(Role.Whistleblower, p.min_stake_whistleblower)
+        clients["k9"].stakes.stake(Role.Whistleblower, p.min_stake_whistleblower)
     job_id = submitter.job_id_from(
-        submitter.post_job(keccak(text="m"), keccak(text="s"), N, K, 10 * E18, "data:,")
+        submitter.jobs.post_job(keccak(text="m"), keccak(text="s"), N, K, 10 * E18, "data:,")
     )
-    solver.claim_job(job_id)
+    solver.jobs.claim_job(job_id)
     hashes = [_hash(i * K) for i in range(N // K + 1)]
     secret = commit(solver, job_id, hashes, K)
     submitter.mine(2)
-    submitter.assign_verifiers(job_id)
+    submitter.jobs.assign_verifiers(job_id)
     claims = post_claims(solver, job_id, hashes, secret)
     return clients, job_id, hashes, secret, claims
 
@@ -81,12 +81,12 @@ def _disputed_game(anvil: Anvil, dep: Deployment) -> tuple[dict[str, ChainClient
     """Job of N = 2k honest steps; the first assigned verifier rejects segment 0."""
     clients, job_id, hashes, secret, claims = _claimed_job(anvil, dep)
     submitter, solver = clients["k1"], clients["k2"]
-    assignment = submitter.get_assignment(job_id)
+    assignment = submitter.jobs.get_assignment(job_id)
     assigned, first = assignment.verifiers, assignment.segments.index(0)
     by_addr = {c.address: c for c in clients.values()}
     seal_and_reveal(job_id, by_addr, lambda v, j: not (v == assigned[0] and j == first))
     reveal_secret(solver, job_id, hashes, K, secret, claims)
-    dispute_id = submitter.dispute_id_from(submitter.finalize(job_id))
+    dispute_id = submitter.dispute_id_from(submitter.jobs.finalize(job_id))
     assert dispute_id is not None
     clients["challenger"] = by_addr[assigned[0]]
     return clients, job_id, dispute_id
@@ -96,18 +96,18 @@ def test_bisection_wiring(anvil: Anvil, bisection: Deployment):
     c = ChainClient(anvil.rpc_url, DEV_PRIVATE_KEYS[1], bisection)
     a = bisection.addresses
     assert a.bisection_game is not None
-    assert c.bisection_game.address == a.bisection_game
-    assert c.call(c.job_manager, "adjudicator") == a.bisection_game
-    assert c.call(c.arbitration, "stepParent") == a.bisection_game
-    assert c.call(c.bisection_game, "stepAdjudicator") == a.arbitration
-    assert c.call(c.bisection_game, "clockSeconds") == bisection.params.clock_seconds == 120
-    assert c.move_bond() == bisection.params.move_bond
+    assert c.game.contract.address == a.bisection_game
+    assert c.call(c.jobs.contract, "adjudicator") == a.bisection_game
+    assert c.call(c.committee.contract, "stepParent") == a.bisection_game
+    assert c.call(c.game.contract, "stepAdjudicator") == a.arbitration
+    assert c.call(c.game.contract, "clockSeconds") == bisection.params.clock_seconds == 120
+    assert c.game.move_bond() == bisection.params.move_bond
 
 
 def test_bisection_game_griefer_loses(anvil: Anvil, bisection: Deployment):
     clients, job_id, dispute_id = _disputed_game(anvil, bisection)
     solver, challenger, anyone = clients["k2"], clients["challenger"], clients["k1"]
-    game = anyone.get_game(dispute_id)
+    game = anyone.game.get_game(dispute_id)
     assert (game.defender, game.challenger) == (solver.address, challenger.address)
     assert (game.lo, game.hi, game.turn, game.status) == (
         0,
@@ -118,60 +118,60 @@ def test_bisection_game_griefer_loses(anvil: Anvil, bisection: Deployment):
 
     tree = checkpoint_tree([_hash(i * K) for i in range(N // K + 1)], K)
     with pytest.raises(errors.InvalidEndpointProof):
-        solver.post_endpoints(dispute_id, keccak(text="x"), _hash(K), tree.proof(0), tree.proof(1))
-    solver.post_endpoints(dispute_id, _hash(0), _hash(K), tree.proof(0), tree.proof(1))
+        solver.game.post_endpoints(dispute_id, keccak(text="x"), _hash(K), tree.proof(0), tree.proof(1))
+    solver.game.post_endpoints(dispute_id, _hash(0), _hash(K), tree.proof(0), tree.proof(1))
     with pytest.raises(errors.OutOfTurn):
-        challenger.respond(dispute_id, 0, K, False)
+        challenger.game.respond(dispute_id, 0, K, False)
     with pytest.raises(errors.WrongInterval):
-        solver.bisect(dispute_id, 0, K + 1, _hash(K // 2))
-    while (game := anyone.get_game(dispute_id)).status is not GameStatus.AwaitingStep:
-        solver.bisect(dispute_id, game.lo, game.hi, _hash(game.mid))
-        challenger.respond(dispute_id, game.lo, game.hi, False)  # griefing: disputes everything
+        solver.game.bisect(dispute_id, 0, K + 1, _hash(K // 2))
+    while (game := anyone.game.get_game(dispute_id)).status is not GameStatus.AwaitingStep:
+        solver.game.bisect(dispute_id, game.lo, game.hi, _hash(game.mid))
+        challenger.game.respond(dispute_id, game.lo, game.hi, False)  # griefing: disputes everything
     assert (game.lo, game.hi, game.moves) == (0, 1, 5)
-    assert anyone.game_moves(dispute_id) == 5
+    assert anyone.game.moves(dispute_id) == 5
 
     step_id = game.step_dispute_id
-    claim = anyone.step_claim_of(step_id)
+    claim = anyone.committee.step_claim_of(step_id)
     assert (claim.is_step, claim.step, claim.start_hash, claim.claimed_end_hash) == (
         True,
         0,
         _hash(0),
         _hash(1),
     )
-    assert anyone.game_of_step(step_id) == dispute_id
+    assert anyone.game.game_of_step(step_id) == dispute_id
     anyone.mine(2)
-    anyone.draw_committee(step_id)
-    members = anyone.committee_of(step_id)
+    anyone.committee.draw_committee(step_id)
+    members = anyone.committee.committee_of(step_id)
     by_addr = {c.address: c for c in clients.values()}
     salts = {m: new_salt() for m in members}
     for m in members:
-        by_addr[m].commit_vote(step_id, by_addr[m].vote_commitment(step_id, True, salts[m]))
+        by_addr[m].committee.commit_vote(step_id, by_addr[m].committee.vote_commitment(step_id, True, salts[m]))
     for m in members:
-        by_addr[m].reveal_vote(step_id, True, salts[m])
-    anyone.resolve(step_id)
+        by_addr[m].committee.reveal_vote(step_id, True, salts[m])
+    anyone.committee.resolve(step_id)
 
-    game = anyone.get_game(dispute_id)
+    game = anyone.game.get_game(dispute_id)
     assert game.status is GameStatus.DefenderWon and game.resolved
-    assert solver.game_credit_of() == 5 * bisection.params.move_bond
-    balance = solver.balance_of()
-    solver.claim_game_credit()
-    assert solver.balance_of() == balance + 5 * bisection.params.move_bond
+    assert solver.game.credit_of() == 5 * bisection.params.move_bond
+    balance = solver.token.balance_of()
+    solver.game.claim_credit()
+    assert solver.token.balance_of() == balance + 5 * bisection.params.move_bond
     with pytest.raises(errors.GameAlreadyResolved):
-        anyone.claim_timeout(dispute_id)
-    anyone.finalize(job_id)
-    assert anyone.get_job(job_id).status is JobStatus.Finalized
+        anyone.game.claim_timeout(dispute_id)
+    anyone.jobs.finalize(job_id)
+    assert anyone.jobs.get_job(job_id).status is JobStatus.Finalized
 
 
 def test_bisection_timeout_defender_loses(anvil: Anvil, bisection: Deployment):
     clients, job_id, dispute_id = _disputed_game(anvil, bisection)
     anyone = clients["k1"]
     with pytest.raises(errors.ClockNotExpired):
-        anyone.claim_timeout(dispute_id)
+        anyone.game.claim_timeout(dispute_id)
     anyone.increase_time(bisection.params.clock_seconds + 1)
-    assert anyone.game_clocks(dispute_id)[0] == 0
-    anyone.claim_timeout(dispute_id)
-    assert anyone.get_game(dispute_id).status is GameStatus.ChallengerWon
-    assert anyone.get_job(job_id).status is JobStatus.Rejected
+    assert anyone.game.clocks(dispute_id)[0] == 0
+    anyone.game.claim_timeout(dispute_id)
+    assert anyone.game.get_game(dispute_id).status is GameStatus.ChallengerWon
+    assert anyone.jobs.get_job(job_id).status is JobStatus.Rejected
 
 
 def test_griefing_whistleblower_loses_its_bond(anvil: Anvil, bisection: Deployment):
@@ -182,49 +182,49 @@ def test_griefing_whistleblower_loses_its_bond(anvil: Anvil, bisection: Deployme
     clients, job_id, hashes, secret, claims = _claimed_job(anvil, bisection, whistleblower=True)
     submitter, solver, griefer = clients["k1"], clients["k2"], clients["k9"]
     p = bisection.params
-    assignment = submitter.get_assignment(job_id)
+    assignment = submitter.jobs.get_assignment(job_id)
     by_addr = {c.address: c for c in clients.values()}
     seal_and_reveal(job_id, by_addr, lambda v, j: True)  # every verifier approves honest work
 
     # The griefer challenges the first verifier's (correct) approval of segment 0.
     sample = assignment.segments.index(0)
     approver = assignment.verifiers[0]
-    griefer_balance = griefer.balance_of()
-    griefer.challenge_approval(job_id, sample, approver)
-    assert griefer.challenger_of(job_id, sample, approver) == griefer.address
-    assert griefer.balance_of() == griefer_balance - p.challenge_bond
+    griefer_balance = griefer.token.balance_of()
+    griefer.jobs.challenge_approval(job_id, sample, approver)
+    assert griefer.jobs.challenger_of(job_id, sample, approver) == griefer.address
+    assert griefer.token.balance_of() == griefer_balance - p.challenge_bond
 
     reveal_secret(solver, job_id, hashes, K, secret, claims)
-    dispute_id = submitter.dispute_id_from(submitter.finalize(job_id))
+    dispute_id = submitter.dispute_id_from(submitter.jobs.finalize(job_id))
     assert dispute_id is not None
-    game = submitter.get_game(dispute_id)
+    game = submitter.game.get_game(dispute_id)
     assert (game.defender, game.challenger) == (solver.address, griefer.address)
 
     tree = checkpoint_tree(hashes, K)
-    solver.post_endpoints(dispute_id, _hash(0), _hash(K), tree.proof(0), tree.proof(1))
-    while (game := submitter.get_game(dispute_id)).status is not GameStatus.AwaitingStep:
-        solver.bisect(dispute_id, game.lo, game.hi, _hash(game.mid))
-        griefer.respond(dispute_id, game.lo, game.hi, False)  # disputes every honest midpoint
+    solver.game.post_endpoints(dispute_id, _hash(0), _hash(K), tree.proof(0), tree.proof(1))
+    while (game := submitter.game.get_game(dispute_id)).status is not GameStatus.AwaitingStep:
+        solver.game.bisect(dispute_id, game.lo, game.hi, _hash(game.mid))
+        griefer.game.respond(dispute_id, game.lo, game.hi, False)  # disputes every honest midpoint
     moves = game.moves
     step_id = game.step_dispute_id
     submitter.mine(2)
-    submitter.draw_committee(step_id)
-    members = submitter.committee_of(step_id)
+    submitter.committee.draw_committee(step_id)
+    members = submitter.committee.committee_of(step_id)
     salts = {m: new_salt() for m in members}
     for m in members:
-        by_addr[m].commit_vote(step_id, by_addr[m].vote_commitment(step_id, True, salts[m]))
+        by_addr[m].committee.commit_vote(step_id, by_addr[m].committee.vote_commitment(step_id, True, salts[m]))
     for m in members:
-        by_addr[m].reveal_vote(step_id, True, salts[m])
-    submitter.resolve(step_id)
+        by_addr[m].committee.reveal_vote(step_id, True, salts[m])
+    submitter.committee.resolve(step_id)
 
-    game = submitter.get_game(dispute_id)
+    game = submitter.game.get_game(dispute_id)
     assert game.status is GameStatus.DefenderWon and game.resolved
     griefer_moves = moves // 2  # the challenger answered every other move
-    assert solver.game_credit_of() >= griefer_moves * p.move_bond
-    assert griefer.game_credit_of() == 0
-    submitter.finalize(job_id)
-    assert submitter.get_job(job_id).status is JobStatus.Finalized
+    assert solver.game.credit_of() >= griefer_moves * p.move_bond
+    assert griefer.game.credit_of() == 0
+    submitter.jobs.finalize(job_id)
+    assert submitter.jobs.get_job(job_id).status is JobStatus.Finalized
     # The challenge bond went to the winners' pot, none of it back to the griefer.
-    assert griefer.credit_of() == 0
-    assert griefer.balance_of() == griefer_balance - p.challenge_bond - griefer_moves * p.move_bond
-    assert solver.stake_of(solver.address, Role.Solver).locked == 0
+    assert griefer.jobs.credit_of() == 0
+    assert griefer.token.balance_of() == griefer_balance - p.challenge_bond - griefer_moves * p.move_bond
+    assert solver.stakes.stake_of(solver.address, Role.Solver).locked == 0

@@ -38,17 +38,17 @@ def test_deploy_wiring(protocol: Deployment, client_factory):
     a = protocol.addresses
     for addr in a.model_dump(exclude_none=True).values():  # bisection_game: None here
         assert len(c.w3.eth.get_code(addr)) > 0
-    sm, jm, ac, reg = c.stake_manager, c.job_manager, c.arbitration, c.share_registry
+    sm, jm, ac, reg = c.stakes.contract, c.jobs.contract, c.committee.contract, c.shares.contract
     role = c.call(sm, "PROTOCOL_ROLE")
     assert c.call(sm, "hasRole", role, a.job_manager)
     assert c.call(sm, "hasRole", role, a.arbitration)
     assert not c.call(sm, "hasRole", role, c.address)
     assert c.call(reg, "minter") == a.job_manager
     assert c.call(jm, "adjudicator") == a.arbitration
-    assert c.verification_round_address() == a.verification_round
-    assert c.call(c.verification_round, "jobManager") == a.job_manager
-    assert c.forced_error_rate_bps() == protocol.params.forced_error_rate_bps
-    assert c.jackpot_pool() == protocol.params.jackpot_funding
+    assert c.jobs.verification_round_address() == a.verification_round
+    assert c.call(c.round.contract, "jobManager") == a.job_manager
+    assert c.round.forced_error_rate_bps() == protocol.params.forced_error_rate_bps
+    assert c.jobs.jackpot_pool() == protocol.params.jackpot_funding
     assert c.call(jm, "token") == a.token
     assert c.call(jm, "stakeManager") == a.stake_manager
     assert c.call(jm, "shareRegistry") == a.share_registry
@@ -59,8 +59,8 @@ def test_deploy_wiring(protocol: Deployment, client_factory):
     assert c.call(ac, "voteCommitWindow") == p.vote_commit_window
     assert c.call(ac, "voteRevealWindow") == p.vote_reveal_window
     assert c.call(sm, "unbondingDelay") == p.unbonding_delay
-    assert [c.min_stake(r) for r in Role] == p.min_stakes
-    jp = c.job_params()
+    assert [c.stakes.min_stake(r) for r in Role] == p.min_stakes
+    jp = c.jobs.job_params()
     assert (jp.solver_stake, jp.verifier_stake, jp.challenge_bond) == (
         p.solver_stake,
         p.verifier_stake,
@@ -73,20 +73,20 @@ def test_deploy_wiring(protocol: Deployment, client_factory):
         p.challenge_window,
     )
     assert (jp.jackpot, jp.reveal_window) == (p.jackpot, p.reveal_window)
-    assert c.job_count() == 0
+    assert c.jobs.job_count() == 0
 
 
 def test_job_manager_revert_is_decoded(client_factory):
     c = client_factory(1)
-    c.faucet(1_000 * E18)
+    c.token.faucet(1_000 * E18)
     with pytest.raises(errors.InvalidJobShape) as info:
-        c.post_job(keccak(text="m"), keccak(text="s"), 10, 3, 10 * E18, "data:,")
+        c.jobs.post_job(keccak(text="m"), keccak(text="s"), 10, 3, 10 * E18, "data:,")
     assert info.value.named_args == {"totalSteps": 10, "checkpointInterval": 3}
     assert str(info.value) == (
         "JobManager reverted: InvalidJobShape(totalSteps=10, checkpointInterval=3)"
     )
     with pytest.raises(ContractRevert) as info2:
-        c.claim_job(42)
+        c.jobs.claim_job(42)
     assert info2.value.contract == "JobManager" and info2.value.name != "Unknown"
 
 
@@ -95,64 +95,64 @@ def test_smoke_job_happy_path(anvil: Anvil, protocol: Deployment, client_factory
     submitter, solver = client_factory(1), client_factory(2)
     verifiers = [client_factory(i) for i in range(3, 3 + p.verifiers_per_job)]
     for c in (submitter, solver, *verifiers):
-        c.faucet(1_000 * E18)
-    solver.stake(Role.Solver, p.min_stake_solver)
+        c.token.faucet(1_000 * E18)
+    solver.stakes.stake(Role.Solver, p.min_stake_solver)
     for v in verifiers:
-        v.stake(Role.Verifier, p.min_stake_verifier)
-    assert set(submitter.active_verifiers()) == {v.address for v in verifiers}
+        v.stakes.stake(Role.Verifier, p.min_stake_verifier)
+    assert set(submitter.stakes.active_verifiers()) == {v.address for v in verifiers}
 
     model_id = keccak(text="digits-mlp")
     reward = 10 * E18
-    before = submitter.balance_of()
-    receipt = submitter.post_job(model_id, keccak(text="spec"), 40, 10, reward, "data:,{}")
+    before = submitter.token.balance_of()
+    receipt = submitter.jobs.post_job(model_id, keccak(text="spec"), 40, 10, reward, "data:,{}")
     job_id = submitter.job_id_from(receipt)
     assert job_id == 1
-    assert before - submitter.balance_of() == p.job_escrow(reward)
-    job = submitter.get_job(job_id)
+    assert before - submitter.token.balance_of() == p.job_escrow(reward)
+    job = submitter.jobs.get_job(job_id)
     assert job.status is JobStatus.Open and job.submitter == submitter.address
     assert job.num_segments == 4 and job.spec_uri == "data:,{}"
 
-    solver.claim_job(job_id)
-    assert solver.get_job(job_id).status is JobStatus.Claimed
-    assert solver.stake_of(role=Role.Solver).locked == p.solver_stake
+    solver.jobs.claim_job(job_id)
+    assert solver.jobs.get_job(job_id).status is JobStatus.Claimed
+    assert solver.stakes.stake_of(role=Role.Solver).locked == p.solver_stake
     secret = commit(solver, job_id, HASHES, 10, "http://127.0.0.1:1/jobs/1")
-    job = solver.get_job(job_id)
+    job = solver.jobs.get_job(job_id)
     assert job.status is JobStatus.Committed
     assert job.merkle_root == checkpoint_tree(HASHES, 10).root
     assert job.checkpoint_url == "http://127.0.0.1:1/jobs/1"
 
     with pytest.raises(errors.RandomnessNotReady):
-        submitter.assign_verifiers(job_id)
+        submitter.jobs.assign_verifiers(job_id)
     submitter.mine(2)
-    submitter.assign_verifiers(job_id)
-    assignment = submitter.get_assignment(job_id)
+    submitter.jobs.assign_verifiers(job_id)
+    assignment = submitter.jobs.get_assignment(job_id)
     assert len(assignment.verifiers) == p.verifiers_per_job
     assert len(set(assignment.segments)) == p.samples_per_job
-    assert submitter.get_job(job_id).status is JobStatus.Verifying
+    assert submitter.jobs.get_job(job_id).status is JobStatus.Verifying
 
     by_addr = {v.address: v for v in verifiers}
     claims = post_claims(solver, job_id, HASHES, secret)
     f = claims.forced_sample  # demo parameters: every job carries a forced error
     seal_and_reveal(job_id, by_addr, lambda _v, j: j != f)  # diligent: reject the forced claim
-    assert submitter.verdicts_of(job_id, assignment.verifiers[0]) == [
+    assert submitter.jobs.verdicts_of(job_id, assignment.verifiers[0]) == [
         Verdict.Reject if j == f else Verdict.Approve for j in range(p.samples_per_job)
     ]
     with pytest.raises(errors.ChallengeWindowOpen):
-        submitter.finalize(job_id)
+        submitter.jobs.finalize(job_id)
     reveal_secret(solver, job_id, HASHES, 10, secret, claims)
-    submitter.finalize(job_id)
-    assert submitter.get_job(job_id).status is JobStatus.Finalized
+    submitter.jobs.finalize(job_id)
+    assert submitter.jobs.get_job(job_id).status is JobStatus.Finalized
 
-    assert solver.credit_of() == reward
-    solver.claim_credit()
-    assert solver.credit_of() == 0
-    assert solver.share_balance(model_id) == 40
-    assert solver.ownership_bps(model_id) == 10_000
+    assert solver.jobs.credit_of() == reward
+    solver.jobs.claim_credit()
+    assert solver.jobs.credit_of() == 0
+    assert solver.shares.balance_of(model_id) == 40
+    assert solver.shares.ownership_bps(model_id) == 10_000
 
-    submitter.pay_revenue(model_id, 4 * E18)  # auto-approves the ModelShares token
-    assert solver.revenue_of(model_id) == 4 * E18
-    solver.claim_revenue(model_id)
-    assert solver.revenue_of(model_id) == 0
+    submitter.shares.pay_revenue(model_id, 4 * E18)  # auto-approves the ModelShares token
+    assert solver.shares.revenue_of(model_id) == 4 * E18
+    solver.shares.claim_revenue(model_id)
+    assert solver.shares.revenue_of(model_id) == 0
 
     names = [
         e.event
@@ -192,7 +192,7 @@ def test_testnet_like_deploy_from_keystore(tmp_path, protocol_artifacts):
         loaded = load_manifest(11155111, tmp_path / "deployments")
         assert loaded == dep
         reader = ChainClient(node.rpc_url, new_account(), loaded)
-        assert reader.job_params().verifiers_per_job == dep.params.verifiers_per_job
+        assert reader.jobs.job_params().verifiers_per_job == dep.params.verifiers_per_job
         with pytest.raises(errors.ChainValueError):
             ChainClient(node.rpc_url, new_account(), dep.model_copy(update={"chain_id": 1}))
 
@@ -207,52 +207,52 @@ def test_smoke_dispute_path(anvil: Anvil, protocol: Deployment, client_factory):
         anvil.fund(acct.address, 10 * E18)
         stakers.append(ChainClient(anvil.rpc_url, acct, protocol))
     for c in (submitter, solver, *stakers):
-        c.faucet(1_000 * E18)
-    solver.stake(Role.Solver, p.min_stake_solver)
+        c.token.faucet(1_000 * E18)
+    solver.stakes.stake(Role.Solver, p.min_stake_solver)
     for v in stakers:
-        v.stake(Role.Verifier, p.min_stake_verifier)
+        v.stakes.stake(Role.Verifier, p.min_stake_verifier)
     by_addr = {v.address: v for v in stakers}
 
     job_id = submitter.job_id_from(
-        submitter.post_job(keccak(text="m"), keccak(text="s"), 40, 10, 10 * E18, "data:,")
+        submitter.jobs.post_job(keccak(text="m"), keccak(text="s"), 40, 10, 10 * E18, "data:,")
     )
-    solver.claim_job(job_id)
+    solver.jobs.claim_job(job_id)
     secret = commit(solver, job_id, HASHES, 10)
     submitter.mine(2)
-    submitter.assign_verifiers(job_id)
-    assigned = submitter.get_assignment(job_id).verifiers
+    submitter.jobs.assign_verifiers(job_id)
+    assigned = submitter.jobs.get_assignment(job_id).verifiers
     claims = post_claims(solver, job_id, HASHES, secret)
     rejecter = by_addr[assigned[0]]
-    balance = rejecter.balance_of()
+    balance = rejecter.token.balance_of()
     # the first verifier rejects everything (posting q bonds at reveal), the others only the
     # forced claim; the forced sample leaves the disputed set, the rest goes to arbitration
     seal_and_reveal(job_id, by_addr, lambda v, j: v != assigned[0] and j != claims.forced_sample)
-    assert balance - rejecter.balance_of() == p.samples_per_job * p.challenge_bond
+    assert balance - rejecter.token.balance_of() == p.samples_per_job * p.challenge_bond
 
     reveal_secret(solver, job_id, HASHES, 10, secret, claims)
-    dispute_id = submitter.dispute_id_from(submitter.finalize(job_id))
+    dispute_id = submitter.dispute_id_from(submitter.jobs.finalize(job_id))
     assert dispute_id is not None
-    assert submitter.get_job(job_id).status is JobStatus.Disputed
+    assert submitter.jobs.get_job(job_id).status is JobStatus.Disputed
     with pytest.raises(errors.RandomnessNotReady):
-        submitter.draw_committee(dispute_id)
+        submitter.committee.draw_committee(dispute_id)
     submitter.mine(2)
-    submitter.draw_committee(dispute_id)
-    members = submitter.committee_of(dispute_id)
+    submitter.committee.draw_committee(dispute_id)
+    members = submitter.committee.committee_of(dispute_id)
     assert len(members) == p.committee_size and solver.address not in members
     salts = {}
     for m in members:
         salts[m] = new_salt()
         arb = by_addr[m]
-        arb.commit_vote(dispute_id, arb.vote_commitment(dispute_id, False, salts[m]))
-    assert submitter.dispute_phase(dispute_id) is DisputePhase.Reveal
+        arb.committee.commit_vote(dispute_id, arb.committee.vote_commitment(dispute_id, False, salts[m]))
+    assert submitter.committee.dispute_phase(dispute_id) is DisputePhase.Reveal
     with pytest.raises(errors.VoteMismatch):
-        by_addr[members[0]].reveal_vote(dispute_id, True, salts[members[0]])
+        by_addr[members[0]].committee.reveal_vote(dispute_id, True, salts[members[0]])
     for m in members:
-        by_addr[m].reveal_vote(dispute_id, False, salts[m])
-    submitter.resolve(dispute_id)
-    d = submitter.get_dispute(dispute_id)
+        by_addr[m].committee.reveal_vote(dispute_id, False, salts[m])
+    submitter.committee.resolve(dispute_id)
+    d = submitter.committee.get_dispute(dispute_id)
     assert d.status is DisputeStatus.Resolved and d.segment_valid is False
     assert (d.invalid_votes, d.valid_votes) == (p.committee_size, 0)
-    assert submitter.get_job(job_id).status is JobStatus.Rejected
-    assert rejecter.credit_of() > 0
-    assert submitter.credit_of() >= 10 * E18
+    assert submitter.jobs.get_job(job_id).status is JobStatus.Rejected
+    assert rejecter.jobs.credit_of() > 0
+    assert submitter.jobs.credit_of() >= 10 * E18

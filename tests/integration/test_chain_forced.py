@@ -44,19 +44,19 @@ def _job_to_verifying(
     secret). Account 1 submits, 2 solves, 3..8 verify, 9 whistleblows."""
     submitter, solver = clients[1], clients[2]
     for c in clients.values():
-        c.faucet(1_000 * E18)
-    solver.stake(Role.Solver, p.min_stake_solver)
+        c.token.faucet(1_000 * E18)
+    solver.stakes.stake(Role.Solver, p.min_stake_solver)
     for i in range(3, 9):
-        clients[i].stake(Role.Verifier, p.min_stake_verifier)
-    clients[9].stake(Role.Whistleblower, p.min_stake_whistleblower)
+        clients[i].stakes.stake(Role.Verifier, p.min_stake_verifier)
+    clients[9].stakes.stake(Role.Whistleblower, p.min_stake_whistleblower)
     job_id = submitter.job_id_from(
-        submitter.post_job(keccak(text="m"), keccak(text="s"), N, K, 10 * E18, "data:,")
+        submitter.jobs.post_job(keccak(text="m"), keccak(text="s"), N, K, 10 * E18, "data:,")
     )
-    solver.claim_job(job_id)
+    solver.jobs.claim_job(job_id)
     hashes = [os.urandom(32) for _ in range(N // K + 1)]
     secret = commit(solver, job_id, hashes, K)
     submitter.mine(2)
-    submitter.assign_verifiers(job_id)
+    submitter.jobs.assign_verifiers(job_id)
     return job_id, hashes, secret
 
 
@@ -69,38 +69,38 @@ def test_python_formulas_match_the_contract(anvil: Anvil, protocol_artifacts) ->
     dep = deploy_protocol(ChainClient(anvil.rpc_url, DEV_PRIVATE_KEYS[0]), params, build=False)
     clients = _clients(anvil, dep)
     c = clients[1]
-    assert c.forced_error_tag() == forced.FORCED_ERROR_TAG
-    assert c.forced_error_rate_bps() == 5_000
-    assert c.verification_round_address() == dep.addresses.verification_round
+    assert c.round.forced_error_tag() == forced.FORCED_ERROR_TAG
+    assert c.round.forced_error_rate_bps() == 5_000
+    assert c.jobs.verification_round_address() == dep.addresses.verification_round
     job_id, hashes, secret = _job_to_verifying(clients, params)
-    assert c.round_of(job_id).secret_commitment == commitments.secret_commitment(
+    assert c.round.round_of(job_id).secret_commitment == commitments.secret_commitment(
         job_id, clients[2].address, secret
     )
-    segments = list(c.get_assignment(job_id).segments)
+    segments = list(c.jobs.get_assignment(job_id).segments)
     seen = set()
     for _ in range(200):
         s = os.urandom(32)
         local = forced.draw_forced_error(s, job_id, segments, 5_000)
-        on_chain = c.draw_forced_error(job_id, s)
+        on_chain = c.round.draw_forced_error(job_id, s)
         assert on_chain[0] == local.forced
         if local.forced:
             assert on_chain[1] == local.sample and local.sample in forced.eligible_samples(segments)
             seen.add(local.sample)
-        assert c.forced_claim(s) == forced.forced_claim(s)
+        assert c.round.forced_claim(s) == forced.forced_claim(s)
     assert seen  # about half the draws are forced
     # Sealed verdicts: the Python commitment is the one the contract checks at reveal.
     post_claims(clients[2], job_id, hashes, secret)
     by_addr = {cl.address: cl for cl in clients.values()}
-    v = by_addr[c.get_assignment(job_id).verifiers[0]]
+    v = by_addr[c.jobs.get_assignment(job_id).verifiers[0]]
     salt = commitments.new_salt()
     approvals = [True] * len(segments)
-    v.commit_verdicts(job_id, commitments.verdict_commitment(job_id, v.address, approvals, salt))
-    assert v.verdict_commitment_of(job_id) == (
+    v.round.commit_verdicts(job_id, commitments.verdict_commitment(job_id, v.address, approvals, salt))
+    assert v.round.verdict_commitment_of(job_id) == (
         commitments.verdict_commitment(job_id, v.address, approvals, salt),
         False,
     )
     with pytest.raises(errors.VerdictAlreadyCommitted):
-        v.commit_verdicts(job_id, os.urandom(32))
+        v.round.commit_verdicts(job_id, os.urandom(32))
 
 
 def test_lazy_verifier_is_caught_by_a_forced_error(
@@ -113,31 +113,31 @@ def test_lazy_verifier_is_caught_by_a_forced_error(
     claims = post_claims(solver, job_id, hashes, secret)
     f = claims.forced_sample
     assert f is not None
-    assignment = submitter.get_assignment(job_id)
+    assignment = submitter.jobs.get_assignment(job_id)
     lazy, honest = assignment.verifiers[0], assignment.verifiers[1:]
     by_addr = {c.address: c for c in clients.values()}
     # honest verifiers reject exactly the forced sample, the lazy one approves everything
     seal_and_reveal(job_id, by_addr, lambda v, j: v == lazy or j != f)
-    assert submitter.verdicts_of(job_id, lazy)[f] is Verdict.Approve
-    assert submitter.verdicts_of(job_id, honest[0])[f] is Verdict.Reject
-    wb.challenge_approval(job_id, f, lazy)
+    assert submitter.jobs.verdicts_of(job_id, lazy)[f] is Verdict.Approve
+    assert submitter.jobs.verdicts_of(job_id, honest[0])[f] is Verdict.Reject
+    wb.jobs.challenge_approval(job_id, f, lazy)
     with pytest.raises(errors.RoundPending):
         to_secret_window(submitter, job_id)
-        submitter.finalize(job_id)
-    pool = submitter.jackpot_pool()
-    lazy_stake = submitter.stake_of(lazy, Role.Verifier).staked
-    solver_stake = submitter.stake_of(solver.address, Role.Solver).staked
-    credits = {a: submitter.credit_of(a) for a in (*honest, wb.address, solver.address)}
+        submitter.jobs.finalize(job_id)
+    pool = submitter.jobs.jackpot_pool()
+    lazy_stake = submitter.stakes.stake_of(lazy, Role.Verifier).staked
+    solver_stake = submitter.stakes.stake_of(solver.address, Role.Solver).staked
+    credits = {a: submitter.jobs.credit_of(a) for a in (*honest, wb.address, solver.address)}
     reveal_secret(solver, job_id, hashes, K, secret, claims, advance=False)
-    assert submitter.outcome(job_id) == (RoundOutcome.Forced, f)
-    receipt = submitter.finalize(job_id)
-    assert submitter.get_job(job_id).status is JobStatus.Finalized
+    assert submitter.round.outcome(job_id) == (RoundOutcome.Forced, f)
+    receipt = submitter.jobs.finalize(job_id)
+    assert submitter.jobs.get_job(job_id).status is JobStatus.Finalized
     # the lazy approver is slashed verifierStake into the pool
-    assert submitter.stake_of(lazy, Role.Verifier).staked == lazy_stake - p.verifier_stake
+    assert submitter.stakes.stake_of(lazy, Role.Verifier).staked == lazy_stake - p.verifier_stake
     # every rejecter and the whistleblower get their bond back plus the jackpot
     winners = [*honest, wb.address]
     for a in winners:
-        assert submitter.credit_of(a) - credits[a] >= p.challenge_bond + p.jackpot
+        assert submitter.jobs.credit_of(a) - credits[a] >= p.challenge_bond + p.jackpot
     paid = {
         e.args["account"]: e.args["amount"]
         for e in submitter.decode_receipt(receipt, "JackpotPaid")
@@ -145,13 +145,13 @@ def test_lazy_verifier_is_caught_by_a_forced_error(
     assert paid == {a: p.jackpot for a in winners}
     (settled,) = submitter.decode_receipt(receipt, "ForcedErrorSettled")
     assert settled.args["sampleIndex"] == f and settled.args["slashed"] == p.verifier_stake
-    assert submitter.jackpot_pool() == pool + p.verifier_stake - len(winners) * p.jackpot
+    assert submitter.jobs.jackpot_pool() == pool + p.verifier_stake - len(winners) * p.jackpot
     # the solver is not penalised: stake intact, reward credited
-    assert submitter.stake_of(solver.address, Role.Solver).staked == solver_stake
-    assert submitter.credit_of(solver.address) - credits[solver.address] == 10 * E18
-    escrowed, bonds, owed, jackpot = submitter.liabilities()
-    assert jackpot == submitter.jackpot_pool()
-    assert escrowed + bonds + owed + jackpot == submitter.balance_of(protocol.addresses.job_manager)
+    assert submitter.stakes.stake_of(solver.address, Role.Solver).staked == solver_stake
+    assert submitter.jobs.credit_of(solver.address) - credits[solver.address] == 10 * E18
+    escrowed, bonds, owed, jackpot = submitter.jobs.liabilities()
+    assert jackpot == submitter.jobs.jackpot_pool()
+    assert escrowed + bonds + owed + jackpot == submitter.token.balance_of(protocol.addresses.job_manager)
 
 
 def test_solver_that_never_reveals_is_slashed(
@@ -165,18 +165,18 @@ def test_solver_that_never_reveals_is_slashed(
     by_addr = {c.address: c for c in clients.values()}
     seal_and_reveal(job_id, by_addr, lambda v, j: j != claims.forced_sample)
     to_secret_window(submitter, job_id)
-    assert submitter.outcome(job_id)[0] is RoundOutcome.Pending
+    assert submitter.round.outcome(job_id)[0] is RoundOutcome.Pending
     with pytest.raises(errors.SecretCommitmentMismatch):
         reveal_secret(solver, job_id, hashes, K, os.urandom(32), claims, advance=False)
-    closes = submitter.windows_of(job_id).secret_reveal_closes
+    closes = submitter.round.windows_of(job_id).secret_reveal_closes
     submitter.increase_time(closes - submitter.timestamp() + 1)
-    assert submitter.outcome(job_id)[0] is RoundOutcome.NoReveal
+    assert submitter.round.outcome(job_id)[0] is RoundOutcome.NoReveal
     with pytest.raises(errors.OutsideWindow):
         reveal_secret(solver, job_id, hashes, K, secret, claims, advance=False)
-    before = submitter.stake_of(solver.address, Role.Solver).staked
-    receipt = submitter.finalize(job_id)
-    assert submitter.get_job(job_id).status is JobStatus.Rejected
-    assert submitter.stake_of(solver.address, Role.Solver).staked == before - p.solver_stake
+    before = submitter.stakes.stake_of(solver.address, Role.Solver).staked
+    receipt = submitter.jobs.finalize(job_id)
+    assert submitter.jobs.get_job(job_id).status is JobStatus.Rejected
+    assert submitter.stakes.stake_of(solver.address, Role.Solver).staked == before - p.solver_stake
     (fault,) = submitter.decode_receipt(receipt, "SolverFaulted")
     assert int(fault.args["outcome"]) == RoundOutcome.NoReveal
     assert fault.args["slashed"] == p.solver_stake
@@ -190,25 +190,25 @@ def test_solver_that_posts_no_claims_is_slashed(
     submitter, solver = clients[1], clients[2]
     job_id, _hashes, _secret = _job_to_verifying(clients, p)
     v = next(
-        c for c in clients.values() if c.address == submitter.get_assignment(job_id).verifiers[0]
+        c for c in clients.values() if c.address == submitter.jobs.get_assignment(job_id).verifiers[0]
     )
     with pytest.raises(errors.ClaimsNotPosted):
-        v.commit_verdicts(job_id, os.urandom(32))
-    job = submitter.get_job(job_id)
+        v.round.commit_verdicts(job_id, os.urandom(32))
+    job = submitter.jobs.get_job(job_id)
     submitter.increase_time(job.challenge_deadline - submitter.timestamp() + 1)
-    assert submitter.outcome(job_id)[0] is RoundOutcome.NoClaims
-    before = submitter.stake_of(solver.address, Role.Solver).staked
-    submitter.finalize(job_id)
-    assert submitter.get_job(job_id).status is JobStatus.Rejected
-    assert submitter.stake_of(solver.address, Role.Solver).staked == before - p.solver_stake
+    assert submitter.round.outcome(job_id)[0] is RoundOutcome.NoClaims
+    before = submitter.stakes.stake_of(solver.address, Role.Solver).staked
+    submitter.jobs.finalize(job_id)
+    assert submitter.jobs.get_job(job_id).status is JobStatus.Rejected
+    assert submitter.stakes.stake_of(solver.address, Role.Solver).staked == before - p.solver_stake
 
 
 def test_fund_jackpot(protocol: Deployment, client_factory) -> None:
     c = client_factory(4)
-    c.faucet(100 * E18)
-    assert c.jackpot_pool() >= protocol.params.jackpot_funding
-    before = c.jackpot_pool()
-    receipt = c.fund_jackpot(7 * E18)
-    assert c.jackpot_pool() == before + 7 * E18
+    c.token.faucet(100 * E18)
+    assert c.jobs.jackpot_pool() >= protocol.params.jackpot_funding
+    before = c.jobs.jackpot_pool()
+    receipt = c.jobs.fund_jackpot(7 * E18)
+    assert c.jobs.jackpot_pool() == before + 7 * E18
     (ev,) = c.decode_receipt(receipt, "JackpotFunded")
     assert ev.args == {"funder": c.address, "amount": 7 * E18}

@@ -24,7 +24,7 @@ from chain import (
     errors,
 )
 from chain.anvil import dev_accounts
-from chain.deploy import ContractAddresses, Deployment, ProtocolParams
+from chain.manifest import ContractAddresses, Deployment, ProtocolParams
 from veritrain.enums import Role
 
 E18 = 10**18
@@ -75,33 +75,33 @@ def test_anvil_ready_and_dev_keys(anvil: Anvil):
 
 def test_transactions_and_decoded_reverts(anvil: Anvil, mini: Deployment):
     c = _client(anvil, mini, 1)
-    c.faucet(1_000 * E18)
-    assert c.balance_of() == 1_000 * E18
-    c.stake(Role.Solver, 150 * E18)  # auto-approves the StakeManager
-    view = c.stake_of(role=Role.Solver)
+    c.token.faucet(1_000 * E18)
+    assert c.token.balance_of() == 1_000 * E18
+    c.stakes.stake(Role.Solver, 150 * E18)  # auto-approves the StakeManager
+    view = c.stakes.stake_of(role=Role.Solver)
     assert (view.staked, view.locked, view.free) == (150 * E18, 0, 150 * E18)
-    assert c.is_active(role=Role.Solver)
+    assert c.stakes.is_active(role=Role.Solver)
 
     with pytest.raises(ContractRevert) as info:
-        c.faucet(10**25)
+        c.token.faucet(10**25)
     assert info.value.name == "FaucetLimitExceeded"
     assert str(info.value).startswith("VeriToken reverted: FaucetLimitExceeded(requested=")
 
     with pytest.raises(errors.InsufficientFreeStake) as info2:
-        c.request_unbond(Role.Solver, 1_000 * E18)
+        c.stakes.request_unbond(Role.Solver, 1_000 * E18)
     err = info2.value
     assert err.named_args["account"] == c.address
     assert err.named_args["free"] == 150 * E18 and err.named_args["requested"] == 1_000 * E18
 
     # A transaction that is mined and reverts (explicit gas skips estimation) is decoded too.
     with pytest.raises(errors.InsufficientFreeStake):
-        c.transact(c.stake_manager, "requestUnbond", int(Role.Solver), 10**24, gas=300_000)
+        c.transact(c.stakes.contract, "requestUnbond", int(Role.Solver), 10**24, gas=300_000)
     # ...and the nonce cache stays right afterwards.
-    c.request_unbond(Role.Solver, 10 * E18)
-    assert c.stake_of(role=Role.Solver).unbonding == 10 * E18
+    c.stakes.request_unbond(Role.Solver, 10 * E18)
+    assert c.stakes.stake_of(role=Role.Solver).unbonding == 10 * E18
 
     with pytest.raises(errors.NothingUnbonding):
-        c.withdraw(Role.Verifier)
+        c.stakes.withdraw(Role.Verifier)
 
 
 def test_devnet_time_helpers(anvil: Anvil, mini: Deployment):
@@ -116,10 +116,10 @@ def test_devnet_time_helpers(anvil: Anvil, mini: Deployment):
 def test_event_watcher_resumes_from_cursor(anvil: Anvil, mini: Deployment):
     stakers = [_client(anvil, mini, i) for i in (1, 2, 3)]
     for s in stakers:
-        s.faucet(1_000 * E18)
+        s.token.faucet(1_000 * E18)
     for rnd in range(3):
         for s in stakers:
-            s.stake(Role.Verifier, (rnd + 1) * E18)
+            s.stakes.stake(Role.Verifier, (rnd + 1) * E18)
     expected = [(s.address, (rnd + 1) * E18) for rnd in range(3) for s in stakers]
 
     watcher = EventWatcher(
@@ -196,8 +196,8 @@ def proxy(anvil: Anvil) -> Iterator[_Proxy]:
 
 def test_event_watcher_survives_rpc_outage(anvil: Anvil, mini: Deployment, proxy: _Proxy):
     writer = _client(anvil, mini, 1)
-    writer.faucet(100 * E18)
-    writer.stake(Role.Verifier, 1 * E18)
+    writer.token.faucet(100 * E18)
+    writer.stakes.stake(Role.Verifier, 1 * E18)
     reader = _client(anvil, mini, 2, url=proxy.url)
     watcher = EventWatcher(
         reader, "StakeManager", ["Staked"], from_block=mini.block, max_backoff=0.5
@@ -207,7 +207,7 @@ def test_event_watcher_survives_rpc_outage(anvil: Anvil, mini: Deployment, proxy
     proxy.stop()  # the RPC goes away
     with pytest.raises(RpcUnavailable):
         reader.block_number()
-    writer.stake(Role.Verifier, 2 * E18)
+    writer.stakes.stake(Role.Verifier, 2 * E18)
     restarter = threading.Timer(1.0, proxy.start)  # ...and comes back a second later
     restarter.start()
     events = watcher.drain()  # retries with backoff (logs warnings) instead of failing

@@ -36,29 +36,29 @@ def test_python_merkle_proofs_verify_on_chain(client_factory) -> None:
     """Every proof of a 13-leaf tree built in Python verifies in JobManager.verifyCheckpoint;
     a wrong hash, a wrong leaf index and a truncated proof do not."""
     submitter, solver = client_factory(1), client_factory(2)
-    p = solver.job_params()
-    submitter.faucet(1_000 * E18)
-    solver.faucet(1_000 * E18)
-    solver.stake(0, p.solver_stake)
+    p = solver.jobs.job_params()
+    submitter.token.faucet(1_000 * E18)
+    solver.token.faucet(1_000 * E18)
+    solver.stakes.stake(0, p.solver_stake)
     n, k = 300, 25
     hashes = [os.urandom(32) for _ in range(n // k + 1)]
     tree = checkpoint_tree(hashes, k)
     job_id = submitter.job_id_from(
-        submitter.post_job(b"\x02" * 32, os.urandom(32), n, k, 10 * E18, "data:,{}")
+        submitter.jobs.post_job(b"\x02" * 32, os.urandom(32), n, k, 10 * E18, "data:,{}")
     )
-    solver.claim_job(job_id)
-    solver.commit_checkpoints(job_id, tree.root, "http://127.0.0.1:1/jobs/1", os.urandom(32))
+    solver.jobs.claim_job(job_id)
+    solver.jobs.commit_checkpoints(job_id, tree.root, "http://127.0.0.1:1/jobs/1", os.urandom(32))
     for i, h in enumerate(hashes):
-        assert solver.verify_checkpoint(job_id, i, h, tree.proof(i)) is True
-    assert solver.verify_checkpoint(job_id, 3, os.urandom(32), tree.proof(3)) is False
-    assert solver.verify_checkpoint(job_id, 4, hashes[3], tree.proof(3)) is False
-    assert solver.verify_checkpoint(job_id, 5, hashes[5], tree.proof(5)[:-1]) is False
+        assert solver.jobs.verify_checkpoint(job_id, i, h, tree.proof(i)) is True
+    assert solver.jobs.verify_checkpoint(job_id, 3, os.urandom(32), tree.proof(3)) is False
+    assert solver.jobs.verify_checkpoint(job_id, 4, hashes[3], tree.proof(3)) is False
+    assert solver.jobs.verify_checkpoint(job_id, 5, hashes[5], tree.proof(5)[:-1]) is False
 
 
 def test_cli_stake_submit_list_and_shares(anvil: Anvil, manifest: Path, client_factory) -> None:
     common = ["--rpc-url", anvil.rpc_url, "--deployment", str(manifest)]
-    client_factory(3).faucet(500 * E18)
-    client_factory(1).faucet(500 * E18)
+    client_factory(3).token.faucet(500 * E18)
+    client_factory(1).token.faucet(500 * E18)
     staked = json.loads(_cli("stake", "verifier", "60", *common, "--dev-account", "3", "--json"))
     assert staked["staked_wei"] == 60 * E18 and staked["active"] is True
 
@@ -86,7 +86,7 @@ def test_cli_stake_submit_list_and_shares(anvil: Anvil, manifest: Path, client_f
     assert [j["status"] for j in listed if j["job_id"] in ids] == ["Open", "Open"]
     # The posted spec hash is what the chain holds.
     reader = client_factory(0)
-    assert reader.get_job(ids[0]).spec_hash.hex() == posted["jobs"][0]["spec_hash"][2:]
+    assert reader.jobs.get_job(ids[0]).spec_hash.hex() == posted["jobs"][0]["spec_hash"][2:]
 
     owners = json.loads(_cli("shares", "digits-mlp", *common, "--json"))
     assert owners["holders"] == [] and owners["total_shares"] == 0
@@ -99,7 +99,7 @@ def test_cli_jackpot_fund_show_and_job_round(
     anvil: Anvil, manifest: Path, protocol: Deployment, client_factory
 ) -> None:
     common = ["--rpc-url", anvil.rpc_url, "--deployment", str(manifest)]
-    client_factory(4).faucet(100 * E18)
+    client_factory(4).token.faucet(100 * E18)
     before = json.loads(_cli("jackpot", "show", *common, "--json"))
     assert before["jackpot_wei"] == protocol.params.jackpot
     assert before["forced_error_rate_bps"] == protocol.params.forced_error_rate_bps
@@ -114,18 +114,18 @@ def test_cli_jackpot_fund_show_and_job_round(
     submitter, solver = client_factory(1), client_factory(2)
     verifiers = [client_factory(i) for i in range(3, 3 + protocol.params.verifiers_per_job)]
     for c in (submitter, solver, *verifiers):
-        c.faucet(1_000 * E18)
-    solver.stake(Role.Solver, protocol.params.min_stake_solver)
+        c.token.faucet(1_000 * E18)
+    solver.stakes.stake(Role.Solver, protocol.params.min_stake_solver)
     for v in verifiers:
-        v.stake(Role.Verifier, protocol.params.min_stake_verifier)
+        v.stakes.stake(Role.Verifier, protocol.params.min_stake_verifier)
     hashes = [os.urandom(32) for _ in range(5)]
     job_id = submitter.job_id_from(
-        submitter.post_job(b"\x03" * 32, os.urandom(32), 40, 10, 10 * E18, "data:,{}")
+        submitter.jobs.post_job(b"\x03" * 32, os.urandom(32), 40, 10, 10 * E18, "data:,{}")
     )
-    solver.claim_job(job_id)
+    solver.jobs.claim_job(job_id)
     secret = commit(solver, job_id, hashes, 10)
     submitter.mine(2)
-    submitter.assign_verifiers(job_id)
+    submitter.jobs.assign_verifiers(job_id)
     post_claims(solver, job_id, hashes, secret)
     shown = json.loads(_cli("job", "show", str(job_id), *common))
     rnd = shown["round"]

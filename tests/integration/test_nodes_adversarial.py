@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from adversary.solver import solver_node
+from adversary.verifier import verifier_node
 from chain import Anvil
-from solver.node import SolverNode
 from tests.utils.node_harness import (
     FAST_PARAMS,
     FORCED_UPDATES,
@@ -29,7 +30,6 @@ from tests.utils.node_harness import (
     require_protocol_artifacts,
     tiny_spec,
 )
-from verifier.node import VerifierNode
 from veritrain.enums import JobStatus, Role, RoundOutcome, Verdict
 from whistleblower.node import WhistleblowerNode
 
@@ -54,14 +54,16 @@ def forced_net(anvil: Anvil, contracts_out: Path, tmp_path: Path) -> Iterator[Ne
 
 def _run(net: Network, adversary: str | None, lazy: tuple[int, ...]) -> tuple[int, str]:
     for i in (V1, V2, V3):
-        net.start(VerifierNode(net.client(i), net.tmp / f"v{i}", lazy=i in lazy, poll_interval=0.5))
+        net.start(
+            verifier_node(net.client(i), net.tmp / f"v{i}", lazy=i in lazy, poll_interval=0.5)
+        )
     net.start(WhistleblowerNode(net.client(WHISTLEBLOWER), net.tmp / "wb", poll_interval=0.5))
     net.wait_active(int(Role.Verifier), V1, V2, V3)
     job_id = net.post_job(tiny_spec(seed=21))
     solver = net.client(SOLVER)
     net.start(
-        SolverNode(
-            solver, net.tmp / "solver", "127.0.0.1", free_port(), adversary, poll_interval=0.5
+        solver_node(
+            solver, net.tmp / "solver", "127.0.0.1", free_port(), mode=adversary, poll_interval=0.5
         )
     )
     return job_id, solver.address
@@ -75,12 +77,12 @@ def test_cheating_solver_is_rejected_and_slashed(net: Network, adversary: str) -
         net.wait_status(job_id, JobStatus.Finalized, JobStatus.Rejected, timeout=300)
         is JobStatus.Rejected
     )
-    stake = reader.stake_of(solver, Role.Solver)
+    stake = reader.stakes.stake_of(solver, Role.Solver)
     assert stake.staked == 4 * net.params.solver_stake - net.params.solver_stake
     assert stake.locked == 0
-    segments = reader.get_assignment(job_id).segments
+    segments = reader.jobs.get_assignment(job_id).segments
     for i in (V1, V2, V3):
-        verdicts = reader.verdicts_of(job_id, net.client(i).address)
+        verdicts = reader.jobs.verdicts_of(job_id, net.client(i).address)
         for seg, verdict in zip(segments, verdicts, strict=True):
             assert verdict is (Verdict.Reject if seg >= 2 else Verdict.Approve)
 
@@ -90,11 +92,11 @@ def test_lazy_verifier_is_challenged_and_slashed(net: Network) -> None:
     reader = net.client(0)
     lazy = net.client(V1).address
     wb = net.client(WHISTLEBLOWER).address
-    segments = reader.get_assignment(job_id).segments
+    segments = reader.jobs.get_assignment(job_id).segments
     net.wait_for(
         "whistleblower challenges of the lazy approvals",
         lambda: all(
-            reader.challenger_of(job_id, i, lazy) == wb
+            reader.jobs.challenger_of(job_id, i, lazy) == wb
             for i, seg in enumerate(segments)
             if seg >= 2
         ),
@@ -104,37 +106,37 @@ def test_lazy_verifier_is_challenged_and_slashed(net: Network) -> None:
         net.wait_status(job_id, JobStatus.Finalized, JobStatus.Rejected, timeout=300)
         is JobStatus.Rejected
     )
-    assert reader.stake_of(lazy, Role.Verifier).staked == (
+    assert reader.stakes.stake_of(lazy, Role.Verifier).staked == (
         net.params.min_stake_verifier - net.params.verifier_stake
     )
-    assert reader.stake_of(solver, Role.Solver).staked == 3 * net.params.solver_stake
+    assert reader.stakes.stake_of(solver, Role.Solver).staked == 3 * net.params.solver_stake
     # the whistleblower won: its bond back plus a share of the pot, claimed by the node
-    net.wait_for("whistleblower paid", lambda: reader.credit_of(wb) == 0)
-    assert reader.balance_of(wb) > 0
+    net.wait_for("whistleblower paid", lambda: reader.jobs.credit_of(wb) == 0)
+    assert reader.token.balance_of(wb) > 0
 
 
 def test_lazy_verifier_is_caught_by_a_forced_error(forced_net: Network) -> None:
     net = forced_net
     job_id, solver = _run(net, None, lazy=(V1,))  # an honest solver: only the forced error
     reader = net.client(0)
-    pool = reader.jackpot_pool()
+    pool = reader.jobs.jackpot_pool()
     assert (
         net.wait_status(job_id, JobStatus.Finalized, JobStatus.Rejected, timeout=300)
         is JobStatus.Finalized
     )
-    outcome, f = reader.outcome(job_id)
+    outcome, f = reader.round.outcome(job_id)
     assert outcome is RoundOutcome.Forced
     lazy, wb = net.client(V1).address, net.client(WHISTLEBLOWER).address
     honest = [net.client(i).address for i in (V2, V3)]
-    assert reader.verdicts_of(job_id, lazy)[f] is Verdict.Approve
+    assert reader.jobs.verdicts_of(job_id, lazy)[f] is Verdict.Approve
     for a in honest:
-        assert reader.verdicts_of(job_id, a)[f] is Verdict.Reject
-    assert reader.challenger_of(job_id, f, lazy) == wb
+        assert reader.jobs.verdicts_of(job_id, a)[f] is Verdict.Reject
+    assert reader.jobs.challenger_of(job_id, f, lazy) == wb
     p = net.params
     # the lazy approver is slashed into the pool; two rejecters and the whistleblower are paid
-    assert reader.stake_of(lazy, Role.Verifier).staked == p.min_stake_verifier - p.verifier_stake
+    assert reader.stakes.stake_of(lazy, Role.Verifier).staked == p.min_stake_verifier - p.verifier_stake
     for a in honest:
-        assert reader.stake_of(a, Role.Verifier).staked == p.min_stake_verifier
+        assert reader.stakes.stake_of(a, Role.Verifier).staked == p.min_stake_verifier
     paid = [
         e
         for e in reader.contract_by_name("JobManager")
@@ -143,7 +145,7 @@ def test_lazy_verifier_is_caught_by_a_forced_error(forced_net: Network) -> None:
         if int(e["args"]["jobId"]) == job_id
     ]
     assert sorted(e["args"]["account"] for e in paid) == sorted([*honest, wb])
-    assert reader.jackpot_pool() == pool + p.verifier_stake - 3 * p.jackpot
+    assert reader.jobs.jackpot_pool() == pool + p.verifier_stake - 3 * p.jackpot
     # the solver is not penalised: stake intact, shares minted
-    assert reader.stake_of(solver, Role.Solver).staked == 4 * p.solver_stake
-    assert reader.share_balance(tiny_spec(seed=21).model_id_hash(), solver) > 0
+    assert reader.stakes.stake_of(solver, Role.Solver).staked == 4 * p.solver_stake
+    assert reader.shares.balance_of(tiny_spec(seed=21).model_id_hash(), solver) > 0

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from adversary.solver import solver_node
+from adversary.verifier import verifier_node
 from chain import Anvil
 from solver.node import SolverNode
 from tests.utils.node_harness import (
@@ -48,19 +50,19 @@ def net(anvil: Anvil, contracts_out: Path, tmp_path: Path) -> Iterator[Network]:
 
 
 def _verifier(net: Network, i: int, **kw) -> VerifierNode:
-    return VerifierNode(net.client(i), net.tmp / f"v{i}", poll_interval=0.5, **kw)
+    return verifier_node(net.client(i), net.tmp / f"v{i}", poll_interval=0.5, **kw)
 
 
 def _solver(net: Network, port: int, adversary: str | None) -> SolverNode:
-    return SolverNode(
-        net.client(SOLVER), net.tmp / "solver", "127.0.0.1", port, adversary, poll_interval=0.5
+    return solver_node(
+        net.client(SOLVER), net.tmp / "solver", "127.0.0.1", port, mode=adversary, poll_interval=0.5
     )
 
 
 def _game(net: Network, job_id: int) -> GameView | None:
     reader = net.client(0)
-    dispute_id = int(reader.get_job(job_id).dispute_id)
-    return reader.get_game(dispute_id) if dispute_id else None
+    dispute_id = int(reader.jobs.get_job(job_id).dispute_id)
+    return reader.game.get_game(dispute_id) if dispute_id else None
 
 
 def _start(net: Network, adversary: str | None, griefer: bool = False) -> tuple[int, list]:
@@ -84,7 +86,7 @@ def test_cheating_solver_is_caught_through_bisection(net: Network) -> None:
     assert game.hi - game.lo == 1 and game.lo == game.segment * 10 + 1  # first skipped step
     reader = net.client(0)
     solver = net.client(SOLVER).address
-    assert reader.stake_of(solver, Role.Solver).staked == 3 * net.params.solver_stake
+    assert reader.stakes.stake_of(solver, Role.Solver).staked == 3 * net.params.solver_stake
 
 
 def test_griefing_challenger_loses_its_bond(net: Network) -> None:
@@ -94,7 +96,7 @@ def test_griefing_challenger_loses_its_bond(net: Network) -> None:
     assert game is not None and game.status is GameStatus.DefenderWon
     assert game.challenger.lower() == net.client(V1).address.lower()
     reader = net.client(0)
-    griefer = reader.stake_of(net.client(V1).address, Role.Verifier)
+    griefer = reader.stakes.stake_of(net.client(V1).address, Role.Verifier)
     assert griefer.staked == net.params.min_stake_verifier - net.params.verifier_stake
 
 
@@ -108,7 +110,7 @@ def test_challenger_that_stops_moving_loses_on_its_clock(net: Network) -> None:
     game = _game(net, job_id)
     assert game is not None and game.status is GameStatus.DefenderWon
     assert game.step_dispute_id == 0  # decided by the clock, not by a step committee
-    assert reader.get_job(job_id).status is JobStatus.Finalized
+    assert reader.jobs.get_job(job_id).status is JobStatus.Finalized
 
 
 def test_all_nodes_restarted_mid_dispute_finish_the_game(net: Network) -> None:

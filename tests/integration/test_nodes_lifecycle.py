@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from adversary.verifier import verifier_node
 from chain import Anvil
 from solver.node import Phase, SolverNode
 from tests.utils.node_harness import (
@@ -25,7 +26,6 @@ from tests.utils.node_harness import (
     require_protocol_artifacts,
     tiny_spec,
 )
-from verifier.node import VerifierNode
 from veritrain.enums import JobStatus, Role
 from veritrain.hexutil import from_hex
 from whistleblower.node import WhistleblowerNode
@@ -43,7 +43,9 @@ def net(anvil: Anvil, contracts_out: Path, tmp_path: Path) -> Iterator[Network]:
 
 def _start_checkers(net: Network, lazy: tuple[int, ...] = ()) -> None:
     for i in (V1, V2, V3):
-        net.start(VerifierNode(net.client(i), net.tmp / f"v{i}", lazy=i in lazy, poll_interval=0.5))
+        net.start(
+            verifier_node(net.client(i), net.tmp / f"v{i}", lazy=i in lazy, poll_interval=0.5)
+        )
     net.start(WhistleblowerNode(net.client(WHISTLEBLOWER), net.tmp / "wb", poll_interval=0.5))
     net.wait_active(int(Role.Verifier), V1, V2, V3)
 
@@ -62,13 +64,13 @@ def test_honest_job_is_finalized_paid_and_minted(net: Network) -> None:
     )
     reader = net.client(0)
     # shares: one per verified step, minted to the solver
-    assert reader.share_balance(spec.model_id_hash(), solver_client.address) == spec.total_steps
+    assert reader.shares.balance_of(spec.model_id_hash(), solver_client.address) == spec.total_steps
     # the nodes claim their credit (reward / fees) by themselves
-    net.wait_for("solver credit claimed", lambda: reader.credit_of(solver_client.address) == 0)
+    net.wait_for("solver credit claimed", lambda: reader.jobs.credit_of(solver_client.address) == 0)
     for i in (V1, V2, V3):
-        stake = reader.stake_of(net.client(i).address, Role.Verifier)
+        stake = reader.stakes.stake_of(net.client(i).address, Role.Verifier)
         assert stake.locked == 0 and stake.staked == net.params.min_stake_verifier
-    assert reader.stake_of(solver_client.address, Role.Solver).locked == 0
+    assert reader.stakes.stake_of(solver_client.address, Role.Solver).locked == 0
 
 
 def test_solver_killed_mid_training_restarts_and_finishes(net: Network) -> None:
@@ -93,7 +95,7 @@ def test_solver_killed_mid_training_restarts_and_finishes(net: Network) -> None:
     net.stop(first)
     rec = first.job_record(job_id)
     assert rec is not None and rec["phase"] == Phase.TRAINING and len(rec["hashes"]) == 3
-    assert net.client(0).get_job(job_id).status is JobStatus.Claimed
+    assert net.client(0).jobs.get_job(job_id).status is JobStatus.Claimed
 
     second = SolverNode(net.client(SOLVER), data, "127.0.0.1", port, poll_interval=0.5)
     net.start(second)
@@ -113,7 +115,7 @@ def test_solver_killed_after_commit_reserves_and_finishes(net: Network) -> None:
     first = SolverNode(net.client(SOLVER), data, "127.0.0.1", port, poll_interval=0.5)
     net.start(first)
     reader = net.client(0)
-    net.wait_for("commit", lambda: reader.get_job(job_id).status >= JobStatus.Committed)
+    net.wait_for("commit", lambda: reader.jobs.get_job(job_id).status >= JobStatus.Committed)
     net.stop(first)  # checkpoint server down too
     secret = first.job_record(job_id)["secret"]  # drawn and persisted before the commit
     second = SolverNode(net.client(SOLVER), data, "127.0.0.1", port, poll_interval=0.5)
@@ -123,5 +125,5 @@ def test_solver_killed_after_commit_reserves_and_finishes(net: Network) -> None:
         is JobStatus.Finalized
     )
     # the restarted solver posted its claims and revealed the secret it committed to
-    revealed = reader.round_of(job_id)
+    revealed = reader.round.round_of(job_id)
     assert revealed.revealed and revealed.secret == from_hex(secret)

@@ -33,16 +33,8 @@ from veritrain.merkle import verify_proof
 
 ZERO = "0x" + "00" * 20
 
-
 def revert(name: str, **args: Any) -> ContractRevert:
     return error_class(name)(name, args, contract="JobManager")
-
-
-class _Handle:
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.address = "0x" + name.encode().hex()[:40].ljust(40, "0")
-
 
 class FakeChain:
     """Protocol state shared by every `FakeClient`."""
@@ -152,15 +144,25 @@ class FakeChain:
     def count(self, fn: str, sender: str | None = None) -> int:
         return sum(1 for who, f, _ in self.txs if f == fn and (sender is None or who == sender))
 
-
 class FakeClient:
     """The `ChainClient` subset the nodes use, bound to one account."""
 
     def __init__(self, chain: FakeChain, address: str) -> None:
         self.chain = chain
         self.address = address
-        self.job_manager = _Handle("JobManager")
-        self.arbitration = _Handle("ArbitrationCommittee")
+        self.token = FakeToken(self)
+        self.stakes = FakeStakes(self)
+        self.jobs = FakeJobs(self)
+        self.round = FakeRound(self)
+        self.committee = FakeCommittee(self)
+        self.game = FakeGame(self)
+
+    adjudicator = "committee"
+    """The fake runs the v0 committee (its disputes are left to the Anvil tests)."""
+
+    def dispute_resolved(self, dispute_id: int) -> bool:
+        """Whether the job's dispute has an outcome (the committee's status)."""
+        return self.committee.get_dispute(dispute_id).status is DisputeStatus.Resolved
 
     def _tx(self, fn: str, *args: Any) -> dict[str, Any]:
         self.chain.txs.append((self.address, fn, args))
@@ -174,190 +176,262 @@ class FakeClient:
     def block_number(self) -> int:
         return self.chain.block
 
-    def balance_of(self, account: str | None = None) -> int:
-        return self.chain.balances.get(account or self.address, 0)
-
-    def faucet(self, amount: int) -> dict[str, Any]:
-        self.chain.balances[self.address] = self.balance_of() + amount
-        return self._tx("faucet", amount)
-
-    def job_params(self) -> JobParamsView:
-        return self.chain.params
-
-    def min_stake(self, role: int) -> int:
-        return 1
-
-    def is_active(self, account: str | None = None, role: int = 0) -> bool:
-        return self.chain.staked.get((account or self.address, int(role)), 0) >= 1
-
-    def free_stake(self, account: str | None = None, role: int = 0) -> int:
-        key = (account or self.address, int(role))
-        return self.chain.staked.get(key, 0) - self.chain.locked.get(key, 0)
-
-    def stake(self, role: int, amount: int) -> dict[str, Any]:
-        if self.balance_of() < amount:
-            raise revert("ERC20InsufficientBalance")
-        self.chain.balances[self.address] -= amount
-        key = (self.address, int(role))
-        self.chain.staked[key] = self.chain.staked.get(key, 0) + amount
-        return self._tx("stake", role, amount)
-
-    # --- jobs
-    def job_count(self) -> int:
-        return len(self.chain.jobs)
-
-    def get_job(self, job_id: int) -> JobView:
-        return self.chain.jobs[job_id]
-
-    def claim_job(self, job_id: int) -> dict[str, Any]:
-        job = self.chain.jobs[job_id]
-        if job.status is not JobStatus.Open:
-            raise revert("UnexpectedJobStatus", jobId=job_id, status=int(job.status))
-        self.chain.locked[(self.address, 0)] = (
-            self.chain.locked.get((self.address, 0), 0) + self.chain.params.solver_stake
-        )
-        self.chain.set_job(
-            job_id,
-            solver=self.address,
-            status=JobStatus.Claimed,
-            commit_deadline=self.chain.now + self.chain.params.commit_window,
-        )
-        return self._tx("claimJob", job_id)
-
-    def commit_checkpoints(
-        self, job_id: int, root: bytes, url: str, secret_commitment: bytes
-    ) -> dict[str, Any]:
-        job = self.chain.jobs[job_id]
-        if secret_commitment == b"\x00" * 32:
-            raise revert("ZeroCommitment", jobId=job_id)
-        if job.status is not JobStatus.Claimed:
-            raise revert("UnexpectedJobStatus", jobId=job_id, status=int(job.status))
-        if job.solver != self.address:
-            raise revert("NotSolver", jobId=job_id, caller=self.address)
-        self.chain.set_job(
-            job_id,
-            merkle_root=root,
-            checkpoint_url=url,
-            status=JobStatus.Committed,
-            randomness_block=self.chain.block + 1,
-        )
-        self.chain.secret_commitments[job_id] = bytes(secret_commitment)
-        return self._tx("commitCheckpoints", job_id, root, url, secret_commitment)
-
-    def assign_verifiers(self, job_id: int) -> dict[str, Any]:
-        job = self.chain.jobs[job_id]
-        if job.status is not JobStatus.Committed:
-            raise revert("UnexpectedJobStatus", jobId=job_id, status=int(job.status))
-        if self.chain.block <= job.randomness_block:
-            raise revert("RandomnessNotReady", jobId=job_id)
-        verifiers = tuple(
-            a
-            for (a, role), amount in sorted(self.chain.staked.items())
-            if role == 1 and amount > 0 and a not in (job.solver, job.submitter)
-        )[: self.chain.params.verifiers_per_job]
-        n = job.total_steps // job.checkpoint_interval
-        q = self.chain.params.samples_per_job
-        segments = tuple(self.chain.forced_segments or range(n)[-q:])
-        self.chain.assignments[job_id] = Assignment(verifiers, segments)
-        for v in verifiers:
-            self.chain.verdicts[(job_id, v)] = [Verdict.None_] * len(segments)
-        self.chain.set_job(
-            job_id,
-            status=JobStatus.Verifying,
-            verdict_deadline=self.chain.now + self.chain.params.verdict_window,
-            challenge_deadline=self.chain.now
-            + self.chain.params.verdict_window
-            + self.chain.params.reveal_window
-            + self.chain.params.challenge_window,
-        )
-        return self._tx("assignVerifiers", job_id)
-
-    def get_assignment(self, job_id: int) -> Assignment:
-        return self.chain.assignments.get(job_id, Assignment((), ()))
-
-    def verdicts_of(self, job_id: int, verifier: str) -> list[Verdict]:
-        return list(self.chain.verdicts.get((job_id, verifier), []))
-
-    # --- verification round (docs/FORCED_ERRORS.md)
-    def forced_error_rate_bps(self) -> int:
-        return self.chain.forced_error_rate_bps
-
-    def claims_of(self, job_id: int) -> ClaimsView:
-        return self.chain.claims.get(job_id, ClaimsView((), ()))
-
-    def round_of(self, job_id: int) -> RoundView:
-        committed = sum(1 for (j, _v) in self.chain.sealed if j == job_id)
-        return RoundView(
-            job_id=job_id,
-            secret_commitment=self.chain.secret_commitments.get(job_id, b"\x00" * 32),
-            secret=self.chain.secrets.get(job_id, b"\x00" * 32),
-            revealed=job_id in self.chain.secrets,
-            committed=committed,
-        )
-
-    def windows_of(self, job_id: int) -> RoundWindows:
-        return self.chain.windows(job_id)
-
-    def outcome(self, job_id: int) -> tuple[RoundOutcome, int]:
-        return self.chain.outcome(job_id)
-
-    def verdict_commitment_of(self, job_id: int, verifier: str | None = None) -> tuple[bytes, bool]:
-        key = (job_id, verifier or self.address)
-        return self.chain.sealed.get(key, b"\x00" * 32), key in self.chain.revealed
-
     def _window(self, job_id: int, opens: int, closes: int) -> None:
         if not opens <= self.chain.now <= closes:
             raise revert(
                 "OutsideWindow", jobId=job_id, opens=opens, closes=closes, nowTs=self.chain.now
             )
 
+
+class FakeToken:
+    """`client.token` of the fake (the methods the nodes call)."""
+
+    def __init__(self, client: FakeClient) -> None:
+        self._client = client
+
+    def balance_of(self, account: str | None = None) -> int:
+        return self._client.chain.balances.get(account or self._client.address, 0)
+
+    def faucet(self, amount: int) -> dict[str, Any]:
+        self._client.chain.balances[self._client.address] = self.balance_of() + amount
+        return self._client._tx("faucet", amount)
+
+
+class FakeStakes:
+    """`client.stakes` of the fake (the methods the nodes call)."""
+
+    def __init__(self, client: FakeClient) -> None:
+        self._client = client
+
+    def min_stake(self, role: int) -> int:
+        return 1
+
+    def is_active(self, account: str | None = None, role: int = 0) -> bool:
+        return self._client.chain.staked.get((account or self._client.address, int(role)), 0) >= 1
+
+    def free_stake(self, account: str | None = None, role: int = 0) -> int:
+        key = (account or self._client.address, int(role))
+        return self._client.chain.staked.get(key, 0) - self._client.chain.locked.get(key, 0)
+
+    def stake(self, role: int, amount: int) -> dict[str, Any]:
+        if self._client.token.balance_of() < amount:
+            raise revert("ERC20InsufficientBalance")
+        self._client.chain.balances[self._client.address] -= amount
+        key = (self._client.address, int(role))
+        self._client.chain.staked[key] = self._client.chain.staked.get(key, 0) + amount
+        return self._client._tx("stake", role, amount)
+
+
+class FakeJobs:
+    """`client.jobs` of the fake (the methods the nodes call)."""
+
+    def __init__(self, client: FakeClient) -> None:
+        self._client = client
+
+    def job_params(self) -> JobParamsView:
+        return self._client.chain.params
+
+    def job_count(self) -> int:
+        return len(self._client.chain.jobs)
+
+    def get_job(self, job_id: int) -> JobView:
+        return self._client.chain.jobs[job_id]
+
+    def claim_job(self, job_id: int) -> dict[str, Any]:
+        job = self._client.chain.jobs[job_id]
+        if job.status is not JobStatus.Open:
+            raise revert("UnexpectedJobStatus", jobId=job_id, status=int(job.status))
+        self._client.chain.locked[(self._client.address, 0)] = (
+            self._client.chain.locked.get((self._client.address, 0), 0) + self._client.chain.params.solver_stake
+        )
+        self._client.chain.set_job(
+            job_id,
+            solver=self._client.address,
+            status=JobStatus.Claimed,
+            commit_deadline=self._client.chain.now + self._client.chain.params.commit_window,
+        )
+        return self._client._tx("claimJob", job_id)
+
+    def commit_checkpoints(
+        self, job_id: int, root: bytes, url: str, secret_commitment: bytes
+    ) -> dict[str, Any]:
+        job = self._client.chain.jobs[job_id]
+        if secret_commitment == b"\x00" * 32:
+            raise revert("ZeroCommitment", jobId=job_id)
+        if job.status is not JobStatus.Claimed:
+            raise revert("UnexpectedJobStatus", jobId=job_id, status=int(job.status))
+        if job.solver != self._client.address:
+            raise revert("NotSolver", jobId=job_id, caller=self._client.address)
+        self._client.chain.set_job(
+            job_id,
+            merkle_root=root,
+            checkpoint_url=url,
+            status=JobStatus.Committed,
+            randomness_block=self._client.chain.block + 1,
+        )
+        self._client.chain.secret_commitments[job_id] = bytes(secret_commitment)
+        return self._client._tx("commitCheckpoints", job_id, root, url, secret_commitment)
+
+    def assign_verifiers(self, job_id: int) -> dict[str, Any]:
+        job = self._client.chain.jobs[job_id]
+        if job.status is not JobStatus.Committed:
+            raise revert("UnexpectedJobStatus", jobId=job_id, status=int(job.status))
+        if self._client.chain.block <= job.randomness_block:
+            raise revert("RandomnessNotReady", jobId=job_id)
+        verifiers = tuple(
+            a
+            for (a, role), amount in sorted(self._client.chain.staked.items())
+            if role == 1 and amount > 0 and a not in (job.solver, job.submitter)
+        )[: self._client.chain.params.verifiers_per_job]
+        n = job.total_steps // job.checkpoint_interval
+        q = self._client.chain.params.samples_per_job
+        segments = tuple(self._client.chain.forced_segments or range(n)[-q:])
+        self._client.chain.assignments[job_id] = Assignment(verifiers, segments)
+        for v in verifiers:
+            self._client.chain.verdicts[(job_id, v)] = [Verdict.None_] * len(segments)
+        self._client.chain.set_job(
+            job_id,
+            status=JobStatus.Verifying,
+            verdict_deadline=self._client.chain.now + self._client.chain.params.verdict_window,
+            challenge_deadline=self._client.chain.now
+            + self._client.chain.params.verdict_window
+            + self._client.chain.params.reveal_window
+            + self._client.chain.params.challenge_window,
+        )
+        return self._client._tx("assignVerifiers", job_id)
+
+    def get_assignment(self, job_id: int) -> Assignment:
+        return self._client.chain.assignments.get(job_id, Assignment((), ()))
+
+    def verdicts_of(self, job_id: int, verifier: str) -> list[Verdict]:
+        return list(self._client.chain.verdicts.get((job_id, verifier), []))
+
+    def challenger_of(self, job_id: int, sample_index: int, verifier: str) -> str | None:
+        return self._client.chain.challengers.get((job_id, sample_index, verifier))
+
+    def challenge_approval(self, job_id: int, sample_index: int, verifier: str) -> dict[str, Any]:
+        job = self._client.chain.jobs[job_id]
+        if self._client.chain.now > job.challenge_deadline:
+            raise revert("ChallengeWindowClosed", jobId=job_id)
+        key = (job_id, sample_index, verifier)
+        if key in self._client.chain.challengers:
+            raise revert("ApprovalAlreadyChallenged", jobId=job_id)
+        if self._client.chain.verdicts[(job_id, verifier)][sample_index] is not Verdict.Approve:
+            raise revert("VerdictNotApproval", jobId=job_id)
+        self._client.chain.challengers[key] = self._client.address
+        self._client.chain.disputed.setdefault(job_id, set()).add(sample_index)
+        return self._client._tx("challengeApproval", job_id, sample_index, verifier)
+
+    def finalize(self, job_id: int) -> dict[str, Any]:
+        job = self._client.chain.jobs[job_id]
+        if job.status is not JobStatus.Verifying or self._client.chain.now <= job.challenge_deadline:
+            raise revert("ChallengeWindowOpen", jobId=job_id)
+        outcome, sample = self._client.chain.outcome(job_id)
+        if outcome is RoundOutcome.Pending:
+            raise revert("RoundPending", jobId=job_id)
+        if outcome in (RoundOutcome.NoClaims, RoundOutcome.NoReveal):
+            self._client.chain.set_job(job_id, status=JobStatus.Rejected)
+            return self._client._tx("finalize", job_id)
+        if outcome is RoundOutcome.Forced:
+            self._client.chain.forced_settled[job_id] = sample
+            self._client.chain.disputed.get(job_id, set()).discard(sample)
+        if self._client.chain.disputed.get(job_id):
+            self._client.chain.set_job(job_id, status=JobStatus.Disputed, dispute_id=1)
+        else:
+            self._client.chain.set_job(job_id, status=JobStatus.Finalized)
+            self._client.chain.credits[job.solver] = self._client.chain.credits.get(job.solver, 0) + job.reward
+        return self._client._tx("finalize", job_id)
+
+    def credit_of(self, account: str | None = None) -> int:
+        return self._client.chain.credits.get(account or self._client.address, 0)
+
+    def claim_credit(self) -> dict[str, Any]:
+        amount = self._client.chain.credits.pop(self._client.address, 0)
+        if amount == 0:
+            raise revert("NoCreditToClaim", account=self._client.address)
+        self._client.chain.balances[self._client.address] = self._client.token.balance_of() + amount
+        return self._client._tx("claimCredit")
+
+
+class FakeRound:
+    """`client.round` of the fake (the methods the nodes call)."""
+
+    def __init__(self, client: FakeClient) -> None:
+        self._client = client
+
+    def forced_error_rate_bps(self) -> int:
+        return self._client.chain.forced_error_rate_bps
+
+    def claims_of(self, job_id: int) -> ClaimsView:
+        return self._client.chain.claims.get(job_id, ClaimsView((), ()))
+
+    def round_of(self, job_id: int) -> RoundView:
+        committed = sum(1 for (j, _v) in self._client.chain.sealed if j == job_id)
+        return RoundView(
+            job_id=job_id,
+            secret_commitment=self._client.chain.secret_commitments.get(job_id, b"\x00" * 32),
+            secret=self._client.chain.secrets.get(job_id, b"\x00" * 32),
+            revealed=job_id in self._client.chain.secrets,
+            committed=committed,
+        )
+
+    def windows_of(self, job_id: int) -> RoundWindows:
+        return self._client.chain.windows(job_id)
+
+    def outcome(self, job_id: int) -> tuple[RoundOutcome, int]:
+        return self._client.chain.outcome(job_id)
+
+    def verdict_commitment_of(self, job_id: int, verifier: str | None = None) -> tuple[bytes, bool]:
+        key = (job_id, verifier or self._client.address)
+        return self._client.chain.sealed.get(key, b"\x00" * 32), key in self._client.chain.revealed
+
     def post_claims(self, job_id: int, starts: list[bytes], ends: list[bytes]) -> dict[str, Any]:
-        job = self.chain.jobs[job_id]
-        if job.solver != self.address:
-            raise revert("NotSolver", jobId=job_id, caller=self.address)
-        if job_id in self.chain.claims:
+        job = self._client.chain.jobs[job_id]
+        if job.solver != self._client.address:
+            raise revert("NotSolver", jobId=job_id, caller=self._client.address)
+        if job_id in self._client.chain.claims:
             raise revert("ClaimsAlreadyPosted", jobId=job_id)
-        q = len(self.chain.assignments[job_id].segments)
+        q = len(self._client.chain.assignments[job_id].segments)
         if len(starts) != q or len(ends) != q:
             raise revert("LengthMismatch", jobId=job_id, expected=q, actual=len(starts))
-        self._window(job_id, 0, job.verdict_deadline)
-        self.chain.claims[job_id] = ClaimsView(tuple(starts), tuple(ends))
-        return self._tx("postClaims", job_id, tuple(starts), tuple(ends))
+        self._client._window(job_id, 0, job.verdict_deadline)
+        self._client.chain.claims[job_id] = ClaimsView(tuple(starts), tuple(ends))
+        return self._client._tx("postClaims", job_id, tuple(starts), tuple(ends))
 
     def commit_verdicts(self, job_id: int, commitment: bytes) -> dict[str, Any]:
-        key = (job_id, self.address)
-        if key not in self.chain.verdicts:
-            raise revert("NotAssignedVerifier", jobId=job_id, caller=self.address)
-        if job_id not in self.chain.claims:
+        key = (job_id, self._client.address)
+        if key not in self._client.chain.verdicts:
+            raise revert("NotAssignedVerifier", jobId=job_id, caller=self._client.address)
+        if job_id not in self._client.chain.claims:
             raise revert("ClaimsNotPosted", jobId=job_id)
-        if key in self.chain.sealed:
-            raise revert("VerdictAlreadyCommitted", jobId=job_id, verifier=self.address)
-        self._window(job_id, 0, self.chain.jobs[job_id].verdict_deadline)
-        self.chain.sealed[key] = bytes(commitment)
-        return self._tx("commitVerdicts", job_id, commitment)
+        if key in self._client.chain.sealed:
+            raise revert("VerdictAlreadyCommitted", jobId=job_id, verifier=self._client.address)
+        self._client._window(job_id, 0, self._client.chain.jobs[job_id].verdict_deadline)
+        self._client.chain.sealed[key] = bytes(commitment)
+        return self._client._tx("commitVerdicts", job_id, commitment)
 
     def reveal_verdicts(self, job_id: int, approvals: list[bool], salt: bytes) -> dict[str, Any]:
-        key = (job_id, self.address)
-        if key not in self.chain.sealed or key in self.chain.revealed:
-            raise revert("NothingToReveal", jobId=job_id, verifier=self.address)
-        verifiers = self.chain.assignments[job_id].verifiers
-        all_sealed = all((job_id, v) in self.chain.sealed for v in verifiers)
-        windows = self.chain.windows(job_id)
-        opens = self.chain.now if all_sealed else windows.verdict_reveal_opens + 1
-        self._window(job_id, opens, windows.verdict_reveal_closes)
-        digest = commitments.verdict_commitment(job_id, self.address, approvals, salt)
-        if digest != self.chain.sealed[key]:
-            raise revert("VerdictCommitmentMismatch", jobId=job_id, verifier=self.address)
-        self.chain.revealed.add(key)
-        self.chain.verdicts[key] = [Verdict.Approve if a else Verdict.Reject for a in approvals]
+        key = (job_id, self._client.address)
+        if key not in self._client.chain.sealed or key in self._client.chain.revealed:
+            raise revert("NothingToReveal", jobId=job_id, verifier=self._client.address)
+        verifiers = self._client.chain.assignments[job_id].verifiers
+        all_sealed = all((job_id, v) in self._client.chain.sealed for v in verifiers)
+        windows = self._client.chain.windows(job_id)
+        opens = self._client.chain.now if all_sealed else windows.verdict_reveal_opens + 1
+        self._client._window(job_id, opens, windows.verdict_reveal_closes)
+        digest = commitments.verdict_commitment(job_id, self._client.address, approvals, salt)
+        if digest != self._client.chain.sealed[key]:
+            raise revert("VerdictCommitmentMismatch", jobId=job_id, verifier=self._client.address)
+        self._client.chain.revealed.add(key)
+        self._client.chain.verdicts[key] = [Verdict.Approve if a else Verdict.Reject for a in approvals]
         for i, a in enumerate(approvals):
             if not a:
-                self.chain.disputed.setdefault(job_id, set()).add(i)
-        if all((job_id, v) in self.chain.revealed for v in verifiers):
-            self.chain.set_job(
-                job_id, challenge_deadline=self.chain.now + self.chain.params.challenge_window
+                self._client.chain.disputed.setdefault(job_id, set()).add(i)
+        if all((job_id, v) in self._client.chain.revealed for v in verifiers):
+            self._client.chain.set_job(
+                job_id, challenge_deadline=self._client.chain.now + self._client.chain.params.challenge_window
             )
-        return self._tx("revealVerdicts", job_id, tuple(approvals), salt)
+        return self._client._tx("revealVerdicts", job_id, tuple(approvals), salt)
 
     def reveal_secret(
         self,
@@ -367,19 +441,19 @@ class FakeClient:
         start_proofs: list[list[bytes]],
         end_proofs: list[list[bytes]],
     ) -> dict[str, Any]:
-        job = self.chain.jobs[job_id]
-        if job_id in self.chain.secrets:
+        job = self._client.chain.jobs[job_id]
+        if job_id in self._client.chain.secrets:
             raise revert("SecretAlreadyRevealed", jobId=job_id)
-        windows = self.chain.windows(job_id)
-        self._window(job_id, windows.secret_reveal_opens + 1, windows.secret_reveal_closes)
+        windows = self._client.chain.windows(job_id)
+        self._client._window(job_id, windows.secret_reveal_opens + 1, windows.secret_reveal_closes)
         if (
             commitments.secret_commitment(job_id, job.solver, secret)
-            != self.chain.secret_commitments[job_id]
+            != self._client.chain.secret_commitments[job_id]
         ):
             raise revert("SecretCommitmentMismatch", jobId=job_id)
-        segments = self.chain.assignments[job_id].segments
-        draw = forced.draw_forced_error(secret, job_id, segments, self.chain.forced_error_rate_bps)
-        claims = self.chain.claims[job_id]
+        segments = self._client.chain.assignments[job_id].segments
+        draw = forced.draw_forced_error(secret, job_id, segments, self._client.chain.forced_error_rate_bps)
+        claims = self._client.chain.claims[job_id]
         k = job.checkpoint_interval
         for j, s in enumerate(segments):
             if not verify_proof(
@@ -393,56 +467,16 @@ class FakeClient:
                 end = forced_true_end
             if not verify_proof(end_proofs[j], job.merkle_root, leaf_hash((s + 1) * k, end)):
                 raise revert("InvalidClaimProof", jobId=job_id, sampleIndex=j, isEnd=True)
-        self.chain.secrets[job_id] = bytes(secret)
-        return self._tx("revealSecret", job_id, secret)
+        self._client.chain.secrets[job_id] = bytes(secret)
+        return self._client._tx("revealSecret", job_id, secret)
 
-    def challenger_of(self, job_id: int, sample_index: int, verifier: str) -> str | None:
-        return self.chain.challengers.get((job_id, sample_index, verifier))
 
-    def challenge_approval(self, job_id: int, sample_index: int, verifier: str) -> dict[str, Any]:
-        job = self.chain.jobs[job_id]
-        if self.chain.now > job.challenge_deadline:
-            raise revert("ChallengeWindowClosed", jobId=job_id)
-        key = (job_id, sample_index, verifier)
-        if key in self.chain.challengers:
-            raise revert("ApprovalAlreadyChallenged", jobId=job_id)
-        if self.chain.verdicts[(job_id, verifier)][sample_index] is not Verdict.Approve:
-            raise revert("VerdictNotApproval", jobId=job_id)
-        self.chain.challengers[key] = self.address
-        self.chain.disputed.setdefault(job_id, set()).add(sample_index)
-        return self._tx("challengeApproval", job_id, sample_index, verifier)
+class FakeCommittee:
+    """`client.committee` of the fake (the methods the nodes call)."""
 
-    def finalize(self, job_id: int) -> dict[str, Any]:
-        job = self.chain.jobs[job_id]
-        if job.status is not JobStatus.Verifying or self.chain.now <= job.challenge_deadline:
-            raise revert("ChallengeWindowOpen", jobId=job_id)
-        outcome, sample = self.chain.outcome(job_id)
-        if outcome is RoundOutcome.Pending:
-            raise revert("RoundPending", jobId=job_id)
-        if outcome in (RoundOutcome.NoClaims, RoundOutcome.NoReveal):
-            self.chain.set_job(job_id, status=JobStatus.Rejected)
-            return self._tx("finalize", job_id)
-        if outcome is RoundOutcome.Forced:
-            self.chain.forced_settled[job_id] = sample
-            self.chain.disputed.get(job_id, set()).discard(sample)
-        if self.chain.disputed.get(job_id):
-            self.chain.set_job(job_id, status=JobStatus.Disputed, dispute_id=1)
-        else:
-            self.chain.set_job(job_id, status=JobStatus.Finalized)
-            self.chain.credits[job.solver] = self.chain.credits.get(job.solver, 0) + job.reward
-        return self._tx("finalize", job_id)
+    def __init__(self, client: FakeClient) -> None:
+        self._client = client
 
-    def credit_of(self, account: str | None = None) -> int:
-        return self.chain.credits.get(account or self.address, 0)
-
-    def claim_credit(self) -> dict[str, Any]:
-        amount = self.chain.credits.pop(self.address, 0)
-        if amount == 0:
-            raise revert("NoCreditToClaim", account=self.address)
-        self.chain.balances[self.address] = self.balance_of() + amount
-        return self._tx("claimCredit")
-
-    # --- disputes (none in the fake: they are covered by the Anvil integration tests)
     def dispute_count(self) -> int:
         return 0
 
@@ -465,3 +499,13 @@ class FakeClient:
             invalid_votes=0,
             segment_valid=False,
         )
+
+
+class FakeGame:
+    """`client.game` of the fake: no game is ever played (committee deployment)."""
+
+    def __init__(self, client: FakeClient) -> None:
+        self._client = client
+
+    def credit_of(self, account: str | None = None) -> int:
+        return 0

@@ -7,6 +7,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
+from adversary.solver import solver_node
 from solver.node import SolverNode
 from solver.server import create_app
 from tests.utils.fake_chain import FakeChain
@@ -32,7 +33,7 @@ def run_solver_to_commit(chain: FakeChain, tmp: Path, adversary: Any = None) -> 
     """Post a job, let a solver claim, train and commit it, assign verifiers and post its
     claims on the sampled segments (docs/FORCED_ERRORS.md)."""
     job_id = chain.post_job(SUBMITTER, tiny_spec())
-    node = SolverNode(chain.client(SOLVER), tmp / "solver", adversary=adversary, serve=False)
+    node = solver_node(chain.client(SOLVER), tmp / "solver", mode=adversary, serve=False)
     for _ in range(4):
         node.step()
         chain.advance(blocks=2)

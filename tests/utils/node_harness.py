@@ -144,8 +144,8 @@ class Network:
 
     def post_job(self, spec: JobSpec, reward: int = 50 * E18) -> int:
         sub = self.client(SUBMITTER)
-        sub.faucet(1000 * E18)
-        receipt = sub.post_job(
+        sub.token.faucet(1000 * E18)
+        receipt = sub.jobs.post_job(
             spec.model_id_hash(),
             spec.spec_hash(),
             spec.total_steps,
@@ -167,10 +167,10 @@ class Network:
         reader = self.client(0)
         self.wait_for(
             f"job {job_id} in {[s.name for s in statuses]}",
-            lambda: reader.get_job(job_id).status in statuses,
+            lambda: reader.jobs.get_job(job_id).status in statuses,
             timeout,
         )
-        return reader.get_job(job_id).status
+        return reader.jobs.get_job(job_id).status
 
     def wait_active(self, role: int, *indices: int, timeout: float = 60.0) -> None:
         reader = self.client(0)
@@ -178,6 +178,6 @@ class Network:
             address = self.client(i).address
             self.wait_for(
                 f"account {i} staked as role {role}",
-                lambda a=address: reader.is_active(a, role),
+                lambda a=address: reader.stakes.is_active(a, role),
                 timeout,
             )

@@ -34,7 +34,7 @@ def commit(
     """Commit the tree over `hashes` with a fresh secret; returns the secret."""
     secret = new_secret()
     root = checkpoint_tree(list(hashes), interval).root
-    r = solver.commit_checkpoints(
+    r = solver.jobs.commit_checkpoints(
         job_id, root, url, secret_commitment(job_id, solver.address, secret)
     )
     if receipts is not None:
@@ -51,10 +51,10 @@ def post_claims(
     receipts: Receipts | None = None,
 ) -> Claims:
     """Post the honest claims (with the forced claim when the draw says so); returns them."""
-    segments = list(solver.get_assignment(job_id).segments)
-    draw = draw_forced_error(secret, job_id, segments, solver.forced_error_rate_bps())
+    segments = list(solver.jobs.get_assignment(job_id).segments)
+    draw = draw_forced_error(secret, job_id, segments, solver.round.forced_error_rate_bps())
     claims = build_claims(segments, list(hashes), draw)
-    r = solver.post_claims(job_id, claims.start_hashes, claims.end_hashes)
+    r = solver.round.post_claims(job_id, claims.start_hashes, claims.end_hashes)
     if receipts is not None:
         receipts["postClaims"] = r
     return claims
@@ -79,18 +79,18 @@ def seal_and_reveal(
         The revealed approvals per verifier.
     """
     any_client = next(iter(clients.values()))
-    assignment = any_client.get_assignment(job_id)
+    assignment = any_client.jobs.get_assignment(job_id)
     q = len(assignment.segments)
     approvals = {v: [approvals_of(v, j) for j in range(q)] for v in assignment.verifiers}
     salts = {v: new_salt() for v in assignment.verifiers}
     for v in assignment.verifiers:
-        r = clients[v].commit_verdicts(
+        r = clients[v].round.commit_verdicts(
             job_id, verdict_commitment(job_id, v, approvals[v], salts[v])
         )
         if receipts is not None:
             receipts["commitVerdicts"] = r
     for v in assignment.verifiers:
-        r = clients[v].reveal_verdicts(job_id, approvals[v], salts[v])
+        r = clients[v].round.reveal_verdicts(job_id, approvals[v], salts[v])
         if receipts is not None:
             key = "revealVerdicts (reject)" if False in approvals[v] else "revealVerdicts"
             receipts[key] = r
@@ -99,7 +99,7 @@ def seal_and_reveal(
 
 def to_secret_window(client: Any, job_id: int) -> None:
     """Move chain time just past the challenge deadline (the secret reveal opens)."""
-    opens = client.windows_of(job_id).secret_reveal_opens
+    opens = client.round.windows_of(job_id).secret_reveal_opens
     now = client.timestamp()
     if now <= opens:
         client.increase_time(opens - now + 1)
@@ -119,8 +119,8 @@ def reveal_secret(
     if advance:
         to_secret_window(solver, job_id)
     tree = checkpoint_tree(list(hashes), interval)
-    segments = list(solver.get_assignment(job_id).segments)
-    return solver.reveal_secret(
+    segments = list(solver.jobs.get_assignment(job_id).segments)
+    return solver.round.reveal_secret(
         job_id,
         secret,
         claims.forced_true_end,

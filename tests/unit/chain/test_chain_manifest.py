@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from chain.deploy import (
+from chain.errors import ChainValueError
+from chain.manifest import (
     ContractAddresses,
     Deployment,
     ProtocolParams,
@@ -12,7 +13,6 @@ from chain.deploy import (
     manifest_path,
     write_manifest,
 )
-from chain.errors import ChainValueError
 
 E18 = 10**18
 

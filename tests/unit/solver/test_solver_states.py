@@ -13,15 +13,17 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from adversary.solver import cheating_step_function
 from solver.server import CheckpointCatalog, JobCheckpoints, create_app
 from solver.trainer import step_function, train_job
 from tests.utils.node_fixtures import tiny_spec
 from veritrain.bisection import StepTrajectory, play_out
 from veritrain.hexutil import from_hex
-from veritrain.replay import fetch_state, fetch_state_hash, replay_segment
+from veritrain.replay import replay_segment
 from veritrain.state import state_hash
 from veritrain.store import CheckpointStore
 from veritrain.training import TrainingEngine
+from veritrain.wire import CheckpointClient
 
 K, N, JOB = 10, 40, 7
 URL = "http://solver/jobs/7"
@@ -35,10 +37,11 @@ def engine() -> TrainingEngine:
 def _serve(engine: TrainingEngine, root: Path, adversary: str | None):
     store = CheckpointStore(root / "store")
     hashes: list[str] = []
-    assert train_job(engine, store, hashes, adversary=adversary)  # type: ignore[arg-type]
+    step = step_function(engine) if adversary is None else cheating_step_function(engine, adversary)
+    assert train_job(engine, store, hashes, step_fn=step)
     entry = JobCheckpoints.build(JOB, K, N, [from_hex(h) for h in hashes])
     catalog = CheckpointCatalog(store, cache_dir=root / "cache")
-    catalog.publish(entry, lambda: (engine, step_function(engine, adversary)))  # type: ignore[arg-type]
+    catalog.publish(entry, lambda: (engine, step))
     return TestClient(create_app(catalog), base_url="http://solver"), entry, catalog
 
 
@@ -49,7 +52,7 @@ def test_served_states_match_hashes_and_committed_leaves(
     http, entry, _ = _serve(engine, tmp_path, adversary)
     served = {}
     for step in range(N + 1):
-        body = fetch_state_hash(URL, step, http)
+        body = CheckpointClient(URL, http).state_hash(step)
         served[step] = body.state_hash_bytes()
         if step % K == 0:  # the leaves the solver committed to
             assert served[step] == entry.hashes[step // K]
@@ -60,7 +63,7 @@ def test_served_states_match_hashes_and_committed_leaves(
     # one replayed step from a served state continues the served trajectory where the solver
     # was honest (segments 0 and 1 for the cheaters)
     for t in (3, 14):
-        blob = fetch_state(URL, t, served[t], http)
+        blob = CheckpointClient(URL, http).state(t, served[t])
         assert state_hash(replay_segment(engine, blob, t + 1, start_step=t)) == served[t + 1]
 
 
@@ -83,19 +86,19 @@ def test_honest_challenger_pinpoints_first_divergent_step(
     http, entry, _ = _serve(engine, tmp_path, adversary)
     segment = 2
     a, b = segment * K, (segment + 1) * K
-    start = fetch_state(URL, a, entry.hashes[segment], http)
+    start = CheckpointClient(URL, http).state(a, entry.hashes[segment])
     mine = StepTrajectory(engine, start, b, cache_path=tmp_path / "challenger.json")
     assert mine.hash_at(b) != entry.hashes[segment + 1]  # the segment is wrong
 
     def defender(step: int) -> bytes:
-        return fetch_state_hash(URL, step, http).state_hash_bytes()
+        return CheckpointClient(URL, http).state_hash(step).state_hash_bytes()
 
     t, agreed, claimed = play_out(a, b, defender, mine.hash_at)
     assert t == first_bad_step
     assert agreed == mine.hash_at(t) == defender(t)
     assert claimed == defender(t + 1) != mine.hash_at(t + 1)
     # the step committee: fetch state t by hash, replay ONE step, compare with the claim
-    blob = fetch_state(URL, t, agreed, http)
+    blob = CheckpointClient(URL, http).state(t, agreed)
     assert state_hash(replay_segment(engine, blob, t + 1, start_step=t)) != claimed
 
 
@@ -103,7 +106,7 @@ def test_honest_segment_challenger_agrees_everywhere(
     engine: TrainingEngine, tmp_path: Path
 ) -> None:
     http, entry, catalog = _serve(engine, tmp_path, None)
-    start = fetch_state(URL, 10, entry.hashes[1], http)
+    start = CheckpointClient(URL, http).state(10, entry.hashes[1])
     mine = StepTrajectory(engine, start, 20)
     assert mine.hashes() == catalog.trajectory(JOB, 1).hashes()
     t, _, claimed = play_out(10, 20, catalog.trajectory(JOB, 1).hash_at, mine.hash_at)

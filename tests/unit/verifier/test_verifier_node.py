@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from adversary.verifier import LazyVerifierNode, verifier_node
 from tests.utils.fake_chain import FakeChain
 from tests.utils.node_fixtures import VERIFIERS, http_for, run_solver_to_commit
 from verifier.node import UNAVAILABLE_ATTEMPTS, VerifierNode
@@ -21,7 +22,7 @@ def _setup(
 ) -> tuple[FakeChain, VerifierNode]:
     chain = FakeChain(forced_error_rate_bps=rate_bps)
     chain.forced_segments = [1, 3]  # sample an honest and (for cheaters) a cheating segment
-    verifier = VerifierNode(chain.client(VERIFIERS[0]), tmp / "v", lazy=lazy)
+    verifier = verifier_node(chain.client(VERIFIERS[0]), tmp / "v", lazy=lazy)
     verifier.step()  # stakes before the assignment
     solver = run_solver_to_commit(chain, tmp, adversary)
     verifier.http_client = http_for(solver)
@@ -70,8 +71,8 @@ def test_forced_error_is_rejected_by_a_replay_and_approved_by_a_lazy_verifier(
     forced = verdicts.index(Verdict.Reject)
     reason = verifier.state.get("jobs")["1"]["results"][str(forced)]["reason"]
     assert "solver claimed" in reason
-    lazy = VerifierNode(chain.client(VERIFIERS[1]), tmp_path / "lazy", lazy=True)
-    assert lazy._check(1, chain.jobs[1], 3, b"\x00" * 32, b"\x00" * 32)["ok"] is True
+    lazy = LazyVerifierNode(chain.client(VERIFIERS[1]), tmp_path / "lazy")
+    assert lazy.judge_claim(1, chain.jobs[1], 3, b"\x00" * 32, b"\x00" * 32)["ok"] is True
 
 
 def test_restart_between_commit_and_reveal_reveals_the_same_verdicts(tmp_path: Path) -> None:

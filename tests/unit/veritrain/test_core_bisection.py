@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
+from adversary.solver import cheating_step_function
 from noderuntime import NodeBase
-from solver.trainer import step_function, train_job
+from solver.trainer import train_job
 from tests.utils.node_fixtures import tiny_spec
 from veritrain.bisection import (
     GameView,
@@ -108,37 +109,52 @@ class FakeGame:
         self.g["turn"] = 0
 
 
-class GameClient:
-    """The ChainClient subset `NodeBase.play_game` uses, for one account."""
+class _GameFacade:
+    """`client.game` of `GameClient`: the BisectionGame calls `NodeBase.play_game` makes."""
 
     def __init__(self, game: FakeGame, address: str) -> None:
-        self.game, self.address = game, address
-        self.deployment = type("Dep", (), {"params": type("P", (), {"adjudicator": "bisection"})})
-
-    def timestamp(self) -> int:
-        return self.game.now
-
-    def balance_of(self, _account: str | None = None) -> int:
-        return 10**30
+        self.fake, self.address = game, address
 
     def get_game(self, _dispute_id: int) -> GameView:
-        return _as_view(self.game.g, 1)
+        return _as_view(self.fake.g, 1)
+
+    def move_bond(self) -> int:
+        return 0
 
     def post_endpoints(self, _id: int, *args: Any) -> dict[str, int]:
-        self.game.post_endpoints(self.address, *args)
+        self.fake.post_endpoints(self.address, *args)
         return {"status": 1}
 
     def bisect(self, _id: int, *args: Any) -> dict[str, int]:
-        self.game.bisect(self.address, *args)
+        self.fake.bisect(self.address, *args)
         return {"status": 1}
 
     def respond(self, _id: int, *args: Any) -> dict[str, int]:
-        self.game.respond(self.address, *args)
+        self.fake.respond(self.address, *args)
         return {"status": 1}
 
     def claim_timeout(self, _id: int) -> dict[str, int]:
-        self.game.claim_timeout(self.address)
+        self.fake.claim_timeout(self.address)
         return {"status": 1}
+
+
+class _Token:
+    def balance_of(self, _account: str | None = None) -> int:
+        return 10**30
+
+
+class GameClient:
+    """The ChainClient subset `NodeBase.play_game` uses, for one account."""
+
+    adjudicator = "bisection"
+
+    def __init__(self, game: FakeGame, address: str) -> None:
+        self.fake, self.address = game, address
+        self.game = _GameFacade(game, address)
+        self.token = _Token()
+
+    def timestamp(self) -> int:
+        return self.fake.now
 
 
 def _node(game: FakeGame, who: str) -> NodeBase:
@@ -173,10 +189,10 @@ def cheat(tmp_path_factory: pytest.TempPathFactory) -> tuple[TrainingEngine, lis
     engine = TrainingEngine(tiny_spec())
     store = CheckpointStore(tmp_path_factory.mktemp("cheat"))
     hashes: list[str] = []
-    assert train_job(engine, store, hashes, adversary="skip-steps")
+    assert train_job(engine, store, hashes, step_fn=cheating_step_function(engine, "skip-steps"))
     leaves = [from_hex(h) for h in hashes]
     served = StepTrajectory(
-        engine, store.get(leaves[2]), 30, step_fn=step_function(engine, "skip-steps")
+        engine, store.get(leaves[2]), 30, step_fn=cheating_step_function(engine, "skip-steps")
     )
     return engine, leaves, served
 

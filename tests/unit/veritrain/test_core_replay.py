@@ -1,4 +1,4 @@
-"""check_segment / fetch_* against a fake solver served through httpx.MockTransport."""
+"""check_segment / CheckpointClient against a fake solver served through httpx.MockTransport."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import pytest
 from adversary.training import perturb_weights
 from veritrain.errors import CheckpointHashMismatch, CheckpointUnavailable, RemoteResponseError
 from veritrain.hexutil import to_hex
-from veritrain.replay import check_segment, fetch_checkpoint, fetch_manifest, fetch_proof
+from veritrain.replay import check_segment
+from veritrain.wire import CheckpointClient
 
 BASE = "http://solver.test/jobs/1"
 
@@ -61,21 +62,22 @@ def _solver(run, *, tamper=None):
 
 def test_fetchers(honest_run):
     client = _solver(honest_run)
-    m = fetch_manifest(BASE, client)
+    solver = CheckpointClient(BASE, client)
+    m = solver.manifest()
     assert m.leaves_bytes() == honest_run.hashes and m.interval == 10
-    p = fetch_proof(BASE, 2, client)
+    p = solver.proof(2)
     assert p.state_hash_bytes() == honest_run.hashes[2] and p.root_bytes() == honest_run.tree.root
-    assert fetch_checkpoint(BASE, 20, honest_run.hashes[2], client) == honest_run.blobs[2]
+    assert solver.checkpoint(20, honest_run.hashes[2]) == honest_run.blobs[2]
     with pytest.raises(CheckpointHashMismatch):
-        fetch_checkpoint(BASE, 20, honest_run.hashes[1], client)
+        solver.checkpoint(20, honest_run.hashes[1])
     with pytest.raises(CheckpointUnavailable):
-        fetch_checkpoint(BASE, 25, honest_run.hashes[1], client)
+        solver.checkpoint(25, honest_run.hashes[1])
 
 
 def test_bad_proof_body():
     client = httpx.Client(transport=httpx.MockTransport(lambda r: httpx.Response(200, json={})))
     with pytest.raises(RemoteResponseError):
-        fetch_proof(BASE, 0, client)
+        CheckpointClient(BASE, client).proof(0)
 
 
 def test_honest_segments_pass(engine, honest_run):

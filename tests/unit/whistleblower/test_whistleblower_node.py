@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from adversary.verifier import LazyVerifierNode
 from tests.utils.fake_chain import FakeChain
 from tests.utils.node_fixtures import (
     VERIFIERS,
@@ -14,14 +15,13 @@ from tests.utils.node_fixtures import (
     past_challenge_deadline,
     run_solver_to_commit,
 )
-from verifier.node import VerifierNode
 from whistleblower.node import WhistleblowerNode
 
 
 def _setup(tmp: Path, adversary=None, rate_bps: int = 0) -> tuple[FakeChain, WhistleblowerNode]:
     chain = FakeChain(forced_error_rate_bps=rate_bps)
     chain.forced_segments = [1, 3]
-    lazy = [VerifierNode(chain.client(v), tmp / v, lazy=True) for v in VERIFIERS]
+    lazy = [LazyVerifierNode(chain.client(v), tmp / v) for v in VERIFIERS]
     for v in lazy:
         v.step()
     solver = run_solver_to_commit(chain, tmp, adversary)

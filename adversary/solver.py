@@ -1,0 +1,137 @@
+"""ADVERSARY solvers, for testing the protocol only: cheating step rules and the solver node
+that trains with them.
+
+Modes (each honest in segments 0 and 1, cheating from `CHEAT_FROM_SEGMENT` on):
+
+- ``"skip-steps"``: skips every other optimizer step (odd steps only advance the step counter:
+  it saves compute and claims full work).
+- ``"perturb"``: adds seeded gaussian noise (std `PERTURB_STD`) to the weights at the end of
+  every cheating segment, before checkpointing (a forged/tampered state).
+
+Both still commit a *consistent* Merkle tree over the states they actually produced, so only
+replay catches them, not a proof check. `CheatingSolverNode` overrides the production
+`SolverNode.step_function` hook, so it trains, commits and serves (`/states/{step}`) its own
+trajectory through the production code.
+
+Run: not a script; ``CheatingSolverNode(client, data_dir, mode="perturb")`` or
+``veritrain adversary solver --mode perturb ...``.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from adversary.training import perturb_weights, skip_step
+from solver.node import SolverNode
+
+if TYPE_CHECKING:
+    from veritrain.bisection import StepFn
+    from veritrain.spec import JobSpec
+    from veritrain.training import TrainingEngine, TrainState
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "ADVERSARIES",
+    "CHEAT_FROM_SEGMENT",
+    "PERTURB_STD",
+    "CheatingSolverNode",
+    "cheating_step_function",
+    "solver_node",
+]
+
+ADVERSARIES: tuple[str, ...] = ("skip-steps", "perturb")
+CHEAT_FROM_SEGMENT = 2
+"""Adversaries behave honestly in segments 0 and 1 and cheat from this segment on."""
+PERTURB_STD = 1e-3
+"""Standard deviation of the `"perturb"` adversary's noise (parameter units)."""
+
+
+def _check_mode(mode: str) -> None:
+    if mode not in ADVERSARIES:
+        raise ValueError(f"unknown adversary mode {mode!r}; choose from {ADVERSARIES}")
+
+
+def _perturb_seed(spec: JobSpec, segment: int) -> int:
+    # Deterministic per (job seed, segment): a restarted cheater produces the same states.
+    return (spec.seed * 1_000_003 + segment) % (2**63)
+
+
+def cheating_step_function(engine: TrainingEngine, mode: str) -> StepFn:
+    """The step rule of a cheating solver: advance a state by one step, tampering included.
+
+    ``"skip-steps"`` skips the update on odd steps of cheating segments; ``"perturb"`` adds its
+    seeded noise when the step lands on the end of a cheating segment. Replaying a segment with
+    this function reproduces the states the cheater committed (and serves).
+
+    Args:
+        engine: the job's engine.
+        mode: one of `ADVERSARIES`.
+
+    Returns:
+        A function advancing a `TrainState` from step t to t + 1 in place.
+
+    Raises:
+        ValueError: unknown mode.
+    """
+    _check_mode(mode)
+    k = engine.spec.checkpoint_interval
+
+    def advance(state: TrainState) -> None:
+        segment = state.step // k
+        if mode == "skip-steps" and segment >= CHEAT_FROM_SEGMENT and state.step % 2 == 1:
+            skip_step(state)  # ADVERSARY: no optimizer update, the counter still advances
+            return
+        engine.train_step(state)
+        if mode == "perturb" and state.step % k == 0:
+            ended = state.step // k - 1
+            if ended >= CHEAT_FROM_SEGMENT:
+                # ADVERSARY: tamper with the weights before committing them
+                perturb_weights(state, PERTURB_STD, seed=_perturb_seed(engine.spec, ended))
+
+    return advance
+
+
+class CheatingSolverNode(SolverNode):
+    """A production `SolverNode` that trains with `cheating_step_function(engine, mode)`.
+
+    Args:
+        *args: `SolverNode` positional arguments.
+        mode: one of `ADVERSARIES`.
+        **kwargs: `SolverNode` keyword arguments.
+
+    Raises:
+        ValueError: unknown mode.
+    """
+
+    def __init__(self, *args: Any, mode: str, **kwargs: Any) -> None:
+        _check_mode(mode)
+        self.mode = mode
+        super().__init__(*args, **kwargs)
+        self.log.warning("ADVERSARY solver %r (testing only)", mode)
+
+    def step_function(self, engine: TrainingEngine) -> StepFn:
+        """The cheating step rule (`cheating_step_function`)."""
+        return cheating_step_function(engine, self.mode)
+
+
+def solver_node(
+    client: Any, data_dir: Path, *args: Any, mode: str | None = None, **kwargs: Any
+) -> SolverNode:
+    """A solver node: honest when ``mode`` is None, else a `CheatingSolverNode`.
+
+    Args:
+        client: the chain client.
+        data_dir: the node's directory.
+        *args: further `SolverNode` positional arguments (host, port).
+        mode: None or one of `ADVERSARIES`.
+        **kwargs: `SolverNode` keyword arguments.
+
+    Raises:
+        ValueError: unknown mode.
+    """
+    if mode is None:
+        return SolverNode(client, data_dir, *args, **kwargs)
+    return CheatingSolverNode(client, data_dir, *args, mode=mode, **kwargs)

@@ -1,0 +1,153 @@
+"""`client.game`: BisectionGame: the bisection game with chess clocks and move bonds (docs/DISPUTES.md).
+
+Typed calls of the `BisectionGame` contract (ABI from contracts/out). Transacting methods return the
+mined receipt or raise a decoded `chain.errors.ContractRevert`; views return plain values or
+the frozen views of `chain.types`. Units: wei, seconds, blocks.
+
+Run: not a script; ``client.game.post_endpoints(...)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from eth_utils import to_checksum_address
+from web3.contract import Contract
+from web3.types import TxReceipt
+
+from chain.types import (
+    GameStatus,
+    GameView,
+    Side,
+    from_struct,
+    struct_to_dict,
+)
+
+if TYPE_CHECKING:
+    from chain.client import ChainClient
+
+__all__ = ["GameFacade"]
+
+
+class GameFacade:
+    """Typed facade of `BisectionGame` for one client (``client.game``).
+
+    Args:
+        client: the owning `ChainClient` (signing, nonces, calls).
+    """
+
+    def __init__(self, client: ChainClient) -> None:
+        self._client = client
+
+    @property
+    def contract(self) -> Contract:
+        """The web3 handle of the deployed `BisectionGame`.
+
+        Raises:
+            ChainValueError: the client has no deployment (or this contract is not deployed).
+        """
+        return self._client.handle("bisection_game")
+
+    def post_endpoints(
+        self,
+        dispute_id: int,
+        start_hash: bytes,
+        end_hash: bytes,
+        start_proof: Sequence[bytes],
+        end_proof: Sequence[bytes],
+    ) -> TxReceipt:
+        """Defender's first move: the segment's committed endpoint hashes with their Merkle
+        proofs (leaves s and s + 1). Auto-approves the game for one move bond.
+
+        Raises:
+            ContractRevert: e.g. ``InvalidEndpointProof``, ``OutOfTurn``, ``ClockExpired``.
+        """
+        game = self.contract
+        self._client.token.ensure_allowance(game.address, self.move_bond())
+        return self._client.transact(
+            game,
+            "postEndpoints",
+            dispute_id,
+            start_hash,
+            end_hash,
+            list(start_proof),
+            list(end_proof),
+        )
+
+    def bisect(
+        self, dispute_id: int, expected_lo: int, expected_hi: int, mid_hash: bytes
+    ) -> TxReceipt:
+        """Defender: post the state hash at ``lo + (hi - lo) // 2`` of the current interval
+        ``[expected_lo, expected_hi]`` (auto-approves one move bond).
+
+        Raises:
+            ContractRevert: e.g. ``WrongInterval`` (stale view), ``OutOfTurn``, ``ClockExpired``.
+        """
+        game = self.contract
+        self._client.token.ensure_allowance(game.address, self.move_bond())
+        return self._client.transact(game, "bisect", dispute_id, expected_lo, expected_hi, mid_hash)
+
+    def respond(
+        self, dispute_id: int, expected_lo: int, expected_hi: int, agree: bool
+    ) -> TxReceipt:
+        """Challenger: agree (interval -> [mid, hi]) or disagree (-> [lo, mid]) with the pending
+        midpoint hash (auto-approves one move bond). The last response opens the step dispute.
+
+        Raises:
+            ContractRevert: e.g. ``WrongInterval``, ``OutOfTurn``, ``ClockExpired``.
+        """
+        game = self.contract
+        self._client.token.ensure_allowance(game.address, self.move_bond())
+        return self._client.transact(game, "respond", dispute_id, expected_lo, expected_hi, agree)
+
+    def claim_timeout(self, dispute_id: int) -> TxReceipt:
+        """Anyone: the side to move ran out of clock and loses.
+
+        Raises:
+            ContractRevert: ``ClockNotExpired`` or ``GameAlreadyResolved``.
+        """
+        return self._client.transact(self.contract, "claimTimeout", dispute_id)
+
+    def get_game(self, dispute_id: int) -> GameView:
+        """``getGame(disputeId)`` as a `GameView`."""
+        game = self.contract
+        raw = self._client.call(game, "getGame", dispute_id)
+        outputs = game.get_function_by_name("getGame").abi["outputs"]
+        data = struct_to_dict(outputs[0]["components"], raw)
+        for key in ("agreed_hash", "claimed_hash", "pending_hash"):
+            data[key] = bytes(data[key])
+        data["turn"] = Side(int(data["turn"]))
+        data["status"] = GameStatus(int(data["status"]))
+        return from_struct(GameView, data, dispute_id=dispute_id)
+
+    def moves(self, dispute_id: int) -> int:
+        """Moves made in a game (``moveCount``; each posted one move bond)."""
+        return int(self._client.call(self.contract, "moveCount", dispute_id))
+
+    def clocks(self, dispute_id: int) -> tuple[int, int]:
+        """(defender, challenger) seconds left now, counting the running turn (``clocksOf``)."""
+        defender, challenger = self._client.call(self.contract, "clocksOf", dispute_id)
+        return int(defender), int(challenger)
+
+    def game_of_step(self, step_dispute_id: int) -> int:
+        """The game waiting for a committee step dispute (0 if none)."""
+        return int(self._client.call(self.contract, "gameOfStep", step_dispute_id))
+
+    def move_bond(self) -> int:
+        """Bond each game move posts (wei)."""
+        return int(self._client.call(self.contract, "moveBond"))
+
+    def credit_of(self, account: str | None = None) -> int:
+        """Won move bonds claimable from the game (wei)."""
+        return int(
+            self._client.call(self.contract, "creditOf", to_checksum_address(account or self._client.address))
+        )
+
+    def claim_credit(self) -> TxReceipt:
+        """Claim this account's credit on the game (won move bonds).
+
+        Raises:
+            ContractRevert: ``NoCreditToClaim``.
+        """
+        return self._client.transact(self.contract, "claimCredit")

@@ -1,0 +1,252 @@
+"""`client.jobs`: JobManager: jobs, verifier assignment, challenges, finalization, credits and the jackpot.
+
+Typed calls of the `JobManager` contract (ABI from contracts/out). Transacting methods return the
+mined receipt or raise a decoded `chain.errors.ContractRevert`; views return plain values or
+the frozen views of `chain.types`. Units: wei, seconds, blocks.
+
+Run: not a script; ``client.jobs.job_params(...)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from eth_utils import to_checksum_address
+from web3.contract import Contract
+from web3.types import TxReceipt
+
+from chain.types import (
+    Assignment,
+    JobParamsView,
+    JobStatus,
+    JobView,
+    Verdict,
+    from_struct,
+    struct_to_dict,
+)
+
+if TYPE_CHECKING:
+    from chain.client import ChainClient
+
+__all__ = ["JobsFacade"]
+
+
+class JobsFacade:
+    """Typed facade of `JobManager` for one client (``client.jobs``).
+
+    Args:
+        client: the owning `ChainClient` (signing, nonces, calls).
+    """
+
+    def __init__(self, client: ChainClient) -> None:
+        self._client = client
+
+    @property
+    def contract(self) -> Contract:
+        """The web3 handle of the deployed `JobManager`.
+
+        Raises:
+            ChainValueError: the client has no deployment (or this contract is not deployed).
+        """
+        return self._client.handle("job_manager")
+
+    def job_params(self) -> JobParamsView:
+        """``JobManager.params()`` (wei, seconds)."""
+        raw = self._client.call(self.contract, "params")
+        abi = self.contract.get_function_by_name("params").abi
+        outputs = abi["outputs"]
+        if len(outputs) == 1 and outputs[0].get("type") == "tuple":
+            data = struct_to_dict(outputs[0]["components"], raw)
+        else:
+            data = struct_to_dict(outputs, raw)
+        return from_struct(JobParamsView, data)
+
+    def post_job(
+        self,
+        model_id: bytes,
+        spec_hash: bytes,
+        total_steps: int,
+        checkpoint_interval: int,
+        reward: int,
+        spec_uri: str,
+    ) -> TxReceipt:
+        """Post a job, escrowing ``reward + V * verifierFee`` wei (auto-approves).
+
+        Args:
+            model_id: ``keccak256(model name)`` (32 bytes).
+            spec_hash: ``keccak256(canonical spec JSON)`` (32 bytes).
+            total_steps: N optimizer steps.
+            checkpoint_interval: k steps between checkpoints (N % k == 0).
+            reward: solver reward in wei.
+            spec_uri: where the spec can be fetched (``data:`` URI or URL).
+
+        Returns:
+            The receipt; `job_id_from` extracts the new job id.
+        """
+        p = self.job_params()
+        self._client.token.ensure_allowance(
+            self.contract.address, reward + p.verifiers_per_job * p.verifier_fee
+        )
+        return self._client.transact(
+            self.contract,
+            "postJob",
+            model_id,
+            spec_hash,
+            total_steps,
+            checkpoint_interval,
+            reward,
+            spec_uri,
+        )
+
+    def cancel_job(self, job_id: int) -> TxReceipt:
+        """Cancel an Open job (submitter only); the escrow becomes claimable credit."""
+        return self._client.transact(self.contract, "cancelJob", job_id)
+
+    def claim_job(self, job_id: int) -> TxReceipt:
+        """Claim an Open job as solver (locks ``solverStake`` wei)."""
+        return self._client.transact(self.contract, "claimJob", job_id)
+
+    def commit_checkpoints(
+        self, job_id: int, merkle_root: bytes, checkpoint_url: str, secret_commitment: bytes
+    ) -> TxReceipt:
+        """Commit the checkpoint Merkle root, the URL serving checkpoints and proofs, and the
+        solver's secret commitment (``veritrain.forced.secret_commitment``; non-zero)."""
+        return self._client.transact(
+            self.contract,
+            "commitCheckpoints",
+            job_id,
+            merkle_root,
+            checkpoint_url,
+            secret_commitment,
+        )
+
+    def reclaim_expired(self, job_id: int) -> TxReceipt:
+        """Reopen a job whose solver missed the commit deadline (slashes the solver)."""
+        return self._client.transact(self.contract, "reclaimExpired", job_id)
+
+    def assign_verifiers(self, job_id: int) -> TxReceipt:
+        """Draw verifiers and sampled segments (after the randomness block is mined)."""
+        return self._client.transact(self.contract, "assignVerifiers", job_id)
+
+    def challenge_approval(self, job_id: int, sample_index: int, verifier: str) -> TxReceipt:
+        """Challenge ``verifier``'s approval of sample ``sample_index`` as a whistleblower
+        (posts ``challengeBond`` wei; auto-approves)."""
+        self._client.token.ensure_allowance(self.contract.address, self.job_params().challenge_bond)
+        return self._client.transact(
+            self.contract,
+            "challengeApproval",
+            job_id,
+            sample_index,
+            to_checksum_address(verifier),
+        )
+
+    def finalize(self, job_id: int) -> TxReceipt:
+        """Settle a job after its challenge window, or open/continue arbitration."""
+        return self._client.transact(self.contract, "finalize", job_id)
+
+    def claim_credit(self) -> TxReceipt:
+        """Withdraw this account's credit (pull payment)."""
+        return self._client.transact(self.contract, "claimCredit")
+
+    def credit_of(self, account: str | None = None) -> int:
+        """Claimable credit in wei."""
+        return int(
+            self._client.call(self.contract, "creditOf", to_checksum_address(account or self._client.address))
+        )
+
+    def job_count(self) -> int:
+        """Number of jobs posted (ids are 1..job_count)."""
+        return int(self._client.call(self.contract, "jobCount"))
+
+    def get_job(self, job_id: int, *, with_uris: bool = True) -> JobView:
+        """``getJob(jobId)`` as a `JobView` (status a `JobStatus`).
+
+        Args:
+            job_id: the job.
+            with_uris: also read ``specURIOf`` and ``checkpointURLOf`` (two more calls).
+
+        Raises:
+            ContractRevert: the contract rejects the id (decoded).
+        """
+        raw = self._client.call(self.contract, "getJob", job_id)
+        outputs = self.contract.get_function_by_name("getJob").abi["outputs"]
+        if len(outputs) == 1 and outputs[0].get("type") == "tuple":
+            data = struct_to_dict(outputs[0]["components"], raw)
+        else:
+            data = struct_to_dict(outputs, raw)
+        data["status"] = JobStatus(int(data["status"]))
+        for key in ("model_id", "spec_hash", "merkle_root"):
+            data[key] = bytes(data[key])
+        if with_uris:
+            data["spec_uri"] = self.spec_uri(job_id)
+            data["checkpoint_url"] = self.checkpoint_url(job_id)
+        return from_struct(JobView, data, job_id=job_id)
+
+    def spec_uri(self, job_id: int) -> str:
+        """The job's ``specURI`` (``specURIOf``)."""
+        return str(self._client.call(self.contract, "specURIOf", job_id))
+
+    def checkpoint_url(self, job_id: int) -> str:
+        """The solver's committed ``checkpointURL`` (``checkpointURLOf``; "" before commit)."""
+        return str(self._client.call(self.contract, "checkpointURLOf", job_id))
+
+    def disputed_sample_of(self, job_id: int) -> int:
+        """Sample index under dispute (``disputedSampleOf``)."""
+        return int(self._client.call(self.contract, "disputedSampleOf", job_id))
+
+    def disputed_mask_of(self, job_id: int) -> int:
+        """Bit mask of disputed sample indices (bit i = sample i; ``disputedMaskOf``)."""
+        return int(self._client.call(self.contract, "disputedMaskOf", job_id))
+
+    def get_assignment(self, job_id: int) -> Assignment:
+        """Assigned verifiers and sampled segments of a job."""
+        verifiers, segments = self._client.call(self.contract, "getAssignment", job_id)
+        return Assignment(tuple(str(v) for v in verifiers), tuple(int(s) for s in segments))
+
+    def verdicts_of(self, job_id: int, verifier: str) -> list[Verdict]:
+        """A verifier's verdicts in sample order (`Verdict.None_` before submission)."""
+        raw = self._client.call(self.contract, "verdictOf", job_id, to_checksum_address(verifier))
+        return [Verdict(int(v)) for v in raw]
+
+    def challenger_of(self, job_id: int, sample_index: int, verifier: str) -> str | None:
+        """Whistleblower that challenged ``verifier``'s approval of a sample, or None."""
+        who = str(
+            self._client.call(
+                self.contract,
+                "challengerOf",
+                job_id,
+                sample_index,
+                to_checksum_address(verifier),
+            )
+        )
+        return None if int(who, 16) == 0 else who
+
+    def jackpot_pool(self) -> int:
+        """Tokens in the forced-error jackpot pool (wei)."""
+        return int(self._client.call(self.contract, "jackpotPool"))
+
+    def fund_jackpot(self, amount: int) -> TxReceipt:
+        """Put ``amount`` wei into the jackpot pool (anyone; auto-approves the JobManager)."""
+        self._client.token.ensure_allowance(self.contract.address, amount)
+        return self._client.transact(self.contract, "fundJackpot", amount)
+
+    def liabilities(self) -> tuple[int, int, int, int]:
+        """``liabilities()``: (escrowed, bonds, credits, jackpot pool) in wei; their sum is the
+        JobManager's token balance."""
+        escrowed, bonds, credits, pool = self._client.call(self.contract, "liabilities")
+        return int(escrowed), int(bonds), int(credits), int(pool)
+
+    def verification_round_address(self) -> str:
+        """The round the JobManager forwards commitments to (``verificationRound()``)."""
+        return str(self._client.call(self.contract, "verificationRound"))
+
+    def verify_checkpoint(
+        self, job_id: int, leaf_index: int, state_hash: bytes, proof: Sequence[bytes]
+    ) -> bool:
+        """``verifyCheckpoint``: does the proof place ``state_hash`` at ``leaf_index``?"""
+        return bool(
+            self._client.call(
+                self.contract, "verifyCheckpoint", job_id, leaf_index, state_hash, list(proof)
+            )
+        )

@@ -1,0 +1,178 @@
+"""`client.round`: VerificationRound: solver claims, sealed verdicts and the forced-error draw (docs/FORCED_ERRORS.md).
+
+Typed calls of the `VerificationRound` contract (ABI from contracts/out). Transacting methods return the
+mined receipt or raise a decoded `chain.errors.ContractRevert`; views return plain values or
+the frozen views of `chain.types`. Units: wei, seconds, blocks.
+
+Run: not a script; ``client.round.post_claims(...)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from eth_utils import to_checksum_address
+from web3.contract import Contract
+from web3.types import TxReceipt
+
+from chain.types import (
+    ClaimsView,
+    RoundOutcome,
+    RoundView,
+    RoundWindows,
+)
+
+if TYPE_CHECKING:
+    from chain.client import ChainClient
+
+__all__ = ["RoundFacade"]
+
+
+class RoundFacade:
+    """Typed facade of `VerificationRound` for one client (``client.round``).
+
+    Args:
+        client: the owning `ChainClient` (signing, nonces, calls).
+    """
+
+    def __init__(self, client: ChainClient) -> None:
+        self._client = client
+
+    @property
+    def contract(self) -> Contract:
+        """The web3 handle of the deployed `VerificationRound`.
+
+        Raises:
+            ChainValueError: the client has no deployment (or this contract is not deployed).
+        """
+        return self._client.handle("verification_round")
+
+    def post_claims(
+        self, job_id: int, start_hashes: Sequence[bytes], end_hashes: Sequence[bytes]
+    ) -> TxReceipt:
+        """Solver: post the claims on the sampled segments (one start and one end state hash
+        per sample, in sample order), by the verdict deadline.
+
+        Raises:
+            ContractRevert: e.g. ``ClaimsAlreadyPosted``, ``LengthMismatch``, ``OutsideWindow``.
+        """
+        return self._client.transact(
+            self.contract,
+            "postClaims",
+            job_id,
+            [bytes(h) for h in start_hashes],
+            [bytes(h) for h in end_hashes],
+        )
+
+    def commit_verdicts(self, job_id: int, commitment: bytes) -> TxReceipt:
+        """Assigned verifier: seal its verdicts (``veritrain.forced.verdict_commitment``).
+
+        Raises:
+            ContractRevert: e.g. ``ClaimsNotPosted``, ``VerdictAlreadyCommitted``,
+                ``OutsideWindow``.
+        """
+        return self._client.transact(self.contract, "commitVerdicts", job_id, commitment)
+
+    def reveal_verdicts(self, job_id: int, approvals: Sequence[bool], salt: bytes) -> TxReceipt:
+        """Assigned verifier: reveal its sealed verdicts (recorded at the JobManager, which
+        pulls ``challengeBond`` wei per reject; auto-approves the JobManager).
+
+        Raises:
+            ContractRevert: e.g. ``VerdictCommitmentMismatch``, ``NothingToReveal``,
+                ``OutsideWindow``.
+        """
+        rejects = sum(1 for a in approvals if not a)
+        if rejects:
+            bond = self._client.jobs.job_params().challenge_bond
+            self._client.token.ensure_allowance(self._client.jobs.contract.address, rejects * bond)
+        return self._client.transact(
+            self.contract,
+            "revealVerdicts",
+            job_id,
+            [bool(a) for a in approvals],
+            salt,
+        )
+
+    def reveal_secret(
+        self,
+        job_id: int,
+        secret: bytes,
+        forced_true_end: bytes,
+        start_proofs: Sequence[Sequence[bytes]],
+        end_proofs: Sequence[Sequence[bytes]],
+    ) -> TxReceipt:
+        """Solver: reveal the job's secret after the challenge deadline and prove every claim
+        against the Merkle root (``forced_true_end`` is the committed end hash of the forced
+        sample, zero when the job carries none).
+
+        Raises:
+            ContractRevert: e.g. ``SecretCommitmentMismatch``, ``InvalidClaimProof``,
+                ``ForcedClaimMismatch``, ``OutsideWindow``.
+        """
+        return self._client.transact(
+            self.contract,
+            "revealSecret",
+            job_id,
+            secret,
+            forced_true_end,
+            [[bytes(p) for p in proof] for proof in start_proofs],
+            [[bytes(p) for p in proof] for proof in end_proofs],
+        )
+
+    def outcome(self, job_id: int) -> tuple[RoundOutcome, int]:
+        """``outcome(jobId)``: the round's `RoundOutcome` and the forced sample index
+        (meaningful only for ``Forced``)."""
+        outcome, sample = self._client.call(self.contract, "outcome", job_id)
+        return RoundOutcome(int(outcome)), int(sample)
+
+    def claims_of(self, job_id: int) -> ClaimsView:
+        """The solver's posted claims (empty until posted)."""
+        starts, ends = self._client.call(self.contract, "claimsOf", job_id)
+        return ClaimsView(tuple(bytes(h) for h in starts), tuple(bytes(h) for h in ends))
+
+    def verdict_commitment_of(self, job_id: int, verifier: str | None = None) -> tuple[bytes, bool]:
+        """A verifier's sealed commitment (zero if none) and whether it was revealed."""
+        commitment, revealed = self._client.call(
+            self.contract,
+            "verdictCommitmentOf",
+            job_id,
+            to_checksum_address(verifier or self._client.address),
+        )
+        return bytes(commitment), bool(revealed)
+
+    def round_of(self, job_id: int) -> RoundView:
+        """``roundOf(jobId)`` as a `RoundView`."""
+        commitment, secret, revealed, committed = self._client.call(
+            self.contract, "roundOf", job_id
+        )
+        return RoundView(
+            job_id=job_id,
+            secret_commitment=bytes(commitment),
+            secret=bytes(secret),
+            revealed=bool(revealed),
+            committed=int(committed),
+        )
+
+    def windows_of(self, job_id: int) -> RoundWindows:
+        """``windowsOf(jobId)``: the verdict-reveal and secret-reveal windows (timestamps)."""
+        a, b, c, d = self._client.call(self.contract, "windowsOf", job_id)
+        return RoundWindows(int(a), int(b), int(c), int(d))
+
+    def draw_forced_error(self, job_id: int, secret: bytes) -> tuple[bool, int]:
+        """The contract's forced-error draw for ``secret`` on an assigned job:
+        (forced, sample index)."""
+        forced, sample = self._client.call(self.contract, "drawForcedError", job_id, secret)
+        return bool(forced), int(sample)
+
+    def forced_claim(self, true_end: bytes) -> bytes:
+        """The contract's forced claim of a true end state hash."""
+        return bytes(self._client.call(self.contract, "forcedClaim", true_end))
+
+    def forced_error_rate_bps(self) -> int:
+        """Share of jobs carrying a forced error, in basis points."""
+        return int(self._client.call(self.contract, "forcedErrorRateBps"))
+
+    def forced_error_tag(self) -> bytes:
+        """``FORCED_ERROR_TAG`` = keccak256("veritrain.forced-error.v1")."""
+        return bytes(self._client.call(self.contract, "FORCED_ERROR_TAG"))

@@ -1,0 +1,391 @@
+"""`Transport`: locally signed JSON-RPC access for one account (no protocol knowledge).
+
+Signing (in-process, never an unlocked node account, so the same code runs on Anvil and on a
+public testnet), nonces, EIP-1559 fees, gas estimation, send and wait, view calls, decoded
+reverts (`chain.errors.ContractRevert`) and the devnet RPCs (`mine`, `increase_time`,
+`snapshot`, `revert_to`). `chain.client.ChainClient` builds the per-contract facades on it.
+
+Run: not a script; ``Transport(rpc_url, private_key).block_number()``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections.abc import Iterator
+from typing import Any, cast
+
+import requests
+from eth_account import Account
+from eth_account.signers.local import LocalAccount
+from eth_utils import to_checksum_address
+from hexbytes import HexBytes
+from web3 import Web3
+from web3.contract import Contract
+from web3.exceptions import (
+    ContractLogicError,
+    ProviderConnectionError,
+    TimeExhausted,
+    Web3RPCError,
+)
+from web3.types import TxParams, TxReceipt
+
+from chain.artifacts import load_artifact
+from chain.errors import (
+    ChainError,
+    ChainValueError,
+    ContractRevert,
+    RpcUnavailable,
+    TransactionFailed,
+    decode_revert,
+)
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["MAX_UINT256", "Transport"]
+
+MAX_UINT256 = 2**256 - 1
+
+_CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
+    requests.exceptions.ConnectionError,
+    requests.exceptions.Timeout,
+    ProviderConnectionError,
+    ConnectionError,
+    TimeoutError,
+)
+
+
+def _revert_data(exc: BaseException) -> bytes | str | None:
+    data = getattr(exc, "data", None)
+    if isinstance(data, dict):
+        data = data.get("data")
+    if isinstance(data, str | bytes) and data:
+        return data
+    # Web3RPCError: {"error": {"data": "0x..."}}
+    resp = getattr(exc, "rpc_response", None)
+    if isinstance(resp, dict):
+        err = resp.get("error") or {}
+        inner = err.get("data") if isinstance(err, dict) else None
+        if isinstance(inner, dict):
+            inner = inner.get("data")
+        if isinstance(inner, str) and inner.startswith("0x"):
+            return inner
+    return None
+
+
+class Transport:
+    """Signed JSON-RPC transport of one account.
+
+    Args:
+        rpc_url: HTTP JSON-RPC endpoint.
+        account: a `LocalAccount` or a 0x-hex private key (never logged).
+        request_timeout: seconds per RPC request.
+        receipt_timeout: seconds to wait for a transaction to be mined.
+        poll_latency: seconds between receipt polls.
+        gas_multiplier: safety factor applied to ``eth_estimateGas``.
+        approve_max: when auto-approving, approve ``MAX_UINT256`` instead of the exact amount.
+        w3: an existing `Web3` to reuse (tests); built from ``rpc_url`` otherwise.
+
+    Raises:
+        RpcUnavailable: the endpoint cannot be reached to read the chain id.
+    """
+
+    def __init__(
+        self,
+        rpc_url: str,
+        account: LocalAccount | str,
+        *,
+        request_timeout: float = 30.0,
+        receipt_timeout: float = 120.0,
+        poll_latency: float = 0.1,
+        gas_multiplier: float = 1.25,
+        approve_max: bool = False,
+        w3: Web3 | None = None,
+    ) -> None:
+        self.rpc_url = rpc_url
+        self.account: LocalAccount = (
+            account if isinstance(account, LocalAccount) else Account.from_key(account)
+        )
+        self.w3 = w3 or Web3(
+            Web3.HTTPProvider(
+                rpc_url,
+                request_kwargs={"timeout": request_timeout},
+                exception_retry_configuration=None,  # we retry in EventWatcher, not blindly
+            )
+        )
+        self.receipt_timeout = receipt_timeout
+        self.poll_latency = poll_latency
+        self.gas_multiplier = gas_multiplier
+        self.approve_max = approve_max
+        self._lock = threading.RLock()
+        self._nonce: int | None = None
+        self._is_anvil: bool | None = None
+        with self._rpc():
+            self.chain_id = int(self.w3.eth.chain_id)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.rpc_url!r}, address={self.address}, chain_id={self.chain_id})"
+
+    @property
+    def address(self) -> str:
+        """The signing account's checksummed address."""
+        return str(self.account.address)
+
+    def contract(self, name: str, address: str) -> Contract:
+        """A web3 contract handle for artifact ``name`` at ``address``."""
+        art = load_artifact(name)
+        return self.w3.eth.contract(address=to_checksum_address(address), abi=art["abi"])
+
+    def contract_name(self, address: str) -> str | None:
+        """Artifact name of a known contract address, for decoding reverts (None here;
+        `ChainClient` names the protocol's contracts)."""
+        return None
+
+    # ------------------------------------------------------------------ low level
+
+    @contextlib.contextmanager
+    def _rpc(self, contract: str | None = None) -> Iterator[None]:
+        """Translate web3 exceptions: reverts -> ContractRevert, transport -> RpcUnavailable."""
+        try:
+            yield
+        except ContractRevert:
+            raise
+        except ContractLogicError as exc:
+            raise decode_revert(_revert_data(exc), contract) from exc
+        except _CONNECTION_ERRORS as exc:
+            raise RpcUnavailable(f"{self.rpc_url}: {exc}") from exc
+        except requests.exceptions.HTTPError as exc:
+            status = exc.response.status_code if exc.response is not None else 0
+            if status >= 500 or status == 429:
+                raise RpcUnavailable(f"{self.rpc_url}: HTTP {status}") from exc
+            raise ChainError(f"RPC HTTP error: {exc}") from exc
+        except Web3RPCError as exc:
+            data = _revert_data(exc)
+            if data is not None:
+                raise decode_revert(data, contract) from exc
+            raise ChainError(f"RPC error: {exc}") from exc
+
+    def call(self, contract: Contract, fn_name: str, *args: Any, block: Any = "latest") -> Any:
+        """Call a view function and return its decoded output.
+
+        Raises:
+            ContractRevert: the call reverted (decoded).
+            RpcUnavailable: the endpoint is down.
+        """
+        name = self.contract_name(contract.address)
+        with self._rpc(name):
+            return contract.functions[fn_name](*args).call(block_identifier=block)
+
+    def _fees(self) -> dict[str, int]:
+        block = self.w3.eth.get_block("latest")
+        base = block.get("baseFeePerGas")
+        if base is None:
+            return {"gasPrice": int(self.w3.eth.gas_price)}
+        try:
+            tip = int(self.w3.eth.max_priority_fee)
+        except (Web3RPCError, ValueError):
+            tip = 10**9
+        return {"maxFeePerGas": 2 * int(base) + tip, "maxPriorityFeePerGas": tip}
+
+    def _next_nonce(self) -> int:
+        if self._nonce is None:
+            self._nonce = int(self.w3.eth.get_transaction_count(self.account.address, "pending"))
+        return self._nonce
+
+    def resync_nonce(self) -> None:
+        """Forget the cached nonce; the next transaction reads the pending count again."""
+        with self._lock:
+            self._nonce = None
+
+    def send(self, tx: TxParams, contract: str | None = None) -> TxReceipt:
+        """Estimate gas, sign with the client's key, send, and wait for the receipt.
+
+        Args:
+            tx: transaction fields (``to``, ``data``, ``value``); ``from``, ``nonce``,
+                ``chainId``, ``gas`` and fees are filled in.
+            contract: contract name for error messages.
+
+        Returns:
+            The receipt (status 1).
+
+        Raises:
+            ContractRevert: gas estimation or the mined transaction reverted (decoded).
+            TransactionFailed: mined with status 0 and no reason, or not mined in time.
+            RpcUnavailable: the endpoint is down.
+        """
+        with self._lock:
+            for attempt in range(2):
+                with self._rpc(contract):
+                    params: dict[str, Any] = {"value": 0, **cast(dict[str, Any], tx)}
+                    params["from"] = self.account.address
+                    params["chainId"] = self.chain_id
+                    if "gas" not in params:
+                        estimate = self.w3.eth.estimate_gas(cast(TxParams, params))
+                        params["gas"] = int(estimate * self.gas_multiplier) + 10_000
+                    params.update(self._fees())
+                    params["nonce"] = self._next_nonce()
+                    signed = self.account.sign_transaction(params)
+                try:
+                    with self._rpc(contract):
+                        tx_hash = self.w3.eth.send_raw_transaction(signed.raw_transaction)
+                except ChainError as exc:
+                    self._nonce = None  # resync after any send failure
+                    if attempt == 0 and "nonce" in str(exc).lower():
+                        logger.warning("nonce mismatch, resyncing and retrying once")
+                        continue
+                    raise
+                self._nonce = int(params["nonce"]) + 1
+                break
+        return self.wait(tx_hash, params, contract)
+
+    def wait(
+        self,
+        tx_hash: HexBytes | bytes | str,
+        tx: dict[str, Any] | None = None,
+        contract: str | None = None,
+    ) -> TxReceipt:
+        """Wait for a transaction's receipt; on status 0, replay it to decode the revert.
+
+        Raises:
+            ContractRevert: the transaction reverted (decoded when the replay reproduces it).
+            TransactionFailed: reverted without a recoverable reason, or not mined within
+                ``receipt_timeout`` seconds.
+        """
+        hex_hash = HexBytes(tx_hash).to_0x_hex()
+        try:
+            with self._rpc(contract):
+                receipt = self.w3.eth.wait_for_transaction_receipt(
+                    HexBytes(tx_hash), timeout=self.receipt_timeout, poll_latency=self.poll_latency
+                )
+        except TimeExhausted as exc:
+            raise TransactionFailed(
+                f"transaction {hex_hash} not mined within {self.receipt_timeout:.0f} s", hex_hash
+            ) from exc
+        if receipt["status"] == 1:
+            return receipt
+        if tx is not None:
+            replay = {k: tx[k] for k in ("from", "to", "data", "value", "gas") if k in tx}
+            try:
+                with self._rpc(contract):
+                    self.w3.eth.call(cast(TxParams, replay), receipt["blockNumber"] - 1)
+            except ContractRevert as err:
+                raise err from None
+            except ChainError:
+                pass
+        raise TransactionFailed(f"transaction {hex_hash} reverted (status 0)", hex_hash)
+
+    def transact(
+        self,
+        contract: Contract,
+        fn_name: str,
+        *args: Any,
+        value: int = 0,
+        gas: int | None = None,
+    ) -> TxReceipt:
+        """Send ``contract.fn_name(*args)`` signed by this client's account.
+
+        Args:
+            contract: a contract handle (e.g. ``client.job_manager``).
+            fn_name: Solidity function name.
+            *args: function arguments.
+            value: wei of ether to send.
+            gas: explicit gas limit (skips estimation, so reverts surface from the receipt).
+
+        Returns:
+            The mined receipt.
+
+        Raises:
+            ContractRevert: the call reverts (decoded custom error).
+            TransactionFailed: mined with status 0 without a reason, or not mined in time.
+            RpcUnavailable: the endpoint is down.
+        """
+        name = self.contract_name(contract.address)
+        with self._rpc(name):
+            data = contract.encode_abi(fn_name, args=list(args))
+        tx: dict[str, Any] = {"to": contract.address, "data": data, "value": value}
+        if gas is not None:
+            tx["gas"] = gas
+        return self.send(cast(TxParams, tx), name)
+
+    def deploy_contract(self, name: str, *args: Any) -> tuple[str, TxReceipt]:
+        """Deploy artifact ``name`` with constructor ``args``.
+
+        Returns:
+            (checksummed address, receipt).
+
+        Raises:
+            ContractRevert: the constructor reverted.
+            ChainValueError: the artifact has no bytecode (an interface or abstract contract).
+        """
+        art = load_artifact(name)
+        if not art["bytecode"] or art["bytecode"] == "0x":
+            raise ChainValueError(f"{name} has no creation bytecode")
+        factory = self.w3.eth.contract(abi=art["abi"], bytecode=art["bytecode"])
+        with self._rpc(name):
+            data = factory.constructor(*args).data_in_transaction
+        receipt = self.send(cast(TxParams, {"data": data, "value": 0}), name)
+        address = receipt["contractAddress"]
+        if address is None:
+            raise TransactionFailed(f"{name} deployment produced no contract address")
+        return to_checksum_address(address), receipt
+
+    # ------------------------------------------------------------------ chain / devnet
+
+    def block_number(self) -> int:
+        """Latest block number (blocks)."""
+        with self._rpc():
+            return int(self.w3.eth.block_number)
+
+    def timestamp(self, block: Any = "latest") -> int:
+        """Timestamp of a block (default latest), in seconds."""
+        with self._rpc():
+            return int(self.w3.eth.get_block(block)["timestamp"])
+
+    def eth_balance(self, account: str | None = None) -> int:
+        """Ether balance in wei (default: this client's account)."""
+        with self._rpc():
+            return int(self.w3.eth.get_balance(to_checksum_address(account or self.address)))
+
+    @property
+    def is_devnet(self) -> bool:
+        """True when the node is Anvil (so ``evm_mine``/``evm_increaseTime`` exist)."""
+        if self._is_anvil is None:
+            with self._rpc():
+                self._is_anvil = "anvil" in str(self.w3.client_version).lower()
+        return self._is_anvil
+
+    def _dev_rpc(self, method: str, params: list[Any]) -> Any:
+        if not self.is_devnet:
+            raise ChainValueError(f"{method} is only available on a devnet (Anvil)")
+        with self._rpc():
+            resp = self.w3.provider.make_request(cast(Any, method), params)
+        if "error" in resp:
+            raise ChainError(f"{method} failed: {resp['error']}")
+        return resp.get("result")
+
+    def mine(self, blocks: int = 1) -> None:
+        """Mine ``blocks`` blocks (devnet only).
+
+        Raises:
+            ChainValueError: not a devnet.
+        """
+        if blocks == 1:
+            self._dev_rpc("evm_mine", [])
+        else:
+            self._dev_rpc("anvil_mine", [hex(blocks)])
+
+    def increase_time(self, seconds: int) -> None:
+        """Advance chain time by ``seconds`` and mine one block (devnet only)."""
+        self._dev_rpc("evm_increaseTime", [int(seconds)])
+        self.mine(1)
+
+    def snapshot(self) -> str:
+        """``evm_snapshot`` (devnet only); returns the snapshot id."""
+        return str(self._dev_rpc("evm_snapshot", []))
+
+    def revert_to(self, snapshot_id: str) -> bool:
+        """``evm_revert`` (devnet only); resets the cached nonce."""
+        ok = bool(self._dev_rpc("evm_revert", [snapshot_id]))
+        self.resync_nonce()
+        return ok

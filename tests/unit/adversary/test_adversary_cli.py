@@ -1,0 +1,26 @@
+"""`veritrain adversary ...` (testing only): the cheating solver and the lazy or griefing
+verifier commands are declared and documented, and refuse bad modes."""
+
+from __future__ import annotations
+
+from typer.testing import CliRunner
+
+from adversary.cli import app
+
+
+def test_solver_help_lists_the_mode_and_node_options() -> None:
+    result = CliRunner().invoke(app, ["solver", "--help"])
+    assert result.exit_code == 0, result.output
+    for option in ("--mode", "--port", "--rpc-url", "--data-dir"):
+        assert option in result.output
+
+
+def test_unknown_adversary_is_a_usage_error() -> None:
+    result = CliRunner().invoke(app, ["solver", "--mode", "nap", "--dev-account", "1"])
+    assert result.exit_code != 0
+
+
+def test_verifier_help_lists_lazy_and_reject_all() -> None:
+    result = CliRunner().invoke(app, ["verifier", "--help"])
+    assert result.exit_code == 0, result.output
+    assert "--lazy" in result.output and "--reject-all" in result.output

@@ -1,0 +1,55 @@
+"""The cheating solvers of `adversary.solver`: they train through `solver.trainer` with their
+own step rule, diverge from segment 2 and still commit consistently."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from adversary.solver import cheating_step_function
+from solver.trainer import train_job
+from tests.utils.node_fixtures import tiny_spec
+from veritrain.hexutil import from_hex
+from veritrain.merkle import checkpoint_tree
+from veritrain.replay import replay_segment
+from veritrain.state import state_hash
+from veritrain.store import CheckpointStore
+from veritrain.training import TrainingEngine
+
+
+@pytest.fixture(scope="module")
+def engine() -> TrainingEngine:
+    return TrainingEngine(tiny_spec())
+
+
+@pytest.fixture(scope="module")
+def honest(engine: TrainingEngine, tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    hashes: list[str] = []
+    assert train_job(engine, CheckpointStore(tmp_path_factory.mktemp("h")), hashes)
+    return hashes
+
+
+@pytest.mark.parametrize("mode", ["skip-steps", "perturb"])
+def test_adversary_diverges_from_segment_2_and_commits_consistently(
+    engine: TrainingEngine, honest: list[str], mode: str, tmp_path: Path
+) -> None:
+    store = CheckpointStore(tmp_path)
+    cheat: list[str] = []
+    assert train_job(engine, store, cheat, step_fn=cheating_step_function(engine, mode))
+    assert cheat[:3] == honest[:3]  # segments 0 and 1 are honest
+    assert cheat[3] != honest[3] and cheat[4] != honest[4]
+    # the tree is over what it produced: every stored checkpoint hashes to its leaf
+    for h in cheat:
+        assert state_hash(store.get(h)) == from_hex(h)
+    checkpoint_tree([from_hex(h) for h in cheat], 10)
+    # replaying the cheating segment from the committed start does not reproduce its end
+    end = replay_segment(engine, store.get(cheat[2]), 30, start_step=20)
+    assert state_hash(end) != from_hex(cheat[3])
+    ok = replay_segment(engine, store.get(cheat[1]), 20, start_step=10)
+    assert state_hash(ok) == from_hex(cheat[2])
+
+
+def test_unknown_adversary_is_refused(engine, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="unknown adversary"):
+        cheating_step_function(engine, "nap")

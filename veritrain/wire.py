@@ -1,0 +1,227 @@
+"""The solver's HTTP wire (PROTOCOL.md 2.4): the response models shared by the server and its
+clients, and ONE client class.
+
+The solver serves, under its job's ``checkpointURL`` (``http://host:port/jobs/{jobId}``):
+``/checkpoints/{step}`` and ``/states/{step}`` (canonical state bytes), ``/proofs/{leaf}``
+(`ProofResponse`), ``/manifest`` (`ManifestResponse`) and ``/state-hashes/{step}``
+(`StateHashResponse`); ``/health`` at its root (`HealthResponse`). Hashes are 0x-hex on the
+wire and 32-byte ``bytes`` through the accessors.
+
+`CheckpointClient` reads them all; it hash-checks every checkpoint and state it fetches against
+the hash the caller expects before returning the bytes::
+
+    with CheckpointClient(job.checkpoint_url) as solver:
+        proof = solver.proof(3)                          # not verified here (see replay)
+        blob = solver.checkpoint(30, proof.state_hash_bytes())
+
+Run: not a script; ``from veritrain.wire import CheckpointClient``.
+"""
+
+from __future__ import annotations
+
+from types import TracebackType
+from typing import TypeVar
+
+import httpx
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from veritrain.errors import CheckpointUnavailable, RemoteResponseError
+from veritrain.hexutil import as_bytes32
+from veritrain.state import verify_state_hash
+
+__all__ = [
+    "DEFAULT_TIMEOUT_S",
+    "CheckpointClient",
+    "HealthResponse",
+    "ManifestResponse",
+    "ProofResponse",
+    "StateHashResponse",
+]
+
+DEFAULT_TIMEOUT_S = 60.0
+"""Seconds per request when the client builds its own `httpx.Client`."""
+
+HASH_PATTERN = r"^0x[0-9a-fA-F]{64}$"
+
+
+class ProofResponse(BaseModel):
+    """Body of `GET {checkpointURL}/proofs/{leafIndex}`. Hashes are 0x-hex strings."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    job_id: int
+    leaf_index: int = Field(ge=0)
+    step: int = Field(ge=0)
+    state_hash: str = Field(pattern=HASH_PATTERN)
+    proof: list[str]
+    root: str = Field(pattern=HASH_PATTERN)
+
+    def state_hash_bytes(self) -> bytes:
+        """The leaf's 32-byte state hash."""
+        return as_bytes32(self.state_hash)
+
+    def proof_bytes(self) -> list[bytes]:
+        """The proof as 32-byte siblings, bottom-up."""
+        return [as_bytes32(p) for p in self.proof]
+
+    def root_bytes(self) -> bytes:
+        """The root the server claims (check against the on-chain root, not this)."""
+        return as_bytes32(self.root)
+
+
+class ManifestResponse(BaseModel):
+    """Body of `GET {checkpointURL}/manifest`: all committed state hashes, leaf order."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    job_id: int
+    root: str = Field(pattern=HASH_PATTERN)
+    interval: int = Field(ge=1)
+    total_steps: int = Field(ge=1)
+    leaves: list[str]
+
+    def leaves_bytes(self) -> list[bytes]:
+        """State hashes of steps 0, k, ..., N as 32-byte values."""
+        return [as_bytes32(h) for h in self.leaves]
+
+
+class StateHashResponse(BaseModel):
+    """Body of `GET {checkpointURL}/state-hashes/{step}` (bisection, docs/DISPUTES.md)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    step: int = Field(ge=0)
+    state_hash: str = Field(pattern=HASH_PATTERN)
+
+    def state_hash_bytes(self) -> bytes:
+        """The 32-byte state hash."""
+        return as_bytes32(self.state_hash)
+
+
+class HealthResponse(BaseModel):
+    """Body of `GET /health`."""
+
+    status: str
+
+
+_M = TypeVar("_M", bound=BaseModel)
+
+
+class CheckpointClient:
+    """Client of one job's checkpoint server (``checkpointURL``).
+
+    Args:
+        base_url: the job's ``checkpointURL`` (``http://host:port/jobs/{jobId}``).
+        http: a shared `httpx.Client` (tests pass one over a FastAPI app); the client builds
+            and owns one when None.
+        timeout: seconds per request when it builds its own.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        http: httpx.Client | None = None,
+        *,
+        timeout: float = DEFAULT_TIMEOUT_S,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self._owned = http is None
+        self._http = http if http is not None else httpx.Client(timeout=timeout, follow_redirects=True)
+
+    def __enter__(self) -> CheckpointClient:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the HTTP client if this object built it."""
+        if self._owned:
+            self._http.close()
+
+    def url(self, *parts: object) -> str:
+        """``base_url/part/...``."""
+        return "/".join([self.base_url, *(str(p) for p in parts)])
+
+    def _get(self, url: str) -> httpx.Response:
+        try:
+            resp = self._http.get(url)
+        except httpx.HTTPError as exc:
+            raise CheckpointUnavailable(f"GET {url} failed: {exc!r}") from exc
+        if resp.status_code != 200:
+            raise CheckpointUnavailable(f"GET {url} returned HTTP {resp.status_code}")
+        return resp
+
+    def _get_json(self, url: str, model: type[_M], what: str) -> _M:
+        resp = self._get(url)
+        try:
+            return model.model_validate_json(resp.content)
+        except ValidationError as exc:
+            raise RemoteResponseError(f"bad {what} from {url}: {exc}") from exc
+
+    def _get_checked(self, url: str, expected_hash: bytes | str) -> bytes:
+        blob = self._get(url).content
+        verify_state_hash(blob, as_bytes32(expected_hash), url)
+        return blob
+
+    def checkpoint(self, step: int, expected_hash: bytes | str) -> bytes:
+        """Checkpoint ``step`` (a multiple of k), checked against its expected sha256.
+
+        Args:
+            step: checkpoint step.
+            expected_hash: the committed or claimed 32-byte state hash (bytes or 0x-hex).
+
+        Returns:
+            Bytes whose sha256 equals ``expected_hash``.
+
+        Raises:
+            CheckpointUnavailable: unreachable host, timeout or non-200 status.
+            CheckpointHashMismatch: the bytes do not hash to ``expected_hash``.
+        """
+        return self._get_checked(self.url("checkpoints", step), expected_hash)
+
+    def state(self, step: int, expected_hash: bytes | str) -> bytes:
+        """The solver's state at any step (``/states/{step}``), checked against its expected
+        sha256 (e.g. a game's agreed hash).
+
+        Raises:
+            CheckpointUnavailable: unreachable host, timeout or non-200 status.
+            CheckpointHashMismatch: the bytes do not hash to ``expected_hash``.
+        """
+        return self._get_checked(self.url("states", step), expected_hash)
+
+    def state_hash(self, step: int) -> StateHashResponse:
+        """The solver's state hash at any step (``/state-hashes/{step}``).
+
+        Raises:
+            CheckpointUnavailable: unreachable host, timeout or non-200 status.
+            RemoteResponseError: the body is malformed or names another step.
+        """
+        url = self.url("state-hashes", step)
+        body = self._get_json(url, StateHashResponse, "state-hash response")
+        if body.step != step:
+            raise RemoteResponseError(f"{url} answered for step {body.step}")
+        return body
+
+    def proof(self, leaf: int) -> ProofResponse:
+        """The Merkle proof of leaf ``leaf`` (not verified here; see `veritrain.replay`).
+
+        Raises:
+            CheckpointUnavailable: unreachable host, timeout or non-200 status.
+            RemoteResponseError: the body is not a valid proof response.
+        """
+        return self._get_json(self.url("proofs", leaf), ProofResponse, "proof response")
+
+    def manifest(self) -> ManifestResponse:
+        """The solver's manifest (all committed state hashes).
+
+        Raises:
+            CheckpointUnavailable: unreachable host, timeout or non-200 status.
+            RemoteResponseError: the body is not a valid manifest.
+        """
+        return self._get_json(self.url("manifest"), ManifestResponse, "manifest")
