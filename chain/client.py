@@ -29,10 +29,10 @@ Units: token amounts in wei, times in seconds (block timestamps), gas in gas uni
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, cast
 
 from eth_account.signers.local import LocalAccount
-from eth_utils import to_checksum_address
+from eth_utils.address import to_checksum_address
 from hexbytes import HexBytes
 from web3 import Web3
 from web3.contract import Contract
@@ -239,10 +239,11 @@ class ChainClient(Transport):
             else self.contract("ModelShares", log["address"])
         )
         topic0 = HexBytes(log["topics"][0]) if log["topics"] else None
-        for ev_abi in contract.abi:
+        for entry in contract.abi:
+            ev_abi = cast(dict[str, Any], entry)
             if ev_abi.get("type") != "event" or topic0 is None:
                 continue
-            event = contract.events[ev_abi["name"]]()
+            event = contract.events[str(ev_abi["name"])]()
             if HexBytes(event.topic) != topic0:
                 continue
             try:

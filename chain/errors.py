@@ -29,9 +29,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from eth_abi import decode as abi_decode
-from eth_utils import keccak, to_checksum_address
+from eth_abi.abi import decode as abi_decode
 from eth_utils.abi import collapse_if_tuple
+from eth_utils.address import to_checksum_address
+from eth_utils.crypto import keccak
 
 logger = logging.getLogger(__name__)
 

@@ -26,9 +26,9 @@ import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from eth_utils import to_checksum_address
+from eth_utils.address import to_checksum_address
 from hexbytes import HexBytes
 
 from chain.errors import ChainError, ChainValueError
@@ -104,7 +104,8 @@ class EventWatcher:
             self.contract = contract
         self.contract_label = client.contract_name(self.contract.address) or "contract"
         self.address = to_checksum_address(self.contract.address)
-        abi_events = {e["name"]: e for e in self.contract.abi if e.get("type") == "event"}
+        entries = [cast(dict[str, Any], e) for e in self.contract.abi]
+        abi_events = {str(e["name"]): e for e in entries if e.get("type") == "event"}
         names = list(event_names) if event_names is not None else list(abi_events)
         unknown = [n for n in names if n not in abi_events]
         if unknown:

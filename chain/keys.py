@@ -18,6 +18,7 @@ import json
 import os
 import stat
 from pathlib import Path
+from typing import Any, cast
 
 from eth_account import Account
 from eth_account.signers.local import LocalAccount
@@ -40,7 +41,8 @@ class KeyLoadError(ChainValueError):
 
 def new_account() -> LocalAccount:
     """A fresh random account (os.urandom entropy)."""
-    return Account.create()
+    account: LocalAccount = Account.create()
+    return account
 
 
 def create_keystore(
@@ -71,7 +73,7 @@ def create_keystore(
     if path.exists() and not overwrite:
         raise KeyLoadError(f"keystore {path} already exists")
     try:
-        encrypted = Account.encrypt(private_key, password, iterations=iterations)
+        encrypted = Account.encrypt(cast(Any, private_key), password, iterations=iterations)
     except (ValueError, TypeError):
         raise KeyLoadError("malformed private key") from None
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -117,7 +119,8 @@ def load_keystore(
         key = Account.decrypt(data, password)
     except ValueError:
         raise KeyLoadError(f"wrong password for keystore {path}") from None
-    return Account.from_key(key)
+    account: LocalAccount = Account.from_key(key)
+    return account
 
 
 def account_from_env(key_env: str) -> LocalAccount:
@@ -130,7 +133,8 @@ def account_from_env(key_env: str) -> LocalAccount:
     if not raw:
         raise KeyLoadError(f"environment variable {key_env} is not set")
     try:
-        return Account.from_key(raw.strip())
+        account: LocalAccount = Account.from_key(raw.strip())
+        return account
     except (ValueError, TypeError):
         raise KeyLoadError(f"{key_env} does not hold a valid private key") from None
 

@@ -19,7 +19,7 @@ from typing import Any, cast
 import requests
 from eth_account import Account
 from eth_account.signers.local import LocalAccount
-from eth_utils import to_checksum_address
+from eth_utils.address import to_checksum_address
 from hexbytes import HexBytes
 from web3 import Web3
 from web3.contract import Contract

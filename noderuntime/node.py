@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from noderuntime.adjudication import Adjudication, adjudication_for
+from noderuntime.ports import ChainPort
 
 # The Solidity enums are mirrored once, in chain.types (pure Python, no RPC).
 from veritrain.enums import DisputePhase, DisputeStatus, JobStatus, Role, RoundOutcome, Verdict
@@ -133,7 +134,11 @@ def progress_bar(
     )
     with progress:
         task = progress.add_task(description, total=total)
-        yield lambda n=1: progress.advance(task, n)
+
+        def advance(n: int = 1) -> None:
+            progress.advance(task, n)
+
+        yield advance
 
 
 # -------------------------------------------------------------------------------------- node
@@ -144,7 +149,7 @@ class NodeBase:
     crash at any point, i.e. it checks on-chain state before sending).
 
     Args:
-        client: the injected `chain.client.ChainClient` (duck-typed here).
+        client: the injected chain port (`chain.client.ChainClient`, or a test fake).
         name: node name used in log lines (e.g. `"solver"`).
         revert_types: exception types meaning "the contract reverted" (logged, not fatal).
         poll_interval: seconds between two rounds when idle.
@@ -154,7 +159,7 @@ class NodeBase:
 
     def __init__(
         self,
-        client: Any,
+        client: ChainPort,
         *,
         name: str,
         revert_types: tuple[type[BaseException], ...] = (),

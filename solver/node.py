@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from chain.errors import ContractRevert
 from noderuntime import TERMINAL_JOB_STATUSES, NodeBase
+from noderuntime.ports import ChainPort
 from solver.server import CheckpointCatalog, JobCheckpoints, ServerThread, create_app
 from solver.trainer import step_function, train_job
 from veritrain.commitments import new_secret, secret_commitment
@@ -85,7 +86,7 @@ class SolverNode(NodeBase):
 
     def __init__(
         self,
-        client: Any,
+        client: ChainPort,
         data_dir: Path,
         public_host: str = "127.0.0.1",
         port: int = 8701,

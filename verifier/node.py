@@ -48,6 +48,7 @@ from typing import Any
 
 from chain.errors import ContractRevert
 from noderuntime import TERMINAL_JOB_STATUSES, NodeBase
+from noderuntime.ports import ChainPort
 from veritrain.commitments import new_salt, verdict_commitment, vote_commitment
 from veritrain.enums import DisputePhase, DisputeStatus, JobStatus, Role
 from veritrain.errors import CheckpointUnavailable
@@ -78,7 +79,7 @@ class VerifierNode(NodeBase):
 
     def __init__(
         self,
-        client: Any,
+        client: ChainPort,
         data_dir: Path,
         *,
         poll_interval: float = 1.0,

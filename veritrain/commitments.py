@@ -22,7 +22,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Sequence
 
-from eth_abi import encode as abi_encode
+from eth_abi.abi import encode as abi_encode
 
 from veritrain._keccak import keccak256
 from veritrain.errors import MerkleError

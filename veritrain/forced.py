@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from eth_abi import encode as abi_encode
+from eth_abi.abi import encode as abi_encode
 
 from veritrain._keccak import keccak256
 from veritrain.commitments import bytes32_arg as _bytes32

@@ -233,7 +233,7 @@ class TrainingEngine:
         logits = state.model(x)  # (B, C)
         loss = F.cross_entropy(logits, y)
         state.optimizer.zero_grad(set_to_none=True)
-        loss.backward()
+        loss.backward()  # type: ignore[no-untyped-call]
         state.optimizer.step()
         state.step += 1
         return float(loss.detach())

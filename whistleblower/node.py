@@ -29,6 +29,7 @@ from typing import Any
 
 from chain.errors import ContractRevert
 from noderuntime import TERMINAL_JOB_STATUSES, NodeBase
+from noderuntime.ports import ChainPort
 from veritrain.enums import JobStatus, Role, Verdict
 from veritrain.errors import CheckpointUnavailable
 from veritrain.nodestate import JsonState
@@ -50,7 +51,7 @@ class WhistleblowerNode(NodeBase):
 
     def __init__(
         self,
-        client: Any,
+        client: ChainPort,
         data_dir: Path,
         *,
         poll_interval: float = 1.0,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from eth_utils import to_checksum_address
+from eth_utils.address import to_checksum_address
 from web3.contract import Contract
 from web3.types import TxReceipt
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from eth_utils import to_checksum_address
+from eth_utils.address import to_checksum_address
 from web3.contract import Contract
 from web3.types import TxReceipt
 

@@ -14,9 +14,10 @@ subclasses named like the real custom errors.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
-from chain.errors import ContractRevert, error_class
+from chain.errors import ChainValueError, ContractRevert, error_class
 from chain.types import (
     Assignment,
     ClaimsView,
@@ -25,8 +26,11 @@ from chain.types import (
     JobView,
     RoundView,
     RoundWindows,
+    StepClaimView,
 )
+from noderuntime.ports import ChainPort
 from veritrain import commitments, forced
+from veritrain.bisection import GameView
 from veritrain.commitments import leaf_hash
 from veritrain.enums import DisputePhase, DisputeStatus, JobStatus, RoundOutcome, Verdict
 from veritrain.merkle import verify_proof
@@ -385,7 +389,9 @@ class FakeRound:
         key = (job_id, verifier or self._client.address)
         return self._client.chain.sealed.get(key, b"\x00" * 32), key in self._client.chain.revealed
 
-    def post_claims(self, job_id: int, starts: list[bytes], ends: list[bytes]) -> dict[str, Any]:
+    def post_claims(
+        self, job_id: int, starts: Sequence[bytes], ends: Sequence[bytes]
+    ) -> dict[str, Any]:
         job = self._client.chain.jobs[job_id]
         if job.solver != self._client.address:
             raise revert("NotSolver", jobId=job_id, caller=self._client.address)
@@ -410,7 +416,9 @@ class FakeRound:
         self._client.chain.sealed[key] = bytes(commitment)
         return self._client._tx("commitVerdicts", job_id, commitment)
 
-    def reveal_verdicts(self, job_id: int, approvals: list[bool], salt: bytes) -> dict[str, Any]:
+    def reveal_verdicts(
+        self, job_id: int, approvals: Sequence[bool], salt: bytes
+    ) -> dict[str, Any]:
         key = (job_id, self._client.address)
         if key not in self._client.chain.sealed or key in self._client.chain.revealed:
             raise revert("NothingToReveal", jobId=job_id, verifier=self._client.address)
@@ -438,8 +446,8 @@ class FakeRound:
         job_id: int,
         secret: bytes,
         forced_true_end: bytes,
-        start_proofs: list[list[bytes]],
-        end_proofs: list[list[bytes]],
+        start_proofs: Sequence[Sequence[bytes]],
+        end_proofs: Sequence[Sequence[bytes]],
     ) -> dict[str, Any]:
         job = self._client.chain.jobs[job_id]
         if job_id in self._client.chain.secrets:
@@ -501,11 +509,76 @@ class FakeCommittee:
         )
 
 
+    # A dispute that was never opened: empty views, and every transaction reverts with the
+    # contract's phase error (phase None), as ArbitrationCommittee does.
+    def committee_of(self, dispute_id: int, /) -> list[str]:
+        return []
+
+    def ballot_of(self, dispute_id: int, member: str, /) -> tuple[bytes, bool, bool]:
+        return b"\x00" * 32, False, False
+
+    def step_claim_of(self, dispute_id: int, /) -> StepClaimView:
+        return StepClaimView(dispute_id, False, 0, b"\x00" * 32, b"\x00" * 32)
+
+    def _no_dispute(self, dispute_id: int) -> ContractRevert:
+        return revert("UnexpectedDisputePhase", disputeId=dispute_id, phase=0)
+
+    def draw_committee(self, dispute_id: int, /) -> object:
+        raise self._no_dispute(dispute_id)
+
+    def commit_vote(self, dispute_id: int, commitment: bytes, /) -> object:
+        raise self._no_dispute(dispute_id)
+
+    def reveal_vote(self, dispute_id: int, segment_valid: bool, salt: bytes, /) -> object:
+        raise self._no_dispute(dispute_id)
+
+    def resolve(self, dispute_id: int, /) -> object:
+        raise self._no_dispute(dispute_id)
+
+
 class FakeGame:
-    """`client.game` of the fake: no game is ever played (committee deployment)."""
+    """`client.game` of the fake: its deployment runs the committee, so, like the real
+    client's facade on such a deployment, every call raises ``ChainValueError``."""
 
     def __init__(self, client: FakeClient) -> None:
         self._client = client
 
-    def credit_of(self, account: str | None = None) -> int:
-        return 0
+    def _absent(self) -> ChainValueError:
+        return ChainValueError("this deployment has no BisectionGame")
+
+    def get_game(self, dispute_id: int, /) -> GameView:
+        raise self._absent()
+
+    def move_bond(self) -> int:
+        raise self._absent()
+
+    def credit_of(self, account: str | None = None, /) -> int:
+        raise self._absent()
+
+    def post_endpoints(
+        self,
+        dispute_id: int,
+        start_hash: bytes,
+        end_hash: bytes,
+        start_proof: Sequence[bytes],
+        end_proof: Sequence[bytes],
+        /,
+    ) -> object:
+        raise self._absent()
+
+    def bisect(self, dispute_id: int, lo: int, hi: int, mid_hash: bytes, /) -> object:
+        raise self._absent()
+
+    def respond(self, dispute_id: int, lo: int, hi: int, agree: bool, /) -> object:
+        raise self._absent()
+
+    def claim_timeout(self, dispute_id: int, /) -> object:
+        raise self._absent()
+
+    def claim_credit(self) -> object:
+        raise self._absent()
+
+
+def _fake_client_is_a_port(client: FakeClient) -> ChainPort:
+    return client  # mypy checks that the fake satisfies the nodes' ChainPort
+
