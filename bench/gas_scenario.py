@@ -161,7 +161,9 @@ def run_gas_scenario() -> tuple[list[tuple[str, int, str]], float]:
         # Cheating job: a verifier rejects a cheating sample as well as the forced claim.
         job2, _assigned, sc2 = run_to_verdicts(True, " (job 2)")
         reveal(job2, sc2, " (job 2)")
-        receipt = rec("finalize (opens dispute)", solver.jobs.finalize(job2), "calls the adjudicator")
+        receipt = rec(
+            "finalize (opens dispute)", solver.jobs.finalize(job2), "calls the adjudicator"
+        )
         dispute = solver.dispute_id_from(receipt)
         if dispute is None:
             raise RuntimeError("finalize did not open a dispute")
@@ -171,7 +173,9 @@ def run_gas_scenario() -> tuple[list[tuple[str, int, str]], float]:
         salts = {}
         for m in committee:
             salts[m.address] = new_salt()
-            r = m.committee.commit_vote(dispute, vote_commitment(dispute, m.address, False, salts[m.address]))
+            r = m.committee.commit_vote(
+                dispute, vote_commitment(dispute, m.address, False, salts[m.address])
+            )
         rec("commitVote", r, "commit-reveal")
         for m in committee:
             r = m.committee.reveal_vote(dispute, False, salts[m.address])

@@ -31,6 +31,7 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["deploy_protocol"]
 
+
 def _ctor_args(name: str, values: dict[str, Any], params: ProtocolParams) -> list[Any]:
     """Constructor arguments of artifact ``name``, resolved by parameter name.
 

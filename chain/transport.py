@@ -125,7 +125,8 @@ class Transport:
             self.chain_id = int(self.w3.eth.chain_id)
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.rpc_url!r}, address={self.address}, chain_id={self.chain_id})"
+        name = type(self).__name__
+        return f"{name}({self.rpc_url!r}, address={self.address}, chain_id={self.chain_id})"
 
     @property
     def address(self) -> str:

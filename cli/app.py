@@ -681,9 +681,7 @@ def _mount_nodes() -> None:
     app.add_typer(solver_app, name="solver", help="Run a solver node.")
     app.add_typer(verifier_app, name="verifier", help="Run a verifier node.")
     app.add_typer(whistleblower_app, name="whistleblower", help="Run a whistleblower node.")
-    app.add_typer(
-        adversary_app, name="adversary", help="TESTING ONLY: run adversary nodes."
-    )
+    app.add_typer(adversary_app, name="adversary", help="TESTING ONLY: run adversary nodes.")
 
 
 _mount_nodes()

@@ -379,7 +379,10 @@ class NodeBase:
         Returns:
             True if the transaction succeeded.
         """
-        if DisputePhase(int(self.client.committee.dispute_phase(dispute_id))) is not DisputePhase.Resolvable:
+        if (
+            DisputePhase(int(self.client.committee.dispute_phase(dispute_id)))
+            is not DisputePhase.Resolvable
+        ):
             return False
         receipt = self.send(
             f"resolve dispute {dispute_id}", self.client.committee.resolve, dispute_id, quiet=True
@@ -809,7 +812,9 @@ class NodeBase:
 
     def ballot_of(self, dispute_id: int) -> tuple[bytes, bool]:
         """This node's ballot on a dispute: (commitment, revealed) (`ballotOf`)."""
-        commitment, revealed, _valid = self.client.committee.ballot_of(dispute_id, self.client.address)
+        commitment, revealed, _valid = self.client.committee.ballot_of(
+            dispute_id, self.client.address
+        )
         return bytes(commitment), bool(revealed)
 
     @staticmethod

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every test: Forge (unit, fuzz, invariant), Slither (fails on a high or medium finding) and
+# Runs the lint (scripts/lint.sh), then every test: Forge (unit, fuzz, invariant), Slither (fails on a high or medium finding) and
 # pytest (unit + integration on a real Anvil).
 # Does its own set-up the first time. Usage: bash scripts/test.sh [extra pytest args]
 set -euo pipefail
@@ -7,6 +7,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 bash scripts/setup.sh
 export PATH="$root/node_modules/.bin:$PATH"
+echo "== lint =="
+bash scripts/lint.sh
 echo "== forge test =="
 forge test
 echo "== slither =="

@@ -27,6 +27,7 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["step_function", "train_job"]
 
+
 def step_function(engine: TrainingEngine) -> StepFn:
     """The honest step function of a job: one optimizer step in place (`engine.train_step`).
 

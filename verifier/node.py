@@ -323,7 +323,9 @@ class VerifierNode(NodeBase):
                 # persisted BEFORE the commit, so a restarted node can still reveal
                 with self.state.transaction() as data:
                     data["votes"][str(dispute_id)] = rec
-            digest = vote_commitment(dispute_id, self.client.address, rec["valid"], from_hex(rec["salt"]))
+            digest = vote_commitment(
+                dispute_id, self.client.address, rec["valid"], from_hex(rec["salt"])
+            )
             verdict = "valid" if rec["valid"] else "INVALID"
             self.send(
                 f"commitVote dispute {dispute_id} ({verdict})",

@@ -1,7 +1,8 @@
 """veritrain core: job specs, deterministic training, checkpoints, Merkle commitments, replay.
 
 Shared by every role (solver, verifier, whistleblower). Importing `veritrain` stays light:
-torch-backed names (`TrainingEngine`, `TrainState`, `apply_profile`, `build_model`) load lazily on first access (PEP 562).
+torch-backed names (`TrainingEngine`, `TrainState`, `apply_profile`, `build_model`) load
+lazily on first access (PEP 562).
 
 Run: not a script; `import veritrain; spec = veritrain.default_digits_spec()`.
 """

@@ -51,7 +51,6 @@ __all__ = [
 ]
 
 
-
 @dataclass(frozen=True)
 class SegmentCheck:
     """Outcome of checking one segment.
@@ -193,8 +192,8 @@ def check_segment(
                 if not verify_proof(p.proof_bytes(), root_b, leaf_hash(step, p.state_hash_bytes())):
                     return result(
                         False,
-                        f"Merkle proof of leaf {leaf_index} (step {step}, state {p.state_hash}) does "
-                        f"not verify against the on-chain root {to_hex(root_b)}",
+                        f"Merkle proof of leaf {leaf_index} (step {step}, state {p.state_hash}) "
+                        f"does not verify against the on-chain root {to_hex(root_b)}",
                     )
             start_hash = proofs[0].state_hash_bytes()
             committed_end = proofs[1].state_hash_bytes()

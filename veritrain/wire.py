@@ -126,7 +126,9 @@ class CheckpointClient:
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self._owned = http is None
-        self._http = http if http is not None else httpx.Client(timeout=timeout, follow_redirects=True)
+        self._http = (
+            http if http is not None else httpx.Client(timeout=timeout, follow_redirects=True)
+        )
 
     def __enter__(self) -> CheckpointClient:
         return self

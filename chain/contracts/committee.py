@@ -1,8 +1,9 @@
-"""`client.committee`: ArbitrationCommittee: committee draw, commit-reveal votes, resolution, step claims.
+"""`client.committee`: `ArbitrationCommittee`: committee draw, commit-reveal votes,
+resolution, step claims.
 
-Typed calls of the `ArbitrationCommittee` contract (ABI from contracts/out). Transacting methods return the
-mined receipt or raise a decoded `chain.errors.ContractRevert`; views return plain values or
-the frozen views of `chain.types`. Units: wei, seconds, blocks.
+Typed calls of `ArbitrationCommittee` (ABI loaded from contracts/out). Transacting methods
+return the mined receipt or raise a decoded `chain.errors.ContractRevert`; views return plain
+values or the frozen views of `chain.types`. Units: wei, seconds, blocks.
 
 Run: not a script; ``client.committee.draw_committee(...)``.
 """
@@ -55,7 +56,8 @@ class CommitteeFacade:
         return self._client.transact(self.contract, "drawCommittee", dispute_id)
 
     def commit_vote(self, dispute_id: int, commitment: bytes) -> TxReceipt:
-        """Commit ``vote_commitment(dispute_id, self._client.address, valid, salt)`` as a seated arbiter."""
+        """Commit ``vote_commitment(dispute_id, address, valid, salt)`` as a seated arbiter
+        (`veritrain.commitments.vote_commitment`)."""
         return self._client.transact(self.contract, "commitVote", dispute_id, commitment)
 
     def reveal_vote(self, dispute_id: int, segment_valid: bool, salt: bytes) -> TxReceipt:

@@ -1,6 +1,7 @@
-"""`client.game`: BisectionGame: the bisection game with chess clocks and move bonds (docs/DISPUTES.md).
+"""`client.game`: `BisectionGame`: the bisection game with chess clocks and move bonds
+(docs/DISPUTES.md).
 
-Typed calls of the `BisectionGame` contract (ABI from contracts/out). Transacting methods return the
+Typed calls of `BisectionGame` (ABI loaded from contracts/out). Transacting methods return the
 mined receipt or raise a decoded `chain.errors.ContractRevert`; views return plain values or
 the frozen views of `chain.types`. Units: wei, seconds, blocks.
 
@@ -141,7 +142,9 @@ class GameFacade:
     def credit_of(self, account: str | None = None) -> int:
         """Won move bonds claimable from the game (wei)."""
         return int(
-            self._client.call(self.contract, "creditOf", to_checksum_address(account or self._client.address))
+            self._client.call(
+                self.contract, "creditOf", to_checksum_address(account or self._client.address)
+            )
         )
 
     def claim_credit(self) -> TxReceipt:

@@ -1,6 +1,7 @@
-"""`client.jobs`: JobManager: jobs, verifier assignment, challenges, finalization, credits and the jackpot.
+"""`client.jobs`: `JobManager`: jobs, verifier assignment, challenges, finalization, credits and
+the jackpot pool.
 
-Typed calls of the `JobManager` contract (ABI from contracts/out). Transacting methods return the
+Typed calls of `JobManager` (ABI loaded from contracts/out). Transacting methods return the
 mined receipt or raise a decoded `chain.errors.ContractRevert`; views return plain values or
 the frozen views of `chain.types`. Units: wei, seconds, blocks.
 
@@ -152,7 +153,9 @@ class JobsFacade:
     def credit_of(self, account: str | None = None) -> int:
         """Claimable credit in wei."""
         return int(
-            self._client.call(self.contract, "creditOf", to_checksum_address(account or self._client.address))
+            self._client.call(
+                self.contract, "creditOf", to_checksum_address(account or self._client.address)
+            )
         )
 
     def job_count(self) -> int:

@@ -1,6 +1,7 @@
-"""`client.round`: VerificationRound: solver claims, sealed verdicts and the forced-error draw (docs/FORCED_ERRORS.md).
+"""`client.round`: `VerificationRound`: solver claims, sealed verdicts and the forced-error draw
+(docs/FORCED_ERRORS.md).
 
-Typed calls of the `VerificationRound` contract (ABI from contracts/out). Transacting methods return the
+Typed calls of `VerificationRound` (ABI loaded from contracts/out). Transacting methods return the
 mined receipt or raise a decoded `chain.errors.ContractRevert`; views return plain values or
 the frozen views of `chain.types`. Units: wei, seconds, blocks.
 

@@ -1,6 +1,6 @@
-"""`client.shares`: ShareRegistry and each model's ModelShares token: shares, ownership, revenue.
+"""`client.shares`: `ShareRegistry` and each model's ModelShares token: shares, ownership, revenue.
 
-Typed calls of the `ShareRegistry` contract (ABI from contracts/out). Transacting methods return the
+Typed calls of `ShareRegistry` (ABI loaded from contracts/out). Transacting methods return the
 mined receipt or raise a decoded `chain.errors.ContractRevert`; views return plain values or
 the frozen views of `chain.types`. Units: wei, seconds, blocks.
 

@@ -1,6 +1,6 @@
-"""`client.stakes`: StakeManager: stakes per role, unbonding, the active verifier set.
+"""`client.stakes`: `StakeManager`: stakes per role, unbonding, the active verifier set.
 
-Typed calls of the `StakeManager` contract (ABI from contracts/out). Transacting methods return the
+Typed calls of `StakeManager` (ABI loaded from contracts/out). Transacting methods return the
 mined receipt or raise a decoded `chain.errors.ContractRevert`; views return plain values or
 the frozen views of `chain.types`. Units: wei, seconds, blocks.
 
@@ -61,7 +61,10 @@ class StakesFacade:
     def stake_of(self, account: str | None = None, role: Role | int = Role.Solver) -> StakeView:
         """``stakeOf(account, role)`` (wei; release_at in seconds)."""
         staked, locked, unbonding, release_at = self._client.call(
-            self.contract, "stakeOf", to_checksum_address(account or self._client.address), int(role)
+            self.contract,
+            "stakeOf",
+            to_checksum_address(account or self._client.address),
+            int(role),
         )
         return StakeView(int(staked), int(locked), int(unbonding), int(release_at))
 

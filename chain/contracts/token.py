@@ -1,6 +1,6 @@
-"""`client.token`: The payment token (VeriToken on a devnet; any ERC-20 with the same views elsewhere).
+"""`client.token`: `VeriToken`: the payment token (any ERC-20 with the same views off a devnet).
 
-Typed calls of the `VeriToken` contract (ABI from contracts/out). Transacting methods return the
+Typed calls of `VeriToken` (ABI loaded from contracts/out). Transacting methods return the
 mined receipt or raise a decoded `chain.errors.ContractRevert`; views return plain values or
 the frozen views of `chain.types`. Units: wei, seconds, blocks.
 
@@ -44,7 +44,11 @@ class TokenFacade:
 
     def balance_of(self, account: str | None = None) -> int:
         """Payment-token balance in wei (default: this client's account)."""
-        return int(self._client.call(self.contract, "balanceOf", to_checksum_address(account or self._client.address)))
+        return int(
+            self._client.call(
+                self.contract, "balanceOf", to_checksum_address(account or self._client.address)
+            )
+        )
 
     def allowance(self, spender: str, owner: str | None = None) -> int:
         """Payment-token allowance of ``spender`` over ``owner`` (default: this account), wei."""
@@ -93,6 +97,10 @@ class TokenFacade:
             chunk = min(left, limit)
             self.faucet(chunk)
             left -= chunk
-        spenders = [spender] if spender else [self._client.stakes.contract.address, self._client.jobs.contract.address]
+        spenders = (
+            [spender]
+            if spender
+            else [self._client.stakes.contract.address, self._client.jobs.contract.address]
+        )
         for s in spenders:
             self.approve(s, amount)

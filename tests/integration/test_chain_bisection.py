@@ -118,7 +118,9 @@ def test_bisection_game_griefer_loses(anvil: Anvil, bisection: Deployment):
 
     tree = checkpoint_tree([_hash(i * K) for i in range(N // K + 1)], K)
     with pytest.raises(errors.InvalidEndpointProof):
-        solver.game.post_endpoints(dispute_id, keccak(text="x"), _hash(K), tree.proof(0), tree.proof(1))
+        solver.game.post_endpoints(
+            dispute_id, keccak(text="x"), _hash(K), tree.proof(0), tree.proof(1)
+        )
     solver.game.post_endpoints(dispute_id, _hash(0), _hash(K), tree.proof(0), tree.proof(1))
     with pytest.raises(errors.OutOfTurn):
         challenger.game.respond(dispute_id, 0, K, False)
@@ -126,7 +128,9 @@ def test_bisection_game_griefer_loses(anvil: Anvil, bisection: Deployment):
         solver.game.bisect(dispute_id, 0, K + 1, _hash(K // 2))
     while (game := anyone.game.get_game(dispute_id)).status is not GameStatus.AwaitingStep:
         solver.game.bisect(dispute_id, game.lo, game.hi, _hash(game.mid))
-        challenger.game.respond(dispute_id, game.lo, game.hi, False)  # griefing: disputes everything
+        challenger.game.respond(
+            dispute_id, game.lo, game.hi, False
+        )  # griefing: disputes everything
     assert (game.lo, game.hi, game.moves) == (0, 1, 5)
     assert anyone.game.moves(dispute_id) == 5
 
@@ -145,7 +149,9 @@ def test_bisection_game_griefer_loses(anvil: Anvil, bisection: Deployment):
     by_addr = {c.address: c for c in clients.values()}
     salts = {m: new_salt() for m in members}
     for m in members:
-        by_addr[m].committee.commit_vote(step_id, by_addr[m].committee.vote_commitment(step_id, True, salts[m]))
+        by_addr[m].committee.commit_vote(
+            step_id, by_addr[m].committee.vote_commitment(step_id, True, salts[m])
+        )
     for m in members:
         by_addr[m].committee.reveal_vote(step_id, True, salts[m])
     anyone.committee.resolve(step_id)
@@ -212,7 +218,9 @@ def test_griefing_whistleblower_loses_its_bond(anvil: Anvil, bisection: Deployme
     members = submitter.committee.committee_of(step_id)
     salts = {m: new_salt() for m in members}
     for m in members:
-        by_addr[m].committee.commit_vote(step_id, by_addr[m].committee.vote_commitment(step_id, True, salts[m]))
+        by_addr[m].committee.commit_vote(
+            step_id, by_addr[m].committee.vote_commitment(step_id, True, salts[m])
+        )
     for m in members:
         by_addr[m].committee.reveal_vote(step_id, True, salts[m])
     submitter.committee.resolve(step_id)
@@ -226,5 +234,8 @@ def test_griefing_whistleblower_loses_its_bond(anvil: Anvil, bisection: Deployme
     assert submitter.jobs.get_job(job_id).status is JobStatus.Finalized
     # The challenge bond went to the winners' pot, none of it back to the griefer.
     assert griefer.jobs.credit_of() == 0
-    assert griefer.token.balance_of() == griefer_balance - p.challenge_bond - griefer_moves * p.move_bond
+    assert (
+        griefer.token.balance_of()
+        == griefer_balance - p.challenge_bond - griefer_moves * p.move_bond
+    )
     assert solver.stakes.stake_of(solver.address, Role.Solver).locked == 0

@@ -243,7 +243,9 @@ def test_smoke_dispute_path(anvil: Anvil, protocol: Deployment, client_factory):
     for m in members:
         salts[m] = new_salt()
         arb = by_addr[m]
-        arb.committee.commit_vote(dispute_id, arb.committee.vote_commitment(dispute_id, False, salts[m]))
+        arb.committee.commit_vote(
+            dispute_id, arb.committee.vote_commitment(dispute_id, False, salts[m])
+        )
     assert submitter.committee.dispute_phase(dispute_id) is DisputePhase.Reveal
     with pytest.raises(errors.VoteMismatch):
         by_addr[members[0]].committee.reveal_vote(dispute_id, True, salts[members[0]])

@@ -94,7 +94,9 @@ def test_python_formulas_match_the_contract(anvil: Anvil, protocol_artifacts) ->
     v = by_addr[c.jobs.get_assignment(job_id).verifiers[0]]
     salt = commitments.new_salt()
     approvals = [True] * len(segments)
-    v.round.commit_verdicts(job_id, commitments.verdict_commitment(job_id, v.address, approvals, salt))
+    v.round.commit_verdicts(
+        job_id, commitments.verdict_commitment(job_id, v.address, approvals, salt)
+    )
     assert v.round.verdict_commitment_of(job_id) == (
         commitments.verdict_commitment(job_id, v.address, approvals, salt),
         False,
@@ -151,7 +153,9 @@ def test_lazy_verifier_is_caught_by_a_forced_error(
     assert submitter.jobs.credit_of(solver.address) - credits[solver.address] == 10 * E18
     escrowed, bonds, owed, jackpot = submitter.jobs.liabilities()
     assert jackpot == submitter.jobs.jackpot_pool()
-    assert escrowed + bonds + owed + jackpot == submitter.token.balance_of(protocol.addresses.job_manager)
+    assert escrowed + bonds + owed + jackpot == submitter.token.balance_of(
+        protocol.addresses.job_manager
+    )
 
 
 def test_solver_that_never_reveals_is_slashed(
@@ -190,7 +194,9 @@ def test_solver_that_posts_no_claims_is_slashed(
     submitter, solver = clients[1], clients[2]
     job_id, _hashes, _secret = _job_to_verifying(clients, p)
     v = next(
-        c for c in clients.values() if c.address == submitter.jobs.get_assignment(job_id).verifiers[0]
+        c
+        for c in clients.values()
+        if c.address == submitter.jobs.get_assignment(job_id).verifiers[0]
     )
     with pytest.raises(errors.ClaimsNotPosted):
         v.round.commit_verdicts(job_id, os.urandom(32))

@@ -134,7 +134,10 @@ def test_lazy_verifier_is_caught_by_a_forced_error(forced_net: Network) -> None:
     assert reader.jobs.challenger_of(job_id, f, lazy) == wb
     p = net.params
     # the lazy approver is slashed into the pool; two rejecters and the whistleblower are paid
-    assert reader.stakes.stake_of(lazy, Role.Verifier).staked == p.min_stake_verifier - p.verifier_stake
+    assert (
+        reader.stakes.stake_of(lazy, Role.Verifier).staked
+        == p.min_stake_verifier - p.verifier_stake
+    )
     for a in honest:
         assert reader.stakes.stake_of(a, Role.Verifier).staked == p.min_stake_verifier
     paid = [

@@ -37,8 +37,10 @@ from veritrain.merkle import verify_proof
 
 ZERO = "0x" + "00" * 20
 
+
 def revert(name: str, **args: Any) -> ContractRevert:
     return error_class(name)(name, args, contract="JobManager")
+
 
 class FakeChain:
     """Protocol state shared by every `FakeClient`."""
@@ -148,6 +150,7 @@ class FakeChain:
     def count(self, fn: str, sender: str | None = None) -> int:
         return sum(1 for who, f, _ in self.txs if f == fn and (sender is None or who == sender))
 
+
 class FakeClient:
     """The `ChainClient` subset the nodes use, bound to one account."""
 
@@ -246,7 +249,8 @@ class FakeJobs:
         if job.status is not JobStatus.Open:
             raise revert("UnexpectedJobStatus", jobId=job_id, status=int(job.status))
         self._client.chain.locked[(self._client.address, 0)] = (
-            self._client.chain.locked.get((self._client.address, 0), 0) + self._client.chain.params.solver_stake
+            self._client.chain.locked.get((self._client.address, 0), 0)
+            + self._client.chain.params.solver_stake
         )
         self._client.chain.set_job(
             job_id,
@@ -328,7 +332,10 @@ class FakeJobs:
 
     def finalize(self, job_id: int) -> dict[str, Any]:
         job = self._client.chain.jobs[job_id]
-        if job.status is not JobStatus.Verifying or self._client.chain.now <= job.challenge_deadline:
+        if (
+            job.status is not JobStatus.Verifying
+            or self._client.chain.now <= job.challenge_deadline
+        ):
             raise revert("ChallengeWindowOpen", jobId=job_id)
         outcome, sample = self._client.chain.outcome(job_id)
         if outcome is RoundOutcome.Pending:
@@ -343,7 +350,9 @@ class FakeJobs:
             self._client.chain.set_job(job_id, status=JobStatus.Disputed, dispute_id=1)
         else:
             self._client.chain.set_job(job_id, status=JobStatus.Finalized)
-            self._client.chain.credits[job.solver] = self._client.chain.credits.get(job.solver, 0) + job.reward
+            self._client.chain.credits[job.solver] = (
+                self._client.chain.credits.get(job.solver, 0) + job.reward
+            )
         return self._client._tx("finalize", job_id)
 
     def credit_of(self, account: str | None = None) -> int:
@@ -431,13 +440,17 @@ class FakeRound:
         if digest != self._client.chain.sealed[key]:
             raise revert("VerdictCommitmentMismatch", jobId=job_id, verifier=self._client.address)
         self._client.chain.revealed.add(key)
-        self._client.chain.verdicts[key] = [Verdict.Approve if a else Verdict.Reject for a in approvals]
+        self._client.chain.verdicts[key] = [
+            Verdict.Approve if a else Verdict.Reject for a in approvals
+        ]
         for i, a in enumerate(approvals):
             if not a:
                 self._client.chain.disputed.setdefault(job_id, set()).add(i)
         if all((job_id, v) in self._client.chain.revealed for v in verifiers):
             self._client.chain.set_job(
-                job_id, challenge_deadline=self._client.chain.now + self._client.chain.params.challenge_window
+                job_id,
+                challenge_deadline=self._client.chain.now
+                + self._client.chain.params.challenge_window,
             )
         return self._client._tx("revealVerdicts", job_id, tuple(approvals), salt)
 
@@ -460,7 +473,9 @@ class FakeRound:
         ):
             raise revert("SecretCommitmentMismatch", jobId=job_id)
         segments = self._client.chain.assignments[job_id].segments
-        draw = forced.draw_forced_error(secret, job_id, segments, self._client.chain.forced_error_rate_bps)
+        draw = forced.draw_forced_error(
+            secret, job_id, segments, self._client.chain.forced_error_rate_bps
+        )
         claims = self._client.chain.claims[job_id]
         k = job.checkpoint_interval
         for j, s in enumerate(segments):
@@ -507,7 +522,6 @@ class FakeCommittee:
             invalid_votes=0,
             segment_valid=False,
         )
-
 
     # A dispute that was never opened: empty views, and every transaction reverts with the
     # contract's phase error (phase None), as ArbitrationCommittee does.
@@ -581,4 +595,3 @@ class FakeGame:
 
 def _fake_client_is_a_port(client: FakeClient) -> ChainPort:
     return client  # mypy checks that the fake satisfies the nodes' ChainPort
-
