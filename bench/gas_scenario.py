@@ -10,7 +10,7 @@ the whistleblower, reveal the secret with the claims' proofs, finalize settling 
 from the jackpot pool, claim credit); a cheating job (reject with a bond, whistleblower
 challenge, finalize opening a dispute, committee draw, commit-reveal votes, resolve with
 settlement); revenue paid into the model and claimed; unbond and withdraw. The round is played
-by ``tests.utils.round_script`` (the same calls the chain tests make). Merkle roots and hashes
+by ``chain.scripted_round`` (the same calls the chain tests make). Merkle roots and hashes
 are real (computed with ``veritrain.merkle``) but the training itself is not needed: gas does
 not depend on it.
 """
@@ -41,7 +41,7 @@ def run_gas_scenario() -> tuple[list[tuple[str, int, str]], float]:
     from chain.client import ChainClient
     from chain.deploy import deploy_protocol
     from chain.manifest import ProtocolParams
-    from tests.utils.round_script import commit, post_claims, reveal_secret, seal_and_reveal
+    from chain.scripted_round import commit, post_claims, reveal_secret, seal_and_reveal
     from veritrain.commitments import new_salt, vote_commitment
     from veritrain.enums import Role
 

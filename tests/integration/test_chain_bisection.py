@@ -20,7 +20,7 @@ from chain import (
     deploy_protocol,
     errors,
 )
-from tests.utils.round_script import commit, post_claims, reveal_secret, seal_and_reveal
+from chain.scripted_round import commit, post_claims, reveal_secret, seal_and_reveal
 from veritrain.commitments import new_salt
 from veritrain.enums import GameStatus, JobStatus, Role, Side
 from veritrain.forced import Claims

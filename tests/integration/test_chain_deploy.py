@@ -24,7 +24,7 @@ from chain import (
     new_account,
     write_manifest,
 )
-from tests.utils.round_script import commit, post_claims, reveal_secret, seal_and_reveal
+from chain.scripted_round import commit, post_claims, reveal_secret, seal_and_reveal
 from veritrain.commitments import new_salt
 from veritrain.enums import DisputePhase, DisputeStatus, JobStatus, Role, Verdict
 from veritrain.merkle import checkpoint_tree

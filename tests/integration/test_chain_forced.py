@@ -23,7 +23,7 @@ from chain import (
     deploy_protocol,
     errors,
 )
-from tests.utils.round_script import (
+from chain.scripted_round import (
     commit,
     post_claims,
     reveal_secret,

@@ -108,7 +108,7 @@ def test_cli_jackpot_fund_show_and_job_round(
     assert "jackpot pool" in _cli("jackpot", "show", *common)
 
     # a job in its verification round: claims posted, verdicts sealed, the forced sample hidden
-    from tests.utils.round_script import commit, post_claims
+    from chain.scripted_round import commit, post_claims
     from veritrain.enums import Role
 
     submitter, solver = client_factory(1), client_factory(2)

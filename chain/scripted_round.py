@@ -1,5 +1,5 @@
-"""The verification round (docs/FORCED_ERRORS.md) played by direct `ChainClient` calls, for chain
-tests and the gas scenario that drive a job without nodes.
+"""The verification round (docs/FORCED_ERRORS.md) played by direct `ChainClient` calls, for the
+chain tests and the gas scenario (bench/gas_scenario.py) that drive a job without nodes.
 
     secret = commit(solver, job_id, hashes, k)                  # commitCheckpoints + secret
     claims = post_claims(solver, job_id, hashes, secret)        # after assignVerifiers
@@ -8,22 +8,27 @@ tests and the gas scenario that drive a job without nodes.
 
 State hashes are real 32-byte values; the tree is `veritrain.merkle.checkpoint_tree`, so every
 proof the round checks on chain is a real one.
+
+Run: not a script; ``from chain.scripted_round import commit, post_claims``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from veritrain.commitments import new_salt, new_secret, secret_commitment, verdict_commitment
 from veritrain.forced import Claims, build_claims, draw_forced_error
 from veritrain.merkle import checkpoint_tree
 
+if TYPE_CHECKING:
+    from chain.client import ChainClient
+
 Receipts = dict[str, Any]
 
 
 def commit(
-    solver: Any,
+    solver: ChainClient,
     job_id: int,
     hashes: Sequence[bytes],
     interval: int,
@@ -43,7 +48,7 @@ def commit(
 
 
 def post_claims(
-    solver: Any,
+    solver: ChainClient,
     job_id: int,
     hashes: Sequence[bytes],
     secret: bytes,
@@ -62,7 +67,7 @@ def post_claims(
 
 def seal_and_reveal(
     job_id: int,
-    clients: Mapping[str, Any],
+    clients: Mapping[str, ChainClient],
     approvals_of: Callable[[str, int], bool],
     *,
     receipts: Receipts | None = None,
@@ -97,7 +102,7 @@ def seal_and_reveal(
     return approvals
 
 
-def to_secret_window(client: Any, job_id: int) -> None:
+def to_secret_window(client: ChainClient, job_id: int) -> None:
     """Move chain time just past the challenge deadline (the secret reveal opens)."""
     opens = client.round.windows_of(job_id).secret_reveal_opens
     now = client.timestamp()
@@ -106,7 +111,7 @@ def to_secret_window(client: Any, job_id: int) -> None:
 
 
 def reveal_secret(
-    solver: Any,
+    solver: ChainClient,
     job_id: int,
     hashes: Sequence[bytes],
     interval: int,
