@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from noderuntime.records import CheckResult
 from verifier.node import VerifierNode
 
 __all__ = ["GriefingVerifierNode", "LazyVerifierNode", "verifier_node"]
@@ -31,9 +32,9 @@ class LazyVerifierNode(VerifierNode):
 
     def judge_claim(
         self, job_id: int, job: Any, segment: int, start_hash: bytes, claimed_end: bytes
-    ) -> dict[str, Any] | None:
+    ) -> CheckResult | None:
         """Approve without replaying."""
-        return {"ok": True, "reason": "LAZY: not replayed"}
+        return CheckResult(ok=True, reason="LAZY: not replayed")
 
     def judge_dispute(self, dispute: Any) -> bool | None:
         """Vote valid without replaying."""
@@ -49,9 +50,9 @@ class GriefingVerifierNode(VerifierNode):
 
     def judge_claim(
         self, job_id: int, job: Any, segment: int, start_hash: bytes, claimed_end: bytes
-    ) -> dict[str, Any] | None:
+    ) -> CheckResult | None:
         """Reject without replaying."""
-        return {"ok": False, "reason": "REJECT-ALL: griefing adversary, not replayed"}
+        return CheckResult(ok=False, reason="REJECT-ALL: griefing adversary, not replayed")
 
     def respond_rule(self) -> Callable[[bytes, bytes], bool] | None:
         """Disagree with every midpoint."""

@@ -42,6 +42,7 @@ from typing import Any
 
 from noderuntime.adjudication import Adjudication, adjudication_for
 from noderuntime.ports import ChainPort
+from noderuntime.records import GameMove, GameRecord, RecordStore, StartIndex
 
 # The Solidity enums are mirrored once, in chain.types (pure Python, no RPC).
 from veritrain.enums import DisputePhase, DisputeStatus, JobStatus, Role, RoundOutcome, Verdict
@@ -179,6 +180,7 @@ class NodeBase:
         self._engines: dict[str, Any] = {}
         self._trajectories: dict[tuple[int, int], Any] = {}
         self.http_client: Any = None  # an httpx.Client for checkpoint fetches (tests inject one)
+        self.data_dir = Path(".")  # the node's directory; each role sets its own
         self._adjudication: Adjudication | None = adjudication
 
     # ---------------------------------------------------------------------------- loop
@@ -551,7 +553,7 @@ class NodeBase:
         *,
         endpoints: Callable[[], tuple[bytes, bytes, list[bytes], list[bytes]]] | None = None,
         agree: Callable[[bytes, bytes], bool] | None = None,
-        on_move: Callable[[dict[str, Any]], None] | None = None,
+        on_move: Callable[[GameMove], None] | None = None,
     ) -> Any:
         """Make this node's move in a game, if any is due (safe to call every round).
 
@@ -567,7 +569,7 @@ class NodeBase:
             endpoints: the defender's `(startHash, endHash, startProof, endProof)`.
             agree: the challenger's rule `(my_hash, defender_mid_hash) -> agree`; honest
                 `respond_agrees` by default (a test adversary may replace it).
-            on_move: called with a JSON-able record of each move that succeeded (persist it).
+            on_move: called with the record of each move that succeeded (persist it).
 
         Returns:
             The `GameView` read before the move.
@@ -580,7 +582,7 @@ class NodeBase:
         if move is None:
             return game
         label = f"game {dispute_id} [{game.lo}, {game.hi}]"
-        record: dict[str, Any] = {"kind": str(move.kind), "lo": game.lo, "hi": game.hi}
+        record = GameMove(kind=str(move.kind), lo=game.lo, hi=game.hi)
         if move.kind is MoveKind.CLAIM_TIMEOUT:
             receipt = self.send(
                 f"claimTimeout {label} (opponent's clock ran out)",
@@ -593,7 +595,7 @@ class NodeBase:
                 if endpoints is None:
                     return game
                 start_hash, end_hash, start_proof, end_proof = endpoints()
-                record.update(start=to_hex(start_hash), end=to_hex(end_hash))
+                record.start, record.end = start_hash, end_hash
                 receipt = self.send(
                     f"postEndpoints {label}",
                     self.client.game.post_endpoints,
@@ -606,7 +608,7 @@ class NodeBase:
             elif move.kind is MoveKind.BISECT:
                 mid = int(move.step or 0)
                 mid_hash = hash_at(mid)
-                record.update(step=mid, hash=to_hex(mid_hash))
+                record.step, record.hash = mid, mid_hash
                 receipt = self.send(
                     f"bisect {label} at {mid}: {to_hex(mid_hash)[:10]}",
                     self.client.game.bisect,
@@ -619,7 +621,7 @@ class NodeBase:
                 mid = int(move.step or 0)
                 mine = hash_at(mid)
                 agrees = (agree or respond_agrees)(mine, game.pending_hash)
-                record.update(step=mid, hash=to_hex(mine), agree=agrees)
+                record.step, record.hash, record.agree = mid, mine, agrees
                 receipt = self.send(
                     f"respond {label} at {mid}: {'agree' if agrees else 'DISAGREE'}",
                     self.client.game.respond,
@@ -635,7 +637,7 @@ class NodeBase:
     def play_challenger(
         self,
         job: Any,
-        state: Any,
+        state: RecordStore[Any],
         *,
         agree: Callable[[bytes, bytes], bool] | None = None,
     ) -> Any:
@@ -643,12 +645,12 @@ class NodeBase:
 
         Responses compare the defender's hash at mid with this node's own replay
         (`segment_trajectory`, built only when a response is due); each move is persisted
-        under `games.<disputeId>` of `state` (a `JsonState`), and the step dispute is helped
-        along (`drawCommittee`, `resolve`) once the game is in adjudication.
+        under `games[disputeId]` of `state` (a `RecordStore` of `NodeRecords`), and the step
+        dispute is helped along (`drawCommittee`, `resolve`) once the game is in adjudication.
 
         Args:
             job: the job view (Disputed).
-            state: the node's `JsonState` (progress record).
+            state: the node's record store (its model has `NodeRecords.games`).
             agree: override of the honest response rule (test adversaries only).
 
         Returns:
@@ -669,17 +671,16 @@ class NodeBase:
         return game
 
     @staticmethod
-    def game_recorder(state: Any, game: Any) -> Callable[[dict[str, Any]], None]:
-        """An `on_move` that appends each move to `state["games"][disputeId]` (a JsonState)."""
+    def game_recorder(state: RecordStore[Any], game: Any) -> Callable[[GameMove], None]:
+        """An `on_move` that appends each move to ``games[disputeId]`` of a record store whose
+        model is a `NodeRecords`."""
 
-        def record(move: dict[str, Any]) -> None:
-            with state.transaction() as data:
-                games = data.setdefault("games", {})
-                rec = games.setdefault(
-                    str(game.dispute_id),
-                    {"job_id": game.job_id, "segment": game.segment, "moves": []},
+        def record(move: GameMove) -> None:
+            with state.transaction() as records:
+                rec = records.games.setdefault(
+                    int(game.dispute_id), GameRecord(job_id=game.job_id, segment=game.segment)
                 )
-                rec["moves"].append(move)
+                rec.moves.append(move)
 
         return record
 
@@ -732,13 +733,13 @@ class NodeBase:
             return self._trajectories[key]
         spec = self.job_spec(job)
         k = spec.checkpoint_interval
-        data_dir = Path(getattr(self, "data_dir", "."))
+        data_dir = self.data_dir
         store = CheckpointStore(data_dir / "checkpoints")
         index = self._start_index(data_dir)
         url = self.checkpoint_url_of(job)
-        start_hex = index.get(f"{job_id}:{segment}")
-        if start_hex is not None and store.has(start_hex):
-            start_blob = store.get(start_hex)
+        known = index.read().starts.get(f"{job_id}:{segment}")
+        if known is not None and store.has(known):
+            start_blob = store.get(known)
         else:
             solver = CheckpointClient(url, self.http_client)
             proof = solver.proof(segment)
@@ -750,7 +751,8 @@ class NodeBase:
                 raise MerkleProofInvalid(f"job {job_id}: bad proof of leaf {segment}")
             start_blob = solver.checkpoint(segment * k, start_hash)
             store.put(start_blob)
-            index.set(f"{job_id}:{segment}", start_hash.hex())
+            with index.transaction() as starts:
+                starts.starts[f"{job_id}:{segment}"] = start_hash
         traj = StepTrajectory(
             self.engine_for(spec),
             start_blob,
@@ -762,10 +764,8 @@ class NodeBase:
         return traj
 
     @staticmethod
-    def _start_index(data_dir: Path) -> Any:
-        from veritrain.nodestate import JsonState
-
-        return JsonState(data_dir / "step_hashes" / "starts.json")
+    def _start_index(data_dir: Path) -> RecordStore[StartIndex]:
+        return RecordStore(data_dir / "step_hashes" / "starts.json", StartIndex)
 
     def judge_step(self, job: Any, step: int, start_hash: bytes, claimed_end: bytes) -> bool:
         """The step committee's check: is `claimed_end` the state after one step from the

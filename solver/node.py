@@ -19,10 +19,11 @@ Lifecycle of one job, as driven by `SolverNode.step()` (PROTOCOL.md section 1):
 7. `finalize` when due, helping a dispute along (`drawCommittee`, `resolve`) while Disputed;
 8. `claimCredit` whenever there is credit.
 
-Every phase is persisted with `JsonState` (`<data_dir>/solver_state.json`); each phase first
-checks the job on chain, so a solver killed at any point resumes where it stopped: mid-training
-from its last checkpoint, after a commit by re-serving the checkpoints and carrying on, with the
-same secret (a restarted solver reveals what it committed to).
+Every phase is persisted as a typed record (`noderuntime.records.SolverRecords` in
+`<data_dir>/solver_state.json`); each phase first checks the job on chain, so a solver killed at
+any point resumes where it stopped: mid-training from its last checkpoint, after a commit by
+re-serving the checkpoints and carrying on, with the same secret (a restarted solver reveals
+what it committed to).
 
 `step_function(engine)` is the override point of the step rule (testing-only cheating solvers
 in `adversary.solver` replace it; they play the round exactly like honest ones).
@@ -39,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 from chain.errors import ContractRevert
 from noderuntime import TERMINAL_JOB_STATUSES, NodeBase
 from noderuntime.ports import ChainPort
+from noderuntime.records import Phase, RecordStore, SolverClaims, SolverJob, SolverRecords
 from solver.server import CheckpointCatalog, JobCheckpoints, ServerThread, create_app
 from solver.trainer import step_function, train_job
 from veritrain.commitments import new_secret, secret_commitment
@@ -46,7 +48,6 @@ from veritrain.enums import JobStatus, Role
 from veritrain.errors import VeritrainError
 from veritrain.forced import build_claims, draw_forced_error
 from veritrain.hexutil import from_hex, to_hex
-from veritrain.nodestate import JsonState
 from veritrain.spec import load_spec
 from veritrain.store import CheckpointStore
 
@@ -57,16 +58,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 __all__ = ["SolverNode", "Phase"]
-
-
-class Phase:
-    """Solver-side phases of a job (strings, as persisted)."""
-
-    TRAINING = "training"  # claimed; checkpoints being produced
-    TRAINED = "trained"  # every checkpoint exists; not committed yet
-    COMMITTED = "committed"  # root on chain; following verification to the end
-    DONE = "done"  # Finalized or Rejected
-    ABANDONED = "abandoned"  # lost the job (commit deadline missed, reclaimed)
 
 
 class SolverNode(NodeBase):
@@ -107,9 +98,7 @@ class SolverNode(NodeBase):
         self.serve = serve
         self.max_active_jobs = max_active_jobs
         self.stake_amount = stake_amount
-        self.state = JsonState(
-            self.data_dir / "solver_state.json", default={"jobs": {}, "skip": []}
-        )
+        self.state = RecordStore(self.data_dir / "solver_state.json", SolverRecords)
         self.store = CheckpointStore(self.data_dir / "checkpoints")
         self.catalog = CheckpointCatalog(self.store, cache_dir=self.data_dir / "step_hashes")
         self._server: ServerThread | None = None
@@ -157,27 +146,24 @@ class SolverNode(NodeBase):
 
     def _republish(self) -> None:
         """Serve every job whose training finished (after a restart), sealed as it was."""
-        for key, rec in self.state.get("jobs", {}).items():
-            if rec.get("phase") in (Phase.TRAINED, Phase.COMMITTED, Phase.DONE):
-                self._apply_seal(int(key), rec)
-                self._publish(int(key), rec)
+        for job_id, rec in self.state.read().jobs.items():
+            if rec.phase in (Phase.TRAINED, Phase.COMMITTED, Phase.DONE):
+                self._apply_seal(job_id, rec)
+                self._publish(job_id, rec)
 
-    def _apply_seal(self, job_id: int, rec: dict[str, Any]) -> None:
+    def _apply_seal(self, job_id: int, rec: SolverJob) -> None:
         """Seal a job until its secret is revealed: only the sampled starts are served."""
-        if rec.get("revealed") or rec.get("phase") == Phase.DONE:
+        if rec.revealed or rec.phase == Phase.DONE:
             self.catalog.unseal(job_id)
             return
-        claims = rec.get("claims") or {}
-        k = int(rec["interval"])
-        self.catalog.seal(job_id, [int(s) * k for s in claims.get("segments", [])])
+        segments = rec.claims.segments if rec.claims is not None else []
+        self.catalog.seal(job_id, [s * rec.interval for s in segments])
 
-    def _publish(self, job_id: int, rec: dict[str, Any]) -> JobCheckpoints:
+    def _publish(self, job_id: int, rec: SolverJob) -> JobCheckpoints:
         """Serve a trained job: its checkpoints, proofs and (replayed on demand) every
         intermediate state of its own trajectory (`/states/{step}`, for bisection)."""
-        entry = JobCheckpoints.build(
-            job_id, rec["interval"], rec["total_steps"], [from_hex(h) for h in rec["hashes"]]
-        )
-        spec_uri, spec_hash = rec["spec_uri"], from_hex(rec["spec_hash"])
+        entry = JobCheckpoints.build(job_id, rec.interval, rec.total_steps, list(rec.hashes))
+        spec_uri, spec_hash = rec.spec_uri, rec.spec_hash
 
         def replayer() -> tuple[Any, Any]:
             spec = self._specs.get(job_id) or load_spec(spec_uri, spec_hash)
@@ -189,22 +175,23 @@ class SolverNode(NodeBase):
         return entry
 
     # ----------------------------------------------------------------------------- state
-    def job_record(self, job_id: int) -> dict[str, Any] | None:
+    def job_record(self, job_id: int) -> SolverJob | None:
         """The persisted record of a job (a copy), or None."""
-        rec: dict[str, Any] | None = self.state.get("jobs", {}).get(str(job_id))
-        return rec
+        return self.state.read().jobs.get(job_id)
 
-    def _put(self, job_id: int, **changes: Any) -> dict[str, Any]:
-        with self.state.transaction() as data:
-            rec = data["jobs"].setdefault(str(job_id), {})
-            rec.update(changes)
-            return dict(rec)
+    def _put(self, job_id: int, **changes: Any) -> SolverJob:
+        """Change (validated) fields of a held job's record; returns a copy."""
+        with self.state.transaction() as records:
+            rec = records.jobs[job_id]
+            for name, value in changes.items():
+                setattr(rec, name, value)
+            return rec.model_copy(deep=True)
 
     def _active_jobs(self) -> list[int]:
         return sorted(
-            int(k)
-            for k, r in self.state.get("jobs", {}).items()
-            if r.get("phase") not in (Phase.DONE, Phase.ABANDONED)
+            job_id
+            for job_id, rec in self.state.read().jobs.items()
+            if rec.phase not in (Phase.DONE, Phase.ABANDONED)
         )
 
     # ------------------------------------------------------------------------------ step
@@ -229,32 +216,35 @@ class SolverNode(NodeBase):
         job = self.client.jobs.get_job(job_id)
         status = JobStatus(int(job.status))
         me = self.client.address.lower()
-        if rec["phase"] in (Phase.TRAINING, Phase.TRAINED) and (
+        if rec.phase in (Phase.TRAINING, Phase.TRAINED) and (
             job.solver.lower() != me or status in (JobStatus.Open, *TERMINAL_JOB_STATUSES)
         ):
             self.log.warning("job %d: no longer ours (status %s); abandoning", job_id, status.name)
             self._put(job_id, phase=Phase.ABANDONED)
             return
-        if rec["phase"] == Phase.TRAINING:
+        if rec.phase == Phase.TRAINING:
             if not self._train(job_id, rec, job):
                 return
             rec = self._put(job_id, phase=Phase.TRAINED)
-        if rec["phase"] == Phase.TRAINED:
+        if rec.phase == Phase.TRAINED and rec.root is not None:
+            root = rec.root  # set with the last checkpoint, before the phase
             if status is JobStatus.Claimed:
                 if self.chain_time() > int(job.commit_deadline):
                     self.log.warning("job %d: commit deadline missed", job_id)
                     self._put(job_id, phase=Phase.ABANDONED)
                     return
                 url = self.checkpoint_url(job_id)
-                if "secret" not in rec:
+                secret = rec.secret
+                if secret is None:
                     # persisted BEFORE the commit, so a restarted solver reveals the same secret
-                    rec = self._put(job_id, secret=to_hex(new_secret()))
-                commitment = secret_commitment(job_id, self.client.address, from_hex(rec["secret"]))
+                    secret = new_secret()
+                    rec = self._put(job_id, secret=secret)
+                commitment = secret_commitment(job_id, self.client.address, secret)
                 receipt = self.send(
-                    f"commitCheckpoints job {job_id} root {rec['root'][:10]}",
+                    f"commitCheckpoints job {job_id} root {to_hex(root)[:10]}",
                     self.client.jobs.commit_checkpoints,
                     job_id,
-                    from_hex(rec["root"]),
+                    root,
                     url,
                     commitment,
                 )
@@ -263,12 +253,12 @@ class SolverNode(NodeBase):
                 rec = self._put(job_id, phase=Phase.COMMITTED, url=url)
                 job = self.client.jobs.get_job(job_id)
                 status = JobStatus(int(job.status))
-            elif to_hex(bytes(job.merkle_root)) == rec["root"]:
+            elif bytes(job.merkle_root) == root:
                 rec = self._put(job_id, phase=Phase.COMMITTED)  # committed before a crash
             else:
                 self._put(job_id, phase=Phase.ABANDONED)
                 return
-        if rec["phase"] == Phase.COMMITTED:
+        if rec.phase == Phase.COMMITTED:
             self._follow(job_id, job, status)
 
     # ---------------------------------------------------------------------------- round
@@ -276,10 +266,10 @@ class SolverNode(NodeBase):
         """The solver's part of the verification round (docs/FORCED_ERRORS.md): post the
         claims once assigned, reveal the secret with the claims' proofs after the challenge
         deadline, and serve everything once it is revealed."""
-        rec = self.job_record(job_id) or {}
-        if rec.get("revealed"):
+        rec = self.job_record(job_id)
+        if rec is None or rec.revealed:
             return
-        if "secret" not in rec:
+        if rec.secret is None:
             self.log.error("job %d: committed without a persisted secret; cannot reveal", job_id)
             return
         round_view = self.client.round.round_of(job_id)
@@ -287,23 +277,21 @@ class SolverNode(NodeBase):
             self._put(job_id, revealed=True)
             self.catalog.unseal(job_id)
             return
-        secret = from_hex(rec["secret"])
-        if "claims" not in rec:
-            rec = self._draw_claims(job_id, rec, secret)
-        claims = rec["claims"]
+        secret = rec.secret
+        claims = rec.claims if rec.claims is not None else self._draw_claims(job_id, rec, secret)
         now = self.chain_time()
         if not self.client.round.claims_of(job_id).posted:
             if now > int(job.verdict_deadline):
                 self.log.warning("job %d: verdict deadline passed before our claims", job_id)
                 return
-            forced = claims["forced_sample"]
+            forced = claims.forced_sample
             self.send(
-                f"postClaims job {job_id} ({len(claims['starts'])} samples"
+                f"postClaims job {job_id} ({len(claims.starts)} samples"
                 + (f", forced error on sample {forced})" if forced is not None else ")"),
                 self.client.round.post_claims,
                 job_id,
-                [from_hex(h) for h in claims["starts"]],
-                [from_hex(h) for h in claims["ends"]],
+                list(claims.starts),
+                list(claims.ends),
             )
             return
         windows = self.client.round.windows_of(job_id)
@@ -313,13 +301,13 @@ class SolverNode(NodeBase):
         if entry is None:
             self.log.error("job %d: claims posted but its checkpoints are not served", job_id)
             return
-        segments = [int(s) for s in claims["segments"]]
+        segments = list(claims.segments)
         receipt = self.send(
             f"revealSecret job {job_id}",
             self.client.round.reveal_secret,
             job_id,
             secret,
-            from_hex(claims["forced_true_end"]),
+            claims.forced_true_end,
             [entry.tree.proof(s) for s in segments],
             [entry.tree.proof(s + 1) for s in segments],
         )
@@ -327,7 +315,7 @@ class SolverNode(NodeBase):
             self._put(job_id, revealed=True)
             self.catalog.unseal(job_id)
 
-    def _draw_claims(self, job_id: int, rec: dict[str, Any], secret: bytes) -> dict[str, Any]:
+    def _draw_claims(self, job_id: int, rec: SolverJob, secret: bytes) -> SolverClaims:
         """Draw the forced error locally (the secret never leaves this process before the
         reveal) and build the claims from the committed state hashes; persisted, and the
         sampled starts are opened on the server."""
@@ -335,7 +323,7 @@ class SolverNode(NodeBase):
         if self._forced_rate is None:
             self._forced_rate = int(self.client.round.forced_error_rate_bps())
         draw = draw_forced_error(secret, job_id, segments, self._forced_rate)
-        claims = build_claims(segments, [from_hex(h) for h in rec["hashes"]], draw)
+        claims = build_claims(segments, list(rec.hashes), draw)
         if draw.forced:
             self.log.info(
                 "job %d: FORCED ERROR planted on sample %d (segment %d)",
@@ -345,16 +333,18 @@ class SolverNode(NodeBase):
             )
         rec = self._put(
             job_id,
-            claims={
-                "segments": segments,
-                "starts": [to_hex(h) for h in claims.start_hashes],
-                "ends": [to_hex(h) for h in claims.end_hashes],
-                "forced_sample": claims.forced_sample,
-                "forced_true_end": to_hex(claims.forced_true_end),
-            },
+            claims=SolverClaims(
+                segments=segments,
+                starts=list(claims.start_hashes),
+                ends=list(claims.end_hashes),
+                forced_sample=claims.forced_sample,
+                forced_true_end=claims.forced_true_end,
+            ),
         )
         self._apply_seal(job_id, rec)
-        return rec
+        if rec.claims is None:  # pragma: no cover - set just above
+            raise RuntimeError("claims not persisted")
+        return rec.claims
 
     def _follow(self, job_id: int, job: Any, status: JobStatus) -> None:
         """After the commit: assign verifiers, play the round, help disputes, finalize, record
@@ -415,7 +405,7 @@ class SolverNode(NodeBase):
 
     # ---------------------------------------------------------------------------- claim
     def _maybe_claim(self) -> None:
-        skip = set(self.state.get("skip", []))
+        skip = set(self.state.read().skip)
         count = int(self.client.jobs.job_count())
         params = self.client.jobs.job_params()
         for job_id in range(1, count + 1):
@@ -430,7 +420,7 @@ class SolverNode(NodeBase):
             if status is JobStatus.Claimed and mine:
                 # we claimed it and crashed before recording it: adopt it
                 if self._prepare(job_id, job) is not None:
-                    self._put(job_id, **self._new_record(job))
+                    self._hold(job_id, job)
                 return
             if status is not JobStatus.Open:
                 continue
@@ -444,23 +434,25 @@ class SolverNode(NodeBase):
                 self._skip(job_id)
                 continue
             if self.send(f"claimJob {job_id}", self.client.jobs.claim_job, job_id) is not None:
-                self._put(job_id, **self._new_record(job))
+                self._hold(job_id, job)
                 return
 
     def _skip(self, job_id: int) -> None:
-        with self.state.transaction() as data:
-            if job_id not in data["skip"]:
-                data["skip"].append(job_id)
+        with self.state.transaction() as records:
+            if job_id not in records.skip:
+                records.skip.append(job_id)
 
-    def _new_record(self, job: Any) -> dict[str, Any]:
-        return {
-            "phase": Phase.TRAINING,
-            "spec_uri": self.spec_uri_of(job),
-            "spec_hash": to_hex(bytes(job.spec_hash)),
-            "total_steps": int(job.total_steps),
-            "interval": int(job.checkpoint_interval),
-            "hashes": [],
-        }
+    def _hold(self, job_id: int, job: Any) -> None:
+        """Record a job this solver now holds (phase training, no checkpoint yet)."""
+        rec = SolverJob(
+            phase=Phase.TRAINING,
+            spec_uri=self.spec_uri_of(job),
+            spec_hash=bytes(job.spec_hash),
+            total_steps=int(job.total_steps),
+            interval=int(job.checkpoint_interval),
+        )
+        with self.state.transaction() as records:
+            records.jobs[job_id] = rec
 
     def _prepare(self, job_id: int, job: Any) -> Any:
         """Load and check a job's spec and build its engine; None if the job is unusable."""
@@ -482,7 +474,7 @@ class SolverNode(NodeBase):
         return engine
 
     # ---------------------------------------------------------------------------- train
-    def _train(self, job_id: int, rec: dict[str, Any], job: Any) -> bool:
+    def _train(self, job_id: int, rec: SolverJob, job: Any) -> bool:
         engine = (
             self._prepare(job_id, job)
             if job_id not in self._specs
@@ -493,9 +485,9 @@ class SolverNode(NodeBase):
             return False
 
         def persist(hashes: list[str]) -> None:
-            self._put(job_id, hashes=list(hashes))
+            self._put(job_id, hashes=[from_hex(h) for h in hashes])
 
-        hashes = list(rec.get("hashes", []))
+        hashes = [to_hex(h) for h in rec.hashes]
         done = train_job(
             engine,
             self.store,
@@ -509,13 +501,14 @@ class SolverNode(NodeBase):
             return False
         # Sealed before it is published: no request may ever see an unsealed trained job.
         self.catalog.seal(job_id)
-        entry = self._publish(job_id, {**rec, "hashes": hashes})
-        self._put(job_id, root=to_hex(entry.tree.root), hashes=hashes)
+        trained = rec.model_copy(update={"hashes": [from_hex(h) for h in hashes]})
+        entry = self._publish(job_id, trained)
+        self._put(job_id, root=entry.tree.root, hashes=list(entry.hashes))
         accuracy = engine.evaluate(engine.load_state(self.store.get(entry.hashes[-1])))
         self.log.info(
             "job %d: trained %d steps, test accuracy %.3f, root %s",
             job_id,
-            rec["total_steps"],
+            rec.total_steps,
             accuracy,
             to_hex(entry.tree.root),
         )

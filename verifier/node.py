@@ -49,11 +49,10 @@ from typing import Any
 from chain.errors import ContractRevert
 from noderuntime import TERMINAL_JOB_STATUSES, NodeBase
 from noderuntime.ports import ChainPort
+from noderuntime.records import CheckResult, RecordStore, VerifierJob, VerifierRecords, Vote
 from veritrain.commitments import new_salt, verdict_commitment, vote_commitment
 from veritrain.enums import DisputePhase, DisputeStatus, JobStatus, Role
 from veritrain.errors import CheckpointUnavailable
-from veritrain.hexutil import from_hex, to_hex
-from veritrain.nodestate import JsonState
 
 logger = logging.getLogger(__name__)
 
@@ -90,10 +89,7 @@ class VerifierNode(NodeBase):
         )
         self.data_dir = Path(data_dir)
         self.stake_amount = stake_amount
-        self.state = JsonState(
-            self.data_dir / "verifier_state.json",
-            default={"jobs": {}, "votes": {}, "done_jobs": [], "done_disputes": []},
-        )
+        self.state = RecordStore(self.data_dir / "verifier_state.json", VerifierRecords)
         self._unavailable: dict[tuple[int, int], int] = {}  # failed fetch rounds per job/dispute
         self._staked = False
 
@@ -109,13 +105,18 @@ class VerifierNode(NodeBase):
         self.claim_credit()
         self.adjudication.claim_credit(self)
 
-    def _mark(self, key: str, item: int) -> None:
-        with self.state.transaction() as data:
-            if item not in data[key]:
-                data[key].append(item)
+    def _mark_job_done(self, job_id: int) -> None:
+        with self.state.transaction() as records:
+            if job_id not in records.done_jobs:
+                records.done_jobs.append(job_id)
+
+    def _mark_dispute_done(self, dispute_id: int) -> None:
+        with self.state.transaction() as records:
+            if dispute_id not in records.done_disputes:
+                records.done_disputes.append(dispute_id)
 
     def _scan_jobs(self) -> None:
-        done = set(self.state.get("done_jobs", []))
+        done = set(self.state.read().done_jobs)
         me = self.client.address.lower()
         for job_id in range(1, int(self.client.jobs.job_count()) + 1):
             if job_id in done or self.stopping:
@@ -123,7 +124,7 @@ class VerifierNode(NodeBase):
             job = self.client.jobs.get_job(job_id)
             status = JobStatus(int(job.status))
             if status in TERMINAL_JOB_STATUSES:
-                self._mark("done_jobs", job_id)
+                self._mark_job_done(job_id)
                 continue
             if status is JobStatus.Committed:
                 if self.block_number() > int(job.randomness_block):
@@ -159,35 +160,36 @@ class VerifierNode(NodeBase):
 
     def _seal(self, job_id: int, job: Any, segments: list[int]) -> None:
         if self.chain_time() > int(job.verdict_deadline):
-            if not self._job_rec(job_id).get("missed"):
+            if not self._job_rec(job_id).missed:
                 self.log.warning("job %d: verdict deadline passed before we could seal", job_id)
                 self._record_job(job_id, submitted=False, missed=True)
             return
         rec = self._job_rec(job_id)
-        if "approvals" not in rec:
+        if rec.approvals is None or rec.salt is None:
             claims = self.client.round.claims_of(job_id)
             if not claims.posted:
                 return  # the solver posts its claims first
-            results = dict(rec.get("results", {}))
+            results = dict(rec.results)
             for j, segment in enumerate(segments):
-                if str(j) in results:
+                if j in results:
                     continue
                 result = self.judge_claim(
                     job_id, job, segment, claims.start_hashes[j], claims.end_hashes[j]
                 )
                 if result is None:
                     return  # solver unreachable for now: retry next round
-                results[str(j)] = result
+                results[j] = result
                 self._record_job(job_id, results=results)
                 if self.stopping:
                     return
-            approvals = [bool(results[str(j)]["ok"]) for j in range(len(segments))]
+            approvals = [results[j].ok for j in range(len(segments))]
+            salt = new_salt()
             # persisted BEFORE the commit, so a restarted verifier reveals the same verdicts
-            self._record_job(job_id, approvals=approvals, salt=to_hex(new_salt()))
-            rec = self._job_rec(job_id)
-        approvals = [bool(a) for a in rec["approvals"]]
+            self._record_job(job_id, approvals=approvals, salt=salt)
+        else:
+            approvals, salt = list(rec.approvals), rec.salt
         rejects = [s for s, ok in zip(segments, approvals, strict=True) if not ok]
-        digest = verdict_commitment(job_id, self.client.address, approvals, from_hex(rec["salt"]))
+        digest = verdict_commitment(job_id, self.client.address, approvals, salt)
         self.send(
             f"commitVerdicts job {job_id} (sealed: "
             + (f"REJECT segments {rejects})" if rejects else "approve all)"),
@@ -198,8 +200,8 @@ class VerifierNode(NodeBase):
 
     def _reveal(self, job_id: int, job: Any, samples: int) -> None:
         rec = self._job_rec(job_id)
-        if "approvals" not in rec:
-            if not rec.get("lost"):
+        if rec.approvals is None or rec.salt is None:
+            if not rec.lost:
                 self.log.error("job %d: sealed but the verdicts are lost; cannot reveal", job_id)
                 self._record_job(job_id, lost=True)
             return
@@ -212,7 +214,7 @@ class VerifierNode(NodeBase):
             return
         if not all_sealed and now < windows.verdict_reveal_opens:
             return
-        approvals = [bool(a) for a in rec["approvals"]]
+        approvals = list(rec.approvals)
         rejects = approvals.count(False)
         if rejects:
             self.ensure_funds(rejects * int(self.client.jobs.job_params().challenge_bond))
@@ -221,7 +223,7 @@ class VerifierNode(NodeBase):
             self.client.round.reveal_verdicts,
             job_id,
             approvals,
-            from_hex(rec["salt"]),
+            rec.salt,
             quiet=True,
         )
         if receipt is not None:
@@ -234,10 +236,10 @@ class VerifierNode(NodeBase):
 
     def judge_claim(
         self, job_id: int, job: Any, segment: int, start_hash: bytes, claimed_end: bytes
-    ) -> dict[str, Any] | None:
+    ) -> CheckResult | None:
         """The verdict on one claimed segment, by replay from its claimed start hash.
 
-        Override point (the verdict rule). Returns ``{"ok", "reason"}``, or None to retry
+        Override point (the verdict rule). Returns the `CheckResult`, or None to retry
         next round (the solver is unreachable and it is too early to reject).
 
         Args:
@@ -269,7 +271,7 @@ class VerifierNode(NodeBase):
                 exc,
             )
             return None
-        return {"ok": bool(check.ok), "reason": check.reason}
+        return CheckResult(ok=bool(check.ok), reason=check.reason)
 
     def _give_up(self, key: tuple[int, int], give_up_at: int) -> bool:
         """Whether an unreachable solver now counts as a reject: it failed
@@ -279,17 +281,19 @@ class VerifierNode(NodeBase):
             and self.chain_time() >= give_up_at
         )
 
-    def _job_rec(self, job_id: int) -> dict[str, Any]:
-        rec: dict[str, Any] = self.state.get("jobs", {}).get(str(job_id), {})
-        return rec
+    def _job_rec(self, job_id: int) -> VerifierJob:
+        """This verifier's record of a job (a copy; empty before any progress)."""
+        return self.state.read().jobs.get(job_id) or VerifierJob()
 
     def _record_job(self, job_id: int, **changes: Any) -> None:
-        with self.state.transaction() as data:
-            data["jobs"].setdefault(str(job_id), {}).update(changes)
+        with self.state.transaction() as records:
+            rec = records.jobs.setdefault(job_id, VerifierJob())
+            for name, value in changes.items():
+                setattr(rec, name, value)
 
     # --------------------------------------------------------------------------- disputes
     def _scan_disputes(self) -> None:
-        done = set(self.state.get("done_disputes", []))
+        done = set(self.state.read().done_disputes)
         me = self.client.address.lower()
         for dispute_id in range(1, int(self.client.committee.dispute_count()) + 1):
             if dispute_id in done or self.stopping:
@@ -297,7 +301,7 @@ class VerifierNode(NodeBase):
             dispute = self.client.committee.get_dispute(dispute_id)
             status = DisputeStatus(int(dispute.status))
             if status is DisputeStatus.Resolved:
-                self._mark("done_disputes", dispute_id)
+                self._mark_dispute_done(dispute_id)
                 continue
             if status is DisputeStatus.AwaitingCommittee:
                 self.draw_committee_if_ready(dispute_id)
@@ -306,9 +310,8 @@ class VerifierNode(NodeBase):
                 self._vote(dispute_id, dispute)
             self.resolve_if_due(dispute_id)
 
-    def _vote_rec(self, dispute_id: int) -> dict[str, Any] | None:
-        rec: dict[str, Any] | None = self.state.get("votes", {}).get(str(dispute_id))
-        return rec
+    def _vote_rec(self, dispute_id: int) -> Vote | None:
+        return self.state.read().votes.get(dispute_id)
 
     def _vote(self, dispute_id: int, dispute: Any) -> None:
         phase = DisputePhase(int(self.client.committee.dispute_phase(dispute_id)))
@@ -319,14 +322,12 @@ class VerifierNode(NodeBase):
                 valid = self.judge_dispute(dispute)
                 if valid is None:
                     return
-                rec = {"valid": valid, "salt": to_hex(new_salt())}
+                rec = Vote(valid=valid, salt=new_salt())
                 # persisted BEFORE the commit, so a restarted node can still reveal
-                with self.state.transaction() as data:
-                    data["votes"][str(dispute_id)] = rec
-            digest = vote_commitment(
-                dispute_id, self.client.address, rec["valid"], from_hex(rec["salt"])
-            )
-            verdict = "valid" if rec["valid"] else "INVALID"
+                with self.state.transaction() as records:
+                    records.votes[dispute_id] = rec
+            digest = vote_commitment(dispute_id, self.client.address, rec.valid, rec.salt)
+            verdict = "valid" if rec.valid else "INVALID"
             self.send(
                 f"commitVote dispute {dispute_id} ({verdict})",
                 self.client.committee.commit_vote,
@@ -343,8 +344,8 @@ class VerifierNode(NodeBase):
                 f"revealVote dispute {dispute_id}",
                 self.client.committee.reveal_vote,
                 dispute_id,
-                bool(rec["valid"]),
-                from_hex(rec["salt"]),
+                rec.valid,
+                rec.salt,
             )
 
     def _judge_step(self, job: Any, dispute: Any, claim: Any) -> bool | None:

@@ -33,7 +33,6 @@ from veritrain.errors import (
 )
 from veritrain.hexutil import as_bytes32, from_hex, to_hex
 from veritrain.merkle import MerkleTree, checkpoint_tree, verify_proof
-from veritrain.nodestate import JsonState
 from veritrain.replay import (
     SegmentCheck,
     check_segment,
@@ -78,7 +77,6 @@ __all__ = [
     "DatasetRootMismatch",
     "ExecutionProfile",
     "JobSpec",
-    "JsonState",
     "ManifestResponse",
     "MerkleError",
     "MerkleProofInvalid",

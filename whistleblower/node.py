@@ -30,9 +30,9 @@ from typing import Any
 from chain.errors import ContractRevert
 from noderuntime import TERMINAL_JOB_STATUSES, NodeBase
 from noderuntime.ports import ChainPort
+from noderuntime.records import CheckResult, RecordStore, WhistleblowerRecords
 from veritrain.enums import JobStatus, Role, Verdict
 from veritrain.errors import CheckpointUnavailable
-from veritrain.nodestate import JsonState
 
 logger = logging.getLogger(__name__)
 
@@ -65,10 +65,7 @@ class WhistleblowerNode(NodeBase):
         )
         self.data_dir = Path(data_dir)
         self.stake_amount = stake_amount
-        self.state = JsonState(
-            self.data_dir / "whistleblower_state.json",
-            default={"checks": {}, "challenges": [], "done_jobs": []},
-        )
+        self.state = RecordStore(self.data_dir / "whistleblower_state.json", WhistleblowerRecords)
         self._staked = False
 
     def step(self) -> None:
@@ -76,15 +73,15 @@ class WhistleblowerNode(NodeBase):
         if not self._staked:
             self.ensure_stake(Role.Whistleblower, self.stake_amount)
             self._staked = True
-        done = set(self.state.get("done_jobs", []))
+        done = set(self.state.read().done_jobs)
         for job_id in range(1, int(self.client.jobs.job_count()) + 1):
             if job_id in done or self.stopping:
                 continue
             job = self.client.jobs.get_job(job_id)
             status = JobStatus(int(job.status))
             if status in TERMINAL_JOB_STATUSES:
-                with self.state.transaction() as data:
-                    data["done_jobs"].append(job_id)
+                with self.state.transaction() as records:
+                    records.done_jobs.append(job_id)
                 continue
             if status is JobStatus.Verifying:
                 self._watch(job_id, job)
@@ -98,14 +95,14 @@ class WhistleblowerNode(NodeBase):
     # ----------------------------------------------------------------------------- checks
     def sample_check(
         self, job: Any, sample_index: int, segment: int, start_hash: bytes, claimed_end: bytes
-    ) -> dict[str, Any] | None:
+    ) -> CheckResult | None:
         """Replay result of the solver's claim on (job, sample), computed once and persisted.
 
         Returns:
-            `{"ok": bool, "reason": str}`, or None when the solver is unreachable right now.
+            The `CheckResult`, or None when the solver is unreachable right now.
         """
         key = f"{int(job.job_id)}:{sample_index}"
-        cached: dict[str, Any] | None = self.state.get("checks", {}).get(key)
+        cached = self.state.read().checks.get(key)
         if cached is not None:
             return cached
         try:
@@ -115,9 +112,9 @@ class WhistleblowerNode(NodeBase):
         except CheckpointUnavailable as exc:
             self.log.warning("job %d segment %d: solver unreachable: %s", job.job_id, segment, exc)
             return None
-        result = {"ok": bool(check.ok), "reason": check.reason}
-        with self.state.transaction() as data:
-            data["checks"][key] = result
+        result = CheckResult(ok=bool(check.ok), reason=check.reason)
+        with self.state.transaction() as records:
+            records.checks[key] = result
         return result
 
     def _watch(self, job_id: int, job: Any) -> None:
@@ -128,7 +125,7 @@ class WhistleblowerNode(NodeBase):
             return
         assignment = self.client.jobs.get_assignment(job_id)
         segments = list(assignment.segments)
-        results: dict[int, dict[str, Any]] = {}
+        results: dict[int, CheckResult] = {}
         for j, segment in enumerate(segments):
             if self.stopping:
                 return
@@ -145,29 +142,29 @@ class WhistleblowerNode(NodeBase):
                 if Verdict(int(verdict)) is not Verdict.Approve:
                     continue
                 result = results.get(sample_index)
-                if result is None or result["ok"]:
+                if result is None or result.ok:
                     continue
                 self._challenge(job_id, sample_index, verifier, segments[sample_index], result)
 
     def _challenge(
-        self, job_id: int, sample_index: int, verifier: str, segment: int, result: dict[str, Any]
+        self, job_id: int, sample_index: int, verifier: str, segment: int, result: CheckResult
     ) -> None:
         tag = f"{job_id}:{sample_index}:{verifier.lower()}"
-        if tag in self.state.get("challenges", []):
+        if tag in self.state.read().challenges:
             return
         if self.client.jobs.challenger_of(job_id, sample_index, verifier) is not None:
-            with self.state.transaction() as data:
-                data["challenges"].append(tag)  # someone (maybe we, before a crash) did it
+            with self.state.transaction() as records:
+                records.challenges.append(tag)  # someone (maybe we, before a crash) did it
             return
         self.ensure_funds(int(self.client.jobs.job_params().challenge_bond))
         receipt = self.send(
             f"challengeApproval job {job_id} sample {sample_index} (segment {segment}) of "
-            f"verifier {verifier}: {result['reason']}",
+            f"verifier {verifier}: {result.reason}",
             self.client.jobs.challenge_approval,
             job_id,
             sample_index,
             verifier,
         )
         if receipt is not None:
-            with self.state.transaction() as data:
-                data["challenges"].append(tag)
+            with self.state.transaction() as records:
+                records.challenges.append(tag)

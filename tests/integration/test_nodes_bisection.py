@@ -104,7 +104,7 @@ def test_challenger_that_stops_moving_loses_on_its_clock(net: Network) -> None:
     job_id, nodes = _start(net, None, griefer=True)
     griefer = nodes[0]
     reader = net.client(0)
-    net.wait_for("the griefer's rejects", lambda: griefer._job_rec(job_id).get("submitted"))
+    net.wait_for("the griefer's rejects", lambda: griefer._job_rec(job_id).submitted)
     net.stop(griefer)  # it never plays its game
     assert net.wait_status(job_id, JobStatus.Finalized, timeout=400) is JobStatus.Finalized
     game = _game(net, job_id)

@@ -27,7 +27,6 @@ from tests.utils.node_harness import (
     tiny_spec,
 )
 from veritrain.enums import JobStatus, Role
-from veritrain.hexutil import from_hex
 from whistleblower.node import WhistleblowerNode
 
 pytestmark = [pytest.mark.anvil, pytest.mark.slow, pytest.mark.timeout(400)]
@@ -94,7 +93,7 @@ def test_solver_killed_mid_training_restarts_and_finishes(net: Network) -> None:
     net.wait_for("first solver to stop", lambda: first.stopping, timeout=120)
     net.stop(first)
     rec = first.job_record(job_id)
-    assert rec is not None and rec["phase"] == Phase.TRAINING and len(rec["hashes"]) == 3
+    assert rec is not None and rec.phase == Phase.TRAINING and len(rec.hashes) == 3
     assert net.client(0).jobs.get_job(job_id).status is JobStatus.Claimed
 
     second = SolverNode(net.client(SOLVER), data, "127.0.0.1", port, poll_interval=0.5)
@@ -104,7 +103,7 @@ def test_solver_killed_mid_training_restarts_and_finishes(net: Network) -> None:
         is JobStatus.Finalized
     )
     final = second.job_record(job_id)
-    assert final is not None and final["hashes"][:3] == rec["hashes"]
+    assert final is not None and final.hashes[:3] == rec.hashes
 
 
 def test_solver_killed_after_commit_reserves_and_finishes(net: Network) -> None:
@@ -117,7 +116,9 @@ def test_solver_killed_after_commit_reserves_and_finishes(net: Network) -> None:
     reader = net.client(0)
     net.wait_for("commit", lambda: reader.jobs.get_job(job_id).status >= JobStatus.Committed)
     net.stop(first)  # checkpoint server down too
-    secret = first.job_record(job_id)["secret"]  # drawn and persisted before the commit
+    record = first.job_record(job_id)  # the secret is drawn and persisted before the commit
+    assert record is not None and record.secret is not None
+    secret = record.secret
     second = SolverNode(net.client(SOLVER), data, "127.0.0.1", port, poll_interval=0.5)
     net.start(second)
     assert (
@@ -126,4 +127,4 @@ def test_solver_killed_after_commit_reserves_and_finishes(net: Network) -> None:
     )
     # the restarted solver posted its claims and revealed the secret it committed to
     revealed = reader.round.round_of(job_id)
-    assert revealed.revealed and revealed.secret == from_hex(secret)
+    assert revealed.revealed and revealed.secret == secret

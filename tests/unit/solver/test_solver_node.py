@@ -15,7 +15,7 @@ from tests.utils.node_fixtures import SOLVER, SUBMITTER, past_challenge_deadline
 from veritrain.commitments import secret_commitment
 from veritrain.enums import JobStatus, RoundOutcome
 from veritrain.forced import forced_claim
-from veritrain.hexutil import from_hex
+from veritrain.hexutil import to_hex
 
 
 def test_claims_trains_commits_and_serves(tmp_path: Path) -> None:
@@ -29,19 +29,18 @@ def test_claims_trains_commits_and_serves(tmp_path: Path) -> None:
     assert job.status is JobStatus.Committed
     assert job.checkpoint_url == f"http://solver.example:9000/jobs/{job_id}"
     rec = node.job_record(job_id)
-    assert rec is not None and rec["phase"] == Phase.COMMITTED and len(rec["hashes"]) == 5
-    assert job.merkle_root.hex() == rec["root"][2:]
-    assert chain.secret_commitments[job_id] == secret_commitment(
-        job_id, SOLVER, from_hex(rec["secret"])
-    )
+    assert rec is not None and rec.phase == Phase.COMMITTED and len(rec.hashes) == 5
+    assert rec.root is not None and job.merkle_root.hex() == rec.root.hex()
+    assert rec.secret is not None
+    assert chain.secret_commitments[job_id] == secret_commitment(job_id, SOLVER, rec.secret)
     chain.advance(blocks=2)
     node.step()  # assignVerifiers (anyone may)
     assert chain.jobs[job_id].status is JobStatus.Verifying
     node.step()  # postClaims
     segments = chain.assignments[job_id].segments
     claims = chain.claims[job_id]
-    assert claims.start_hashes == tuple(from_hex(rec["hashes"][s]) for s in segments)
-    assert claims.end_hashes == tuple(from_hex(rec["hashes"][s + 1]) for s in segments)
+    assert claims.start_hashes == tuple(rec.hashes[s] for s in segments)
+    assert claims.end_hashes == tuple(rec.hashes[s + 1] for s in segments)
     http = TestClient(create_app(node.catalog))
     # sealed until the secret is revealed: sampled starts only, no proofs, no manifest
     assert http.get(f"/jobs/{job_id}/manifest").status_code == 403
@@ -53,11 +52,11 @@ def test_claims_trains_commits_and_serves(tmp_path: Path) -> None:
     # reveal after the challenge deadline, finalize, then claim the reward
     past_challenge_deadline(chain, job_id)
     node.step()
-    assert chain.secrets[job_id] == from_hex(rec["secret"])
+    assert chain.secrets[job_id] == rec.secret
     assert chain.jobs[job_id].status is JobStatus.Finalized
-    assert http.get(f"/jobs/{job_id}/manifest").json()["root"] == rec["root"]
+    assert http.get(f"/jobs/{job_id}/manifest").json()["root"] == to_hex(rec.root)
     node.step()
-    assert node.job_record(job_id)["phase"] == Phase.DONE
+    assert node.job_record(job_id).phase == Phase.DONE  # type: ignore[union-attr]
     assert chain.balances[SOLVER] >= 1000 and chain.count("claimCredit", SOLVER) == 1
 
 
@@ -79,7 +78,7 @@ def test_killed_mid_training_resumes_from_last_checkpoint(tmp_path: Path, caplog
     first.store.put = put_then_die  # type: ignore[method-assign]
     first.step()
     rec = first.job_record(job_id)
-    assert rec["phase"] == Phase.TRAINING and len(rec["hashes"]) == 3
+    assert rec is not None and rec.phase == Phase.TRAINING and len(rec.hashes) == 3
     assert chain.jobs[job_id].status is JobStatus.Claimed
 
     second = SolverNode(chain.client(SOLVER), tmp_path, serve=False)
@@ -87,7 +86,7 @@ def test_killed_mid_training_resumes_from_last_checkpoint(tmp_path: Path, caplog
         second.step()
     assert "resuming from step 20" in caplog.text
     assert chain.jobs[job_id].status is JobStatus.Committed
-    assert second.job_record(job_id)["hashes"][:3] == rec["hashes"]
+    assert second.job_record(job_id).hashes[:3] == rec.hashes  # type: ignore[union-attr]
     assert chain.count("claimJob") == 1
 
 
@@ -110,11 +109,11 @@ def test_crash_between_commit_tx_and_state_write_is_recovered(tmp_path: Path) ->
     node = SolverNode(chain.client(SOLVER), tmp_path, serve=False)
     node.step()
     node.step()
-    with node.state.transaction() as data:  # as if the process died before recording it
-        data["jobs"][str(job_id)]["phase"] = Phase.TRAINED
+    with node.state.transaction() as records:  # as if the process died before recording it
+        records.jobs[job_id].phase = Phase.TRAINED
     again = SolverNode(chain.client(SOLVER), tmp_path, serve=False)
     again.step()
-    assert again.job_record(job_id)["phase"] == Phase.COMMITTED
+    assert again.job_record(job_id).phase == Phase.COMMITTED  # type: ignore[union-attr]
     assert chain.count("commitCheckpoints") == 1
 
 
@@ -135,12 +134,13 @@ def test_forced_error_is_planted_and_proven(tmp_path: Path) -> None:
         node.step()
         chain.advance(blocks=2)
     rec = node.job_record(job_id)
-    forced = rec["claims"]["forced_sample"]
+    assert rec is not None and rec.claims is not None
+    forced = rec.claims.forced_sample
     assert forced is not None
     segment = chain.assignments[job_id].segments[forced]
-    true_end = from_hex(rec["hashes"][segment + 1])
+    true_end = rec.hashes[segment + 1]
     assert chain.claims[job_id].end_hashes[forced] == forced_claim(true_end)
-    assert from_hex(rec["claims"]["forced_true_end"]) == true_end
+    assert rec.claims.forced_true_end == true_end
     past_challenge_deadline(chain, job_id)
     node.step()  # the fake checks every proof and the forced claim, as the contract does
     assert chain.outcome(job_id) == (RoundOutcome.Forced, forced)
@@ -156,12 +156,12 @@ def test_restart_between_commit_and_reveal_reveals_the_same_secret(tmp_path: Pat
         first.step()
         chain.advance(blocks=2)
     assert job_id in chain.claims
-    secret = first.job_record(job_id)["secret"]
+    secret = first.job_record(job_id).secret  # type: ignore[union-attr]
     second = SolverNode(chain.client(SOLVER), tmp_path, serve=False)
     assert second.catalog.is_sealed(job_id)  # re-served sealed after the restart
     past_challenge_deadline(chain, job_id)
     second.step()
-    assert chain.secrets[job_id] == from_hex(secret)
+    assert chain.secrets[job_id] == secret
     assert chain.count("postClaims") == 1 and chain.count("revealSecret") == 1
     assert not second.catalog.is_sealed(job_id)
 

@@ -14,7 +14,6 @@ from tests.utils.node_fixtures import VERIFIERS, http_for, run_solver_to_commit
 from verifier.node import UNAVAILABLE_ATTEMPTS, VerifierNode
 from veritrain.commitments import verdict_commitment
 from veritrain.enums import Verdict
-from veritrain.hexutil import from_hex
 
 
 def _setup(
@@ -38,9 +37,10 @@ def test_honest_solver_is_approved(tmp_path: Path) -> None:
     chain, verifier = _setup(tmp_path)
     verifier.step()
     assert chain.verdicts[(1, VERIFIERS[0])] == [Verdict.None_, Verdict.None_]  # still sealed
-    rec = verifier.state.get("jobs")["1"]
+    rec = verifier.state.read().jobs[1]
+    assert rec.approvals is not None and rec.salt is not None
     assert chain.sealed[(1, VERIFIERS[0])] == verdict_commitment(
-        1, VERIFIERS[0], rec["approvals"], from_hex(rec["salt"])
+        1, VERIFIERS[0], rec.approvals, rec.salt
     )
     verifier.step()
     assert chain.verdicts[(1, VERIFIERS[0])] == [Verdict.Approve, Verdict.Approve]
@@ -51,8 +51,8 @@ def test_cheating_segment_is_rejected_with_a_reason(tmp_path: Path, mode: str) -
     chain, verifier = _setup(tmp_path, adversary=mode)
     _seal_and_reveal(verifier)
     assert chain.verdicts[(1, VERIFIERS[0])] == [Verdict.Approve, Verdict.Reject]
-    results = verifier.state.get("jobs")["1"]["results"]
-    assert results["1"]["ok"] is False and "replay of steps 30..40" in results["1"]["reason"]
+    results = verifier.state.read().jobs[1].results
+    assert results[1].ok is False and "replay of steps 30..40" in results[1].reason
 
 
 def test_lazy_verifier_approves_a_cheater(tmp_path: Path) -> None:
@@ -69,10 +69,11 @@ def test_forced_error_is_rejected_by_a_replay_and_approved_by_a_lazy_verifier(
     verdicts = chain.verdicts[(1, VERIFIERS[0])]
     assert verdicts.count(Verdict.Reject) == 1
     forced = verdicts.index(Verdict.Reject)
-    reason = verifier.state.get("jobs")["1"]["results"][str(forced)]["reason"]
+    reason = verifier.state.read().jobs[1].results[forced].reason
     assert "solver claimed" in reason
     lazy = LazyVerifierNode(chain.client(VERIFIERS[1]), tmp_path / "lazy")
-    assert lazy.judge_claim(1, chain.jobs[1], 3, b"\x00" * 32, b"\x00" * 32)["ok"] is True
+    verdict = lazy.judge_claim(1, chain.jobs[1], 3, b"\x00" * 32, b"\x00" * 32)
+    assert verdict is not None and verdict.ok is True
 
 
 def test_restart_between_commit_and_reveal_reveals_the_same_verdicts(tmp_path: Path) -> None:
@@ -106,5 +107,5 @@ def test_unreachable_solver_is_rejected_after_retries(tmp_path: Path) -> None:
     chain.now = chain.jobs[1].verdict_deadline - 10  # last third of the window
     _seal_and_reveal(verifier)
     assert chain.verdicts[(1, VERIFIERS[0])] == [Verdict.Reject, Verdict.Reject]
-    reason = verifier.state.get("jobs")["1"]["results"]["0"]["reason"]
+    reason = verifier.state.read().jobs[1].results[0].reason
     assert "unavailable" in reason

@@ -12,6 +12,7 @@ import pytest
 
 from adversary.solver import cheating_step_function
 from noderuntime import NodeBase
+from noderuntime.records import NodeRecords, RecordStore
 from solver.trainer import train_job
 from tests.utils.node_fixtures import tiny_spec
 from veritrain.bisection import (
@@ -24,7 +25,6 @@ from veritrain.bisection import (
 )
 from veritrain.enums import GameStatus, Side
 from veritrain.hexutil import from_hex
-from veritrain.nodestate import JsonState
 from veritrain.store import CheckpointStore
 from veritrain.training import TrainingEngine
 
@@ -217,7 +217,7 @@ def test_game_against_skip_steps_cheater_ends_at_first_bad_step(cheat, tmp_path:
     engine, leaves, served = cheat
     game = FakeGame(20, 30)
     mine = _challenger_traj(engine, leaves, tmp_path)
-    state = JsonState(tmp_path / "c_state.json")
+    state = RecordStore(tmp_path / "c_state.json", NodeRecords)
     ends = lambda: (leaves[2], leaves[3], [], [])  # noqa: E731
     defender = (_node(game, D), {"hash_at": served.hash_at, "endpoints": ends})
     challenger_node = _node(game, C)
@@ -230,9 +230,9 @@ def test_game_against_skip_steps_cheater_ends_at_first_bad_step(cheat, tmp_path:
     g = _as_view(game.g, 1)
     assert g.in_adjudication and (g.lo, g.hi) == (21, 22)
     assert (21, g.agreed_hash, g.claimed_hash) == play_out(20, 30, served.hash_at, mine.hash_at)
-    moves = state.get("games")["1"]["moves"]
+    moves = state.read().games[1].moves
     # mids 25 (state 25 differs), 22 (differs), 21 (same): [20,30] -> [20,25] -> [20,22] -> [21,22]
-    assert [(m["kind"], m["step"], m["agree"]) for m in moves] == [
+    assert [(m.kind, m.step, m.agree) for m in moves] == [
         ("respond", 25, False),
         ("respond", 22, False),
         ("respond", 21, True),

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import os
 
 import pytest
 
-from veritrain.errors import CheckpointHashMismatch, CheckpointNotFound, NodeStateError
-from veritrain.nodestate import JsonState
+from veritrain.errors import CheckpointHashMismatch, CheckpointNotFound
 from veritrain.state import state_hash
 from veritrain.store import CheckpointStore
 
@@ -45,41 +43,3 @@ def test_failed_write_leaves_nothing(tmp_path, monkeypatch):
     with pytest.raises(OSError):
         store.put(b"data")
     assert list(tmp_path.iterdir()) == []
-
-
-def test_json_state_persists_and_resumes(tmp_path):
-    path = tmp_path / "node" / "state.json"
-    st = JsonState(path, default={"cursor": 0, "jobs": {}})
-    assert not path.exists() and st.get("cursor") == 0
-    st.set("cursor", 5)
-    with st.transaction() as data:
-        data["jobs"]["1"] = {"phase": "trained"}
-    st.update({"a": 1}, b=2)
-    again = JsonState(path, default={"cursor": 0})
-    assert again.snapshot() == {"cursor": 5, "jobs": {"1": {"phase": "trained"}}, "a": 1, "b": 2}
-    assert json.loads(path.read_text())["cursor"] == 5
-    again.delete("a")
-    assert "a" not in JsonState(path)
-
-
-def test_json_state_rollback(tmp_path):
-    st = JsonState(tmp_path / "s.json", default={"x": 1})
-    with pytest.raises(RuntimeError), st.transaction() as data:
-        data["x"] = 2
-        raise RuntimeError
-    assert st.get("x") == 1 and not (tmp_path / "s.json").exists()
-    with pytest.raises(NodeStateError):
-        st.set("bad", object())
-    assert st.get("bad") is None
-    st.get("x")
-    assert list(tmp_path.iterdir()) == []
-
-
-def test_json_state_corrupt_file(tmp_path):
-    p = tmp_path / "s.json"
-    p.write_text("[1, 2]")
-    with pytest.raises(NodeStateError):
-        JsonState(p)
-    p.write_text("{not json")
-    with pytest.raises(NodeStateError):
-        JsonState(p)

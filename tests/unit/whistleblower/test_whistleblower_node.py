@@ -50,7 +50,7 @@ def test_lazy_approval_of_a_cheat_is_challenged_once_per_verifier(tmp_path: Path
 def test_lazy_approval_of_a_forced_error_is_challenged(tmp_path: Path) -> None:
     chain, wb = _setup(tmp_path, rate_bps=10_000)
     wb.step()
-    forced = wb.solver.job_record(1)["claims"]["forced_sample"]  # type: ignore[attr-defined]
+    forced = wb.solver.job_record(1).claims.forced_sample  # type: ignore[attr-defined]
     assert {k for k in chain.challengers} == {(1, forced, v) for v in VERIFIERS}
     past_challenge_deadline(chain)
     wb.solver.step()  # type: ignore[attr-defined]  # reveal: Forced, the job finalizes
@@ -62,7 +62,7 @@ def test_honest_approvals_are_not_challenged(tmp_path: Path) -> None:
     chain, wb = _setup(tmp_path)
     wb.step()
     assert chain.count("challengeApproval") == 0
-    assert set(wb.state.get("checks")) == {"1:0", "1:1"}
+    assert set(wb.state.read().checks) == {"1:0", "1:1"}
 
 
 def test_finalizes_when_due(tmp_path: Path) -> None:

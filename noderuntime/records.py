@@ -1,0 +1,285 @@
+"""Typed persisted records of the nodes: what each role remembers across restarts.
+
+Every record is a pydantic model: 32-byte hashes are `bytes` in memory and 0x-hex strings on
+disk (`Hash32`), ids are ints. A `RecordStore` keeps one model in one JSON file, rewritten
+atomically (temporary file + fsync + rename) when a `transaction()` block exits cleanly, so a
+node killed at any point resumes from a complete file::
+
+    store = RecordStore(data_dir / "solver_state.json", SolverRecords)
+    with store.transaction() as records:
+        records.jobs[7].phase = Phase.TRAINED
+    store.read().jobs[7].phase                 # "trained"
+
+Run: not a script; ``from noderuntime.records import RecordStore, SolverRecords``.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any, Generic, TypeVar
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, ValidationError
+
+from veritrain.errors import NodeStateError
+from veritrain.hexutil import as_bytes32, to_hex
+from veritrain.store import atomic_write_bytes
+
+__all__ = [
+    "CheckResult",
+    "GameMove",
+    "GameRecord",
+    "Hash32",
+    "NodeRecords",
+    "Phase",
+    "Record",
+    "RecordStore",
+    "SolverClaims",
+    "SolverJob",
+    "SolverRecords",
+    "StartIndex",
+    "VerifierJob",
+    "VerifierRecords",
+    "Vote",
+    "WhistleblowerRecords",
+]
+
+
+def _hash32(value: Any) -> bytes:
+    if isinstance(value, bytearray):
+        value = bytes(value)
+    if isinstance(value, bytes | str):
+        return as_bytes32(value)
+    raise ValueError(f"expected 32 bytes or a 0x-hex string, got {type(value).__name__}")
+
+
+Hash32 = Annotated[
+    bytes,
+    BeforeValidator(_hash32),
+    PlainSerializer(to_hex, return_type=str, when_used="json"),
+]
+"""A 32-byte hash: `bytes` in memory, a 0x-hex string on disk (any of both accepted in)."""
+
+
+class Record(BaseModel):
+    """Base of every persisted record: assignments are validated, unknown keys ignored."""
+
+    model_config = ConfigDict(validate_assignment=True, extra="ignore")
+
+
+R = TypeVar("R", bound=Record)
+
+
+class RecordStore(Generic[R]):
+    """One record model persisted atomically in one JSON file.
+
+    Args:
+        path: the JSON file (its directory is created if missing).
+        model: the record class; a missing file starts from ``model()``.
+
+    Raises:
+        NodeStateError: the existing file is not valid JSON for ``model``.
+    """
+
+    def __init__(self, path: str | Path, model: type[R]) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.model = model
+        self._lock = threading.RLock()
+        if self.path.exists():
+            try:
+                self._value = model.model_validate_json(self.path.read_bytes())
+            except (OSError, ValidationError) as exc:
+                raise NodeStateError(f"cannot read node state {self.path}: {exc}") from exc
+        else:
+            self._value = model()
+
+    def read(self) -> R:
+        """A deep copy of the current record (changing it changes nothing on disk)."""
+        with self._lock:
+            return self._value.model_copy(deep=True)
+
+    @contextmanager
+    def transaction(self) -> Iterator[R]:
+        """Change a working copy under the lock; written once when the block exits cleanly.
+
+        If the block raises, nothing is written and the record stays as it was.
+
+        Yields:
+            The working copy to change in place.
+        """
+        with self._lock:
+            working = self._value.model_copy(deep=True)
+            yield working
+            self._write(working)
+            self._value = working
+
+    def save(self) -> None:
+        """Write the current record (e.g. to materialise the default)."""
+        with self._lock:
+            self._write(self._value)
+
+    def _write(self, value: R) -> None:
+        text = value.model_dump_json(indent=2)
+        atomic_write_bytes(self.path, text.encode("utf-8"))
+
+
+# ------------------------------------------------------------------------------ shared parts
+class CheckResult(Record):
+    """The outcome of replaying one claimed segment."""
+
+    ok: bool
+    reason: str = ""
+
+
+class GameMove(Record):
+    """One move this node made in a bisection game (docs/DISPUTES.md).
+
+    Attributes:
+        kind: `veritrain.bisection.MoveKind` value.
+        lo, hi: the interval (steps) the move was computed for.
+        step: the midpoint for a bisect or a response.
+        hash: the state hash posted (bisect) or compared (respond) at ``step``.
+        agree: the response.
+        start, end: the endpoints posted first.
+    """
+
+    kind: str
+    lo: int
+    hi: int
+    step: int | None = None
+    hash: Hash32 | None = None
+    agree: bool | None = None
+    start: Hash32 | None = None
+    end: Hash32 | None = None
+
+
+class GameRecord(Record):
+    """The moves of one game, keyed by its dispute id in `NodeRecords.games`."""
+
+    job_id: int
+    segment: int
+    moves: list[GameMove] = Field(default_factory=list)
+
+
+class NodeRecords(Record):
+    """What every node that plays games remembers."""
+
+    games: dict[int, GameRecord] = Field(default_factory=dict)
+
+
+class StartIndex(Record):
+    """Segment start checkpoints already fetched and proven: ``"job:segment"`` -> state hash."""
+
+    starts: dict[str, Hash32] = Field(default_factory=dict)
+
+
+# ------------------------------------------------------------------------------------ solver
+class Phase:
+    """Solver-side job phases (persisted strings)."""
+
+    TRAINING = "training"
+    TRAINED = "trained"
+    COMMITTED = "committed"
+    DONE = "done"
+    ABANDONED = "abandoned"
+
+
+class SolverClaims(Record):
+    """The claims a solver posts for its sampled segments (docs/FORCED_ERRORS.md)."""
+
+    segments: list[int]
+    starts: list[Hash32]
+    ends: list[Hash32]
+    forced_sample: int | None = None
+    forced_true_end: Hash32
+
+
+class SolverJob(Record):
+    """One job a solver holds, from its claim to its settlement.
+
+    Attributes:
+        phase: a `Phase` value.
+        spec_uri, spec_hash: the job's spec and its on-chain hash.
+        total_steps, interval: N and k (steps).
+        hashes: state hashes of the checkpoints made so far (steps 0, k, ...).
+        root: the Merkle root once trained.
+        secret: the forced-error secret, persisted before the commit.
+        url: the committed checkpointURL.
+        claims: the claims drawn once assigned.
+        revealed: whether the secret is revealed (the server is unsealed).
+        outcome: the final `JobStatus` name.
+    """
+
+    phase: str
+    spec_uri: str
+    spec_hash: Hash32
+    total_steps: int
+    interval: int
+    hashes: list[Hash32] = Field(default_factory=list)
+    root: Hash32 | None = None
+    secret: Hash32 | None = None
+    url: str | None = None
+    claims: SolverClaims | None = None
+    revealed: bool = False
+    outcome: str | None = None
+
+
+class SolverRecords(NodeRecords):
+    """The solver's state file: its jobs and the jobs it will not take."""
+
+    jobs: dict[int, SolverJob] = Field(default_factory=dict)
+    skip: list[int] = Field(default_factory=list)
+
+
+# ---------------------------------------------------------------------------------- verifier
+class VerifierJob(Record):
+    """A verifier's progress on one assigned job.
+
+    Attributes:
+        results: replay result per sample index.
+        approvals, salt: the sealed verdicts, persisted before `commitVerdicts`.
+        submitted: True once revealed (False when the deadline was missed).
+        missed: the verdict deadline passed before sealing.
+        lost: sealed on chain but the verdicts are not in this file.
+    """
+
+    results: dict[int, CheckResult] = Field(default_factory=dict)
+    approvals: list[bool] | None = None
+    salt: Hash32 | None = None
+    submitted: bool | None = None
+    missed: bool = False
+    lost: bool = False
+
+
+class Vote(Record):
+    """A committee vote, persisted before `commitVote` so it can be revealed."""
+
+    valid: bool
+    salt: Hash32
+
+
+class VerifierRecords(NodeRecords):
+    """The verifier's state file."""
+
+    jobs: dict[int, VerifierJob] = Field(default_factory=dict)
+    votes: dict[int, Vote] = Field(default_factory=dict)
+    done_jobs: list[int] = Field(default_factory=list)
+    done_disputes: list[int] = Field(default_factory=list)
+
+
+# ----------------------------------------------------------------------------- whistleblower
+class WhistleblowerRecords(NodeRecords):
+    """The whistleblower's state file.
+
+    Attributes:
+        checks: replay result per ``"job:sample"``.
+        challenges: ``"job:sample:verifier"`` already challenged (by us or anyone).
+        done_jobs: jobs past settlement.
+    """
+
+    checks: dict[str, CheckResult] = Field(default_factory=dict)
+    challenges: list[str] = Field(default_factory=list)
+    done_jobs: list[int] = Field(default_factory=list)
