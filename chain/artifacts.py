@@ -25,7 +25,7 @@ import threading
 from pathlib import Path
 from typing import Any, TypedDict
 
-from chain.errors import ChainError, ChainValueError, register_abi
+from chain.errors import ChainError, ChainValueError, add_error_source, register_abi
 
 logger = logging.getLogger(__name__)
 
@@ -267,3 +267,6 @@ def register_all_errors() -> int:
             register_abi(path.stem, abi)
             count += 1
     return count
+
+
+add_error_source(register_all_errors)  # `chain.errors.<Name>` may look names up here

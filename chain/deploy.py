@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
+import chain.artifacts as artifacts
 from chain.errors import ChainValueError
 from chain.manifest import ContractAddresses, Deployment, ProtocolParams
 
@@ -38,9 +39,7 @@ def _ctor_args(name: str, values: dict[str, Any], params: ProtocolParams) -> lis
     Resolving by name (not position) keeps this function correct when a constructor reorders
     its parameters; an unknown parameter name fails loudly instead of deploying garbage.
     """
-    from chain.artifacts import load_artifact
-
-    abi = load_artifact(name)["abi"]
+    abi = artifacts.load_artifact(name)["abi"]
     ctor = next((e for e in abi if e.get("type") == "constructor"), None)
     if ctor is None:
         return []
@@ -99,8 +98,6 @@ def deploy_protocol(
         ChainValueError: a constructor takes a parameter this function cannot fill.
         RpcUnavailable: the RPC endpoint is down.
     """
-    from chain import artifacts
-
     params = params or ProtocolParams()
     if build:
         artifacts.build()

@@ -25,7 +25,7 @@ Run the unit tests: ``.venv/bin/python -m pytest tests/unit/chain -q``.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -152,6 +152,20 @@ def _format_message(contract: str | None, name: str, named: Mapping[str, Any]) -
 
 
 _ERROR_CLASSES: dict[str, type[ContractRevert]] = {}
+
+_ERROR_SOURCES: list[Callable[[], object]] = []
+"""Callables that register every known custom error (`chain.artifacts` adds its reader), so
+this module needs no import of the artifact loader."""
+
+
+def add_error_source(register: Callable[[], object]) -> None:
+    """Add a callable that registers custom errors on demand (``chain.errors.<Name>``).
+
+    Args:
+        register: called (once per unknown name looked up) to register more errors.
+    """
+    if register not in _ERROR_SOURCES:
+        _ERROR_SOURCES.append(register)
 
 
 def error_class(name: str) -> type[ContractRevert]:
@@ -327,9 +341,8 @@ def __getattr__(name: str) -> type[ContractRevert]:
         return error_class(name)
     if name not in DEFAULT_DECODER.error_names:
         try:
-            from chain import artifacts  # local import: artifacts imports this module
-
-            artifacts.register_all_errors()
+            for register in _ERROR_SOURCES:
+                register()
         except Exception as exc:  # no compiled contracts yet
             raise AttributeError(f"{name} (no compiled artifacts: {exc})") from None
     if name in DEFAULT_DECODER.error_names:

@@ -43,6 +43,8 @@ from noderuntime.options import (
     to_wei,
 )
 
+from cli.reports import model_id_of, shares_report
+
 __all__ = ["app", "main"]
 
 app = typer.Typer(
@@ -504,63 +506,6 @@ def _reader(rpc_url: str, deployment: Path | None) -> Any:
 # ---------------------------------------------------------------------------------- shares
 
 
-def _model_id(model: str) -> bytes:
-    """A model's on-chain id: a 0x-hex bytes32 as given, else keccak256 of the name."""
-    from veritrain.spec import model_id_hash
-
-    return bytes.fromhex(model[2:]) if model.startswith("0x") else model_id_hash(model)
-
-
-def shares_report(client: Any, model: str, account: str | None = None) -> dict[str, Any]:
-    """Who owns ``model``: holders (from Transfer events), their shares and basis points.
-
-    Args:
-        client: a `ChainClient`.
-        model: model name (hashed with keccak256) or a 0x model id.
-        account: only this account, if given.
-
-    Returns:
-        ``{"model", "model_id", "token", "total_shares", "holders": [{"address", "shares",
-        "bps", "revenue_wei"}]}``.
-    """
-    model_id = _model_id(model)
-    token = client.shares.shares_of(model_id)
-    out: dict[str, Any] = {
-        "model": model,
-        "model_id": "0x" + model_id.hex(),
-        "token": token,
-        "total_shares": 0,
-        "holders": [],
-    }
-    if token is None:
-        return out
-    contract = client.shares.model_shares(model_id)
-    out["total_shares"] = int(contract.functions.totalSupply().call())
-    if account is not None:
-        holders = [account]
-    else:
-        seen: dict[str, None] = {}
-        logs = contract.events.Transfer().get_logs(from_block=client.deployment.block)
-        for log in logs:
-            for addr in (log["args"]["from"], log["args"]["to"]):
-                if int(addr, 16) != 0:
-                    seen[addr] = None
-        holders = list(seen)
-    for addr in holders:
-        bal = client.shares.balance_of(model_id, addr)
-        if account is None and bal == 0:
-            continue
-        out["holders"].append(
-            {
-                "address": addr,
-                "shares": bal,
-                "bps": client.shares.ownership_bps(model_id, addr),
-                "revenue_wei": client.shares.revenue_of(model_id, addr),
-            }
-        )
-    return out
-
-
 @app.command()
 def shares(
     model: Annotated[str, typer.Argument(help="Model name (e.g. digits-mlp) or 0x model id.")],
@@ -608,7 +553,7 @@ def revenue_pay(
 ) -> None:
     """Pay model revenue; it is split pro rata among the share holders."""
     client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
-    model_id = _model_id(model)
+    model_id = model_id_of(model)
     _run_chain(lambda: client.shares.pay_revenue(model_id, to_wei(amount)))
     typer.echo(f"paid {amount} VTT of revenue into {model}")
 
@@ -625,7 +570,7 @@ def revenue_claim(
 ) -> None:
     """Claim the caller's share of a model's revenue."""
     client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
-    model_id = _model_id(model)
+    model_id = model_id_of(model)
     amount = client.shares.revenue_of(model_id)
     _run_chain(lambda: client.shares.claim_revenue(model_id))
     typer.echo(f"claimed {_fmt_tokens(amount)} VTT of {model} revenue")

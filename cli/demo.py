@@ -29,6 +29,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -293,7 +294,7 @@ def _summarize(
     client: Any, dep: Any, cfg: DemoConfig, roles: dict[str, str], names: dict[str, str]
 ) -> dict[str, Any]:
     """Read the outcome back from the chain: job statuses, slashes, net rewards, shares."""
-    from cli.app import shares_report
+    from cli.reports import shares_report
 
     start = dep.block
     jobs = []
@@ -425,6 +426,51 @@ def _forced_errors(client: Any, start: int, names: dict[str, str]) -> list[dict[
     return out
 
 
+Touch = Callable[[str, str, str, int], list[Any]]
+"""Logs of one contract event whose ``key`` argument equals a value (their txs are counted)."""
+
+
+def _trace_game(
+    client: Any, dispute_id: int, touch: Touch, names: dict[str, str]
+) -> tuple[dict[str, Any], int]:
+    """A bisection game's moves, step and winner; returns (trace, its step dispute id)."""
+    for event in (
+        "GameOpened",
+        "EndpointsPosted",
+        "Bisected",
+        "Responded",
+        "StepDisputeOpened",
+        "TimeoutClaimed",
+    ):
+        touch("BisectionGame", event, "disputeId", dispute_id)
+    resolved = touch("BisectionGame", "GameResolved", "disputeId", dispute_id)
+    game = client.game.get_game(dispute_id)
+    winner = resolved[0]["args"]["winner"] if resolved else None
+    trace = dict(
+        adjudicator="bisection",
+        moves=game.moves,
+        step=game.lo if game.hi == game.lo + 1 else None,
+        winner=winner,
+        winner_name=names.get(winner or "", "?"),
+        winner_side="defender" if resolved and resolved[0]["args"]["defenderWon"] else "challenger",
+    )
+    return trace, int(game.step_dispute_id)
+
+
+def _trace_committee(
+    client: Any, dispute_id: int, touch: Touch, names: dict[str, str]
+) -> tuple[dict[str, Any], int]:
+    """A segment committee: its moves are the committee's (counted by the caller)."""
+    return {"adjudicator": "committee"}, dispute_id
+
+
+_DISPUTE_TRACERS: dict[str, Callable[..., tuple[dict[str, Any], int]]] = {
+    "bisection": _trace_game,
+    "committee": _trace_committee,
+}
+"""How to trace a dispute, per `ProtocolParams.adjudicator`."""
+
+
 def _dispute_trace(
     client: Any, dep: Any, dispute_id: int, start: int, names: dict[str, str]
 ) -> dict[str, Any]:
@@ -438,41 +484,13 @@ def _dispute_trace(
         return logs
 
     touch("JobManager", "JobDisputed", "disputeId", dispute_id)
-    trace: dict[str, Any] = {}
-    committee_id = dispute_id
-    if dep.params.adjudicator == "bisection":
-        for event in (
-            "GameOpened",
-            "EndpointsPosted",
-            "Bisected",
-            "Responded",
-            "StepDisputeOpened",
-            "TimeoutClaimed",
-        ):
-            touch("BisectionGame", event, "disputeId", dispute_id)
-        resolved = touch("BisectionGame", "GameResolved", "disputeId", dispute_id)
-        game = client.game.get_game(dispute_id)
-        committee_id = game.step_dispute_id
-        winner = resolved[0]["args"]["winner"] if resolved else None
-        trace.update(
-            adjudicator="bisection",
-            moves=game.moves,
-            step=game.lo if game.hi == game.lo + 1 else None,
-            winner=winner,
-            winner_name=names.get(winner or "", "?"),
-            winner_side="defender"
-            if resolved and resolved[0]["args"]["defenderWon"]
-            else "challenger",
-        )
-    else:
-        trace.update(adjudicator="committee")
+    trace, committee_id = _DISPUTE_TRACERS[dep.params.adjudicator](client, dispute_id, touch, names)
     if committee_id:
         committee_moves = 0
         for event in ("CommitteeDrawn", "VoteCommitted", "VoteRevealed", "DisputeResolved"):
             committee_moves += len(touch("ArbitrationCommittee", event, "disputeId", committee_id))
         trace["committee_moves"] = committee_moves
-        if dep.params.adjudicator != "bisection":
-            trace["moves"] = committee_moves
+        trace.setdefault("moves", committee_moves)  # a game counts its own moves
     trace["gas_used"] = sum(
         int(client.w3.eth.get_transaction_receipt(h)["gasUsed"]) for h in sorted(tx_hashes)
     )

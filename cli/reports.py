@@ -1,0 +1,74 @@
+"""Reports over the chain for the CLI and the demo: who owns a model and what it earned.
+
+Run: not a script; ``shares_report(client, "digits-mlp")`` (``veritrain shares digits-mlp``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["model_id_of", "shares_report"]
+
+
+def model_id_of(model: str) -> bytes:
+    """A model's on-chain id: a 0x-hex bytes32 as given, else keccak256 of the name.
+
+    Args:
+        model: a model name or a 0x-hex model id.
+
+    Returns:
+        The 32-byte model id.
+    """
+    from veritrain.spec import model_id_hash
+
+    return bytes.fromhex(model[2:]) if model.startswith("0x") else model_id_hash(model)
+
+
+def shares_report(client: Any, model: str, account: str | None = None) -> dict[str, Any]:
+    """Who owns ``model``: holders (from Transfer events), their shares and basis points.
+
+    Args:
+        client: a `ChainClient`.
+        model: model name (hashed with keccak256) or a 0x model id.
+        account: only this account, if given.
+
+    Returns:
+        ``{"model", "model_id", "token", "total_shares", "holders": [{"address", "shares",
+        "bps", "revenue_wei"}]}``.
+    """
+    model_id = model_id_of(model)
+    token = client.shares.shares_of(model_id)
+    out: dict[str, Any] = {
+        "model": model,
+        "model_id": "0x" + model_id.hex(),
+        "token": token,
+        "total_shares": 0,
+        "holders": [],
+    }
+    if token is None:
+        return out
+    contract = client.shares.model_shares(model_id)
+    out["total_shares"] = int(contract.functions.totalSupply().call())
+    if account is not None:
+        holders = [account]
+    else:
+        seen: dict[str, None] = {}
+        logs = contract.events.Transfer().get_logs(from_block=client.deployment.block)
+        for log in logs:
+            for addr in (log["args"]["from"], log["args"]["to"]):
+                if int(addr, 16) != 0:
+                    seen[addr] = None
+        holders = list(seen)
+    for addr in holders:
+        bal = client.shares.balance_of(model_id, addr)
+        if account is None and bal == 0:
+            continue
+        out["holders"].append(
+            {
+                "address": addr,
+                "shares": bal,
+                "bps": client.shares.ownership_bps(model_id, addr),
+                "revenue_wei": client.shares.revenue_of(model_id, addr),
+            }
+        )
+    return out
