@@ -27,6 +27,7 @@ from typing import Annotated, Any
 
 import typer
 
+from cli.reports import model_id_of, shares_report
 from noderuntime.options import (
     DeploymentOpt,
     DevAccountOpt,
@@ -42,8 +43,6 @@ from noderuntime.options import (
     setup_logging,
     to_wei,
 )
-
-from cli.reports import model_id_of, shares_report
 
 __all__ = ["app", "main"]
 
