@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from chain.errors import ContractRevert
 from noderuntime import TERMINAL_JOB_STATUSES, NodeBase
+from noderuntime.adjudication import Adjudication
 from noderuntime.ports import ChainPort
 from noderuntime.records import Phase, RecordStore, SolverClaims, SolverJob, SolverRecords
 from solver.server import CheckpointCatalog, JobCheckpoints, ServerThread, create_app
@@ -72,6 +73,7 @@ class SolverNode(NodeBase):
         serve: start the HTTP server in `run()` (tests of `step()` may disable it).
         max_active_jobs: jobs held at once (claimed and not yet done).
         poll_interval: seconds between rounds.
+        adjudication: the adjudication strategy (None: from ``client.adjudicator``).
         stake_amount: wei to stake when not active (None: 4x solverStake, at least min).
     """
 
@@ -87,9 +89,14 @@ class SolverNode(NodeBase):
         max_active_jobs: int = 1,
         poll_interval: float = 1.0,
         stake_amount: int | None = None,
+        adjudication: Adjudication | None = None,
     ) -> None:
         super().__init__(
-            client, name="solver", revert_types=(ContractRevert,), poll_interval=poll_interval
+            client,
+            name="solver",
+            revert_types=(ContractRevert,),
+            poll_interval=poll_interval,
+            adjudication=adjudication,
         )
         self.data_dir = Path(data_dir)
         self.public_host = public_host

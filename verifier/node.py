@@ -48,6 +48,7 @@ from typing import Any
 
 from chain.errors import ContractRevert
 from noderuntime import TERMINAL_JOB_STATUSES, NodeBase
+from noderuntime.adjudication import Adjudication
 from noderuntime.ports import ChainPort
 from noderuntime.records import CheckResult, RecordStore, VerifierJob, VerifierRecords, Vote
 from veritrain.commitments import new_salt, verdict_commitment, vote_commitment
@@ -73,6 +74,7 @@ class VerifierNode(NodeBase):
         client: the chain client (injected; holds the verifier's key).
         data_dir: directory for the state file.
         poll_interval: seconds between rounds.
+        adjudication: the adjudication strategy (None: from ``client.adjudicator``).
         stake_amount: wei to stake when not active (None: 4x verifierStake, at least min).
     """
 
@@ -83,9 +85,14 @@ class VerifierNode(NodeBase):
         *,
         poll_interval: float = 1.0,
         stake_amount: int | None = None,
+        adjudication: Adjudication | None = None,
     ) -> None:
         super().__init__(
-            client, name="verifier", revert_types=(ContractRevert,), poll_interval=poll_interval
+            client,
+            name="verifier",
+            revert_types=(ContractRevert,),
+            poll_interval=poll_interval,
+            adjudication=adjudication,
         )
         self.data_dir = Path(data_dir)
         self.stake_amount = stake_amount

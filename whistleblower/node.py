@@ -29,6 +29,7 @@ from typing import Any
 
 from chain.errors import ContractRevert
 from noderuntime import TERMINAL_JOB_STATUSES, NodeBase
+from noderuntime.adjudication import Adjudication
 from noderuntime.ports import ChainPort
 from noderuntime.records import CheckResult, RecordStore, WhistleblowerRecords
 from veritrain.enums import JobStatus, Role, Verdict
@@ -46,6 +47,7 @@ class WhistleblowerNode(NodeBase):
         client: the chain client (injected; holds the whistleblower's key).
         data_dir: directory for the state file.
         poll_interval: seconds between rounds.
+        adjudication: the adjudication strategy (None: from ``client.adjudicator``).
         stake_amount: wei to stake when not active (None: 4x challengeBond, at least min).
     """
 
@@ -56,12 +58,14 @@ class WhistleblowerNode(NodeBase):
         *,
         poll_interval: float = 1.0,
         stake_amount: int | None = None,
+        adjudication: Adjudication | None = None,
     ) -> None:
         super().__init__(
             client,
             name="whistleblower",
             revert_types=(ContractRevert,),
             poll_interval=poll_interval,
+            adjudication=adjudication,
         )
         self.data_dir = Path(data_dir)
         self.stake_amount = stake_amount

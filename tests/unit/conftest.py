@@ -1,4 +1,4 @@
-"""Shared fixtures for the veritrain core tests (no network, no GPU)."""
+"""Shared fixtures of the unit tests (no network, no GPU): a small spec, its engine, honest runs."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from veritrain.spec import JobSpec, default_digits_spec
 from veritrain.state import state_hash
 from veritrain.training import TrainingEngine
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 @dataclass
