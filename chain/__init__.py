@@ -2,9 +2,11 @@
 
 - `Anvil`: a local devnet process (context manager); `DEV_PRIVATE_KEYS` are Anvil's public keys.
 - `build`, `load_artifact`: Forge artifacts from ``contracts/out`` (ABIs are never hand-copied).
-- `deploy_protocol`, `ProtocolParams`, `Deployment`, `write_manifest`, `load_manifest`.
-- `ChainClient`: locally signed, typed access to every protocol action and view, the
-  verification round's (claims, sealed verdicts, forced errors) included.
+- `deploy_protocol` (`chain.deploy`); `ProtocolParams`, `Deployment`, `write_manifest`,
+  `load_manifest` (`chain.manifest`, which imports no client).
+- `ChainClient`: a `chain.transport.Transport` (signing, nonces, fees, reverts, devnet RPCs)
+  with one typed facade per contract: ``client.token``, ``.stakes``, ``.jobs``, ``.round``,
+  ``.committee``, ``.game``, ``.shares`` (`chain.contracts`).
 - `EventWatcher`: ordered, resumable event polling that survives RPC outages.
 - `ChainError`, `ContractRevert` (decoded custom errors), `RpcUnavailable`.
 - Keys: `create_keystore`, `load_keystore`, `load_account`.

@@ -1,0 +1,27 @@
+"""One typed facade per protocol contract, attached to every `chain.client.ChainClient`.
+
+``client.token`` (`TokenFacade`), ``client.stakes`` (`StakesFacade`), ``client.jobs``
+(`JobsFacade`), ``client.round`` (`RoundFacade`), ``client.committee`` (`CommitteeFacade`),
+``client.game`` (`GameFacade`), ``client.shares`` (`SharesFacade`). Each wraps today's ABI of
+its contract (loaded from contracts/out) and exposes the web3 handle as ``.contract``.
+
+Run: not a script; ``client.jobs.get_job(1)``.
+"""
+
+from chain.contracts.committee import CommitteeFacade
+from chain.contracts.game import GameFacade
+from chain.contracts.jobs import JobsFacade
+from chain.contracts.round import RoundFacade
+from chain.contracts.shares import SharesFacade
+from chain.contracts.stakes import StakesFacade
+from chain.contracts.token import TokenFacade
+
+__all__ = [
+    "CommitteeFacade",
+    "GameFacade",
+    "JobsFacade",
+    "RoundFacade",
+    "SharesFacade",
+    "StakesFacade",
+    "TokenFacade",
+]
