@@ -13,17 +13,18 @@ One place for what every node does the same way:
   one sampled segment from the solver's claimed start hash, compared with its claimed end
   hash; `veritrain.replay.check_claim`).
 - `progress_bar`: a Rich progress bar that is disabled when stderr is not a terminal.
-- The bisection game (docs/DISPUTES.md), for whichever side a node plays: `adjudication`,
-  `game_of`, `play_game` (one move of this node's side when it is its turn, or a timeout
+- The adjudication strategy (`adjudication`, picked once from ``client.adjudicator``;
+  `noderuntime.adjudication`) and the bisection game (docs/DISPUTES.md), for whichever side a
+  node plays: `game_of`, `play_game` (one move of this node's side when it is its turn, or a timeout
   claim when the opponent's clock ran out; the decision is `veritrain.bisection.next_move`),
   `segment_trajectory` (the honest per-step replay of a committed segment, from its start
   checkpoint proven against the on-chain root, kept in the node's data dir), and
   `judge_step` (the step committee's one-step replay).
 
-This module belongs to the node packages: it takes the chain client as a parameter (duck-typed,
-so unit tests pass an in-memory fake), the revert exception type a node catches is passed in by
-the node (`chain.errors.ContractRevert`), and it shares the Solidity enum mirrors of
-`chain.types`.
+A node takes its chain client as a parameter typed by the `noderuntime.ports.ChainPort`
+protocol (the real `ChainClient`, or the unit tests' in-memory fake); the revert exception type
+it catches is passed in by the node (`chain.errors.ContractRevert`); the Solidity enums come from
+`veritrain.enums`.
 
 Run: not a script; `from noderuntime import NodeBase`.
 """
@@ -38,24 +39,24 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from noderuntime.adjudication import Adjudication, adjudication_for
 from noderuntime.ports import ChainPort
 from noderuntime.records import GameMove, GameRecord, RecordStore, StartIndex
+from veritrain.bisection import GameView
+from veritrain.enums import DisputePhase, DisputeStatus, JobStatus, Role, RoundOutcome
 
-# The Solidity enums are mirrored once, in chain.types (pure Python, no RPC).
-from veritrain.enums import DisputePhase, DisputeStatus, JobStatus, Role, RoundOutcome, Verdict
+if TYPE_CHECKING:
+    from chain.types import JobView
+    from veritrain.bisection import StepTrajectory
+    from veritrain.replay import SegmentCheck
+    from veritrain.spec import JobSpec
+    from veritrain.training import TrainingEngine
 
 logger = logging.getLogger(__name__)
 
 __all__ = [
-    "JobStatus",
-    "DisputeStatus",
-    "DisputePhase",
-    "Verdict",
-    "Role",
-    "RoundOutcome",
     "TERMINAL_JOB_STATUSES",
     "NodeBase",
     "JsonLogFormatter",
@@ -176,9 +177,9 @@ class NodeBase:
         self.log = logging.getLogger(f"{name}")
         self._stop = threading.Event()
         self._warned: set[tuple[str, str]] = set()
-        self._specs: dict[int, Any] = {}
-        self._engines: dict[str, Any] = {}
-        self._trajectories: dict[tuple[int, int], Any] = {}
+        self._specs: dict[int, JobSpec] = {}
+        self._engines: dict[str, TrainingEngine] = {}
+        self._trajectories: dict[tuple[int, int], StepTrajectory] = {}
         self.http_client: Any = None  # an httpx.Client for checkpoint fetches (tests inject one)
         self.data_dir = Path(".")  # the node's directory; each role sets its own
         self._adjudication: Adjudication | None = adjudication
@@ -315,7 +316,7 @@ class NodeBase:
         minimum = int(self.client.stakes.min_stake(int(role)))
         return max(minimum, 4 * int(per_job))
 
-    def finalize_if_due(self, job_id: int, job: Any | None = None) -> bool:
+    def finalize_if_due(self, job_id: int, job: JobView | None = None) -> bool:
         """Call `JobManager.finalize(job_id)` when the job is due (anyone may).
 
         Due means: Verifying, past the challenge deadline and with the verification round
@@ -405,7 +406,7 @@ class NodeBase:
         return credit
 
     # --------------------------------------------------------------------------- replay
-    def job_spec(self, job: Any) -> Any:
+    def job_spec(self, job: JobView) -> JobSpec:
         """The job's spec, loaded from its `specURI` and checked against the on-chain
         `specHash` (cached per job).
 
@@ -420,7 +421,7 @@ class NodeBase:
             self._specs[job_id] = load_spec(self.spec_uri_of(job), bytes(job.spec_hash))
         return self._specs[job_id]
 
-    def engine_for(self, spec: Any) -> Any:
+    def engine_for(self, spec: JobSpec) -> TrainingEngine:
         """A `TrainingEngine` for `spec` (cached per spec hash; building one loads the data)."""
         from veritrain.training import TrainingEngine
 
@@ -429,7 +430,9 @@ class NodeBase:
             self._engines[key] = TrainingEngine(spec)
         return self._engines[key]
 
-    def replay_check(self, job: Any, segment: int, *, unavailable_is_reject: bool) -> Any:
+    def replay_check(
+        self, job: JobView, segment: int, *, unavailable_is_reject: bool
+    ) -> SegmentCheck:
         """Check one committed segment of `job` by replay (`veritrain.replay.check_segment`).
 
         Args:
@@ -458,13 +461,13 @@ class NodeBase:
 
     def claim_check(
         self,
-        job: Any,
+        job: JobView,
         segment: int,
         start_hash: bytes,
         claimed_end: bytes,
         *,
         unavailable_is_reject: bool,
-    ) -> Any:
+    ) -> SegmentCheck:
         """Check the solver's claim on one sampled segment by replay
         (`veritrain.replay.check_claim`): the start checkpoint must hash to `start_hash`, and
         k replayed steps must end at `claimed_end`.
@@ -497,14 +500,14 @@ class NodeBase:
 
     def _replay(
         self,
-        job: Any,
+        job: JobView,
         segment: int,
-        check: Callable[..., Any],
+        check: Callable[..., SegmentCheck],
         *,
         unavailable_is_reject: bool,
         matches: str,
         mismatch: str,
-    ) -> Any:
+    ) -> SegmentCheck:
         """Run one segment check with the job's spec, engine and checkpoint URL behind a
         progress bar, and log its outcome (`replay_check` and `claim_check`).
 
@@ -542,7 +545,7 @@ class NodeBase:
             self._adjudication = adjudication_for(self.client.adjudicator)
         return self._adjudication
 
-    def game_of(self, dispute_id: int) -> Any:
+    def game_of(self, dispute_id: int) -> GameView:
         """The game `dispute_id` (the job's `disputeId`) as a `veritrain.bisection.GameView`."""
         return self.client.game.get_game(dispute_id)
 
@@ -671,7 +674,7 @@ class NodeBase:
         return game
 
     @staticmethod
-    def game_recorder(state: RecordStore[Any], game: Any) -> Callable[[GameMove], None]:
+    def game_recorder(state: RecordStore[Any], game: GameView) -> Callable[[GameMove], None]:
         """An `on_move` that appends each move to ``games[disputeId]`` of a record store whose
         model is a `NodeRecords`."""
 
@@ -684,7 +687,7 @@ class NodeBase:
 
         return record
 
-    def help_step_dispute(self, game: Any) -> None:
+    def help_step_dispute(self, game: GameView) -> None:
         """Draw and resolve the game's step dispute when due (anyone may)."""
         if game.in_adjudication and int(game.step_dispute_id) > 0:
             self.draw_committee_if_ready(int(game.step_dispute_id))
@@ -707,7 +710,7 @@ class NodeBase:
             return 0
         return credit
 
-    def segment_trajectory(self, job: Any, segment: int) -> Any:
+    def segment_trajectory(self, job: JobView, segment: int) -> StepTrajectory:
         """The honest per-step trajectory of a committed segment (`StepTrajectory`).
 
         The start checkpoint comes from the node's own store when it has it, else from the
@@ -767,7 +770,7 @@ class NodeBase:
     def _start_index(data_dir: Path) -> RecordStore[StartIndex]:
         return RecordStore(data_dir / "step_hashes" / "starts.json", StartIndex)
 
-    def judge_step(self, job: Any, step: int, start_hash: bytes, claimed_end: bytes) -> bool:
+    def judge_step(self, job: JobView, step: int, start_hash: bytes, claimed_end: bytes) -> bool:
         """The step committee's check: is `claimed_end` the state after one step from the
         state whose hash is `start_hash`?
 
@@ -806,7 +809,7 @@ class NodeBase:
 
     # ------------------------------------------------------------------------- views
     @staticmethod
-    def spec_uri_of(job: Any) -> str:
+    def spec_uri_of(job: JobView) -> str:
         """The job's `specURI` (read with the job by `ChainClient.get_job`)."""
         return str(job.spec_uri)
 
@@ -818,7 +821,7 @@ class NodeBase:
         return bytes(commitment), bool(revealed)
 
     @staticmethod
-    def checkpoint_url_of(job: Any) -> str:
+    def checkpoint_url_of(job: JobView) -> str:
         """The job's committed `checkpointURL` ("" before the commit; read by `get_job`)."""
         return str(job.checkpoint_url)
 
