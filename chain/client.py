@@ -7,8 +7,8 @@ RPCs) plus ONE TYPED FACADE PER CONTRACT, web3.py's ``w3.eth`` pattern:
   ``client.jobs`` (`JobManager`), ``client.round`` (`VerificationRound`),
   ``client.committee`` (`ArbitrationCommittee`), ``client.game`` (`BisectionGame`),
   ``client.shares`` (`ShareRegistry` and each `ModelShares`); modules in `chain.contracts`.
-- ``client.dispute_resolved(dispute_id)``: whether a job's dispute has an outcome, whichever
-  adjudicator the deployment runs.
+- ``client.adjudicator`` (whichever adjudicator the deployment runs): its ``name`` and
+  ``resolved(dispute_id)``, so nodes need not know which mechanism decides.
 
 Transacting methods return the mined receipt or raise a decoded `chain.errors.ContractRevert`;
 views return frozen dataclasses (`chain.types`). Methods that pull tokens first approve the
@@ -39,6 +39,7 @@ from web3.contract import Contract
 from web3.types import TxReceipt
 
 from chain.artifacts import load_artifact
+from chain.contracts.adjudicator import AdjudicatorFacade
 from chain.contracts.committee import CommitteeFacade
 from chain.contracts.game import GameFacade
 from chain.contracts.jobs import JobsFacade
@@ -49,7 +50,7 @@ from chain.contracts.token import TokenFacade
 from chain.errors import ChainValueError
 from chain.manifest import Deployment
 from chain.transport import MAX_UINT256, Transport
-from chain.types import DecodedEvent, DisputeStatus
+from chain.types import DecodedEvent
 
 logger = logging.getLogger(__name__)
 
@@ -82,6 +83,8 @@ class ChainClient(Transport):
 
     Attributes:
         token, stakes, jobs, round, committee, game, shares: the per-contract facades.
+        adjudicator: the deployment's adjudicator (`AdjudicatorFacade`: ``name``,
+            ``resolved(dispute_id)``).
 
     Raises:
         RpcUnavailable: the endpoint cannot be reached to read the chain id.
@@ -118,6 +121,7 @@ class ChainClient(Transport):
         self.committee = CommitteeFacade(self)
         self.game = GameFacade(self)
         self.shares = SharesFacade(self)
+        self.adjudicator = AdjudicatorFacade(self)
         self.deployment: Deployment | None = None
         if deployment is not None:
             self.use_deployment(deployment)
@@ -185,27 +189,6 @@ class ChainClient(Transport):
             if art == name:
                 return self.handle(attr)
         raise ChainValueError(f"unknown protocol contract {name!r}")
-
-    @property
-    def adjudicator(self) -> str:
-        """The deployment's adjudicator name (``"committee"`` or ``"bisection"``)."""
-        if self.deployment is None:
-            raise ChainValueError("ChainClient has no deployment; call use_deployment()")
-        return str(self.deployment.params.adjudicator)
-
-    def dispute_resolved(self, dispute_id: int) -> bool:
-        """Whether a job's dispute (``job.dispute_id``) has an outcome, whichever adjudicator
-        the deployment runs (the game resolved, or the committee's dispute Resolved).
-
-        Args:
-            dispute_id: the JobManager's dispute id of the job.
-
-        Returns:
-            True once `JobManager.finalize` may settle the dispute.
-        """
-        if self.adjudicator == "bisection":
-            return self.game.get_game(dispute_id).resolved
-        return self.committee.get_dispute(dispute_id).status is DisputeStatus.Resolved
 
     # ------------------------------------------------------------------ receipts
 

@@ -1,7 +1,7 @@
 """Adjudication strategies: how a node takes part in a disputed job, per adjudicator.
 
 The deployment's adjudicator (`ProtocolParams.adjudicator`, read once through
-``client.adjudicator``) picks one strategy object per node; nodes call it instead of comparing
+``client.adjudicator.name``) picks one strategy object per node; nodes call it instead of comparing
 adjudicator names. Each strategy answers the same questions:
 
 - `defend`: the solver's duties on its disputed job (committee: draw the committee and resolve
@@ -15,7 +15,7 @@ adjudicator names. Each strategy answers the same questions:
 A new mechanism subclasses `Adjudication`, sets `name` and registers itself with
 `register_adjudication`; `adjudication_for(name)` returns an instance.
 
-Run: not a script; ``adjudication_for(client.adjudicator).defend(node, job, play)``.
+Run: not a script; ``adjudication_for(client.adjudicator.name).defend(node, job, play)``.
 """
 
 from __future__ import annotations

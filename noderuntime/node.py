@@ -13,7 +13,7 @@ One place for what every node does the same way:
   one sampled segment from the solver's claimed start hash, compared with its claimed end
   hash; `veritrain.replay.check_claim`).
 - `progress_bar`: a Rich progress bar that is disabled when stderr is not a terminal.
-- The adjudication strategy (`adjudication`, picked once from ``client.adjudicator``;
+- The adjudication strategy (`adjudication`, picked once from ``client.adjudicator.name``;
   `noderuntime.adjudication`) and the bisection game (docs/DISPUTES.md), for whichever side a
   node plays: `game_of`, `play_game` (one move of this node's side when it is its turn, or a timeout
   claim when the opponent's clock ran out; the decision is `veritrain.bisection.next_move`),
@@ -156,7 +156,7 @@ class NodeBase:
         revert_types: exception types meaning "the contract reverted" (logged, not fatal).
         poll_interval: seconds between two rounds when idle.
         max_backoff: upper bound (seconds) of the exponential back-off after errors.
-        adjudication: the adjudication strategy; None picks it from ``client.adjudicator``.
+        adjudication: the adjudication strategy; None picks it from ``client.adjudicator.name``.
     """
 
     def __init__(
@@ -343,7 +343,7 @@ class NodeBase:
             dispute_id = int(job.dispute_id)
             if dispute_id == 0:
                 return False
-            if not self.client.dispute_resolved(dispute_id):
+            if not self.client.adjudicator.resolved(dispute_id):
                 return False
         else:
             return False
@@ -540,9 +540,9 @@ class NodeBase:
     @property
     def adjudication(self) -> Adjudication:
         """This node's adjudication strategy, picked once from the deployment's adjudicator
-        (``client.adjudicator``; `noderuntime.adjudication`)."""
+        (``client.adjudicator.name``; `noderuntime.adjudication`)."""
         if self._adjudication is None:
-            self._adjudication = adjudication_for(self.client.adjudicator)
+            self._adjudication = adjudication_for(self.client.adjudicator.name)
         return self._adjudication
 
     def game_of(self, dispute_id: int) -> GameView:

@@ -30,6 +30,7 @@ from veritrain.bisection import GameView
 from veritrain.enums import DisputePhase, Role, RoundOutcome, Verdict
 
 __all__ = [
+    "AdjudicatorPort",
     "ChainPort",
     "CommitteePort",
     "GamePort",
@@ -143,14 +144,22 @@ class GamePort(Protocol):
     def claim_credit(self) -> object: ...
 
 
+class AdjudicatorPort(Protocol):
+    """``client.adjudicator``: whichever adjudicator the deployment runs."""
+
+    @property
+    def name(self) -> str: ...
+    def resolved(self, dispute_id: int, /) -> bool: ...
+
+
 class ChainPort(Protocol):
-    """Everything a node asks of the chain: its account, the clock, the adjudicator's name
-    and "dispute resolved?" view, and one port per contract."""
+    """Everything a node asks of the chain: its account, the clock, the adjudicator (its name
+    and "dispute resolved?" view), and one port per contract."""
 
     @property
     def address(self) -> str: ...
     @property
-    def adjudicator(self) -> str: ...
+    def adjudicator(self) -> AdjudicatorPort: ...
     @property
     def token(self) -> TokenPort: ...
     @property
@@ -165,7 +174,6 @@ class ChainPort(Protocol):
     def game(self) -> GamePort: ...
     def timestamp(self) -> int: ...
     def block_number(self) -> int: ...
-    def dispute_resolved(self, dispute_id: int, /) -> bool: ...
 
 
 if TYPE_CHECKING:

@@ -73,7 +73,7 @@ class SolverNode(NodeBase):
         serve: start the HTTP server in `run()` (tests of `step()` may disable it).
         max_active_jobs: jobs held at once (claimed and not yet done).
         poll_interval: seconds between rounds.
-        adjudication: the adjudication strategy (None: from ``client.adjudicator``).
+        adjudication: the adjudication strategy (None: from ``client.adjudicator.name``).
         stake_amount: wei to stake when not active (None: 4x solverStake, at least min).
     """
 

@@ -74,7 +74,7 @@ class VerifierNode(NodeBase):
         client: the chain client (injected; holds the verifier's key).
         data_dir: directory for the state file.
         poll_interval: seconds between rounds.
-        adjudication: the adjudication strategy (None: from ``client.adjudicator``).
+        adjudication: the adjudication strategy (None: from ``client.adjudicator.name``).
         stake_amount: wei to stake when not active (None: 4x verifierStake, at least min).
     """
 

@@ -47,7 +47,7 @@ class WhistleblowerNode(NodeBase):
         client: the chain client (injected; holds the whistleblower's key).
         data_dir: directory for the state file.
         poll_interval: seconds between rounds.
-        adjudication: the adjudication strategy (None: from ``client.adjudicator``).
+        adjudication: the adjudication strategy (None: from ``client.adjudicator.name``).
         stake_amount: wei to stake when not active (None: 4x challengeBond, at least min).
     """
 

@@ -2,12 +2,14 @@
 
 ``client.token`` (`TokenFacade`), ``client.stakes`` (`StakesFacade`), ``client.jobs``
 (`JobsFacade`), ``client.round`` (`RoundFacade`), ``client.committee`` (`CommitteeFacade`),
-``client.game`` (`GameFacade`), ``client.shares`` (`SharesFacade`). Each wraps today's ABI of
+``client.game`` (`GameFacade`), ``client.shares`` (`SharesFacade`), and ``client.adjudicator``
+(`AdjudicatorFacade`: whichever adjudicator the deployment runs). Each wraps today's ABI of
 its contract (loaded from contracts/out) and exposes the web3 handle as ``.contract``.
 
 Run: not a script; ``client.jobs.get_job(1)``.
 """
 
+from chain.contracts.adjudicator import AdjudicatorFacade
 from chain.contracts.committee import CommitteeFacade
 from chain.contracts.game import GameFacade
 from chain.contracts.jobs import JobsFacade
@@ -17,6 +19,7 @@ from chain.contracts.stakes import StakesFacade
 from chain.contracts.token import TokenFacade
 
 __all__ = [
+    "AdjudicatorFacade",
     "CommitteeFacade",
     "GameFacade",
     "JobsFacade",

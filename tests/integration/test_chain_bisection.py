@@ -98,6 +98,8 @@ def test_bisection_wiring(anvil: Anvil, bisection: Deployment):
     assert a.bisection_game is not None
     assert c.game.contract.address == a.bisection_game
     assert c.call(c.jobs.contract, "adjudicator") == a.bisection_game
+    assert c.adjudicator.name == "bisection"
+    assert c.adjudicator.contract.address == a.bisection_game
     assert c.call(c.committee.contract, "stepParent") == a.bisection_game
     assert c.call(c.game.contract, "stepAdjudicator") == a.arbitration
     assert c.call(c.game.contract, "clockSeconds") == bisection.params.clock_seconds == 120

@@ -45,6 +45,7 @@ def test_deploy_wiring(protocol: Deployment, client_factory):
     assert not c.call(sm, "hasRole", role, c.address)
     assert c.call(reg, "minter") == a.job_manager
     assert c.call(jm, "adjudicator") == a.arbitration
+    assert c.adjudicator.name == "committee" and c.adjudicator.contract.address == a.arbitration
     assert c.jobs.verification_round_address() == a.verification_round
     assert c.call(c.round.contract, "jobManager") == a.job_manager
     assert c.round.forced_error_rate_bps() == protocol.params.forced_error_rate_bps

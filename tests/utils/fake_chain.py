@@ -163,13 +163,7 @@ class FakeClient:
         self.round = FakeRound(self)
         self.committee = FakeCommittee(self)
         self.game = FakeGame(self)
-
-    adjudicator = "committee"
-    """The fake runs the v0 committee (its disputes are left to the Anvil tests)."""
-
-    def dispute_resolved(self, dispute_id: int) -> bool:
-        """Whether the job's dispute has an outcome (the committee's status)."""
-        return self.committee.get_dispute(dispute_id).status is DisputeStatus.Resolved
+        self.adjudicator = FakeAdjudicator(self)
 
     def _tx(self, fn: str, *args: Any) -> dict[str, Any]:
         self.chain.txs.append((self.address, fn, args))
@@ -548,6 +542,19 @@ class FakeCommittee:
 
     def resolve(self, dispute_id: int, /) -> object:
         raise self._no_dispute(dispute_id)
+
+
+class FakeAdjudicator:
+    """`client.adjudicator` of the fake: the v0 committee (its disputes are left to the Anvil
+    tests)."""
+
+    name = "committee"
+
+    def __init__(self, client: FakeClient) -> None:
+        self._client = client
+
+    def resolved(self, dispute_id: int, /) -> bool:
+        return self._client.committee.get_dispute(dispute_id).status is DisputeStatus.Resolved
 
 
 class FakeGame:

@@ -136,10 +136,14 @@ class _Token:
         return 10**30
 
 
+class _Adjudicator:
+    name = "bisection"
+
+
 class GameClient:
     """The ChainClient subset `NodeBase.play_game` uses, for one account."""
 
-    adjudicator = "bisection"
+    adjudicator = _Adjudicator()
 
     def __init__(self, game: FakeGame, address: str) -> None:
         self.fake, self.address = game, address
