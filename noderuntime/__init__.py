@@ -7,15 +7,9 @@ shared CLI options (`noderuntime.options`).
 Run: not a script; ``from noderuntime import NodeBase``.
 """
 
-from noderuntime.node import (
-    TERMINAL_JOB_STATUSES,
-    JsonLogFormatter,
-    NodeBase,
-    progress_bar,
-    run_until_signalled,
-    setup_logging,
-    sleep_until,
-)
+from noderuntime.lifecycle import run_until_signalled, sleep_until
+from noderuntime.logs import JsonLogFormatter, progress_bar, setup_logging
+from noderuntime.node import TERMINAL_JOB_STATUSES, NodeBase
 
 __all__ = [
     "TERMINAL_JOB_STATUSES",

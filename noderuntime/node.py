@@ -1,8 +1,10 @@
-"""Shared plumbing of the three node roles (solver, verifier, whistleblower).
+"""`NodeBase`: the shared plumbing of the three node roles (solver, verifier, whistleblower).
+
+Log set-up and progress bars live in `noderuntime.logs`, the signal-driven run loop in
+`noderuntime.lifecycle`.
 
 One place for what every node does the same way:
 
-- `setup_logging`: plain or JSON-lines log output.
 - `NodeBase`: the polling loop (`run(stop_event)` calls `step()` until stopped, backing off
   on RPC or other errors so one failure never kills a node), `send` (one transaction, a decoded
   revert is logged and swallowed), the chain clock, and the duties anyone may perform:
@@ -12,7 +14,6 @@ One place for what every node does the same way:
 - The verification round as seen by verifiers and whistleblowers: `claim_check` (replay of
   one sampled segment from the solver's claimed start hash, compared with its claimed end
   hash; `veritrain.replay.check_claim`).
-- `progress_bar`: a Rich progress bar that is disabled when stderr is not a terminal.
 - The adjudication strategy (`adjudication`, picked once from ``client.adjudicator.name``;
   `noderuntime.adjudication`) and the bisection game (docs/DISPUTES.md), for whichever side a
   node plays: `game_of`, `play_game` (one move of this node's side when it is its turn, or a timeout
@@ -31,17 +32,14 @@ Run: not a script; `from noderuntime import NodeBase`.
 
 from __future__ import annotations
 
-import contextlib
-import json
 import logging
-import sys
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from noderuntime.adjudication import Adjudication, adjudication_for
+from noderuntime.logs import progress_bar
 from noderuntime.ports import ChainPort
 from noderuntime.records import GameMove, GameRecord, RecordStore, StartIndex
 from veritrain.bisection import GameView
@@ -59,88 +57,10 @@ logger = logging.getLogger(__name__)
 __all__ = [
     "TERMINAL_JOB_STATUSES",
     "NodeBase",
-    "JsonLogFormatter",
-    "setup_logging",
-    "progress_bar",
-    "run_until_signalled",
-    "sleep_until",
 ]
 
 
 TERMINAL_JOB_STATUSES = frozenset({JobStatus.Finalized, JobStatus.Rejected, JobStatus.Cancelled})
-
-
-# ----------------------------------------------------------------------------------- logging
-class JsonLogFormatter(logging.Formatter):
-    """Formats each record as one JSON object per line (`ts`, `level`, `logger`, `msg`)."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        payload: dict[str, Any] = {
-            "ts": round(record.created, 3),
-            "level": record.levelname,
-            "logger": record.name,
-            "msg": record.getMessage(),
-        }
-        if record.exc_info:
-            payload["exc"] = self.formatException(record.exc_info)
-        return json.dumps(payload, default=str)
-
-
-def setup_logging(*, json_logs: bool = False, level: int | str = logging.INFO) -> None:
-    """Configure the root logger for a node process.
-
-    Args:
-        json_logs: emit JSON lines instead of the human-readable format.
-        level: logging level (name or number).
-    """
-    handler = logging.StreamHandler(sys.stderr)
-    if json_logs:
-        handler.setFormatter(JsonLogFormatter())
-    else:
-        handler.setFormatter(
-            logging.Formatter("%(asctime)s %(levelname)-7s %(name)s: %(message)s", "%H:%M:%S")
-        )
-    root = logging.getLogger()
-    for old in list(root.handlers):
-        root.removeHandler(old)
-    root.addHandler(handler)
-    root.setLevel(level)
-    for noisy in ("urllib3", "httpx", "httpcore", "web3", "uvicorn.access"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
-
-
-@contextlib.contextmanager
-def progress_bar(
-    description: str, total: int, *, enabled: bool | None = None
-) -> Iterator[Callable[[int], None]]:
-    """A Rich progress bar over `total` steps; disabled when stderr is not a TTY.
-
-    Args:
-        description: label shown left of the bar.
-        total: number of steps.
-        enabled: force on/off; None means "only on a terminal".
-
-    Yields:
-        `advance(n)`: call it with the number of steps just done.
-    """
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-
-    show = sys.stderr.isatty() if enabled is None else enabled
-    progress = Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        disable=not show,
-        transient=True,
-    )
-    with progress:
-        task = progress.add_task(description, total=total)
-
-        def advance(n: int = 1) -> None:
-            progress.advance(task, n)
-
-        yield advance
 
 
 # -------------------------------------------------------------------------------------- node
@@ -824,44 +744,3 @@ class NodeBase:
     def checkpoint_url_of(job: JobView) -> str:
         """The job's committed `checkpointURL` ("" before the commit; read by `get_job`)."""
         return str(job.checkpoint_url)
-
-
-def run_until_signalled(node: NodeBase) -> None:
-    """Run `node` in the current thread until SIGINT or SIGTERM (CLI entry point helper).
-
-    Args:
-        node: any node; its `run(stop_event)` returns after the signal.
-    """
-    import signal
-
-    stop = threading.Event()
-
-    def _handler(signum: int, _frame: Any) -> None:
-        logger.info("signal %d received, stopping", signum)
-        stop.set()
-
-    previous = {sig: signal.signal(sig, _handler) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        node.run(stop)
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-
-
-def sleep_until(predicate: Callable[[], bool], timeout: float, interval: float = 0.2) -> bool:
-    """Poll `predicate` until it holds or `timeout` seconds pass (test and CLI helper).
-
-    Args:
-        predicate: condition to wait for.
-        timeout: seconds.
-        interval: seconds between polls.
-
-    Returns:
-        Whether the predicate became true.
-    """
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(interval)
-    return predicate()
