@@ -4,17 +4,17 @@ pragma solidity 0.8.37;
 // Contracts
 import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
 // Libraries
-import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {LibCheckpoint} from "./libraries/LibCheckpoint.sol";
 import {LibSampling} from "./libraries/LibSampling.sol";
 // Interfaces
-import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {IAdjudicator} from "./interfaces/IAdjudicator.sol";
+import {IEscrow} from "./interfaces/IEscrow.sol";
 import {IJobManager} from "./interfaces/IJobManager.sol";
 import {IShareRegistry} from "./interfaces/IShareRegistry.sol";
 import {IStakeManager} from "./interfaces/IStakeManager.sol";
 import {IVerificationRound} from "./interfaces/IVerificationRound.sol";
 // Types
+import {Bucket} from "./types/EscrowTypes.sol";
 import {Job, JobStatus, Params, Verdict} from "./types/JobTypes.sol";
 import {Role} from "./types/Role.sol";
 import {RoundOutcome} from "./types/RoundTypes.sol";
@@ -23,17 +23,16 @@ import {RoundOutcome} from "./types/RoundTypes.sol";
 /// @notice Escrows training jobs and runs their lifecycle (PROTOCOL.md 3.3): post, claim, commit,
 ///         random assignment of verifiers and segments, sealed verdicts and forced errors through
 ///         an `IVerificationRound` (docs/FORCED_ERRORS.md), whistleblower challenges, disputes
-///         through an `IAdjudicator`, finalization and pull payments (`claimCredit`).
-/// @dev Deployment: `constructor(token, stakeManager, shareRegistry, params, admin)`, then the admin
+///         through an `IAdjudicator`, finalization and pull payments (credited at the `IEscrow`).
+/// @dev Deployment: `constructor(escrow, stakeManager, shareRegistry, params, admin)`, then the admin
 ///      calls `setVerificationRound(round)` and `setAdjudicator(committee)` once each (both are
 ///      deployed after this contract because they need its address). The JobManager also needs
-///      PROTOCOL_ROLE on the StakeManager and must be the ShareRegistry's minter. See
-///      contracts/script/Deploy.sol for the full order.
-///      Every token the JobManager holds is accounted for: escrow (rewards + fees of live jobs),
-///      bonds, credits and the jackpot pool; slashed stake arrives from the StakeManager and is
-///      credited (or pooled) at once.
+///      PROTOCOL_ROLE on the StakeManager, must be the ShareRegistry's minter and must be authorised
+///      at the Escrow. See contracts/script/Deploy.sol for the full order.
+///      The JobManager holds no tokens: rewards, fees, bonds, the jackpot pool and credits live in
+///      the Escrow's buckets; slashed stake goes from the StakeManager to the Escrow and is booked
+///      (credited, pooled or put in the dispute pot) at once.
 contract JobManager is ReentrancyGuardTransient, IJobManager {
-    using SafeERC20 for IERC20;
     using LibSampling for LibSampling.Shuffle;
 
     ////// Types //////
@@ -77,7 +76,8 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     /// @notice Most sampled segments per job (verdicts are a uint64 bitmap).
     uint256 public constant MAX_SAMPLES_PER_JOB = 64;
 
-    IERC20 internal immutable _TOKEN;
+    /// @custom:security non-reentrant
+    IEscrow internal immutable _ESCROW;
     /// @custom:security non-reentrant
     IStakeManager internal immutable _STAKE_MANAGER;
     /// @custom:security non-reentrant
@@ -119,33 +119,23 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     mapping(uint256 jobId => mapping(uint256 sampleIndex => mapping(address verifier => address challenger))) internal
         _challengers;
     mapping(uint256 disputeId => uint256 jobId) internal _disputeJobs;
-    mapping(address account => uint256 amount) internal _credits;
-
-    /// @notice Rewards and fees escrowed for live jobs (wei).
-    uint256 internal _totalEscrowed;
-    /// @notice Reject and challenge bonds held (wei).
-    uint256 internal _totalBonds;
-    /// @notice Credits not yet claimed (wei).
-    uint256 internal _totalCredits;
-    /// @notice Jackpot pool (wei).
-    uint256 internal _jackpotPool;
 
     ////// Constructor //////
 
-    /// @param token_ Payment token (rewards, fees, bonds); the same token the StakeManager stakes.
+    /// @param escrow_ Escrow holding rewards, fees, bonds and credits (must authorise this contract).
     /// @param stakeManager_ StakeManager (must grant this contract PROTOCOL_ROLE).
     /// @param shareRegistry_ ShareRegistry (must make this contract its minter).
     /// @param params_ Protocol parameters (see `Params`).
     /// @param admin_ Admin (sets the adjudicator once) and treasury of rounding dust.
     constructor(
-        IERC20 token_,
+        IEscrow escrow_,
         IStakeManager stakeManager_,
         IShareRegistry shareRegistry_,
         Params memory params_,
         address admin_
     ) {
         if (
-            address(token_) == address(0) || address(stakeManager_) == address(0)
+            address(escrow_) == address(0) || address(stakeManager_) == address(0)
                 || address(shareRegistry_) == address(0) || admin_ == address(0)
         ) revert ZeroAddress();
         if (params_.verifiersPerJob == 0 || params_.verifiersPerJob > MAX_VERIFIERS_PER_JOB) {
@@ -158,7 +148,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         if (params_.verdictWindow == 0) revert InvalidParam("verdictWindow", 0);
         if (params_.revealWindow == 0) revert InvalidParam("revealWindow", 0);
         if (params_.challengeWindow == 0) revert InvalidParam("challengeWindow", 0);
-        _TOKEN = token_;
+        _ESCROW = escrow_;
         _STAKE_MANAGER = stakeManager_;
         _SHARE_REGISTRY = shareRegistry_;
         _ADMIN = admin_;
@@ -196,13 +186,6 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         emit VerificationRoundSet(address(round));
     }
 
-    /// @inheritdoc IJobManager
-    function fundJackpot(uint256 amount) external nonReentrant {
-        _jackpotPool += amount;
-        emit JackpotFunded(msg.sender, amount);
-        _pull(amount);
-    }
-
     ////// External: job lifecycle //////
 
     /// @inheritdoc IJobManager
@@ -218,7 +201,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
             revert InvalidJobShape(totalSteps, checkpointInterval);
         }
         uint256 fees = uint256(_VERIFIERS_PER_JOB) * _VERIFIER_FEE;
-        uint256 escrow = reward + fees;
+        uint256 escrowed = reward + fees;
         jobId = ++_jobCount;
         Job storage job = _jobs[jobId];
         job.submitter = msg.sender;
@@ -230,9 +213,8 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         job.status = JobStatus.Open;
         _ledgers[jobId].feesHeld = fees;
         _specURIs[jobId] = specURI;
-        _totalEscrowed += escrow;
-        emit JobPosted(jobId, msg.sender, modelId, specHash, totalSteps, checkpointInterval, reward, escrow, specURI);
-        _pull(escrow);
+        emit JobPosted(jobId, msg.sender, modelId, specHash, totalSteps, checkpointInterval, reward, escrowed, specURI);
+        _ESCROW.deposit(Bucket.Escrowed, msg.sender, escrowed);
     }
 
     /// @inheritdoc IJobManager
@@ -244,9 +226,8 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         uint256 refund = job.reward + ledger.feesHeld;
         job.status = JobStatus.Cancelled;
         ledger.feesHeld = 0;
-        _totalEscrowed -= refund;
         emit JobCancelled(jobId, refund);
-        _credit(jobId, job.submitter, refund);
+        _credit(Bucket.Escrowed, job.submitter, refund);
     }
 
     /// @inheritdoc IJobManager
@@ -301,11 +282,11 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         job.solver = address(0);
         job.commitDeadline = 0;
         job.status = JobStatus.Open;
-        // SAFETY: the StakeManager is trusted and sends the slashed tokens to this contract; the
+        // SAFETY: the StakeManager is trusted and sends the slashed tokens to the Escrow; the
         // credit below books exactly what arrived.
         uint256 slashed = _slash(solver, Role.Solver);
         emit JobReclaimed(jobId, solver, slashed);
-        _credit(jobId, job.submitter, slashed);
+        _credit(Bucket.Unbooked, job.submitter, slashed);
     }
 
     /// @inheritdoc IJobManager
@@ -378,7 +359,6 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         seat.rejectMask = uint64(rejectMask);
         ledger.disputedMask |= rejectMask;
         uint32 submitted = ++ledger.submitted;
-        _totalBonds += bond;
         emit VerdictsSubmitted(jobId, verifier, approvals, bond);
         if (submitted == _assigned[jobId].length) {
             // Everyone has spoken: the challenge window runs from now.
@@ -387,8 +367,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
             emit ChallengeDeadlineSet(jobId, deadline);
         }
         // `verifier` is the account that revealed in the VerificationRound, the only caller.
-        // slither-disable-next-line arbitrary-send-erc20
-        if (bond != 0) _TOKEN.safeTransferFrom(verifier, address(this), bond);
+        _ESCROW.deposit(Bucket.Bonds, verifier, bond);
     }
 
     /// @inheritdoc IJobManager
@@ -413,9 +392,8 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
 
         _challengers[jobId][sampleIndex][verifier] = msg.sender;
         _ledgers[jobId].disputedMask |= uint256(1) << sampleIndex;
-        _totalBonds += _CHALLENGE_BOND;
         emit ApprovalChallenged(jobId, sampleIndex, verifier, msg.sender, _CHALLENGE_BOND);
-        _pull(_CHALLENGE_BOND);
+        _ESCROW.deposit(Bucket.Bonds, msg.sender, _CHALLENGE_BOND);
     }
 
     /// @inheritdoc IJobManager
@@ -475,22 +453,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         _distributePot(jobId, pot, majority, winners);
     }
 
-    /// @inheritdoc IJobManager
-    function claimCredit() external nonReentrant {
-        uint256 amount = _credits[msg.sender];
-        if (amount == 0) revert NoCreditToClaim(msg.sender);
-        _credits[msg.sender] = 0;
-        _totalCredits -= amount;
-        emit CreditClaimed(msg.sender, amount);
-        _TOKEN.safeTransfer(msg.sender, amount);
-    }
-
     ////// External: views //////
-
-    /// @inheritdoc IJobManager
-    function creditOf(address account) external view returns (uint256 amount) {
-        amount = _credits[account];
-    }
 
     /// @inheritdoc IJobManager
     function getJob(uint256 jobId) external view returns (Job memory job) {
@@ -580,27 +543,13 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     }
 
     /// @inheritdoc IJobManager
-    function liabilities()
-        external
-        view
-        returns (uint256 escrowed, uint256 bonds, uint256 credits, uint256 jackpotPool_)
-    {
-        return (_totalEscrowed, _totalBonds, _totalCredits, _jackpotPool);
-    }
-
-    /// @inheritdoc IJobManager
-    function jackpotPool() external view returns (uint256 amount) {
-        amount = _jackpotPool;
-    }
-
-    /// @inheritdoc IJobManager
     function verificationRound() external view returns (IVerificationRound) {
         return _round;
     }
 
     /// @inheritdoc IJobManager
-    function token() external view returns (IERC20) {
-        return _TOKEN;
+    function escrow() external view returns (IEscrow) {
+        return _ESCROW;
     }
 
     /// @inheritdoc IJobManager
@@ -661,10 +610,10 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
             if (seat.status != SeatStatus.Assigned) continue;
             seat.status = SeatStatus.Missed;
             _refundFee(jobId, job.submitter, _VERIFIER_FEE);
-            // SAFETY: trusted StakeManager; the slashed tokens arrive here and are credited at once.
+            // SAFETY: trusted StakeManager; the slashed tokens arrive at the Escrow and are credited at once.
             uint256 slashed = _slash(verifier, Role.Verifier);
             emit VerdictMissed(jobId, verifier, slashed);
-            _credit(jobId, job.submitter, slashed);
+            _credit(Bucket.Unbooked, job.submitter, slashed);
         }
     }
 
@@ -714,15 +663,14 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
             if (seat.status != SeatStatus.Submitted) continue;
             seat.status = SeatStatus.Released;
             release[i] = true;
-            _payFee(jobId, ledger, verifiers[i]);
+            _payFee(ledger, verifiers[i]);
         }
         // INVARIANT: every fee is paid or refunded by now; any leftover returns to the submitter.
         if (ledger.feesHeld != 0) _refundFee(jobId, job.submitter, ledger.feesHeld);
         address solver = job.solver;
         uint256 reward = job.reward;
-        _totalEscrowed -= reward;
         emit JobFinalized(jobId, solver, reward, job.totalSteps);
-        _credit(jobId, solver, reward);
+        _credit(Bucket.Escrowed, solver, reward);
 
         // Interactions with trusted protocol contracts, after all state changes.
         _unlock(solver, Role.Solver);
@@ -743,10 +691,10 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         ledger.disputedMask = 0;
         if (openMask != 0) _returnOpenBonds(jobId, openMask);
         address solver = job.solver;
-        // SAFETY: trusted StakeManager; the slashed tokens arrive here and are credited at once.
+        // SAFETY: trusted StakeManager; the slashed tokens arrive at the Escrow and are credited at once.
         uint256 slashed = _slash(solver, Role.Solver);
         emit SolverFaulted(jobId, solver, outcome, slashed);
-        _credit(jobId, job.submitter, slashed);
+        _credit(Bucket.Unbooked, job.submitter, slashed);
         _closeRejected(
             jobId, 0, job, ledger, outcome == RoundOutcome.NoClaims ? SeatStatus.Assigned : SeatStatus.Submitted
         );
@@ -764,10 +712,10 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
             Seat storage seat = _seats[jobId][verifiers[i]];
             if (seat.status == SeatStatus.Submitted && _verdictAt(seat, f) == Verdict.Approve) {
                 seat.status = SeatStatus.Slashed;
-                slashed += _slashVerifier(jobId, job, verifiers[i]);
+                slashed += _slashVerifier(jobId, job, verifiers[i], Bucket.Jackpot);
             }
         }
-        uint256 pool = _jackpotPool + slashed;
+        uint256 pool = _ESCROW.jackpotPool();
         uint256 paid = 0;
         for (uint256 i; i < count; ++i) {
             address verifier = verifiers[i];
@@ -776,7 +724,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
             if (verdict == Verdict.Reject) winner = verifier;
             else if (verdict == Verdict.Approve) winner = _challengers[jobId][f][verifier];
             if (winner == address(0)) continue;
-            _returnBond(jobId, winner);
+            _returnBond(winner);
             uint256 amount = pool < _JACKPOT ? pool : _JACKPOT;
             // SAFETY: amount <= pool; paid only adds amounts taken from the pool.
             unchecked {
@@ -784,9 +732,8 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
                 paid += amount;
             }
             emit JackpotPaid(jobId, winner, amount);
-            _credit(jobId, winner, amount);
+            _credit(Bucket.Jackpot, winner, amount);
         }
-        _jackpotPool = pool;
         emit ForcedErrorSettled(jobId, f, slashed, paid);
     }
 
@@ -796,8 +743,8 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     /// @return pot Total slashed (wei).
     function _slashArbiters(uint256 jobId, address[] calldata nonVoters) internal returns (uint256 pot) {
         for (uint256 i; i < nonVoters.length; ++i) {
-            // SAFETY: trusted StakeManager; the slashed tokens arrive here and join the pot.
-            uint256 slashed = _slash(nonVoters[i], Role.Verifier);
+            // SAFETY: trusted StakeManager; the slashed tokens arrive at the Escrow and join the pot.
+            uint256 slashed = _slashInto(nonVoters[i], Role.Verifier, Bucket.Pot);
             emit ArbiterSlashed(jobId, nonVoters[i], slashed);
             pot += slashed;
         }
@@ -824,7 +771,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
                 // A verifier already slashed on an earlier segment loses only the bond.
                 if (seat.status == SeatStatus.Submitted) {
                     seat.status = SeatStatus.Slashed;
-                    pot += _slashVerifier(jobId, job, verifier);
+                    pot += _slashVerifier(jobId, job, verifier, Bucket.Pot);
                 }
             } else if (verdict == Verdict.Approve) {
                 winners[count++] = verifier;
@@ -847,8 +794,8 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         uint256 sampleIndex
     ) internal returns (uint256 pot, address[] memory winners) {
         job.status = JobStatus.Rejected;
-        // SAFETY: trusted StakeManager; the slashed tokens arrive here and join the pot.
-        pot = _slash(job.solver, Role.Solver);
+        // SAFETY: trusted StakeManager; the slashed tokens arrive at the Escrow and join the pot.
+        pot = _slashInto(job.solver, Role.Solver, Bucket.Pot);
         emit SolverSlashed(jobId, job.solver, pot);
         uint256 verifierPot;
         (verifierPot, winners) = _judgeInvalidSample(jobId, job, sampleIndex);
@@ -877,16 +824,16 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
             Verdict verdict = _verdictAt(seat, sampleIndex);
             if (verdict == Verdict.Reject) {
                 winners[count++] = verifier;
-                _returnBond(jobId, verifier);
+                _returnBond(verifier);
             } else if (verdict == Verdict.Approve) {
                 address challenger = _challengers[jobId][sampleIndex][verifier];
                 if (challenger != address(0)) {
                     winners[count++] = challenger;
-                    _returnBond(jobId, challenger);
+                    _returnBond(challenger);
                 }
                 if (seat.status == SeatStatus.Submitted) {
                     seat.status = SeatStatus.Slashed;
-                    pot += _slashVerifier(jobId, job, verifier);
+                    pot += _slashVerifier(jobId, job, verifier, Bucket.Pot);
                 }
             }
         }
@@ -911,13 +858,12 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
             if (seat.status != standing) continue;
             seat.status = SeatStatus.Released;
             release[i] = true;
-            if (standing == SeatStatus.Submitted) _payFee(jobId, ledger, verifiers[i]);
+            if (standing == SeatStatus.Submitted) _payFee(ledger, verifiers[i]);
         }
         uint256 refund = job.reward + ledger.feesHeld;
-        _totalEscrowed -= refund;
         ledger.feesHeld = 0;
         emit JobRejected(jobId, disputeId, refund);
-        _credit(jobId, job.submitter, refund);
+        _credit(Bucket.Escrowed, job.submitter, refund);
 
         for (uint256 i; i < count; ++i) {
             if (release[i]) _unlock(verifiers[i], Role.Verifier);
@@ -934,10 +880,10 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
                 address verifier = verifiers[i];
                 Verdict verdict = _verdictAt(_seats[jobId][verifier], t);
                 if (verdict == Verdict.Reject) {
-                    _returnBond(jobId, verifier);
+                    _returnBond(verifier);
                 } else if (verdict == Verdict.Approve) {
                     address challenger = _challengers[jobId][t][verifier];
-                    if (challenger != address(0)) _returnBond(jobId, challenger);
+                    if (challenger != address(0)) _returnBond(challenger);
                 }
             }
         }
@@ -954,43 +900,54 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
             unchecked {
                 pot -= fee;
             }
-            _credit(jobId, majority[i], fee);
+            _credit(Bucket.Pot, majority[i], fee);
         }
         if (pot == 0) return;
         uint256 count = winners.length;
         if (count == 0) {
-            _credit(jobId, _ADMIN, pot);
+            _credit(Bucket.Pot, _ADMIN, pot);
             return;
         }
         // The dust pot - share * count is the remainder of this division, not a precision loss.
         // slither-disable-next-line divide-before-multiply
         uint256 share = pot / count;
         for (uint256 i; i < count; ++i) {
-            _credit(jobId, winners[i], share);
+            _credit(Bucket.Pot, winners[i], share);
         }
         // SAFETY: share * count <= pot by integer division.
         unchecked {
-            _credit(jobId, _ADMIN, pot - share * count);
+            _credit(Bucket.Pot, _ADMIN, pot - share * count);
         }
     }
 
-    /// @notice Slashes an assigned verifier one verifierStake and refunds its fee to the submitter.
+    /// @notice Slashes an assigned verifier one verifierStake into bucket `to` (the jackpot pool or
+    ///         the dispute pot) and refunds its fee to the submitter.
     /// @return slashed Amount slashed (wei).
-    function _slashVerifier(uint256 jobId, Job storage job, address verifier) internal returns (uint256 slashed) {
+    function _slashVerifier(uint256 jobId, Job storage job, address verifier, Bucket to)
+        internal
+        returns (uint256 slashed)
+    {
         _refundFee(jobId, job.submitter, _VERIFIER_FEE);
-        // SAFETY: trusted StakeManager; the slashed tokens arrive here and join the pot.
-        slashed = _slash(verifier, Role.Verifier);
+        // SAFETY: trusted StakeManager; the slashed tokens arrive at the Escrow and join `to`.
+        slashed = _slashInto(verifier, Role.Verifier, to);
         emit VerifierSlashed(jobId, verifier, slashed);
     }
 
     ////// Internal: bookkeeping //////
 
-    /// @notice Slashes one seat of `role` (solverStake or verifierStake) to this contract.
-    /// @dev SAFETY: the StakeManager is trusted and sends the slashed tokens here; every caller books
-    ///      exactly the amount returned.
+    /// @notice Slashes one seat of `role` (solverStake or verifierStake) to the Escrow.
+    /// @dev SAFETY: the StakeManager is trusted and sends the slashed tokens to the Escrow; every
+    ///      caller books exactly the amount returned (from `Bucket.Unbooked`).
     /// @return slashed Amount slashed (wei).
     function _slash(address account, Role role) internal returns (uint256 slashed) {
-        slashed = _STAKE_MANAGER.slash(account, role, _seatStake(role), address(this));
+        slashed = _STAKE_MANAGER.slash(account, role, _seatStake(role), address(_ESCROW));
+    }
+
+    /// @notice Slashes one seat of `role` and books it into bucket `to` of the Escrow.
+    /// @return slashed Amount slashed (wei).
+    function _slashInto(address account, Role role, Bucket to) internal returns (uint256 slashed) {
+        slashed = _slash(account, role);
+        if (slashed != 0) _ESCROW.move(Bucket.Unbooked, to, slashed);
     }
 
     /// @notice Unlocks one seat of `role` (solverStake or verifierStake).
@@ -1003,40 +960,34 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         amount = role == Role.Solver ? _SOLVER_STAKE : _VERIFIER_STAKE;
     }
 
-    /// @notice Books a pull payment.
-    function _credit(uint256 jobId, address account, uint256 amount) internal {
-        if (amount == 0) return;
-        _credits[account] += amount;
-        _totalCredits += amount;
-        emit Credited(jobId, account, amount);
+    /// @notice Books a pull payment at the Escrow, taken from bucket `from`.
+    function _credit(Bucket from, address account, uint256 amount) internal {
+        if (amount != 0) _ESCROW.credit(from, account, amount);
     }
 
     /// @notice Moves `amount` of the job's escrowed fees to the submitter's credit.
     function _refundFee(uint256 jobId, address submitter, uint256 amount) internal {
         _ledgers[jobId].feesHeld -= amount;
-        _totalEscrowed -= amount;
-        _credit(jobId, submitter, amount);
+        _credit(Bucket.Escrowed, submitter, amount);
     }
 
     /// @notice Moves one verifier fee from escrow to `verifier`'s credit.
-    function _payFee(uint256 jobId, Ledger storage ledger, address verifier) internal {
+    function _payFee(Ledger storage ledger, address verifier) internal {
         ledger.feesHeld -= _VERIFIER_FEE;
-        _totalEscrowed -= _VERIFIER_FEE;
-        _credit(jobId, verifier, _VERIFIER_FEE);
+        _credit(Bucket.Escrowed, verifier, _VERIFIER_FEE);
     }
 
     /// @notice Returns one bond to `account` as credit.
-    function _returnBond(uint256 jobId, address account) internal {
-        _totalBonds -= _CHALLENGE_BOND;
-        _credit(jobId, account, _CHALLENGE_BOND);
+    function _returnBond(address account) internal {
+        _credit(Bucket.Bonds, account, _CHALLENGE_BOND);
     }
 
     /// @notice Releases one bond into a dispute pot.
     /// @return amount Bond (wei).
     function _forfeitBond(uint256 jobId, address account) internal returns (uint256 amount) {
         amount = _CHALLENGE_BOND;
-        _totalBonds -= amount;
         emit BondForfeited(jobId, account, amount);
+        _ESCROW.move(Bucket.Bonds, Bucket.Pot, amount);
     }
 
     ////// Internal: pure / view helpers //////
@@ -1044,11 +995,6 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     /// @notice Reverts unless the job is in `status`.
     function _requireStatus(uint256 jobId, Job storage job, JobStatus status) internal view {
         if (job.status != status) revert UnexpectedJobStatus(jobId, job.status);
-    }
-
-    /// @notice Pulls `amount` of the payment token from the caller (approve first).
-    function _pull(uint256 amount) internal {
-        if (amount != 0) _TOKEN.safeTransferFrom(msg.sender, address(this), amount);
     }
 
     /// @notice Verdict of a seat on sample `sampleIndex` (None if it never submitted).

@@ -11,6 +11,7 @@ import {Deploy} from "../script/Deploy.sol";
 // Contracts
 import {BisectionGame} from "../src/BisectionGame.sol";
 // Interfaces
+import {IEscrow} from "../src/interfaces/IEscrow.sol";
 import {IArbitrationCommittee} from "../src/interfaces/IArbitrationCommittee.sol";
 import {IBisectionGame} from "../src/interfaces/IBisectionGame.sol";
 import {IJobManager} from "../src/interfaces/IJobManager.sol";
@@ -89,16 +90,15 @@ abstract contract BisectionGame_Init is Deployers {
 
     function _approveGame(address account) internal {
         vm.prank(account);
-        token.approve(address(game), type(uint256).max);
+        token.approve(address(escrow), type(uint256).max);
     }
 
     /// @notice A funded contract account staked as a solver, approving every protocol contract.
     function _enrollSolver(address account) internal {
         vm.startPrank(account);
         token.faucet(FUNDS);
-        token.approve(address(jobManager), type(uint256).max);
+        token.approve(address(escrow), type(uint256).max);
         token.approve(address(stakeManager), type(uint256).max);
-        token.approve(address(game), type(uint256).max);
         stakeManager.stake(Role.Solver, 1000e18);
         vm.stopPrank();
     }
@@ -220,7 +220,7 @@ contract BisectionGame_Constructor_Test is BisectionGame_Init {
     function test_constructor_setsConfig_succeeds() public {
         assertEq(address(game.jobManager()), address(jobManager));
         assertEq(address(game.stepAdjudicator()), address(committee));
-        assertEq(address(game.token()), address(token));
+        assertEq(address(game.escrow()), address(escrow));
         assertEq(uint256(game.clockSeconds()), CLOCK);
         assertEq(game.moveBond(), BOND);
         assertEq(address(jobManager.adjudicator()), address(game));
@@ -590,7 +590,7 @@ contract BisectionGame_ClaimTimeout_Test is BisectionGame_Init {
         assertEq(uint8(_game().status), uint8(GameStatus.ChallengerWon));
         assertEq(uint256(_game().defenderClock), 0);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Rejected));
-        assertEq(game.creditOf(challenger), 0); // no move, no bond
+        assertEq(escrow.creditOf(challenger), 0); // no move, no bond
     }
 
     function test_claimTimeout_challenger_defenderWins_succeeds() public {
@@ -599,7 +599,7 @@ contract BisectionGame_ClaimTimeout_Test is BisectionGame_Init {
         vm.warp(block.timestamp + CLOCK + 1);
         game.claimTimeout(disputeId);
         assertEq(uint8(_game().status), uint8(GameStatus.DefenderWon));
-        assertEq(game.creditOf(solver), 2 * BOND);
+        assertEq(escrow.creditOf(solver), 2 * BOND);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Disputed));
         jobManager.finalize(jobId);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
@@ -628,7 +628,7 @@ contract BisectionGame_ClaimTimeout_Test is BisectionGame_Init {
         assertEq(uint256(defenderLeft), 0);
         game.claimTimeout(disputeId);
         assertEq(uint8(_game().status), uint8(GameStatus.ChallengerWon));
-        assertEq(game.creditOf(challenger), BOND);
+        assertEq(escrow.creditOf(challenger), BOND);
     }
 
     function test_claimTimeout_afterResolution_reverts() public {
@@ -678,19 +678,22 @@ contract BisectionGame_ClaimCredit_Test is BisectionGame_Init {
         vm.warp(block.timestamp + CLOCK + 1);
         game.claimTimeout(disputeId);
         uint256 before = token.balanceOf(solver);
-        vm.expectEmit(address(game));
-        emit IBisectionGame.CreditClaimed(solver, 2 * BOND);
+        uint256 credit = escrow.creditOf(solver);
+        assertGte(credit, 2 * BOND);
+        vm.expectEmit(address(escrow));
+        emit IEscrow.CreditClaimed(solver, credit);
         vm.prank(solver);
-        game.claimCredit();
-        assertEq(token.balanceOf(solver), before + 2 * BOND);
-        assertEq(game.creditOf(solver), 0);
+        escrow.claimCredit();
+        assertEq(token.balanceOf(solver), before + credit);
+        assertEq(escrow.creditOf(solver), 0);
         assertEq(token.balanceOf(address(game)), 0);
+        _assertEscrowSolvent();
     }
 
     function test_claimCredit_none_reverts() public {
-        vm.expectRevert(abi.encodeWithSelector(IBisectionGame.NoCreditToClaim.selector, stranger));
+        vm.expectRevert(abi.encodeWithSelector(IEscrow.NoCreditToClaim.selector, stranger));
         vm.prank(stranger);
-        game.claimCredit();
+        escrow.claimCredit();
     }
 }
 
@@ -731,10 +734,10 @@ contract BisectionGame_FullGame_Test is BisectionGame_Init {
         _judgeStep();
         assertEq(uint8(_game().status), uint8(GameStatus.ChallengerWon));
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Rejected));
-        assertEq(game.creditOf(challenger), uint256(g.moves) * BOND);
-        assertEq(game.creditOf(solver), 0);
+        assertEq(escrow.creditOf(challenger), uint256(g.moves) * BOND);
+        assertEq(escrow.creditOf(solver), 0);
         assertEq(_staked(solver, Role.Solver), solverStakeBefore - params.solverStake);
-        _assertJobManagerSolvent();
+        _assertEscrowSolvent();
         assertEq(token.balanceOf(address(game)), uint256(g.moves) * BOND);
     }
 
@@ -766,11 +769,11 @@ contract BisectionGame_FullGame_Test is BisectionGame_Init {
         assertEq(uint256(g.lo), K);
         _judgeStep();
         assertEq(uint8(_game().status), uint8(GameStatus.DefenderWon));
-        assertEq(game.creditOf(solver), uint256(g.moves) * BOND);
+        assertEq(escrow.creditOf(solver), uint256(g.moves) * BOND);
         assertEq(_staked(griefer, Role.Verifier), verifierStakeBefore - params.verifierStake);
         jobManager.finalize(jobId);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
-        _assertJobManagerSolvent();
+        _assertEscrowSolvent();
     }
 }
 
@@ -811,7 +814,7 @@ contract BisectionGame_HonestDefender_Test is BisectionGame_Init {
         if (_game().status == GameStatus.AwaitingStep) _judgeStep();
         assertEq(uint8(_game().status), uint8(GameStatus.DefenderWon), "honest defender lost");
         assertTrue(_job(jobId).status != JobStatus.Rejected);
-        assertEq(game.creditOf(address(actor)), uint256(_game().moves) * BOND);
+        assertEq(escrow.creditOf(address(actor)), uint256(_game().moves) * BOND);
     }
 
     function testFuzz_honestDefender_neverLoses() public {

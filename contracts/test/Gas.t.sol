@@ -106,7 +106,7 @@ contract Gas_Test is Deployers {
         jobManager.finalize(jobId);
         _snap("JobManager.finalize (finalized, first model mint)");
         vm.prank(solver);
-        jobManager.claimCredit();
+        escrow.claimCredit();
         _snap("JobManager.claimCredit");
 
         ModelShares shares = ModelShares(registry.sharesOf(MODEL_ID));
@@ -152,7 +152,7 @@ contract Gas_Test is Deployers {
 
     function test_fundJackpot_gas() public {
         vm.prank(stranger);
-        jobManager.fundJackpot(100e18);
+        escrow.fundJackpot(100e18);
         _snap("JobManager.fundJackpot");
     }
 
@@ -161,7 +161,7 @@ contract Gas_Test is Deployers {
     function test_forcedError_gas() public {
         _redeployWithRate(10_000);
         vm.prank(stranger);
-        jobManager.fundJackpot(100e18);
+        escrow.fundJackpot(100e18);
         uint256 jobId = _verifyingJob();
         (, uint256 f) = round.drawForcedError(jobId, _secret(jobId));
         address[] memory verifiers = _assigned(jobId);

@@ -12,12 +12,14 @@ import {LibCheckpoint} from "../src/libraries/LibCheckpoint.sol";
 // Interfaces
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {IERC20Errors} from "@openzeppelin/contracts/interfaces/draft-IERC6093.sol";
+import {IEscrow} from "../src/interfaces/IEscrow.sol";
 import {IAdjudicator} from "../src/interfaces/IAdjudicator.sol";
 import {IJobManager} from "../src/interfaces/IJobManager.sol";
 import {IShareRegistry} from "../src/interfaces/IShareRegistry.sol";
 import {IStakeManager} from "../src/interfaces/IStakeManager.sol";
 import {IVerificationRound} from "../src/interfaces/IVerificationRound.sol";
 // Types
+import {Bucket} from "../src/types/EscrowTypes.sol";
 import {Job, JobStatus, Params, Verdict} from "../src/types/JobTypes.sol";
 import {Role} from "../src/types/Role.sol";
 
@@ -41,7 +43,7 @@ abstract contract JobManager_Init is Deployers {
 contract JobManager_Constructor_Test is JobManager_Init {
     function _deployWith(Params memory p) internal returns (JobManager) {
         return new JobManager(
-            token, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), p, address(this)
+            escrow, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), p, address(this)
         );
     }
 
@@ -49,14 +51,14 @@ contract JobManager_Constructor_Test is JobManager_Init {
         Params memory p = _defaultParams();
         vm.expectRevert(IJobManager.ZeroAddress.selector);
         new JobManager(
-            IERC20(address(0)),
+            IEscrow(address(0)),
             IStakeManager(address(stakeManager)),
             IShareRegistry(address(registry)),
             p,
             address(this)
         );
         vm.expectRevert(IJobManager.ZeroAddress.selector);
-        new JobManager(token, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), p, address(0));
+        new JobManager(escrow, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), p, address(0));
     }
 
     function test_constructor_verifiersPerJobOutOfRange_reverts() public {
@@ -99,7 +101,7 @@ contract JobManager_Constructor_Test is JobManager_Init {
     }
 
     function test_constructor_setsWiring_succeeds() public {
-        assertEq(address(jobManager.token()), address(token));
+        assertEq(address(jobManager.escrow()), address(escrow));
         assertEq(address(jobManager.stakeManager()), address(stakeManager));
         assertEq(address(jobManager.shareRegistry()), address(registry));
         assertEq(address(jobManager.adjudicator()), address(committee));
@@ -129,7 +131,7 @@ contract JobManager_SetVerificationRound_Test is JobManager_Init {
 
     function test_setVerificationRound_fresh_succeeds() public {
         JobManager fresh = new JobManager(
-            token, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), params, address(this)
+            escrow, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), params, address(this)
         );
         vm.expectRevert(IJobManager.ZeroAddress.selector);
         fresh.setVerificationRound(IVerificationRound(address(0)));
@@ -141,7 +143,7 @@ contract JobManager_SetVerificationRound_Test is JobManager_Init {
 
     function test_commitCheckpoints_roundNotSet_reverts() public {
         JobManager fresh = new JobManager(
-            token, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), params, address(this)
+            escrow, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), params, address(this)
         );
         vm.expectRevert(IJobManager.VerificationRoundNotSet.selector);
         fresh.commitCheckpoints(1, bytes32(uint256(1)), CHECKPOINT_URL, bytes32(uint256(1)));
@@ -152,15 +154,15 @@ contract JobManager_FundJackpot_Test is JobManager_Init {
     function testFuzz_fundJackpot_addsToPool_succeeds(uint256 amount) public {
         amount = bound(amount, 0, FUNDS);
         uint256 balanceBefore = token.balanceOf(stranger);
-        vm.expectEmit(address(jobManager));
-        emit IJobManager.JackpotFunded(stranger, amount);
+        vm.expectEmit(address(escrow));
+        emit IEscrow.Deposited(stranger, Bucket.Jackpot, stranger, amount);
         vm.prank(stranger);
-        jobManager.fundJackpot(amount);
-        assertEq(jobManager.jackpotPool(), amount);
+        escrow.fundJackpot(amount);
+        assertEq(escrow.jackpotPool(), amount);
         assertEq(token.balanceOf(stranger), balanceBefore - amount);
-        (,,, uint256 pool) = jobManager.liabilities();
+        (,,, uint256 pool) = escrow.liabilities();
         assertEq(pool, amount);
-        _assertJobManagerSolvent();
+        _assertEscrowSolvent();
     }
 
     function test_fundJackpot_addsToPool_succeeds() public {
@@ -187,7 +189,7 @@ contract JobManager_SetAdjudicator_Test is JobManager_Init {
 
     function test_setAdjudicator_once_succeeds() public {
         JobManager fresh = new JobManager(
-            token, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), params, address(this)
+            escrow, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), params, address(this)
         );
         vm.expectEmit(address(fresh));
         emit IJobManager.AdjudicatorSet(stranger);
@@ -201,15 +203,15 @@ contract JobManager_PostJob_Test is JobManager_Init {
         interval = uint32(bound(interval, 1, 1000));
         totalSteps = uint32(interval * bound(totalSteps, 1, 1000));
         reward = bound(reward, 0, 100_000e18);
-        uint256 escrow = reward + 3 * params.verifierFee;
+        uint256 escrowAmount = reward + 3 * params.verifierFee;
         uint256 balanceBefore = token.balanceOf(submitter);
         vm.expectEmit(address(jobManager));
-        emit IJobManager.JobPosted(1, submitter, MODEL_ID, SPEC_HASH, totalSteps, interval, reward, escrow, SPEC_URI);
+        emit IJobManager.JobPosted(1, submitter, MODEL_ID, SPEC_HASH, totalSteps, interval, reward, escrowAmount, SPEC_URI);
         vm.prank(submitter);
         uint256 jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, totalSteps, interval, reward, SPEC_URI);
         assertEq(jobId, 1);
         assertEq(jobManager.jobCount(), 1);
-        assertEq(token.balanceOf(submitter), balanceBefore - escrow);
+        assertEq(token.balanceOf(submitter), balanceBefore - escrowAmount);
         Job memory job = _job(jobId);
         assertEq(job.submitter, submitter);
         assertEq(job.solver, address(0));
@@ -220,8 +222,8 @@ contract JobManager_PostJob_Test is JobManager_Init {
         assertEq(job.reward, reward);
         assertEq(uint8(job.status), uint8(JobStatus.Open));
         assertEq(jobManager.specURIOf(jobId), SPEC_URI);
-        (uint256 escrowed,,,) = jobManager.liabilities();
-        assertEq(escrowed, escrow);
+        (uint256 escrowed,,,) = escrow.liabilities();
+        assertEq(escrowed, escrowAmount);
     }
 
     function test_postJob_escrows_succeeds() public {
@@ -259,9 +261,9 @@ contract JobManager_PostJob_Test is JobManager_Init {
     }
 
     function test_postJob_noAllowance_reverts() public {
-        uint256 escrow = REWARD + 3 * params.verifierFee;
+        uint256 escrowAmount = REWARD + 3 * params.verifierFee;
         vm.expectRevert(
-            abi.encodeWithSelector(IERC20Errors.ERC20InsufficientAllowance.selector, address(jobManager), 0, escrow)
+            abi.encodeWithSelector(IERC20Errors.ERC20InsufficientAllowance.selector, address(escrow), 0, escrowAmount)
         );
         vm.prank(address(0xBEEF));
         jobManager.postJob(MODEL_ID, SPEC_HASH, TOTAL_STEPS, INTERVAL, REWARD, SPEC_URI);
@@ -271,16 +273,16 @@ contract JobManager_PostJob_Test is JobManager_Init {
 contract JobManager_CancelJob_Test is JobManager_Init {
     function test_cancelJob_refundsByCredit_succeeds() public {
         uint256 jobId = _postJob();
-        uint256 escrow = REWARD + 3 * params.verifierFee;
+        uint256 escrowAmount = REWARD + 3 * params.verifierFee;
         vm.expectEmit(address(jobManager));
-        emit IJobManager.JobCancelled(jobId, escrow);
+        emit IJobManager.JobCancelled(jobId, escrowAmount);
         vm.prank(submitter);
         jobManager.cancelJob(jobId);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Cancelled));
-        assertEq(jobManager.creditOf(submitter), escrow);
-        (uint256 escrowed,, uint256 credits,) = jobManager.liabilities();
+        assertEq(escrow.creditOf(submitter), escrowAmount);
+        (uint256 escrowed,, uint256 credits,) = escrow.liabilities();
         assertEq(escrowed, 0);
-        assertEq(credits, escrow);
+        assertEq(credits, escrowAmount);
     }
 
     function test_cancelJob_notSubmitter_reverts() public {
@@ -430,10 +432,10 @@ contract JobManager_ReclaimExpired_Test is JobManager_Init {
         Job memory job = _job(jobId);
         assertEq(uint8(job.status), uint8(JobStatus.Open));
         assertEq(job.solver, address(0));
-        assertEq(jobManager.creditOf(submitter), params.solverStake);
+        assertEq(escrow.creditOf(submitter), params.solverStake);
         assertEq(_staked(solver, Role.Solver), 1000e18 - params.solverStake);
         assertEq(_locked(solver, Role.Solver), 0);
-        _assertJobManagerSolvent();
+        _assertEscrowSolvent();
     }
 
     function test_reclaimExpired_beforeDeadline_reverts() public {
@@ -538,8 +540,8 @@ contract JobManager_AssignVerifiers_Test is JobManager_Init {
         (address[] memory verifiers,) = jobManager.getAssignment(jobId);
         assertEq(verifiers.length, 1);
         assertEq(verifiers[0], verifierPool[0]);
-        assertEq(jobManager.creditOf(submitter), 2 * params.verifierFee);
-        _assertJobManagerSolvent();
+        assertEq(escrow.creditOf(submitter), 2 * params.verifierFee);
+        _assertEscrowSolvent();
     }
 
     function test_assignVerifiers_notCommitted_reverts() public {
@@ -630,7 +632,7 @@ contract JobManager_RecordVerdicts_Test is JobManager_Init {
         for (uint256 i; i < 4; ++i) {
             assertEq(uint8(verdicts[i]), uint8((rejectMask >> i) & 1 == 1 ? Verdict.Reject : Verdict.Approve));
         }
-        (, uint256 bonds,,) = jobManager.liabilities();
+        (, uint256 bonds,,) = escrow.liabilities();
         assertEq(bonds, rejects * params.challengeBond);
     }
 
@@ -810,7 +812,7 @@ contract JobManager_Finalize_Test is JobManager_Init {
         emit IJobManager.JobFinalized(jobId, solver, REWARD, TOTAL_STEPS);
         jobManager.finalize(jobId);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
-        assertEq(jobManager.creditOf(solver), REWARD);
+        assertEq(escrow.creditOf(solver), REWARD);
         assertEq(_locked(solver, Role.Solver), 0);
     }
 
@@ -874,17 +876,17 @@ contract JobManager_Finalize_Test is JobManager_Init {
         vm.expectEmit(address(jobManager));
         emit IJobManager.VerdictMissed(jobId, verifiers[2], params.verifierStake);
         jobManager.finalize(jobId);
-        assertEq(jobManager.creditOf(submitter), params.verifierFee + params.verifierStake);
-        assertEq(jobManager.creditOf(verifiers[2]), 0);
+        assertEq(escrow.creditOf(submitter), params.verifierFee + params.verifierStake);
+        assertEq(escrow.creditOf(verifiers[2]), 0);
         assertEq(_staked(verifiers[2], Role.Verifier), 500e18 - params.verifierStake);
         assertEq(_locked(verifiers[2], Role.Verifier), 0);
-        assertEq(jobManager.creditOf(verifiers[0]), params.verifierFee);
-        _assertJobManagerSolvent();
+        assertEq(escrow.creditOf(verifiers[0]), params.verifierFee);
+        _assertEscrowSolvent();
     }
 
     function test_finalize_adjudicatorNotSet_reverts() public {
         JobManager fresh = new JobManager(
-            token, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), params, address(this)
+            escrow, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), params, address(this)
         );
         stakeManager.grantRole(stakeManager.PROTOCOL_ROLE(), address(fresh));
         round = new VerificationRound(IJobManager(address(fresh)), 0);
@@ -935,21 +937,21 @@ contract JobManager_ClaimCredit_Test is JobManager_Init {
         uint256 jobId = _postJob();
         vm.prank(submitter);
         jobManager.cancelJob(jobId);
-        uint256 credit = jobManager.creditOf(submitter);
+        uint256 credit = escrow.creditOf(submitter);
         uint256 balanceBefore = token.balanceOf(submitter);
         vm.expectEmit(address(jobManager));
-        emit IJobManager.CreditClaimed(submitter, credit);
+        emit IEscrow.CreditClaimed(submitter, credit);
         vm.prank(submitter);
-        jobManager.claimCredit();
+        escrow.claimCredit();
         assertEq(token.balanceOf(submitter), balanceBefore + credit);
-        assertEq(jobManager.creditOf(submitter), 0);
-        assertEq(token.balanceOf(address(jobManager)), 0);
+        assertEq(escrow.creditOf(submitter), 0);
+        assertEq(token.balanceOf(address(escrow)), 0);
     }
 
     function test_claimCredit_noCredit_reverts() public {
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.NoCreditToClaim.selector, stranger));
+        vm.expectRevert(abi.encodeWithSelector(IEscrow.NoCreditToClaim.selector, stranger));
         vm.prank(stranger);
-        jobManager.claimCredit();
+        escrow.claimCredit();
     }
 }
 

@@ -697,7 +697,7 @@ contract VerificationRound_Settlement_Test is VerificationRound_Init {
 
     function _fund(uint256 amount) internal {
         vm.prank(stranger);
-        jobManager.fundJackpot(amount);
+        escrow.fundJackpot(amount);
     }
 
     function test_finalize_forced_slashesApproversPaysRejecters_succeeds() public {
@@ -712,19 +712,19 @@ contract VerificationRound_Settlement_Test is VerificationRound_Init {
         jobManager.finalize(jobId);
         // The forced sample left the disputed set: no dispute, the job is finalized.
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
-        assertEq(jobManager.jackpotPool(), 100e18 + params.verifierStake - paid);
+        assertEq(escrow.jackpotPool(), 100e18 + params.verifierStake - paid);
         assertEq(_staked(verifiers[0], Role.Verifier), 500e18 - params.verifierStake);
-        assertEq(jobManager.creditOf(verifiers[0]), 0);
+        assertEq(escrow.creditOf(verifiers[0]), 0);
         for (uint256 i = 1; i < 3; ++i) {
-            assertEq(jobManager.creditOf(verifiers[i]), params.challengeBond + params.jackpot + params.verifierFee);
+            assertEq(escrow.creditOf(verifiers[i]), params.challengeBond + params.jackpot + params.verifierFee);
             assertEq(_staked(verifiers[i], Role.Verifier), 500e18);
             assertEq(_locked(verifiers[i], Role.Verifier), 0);
         }
         // The approver's fee went back to the submitter; the solver is not penalised.
-        assertEq(jobManager.creditOf(submitter), params.verifierFee);
-        assertEq(jobManager.creditOf(solver), REWARD);
+        assertEq(escrow.creditOf(submitter), params.verifierFee);
+        assertEq(escrow.creditOf(solver), REWARD);
         assertEq(_staked(solver, Role.Solver), 1000e18);
-        _assertJobManagerSolvent();
+        _assertEscrowSolvent();
     }
 
     function test_finalize_forced_whistleblowerPaid_succeeds() public {
@@ -736,13 +736,13 @@ contract VerificationRound_Settlement_Test is VerificationRound_Init {
         jobManager.finalize(jobId);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
         // Pool = 3 slashed stakes; the whistleblower gets its bond back plus a jackpot.
-        assertEq(jobManager.creditOf(whistleblower), params.challengeBond + params.jackpot);
-        assertEq(jobManager.jackpotPool(), 3 * params.verifierStake - params.jackpot);
+        assertEq(escrow.creditOf(whistleblower), params.challengeBond + params.jackpot);
+        assertEq(escrow.jackpotPool(), 3 * params.verifierStake - params.jackpot);
         assertEq(token.balanceOf(whistleblower), wbBefore);
         for (uint256 i; i < 3; ++i) {
             assertEq(_staked(verifiers[i], Role.Verifier), 500e18 - params.verifierStake);
         }
-        _assertJobManagerSolvent();
+        _assertEscrowSolvent();
     }
 
     function test_finalize_forced_poolShortfall_paysMin_succeeds() public {
@@ -759,10 +759,10 @@ contract VerificationRound_Settlement_Test is VerificationRound_Init {
         vm.expectEmit(address(jobManager));
         emit IJobManager.JackpotPaid(jobId, verifiers[2], 0);
         jobManager.finalize(jobId);
-        assertEq(jobManager.jackpotPool(), 0);
-        assertEq(jobManager.creditOf(verifiers[1]), params.challengeBond + 5e18 + params.verifierFee);
-        assertEq(jobManager.creditOf(verifiers[2]), params.challengeBond + params.verifierFee);
-        _assertJobManagerSolvent();
+        assertEq(escrow.jackpotPool(), 0);
+        assertEq(escrow.creditOf(verifiers[1]), params.challengeBond + 5e18 + params.verifierFee);
+        assertEq(escrow.creditOf(verifiers[2]), params.challengeBond + params.verifierFee);
+        _assertEscrowSolvent();
     }
 
     function test_finalize_forced_committedNeverRevealed_slashedAsMissed_succeeds() public {
@@ -778,7 +778,7 @@ contract VerificationRound_Settlement_Test is VerificationRound_Init {
         jobManager.finalize(jobId);
         assertEq(_staked(verifiers[2], Role.Verifier), 500e18 - params.verifierStake);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
-        _assertJobManagerSolvent();
+        _assertEscrowSolvent();
     }
 
     function test_finalize_forcedPlusGenuineDispute_succeeds() public {
@@ -794,21 +794,21 @@ contract VerificationRound_Settlement_Test is VerificationRound_Init {
         assertEq(jobManager.disputedSampleOf(jobId), g);
         assertEq(jobManager.disputedMaskOf(jobId), uint256(1) << g);
         assertEq(_staked(verifiers[1], Role.Verifier), 500e18 - params.verifierStake);
-        assertEq(jobManager.creditOf(verifiers[0]), params.challengeBond + params.jackpot);
+        assertEq(escrow.creditOf(verifiers[0]), params.challengeBond + params.jackpot);
         // The committed segment g is valid: verifier 0 loses its stake and its bond on g.
         _arbitrate(_job(jobId).disputeId, true);
         jobManager.finalize(jobId);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
         assertEq(_staked(verifiers[0], Role.Verifier), 500e18 - params.verifierStake);
         assertEq(_staked(verifiers[2], Role.Verifier), 500e18);
-        _assertJobManagerSolvent();
+        _assertEscrowSolvent();
     }
 
     function test_finalize_noClaims_rejectsAndReleases_succeeds() public {
         uint256 bare = _unclaimedJob();
         address[] memory assigned = _assigned(bare);
         vm.warp(uint256(_job(bare).challengeDeadline) + 1);
-        uint256 creditBefore = jobManager.creditOf(submitter);
+        uint256 creditBefore = escrow.creditOf(submitter);
         uint256[] memory lockedBefore = new uint256[](assigned.length);
         for (uint256 i; i < assigned.length; ++i) {
             lockedBefore[i] = _locked(assigned[i], Role.Verifier);
@@ -817,12 +817,12 @@ contract VerificationRound_Settlement_Test is VerificationRound_Init {
         emit IJobManager.SolverFaulted(bare, solver, RoundOutcome.NoClaims, params.solverStake);
         jobManager.finalize(bare);
         assertEq(uint8(_job(bare).status), uint8(JobStatus.Rejected));
-        assertEq(jobManager.creditOf(submitter) - creditBefore, params.solverStake + REWARD + 3 * params.verifierFee);
+        assertEq(escrow.creditOf(submitter) - creditBefore, params.solverStake + REWARD + 3 * params.verifierFee);
         for (uint256 i; i < assigned.length; ++i) {
             assertEq(_staked(assigned[i], Role.Verifier), 500e18);
             assertEq(_locked(assigned[i], Role.Verifier), lockedBefore[i] - params.verifierStake);
         }
-        _assertJobManagerSolvent();
+        _assertEscrowSolvent();
     }
 
     function test_finalize_noReveal_slashesSolverReturnsBonds_succeeds() public {
@@ -839,16 +839,16 @@ contract VerificationRound_Settlement_Test is VerificationRound_Init {
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Rejected));
         assertEq(_staked(solver, Role.Solver), 1000e18 - params.solverStake);
         assertEq(_staked(verifiers[2], Role.Verifier), 500e18 - params.verifierStake);
-        assertEq(jobManager.creditOf(verifiers[0]), params.challengeBond + params.verifierFee);
-        assertEq(jobManager.creditOf(verifiers[1]), params.verifierFee);
-        assertEq(jobManager.creditOf(whistleblower), params.challengeBond);
+        assertEq(escrow.creditOf(verifiers[0]), params.challengeBond + params.verifierFee);
+        assertEq(escrow.creditOf(verifiers[1]), params.verifierFee);
+        assertEq(escrow.creditOf(whistleblower), params.challengeBond);
         assertEq(
-            jobManager.creditOf(submitter), params.solverStake + params.verifierStake + REWARD + params.verifierFee
+            escrow.creditOf(submitter), params.solverStake + params.verifierStake + REWARD + params.verifierFee
         );
-        (uint256 escrowed, uint256 bonds,,) = jobManager.liabilities();
+        (uint256 escrowed, uint256 bonds,,) = escrow.liabilities();
         assertEq(escrowed, 0);
         assertEq(bonds, 0);
-        _assertJobManagerSolvent();
+        _assertEscrowSolvent();
     }
 
     function test_finalize_roundPending_reverts() public {

@@ -93,15 +93,15 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
     /// forge-config: ci.invariant.runs = 64
     /// forge-config: ci.invariant.depth = 384
     function invariant_jobManagerSolvent() public {
-        (uint256 escrowed, uint256 bonds, uint256 credits, uint256 pool) = jobManager.liabilities();
+        (uint256 escrowed, uint256 bonds, uint256 credits, uint256 pool) = escrow.liabilities();
         assertEq(
-            token.balanceOf(address(jobManager)), escrowed + bonds + credits + pool, "JobManager balance != liabilities"
+            token.balanceOf(address(escrow)), escrowed + bonds + credits + pool, "JobManager balance != liabilities"
         );
-        assertEq(pool, jobManager.jackpotPool(), "pool != jackpotPool()");
-        uint256 sum = jobManager.creditOf(address(this));
+        assertEq(pool, escrow.jackpotPool(), "pool != jackpotPool()");
+        uint256 sum = escrow.creditOf(address(this));
         uint256 count = handler.actorCount();
         for (uint256 i; i < count; ++i) {
-            sum += jobManager.creditOf(handler.actors(i));
+            sum += escrow.creditOf(handler.actors(i));
         }
         assertEq(sum, credits, "credits do not add up");
     }

@@ -11,6 +11,7 @@ import {Deploy} from "../../script/Deploy.sol";
 // Contracts
 import {ArbitrationCommittee} from "../../src/ArbitrationCommittee.sol";
 import {BisectionGame} from "../../src/BisectionGame.sol";
+import {Escrow} from "../../src/Escrow.sol";
 import {JobManager} from "../../src/JobManager.sol";
 import {ShareRegistry} from "../../src/ShareRegistry.sol";
 import {StakeManager} from "../../src/StakeManager.sol";
@@ -46,6 +47,7 @@ abstract contract Deployers is PRBTest, Bound {
     VeriToken internal token;
     StakeManager internal stakeManager;
     ShareRegistry internal registry;
+    Escrow internal escrow;
     JobManager internal jobManager;
     VerificationRound internal round;
     ArbitrationCommittee internal committee;
@@ -79,6 +81,7 @@ abstract contract Deployers is PRBTest, Bound {
         token = VeriToken(address(d.token));
         stakeManager = d.stakeManager;
         registry = d.shareRegistry;
+        escrow = d.escrow;
         jobManager = d.jobManager;
         round = d.verificationRound;
         committee = d.committee;
@@ -111,13 +114,13 @@ abstract contract Deployers is PRBTest, Bound {
 
     ////// Actors //////
 
-    /// @notice A labelled, funded address that approved the JobManager and the StakeManager.
+    /// @notice A labelled, funded address that approved the Escrow and the StakeManager.
     function _actor(string memory name) internal returns (address account) {
         account = address(uint160(uint256(keccak256(bytes(name)))));
         vm.label(account, name);
         vm.startPrank(account);
         token.faucet(FUNDS);
-        token.approve(address(jobManager), type(uint256).max);
+        token.approve(address(escrow), type(uint256).max);
         token.approve(address(stakeManager), type(uint256).max);
         vm.stopPrank();
     }
@@ -381,9 +384,11 @@ abstract contract Deployers is PRBTest, Bound {
         return false;
     }
 
-    /// @notice Token balance of the JobManager minus everything it owes (must never be negative).
-    function _assertJobManagerSolvent() internal {
-        (uint256 escrowed, uint256 bonds, uint256 credits, uint256 pool) = jobManager.liabilities();
-        assertGte(token.balanceOf(address(jobManager)), escrowed + bonds + credits + pool, "JobManager insolvent");
+    /// @notice Token balance of the Escrow minus everything it owes (must never be negative); the
+    ///         JobManager holds no tokens.
+    function _assertEscrowSolvent() internal {
+        (uint256 escrowed, uint256 bonds, uint256 credits, uint256 pool) = escrow.liabilities();
+        assertGte(token.balanceOf(address(escrow)), escrowed + bonds + credits + pool, "Escrow insolvent");
+        assertEq(token.balanceOf(address(jobManager)), 0, "JobManager holds tokens");
     }
 }

@@ -7,6 +7,7 @@ import {Bound} from "../../utils/Bound.sol";
 import {Merkle} from "../../utils/Merkle.sol";
 // Contracts
 import {ArbitrationCommittee} from "../../../src/ArbitrationCommittee.sol";
+import {Escrow} from "../../../src/Escrow.sol";
 import {JobManager} from "../../../src/JobManager.sol";
 import {StakeManager} from "../../../src/StakeManager.sol";
 import {VeriToken} from "../../../src/VeriToken.sol";
@@ -40,6 +41,7 @@ contract ProtocolHandler is Bound {
     VeriToken public token;
     StakeManager public stakeManager;
     JobManager public jobManager;
+    Escrow public escrow;
     ArbitrationCommittee public committee;
     VerificationRound public round;
 
@@ -90,6 +92,7 @@ contract ProtocolHandler is Bound {
         round = round_;
         stakeManager = stakeManager_;
         jobManager = jobManager_;
+        escrow = Escrow(address(jobManager_.escrow()));
         committee = committee_;
         for (uint256 i; i < 2; ++i) {
             submitters.push(_newActor(string.concat("submitter", vm.toString(i))));
@@ -320,9 +323,9 @@ contract ProtocolHandler is Bound {
         }
         uint256[] memory creditsBefore = new uint256[](assigned.length);
         for (uint256 i; i < assigned.length; ++i) {
-            creditsBefore[i] = jobManager.creditOf(assigned[i]);
+            creditsBefore[i] = escrow.creditOf(assigned[i]);
         }
-        uint256 poolBefore = jobManager.jackpotPool();
+        uint256 poolBefore = escrow.jackpotPool();
         vm.recordLogs();
         jobManager.finalize(jobId);
         Vm.Log[] memory logs = vm.getRecordedLogs();
@@ -352,7 +355,7 @@ contract ProtocolHandler is Bound {
             if (verdict == Verdict.Reject) {
                 if (slashed) ++ghost_forcedRejecterSlashed;
                 // Paid at least the bond back plus the jackpot (credits only grow at finalize).
-                if (jobManager.creditOf(assigned[i]) - creditsBefore[i] < bond + jackpot) {
+                if (escrow.creditOf(assigned[i]) - creditsBefore[i] < bond + jackpot) {
                     ++ghost_forcedWinnerUnpaid;
                 }
             }
@@ -510,15 +513,15 @@ contract ProtocolHandler is Bound {
         address account = actors[actorSeed % actors.length];
         amount = bound(amount, 0, 100e18);
         vm.prank(account);
-        jobManager.fundJackpot(amount);
+        escrow.fundJackpot(amount);
         ++ghost_calls["fundJackpot"];
     }
 
     function claimCredit(uint256 actorSeed) external {
         address account = actors[actorSeed % actors.length];
-        if (jobManager.creditOf(account) == 0) return;
+        if (escrow.creditOf(account) == 0) return;
         vm.prank(account);
-        jobManager.claimCredit();
+        escrow.claimCredit();
         ++ghost_calls["claimCredit"];
     }
 
@@ -563,7 +566,7 @@ contract ProtocolHandler is Bound {
         vm.label(account, name);
         vm.startPrank(account);
         token.faucet(1_000_000e18);
-        token.approve(address(jobManager), type(uint256).max);
+        token.approve(address(escrow), type(uint256).max);
         token.approve(address(stakeManager), type(uint256).max);
         vm.stopPrank();
         actors.push(account);
