@@ -5,6 +5,7 @@ pragma solidity 0.8.37;
 import {Deployers} from "./utils/Deployers.sol";
 import {Merkle} from "./utils/Merkle.sol";
 // Contracts
+import {Escrow} from "../src/Escrow.sol";
 import {JobManager} from "../src/JobManager.sol";
 import {VerificationRound} from "../src/VerificationRound.sol";
 // Libraries
@@ -885,19 +886,23 @@ contract JobManager_Finalize_Test is JobManager_Init {
     }
 
     function test_finalize_adjudicatorNotSet_reverts() public {
+        escrow = new Escrow(token, address(this));
         JobManager fresh = new JobManager(
             escrow, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), params, address(this)
         );
+        address[] memory protocols = new address[](1);
+        protocols[0] = address(fresh);
+        escrow.authorize(protocols);
         stakeManager.grantRole(stakeManager.PROTOCOL_ROLE(), address(fresh));
         round = new VerificationRound(IJobManager(address(fresh)), 0);
         fresh.setVerificationRound(round);
         jobManager = fresh;
         for (uint256 i; i < verifierPool.length; ++i) {
             vm.prank(verifierPool[i]);
-            token.approve(address(fresh), type(uint256).max);
+            token.approve(address(escrow), type(uint256).max);
         }
         vm.prank(submitter);
-        token.approve(address(fresh), type(uint256).max);
+        token.approve(address(escrow), type(uint256).max);
         (uint256 jobId,) = _rejectedJob();
         _passChallengeWindow(jobId);
         vm.expectRevert(IJobManager.AdjudicatorNotSet.selector);
@@ -939,7 +944,7 @@ contract JobManager_ClaimCredit_Test is JobManager_Init {
         jobManager.cancelJob(jobId);
         uint256 credit = escrow.creditOf(submitter);
         uint256 balanceBefore = token.balanceOf(submitter);
-        vm.expectEmit(address(jobManager));
+        vm.expectEmit(address(escrow));
         emit IEscrow.CreditClaimed(submitter, credit);
         vm.prank(submitter);
         escrow.claimCredit();
