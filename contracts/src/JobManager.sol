@@ -33,7 +33,6 @@ import {RoundOutcome} from "./types/RoundTypes.sol";
 ///      the Escrow's buckets; slashed stake goes from the StakeManager to the Escrow and is booked
 ///      (credited, pooled or put in the dispute pot) at once.
 contract JobManager is ReentrancyGuardTransient, IJobManager {
-    using LibSampling for LibSampling.Shuffle;
 
     ////// Types //////
 
@@ -307,8 +306,13 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         uint32[] memory segments = LibSampling.drawSegments(
             keccak256(abi.encode(seed, "segments")), job.totalSteps / job.checkpointInterval, _SAMPLES_PER_JOB
         );
-        (address[] memory verifiers, uint256 candidates) =
-            _drawVerifiers(keccak256(abi.encode(seed, "verifiers")), job.submitter, job.solver);
+        address[] memory excluded = new address[](2);
+        excluded[0] = job.submitter;
+        excluded[1] = job.solver;
+        // SAFETY: trusted StakeManager view: the protocol's one verifier draw.
+        (address[] memory verifiers, uint256 candidates) = _STAKE_MANAGER.drawVerifiers(
+            keccak256(abi.encode(seed, "verifiers")), _VERIFIERS_PER_JOB, _VERIFIER_STAKE, excluded, new address[](0)
+        );
         if (verifiers.length == 0) revert NoEligibleVerifiers(jobId, candidates);
 
         uint64 verdictDeadline = uint64(block.timestamp) + _VERDICT_WINDOW;
@@ -570,33 +574,6 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     /// @inheritdoc IJobManager
     function admin() external view returns (address) {
         return _ADMIN;
-    }
-
-    ////// Internal: draws //////
-
-    /// @notice Up to V distinct active verifiers with free stake >= verifierStake, never the
-    ///         submitter or the solver, in random order.
-    /// @return verifiers Drawn verifiers.
-    /// @return candidates Size of the active verifier set.
-    function _drawVerifiers(bytes32 seed, address submitter, address solver)
-        internal
-        view
-        returns (address[] memory verifiers, uint256 candidates)
-    {
-        candidates = _STAKE_MANAGER.verifierCount();
-        LibSampling.Shuffle memory shuffle = LibSampling.newShuffle(seed, candidates);
-        address[] memory picked = new address[](_VERIFIERS_PER_JOB);
-        uint256 count = 0;
-        while (count < picked.length && shuffle.remaining() != 0) {
-            address candidate = _STAKE_MANAGER.verifierAt(shuffle.next());
-            if (candidate == submitter || candidate == solver) continue;
-            if (_STAKE_MANAGER.freeStake(candidate, Role.Verifier) < _VERIFIER_STAKE) continue;
-            picked[count++] = candidate;
-        }
-        verifiers = new address[](count);
-        for (uint256 i; i < count; ++i) {
-            verifiers[i] = picked[i];
-        }
     }
 
     ////// Internal: finalization //////
