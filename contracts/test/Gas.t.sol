@@ -70,13 +70,13 @@ contract Gas_Test is Deployers {
         for (uint256 i; i < verifiers.length; ++i) {
             bytes32 sealedHash = _verdictCommitment(jobId, verifiers[i], approvals, _verdictSalt(jobId, verifiers[i]));
             vm.prank(verifiers[i]);
-            round.commitVerdicts(jobId, sealedHash);
+            round.commitVerdicts(_sid(jobId), sealedHash);
             if (i == 0) _snap("VerificationRound.commitVerdicts");
         }
         for (uint256 i; i < verifiers.length; ++i) {
             bytes32 salt = _verdictSalt(jobId, verifiers[i]);
             vm.prank(verifiers[i]);
-            round.revealVerdicts(jobId, approvals, salt);
+            round.revealVerdicts(_sid(jobId), approvals, salt);
             if (i == 0) _snap("VerificationRound.revealVerdicts (approve all)");
         }
         _snap("VerificationRound.revealVerdicts (last verifier)");
@@ -144,9 +144,9 @@ contract Gas_Test is Deployers {
         bytes32 salt = _verdictSalt(jobId, verifiers[0]);
         bytes32 sealedHash = _verdictCommitment(jobId, verifiers[0], approvals, salt);
         vm.prank(verifiers[0]);
-        round.commitVerdicts(jobId, sealedHash);
+        round.commitVerdicts(_sid(jobId), sealedHash);
         vm.prank(verifiers[0]);
-        round.revealVerdicts(jobId, approvals, salt);
+        round.revealVerdicts(_sid(jobId), approvals, salt);
         _snap("VerificationRound.revealVerdicts (one reject)");
     }
 
@@ -163,7 +163,7 @@ contract Gas_Test is Deployers {
         vm.prank(stranger);
         escrow.fundJackpot(100e18);
         uint256 jobId = _verifyingJob();
-        (, uint256 f) = round.drawForcedError(jobId, _secret(jobId));
+        (, uint256 f) = round.drawForcedError(_sid(jobId), _secret(jobId));
         address[] memory verifiers = _assigned(jobId);
         _submit(jobId, verifiers[0], 0);
         _submit(jobId, verifiers[1], uint256(1) << f);

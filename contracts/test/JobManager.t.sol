@@ -20,6 +20,7 @@ import {IShareRegistry} from "../src/interfaces/IShareRegistry.sol";
 import {IStakeManager} from "../src/interfaces/IStakeManager.sol";
 import {IVerificationRound} from "../src/interfaces/IVerificationRound.sol";
 // Types
+import {LibSubmission, SubmissionId} from "../src/types/SubmissionId.sol";
 import {Bucket} from "../src/types/EscrowTypes.sol";
 import {Job, JobStatus, Params, Verdict} from "../src/types/JobTypes.sol";
 import {Role} from "../src/types/Role.sol";
@@ -314,7 +315,7 @@ contract JobManager_ClaimJob_Test is JobManager_Init {
         uint256 jobId = _postJob();
         uint64 deadline = uint64(block.timestamp) + params.commitWindow;
         vm.expectEmit(address(jobManager));
-        emit IJobManager.JobClaimed(jobId, solver, deadline);
+        emit IJobManager.JobClaimed(jobId, solver, LibSubmission.id(jobId, solver), deadline);
         vm.prank(solver);
         jobManager.claimJob(jobId);
         Job memory job = _job(jobId);
@@ -371,10 +372,12 @@ contract JobManager_CommitCheckpoints_Test is JobManager_Init {
         vm.expectEmit(address(jobManager));
         emit IJobManager.CheckpointsCommitted(jobId, solver, root, CHECKPOINT_URL, uint64(block.number + 1));
         vm.expectEmit(address(round));
-        emit IVerificationRound.SecretCommitted(jobId, solver, _secretCommitment(jobId, solver));
+        emit IVerificationRound.SecretCommitted(
+            LibSubmission.id(jobId, solver), jobId, solver, _secretCommitment(jobId, solver)
+        );
         vm.prank(solver);
         jobManager.commitCheckpoints(jobId, root, CHECKPOINT_URL, _secretCommitment(jobId, solver));
-        (bytes32 commitment,,,) = round.roundOf(jobId);
+        (bytes32 commitment,,,) = round.roundOf(_sid(jobId));
         assertEq(commitment, _secretCommitment(jobId, solver));
         Job memory job = _job(jobId);
         assertEq(job.merkleRoot, root);
@@ -406,7 +409,7 @@ contract JobManager_CommitCheckpoints_Test is JobManager_Init {
     }
 
     function test_commitCheckpoints_zeroSecretCommitment_reverts() public {
-        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ZeroCommitment.selector, jobId));
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ZeroCommitment.selector, _sid(jobId)));
         vm.prank(solver);
         jobManager.commitCheckpoints(jobId, bytes32(uint256(1)), CHECKPOINT_URL, bytes32(0));
     }
@@ -453,6 +456,48 @@ contract JobManager_ReclaimExpired_Test is JobManager_Init {
         uint256 jobId = _postJob();
         vm.expectRevert(abi.encodeWithSelector(IJobManager.UnexpectedJobStatus.selector, jobId, JobStatus.Open));
         jobManager.reclaimExpired(jobId);
+    }
+}
+
+contract JobManager_Submission_Test is JobManager_Init {
+    function test_submissionOf_matchesStorageRead_succeeds() public {
+        uint256 jobId = _postJob();
+        assertTrue(jobManager.submissionOf(jobId).isZero());
+        assertTrue(_sid(jobId).isZero());
+        vm.prank(solver);
+        jobManager.claimJob(jobId);
+        SubmissionId expected = SubmissionId.wrap(keccak256(abi.encode(jobId, solver)));
+        assertTrue(jobManager.submissionOf(jobId) == expected);
+        assertTrue(_sid(jobId) == expected, "Deployers._sid slot out of date");
+        (uint256 subJob, address subSolver) = jobManager.getSubmission(expected);
+        assertEq(subJob, jobId);
+        assertEq(subSolver, solver);
+    }
+
+    function test_claimJob_afterReclaim_freshSubmission_succeeds() public {
+        uint256 jobId = _postJob();
+        vm.prank(solver);
+        jobManager.claimJob(jobId);
+        SubmissionId first = jobManager.submissionOf(jobId);
+        vm.warp(_job(jobId).commitDeadline + 1);
+        jobManager.reclaimExpired(jobId);
+        assertTrue(jobManager.submissionOf(jobId).isZero());
+        address other = _actor("other solver");
+        _stake(other, Role.Solver, 1000e18);
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.JobClaimed(
+            jobId, other, LibSubmission.id(jobId, other), uint64(block.timestamp) + params.commitWindow
+        );
+        vm.prank(other);
+        jobManager.claimJob(jobId);
+        SubmissionId second = jobManager.submissionOf(jobId);
+        assertTrue(second != first);
+        assertTrue(second == LibSubmission.id(jobId, other));
+        // The replaced solver's submission is no longer active: the round refuses it.
+        _commit(jobId, other, _stateHashes(TOTAL_STEPS, INTERVAL));
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.UnknownSubmission.selector, first));
+        vm.prank(solver);
+        round.postClaims(first, new bytes32[](0), new bytes32[](0));
     }
 }
 
@@ -591,14 +636,14 @@ contract JobManager_RecordVerdicts_Test is JobManager_Init {
         bytes32 commitment =
             _verdictCommitment(jobId, verifier, _approvals(4, rejectMask), _verdictSalt(jobId, verifier));
         vm.prank(verifier);
-        round.commitVerdicts(jobId, commitment);
+        round.commitVerdicts(_sid(jobId), commitment);
     }
 
     function _open(address verifier, uint256 rejectMask) internal {
         bool[] memory approvals = _approvals(4, rejectMask);
         bytes32 salt = _verdictSalt(jobId, verifier);
         vm.prank(verifier);
-        round.revealVerdicts(jobId, approvals, salt);
+        round.revealVerdicts(_sid(jobId), approvals, salt);
     }
 
     function test_recordVerdicts_approveAll_succeeds() public {
@@ -674,38 +719,50 @@ contract JobManager_RecordVerdicts_Test is JobManager_Init {
         bool[] memory approvals = _approvals(4, 0);
         vm.expectRevert(abi.encodeWithSelector(IJobManager.NotVerificationRound.selector, verifiers[0]));
         vm.prank(verifiers[0]);
-        jobManager.recordVerdicts(jobId, verifiers[0], approvals);
+        jobManager.recordVerdicts(_sid(jobId), verifiers[0], approvals);
     }
 
     function test_recordVerdicts_notAssigned_reverts() public {
         bool[] memory approvals = _approvals(4, 0);
         vm.expectRevert(abi.encodeWithSelector(IJobManager.NotAssignedVerifier.selector, jobId, stranger));
         vm.prank(address(round));
-        jobManager.recordVerdicts(jobId, stranger, approvals);
+        jobManager.recordVerdicts(_sid(jobId), stranger, approvals);
     }
 
     function test_recordVerdicts_twice_reverts() public {
         bool[] memory approvals = _approvals(4, 0);
         vm.prank(address(round));
-        jobManager.recordVerdicts(jobId, verifiers[0], approvals);
+        jobManager.recordVerdicts(_sid(jobId), verifiers[0], approvals);
         vm.expectRevert(abi.encodeWithSelector(IJobManager.VerdictsAlreadySubmitted.selector, jobId, verifiers[0]));
         vm.prank(address(round));
-        jobManager.recordVerdicts(jobId, verifiers[0], approvals);
+        jobManager.recordVerdicts(_sid(jobId), verifiers[0], approvals);
     }
 
     function test_recordVerdicts_wrongCount_reverts() public {
         bool[] memory approvals = _approvals(3, 0);
         vm.expectRevert(abi.encodeWithSelector(IJobManager.VerdictCountMismatch.selector, jobId, 4, 3));
         vm.prank(address(round));
-        jobManager.recordVerdicts(jobId, verifiers[0], approvals);
+        jobManager.recordVerdicts(_sid(jobId), verifiers[0], approvals);
     }
 
     function test_recordVerdicts_notVerifying_reverts() public {
-        uint256 openJob = _postJob();
+        uint256 claimedJob = _postJob();
+        vm.prank(solver);
+        jobManager.claimJob(claimedJob);
         bool[] memory approvals = _approvals(4, 0);
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.UnexpectedJobStatus.selector, openJob, JobStatus.Open));
+        vm.expectRevert(
+            abi.encodeWithSelector(IJobManager.UnexpectedJobStatus.selector, claimedJob, JobStatus.Claimed)
+        );
         vm.prank(address(round));
-        jobManager.recordVerdicts(openJob, verifiers[0], approvals);
+        jobManager.recordVerdicts(_sid(claimedJob), verifiers[0], approvals);
+    }
+
+    function test_recordVerdicts_unknownSubmission_reverts() public {
+        SubmissionId unknown = LibSubmission.id(jobId, stranger);
+        bool[] memory approvals = _approvals(4, 0);
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.SubmissionNotActive.selector, unknown));
+        vm.prank(address(round));
+        jobManager.recordVerdicts(unknown, verifiers[0], approvals);
     }
 }
 

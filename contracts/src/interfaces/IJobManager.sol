@@ -11,6 +11,7 @@ import {IVerificationRound} from "./IVerificationRound.sol";
 import {Job, JobStatus, Params, Verdict} from "../types/JobTypes.sol";
 import {Role} from "../types/Role.sol";
 import {RoundOutcome} from "../types/RoundTypes.sol";
+import {SubmissionId} from "../types/SubmissionId.sol";
 
 /// @title IJobManager
 /// @notice Escrows training jobs and runs their lifecycle: post, claim, commit checkpoints,
@@ -49,6 +50,11 @@ interface IJobManager {
     /// @notice Thrown when `recordVerdicts` is not called by the verification round.
     /// @param caller msg.sender.
     error NotVerificationRound(address caller);
+
+    /// @notice Thrown when a submission is not the active one of its job (its solver was replaced, or
+    ///         it never existed).
+    /// @param submissionId Submission.
+    error SubmissionNotActive(SubmissionId submissionId);
 
     /// @notice Thrown when finalizing a Verifying job whose round still has a window open.
     /// @param jobId Job.
@@ -229,11 +235,14 @@ interface IJobManager {
     /// @param refund Escrow credited back to the submitter (wei).
     event JobCancelled(uint256 indexed jobId, uint256 refund);
 
-    /// @notice Emitted when a solver claimed a job.
+    /// @notice Emitted when a solver claimed a job, creating its submission.
     /// @param jobId Job.
     /// @param solver Solver.
+    /// @param submissionId New submission: keccak256(abi.encode(jobId, solver)).
     /// @param commitDeadline Commit deadline (seconds).
-    event JobClaimed(uint256 indexed jobId, address indexed solver, uint64 commitDeadline);
+    event JobClaimed(
+        uint256 indexed jobId, address indexed solver, SubmissionId indexed submissionId, uint64 commitDeadline
+    );
 
     /// @notice Emitted when the solver committed its checkpoints.
     /// @param jobId Job.
@@ -412,10 +421,10 @@ interface IJobManager {
     ///         only, which enforces the windows); pulls `challengeBond` per reject from `verifier`
     ///         into the Escrow (the verifier approves the Escrow). When every assigned verifier has
     ///         verdicts, the challenge deadline becomes now + challengeWindow.
-    /// @param jobId Job.
+    /// @param submissionId Submission (the job's active one).
     /// @param verifier Assigned verifier that revealed.
     /// @param approvals true = approve, false = reject, in sample order.
-    function recordVerdicts(uint256 jobId, address verifier, bool[] calldata approvals) external;
+    function recordVerdicts(SubmissionId submissionId, address verifier, bool[] calldata approvals) external;
 
     /// @notice Challenges `verifier`'s approval of sample `sampleIndex` (active whistleblower, before
     ///         the challenge deadline); pays `challengeBond` into the Escrow (approve the Escrow).
@@ -449,7 +458,20 @@ interface IJobManager {
     /// @return job The job (all-zero if it does not exist).
     function getJob(uint256 jobId) external view returns (Job memory job);
 
-    /// @notice Assigned verifiers and sampled segments (empty before assignment).
+    /// @notice The job's active submission: keccak256(abi.encode(jobId, solver)) of its current
+    ///         solver (zero while no solver holds it).
+    /// @param jobId Job.
+    /// @return submissionId Submission.
+    function submissionOf(uint256 jobId) external view returns (SubmissionId submissionId);
+
+    /// @notice Job and solver of a submission (zero if it was never created).
+    /// @param submissionId Submission.
+    /// @return jobId Job.
+    /// @return solver Solver.
+    function getSubmission(SubmissionId submissionId) external view returns (uint256 jobId, address solver);
+
+    /// @notice Assigned verifiers and sampled segments of the job's active submission (empty before
+    ///         assignment).
     /// @param jobId Job.
     /// @return verifiers Assigned verifiers.
     /// @return segments Sampled segment indices, in sample order.

@@ -19,6 +19,7 @@ import {Dispute, DisputePhase} from "../../../src/types/DisputeTypes.sol";
 import {Job, JobStatus, Verdict} from "../../../src/types/JobTypes.sol";
 import {Role} from "../../../src/types/Role.sol";
 import {RoundOutcome} from "../../../src/types/RoundTypes.sol";
+import {LibSubmission, SubmissionId} from "../../../src/types/SubmissionId.sol";
 
 /// @title ProtocolHandler
 /// @notice Drives the whole protocol with bounded random actions from a fixed cast of actors, and
@@ -202,10 +203,10 @@ contract ProtocolHandler is Bound {
             starts[j] = states[segments[j]];
             ends[j] = states[segments[j] + 1];
         }
-        (bool forced, uint256 f) = round.drawForcedError(jobId, _secret(jobId));
+        (bool forced, uint256 f) = round.drawForcedError(_sid(jobId), _secret(jobId));
         if (forced) ends[f] = round.forcedClaim(ends[f]);
         vm.prank(jobManager.getJob(jobId).solver);
-        round.postClaims(jobId, starts, ends);
+        round.postClaims(_sid(jobId), starts, ends);
         ++ghost_calls["postClaims"];
     }
 
@@ -220,9 +221,9 @@ contract ProtocolHandler is Bound {
         if (job.status != JobStatus.Verifying) return;
         (address[] memory assigned, uint32[] memory segments) = jobManager.getAssignment(jobId);
         address verifier = assigned[verifierSeed % assigned.length];
-        (bytes32 commitment, bool revealed) = round.verdictCommitmentOf(jobId, verifier);
+        (bytes32 commitment, bool revealed) = round.verdictCommitmentOf(_sid(jobId), verifier);
         if (commitment == bytes32(0)) {
-            (bytes32[] memory starts,) = round.claimsOf(jobId);
+            (bytes32[] memory starts,) = round.claimsOf(_sid(jobId));
             if (block.timestamp > job.verdictDeadline || starts.length == 0) return;
             // Mostly approvals: a reject on every sample would make every job a dispute.
             if (rejectMask % 3 != 0) rejectMask = 0;
@@ -231,16 +232,16 @@ contract ProtocolHandler is Bound {
                 abi.encode(jobId, verifier, _approvals(segments.length, rejectMask), _verdictSalt(jobId, verifier))
             );
             vm.prank(verifier);
-            round.commitVerdicts(jobId, hash);
+            round.commitVerdicts(_sid(jobId), hash);
             ++ghost_calls["commitVerdicts"];
         } else if (!revealed) {
-            (uint64 opens, uint64 closes,,) = round.windowsOf(jobId);
-            (,,, uint32 committed) = round.roundOf(jobId);
+            (uint64 opens, uint64 closes,,) = round.windowsOf(_sid(jobId));
+            (,,, uint32 committed) = round.roundOf(_sid(jobId));
             if (committed < assigned.length && block.timestamp < opens) vm.warp(opens);
             if (block.timestamp > closes) return;
             bool[] memory approvals = _approvals(segments.length, _sealed[jobId][verifier]);
             vm.prank(verifier);
-            round.revealVerdicts(jobId, approvals, _verdictSalt(jobId, verifier));
+            round.revealVerdicts(_sid(jobId), approvals, _verdictSalt(jobId, verifier));
             ++ghost_calls["revealVerdicts"];
         }
     }
@@ -287,8 +288,8 @@ contract ProtocolHandler is Bound {
             if (block.timestamp <= job.challengeDeadline) vm.warp(job.challengeDeadline + 1);
             job = jobManager.getJob(jobId);
             // The solver reveals its secret, except in one job in eight (outcome NoReveal).
-            (bytes32[] memory starts,) = round.claimsOf(jobId);
-            (,, bool revealed,) = round.roundOf(jobId);
+            (bytes32[] memory starts,) = round.claimsOf(_sid(jobId));
+            (,, bool revealed,) = round.roundOf(_sid(jobId));
             // Past its window the secret can no longer be revealed (outcome NoReveal).
             bool open = block.timestamp <= uint256(job.challengeDeadline) + _revealWindow();
             if (starts.length != 0 && !revealed && open) {
@@ -312,7 +313,7 @@ contract ProtocolHandler is Bound {
     ///         slashed (P2); every approver of a forced error is, no rejecter is, and its rejecters and
     ///         whistleblowers are paid bond + jackpot (P5).
     function _finalizeVerifying(uint256 jobId, Job memory job) internal {
-        (RoundOutcome outcome, uint256 f) = round.outcome(jobId);
+        (RoundOutcome outcome, uint256 f) = round.outcome(_sid(jobId));
         if (outcome == RoundOutcome.Pending) return;
         (address[] memory assigned,) = jobManager.getAssignment(jobId);
         if (outcome == RoundOutcome.NoClaims || outcome == RoundOutcome.NoReveal) _allow(job.solver, Role.Solver);
@@ -382,10 +383,10 @@ contract ProtocolHandler is Bound {
             startProofs[j] = Merkle.proof(leaves, segments[j]);
             endProofs[j] = Merkle.proof(leaves, segments[j] + 1);
         }
-        (bool forced, uint256 f) = round.drawForcedError(jobId, _secret(jobId));
+        (bool forced, uint256 f) = round.drawForcedError(_sid(jobId), _secret(jobId));
         bytes32 trueEnd = forced ? _states[jobId][segments[f] + 1] : bytes32(0);
         vm.prank(job.solver);
-        round.revealSecret(jobId, _secret(jobId), trueEnd, startProofs, endProofs);
+        round.revealSecret(_sid(jobId), _secret(jobId), trueEnd, startProofs, endProofs);
         ++ghost_calls["revealSecret"];
     }
 
@@ -499,7 +500,7 @@ contract ProtocolHandler is Bound {
         (address[] memory assigned,) = jobManager.getAssignment(jobId);
         uint256 unrevealed = type(uint256).max;
         for (uint256 i; i < assigned.length; ++i) {
-            (bytes32 commitment, bool revealed) = round.verdictCommitmentOf(jobId, assigned[i]);
+            (bytes32 commitment, bool revealed) = round.verdictCommitmentOf(_sid(jobId), assigned[i]);
             if (commitment == bytes32(0) && block.timestamp <= jobManager.getJob(jobId).verdictDeadline) {
                 return (false, i);
             }
@@ -665,5 +666,15 @@ contract ProtocolHandler is Bound {
             delete _slashable[_slashableList[i]][Role.Whistleblower];
         }
         delete _slashableList;
+    }
+
+    /// @notice The job's active submission.
+    /// @dev Reads the job's solver with `vm.load` (slot 3 = `JobManager._jobs`, word 1 = solver), not
+    ///      with a call, so that a pending `vm.prank`/`vm.expectRevert` still applies to the next real
+    ///      call. `JobManager_Views_Test.test_submissionOf_matchesStorageRead_succeeds` pins the slot.
+    function _sid(uint256 jobId) internal view returns (SubmissionId) {
+        bytes32 base = keccak256(abi.encode(jobId, uint256(3)));
+        address solver = address(uint160(uint256(vm.load(address(jobManager), bytes32(uint256(base) + 1)))));
+        return solver == address(0) ? SubmissionId.wrap(bytes32(0)) : LibSubmission.id(jobId, solver);
     }
 }
