@@ -31,6 +31,10 @@ import {Params} from "../src/types/JobTypes.sol";
 ///                                          minWhistleblowerStake], admin)
 ///          3. shareRegistry = ShareRegistry(token, admin)
 ///          4. escrow        = Escrow(token, admin)
+///          4b. libSettlement = LibSettlement                          (external library: deploy its
+///                             bytecode, then link its address into the JobManager's bytecode at the
+///                             `linkReferences` of contracts/out/JobManager.sol/JobManager.json;
+///                             forge links it by itself in tests and scripts)
 ///          5. jobManager    = JobManager(escrow, stakeManager, shareRegistry, params, admin)
 ///                             params = (solverStake, verifierStake, challengeBond, verifierFee,
 ///                                       arbiterFee, jackpot, verifiersPerJob, samplesPerJob,

@@ -33,8 +33,6 @@ contract Escrow is ReentrancyGuardTransient, IEscrow {
     mapping(address account => bool authorized) internal _authorized;
     mapping(Bucket bucket => uint256 amount) internal _buckets;
     mapping(address account => uint256 amount) internal _credits;
-    /// @notice Sum of every bucket and every credit (wei).
-    uint256 internal _totalBooked;
     /// @notice Sum of every credit (wei).
     uint256 internal _totalCredits;
 
@@ -76,7 +74,6 @@ contract Escrow is ReentrancyGuardTransient, IEscrow {
         if (bucket == Bucket.Unbooked) revert InvalidBucket(bucket);
         if (amount == 0) return;
         _buckets[bucket] += amount;
-        _totalBooked += amount;
         emit Deposited(msg.sender, bucket, from, amount);
         // `from` is the account the authorised contract acts for (poster, bonder, mover).
         // slither-disable-next-line arbitrary-send-erc20
@@ -107,7 +104,6 @@ contract Escrow is ReentrancyGuardTransient, IEscrow {
     /// @inheritdoc IEscrow
     function fundJackpot(uint256 amount) external nonReentrant {
         _buckets[Bucket.Jackpot] += amount;
-        _totalBooked += amount;
         emit Deposited(msg.sender, Bucket.Jackpot, msg.sender, amount);
         if (amount != 0) _TOKEN.safeTransferFrom(msg.sender, address(this), amount);
     }
@@ -118,7 +114,6 @@ contract Escrow is ReentrancyGuardTransient, IEscrow {
         if (amount == 0) revert NoCreditToClaim(msg.sender);
         _credits[msg.sender] = 0;
         _totalCredits -= amount;
-        _totalBooked -= amount;
         emit CreditClaimed(msg.sender, amount);
         _TOKEN.safeTransfer(msg.sender, amount);
     }
@@ -172,7 +167,6 @@ contract Escrow is ReentrancyGuardTransient, IEscrow {
             // INVARIANT: only tokens that really arrived (balance - booked) can be booked.
             uint256 surplus = _unbooked();
             if (surplus < amount) revert InsufficientBucket(from, surplus, amount);
-            _totalBooked += amount;
             return;
         }
         uint256 balance = _buckets[from];
@@ -184,8 +178,11 @@ contract Escrow is ReentrancyGuardTransient, IEscrow {
     }
 
     /// @notice Token balance not booked in any bucket or credit (direct transfers, fresh slashes).
+    /// @dev Sums the buckets here rather than keeping a running total: only slashes (rare) pay for it.
     function _unbooked() internal view returns (uint256) {
+        uint256 booked = _totalCredits + _buckets[Bucket.Escrowed] + _buckets[Bucket.Bonds]
+            + _buckets[Bucket.Jackpot] + _buckets[Bucket.Pot];
         uint256 balance = _TOKEN.balanceOf(address(this));
-        return balance > _totalBooked ? balance - _totalBooked : 0;
+        return balance > booked ? balance - booked : 0;
     }
 }

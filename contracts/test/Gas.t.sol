@@ -107,7 +107,7 @@ contract Gas_Test is Deployers {
         _snap("JobManager.finalize (finalized, first model mint)");
         vm.prank(solver);
         escrow.claimCredit();
-        _snap("JobManager.claimCredit");
+        _snap("Escrow.claimCredit");
 
         ModelShares shares = ModelShares(registry.sharesOf(MODEL_ID));
         vm.prank(solver);
@@ -153,7 +153,7 @@ contract Gas_Test is Deployers {
     function test_fundJackpot_gas() public {
         vm.prank(stranger);
         escrow.fundJackpot(100e18);
-        _snap("JobManager.fundJackpot");
+        _snap("Escrow.fundJackpot");
     }
 
     /// @notice Every job carries a forced error: one verifier approves it (slashed into the pool),
@@ -208,12 +208,37 @@ contract Gas_Test is Deployers {
         _snap("JobManager.reclaimExpired");
     }
 
+    /// @notice Runtime sizes of every deployed contract (the BisectionGame's is in bisection.json).
     function test_bytecodeSize_gas() public {
         vmx.snapshotValue(GROUP, "size JobManager", address(jobManager).code.length);
+        vmx.snapshotValue(GROUP, "size LibSettlement", _librarySize());
+        vmx.snapshotValue(GROUP, "size Escrow", address(escrow).code.length);
         vmx.snapshotValue(GROUP, "size VerificationRound", address(round).code.length);
         vmx.snapshotValue(GROUP, "size ArbitrationCommittee", address(committee).code.length);
         vmx.snapshotValue(GROUP, "size StakeManager", address(stakeManager).code.length);
         vmx.snapshotValue(GROUP, "size ShareRegistry", address(registry).code.length);
+        vmx.snapshotValue(GROUP, "size ModelShares", vm.getDeployedCode("ModelShares.sol:ModelShares").length);
         vmx.snapshotValue(GROUP, "size VeriToken", address(token).code.length);
+    }
+
+    /// @notice Every deployed contract stays at most 80% of EIP-170 (24,576 bytes), leaving room for
+    ///         what comes next.
+    function test_bytecodeSize_withinEightyPercent_succeeds() public {
+        uint256 limit = 19_660; // floor(24,576 * 0.8)
+        assertLte(address(jobManager).code.length, limit, "JobManager");
+        assertLte(_librarySize(), limit, "LibSettlement");
+        assertLte(address(escrow).code.length, limit, "Escrow");
+        assertLte(address(round).code.length, limit, "VerificationRound");
+        assertLte(address(committee).code.length, limit, "ArbitrationCommittee");
+        assertLte(address(stakeManager).code.length, limit, "StakeManager");
+        assertLte(address(registry).code.length, limit, "ShareRegistry");
+        assertLte(vm.getDeployedCode("ModelShares.sol:ModelShares").length, limit, "ModelShares");
+        assertLte(vm.getDeployedCode("BisectionGame.sol:BisectionGame").length, limit, "BisectionGame");
+        assertLte(address(token).code.length, limit, "VeriToken");
+    }
+
+    /// @notice Runtime size of the linked settlement library.
+    function _librarySize() internal view returns (uint256) {
+        return vm.getDeployedCode("LibSettlement.sol:LibSettlement").length;
     }
 }

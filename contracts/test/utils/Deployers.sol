@@ -372,8 +372,8 @@ abstract contract Deployers is PRBTest, Bound {
     ///      call. `JobManager_Views_Test.test_submissionOf_matchesStorageRead_succeeds` pins the slot.
     function _sid(uint256 jobId) internal view returns (SubmissionId) {
         bytes32 base = keccak256(abi.encode(jobId, uint256(3)));
-        address solver = address(uint160(uint256(vm.load(address(jobManager), bytes32(uint256(base) + 1)))));
-        return solver == address(0) ? SubmissionId.wrap(bytes32(0)) : LibSubmission.id(jobId, solver);
+        address current = address(uint160(uint256(vm.load(address(jobManager), bytes32(uint256(base) + 1)))));
+        return current == address(0) ? SubmissionId.wrap(bytes32(0)) : LibSubmission.id(jobId, current);
     }
 
     function _job(uint256 jobId) internal view returns (Job memory) {
