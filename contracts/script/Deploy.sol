@@ -149,7 +149,11 @@ library Deploy {
         d.shareRegistry = new ShareRegistry(d.token, admin);
         d.escrow = new Escrow(d.token, admin);
         d.jobManager = new JobManager(
-            IEscrow(address(d.escrow)), IStakeManager(address(d.stakeManager)), IShareRegistry(address(d.shareRegistry)), cfg.params, admin
+            IEscrow(address(d.escrow)),
+            IStakeManager(address(d.stakeManager)),
+            IShareRegistry(address(d.shareRegistry)),
+            cfg.params,
+            admin
         );
         d.verificationRound = new VerificationRound(IJobManager(address(d.jobManager)), cfg.forcedErrorRateBps);
         d.jobManager.setVerificationRound(d.verificationRound);

@@ -26,7 +26,6 @@ import {Role} from "./types/Role.sol";
 ///      voteRevealWindow)` after the JobManager; needs PROTOCOL_ROLE on the StakeManager and must be
 ///      set as the JobManager's adjudicator. The seat stake is the JobManager's `verifierStake`.
 contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee {
-
     ////// Types //////
 
     /// @notice A member's vote.

@@ -180,8 +180,8 @@ contract Escrow is ReentrancyGuardTransient, IEscrow {
     /// @notice Token balance not booked in any bucket or credit (direct transfers, fresh slashes).
     /// @dev Sums the buckets here rather than keeping a running total: only slashes (rare) pay for it.
     function _unbooked() internal view returns (uint256) {
-        uint256 booked = _totalCredits + _buckets[Bucket.Escrowed] + _buckets[Bucket.Bonds]
-            + _buckets[Bucket.Jackpot] + _buckets[Bucket.Pot];
+        uint256 booked = _totalCredits + _buckets[Bucket.Escrowed] + _buckets[Bucket.Bonds] + _buckets[Bucket.Jackpot]
+            + _buckets[Bucket.Pot];
         uint256 balance = _TOKEN.balanceOf(address(this));
         return balance > booked ? balance - booked : 0;
     }

@@ -36,7 +36,6 @@ import {Seat, SeatStatus, Settlement, Submission} from "./types/SubmissionTypes.
 ///      the Escrow's buckets; slashed stake goes from the StakeManager to the Escrow and is booked
 ///      (credited, pooled or put in the dispute pot) at once.
 contract JobManager is ReentrancyGuardTransient, IJobManager {
-
     ////// Constants / Immutables //////
 
     /// @notice Most verifiers per job (bounds the loops of finalize and dispute settlement).
@@ -557,9 +556,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     ////// Internal: disputes //////
 
     /// @notice Sends the first disputed sample (in sample order) to the adjudicator.
-    function _openDispute(uint256 jobId, SubmissionId submissionId, Job storage job, Submission storage sub)
-        internal
-    {
+    function _openDispute(uint256 jobId, SubmissionId submissionId, Job storage job, Submission storage sub) internal {
         IAdjudicator adjudicator_ = _adjudicator;
         if (address(adjudicator_) == address(0)) revert AdjudicatorNotSet();
         uint256 mask = sub.disputedMask;

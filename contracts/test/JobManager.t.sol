@@ -208,7 +208,9 @@ contract JobManager_PostJob_Test is JobManager_Init {
         uint256 escrowAmount = reward + 3 * params.verifierFee;
         uint256 balanceBefore = token.balanceOf(submitter);
         vm.expectEmit(address(jobManager));
-        emit IJobManager.JobPosted(1, submitter, MODEL_ID, SPEC_HASH, totalSteps, interval, reward, escrowAmount, SPEC_URI);
+        emit IJobManager.JobPosted(
+            1, submitter, MODEL_ID, SPEC_HASH, totalSteps, interval, reward, escrowAmount, SPEC_URI
+        );
         vm.prank(submitter);
         uint256 jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, totalSteps, interval, reward, SPEC_URI);
         assertEq(jobId, 1);
@@ -750,9 +752,7 @@ contract JobManager_RecordVerdicts_Test is JobManager_Init {
         vm.prank(solver);
         jobManager.claimJob(claimedJob);
         bool[] memory approvals = _approvals(4, 0);
-        vm.expectRevert(
-            abi.encodeWithSelector(IJobManager.UnexpectedJobStatus.selector, claimedJob, JobStatus.Claimed)
-        );
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.UnexpectedJobStatus.selector, claimedJob, JobStatus.Claimed));
         vm.prank(address(round));
         jobManager.recordVerdicts(_sid(claimedJob), verifiers[0], approvals);
     }

@@ -321,7 +321,11 @@ contract VerificationRound_RevealVerdicts_Test is VerificationRound_Init {
         bytes32 salt = _verdictSalt(jobId, verifiers[0]);
         vm.expectRevert(
             abi.encodeWithSelector(
-                IVerificationRound.OutsideWindow.selector, _sid(jobId), deadline + 1, deadline + params.revealWindow, deadline
+                IVerificationRound.OutsideWindow.selector,
+                _sid(jobId),
+                deadline + 1,
+                deadline + params.revealWindow,
+                deadline
             )
         );
         vm.prank(verifiers[0]);
@@ -351,7 +355,11 @@ contract VerificationRound_RevealVerdicts_Test is VerificationRound_Init {
         bytes32 salt = _verdictSalt(jobId, verifiers[0]);
         vm.expectRevert(
             abi.encodeWithSelector(
-                IVerificationRound.OutsideWindow.selector, _sid(jobId), deadline - params.verdictWindow, closes, closes + 1
+                IVerificationRound.OutsideWindow.selector,
+                _sid(jobId),
+                deadline - params.verdictWindow,
+                closes,
+                closes + 1
             )
         );
         vm.prank(verifiers[0]);
@@ -862,9 +870,7 @@ contract VerificationRound_Settlement_Test is VerificationRound_Init {
         assertEq(escrow.creditOf(verifiers[0]), params.challengeBond + params.verifierFee);
         assertEq(escrow.creditOf(verifiers[1]), params.verifierFee);
         assertEq(escrow.creditOf(whistleblower), params.challengeBond);
-        assertEq(
-            escrow.creditOf(submitter), params.solverStake + params.verifierStake + REWARD + params.verifierFee
-        );
+        assertEq(escrow.creditOf(submitter), params.solverStake + params.verifierStake + REWARD + params.verifierFee);
         (uint256 escrowed, uint256 bonds,,) = escrow.liabilities();
         assertEq(escrowed, 0);
         assertEq(bonds, 0);

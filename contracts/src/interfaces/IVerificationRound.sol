@@ -82,7 +82,8 @@ interface IVerificationRound {
     /// @notice Solver posts its claims on the q sampled segments, by the verdict deadline.
     /// @param startHashes State hash at step s_j*k for each sample j (q entries).
     /// @param endHashes Claimed state hash at step (s_j+1)*k for each sample j (q entries).
-    function postClaims(SubmissionId submissionId, bytes32[] calldata startHashes, bytes32[] calldata endHashes) external;
+    function postClaims(SubmissionId submissionId, bytes32[] calldata startHashes, bytes32[] calldata endHashes)
+        external;
 
     /// @notice Assigned verifier seals its verdicts, after the claims and by the verdict deadline.
     /// @param commitment keccak256(abi.encode(jobId, verifier, approvals, salt)).
@@ -119,13 +120,19 @@ interface IVerificationRound {
     /// @notice The forced-error draw for `secret` on job `jobId` (pure function of the secret and
     ///         the sample; used by solvers and tests to cross-check their own computation).
     ///         (false, 0) before the sample is drawn.
-    function drawForcedError(SubmissionId submissionId, bytes32 secret) external view returns (bool forced, uint256 sampleIndex);
+    function drawForcedError(SubmissionId submissionId, bytes32 secret)
+        external
+        view
+        returns (bool forced, uint256 sampleIndex);
 
     /// @notice The forced claim of a true end state hash: keccak256(abi.encodePacked(FORCED_ERROR_TAG, trueEnd)).
     function forcedClaim(bytes32 trueEnd) external pure returns (bytes32 claim);
 
     /// @notice The solver's claims (empty arrays until posted).
-    function claimsOf(SubmissionId submissionId) external view returns (bytes32[] memory startHashes, bytes32[] memory endHashes);
+    function claimsOf(SubmissionId submissionId)
+        external
+        view
+        returns (bytes32[] memory startHashes, bytes32[] memory endHashes);
 
     /// @notice A verifier's sealed commitment (zero if none) and whether it was revealed.
     function verdictCommitmentOf(SubmissionId submissionId, address verifier)

@@ -344,12 +344,9 @@ library LibSettlement {
 
     /// @notice Pays `arbiterFee` to each majority arbiter while the pot lasts, splits the rest
     ///         equally among the winners, and credits rounding dust to the treasury.
-    function _distributePot(
-        Settlement memory s,
-        uint256 pot,
-        address[] calldata majority,
-        address[] memory winners
-    ) internal {
+    function _distributePot(Settlement memory s, uint256 pot, address[] calldata majority, address[] memory winners)
+        internal
+    {
         for (uint256 i; i < majority.length && pot != 0; ++i) {
             uint256 fee = pot < s.arbiterFee ? pot : s.arbiterFee;
             // SAFETY: fee <= pot.
@@ -405,10 +402,7 @@ library LibSettlement {
 
     /// @notice Slashes one seat of `role` and books it into bucket `to` of the Escrow.
     /// @return slashed Amount slashed (wei).
-    function _slashInto(Settlement memory s, address account, Role role, Bucket to)
-        internal
-        returns (uint256 slashed)
-    {
+    function _slashInto(Settlement memory s, address account, Role role, Bucket to) internal returns (uint256 slashed) {
         slashed = _slash(s, account, role);
         if (slashed != 0) s.escrow.move(Bucket.Unbooked, to, slashed);
     }

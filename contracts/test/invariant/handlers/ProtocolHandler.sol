@@ -36,6 +36,8 @@ contract ProtocolHandler is Bound {
     Vm internal constant vm = Vm(address(uint160(uint256(keccak256("hevm cheat code")))));
     bytes32 internal constant STAKE_SLASHED = keccak256("StakeSlashed(address,uint8,uint256,uint256,address)");
     bytes32 internal constant MODEL_ID = keccak256("digits-mlp");
+    /// @notice Most `advance` calls `settle` makes.
+    uint256 internal constant MAX_SETTLE_STEPS = 400;
 
     ////// State //////
 
@@ -77,6 +79,8 @@ contract ProtocolHandler is Bound {
     /// @custom:property-id P5 Rejecters and whistleblowers of a forced error not paid bond + jackpot
     ///                     (capped by the pool).
     uint256 public ghost_forcedWinnerUnpaid;
+    /// @custom:property-id P3 Finalize calls that finalized a job (and minted its shares).
+    uint256 public ghost_finalizedMints;
     /// @notice Successful calls per action, to check the handler reaches deep states.
     mapping(bytes32 action => uint256 count) public ghost_calls;
 
@@ -305,6 +309,7 @@ contract ProtocolHandler is Bound {
         vm.recordLogs();
         jobManager.finalize(jobId);
         _checkSlashes();
+        _countMint(jobId);
         ++ghost_calls["finalize"];
     }
 
@@ -332,6 +337,7 @@ contract ProtocolHandler is Bound {
         Vm.Log[] memory logs = vm.getRecordedLogs();
         if (outcome == RoundOutcome.Forced) _checkForced(jobId, f, assigned, logs, creditsBefore, poolBefore);
         _checkSlashesIn(logs);
+        _countMint(jobId);
         ++ghost_calls["finalize"];
     }
 
@@ -549,6 +555,32 @@ contract ProtocolHandler is Bound {
         ++ghost_calls["stakeOrUnbond"];
     }
 
+    /// @notice End of a run: keeps advancing jobs (deterministic choices, at most `MAX_SETTLE_STEPS`
+    ///         calls) until the run has seen a slash (P2), a finalized mint (P3) and a forced-error
+    ///         settlement (P5), so that `afterInvariant` can require all three.
+    /// @custom:property-id P2 P3 P5
+    function settle() external {
+        if (progressed()) return;
+        // Fresh stake for every solver and verifier, so that slashes and unbonds earlier in the run
+        // cannot keep the drive from claiming jobs and filling seats.
+        for (uint256 i; i < solvers.length; ++i) {
+            _topUp(solvers[i], Role.Solver, 300e18);
+        }
+        for (uint256 i; i < verifiers.length; ++i) {
+            _topUp(verifiers[i], Role.Verifier, 200e18);
+        }
+        for (uint256 i; i < MAX_SETTLE_STEPS && !progressed(); ++i) {
+            uint256 choice = uint256(keccak256(abi.encode("settle", i)));
+            this.advance(i, choice);
+            if (i % 4 == 3) this.warp(choice >> 128);
+        }
+    }
+
+    /// @notice Whether the run has reached a slash, a finalized mint and a forced-error settlement.
+    function progressed() public view returns (bool) {
+        return ghost_slashes != 0 && ghost_finalizedMints != 0 && ghost_forcedErrors != 0;
+    }
+
     function warp(uint256 seconds_) external {
         vm.warp(block.timestamp + bound(seconds_, 1, 10 minutes));
         vm.roll(block.number + 1);
@@ -666,6 +698,17 @@ contract ProtocolHandler is Bound {
             delete _slashable[_slashableList[i]][Role.Whistleblower];
         }
         delete _slashableList;
+    }
+
+    /// @notice Stakes `account` up to `amount` of free stake in `role`.
+    function _topUp(address account, Role role, uint256 amount) internal {
+        uint256 free = stakeManager.freeStake(account, role);
+        if (free < amount) _stakeAs(account, role, amount - free);
+    }
+
+    /// @notice Counts a finalize that finalized `jobId` (P3: its steps were minted).
+    function _countMint(uint256 jobId) internal {
+        if (jobManager.getJob(jobId).status == JobStatus.Finalized) ++ghost_finalizedMints;
     }
 
     /// @notice The job's active submission.
