@@ -9,6 +9,7 @@ import {IVerificationRound} from "./interfaces/IVerificationRound.sol";
 // Types
 import {Job, JobStatus, Params} from "./types/JobTypes.sol";
 import {RoundOutcome} from "./types/RoundTypes.sol";
+import {LibStateHash, StateHash} from "./types/StateHash.sol";
 import {SubmissionId} from "./types/SubmissionId.sol";
 
 /// @title VerificationRound
@@ -52,7 +53,7 @@ contract VerificationRound is IVerificationRound {
     ////// Constants / Immutables //////
 
     /// @inheritdoc IVerificationRound
-    bytes32 public constant FORCED_ERROR_TAG = keccak256("veritrain.forced-error.v1");
+    bytes32 public constant FORCED_ERROR_TAG = LibStateHash.FORCED_ERROR_TAG;
 
     /// @notice Basis points in one (a rate of 10_000 forces an error in every job).
     uint256 internal constant BPS = 10_000;
@@ -277,7 +278,7 @@ contract VerificationRound is IVerificationRound {
 
     /// @inheritdoc IVerificationRound
     function forcedClaim(bytes32 trueEnd) public pure returns (bytes32 claim) {
-        claim = keccak256(abi.encodePacked(FORCED_ERROR_TAG, trueEnd));
+        claim = StateHash.unwrap(StateHash.wrap(trueEnd).forcedClaim());
     }
 
     ////// Internal //////
