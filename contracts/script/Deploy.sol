@@ -4,6 +4,7 @@ pragma solidity 0.8.37;
 // Contracts
 import {ArbitrationCommittee} from "../src/ArbitrationCommittee.sol";
 import {BisectionGame} from "../src/BisectionGame.sol";
+import {Escrow} from "../src/Escrow.sol";
 import {JobManager} from "../src/JobManager.sol";
 import {ShareRegistry} from "../src/ShareRegistry.sol";
 import {StakeManager} from "../src/StakeManager.sol";
@@ -13,6 +14,7 @@ import {VerificationRound} from "../src/VerificationRound.sol";
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {IJobManager} from "../src/interfaces/IJobManager.sol";
 import {IAdjudicator} from "../src/interfaces/IAdjudicator.sol";
+import {IEscrow} from "../src/interfaces/IEscrow.sol";
 import {IShareRegistry} from "../src/interfaces/IShareRegistry.sol";
 import {IStakeManager} from "../src/interfaces/IStakeManager.sol";
 import {IStepAdjudicator} from "../src/interfaces/IStepAdjudicator.sol";
@@ -28,25 +30,34 @@ import {Params} from "../src/types/JobTypes.sol";
 ///          2. stakeManager  = StakeManager(token, unbondingDelay, [minSolverStake, minVerifierStake,
 ///                                          minWhistleblowerStake], admin)
 ///          3. shareRegistry = ShareRegistry(token, admin)
-///          4. jobManager    = JobManager(token, stakeManager, shareRegistry, params, admin)
+///          4. escrow        = Escrow(token, admin)
+///          4b. libSettlement = LibSettlement                          (external library: deploy its
+///                             bytecode, then link its address into the JobManager's bytecode at the
+///                             `linkReferences` of contracts/out/JobManager.sol/JobManager.json;
+///                             forge links it by itself in tests and scripts)
+///          5. jobManager    = JobManager(escrow, stakeManager, shareRegistry, params, admin)
 ///                             params = (solverStake, verifierStake, challengeBond, verifierFee,
 ///                                       arbiterFee, jackpot, verifiersPerJob, samplesPerJob,
 ///                                       commitWindow, verdictWindow, revealWindow, challengeWindow)
-///          5. round         = VerificationRound(jobManager, forcedErrorRateBps)
-///          6. jobManager.setVerificationRound(round)                  (admin, once)
-///          7. committee     = ArbitrationCommittee(jobManager, stakeManager, committeeSize,
+///          6. round         = VerificationRound(jobManager, forcedErrorRateBps)
+///          7. jobManager.setVerificationRound(round)                  (admin, once)
+///          8. committee     = ArbitrationCommittee(jobManager, stakeManager, committeeSize,
 ///                                                  voteCommitWindow, voteRevealWindow)
-///          8. jobManager.setAdjudicator(committee)                    (admin, once)
-///          9. shareRegistry.setMinter(jobManager)                     (admin, once)
-///         10. stakeManager.grantRole(PROTOCOL_ROLE, jobManager)       (admin)
-///         11. stakeManager.grantRole(PROTOCOL_ROLE, committee)        (admin)
+///          9. jobManager.setAdjudicator(committee)                    (admin, once)
+///         10. escrow.authorize([jobManager])                          (admin, once)
+///         11. shareRegistry.setMinter(jobManager)                     (admin, once)
+///         12. stakeManager.grantRole(PROTOCOL_ROLE, jobManager)       (admin)
+///         13. stakeManager.grantRole(PROTOCOL_ROLE, committee)        (admin)
 ///
-///         With `adjudicator = Bisection` (docs/DISPUTES.md), steps 7-8 become:
-///          7.  committee   = ArbitrationCommittee(...)                (as above; the step adjudicator)
-///          7b. game        = BisectionGame(jobManager, committee, clockSeconds, moveBond)
-///          7c. committee.setStepParent(game)                          (admin, once)
-///          8.  jobManager.setAdjudicator(game)                        (admin, once)
+///         With `adjudicator = Bisection` (docs/DISPUTES.md), steps 8-10 become:
+///          8.  committee   = ArbitrationCommittee(...)                (as above; the step adjudicator)
+///          8b. game        = BisectionGame(jobManager, committee, clockSeconds, moveBond)
+///          8c. committee.setStepParent(game)                          (admin, once)
+///          9.  jobManager.setAdjudicator(game)                        (admin, once)
+///         10.  escrow.authorize([jobManager, game])                   (admin, once)
 ///
+///         Every account approves the Escrow (not the JobManager) for job escrows, bonds and
+///         `fundJackpot`, and claims every credit with `escrow.claimCredit()`.
 ///         `admin` is also the JobManager's treasury (rounding dust of dispute pots).
 /// @dev A library with internal functions, so `address(this)` (the caller) is the admin, exactly as
 ///      the deployer EOA is in Python. No forge-std Script is available here.
@@ -91,6 +102,7 @@ library Deploy {
         IERC20 token;
         StakeManager stakeManager;
         ShareRegistry shareRegistry;
+        Escrow escrow;
         JobManager jobManager;
         VerificationRound verificationRound;
         ArbitrationCommittee committee;
@@ -135,8 +147,13 @@ library Deploy {
         d.token = address(cfg.token) == address(0) ? IERC20(address(new VeriToken())) : cfg.token;
         d.stakeManager = new StakeManager(d.token, cfg.unbondingDelay, cfg.minStake, admin);
         d.shareRegistry = new ShareRegistry(d.token, admin);
+        d.escrow = new Escrow(d.token, admin);
         d.jobManager = new JobManager(
-            d.token, IStakeManager(address(d.stakeManager)), IShareRegistry(address(d.shareRegistry)), cfg.params, admin
+            IEscrow(address(d.escrow)),
+            IStakeManager(address(d.stakeManager)),
+            IShareRegistry(address(d.shareRegistry)),
+            cfg.params,
+            admin
         );
         d.verificationRound = new VerificationRound(IJobManager(address(d.jobManager)), cfg.forcedErrorRateBps);
         d.jobManager.setVerificationRound(d.verificationRound);
@@ -159,6 +176,10 @@ library Deploy {
             adjudicator = d.bisectionGame;
         }
         d.jobManager.setAdjudicator(adjudicator);
+        address[] memory protocols = new address[](address(d.bisectionGame) == address(0) ? 1 : 2);
+        protocols[0] = address(d.jobManager);
+        if (protocols.length == 2) protocols[1] = address(d.bisectionGame);
+        d.escrow.authorize(protocols);
         d.shareRegistry.setMinter(address(d.jobManager));
         d.stakeManager.grantRole(d.stakeManager.PROTOCOL_ROLE(), address(d.jobManager));
         d.stakeManager.grantRole(d.stakeManager.PROTOCOL_ROLE(), address(d.committee));

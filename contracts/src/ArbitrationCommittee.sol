@@ -3,8 +3,6 @@ pragma solidity 0.8.37;
 
 // Contracts
 import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
-// Libraries
-import {LibSampling} from "./libraries/LibSampling.sol";
 // Interfaces
 import {IAdjudicator} from "./interfaces/IAdjudicator.sol";
 import {IArbitrationCommittee} from "./interfaces/IArbitrationCommittee.sol";
@@ -28,8 +26,6 @@ import {Role} from "./types/Role.sol";
 ///      voteRevealWindow)` after the JobManager; needs PROTOCOL_ROLE on the StakeManager and must be
 ///      set as the JobManager's adjudicator. The seat stake is the JobManager's `verifierStake`.
 contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee {
-    using LibSampling for LibSampling.Shuffle;
-
     ////// Types //////
 
     /// @notice A member's vote.
@@ -55,8 +51,8 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
     uint256 internal _disputeCount;
     mapping(uint256 disputeId => Dispute dispute) internal _disputes;
     mapping(uint256 disputeId => address[] members) internal _members;
-    mapping(uint256 disputeId => mapping(address account => bool excluded)) internal _excluded;
-    mapping(uint256 disputeId => mapping(address account => bool reserved)) internal _reserve;
+    mapping(uint256 disputeId => address[] accounts) internal _excluded;
+    mapping(uint256 disputeId => address[] accounts) internal _reserve;
     mapping(uint256 disputeId => mapping(address account => bool member)) internal _isMember;
     mapping(uint256 disputeId => mapping(address member => Ballot ballot)) internal _ballots;
     address internal _stepParent;
@@ -257,12 +253,12 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
 
     /// @inheritdoc IArbitrationCommittee
     function isExcluded(uint256 disputeId, address account) external view returns (bool excluded) {
-        excluded = _excluded[disputeId][account];
+        excluded = _contains(_excluded[disputeId], account);
     }
 
     /// @inheritdoc IArbitrationCommittee
     function isReserve(uint256 disputeId, address account) external view returns (bool reserved) {
-        reserved = _reserve[disputeId][account];
+        reserved = _contains(_reserve[disputeId], account);
     }
 
     /// @inheritdoc IArbitrationCommittee
@@ -346,18 +342,16 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
         dispute.randomnessBlock = randomnessBlock;
         // SAFETY: the JobManager is trusted; params() is a view over immutables.
         dispute.seatStake = _JOB_MANAGER.params().verifierStake;
-        for (uint256 i; i < excluded.length; ++i) {
-            _excluded[disputeId][excluded[i]] = true;
-        }
-        for (uint256 i; i < reserve.length; ++i) {
-            _reserve[disputeId][reserve[i]] = true;
-        }
+        _excluded[disputeId] = excluded;
+        _reserve[disputeId] = reserve;
         emit DisputeOpened(disputeId, jobId, segment, excluded, reserve, randomnessBlock);
     }
 
     /// @notice Up to K distinct active verifiers with free stake >= `seatStake`, never excluded ones:
     ///         first among verifiers with nothing at stake in the job, then, only if fewer than K
     ///         were found, among the reserve (the job's own verifiers), each pass in random order.
+    ///         The draw is the StakeManager's (`IStakeManager.drawVerifiers`), shared with the
+    ///         JobManager's verifier assignment.
     /// @return members Drawn members.
     /// @return candidates Size of the active verifier set.
     function _drawMembers(uint256 disputeId, bytes32 seed, uint256 seatStake)
@@ -365,40 +359,17 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
         view
         returns (address[] memory members, uint256 candidates)
     {
-        candidates = _STAKE_MANAGER.verifierCount();
-        address[] memory picked = new address[](_COMMITTEE_SIZE);
-        uint256 count = _drawPass(disputeId, seed, seatStake, candidates, false, picked, 0);
-        if (count < picked.length) {
-            count = _drawPass(
-                disputeId, keccak256(abi.encode(seed, "reserve")), seatStake, candidates, true, picked, count
-            );
-        }
-        members = _truncate(picked, count);
+        // SAFETY: trusted StakeManager view.
+        (members, candidates) =
+            _STAKE_MANAGER.drawVerifiers(seed, _COMMITTEE_SIZE, seatStake, _excluded[disputeId], _reserve[disputeId]);
     }
 
-    /// @notice One pass of the draw over the active verifier set in a seeded random order.
-    /// @param fromReserve False: take only non-reserve verifiers; true: only reserve verifiers.
-    /// @param picked Seats filled so far (written in place).
-    /// @param count Number of seats filled before this pass.
-    /// @return Number of seats filled after this pass.
-    function _drawPass(
-        uint256 disputeId,
-        bytes32 seed,
-        uint256 seatStake,
-        uint256 candidates,
-        bool fromReserve,
-        address[] memory picked,
-        uint256 count
-    ) internal view returns (uint256) {
-        LibSampling.Shuffle memory shuffle = LibSampling.newShuffle(seed, candidates);
-        while (count < picked.length && shuffle.remaining() != 0) {
-            address candidate = _STAKE_MANAGER.verifierAt(shuffle.next());
-            if (_excluded[disputeId][candidate]) continue;
-            if (_reserve[disputeId][candidate] != fromReserve) continue;
-            if (_STAKE_MANAGER.freeStake(candidate, Role.Verifier) < seatStake) continue;
-            picked[count++] = candidate;
+    /// @notice Whether `account` is in `list`.
+    function _contains(address[] storage list, address account) internal view returns (bool) {
+        for (uint256 i; i < list.length; ++i) {
+            if (list[i] == account) return true;
         }
-        return count;
+        return false;
     }
 
     /// @notice Splits the committee by ballot.

@@ -3,15 +3,14 @@ pragma solidity 0.8.37;
 
 // Contracts
 import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
-// Libraries
-import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 // Interfaces
-import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {IAdjudicator} from "./interfaces/IAdjudicator.sol";
 import {IBisectionGame} from "./interfaces/IBisectionGame.sol";
+import {IEscrow} from "./interfaces/IEscrow.sol";
 import {IJobManager} from "./interfaces/IJobManager.sol";
 import {IStepAdjudicator, IStepParent} from "./interfaces/IStepAdjudicator.sol";
 // Types
+import {Bucket} from "./types/EscrowTypes.sol";
 import {Game, GameStatus, Side} from "./types/BisectionTypes.sol";
 import {Job, Verdict} from "./types/JobTypes.sol";
 
@@ -21,13 +20,13 @@ import {Job, Verdict} from "./types/JobTypes.sol";
 ///         challenger (first rejecter of the sample, else its first whistleblower) agrees or
 ///         disagrees with each midpoint. After ceil(log2 k) rounds one step t is left, judged by
 ///         the `IStepAdjudicator`. Each side has a chess clock; each move posts `moveBond`, and the
-///         winner is credited every bond of the game (pull payment, `claimCredit`).
+///         winner is credited every bond of the game at the Escrow (pull payment,
+///         `Escrow.claimCredit`). Move bonds sit in the Escrow's Bonds bucket; the game holds no tokens.
 /// @dev Deployment: `constructor(jobManager, stepAdjudicator, clockSeconds, moveBond)`; then
 ///      `jobManager.setAdjudicator(game)` and the step adjudicator must accept the game as its
-///      parent (`ArbitrationCommittee.setStepParent(game)`). Needs no StakeManager role.
+///      parent (`ArbitrationCommittee.setStepParent(game)`), and the Escrow must authorise it.
+///      Needs no StakeManager role.
 contract BisectionGame is ReentrancyGuardTransient, IBisectionGame {
-    using SafeERC20 for IERC20;
-
     ////// Constants / Immutables //////
 
     /// @notice Longest chess clock (one year): keeps `turnStartedAt + clock` far from overflow.
@@ -35,7 +34,8 @@ contract BisectionGame is ReentrancyGuardTransient, IBisectionGame {
 
     IJobManager internal immutable _JOB_MANAGER;
     IStepAdjudicator internal immutable _STEP_ADJUDICATOR;
-    IERC20 internal immutable _TOKEN;
+    /// @custom:security non-reentrant
+    IEscrow internal immutable _ESCROW;
     uint64 internal immutable _CLOCK_SECONDS;
     uint256 internal immutable _MOVE_BOND;
 
@@ -44,11 +44,10 @@ contract BisectionGame is ReentrancyGuardTransient, IBisectionGame {
     uint256 internal _gameCount;
     mapping(uint256 disputeId => Game game) internal _games;
     mapping(uint256 stepDisputeId => uint256 disputeId) internal _stepGames;
-    mapping(address account => uint256 amount) internal _credits;
 
     ////// Constructor //////
 
-    /// @param jobManager_ JobManager served (the only caller of `openDispute`; its token pays bonds).
+    /// @param jobManager_ JobManager served (the only caller of `openDispute`; its Escrow holds bonds).
     /// @param stepAdjudicator_ Judges the last step (must accept this game as its parent).
     /// @param clockSeconds_ Chess clock per side (seconds), 1..MAX_CLOCK_SECONDS.
     /// @param moveBond_ Bond posted with every move (wei), may be 0.
@@ -59,7 +58,7 @@ contract BisectionGame is ReentrancyGuardTransient, IBisectionGame {
         }
         _JOB_MANAGER = jobManager_;
         _STEP_ADJUDICATOR = stepAdjudicator_;
-        _TOKEN = jobManager_.token();
+        _ESCROW = jobManager_.escrow();
         _CLOCK_SECONDS = clockSeconds_;
         _MOVE_BOND = moveBond_;
     }
@@ -206,15 +205,6 @@ contract BisectionGame is ReentrancyGuardTransient, IBisectionGame {
         _resolve(disputeId, game, side == Side.Challenger, new address[](0), new address[](0));
     }
 
-    /// @inheritdoc IBisectionGame
-    function claimCredit() external nonReentrant {
-        uint256 amount = _credits[msg.sender];
-        if (amount == 0) revert NoCreditToClaim(msg.sender);
-        _credits[msg.sender] = 0;
-        emit CreditClaimed(msg.sender, amount);
-        _TOKEN.safeTransfer(msg.sender, amount);
-    }
-
     ////// External: views //////
 
     /// @inheritdoc IBisectionGame
@@ -245,11 +235,6 @@ contract BisectionGame is ReentrancyGuardTransient, IBisectionGame {
     }
 
     /// @inheritdoc IBisectionGame
-    function creditOf(address account) external view returns (uint256 amount) {
-        amount = _credits[account];
-    }
-
-    /// @inheritdoc IBisectionGame
     function gameCount() external view returns (uint256 count) {
         count = _gameCount;
     }
@@ -265,8 +250,8 @@ contract BisectionGame is ReentrancyGuardTransient, IBisectionGame {
     }
 
     /// @inheritdoc IBisectionGame
-    function token() external view returns (IERC20) {
-        return _TOKEN;
+    function escrow() external view returns (IEscrow) {
+        return _ESCROW;
     }
 
     /// @inheritdoc IBisectionGame
@@ -351,7 +336,7 @@ contract BisectionGame is ReentrancyGuardTransient, IBisectionGame {
 
     /// @notice Pulls one move bond from the mover (interaction, after the move's state changes).
     function _pullBond() internal {
-        if (_MOVE_BOND != 0) _TOKEN.safeTransferFrom(msg.sender, address(this), _MOVE_BOND);
+        _ESCROW.deposit(Bucket.Bonds, msg.sender, _MOVE_BOND);
     }
 
     /// @notice One step left: stops the clocks and hands step `lo` to the step adjudicator.
@@ -394,8 +379,8 @@ contract BisectionGame is ReentrancyGuardTransient, IBisectionGame {
         game.turn = Side.None;
         address winner = defenderWon ? game.defender : game.challenger;
         uint256 bonds = uint256(game.moves) * _MOVE_BOND;
-        if (bonds != 0) _credits[winner] += bonds;
         emit GameResolved(disputeId, defenderWon, winner, bonds);
+        if (bonds != 0) _ESCROW.credit(Bucket.Bonds, winner, bonds);
         // SAFETY: trusted JobManager, called last; it does not call back into the game.
         _JOB_MANAGER.onDisputeResolved(disputeId, defenderWon, majority, nonVoters);
     }

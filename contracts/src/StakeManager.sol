@@ -7,6 +7,7 @@ import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/Reentrancy
 // Libraries
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {EnumerableSet} from "@openzeppelin/contracts/utils/structs/EnumerableSet.sol";
+import {LibSampling} from "./libraries/LibSampling.sol";
 // Interfaces
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {IStakeManager} from "./interfaces/IStakeManager.sol";
@@ -23,6 +24,7 @@ import {Role} from "./types/Role.sol";
 contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager {
     using SafeERC20 for IERC20;
     using EnumerableSet for EnumerableSet.AddressSet;
+    using LibSampling for LibSampling.Shuffle;
 
     ////// Types //////
 
@@ -213,6 +215,26 @@ contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager 
     }
 
     /// @inheritdoc IStakeManager
+    function drawVerifiers(
+        bytes32 seed,
+        uint256 count,
+        uint256 minFree,
+        address[] calldata excluded,
+        address[] calldata reserve
+    ) external view returns (address[] memory drawn, uint256 candidates) {
+        candidates = _verifiers.length();
+        address[] memory picked = new address[](count);
+        uint256 found = _drawPass(seed, minFree, excluded, reserve, false, picked, 0);
+        if (found < count && reserve.length != 0) {
+            found = _drawPass(keccak256(abi.encode(seed, "reserve")), minFree, excluded, reserve, true, picked, found);
+        }
+        drawn = new address[](found);
+        for (uint256 i; i < found; ++i) {
+            drawn[i] = picked[i];
+        }
+    }
+
+    /// @inheritdoc IStakeManager
     function token() external view returns (IERC20) {
         return _TOKEN;
     }
@@ -238,5 +260,39 @@ contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager 
         } else if (_verifiers.remove(account)) {
             emit VerifierDeactivated(account);
         }
+    }
+
+    ////// Internal: draw //////
+
+    /// @notice One pass of `drawVerifiers`: walks a shuffle of the active set and appends to
+    ///         `drawn` (from index `found`) each candidate not excluded, in the reserve iff
+    ///         `fromReserve`, with enough free stake.
+    /// @return Verifiers drawn so far.
+    function _drawPass(
+        bytes32 seed,
+        uint256 minFree,
+        address[] calldata excluded,
+        address[] calldata reserve,
+        bool fromReserve,
+        address[] memory drawn,
+        uint256 found
+    ) internal view returns (uint256) {
+        LibSampling.Shuffle memory shuffle = LibSampling.newShuffle(seed, _verifiers.length());
+        while (found < drawn.length && shuffle.remaining() != 0) {
+            address candidate = _verifiers.at(shuffle.next());
+            if (_contains(excluded, candidate) || _contains(reserve, candidate) != fromReserve) continue;
+            StakeInfo storage info = _stakes[candidate][Role.Verifier];
+            if (info.staked - info.locked < minFree) continue;
+            drawn[found++] = candidate;
+        }
+        return found;
+    }
+
+    /// @notice Whether `account` is in `list`.
+    function _contains(address[] calldata list, address account) internal pure returns (bool) {
+        for (uint256 i; i < list.length; ++i) {
+            if (list[i] == account) return true;
+        }
+        return false;
     }
 }

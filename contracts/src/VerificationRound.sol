@@ -9,9 +9,11 @@ import {IVerificationRound} from "./interfaces/IVerificationRound.sol";
 // Types
 import {Job, JobStatus, Params} from "./types/JobTypes.sol";
 import {RoundOutcome} from "./types/RoundTypes.sol";
+import {LibStateHash, StateHash} from "./types/StateHash.sol";
+import {SubmissionId} from "./types/SubmissionId.sol";
 
 /// @title VerificationRound
-/// @notice Runs the verification round of each job (docs/FORCED_ERRORS.md): the solver's secret
+/// @notice Runs the verification round of each submission (docs/FORCED_ERRORS.md): the solver's secret
 ///         commitment and claims on the sampled segments, the verifiers' sealed verdicts (recorded
 ///         at the JobManager when revealed), and the forced-error draw revealed with the secret.
 /// @dev Holds no tokens: bonds, slashes and jackpots are booked by the JobManager, which reads
@@ -20,7 +22,9 @@ import {RoundOutcome} from "./types/RoundTypes.sol";
 contract VerificationRound is IVerificationRound {
     ////// Types //////
 
-    /// @notice Per-job round state.
+    /// @notice Per-submission round state.
+    /// @param jobId Job of the submission (zero until its checkpoints are committed).
+    /// @param solver Solver of the submission.
     /// @param secretCommitment keccak256(abi.encode(jobId, solver, secret)).
     /// @param secret Revealed secret (zero until revealed).
     /// @param revealed True once the secret was revealed and every claim proven.
@@ -28,6 +32,8 @@ contract VerificationRound is IVerificationRound {
     /// @param committed Assigned verifiers that sealed verdicts.
     /// @param forcedSample Sample index of the forced error (meaningful if `forced`).
     struct Round {
+        uint256 jobId;
+        address solver;
         bytes32 secretCommitment;
         bytes32 secret;
         bool revealed;
@@ -47,7 +53,7 @@ contract VerificationRound is IVerificationRound {
     ////// Constants / Immutables //////
 
     /// @inheritdoc IVerificationRound
-    bytes32 public constant FORCED_ERROR_TAG = keccak256("veritrain.forced-error.v1");
+    bytes32 public constant FORCED_ERROR_TAG = LibStateHash.FORCED_ERROR_TAG;
 
     /// @notice Basis points in one (a rate of 10_000 forces an error in every job).
     uint256 internal constant BPS = 10_000;
@@ -61,10 +67,10 @@ contract VerificationRound is IVerificationRound {
 
     ////// State //////
 
-    mapping(uint256 jobId => Round round) internal _rounds;
-    mapping(uint256 jobId => bytes32[] hashes) internal _startHashes;
-    mapping(uint256 jobId => bytes32[] hashes) internal _endHashes;
-    mapping(uint256 jobId => mapping(address verifier => Seal seal)) internal _seals;
+    mapping(SubmissionId submissionId => Round round) internal _rounds;
+    mapping(SubmissionId submissionId => bytes32[] hashes) internal _startHashes;
+    mapping(SubmissionId submissionId => bytes32[] hashes) internal _endHashes;
+    mapping(SubmissionId submissionId => mapping(address verifier => Seal seal)) internal _seals;
 
     ////// Constructor //////
 
@@ -82,110 +88,112 @@ contract VerificationRound is IVerificationRound {
     ////// External: called by the JobManager //////
 
     /// @inheritdoc IVerificationRound
-    function onCommit(uint256 jobId, address solver, bytes32 commitment) external {
+    function onCommit(SubmissionId submissionId, uint256 jobId, address solver, bytes32 commitment) external {
         if (msg.sender != address(_JOB_MANAGER)) revert NotJobManager(msg.sender);
-        if (commitment == bytes32(0)) revert ZeroCommitment(jobId);
-        _rounds[jobId].secretCommitment = commitment;
-        emit SecretCommitted(jobId, solver, commitment);
+        if (commitment == bytes32(0)) revert ZeroCommitment(submissionId);
+        Round storage round = _rounds[submissionId];
+        round.jobId = jobId;
+        round.solver = solver;
+        round.secretCommitment = commitment;
+        emit SecretCommitted(submissionId, jobId, solver, commitment);
     }
 
     ////// External: round //////
 
     /// @inheritdoc IVerificationRound
-    function postClaims(uint256 jobId, bytes32[] calldata startHashes, bytes32[] calldata endHashes) external {
-        Job memory job = _verifyingJob(jobId);
-        if (msg.sender != job.solver) revert NotSolver(jobId, msg.sender);
-        _requireBeforeVerdictDeadline(jobId, job);
-        if (_startHashes[jobId].length != 0) revert ClaimsAlreadyPosted(jobId);
+    function postClaims(SubmissionId submissionId, bytes32[] calldata startHashes, bytes32[] calldata endHashes)
+        external
+    {
+        (uint256 jobId, Job memory job) = _verifyingJob(submissionId);
+        if (msg.sender != job.solver) revert NotSolver(submissionId, msg.sender);
+        _requireBeforeVerdictDeadline(submissionId, job);
+        if (_startHashes[submissionId].length != 0) revert ClaimsAlreadyPosted(submissionId);
         // slither-disable-next-line unused-return
         (, uint32[] memory segments) = _JOB_MANAGER.getAssignment(jobId);
         uint256 samples = segments.length;
-        if (startHashes.length != samples) revert LengthMismatch(jobId, samples, startHashes.length);
-        if (endHashes.length != samples) revert LengthMismatch(jobId, samples, endHashes.length);
-        _startHashes[jobId] = startHashes;
-        _endHashes[jobId] = endHashes;
-        emit ClaimsPosted(jobId, startHashes, endHashes);
+        if (startHashes.length != samples) revert LengthMismatch(submissionId, samples, startHashes.length);
+        if (endHashes.length != samples) revert LengthMismatch(submissionId, samples, endHashes.length);
+        _startHashes[submissionId] = startHashes;
+        _endHashes[submissionId] = endHashes;
+        emit ClaimsPosted(submissionId, startHashes, endHashes);
     }
 
     /// @inheritdoc IVerificationRound
-    function commitVerdicts(uint256 jobId, bytes32 commitment) external {
-        Job memory job = _verifyingJob(jobId);
+    function commitVerdicts(SubmissionId submissionId, bytes32 commitment) external {
+        (uint256 jobId, Job memory job) = _verifyingJob(submissionId);
         // slither-disable-next-line unused-return
         (address[] memory verifiers,) = _JOB_MANAGER.getAssignment(jobId);
-        if (!_contains(verifiers, msg.sender)) revert NotAssignedVerifier(jobId, msg.sender);
-        _requireBeforeVerdictDeadline(jobId, job);
-        if (_startHashes[jobId].length == 0) revert ClaimsNotPosted(jobId);
-        if (commitment == bytes32(0)) revert ZeroCommitment(jobId);
-        Seal storage seal = _seals[jobId][msg.sender];
-        if (seal.commitment != bytes32(0)) revert VerdictAlreadyCommitted(jobId, msg.sender);
+        if (!_contains(verifiers, msg.sender)) revert NotAssignedVerifier(submissionId, msg.sender);
+        _requireBeforeVerdictDeadline(submissionId, job);
+        if (_startHashes[submissionId].length == 0) revert ClaimsNotPosted(submissionId);
+        if (commitment == bytes32(0)) revert ZeroCommitment(submissionId);
+        Seal storage seal = _seals[submissionId][msg.sender];
+        if (seal.commitment != bytes32(0)) revert VerdictAlreadyCommitted(submissionId, msg.sender);
         seal.commitment = commitment;
-        ++_rounds[jobId].committed;
-        emit VerdictsCommitted(jobId, msg.sender, commitment);
+        ++_rounds[submissionId].committed;
+        emit VerdictsCommitted(submissionId, msg.sender, commitment);
     }
 
     /// @inheritdoc IVerificationRound
-    function revealVerdicts(uint256 jobId, bool[] calldata approvals, bytes32 salt) external {
-        Job memory job = _verifyingJob(jobId);
-        Seal storage seal = _seals[jobId][msg.sender];
-        if (seal.commitment == bytes32(0) || seal.revealed) revert NothingToReveal(jobId, msg.sender);
+    function revealVerdicts(SubmissionId submissionId, bool[] calldata approvals, bytes32 salt) external {
+        (uint256 jobId, Job memory job) = _verifyingJob(submissionId);
+        Seal storage seal = _seals[submissionId][msg.sender];
+        if (seal.commitment == bytes32(0) || seal.revealed) revert NothingToReveal(submissionId, msg.sender);
         (address[] memory verifiers, uint32[] memory segments) = _JOB_MANAGER.getAssignment(jobId);
         // Open at once when every verifier has sealed (nobody is left to copy), else after the
         // verdict deadline; closed after the reveal window.
-        uint64 opens = _rounds[jobId].committed == verifiers.length
+        uint64 opens = _rounds[submissionId].committed == verifiers.length
             ? job.verdictDeadline - _VERDICT_WINDOW
             : job.verdictDeadline + 1;
         uint64 closes = job.verdictDeadline + _REVEAL_WINDOW;
         if (block.timestamp < opens || block.timestamp > closes) {
-            revert OutsideWindow(jobId, opens, closes, uint64(block.timestamp));
+            revert OutsideWindow(submissionId, opens, closes, uint64(block.timestamp));
         }
-        if (approvals.length != segments.length) revert LengthMismatch(jobId, segments.length, approvals.length);
+        if (approvals.length != segments.length) {
+            revert LengthMismatch(submissionId, segments.length, approvals.length);
+        }
         if (keccak256(abi.encode(jobId, msg.sender, approvals, salt)) != seal.commitment) {
-            revert VerdictCommitmentMismatch(jobId, msg.sender);
+            revert VerdictCommitmentMismatch(submissionId, msg.sender);
         }
         seal.revealed = true;
-        emit VerdictsRevealed(jobId, msg.sender, approvals);
-        // SAFETY: the JobManager is trusted; it pulls the reject bonds from msg.sender.
-        _JOB_MANAGER.recordVerdicts(jobId, msg.sender, approvals);
+        emit VerdictsRevealed(submissionId, msg.sender, approvals);
+        // SAFETY: the JobManager is trusted; it pulls the reject bonds from msg.sender into the Escrow.
+        _JOB_MANAGER.recordVerdicts(submissionId, msg.sender, approvals);
     }
 
     /// @inheritdoc IVerificationRound
     function revealSecret(
-        uint256 jobId,
+        SubmissionId submissionId,
         bytes32 secret,
         bytes32 forcedTrueEnd,
         bytes32[][] calldata startProofs,
         bytes32[][] calldata endProofs
     ) external {
-        Job memory job = _verifyingJob(jobId);
-        _checkSecretReveal(jobId, job, secret, startProofs.length, endProofs.length);
-        uint32[] memory segments = _segmentsOf(jobId);
-        (bool forced, uint256 forcedSample) = _draw(jobId, secret, segments);
-        bytes32[] memory endHashes = _provableEnds(jobId, forced, forcedSample, forcedTrueEnd);
-        bytes32[] memory startHashes = _startHashes[jobId];
-        _proveClaims(jobId, job, segments, startProofs, startHashes, false);
-        _proveClaims(jobId, job, segments, endProofs, endHashes, true);
-        Round storage round = _rounds[jobId];
+        (bool forced, uint256 forcedSample) = _checkedDraw(submissionId, secret, startProofs, endProofs, forcedTrueEnd);
+        Round storage round = _rounds[submissionId];
         round.secret = secret;
         round.revealed = true;
         round.forced = forced;
         // SAFETY: forcedSample < samples <= MAX_SAMPLES_PER_JOB = 64.
         // forge-lint: disable-next-line(unsafe-typecast)
         round.forcedSample = uint32(forcedSample);
-        emit SecretRevealed(jobId, secret, forced, forcedSample);
+        emit SecretRevealed(submissionId, secret, forced, forcedSample);
     }
 
     ////// External: views //////
 
     /// @inheritdoc IVerificationRound
-    function outcome(uint256 jobId) external view returns (RoundOutcome outcome_, uint256 forcedSample) {
-        Round storage round = _rounds[jobId];
+    function outcome(SubmissionId submissionId) external view returns (RoundOutcome outcome_, uint256 forcedSample) {
+        Round storage round = _rounds[submissionId];
         if (round.revealed) {
             return (round.forced ? RoundOutcome.Forced : RoundOutcome.Clean, round.forcedSample);
         }
-        Job memory job = _JOB_MANAGER.getJob(jobId);
+        // No round (never committed): every window is still ahead.
+        if (round.jobId == 0) return (RoundOutcome.Pending, 0);
+        Job memory job = _JOB_MANAGER.getJob(round.jobId);
         // Not assigned yet: every window is still ahead.
         if (job.verdictDeadline == 0) return (RoundOutcome.Pending, 0);
-        if (_startHashes[jobId].length == 0) {
+        if (_startHashes[submissionId].length == 0) {
             return (block.timestamp > job.verdictDeadline ? RoundOutcome.NoClaims : RoundOutcome.Pending, 0);
         }
         if (block.timestamp > uint256(job.challengeDeadline) + _REVEAL_WINDOW) return (RoundOutcome.NoReveal, 0);
@@ -193,41 +201,50 @@ contract VerificationRound is IVerificationRound {
     }
 
     /// @inheritdoc IVerificationRound
-    function drawForcedError(uint256 jobId, bytes32 secret) external view returns (bool forced, uint256 sampleIndex) {
+    function drawForcedError(SubmissionId submissionId, bytes32 secret)
+        external
+        view
+        returns (bool forced, uint256 sampleIndex)
+    {
         // slither-disable-next-line unused-return
-        (, uint32[] memory segments) = _JOB_MANAGER.getAssignment(jobId);
-        (forced, sampleIndex) = _draw(jobId, secret, segments);
+        (uint256 jobId,) = _JOB_MANAGER.getSubmission(submissionId);
+        if (jobId == 0) return (false, 0);
+        (forced, sampleIndex) = _draw(jobId, secret, _segmentsOf(jobId));
     }
 
     /// @inheritdoc IVerificationRound
-    function claimsOf(uint256 jobId) external view returns (bytes32[] memory startHashes, bytes32[] memory endHashes) {
-        startHashes = _startHashes[jobId];
-        endHashes = _endHashes[jobId];
+    function claimsOf(SubmissionId submissionId)
+        external
+        view
+        returns (bytes32[] memory startHashes, bytes32[] memory endHashes)
+    {
+        startHashes = _startHashes[submissionId];
+        endHashes = _endHashes[submissionId];
     }
 
     /// @inheritdoc IVerificationRound
-    function verdictCommitmentOf(uint256 jobId, address verifier)
+    function verdictCommitmentOf(SubmissionId submissionId, address verifier)
         external
         view
         returns (bytes32 commitment, bool revealed)
     {
-        Seal storage seal = _seals[jobId][verifier];
+        Seal storage seal = _seals[submissionId][verifier];
         (commitment, revealed) = (seal.commitment, seal.revealed);
     }
 
     /// @inheritdoc IVerificationRound
-    function roundOf(uint256 jobId)
+    function roundOf(SubmissionId submissionId)
         external
         view
         returns (bytes32 secretCommitment, bytes32 secret, bool revealed, uint32 committed)
     {
-        Round storage round = _rounds[jobId];
+        Round storage round = _rounds[submissionId];
         (secretCommitment, secret, revealed, committed) =
         (round.secretCommitment, round.secret, round.revealed, round.committed);
     }
 
     /// @inheritdoc IVerificationRound
-    function windowsOf(uint256 jobId)
+    function windowsOf(SubmissionId submissionId)
         external
         view
         returns (
@@ -237,6 +254,8 @@ contract VerificationRound is IVerificationRound {
             uint64 secretRevealCloses
         )
     {
+        uint256 jobId = _rounds[submissionId].jobId;
+        if (jobId == 0) return (0, 0, 0, 0);
         Job memory job = _JOB_MANAGER.getJob(jobId);
         if (job.verdictDeadline == 0) return (0, 0, 0, 0);
         verdictRevealOpens = job.verdictDeadline + 1;
@@ -259,22 +278,27 @@ contract VerificationRound is IVerificationRound {
 
     /// @inheritdoc IVerificationRound
     function forcedClaim(bytes32 trueEnd) public pure returns (bytes32 claim) {
-        claim = keccak256(abi.encodePacked(FORCED_ERROR_TAG, trueEnd));
+        claim = StateHash.unwrap(StateHash.wrap(trueEnd).forcedClaim());
     }
 
     ////// Internal //////
 
-    /// @notice The job, reverting unless it is Verifying.
-    function _verifyingJob(uint256 jobId) internal view returns (Job memory job) {
+    /// @notice The submission's job, reverting unless the submission has a round, is its job's
+    ///         active one and the job is Verifying.
+    function _verifyingJob(SubmissionId submissionId) internal view returns (uint256 jobId, Job memory job) {
+        Round storage round = _rounds[submissionId];
+        jobId = round.jobId;
+        if (jobId == 0) revert UnknownSubmission(submissionId);
         job = _JOB_MANAGER.getJob(jobId);
+        if (job.solver != round.solver) revert UnknownSubmission(submissionId);
         if (job.status != JobStatus.Verifying) revert WrongJobStatus(jobId, uint8(job.status));
     }
 
     /// @notice Reverts after the verdict deadline (claims and sealed verdicts share this window).
-    function _requireBeforeVerdictDeadline(uint256 jobId, Job memory job) internal view {
+    function _requireBeforeVerdictDeadline(SubmissionId submissionId, Job memory job) internal view {
         if (block.timestamp > job.verdictDeadline) {
             revert OutsideWindow(
-                jobId, job.verdictDeadline - _VERDICT_WINDOW, job.verdictDeadline, uint64(block.timestamp)
+                submissionId, job.verdictDeadline - _VERDICT_WINDOW, job.verdictDeadline, uint64(block.timestamp)
             );
         }
     }
@@ -309,38 +333,69 @@ contract VerificationRound is IVerificationRound {
         sampleIndex = eligible[uint256(keccak256(abi.encode(draw, uint256(1)))) % count];
     }
 
+    /// @notice Everything `revealSecret` checks before it records the secret: the reveal checks, the
+    ///         draw, and a proof of every claim (the forced claim replaced by the true end it hides).
+    /// @return forced Whether the draw forces an error.
+    /// @return forcedSample Its sample (meaningful if `forced`).
+    function _checkedDraw(
+        SubmissionId submissionId,
+        bytes32 secret,
+        bytes32[][] calldata startProofs,
+        bytes32[][] calldata endProofs,
+        bytes32 forcedTrueEnd
+    ) internal view returns (bool forced, uint256 forcedSample) {
+        Job memory job;
+        uint32[] memory segments;
+        {
+            uint256 jobId;
+            (jobId, job) = _verifyingJob(submissionId);
+            _checkSecretReveal(submissionId, jobId, job, secret, startProofs.length, endProofs.length);
+            segments = _segmentsOf(jobId);
+            (forced, forcedSample) = _draw(jobId, secret, segments);
+        }
+        bytes32[] memory endHashes = _provableEnds(submissionId, forced, forcedSample, forcedTrueEnd);
+        _proveClaims(submissionId, job, segments, startProofs, false);
+        _proveClaimsAgainst(submissionId, job, segments, endProofs, endHashes);
+    }
+
     /// @notice Secret-reveal checks: window (challengeDeadline, challengeDeadline + revealWindow],
     ///         not yet revealed, claims posted, commitment, one proof per sample on each side.
-    function _checkSecretReveal(uint256 jobId, Job memory job, bytes32 secret, uint256 starts, uint256 ends)
-        internal
-        view
-    {
-        Round storage round = _rounds[jobId];
-        if (round.revealed) revert SecretAlreadyRevealed(jobId);
+    function _checkSecretReveal(
+        SubmissionId submissionId,
+        uint256 jobId,
+        Job memory job,
+        bytes32 secret,
+        uint256 starts,
+        uint256 ends
+    ) internal view {
+        Round storage round = _rounds[submissionId];
+        if (round.revealed) revert SecretAlreadyRevealed(submissionId);
         uint64 opens = job.challengeDeadline + 1;
         uint64 closes = job.challengeDeadline + _REVEAL_WINDOW;
         if (block.timestamp < opens || block.timestamp > closes) {
-            revert OutsideWindow(jobId, opens, closes, uint64(block.timestamp));
+            revert OutsideWindow(submissionId, opens, closes, uint64(block.timestamp));
         }
-        uint256 samples = _startHashes[jobId].length;
-        if (samples == 0) revert ClaimsNotPosted(jobId);
+        uint256 samples = _startHashes[submissionId].length;
+        if (samples == 0) revert ClaimsNotPosted(submissionId);
         if (keccak256(abi.encode(jobId, job.solver, secret)) != round.secretCommitment) {
-            revert SecretCommitmentMismatch(jobId);
+            revert SecretCommitmentMismatch(submissionId);
         }
-        if (starts != samples) revert LengthMismatch(jobId, samples, starts);
-        if (ends != samples) revert LengthMismatch(jobId, samples, ends);
+        if (starts != samples) revert LengthMismatch(submissionId, samples, starts);
+        if (ends != samples) revert LengthMismatch(submissionId, samples, ends);
     }
 
     /// @notice The claimed end hashes with the forced claim, if any, replaced by the true end it
     ///         hides (reverts ForcedClaimMismatch unless it is exactly forcedClaim(forcedTrueEnd)).
-    function _provableEnds(uint256 jobId, bool forced, uint256 forcedSample, bytes32 forcedTrueEnd)
+    function _provableEnds(SubmissionId submissionId, bool forced, uint256 forcedSample, bytes32 forcedTrueEnd)
         internal
         view
         returns (bytes32[] memory endHashes)
     {
-        endHashes = _endHashes[jobId];
+        endHashes = _endHashes[submissionId];
         if (!forced) return endHashes;
-        if (endHashes[forcedSample] != forcedClaim(forcedTrueEnd)) revert ForcedClaimMismatch(jobId, forcedSample);
+        if (endHashes[forcedSample] != forcedClaim(forcedTrueEnd)) {
+            revert ForcedClaimMismatch(submissionId, forcedSample);
+        }
         endHashes[forcedSample] = forcedTrueEnd;
     }
 
@@ -350,10 +405,34 @@ contract VerificationRound is IVerificationRound {
         (, segments) = _JOB_MANAGER.getAssignment(jobId);
     }
 
+    /// @notice Reverts InvalidClaimProof unless every claimed start hash is the job's committed leaf
+    ///         at step s_j * k.
+    function _proveClaims(
+        SubmissionId submissionId,
+        Job memory job,
+        uint32[] memory segments,
+        bytes32[][] calldata proofs,
+        bool isEnd
+    ) internal view {
+        _prove(submissionId, job, segments, proofs, _startHashes[submissionId], isEnd);
+    }
+
+    /// @notice Reverts InvalidClaimProof unless every end hash `hashes[j]` is the job's committed leaf
+    ///         at step (s_j + 1) * k.
+    function _proveClaimsAgainst(
+        SubmissionId submissionId,
+        Job memory job,
+        uint32[] memory segments,
+        bytes32[][] calldata proofs,
+        bytes32[] memory hashes
+    ) internal pure {
+        _prove(submissionId, job, segments, proofs, hashes, true);
+    }
+
     /// @notice Reverts InvalidClaimProof unless every `hashes[j]` is the job's committed leaf at step
     ///         s_j * k (starts) or (s_j + 1) * k (ends).
-    function _proveClaims(
-        uint256 jobId,
+    function _prove(
+        SubmissionId submissionId,
         Job memory job,
         uint32[] memory segments,
         bytes32[][] calldata proofs,
@@ -364,7 +443,7 @@ contract VerificationRound is IVerificationRound {
         for (uint256 j; j < hashes.length; ++j) {
             uint256 step = (uint256(segments[j]) + offset) * job.checkpointInterval;
             if (!LibCheckpoint.verify(proofs[j], job.merkleRoot, step, hashes[j])) {
-                revert InvalidClaimProof(jobId, j, isEnd);
+                revert InvalidClaimProof(submissionId, j, isEnd);
             }
         }
     }

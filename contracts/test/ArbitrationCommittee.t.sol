@@ -355,8 +355,8 @@ contract ArbitrationCommittee_Resolve_Test is ArbitrationCommittee_Init {
         for (uint256 i; i < 3; ++i) {
             assertEq(_locked(members[i], Role.Verifier), 0);
         }
-        assertEq(jobManager.creditOf(members[0]), params.arbiterFee);
-        assertEq(jobManager.creditOf(members[2]), 0);
+        assertEq(escrow.creditOf(members[0]), params.arbiterFee);
+        assertEq(escrow.creditOf(members[2]), 0);
     }
 
     /// @notice One vote each way and one missing reveal: a tie keeps the segment valid and the
@@ -373,7 +373,7 @@ contract ArbitrationCommittee_Resolve_Test is ArbitrationCommittee_Init {
         assertEq(_staked(members[2], Role.Verifier), 500e18 - params.verifierStake);
         assertEq(_locked(members[2], Role.Verifier), 0);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Disputed));
-        _assertJobManagerSolvent();
+        _assertEscrowSolvent();
     }
 
     function test_resolve_noVotes_keepsValid_succeeds() public {

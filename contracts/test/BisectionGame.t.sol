@@ -13,10 +13,12 @@ import {BisectionGame} from "../src/BisectionGame.sol";
 // Interfaces
 import {IArbitrationCommittee} from "../src/interfaces/IArbitrationCommittee.sol";
 import {IBisectionGame} from "../src/interfaces/IBisectionGame.sol";
+import {IEscrow} from "../src/interfaces/IEscrow.sol";
 import {IJobManager} from "../src/interfaces/IJobManager.sol";
 import {IStepAdjudicator} from "../src/interfaces/IStepAdjudicator.sol";
 // Types
 import {Game, GameStatus, Side, StepClaim} from "../src/types/BisectionTypes.sol";
+import {Bucket} from "../src/types/EscrowTypes.sol";
 import {Dispute} from "../src/types/DisputeTypes.sol";
 import {JobStatus} from "../src/types/JobTypes.sol";
 import {Role} from "../src/types/Role.sol";
@@ -37,6 +39,8 @@ abstract contract BisectionGame_Init is Deployers {
     uint32 internal interval;
     uint256 internal jobId;
     uint256 internal disputeId;
+    /// @notice The Escrow's Bonds bucket when the game opened (the job's reject and challenge bonds).
+    uint256 internal jobBonds;
     uint32 internal segment;
     address internal defender;
     address internal challenger;
@@ -89,16 +93,15 @@ abstract contract BisectionGame_Init is Deployers {
 
     function _approveGame(address account) internal {
         vm.prank(account);
-        token.approve(address(game), type(uint256).max);
+        token.approve(address(escrow), type(uint256).max);
     }
 
     /// @notice A funded contract account staked as a solver, approving every protocol contract.
     function _enrollSolver(address account) internal {
         vm.startPrank(account);
         token.faucet(FUNDS);
-        token.approve(address(jobManager), type(uint256).max);
+        token.approve(address(escrow), type(uint256).max);
         token.approve(address(stakeManager), type(uint256).max);
-        token.approve(address(game), type(uint256).max);
         stakeManager.stake(Role.Solver, 1000e18);
         vm.stopPrank();
     }
@@ -136,6 +139,27 @@ abstract contract BisectionGame_Init is Deployers {
         _passChallengeWindow(jobId);
         jobManager.finalize(jobId);
         disputeId = _job(jobId).disputeId;
+        jobBonds = escrow.bucketOf(Bucket.Bonds);
+    }
+
+    /// @notice Move bonds the game holds at the Escrow (the game itself holds no tokens).
+    function _gameBonds() internal returns (uint256) {
+        assertEq(token.balanceOf(address(game)), 0, "game holds tokens");
+        return escrow.bucketOf(Bucket.Bonds) - jobBonds;
+    }
+
+    /// @notice Credits the game booked for `account` at the Escrow in the logs recorded since
+    ///         `vm.recordLogs()` (the JobManager credits the same accounts in the same calls).
+    function _gameCredited(address account) internal returns (uint256 amount) {
+        Vm.Log[] memory logs = vm.getRecordedLogs();
+        for (uint256 i; i < logs.length; ++i) {
+            Vm.Log memory log = logs[i];
+            if (log.emitter != address(escrow) || log.topics[0] != IEscrow.Credited.selector) continue;
+            if (address(uint160(uint256(log.topics[1]))) != address(game)) continue;
+            if (address(uint160(uint256(log.topics[2]))) != account) continue;
+            (, uint256 credited) = abi.decode(log.data, (Bucket, uint256));
+            amount += credited;
+        }
     }
 
     /// @notice A k = K game on segment 1 whose defender forged the step after `cheatStep`.
@@ -220,7 +244,7 @@ contract BisectionGame_Constructor_Test is BisectionGame_Init {
     function test_constructor_setsConfig_succeeds() public {
         assertEq(address(game.jobManager()), address(jobManager));
         assertEq(address(game.stepAdjudicator()), address(committee));
-        assertEq(address(game.token()), address(token));
+        assertEq(address(game.escrow()), address(escrow));
         assertEq(uint256(game.clockSeconds()), CLOCK);
         assertEq(game.moveBond(), BOND);
         assertEq(address(jobManager.adjudicator()), address(game));
@@ -304,7 +328,7 @@ contract BisectionGame_PostEndpoints_Test is BisectionGame_Init {
         assertEq(uint8(g.turn), uint8(Side.Defender));
         assertEq(uint256(g.defenderClock), CLOCK - 100);
         assertEq(token.balanceOf(solver), before - BOND);
-        assertEq(token.balanceOf(address(game)), BOND);
+        assertEq(_gameBonds(), BOND);
     }
 
     function test_postEndpoints_badStartProof_reverts() public {
@@ -407,7 +431,7 @@ contract BisectionGame_Bisect_Test is BisectionGame_Init {
         assertEq(uint8(g.turn), uint8(Side.Challenger));
         assertEq(uint8(g.status), uint8(GameStatus.AwaitingResponse));
         assertEq(uint256(g.moves), 2);
-        assertEq(token.balanceOf(address(game)), 2 * BOND);
+        assertEq(_gameBonds(), 2 * BOND);
     }
 
     function test_bisect_beforeEndpoints_reverts() public {
@@ -496,7 +520,7 @@ contract BisectionGame_Respond_Test is BisectionGame_Init {
         assertEq(uint8(g.status), uint8(GameStatus.AwaitingBisection));
         assertEq(uint256(g.challengerClock), CLOCK - 7);
         assertEq(uint256(g.moves), 3);
-        assertEq(token.balanceOf(address(game)), 3 * BOND);
+        assertEq(_gameBonds(), 3 * BOND);
     }
 
     function test_respond_disagree_movesHi_succeeds() public {
@@ -585,21 +609,23 @@ contract BisectionGame_ClaimTimeout_Test is BisectionGame_Init {
         vm.warp(block.timestamp + CLOCK + 1);
         vm.expectEmit(address(game));
         emit IBisectionGame.TimeoutClaimed(disputeId, Side.Defender, stranger);
+        vm.recordLogs();
         vm.prank(stranger);
         game.claimTimeout(disputeId);
         assertEq(uint8(_game().status), uint8(GameStatus.ChallengerWon));
         assertEq(uint256(_game().defenderClock), 0);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Rejected));
-        assertEq(game.creditOf(challenger), 0); // no move, no bond
+        assertEq(_gameCredited(challenger), 0); // no move, no bond
     }
 
     function test_claimTimeout_challenger_defenderWins_succeeds() public {
         _postEndpoints();
         _bisect();
         vm.warp(block.timestamp + CLOCK + 1);
+        vm.recordLogs();
         game.claimTimeout(disputeId);
         assertEq(uint8(_game().status), uint8(GameStatus.DefenderWon));
-        assertEq(game.creditOf(solver), 2 * BOND);
+        assertEq(_gameCredited(solver), 2 * BOND);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Disputed));
         jobManager.finalize(jobId);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
@@ -626,9 +652,10 @@ contract BisectionGame_ClaimTimeout_Test is BisectionGame_Init {
         vm.warp(block.timestamp + 20 minutes + 1);
         (defenderLeft,) = game.clocksOf(disputeId);
         assertEq(uint256(defenderLeft), 0);
+        vm.recordLogs();
         game.claimTimeout(disputeId);
         assertEq(uint8(_game().status), uint8(GameStatus.ChallengerWon));
-        assertEq(game.creditOf(challenger), BOND);
+        assertEq(_gameCredited(challenger), BOND);
     }
 
     function test_claimTimeout_afterResolution_reverts() public {
@@ -678,19 +705,22 @@ contract BisectionGame_ClaimCredit_Test is BisectionGame_Init {
         vm.warp(block.timestamp + CLOCK + 1);
         game.claimTimeout(disputeId);
         uint256 before = token.balanceOf(solver);
-        vm.expectEmit(address(game));
-        emit IBisectionGame.CreditClaimed(solver, 2 * BOND);
+        uint256 credit = escrow.creditOf(solver);
+        assertGte(credit, 2 * BOND);
+        vm.expectEmit(address(escrow));
+        emit IEscrow.CreditClaimed(solver, credit);
         vm.prank(solver);
-        game.claimCredit();
-        assertEq(token.balanceOf(solver), before + 2 * BOND);
-        assertEq(game.creditOf(solver), 0);
+        escrow.claimCredit();
+        assertEq(token.balanceOf(solver), before + credit);
+        assertEq(escrow.creditOf(solver), 0);
         assertEq(token.balanceOf(address(game)), 0);
+        _assertEscrowSolvent();
     }
 
     function test_claimCredit_none_reverts() public {
-        vm.expectRevert(abi.encodeWithSelector(IBisectionGame.NoCreditToClaim.selector, stranger));
+        vm.expectRevert(abi.encodeWithSelector(IEscrow.NoCreditToClaim.selector, stranger));
         vm.prank(stranger);
-        game.claimCredit();
+        escrow.claimCredit();
     }
 }
 
@@ -728,14 +758,15 @@ contract BisectionGame_FullGame_Test is BisectionGame_Init {
         Game memory g = _game();
         assertEq(uint256(g.lo), cheatStep, "bisection finds the forged step");
         assertEq(uint256(g.moves), 1 + 2 * _log2Ceil(K));
+        vm.recordLogs();
         _judgeStep();
         assertEq(uint8(_game().status), uint8(GameStatus.ChallengerWon));
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Rejected));
-        assertEq(game.creditOf(challenger), uint256(g.moves) * BOND);
-        assertEq(game.creditOf(solver), 0);
+        assertEq(_gameCredited(challenger), uint256(g.moves) * BOND);
+        assertEq(escrow.creditOf(solver), 0);
         assertEq(_staked(solver, Role.Solver), solverStakeBefore - params.solverStake);
-        _assertJobManagerSolvent();
-        assertEq(token.balanceOf(address(game)), uint256(g.moves) * BOND);
+        _assertEscrowSolvent();
+        assertEq(token.balanceOf(address(game)), 0);
     }
 
     function testFuzz_fullGame_cheatingDefenderLoses(uint256 cheatSeed, bool byWhistleblower) public {
@@ -764,13 +795,14 @@ contract BisectionGame_FullGame_Test is BisectionGame_Init {
         }
         Game memory g = _game();
         assertEq(uint256(g.lo), K);
+        vm.recordLogs();
         _judgeStep();
         assertEq(uint8(_game().status), uint8(GameStatus.DefenderWon));
-        assertEq(game.creditOf(solver), uint256(g.moves) * BOND);
+        assertEq(_gameCredited(solver), uint256(g.moves) * BOND);
         assertEq(_staked(griefer, Role.Verifier), verifierStakeBefore - params.verifierStake);
         jobManager.finalize(jobId);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
-        _assertJobManagerSolvent();
+        _assertEscrowSolvent();
     }
 }
 
@@ -791,6 +823,7 @@ contract BisectionGame_HonestDefender_Test is BisectionGame_Init {
         HonestDefender actor = new HonestDefender(game, k, hashes);
         _enrollSolver(address(actor));
         _openGame(k, hashes, responses & 1 == 1 ? 1 : 0, (responses >> 255) == 1, address(actor));
+        vm.recordLogs();
 
         for (uint256 round; _game().status != GameStatus.AwaitingStep && !_resolved(); ++round) {
             vm.warp(block.timestamp + think);
@@ -811,7 +844,7 @@ contract BisectionGame_HonestDefender_Test is BisectionGame_Init {
         if (_game().status == GameStatus.AwaitingStep) _judgeStep();
         assertEq(uint8(_game().status), uint8(GameStatus.DefenderWon), "honest defender lost");
         assertTrue(_job(jobId).status != JobStatus.Rejected);
-        assertEq(game.creditOf(address(actor)), uint256(_game().moves) * BOND);
+        assertEq(_gameCredited(address(actor)), uint256(_game().moves) * BOND);
     }
 
     function testFuzz_honestDefender_neverLoses() public {

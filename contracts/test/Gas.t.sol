@@ -70,13 +70,13 @@ contract Gas_Test is Deployers {
         for (uint256 i; i < verifiers.length; ++i) {
             bytes32 sealedHash = _verdictCommitment(jobId, verifiers[i], approvals, _verdictSalt(jobId, verifiers[i]));
             vm.prank(verifiers[i]);
-            round.commitVerdicts(jobId, sealedHash);
+            round.commitVerdicts(_sid(jobId), sealedHash);
             if (i == 0) _snap("VerificationRound.commitVerdicts");
         }
         for (uint256 i; i < verifiers.length; ++i) {
             bytes32 salt = _verdictSalt(jobId, verifiers[i]);
             vm.prank(verifiers[i]);
-            round.revealVerdicts(jobId, approvals, salt);
+            round.revealVerdicts(_sid(jobId), approvals, salt);
             if (i == 0) _snap("VerificationRound.revealVerdicts (approve all)");
         }
         _snap("VerificationRound.revealVerdicts (last verifier)");
@@ -106,8 +106,8 @@ contract Gas_Test is Deployers {
         jobManager.finalize(jobId);
         _snap("JobManager.finalize (finalized, first model mint)");
         vm.prank(solver);
-        jobManager.claimCredit();
-        _snap("JobManager.claimCredit");
+        escrow.claimCredit();
+        _snap("Escrow.claimCredit");
 
         ModelShares shares = ModelShares(registry.sharesOf(MODEL_ID));
         vm.prank(solver);
@@ -144,16 +144,16 @@ contract Gas_Test is Deployers {
         bytes32 salt = _verdictSalt(jobId, verifiers[0]);
         bytes32 sealedHash = _verdictCommitment(jobId, verifiers[0], approvals, salt);
         vm.prank(verifiers[0]);
-        round.commitVerdicts(jobId, sealedHash);
+        round.commitVerdicts(_sid(jobId), sealedHash);
         vm.prank(verifiers[0]);
-        round.revealVerdicts(jobId, approvals, salt);
+        round.revealVerdicts(_sid(jobId), approvals, salt);
         _snap("VerificationRound.revealVerdicts (one reject)");
     }
 
     function test_fundJackpot_gas() public {
         vm.prank(stranger);
-        jobManager.fundJackpot(100e18);
-        _snap("JobManager.fundJackpot");
+        escrow.fundJackpot(100e18);
+        _snap("Escrow.fundJackpot");
     }
 
     /// @notice Every job carries a forced error: one verifier approves it (slashed into the pool),
@@ -161,9 +161,9 @@ contract Gas_Test is Deployers {
     function test_forcedError_gas() public {
         _redeployWithRate(10_000);
         vm.prank(stranger);
-        jobManager.fundJackpot(100e18);
+        escrow.fundJackpot(100e18);
         uint256 jobId = _verifyingJob();
-        (, uint256 f) = round.drawForcedError(jobId, _secret(jobId));
+        (, uint256 f) = round.drawForcedError(_sid(jobId), _secret(jobId));
         address[] memory verifiers = _assigned(jobId);
         _submit(jobId, verifiers[0], 0);
         _submit(jobId, verifiers[1], uint256(1) << f);
@@ -208,12 +208,37 @@ contract Gas_Test is Deployers {
         _snap("JobManager.reclaimExpired");
     }
 
+    /// @notice Runtime sizes of every deployed contract (the BisectionGame's is in bisection.json).
     function test_bytecodeSize_gas() public {
         vmx.snapshotValue(GROUP, "size JobManager", address(jobManager).code.length);
+        vmx.snapshotValue(GROUP, "size LibSettlement", _librarySize());
+        vmx.snapshotValue(GROUP, "size Escrow", address(escrow).code.length);
         vmx.snapshotValue(GROUP, "size VerificationRound", address(round).code.length);
         vmx.snapshotValue(GROUP, "size ArbitrationCommittee", address(committee).code.length);
         vmx.snapshotValue(GROUP, "size StakeManager", address(stakeManager).code.length);
         vmx.snapshotValue(GROUP, "size ShareRegistry", address(registry).code.length);
+        vmx.snapshotValue(GROUP, "size ModelShares", vm.getDeployedCode("ModelShares.sol:ModelShares").length);
         vmx.snapshotValue(GROUP, "size VeriToken", address(token).code.length);
+    }
+
+    /// @notice Every deployed contract stays at most 80% of EIP-170 (24,576 bytes), leaving room for
+    ///         what comes next.
+    function test_bytecodeSize_withinEightyPercent_succeeds() public {
+        uint256 limit = 19_660; // floor(24,576 * 0.8)
+        assertLte(address(jobManager).code.length, limit, "JobManager");
+        assertLte(_librarySize(), limit, "LibSettlement");
+        assertLte(address(escrow).code.length, limit, "Escrow");
+        assertLte(address(round).code.length, limit, "VerificationRound");
+        assertLte(address(committee).code.length, limit, "ArbitrationCommittee");
+        assertLte(address(stakeManager).code.length, limit, "StakeManager");
+        assertLte(address(registry).code.length, limit, "ShareRegistry");
+        assertLte(vm.getDeployedCode("ModelShares.sol:ModelShares").length, limit, "ModelShares");
+        assertLte(vm.getDeployedCode("BisectionGame.sol:BisectionGame").length, limit, "BisectionGame");
+        assertLte(address(token).code.length, limit, "VeriToken");
+    }
+
+    /// @notice Runtime size of the linked settlement library.
+    function _librarySize() internal view returns (uint256) {
+        return vm.getDeployedCode("LibSettlement.sol:LibSettlement").length;
     }
 }

@@ -5,6 +5,7 @@ pragma solidity 0.8.37;
 import {Deployers} from "./utils/Deployers.sol";
 import {Merkle} from "./utils/Merkle.sol";
 // Contracts
+import {Escrow} from "../src/Escrow.sol";
 import {JobManager} from "../src/JobManager.sol";
 import {VerificationRound} from "../src/VerificationRound.sol";
 // Libraries
@@ -12,12 +13,15 @@ import {LibCheckpoint} from "../src/libraries/LibCheckpoint.sol";
 // Interfaces
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {IERC20Errors} from "@openzeppelin/contracts/interfaces/draft-IERC6093.sol";
+import {IEscrow} from "../src/interfaces/IEscrow.sol";
 import {IAdjudicator} from "../src/interfaces/IAdjudicator.sol";
 import {IJobManager} from "../src/interfaces/IJobManager.sol";
 import {IShareRegistry} from "../src/interfaces/IShareRegistry.sol";
 import {IStakeManager} from "../src/interfaces/IStakeManager.sol";
 import {IVerificationRound} from "../src/interfaces/IVerificationRound.sol";
 // Types
+import {LibSubmission, SubmissionId} from "../src/types/SubmissionId.sol";
+import {Bucket} from "../src/types/EscrowTypes.sol";
 import {Job, JobStatus, Params, Verdict} from "../src/types/JobTypes.sol";
 import {Role} from "../src/types/Role.sol";
 
@@ -41,7 +45,7 @@ abstract contract JobManager_Init is Deployers {
 contract JobManager_Constructor_Test is JobManager_Init {
     function _deployWith(Params memory p) internal returns (JobManager) {
         return new JobManager(
-            token, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), p, address(this)
+            escrow, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), p, address(this)
         );
     }
 
@@ -49,14 +53,14 @@ contract JobManager_Constructor_Test is JobManager_Init {
         Params memory p = _defaultParams();
         vm.expectRevert(IJobManager.ZeroAddress.selector);
         new JobManager(
-            IERC20(address(0)),
+            IEscrow(address(0)),
             IStakeManager(address(stakeManager)),
             IShareRegistry(address(registry)),
             p,
             address(this)
         );
         vm.expectRevert(IJobManager.ZeroAddress.selector);
-        new JobManager(token, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), p, address(0));
+        new JobManager(escrow, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), p, address(0));
     }
 
     function test_constructor_verifiersPerJobOutOfRange_reverts() public {
@@ -99,7 +103,7 @@ contract JobManager_Constructor_Test is JobManager_Init {
     }
 
     function test_constructor_setsWiring_succeeds() public {
-        assertEq(address(jobManager.token()), address(token));
+        assertEq(address(jobManager.escrow()), address(escrow));
         assertEq(address(jobManager.stakeManager()), address(stakeManager));
         assertEq(address(jobManager.shareRegistry()), address(registry));
         assertEq(address(jobManager.adjudicator()), address(committee));
@@ -129,7 +133,7 @@ contract JobManager_SetVerificationRound_Test is JobManager_Init {
 
     function test_setVerificationRound_fresh_succeeds() public {
         JobManager fresh = new JobManager(
-            token, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), params, address(this)
+            escrow, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), params, address(this)
         );
         vm.expectRevert(IJobManager.ZeroAddress.selector);
         fresh.setVerificationRound(IVerificationRound(address(0)));
@@ -141,7 +145,7 @@ contract JobManager_SetVerificationRound_Test is JobManager_Init {
 
     function test_commitCheckpoints_roundNotSet_reverts() public {
         JobManager fresh = new JobManager(
-            token, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), params, address(this)
+            escrow, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), params, address(this)
         );
         vm.expectRevert(IJobManager.VerificationRoundNotSet.selector);
         fresh.commitCheckpoints(1, bytes32(uint256(1)), CHECKPOINT_URL, bytes32(uint256(1)));
@@ -152,15 +156,15 @@ contract JobManager_FundJackpot_Test is JobManager_Init {
     function testFuzz_fundJackpot_addsToPool_succeeds(uint256 amount) public {
         amount = bound(amount, 0, FUNDS);
         uint256 balanceBefore = token.balanceOf(stranger);
-        vm.expectEmit(address(jobManager));
-        emit IJobManager.JackpotFunded(stranger, amount);
+        vm.expectEmit(address(escrow));
+        emit IEscrow.Deposited(stranger, Bucket.Jackpot, stranger, amount);
         vm.prank(stranger);
-        jobManager.fundJackpot(amount);
-        assertEq(jobManager.jackpotPool(), amount);
+        escrow.fundJackpot(amount);
+        assertEq(escrow.jackpotPool(), amount);
         assertEq(token.balanceOf(stranger), balanceBefore - amount);
-        (,,, uint256 pool) = jobManager.liabilities();
+        (,,, uint256 pool) = escrow.liabilities();
         assertEq(pool, amount);
-        _assertJobManagerSolvent();
+        _assertEscrowSolvent();
     }
 
     function test_fundJackpot_addsToPool_succeeds() public {
@@ -187,7 +191,7 @@ contract JobManager_SetAdjudicator_Test is JobManager_Init {
 
     function test_setAdjudicator_once_succeeds() public {
         JobManager fresh = new JobManager(
-            token, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), params, address(this)
+            escrow, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), params, address(this)
         );
         vm.expectEmit(address(fresh));
         emit IJobManager.AdjudicatorSet(stranger);
@@ -201,15 +205,17 @@ contract JobManager_PostJob_Test is JobManager_Init {
         interval = uint32(bound(interval, 1, 1000));
         totalSteps = uint32(interval * bound(totalSteps, 1, 1000));
         reward = bound(reward, 0, 100_000e18);
-        uint256 escrow = reward + 3 * params.verifierFee;
+        uint256 escrowAmount = reward + 3 * params.verifierFee;
         uint256 balanceBefore = token.balanceOf(submitter);
         vm.expectEmit(address(jobManager));
-        emit IJobManager.JobPosted(1, submitter, MODEL_ID, SPEC_HASH, totalSteps, interval, reward, escrow, SPEC_URI);
+        emit IJobManager.JobPosted(
+            1, submitter, MODEL_ID, SPEC_HASH, totalSteps, interval, reward, escrowAmount, SPEC_URI
+        );
         vm.prank(submitter);
         uint256 jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, totalSteps, interval, reward, SPEC_URI);
         assertEq(jobId, 1);
         assertEq(jobManager.jobCount(), 1);
-        assertEq(token.balanceOf(submitter), balanceBefore - escrow);
+        assertEq(token.balanceOf(submitter), balanceBefore - escrowAmount);
         Job memory job = _job(jobId);
         assertEq(job.submitter, submitter);
         assertEq(job.solver, address(0));
@@ -220,8 +226,8 @@ contract JobManager_PostJob_Test is JobManager_Init {
         assertEq(job.reward, reward);
         assertEq(uint8(job.status), uint8(JobStatus.Open));
         assertEq(jobManager.specURIOf(jobId), SPEC_URI);
-        (uint256 escrowed,,,) = jobManager.liabilities();
-        assertEq(escrowed, escrow);
+        (uint256 escrowed,,,) = escrow.liabilities();
+        assertEq(escrowed, escrowAmount);
     }
 
     function test_postJob_escrows_succeeds() public {
@@ -259,9 +265,9 @@ contract JobManager_PostJob_Test is JobManager_Init {
     }
 
     function test_postJob_noAllowance_reverts() public {
-        uint256 escrow = REWARD + 3 * params.verifierFee;
+        uint256 escrowAmount = REWARD + 3 * params.verifierFee;
         vm.expectRevert(
-            abi.encodeWithSelector(IERC20Errors.ERC20InsufficientAllowance.selector, address(jobManager), 0, escrow)
+            abi.encodeWithSelector(IERC20Errors.ERC20InsufficientAllowance.selector, address(escrow), 0, escrowAmount)
         );
         vm.prank(address(0xBEEF));
         jobManager.postJob(MODEL_ID, SPEC_HASH, TOTAL_STEPS, INTERVAL, REWARD, SPEC_URI);
@@ -271,16 +277,16 @@ contract JobManager_PostJob_Test is JobManager_Init {
 contract JobManager_CancelJob_Test is JobManager_Init {
     function test_cancelJob_refundsByCredit_succeeds() public {
         uint256 jobId = _postJob();
-        uint256 escrow = REWARD + 3 * params.verifierFee;
+        uint256 escrowAmount = REWARD + 3 * params.verifierFee;
         vm.expectEmit(address(jobManager));
-        emit IJobManager.JobCancelled(jobId, escrow);
+        emit IJobManager.JobCancelled(jobId, escrowAmount);
         vm.prank(submitter);
         jobManager.cancelJob(jobId);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Cancelled));
-        assertEq(jobManager.creditOf(submitter), escrow);
-        (uint256 escrowed,, uint256 credits,) = jobManager.liabilities();
+        assertEq(escrow.creditOf(submitter), escrowAmount);
+        (uint256 escrowed,, uint256 credits,) = escrow.liabilities();
         assertEq(escrowed, 0);
-        assertEq(credits, escrow);
+        assertEq(credits, escrowAmount);
     }
 
     function test_cancelJob_notSubmitter_reverts() public {
@@ -311,7 +317,7 @@ contract JobManager_ClaimJob_Test is JobManager_Init {
         uint256 jobId = _postJob();
         uint64 deadline = uint64(block.timestamp) + params.commitWindow;
         vm.expectEmit(address(jobManager));
-        emit IJobManager.JobClaimed(jobId, solver, deadline);
+        emit IJobManager.JobClaimed(jobId, solver, LibSubmission.id(jobId, solver), deadline);
         vm.prank(solver);
         jobManager.claimJob(jobId);
         Job memory job = _job(jobId);
@@ -368,10 +374,12 @@ contract JobManager_CommitCheckpoints_Test is JobManager_Init {
         vm.expectEmit(address(jobManager));
         emit IJobManager.CheckpointsCommitted(jobId, solver, root, CHECKPOINT_URL, uint64(block.number + 1));
         vm.expectEmit(address(round));
-        emit IVerificationRound.SecretCommitted(jobId, solver, _secretCommitment(jobId, solver));
+        emit IVerificationRound.SecretCommitted(
+            LibSubmission.id(jobId, solver), jobId, solver, _secretCommitment(jobId, solver)
+        );
         vm.prank(solver);
         jobManager.commitCheckpoints(jobId, root, CHECKPOINT_URL, _secretCommitment(jobId, solver));
-        (bytes32 commitment,,,) = round.roundOf(jobId);
+        (bytes32 commitment,,,) = round.roundOf(_sid(jobId));
         assertEq(commitment, _secretCommitment(jobId, solver));
         Job memory job = _job(jobId);
         assertEq(job.merkleRoot, root);
@@ -403,7 +411,7 @@ contract JobManager_CommitCheckpoints_Test is JobManager_Init {
     }
 
     function test_commitCheckpoints_zeroSecretCommitment_reverts() public {
-        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ZeroCommitment.selector, jobId));
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ZeroCommitment.selector, _sid(jobId)));
         vm.prank(solver);
         jobManager.commitCheckpoints(jobId, bytes32(uint256(1)), CHECKPOINT_URL, bytes32(0));
     }
@@ -430,10 +438,10 @@ contract JobManager_ReclaimExpired_Test is JobManager_Init {
         Job memory job = _job(jobId);
         assertEq(uint8(job.status), uint8(JobStatus.Open));
         assertEq(job.solver, address(0));
-        assertEq(jobManager.creditOf(submitter), params.solverStake);
+        assertEq(escrow.creditOf(submitter), params.solverStake);
         assertEq(_staked(solver, Role.Solver), 1000e18 - params.solverStake);
         assertEq(_locked(solver, Role.Solver), 0);
-        _assertJobManagerSolvent();
+        _assertEscrowSolvent();
     }
 
     function test_reclaimExpired_beforeDeadline_reverts() public {
@@ -450,6 +458,48 @@ contract JobManager_ReclaimExpired_Test is JobManager_Init {
         uint256 jobId = _postJob();
         vm.expectRevert(abi.encodeWithSelector(IJobManager.UnexpectedJobStatus.selector, jobId, JobStatus.Open));
         jobManager.reclaimExpired(jobId);
+    }
+}
+
+contract JobManager_Submission_Test is JobManager_Init {
+    function test_submissionOf_matchesStorageRead_succeeds() public {
+        uint256 jobId = _postJob();
+        assertTrue(jobManager.submissionOf(jobId).isZero());
+        assertTrue(_sid(jobId).isZero());
+        vm.prank(solver);
+        jobManager.claimJob(jobId);
+        SubmissionId expected = SubmissionId.wrap(keccak256(abi.encode(jobId, solver)));
+        assertTrue(jobManager.submissionOf(jobId) == expected);
+        assertTrue(_sid(jobId) == expected, "Deployers._sid slot out of date");
+        (uint256 subJob, address subSolver) = jobManager.getSubmission(expected);
+        assertEq(subJob, jobId);
+        assertEq(subSolver, solver);
+    }
+
+    function test_claimJob_afterReclaim_freshSubmission_succeeds() public {
+        uint256 jobId = _postJob();
+        vm.prank(solver);
+        jobManager.claimJob(jobId);
+        SubmissionId first = jobManager.submissionOf(jobId);
+        vm.warp(_job(jobId).commitDeadline + 1);
+        jobManager.reclaimExpired(jobId);
+        assertTrue(jobManager.submissionOf(jobId).isZero());
+        address other = _actor("other solver");
+        _stake(other, Role.Solver, 1000e18);
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.JobClaimed(
+            jobId, other, LibSubmission.id(jobId, other), uint64(block.timestamp) + params.commitWindow
+        );
+        vm.prank(other);
+        jobManager.claimJob(jobId);
+        SubmissionId second = jobManager.submissionOf(jobId);
+        assertTrue(second != first);
+        assertTrue(second == LibSubmission.id(jobId, other));
+        // The replaced solver's submission is no longer active: the round refuses it.
+        _commit(jobId, other, _stateHashes(TOTAL_STEPS, INTERVAL));
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.UnknownSubmission.selector, first));
+        vm.prank(solver);
+        round.postClaims(first, new bytes32[](0), new bytes32[](0));
     }
 }
 
@@ -538,8 +588,8 @@ contract JobManager_AssignVerifiers_Test is JobManager_Init {
         (address[] memory verifiers,) = jobManager.getAssignment(jobId);
         assertEq(verifiers.length, 1);
         assertEq(verifiers[0], verifierPool[0]);
-        assertEq(jobManager.creditOf(submitter), 2 * params.verifierFee);
-        _assertJobManagerSolvent();
+        assertEq(escrow.creditOf(submitter), 2 * params.verifierFee);
+        _assertEscrowSolvent();
     }
 
     function test_assignVerifiers_notCommitted_reverts() public {
@@ -588,14 +638,14 @@ contract JobManager_RecordVerdicts_Test is JobManager_Init {
         bytes32 commitment =
             _verdictCommitment(jobId, verifier, _approvals(4, rejectMask), _verdictSalt(jobId, verifier));
         vm.prank(verifier);
-        round.commitVerdicts(jobId, commitment);
+        round.commitVerdicts(_sid(jobId), commitment);
     }
 
     function _open(address verifier, uint256 rejectMask) internal {
         bool[] memory approvals = _approvals(4, rejectMask);
         bytes32 salt = _verdictSalt(jobId, verifier);
         vm.prank(verifier);
-        round.revealVerdicts(jobId, approvals, salt);
+        round.revealVerdicts(_sid(jobId), approvals, salt);
     }
 
     function test_recordVerdicts_approveAll_succeeds() public {
@@ -630,7 +680,7 @@ contract JobManager_RecordVerdicts_Test is JobManager_Init {
         for (uint256 i; i < 4; ++i) {
             assertEq(uint8(verdicts[i]), uint8((rejectMask >> i) & 1 == 1 ? Verdict.Reject : Verdict.Approve));
         }
-        (, uint256 bonds,,) = jobManager.liabilities();
+        (, uint256 bonds,,) = escrow.liabilities();
         assertEq(bonds, rejects * params.challengeBond);
     }
 
@@ -671,38 +721,48 @@ contract JobManager_RecordVerdicts_Test is JobManager_Init {
         bool[] memory approvals = _approvals(4, 0);
         vm.expectRevert(abi.encodeWithSelector(IJobManager.NotVerificationRound.selector, verifiers[0]));
         vm.prank(verifiers[0]);
-        jobManager.recordVerdicts(jobId, verifiers[0], approvals);
+        jobManager.recordVerdicts(_sid(jobId), verifiers[0], approvals);
     }
 
     function test_recordVerdicts_notAssigned_reverts() public {
         bool[] memory approvals = _approvals(4, 0);
         vm.expectRevert(abi.encodeWithSelector(IJobManager.NotAssignedVerifier.selector, jobId, stranger));
         vm.prank(address(round));
-        jobManager.recordVerdicts(jobId, stranger, approvals);
+        jobManager.recordVerdicts(_sid(jobId), stranger, approvals);
     }
 
     function test_recordVerdicts_twice_reverts() public {
         bool[] memory approvals = _approvals(4, 0);
         vm.prank(address(round));
-        jobManager.recordVerdicts(jobId, verifiers[0], approvals);
+        jobManager.recordVerdicts(_sid(jobId), verifiers[0], approvals);
         vm.expectRevert(abi.encodeWithSelector(IJobManager.VerdictsAlreadySubmitted.selector, jobId, verifiers[0]));
         vm.prank(address(round));
-        jobManager.recordVerdicts(jobId, verifiers[0], approvals);
+        jobManager.recordVerdicts(_sid(jobId), verifiers[0], approvals);
     }
 
     function test_recordVerdicts_wrongCount_reverts() public {
         bool[] memory approvals = _approvals(3, 0);
         vm.expectRevert(abi.encodeWithSelector(IJobManager.VerdictCountMismatch.selector, jobId, 4, 3));
         vm.prank(address(round));
-        jobManager.recordVerdicts(jobId, verifiers[0], approvals);
+        jobManager.recordVerdicts(_sid(jobId), verifiers[0], approvals);
     }
 
     function test_recordVerdicts_notVerifying_reverts() public {
-        uint256 openJob = _postJob();
+        uint256 claimedJob = _postJob();
+        vm.prank(solver);
+        jobManager.claimJob(claimedJob);
         bool[] memory approvals = _approvals(4, 0);
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.UnexpectedJobStatus.selector, openJob, JobStatus.Open));
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.UnexpectedJobStatus.selector, claimedJob, JobStatus.Claimed));
         vm.prank(address(round));
-        jobManager.recordVerdicts(openJob, verifiers[0], approvals);
+        jobManager.recordVerdicts(_sid(claimedJob), verifiers[0], approvals);
+    }
+
+    function test_recordVerdicts_unknownSubmission_reverts() public {
+        SubmissionId unknown = LibSubmission.id(jobId, stranger);
+        bool[] memory approvals = _approvals(4, 0);
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.SubmissionNotActive.selector, unknown));
+        vm.prank(address(round));
+        jobManager.recordVerdicts(unknown, verifiers[0], approvals);
     }
 }
 
@@ -810,7 +870,7 @@ contract JobManager_Finalize_Test is JobManager_Init {
         emit IJobManager.JobFinalized(jobId, solver, REWARD, TOTAL_STEPS);
         jobManager.finalize(jobId);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
-        assertEq(jobManager.creditOf(solver), REWARD);
+        assertEq(escrow.creditOf(solver), REWARD);
         assertEq(_locked(solver, Role.Solver), 0);
     }
 
@@ -874,28 +934,32 @@ contract JobManager_Finalize_Test is JobManager_Init {
         vm.expectEmit(address(jobManager));
         emit IJobManager.VerdictMissed(jobId, verifiers[2], params.verifierStake);
         jobManager.finalize(jobId);
-        assertEq(jobManager.creditOf(submitter), params.verifierFee + params.verifierStake);
-        assertEq(jobManager.creditOf(verifiers[2]), 0);
+        assertEq(escrow.creditOf(submitter), params.verifierFee + params.verifierStake);
+        assertEq(escrow.creditOf(verifiers[2]), 0);
         assertEq(_staked(verifiers[2], Role.Verifier), 500e18 - params.verifierStake);
         assertEq(_locked(verifiers[2], Role.Verifier), 0);
-        assertEq(jobManager.creditOf(verifiers[0]), params.verifierFee);
-        _assertJobManagerSolvent();
+        assertEq(escrow.creditOf(verifiers[0]), params.verifierFee);
+        _assertEscrowSolvent();
     }
 
     function test_finalize_adjudicatorNotSet_reverts() public {
+        escrow = new Escrow(token, address(this));
         JobManager fresh = new JobManager(
-            token, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), params, address(this)
+            escrow, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), params, address(this)
         );
+        address[] memory protocols = new address[](1);
+        protocols[0] = address(fresh);
+        escrow.authorize(protocols);
         stakeManager.grantRole(stakeManager.PROTOCOL_ROLE(), address(fresh));
         round = new VerificationRound(IJobManager(address(fresh)), 0);
         fresh.setVerificationRound(round);
         jobManager = fresh;
         for (uint256 i; i < verifierPool.length; ++i) {
             vm.prank(verifierPool[i]);
-            token.approve(address(fresh), type(uint256).max);
+            token.approve(address(escrow), type(uint256).max);
         }
         vm.prank(submitter);
-        token.approve(address(fresh), type(uint256).max);
+        token.approve(address(escrow), type(uint256).max);
         (uint256 jobId,) = _rejectedJob();
         _passChallengeWindow(jobId);
         vm.expectRevert(IJobManager.AdjudicatorNotSet.selector);
@@ -935,21 +999,21 @@ contract JobManager_ClaimCredit_Test is JobManager_Init {
         uint256 jobId = _postJob();
         vm.prank(submitter);
         jobManager.cancelJob(jobId);
-        uint256 credit = jobManager.creditOf(submitter);
+        uint256 credit = escrow.creditOf(submitter);
         uint256 balanceBefore = token.balanceOf(submitter);
-        vm.expectEmit(address(jobManager));
-        emit IJobManager.CreditClaimed(submitter, credit);
+        vm.expectEmit(address(escrow));
+        emit IEscrow.CreditClaimed(submitter, credit);
         vm.prank(submitter);
-        jobManager.claimCredit();
+        escrow.claimCredit();
         assertEq(token.balanceOf(submitter), balanceBefore + credit);
-        assertEq(jobManager.creditOf(submitter), 0);
-        assertEq(token.balanceOf(address(jobManager)), 0);
+        assertEq(escrow.creditOf(submitter), 0);
+        assertEq(token.balanceOf(address(escrow)), 0);
     }
 
     function test_claimCredit_noCredit_reverts() public {
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.NoCreditToClaim.selector, stranger));
+        vm.expectRevert(abi.encodeWithSelector(IEscrow.NoCreditToClaim.selector, stranger));
         vm.prank(stranger);
-        jobManager.claimCredit();
+        escrow.claimCredit();
     }
 }
 

@@ -15,20 +15,20 @@ import {Role} from "../src/types/Role.sol";
 ///         solverStake 100, verifierStake 50, bond 10, verifierFee 5, arbiterFee 2, V=3, q=4, K=3).
 contract Lifecycle_Test is Deployers {
     function _claim(address account) internal returns (uint256 amount) {
-        amount = jobManager.creditOf(account);
+        amount = escrow.creditOf(account);
         if (amount == 0) return 0;
         uint256 before = token.balanceOf(account);
         vm.prank(account);
-        jobManager.claimCredit();
+        escrow.claimCredit();
         assertEq(token.balanceOf(account), before + amount);
     }
 
     function _assertDrained() internal {
-        (uint256 escrowed, uint256 bonds, uint256 credits, uint256 pool) = jobManager.liabilities();
+        (uint256 escrowed, uint256 bonds, uint256 credits, uint256 pool) = escrow.liabilities();
         assertEq(escrowed, 0, "escrow left");
         assertEq(bonds, 0, "bonds left");
         assertEq(credits, 0, "credits left");
-        assertEq(token.balanceOf(address(jobManager)), pool, "tokens left");
+        assertEq(token.balanceOf(address(escrow)), pool, "tokens left");
         assertEq(token.balanceOf(address(stakeManager)), stakeManager.totalHeld(), "stake mismatch");
     }
 
@@ -60,9 +60,9 @@ contract Lifecycle_Test is Deployers {
         jobManager.finalize(jobId);
 
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
-        assertEq(jobManager.creditOf(solver), REWARD);
+        assertEq(escrow.creditOf(solver), REWARD);
         for (uint256 i; i < verifiers.length; ++i) {
-            assertEq(jobManager.creditOf(verifiers[i]), params.verifierFee);
+            assertEq(escrow.creditOf(verifiers[i]), params.verifierFee);
             assertEq(_locked(verifiers[i], Role.Verifier), 0);
         }
         assertEq(_locked(solver, Role.Solver), 0);
@@ -97,12 +97,12 @@ contract Lifecycle_Test is Deployers {
 
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Rejected));
         // Pot = 100 (solver) + 2 * 50 (approvers) = 200; 3 * 2 to arbiters; 194 / 2 winners.
-        assertEq(jobManager.creditOf(verifiers[0]), 5e18 + 10e18 + 97e18);
-        assertEq(jobManager.creditOf(whistleblower), 10e18 + 97e18 + 10e18);
-        assertEq(jobManager.creditOf(submitter), REWARD + 2 * 5e18);
-        assertEq(jobManager.creditOf(solver), 0);
+        assertEq(escrow.creditOf(verifiers[0]), 5e18 + 10e18 + 97e18);
+        assertEq(escrow.creditOf(whistleblower), 10e18 + 97e18 + 10e18);
+        assertEq(escrow.creditOf(submitter), REWARD + 2 * 5e18);
+        assertEq(escrow.creditOf(solver), 0);
         for (uint256 i; i < members.length; ++i) {
-            assertEq(jobManager.creditOf(members[i]), 2e18);
+            assertEq(escrow.creditOf(members[i]), 2e18);
         }
         assertEq(_staked(solver, Role.Solver), 900e18);
         assertEq(_locked(solver, Role.Solver), 0);
@@ -132,11 +132,11 @@ contract Lifecycle_Test is Deployers {
 
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
         // Pot = 50 (rejecter) + 10 (bond) = 60; 6 to arbiters; 54 / 3 winners.
-        assertEq(jobManager.creditOf(solver), REWARD + 18e18);
-        assertEq(jobManager.creditOf(verifiers[1]), 5e18 + 18e18);
-        assertEq(jobManager.creditOf(verifiers[2]), 5e18 + 18e18);
-        assertEq(jobManager.creditOf(verifiers[0]), 0);
-        assertEq(jobManager.creditOf(submitter), 5e18);
+        assertEq(escrow.creditOf(solver), REWARD + 18e18);
+        assertEq(escrow.creditOf(verifiers[1]), 5e18 + 18e18);
+        assertEq(escrow.creditOf(verifiers[2]), 5e18 + 18e18);
+        assertEq(escrow.creditOf(verifiers[0]), 0);
+        assertEq(escrow.creditOf(submitter), 5e18);
         assertEq(_staked(verifiers[0], Role.Verifier), 450e18);
         assertEq(_locked(verifiers[0], Role.Verifier), 0);
         assertEq(_shares().balanceOf(solver), TOTAL_STEPS);
@@ -154,7 +154,7 @@ contract Lifecycle_Test is Deployers {
         _passChallengeWindow(jobId);
         jobManager.finalize(jobId);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
-        assertEq(jobManager.creditOf(submitter), 5e18 + 50e18);
+        assertEq(escrow.creditOf(submitter), 5e18 + 50e18);
         assertEq(_staked(verifiers[2], Role.Verifier), 450e18);
         assertEq(_locked(verifiers[2], Role.Verifier), 0);
         _claimAll(jobId, new address[](0));
@@ -186,12 +186,12 @@ contract Lifecycle_Test is Deployers {
         assertEq(_locked(members[0], Role.Verifier), 0);
         // Pot = 50 + 10 + 50 (non-voter) = 110; 4 to two arbiters; 106 / 3 winners, 1 wei dust.
         uint256 share = uint256(106e18) / 3;
-        assertEq(jobManager.creditOf(members[0]), 2e18);
-        assertEq(jobManager.creditOf(members[2]), 0);
-        assertEq(jobManager.creditOf(solver), share);
-        assertEq(jobManager.creditOf(address(this)), 106e18 - 3 * share);
+        assertEq(escrow.creditOf(members[0]), 2e18);
+        assertEq(escrow.creditOf(members[2]), 0);
+        assertEq(escrow.creditOf(solver), share);
+        assertEq(escrow.creditOf(address(this)), 106e18 - 3 * share);
         jobManager.finalize(jobId);
-        assertEq(jobManager.creditOf(solver), share + REWARD);
+        assertEq(escrow.creditOf(solver), share + REWARD);
         _claimAll(jobId, members);
         _assertDrained();
     }
@@ -204,7 +204,7 @@ contract Lifecycle_Test is Deployers {
         jobManager.claimJob(jobId);
         vm.warp(_job(jobId).commitDeadline + 1);
         jobManager.reclaimExpired(jobId);
-        assertEq(jobManager.creditOf(submitter), params.solverStake);
+        assertEq(escrow.creditOf(submitter), params.solverStake);
         assertEq(_staked(solver, Role.Solver), 900e18);
 
         address lateSolver = solver;

@@ -305,3 +305,47 @@ contract StakeManager_Slash_Test is StakeManager_Init {
         testFuzz_slash_capsAtAvailable_succeeds(100e18, 40e18, 250e18);
     }
 }
+
+contract StakeManager_DrawVerifiers_Test is StakeManager_Init {
+    /// @notice Never an excluded account, no duplicates, only verifiers with enough free stake, at
+    ///         most `count`; the reserve only when the first pass falls short.
+    function testFuzz_drawVerifiers_respectsRules_succeeds(bytes32 seed, uint256 count) public {
+        count = bound(count, 1, VERIFIER_POOL + 2);
+        address[] memory excluded = new address[](2);
+        excluded[0] = verifierPool[0];
+        excluded[1] = verifierPool[1];
+        address[] memory reserve = new address[](2);
+        reserve[0] = verifierPool[1]; // excluded and reserved: never drawn
+        reserve[1] = verifierPool[2];
+        (address[] memory drawn, uint256 candidates) =
+            stakeManager.drawVerifiers(seed, count, params.verifierStake, excluded, reserve);
+        assertEq(candidates, VERIFIER_POOL);
+        uint256 fresh = VERIFIER_POOL - 3; // neither excluded nor reserved
+        uint256 expected = count < fresh + 1 ? count : fresh + 1; // the pool, then verifierPool[2]
+        assertEq(drawn.length, expected);
+        for (uint256 i; i < drawn.length; ++i) {
+            assertTrue(drawn[i] != verifierPool[0] && drawn[i] != verifierPool[1], "excluded drawn");
+            if (drawn[i] == verifierPool[2]) assertGt(count, fresh, "reserve drawn before the pool ran out");
+            for (uint256 j; j < i; ++j) {
+                assertTrue(drawn[i] != drawn[j], "duplicate");
+            }
+        }
+    }
+
+    function test_drawVerifiers_respectsRules_succeeds() public {
+        testFuzz_drawVerifiers_respectsRules_succeeds(keccak256("seed"), 3);
+        testFuzz_drawVerifiers_respectsRules_succeeds(keccak256("seed"), VERIFIER_POOL);
+    }
+
+    /// @notice A verifier whose free stake is below `minFree` is skipped.
+    function test_drawVerifiers_skipsLowFreeStake_succeeds() public {
+        stakeManager.lock(verifierPool[3], Role.Verifier, 500e18 - params.verifierStake + 1);
+        (address[] memory drawn,) = stakeManager.drawVerifiers(
+            keccak256("seed"), VERIFIER_POOL, params.verifierStake, new address[](0), new address[](0)
+        );
+        assertEq(drawn.length, VERIFIER_POOL - 1);
+        for (uint256 i; i < drawn.length; ++i) {
+            assertTrue(drawn[i] != verifierPool[3], "low free stake drawn");
+        }
+    }
+}

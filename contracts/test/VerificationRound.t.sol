@@ -10,6 +10,7 @@ import {VerificationRound} from "../src/VerificationRound.sol";
 import {IJobManager} from "../src/interfaces/IJobManager.sol";
 import {IVerificationRound} from "../src/interfaces/IVerificationRound.sol";
 // Types
+import {LibSubmission, SubmissionId} from "../src/types/SubmissionId.sol";
 import {Job, JobStatus, Verdict} from "../src/types/JobTypes.sol";
 import {Role} from "../src/types/Role.sol";
 import {RoundOutcome} from "../src/types/RoundTypes.sol";
@@ -28,14 +29,14 @@ abstract contract VerificationRound_Init is Deployers {
         bytes32 commitment =
             _verdictCommitment(jobId, verifier, _approvals(_samples(jobId), rejectMask), _verdictSalt(jobId, verifier));
         vm.prank(verifier);
-        round.commitVerdicts(jobId, commitment);
+        round.commitVerdicts(_sid(jobId), commitment);
     }
 
     function _open(uint256 jobId, address verifier, uint256 rejectMask) internal {
         bool[] memory approvals = _approvals(_samples(jobId), rejectMask);
         bytes32 salt = _verdictSalt(jobId, verifier);
         vm.prank(verifier);
-        round.revealVerdicts(jobId, approvals, salt);
+        round.revealVerdicts(_sid(jobId), approvals, salt);
     }
 
     function _segments(uint256 jobId) internal view returns (uint32[] memory segments) {
@@ -90,21 +91,23 @@ contract VerificationRound_OnCommit_Test is VerificationRound_Init {
     function test_onCommit_notJobManager_reverts() public {
         vm.expectRevert(abi.encodeWithSelector(IVerificationRound.NotJobManager.selector, stranger));
         vm.prank(stranger);
-        round.onCommit(1, solver, bytes32(uint256(1)));
+        round.onCommit(LibSubmission.id(1, solver), 1, solver, bytes32(uint256(1)));
     }
 
     function test_onCommit_zero_reverts() public {
-        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ZeroCommitment.selector, 1));
+        SubmissionId id = LibSubmission.id(1, solver);
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ZeroCommitment.selector, id));
         vm.prank(address(jobManager));
-        round.onCommit(1, solver, bytes32(0));
+        round.onCommit(id, 1, solver, bytes32(0));
     }
 
     function test_onCommit_records_succeeds() public {
+        SubmissionId id = LibSubmission.id(1, solver);
         vm.expectEmit(address(round));
-        emit IVerificationRound.SecretCommitted(1, solver, bytes32(uint256(7)));
+        emit IVerificationRound.SecretCommitted(id, 1, solver, bytes32(uint256(7)));
         vm.prank(address(jobManager));
-        round.onCommit(1, solver, bytes32(uint256(7)));
-        (bytes32 commitment, bytes32 secret, bool revealed, uint32 committed) = round.roundOf(1);
+        round.onCommit(id, 1, solver, bytes32(uint256(7)));
+        (bytes32 commitment, bytes32 secret, bool revealed, uint32 committed) = round.roundOf(id);
         assertEq(commitment, bytes32(uint256(7)));
         assertEq(secret, bytes32(0));
         assertFalse(revealed);
@@ -123,10 +126,10 @@ contract VerificationRound_PostClaims_Test is VerificationRound_Init {
     function test_postClaims_records_succeeds() public {
         (bytes32[] memory starts, bytes32[] memory ends) = _claims(jobId);
         vm.expectEmit(address(round));
-        emit IVerificationRound.ClaimsPosted(jobId, starts, ends);
+        emit IVerificationRound.ClaimsPosted(_sid(jobId), starts, ends);
         vm.prank(solver);
-        round.postClaims(jobId, starts, ends);
-        (bytes32[] memory s, bytes32[] memory e) = round.claimsOf(jobId);
+        round.postClaims(_sid(jobId), starts, ends);
+        (bytes32[] memory s, bytes32[] memory e) = round.claimsOf(_sid(jobId));
         assertEq(s, starts);
         assertEq(e, ends);
     }
@@ -144,50 +147,61 @@ contract VerificationRound_PostClaims_Test is VerificationRound_Init {
         vm.expectRevert(
             abi.encodeWithSelector(
                 IVerificationRound.OutsideWindow.selector,
-                jobId,
+                _sid(jobId),
                 deadline - params.verdictWindow,
                 deadline,
                 deadline + 1
             )
         );
         vm.prank(solver);
-        round.postClaims(jobId, starts, ends);
+        round.postClaims(_sid(jobId), starts, ends);
     }
 
     function test_postClaims_notSolver_reverts() public {
         (bytes32[] memory starts, bytes32[] memory ends) = _claims(jobId);
-        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.NotSolver.selector, jobId, stranger));
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.NotSolver.selector, _sid(jobId), stranger));
         vm.prank(stranger);
-        round.postClaims(jobId, starts, ends);
+        round.postClaims(_sid(jobId), starts, ends);
     }
 
     function test_postClaims_twice_reverts() public {
         _postClaims(jobId);
         (bytes32[] memory starts, bytes32[] memory ends) = _claims(jobId);
-        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ClaimsAlreadyPosted.selector, jobId));
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ClaimsAlreadyPosted.selector, _sid(jobId)));
         vm.prank(solver);
-        round.postClaims(jobId, starts, ends);
+        round.postClaims(_sid(jobId), starts, ends);
     }
 
     function test_postClaims_lengthMismatch_reverts() public {
         (bytes32[] memory starts, bytes32[] memory ends) = _claims(jobId);
         bytes32[] memory short = new bytes32[](3);
-        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.LengthMismatch.selector, jobId, 4, 3));
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.LengthMismatch.selector, _sid(jobId), 4, 3));
         vm.prank(solver);
-        round.postClaims(jobId, short, ends);
-        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.LengthMismatch.selector, jobId, 4, 3));
+        round.postClaims(_sid(jobId), short, ends);
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.LengthMismatch.selector, _sid(jobId), 4, 3));
         vm.prank(solver);
-        round.postClaims(jobId, starts, short);
+        round.postClaims(_sid(jobId), starts, short);
+    }
+
+    function test_postClaims_noSubmission_reverts() public {
+        uint256 openJob = _postJob();
+        bytes32[] memory none = new bytes32[](0);
+        SubmissionId id = LibSubmission.id(openJob, solver);
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.UnknownSubmission.selector, id));
+        vm.prank(solver);
+        round.postClaims(id, none, none);
     }
 
     function test_postClaims_notVerifying_reverts() public {
+        // Committed, not yet assigned: the round exists but the job is not Verifying.
         uint256 openJob = _postJob();
+        _claimAndCommit(openJob);
         bytes32[] memory none = new bytes32[](0);
         vm.expectRevert(
-            abi.encodeWithSelector(IVerificationRound.WrongJobStatus.selector, openJob, uint8(JobStatus.Open))
+            abi.encodeWithSelector(IVerificationRound.WrongJobStatus.selector, openJob, uint8(JobStatus.Committed))
         );
         vm.prank(solver);
-        round.postClaims(openJob, none, none);
+        round.postClaims(_sid(openJob), none, none);
     }
 }
 
@@ -203,13 +217,13 @@ contract VerificationRound_CommitVerdicts_Test is VerificationRound_Init {
 
     function test_commitVerdicts_records_succeeds() public {
         vm.expectEmit(address(round));
-        emit IVerificationRound.VerdictsCommitted(jobId, verifiers[0], bytes32(uint256(9)));
+        emit IVerificationRound.VerdictsCommitted(_sid(jobId), verifiers[0], bytes32(uint256(9)));
         vm.prank(verifiers[0]);
-        round.commitVerdicts(jobId, bytes32(uint256(9)));
-        (bytes32 commitment, bool revealed) = round.verdictCommitmentOf(jobId, verifiers[0]);
+        round.commitVerdicts(_sid(jobId), bytes32(uint256(9)));
+        (bytes32 commitment, bool revealed) = round.verdictCommitmentOf(_sid(jobId), verifiers[0]);
         assertEq(commitment, bytes32(uint256(9)));
         assertFalse(revealed);
-        (,,, uint32 committed) = round.roundOf(jobId);
+        (,,, uint32 committed) = round.roundOf(_sid(jobId));
         assertEq(uint256(committed), 1);
     }
 
@@ -224,52 +238,54 @@ contract VerificationRound_CommitVerdicts_Test is VerificationRound_Init {
         vm.expectRevert(
             abi.encodeWithSelector(
                 IVerificationRound.OutsideWindow.selector,
-                jobId,
+                _sid(jobId),
                 deadline - params.verdictWindow,
                 deadline,
                 deadline + 1
             )
         );
         vm.prank(verifiers[0]);
-        round.commitVerdicts(jobId, bytes32(uint256(9)));
+        round.commitVerdicts(_sid(jobId), bytes32(uint256(9)));
     }
 
     function test_commitVerdicts_notAssigned_reverts() public {
-        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.NotAssignedVerifier.selector, jobId, stranger));
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.NotAssignedVerifier.selector, _sid(jobId), stranger));
         vm.prank(stranger);
-        round.commitVerdicts(jobId, bytes32(uint256(9)));
+        round.commitVerdicts(_sid(jobId), bytes32(uint256(9)));
     }
 
     function test_commitVerdicts_beforeClaims_reverts() public {
         uint256 bare = _unclaimedJob();
         address verifier = _assigned(bare)[0];
-        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ClaimsNotPosted.selector, bare));
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ClaimsNotPosted.selector, _sid(bare)));
         vm.prank(verifier);
-        round.commitVerdicts(bare, bytes32(uint256(9)));
+        round.commitVerdicts(_sid(bare), bytes32(uint256(9)));
     }
 
     function test_commitVerdicts_zero_reverts() public {
-        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ZeroCommitment.selector, jobId));
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ZeroCommitment.selector, _sid(jobId)));
         vm.prank(verifiers[0]);
-        round.commitVerdicts(jobId, bytes32(0));
+        round.commitVerdicts(_sid(jobId), bytes32(0));
     }
 
     function test_commitVerdicts_twice_reverts() public {
         _seal(jobId, verifiers[0], 0);
         vm.expectRevert(
-            abi.encodeWithSelector(IVerificationRound.VerdictAlreadyCommitted.selector, jobId, verifiers[0])
+            abi.encodeWithSelector(IVerificationRound.VerdictAlreadyCommitted.selector, _sid(jobId), verifiers[0])
         );
         vm.prank(verifiers[0]);
-        round.commitVerdicts(jobId, bytes32(uint256(9)));
+        round.commitVerdicts(_sid(jobId), bytes32(uint256(9)));
     }
 
     function test_commitVerdicts_notVerifying_reverts() public {
+        // Committed, not yet assigned: the round exists but the job is not Verifying.
         uint256 openJob = _postJob();
+        _claimAndCommit(openJob);
         vm.expectRevert(
-            abi.encodeWithSelector(IVerificationRound.WrongJobStatus.selector, openJob, uint8(JobStatus.Open))
+            abi.encodeWithSelector(IVerificationRound.WrongJobStatus.selector, openJob, uint8(JobStatus.Committed))
         );
         vm.prank(verifiers[0]);
-        round.commitVerdicts(openJob, bytes32(uint256(9)));
+        round.commitVerdicts(_sid(openJob), bytes32(uint256(9)));
     }
 }
 
@@ -291,9 +307,9 @@ contract VerificationRound_RevealVerdicts_Test is VerificationRound_Init {
         }
         bool[] memory approvals = _approvals(4, 0);
         vm.expectEmit(address(round));
-        emit IVerificationRound.VerdictsRevealed(jobId, verifiers[0], approvals);
+        emit IVerificationRound.VerdictsRevealed(_sid(jobId), verifiers[0], approvals);
         _open(jobId, verifiers[0], 0);
-        (, bool revealed) = round.verdictCommitmentOf(jobId, verifiers[0]);
+        (, bool revealed) = round.verdictCommitmentOf(_sid(jobId), verifiers[0]);
         assertTrue(revealed);
         assertEq(uint8(jobManager.verdictOf(jobId, verifiers[0])[0]), uint8(Verdict.Approve));
     }
@@ -305,11 +321,15 @@ contract VerificationRound_RevealVerdicts_Test is VerificationRound_Init {
         bytes32 salt = _verdictSalt(jobId, verifiers[0]);
         vm.expectRevert(
             abi.encodeWithSelector(
-                IVerificationRound.OutsideWindow.selector, jobId, deadline + 1, deadline + params.revealWindow, deadline
+                IVerificationRound.OutsideWindow.selector,
+                _sid(jobId),
+                deadline + 1,
+                deadline + params.revealWindow,
+                deadline
             )
         );
         vm.prank(verifiers[0]);
-        round.revealVerdicts(jobId, approvals, salt);
+        round.revealVerdicts(_sid(jobId), approvals, salt);
     }
 
     function test_revealVerdicts_afterDeadline_succeeds() public {
@@ -335,36 +355,40 @@ contract VerificationRound_RevealVerdicts_Test is VerificationRound_Init {
         bytes32 salt = _verdictSalt(jobId, verifiers[0]);
         vm.expectRevert(
             abi.encodeWithSelector(
-                IVerificationRound.OutsideWindow.selector, jobId, deadline - params.verdictWindow, closes, closes + 1
+                IVerificationRound.OutsideWindow.selector,
+                _sid(jobId),
+                deadline - params.verdictWindow,
+                closes,
+                closes + 1
             )
         );
         vm.prank(verifiers[0]);
-        round.revealVerdicts(jobId, approvals, salt);
+        round.revealVerdicts(_sid(jobId), approvals, salt);
     }
 
     function test_revealVerdicts_nothingCommitted_reverts() public {
         bool[] memory approvals = _approvals(4, 0);
-        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.NothingToReveal.selector, jobId, verifiers[0]));
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.NothingToReveal.selector, _sid(jobId), verifiers[0]));
         vm.prank(verifiers[0]);
-        round.revealVerdicts(jobId, approvals, bytes32(0));
+        round.revealVerdicts(_sid(jobId), approvals, bytes32(0));
     }
 
     function test_revealVerdicts_twice_reverts() public {
         _submitAll(jobId, 0);
         bool[] memory approvals = _approvals(4, 0);
         bytes32 salt = _verdictSalt(jobId, verifiers[0]);
-        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.NothingToReveal.selector, jobId, verifiers[0]));
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.NothingToReveal.selector, _sid(jobId), verifiers[0]));
         vm.prank(verifiers[0]);
-        round.revealVerdicts(jobId, approvals, salt);
+        round.revealVerdicts(_sid(jobId), approvals, salt);
     }
 
     function test_revealVerdicts_lengthMismatch_reverts() public {
         _seal(jobId, verifiers[0], 0);
         vm.warp(uint256(deadline) + 1);
         bool[] memory approvals = _approvals(3, 0);
-        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.LengthMismatch.selector, jobId, 4, 3));
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.LengthMismatch.selector, _sid(jobId), 4, 3));
         vm.prank(verifiers[0]);
-        round.revealVerdicts(jobId, approvals, bytes32(0));
+        round.revealVerdicts(_sid(jobId), approvals, bytes32(0));
     }
 
     function testFuzz_revealVerdicts_otherVerdicts_reverts(uint256 rejectMask) public {
@@ -374,10 +398,10 @@ contract VerificationRound_RevealVerdicts_Test is VerificationRound_Init {
         bool[] memory approvals = _approvals(4, rejectMask);
         bytes32 salt = _verdictSalt(jobId, verifiers[0]);
         vm.expectRevert(
-            abi.encodeWithSelector(IVerificationRound.VerdictCommitmentMismatch.selector, jobId, verifiers[0])
+            abi.encodeWithSelector(IVerificationRound.VerdictCommitmentMismatch.selector, _sid(jobId), verifiers[0])
         );
         vm.prank(verifiers[0]);
-        round.revealVerdicts(jobId, approvals, salt);
+        round.revealVerdicts(_sid(jobId), approvals, salt);
     }
 
     function test_revealVerdicts_otherVerdicts_reverts() public {
@@ -389,38 +413,40 @@ contract VerificationRound_RevealVerdicts_Test is VerificationRound_Init {
     function test_revealVerdicts_copiedCommitment_reverts() public {
         bytes32 honest = _verdictCommitment(jobId, verifiers[0], _approvals(4, 2), _verdictSalt(jobId, verifiers[0]));
         vm.prank(verifiers[0]);
-        round.commitVerdicts(jobId, honest);
+        round.commitVerdicts(_sid(jobId), honest);
         vm.prank(verifiers[1]);
-        round.commitVerdicts(jobId, honest);
+        round.commitVerdicts(_sid(jobId), honest);
         _seal(jobId, verifiers[2], 0);
         _open(jobId, verifiers[0], 2);
         bool[] memory approvals = _approvals(4, 2);
         bytes32 salt = _verdictSalt(jobId, verifiers[0]);
         vm.expectRevert(
-            abi.encodeWithSelector(IVerificationRound.VerdictCommitmentMismatch.selector, jobId, verifiers[1])
+            abi.encodeWithSelector(IVerificationRound.VerdictCommitmentMismatch.selector, _sid(jobId), verifiers[1])
         );
         vm.prank(verifiers[1]);
-        round.revealVerdicts(jobId, approvals, salt);
+        round.revealVerdicts(_sid(jobId), approvals, salt);
     }
 
     function test_revealVerdicts_notVerifying_reverts() public {
+        // Committed, not yet assigned: the round exists but the job is not Verifying.
         uint256 openJob = _postJob();
+        _claimAndCommit(openJob);
         bool[] memory approvals = _approvals(4, 0);
         vm.expectRevert(
-            abi.encodeWithSelector(IVerificationRound.WrongJobStatus.selector, openJob, uint8(JobStatus.Open))
+            abi.encodeWithSelector(IVerificationRound.WrongJobStatus.selector, openJob, uint8(JobStatus.Committed))
         );
         vm.prank(verifiers[0]);
-        round.revealVerdicts(openJob, approvals, bytes32(0));
+        round.revealVerdicts(_sid(openJob), approvals, bytes32(0));
     }
 
     function test_windowsOf_matchDeadlines_succeeds() public {
         Job memory job = _job(jobId);
-        (uint64 vOpens, uint64 vCloses, uint64 sOpens, uint64 sCloses) = round.windowsOf(jobId);
+        (uint64 vOpens, uint64 vCloses, uint64 sOpens, uint64 sCloses) = round.windowsOf(_sid(jobId));
         assertEq(uint256(vOpens), uint256(job.verdictDeadline) + 1);
         assertEq(uint256(vCloses), uint256(job.verdictDeadline) + params.revealWindow);
         assertEq(uint256(sOpens), uint256(job.challengeDeadline));
         assertEq(uint256(sCloses), uint256(job.challengeDeadline) + params.revealWindow);
-        (vOpens, vCloses, sOpens, sCloses) = round.windowsOf(999);
+        (vOpens, vCloses, sOpens, sCloses) = round.windowsOf(LibSubmission.id(999, solver));
         assertEq(uint256(vOpens) + vCloses + sOpens + sCloses, 0);
     }
 }
@@ -437,20 +463,20 @@ contract VerificationRound_RevealSecret_Test is VerificationRound_Init {
 
     function _reveal(bytes32 secret, bytes32 trueEnd, bytes32[][] memory starts, bytes32[][] memory ends) internal {
         vm.prank(solver);
-        round.revealSecret(jobId, secret, trueEnd, starts, ends);
+        round.revealSecret(_sid(jobId), secret, trueEnd, starts, ends);
     }
 
     function test_revealSecret_forced_succeeds() public {
-        (bool forced, uint256 f) = round.drawForcedError(jobId, _secret(jobId));
+        (bool forced, uint256 f) = round.drawForcedError(_sid(jobId), _secret(jobId));
         assertTrue(forced);
         vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
         vm.expectEmit(address(round));
-        emit IVerificationRound.SecretRevealed(jobId, _secret(jobId), true, f);
+        emit IVerificationRound.SecretRevealed(_sid(jobId), _secret(jobId), true, f);
         _revealSecret(jobId);
-        (RoundOutcome outcome, uint256 sample) = round.outcome(jobId);
+        (RoundOutcome outcome, uint256 sample) = round.outcome(_sid(jobId));
         assertEq(uint8(outcome), uint8(RoundOutcome.Forced));
         assertEq(sample, f);
-        (, bytes32 secret, bool revealed,) = round.roundOf(jobId);
+        (, bytes32 secret, bool revealed,) = round.roundOf(_sid(jobId));
         assertEq(secret, _secret(jobId));
         assertTrue(revealed);
     }
@@ -467,7 +493,7 @@ contract VerificationRound_RevealSecret_Test is VerificationRound_Init {
         bytes32 trueEnd = _forcedTrueEnd(jobId);
         vm.expectRevert(
             abi.encodeWithSelector(
-                IVerificationRound.OutsideWindow.selector, jobId, cd + 1, cd + params.revealWindow, cd
+                IVerificationRound.OutsideWindow.selector, _sid(jobId), cd + 1, cd + params.revealWindow, cd
             )
         );
         _reveal(_secret(jobId), trueEnd, s, e);
@@ -480,10 +506,10 @@ contract VerificationRound_RevealSecret_Test is VerificationRound_Init {
         (bytes32[][] memory s, bytes32[][] memory e) = (_proofsOf(jobId, false), _proofsOf(jobId, true));
         bytes32 trueEnd = _forcedTrueEnd(jobId);
         vm.expectRevert(
-            abi.encodeWithSelector(IVerificationRound.OutsideWindow.selector, jobId, cd + 1, closes, closes + 1)
+            abi.encodeWithSelector(IVerificationRound.OutsideWindow.selector, _sid(jobId), cd + 1, closes, closes + 1)
         );
         _reveal(_secret(jobId), trueEnd, s, e);
-        (RoundOutcome outcome,) = round.outcome(jobId);
+        (RoundOutcome outcome,) = round.outcome(_sid(jobId));
         assertEq(uint8(outcome), uint8(RoundOutcome.NoReveal));
     }
 
@@ -492,14 +518,14 @@ contract VerificationRound_RevealSecret_Test is VerificationRound_Init {
         _revealSecret(jobId);
         (bytes32[][] memory s, bytes32[][] memory e) = (_proofsOf(jobId, false), _proofsOf(jobId, true));
         bytes32 trueEnd = _forcedTrueEnd(jobId);
-        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.SecretAlreadyRevealed.selector, jobId));
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.SecretAlreadyRevealed.selector, _sid(jobId)));
         _reveal(_secret(jobId), trueEnd, s, e);
     }
 
     function test_revealSecret_wrongSecret_reverts() public {
         vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
         (bytes32[][] memory s, bytes32[][] memory e) = (_proofsOf(jobId, false), _proofsOf(jobId, true));
-        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.SecretCommitmentMismatch.selector, jobId));
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.SecretCommitmentMismatch.selector, _sid(jobId)));
         _reveal(keccak256("another secret"), bytes32(0), s, e);
     }
 
@@ -507,9 +533,9 @@ contract VerificationRound_RevealSecret_Test is VerificationRound_Init {
         vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
         bytes32[][] memory e = _proofsOf(jobId, true);
         bytes32[][] memory short = new bytes32[][](1);
-        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.LengthMismatch.selector, jobId, 4, 1));
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.LengthMismatch.selector, _sid(jobId), 4, 1));
         _reveal(_secret(jobId), bytes32(0), short, e);
-        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.LengthMismatch.selector, jobId, 4, 1));
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.LengthMismatch.selector, _sid(jobId), 4, 1));
         _reveal(_secret(jobId), bytes32(0), e, short);
     }
 
@@ -518,7 +544,7 @@ contract VerificationRound_RevealSecret_Test is VerificationRound_Init {
         (bytes32[][] memory s, bytes32[][] memory e) = (_proofsOf(jobId, false), _proofsOf(jobId, true));
         bytes32 trueEnd = _forcedTrueEnd(jobId);
         s[2] = e[2];
-        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.InvalidClaimProof.selector, jobId, 2, false));
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.InvalidClaimProof.selector, _sid(jobId), 2, false));
         _reveal(_secret(jobId), trueEnd, s, e);
     }
 
@@ -526,18 +552,18 @@ contract VerificationRound_RevealSecret_Test is VerificationRound_Init {
         vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
         (bytes32[][] memory s, bytes32[][] memory e) = (_proofsOf(jobId, false), _proofsOf(jobId, true));
         bytes32 trueEnd = _forcedTrueEnd(jobId);
-        (, uint256 f) = round.drawForcedError(jobId, _secret(jobId));
+        (, uint256 f) = round.drawForcedError(_sid(jobId), _secret(jobId));
         uint256 other = (f + 1) % 4;
         e[other] = s[other];
-        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.InvalidClaimProof.selector, jobId, other, true));
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.InvalidClaimProof.selector, _sid(jobId), other, true));
         _reveal(_secret(jobId), trueEnd, s, e);
     }
 
     function test_revealSecret_wrongForcedTrueEnd_reverts() public {
         vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
         (bytes32[][] memory s, bytes32[][] memory e) = (_proofsOf(jobId, false), _proofsOf(jobId, true));
-        (, uint256 f) = round.drawForcedError(jobId, _secret(jobId));
-        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ForcedClaimMismatch.selector, jobId, f));
+        (, uint256 f) = round.drawForcedError(_sid(jobId), _secret(jobId));
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ForcedClaimMismatch.selector, _sid(jobId), f));
         _reveal(_secret(jobId), keccak256("not the true end"), s, e);
     }
 
@@ -545,18 +571,20 @@ contract VerificationRound_RevealSecret_Test is VerificationRound_Init {
         uint256 bare = _unclaimedJob();
         vm.warp(uint256(_job(bare).challengeDeadline) + 1);
         bytes32[][] memory none = new bytes32[][](0);
-        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ClaimsNotPosted.selector, bare));
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ClaimsNotPosted.selector, _sid(bare)));
         vm.prank(solver);
-        round.revealSecret(bare, _secret(bare), bytes32(0), none, none);
+        round.revealSecret(_sid(bare), _secret(bare), bytes32(0), none, none);
     }
 
     function test_revealSecret_notVerifying_reverts() public {
+        // Committed, not yet assigned: the round exists but the job is not Verifying.
         uint256 openJob = _postJob();
+        _claimAndCommit(openJob);
         bytes32[][] memory none = new bytes32[][](0);
         vm.expectRevert(
-            abi.encodeWithSelector(IVerificationRound.WrongJobStatus.selector, openJob, uint8(JobStatus.Open))
+            abi.encodeWithSelector(IVerificationRound.WrongJobStatus.selector, openJob, uint8(JobStatus.Committed))
         );
-        round.revealSecret(openJob, bytes32(0), bytes32(0), none, none);
+        round.revealSecret(_sid(openJob), bytes32(0), bytes32(0), none, none);
     }
 
     /// @notice A solver that planted no forced claim where the draw asks for one cannot reveal.
@@ -574,15 +602,15 @@ contract VerificationRound_RevealSecret_Test is VerificationRound_Init {
             ends[j] = states[segments[j] + 1];
         }
         vm.prank(solver);
-        round.postClaims(other, starts, ends);
-        (, uint256 f) = round.drawForcedError(other, _secret(other));
+        round.postClaims(_sid(other), starts, ends);
+        (, uint256 f) = round.drawForcedError(_sid(other), _secret(other));
         vm.warp(uint256(_job(other).challengeDeadline) + 1);
         (bytes32[][] memory s, bytes32[][] memory e) = (_proofsOf(other, false), _proofsOf(other, true));
         bytes32 trueEnd = _forcedTrueEnd(other);
         bytes32 secret = _secret(other);
-        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ForcedClaimMismatch.selector, other, f));
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ForcedClaimMismatch.selector, _sid(other), f));
         vm.prank(solver);
-        round.revealSecret(other, secret, trueEnd, s, e);
+        round.revealSecret(_sid(other), secret, trueEnd, s, e);
     }
 }
 
@@ -594,7 +622,7 @@ contract VerificationRound_Draw_Test is VerificationRound_Init {
         VerificationRound r = new VerificationRound(IJobManager(address(jobManager)), rateBps);
         uint256 jobId = _verifyingJob();
         uint32[] memory segments = _segments(jobId);
-        (bool forced, uint256 f) = r.drawForcedError(jobId, secret);
+        (bool forced, uint256 f) = r.drawForcedError(_sid(jobId), secret);
         (bool expectedForced, uint256 expectedSample) = _referenceDraw(secret, jobId, segments, rateBps);
         assertEq(forced, expectedForced);
         assertEq(f, expectedSample);
@@ -620,7 +648,7 @@ contract VerificationRound_Draw_Test is VerificationRound_Init {
         _claimAndCommit(jobId);
         _assign(jobId);
         uint32[] memory segments = _segments(jobId);
-        (bool forced, uint256 f) = r.drawForcedError(jobId, secret);
+        (bool forced, uint256 f) = r.drawForcedError(_sid(jobId), secret);
         assertTrue(forced);
         assertEq(uint256(segments[f]), 3);
     }
@@ -631,7 +659,7 @@ contract VerificationRound_Draw_Test is VerificationRound_Init {
 
     function test_drawForcedError_beforeAssignment_succeeds() public {
         VerificationRound r = new VerificationRound(IJobManager(address(jobManager)), 10_000);
-        (bool forced, uint256 f) = r.drawForcedError(_postJob(), bytes32(uint256(1)));
+        (bool forced, uint256 f) = r.drawForcedError(_sid(_postJob()), bytes32(uint256(1)));
         assertFalse(forced);
         assertEq(f, 0);
     }
@@ -649,14 +677,14 @@ contract VerificationRound_Draw_Test is VerificationRound_Init {
 
 contract VerificationRound_Outcome_Test is VerificationRound_Init {
     function test_outcome_pendingUntilDeadlines_succeeds() public {
-        (RoundOutcome outcome,) = round.outcome(_postJob());
+        (RoundOutcome outcome,) = round.outcome(_sid(_postJob()));
         assertEq(uint8(outcome), uint8(RoundOutcome.Pending));
         uint256 bare = _unclaimedJob();
         vm.warp(_job(bare).verdictDeadline);
-        (outcome,) = round.outcome(bare);
+        (outcome,) = round.outcome(_sid(bare));
         assertEq(uint8(outcome), uint8(RoundOutcome.Pending));
         vm.warp(uint256(_job(bare).verdictDeadline) + 1);
-        (outcome,) = round.outcome(bare);
+        (outcome,) = round.outcome(_sid(bare));
         assertEq(uint8(outcome), uint8(RoundOutcome.NoClaims));
     }
 
@@ -665,10 +693,10 @@ contract VerificationRound_Outcome_Test is VerificationRound_Init {
         _submitAll(jobId, 0);
         uint256 closes = uint256(_job(jobId).challengeDeadline) + params.revealWindow;
         vm.warp(closes);
-        (RoundOutcome outcome,) = round.outcome(jobId);
+        (RoundOutcome outcome,) = round.outcome(_sid(jobId));
         assertEq(uint8(outcome), uint8(RoundOutcome.Pending));
         vm.warp(closes + 1);
-        (outcome,) = round.outcome(jobId);
+        (outcome,) = round.outcome(_sid(jobId));
         assertEq(uint8(outcome), uint8(RoundOutcome.NoReveal));
     }
 
@@ -676,7 +704,7 @@ contract VerificationRound_Outcome_Test is VerificationRound_Init {
         uint256 jobId = _verifyingJob();
         _submitAll(jobId, 0);
         _passChallengeWindow(jobId);
-        (RoundOutcome outcome,) = round.outcome(jobId);
+        (RoundOutcome outcome,) = round.outcome(_sid(jobId));
         assertEq(uint8(outcome), uint8(RoundOutcome.Clean));
     }
 }
@@ -692,12 +720,12 @@ contract VerificationRound_Settlement_Test is VerificationRound_Init {
         _redeployWithRate(10_000);
         jobId = _verifyingJob();
         verifiers = _assigned(jobId);
-        (, f) = round.drawForcedError(jobId, _secret(jobId));
+        (, f) = round.drawForcedError(_sid(jobId), _secret(jobId));
     }
 
     function _fund(uint256 amount) internal {
         vm.prank(stranger);
-        jobManager.fundJackpot(amount);
+        escrow.fundJackpot(amount);
     }
 
     function test_finalize_forced_slashesApproversPaysRejecters_succeeds() public {
@@ -712,19 +740,19 @@ contract VerificationRound_Settlement_Test is VerificationRound_Init {
         jobManager.finalize(jobId);
         // The forced sample left the disputed set: no dispute, the job is finalized.
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
-        assertEq(jobManager.jackpotPool(), 100e18 + params.verifierStake - paid);
+        assertEq(escrow.jackpotPool(), 100e18 + params.verifierStake - paid);
         assertEq(_staked(verifiers[0], Role.Verifier), 500e18 - params.verifierStake);
-        assertEq(jobManager.creditOf(verifiers[0]), 0);
+        assertEq(escrow.creditOf(verifiers[0]), 0);
         for (uint256 i = 1; i < 3; ++i) {
-            assertEq(jobManager.creditOf(verifiers[i]), params.challengeBond + params.jackpot + params.verifierFee);
+            assertEq(escrow.creditOf(verifiers[i]), params.challengeBond + params.jackpot + params.verifierFee);
             assertEq(_staked(verifiers[i], Role.Verifier), 500e18);
             assertEq(_locked(verifiers[i], Role.Verifier), 0);
         }
         // The approver's fee went back to the submitter; the solver is not penalised.
-        assertEq(jobManager.creditOf(submitter), params.verifierFee);
-        assertEq(jobManager.creditOf(solver), REWARD);
+        assertEq(escrow.creditOf(submitter), params.verifierFee);
+        assertEq(escrow.creditOf(solver), REWARD);
         assertEq(_staked(solver, Role.Solver), 1000e18);
-        _assertJobManagerSolvent();
+        _assertEscrowSolvent();
     }
 
     function test_finalize_forced_whistleblowerPaid_succeeds() public {
@@ -736,13 +764,13 @@ contract VerificationRound_Settlement_Test is VerificationRound_Init {
         jobManager.finalize(jobId);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
         // Pool = 3 slashed stakes; the whistleblower gets its bond back plus a jackpot.
-        assertEq(jobManager.creditOf(whistleblower), params.challengeBond + params.jackpot);
-        assertEq(jobManager.jackpotPool(), 3 * params.verifierStake - params.jackpot);
+        assertEq(escrow.creditOf(whistleblower), params.challengeBond + params.jackpot);
+        assertEq(escrow.jackpotPool(), 3 * params.verifierStake - params.jackpot);
         assertEq(token.balanceOf(whistleblower), wbBefore);
         for (uint256 i; i < 3; ++i) {
             assertEq(_staked(verifiers[i], Role.Verifier), 500e18 - params.verifierStake);
         }
-        _assertJobManagerSolvent();
+        _assertEscrowSolvent();
     }
 
     function test_finalize_forced_poolShortfall_paysMin_succeeds() public {
@@ -759,10 +787,10 @@ contract VerificationRound_Settlement_Test is VerificationRound_Init {
         vm.expectEmit(address(jobManager));
         emit IJobManager.JackpotPaid(jobId, verifiers[2], 0);
         jobManager.finalize(jobId);
-        assertEq(jobManager.jackpotPool(), 0);
-        assertEq(jobManager.creditOf(verifiers[1]), params.challengeBond + 5e18 + params.verifierFee);
-        assertEq(jobManager.creditOf(verifiers[2]), params.challengeBond + params.verifierFee);
-        _assertJobManagerSolvent();
+        assertEq(escrow.jackpotPool(), 0);
+        assertEq(escrow.creditOf(verifiers[1]), params.challengeBond + 5e18 + params.verifierFee);
+        assertEq(escrow.creditOf(verifiers[2]), params.challengeBond + params.verifierFee);
+        _assertEscrowSolvent();
     }
 
     function test_finalize_forced_committedNeverRevealed_slashedAsMissed_succeeds() public {
@@ -778,7 +806,7 @@ contract VerificationRound_Settlement_Test is VerificationRound_Init {
         jobManager.finalize(jobId);
         assertEq(_staked(verifiers[2], Role.Verifier), 500e18 - params.verifierStake);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
-        _assertJobManagerSolvent();
+        _assertEscrowSolvent();
     }
 
     function test_finalize_forcedPlusGenuineDispute_succeeds() public {
@@ -794,21 +822,21 @@ contract VerificationRound_Settlement_Test is VerificationRound_Init {
         assertEq(jobManager.disputedSampleOf(jobId), g);
         assertEq(jobManager.disputedMaskOf(jobId), uint256(1) << g);
         assertEq(_staked(verifiers[1], Role.Verifier), 500e18 - params.verifierStake);
-        assertEq(jobManager.creditOf(verifiers[0]), params.challengeBond + params.jackpot);
+        assertEq(escrow.creditOf(verifiers[0]), params.challengeBond + params.jackpot);
         // The committed segment g is valid: verifier 0 loses its stake and its bond on g.
         _arbitrate(_job(jobId).disputeId, true);
         jobManager.finalize(jobId);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
         assertEq(_staked(verifiers[0], Role.Verifier), 500e18 - params.verifierStake);
         assertEq(_staked(verifiers[2], Role.Verifier), 500e18);
-        _assertJobManagerSolvent();
+        _assertEscrowSolvent();
     }
 
     function test_finalize_noClaims_rejectsAndReleases_succeeds() public {
         uint256 bare = _unclaimedJob();
         address[] memory assigned = _assigned(bare);
         vm.warp(uint256(_job(bare).challengeDeadline) + 1);
-        uint256 creditBefore = jobManager.creditOf(submitter);
+        uint256 creditBefore = escrow.creditOf(submitter);
         uint256[] memory lockedBefore = new uint256[](assigned.length);
         for (uint256 i; i < assigned.length; ++i) {
             lockedBefore[i] = _locked(assigned[i], Role.Verifier);
@@ -817,12 +845,12 @@ contract VerificationRound_Settlement_Test is VerificationRound_Init {
         emit IJobManager.SolverFaulted(bare, solver, RoundOutcome.NoClaims, params.solverStake);
         jobManager.finalize(bare);
         assertEq(uint8(_job(bare).status), uint8(JobStatus.Rejected));
-        assertEq(jobManager.creditOf(submitter) - creditBefore, params.solverStake + REWARD + 3 * params.verifierFee);
+        assertEq(escrow.creditOf(submitter) - creditBefore, params.solverStake + REWARD + 3 * params.verifierFee);
         for (uint256 i; i < assigned.length; ++i) {
             assertEq(_staked(assigned[i], Role.Verifier), 500e18);
             assertEq(_locked(assigned[i], Role.Verifier), lockedBefore[i] - params.verifierStake);
         }
-        _assertJobManagerSolvent();
+        _assertEscrowSolvent();
     }
 
     function test_finalize_noReveal_slashesSolverReturnsBonds_succeeds() public {
@@ -839,16 +867,14 @@ contract VerificationRound_Settlement_Test is VerificationRound_Init {
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Rejected));
         assertEq(_staked(solver, Role.Solver), 1000e18 - params.solverStake);
         assertEq(_staked(verifiers[2], Role.Verifier), 500e18 - params.verifierStake);
-        assertEq(jobManager.creditOf(verifiers[0]), params.challengeBond + params.verifierFee);
-        assertEq(jobManager.creditOf(verifiers[1]), params.verifierFee);
-        assertEq(jobManager.creditOf(whistleblower), params.challengeBond);
-        assertEq(
-            jobManager.creditOf(submitter), params.solverStake + params.verifierStake + REWARD + params.verifierFee
-        );
-        (uint256 escrowed, uint256 bonds,,) = jobManager.liabilities();
+        assertEq(escrow.creditOf(verifiers[0]), params.challengeBond + params.verifierFee);
+        assertEq(escrow.creditOf(verifiers[1]), params.verifierFee);
+        assertEq(escrow.creditOf(whistleblower), params.challengeBond);
+        assertEq(escrow.creditOf(submitter), params.solverStake + params.verifierStake + REWARD + params.verifierFee);
+        (uint256 escrowed, uint256 bonds,,) = escrow.liabilities();
         assertEq(escrowed, 0);
         assertEq(bonds, 0);
-        _assertJobManagerSolvent();
+        _assertEscrowSolvent();
     }
 
     function test_finalize_roundPending_reverts() public {

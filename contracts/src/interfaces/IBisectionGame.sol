@@ -2,8 +2,8 @@
 pragma solidity 0.8.37;
 
 // Interfaces
-import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {IAdjudicator} from "./IAdjudicator.sol";
+import {IEscrow} from "./IEscrow.sol";
 import {IJobManager} from "./IJobManager.sol";
 import {IStepAdjudicator, IStepParent} from "./IStepAdjudicator.sol";
 // Types
@@ -97,10 +97,6 @@ interface IBisectionGame is IAdjudicator, IStepParent {
     /// @param nowTs Current timestamp.
     error ClockNotExpired(uint256 disputeId, Side side, uint64 deadline, uint64 nowTs);
 
-    /// @notice Thrown when claiming with no credit.
-    /// @param account Caller.
-    error NoCreditToClaim(address account);
-
     ////// Events //////
 
     /// @notice Emitted when the JobManager opened a game; the defender's clock starts.
@@ -168,11 +164,6 @@ interface IBisectionGame is IAdjudicator, IStepParent {
     /// @param bonds Move bonds credited to the winner (wei).
     event GameResolved(uint256 indexed disputeId, bool defenderWon, address winner, uint256 bonds);
 
-    /// @notice Emitted when an account claimed its credit.
-    /// @param account Recipient.
-    /// @param amount Amount (wei).
-    event CreditClaimed(address indexed account, uint256 amount);
-
     ////// Moves //////
 
     /// @notice First move (defender): posts the committed state hashes at both ends of the segment
@@ -211,9 +202,6 @@ interface IBisectionGame is IAdjudicator, IStepParent {
     /// @param disputeId Game.
     function claimTimeout(uint256 disputeId) external;
 
-    /// @notice Pays the caller's credit (won move bonds).
-    function claimCredit() external;
-
     ////// Views //////
 
     /// @notice A game.
@@ -237,11 +225,6 @@ interface IBisectionGame is IAdjudicator, IStepParent {
     /// @return disputeId Game (0 if none).
     function gameOfStep(uint256 stepDisputeId) external view returns (uint256 disputeId);
 
-    /// @notice Claimable credit of an account.
-    /// @param account Account.
-    /// @return amount Credit (wei).
-    function creditOf(address account) external view returns (uint256 amount);
-
     /// @notice Number of games opened.
     /// @return count Games.
     function gameCount() external view returns (uint256 count);
@@ -254,9 +237,9 @@ interface IBisectionGame is IAdjudicator, IStepParent {
     /// @return stepAdjudicator Step adjudicator.
     function stepAdjudicator() external view returns (IStepAdjudicator stepAdjudicator);
 
-    /// @notice Payment token of the move bonds (the JobManager's token).
-    /// @return token Token.
-    function token() external view returns (IERC20 token);
+    /// @notice Escrow holding the move bonds and crediting the winner (the JobManager's Escrow).
+    /// @return escrow Escrow.
+    function escrow() external view returns (IEscrow escrow);
 
     /// @notice Chess clock per side (seconds).
     /// @return seconds_ Seconds.

@@ -2,8 +2,8 @@
 pragma solidity 0.8.37;
 
 // Interfaces
-import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {IAdjudicator} from "./IAdjudicator.sol";
+import {IEscrow} from "./IEscrow.sol";
 import {IStakeManager} from "./IStakeManager.sol";
 import {IShareRegistry} from "./IShareRegistry.sol";
 import {IVerificationRound} from "./IVerificationRound.sol";
@@ -11,12 +11,13 @@ import {IVerificationRound} from "./IVerificationRound.sol";
 import {Job, JobStatus, Params, Verdict} from "../types/JobTypes.sol";
 import {Role} from "../types/Role.sol";
 import {RoundOutcome} from "../types/RoundTypes.sol";
+import {SubmissionId} from "../types/SubmissionId.sol";
 
 /// @title IJobManager
 /// @notice Escrows training jobs and runs their lifecycle: post, claim, commit checkpoints,
 ///         random verifier assignment, sealed verdicts and forced errors through an
 ///         `IVerificationRound` (docs/FORCED_ERRORS.md), whistleblower challenges, disputes through
-///         an `IAdjudicator`, finalization (reward, fees, ownership shares, jackpots) and pull payments.
+///         an `IAdjudicator`, finalization (reward, fees, ownership shares, jackpots); every payment is a credit at the `IEscrow`.
 interface IJobManager {
     ////// Errors //////
 
@@ -49,6 +50,11 @@ interface IJobManager {
     /// @notice Thrown when `recordVerdicts` is not called by the verification round.
     /// @param caller msg.sender.
     error NotVerificationRound(address caller);
+
+    /// @notice Thrown when a submission is not the active one of its job (its solver was replaced, or
+    ///         it never existed).
+    /// @param submissionId Submission.
+    error SubmissionNotActive(SubmissionId submissionId);
 
     /// @notice Thrown when finalizing a Verifying job whose round still has a window open.
     /// @param jobId Job.
@@ -172,10 +178,6 @@ interface IJobManager {
     /// @param disputeId Dispute.
     error UnknownDispute(uint256 disputeId);
 
-    /// @notice Thrown when claiming with no credit.
-    /// @param account Caller.
-    error NoCreditToClaim(address account);
-
     ////// Events //////
 
     /// @notice Emitted once, when the adjudicator was set.
@@ -185,11 +187,6 @@ interface IJobManager {
     /// @notice Emitted once, when the verification round was set.
     /// @param round Verification round.
     event VerificationRoundSet(address indexed round);
-
-    /// @notice Emitted when tokens were added to the jackpot pool.
-    /// @param funder Account that paid.
-    /// @param amount Amount added (wei).
-    event JackpotFunded(address indexed funder, uint256 amount);
 
     /// @notice Emitted when a forced error was settled at finalize (docs/FORCED_ERRORS.md section 3).
     /// @param jobId Job.
@@ -238,11 +235,14 @@ interface IJobManager {
     /// @param refund Escrow credited back to the submitter (wei).
     event JobCancelled(uint256 indexed jobId, uint256 refund);
 
-    /// @notice Emitted when a solver claimed a job.
+    /// @notice Emitted when a solver claimed a job, creating its submission.
     /// @param jobId Job.
     /// @param solver Solver.
+    /// @param submissionId New submission: keccak256(abi.encode(jobId, solver)).
     /// @param commitDeadline Commit deadline (seconds).
-    event JobClaimed(uint256 indexed jobId, address indexed solver, uint64 commitDeadline);
+    event JobClaimed(
+        uint256 indexed jobId, address indexed solver, SubmissionId indexed submissionId, uint64 commitDeadline
+    );
 
     /// @notice Emitted when the solver committed its checkpoints.
     /// @param jobId Job.
@@ -355,17 +355,6 @@ interface IJobManager {
     /// @param refund Reward and fees credited back to the submitter (wei).
     event JobRejected(uint256 indexed jobId, uint256 indexed disputeId, uint256 refund);
 
-    /// @notice Emitted for every credit (pull payment) booked.
-    /// @param jobId Job the credit comes from.
-    /// @param account Account credited.
-    /// @param amount Amount (wei).
-    event Credited(uint256 indexed jobId, address indexed account, uint256 amount);
-
-    /// @notice Emitted when an account claimed its credit.
-    /// @param account Account (and receiver).
-    /// @param amount Amount transferred (wei).
-    event CreditClaimed(address indexed account, uint256 amount);
-
     ////// Admin //////
 
     /// @notice Sets the adjudicator, once (admin only). Disputes cannot open before.
@@ -376,13 +365,9 @@ interface IJobManager {
     /// @param round Verification round serving this JobManager.
     function setVerificationRound(IVerificationRound round) external;
 
-    /// @notice Adds `amount` to the jackpot pool (transferFrom; approve first). Callable by anyone.
-    /// @param amount Amount (wei).
-    function fundJackpot(uint256 amount) external;
-
     ////// Job lifecycle //////
 
-    /// @notice Posts a job and escrows `reward + V * verifierFee` (transferFrom; approve first).
+    /// @notice Posts a job and escrows `reward + V * verifierFee` into the Escrow (approve the Escrow).
     /// @param modelId Model id (keccak256 of the model name).
     /// @param specHash keccak256 of the canonical spec JSON.
     /// @param totalSteps N (steps), > 0.
@@ -434,15 +419,15 @@ interface IJobManager {
 
     /// @notice Records a verifier's revealed verdicts, one per sampled segment (verification round
     ///         only, which enforces the windows); pulls `challengeBond` per reject from `verifier`
-    ///         (transferFrom; the verifier approves the JobManager). When every assigned verifier has
+    ///         into the Escrow (the verifier approves the Escrow). When every assigned verifier has
     ///         verdicts, the challenge deadline becomes now + challengeWindow.
-    /// @param jobId Job.
+    /// @param submissionId Submission (the job's active one).
     /// @param verifier Assigned verifier that revealed.
     /// @param approvals true = approve, false = reject, in sample order.
-    function recordVerdicts(uint256 jobId, address verifier, bool[] calldata approvals) external;
+    function recordVerdicts(SubmissionId submissionId, address verifier, bool[] calldata approvals) external;
 
     /// @notice Challenges `verifier`'s approval of sample `sampleIndex` (active whistleblower, before
-    ///         the challenge deadline); pays `challengeBond` (transferFrom).
+    ///         the challenge deadline); pays `challengeBond` into the Escrow (approve the Escrow).
     /// @param jobId Job.
     /// @param sampleIndex Sample index in [0, samples).
     /// @param verifier Verifier whose approval is challenged.
@@ -466,22 +451,27 @@ interface IJobManager {
         address[] calldata nonVoters
     ) external;
 
-    /// @notice Transfers the caller's whole credit to the caller.
-    function claimCredit() external;
-
     ////// Views //////
-
-    /// @notice Credit claimable by `account` (wei).
-    /// @param account Account.
-    /// @return amount Credit (wei).
-    function creditOf(address account) external view returns (uint256 amount);
 
     /// @notice A job.
     /// @param jobId Job.
     /// @return job The job (all-zero if it does not exist).
     function getJob(uint256 jobId) external view returns (Job memory job);
 
-    /// @notice Assigned verifiers and sampled segments (empty before assignment).
+    /// @notice The job's active submission: keccak256(abi.encode(jobId, solver)) of its current
+    ///         solver (zero while no solver holds it).
+    /// @param jobId Job.
+    /// @return submissionId Submission.
+    function submissionOf(uint256 jobId) external view returns (SubmissionId submissionId);
+
+    /// @notice Job and solver of a submission (zero if it was never created).
+    /// @param submissionId Submission.
+    /// @return jobId Job.
+    /// @return solver Solver.
+    function getSubmission(SubmissionId submissionId) external view returns (uint256 jobId, address solver);
+
+    /// @notice Assigned verifiers and sampled segments of the job's active submission (empty before
+    ///         assignment).
     /// @param jobId Job.
     /// @return verifiers Assigned verifiers.
     /// @return segments Sampled segment indices, in sample order.
@@ -543,25 +533,13 @@ interface IJobManager {
     /// @return mask Disputed-sample bitmap.
     function disputedMaskOf(uint256 jobId) external view returns (uint256 mask);
 
-    /// @notice Token amounts the JobManager holds for others (wei); its token balance equals the sum
-    ///         unless someone transfers tokens to it directly.
-    /// @return escrowed Rewards and verifier fees held for live jobs (wei).
-    /// @return bonds Reject and challenge bonds held (wei).
-    /// @return credits Credits not yet claimed (wei).
-    /// @return jackpotPool Jackpot pool (wei).
-    function liabilities() external view returns (uint256 escrowed, uint256 bonds, uint256 credits, uint256 jackpotPool);
-
-    /// @notice Jackpot pool: funded by `fundJackpot` and by approvers of forced errors (wei).
-    /// @return amount Pool (wei).
-    function jackpotPool() external view returns (uint256 amount);
-
     /// @notice Verification round (zero until set).
     /// @return round Verification round.
     function verificationRound() external view returns (IVerificationRound round);
 
-    /// @notice Payment token.
-    /// @return token ERC-20 used for rewards, fees, bonds and credits.
-    function token() external view returns (IERC20 token);
+    /// @notice Escrow holding the rewards, fees, bonds, jackpot pool and credits of every job.
+    /// @return escrow Escrow.
+    function escrow() external view returns (IEscrow escrow);
 
     /// @notice StakeManager used for stakes.
     /// @return stakeManager StakeManager.

@@ -191,6 +191,27 @@ interface IStakeManager {
     /// @return account Verifier.
     function verifierAt(uint256 index) external view returns (address account);
 
+    /// @notice The protocol's one verifier draw (JobManager assignments and committee seats): up to
+    ///         `count` distinct active verifiers with free Verifier stake >= `minFree`, never one in
+    ///         `excluded`, in the order of a seeded shuffle of the active set (`LibSampling`).
+    ///         Pass 1 (shuffle seed `seed`) skips `reserve`; if it found fewer than `count` and
+    ///         `reserve` is non-empty, pass 2 (seed keccak256(abi.encode(seed, "reserve"))) takes
+    ///         only members of `reserve`.
+    /// @param seed Seed of the shuffle (from a block hash).
+    /// @param count Most verifiers to draw.
+    /// @param minFree Least free Verifier stake a drawn verifier must have (wei).
+    /// @param excluded Accounts never drawn.
+    /// @param reserve Accounts drawn only when pass 1 falls short.
+    /// @return drawn Drawn verifiers, in draw order.
+    /// @return candidates Size of the active verifier set.
+    function drawVerifiers(
+        bytes32 seed,
+        uint256 count,
+        uint256 minFree,
+        address[] calldata excluded,
+        address[] calldata reserve
+    ) external view returns (address[] memory drawn, uint256 candidates);
+
     /// @notice Staking token.
     /// @return token The ERC-20 staked.
     function token() external view returns (IERC20 token);

@@ -3,6 +3,7 @@ pragma solidity 0.8.37;
 
 // Types
 import {RoundOutcome} from "../types/RoundTypes.sol";
+import {SubmissionId} from "../types/SubmissionId.sol";
 
 /// @title IVerificationRound
 /// @notice The verification round of a job (docs/FORCED_ERRORS.md): the solver's secret commitment
@@ -12,78 +13,88 @@ import {RoundOutcome} from "../types/RoundTypes.sol";
 interface IVerificationRound {
     ////// Errors //////
 
+    /// @notice Thrown when a submission has no round (its checkpoints were never committed) or is no
+    ///         longer its job's active submission.
+    /// @param submissionId Submission.
+    error UnknownSubmission(SubmissionId submissionId);
+
     /// @notice Thrown when a JobManager-only entry point is called by another account.
     error NotJobManager(address caller);
     /// @notice Thrown when the forced-error rate is above 10_000 basis points.
     error InvalidRate(uint256 rateBps);
     /// @notice Thrown when a secret or verdict commitment is zero.
-    error ZeroCommitment(uint256 jobId);
+    error ZeroCommitment(SubmissionId submissionId);
     /// @notice Thrown when the job is not in the status the action needs (JobStatus as uint8).
     error WrongJobStatus(uint256 jobId, uint8 status);
     /// @notice Thrown when the caller is not the job's solver.
-    error NotSolver(uint256 jobId, address caller);
+    error NotSolver(SubmissionId submissionId, address caller);
     /// @notice Thrown when the caller is not an assigned verifier of the job.
-    error NotAssignedVerifier(uint256 jobId, address caller);
+    error NotAssignedVerifier(SubmissionId submissionId, address caller);
     /// @notice Thrown when claims are posted twice.
-    error ClaimsAlreadyPosted(uint256 jobId);
+    error ClaimsAlreadyPosted(SubmissionId submissionId);
     /// @notice Thrown when a verdict commitment is attempted before the solver posted claims.
-    error ClaimsNotPosted(uint256 jobId);
+    error ClaimsNotPosted(SubmissionId submissionId);
     /// @notice Thrown when a claim or approval array does not have one entry per sampled segment.
-    error LengthMismatch(uint256 jobId, uint256 expected, uint256 actual);
+    error LengthMismatch(SubmissionId submissionId, uint256 expected, uint256 actual);
     /// @notice Thrown when a verifier commits twice.
-    error VerdictAlreadyCommitted(uint256 jobId, address verifier);
+    error VerdictAlreadyCommitted(SubmissionId submissionId, address verifier);
     /// @notice Thrown when a verifier reveals without a commitment, or twice.
-    error NothingToReveal(uint256 jobId, address verifier);
+    error NothingToReveal(SubmissionId submissionId, address verifier);
     /// @notice Thrown when revealed verdicts do not hash to the commitment.
-    error VerdictCommitmentMismatch(uint256 jobId, address verifier);
+    error VerdictCommitmentMismatch(SubmissionId submissionId, address verifier);
     /// @notice Thrown when an action is attempted outside its window [opens, closes] (seconds).
-    error OutsideWindow(uint256 jobId, uint64 opens, uint64 closes, uint64 nowTs);
+    error OutsideWindow(SubmissionId submissionId, uint64 opens, uint64 closes, uint64 nowTs);
     /// @notice Thrown when the revealed secret does not hash to the secret commitment.
-    error SecretCommitmentMismatch(uint256 jobId);
+    error SecretCommitmentMismatch(SubmissionId submissionId);
     /// @notice Thrown when the secret is revealed twice.
-    error SecretAlreadyRevealed(uint256 jobId);
+    error SecretAlreadyRevealed(SubmissionId submissionId);
     /// @notice Thrown when a claim's Merkle proof fails (`isEnd` false: start hash, true: end hash).
-    error InvalidClaimProof(uint256 jobId, uint256 sampleIndex, bool isEnd);
+    error InvalidClaimProof(SubmissionId submissionId, uint256 sampleIndex, bool isEnd);
     /// @notice Thrown when the forced sample's end claim is not the forced claim of `forcedTrueEnd`.
-    error ForcedClaimMismatch(uint256 jobId, uint256 sampleIndex);
+    error ForcedClaimMismatch(SubmissionId submissionId, uint256 sampleIndex);
 
     ////// Events //////
 
     /// @notice The solver's secret commitment was recorded with its checkpoint commitment.
-    event SecretCommitted(uint256 indexed jobId, address indexed solver, bytes32 commitment);
+    event SecretCommitted(
+        SubmissionId indexed submissionId, uint256 indexed jobId, address indexed solver, bytes32 commitment
+    );
     /// @notice The solver posted its claims on the sampled segments (state hashes, bytes32).
-    event ClaimsPosted(uint256 indexed jobId, bytes32[] startHashes, bytes32[] endHashes);
+    event ClaimsPosted(SubmissionId indexed submissionId, bytes32[] startHashes, bytes32[] endHashes);
     /// @notice A verifier sealed its verdicts.
-    event VerdictsCommitted(uint256 indexed jobId, address indexed verifier, bytes32 commitment);
+    event VerdictsCommitted(SubmissionId indexed submissionId, address indexed verifier, bytes32 commitment);
     /// @notice A verifier revealed its verdicts (recorded at the JobManager in the same call).
-    event VerdictsRevealed(uint256 indexed jobId, address indexed verifier, bool[] approvals);
+    event VerdictsRevealed(SubmissionId indexed submissionId, address indexed verifier, bool[] approvals);
     /// @notice The solver revealed its secret; `forced` tells whether `forcedSample` is a forced error.
-    event SecretRevealed(uint256 indexed jobId, bytes32 secret, bool forced, uint256 forcedSample);
+    event SecretRevealed(SubmissionId indexed submissionId, bytes32 secret, bool forced, uint256 forcedSample);
 
     ////// External: called by the JobManager //////
 
     /// @notice Records the solver's secret commitment; called by `JobManager.commitCheckpoints`.
-    /// @param jobId Job.
+    /// @param submissionId Submission (keccak256(abi.encode(jobId, solver))).
+    /// @param jobId Job of the submission.
     /// @param solver The job's solver.
     /// @param commitment keccak256(abi.encode(jobId, solver, secret)); non-zero.
-    function onCommit(uint256 jobId, address solver, bytes32 commitment) external;
+    function onCommit(SubmissionId submissionId, uint256 jobId, address solver, bytes32 commitment) external;
 
     ////// External: round //////
 
     /// @notice Solver posts its claims on the q sampled segments, by the verdict deadline.
     /// @param startHashes State hash at step s_j*k for each sample j (q entries).
     /// @param endHashes Claimed state hash at step (s_j+1)*k for each sample j (q entries).
-    function postClaims(uint256 jobId, bytes32[] calldata startHashes, bytes32[] calldata endHashes) external;
+    function postClaims(SubmissionId submissionId, bytes32[] calldata startHashes, bytes32[] calldata endHashes)
+        external;
 
     /// @notice Assigned verifier seals its verdicts, after the claims and by the verdict deadline.
     /// @param commitment keccak256(abi.encode(jobId, verifier, approvals, salt)).
-    function commitVerdicts(uint256 jobId, bytes32 commitment) external;
+    function commitVerdicts(SubmissionId submissionId, bytes32 commitment) external;
 
     /// @notice Assigned verifier reveals its sealed verdicts; they are recorded at the JobManager,
-    ///         which pulls one challengeBond per reject from the verifier (approve the JobManager).
+    ///         which pulls one challengeBond per reject from the verifier into the Escrow (approve the
+    ///         Escrow).
     /// @param approvals One entry per sample; true = the replay matched the claim.
     /// @param salt The salt of the commitment.
-    function revealVerdicts(uint256 jobId, bool[] calldata approvals, bytes32 salt) external;
+    function revealVerdicts(SubmissionId submissionId, bool[] calldata approvals, bytes32 salt) external;
 
     /// @notice Reveals the solver's secret after the challenge deadline and proves every claim
     ///         against the job's Merkle root (docs/FORCED_ERRORS.md section 2).
@@ -92,7 +103,7 @@ interface IVerificationRound {
     /// @param startProofs Merkle proof of each sample's start leaf (q entries).
     /// @param endProofs Merkle proof of each sample's end leaf (q entries).
     function revealSecret(
-        uint256 jobId,
+        SubmissionId submissionId,
         bytes32 secret,
         bytes32 forcedTrueEnd,
         bytes32[][] calldata startProofs,
@@ -104,27 +115,33 @@ interface IVerificationRound {
     /// @notice Outcome of the job's round for `JobManager.finalize`.
     /// @return outcome See RoundOutcome.
     /// @return forcedSample Sample index of the forced error (meaningful only for Forced).
-    function outcome(uint256 jobId) external view returns (RoundOutcome outcome, uint256 forcedSample);
+    function outcome(SubmissionId submissionId) external view returns (RoundOutcome outcome, uint256 forcedSample);
 
     /// @notice The forced-error draw for `secret` on job `jobId` (pure function of the secret and
     ///         the sample; used by solvers and tests to cross-check their own computation).
     ///         (false, 0) before the sample is drawn.
-    function drawForcedError(uint256 jobId, bytes32 secret) external view returns (bool forced, uint256 sampleIndex);
+    function drawForcedError(SubmissionId submissionId, bytes32 secret)
+        external
+        view
+        returns (bool forced, uint256 sampleIndex);
 
     /// @notice The forced claim of a true end state hash: keccak256(abi.encodePacked(FORCED_ERROR_TAG, trueEnd)).
     function forcedClaim(bytes32 trueEnd) external pure returns (bytes32 claim);
 
     /// @notice The solver's claims (empty arrays until posted).
-    function claimsOf(uint256 jobId) external view returns (bytes32[] memory startHashes, bytes32[] memory endHashes);
+    function claimsOf(SubmissionId submissionId)
+        external
+        view
+        returns (bytes32[] memory startHashes, bytes32[] memory endHashes);
 
     /// @notice A verifier's sealed commitment (zero if none) and whether it was revealed.
-    function verdictCommitmentOf(uint256 jobId, address verifier)
+    function verdictCommitmentOf(SubmissionId submissionId, address verifier)
         external
         view
         returns (bytes32 commitment, bool revealed);
 
     /// @notice Secret commitment, revealed secret (zero until revealed), and the verifiers' commit count.
-    function roundOf(uint256 jobId)
+    function roundOf(SubmissionId submissionId)
         external
         view
         returns (bytes32 secretCommitment, bytes32 secret, bool revealed, uint32 committed);
@@ -132,7 +149,7 @@ interface IVerificationRound {
     /// @notice Reveal windows in seconds: verdict reveals open at `verdictRevealOpens` (or earlier,
     ///         once every verifier committed) and close at `verdictRevealCloses`; the secret reveal
     ///         runs (`secretRevealOpens`, `secretRevealCloses`].
-    function windowsOf(uint256 jobId)
+    function windowsOf(SubmissionId submissionId)
         external
         view
         returns (

@@ -5,7 +5,10 @@ pragma solidity 0.8.37;
 import {Deployers} from "../utils/Deployers.sol";
 import {InvariantTest} from "../utils/InvariantTest.sol";
 import {DisputeHandler} from "./handlers/DisputeHandler.sol";
+// Contracts
+import {Escrow} from "../../src/Escrow.sol";
 // Types
+import {Bucket} from "../../src/types/EscrowTypes.sol";
 import {GameStatus} from "../../src/types/BisectionTypes.sol";
 
 /// @title Dispute_Invariant_Test
@@ -23,6 +26,7 @@ contract Dispute_Invariant_Test is Deployers, InvariantTest {
         vm.roll(START_BLOCK);
         handler = new DisputeHandler();
         (token, jobManager, game, committee) = handler.deployment();
+        escrow = Escrow(address(jobManager.escrow()));
         targetContract(address(handler));
         bytes4[] memory selectors = new bytes4[](11);
         selectors[0] = DisputeHandler.openGame.selector;
@@ -86,24 +90,27 @@ contract Dispute_Invariant_Test is Deployers, InvariantTest {
         assertEq(handler.ghost_refusedHonestMoves(), 0, "an honest move made in time was refused");
     }
 
-    /// @custom:invariant D3 No account claims more than it was credited, at the JobManager or at the
-    ///                  game, and credited - claimed is its current credit.
+    /// @custom:invariant D3 No account claims more than it was credited: credits from the JobManager
+    ///                  and from the game all land at the Escrow, the game credits exactly the bonds
+    ///                  it announces, and credited - claimed is the account's current credit.
     function invariant_claimsWithinCredits() public {
         assertEq(handler.ghost_claimMismatches(), 0, "claim paid other than the credit");
         address[] memory accounts = handler.accounts();
-        uint256[4][] memory ledger = handler.creditLedger();
+        uint256[3][] memory ledger = handler.creditLedger();
+        uint256 gameCredited;
         for (uint256 i; i < accounts.length; ++i) {
-            (uint256 credited, uint256 claimed) = (ledger[i][0], ledger[i][1]);
-            assertLte(claimed, credited, "JobManager: claimed > credited");
-            assertEq(credited - claimed, jobManager.creditOf(accounts[i]), "JobManager: credit != credited - claimed");
-            (credited, claimed) = (ledger[i][2], ledger[i][3]);
-            assertLte(claimed, credited, "game: claimed > credited");
-            assertEq(credited - claimed, game.creditOf(accounts[i]), "game: credit != credited - claimed");
+            uint256 credited = ledger[i][0] + ledger[i][1];
+            uint256 claimed = ledger[i][2];
+            gameCredited += ledger[i][1];
+            assertLte(claimed, credited, "Escrow: claimed > credited");
+            assertEq(credited - claimed, escrow.creditOf(accounts[i]), "Escrow: credit != credited - claimed");
         }
+        assertEq(gameCredited, handler.ghost_gameAnnouncedBonds(), "game: credited != bonds announced");
     }
 
-    /// @custom:invariant D4 The game's token balance equals the move bonds of unresolved games plus
-    ///                  the credits it owes; the JobManager's equals the sum of its liabilities().
+    /// @custom:invariant D4 The Escrow's token balance equals the sum of its buckets and credits
+    ///                  (nothing unbooked, no dispute pot left over); its Bonds bucket covers the move
+    ///                  bonds of unresolved games; the game and the JobManager hold no tokens.
     function invariant_tokensConserved() public {
         // The handler's open games are exactly the unresolved ones (checked by D1).
         uint256 moves;
@@ -114,13 +121,15 @@ contract Dispute_Invariant_Test is Deployers, InvariantTest {
         uint256 owed;
         address[] memory accounts = handler.accounts();
         for (uint256 i; i < accounts.length; ++i) {
-            owed += game.creditOf(accounts[i]);
+            owed += escrow.creditOf(accounts[i]);
         }
-        uint256 held = moves * game.moveBond();
-        assertEq(token.balanceOf(address(game)), held + owed, "game balance != bonds held + credits owed");
-        (uint256 escrowed, uint256 bonds, uint256 credits, uint256 pool) = jobManager.liabilities();
-        assertEq(
-            token.balanceOf(address(jobManager)), escrowed + bonds + credits + pool, "JobManager balance != liabilities"
-        );
+        (uint256 escrowed, uint256 bonds, uint256 credits, uint256 pool) = escrow.liabilities();
+        assertEq(owed, credits, "credits of known accounts != Escrow credits");
+        assertGte(bonds, moves * game.moveBond(), "Bonds bucket < move bonds of open games");
+        assertEq(token.balanceOf(address(game)), 0, "game holds tokens");
+        assertEq(token.balanceOf(address(jobManager)), 0, "JobManager holds tokens");
+        assertEq(escrow.bucketOf(Bucket.Pot), 0, "dispute pot left over");
+        assertEq(escrow.bucketOf(Bucket.Unbooked), 0, "Escrow holds unbooked tokens");
+        assertEq(token.balanceOf(address(escrow)), escrowed + bonds + credits + pool, "Escrow balance != liabilities");
     }
 }

@@ -14,8 +14,10 @@ import {JobManager} from "../../../src/JobManager.sol";
 import {VeriToken} from "../../../src/VeriToken.sol";
 // Interfaces
 import {IBisectionGame} from "../../../src/interfaces/IBisectionGame.sol";
+import {IEscrow} from "../../../src/interfaces/IEscrow.sol";
 import {IJobManager} from "../../../src/interfaces/IJobManager.sol";
 // Types
+import {Bucket} from "../../../src/types/EscrowTypes.sol";
 import {Game, GameStatus, Side, StepClaim} from "../../../src/types/BisectionTypes.sol";
 import {Dispute, DisputePhase} from "../../../src/types/DisputeTypes.sol";
 import {Job, JobStatus} from "../../../src/types/JobTypes.sol";
@@ -138,11 +140,14 @@ contract DisputeHandler is Deployers {
     uint256 public ghost_honestChallengerGames;
     uint256 public ghost_honestDefenderLosses;
     uint256 public ghost_honestChallengerLosses;
-    /// @custom:property-id D3 Credits booked (events) and claimed, per contract and account.
+    /// @custom:property-id D3 Credits booked at the Escrow (its `Credited` events) per protocol
+    ///                     contract and account, and claimed (`CreditClaimed`) per account.
     mapping(address account => uint256 amount) public ghost_jobManagerCredited;
-    mapping(address account => uint256 amount) public ghost_jobManagerClaimed;
     mapping(address account => uint256 amount) public ghost_gameCredited;
-    mapping(address account => uint256 amount) public ghost_gameClaimed;
+    mapping(address account => uint256 amount) public ghost_claimed;
+    /// @custom:property-id D3 Move bonds the game announced (`GameResolved`) and the bonds it
+    ///                     credited at the Escrow; they must match.
+    uint256 public ghost_gameAnnouncedBonds;
     /// @custom:property-id D3 Claims whose token transfer differed from the credit claimed.
     uint256 public ghost_claimMismatches;
 
@@ -293,16 +298,15 @@ contract DisputeHandler is Deployers {
         }
     }
 
-    /// @notice An account claims its credit at the JobManager or at the game.
+    /// @notice An account claims its whole credit (JobManager and game alike) at the Escrow.
     /// @custom:property-id D3 D4
-    function claimCredit(uint256 accountSeed, bool fromGame) external tracked {
+    function claimCredit(uint256 accountSeed) external tracked {
         address account = _accounts[accountSeed % _accounts.length];
-        uint256 amount = fromGame ? game.creditOf(account) : jobManager.creditOf(account);
+        uint256 amount = escrow.creditOf(account);
         if (amount == 0) return;
         uint256 before = token.balanceOf(account);
         vm.prank(account);
-        if (fromGame) game.claimCredit();
-        else jobManager.claimCredit();
+        escrow.claimCredit();
         if (token.balanceOf(account) - before != amount) ++ghost_claimMismatches;
     }
 
@@ -358,17 +362,12 @@ contract DisputeHandler is Deployers {
     }
 
     /// @notice The D3 ghosts of `accounts()` in one call.
-    /// @return credits Per account: JobManager credited, JobManager claimed, game credited, game claimed.
-    function creditLedger() external view returns (uint256[4][] memory credits) {
-        credits = new uint256[4][](_accounts.length);
+    /// @return credits Per account: credited by the JobManager, credited by the game, claimed.
+    function creditLedger() external view returns (uint256[3][] memory credits) {
+        credits = new uint256[3][](_accounts.length);
         for (uint256 i; i < _accounts.length; ++i) {
             address account = _accounts[i];
-            credits[i] = [
-                ghost_jobManagerCredited[account],
-                ghost_jobManagerClaimed[account],
-                ghost_gameCredited[account],
-                ghost_gameClaimed[account]
-            ];
+            credits[i] = [ghost_jobManagerCredited[account], ghost_gameCredited[account], ghost_claimed[account]];
         }
     }
 
@@ -640,31 +639,29 @@ contract DisputeHandler is Deployers {
         }
     }
 
-    /// @notice Books the credits and claims of the action's events: JobManager `Credited` and
-    ///         `CreditClaimed`, BisectionGame `GameResolved` (the winner is credited `bonds`) and
-    ///         `CreditClaimed`.
+    /// @notice Books the credits and claims of the action's events: Escrow `Credited` (per
+    ///         protocol contract) and `CreditClaimed`, and BisectionGame `GameResolved` (the winner
+    ///         is credited `bonds`, which the Escrow's `Credited` from the game must match).
     function _drainLogs() internal {
         Vm.Log[] memory logs = vm.getRecordedLogs();
         for (uint256 i; i < logs.length; ++i) {
             Vm.Log memory log = logs[i];
             if (log.topics.length == 0) continue;
             bytes32 topic = log.topics[0];
-            if (log.emitter == address(jobManager)) {
-                if (topic == IJobManager.Credited.selector) {
+            if (log.emitter == address(escrow)) {
+                if (topic == IEscrow.Credited.selector) {
+                    address protocol = _topicAddress(log.topics[1]);
                     address account = _topicAddress(log.topics[2]);
-                    ghost_jobManagerCredited[account] += abi.decode(log.data, (uint256));
+                    (, uint256 amount) = abi.decode(log.data, (Bucket, uint256));
+                    if (protocol == address(game)) ghost_gameCredited[account] += amount;
+                    else ghost_jobManagerCredited[account] += amount;
                     _know(account);
-                } else if (topic == IJobManager.CreditClaimed.selector) {
-                    ghost_jobManagerClaimed[_topicAddress(log.topics[1])] += abi.decode(log.data, (uint256));
+                } else if (topic == IEscrow.CreditClaimed.selector) {
+                    ghost_claimed[_topicAddress(log.topics[1])] += abi.decode(log.data, (uint256));
                 }
-            } else if (log.emitter == address(game)) {
-                if (topic == IBisectionGame.GameResolved.selector) {
-                    (, address winner, uint256 bonds) = abi.decode(log.data, (bool, address, uint256));
-                    ghost_gameCredited[winner] += bonds;
-                    _know(winner);
-                } else if (topic == IBisectionGame.CreditClaimed.selector) {
-                    ghost_gameClaimed[_topicAddress(log.topics[1])] += abi.decode(log.data, (uint256));
-                }
+            } else if (log.emitter == address(game) && topic == IBisectionGame.GameResolved.selector) {
+                (,, uint256 bonds) = abi.decode(log.data, (bool, address, uint256));
+                ghost_gameAnnouncedBonds += bonds;
             }
         }
     }
@@ -678,7 +675,7 @@ contract DisputeHandler is Deployers {
 
     function _approveGame(address account) internal {
         vm.prank(account);
-        token.approve(address(game), type(uint256).max);
+        token.approve(address(escrow), type(uint256).max);
     }
 
     /// @notice Keeps the solver and the verifiers able to take jobs and committee seats (losers are

@@ -7,6 +7,7 @@ import {Bound} from "../../utils/Bound.sol";
 import {Merkle} from "../../utils/Merkle.sol";
 // Contracts
 import {ArbitrationCommittee} from "../../../src/ArbitrationCommittee.sol";
+import {Escrow} from "../../../src/Escrow.sol";
 import {JobManager} from "../../../src/JobManager.sol";
 import {StakeManager} from "../../../src/StakeManager.sol";
 import {VeriToken} from "../../../src/VeriToken.sol";
@@ -18,6 +19,7 @@ import {Dispute, DisputePhase} from "../../../src/types/DisputeTypes.sol";
 import {Job, JobStatus, Verdict} from "../../../src/types/JobTypes.sol";
 import {Role} from "../../../src/types/Role.sol";
 import {RoundOutcome} from "../../../src/types/RoundTypes.sol";
+import {LibSubmission, SubmissionId} from "../../../src/types/SubmissionId.sol";
 
 /// @title ProtocolHandler
 /// @notice Drives the whole protocol with bounded random actions from a fixed cast of actors, and
@@ -34,12 +36,15 @@ contract ProtocolHandler is Bound {
     Vm internal constant vm = Vm(address(uint160(uint256(keccak256("hevm cheat code")))));
     bytes32 internal constant STAKE_SLASHED = keccak256("StakeSlashed(address,uint8,uint256,uint256,address)");
     bytes32 internal constant MODEL_ID = keccak256("digits-mlp");
+    /// @notice Most `advance` calls `settle` makes.
+    uint256 internal constant MAX_SETTLE_STEPS = 400;
 
     ////// State //////
 
     VeriToken public token;
     StakeManager public stakeManager;
     JobManager public jobManager;
+    Escrow public escrow;
     ArbitrationCommittee public committee;
     VerificationRound public round;
 
@@ -74,6 +79,8 @@ contract ProtocolHandler is Bound {
     /// @custom:property-id P5 Rejecters and whistleblowers of a forced error not paid bond + jackpot
     ///                     (capped by the pool).
     uint256 public ghost_forcedWinnerUnpaid;
+    /// @custom:property-id P3 Finalize calls that finalized a job (and minted its shares).
+    uint256 public ghost_finalizedMints;
     /// @notice Successful calls per action, to check the handler reaches deep states.
     mapping(bytes32 action => uint256 count) public ghost_calls;
 
@@ -90,6 +97,7 @@ contract ProtocolHandler is Bound {
         round = round_;
         stakeManager = stakeManager_;
         jobManager = jobManager_;
+        escrow = Escrow(address(jobManager_.escrow()));
         committee = committee_;
         for (uint256 i; i < 2; ++i) {
             submitters.push(_newActor(string.concat("submitter", vm.toString(i))));
@@ -199,10 +207,10 @@ contract ProtocolHandler is Bound {
             starts[j] = states[segments[j]];
             ends[j] = states[segments[j] + 1];
         }
-        (bool forced, uint256 f) = round.drawForcedError(jobId, _secret(jobId));
+        (bool forced, uint256 f) = round.drawForcedError(_sid(jobId), _secret(jobId));
         if (forced) ends[f] = round.forcedClaim(ends[f]);
         vm.prank(jobManager.getJob(jobId).solver);
-        round.postClaims(jobId, starts, ends);
+        round.postClaims(_sid(jobId), starts, ends);
         ++ghost_calls["postClaims"];
     }
 
@@ -217,9 +225,9 @@ contract ProtocolHandler is Bound {
         if (job.status != JobStatus.Verifying) return;
         (address[] memory assigned, uint32[] memory segments) = jobManager.getAssignment(jobId);
         address verifier = assigned[verifierSeed % assigned.length];
-        (bytes32 commitment, bool revealed) = round.verdictCommitmentOf(jobId, verifier);
+        (bytes32 commitment, bool revealed) = round.verdictCommitmentOf(_sid(jobId), verifier);
         if (commitment == bytes32(0)) {
-            (bytes32[] memory starts,) = round.claimsOf(jobId);
+            (bytes32[] memory starts,) = round.claimsOf(_sid(jobId));
             if (block.timestamp > job.verdictDeadline || starts.length == 0) return;
             // Mostly approvals: a reject on every sample would make every job a dispute.
             if (rejectMask % 3 != 0) rejectMask = 0;
@@ -228,16 +236,16 @@ contract ProtocolHandler is Bound {
                 abi.encode(jobId, verifier, _approvals(segments.length, rejectMask), _verdictSalt(jobId, verifier))
             );
             vm.prank(verifier);
-            round.commitVerdicts(jobId, hash);
+            round.commitVerdicts(_sid(jobId), hash);
             ++ghost_calls["commitVerdicts"];
         } else if (!revealed) {
-            (uint64 opens, uint64 closes,,) = round.windowsOf(jobId);
-            (,,, uint32 committed) = round.roundOf(jobId);
+            (uint64 opens, uint64 closes,,) = round.windowsOf(_sid(jobId));
+            (,,, uint32 committed) = round.roundOf(_sid(jobId));
             if (committed < assigned.length && block.timestamp < opens) vm.warp(opens);
             if (block.timestamp > closes) return;
             bool[] memory approvals = _approvals(segments.length, _sealed[jobId][verifier]);
             vm.prank(verifier);
-            round.revealVerdicts(jobId, approvals, _verdictSalt(jobId, verifier));
+            round.revealVerdicts(_sid(jobId), approvals, _verdictSalt(jobId, verifier));
             ++ghost_calls["revealVerdicts"];
         }
     }
@@ -284,8 +292,8 @@ contract ProtocolHandler is Bound {
             if (block.timestamp <= job.challengeDeadline) vm.warp(job.challengeDeadline + 1);
             job = jobManager.getJob(jobId);
             // The solver reveals its secret, except in one job in eight (outcome NoReveal).
-            (bytes32[] memory starts,) = round.claimsOf(jobId);
-            (,, bool revealed,) = round.roundOf(jobId);
+            (bytes32[] memory starts,) = round.claimsOf(_sid(jobId));
+            (,, bool revealed,) = round.roundOf(_sid(jobId));
             // Past its window the secret can no longer be revealed (outcome NoReveal).
             bool open = block.timestamp <= uint256(job.challengeDeadline) + _revealWindow();
             if (starts.length != 0 && !revealed && open) {
@@ -301,6 +309,7 @@ contract ProtocolHandler is Bound {
         vm.recordLogs();
         jobManager.finalize(jobId);
         _checkSlashes();
+        _countMint(jobId);
         ++ghost_calls["finalize"];
     }
 
@@ -309,7 +318,7 @@ contract ProtocolHandler is Bound {
     ///         slashed (P2); every approver of a forced error is, no rejecter is, and its rejecters and
     ///         whistleblowers are paid bond + jackpot (P5).
     function _finalizeVerifying(uint256 jobId, Job memory job) internal {
-        (RoundOutcome outcome, uint256 f) = round.outcome(jobId);
+        (RoundOutcome outcome, uint256 f) = round.outcome(_sid(jobId));
         if (outcome == RoundOutcome.Pending) return;
         (address[] memory assigned,) = jobManager.getAssignment(jobId);
         if (outcome == RoundOutcome.NoClaims || outcome == RoundOutcome.NoReveal) _allow(job.solver, Role.Solver);
@@ -320,14 +329,15 @@ contract ProtocolHandler is Bound {
         }
         uint256[] memory creditsBefore = new uint256[](assigned.length);
         for (uint256 i; i < assigned.length; ++i) {
-            creditsBefore[i] = jobManager.creditOf(assigned[i]);
+            creditsBefore[i] = escrow.creditOf(assigned[i]);
         }
-        uint256 poolBefore = jobManager.jackpotPool();
+        uint256 poolBefore = escrow.jackpotPool();
         vm.recordLogs();
         jobManager.finalize(jobId);
         Vm.Log[] memory logs = vm.getRecordedLogs();
         if (outcome == RoundOutcome.Forced) _checkForced(jobId, f, assigned, logs, creditsBefore, poolBefore);
         _checkSlashesIn(logs);
+        _countMint(jobId);
         ++ghost_calls["finalize"];
     }
 
@@ -352,7 +362,7 @@ contract ProtocolHandler is Bound {
             if (verdict == Verdict.Reject) {
                 if (slashed) ++ghost_forcedRejecterSlashed;
                 // Paid at least the bond back plus the jackpot (credits only grow at finalize).
-                if (jobManager.creditOf(assigned[i]) - creditsBefore[i] < bond + jackpot) {
+                if (escrow.creditOf(assigned[i]) - creditsBefore[i] < bond + jackpot) {
                     ++ghost_forcedWinnerUnpaid;
                 }
             }
@@ -379,10 +389,10 @@ contract ProtocolHandler is Bound {
             startProofs[j] = Merkle.proof(leaves, segments[j]);
             endProofs[j] = Merkle.proof(leaves, segments[j] + 1);
         }
-        (bool forced, uint256 f) = round.drawForcedError(jobId, _secret(jobId));
+        (bool forced, uint256 f) = round.drawForcedError(_sid(jobId), _secret(jobId));
         bytes32 trueEnd = forced ? _states[jobId][segments[f] + 1] : bytes32(0);
         vm.prank(job.solver);
-        round.revealSecret(jobId, _secret(jobId), trueEnd, startProofs, endProofs);
+        round.revealSecret(_sid(jobId), _secret(jobId), trueEnd, startProofs, endProofs);
         ++ghost_calls["revealSecret"];
     }
 
@@ -496,7 +506,7 @@ contract ProtocolHandler is Bound {
         (address[] memory assigned,) = jobManager.getAssignment(jobId);
         uint256 unrevealed = type(uint256).max;
         for (uint256 i; i < assigned.length; ++i) {
-            (bytes32 commitment, bool revealed) = round.verdictCommitmentOf(jobId, assigned[i]);
+            (bytes32 commitment, bool revealed) = round.verdictCommitmentOf(_sid(jobId), assigned[i]);
             if (commitment == bytes32(0) && block.timestamp <= jobManager.getJob(jobId).verdictDeadline) {
                 return (false, i);
             }
@@ -510,15 +520,15 @@ contract ProtocolHandler is Bound {
         address account = actors[actorSeed % actors.length];
         amount = bound(amount, 0, 100e18);
         vm.prank(account);
-        jobManager.fundJackpot(amount);
+        escrow.fundJackpot(amount);
         ++ghost_calls["fundJackpot"];
     }
 
     function claimCredit(uint256 actorSeed) external {
         address account = actors[actorSeed % actors.length];
-        if (jobManager.creditOf(account) == 0) return;
+        if (escrow.creditOf(account) == 0) return;
         vm.prank(account);
-        jobManager.claimCredit();
+        escrow.claimCredit();
         ++ghost_calls["claimCredit"];
     }
 
@@ -545,6 +555,32 @@ contract ProtocolHandler is Bound {
         ++ghost_calls["stakeOrUnbond"];
     }
 
+    /// @notice End of a run: keeps advancing jobs (deterministic choices, at most `MAX_SETTLE_STEPS`
+    ///         calls) until the run has seen a slash (P2), a finalized mint (P3) and a forced-error
+    ///         settlement (P5), so that `afterInvariant` can require all three.
+    /// @custom:property-id P2 P3 P5
+    function settle() external {
+        if (progressed()) return;
+        // Fresh stake for every solver and verifier, so that slashes and unbonds earlier in the run
+        // cannot keep the drive from claiming jobs and filling seats.
+        for (uint256 i; i < solvers.length; ++i) {
+            _topUp(solvers[i], Role.Solver, 300e18);
+        }
+        for (uint256 i; i < verifiers.length; ++i) {
+            _topUp(verifiers[i], Role.Verifier, 200e18);
+        }
+        for (uint256 i; i < MAX_SETTLE_STEPS && !progressed(); ++i) {
+            uint256 choice = uint256(keccak256(abi.encode("settle", i)));
+            this.advance(i, choice);
+            if (i % 4 == 3) this.warp(choice >> 128);
+        }
+    }
+
+    /// @notice Whether the run has reached a slash, a finalized mint and a forced-error settlement.
+    function progressed() public view returns (bool) {
+        return ghost_slashes != 0 && ghost_finalizedMints != 0 && ghost_forcedErrors != 0;
+    }
+
     function warp(uint256 seconds_) external {
         vm.warp(block.timestamp + bound(seconds_, 1, 10 minutes));
         vm.roll(block.number + 1);
@@ -563,7 +599,7 @@ contract ProtocolHandler is Bound {
         vm.label(account, name);
         vm.startPrank(account);
         token.faucet(1_000_000e18);
-        token.approve(address(jobManager), type(uint256).max);
+        token.approve(address(escrow), type(uint256).max);
         token.approve(address(stakeManager), type(uint256).max);
         vm.stopPrank();
         actors.push(account);
@@ -662,5 +698,26 @@ contract ProtocolHandler is Bound {
             delete _slashable[_slashableList[i]][Role.Whistleblower];
         }
         delete _slashableList;
+    }
+
+    /// @notice Stakes `account` up to `amount` of free stake in `role`.
+    function _topUp(address account, Role role, uint256 amount) internal {
+        uint256 free = stakeManager.freeStake(account, role);
+        if (free < amount) _stakeAs(account, role, amount - free);
+    }
+
+    /// @notice Counts a finalize that finalized `jobId` (P3: its steps were minted).
+    function _countMint(uint256 jobId) internal {
+        if (jobManager.getJob(jobId).status == JobStatus.Finalized) ++ghost_finalizedMints;
+    }
+
+    /// @notice The job's active submission.
+    /// @dev Reads the job's solver with `vm.load` (slot 3 = `JobManager._jobs`, word 1 = solver), not
+    ///      with a call, so that a pending `vm.prank`/`vm.expectRevert` still applies to the next real
+    ///      call. `JobManager_Views_Test.test_submissionOf_matchesStorageRead_succeeds` pins the slot.
+    function _sid(uint256 jobId) internal view returns (SubmissionId) {
+        bytes32 base = keccak256(abi.encode(jobId, uint256(3)));
+        address solver = address(uint160(uint256(vm.load(address(jobManager), bytes32(uint256(base) + 1)))));
+        return solver == address(0) ? SubmissionId.wrap(bytes32(0)) : LibSubmission.id(jobId, solver);
     }
 }

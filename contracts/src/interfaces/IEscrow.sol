@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+// Interfaces
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+// Types
+import {Bucket} from "../types/EscrowTypes.sol";
+
+/// @title IEscrow
+/// @notice Holds every protocol token outside the StakeManager (the role Optimism's DelayedWETH plays
+///         for its games): job escrows, reject/challenge/move bonds, the jackpot pool, dispute pots
+///         and the credits (pull payments) of every account. Authorised protocol contracts, set once
+///         at deployment, move balances between buckets and into credits; every account claims all
+///         it is owed with one `claimCredit`.
+/// @dev Conservation: the token balance equals the sum of the buckets and the credits, plus any
+///      tokens sent here directly or slashed here and not booked yet (`Unbooked`).
+interface IEscrow {
+    ////// Errors //////
+
+    /// @notice Thrown when an address argument is zero.
+    error ZeroAddress();
+
+    /// @notice Thrown when an admin-only function is called by another account.
+    /// @param caller msg.sender.
+    error NotAdmin(address caller);
+
+    /// @notice Thrown when `authorize` is called a second time.
+    error AlreadyAuthorized();
+
+    /// @notice Thrown when a balance-moving function is called by an unauthorised account.
+    /// @param caller msg.sender.
+    error NotAuthorized(address caller);
+
+    /// @notice Thrown when a bucket (or the unbooked surplus) holds less than the amount moved.
+    /// @param bucket Source bucket.
+    /// @param balance What it holds (wei).
+    /// @param amount Amount requested (wei).
+    error InsufficientBucket(Bucket bucket, uint256 balance, uint256 amount);
+
+    /// @notice Thrown when depositing into, or moving into, `Bucket.Unbooked`.
+    error InvalidBucket(Bucket bucket);
+
+    /// @notice Thrown when claiming with no credit.
+    /// @param account Caller.
+    error NoCreditToClaim(address account);
+
+    ////// Events //////
+
+    /// @notice Emitted once, when the authorised protocol contracts were set.
+    /// @param protocols Authorised contracts.
+    event Authorized(address[] protocols);
+
+    /// @notice Emitted when tokens were pulled into a bucket.
+    /// @param protocol Authorised contract that asked (or the funder, for `fundJackpot`).
+    /// @param bucket Bucket credited.
+    /// @param from Account the tokens came from.
+    /// @param amount Amount (wei).
+    event Deposited(address indexed protocol, Bucket indexed bucket, address indexed from, uint256 amount);
+
+    /// @notice Emitted when an amount moved between buckets.
+    /// @param protocol Authorised contract that moved it.
+    /// @param from Source bucket.
+    /// @param to Destination bucket.
+    /// @param amount Amount (wei).
+    event Moved(address indexed protocol, Bucket indexed from, Bucket indexed to, uint256 amount);
+
+    /// @notice Emitted for every credit (pull payment) booked.
+    /// @param protocol Authorised contract that booked it.
+    /// @param account Account credited.
+    /// @param from Source bucket.
+    /// @param amount Amount (wei).
+    event Credited(address indexed protocol, address indexed account, Bucket from, uint256 amount);
+
+    /// @notice Emitted when an account claimed its credit.
+    /// @param account Account (and receiver).
+    /// @param amount Amount transferred (wei).
+    event CreditClaimed(address indexed account, uint256 amount);
+
+    ////// Admin //////
+
+    /// @notice Sets the protocol contracts allowed to move balances, once (admin only).
+    /// @param protocols The JobManager and, when deployed, the BisectionGame.
+    function authorize(address[] calldata protocols) external;
+
+    ////// Protocol (authorised contracts) //////
+
+    /// @notice Pulls `amount` from `from` into `bucket` (transferFrom: `from` approves the Escrow).
+    /// @param bucket Destination bucket (not Unbooked).
+    /// @param from Payer.
+    /// @param amount Amount (wei); zero is a no-op.
+    function deposit(Bucket bucket, address from, uint256 amount) external;
+
+    /// @notice Moves `amount` from bucket `from` (or from the unbooked surplus) to bucket `to`.
+    /// @param from Source bucket.
+    /// @param to Destination bucket (not Unbooked).
+    /// @param amount Amount (wei); zero is a no-op.
+    function move(Bucket from, Bucket to, uint256 amount) external;
+
+    /// @notice Moves `amount` from bucket `from` (or from the unbooked surplus) to `account`'s credit.
+    /// @param from Source bucket.
+    /// @param account Account credited.
+    /// @param amount Amount (wei); zero is a no-op.
+    function credit(Bucket from, address account, uint256 amount) external;
+
+    ////// Anyone //////
+
+    /// @notice Adds `amount` to the jackpot pool (transferFrom; approve the Escrow first).
+    /// @param amount Amount (wei).
+    function fundJackpot(uint256 amount) external;
+
+    /// @notice Transfers the caller's whole credit (from every protocol contract) to the caller.
+    function claimCredit() external;
+
+    ////// Views //////
+
+    /// @notice Credit claimable by `account` (wei).
+    /// @param account Account.
+    /// @return amount Credit (wei).
+    function creditOf(address account) external view returns (uint256 amount);
+
+    /// @notice Balance of `bucket` (wei); for Unbooked, the token balance not booked anywhere.
+    /// @param bucket Bucket.
+    /// @return amount Balance (wei).
+    function bucketOf(Bucket bucket) external view returns (uint256 amount);
+
+    /// @notice Token amounts the Escrow holds for others (wei); its token balance equals the sum
+    ///         unless someone transfers tokens to it directly.
+    /// @return escrowed Rewards and verifier fees held for live jobs (wei).
+    /// @return bonds Reject, challenge and move bonds held (wei).
+    /// @return credits Credits not yet claimed (wei).
+    /// @return jackpotPool Jackpot pool (wei).
+    function liabilities() external view returns (uint256 escrowed, uint256 bonds, uint256 credits, uint256 jackpotPool);
+
+    /// @notice Jackpot pool: funded by `fundJackpot` and by approvers of forced errors (wei).
+    /// @return amount Pool (wei).
+    function jackpotPool() external view returns (uint256 amount);
+
+    /// @notice Whether `account` may move balances.
+    /// @param account Account.
+    /// @return authorized True for the protocol contracts set by `authorize`.
+    function isAuthorized(address account) external view returns (bool authorized);
+
+    /// @notice Token held.
+    /// @return token ERC-20 of rewards, fees, bonds and credits.
+    function token() external view returns (IERC20 token);
+
+    /// @notice Admin given at construction (calls `authorize` once).
+    /// @return admin Admin.
+    function admin() external view returns (address admin);
+}

@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+// Interfaces
+import {IJobManager} from "../interfaces/IJobManager.sol";
+// Types
+import {Bucket} from "../types/EscrowTypes.sol";
+import {Job, JobStatus, Verdict} from "../types/JobTypes.sol";
+import {Role} from "../types/Role.sol";
+import {RoundOutcome} from "../types/RoundTypes.sol";
+import {Seat, SeatStatus, Settlement, Submission} from "../types/SubmissionTypes.sol";
+
+/// @title LibSettlement
+/// @notice How the JobManager settles a submission: the round outcome (docs/FORCED_ERRORS.md
+///         section 3), finalization, and dispute outcomes (PROTOCOL.md 3.3). Every token moves as a
+///         bucket move or credit at the Escrow; stakes are slashed to the Escrow and booked at once.
+/// @dev An external library (DELEGATECALL): it runs in the JobManager's context and storage, so the
+///      StakeManager, Escrow and ShareRegistry see the JobManager as the caller, events are the
+///      JobManager's (`IJobManager` events), and the JobManager's reentrancy guard covers it. It keeps
+///      the JobManager under the contract size limit. Linked at deployment (contracts/script/Deploy.sol).
+library LibSettlement {
+    ////// External //////
+
+    /// @notice Settles the round outcome of a Verifying submission past its windows: slashes missed
+    ///         verdicts (unless NoClaims), faults the solver on NoClaims/NoReveal (the job is
+    ///         Rejected) or settles the forced error.
+    /// @return closed True if the job was rejected (nothing left to finalize or dispute).
+    function settleRound(
+        Job storage job,
+        Submission storage sub,
+        Settlement memory s,
+        uint256 jobId,
+        RoundOutcome outcome,
+        uint256 forcedSample
+    ) external returns (bool closed) {
+        if (outcome != RoundOutcome.NoClaims) _settleMissedVerdicts(job, sub, s, jobId);
+        if (outcome == RoundOutcome.NoClaims || outcome == RoundOutcome.NoReveal) {
+            _faultSolver(job, sub, s, jobId, outcome);
+            return true;
+        }
+        if (outcome == RoundOutcome.Forced) _settleForced(job, sub, s, jobId, forcedSample);
+    }
+
+    /// @notice No dispute left: pays the solver and the verifiers, unlocks their stakes and mints
+    ///         the job's steps as ownership shares to the solver.
+    function finalizeJob(Job storage job, Submission storage sub, Settlement memory s, uint256 jobId) external {
+        job.status = JobStatus.Finalized;
+        address[] storage verifiers = sub.verifiers;
+        uint256 count = verifiers.length;
+        bool[] memory release = new bool[](count);
+        for (uint256 i; i < count; ++i) {
+            Seat storage seat = sub.seats[verifiers[i]];
+            if (seat.status != SeatStatus.Submitted) continue;
+            seat.status = SeatStatus.Released;
+            release[i] = true;
+            _payFee(sub, s, verifiers[i]);
+        }
+        // INVARIANT: every fee is paid or refunded by now; any leftover returns to the submitter.
+        if (sub.feesHeld != 0) _refundFee(sub, s, job.submitter, sub.feesHeld);
+        address solver = job.solver;
+        uint256 reward = job.reward;
+        emit IJobManager.JobFinalized(jobId, solver, reward, job.totalSteps);
+        _credit(s, Bucket.Escrowed, solver, reward);
+
+        // Interactions with trusted protocol contracts, after all state changes.
+        _unlock(s, solver, Role.Solver);
+        for (uint256 i; i < count; ++i) {
+            if (release[i]) _unlock(s, verifiers[i], Role.Verifier);
+        }
+        s.shareRegistry.mintShares(job.modelId, solver, job.totalSteps);
+    }
+
+    /// @notice Applies an adjudicator's outcome on the submission's disputed sample: slashes the
+    ///         non-voting arbiters, settles the valid or invalid side and distributes the pot.
+    function settleDispute(
+        Job storage job,
+        Submission storage sub,
+        Settlement memory s,
+        uint256 jobId,
+        uint256 disputeId,
+        bool segmentValid,
+        address[] calldata majority,
+        address[] calldata nonVoters
+    ) external {
+        uint256 sampleIndex = sub.disputeSample;
+        sub.disputePending = false;
+        sub.disputedMask &= ~(uint256(1) << sampleIndex);
+
+        uint256 pot = _slashArbiters(s, jobId, nonVoters);
+        address[] memory winners;
+        uint256 sidePot;
+        if (segmentValid) (sidePot, winners) = _settleValid(job, sub, s, jobId, sampleIndex);
+        else (sidePot, winners) = _settleInvalid(job, sub, s, jobId, disputeId, sampleIndex);
+        pot += sidePot;
+        emit IJobManager.DisputeSettled(jobId, disputeId, segmentValid, pot);
+        _distributePot(s, pot, majority, winners);
+    }
+
+    ////// Internal: round settlement //////
+
+    /// @notice Slashes assigned verifiers that never revealed; their fee and stake go to the submitter.
+    function _settleMissedVerdicts(Job storage job, Submission storage sub, Settlement memory s, uint256 jobId)
+        internal
+    {
+        address[] storage verifiers = sub.verifiers;
+        for (uint256 i; i < verifiers.length; ++i) {
+            address verifier = verifiers[i];
+            Seat storage seat = sub.seats[verifier];
+            if (seat.status != SeatStatus.Assigned) continue;
+            seat.status = SeatStatus.Missed;
+            _refundFee(sub, s, job.submitter, s.verifierFee);
+            // SAFETY: trusted StakeManager; the slashed tokens arrive at the Escrow and are credited at once.
+            uint256 slashed = _slash(s, verifier, Role.Verifier);
+            emit IJobManager.VerdictMissed(jobId, verifier, slashed);
+            _credit(s, Bucket.Unbooked, job.submitter, slashed);
+        }
+    }
+
+    /// @notice NoClaims / NoReveal (docs/FORCED_ERRORS.md section 3): returns every bond, slashes the
+    ///         solver to the submitter, releases the verifiers still standing (with their fee unless
+    ///         nothing could be verified) and rejects the job. Missed verdicts are settled before.
+    function _faultSolver(
+        Job storage job,
+        Submission storage sub,
+        Settlement memory s,
+        uint256 jobId,
+        RoundOutcome outcome
+    ) internal {
+        job.status = JobStatus.Rejected;
+        uint256 openMask = sub.disputedMask;
+        sub.disputedMask = 0;
+        if (openMask != 0) _returnOpenBonds(sub, s, openMask);
+        address solver = job.solver;
+        // SAFETY: trusted StakeManager; the slashed tokens arrive at the Escrow and are credited at once.
+        uint256 slashed = _slash(s, solver, Role.Solver);
+        emit IJobManager.SolverFaulted(jobId, solver, outcome, slashed);
+        _credit(s, Bucket.Unbooked, job.submitter, slashed);
+        _closeRejected(
+            job, sub, s, jobId, 0, outcome == RoundOutcome.NoClaims ? SeatStatus.Assigned : SeatStatus.Submitted
+        );
+    }
+
+    /// @notice Forced error on sample `f`: its approvers are slashed into the jackpot pool, its
+    ///         rejecters and the whistleblowers that challenged its approvals get their bond back
+    ///         plus min(jackpot, pool) each, and `f` leaves the disputed set.
+    function _settleForced(Job storage job, Submission storage sub, Settlement memory s, uint256 jobId, uint256 f)
+        internal
+    {
+        sub.disputedMask &= ~(uint256(1) << f);
+        address[] storage verifiers = sub.verifiers;
+        uint256 count = verifiers.length;
+        uint256 slashed = 0;
+        for (uint256 i; i < count; ++i) {
+            Seat storage seat = sub.seats[verifiers[i]];
+            if (seat.status == SeatStatus.Submitted && verdictAt(seat, f) == Verdict.Approve) {
+                seat.status = SeatStatus.Slashed;
+                slashed += _slashVerifier(job, sub, s, jobId, verifiers[i], Bucket.Jackpot);
+            }
+        }
+        uint256 pool = s.escrow.jackpotPool();
+        uint256 paid = 0;
+        for (uint256 i; i < count; ++i) {
+            address verifier = verifiers[i];
+            Verdict verdict = verdictAt(sub.seats[verifier], f);
+            address winner = address(0);
+            if (verdict == Verdict.Reject) winner = verifier;
+            else if (verdict == Verdict.Approve) winner = sub.challengers[f][verifier];
+            if (winner == address(0)) continue;
+            _returnBond(s, winner);
+            uint256 amount = pool < s.jackpot ? pool : s.jackpot;
+            // SAFETY: amount <= pool; paid only adds amounts taken from the pool.
+            unchecked {
+                pool -= amount;
+                paid += amount;
+            }
+            emit IJobManager.JackpotPaid(jobId, winner, amount);
+            _credit(s, Bucket.Jackpot, winner, amount);
+        }
+        emit IJobManager.ForcedErrorSettled(jobId, f, slashed, paid);
+    }
+
+    ////// Internal: dispute settlement //////
+
+    /// @notice Slashes each non-voting arbiter one seat (verifierStake) into the dispute pot.
+    /// @return pot Total slashed (wei).
+    function _slashArbiters(Settlement memory s, uint256 jobId, address[] calldata nonVoters)
+        internal
+        returns (uint256 pot)
+    {
+        for (uint256 i; i < nonVoters.length; ++i) {
+            // SAFETY: trusted StakeManager; the slashed tokens arrive at the Escrow and join the pot.
+            uint256 slashed = _slashInto(s, nonVoters[i], Role.Verifier, Bucket.Pot);
+            emit IJobManager.ArbiterSlashed(jobId, nonVoters[i], slashed);
+            pot += slashed;
+        }
+    }
+
+    /// @notice Valid segment: rejecters are slashed and lose their bonds, challengers lose their
+    ///         bonds; the job stays Disputed until `finalize` moves on.
+    /// @return pot Slashes and forfeited bonds (wei).
+    /// @return winners The solver and the approvers of the sample.
+    function _settleValid(
+        Job storage job,
+        Submission storage sub,
+        Settlement memory s,
+        uint256 jobId,
+        uint256 sampleIndex
+    ) internal returns (uint256 pot, address[] memory winners) {
+        address[] storage verifiers = sub.verifiers;
+        winners = new address[](verifiers.length + 1);
+        uint256 count = 0;
+        winners[count++] = job.solver;
+        for (uint256 i; i < verifiers.length; ++i) {
+            address verifier = verifiers[i];
+            Seat storage seat = sub.seats[verifier];
+            Verdict verdict = verdictAt(seat, sampleIndex);
+            if (verdict == Verdict.Reject) {
+                pot += _forfeitBond(s, jobId, verifier);
+                // A verifier already slashed on an earlier segment loses only the bond.
+                if (seat.status == SeatStatus.Submitted) {
+                    seat.status = SeatStatus.Slashed;
+                    pot += _slashVerifier(job, sub, s, jobId, verifier, Bucket.Pot);
+                }
+            } else if (verdict == Verdict.Approve) {
+                winners[count++] = verifier;
+                address challenger = sub.challengers[sampleIndex][verifier];
+                if (challenger != address(0)) pot += _forfeitBond(s, jobId, challenger);
+            }
+        }
+        winners = _truncate(winners, count);
+    }
+
+    /// @notice Invalid segment: the solver and the approvers of the sample are slashed, every bond
+    ///         is returned, surviving verifiers are paid, the submitter is refunded -> Rejected.
+    /// @return pot Slashes (wei); no bond is forfeited on this side.
+    /// @return winners Rejecters of the sample and challengers of its approvals (one entry per bond).
+    function _settleInvalid(
+        Job storage job,
+        Submission storage sub,
+        Settlement memory s,
+        uint256 jobId,
+        uint256 disputeId,
+        uint256 sampleIndex
+    ) internal returns (uint256 pot, address[] memory winners) {
+        job.status = JobStatus.Rejected;
+        // SAFETY: trusted StakeManager; the slashed tokens arrive at the Escrow and join the pot.
+        pot = _slashInto(s, job.solver, Role.Solver, Bucket.Pot);
+        emit IJobManager.SolverSlashed(jobId, job.solver, pot);
+        uint256 verifierPot;
+        (verifierPot, winners) = _judgeInvalidSample(job, sub, s, jobId, sampleIndex);
+        pot += verifierPot;
+
+        // Bonds on segments that were never adjudicated go back to whoever posted them.
+        uint256 openMask = sub.disputedMask;
+        sub.disputedMask = 0;
+        if (openMask != 0) _returnOpenBonds(sub, s, openMask);
+        _closeRejected(job, sub, s, jobId, disputeId, SeatStatus.Submitted);
+    }
+
+    /// @notice Slashes the approvers of an invalid sample and returns the bonds posted against it.
+    /// @return pot Slashes (wei).
+    /// @return winners Rejecters of the sample and challengers of its approvals.
+    function _judgeInvalidSample(
+        Job storage job,
+        Submission storage sub,
+        Settlement memory s,
+        uint256 jobId,
+        uint256 sampleIndex
+    ) internal returns (uint256 pot, address[] memory winners) {
+        address[] storage verifiers = sub.verifiers;
+        winners = new address[](2 * verifiers.length);
+        uint256 count = 0;
+        for (uint256 i; i < verifiers.length; ++i) {
+            address verifier = verifiers[i];
+            Seat storage seat = sub.seats[verifier];
+            Verdict verdict = verdictAt(seat, sampleIndex);
+            if (verdict == Verdict.Reject) {
+                winners[count++] = verifier;
+                _returnBond(s, verifier);
+            } else if (verdict == Verdict.Approve) {
+                address challenger = sub.challengers[sampleIndex][verifier];
+                if (challenger != address(0)) {
+                    winners[count++] = challenger;
+                    _returnBond(s, challenger);
+                }
+                if (seat.status == SeatStatus.Submitted) {
+                    seat.status = SeatStatus.Slashed;
+                    pot += _slashVerifier(job, sub, s, jobId, verifier, Bucket.Pot);
+                }
+            }
+        }
+        winners = _truncate(winners, count);
+    }
+
+    /// @notice Releases the verifiers still standing (seat status `standing`: Submitted ones are
+    ///         paid their fee, Assigned ones are released without it when nothing could be
+    ///         verified) and refunds the reward and remaining fees to the submitter.
+    function _closeRejected(
+        Job storage job,
+        Submission storage sub,
+        Settlement memory s,
+        uint256 jobId,
+        uint256 disputeId,
+        SeatStatus standing
+    ) internal {
+        address[] storage verifiers = sub.verifiers;
+        uint256 count = verifiers.length;
+        bool[] memory release = new bool[](count);
+        for (uint256 i; i < count; ++i) {
+            Seat storage seat = sub.seats[verifiers[i]];
+            if (seat.status != standing) continue;
+            seat.status = SeatStatus.Released;
+            release[i] = true;
+            if (standing == SeatStatus.Submitted) _payFee(sub, s, verifiers[i]);
+        }
+        uint256 refund = job.reward + sub.feesHeld;
+        sub.feesHeld = 0;
+        emit IJobManager.JobRejected(jobId, disputeId, refund);
+        _credit(s, Bucket.Escrowed, job.submitter, refund);
+
+        for (uint256 i; i < count; ++i) {
+            if (release[i]) _unlock(s, verifiers[i], Role.Verifier);
+        }
+    }
+
+    /// @notice Returns the reject and challenge bonds of every sample in `mask`.
+    function _returnOpenBonds(Submission storage sub, Settlement memory s, uint256 mask) internal {
+        address[] storage verifiers = sub.verifiers;
+        uint256 samples = sub.segments.length;
+        for (uint256 t; t < samples; ++t) {
+            if (mask & (uint256(1) << t) == 0) continue;
+            for (uint256 i; i < verifiers.length; ++i) {
+                address verifier = verifiers[i];
+                Verdict verdict = verdictAt(sub.seats[verifier], t);
+                if (verdict == Verdict.Reject) {
+                    _returnBond(s, verifier);
+                } else if (verdict == Verdict.Approve) {
+                    address challenger = sub.challengers[t][verifier];
+                    if (challenger != address(0)) _returnBond(s, challenger);
+                }
+            }
+        }
+    }
+
+    /// @notice Pays `arbiterFee` to each majority arbiter while the pot lasts, splits the rest
+    ///         equally among the winners, and credits rounding dust to the treasury.
+    function _distributePot(Settlement memory s, uint256 pot, address[] calldata majority, address[] memory winners)
+        internal
+    {
+        for (uint256 i; i < majority.length && pot != 0; ++i) {
+            uint256 fee = pot < s.arbiterFee ? pot : s.arbiterFee;
+            // SAFETY: fee <= pot.
+            unchecked {
+                pot -= fee;
+            }
+            _credit(s, Bucket.Pot, majority[i], fee);
+        }
+        if (pot == 0) return;
+        uint256 count = winners.length;
+        if (count == 0) {
+            _credit(s, Bucket.Pot, s.admin, pot);
+            return;
+        }
+        // The dust pot - share * count is the remainder of this division, not a precision loss.
+        // slither-disable-next-line divide-before-multiply
+        uint256 share = pot / count;
+        for (uint256 i; i < count; ++i) {
+            _credit(s, Bucket.Pot, winners[i], share);
+        }
+        // SAFETY: share * count <= pot by integer division.
+        unchecked {
+            _credit(s, Bucket.Pot, s.admin, pot - share * count);
+        }
+    }
+
+    /// @notice Slashes an assigned verifier one verifierStake into bucket `to` (the jackpot pool or
+    ///         the dispute pot) and refunds its fee to the submitter.
+    /// @return slashed Amount slashed (wei).
+    function _slashVerifier(
+        Job storage job,
+        Submission storage sub,
+        Settlement memory s,
+        uint256 jobId,
+        address verifier,
+        Bucket to
+    ) internal returns (uint256 slashed) {
+        _refundFee(sub, s, job.submitter, s.verifierFee);
+        // SAFETY: trusted StakeManager; the slashed tokens arrive at the Escrow and join `to`.
+        slashed = _slashInto(s, verifier, Role.Verifier, to);
+        emit IJobManager.VerifierSlashed(jobId, verifier, slashed);
+    }
+
+    ////// Internal: bookkeeping //////
+
+    /// @notice Slashes one seat of `role` (solverStake or verifierStake) to the Escrow.
+    /// @dev SAFETY: the StakeManager is trusted and sends the slashed tokens to the Escrow; every
+    ///      caller books exactly the amount returned (from `Bucket.Unbooked`).
+    /// @return slashed Amount slashed (wei).
+    function _slash(Settlement memory s, address account, Role role) internal returns (uint256 slashed) {
+        slashed = s.stakeManager.slash(account, role, _seatStake(s, role), address(s.escrow));
+    }
+
+    /// @notice Slashes one seat of `role` and books it into bucket `to` of the Escrow.
+    /// @return slashed Amount slashed (wei).
+    function _slashInto(Settlement memory s, address account, Role role, Bucket to) internal returns (uint256 slashed) {
+        slashed = _slash(s, account, role);
+        if (slashed != 0) s.escrow.move(Bucket.Unbooked, to, slashed);
+    }
+
+    /// @notice Unlocks one seat of `role` (solverStake or verifierStake).
+    function _unlock(Settlement memory s, address account, Role role) internal {
+        s.stakeManager.unlock(account, role, _seatStake(s, role));
+    }
+
+    /// @notice Stake locked per seat of `role`.
+    function _seatStake(Settlement memory s, Role role) internal pure returns (uint256 amount) {
+        amount = role == Role.Solver ? s.solverStake : s.verifierStake;
+    }
+
+    /// @notice Books a pull payment at the Escrow, taken from bucket `from`.
+    function _credit(Settlement memory s, Bucket from, address account, uint256 amount) internal {
+        if (amount != 0) s.escrow.credit(from, account, amount);
+    }
+
+    /// @notice Moves `amount` of the job's escrowed fees to the submitter's credit.
+    function _refundFee(Submission storage sub, Settlement memory s, address submitter, uint256 amount) internal {
+        sub.feesHeld -= amount;
+        _credit(s, Bucket.Escrowed, submitter, amount);
+    }
+
+    /// @notice Moves one verifier fee from escrow to `verifier`'s credit.
+    function _payFee(Submission storage sub, Settlement memory s, address verifier) internal {
+        sub.feesHeld -= s.verifierFee;
+        _credit(s, Bucket.Escrowed, verifier, s.verifierFee);
+    }
+
+    /// @notice Returns one bond to `account` as credit.
+    function _returnBond(Settlement memory s, address account) internal {
+        _credit(s, Bucket.Bonds, account, s.challengeBond);
+    }
+
+    /// @notice Releases one bond into the dispute pot.
+    /// @return amount Bond (wei).
+    function _forfeitBond(Settlement memory s, uint256 jobId, address account) internal returns (uint256 amount) {
+        amount = s.challengeBond;
+        emit IJobManager.BondForfeited(jobId, account, amount);
+        s.escrow.move(Bucket.Bonds, Bucket.Pot, amount);
+    }
+
+    ////// Internal: pure / view helpers //////
+
+    /// @notice Verdict of a seat on sample `sampleIndex` (None if it never submitted).
+    function verdictAt(Seat storage seat, uint256 sampleIndex) internal view returns (Verdict verdict) {
+        SeatStatus status = seat.status;
+        if (status == SeatStatus.None || status == SeatStatus.Assigned || status == SeatStatus.Missed) {
+            return Verdict.None;
+        }
+        verdict = (uint256(seat.rejectMask) >> sampleIndex) & 1 == 1 ? Verdict.Reject : Verdict.Approve;
+    }
+
+    /// @notice First `count` entries of `values`.
+    function _truncate(address[] memory values, uint256 count) internal pure returns (address[] memory out) {
+        out = new address[](count);
+        for (uint256 i; i < count; ++i) {
+            out[i] = values[i];
+        }
+    }
+}

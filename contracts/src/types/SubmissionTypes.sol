@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+// Interfaces
+import {IEscrow} from "../interfaces/IEscrow.sol";
+import {IShareRegistry} from "../interfaces/IShareRegistry.sol";
+import {IStakeManager} from "../interfaces/IStakeManager.sol";
+
+/// @notice Status of an assigned verifier's seat on a submission.
+/// @dev Assigned -> Submitted -> (Slashed | Released); Assigned -> (Missed | Released).
+enum SeatStatus {
+    None,
+    Assigned,
+    Submitted,
+    Missed,
+    Slashed,
+    Released
+}
+
+/// @notice A verifier's seat: its status and, once submitted, bit i set = rejected sample i.
+struct Seat {
+    SeatStatus status;
+    uint64 rejectMask;
+}
+
+/// @notice The JobManager's bookkeeping of one submission (one solver's attempt at one job), keyed
+///         by `SubmissionId`.
+/// @param jobId Job.
+/// @param solver Solver.
+/// @param disputedMask Bit i set = sample i rejected or challenged and not yet adjudicated.
+/// @param feesHeld Verifier fees of the job still in escrow (wei).
+/// @param submitted Assigned verifiers whose verdicts were recorded.
+/// @param disputeSample Sample index of the current or last dispute.
+/// @param disputePending True while a dispute is open at the adjudicator.
+/// @param verifiers Assigned verifiers.
+/// @param segments Sampled segment indices, in sample order.
+/// @param seats Seat of each assigned verifier.
+/// @param challengers Whistleblower that challenged a verifier's approval of a sample.
+struct Submission {
+    uint256 jobId;
+    address solver;
+    uint256 disputedMask;
+    uint256 feesHeld;
+    uint32 submitted;
+    uint32 disputeSample;
+    bool disputePending;
+    address[] verifiers;
+    uint32[] segments;
+    mapping(address verifier => Seat seat) seats;
+    mapping(uint256 sampleIndex => mapping(address verifier => address challenger)) challengers;
+}
+
+/// @notice The JobManager's immutables that settlement (`LibSettlement`) needs.
+struct Settlement {
+    IEscrow escrow;
+    IStakeManager stakeManager;
+    IShareRegistry shareRegistry;
+    address admin;
+    uint256 solverStake;
+    uint256 verifierStake;
+    uint256 challengeBond;
+    uint256 verifierFee;
+    uint256 arbiterFee;
+    uint256 jackpot;
+}

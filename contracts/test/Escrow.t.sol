@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+// Testing
+import {Deployers} from "./utils/Deployers.sol";
+// Contracts
+import {Escrow} from "../src/Escrow.sol";
+// Interfaces
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {IEscrow} from "../src/interfaces/IEscrow.sol";
+// Types
+import {Bucket} from "../src/types/EscrowTypes.sol";
+
+/// @notice The Escrow alone: authorisation, bucket moves, unbooked arrivals and claims. The
+///         protocol's own use of it is covered by the JobManager, BisectionGame and invariant suites.
+contract Escrow_Init is Deployers {
+    Escrow internal vault;
+    address internal protocol;
+
+    function setUp() public virtual override {
+        super.setUp();
+        protocol = _actor("protocol");
+        vault = new Escrow(token, address(this));
+        address[] memory protocols = new address[](1);
+        protocols[0] = protocol;
+        vault.authorize(protocols);
+        vm.prank(submitter);
+        token.approve(address(vault), type(uint256).max);
+        vm.prank(stranger);
+        token.approve(address(vault), type(uint256).max);
+    }
+
+    function _deposit(Bucket bucket, address from, uint256 amount) internal {
+        vm.prank(protocol);
+        vault.deposit(bucket, from, amount);
+    }
+
+    /// @notice The vault's balance equals its buckets and credits (nothing unbooked, no pot left).
+    function _assertConserved() internal {
+        (uint256 escrowed, uint256 bonds, uint256 credits, uint256 pool) = vault.liabilities();
+        assertEq(token.balanceOf(address(vault)), escrowed + bonds + credits + pool + vault.bucketOf(Bucket.Pot));
+        assertEq(vault.bucketOf(Bucket.Unbooked), 0);
+    }
+}
+
+contract Escrow_Constructor_Test is Escrow_Init {
+    function test_constructor_zeroAddress_reverts() public {
+        vm.expectRevert(IEscrow.ZeroAddress.selector);
+        new Escrow(IERC20(address(0)), address(this));
+        vm.expectRevert(IEscrow.ZeroAddress.selector);
+        new Escrow(token, address(0));
+    }
+
+    function test_constructor_views_succeeds() public {
+        assertEq(address(vault.token()), address(token));
+        assertEq(vault.admin(), address(this));
+        assertTrue(vault.isAuthorized(protocol));
+        assertFalse(vault.isAuthorized(stranger));
+        assertTrue(escrow.isAuthorized(address(jobManager)));
+    }
+}
+
+contract Escrow_Authorize_Test is Escrow_Init {
+    function test_authorize_twice_reverts() public {
+        vm.expectRevert(IEscrow.AlreadyAuthorized.selector);
+        vault.authorize(new address[](0));
+    }
+
+    function test_authorize_notAdmin_reverts() public {
+        Escrow fresh = new Escrow(token, address(this));
+        vm.expectRevert(abi.encodeWithSelector(IEscrow.NotAdmin.selector, stranger));
+        vm.prank(stranger);
+        fresh.authorize(new address[](0));
+    }
+
+    function test_authorize_zeroAddress_reverts() public {
+        Escrow fresh = new Escrow(token, address(this));
+        vm.expectRevert(IEscrow.ZeroAddress.selector);
+        fresh.authorize(new address[](1));
+    }
+
+    function test_authorize_emits_succeeds() public {
+        Escrow fresh = new Escrow(token, address(this));
+        address[] memory protocols = new address[](1);
+        protocols[0] = stranger;
+        vm.expectEmit(address(fresh));
+        emit IEscrow.Authorized(protocols);
+        fresh.authorize(protocols);
+        assertTrue(fresh.isAuthorized(stranger));
+    }
+}
+
+contract Escrow_Protocol_Test is Escrow_Init {
+    function test_deposit_notAuthorized_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IEscrow.NotAuthorized.selector, stranger));
+        vm.prank(stranger);
+        vault.deposit(Bucket.Escrowed, stranger, 1);
+    }
+
+    function test_move_notAuthorized_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IEscrow.NotAuthorized.selector, stranger));
+        vm.prank(stranger);
+        vault.move(Bucket.Escrowed, Bucket.Bonds, 1);
+    }
+
+    function test_credit_notAuthorized_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IEscrow.NotAuthorized.selector, stranger));
+        vm.prank(stranger);
+        vault.credit(Bucket.Escrowed, stranger, 1);
+    }
+
+    function test_deposit_intoUnbooked_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IEscrow.InvalidBucket.selector, Bucket.Unbooked));
+        _deposit(Bucket.Unbooked, submitter, 1);
+    }
+
+    function testFuzz_deposit_pullsIntoBucket_succeeds(uint256 amount) public {
+        amount = bound(amount, 1, FUNDS);
+        uint256 before = token.balanceOf(submitter);
+        vm.expectEmit(address(vault));
+        emit IEscrow.Deposited(protocol, Bucket.Escrowed, submitter, amount);
+        _deposit(Bucket.Escrowed, submitter, amount);
+        assertEq(vault.bucketOf(Bucket.Escrowed), amount);
+        assertEq(token.balanceOf(submitter), before - amount);
+        _assertConserved();
+    }
+
+    function test_deposit_pullsIntoBucket_succeeds() public {
+        testFuzz_deposit_pullsIntoBucket_succeeds(REWARD);
+    }
+
+    function test_move_overdraft_reverts() public {
+        _deposit(Bucket.Bonds, submitter, 10);
+        vm.expectRevert(abi.encodeWithSelector(IEscrow.InsufficientBucket.selector, Bucket.Bonds, 10, 11));
+        vm.prank(protocol);
+        vault.move(Bucket.Bonds, Bucket.Pot, 11);
+    }
+
+    function test_move_intoUnbooked_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IEscrow.InvalidBucket.selector, Bucket.Unbooked));
+        vm.prank(protocol);
+        vault.move(Bucket.Bonds, Bucket.Unbooked, 1);
+    }
+
+    function test_credit_overdraft_reverts() public {
+        _deposit(Bucket.Escrowed, submitter, 10);
+        vm.expectRevert(abi.encodeWithSelector(IEscrow.InsufficientBucket.selector, Bucket.Escrowed, 10, 11));
+        vm.prank(protocol);
+        vault.credit(Bucket.Escrowed, stranger, 11);
+    }
+
+    function test_credit_zeroAccount_reverts() public {
+        vm.expectRevert(IEscrow.ZeroAddress.selector);
+        vm.prank(protocol);
+        vault.credit(Bucket.Escrowed, address(0), 1);
+    }
+
+    /// @notice Unbooked is only what really arrived (a slash sent to the vault): booking more reverts.
+    function testFuzz_unbooked_onlyWhatArrived_succeeds(uint256 arrived, uint256 booked) public {
+        arrived = bound(arrived, 1, FUNDS);
+        booked = bound(booked, 1, FUNDS);
+        _deposit(Bucket.Escrowed, submitter, REWARD);
+        vm.prank(stranger);
+        token.transfer(address(vault), arrived);
+        assertEq(vault.bucketOf(Bucket.Unbooked), arrived);
+        vm.prank(protocol);
+        if (booked > arrived) {
+            vm.expectRevert(
+                abi.encodeWithSelector(IEscrow.InsufficientBucket.selector, Bucket.Unbooked, arrived, booked)
+            );
+            vault.credit(Bucket.Unbooked, submitter, booked);
+            return;
+        }
+        vm.expectEmit(address(vault));
+        emit IEscrow.Credited(protocol, submitter, Bucket.Unbooked, booked);
+        vault.credit(Bucket.Unbooked, submitter, booked);
+        assertEq(vault.creditOf(submitter), booked);
+        assertEq(vault.bucketOf(Bucket.Unbooked), arrived - booked);
+        assertEq(vault.bucketOf(Bucket.Escrowed), REWARD);
+    }
+
+    function test_unbooked_onlyWhatArrived_succeeds() public {
+        testFuzz_unbooked_onlyWhatArrived_succeeds(5, 5);
+    }
+
+    function test_unbooked_moreThanArrived_reverts() public {
+        testFuzz_unbooked_onlyWhatArrived_succeeds(5, 6);
+    }
+
+    function test_move_unbookedIntoPot_thenCredits_succeeds() public {
+        vm.prank(stranger);
+        token.transfer(address(vault), 30);
+        vm.startPrank(protocol);
+        vault.move(Bucket.Unbooked, Bucket.Pot, 30);
+        vault.credit(Bucket.Pot, submitter, 20);
+        vault.credit(Bucket.Pot, stranger, 10);
+        vm.stopPrank();
+        assertEq(vault.bucketOf(Bucket.Pot), 0);
+        assertEq(vault.creditOf(submitter), 20);
+        assertEq(vault.creditOf(stranger), 10);
+        _assertConserved();
+    }
+}
+
+contract Escrow_FundJackpot_Test is Escrow_Init {
+    function testFuzz_fundJackpot_addsToPool_succeeds(uint256 amount) public {
+        amount = bound(amount, 0, FUNDS);
+        vm.expectEmit(address(vault));
+        emit IEscrow.Deposited(stranger, Bucket.Jackpot, stranger, amount);
+        vm.prank(stranger);
+        vault.fundJackpot(amount);
+        assertEq(vault.jackpotPool(), amount);
+        assertEq(vault.bucketOf(Bucket.Jackpot), amount);
+        _assertConserved();
+    }
+
+    function test_fundJackpot_addsToPool_succeeds() public {
+        testFuzz_fundJackpot_addsToPool_succeeds(100e18);
+    }
+}
+
+contract Escrow_ClaimCredit_Test is Escrow_Init {
+    /// @notice Credits from several buckets (and protocol contracts) are claimed at once, exactly.
+    function test_claimCredit_everythingOwedAtOnce_succeeds() public {
+        _deposit(Bucket.Escrowed, submitter, 100);
+        _deposit(Bucket.Bonds, submitter, 10);
+        vm.startPrank(protocol);
+        vault.credit(Bucket.Escrowed, stranger, 60);
+        vault.credit(Bucket.Bonds, stranger, 10);
+        vm.stopPrank();
+        uint256 before = token.balanceOf(stranger);
+        vm.expectEmit(address(vault));
+        emit IEscrow.CreditClaimed(stranger, 70);
+        vm.prank(stranger);
+        vault.claimCredit();
+        assertEq(token.balanceOf(stranger), before + 70);
+        assertEq(vault.creditOf(stranger), 0);
+        vm.expectRevert(abi.encodeWithSelector(IEscrow.NoCreditToClaim.selector, stranger));
+        vm.prank(stranger);
+        vault.claimCredit();
+        _assertConserved();
+    }
+}
