@@ -155,8 +155,8 @@ def run_gas_scenario() -> tuple[list[tuple[str, int, str]], float]:
             solver.jobs.finalize(job1),
             "slashes the approver, pays jackpots, mints shares",
         )
-        rec("claimCredit", solver.jobs.claim_credit(), "pull payment")
-        rec("fundJackpot", submitter.jobs.fund_jackpot(10 * E18))
+        rec("claimCredit", solver.escrow.claim_credit(), "pull payment (Escrow)")
+        rec("fundJackpot", submitter.escrow.fund_jackpot(10 * E18))
 
         # Cheating job: a verifier rejects a cheating sample as well as the forced claim.
         job2, _assigned, sc2 = run_to_verdicts(True, " (job 2)")

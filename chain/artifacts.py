@@ -40,12 +40,15 @@ __all__ = [
     "load_artifact",
     "register_all_errors",
     "PROTOCOL_CONTRACTS",
+    "LinkReference",
+    "link_bytecode",
 ]
 
 # The contracts whose ABIs the client loads (and whose errors it decodes).
 PROTOCOL_CONTRACTS: tuple[str, ...] = (
     "VeriToken",
     "StakeManager",
+    "Escrow",
     "JobManager",
     "VerificationRound",
     "ArbitrationCommittee",
@@ -59,11 +62,21 @@ class ArtifactError(ChainError):
     """An artifact is missing or ``forge build`` failed."""
 
 
+class LinkReference(TypedDict):
+    """Where a library's address goes in unlinked bytecode: ``start`` and ``length`` in bytes."""
+
+    start: int
+    length: int
+
+
 class Artifact(TypedDict):
-    """One compiled contract: ``abi`` (list of ABI entries) and ``bytecode`` (0x hex)."""
+    """One compiled contract: ``abi`` (list of ABI entries), ``bytecode`` (0x hex; unlinked
+    while ``link_references`` is not empty) and ``link_references`` (``{library name: [offsets]}``
+    from Forge's ``bytecode.linkReferences``, flattened over source files)."""
 
     abi: list[dict[str, Any]]
     bytecode: str
+    link_references: dict[str, list[LinkReference]]
 
 
 _build_lock = threading.Lock()
@@ -224,8 +237,56 @@ def _load_cached(name: str, mtime: float) -> Artifact:
         raise ArtifactError(f"artifact {path} has no ABI")
     if code and not code.startswith("0x"):
         code = "0x" + code
+    refs: dict[str, list[LinkReference]] = {}
+    raw_refs = bytecode.get("linkReferences", {}) if isinstance(bytecode, dict) else {}
+    for libraries in raw_refs.values():
+        for library, offsets in libraries.items():
+            refs.setdefault(library, []).extend(
+                LinkReference(start=int(o["start"]), length=int(o["length"])) for o in offsets
+            )
     register_abi(name, abi)
-    return Artifact(abi=abi, bytecode=code)
+    return Artifact(abi=abi, bytecode=code, link_references=refs)
+
+
+def link_bytecode(
+    bytecode: str, link_references: dict[str, list[LinkReference]], libraries: dict[str, str]
+) -> str:
+    """Write each library's address into unlinked creation bytecode at its link references.
+
+    The offsets come from the artifact (``bytecode.linkReferences``), never from searching the
+    ``__$<hash>$__`` placeholders, so a placeholder-like byte string elsewhere is left alone.
+
+    Args:
+        bytecode: 0x-hex creation bytecode with placeholders.
+        link_references: ``{library name: [{"start", "length"}]}`` (`Artifact`).
+        libraries: ``{library name: deployed 0x address}``; one per referenced library.
+
+    Returns:
+        The linked 0x-hex bytecode (no placeholder left).
+
+    Raises:
+        ChainValueError: a referenced library has no address, an address is not 20 bytes,
+            a reference is not 20 bytes long or lies outside the bytecode, or a reference does
+            not point at a ``__$...$__`` placeholder.
+    """
+    code = bytecode[2:] if bytecode.startswith("0x") else bytecode
+    for library, offsets in link_references.items():
+        if library not in libraries:
+            raise ChainValueError(f"link: no address given for library {library}")
+        address = libraries[library].lower().removeprefix("0x")
+        if len(address) != 40:
+            raise ChainValueError(f"link: {library} address {libraries[library]!r} is not 20 bytes")
+        for ref in offsets:
+            lo, hi = 2 * ref["start"], 2 * (ref["start"] + ref["length"])
+            placeholder = code[lo:hi]
+            if ref["length"] != 20 or hi > len(code):
+                raise ChainValueError(f"link: bad reference {ref} for {library}")
+            if not (placeholder.startswith("__$") and placeholder.endswith("$__")):
+                raise ChainValueError(
+                    f"link: {library} reference at byte {ref['start']} is not a placeholder"
+                )
+            code = code[:lo] + address + code[hi:]
+    return "0x" + code
 
 
 def load_artifact(name: str) -> Artifact:

@@ -6,7 +6,8 @@ RPCs) plus ONE TYPED FACADE PER CONTRACT, web3.py's ``w3.eth`` pattern:
 - ``client.token`` (`VeriToken`/ERC-20), ``client.stakes`` (`StakeManager`),
   ``client.jobs`` (`JobManager`), ``client.round`` (`VerificationRound`),
   ``client.committee`` (`ArbitrationCommittee`), ``client.game`` (`BisectionGame`),
-  ``client.shares`` (`ShareRegistry` and each `ModelShares`); modules in `chain.contracts`.
+  ``client.shares`` (`ShareRegistry` and each `ModelShares`), ``client.escrow`` (`Escrow`:
+  the token vault every account approves, and every credit); modules in `chain.contracts`.
 - ``client.adjudicator`` (whichever adjudicator the deployment runs): its ``name`` and
   ``resolved(dispute_id)``, so nodes need not know which mechanism decides.
 
@@ -41,6 +42,7 @@ from web3.types import TxReceipt
 from chain.artifacts import load_artifact
 from chain.contracts.adjudicator import AdjudicatorFacade
 from chain.contracts.committee import CommitteeFacade
+from chain.contracts.escrow import EscrowFacade
 from chain.contracts.game import GameFacade
 from chain.contracts.jobs import JobsFacade
 from chain.contracts.round import RoundFacade
@@ -63,6 +65,7 @@ _HANDLES: dict[str, str] = {
     "job_manager": "JobManager",
     "arbitration": "ArbitrationCommittee",
     "share_registry": "ShareRegistry",
+    "escrow": "Escrow",
 }
 # Handles present only in some deployments (``ContractAddresses`` field may be None).
 _OPTIONAL_HANDLES: dict[str, str] = {
@@ -82,7 +85,7 @@ class ChainClient(Transport):
         **options: `Transport` options (timeouts, gas multiplier, ``approve_max``, ``w3``).
 
     Attributes:
-        token, stakes, jobs, round, committee, game, shares: the per-contract facades.
+        token, stakes, jobs, round, committee, game, shares, escrow: the per-contract facades.
         adjudicator: the deployment's adjudicator (`AdjudicatorFacade`: ``name``,
             ``resolved(dispute_id)``).
 
@@ -121,6 +124,7 @@ class ChainClient(Transport):
         self.committee = CommitteeFacade(self)
         self.game = GameFacade(self)
         self.shares = SharesFacade(self)
+        self.escrow = EscrowFacade(self)
         self.adjudicator = AdjudicatorFacade(self)
         self.deployment: Deployment | None = None
         if deployment is not None:

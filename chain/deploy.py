@@ -1,8 +1,11 @@
-"""Deploy the veritrain protocol (the manifests themselves live in `chain.manifest`).
+"""Deploy the veritrain protocol from the declarative deployment table.
 
-`deploy_protocol` mirrors the wiring order of ``contracts/script/Deploy.s.sol`` (which the
-Forge tests use), signing every transaction locally through a `ChainClient`, so it works on a
-real testnet as well as on Anvil::
+`deploy_protocol` executes ``contracts/script/deployment.json``, the ONE table of the deployment
+order and wiring (each contract to deploy with its constructor arguments, the LibSettlement
+library to link, each admin call, and the adjudicator variant each step belongs to). Forge's
+``contracts/test/DeployOrder.t.sol`` checks ``contracts/script/Deploy.sol`` against the same
+table, so neither deployer can drift from it. Every transaction is signed locally through a
+`ChainClient`, so it works on a real testnet as well as on Anvil::
 
     client = ChainClient(rpc_url, account)            # no deployment yet
     dep = deploy_protocol(client, ProtocolParams.demo())
@@ -18,7 +21,10 @@ Run a devnet deployment by hand:
 
 from __future__ import annotations
 
+import json
 import logging
+from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import chain.artifacts as artifacts
@@ -30,33 +36,137 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["deploy_protocol"]
+__all__ = ["DeploymentStep", "deploy_protocol", "load_table", "table_path"]
 
 
-def _ctor_args(name: str, values: dict[str, Any], params: ProtocolParams) -> list[Any]:
-    """Constructor arguments of artifact ``name``, resolved by parameter name.
+@dataclass(frozen=True)
+class DeploymentStep:
+    """One row of the deployment table (``contracts/script/deployment.json``).
 
-    Resolving by name (not position) keeps this function correct when a constructor reorders
-    its parameters; an unknown parameter name fails loudly instead of deploying garbage.
+    Attributes:
+        kind: ``"deploy"`` (a contract), ``"library"`` (linked into later deployments) or
+            ``"call"`` (``target.function(*args)`` sent by the admin).
+        name: the deployment's name (``"jobManager"``), referenced by later arguments.
+        contract: the artifact (deploy, library) or the target's artifact (call).
+        args: references: ``admin``, ``params.<name>``, ``<name>`` or ``<name>.<VIEW>``.
+        variant: ``"all"``, ``"committee"`` or ``"bisection"`` (`ProtocolParams.adjudicator`).
+        skip_if_given: a deploy skipped when its address is passed in (the payment token).
+        packed: the args form one ``address[]`` argument.
+        target: the deployment a call goes to.
+        function: the function a call sends.
     """
-    abi = artifacts.load_artifact(name)["abi"]
-    ctor = next((e for e in abi if e.get("type") == "constructor"), None)
-    if ctor is None:
-        return []
-    args = []
-    for inp in ctor.get("inputs", []):
-        key = inp["name"].strip("_")
-        if key in values:
-            args.append(values[key])
-            continue
-        if inp.get("type") == "tuple":  # JobManager.Params
-            args.append(params.job_params_tuple())
-            continue
-        raise ChainValueError(
-            f"deploy: don't know how to fill {name} constructor parameter {inp['name']!r} "
-            f"({inp.get('type')}); update chain/deploy.py"
-        )
-    return args
+
+    kind: str
+    name: str
+    contract: str
+    args: tuple[str, ...]
+    variant: str
+    skip_if_given: bool
+    packed: bool
+    target: str
+    function: str
+
+    def applies_to(self, adjudicator: str) -> bool:
+        """Whether this step runs for a deployment with this adjudicator."""
+        return self.variant in ("all", adjudicator)
+
+
+def table_path() -> Path:
+    """``contracts/script/deployment.json`` of this checkout."""
+    return artifacts.repo_root() / "contracts" / "script" / "deployment.json"
+
+
+def load_table(path: Path | None = None) -> list[DeploymentStep]:
+    """The deployment table's steps, in order.
+
+    Raises:
+        ChainValueError: the file is missing or a step is malformed.
+    """
+    path = path or table_path()
+    try:
+        rows = json.loads(path.read_text())["steps"]
+        steps = [
+            DeploymentStep(
+                kind=str(r["kind"]),
+                name=str(r["name"]),
+                contract=str(r["contract"]),
+                args=tuple(str(a) for a in r["args"]),
+                variant=str(r["variant"]),
+                skip_if_given=bool(r["skipIfGiven"]),
+                packed=bool(r["packed"]),
+                target=str(r["target"]),
+                function=str(r["function"]),
+            )
+            for r in rows
+        ]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ChainValueError(f"deployment table {path.name} unreadable: {exc}") from exc
+    for step in steps:
+        if step.kind not in ("deploy", "library", "call") or step.variant not in (
+            "all",
+            "committee",
+            "bisection",
+        ):
+            raise ChainValueError(f"deployment table: bad step {step}")
+    return steps
+
+
+def _param_values(params: ProtocolParams) -> dict[str, Any]:
+    """The ``params.<name>`` references of the table."""
+    return {
+        "unbondingDelay": params.unbonding_delay,
+        "minStakes": params.min_stakes,
+        "jobParams": params.job_params_tuple(),
+        "forcedErrorRateBps": params.forced_error_rate_bps,
+        "committeeSize": params.committee_size,
+        "voteCommitWindow": params.vote_commit_window,
+        "voteRevealWindow": params.vote_reveal_window,
+        "clockSeconds": params.clock_seconds,
+        "moveBond": params.move_bond,
+    }
+
+
+class _Executor:
+    """Runs the table's steps for one client, remembering each deployment's address."""
+
+    def __init__(self, client: ChainClient, params: ProtocolParams) -> None:
+        self.client = client
+        self.params = _param_values(params)
+        self.addresses: dict[str, str] = {"admin": client.address}
+        self.artifact_of: dict[str, str] = {}
+        self.libraries: dict[str, str] = {}
+
+    def resolve(self, ref: str) -> Any:
+        """The value of one argument reference.
+
+        Raises:
+            ChainValueError: the reference names nothing deployed or known.
+        """
+        head, _, tail = ref.partition(".")
+        if head == "params" and tail in self.params:
+            return self.params[tail]
+        if head in self.addresses and not tail:
+            return self.addresses[head]
+        if head in self.addresses and tail:
+            contract = self.client.contract(self.artifact_of[head], self.addresses[head])
+            return self.client.call(contract, tail)
+        raise ChainValueError(f"deployment table: unknown reference {ref!r}")
+
+    def run(self, step: DeploymentStep) -> None:
+        """Deploy, deploy-and-remember a library, or send one wiring call."""
+        if step.kind == "call":
+            target = self.client.contract(step.contract, self.addresses[step.target])
+            args = [self.resolve(a) for a in step.args]
+            self.client.transact(target, step.function, *([args] if step.packed else args))
+            logger.info("%s.%s(%s)", step.target, step.function, ", ".join(step.args))
+            return
+        args = [self.resolve(a) for a in step.args]
+        address, _ = self.client.deploy_contract(step.contract, *args, libraries=self.libraries)
+        logger.info("deployed %s at %s", step.contract, address)
+        self.addresses[step.name] = address
+        self.artifact_of[step.name] = step.contract
+        if step.kind == "library":
+            self.libraries[step.contract] = address
 
 
 def deploy_protocol(
@@ -68,18 +178,15 @@ def deploy_protocol(
 ) -> Deployment:
     """Deploy and wire the protocol, signing every transaction with the client's account.
 
-    Order (as in ``contracts/script/Deploy.s.sol``): VeriToken (unless ``token`` is given),
-    StakeManager, ShareRegistry, JobManager, VerificationRound(jobManager,
-    forcedErrorRateBps) and ``JobManager.setVerificationRound(round)``, ArbitrationCommittee;
-    then
-    ``StakeManager.grantRole(PROTOCOL_ROLE, jobManager)`` and ``(..., committee)``,
-    ``ShareRegistry.setMinter(jobManager)`` and ``JobManager.setAdjudicator(committee)``.
-    With ``params.adjudicator == "bisection"``: BisectionGame(jobManager, committee,
-    clockSeconds, moveBond) right after the committee, ``committee.setStepParent(game)``, and
-    ``JobManager.setAdjudicator(game)`` instead.
+    The steps are the rows of the deployment table (`load_table`) whose variant is ``"all"``
+    or ``params.adjudicator``: VeriToken (unless ``token`` is given), StakeManager,
+    ShareRegistry, Escrow, the LibSettlement library (linked into the JobManager), JobManager,
+    VerificationRound, ``setVerificationRound``, ArbitrationCommittee (then BisectionGame and
+    ``setStepParent`` with bisection), ``setAdjudicator``, ``escrow.authorize``,
+    ``setMinter`` and the two ``PROTOCOL_ROLE`` grants.
     The deployer is the admin of every contract and the JobManager's treasury (rounding dust).
     Last, the deployer puts ``params.jackpot_funding`` into the jackpot pool
-    (``JobManager.fundJackpot``; minted with the faucet first when VeriToken was deployed here;
+    (``Escrow.fundJackpot``; minted with the faucet first when VeriToken was deployed here;
     skipped with a warning when the deployer holds too little of an existing token).
 
     Args:
@@ -103,68 +210,30 @@ def deploy_protocol(
         artifacts.build()
     deployer = client.address
     start_block = client.block_number() + 1
-    values: dict[str, Any] = {
-        "admin": deployer,
-        "owner": deployer,
-        "treasury": deployer,
-        "unbondingDelay": params.unbonding_delay,
-        "minStake": params.min_stakes,
-        "minStakes": params.min_stakes,
-        "params": params.job_params_tuple(),
-        "committeeSize": params.committee_size,
-        "voteCommitWindow": params.vote_commit_window,
-        "voteRevealWindow": params.vote_reveal_window,
-        "seatStake": params.verifier_stake,
-        "clockSeconds": params.clock_seconds,
-        "moveBond": params.move_bond,
-        "forcedErrorRateBps": params.forced_error_rate_bps,
-        "rateBps": params.forced_error_rate_bps,
-    }
-
-    def deploy(name: str) -> str:
-        address, _ = client.deploy_contract(name, *_ctor_args(name, values, params))
-        logger.info("deployed %s at %s", name, address)
-        return address
-
+    run = _Executor(client, params)
     token_deployed = token is None
-    token_addr = deploy("VeriToken") if token is None else client.w3.to_checksum_address(token)
-    values["token"] = values["paymentToken"] = token_addr
-    stake = deploy("StakeManager")
-    values["stakeManager"] = stake
-    registry = deploy("ShareRegistry")
-    values["shareRegistry"] = values["registry"] = registry
-    job_manager = deploy("JobManager")
-    values["jobManager"] = job_manager
-    verification_round = deploy("VerificationRound")
-    client.transact(
-        client.contract("JobManager", job_manager), "setVerificationRound", verification_round
-    )
-    committee = deploy("ArbitrationCommittee")
-    adjudicator = committee
-    game: str | None = None
-    if params.adjudicator == "bisection":
-        values["stepAdjudicator"] = committee
-        game = deploy("BisectionGame")
-        client.transact(client.contract("ArbitrationCommittee", committee), "setStepParent", game)
-        adjudicator = game
-
-    sm = client.contract("StakeManager", stake)
-    protocol_role = client.call(sm, "PROTOCOL_ROLE")
-    client.transact(sm, "grantRole", protocol_role, job_manager)
-    client.transact(sm, "grantRole", protocol_role, committee)
-    client.transact(client.contract("ShareRegistry", registry), "setMinter", job_manager)
-    client.transact(client.contract("JobManager", job_manager), "setAdjudicator", adjudicator)
-
+    if token is not None:
+        run.addresses["token"] = client.w3.to_checksum_address(token)
+        run.artifact_of["token"] = "VeriToken"
+    for step in load_table():
+        if not step.applies_to(params.adjudicator):
+            continue
+        if step.skip_if_given and step.name in run.addresses:
+            continue
+        run.run(step)
+    a = run.addresses
     deployment = Deployment(
         chain_id=client.chain_id,
         addresses=ContractAddresses(
-            token=token_addr,
-            stake_manager=stake,
-            job_manager=job_manager,
-            arbitration=committee,
-            share_registry=registry,
-            verification_round=verification_round,
-            bisection_game=game,
+            token=a["token"],
+            stake_manager=a["stakeManager"],
+            job_manager=a["jobManager"],
+            arbitration=a["committee"],
+            share_registry=a["shareRegistry"],
+            escrow=a["escrow"],
+            verification_round=a["verificationRound"],
+            bisection_game=a.get("bisectionGame"),
+            lib_settlement=a["libSettlement"],
         ),
         params=params,
         block=start_block,
@@ -176,7 +245,7 @@ def deploy_protocol(
         if token_deployed and client.token.balance_of() < params.jackpot_funding:
             client.token.faucet(params.jackpot_funding - client.token.balance_of())
         if client.token.balance_of() >= params.jackpot_funding:
-            client.jobs.fund_jackpot(params.jackpot_funding)
+            client.escrow.fund_jackpot(params.jackpot_funding)
         else:
             logger.warning(
                 "jackpot pool NOT funded: the deployer holds %d < %d wei of the payment token; "

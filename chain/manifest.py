@@ -181,8 +181,10 @@ class ContractAddresses(BaseModel):
     job_manager: str
     arbitration: str
     share_registry: str
+    escrow: str
     verification_round: str | None = None
     bisection_game: str | None = None
+    lib_settlement: str | None = None
 
 
 class Deployment(BaseModel):

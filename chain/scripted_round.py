@@ -6,8 +6,9 @@ chain tests and the gas scenario (bench/gas_scenario.py) that drive a job withou
     seal_and_reveal(job_id, clients, lambda addr, j: True)      # commitVerdicts, revealVerdicts
     reveal_secret(solver, job_id, hashes, k, secret, claims)    # after the challenge deadline
 
-State hashes are real 32-byte values; the tree is `veritrain.merkle.checkpoint_tree`, so every
-proof the round checks on chain is a real one.
+Each call takes the job id and keys the round by the job's submission id
+(``JobManager.submissionOf``). State hashes are real 32-byte values; the tree is
+`veritrain.merkle.checkpoint_tree`, so every proof the round checks on chain is a real one.
 
 Run: not a script; ``from chain.scripted_round import commit, post_claims``.
 """
@@ -59,7 +60,8 @@ def post_claims(
     segments = list(solver.jobs.get_assignment(job_id).segments)
     draw = draw_forced_error(secret, job_id, segments, solver.round.forced_error_rate_bps())
     claims = build_claims(segments, list(hashes), draw)
-    r = solver.round.post_claims(job_id, claims.start_hashes, claims.end_hashes)
+    sid = solver.jobs.submission_of(job_id)
+    r = solver.round.post_claims(sid, claims.start_hashes, claims.end_hashes)
     if receipts is not None:
         receipts["postClaims"] = r
     return claims
@@ -86,16 +88,17 @@ def seal_and_reveal(
     any_client = next(iter(clients.values()))
     assignment = any_client.jobs.get_assignment(job_id)
     q = len(assignment.segments)
+    sid = any_client.jobs.submission_of(job_id)
     approvals = {v: [approvals_of(v, j) for j in range(q)] for v in assignment.verifiers}
     salts = {v: new_salt() for v in assignment.verifiers}
     for v in assignment.verifiers:
         r = clients[v].round.commit_verdicts(
-            job_id, verdict_commitment(job_id, v, approvals[v], salts[v])
+            sid, verdict_commitment(job_id, v, approvals[v], salts[v])
         )
         if receipts is not None:
             receipts["commitVerdicts"] = r
     for v in assignment.verifiers:
-        r = clients[v].round.reveal_verdicts(job_id, approvals[v], salts[v])
+        r = clients[v].round.reveal_verdicts(sid, approvals[v], salts[v])
         if receipts is not None:
             key = "revealVerdicts (reject)" if False in approvals[v] else "revealVerdicts"
             receipts[key] = r
@@ -104,7 +107,7 @@ def seal_and_reveal(
 
 def to_secret_window(client: ChainClient, job_id: int) -> None:
     """Move chain time just past the challenge deadline (the secret reveal opens)."""
-    opens = client.round.windows_of(job_id).secret_reveal_opens
+    opens = client.round.windows_of(client.jobs.submission_of(job_id)).secret_reveal_opens
     now = client.timestamp()
     if now <= opens:
         client.increase_time(opens - now + 1)
@@ -126,7 +129,7 @@ def reveal_secret(
     tree = checkpoint_tree(list(hashes), interval)
     segments = list(solver.jobs.get_assignment(job_id).segments)
     return solver.round.reveal_secret(
-        job_id,
+        solver.jobs.submission_of(job_id),
         secret,
         claims.forced_true_end,
         [tree.proof(s) for s in segments],

@@ -31,7 +31,7 @@ from web3.exceptions import (
 )
 from web3.types import TxParams, TxReceipt
 
-from chain.artifacts import load_artifact
+from chain.artifacts import link_bytecode, load_artifact
 from chain.errors import (
     ChainError,
     ChainValueError,
@@ -309,20 +309,32 @@ class Transport:
             tx["gas"] = gas
         return self.send(cast(TxParams, tx), name)
 
-    def deploy_contract(self, name: str, *args: Any) -> tuple[str, TxReceipt]:
+    def deploy_contract(
+        self, name: str, *args: Any, libraries: dict[str, str] | None = None
+    ) -> tuple[str, TxReceipt]:
         """Deploy artifact ``name`` with constructor ``args``.
+
+        Args:
+            name: the artifact (contract or library) name.
+            *args: constructor arguments.
+            libraries: ``{library name: address}`` linked into the bytecode at the artifact's
+                link references (`chain.artifacts.link_bytecode`); required when it has any.
 
         Returns:
             (checksummed address, receipt).
 
         Raises:
             ContractRevert: the constructor reverted.
-            ChainValueError: the artifact has no bytecode (an interface or abstract contract).
+            ChainValueError: the artifact has no bytecode (an interface or abstract contract),
+                or a library it links is missing from ``libraries``.
         """
         art = load_artifact(name)
         if not art["bytecode"] or art["bytecode"] == "0x":
             raise ChainValueError(f"{name} has no creation bytecode")
-        factory = self.w3.eth.contract(abi=art["abi"], bytecode=art["bytecode"])
+        bytecode = art["bytecode"]
+        if art["link_references"]:
+            bytecode = link_bytecode(bytecode, art["link_references"], libraries or {})
+        factory = self.w3.eth.contract(abi=art["abi"], bytecode=bytecode)
         with self._rpc(name):
             data = factory.constructor(*args).data_in_transaction
         receipt = self.send(cast(TxParams, {"data": data, "value": 0}), name)

@@ -177,10 +177,10 @@ class ClaimsView:
 
 @dataclass(frozen=True)
 class RoundView:
-    """``VerificationRound.roundOf(jobId)``: the secret commitment, the revealed secret (zero
-    until revealed) and how many assigned verifiers sealed their verdicts."""
+    """``VerificationRound.roundOf(submissionId)``: the secret commitment, the revealed secret
+    (zero until revealed) and how many assigned verifiers sealed their verdicts."""
 
-    job_id: int
+    submission_id: bytes
     secret_commitment: bytes
     secret: bytes
     revealed: bool
@@ -189,7 +189,7 @@ class RoundView:
 
 @dataclass(frozen=True)
 class RoundWindows:
-    """``VerificationRound.windowsOf(jobId)`` (timestamps, s): verdict reveals run from
+    """``VerificationRound.windowsOf(submissionId)`` (timestamps, s): verdict reveals run from
     ``verdict_reveal_opens`` (earlier once every verifier committed) to
     ``verdict_reveal_closes``; the secret reveal runs (``secret_reveal_opens``,
     ``secret_reveal_closes``]."""

@@ -260,9 +260,9 @@ def credit(
 ) -> None:
     """Show (and with --claim, withdraw) the account's pull-payment credit."""
     client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
-    amount = client.jobs.credit_of()
+    amount = client.escrow.credit_of()
     if claim and amount > 0:
-        _run_chain(client.jobs.claim_credit)
+        _run_chain(client.escrow.claim_credit)
     if json_out:
         emit_json({"address": client.address, "credit_wei": amount, "claimed": claim})
     else:
@@ -399,12 +399,13 @@ def round_report(client: Any, job_id: int) -> dict[str, Any]:
     if job.status < JobStatus.Verifying or job.status is JobStatus.Cancelled:
         return {"claims_posted": False, "outcome": None}  # no sample drawn yet
     assignment = client.jobs.get_assignment(job_id)
-    claims = client.round.claims_of(job_id)
-    round_view = client.round.round_of(job_id)
-    outcome, sample = client.round.outcome(job_id)
+    submission = client.jobs.submission_of(job_id)
+    claims = client.round.claims_of(submission)
+    round_view = client.round.round_of(submission)
+    outcome, sample = client.round.outcome(submission)
     verdicts = []
     for v in assignment.verifiers:
-        commitment, revealed = client.round.verdict_commitment_of(job_id, v)
+        commitment, revealed = client.round.verdict_commitment_of(submission, v)
         recorded = client.jobs.verdicts_of(job_id, v)
         verdicts.append(
             {
@@ -417,7 +418,7 @@ def round_report(client: Any, job_id: int) -> dict[str, Any]:
             }
         )
     forced = outcome is RoundOutcome.Forced
-    windows = client.round.windows_of(job_id)
+    windows = client.round.windows_of(submission)
     return {
         "claims_posted": claims.posted,
         "start_hashes": ["0x" + h.hex() for h in claims.start_hashes],
@@ -454,8 +455,8 @@ def jackpot_fund(
     """Add tokens to the jackpot pool that pays whoever catches a forced error."""
     client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
     wei = to_wei(amount)
-    _run_chain(lambda: client.jobs.fund_jackpot(wei))
-    pool = client.jobs.jackpot_pool()
+    _run_chain(lambda: client.escrow.fund_jackpot(wei))
+    pool = client.escrow.jackpot_pool()
     if json_out:
         emit_json({"funder": client.address, "amount_wei": wei, "pool_wei": pool})
     else:
@@ -471,7 +472,7 @@ def jackpot_show(
     """Show the jackpot pool, the jackpot per winner and the forced-error rate."""
     client = _reader(rpc_url, deployment)
     data = {
-        "pool_wei": client.jobs.jackpot_pool(),
+        "pool_wei": client.escrow.jackpot_pool(),
         "jackpot_wei": client.jobs.job_params().jackpot,
         "forced_error_rate_bps": client.round.forced_error_rate_bps(),
     }

@@ -10,7 +10,9 @@ adjudicator names. Each strategy answers the same questions:
   play the challenger's moves when this node opened the dispute).
 - `step_claim`: the one-step claim a committee member judges instead of a whole segment
   (committee: none; bisection: the game's step dispute).
-- `claim_credit`: collect what the adjudicator itself credits (the game's won move bonds).
+
+Credits are no adjudicator's business: JobManager payouts, committee rewards and the game's won
+move bonds all land in the Escrow, which a node claims once (`NodeBase.claim_credit`).
 
 A new mechanism subclasses `Adjudication`, sets `name` and registers itself with
 `register_adjudication`; `adjudication_for(name)` returns an instance.
@@ -86,14 +88,6 @@ class Adjudication(ABC):
             dispute_id: the committee's dispute.
         """
 
-    @abstractmethod
-    def claim_credit(self, node: NodeBase) -> int:
-        """Claim what the adjudicator itself credits this account.
-
-        Returns:
-            Wei claimed (0 when none).
-        """
-
 
 _REGISTRY: dict[str, type[Adjudication]] = {}
 
@@ -158,10 +152,6 @@ class CommitteeAdjudication(Adjudication):
         """None: every committee dispute is about a whole segment."""
         return None
 
-    def claim_credit(self, node: NodeBase) -> int:
-        """0: the committee credits through the JobManager (`NodeBase.claim_credit`)."""
-        return 0
-
 
 @register_adjudication
 class BisectionAdjudication(Adjudication):
@@ -188,7 +178,3 @@ class BisectionAdjudication(Adjudication):
         """The game's step claim when ``dispute_id`` is a step dispute."""
         claim = node.client.committee.step_claim_of(dispute_id)
         return claim if claim.is_step else None
-
-    def claim_credit(self, node: NodeBase) -> int:
-        """Claim the won move bonds on the game."""
-        return node.claim_game_credit()

@@ -256,7 +256,8 @@ class NodeBase:
         if status is JobStatus.Verifying:
             if self.chain_time() <= int(job.challenge_deadline):
                 return False
-            outcome, _sample = self.client.round.outcome(job_id)
+            submission = self.client.jobs.submission_of(job_id)
+            outcome, _sample = self.client.round.outcome(submission)
             if RoundOutcome(int(outcome)) is RoundOutcome.Pending:
                 return False
         elif status is JobStatus.Disputed:
@@ -313,15 +314,16 @@ class NodeBase:
         return receipt is not None
 
     def claim_credit(self) -> int:
-        """Claim this account's pull-payment credit, if any.
+        """Claim everything the Escrow owes this account (job payouts, committee rewards, won
+        move bonds), if anything: ONE pull payment.
 
         Returns:
             The amount claimed (wei), 0 when there was none.
         """
-        credit = int(self.client.jobs.credit_of(self.client.address))
+        credit = int(self.client.escrow.credit_of(self.client.address))
         if credit == 0:
             return 0
-        if self.send(f"claimCredit {credit} wei", self.client.jobs.claim_credit) is None:
+        if self.send(f"claimCredit {credit} wei", self.client.escrow.claim_credit) is None:
             return 0
         return credit
 
@@ -616,19 +618,6 @@ class NodeBase:
     def move_bond(self) -> int:
         """The game's `moveBond` (wei)."""
         return int(self.client.game.move_bond())
-
-    def claim_game_credit(self) -> int:
-        """Claim this account's credit on the bisection game (bonds won), if any.
-
-        Returns:
-            The amount claimed (wei), 0 when there was none.
-        """
-        credit = int(self.client.game.credit_of(self.client.address))
-        if credit == 0:
-            return 0
-        if self.send(f"claim game credit {credit} wei", self.client.game.claim_credit) is None:
-            return 0
-        return credit
 
     def segment_trajectory(self, job: JobView, segment: int) -> StepTrajectory:
         """The honest per-step trajectory of a committed segment (`StepTrajectory`).

@@ -207,6 +207,7 @@ class SolverJob(Record):
         hashes: state hashes of the checkpoints made so far (steps 0, k, ...).
         root: the Merkle root once trained.
         secret: the forced-error secret, persisted before the commit.
+        submission: this solver's `SubmissionId` of the job (keys its verification round).
         url: the committed checkpointURL.
         claims: the claims drawn once assigned.
         revealed: whether the secret is revealed (the server is unsealed).
@@ -221,6 +222,7 @@ class SolverJob(Record):
     hashes: list[Hash32] = Field(default_factory=list)
     root: Hash32 | None = None
     secret: Hash32 | None = None
+    submission: Hash32 | None = None
     url: str | None = None
     claims: SolverClaims | None = None
     revealed: bool = False
@@ -239,6 +241,7 @@ class VerifierJob(Record):
     """A verifier's progress on one assigned job.
 
     Attributes:
+        submission: the `SubmissionId` the verdicts are about (``submissionOf(jobId)``).
         results: replay result per sample index.
         approvals, salt: the sealed verdicts, persisted before `commitVerdicts`.
         submitted: True once revealed (False when the deadline was missed).
@@ -246,6 +249,7 @@ class VerifierJob(Record):
         lost: sealed on chain but the verdicts are not in this file.
     """
 
+    submission: Hash32 | None = None
     results: dict[int, CheckResult] = Field(default_factory=dict)
     approvals: list[bool] | None = None
     salt: Hash32 | None = None

@@ -44,7 +44,7 @@ from noderuntime.ports import ChainPort
 from noderuntime.records import Phase, RecordStore, SolverClaims, SolverJob, SolverRecords
 from solver.server import CheckpointCatalog, JobCheckpoints, ServerThread, create_app
 from solver.trainer import step_function, train_job
-from veritrain.commitments import new_secret, secret_commitment
+from veritrain.commitments import new_secret, secret_commitment, submission_id
 from veritrain.enums import JobStatus, Role
 from veritrain.errors import VeritrainError
 from veritrain.forced import build_claims, draw_forced_error
@@ -214,7 +214,6 @@ class SolverNode(NodeBase):
         if len(self._active_jobs()) < self.max_active_jobs and not self.stopping:
             self._maybe_claim()
         self.claim_credit()
-        self.adjudication.claim_credit(self)
 
     def _advance(self, job_id: int) -> None:
         rec = self.job_record(job_id)
@@ -279,7 +278,8 @@ class SolverNode(NodeBase):
         if rec.secret is None:
             self.log.error("job %d: committed without a persisted secret; cannot reveal", job_id)
             return
-        round_view = self.client.round.round_of(job_id)
+        submission = rec.submission or submission_id(job_id, self.client.address)
+        round_view = self.client.round.round_of(submission)
         if round_view.revealed:
             self._put(job_id, revealed=True)
             self.catalog.unseal(job_id)
@@ -287,7 +287,7 @@ class SolverNode(NodeBase):
         secret = rec.secret
         claims = rec.claims if rec.claims is not None else self._draw_claims(job_id, rec, secret)
         now = self.chain_time()
-        if not self.client.round.claims_of(job_id).posted:
+        if not self.client.round.claims_of(submission).posted:
             if now > int(job.verdict_deadline):
                 self.log.warning("job %d: verdict deadline passed before our claims", job_id)
                 return
@@ -296,12 +296,12 @@ class SolverNode(NodeBase):
                 f"postClaims job {job_id} ({len(claims.starts)} samples"
                 + (f", forced error on sample {forced})" if forced is not None else ")"),
                 self.client.round.post_claims,
-                job_id,
+                submission,
                 list(claims.starts),
                 list(claims.ends),
             )
             return
-        windows = self.client.round.windows_of(job_id)
+        windows = self.client.round.windows_of(submission)
         if now <= windows.secret_reveal_opens or now > windows.secret_reveal_closes:
             return
         entry = self.catalog.get(job_id)
@@ -312,7 +312,7 @@ class SolverNode(NodeBase):
         receipt = self.send(
             f"revealSecret job {job_id}",
             self.client.round.reveal_secret,
-            job_id,
+            submission,
             secret,
             claims.forced_true_end,
             [entry.tree.proof(s) for s in segments],
@@ -457,6 +457,7 @@ class SolverNode(NodeBase):
             spec_hash=bytes(job.spec_hash),
             total_steps=int(job.total_steps),
             interval=int(job.checkpoint_interval),
+            submission=submission_id(job_id, self.client.address),
         )
         with self.state.transaction() as records:
             records.jobs[job_id] = rec

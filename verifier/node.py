@@ -110,7 +110,6 @@ class VerifierNode(NodeBase):
         if not self.stopping:
             self._scan_disputes()
         self.claim_credit()
-        self.adjudication.claim_credit(self)
 
     def _mark_job_done(self, job_id: int) -> None:
         with self.state.transaction() as records:
@@ -155,17 +154,24 @@ class VerifierNode(NodeBase):
 
     # --------------------------------------------------------------------------- verdicts
     def _verify_job(self, job_id: int, job: Any, segments: list[int]) -> None:
-        """Check the solver's claims, seal the verdicts, reveal them (docs/FORCED_ERRORS.md)."""
-        commitment, revealed = self.client.round.verdict_commitment_of(job_id, self.client.address)
+        """Check the solver's claims, seal the verdicts, reveal them (docs/FORCED_ERRORS.md);
+        the round is keyed by the job's current submission, recorded with the verdicts."""
+        submission = self._job_rec(job_id).submission
+        if submission is None:
+            submission = self.client.jobs.submission_of(job_id)
+            self._record_job(job_id, submission=submission)
+        commitment, revealed = self.client.round.verdict_commitment_of(
+            submission, self.client.address
+        )
         if revealed:
             self._record_job(job_id, submitted=True)
             return
         if commitment == ZERO32:
-            self._seal(job_id, job, segments)
+            self._seal(job_id, submission, job, segments)
         else:
-            self._reveal(job_id, job, len(segments))
+            self._reveal(job_id, submission, len(segments))
 
-    def _seal(self, job_id: int, job: Any, segments: list[int]) -> None:
+    def _seal(self, job_id: int, submission: bytes, job: Any, segments: list[int]) -> None:
         if self.chain_time() > int(job.verdict_deadline):
             if not self._job_rec(job_id).missed:
                 self.log.warning("job %d: verdict deadline passed before we could seal", job_id)
@@ -173,7 +179,7 @@ class VerifierNode(NodeBase):
             return
         rec = self._job_rec(job_id)
         if rec.approvals is None or rec.salt is None:
-            claims = self.client.round.claims_of(job_id)
+            claims = self.client.round.claims_of(submission)
             if not claims.posted:
                 return  # the solver posts its claims first
             results = dict(rec.results)
@@ -201,11 +207,11 @@ class VerifierNode(NodeBase):
             f"commitVerdicts job {job_id} (sealed: "
             + (f"REJECT segments {rejects})" if rejects else "approve all)"),
             self.client.round.commit_verdicts,
-            job_id,
+            submission,
             digest,
         )
 
-    def _reveal(self, job_id: int, job: Any, samples: int) -> None:
+    def _reveal(self, job_id: int, submission: bytes, samples: int) -> None:
         rec = self._job_rec(job_id)
         if rec.approvals is None or rec.salt is None:
             if not rec.lost:
@@ -213,8 +219,8 @@ class VerifierNode(NodeBase):
                 self._record_job(job_id, lost=True)
             return
         now = self.chain_time()
-        windows = self.client.round.windows_of(job_id)
-        all_sealed = int(self.client.round.round_of(job_id).committed) >= len(
+        windows = self.client.round.windows_of(submission)
+        all_sealed = int(self.client.round.round_of(submission).committed) >= len(
             self.client.jobs.get_assignment(job_id).verifiers
         )
         if now > windows.verdict_reveal_closes:
@@ -228,7 +234,7 @@ class VerifierNode(NodeBase):
         receipt = self.send(
             f"revealVerdicts job {job_id} ({samples - rejects} approve, {rejects} reject)",
             self.client.round.reveal_verdicts,
-            job_id,
+            submission,
             approvals,
             rec.salt,
             quiet=True,

@@ -10,6 +10,9 @@ byte-for-byte the Solidity formula (ABI encoding through eth_abi, keccak256):
 - `verdict_commitment(job_id, verifier, approvals, salt)`: a verifier's sealed verdicts.
 - `vote_commitment(dispute_id, voter, segment_valid, salt)`: an arbiter's sealed committee vote
   (`ArbitrationCommittee.commitVote`).
+- `submission_id(job_id, solver)`: the key of one solver's submission for a job
+  (``SubmissionId``: ``keccak256(abi.encode(jobId, solver))``); the verification round is
+  keyed by it (``JobManager.submissionOf(jobId)`` reads it on chain).
 - `new_secret()`, `new_salt()`: 32 cryptographically random bytes.
 
 Hashes are 32-byte ``bytes``; addresses 0x-hex strings (any case).
@@ -32,9 +35,20 @@ __all__ = [
     "new_salt",
     "new_secret",
     "secret_commitment",
+    "submission_id",
     "verdict_commitment",
     "vote_commitment",
 ]
+
+
+def submission_id(job_id: int, solver: str) -> bytes:
+    """``keccak256(abi.encode(uint256 jobId, address solver))``: the `SubmissionId` of
+    ``solver``'s submission for ``job_id`` (contracts/src/types/SubmissionId.sol).
+
+    Raises:
+        ValueError: ``solver`` is not a 20-byte 0x-hex address.
+    """
+    return keccak256(abi_encode(["uint256", "address"], [job_id, address_arg(solver)]))
 
 
 def new_secret() -> bytes:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from enum import IntEnum
 
 __all__ = [
+    "Bucket",
     "DisputePhase",
     "DisputeStatus",
     "GameStatus",
@@ -101,3 +102,13 @@ class RoundOutcome(IntEnum):
     Forced = 2
     NoClaims = 3
     NoReveal = 4
+
+
+class Bucket(IntEnum):
+    """``Bucket`` of the Escrow's balance sheet (contracts/src/types/EscrowTypes.sol)."""
+
+    Unbooked = 0
+    Escrowed = 1
+    Bonds = 2
+    Jackpot = 3
+    Pot = 4

@@ -94,7 +94,6 @@ class WhistleblowerNode(NodeBase):
             if status in (JobStatus.Verifying, JobStatus.Disputed):
                 self.finalize_if_due(job_id, job)
         self.claim_credit()
-        self.adjudication.claim_credit(self)
 
     # ----------------------------------------------------------------------------- checks
     def sample_check(
@@ -124,7 +123,7 @@ class WhistleblowerNode(NodeBase):
     def _watch(self, job_id: int, job: Any) -> None:
         if self.chain_time() > int(job.challenge_deadline) > 0:
             return
-        claims = self.client.round.claims_of(job_id)
+        claims = self.client.round.claims_of(self.client.jobs.submission_of(job_id))
         if not claims.posted:
             return
         assignment = self.client.jobs.get_assignment(job_id)

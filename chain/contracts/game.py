@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from eth_utils.address import to_checksum_address
 from web3.contract import Contract
 from web3.types import TxReceipt
 
@@ -59,13 +58,13 @@ class GameFacade:
         end_proof: Sequence[bytes],
     ) -> TxReceipt:
         """Defender's first move: the segment's committed endpoint hashes with their Merkle
-        proofs (leaves s and s + 1). Auto-approves the game for one move bond.
+        proofs (leaves s and s + 1). Auto-approves the Escrow for one move bond.
 
         Raises:
             ContractRevert: e.g. ``InvalidEndpointProof``, ``OutOfTurn``, ``ClockExpired``.
         """
         game = self.contract
-        self._client.token.ensure_allowance(game.address, self.move_bond())
+        self._client.token.ensure_allowance(self._client.escrow.address, self.move_bond())
         return self._client.transact(
             game,
             "postEndpoints",
@@ -86,7 +85,7 @@ class GameFacade:
             ContractRevert: e.g. ``WrongInterval`` (stale view), ``OutOfTurn``, ``ClockExpired``.
         """
         game = self.contract
-        self._client.token.ensure_allowance(game.address, self.move_bond())
+        self._client.token.ensure_allowance(self._client.escrow.address, self.move_bond())
         return self._client.transact(game, "bisect", dispute_id, expected_lo, expected_hi, mid_hash)
 
     def respond(
@@ -99,7 +98,7 @@ class GameFacade:
             ContractRevert: e.g. ``WrongInterval``, ``OutOfTurn``, ``ClockExpired``.
         """
         game = self.contract
-        self._client.token.ensure_allowance(game.address, self.move_bond())
+        self._client.token.ensure_allowance(self._client.escrow.address, self.move_bond())
         return self._client.transact(game, "respond", dispute_id, expected_lo, expected_hi, agree)
 
     def claim_timeout(self, dispute_id: int) -> TxReceipt:
@@ -138,19 +137,3 @@ class GameFacade:
     def move_bond(self) -> int:
         """Bond each game move posts (wei)."""
         return int(self._client.call(self.contract, "moveBond"))
-
-    def credit_of(self, account: str | None = None) -> int:
-        """Won move bonds claimable from the game (wei)."""
-        return int(
-            self._client.call(
-                self.contract, "creditOf", to_checksum_address(account or self._client.address)
-            )
-        )
-
-    def claim_credit(self) -> TxReceipt:
-        """Claim this account's credit on the game (won move bonds).
-
-        Raises:
-            ContractRevert: ``NoCreditToClaim``.
-        """
-        return self._client.transact(self.contract, "claimCredit")

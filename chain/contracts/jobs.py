@@ -1,5 +1,5 @@
-"""`client.jobs`: `JobManager`: jobs, verifier assignment, challenges, finalization, credits and
-the jackpot pool.
+"""`client.jobs`: `JobManager`: jobs, submissions, verifier assignment, challenges and
+finalization (credits and the jackpot pool live in the Escrow: `client.escrow`).
 
 Typed calls of `JobManager` (ABI loaded from contracts/out). Transacting methods return the
 mined receipt or raise a decoded `chain.errors.ContractRevert`; views return plain values or
@@ -87,7 +87,7 @@ class JobsFacade:
         """
         p = self.job_params()
         self._client.token.ensure_allowance(
-            self.contract.address, reward + p.verifiers_per_job * p.verifier_fee
+            self._client.escrow.address, reward + p.verifiers_per_job * p.verifier_fee
         )
         return self._client.transact(
             self.contract,
@@ -132,8 +132,10 @@ class JobsFacade:
 
     def challenge_approval(self, job_id: int, sample_index: int, verifier: str) -> TxReceipt:
         """Challenge ``verifier``'s approval of sample ``sample_index`` as a whistleblower
-        (posts ``challengeBond`` wei; auto-approves)."""
-        self._client.token.ensure_allowance(self.contract.address, self.job_params().challenge_bond)
+        (posts ``challengeBond`` wei; auto-approves the Escrow)."""
+        self._client.token.ensure_allowance(
+            self._client.escrow.address, self.job_params().challenge_bond
+        )
         return self._client.transact(
             self.contract,
             "challengeApproval",
@@ -146,17 +148,15 @@ class JobsFacade:
         """Settle a job after its challenge window, or open/continue arbitration."""
         return self._client.transact(self.contract, "finalize", job_id)
 
-    def claim_credit(self) -> TxReceipt:
-        """Withdraw this account's credit (pull payment)."""
-        return self._client.transact(self.contract, "claimCredit")
+    def submission_of(self, job_id: int) -> bytes:
+        """``submissionOf(jobId)``: the current solver's `SubmissionId` (zero while no solver
+        holds the job); the verification round is keyed by it."""
+        return bytes(self._client.call(self.contract, "submissionOf", job_id))
 
-    def credit_of(self, account: str | None = None) -> int:
-        """Claimable credit in wei."""
-        return int(
-            self._client.call(
-                self.contract, "creditOf", to_checksum_address(account or self._client.address)
-            )
-        )
+    def get_submission(self, submission_id: bytes) -> tuple[int, str]:
+        """``getSubmission(submissionId)``: (job id, solver) of a submission."""
+        job_id, solver = self._client.call(self.contract, "getSubmission", submission_id)
+        return int(job_id), str(solver)
 
     def job_count(self) -> int:
         """Number of jobs posted (ids are 1..job_count)."""
@@ -225,20 +225,9 @@ class JobsFacade:
         )
         return None if int(who, 16) == 0 else who
 
-    def jackpot_pool(self) -> int:
-        """Tokens in the forced-error jackpot pool (wei)."""
-        return int(self._client.call(self.contract, "jackpotPool"))
-
-    def fund_jackpot(self, amount: int) -> TxReceipt:
-        """Put ``amount`` wei into the jackpot pool (anyone; auto-approves the JobManager)."""
-        self._client.token.ensure_allowance(self.contract.address, amount)
-        return self._client.transact(self.contract, "fundJackpot", amount)
-
-    def liabilities(self) -> tuple[int, int, int, int]:
-        """``liabilities()``: (escrowed, bonds, credits, jackpot pool) in wei; their sum is the
-        JobManager's token balance."""
-        escrowed, bonds, credits, pool = self._client.call(self.contract, "liabilities")
-        return int(escrowed), int(bonds), int(credits), int(pool)
+    def escrow_address(self) -> str:
+        """The Escrow holding the JobManager's tokens (``escrow()``)."""
+        return str(self._client.call(self.contract, "escrow"))
 
     def verification_round_address(self) -> str:
         """The round the JobManager forwards commitments to (``verificationRound()``)."""

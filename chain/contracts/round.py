@@ -1,5 +1,6 @@
 """`client.round`: `VerificationRound`: solver claims, sealed verdicts and the forced-error draw
-(docs/FORCED_ERRORS.md).
+(docs/FORCED_ERRORS.md), keyed by the submission id (``client.jobs.submission_of(job_id)``,
+or `veritrain.commitments.submission_id` for one's own submission).
 
 Typed calls of `VerificationRound` (ABI loaded from contracts/out). Transacting methods return the
 mined receipt or raise a decoded `chain.errors.ContractRevert`; views return plain values or
@@ -50,7 +51,7 @@ class RoundFacade:
         return self._client.handle("verification_round")
 
     def post_claims(
-        self, job_id: int, start_hashes: Sequence[bytes], end_hashes: Sequence[bytes]
+        self, submission_id: bytes, start_hashes: Sequence[bytes], end_hashes: Sequence[bytes]
     ) -> TxReceipt:
         """Solver: post the claims on the sampled segments (one start and one end state hash
         per sample, in sample order), by the verdict deadline.
@@ -61,23 +62,25 @@ class RoundFacade:
         return self._client.transact(
             self.contract,
             "postClaims",
-            job_id,
+            submission_id,
             [bytes(h) for h in start_hashes],
             [bytes(h) for h in end_hashes],
         )
 
-    def commit_verdicts(self, job_id: int, commitment: bytes) -> TxReceipt:
+    def commit_verdicts(self, submission_id: bytes, commitment: bytes) -> TxReceipt:
         """Assigned verifier: seal its verdicts (``veritrain.forced.verdict_commitment``).
 
         Raises:
             ContractRevert: e.g. ``ClaimsNotPosted``, ``VerdictAlreadyCommitted``,
                 ``OutsideWindow``.
         """
-        return self._client.transact(self.contract, "commitVerdicts", job_id, commitment)
+        return self._client.transact(self.contract, "commitVerdicts", submission_id, commitment)
 
-    def reveal_verdicts(self, job_id: int, approvals: Sequence[bool], salt: bytes) -> TxReceipt:
+    def reveal_verdicts(
+        self, submission_id: bytes, approvals: Sequence[bool], salt: bytes
+    ) -> TxReceipt:
         """Assigned verifier: reveal its sealed verdicts (recorded at the JobManager, which
-        pulls ``challengeBond`` wei per reject; auto-approves the JobManager).
+        books ``challengeBond`` wei per reject into the Escrow; auto-approves the Escrow).
 
         Raises:
             ContractRevert: e.g. ``VerdictCommitmentMismatch``, ``NothingToReveal``,
@@ -86,18 +89,18 @@ class RoundFacade:
         rejects = sum(1 for a in approvals if not a)
         if rejects:
             bond = self._client.jobs.job_params().challenge_bond
-            self._client.token.ensure_allowance(self._client.jobs.contract.address, rejects * bond)
+            self._client.token.ensure_allowance(self._client.escrow.address, rejects * bond)
         return self._client.transact(
             self.contract,
             "revealVerdicts",
-            job_id,
+            submission_id,
             [bool(a) for a in approvals],
             salt,
         )
 
     def reveal_secret(
         self,
-        job_id: int,
+        submission_id: bytes,
         secret: bytes,
         forced_true_end: bytes,
         start_proofs: Sequence[Sequence[bytes]],
@@ -114,56 +117,59 @@ class RoundFacade:
         return self._client.transact(
             self.contract,
             "revealSecret",
-            job_id,
+            submission_id,
             secret,
             forced_true_end,
             [[bytes(p) for p in proof] for proof in start_proofs],
             [[bytes(p) for p in proof] for proof in end_proofs],
         )
 
-    def outcome(self, job_id: int) -> tuple[RoundOutcome, int]:
-        """``outcome(jobId)``: the round's `RoundOutcome` and the forced sample index
+    def outcome(self, submission_id: bytes) -> tuple[RoundOutcome, int]:
+        """``outcome(submissionId)``: the round's `RoundOutcome` and the forced sample index
         (meaningful only for ``Forced``)."""
-        outcome, sample = self._client.call(self.contract, "outcome", job_id)
+        outcome, sample = self._client.call(self.contract, "outcome", submission_id)
         return RoundOutcome(int(outcome)), int(sample)
 
-    def claims_of(self, job_id: int) -> ClaimsView:
+    def claims_of(self, submission_id: bytes) -> ClaimsView:
         """The solver's posted claims (empty until posted)."""
-        starts, ends = self._client.call(self.contract, "claimsOf", job_id)
+        starts, ends = self._client.call(self.contract, "claimsOf", submission_id)
         return ClaimsView(tuple(bytes(h) for h in starts), tuple(bytes(h) for h in ends))
 
-    def verdict_commitment_of(self, job_id: int, verifier: str | None = None) -> tuple[bytes, bool]:
+    def verdict_commitment_of(
+        self, submission_id: bytes, verifier: str | None = None
+    ) -> tuple[bytes, bool]:
         """A verifier's sealed commitment (zero if none) and whether it was revealed."""
         commitment, revealed = self._client.call(
             self.contract,
             "verdictCommitmentOf",
-            job_id,
+            submission_id,
             to_checksum_address(verifier or self._client.address),
         )
         return bytes(commitment), bool(revealed)
 
-    def round_of(self, job_id: int) -> RoundView:
-        """``roundOf(jobId)`` as a `RoundView`."""
+    def round_of(self, submission_id: bytes) -> RoundView:
+        """``roundOf(submissionId)`` as a `RoundView`."""
         commitment, secret, revealed, committed = self._client.call(
-            self.contract, "roundOf", job_id
+            self.contract, "roundOf", submission_id
         )
         return RoundView(
-            job_id=job_id,
+            submission_id=bytes(submission_id),
             secret_commitment=bytes(commitment),
             secret=bytes(secret),
             revealed=bool(revealed),
             committed=int(committed),
         )
 
-    def windows_of(self, job_id: int) -> RoundWindows:
-        """``windowsOf(jobId)``: the verdict-reveal and secret-reveal windows (timestamps)."""
-        a, b, c, d = self._client.call(self.contract, "windowsOf", job_id)
+    def windows_of(self, submission_id: bytes) -> RoundWindows:
+        """``windowsOf(submissionId)``: the verdict-reveal and secret-reveal windows
+        (timestamps)."""
+        a, b, c, d = self._client.call(self.contract, "windowsOf", submission_id)
         return RoundWindows(int(a), int(b), int(c), int(d))
 
-    def draw_forced_error(self, job_id: int, secret: bytes) -> tuple[bool, int]:
+    def draw_forced_error(self, submission_id: bytes, secret: bytes) -> tuple[bool, int]:
         """The contract's forced-error draw for ``secret`` on an assigned job:
         (forced, sample index)."""
-        forced, sample = self._client.call(self.contract, "drawForcedError", job_id, secret)
+        forced, sample = self._client.call(self.contract, "drawForcedError", submission_id, secret)
         return bool(forced), int(sample)
 
     def forced_claim(self, true_end: bytes) -> bytes:

@@ -100,7 +100,7 @@ class TokenFacade:
         spenders = (
             [spender]
             if spender
-            else [self._client.stakes.contract.address, self._client.jobs.contract.address]
+            else [self._client.stakes.contract.address, self._client.escrow.address]
         )
         for s in spenders:
             self.approve(s, amount)

@@ -47,6 +47,7 @@ def mini(anvil: Anvil, contracts_out) -> Deployment:
         job_manager=placeholder,
         arbitration=placeholder,
         share_registry=placeholder,
+        escrow=placeholder,
     )
     return Deployment(
         chain_id=31337,

@@ -80,6 +80,7 @@ class FakeChain:
         self.sealed: dict[tuple[int, str], bytes] = {}
         self.revealed: set[tuple[int, str]] = set()
         self.forced_settled: dict[int, int] = {}
+        self.submissions: dict[bytes, int] = {}  # SubmissionId -> job id (set by claimJob)
 
     def draw(self, job_id: int) -> forced.ForcedDraw | None:
         """The job's forced-error draw once its secret is revealed (None before)."""
@@ -114,6 +115,13 @@ class FakeChain:
         if draw.forced:
             return RoundOutcome.Forced, draw.sample
         return RoundOutcome.Clean, 0
+
+    def job_of(self, submission_id: bytes) -> int:
+        """The job of a submission (``getSubmission``), reverting like the round when unknown."""
+        job_id = self.submissions.get(bytes(submission_id))
+        if job_id is None:
+            raise revert("UnknownSubmission", submissionId=bytes(submission_id))
+        return job_id
 
     def client(self, address: str) -> FakeClient:
         return FakeClient(self, address)
@@ -161,6 +169,7 @@ class FakeClient:
         self.stakes = FakeStakes(self)
         self.jobs = FakeJobs(self)
         self.round = FakeRound(self)
+        self.escrow = FakeEscrow(self)
         self.committee = FakeCommittee(self)
         self.game = FakeGame(self)
         self.adjudicator = FakeAdjudicator(self)
@@ -252,7 +261,15 @@ class FakeJobs:
             status=JobStatus.Claimed,
             commit_deadline=self._client.chain.now + self._client.chain.params.commit_window,
         )
+        sid = commitments.submission_id(job_id, self._client.address)
+        self._client.chain.submissions[sid] = job_id
         return self._client._tx("claimJob", job_id)
+
+    def submission_of(self, job_id: int) -> bytes:
+        solver = self._client.chain.jobs[job_id].solver
+        if int(solver, 16) == 0:
+            return b"\x00" * 32
+        return commitments.submission_id(job_id, solver)
 
     def commit_checkpoints(
         self, job_id: int, root: bytes, url: str, secret_commitment: bytes
@@ -349,6 +366,13 @@ class FakeJobs:
             )
         return self._client._tx("finalize", job_id)
 
+
+class FakeEscrow:
+    """`client.escrow` of the fake: every credit, claimed at once."""
+
+    def __init__(self, client: FakeClient) -> None:
+        self._client = client
+
     def credit_of(self, account: str | None = None) -> int:
         return self._client.chain.credits.get(account or self._client.address, 0)
 
@@ -369,62 +393,80 @@ class FakeRound:
     def forced_error_rate_bps(self) -> int:
         return self._client.chain.forced_error_rate_bps
 
-    def claims_of(self, job_id: int) -> ClaimsView:
+    def claims_of(self, submission_id: bytes) -> ClaimsView:
+        job_id = self._client.chain.job_of(submission_id)
         return self._client.chain.claims.get(job_id, ClaimsView((), ()))
 
-    def round_of(self, job_id: int) -> RoundView:
+    def round_of(self, submission_id: bytes) -> RoundView:
+        job_id = self._client.chain.job_of(submission_id)
         committed = sum(1 for (j, _v) in self._client.chain.sealed if j == job_id)
         return RoundView(
-            job_id=job_id,
+            submission_id=bytes(submission_id),
             secret_commitment=self._client.chain.secret_commitments.get(job_id, b"\x00" * 32),
             secret=self._client.chain.secrets.get(job_id, b"\x00" * 32),
             revealed=job_id in self._client.chain.secrets,
             committed=committed,
         )
 
-    def windows_of(self, job_id: int) -> RoundWindows:
+    def windows_of(self, submission_id: bytes) -> RoundWindows:
+        job_id = self._client.chain.job_of(submission_id)
         return self._client.chain.windows(job_id)
 
-    def outcome(self, job_id: int) -> tuple[RoundOutcome, int]:
+    def outcome(self, submission_id: bytes) -> tuple[RoundOutcome, int]:
+        job_id = self._client.chain.job_of(submission_id)
         return self._client.chain.outcome(job_id)
 
-    def verdict_commitment_of(self, job_id: int, verifier: str | None = None) -> tuple[bytes, bool]:
+    def verdict_commitment_of(
+        self, submission_id: bytes, verifier: str | None = None
+    ) -> tuple[bytes, bool]:
+        job_id = self._client.chain.job_of(submission_id)
         key = (job_id, verifier or self._client.address)
         return self._client.chain.sealed.get(key, b"\x00" * 32), key in self._client.chain.revealed
 
     def post_claims(
-        self, job_id: int, starts: Sequence[bytes], ends: Sequence[bytes]
+        self, submission_id: bytes, starts: Sequence[bytes], ends: Sequence[bytes]
     ) -> dict[str, Any]:
+        job_id = self._client.chain.job_of(submission_id)
         job = self._client.chain.jobs[job_id]
         if job.solver != self._client.address:
-            raise revert("NotSolver", jobId=job_id, caller=self._client.address)
+            raise revert("NotSolver", submissionId=submission_id, caller=self._client.address)
         if job_id in self._client.chain.claims:
-            raise revert("ClaimsAlreadyPosted", jobId=job_id)
+            raise revert("ClaimsAlreadyPosted", submissionId=submission_id)
         q = len(self._client.chain.assignments[job_id].segments)
         if len(starts) != q or len(ends) != q:
-            raise revert("LengthMismatch", jobId=job_id, expected=q, actual=len(starts))
+            raise revert(
+                "LengthMismatch", submissionId=submission_id, expected=q, actual=len(starts)
+            )
         self._client._window(job_id, 0, job.verdict_deadline)
         self._client.chain.claims[job_id] = ClaimsView(tuple(starts), tuple(ends))
         return self._client._tx("postClaims", job_id, tuple(starts), tuple(ends))
 
-    def commit_verdicts(self, job_id: int, commitment: bytes) -> dict[str, Any]:
+    def commit_verdicts(self, submission_id: bytes, commitment: bytes) -> dict[str, Any]:
+        job_id = self._client.chain.job_of(submission_id)
         key = (job_id, self._client.address)
         if key not in self._client.chain.verdicts:
-            raise revert("NotAssignedVerifier", jobId=job_id, caller=self._client.address)
+            raise revert(
+                "NotAssignedVerifier", submissionId=submission_id, caller=self._client.address
+            )
         if job_id not in self._client.chain.claims:
-            raise revert("ClaimsNotPosted", jobId=job_id)
+            raise revert("ClaimsNotPosted", submissionId=submission_id)
         if key in self._client.chain.sealed:
-            raise revert("VerdictAlreadyCommitted", jobId=job_id, verifier=self._client.address)
+            raise revert(
+                "VerdictAlreadyCommitted", submissionId=submission_id, verifier=self._client.address
+            )
         self._client._window(job_id, 0, self._client.chain.jobs[job_id].verdict_deadline)
         self._client.chain.sealed[key] = bytes(commitment)
         return self._client._tx("commitVerdicts", job_id, commitment)
 
     def reveal_verdicts(
-        self, job_id: int, approvals: Sequence[bool], salt: bytes
+        self, submission_id: bytes, approvals: Sequence[bool], salt: bytes
     ) -> dict[str, Any]:
+        job_id = self._client.chain.job_of(submission_id)
         key = (job_id, self._client.address)
         if key not in self._client.chain.sealed or key in self._client.chain.revealed:
-            raise revert("NothingToReveal", jobId=job_id, verifier=self._client.address)
+            raise revert(
+                "NothingToReveal", submissionId=submission_id, verifier=self._client.address
+            )
         verifiers = self._client.chain.assignments[job_id].verifiers
         all_sealed = all((job_id, v) in self._client.chain.sealed for v in verifiers)
         windows = self._client.chain.windows(job_id)
@@ -432,7 +474,11 @@ class FakeRound:
         self._client._window(job_id, opens, windows.verdict_reveal_closes)
         digest = commitments.verdict_commitment(job_id, self._client.address, approvals, salt)
         if digest != self._client.chain.sealed[key]:
-            raise revert("VerdictCommitmentMismatch", jobId=job_id, verifier=self._client.address)
+            raise revert(
+                "VerdictCommitmentMismatch",
+                submissionId=submission_id,
+                verifier=self._client.address,
+            )
         self._client.chain.revealed.add(key)
         self._client.chain.verdicts[key] = [
             Verdict.Approve if a else Verdict.Reject for a in approvals
@@ -450,22 +496,23 @@ class FakeRound:
 
     def reveal_secret(
         self,
-        job_id: int,
+        submission_id: bytes,
         secret: bytes,
         forced_true_end: bytes,
         start_proofs: Sequence[Sequence[bytes]],
         end_proofs: Sequence[Sequence[bytes]],
     ) -> dict[str, Any]:
+        job_id = self._client.chain.job_of(submission_id)
         job = self._client.chain.jobs[job_id]
         if job_id in self._client.chain.secrets:
-            raise revert("SecretAlreadyRevealed", jobId=job_id)
+            raise revert("SecretAlreadyRevealed", submissionId=submission_id)
         windows = self._client.chain.windows(job_id)
         self._client._window(job_id, windows.secret_reveal_opens + 1, windows.secret_reveal_closes)
         if (
             commitments.secret_commitment(job_id, job.solver, secret)
             != self._client.chain.secret_commitments[job_id]
         ):
-            raise revert("SecretCommitmentMismatch", jobId=job_id)
+            raise revert("SecretCommitmentMismatch", submissionId=submission_id)
         segments = self._client.chain.assignments[job_id].segments
         draw = forced.draw_forced_error(
             secret, job_id, segments, self._client.chain.forced_error_rate_bps
@@ -476,14 +523,18 @@ class FakeRound:
             if not verify_proof(
                 start_proofs[j], job.merkle_root, leaf_hash(s * k, claims.start_hashes[j])
             ):
-                raise revert("InvalidClaimProof", jobId=job_id, sampleIndex=j, isEnd=False)
+                raise revert(
+                    "InvalidClaimProof", submissionId=submission_id, sampleIndex=j, isEnd=False
+                )
             end = claims.end_hashes[j]
             if draw.forced and j == draw.sample:
                 if forced.forced_claim(forced_true_end) != end:
-                    raise revert("ForcedClaimMismatch", jobId=job_id, sampleIndex=j)
+                    raise revert("ForcedClaimMismatch", submissionId=submission_id, sampleIndex=j)
                 end = forced_true_end
             if not verify_proof(end_proofs[j], job.merkle_root, leaf_hash((s + 1) * k, end)):
-                raise revert("InvalidClaimProof", jobId=job_id, sampleIndex=j, isEnd=True)
+                raise revert(
+                    "InvalidClaimProof", submissionId=submission_id, sampleIndex=j, isEnd=True
+                )
         self._client.chain.secrets[job_id] = bytes(secret)
         return self._client._tx("revealSecret", job_id, secret)
 
@@ -573,9 +624,6 @@ class FakeGame:
     def move_bond(self) -> int:
         raise self._absent()
 
-    def credit_of(self, account: str | None = None, /) -> int:
-        raise self._absent()
-
     def post_endpoints(
         self,
         dispute_id: int,
@@ -594,9 +642,6 @@ class FakeGame:
         raise self._absent()
 
     def claim_timeout(self, dispute_id: int, /) -> object:
-        raise self._absent()
-
-    def claim_credit(self) -> object:
         raise self._absent()
 
 

@@ -26,6 +26,7 @@ def _deployment(chain_id: int = 31337) -> Deployment:
             job_manager="0x" + "33" * 20,
             arbitration="0x" + "44" * 20,
             share_registry="0x" + "55" * 20,
+            escrow="0x" + "77" * 20,
         ),
         params=ProtocolParams.demo(),
         block=7,

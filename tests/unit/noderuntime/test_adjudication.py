@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from chain.types import Assignment
 from noderuntime.adjudication import (
     Adjudication,
     BisectionAdjudication,
@@ -19,8 +20,10 @@ from noderuntime.adjudication import (
     registered_adjudications,
 )
 from tests.utils.fake_chain import FakeChain
-from tests.utils.node_fixtures import VERIFIERS
+from tests.utils.node_fixtures import SUBMITTER, VERIFIERS
 from verifier.node import VerifierNode
+from veritrain.enums import JobStatus
+from veritrain.spec import default_digits_spec
 
 
 def test_committee_and_bisection_are_registered() -> None:
@@ -58,14 +61,13 @@ def test_a_registered_strategy_is_used_by_the_nodes(tmp_path: Path) -> None:
         def step_claim(self, node: Any, dispute_id: int) -> None:
             return None
 
-        def claim_credit(self, node: Any) -> int:
-            calls.append("credit")
-            return 0
-
     assert "recording-test" in registered_adjudications()
     chain = FakeChain()
+    job_id = chain.post_job(SUBMITTER, default_digits_spec(total_steps=20, checkpoint_interval=10))
+    chain.set_job(job_id, status=JobStatus.Disputed)
+    chain.assignments[job_id] = Assignment((VERIFIERS[0],), (0,))
     node = VerifierNode(
         chain.client(VERIFIERS[0]), tmp_path, adjudication=adjudication_for("recording-test")
     )
     node.step()
-    assert calls == ["credit"]  # no disputed job: only the credit duty ran
+    assert calls == ["challenge"]  # the disputed job went to the injected strategy

@@ -1,0 +1,80 @@
+"""The declarative deployment table (contracts/script/deployment.json) that chain.deploy executes:
+well formed, every reference resolvable in order, every wiring call a function of its target."""
+
+from __future__ import annotations
+
+import json
+
+from chain.deploy import load_table, table_path
+from chain.manifest import ProtocolParams
+
+PARAM_REFS = {
+    "unbondingDelay",
+    "minStakes",
+    "jobParams",
+    "forcedErrorRateBps",
+    "committeeSize",
+    "voteCommitWindow",
+    "voteRevealWindow",
+    "clockSeconds",
+    "moveBond",
+}
+
+
+def test_table_order_is_the_documented_one() -> None:
+    steps = load_table()
+    for variant in ("committee", "bisection"):
+        deployed = [s.contract for s in steps if s.kind != "call" and s.applies_to(variant)]
+        expected = [
+            "VeriToken",
+            "StakeManager",
+            "ShareRegistry",
+            "Escrow",
+            "LibSettlement",
+            "JobManager",
+            "VerificationRound",
+            "ArbitrationCommittee",
+        ]
+        assert deployed == expected + (["BisectionGame"] if variant == "bisection" else [])
+        calls = [
+            f"{s.target}.{s.function}" for s in steps if s.kind == "call" and s.applies_to(variant)
+        ]
+        assert calls == [
+            "jobManager.setVerificationRound",
+            *(["committee.setStepParent"] if variant == "bisection" else []),
+            "jobManager.setAdjudicator",
+            "escrow.authorize",
+            "shareRegistry.setMinter",
+            "stakeManager.grantRole",
+            "stakeManager.grantRole",
+        ]
+
+
+def test_every_reference_names_a_param_or_an_earlier_deployment() -> None:
+    for variant in ("committee", "bisection"):
+        known = {"admin"}
+        for step in load_table():
+            if not step.applies_to(variant):
+                continue
+            for ref in step.args:
+                head, _, tail = ref.partition(".")
+                if head == "params":
+                    assert tail in PARAM_REFS, ref
+                else:
+                    assert head in known, f"{ref} used before it is deployed ({variant})"
+            if step.kind == "call":
+                assert step.target in known
+            else:
+                known.add(step.name)
+
+
+def test_param_refs_cover_the_protocol_params() -> None:
+    from chain.deploy import _param_values
+
+    assert set(_param_values(ProtocolParams())) == PARAM_REFS
+
+
+def test_table_is_plain_json_next_to_deploy_sol() -> None:
+    path = table_path()
+    assert path.parent.name == "script" and (path.parent / "Deploy.sol").is_file()
+    assert isinstance(json.loads(path.read_text())["steps"], list)
