@@ -23,8 +23,9 @@ import {Params} from "../src/types/JobTypes.sol";
 
 /// @title Deploy
 /// @notice Deploys and wires the veritrain contracts. The Forge tests deploy through this library and
-///         the Python deployer (chain.deploy) mirrors it call for call with web3, from one admin
-///         account (the caller here; the deployer EOA in Python):
+///         the Python deployer (chain.deploy) executes the same steps with web3 from the declarative
+///         table script/deployment.json (test/DeployOrder.t.sol checks this library against it),
+///         from one admin account (the caller here; the deployer EOA in Python):
 ///
 ///          1. token         = VeriToken()                             (skipped if a token is given)
 ///          2. stakeManager  = StakeManager(token, unbondingDelay, [minSolverStake, minVerifierStake,

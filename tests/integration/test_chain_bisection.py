@@ -92,6 +92,15 @@ def _disputed_game(anvil: Anvil, dep: Deployment) -> tuple[dict[str, ChainClient
     return clients, job_id, dispute_id
 
 
+def _game_credits(client: ChainClient, receipt: object, dep: Deployment) -> dict[str, int]:
+    """The Escrow credits the game booked in a receipt (won move bonds), per account."""
+    out: dict[str, int] = {}
+    for ev in client.decode_receipt(receipt, "Credited"):  # type: ignore[arg-type]
+        if ev.args["protocol"] == dep.addresses.bisection_game:
+            out[ev.args["account"]] = out.get(ev.args["account"], 0) + int(ev.args["amount"])
+    return out
+
+
 def test_bisection_wiring(anvil: Anvil, bisection: Deployment):
     c = ChainClient(anvil.rpc_url, DEV_PRIVATE_KEYS[1], bisection)
     a = bisection.addresses
@@ -104,6 +113,8 @@ def test_bisection_wiring(anvil: Anvil, bisection: Deployment):
     assert c.call(c.game.contract, "stepAdjudicator") == a.arbitration
     assert c.call(c.game.contract, "clockSeconds") == bisection.params.clock_seconds == 120
     assert c.game.move_bond() == bisection.params.move_bond
+    assert c.escrow.is_authorized(a.job_manager) and c.escrow.is_authorized(a.bisection_game)
+    assert c.call(c.game.contract, "escrow") == a.escrow
 
 
 def test_bisection_game_griefer_loses(anvil: Anvil, bisection: Deployment):
@@ -156,14 +167,20 @@ def test_bisection_game_griefer_loses(anvil: Anvil, bisection: Deployment):
         )
     for m in members:
         by_addr[m].committee.reveal_vote(step_id, True, salts[m])
-    anyone.committee.resolve(step_id)
+    receipt = anyone.committee.resolve(step_id)
 
     game = anyone.game.get_game(dispute_id)
     assert game.status is GameStatus.DefenderWon and game.resolved
-    assert solver.game.credit_of() == 5 * bisection.params.move_bond
+    # the won move bonds are Escrow credits booked by the game, claimed with everything else
+    assert _game_credits(anyone, receipt, bisection) == {
+        solver.address: 5 * bisection.params.move_bond
+    }
+    credit = solver.escrow.credit_of()  # plus any committee reward of the step dispute
+    assert credit >= 5 * bisection.params.move_bond
     balance = solver.token.balance_of()
-    solver.game.claim_credit()
-    assert solver.token.balance_of() == balance + 5 * bisection.params.move_bond
+    solver.escrow.claim_credit()  # ONE claim for everything the Escrow owes
+    assert solver.token.balance_of() == balance + credit
+    assert solver.escrow.credit_of() == 0
     with pytest.raises(errors.GameAlreadyResolved):
         anyone.game.claim_timeout(dispute_id)
     anyone.jobs.finalize(job_id)
@@ -225,17 +242,18 @@ def test_griefing_whistleblower_loses_its_bond(anvil: Anvil, bisection: Deployme
         )
     for m in members:
         by_addr[m].committee.reveal_vote(step_id, True, salts[m])
-    submitter.committee.resolve(step_id)
+    receipt = submitter.committee.resolve(step_id)
 
     game = submitter.game.get_game(dispute_id)
     assert game.status is GameStatus.DefenderWon and game.resolved
     griefer_moves = moves // 2  # the challenger answered every other move
-    assert solver.game.credit_of() >= griefer_moves * p.move_bond
-    assert griefer.game.credit_of() == 0
+    won = _game_credits(submitter, receipt, bisection)
+    assert won.get(solver.address, 0) >= griefer_moves * p.move_bond
+    assert won.get(griefer.address, 0) == 0
     submitter.jobs.finalize(job_id)
     assert submitter.jobs.get_job(job_id).status is JobStatus.Finalized
     # The challenge bond went to the winners' pot, none of it back to the griefer.
-    assert griefer.jobs.credit_of() == 0
+    assert griefer.escrow.credit_of() == 0
     assert (
         griefer.token.balance_of()
         == griefer_balance - p.challenge_bond - griefer_moves * p.move_bond

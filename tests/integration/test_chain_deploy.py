@@ -49,8 +49,11 @@ def test_deploy_wiring(protocol: Deployment, client_factory):
     assert c.jobs.verification_round_address() == a.verification_round
     assert c.call(c.round.contract, "jobManager") == a.job_manager
     assert c.round.forced_error_rate_bps() == protocol.params.forced_error_rate_bps
-    assert c.jobs.jackpot_pool() == protocol.params.jackpot_funding
-    assert c.call(jm, "token") == a.token
+    assert c.escrow.jackpot_pool() == protocol.params.jackpot_funding
+    assert c.call(jm, "escrow") == a.escrow == c.jobs.escrow_address()
+    assert c.call(c.escrow.contract, "token") == a.token
+    assert c.call(c.escrow.contract, "admin") == protocol.deployer
+    assert c.escrow.is_authorized(a.job_manager) and not c.escrow.is_authorized(c.address)
     assert c.call(jm, "stakeManager") == a.stake_manager
     assert c.call(jm, "shareRegistry") == a.share_registry
     assert c.call(ac, "jobManager") == a.job_manager
@@ -144,9 +147,9 @@ def test_smoke_job_happy_path(anvil: Anvil, protocol: Deployment, client_factory
     submitter.jobs.finalize(job_id)
     assert submitter.jobs.get_job(job_id).status is JobStatus.Finalized
 
-    assert solver.jobs.credit_of() == reward
-    solver.jobs.claim_credit()
-    assert solver.jobs.credit_of() == 0
+    assert solver.escrow.credit_of() == reward
+    solver.escrow.claim_credit()
+    assert solver.escrow.credit_of() == 0
     assert solver.shares.balance_of(model_id) == 40
     assert solver.shares.ownership_bps(model_id) == 10_000
 
@@ -257,5 +260,5 @@ def test_smoke_dispute_path(anvil: Anvil, protocol: Deployment, client_factory):
     assert d.status is DisputeStatus.Resolved and d.segment_valid is False
     assert (d.invalid_votes, d.valid_votes) == (p.committee_size, 0)
     assert submitter.jobs.get_job(job_id).status is JobStatus.Rejected
-    assert rejecter.jobs.credit_of() > 0
-    assert submitter.jobs.credit_of() >= 10 * E18
+    assert rejecter.escrow.credit_of() > 0
+    assert submitter.escrow.credit_of() >= 10 * E18

@@ -31,7 +31,7 @@ from chain.scripted_round import (
     to_secret_window,
 )
 from veritrain import commitments, forced
-from veritrain.enums import JobStatus, Role, RoundOutcome, Verdict
+from veritrain.enums import Bucket, JobStatus, Role, RoundOutcome, Verdict
 
 E18 = 10**18
 N, K = 120, 10  # 12 segments
@@ -73,7 +73,10 @@ def test_python_formulas_match_the_contract(anvil: Anvil, protocol_artifacts) ->
     assert c.round.forced_error_rate_bps() == 5_000
     assert c.jobs.verification_round_address() == dep.addresses.verification_round
     job_id, hashes, secret = _job_to_verifying(clients, params)
-    assert c.round.round_of(job_id).secret_commitment == commitments.secret_commitment(
+    sid = c.jobs.submission_of(job_id)
+    assert sid == commitments.submission_id(job_id, clients[2].address)
+    assert c.jobs.get_submission(sid) == (job_id, clients[2].address)
+    assert c.round.round_of(sid).secret_commitment == commitments.secret_commitment(
         job_id, clients[2].address, secret
     )
     segments = list(c.jobs.get_assignment(job_id).segments)
@@ -81,7 +84,7 @@ def test_python_formulas_match_the_contract(anvil: Anvil, protocol_artifacts) ->
     for _ in range(200):
         s = os.urandom(32)
         local = forced.draw_forced_error(s, job_id, segments, 5_000)
-        on_chain = c.round.draw_forced_error(job_id, s)
+        on_chain = c.round.draw_forced_error(sid, s)
         assert on_chain[0] == local.forced
         if local.forced:
             assert on_chain[1] == local.sample and local.sample in forced.eligible_samples(segments)
@@ -94,15 +97,15 @@ def test_python_formulas_match_the_contract(anvil: Anvil, protocol_artifacts) ->
     v = by_addr[c.jobs.get_assignment(job_id).verifiers[0]]
     salt = commitments.new_salt()
     approvals = [True] * len(segments)
-    v.round.commit_verdicts(
-        job_id, commitments.verdict_commitment(job_id, v.address, approvals, salt)
-    )
-    assert v.round.verdict_commitment_of(job_id) == (
+    v.round.commit_verdicts(sid, commitments.verdict_commitment(job_id, v.address, approvals, salt))
+    assert v.round.verdict_commitment_of(sid) == (
         commitments.verdict_commitment(job_id, v.address, approvals, salt),
         False,
     )
     with pytest.raises(errors.VerdictAlreadyCommitted):
-        v.round.commit_verdicts(job_id, os.urandom(32))
+        v.round.commit_verdicts(sid, os.urandom(32))
+    with pytest.raises(errors.UnknownSubmission):
+        v.round.commit_verdicts(commitments.submission_id(job_id, v.address), os.urandom(32))
 
 
 def test_lazy_verifier_is_caught_by_a_forced_error(
@@ -126,12 +129,13 @@ def test_lazy_verifier_is_caught_by_a_forced_error(
     with pytest.raises(errors.RoundPending):
         to_secret_window(submitter, job_id)
         submitter.jobs.finalize(job_id)
-    pool = submitter.jobs.jackpot_pool()
+    pool = submitter.escrow.jackpot_pool()
     lazy_stake = submitter.stakes.stake_of(lazy, Role.Verifier).staked
     solver_stake = submitter.stakes.stake_of(solver.address, Role.Solver).staked
-    credits = {a: submitter.jobs.credit_of(a) for a in (*honest, wb.address, solver.address)}
+    credits = {a: submitter.escrow.credit_of(a) for a in (*honest, wb.address, solver.address)}
     reveal_secret(solver, job_id, hashes, K, secret, claims, advance=False)
-    assert submitter.round.outcome(job_id) == (RoundOutcome.Forced, f)
+    sid = submitter.jobs.submission_of(job_id)
+    assert submitter.round.outcome(sid) == (RoundOutcome.Forced, f)
     receipt = submitter.jobs.finalize(job_id)
     assert submitter.jobs.get_job(job_id).status is JobStatus.Finalized
     # the lazy approver is slashed verifierStake into the pool
@@ -139,7 +143,7 @@ def test_lazy_verifier_is_caught_by_a_forced_error(
     # every rejecter and the whistleblower get their bond back plus the jackpot
     winners = [*honest, wb.address]
     for a in winners:
-        assert submitter.jobs.credit_of(a) - credits[a] >= p.challenge_bond + p.jackpot
+        assert submitter.escrow.credit_of(a) - credits[a] >= p.challenge_bond + p.jackpot
     paid = {
         e.args["account"]: e.args["amount"]
         for e in submitter.decode_receipt(receipt, "JackpotPaid")
@@ -147,15 +151,17 @@ def test_lazy_verifier_is_caught_by_a_forced_error(
     assert paid == {a: p.jackpot for a in winners}
     (settled,) = submitter.decode_receipt(receipt, "ForcedErrorSettled")
     assert settled.args["sampleIndex"] == f and settled.args["slashed"] == p.verifier_stake
-    assert submitter.jobs.jackpot_pool() == pool + p.verifier_stake - len(winners) * p.jackpot
+    assert submitter.escrow.jackpot_pool() == pool + p.verifier_stake - len(winners) * p.jackpot
     # the solver is not penalised: stake intact, reward credited
     assert submitter.stakes.stake_of(solver.address, Role.Solver).staked == solver_stake
-    assert submitter.jobs.credit_of(solver.address) - credits[solver.address] == 10 * E18
-    escrowed, bonds, owed, jackpot = submitter.jobs.liabilities()
-    assert jackpot == submitter.jobs.jackpot_pool()
-    assert escrowed + bonds + owed + jackpot == submitter.token.balance_of(
-        protocol.addresses.job_manager
+    assert submitter.escrow.credit_of(solver.address) - credits[solver.address] == 10 * E18
+    escrowed, bonds, owed, jackpot = submitter.escrow.liabilities()
+    assert jackpot == submitter.escrow.jackpot_pool()
+    pots = submitter.escrow.bucket_of(Bucket.Pot)
+    assert escrowed + bonds + owed + jackpot + pots == submitter.token.balance_of(
+        protocol.addresses.escrow
     )
+    assert submitter.token.balance_of(protocol.addresses.job_manager) == 0
 
 
 def test_solver_that_never_reveals_is_slashed(
@@ -169,12 +175,12 @@ def test_solver_that_never_reveals_is_slashed(
     by_addr = {c.address: c for c in clients.values()}
     seal_and_reveal(job_id, by_addr, lambda v, j: j != claims.forced_sample)
     to_secret_window(submitter, job_id)
-    assert submitter.round.outcome(job_id)[0] is RoundOutcome.Pending
+    assert submitter.round.outcome(submitter.jobs.submission_of(job_id))[0] is RoundOutcome.Pending
     with pytest.raises(errors.SecretCommitmentMismatch):
         reveal_secret(solver, job_id, hashes, K, os.urandom(32), claims, advance=False)
-    closes = submitter.round.windows_of(job_id).secret_reveal_closes
+    closes = submitter.round.windows_of(submitter.jobs.submission_of(job_id)).secret_reveal_closes
     submitter.increase_time(closes - submitter.timestamp() + 1)
-    assert submitter.round.outcome(job_id)[0] is RoundOutcome.NoReveal
+    assert submitter.round.outcome(submitter.jobs.submission_of(job_id))[0] is RoundOutcome.NoReveal
     with pytest.raises(errors.OutsideWindow):
         reveal_secret(solver, job_id, hashes, K, secret, claims, advance=False)
     before = submitter.stakes.stake_of(solver.address, Role.Solver).staked
@@ -199,10 +205,10 @@ def test_solver_that_posts_no_claims_is_slashed(
         if c.address == submitter.jobs.get_assignment(job_id).verifiers[0]
     )
     with pytest.raises(errors.ClaimsNotPosted):
-        v.round.commit_verdicts(job_id, os.urandom(32))
+        v.round.commit_verdicts(v.jobs.submission_of(job_id), os.urandom(32))
     job = submitter.jobs.get_job(job_id)
     submitter.increase_time(job.challenge_deadline - submitter.timestamp() + 1)
-    assert submitter.round.outcome(job_id)[0] is RoundOutcome.NoClaims
+    assert submitter.round.outcome(submitter.jobs.submission_of(job_id))[0] is RoundOutcome.NoClaims
     before = submitter.stakes.stake_of(solver.address, Role.Solver).staked
     submitter.jobs.finalize(job_id)
     assert submitter.jobs.get_job(job_id).status is JobStatus.Rejected
@@ -212,9 +218,14 @@ def test_solver_that_posts_no_claims_is_slashed(
 def test_fund_jackpot(protocol: Deployment, client_factory) -> None:
     c = client_factory(4)
     c.token.faucet(100 * E18)
-    assert c.jobs.jackpot_pool() >= protocol.params.jackpot_funding
-    before = c.jobs.jackpot_pool()
-    receipt = c.jobs.fund_jackpot(7 * E18)
-    assert c.jobs.jackpot_pool() == before + 7 * E18
-    (ev,) = c.decode_receipt(receipt, "JackpotFunded")
-    assert ev.args == {"funder": c.address, "amount": 7 * E18}
+    assert c.escrow.jackpot_pool() >= protocol.params.jackpot_funding
+    before = c.escrow.jackpot_pool()
+    receipt = c.escrow.fund_jackpot(7 * E18)
+    assert c.escrow.jackpot_pool() == before + 7 * E18
+    (ev,) = c.decode_receipt(receipt, "Deposited")
+    assert ev.args == {
+        "protocol": c.address,
+        "bucket": int(Bucket.Jackpot),
+        "from": c.address,
+        "amount": 7 * E18,
+    }

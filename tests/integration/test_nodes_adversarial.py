@@ -111,7 +111,7 @@ def test_lazy_verifier_is_challenged_and_slashed(net: Network) -> None:
     )
     assert reader.stakes.stake_of(solver, Role.Solver).staked == 3 * net.params.solver_stake
     # the whistleblower won: its bond back plus a share of the pot, claimed by the node
-    net.wait_for("whistleblower paid", lambda: reader.jobs.credit_of(wb) == 0)
+    net.wait_for("whistleblower paid", lambda: reader.escrow.credit_of(wb) == 0)
     assert reader.token.balance_of(wb) > 0
 
 
@@ -119,12 +119,12 @@ def test_lazy_verifier_is_caught_by_a_forced_error(forced_net: Network) -> None:
     net = forced_net
     job_id, solver = _run(net, None, lazy=(V1,))  # an honest solver: only the forced error
     reader = net.client(0)
-    pool = reader.jobs.jackpot_pool()
+    pool = reader.escrow.jackpot_pool()
     assert (
         net.wait_status(job_id, JobStatus.Finalized, JobStatus.Rejected, timeout=300)
         is JobStatus.Finalized
     )
-    outcome, f = reader.round.outcome(job_id)
+    outcome, f = reader.round.outcome(reader.jobs.submission_of(job_id))
     assert outcome is RoundOutcome.Forced
     lazy, wb = net.client(V1).address, net.client(WHISTLEBLOWER).address
     honest = [net.client(i).address for i in (V2, V3)]
@@ -148,7 +148,7 @@ def test_lazy_verifier_is_caught_by_a_forced_error(forced_net: Network) -> None:
         if int(e["args"]["jobId"]) == job_id
     ]
     assert sorted(e["args"]["account"] for e in paid) == sorted([*honest, wb])
-    assert reader.jobs.jackpot_pool() == pool + p.verifier_stake - 3 * p.jackpot
+    assert reader.escrow.jackpot_pool() == pool + p.verifier_stake - 3 * p.jackpot
     # the solver is not penalised: stake intact, shares minted
     assert reader.stakes.stake_of(solver, Role.Solver).staked == 4 * p.solver_stake
     assert reader.shares.balance_of(tiny_spec(seed=21).model_id_hash(), solver) > 0

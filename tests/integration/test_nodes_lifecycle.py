@@ -65,7 +65,9 @@ def test_honest_job_is_finalized_paid_and_minted(net: Network) -> None:
     # shares: one per verified step, minted to the solver
     assert reader.shares.balance_of(spec.model_id_hash(), solver_client.address) == spec.total_steps
     # the nodes claim their credit (reward / fees) by themselves
-    net.wait_for("solver credit claimed", lambda: reader.jobs.credit_of(solver_client.address) == 0)
+    net.wait_for(
+        "solver credit claimed", lambda: reader.escrow.credit_of(solver_client.address) == 0
+    )
     for i in (V1, V2, V3):
         stake = reader.stakes.stake_of(net.client(i).address, Role.Verifier)
         assert stake.locked == 0 and stake.staked == net.params.min_stake_verifier
@@ -126,5 +128,5 @@ def test_solver_killed_after_commit_reserves_and_finishes(net: Network) -> None:
         is JobStatus.Finalized
     )
     # the restarted solver posted its claims and revealed the secret it committed to
-    revealed = reader.round.round_of(job_id)
+    revealed = reader.round.round_of(reader.jobs.submission_of(job_id))
     assert revealed.revealed and revealed.secret == secret

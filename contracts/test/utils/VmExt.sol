@@ -21,4 +21,10 @@ interface VmExt is Vm {
 
     /// @notice Current timestamp, unaffected by the compiler caching `block.timestamp`.
     function getBlockTimestamp() external view returns (uint256 timestamp);
+
+    /// @notice The address `deployer` creates at `nonce` with CREATE.
+    function computeCreateAddress(address deployer, uint256 nonce) external pure returns (address);
+
+    /// @notice Whether `key` (a JSONPath) exists in `json`.
+    function keyExistsJson(string calldata json, string calldata key) external view returns (bool exists);
 }

@@ -1,0 +1,78 @@
+"""The Python deployer against the declarative deployment table (contracts/script/deployment.json):
+every applicable step is one transaction of the deployer, in the table's order, so each contract
+sits at the CREATE address of its step's nonce, and every wiring call left its state on chain.
+Forge checks Deploy.sol against the same table (contracts/test/DeployOrder.t.sol).
+
+Run: ``.venv/bin/python -m pytest tests/integration/test_deploy_table.py``.
+"""
+
+from __future__ import annotations
+
+import pytest
+import rlp
+from eth_utils import keccak, to_canonical_address, to_checksum_address
+
+from chain import Anvil, ChainClient, ProtocolParams, deploy_protocol
+from chain.anvil import DEV_PRIVATE_KEYS
+from chain.deploy import load_table
+
+
+def _create_address(deployer: str, nonce: int) -> str:
+    return to_checksum_address(keccak(rlp.encode([to_canonical_address(deployer), nonce]))[12:])
+
+
+@pytest.mark.parametrize("adjudicator", ["committee", "bisection"])
+def test_python_deployer_follows_the_table(
+    anvil: Anvil, protocol_artifacts, adjudicator: str
+) -> None:
+    client = ChainClient(anvil.rpc_url, DEV_PRIVATE_KEYS[5])
+    nonce0 = client.w3.eth.get_transaction_count(client.address)
+    params = ProtocolParams.demo(adjudicator=adjudicator, jackpot_funding=0)
+    dep = deploy_protocol(client, params, build=False)
+    steps = [s for s in load_table() if s.applies_to(adjudicator)]
+    assert client.w3.eth.get_transaction_count(client.address) == nonce0 + len(steps)
+
+    by_name = {
+        "token": dep.addresses.token,
+        "stakeManager": dep.addresses.stake_manager,
+        "shareRegistry": dep.addresses.share_registry,
+        "escrow": dep.addresses.escrow,
+        "libSettlement": dep.addresses.lib_settlement,
+        "jobManager": dep.addresses.job_manager,
+        "verificationRound": dep.addresses.verification_round,
+        "committee": dep.addresses.arbitration,
+        "bisectionGame": dep.addresses.bisection_game,
+    }
+    deployed = [s for s in steps if s.kind != "call"]
+    assert {s.name for s in deployed} == {k for k, v in by_name.items() if v is not None}
+    for i, step in enumerate(steps):
+        if step.kind != "call":
+            assert by_name[step.name] == _create_address(client.address, nonce0 + i), step.name
+    # the JobManager runs with the library the table deployed linked in
+    code = client.w3.eth.get_code(dep.addresses.job_manager).hex()
+    assert str(dep.addresses.lib_settlement).lower()[2:] in code
+
+    # each wiring call of the table left its state
+    c = client
+    role = c.call(c.stakes.contract, "PROTOCOL_ROLE")
+    adjudicator_addr = by_name["committee" if adjudicator == "committee" else "bisectionGame"]
+    for step in (s for s in steps if s.kind == "call"):
+        args = [by_name[a] for a in step.args if not a.endswith(".PROTOCOL_ROLE")]
+        match step.function:
+            case "setVerificationRound":
+                assert c.call(c.jobs.contract, "verificationRound") == args[0]
+            case "setStepParent":
+                assert c.call(c.committee.contract, "stepParent") == args[0]
+            case "setAdjudicator":
+                assert args == [adjudicator_addr]
+                assert c.call(c.jobs.contract, "adjudicator") == adjudicator_addr
+            case "authorize":
+                assert all(c.escrow.is_authorized(a) for a in args)
+            case "setMinter":
+                assert c.call(c.shares.contract, "minter") == args[0]
+            case "grantRole":
+                assert c.call(c.stakes.contract, "hasRole", role, args[0])
+            case other:
+                pytest.fail(f"table step {other} has no check here")
+    assert not c.escrow.is_authorized(c.address)
+    assert c.escrow.is_authorized(dep.addresses.arbitration) is False
