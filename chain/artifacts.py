@@ -19,6 +19,7 @@ import functools
 import json
 import logging
 import os
+import re
 import shutil
 import subprocess
 import threading
@@ -80,6 +81,8 @@ class Artifact(TypedDict):
 
 
 _build_lock = threading.Lock()
+# A contract, interface or library declaration (not the word in a comment).
+_DECLARES_ARTIFACT = re.compile(r"^\s*(?:abstract\s+)?(?:contract|interface|library)\s+\w+", re.M)
 
 
 @functools.cache
@@ -161,8 +164,7 @@ def needs_build() -> bool:
         arts = list((out / src.name).glob("*.json"))
         if not arts:
             # Files that only declare free functions/types produce no artifact: ignore them.
-            text = src.read_text()
-            if any(k in text for k in ("contract ", "interface ", "library ")):
+            if _DECLARES_ARTIFACT.search(src.read_text()):
                 return True
             continue
         if src.stat().st_mtime > min(a.stat().st_mtime for a in arts):
