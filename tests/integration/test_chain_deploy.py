@@ -25,7 +25,7 @@ from chain import (
     write_manifest,
 )
 from chain.scripted_round import commit, post_claims, reveal_secret, seal_and_reveal
-from veritrain.commitments import new_salt
+from veritrain.commitments import new_salt, submission_id
 from veritrain.enums import DisputePhase, DisputeStatus, JobStatus, Role, Verdict
 from veritrain.merkle import checkpoint_tree
 
@@ -116,7 +116,11 @@ def test_smoke_job_happy_path(anvil: Anvil, protocol: Deployment, client_factory
     assert job.status is JobStatus.Open and job.submitter == submitter.address
     assert job.num_segments == 4 and job.spec_uri == "data:,{}"
 
-    solver.jobs.claim_job(job_id)
+    assert submitter.jobs.submission_of(job_id) == b"\x00" * 32  # no solver yet
+    (claimed,) = solver.decode_receipt(solver.jobs.claim_job(job_id), "JobClaimed")
+    sid = submission_id(job_id, solver.address)  # keccak256(abi.encode(jobId, solver))
+    assert bytes(claimed.args["submissionId"]) == sid == solver.jobs.submission_of(job_id)
+    assert solver.jobs.get_submission(sid) == (job_id, solver.address)
     assert solver.jobs.get_job(job_id).status is JobStatus.Claimed
     assert solver.stakes.stake_of(role=Role.Solver).locked == p.solver_stake
     secret = commit(solver, job_id, HASHES, 10, "http://127.0.0.1:1/jobs/1")
