@@ -207,7 +207,7 @@ def _elapsed(seconds: float) -> str:
 
 
 def _job_phase(job: JobRow) -> str:
-    return f"{job.status} · {job.round}" if job.round else job.status
+    return f"{job.status} - {job.round}" if job.round else job.status
 
 
 def _dispute_state(d: DisputeRow) -> str:
@@ -296,11 +296,11 @@ def changes(before: Snapshot | None, after: Snapshot) -> list[str]:
         if prev is None:
             lines.append(
                 f"{stamp} dispute {d.dispute_id} opened on job {d.job_id} ({d.adjudicator}): "
-                f"{d.state}, {d.moves} moves"
+                f"{d.state}, moves {d.moves}"
             )
         elif (prev.state, prev.moves, prev.resolved) != (d.state, d.moves, d.resolved):
             outcome = f"; winner {d.winner}" if d.resolved and d.winner else ""
-            lines.append(f"{stamp} dispute {d.dispute_id}: {d.state}, {d.moves} moves{outcome}")
+            lines.append(f"{stamp} dispute {d.dispute_id}: {d.state}, moves {d.moves}{outcome}")
     seen = {(s.block, s.log_index) for s in before.slashes} if before else set()
     for s in after.slashes:
         if (s.block, s.log_index) not in seen:
@@ -509,6 +509,24 @@ class ChainPoller:
         Returns:
             The snapshot; its slashes and forced errors accumulate over polls, each event once.
         """
+        jobs: list[JobRow] = []
+        disputes: list[DisputeRow] = []
+        for job_id in range(1, int(self._client.jobs.job_count()) + 1):
+            job = self._client.jobs.get_job(job_id, with_uris=False)
+            status = job.status.name
+            jobs.append(
+                JobRow(
+                    job_id=job_id,
+                    solver=self.name(str(job.solver)),
+                    status=status,
+                    round=self._round(job_id, status),
+                    segments=self._segments(job_id, status),
+                    dispute_id=int(job.dispute_id),
+                )
+            )
+            if job.dispute_id:
+                disputes.append(self._dispute(int(job.dispute_id), job_id))
+        # Events after the views: a job seen settled has its slashes in a block <= head.
         head = int(self._client.block_number())
         for log in self._slash_tail.poll(head):
             args = log["args"]
@@ -531,23 +549,6 @@ class ChainPoller:
                     paid_wei=int(args["paid"]),
                 )
             )
-        jobs: list[JobRow] = []
-        disputes: list[DisputeRow] = []
-        for job_id in range(1, int(self._client.jobs.job_count()) + 1):
-            job = self._client.jobs.get_job(job_id, with_uris=False)
-            status = job.status.name
-            jobs.append(
-                JobRow(
-                    job_id=job_id,
-                    solver=self.name(str(job.solver)),
-                    status=status,
-                    round=self._round(job_id, status),
-                    segments=self._segments(job_id, status),
-                    dispute_id=int(job.dispute_id),
-                )
-            )
-            if job.dispute_id:
-                disputes.append(self._dispute(int(job.dispute_id), job_id))
         return Snapshot(
             elapsed_s=elapsed_s,
             jobs=tuple(jobs),

@@ -95,7 +95,7 @@ def test_render_shows_the_job_the_dispute_and_the_slash() -> None:
     text = _text(_snapshot(dead=("verifier-3",)))
     assert "elapsed 1:05" in text
     job_line = next(line for line in text.splitlines() if "solver-perturb" in line)
-    for part in ("3", "Disputed · outcome Forced (sample 1)", "2, 5, 7, 9"):
+    for part in ("3", "Disputed - outcome Forced (sample 1)", "2, 5, 7, 9"):
         assert part in job_line
     dispute_line = next(line for line in text.splitlines() if "bisection" in line)
     for part in ("AwaitingBisection [56, 62]", "clocks 41s / 57s", " 5 "):
@@ -160,7 +160,7 @@ def test_changes_report_each_change_once() -> None:
         dead=("verifier-2",),
     )
     assert changes(first, later) == [
-        "[1:10] dispute 2: ChallengerWon at step 60, 9 moves; winner verifier-1 (challenger)",
+        "[1:10] dispute 2: ChallengerWon at step 60, moves 9; winner verifier-1 (challenger)",
         "[1:10] slashed solver-perturb (solver): 50.00 VTT (block 130)",
         "[1:10] node process exited: verifier-2",
     ]
@@ -342,3 +342,22 @@ def test_wait_settled_draws_until_every_job_is_terminal(monkeypatch: pytest.Monk
     client.status = JobStatus.Verifying
     with pytest.raises(RuntimeError, match="verifier-3"):
         demo._wait_settled(client, cfg, time.monotonic(), dead, names=NAMES, from_block=1)
+
+
+def test_poller_shows_the_slash_of_a_job_it_sees_settled() -> None:
+    """A block mined between the reads: the job is seen Rejected, so its slash is shown too."""
+    client, source = FakeClient(), FakeLogs()
+    poller = ChainPoller(client, NAMES, from_block=1, logs=source)
+    assert poller.poll(1.0).slashes == ()
+
+    def settle_while_reading(job_id: int, with_uris: bool = True) -> Any:
+        client.head += 1  # the finalize tx lands now: the job settles and the solver is slashed
+        source.add(
+            client.head, 0, account=SOLVER, role=0, requested=E18, slashed=E18, recipient=LAZY
+        )
+        return _job(job_id, JobStatus.Rejected)
+
+    client.jobs.get_job = settle_while_reading
+    snapshot = poller.poll(2.0)
+    assert [j.status for j in snapshot.jobs] == ["Rejected"]
+    assert [s.name for s in snapshot.slashes] == ["solver-perturb"]
