@@ -17,9 +17,10 @@ wrong segment. The forced-error rate is 10_000 bps (docs/FORCED_ERRORS.md): ever
 forced error, so every run shows one caught in the honest job: the honest verifiers reject the
 forced claim and earn the jackpot, the lazy verifier approves it and is slashed into the pool,
 the whistleblower flags that approval and is paid from the pool. The demo waits until every
-job is Finalized or Rejected, evaluates each job's committed final checkpoint on the held-out
-test split, pays some revenue into the model, and reports slashes, rewards, ownership shares,
-disputes and forced errors, all read back from the chain's events.
+job is Finalized or Rejected, showing what the chain says meanwhile (`cli.live`: a live view on
+a terminal, one plain line per change otherwise), evaluates each job's committed final
+checkpoint on the held-out test split, pays some revenue into the model, and reports slashes,
+rewards, ownership shares, disputes and forced errors, all read back from the chain's events.
 """
 
 from __future__ import annotations
