@@ -577,12 +577,16 @@ class ChainPoller:
         from chain.errors import ChainError
 
         try:
+            # The round belongs to the job's active submission (PROTOCOL.md 3.8).
+            sid = self._client.jobs.submission_of(job_id)
+            if not any(sid):
+                return ""
             rnd = self._client.round
-            claims_posted = rnd.claims_of(job_id).posted
-            view = rnd.round_of(job_id)
-            outcome, sample = rnd.outcome(job_id)
+            claims_posted = rnd.claims_of(sid).posted
+            view = rnd.round_of(sid)
+            outcome, sample = rnd.outcome(sid)
             verifiers = self._client.jobs.get_assignment(job_id).verifiers
-            revealed = sum(1 for v in verifiers if rnd.verdict_commitment_of(job_id, v)[1])
+            revealed = sum(1 for v in verifiers if rnd.verdict_commitment_of(sid, v)[1])
         except ChainError as exc:  # e.g. a deployment without a VerificationRound
             logger.debug("job %d: no round phase: %s", job_id, exc)
             return ""

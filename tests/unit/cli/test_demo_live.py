@@ -43,6 +43,7 @@ E18 = 10**18
 SOLVER = "0x" + "11" * 20
 LAZY = "0x" + "88" * 20
 CHALLENGER = "0x" + "44" * 20
+SUBMISSION = bytes.fromhex("ab" * 32)
 NAMES = {SOLVER: "solver-perturb", LAZY: "verifier-lazy", CHALLENGER: "verifier-1"}
 
 
@@ -288,12 +289,14 @@ class FakeClient:
             job_count=lambda: 1,
             get_job=lambda j, with_uris=True: _job(j, self.status, self.dispute_id),
             get_assignment=lambda j: Assignment((CHALLENGER, LAZY), (5, 9)),
+            submission_of=lambda j: SUBMISSION,
         )
+        # The round is keyed by the submission id, never by the job id.
         self.round = _Ns(
-            claims_of=lambda j: ClaimsView((b"a", b"b"), (b"c", b"d")),
-            round_of=lambda j: RoundView(j, b"", b"", False, 2),
-            outcome=lambda j: (RoundOutcome.Pending, 0),
-            verdict_commitment_of=lambda j, v: (b"x", v == CHALLENGER),
+            claims_of=lambda s: ClaimsView((b"a", b"b"), (b"c", b"d")) if s == SUBMISSION else None,
+            round_of=lambda s: RoundView(s, b"", b"", False, 2) if s == SUBMISSION else None,
+            outcome=lambda s: (RoundOutcome.Pending, 0) if s == SUBMISSION else None,
+            verdict_commitment_of=lambda s, v: (b"x", v == CHALLENGER and s == SUBMISSION),
         )
         self.adjudicator = _Ns(name="bisection")
         self.committee = _Ns()
