@@ -17,9 +17,10 @@ wrong segment. The forced-error rate is 10_000 bps (docs/FORCED_ERRORS.md): ever
 forced error, so every run shows one caught in the honest job: the honest verifiers reject the
 forced claim and earn the jackpot, the lazy verifier approves it and is slashed into the pool,
 the whistleblower flags that approval and is paid from the pool. The demo waits until every
-job is Finalized or Rejected, evaluates each job's committed final checkpoint on the held-out
-test split, pays some revenue into the model, and reports slashes, rewards, ownership shares,
-disputes and forced errors, all read back from the chain's events.
+job is Finalized or Rejected, showing what the chain says meanwhile (`cli.live`: a live view on
+a terminal, one plain line per change otherwise), evaluates each job's committed final
+checkpoint on the held-out test split, pays some revenue into the model, and reports slashes,
+rewards, ownership shares, disputes and forced errors, all read back from the chain's events.
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ NODE_LAYOUT: tuple[tuple[int, str, str, tuple[str, ...]], ...] = (
 STAKES = {"solver": 100 * E18, "verifier": 200 * E18, "whistleblower": 100 * E18}
 ROLE_IDS = {"solver": 0, "verifier": 1, "whistleblower": 2}
 ROLE_NAMES = {0: "solver", 1: "verifier", 2: "whistleblower"}
+POLL_S = 1.5  # seconds between two reads of the chain while the jobs run
 
 
 @dataclass
@@ -195,7 +197,7 @@ def run_demo(cfg: DemoConfig) -> dict[str, Any]:
             if out.returncode != 0:
                 raise RuntimeError(f"job submission failed: {out.stderr.decode()[-2000:]}")
 
-            _wait_settled(deployer, cfg, t0, procs)
+            _wait_settled(deployer, cfg, t0, procs, names=names_by_addr, from_block=dep.block)
             summary = _summarize(deployer, dep, cfg, roles_by_addr, names_by_addr)
             # Revenue flows to the owners: pay some in, read it back per holder.
             if summary["shares"] and cfg.revenue_tokens:
@@ -224,34 +226,42 @@ def _free_port() -> int:
 
 
 def _wait_settled(
-    client: Any, cfg: DemoConfig, t0: float, procs: dict[str, subprocess.Popen[bytes]]
+    client: Any,
+    cfg: DemoConfig,
+    t0: float,
+    procs: dict[str, subprocess.Popen[bytes]],
+    *,
+    names: dict[str, str],
+    from_block: int,
 ) -> None:
-    """Poll until every job is Finalized/Rejected and no dispute is open."""
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    """Poll until every job is Finalized/Rejected, showing the chain's state as it goes.
 
-    from veritrain.enums import JobStatus
+    Each poll (every `POLL_S` seconds) reads a `cli.live.Snapshot` from the chain (jobs and
+    their round phase, disputes, slashes, settled forced errors) and shows it: a live view
+    redrawn in place on a terminal, one plain line per change otherwise.
 
-    terminal = {JobStatus.Finalized, JobStatus.Rejected, JobStatus.Cancelled}
-    with Progress(
-        SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), transient=True
-    ) as progress:
-        task = progress.add_task("waiting for jobs", total=None)
+    Raises:
+        TimeoutError: the jobs did not settle within ``cfg.timeout_s``.
+        RuntimeError: a node process exited early.
+    """
+    from cli.live import ChainPoller, LiveView
+
+    terminal = {"Finalized", "Rejected", "Cancelled"}
+    poller = ChainPoller(client, names, from_block)
+    with LiveView() as view:
         while True:
-            if time.monotonic() - t0 > cfg.timeout_s:
-                raise TimeoutError(f"jobs not settled after {cfg.timeout_s:.0f} s; see logs")
+            elapsed = time.monotonic() - t0
             dead = [n for n, p in procs.items() if p.poll() is not None]
+            snapshot = poller.poll(elapsed, dead)
+            view.update(snapshot)
             if dead:
                 raise RuntimeError(f"node process(es) exited early: {', '.join(dead)}; see logs")
-            count = client.jobs.job_count()
-            statuses = [client.jobs.get_job(j).status for j in range(1, count + 1)]
-            progress.update(
-                task,
-                description="jobs: "
-                + ", ".join(f"{j}:{s.name}" for j, s in enumerate(statuses, 1)),
-            )
-            if count >= cfg.jobs and all(s in terminal for s in statuses):
+            if elapsed > cfg.timeout_s:
+                raise TimeoutError(f"jobs not settled after {cfg.timeout_s:.0f} s; see logs")
+            statuses = [j.status for j in snapshot.jobs]
+            if len(statuses) >= cfg.jobs and all(s in terminal for s in statuses):
                 return
-            time.sleep(2)
+            time.sleep(POLL_S)
 
 
 def _events(client: Any, contract_name: str, event: str, from_block: int) -> list[Any]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -41,6 +42,21 @@ def test_demo_settles_every_job_as_promised(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     summary = json.loads(out.read_text())
     assert all(summary["checks"].values()), summary["checks"]
+    # Off a terminal the live view prints one plain line per change: no escape codes, each
+    # dispute opened once, each slash once (the slash lines add up to the chain's totals).
+    assert "\x1b[" not in proc.stdout
+    for d in summary["disputes"]:
+        opened = f"] dispute {d['dispute_id']} opened on job {d['job_id']} (bisection)"
+        assert proc.stdout.count(opened) == 1, proc.stdout[-4000:]
+    live_slashed: dict[tuple[str, str], float] = {}
+    for name, role, amount in re.findall(r"\] slashed (\S+) \((\w+)\): ([\d,.]+) VTT", proc.stdout):
+        key = (name, role)
+        live_slashed[key] = live_slashed.get(key, 0.0) + float(amount.replace(",", ""))
+    assert live_slashed == {
+        (s["name"], s["role"]): pytest.approx(s["amount_wei"] / 10**18, abs=0.01)
+        for s in summary["slashed"]
+    }, proc.stdout[-4000:]
+    assert proc.stdout.count("] forced error settled on job ") == len(summary["forced_errors"])
 
     jobs = {j["solver_name"]: j for j in summary["jobs"]}
     assert jobs["solver-honest"]["status"] == "Finalized"
