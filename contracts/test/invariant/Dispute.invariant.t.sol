@@ -10,6 +10,7 @@ import {Escrow} from "../../src/Escrow.sol";
 // Types
 import {Bucket} from "../../src/types/EscrowTypes.sol";
 import {GameStatus} from "../../src/types/BisectionTypes.sol";
+import {JobStatus} from "../../src/types/JobTypes.sol";
 
 /// @title Dispute_Invariant_Test
 /// @notice Dispute-game invariants D1-D4 of PROPERTIES.md: bisection games (k = INTERVAL) with one
@@ -49,11 +50,33 @@ contract Dispute_Invariant_Test is Deployers, InvariantTest {
     function afterInvariant() public {
         handler.settle();
         assertEq(handler.openGames().length, 0, "a game outlived settle()");
+        assertEq(handler.liveJobs().length, 0, "a job stayed in dispute after settle()");
         assertGt(handler.ghost_resolved(), 0, "no game resolved in this run");
         invariant_disputeEndsInTime();
         invariant_honestSideNeverLoses();
         invariant_claimsWithinCredits();
         invariant_tokensConserved();
+    }
+
+    /// @notice The sequence the fuzzer shrank (seed 0x1): job 1's game 1 ends by a fuzzed
+    ///         `claimTimeout` after the keeper's last pass, so the job waits for `finalize` to open
+    ///         its next game while no game is open; `settle` must still play that game to its end.
+    function test_settle_jobAwaitingNextGame_succeeds() public {
+        handler.openGame(25e18, 3732);
+        handler.openGame(
+            1637579619557843261749618616126573134024779093726534689069,
+            99392045809360449040842434238654900175956411489456267
+        );
+        handler.defenderMove(4620, 99, "resolution not synced");
+        handler.defenderMove(3000, 25e18, "k64");
+        handler.warp(100_000);
+        handler.challengerMove(22573565455891106104745230823, false);
+        handler.warp(1458505554503529578971898453284022879835144827085583655101583624);
+        handler.claimTimeout(232152920575646);
+        // The case: every game resolved, yet job 1 is still in dispute with samples to play.
+        assertEq(handler.openGames().length, 0, "a game is still open");
+        assertTrue(jobManager.getJob(1).status == JobStatus.Disputed, "job 1 left its dispute");
+        afterInvariant();
     }
 
     /// @custom:invariant D1 Every game is resolved within DISPUTE_BOUND (2 * clockSeconds + vote

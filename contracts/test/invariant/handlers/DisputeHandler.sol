@@ -312,16 +312,21 @@ contract DisputeHandler is Deployers {
 
     ////// End of run //////
 
-    /// @notice Plays every dispute left to its end: time passes in ticks with keeper passes while
+    /// @notice Plays every job in dispute to its end: time passes in ticks with keeper passes while
     ///         the fuzzer's side stalls (opens one game first if the run opened none). Called by the
     ///         test's `afterInvariant`, so that every run checks D1-D4 on resolved games.
+    /// @dev Loops on the jobs in dispute, not on the open games: a game resolved by a fuzzed call
+    ///      (`claimTimeout`, `driveStep`) leaves its job waiting for `finalize` to open the job's
+    ///      next game, with no game open until the keeper's next pass.
     /// @custom:property-id D1 D2 D3 D4
     function settle() external tracked {
         if (ghost_games == 0) _openGame(0, 0);
-        // Each job plays at most samplesPerJob games one after the other, each within
-        // DISPUTE_BOUND: this many ticks always suffice for a correct game.
-        uint256 ticks = (jobManager.params().samplesPerJob * DISPUTE_BOUND) / TICK + 1;
-        for (uint256 i; i < ticks && _openGames.length != 0; ++i) {
+        // Each job plays at most samplesPerJob games one after the other. Here time only moves in
+        // TICKs, so by D1 each game resolves within DISPUTE_BOUND + TICK - 1 of its opening, and
+        // the keeper pass that resolves it finalizes the job, which opens the next game at once:
+        // this many ticks always suffice for correct games.
+        uint256 ticks = (jobManager.params().samplesPerJob * (DISPUTE_BOUND + TICK - 1)) / TICK + 1;
+        for (uint256 i; i < ticks && _liveJobs.length != 0; ++i) {
             _tick(TICK);
         }
         _keep(0);
@@ -337,6 +342,11 @@ contract DisputeHandler is Deployers {
     /// @notice Games not resolved yet (D1 checks that this matches the game's statuses).
     function openGames() external view returns (uint256[] memory) {
         return _openGames;
+    }
+
+    /// @notice Jobs still in dispute (a game open, or a resolved game whose job awaits `finalize`).
+    function liveJobs() external view returns (uint256[] memory) {
+        return _liveJobs;
     }
 
     /// @notice Every account that may hold a credit.
