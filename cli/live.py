@@ -609,15 +609,14 @@ class ChainPoller:
         if cached is not None:
             return cached
         adjudicator = str(self._client.adjudicator.name)
-        if adjudicator == "bisection":
-            row = self._game_row(dispute_id, job_id)
-        else:
-            row = self._committee_row(dispute_id, job_id, adjudicator)
+        # One row reader per adjudicator, picked by name like the demo's dispute tracers.
+        rows = {"bisection": self._game_row}
+        row = rows.get(adjudicator, self._committee_row)(dispute_id, job_id, adjudicator)
         if row.resolved:
             self._cache.disputes[dispute_id] = row
         return row
 
-    def _game_row(self, dispute_id: int, job_id: int) -> DisputeRow:
+    def _game_row(self, dispute_id: int, job_id: int, adjudicator: str) -> DisputeRow:
         game = self._client.game.get_game(dispute_id)
         status = game.status.name
         if game.resolved:

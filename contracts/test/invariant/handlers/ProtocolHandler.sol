@@ -37,7 +37,7 @@ contract ProtocolHandler is Bound {
     bytes32 internal constant STAKE_SLASHED = keccak256("StakeSlashed(address,uint8,uint256,uint256,address)");
     bytes32 internal constant MODEL_ID = keccak256("digits-mlp");
     /// @notice Most `advance` calls `settle` makes.
-    uint256 internal constant MAX_SETTLE_STEPS = 400;
+    uint256 internal constant MAX_SETTLE_STEPS = 1500;
 
     ////// State //////
 
@@ -47,6 +47,8 @@ contract ProtocolHandler is Bound {
     Escrow public escrow;
     ArbitrationCommittee public committee;
     VerificationRound public round;
+    /// @notice True inside `settle`: solvers always post claims and reveal their secret there.
+    bool internal _settling;
 
     address[] public actors;
     address[] public submitters;
@@ -191,8 +193,10 @@ contract ProtocolHandler is Bound {
         if (block.number <= job.randomnessBlock) vm.roll(job.randomnessBlock + 1);
         jobManager.assignVerifiers(jobId);
         ++ghost_calls["assignVerifiers"];
-        // The solver posts its claims at once, except in one job in ten (outcome NoClaims).
-        if (jobManager.getJob(jobId).status == JobStatus.Verifying && _roll(jobSeed, "claims") % 10 != 0) {
+        // The solver posts its claims at once, except in one job in ten (outcome NoClaims) outside
+        // `settle`, which must reach a forced-error settlement and so never withholds them.
+        bool withhold = !_settling && _roll(jobSeed, "claims") % 10 == 0;
+        if (jobManager.getJob(jobId).status == JobStatus.Verifying && !withhold) {
             _postClaims(jobId);
         }
     }
@@ -297,8 +301,12 @@ contract ProtocolHandler is Bound {
             // Past its window the secret can no longer be revealed (outcome NoReveal).
             bool open = block.timestamp <= uint256(job.challengeDeadline) + _revealWindow();
             if (starts.length != 0 && !revealed && open) {
-                if (_roll(jobSeed, "reveal") % 8 == 0) vm.warp(uint256(job.challengeDeadline) + _revealWindow() + 1);
-                else _revealSecret(jobId, job);
+                // Never skipped inside `settle` (a NoReveal job cannot settle a forced error).
+                if (!_settling && _roll(jobSeed, "reveal") % 8 == 0) {
+                    vm.warp(uint256(job.challengeDeadline) + _revealWindow() + 1);
+                } else {
+                    _revealSecret(jobId, job);
+                }
             }
             return _finalizeVerifying(jobId, job);
         } else if (job.status != JobStatus.Disputed) {
@@ -561,13 +569,17 @@ contract ProtocolHandler is Bound {
     /// @custom:property-id P2 P3 P5
     function settle() external {
         if (progressed()) return;
-        // Fresh stake for every solver and verifier, so that slashes and unbonds earlier in the run
-        // cannot keep the drive from claiming jobs and filling seats.
+        _settling = true;
+        // Fresh stake for every solver, verifier and whistleblower, so that slashes and unbonds earlier
+        // in the run cannot keep the drive from claiming jobs, filling seats and challenging.
         for (uint256 i; i < solvers.length; ++i) {
             _topUp(solvers[i], Role.Solver, 300e18);
         }
         for (uint256 i; i < verifiers.length; ++i) {
             _topUp(verifiers[i], Role.Verifier, 200e18);
+        }
+        for (uint256 i; i < whistleblowers.length; ++i) {
+            _topUp(whistleblowers[i], Role.Whistleblower, 50e18);
         }
         for (uint256 i; i < MAX_SETTLE_STEPS && !progressed(); ++i) {
             uint256 choice = uint256(keccak256(abi.encode("settle", i)));
