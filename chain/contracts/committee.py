@@ -10,12 +10,10 @@ Run: not a script; ``client.committee.draw_committee(...)``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from eth_utils.address import to_checksum_address
-from web3.contract import Contract
 from web3.types import TxReceipt
 
+from chain.contracts._base import ContractFacade
 from chain.types import (
     DisputePhase,
     DisputeStatus,
@@ -26,30 +24,17 @@ from chain.types import (
 )
 from veritrain.commitments import vote_commitment
 
-if TYPE_CHECKING:
-    from chain.client import ChainClient
-
 __all__ = ["CommitteeFacade"]
 
 
-class CommitteeFacade:
+class CommitteeFacade(ContractFacade):
     """Typed facade of `ArbitrationCommittee` for one client (``client.committee``).
 
     Args:
         client: the owning `ChainClient` (signing, nonces, calls).
     """
 
-    def __init__(self, client: ChainClient) -> None:
-        self._client = client
-
-    @property
-    def contract(self) -> Contract:
-        """The web3 handle of the deployed `ArbitrationCommittee`.
-
-        Raises:
-            ChainValueError: the client has no deployment (or this contract is not deployed).
-        """
-        return self._client.handle("arbitration")
+    HANDLE = "arbitration"
 
     def draw_committee(self, dispute_id: int) -> TxReceipt:
         """Draw the dispute's committee (after its randomness block is mined)."""

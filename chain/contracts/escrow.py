@@ -10,38 +10,23 @@ Run: not a script; ``client.escrow.claim_credit()``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from eth_utils.address import to_checksum_address
-from web3.contract import Contract
 from web3.types import TxReceipt
 
+from chain.contracts._base import ContractFacade
 from veritrain.enums import Bucket
-
-if TYPE_CHECKING:
-    from chain.client import ChainClient
 
 __all__ = ["EscrowFacade"]
 
 
-class EscrowFacade:
+class EscrowFacade(ContractFacade):
     """Typed facade of `Escrow` for one client (``client.escrow``).
 
     Args:
         client: the owning `ChainClient` (signing, nonces, calls).
     """
 
-    def __init__(self, client: ChainClient) -> None:
-        self._client = client
-
-    @property
-    def contract(self) -> Contract:
-        """The web3 handle of the deployed `Escrow`.
-
-        Raises:
-            ChainValueError: the client has no deployment.
-        """
-        return self._client.handle("escrow")
+    HANDLE = "escrow"
 
     @property
     def address(self) -> str:

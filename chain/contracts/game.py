@@ -11,11 +11,10 @@ Run: not a script; ``client.game.post_endpoints(...)``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
-from web3.contract import Contract
 from web3.types import TxReceipt
 
+from chain.contracts._base import ContractFacade
 from chain.types import (
     GameStatus,
     GameView,
@@ -24,30 +23,17 @@ from chain.types import (
     struct_to_dict,
 )
 
-if TYPE_CHECKING:
-    from chain.client import ChainClient
-
 __all__ = ["GameFacade"]
 
 
-class GameFacade:
+class GameFacade(ContractFacade):
     """Typed facade of `BisectionGame` for one client (``client.game``).
 
     Args:
         client: the owning `ChainClient` (signing, nonces, calls).
     """
 
-    def __init__(self, client: ChainClient) -> None:
-        self._client = client
-
-    @property
-    def contract(self) -> Contract:
-        """The web3 handle of the deployed `BisectionGame`.
-
-        Raises:
-            ChainValueError: the client has no deployment (or this contract is not deployed).
-        """
-        return self._client.handle("bisection_game")
+    HANDLE = "bisection_game"
 
     def post_endpoints(
         self,

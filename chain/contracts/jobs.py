@@ -11,12 +11,11 @@ Run: not a script; ``client.jobs.job_params(...)``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from eth_utils.address import to_checksum_address
-from web3.contract import Contract
 from web3.types import TxReceipt
 
+from chain.contracts._base import ContractFacade
 from chain.types import (
     Assignment,
     JobParamsView,
@@ -27,30 +26,17 @@ from chain.types import (
     struct_to_dict,
 )
 
-if TYPE_CHECKING:
-    from chain.client import ChainClient
-
 __all__ = ["JobsFacade"]
 
 
-class JobsFacade:
+class JobsFacade(ContractFacade):
     """Typed facade of `JobManager` for one client (``client.jobs``).
 
     Args:
         client: the owning `ChainClient` (signing, nonces, calls).
     """
 
-    def __init__(self, client: ChainClient) -> None:
-        self._client = client
-
-    @property
-    def contract(self) -> Contract:
-        """The web3 handle of the deployed `JobManager`.
-
-        Raises:
-            ChainValueError: the client has no deployment (or this contract is not deployed).
-        """
-        return self._client.handle("job_manager")
+    HANDLE = "job_manager"
 
     def job_params(self) -> JobParamsView:
         """``JobManager.params()`` (wei, seconds)."""

@@ -12,12 +12,11 @@ Run: not a script; ``client.round.post_claims(...)``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from eth_utils.address import to_checksum_address
-from web3.contract import Contract
 from web3.types import TxReceipt
 
+from chain.contracts._base import ContractFacade
 from chain.types import (
     ClaimsView,
     RoundOutcome,
@@ -25,30 +24,17 @@ from chain.types import (
     RoundWindows,
 )
 
-if TYPE_CHECKING:
-    from chain.client import ChainClient
-
 __all__ = ["RoundFacade"]
 
 
-class RoundFacade:
+class RoundFacade(ContractFacade):
     """Typed facade of `VerificationRound` for one client (``client.round``).
 
     Args:
         client: the owning `ChainClient` (signing, nonces, calls).
     """
 
-    def __init__(self, client: ChainClient) -> None:
-        self._client = client
-
-    @property
-    def contract(self) -> Contract:
-        """The web3 handle of the deployed `VerificationRound`.
-
-        Raises:
-            ChainValueError: the client has no deployment (or this contract is not deployed).
-        """
-        return self._client.handle("verification_round")
+    HANDLE = "verification_round"
 
     def post_claims(
         self, submission_id: bytes, start_hashes: Sequence[bytes], end_hashes: Sequence[bytes]

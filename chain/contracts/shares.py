@@ -15,6 +15,7 @@ from eth_utils.address import to_checksum_address
 from web3.contract import Contract
 from web3.types import TxReceipt
 
+from chain.contracts._base import ContractFacade
 from chain.errors import ChainValueError
 
 if TYPE_CHECKING:
@@ -23,15 +24,17 @@ if TYPE_CHECKING:
 __all__ = ["SharesFacade"]
 
 
-class SharesFacade:
+class SharesFacade(ContractFacade):
     """Typed facade of `ShareRegistry` for one client (``client.shares``).
 
     Args:
         client: the owning `ChainClient` (signing, nonces, calls).
     """
 
+    HANDLE = "share_registry"
+
     def __init__(self, client: ChainClient) -> None:
-        self._client = client
+        super().__init__(client)
         self._tokens: dict[bytes, Contract] = {}
 
     def forget(self) -> None:
@@ -41,15 +44,6 @@ class SharesFacade:
     def is_shares_token(self, address: str) -> bool:
         """Whether ``address`` is a ModelShares token this facade has resolved."""
         return any(t.address == address for t in self._tokens.values())
-
-    @property
-    def contract(self) -> Contract:
-        """The web3 handle of the deployed `ShareRegistry`.
-
-        Raises:
-            ChainValueError: the client has no deployment (or this contract is not deployed).
-        """
-        return self._client.handle("share_registry")
 
     def shares_of(self, model_id: bytes) -> str | None:
         """Address of a model's ModelShares token, or None before its first job finalizes."""

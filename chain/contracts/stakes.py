@@ -9,41 +9,26 @@ Run: not a script; ``client.stakes.stake(...)``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from eth_utils.address import to_checksum_address
-from web3.contract import Contract
 from web3.types import TxReceipt
 
+from chain.contracts._base import ContractFacade
 from chain.types import (
     Role,
     StakeView,
 )
 
-if TYPE_CHECKING:
-    from chain.client import ChainClient
-
 __all__ = ["StakesFacade"]
 
 
-class StakesFacade:
+class StakesFacade(ContractFacade):
     """Typed facade of `StakeManager` for one client (``client.stakes``).
 
     Args:
         client: the owning `ChainClient` (signing, nonces, calls).
     """
 
-    def __init__(self, client: ChainClient) -> None:
-        self._client = client
-
-    @property
-    def contract(self) -> Contract:
-        """The web3 handle of the deployed `StakeManager`.
-
-        Raises:
-            ChainValueError: the client has no deployment (or this contract is not deployed).
-        """
-        return self._client.handle("stake_manager")
+    HANDLE = "stake_manager"
 
     def stake(self, role: Role | int, amount: int) -> TxReceipt:
         """Stake ``amount`` wei for ``role`` (auto-approves the StakeManager)."""

@@ -9,38 +9,23 @@ Run: not a script; ``client.token.balance_of(...)``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from eth_utils.address import to_checksum_address
-from web3.contract import Contract
 from web3.types import TxReceipt
 
+from chain.contracts._base import ContractFacade
 from chain.transport import MAX_UINT256
-
-if TYPE_CHECKING:
-    from chain.client import ChainClient
 
 __all__ = ["TokenFacade"]
 
 
-class TokenFacade:
+class TokenFacade(ContractFacade):
     """Typed facade of `VeriToken` for one client (``client.token``).
 
     Args:
         client: the owning `ChainClient` (signing, nonces, calls).
     """
 
-    def __init__(self, client: ChainClient) -> None:
-        self._client = client
-
-    @property
-    def contract(self) -> Contract:
-        """The web3 handle of the deployed `VeriToken`.
-
-        Raises:
-            ChainValueError: the client has no deployment (or this contract is not deployed).
-        """
-        return self._client.handle("token")
+    HANDLE = "token"
 
     def balance_of(self, account: str | None = None) -> int:
         """Payment-token balance in wei (default: this client's account)."""
