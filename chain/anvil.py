@@ -49,6 +49,7 @@ logger = logging.getLogger(__name__)
 __all__ = [
     "Anvil",
     "AnvilError",
+    "port_in_use",
     "DEV_MNEMONIC",
     "DEV_PRIVATE_KEYS",
     "DEFAULT_HARDFORK",
@@ -121,6 +122,61 @@ def _group_alive(pgid: int) -> bool:
         if len(fields) > 2 and int(fields[2]) == pgid and fields[0] != "Z":
             return True
     return not Path("/proc/self").exists()  # no procfs: trust killpg
+
+
+def port_in_use(port: int, host: str = "127.0.0.1") -> bool:
+    """True when something already listens on ``host:port`` (TCP).
+
+    Binds a probe socket with SO_REUSEADDR, so connections of a stopped node lingering in
+    TIME_WAIT do not count; a listening socket does.
+
+    Args:
+        port: TCP port.
+        host: interface (Anvil binds 127.0.0.1).
+    """
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return True
+    return False
+
+
+def _listening_inodes(port: int) -> set[str] | None:
+    """Socket inodes listening on TCP ``port`` (from /proc/net/tcp{,6}); None without procfs."""
+    found: set[str] = set()
+    tables = [Path("/proc/net/tcp"), Path("/proc/net/tcp6")]
+    if not tables[0].exists():
+        return None
+    for table in tables:
+        try:
+            rows = table.read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            cols = row.split()
+            # sl local_address rem_address st ... inode: state 0A is LISTEN
+            if len(cols) > 9 and cols[3] == "0A" and int(cols[1].rsplit(":", 1)[1], 16) == port:
+                found.add(cols[9])
+    return found
+
+
+def _group_socket_inodes(pgid: int) -> set[str]:
+    """Socket inodes held open by the processes of process group ``pgid``."""
+    inodes: set[str] = set()
+    for stat_file in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat_file.read_text().rsplit(")", 1)[1].split()
+            if len(fields) <= 2 or int(fields[2]) != pgid:
+                continue
+            for fd in (stat_file.parent / "fd").iterdir():
+                target = os.readlink(fd)
+                if target.startswith("socket:["):
+                    inodes.add(target[8:-1])
+        except (OSError, IndexError, ValueError):
+            continue
+    return inodes
 
 
 def _free_port() -> int:
@@ -199,6 +255,11 @@ class Anvil:
         return f"http://127.0.0.1:{self.port}"
 
     @property
+    def pid(self) -> int | None:
+        """Process id of the spawned process (also its process group id), None when stopped."""
+        return self._proc.pid if self._proc is not None else None
+
+    @property
     def running(self) -> bool:
         """True while the process is alive."""
         return self._proc is not None and self._proc.poll() is None
@@ -234,8 +295,9 @@ class Anvil:
             self.
 
         Raises:
-            AnvilError: binary missing, process exited early, or not ready within
-                ``startup_timeout`` seconds (the log tail is in the message).
+            AnvilError: binary missing, a fixed ``port`` already in use, process exited early,
+                another process answering on its port, or not ready within
+                ``startup_timeout`` seconds (one line; the log tail is logged at DEBUG).
         """
         if self.running:
             return self
@@ -251,6 +313,11 @@ class Anvil:
             os.close(fd)
             self.log_path = Path(name)
         fixed_port = self.port is not None
+        if self.port is not None and port_in_use(self.port):
+            raise AnvilError(
+                f"port {self.port} on 127.0.0.1 is already in use (another node listens there); "
+                "stop it or pick another port"
+            )
         last_error: Exception | None = None
         for _attempt in range(1 if fixed_port else 3):
             port = self.port if fixed_port and self.port is not None else _free_port()
@@ -286,12 +353,30 @@ class Anvil:
         except OSError:
             return ""
 
+    def _last_log_line(self) -> str:
+        tail = self._log_tail()
+        logger.debug("anvil log tail:\n%s", tail)
+        lines = [line.strip() for line in tail.splitlines() if line.strip()]
+        return f": {lines[-1]}" if lines else ""
+
+    def _answered_by_us(self) -> bool:
+        """Whether the socket listening on our port belongs to the process group we spawned
+        (True when procfs cannot tell)."""
+        if self._proc is None or self.port is None:
+            return False
+        listening = _listening_inodes(self.port)
+        if listening is None:
+            return True
+        return bool(listening & _group_socket_inodes(self._proc.pid))
+
     def _wait_ready(self) -> None:
         deadline = time.monotonic() + self.startup_timeout
         while time.monotonic() < deadline:
             if self._proc is None or self._proc.poll() is not None:
                 code = None if self._proc is None else self._proc.returncode
-                raise AnvilError(f"anvil exited early (code {code}):\n{self._log_tail()}")
+                raise AnvilError(
+                    f"anvil exited early (code {code}, log {self.log_path}){self._last_log_line()}"
+                )
             try:
                 version = self.rpc("web3_clientVersion", timeout=1.0)
             except (RpcUnavailable, ChainError):
@@ -299,8 +384,16 @@ class Anvil:
                 continue
             if "anvil" not in str(version).lower():
                 raise AnvilError(f"node on port {self.port} is not anvil: {version}")
+            if not self._answered_by_us():
+                raise AnvilError(
+                    f"port {self.port} is answered by another process, not the anvil started "
+                    f"here (pid {self._proc.pid})"
+                )
             return
-        raise AnvilError(f"anvil not ready after {self.startup_timeout:.0f} s:\n{self._log_tail()}")
+        raise AnvilError(
+            f"anvil not ready after {self.startup_timeout:.0f} s (log {self.log_path})"
+            f"{self._last_log_line()}"
+        )
 
     def stop(self, timeout: float = 5.0) -> None:
         """Stop the process: SIGINT, then SIGTERM, then SIGKILL (each waits ``timeout`` s).

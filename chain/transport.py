@@ -56,6 +56,19 @@ _CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
 )
 
 
+def _reason(exc: BaseException) -> str:
+    """A short reason for a transport failure (the full text of requests' errors spans lines
+    and repeats the URL)."""
+    text = str(exc)
+    if "Connection refused" in text or isinstance(exc, ConnectionRefusedError):
+        return "connection refused"
+    if isinstance(exc, requests.exceptions.Timeout | TimeoutError) or "timed out" in text:
+        return "timed out"
+    if "Name or service not known" in text or "getaddrinfo failed" in text:
+        return "unknown host"
+    return type(exc).__name__
+
+
 def _revert_data(exc: BaseException) -> bytes | str | None:
     data = getattr(exc, "data", None)
     if isinstance(data, dict):
@@ -155,12 +168,20 @@ class Transport:
         except ContractLogicError as exc:
             raise decode_revert(_revert_data(exc), contract) from exc
         except _CONNECTION_ERRORS as exc:
-            raise RpcUnavailable(f"{self.rpc_url}: {exc}") from exc
+            raise RpcUnavailable(
+                f"cannot reach the RPC endpoint {self.rpc_url} ({_reason(exc)})"
+            ) from exc
         except requests.exceptions.HTTPError as exc:
             status = exc.response.status_code if exc.response is not None else 0
             if status >= 500 or status == 429:
-                raise RpcUnavailable(f"{self.rpc_url}: HTTP {status}") from exc
-            raise ChainError(f"RPC HTTP error: {exc}") from exc
+                raise RpcUnavailable(
+                    f"cannot reach the RPC endpoint {self.rpc_url} (HTTP {status})"
+                ) from exc
+            raise ChainError(f"RPC endpoint {self.rpc_url} answered HTTP {status}") from exc
+        except requests.exceptions.RequestException as exc:  # a URL requests cannot use
+            raise RpcUnavailable(
+                f"cannot use the RPC endpoint {self.rpc_url} ({_reason(exc)})"
+            ) from exc
         except Web3RPCError as exc:
             data = _revert_data(exc)
             if data is not None:

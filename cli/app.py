@@ -9,6 +9,8 @@ Run ``veritrain --help``. Commands:
     unbond ROLE AMOUNT / withdraw ROLE
     job submit / list / show   (show: the verification round too: claims, sealed and revealed
                            verdicts, outcome, the forced sample once the secret is revealed)
+    job cancel ID          the submitter cancels an Open job (its escrow becomes credit)
+    job reclaim ID         reopen a job whose solver missed its commit deadline
     jackpot fund / show    the forced-error jackpot pool (docs/FORCED_ERRORS.md)
     credit                 show and claim pull payments
     shares MODEL [ACCOUNT] who owns a model (Protocol Learning ownership shares)
@@ -16,19 +18,27 @@ Run ``veritrain --help``. Commands:
     solver run / verifier run / whistleblower run   the nodes
     demo                   the whole protocol end to end on a local Anvil
 
+Every failure is one line on stderr and a non-zero exit (`cli.errors.OneLineErrorGroup`);
+``veritrain --debug ...`` or ``VERITRAIN_DEBUG=1`` shows the traceback instead. Inputs are
+checked before any transaction is sent.
+
 Heavy imports (torch, web3) stay inside the commands so ``--help`` is instant.
 """
 
 from __future__ import annotations
 
+import enum
+import math
 import time
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from cli.reports import model_id_of, shares_report
+from cli.errors import CliError, OneLineErrorGroup, enable_debug
+from cli.reports import check_model, model_id_of, shares_report
 from noderuntime.options import (
+    UINT256_MAX,
     DeploymentOpt,
     DevAccountOpt,
     JsonOpt,
@@ -38,15 +48,17 @@ from noderuntime.options import (
     PasswordEnvOpt,
     RpcUrlOpt,
     VerboseOpt,
+    check_address,
     connect,
     emit_json,
     setup_logging,
-    to_wei,
+    token_amount,
 )
 
 __all__ = ["app", "main"]
 
 app = typer.Typer(
+    cls=OneLineErrorGroup,
     help="veritrain: verified, incentivized training on an EVM chain.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -62,6 +74,53 @@ app.add_typer(jackpot_app, name="jackpot")
 
 DEFAULT_RPC = "http://127.0.0.1:8545"
 ROLES = {"solver": 0, "verifier": 1, "whistleblower": 2}
+UINT32_MAX = 2**32 - 1
+UINT64_MAX = 2**64 - 1
+
+
+class RoleName(enum.StrEnum):
+    """A staking role on the command line (its on-chain value is `ROLES[name]`)."""
+
+    solver = "solver"
+    verifier = "verifier"
+    whistleblower = "whistleblower"
+
+
+class Preset(enum.StrEnum):
+    """Protocol parameter presets (`chain.manifest.ProtocolParams`)."""
+
+    demo = "demo"
+    default = "default"
+
+
+class AdjudicatorName(enum.StrEnum):
+    """Who settles a disputed segment in the demo (docs/DISPUTES.md)."""
+
+    bisection = "bisection"
+    committee = "committee"
+
+
+RoleArg = Annotated[
+    RoleName,
+    typer.Argument(case_sensitive=False, help="solver | verifier | whistleblower"),
+]
+JobIdArg = Annotated[int, typer.Argument(min=1, max=UINT256_MAX, help="Job id.")]
+
+
+def _amount(help_text: str, *, positive: bool = True) -> Any:
+    """An AMOUNT argument: tokens (``100``, ``5.5``) or ``<n>wei``, parsed to wei."""
+    return typer.Argument(parser=token_amount(positive=positive), help=help_text)
+
+
+@app.callback()
+def _root(
+    debug: Annotated[
+        bool, typer.Option("--debug", help="Show tracebacks instead of one-line errors.")
+    ] = False,
+) -> None:
+    """veritrain: verified, incentivized training on an EVM chain."""
+    if debug:
+        enable_debug()
 
 
 def _keys(
@@ -72,71 +131,92 @@ def _keys(
     )
 
 
-def _role(name: str) -> int:
-    try:
-        return ROLES[name.lower()]
-    except KeyError:
-        raise typer.BadParameter(f"role must be one of {', '.join(ROLES)}") from None
-
-
 def _fmt_tokens(wei: int) -> str:
     return f"{wei / 10**18:,.4f}"
 
 
-def _run_chain(fn: Any) -> Any:
-    """Run ``fn()`` turning chain errors into clean CLI errors (decoded custom errors)."""
-    from chain.errors import ChainError
-
-    try:
-        return fn()
-    except ChainError as exc:
-        raise typer.Exit(_fail(str(exc))) from None
-
-
-def _fail(message: str) -> int:
-    typer.secho(f"error: {message}", fg=typer.colors.RED, err=True)
-    return 1
+def _require_balance(client: Any, needed: int, what: str) -> None:
+    """Refuse before any transaction when the wallet holds less than ``needed`` wei."""
+    balance = client.token.balance_of()
+    if balance < needed:
+        raise CliError(
+            f"token balance {_fmt_tokens(balance)} VTT of {client.address} is below the "
+            f"{_fmt_tokens(needed)} VTT {what}"
+        )
 
 
 # ---------------------------------------------------------------------------------- devnet
 
 
+class _Stop(Exception):
+    """Raised in the main thread by the devnet's SIGTERM/SIGINT handler."""
+
+
 @app.command()
 def devnet(
-    port: Annotated[int, typer.Option(help="RPC port on 127.0.0.1.")] = 8545,
-    block_time: Annotated[float, typer.Option(help="Seconds between blocks.")] = 1.0,
-    preset: Annotated[str, typer.Option(help="Protocol parameters: 'demo' or 'default'.")] = "demo",
+    port: Annotated[
+        int, typer.Option(min=1, max=65535, help="RPC port on 127.0.0.1 (must be free).")
+    ] = 8545,
+    block_time: Annotated[float, typer.Option(help="Seconds between blocks (> 0).")] = 1.0,
+    preset: Annotated[
+        Preset, typer.Option(case_sensitive=False, help="Protocol parameters.")
+    ] = Preset.demo,
     deployments: Annotated[Path, typer.Option(help="Manifest folder.")] = Path("deployments"),
-    fund: Annotated[str, typer.Option(help="Test tokens minted to each dev account.")] = "10000",
+    fund: Annotated[
+        int,
+        typer.Option(
+            parser=token_amount(positive=False), help="Test tokens minted to each dev account."
+        ),
+    ] = 10_000 * 10**18,
     verbose: VerboseOpt = 0,
 ) -> None:
-    """Start Anvil, deploy the protocol, fund the dev accounts; run until Ctrl-C."""
+    """Start Anvil, deploy the protocol, fund the dev accounts; run until Ctrl-C or SIGTERM.
+
+    Refuses a port already in use (it never deploys onto a chain it did not start); on
+    SIGINT or SIGTERM it stops its Anvil (the whole process group) before exiting.
+    """
+    if not (math.isfinite(block_time) and block_time > 0):
+        raise typer.BadParameter(
+            f"must be > 0 seconds, got {block_time}", param_hint="'--block-time'"
+        )
     setup_logging(verbose)
+    import signal
+
     from chain.anvil import Anvil, dev_accounts
     from chain.client import ChainClient
     from chain.deploy import deploy_protocol
     from chain.manifest import ProtocolParams, write_manifest
 
-    params = ProtocolParams.demo() if preset == "demo" else ProtocolParams()
-    amount = to_wei(fund)
-    with Anvil(port=port, block_time=block_time) as anvil:
-        accounts = dev_accounts(10)
-        deployer = ChainClient(anvil.rpc_url, accounts[0])
-        dep = _run_chain(lambda: deploy_protocol(deployer, params))
-        path = write_manifest(dep, deployments)
-        for acct in accounts:
-            ChainClient(anvil.rpc_url, acct, dep).token.faucet(amount)
-        typer.echo(f"anvil      {anvil.rpc_url} (chain id {dep.chain_id})")
-        typer.echo(f"manifest   {path}")
-        for name, addr in dep.addresses.model_dump().items():
-            typer.echo(f"{name:<15}{addr}")
-        typer.echo(f"funded     {len(accounts)} dev accounts with {fund} VTT each")
-        typer.echo("Ctrl-C to stop")
-        try:
+    params = ProtocolParams.demo() if preset is Preset.demo else ProtocolParams()
+
+    def _on_signal(signum: int, _frame: Any) -> None:
+        for sig in previous:  # a second signal must not interrupt the shutdown
+            signal.signal(sig, signal.SIG_IGN)
+        raise _Stop(signum)
+
+    previous = {sig: signal.signal(sig, _on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        with Anvil(port=port, block_time=block_time) as anvil:
+            accounts = dev_accounts(10)
+            deployer = ChainClient(anvil.rpc_url, accounts[0])
+            dep = deploy_protocol(deployer, params)
+            path = write_manifest(dep, deployments)
+            for acct in accounts:
+                ChainClient(anvil.rpc_url, acct, dep).token.faucet(fund)
+            typer.echo(f"anvil      {anvil.rpc_url} (chain id {dep.chain_id}, pid {anvil.pid})")
+            typer.echo(f"manifest   {path}")
+            for name, addr in dep.addresses.model_dump().items():
+                typer.echo(f"{name:<15}{addr}")
+            typer.echo(f"funded     {len(accounts)} dev accounts with {_fmt_tokens(fund)} VTT each")
+            typer.echo("Ctrl-C to stop", nl=True)
             while anvil.running:
-                time.sleep(1)
-        except KeyboardInterrupt:
-            typer.echo("stopping")
+                time.sleep(0.5)
+            raise CliError(f"anvil exited unexpectedly (log {anvil.log_path})")
+    except _Stop:
+        typer.echo("stopped")
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 # ---------------------------------------------------------------------------------- deploy
@@ -149,9 +229,14 @@ def deploy(
     password_env: PasswordEnvOpt = "VERITRAIN_KEYSTORE_PASSWORD",
     key_env: KeyEnvOpt = None,
     token: Annotated[
-        str | None, typer.Option(help="Existing ERC-20 payment token (else deploy VeriToken).")
+        str | None,
+        typer.Option(
+            callback=check_address, help="Existing ERC-20 payment token (else deploy VeriToken)."
+        ),
     ] = None,
-    preset: Annotated[str, typer.Option(help="'default' or 'demo' parameters.")] = "default",
+    preset: Annotated[
+        Preset, typer.Option(case_sensitive=False, help="Protocol parameters.")
+    ] = Preset.default,
     out: Annotated[Path, typer.Option(help="Manifest folder.")] = Path("deployments"),
     json_out: JsonOpt = False,
     verbose: VerboseOpt = 0,
@@ -164,8 +249,8 @@ def deploy(
     client = connect(
         rpc_url, None, _keys(keystore, password_env, key_env, None), need_deployment=False
     )
-    params = ProtocolParams.demo() if preset == "demo" else ProtocolParams()
-    dep = _run_chain(lambda: deploy_protocol(client, params, token))
+    params = ProtocolParams.demo() if preset is Preset.demo else ProtocolParams()
+    dep = deploy_protocol(client, params, token)
     path = write_manifest(dep, out)
     if json_out:
         emit_json({"manifest": str(path), **dep.model_dump(mode="json")})
@@ -180,8 +265,8 @@ def deploy(
 
 @app.command()
 def stake(
-    role: Annotated[str, typer.Argument(help="solver | verifier | whistleblower")],
-    amount: Annotated[str, typer.Argument(help="Tokens (e.g. 100 or 5.5) or '<n>wei'.")],
+    role: RoleArg,
+    amount: Annotated[int, _amount("Tokens (e.g. 100 or 5.5) or '<n>wei'.")],
     rpc_url: RpcUrlOpt = DEFAULT_RPC,
     deployment: DeploymentOpt = None,
     keystore: KeystoreOpt = None,
@@ -190,14 +275,26 @@ def stake(
     dev_account: DevAccountOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Stake tokens for a role (approves the StakeManager first)."""
+    """Stake tokens for a role (approves the StakeManager for exactly AMOUNT first).
+
+    Checked before any transaction: the wallet balance covers AMOUNT and the resulting stake
+    reaches the role's minimum; so no approval is left behind by a stake that would fail.
+    """
     client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
-    r = _role(role)
-    _run_chain(lambda: client.stakes.stake(r, to_wei(amount)))
+    r = ROLES[role.value]
+    current = client.stakes.stake_of(client.address, r)
+    minimum = client.stakes.min_stake(r)
+    if current.staked + amount < minimum:
+        raise CliError(
+            f"the {role.value} minimum stake is {_fmt_tokens(minimum)} VTT: staking "
+            f"{_fmt_tokens(amount)} on top of {_fmt_tokens(current.staked)} VTT is below it"
+        )
+    _require_balance(client, amount, f"to stake as {role.value}")
+    client.stakes.stake(r, amount)
     view = client.stakes.stake_of(client.address, r)
     payload = {
         "address": client.address,
-        "role": role,
+        "role": role.value,
         "staked_wei": view.staked,
         "locked_wei": view.locked,
         "unbonding_wei": view.unbonding,
@@ -207,15 +304,15 @@ def stake(
         emit_json(payload)
     else:
         typer.echo(
-            f"{client.address} staked {_fmt_tokens(view.staked)} as {role} "
+            f"{client.address} staked {_fmt_tokens(view.staked)} as {role.value} "
             f"(locked {_fmt_tokens(view.locked)}, active={payload['active']})"
         )
 
 
 @app.command()
 def unbond(
-    role: Annotated[str, typer.Argument(help="solver | verifier | whistleblower")],
-    amount: Annotated[str, typer.Argument(help="Tokens to move to unbonding.")],
+    role: RoleArg,
+    amount: Annotated[int, _amount("Tokens to move to unbonding.")],
     rpc_url: RpcUrlOpt = DEFAULT_RPC,
     deployment: DeploymentOpt = None,
     keystore: KeystoreOpt = None,
@@ -225,15 +322,21 @@ def unbond(
 ) -> None:
     """Start unbonding free stake; withdraw it after the unbonding delay."""
     client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
-    r = _role(role)
-    _run_chain(lambda: client.stakes.request_unbond(r, to_wei(amount)))
+    r = ROLES[role.value]
+    free = client.stakes.free_stake(client.address, r)
+    if amount > free:
+        raise CliError(
+            f"free stake as {role.value} is {_fmt_tokens(free)} VTT, below the "
+            f"{_fmt_tokens(amount)} VTT asked to unbond"
+        )
+    client.stakes.request_unbond(r, amount)
     view = client.stakes.stake_of(client.address, r)
     typer.echo(f"unbonding {_fmt_tokens(view.unbonding)} until timestamp {view.release_at}")
 
 
 @app.command()
 def withdraw(
-    role: Annotated[str, typer.Argument(help="solver | verifier | whistleblower")],
+    role: RoleArg,
     rpc_url: RpcUrlOpt = DEFAULT_RPC,
     deployment: DeploymentOpt = None,
     keystore: KeystoreOpt = None,
@@ -243,7 +346,17 @@ def withdraw(
 ) -> None:
     """Withdraw unbonded stake once its delay has passed."""
     client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
-    _run_chain(lambda: client.stakes.withdraw(_role(role)))
+    r = ROLES[role.value]
+    view = client.stakes.stake_of(client.address, r)
+    if view.unbonding == 0:
+        raise CliError(f"nothing unbonding as {role.value} (run `veritrain unbond` first)")
+    now = client.timestamp()
+    if now < view.release_at:
+        raise CliError(
+            f"{_fmt_tokens(view.unbonding)} VTT unbonding as {role.value} is released at "
+            f"timestamp {view.release_at} (in {view.release_at - now} s)"
+        )
+    client.stakes.withdraw(r)
     typer.echo(f"withdrawn; wallet balance {_fmt_tokens(client.token.balance_of())}")
 
 
@@ -262,7 +375,7 @@ def credit(
     client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
     amount = client.escrow.credit_of()
     if claim and amount > 0:
-        _run_chain(client.escrow.claim_credit)
+        client.escrow.claim_credit()
     if json_out:
         emit_json({"address": client.address, "credit_wei": amount, "claimed": claim})
     else:
@@ -273,16 +386,78 @@ def credit(
 # ---------------------------------------------------------------------------------- jobs
 
 
+def _job_specs(
+    *,
+    steps: int,
+    interval: int,
+    seed: int,
+    count: int,
+    lr: float,
+    batch_size: int,
+    threads: int,
+    model_id: str,
+) -> list[Any]:
+    """Build (and so validate) every job's spec before anything is sent.
+
+    Raises:
+        typer.BadParameter: an invalid shape (k does not divide N, k > N, a seed past uint64,
+            a learning rate that is not a finite positive number, an empty model id).
+        pydantic.ValidationError: any other field the spec refuses.
+    """
+    if interval > steps:
+        raise typer.BadParameter(
+            f"checkpoint interval {interval} is larger than --steps {steps}",
+            param_hint="'--interval'",
+        )
+    if steps % interval != 0:
+        raise typer.BadParameter(
+            f"checkpoint interval {interval} does not divide --steps {steps}",
+            param_hint="'--interval'",
+        )
+    if not (math.isfinite(lr) and lr > 0):
+        raise typer.BadParameter(f"must be a finite number > 0, got {lr}", param_hint="'--lr'")
+    if seed + count - 1 > UINT64_MAX:
+        raise typer.BadParameter(
+            f"seed {seed} + {count} jobs passes 2**64 - 1", param_hint="'--seed'"
+        )
+    if not model_id.strip():
+        raise typer.BadParameter("must not be empty", param_hint="'--model-id'")
+    from veritrain.spec import ExecutionProfile, default_digits_spec
+
+    return [
+        default_digits_spec(
+            seed=seed + i,
+            total_steps=steps,
+            checkpoint_interval=interval,
+            lr=lr,
+            batch_size=batch_size,
+            model_id=model_id,
+            profile=ExecutionProfile(threads=threads),
+        )
+        for i in range(count)
+    ]
+
+
 @job_app.command("submit")
 def job_submit(
-    steps: Annotated[int, typer.Option(help="Total optimizer steps N.")] = 300,
-    interval: Annotated[int, typer.Option(help="Checkpoint interval k (divides N).")] = 25,
-    seed: Annotated[int, typer.Option(help="Seed of the first job (then +1 per job).")] = 1,
-    count: Annotated[int, typer.Option(min=1, help="Number of jobs to post.")] = 1,
-    reward: Annotated[str, typer.Option(help="Solver reward per job, in tokens.")] = "50",
+    steps: Annotated[
+        int, typer.Option(min=1, max=UINT32_MAX, help="Total optimizer steps N.")
+    ] = 300,
+    interval: Annotated[
+        int, typer.Option(min=1, max=UINT32_MAX, help="Checkpoint interval k (divides N).")
+    ] = 25,
+    seed: Annotated[
+        int, typer.Option(min=0, max=UINT64_MAX, help="Seed of the first job (then +1 per job).")
+    ] = 1,
+    count: Annotated[int, typer.Option(min=1, max=1000, help="Number of jobs to post.")] = 1,
+    reward: Annotated[
+        int,
+        typer.Option(parser=token_amount(positive=False), help="Solver reward per job, in tokens."),
+    ] = 50 * 10**18,
     model_id: Annotated[str, typer.Option(help="Model the jobs train.")] = "digits-mlp",
-    lr: Annotated[float, typer.Option(help="AdamW learning rate.")] = 3e-3,
-    threads: Annotated[int, typer.Option(help="Pinned CPU thread count.")] = 1,
+    lr: Annotated[float, typer.Option(help="AdamW learning rate (> 0).")] = 3e-3,
+    batch_size: Annotated[int, typer.Option(min=1, help="Examples per step.")] = 64,
+    threads: Annotated[int, typer.Option(min=1, help="Pinned CPU thread count.")] = 1,
     rpc_url: RpcUrlOpt = DEFAULT_RPC,
     deployment: DeploymentOpt = None,
     keystore: KeystoreOpt = None,
@@ -291,30 +466,47 @@ def job_submit(
     dev_account: DevAccountOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Post digits-MLP training jobs, escrowing reward + verifier fees for each."""
-    from veritrain.spec import ExecutionProfile, default_digits_spec
+    """Post digits-MLP training jobs, escrowing reward + verifier fees for each.
 
+    Every spec is built and the balance checked for all COUNT escrows before the first job is
+    posted. If a post still fails midway, the jobs already posted are printed (as JSON with
+    --json) and the command exits non-zero.
+    """
+    specs = _job_specs(
+        steps=steps,
+        interval=interval,
+        seed=seed,
+        count=count,
+        lr=lr,
+        batch_size=batch_size,
+        threads=threads,
+        model_id=model_id,
+    )
     client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
-    posted = []
-    for i in range(count):
-        spec = default_digits_spec(
-            seed=seed + i,
-            total_steps=steps,
-            checkpoint_interval=interval,
-            lr=lr,
-            model_id=model_id,
-            profile=ExecutionProfile(threads=threads),
-        )
-        receipt = _run_chain(
-            lambda spec=spec: client.jobs.post_job(
+    p = client.jobs.job_params()
+    escrow_each = reward + p.verifiers_per_job * p.verifier_fee
+    _require_balance(
+        client, count * escrow_each, f"escrow of {count} job(s) (reward + verifier fees each)"
+    )
+    posted: list[dict[str, Any]] = []
+    from chain.errors import ChainError
+
+    for spec in specs:
+        try:
+            receipt = client.jobs.post_job(
                 spec.model_id_hash(),
                 spec.spec_hash(),
                 spec.total_steps,
                 spec.checkpoint_interval,
-                to_wei(reward),
+                reward,
                 spec.to_data_uri(),
             )
-        )
+        except ChainError as exc:
+            if json_out:
+                emit_json({"jobs": posted})
+            raise CliError(
+                f"posted {len(posted)} of {count} jobs; job with seed {spec.seed} failed: {exc}"
+            ) from exc
         job_id = client.job_id_from(receipt)
         posted.append(
             {"job_id": job_id, "seed": spec.seed, "spec_hash": "0x" + spec.spec_hash().hex()}
@@ -323,6 +515,72 @@ def job_submit(
             typer.echo(f"posted job {job_id} (seed {spec.seed}, N={steps}, k={interval})")
     if json_out:
         emit_json({"jobs": posted})
+
+
+def _existing_job(client: Any, job_id: int) -> Any:
+    """The job, or a refusal naming how many jobs exist."""
+    total = client.jobs.job_count()
+    if job_id > total:
+        raise CliError(f"job {job_id} does not exist ({total} jobs posted)")
+    return client.jobs.get_job(job_id, with_uris=False)
+
+
+@job_app.command("cancel")
+def job_cancel(
+    job_id: JobIdArg,
+    rpc_url: RpcUrlOpt = DEFAULT_RPC,
+    deployment: DeploymentOpt = None,
+    keystore: KeystoreOpt = None,
+    password_env: PasswordEnvOpt = "VERITRAIN_KEYSTORE_PASSWORD",
+    key_env: KeyEnvOpt = None,
+    dev_account: DevAccountOpt = None,
+) -> None:
+    """Cancel an Open job you submitted (JobManager.cancelJob); its whole escrow becomes your
+    claimable credit (``veritrain credit --claim``)."""
+    from veritrain.enums import JobStatus
+
+    client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
+    job = _existing_job(client, job_id)
+    if job.status is not JobStatus.Open:
+        raise CliError(f"job {job_id} is {job.status.name}: only an Open job can be cancelled")
+    if job.submitter.lower() != client.address.lower():
+        raise CliError(
+            f"job {job_id} was posted by {job.submitter}: only its submitter can cancel it"
+        )
+    client.jobs.cancel_job(job_id)
+    typer.echo(f"cancelled job {job_id}; its escrow is credited to {client.address}")
+
+
+@job_app.command("reclaim")
+def job_reclaim(
+    job_id: JobIdArg,
+    rpc_url: RpcUrlOpt = DEFAULT_RPC,
+    deployment: DeploymentOpt = None,
+    keystore: KeystoreOpt = None,
+    password_env: PasswordEnvOpt = "VERITRAIN_KEYSTORE_PASSWORD",
+    key_env: KeyEnvOpt = None,
+    dev_account: DevAccountOpt = None,
+) -> None:
+    """Reopen a Claimed job whose solver missed its commit deadline
+    (JobManager.reclaimExpired; anyone may call it). The solver is slashed and the slashed
+    stake is credited to the job's submitter."""
+    from veritrain.enums import JobStatus
+
+    client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
+    job = _existing_job(client, job_id)
+    if job.status is not JobStatus.Claimed:
+        raise CliError(
+            f"job {job_id} is {job.status.name}: only a Claimed job whose solver missed its "
+            "commit deadline can be reclaimed"
+        )
+    now = client.timestamp()
+    if now <= job.commit_deadline:
+        raise CliError(
+            f"job {job_id}'s commit deadline is timestamp {job.commit_deadline} "
+            f"(in {job.commit_deadline - now} s): its solver may still commit"
+        )
+    client.jobs.reclaim_expired(job_id)
+    typer.echo(f"reclaimed job {job_id}: Open again; solver {job.solver} slashed")
 
 
 def _job_dict(client: Any, job_id: int) -> dict[str, Any]:
@@ -370,12 +628,13 @@ def job_list(
 
 @job_app.command("show")
 def job_show(
-    job_id: Annotated[int, typer.Argument(help="Job id.")],
+    job_id: JobIdArg,
     rpc_url: RpcUrlOpt = DEFAULT_RPC,
     deployment: DeploymentOpt = None,
 ) -> None:
     """Print one job as JSON, with its verifier assignment and verification round."""
     client = _reader(rpc_url, deployment)
+    _existing_job(client, job_id)
     data = _job_dict(client, job_id)
     assignment = client.jobs.get_assignment(job_id)
     data["verifiers"] = list(assignment.verifiers)
@@ -443,7 +702,7 @@ def round_report(client: Any, job_id: int) -> dict[str, Any]:
 
 @jackpot_app.command("fund")
 def jackpot_fund(
-    amount: Annotated[str, typer.Argument(help="Tokens to add to the pool.")],
+    amount: Annotated[int, _amount("Tokens to add to the pool.")],
     rpc_url: RpcUrlOpt = DEFAULT_RPC,
     deployment: DeploymentOpt = None,
     keystore: KeystoreOpt = None,
@@ -454,8 +713,9 @@ def jackpot_fund(
 ) -> None:
     """Add tokens to the jackpot pool that pays whoever catches a forced error."""
     client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
-    wei = to_wei(amount)
-    _run_chain(lambda: client.escrow.fund_jackpot(wei))
+    wei = amount
+    _require_balance(client, wei, "to fund the jackpot")
+    client.escrow.fund_jackpot(wei)
     pool = client.escrow.jackpot_pool()
     if json_out:
         emit_json({"funder": client.address, "amount_wei": wei, "pool_wei": pool})
@@ -497,9 +757,9 @@ def _reader(rpc_url: str, deployment: Path | None) -> Any:
     probe = ChainClient(rpc_url, Account.create())
     try:
         dep = load_manifest(deployment if deployment is not None else probe.chain_id)
+        probe.use_deployment(dep)
     except ChainValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--deployment") from exc
-    probe.use_deployment(dep)
+        raise typer.BadParameter(str(exc), param_hint="'--deployment'") from exc
     return probe
 
 
@@ -508,8 +768,13 @@ def _reader(rpc_url: str, deployment: Path | None) -> Any:
 
 @app.command()
 def shares(
-    model: Annotated[str, typer.Argument(help="Model name (e.g. digits-mlp) or 0x model id.")],
-    account: Annotated[str | None, typer.Argument(help="Only this account.")] = None,
+    model: Annotated[
+        str,
+        typer.Argument(callback=check_model, help="Model name (e.g. digits-mlp) or 0x model id."),
+    ],
+    account: Annotated[
+        str | None, typer.Argument(callback=check_address, help="Only this account.")
+    ] = None,
     rpc_url: RpcUrlOpt = DEFAULT_RPC,
     deployment: DeploymentOpt = None,
     json_out: JsonOpt = False,
@@ -540,10 +805,16 @@ def shares(
     Console().print(table)
 
 
+def _require_shares(client: Any, model: str, model_id: bytes) -> None:
+    """Refuse a model that has no shares token yet (no job of it finalized)."""
+    if client.shares.shares_of(model_id) is None:
+        raise CliError(f"model {model} has no shares yet (no verified job of it finalized)")
+
+
 @revenue_app.command("pay")
 def revenue_pay(
-    model: Annotated[str, typer.Argument(help="Model name or 0x model id.")],
-    amount: Annotated[str, typer.Argument(help="Tokens paid to the share holders.")],
+    model: Annotated[str, typer.Argument(callback=check_model, help="Model name or 0x model id.")],
+    amount: Annotated[int, _amount("Tokens paid to the share holders.")],
     rpc_url: RpcUrlOpt = DEFAULT_RPC,
     deployment: DeploymentOpt = None,
     keystore: KeystoreOpt = None,
@@ -554,13 +825,15 @@ def revenue_pay(
     """Pay model revenue; it is split pro rata among the share holders."""
     client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
     model_id = model_id_of(model)
-    _run_chain(lambda: client.shares.pay_revenue(model_id, to_wei(amount)))
-    typer.echo(f"paid {amount} VTT of revenue into {model}")
+    _require_balance(client, amount, f"revenue to pay into {model}")
+    _require_shares(client, model, model_id)
+    client.shares.pay_revenue(model_id, amount)
+    typer.echo(f"paid {_fmt_tokens(amount)} VTT of revenue into {model}")
 
 
 @revenue_app.command("claim")
 def revenue_claim(
-    model: Annotated[str, typer.Argument(help="Model name or 0x model id.")],
+    model: Annotated[str, typer.Argument(callback=check_model, help="Model name or 0x model id.")],
     rpc_url: RpcUrlOpt = DEFAULT_RPC,
     deployment: DeploymentOpt = None,
     keystore: KeystoreOpt = None,
@@ -571,8 +844,11 @@ def revenue_claim(
     """Claim the caller's share of a model's revenue."""
     client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
     model_id = model_id_of(model)
+    _require_shares(client, model, model_id)
     amount = client.shares.revenue_of(model_id)
-    _run_chain(lambda: client.shares.claim_revenue(model_id))
+    if amount == 0:
+        raise CliError(f"{client.address} has no revenue of {model} to claim")
+    client.shares.claim_revenue(model_id)
     typer.echo(f"claimed {_fmt_tokens(amount)} VTT of {model} revenue")
 
 
@@ -587,15 +863,28 @@ def demo(
     workdir: Annotated[
         Path | None, typer.Option(help="Run folder (logs, node data); default runs/demo-<time>.")
     ] = None,
-    steps: Annotated[int, typer.Option(help="Steps per job.")] = 300,
-    interval: Annotated[int, typer.Option(help="Checkpoint interval.")] = 25,
-    timeout: Annotated[float, typer.Option(help="Give up after this many seconds.")] = 570.0,
+    steps: Annotated[int, typer.Option(min=1, max=UINT32_MAX, help="Steps per job.")] = 300,
+    interval: Annotated[
+        int, typer.Option(min=1, max=UINT32_MAX, help="Checkpoint interval (divides --steps).")
+    ] = 25,
+    timeout: Annotated[float, typer.Option(help="Give up after this many seconds (> 0).")] = 570.0,
     adjudicator: Annotated[
-        str, typer.Option(help="'bisection' (bisection game, then one step) or 'committee'.")
-    ] = "bisection",
+        AdjudicatorName,
+        typer.Option(
+            case_sensitive=False,
+            help="'bisection' (bisection game, then one step) or 'committee'.",
+        ),
+    ] = AdjudicatorName.bisection,
     verbose: VerboseOpt = 0,
 ) -> None:
     """Run the protocol end to end: 3 jobs, honest and cheating solvers, a lazy verifier."""
+    if steps % interval != 0:
+        raise typer.BadParameter(
+            f"checkpoint interval {interval} does not divide --steps {steps}",
+            param_hint="'--interval'",
+        )
+    if not (math.isfinite(timeout) and timeout > 0):
+        raise typer.BadParameter(f"must be > 0 seconds, got {timeout}", param_hint="'--timeout'")
     setup_logging(verbose)
     from cli.demo import DemoConfig, print_summary, run_demo
 
@@ -604,7 +893,7 @@ def demo(
         total_steps=steps,
         checkpoint_interval=interval,
         timeout_s=timeout,
-        adjudicator=adjudicator,
+        adjudicator=adjudicator.value,
     )
     summary = run_demo(cfg)
     print_summary(summary)

@@ -7,21 +7,48 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["model_id_of", "shares_report"]
+__all__ = ["check_model", "model_id_of", "shares_report"]
+
+_HEX = frozenset("0123456789abcdefABCDEF")
 
 
 def model_id_of(model: str) -> bytes:
     """A model's on-chain id: a 0x-hex bytes32 as given, else keccak256 of the name.
 
     Args:
-        model: a model name or a 0x-hex model id.
+        model: a model name or a 0x-hex model id (0x + 64 hex digits).
 
     Returns:
         The 32-byte model id.
+
+    Raises:
+        ValueError: an empty name, or a 0x id that is not 64 hex digits.
     """
     from veritrain.spec import model_id_hash
 
-    return bytes.fromhex(model[2:]) if model.startswith("0x") else model_id_hash(model)
+    if model.startswith(("0x", "0X")):
+        digits = model[2:]
+        if len(digits) != 64 or not set(digits) <= _HEX:
+            raise ValueError(f"model id must be 0x + 64 hex digits, got {model!r}")
+        return bytes.fromhex(digits)
+    if not model.strip():
+        raise ValueError("model name must not be empty")
+    return model_id_hash(model)
+
+
+def check_model(model: str) -> str:
+    """Typer callback: refuse a MODEL argument `model_id_of` cannot read (before connecting).
+
+    Raises:
+        typer.BadParameter: see `model_id_of`.
+    """
+    import typer
+
+    try:
+        model_id_of(model)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    return model
 
 
 def shares_report(client: Any, model: str, account: str | None = None) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -37,13 +38,49 @@ __all__ = [
     "emit_json",
     "setup_logging",
     "to_wei",
+    "token_amount",
+    "check_address",
+    "check_rpc_url",
+    "UINT256_MAX",
 ]
 
 DEVNET_CHAIN_IDS = frozenset({31337})
 
+
+def check_rpc_url(url: str) -> str:
+    """Refuse an RPC URL that is not ``http(s)://host[:port]`` (before any connection).
+
+    Args:
+        url: the ``--rpc-url`` value.
+
+    Returns:
+        ``url`` unchanged.
+
+    Raises:
+        typer.BadParameter: another scheme, no host, or a port outside 1..65535.
+    """
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise typer.BadParameter(f"not a URL: {url!r} ({exc})") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise typer.BadParameter(f"expected http(s)://host[:port], got {url!r}")
+    if port == 0:
+        raise typer.BadParameter(f"port 0 in {url!r}")
+    return url
+
+
 RpcUrlOpt = Annotated[
     str,
-    typer.Option("--rpc-url", envvar="VERITRAIN_RPC_URL", help="JSON-RPC endpoint of the chain."),
+    typer.Option(
+        "--rpc-url",
+        envvar="VERITRAIN_RPC_URL",
+        callback=check_rpc_url,
+        help="JSON-RPC endpoint of the chain (http or https).",
+    ),
 ]
 DeploymentOpt = Annotated[
     Path | None,
@@ -173,22 +210,87 @@ def emit_json(payload: Any) -> None:
     typer.echo(json.dumps(payload, indent=2, sort_keys=True, default=str))
 
 
-def to_wei(amount: str) -> int:
+UINT256_MAX = 2**256 - 1
+TOKEN_DECIMALS = 18
+
+
+def to_wei(amount: str, *, positive: bool = False) -> int:
     """Parse a token amount: ``"12.5"`` (tokens, 18 decimals) or ``"1000wei"``.
 
+    Args:
+        amount: the text given on the command line.
+        positive: refuse zero too.
+
+    Returns:
+        The amount in wei (0 <= wei <= 2**256 - 1).
+
     Raises:
-        typer.BadParameter: not a non-negative number.
+        typer.BadParameter: not a finite number, negative (or zero with ``positive``), finer
+            than 1 wei (more than 18 decimals), or above uint256.
     """
     from decimal import Decimal, InvalidOperation
 
     text = amount.strip().lower()
     try:
         if text.endswith("wei"):
-            value = int(text[:-3])
+            value = int(text[:-3], 10)
         else:
-            value = int(Decimal(text) * 10**18)
-    except (InvalidOperation, ValueError) as exc:
-        raise typer.BadParameter(f"not a token amount: {amount!r}") from exc
-    if value < 0:
-        raise typer.BadParameter(f"amount must be >= 0: {amount!r}")
+            tokens = Decimal(text)
+            if not tokens.is_finite():
+                raise ValueError("not finite")
+            if tokens.adjusted() > 80:  # far above uint256: refuse before scaling
+                raise typer.BadParameter(f"token amount above 2**256 - 1 wei: {amount!r}")
+            scaled = tokens.scaleb(TOKEN_DECIMALS)
+            if scaled != scaled.to_integral_value():
+                raise typer.BadParameter(
+                    f"token amount finer than 1 wei (at most 18 decimals): {amount!r}"
+                )
+            value = int(scaled)
+    except (InvalidOperation, ValueError):
+        raise typer.BadParameter(
+            f"not a token amount: {amount!r} (use e.g. 100, 5.5 or 1000wei)"
+        ) from None
+    if value < 0 or (positive and value == 0):
+        raise typer.BadParameter(
+            f"token amount must be {'> 0' if positive else '>= 0'}: {amount!r}"
+        )
+    if value > UINT256_MAX:
+        raise typer.BadParameter(f"token amount above 2**256 - 1 wei: {amount!r}")
     return value
+
+
+def token_amount(*, positive: bool = True) -> Callable[[Any], int]:
+    """A Typer ``parser=`` for token amounts: the parameter's value is an int in wei.
+
+    Args:
+        positive: refuse zero.
+
+    Returns:
+        ``parse(value) -> wei`` accepting the command-line text (see `to_wei`) or an int default
+        already in wei; it raises ValueError, which click reports against the parameter.
+    """
+
+    def parse(value: Any) -> int:
+        if isinstance(value, int):
+            return value
+        try:
+            return to_wei(str(value), positive=positive)
+        except typer.BadParameter as exc:
+            raise ValueError(exc.message) from None
+
+    return parse
+
+
+def check_address(value: str | None) -> str | None:
+    """Refuse a value that is not a 20-byte 0x-hex address; return it checksummed.
+
+    Raises:
+        typer.BadParameter: not an address.
+    """
+    if value is None:
+        return None
+    from eth_utils.address import is_address, to_checksum_address
+
+    if not is_address(value):
+        raise typer.BadParameter(f"not an address (0x + 40 hex digits): {value!r}")
+    return str(to_checksum_address(value))

@@ -135,8 +135,10 @@ def test_cli_jackpot_fund_show_and_job_round(
     assert [v["sealed"] for v in rnd["verdicts"]] == [False] * len(shown["verifiers"])
 
 
-def test_cli_reports_a_decoded_revert(anvil: Anvil, manifest: Path) -> None:
-    """A reverted transaction fails the command with the decoded custom error, no traceback."""
+def test_cli_refuses_a_withdraw_that_would_revert(anvil: Anvil, manifest: Path) -> None:
+    """A withdraw with nothing unbonding is refused before sending, in one line (it used to be
+    sent and revert with NothingUnbonding); decoded reverts are covered in
+    tests/unit/cli/test_cli_errors.py."""
     result = runner.invoke(
         app,
         [
@@ -165,7 +167,7 @@ def test_cli_reports_a_decoded_revert(anvil: Anvil, manifest: Path) -> None:
         ],
     )
     assert result.exit_code == 1
-    assert "StakeManager reverted" in result.output
+    assert result.output == "error: nothing unbonding as solver (run `veritrain unbond` first)\n"
 
 
 def test_cli_deploy_to_testnet_chain_from_keystore(tmp_path: Path, protocol_artifacts) -> None:
