@@ -18,6 +18,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from chain import Anvil
 from chain.artifacts import repo_root
 
@@ -56,9 +58,12 @@ def _devnet(port: int, folder: Path) -> subprocess.Popen[str]:
     )  # fmt: skip
 
 
-def test_sigterm_stops_the_devnet_and_its_anvil(tmp_path: Path, contracts_out: Path) -> None:
-    """The devnet prints its Anvil's pid; after SIGTERM the devnet exits 0 within 15 s, that
-    pid and its process group are gone and the port accepts a new listener."""
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_signal_stops_the_devnet_and_its_anvil(
+    tmp_path: Path, contracts_out: Path, sig: signal.Signals
+) -> None:
+    """The devnet prints its Anvil's pid; after SIGTERM (or SIGINT) the devnet exits 0 within
+    15 s, that pid is gone and nothing listens on the port any more."""
     port = _free_port()
     proc = _devnet(port, tmp_path)
     anvil_pid = None
@@ -77,7 +82,7 @@ def test_sigterm_stops_the_devnet_and_its_anvil(tmp_path: Path, contracts_out: P
             if line.startswith("Ctrl-C to stop"):
                 break
         assert anvil_pid is not None and _alive(anvil_pid), "".join(seen)
-        proc.send_signal(signal.SIGTERM)
+        proc.send_signal(sig)
         code = proc.wait(timeout=15)
         assert code == 0, proc.stderr.read() if proc.stderr else ""
         deadline = time.monotonic() + 10
