@@ -249,6 +249,10 @@ def deploy(
     client = connect(
         rpc_url, None, _keys(keystore, password_env, key_env, None), need_deployment=False
     )
+    if token is not None and not bytes(
+        client.w3.eth.get_code(client.w3.to_checksum_address(token))
+    ):
+        raise CliError(f"--token {token} is not a contract on chain {client.chain_id}")
     params = ProtocolParams.demo() if preset is Preset.demo else ProtocolParams()
     dep = deploy_protocol(client, params, token)
     path = write_manifest(dep, out)

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from chain import Anvil, ChainClient, Deployment, write_manifest
+from chain import DEV_PRIVATE_KEYS, Anvil, ChainClient, Deployment, write_manifest
 from cli.app import app
 
 E18 = 10**18
@@ -164,6 +164,19 @@ ROWS: list[Row] = [
         "manifest",
     ),
     (
+        "deploy with a token that is not a contract",
+        lambda w: [
+            "deploy",
+            "--key-env",
+            "VERITRAIN_TEST_CALLER_KEY",
+            "--token",
+            w.caller.address,
+            "--out",
+            str(w.tmp / "out"),
+        ],
+        "contract",
+    ),  # fmt: skip
+    (
         "key variable unset",
         lambda w: ["stake", "solver", "100", "--key-env", "VERITRAIN_TEST_UNSET_KEY"],
         "key",
@@ -209,7 +222,7 @@ def test_bad_chain_input_is_refused_before_any_transaction(
 ) -> None:
     """Exit != 0, exactly one line on stderr naming the problem, no traceback, nothing mined."""
     argv = argv_of(world)
-    if "--deployment" not in argv:
+    if "--deployment" not in argv and argv[0] != "deploy":
         argv += ["--deployment", str(world.manifest)]
     needs_key = " ".join(argv[:2]) not in _NO_KEY and "--key-env" not in argv
     if needs_key and "--keystore" not in argv:
@@ -217,7 +230,9 @@ def test_bad_chain_input_is_refused_before_any_transaction(
     before = _state(world.caller)
     try:
         result = CliRunner().invoke(
-            app, [*argv, "--rpc-url", anvil.rpc_url], env={"VERITRAIN_DEBUG": ""}
+            app,
+            [*argv, "--rpc-url", anvil.rpc_url],
+            env={"VERITRAIN_DEBUG": "", "VERITRAIN_TEST_CALLER_KEY": DEV_PRIVATE_KEYS[CALLER]},
         )
     finally:
         while _HELD:
