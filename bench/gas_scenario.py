@@ -73,12 +73,20 @@ def run_gas_scenario() -> tuple[list[tuple[str, int, str]], float]:
         rec("stake (verifier)", r, "joins the active verifier set")
         rec("stake (whistleblower)", whistle.stakes.stake(Role.Whistleblower, 100 * E18))
 
+        rec("registerModel", submitter.shares.register_model(MODEL_ID), "once per model")
+
         n, k = 300, 25
         hashes = [os.urandom(32) for _ in range(n // k + 1)]
 
         def post() -> tuple[int, Any]:
             receipt = submitter.jobs.post_job(
-                MODEL_ID, os.urandom(32), n, k, 50 * E18, "data:application/json;base64,e30="
+                MODEL_ID,
+                os.urandom(32),
+                hashes[0],
+                n,
+                k,
+                50 * E18,
+                "data:application/json;base64,e30=",
             )
             return submitter.job_id_from(receipt), receipt
 
@@ -97,7 +105,7 @@ def run_gas_scenario() -> tuple[list[tuple[str, int, str]], float]:
             rec(
                 f"commitCheckpoints{note_prefix}",
                 receipts["commitCheckpoints"],
-                "root + URL + secret commitment",
+                "root + leaf-0 proof + URL + secret commitment",
             )
             anvil.mine(2)
             rec(

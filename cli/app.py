@@ -27,6 +27,7 @@ from typing import Annotated, Any
 
 import typer
 
+from cli.models import app as model_app
 from cli.reports import model_id_of, shares_report
 from noderuntime.options import (
     DeploymentOpt,
@@ -59,6 +60,7 @@ jackpot_app = typer.Typer(
 app.add_typer(job_app, name="job")
 app.add_typer(revenue_app, name="revenue")
 app.add_typer(jackpot_app, name="jackpot")
+app.add_typer(model_app, name="model")
 
 DEFAULT_RPC = "http://127.0.0.1:8545"
 ROLES = {"solver": 0, "verifier": 1, "whistleblower": 2}
@@ -291,10 +293,25 @@ def job_submit(
     dev_account: DevAccountOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Post digits-MLP training jobs, escrowing reward + verifier fees for each."""
-    from veritrain.spec import ExecutionProfile, default_digits_spec
+    """Post digits-MLP training jobs, escrowing reward + verifier fees for each.
+
+    The signing account must own the model or be authorised to post under it (`veritrain model
+    register|authorize`). Each job records the state hash of its spec's seed-initialised state
+    (initHash); a solver's commitment must start from exactly that state.
+    """
+    from veritrain.spec import ExecutionProfile, default_digits_spec, model_id_hash
+    from veritrain.training import TrainingEngine
 
     client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
+    model_hash = model_id_hash(model_id)  # what `spec.model_id_hash()` posts
+    if not client.shares.can_post(model_hash):
+        owner = client.shares.model_owner(model_hash)
+        reason = (
+            f"model {model_id} is not registered (run `veritrain model register {model_id}`)"
+            if owner is None
+            else f"model {model_id} is owned by {owner}, who has not authorised {client.address}"
+        )
+        raise typer.Exit(_fail(reason))
     posted = []
     for i in range(count):
         spec = default_digits_spec(
@@ -305,10 +322,13 @@ def job_submit(
             model_id=model_id,
             profile=ExecutionProfile(threads=threads),
         )
+        engine = TrainingEngine(spec)
+        init_hash = engine.state_hash(engine.init_state())
         receipt = _run_chain(
-            lambda spec=spec: client.jobs.post_job(
+            lambda spec=spec, init_hash=init_hash: client.jobs.post_job(
                 spec.model_id_hash(),
                 spec.spec_hash(),
+                init_hash,
                 spec.total_steps,
                 spec.checkpoint_interval,
                 to_wei(reward),
@@ -317,10 +337,18 @@ def job_submit(
         )
         job_id = client.job_id_from(receipt)
         posted.append(
-            {"job_id": job_id, "seed": spec.seed, "spec_hash": "0x" + spec.spec_hash().hex()}
+            {
+                "job_id": job_id,
+                "seed": spec.seed,
+                "spec_hash": "0x" + spec.spec_hash().hex(),
+                "init_hash": "0x" + init_hash.hex(),
+            }
         )
         if not json_out:
-            typer.echo(f"posted job {job_id} (seed {spec.seed}, N={steps}, k={interval})")
+            typer.echo(
+                f"posted job {job_id} (seed {spec.seed}, N={steps}, k={interval}, "
+                f"initHash 0x{init_hash.hex()})"
+            )
     if json_out:
         emit_json({"jobs": posted})
 
@@ -335,6 +363,7 @@ def _job_dict(client: Any, job_id: int) -> dict[str, Any]:
         "total_steps": job.total_steps,
         "checkpoint_interval": job.checkpoint_interval,
         "reward_wei": job.reward,
+        "init_hash": "0x" + job.init_hash.hex(),
         "merkle_root": "0x" + job.merkle_root.hex(),
         "dispute_id": job.dispute_id,
     }
