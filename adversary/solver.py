@@ -8,10 +8,16 @@ Modes (each honest in segments 0 and 1, cheating from `CHEAT_FROM_SEGMENT` on):
 - ``"perturb"``: adds seeded gaussian noise (std `PERTURB_STD`) to the weights at the end of
   every cheating segment, before checkpointing (a forged/tampered state).
 
-Both still commit a *consistent* Merkle tree over the states they actually produced, so only
-replay catches them, not a proof check. `CheatingSolverNode` overrides the production
-`SolverNode.step_function` hook, so it trains, commits and serves (`/states/{step}`) its own
-trajectory through the production code.
+- ``"other-init"``: trains honestly, but from other initial weights (the spec's seed-initialised
+  weights plus seeded noise of std `OTHER_INIT_STD`: standing for pre-trained or backdoored
+  weights). Every segment replays correctly; only the leaf-0 check of `commitCheckpoints`
+  (leaf 0 must be (0, initHash)) stops it: it can never commit.
+
+All build a *consistent* Merkle tree over the states they actually produced, so only replay
+(or, for ``"other-init"``, the on-chain initHash check) catches them, not a proof check.
+`CheatingSolverNode` overrides the production `SolverNode.step_function` hook, so it trains,
+commits and serves (`/states/{step}`) its own trajectory through the production code;
+``"other-init"`` overrides `SolverNode.initial_state`.
 
 Run: not a script; ``CheatingSolverNode(client, data_dir, mode="perturb")`` or
 ``veritrain adversary solver --mode perturb ...``.
@@ -37,16 +43,19 @@ __all__ = [
     "ADVERSARIES",
     "CHEAT_FROM_SEGMENT",
     "PERTURB_STD",
+    "OTHER_INIT_STD",
     "CheatingSolverNode",
     "cheating_step_function",
     "solver_node",
 ]
 
-ADVERSARIES: tuple[str, ...] = ("skip-steps", "perturb")
+ADVERSARIES: tuple[str, ...] = ("skip-steps", "perturb", "other-init")
 CHEAT_FROM_SEGMENT = 2
 """Adversaries behave honestly in segments 0 and 1 and cheat from this segment on."""
 PERTURB_STD = 1e-3
 """Standard deviation of the `"perturb"` adversary's noise (parameter units)."""
+OTHER_INIT_STD = 5e-2
+"""Standard deviation of the noise `"other-init"` adds to state 0 (parameter units)."""
 
 
 def _check_mode(mode: str) -> None:
@@ -63,7 +72,8 @@ def cheating_step_function(engine: TrainingEngine, mode: str) -> StepFn:
     """The step rule of a cheating solver: advance a state by one step, tampering included.
 
     ``"skip-steps"`` skips the update on odd steps of cheating segments; ``"perturb"`` adds its
-    seeded noise when the step lands on the end of a cheating segment. Replaying a segment with
+    seeded noise when the step lands on the end of a cheating segment; ``"other-init"`` steps
+    honestly (it cheats in `CheatingSolverNode.initial_state` instead). Replaying a segment with
     this function reproduces the states the cheater committed (and serves).
 
     Args:
@@ -115,6 +125,15 @@ class CheatingSolverNode(SolverNode):
     def step_function(self, engine: TrainingEngine) -> StepFn:
         """The cheating step rule (`cheating_step_function`)."""
         return cheating_step_function(engine, self.mode)
+
+    def initial_state(self, engine: TrainingEngine) -> TrainState:
+        """State 0: in ``"other-init"`` mode the seed-initialised state plus seeded noise (std
+        `OTHER_INIT_STD`), else the honest one."""
+        state = engine.init_state()
+        if self.mode == "other-init":
+            # ADVERSARY: start from other weights than the spec's seed-initialised ones
+            perturb_weights(state, OTHER_INIT_STD, seed=_perturb_seed(engine.spec, 0) + 1)
+        return state
 
 
 def solver_node(

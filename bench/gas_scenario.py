@@ -3,8 +3,9 @@
 Run: ``.venv/bin/python -m bench.gas_scenario`` (prints ``action gas`` lines); used by
 ``bench.bench_protocol`` for its gas table.
 
-Scenario (automine Anvil, time moved with ``evm_increaseTime``): deploy; stake every role; an
-honest job with a forced error (post, claim, commit with the secret commitment, assign, post
+Scenario (automine Anvil, time moved with ``evm_increaseTime``): deploy; stake every role;
+register the model; an honest job with a forced error (post, claim, commit with the leaf-0
+proof and the secret commitment, assign, post
 claims, sealed verdicts: commit and reveal, a lazy approval of the forced claim challenged by
 the whistleblower, reveal the secret with the claims' proofs, finalize settling the forced error
 from the jackpot pool, claim credit); a cheating job (reject with a bond, whistleblower
@@ -22,7 +23,7 @@ import time
 from typing import Any
 
 E18 = 10**18
-MODEL_ID = b"\x01" * 32  # any bytes32 names a model; the CLI uses keccak256(name)
+MODEL_ID = b"\x01" * 32  # registered by the submitter first; the CLI uses keccak256(name)
 
 
 def run_gas_scenario() -> tuple[list[tuple[str, int, str]], float]:
@@ -73,12 +74,20 @@ def run_gas_scenario() -> tuple[list[tuple[str, int, str]], float]:
         rec("stake (verifier)", r, "joins the active verifier set")
         rec("stake (whistleblower)", whistle.stakes.stake(Role.Whistleblower, 100 * E18))
 
+        rec("registerModel", submitter.shares.register_model(MODEL_ID), "once per model")
+
         n, k = 300, 25
         hashes = [os.urandom(32) for _ in range(n // k + 1)]
 
         def post() -> tuple[int, Any]:
             receipt = submitter.jobs.post_job(
-                MODEL_ID, os.urandom(32), n, k, 50 * E18, "data:application/json;base64,e30="
+                MODEL_ID,
+                os.urandom(32),
+                hashes[0],
+                n,
+                k,
+                50 * E18,
+                "data:application/json;base64,e30=",
             )
             return submitter.job_id_from(receipt), receipt
 
@@ -97,7 +106,7 @@ def run_gas_scenario() -> tuple[list[tuple[str, int, str]], float]:
             rec(
                 f"commitCheckpoints{note_prefix}",
                 receipts["commitCheckpoints"],
-                "root + URL + secret commitment",
+                "root + leaf-0 proof + URL + secret commitment",
             )
             anvil.mine(2)
             rec(

@@ -37,11 +37,12 @@ def commit(
     *,
     receipts: Receipts | None = None,
 ) -> bytes:
-    """Commit the tree over `hashes` with a fresh secret; returns the secret."""
+    """Commit the tree over `hashes` (with the proof of leaf 0: `hashes[0]` must be the job's
+    initHash) and a fresh secret; returns the secret."""
     secret = new_secret()
-    root = checkpoint_tree(list(hashes), interval).root
+    tree = checkpoint_tree(list(hashes), interval)
     r = solver.jobs.commit_checkpoints(
-        job_id, root, url, secret_commitment(job_id, solver.address, secret)
+        job_id, tree.root, tree.proof(0), url, secret_commitment(job_id, solver.address, secret)
     )
     if receipts is not None:
         receipts["commitCheckpoints"] = r

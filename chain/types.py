@@ -101,6 +101,7 @@ class JobView:
     solver: str
     model_id: bytes
     spec_hash: bytes
+    init_hash: bytes
     merkle_root: bytes
     total_steps: int
     checkpoint_interval: int

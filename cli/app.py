@@ -36,6 +36,7 @@ from typing import Annotated, Any
 import typer
 
 from cli.errors import CliError, OneLineErrorGroup, enable_debug
+from cli.models import app as model_app
 from cli.reports import check_model, model_id_of, shares_report
 from noderuntime.options import (
     UINT256_MAX,
@@ -50,6 +51,7 @@ from noderuntime.options import (
     VerboseOpt,
     check_address,
     connect,
+    connect_reader,
     emit_json,
     setup_logging,
     token_amount,
@@ -71,6 +73,7 @@ jackpot_app = typer.Typer(
 app.add_typer(job_app, name="job")
 app.add_typer(revenue_app, name="revenue")
 app.add_typer(jackpot_app, name="jackpot")
+app.add_typer(model_app, name="model")
 
 DEFAULT_RPC = "http://127.0.0.1:8545"
 ROLES = {"solver": 0, "verifier": 1, "whistleblower": 2}
@@ -472,6 +475,10 @@ def job_submit(
 ) -> None:
     """Post digits-MLP training jobs, escrowing reward + verifier fees for each.
 
+    The signing account must own the model or be authorised to post under it (`veritrain model
+    register|authorize`). Each job records the state hash of its spec's seed-initialised state
+    (initHash); a solver's commitment must start from exactly that state.
+
     Every spec is built and the balance checked for all COUNT escrows before the first job is
     posted. If a post still fails midway, the jobs already posted are printed (as JSON with
     --json) and the command exits non-zero.
@@ -486,7 +493,22 @@ def job_submit(
         threads=threads,
         model_id=model_id,
     )
+    from veritrain.spec import model_id_hash
+    from veritrain.training import TrainingEngine
+
+    init_hashes = []
+    for spec in specs:  # each job's initHash: the state hash of its seed-initialised state
+        engine = TrainingEngine(spec)
+        init_hashes.append(engine.state_hash(engine.init_state()))
     client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
+    model_hash = model_id_hash(model_id)  # what `spec.model_id_hash()` posts
+    if not client.shares.can_post(model_hash):
+        owner = client.shares.model_owner(model_hash)
+        raise CliError(
+            f"model {model_id} is not registered (run `veritrain model register {model_id}`)"
+            if owner is None
+            else f"model {model_id} is owned by {owner}, who has not authorised {client.address}"
+        )
     p = client.jobs.job_params()
     escrow_each = reward + p.verifiers_per_job * p.verifier_fee
     _require_balance(
@@ -495,11 +517,12 @@ def job_submit(
     posted: list[dict[str, Any]] = []
     from chain.errors import ChainError
 
-    for spec in specs:
+    for spec, init_hash in zip(specs, init_hashes, strict=True):
         try:
             receipt = client.jobs.post_job(
                 spec.model_id_hash(),
                 spec.spec_hash(),
+                init_hash,
                 spec.total_steps,
                 spec.checkpoint_interval,
                 reward,
@@ -513,10 +536,18 @@ def job_submit(
             ) from exc
         job_id = client.job_id_from(receipt)
         posted.append(
-            {"job_id": job_id, "seed": spec.seed, "spec_hash": "0x" + spec.spec_hash().hex()}
+            {
+                "job_id": job_id,
+                "seed": spec.seed,
+                "spec_hash": "0x" + spec.spec_hash().hex(),
+                "init_hash": "0x" + init_hash.hex(),
+            }
         )
         if not json_out:
-            typer.echo(f"posted job {job_id} (seed {spec.seed}, N={steps}, k={interval})")
+            typer.echo(
+                f"posted job {job_id} (seed {spec.seed}, N={steps}, k={interval}, "
+                f"initHash 0x{init_hash.hex()})"
+            )
     if json_out:
         emit_json({"jobs": posted})
 
@@ -597,6 +628,7 @@ def _job_dict(client: Any, job_id: int) -> dict[str, Any]:
         "total_steps": job.total_steps,
         "checkpoint_interval": job.checkpoint_interval,
         "reward_wei": job.reward,
+        "init_hash": "0x" + job.init_hash.hex(),
         "merkle_root": "0x" + job.merkle_root.hex(),
         "dispute_id": job.dispute_id,
     }
@@ -609,7 +641,7 @@ def job_list(
     json_out: JsonOpt = False,
 ) -> None:
     """List every job with its status."""
-    client = _reader(rpc_url, deployment)
+    client = connect_reader(rpc_url, deployment)
     jobs = [_job_dict(client, j) for j in range(1, client.jobs.job_count() + 1)]
     if json_out:
         emit_json({"jobs": jobs})
@@ -637,7 +669,7 @@ def job_show(
     deployment: DeploymentOpt = None,
 ) -> None:
     """Print one job as JSON, with its verifier assignment and verification round."""
-    client = _reader(rpc_url, deployment)
+    client = connect_reader(rpc_url, deployment)
     _existing_job(client, job_id)
     data = _job_dict(client, job_id)
     assignment = client.jobs.get_assignment(job_id)
@@ -734,7 +766,7 @@ def jackpot_show(
     json_out: JsonOpt = False,
 ) -> None:
     """Show the jackpot pool, the jackpot per winner and the forced-error rate."""
-    client = _reader(rpc_url, deployment)
+    client = connect_reader(rpc_url, deployment)
     data = {
         "pool_wei": client.escrow.jackpot_pool(),
         "jackpot_wei": client.jobs.job_params().jackpot,
@@ -748,23 +780,6 @@ def jackpot_show(
             f"{_fmt_tokens(data['jackpot_wei'])} VTT per winner, "
             f"forced errors in {data['forced_error_rate_bps'] / 100:.2f}% of jobs"
         )
-
-
-def _reader(rpc_url: str, deployment: Path | None) -> Any:
-    """A client for read-only commands: a throwaway key that never signs anything."""
-    from eth_account import Account
-
-    from chain.client import ChainClient
-    from chain.errors import ChainValueError
-    from chain.manifest import load_manifest
-
-    probe = ChainClient(rpc_url, Account.create())
-    try:
-        dep = load_manifest(deployment if deployment is not None else probe.chain_id)
-        probe.use_deployment(dep)
-    except ChainValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="'--deployment'") from exc
-    return probe
 
 
 # ---------------------------------------------------------------------------------- shares
@@ -784,7 +799,7 @@ def shares(
     json_out: JsonOpt = False,
 ) -> None:
     """Who owns this model? Shares (1 per verified step), ownership in bps, claimable revenue."""
-    client = _reader(rpc_url, deployment)
+    client = connect_reader(rpc_url, deployment)
     report = shares_report(client, model, account)
     if json_out:
         emit_json(report)

@@ -3,8 +3,8 @@
 Run: ``veritrain demo --json demo.json`` (or ``bash scripts/demo.sh``).
 
 What runs, each node in its own OS process talking only through the chain and HTTP:
-- a submitter (dev account 0, also the deployer) posting 3 digits-MLP jobs for model
-  ``digits-mlp``;
+- a submitter (dev account 0, also the deployer) registering model ``digits-mlp`` (it becomes
+  the model's owner) and posting 3 digits-MLP jobs for it;
 - 3 solvers: honest (account 1), ``skip-steps`` (2: skips optimizer steps in segments >= 2),
   ``perturb`` (3: adds noise to the weights at the end of segments >= 2);
 - 5 verifiers (accounts 4-8), account 8 lazy (approves without replaying);
@@ -173,7 +173,14 @@ def run_demo(cfg: DemoConfig) -> dict[str, Any]:
                 if role == "solver":
                     argv += ["--port", str(_free_port()), "--host", "127.0.0.1"]
                 procs[name] = _spawn(name, argv, logdir, env)
-            # The submitter is its own process too.
+            # The submitter is its own process too: it registers the model (first come, first
+            # served; only the owner and its authorised posters may post jobs under it), then
+            # posts the jobs.
+            register = _cli("model", "register", MODEL_NAME, *common, "--dev-account", "0")
+            out = subprocess.run(register, env=env, capture_output=True, timeout=120)
+            (logdir / "model.log").write_bytes(out.stdout + out.stderr)
+            if out.returncode != 0:
+                raise RuntimeError(f"model registration failed: {out.stderr.decode()[-2000:]}")
             submit = _cli(
                 "job",
                 "submit",

@@ -35,6 +35,7 @@ __all__ = [
     "JsonOpt",
     "VerboseOpt",
     "connect",
+    "connect_reader",
     "emit_json",
     "setup_logging",
     "to_wei",
@@ -203,6 +204,32 @@ def connect(
                 param_hint="--deployment",
             )
     return ChainClient(rpc_url, account, dep, w3=probe.w3)
+
+
+def connect_reader(rpc_url: str, deployment: Path | None) -> ChainClient:
+    """A client for read-only commands, bound to the deployment: its throwaway key never signs.
+
+    Args:
+        rpc_url: JSON-RPC endpoint.
+        deployment: manifest path; None loads ``deployments/<chain id>.json``.
+
+    Raises:
+        typer.BadParameter: a missing or unreadable manifest.
+        chain.errors.RpcUnavailable: the endpoint cannot be reached.
+    """
+    from eth_account import Account
+
+    from chain.client import ChainClient
+    from chain.errors import ChainValueError
+    from chain.manifest import load_manifest
+
+    probe = ChainClient(rpc_url, Account.create())
+    try:
+        source = deployment if deployment is not None else probe.chain_id
+        probe.use_deployment(load_manifest(source))
+    except ChainValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="'--deployment'") from exc
+    return probe
 
 
 def emit_json(payload: Any) -> None:

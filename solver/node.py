@@ -2,13 +2,16 @@
 
 Lifecycle of one job, as driven by `SolverNode.step()` (PROTOCOL.md section 1):
 
-1. find an Open job whose spec loads and hash-checks (`load_spec`) and whose data fits, and
+1. find an Open job whose spec loads and hash-checks (`load_spec`), whose data fits and whose
+   on-chain `initHash` is the state hash of the spec's seed-initialised state (a job whose
+   initHash does not match can never be committed: it is skipped, with the reason logged), and
    `claimJob` it when the solver has enough free stake;
 2. train it with `solver.trainer.train_job` (a checkpoint every k steps into the
    content-addressed store; each new state hash is persisted before going on);
 3. build the Merkle tree, publish the checkpoints on the HTTP server (sealed), draw the job's
    secret (docs/FORCED_ERRORS.md; persisted before anything is sent) and
-   `commitCheckpoints(root, http://{public_host}:{port}/jobs/{jobId}, secretCommitment)`;
+   `commitCheckpoints(root, proof of leaf 0, http://{public_host}:{port}/jobs/{jobId},
+   secretCommitment)` (the contract checks that leaf 0 is (0, initHash));
 4. `assignVerifiers` once the randomness block is mined (anyone may; "not ready" reverts are
    retried quietly);
 5. once assigned: draw the forced error from the secret and the sample, serve only the start
@@ -25,8 +28,9 @@ any point resumes where it stopped: mid-training from its last checkpoint, after
 re-serving the checkpoints and carrying on, with the same secret (a restarted solver reveals
 what it committed to).
 
-`step_function(engine)` is the override point of the step rule (testing-only cheating solvers
-in `adversary.solver` replace it; they play the round exactly like honest ones).
+`step_function(engine)` is the override point of the step rule and `initial_state(engine)` that
+of state 0 (testing-only cheating solvers in `adversary.solver` replace them; they play the round
+exactly like honest ones).
 
 Run: `veritrain solver run --rpc-url ... --deployment ... --key-env SOLVER_KEY`.
 """
@@ -49,12 +53,13 @@ from veritrain.enums import JobStatus, Role
 from veritrain.errors import VeritrainError
 from veritrain.forced import build_claims, draw_forced_error
 from veritrain.hexutil import from_hex, to_hex
+from veritrain.merkle import checkpoint_tree
 from veritrain.spec import load_spec
 from veritrain.store import CheckpointStore
 
 if TYPE_CHECKING:
     from veritrain.bisection import StepFn
-    from veritrain.training import TrainingEngine
+    from veritrain.training import TrainingEngine, TrainState
 
 logger = logging.getLogger(__name__)
 
@@ -124,6 +129,17 @@ class SolverNode(NodeBase):
             engine: the job's engine.
         """
         return step_function(engine)
+
+    def initial_state(self, engine: TrainingEngine) -> TrainState:
+        """State 0 this solver trains from (honest: the spec's seed-initialised state).
+
+        Override point: a subclass that starts from other weights replaces it; its tree's leaf 0
+        then differs from the job's initHash and `commitCheckpoints` reverts.
+
+        Args:
+            engine: the job's engine.
+        """
+        return engine.init_state()
 
     # ------------------------------------------------------------------------- lifecycle
     def checkpoint_url(self, job_id: int) -> str:
@@ -246,11 +262,13 @@ class SolverNode(NodeBase):
                     secret = new_secret()
                     rec = self._put(job_id, secret=secret)
                 commitment = secret_commitment(job_id, self.client.address, secret)
+                init_proof = checkpoint_tree(rec.hashes, rec.interval).proof(0)
                 receipt = self.send(
                     f"commitCheckpoints job {job_id} root {to_hex(root)[:10]}",
                     self.client.jobs.commit_checkpoints,
                     job_id,
                     root,
+                    init_proof,
                     url,
                     commitment,
                 )
@@ -475,6 +493,12 @@ class SolverNode(NodeBase):
                     f"N={job.total_steps}, k={job.checkpoint_interval}"
                 )
             engine = self.engine_for(spec)
+            expected = engine.state_hash(engine.init_state())
+            if bytes(job.init_hash) != expected:
+                raise VeritrainError(
+                    f"initHash {to_hex(bytes(job.init_hash))} is not the spec's seed-initialised "
+                    f"state {to_hex(expected)} (no run from the spec could be committed)"
+                )
         except (VeritrainError, OSError, ValueError) as exc:
             self.log.warning("job %d: unusable spec, skipping it: %s", job_id, exc)
             return None
@@ -501,6 +525,7 @@ class SolverNode(NodeBase):
             self.store,
             hashes,
             step_fn=self.step_function(engine),
+            initial=lambda: self.initial_state(engine),
             on_checkpoint=persist,
             should_stop=lambda: self.stopping,
             label=f"job {job_id}",

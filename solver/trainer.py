@@ -53,6 +53,7 @@ def train_job(
     hashes: list[str],
     *,
     step_fn: StepFn | None = None,
+    initial: Callable[[], TrainState] | None = None,
     on_checkpoint: Callable[[list[str]], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
     label: str = "training",
@@ -65,6 +66,8 @@ def train_job(
         hashes: 0x-hex state hashes of the checkpoints already made (steps 0, k, ...),
             extended in place; pass `[]` to start from scratch.
         step_fn: advances a state by one step (default: the honest `step_function`).
+        initial: builds state 0 when starting from scratch (default: the spec's
+            seed-initialised `engine.init_state()`, the only one `commitCheckpoints` accepts).
         on_checkpoint: called with `hashes` after each new checkpoint (persist it there).
         should_stop: polled between steps; when it returns True the run stops early.
         label: progress bar description.
@@ -98,7 +101,7 @@ def train_job(
             )
         logger.info("%s: resuming from step %d", label, state.step)
     else:
-        state = checkpoint(engine.init_state())
+        state = checkpoint(initial() if initial is not None else engine.init_state())
 
     with progress_bar(label, total) as advance:
         advance(state.step)

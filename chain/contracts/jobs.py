@@ -53,6 +53,7 @@ class JobsFacade(ContractFacade):
         self,
         model_id: bytes,
         spec_hash: bytes,
+        init_hash: bytes,
         total_steps: int,
         checkpoint_interval: int,
         reward: int,
@@ -60,9 +61,14 @@ class JobsFacade(ContractFacade):
     ) -> TxReceipt:
         """Post a job, escrowing ``reward + V * verifierFee`` wei (auto-approves).
 
+        The sender must own the model or be an authorised poster (`SharesFacade.can_post`),
+        else the call reverts ``NotModelPoster``.
+
         Args:
-            model_id: ``keccak256(model name)`` (32 bytes).
+            model_id: ``keccak256(model name)`` (32 bytes), registered at the ShareRegistry.
             spec_hash: ``keccak256(canonical spec JSON)`` (32 bytes).
+            init_hash: state hash of the spec's seed-initialised state (32 bytes):
+                ``engine.state_hash(engine.init_state())``; leaf 0 of every commitment.
             total_steps: N optimizer steps.
             checkpoint_interval: k steps between checkpoints (N % k == 0).
             reward: solver reward in wei.
@@ -80,6 +86,7 @@ class JobsFacade(ContractFacade):
             "postJob",
             model_id,
             spec_hash,
+            init_hash,
             total_steps,
             checkpoint_interval,
             reward,
@@ -95,15 +102,30 @@ class JobsFacade(ContractFacade):
         return self._client.transact(self.contract, "claimJob", job_id)
 
     def commit_checkpoints(
-        self, job_id: int, merkle_root: bytes, checkpoint_url: str, secret_commitment: bytes
+        self,
+        job_id: int,
+        merkle_root: bytes,
+        init_proof: Sequence[bytes],
+        checkpoint_url: str,
+        secret_commitment: bytes,
     ) -> TxReceipt:
         """Commit the checkpoint Merkle root, the URL serving checkpoints and proofs, and the
-        solver's secret commitment (``veritrain.forced.secret_commitment``; non-zero)."""
+        solver's secret commitment (``veritrain.forced.secret_commitment``; non-zero).
+
+        Args:
+            job_id: the job (claimed by this account).
+            merkle_root: root of `veritrain.merkle.checkpoint_tree` (32 bytes).
+            init_proof: ``tree.proof(0)``: sibling hashes (32 bytes each) proving leaf 0 is
+                ``(0, job.init_hash)``; the call reverts ``InitialStateNotCommitted`` otherwise.
+            checkpoint_url: base URL of the solver's checkpoint API.
+            secret_commitment: 32 bytes, non-zero.
+        """
         return self._client.transact(
             self.contract,
             "commitCheckpoints",
             job_id,
             merkle_root,
+            [bytes(p) for p in init_proof],
             checkpoint_url,
             secret_commitment,
         )

@@ -1,4 +1,5 @@
-"""`client.shares`: `ShareRegistry` and each model's ModelShares token: shares, ownership, revenue.
+"""`client.shares`: `ShareRegistry` and each model's ModelShares token: model registration
+(owner, hand-over, authorised posters), shares, ownership, revenue.
 
 Typed calls of `ShareRegistry` (ABI loaded from contracts/out). Transacting methods return the
 mined receipt or raise a decoded `chain.errors.ContractRevert`; views return plain values or
@@ -45,6 +46,91 @@ class SharesFacade(ContractFacade):
         """Whether ``address`` is a ModelShares token this facade has resolved."""
         return any(t.address == address for t in self._tokens.values())
 
+    # ------------------------------------------------------------------------- models
+    def register_model(self, model_id: bytes) -> TxReceipt:
+        """Register ``model_id`` with this account as its owner (first come, first served).
+
+        Args:
+            model_id: ``keccak256(model name)`` (32 bytes, non-zero).
+
+        Raises:
+            ContractRevert: ``ModelAlreadyRegistered`` (another owner holds it), ``ZeroModelId``.
+        """
+        return self._client.transact(self.contract, "registerModel", bytes(model_id))
+
+    def transfer_model_ownership(self, model_id: bytes, new_owner: str) -> TxReceipt:
+        """Start handing ``model_id`` to ``new_owner``, who must accept (owner only). The zero
+        address cancels a pending hand-over.
+
+        Raises:
+            ContractRevert: ``NotModelOwner``.
+        """
+        return self._client.transact(
+            self.contract, "transferModelOwnership", bytes(model_id), to_checksum_address(new_owner)
+        )
+
+    def accept_model_ownership(self, model_id: bytes) -> TxReceipt:
+        """Accept a pending hand-over of ``model_id`` (pending owner only); the previous
+        owner's posters lapse.
+
+        Raises:
+            ContractRevert: ``NotPendingModelOwner``.
+        """
+        return self._client.transact(self.contract, "acceptModelOwnership", bytes(model_id))
+
+    def authorize_poster(self, model_id: bytes, poster: str) -> TxReceipt:
+        """Let ``poster`` post jobs under ``model_id`` (owner only).
+
+        Raises:
+            ContractRevert: ``NotModelOwner``, ``PosterAlreadyAuthorized``, ``ZeroAddress``.
+        """
+        return self._client.transact(
+            self.contract, "authorizePoster", bytes(model_id), to_checksum_address(poster)
+        )
+
+    def revoke_poster(self, model_id: bytes, poster: str) -> TxReceipt:
+        """Stop ``poster`` posting under ``model_id`` (owner only); its past jobs are unaffected.
+
+        Raises:
+            ContractRevert: ``NotModelOwner``, ``PosterNotAuthorized``.
+        """
+        return self._client.transact(
+            self.contract, "revokePoster", bytes(model_id), to_checksum_address(poster)
+        )
+
+    def model_owner(self, model_id: bytes) -> str | None:
+        """Owner of ``model_id``, or None if it is unregistered."""
+        addr = str(self._client.call(self.contract, "modelOwner", bytes(model_id)))
+        return None if int(addr, 16) == 0 else addr
+
+    def pending_model_owner(self, model_id: bytes) -> str | None:
+        """Account that may accept ``model_id``, or None if no hand-over is pending."""
+        addr = str(self._client.call(self.contract, "pendingModelOwner", bytes(model_id)))
+        return None if int(addr, 16) == 0 else addr
+
+    def is_poster(self, model_id: bytes, account: str | None = None) -> bool:
+        """Whether the current owner authorised ``account`` (default: this account)."""
+        who = to_checksum_address(account or self._client.address)
+        return bool(self._client.call(self.contract, "isPoster", bytes(model_id), who))
+
+    def can_post(self, model_id: bytes, account: str | None = None) -> bool:
+        """Whether ``account`` (default: this account) may post jobs under ``model_id``: it is
+        the owner or an authorised poster (False for an unregistered model)."""
+        who = to_checksum_address(account or self._client.address)
+        return bool(self._client.call(self.contract, "canPost", bytes(model_id), who))
+
+    def posters(self, model_id: bytes) -> list[str]:
+        """Accounts the current owner of ``model_id`` has authorised, in order of first
+        authorisation (candidates from ``PosterAuthorized`` logs since the deployment block,
+        each confirmed with ``isPoster``)."""
+        start = self._client.deployment.block if self._client.deployment is not None else 0
+        logs = self.contract.events.PosterAuthorized().get_logs(
+            from_block=start, argument_filters={"modelId": bytes(model_id)}
+        )
+        seen: dict[str, None] = {str(log["args"]["poster"]): None for log in logs}
+        return [a for a in seen if self.is_poster(model_id, a)]
+
+    # ------------------------------------------------------------------------- shares
     def shares_of(self, model_id: bytes) -> str | None:
         """Address of a model's ModelShares token, or None before its first job finalizes."""
         addr = str(self._client.call(self.contract, "sharesOf", model_id))

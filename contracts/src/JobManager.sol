@@ -156,6 +156,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     function postJob(
         bytes32 modelId,
         bytes32 specHash,
+        bytes32 initHash,
         uint32 totalSteps,
         uint32 checkpointInterval,
         uint256 reward,
@@ -164,6 +165,8 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         if (totalSteps == 0 || checkpointInterval == 0 || totalSteps % checkpointInterval != 0) {
             revert InvalidJobShape(totalSteps, checkpointInterval);
         }
+        // SAFETY: trusted ShareRegistry view; only the model's owner and its posters mint its shares.
+        if (!_SHARE_REGISTRY.canPost(modelId, msg.sender)) revert NotModelPoster(modelId, msg.sender);
         uint256 fees = uint256(_VERIFIERS_PER_JOB) * _VERIFIER_FEE;
         uint256 escrowed = reward + fees;
         jobId = ++_jobCount;
@@ -171,6 +174,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         job.submitter = msg.sender;
         job.modelId = modelId;
         job.specHash = specHash;
+        job.initHash = initHash;
         job.totalSteps = totalSteps;
         job.checkpointInterval = checkpointInterval;
         job.reward = reward;
@@ -216,6 +220,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     function commitCheckpoints(
         uint256 jobId,
         bytes32 merkleRoot,
+        bytes32[] calldata initProof,
         string calldata checkpointURL,
         bytes32 secretCommitment
     ) external {
@@ -228,6 +233,10 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
             revert CommitDeadlinePassed(jobId, job.commitDeadline, uint64(block.timestamp));
         }
         if (merkleRoot == bytes32(0)) revert ZeroMerkleRoot(jobId);
+        // INVARIANT: every committed run starts from the spec's seed-initialised state.
+        if (!LibCheckpoint.verify(initProof, merkleRoot, 0, job.initHash)) {
+            revert InitialStateNotCommitted(jobId, merkleRoot, job.initHash);
+        }
         uint64 randomnessBlock = uint64(block.number + 1);
         job.merkleRoot = merkleRoot;
         job.randomnessBlock = randomnessBlock;

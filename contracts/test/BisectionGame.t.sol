@@ -118,7 +118,7 @@ abstract contract BisectionGame_Init is Deployers {
         segment = disputed;
         defender = solverAccount;
         vm.prank(submitter);
-        jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, 2 * k, k, REWARD, SPEC_URI);
+        jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, hashes[0], 2 * k, k, REWARD, SPEC_URI);
         vm.prank(solverAccount);
         jobManager.claimJob(jobId);
         _commit(jobId, solverAccount, _checkpointsOf(hashes, k));

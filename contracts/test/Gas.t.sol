@@ -45,9 +45,18 @@ contract Gas_Test is Deployers {
         _snap("VeriToken.faucet");
     }
 
+    function test_modelRegistry_gas() public {
+        vm.prank(stranger);
+        registry.registerModel(keccak256("another model"));
+        _snap("ShareRegistry.registerModel");
+        vm.prank(stranger);
+        registry.authorizePoster(keccak256("another model"), whistleblower);
+        _snap("ShareRegistry.authorizePoster");
+    }
+
     function test_honestLifecycle_gas() public {
         vm.prank(submitter);
-        uint256 jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, TOTAL_STEPS, INTERVAL, REWARD, SPEC_URI);
+        uint256 jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD, SPEC_URI);
         _snap("JobManager.postJob");
         vm.prank(solver);
         jobManager.claimJob(jobId);
@@ -55,10 +64,11 @@ contract Gas_Test is Deployers {
         Job memory job = _job(jobId);
         bytes32[] memory states = _stateHashes(job.totalSteps, job.checkpointInterval);
         bytes32 root = Merkle.root(Merkle.leaves(job.checkpointInterval, states));
+        bytes32[] memory initProof = _initProof(job.checkpointInterval, states);
         _committedStates[jobId] = states;
         bytes32 commitment = _secretCommitment(jobId, solver);
         vm.prank(solver);
-        jobManager.commitCheckpoints(jobId, root, CHECKPOINT_URL, commitment);
+        jobManager.commitCheckpoints(jobId, root, initProof, CHECKPOINT_URL, commitment);
         _snap("JobManager.commitCheckpoints");
         vm.roll(block.number + 2);
         jobManager.assignVerifiers(jobId);

@@ -148,7 +148,7 @@ contract JobManager_SetVerificationRound_Test is JobManager_Init {
             escrow, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), params, address(this)
         );
         vm.expectRevert(IJobManager.VerificationRoundNotSet.selector);
-        fresh.commitCheckpoints(1, bytes32(uint256(1)), CHECKPOINT_URL, bytes32(uint256(1)));
+        fresh.commitCheckpoints(1, _initLeaf(), new bytes32[](0), CHECKPOINT_URL, bytes32(uint256(1)));
     }
 }
 
@@ -212,7 +212,7 @@ contract JobManager_PostJob_Test is JobManager_Init {
             1, submitter, MODEL_ID, SPEC_HASH, totalSteps, interval, reward, escrowAmount, SPEC_URI
         );
         vm.prank(submitter);
-        uint256 jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, totalSteps, interval, reward, SPEC_URI);
+        uint256 jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, totalSteps, interval, reward, SPEC_URI);
         assertEq(jobId, 1);
         assertEq(jobManager.jobCount(), 1);
         assertEq(token.balanceOf(submitter), balanceBefore - escrowAmount);
@@ -221,6 +221,7 @@ contract JobManager_PostJob_Test is JobManager_Init {
         assertEq(job.solver, address(0));
         assertEq(job.modelId, MODEL_ID);
         assertEq(job.specHash, SPEC_HASH);
+        assertEq(job.initHash, INIT_HASH);
         assertEq(uint256(job.totalSteps), totalSteps);
         assertEq(uint256(job.checkpointInterval), interval);
         assertEq(job.reward, reward);
@@ -228,6 +229,39 @@ contract JobManager_PostJob_Test is JobManager_Init {
         assertEq(jobManager.specURIOf(jobId), SPEC_URI);
         (uint256 escrowed,,,) = escrow.liabilities();
         assertEq(escrowed, escrowAmount);
+    }
+
+    /// @notice Regression: a stranger cannot post (and so mint shares) under another owner's model.
+    function test_postJob_strangerUnderOthersModel_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.NotModelPoster.selector, MODEL_ID, stranger));
+        vm.prank(stranger);
+        jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, 1_000_000, 1, 0, SPEC_URI);
+    }
+
+    function test_postJob_unregisteredModel_reverts() public {
+        bytes32 unregistered = keccak256("unregistered");
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.NotModelPoster.selector, unregistered, submitter));
+        vm.prank(submitter);
+        jobManager.postJob(unregistered, SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD, SPEC_URI);
+    }
+
+    function test_postJob_authorizedPoster_succeeds() public {
+        vm.prank(submitter);
+        registry.authorizePoster(MODEL_ID, stranger);
+        vm.prank(stranger);
+        uint256 jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD, SPEC_URI);
+        assertEq(_job(jobId).submitter, stranger);
+        assertEq(_job(jobId).initHash, INIT_HASH);
+    }
+
+    function test_postJob_revokedPoster_reverts() public {
+        vm.startPrank(submitter);
+        registry.authorizePoster(MODEL_ID, stranger);
+        registry.revokePoster(MODEL_ID, stranger);
+        vm.stopPrank();
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.NotModelPoster.selector, MODEL_ID, stranger));
+        vm.prank(stranger);
+        jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD, SPEC_URI);
     }
 
     function test_postJob_escrows_succeeds() public {
@@ -243,13 +277,13 @@ contract JobManager_PostJob_Test is JobManager_Init {
     function test_postJob_zeroSteps_reverts() public {
         vm.expectRevert(abi.encodeWithSelector(IJobManager.InvalidJobShape.selector, 0, 2));
         vm.prank(submitter);
-        jobManager.postJob(MODEL_ID, SPEC_HASH, 0, 2, REWARD, SPEC_URI);
+        jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, 0, 2, REWARD, SPEC_URI);
     }
 
     function test_postJob_zeroInterval_reverts() public {
         vm.expectRevert(abi.encodeWithSelector(IJobManager.InvalidJobShape.selector, 16, 0));
         vm.prank(submitter);
-        jobManager.postJob(MODEL_ID, SPEC_HASH, 16, 0, REWARD, SPEC_URI);
+        jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, 16, 0, REWARD, SPEC_URI);
     }
 
     function testFuzz_postJob_notMultiple_reverts(uint32 totalSteps, uint32 interval) public {
@@ -257,7 +291,7 @@ contract JobManager_PostJob_Test is JobManager_Init {
         totalSteps = uint32(interval * bound(totalSteps, 1, 1000) + bound(totalSteps, 1, interval - 1));
         vm.expectRevert(abi.encodeWithSelector(IJobManager.InvalidJobShape.selector, totalSteps, interval));
         vm.prank(submitter);
-        jobManager.postJob(MODEL_ID, SPEC_HASH, totalSteps, interval, REWARD, SPEC_URI);
+        jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, totalSteps, interval, REWARD, SPEC_URI);
     }
 
     function test_postJob_notMultiple_reverts() public {
@@ -266,11 +300,13 @@ contract JobManager_PostJob_Test is JobManager_Init {
 
     function test_postJob_noAllowance_reverts() public {
         uint256 escrowAmount = REWARD + 3 * params.verifierFee;
+        vm.prank(submitter);
+        registry.authorizePoster(MODEL_ID, address(0xBEEF));
         vm.expectRevert(
             abi.encodeWithSelector(IERC20Errors.ERC20InsufficientAllowance.selector, address(escrow), 0, escrowAmount)
         );
         vm.prank(address(0xBEEF));
-        jobManager.postJob(MODEL_ID, SPEC_HASH, TOTAL_STEPS, INTERVAL, REWARD, SPEC_URI);
+        jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD, SPEC_URI);
     }
 }
 
@@ -377,8 +413,9 @@ contract JobManager_CommitCheckpoints_Test is JobManager_Init {
         emit IVerificationRound.SecretCommitted(
             LibSubmission.id(jobId, solver), jobId, solver, _secretCommitment(jobId, solver)
         );
+        bytes32[] memory initProof = _initProof(INTERVAL, _stateHashes(TOTAL_STEPS, INTERVAL));
         vm.prank(solver);
-        jobManager.commitCheckpoints(jobId, root, CHECKPOINT_URL, _secretCommitment(jobId, solver));
+        jobManager.commitCheckpoints(jobId, root, initProof, CHECKPOINT_URL, _secretCommitment(jobId, solver));
         (bytes32 commitment,,,) = round.roundOf(_sid(jobId));
         assertEq(commitment, _secretCommitment(jobId, solver));
         Job memory job = _job(jobId);
@@ -391,7 +428,7 @@ contract JobManager_CommitCheckpoints_Test is JobManager_Init {
     function test_commitCheckpoints_notSolver_reverts() public {
         vm.expectRevert(abi.encodeWithSelector(IJobManager.NotSolver.selector, jobId, stranger));
         vm.prank(stranger);
-        jobManager.commitCheckpoints(jobId, bytes32(uint256(1)), CHECKPOINT_URL, bytes32(uint256(1)));
+        jobManager.commitCheckpoints(jobId, _initLeaf(), new bytes32[](0), CHECKPOINT_URL, bytes32(uint256(1)));
     }
 
     function test_commitCheckpoints_afterDeadline_reverts() public {
@@ -401,27 +438,50 @@ contract JobManager_CommitCheckpoints_Test is JobManager_Init {
             abi.encodeWithSelector(IJobManager.CommitDeadlinePassed.selector, jobId, deadline, deadline + 1)
         );
         vm.prank(solver);
-        jobManager.commitCheckpoints(jobId, bytes32(uint256(1)), CHECKPOINT_URL, bytes32(uint256(1)));
+        jobManager.commitCheckpoints(jobId, _initLeaf(), new bytes32[](0), CHECKPOINT_URL, bytes32(uint256(1)));
     }
 
     function test_commitCheckpoints_zeroRoot_reverts() public {
         vm.expectRevert(abi.encodeWithSelector(IJobManager.ZeroMerkleRoot.selector, jobId));
         vm.prank(solver);
-        jobManager.commitCheckpoints(jobId, bytes32(0), CHECKPOINT_URL, bytes32(uint256(1)));
+        jobManager.commitCheckpoints(jobId, bytes32(0), new bytes32[](0), CHECKPOINT_URL, bytes32(uint256(1)));
     }
 
     function test_commitCheckpoints_zeroSecretCommitment_reverts() public {
         vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ZeroCommitment.selector, _sid(jobId)));
         vm.prank(solver);
-        jobManager.commitCheckpoints(jobId, bytes32(uint256(1)), CHECKPOINT_URL, bytes32(0));
+        jobManager.commitCheckpoints(jobId, _initLeaf(), new bytes32[](0), CHECKPOINT_URL, bytes32(0));
     }
 
     function test_commitCheckpoints_twice_reverts() public {
         vm.prank(solver);
-        jobManager.commitCheckpoints(jobId, bytes32(uint256(1)), CHECKPOINT_URL, bytes32(uint256(1)));
+        jobManager.commitCheckpoints(jobId, _initLeaf(), new bytes32[](0), CHECKPOINT_URL, bytes32(uint256(1)));
         vm.expectRevert(abi.encodeWithSelector(IJobManager.UnexpectedJobStatus.selector, jobId, JobStatus.Committed));
         vm.prank(solver);
-        jobManager.commitCheckpoints(jobId, bytes32(uint256(1)), CHECKPOINT_URL, bytes32(uint256(1)));
+        jobManager.commitCheckpoints(jobId, _initLeaf(), new bytes32[](0), CHECKPOINT_URL, bytes32(uint256(1)));
+    }
+
+    /// @notice A run that starts from other weights (leaf 0 is not (0, initHash)) cannot be committed,
+    ///         whatever proof of its own leaf 0 comes with it.
+    function test_commitCheckpoints_otherInitialState_reverts() public {
+        bytes32[] memory states = _stateHashes(TOTAL_STEPS, INTERVAL);
+        states[0] = sha256("pre-trained weights");
+        bytes32 root = Merkle.root(Merkle.leaves(INTERVAL, states));
+        bytes32[] memory proof = _initProof(INTERVAL, states);
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.InitialStateNotCommitted.selector, jobId, root, INIT_HASH));
+        vm.prank(solver);
+        jobManager.commitCheckpoints(jobId, root, proof, CHECKPOINT_URL, _secretCommitment(jobId, solver));
+    }
+
+    /// @notice An honest tree with a proof of another leaf (not leaf 0) is refused too.
+    function test_commitCheckpoints_proofOfOtherLeaf_reverts() public {
+        bytes32[] memory states = _stateHashes(TOTAL_STEPS, INTERVAL);
+        bytes32[] memory leaves = Merkle.leaves(INTERVAL, states);
+        bytes32 root = Merkle.root(leaves);
+        bytes32[] memory proof = Merkle.proof(leaves, 1);
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.InitialStateNotCommitted.selector, jobId, root, INIT_HASH));
+        vm.prank(solver);
+        jobManager.commitCheckpoints(jobId, root, proof, CHECKPOINT_URL, _secretCommitment(jobId, solver));
     }
 }
 
@@ -601,11 +661,11 @@ contract JobManager_AssignVerifiers_Test is JobManager_Init {
     function testFuzz_assignVerifiers_segmentsDistinct_succeeds(uint32 segmentCount, bytes32 blockHash) public {
         segmentCount = uint32(bound(segmentCount, 1, 5000));
         vm.prank(submitter);
-        uint256 id = jobManager.postJob(MODEL_ID, SPEC_HASH, segmentCount * 3, 3, REWARD, SPEC_URI);
+        uint256 id = jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, segmentCount * 3, 3, REWARD, SPEC_URI);
         vm.prank(solver);
         jobManager.claimJob(id);
         vm.prank(solver);
-        jobManager.commitCheckpoints(id, keccak256("root"), CHECKPOINT_URL, keccak256("secret"));
+        jobManager.commitCheckpoints(id, _initLeaf(), new bytes32[](0), CHECKPOINT_URL, keccak256("secret"));
         vm.roll(block.number + 2);
         if (blockHash != bytes32(0)) vmx.setBlockhash(block.number - 1, blockHash);
         jobManager.assignVerifiers(id);
@@ -1029,12 +1089,13 @@ contract JobManager_VerifyCheckpoint_Test is JobManager_Init {
         bytes32 root = Merkle.root(leaves);
         bytes32[] memory proof = Merkle.proof(leaves, leafIndex);
         vm.prank(submitter);
-        uint256 jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, totalSteps, interval, REWARD, SPEC_URI);
+        uint256 jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, totalSteps, interval, REWARD, SPEC_URI);
         vm.prank(solver);
         jobManager.claimJob(jobId);
         assertFalse(jobManager.verifyCheckpoint(jobId, leafIndex, hashes[leafIndex], proof));
+        bytes32[] memory initProof = Merkle.proof(leaves, 0);
         vm.prank(solver);
-        jobManager.commitCheckpoints(jobId, root, CHECKPOINT_URL, _secretCommitment(jobId, solver));
+        jobManager.commitCheckpoints(jobId, root, initProof, CHECKPOINT_URL, _secretCommitment(jobId, solver));
         assertTrue(jobManager.verifyCheckpoint(jobId, leafIndex, hashes[leafIndex], proof));
         assertFalse(jobManager.verifyCheckpoint(jobId, leafIndex, keccak256("forged"), proof));
         assertFalse(jobManager.verifyCheckpoint(jobId, segmentCount + 1, hashes[leafIndex], proof));

@@ -78,3 +78,120 @@ contract ShareRegistry_MintShares_Test is Deployers {
         model.mint(stranger, 1);
     }
 }
+
+contract ShareRegistry_Models_Test is Deployers {
+    bytes32 internal constant OTHER_MODEL = keccak256("other-model");
+
+    function test_registerModel_firstComeOwns_succeeds() public {
+        vm.expectEmit(address(registry));
+        emit IShareRegistry.ModelRegistered(OTHER_MODEL, stranger);
+        vm.prank(stranger);
+        registry.registerModel(OTHER_MODEL);
+        assertEq(registry.modelOwner(OTHER_MODEL), stranger);
+        assertTrue(registry.canPost(OTHER_MODEL, stranger));
+        assertFalse(registry.canPost(OTHER_MODEL, submitter));
+    }
+
+    function test_registerModel_taken_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IShareRegistry.ModelAlreadyRegistered.selector, MODEL_ID, submitter));
+        vm.prank(stranger);
+        registry.registerModel(MODEL_ID);
+    }
+
+    function test_registerModel_zeroId_reverts() public {
+        vm.expectRevert(IShareRegistry.ZeroModelId.selector);
+        registry.registerModel(bytes32(0));
+    }
+
+    function test_canPost_unregistered_succeeds() public {
+        assertFalse(registry.canPost(OTHER_MODEL, stranger));
+        assertFalse(registry.canPost(OTHER_MODEL, address(0)));
+    }
+
+    function test_authorizePoster_notOwner_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IShareRegistry.NotModelOwner.selector, MODEL_ID, stranger));
+        vm.prank(stranger);
+        registry.authorizePoster(MODEL_ID, stranger);
+    }
+
+    function test_authorizePoster_unregistered_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IShareRegistry.NotModelOwner.selector, OTHER_MODEL, stranger));
+        vm.prank(stranger);
+        registry.authorizePoster(OTHER_MODEL, stranger);
+    }
+
+    function test_authorizePoster_thenRevoke_succeeds() public {
+        vm.expectEmit(address(registry));
+        emit IShareRegistry.PosterAuthorized(MODEL_ID, stranger);
+        vm.prank(submitter);
+        registry.authorizePoster(MODEL_ID, stranger);
+        assertTrue(registry.isPoster(MODEL_ID, stranger));
+        assertTrue(registry.canPost(MODEL_ID, stranger));
+        vm.expectEmit(address(registry));
+        emit IShareRegistry.PosterRevoked(MODEL_ID, stranger);
+        vm.prank(submitter);
+        registry.revokePoster(MODEL_ID, stranger);
+        assertFalse(registry.canPost(MODEL_ID, stranger));
+    }
+
+    function test_authorizePoster_twice_reverts() public {
+        vm.startPrank(submitter);
+        registry.authorizePoster(MODEL_ID, stranger);
+        vm.expectRevert(abi.encodeWithSelector(IShareRegistry.PosterAlreadyAuthorized.selector, MODEL_ID, stranger));
+        registry.authorizePoster(MODEL_ID, stranger);
+        vm.stopPrank();
+    }
+
+    function test_authorizePoster_zero_reverts() public {
+        vm.expectRevert(IShareRegistry.ZeroAddress.selector);
+        vm.prank(submitter);
+        registry.authorizePoster(MODEL_ID, address(0));
+    }
+
+    function test_revokePoster_notAuthorized_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IShareRegistry.PosterNotAuthorized.selector, MODEL_ID, stranger));
+        vm.prank(submitter);
+        registry.revokePoster(MODEL_ID, stranger);
+    }
+
+    function test_transferModelOwnership_twoSteps_succeeds() public {
+        vm.prank(submitter);
+        registry.authorizePoster(MODEL_ID, whistleblower);
+        vm.expectEmit(address(registry));
+        emit IShareRegistry.ModelOwnershipTransferStarted(MODEL_ID, submitter, stranger);
+        vm.prank(submitter);
+        registry.transferModelOwnership(MODEL_ID, stranger);
+        assertEq(registry.pendingModelOwner(MODEL_ID), stranger);
+        assertEq(registry.modelOwner(MODEL_ID), submitter);
+        vm.expectEmit(address(registry));
+        emit IShareRegistry.ModelOwnershipTransferred(MODEL_ID, submitter, stranger);
+        vm.prank(stranger);
+        registry.acceptModelOwnership(MODEL_ID);
+        assertEq(registry.modelOwner(MODEL_ID), stranger);
+        assertEq(registry.pendingModelOwner(MODEL_ID), address(0));
+        assertFalse(registry.canPost(MODEL_ID, submitter));
+        // The previous owner's poster lapsed with the hand-over.
+        assertFalse(registry.isPoster(MODEL_ID, whistleblower));
+        assertFalse(registry.canPost(MODEL_ID, whistleblower));
+    }
+
+    function test_acceptModelOwnership_notPending_reverts() public {
+        vm.prank(submitter);
+        registry.transferModelOwnership(MODEL_ID, stranger);
+        vm.expectRevert(abi.encodeWithSelector(IShareRegistry.NotPendingModelOwner.selector, MODEL_ID, whistleblower));
+        vm.prank(whistleblower);
+        registry.acceptModelOwnership(MODEL_ID);
+    }
+
+    function test_acceptModelOwnership_nonePending_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IShareRegistry.NotPendingModelOwner.selector, MODEL_ID, address(0)));
+        vm.prank(address(0));
+        registry.acceptModelOwnership(MODEL_ID);
+    }
+
+    function test_transferModelOwnership_notOwner_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IShareRegistry.NotModelOwner.selector, MODEL_ID, stranger));
+        vm.prank(stranger);
+        registry.transferModelOwnership(MODEL_ID, stranger);
+    }
+}

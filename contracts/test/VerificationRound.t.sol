@@ -644,7 +644,7 @@ contract VerificationRound_Draw_Test is VerificationRound_Init {
     function testFuzz_drawForcedError_allSampled_picksLast_succeeds(bytes32 secret) public {
         VerificationRound r = new VerificationRound(IJobManager(address(jobManager)), 10_000);
         vm.prank(submitter);
-        uint256 jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, 8, 2, REWARD, SPEC_URI);
+        uint256 jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, 8, 2, REWARD, SPEC_URI);
         _claimAndCommit(jobId);
         _assign(jobId);
         uint32[] memory segments = _segments(jobId);

@@ -84,7 +84,7 @@ def test_job_manager_revert_is_decoded(client_factory):
     c = client_factory(1)
     c.token.faucet(1_000 * E18)
     with pytest.raises(errors.InvalidJobShape) as info:
-        c.jobs.post_job(keccak(text="m"), keccak(text="s"), 10, 3, 10 * E18, "data:,")
+        c.jobs.post_job(keccak(text="m"), keccak(text="s"), HASHES[0], 10, 3, 10 * E18, "data:,")
     assert info.value.named_args == {"totalSteps": 10, "checkpointInterval": 3}
     assert str(info.value) == (
         "JobManager reverted: InvalidJobShape(totalSteps=10, checkpointInterval=3)"
@@ -108,7 +108,10 @@ def test_smoke_job_happy_path(anvil: Anvil, protocol: Deployment, client_factory
     model_id = keccak(text="digits-mlp")
     reward = 10 * E18
     before = submitter.token.balance_of()
-    receipt = submitter.jobs.post_job(model_id, keccak(text="spec"), 40, 10, reward, "data:,{}")
+    submitter.shares.register_model(model_id)
+    receipt = submitter.jobs.post_job(
+        model_id, keccak(text="spec"), HASHES[0], 40, 10, reward, "data:,{}"
+    )
     job_id = submitter.job_id_from(receipt)
     assert job_id == 1
     assert before - submitter.token.balance_of() == p.job_escrow(reward)
@@ -221,8 +224,11 @@ def test_smoke_dispute_path(anvil: Anvil, protocol: Deployment, client_factory):
         v.stakes.stake(Role.Verifier, p.min_stake_verifier)
     by_addr = {v.address: v for v in stakers}
 
+    submitter.shares.register_model(keccak(text="m"))
     job_id = submitter.job_id_from(
-        submitter.jobs.post_job(keccak(text="m"), keccak(text="s"), 40, 10, 10 * E18, "data:,")
+        submitter.jobs.post_job(
+            keccak(text="m"), keccak(text="s"), HASHES[0], 40, 10, 10 * E18, "data:,"
+        )
     )
     solver.jobs.claim_job(job_id)
     secret = commit(solver, job_id, HASHES, 10)

@@ -49,11 +49,14 @@ def _job_to_verifying(
     for i in range(3, 9):
         clients[i].stakes.stake(Role.Verifier, p.min_stake_verifier)
     clients[9].stakes.stake(Role.Whistleblower, p.min_stake_whistleblower)
+    hashes = [os.urandom(32) for _ in range(N // K + 1)]
+    submitter.shares.register_model(keccak(text="m"))
     job_id = submitter.job_id_from(
-        submitter.jobs.post_job(keccak(text="m"), keccak(text="s"), N, K, 10 * E18, "data:,")
+        submitter.jobs.post_job(
+            keccak(text="m"), keccak(text="s"), hashes[0], N, K, 10 * E18, "data:,"
+        )
     )
     solver.jobs.claim_job(job_id)
-    hashes = [os.urandom(32) for _ in range(N // K + 1)]
     secret = commit(solver, job_id, hashes, K)
     submitter.mine(2)
     submitter.jobs.assign_verifiers(job_id)

@@ -43,11 +43,14 @@ def test_python_merkle_proofs_verify_on_chain(client_factory) -> None:
     n, k = 300, 25
     hashes = [os.urandom(32) for _ in range(n // k + 1)]
     tree = checkpoint_tree(hashes, k)
+    submitter.shares.register_model(b"\x02" * 32)
     job_id = submitter.job_id_from(
-        submitter.jobs.post_job(b"\x02" * 32, os.urandom(32), n, k, 10 * E18, "data:,{}")
+        submitter.jobs.post_job(b"\x02" * 32, os.urandom(32), hashes[0], n, k, 10 * E18, "data:,{}")
     )
     solver.jobs.claim_job(job_id)
-    solver.jobs.commit_checkpoints(job_id, tree.root, "http://127.0.0.1:1/jobs/1", os.urandom(32))
+    solver.jobs.commit_checkpoints(
+        job_id, tree.root, tree.proof(0), "http://127.0.0.1:1/jobs/1", os.urandom(32)
+    )
     for i, h in enumerate(hashes):
         assert solver.jobs.verify_checkpoint(job_id, i, h, tree.proof(i)) is True
     assert solver.jobs.verify_checkpoint(job_id, 3, os.urandom(32), tree.proof(3)) is False
@@ -61,6 +64,7 @@ def test_cli_stake_submit_list_and_shares(anvil: Anvil, manifest: Path, client_f
     client_factory(1).token.faucet(500 * E18)
     staked = json.loads(_cli("stake", "verifier", "60", *common, "--dev-account", "3", "--json"))
     assert staked["staked_wei"] == 60 * E18 and staked["active"] is True
+    _cli("model", "register", "digits-mlp", *common, "--dev-account", "1")
 
     posted = json.loads(
         _cli(
@@ -87,6 +91,14 @@ def test_cli_stake_submit_list_and_shares(anvil: Anvil, manifest: Path, client_f
     # The posted spec hash is what the chain holds.
     reader = client_factory(0)
     assert reader.jobs.get_job(ids[0]).spec_hash.hex() == posted["jobs"][0]["spec_hash"][2:]
+    # ... and so is the initHash: the state hash of the spec's seed-initialised state.
+    from veritrain.spec import default_digits_spec
+    from veritrain.training import TrainingEngine
+
+    engine = TrainingEngine(default_digits_spec(seed=1, total_steps=40, checkpoint_interval=10))
+    expected = engine.state_hash(engine.init_state())
+    assert reader.jobs.get_job(ids[0]).init_hash == expected
+    assert posted["jobs"][0]["init_hash"] == "0x" + expected.hex()
 
     owners = json.loads(_cli("shares", "digits-mlp", *common, "--json"))
     assert owners["holders"] == [] and owners["total_shares"] == 0
@@ -119,8 +131,11 @@ def test_cli_jackpot_fund_show_and_job_round(
     for v in verifiers:
         v.stakes.stake(Role.Verifier, protocol.params.min_stake_verifier)
     hashes = [os.urandom(32) for _ in range(5)]
+    submitter.shares.register_model(b"\x03" * 32)
     job_id = submitter.job_id_from(
-        submitter.jobs.post_job(b"\x03" * 32, os.urandom(32), 40, 10, 10 * E18, "data:,{}")
+        submitter.jobs.post_job(
+            b"\x03" * 32, os.urandom(32), hashes[0], 40, 10, 10 * E18, "data:,{}"
+        )
     )
     solver.jobs.claim_job(job_id)
     secret = commit(solver, job_id, hashes, 10)
@@ -133,6 +148,66 @@ def test_cli_jackpot_fund_show_and_job_round(
     assert len(rnd["end_hashes"]) == len(shown["segments"]) == protocol.params.samples_per_job
     assert rnd["outcome"] == "Pending" and rnd["forced_sample"] is None
     assert [v["sealed"] for v in rnd["verdicts"]] == [False] * len(shown["verifiers"])
+
+
+def test_cli_model_register_authorize_revoke_show(anvil: Anvil, manifest: Path, client_factory):
+    """`veritrain model ...`: the first registrant owns the model; only the owner and the accounts
+    it authorises may post jobs under it; bad input is one clear line, no traceback."""
+    common = ["--rpc-url", anvil.rpc_url, "--deployment", str(manifest)]
+    owner, poster = client_factory(1), client_factory(2)
+    poster.token.faucet(500 * E18)
+    submit = ["job", "submit", *common, "--steps", "40", "--interval", "10", "--reward", "5"]
+    submit += ["--model-id", "owned-mlp"]
+
+    result = runner.invoke(app, [*submit, "--dev-account", "2"])
+    assert result.exit_code == 1 and "not registered" in result.output
+    assert "Traceback" not in result.output
+
+    out = json.loads(
+        _cli("model", "register", "owned-mlp", *common, "--dev-account", "1", "--json")
+    )
+    assert out["owner"] == owner.address
+    result = runner.invoke(app, ["model", "register", "owned-mlp", *common, "--dev-account", "2"])
+    assert result.exit_code == 1 and f"already owned by {owner.address}" in result.output
+
+    result = runner.invoke(app, [*submit, "--dev-account", "2"])
+    assert result.exit_code == 1 and "has not authorised" in result.output
+    assert poster.jobs.job_count() == 0
+
+    _cli("model", "authorize", "owned-mlp", poster.address, *common, "--dev-account", "1")
+    shown = json.loads(
+        _cli("model", "show", "owned-mlp", *common, "--account", poster.address, "--json")
+    )
+    assert shown["owner"] == owner.address and shown["posters"] == [poster.address]
+    assert shown["can_post"] is True and shown["token"] is None
+    _cli(*submit, "--dev-account", "2")
+    assert poster.jobs.job_count() == 1
+
+    _cli("model", "revoke", "owned-mlp", poster.address, *common, "--dev-account", "1")
+    result = runner.invoke(app, [*submit, "--dev-account", "2"])
+    assert result.exit_code == 1 and poster.jobs.job_count() == 1
+    result = runner.invoke(
+        app, ["model", "revoke", "owned-mlp", poster.address, *common, "--dev-account", "1"]
+    )
+    assert result.exit_code == 1 and "PosterNotAuthorized" in result.output
+    result = runner.invoke(app, ["model", "show", "0x12", *common])
+    assert result.exit_code != 0 and "64 hex digits" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_stranger_cannot_post_under_another_owners_model(client_factory) -> None:
+    """Regression (issue 8, item 2): one cheap job with N = 1,000,000 under another model's id
+    used to mint 1,000,000 of its shares to its solver; now the post reverts."""
+    from chain import errors
+
+    owner, stranger = client_factory(1), client_factory(5)
+    stranger.token.faucet(100 * E18)
+    model_id = b"\x05" * 32
+    owner.shares.register_model(model_id)
+    with pytest.raises(errors.NotModelPoster) as info:
+        stranger.jobs.post_job(model_id, os.urandom(32), os.urandom(32), 1_000_000, 1, 0, "data:,")
+    assert info.value.named_args == {"modelId": model_id, "caller": stranger.address}
+    assert stranger.jobs.job_count() == 0
 
 
 def test_cli_refuses_a_withdraw_that_would_revert(anvil: Anvil, manifest: Path) -> None:

@@ -130,7 +130,16 @@ class FakeChain:
         self.now += seconds
         self.block += blocks
 
-    def post_job(self, submitter: str, spec: Any, reward: int = 1000) -> int:
+    def post_job(
+        self, submitter: str, spec: Any, reward: int = 1000, init_hash: bytes | None = None
+    ) -> int:
+        """Post ``spec`` as ``submitter``; ``init_hash`` defaults to the state hash of the
+        spec's seed-initialised state (what `veritrain job submit` computes)."""
+        if init_hash is None:
+            from veritrain.training import TrainingEngine
+
+            engine = TrainingEngine(spec)
+            init_hash = engine.state_hash(engine.init_state())
         job_id = len(self.jobs) + 1
         self.jobs[job_id] = JobView(
             job_id=job_id,
@@ -138,6 +147,7 @@ class FakeChain:
             solver=ZERO,
             model_id=spec.model_id_hash(),
             spec_hash=spec.spec_hash(),
+            init_hash=bytes(init_hash),
             merkle_root=b"\x00" * 32,
             total_steps=spec.total_steps,
             checkpoint_interval=spec.checkpoint_interval,
@@ -272,7 +282,12 @@ class FakeJobs:
         return commitments.submission_id(job_id, solver)
 
     def commit_checkpoints(
-        self, job_id: int, root: bytes, url: str, secret_commitment: bytes
+        self,
+        job_id: int,
+        root: bytes,
+        init_proof: Sequence[bytes],
+        url: str,
+        secret_commitment: bytes,
     ) -> dict[str, Any]:
         job = self._client.chain.jobs[job_id]
         if secret_commitment == b"\x00" * 32:
@@ -281,6 +296,10 @@ class FakeJobs:
             raise revert("UnexpectedJobStatus", jobId=job_id, status=int(job.status))
         if job.solver != self._client.address:
             raise revert("NotSolver", jobId=job_id, caller=self._client.address)
+        if not verify_proof(list(init_proof), root, leaf_hash(0, job.init_hash)):
+            raise revert(
+                "InitialStateNotCommitted", jobId=job_id, merkleRoot=root, initHash=job.init_hash
+            )
         self._client.chain.set_job(
             job_id,
             merkle_root=root,

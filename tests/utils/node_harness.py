@@ -143,11 +143,19 @@ class Network:
         self._miner.join(5)
 
     def post_job(self, spec: JobSpec, reward: int = 50 * E18) -> int:
+        """Post ``spec`` as the submitter (registering its model first if nobody has), with the
+        initHash of the spec's seed-initialised state; returns the job id."""
+        from veritrain.training import TrainingEngine
+
         sub = self.client(SUBMITTER)
         sub.token.faucet(1000 * E18)
+        if sub.shares.model_owner(spec.model_id_hash()) is None:
+            sub.shares.register_model(spec.model_id_hash())
+        engine = TrainingEngine(spec)
         receipt = sub.jobs.post_job(
             spec.model_id_hash(),
             spec.spec_hash(),
+            engine.state_hash(engine.init_state()),
             spec.total_steps,
             spec.checkpoint_interval,
             reward,

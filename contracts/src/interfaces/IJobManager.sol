@@ -101,6 +101,19 @@ interface IJobManager {
     /// @param jobId Job.
     error ZeroMerkleRoot(uint256 jobId);
 
+    /// @notice Thrown when the committed tree's proof does not show leaf 0 = (step 0, the job's initHash):
+    ///         the solver did not start from the spec's seed-initialised state.
+    /// @param jobId Job.
+    /// @param merkleRoot Root committed.
+    /// @param initHash State hash leaf 0 must commit to.
+    error InitialStateNotCommitted(uint256 jobId, bytes32 merkleRoot, bytes32 initHash);
+
+    /// @notice Thrown when the caller of `postJob` is neither the model's owner nor an authorised
+    ///         poster at the ShareRegistry (or the model is unregistered).
+    /// @param modelId Model id.
+    /// @param caller msg.sender.
+    error NotModelPoster(bytes32 modelId, address caller);
+
     /// @notice Thrown when the randomness block has not been mined yet.
     /// @param jobId Job.
     /// @param randomnessBlock Block whose hash is needed.
@@ -368,8 +381,10 @@ interface IJobManager {
     ////// Job lifecycle //////
 
     /// @notice Posts a job and escrows `reward + V * verifierFee` into the Escrow (approve the Escrow).
-    /// @param modelId Model id (keccak256 of the model name).
+    ///         The caller must be the model's owner or an authorised poster at the ShareRegistry.
+    /// @param modelId Model id (keccak256 of the model name), registered at the ShareRegistry.
     /// @param specHash keccak256 of the canonical spec JSON.
+    /// @param initHash State hash of the spec's seed-initialised state (step 0).
     /// @param totalSteps N (steps), > 0.
     /// @param checkpointInterval k (steps), > 0, N % k == 0.
     /// @param reward Reward for the solver (wei).
@@ -378,6 +393,7 @@ interface IJobManager {
     function postJob(
         bytes32 modelId,
         bytes32 specHash,
+        bytes32 initHash,
         uint32 totalSteps,
         uint32 checkpointInterval,
         uint256 reward,
@@ -397,11 +413,13 @@ interface IJobManager {
     ///         commit deadline); forwards the secret commitment to `IVerificationRound.onCommit`.
     /// @param jobId Job.
     /// @param merkleRoot Root of the checkpoint tree (PROTOCOL.md 2.3), non-zero.
+    /// @param initProof Merkle proof (siblings, bottom-up) that leaf 0 of the tree is (0, job.initHash).
     /// @param checkpointURL Base URL of the solver's checkpoint API.
     /// @param secretCommitment keccak256(abi.encode(jobId, solver, secret)), non-zero.
     function commitCheckpoints(
         uint256 jobId,
         bytes32 merkleRoot,
+        bytes32[] calldata initProof,
         string calldata checkpointURL,
         bytes32 secretCommitment
     ) external;

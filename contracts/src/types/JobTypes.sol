@@ -57,6 +57,8 @@ struct Params {
 /// @param solver Account that claimed the job (zero while Open).
 /// @param modelId keccak256 of the model name (utf-8).
 /// @param specHash keccak256 of the canonical JSON job spec.
+/// @param initHash State hash of the spec's seed-initialised state (step 0); leaf 0 of every committed
+///        checkpoint tree must commit to (0, initHash) (PROTOCOL.md 2.3).
 /// @param merkleRoot Root of the checkpoint Merkle tree (PROTOCOL.md 2.3), zero until committed.
 /// @param totalSteps N: optimizer steps to train (steps).
 /// @param checkpointInterval k: steps between checkpoints; N % k == 0 (steps).
@@ -73,6 +75,7 @@ struct Job {
     address solver;
     bytes32 modelId;
     bytes32 specHash;
+    bytes32 initHash;
     bytes32 merkleRoot;
     uint32 totalSteps;
     uint32 checkpointInterval;

@@ -17,6 +17,8 @@ import {ShareRegistry} from "../../src/ShareRegistry.sol";
 import {StakeManager} from "../../src/StakeManager.sol";
 import {VeriToken} from "../../src/VeriToken.sol";
 import {VerificationRound} from "../../src/VerificationRound.sol";
+// Libraries
+import {LibCheckpoint} from "../../src/libraries/LibCheckpoint.sol";
 // Types
 import {Dispute} from "../../src/types/DisputeTypes.sol";
 import {Job, JobStatus, Params} from "../../src/types/JobTypes.sol";
@@ -33,6 +35,8 @@ abstract contract Deployers is PRBTest, Bound {
 
     bytes32 internal constant MODEL_ID = keccak256("digits-mlp");
     bytes32 internal constant SPEC_HASH = keccak256("canonical spec json");
+    /// @notice State hash of the spec's seed-initialised state: leaf 0 of every honest run.
+    bytes32 internal constant INIT_HASH = keccak256("seed-initialised state");
     string internal constant SPEC_URI = "data:application/json;base64,e30=";
     string internal constant CHECKPOINT_URL = "http://127.0.0.1:8000/jobs/1";
     uint32 internal constant TOTAL_STEPS = 16;
@@ -111,6 +115,8 @@ abstract contract Deployers is PRBTest, Bound {
             verifierPool.push(verifier);
             _stake(verifier, Role.Verifier, 500e18);
         }
+        vm.prank(submitter);
+        registry.registerModel(MODEL_ID);
     }
 
     ////// Actors //////
@@ -135,15 +141,26 @@ abstract contract Deployers is PRBTest, Bound {
 
     function _postJob() internal returns (uint256 jobId) {
         vm.prank(submitter);
-        jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, TOTAL_STEPS, INTERVAL, REWARD, SPEC_URI);
+        jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD, SPEC_URI);
     }
 
-    /// @notice State hashes of checkpoints 0..N/k of an honest run (any fixed values do).
+    /// @notice State hashes of checkpoints 0..N/k of an honest run: INIT_HASH, then any fixed values.
     function _stateHashes(uint32 totalSteps, uint32 interval) internal pure returns (bytes32[] memory hashes) {
         hashes = new bytes32[](totalSteps / interval + 1);
-        for (uint256 i; i < hashes.length; ++i) {
+        hashes[0] = INIT_HASH;
+        for (uint256 i = 1; i < hashes.length; ++i) {
             hashes[i] = sha256(abi.encode("state", i));
         }
+    }
+
+    /// @notice Proof of leaf 0 of the tree of `states` (what `commitCheckpoints` takes as `initProof`).
+    function _initProof(uint32 interval, bytes32[] memory states) internal pure returns (bytes32[] memory) {
+        return Merkle.proof(Merkle.leaves(interval, states), 0);
+    }
+
+    /// @notice Root of the one-leaf tree (0, INIT_HASH): a valid commitment with an empty `initProof`.
+    function _initLeaf() internal pure returns (bytes32) {
+        return LibCheckpoint.leafHash(0, INIT_HASH);
     }
 
     function _root(uint32 totalSteps, uint32 interval) internal pure returns (bytes32) {
@@ -170,11 +187,13 @@ abstract contract Deployers is PRBTest, Bound {
     /// @notice `account` (the job's solver) commits the tree of `states` with the secret of `_secret`.
     function _commit(uint256 jobId, address account, bytes32[] memory states) internal {
         // Computed before the prank: sha256/calls would consume it.
-        bytes32 root = Merkle.root(Merkle.leaves(jobManager.getJob(jobId).checkpointInterval, states));
+        uint32 interval = jobManager.getJob(jobId).checkpointInterval;
+        bytes32 root = Merkle.root(Merkle.leaves(interval, states));
+        bytes32[] memory initProof = _initProof(interval, states);
         _committedStates[jobId] = states;
         bytes32 commitment = _secretCommitment(jobId, account);
         vm.prank(account);
-        jobManager.commitCheckpoints(jobId, root, CHECKPOINT_URL, commitment);
+        jobManager.commitCheckpoints(jobId, root, initProof, CHECKPOINT_URL, commitment);
     }
 
     /// @notice Assigns verifiers and, if assigned, the solver posts its claims.

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from adversary.solver import cheating_step_function
+from adversary.solver import cheating_step_function, solver_node
 from solver.trainer import train_job
 from tests.utils.node_fixtures import tiny_spec
 from veritrain.hexutil import from_hex
@@ -53,3 +53,23 @@ def test_adversary_diverges_from_segment_2_and_commits_consistently(
 def test_unknown_adversary_is_refused(engine, tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown adversary"):
         cheating_step_function(engine, "nap")
+
+
+def test_other_init_solver_cannot_commit(tmp_path: Path) -> None:
+    """The ``"other-init"`` adversary trains honestly from other initial weights: its tree's
+    leaf 0 is not (0, initHash), so the commitment reverts and the job never gets past Claimed."""
+    from tests.utils.fake_chain import FakeChain
+    from tests.utils.node_fixtures import SOLVER, SUBMITTER
+    from veritrain.enums import JobStatus
+
+    chain = FakeChain()
+    job_id = chain.post_job(SUBMITTER, tiny_spec())
+    node = solver_node(chain.client(SOLVER), tmp_path, mode="other-init", serve=False)
+    for _ in range(3):
+        node.step()
+        chain.advance(blocks=2)
+    rec = node.job_record(job_id)
+    assert rec is not None and len(rec.hashes) == 5  # it trained all 40 steps
+    assert rec.hashes[0] != chain.jobs[job_id].init_hash
+    assert chain.jobs[job_id].status is JobStatus.Claimed
+    assert chain.count("claimJob") == 1 and chain.count("commitCheckpoints") == 0

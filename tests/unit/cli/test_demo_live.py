@@ -239,6 +239,7 @@ def _job(job_id: int, status: JobStatus, dispute_id: int = 0) -> Any:
         solver=SOLVER,
         model_id=b"",
         spec_hash=b"",
+        init_hash=b"",
         merkle_root=b"",
         total_steps=300,
         checkpoint_interval=25,

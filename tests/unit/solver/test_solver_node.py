@@ -178,3 +178,28 @@ def test_no_reveal_inside_the_window_rejects_the_job(tmp_path: Path) -> None:
     node.step()
     assert chain.count("revealSecret") == 0
     assert chain.jobs[job_id].status is JobStatus.Rejected
+
+
+def test_skips_a_job_whose_init_hash_is_not_its_specs_initial_state(tmp_path: Path, caplog) -> None:
+    """A job whose initHash is not the spec's seed-initialised state can never be committed:
+    the solver skips it (and says why) instead of claiming it and losing its stake."""
+    chain = FakeChain()
+    job_id = chain.post_job(SUBMITTER, tiny_spec(), init_hash=b"\x01" * 32)
+    node = SolverNode(chain.client(SOLVER), tmp_path, serve=False)
+    with caplog.at_level(logging.WARNING):
+        node.step()
+    assert chain.count("claimJob") == 0
+    assert chain.jobs[job_id].status is JobStatus.Open
+    assert job_id in node.state.read().skip
+    assert f"job {job_id}" in caplog.text and "initHash" in caplog.text
+
+
+def test_commit_proves_leaf_zero_is_the_init_hash(tmp_path: Path) -> None:
+    chain = FakeChain()
+    job_id = chain.post_job(SUBMITTER, tiny_spec())
+    node = SolverNode(chain.client(SOLVER), tmp_path, serve=False)
+    node.step()  # claim
+    node.step()  # train + commit
+    rec = node.job_record(job_id)
+    assert rec is not None and rec.hashes[0] == chain.jobs[job_id].init_hash
+    assert chain.jobs[job_id].status is JobStatus.Committed

@@ -9,6 +9,7 @@ import {Merkle} from "../../utils/Merkle.sol";
 import {ArbitrationCommittee} from "../../../src/ArbitrationCommittee.sol";
 import {Escrow} from "../../../src/Escrow.sol";
 import {JobManager} from "../../../src/JobManager.sol";
+import {ShareRegistry} from "../../../src/ShareRegistry.sol";
 import {StakeManager} from "../../../src/StakeManager.sol";
 import {VeriToken} from "../../../src/VeriToken.sol";
 import {VerificationRound} from "../../../src/VerificationRound.sol";
@@ -36,6 +37,8 @@ contract ProtocolHandler is Bound {
     Vm internal constant vm = Vm(address(uint160(uint256(keccak256("hevm cheat code")))));
     bytes32 internal constant STAKE_SLASHED = keccak256("StakeSlashed(address,uint8,uint256,uint256,address)");
     bytes32 internal constant MODEL_ID = keccak256("digits-mlp");
+    /// @notice State hash of the spec's seed-initialised state of every job the handler posts.
+    bytes32 internal constant INIT_HASH = keccak256("handler initial state");
     /// @notice Most `advance` calls `settle` makes.
     uint256 internal constant MAX_SETTLE_STEPS = 1500;
 
@@ -106,12 +109,30 @@ contract ProtocolHandler is Bound {
             solvers.push(_newActor(string.concat("solver", vm.toString(i))));
             _stakeAs(solvers[i], Role.Solver, 300e18);
         }
+        _authorizeSubmitters();
         for (uint256 i; i < 7; ++i) {
             verifiers.push(_newActor(string.concat("verifier", vm.toString(i))));
             _stakeAs(verifiers[i], Role.Verifier, 200e18);
         }
         whistleblowers.push(_newActor("whistleblower"));
         _stakeAs(whistleblowers[0], Role.Whistleblower, 50e18);
+    }
+
+    /// @notice Registers MODEL_ID (or, if the test setup already did, acts as its owner) and
+    ///         authorises every submitter to post under it.
+    function _authorizeSubmitters() internal {
+        ShareRegistry registry = ShareRegistry(address(jobManager.shareRegistry()));
+        address owner = registry.modelOwner(MODEL_ID);
+        if (owner == address(0)) {
+            owner = submitters[0];
+            vm.prank(owner);
+            registry.registerModel(MODEL_ID);
+        }
+        for (uint256 i; i < submitters.length; ++i) {
+            if (submitters[i] == owner || registry.isPoster(MODEL_ID, submitters[i])) continue;
+            vm.prank(owner);
+            registry.authorizePoster(MODEL_ID, submitters[i]);
+        }
     }
 
     ////// Actions //////
@@ -127,7 +148,7 @@ contract ProtocolHandler is Bound {
         uint32 totalSteps = interval * uint32(bound(shapeSeed >> 8, 1, 12));
         reward = bound(reward, 0, 1000e18);
         vm.prank(submitter);
-        jobManager.postJob(MODEL_ID, keccak256("spec"), totalSteps, interval, reward, "data:,");
+        jobManager.postJob(MODEL_ID, keccak256("spec"), INIT_HASH, totalSteps, interval, reward, "data:,");
         ++ghost_calls["postJob"];
     }
 
@@ -158,12 +179,14 @@ contract ProtocolHandler is Bound {
         } else if (job.status == JobStatus.Claimed && commit && block.timestamp <= job.commitDeadline) {
             bytes32[] storage states = _states[jobId];
             for (uint256 i; i <= job.totalSteps / job.checkpointInterval; ++i) {
-                states.push(keccak256(abi.encode("state", jobId, i)));
+                states.push(i == 0 ? job.initHash : keccak256(abi.encode("state", jobId, i)));
             }
-            bytes32 root = Merkle.root(Merkle.leaves(job.checkpointInterval, states));
+            bytes32[] memory leaves = Merkle.leaves(job.checkpointInterval, states);
+            bytes32 root = Merkle.root(leaves);
+            bytes32[] memory initProof = Merkle.proof(leaves, 0);
             bytes32 commitment = keccak256(abi.encode(jobId, job.solver, _secret(jobId)));
             vm.prank(job.solver);
-            jobManager.commitCheckpoints(jobId, root, "http://solver", commitment);
+            jobManager.commitCheckpoints(jobId, root, initProof, "http://solver", commitment);
             ++ghost_calls["commitCheckpoints"];
         }
     }
