@@ -23,7 +23,9 @@ Every phase is persisted as a typed record (`noderuntime.records.SolverRecords` 
 `<data_dir>/solver_state.json`); each phase first checks the job on chain, so a solver killed at
 any point resumes where it stopped: mid-training from its last checkpoint, after a commit by
 re-serving the checkpoints and carrying on, with the same secret (a restarted solver reveals
-what it committed to).
+what it committed to). A stored checkpoint that fails its hash check (a flipped bit on disk) is
+recomputed by replay from the last good one (`solver.trainer.restore_checkpoint`) when training
+resumes, before the commit and before it is served.
 
 `step_function(engine)` is the override point of the step rule (testing-only cheating solvers
 in `adversary.solver` replace it; they play the round exactly like honest ones).
@@ -239,6 +241,9 @@ class SolverNode(NodeBase):
                     self.log.warning("job %d: commit deadline missed", job_id)
                     self._put(job_id, phase=Phase.ABANDONED)
                     return
+                # every checkpoint we are about to commit to must be servable: a bad file is
+                # recomputed by replay now, not discovered by a verifier later
+                self.catalog.verify(job_id)
                 url = self.checkpoint_url(job_id)
                 secret = rec.secret
                 if secret is None:

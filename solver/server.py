@@ -21,7 +21,9 @@ claim apart; `unseal` (after the reveal, or in a dispute) serves everything agai
 
 The app reads from a `CheckpointCatalog` that the solver node fills once a job's training is
 complete; the bytes come from the content-addressed `CheckpointStore`, which re-hashes every
-file it reads, so a corrupted file is answered with 500 and never served as valid.
+file it reads, so a corrupted file is never served as valid: it is recomputed by replay from
+the last good checkpoint (`CheckpointCatalog.checkpoint_bytes`), or answered with 500 when it
+cannot be.
 
 `ServerThread` runs the app with uvicorn inside the solver process.
 
@@ -41,6 +43,7 @@ from typing import TYPE_CHECKING, Annotated
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request, Response
 
+from solver.trainer import restore_checkpoint
 from veritrain.bisection import StepFn, StepTrajectory
 from veritrain.errors import CheckpointHashMismatch, CheckpointNotFound, VeritrainError
 from veritrain.hexutil import to_hex
@@ -122,6 +125,7 @@ class CheckpointCatalog:
     _trajectories: dict[tuple[int, int], StepTrajectory] = field(default_factory=dict)
     _sealed: dict[int, frozenset[int]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _repair_lock: threading.Lock = field(default_factory=threading.Lock)
 
     # --------------------------------------------------------------------------- sealing
     def seal(self, job_id: int, open_steps: Iterable[int] = ()) -> None:
@@ -201,7 +205,7 @@ class CheckpointCatalog:
             cache = self.cache_dir / f"job{job_id}-seg{segment}.json"
         traj = StepTrajectory(
             engine,
-            self.store.get(entry.hashes[segment]),
+            self.checkpoint_bytes(job_id, segment),
             (segment + 1) * k,
             step_fn=step_fn,
             store=self.store,
@@ -209,6 +213,51 @@ class CheckpointCatalog:
         )
         with self._lock:
             return self._trajectories.setdefault((job_id, segment), traj)
+
+    def checkpoint_bytes(self, job_id: int, index: int) -> bytes:
+        """The bytes of committed checkpoint `index` (step `index * k`), hash-checked.
+
+        A stored file that is missing or fails its hash check is recomputed by replay from
+        the last good checkpoint with the job's engine and step function
+        (`solver.trainer.restore_checkpoint`) and written back, so a flipped bit on disk is
+        never served and never costs the solver its job.
+
+        Raises:
+            StatesUnavailable: unknown job or index.
+            CheckpointNotFound, CheckpointHashMismatch: the file is bad and the job has no
+                replayer, or the replay does not reproduce the recorded hash.
+        """
+        entry = self._entry(job_id, 0)
+        if not 0 <= index < len(entry.hashes):
+            raise StatesUnavailable(f"job {job_id} has leaves 0..{len(entry.hashes) - 1}")
+        try:
+            return self.store.get(entry.hashes[index])
+        except (CheckpointHashMismatch, CheckpointNotFound) as exc:
+            with self._lock:
+                replayer = self._replayers.get(job_id)
+            if replayer is None:
+                raise
+            logger.error("job %d: stored checkpoint %d is bad (%s); repairing", job_id, index, exc)
+        engine, step_fn = replayer()
+        with self._repair_lock:  # one repair at a time; the catalog stays readable meanwhile
+            return restore_checkpoint(
+                engine, self.store, list(entry.hashes), index, step_fn=step_fn
+            )
+
+    def verify(self, job_id: int) -> int:
+        """Check every stored checkpoint of a job, repairing the bad ones (`checkpoint_bytes`).
+
+        Returns:
+            The number of checkpoints checked (N/k + 1).
+
+        Raises:
+            StatesUnavailable, CheckpointHashMismatch, CheckpointNotFound: see
+                `checkpoint_bytes`.
+        """
+        entry = self._entry(job_id, 0)
+        for index in range(len(entry.hashes)):
+            self.checkpoint_bytes(job_id, index)
+        return len(entry.hashes)
 
     def _locate(self, job_id: int, step: int) -> tuple[JobCheckpoints, bytes | None]:
         entry = self._entry(job_id, step)
@@ -236,7 +285,7 @@ class CheckpointCatalog:
         """
         entry, leaf = self._locate(job_id, step)
         if leaf is not None:
-            return self.store.get(leaf)
+            return self.checkpoint_bytes(job_id, step // entry.interval)
         return self.trajectory(job_id, step // entry.interval).state_at(step)
 
 
@@ -306,7 +355,7 @@ def get_checkpoint(job_id: int, step: int, catalog: CatalogDep) -> Response:
         )
     digest = entry.hashes[step // entry.interval]
     try:
-        blob = catalog.store.get(digest)
+        blob = catalog.checkpoint_bytes(job_id, step // entry.interval)
     except CheckpointNotFound as exc:
         raise HTTPException(status_code=404, detail=f"checkpoint missing: {exc}") from exc
     except CheckpointHashMismatch as exc:
