@@ -44,7 +44,13 @@ from noderuntime import TERMINAL_JOB_STATUSES, NodeBase
 from noderuntime.adjudication import Adjudication
 from noderuntime.ports import ChainPort
 from noderuntime.records import Phase, RecordStore, SolverClaims, SolverJob, SolverRecords
-from solver.server import CheckpointCatalog, JobCheckpoints, ServerThread, create_app
+from solver.server import (
+    DEFAULT_STATE_CACHE_BYTES,
+    CheckpointCatalog,
+    JobCheckpoints,
+    ServerThread,
+    create_app,
+)
 from solver.trainer import step_function, train_job
 from veritrain.commitments import new_secret, secret_commitment, submission_id
 from veritrain.enums import JobStatus, Role
@@ -77,6 +83,8 @@ class SolverNode(NodeBase):
         poll_interval: seconds between rounds.
         adjudication: the adjudication strategy (None: from ``client.adjudicator.name``).
         stake_amount: wei to stake when not active (None: 4x solverStake, at least min).
+        state_cache_bytes: bound (bytes) of the in-memory cache of replayed intermediate
+            states served during disputes.
     """
 
     def __init__(
@@ -92,6 +100,7 @@ class SolverNode(NodeBase):
         poll_interval: float = 1.0,
         stake_amount: int | None = None,
         adjudication: Adjudication | None = None,
+        state_cache_bytes: int = DEFAULT_STATE_CACHE_BYTES,
     ) -> None:
         super().__init__(
             client,
@@ -109,7 +118,11 @@ class SolverNode(NodeBase):
         self.stake_amount = stake_amount
         self.state = RecordStore(self.data_dir / "solver_state.json", SolverRecords)
         self.store = CheckpointStore(self.data_dir / "checkpoints")
-        self.catalog = CheckpointCatalog(self.store, cache_dir=self.data_dir / "step_hashes")
+        self.catalog = CheckpointCatalog(
+            self.store,
+            cache_dir=self.data_dir / "step_hashes",
+            state_cache_bytes=state_cache_bytes,
+        )
         self._server: ServerThread | None = None
         self._staked = False
         self._forced_rate: int | None = None
@@ -374,6 +387,7 @@ class SolverNode(NodeBase):
             self.finalize_if_due(job_id, job)
         elif status is JobStatus.Disputed:
             self.catalog.unseal(job_id)
+            self.catalog.open_dispute(job_id)  # the game's parties need intermediate states
             dispute_id = int(job.dispute_id)
             self.adjudication.defend(self, job, lambda: self._defend(job_id, dispute_id))
             self.finalize_if_due(job_id)
@@ -382,6 +396,7 @@ class SolverNode(NodeBase):
             self.log.info("job %d: %s -> %s", job_id, status.name, outcome)
             self._put(job_id, phase=Phase.DONE, outcome=status.name)
             self.catalog.unseal(job_id)
+            self.catalog.close_dispute(job_id)
 
     def _defend(self, job_id: int, dispute_id: int) -> None:
         """The defender's side of the bisection game (docs/DISPUTES.md): post both leaves with
