@@ -9,8 +9,12 @@ One place for what every node does the same way:
   on RPC or other errors so one failure never kills a node), `send` (one transaction, a decoded
   revert is logged and swallowed), the chain clock, and the duties anyone may perform:
   `finalize_if_due` (which waits for the verification round's outcome,
-  docs/FORCED_ERRORS.md), `resolve_if_due`, `draw_committee_if_ready`, `claim_credit`,
-  `ensure_stake`.
+  docs/FORCED_ERRORS.md), `assign_verifiers_if_due`, `resolve_if_due`,
+  `draw_committee_if_ready`, `claim_credit`, `ensure_stake`. Every node races the same duty,
+  so each is sent through `duty`: the on-chain state is read again right before the send, a
+  duty someone else already did is logged at INFO ("already done by ...") and nothing is sent,
+  and a transaction that lost the race in the same block is logged the same way, never as a
+  failure.
 - The verification round as seen by verifiers and whistleblowers: `claim_check` (replay of
   one sampled segment from the solver's claimed start hash, compared with its claimed end
   hash; `veritrain.replay.check_claim`).
@@ -176,6 +180,79 @@ class NodeBase:
         self.log.info("%s: ok", action)
         return receipt
 
+    def duty(
+        self,
+        action: str,
+        done: Callable[[], str | None],
+        fn: Callable[..., Any],
+        *args: Any,
+    ) -> Any:
+        """Send a duty transaction anyone may send (`assignVerifiers`, `finalize`, ...), unless
+        someone else already did it.
+
+        `done()` reads the on-chain state (view calls) right before the send; when it names who
+        did the duty, nothing is sent and the skip is logged at INFO. A transaction that still
+        loses the race (two senders in one block: mined, reverted) is checked with `done()`
+        again and logged the same way instead of as a failure.
+
+        Args:
+            action: what the transaction does, for the log (`"finalize job 3"`).
+            done: returns None while the duty is still to do, else who or what did it
+                (`"another account (job 3 is Finalized)"`).
+            fn: the bound `ChainClient` method.
+            *args: its arguments.
+
+        Returns:
+            The receipt, or None when nothing was sent or the transaction reverted.
+
+        Raises:
+            Exception: a failure (RPC error, failed transaction) while the duty is still not
+                done, for the loop to retry.
+        """
+        by = done()
+        if by is not None:
+            self.log.info("%s: already done by %s", action, by)
+            return None
+        try:
+            return self.send(action, fn, *args, quiet=True)
+        except Exception as exc:
+            by = done()
+            if by is None:
+                raise
+            self.log.info("%s: already done by %s (our transaction lost: %s)", action, by, exc)
+            return None
+
+    def _job_moved_on(self, job_id: int, expected: JobStatus) -> str | None:
+        """`duty` check of a job duty: who moved the job on from `expected`, or None."""
+        status = JobStatus(int(self.client.jobs.get_job(job_id).status))
+        if status is expected:
+            return None
+        return f"another account (job {job_id} is now {status.name})"
+
+    def assign_verifiers_if_due(self, job_id: int, job: JobView | None = None) -> bool:
+        """Call `JobManager.assignVerifiers(job_id)` once the job is Committed and its
+        randomness block is mined (anyone may; sent through `duty`).
+
+        Args:
+            job_id: the job.
+            job: the job view, when the caller already has it (possibly stale).
+
+        Returns:
+            True if an assignVerifiers transaction of this node succeeded.
+        """
+        job = job if job is not None else self.client.jobs.get_job(job_id)
+        if JobStatus(int(job.status)) is not JobStatus.Committed:
+            return False
+        if self.block_number() <= int(job.randomness_block):
+            return False
+        receipt = self.duty(
+            f"assignVerifiers job {job_id}",
+            lambda: self._job_moved_on(job_id, JobStatus.Committed),
+            self.client.jobs.assign_verifiers,
+            job_id,
+        )
+        return receipt is not None
+
     def chain_time(self) -> int:
         """Timestamp (seconds) of the latest block: the clock every deadline is compared to."""
         return int(self.client.timestamp())
@@ -268,7 +345,12 @@ class NodeBase:
                 return False
         else:
             return False
-        receipt = self.send(f"finalize job {job_id}", self.client.jobs.finalize, job_id, quiet=True)
+        receipt = self.duty(
+            f"finalize job {job_id}",
+            lambda: self._job_moved_on(job_id, status),
+            self.client.jobs.finalize,
+            job_id,
+        )
         return receipt is not None
 
     def draw_committee_if_ready(self, dispute_id: int) -> bool:
@@ -285,13 +367,20 @@ class NodeBase:
             return False
         if self.block_number() <= int(dispute.randomness_block):
             return False
-        receipt = self.send(
+        receipt = self.duty(
             f"drawCommittee dispute {dispute_id}",
+            lambda: self._dispute_moved_on(dispute_id, DisputeStatus.AwaitingCommittee),
             self.client.committee.draw_committee,
             dispute_id,
-            quiet=True,
         )
         return receipt is not None
+
+    def _dispute_moved_on(self, dispute_id: int, expected: DisputeStatus) -> str | None:
+        """`duty` check of a dispute duty: who moved the dispute on from `expected`, or None."""
+        status = DisputeStatus(int(self.client.committee.get_dispute(dispute_id).status))
+        if status is expected:
+            return None
+        return f"another account (dispute {dispute_id} is now {status.name})"
 
     def resolve_if_due(self, dispute_id: int) -> bool:
         """Call `ArbitrationCommittee.resolve` when the dispute is resolvable (every vote
@@ -308,8 +397,11 @@ class NodeBase:
             is not DisputePhase.Resolvable
         ):
             return False
-        receipt = self.send(
-            f"resolve dispute {dispute_id}", self.client.committee.resolve, dispute_id, quiet=True
+        receipt = self.duty(
+            f"resolve dispute {dispute_id}",
+            lambda: self._dispute_moved_on(dispute_id, DisputeStatus.Voting),
+            self.client.committee.resolve,
+            dispute_id,
         )
         return receipt is not None
 

@@ -375,13 +375,7 @@ class SolverNode(NodeBase):
         """After the commit: assign verifiers, play the round, help disputes, finalize, record
         the outcome."""
         if status is JobStatus.Committed:
-            if self.block_number() > int(job.randomness_block):
-                self.send(
-                    f"assignVerifiers job {job_id}",
-                    self.client.jobs.assign_verifiers,
-                    job_id,
-                    quiet=True,
-                )
+            self.assign_verifiers_if_due(job_id, job)
         elif status is JobStatus.Verifying:
             self._round(job_id, job)
             self.finalize_if_due(job_id, job)

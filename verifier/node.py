@@ -133,13 +133,7 @@ class VerifierNode(NodeBase):
                 self._mark_job_done(job_id)
                 continue
             if status is JobStatus.Committed:
-                if self.block_number() > int(job.randomness_block):
-                    self.send(
-                        f"assignVerifiers job {job_id}",
-                        self.client.jobs.assign_verifiers,
-                        job_id,
-                        quiet=True,
-                    )
+                self.assign_verifiers_if_due(job_id, job)
                 continue
             if status not in (JobStatus.Verifying, JobStatus.Disputed):
                 continue

@@ -72,6 +72,8 @@ class FakeChain:
         self.challengers: dict[tuple[int, int, str], str] = {}
         self.disputed: dict[int, set[int]] = {}
         self.txs: list[tuple[str, str, tuple[Any, ...]]] = []
+        # every duty transaction sent, mined or reverted: (sender, function)
+        self.attempts: list[tuple[str, str]] = []
         self.forced_segments: list[int] | None = None
         self.forced_error_rate_bps = forced_error_rate_bps
         self.secret_commitments: dict[int, bytes] = {}
@@ -292,6 +294,7 @@ class FakeJobs:
         return self._client._tx("commitCheckpoints", job_id, root, url, secret_commitment)
 
     def assign_verifiers(self, job_id: int) -> dict[str, Any]:
+        self._client.chain.attempts.append((self._client.address, "assignVerifiers"))
         job = self._client.chain.jobs[job_id]
         if job.status is not JobStatus.Committed:
             raise revert("UnexpectedJobStatus", jobId=job_id, status=int(job.status))
@@ -342,6 +345,7 @@ class FakeJobs:
         return self._client._tx("challengeApproval", job_id, sample_index, verifier)
 
     def finalize(self, job_id: int) -> dict[str, Any]:
+        self._client.chain.attempts.append((self._client.address, "finalize"))
         job = self._client.chain.jobs[job_id]
         if (
             job.status is not JobStatus.Verifying
