@@ -230,10 +230,20 @@ class SolverJob(Record):
 
 
 class SolverRecords(NodeRecords):
-    """The solver's state file: its jobs and the jobs it will not take."""
+    """The solver's state file: its jobs, the jobs it will not take, and its measured speed.
+
+    Attributes:
+        jobs: the jobs it holds or held, by job id.
+        skip: job ids it will not take (unusable, or too long to finish in time).
+        step_rates: measured training speed per spec, steps per second, keyed by the spec
+            hash's 64 hex digits (measured once per spec; see `SolverNode.step_rate`).
+        checkpoint_seconds: measured seconds to encode and hash one checkpoint, same keys.
+    """
 
     jobs: dict[int, SolverJob] = Field(default_factory=dict)
     skip: list[int] = Field(default_factory=list)
+    step_rates: dict[str, float] = Field(default_factory=dict)
+    checkpoint_seconds: dict[str, float] = Field(default_factory=dict)
 
 
 # ---------------------------------------------------------------------------------- verifier

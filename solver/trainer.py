@@ -127,6 +127,7 @@ def train_job(
     step_fn: StepFn | None = None,
     on_checkpoint: Callable[[list[str]], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
+    give_up: Callable[[int], str | None] | None = None,
     label: str = "training",
 ) -> bool:
     """Train `engine.spec` to `total_steps`, resuming after the checkpoints in `hashes`.
@@ -139,6 +140,8 @@ def train_job(
         step_fn: advances a state by one step (default: the honest `step_function`).
         on_checkpoint: called with `hashes` after each new checkpoint (persist it there).
         should_stop: polled between steps; when it returns True the run stops early.
+        give_up: called with the current step (before each step); a returned reason stops
+            the run early and is logged (e.g. the commit deadline can no longer be met).
         label: progress bar description.
 
     Returns:
@@ -178,6 +181,10 @@ def train_job(
         while state.step < total:
             if should_stop is not None and should_stop():
                 logger.info("%s: stopped at step %d", label, state.step)
+                return False
+            reason = give_up(state.step) if give_up is not None else None
+            if reason is not None:
+                logger.warning("%s: giving up at step %d: %s", label, state.step, reason)
                 return False
             advance_one(state)
             advance(1)
