@@ -29,7 +29,7 @@ from web3.exceptions import (
     TimeExhausted,
     Web3RPCError,
 )
-from web3.types import TxParams, TxReceipt
+from web3.types import RPCEndpoint, TxParams, TxReceipt
 
 from chain.artifacts import link_bytecode, load_artifact
 from chain.errors import (
@@ -114,6 +114,10 @@ class Transport:
                 exception_retry_configuration=None,  # we retry in EventWatcher, not blindly
             )
         )
+        # web3's validation middleware asks for eth_chainId before every eth_call (two of the
+        # three requests of a view call): a chain's id never changes, so the provider caches it
+        self.w3.provider.cache_allowed_requests = True
+        self.w3.provider.cacheable_requests = {RPCEndpoint("eth_chainId")}
         self.receipt_timeout = receipt_timeout
         self.poll_latency = poll_latency
         self.gas_multiplier = gas_multiplier

@@ -107,6 +107,8 @@ class NodeBase:
         self.http_client: Any = None  # an httpx.Client for checkpoint fetches (tests inject one)
         self.data_dir = Path(".")  # the node's directory; each role sets its own
         self._adjudication: Adjudication | None = adjudication
+        self._constants: dict[str, Any] = {}  # deployment constants, read once
+        self._stake_alarm: tuple[int, int, int] | None = None  # (role, staked, balance) logged
 
     # ---------------------------------------------------------------------------- loop
     @property
@@ -262,25 +264,65 @@ class NodeBase:
         return int(self.client.block_number())
 
     def ensure_stake(self, role: Role, amount: int | None = None) -> None:
-        """Stake for `role` when the account is not active yet.
+        """Keep this account's stake for `role` at or above the role's minimum; call it every
+        round (one view call while the stake is whole).
 
-        On a devnet the missing tokens come from the VeriToken faucet; elsewhere the account
-        must already hold them.
+        A stake below the minimum (never staked, or slashed) is topped up to `amount` from the
+        account's token balance (on a devnet the shortfall is minted with the faucet first);
+        when the balance cannot cover that, as much as reaches the minimum; when it cannot
+        even reach the minimum, the reason is logged at ERROR once per change of the figures.
 
         Args:
             role: the role to stake for.
-            amount: tokens (wei) to stake; defaults to `default_stake(role)`.
+            amount: the stake (wei) to restore; defaults to `default_stake(role)`.
 
         Raises:
-            ContractRevert: the stake transaction reverted (e.g. not enough tokens).
+            ContractRevert: the stake transaction reverted.
         """
         if self.client.stakes.is_active(self.client.address, int(role)):
             return
-        if amount is None:
-            amount = self.default_stake(role)
-        self.ensure_funds(amount)
-        self.log.info("staking %d wei as %s", amount, role.name)
-        self.client.stakes.stake(int(role), amount)
+        minimum = self.min_stake(role)
+        target = max(minimum, amount if amount is not None else self.default_stake(role))
+        staked = int(self.client.stakes.stake_of(self.client.address, int(role)).staked)
+        self.ensure_funds(target - staked)
+        balance = int(self.client.token.balance_of(self.client.address))
+        top_up = min(target - staked, balance)
+        if staked + top_up < minimum:
+            alarm = (int(role), staked, balance)
+            if alarm != self._stake_alarm:
+                self._stake_alarm = alarm
+                self.log.error(
+                    "%s stake %d wei is below the minimum %d wei and the free balance %d wei "
+                    "cannot restore it: this node gets no %s work until it is funded",
+                    role.name,
+                    staked,
+                    minimum,
+                    balance,
+                    role.name.lower(),
+                )
+            return
+        self._stake_alarm = None
+        self.log.info(
+            "staking %d wei as %s (stake %d wei, minimum %d wei)",
+            top_up,
+            role.name,
+            staked,
+            minimum,
+        )
+        self.client.stakes.stake(int(role), top_up)
+
+    def min_stake(self, role: Role) -> int:
+        """`StakeManager.minStake(role)` (wei), read once: a deployment constant."""
+        key = f"min_stake:{int(role)}"
+        if key not in self._constants:
+            self._constants[key] = int(self.client.stakes.min_stake(int(role)))
+        return int(self._constants[key])
+
+    def job_params(self) -> Any:
+        """`JobManager.jobParams()` (a `JobParamsView`), read once: deployment constants."""
+        if "job_params" not in self._constants:
+            self._constants["job_params"] = self.client.jobs.job_params()
+        return self._constants["job_params"]
 
     def ensure_funds(self, amount: int) -> None:
         """Make sure the account holds `amount` wei of the payment token (bonds, stakes).
@@ -304,14 +346,13 @@ class NodeBase:
         Returns:
             Stake amount in wei.
         """
-        params = self.client.jobs.job_params()
+        params = self.job_params()
         per_job = {
             Role.Solver: params.solver_stake,
             Role.Verifier: params.verifier_stake,
             Role.Whistleblower: params.challenge_bond,
         }[role]
-        minimum = int(self.client.stakes.min_stake(int(role)))
-        return max(minimum, 4 * int(per_job))
+        return max(self.min_stake(role), 4 * int(per_job))
 
     def finalize_if_due(self, job_id: int, job: JobView | None = None) -> bool:
         """Call `JobManager.finalize(job_id)` when the job is due (anyone may).

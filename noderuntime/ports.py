@@ -24,6 +24,7 @@ from chain.types import (
     JobView,
     RoundView,
     RoundWindows,
+    StakeView,
     StepClaimView,
 )
 from veritrain.bisection import GameView
@@ -55,6 +56,7 @@ class StakesPort(Protocol):
     def free_stake(self, account: str | None = None, role: Role | int = ..., /) -> int: ...
     def is_active(self, account: str | None = None, role: Role | int = ..., /) -> bool: ...
     def min_stake(self, role: Role | int, /) -> int: ...
+    def stake_of(self, account: str | None = None, role: Role | int = ..., /) -> StakeView: ...
 
 
 class JobsPort(Protocol):

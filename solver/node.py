@@ -143,7 +143,6 @@ class SolverNode(NodeBase):
         self.rate_trial_seconds = rate_trial_seconds
         self._rates: dict[str, tuple[float, float]] = {}  # spec hash hex -> (steps/s, s/ckpt)
         self._server: ServerThread | None = None
-        self._staked = False
         self._forced_rate: int | None = None
         self._republish()
 
@@ -238,9 +237,7 @@ class SolverNode(NodeBase):
     # ------------------------------------------------------------------------------ step
     def step(self) -> None:
         """One round: stake, advance every held job, maybe claim a new one, claim credit."""
-        if not self._staked:
-            self.ensure_stake(Role.Solver, self.stake_amount)
-            self._staked = True
+        self.ensure_stake(Role.Solver, self.stake_amount)  # tops up after a slash
         for job_id in self._active_jobs():
             if self.stopping:
                 return
@@ -447,7 +444,7 @@ class SolverNode(NodeBase):
     def _maybe_claim(self) -> None:
         skip = set(self.state.read().skip)
         count = int(self.client.jobs.job_count())
-        params = self.client.jobs.job_params()
+        params = self.job_params()
         for job_id in range(1, count + 1):
             if job_id in skip or self.job_record(job_id) is not None:
                 continue

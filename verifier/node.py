@@ -98,14 +98,11 @@ class VerifierNode(NodeBase):
         self.stake_amount = stake_amount
         self.state = RecordStore(self.data_dir / "verifier_state.json", VerifierRecords)
         self._unavailable: dict[tuple[int, int], int] = {}  # failed fetch rounds per job/dispute
-        self._staked = False
 
     # ------------------------------------------------------------------------------ step
     def step(self) -> None:
         """One round: stake, verdicts, finalizations, committee duties, credit."""
-        if not self._staked:
-            self.ensure_stake(Role.Verifier, self.stake_amount)
-            self._staked = True
+        self.ensure_stake(Role.Verifier, self.stake_amount)  # tops up after a slash
         self._scan_jobs()
         if not self.stopping:
             self._scan_disputes()
@@ -224,7 +221,7 @@ class VerifierNode(NodeBase):
         approvals = list(rec.approvals)
         rejects = approvals.count(False)
         if rejects:
-            self.ensure_funds(rejects * int(self.client.jobs.job_params().challenge_bond))
+            self.ensure_funds(rejects * int(self.job_params().challenge_bond))
         receipt = self.send(
             f"revealVerdicts job {job_id} ({samples - rejects} approve, {rejects} reject)",
             self.client.round.reveal_verdicts,
@@ -257,7 +254,7 @@ class VerifierNode(NodeBase):
             claimed_end: the claimed end state hash.
         """
         key = (job_id, -1)  # per job: an unreachable solver is unreachable for every segment
-        window = int(self.client.jobs.job_params().verdict_window)
+        window = int(self.job_params().verdict_window)
         give_up_at = int(job.verdict_deadline) - window // 3
         try:
             check = self.claim_check(

@@ -70,13 +70,10 @@ class WhistleblowerNode(NodeBase):
         self.data_dir = Path(data_dir)
         self.stake_amount = stake_amount
         self.state = RecordStore(self.data_dir / "whistleblower_state.json", WhistleblowerRecords)
-        self._staked = False
 
     def step(self) -> None:
         """One round: stake, check approvals, challenge, finalize, claim credit."""
-        if not self._staked:
-            self.ensure_stake(Role.Whistleblower, self.stake_amount)
-            self._staked = True
+        self.ensure_stake(Role.Whistleblower, self.stake_amount)  # tops up after a slash
         done = set(self.state.read().done_jobs)
         for job_id in range(1, int(self.client.jobs.job_count()) + 1):
             if job_id in done or self.stopping:
@@ -159,7 +156,7 @@ class WhistleblowerNode(NodeBase):
             with self.state.transaction() as records:
                 records.challenges.append(tag)  # someone (maybe we, before a crash) did it
             return
-        self.ensure_funds(int(self.client.jobs.job_params().challenge_bond))
+        self.ensure_funds(int(self.job_params().challenge_bond))
         receipt = self.send(
             f"challengeApproval job {job_id} sample {sample_index} (segment {segment}) of "
             f"verifier {verifier}: {result.reason}",

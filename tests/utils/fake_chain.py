@@ -26,6 +26,7 @@ from chain.types import (
     JobView,
     RoundView,
     RoundWindows,
+    StakeView,
     StepClaimView,
 )
 from noderuntime.ports import ChainPort
@@ -74,6 +75,8 @@ class FakeChain:
         self.txs: list[tuple[str, str, tuple[Any, ...]]] = []
         # every duty transaction sent, mined or reverted: (sender, function)
         self.attempts: list[tuple[str, str]] = []
+        self.min_stakes: dict[int, int] = {}  # role -> StakeManager.minStake (default 1)
+        self.faucet_enabled = True  # False: a chain without the devnet faucet
         self.forced_segments: list[int] | None = None
         self.forced_error_rate_bps = forced_error_rate_bps
         self.secret_commitments: dict[int, bytes] = {}
@@ -205,6 +208,8 @@ class FakeToken:
         return self._client.chain.balances.get(account or self._client.address, 0)
 
     def faucet(self, amount: int) -> dict[str, Any]:
+        if not self._client.chain.faucet_enabled:
+            raise revert("FaucetDisabled")
         self._client.chain.balances[self._client.address] = self.balance_of() + amount
         return self._client._tx("faucet", amount)
 
@@ -216,10 +221,16 @@ class FakeStakes:
         self._client = client
 
     def min_stake(self, role: int) -> int:
-        return 1
+        return self._client.chain.min_stakes.get(int(role), 1)
 
     def is_active(self, account: str | None = None, role: int = 0) -> bool:
-        return self._client.chain.staked.get((account or self._client.address, int(role)), 0) >= 1
+        staked = self._client.chain.staked.get((account or self._client.address, int(role)), 0)
+        return staked >= self.min_stake(role)
+
+    def stake_of(self, account: str | None = None, role: int = 0) -> StakeView:
+        key = (account or self._client.address, int(role))
+        staked = self._client.chain.staked.get(key, 0)
+        return StakeView(staked, self._client.chain.locked.get(key, 0), 0, 0)
 
     def free_stake(self, account: str | None = None, role: int = 0) -> int:
         key = (account or self._client.address, int(role))
