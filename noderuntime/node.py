@@ -59,12 +59,17 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 __all__ = [
+    "JOB_EVENTS",
     "TERMINAL_JOB_STATUSES",
     "NodeBase",
 ]
 
 
 TERMINAL_JOB_STATUSES = frozenset({JobStatus.Finalized, JobStatus.Rejected, JobStatus.Cancelled})
+
+JOB_EVENTS = ("CheckpointsCommitted", "VerifiersAssigned", "JobReclaimed")
+"""The JobManager events `NodeBase.follow_jobs` indexes (Open jobs are never read: a node that
+cannot act on them pays nothing for them)."""
 
 
 # -------------------------------------------------------------------------------------- node
@@ -254,6 +259,74 @@ class NodeBase:
             job_id,
         )
         return receipt is not None
+
+    # ------------------------------------------------------------------------ job index
+    event_range = 2_000
+    """Blocks per ``eth_getLogs`` (public RPCs cap the range; 2,000 is safe)."""
+
+    def follow_jobs(self, state: RecordStore[Any], *, max_ranges: int = 10) -> int:
+        """Discovery: read the JobManager events (`JOB_EVENTS`) of the blocks since the
+        cursor persisted in `state` (a `RecordStore` of a `NodeRecords`) and update its
+        `JobIndex`. Cost per call: one block-number read plus one ``eth_getLogs`` per
+        `event_range` new blocks (at most `max_ranges`), whatever the number of open jobs.
+
+        Returns:
+            The number of events read.
+        """
+        head = self.block_number()
+        seen = 0
+        for _ in range(max_ranges):
+            start = int(state.read().index.cursor)
+            if start > head:
+                break
+            end = min(head, start + self.event_range - 1)
+            events = self.client.event_logs(self.client.jobs.contract, JOB_EVENTS, start, end)
+            with state.transaction() as records:
+                for event in events:
+                    self.index_event(records.index, event)
+                records.index.cursor = end + 1
+            seen += len(events)
+        return seen
+
+    def index_event(self, index: Any, event: Any) -> None:
+        """Apply one JobManager event to a `JobIndex` (`follow_jobs`); `watches` decides
+        which assigned jobs this node keeps an eye on."""
+        job_id = int(event.args["jobId"])
+        if event.event == "CheckpointsCommitted":
+            if job_id not in index.to_assign:
+                index.to_assign.append(job_id)
+        elif event.event == "VerifiersAssigned":
+            if job_id in index.to_assign:
+                index.to_assign.remove(job_id)
+            if self.watches(event) and job_id not in index.watch:
+                index.watch.append(job_id)
+        elif event.event == "JobReclaimed" and job_id in index.to_assign:
+            index.to_assign.remove(job_id)
+
+    def watches(self, event: Any) -> bool:
+        """Whether a `VerifiersAssigned` event concerns this node (override; default no)."""
+        return False
+
+    def unwatch(self, state: RecordStore[Any], job_id: int) -> None:
+        """Drop a settled job from the index."""
+        with state.transaction() as records:
+            if job_id in records.index.watch:
+                records.index.watch.remove(job_id)
+
+    def assign_duties(self, state: RecordStore[Any]) -> None:
+        """The `assignVerifiers` duty for every indexed job waiting for it (cost: the jobs
+        waiting, not the open jobs); jobs that moved on leave the index."""
+        for job_id in list(state.read().index.to_assign):
+            if self.stopping:
+                return
+            job = self.client.jobs.get_job(job_id)
+            if JobStatus(int(job.status)) is JobStatus.Committed:
+                self.assign_verifiers_if_due(job_id, job)
+                job = self.client.jobs.get_job(job_id)
+            if JobStatus(int(job.status)) is not JobStatus.Committed:
+                with state.transaction() as records:
+                    if job_id in records.index.to_assign:
+                        records.index.to_assign.remove(job_id)
 
     def chain_time(self) -> int:
         """Timestamp (seconds) of the latest block: the clock every deadline is compared to."""

@@ -21,6 +21,7 @@ from chain.errors import ChainValueError, ContractRevert, error_class
 from chain.types import (
     Assignment,
     ClaimsView,
+    DecodedEvent,
     DisputeView,
     JobParamsView,
     JobView,
@@ -76,6 +77,7 @@ class FakeChain:
         # every duty transaction sent, mined or reverted: (sender, function)
         self.attempts: list[tuple[str, str]] = []
         self.min_stakes: dict[int, int] = {}  # role -> StakeManager.minStake (default 1)
+        self.events: list[DecodedEvent] = []  # JobManager events, in order
         self.faucet_enabled = True  # False: a chain without the devnet faucet
         self.forced_segments: list[int] | None = None
         self.forced_error_rate_bps = forced_error_rate_bps
@@ -160,6 +162,12 @@ class FakeChain:
     def set_job(self, job_id: int, **changes: Any) -> None:
         self.jobs[job_id] = dataclasses.replace(self.jobs[job_id], **changes)
 
+    def emit(self, event: str, **args: Any) -> None:
+        """Record a JobManager event in the current block."""
+        self.events.append(
+            DecodedEvent("JobManager", event, args, self.block, len(self.events), "0x", ZERO)
+        )
+
     def count(self, fn: str, sender: str | None = None) -> int:
         return sum(1 for who, f, _ in self.txs if f == fn and (sender is None or who == sender))
 
@@ -190,6 +198,15 @@ class FakeClient:
 
     def block_number(self) -> int:
         return self.chain.block
+
+    def event_logs(
+        self, contract: Any, names: Sequence[str], from_block: int, to_block: int, /
+    ) -> list[DecodedEvent]:
+        return [
+            ev
+            for ev in self.chain.events
+            if ev.event in names and from_block <= ev.block_number <= to_block
+        ]
 
     def _window(self, job_id: int, opens: int, closes: int) -> None:
         if not opens <= self.chain.now <= closes:
@@ -248,6 +265,8 @@ class FakeStakes:
 class FakeJobs:
     """`client.jobs` of the fake (the methods the nodes call)."""
 
+    contract = "JobManager"  # the handle `FakeClient.event_logs` is given
+
     def __init__(self, client: FakeClient) -> None:
         self._client = client
 
@@ -302,6 +321,7 @@ class FakeJobs:
             randomness_block=self._client.chain.block + 1,
         )
         self._client.chain.secret_commitments[job_id] = bytes(secret_commitment)
+        self._client.chain.emit("CheckpointsCommitted", jobId=job_id, solver=self._client.address)
         return self._client._tx("commitCheckpoints", job_id, root, url, secret_commitment)
 
     def assign_verifiers(self, job_id: int) -> dict[str, Any]:
@@ -330,6 +350,9 @@ class FakeJobs:
             + self._client.chain.params.verdict_window
             + self._client.chain.params.reveal_window
             + self._client.chain.params.challenge_window,
+        )
+        self._client.chain.emit(
+            "VerifiersAssigned", jobId=job_id, verifiers=list(verifiers), segments=list(segments)
         )
         return self._client._tx("assignVerifiers", job_id)
 
