@@ -442,11 +442,20 @@ class SolverNode(NodeBase):
 
     # ---------------------------------------------------------------------------- claim
     def _maybe_claim(self) -> None:
-        skip = set(self.state.read().skip)
-        count = int(self.client.jobs.job_count())
+        """Discovery: claim the first Open job this solver can use and finish in time. Jobs
+        it skipped (unusable, too long) are never read again; without enough free stake for
+        a claim, jobs are read only to adopt one this solver claimed before a crash."""
         params = self.job_params()
+        free = int(self.client.stakes.free_stake(self.client.address, int(Role.Solver)))
+        short = free < int(params.solver_stake)
+        if short and self._active_jobs():
+            self.log.debug("not enough free stake to claim a job (%d wei free)", free)
+            return
+        records = self.state.read()
+        known = set(records.skip) | set(records.jobs)
+        count = int(self.client.jobs.job_count())
         for job_id in range(1, count + 1):
-            if job_id in skip or self.job_record(job_id) is not None:
+            if job_id in known:
                 continue
             job = self.client.jobs.get_job(job_id)
             status = JobStatus(int(job.status))
@@ -462,10 +471,9 @@ class SolverNode(NodeBase):
             if status is not JobStatus.Open:
                 continue
             if job.submitter.lower() == self.client.address.lower():
+                self._skip(job_id)  # never ours to claim
                 continue
-            free = int(self.client.stakes.free_stake(self.client.address, int(Role.Solver)))
-            if free < int(params.solver_stake):
-                self.log.debug("not enough free stake to claim job %d", job_id)
+            if short:  # scanned only to adopt a claim made before a crash
                 return
             engine = self._prepare(job_id, job)
             if engine is None or not self._can_finish(job_id, engine, int(params.commit_window)):

@@ -16,10 +16,18 @@ from web3.providers.rpc import HTTPProvider
 from web3.types import RPCEndpoint
 
 from chain import DEV_PRIVATE_KEYS, Anvil, ChainClient
-from tests.utils.node_harness import E18, SUBMITTER, V1, Network, require_protocol_artifacts
+from tests.utils.node_harness import (
+    E18,
+    SUBMITTER,
+    V1,
+    WHISTLEBLOWER,
+    Network,
+    require_protocol_artifacts,
+)
 from verifier.node import VerifierNode
 from veritrain.enums import Role
 from veritrain.spec import default_digits_spec
+from whistleblower.node import WhistleblowerNode
 
 pytestmark = [pytest.mark.anvil, pytest.mark.slow, pytest.mark.timeout(400)]
 
@@ -46,32 +54,46 @@ def _post_unclaimable(net: Network, count: int) -> None:
         sub.jobs.post_job(spec.model_id_hash(), spec.spec_hash(), 40, 10, E18, "file:///nowhere")
 
 
-def _poll_cost(node: VerifierNode, provider: CountingHTTPProvider) -> dict[str, int]:
+def _poll_cost(node: Any, provider: CountingHTTPProvider) -> dict[str, int]:
     provider.calls.clear()
     node.step()
     return dict(provider.calls)
 
 
-def test_verifier_poll_cost_does_not_grow_with_spam(
+def _counted(net: Network, key: int) -> tuple[ChainClient, CountingHTTPProvider]:
+    provider = CountingHTTPProvider(net.anvil.rpc_url)
+    client = ChainClient(
+        net.anvil.rpc_url, DEV_PRIVATE_KEYS[key], net.deployment, w3=Web3(provider)
+    )
+    return client, provider
+
+
+def test_poll_cost_does_not_grow_with_spam(
     anvil: Anvil, contracts_out: Path, tmp_path: Path
 ) -> None:
     require_protocol_artifacts()
     net = Network(anvil, tmp_path)
     try:
-        provider = CountingHTTPProvider(anvil.rpc_url)
-        client = ChainClient(anvil.rpc_url, DEV_PRIVATE_KEYS[V1], net.deployment, w3=Web3(provider))
-        node = VerifierNode(client, tmp_path / "v")
+        v_client, v_rpc = _counted(net, V1)
+        w_client, w_rpc = _counted(net, WHISTLEBLOWER)
+        nodes = {
+            "verifier": (VerifierNode(v_client, tmp_path / "v"), v_rpc),
+            "whistleblower": (WhistleblowerNode(w_client, tmp_path / "w"), w_rpc),
+        }
         _post_unclaimable(net, 10)
-        node.step()  # stake, catch up
-        node.step()
-        assert client.stakes.is_active(client.address, int(Role.Verifier))
-        with_10 = _poll_cost(node, provider)
+        for node, _ in nodes.values():
+            node.step()  # stake, catch up
+            node.step()
+        assert v_client.stakes.is_active(v_client.address, int(Role.Verifier))
+        with_10 = {name: _poll_cost(node, rpc) for name, (node, rpc) in nodes.items()}
         _post_unclaimable(net, 290)
-        node.step()  # sees the new blocks once
-        with_300 = _poll_cost(node, provider)
+        for node, _ in nodes.values():
+            node.step()  # sees the new blocks once
+        with_300 = {name: _poll_cost(node, rpc) for name, (node, rpc) in nodes.items()}
         print(f"RPC requests per poll: N=10 {with_10}; N=300 {with_300}")
-        # a block mined between the polls may add one event query; spam may not add more
-        assert sum(with_300.values()) <= sum(with_10.values()) + 2, (with_10, with_300)
-        assert with_300.get("eth_chainId", 0) == 0
+        for name in nodes:
+            # a block mined between the polls may add one event query; spam may not add more
+            assert sum(with_300[name].values()) <= sum(with_10[name].values()) + 2, name
+            assert with_300[name].get("eth_chainId", 0) == 0, name
     finally:
         net.close()
