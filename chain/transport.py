@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, cast
 
 import requests
@@ -29,7 +29,7 @@ from web3.exceptions import (
     TimeExhausted,
     Web3RPCError,
 )
-from web3.types import TxParams, TxReceipt
+from web3.types import RPCEndpoint, TxParams, TxReceipt
 
 from chain.artifacts import link_bytecode, load_artifact
 from chain.errors import (
@@ -40,6 +40,7 @@ from chain.errors import (
     TransactionFailed,
     decode_revert,
 )
+from chain.types import DecodedEvent
 
 logger = logging.getLogger(__name__)
 
@@ -127,6 +128,10 @@ class Transport:
                 exception_retry_configuration=None,  # we retry in EventWatcher, not blindly
             )
         )
+        # web3's validation middleware asks for eth_chainId before every eth_call (two of the
+        # three requests of a view call): a chain's id never changes, so the provider caches it
+        self.w3.provider.cache_allowed_requests = True
+        self.w3.provider.cacheable_requests = {RPCEndpoint("eth_chainId")}
         self.receipt_timeout = receipt_timeout
         self.poll_latency = poll_latency
         self.gas_multiplier = gas_multiplier
@@ -198,6 +203,61 @@ class Transport:
         name = self.contract_name(contract.address)
         with self._rpc(name):
             return contract.functions[fn_name](*args).call(block_identifier=block)
+
+    def event_logs(
+        self, contract: Contract, names: Sequence[str], from_block: int, to_block: int
+    ) -> list[DecodedEvent]:
+        """The decoded events `names` of `contract` in blocks [from_block, to_block], in
+        chain order: ONE ``eth_getLogs`` filtered by the events' topics (a node following
+        the chain pays per block range, not per job).
+
+        Args:
+            contract: the contract handle (e.g. ``client.jobs.contract``).
+            names: event names of its ABI.
+            from_block: first block (inclusive).
+            to_block: last block (inclusive); keep the range within the RPC's cap (2,000
+                blocks is safe on public endpoints).
+
+        Returns:
+            `DecodedEvent`s sorted by (block number, log index).
+
+        Raises:
+            ChainValueError: a name is not an event of the contract's ABI.
+            RpcUnavailable: the endpoint is down.
+        """
+        label = self.contract_name(contract.address) or "contract"
+        abi_events = {str(e.get("name")) for e in contract.abi if e.get("type") == "event"}
+        unknown = [n for n in names if n not in abi_events]
+        if unknown:
+            raise ChainValueError(f"{label} has no event(s) {unknown}")
+        events = {n: contract.events[n]() for n in names}
+        by_topic = {HexBytes(ev.topic): n for n, ev in events.items()}
+        params: dict[str, Any] = {
+            "address": to_checksum_address(contract.address),
+            "fromBlock": int(from_block),
+            "toBlock": int(to_block),
+            "topics": [[t.to_0x_hex() for t in by_topic]],
+        }
+        with self._rpc(label):
+            logs = list(self.w3.eth.get_logs(cast(Any, params)))
+        decoded: list[DecodedEvent] = []
+        for log in logs:
+            name = by_topic.get(HexBytes(log["topics"][0])) if log["topics"] else None
+            if name is None:
+                continue
+            event = events[name].process_log(log)
+            decoded.append(
+                DecodedEvent(
+                    contract=label,
+                    event=name,
+                    args=dict(event["args"]),
+                    block_number=int(log["blockNumber"]),
+                    log_index=int(log["logIndex"]),
+                    tx_hash=HexBytes(log["transactionHash"]).to_0x_hex(),
+                    address=to_checksum_address(contract.address),
+                )
+            )
+        return sorted(decoded, key=lambda ev: ev.position)
 
     def _fees(self) -> dict[str, int]:
         block = self.w3.eth.get_block("latest")

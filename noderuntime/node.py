@@ -9,8 +9,12 @@ One place for what every node does the same way:
   on RPC or other errors so one failure never kills a node), `send` (one transaction, a decoded
   revert is logged and swallowed), the chain clock, and the duties anyone may perform:
   `finalize_if_due` (which waits for the verification round's outcome,
-  docs/FORCED_ERRORS.md), `resolve_if_due`, `draw_committee_if_ready`, `claim_credit`,
-  `ensure_stake`.
+  docs/FORCED_ERRORS.md), `assign_verifiers_if_due`, `resolve_if_due`,
+  `draw_committee_if_ready`, `claim_credit`, `ensure_stake`. Every node races the same duty,
+  so each is sent through `duty`: the on-chain state is read again right before the send, a
+  duty someone else already did is logged at INFO ("already done by ...") and nothing is sent,
+  and a transaction that lost the race in the same block is logged the same way, never as a
+  failure.
 - The verification round as seen by verifiers and whistleblowers: `claim_check` (replay of
   one sampled segment from the solver's claimed start hash, compared with its claimed end
   hash; `veritrain.replay.check_claim`).
@@ -55,12 +59,17 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 __all__ = [
+    "JOB_EVENTS",
     "TERMINAL_JOB_STATUSES",
     "NodeBase",
 ]
 
 
 TERMINAL_JOB_STATUSES = frozenset({JobStatus.Finalized, JobStatus.Rejected, JobStatus.Cancelled})
+
+JOB_EVENTS = ("CheckpointsCommitted", "VerifiersAssigned", "JobReclaimed")
+"""The JobManager events `NodeBase.follow_jobs` indexes (Open jobs are never read: a node that
+cannot act on them pays nothing for them)."""
 
 
 # -------------------------------------------------------------------------------------- node
@@ -103,6 +112,8 @@ class NodeBase:
         self.http_client: Any = None  # an httpx.Client for checkpoint fetches (tests inject one)
         self.data_dir = Path(".")  # the node's directory; each role sets its own
         self._adjudication: Adjudication | None = adjudication
+        self._constants: dict[str, Any] = {}  # deployment constants, read once
+        self._stake_alarm: tuple[int, int, int] | None = None  # (role, staked, balance) logged
 
     # ---------------------------------------------------------------------------- loop
     @property
@@ -176,6 +187,147 @@ class NodeBase:
         self.log.info("%s: ok", action)
         return receipt
 
+    def duty(
+        self,
+        action: str,
+        done: Callable[[], str | None],
+        fn: Callable[..., Any],
+        *args: Any,
+    ) -> Any:
+        """Send a duty transaction anyone may send (`assignVerifiers`, `finalize`, ...), unless
+        someone else already did it.
+
+        `done()` reads the on-chain state (view calls) right before the send; when it names who
+        did the duty, nothing is sent and the skip is logged at INFO. A transaction that still
+        loses the race (two senders in one block: mined, reverted) is checked with `done()`
+        again and logged the same way instead of as a failure.
+
+        Args:
+            action: what the transaction does, for the log (`"finalize job 3"`).
+            done: returns None while the duty is still to do, else who or what did it
+                (`"another account (job 3 is Finalized)"`).
+            fn: the bound `ChainClient` method.
+            *args: its arguments.
+
+        Returns:
+            The receipt, or None when nothing was sent or the transaction reverted.
+
+        Raises:
+            Exception: a failure (RPC error, failed transaction) while the duty is still not
+                done, for the loop to retry.
+        """
+        by = done()
+        if by is not None:
+            self.log.info("%s: already done by %s", action, by)
+            return None
+        try:
+            return self.send(action, fn, *args, quiet=True)
+        except Exception as exc:
+            by = done()
+            if by is None:
+                raise
+            self.log.info("%s: already done by %s (our transaction lost: %s)", action, by, exc)
+            return None
+
+    def _job_moved_on(self, job_id: int, expected: JobStatus) -> str | None:
+        """`duty` check of a job duty: who moved the job on from `expected`, or None."""
+        status = JobStatus(int(self.client.jobs.get_job(job_id).status))
+        if status is expected:
+            return None
+        return f"another account (job {job_id} is now {status.name})"
+
+    def assign_verifiers_if_due(self, job_id: int, job: JobView | None = None) -> bool:
+        """Call `JobManager.assignVerifiers(job_id)` once the job is Committed and its
+        randomness block is mined (anyone may; sent through `duty`).
+
+        Args:
+            job_id: the job.
+            job: the job view, when the caller already has it (possibly stale).
+
+        Returns:
+            True if an assignVerifiers transaction of this node succeeded.
+        """
+        job = job if job is not None else self.client.jobs.get_job(job_id)
+        if JobStatus(int(job.status)) is not JobStatus.Committed:
+            return False
+        if self.block_number() <= int(job.randomness_block):
+            return False
+        receipt = self.duty(
+            f"assignVerifiers job {job_id}",
+            lambda: self._job_moved_on(job_id, JobStatus.Committed),
+            self.client.jobs.assign_verifiers,
+            job_id,
+        )
+        return receipt is not None
+
+    # ------------------------------------------------------------------------ job index
+    event_range = 2_000
+    """Blocks per ``eth_getLogs`` (public RPCs cap the range; 2,000 is safe)."""
+
+    def follow_jobs(self, state: RecordStore[Any], *, max_ranges: int = 10) -> int:
+        """Discovery: read the JobManager events (`JOB_EVENTS`) of the blocks since the
+        cursor persisted in `state` (a `RecordStore` of a `NodeRecords`) and update its
+        `JobIndex`. Cost per call: one block-number read plus one ``eth_getLogs`` per
+        `event_range` new blocks (at most `max_ranges`), whatever the number of open jobs.
+
+        Returns:
+            The number of events read.
+        """
+        head = self.block_number()
+        seen = 0
+        for _ in range(max_ranges):
+            start = int(state.read().index.cursor)
+            if start > head:
+                break
+            end = min(head, start + self.event_range - 1)
+            events = self.client.event_logs(self.client.jobs.contract, JOB_EVENTS, start, end)
+            with state.transaction() as records:
+                for event in events:
+                    self.index_event(records.index, event)
+                records.index.cursor = end + 1
+            seen += len(events)
+        return seen
+
+    def index_event(self, index: Any, event: Any) -> None:
+        """Apply one JobManager event to a `JobIndex` (`follow_jobs`); `watches` decides
+        which assigned jobs this node keeps an eye on."""
+        job_id = int(event.args["jobId"])
+        if event.event == "CheckpointsCommitted":
+            if job_id not in index.to_assign:
+                index.to_assign.append(job_id)
+        elif event.event == "VerifiersAssigned":
+            if job_id in index.to_assign:
+                index.to_assign.remove(job_id)
+            if self.watches(event) and job_id not in index.watch:
+                index.watch.append(job_id)
+        elif event.event == "JobReclaimed" and job_id in index.to_assign:
+            index.to_assign.remove(job_id)
+
+    def watches(self, event: Any) -> bool:
+        """Whether a `VerifiersAssigned` event concerns this node (override; default no)."""
+        return False
+
+    def unwatch(self, state: RecordStore[Any], job_id: int) -> None:
+        """Drop a settled job from the index."""
+        with state.transaction() as records:
+            if job_id in records.index.watch:
+                records.index.watch.remove(job_id)
+
+    def assign_duties(self, state: RecordStore[Any]) -> None:
+        """The `assignVerifiers` duty for every indexed job waiting for it (cost: the jobs
+        waiting, not the open jobs); jobs that moved on leave the index."""
+        for job_id in list(state.read().index.to_assign):
+            if self.stopping:
+                return
+            job = self.client.jobs.get_job(job_id)
+            if JobStatus(int(job.status)) is JobStatus.Committed:
+                self.assign_verifiers_if_due(job_id, job)
+                job = self.client.jobs.get_job(job_id)
+            if JobStatus(int(job.status)) is not JobStatus.Committed:
+                with state.transaction() as records:
+                    if job_id in records.index.to_assign:
+                        records.index.to_assign.remove(job_id)
+
     def chain_time(self) -> int:
         """Timestamp (seconds) of the latest block: the clock every deadline is compared to."""
         return int(self.client.timestamp())
@@ -185,25 +337,65 @@ class NodeBase:
         return int(self.client.block_number())
 
     def ensure_stake(self, role: Role, amount: int | None = None) -> None:
-        """Stake for `role` when the account is not active yet.
+        """Keep this account's stake for `role` at or above the role's minimum; call it every
+        round (one view call while the stake is whole).
 
-        On a devnet the missing tokens come from the VeriToken faucet; elsewhere the account
-        must already hold them.
+        A stake below the minimum (never staked, or slashed) is topped up to `amount` from the
+        account's token balance (on a devnet the shortfall is minted with the faucet first);
+        when the balance cannot cover that, as much as reaches the minimum; when it cannot
+        even reach the minimum, the reason is logged at ERROR once per change of the figures.
 
         Args:
             role: the role to stake for.
-            amount: tokens (wei) to stake; defaults to `default_stake(role)`.
+            amount: the stake (wei) to restore; defaults to `default_stake(role)`.
 
         Raises:
-            ContractRevert: the stake transaction reverted (e.g. not enough tokens).
+            ContractRevert: the stake transaction reverted.
         """
         if self.client.stakes.is_active(self.client.address, int(role)):
             return
-        if amount is None:
-            amount = self.default_stake(role)
-        self.ensure_funds(amount)
-        self.log.info("staking %d wei as %s", amount, role.name)
-        self.client.stakes.stake(int(role), amount)
+        minimum = self.min_stake(role)
+        target = max(minimum, amount if amount is not None else self.default_stake(role))
+        staked = int(self.client.stakes.stake_of(self.client.address, int(role)).staked)
+        self.ensure_funds(target - staked)
+        balance = int(self.client.token.balance_of(self.client.address))
+        top_up = min(target - staked, balance)
+        if staked + top_up < minimum:
+            alarm = (int(role), staked, balance)
+            if alarm != self._stake_alarm:
+                self._stake_alarm = alarm
+                self.log.error(
+                    "%s stake %d wei is below the minimum %d wei and the free balance %d wei "
+                    "cannot restore it: this node gets no %s work until it is funded",
+                    role.name,
+                    staked,
+                    minimum,
+                    balance,
+                    role.name.lower(),
+                )
+            return
+        self._stake_alarm = None
+        self.log.info(
+            "staking %d wei as %s (stake %d wei, minimum %d wei)",
+            top_up,
+            role.name,
+            staked,
+            minimum,
+        )
+        self.client.stakes.stake(int(role), top_up)
+
+    def min_stake(self, role: Role) -> int:
+        """`StakeManager.minStake(role)` (wei), read once: a deployment constant."""
+        key = f"min_stake:{int(role)}"
+        if key not in self._constants:
+            self._constants[key] = int(self.client.stakes.min_stake(int(role)))
+        return int(self._constants[key])
+
+    def job_params(self) -> Any:
+        """`JobManager.jobParams()` (a `JobParamsView`), read once: deployment constants."""
+        if "job_params" not in self._constants:
+            self._constants["job_params"] = self.client.jobs.job_params()
+        return self._constants["job_params"]
 
     def ensure_funds(self, amount: int) -> None:
         """Make sure the account holds `amount` wei of the payment token (bonds, stakes).
@@ -227,14 +419,13 @@ class NodeBase:
         Returns:
             Stake amount in wei.
         """
-        params = self.client.jobs.job_params()
+        params = self.job_params()
         per_job = {
             Role.Solver: params.solver_stake,
             Role.Verifier: params.verifier_stake,
             Role.Whistleblower: params.challenge_bond,
         }[role]
-        minimum = int(self.client.stakes.min_stake(int(role)))
-        return max(minimum, 4 * int(per_job))
+        return max(self.min_stake(role), 4 * int(per_job))
 
     def finalize_if_due(self, job_id: int, job: JobView | None = None) -> bool:
         """Call `JobManager.finalize(job_id)` when the job is due (anyone may).
@@ -268,7 +459,12 @@ class NodeBase:
                 return False
         else:
             return False
-        receipt = self.send(f"finalize job {job_id}", self.client.jobs.finalize, job_id, quiet=True)
+        receipt = self.duty(
+            f"finalize job {job_id}",
+            lambda: self._job_moved_on(job_id, status),
+            self.client.jobs.finalize,
+            job_id,
+        )
         return receipt is not None
 
     def draw_committee_if_ready(self, dispute_id: int) -> bool:
@@ -285,13 +481,20 @@ class NodeBase:
             return False
         if self.block_number() <= int(dispute.randomness_block):
             return False
-        receipt = self.send(
+        receipt = self.duty(
             f"drawCommittee dispute {dispute_id}",
+            lambda: self._dispute_moved_on(dispute_id, DisputeStatus.AwaitingCommittee),
             self.client.committee.draw_committee,
             dispute_id,
-            quiet=True,
         )
         return receipt is not None
+
+    def _dispute_moved_on(self, dispute_id: int, expected: DisputeStatus) -> str | None:
+        """`duty` check of a dispute duty: who moved the dispute on from `expected`, or None."""
+        status = DisputeStatus(int(self.client.committee.get_dispute(dispute_id).status))
+        if status is expected:
+            return None
+        return f"another account (dispute {dispute_id} is now {status.name})"
 
     def resolve_if_due(self, dispute_id: int) -> bool:
         """Call `ArbitrationCommittee.resolve` when the dispute is resolvable (every vote
@@ -308,8 +511,11 @@ class NodeBase:
             is not DisputePhase.Resolvable
         ):
             return False
-        receipt = self.send(
-            f"resolve dispute {dispute_id}", self.client.committee.resolve, dispute_id, quiet=True
+        receipt = self.duty(
+            f"resolve dispute {dispute_id}",
+            lambda: self._dispute_moved_on(dispute_id, DisputeStatus.Voting),
+            self.client.committee.resolve,
+            dispute_id,
         )
         return receipt is not None
 

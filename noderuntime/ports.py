@@ -14,16 +14,18 @@ Run: not a script; ``def __init__(self, client: ChainPort) -> None``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from chain.types import (
     Assignment,
     ClaimsView,
+    DecodedEvent,
     DisputeView,
     JobParamsView,
     JobView,
     RoundView,
     RoundWindows,
+    StakeView,
     StepClaimView,
 )
 from veritrain.bisection import GameView
@@ -55,11 +57,14 @@ class StakesPort(Protocol):
     def free_stake(self, account: str | None = None, role: Role | int = ..., /) -> int: ...
     def is_active(self, account: str | None = None, role: Role | int = ..., /) -> bool: ...
     def min_stake(self, role: Role | int, /) -> int: ...
+    def stake_of(self, account: str | None = None, role: Role | int = ..., /) -> StakeView: ...
 
 
 class JobsPort(Protocol):
     """``client.jobs``: JobManager."""
 
+    @property
+    def contract(self) -> Any: ...
     def job_params(self) -> JobParamsView: ...
     def job_count(self) -> int: ...
     def get_job(self, job_id: int, /) -> JobView: ...
@@ -188,6 +193,9 @@ class ChainPort(Protocol):
     def escrow(self) -> EscrowPort: ...
     def timestamp(self) -> int: ...
     def block_number(self) -> int: ...
+    def event_logs(
+        self, contract: Any, names: Sequence[str], from_block: int, to_block: int, /
+    ) -> list[DecodedEvent]: ...
 
 
 if TYPE_CHECKING:

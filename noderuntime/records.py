@@ -31,6 +31,7 @@ __all__ = [
     "CheckResult",
     "GameMove",
     "GameRecord",
+    "JobIndex",
     "Hash32",
     "NodeRecords",
     "Phase",
@@ -164,10 +165,26 @@ class GameRecord(Record):
     moves: list[GameMove] = Field(default_factory=list)
 
 
+class JobIndex(Record):
+    """The jobs a node may act on, kept from JobManager events (`NodeBase.follow_jobs`).
+
+    Attributes:
+        cursor: the next block whose events are still to read (resumes after a restart).
+        to_assign: jobs whose checkpoints are committed and whose verifiers are not assigned
+            yet (the `assignVerifiers` duty anyone may do).
+        watch: jobs this node has a part in (e.g. a verifier's assigned jobs), until settled.
+    """
+
+    cursor: int = 0
+    to_assign: list[int] = Field(default_factory=list)
+    watch: list[int] = Field(default_factory=list)
+
+
 class NodeRecords(Record):
-    """What every node that plays games remembers."""
+    """What every node remembers: its games and its index of jobs it may act on."""
 
     games: dict[int, GameRecord] = Field(default_factory=dict)
+    index: JobIndex = Field(default_factory=JobIndex)
 
 
 class StartIndex(Record):
@@ -230,10 +247,20 @@ class SolverJob(Record):
 
 
 class SolverRecords(NodeRecords):
-    """The solver's state file: its jobs and the jobs it will not take."""
+    """The solver's state file: its jobs, the jobs it will not take, and its measured speed.
+
+    Attributes:
+        jobs: the jobs it holds or held, by job id.
+        skip: job ids it will not take (unusable, or too long to finish in time).
+        step_rates: measured training speed per spec, steps per second, keyed by the spec
+            hash's 64 hex digits (measured once per spec; see `SolverNode.step_rate`).
+        checkpoint_seconds: measured seconds to encode and hash one checkpoint, same keys.
+    """
 
     jobs: dict[int, SolverJob] = Field(default_factory=dict)
     skip: list[int] = Field(default_factory=list)
+    step_rates: dict[str, float] = Field(default_factory=dict)
+    checkpoint_seconds: dict[str, float] = Field(default_factory=dict)
 
 
 # ---------------------------------------------------------------------------------- verifier

@@ -2,12 +2,17 @@
 
 Lifecycle of one job, as driven by `SolverNode.step()` (PROTOCOL.md section 1):
 
-1. find an Open job whose spec loads and hash-checks (`load_spec`), whose data fits and whose
+1. find an Open job whose spec loads and hash-checks (`load_spec`), whose data fits, whose
    on-chain `initHash` is the state hash of the spec's seed-initialised state (a job whose
-   initHash does not match can never be committed: it is skipped, with the reason logged), and
-   `claimJob` it when the solver has enough free stake;
+   initHash does not match can never be committed) and that this solver can finish in time
+   (its measured step rate for the spec, `step_rate`, gives the time to train N steps and hash
+   N/k + 1 checkpoints; with the safety margin it must fit in the commit window), and
+   `claimJob` it when the solver has enough free stake; a job it cannot use or finish is
+   recorded as skipped, with the reason logged, and never examined again;
 2. train it with `solver.trainer.train_job` (a checkpoint every k steps into the
-   content-addressed store; each new state hash is persisted before going on);
+   content-addressed store; each new state hash is persisted before going on), watching the
+   commit deadline: when the remaining steps at the measured rate no longer fit before it,
+   the job is abandoned cleanly (reason logged, its checkpoints deleted);
 3. build the Merkle tree, publish the checkpoints on the HTTP server (sealed), draw the job's
    secret (docs/FORCED_ERRORS.md; persisted before anything is sent) and
    `commitCheckpoints(root, proof of leaf 0, http://{public_host}:{port}/jobs/{jobId},
@@ -26,7 +31,9 @@ Every phase is persisted as a typed record (`noderuntime.records.SolverRecords` 
 `<data_dir>/solver_state.json`); each phase first checks the job on chain, so a solver killed at
 any point resumes where it stopped: mid-training from its last checkpoint, after a commit by
 re-serving the checkpoints and carrying on, with the same secret (a restarted solver reveals
-what it committed to).
+what it committed to). A stored checkpoint that fails its hash check (a flipped bit on disk) is
+recomputed by replay from the last good one (`solver.trainer.restore_checkpoint`) when training
+resumes, before the commit and before it is served.
 
 `step_function(engine)` is the override point of the step rule and `initial_state(engine)` that
 of state 0 (testing-only cheating solvers in `adversary.solver` replace them; they play the round
@@ -38,6 +45,8 @@ Run: `veritrain solver run --rpc-url ... --deployment ... --key-env SOLVER_KEY`.
 from __future__ import annotations
 
 import logging
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -46,7 +55,13 @@ from noderuntime import TERMINAL_JOB_STATUSES, NodeBase
 from noderuntime.adjudication import Adjudication
 from noderuntime.ports import ChainPort
 from noderuntime.records import Phase, RecordStore, SolverClaims, SolverJob, SolverRecords
-from solver.server import CheckpointCatalog, JobCheckpoints, ServerThread, create_app
+from solver.server import (
+    DEFAULT_STATE_CACHE_BYTES,
+    CheckpointCatalog,
+    JobCheckpoints,
+    ServerThread,
+    create_app,
+)
 from solver.trainer import step_function, train_job
 from veritrain.commitments import new_secret, secret_commitment, submission_id
 from veritrain.enums import JobStatus, Role
@@ -80,6 +95,13 @@ class SolverNode(NodeBase):
         poll_interval: seconds between rounds.
         adjudication: the adjudication strategy (None: from ``client.adjudicator.name``).
         stake_amount: wei to stake when not active (None: 4x solverStake, at least min).
+        state_cache_bytes: bound (bytes) of the in-memory cache of replayed intermediate
+            states served during disputes.
+        deadline_margin: safety factor on the estimated training time (0.25: 25% more).
+        deadline_margin_s: seconds kept free before the commit deadline on top of that (the
+            Merkle tree, the commit transaction, block times).
+        rate_trial_seconds: wall-clock budget of the timed trial that measures a spec's step
+            rate (at most N steps).
     """
 
     def __init__(
@@ -95,6 +117,10 @@ class SolverNode(NodeBase):
         poll_interval: float = 1.0,
         stake_amount: int | None = None,
         adjudication: Adjudication | None = None,
+        state_cache_bytes: int = DEFAULT_STATE_CACHE_BYTES,
+        deadline_margin: float = 0.25,
+        deadline_margin_s: float = 30.0,
+        rate_trial_seconds: float = 1.0,
     ) -> None:
         super().__init__(
             client,
@@ -112,9 +138,16 @@ class SolverNode(NodeBase):
         self.stake_amount = stake_amount
         self.state = RecordStore(self.data_dir / "solver_state.json", SolverRecords)
         self.store = CheckpointStore(self.data_dir / "checkpoints")
-        self.catalog = CheckpointCatalog(self.store, cache_dir=self.data_dir / "step_hashes")
+        self.catalog = CheckpointCatalog(
+            self.store,
+            cache_dir=self.data_dir / "step_hashes",
+            state_cache_bytes=state_cache_bytes,
+        )
+        self.deadline_margin = deadline_margin
+        self.deadline_margin_s = deadline_margin_s
+        self.rate_trial_seconds = rate_trial_seconds
+        self._rates: dict[str, tuple[float, float]] = {}  # spec hash hex -> (steps/s, s/ckpt)
         self._server: ServerThread | None = None
-        self._staked = False
         self._forced_rate: int | None = None
         self._republish()
 
@@ -220,9 +253,7 @@ class SolverNode(NodeBase):
     # ------------------------------------------------------------------------------ step
     def step(self) -> None:
         """One round: stake, advance every held job, maybe claim a new one, claim credit."""
-        if not self._staked:
-            self.ensure_stake(Role.Solver, self.stake_amount)
-            self._staked = True
+        self.ensure_stake(Role.Solver, self.stake_amount)  # tops up after a slash
         for job_id in self._active_jobs():
             if self.stopping:
                 return
@@ -255,6 +286,9 @@ class SolverNode(NodeBase):
                     self.log.warning("job %d: commit deadline missed", job_id)
                     self._put(job_id, phase=Phase.ABANDONED)
                     return
+                # every checkpoint we are about to commit to must be servable: a bad file is
+                # recomputed by replay now, not discovered by a verifier later
+                self.catalog.verify(job_id)
                 url = self.checkpoint_url(job_id)
                 secret = rec.secret
                 if secret is None:
@@ -375,18 +409,13 @@ class SolverNode(NodeBase):
         """After the commit: assign verifiers, play the round, help disputes, finalize, record
         the outcome."""
         if status is JobStatus.Committed:
-            if self.block_number() > int(job.randomness_block):
-                self.send(
-                    f"assignVerifiers job {job_id}",
-                    self.client.jobs.assign_verifiers,
-                    job_id,
-                    quiet=True,
-                )
+            self.assign_verifiers_if_due(job_id, job)
         elif status is JobStatus.Verifying:
             self._round(job_id, job)
             self.finalize_if_due(job_id, job)
         elif status is JobStatus.Disputed:
             self.catalog.unseal(job_id)
+            self.catalog.open_dispute(job_id)  # the game's parties need intermediate states
             dispute_id = int(job.dispute_id)
             self.adjudication.defend(self, job, lambda: self._defend(job_id, dispute_id))
             self.finalize_if_due(job_id)
@@ -395,6 +424,7 @@ class SolverNode(NodeBase):
             self.log.info("job %d: %s -> %s", job_id, status.name, outcome)
             self._put(job_id, phase=Phase.DONE, outcome=status.name)
             self.catalog.unseal(job_id)
+            self.catalog.close_dispute(job_id)
 
     def _defend(self, job_id: int, dispute_id: int) -> None:
         """The defender's side of the bisection game (docs/DISPUTES.md): post both leaves with
@@ -430,11 +460,20 @@ class SolverNode(NodeBase):
 
     # ---------------------------------------------------------------------------- claim
     def _maybe_claim(self) -> None:
-        skip = set(self.state.read().skip)
+        """Discovery: claim the first Open job this solver can use and finish in time. Jobs
+        it skipped (unusable, too long) are never read again; without enough free stake for
+        a claim, jobs are read only to adopt one this solver claimed before a crash."""
+        params = self.job_params()
+        free = int(self.client.stakes.free_stake(self.client.address, int(Role.Solver)))
+        short = free < int(params.solver_stake)
+        if short and self._active_jobs():
+            self.log.debug("not enough free stake to claim a job (%d wei free)", free)
+            return
+        records = self.state.read()
+        known = set(records.skip) | set(records.jobs)
         count = int(self.client.jobs.job_count())
-        params = self.client.jobs.job_params()
         for job_id in range(1, count + 1):
-            if job_id in skip or self.job_record(job_id) is not None:
+            if job_id in known:
                 continue
             job = self.client.jobs.get_job(job_id)
             status = JobStatus(int(job.status))
@@ -450,17 +489,136 @@ class SolverNode(NodeBase):
             if status is not JobStatus.Open:
                 continue
             if job.submitter.lower() == self.client.address.lower():
+                self._skip(job_id)  # never ours to claim
                 continue
-            free = int(self.client.stakes.free_stake(self.client.address, int(Role.Solver)))
-            if free < int(params.solver_stake):
-                self.log.debug("not enough free stake to claim job %d", job_id)
+            if short:  # scanned only to adopt a claim made before a crash
                 return
-            if self._prepare(job_id, job) is None:
+            engine = self._prepare(job_id, job)
+            if engine is None or not self._can_finish(job_id, engine, int(params.commit_window)):
                 self._skip(job_id)
                 continue
             if self.send(f"claimJob {job_id}", self.client.jobs.claim_job, job_id) is not None:
                 self._hold(job_id, job)
                 return
+
+    # ------------------------------------------------------------------------ deadlines
+    def step_rate(self, engine: TrainingEngine) -> tuple[float, float]:
+        """This machine's training speed on `engine.spec`, measured once per spec.
+
+        A timed trial from the spec's initial state with this solver's step function (at
+        most `rate_trial_seconds` of wall clock and at most N steps; the first step's warm-up
+        is included, which errs on the slow side), plus one checkpoint encoded and hashed.
+        Persisted in the state file under the spec hash, so a restart does not measure again.
+
+        Args:
+            engine: the job's engine.
+
+        Returns:
+            (steps per second, seconds per checkpoint).
+        """
+        from veritrain.state import state_hash
+
+        key = engine.spec.spec_hash().hex()
+        known = self._rates.get(key)
+        if known is not None:
+            return known
+        records = self.state.read()
+        if key in records.step_rates and key in records.checkpoint_seconds:
+            self._rates[key] = (records.step_rates[key], records.checkpoint_seconds[key])
+            return self._rates[key]
+        advance = self.step_function(engine)
+        state = engine.init_state()
+        steps = 0
+        start = time.monotonic()
+        while steps < engine.spec.total_steps:
+            advance(state)
+            steps += 1
+            if time.monotonic() - start >= self.rate_trial_seconds:
+                break
+        elapsed = max(time.monotonic() - start, 1e-9)
+        tick = time.monotonic()
+        state_hash(engine.state_bytes(state))
+        checkpoint = time.monotonic() - tick
+        rate = steps / elapsed
+        self._rates[key] = (rate, checkpoint)
+        with self.state.transaction() as recs:
+            recs.step_rates[key] = rate
+            recs.checkpoint_seconds[key] = checkpoint
+        self.log.info(
+            "spec %s: measured %.1f steps/s, %.3f s per checkpoint", key[:10], rate, checkpoint
+        )
+        return rate, checkpoint
+
+    def time_needed(self, engine: TrainingEngine, from_step: int) -> float:
+        """Seconds (with the safety margin) to train from `from_step` to N, hash and store
+        the remaining checkpoints and commit, at this solver's measured rate.
+
+        Args:
+            engine: the job's engine.
+            from_step: the step training resumes from (0 for a new job).
+        """
+        spec = engine.spec
+        rate, checkpoint = self.step_rate(engine)
+        steps_left = spec.total_steps - from_step
+        checkpoints_left = steps_left // spec.checkpoint_interval + (1 if from_step == 0 else 0)
+        estimate = steps_left / rate + checkpoints_left * checkpoint
+        return estimate * (1.0 + self.deadline_margin) + self.deadline_margin_s
+
+    def _can_finish(self, job_id: int, engine: TrainingEngine, commit_window: int) -> bool:
+        """Whether a new job fits in the commit window (logged once when it does not)."""
+        need = self.time_needed(engine, 0)
+        if need <= commit_window:
+            return True
+        rate, _ = self.step_rate(engine)
+        self.log.info(
+            "job %d: cannot finish before the commit deadline: N=%d steps at %.1f steps/s "
+            "needs ~%.3g s with the margin, the commit window is %d s; skipping it",
+            job_id,
+            engine.spec.total_steps,
+            rate,
+            need,
+            commit_window,
+        )
+        return False
+
+    def _deadline_watch(
+        self, job_id: int, engine: TrainingEngine, commit_deadline: int
+    ) -> Callable[[int], str | None]:
+        """A `train_job(give_up=...)` that says why once the commit deadline (chain time,
+        mapped to this process's monotonic clock) can no longer be met."""
+        ends_at = time.monotonic() + (commit_deadline - self.chain_time())
+        rate, _ = self.step_rate(engine)
+
+        def give_up(step: int) -> str | None:
+            left = ends_at - time.monotonic()
+            need = self.time_needed(engine, step)
+            if need <= left:
+                return None
+            return (
+                f"job {job_id}: cannot make the commit deadline: {engine.spec.total_steps - step} "
+                f"steps left at {rate:.1f} steps/s need ~{need:.0f} s with the margin, "
+                f"{max(left, 0):.0f} s left"
+            )
+
+        return give_up
+
+    def _abandon(self, job_id: int, reason: str) -> None:
+        """Drop a held job cleanly: phase ABANDONED (never trained again), its checkpoints
+        deleted (unless another held job shares them), its engine released."""
+        rec = self._put(job_id, phase=Phase.ABANDONED)
+        self.log.warning("job %d: abandoned: %s", job_id, reason)
+        kept = {
+            bytes(h)
+            for other, held in self.state.read().jobs.items()
+            if other != job_id and held.phase not in (Phase.DONE, Phase.ABANDONED)
+            for h in held.hashes
+        }
+        for digest in rec.hashes:
+            if bytes(digest) not in kept:
+                self.store.delete(digest)
+        spec = self._specs.pop(job_id, None)
+        if spec is not None and not any(s is spec for s in self._specs.values()):
+            self._engines.pop(spec.spec_hash().hex(), None)
 
     def _skip(self, job_id: int) -> None:
         with self.state.transaction() as records:
@@ -520,6 +678,15 @@ class SolverNode(NodeBase):
             self._put(job_id, hashes=[from_hex(h) for h in hashes])
 
         hashes = [to_hex(h) for h in rec.hashes]
+        watch = self._deadline_watch(job_id, engine, int(job.commit_deadline))
+        reasons: list[str] = []
+
+        def give_up(step: int) -> str | None:
+            reason = watch(step)
+            if reason is not None:
+                reasons.append(reason)
+            return reason
+
         done = train_job(
             engine,
             self.store,
@@ -528,9 +695,12 @@ class SolverNode(NodeBase):
             initial=lambda: self.initial_state(engine),
             on_checkpoint=persist,
             should_stop=lambda: self.stopping,
+            give_up=give_up,
             label=f"job {job_id}",
         )
         if not done:
+            if reasons:
+                self._abandon(job_id, reasons[0])
             return False
         # Sealed before it is published: no request may ever see an unsealed trained job.
         self.catalog.seal(job_id)

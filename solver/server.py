@@ -8,9 +8,14 @@ Routes, under `checkpointURL = http://host:port/jobs/{jobId}`:
 - `GET /jobs/{job_id}/states/{step}`: canonical bytes of the state at ANY step in [0, N]
   (bisection, docs/DISPUTES.md), header `X-State-Hash`; intermediate states are replayed from
   the segment's start checkpoint with the job's engine and step function (the solver's own,
-  adversary modes included, so what is served is consistent with the commitment) and kept in
-  the content-addressed store.
+  adversary modes included, so what is served is consistent with the commitment).
 - `GET /jobs/{job_id}/state-hashes/{step}`: `{"step", "state_hash"}` of the same state.
+
+Intermediate (non-checkpoint) states cost up to k replayed steps each, so they are served only
+while a dispute on the job needs them (`CheckpointCatalog.open_dispute`, set by the solver node
+when it sees its job Disputed; 409 otherwise), kept in a bounded in-memory LRU cache
+(`state_cache_bytes`, never on disk), and both state routes are rate limited per client host
+(a token bucket, `StatesRateLimit`; 429 with `Retry-After`).
 - `GET /health`: `{"status": "ok"}`.
 
 Sealed jobs (docs/FORCED_ERRORS.md): until the solver has revealed the job's secret on chain,
@@ -21,7 +26,9 @@ claim apart; `unseal` (after the reveal, or in a dispute) serves everything agai
 
 The app reads from a `CheckpointCatalog` that the solver node fills once a job's training is
 complete; the bytes come from the content-addressed `CheckpointStore`, which re-hashes every
-file it reads, so a corrupted file is answered with 500 and never served as valid.
+file it reads, so a corrupted file is never served as valid: it is recomputed by replay from
+the last good checkpoint (`CheckpointCatalog.checkpoint_bytes`), or answered with 500 when it
+cannot be.
 
 `ServerThread` runs the app with uvicorn inside the solver process.
 
@@ -31,8 +38,10 @@ Run: not a script; `SolverNode` starts it (`veritrain solver run --host ... --po
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -41,6 +50,7 @@ from typing import TYPE_CHECKING, Annotated
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request, Response
 
+from solver.trainer import restore_checkpoint
 from veritrain.bisection import StepFn, StepTrajectory
 from veritrain.errors import CheckpointHashMismatch, CheckpointNotFound, VeritrainError
 from veritrain.hexutil import to_hex
@@ -60,8 +70,15 @@ __all__ = [
     "create_app",
     "ServerThread",
     "StatesUnavailable",
+    "StatesNotInDispute",
+    "StatesRateLimit",
+    "ByteLRU",
+    "DEFAULT_STATE_CACHE_BYTES",
     "Replayer",
 ]
+
+DEFAULT_STATE_CACHE_BYTES = 64 * 2**20
+"""Default bound (bytes) of the in-memory cache of replayed intermediate states."""
 
 Replayer = Callable[[], "tuple[TrainingEngine, StepFn | None]"]
 """Builds (lazily, on the first intermediate-state request) the job's engine and the step
@@ -70,6 +87,106 @@ function of the solver's trajectory (None: honest `train_step`)."""
 
 class StatesUnavailable(VeritrainError, LookupError):
     """The catalog cannot produce this state (unknown job, step out of range, no replayer)."""
+
+
+class StatesNotInDispute(VeritrainError, LookupError):
+    """An intermediate state of a job no open dispute needs (served only during disputes)."""
+
+
+class ByteLRU:
+    """A thread-safe least-recently-used cache of byte strings bounded by their total size.
+
+    Args:
+        max_bytes: the bound (bytes) on the sum of the cached values' lengths; a value larger
+            than the bound is never cached; 0 disables the cache.
+    """
+
+    def __init__(self, max_bytes: int) -> None:
+        if max_bytes < 0:
+            raise ValueError(f"cache size must be >= 0 bytes, got {max_bytes}")
+        self.max_bytes = max_bytes
+        self._items: OrderedDict[tuple[int, int], bytes] = OrderedDict()
+        self._size = 0
+        self._lock = threading.Lock()
+
+    @property
+    def size(self) -> int:
+        """Bytes held now (<= `max_bytes`)."""
+        with self._lock:
+            return self._size
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._items)
+
+    def get(self, key: tuple[int, int]) -> bytes | None:
+        """The cached value (marked most recently used), or None."""
+        with self._lock:
+            value = self._items.get(key)
+            if value is not None:
+                self._items.move_to_end(key)
+            return value
+
+    def put(self, key: tuple[int, int], value: bytes) -> None:
+        """Cache `value`, evicting the least recently used entries to stay within the bound."""
+        if len(value) > self.max_bytes:
+            return
+        with self._lock:
+            old = self._items.pop(key, None)
+            if old is not None:
+                self._size -= len(old)
+            self._items[key] = value
+            self._size += len(value)
+            while self._size > self.max_bytes:
+                _, evicted = self._items.popitem(last=False)
+                self._size -= len(evicted)
+
+    def drop(self, job_id: int) -> None:
+        """Forget every entry of a job."""
+        with self._lock:
+            for key in [k for k in self._items if k[0] == job_id]:
+                self._size -= len(self._items.pop(key))
+
+
+class StatesRateLimit:
+    """Per-client token bucket for the state routes.
+
+    Each client host holds up to `burst` tokens, refilled at `rate` tokens per second; a
+    request takes one. Source: the classic token-bucket algorithm (Turner, 1986; as in
+    RFC 2697's single-rate meter).
+
+    Args:
+        rate: tokens per second (> 0).
+        burst: bucket size (requests allowed at once, >= 1).
+        clock: monotonic clock in seconds (tests pass their own).
+    """
+
+    def __init__(
+        self, rate: float = 2.0, burst: int = 20, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        if rate <= 0 or burst < 1:
+            raise ValueError(f"rate limit needs rate > 0 and burst >= 1, got {rate}, {burst}")
+        self.rate = rate
+        self.burst = burst
+        self._clock = clock
+        self._buckets: dict[str, tuple[float, float]] = {}  # host -> (tokens, last time)
+        self._lock = threading.Lock()
+
+    def acquire(self, client: str) -> float:
+        """Take a token for `client`.
+
+        Returns:
+            0.0 when the request may go ahead, else the seconds until a token is available.
+        """
+        now = self._clock()
+        with self._lock:
+            tokens, last = self._buckets.get(client, (float(self.burst), now))
+            tokens = min(float(self.burst), tokens + (now - last) * self.rate)
+            if tokens >= 1.0:
+                self._buckets[client] = (tokens - 1.0, now)
+                return 0.0
+            self._buckets[client] = (tokens, now)
+            return (1.0 - tokens) / self.rate
 
 
 # ------------------------------------------------------------------------------------ catalog
@@ -113,15 +230,47 @@ class CheckpointCatalog:
 
     Attributes:
         store: where the checkpoint bytes live.
+        cache_dir: where per-segment step-hash files go (32 bytes a step; None: not kept).
+        state_cache_bytes: bound (bytes) of the in-memory cache of replayed intermediate
+            states (`ByteLRU`).
     """
 
     store: CheckpointStore
     cache_dir: Path | None = None
+    state_cache_bytes: int = DEFAULT_STATE_CACHE_BYTES
     _jobs: dict[int, JobCheckpoints] = field(default_factory=dict)
     _replayers: dict[int, Replayer] = field(default_factory=dict)
     _trajectories: dict[tuple[int, int], StepTrajectory] = field(default_factory=dict)
     _sealed: dict[int, frozenset[int]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _repair_lock: threading.Lock = field(default_factory=threading.Lock)
+    _disputed: set[int] = field(default_factory=set)
+    _states: ByteLRU = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._states = ByteLRU(self.state_cache_bytes)
+
+    @property
+    def state_cache(self) -> ByteLRU:
+        """The bounded cache of replayed intermediate states (`state_cache_bytes`)."""
+        return self._states
+
+    # -------------------------------------------------------------------------- disputes
+    def open_dispute(self, job_id: int) -> None:
+        """Serve the job's intermediate states: a dispute on it needs them."""
+        with self._lock:
+            self._disputed.add(job_id)
+
+    def close_dispute(self, job_id: int) -> None:
+        """Stop serving the job's intermediate states and drop them from the cache."""
+        with self._lock:
+            self._disputed.discard(job_id)
+        self.state_cache.drop(job_id)
+
+    def in_dispute(self, job_id: int) -> bool:
+        """Whether an open dispute needs the job's intermediate states."""
+        with self._lock:
+            return job_id in self._disputed
 
     # --------------------------------------------------------------------------- sealing
     def seal(self, job_id: int, open_steps: Iterable[int] = ()) -> None:
@@ -199,16 +348,60 @@ class CheckpointCatalog:
         cache = None
         if self.cache_dir is not None:
             cache = self.cache_dir / f"job{job_id}-seg{segment}.json"
-        traj = StepTrajectory(
+        traj = StepTrajectory(  # intermediate states go to the bounded cache, never to disk
             engine,
-            self.store.get(entry.hashes[segment]),
+            self.checkpoint_bytes(job_id, segment),
             (segment + 1) * k,
             step_fn=step_fn,
-            store=self.store,
             cache_path=cache,
         )
         with self._lock:
             return self._trajectories.setdefault((job_id, segment), traj)
+
+    def checkpoint_bytes(self, job_id: int, index: int) -> bytes:
+        """The bytes of committed checkpoint `index` (step `index * k`), hash-checked.
+
+        A stored file that is missing or fails its hash check is recomputed by replay from
+        the last good checkpoint with the job's engine and step function
+        (`solver.trainer.restore_checkpoint`) and written back, so a flipped bit on disk is
+        never served and never costs the solver its job.
+
+        Raises:
+            StatesUnavailable: unknown job or index.
+            CheckpointNotFound, CheckpointHashMismatch: the file is bad and the job has no
+                replayer, or the replay does not reproduce the recorded hash.
+        """
+        entry = self._entry(job_id, 0)
+        if not 0 <= index < len(entry.hashes):
+            raise StatesUnavailable(f"job {job_id} has leaves 0..{len(entry.hashes) - 1}")
+        try:
+            return self.store.get(entry.hashes[index])
+        except (CheckpointHashMismatch, CheckpointNotFound) as exc:
+            with self._lock:
+                replayer = self._replayers.get(job_id)
+            if replayer is None:
+                raise
+            logger.error("job %d: stored checkpoint %d is bad (%s); repairing", job_id, index, exc)
+        engine, step_fn = replayer()
+        with self._repair_lock:  # one repair at a time; the catalog stays readable meanwhile
+            return restore_checkpoint(
+                engine, self.store, list(entry.hashes), index, step_fn=step_fn
+            )
+
+    def verify(self, job_id: int) -> int:
+        """Check every stored checkpoint of a job, repairing the bad ones (`checkpoint_bytes`).
+
+        Returns:
+            The number of checkpoints checked (N/k + 1).
+
+        Raises:
+            StatesUnavailable, CheckpointHashMismatch, CheckpointNotFound: see
+                `checkpoint_bytes`.
+        """
+        entry = self._entry(job_id, 0)
+        for index in range(len(entry.hashes)):
+            self.checkpoint_bytes(job_id, index)
+        return len(entry.hashes)
 
     def _locate(self, job_id: int, step: int) -> tuple[JobCheckpoints, bytes | None]:
         entry = self._entry(job_id, step)
@@ -228,7 +421,8 @@ class CheckpointCatalog:
         return self.trajectory(job_id, step // entry.interval).hash_at(step)
 
     def state_bytes(self, job_id: int, step: int) -> bytes:
-        """The solver's state bytes at any step (stored checkpoint, or replayed and stored).
+        """The solver's state bytes at any step (stored checkpoint, or replayed into the
+        bounded `state_cache`).
 
         Raises:
             StatesUnavailable: see `trajectory`.
@@ -236,8 +430,13 @@ class CheckpointCatalog:
         """
         entry, leaf = self._locate(job_id, step)
         if leaf is not None:
-            return self.store.get(leaf)
-        return self.trajectory(job_id, step // entry.interval).state_at(step)
+            return self.checkpoint_bytes(job_id, step // entry.interval)
+        cached = self.state_cache.get((job_id, step))
+        if cached is not None:
+            return cached
+        blob = self.trajectory(job_id, step // entry.interval).state_at(step)
+        self.state_cache.put((job_id, step), blob)
+        return blob
 
 
 # ------------------------------------------------------------------------------------- deps
@@ -275,6 +474,44 @@ def _refuse_if_sealed(catalog: CheckpointCatalog, job_id: int, step: int | None 
     )
 
 
+def _limit_rate(request: Request) -> None:
+    """429 with `Retry-After` (whole seconds) when the client host ran out of tokens."""
+    limiter: StatesRateLimit = request.app.state.states_rate_limit
+    host = request.client.host if request.client is not None else "unknown"
+    wait = limiter.acquire(host)
+    if wait > 0:
+        raise HTTPException(
+            status_code=429,
+            detail=f"too many state requests from {host}: retry in {wait:.1f} s",
+            headers={"Retry-After": str(max(1, math.ceil(wait)))},
+        )
+
+
+def _refuse_unless_disputed(catalog: CheckpointCatalog, job_id: int, step: int) -> None:
+    """409 for an intermediate step of a job no open dispute needs (404 for unknown jobs)."""
+    entry = _job_or_404(catalog, job_id)
+    if step % entry.interval == 0 or catalog.in_dispute(job_id):
+        return
+    raise HTTPException(
+        status_code=409,
+        detail=(
+            f"job {job_id} is not disputed: only its checkpoints (every {entry.interval} "
+            "steps) are served; intermediate states are served during a dispute"
+        ),
+    )
+
+
+_STATE_ERRORS: dict[int | str, dict[str, object]] = {
+    403: {"description": "The job is sealed and the step is not a sampled segment start."},
+    404: {"description": "Unknown job, step out of [0, N], or intermediate states not served."},
+    409: {"description": "An intermediate step of a job with no open dispute."},
+    429: {
+        "description": "Rate limited; retry after the `Retry-After` header's seconds.",
+        "headers": {"Retry-After": {"schema": {"type": "integer"}}},
+    },
+    500: {"description": "A stored checkpoint is corrupt and could not be recomputed."},
+}
+
 # ------------------------------------------------------------------------------------ routes
 jobs_router = APIRouter(prefix="/jobs/{job_id}", tags=["checkpoints"])
 health_router = APIRouter(tags=["health"])
@@ -306,7 +543,7 @@ def get_checkpoint(job_id: int, step: int, catalog: CatalogDep) -> Response:
         )
     digest = entry.hashes[step // entry.interval]
     try:
-        blob = catalog.store.get(digest)
+        blob = catalog.checkpoint_bytes(job_id, step // entry.interval)
     except CheckpointNotFound as exc:
         raise HTTPException(status_code=404, detail=f"checkpoint missing: {exc}") from exc
     except CheckpointHashMismatch as exc:
@@ -362,16 +599,29 @@ def get_manifest(job_id: int, catalog: CatalogDep) -> ManifestResponse:
     )
 
 
-@jobs_router.get("/states/{step}", response_class=Response)
-def get_state(job_id: int, step: int, catalog: CatalogDep) -> Response:
+@jobs_router.get(
+    "/states/{step}",
+    response_class=Response,
+    responses={
+        200: {
+            "description": "The state's canonical bytes; header `X-State-Hash` (sha256).",
+            "content": {"application/octet-stream": {}},
+        },
+        **_STATE_ERRORS,
+    },
+)
+def get_state(job_id: int, step: int, catalog: CatalogDep, request: Request) -> Response:
     """Canonical bytes of the solver's state at any step in [0, N] (replayed on demand).
 
     Raises:
-        HTTPException: 404 for an unknown job, a step out of range or a job whose
-            intermediate states are not served; 403 while the job is sealed (except the
-            sampled starts); 500 for a corrupt stored checkpoint.
+        HTTPException: 429 when the client is over its rate limit; 404 for an unknown job, a
+            step out of range or a job whose intermediate states are not served; 403 while
+            the job is sealed (except the sampled starts); 409 for an intermediate step of a
+            job with no open dispute; 500 for a corrupt stored checkpoint.
     """
+    _limit_rate(request)
     _refuse_if_sealed(catalog, job_id, step)
+    _refuse_unless_disputed(catalog, job_id, step)
     try:
         blob = catalog.state_bytes(job_id, step)
     except (StatesUnavailable, CheckpointNotFound) as exc:
@@ -386,15 +636,19 @@ def get_state(job_id: int, step: int, catalog: CatalogDep) -> Response:
     )
 
 
-@jobs_router.get("/state-hashes/{step}", response_model=StateHashResponse)
-def get_state_hash(job_id: int, step: int, catalog: CatalogDep) -> StateHashResponse:
+@jobs_router.get("/state-hashes/{step}", response_model=StateHashResponse, responses=_STATE_ERRORS)
+def get_state_hash(
+    job_id: int, step: int, catalog: CatalogDep, request: Request
+) -> StateHashResponse:
     """The solver's state hash at any step in [0, N].
 
     Raises:
-        HTTPException: 404 and 403 as for `/states/{step}`; 500 for a corrupt stored
-            checkpoint.
+        HTTPException: 429, 404, 403 and 409 as for `/states/{step}`; 500 for a corrupt
+            stored checkpoint.
     """
+    _limit_rate(request)
     _refuse_if_sealed(catalog, job_id, step)
+    _refuse_unless_disputed(catalog, job_id, step)
     try:
         digest = catalog.state_hash(job_id, step)
     except (StatesUnavailable, CheckpointNotFound) as exc:
@@ -404,11 +658,15 @@ def get_state_hash(job_id: int, step: int, catalog: CatalogDep) -> StateHashResp
     return StateHashResponse(step=step, state_hash=to_hex(digest))
 
 
-def create_app(catalog: CheckpointCatalog) -> FastAPI:
+def create_app(
+    catalog: CheckpointCatalog, *, states_rate_limit: StatesRateLimit | None = None
+) -> FastAPI:
     """Build the FastAPI app serving `catalog`.
 
     Args:
         catalog: the solver's checkpoint catalog (shared with the node thread).
+        states_rate_limit: the per-client limit of the state routes (default
+            `StatesRateLimit()`: 20 at once, then 2 per second).
 
     Returns:
         The app (run it with uvicorn, or test it with `fastapi.testclient.TestClient`).
@@ -422,6 +680,7 @@ def create_app(catalog: CheckpointCatalog) -> FastAPI:
 
     app = FastAPI(title="veritrain solver", version="0", lifespan=lifespan)
     app.state.catalog = catalog
+    app.state.states_rate_limit = states_rate_limit or StatesRateLimit()
     app.include_router(health_router)
     app.include_router(jobs_router)
     return app

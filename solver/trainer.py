@@ -6,6 +6,11 @@ any point resumes from its last checkpoint instead of from scratch. After each c
 run continues from the *decoded* checkpoint bytes, i.e. from exactly the state a verifier
 will load, so an honest solver's segments replay bit for bit.
 
+A stored checkpoint that fails its hash check (a flipped bit on disk) is never trusted and
+never a dead end: training is deterministic, so `restore_checkpoint` recomputes it by replay
+from the last checkpoint that is still good (step 0 from the spec's seed) and overwrites the
+bad file; `train_job` resumes through it.
+
 The step function is a parameter (`step_fn`, default the honest `step_function`), so the
 testing-only cheating solvers of `adversary.solver` train through the same code.
 
@@ -19,13 +24,15 @@ from collections.abc import Callable
 
 from noderuntime import progress_bar
 from veritrain.bisection import StepFn
+from veritrain.errors import CheckpointHashMismatch, CheckpointNotFound
 from veritrain.hexutil import from_hex, to_hex
+from veritrain.state import state_hash
 from veritrain.store import CheckpointStore
 from veritrain.training import TrainingEngine, TrainState
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["step_function", "train_job"]
+__all__ = ["restore_checkpoint", "step_function", "train_job"]
 
 
 def step_function(engine: TrainingEngine) -> StepFn:
@@ -47,6 +54,71 @@ def step_function(engine: TrainingEngine) -> StepFn:
     return advance
 
 
+def restore_checkpoint(
+    engine: TrainingEngine,
+    store: CheckpointStore,
+    hashes: list[bytes],
+    index: int,
+    *,
+    step_fn: StepFn | None = None,
+) -> bytes:
+    """The bytes of checkpoint `index` (step `index * k`), recomputed when the stored file is
+    missing or corrupt.
+
+    Walks back from `index` to the last checkpoint whose file still re-hashes to its recorded
+    hash (or to step 0, rebuilt from `engine.init_state()`), then replays forward one segment
+    at a time exactly as `train_job` trained (each segment from the decoded bytes of the
+    previous checkpoint), checks every rebuilt checkpoint against its recorded hash and puts
+    it back in the store (overwriting the bad file). Cost: at most `index * k` steps.
+
+    Args:
+        engine: the job's engine.
+        store: the checkpoint store.
+        hashes: the recorded 32-byte state hashes of steps 0, k, ... (at least `index + 1`).
+        index: the checkpoint (leaf) index.
+        step_fn: the step rule the checkpoints were trained with (default: honest).
+
+    Returns:
+        The checkpoint bytes; `state_hash` of them equals `hashes[index]`.
+
+    Raises:
+        CheckpointHashMismatch: a replayed checkpoint does not hash to its recorded hash (the
+            history cannot be reproduced: non-deterministic execution or a wrong record).
+        IndexError: `index` is out of range of `hashes`.
+    """
+    advance_one = step_fn if step_fn is not None else step_function(engine)
+    k = engine.spec.checkpoint_interval
+    good = index
+    blob: bytes | None = None
+    while good >= 0:
+        try:
+            blob = store.get(hashes[good])
+            break
+        except (CheckpointHashMismatch, CheckpointNotFound) as exc:
+            logger.warning("checkpoint at step %d is unusable (%s); recomputing it", good * k, exc)
+            good -= 1
+    if blob is None:
+        good = 0
+        blob = _checked_put(store, engine.state_bytes(engine.init_state()), hashes[0], 0)
+    for i in range(good + 1, index + 1):
+        state = engine.load_state(blob)
+        while state.step < i * k:
+            advance_one(state)
+        blob = _checked_put(store, engine.state_bytes(state), hashes[i], i * k)
+    if good < index:
+        logger.info("checkpoint at step %d repaired by replay from step %d", index * k, good * k)
+    return blob
+
+
+def _checked_put(store: CheckpointStore, blob: bytes, expected: bytes, step: int) -> bytes:
+    """Put a recomputed checkpoint after checking it against its recorded hash."""
+    actual = state_hash(blob)
+    if actual != bytes(expected):
+        raise CheckpointHashMismatch(bytes(expected), actual, f"replay of step {step}")
+    store.put(blob)
+    return blob
+
+
 def train_job(
     engine: TrainingEngine,
     store: CheckpointStore,
@@ -56,6 +128,7 @@ def train_job(
     initial: Callable[[], TrainState] | None = None,
     on_checkpoint: Callable[[list[str]], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
+    give_up: Callable[[int], str | None] | None = None,
     label: str = "training",
 ) -> bool:
     """Train `engine.spec` to `total_steps`, resuming after the checkpoints in `hashes`.
@@ -70,14 +143,16 @@ def train_job(
             seed-initialised `engine.init_state()`, the only one `commitCheckpoints` accepts).
         on_checkpoint: called with `hashes` after each new checkpoint (persist it there).
         should_stop: polled between steps; when it returns True the run stops early.
+        give_up: called with the current step (before each step); a returned reason stops
+            the run early and is logged (e.g. the commit deadline can no longer be met).
         label: progress bar description.
 
     Returns:
         True when all N/k + 1 checkpoints exist, False if stopped early.
 
     Raises:
-        CheckpointHashMismatch: the last stored checkpoint is corrupt (never trusted).
-        CheckpointNotFound: a recorded checkpoint is missing from the store.
+        CheckpointHashMismatch: a corrupt stored checkpoint cannot be recomputed to its
+            recorded hash (see `restore_checkpoint`; a corrupt file alone is repaired).
         ValueError: a stored checkpoint at the wrong step.
     """
     advance_one = step_fn if step_fn is not None else step_function(engine)
@@ -92,7 +167,8 @@ def train_job(
         return engine.load_state(blob)  # continue from what verifiers will load
 
     if hashes:
-        blob = store.get(from_hex(hashes[-1]))  # re-hashed: a corrupt file raises
+        recorded = [from_hex(h) for h in hashes]
+        blob = restore_checkpoint(engine, store, recorded, len(recorded) - 1, step_fn=advance_one)
         state = engine.load_state(blob)
         if state.step != (len(hashes) - 1) * k:
             raise ValueError(
@@ -108,6 +184,10 @@ def train_job(
         while state.step < total:
             if should_stop is not None and should_stop():
                 logger.info("%s: stopped at step %d", label, state.step)
+                return False
+            reason = give_up(state.step) if give_up is not None else None
+            if reason is not None:
+                logger.warning("%s: giving up at step %d: %s", label, state.step, reason)
                 return False
             advance_one(state)
             advance(1)

@@ -3,7 +3,9 @@
 Per round (`VerifierNode.step()`):
 
 1. stake as `Role.Verifier` if not active;
-2. scan the jobs: help `assignVerifiers` along for Committed jobs (anyone may); for every
+2. its duties on the jobs of its index (`NodeBase.follow_jobs`: JobManager events read from a
+   block cursor persisted in the state file, so a poll costs the same however many open jobs
+   exist): help `assignVerifiers` along for Committed jobs (anyone may); for every
    Verifying job this account is assigned to and has not voted on yet, check each sampled
    segment by replay (`veritrain.replay.check_segment`: Merkle proofs of both ends against the
    on-chain root, sha256 of the start checkpoint, k replayed steps, end hash compared) and
@@ -18,7 +20,9 @@ Per round (`VerifierNode.step()`):
 3. scan the disputes: `drawCommittee` when the randomness is ready; when seated, replay the
    disputed segment, persist (vote, salt) *before* `commitVote` so a restart can reveal, then
    `revealVote` in the reveal phase, and `resolve` when due;
-4. `claimCredit`.
+4. discovery: the new JobManager events since the cursor (after the duties, which have
+   deadlines);
+5. `claimCredit`.
 
 Every check of on-chain state comes before a send, and results are persisted
 (`<data_dir>/verifier_state.json`), so a restarted verifier never seals twice and reveals
@@ -98,17 +102,16 @@ class VerifierNode(NodeBase):
         self.stake_amount = stake_amount
         self.state = RecordStore(self.data_dir / "verifier_state.json", VerifierRecords)
         self._unavailable: dict[tuple[int, int], int] = {}  # failed fetch rounds per job/dispute
-        self._staked = False
 
     # ------------------------------------------------------------------------------ step
     def step(self) -> None:
         """One round: stake, verdicts, finalizations, committee duties, credit."""
-        if not self._staked:
-            self.ensure_stake(Role.Verifier, self.stake_amount)
-            self._staked = True
-        self._scan_jobs()
+        self.ensure_stake(Role.Verifier, self.stake_amount)  # tops up after a slash
+        self._scan_jobs()  # duties first: deadlines this verifier must meet
         if not self.stopping:
             self._scan_disputes()
+        if not self.stopping and self.follow_jobs(self.state):  # then discovery
+            self._scan_jobs()  # jobs just assigned to us start now, not a round later
         self.claim_credit()
 
     def _mark_job_done(self, job_id: int) -> None:
@@ -121,30 +124,36 @@ class VerifierNode(NodeBase):
             if dispute_id not in records.done_disputes:
                 records.done_disputes.append(dispute_id)
 
+    def watches(self, event: Any) -> bool:
+        """A `VerifiersAssigned` event naming this verifier."""
+        me = self.client.address.lower()
+        return me in (str(v).lower() for v in event.args["verifiers"])
+
     def _scan_jobs(self) -> None:
+        """The duties on indexed jobs: `assignVerifiers` where due, then every job this
+        verifier is assigned to (verdicts, its challenge, finalization). Jobs it cannot act
+        on (open ones, other verifiers' jobs) cost nothing."""
+        self.assign_duties(self.state)
         done = set(self.state.read().done_jobs)
         me = self.client.address.lower()
-        for job_id in range(1, int(self.client.jobs.job_count()) + 1):
-            if job_id in done or self.stopping:
+        for job_id in list(self.state.read().index.watch):
+            if self.stopping:
+                return
+            if job_id in done:
+                self.unwatch(self.state, job_id)
                 continue
             job = self.client.jobs.get_job(job_id)
             status = JobStatus(int(job.status))
             if status in TERMINAL_JOB_STATUSES:
                 self._mark_job_done(job_id)
-                continue
-            if status is JobStatus.Committed:
-                if self.block_number() > int(job.randomness_block):
-                    self.send(
-                        f"assignVerifiers job {job_id}",
-                        self.client.jobs.assign_verifiers,
-                        job_id,
-                        quiet=True,
-                    )
+                self.unwatch(self.state, job_id)
                 continue
             if status not in (JobStatus.Verifying, JobStatus.Disputed):
+                self.unwatch(self.state, job_id)  # back to Open: a new assignment re-adds it
                 continue
             assignment = self.client.jobs.get_assignment(job_id)
             if me not in (v.lower() for v in assignment.verifiers):
+                self.unwatch(self.state, job_id)
                 continue
             if status is JobStatus.Verifying:
                 self._verify_job(job_id, job, list(assignment.segments))
@@ -230,7 +239,7 @@ class VerifierNode(NodeBase):
         approvals = list(rec.approvals)
         rejects = approvals.count(False)
         if rejects:
-            self.ensure_funds(rejects * int(self.client.jobs.job_params().challenge_bond))
+            self.ensure_funds(rejects * int(self.job_params().challenge_bond))
         receipt = self.send(
             f"revealVerdicts job {job_id} ({samples - rejects} approve, {rejects} reject)",
             self.client.round.reveal_verdicts,
@@ -263,7 +272,7 @@ class VerifierNode(NodeBase):
             claimed_end: the claimed end state hash.
         """
         key = (job_id, -1)  # per job: an unreachable solver is unreachable for every segment
-        window = int(self.client.jobs.job_params().verdict_window)
+        window = int(self.job_params().verdict_window)
         give_up_at = int(job.verdict_deadline) - window // 3
         try:
             check = self.claim_check(

@@ -3,7 +3,9 @@
 A checkpoint lives at `<root_dir>/<64 hex digits of sha256>.ckpt`. Writes go to a temporary
 file in the same directory, are fsynced and then `os.replace`d into place, so a reader (or a
 node restarted after a kill) sees either the whole file or none. Reads re-hash the bytes and
-reject anything that does not match its name.
+reject anything that does not match its name; `put` rewrites a file whose bytes no longer
+match its name (a flipped bit on disk), so a node can repair its store by recomputing the
+checkpoint.
 
 Run: not a script; `CheckpointStore("data/solver/checkpoints").put(blob)`.
 """
@@ -67,6 +69,9 @@ class CheckpointStore:
     def put(self, blob: bytes) -> bytes:
         """Store checkpoint bytes under their sha256 (idempotent).
 
+        A file already there is kept when it re-hashes to its name and atomically replaced
+        when it does not (corruption on disk), so putting the recomputed bytes repairs it.
+
         Args:
             blob: checkpoint bytes.
 
@@ -75,9 +80,17 @@ class CheckpointStore:
         """
         digest = state_hash(blob)
         target = self.path(digest)
-        if not target.exists():
+        if not self._intact(target, digest):
             atomic_write_bytes(target, blob)
         return digest
+
+    @staticmethod
+    def _intact(target: Path, digest: bytes) -> bool:
+        """Whether `target` exists and its bytes hash to `digest`."""
+        try:
+            return state_hash(target.read_bytes()) == digest
+        except FileNotFoundError:
+            return False
 
     def has(self, state_hash_: bytes | str) -> bool:
         """Whether a file for this hash exists (content not re-checked)."""

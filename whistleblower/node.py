@@ -3,7 +3,9 @@
 Per round (`WhistleblowerNode.step()`):
 
 1. stake as `Role.Whistleblower` if not active;
-2. for every Verifying job whose solver posted its claims (docs/FORCED_ERRORS.md), replay
+2. for every Verifying job of its index (assigned jobs, learnt from JobManager events read
+   from a block cursor persisted in the state file, `NodeBase.follow_jobs`: open jobs cost a
+   poll nothing) whose solver posted its claims (docs/FORCED_ERRORS.md), replay
    every sampled segment itself from the claimed start hash (once per (job, sample), cached and
    persisted; done while the verdicts are still sealed, so it is ready when they are revealed);
    then, for every revealed Approve of a claim its replay contradicts (a cheat, or a forced
@@ -70,30 +72,44 @@ class WhistleblowerNode(NodeBase):
         self.data_dir = Path(data_dir)
         self.stake_amount = stake_amount
         self.state = RecordStore(self.data_dir / "whistleblower_state.json", WhistleblowerRecords)
-        self._staked = False
 
     def step(self) -> None:
-        """One round: stake, check approvals, challenge, finalize, claim credit."""
-        if not self._staked:
-            self.ensure_stake(Role.Whistleblower, self.stake_amount)
-            self._staked = True
+        """One round: stake, the duties on indexed jobs (check approvals, challenge, finalize),
+        discovery of newly assigned jobs (`NodeBase.follow_jobs`), claim credit."""
+        self.ensure_stake(Role.Whistleblower, self.stake_amount)  # tops up after a slash
+        self._scan_jobs()  # duties first
+        if not self.stopping and self.follow_jobs(self.state):  # then discovery
+            self._scan_jobs()  # newly assigned jobs start now, not a round later
+        self.claim_credit()
+
+    def watches(self, event: Any) -> bool:
+        """Every assigned job: any approval may be wrong."""
+        return True
+
+    def _scan_jobs(self) -> None:
+        """Watched jobs only (assigned, not settled): open jobs cost nothing."""
         done = set(self.state.read().done_jobs)
-        for job_id in range(1, int(self.client.jobs.job_count()) + 1):
-            if job_id in done or self.stopping:
+        for job_id in list(self.state.read().index.watch):
+            if self.stopping:
+                return
+            if job_id in done:
+                self.unwatch(self.state, job_id)
                 continue
             job = self.client.jobs.get_job(job_id)
             status = JobStatus(int(job.status))
             if status in TERMINAL_JOB_STATUSES:
                 with self.state.transaction() as records:
                     records.done_jobs.append(job_id)
+                self.unwatch(self.state, job_id)
+                continue
+            if status not in (JobStatus.Verifying, JobStatus.Disputed):
+                self.unwatch(self.state, job_id)  # back to Open: a new assignment re-adds it
                 continue
             if status is JobStatus.Verifying:
                 self._watch(job_id, job)
             if status is JobStatus.Disputed:  # plays only if we opened the dispute
                 self.adjudication.challenge(self, job, self.state)
-            if status in (JobStatus.Verifying, JobStatus.Disputed):
-                self.finalize_if_due(job_id, job)
-        self.claim_credit()
+            self.finalize_if_due(job_id, job)
 
     # ----------------------------------------------------------------------------- checks
     def sample_check(
@@ -159,7 +175,7 @@ class WhistleblowerNode(NodeBase):
             with self.state.transaction() as records:
                 records.challenges.append(tag)  # someone (maybe we, before a crash) did it
             return
-        self.ensure_funds(int(self.client.jobs.job_params().challenge_bond))
+        self.ensure_funds(int(self.job_params().challenge_bond))
         receipt = self.send(
             f"challengeApproval job {job_id} sample {sample_index} (segment {segment}) of "
             f"verifier {verifier}: {result.reason}",

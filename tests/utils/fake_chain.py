@@ -21,11 +21,13 @@ from chain.errors import ChainValueError, ContractRevert, error_class
 from chain.types import (
     Assignment,
     ClaimsView,
+    DecodedEvent,
     DisputeView,
     JobParamsView,
     JobView,
     RoundView,
     RoundWindows,
+    StakeView,
     StepClaimView,
 )
 from noderuntime.ports import ChainPort
@@ -72,6 +74,11 @@ class FakeChain:
         self.challengers: dict[tuple[int, int, str], str] = {}
         self.disputed: dict[int, set[int]] = {}
         self.txs: list[tuple[str, str, tuple[Any, ...]]] = []
+        # every duty transaction sent, mined or reverted: (sender, function)
+        self.attempts: list[tuple[str, str]] = []
+        self.min_stakes: dict[int, int] = {}  # role -> StakeManager.minStake (default 1)
+        self.events: list[DecodedEvent] = []  # JobManager events, in order
+        self.faucet_enabled = True  # False: a chain without the devnet faucet
         self.forced_segments: list[int] | None = None
         self.forced_error_rate_bps = forced_error_rate_bps
         self.secret_commitments: dict[int, bytes] = {}
@@ -165,6 +172,12 @@ class FakeChain:
     def set_job(self, job_id: int, **changes: Any) -> None:
         self.jobs[job_id] = dataclasses.replace(self.jobs[job_id], **changes)
 
+    def emit(self, event: str, **args: Any) -> None:
+        """Record a JobManager event in the current block."""
+        self.events.append(
+            DecodedEvent("JobManager", event, args, self.block, len(self.events), "0x", ZERO)
+        )
+
     def count(self, fn: str, sender: str | None = None) -> int:
         return sum(1 for who, f, _ in self.txs if f == fn and (sender is None or who == sender))
 
@@ -196,6 +209,15 @@ class FakeClient:
     def block_number(self) -> int:
         return self.chain.block
 
+    def event_logs(
+        self, contract: Any, names: Sequence[str], from_block: int, to_block: int, /
+    ) -> list[DecodedEvent]:
+        return [
+            ev
+            for ev in self.chain.events
+            if ev.event in names and from_block <= ev.block_number <= to_block
+        ]
+
     def _window(self, job_id: int, opens: int, closes: int) -> None:
         if not opens <= self.chain.now <= closes:
             raise revert(
@@ -213,6 +235,8 @@ class FakeToken:
         return self._client.chain.balances.get(account or self._client.address, 0)
 
     def faucet(self, amount: int) -> dict[str, Any]:
+        if not self._client.chain.faucet_enabled:
+            raise revert("FaucetDisabled")
         self._client.chain.balances[self._client.address] = self.balance_of() + amount
         return self._client._tx("faucet", amount)
 
@@ -224,10 +248,16 @@ class FakeStakes:
         self._client = client
 
     def min_stake(self, role: int) -> int:
-        return 1
+        return self._client.chain.min_stakes.get(int(role), 1)
 
     def is_active(self, account: str | None = None, role: int = 0) -> bool:
-        return self._client.chain.staked.get((account or self._client.address, int(role)), 0) >= 1
+        staked = self._client.chain.staked.get((account or self._client.address, int(role)), 0)
+        return staked >= self.min_stake(role)
+
+    def stake_of(self, account: str | None = None, role: int = 0) -> StakeView:
+        key = (account or self._client.address, int(role))
+        staked = self._client.chain.staked.get(key, 0)
+        return StakeView(staked, self._client.chain.locked.get(key, 0), 0, 0)
 
     def free_stake(self, account: str | None = None, role: int = 0) -> int:
         key = (account or self._client.address, int(role))
@@ -244,6 +274,8 @@ class FakeStakes:
 
 class FakeJobs:
     """`client.jobs` of the fake (the methods the nodes call)."""
+
+    contract = "JobManager"  # the handle `FakeClient.event_logs` is given
 
     def __init__(self, client: FakeClient) -> None:
         self._client = client
@@ -308,9 +340,11 @@ class FakeJobs:
             randomness_block=self._client.chain.block + 1,
         )
         self._client.chain.secret_commitments[job_id] = bytes(secret_commitment)
+        self._client.chain.emit("CheckpointsCommitted", jobId=job_id, solver=self._client.address)
         return self._client._tx("commitCheckpoints", job_id, root, url, secret_commitment)
 
     def assign_verifiers(self, job_id: int) -> dict[str, Any]:
+        self._client.chain.attempts.append((self._client.address, "assignVerifiers"))
         job = self._client.chain.jobs[job_id]
         if job.status is not JobStatus.Committed:
             raise revert("UnexpectedJobStatus", jobId=job_id, status=int(job.status))
@@ -335,6 +369,9 @@ class FakeJobs:
             + self._client.chain.params.verdict_window
             + self._client.chain.params.reveal_window
             + self._client.chain.params.challenge_window,
+        )
+        self._client.chain.emit(
+            "VerifiersAssigned", jobId=job_id, verifiers=list(verifiers), segments=list(segments)
         )
         return self._client._tx("assignVerifiers", job_id)
 
@@ -361,6 +398,7 @@ class FakeJobs:
         return self._client._tx("challengeApproval", job_id, sample_index, verifier)
 
     def finalize(self, job_id: int) -> dict[str, Any]:
+        self._client.chain.attempts.append((self._client.address, "finalize"))
         job = self._client.chain.jobs[job_id]
         if (
             job.status is not JobStatus.Verifying

@@ -11,11 +11,19 @@ from fastapi.testclient import TestClient
 from solver.node import Phase, SolverNode
 from solver.server import create_app
 from tests.utils.fake_chain import FakeChain
-from tests.utils.node_fixtures import SOLVER, SUBMITTER, past_challenge_deadline, tiny_spec
+from tests.utils.node_fixtures import (
+    SOLVER,
+    SUBMITTER,
+    http_for,
+    past_challenge_deadline,
+    run_solver_to_commit,
+    tiny_spec,
+)
 from veritrain.commitments import secret_commitment
 from veritrain.enums import JobStatus, RoundOutcome
 from veritrain.forced import forced_claim
 from veritrain.hexutil import to_hex
+from veritrain.state import state_hash
 
 
 def test_claims_trains_commits_and_serves(tmp_path: Path) -> None:
@@ -203,3 +211,20 @@ def test_commit_proves_leaf_zero_is_the_init_hash(tmp_path: Path) -> None:
     rec = node.job_record(job_id)
     assert rec is not None and rec.hashes[0] == chain.jobs[job_id].init_hash
     assert chain.jobs[job_id].status is JobStatus.Committed
+
+
+def test_a_flipped_bit_in_a_served_checkpoint_is_repaired_by_replay(tmp_path: Path) -> None:
+    chain = FakeChain()
+    node = run_solver_to_commit(chain, tmp_path)
+    rec = node.job_record(1)
+    assert rec is not None and rec.claims is not None
+    step = rec.claims.segments[0] * rec.interval  # a sampled start: served while sealed
+    digest = rec.hashes[rec.claims.segments[0]]
+    path = node.store.path(digest)
+    blob = bytearray(path.read_bytes())
+    blob[len(blob) // 2] ^= 0x10
+    path.write_bytes(bytes(blob))
+    r = http_for(node).get(f"/jobs/1/checkpoints/{step}")
+    assert r.status_code == 200
+    assert state_hash(r.content) == digest
+    assert node.store.get(digest) == r.content  # the file itself is repaired

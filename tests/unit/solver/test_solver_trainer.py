@@ -6,9 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from solver.trainer import train_job
+from solver.trainer import restore_checkpoint, train_job
 from tests.utils.node_fixtures import tiny_spec
 from veritrain.errors import CheckpointHashMismatch
+from veritrain.hexutil import from_hex
+from veritrain.state import state_hash
 from veritrain.store import CheckpointStore
 from veritrain.training import TrainingEngine
 
@@ -61,13 +63,42 @@ def test_resume_after_stop_gives_the_same_checkpoints(
     assert steps[0] == 20 and len(steps) == 20  # resumed from step 20, not from scratch
 
 
-def test_resume_refuses_a_corrupt_last_checkpoint(engine, honest, tmp_path: Path) -> None:
-    store = CheckpointStore(tmp_path)
-    hashes: list[str] = []
-    train_job(engine, store, hashes, should_stop=lambda: len(hashes) >= 2)
-    path = store.path(hashes[-1])
+def flip_bit(store: CheckpointStore, digest: str | bytes) -> None:
+    """Flip the last bit of a stored checkpoint file (a disk error the hash check catches)."""
+    path = store.path(digest)
     blob = bytearray(path.read_bytes())
     blob[-1] ^= 1
     path.write_bytes(bytes(blob))
+
+
+def test_resume_repairs_a_corrupt_last_checkpoint(engine, honest, tmp_path: Path) -> None:
+    store = CheckpointStore(tmp_path)
+    hashes: list[str] = []
+    train_job(engine, store, hashes, should_stop=lambda: len(hashes) >= 3)
+    flip_bit(store, hashes[-1])
+    flip_bit(store, hashes[-2])  # the one before is bad too: replay from step 0
+    assert train_job(engine, store, hashes)
+    assert hashes == honest
+    for digest in hashes:
+        assert store.get(digest)  # every file re-hashes to its name again
+
+
+def test_restore_checkpoint_replays_from_the_last_good_one(engine, honest, tmp_path) -> None:
+    store = CheckpointStore(tmp_path)
+    hashes: list[str] = []
+    assert train_job(engine, store, hashes)
+    flip_bit(store, hashes[3])
+    good = [from_hex(h) for h in honest]
+    blob = restore_checkpoint(engine, store, good, 3)
+    assert state_hash(blob) == good[3] and store.get(good[3]) == blob
+
+
+def test_restore_checkpoint_refuses_a_history_it_cannot_reproduce(engine, tmp_path) -> None:
+    store = CheckpointStore(tmp_path)
+    hashes: list[str] = []
+    assert train_job(engine, store, hashes)
+    store.delete(hashes[2])
+    wrong = [from_hex(h) for h in hashes]
+    wrong[2] = b"\x01" * 32
     with pytest.raises(CheckpointHashMismatch):
-        train_job(engine, store, hashes)
+        restore_checkpoint(engine, store, wrong, 2)

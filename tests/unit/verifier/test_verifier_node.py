@@ -10,7 +10,7 @@ import pytest
 
 from adversary.verifier import LazyVerifierNode, verifier_node
 from tests.utils.fake_chain import FakeChain
-from tests.utils.node_fixtures import VERIFIERS, http_for, run_solver_to_commit
+from tests.utils.node_fixtures import VERIFIERS, http_for, run_solver_to_commit, tiny_spec
 from verifier.node import UNAVAILABLE_ATTEMPTS, VerifierNode
 from veritrain.commitments import verdict_commitment
 from veritrain.enums import Verdict
@@ -109,3 +109,19 @@ def test_unreachable_solver_is_rejected_after_retries(tmp_path: Path) -> None:
     assert chain.verdicts[(1, VERIFIERS[0])] == [Verdict.Reject, Verdict.Reject]
     reason = verifier.state.read().jobs[1].results[0].reason
     assert "unavailable" in reason
+
+
+def test_job_index_follows_events_from_a_persisted_cursor(tmp_path: Path) -> None:
+    chain, verifier = _setup(tmp_path)
+    verifier.step()  # discovers its assignment (and seals)
+    index = verifier.state.read().index
+    assert index.watch == [1] and index.to_assign == []
+    assert index.cursor >= chain.block  # read up to the head (its own seal mined one more)
+    for _ in range(5):  # open jobs nobody assigns: nothing for this verifier to watch
+        chain.post_job("0x00000000000000000000000000000000000000a9", tiny_spec(seed=11))
+    chain.advance(blocks=3)
+    restarted = VerifierNode(chain.client(VERIFIERS[0]), tmp_path / "v")
+    assert restarted.state.read().index.cursor == index.cursor  # resumes, no rescan
+    restarted.step()
+    again = restarted.state.read().index
+    assert again.watch == [1] and again.cursor >= chain.block > index.cursor

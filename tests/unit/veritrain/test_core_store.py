@@ -33,6 +33,14 @@ def test_missing_and_corrupt(tmp_path):
     assert err.value.expected == h and err.value.actual == state_hash(b"tampered")
 
 
+def test_put_overwrites_a_corrupt_file(tmp_path):
+    store = CheckpointStore(tmp_path)
+    h = store.put(b"payload")
+    store.path(h).write_bytes(b"payloae")  # one flipped bit
+    assert store.put(b"payload") == h
+    assert store.get(h) == b"payload"
+
+
 def test_failed_write_leaves_nothing(tmp_path, monkeypatch):
     store = CheckpointStore(tmp_path)
 

@@ -1,0 +1,71 @@
+"""Duties anyone may perform (`assignVerifiers`, `finalize`): a node that finds the duty done
+by someone else between its scan and its send sends nothing and logs it as routine."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from solver.node import SolverNode
+from tests.utils.fake_chain import FakeChain
+from tests.utils.node_fixtures import SOLVER, SUBMITTER, VERIFIERS, run_solver_to_commit, tiny_spec
+from verifier.node import VerifierNode
+from veritrain.enums import JobStatus, Role
+
+
+def _committed_job(chain: FakeChain) -> int:
+    """A job committed by a solver whose randomness block is mined (assignVerifiers due)."""
+    job_id = chain.post_job(SUBMITTER, tiny_spec())
+    for v in VERIFIERS:
+        chain.staked[(v, int(Role.Verifier))] = 100
+    chain.set_job(job_id, status=JobStatus.Committed, solver=SOLVER, randomness_block=1)
+    chain.advance(blocks=2)
+    return job_id
+
+
+def test_second_node_does_not_race_an_assignment_already_made(tmp_path: Path, caplog) -> None:
+    chain = FakeChain()
+    job_id = _committed_job(chain)
+    first = VerifierNode(chain.client(VERIFIERS[0]), tmp_path / "v")
+    second = SolverNode(chain.client(SOLVER), tmp_path / "s", serve=False)
+    stale = chain.jobs[job_id]  # both nodes scanned the job while it was Committed
+    caplog.set_level(logging.DEBUG)
+    assert first.assign_verifiers_if_due(job_id, stale)
+    assert not second.assign_verifiers_if_due(job_id, stale)
+    assert chain.attempts == [(VERIFIERS[0], "assignVerifiers")]
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert any("already done" in r.getMessage() for r in caplog.records if r.name == "solver")
+
+
+def test_second_node_does_not_race_a_finalization_already_made(tmp_path: Path, caplog) -> None:
+    chain = FakeChain()
+    solver = run_solver_to_commit(chain, tmp_path)
+    job_id = 1
+    chain.now = chain.windows(job_id).secret_reveal_closes + 1  # the round is settled
+    stale = chain.jobs[job_id]
+    chain.attempts.clear()
+    first = VerifierNode(chain.client(VERIFIERS[0]), tmp_path / "v")
+    caplog.set_level(logging.DEBUG)
+    assert first.finalize_if_due(job_id, stale)
+    assert not solver.finalize_if_due(job_id, stale)
+    assert [fn for _, fn in chain.attempts] == ["finalize"]
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert any("already done" in r.getMessage() for r in caplog.records if r.name == "solver")
+
+
+@pytest.mark.parametrize("duty", ["assign", "finalize"])
+def test_a_duty_nobody_did_is_still_sent(tmp_path: Path, duty: str) -> None:
+    chain = FakeChain()
+    if duty == "assign":
+        job_id = _committed_job(chain)
+        node = VerifierNode(chain.client(VERIFIERS[1]), tmp_path / "v")
+        assert node.assign_verifiers_if_due(job_id, chain.jobs[job_id])
+        assert chain.jobs[job_id].status is JobStatus.Verifying
+    else:
+        run_solver_to_commit(chain, tmp_path)
+        chain.now = chain.windows(1).secret_reveal_closes + 1
+        node = VerifierNode(chain.client(VERIFIERS[1]), tmp_path / "v")
+        assert node.finalize_if_due(1)
+        assert chain.jobs[1].status is JobStatus.Rejected
