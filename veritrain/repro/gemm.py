@@ -100,7 +100,7 @@ def matmul64(a: torch.Tensor, b: torch.Tensor, limbs: int | None = None) -> torc
     acc = torch.matmul(sa[0], sb[0])  # exact integers, scale 2**-2p
     if nl > 1:
         cross = torch.matmul(sa[0], sb[1]) + torch.matmul(sa[1], sb[0])  # scale 2**-3p
-        acc = acc + cross * float(2.0**-p)
+        acc = acc + cross * (1.0 / float(2**p))  # exact power of two, no float pow
     return acc * pow2(ea - 2 * p) * pow2(eb)
 
 

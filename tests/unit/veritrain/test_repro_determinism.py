@@ -168,4 +168,5 @@ if __name__ == "__main__":
     import torch
 
     torch.set_num_threads(int(os.environ.get("REPRO_THREADS", "1")))
+    torch.use_deterministic_algorithms(True)  # as the training engine's execution profile sets
     print(json.dumps(_workload()))
