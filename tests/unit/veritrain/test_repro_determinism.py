@@ -92,6 +92,7 @@ def _workload() -> dict[str, str]:
         loss = loss + R.mean_fixed(R.exp(R.log(R.softmax(logits, -1))), 0).sum() * 0.0
         opt2.zero_grad()
         loss.backward()
+        R.clip_grad_norm_(small, 0.5)
         opt2.step()
         losses.append(loss.detach())
     states = [opt.state[p][k] for p in params for k in ("step", "exp_avg", "exp_avg_sq")]
