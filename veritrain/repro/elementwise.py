@@ -1,0 +1,293 @@
+"""Elementwise functions from correctly rounded IEEE-754 operations only.
+
+`torch.exp`, `torch.log` and `torch.tanh` call vectorised approximations (SLEEF at each SIMD
+level on CPU, CUDA's own libdevice on GPU) whose last bit differs between platforms. Here each
+function is built from `+ - * /` (correctly rounded everywhere), exact operations
+(`torch.round`, `torch.frexp`, comparisons, `torch.where`, multiplication by an exact power of
+two) and fixed Python constants, evaluated in float64 and rounded once to float32:
+
+- exp: Cody-Waite range reduction `x = n ln2 + r`, `|r| <= ln2/2`, with ln2 split into a
+  21-bit head (so `n * LN2_HI` is exact) and a tail (Cody and Waite, "Software Manual for the
+  Elementary Functions", 1980; the same split as fdlibm's e_exp.c), then the Taylor polynomial
+  of degree 13 in Horner form (truncation < 2**-60 relative), times `2**n`.
+- log: `x = m * 2**e` by `torch.frexp` with `m` moved into `[sqrt(1/2), sqrt(2))`,
+  `log m = 2 atanh(s)`, `s = (m - 1)/(m + 1)`, `|s| < 0.1716`, by the odd series to `s**21`,
+  plus `e * LN2_HI + e * LN2_LO`.
+- tanh: `1 - 2/(exp(2|x|) + 1)` with the sign restored; for `|x| < 2**-6`, where that form
+  cancels, the odd Taylor polynomial to `x**9`.
+- gelu (tanh form): `x / (1 + exp(-2u))`, which equals `0.5 x (1 + tanh u)`.
+
+Each step is a separate eager kernel with its intermediate stored in memory, so no compiler can
+contract a multiply and an add into an FMA. (Under `torch.compile` that guarantee is gone.)
+
+Run: not a script; `from veritrain.repro import exp, log, tanh, relu, gelu`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, cast
+
+import torch
+
+from veritrain.repro._common import apply_fn, check32, pow2, to64
+
+__all__ = ["exp", "exp64", "gelu", "gelu64", "log", "log64", "relu", "tanh", "tanh64"]
+
+# ln 2 = 0.6931471805599453094172321214581765680755...; head with 21 significant bits and the
+# correctly rounded tail, so that n * _LN2_HI is exact for |n| < 2**32.
+_LN2_HI = float.fromhex("0x1.62e42p-1")
+_LN2_LO = float.fromhex("0x1.fdf473de6af28p-22")
+_INV_LN2 = float.fromhex("0x1.71547652b82fep+0")  # 1/ln 2 correctly rounded
+# Taylor coefficients 1/j!, j = 13 .. 0 (Horner order); each is a correctly rounded double.
+_EXP_COEFS = [1.0 / math.factorial(j) for j in range(13, -1, -1)]
+# 2 atanh(s) = 2 (s + s^3/3 + s^5/5 + ...): coefficients of s^(2j+1)/s for j = 10 .. 0.
+_ATANH_COEFS = [2.0 / (2 * j + 1) for j in range(10, -1, -1)]
+_SQRT_HALF = float.fromhex("0x1.6a09e667f3bcdp-1")  # sqrt(1/2) correctly rounded
+# tanh x = x - x^3/3 + 2x^5/15 - 17x^7/315 + 62x^9/2835: coefficients of x^(2j) in Horner order.
+_TANH_COEFS = [62.0 / 2835.0, -17.0 / 315.0, 2.0 / 15.0, -1.0 / 3.0, 1.0]
+_TANH_SMALL = 1.0 / 64.0  # 2**-6, exact
+# exp64 clamps its argument so that 2**n stays a normal float64 (n in [-1010, 1010]).
+_EXP_LIMIT = 700.0
+# GELU (tanh form): sqrt(2/pi) from a correctly rounded division and square root.
+_GELU_C = math.sqrt(2.0 / math.pi)
+_GELU_A = 0.044715
+
+
+def _horner(coefs: list[float], t: torch.Tensor) -> torch.Tensor:
+    acc = torch.full_like(t, coefs[0])
+    for c in coefs[1:]:
+        acc = acc * t
+        acc = acc + c
+    return acc
+
+
+def exp64(x: torch.Tensor) -> torch.Tensor:
+    """`e**x` for a float64 tensor, from IEEE basic operations only (no autograd).
+
+    Args:
+        x: float64 tensor. Below -700 (including -inf) the result is exactly 0; above +700
+            (including +inf) it is e**700, which float32 rounds to inf; NaN stays NaN.
+
+    Returns:
+        float64 tensor of `x`'s shape, relative error about 1e-15.
+    """
+    nan = torch.isnan(x)
+    xc = torch.clamp(x, -_EXP_LIMIT, _EXP_LIMIT)
+    xc = torch.where(nan, torch.zeros_like(xc), xc)
+    n = torch.round(xc * _INV_LN2)
+    r = (xc - n * _LN2_HI) - n * _LN2_LO
+    y = _horner(_EXP_COEFS, r) * pow2(n)
+    y = torch.where(x < -_EXP_LIMIT, torch.zeros_like(y), y)  # e**-700 < 1e-304: 0 (and -inf)
+    return torch.where(nan, x, y)
+
+
+def log64(x: torch.Tensor) -> torch.Tensor:
+    """Natural logarithm of a float64 tensor, from IEEE basic operations only (no autograd).
+
+    Args:
+        x: float64 tensor.
+
+    Returns:
+        float64 tensor: log x for x > 0 (relative error about 1e-15), -inf for 0, NaN for
+        x < 0 or NaN, +inf for +inf.
+    """
+    m, e = torch.frexp(x)  # x = m * 2**e, 0.5 <= |m| < 1
+    small = m < _SQRT_HALF
+    m = torch.where(small, m * 2.0, m)
+    ef = e.to(torch.float64) - small.to(torch.float64)
+    s = (m - 1.0) / (m + 1.0)
+    s2 = s * s
+    logm = _horner(_ATANH_COEFS, s2) * s
+    y = ef * _LN2_HI + (ef * _LN2_LO + logm)
+    y = torch.where(x == 0, torch.full_like(y, -math.inf), y)
+    y = torch.where(x < 0, torch.full_like(y, math.nan), y)
+    y = torch.where(torch.isinf(x) & (x > 0), x, y)
+    return torch.where(torch.isnan(x), x, y)
+
+
+def tanh64(x: torch.Tensor) -> torch.Tensor:
+    """Hyperbolic tangent of a float64 tensor, from IEEE basic operations (no autograd).
+
+    Args:
+        x: float64 tensor.
+
+    Returns:
+        float64 tensor in [-1, 1], relative error below 1e-14 (NaN stays NaN).
+    """
+    ax = torch.abs(x)
+    big = 1.0 - torch.full_like(ax, 2.0) / (exp64(ax * 2.0) + 1.0)
+    x2 = x * x
+    small = _horner(_TANH_COEFS, x2) * ax
+    y = torch.where(ax < _TANH_SMALL, small, big)
+    return torch.where(x < 0, -y, torch.where(torch.isnan(x), x, y))
+
+
+def gelu64(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """GELU, tanh form, of a float64 tensor, and the logistic factor it used (no autograd).
+
+    `0.5 x (1 + tanh u) = x * sigmoid(2u) = x / (1 + exp(-2u))` with
+    `u = sqrt(2/pi) (x + 0.044715 x**3)`. The sigmoid form keeps full relative accuracy in
+    the negative tail, where `1 + tanh u` would cancel.
+
+    Returns:
+        `(x * s, s)` with `s = 1 / (1 + exp(-2u))`, both float64.
+    """
+    x3 = x * x * x
+    u = (x + x3 * _GELU_A) * _GELU_C
+    s = torch.ones_like(u) / (exp64(u * -2.0) + 1.0)
+    return x * s, s
+
+
+class _Exp(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor) -> torch.Tensor:
+        y = exp64(to64(x)).to(torch.float32)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> torch.Tensor:
+        (y,) = ctx.saved_tensors
+        return cast(torch.Tensor, grad * y)
+
+
+class _Log(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor) -> torch.Tensor:
+        ctx.save_for_backward(x)
+        return log64(to64(x)).to(torch.float32)
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> torch.Tensor:
+        (x,) = ctx.saved_tensors
+        return cast(torch.Tensor, grad / x)
+
+
+class _Tanh(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor) -> torch.Tensor:
+        y = tanh64(to64(x)).to(torch.float32)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> torch.Tensor:
+        (y,) = ctx.saved_tensors
+        return cast(torch.Tensor, grad * (1.0 - y * y))
+
+
+class _Relu(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor) -> torch.Tensor:
+        pos = x > 0
+        ctx.save_for_backward(pos)
+        return torch.where(pos, x, torch.zeros_like(x))
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> torch.Tensor:
+        (pos,) = ctx.saved_tensors
+        return torch.where(pos, grad, torch.zeros_like(grad))
+
+
+class _Gelu(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor) -> torch.Tensor:
+        ctx.save_for_backward(x)
+        y, _ = gelu64(to64(x))
+        return y.to(torch.float32)
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> torch.Tensor:
+        (x,) = ctx.saved_tensors
+        x64 = to64(x)
+        _, sig = gelu64(x64)
+        x2 = x64 * x64
+        du = (x2 * (3.0 * _GELU_A) + 1.0) * _GELU_C  # d/dx of the tanh argument u
+        d = sig + (x64 * (sig * (1.0 - sig))) * (du * 2.0)  # d/dx of x * sigmoid(2u)
+        return (to64(grad) * d).to(torch.float32)
+
+
+def exp(x: torch.Tensor) -> torch.Tensor:
+    """`e**x`, bit-identical on every IEEE-754 machine (see the module docstring).
+
+    Args:
+        x: float32 tensor, any shape and device.
+
+    Returns:
+        float32 tensor of the same shape (overflow to inf above ~88.72, 0 below ~-103.97).
+        Differentiable: the gradient is `grad * exp(x)`.
+
+    Raises:
+        ReproError: `x` is not float32.
+    """
+    check32("exp", x)
+    return apply_fn(_Exp, x)
+
+
+def log(x: torch.Tensor) -> torch.Tensor:
+    """Natural logarithm, bit-identical on every IEEE-754 machine (see the module docstring).
+
+    Args:
+        x: float32 tensor (subnormal inputs are handled exactly: they are normal in float64).
+
+    Returns:
+        float32 tensor: -inf at 0, NaN below 0. Differentiable: the gradient is `grad / x`.
+
+    Raises:
+        ReproError: `x` is not float32.
+    """
+    check32("log", x)
+    return apply_fn(_Log, x)
+
+
+def tanh(x: torch.Tensor) -> torch.Tensor:
+    """Hyperbolic tangent, bit-identical on every IEEE-754 machine (see the module docstring).
+
+    Args:
+        x: float32 tensor.
+
+    Returns:
+        float32 tensor in [-1, 1]. Differentiable: the gradient is `grad * (1 - y*y)`.
+
+    Raises:
+        ReproError: `x` is not float32.
+    """
+    check32("tanh", x)
+    return apply_fn(_Tanh, x)
+
+
+def relu(x: torch.Tensor) -> torch.Tensor:
+    """`max(x, 0)` (exact); the gradient passes where `x > 0` and is 0 elsewhere, as torch's.
+
+    Args:
+        x: float32 tensor.
+
+    Returns:
+        float32 tensor of the same shape.
+
+    Raises:
+        ReproError: `x` is not float32.
+    """
+    check32("relu", x)
+    return apply_fn(_Relu, x)
+
+
+def gelu(x: torch.Tensor) -> torch.Tensor:
+    """GELU, tanh approximation (`nn.GELU(approximate="tanh")`, Hendrycks and Gimpel 2016).
+
+    `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x**3)))`, evaluated in float64 in the equal
+    form `x / (1 + exp(-2u))` (no cancellation in the negative tail) and rounded once. The
+    backward evaluates the analytic derivative in float64 the same way.
+
+    Args:
+        x: float32 tensor.
+
+    Returns:
+        float32 tensor of the same shape.
+
+    Raises:
+        ReproError: `x` is not float32.
+    """
+    check32("gelu", x)
+    return apply_fn(_Gelu, x)
