@@ -60,7 +60,9 @@ __all__ = [
 ]
 
 
-TERMINAL_JOB_STATUSES = frozenset({JobStatus.Finalized, JobStatus.Rejected, JobStatus.Cancelled})
+TERMINAL_JOB_STATUSES = frozenset(
+    {JobStatus.Finalized, JobStatus.Rejected, JobStatus.Cancelled, JobStatus.Expired}
+)
 
 
 # -------------------------------------------------------------------------------------- node
