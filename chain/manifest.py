@@ -66,11 +66,28 @@ class ProtocolParams(BaseModel):
     verifiers_per_job: int = Field(3, ge=1, le=32, description="V (contract max 32)")
     samples_per_job: int = Field(2, ge=1, le=64, description="q: sampled segments per job (max 64)")
     commit_window: int = Field(3600, gt=0, description="claim -> commit deadline (s)")
-    verdict_window: int = Field(600, gt=0, description="assignment -> verdict deadline (s)")
+    verdict_window: int = Field(600, gt=0, description="claims deadline -> verdict deadline (s)")
     reveal_window: int = Field(
         300, gt=0, description="verdict reveal window, and the secret reveal window (s)"
     )
     challenge_window: int = Field(300, gt=0, description="verdicts -> challenge deadline (s)")
+    claims_window: int = Field(
+        120,
+        gt=0,
+        description="assignment -> claims deadline; verdicts close verdict_window later (s)",
+    )
+    open_window: int = Field(86_400, gt=0, description="post -> last claim of an Open job (s)")
+    max_total_steps: int = Field(1_000_000, gt=0, lt=2**32, description="most steps N per job")
+    max_segments: int = Field(4096, gt=0, lt=2**32, description="most segments N / k per job")
+    max_segment_steps: int = Field(
+        10_000,
+        gt=0,
+        lt=2**32,
+        description="most steps k per segment (replayable in a verdict window)",
+    )
+    max_reassignments: int = Field(
+        2, ge=0, lt=2**32, description="fresh verifier draws when none revealed, then refund"
+    )
     # VerificationRound (docs/FORCED_ERRORS.md)
     forced_error_rate_bps: int = Field(
         1_000, ge=0, le=10_000, description="share of jobs carrying a forced error (bps)"
@@ -101,6 +118,17 @@ class ProtocolParams(BaseModel):
 
     @model_validator(mode="after")
     def _check(self) -> ProtocolParams:
+        # docs/FORCED_ERRORS.md section 5: the VerificationRound constructor refuses otherwise.
+        gain = self.forced_error_rate_bps * self.verifiers_per_job * self.jackpot
+        cost = (10_000 - self.forced_error_rate_bps) * self.solver_stake
+        if gain != 0 and gain >= cost:
+            raise ValueError(
+                f"jackpot farming pays: rate {self.forced_error_rate_bps} bps * V "
+                f"{self.verifiers_per_job} * jackpot {self.jackpot} must be below "
+                f"(10000 - rate) * solver_stake {self.solver_stake}"
+            )
+        if self.verifier_fee == 0:
+            raise ValueError("verifier_fee must be > 0: a job pays for the verifier stake it locks")
         if self.committee_size % 2 == 0:
             logger.warning(
                 "committee_size %d is even: ties keep the commitment valid", self.committee_size
@@ -111,24 +139,28 @@ class ProtocolParams(BaseModel):
     def demo(cls, **overrides: Any) -> ProtocolParams:
         """Short windows for an interactive demo (V=5, q=4, K=3; commit 900 s, verdict 180 s,
         reveal 30 s, challenge 30 s, vote commit 90 s, reveal 60 s, unbonding 60 s; bisection:
-        clock 120 s, move bond 1e18). Every job carries a forced error (rate 10_000 bps; jackpot
-        2e18, pool funded with 100e18), so every run shows one caught. q = 4 of 12 segments
-        keeps a cheater that cheats from segment 2 caught even when the forced error lands on
-        one of its sampled segments. Pass ``adjudicator="bisection"`` to use the bisection
-        game."""
+        clock 120 s, move bond 1e18; claims window 120 s, open window 1 day). Every job carries a
+        forced error (rate 10_000 bps), so every run shows one caught; at that rate every jackpot
+        could be farmed (docs/FORCED_ERRORS.md section 5), so the demo pays none (jackpot 0; the
+        pool is still funded with 100e18 for runs that override the rate and the jackpot).
+        q = 4 of 12 segments keeps a cheater that cheats from segment 2 caught even when the
+        forced error lands on one of its sampled segments. Pass ``adjudicator="bisection"`` to
+        use the bisection game."""
         values: dict[str, Any] = {
             "solver_stake": 100 * E18,
             "verifier_stake": 10 * E18,
             "challenge_bond": 5 * E18,
             "verifier_fee": 1 * E18,
             "arbiter_fee": 1 * E18,
-            "jackpot": 2 * E18,
+            "jackpot": 0,
             "verifiers_per_job": 5,
             "samples_per_job": 4,
             "commit_window": 900,
             "verdict_window": 180,
             "reveal_window": 30,
             "challenge_window": 30,
+            "claims_window": 120,
+            "open_window": 86_400,
             "forced_error_rate_bps": 10_000,
             "jackpot_funding": 100 * E18,
             "unbonding_delay": 60,
@@ -164,6 +196,12 @@ class ProtocolParams(BaseModel):
             self.verdict_window,
             self.reveal_window,
             self.challenge_window,
+            self.claims_window,
+            self.open_window,
+            self.max_total_steps,
+            self.max_segments,
+            self.max_segment_steps,
+            self.max_reassignments,
         )
 
     def job_escrow(self, reward: int) -> int:

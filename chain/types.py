@@ -94,7 +94,12 @@ def from_struct(cls: type[T], data: Mapping[str, Any], **extra: Any) -> T:
 
 @dataclass(frozen=True)
 class JobView:
-    """``JobManager.getJob(jobId)``; deadlines are timestamps (s), randomness_block a block."""
+    """``JobManager.getJob(jobId)``; deadlines are timestamps (s), randomness_block a block.
+
+    ``open_deadline``: last second an Open job may be claimed (after it anyone may expire it);
+    ``claims_deadline``: last second the solver may post its claims; verifiers seal by
+    ``verdict_deadline = claims_deadline + verdict_window``.
+    """
 
     job_id: int
     submitter: str
@@ -112,6 +117,8 @@ class JobView:
     verdict_deadline: int
     challenge_deadline: int
     dispute_id: int
+    open_deadline: int = 0
+    claims_deadline: int = 0
     spec_uri: str = ""
     checkpoint_url: str = ""
 
@@ -146,7 +153,8 @@ class StakeView:
 
 @dataclass(frozen=True)
 class JobParamsView:
-    """``JobManager.params()``: amounts in wei, windows in seconds."""
+    """``JobManager.params()``: amounts in wei, windows in seconds, bounds in steps or
+    segments, ``max_reassignments`` a count."""
 
     solver_stake: int
     verifier_stake: int
@@ -160,6 +168,12 @@ class JobParamsView:
     challenge_window: int
     jackpot: int = 0
     reveal_window: int = 0
+    claims_window: int = 0
+    open_window: int = 0
+    max_total_steps: int = 0
+    max_segments: int = 0
+    max_segment_steps: int = 0
+    max_reassignments: int = 0
 
 
 @dataclass(frozen=True)

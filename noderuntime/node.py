@@ -65,7 +65,9 @@ __all__ = [
 ]
 
 
-TERMINAL_JOB_STATUSES = frozenset({JobStatus.Finalized, JobStatus.Rejected, JobStatus.Cancelled})
+TERMINAL_JOB_STATUSES = frozenset(
+    {JobStatus.Finalized, JobStatus.Rejected, JobStatus.Cancelled, JobStatus.Expired}
+)
 
 JOB_EVENTS = ("CheckpointsCommitted", "VerifiersAssigned", "JobReclaimed")
 """The JobManager events `NodeBase.follow_jobs` indexes (Open jobs are never read: a node that

@@ -64,7 +64,7 @@ from solver.server import (
 )
 from solver.trainer import step_function, train_job
 from veritrain.commitments import new_secret, secret_commitment, submission_id
-from veritrain.enums import JobStatus, Role
+from veritrain.enums import JobStatus, Role, Verdict
 from veritrain.errors import VeritrainError
 from veritrain.forced import build_claims, draw_forced_error
 from veritrain.hexutil import from_hex, to_hex
@@ -340,8 +340,8 @@ class SolverNode(NodeBase):
         claims = rec.claims if rec.claims is not None else self._draw_claims(job_id, rec, secret)
         now = self.chain_time()
         if not self.client.round.claims_of(submission).posted:
-            if now > int(job.verdict_deadline):
-                self.log.warning("job %d: verdict deadline passed before our claims", job_id)
+            if now > int(job.claims_deadline):
+                self.log.warning("job %d: claims deadline passed before our claims", job_id)
                 return
             forced = claims.forced_sample
             self.send(
@@ -355,6 +355,12 @@ class SolverNode(NodeBase):
             return
         windows = self.client.round.windows_of(submission)
         if now <= windows.secret_reveal_opens or now > windows.secret_reveal_closes:
+            return
+        jobs = self.client.jobs
+        assigned = jobs.get_assignment(job_id).verifiers
+        verdicts = [x for v in assigned for x in jobs.verdicts_of(job_id, v)]
+        if assigned and all(x is Verdict.None_ for x in verdicts):
+            # No verifier revealed: the secret stays hidden and fresh verifiers are drawn.
             return
         entry = self.catalog.get(job_id)
         if entry is None:

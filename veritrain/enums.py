@@ -43,6 +43,7 @@ class JobStatus(IntEnum):
     Finalized = 6
     Rejected = 7
     Cancelled = 8
+    Expired = 9
 
 
 class Verdict(IntEnum):
@@ -102,6 +103,7 @@ class RoundOutcome(IntEnum):
     Forced = 2
     NoClaims = 3
     NoReveal = 4
+    NoVerdicts = 5
 
 
 class Bucket(IntEnum):

@@ -97,8 +97,14 @@ class JobsFacade(ContractFacade):
         """Cancel an Open job (submitter only); the escrow becomes claimable credit."""
         return self._client.transact(self.contract, "cancelJob", job_id)
 
+    def expire_job(self, job_id: int) -> TxReceipt:
+        """Expire an Open job past its open deadline (anyone); the escrow becomes the
+        submitter's claimable credit. Raises ``OpenDeadlineNotPassed`` before the deadline."""
+        return self._client.transact(self.contract, "expireJob", job_id)
+
     def claim_job(self, job_id: int) -> TxReceipt:
-        """Claim an Open job as solver (locks ``solverStake`` wei)."""
+        """Claim an Open job as solver by its open deadline (locks ``solverStake`` wei; raises
+        ``OpenDeadlinePassed`` after it)."""
         return self._client.transact(self.contract, "claimJob", job_id)
 
     def commit_checkpoints(
@@ -131,7 +137,8 @@ class JobsFacade(ContractFacade):
         )
 
     def reclaim_expired(self, job_id: int) -> TxReceipt:
-        """Reopen a job whose solver missed the commit deadline (slashes the solver)."""
+        """Reopen a job whose solver missed the commit deadline for another open window (slashes
+        the solver into the jackpot pool)."""
         return self._client.transact(self.contract, "reclaimExpired", job_id)
 
     def assign_verifiers(self, job_id: int) -> TxReceipt:
@@ -153,7 +160,9 @@ class JobsFacade(ContractFacade):
         )
 
     def finalize(self, job_id: int) -> TxReceipt:
-        """Settle a job after its challenge window, or open/continue arbitration."""
+        """Settle a job after its challenge window, or open/continue arbitration; when no verifier
+        revealed a verdict, draw fresh ones (the job goes back to Committed) or, past
+        ``max_reassignments``, expire it with a refund."""
         return self._client.transact(self.contract, "finalize", job_id)
 
     def submission_of(self, job_id: int) -> bytes:

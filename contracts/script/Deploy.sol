@@ -39,7 +39,9 @@ import {Params} from "../src/types/JobTypes.sol";
 ///          5. jobManager    = JobManager(escrow, stakeManager, shareRegistry, params, admin)
 ///                             params = (solverStake, verifierStake, challengeBond, verifierFee,
 ///                                       arbiterFee, jackpot, verifiersPerJob, samplesPerJob,
-///                                       commitWindow, verdictWindow, revealWindow, challengeWindow)
+///                                       commitWindow, verdictWindow, revealWindow, challengeWindow,
+///                                       claimsWindow, openWindow, maxTotalSteps, maxSegments,
+///                                       maxSegmentSteps, maxReassignments)
 ///          6. round         = VerificationRound(jobManager, forcedErrorRateBps)
 ///          7. jobManager.setVerificationRound(round)                  (admin, once)
 ///          8. committee     = ArbitrationCommittee(jobManager, stakeManager, committeeSize,
@@ -129,7 +131,13 @@ library Deploy {
             commitWindow: 1 hours,
             verdictWindow: 30 minutes,
             revealWindow: 10 minutes,
-            challengeWindow: 30 minutes
+            challengeWindow: 30 minutes,
+            claimsWindow: 10 minutes,
+            openWindow: 1 days,
+            maxTotalSteps: 1_000_000,
+            maxSegments: 4096,
+            maxSegmentSteps: 10_000,
+            maxReassignments: 2
         });
         cfg.forcedErrorRateBps = 0;
         cfg.committeeSize = 3;

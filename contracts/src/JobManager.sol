@@ -65,6 +65,12 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     uint64 internal immutable _VERDICT_WINDOW;
     uint64 internal immutable _REVEAL_WINDOW;
     uint64 internal immutable _CHALLENGE_WINDOW;
+    uint64 internal immutable _CLAIMS_WINDOW;
+    uint64 internal immutable _OPEN_WINDOW;
+    uint32 internal immutable _MAX_TOTAL_STEPS;
+    uint32 internal immutable _MAX_SEGMENTS;
+    uint32 internal immutable _MAX_SEGMENT_STEPS;
+    uint32 internal immutable _MAX_REASSIGNMENTS;
 
     ////// State //////
 
@@ -112,6 +118,14 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         if (params_.verdictWindow == 0) revert InvalidParam("verdictWindow", 0);
         if (params_.revealWindow == 0) revert InvalidParam("revealWindow", 0);
         if (params_.challengeWindow == 0) revert InvalidParam("challengeWindow", 0);
+        if (params_.claimsWindow == 0) revert InvalidParam("claimsWindow", 0);
+        if (params_.openWindow == 0) revert InvalidParam("openWindow", 0);
+        if (params_.maxTotalSteps == 0) revert InvalidParam("maxTotalSteps", 0);
+        if (params_.maxSegments == 0) revert InvalidParam("maxSegments", 0);
+        if (params_.maxSegmentSteps == 0) revert InvalidParam("maxSegmentSteps", 0);
+        // A job pays for the verifier stake it locks: every assigned verifier that was not at fault
+        // is paid its fee, including on jobs the solver abandons (PROTOCOL.md 3.4).
+        if (params_.verifierFee == 0) revert InvalidParam("verifierFee", 0);
         _ESCROW = escrow_;
         _STAKE_MANAGER = stakeManager_;
         _SHARE_REGISTRY = shareRegistry_;
@@ -128,6 +142,12 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         _VERDICT_WINDOW = params_.verdictWindow;
         _REVEAL_WINDOW = params_.revealWindow;
         _CHALLENGE_WINDOW = params_.challengeWindow;
+        _CLAIMS_WINDOW = params_.claimsWindow;
+        _OPEN_WINDOW = params_.openWindow;
+        _MAX_TOTAL_STEPS = params_.maxTotalSteps;
+        _MAX_SEGMENTS = params_.maxSegments;
+        _MAX_SEGMENT_STEPS = params_.maxSegmentSteps;
+        _MAX_REASSIGNMENTS = params_.maxReassignments;
     }
 
     ////// External: admin //////
@@ -162,9 +182,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         uint256 reward,
         string calldata specURI
     ) external nonReentrant returns (uint256 jobId) {
-        if (totalSteps == 0 || checkpointInterval == 0 || totalSteps % checkpointInterval != 0) {
-            revert InvalidJobShape(totalSteps, checkpointInterval);
-        }
+        LibSettlement.checkShape(totalSteps, checkpointInterval, _MAX_TOTAL_STEPS, _MAX_SEGMENTS, _MAX_SEGMENT_STEPS);
         // SAFETY: trusted ShareRegistry view; only the model's owner and its posters mint its shares.
         if (!_SHARE_REGISTRY.canPost(modelId, msg.sender)) revert NotModelPoster(modelId, msg.sender);
         uint256 fees = uint256(_VERIFIERS_PER_JOB) * _VERIFIER_FEE;
@@ -179,6 +197,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         job.checkpointInterval = checkpointInterval;
         job.reward = reward;
         job.status = JobStatus.Open;
+        job.openDeadline = uint64(block.timestamp) + _OPEN_WINDOW;
         _specURIs[jobId] = specURI;
         emit JobPosted(jobId, msg.sender, modelId, specHash, totalSteps, checkpointInterval, reward, escrowed, specURI);
         _ESCROW.deposit(Bucket.Escrowed, msg.sender, escrowed);
@@ -189,17 +208,24 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         Job storage job = _jobs[jobId];
         _requireStatus(jobId, job, JobStatus.Open);
         if (msg.sender != job.submitter) revert NotSubmitter(jobId, msg.sender);
-        // An Open job has spent none of its fees: the whole escrow goes back.
-        uint256 refund = job.reward + uint256(_VERIFIERS_PER_JOB) * _VERIFIER_FEE;
-        job.status = JobStatus.Cancelled;
-        emit JobCancelled(jobId, refund);
-        _credit(Bucket.Escrowed, job.submitter, refund);
+        LibSettlement.closeOpen(job, _settlement(), jobId, uint256(_VERIFIERS_PER_JOB) * _VERIFIER_FEE, false);
+    }
+
+    /// @inheritdoc IJobManager
+    function expireJob(uint256 jobId) external nonReentrant {
+        Job storage job = _jobs[jobId];
+        _requireStatus(jobId, job, JobStatus.Open);
+        // Reverts OpenDeadlineNotPassed until the open deadline has passed.
+        LibSettlement.closeOpen(job, _settlement(), jobId, uint256(_VERIFIERS_PER_JOB) * _VERIFIER_FEE, true);
     }
 
     /// @inheritdoc IJobManager
     function claimJob(uint256 jobId) external nonReentrant {
         Job storage job = _jobs[jobId];
         _requireStatus(jobId, job, JobStatus.Open);
+        if (block.timestamp > job.openDeadline) {
+            revert OpenDeadlinePassed(jobId, job.openDeadline, uint64(block.timestamp));
+        }
         if (!_STAKE_MANAGER.isActive(msg.sender, Role.Solver)) revert NotActiveStaker(msg.sender, Role.Solver);
         uint64 deadline = uint64(block.timestamp) + _COMMIT_WINDOW;
         job.solver = msg.sender;
@@ -255,15 +281,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         if (block.timestamp <= job.commitDeadline) {
             revert CommitDeadlineNotPassed(jobId, job.commitDeadline, uint64(block.timestamp));
         }
-        address solver = job.solver;
-        job.solver = address(0);
-        job.commitDeadline = 0;
-        job.status = JobStatus.Open;
-        // SAFETY: the StakeManager is trusted and sends the slashed tokens to the Escrow; the
-        // credit below books exactly what arrived.
-        uint256 slashed = _slashSolver(solver);
-        emit JobReclaimed(jobId, solver, slashed);
-        _credit(Bucket.Unbooked, job.submitter, slashed);
+        LibSettlement.reopen(job, _settlement(), jobId);
     }
 
     /// @inheritdoc IJobManager
@@ -281,41 +299,31 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
             return;
         }
         bytes32 seed = keccak256(abi.encode(blockHash, jobId, job.merkleRoot));
-        uint32[] memory segments = LibSampling.drawSegments(
-            keccak256(abi.encode(seed, "segments")), job.totalSteps / job.checkpointInterval, _SAMPLES_PER_JOB
-        );
+        Submission storage sub = _active(jobId, job);
+        // A reassignment keeps the sample (the solver's claims are on it) and draws verifiers anew.
+        uint32[] memory segments = sub.segments;
+        bool first = segments.length == 0;
+        if (first) {
+            segments = LibSampling.drawSegments(
+                keccak256(abi.encode(seed, "segments")), job.totalSteps / job.checkpointInterval, _SAMPLES_PER_JOB
+            );
+        }
         address[] memory excluded = new address[](2);
         excluded[0] = job.submitter;
         excluded[1] = job.solver;
-        // SAFETY: trusted StakeManager view: the protocol's one verifier draw.
+        // SAFETY: trusted StakeManager view: the protocol's one verifier draw. As many seats as the
+        // held fees pay for: V at first, no more than the first draw filled on a reassignment
+        // (verifierFee > 0, enforced at construction; feesHeld <= V * verifierFee fits 32 bits).
         (address[] memory verifiers, uint256 candidates) = _STAKE_MANAGER.drawVerifiers(
-            keccak256(abi.encode(seed, "verifiers")), _VERIFIERS_PER_JOB, _VERIFIER_STAKE, excluded, new address[](0)
+            keccak256(abi.encode(seed, "verifiers")),
+            // forge-lint: disable-next-line(unsafe-typecast)
+            uint32(sub.feesHeld / _VERIFIER_FEE),
+            _VERIFIER_STAKE,
+            excluded,
+            new address[](0)
         );
         if (verifiers.length == 0) revert NoEligibleVerifiers(jobId, candidates);
-
-        uint64 verdictDeadline = uint64(block.timestamp) + _VERDICT_WINDOW;
-        uint64 challengeDeadline = verdictDeadline + _REVEAL_WINDOW + _CHALLENGE_WINDOW;
-        job.verdictDeadline = verdictDeadline;
-        job.challengeDeadline = challengeDeadline;
-        job.status = JobStatus.Verifying;
-        Submission storage sub = _active(jobId, job);
-        sub.segments = segments;
-        sub.verifiers = verifiers;
-        for (uint256 i; i < verifiers.length; ++i) {
-            sub.seats[verifiers[i]].status = SeatStatus.Assigned;
-        }
-        emit VerifiersAssigned(jobId, verifiers, segments, verdictDeadline, challengeDeadline);
-
-        // Fees of seats that could not be filled go back to the submitter.
-        uint256 unused = (_VERIFIERS_PER_JOB - verifiers.length) * _VERIFIER_FEE;
-        if (unused != 0) {
-            sub.feesHeld -= unused;
-            _credit(Bucket.Escrowed, job.submitter, unused);
-        }
-
-        for (uint256 i; i < verifiers.length; ++i) {
-            _STAKE_MANAGER.lock(verifiers[i], Role.Verifier, _VERIFIER_STAKE);
-        }
+        LibSettlement.recordAssignment(job, sub, _settlement(), jobId, verifiers, segments, first);
     }
 
     /// @inheritdoc IJobManager
@@ -400,6 +408,11 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
             // Runs once: the status leaves Verifying below.
             (RoundOutcome outcome, uint256 forcedSample) = _round.outcome(submissionId);
             if (outcome == RoundOutcome.Pending) revert RoundPending(jobId);
+            if (outcome == RoundOutcome.NoVerdicts) {
+                // Nothing was verified: nothing is paid or minted.
+                if (LibSettlement.settleUnverified(job, sub, _settlement(), jobId)) _round.onReassign(submissionId);
+                return;
+            }
             if (LibSettlement.settleRound(job, sub, _settlement(), jobId, outcome, forcedSample)) return;
         } else if (job.status == JobStatus.Disputed) {
             if (sub.disputePending) revert DisputePending(jobId, job.disputeId);
@@ -495,7 +508,13 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
             commitWindow: _COMMIT_WINDOW,
             verdictWindow: _VERDICT_WINDOW,
             revealWindow: _REVEAL_WINDOW,
-            challengeWindow: _CHALLENGE_WINDOW
+            challengeWindow: _CHALLENGE_WINDOW,
+            claimsWindow: _CLAIMS_WINDOW,
+            openWindow: _OPEN_WINDOW,
+            maxTotalSteps: _MAX_TOTAL_STEPS,
+            maxSegments: _MAX_SEGMENTS,
+            maxSegmentSteps: _MAX_SEGMENT_STEPS,
+            maxReassignments: _MAX_REASSIGNMENTS
         });
     }
 
@@ -617,16 +636,14 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
             challengeBond: _CHALLENGE_BOND,
             verifierFee: _VERIFIER_FEE,
             arbiterFee: _ARBITER_FEE,
-            jackpot: _JACKPOT
+            jackpot: _JACKPOT,
+            openWindow: _OPEN_WINDOW,
+            claimsWindow: _CLAIMS_WINDOW,
+            verdictWindow: _VERDICT_WINDOW,
+            revealWindow: _REVEAL_WINDOW,
+            challengeWindow: _CHALLENGE_WINDOW,
+            maxReassignments: _MAX_REASSIGNMENTS
         });
-    }
-
-    /// @notice Slashes one solver seat (solverStake) to the Escrow.
-    /// @dev SAFETY: the StakeManager is trusted and sends the slashed tokens to the Escrow; the caller
-    ///      books exactly the amount returned (from `Bucket.Unbooked`).
-    /// @return slashed Amount slashed (wei).
-    function _slashSolver(address account) internal returns (uint256 slashed) {
-        slashed = _STAKE_MANAGER.slash(account, Role.Solver, _SOLVER_STAKE, address(_ESCROW));
     }
 
     /// @notice Books a pull payment at the Escrow, taken from bucket `from`.

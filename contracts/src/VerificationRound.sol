@@ -18,7 +18,7 @@ import {SubmissionId} from "./types/SubmissionId.sol";
 ///         at the JobManager when revealed), and the forced-error draw revealed with the secret.
 /// @dev Holds no tokens: bonds, slashes and jackpots are booked by the JobManager, which reads
 ///      `outcome` at finalize. Status, solver, deadlines, segments, root and interval are read from
-///      the JobManager; the verdict and reveal windows are its immutable params, cached here.
+///      the JobManager; the claims, verdict and reveal windows are its immutable params, cached here.
 contract VerificationRound is IVerificationRound {
     ////// Types //////
 
@@ -29,8 +29,9 @@ contract VerificationRound is IVerificationRound {
     /// @param secret Revealed secret (zero until revealed).
     /// @param revealed True once the secret was revealed and every claim proven.
     /// @param forced True if the revealed draw carries a forced error.
-    /// @param committed Assigned verifiers that sealed verdicts.
+    /// @param committed Assigned verifiers that sealed verdicts (of the current draw).
     /// @param forcedSample Sample index of the forced error (meaningful if `forced`).
+    /// @param verdicts Assigned verifiers that revealed verdicts (of the current draw).
     struct Round {
         uint256 jobId;
         address solver;
@@ -40,6 +41,7 @@ contract VerificationRound is IVerificationRound {
         bool forced;
         uint32 committed;
         uint32 forcedSample;
+        uint32 verdicts;
     }
 
     /// @notice A verifier's sealed verdicts.
@@ -62,6 +64,8 @@ contract VerificationRound is IVerificationRound {
     uint256 internal immutable _RATE_BPS;
     /// @notice The JobManager's verdictWindow (seconds).
     uint64 internal immutable _VERDICT_WINDOW;
+    /// @notice The JobManager's claimsWindow (seconds).
+    uint64 internal immutable _CLAIMS_WINDOW;
     /// @notice The JobManager's revealWindow (seconds).
     uint64 internal immutable _REVEAL_WINDOW;
 
@@ -76,12 +80,22 @@ contract VerificationRound is IVerificationRound {
 
     /// @param jobManager_ JobManager served (its params fix the verdict and reveal windows).
     /// @param forcedErrorRateBps_ Share of jobs carrying a forced error (basis points, <= 10_000).
+    ///        Reverts JackpotFarmingProfitable unless a solver that abandons every job without a
+    ///        forced error loses more than its verifiers win on the forced ones
+    ///        (docs/FORCED_ERRORS.md section 5): p * V * jackpot < (1 - p) * solverStake.
     constructor(IJobManager jobManager_, uint256 forcedErrorRateBps_) {
         if (forcedErrorRateBps_ > BPS) revert InvalidRate(forcedErrorRateBps_);
         Params memory params = jobManager_.params();
+        uint256 farmingGain = forcedErrorRateBps_ * params.verifiersPerJob * params.jackpot;
+        uint256 abandonCost = (BPS - forcedErrorRateBps_) * params.solverStake;
+        // No jackpot or no forced error: nothing to farm.
+        if (farmingGain != 0 && farmingGain >= abandonCost) {
+            revert JackpotFarmingProfitable(farmingGain, abandonCost);
+        }
         _JOB_MANAGER = jobManager_;
         _RATE_BPS = forcedErrorRateBps_;
         _VERDICT_WINDOW = params.verdictWindow;
+        _CLAIMS_WINDOW = params.claimsWindow;
         _REVEAL_WINDOW = params.revealWindow;
     }
 
@@ -98,6 +112,15 @@ contract VerificationRound is IVerificationRound {
         emit SecretCommitted(submissionId, jobId, solver, commitment);
     }
 
+    /// @inheritdoc IVerificationRound
+    function onReassign(SubmissionId submissionId) external {
+        if (msg.sender != address(_JOB_MANAGER)) revert NotJobManager(msg.sender);
+        Round storage round = _rounds[submissionId];
+        round.committed = 0;
+        round.verdicts = 0;
+        emit VerdictRoundReset(submissionId);
+    }
+
     ////// External: round //////
 
     /// @inheritdoc IVerificationRound
@@ -106,7 +129,11 @@ contract VerificationRound is IVerificationRound {
     {
         (uint256 jobId, Job memory job) = _verifyingJob(submissionId);
         if (msg.sender != job.solver) revert NotSolver(submissionId, msg.sender);
-        _requireBeforeVerdictDeadline(submissionId, job);
+        if (block.timestamp > job.claimsDeadline) {
+            revert OutsideWindow(
+                submissionId, job.claimsDeadline - _CLAIMS_WINDOW, job.claimsDeadline, uint64(block.timestamp)
+            );
+        }
         if (_startHashes[submissionId].length != 0) revert ClaimsAlreadyPosted(submissionId);
         // slither-disable-next-line unused-return
         (, uint32[] memory segments) = _JOB_MANAGER.getAssignment(jobId);
@@ -142,9 +169,9 @@ contract VerificationRound is IVerificationRound {
         (address[] memory verifiers, uint32[] memory segments) = _JOB_MANAGER.getAssignment(jobId);
         // Open at once when every verifier has sealed (nobody is left to copy), else after the
         // verdict deadline; closed after the reveal window.
-        uint64 opens = _rounds[submissionId].committed == verifiers.length
-            ? job.verdictDeadline - _VERDICT_WINDOW
-            : job.verdictDeadline + 1;
+        Round storage round = _rounds[submissionId];
+        uint64 opens =
+            round.committed == verifiers.length ? job.claimsDeadline - _CLAIMS_WINDOW : job.verdictDeadline + 1;
         uint64 closes = job.verdictDeadline + _REVEAL_WINDOW;
         if (block.timestamp < opens || block.timestamp > closes) {
             revert OutsideWindow(submissionId, opens, closes, uint64(block.timestamp));
@@ -156,6 +183,7 @@ contract VerificationRound is IVerificationRound {
             revert VerdictCommitmentMismatch(submissionId, msg.sender);
         }
         seal.revealed = true;
+        ++round.verdicts;
         emit VerdictsRevealed(submissionId, msg.sender, approvals);
         // SAFETY: the JobManager is trusted; it pulls the reject bonds from msg.sender into the Escrow.
         _JOB_MANAGER.recordVerdicts(submissionId, msg.sender, approvals);
@@ -194,7 +222,16 @@ contract VerificationRound is IVerificationRound {
         // Not assigned yet: every window is still ahead.
         if (job.verdictDeadline == 0) return (RoundOutcome.Pending, 0);
         if (_startHashes[submissionId].length == 0) {
-            return (block.timestamp > job.verdictDeadline ? RoundOutcome.NoClaims : RoundOutcome.Pending, 0);
+            return (block.timestamp > job.claimsDeadline ? RoundOutcome.NoClaims : RoundOutcome.Pending, 0);
+        }
+        // No verdict at all once the verdict reveals closed: the secret can no longer be revealed.
+        if (round.verdicts == 0) {
+            return (
+                block.timestamp > uint256(job.verdictDeadline) + _REVEAL_WINDOW
+                    ? RoundOutcome.NoVerdicts
+                    : RoundOutcome.Pending,
+                0
+            );
         }
         if (block.timestamp > uint256(job.challengeDeadline) + _REVEAL_WINDOW) return (RoundOutcome.NoReveal, 0);
         return (RoundOutcome.Pending, 0);
@@ -377,6 +414,7 @@ contract VerificationRound is IVerificationRound {
         }
         uint256 samples = _startHashes[submissionId].length;
         if (samples == 0) revert ClaimsNotPosted(submissionId);
+        if (round.verdicts == 0) revert NoVerdictsRevealed(submissionId);
         if (keccak256(abi.encode(jobId, job.solver, secret)) != round.secretCommitment) {
             revert SecretCommitmentMismatch(submissionId);
         }

@@ -166,13 +166,13 @@ contract Gas_Test is Deployers {
         _snap("Escrow.fundJackpot");
     }
 
-    /// @notice Every job carries a forced error: one verifier approves it (slashed into the pool),
+    /// @notice A job carrying a forced error: one verifier approves it (slashed into the pool),
     ///         two reject it (bond + jackpot each).
     function test_forcedError_gas() public {
-        _redeployWithRate(10_000);
+        _redeployWithRate(5000);
         vm.prank(stranger);
         escrow.fundJackpot(100e18);
-        uint256 jobId = _verifyingJob();
+        uint256 jobId = _forcedVerifyingJob();
         (, uint256 f) = round.drawForcedError(_sid(jobId), _secret(jobId));
         address[] memory verifiers = _assigned(jobId);
         _submit(jobId, verifiers[0], 0);

@@ -498,7 +498,9 @@ contract JobManager_ReclaimExpired_Test is JobManager_Init {
         Job memory job = _job(jobId);
         assertEq(uint8(job.status), uint8(JobStatus.Open));
         assertEq(job.solver, address(0));
-        assertEq(escrow.creditOf(submitter), params.solverStake);
+        // Abandonment is never refunded to the submitter: the slash joins the jackpot pool.
+        assertEq(escrow.creditOf(submitter), 0);
+        assertEq(escrow.jackpotPool(), params.solverStake);
         assertEq(_staked(solver, Role.Solver), 1000e18 - params.solverStake);
         assertEq(_locked(solver, Role.Solver), 0);
         _assertEscrowSolvent();
@@ -592,10 +594,12 @@ contract JobManager_AssignVerifiers_Test is JobManager_Init {
         }
         Job memory job = _job(jobId);
         assertEq(uint8(job.status), uint8(JobStatus.Verifying));
-        assertEq(uint256(job.verdictDeadline), block.timestamp + params.verdictWindow);
+        // The solver posts claims by claimsDeadline; verifiers seal a whole verdictWindow later.
+        assertEq(uint256(job.claimsDeadline), block.timestamp + params.claimsWindow);
+        assertEq(uint256(job.verdictDeadline), block.timestamp + params.claimsWindow + params.verdictWindow);
         assertEq(
             uint256(job.challengeDeadline),
-            block.timestamp + params.verdictWindow + params.revealWindow + params.challengeWindow
+            block.timestamp + params.claimsWindow + params.verdictWindow + params.revealWindow + params.challengeWindow
         );
     }
 
@@ -659,7 +663,7 @@ contract JobManager_AssignVerifiers_Test is JobManager_Init {
     }
 
     function testFuzz_assignVerifiers_segmentsDistinct_succeeds(uint32 segmentCount, bytes32 blockHash) public {
-        segmentCount = uint32(bound(segmentCount, 1, 5000));
+        segmentCount = uint32(bound(segmentCount, 1, params.maxSegments));
         vm.prank(submitter);
         uint256 id = jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, segmentCount * 3, 3, REWARD, SPEC_URI);
         vm.prank(solver);

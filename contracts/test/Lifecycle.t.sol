@@ -204,7 +204,7 @@ contract Lifecycle_Test is Deployers {
         jobManager.claimJob(jobId);
         vm.warp(_job(jobId).commitDeadline + 1);
         jobManager.reclaimExpired(jobId);
-        assertEq(escrow.creditOf(submitter), params.solverStake);
+        assertEq(escrow.jackpotPool(), params.solverStake);
         assertEq(_staked(solver, Role.Solver), 900e18);
 
         address lateSolver = solver;

@@ -4,6 +4,8 @@ pragma solidity 0.8.37;
 // Testing
 import {Deployers} from "./utils/Deployers.sol";
 import {Merkle} from "./utils/Merkle.sol";
+// Deployment
+import {Deploy} from "../script/Deploy.sol";
 // Contracts
 import {VerificationRound} from "../src/VerificationRound.sol";
 // Interfaces
@@ -81,9 +83,11 @@ contract VerificationRound_Constructor_Test is VerificationRound_Init {
         testFuzz_constructor_rateAboveOne_reverts(10_001);
     }
 
-    function test_constructor_fullRate_succeeds() public {
-        VerificationRound r = new VerificationRound(IJobManager(address(jobManager)), 10_000);
-        assertEq(r.forcedErrorRateBps(), 10_000);
+    /// @notice At a rate of 10_000 every jackpot is farmable (docs/FORCED_ERRORS.md section 5).
+    function test_constructor_fullRate_reverts() public {
+        uint256 gain = 10_000 * params.verifiersPerJob * params.jackpot;
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.JackpotFarmingProfitable.selector, gain, 0));
+        new VerificationRound(IJobManager(address(jobManager)), 10_000);
     }
 }
 
@@ -135,20 +139,20 @@ contract VerificationRound_PostClaims_Test is VerificationRound_Init {
     }
 
     function test_postClaims_atDeadline_succeeds() public {
-        vm.warp(_job(jobId).verdictDeadline);
+        vm.warp(_job(jobId).claimsDeadline);
         _postClaims(jobId);
         assertTrue(_claimsPosted(jobId));
     }
 
     function test_postClaims_afterDeadline_reverts() public {
-        uint64 deadline = _job(jobId).verdictDeadline;
+        uint64 deadline = _job(jobId).claimsDeadline;
         vm.warp(uint256(deadline) + 1);
         (bytes32[] memory starts, bytes32[] memory ends) = _claims(jobId);
         vm.expectRevert(
             abi.encodeWithSelector(
                 IVerificationRound.OutsideWindow.selector,
                 _sid(jobId),
-                deadline - params.verdictWindow,
+                deadline - params.claimsWindow,
                 deadline,
                 deadline + 1
             )
@@ -357,7 +361,7 @@ contract VerificationRound_RevealVerdicts_Test is VerificationRound_Init {
             abi.encodeWithSelector(
                 IVerificationRound.OutsideWindow.selector,
                 _sid(jobId),
-                deadline - params.verdictWindow,
+                deadline - params.verdictWindow - params.claimsWindow,
                 closes,
                 closes + 1
             )
@@ -456,8 +460,8 @@ contract VerificationRound_RevealSecret_Test is VerificationRound_Init {
 
     function setUp() public override {
         super.setUp();
-        _redeployWithRate(10_000);
-        jobId = _verifyingJob();
+        _redeployWithRate(5000);
+        jobId = _forcedVerifyingJob();
         _submitAll(jobId, 0);
     }
 
@@ -589,10 +593,7 @@ contract VerificationRound_RevealSecret_Test is VerificationRound_Init {
 
     /// @notice A solver that planted no forced claim where the draw asks for one cannot reveal.
     function test_revealSecret_honestClaimOnForcedSample_reverts() public {
-        uint256 other = _postJob();
-        _claimAndCommit(other);
-        vm.roll(block.number + 2);
-        jobManager.assignVerifiers(other);
+        uint256 other = _forcedAssignedJob();
         (, uint32[] memory segments) = jobManager.getAssignment(other);
         bytes32[] storage states = _committedStates[other];
         bytes32[] memory starts = new bytes32[](4);
@@ -603,6 +604,7 @@ contract VerificationRound_RevealSecret_Test is VerificationRound_Init {
         }
         vm.prank(solver);
         round.postClaims(_sid(other), starts, ends);
+        _submitAll(other, 0);
         (, uint256 f) = round.drawForcedError(_sid(other), _secret(other));
         vm.warp(uint256(_job(other).challengeDeadline) + 1);
         (bytes32[][] memory s, bytes32[][] memory e) = (_proofsOf(other, false), _proofsOf(other, true));
@@ -615,6 +617,16 @@ contract VerificationRound_RevealSecret_Test is VerificationRound_Init {
 }
 
 contract VerificationRound_Draw_Test is VerificationRound_Init {
+    /// @notice Without a jackpot nothing can be farmed, so every rate up to 10_000 deploys.
+    function setUp() public override {
+        super.setUp();
+        Deploy.Config memory cfg = Deploy.defaultConfig();
+        cfg.params.jackpot = 0;
+        _deploy(cfg);
+        delete verifierPool;
+        _setUpActors();
+    }
+
     /// @notice The contract's draw is the formula of docs/FORCED_ERRORS.md section 1, for any secret
     ///         and rate, and the forced sample is always eligible.
     function testFuzz_drawForcedError_matchesSpec_succeeds(bytes32 secret, uint256 rateBps) public {
@@ -680,10 +692,10 @@ contract VerificationRound_Outcome_Test is VerificationRound_Init {
         (RoundOutcome outcome,) = round.outcome(_sid(_postJob()));
         assertEq(uint8(outcome), uint8(RoundOutcome.Pending));
         uint256 bare = _unclaimedJob();
-        vm.warp(_job(bare).verdictDeadline);
+        vm.warp(_job(bare).claimsDeadline);
         (outcome,) = round.outcome(_sid(bare));
         assertEq(uint8(outcome), uint8(RoundOutcome.Pending));
-        vm.warp(uint256(_job(bare).verdictDeadline) + 1);
+        vm.warp(uint256(_job(bare).claimsDeadline) + 1);
         (outcome,) = round.outcome(_sid(bare));
         assertEq(uint8(outcome), uint8(RoundOutcome.NoClaims));
     }
@@ -717,8 +729,8 @@ contract VerificationRound_Settlement_Test is VerificationRound_Init {
 
     function setUp() public override {
         super.setUp();
-        _redeployWithRate(10_000);
-        jobId = _verifyingJob();
+        _redeployWithRate(5000);
+        jobId = _forcedVerifyingJob();
         verifiers = _assigned(jobId);
         (, f) = round.drawForcedError(_sid(jobId), _secret(jobId));
     }
@@ -837,6 +849,7 @@ contract VerificationRound_Settlement_Test is VerificationRound_Init {
         address[] memory assigned = _assigned(bare);
         vm.warp(uint256(_job(bare).challengeDeadline) + 1);
         uint256 creditBefore = escrow.creditOf(submitter);
+        uint256 poolBefore = escrow.jackpotPool();
         uint256[] memory lockedBefore = new uint256[](assigned.length);
         for (uint256 i; i < assigned.length; ++i) {
             lockedBefore[i] = _locked(assigned[i], Role.Verifier);
@@ -845,10 +858,13 @@ contract VerificationRound_Settlement_Test is VerificationRound_Init {
         emit IJobManager.SolverFaulted(bare, solver, RoundOutcome.NoClaims, params.solverStake);
         jobManager.finalize(bare);
         assertEq(uint8(_job(bare).status), uint8(JobStatus.Rejected));
-        assertEq(escrow.creditOf(submitter) - creditBefore, params.solverStake + REWARD + 3 * params.verifierFee);
+        // The slash joins the jackpot pool; the verifiers the job locked are paid their fee.
+        assertEq(escrow.creditOf(submitter) - creditBefore, REWARD);
+        assertEq(escrow.jackpotPool() - poolBefore, params.solverStake);
         for (uint256 i; i < assigned.length; ++i) {
             assertEq(_staked(assigned[i], Role.Verifier), 500e18);
             assertEq(_locked(assigned[i], Role.Verifier), lockedBefore[i] - params.verifierStake);
+            assertEq(escrow.creditOf(assigned[i]), params.verifierFee);
         }
         _assertEscrowSolvent();
     }
@@ -870,7 +886,9 @@ contract VerificationRound_Settlement_Test is VerificationRound_Init {
         assertEq(escrow.creditOf(verifiers[0]), params.challengeBond + params.verifierFee);
         assertEq(escrow.creditOf(verifiers[1]), params.verifierFee);
         assertEq(escrow.creditOf(whistleblower), params.challengeBond);
-        assertEq(escrow.creditOf(submitter), params.solverStake + params.verifierStake + REWARD + params.verifierFee);
+        // The solver's slash joins the jackpot pool; the missed verifier's stake and fee go to the submitter.
+        assertEq(escrow.creditOf(submitter), params.verifierStake + REWARD + params.verifierFee);
+        assertEq(escrow.jackpotPool(), params.solverStake);
         (uint256 escrowed, uint256 bonds,,) = escrow.liabilities();
         assertEq(escrowed, 0);
         assertEq(bonds, 0);

@@ -2,7 +2,9 @@
 Python formulas of `veritrain.forced` against the contract's views for many random secrets, a
 lazy verifier caught by a forced error (slashed into the jackpot pool; honest rejecters and the
 whistleblower paid from it; the solver not penalised), a solver that never reveals its secret
-(NoReveal) or never posts claims (NoClaims), and `RoundPending`.
+(NoReveal) or never posts claims (NoClaims; slashed into the pool, its verifiers paid), verifiers
+that all stay silent (NoVerdicts: drawn again, then the job expires with a refund), Open jobs
+that expire, the job bounds, and `RoundPending`.
 
 Run: ``.venv/bin/python -m pytest tests/integration/test_chain_forced.py``.
 """
@@ -213,9 +215,76 @@ def test_solver_that_posts_no_claims_is_slashed(
     submitter.increase_time(job.challenge_deadline - submitter.timestamp() + 1)
     assert submitter.round.outcome(submitter.jobs.submission_of(job_id))[0] is RoundOutcome.NoClaims
     before = submitter.stakes.stake_of(solver.address, Role.Solver).staked
+    pool = submitter.escrow.jackpot_pool()
+    assigned = submitter.jobs.get_assignment(job_id).verifiers
+    credits = {a: submitter.escrow.credit_of(a) for a in assigned}
     submitter.jobs.finalize(job_id)
     assert submitter.jobs.get_job(job_id).status is JobStatus.Rejected
     assert submitter.stakes.stake_of(solver.address, Role.Solver).staked == before - p.solver_stake
+    # abandonment costs the solver (into the pool, not back to the submitter); the verifiers
+    # whose stake the job locked are paid
+    assert submitter.escrow.jackpot_pool() == pool + p.solver_stake
+    for a in assigned:
+        assert submitter.escrow.credit_of(a) - credits[a] == p.verifier_fee
+
+
+def test_silent_verifiers_are_replaced_then_the_job_expires(
+    anvil: Anvil, protocol: Deployment, client_factory
+) -> None:
+    p = protocol.params
+    clients = {i: client_factory(i) for i in range(1, 10)}
+    submitter, solver = clients[1], clients[2]
+    job_id, hashes, secret = _job_to_verifying(clients, p)
+    for i in range(3, 9):  # enough stake to stay active after a missed-verdict slash
+        clients[i].stakes.stake(Role.Verifier, p.min_stake_verifier)
+    post_claims(solver, job_id, hashes, secret)
+    sid = submitter.jobs.submission_of(job_id)
+    credit = submitter.escrow.credit_of(submitter.address)
+    for attempt in range(p.max_reassignments + 1):
+        job = submitter.jobs.get_job(job_id)
+        assert job.status is JobStatus.Verifying
+        submitter.increase_time(job.challenge_deadline - submitter.timestamp() + 1)
+        assert submitter.round.outcome(sid)[0] is RoundOutcome.NoVerdicts
+        with pytest.raises(errors.NoVerdictsRevealed):
+            solver.round.reveal_secret(sid, secret, bytes(32), [], [])
+        submitter.jobs.finalize(job_id)
+        if attempt < p.max_reassignments:
+            assert submitter.jobs.get_job(job_id).status is JobStatus.Committed
+            submitter.mine(2)
+            submitter.jobs.assign_verifiers(job_id)
+    assert submitter.jobs.get_job(job_id).status is JobStatus.Expired
+    assert submitter.stakes.stake_of(solver.address, Role.Solver).locked == 0
+    assert submitter.escrow.credit_of(solver.address) == 0
+    assert submitter.escrow.credit_of(submitter.address) - credit >= 10 * E18 + p.verifier_fee
+
+
+def test_open_job_expires_and_job_bounds(protocol: Deployment, client_factory) -> None:
+    p = protocol.params
+    submitter, solver = client_factory(1), client_factory(2)
+    submitter.token.faucet(1_000 * E18)
+    solver.token.faucet(1_000 * E18)
+    solver.stakes.stake(Role.Solver, p.min_stake_solver)
+    params = submitter.jobs.job_params()
+    assert (params.claims_window, params.open_window) == (p.claims_window, p.open_window)
+    with pytest.raises(errors.TotalStepsAboveMax):
+        submitter.jobs.post_job(keccak(text="m"), keccak(text="s"), 2**32 - 1, 2**32 - 1, 0, "")
+    with pytest.raises(errors.SegmentStepsAboveMax):
+        k = p.max_segment_steps + 1
+        submitter.jobs.post_job(keccak(text="m"), keccak(text="s"), k, k, 0, "")
+    job_id = submitter.job_id_from(
+        submitter.jobs.post_job(keccak(text="m"), keccak(text="s"), N, K, 10 * E18, "data:,")
+    )
+    job = submitter.jobs.get_job(job_id)
+    assert job.open_deadline > 0
+    with pytest.raises(errors.OpenDeadlineNotPassed):
+        solver.jobs.expire_job(job_id)
+    submitter.increase_time(job.open_deadline - submitter.timestamp() + 1)
+    with pytest.raises(errors.OpenDeadlinePassed):
+        solver.jobs.claim_job(job_id)
+    credit = submitter.escrow.credit_of(submitter.address)
+    solver.jobs.expire_job(job_id)
+    assert submitter.jobs.get_job(job_id).status is JobStatus.Expired
+    assert submitter.escrow.credit_of(submitter.address) - credit == p.job_escrow(10 * E18)
 
 
 def test_fund_jackpot(protocol: Deployment, client_factory) -> None:

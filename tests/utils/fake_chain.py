@@ -61,6 +61,7 @@ class FakeChain:
             challenge_window=300,
             jackpot=2,
             reveal_window=60,
+            claims_window=120,
         )
         self.now = 1_000_000
         self.block = 1
@@ -361,14 +362,17 @@ class FakeJobs:
         self._client.chain.assignments[job_id] = Assignment(verifiers, segments)
         for v in verifiers:
             self._client.chain.verdicts[(job_id, v)] = [Verdict.None_] * len(segments)
+        p = self._client.chain.params
+        claims_deadline = self._client.chain.now + p.claims_window
         self._client.chain.set_job(
             job_id,
             status=JobStatus.Verifying,
-            verdict_deadline=self._client.chain.now + self._client.chain.params.verdict_window,
-            challenge_deadline=self._client.chain.now
-            + self._client.chain.params.verdict_window
-            + self._client.chain.params.reveal_window
-            + self._client.chain.params.challenge_window,
+            claims_deadline=claims_deadline,
+            verdict_deadline=claims_deadline + p.verdict_window,
+            challenge_deadline=claims_deadline
+            + p.verdict_window
+            + p.reveal_window
+            + p.challenge_window,
         )
         self._client.chain.emit(
             "VerifiersAssigned", jobId=job_id, verifiers=list(verifiers), segments=list(segments)
@@ -494,7 +498,7 @@ class FakeRound:
             raise revert(
                 "LengthMismatch", submissionId=submission_id, expected=q, actual=len(starts)
             )
-        self._client._window(job_id, 0, job.verdict_deadline)
+        self._client._window(job_id, 0, job.claims_deadline)
         self._client.chain.claims[job_id] = ClaimsView(tuple(starts), tuple(ends))
         return self._client._tx("postClaims", job_id, tuple(starts), tuple(ends))
 
@@ -565,6 +569,10 @@ class FakeRound:
             raise revert("SecretAlreadyRevealed", submissionId=submission_id)
         windows = self._client.chain.windows(job_id)
         self._client._window(job_id, windows.secret_reveal_opens + 1, windows.secret_reveal_closes)
+        verifiers = self._client.chain.assignments[job_id].verifiers
+        recorded = [x for v in verifiers for x in self._client.chain.verdicts.get((job_id, v), [])]
+        if verifiers and all(x is Verdict.None_ for x in recorded):
+            raise revert("NoVerdictsRevealed", submissionId=submission_id)
         if (
             commitments.secret_commitment(job_id, job.solver, secret)
             != self._client.chain.secret_commitments[job_id]

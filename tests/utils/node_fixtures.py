@@ -11,6 +11,7 @@ from adversary.solver import solver_node
 from solver.node import SolverNode
 from solver.server import create_app
 from tests.utils.fake_chain import FakeChain
+from veritrain.enums import Verdict
 from veritrain.spec import JobSpec, default_digits_spec
 
 SUBMITTER = "0x00000000000000000000000000000000000000a1"
@@ -40,6 +41,14 @@ def run_solver_to_commit(chain: FakeChain, tmp: Path, adversary: Any = None) -> 
     assert chain.jobs[job_id].status.name == "Verifying", chain.jobs[job_id]
     assert job_id in chain.claims, "the solver posts its claims once assigned"
     return node
+
+
+def first_verifier_approves(chain: FakeChain, job_id: int = 1) -> None:
+    """Record approve-all verdicts for the job's first assigned verifier (the secret can only be
+    revealed once some verifier revealed its verdicts)."""
+    assignment = chain.assignments[job_id]
+    for verifier in assignment.verifiers[:1]:
+        chain.verdicts[(job_id, verifier)] = [Verdict.Approve] * len(assignment.segments)
 
 
 def past_challenge_deadline(chain: FakeChain, job_id: int = 1) -> None:

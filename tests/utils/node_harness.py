@@ -35,6 +35,7 @@ FAST_PARAMS = ProtocolParams(
     verdict_window=30,
     reveal_window=15,
     challenge_window=12,
+    claims_window=20,
     forced_error_rate_bps=0,  # deterministic by default; FORCED_UPDATES plants one every job
     jackpot_funding=50 * E18,
     unbonding_delay=60,
@@ -46,8 +47,9 @@ FAST_PARAMS = ProtocolParams(
     vote_reveal_window=25,
 )
 
-FORCED_UPDATES: dict[str, object] = {"forced_error_rate_bps": 10_000}
-"""Overrides that make every job carry a forced error (docs/FORCED_ERRORS.md)."""
+FORCED_UPDATES: dict[str, object] = {"forced_error_rate_bps": 10_000, "jackpot": 0}
+"""Overrides that make every job carry a forced error (docs/FORCED_ERRORS.md); at that rate
+every jackpot could be farmed (section 5), so none is paid."""
 
 # dev key indices (0 deploys)
 SUBMITTER, SOLVER, V1, V2, V3, WHISTLEBLOWER = 1, 2, 3, 4, 5, 6

@@ -65,6 +65,34 @@ interface IJobManager {
     /// @param checkpointInterval k (steps).
     error InvalidJobShape(uint32 totalSteps, uint32 checkpointInterval);
 
+    /// @notice Thrown when a job asks for more steps than the `maxTotalSteps` bound.
+    /// @param totalSteps N asked (steps).
+    /// @param maxTotalSteps The bound (steps).
+    error TotalStepsAboveMax(uint32 totalSteps, uint32 maxTotalSteps);
+
+    /// @notice Thrown when a job has more segments than the `maxSegments` bound.
+    /// @param segments N / k asked.
+    /// @param maxSegments The bound.
+    error SegmentsAboveMax(uint32 segments, uint32 maxSegments);
+
+    /// @notice Thrown when a job's segments are longer than the `maxSegmentSteps` bound (a verifier
+    ///         could not replay them within the verdict window).
+    /// @param checkpointInterval k asked (steps).
+    /// @param maxSegmentSteps The bound (steps).
+    error SegmentStepsAboveMax(uint32 checkpointInterval, uint32 maxSegmentSteps);
+
+    /// @notice Thrown when an Open job is claimed after its open deadline.
+    /// @param jobId Job.
+    /// @param deadline Open deadline (seconds).
+    /// @param nowTs Current timestamp (seconds).
+    error OpenDeadlinePassed(uint256 jobId, uint64 deadline, uint64 nowTs);
+
+    /// @notice Thrown when an Open job is expired before its open deadline has passed.
+    /// @param jobId Job.
+    /// @param deadline Open deadline (seconds).
+    /// @param nowTs Current timestamp (seconds).
+    error OpenDeadlineNotPassed(uint256 jobId, uint64 deadline, uint64 nowTs);
+
     /// @notice Thrown when an action is not allowed in the job's current status.
     /// @param jobId Job.
     /// @param status Current status (JobStatus.None if the job does not exist).
@@ -218,7 +246,7 @@ interface IJobManager {
     /// @param jobId Job.
     /// @param solver Solver.
     /// @param outcome Round outcome (NoClaims or NoReveal).
-    /// @param slashed Stake slashed and credited to the submitter (wei).
+    /// @param slashed Stake slashed into the jackpot pool (wei).
     event SolverFaulted(uint256 indexed jobId, address indexed solver, RoundOutcome outcome, uint256 slashed);
 
     /// @notice Emitted when a job was posted and its escrow taken.
@@ -248,6 +276,20 @@ interface IJobManager {
     /// @param refund Escrow credited back to the submitter (wei).
     event JobCancelled(uint256 indexed jobId, uint256 refund);
 
+    /// @notice Emitted when a job ended with nobody at fault and its escrow went back to the
+    ///         submitter: an Open job nobody claimed by its open deadline, or a job whose verifiers
+    ///         stayed silent through every reassignment (the solver's stake is unlocked).
+    /// @param jobId Job.
+    /// @param refund Escrow credited back to the submitter (wei).
+    event JobExpired(uint256 indexed jobId, uint256 refund);
+
+    /// @notice Emitted when no assigned verifier revealed a verdict and fresh verifiers will be drawn
+    ///         from the hash of `randomnessBlock` (the sampled segments and claims are kept).
+    /// @param jobId Job.
+    /// @param reassignment Reassignments so far, including this one (1-based).
+    /// @param randomnessBlock Block whose hash seeds the new draw.
+    event VerifiersReassigning(uint256 indexed jobId, uint32 reassignment, uint64 randomnessBlock);
+
     /// @notice Emitted when a solver claimed a job, creating its submission.
     /// @param jobId Job.
     /// @param solver Solver.
@@ -270,7 +312,7 @@ interface IJobManager {
     /// @notice Emitted when a job with a missed commit deadline went back to Open.
     /// @param jobId Job.
     /// @param solver Solver that missed the deadline.
-    /// @param slashed Solver stake slashed and credited to the submitter (wei).
+    /// @param slashed Solver stake slashed into the jackpot pool (wei).
     event JobReclaimed(uint256 indexed jobId, address indexed solver, uint256 slashed);
 
     /// @notice Emitted when the randomness block hash had expired and a new block was chosen.
@@ -382,11 +424,13 @@ interface IJobManager {
 
     /// @notice Posts a job and escrows `reward + V * verifierFee` into the Escrow (approve the Escrow).
     ///         The caller must be the model's owner or an authorised poster at the ShareRegistry.
+    ///         The job can be claimed until now + openWindow. Reverts TotalStepsAboveMax,
+    ///         SegmentsAboveMax or SegmentStepsAboveMax when it asks more than the protocol bounds.
     /// @param modelId Model id (keccak256 of the model name), registered at the ShareRegistry.
     /// @param specHash keccak256 of the canonical spec JSON.
     /// @param initHash State hash of the spec's seed-initialised state (step 0).
-    /// @param totalSteps N (steps), > 0.
-    /// @param checkpointInterval k (steps), > 0, N % k == 0.
+    /// @param totalSteps N (steps), > 0, <= maxTotalSteps.
+    /// @param checkpointInterval k (steps), > 0, N % k == 0, k <= maxSegmentSteps, N / k <= maxSegments.
     /// @param reward Reward for the solver (wei).
     /// @param specURI URI of the spec.
     /// @return jobId New job id (ids start at 1).
@@ -404,8 +448,13 @@ interface IJobManager {
     /// @param jobId Job.
     function cancelJob(uint256 jobId) external;
 
-    /// @notice Claims an Open job: the caller must be an active solver with free stake >=
-    ///         solverStake, which is locked.
+    /// @notice Expires an Open job past its open deadline; the escrow is credited back to the
+    ///         submitter. Callable by anyone.
+    /// @param jobId Job.
+    function expireJob(uint256 jobId) external;
+
+    /// @notice Claims an Open job by its open deadline: the caller must be an active solver with
+    ///         free stake >= solverStake, which is locked.
     /// @param jobId Job.
     function claimJob(uint256 jobId) external;
 
@@ -424,13 +473,15 @@ interface IJobManager {
         bytes32 secretCommitment
     ) external;
 
-    /// @notice After a missed commit deadline, slashes the solver's stake to the submitter and reopens
-    ///         the job. Callable by anyone.
+    /// @notice After a missed commit deadline, slashes the solver's stake into the jackpot pool and
+    ///         reopens the job for another openWindow. Callable by anyone.
     /// @param jobId Job.
     function reclaimExpired(uint256 jobId) external;
 
-    /// @notice Draws the sampled segments and the verifiers once the randomness block is mined.
-    ///         Callable by anyone. If the block hash has expired (> 256 blocks), re-anchors to the
+    /// @notice Draws the sampled segments and the verifiers once the randomness block is mined; the
+    ///         solver must post its claims within claimsWindow, the verifiers seal by claimsDeadline +
+    ///         verdictWindow. On a reassignment the segments and claims are kept and the verifiers
+    ///         seal within verdictWindow. Callable by anyone. If the block hash has expired (> 256 blocks), re-anchors to the
     ///         next block instead and returns without assigning.
     /// @param jobId Job.
     function assignVerifiers(uint256 jobId) external;
@@ -453,7 +504,11 @@ interface IJobManager {
 
     /// @notice Moves a job past its challenge deadline (and its round's secret reveal) or resolved
     ///         dispute: settles the round outcome (docs/FORCED_ERRORS.md section 3), slashes missed
-    ///         verdicts, opens a dispute on the first disputed segment, or finalizes. Callable by anyone.
+    ///         verdicts, opens a dispute on the first disputed segment, or finalizes. When no verifier
+    ///         revealed a verdict (RoundOutcome.NoVerdicts) nothing is paid or minted: the silent
+    ///         verifiers are slashed and fresh ones drawn (the job goes back to Committed), at most
+    ///         maxReassignments times, after which the job expires (refund; solver unlocked).
+    ///         Callable by anyone.
     /// @param jobId Job.
     function finalize(uint256 jobId) external;
 

@@ -52,6 +52,14 @@ interface IVerificationRound {
     error InvalidClaimProof(SubmissionId submissionId, uint256 sampleIndex, bool isEnd);
     /// @notice Thrown when the forced sample's end claim is not the forced claim of `forcedTrueEnd`.
     error ForcedClaimMismatch(SubmissionId submissionId, uint256 sampleIndex);
+    /// @notice Thrown when the secret is revealed while no assigned verifier revealed a verdict (the
+    ///         verifiers are drawn again; the secret must stay hidden from them).
+    error NoVerdictsRevealed(SubmissionId submissionId);
+    /// @notice Thrown at construction when jackpot farming would pay (docs/FORCED_ERRORS.md section
+    ///         5): rateBps * V * jackpot must be below (10_000 - rateBps) * solverStake.
+    /// @param farmingGain rateBps * verifiersPerJob * jackpot (bps * wei).
+    /// @param abandonCost (10_000 - rateBps) * solverStake (bps * wei).
+    error JackpotFarmingProfitable(uint256 farmingGain, uint256 abandonCost);
 
     ////// Events //////
 
@@ -65,6 +73,9 @@ interface IVerificationRound {
     event VerdictsCommitted(SubmissionId indexed submissionId, address indexed verifier, bytes32 commitment);
     /// @notice A verifier revealed its verdicts (recorded at the JobManager in the same call).
     event VerdictsRevealed(SubmissionId indexed submissionId, address indexed verifier, bool[] approvals);
+    /// @notice Every assigned verifier stayed silent; the sealed-verdict counts were reset for the
+    ///         verifiers drawn next (`IJobManager.VerifiersReassigning`).
+    event VerdictRoundReset(SubmissionId indexed submissionId);
     /// @notice The solver revealed its secret; `forced` tells whether `forcedSample` is a forced error.
     event SecretRevealed(SubmissionId indexed submissionId, bytes32 secret, bool forced, uint256 forcedSample);
 
@@ -77,15 +88,22 @@ interface IVerificationRound {
     /// @param commitment keccak256(abi.encode(jobId, solver, secret)); non-zero.
     function onCommit(SubmissionId submissionId, uint256 jobId, address solver, bytes32 commitment) external;
 
+    /// @notice Forgets the sealed-verdict counts of a submission whose verifiers all stayed silent, so
+    ///         that the freshly drawn ones start a new verdict round on the same claims; called by
+    ///         `JobManager.finalize`. The silent verifiers' seals stay but can never be recorded.
+    /// @param submissionId Submission.
+    function onReassign(SubmissionId submissionId) external;
+
     ////// External: round //////
 
-    /// @notice Solver posts its claims on the q sampled segments, by the verdict deadline.
+    /// @notice Solver posts its claims on the q sampled segments, by the job's claims deadline.
     /// @param startHashes State hash at step s_j*k for each sample j (q entries).
     /// @param endHashes Claimed state hash at step (s_j+1)*k for each sample j (q entries).
     function postClaims(SubmissionId submissionId, bytes32[] calldata startHashes, bytes32[] calldata endHashes)
         external;
 
-    /// @notice Assigned verifier seals its verdicts, after the claims and by the verdict deadline.
+    /// @notice Assigned verifier seals its verdicts, after the claims and by the verdict deadline
+    ///         (claimsDeadline + verdictWindow, so at least verdictWindow after the claims).
     /// @param commitment keccak256(abi.encode(jobId, verifier, approvals, salt)).
     function commitVerdicts(SubmissionId submissionId, bytes32 commitment) external;
 
@@ -97,7 +115,8 @@ interface IVerificationRound {
     function revealVerdicts(SubmissionId submissionId, bool[] calldata approvals, bytes32 salt) external;
 
     /// @notice Reveals the solver's secret after the challenge deadline and proves every claim
-    ///         against the job's Merkle root (docs/FORCED_ERRORS.md section 2).
+    ///         against the job's Merkle root (docs/FORCED_ERRORS.md section 2). Reverts
+    ///         NoVerdictsRevealed while no assigned verifier revealed a verdict.
     /// @param secret The committed secret.
     /// @param forcedTrueEnd Committed end state hash of the forced sample (ignored if none).
     /// @param startProofs Merkle proof of each sample's start leaf (q entries).

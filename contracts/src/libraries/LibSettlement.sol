@@ -21,6 +21,127 @@ import {Seat, SeatStatus, Settlement, Submission} from "../types/SubmissionTypes
 library LibSettlement {
     ////// External //////
 
+    /// @notice Reverts unless a job's shape is valid and within the protocol bounds: N, k > 0 and
+    ///         N % k == 0 (InvalidJobShape), N <= maxTotalSteps (TotalStepsAboveMax), k <=
+    ///         maxSegmentSteps (SegmentStepsAboveMax), N / k <= maxSegments (SegmentsAboveMax).
+    function checkShape(
+        uint32 totalSteps,
+        uint32 checkpointInterval,
+        uint32 maxTotalSteps,
+        uint32 maxSegments,
+        uint32 maxSegmentSteps
+    ) external pure {
+        if (totalSteps == 0 || checkpointInterval == 0 || totalSteps % checkpointInterval != 0) {
+            revert IJobManager.InvalidJobShape(totalSteps, checkpointInterval);
+        }
+        if (totalSteps > maxTotalSteps) revert IJobManager.TotalStepsAboveMax(totalSteps, maxTotalSteps);
+        if (checkpointInterval > maxSegmentSteps) {
+            revert IJobManager.SegmentStepsAboveMax(checkpointInterval, maxSegmentSteps);
+        }
+        if (totalSteps / checkpointInterval > maxSegments) {
+            revert IJobManager.SegmentsAboveMax(totalSteps / checkpointInterval, maxSegments);
+        }
+    }
+
+    /// @notice Closes an Open job: cancelled by its submitter, or `expired` past its open deadline
+    ///         (reverts OpenDeadlineNotPassed before). Nothing was spent: the whole escrow
+    ///         (`reward + fees`, wei) is credited back.
+    function closeOpen(Job storage job, Settlement memory s, uint256 jobId, uint256 fees, bool expired) external {
+        if (expired && block.timestamp <= job.openDeadline) {
+            revert IJobManager.OpenDeadlineNotPassed(jobId, job.openDeadline, uint64(block.timestamp));
+        }
+        uint256 refund = job.reward + fees;
+        if (expired) {
+            job.status = JobStatus.Expired;
+            emit IJobManager.JobExpired(jobId, refund);
+        } else {
+            job.status = JobStatus.Cancelled;
+            emit IJobManager.JobCancelled(jobId, refund);
+        }
+        _credit(s, Bucket.Escrowed, job.submitter, refund);
+    }
+
+    /// @notice A Claimed job past its commit deadline goes back to Open for another openWindow; its
+    ///         solver is slashed into the jackpot pool (abandonment is never refunded to anyone the
+    ///         solver may collude with, PROTOCOL.md 3.4).
+    function reopen(Job storage job, Settlement memory s, uint256 jobId) external {
+        address solver = job.solver;
+        job.solver = address(0);
+        job.commitDeadline = 0;
+        job.openDeadline = uint64(block.timestamp) + s.openWindow;
+        job.status = JobStatus.Open;
+        // SAFETY: trusted StakeManager; the slashed tokens arrive at the Escrow and join the pool.
+        uint256 slashed = _slashInto(s, solver, Role.Solver, Bucket.Jackpot);
+        emit IJobManager.JobReclaimed(jobId, solver, slashed);
+    }
+
+    /// @notice Records a verifier draw: sets the deadlines, seats the verifiers, refunds the fees of
+    ///         seats that could not be filled and locks one verifierStake per verifier. Verifiers
+    ///         always get the whole verdict window after the claims: the solver posts them by
+    ///         claimsDeadline = now + claimsWindow, the verifiers seal by claimsDeadline +
+    ///         verdictWindow. On a reassignment (`first` false) the claims are already posted:
+    ///         claimsDeadline = now and the sample is kept; a silent verifier drawn again (it was
+    ///         slashed but kept enough free stake) takes a fresh seat.
+    function recordAssignment(
+        Job storage job,
+        Submission storage sub,
+        Settlement memory s,
+        uint256 jobId,
+        address[] memory verifiers,
+        uint32[] memory segments,
+        bool first
+    ) external {
+        uint64 claimsDeadline = uint64(block.timestamp) + (first ? s.claimsWindow : 0);
+        uint64 verdictDeadline = claimsDeadline + s.verdictWindow;
+        uint64 challengeDeadline = verdictDeadline + s.revealWindow + s.challengeWindow;
+        job.claimsDeadline = claimsDeadline;
+        job.verdictDeadline = verdictDeadline;
+        job.challengeDeadline = challengeDeadline;
+        job.status = JobStatus.Verifying;
+        if (first) sub.segments = segments;
+        sub.verifiers = verifiers;
+        uint256 count = verifiers.length;
+        for (uint256 i; i < count; ++i) {
+            sub.seats[verifiers[i]].status = SeatStatus.Assigned;
+        }
+        emit IJobManager.VerifiersAssigned(jobId, verifiers, segments, verdictDeadline, challengeDeadline);
+
+        // Fees of seats that could not be filled go back to the submitter.
+        uint256 unused = sub.feesHeld - count * s.verifierFee;
+        if (unused != 0) _refundFee(sub, s, job.submitter, unused);
+
+        for (uint256 i; i < count; ++i) {
+            s.stakeManager.lock(verifiers[i], Role.Verifier, s.verifierStake);
+        }
+    }
+
+    /// @notice No assigned verifier revealed a verdict (RoundOutcome.NoVerdicts): nothing is paid or
+    ///         minted. The silent verifiers are slashed (their fees stay held for the next ones);
+    ///         then the job goes back to Committed with a fresh randomness block, at most
+    ///         `maxReassignments` times, after which it expires: the reward and fees go back to the
+    ///         submitter and the solver, who did nothing wrong, is unlocked.
+    /// @return reassigned True if fresh verifiers are to be drawn (the round must be reset).
+    function settleUnverified(Job storage job, Submission storage sub, Settlement memory s, uint256 jobId)
+        external
+        returns (bool reassigned)
+    {
+        _settleMissedVerdicts(job, sub, s, jobId, false);
+        if (sub.reassignments < s.maxReassignments) {
+            uint32 reassignment = ++sub.reassignments;
+            uint64 randomnessBlock = uint64(block.number + 1);
+            job.randomnessBlock = randomnessBlock;
+            job.status = JobStatus.Committed;
+            emit IJobManager.VerifiersReassigning(jobId, reassignment, randomnessBlock);
+            return true;
+        }
+        job.status = JobStatus.Expired;
+        uint256 refund = job.reward + sub.feesHeld;
+        sub.feesHeld = 0;
+        emit IJobManager.JobExpired(jobId, refund);
+        _credit(s, Bucket.Escrowed, job.submitter, refund);
+        _unlock(s, job.solver, Role.Solver);
+    }
+
     /// @notice Settles the round outcome of a Verifying submission past its windows: slashes missed
     ///         verdicts (unless NoClaims), faults the solver on NoClaims/NoReveal (the job is
     ///         Rejected) or settles the forced error.
@@ -33,7 +154,7 @@ library LibSettlement {
         RoundOutcome outcome,
         uint256 forcedSample
     ) external returns (bool closed) {
-        if (outcome != RoundOutcome.NoClaims) _settleMissedVerdicts(job, sub, s, jobId);
+        if (outcome != RoundOutcome.NoClaims) _settleMissedVerdicts(job, sub, s, jobId, true);
         if (outcome == RoundOutcome.NoClaims || outcome == RoundOutcome.NoReveal) {
             _faultSolver(job, sub, s, jobId, outcome);
             return true;
@@ -98,17 +219,22 @@ library LibSettlement {
 
     ////// Internal: round settlement //////
 
-    /// @notice Slashes assigned verifiers that never revealed; their fee and stake go to the submitter.
-    function _settleMissedVerdicts(Job storage job, Submission storage sub, Settlement memory s, uint256 jobId)
-        internal
-    {
+    /// @notice Slashes assigned verifiers that never revealed; their stake goes to the submitter, and
+    ///         so does their fee if `refundFees` (else it stays held for reassigned verifiers).
+    function _settleMissedVerdicts(
+        Job storage job,
+        Submission storage sub,
+        Settlement memory s,
+        uint256 jobId,
+        bool refundFees
+    ) internal {
         address[] storage verifiers = sub.verifiers;
         for (uint256 i; i < verifiers.length; ++i) {
             address verifier = verifiers[i];
             Seat storage seat = sub.seats[verifier];
             if (seat.status != SeatStatus.Assigned) continue;
             seat.status = SeatStatus.Missed;
-            _refundFee(sub, s, job.submitter, s.verifierFee);
+            if (refundFees) _refundFee(sub, s, job.submitter, s.verifierFee);
             // SAFETY: trusted StakeManager; the slashed tokens arrive at the Escrow and are credited at once.
             uint256 slashed = _slash(s, verifier, Role.Verifier);
             emit IJobManager.VerdictMissed(jobId, verifier, slashed);
@@ -117,8 +243,9 @@ library LibSettlement {
     }
 
     /// @notice NoClaims / NoReveal (docs/FORCED_ERRORS.md section 3): returns every bond, slashes the
-    ///         solver to the submitter, releases the verifiers still standing (with their fee unless
-    ///         nothing could be verified) and rejects the job. Missed verdicts are settled before.
+    ///         solver into the jackpot pool (never to the submitter, who may be the solver's
+    ///         accomplice), releases the verifiers still standing with their fee (the job locked
+    ///         their stake) and rejects the job. Missed verdicts are settled before.
     function _faultSolver(
         Job storage job,
         Submission storage sub,
@@ -131,10 +258,9 @@ library LibSettlement {
         sub.disputedMask = 0;
         if (openMask != 0) _returnOpenBonds(sub, s, openMask);
         address solver = job.solver;
-        // SAFETY: trusted StakeManager; the slashed tokens arrive at the Escrow and are credited at once.
-        uint256 slashed = _slash(s, solver, Role.Solver);
+        // SAFETY: trusted StakeManager; the slashed tokens arrive at the Escrow and join the pool.
+        uint256 slashed = _slashInto(s, solver, Role.Solver, Bucket.Jackpot);
         emit IJobManager.SolverFaulted(jobId, solver, outcome, slashed);
-        _credit(s, Bucket.Unbooked, job.submitter, slashed);
         _closeRejected(
             job, sub, s, jobId, 0, outcome == RoundOutcome.NoClaims ? SeatStatus.Assigned : SeatStatus.Submitted
         );
@@ -292,9 +418,9 @@ library LibSettlement {
         winners = _truncate(winners, count);
     }
 
-    /// @notice Releases the verifiers still standing (seat status `standing`: Submitted ones are
-    ///         paid their fee, Assigned ones are released without it when nothing could be
-    ///         verified) and refunds the reward and remaining fees to the submitter.
+    /// @notice Releases the verifiers still standing (seat status `standing`: Submitted ones, or
+    ///         Assigned ones when the solver posted no claims) with their fee, and refunds the
+    ///         reward and remaining fees to the submitter.
     function _closeRejected(
         Job storage job,
         Submission storage sub,
@@ -311,7 +437,7 @@ library LibSettlement {
             if (seat.status != standing) continue;
             seat.status = SeatStatus.Released;
             release[i] = true;
-            if (standing == SeatStatus.Submitted) _payFee(sub, s, verifiers[i]);
+            _payFee(sub, s, verifiers[i]);
         }
         uint256 refund = job.reward + sub.feesHeld;
         sub.feesHeld = 0;

@@ -3,7 +3,10 @@ pragma solidity 0.8.37;
 
 /// @notice Lifecycle of a training job (ABI: uint8).
 /// @dev None -> Open -> Claimed -> Committed -> Verifying -> (Disputed ->)* Finalized | Rejected;
-///      Open -> Cancelled; Claimed -> Open when the commit deadline is missed.
+///      Open -> Cancelled (by the submitter); Open -> Expired (nobody claimed it by its open deadline);
+///      Claimed -> Open when the commit deadline is missed; Verifying -> Committed when no verifier
+///      revealed a verdict (verifiers are drawn again, at most `maxReassignments` times), then
+///      Verifying -> Expired (refunded, nothing paid, nobody at fault).
 enum JobStatus {
     None,
     Open,
@@ -13,7 +16,8 @@ enum JobStatus {
     Disputed,
     Finalized,
     Rejected,
-    Cancelled
+    Cancelled,
+    Expired
 }
 
 /// @notice A verifier's verdict on one sampled segment (ABI: uint8).
@@ -34,9 +38,18 @@ enum Verdict {
 /// @param verifiersPerJob V: verifiers drawn per job (at most 32).
 /// @param samplesPerJob q: segments sampled per job (at most 64).
 /// @param commitWindow Time a solver has after claiming to commit its checkpoints (seconds).
-/// @param verdictWindow Time the solver has to post claims and verifiers to seal verdicts (seconds).
+/// @param verdictWindow Time verifiers have to seal verdicts, counted from the solver's claims
+///        deadline, so at least this long after the claims land (seconds).
 /// @param revealWindow Length of the verdict reveal and of the secret reveal (seconds), > 0.
 /// @param challengeWindow Time whistleblowers have to challenge approvals (seconds).
+/// @param claimsWindow Time the solver has after assignment to post its claims (seconds), > 0.
+/// @param openWindow Time an Open job waits for a solver before anyone may expire it (seconds), > 0.
+/// @param maxTotalSteps Most steps N a job may ask for (steps), > 0.
+/// @param maxSegments Most segments N / k a job may have (Merkle leaves - 1), > 0.
+/// @param maxSegmentSteps Most steps k per segment: a verifier must replay its sampled segments
+///        within `verdictWindow` (steps), > 0.
+/// @param maxReassignments Times a job whose verifiers all stayed silent is given fresh verifiers
+///        before it is refunded.
 struct Params {
     uint256 solverStake;
     uint256 verifierStake;
@@ -50,6 +63,12 @@ struct Params {
     uint64 verdictWindow;
     uint64 revealWindow;
     uint64 challengeWindow;
+    uint64 claimsWindow;
+    uint64 openWindow;
+    uint32 maxTotalSteps;
+    uint32 maxSegments;
+    uint32 maxSegmentSteps;
+    uint32 maxReassignments;
 }
 
 /// @notice A training job as returned by `JobManager.getJob`.
@@ -66,9 +85,11 @@ struct Params {
 /// @param status Current lifecycle status.
 /// @param commitDeadline Last timestamp at which the solver may commit (seconds).
 /// @param randomnessBlock Block whose hash seeds the verifier/segment draw.
-/// @param verdictDeadline Last timestamp at which the solver may post claims and assigned verifiers
-///        may seal verdicts (seconds).
+/// @param verdictDeadline Last timestamp at which assigned verifiers may seal verdicts:
+///        claimsDeadline + verdictWindow (seconds).
 /// @param challengeDeadline Last timestamp at which approvals may be challenged (seconds).
+/// @param openDeadline Last timestamp at which an Open job may be claimed (seconds).
+/// @param claimsDeadline Last timestamp at which the solver may post its claims (seconds).
 /// @param disputeId Adjudicator dispute id of the latest dispute (0 if none).
 struct Job {
     address submitter;
@@ -85,5 +106,7 @@ struct Job {
     uint64 randomnessBlock;
     uint64 verdictDeadline;
     uint64 challengeDeadline;
+    uint64 openDeadline;
+    uint64 claimsDeadline;
     uint256 disputeId;
 }

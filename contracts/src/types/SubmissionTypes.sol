@@ -32,6 +32,7 @@ struct Seat {
 /// @param submitted Assigned verifiers whose verdicts were recorded.
 /// @param disputeSample Sample index of the current or last dispute.
 /// @param disputePending True while a dispute is open at the adjudicator.
+/// @param reassignments Times fresh verifiers were drawn because none revealed a verdict.
 /// @param verifiers Assigned verifiers.
 /// @param segments Sampled segment indices, in sample order.
 /// @param seats Seat of each assigned verifier.
@@ -44,6 +45,7 @@ struct Submission {
     uint32 submitted;
     uint32 disputeSample;
     bool disputePending;
+    uint32 reassignments;
     address[] verifiers;
     uint32[] segments;
     mapping(address verifier => Seat seat) seats;
@@ -62,4 +64,10 @@ struct Settlement {
     uint256 verifierFee;
     uint256 arbiterFee;
     uint256 jackpot;
+    uint64 openWindow;
+    uint64 claimsWindow;
+    uint64 verdictWindow;
+    uint64 revealWindow;
+    uint64 challengeWindow;
+    uint32 maxReassignments;
 }

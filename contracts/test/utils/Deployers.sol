@@ -69,6 +69,8 @@ abstract contract Deployers is PRBTest, Bound {
     mapping(uint256 jobId => bytes32[] states) internal _committedStates;
     /// @notice Verifiers that sealed verdicts through `_submit` and have not revealed yet.
     mapping(uint256 jobId => address[] verifiers) internal _pendingReveals;
+    /// @notice Salt of the solver's secrets (`_secret`); `_forcedVerifyingJob` searches for one.
+    uint256 internal _secretSalt;
     /// @notice Reject mask each verifier sealed through `_submit`.
     mapping(uint256 jobId => mapping(address verifier => uint256 mask)) internal _sealedMasks;
 
@@ -168,12 +170,13 @@ abstract contract Deployers is PRBTest, Bound {
     }
 
     /// @notice The solver's forced-error secret of a job.
-    function _secret(uint256 jobId) internal pure returns (bytes32) {
-        return keccak256(abi.encode("secret", jobId));
+    function _secret(uint256 jobId) internal view returns (bytes32) {
+        uint256 salt = _secretSalt;
+        return salt == 0 ? keccak256(abi.encode("secret", jobId)) : keccak256(abi.encode("secret", jobId, salt));
     }
 
     /// @notice keccak256(abi.encode(jobId, solver, secret)), as the solver commits it.
-    function _secretCommitment(uint256 jobId, address account) internal pure returns (bytes32) {
+    function _secretCommitment(uint256 jobId, address account) internal view returns (bytes32) {
         return keccak256(abi.encode(jobId, account, _secret(jobId)));
     }
 
@@ -265,6 +268,30 @@ abstract contract Deployers is PRBTest, Bound {
         jobId = _postJob();
         _claimAndCommit(jobId);
         _assign(jobId);
+    }
+
+    /// @notice A Verifying job (claims posted) whose draw carries a forced error: tries secrets until
+    ///         one forces (a rate of 10_000 is refused while a jackpot is paid, docs/FORCED_ERRORS.md
+    ///         section 5), reverting the state between tries.
+    function _forcedVerifyingJob() internal returns (uint256 jobId) {
+        jobId = _forcedAssignedJob();
+        _postClaims(jobId);
+    }
+
+    /// @notice A job posted, claimed, committed and assigned (claims not posted) whose draw carries
+    ///         a forced error (see `_forcedVerifyingJob`).
+    function _forcedAssignedJob() internal returns (uint256 jobId) {
+        for (uint256 salt = 1;; ++salt) {
+            uint256 snapshot = vmx.snapshotState();
+            _secretSalt = salt;
+            jobId = _postJob();
+            _claimAndCommit(jobId);
+            vm.roll(block.number + 2);
+            jobManager.assignVerifiers(jobId);
+            (bool forced,) = round.drawForcedError(_sid(jobId), _secret(jobId));
+            if (forced) return jobId;
+            vmx.revertToState(snapshot);
+        }
     }
 
     function _assigned(uint256 jobId) internal view returns (address[] memory verifiers) {

@@ -27,4 +27,10 @@ interface VmExt is Vm {
 
     /// @notice Whether `key` (a JSONPath) exists in `json`.
     function keyExistsJson(string calldata json, string calldata key) external view returns (bool exists);
+
+    /// @notice Snapshot of the whole EVM state (forge-std `Vm.snapshotState`).
+    function snapshotState() external returns (uint256 snapshotId);
+
+    /// @notice Reverts the EVM state to a snapshot (forge-std `Vm.revertToState`).
+    function revertToState(uint256 snapshotId) external returns (bool success);
 }

@@ -62,8 +62,27 @@ def test_demo_params():
     assert (p.vote_commit_window, p.vote_reveal_window) == (90, 60)
     assert p.min_stakes == [100 * E18, 50 * E18, 50 * E18]
     assert p.job_escrow(10 * E18) == 15 * E18
-    assert len(p.job_params_tuple()) == 12
+    assert len(p.job_params_tuple()) == 18
     assert p.job_params_tuple()[5] == p.jackpot and p.job_params_tuple()[10] == p.reveal_window
+    assert p.job_params_tuple()[12:] == (120, 86_400, 1_000_000, 4096, 10_000, 2)
     assert ProtocolParams.demo(challenge_window=5).challenge_window == 5
     with pytest.raises(ValueError):
         ProtocolParams(verifiers_per_job=0)
+
+
+def test_params_refuse_profitable_jackpot_farming():
+    """docs/FORCED_ERRORS.md section 5: rate * V * jackpot < (10_000 - rate) * solver_stake."""
+    # every job forced: any jackpot is farmable; none is fine
+    assert ProtocolParams.demo().jackpot == 0
+    with pytest.raises(ValueError, match="jackpot farming pays"):
+        ProtocolParams.demo(jackpot=1)
+    # defaults of the contracts' deploy script: V = 3, jackpot 20e18, solver stake 100e18
+    at = {"verifiers_per_job": 3, "jackpot": 20 * E18, "solver_stake": 100 * E18}
+    assert ProtocolParams(forced_error_rate_bps=6249, **at).forced_error_rate_bps == 6249
+    with pytest.raises(ValueError, match="jackpot farming pays"):
+        ProtocolParams(forced_error_rate_bps=6250, **at)
+
+
+def test_params_refuse_free_verifier_locks():
+    with pytest.raises(ValueError, match="verifier_fee"):
+        ProtocolParams(verifier_fee=0)

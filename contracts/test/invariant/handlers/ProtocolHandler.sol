@@ -219,7 +219,9 @@ contract ProtocolHandler is Bound {
         // The solver posts its claims at once, except in one job in ten (outcome NoClaims) outside
         // `settle`, which must reach a forced-error settlement and so never withholds them.
         bool withhold = !_settling && _roll(jobSeed, "claims") % 10 == 0;
-        if (jobManager.getJob(jobId).status == JobStatus.Verifying && !withhold) {
+        // A reassignment (every verifier stayed silent) keeps the claims already posted.
+        (bytes32[] memory posted,) = round.claimsOf(_sid(jobId));
+        if (jobManager.getJob(jobId).status == JobStatus.Verifying && !withhold && posted.length == 0) {
             _postClaims(jobId);
         }
     }
@@ -323,7 +325,9 @@ contract ProtocolHandler is Bound {
             (,, bool revealed,) = round.roundOf(_sid(jobId));
             // Past its window the secret can no longer be revealed (outcome NoReveal).
             bool open = block.timestamp <= uint256(job.challengeDeadline) + _revealWindow();
-            if (starts.length != 0 && !revealed && open) {
+            // With no verdict revealed the secret stays hidden (outcome NoVerdicts: verifiers are
+            // drawn again).
+            if (starts.length != 0 && !revealed && open && _anyVerdict(jobId)) {
                 // Never skipped inside `settle` (a NoReveal job cannot settle a forced error).
                 if (!_settling && _roll(jobSeed, "reveal") % 8 == 0) {
                     vm.warp(uint256(job.challengeDeadline) + _revealWindow() + 1);
@@ -406,6 +410,15 @@ contract ProtocolHandler is Bound {
             if (address(uint160(uint256(logs[i].topics[1]))) == account && uint256(logs[i].topics[2]) == uint8(role)) {
                 return true;
             }
+        }
+        return false;
+    }
+
+    /// @notice Whether any assigned verifier of the job revealed its verdicts.
+    function _anyVerdict(uint256 jobId) internal view returns (bool) {
+        (address[] memory assigned,) = jobManager.getAssignment(jobId);
+        for (uint256 i; i < assigned.length; ++i) {
+            if (jobManager.verdictOf(jobId, assigned[i])[0] != Verdict.None) return true;
         }
         return false;
     }
@@ -504,7 +517,15 @@ contract ProtocolHandler is Bound {
     function advance(uint256 jobSeed, uint256 choice) external {
         (uint256 jobId, Job memory job) = _pick(jobSeed);
         if (jobId == 0 || !_isLive(job.status)) return _postJob(choice, choice >> 16, choice >> 32);
-        if (job.status == JobStatus.Open) return _claimAndCommit(jobSeed, choice, true);
+        if (job.status == JobStatus.Open) {
+            // Nobody claimed it in time: anyone expires it (the submitter is refunded).
+            if (block.timestamp > job.openDeadline) {
+                jobManager.expireJob(jobId);
+                ++ghost_calls["expireJob"];
+                return;
+            }
+            return _claimAndCommit(jobSeed, choice, true);
+        }
         if (job.status == JobStatus.Claimed) {
             if (choice % 8 == 0) return _reclaimExpired(jobSeed);
             return _claimAndCommit(jobSeed, choice, true);
@@ -658,7 +679,8 @@ contract ProtocolHandler is Bound {
     }
 
     function _isLive(JobStatus status) internal pure returns (bool) {
-        return status != JobStatus.Finalized && status != JobStatus.Rejected && status != JobStatus.Cancelled;
+        return status != JobStatus.Finalized && status != JobStatus.Rejected && status != JobStatus.Cancelled
+            && status != JobStatus.Expired;
     }
 
     function _liveJobs() internal view returns (uint256 live) {
