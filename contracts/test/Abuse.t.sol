@@ -34,7 +34,7 @@ contract Abuse_Test is Deployers {
     ///         verifiers, without posting claims.
     function _assignedJob(uint256 reward) internal returns (uint256 jobId) {
         vm.prank(submitter);
-        jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, TOTAL_STEPS, INTERVAL, reward, SPEC_URI);
+        jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, reward, SPEC_URI);
         _claimAndCommit(jobId);
         vm.roll(block.number + 2);
         jobManager.assignVerifiers(jobId);
@@ -103,7 +103,7 @@ contract Abuse_Test is Deployers {
         uint32 k = params.maxSegmentSteps + 1;
         vm.expectRevert(abi.encodeWithSelector(IJobManager.SegmentStepsAboveMax.selector, k, params.maxSegmentSteps));
         vm.prank(submitter);
-        jobManager.postJob(MODEL_ID, SPEC_HASH, k, k, REWARD, SPEC_URI);
+        jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, k, k, REWARD, SPEC_URI);
     }
 
     ////// 3. Abandonment //////
@@ -136,7 +136,7 @@ contract Abuse_Test is Deployers {
         uint256 pairBefore = _wealth(submitter) + _wealth(solver);
         uint256 poolBefore = escrow.jackpotPool();
         vm.prank(submitter);
-        uint256 jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, TOTAL_STEPS, INTERVAL, 0, SPEC_URI);
+        uint256 jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, 0, SPEC_URI);
         vm.prank(solver);
         jobManager.claimJob(jobId);
         vm.warp(_job(jobId).commitDeadline + 1);
@@ -279,14 +279,14 @@ contract Abuse_Test is Deployers {
         uint32 n = type(uint32).max;
         vm.expectRevert(abi.encodeWithSelector(IJobManager.TotalStepsAboveMax.selector, n, params.maxTotalSteps));
         vm.prank(submitter);
-        jobManager.postJob(MODEL_ID, SPEC_HASH, n, n, REWARD, SPEC_URI);
+        jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, n, n, REWARD, SPEC_URI);
     }
 
     function test_postJob_tooManySegments_reverts() public {
         uint32 segments = params.maxSegments + 1;
         vm.expectRevert(abi.encodeWithSelector(IJobManager.SegmentsAboveMax.selector, segments, params.maxSegments));
         vm.prank(submitter);
-        jobManager.postJob(MODEL_ID, SPEC_HASH, segments, 1, REWARD, SPEC_URI);
+        jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, segments, 1, REWARD, SPEC_URI);
     }
 
     ////// 11. Open jobs expire //////

@@ -37,6 +37,7 @@ from veritrain.enums import Bucket, JobStatus, Role, RoundOutcome, Verdict
 
 E18 = 10**18
 N, K = 120, 10  # 12 segments
+INIT = b"\x07" * 32  # an initHash: only a commit's leaf-0 proof reads it
 
 
 def _job_to_verifying(
@@ -266,13 +267,16 @@ def test_open_job_expires_and_job_bounds(protocol: Deployment, client_factory) -
     solver.stakes.stake(Role.Solver, p.min_stake_solver)
     params = submitter.jobs.job_params()
     assert (params.claims_window, params.open_window) == (p.claims_window, p.open_window)
+    submitter.shares.register_model(keccak(text="m"))
     with pytest.raises(errors.TotalStepsAboveMax):
-        submitter.jobs.post_job(keccak(text="m"), keccak(text="s"), 2**32 - 1, 2**32 - 1, 0, "")
+        submitter.jobs.post_job(
+            keccak(text="m"), keccak(text="s"), INIT, 2**32 - 1, 2**32 - 1, 0, ""
+        )
     with pytest.raises(errors.SegmentStepsAboveMax):
         k = p.max_segment_steps + 1
-        submitter.jobs.post_job(keccak(text="m"), keccak(text="s"), k, k, 0, "")
+        submitter.jobs.post_job(keccak(text="m"), keccak(text="s"), INIT, k, k, 0, "")
     job_id = submitter.job_id_from(
-        submitter.jobs.post_job(keccak(text="m"), keccak(text="s"), N, K, 10 * E18, "data:,")
+        submitter.jobs.post_job(keccak(text="m"), keccak(text="s"), INIT, N, K, 10 * E18, "data:,")
     )
     job = submitter.jobs.get_job(job_id)
     assert job.open_deadline > 0
