@@ -283,6 +283,10 @@ def job_submit(
     model_id: Annotated[str, typer.Option(help="Model the jobs train.")] = "digits-mlp",
     lr: Annotated[float, typer.Option(help="AdamW learning rate.")] = 3e-3,
     threads: Annotated[int, typer.Option(help="Pinned CPU thread count.")] = 1,
+    preset: Annotated[
+        str | None, typer.Option(help="Job preset (veritrain.presets); overrides the model.")
+    ] = None,
+    arith: Annotated[str, typer.Option(help="Preset arithmetic: native or repro.")] = "native",
     rpc_url: RpcUrlOpt = DEFAULT_RPC,
     deployment: DeploymentOpt = None,
     keystore: KeystoreOpt = None,
@@ -294,16 +298,22 @@ def job_submit(
     """Post digits-MLP training jobs, escrowing reward + verifier fees for each."""
     from veritrain.spec import ExecutionProfile, default_digits_spec
 
+    if preset:  # bad preset or arithmetic: fail before touching the chain
+        _preset_spec(preset, arith, seed, steps, interval)
     client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
     posted = []
     for i in range(count):
-        spec = default_digits_spec(
-            seed=seed + i,
-            total_steps=steps,
-            checkpoint_interval=interval,
-            lr=lr,
-            model_id=model_id,
-            profile=ExecutionProfile(threads=threads),
+        spec = (
+            _preset_spec(preset, arith, seed + i, steps, interval)
+            if preset
+            else default_digits_spec(
+                seed=seed + i,
+                total_steps=steps,
+                checkpoint_interval=interval,
+                lr=lr,
+                model_id=model_id,
+                profile=ExecutionProfile(threads=threads),
+            )
         )
         receipt = _run_chain(
             lambda spec=spec: client.jobs.post_job(
@@ -323,6 +333,16 @@ def job_submit(
             typer.echo(f"posted job {job_id} (seed {spec.seed}, N={steps}, k={interval})")
     if json_out:
         emit_json({"jobs": posted})
+
+
+def _preset_spec(name: str, arith: str, seed: int, steps: int, interval: int) -> Any:
+    from veritrain.errors import VeritrainError
+    from veritrain.presets import preset
+
+    try:
+        return preset(name, arith, seed=seed, total_steps=steps, checkpoint_interval=interval)
+    except VeritrainError as exc:
+        raise typer.Exit(_fail(str(exc))) from None
 
 
 def _job_dict(client: Any, job_id: int) -> dict[str, Any]:
@@ -629,6 +649,7 @@ def _mount_nodes() -> None:
     app.add_typer(adversary_app, name="adversary", help="TESTING ONLY: run adversary nodes.")
 
 
+app.command("train")(__import__("cli.train", fromlist=["train"]).train)
 _mount_nodes()
 
 
