@@ -3,7 +3,8 @@ every IEEE-754 machine, whatever the thread count, SIMD width, BLAS or device.
 
 Matrix products round their operands to block floating point and accumulate integers exactly
 in float64; reductions run in one fixed pairwise order; exp/log/tanh are range reduction plus
-polynomials from correctly rounded operations; the optimizer avoids fused and libm operations.
+polynomials from correctly rounded operations; the optimizer avoids fused and libm operations;
+`normal_` initialises weights from integer draws instead of torch's SIMD-dependent `randn`.
 Every operator is differentiable through a `torch.autograd.Function` whose backward uses the
 same operators. docs/REPRO.md states the guarantee, its limits and the measured cost.
 
@@ -14,7 +15,8 @@ from __future__ import annotations
 
 from veritrain.repro._common import ReproError
 from veritrain.repro.elementwise import exp, gelu, log, relu, tanh
-from veritrain.repro.matmul import linear, matmul
+from veritrain.repro.gemm import linear, matmul
+from veritrain.repro.init import normal_
 from veritrain.repro.nn import cross_entropy, embedding, layer_norm, softmax
 from veritrain.repro.optim import AdamW
 from veritrain.repro.reduce import mean_fixed, sum_fixed
@@ -31,6 +33,7 @@ __all__ = [
     "log",
     "matmul",
     "mean_fixed",
+    "normal_",
     "relu",
     "softmax",
     "sum_fixed",

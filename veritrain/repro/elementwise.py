@@ -15,6 +15,7 @@ two) and fixed Python constants, evaluated in float64 and rounded once to float3
   plus `e * LN2_HI + e * LN2_LO`.
 - tanh: `1 - 2/(exp(2|x|) + 1)` with the sign restored; for `|x| < 2**-6`, where that form
   cancels, the odd Taylor polynomial to `x**9`.
+- gelu (tanh form): `x / (1 + exp(-2u))`, which equals `0.5 x (1 + tanh u)`.
 
 Each step is a separate eager kernel with its intermediate stored in memory, so no compiler can
 contract a multiply and an add into an FMA. (Under `torch.compile` that guarantee is gone.)
@@ -65,9 +66,8 @@ def exp64(x: torch.Tensor) -> torch.Tensor:
     """`e**x` for a float64 tensor, from IEEE basic operations only (no autograd).
 
     Args:
-        x: float64 tensor; arguments beyond +-700 are clamped (the float32 callers round the
-            result to inf or 0 anyway); NaN stays NaN, -inf gives 0, +inf gives a value near
-            e**700 that float32 rounds to inf.
+        x: float64 tensor. Below -700 (including -inf) the result is exactly 0; above +700
+            (including +inf) it is e**700, which float32 rounds to inf; NaN stays NaN.
 
     Returns:
         float64 tensor of `x`'s shape, relative error about 1e-15.
@@ -78,6 +78,7 @@ def exp64(x: torch.Tensor) -> torch.Tensor:
     n = torch.round(xc * _INV_LN2)
     r = (xc - n * _LN2_HI) - n * _LN2_LO
     y = _horner(_EXP_COEFS, r) * pow2(n)
+    y = torch.where(x < -_EXP_LIMIT, torch.zeros_like(y), y)  # e**-700 < 1e-304: 0 (and -inf)
     return torch.where(nan, x, y)
 
 
@@ -123,15 +124,19 @@ def tanh64(x: torch.Tensor) -> torch.Tensor:
 
 
 def gelu64(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """GELU, tanh form, of a float64 tensor, and the tanh it used (no autograd).
+    """GELU, tanh form, of a float64 tensor, and the logistic factor it used (no autograd).
+
+    `0.5 x (1 + tanh u) = x * sigmoid(2u) = x / (1 + exp(-2u))` with
+    `u = sqrt(2/pi) (x + 0.044715 x**3)`. The sigmoid form keeps full relative accuracy in
+    the negative tail, where `1 + tanh u` would cancel.
 
     Returns:
-        `(0.5 x (1 + t), t)` with `t = tanh(sqrt(2/pi) (x + 0.044715 x**3))`.
+        `(x * s, s)` with `s = 1 / (1 + exp(-2u))`, both float64.
     """
     x3 = x * x * x
     u = (x + x3 * _GELU_A) * _GELU_C
-    t = tanh64(u)
-    return (x * 0.5) * (t + 1.0), t
+    s = torch.ones_like(u) / (exp64(u * -2.0) + 1.0)
+    return x * s, s
 
 
 class _Exp(torch.autograd.Function):
@@ -196,10 +201,10 @@ class _Gelu(torch.autograd.Function):
     def backward(ctx: Any, grad: torch.Tensor) -> torch.Tensor:
         (x,) = ctx.saved_tensors
         x64 = to64(x)
-        _, t = gelu64(x64)
+        _, sig = gelu64(x64)
         x2 = x64 * x64
-        du = (x2 * (3.0 * _GELU_A) + 1.0) * _GELU_C  # d/dx of the tanh argument
-        d = (t + 1.0) * 0.5 + (x64 * 0.5) * ((1.0 - t * t) * du)
+        du = (x2 * (3.0 * _GELU_A) + 1.0) * _GELU_C  # d/dx of the tanh argument u
+        d = sig + (x64 * (sig * (1.0 - sig))) * (du * 2.0)  # d/dx of x * sigmoid(2u)
         return (to64(grad) * d).to(torch.float32)
 
 
@@ -271,8 +276,9 @@ def relu(x: torch.Tensor) -> torch.Tensor:
 def gelu(x: torch.Tensor) -> torch.Tensor:
     """GELU, tanh approximation (`nn.GELU(approximate="tanh")`, Hendrycks and Gimpel 2016).
 
-    `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x**3)))` in float64 with `tanh64`, rounded once.
-    The backward evaluates the analytic derivative in float64 the same way.
+    `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x**3)))`, evaluated in float64 in the equal
+    form `x / (1 + exp(-2u))` (no cancellation in the negative tail) and rounded once. The
+    backward evaluates the analytic derivative in float64 the same way.
 
     Args:
         x: float32 tensor.

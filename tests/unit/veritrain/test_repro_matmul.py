@@ -10,7 +10,7 @@ import torch
 
 from veritrain.repro import ReproError, linear, matmul
 from veritrain.repro._common import pow2
-from veritrain.repro.matmul import _slices, mantissa_bits, matmul64
+from veritrain.repro.gemm import _slices, mantissa_bits, matmul64
 
 
 def _data(*shape: int, seed: int = 0, scale: float = 1.0) -> torch.Tensor:

@@ -61,16 +61,19 @@ def _slices(
     Returns the slices (float64 integers, |v| <= 2**p) and the exponents `e` (int64, with
     `dim` kept as size 1) such that `x ~ sum_j slice_j * 2**(e - p*(j+1))`.
     """
-    amax = x64.abs().amax(dim=dim, keepdim=True)
+    lo_val, hi_val = torch.aminmax(x64, dim=dim, keepdim=True)
+    amax = torch.maximum(-lo_val, hi_val)  # max |x| without an |x| pass over the operand
     _, e = torch.frexp(amax)  # amax = m * 2**e with 0.5 <= m < 1 (e = 0 for amax = 0)
     e = e.to(torch.int64)
     scaled = x64 * pow2(p - e)  # exact: |scaled| < 2**p
     out = []
-    for j in range(limbs):
+    for _ in range(limbs - 1):
         q = torch.round(scaled)
         out.append(q)
-        if j + 1 < limbs:
-            scaled = (scaled - q) * float(2**p)  # exact: a float32 mantissa has 24 bits
+        # exact: |scaled - q| <= 1/2 and a float32 mantissa has 24 bits (in place, to spare a
+        # full-size temporary)
+        scaled.sub_(q).mul_(float(2**p))
+    out.append(scaled.round_())
     return out, e
 
 
