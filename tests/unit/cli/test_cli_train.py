@@ -52,3 +52,14 @@ def test_train_bad_input_is_one_line_exit_2(args, message):
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0]
     assert result.stdout == ""
+
+
+def test_job_submit_refuses_a_bad_preset_before_touching_the_chain():
+    # the RPC URL points nowhere: the preset is checked first, so no connection is attempted
+    result = runner.invoke(
+        app, ["job", "submit", "--preset", "cifar", "--rpc-url", "http://127.0.0.1:9"]
+    )
+    assert result.exit_code == 1
+    assert result.stderr.strip().splitlines() == [
+        "error: unknown preset 'cifar' (choose from digits-mlp, digits-mlp-wide, shakespeare-char)"
+    ]
