@@ -18,12 +18,13 @@ from veritrain.repro.elementwise import exp, gelu, log, relu, tanh
 from veritrain.repro.gemm import linear, matmul
 from veritrain.repro.init import normal_
 from veritrain.repro.nn import cross_entropy, embedding, layer_norm, softmax
-from veritrain.repro.optim import AdamW
+from veritrain.repro.optim import AdamW, clip_grad_norm_
 from veritrain.repro.reduce import mean_fixed, sum_fixed
 
 __all__ = [
     "AdamW",
     "ReproError",
+    "clip_grad_norm_",
     "cross_entropy",
     "embedding",
     "exp",

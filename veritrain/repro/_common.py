@@ -1,4 +1,4 @@
-"""Shared helpers of the reproducible operators: input checks and exact powers of two.
+"""Shared building blocks of the reproducible operators: input checks and exact powers of two.
 
 Run: not a script; imported by the other `veritrain.repro` modules.
 """

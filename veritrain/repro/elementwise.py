@@ -46,7 +46,7 @@ _ATANH_COEFS = [2.0 / (2 * j + 1) for j in range(10, -1, -1)]
 _SQRT_HALF = float.fromhex("0x1.6a09e667f3bcdp-1")  # sqrt(1/2) correctly rounded
 # tanh x = x - x^3/3 + 2x^5/15 - 17x^7/315 + 62x^9/2835: coefficients of x^(2j) in Horner order.
 _TANH_COEFS = [62.0 / 2835.0, -17.0 / 315.0, 2.0 / 15.0, -1.0 / 3.0, 1.0]
-_TANH_SMALL = 2.0**-6
+_TANH_SMALL = 1.0 / 64.0  # 2**-6, exact
 # exp64 clamps its argument so that 2**n stays a normal float64 (n in [-1010, 1010]).
 _EXP_LIMIT = 700.0
 # GELU (tanh form): sqrt(2/pi) from a correctly rounded division and square root.

@@ -25,7 +25,7 @@ Run: not a script; `from veritrain.repro import matmul, linear`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 import torch
 
@@ -34,7 +34,7 @@ from veritrain.repro.reduce import sum_tree64
 
 __all__ = ["LIMBS", "linear", "matmul", "mantissa_bits", "matmul64"]
 
-LIMBS = 2
+LIMBS: Final = 2
 """Integer slices per operand (1: one GEMM, about `p` bits kept; 2: three GEMMs, `2p` bits)."""
 
 
@@ -91,13 +91,16 @@ def matmul64(a: torch.Tensor, b: torch.Tensor, limbs: int | None = None) -> torc
     """
     nl = LIMBS if limbs is None else limbs
     k = a.shape[-1]
+    if k == 0:  # an empty sum is exactly 0 (and amax over an empty dim is undefined)
+        shape = (*a.shape[:-1], b.shape[-1])
+        return torch.zeros(shape, dtype=torch.float64, device=a.device)
     p = mantissa_bits(k)
     sa, ea = _slices(to64(a), -1, p, nl)  # ea: (..., m, 1)
     sb, eb = _slices(to64(b), -2, p, nl)  # eb: (..., 1, n)
     acc = torch.matmul(sa[0], sb[0])  # exact integers, scale 2**-2p
     if nl > 1:
         cross = torch.matmul(sa[0], sb[1]) + torch.matmul(sa[1], sb[0])  # scale 2**-3p
-        acc = acc + cross * float(2.0**-p)
+        acc = acc + cross * (1.0 / float(2**p))  # exact power of two, no float pow
     return acc * pow2(ea - 2 * p) * pow2(eb)
 
 

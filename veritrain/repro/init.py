@@ -99,7 +99,7 @@ def normal_(
         raise ReproError("repro.normal_: the generator must be a CPU generator")
     n = tensor.numel()
     draws = torch.randint(0, 2**_BITS, (2, n), generator=generator, dtype=torch.int64)
-    scale = 2.0**-_BITS
+    scale = 1.0 / float(2**_BITS)  # exact power of two, no float pow
     u1 = (draws[0].to(torch.float64) + 1.0) * scale  # exact: integers below 2**53
     u2 = draws[1].to(torch.float64) * scale
     z = torch.sqrt(log64(u1) * -2.0) * cos2pi64(u2)

@@ -235,12 +235,14 @@ def _sum_rows_exact(ids: torch.Tensor, rows: torch.Tensor, num: int) -> torch.Te
     accumulation (`index_put_` with `accumulate=True`, in any order) is exact.
     """
     n = rows.shape[0]
-    p = 53 - (max(n, 1) - 1).bit_length()
+    acc = torch.zeros((num, rows.shape[1]), dtype=torch.float64, device=rows.device)
+    if n == 0:  # nothing to add (and amax over an empty dim is undefined)
+        return acc
+    p = 53 - (n - 1).bit_length()
     g64 = to64(rows)
     _, e = torch.frexp(g64.abs().amax(dim=0, keepdim=True))  # (1, D)
     e = e.to(torch.int64)
     q = torch.round(g64 * pow2(p - e))
-    acc = torch.zeros((num, rows.shape[1]), dtype=torch.float64, device=rows.device)
     acc.index_put_((ids,), q, accumulate=True)
     return acc * pow2(e - p)
 

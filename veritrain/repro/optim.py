@@ -31,9 +31,10 @@ from typing import Any
 
 import torch
 
-from veritrain.repro._common import ReproError
+from veritrain.repro._common import ReproError, to64
+from veritrain.repro.reduce import sum_tree64
 
-__all__ = ["AdamW", "int_power"]
+__all__ = ["AdamW", "clip_grad_norm_", "int_power"]
 
 
 def int_power(base: float, n: int) -> float:
@@ -63,6 +64,45 @@ def int_power(base: float, n: int) -> float:
         if n:
             sq = sq * sq
     return result
+
+
+@torch.no_grad()
+def clip_grad_norm_(parameters: Iterable[torch.Tensor], max_norm: float) -> torch.Tensor:
+    """Scale gradients in place so that their global L2 norm is at most `max_norm`.
+
+    Same rule as `torch.nn.utils.clip_grad_norm_` (coefficient `max_norm / (norm + 1e-6)`,
+    clamped to 1), but the norm is a fixed-order sum: each gradient's squares by `sum_fixed`'s
+    pairwise tree in float64, then the per-parameter sums added in parameter order, then a
+    correctly rounded sqrt. torch's vector norm reduces in a kernel-chosen order.
+
+    Args:
+        parameters: tensors whose `.grad` (float32, same device) is clipped; those without a
+            gradient are skipped.
+        max_norm: the largest allowed norm (> 0).
+
+    Returns:
+        The norm before clipping, a float32 0-d tensor (0 if no parameter has a gradient).
+
+    Raises:
+        ReproError: `max_norm` not positive, or a gradient that is not float32.
+    """
+    if not max_norm > 0.0:
+        raise ReproError(f"repro.clip_grad_norm_: max_norm must be > 0, got {max_norm}")
+    grads = [p.grad for p in parameters if p.grad is not None]
+    if not grads:
+        return torch.zeros((), dtype=torch.float32)
+    total = torch.zeros((), dtype=torch.float64, device=grads[0].device)
+    for g in grads:
+        if g.dtype != torch.float32:
+            raise ReproError(f"repro.clip_grad_norm_: expected float32 gradients, got {g.dtype}")
+        g64 = to64(g).reshape(-1)
+        total = total + sum_tree64(g64 * g64, 0)
+    norm = torch.sqrt(total)
+    coef = torch.full_like(norm, float(max_norm)) / (norm + 1e-6)  # tensor by tensor
+    coef32 = torch.clamp(coef, max=1.0).to(torch.float32)
+    for g in grads:
+        g.mul_(coef32)
+    return norm.to(torch.float32)
 
 
 class AdamW(torch.optim.Optimizer):

@@ -92,6 +92,7 @@ def _workload() -> dict[str, str]:
         loss = loss + R.mean_fixed(R.exp(R.log(R.softmax(logits, -1))), 0).sum() * 0.0
         opt2.zero_grad()
         loss.backward()
+        R.clip_grad_norm_(small, 0.5)
         opt2.step()
         losses.append(loss.detach())
     states = [opt.state[p][k] for p in params for k in ("step", "exp_avg", "exp_avg_sq")]
@@ -168,4 +169,5 @@ if __name__ == "__main__":
     import torch
 
     torch.set_num_threads(int(os.environ.get("REPRO_THREADS", "1")))
+    torch.use_deterministic_algorithms(True)  # as the training engine's execution profile sets
     print(json.dumps(_workload()))

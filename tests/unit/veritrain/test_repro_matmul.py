@@ -137,3 +137,16 @@ def test_matmul_and_linear_reject_bad_input() -> None:
         linear(a, _data(5, 3))
     with pytest.raises(ReproError, match="bias"):
         linear(a, _data(5, 4), _data(4))
+
+
+def test_matmul_with_empty_contraction_gives_zeros_like_torch() -> None:
+    a = torch.zeros(3, 0, requires_grad=True)
+    b = torch.zeros(0, 4, requires_grad=True)
+    out = matmul(a, b)
+    assert torch.equal(out, torch.zeros(3, 4))
+    out.sum().backward()
+    assert a.grad is not None and a.grad.shape == (3, 0)
+    x = torch.zeros(0, 5, requires_grad=True)
+    w = torch.ones(2, 5, requires_grad=True)
+    linear(x, w, torch.zeros(2, requires_grad=True)).sum().backward()
+    assert w.grad is not None and torch.equal(w.grad, torch.zeros(2, 5))

@@ -154,6 +154,10 @@ def test_embedding_forward_and_gradient_match_torch() -> None:
     F.embedding(ids, t64).backward(up.double())
     assert table.grad is not None and t64.grad is not None
     torch.testing.assert_close(table.grad, t64.grad.float(), rtol=1e-6, atol=1e-7)
+    empty = torch.zeros(0, dtype=torch.int64)
+    t2 = table.detach().clone().requires_grad_()
+    embedding(empty, t2).sum().backward()
+    assert t2.grad is not None and torch.equal(t2.grad, torch.zeros(10, 6))
     with pytest.raises(ReproError, match="outside"):
         embedding(torch.tensor([10]), table)
     with pytest.raises(ReproError, match="int64"):

@@ -10,7 +10,7 @@ from fractions import Fraction
 import pytest
 import torch
 
-from veritrain.repro import AdamW, ReproError
+from veritrain.repro import AdamW, ReproError, clip_grad_norm_
 from veritrain.repro.optim import int_power
 
 
@@ -96,3 +96,27 @@ def test_adamw_skips_parameters_without_gradient_and_rejects_float64() -> None:
         AdamW([bad]).step()
     with pytest.raises(ReproError, match="betas"):
         AdamW([p], betas=(1.0, 0.9))
+
+
+@pytest.mark.parametrize("max_norm", [0.5, 1e6])
+def test_clip_grad_norm_matches_torch(max_norm: float) -> None:
+    ours, theirs = _params(3), _params(3)
+    for p, q, g in zip(ours, theirs, _grads(1, ours), strict=True):
+        p.grad = g.clone()
+        q.grad = g.clone()
+    norm = clip_grad_norm_(ours, max_norm)
+    ref = torch.nn.utils.clip_grad_norm_(theirs, max_norm)
+    assert norm.dtype == torch.float32 and norm.dim() == 0
+    torch.testing.assert_close(norm, ref, rtol=1e-6, atol=0.0)
+    for p, q in zip(ours, theirs, strict=True):
+        assert p.grad is not None and q.grad is not None
+        torch.testing.assert_close(p.grad, q.grad, rtol=1e-6, atol=1e-7)
+    if max_norm > 1e3:  # no clipping: the gradients are untouched, bit for bit
+        assert all(torch.equal(p.grad, g) for p, g in zip(ours, _grads(1, ours), strict=True))  # type: ignore[arg-type]
+
+
+def test_clip_grad_norm_edge_cases() -> None:
+    p = torch.zeros(3, requires_grad=True)
+    assert clip_grad_norm_([p], 1.0).item() == 0.0
+    with pytest.raises(ReproError, match="max_norm"):
+        clip_grad_norm_([p], 0.0)
