@@ -182,9 +182,16 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         uint256 reward,
         string calldata specURI
     ) external nonReentrant returns (uint256 jobId) {
-        LibSettlement.checkShape(totalSteps, checkpointInterval, _MAX_TOTAL_STEPS, _MAX_SEGMENTS, _MAX_SEGMENT_STEPS);
-        // SAFETY: trusted ShareRegistry view; only the model's owner and its posters mint its shares.
-        if (!_SHARE_REGISTRY.canPost(modelId, msg.sender)) revert NotModelPoster(modelId, msg.sender);
+        LibSettlement.checkPost(
+            _SHARE_REGISTRY,
+            modelId,
+            msg.sender,
+            totalSteps,
+            checkpointInterval,
+            _MAX_TOTAL_STEPS,
+            _MAX_SEGMENTS,
+            _MAX_SEGMENT_STEPS
+        );
         uint256 fees = uint256(_VERIFIERS_PER_JOB) * _VERIFIER_FEE;
         uint256 escrowed = reward + fees;
         jobId = ++_jobCount;

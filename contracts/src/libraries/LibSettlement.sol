@@ -3,6 +3,7 @@ pragma solidity 0.8.37;
 
 // Interfaces
 import {IJobManager} from "../interfaces/IJobManager.sol";
+import {IShareRegistry} from "../interfaces/IShareRegistry.sol";
 // Types
 import {Bucket} from "../types/EscrowTypes.sol";
 import {Job, JobStatus, Verdict} from "../types/JobTypes.sol";
@@ -21,16 +22,23 @@ import {Seat, SeatStatus, Settlement, Submission} from "../types/SubmissionTypes
 library LibSettlement {
     ////// External //////
 
-    /// @notice Reverts unless a job's shape is valid and within the protocol bounds: N, k > 0 and
-    ///         N % k == 0 (InvalidJobShape), N <= maxTotalSteps (TotalStepsAboveMax), k <=
-    ///         maxSegmentSteps (SegmentStepsAboveMax), N / k <= maxSegments (SegmentsAboveMax).
-    function checkShape(
+    /// @notice Reverts unless `poster` may post jobs under `modelId` (its owner or an authorised
+    ///         poster at `registry`, else NotModelPoster) and the job's shape is valid and within the
+    ///         protocol bounds: N, k > 0 and N % k == 0 (InvalidJobShape), N <= maxTotalSteps
+    ///         (TotalStepsAboveMax), k <= maxSegmentSteps (SegmentStepsAboveMax), N / k <= maxSegments
+    ///         (SegmentsAboveMax).
+    function checkPost(
+        IShareRegistry registry,
+        bytes32 modelId,
+        address poster,
         uint32 totalSteps,
         uint32 checkpointInterval,
         uint32 maxTotalSteps,
         uint32 maxSegments,
         uint32 maxSegmentSteps
-    ) external pure {
+    ) external view {
+        // SAFETY: trusted ShareRegistry view; only the model's owner and its posters mint its shares.
+        if (!registry.canPost(modelId, poster)) revert IJobManager.NotModelPoster(modelId, poster);
         if (totalSteps == 0 || checkpointInterval == 0 || totalSteps % checkpointInterval != 0) {
             revert IJobManager.InvalidJobShape(totalSteps, checkpointInterval);
         }

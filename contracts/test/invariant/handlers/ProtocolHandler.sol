@@ -627,7 +627,9 @@ contract ProtocolHandler is Bound {
         }
         for (uint256 i; i < MAX_SETTLE_STEPS && !progressed(); ++i) {
             uint256 choice = uint256(keccak256(abi.encode("settle", i)));
-            this.advance(i, choice);
+            // A step that cannot go through now (no eligible arbiters or verifiers while their stakes
+            // are locked in other jobs) is skipped: time passes and later steps free them.
+            try this.advance(i, choice) {} catch {}
             if (i % 4 == 3) this.warp(choice >> 128);
         }
     }
