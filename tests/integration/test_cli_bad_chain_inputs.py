@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from eth_utils import keccak
 from typer.testing import CliRunner
 
 from chain import DEV_PRIVATE_KEYS, Anvil, ChainClient, Deployment, write_manifest
@@ -210,9 +211,13 @@ def world(tmp_path: Path, anvil: Anvil, protocol: Deployment, client_factory) ->
     manifest = write_manifest(protocol, tmp_path / "deployments")
     caller = client_factory(CALLER)
     caller.token.faucet(30 * E18)
+    caller.shares.register_model(keccak(text="digits-mlp"))  # so `job submit` gets to its checks
     other = client_factory(OTHER)
     other.token.faucet(100 * E18)
-    job = other.job_id_from(other.jobs.post_job(b"\x01" * 32, b"\x02" * 32, 40, 10, E18, "x"))
+    other.shares.register_model(b"\x01" * 32)
+    job = other.job_id_from(
+        other.jobs.post_job(b"\x01" * 32, b"\x02" * 32, b"\x03" * 32, 40, 10, E18, "x")
+    )
     return World(tmp_path, manifest, caller, job)
 
 

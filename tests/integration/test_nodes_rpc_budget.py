@@ -50,8 +50,13 @@ def _post_unclaimable(net: Network, count: int) -> None:
     sub = net.client(SUBMITTER)
     sub.token.faucet(count * 10 * E18)
     spec = default_digits_spec(seed=9, total_steps=40, checkpoint_interval=10)
+    if sub.shares.model_owner(spec.model_id_hash()) is None:
+        sub.shares.register_model(spec.model_id_hash())
+    init = b"\x03" * 32  # never read: nobody claims these jobs
     for _ in range(count):
-        sub.jobs.post_job(spec.model_id_hash(), spec.spec_hash(), 40, 10, E18, "file:///nowhere")
+        sub.jobs.post_job(
+            spec.model_id_hash(), spec.spec_hash(), init, 40, 10, E18, "file:///nowhere"
+        )
 
 
 def _poll_cost(node: Any, provider: CountingHTTPProvider) -> dict[str, int]:
