@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from eth_utils import keccak
 from typer.testing import CliRunner
 
 from chain import Anvil, Deployment, write_manifest
@@ -78,6 +79,9 @@ def test_a_failed_later_post_prints_the_posted_jobs_and_exits_non_zero(
     manifest = write_manifest(protocol, tmp_path)
     submitter = client_factory(6)
     submitter.token.faucet(100 * E18)
+    model = keccak(text="digits-mlp")
+    if submitter.shares.model_owner(model) is None:  # the command posts under digits-mlp
+        submitter.shares.register_model(model)
     jobs_before = submitter.jobs.job_count()
     result = CliRunner().invoke(
         app,
