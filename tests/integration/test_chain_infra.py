@@ -7,9 +7,7 @@ Run: ``.venv/bin/python -m pytest tests/integration/test_chain_infra.py``.
 
 from __future__ import annotations
 
-import http.server
 import threading
-import urllib.request
 from collections.abc import Iterator
 
 import pytest
@@ -25,6 +23,7 @@ from chain import (
 )
 from chain.anvil import dev_accounts
 from chain.manifest import ContractAddresses, Deployment, ProtocolParams
+from tests.utils.rpc_proxy import RpcProxy
 from veritrain.enums import Role
 
 E18 = 10**18
@@ -144,58 +143,15 @@ def test_event_watcher_resumes_from_cursor(anvil: Anvil, mini: Deployment):
     assert resumed.drain() == []  # caught up: nothing twice
 
 
-class _Proxy:
-    """A restartable HTTP proxy in front of Anvil, to simulate the RPC going away."""
-
-    def __init__(self, target: str) -> None:
-        self.target = target
-        self.server: http.server.ThreadingHTTPServer | None = None
-        self.port = 0
-
-    def start(self) -> None:
-        target = self.target
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                req = urllib.request.Request(
-                    target, data=body, headers={"Content-Type": "application/json"}
-                )
-                with urllib.request.urlopen(req, timeout=10) as resp:
-                    data = resp.read()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
-        self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def stop(self) -> None:
-        if self.server is not None:
-            self.server.shutdown()
-            self.server.server_close()
-            self.server = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-
 @pytest.fixture
-def proxy(anvil: Anvil) -> Iterator[_Proxy]:
-    p = _Proxy(anvil.rpc_url)
+def proxy(anvil: Anvil) -> Iterator[RpcProxy]:
+    p = RpcProxy(anvil.rpc_url)
     p.start()
     yield p
     p.stop()
 
 
-def test_event_watcher_survives_rpc_outage(anvil: Anvil, mini: Deployment, proxy: _Proxy):
+def test_event_watcher_survives_rpc_outage(anvil: Anvil, mini: Deployment, proxy: RpcProxy):
     writer = _client(anvil, mini, 1)
     writer.token.faucet(100 * E18)
     writer.stakes.stake(Role.Verifier, 1 * E18)
@@ -216,7 +172,7 @@ def test_event_watcher_survives_rpc_outage(anvil: Anvil, mini: Deployment, proxy
     assert [e.args["amount"] for e in events] == [2 * E18]
 
 
-def test_event_watcher_gives_up_after_max_retries(anvil: Anvil, mini: Deployment, proxy: _Proxy):
+def test_event_watcher_gives_up_after_max_retries(anvil: Anvil, mini: Deployment, proxy: RpcProxy):
     reader = _client(anvil, mini, 2, url=proxy.url)
     watcher = EventWatcher(
         reader, "StakeManager", ["Staked"], from_block=mini.block, max_backoff=0.05, max_retries=2

@@ -9,75 +9,38 @@ Run: ``.venv/bin/python -m pytest tests/integration/test_cli_job_submit_partial.
 
 from __future__ import annotations
 
-import http.server
 import json
-import threading
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from eth_utils import keccak
 from typer.testing import CliRunner
 
 from chain import Anvil, Deployment, write_manifest
 from cli.app import app
+from tests.utils.rpc_proxy import RpcProxy
 
 E18 = 10**18
 
 
-class _SendLimit:
-    """Forwards JSON-RPC to ``upstream``; refuses sends past ``limit`` with HTTP 503."""
-
-    def __init__(self, upstream: str, limit: int) -> None:
-        self.sends = 0
-        outer = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                if json.loads(body).get("method") == "eth_sendRawTransaction":
-                    outer.sends += 1
-                    if outer.sends > limit:
-                        self.send_response(503)
-                        self.send_header("Content-Length", "0")
-                        self.end_headers()
-                        return
-                req = urllib.request.Request(
-                    upstream, data=body, headers={"Content-Type": "application/json"}
-                )
-                with urllib.request.urlopen(req, timeout=30) as resp:
-                    data = resp.read()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
-
-
 @pytest.fixture
-def send_limit(anvil: Anvil) -> Iterator[_SendLimit]:
-    proxy = _SendLimit(anvil.rpc_url, limit=2)
+def send_limit(anvil: Anvil) -> Iterator[RpcProxy]:
+    proxy = RpcProxy(anvil.rpc_url, send_limit=2)
+    proxy.start()
     yield proxy
-    proxy.server.shutdown()
-    proxy.server.server_close()
+    proxy.stop()
 
 
 def test_a_failed_later_post_prints_the_posted_jobs_and_exits_non_zero(
-    protocol: Deployment, client_factory, send_limit: _SendLimit, tmp_path: Path
+    protocol: Deployment, client_factory, send_limit: RpcProxy, tmp_path: Path
 ) -> None:
     manifest = write_manifest(protocol, tmp_path)
     submitter = client_factory(6)
     submitter.token.faucet(100 * E18)
+    model = keccak(text="digits-mlp")
+    if submitter.shares.model_owner(model) is None:  # the command posts under digits-mlp
+        submitter.shares.register_model(model)
     jobs_before = submitter.jobs.job_count()
     result = CliRunner().invoke(
         app,

@@ -182,6 +182,20 @@ class Network:
         )
         return reader.jobs.get_job(job_id).status
 
+    def slashed(self, account: str, role: int) -> int:
+        """Total stake (wei) slashed from ``account`` in ``role``, summed over StakeSlashed events.
+
+        Nodes top their stake back up to the role's minimum after a slash, so a test that wants
+        the loss reads it from the events rather than from the stake's current balance.
+        """
+        reader = self.client(0)
+        logs = reader.event_logs(reader.stakes.contract, ["StakeSlashed"], 0, reader.block_number())
+        return sum(
+            int(ev.args["slashed"])
+            for ev in logs
+            if str(ev.args["account"]).lower() == account.lower() and int(ev.args["role"]) == role
+        )
+
     def wait_active(self, role: int, *indices: int, timeout: float = 60.0) -> None:
         reader = self.client(0)
         for i in indices:

@@ -11,7 +11,7 @@ import torch
 
 from veritrain.errors import VeritrainError
 
-__all__ = ["ReproError", "apply_fn", "check32", "check_float", "pow2", "to64"]
+__all__ = ["ReproError", "apply_fn", "check32", "check_float", "horner", "pow2", "to64"]
 
 _EXP_BIAS = 1023
 _MANT_BITS = 52
@@ -66,6 +66,16 @@ def check32(name: str, *tensors: torch.Tensor | None) -> None:
 def to64(x: torch.Tensor) -> torch.Tensor:
     """Return `x` as float64 (exact: every float32 value is a float64 value)."""
     return x.to(torch.float64)
+
+
+def horner(coefs: list[float], t: torch.Tensor) -> torch.Tensor:
+    """Polynomial `coefs[0] t^n + ... + coefs[n]` by Horner's rule, one IEEE multiply and one
+    add per coefficient (never a fused multiply-add), in `t`'s dtype; `t` any shape."""
+    acc = torch.full_like(t, coefs[0])
+    for c in coefs[1:]:
+        acc = acc * t
+        acc = acc + c
+    return acc
 
 
 def pow2(e: torch.Tensor) -> torch.Tensor:

@@ -30,7 +30,7 @@ from typing import Any, cast
 
 import torch
 
-from veritrain.repro._common import apply_fn, check32, pow2, to64
+from veritrain.repro._common import apply_fn, check32, horner, pow2, to64
 
 __all__ = ["exp", "exp64", "gelu", "gelu64", "log", "log64", "relu", "tanh", "tanh64"]
 
@@ -54,14 +54,6 @@ _GELU_C = math.sqrt(2.0 / math.pi)
 _GELU_A = 0.044715
 
 
-def _horner(coefs: list[float], t: torch.Tensor) -> torch.Tensor:
-    acc = torch.full_like(t, coefs[0])
-    for c in coefs[1:]:
-        acc = acc * t
-        acc = acc + c
-    return acc
-
-
 def exp64(x: torch.Tensor) -> torch.Tensor:
     """`e**x` for a float64 tensor, from IEEE basic operations only (no autograd).
 
@@ -77,7 +69,7 @@ def exp64(x: torch.Tensor) -> torch.Tensor:
     xc = torch.where(nan, torch.zeros_like(xc), xc)
     n = torch.round(xc * _INV_LN2)
     r = (xc - n * _LN2_HI) - n * _LN2_LO
-    y = _horner(_EXP_COEFS, r) * pow2(n)
+    y = horner(_EXP_COEFS, r) * pow2(n)
     y = torch.where(x < -_EXP_LIMIT, torch.zeros_like(y), y)  # e**-700 < 1e-304: 0 (and -inf)
     return torch.where(nan, x, y)
 
@@ -98,7 +90,7 @@ def log64(x: torch.Tensor) -> torch.Tensor:
     ef = e.to(torch.float64) - small.to(torch.float64)
     s = (m - 1.0) / (m + 1.0)
     s2 = s * s
-    logm = _horner(_ATANH_COEFS, s2) * s
+    logm = horner(_ATANH_COEFS, s2) * s
     y = ef * _LN2_HI + (ef * _LN2_LO + logm)
     y = torch.where(x == 0, torch.full_like(y, -math.inf), y)
     y = torch.where(x < 0, torch.full_like(y, math.nan), y)
@@ -118,7 +110,7 @@ def tanh64(x: torch.Tensor) -> torch.Tensor:
     ax = torch.abs(x)
     big = 1.0 - torch.full_like(ax, 2.0) / (exp64(ax * 2.0) + 1.0)
     x2 = x * x
-    small = _horner(_TANH_COEFS, x2) * ax
+    small = horner(_TANH_COEFS, x2) * ax
     y = torch.where(ax < _TANH_SMALL, small, big)
     return torch.where(x < 0, -y, torch.where(torch.isnan(x), x, y))
 

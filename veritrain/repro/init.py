@@ -18,7 +18,7 @@ import math
 
 import torch
 
-from veritrain.repro._common import ReproError, check_float
+from veritrain.repro._common import ReproError, check_float, horner
 from veritrain.repro.elementwise import log64
 
 __all__ = ["cos2pi64", "normal_"]
@@ -28,14 +28,6 @@ _TWO_PI = float.fromhex("0x1.921fb54442d18p+2")  # 2 pi correctly rounded
 _COS_COEFS = [(-1.0) ** k / math.factorial(2 * k) for k in range(10, -1, -1)]
 _SIN_COEFS = [(-1.0) ** k / math.factorial(2 * k + 1) for k in range(10, -1, -1)]
 _BITS = 53
-
-
-def _horner(coefs: list[float], t: torch.Tensor) -> torch.Tensor:
-    acc = torch.full_like(t, coefs[0])
-    for c in coefs[1:]:
-        acc = acc * t
-        acc = acc + c
-    return acc
 
 
 def cos2pi64(u: torch.Tensor) -> torch.Tensor:
@@ -58,8 +50,8 @@ def cos2pi64(u: torch.Tensor) -> torch.Tensor:
     b = torch.where(use_sin, 0.25 - a, a)  # [0, 1/8], exact
     theta = b * _TWO_PI  # [0, pi/4]
     th2 = theta * theta
-    c = _horner(_COS_COEFS, th2)
-    s = _horner(_SIN_COEFS, th2) * theta
+    c = horner(_COS_COEFS, th2)
+    s = horner(_SIN_COEFS, th2) * theta
     y = torch.where(use_sin, s, c)
     return torch.where(flip, -y, y)
 
