@@ -614,8 +614,21 @@ contract ProtocolHandler is Bound {
     function settle() external {
         if (progressed()) return;
         _settling = true;
-        // Fresh stake for every solver, verifier and whistleblower, so that slashes and unbonds earlier
-        // in the run cannot keep the drive from claiming jobs, filling seats and challenging.
+        for (uint256 i; i < MAX_SETTLE_STEPS && !progressed(); ++i) {
+            // Fresh stake for every solver, verifier and whistleblower, now and every 16 steps, so that
+            // slashes (abandonments cost the solver its stake) and unbonds earlier in the run or in the
+            // drive itself cannot keep it from claiming jobs, filling seats and challenging.
+            if (i % 16 == 0) _topUpAll();
+            uint256 choice = uint256(keccak256(abi.encode("settle", i)));
+            // A step that cannot go through now (no eligible arbiters or verifiers while their stakes
+            // are locked in other jobs) is skipped: time passes and later steps free them.
+            try this.advance(i, choice) {} catch {}
+            if (i % 4 == 3) this.warp(choice >> 128);
+        }
+    }
+
+    /// @notice Tops every solver, verifier and whistleblower up to a free stake that covers a few jobs.
+    function _topUpAll() internal {
         for (uint256 i; i < solvers.length; ++i) {
             _topUp(solvers[i], Role.Solver, 300e18);
         }
@@ -624,13 +637,6 @@ contract ProtocolHandler is Bound {
         }
         for (uint256 i; i < whistleblowers.length; ++i) {
             _topUp(whistleblowers[i], Role.Whistleblower, 50e18);
-        }
-        for (uint256 i; i < MAX_SETTLE_STEPS && !progressed(); ++i) {
-            uint256 choice = uint256(keccak256(abi.encode("settle", i)));
-            // A step that cannot go through now (no eligible arbiters or verifiers while their stakes
-            // are locked in other jobs) is skipped: time passes and later steps free them.
-            try this.advance(i, choice) {} catch {}
-            if (i % 4 == 3) this.warp(choice >> 128);
         }
     }
 
