@@ -22,11 +22,11 @@ import {Seat, SeatStatus, Settlement, Submission} from "../types/SubmissionTypes
 library LibSettlement {
     ////// External //////
 
-    /// @notice Reverts unless `poster` may post jobs under `modelId` (its owner or an authorised
-    ///         poster at `registry`, else NotModelPoster) and the job's shape is valid and within the
-    ///         protocol bounds: N, k > 0 and N % k == 0 (InvalidJobShape), N <= maxTotalSteps
-    ///         (TotalStepsAboveMax), k <= maxSegmentSteps (SegmentStepsAboveMax), N / k <= maxSegments
-    ///         (SegmentsAboveMax).
+    /// @notice Reverts unless the job's shape is valid (N, k > 0 and N % k == 0, else
+    ///         InvalidJobShape), `poster` may post jobs under `modelId` (its owner or an authorised
+    ///         poster at `registry`, else NotModelPoster), and the shape is within the protocol
+    ///         bounds: N <= maxTotalSteps (TotalStepsAboveMax), k <= maxSegmentSteps
+    ///         (SegmentStepsAboveMax), N / k <= maxSegments (SegmentsAboveMax). Checked in this order.
     function checkPost(
         IShareRegistry registry,
         bytes32 modelId,
@@ -37,11 +37,11 @@ library LibSettlement {
         uint32 maxSegments,
         uint32 maxSegmentSteps
     ) external view {
-        // SAFETY: trusted ShareRegistry view; only the model's owner and its posters mint its shares.
-        if (!registry.canPost(modelId, poster)) revert IJobManager.NotModelPoster(modelId, poster);
         if (totalSteps == 0 || checkpointInterval == 0 || totalSteps % checkpointInterval != 0) {
             revert IJobManager.InvalidJobShape(totalSteps, checkpointInterval);
         }
+        // SAFETY: trusted ShareRegistry view; only the model's owner and its posters mint its shares.
+        if (!registry.canPost(modelId, poster)) revert IJobManager.NotModelPoster(modelId, poster);
         if (totalSteps > maxTotalSteps) revert IJobManager.TotalStepsAboveMax(totalSteps, maxTotalSteps);
         if (checkpointInterval > maxSegmentSteps) {
             revert IJobManager.SegmentStepsAboveMax(checkpointInterval, maxSegmentSteps);
