@@ -90,12 +90,18 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
     ////// External //////
 
     /// @inheritdoc IAdjudicator
-    function openDispute(uint256 jobId, uint32 segment, address[] calldata excluded, address[] calldata reserve)
-        external
-        returns (uint256 disputeId)
-    {
+    /// @dev The committee replays the segment itself: its ruling binds every challenger of the sample
+    ///      (`challengerOnly = false`), so `challenger` is not needed.
+    function openDispute(
+        uint256 jobId,
+        uint32 segment,
+        address,
+        address[] calldata excluded,
+        address[] calldata reserve
+    ) external returns (uint256 disputeId, bool challengerOnly) {
         if (msg.sender != address(_JOB_MANAGER)) revert NotJobManager(msg.sender);
         disputeId = _open(jobId, segment, excluded, reserve);
+        challengerOnly = false;
     }
 
     /// @inheritdoc IArbitrationCommittee

@@ -67,34 +67,32 @@ contract BisectionGame is ReentrancyGuardTransient, IBisectionGame {
 
     /// @inheritdoc IAdjudicator
     /// @dev `excluded` and `reserve` are not stored: the step dispute re-derives them from the
-    ///      JobManager's views exactly as `JobManager._openDispute` builds them.
-    function openDispute(uint256 jobId, uint32 segment, address[] calldata, address[] calldata)
+    ///      JobManager's views exactly as `LibSettlement.openDispute` builds them. A game is played
+    ///      one against one, so its ruling binds only `challenger` (`challengerOnly = true`).
+    function openDispute(uint256 jobId, uint32 segment, address challenger, address[] calldata, address[] calldata)
         external
-        returns (uint256 disputeId)
+        returns (uint256 disputeId, bool challengerOnly)
     {
         if (msg.sender != address(_JOB_MANAGER)) revert NotJobManager(msg.sender);
-        // SAFETY: trusted JobManager views; it records the disputed sample before calling here.
+        if (challenger == address(0)) revert ChallengerNotFound(jobId, segment);
+        challengerOnly = true;
+        // SAFETY: trusted JobManager view.
         Job memory job = _JOB_MANAGER.getJob(jobId);
-        address challenger = _findChallenger(jobId);
-        uint32 k = job.checkpointInterval;
-        // SAFETY: (segment + 1) * k <= totalSteps (uint32), since segments are drawn from [0, N/k).
-        uint32 lo = segment * k;
-        uint32 hi = lo + k;
-
         disputeId = ++_gameCount;
         Game storage game = _games[disputeId];
         game.jobId = jobId;
         game.segment = segment;
         game.defender = job.solver;
         game.challenger = challenger;
-        game.lo = lo;
-        game.hi = hi;
+        // SAFETY: (segment + 1) * k <= totalSteps (uint32), since segments are drawn from [0, N/k).
+        game.lo = segment * job.checkpointInterval;
+        game.hi = (segment + 1) * job.checkpointInterval;
         game.turn = Side.Defender;
         game.status = GameStatus.AwaitingEndpoints;
         game.defenderClock = _CLOCK_SECONDS;
         game.challengerClock = _CLOCK_SECONDS;
         game.turnStartedAt = uint64(block.timestamp);
-        emit GameOpened(disputeId, jobId, segment, job.solver, challenger, lo, hi);
+        emit GameOpened(disputeId, jobId, segment, job.solver, challenger, game.lo, game.hi);
     }
 
     /// @inheritdoc IStepParent
@@ -265,25 +263,6 @@ contract BisectionGame is ReentrancyGuardTransient, IBisectionGame {
     }
 
     ////// Internal //////
-
-    /// @notice The party that opened the dispute: the first verifier (assignment order) that
-    ///         rejected the disputed sample, else the first whistleblower that challenged an
-    ///         approval of it.
-    function _findChallenger(uint256 jobId) internal view returns (address challenger) {
-        uint256 sampleIndex = _JOB_MANAGER.disputedSampleOf(jobId);
-        // Only the verifiers are needed, not the sampled segments.
-        // slither-disable-next-line unused-return
-        (address[] memory verifiers,) = _JOB_MANAGER.getAssignment(jobId);
-        for (uint256 i; i < verifiers.length; ++i) {
-            Verdict[] memory verdicts = _JOB_MANAGER.verdictOf(jobId, verifiers[i]);
-            if (sampleIndex < verdicts.length && verdicts[sampleIndex] == Verdict.Reject) return verifiers[i];
-        }
-        for (uint256 i; i < verifiers.length; ++i) {
-            challenger = _JOB_MANAGER.challengerOf(jobId, sampleIndex, verifiers[i]);
-            if (challenger != address(0)) return challenger;
-        }
-        revert ChallengerNotFound(jobId, sampleIndex);
-    }
 
     /// @notice Reverts unless `msg.sender` is the party `side` and the game awaits move `status`.
     function _checkMover(uint256 disputeId, Game storage game, Side side, GameStatus status) internal view {

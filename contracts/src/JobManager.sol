@@ -426,8 +426,11 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         } else {
             revert UnexpectedJobStatus(jobId, job.status);
         }
-        if (sub.disputedMask != 0) _openDispute(jobId, submissionId, job, sub);
-        else LibSettlement.finalizeJob(job, sub, _settlement(), jobId);
+        if (sub.disputedMask != 0) {
+            LibSettlement.openDispute(job, sub, _disputeSubmissions, _adjudicator);
+        } else {
+            LibSettlement.finalizeJob(job, sub, _settlement(), jobId);
+        }
     }
 
     /// @inheritdoc IJobManager
@@ -589,40 +592,6 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     }
 
     ////// Internal: disputes //////
-
-    /// @notice Sends the first disputed sample (in sample order) to the adjudicator.
-    function _openDispute(uint256 jobId, SubmissionId submissionId, Job storage job, Submission storage sub) internal {
-        IAdjudicator adjudicator_ = _adjudicator;
-        if (address(adjudicator_) == address(0)) revert AdjudicatorNotSet();
-        uint256 mask = sub.disputedMask;
-        uint256 sampleIndex;
-        while (mask & (uint256(1) << sampleIndex) == 0) {
-            // SAFETY: mask != 0 (checked by the caller), so a set bit below 256 ends the loop.
-            unchecked {
-                ++sampleIndex;
-            }
-        }
-        uint32 segment = sub.segments[sampleIndex];
-        // The solver and the submitter never judge their own job. The job's verifiers, whose
-        // verdicts ride on the outcome, are only a reserve: the adjudicator takes them only when
-        // too few verifiers with nothing at stake are eligible (small networks).
-        address[] memory excluded = new address[](2);
-        excluded[0] = job.solver;
-        excluded[1] = job.submitter;
-        address[] memory reserve = sub.verifiers;
-        job.status = JobStatus.Disputed;
-        sub.disputePending = true;
-        // SAFETY: sampleIndex < samplesPerJob <= 64.
-        // forge-lint: disable-next-line(unsafe-typecast)
-        sub.disputeSample = uint32(sampleIndex);
-        // SAFETY: the adjudicator is set once by the admin and must not call back from openDispute
-        // (IAdjudicator @dev); the id is recorded right after and nonReentrant guards the rest.
-        // slither-disable-next-line reentrancy-no-eth,reentrancy-benign
-        uint256 disputeId = adjudicator_.openDispute(jobId, segment, excluded, reserve);
-        job.disputeId = disputeId;
-        _disputeSubmissions[disputeId] = submissionId;
-        emit JobDisputed(jobId, disputeId, sampleIndex, segment);
-    }
 
     ////// Internal: helpers //////
 

@@ -84,7 +84,7 @@ contract ArbitrationCommittee_OpenDispute_Test is ArbitrationCommittee_Init {
         address[] memory none = new address[](0);
         vm.expectRevert(abi.encodeWithSelector(IArbitrationCommittee.NotJobManager.selector, stranger));
         vm.prank(stranger);
-        committee.openDispute(jobId, 0, none, none);
+        committee.openDispute(jobId, 0, stranger, none, none);
     }
 }
 

@@ -283,7 +283,7 @@ contract BisectionGame_OpenDispute_Test is BisectionGame_Init {
     function test_openDispute_notJobManager_reverts() public {
         vm.expectRevert(abi.encodeWithSelector(IBisectionGame.NotJobManager.selector, stranger));
         vm.prank(stranger);
-        game.openDispute(1, 0, new address[](0), new address[](0));
+        game.openDispute(1, 0, stranger, new address[](0), new address[](0));
     }
 
     function test_openDispute_emitsGameOpened_succeeds() public {
@@ -933,5 +933,118 @@ contract BisectionGame_Gas_Test is BisectionGame_Init {
         emit LogNamedUint256(string.concat(tag, " game moves total"), t.moves);
         emit LogNamedUint256(string.concat(tag, " step committee total"), t.committee);
         emit LogNamedUint256(string.concat(tag, " dispute total"), t.moves + t.committee);
+    }
+}
+
+/// @notice P-5 (docs/SECURITY.md): every challenger of a sample plays its own game against the
+///         solver, one after the other, and a lost or abandoned game costs only its owner, so any one
+///         honest challenger wins (Arbitrum BoLD's guarantee), whoever plays first.
+contract BisectionGame_EveryChallenger_Test is BisectionGame_Init {
+    address internal accomplice;
+    address internal honest;
+    address internal approver;
+
+    /// @notice A k = K job on segment 1 (the solver forged the step after `cheatStep`): verifiers 0
+    ///         and 1 reject the sample, verifier 2 approves it; finalize opens verifier 0's game.
+    function _openTwoRejecters(uint256 cheatStep) internal {
+        interval = K;
+        committed = _chain(2 * uint256(K), cheatStep);
+        truth = _chain(2 * uint256(K), NO_CHEAT);
+        segment = 1;
+        defender = solver;
+        vm.prank(submitter);
+        jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, committed[0], 2 * K, K, REWARD, SPEC_URI);
+        vm.prank(solver);
+        jobManager.claimJob(jobId);
+        _commit(jobId, solver, _checkpointsOf(committed, K));
+        _assign(jobId);
+        address[] memory verifiers = _assigned(jobId);
+        assertEq(verifiers.length, 3, "three seats");
+        (accomplice, honest, approver) = (verifiers[0], verifiers[1], verifiers[2]);
+        _submit(jobId, accomplice, uint256(1) << 1);
+        _submit(jobId, honest, uint256(1) << 1);
+        _submit(jobId, approver, 0);
+        _passChallengeWindow(jobId);
+        jobManager.finalize(jobId);
+        disputeId = _job(jobId).disputeId;
+        challenger = _game().challenger;
+    }
+
+    /// @notice The current challenger lets its clock run out after the defender's first bisection.
+    function _abandon() internal {
+        _postEndpoints();
+        _bisect();
+        vm.warp(block.timestamp + CLOCK + 1);
+        game.claimTimeout(disputeId);
+        assertEq(uint8(_game().status), uint8(GameStatus.DefenderWon), "abandoned game not lost");
+    }
+
+    /// @notice The solver's accomplice rejects first and abandons its game: before the fix every
+    ///         rejecter was slashed with it and the cheating solver was paid. Now only the accomplice
+    ///         loses, the honest rejecter plays next and wins, and the solver is slashed.
+    function test_firstChallengerAbandons_nextRejecterWins_succeeds() public {
+        _openTwoRejecters(K + 10);
+        assertEq(challenger, accomplice, "first rejecter plays first");
+        uint256 accompliceStake = _staked(accomplice, Role.Verifier);
+        uint256 honestStake = _staked(honest, Role.Verifier);
+        uint256 solverStake = _staked(solver, Role.Solver);
+        _abandon();
+
+        // Only the accomplice paid for its abandoned game; the honest rejecter is still in it.
+        assertEq(_staked(accomplice, Role.Verifier), accompliceStake - params.verifierStake, "accomplice kept stake");
+        assertEq(_staked(honest, Role.Verifier), honestStake, "honest rejecter slashed for another's game");
+        assertEq(_locked(honest, Role.Verifier), params.verifierStake, "honest rejecter released early");
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Disputed), "job left its dispute");
+        assertEq(jobManager.disputedMaskOf(jobId), uint256(1) << 1, "sample no longer disputed");
+
+        // The next finalize opens the honest rejecter's own game, which it wins.
+        jobManager.finalize(jobId);
+        assertTrue(_job(jobId).disputeId != disputeId, "no second game");
+        disputeId = _job(jobId).disputeId;
+        challenger = _game().challenger;
+        assertEq(challenger, honest, "second game not the next rejecter's");
+        _narrowHonestly();
+        _judgeStep();
+        assertEq(uint8(_game().status), uint8(GameStatus.ChallengerWon), "honest challenger lost");
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Rejected), "cheat not rejected");
+        assertEq(_staked(solver, Role.Solver), solverStake - params.solverStake, "solver not slashed");
+        assertEq(_staked(honest, Role.Verifier), honestStake, "winner slashed");
+        assertEq(_locked(honest, Role.Verifier), 0, "winner still locked");
+        // The accomplice is not repaid by the honest win: it lost its own game.
+        assertEq(_staked(accomplice, Role.Verifier), accompliceStake - params.verifierStake, "loser refunded");
+        _assertEscrowSolvent();
+    }
+
+    /// @notice Against an honest solver every griefing rejecter loses its own game, each pays once,
+    ///         and the job then finalizes; the approver is paid.
+    function test_everyChallengerLoses_eachPaysOnce_jobFinalizes_succeeds() public {
+        _openTwoRejecters(NO_CHEAT);
+        uint256 accompliceStake = _staked(accomplice, Role.Verifier);
+        uint256 honestStake = _staked(honest, Role.Verifier);
+        _abandon();
+        jobManager.finalize(jobId);
+        disputeId = _job(jobId).disputeId;
+        challenger = _game().challenger;
+        assertEq(challenger, honest, "second rejecter did not play");
+        _abandon();
+        assertEq(jobManager.disputedMaskOf(jobId), 0, "sample still disputed after its last challenger");
+        jobManager.finalize(jobId);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized), "honest job not finalized");
+        assertEq(_staked(accomplice, Role.Verifier), accompliceStake - params.verifierStake, "first loser");
+        assertEq(_staked(honest, Role.Verifier), honestStake - params.verifierStake, "second loser");
+        assertEq(_locked(approver, Role.Verifier), 0, "approver still locked");
+        _assertEscrowSolvent();
+    }
+
+    /// @notice A loser cannot be drawn again: a third finalize has nothing left to open.
+    function test_lostChallenger_neverPlaysTwice_succeeds() public {
+        _openTwoRejecters(NO_CHEAT);
+        _abandon();
+        jobManager.finalize(jobId);
+        disputeId = _job(jobId).disputeId;
+        assertEq(_game().challenger, honest, "loser drawn again");
+        _abandon();
+        jobManager.finalize(jobId);
+        assertEq(_job(jobId).disputeId, disputeId, "a third game opened");
     }
 }

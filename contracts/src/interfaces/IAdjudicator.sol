@@ -18,13 +18,26 @@ interface IAdjudicator {
     /// @notice Opens a dispute on segment `segment` of job `jobId`.
     /// @param jobId JobManager job.
     /// @param segment Segment index s (steps s*k .. (s+1)*k).
+    /// @param challenger The party whose challenge opens this dispute: the next rejecting verifier
+    ///        of the sample (assignment order), else the next whistleblower that challenged one of
+    ///        its approvals, skipping those that already lost a game on it. A game played one
+    ///        against one pits it against the solver; a committee judges the segment itself.
     /// @param excluded Accounts that must never judge it (the solver, the submitter).
     /// @param reserve Accounts whose verdicts on the job ride on the outcome (the job's verifiers):
     ///        an adjudicator that draws judges takes them only when fewer than its quorum of
     ///        verifiers with nothing at stake are eligible (small networks, where V + K exceeds the
     ///        verifier set). With a large verifier set they never sit.
     /// @return disputeId Non-zero id of the new dispute.
-    function openDispute(uint256 jobId, uint32 segment, address[] calldata excluded, address[] calldata reserve)
-        external
-        returns (uint256 disputeId);
+    /// @return challengerOnly True when a ruling for the solver binds only `challenger` (it lost its
+    ///         own game, by moves or by its clock): the JobManager then slashes that challenger alone
+    ///         and opens the next challenger's dispute on the same sample, so any one honest
+    ///         challenger can win (Arbitrum BoLD's guarantee). False when the ruling binds every
+    ///         challenger of the sample (a committee that replays the segment itself).
+    function openDispute(
+        uint256 jobId,
+        uint32 segment,
+        address challenger,
+        address[] calldata excluded,
+        address[] calldata reserve
+    ) external returns (uint256 disputeId, bool challengerOnly);
 }

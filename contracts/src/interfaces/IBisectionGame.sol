@@ -34,10 +34,10 @@ interface IBisectionGame is IAdjudicator, IStepParent {
     /// @param caller msg.sender.
     error NotStepAdjudicator(address caller);
 
-    /// @notice Thrown when the JobManager opens a dispute whose challenger cannot be found.
+    /// @notice Thrown when the JobManager opens a dispute without a challenger.
     /// @param jobId Job.
-    /// @param sampleIndex Disputed sample.
-    error ChallengerNotFound(uint256 jobId, uint256 sampleIndex);
+    /// @param segment Disputed segment.
+    error ChallengerNotFound(uint256 jobId, uint32 segment);
 
     /// @notice Thrown when a game does not exist.
     /// @param disputeId Game.

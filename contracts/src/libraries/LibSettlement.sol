@@ -2,6 +2,7 @@
 pragma solidity 0.8.37;
 
 // Interfaces
+import {IAdjudicator} from "../interfaces/IAdjudicator.sol";
 import {IJobManager} from "../interfaces/IJobManager.sol";
 import {IShareRegistry} from "../interfaces/IShareRegistry.sol";
 // Types
@@ -9,6 +10,7 @@ import {Bucket} from "../types/EscrowTypes.sol";
 import {Job, JobStatus, Verdict} from "../types/JobTypes.sol";
 import {Role} from "../types/Role.sol";
 import {RoundOutcome} from "../types/RoundTypes.sol";
+import {LibSubmission, SubmissionId} from "../types/SubmissionId.sol";
 import {Seat, SeatStatus, Settlement, Submission} from "../types/SubmissionTypes.sol";
 
 /// @title LibSettlement
@@ -199,8 +201,60 @@ library LibSettlement {
         s.shareRegistry.mintShares(job.modelId, solver, job.totalSteps);
     }
 
+    /// @notice Sends the first disputed sample (in sample order) to `adjudicator`, with the next
+    ///         challenger of that sample that has not lost a game on it (`_nextChallenger`).
+    ///         -> Disputed. Records the dispute's submission in `disputeSubmissions`.
+    /// @dev Reverts AdjudicatorNotSet before the admin sets one. `sub.disputedMask` must be non-zero.
+    function openDispute(
+        Job storage job,
+        Submission storage sub,
+        mapping(uint256 disputeId => SubmissionId submissionId) storage disputeSubmissions,
+        IAdjudicator adjudicator
+    ) external {
+        if (address(adjudicator) == address(0)) revert IJobManager.AdjudicatorNotSet();
+        uint256 jobId = sub.jobId;
+        uint256 sampleIndex = _firstSet(sub.disputedMask);
+        job.status = JobStatus.Disputed;
+        sub.disputePending = true;
+        // SAFETY: sampleIndex < samplesPerJob <= 64.
+        // forge-lint: disable-next-line(unsafe-typecast)
+        sub.disputeSample = uint32(sampleIndex);
+        uint256 disputeId = _callAdjudicator(job, sub, adjudicator, jobId, sampleIndex);
+        job.disputeId = disputeId;
+        disputeSubmissions[disputeId] = LibSubmission.id(jobId, sub.solver);
+        emit IJobManager.JobDisputed(jobId, disputeId, sampleIndex, sub.segments[sampleIndex]);
+    }
+
+    /// @notice Opens the adjudicator's dispute on sample `sampleIndex` and records whether its
+    ///         ruling binds only the challenger it names.
+    function _callAdjudicator(
+        Job storage job,
+        Submission storage sub,
+        IAdjudicator adjudicator,
+        uint256 jobId,
+        uint256 sampleIndex
+    ) internal returns (uint256 disputeId) {
+        address challenger = _nextChallenger(sub, sampleIndex);
+        // The solver and the submitter never judge their own job. The job's verifiers, whose
+        // verdicts ride on the outcome, are only a reserve: the adjudicator takes them only when
+        // too few verifiers with nothing at stake are eligible (small networks).
+        address[] memory excluded = new address[](2);
+        excluded[0] = job.solver;
+        excluded[1] = job.submitter;
+        bool challengerOnly;
+        // SAFETY: the adjudicator is set once by the admin and must not call back from openDispute
+        // (IAdjudicator @dev); the id is recorded right after and nonReentrant guards the rest.
+        // slither-disable-next-line reentrancy-no-eth,reentrancy-benign
+        (disputeId, challengerOnly) =
+            adjudicator.openDispute(jobId, sub.segments[sampleIndex], challenger, excluded, sub.verifiers);
+        sub.disputeChallenger = challengerOnly ? challenger : address(0);
+    }
+
     /// @notice Applies an adjudicator's outcome on the submission's disputed sample: slashes the
     ///         non-voting arbiters, settles the valid or invalid side and distributes the pot.
+    ///         When the dispute was one challenger's own game and the solver won it, only that
+    ///         challenger loses (`_settleLostChallenge`) and the sample stays disputed while another
+    ///         challenger of it has not played: the next `finalize` opens that one's game.
     function settleDispute(
         Job storage job,
         Submission storage sub,
@@ -218,8 +272,13 @@ library LibSettlement {
         uint256 pot = _slashArbiters(s, jobId, nonVoters);
         address[] memory winners;
         uint256 sidePot;
-        if (segmentValid) (sidePot, winners) = _settleValid(job, sub, s, jobId, sampleIndex);
-        else (sidePot, winners) = _settleInvalid(job, sub, s, jobId, disputeId, sampleIndex);
+        if (segmentValid && sub.disputeChallenger != address(0)) {
+            (sidePot, winners) = _settleLostChallenge(job, sub, s, jobId, sampleIndex);
+        } else if (segmentValid) {
+            (sidePot, winners) = _settleValid(job, sub, s, jobId, sampleIndex);
+        } else {
+            (sidePot, winners) = _settleInvalid(job, sub, s, jobId, disputeId, sampleIndex);
+        }
         pot += sidePot;
         emit IJobManager.DisputeSettled(jobId, disputeId, segmentValid, pot);
         _distributePot(s, pot, majority, winners);
@@ -364,6 +423,44 @@ library LibSettlement {
         winners = _truncate(winners, count);
     }
 
+    /// @notice The dispute's challenger (`sub.disputeChallenger`) lost its own game on the sample (by moves or by its clock): it alone is
+    ///         slashed (a rejecting verifier: its bond and its locked stake; a whistleblower: its bond
+    ///         on every approval of the sample it challenged) and marked as lost. The other
+    ///         challengers keep their stakes and bonds; while one of them has not played, the sample
+    ///         stays disputed. A lost or abandoned challenge costs only its owner.
+    /// @return pot Its slash and forfeited bonds (wei).
+    /// @return winners The solver and the approvers of the sample.
+    function _settleLostChallenge(
+        Job storage job,
+        Submission storage sub,
+        Settlement memory s,
+        uint256 jobId,
+        uint256 sampleIndex
+    ) internal returns (uint256 pot, address[] memory winners) {
+        sub.lost[sampleIndex][sub.disputeChallenger] = true;
+        winners = new address[](sub.verifiers.length + 1);
+        uint256 count = 0;
+        winners[count++] = job.solver;
+        for (uint256 i; i < sub.verifiers.length; ++i) {
+            address verifier = sub.verifiers[i];
+            Verdict verdict = verdictAt(sub.seats[verifier], sampleIndex);
+            if (verdict == Verdict.Reject && verifier == sub.disputeChallenger) {
+                pot += _forfeitBond(s, jobId, verifier);
+                // A verifier already slashed on an earlier segment loses only the bond.
+                if (sub.seats[verifier].status == SeatStatus.Submitted) {
+                    sub.seats[verifier].status = SeatStatus.Slashed;
+                    pot += _slashVerifier(job, sub, s, jobId, verifier, Bucket.Pot);
+                }
+            } else if (verdict == Verdict.Approve) {
+                winners[count++] = verifier;
+                address challenger = sub.challengers[sampleIndex][verifier];
+                if (challenger == sub.disputeChallenger) pot += _forfeitBond(s, jobId, challenger);
+            }
+        }
+        winners = _truncate(winners, count);
+        if (_nextChallenger(sub, sampleIndex) != address(0)) sub.disputedMask |= uint256(1) << sampleIndex;
+    }
+
     /// @notice Invalid segment: the solver and the approvers of the sample are slashed, every bond
     ///         is returned, surviving verifiers are paid, the submitter is refunded -> Rejected.
     /// @return pot Slashes (wei); no bond is forfeited on this side.
@@ -408,12 +505,14 @@ library LibSettlement {
             address verifier = verifiers[i];
             Seat storage seat = sub.seats[verifier];
             Verdict verdict = verdictAt(seat, sampleIndex);
+            // A challenger that lost its own game on this sample already forfeited its bond.
             if (verdict == Verdict.Reject) {
+                if (sub.lost[sampleIndex][verifier]) continue;
                 winners[count++] = verifier;
                 _returnBond(s, verifier);
             } else if (verdict == Verdict.Approve) {
                 address challenger = sub.challengers[sampleIndex][verifier];
-                if (challenger != address(0)) {
+                if (challenger != address(0) && !sub.lost[sampleIndex][challenger]) {
                     winners[count++] = challenger;
                     _returnBond(s, challenger);
                 }
@@ -467,10 +566,10 @@ library LibSettlement {
                 address verifier = verifiers[i];
                 Verdict verdict = verdictAt(sub.seats[verifier], t);
                 if (verdict == Verdict.Reject) {
-                    _returnBond(s, verifier);
+                    if (!sub.lost[t][verifier]) _returnBond(s, verifier);
                 } else if (verdict == Verdict.Approve) {
                     address challenger = sub.challengers[t][verifier];
-                    if (challenger != address(0)) _returnBond(s, challenger);
+                    if (challenger != address(0) && !sub.lost[t][challenger]) _returnBond(s, challenger);
                 }
             }
         }
@@ -582,6 +681,35 @@ library LibSettlement {
     }
 
     ////// Internal: pure / view helpers //////
+
+    /// @notice Index of the lowest set bit of `mask` (which must be non-zero).
+    function _firstSet(uint256 mask) internal pure returns (uint256 index) {
+        while (mask & (uint256(1) << index) == 0) {
+            // SAFETY: mask != 0 (checked by the caller), so a set bit below 256 ends the loop.
+            unchecked {
+                ++index;
+            }
+        }
+    }
+
+    /// @notice The next challenger of sample `sampleIndex` that has not lost a game on it: rejecting
+    ///         verifiers in assignment order, then whistleblowers that challenged an approval of it
+    ///         (in the approvers' assignment order); zero when none is left.
+    function _nextChallenger(Submission storage sub, uint256 sampleIndex) internal view returns (address) {
+        address[] storage verifiers = sub.verifiers;
+        uint256 count = verifiers.length;
+        for (uint256 i; i < count; ++i) {
+            address verifier = verifiers[i];
+            if (verdictAt(sub.seats[verifier], sampleIndex) == Verdict.Reject && !sub.lost[sampleIndex][verifier]) {
+                return verifier;
+            }
+        }
+        for (uint256 i; i < count; ++i) {
+            address challenger = sub.challengers[sampleIndex][verifiers[i]];
+            if (challenger != address(0) && !sub.lost[sampleIndex][challenger]) return challenger;
+        }
+        return address(0);
+    }
 
     /// @notice Verdict of a seat on sample `sampleIndex` (None if it never submitted).
     function verdictAt(Seat storage seat, uint256 sampleIndex) internal view returns (Verdict verdict) {

@@ -37,6 +37,11 @@ struct Seat {
 /// @param segments Sampled segment indices, in sample order.
 /// @param seats Seat of each assigned verifier.
 /// @param challengers Whistleblower that challenged a verifier's approval of a sample.
+/// @param disputeChallenger The one party whose own challenge the current dispute decides (a game
+///        played one against one), or zero when the adjudicator's ruling binds every challenger of
+///        the sample (a committee).
+/// @param lost Challengers (rejecting verifiers and whistleblowers) that lost their own game on a
+///        sample; each challenger of a sample plays at most once and the next one plays after it.
 struct Submission {
     uint256 jobId;
     address solver;
@@ -50,6 +55,8 @@ struct Submission {
     uint32[] segments;
     mapping(address verifier => Seat seat) seats;
     mapping(uint256 sampleIndex => mapping(address verifier => address challenger)) challengers;
+    address disputeChallenger;
+    mapping(uint256 sampleIndex => mapping(address challenger => bool lost)) lost;
 }
 
 /// @notice The JobManager's immutables that settlement (`LibSettlement`) needs.

@@ -321,11 +321,14 @@ contract DisputeHandler is Deployers {
     /// @custom:property-id D1 D2 D3 D4
     function settle() external tracked {
         if (ghost_games == 0) _openGame(0, 0);
-        // Each job plays at most samplesPerJob games one after the other. Here time only moves in
-        // TICKs, so by D1 each game resolves within DISPUTE_BOUND + TICK - 1 of its opening, and
-        // the keeper pass that resolves it finalizes the job, which opens the next game at once:
-        // this many ticks always suffice for correct games.
-        uint256 ticks = (jobManager.params().samplesPerJob * (DISPUTE_BOUND + TICK - 1)) / TICK + 1;
+        // Each job plays at most samplesPerJob * verifiersPerJob games one after the other (every
+        // challenger of a sample, a rejecter or the whistleblower of an approval, at most one per
+        // seat, plays its own game until one wins). Here time only moves in TICKs, so by D1 each
+        // game resolves within DISPUTE_BOUND + TICK - 1 of its opening, and the keeper pass that
+        // resolves it finalizes the job, which opens the next game at once: this many ticks always
+        // suffice for correct games.
+        uint256 games = uint256(jobManager.params().samplesPerJob) * jobManager.params().verifiersPerJob;
+        uint256 ticks = (games * (DISPUTE_BOUND + TICK - 1)) / TICK + 1;
         for (uint256 i; i < ticks && _liveJobs.length != 0; ++i) {
             _tick(TICK);
         }
