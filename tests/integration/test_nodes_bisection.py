@@ -3,8 +3,8 @@
 The protocol is deployed with `adjudicator="bisection"`; every segment is sampled (q = 4) so
 the cheat (segments 2 and 3) is always audited. Scenarios: a cheating solver caught through
 bisection and the one-step committee; a griefing challenger (`reject_all`) that loses its bond
-and stake; a challenger that stops moving loses on its clock; every node restarted mid-game
-finishes it.
+and stake; a challenger that stops moving loses on its clock; the first challenger offline and
+the next rejecter winning its own game (P-5); every node restarted mid-game finishes it.
 Run: ``.venv/bin/python -m pytest tests/integration/test_nodes_bisection.py -m anvil``.
 """
 
@@ -111,6 +111,43 @@ def test_challenger_that_stops_moving_loses_on_its_clock(net: Network) -> None:
     assert game is not None and game.status is GameStatus.DefenderWon
     assert game.step_dispute_id == 0  # decided by the clock, not by a step committee
     assert reader.jobs.get_job(job_id).status is JobStatus.Finalized
+
+
+def test_first_challenger_goes_offline_and_the_next_rejecter_wins(net: Network) -> None:
+    """P-5: the first rejecter's game is lost on its clock (an accomplice, or honest but
+    offline); only it pays, the next rejecter plays its own game and the cheat is caught.
+    Before the fix every rejecter was slashed with the first and the cheating solver was paid."""
+    job_id, nodes = _start(net, "skip-steps")
+    for node in nodes[:3]:
+        net.wait_for("every verdict revealed", lambda n=node: n._job_rec(job_id).submitted)
+    for node in nodes[:3]:
+        net.stop(node)  # all offline when the first game opens
+    net.wait_for("the first game", lambda: _game(net, job_id) is not None, timeout=300)
+    first = _game(net, job_id)
+    assert first is not None
+    # the others come back; the first challenger never moves in its game
+    for i in (V1, V2, V3):
+        if net.client(i).address.lower() != first.challenger.lower():
+            net.start(_verifier(net, i))
+    net.wait_for(
+        "the next challenger's game",
+        lambda: (g := _game(net, job_id)) is not None and g.dispute_id != first.dispute_id,
+        timeout=400,
+    )
+    assert net.wait_status(job_id, JobStatus.Rejected, JobStatus.Finalized, timeout=400) is (
+        JobStatus.Rejected
+    )
+    reader = net.client(0)
+    lost = reader.game.get_game(first.dispute_id)
+    assert lost.status is GameStatus.DefenderWon
+    won = _game(net, job_id)
+    assert won is not None and won.status is GameStatus.ChallengerWon
+    assert won.challenger.lower() != first.challenger.lower()
+    # the offline challenger alone paid for its game; the winner kept its stake
+    assert net.slashed(first.challenger, Role.Verifier) == net.params.verifier_stake
+    assert net.slashed(won.challenger, Role.Verifier) == 0
+    solver = net.client(SOLVER).address
+    assert net.slashed(solver, Role.Solver) == net.params.solver_stake
 
 
 def test_all_nodes_restarted_mid_dispute_finish_the_game(net: Network) -> None:
