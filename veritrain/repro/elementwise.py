@@ -64,14 +64,15 @@ def exp64(x: torch.Tensor) -> torch.Tensor:
     Returns:
         float64 tensor of `x`'s shape, relative error about 1e-15.
     """
-    nan = torch.isnan(x)
-    xc = torch.clamp(x, -_EXP_LIMIT, _EXP_LIMIT)
-    xc = torch.where(nan, torch.zeros_like(xc), xc)
-    n = torch.round(xc * _INV_LN2)
-    r = (xc - n * _LN2_HI) - n * _LN2_LO
-    y = horner(_EXP_COEFS, r) * pow2(n)
-    y = torch.where(x < -_EXP_LIMIT, torch.zeros_like(y), y)  # e**-700 < 1e-304: 0 (and -inf)
-    return torch.where(nan, x, y)
+    xc = torch.clamp(x, -_EXP_LIMIT, _EXP_LIMIT)  # NaN stays NaN
+    n = xc * _INV_LN2
+    n.round_().nan_to_num_(nan=0.0)  # a NaN's n is 0 (its r, and so its result, stay NaN)
+    t = n * _LN2_HI
+    r = xc.sub_(t)  # (xc - n * LN2_HI) - n * LN2_LO, each step rounded once, in place
+    r.sub_(torch.mul(n, _LN2_LO, out=t))
+    y = horner(_EXP_COEFS, r)
+    y.mul_(pow2(n))
+    return y.masked_fill_(x < -_EXP_LIMIT, 0.0)  # e**-700 < 1e-304: 0 (and at -inf)
 
 
 def log64(x: torch.Tensor) -> torch.Tensor:
@@ -125,9 +126,10 @@ def gelu64(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     Returns:
         `(x * s, s)` with `s = 1 / (1 + exp(-2u))`, both float64.
     """
-    x3 = x * x * x
-    u = (x + x3 * _GELU_A) * _GELU_C
-    s = torch.ones_like(u) / (exp64(u * -2.0) + 1.0)
+    u = x * x
+    u.mul_(x).mul_(_GELU_A).add_(x).mul_(_GELU_C)  # (x + x**3 * A) * C, in place
+    e = exp64(u.mul_(-2.0))
+    s = torch.ones_like(e).div_(e.add_(1.0))  # tensor by tensor
     return x * s, s
 
 
@@ -185,19 +187,21 @@ class _Relu(torch.autograd.Function):
 class _Gelu(torch.autograd.Function):
     @staticmethod
     def forward(ctx: Any, x: torch.Tensor) -> torch.Tensor:
-        ctx.save_for_backward(x)
-        y, _ = gelu64(to64(x))
+        y, sig = gelu64(to64(x))
+        ctx.save_for_backward(x, sig)  # the float64 logistic factor, reused by the backward
         return y.to(torch.float32)
 
     @staticmethod
     def backward(ctx: Any, grad: torch.Tensor) -> torch.Tensor:
-        (x,) = ctx.saved_tensors
+        x, sig = ctx.saved_tensors
         x64 = to64(x)
-        _, sig = gelu64(x64)
-        x2 = x64 * x64
-        du = (x2 * (3.0 * _GELU_A) + 1.0) * _GELU_C  # d/dx of the tanh argument u
-        d = sig + (x64 * (sig * (1.0 - sig))) * (du * 2.0)  # d/dx of x * sigmoid(2u)
-        return (to64(grad) * d).to(torch.float32)
+        # d/dx of x * sigmoid(2u) = sig + (x * (sig * (1 - sig))) * (2 du/dx), with
+        # du/dx = (3 A x**2 + 1) * C; each product and sum rounded once, in place
+        du2 = x64 * x64
+        du2.mul_(3.0 * _GELU_A).add_(1.0).mul_(_GELU_C).mul_(2.0)
+        d = 1.0 - sig
+        d.mul_(sig).mul_(x64).mul_(du2).add_(sig)
+        return to64(grad).mul_(d).to(torch.float32)
 
 
 def exp(x: torch.Tensor) -> torch.Tensor:
