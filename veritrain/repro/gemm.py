@@ -72,10 +72,11 @@ def quantize(x: torch.Tensor, p: int) -> tuple[torch.Tensor, torch.Tensor]:
     # c = 1.5 * 2**(e - p + 52): for |x| < 2**e, x + c lies in [2**(e-p+52), 2**(e-p+53)),
     # whose float64 spacing is 2**(e - p); so x + c rounds x to that grid and - c is exact.
     c = pow2(e + (52 - p)) * 1.5
-    # float32 + float64 -> float64, one rounding, written row-major whatever x's strides are
-    # (a float64 GEMM is fastest with k contiguous in both operands)
-    xq = torch.add(x, c, out=torch.empty(x.shape, dtype=torch.float64, device=x.device))
-    xq.sub_(c)
+    # row-major whatever x's strides are (a float64 GEMM is fastest with k contiguous in both
+    # operands; a float32 transpose and a plain conversion beat one mixed-dtype strided add),
+    # then x + c (one rounding) and - c (exact), in place
+    xq = x.contiguous().to(torch.float64)
+    xq.add_(c).sub_(c)
     return xq, e
 
 
