@@ -96,7 +96,8 @@ def exp64(x: torch.Tensor) -> torch.Tensor:
     y = horner(_EXP_COEFS, r)
     ni = n.to(torch.int64)  # n = 32 m + j with 0 <= j < 32 (two's complement: & and >>)
     table = torch.tensor(_EXP_TABLE, dtype=torch.float64, device=x.device)
-    y.mul_(table[ni & (_EXP_SPLIT - 1)])
+    j = (ni & (_EXP_SPLIT - 1)).reshape(-1)
+    y.mul_(table.index_select(0, j).reshape(ni.shape))  # (faster than `table[j]` on CPU)
     y.mul_(pow2(ni.bitwise_right_shift_(_EXP_SPLIT_BITS)))  # exact: 2**m, |m| <= 1010
     return y.masked_fill_(x < -_EXP_LIMIT, 0.0)  # e**-700 < 1e-304: 0 (and at -inf)
 
