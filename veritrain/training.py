@@ -75,9 +75,11 @@ def apply_profile(profile: ExecutionProfile, device: str | None = None) -> torch
     """Configure this process for bit-exact training under `profile`.
 
     Native: sets `torch.set_num_threads(profile.threads)`. Both arithmetics: sets
-    `torch.use_deterministic_algorithms`, and for CUDA also `CUBLAS_WORKSPACE_CONFIG=:4096:8`
-    (if unset), cuDNN deterministic mode and TF32 off. Repro leaves the thread count as this
-    process has it. Process-global: every engine in a process should share one profile.
+    `torch.use_deterministic_algorithms` (repro without deterministic mode's NaN fill of new
+    tensors, `torch.utils.deterministic.fill_uninitialized_memory`), and for CUDA also
+    `CUBLAS_WORKSPACE_CONFIG=:4096:8` (if unset), cuDNN deterministic mode and TF32 off.
+    Repro leaves the thread count as this process has it. Process-global: every engine in a
+    process should share one profile.
 
     Args:
         profile: the job's execution profile.
@@ -113,6 +115,11 @@ def apply_profile(profile: ExecutionProfile, device: str | None = None) -> torch
     if profile.threads is not None and torch.get_num_threads() != profile.threads:
         torch.set_num_threads(profile.threads)
     torch.use_deterministic_algorithms(profile.deterministic)
+    # Deterministic mode fills every new tensor with NaN before an operator writes it (an
+    # extra full write per allocation). No repro operator reads memory it has not written, so
+    # repro skips the fill; native keeps torch's default.
+    fill = profile.arith == "native"
+    torch.utils.deterministic.fill_uninitialized_memory = fill  # type: ignore[attr-defined]
     return torch.device(kind)
 
 

@@ -70,11 +70,17 @@ def to64(x: torch.Tensor) -> torch.Tensor:
 
 def horner(coefs: list[float], t: torch.Tensor) -> torch.Tensor:
     """Polynomial `coefs[0] t^n + ... + coefs[n]` by Horner's rule, one IEEE multiply and one
-    add per coefficient (never a fused multiply-add), in `t`'s dtype; `t` any shape."""
-    acc = torch.full_like(t, coefs[0])
-    for c in coefs[1:]:
-        acc = acc * t
-        acc = acc + c
+    add per coefficient (never a fused multiply-add), in `t`'s dtype; `t` any shape.
+
+    The accumulator is one new tensor updated in place (`mul_`, `add_`: the same roundings as
+    `acc * t + c`, without a temporary per step); `t` is not modified.
+    """
+    if len(coefs) == 1:
+        return torch.full_like(t, coefs[0])
+    acc = t * coefs[0]  # = coefs[0] * t (IEEE multiplication commutes)
+    acc.add_(coefs[1])
+    for c in coefs[2:]:
+        acc.mul_(t).add_(c)
     return acc
 
 
@@ -87,7 +93,8 @@ def pow2(e: torch.Tensor) -> torch.Tensor:
     Returns:
         float64 tensor of the same shape and device, each entry exactly `2**e`.
     """
-    bits = (e.to(torch.int64) + _EXP_BIAS) << _MANT_BITS
+    bits = e.to(torch.int64, copy=True)  # a copy: the shifts below are in place
+    bits.add_(_EXP_BIAS).bitwise_left_shift_(_MANT_BITS)
     return bits.view(torch.float64)
 
 

@@ -4,12 +4,15 @@
 level on CPU, CUDA's own libdevice on GPU) whose last bit differs between platforms. Here each
 function is built from `+ - * /` (correctly rounded everywhere), exact operations
 (`torch.round`, `torch.frexp`, comparisons, `torch.where`, multiplication by an exact power of
-two) and fixed Python constants, evaluated in float64 and rounded once to float32:
+two, done as an integer addition to the exponent field where that is cheaper, a lookup in a
+fixed table) and fixed Python constants, evaluated in float64 and rounded once to float32:
 
-- exp: Cody-Waite range reduction `x = n ln2 + r`, `|r| <= ln2/2`, with ln2 split into a
-  21-bit head (so `n * LN2_HI` is exact) and a tail (Cody and Waite, "Software Manual for the
-  Elementary Functions", 1980; the same split as fdlibm's e_exp.c), then the Taylor polynomial
-  of degree 13 in Horner form (truncation < 2**-60 relative), times `2**n`.
+- exp: Cody-Waite range reduction `x = (32 m + j) ln2/32 + r`, `0 <= j < 32`,
+  `|r| <= ln2/64`, with ln2/32 split into a 21-bit head (so `n * LN2_HI/32` is exact) and a
+  tail (Cody and Waite, "Software Manual for the Elementary Functions", 1980; the same split
+  as fdlibm's e_exp.c), then the Taylor polynomial of degree 6 in Horner form (truncation
+  < 2**-57 relative), times the correctly rounded table value `2**(j/32)` and the exact
+  `2**m` (the table-driven reduction of Tang, ACM TOMS 15, 1989). About 30 float64 passes.
 - log: `x = m * 2**e` by `torch.frexp` with `m` moved into `[sqrt(1/2), sqrt(2))`,
   `log m = 2 atanh(s)`, `s = (m - 1)/(m + 1)`, `|s| < 0.1716`, by the odd series to `s**21`,
   plus `e * LN2_HI + e * LN2_LO`.
@@ -25,12 +28,13 @@ Run: not a script; `from veritrain.repro import exp, log, tanh, relu, gelu`.
 
 from __future__ import annotations
 
+import decimal
 import math
 from typing import Any, cast
 
 import torch
 
-from veritrain.repro._common import apply_fn, check32, horner, pow2, to64
+from veritrain.repro._common import apply_fn, check32, horner, to64
 
 __all__ = ["exp", "exp64", "gelu", "gelu64", "log", "log64", "relu", "tanh", "tanh64"]
 
@@ -39,15 +43,36 @@ __all__ = ["exp", "exp64", "gelu", "gelu64", "log", "log64", "relu", "tanh", "ta
 _LN2_HI = float.fromhex("0x1.62e42p-1")
 _LN2_LO = float.fromhex("0x1.fdf473de6af28p-22")
 _INV_LN2 = float.fromhex("0x1.71547652b82fep+0")  # 1/ln 2 correctly rounded
-# Taylor coefficients 1/j!, j = 13 .. 0 (Horner order); each is a correctly rounded double.
-_EXP_COEFS = [1.0 / math.factorial(j) for j in range(13, -1, -1)]
+_EXP_SPLIT_BITS = 5
+_MANT_BITS = 52  # explicit significand bits of a float64
+_EXP_SPLIT = 1 << _EXP_SPLIT_BITS  # 32 table entries: exp reduces by multiples of ln2/32
+# ln2/32 (head and tail divided exactly by a power of two) and 32/ln2.
+_LN2_32_HI = _LN2_HI / _EXP_SPLIT
+_LN2_32_LO = _LN2_LO / _EXP_SPLIT
+_INV_LN2_32 = _INV_LN2 * _EXP_SPLIT
+# Taylor coefficients 1/j!, j = 6 .. 0 (Horner order); each is a correctly rounded double.
+_EXP_COEFS = [1.0 / math.factorial(j) for j in range(6, -1, -1)]
+
+
+def _exp_table() -> list[float]:
+    """`2**(j/32)` for j = 0 .. 31, each the correctly rounded double.
+
+    Evaluated with 60-digit decimal arithmetic (pure software, the same on every machine) and
+    converted once (Python's decimal-to-float conversion is correctly rounded).
+    """
+    with decimal.localcontext() as ctx:
+        ctx.prec = 60
+        return [float(decimal.Decimal(2) ** (decimal.Decimal(j) / _EXP_SPLIT)) for j in range(32)]
+
+
+_EXP_TABLE = _exp_table()
 # 2 atanh(s) = 2 (s + s^3/3 + s^5/5 + ...): coefficients of s^(2j+1)/s for j = 10 .. 0.
 _ATANH_COEFS = [2.0 / (2 * j + 1) for j in range(10, -1, -1)]
 _SQRT_HALF = float.fromhex("0x1.6a09e667f3bcdp-1")  # sqrt(1/2) correctly rounded
 # tanh x = x - x^3/3 + 2x^5/15 - 17x^7/315 + 62x^9/2835: coefficients of x^(2j) in Horner order.
 _TANH_COEFS = [62.0 / 2835.0, -17.0 / 315.0, 2.0 / 15.0, -1.0 / 3.0, 1.0]
 _TANH_SMALL = 1.0 / 64.0  # 2**-6, exact
-# exp64 clamps its argument so that 2**n stays a normal float64 (n in [-1010, 1010]).
+# exp64 clamps its argument so that 2**m stays a normal float64 (m in [-1010, 1009]).
 _EXP_LIMIT = 700.0
 # GELU (tanh form): sqrt(2/pi) from a correctly rounded division and square root.
 _GELU_C = math.sqrt(2.0 / math.pi)
@@ -64,14 +89,22 @@ def exp64(x: torch.Tensor) -> torch.Tensor:
     Returns:
         float64 tensor of `x`'s shape, relative error about 1e-15.
     """
-    nan = torch.isnan(x)
-    xc = torch.clamp(x, -_EXP_LIMIT, _EXP_LIMIT)
-    xc = torch.where(nan, torch.zeros_like(xc), xc)
-    n = torch.round(xc * _INV_LN2)
-    r = (xc - n * _LN2_HI) - n * _LN2_LO
-    y = horner(_EXP_COEFS, r) * pow2(n)
-    y = torch.where(x < -_EXP_LIMIT, torch.zeros_like(y), y)  # e**-700 < 1e-304: 0 (and -inf)
-    return torch.where(nan, x, y)
+    xc = torch.clamp(x, -_EXP_LIMIT, _EXP_LIMIT)  # NaN stays NaN
+    n = xc * _INV_LN2_32
+    n.round_().nan_to_num_(nan=0.0)  # a NaN's n is 0 (its r, and so its result, stay NaN)
+    t = n * _LN2_32_HI  # exact: 21-bit head times |n| < 2**15
+    r = xc.sub_(t)  # (xc - n * HI) - n * LO, each step rounded once, in place
+    r.sub_(torch.mul(n, _LN2_32_LO, out=t))
+    y = horner(_EXP_COEFS, r)
+    ni = n.to(torch.int64)  # n = 32 m + j with 0 <= j < 32 (two's complement: & and >>)
+    table = torch.tensor(_EXP_TABLE, dtype=torch.float64, device=x.device)
+    j = (ni & (_EXP_SPLIT - 1)).reshape(-1)
+    y.mul_(table.index_select(0, j).reshape(ni.shape))  # (faster than `table[j]` on CPU)
+    # times 2**m, exactly, by adding m to the exponent field: y is a positive normal float64
+    # in [0.98, 2.1) (or NaN, with m = 0) and |m| <= 1010 keeps the result normal
+    m_bits = ni.bitwise_right_shift_(_EXP_SPLIT_BITS).bitwise_left_shift_(_MANT_BITS)
+    y.view(torch.int64).add_(m_bits)
+    return y.masked_fill_(x < -_EXP_LIMIT, 0.0)  # e**-700 < 1e-304: 0 (and at -inf)
 
 
 def log64(x: torch.Tensor) -> torch.Tensor:
@@ -125,9 +158,10 @@ def gelu64(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     Returns:
         `(x * s, s)` with `s = 1 / (1 + exp(-2u))`, both float64.
     """
-    x3 = x * x * x
-    u = (x + x3 * _GELU_A) * _GELU_C
-    s = torch.ones_like(u) / (exp64(u * -2.0) + 1.0)
+    u = x * x
+    u.mul_(x).mul_(_GELU_A).add_(x).mul_(_GELU_C)  # (x + x**3 * A) * C, in place
+    e = exp64(u.mul_(-2.0))
+    s = torch.ones_like(e).div_(e.add_(1.0))  # tensor by tensor
     return x * s, s
 
 
@@ -185,19 +219,21 @@ class _Relu(torch.autograd.Function):
 class _Gelu(torch.autograd.Function):
     @staticmethod
     def forward(ctx: Any, x: torch.Tensor) -> torch.Tensor:
-        ctx.save_for_backward(x)
-        y, _ = gelu64(to64(x))
+        y, sig = gelu64(to64(x))
+        ctx.save_for_backward(x, sig)  # the float64 logistic factor, reused by the backward
         return y.to(torch.float32)
 
     @staticmethod
     def backward(ctx: Any, grad: torch.Tensor) -> torch.Tensor:
-        (x,) = ctx.saved_tensors
+        x, sig = ctx.saved_tensors
         x64 = to64(x)
-        _, sig = gelu64(x64)
-        x2 = x64 * x64
-        du = (x2 * (3.0 * _GELU_A) + 1.0) * _GELU_C  # d/dx of the tanh argument u
-        d = sig + (x64 * (sig * (1.0 - sig))) * (du * 2.0)  # d/dx of x * sigmoid(2u)
-        return (to64(grad) * d).to(torch.float32)
+        # d/dx of x * sigmoid(2u) = sig + (x * (sig * (1 - sig))) * (2 du/dx), with
+        # du/dx = (3 A x**2 + 1) * C; each product and sum rounded once, in place
+        du2 = x64 * x64
+        du2.mul_(3.0 * _GELU_A).add_(1.0).mul_(_GELU_C).mul_(2.0)
+        d = 1.0 - sig
+        d.mul_(sig).mul_(x64).mul_(du2).add_(sig)
+        return to64(grad).mul_(d).to(torch.float32)
 
 
 def exp(x: torch.Tensor) -> torch.Tensor:

@@ -1,41 +1,40 @@
 """Order-independent matrix product: `matmul` and `linear`.
 
-Method (block floating point, exact integer accumulation):
+Method (block floating point, exact float64 accumulation):
 
 1. Each row of A and each column of B gets a power-of-two scale from the exponent of its
-   largest magnitude (`torch.frexp`, exact): `|x| < 2**e` for every entry of the row/column.
-2. The entries become integer mantissas of `p` bits: `round(x * 2**(p - e))` (`torch.round`,
-   exact), so `|mantissa| <= 2**p`.
-3. With `p = (53 - ceil(log2 k)) // 2` every product is below `2**(2p)` and every partial sum
-   of a length-k dot product is an integer of magnitude `<= k * 2**(2p) <= 2**53`: a float64
-   GEMM computes it *exactly*, whatever the summation order, blocking, SIMD width, thread
-   count, BLAS or device (FMA or not).
-4. Scaling back multiplies by exact powers of two (built from the IEEE bit pattern), and the
-   float64 value is rounded once to float32.
+   largest magnitude (`amax`, `amin` and `torch.frexp`, exact): `|x| < 2**e` for every entry
+   of the row/column.
+2. Every entry is rounded to a multiple of `2**(e - p)` (round half to even), i.e. to
+   `q * 2**(e - p)` with an integer mantissa `|q| <= 2**p`. The rounding is one float64
+   addition and one subtraction of the constant `c = 1.5 * 2**(e - p + 52)` (`(x + c) - c`:
+   the sum's unit in the last place is exactly `2**(e - p)`, and the subtraction is exact),
+   so no separate scaling, `round` or scaling back is needed.
+3. With `p = (53 - ceil(log2 k)) // 2` every product of two entries is an integer multiple
+   of `2**(e_a + e_b - 2p)` of magnitude at most `2**(2p)` such units, and every partial sum
+   of a length-k dot product is such a multiple of magnitude `<= k * 2**(2p) <= 2**53` units:
+   a float64 GEMM computes it *exactly*, whatever the summation order, blocking, SIMD width,
+   thread count, BLAS or device (FMA or not).
+4. The float64 result is rounded once to float32 (`linear` adds its bias in float64 first).
 
-With `LIMBS = 2` (the default) each operand is split into two `p`-bit integer slices
-(`x ~ hi + lo * 2**-p`, the Ozaki scheme, Ozaki et al., Numer. Algorithms 2012) and the
-three significant slice products `hi@hi`, `hi@lo`, `lo@hi` are each exact float64 GEMMs; they
-are combined by elementwise float64 adds in a fixed order. This keeps about `2p` bits (>= 36
-for k <= 2**17) of every entry relative to its row/column maximum, more than float32's 24.
-docs/REPRO.md has the measured error and speed of both settings.
+One float64 GEMM per product: `p` bits (21 at k = 1024, 19 at k = 16384) of every entry are
+kept relative to its row's (column's) largest magnitude, the precision of int8 W8A8 training
+and well above it. docs/REPRO.md has the measured error, its effect on training loss, and the
+speed.
 
 Run: not a script; `from veritrain.repro import matmul, linear`.
 """
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any
 
 import torch
 
-from veritrain.repro._common import ReproError, apply_fn, check32, pow2, to64
+from veritrain.repro._common import ReproError, apply_fn, check32, pow2
 from veritrain.repro.reduce import sum_tree64
 
-__all__ = ["LIMBS", "linear", "matmul", "mantissa_bits", "matmul64"]
-
-LIMBS: Final = 2
-"""Integer slices per operand (1: one GEMM, about `p` bits kept; 2: three GEMMs, `2p` bits)."""
+__all__ = ["linear", "mantissa_bits", "matmul", "matmul64", "quantize"]
 
 
 def mantissa_bits(k: int) -> int:
@@ -53,55 +52,54 @@ def mantissa_bits(k: int) -> int:
     return (53 - (max(k, 1) - 1).bit_length()) // 2
 
 
-def _slices(
-    x64: torch.Tensor, dim: int, p: int, limbs: int
-) -> tuple[list[torch.Tensor], torch.Tensor]:
-    """Integer mantissa slices of `x64` with one power-of-two scale per slice along `dim`.
+def quantize(x: torch.Tensor, p: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Round `x` to `p`-bit block floating point, one power-of-two scale per row (last dim).
 
-    Returns the slices (float64 integers, |v| <= 2**p) and the exponents `e` (int64, with
-    `dim` kept as size 1) such that `x ~ sum_j slice_j * 2**(e - p*(j+1))`.
+    Args:
+        x: float32 tensor (..., m, k) with k >= 1, any strides and device.
+        p: mantissa bits, 1 <= p <= 50.
+
+    Returns:
+        `(xq, e)`: `xq` a contiguous float64 (..., m, k), each entry `q * 2**(e - p)` with an
+        integer `|q| <= 2**p` (`x / 2**(e - p)` rounded half to even); `e` int64 (..., m, 1)
+        with `|x| < 2**e` along the row (0 for an all-zero row).
     """
-    lo_val, hi_val = torch.aminmax(x64, dim=dim, keepdim=True)
-    amax = torch.maximum(-lo_val, hi_val)  # max |x| without an |x| pass over the operand
-    _, e = torch.frexp(amax)  # amax = m * 2**e with 0.5 <= m < 1 (e = 0 for amax = 0)
+    # max |x| without an |x| pass over the operand; exact, on the float32 operand. (`amax` and
+    # `amin` are vectorised on CPU, `aminmax` is about ten times slower.)
+    amax = torch.maximum(x.amin(dim=-1, keepdim=True).neg_(), x.amax(dim=-1, keepdim=True))
+    _, e = torch.frexp(amax.to(torch.float64))  # amax = m * 2**e, 0.5 <= m < 1 (0 -> e = 0)
     e = e.to(torch.int64)
-    scaled = x64 * pow2(p - e)  # exact: |scaled| < 2**p
-    out = []
-    for _ in range(limbs - 1):
-        q = torch.round(scaled)
-        out.append(q)
-        # exact: |scaled - q| <= 1/2 and a float32 mantissa has 24 bits (in place, to spare a
-        # full-size temporary)
-        scaled.sub_(q).mul_(float(2**p))
-    out.append(scaled.round_())
-    return out, e
+    # c = 1.5 * 2**(e - p + 52): for |x| < 2**e, x + c lies in [2**(e-p+52), 2**(e-p+53)),
+    # whose float64 spacing is 2**(e - p); so x + c rounds x to that grid and - c is exact.
+    c = pow2(e + (52 - p)) * 1.5
+    # row-major whatever x's strides are (a float64 GEMM is fastest with k contiguous in both
+    # operands; a float32 transpose and a plain conversion beat one mixed-dtype strided add),
+    # then x + c (one rounding) and - c (exact), in place
+    xq = x.contiguous().to(torch.float64)
+    xq.add_(c).sub_(c)
+    return xq, e
 
 
-def matmul64(a: torch.Tensor, b: torch.Tensor, limbs: int | None = None) -> torch.Tensor:
+def matmul64(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """Order-independent product of float32 matrices, returned in float64 (no autograd).
 
     Args:
         a: float32 (..., m, k).
         b: float32 (..., k, n), same leading (batch) dims as `a`.
-        limbs: slices per operand (default `LIMBS`).
 
     Returns:
-        float64 (..., m, n): a value that depends only on the operands' values, never on how
-        the GEMM orders its sums.
+        float64 (..., m, n): the exact product of the block-floating-point roundings of `a`
+        (per row) and `b` (per column), a value that depends only on the operands' values,
+        never on how the GEMM orders its sums.
     """
-    nl = LIMBS if limbs is None else limbs
     k = a.shape[-1]
     if k == 0:  # an empty sum is exactly 0 (and amax over an empty dim is undefined)
         shape = (*a.shape[:-1], b.shape[-1])
         return torch.zeros(shape, dtype=torch.float64, device=a.device)
     p = mantissa_bits(k)
-    sa, ea = _slices(to64(a), -1, p, nl)  # ea: (..., m, 1)
-    sb, eb = _slices(to64(b), -2, p, nl)  # eb: (..., 1, n)
-    acc = torch.matmul(sa[0], sb[0])  # exact integers, scale 2**-2p
-    if nl > 1:
-        cross = torch.matmul(sa[0], sb[1]) + torch.matmul(sa[1], sb[0])  # scale 2**-3p
-        acc = acc + cross * (1.0 / float(2**p))  # exact power of two, no float pow
-    return acc * pow2(ea - 2 * p) * pow2(eb)
+    aq, _ = quantize(a, p)
+    bq_t, _ = quantize(b.transpose(-1, -2), p)  # b's columns as rows: (..., n, k)
+    return torch.matmul(aq, bq_t.transpose(-1, -2))  # exact: see the module docstring
 
 
 def _mm32(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -164,7 +162,7 @@ class _Linear(torch.autograd.Function):
         ctx.has_bias = bias is not None
         out = matmul64(x, weight.t())
         if bias is not None:
-            out = out + to64(bias)
+            out.add_(bias)  # in float64 (the float32 bias converts exactly), one rounding
         return out.to(torch.float32)
 
     @staticmethod

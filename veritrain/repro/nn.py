@@ -31,7 +31,7 @@ def _row_max(x64: torch.Tensor, dim: int) -> torch.Tensor:
 
 def _softmax64(x64: torch.Tensor, dim: int) -> torch.Tensor:
     e = exp64(x64 - _row_max(x64, dim))
-    return e / sum_tree64(e, dim, keepdim=True)
+    return e.div_(sum_tree64(e, dim, keepdim=True))
 
 
 class _Softmax(torch.autograd.Function):
@@ -46,9 +46,9 @@ class _Softmax(torch.autograd.Function):
     def backward(ctx: Any, grad: torch.Tensor) -> tuple[torch.Tensor, None]:
         (y,) = ctx.saved_tensors
         y64 = to64(y)
-        gy = to64(grad) * y64
+        gy = to64(grad).mul_(y64)
         dot = sum_tree64(gy, ctx.dim, keepdim=True)
-        return (gy - y64 * dot).to(torch.float32), None
+        return gy.sub_(y64.mul_(dot)).to(torch.float32), None
 
 
 def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
@@ -93,23 +93,20 @@ class _LayerNorm(torch.autograd.Function):
         bias: torch.Tensor | None,
         eps: float,
     ) -> torch.Tensor:
-        ctx.save_for_backward(x, weight)
-        ctx.eps = eps
+        xhat, rstd = _ln_stats(to64(x), eps)
+        ctx.save_for_backward(xhat, rstd, weight)  # float64, reused by the backward
         ctx.has_bias = bias is not None
-        y, _ = _ln_stats(to64(x), eps)
-        if weight is not None:
-            y = y * to64(weight)
+        y = xhat * to64(weight) if weight is not None else xhat.clone()
         if bias is not None:
-            y = y + to64(bias)
+            y.add_(bias)  # in float64 (the float32 bias converts exactly)
         return y.to(torch.float32)
 
     @staticmethod
     def backward(
         ctx: Any, grad: torch.Tensor
     ) -> tuple[torch.Tensor | None, torch.Tensor | None, torch.Tensor | None, None]:
-        x, weight = ctx.saved_tensors
-        d = x.shape[-1]
-        xhat, rstd = _ln_stats(to64(x), ctx.eps)
+        xhat, rstd, weight = ctx.saved_tensors
+        d = xhat.shape[-1]
         g = to64(grad)
         gx = gw = gb = None
         if ctx.needs_input_grad[0]:

@@ -183,13 +183,15 @@ class AdamW(torch.optim.Optimizer):
                 t = int(step_t.item())
                 if wd != 0.0:
                     p.mul_(1.0 - lr * wd)
-                m.mul_(beta1)
-                m.add_(g * (1.0 - beta1))
-                v.mul_(beta2)
-                v.add_((g * g) * (1.0 - beta2))
                 bc1 = 1.0 - int_power(beta1, t)
                 bc2 = 1.0 - int_power(beta2, t)
-                denom = torch.sqrt(v) * (1.0 / math.sqrt(bc2))
-                denom.add_(eps)
-                p.sub_((m / denom) * (lr / bc1))
+                # one temporary, every step in place: the same single roundings as the
+                # expressions in the module docstring
+                tmp = g * (1.0 - beta1)
+                m.mul_(beta1).add_(tmp)
+                torch.mul(g, g, out=tmp).mul_(1.0 - beta2)
+                v.mul_(beta2).add_(tmp)
+                torch.sqrt(v, out=tmp).mul_(1.0 / math.sqrt(bc2)).add_(eps)  # denom
+                torch.div(m, tmp, out=tmp).mul_(lr / bc1)
+                p.sub_(tmp)
         return loss

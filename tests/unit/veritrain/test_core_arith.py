@@ -21,9 +21,10 @@ import torch
 from veritrain.bisection import StepTrajectory, play_out
 from veritrain.presets import preset
 from veritrain.replay import replay_segment
+from veritrain.spec import ExecutionProfile
 from veritrain.state import state_hash
 from veritrain.text import data_dir
-from veritrain.training import TrainingEngine
+from veritrain.training import TrainingEngine, apply_profile
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 STEPS = 300
@@ -176,6 +177,20 @@ def test_repro_profile_runs_on_any_thread_count_in_process():
     finally:
         torch.set_num_threads(before)
     assert ha == hb
+
+
+def test_repro_profile_skips_the_nan_fill_of_new_tensors():
+    import torch.utils.deterministic as det
+
+    before = (torch.get_num_threads(), det.fill_uninitialized_memory)
+    try:
+        apply_profile(ExecutionProfile.repro())
+        assert det.fill_uninitialized_memory is False
+        apply_profile(ExecutionProfile())  # native keeps torch's default
+        assert det.fill_uninitialized_memory is True
+    finally:
+        torch.set_num_threads(before[0])
+        det.fill_uninitialized_memory = before[1]
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")

@@ -11,12 +11,14 @@ Run: `.venv/bin/python -m pytest -q tests/unit/veritrain/test_repro_elementwise.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import pytest
 import torch
 
 from veritrain.repro import ReproError, exp, gelu, log, relu, tanh
-from veritrain.repro.elementwise import exp64, log64, tanh64
+from veritrain.repro._common import horner, pow2
+from veritrain.repro.elementwise import _EXP_TABLE, exp64, log64, tanh64
 
 
 def _ulps(got: torch.Tensor, ref: torch.Tensor) -> torch.Tensor:
@@ -135,3 +137,47 @@ def test_elementwise_rejects_non_float32() -> None:
     for fn in (exp, log, tanh, relu, gelu):
         with pytest.raises(ReproError, match="float32"):
             fn(torch.ones(3, dtype=torch.float64))
+
+
+def test_exp_table_is_correctly_rounded() -> None:
+    # |T - 2**(j/32)| <= half an ulp of T, checked exactly: (T -+ ulp/2)**32 bracket 2**j
+    assert len(_EXP_TABLE) == 32 and _EXP_TABLE[0] == 1.0
+    for j, t in enumerate(_EXP_TABLE):
+        half = Fraction(math.ulp(t)) / 2
+        assert (Fraction(t) - half) ** 32 < 2**j < (Fraction(t) + half) ** 32
+    # negative control: one ulp off is outside the bracket
+    t = math.nextafter(_EXP_TABLE[7], 2.0)
+    assert not (Fraction(t) - Fraction(math.ulp(t)) / 2) ** 32 < 2**7
+
+
+def test_exp64_is_accurate_across_table_entries_and_binades() -> None:
+    x = torch.linspace(-700.0, 700.0, 300_001, dtype=torch.float64)
+    x = torch.cat([x, torch.tensor([0.0, 1.0, -1.0, math.log(2.0) / 64, -math.log(2.0) / 64])])
+    rel = ((exp64(x) - torch.exp(x)) / torch.exp(x)).abs()
+    assert rel.max().item() < 2e-15
+    assert exp64(torch.zeros(1, dtype=torch.float64)).item() == 1.0
+
+
+def test_horner_is_one_multiply_and_one_add_per_coefficient_and_keeps_its_argument() -> None:
+    g = torch.Generator().manual_seed(3)
+    t = torch.randn(1000, generator=g, dtype=torch.float64)
+    before = t.clone()
+    coefs = [0.5, -1.25, 3.0, 1.0 / 3.0]
+    ref = torch.full_like(t, coefs[0])
+    for c in coefs[1:]:
+        ref = ref * t
+        ref = ref + c
+    assert torch.equal(horner(coefs, t), ref)
+    assert torch.equal(t, before)
+    assert torch.equal(horner([2.5], t), torch.full_like(t, 2.5))
+    # negative control: a different association rounds differently somewhere
+    other = ((t * t) * (t * coefs[0]) + (t * t) * coefs[1]) + (t * coefs[2] + coefs[3])
+    assert not torch.equal(horner(coefs, t), other)
+
+
+def test_pow2_is_exact_and_leaves_an_int64_argument_alone() -> None:
+    e = torch.arange(-1022, 1024, dtype=torch.int64)
+    before = e.clone()
+    got = pow2(e)
+    assert torch.equal(e, before)
+    assert got.tolist() == [math.ldexp(1.0, int(k)) for k in e]
