@@ -19,9 +19,13 @@ from noderuntime.options import (
     KeyEnvOpt,
     KeySource,
     KeystoreOpt,
+    MaxJobsOpt,
+    ModelsOpt,
     PasswordEnvOpt,
     RpcUrlOpt,
+    ThreadsOpt,
     VerboseOpt,
+    check_models,
 )
 
 app = typer.Typer(
@@ -52,6 +56,9 @@ def solver(
         str | None, typer.Option("--bind", help="Interface to bind (default: --host).")
     ] = None,
     port: Annotated[int, typer.Option("--port", help="Checkpoint server port.")] = 8701,
+    threads: ThreadsOpt = None,
+    model: ModelsOpt = None,
+    max_jobs: MaxJobsOpt = 1,
     json_logs: Annotated[bool, typer.Option("--json", help="JSON-lines logs.")] = False,
     verbose: VerboseOpt = 0,
 ) -> None:
@@ -62,10 +69,22 @@ def solver(
 
     if mode not in ADVERSARIES:
         raise typer.BadParameter(f"choose from {ADVERSARIES}", param_hint="--mode")
+    models = check_models(model)
     setup_logging(json_logs=json_logs, level="DEBUG" if verbose >= 2 else "INFO")
     keys = KeySource(keystore, password_env, key_env, dev_account)
     client = connect(rpc_url, deployment, keys)
-    run_until_signalled(CheatingSolverNode(client, data_dir, host, port, mode=mode, bind_host=bind))
+    node = CheatingSolverNode(
+        client,
+        data_dir,
+        host,
+        port,
+        mode=mode,
+        bind_host=bind,
+        models=models,
+        max_active_jobs=max_jobs,
+        threads=threads,
+    )
+    run_until_signalled(node)
 
 
 @app.command("verifier")
@@ -90,6 +109,7 @@ def verifier(
             help="Griefing: reject every segment, disagree with every bisection as challenger.",
         ),
     ] = False,
+    threads: ThreadsOpt = None,
     json_logs: Annotated[bool, typer.Option("--json", help="JSON-lines logs.")] = False,
     verbose: VerboseOpt = 0,
 ) -> None:
@@ -103,4 +123,6 @@ def verifier(
     setup_logging(json_logs=json_logs, level="DEBUG" if verbose >= 2 else "INFO")
     keys = KeySource(keystore, password_env, key_env, dev_account)
     client = connect(rpc_url, deployment, keys)
-    run_until_signalled(verifier_node(client, data_dir, lazy=lazy, reject_all=reject_all))
+    run_until_signalled(
+        verifier_node(client, data_dir, lazy=lazy, reject_all=reject_all, threads=threads)
+    )

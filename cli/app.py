@@ -907,9 +907,12 @@ def demo(
     workdir: Annotated[
         Path | None, typer.Option(help="Run folder (logs, node data); default runs/demo-<time>.")
     ] = None,
-    steps: Annotated[int, typer.Option(min=1, max=UINT32_MAX, help="Steps per job.")] = 300,
+    steps: Annotated[int, typer.Option(min=1, max=UINT32_MAX, help="Steps per digits job.")] = 300,
     interval: Annotated[
-        int, typer.Option(min=1, max=UINT32_MAX, help="Checkpoint interval (divides --steps).")
+        int,
+        typer.Option(
+            min=1, max=UINT32_MAX, help="Checkpoint interval of the digits jobs (divides --steps)."
+        ),
     ] = 25,
     timeout: Annotated[float, typer.Option(help="Give up after this many seconds (> 0).")] = 570.0,
     adjudicator: Annotated[
@@ -921,7 +924,8 @@ def demo(
     ] = AdjudicatorName.bisection,
     verbose: VerboseOpt = 0,
 ) -> None:
-    """Run the protocol end to end: 3 jobs, honest and cheating solvers, a lazy verifier."""
+    """Run the protocol end to end: 4 repro jobs (3 digits MLPs, a character GPT), honest and
+    cheating solvers, a lazy verifier, every node on its own thread count and SIMD level."""
     if steps % interval != 0:
         raise typer.BadParameter(
             f"checkpoint interval {interval} does not divide --steps {steps}",

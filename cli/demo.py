@@ -3,30 +3,43 @@
 Run: ``veritrain demo --json demo.json`` (or ``bash scripts/demo.sh``).
 
 What runs, each node in its own OS process talking only through the chain and HTTP:
-- a submitter (dev account 0, also the deployer) registering model ``digits-mlp`` (it becomes
-  the model's owner) and posting 3 digits-MLP jobs for it;
-- 3 solvers: honest (account 1), ``skip-steps`` (2: skips optimizer steps in segments >= 2),
-  ``perturb`` (3: adds noise to the weights at the end of segments >= 2);
+- a submitter (dev account 0, also the deployer) registering models ``digits-mlp`` and
+  ``shakespeare-char`` (it becomes their owner), posting one character-level GPT job
+  (preset ``shakespeare-char``) and, once the honest solver has claimed it, 3 digits-MLP jobs
+  (preset ``digits-mlp``); every job is a repro job (`veritrain.repro`), so its replay is
+  bit-identical on any machine;
+- 3 solvers: honest (account 1; holds 2 jobs at once), ``skip-steps`` (2: skips optimizer
+  steps in segments >= 2), ``perturb`` (3: adds noise to the weights at the end of segments
+  >= 2); the cheaters claim only ``digits-mlp`` jobs, so the GPT job is always the honest
+  solver's and each solver trains one digits job;
 - 5 verifiers (accounts 4-8), account 8 lazy (approves without replaying);
 - 1 whistleblower (account 9).
 
-With the demo parameters every staked verifier verifies every job (V = 5) and q = 4 of the 12
-segments are sampled, so both cheaters (wrong in 10 of 12 segments) are always caught, even when
-the forced error lands on one of their cheating samples, and the lazy verifier always approves a
-wrong segment. The forced-error rate is 10_000 bps (docs/FORCED_ERRORS.md): every job carries a
-forced error, so every run shows one caught in the honest job: the honest verifiers reject the
-forced claim and earn the jackpot, the lazy verifier approves it and is slashed into the pool,
-the whistleblower flags that approval and is paid from the pool. The demo waits until every
-job is Finalized or Rejected, showing what the chain says meanwhile (`cli.live`: a live view on
-a terminal, one plain line per change otherwise), evaluates each job's committed final
-checkpoint on the held-out test split, pays some revenue into the model, and reports slashes,
-rewards, ownership shares, disputes and forced errors, all read back from the chain's events.
+Mixed machines: each node runs with its own torch thread count (``--threads``) and SIMD
+level (``ATEN_CPU_CAPABILITY``, set in its environment before torch is imported; `NODE_COMPUTE`),
+so the honest solver trains on another "machine" than the verifiers that replay it, and the
+jobs still finalize. Each node logs what it computes with; the summary's ``nodes`` reads it back.
+
+With the demo parameters every staked verifier verifies every job (V = 5) and q = 4 of a job's
+segments are sampled (12 for a digits job), so both cheaters (wrong in 10 of 12 segments) are
+always caught, even when the forced error lands on one of their cheating samples, and the lazy
+verifier always approves a wrong segment. The forced-error rate is 10_000 bps
+(docs/FORCED_ERRORS.md): every job carries a forced error, so every run shows one caught in each
+honest job: the honest verifiers reject the forced claim and earn the jackpot, the lazy verifier
+approves it and is slashed into the pool, the whistleblower flags that approval and is paid from
+the pool. The demo waits until every job is Finalized or Rejected, showing what the chain says
+meanwhile (`cli.live`: a live view on a terminal, one plain line per change otherwise),
+evaluates each job's committed final checkpoint on held-out data (its preset's metric: test
+accuracy for the MLP, validation loss in bits per character for the GPT), pays some revenue into
+each model, and reports the nodes' compute, slashes, rewards, ownership shares, disputes and
+forced errors, all read back from the chain's events.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import re
 import subprocess
 import sys
 import time
@@ -41,13 +54,28 @@ __all__ = ["DemoConfig", "run_demo", "print_summary", "NODE_LAYOUT"]
 
 E18 = 10**18
 MODEL_NAME = "digits-mlp"
+"""The model of the digits jobs (preset ``digits-mlp``), one per solver."""
+TEXT_MODEL = "shakespeare-char"
+"""The model of the GPT job (preset ``shakespeare-char``), the honest solver's."""
+ARITH = "repro"
+"""Every demo job's arithmetic: replays match across thread counts and SIMD levels."""
 
 #: (dev account index, role, process name, CLI command); the adversaries run from the
 #: testing-only `veritrain adversary` group.
 NODE_LAYOUT: tuple[tuple[int, str, str, tuple[str, ...]], ...] = (
-    (1, "solver", "solver-honest", ("solver", "run")),
-    (2, "solver", "solver-skip-steps", ("adversary", "solver", "--mode", "skip-steps")),
-    (3, "solver", "solver-perturb", ("adversary", "solver", "--mode", "perturb")),
+    (1, "solver", "solver-honest", ("solver", "run", "--max-jobs", "2")),
+    (
+        2,
+        "solver",
+        "solver-skip-steps",
+        ("adversary", "solver", "--mode", "skip-steps", "--model", MODEL_NAME),
+    ),
+    (
+        3,
+        "solver",
+        "solver-perturb",
+        ("adversary", "solver", "--mode", "perturb", "--model", MODEL_NAME),
+    ),
     (4, "verifier", "verifier-1", ("verifier", "run")),
     (5, "verifier", "verifier-2", ("verifier", "run")),
     (6, "verifier", "verifier-3", ("verifier", "run")),
@@ -55,6 +83,19 @@ NODE_LAYOUT: tuple[tuple[int, str, str, tuple[str, ...]], ...] = (
     (8, "verifier", "verifier-lazy", ("adversary", "verifier", "--lazy")),
     (9, "whistleblower", "whistleblower", ("whistleblower", "run")),
 )
+NODE_COMPUTE: dict[str, tuple[int, str]] = {
+    "solver-honest": (2, "avx2"),
+    "solver-skip-steps": (1, "avx2"),
+    "solver-perturb": (1, "default"),
+    "verifier-1": (1, "default"),
+    "verifier-2": (1, "avx2"),
+    "verifier-3": (2, "default"),
+    "verifier-4": (2, "avx2"),
+    "verifier-lazy": (1, "avx2"),
+    "whistleblower": (1, "default"),
+}
+"""Each node's (torch thread count, ``ATEN_CPU_CAPABILITY``): mixed machines. A level this CPU
+lacks is lowered to ``default`` (`cpu_capabilities`); ``avx512`` is never asked for."""
 STAKES = {"solver": 100 * E18, "verifier": 200 * E18, "whistleblower": 100 * E18}
 ROLE_IDS = {"solver": 0, "verifier": 1, "whistleblower": 2}
 ROLE_NAMES = {0: "solver", 1: "verifier", 2: "whistleblower"}
@@ -67,9 +108,13 @@ class DemoConfig:
 
     Attributes:
         workdir: folder for logs, node data and the manifest (default ``runs/demo-<time>``).
-        total_steps: N per job.
-        checkpoint_interval: k per job.
-        jobs: number of jobs posted.
+        total_steps: N per digits job.
+        checkpoint_interval: k per digits job.
+        jobs: number of digits jobs posted (one per solver).
+        text_steps: N of the GPT job (a repro GPT step costs ~0.3-2 s on a 2-core CPU, and
+            each of 5 replaying nodes replays q = 4 of its segments).
+        text_interval: k of the GPT job (divides ``text_steps``; ``text_steps / text_interval``
+            >= q = 4 segments).
         reward_tokens: solver reward per job (tokens).
         revenue_tokens: revenue paid into the model after settlement (tokens).
         timeout_s: give up after this many seconds.
@@ -77,12 +122,15 @@ class DemoConfig:
         adjudicator: who settles a disputed segment: ``"bisection"`` (a bisection game over
             training steps, then a committee on one step; docs/DISPUTES.md) or ``"committee"``
             (v0: a committee replays the whole segment).
+        extra_env: environment variables added to every node's.
     """
 
     workdir: Path | None = None
     total_steps: int = 300
     checkpoint_interval: int = 25
     jobs: int = 3
+    text_steps: int = 16
+    text_interval: int = 2
     reward_tokens: int = 50
     revenue_tokens: int = 100
     timeout_s: float = 570.0
@@ -158,10 +206,14 @@ def run_demo(cfg: DemoConfig) -> dict[str, Any]:
             c.stakes.stake(ROLE_IDS[role], STAKES[role])
         deployer.token.faucet(10_000 * E18)
 
-        env = {**os.environ, **cfg.extra_env, "PYTHONUNBUFFERED": "1"}
+        # Idle OpenMP threads sleep instead of spinning: a 2-thread node spinning on a loaded
+        # 2-core machine starves the others (and itself) many times over.
+        env = {"OMP_WAIT_POLICY": "PASSIVE", **os.environ, **cfg.extra_env, "PYTHONUNBUFFERED": "1"}
         common = ["--rpc-url", anvil.rpc_url, "--deployment", str(manifest)]
+        levels = cpu_capabilities()
         try:
             for idx, role, name, command in NODE_LAYOUT:
+                threads, level = NODE_COMPUTE[name]
                 argv = _cli(
                     *command,
                     *common,
@@ -169,51 +221,68 @@ def run_demo(cfg: DemoConfig) -> dict[str, Any]:
                     str(idx),
                     "--data-dir",
                     str(workdir / "nodes" / name),
+                    "--threads",
+                    str(threads),
                 )
                 if role == "solver":
                     argv += ["--port", str(_free_port()), "--host", "127.0.0.1"]
-                procs[name] = _spawn(name, argv, logdir, env)
-            # The submitter is its own process too: it registers the model (first come, first
-            # served; only the owner and its authorised posters may post jobs under it), then
-            # posts the jobs.
-            register = _cli("model", "register", MODEL_NAME, *common, "--dev-account", "0")
-            out = subprocess.run(register, env=env, capture_output=True, timeout=120)
-            (logdir / "model.log").write_bytes(out.stdout + out.stderr)
-            if out.returncode != 0:
-                raise RuntimeError(f"model registration failed: {out.stderr.decode()[-2000:]}")
-            submit = _cli(
+                # read by torch when it is imported: the child's SIMD level
+                node_env = {**env, "ATEN_CPU_CAPABILITY": level if level in levels else "default"}
+                procs[name] = _spawn(name, argv, logdir, node_env)
+            # The submitter is its own process too: it registers the models (first come, first
+            # served; only the owner and its authorised posters may post jobs under them), then
+            # posts the GPT job and, once the honest solver holds it, the digits jobs.
+            for model in (MODEL_NAME, TEXT_MODEL):
+                register = _cli("model", "register", model, *common, "--dev-account", "0")
+                _submitter(register, env, logdir / f"model-{model}.log", "model registration")
+            submit = [*common, "--dev-account", "0", "--reward", str(cfg.reward_tokens), "--json"]
+            text_job = _cli(
                 "job",
                 "submit",
-                *common,
-                "--dev-account",
-                "0",
+                *submit,
+                "--preset",
+                TEXT_MODEL,
+                "--arith",
+                ARITH,
+                "--steps",
+                str(cfg.text_steps),
+                "--interval",
+                str(cfg.text_interval),
+            )
+            _submitter(text_job, env, logdir / "submitter-text.log", "job submission")
+            _wait_claimed(deployer, 1, cfg, t0, procs)
+            digits_jobs = _cli(
+                "job",
+                "submit",
+                *submit,
+                "--preset",
+                MODEL_NAME,
+                "--arith",
+                ARITH,
                 "--count",
                 str(cfg.jobs),
                 "--steps",
                 str(cfg.total_steps),
                 "--interval",
                 str(cfg.checkpoint_interval),
-                "--reward",
-                str(cfg.reward_tokens),
-                "--model-id",
-                MODEL_NAME,
-                "--json",
             )
-            out = subprocess.run(submit, env=env, capture_output=True, timeout=120)
-            (logdir / "submitter.log").write_bytes(out.stdout + out.stderr)
-            if out.returncode != 0:
-                raise RuntimeError(f"job submission failed: {out.stderr.decode()[-2000:]}")
+            _submitter(digits_jobs, env, logdir / "submitter.log", "job submission")
 
             _wait_settled(deployer, cfg, t0, procs, names=names_by_addr, from_block=dep.block)
             summary = _summarize(deployer, dep, cfg, roles_by_addr, names_by_addr)
-            # Revenue flows to the owners: pay some in, read it back per holder.
-            if summary["shares"] and cfg.revenue_tokens:
+            summary["nodes"] = _node_compute(logdir, levels)
+            # Revenue flows to the owners: pay some into each model, read it back per holder.
+            if cfg.revenue_tokens:
                 from veritrain.spec import model_id_hash
 
-                deployer.shares.pay_revenue(model_id_hash(MODEL_NAME), cfg.revenue_tokens * E18)
-                mid = model_id_hash(MODEL_NAME)
-                for holder in summary["shares"]:
-                    holder["revenue_wei"] = deployer.shares.revenue_of(mid, holder["address"])
+                for model in sorted({h["model"] for h in summary["shares"]}):
+                    mid = model_id_hash(model)
+                    deployer.shares.pay_revenue(mid, cfg.revenue_tokens * E18)
+                    for holder in summary["shares"]:
+                        if holder["model"] == model:
+                            holder["revenue_wei"] = deployer.shares.revenue_of(
+                                mid, holder["address"]
+                            )
                 summary["revenue_paid_wei"] = cfg.revenue_tokens * E18
         finally:
             _stop_all(procs)
@@ -222,6 +291,84 @@ def run_demo(cfg: DemoConfig) -> dict[str, Any]:
     summary["checks"] = _checks(summary)
     summary["ok"] = all(summary["checks"].values())
     return summary
+
+
+def cpu_capabilities() -> tuple[str, ...]:
+    """The ``ATEN_CPU_CAPABILITY`` levels the demo may give its nodes on this CPU:
+    ``("default", "avx2")`` on an x86-64 CPU with AVX2 (Linux ``/proc/cpuinfo`` flags), else
+    ``("default",)``. Asking torch for a level the CPU lacks kills the process (SIGILL)."""
+    try:
+        flags = Path("/proc/cpuinfo").read_text(errors="replace")
+    except OSError:
+        return ("default",)
+    return ("default", "avx2") if re.search(r"^flags\s*:.*\bavx2\b", flags, re.M) else ("default",)
+
+
+_COMPUTE_LINE = re.compile(r"compute: (\d+) torch threads for repro jobs, CPU capability (\w+)")
+
+
+def _node_compute(logdir: Path, levels: tuple[str, ...]) -> list[dict[str, Any]]:
+    """What each node process computed with, as it logged it at start (`NodeBase.run`).
+
+    Returns:
+        One ``{"name", "role", "threads", "cpu_capability", "aten_cpu_capability"}`` per node
+        of `NODE_LAYOUT`: ``threads`` (int) and ``cpu_capability`` (torch's level, e.g.
+        ``"AVX2"``) as the node reported them (None when its log has no such line),
+        ``aten_cpu_capability`` the value its environment was given.
+    """
+    out = []
+    for _idx, role, name, _command in NODE_LAYOUT:
+        try:
+            text = (logdir / f"{name}.log").read_text(errors="replace")
+        except OSError:
+            text = ""
+        found = _COMPUTE_LINE.search(text)
+        asked = NODE_COMPUTE[name][1]
+        out.append(
+            {
+                "name": name,
+                "role": role,
+                "threads": int(found.group(1)) if found else None,
+                "cpu_capability": found.group(2) if found else None,
+                "aten_cpu_capability": asked if asked in levels else "default",
+            }
+        )
+    return out
+
+
+def _submitter(argv: list[str], env: dict[str, str], log: Path, what: str) -> None:
+    """Run one submitter command to completion, its output kept in `log`.
+
+    Raises:
+        RuntimeError: it exited non-zero (the message ends with its stderr).
+    """
+    out = subprocess.run(argv, env=env, capture_output=True, timeout=180)
+    log.write_bytes(out.stdout + out.stderr)
+    if out.returncode != 0:
+        raise RuntimeError(f"{what} failed: {out.stderr.decode(errors='replace')[-2000:]}")
+
+
+def _wait_claimed(
+    client: Any,
+    job_id: int,
+    cfg: DemoConfig,
+    t0: float,
+    procs: dict[str, subprocess.Popen[bytes]],
+) -> None:
+    """Poll until `job_id` is no longer Open (a solver claimed it).
+
+    Raises:
+        TimeoutError: still Open after ``cfg.timeout_s`` since the demo started.
+        RuntimeError: a node process exited early.
+    """
+    logger.info("waiting for a solver to claim job %d", job_id)
+    while client.jobs.get_job(job_id, with_uris=False).status.name == "Open":
+        dead = [n for n, p in procs.items() if p.poll() is not None]
+        if dead:
+            raise RuntimeError(f"node process(es) exited early: {', '.join(dead)}; see logs")
+        if time.monotonic() - t0 > cfg.timeout_s:
+            raise TimeoutError(f"job {job_id} not claimed after {cfg.timeout_s:.0f} s; see logs")
+        time.sleep(POLL_S)
 
 
 def _free_port() -> int:
@@ -254,7 +401,10 @@ def _wait_settled(
     from cli.live import ChainPoller, LiveView
 
     terminal = {"Finalized", "Rejected", "Cancelled"}
-    poller = ChainPoller(client, names, from_block)
+    from veritrain.spec import model_id_hash
+
+    models = {model_id_hash(m): m for m in (MODEL_NAME, TEXT_MODEL)}
+    poller = ChainPoller(client, names, from_block, models=models)
     with LiveView() as view:
         while True:
             elapsed = time.monotonic() - t0
@@ -266,7 +416,7 @@ def _wait_settled(
             if elapsed > cfg.timeout_s:
                 raise TimeoutError(f"jobs not settled after {cfg.timeout_s:.0f} s; see logs")
             statuses = [j.status for j in snapshot.jobs]
-            if len(statuses) >= cfg.jobs and all(s in terminal for s in statuses):
+            if len(statuses) >= cfg.jobs + 1 and all(s in terminal for s in statuses):
                 return
             time.sleep(POLL_S)
 
@@ -276,9 +426,16 @@ def _events(client: Any, contract_name: str, event: str, from_block: int) -> lis
     return list(getattr(contract.events, event)().get_logs(from_block=from_block))
 
 
-def _job_accuracy(client: Any, job: Any) -> float | None:
-    """Test accuracy of a job's committed final checkpoint, fetched from its solver and checked
-    against the Merkle root before it is trusted (None if it cannot be fetched)."""
+def _job_metric(job: Any) -> tuple[str, float | None]:
+    """The metric of a job's committed final checkpoint on held-out data, fetched from its
+    solver and checked against the Merkle root before it is trusted.
+
+    Returns:
+        ``(metric name, value)``: ``"accuracy"`` (test accuracy in [0, 1]) for an MLP job,
+        ``"val_bpc"`` (validation loss in bits per character) for a GPT job
+        (`veritrain.spec.METRIC_LABELS`); the value is None when the checkpoint cannot be
+        fetched or fails its proof (the name is ``"accuracy"`` when the spec cannot be read).
+    """
     from veritrain.commitments import leaf_hash
     from veritrain.errors import VeritrainError
     from veritrain.merkle import verify_proof
@@ -286,10 +443,12 @@ def _job_accuracy(client: Any, job: Any) -> float | None:
     from veritrain.training import TrainingEngine
     from veritrain.wire import CheckpointClient
 
+    metric = "accuracy"
     if not job.checkpoint_url:
-        return None
+        return metric, None
     try:
         spec = load_spec(job.spec_uri, job.spec_hash)
+        metric = spec.metric_name
         last = spec.num_leaves - 1
         solver = CheckpointClient(job.checkpoint_url)
         proof = solver.proof(last)
@@ -298,13 +457,23 @@ def _job_accuracy(client: Any, job: Any) -> float | None:
             job.merkle_root,
             leaf_hash(spec.total_steps, proof.state_hash_bytes()),
         ):
-            return None
+            return metric, None
         blob = solver.checkpoint(spec.total_steps, proof.state_hash_bytes())
         engine = TrainingEngine(spec)
-        return round(float(engine.evaluate(engine.load_state(blob))), 4)
+        return metric, round(float(engine.evaluate(engine.load_state(blob))), 4)
     except (VeritrainError, OSError, ValueError) as exc:
         logger.warning("job %d: cannot evaluate the final checkpoint: %s", job.job_id, exc)
-        return None
+        return metric, None
+
+
+def _verdicts(client: Any, job_id: int, names: dict[str, str]) -> dict[str, list[str]]:
+    """Each assigned verifier's revealed verdict per sample (``"Approve"``/``"Reject"``...),
+    by process name; empty before verifiers were assigned."""
+    assignment = client.jobs.get_assignment(job_id)
+    return {
+        names.get(v, v): [verdict.name for verdict in client.jobs.verdicts_of(job_id, v)]
+        for v in assignment.verifiers
+    }
 
 
 def _summarize(
@@ -312,19 +481,25 @@ def _summarize(
 ) -> dict[str, Any]:
     """Read the outcome back from the chain: job statuses, slashes, net rewards, shares."""
     from cli.reports import shares_report
+    from veritrain.spec import model_id_hash
 
     start = dep.block
+    models = {model_id_hash(m): m for m in (MODEL_NAME, TEXT_MODEL)}
     jobs = []
     for job_id in range(1, client.jobs.job_count() + 1):
         job = client.jobs.get_job(job_id)
+        metric, value = _job_metric(job)
         jobs.append(
             {
                 "job_id": job_id,
+                "model": models.get(bytes(job.model_id), "0x" + bytes(job.model_id).hex()),
                 "status": job.status.name,
                 "solver": job.solver,
                 "solver_name": names.get(job.solver, "?"),
                 "dispute_id": job.dispute_id,
-                "test_accuracy": _job_accuracy(client, job),
+                "metric": metric,
+                "metric_value": value,
+                "verdicts": _verdicts(client, job_id, names),
             }
         )
 
@@ -362,15 +537,16 @@ def _summarize(
             {"address": addr, "name": names.get(addr, "?"), "role": role, "amount_wei": net}
         )
 
-    report = shares_report(client, MODEL_NAME)
     shares = [
         {
+            "model": model,
             "address": h["address"],
             "name": names.get(h["address"], "?"),
             "shares": h["shares"],
             "bps": h["bps"],
         }
-        for h in report["holders"]
+        for model in (MODEL_NAME, TEXT_MODEL)
+        for h in shares_report(client, model)["holders"]
     ]
     disputes = []
     for ev in _events(client, "JobManager", "DisputeSettled", start):
@@ -394,7 +570,8 @@ def _summarize(
         "rewards": rewards,
         "shares": shares,
         "disputes": disputes,
-        "model": MODEL_NAME,
+        "models": [MODEL_NAME, TEXT_MODEL],
+        "arith": ARITH,
         "chain_id": dep.chain_id,
     }
 
@@ -518,31 +695,82 @@ def _dispute_trace(
     return trace
 
 
+HONEST_VERIFIERS = tuple(f"verifier-{i}" for i in range(1, 5))
+
+
+def _forced_caught(summary: dict[str, Any], job: dict[str, Any]) -> dict[str, bool]:
+    """Whether the forced error of one honest job was caught as promised (the lazy verifier
+    slashed, the honest verifiers and the whistleblower paid the jackpot)."""
+    found = [f for f in summary.get("forced_errors", []) if f["job_id"] == job.get("job_id")]
+    forced = found[0] if found else {}
+    return {
+        "forced_error": bool(found),
+        "lazy_slashed": "verifier-lazy" in {a["name"] for a in forced.get("approvers_slashed", [])},
+        "rejecters_paid": {a["name"] for a in forced.get("rejecters_paid", [])}
+        == set(HONEST_VERIFIERS),
+        "whistleblower_paid": "whistleblower"
+        in {a["name"] for a in forced.get("whistleblowers_paid", [])},
+    }
+
+
+def _replays_agreed(summary: dict[str, Any], job: dict[str, Any]) -> bool:
+    """Whether every honest verifier's replay matched the solver on every sample of an honest
+    job: Approve on each sample but the forced error, Reject on that one."""
+    found = [f for f in summary.get("forced_errors", []) if f["job_id"] == job.get("job_id")]
+    if not found or not job.get("verdicts"):
+        return False
+    forced = found[0]["sample"]
+    for name in HONEST_VERIFIERS:
+        verdicts = job["verdicts"].get(name, [])
+        expected = ["Reject" if i == forced else "Approve" for i in range(len(verdicts))]
+        if not verdicts or verdicts != expected:
+            return False
+    return True
+
+
+def _mixed_machines(nodes: list[dict[str, Any]]) -> bool:
+    """Whether every node reported its compute, and the honest solver and the honest
+    verifiers ran with more than one thread count and more than one CPU capability."""
+    if not nodes or any(n["threads"] is None for n in nodes):
+        return False
+    replaying = [n for n in nodes if n["name"] in ("solver-honest", *HONEST_VERIFIERS)]
+    return (
+        len({n["threads"] for n in replaying}) > 1
+        and len({n["cpu_capability"] for n in replaying}) > 1
+    )
+
+
 def _checks(summary: dict[str, Any]) -> dict[str, bool]:
     """The outcomes the demo promises, each checked against what the chain says."""
-    by_name = {j["solver_name"]: j for j in summary["jobs"]}
+    digits = {j["solver_name"]: j for j in summary["jobs"] if j.get("model") == MODEL_NAME}
+    text = [j for j in summary["jobs"] if j.get("model") == TEXT_MODEL]
+    text_job = text[0] if len(text) == 1 else {}
     slashed = {s["name"] for s in summary["slashed"]}
     rewarded = {r["name"] for r in summary["rewards"]}
     holders = {s["name"] for s in summary["shares"]}
-    honest = by_name.get("solver-honest", {})
-    honest_forced = [
-        f for f in summary.get("forced_errors", []) if f["job_id"] == honest.get("job_id")
-    ]
-    forced = honest_forced[0] if honest_forced else {}
+    honest = digits.get("solver-honest", {})
+    caught = _forced_caught(summary, honest)
+    text_caught = _forced_caught(summary, text_job)
     return {
-        "forced_error_in_honest_job": bool(honest_forced),
-        "lazy_verifier_slashed_by_forced_error": "verifier-lazy"
-        in {a["name"] for a in forced.get("approvers_slashed", [])},
-        "honest_verifiers_won_the_jackpot": {a["name"] for a in forced.get("rejecters_paid", [])}
-        == {f"verifier-{i}" for i in range(1, 5)},
-        "whistleblower_won_the_jackpot": "whistleblower"
-        in {a["name"] for a in forced.get("whistleblowers_paid", [])},
+        "nodes_on_mixed_threads_and_cpu_capabilities": _mixed_machines(summary.get("nodes", [])),
+        "forced_error_in_honest_job": caught["forced_error"],
+        "lazy_verifier_slashed_by_forced_error": caught["lazy_slashed"],
+        "honest_verifiers_won_the_jackpot": caught["rejecters_paid"],
+        "whistleblower_won_the_jackpot": caught["whistleblower_paid"],
         "honest_job_finalized": honest.get("status") == "Finalized",
-        "honest_accuracy_at_least_0.9": (honest.get("test_accuracy") or 0.0) >= 0.9,
+        "honest_replays_agreed": _replays_agreed(summary, honest),
+        "honest_accuracy_at_least_0.9": honest.get("metric") == "accuracy"
+        and (honest.get("metric_value") or 0.0) >= 0.9,
+        "text_job_finalized_by_the_honest_solver": text_job.get("status") == "Finalized"
+        and text_job.get("solver_name") == "solver-honest",
+        "text_job_replays_agreed": _replays_agreed(summary, text_job),
+        "text_job_forced_error_caught": all(text_caught.values()),
+        "text_job_val_bpc_measured": text_job.get("metric") == "val_bpc"
+        and (text_job.get("metric_value") or 0.0) > 0.0,
         "skip_steps_solver_slashed": "solver-skip-steps" in slashed,
         "perturb_solver_slashed": "solver-perturb" in slashed,
         "cheating_jobs_rejected": all(
-            by_name.get(n, {}).get("status") == "Rejected"
+            digits.get(n, {}).get("status") == "Rejected"
             for n in ("solver-skip-steps", "solver-perturb")
         ),
         "lazy_verifier_slashed": "verifier-lazy" in slashed,
@@ -557,19 +785,48 @@ def _checks(summary: dict[str, Any]) -> dict[str, bool]:
 
 
 def print_summary(summary: dict[str, Any]) -> None:
-    """Print the demo outcome as tables (jobs, slashes, rewards, shares, checks)."""
+    """Print the demo outcome as tables (nodes, jobs, slashes, rewards, shares, disputes,
+    forced errors, checks); 160 columns wide off a terminal unless ``COLUMNS`` says otherwise."""
     from rich.console import Console
     from rich.table import Table
 
     def tokens(wei: int) -> str:
         return f"{wei / E18:,.2f}"
 
+    from veritrain.spec import METRIC_LABELS
+
     console = Console()
-    jobs = Table("job", "solver", "status", "test accuracy", "dispute", title="Jobs")
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console = Console(width=160)  # a log file or a pipe: one table row per line
+    nodes = Table("node", "role", "torch threads", "CPU capability", title="Nodes (mixed machines)")
+    for n in summary.get("nodes", []):
+        nodes.add_row(
+            n["name"],
+            n["role"],
+            str(n["threads"] if n["threads"] is not None else "?"),
+            n["cpu_capability"] or "?",
+        )
+    console.print(nodes)
+    jobs = Table(
+        "job",
+        "model",
+        "solver",
+        "status",
+        "final checkpoint",
+        "dispute",
+        title=f"Jobs ({summary.get('arith', ARITH)} arithmetic)",
+    )
     for j in summary["jobs"]:
-        acc = "-" if j["test_accuracy"] is None else f"{j['test_accuracy']:.3f}"
+        label = METRIC_LABELS.get(j["metric"], j["metric"])
+        value = j["metric_value"]
+        metric = f"{label}: -" if value is None else f"{label}: {value:.3f}"
         jobs.add_row(
-            str(j["job_id"]), j["solver_name"], j["status"], acc, str(j["dispute_id"] or "-")
+            str(j["job_id"]),
+            j["model"],
+            j["solver_name"],
+            j["status"],
+            metric,
+            str(j["dispute_id"] or "-"),
         )
     console.print(jobs)
     slashed = Table("account", "name", "role", "slashed (VTT)", title="Slashed")
@@ -581,15 +838,17 @@ def print_summary(summary: dict[str, Any]) -> None:
         rewards.add_row(r["address"], r["name"], r["role"], tokens(r["amount_wei"]))
     console.print(rewards)
     shares = Table(
+        "model",
         "account",
         "name",
         "shares",
         "ownership",
         "revenue (VTT)",
-        title=f"Ownership of {summary.get('model', MODEL_NAME)}",
+        title="Ownership of the models",
     )
     for h in summary["shares"]:
         shares.add_row(
+            h["model"],
             h["address"],
             h["name"],
             str(h["shares"]),

@@ -63,6 +63,8 @@ class JobRow:
         round: the verification round's phase (`round_phase`), ``""`` when none yet.
         segments: the sampled segment indices (empty before verifiers are assigned).
         dispute_id: the job's dispute (0: none).
+        model: the job's model name (``"shakespeare-char"``; a short ``0x`` id when the
+            poller does not know the name, ``""`` when the job has none).
     """
 
     job_id: int
@@ -71,6 +73,7 @@ class JobRow:
     round: str = ""
     segments: tuple[int, ...] = ()
     dispute_id: int = 0
+    model: str = ""
 
 
 @dataclass(frozen=True)
@@ -237,10 +240,11 @@ def render(snapshot: Snapshot) -> RenderableType:
     parts: list[RenderableType] = [header]
     if snapshot.dead:
         parts.append(Text(f"node process(es) exited: {', '.join(snapshot.dead)}", style="red"))
-    jobs = Table("job", "solver", "phase", "sampled segments", "dispute", title="Jobs")
+    jobs = Table("job", "model", "solver", "phase", "sampled segments", "dispute", title="Jobs")
     for j in snapshot.jobs:
         jobs.add_row(
             str(j.job_id),
+            j.model or "-",
             j.solver,
             _job_phase(j),
             ", ".join(map(str, j.segments)) or "-",
@@ -475,6 +479,7 @@ class ChainPoller:
         names: process name per address (``"solver-honest"``).
         from_block: the deployment block (events before it are not the demo's).
         logs: how to read event logs (default: `web3_logs` of ``client``).
+        models: model name per on-chain model id (32 bytes, `veritrain.spec.model_id_hash`).
     """
 
     def __init__(
@@ -483,9 +488,11 @@ class ChainPoller:
         names: Mapping[str, str],
         from_block: int,
         logs: LogSource | None = None,
+        models: Mapping[bytes, str] | None = None,
     ) -> None:
         self._client = client
         self._names = dict(names)
+        self._models = dict(models or {})
         source = logs or web3_logs(client)
         self._slash_tail = EventTail(source, "StakeManager", "StakeSlashed", from_block)
         self._forced_tail = EventTail(source, "JobManager", "ForcedErrorSettled", from_block)
@@ -498,6 +505,12 @@ class ChainPoller:
         if not address or int(address, 16) == 0:
             return "-"
         return self._names.get(address, address[:10])
+
+    def model(self, model_id: bytes) -> str:
+        """The name of a model id (``0x`` + its first 4 bytes if unknown, ``""`` if empty)."""
+        if not model_id:
+            return ""
+        return self._models.get(bytes(model_id), "0x" + bytes(model_id)[:4].hex())
 
     def poll(self, elapsed_s: float, dead: Iterable[str] = ()) -> Snapshot:
         """Read the chain now.
@@ -522,6 +535,7 @@ class ChainPoller:
                     round=self._round(job_id, status),
                     segments=self._segments(job_id, status),
                     dispute_id=int(job.dispute_id),
+                    model=self.model(bytes(job.model_id)),
                 )
             )
             if job.dispute_id:

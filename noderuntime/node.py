@@ -88,6 +88,12 @@ class NodeBase:
         poll_interval: seconds between two rounds when idle.
         max_backoff: upper bound (seconds) of the exponential back-off after errors.
         adjudication: the adjudication strategy; None picks it from ``client.adjudicator.name``.
+        threads: CPU threads (>= 1) this node trains and replays repro jobs with (their
+            results do not depend on it); None keeps torch's count at the first engine built.
+            A native job always runs with the count its profile pins.
+
+    Raises:
+        ValueError: `threads` is below 1.
     """
 
     def __init__(
@@ -99,8 +105,12 @@ class NodeBase:
         poll_interval: float = 1.0,
         max_backoff: float = 30.0,
         adjudication: Adjudication | None = None,
+        threads: int | None = None,
     ) -> None:
+        if threads is not None and threads < 1:
+            raise ValueError(f"thread count must be >= 1, got {threads}")
         self.client = client
+        self.threads = threads
         self.name = name
         self.revert_types = revert_types
         self.poll_interval = poll_interval
@@ -137,6 +147,12 @@ class NodeBase:
         if stop_event is not None:
             self._stop = stop_event
         self.log.info("%s node running as %s", self.name, self.client.address)
+        compute = self.compute()
+        self.log.info(
+            "compute: %d torch threads for repro jobs, CPU capability %s",
+            compute["threads"],
+            compute["cpu_capability"],
+        )
         failures = 0
         while not self._stop.is_set():
             try:
@@ -551,14 +567,38 @@ class NodeBase:
             self._specs[job_id] = load_spec(self.spec_uri_of(job), bytes(job.spec_hash))
         return self._specs[job_id]
 
-    def engine_for(self, spec: JobSpec) -> TrainingEngine:
-        """A `TrainingEngine` for `spec` (cached per spec hash; building one loads the data)."""
-        from veritrain.training import TrainingEngine
+    def compute(self) -> dict[str, Any]:
+        """What this process computes with: ``{"threads": int, "cpu_capability": str}``.
 
+        ``threads`` is the torch thread count used for repro jobs (`threads`, or torch's count
+        when this is first called); ``cpu_capability`` is the SIMD level torch's CPU kernels
+        dispatch to (``"DEFAULT"``, ``"AVX2"``, ``"AVX512"``...; the environment variable
+        ``ATEN_CPU_CAPABILITY``, read when torch is imported, lowers it).
+        """
+        import torch
+
+        if self.threads is None:
+            self.threads = int(torch.get_num_threads())
+        return {
+            "threads": self.threads,
+            "cpu_capability": str(torch.backends.cpu.get_cpu_capability()),
+        }
+
+    def engine_for(self, spec: JobSpec) -> TrainingEngine:
+        """A `TrainingEngine` for `spec` (cached per spec hash; building one loads the data),
+        with the process configured for it: the thread count is process-global, so it is set
+        again each time (the profile's pinned count for a native job, this node's `threads`
+        for a repro job)."""
+        from veritrain.training import TrainingEngine, apply_profile
+
+        threads = int(self.compute()["threads"])
         key = spec.spec_hash().hex()
-        if key not in self._engines:
-            self._engines[key] = TrainingEngine(spec)
-        return self._engines[key]
+        engine = self._engines.get(key)
+        if engine is None:
+            engine = self._engines[key] = TrainingEngine(spec, threads=threads)
+        else:
+            apply_profile(spec.profile, threads=threads)
+        return engine
 
     def replay_check(
         self, job: JobView, segment: int, *, unavailable_is_reject: bool

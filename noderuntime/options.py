@@ -34,6 +34,9 @@ __all__ = [
     "DevAccountOpt",
     "JsonOpt",
     "VerboseOpt",
+    "ThreadsOpt",
+    "ModelsOpt",
+    "MaxJobsOpt",
     "connect",
     "connect_reader",
     "emit_json",
@@ -42,6 +45,7 @@ __all__ = [
     "token_amount",
     "check_address",
     "check_rpc_url",
+    "check_models",
     "UINT256_MAX",
 ]
 
@@ -113,6 +117,27 @@ DevAccountOpt = Annotated[
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 VerboseOpt = Annotated[int, typer.Option("-v", "--verbose", count=True, help="More logging.")]
+ThreadsOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--threads",
+        envvar="VERITRAIN_THREADS",
+        min=1,
+        help="CPU threads for repro jobs (default: torch's count; their results do not depend "
+        "on it). A native job runs with the count its spec pins.",
+    ),
+]
+ModelsOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--model",
+        help="Claim only jobs of this model id (repeat for several; default: any model).",
+    ),
+]
+MaxJobsOpt = Annotated[
+    int,
+    typer.Option("--max-jobs", min=1, help="Jobs held at once (claimed and not yet settled)."),
+]
 
 
 @dataclass(frozen=True)
@@ -306,6 +331,21 @@ def token_amount(*, positive: bool = True) -> Callable[[Any], int]:
             raise ValueError(exc.message) from None
 
     return parse
+
+
+def check_models(models: list[str] | None) -> list[str]:
+    """Refuse an empty or blank ``--model`` name (before any connection).
+
+    Returns:
+        The names, stripped; empty when none was given.
+
+    Raises:
+        typer.BadParameter: a blank name.
+    """
+    names = [m.strip() for m in models or []]
+    if any(not m for m in names):
+        raise typer.BadParameter("a model id must not be empty", param_hint="'--model'")
+    return names
 
 
 def check_address(value: str | None) -> str | None:

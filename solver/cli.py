@@ -18,9 +18,13 @@ from noderuntime.options import (
     KeyEnvOpt,
     KeySource,
     KeystoreOpt,
+    MaxJobsOpt,
+    ModelsOpt,
     PasswordEnvOpt,
     RpcUrlOpt,
+    ThreadsOpt,
     VerboseOpt,
+    check_models,
 )
 
 app = typer.Typer(no_args_is_help=True, help="Solver node: claim jobs, train, serve checkpoints.")
@@ -44,10 +48,14 @@ def run(
         str | None, typer.Option("--bind", help="Interface to bind (default: --host).")
     ] = None,
     port: Annotated[int, typer.Option("--port", help="Checkpoint server port.")] = 8701,
+    threads: ThreadsOpt = None,
+    model: ModelsOpt = None,
+    max_jobs: MaxJobsOpt = 1,
     json_logs: Annotated[bool, typer.Option("--json", help="JSON-lines logs.")] = False,
     verbose: VerboseOpt = 0,
 ) -> None:
     """Claim open jobs, train them, commit checkpoints and follow them to settlement."""
+    models = check_models(model)
     from noderuntime import run_until_signalled, setup_logging
     from noderuntime.options import connect
     from solver.node import SolverNode
@@ -55,5 +63,14 @@ def run(
     setup_logging(json_logs=json_logs, level="DEBUG" if verbose >= 2 else "INFO")
     keys = KeySource(keystore, password_env, key_env, dev_account)
     client = connect(rpc_url, deployment, keys)
-    node = SolverNode(client, data_dir, host, port, bind_host=bind)
+    node = SolverNode(
+        client,
+        data_dir,
+        host,
+        port,
+        bind_host=bind,
+        models=models,
+        max_active_jobs=max_jobs,
+        threads=threads,
+    )
     run_until_signalled(node)

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -69,7 +69,7 @@ from veritrain.errors import VeritrainError
 from veritrain.forced import build_claims, draw_forced_error
 from veritrain.hexutil import from_hex, to_hex
 from veritrain.merkle import checkpoint_tree
-from veritrain.spec import load_spec
+from veritrain.spec import METRIC_LABELS, load_spec
 from veritrain.store import CheckpointStore
 
 if TYPE_CHECKING:
@@ -102,6 +102,9 @@ class SolverNode(NodeBase):
             Merkle tree, the commit transaction, block times).
         rate_trial_seconds: wall-clock budget of the timed trial that measures a spec's step
             rate (at most N steps).
+        models: model ids (names, e.g. ``"digits-mlp"``) whose jobs this solver claims; None
+            or empty claims any model's jobs. A job of another model is skipped.
+        threads: CPU threads for repro jobs (`NodeBase`; None: torch's count).
     """
 
     def __init__(
@@ -121,6 +124,8 @@ class SolverNode(NodeBase):
         deadline_margin: float = 0.25,
         deadline_margin_s: float = 30.0,
         rate_trial_seconds: float = 1.0,
+        models: Sequence[str] | None = None,
+        threads: int | None = None,
     ) -> None:
         super().__init__(
             client,
@@ -128,7 +133,12 @@ class SolverNode(NodeBase):
             revert_types=(ContractRevert,),
             poll_interval=poll_interval,
             adjudication=adjudication,
+            threads=threads,
         )
+        from veritrain.spec import model_id_hash
+
+        self.models = tuple(models or ())
+        self._model_hashes = {model_id_hash(m) for m in self.models}
         self.data_dir = Path(data_dir)
         self.public_host = public_host
         self.port = port
@@ -497,6 +507,15 @@ class SolverNode(NodeBase):
             if job.submitter.lower() == self.client.address.lower():
                 self._skip(job_id)  # never ours to claim
                 continue
+            if self._model_hashes and bytes(job.model_id) not in self._model_hashes:
+                self.log.info(
+                    "job %d: model 0x%s is not one this solver trains (%s); skipping it",
+                    job_id,
+                    bytes(job.model_id).hex()[:16],
+                    ", ".join(self.models),
+                )
+                self._skip(job_id)
+                continue
             if short:  # scanned only to adopt a claim made before a crash
                 return
             engine = self._prepare(job_id, job)
@@ -713,12 +732,13 @@ class SolverNode(NodeBase):
         trained = rec.model_copy(update={"hashes": [from_hex(h) for h in hashes]})
         entry = self._publish(job_id, trained)
         self._put(job_id, root=entry.tree.root, hashes=list(entry.hashes))
-        accuracy = engine.evaluate(engine.load_state(self.store.get(entry.hashes[-1])))
+        metric = engine.evaluate(engine.load_state(self.store.get(entry.hashes[-1])))
         self.log.info(
-            "job %d: trained %d steps, test accuracy %.3f, root %s",
+            "job %d: trained %d steps, %s %.3f, root %s",
             job_id,
             rec.total_steps,
-            accuracy,
+            METRIC_LABELS.get(engine.metric_name, engine.metric_name),
+            metric,
             to_hex(entry.tree.root),
         )
         return True

@@ -19,6 +19,7 @@ from noderuntime.options import (
     KeystoreOpt,
     PasswordEnvOpt,
     RpcUrlOpt,
+    ThreadsOpt,
     VerboseOpt,
 )
 
@@ -36,6 +37,7 @@ def run(
     data_dir: Annotated[Path, typer.Option("--data-dir", help="State file directory.")] = Path(
         "runs/verifier"
     ),
+    threads: ThreadsOpt = None,
     json_logs: Annotated[bool, typer.Option("--json", help="JSON-lines logs.")] = False,
     verbose: VerboseOpt = 0,
 ) -> None:
@@ -47,4 +49,4 @@ def run(
     setup_logging(json_logs=json_logs, level="DEBUG" if verbose >= 2 else "INFO")
     keys = KeySource(keystore, password_env, key_env, dev_account)
     client = connect(rpc_url, deployment, keys)
-    run_until_signalled(VerifierNode(client, data_dir))
+    run_until_signalled(VerifierNode(client, data_dir, threads=threads))

@@ -28,6 +28,9 @@ logger = logging.getLogger(__name__)
 
 UINT64_MAX = 2**64 - 1
 DATA_URI_PREFIX = "data:application/json;base64,"
+METRIC_LABELS = {"accuracy": "test accuracy", "val_bpc": "validation loss (bits/char)"}
+"""How to show each job metric (`JobSpec.metric_name`): MLP jobs report test-set accuracy in
+[0, 1] (higher is better), GPT jobs validation loss in bits per character (lower is better)."""
 
 
 class _Frozen(BaseModel):
@@ -224,6 +227,12 @@ class JobSpec(_Frozen):
     def num_segments(self) -> int:
         """Number of segments N/k (the Merkle tree has N/k + 1 leaves)."""
         return self.total_steps // self.checkpoint_interval
+
+    @property
+    def metric_name(self) -> str:
+        """What `TrainingEngine.evaluate` returns for this job: `"accuracy"` (MLP jobs) or
+        `"val_bpc"` (GPT jobs); `METRIC_LABELS` names it."""
+        return "val_bpc" if isinstance(self.model, GPTConfig) else "accuracy"
 
     @property
     def num_leaves(self) -> int:

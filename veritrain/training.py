@@ -71,20 +71,24 @@ def torch_dtype(name: str) -> torch.dtype:
         raise SpecError(f"unsupported dtype {name!r}") from exc
 
 
-def apply_profile(profile: ExecutionProfile, device: str | None = None) -> torch.device:
+def apply_profile(
+    profile: ExecutionProfile, device: str | None = None, threads: int | None = None
+) -> torch.device:
     """Configure this process for bit-exact training under `profile`.
 
-    Native: sets `torch.set_num_threads(profile.threads)`. Both arithmetics: sets
-    `torch.use_deterministic_algorithms` (repro without deterministic mode's NaN fill of new
-    tensors, `torch.utils.deterministic.fill_uninitialized_memory`), and for CUDA also
-    `CUBLAS_WORKSPACE_CONFIG=:4096:8` (if unset), cuDNN deterministic mode and TF32 off.
-    Repro leaves the thread count as this process has it. Process-global: every engine in a
-    process should share one profile.
+    Native: sets `torch.set_num_threads(profile.threads)`. Repro: sets `threads` when given,
+    else leaves the thread count as this process has it (the results do not depend on it).
+    Both arithmetics: sets `torch.use_deterministic_algorithms` (repro without deterministic
+    mode's NaN fill of new tensors, `torch.utils.deterministic.fill_uninitialized_memory`), and
+    for CUDA also `CUBLAS_WORKSPACE_CONFIG=:4096:8` (if unset), cuDNN deterministic mode and TF32
+    off. Process-global: call it again before running an engine built for another profile.
 
     Args:
         profile: the job's execution profile.
         device: `"cpu"` or `"cuda"`: this machine's choice under repro (default `"cpu"`);
             under native it must be None or equal `profile.device`.
+        threads: this machine's CPU thread count (>= 1) under repro; ignored under native,
+            whose profile pins the count (a native job runs with its own count or not at all).
 
     Returns:
         The torch device to train on.
@@ -92,8 +96,11 @@ def apply_profile(profile: ExecutionProfile, device: str | None = None) -> torch
     Raises:
         ProfileUnavailable: CUDA is asked for and none is available (there is no fallback:
             under native another device would give other state hashes).
-        SpecError: a native profile is asked to run on a device it does not pin.
+        SpecError: a native profile is asked to run on a device it does not pin, or
+            `threads` is below 1.
     """
+    if threads is not None and threads < 1:
+        raise SpecError(f"thread count must be >= 1, got {threads}")
     if profile.arith == "native":
         if device is not None and device != profile.device:
             raise SpecError(
@@ -112,8 +119,9 @@ def apply_profile(profile: ExecutionProfile, device: str | None = None) -> torch
         torch.backends.cudnn.benchmark = False
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
-    if profile.threads is not None and torch.get_num_threads() != profile.threads:
-        torch.set_num_threads(profile.threads)
+    count = profile.threads if profile.arith == "native" else threads
+    if count is not None and torch.get_num_threads() != count:
+        torch.set_num_threads(count)
     torch.use_deterministic_algorithms(profile.deterministic)
     # Deterministic mode fills every new tensor with NaN before an operator writes it (an
     # extra full write per allocation). No repro operator reads memory it has not written, so
@@ -177,6 +185,8 @@ class TrainingEngine:
         check_root: verify the data's root against `spec.dataset.root` (default True).
         device: this machine's device under repro (`"cpu"` default, or `"cuda"`); under native
             None or the profile's device.
+        threads: this machine's CPU thread count under repro (None: as the process has it);
+            ignored under native (the profile pins it).
 
     Raises:
         DatasetRootMismatch: the data does not hash to the spec's root.
@@ -193,9 +203,10 @@ class TrainingEngine:
         data_path: str | Path | None = None,
         check_root: bool = True,
         device: str | None = None,
+        threads: int | None = None,
     ) -> None:
         self.spec = spec
-        self.device = apply_profile(spec.profile, device)
+        self.device = apply_profile(spec.profile, device, threads)
         self.dtype = torch_dtype(spec.profile.dtype)
         self.ops = ops_for(spec.profile.arith)
         self.text: TextDataset | None = None

@@ -51,6 +51,7 @@ class WhistleblowerNode(NodeBase):
         poll_interval: seconds between rounds.
         adjudication: the adjudication strategy (None: from ``client.adjudicator.name``).
         stake_amount: wei to stake when not active (None: 4x challengeBond, at least min).
+        threads: CPU threads for repro replays (`NodeBase`; None: torch's count).
     """
 
     def __init__(
@@ -61,6 +62,7 @@ class WhistleblowerNode(NodeBase):
         poll_interval: float = 1.0,
         stake_amount: int | None = None,
         adjudication: Adjudication | None = None,
+        threads: int | None = None,
     ) -> None:
         super().__init__(
             client,
@@ -68,6 +70,7 @@ class WhistleblowerNode(NodeBase):
             revert_types=(ContractRevert,),
             poll_interval=poll_interval,
             adjudication=adjudication,
+            threads=threads,
         )
         self.data_dir = Path(data_dir)
         self.stake_amount = stake_amount

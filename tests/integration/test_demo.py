@@ -1,6 +1,8 @@
 """The README's demo, end to end: `veritrain demo --json` as a user runs it.
 
-Runs 10 node processes on a real Anvil (about 3-4 minutes on 2 cores).
+Runs 9 node processes on a real Anvil, each with its own torch thread count and
+``ATEN_CPU_CAPABILITY``, and 4 repro jobs, one of them the character-level GPT (about 4-6
+minutes on 2 cores).
 Run: ``.venv/bin/python -m pytest tests/integration/test_demo.py``.
 """
 
@@ -16,6 +18,8 @@ from pathlib import Path
 import pytest
 
 from chain.artifacts import repo_root
+
+HONEST = tuple(f"verifier-{i}" for i in range(1, 5))
 
 
 @pytest.mark.slow
@@ -58,10 +62,52 @@ def test_demo_settles_every_job_as_promised(tmp_path: Path) -> None:
     }, proc.stdout[-4000:]
     assert proc.stdout.count("] forced error settled on job ") == len(summary["forced_errors"])
 
-    jobs = {j["solver_name"]: j for j in summary["jobs"]}
+    # Mixed machines: every node reported its compute; the honest solver and the honest
+    # verifiers ran with different thread counts and CPU capabilities (each as asked for).
+    nodes = {n["name"]: n for n in summary["nodes"]}
+    assert set(nodes) == {
+        "solver-honest",
+        "solver-skip-steps",
+        "solver-perturb",
+        *HONEST,
+        "verifier-lazy",
+        "whistleblower",
+    }
+    for n in nodes.values():
+        assert n["threads"] in (1, 2) and n["cpu_capability"] == n["aten_cpu_capability"].upper()
+    replaying = [nodes[n] for n in ("solver-honest", *HONEST)]
+    assert {n["threads"] for n in replaying} == {1, 2}
+    assert {n["cpu_capability"] for n in replaying} == {"DEFAULT", "AVX2"}
+    solver = nodes["solver-honest"]
+    assert any(
+        n["threads"] != solver["threads"] and n["cpu_capability"] != solver["cpu_capability"]
+        for n in replaying[1:]
+    ), "some verifier differs from the honest solver in both threads and CPU capability"
+    assert "Nodes (mixed machines)" in proc.stdout
+
+    assert all(j["model"] in ("digits-mlp", "shakespeare-char") for j in summary["jobs"])
+    jobs = {j["solver_name"]: j for j in summary["jobs"] if j["model"] == "digits-mlp"}
+    assert len(jobs) == 3
     assert jobs["solver-honest"]["status"] == "Finalized"
-    assert jobs["solver-honest"]["test_accuracy"] >= 0.9
+    assert jobs["solver-honest"]["metric"] == "accuracy"
+    assert jobs["solver-honest"]["metric_value"] >= 0.9
     assert {jobs["solver-skip-steps"]["status"], jobs["solver-perturb"]["status"]} == {"Rejected"}
+    # The GPT job: trained by the honest solver, finalized, its metric validation bits/char.
+    (text,) = [j for j in summary["jobs"] if j["model"] == "shakespeare-char"]
+    assert text["solver_name"] == "solver-honest" and text["status"] == "Finalized"
+    assert text["metric"] == "val_bpc" and 0.0 < text["metric_value"] < 8.0
+    assert "validation loss (bits/char)" in proc.stdout
+    # Verified across machines: each honest verifier replayed every sample of both honest jobs
+    # and agreed with the solver (Approve), except the forced error, which it rejected.
+    forced_sample = {f["job_id"]: f["sample"] for f in summary["forced_errors"]}
+    for job in (jobs["solver-honest"], text):
+        for name in HONEST:
+            verdicts = job["verdicts"][name]
+            assert len(verdicts) == 4, job
+            assert verdicts == [
+                "Reject" if i == forced_sample[job["job_id"]] else "Approve" for i in range(4)
+            ], (job["job_id"], name, verdicts)
+        assert job["verdicts"]["verifier-lazy"] == ["Approve"] * 4
 
     slashed = {(s["name"], s["role"]): s["amount_wei"] for s in summary["slashed"]}
     assert slashed[("solver-skip-steps", "solver")] > 0
@@ -74,8 +120,9 @@ def test_demo_settles_every_job_as_promised(tmp_path: Path) -> None:
     assert rewards["whistleblower"]["amount_wei"] > 0
     assert rewards["solver-honest"]["amount_wei"] > 0
 
-    assert [(s["name"], s["shares"], s["bps"]) for s in summary["shares"]] == [
-        ("solver-honest", 300, 10_000)
+    assert [(s["model"], s["name"], s["shares"], s["bps"]) for s in summary["shares"]] == [
+        ("digits-mlp", "solver-honest", 300, 10_000),
+        ("shakespeare-char", "solver-honest", 16, 10_000),
     ]
     # Both cheaters lose a bisection game that narrowed their segment to one step.
     assert len(summary["disputes"]) == 2
@@ -88,11 +135,12 @@ def test_demo_settles_every_job_as_promised(tmp_path: Path) -> None:
     # Every job carries a forced error (rate 10_000 bps); the honest job's is caught in full.
     forced = {f["job_id"]: f for f in summary["forced_errors"]}
     assert set(forced) == {j["job_id"] for j in summary["jobs"]}
-    honest = forced[jobs["solver-honest"]["job_id"]]
-    assert [a["name"] for a in honest["approvers_slashed"]] == ["verifier-lazy"]
-    assert {a["name"] for a in honest["rejecters_paid"]} == {f"verifier-{i}" for i in range(1, 5)}
-    assert [a["name"] for a in honest["whistleblowers_paid"]] == ["whistleblower"]
-    assert (
-        honest["slashed_wei"] > 0
-        and honest["paid_wei"] == 5 * honest["rejecters_paid"][0]["amount_wei"]
-    )
+    for job in (jobs["solver-honest"], text):
+        honest = forced[job["job_id"]]
+        assert [a["name"] for a in honest["approvers_slashed"]] == ["verifier-lazy"]
+        assert {a["name"] for a in honest["rejecters_paid"]} == set(HONEST)
+        assert [a["name"] for a in honest["whistleblowers_paid"]] == ["whistleblower"]
+        assert (
+            honest["slashed_wei"] > 0
+            and honest["paid_wei"] == 5 * honest["rejecters_paid"][0]["amount_wei"]
+        )

@@ -112,6 +112,13 @@ CASES: list[tuple[list[str], str]] = [
     (["demo", "--adjudicator", "oracle"], "adjudicator"),
     (["demo", "--steps", "100", "--interval", "30"], "interval"),
     (["demo", "--timeout", "-5"], "timeout"),
+    # node options (refused before any connection)
+    (["solver", "run", "--threads", "0", *RPC, *KEY], "threads"),
+    (["solver", "run", "--model", " ", *RPC, *KEY], "model"),
+    (["solver", "run", "--max-jobs", "0", *RPC, *KEY], "max-jobs"),
+    (["verifier", "run", "--threads", "-1", *RPC, *KEY], "threads"),
+    (["whistleblower", "run", "--threads", "two", *RPC, *KEY], "threads"),
+    (["adversary", "solver", "--mode", "perturb", "--model", "", *RPC, *KEY], "model"),
     # unknown commands and options
     (["job", "frobnicate"], "frobnicate"),
     (["stake", "solver", "10", "--no-such-option"], "no-such-option"),

@@ -5,6 +5,7 @@ Run: ``.venv/bin/python -m pytest tests/unit/cli/test_demo_live.py``.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import subprocess
 import time
@@ -336,6 +337,7 @@ def test_poller_reports_every_slash_once_across_polls() -> None:
 
 def test_wait_settled_draws_until_every_job_is_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     client = FakeClient()
+    client.jobs.job_count = lambda: 2  # 1 digits job + the GPT job
     client.status = JobStatus.Finalized
     monkeypatch.setattr(demo, "POLL_S", 0.0)
     monkeypatch.setattr("cli.live.web3_logs", lambda c: FakeLogs())
@@ -365,3 +367,25 @@ def test_poller_shows_the_slash_of_a_job_it_sees_settled() -> None:
     snapshot = poller.poll(2.0)
     assert [j.status for j in snapshot.jobs] == ["Rejected"]
     assert [s.name for s in snapshot.slashes] == ["solver-perturb"]
+
+
+def test_poller_and_view_name_each_jobs_model() -> None:
+    from veritrain.spec import model_id_hash
+
+    client, source = FakeClient(), FakeLogs()
+    known = model_id_hash("shakespeare-char")
+    unknown = model_id_hash("someone-elses")
+
+    def job_of(job_id: int, with_uris: bool = True) -> Any:
+        model = known if job_id == 1 else unknown
+        return dataclasses.replace(_job(job_id, JobStatus.Verifying), model_id=model)
+
+    client.jobs.job_count = lambda: 2
+    client.jobs.get_job = job_of
+    poller = ChainPoller(
+        client, NAMES, from_block=1, logs=source, models={known: "shakespeare-char"}
+    )
+    snapshot = poller.poll(1.0)
+    assert [j.model for j in snapshot.jobs] == ["shakespeare-char", "0x" + unknown[:4].hex()]
+    text = _text(snapshot)
+    assert "model" in text and "shakespeare-char" in text

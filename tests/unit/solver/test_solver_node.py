@@ -232,3 +232,38 @@ def test_a_flipped_bit_in_a_served_checkpoint_is_repaired_by_replay(tmp_path: Pa
     assert r.status_code == 200
     assert state_hash(r.content) == digest
     assert node.store.get(digest) == r.content  # the file itself is repaired
+
+
+def test_a_solver_with_models_claims_only_their_jobs(tmp_path: Path, caplog) -> None:
+    chain = FakeChain()
+    other = chain.post_job(SUBMITTER, tiny_spec().model_copy(update={"model_id": "other-mlp"}))
+    mine = chain.post_job(SUBMITTER, tiny_spec())
+    node = SolverNode(chain.client(SOLVER), tmp_path, serve=False, models=["digits-mlp"])
+    with caplog.at_level(logging.INFO, logger="solver"):
+        node.step()
+    assert chain.jobs[other].status is JobStatus.Open
+    assert chain.jobs[mine].status is JobStatus.Claimed
+    assert f"job {other}: model 0x" in caplog.text and "not one this solver trains" in caplog.text
+
+
+def test_repro_jobs_run_with_the_nodes_threads_native_ones_with_their_pins(
+    tmp_path: Path,
+) -> None:
+    import torch
+
+    from veritrain.spec import ExecutionProfile
+
+    before = torch.get_num_threads()
+    try:
+        node = SolverNode(FakeChain().client(SOLVER), tmp_path, serve=False, threads=2)
+        repro = tiny_spec().model_copy(update={"profile": ExecutionProfile.repro()})
+        native = tiny_spec().model_copy(update={"profile": ExecutionProfile(threads=1)})
+        node.engine_for(repro)
+        assert torch.get_num_threads() == 2
+        node.engine_for(native)
+        assert torch.get_num_threads() == 1
+        node.engine_for(repro)  # cached engine: the process is configured again
+        assert torch.get_num_threads() == 2
+        assert node.compute()["threads"] == 2
+    finally:
+        torch.set_num_threads(before)
