@@ -755,8 +755,8 @@ def _checks(summary: dict[str, Any]) -> dict[str, bool]:
         "nodes_on_mixed_threads_and_cpu_capabilities": _mixed_machines(summary.get("nodes", [])),
         "forced_error_in_honest_job": caught["forced_error"],
         "lazy_verifier_slashed_by_forced_error": caught["lazy_slashed"],
-        "honest_verifiers_won_the_jackpot": caught["rejecters_paid"],
-        "whistleblower_won_the_jackpot": caught["whistleblower_paid"],
+        "honest_verifiers_named_winners_of_the_forced_error": caught["rejecters_paid"],
+        "whistleblower_named_winner_of_its_challenge": caught["whistleblower_paid"],
         "honest_job_finalized": honest.get("status") == "Finalized",
         "honest_replays_agreed": _replays_agreed(summary, honest),
         "honest_accuracy_at_least_0.9": honest.get("metric") == "accuracy"
