@@ -253,7 +253,7 @@ library LibSettlement {
     /// @notice Applies an adjudicator's outcome on the submission's disputed sample: slashes the
     ///         non-voting arbiters, settles the valid or invalid side and distributes the pot.
     ///         When the dispute was one challenger's own game and the solver won it, only that
-    ///         challenger loses (`_settleLostChallenge`) and the sample stays disputed while another
+    ///         challenger loses (`_settleValid`) and the sample stays disputed while another
     ///         challenger of it has not played: the next `finalize` opens that one's game.
     function settleDispute(
         Job storage job,
@@ -272,13 +272,8 @@ library LibSettlement {
         uint256 pot = _slashArbiters(s, jobId, nonVoters);
         address[] memory winners;
         uint256 sidePot;
-        if (segmentValid && sub.disputeChallenger != address(0)) {
-            (sidePot, winners) = _settleLostChallenge(job, sub, s, jobId, sampleIndex);
-        } else if (segmentValid) {
-            (sidePot, winners) = _settleValid(job, sub, s, jobId, sampleIndex);
-        } else {
-            (sidePot, winners) = _settleInvalid(job, sub, s, jobId, disputeId, sampleIndex);
-        }
+        if (segmentValid) (sidePot, winners) = _settleValid(job, sub, s, jobId, sampleIndex);
+        else (sidePot, winners) = _settleInvalid(job, sub, s, jobId, disputeId, sampleIndex);
         pot += sidePot;
         emit IJobManager.DisputeSettled(jobId, disputeId, segmentValid, pot);
         _distributePot(s, pot, majority, winners);
@@ -388,8 +383,13 @@ library LibSettlement {
         }
     }
 
-    /// @notice Valid segment: rejecters are slashed and lose their bonds, challengers lose their
-    ///         bonds; the job stays Disputed until `finalize` moves on.
+    /// @notice Valid segment. The losers are the dispute's challenger alone when it lost its own
+    ///         game (`sub.disputeChallenger`, by moves or by its clock), else (a committee's ruling)
+    ///         every challenger of the sample: a losing rejecter is slashed and loses its bond, a
+    ///         losing whistleblower loses its bond on each approval of the sample it challenged. A
+    ///         lone loser is marked as lost (`sub.lost`) and the sample stays disputed while another
+    ///         of its challengers has not played: a lost or abandoned challenge costs only its owner.
+    ///         The job stays Disputed until `finalize` moves on.
     /// @return pot Slashes and forfeited bonds (wei).
     /// @return winners The solver and the approvers of the sample.
     function _settleValid(
@@ -399,52 +399,15 @@ library LibSettlement {
         uint256 jobId,
         uint256 sampleIndex
     ) internal returns (uint256 pot, address[] memory winners) {
-        address[] storage verifiers = sub.verifiers;
-        winners = new address[](verifiers.length + 1);
-        uint256 count = 0;
-        winners[count++] = job.solver;
-        for (uint256 i; i < verifiers.length; ++i) {
-            address verifier = verifiers[i];
-            Seat storage seat = sub.seats[verifier];
-            Verdict verdict = verdictAt(seat, sampleIndex);
-            if (verdict == Verdict.Reject) {
-                pot += _forfeitBond(s, jobId, verifier);
-                // A verifier already slashed on an earlier segment loses only the bond.
-                if (seat.status == SeatStatus.Submitted) {
-                    seat.status = SeatStatus.Slashed;
-                    pot += _slashVerifier(job, sub, s, jobId, verifier, Bucket.Pot);
-                }
-            } else if (verdict == Verdict.Approve) {
-                winners[count++] = verifier;
-                address challenger = sub.challengers[sampleIndex][verifier];
-                if (challenger != address(0)) pot += _forfeitBond(s, jobId, challenger);
-            }
-        }
-        winners = _truncate(winners, count);
-    }
-
-    /// @notice The dispute's challenger (`sub.disputeChallenger`) lost its own game on the sample (by moves or by its clock): it alone is
-    ///         slashed (a rejecting verifier: its bond and its locked stake; a whistleblower: its bond
-    ///         on every approval of the sample it challenged) and marked as lost. The other
-    ///         challengers keep their stakes and bonds; while one of them has not played, the sample
-    ///         stays disputed. A lost or abandoned challenge costs only its owner.
-    /// @return pot Its slash and forfeited bonds (wei).
-    /// @return winners The solver and the approvers of the sample.
-    function _settleLostChallenge(
-        Job storage job,
-        Submission storage sub,
-        Settlement memory s,
-        uint256 jobId,
-        uint256 sampleIndex
-    ) internal returns (uint256 pot, address[] memory winners) {
-        sub.lost[sampleIndex][sub.disputeChallenger] = true;
+        address only = sub.disputeChallenger;
+        if (only != address(0)) sub.lost[sampleIndex][only] = true;
         winners = new address[](sub.verifiers.length + 1);
         uint256 count = 0;
         winners[count++] = job.solver;
         for (uint256 i; i < sub.verifiers.length; ++i) {
             address verifier = sub.verifiers[i];
             Verdict verdict = verdictAt(sub.seats[verifier], sampleIndex);
-            if (verdict == Verdict.Reject && verifier == sub.disputeChallenger) {
+            if (verdict == Verdict.Reject && (only == address(0) || verifier == only)) {
                 pot += _forfeitBond(s, jobId, verifier);
                 // A verifier already slashed on an earlier segment loses only the bond.
                 if (sub.seats[verifier].status == SeatStatus.Submitted) {
@@ -454,11 +417,15 @@ library LibSettlement {
             } else if (verdict == Verdict.Approve) {
                 winners[count++] = verifier;
                 address challenger = sub.challengers[sampleIndex][verifier];
-                if (challenger == sub.disputeChallenger) pot += _forfeitBond(s, jobId, challenger);
+                if (challenger != address(0) && (only == address(0) || challenger == only)) {
+                    pot += _forfeitBond(s, jobId, challenger);
+                }
             }
         }
         winners = _truncate(winners, count);
-        if (_nextChallenger(sub, sampleIndex) != address(0)) sub.disputedMask |= uint256(1) << sampleIndex;
+        if (only != address(0) && _nextChallenger(sub, sampleIndex) != address(0)) {
+            sub.disputedMask |= uint256(1) << sampleIndex;
+        }
     }
 
     /// @notice Invalid segment: the solver and the approvers of the sample are slashed, every bond
