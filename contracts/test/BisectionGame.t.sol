@@ -112,18 +112,7 @@ abstract contract BisectionGame_Init is Deployers {
     function _openGame(uint32 k, bytes32[] memory hashes, uint32 disputed, bool byWhistleblower, address solverAccount)
         internal
     {
-        interval = k;
-        committed = hashes;
-        truth = _chain(2 * uint256(k), NO_CHEAT);
-        segment = disputed;
-        defender = solverAccount;
-        vm.prank(submitter);
-        jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, hashes[0], 2 * k, k, REWARD, SPEC_URI);
-        vm.prank(solverAccount);
-        jobManager.claimJob(jobId);
-        _commit(jobId, solverAccount, _checkpointsOf(hashes, k));
-        _assign(jobId);
-        address[] memory verifiers = _assigned(jobId);
+        address[] memory verifiers = _assignedJob(k, hashes, disputed, solverAccount);
         if (byWhistleblower) {
             _submitAll(jobId, 0);
             vm.prank(whistleblower);
@@ -140,6 +129,26 @@ abstract contract BisectionGame_Init is Deployers {
         jobManager.finalize(jobId);
         disputeId = _job(jobId).disputeId;
         jobBonds = escrow.bucketOf(Bucket.Bonds);
+    }
+
+    /// @notice Job of N = 2k steps committed by `solverAccount` from `hashes`, with verifiers drawn;
+    ///         records the game's expected endpoints (`segment` = `disputed`).
+    function _assignedJob(uint32 k, bytes32[] memory hashes, uint32 disputed, address solverAccount)
+        internal
+        returns (address[] memory verifiers)
+    {
+        interval = k;
+        committed = hashes;
+        truth = _chain(2 * uint256(k), NO_CHEAT);
+        segment = disputed;
+        defender = solverAccount;
+        vm.prank(submitter);
+        jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, hashes[0], 2 * k, k, REWARD, SPEC_URI);
+        vm.prank(solverAccount);
+        jobManager.claimJob(jobId);
+        _commit(jobId, solverAccount, _checkpointsOf(hashes, k));
+        _assign(jobId);
+        verifiers = _assigned(jobId);
     }
 
     /// @notice Move bonds the game holds at the Escrow (the game itself holds no tokens).
@@ -947,18 +956,7 @@ contract BisectionGame_EveryChallenger_Test is BisectionGame_Init {
     /// @notice A k = K job on segment 1 (the solver forged the step after `cheatStep`): verifiers 0
     ///         and 1 reject the sample, verifier 2 approves it; finalize opens verifier 0's game.
     function _openTwoRejecters(uint256 cheatStep) internal {
-        interval = K;
-        committed = _chain(2 * uint256(K), cheatStep);
-        truth = _chain(2 * uint256(K), NO_CHEAT);
-        segment = 1;
-        defender = solver;
-        vm.prank(submitter);
-        jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, committed[0], 2 * K, K, REWARD, SPEC_URI);
-        vm.prank(solver);
-        jobManager.claimJob(jobId);
-        _commit(jobId, solver, _checkpointsOf(committed, K));
-        _assign(jobId);
-        address[] memory verifiers = _assigned(jobId);
+        address[] memory verifiers = _assignedJob(K, _chain(2 * uint256(K), cheatStep), 1, solver);
         assertEq(verifiers.length, 3, "three seats");
         (accomplice, honest, approver) = (verifiers[0], verifiers[1], verifiers[2]);
         _submit(jobId, accomplice, uint256(1) << 1);
