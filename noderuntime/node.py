@@ -46,8 +46,9 @@ from noderuntime.adjudication import Adjudication, adjudication_for
 from noderuntime.logs import progress_bar
 from noderuntime.ports import ChainPort
 from noderuntime.records import GameMove, GameRecord, RecordStore, StartIndex
-from veritrain.bisection import GameView
+from veritrain.bisection import GameView, respond_agrees
 from veritrain.enums import DisputePhase, DisputeStatus, JobStatus, Role, RoundOutcome
+from veritrain.errors import CheckpointUnavailable
 
 if TYPE_CHECKING:
     from chain.types import JobView
@@ -61,6 +62,7 @@ logger = logging.getLogger(__name__)
 __all__ = [
     "JOB_EVENTS",
     "TERMINAL_JOB_STATUSES",
+    "WITHHELD",
     "NodeBase",
 ]
 
@@ -68,6 +70,10 @@ __all__ = [
 TERMINAL_JOB_STATUSES = frozenset(
     {JobStatus.Finalized, JobStatus.Rejected, JobStatus.Cancelled, JobStatus.Expired}
 )
+
+WITHHELD = b"\x00" * 32
+"""A challenger's own hash at a step when the defender withholds the data to compute it (recorded
+in its move); whatever the defender posts, the challenger then disputes it (P-6)."""
 
 JOB_EVENTS = ("CheckpointsCommitted", "VerifiersAssigned", "JobReclaimed")
 """The JobManager events `NodeBase.follow_jobs` indexes (Open jobs are never read: a node that
@@ -747,7 +753,7 @@ class NodeBase:
         Returns:
             The `GameView` read before the move.
         """
-        from veritrain.bisection import MoveKind, next_move, respond_agrees
+        from veritrain.bisection import MoveKind, next_move
         from veritrain.hexutil import to_hex
 
         game = self.game_of(dispute_id)
@@ -817,7 +823,10 @@ class NodeBase:
         """Play the challenger's side of the job's game when this node is the challenger.
 
         Responses compare the defender's hash at mid with this node's own replay
-        (`segment_trajectory`, built only when a response is due); each move is persisted
+        (`segment_trajectory`, built only when a response is due, from the local store or the
+        solver's server); when the defender's data stays unreachable for half of this turn's
+        clock, the response disputes the defender's hash (`WITHHELD`) instead of timing out. Each
+        move is persisted
         under `games[disputeId]` of `state` (a `RecordStore` of `NodeRecords`), and the step
         dispute is helped along (`drawCommittee`, `resolve`) once the game is in adjudication.
 
@@ -835,10 +844,30 @@ class NodeBase:
             return None
 
         def hash_at(step: int) -> bytes:
-            return bytes(self.segment_trajectory(job, game.segment).hash_at(step))
+            try:
+                return bytes(self.segment_trajectory(job, game.segment).hash_at(step))
+            except CheckpointUnavailable as exc:
+                # Retry while at most half of this turn's clock is spent; then dispute the
+                # defender's hash rather than time out: the game narrows to the segment's first
+                # step, whose start state the step committee must fetch from the defender too,
+                # and a committee that cannot fetch it votes against it (P-6).
+                if self.chain_time() < int(game.turn_started_at) + int(game.challenger_clock) // 2:
+                    raise
+                self.log.warning(
+                    "game %d: the defender's data is unreachable (%s): disputing its hash at %d",
+                    dispute_id,
+                    exc,
+                    step,
+                )
+                return WITHHELD
+
+        rule = agree or respond_agrees
+
+        def agrees(mine: bytes, theirs: bytes) -> bool:
+            return mine != WITHHELD and rule(mine, theirs)
 
         game = self.play_game(
-            dispute_id, hash_at, agree=agree, on_move=self.game_recorder(state, game)
+            dispute_id, hash_at, agree=agrees, on_move=self.game_recorder(state, game)
         )
         self.help_step_dispute(game)
         return game

@@ -374,12 +374,28 @@ class VerifierNode(NodeBase):
             )
 
     def _judge_step(self, job: Any, dispute: Any, claim: Any) -> bool | None:
-        """One-step dispute: is the defender's end hash the state after step t? (None: retry)"""
+        """One-step dispute: is the defender's end hash the state after step t? (None: retry)
+
+        The step's start state comes from the defender (the solver's checkpoint server). When
+        it stays unreachable for `UNAVAILABLE_ATTEMPTS` rounds and the last third of the vote
+        window has begun, the member votes the claim wrong: whoever withholds the data its
+        claim needs loses (docs/SECURITY.md P-6), instead of a silent committee keeping it.
+        """
+        key = (-int(dispute.dispute_id), int(claim.step))
         try:
             valid = self.judge_step(
                 job, int(claim.step), bytes(claim.start_hash), bytes(claim.claimed_end_hash)
             )
         except CheckpointUnavailable as exc:
+            if self._give_up(key, int(dispute.commit_deadline) - 10):
+                self.log.warning(
+                    "step dispute %d: the defender's data is still unreachable (%s): voting "
+                    "its claim wrong",
+                    int(dispute.dispute_id),
+                    exc,
+                )
+                return False
+            self._unavailable[key] = self._unavailable.get(key, 0) + 1
             self.log.warning("step dispute %d: data unreachable: %s", dispute.dispute_id, exc)
             return None
         self.log.info(

@@ -6,6 +6,7 @@ restarted mid-game that resumes from its persisted step hashes."""
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ from solver.trainer import train_job
 from tests.utils.node_fixtures import tiny_spec
 from veritrain.bisection import GameView, StepTrajectory, play_out
 from veritrain.enums import GameStatus, Side
+from veritrain.errors import CheckpointUnavailable
 from veritrain.hexutil import from_hex
 from veritrain.store import CheckpointStore
 from veritrain.training import TrainingEngine
@@ -246,3 +248,34 @@ def test_party_that_stops_moving_loses_on_its_clock(cheat, tmp_path: Path) -> No
     game.now += 5
     defender.play_game(1, served.hash_at)
     assert game.g["status"] == GameStatus.DefenderWon
+
+
+def test_challenger_without_the_defenders_data_disputes_instead_of_timing_out(
+    cheat, tmp_path: Path
+) -> None:
+    """P-6: the defender withholds the segment's data; the challenger retries for half of its
+    turn's clock, then disputes the defender's hash (before: it kept retrying until its clock
+    ran out and lost). Disputing every midpoint leads to the segment's first step, whose start
+    state the step committee must fetch from the defender too."""
+    _engine, leaves, served = cheat
+    game = FakeGame(20, 30, clock=30)
+    ends = lambda: (leaves[2], leaves[3], [], [])  # noqa: E731
+    defender, challenger = _node(game, D), _node(game, C)
+
+    def withheld(_job: Any, _segment: int) -> Any:
+        raise CheckpointUnavailable("http://127.0.0.1:9/jobs/1/checkpoints: connection refused")
+
+    challenger.segment_trajectory = withheld  # type: ignore[method-assign]
+    state = RecordStore(tmp_path / "c_state.json", NodeRecords)
+    job = SimpleNamespace(job_id=1, dispute_id=1)
+    defender.play_game(1, served.hash_at, endpoints=ends)
+    defender.play_game(1, served.hash_at)  # bisect at 25
+    with pytest.raises(CheckpointUnavailable):
+        challenger.play_challenger(job, state)  # early in its turn: retry later
+    assert game.g["status"] == GameStatus.AwaitingResponse
+    game.now += 16  # over half of its 30 s clock
+    challenger.play_challenger(job, state)
+    assert (game.g["lo"], game.g["hi"]) == (20, 25)  # disputed the defender's hash at 25
+    assert [(m.kind, m.step, m.agree) for m in state.read().games[1].moves] == [
+        ("respond", 25, False)
+    ]

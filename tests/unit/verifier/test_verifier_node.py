@@ -5,6 +5,7 @@ verdicts (commit, then reveal the same after a restart), no double submission.""
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -14,6 +15,7 @@ from tests.utils.node_fixtures import VERIFIERS, http_for, run_solver_to_commit,
 from verifier.node import UNAVAILABLE_ATTEMPTS, VerifierNode
 from veritrain.commitments import verdict_commitment
 from veritrain.enums import Verdict
+from veritrain.errors import CheckpointUnavailable
 
 
 def _setup(
@@ -125,3 +127,23 @@ def test_job_index_follows_events_from_a_persisted_cursor(tmp_path: Path) -> Non
     restarted.step()
     again = restarted.state.read().index
     assert again.watch == [1] and again.cursor >= chain.block > index.cursor
+
+
+def test_a_step_judge_votes_against_a_defender_that_withholds_its_data(tmp_path: Path) -> None:
+    """P-6: the step's start state comes from the defender; when it stays unreachable into the
+    last third of the vote window the member votes the claim wrong (before: it abstained
+    forever and the committee kept the claim)."""
+    chain = FakeChain()
+    verifier = VerifierNode(chain.client(VERIFIERS[0]), tmp_path / "v")
+
+    def withheld(*_args: object, **_kwargs: object) -> bool:
+        raise CheckpointUnavailable("http://127.0.0.1:9/jobs/1/states/7: connection refused")
+
+    verifier.judge_step = withheld  # type: ignore[method-assign]
+    job = SimpleNamespace(job_id=1)
+    dispute = SimpleNamespace(dispute_id=4, commit_deadline=chain.now + 300)
+    claim = SimpleNamespace(step=7, start_hash=b"\x01" * 32, claimed_end_hash=b"\x02" * 32)
+    for _ in range(UNAVAILABLE_ATTEMPTS + 1):
+        assert verifier._judge_step(job, dispute, claim) is None  # early: keep retrying
+    chain.now = dispute.commit_deadline - 10  # last third of the vote window
+    assert verifier._judge_step(job, dispute, claim) is False
