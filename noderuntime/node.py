@@ -629,7 +629,14 @@ class NodeBase:
         return self._replay(
             job,
             segment,
-            lambda spec, url, **kw: check_segment(spec, url, bytes(job.merkle_root), segment, **kw),
+            lambda spec, url, **kw: check_segment(
+                spec,
+                url,
+                bytes(job.merkle_root),
+                segment,
+                init_hash=bytes(job.init_hash),
+                **kw,
+            ),
             unavailable_is_reject=unavailable_is_reject,
             matches="the commitment",
             mismatch="INVALID",

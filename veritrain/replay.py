@@ -132,6 +132,7 @@ def check_segment(
     on_step: OnStep | None = None,
     unavailable_is_reject: bool = False,
     timeout: float = DEFAULT_TIMEOUT_S,
+    init_hash: bytes | None = None,
 ) -> SegmentCheck:
     """Check one committed segment by replay against the on-chain Merkle root.
 
@@ -153,11 +154,16 @@ def check_segment(
             `ok=False`; when False (default) `CheckpointUnavailable` propagates, so the node
             can retry before its verdict deadline.
         timeout: HTTP timeout in seconds when no client is given.
+        init_hash: the job's on-chain initial state hash (32 bytes): segment 0 must start from
+            it. Sorted-pair Merkle proofs do not fix a leaf's index, so a tree may hold the
+            leaf (0, initHash) for the commit check and another step-0 leaf where segment 0's
+            start is served; this check rejects that (docs/SECURITY.md P-7).
 
     Returns:
         A `SegmentCheck`; `ok=False` with a `reason` for invalid proofs, a proof for the
-        wrong leaf/step, a checkpoint that does not hash to its leaf or does not decode, a
-        malformed server response, or a replay mismatch.
+        wrong leaf/step, a segment 0 that does not start from `init_hash`, a checkpoint that
+        does not hash to its leaf or does not decode, a malformed server response, or a replay
+        mismatch.
 
     Raises:
         ValueError: `segment` out of range.
@@ -197,6 +203,12 @@ def check_segment(
                     )
             start_hash = proofs[0].state_hash_bytes()
             committed_end = proofs[1].state_hash_bytes()
+            if segment == 0 and init_hash is not None and start_hash != bytes(init_hash):
+                return result(
+                    False,
+                    f"segment 0 starts from state {to_hex(start_hash)}, not from the job's "
+                    f"initial state {to_hex(bytes(init_hash))}",
+                )
             start_blob = solver.checkpoint(start_step, start_hash)
     except CheckpointUnavailable as exc:
         if unavailable_is_reject:

@@ -133,6 +133,13 @@ contract BisectionGame is ReentrancyGuardTransient, IBisectionGame {
         if (!_JOB_MANAGER.verifyCheckpoint(jobId, leaf + 1, endHash, endProof)) {
             revert InvalidEndpointProof(disputeId, leaf + 1, endHash);
         }
+        // Segment 0 starts from the job's initial state (sorted-pair proofs do not fix a leaf's
+        // index, so the proof alone would accept another step-0 leaf; docs/SECURITY.md P-7).
+        if (leaf == 0) {
+            // SAFETY: trusted JobManager view.
+            bytes32 initHash = _JOB_MANAGER.getJob(jobId).initHash;
+            if (startHash != initHash) revert InitialStateMismatch(disputeId, startHash, initHash);
+        }
         uint64 clockLeft = _spendClock(disputeId, game, Side.Defender);
         game.agreedHash = startHash;
         game.claimedHash = endHash;

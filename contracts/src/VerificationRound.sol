@@ -140,6 +140,13 @@ contract VerificationRound is IVerificationRound {
         uint256 samples = segments.length;
         if (startHashes.length != samples) revert LengthMismatch(submissionId, samples, startHashes.length);
         if (endHashes.length != samples) revert LengthMismatch(submissionId, samples, endHashes.length);
+        // Segment 0 starts from the job's initial state: the commit check proves (0, initHash) is a
+        // leaf, but sorted-pair proofs do not fix its index (docs/SECURITY.md P-7).
+        for (uint256 i; i < samples; ++i) {
+            if (segments[i] == 0 && startHashes[i] != job.initHash) {
+                revert InitialStateMismatch(submissionId, startHashes[i], job.initHash);
+            }
+        }
         _startHashes[submissionId] = startHashes;
         _endHashes[submissionId] = endHashes;
         emit ClaimsPosted(submissionId, startHashes, endHashes);

@@ -10,12 +10,14 @@ import {HonestDefender} from "./actors/HonestDefender.sol";
 import {Deploy} from "../script/Deploy.sol";
 // Contracts
 import {BisectionGame} from "../src/BisectionGame.sol";
+import {LibCheckpoint} from "../src/libraries/LibCheckpoint.sol";
 // Interfaces
 import {IArbitrationCommittee} from "../src/interfaces/IArbitrationCommittee.sol";
 import {IBisectionGame} from "../src/interfaces/IBisectionGame.sol";
 import {IEscrow} from "../src/interfaces/IEscrow.sol";
 import {IJobManager} from "../src/interfaces/IJobManager.sol";
 import {IStepAdjudicator} from "../src/interfaces/IStepAdjudicator.sol";
+import {IVerificationRound} from "../src/interfaces/IVerificationRound.sol";
 // Types
 import {Game, GameStatus, Side, StepClaim} from "../src/types/BisectionTypes.sol";
 import {Bucket} from "../src/types/EscrowTypes.sol";
@@ -1044,5 +1046,117 @@ contract BisectionGame_EveryChallenger_Test is BisectionGame_Init {
         _abandon();
         jobManager.finalize(jobId);
         assertEq(_job(jobId).disputeId, disputeId, "a third game opened");
+    }
+}
+
+/// @notice P-7's gap (docs/SECURITY.md): sorted-pair proofs do not fix a leaf's index, so a solver
+///         can commit a tree with its own start state (pre-trained weights) as leaf 0 and smuggle
+///         the leaf (0, initHash) in elsewhere, only to pass the commit check. Segment 0 must then
+///         still start from initHash: in the claims and in the game's endpoints.
+contract BisectionGame_InitialState_Test is BisectionGame_Init {
+    bytes32 internal constant OWN_START = keccak256("pretrained weights");
+    bytes32 internal init;
+    /// @notice The smuggling tree: (0, OWN_START), (K, own1), (2K, own2), then (0, initHash).
+    bytes32[] internal tree;
+    bytes32[] internal own;
+
+    function setUp() public override {
+        super.setUp();
+        interval = K;
+        segment = 0;
+        defender = solver;
+        init = keccak256("genesis");
+        own = new bytes32[](3);
+        own[0] = OWN_START;
+        own[1] = keccak256(abi.encode(OWN_START, "after K steps"));
+        own[2] = keccak256(abi.encode(own[1], "after 2K steps"));
+        bytes32[] memory ownLeaves = Merkle.leaves(K, own);
+        tree = new bytes32[](4);
+        for (uint256 i; i < 3; ++i) {
+            tree[i] = ownLeaves[i];
+        }
+        tree[3] = LibCheckpoint.leafHash(0, init);
+        vm.prank(submitter);
+        jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, init, 2 * K, K, REWARD, SPEC_URI);
+        vm.prank(solver);
+        jobManager.claimJob(jobId);
+        bytes32[] memory initProof = Merkle.proof(tree, 3);
+        bytes32 commitment = _secretCommitment(jobId, solver);
+        vm.prank(solver);
+        jobManager.commitCheckpoints(jobId, Merkle.root(tree), initProof, CHECKPOINT_URL, commitment);
+        vm.roll(block.number + 2);
+        jobManager.assignVerifiers(jobId);
+    }
+
+    /// @notice Claims (start, end) per sample in sample order; segment 0 starts from `start0`.
+    function _claimsFrom(bytes32 start0) internal view returns (bytes32[] memory starts, bytes32[] memory ends) {
+        (, uint32[] memory segments) = jobManager.getAssignment(jobId);
+        starts = new bytes32[](segments.length);
+        ends = new bytes32[](segments.length);
+        for (uint256 j; j < segments.length; ++j) {
+            starts[j] = segments[j] == 0 ? start0 : own[segments[j]];
+            ends[j] = own[segments[j] + 1];
+        }
+    }
+
+    /// @notice Tree index of the leaf a claim on `segment` (start or end) is proven with.
+    function _treeIndex(uint32 seg, bool isEnd) internal pure returns (uint256) {
+        if (!isEnd && seg == 0) return 3; // the smuggled (0, initHash)
+        return isEnd ? seg + 1 : seg;
+    }
+
+    function test_postClaims_segmentZeroFromOwnWeights_reverts() public {
+        (bytes32[] memory starts, bytes32[] memory ends) = _claimsFrom(OWN_START);
+        vm.expectRevert(
+            abi.encodeWithSelector(IVerificationRound.InitialStateMismatch.selector, _sid(jobId), OWN_START, init)
+        );
+        vm.prank(solver);
+        round.postClaims(_sid(jobId), starts, ends);
+    }
+
+    /// @notice With claims that must start from initHash, a verifier's replay of segment 0 from the
+    ///         true initial state rejects it; in the game the solver cannot post its own weights as
+    ///         the start, only initHash, from which its committed end is then disputed.
+    function test_postEndpoints_segmentZeroFromOwnWeights_reverts() public {
+        (bytes32[] memory starts, bytes32[] memory ends) = _claimsFrom(init);
+        vm.prank(solver);
+        round.postClaims(_sid(jobId), starts, ends);
+        (address[] memory verifiers, uint32[] memory segments) = jobManager.getAssignment(jobId);
+        uint256 mask;
+        for (uint256 j; j < segments.length; ++j) {
+            if (segments[j] == 0) mask = uint256(1) << j;
+        }
+        assertTrue(mask != 0, "segment 0 not sampled");
+        _submit(jobId, verifiers[0], mask);
+        for (uint256 i = 1; i < verifiers.length; ++i) {
+            _submit(jobId, verifiers[i], 0);
+        }
+        _revealPending(jobId);
+        vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
+        bytes32[][] memory startProofs = new bytes32[][](segments.length);
+        bytes32[][] memory endProofs = new bytes32[][](segments.length);
+        for (uint256 j; j < segments.length; ++j) {
+            startProofs[j] = Merkle.proof(tree, _treeIndex(segments[j], false));
+            endProofs[j] = Merkle.proof(tree, _treeIndex(segments[j], true));
+        }
+        bytes32 secret = _secret(jobId);
+        vm.prank(solver);
+        round.revealSecret(_sid(jobId), secret, bytes32(0), startProofs, endProofs);
+        jobManager.finalize(jobId);
+        disputeId = _job(jobId).disputeId;
+        assertEq(uint256(_game().segment), 0, "game not on segment 0");
+
+        bytes32[] memory ownStartProof = Merkle.proof(tree, 0);
+        bytes32[] memory endProof = Merkle.proof(tree, 1);
+        vm.expectRevert(
+            abi.encodeWithSelector(IBisectionGame.InitialStateMismatch.selector, disputeId, OWN_START, init)
+        );
+        vm.prank(solver);
+        game.postEndpoints(disputeId, OWN_START, own[1], ownStartProof, endProof);
+        // From initHash the game goes on, and the solver's own trajectory is what it must defend.
+        bytes32[] memory initStartProof = Merkle.proof(tree, 3);
+        vm.prank(solver);
+        game.postEndpoints(disputeId, init, own[1], initStartProof, endProof);
+        assertEq(_game().agreedHash, init, "game does not start from initHash");
     }
 }

@@ -32,6 +32,11 @@ interface IVerificationRound {
     error NotAssignedVerifier(SubmissionId submissionId, address caller);
     /// @notice Thrown when claims are posted twice.
     error ClaimsAlreadyPosted(SubmissionId submissionId);
+    /// @notice Thrown when the claimed start of segment 0 is not the job's initial state.
+    /// @param submissionId Submission.
+    /// @param startHash Claimed start state hash of segment 0.
+    /// @param initHash The job's `initHash`.
+    error InitialStateMismatch(SubmissionId submissionId, bytes32 startHash, bytes32 initHash);
     /// @notice Thrown when a verdict commitment is attempted before the solver posted claims.
     error ClaimsNotPosted(SubmissionId submissionId);
     /// @notice Thrown when a claim or approval array does not have one entry per sampled segment.

@@ -170,3 +170,22 @@ def test_unreachable_solver(engine, honest_run):
 def test_segment_out_of_range(engine, honest_run):
     with pytest.raises(ValueError):
         check_segment(honest_run.spec, BASE, honest_run.tree.root, 4, engine=engine)
+
+
+def test_segment_zero_must_start_from_the_jobs_initial_state(engine, honest_run):
+    """P-7's gap: a tree may hold the leaf (0, initHash) somewhere for the commit check while
+    segment 0 is served from another step-0 leaf; a replay checked against the job's initHash
+    rejects a segment 0 whose proven start is not it (here: a job whose initHash differs)."""
+    client = _solver(honest_run)
+    args = (honest_run.spec, BASE, honest_run.tree.root, 0)
+    other_init = b"\x42" * 32
+    check = check_segment(*args, engine=engine, client=client, init_hash=other_init)
+    assert not check.ok and "not from the job's initial state" in check.reason
+    assert check.replayed_end_hash is None  # refused before any replay
+    same = check_segment(*args, engine=engine, client=client, init_hash=honest_run.hashes[0])
+    assert same.ok, same.reason
+    later = check_segment(
+        honest_run.spec, BASE, honest_run.tree.root, 1, engine=engine, client=client,
+        init_hash=other_init,
+    )  # fmt: skip
+    assert later.ok, later.reason  # only segment 0 starts from the initial state
