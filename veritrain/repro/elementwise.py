@@ -77,6 +77,8 @@ _EXP_LIMIT = 700.0
 # GELU (tanh form): sqrt(2/pi) from a correctly rounded division and square root.
 _GELU_C = math.sqrt(2.0 / math.pi)
 _GELU_A = 0.044715
+_GELU_M2C = -2.0 * _GELU_C  # exact: a power-of-two multiple of _GELU_C
+_GELU_2C = 2.0 * _GELU_C
 
 
 def exp64(x: torch.Tensor) -> torch.Tensor:
@@ -89,9 +91,17 @@ def exp64(x: torch.Tensor) -> torch.Tensor:
     Returns:
         float64 tensor of `x`'s shape, relative error about 1e-15.
     """
+    # Two fix-up passes are needed only for some inputs; one reduction tells which (the
+    # result is the same either way): the minimum is NaN iff some entry is NaN, and a minimum
+    # >= -700 proves that no entry is below the limit.
+    low = float(x.amin()) if x.numel() else 0.0
+    any_nan = math.isnan(low)
+    any_below = any_nan or low < -_EXP_LIMIT  # (with a NaN the minimum says nothing else)
     xc = torch.clamp(x, -_EXP_LIMIT, _EXP_LIMIT)  # NaN stays NaN
     n = xc * _INV_LN2_32
-    n.round_().nan_to_num_(nan=0.0)  # a NaN's n is 0 (its r, and so its result, stay NaN)
+    n.round_()
+    if any_nan:
+        n.nan_to_num_(nan=0.0)  # a NaN's n is 0 (its r, and so its result, stay NaN)
     t = n * _LN2_32_HI  # exact: 21-bit head times |n| < 2**15
     r = xc.sub_(t)  # (xc - n * HI) - n * LO, each step rounded once, in place
     r.sub_(torch.mul(n, _LN2_32_LO, out=t))
@@ -104,7 +114,9 @@ def exp64(x: torch.Tensor) -> torch.Tensor:
     # in [0.98, 2.1) (or NaN, with m = 0) and |m| <= 1010 keeps the result normal
     m_bits = ni.bitwise_right_shift_(_EXP_SPLIT_BITS).bitwise_left_shift_(_MANT_BITS)
     y.view(torch.int64).add_(m_bits)
-    return y.masked_fill_(x < -_EXP_LIMIT, 0.0)  # e**-700 < 1e-304: 0 (and at -inf)
+    if any_below:
+        y.masked_fill_(x < -_EXP_LIMIT, 0.0)  # e**-700 < 1e-304: 0 (and at -inf)
+    return y
 
 
 def log64(x: torch.Tensor) -> torch.Tensor:
@@ -159,8 +171,10 @@ def gelu64(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         `(x * s, s)` with `s = 1 / (1 + exp(-2u))`, both float64.
     """
     u = x * x
-    u.mul_(x).mul_(_GELU_A).add_(x).mul_(_GELU_C)  # (x + x**3 * A) * C, in place
-    e = exp64(u.mul_(-2.0))
+    # -2u = (x + x**3 * A) * (-2C), in place; -2C = -2 * C exactly, and scaling by -2
+    # commutes with rounding (no subnormal products here), so this is `(...) * C * -2`
+    u.mul_(x).mul_(_GELU_A).add_(x).mul_(_GELU_M2C)
+    e = exp64(u)
     s = torch.ones_like(e).div_(e.add_(1.0))  # tensor by tensor
     return x * s, s
 
@@ -228,9 +242,10 @@ class _Gelu(torch.autograd.Function):
         x, sig = ctx.saved_tensors
         x64 = to64(x)
         # d/dx of x * sigmoid(2u) = sig + (x * (sig * (1 - sig))) * (2 du/dx), with
-        # du/dx = (3 A x**2 + 1) * C; each product and sum rounded once, in place
+        # du/dx = (3 A x**2 + 1) * C; each product and sum rounded once, in place (times
+        # 2C in one multiply: the same value as times C then 2, as in gelu64)
         du2 = x64 * x64
-        du2.mul_(3.0 * _GELU_A).add_(1.0).mul_(_GELU_C).mul_(2.0)
+        du2.mul_(3.0 * _GELU_A).add_(1.0).mul_(_GELU_2C)
         d = 1.0 - sig
         d.mul_(sig).mul_(x64).mul_(du2).add_(sig)
         return to64(grad).mul_(d).to(torch.float32)

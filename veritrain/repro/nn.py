@@ -23,21 +23,26 @@ from veritrain.repro.reduce import sum_tree64
 __all__ = ["cross_entropy", "embedding", "layer_norm", "softmax"]
 
 
-def _row_max(x64: torch.Tensor, dim: int) -> torch.Tensor:
-    """Max along `dim` (kept), with rows that are all -inf shifted by 0 instead of -inf."""
-    m = x64.amax(dim=dim, keepdim=True)
+def _row_max(x: torch.Tensor, dim: int) -> torch.Tensor:
+    """Float64 max of float32 `x` along `dim` (kept), rows that are all -inf giving 0.
+
+    Taken on the float32 operand (half the bytes of its float64 copy; exact either way).
+    """
+    m = x.amax(dim=dim, keepdim=True).to(torch.float64)
     return torch.where(torch.isneginf(m), torch.zeros_like(m), m)
 
 
-def _softmax64(x64: torch.Tensor, dim: int) -> torch.Tensor:
-    e = exp64(x64 - _row_max(x64, dim))
+def _softmax64(x: torch.Tensor, dim: int) -> torch.Tensor:
+    """Float64 softmax of float32 `x` along `dim` (`exp64`, fixed-order sum, one division)."""
+    e = to64(x).sub_(_row_max(x, dim))
+    e = exp64(e)
     return e.div_(sum_tree64(e, dim, keepdim=True))
 
 
 class _Softmax(torch.autograd.Function):
     @staticmethod
     def forward(ctx: Any, x: torch.Tensor, dim: int) -> torch.Tensor:
-        y = _softmax64(to64(x), dim).to(torch.float32)
+        y = _softmax64(x, dim).to(torch.float32)
         ctx.save_for_backward(y)
         ctx.dim = dim
         return y
@@ -164,7 +169,7 @@ class _CrossEntropy(torch.autograd.Function):
         valid = target != ignore
         count = int(valid.sum().item())
         safe = torch.where(valid, target, torch.zeros_like(target)).unsqueeze(1)  # (B, 1)
-        m = _row_max(x64, 1)
+        m = _row_max(logits, 1)
         lse = m + log64(sum_tree64(exp64(x64 - m), 1, keepdim=True))  # (B, 1)
         per_row = (lse - x64.gather(1, safe)).squeeze(1)
         per_row = torch.where(valid, per_row, torch.zeros_like(per_row))
@@ -178,7 +183,7 @@ class _CrossEntropy(torch.autograd.Function):
     @staticmethod
     def backward(ctx: Any, grad: torch.Tensor) -> tuple[torch.Tensor, None, None]:
         logits, safe, valid = ctx.saved_tensors
-        probs = _softmax64(to64(logits), 1)
+        probs = _softmax64(logits, 1)
         onehot = torch.zeros_like(probs).scatter_(1, safe, 1.0)
         scale = to64(grad) * (1.0 / max(ctx.count, 1))
         d = (probs - onehot) * scale

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import platform
 import time
 
 import pytest
 import torch
 
+import veritrain.training as training_mod
 from veritrain.errors import CheckpointFormatError, ProfileUnavailable
 from veritrain.replay import replay_segment
 from veritrain.spec import ExecutionProfile, default_digits_spec
 from veritrain.state import state_hash
-from veritrain.training import TrainingEngine
+from veritrain.training import TrainingEngine, apply_profile, retain_freed_memory
 
 
 def test_default_spec_reaches_90_percent():
@@ -82,3 +84,19 @@ def test_cuda_profile_without_gpu(small_spec):
     spec = small_spec.model_copy(update={"profile": ExecutionProfile(device="cuda")})
     with pytest.raises(ProfileUnavailable):
         TrainingEngine(spec)
+
+
+def test_retain_freed_memory_applies_on_glibc_only():
+    glibc = platform.system() == "Linux" and platform.libc_ver()[0] == "glibc"
+    assert retain_freed_memory() is glibc
+    assert retain_freed_memory() is glibc  # idempotent
+
+
+def test_apply_profile_retains_memory_under_repro_only(monkeypatch):
+    calls: list[int] = []
+    monkeypatch.setattr(training_mod, "retain_freed_memory", lambda: calls.append(1) or True)
+    apply_profile(ExecutionProfile())
+    assert calls == []
+    apply_profile(ExecutionProfile.repro())
+    assert calls == [1]
+    apply_profile(ExecutionProfile())  # leave the process at native's default

@@ -181,3 +181,26 @@ def test_pow2_is_exact_and_leaves_an_int64_argument_alone() -> None:
     got = pow2(e)
     assert torch.equal(e, before)
     assert got.tolist() == [math.ldexp(1.0, int(k)) for k in e]
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [float("nan"), -800.0],  # a NaN hides the minimum: the underflow mask must still run
+        [float("nan"), 1.0, -5.0],  # NaN, nothing below the limit
+        [-800.0, float("-inf"), 2.0],  # below the limit, no NaN
+        [-700.0, 0.5, 700.0, 800.0],  # neither (-700 itself is e**-700, not 0)
+        [float("inf"), float("-inf"), float("nan")],
+    ],
+)
+def test_exp64_mixed_special_values_match_elementwise(values: list[float]) -> None:
+    # exp64 skips its NaN and underflow fix-ups when a minimum shows they are not needed; each
+    # entry must come out as it does alone, whatever the other entries are
+    x = torch.tensor(values, dtype=torch.float64)
+    alone = torch.cat([exp64(x[i : i + 1]) for i in range(len(values))])
+    got = exp64(x)
+    same = (got == alone) | (got.isnan() & alone.isnan())
+    assert bool(same.all()), (got, alone)
+    assert math.isnan(got[0].item()) == math.isnan(values[0])
+    assert exp64(torch.tensor([-800.0], dtype=torch.float64)).item() == 0.0
+    assert exp64(torch.tensor([-700.0], dtype=torch.float64)).item() > 0.0
