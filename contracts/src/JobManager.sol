@@ -606,6 +606,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
             escrow: _ESCROW,
             stakeManager: _STAKE_MANAGER,
             shareRegistry: _SHARE_REGISTRY,
+            round: _round,
             admin: _ADMIN,
             solverStake: _SOLVER_STAKE,
             verifierStake: _VERIFIER_STAKE,

@@ -32,6 +32,7 @@ contract VerificationRound is IVerificationRound {
     /// @param committed Assigned verifiers that sealed verdicts (of the current draw).
     /// @param forcedSample Sample index of the forced error (meaningful if `forced`).
     /// @param verdicts Assigned verifiers that revealed verdicts (of the current draw).
+    /// @param forcedTrueEnd The solver's committed end of the forced sample (zero unless `forced`).
     struct Round {
         uint256 jobId;
         address solver;
@@ -42,10 +43,11 @@ contract VerificationRound is IVerificationRound {
         uint32 committed;
         uint32 forcedSample;
         uint32 verdicts;
+        bytes32 forcedTrueEnd;
     }
 
     /// @notice A verifier's sealed verdicts.
-    /// @param commitment keccak256(abi.encode(jobId, verifier, approvals, salt)); zero if none.
+    /// @param commitment keccak256(abi.encode(jobId, verifier, ends, salt)); zero if none.
     /// @param revealed True once revealed (and recorded at the JobManager).
     struct Seal {
         bytes32 commitment;
@@ -75,6 +77,9 @@ contract VerificationRound is IVerificationRound {
     mapping(SubmissionId submissionId => bytes32[] hashes) internal _startHashes;
     mapping(SubmissionId submissionId => bytes32[] hashes) internal _endHashes;
     mapping(SubmissionId submissionId => mapping(address verifier => Seal seal)) internal _seals;
+    /// @notice End state hash each verifier revealed for each sample it rejected.
+    mapping(SubmissionId submissionId => mapping(address verifier => mapping(uint256 sampleIndex => bytes32 end)))
+        internal _replayedEnds;
 
     ////// Constructor //////
 
@@ -146,6 +151,8 @@ contract VerificationRound is IVerificationRound {
             if (segments[i] == 0 && startHashes[i] != job.initHash) {
                 revert InitialStateMismatch(submissionId, startHashes[i], job.initHash);
             }
+            // The zero end is what a verifier seals when it could not replay: always a reject.
+            if (endHashes[i] == bytes32(0)) revert ZeroClaim(submissionId, i);
         }
         _startHashes[submissionId] = startHashes;
         _endHashes[submissionId] = endHashes;
@@ -169,7 +176,7 @@ contract VerificationRound is IVerificationRound {
     }
 
     /// @inheritdoc IVerificationRound
-    function revealVerdicts(SubmissionId submissionId, bool[] calldata approvals, bytes32 salt) external {
+    function revealVerdicts(SubmissionId submissionId, bytes32[] calldata ends, bytes32 salt) external {
         (uint256 jobId, Job memory job) = _verifyingJob(submissionId);
         Seal storage seal = _seals[submissionId][msg.sender];
         if (seal.commitment == bytes32(0) || seal.revealed) revert NothingToReveal(submissionId, msg.sender);
@@ -183,15 +190,16 @@ contract VerificationRound is IVerificationRound {
         if (block.timestamp < opens || block.timestamp > closes) {
             revert OutsideWindow(submissionId, opens, closes, uint64(block.timestamp));
         }
-        if (approvals.length != segments.length) {
-            revert LengthMismatch(submissionId, segments.length, approvals.length);
+        if (ends.length != segments.length) {
+            revert LengthMismatch(submissionId, segments.length, ends.length);
         }
-        if (keccak256(abi.encode(jobId, msg.sender, approvals, salt)) != seal.commitment) {
+        if (keccak256(abi.encode(jobId, msg.sender, ends, salt)) != seal.commitment) {
             revert VerdictCommitmentMismatch(submissionId, msg.sender);
         }
         seal.revealed = true;
         ++round.verdicts;
-        emit VerdictsRevealed(submissionId, msg.sender, approvals);
+        bool[] memory approvals = _approvalsOf(submissionId, ends);
+        emit VerdictsRevealed(submissionId, msg.sender, approvals, ends);
         // SAFETY: the JobManager is trusted; it pulls the reject bonds from msg.sender into the Escrow.
         _JOB_MANAGER.recordVerdicts(submissionId, msg.sender, approvals);
     }
@@ -209,6 +217,7 @@ contract VerificationRound is IVerificationRound {
         round.secret = secret;
         round.revealed = true;
         round.forced = forced;
+        if (forced) round.forcedTrueEnd = forcedTrueEnd;
         // SAFETY: forcedSample < samples <= MAX_SAMPLES_PER_JOB = 64.
         // forge-lint: disable-next-line(unsafe-typecast)
         round.forcedSample = uint32(forcedSample);
@@ -277,6 +286,22 @@ contract VerificationRound is IVerificationRound {
     }
 
     /// @inheritdoc IVerificationRound
+    function replayedEndOf(SubmissionId submissionId, address verifier, uint256 sampleIndex)
+        external
+        view
+        returns (bytes32 end)
+    {
+        end = _replayedEnds[submissionId][verifier][sampleIndex];
+    }
+
+    /// @inheritdoc IVerificationRound
+    function forcedEndMatches(SubmissionId submissionId, address verifier) external view returns (bool matches) {
+        Round storage round = _rounds[submissionId];
+        bytes32 end = _replayedEnds[submissionId][verifier][round.forcedSample];
+        matches = round.forced && end != bytes32(0) && end == round.forcedTrueEnd;
+    }
+
+    /// @inheritdoc IVerificationRound
     function roundOf(SubmissionId submissionId)
         external
         view
@@ -336,6 +361,24 @@ contract VerificationRound is IVerificationRound {
         job = _JOB_MANAGER.getJob(jobId);
         if (job.solver != round.solver) revert UnknownSubmission(submissionId);
         if (job.status != JobStatus.Verifying) revert WrongJobStatus(jobId, uint8(job.status));
+    }
+
+    /// @notice The verdicts implied by a verifier's sealed ends: sample j is approved iff ends[j] is
+    ///         the claimed end; the end of each rejected sample is stored for the forced-error check.
+    function _approvalsOf(SubmissionId submissionId, bytes32[] calldata ends)
+        internal
+        returns (bool[] memory approvals)
+    {
+        bytes32[] storage claimed = _endHashes[submissionId];
+        uint256 samples = ends.length;
+        approvals = new bool[](samples);
+        for (uint256 j; j < samples; ++j) {
+            if (ends[j] == claimed[j]) {
+                approvals[j] = true;
+            } else if (ends[j] != bytes32(0)) {
+                _replayedEnds[submissionId][msg.sender][j] = ends[j];
+            }
+        }
     }
 
     /// @notice Reverts after the verdict deadline (claims and sealed verdicts share this window).

@@ -76,9 +76,9 @@ contract Gas_Test is Deployers {
         _postClaims(jobId);
         _snap("VerificationRound.postClaims (q=4)");
         address[] memory verifiers = _assigned(jobId);
-        bool[] memory approvals = _approvals(4, 0);
+        bytes32[] memory ends = _ends(jobId, 0);
         for (uint256 i; i < verifiers.length; ++i) {
-            bytes32 sealedHash = _verdictCommitment(jobId, verifiers[i], approvals, _verdictSalt(jobId, verifiers[i]));
+            bytes32 sealedHash = _verdictCommitment(jobId, verifiers[i], ends, _verdictSalt(jobId, verifiers[i]));
             vm.prank(verifiers[i]);
             round.commitVerdicts(_sid(jobId), sealedHash);
             if (i == 0) _snap("VerificationRound.commitVerdicts");
@@ -86,7 +86,7 @@ contract Gas_Test is Deployers {
         for (uint256 i; i < verifiers.length; ++i) {
             bytes32 salt = _verdictSalt(jobId, verifiers[i]);
             vm.prank(verifiers[i]);
-            round.revealVerdicts(_sid(jobId), approvals, salt);
+            round.revealVerdicts(_sid(jobId), ends, salt);
             if (i == 0) _snap("VerificationRound.revealVerdicts (approve all)");
         }
         _snap("VerificationRound.revealVerdicts (last verifier)");
@@ -150,13 +150,13 @@ contract Gas_Test is Deployers {
         address[] memory verifiers = _assigned(jobId);
         _submit(jobId, verifiers[1], 0);
         _submit(jobId, verifiers[2], 0);
-        bool[] memory approvals = _approvals(4, 1);
+        bytes32[] memory ends = _ends(jobId, 1);
         bytes32 salt = _verdictSalt(jobId, verifiers[0]);
-        bytes32 sealedHash = _verdictCommitment(jobId, verifiers[0], approvals, salt);
+        bytes32 sealedHash = _verdictCommitment(jobId, verifiers[0], ends, salt);
         vm.prank(verifiers[0]);
         round.commitVerdicts(_sid(jobId), sealedHash);
         vm.prank(verifiers[0]);
-        round.revealVerdicts(_sid(jobId), approvals, salt);
+        round.revealVerdicts(_sid(jobId), ends, salt);
         _snap("VerificationRound.revealVerdicts (one reject)");
     }
 

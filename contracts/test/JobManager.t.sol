@@ -700,16 +700,16 @@ contract JobManager_RecordVerdicts_Test is JobManager_Init {
 
     function _seal(address verifier, uint256 rejectMask) internal {
         bytes32 commitment =
-            _verdictCommitment(jobId, verifier, _approvals(4, rejectMask), _verdictSalt(jobId, verifier));
+            _verdictCommitment(jobId, verifier, _ends(jobId, rejectMask), _verdictSalt(jobId, verifier));
         vm.prank(verifier);
         round.commitVerdicts(_sid(jobId), commitment);
     }
 
     function _open(address verifier, uint256 rejectMask) internal {
-        bool[] memory approvals = _approvals(4, rejectMask);
+        bytes32[] memory ends = _ends(jobId, rejectMask);
         bytes32 salt = _verdictSalt(jobId, verifier);
         vm.prank(verifier);
-        round.revealVerdicts(_sid(jobId), approvals, salt);
+        round.revealVerdicts(_sid(jobId), ends, salt);
     }
 
     function test_recordVerdicts_approveAll_succeeds() public {

@@ -29,16 +29,16 @@ abstract contract VerificationRound_Init is Deployers {
 
     function _seal(uint256 jobId, address verifier, uint256 rejectMask) internal {
         bytes32 commitment =
-            _verdictCommitment(jobId, verifier, _approvals(_samples(jobId), rejectMask), _verdictSalt(jobId, verifier));
+            _verdictCommitment(jobId, verifier, _ends(jobId, rejectMask), _verdictSalt(jobId, verifier));
         vm.prank(verifier);
         round.commitVerdicts(_sid(jobId), commitment);
     }
 
     function _open(uint256 jobId, address verifier, uint256 rejectMask) internal {
-        bool[] memory approvals = _approvals(_samples(jobId), rejectMask);
+        bytes32[] memory ends = _ends(jobId, rejectMask);
         bytes32 salt = _verdictSalt(jobId, verifier);
         vm.prank(verifier);
-        round.revealVerdicts(_sid(jobId), approvals, salt);
+        round.revealVerdicts(_sid(jobId), ends, salt);
     }
 
     function _segments(uint256 jobId) internal view returns (uint32[] memory segments) {
@@ -309,9 +309,8 @@ contract VerificationRound_RevealVerdicts_Test is VerificationRound_Init {
         for (uint256 i; i < verifiers.length; ++i) {
             _seal(jobId, verifiers[i], 0);
         }
-        bool[] memory approvals = _approvals(4, 0);
         vm.expectEmit(address(round));
-        emit IVerificationRound.VerdictsRevealed(_sid(jobId), verifiers[0], approvals);
+        emit IVerificationRound.VerdictsRevealed(_sid(jobId), verifiers[0], _approvals(4, 0), _ends(jobId, 0));
         _open(jobId, verifiers[0], 0);
         (, bool revealed) = round.verdictCommitmentOf(_sid(jobId), verifiers[0]);
         assertTrue(revealed);
@@ -321,7 +320,7 @@ contract VerificationRound_RevealVerdicts_Test is VerificationRound_Init {
     function test_revealVerdicts_notAllCommitted_beforeDeadline_reverts() public {
         _seal(jobId, verifiers[0], 0);
         vm.warp(deadline);
-        bool[] memory approvals = _approvals(4, 0);
+        bytes32[] memory ends = _ends(jobId, 0);
         bytes32 salt = _verdictSalt(jobId, verifiers[0]);
         vm.expectRevert(
             abi.encodeWithSelector(
@@ -333,7 +332,7 @@ contract VerificationRound_RevealVerdicts_Test is VerificationRound_Init {
             )
         );
         vm.prank(verifiers[0]);
-        round.revealVerdicts(_sid(jobId), approvals, salt);
+        round.revealVerdicts(_sid(jobId), ends, salt);
     }
 
     function test_revealVerdicts_afterDeadline_succeeds() public {
@@ -355,7 +354,7 @@ contract VerificationRound_RevealVerdicts_Test is VerificationRound_Init {
         }
         uint64 closes = deadline + params.revealWindow;
         vm.warp(uint256(closes) + 1);
-        bool[] memory approvals = _approvals(4, 0);
+        bytes32[] memory ends = _ends(jobId, 0);
         bytes32 salt = _verdictSalt(jobId, verifiers[0]);
         vm.expectRevert(
             abi.encodeWithSelector(
@@ -367,45 +366,45 @@ contract VerificationRound_RevealVerdicts_Test is VerificationRound_Init {
             )
         );
         vm.prank(verifiers[0]);
-        round.revealVerdicts(_sid(jobId), approvals, salt);
+        round.revealVerdicts(_sid(jobId), ends, salt);
     }
 
     function test_revealVerdicts_nothingCommitted_reverts() public {
-        bool[] memory approvals = _approvals(4, 0);
+        bytes32[] memory ends = _ends(jobId, 0);
         vm.expectRevert(abi.encodeWithSelector(IVerificationRound.NothingToReveal.selector, _sid(jobId), verifiers[0]));
         vm.prank(verifiers[0]);
-        round.revealVerdicts(_sid(jobId), approvals, bytes32(0));
+        round.revealVerdicts(_sid(jobId), ends, bytes32(0));
     }
 
     function test_revealVerdicts_twice_reverts() public {
         _submitAll(jobId, 0);
-        bool[] memory approvals = _approvals(4, 0);
+        bytes32[] memory ends = _ends(jobId, 0);
         bytes32 salt = _verdictSalt(jobId, verifiers[0]);
         vm.expectRevert(abi.encodeWithSelector(IVerificationRound.NothingToReveal.selector, _sid(jobId), verifiers[0]));
         vm.prank(verifiers[0]);
-        round.revealVerdicts(_sid(jobId), approvals, salt);
+        round.revealVerdicts(_sid(jobId), ends, salt);
     }
 
     function test_revealVerdicts_lengthMismatch_reverts() public {
         _seal(jobId, verifiers[0], 0);
         vm.warp(uint256(deadline) + 1);
-        bool[] memory approvals = _approvals(3, 0);
+        bytes32[] memory ends = new bytes32[](3);
         vm.expectRevert(abi.encodeWithSelector(IVerificationRound.LengthMismatch.selector, _sid(jobId), 4, 3));
         vm.prank(verifiers[0]);
-        round.revealVerdicts(_sid(jobId), approvals, bytes32(0));
+        round.revealVerdicts(_sid(jobId), ends, bytes32(0));
     }
 
     function testFuzz_revealVerdicts_otherVerdicts_reverts(uint256 rejectMask) public {
         rejectMask = bound(rejectMask, 1, 15);
         _seal(jobId, verifiers[0], 0);
         vm.warp(uint256(deadline) + 1);
-        bool[] memory approvals = _approvals(4, rejectMask);
+        bytes32[] memory ends = _ends(jobId, rejectMask);
         bytes32 salt = _verdictSalt(jobId, verifiers[0]);
         vm.expectRevert(
             abi.encodeWithSelector(IVerificationRound.VerdictCommitmentMismatch.selector, _sid(jobId), verifiers[0])
         );
         vm.prank(verifiers[0]);
-        round.revealVerdicts(_sid(jobId), approvals, salt);
+        round.revealVerdicts(_sid(jobId), ends, salt);
     }
 
     function test_revealVerdicts_otherVerdicts_reverts() public {
@@ -415,32 +414,32 @@ contract VerificationRound_RevealVerdicts_Test is VerificationRound_Init {
     /// @notice A lazy verifier that copies a diligent one's sealed commitment cannot open it: the
     ///         commitment binds the verifier's address, even once the verdicts and salt are public.
     function test_revealVerdicts_copiedCommitment_reverts() public {
-        bytes32 honest = _verdictCommitment(jobId, verifiers[0], _approvals(4, 2), _verdictSalt(jobId, verifiers[0]));
+        bytes32 honest = _verdictCommitment(jobId, verifiers[0], _ends(jobId, 2), _verdictSalt(jobId, verifiers[0]));
         vm.prank(verifiers[0]);
         round.commitVerdicts(_sid(jobId), honest);
         vm.prank(verifiers[1]);
         round.commitVerdicts(_sid(jobId), honest);
         _seal(jobId, verifiers[2], 0);
         _open(jobId, verifiers[0], 2);
-        bool[] memory approvals = _approvals(4, 2);
+        bytes32[] memory ends = _ends(jobId, 2);
         bytes32 salt = _verdictSalt(jobId, verifiers[0]);
         vm.expectRevert(
             abi.encodeWithSelector(IVerificationRound.VerdictCommitmentMismatch.selector, _sid(jobId), verifiers[1])
         );
         vm.prank(verifiers[1]);
-        round.revealVerdicts(_sid(jobId), approvals, salt);
+        round.revealVerdicts(_sid(jobId), ends, salt);
     }
 
     function test_revealVerdicts_notVerifying_reverts() public {
         // Committed, not yet assigned: the round exists but the job is not Verifying.
         uint256 openJob = _postJob();
         _claimAndCommit(openJob);
-        bool[] memory approvals = _approvals(4, 0);
+        bytes32[] memory ends = new bytes32[](4);
         vm.expectRevert(
             abi.encodeWithSelector(IVerificationRound.WrongJobStatus.selector, openJob, uint8(JobStatus.Committed))
         );
         vm.prank(verifiers[0]);
-        round.revealVerdicts(_sid(openJob), approvals, bytes32(0));
+        round.revealVerdicts(_sid(openJob), ends, bytes32(0));
     }
 
     function test_windowsOf_matchDeadlines_succeeds() public {
@@ -900,5 +899,137 @@ contract VerificationRound_Settlement_Test is VerificationRound_Init {
         vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
         vm.expectRevert(abi.encodeWithSelector(IJobManager.RoundPending.selector, jobId));
         jobManager.finalize(jobId);
+    }
+}
+
+/// @notice P-9 (docs/SECURITY.md): a forced error must not shield its segment. Verifiers seal the end
+///         they replayed; at the forced-error settlement a rejecter whose end is the solver's true end
+///         earns the jackpot, and one whose end differs keeps the forced sample disputed, so a cheat
+///         inside the forced segment is still caught and a jackpot needs a replay.
+contract VerificationRound_ForcedEnd_Test is VerificationRound_Init {
+    bytes32 internal constant HONEST_END = keccak256("the end an honest replay reaches");
+
+    uint256 internal jobId;
+    address[] internal verifiers;
+    uint256 internal f;
+
+    function setUp() public override {
+        super.setUp();
+        _redeployWithRate(5000);
+        jobId = _forcedVerifyingJob();
+        verifiers = _assigned(jobId);
+        (, f) = round.drawForcedError(_sid(jobId), _secret(jobId));
+        vm.prank(stranger);
+        escrow.fundJackpot(100e18);
+    }
+
+    /// @notice `verifier` seals the claims except `end` for the forced sample.
+    function _submitForcedEnd(address verifier, bytes32 end) internal {
+        (, bytes32[] memory ends) = round.claimsOf(_sid(jobId));
+        ends[f] = end;
+        _submitEnds(jobId, verifier, ends);
+    }
+
+    /// @notice The solver cheated inside the forced segment (its committed end is not what the
+    ///         segment trains to) and two accomplices seal that end. The honest verifier's end differs:
+    ///         the sample stays disputed, the committee finds it invalid, the solver and its accomplices
+    ///         are slashed and nothing is minted. Before the fix the forced sample left the disputed
+    ///         set and the job finalized.
+    function test_finalize_cheatInsideForcedSegment_caught_succeeds() public {
+        _submitForcedEnd(verifiers[0], HONEST_END);
+        _submit(jobId, verifiers[1], uint256(1) << f);
+        _submit(jobId, verifiers[2], uint256(1) << f);
+        _passChallengeWindow(jobId);
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.ForcedEndDisputed(jobId, f, verifiers[0]);
+        jobManager.finalize(jobId);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Disputed), "forced sample not disputed");
+        assertEq(jobManager.disputedSampleOf(jobId), f);
+        // The accomplices' ends matched the commitment: they now stand behind it.
+        assertEq(uint8(jobManager.verdictOf(jobId, verifiers[1])[f]), uint8(Verdict.Approve));
+        assertEq(uint8(jobManager.verdictOf(jobId, verifiers[0])[f]), uint8(Verdict.Reject));
+
+        _arbitrate(_job(jobId).disputeId, false);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Rejected));
+        assertEq(_staked(solver, Role.Solver), 1000e18 - params.solverStake);
+        assertEq(_staked(verifiers[0], Role.Verifier), 500e18);
+        assertEq(_staked(verifiers[1], Role.Verifier), 500e18 - params.verifierStake);
+        assertEq(_staked(verifiers[2], Role.Verifier), 500e18 - params.verifierStake);
+        assertEq(registry.sharesOf(MODEL_ID), address(0), "shares minted");
+        (, uint256 bonds,,) = escrow.liabilities();
+        assertEq(bonds, 0, "a bond left behind");
+        _assertEscrowSolvent();
+    }
+
+    /// @notice A rejecter that did not replay (it seals the zero end, or any end but the true one)
+    ///         earns no jackpot: the sample stays disputed, the committee finds the honest solver's
+    ///         segment valid, and it loses its stake and bond. The verifiers that replayed are paid.
+    function test_finalize_rejectWithoutReplay_losesDispute_succeeds() public {
+        _submit(jobId, verifiers[0], uint256(1) << f);
+        _submit(jobId, verifiers[1], uint256(1) << f);
+        _submitForcedEnd(verifiers[2], bytes32(0));
+        _passChallengeWindow(jobId);
+        jobManager.finalize(jobId);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Disputed));
+        assertEq(escrow.creditOf(verifiers[0]), params.challengeBond + params.jackpot);
+        assertEq(escrow.creditOf(verifiers[2]), 0, "paid without a replay");
+
+        _arbitrate(_job(jobId).disputeId, true);
+        jobManager.finalize(jobId);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
+        assertEq(_staked(verifiers[2], Role.Verifier), 500e18 - params.verifierStake);
+        assertEq(_staked(verifiers[0], Role.Verifier), 500e18);
+        assertEq(_staked(solver, Role.Solver), 1000e18);
+        assertEq(registry.sharesOf(MODEL_ID) != address(0), true, "no shares minted");
+        (, uint256 bonds,,) = escrow.liabilities();
+        assertEq(bonds, 0, "a bond left behind");
+        _assertEscrowSolvent();
+    }
+
+    /// @notice The approver of the forced claim and the whistleblower that challenged it are settled
+    ///         once: a later dispute on the same sample neither pays the approver as a winner nor
+    ///         touches the whistleblower's returned bond.
+    function test_finalize_forcedApproverSettledOnce_succeeds() public {
+        _submit(jobId, verifiers[0], 0);
+        _submit(jobId, verifiers[1], uint256(1) << f);
+        _submitForcedEnd(verifiers[2], HONEST_END);
+        _revealPending(jobId);
+        vm.prank(whistleblower);
+        jobManager.challengeApproval(jobId, f, verifiers[0]);
+        _passChallengeWindow(jobId);
+        jobManager.finalize(jobId);
+        assertEq(escrow.creditOf(whistleblower), params.challengeBond + params.jackpot);
+        uint256 approverCredit = escrow.creditOf(verifiers[0]);
+        _arbitrate(_job(jobId).disputeId, true);
+        jobManager.finalize(jobId);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
+        assertEq(escrow.creditOf(whistleblower), params.challengeBond + params.jackpot, "bond moved twice");
+        assertEq(escrow.creditOf(verifiers[0]), approverCredit, "the forced claim's approver paid");
+        assertEq(_staked(verifiers[0], Role.Verifier), 500e18 - params.verifierStake);
+        _assertEscrowSolvent();
+    }
+
+    function test_replayedEndOf_keepsRejectedEnds_succeeds() public {
+        _submit(jobId, verifiers[0], uint256(1) << f);
+        _submit(jobId, verifiers[1], 0);
+        _submitForcedEnd(verifiers[2], HONEST_END);
+        _passChallengeWindow(jobId);
+        (, uint32[] memory segments) = jobManager.getAssignment(jobId);
+        bytes32 trueEnd = _committedStates[jobId][segments[f] + 1];
+        assertEq(round.replayedEndOf(_sid(jobId), verifiers[0], f), trueEnd);
+        assertEq(round.replayedEndOf(_sid(jobId), verifiers[1], f), bytes32(0));
+        assertEq(round.replayedEndOf(_sid(jobId), verifiers[2], f), HONEST_END);
+        assertTrue(round.forcedEndMatches(_sid(jobId), verifiers[0]));
+        assertFalse(round.forcedEndMatches(_sid(jobId), verifiers[1]));
+        assertFalse(round.forcedEndMatches(_sid(jobId), verifiers[2]));
+    }
+
+    function test_postClaims_zeroEnd_reverts() public {
+        uint256 bare = _unclaimedJob();
+        (bytes32[] memory starts, bytes32[] memory ends) = _claims(bare);
+        ends[1] = bytes32(0);
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ZeroClaim.selector, _sid(bare), 1));
+        vm.prank(solver);
+        round.postClaims(_sid(bare), starts, ends);
     }
 }

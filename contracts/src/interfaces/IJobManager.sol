@@ -236,6 +236,14 @@ interface IJobManager {
     /// @param paid Jackpots paid from the pool to its rejecters and whistleblowers (wei).
     event ForcedErrorSettled(uint256 indexed jobId, uint256 sampleIndex, uint256 slashed, uint256 paid);
 
+    /// @notice Emitted at a forced-error settlement for each rejecter of the forced sample whose sealed
+    ///         end is not the solver's true end: the sample stays disputed and it challenges that
+    ///         end (docs/FORCED_ERRORS.md section 3).
+    /// @param jobId Job.
+    /// @param sampleIndex The forced sample.
+    /// @param verifier The rejecter, now a challenger of the solver's true end.
+    event ForcedEndDisputed(uint256 indexed jobId, uint256 sampleIndex, address indexed verifier);
+
     /// @notice Emitted when a jackpot was credited from the pool.
     /// @param jobId Job of the forced error.
     /// @param account Rejecter or whistleblower credited.

@@ -37,9 +37,12 @@ interface IVerificationRound {
     /// @param startHash Claimed start state hash of segment 0.
     /// @param initHash The job's `initHash`.
     error InitialStateMismatch(SubmissionId submissionId, bytes32 startHash, bytes32 initHash);
+    /// @notice Thrown when a claimed end state hash is zero (a verifier that could not replay seals
+    ///         the zero hash, which must always be a reject).
+    error ZeroClaim(SubmissionId submissionId, uint256 sampleIndex);
     /// @notice Thrown when a verdict commitment is attempted before the solver posted claims.
     error ClaimsNotPosted(SubmissionId submissionId);
-    /// @notice Thrown when a claim or approval array does not have one entry per sampled segment.
+    /// @notice Thrown when a claim or sealed-end array does not have one entry per sampled segment.
     error LengthMismatch(SubmissionId submissionId, uint256 expected, uint256 actual);
     /// @notice Thrown when a verifier commits twice.
     error VerdictAlreadyCommitted(SubmissionId submissionId, address verifier);
@@ -76,8 +79,11 @@ interface IVerificationRound {
     event ClaimsPosted(SubmissionId indexed submissionId, bytes32[] startHashes, bytes32[] endHashes);
     /// @notice A verifier sealed its verdicts.
     event VerdictsCommitted(SubmissionId indexed submissionId, address indexed verifier, bytes32 commitment);
-    /// @notice A verifier revealed its verdicts (recorded at the JobManager in the same call).
-    event VerdictsRevealed(SubmissionId indexed submissionId, address indexed verifier, bool[] approvals);
+    /// @notice A verifier revealed the end state hashes it replayed and the verdicts they imply
+    ///         (approvals[j] = ends[j] == endHashes[j]; recorded at the JobManager in the same call).
+    event VerdictsRevealed(
+        SubmissionId indexed submissionId, address indexed verifier, bool[] approvals, bytes32[] ends
+    );
     /// @notice Every assigned verifier stayed silent; the sealed-verdict counts were reset for the
     ///         verifiers drawn next (`IJobManager.VerifiersReassigning`).
     event VerdictRoundReset(SubmissionId indexed submissionId);
@@ -102,22 +108,28 @@ interface IVerificationRound {
     ////// External: round //////
 
     /// @notice Solver posts its claims on the q sampled segments, by the job's claims deadline.
+    ///         Reverts InitialStateMismatch unless a sampled segment 0 starts at the job's initHash,
+    ///         ZeroClaim if an end hash is zero.
     /// @param startHashes State hash at step s_j*k for each sample j (q entries).
-    /// @param endHashes Claimed state hash at step (s_j+1)*k for each sample j (q entries).
+    /// @param endHashes Claimed state hash at step (s_j+1)*k for each sample j (q entries, non-zero).
     function postClaims(SubmissionId submissionId, bytes32[] calldata startHashes, bytes32[] calldata endHashes)
         external;
 
     /// @notice Assigned verifier seals its verdicts, after the claims and by the verdict deadline
     ///         (claimsDeadline + verdictWindow, so at least verdictWindow after the claims).
-    /// @param commitment keccak256(abi.encode(jobId, verifier, approvals, salt)).
+    /// @param commitment keccak256(abi.encode(jobId, verifier, ends, salt)) (see `revealVerdicts`).
     function commitVerdicts(SubmissionId submissionId, bytes32 commitment) external;
 
-    /// @notice Assigned verifier reveals its sealed verdicts; they are recorded at the JobManager,
-    ///         which pulls one challengeBond per reject from the verifier into the Escrow (approve the
-    ///         Escrow).
-    /// @param approvals One entry per sample; true = the replay matched the claim.
+    /// @notice Assigned verifier reveals the end state hashes it sealed; sample j is approved iff
+    ///         ends[j] equals the claimed endHashes[j], else rejected. The verdicts are recorded at
+    ///         the JobManager, which pulls one challengeBond per reject from the verifier into the
+    ///         Escrow (approve the Escrow). The end of a rejected sample is kept: on a forced error it
+    ///         is compared with the solver's true end (docs/FORCED_ERRORS.md section 3), so only a
+    ///         replay earns the jackpot and a forced claim never hides a wrong segment.
+    /// @param ends One state hash per sample: the end of the verifier's replay of segment s_j from
+    ///        startHashes[j], or zero when it could not replay (an unavailable or mismatched start).
     /// @param salt The salt of the commitment.
-    function revealVerdicts(SubmissionId submissionId, bool[] calldata approvals, bytes32 salt) external;
+    function revealVerdicts(SubmissionId submissionId, bytes32[] calldata ends, bytes32 salt) external;
 
     /// @notice Reveals the solver's secret after the challenge deadline and proves every claim
     ///         against the job's Merkle root (docs/FORCED_ERRORS.md section 2). Reverts
@@ -148,6 +160,19 @@ interface IVerificationRound {
         external
         view
         returns (bool forced, uint256 sampleIndex);
+
+    /// @notice The end state hash `verifier` revealed for sample `sampleIndex` when it rejected it
+    ///         (zero for an approval, an unreplayed sample, or no reveal).
+    function replayedEndOf(SubmissionId submissionId, address verifier, uint256 sampleIndex)
+        external
+        view
+        returns (bytes32 end);
+
+    /// @notice Whether the round carries a forced error and `verifier` revealed, for the forced
+    ///         sample, exactly the solver's true end (proven against the Merkle root at
+    ///         `revealSecret`): evidence that it replayed the forced segment and that the solver's
+    ///         committed end of it agrees with that replay.
+    function forcedEndMatches(SubmissionId submissionId, address verifier) external view returns (bool matches);
 
     /// @notice The forced claim of a true end state hash: keccak256(abi.encodePacked(FORCED_ERROR_TAG, trueEnd)).
     function forcedClaim(bytes32 trueEnd) external pure returns (bytes32 claim);

@@ -328,13 +328,18 @@ library LibSettlement {
         );
     }
 
-    /// @notice Forced error on sample `f`: its approvers are slashed into the jackpot pool, its
-    ///         rejecters and the whistleblowers that challenged its approvals get their bond back
-    ///         plus min(jackpot, pool) each, and `f` leaves the disputed set.
+    /// @notice Forced error on sample `f` (docs/FORCED_ERRORS.md section 3). Its approvers approved
+    ///         the forced claim without replaying: they are slashed into the jackpot pool, and the
+    ///         whistleblowers that challenged them get their bond back plus min(jackpot, pool) each;
+    ///         both are closed on `f`. A rejecter whose sealed end is the solver's true end replayed
+    ///         the segment and agrees with the commitment: it gets its bond back plus the jackpot, and
+    ///         its verdict on `f` becomes an approval of the true end. A rejecter whose end differs
+    ///         challenges the true end (`ForcedEndDisputed`): `f` stays disputed, so a rejecter that
+    ///         did not replay loses its dispute and a solver that cheated inside the forced segment
+    ///         is caught. Otherwise `f` leaves the disputed set.
     function _settleForced(Job storage job, Submission storage sub, Settlement memory s, uint256 jobId, uint256 f)
         internal
     {
-        sub.disputedMask &= ~(uint256(1) << f);
         address[] storage verifiers = sub.verifiers;
         uint256 count = verifiers.length;
         uint256 slashed = 0;
@@ -342,18 +347,50 @@ library LibSettlement {
             Seat storage seat = sub.seats[verifiers[i]];
             if (seat.status == SeatStatus.Submitted && verdictAt(seat, f) == Verdict.Approve) {
                 seat.status = SeatStatus.Slashed;
+                sub.closed[f][verifiers[i]] = true;
                 slashed += _slashVerifier(job, sub, s, jobId, verifiers[i], Bucket.Jackpot);
             }
         }
+        (uint256 paid, bool disputed) = _payForced(sub, s, jobId, f);
+        if (!disputed) sub.disputedMask &= ~(uint256(1) << f);
+        emit IJobManager.ForcedErrorSettled(jobId, f, slashed, paid);
+    }
+
+    /// @notice Pays the jackpot of forced sample `f` to its rejecters whose sealed end matches the
+    ///         solver's true end and to the whistleblowers of its approvals (bond back plus
+    ///         min(jackpot, pool) each).
+    /// @return paid Jackpots paid (wei).
+    /// @return disputed Whether a rejecter's end differs from the true end.
+    function _payForced(Submission storage sub, Settlement memory s, uint256 jobId, uint256 f)
+        internal
+        returns (uint256 paid, bool disputed)
+    {
+        address[] storage verifiers = sub.verifiers;
+        SubmissionId submissionId = LibSubmission.id(jobId, sub.solver);
         uint256 pool = s.escrow.jackpotPool();
-        uint256 paid = 0;
-        for (uint256 i; i < count; ++i) {
+        for (uint256 i; i < verifiers.length; ++i) {
             address verifier = verifiers[i];
-            Verdict verdict = verdictAt(sub.seats[verifier], f);
+            Seat storage seat = sub.seats[verifier];
+            Verdict verdict = verdictAt(seat, f);
             address winner = address(0);
-            if (verdict == Verdict.Reject) winner = verifier;
-            else if (verdict == Verdict.Approve) winner = sub.challengers[f][verifier];
-            if (winner == address(0)) continue;
+            if (verdict == Verdict.Reject) {
+                // SAFETY: trusted VerificationRound view.
+                if (!s.round.forcedEndMatches(submissionId, verifier)) {
+                    disputed = true;
+                    emit IJobManager.ForcedEndDisputed(jobId, f, verifier);
+                    continue;
+                }
+                // SAFETY: f < samplesPerJob <= 64.
+                // forge-lint: disable-next-line(unsafe-typecast)
+                seat.rejectMask &= ~uint64(uint256(1) << f);
+                winner = verifier;
+            } else if (verdict == Verdict.Approve) {
+                winner = sub.challengers[f][verifier];
+                if (winner == address(0)) continue;
+                sub.closed[f][winner] = true;
+            } else {
+                continue;
+            }
             _returnBond(s, winner);
             uint256 amount = pool < s.jackpot ? pool : s.jackpot;
             // SAFETY: amount <= pool; paid only adds amounts taken from the pool.
@@ -364,7 +401,6 @@ library LibSettlement {
             emit IJobManager.JackpotPaid(jobId, winner, amount);
             _credit(s, Bucket.Jackpot, winner, amount);
         }
-        emit IJobManager.ForcedErrorSettled(jobId, f, slashed, paid);
     }
 
     ////// Internal: dispute settlement //////
@@ -387,7 +423,7 @@ library LibSettlement {
     ///         game (`sub.disputeChallenger`, by moves or by its clock), else (a committee's ruling)
     ///         every challenger of the sample: a losing rejecter is slashed and loses its bond, a
     ///         losing whistleblower loses its bond on each approval of the sample it challenged. A
-    ///         lone loser is marked as lost (`sub.lost`) and the sample stays disputed while another
+    ///         lone loser is closed on the sample (`sub.closed`) and the sample stays disputed while another
     ///         of its challengers has not played: a lost or abandoned challenge costs only its owner.
     ///         The job stays Disputed until `finalize` moves on.
     /// @return pot Slashes and forfeited bonds (wei).
@@ -400,12 +436,13 @@ library LibSettlement {
         uint256 sampleIndex
     ) internal returns (uint256 pot, address[] memory winners) {
         address only = sub.disputeChallenger;
-        if (only != address(0)) sub.lost[sampleIndex][only] = true;
         winners = new address[](sub.verifiers.length + 1);
         uint256 count = 0;
         winners[count++] = job.solver;
         for (uint256 i; i < sub.verifiers.length; ++i) {
             address verifier = sub.verifiers[i];
+            // Closed parties (earlier losers, a forced claim's approvers) were settled already.
+            if (sub.closed[sampleIndex][verifier]) continue;
             Verdict verdict = verdictAt(sub.seats[verifier], sampleIndex);
             if (verdict == Verdict.Reject && (only == address(0) || verifier == only)) {
                 pot += _forfeitBond(s, jobId, verifier);
@@ -423,6 +460,7 @@ library LibSettlement {
             }
         }
         winners = _truncate(winners, count);
+        if (only != address(0)) sub.closed[sampleIndex][only] = true;
         if (only != address(0) && _nextChallenger(sub, sampleIndex) != address(0)) {
             sub.disputedMask |= uint256(1) << sampleIndex;
         }
@@ -474,12 +512,12 @@ library LibSettlement {
             Verdict verdict = verdictAt(seat, sampleIndex);
             // A challenger that lost its own game on this sample already forfeited its bond.
             if (verdict == Verdict.Reject) {
-                if (sub.lost[sampleIndex][verifier]) continue;
+                if (sub.closed[sampleIndex][verifier]) continue;
                 winners[count++] = verifier;
                 _returnBond(s, verifier);
             } else if (verdict == Verdict.Approve) {
                 address challenger = sub.challengers[sampleIndex][verifier];
-                if (challenger != address(0) && !sub.lost[sampleIndex][challenger]) {
+                if (challenger != address(0) && !sub.closed[sampleIndex][challenger]) {
                     winners[count++] = challenger;
                     _returnBond(s, challenger);
                 }
@@ -533,10 +571,10 @@ library LibSettlement {
                 address verifier = verifiers[i];
                 Verdict verdict = verdictAt(sub.seats[verifier], t);
                 if (verdict == Verdict.Reject) {
-                    if (!sub.lost[t][verifier]) _returnBond(s, verifier);
+                    if (!sub.closed[t][verifier]) _returnBond(s, verifier);
                 } else if (verdict == Verdict.Approve) {
                     address challenger = sub.challengers[t][verifier];
-                    if (challenger != address(0) && !sub.lost[t][challenger]) _returnBond(s, challenger);
+                    if (challenger != address(0) && !sub.closed[t][challenger]) _returnBond(s, challenger);
                 }
             }
         }
@@ -667,13 +705,13 @@ library LibSettlement {
         uint256 count = verifiers.length;
         for (uint256 i; i < count; ++i) {
             address verifier = verifiers[i];
-            if (verdictAt(sub.seats[verifier], sampleIndex) == Verdict.Reject && !sub.lost[sampleIndex][verifier]) {
+            if (verdictAt(sub.seats[verifier], sampleIndex) == Verdict.Reject && !sub.closed[sampleIndex][verifier]) {
                 return verifier;
             }
         }
         for (uint256 i; i < count; ++i) {
             address challenger = sub.challengers[sampleIndex][verifiers[i]];
-            if (challenger != address(0) && !sub.lost[sampleIndex][challenger]) return challenger;
+            if (challenger != address(0) && !sub.closed[sampleIndex][challenger]) return challenger;
         }
         return address(0);
     }

@@ -5,6 +5,7 @@ pragma solidity 0.8.37;
 import {IEscrow} from "../interfaces/IEscrow.sol";
 import {IShareRegistry} from "../interfaces/IShareRegistry.sol";
 import {IStakeManager} from "../interfaces/IStakeManager.sol";
+import {IVerificationRound} from "../interfaces/IVerificationRound.sol";
 
 /// @notice Status of an assigned verifier's seat on a submission.
 /// @dev Assigned -> Submitted -> (Slashed | Released); Assigned -> (Missed | Released).
@@ -40,8 +41,11 @@ struct Seat {
 /// @param disputeChallenger The one party whose own challenge the current dispute decides (a game
 ///        played one against one), or zero when the adjudicator's ruling binds every challenger of
 ///        the sample (a committee).
-/// @param lost Challengers (rejecting verifiers and whistleblowers) that lost their own game on a
-///        sample; each challenger of a sample plays at most once and the next one plays after it.
+/// @param closed Parties whose stake in a sample is settled: a challenger (rejecting verifier or
+///        whistleblower) that lost its own game on it (each challenger of a sample plays at most
+///        once and the next one plays after it), and, on a forced error, the approvers of the
+///        forced claim (slashed) and the whistleblowers that challenged them (paid). Closed
+///        parties take no further part in the sample's settlement.
 struct Submission {
     uint256 jobId;
     address solver;
@@ -56,7 +60,7 @@ struct Submission {
     mapping(address verifier => Seat seat) seats;
     mapping(uint256 sampleIndex => mapping(address verifier => address challenger)) challengers;
     address disputeChallenger;
-    mapping(uint256 sampleIndex => mapping(address challenger => bool lost)) lost;
+    mapping(uint256 sampleIndex => mapping(address party => bool closed)) closed;
 }
 
 /// @notice The JobManager's immutables that settlement (`LibSettlement`) needs.
@@ -64,6 +68,7 @@ struct Settlement {
     IEscrow escrow;
     IStakeManager stakeManager;
     IShareRegistry shareRegistry;
+    IVerificationRound round;
     address admin;
     uint256 solverStake;
     uint256 verifierStake;

@@ -152,6 +152,7 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         assertEq(handler.ghost_forcedApproverNotSlashed(), 0, "approver of a forced error kept its stake");
         assertEq(handler.ghost_forcedRejecterSlashed(), 0, "rejecter of a forced error slashed");
         assertEq(handler.ghost_forcedWinnerUnpaid(), 0, "rejecter of a forced error not paid");
+        assertEq(handler.ghost_forcedMismatchUndisputed(), 0, "another end than the true one left undisputed");
     }
 
     /// @custom:invariant P3 Ownership shares minted equal the total steps of finalized jobs.

@@ -73,6 +73,8 @@ abstract contract Deployers is PRBTest, Bound {
     uint256 internal _secretSalt;
     /// @notice Reject mask each verifier sealed through `_submit`.
     mapping(uint256 jobId => mapping(address verifier => uint256 mask)) internal _sealedMasks;
+    /// @notice End hashes a verifier sealed through `_submitEnds` (empty: derived from its mask).
+    mapping(uint256 jobId => mapping(address verifier => bytes32[] ends)) internal _customEnds;
 
     ////// Setup //////
 
@@ -314,13 +316,46 @@ abstract contract Deployers is PRBTest, Bound {
         return keccak256(abi.encode("verdict salt", jobId, verifier));
     }
 
-    /// @notice keccak256(abi.encode(jobId, verifier, approvals, salt)), as a verifier seals it.
-    function _verdictCommitment(uint256 jobId, address verifier, bool[] memory approvals, bytes32 salt)
+    /// @notice keccak256(abi.encode(jobId, verifier, ends, salt)), as a verifier seals it.
+    function _verdictCommitment(uint256 jobId, address verifier, bytes32[] memory ends, bytes32 salt)
         internal
         pure
         returns (bytes32)
     {
-        return keccak256(abi.encode(jobId, verifier, approvals, salt));
+        return keccak256(abi.encode(jobId, verifier, ends, salt));
+    }
+
+    /// @notice The end hashes an honest verifier seals for `rejectMask` (bit j set = reject sample
+    ///         j): the claimed end for an approval; for a rejection the committed end (what a replay
+    ///         of an honest solver's segment yields, so a forced claim's true end) or, where that is
+    ///         the claim itself, another hash (a replay that disagrees).
+    function _ends(uint256 jobId, uint256 rejectMask) internal view returns (bytes32[] memory ends) {
+        (, bytes32[] memory claimed) = round.claimsOf(_sid(jobId));
+        (, uint32[] memory segments) = jobManager.getAssignment(jobId);
+        ends = new bytes32[](claimed.length);
+        for (uint256 j; j < claimed.length; ++j) {
+            if ((rejectMask >> j) & 1 == 0) {
+                ends[j] = claimed[j];
+                continue;
+            }
+            bytes32[] storage states = _committedStates[jobId];
+            // A test that commits its own tree keeps no states here: its rejecters replay otherwise.
+            bytes32 committed = states.length > segments[j] + 1 ? states[segments[j] + 1] : claimed[j];
+            ends[j] = committed != claimed[j] ? committed : keccak256(abi.encode("another replay", claimed[j]));
+        }
+    }
+
+    /// @notice The ends `verifier` sealed through `_submit` or `_submitEnds`.
+    function _sealedEnds(uint256 jobId, address verifier) internal view returns (bytes32[] memory) {
+        bytes32[] storage custom = _customEnds[jobId][verifier];
+        return custom.length != 0 ? custom : _ends(jobId, _sealedMasks[jobId][verifier]);
+    }
+
+    /// @notice `verifier` seals exactly `ends` (revealed like `_submit`'s).
+    function _submitEnds(uint256 jobId, address verifier, bytes32[] memory ends) internal {
+        if (!_claimsPosted(jobId)) _postClaims(jobId);
+        _customEnds[jobId][verifier] = ends;
+        _sealVerdicts(jobId, verifier);
     }
 
     /// @notice `verifier` gives its verdicts (bit i of `rejectMask` set = reject sample i): it seals
@@ -328,11 +363,16 @@ abstract contract Deployers is PRBTest, Bound {
     ///         verifier has sealed, else by `_revealPending` / `_passChallengeWindow`.
     function _submit(uint256 jobId, address verifier, uint256 rejectMask) internal {
         if (!_claimsPosted(jobId)) _postClaims(jobId);
-        bool[] memory approvals = _approvals(_samples(jobId), rejectMask);
-        bytes32 commitment = _verdictCommitment(jobId, verifier, approvals, _verdictSalt(jobId, verifier));
+        _sealedMasks[jobId][verifier] = rejectMask;
+        _sealVerdicts(jobId, verifier);
+    }
+
+    /// @notice Seals `_sealedEnds(jobId, verifier)`; reveals every pending seal once all are in.
+    function _sealVerdicts(uint256 jobId, address verifier) internal {
+        bytes32[] memory ends = _sealedEnds(jobId, verifier);
+        bytes32 commitment = _verdictCommitment(jobId, verifier, ends, _verdictSalt(jobId, verifier));
         vm.prank(verifier);
         round.commitVerdicts(_sid(jobId), commitment);
-        _sealedMasks[jobId][verifier] = rejectMask;
         _pendingReveals[jobId].push(verifier);
         (,,, uint32 committed) = round.roundOf(_sid(jobId));
         if (committed == _assigned(jobId).length) _revealPending(jobId);
@@ -348,13 +388,12 @@ abstract contract Deployers is PRBTest, Bound {
         if (committed < _assigned(jobId).length && block.timestamp <= verdictDeadline) {
             vm.warp(uint256(verdictDeadline) + 1);
         }
-        uint256 samples = _samples(jobId);
         for (uint256 i; i < pending.length; ++i) {
             address verifier = pending[i];
-            bool[] memory approvals = _approvals(samples, _sealedMasks[jobId][verifier]);
+            bytes32[] memory ends = _sealedEnds(jobId, verifier);
             bytes32 salt = _verdictSalt(jobId, verifier);
             vm.prank(verifier);
-            round.revealVerdicts(_sid(jobId), approvals, salt);
+            round.revealVerdicts(_sid(jobId), ends, salt);
         }
         delete _pendingReveals[jobId];
     }

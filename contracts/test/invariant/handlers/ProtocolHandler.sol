@@ -84,6 +84,9 @@ contract ProtocolHandler is Bound {
     /// @custom:property-id P5 Rejecters and whistleblowers of a forced error not paid bond + jackpot
     ///                     (capped by the pool).
     uint256 public ghost_forcedWinnerUnpaid;
+    /// @custom:property-id P5 Rejecters of a forced error whose sealed end was not the solver's
+    ///                     true end, left without a dispute on the sample.
+    uint256 public ghost_forcedMismatchUndisputed;
     /// @custom:property-id P3 Finalize calls that finalized a job (and minted its shares).
     uint256 public ghost_finalizedMints;
     /// @notice Successful calls per action, to check the handler reaches deep states.
@@ -262,7 +265,7 @@ contract ProtocolHandler is Bound {
             if (rejectMask % 3 != 0) rejectMask = 0;
             _sealed[jobId][verifier] = rejectMask;
             bytes32 hash = keccak256(
-                abi.encode(jobId, verifier, _approvals(segments.length, rejectMask), _verdictSalt(jobId, verifier))
+                abi.encode(jobId, verifier, _ends(jobId, segments, rejectMask), _verdictSalt(jobId, verifier))
             );
             vm.prank(verifier);
             round.commitVerdicts(_sid(jobId), hash);
@@ -272,17 +275,32 @@ contract ProtocolHandler is Bound {
             (,,, uint32 committed) = round.roundOf(_sid(jobId));
             if (committed < assigned.length && block.timestamp < opens) vm.warp(opens);
             if (block.timestamp > closes) return;
-            bool[] memory approvals = _approvals(segments.length, _sealed[jobId][verifier]);
+            bytes32[] memory ends = _ends(jobId, segments, _sealed[jobId][verifier]);
             vm.prank(verifier);
-            round.revealVerdicts(_sid(jobId), approvals, _verdictSalt(jobId, verifier));
+            round.revealVerdicts(_sid(jobId), ends, _verdictSalt(jobId, verifier));
             ++ghost_calls["revealVerdicts"];
         }
     }
 
-    function _approvals(uint256 samples, uint256 rejectMask) internal pure returns (bool[] memory approvals) {
-        approvals = new bool[](samples);
-        for (uint256 i; i < samples; ++i) {
-            approvals[i] = (rejectMask >> (i + 8)) & 1 == 0;
+    /// @notice The end hashes a verifier seals: the claim where bit j + 8 of `rejectMask` is clear
+    ///         (approve); else the committed end (a replay; the true end of a forced claim) or,
+    ///         where that is the claim or bit 7 is set (a rejecter that did not replay), a hash of
+    ///         its own.
+    function _ends(uint256 jobId, uint32[] memory segments, uint256 rejectMask)
+        internal
+        view
+        returns (bytes32[] memory ends)
+    {
+        (, bytes32[] memory claimed) = round.claimsOf(_sid(jobId));
+        ends = new bytes32[](segments.length);
+        for (uint256 j; j < segments.length; ++j) {
+            if ((rejectMask >> (j + 8)) & 1 == 0) {
+                ends[j] = claimed[j];
+                continue;
+            }
+            bytes32 committed = _states[jobId][segments[j] + 1];
+            bool replayed = (rejectMask >> 7) & 1 == 0 && committed != claimed[j];
+            ends[j] = replayed ? committed : keccak256(abi.encode("own end", jobId, j));
         }
     }
 
@@ -363,24 +381,32 @@ contract ProtocolHandler is Bound {
             if (outcome == RoundOutcome.Forced && verdicts[f] == Verdict.Approve) _allow(assigned[i], Role.Verifier);
         }
         uint256[] memory creditsBefore = new uint256[](assigned.length);
+        // Verdicts on f before the settlement turns matching rejections into approvals of the true end.
+        Verdict[] memory verdictsBefore = new Verdict[](assigned.length);
         for (uint256 i; i < assigned.length; ++i) {
             creditsBefore[i] = escrow.creditOf(assigned[i]);
+            if (outcome == RoundOutcome.Forced) verdictsBefore[i] = jobManager.verdictOf(jobId, assigned[i])[f];
         }
         uint256 poolBefore = escrow.jackpotPool();
         vm.recordLogs();
         jobManager.finalize(jobId);
         Vm.Log[] memory logs = vm.getRecordedLogs();
-        if (outcome == RoundOutcome.Forced) _checkForced(jobId, f, assigned, logs, creditsBefore, poolBefore);
+        if (outcome == RoundOutcome.Forced) {
+            _checkForced(jobId, f, assigned, verdictsBefore, logs, creditsBefore, poolBefore);
+        }
         _checkSlashesIn(logs);
         _countMint(jobId);
         ++ghost_calls["finalize"];
     }
 
-    /// @notice P5 on the logs of a finalize that settled a forced error on sample `f`.
+    /// @notice P5 on the logs of a finalize that settled a forced error on sample `f`: every approver
+    ///         of the forced claim is slashed; no rejecter is; a rejecter that sealed the true end (a
+    ///         replay) is paid bond + jackpot; one that sealed another end keeps `f` disputed.
     function _checkForced(
         uint256 jobId,
         uint256 f,
         address[] memory assigned,
+        Verdict[] memory verdictsBefore,
         Vm.Log[] memory logs,
         uint256[] memory creditsBefore,
         uint256 poolBefore
@@ -391,16 +417,25 @@ contract ProtocolHandler is Bound {
         // Every rejecter is owed a full jackpot when the pool held one per verifier before.
         if (poolBefore < jackpot * assigned.length) jackpot = 0;
         for (uint256 i; i < assigned.length; ++i) {
-            Verdict verdict = jobManager.verdictOf(jobId, assigned[i])[f];
             bool slashed = _slashedIn(logs, assigned[i], Role.Verifier);
-            if (verdict == Verdict.Approve && !slashed) ++ghost_forcedApproverNotSlashed;
-            if (verdict == Verdict.Reject) {
-                if (slashed) ++ghost_forcedRejecterSlashed;
-                // Paid at least the bond back plus the jackpot (credits only grow at finalize).
-                if (escrow.creditOf(assigned[i]) - creditsBefore[i] < bond + jackpot) {
-                    ++ghost_forcedWinnerUnpaid;
-                }
-            }
+            if (verdictsBefore[i] == Verdict.Approve && !slashed) ++ghost_forcedApproverNotSlashed;
+            if (verdictsBefore[i] != Verdict.Reject) continue;
+            if (slashed) ++ghost_forcedRejecterSlashed;
+            _checkForcedRejecter(jobId, f, assigned[i], escrow.creditOf(assigned[i]) - creditsBefore[i], bond + jackpot);
+        }
+    }
+
+    /// @notice P5 for a rejecter of forced sample `f` credited `paid` at its settlement: one that
+    ///         sealed the true end (a replay) is paid `owed`; one that sealed another end keeps `f`
+    ///         disputed.
+    function _checkForcedRejecter(uint256 jobId, uint256 f, address verifier, uint256 paid, uint256 owed) internal {
+        (, uint32[] memory segments) = jobManager.getAssignment(jobId);
+        bytes32 trueEnd = _states[jobId][segments[f] + 1];
+        if (_ends(jobId, segments, _sealed[jobId][verifier])[f] != trueEnd) {
+            // Its end challenges the solver's: the sample must stay disputed.
+            if ((jobManager.disputedMaskOf(jobId) >> f) & 1 == 0) ++ghost_forcedMismatchUndisputed;
+        } else if (paid < owed) {
+            ++ghost_forcedWinnerUnpaid;
         }
     }
 
