@@ -121,6 +121,7 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
     function openStepDispute(
         uint256 jobId,
         uint32 step,
+        uint32 steps,
         bytes32 startHash,
         bytes32 claimedEndHash,
         address[] calldata excluded,
@@ -132,7 +133,7 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
         uint32 segment = step / _JOB_MANAGER.getJob(jobId).checkpointInterval;
         disputeId = _open(jobId, segment, excluded, reserve);
         _stepClaims[disputeId] =
-            StepClaim({isStep: true, step: step, startHash: startHash, claimedEndHash: claimedEndHash});
+            StepClaim({isStep: true, step: step, startHash: startHash, claimedEndHash: claimedEndHash, steps: steps});
         emit StepDisputeOpened(disputeId, parent, jobId, step, startHash, claimedEndHash);
     }
 

@@ -193,6 +193,18 @@ contract BisectionGame is ReentrancyGuardTransient, IBisectionGame {
     }
 
     /// @inheritdoc IBisectionGame
+    function escalate(uint256 disputeId, uint32 expectedLo, uint32 expectedHi) external nonReentrant {
+        Game storage game = _games[disputeId];
+        _checkMover(disputeId, game, Side.Challenger, GameStatus.AwaitingResponse);
+        (uint32 lo, uint32 hi) = _checkInterval(disputeId, game, expectedLo, expectedHi);
+        uint64 clockLeft = _spendClock(disputeId, game, Side.Challenger);
+        ++game.moves;
+        emit Escalated(disputeId, lo, hi, clockLeft);
+        _pullBond();
+        _openStep(disputeId, game);
+    }
+
+    /// @inheritdoc IBisectionGame
     function claimTimeout(uint256 disputeId) external nonReentrant {
         Game storage game = _games[disputeId];
         GameStatus status = game.status;
@@ -325,7 +337,8 @@ contract BisectionGame is ReentrancyGuardTransient, IBisectionGame {
         _ESCROW.deposit(Bucket.Bonds, msg.sender, _MOVE_BOND);
     }
 
-    /// @notice One step left: stops the clocks and hands step `lo` to the step adjudicator.
+    /// @notice Stops the clocks and hands steps lo -> hi to the step adjudicator (one step when the
+    ///         game narrowed down to it, more when the challenger escalated).
     function _openStep(uint256 disputeId, Game storage game) internal {
         game.turn = Side.None;
         game.status = GameStatus.AwaitingStep;
@@ -346,8 +359,9 @@ contract BisectionGame is ReentrancyGuardTransient, IBisectionGame {
         // SAFETY: the step adjudicator is trusted and never calls back from openStepDispute
         // (IStepAdjudicator @dev); the id is recorded right after and nonReentrant guards the rest.
         // slither-disable-next-line reentrancy-no-eth,reentrancy-benign
-        uint256 stepDisputeId =
-            _STEP_ADJUDICATOR.openStepDispute(jobId, step, startHash, claimedEndHash, excluded, reserve);
+        uint256 stepDisputeId = _STEP_ADJUDICATOR.openStepDispute(
+            jobId, step, game.hi - step, startHash, claimedEndHash, excluded, reserve
+        );
         game.stepDisputeId = stepDisputeId;
         _stepGames[stepDisputeId] = disputeId;
         emit StepDisputeOpened(disputeId, stepDisputeId, step, startHash, claimedEndHash);

@@ -210,10 +210,15 @@ abstract contract BisectionGame_Init is Deployers {
         _respond(g.pendingHash == truth[g.lo + (g.hi - g.lo) / 2]);
     }
 
-    /// @notice An honest judge replays the step from the agreed hash.
+    /// @notice An honest judge replays the claimed steps (one, or an escalated interval) from the
+    ///         agreed hash.
     function _stepValid(uint256 stepDisputeId) internal view returns (bool) {
         StepClaim memory claim = committee.stepClaimOf(stepDisputeId);
-        return claim.claimedEndHash == _transition(claim.startHash, claim.step);
+        bytes32 stateHash = claim.startHash;
+        for (uint256 t = claim.step; t < uint256(claim.step) + claim.steps; ++t) {
+            stateHash = _transition(stateHash, t);
+        }
+        return claim.claimedEndHash == stateHash;
     }
 
     /// @notice Plays until the step adjudicator is needed: honest defender moves and honest responses.
@@ -694,6 +699,102 @@ contract BisectionGame_ClaimTimeout_Test is BisectionGame_Init {
     }
 }
 
+/// @notice P-6, selective withholding (docs/SECURITY.md): a defender that serves the judges but not
+///         the challenger used to win when it cheated on a later step of the segment: the challenger,
+///         unable to compute its moves, disputed the first half and the game narrowed to the
+///         segment's honest first step. Escalating hands the whole interval to the judges, who
+///         fetch the data themselves.
+contract BisectionGame_Escalate_Test is BisectionGame_Init {
+    /// @notice The forged step, in the second half of segment 1 (steps K..2K).
+    uint256 internal constant LATE_CHEAT = K + K / 2 + 5;
+
+    function _escalate() internal {
+        Game memory g = _game();
+        vm.prank(challenger);
+        game.escalate(disputeId, g.lo, g.hi);
+    }
+
+    function test_escalate_cheatLaterInSegment_challengerWins_succeeds() public {
+        _openDefault(LATE_CHEAT);
+        _postEndpoints();
+        _bisect();
+        vm.warp(block.timestamp + 11);
+        vm.expectEmit(address(game));
+        emit IBisectionGame.Escalated(disputeId, K, 2 * K, CLOCK - 11);
+        _escalate();
+        Game memory g = _game();
+        assertEq(uint8(g.status), uint8(GameStatus.AwaitingStep));
+        assertEq(uint8(g.turn), uint8(Side.None));
+        assertEq(uint256(g.moves), 3);
+        StepClaim memory claim = committee.stepClaimOf(g.stepDisputeId);
+        assertTrue(claim.isStep);
+        assertEq(uint256(claim.step), K);
+        assertEq(uint256(claim.steps), K);
+        assertEq(claim.startHash, committed[K]);
+        assertEq(claim.claimedEndHash, committed[2 * K]);
+        uint256 challengerStake = _staked(challenger, Role.Verifier);
+        _judgeStep();
+        assertEq(uint8(_game().status), uint8(GameStatus.ChallengerWon));
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Rejected));
+        assertEq(_staked(solver, Role.Solver), 1000e18 - params.solverStake);
+        assertEq(_staked(challenger, Role.Verifier), challengerStake);
+    }
+
+    /// @notice Without escalation the same withheld-from challenger loses: disputing the first half
+    ///         narrows the game to an honest step of it.
+    function test_noEscalation_cheatLaterInSegment_challengerLoses_succeeds() public {
+        _openDefault(LATE_CHEAT);
+        _postEndpoints();
+        while (_game().status != GameStatus.AwaitingStep) {
+            _bisect();
+            _respond(false);
+        }
+        _judgeStep();
+        assertEq(uint8(_game().status), uint8(GameStatus.DefenderWon));
+    }
+
+    function test_escalate_honestDefender_challengerLoses_succeeds() public {
+        _openDefault(NO_CHEAT);
+        _postEndpoints();
+        _bisect();
+        _respondHonestly();
+        _bisect();
+        _escalate();
+        assertEq(uint256(committee.stepClaimOf(_game().stepDisputeId).steps), K / 2);
+        uint256 challengerStake = _staked(challenger, Role.Verifier);
+        _judgeStep();
+        assertEq(uint8(_game().status), uint8(GameStatus.DefenderWon));
+        assertEq(_staked(challenger, Role.Verifier), challengerStake - params.verifierStake);
+        assertEq(_staked(solver, Role.Solver), 1000e18);
+    }
+
+    function test_escalate_defender_reverts() public {
+        _openDefault(NO_CHEAT);
+        _postEndpoints();
+        _bisect();
+        vm.expectRevert(abi.encodeWithSelector(IBisectionGame.OutOfTurn.selector, disputeId, solver, Side.Challenger));
+        vm.prank(solver);
+        game.escalate(disputeId, K, 2 * K);
+    }
+
+    function test_escalate_noPendingMidpoint_reverts() public {
+        _openDefault(NO_CHEAT);
+        _postEndpoints();
+        vm.expectRevert(abi.encodeWithSelector(IBisectionGame.OutOfTurn.selector, disputeId, challenger, Side.Defender));
+        vm.prank(challenger);
+        game.escalate(disputeId, K, 2 * K);
+    }
+
+    function test_escalate_wrongInterval_reverts() public {
+        _openDefault(NO_CHEAT);
+        _postEndpoints();
+        _bisect();
+        vm.expectRevert(abi.encodeWithSelector(IBisectionGame.WrongInterval.selector, disputeId, K, K + 1, K, 2 * K));
+        vm.prank(challenger);
+        game.escalate(disputeId, K, K + 1);
+    }
+}
+
 contract BisectionGame_OnStepResolved_Test is BisectionGame_Init {
     function test_onStepResolved_notStepAdjudicator_reverts() public {
         vm.expectRevert(abi.encodeWithSelector(IBisectionGame.NotStepAdjudicator.selector, stranger));
@@ -750,7 +851,7 @@ contract BisectionGame_StepParent_Test is BisectionGame_Init {
     function test_openStepDispute_notParent_reverts() public {
         vm.expectRevert(abi.encodeWithSelector(IArbitrationCommittee.NotStepParent.selector, stranger));
         vm.prank(stranger);
-        committee.openStepDispute(1, 0, bytes32(0), bytes32(0), new address[](0), new address[](0));
+        committee.openStepDispute(1, 0, 1, bytes32(0), bytes32(0), new address[](0), new address[](0));
     }
 
     function test_stepClaimOf_segmentDispute_isNotStep() public {

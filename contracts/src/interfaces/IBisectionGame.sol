@@ -147,15 +147,23 @@ interface IBisectionGame is IAdjudicator, IStepParent {
     /// @param clockLeft Challenger's clock left (seconds).
     event Responded(uint256 indexed disputeId, bool agree, uint32 lo, uint32 hi, uint64 clockLeft);
 
-    /// @notice Emitted when the game narrowed to one step and handed it to the step adjudicator.
+    /// @notice Emitted when the game handed steps to the step adjudicator (one step, or the
+    ///         escalated interval: `IArbitrationCommittee.stepClaimOf` has the count).
     /// @param disputeId Game.
     /// @param stepDisputeId Step adjudicator's dispute id.
     /// @param step Step t under dispute.
     /// @param startHash Agreed hash at t.
-    /// @param claimedEndHash Defender's hash at t + 1.
+    /// @param claimedEndHash Defender's hash at the end of the disputed steps.
     event StepDisputeOpened(
         uint256 indexed disputeId, uint256 indexed stepDisputeId, uint32 step, bytes32 startHash, bytes32 claimedEndHash
     );
+
+    /// @notice Emitted when the challenger handed the whole interval to the step adjudicator.
+    /// @param disputeId Game.
+    /// @param lo Lower end (agreed state).
+    /// @param hi Upper end (the defender's claimed state).
+    /// @param clockLeft Challenger's clock left (seconds).
+    event Escalated(uint256 indexed disputeId, uint32 lo, uint32 hi, uint64 clockLeft);
 
     /// @notice Emitted when a side lost on time.
     /// @param disputeId Game.
@@ -202,6 +210,17 @@ interface IBisectionGame is IAdjudicator, IStepParent {
     /// @param expectedHi Current upper end.
     /// @param agree Whether the challenger accepts the defender's hash at mid.
     function respond(uint256 disputeId, uint32 expectedLo, uint32 expectedHi, bool agree) external;
+
+    /// @notice Challenger, on its turn (a midpoint pending): hands the whole current interval
+    ///         [lo, hi] to the step adjudicator instead of bisecting on, and posts a move bond. For a
+    ///         challenger that cannot get the defender's states (withheld from it, docs/SECURITY.md
+    ///         P-6): the judges replay hi - lo steps from the agreed state at lo themselves, so a
+    ///         defender that serves them is judged on every step, and one that withholds from them
+    ///         loses. The clocks stop as for a one-step dispute.
+    /// @param disputeId Game.
+    /// @param expectedLo Current lower end (guards against a stale view).
+    /// @param expectedHi Current upper end.
+    function escalate(uint256 disputeId, uint32 expectedLo, uint32 expectedHi) external;
 
     /// @notice Anyone: once the side to move has spent its whole clock, it loses. The game resolves
     ///         without a step adjudicator (empty majority and non-voters).

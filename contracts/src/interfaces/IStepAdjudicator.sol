@@ -12,11 +12,13 @@ pragma solidity 0.8.37;
 ///         forwarded to `IJobManager.onDisputeResolved`, so the same seat-locking rule applies:
 ///         each must have `params().verifierStake` locked (Verifier role) and left locked.
 interface IStepAdjudicator {
-    /// @notice Opens a dispute on one step of job `jobId`.
+    /// @notice Opens a dispute on steps t -> t + steps of job `jobId` (one step, or a whole interval
+    ///         a challenger escalated because it could not get the data to bisect it).
     /// @param jobId JobManager job.
-    /// @param step Step t (the claim is about the state at t + 1).
+    /// @param step Step t (the claim is about the state at t + steps).
+    /// @param steps Steps to replay (>= 1; within one segment).
     /// @param startHash State hash at step t (agreed by both sides).
-    /// @param claimedEndHash The defender's state hash at step t + 1.
+    /// @param claimedEndHash The defender's state hash at step t + steps.
     /// @param excluded Accounts that must never judge it (the solver, the submitter).
     /// @param reserve Accounts whose stake rides on the outcome (the job's verifiers): drawn only
     ///        when too few verifiers with nothing at stake are eligible.
@@ -24,6 +26,7 @@ interface IStepAdjudicator {
     function openStepDispute(
         uint256 jobId,
         uint32 step,
+        uint32 steps,
         bytes32 startHash,
         bytes32 claimedEndHash,
         address[] calldata excluded,

@@ -59,15 +59,18 @@ struct Game {
     uint256 stepDisputeId;
 }
 
-/// @notice The single step a step adjudicator judges, as returned by
-///         `ArbitrationCommittee.stepClaimOf`.
+/// @notice The steps a step adjudicator judges, as returned by `ArbitrationCommittee.stepClaimOf`:
+///         one step when the game narrowed down to it, the game's whole interval when the
+///         challenger escalated it (it could not get the data to play on, docs/DISPUTES.md).
 /// @param isStep True if the dispute is a step dispute opened by the step parent.
-/// @param step Step t: replay t -> t + 1 from the state whose hash is `startHash`.
+/// @param step Step t: replay t -> t + steps from the state whose hash is `startHash`.
 /// @param startHash State hash at step t both sides of the parent game accept.
-/// @param claimedEndHash The defender's state hash at step t + 1; the vote says whether it is right.
+/// @param claimedEndHash The defender's state hash at step t + steps; the vote says whether it is right.
+/// @param steps Steps to replay (>= 1).
 struct StepClaim {
     bool isStep;
     uint32 step;
     bytes32 startHash;
     bytes32 claimedEndHash;
+    uint32 steps;
 }

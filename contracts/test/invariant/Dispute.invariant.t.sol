@@ -29,7 +29,7 @@ contract Dispute_Invariant_Test is Deployers, InvariantTest {
         (token, jobManager, game, committee) = handler.deployment();
         escrow = Escrow(address(jobManager.escrow()));
         targetContract(address(handler));
-        bytes4[] memory selectors = new bytes4[](11);
+        bytes4[] memory selectors = new bytes4[](12);
         selectors[0] = DisputeHandler.openGame.selector;
         selectors[1] = DisputeHandler.defenderMove.selector;
         selectors[2] = DisputeHandler.challengerMove.selector;
@@ -42,6 +42,7 @@ contract Dispute_Invariant_Test is Deployers, InvariantTest {
         selectors[8] = DisputeHandler.warp.selector;
         selectors[9] = DisputeHandler.openGame.selector;
         selectors[10] = DisputeHandler.skipVote.selector;
+        selectors[11] = DisputeHandler.challengerEscalates.selector;
         targetSelector(FuzzSelector({addr: address(handler), selectors: selectors}));
     }
 

@@ -228,6 +228,17 @@ contract DisputeHandler is Deployers {
         game.respond(disputeId, g.lo, g.hi, agree);
     }
 
+    /// @notice The challenger hands the whole interval to the committee on its turn (what a
+    ///         challenger does when the defender withholds its states, docs/SECURITY.md P-6); the
+    ///         honest committee then judges every step of it.
+    /// @custom:property-id D1 D2
+    function challengerEscalates(uint256 gameSeed) external tracked {
+        (uint256 disputeId, Game memory g) = _pickGame(gameSeed, Side.Challenger);
+        if (disputeId == 0) return;
+        vm.prank(g.challenger);
+        game.escalate(disputeId, g.lo, g.hi);
+    }
+
     /// @notice Anyone claims the timeout of a game whose side to move ran out of clock.
     /// @custom:property-id D1 D2
     function claimTimeout(uint256 gameSeed) external tracked {
@@ -578,12 +589,16 @@ contract DisputeHandler is Deployers {
         return g.pendingHash == _trueHash(g.jobId, g.lo + (g.hi - g.lo) / 2);
     }
 
-    /// @notice An honest member's vote: whether replaying the step from its start hash gives the
-    ///         defender's end hash.
+    /// @notice An honest member's vote: whether replaying the claimed steps (one, or an escalated
+    ///         interval) from the start hash gives the defender's end hash.
     function _honestVote(uint256 stepId) internal view returns (bool) {
         StepClaim memory claim = committee.stepClaimOf(stepId);
         uint256 jobId = committee.getDispute(stepId).jobId;
-        return _replay(jobId, claim.startHash, claim.step) == claim.claimedEndHash;
+        bytes32 stateHash = claim.startHash;
+        for (uint256 t = claim.step; t < uint256(claim.step) + claim.steps; ++t) {
+            stateHash = _replay(jobId, stateHash, t);
+        }
+        return stateHash == claim.claimedEndHash;
     }
 
     /// @notice The solver's state hash at `step`.
