@@ -997,6 +997,19 @@ contract BisectionGame_Gas_Test is BisectionGame_Init {
         _measure(1024, "k1024");
     }
 
+    /// @notice An escalation at the first response: one move opens the step dispute on all k steps.
+    function test_escalate_k64_gas() public {
+        _openGame(K, _chain(2 * uint256(K), K + K / 3), 1, false, solver);
+        _postEndpoints();
+        _bisect();
+        Game memory g = _game();
+        vm.prank(challenger);
+        game.escalate(disputeId, g.lo, g.hi);
+        uint256 used = vmx.snapshotGasLastCall(GROUP, "k64 escalate (opens step on all k)");
+        emit LogNamedUint256("k64 escalate", used);
+        assertEq(uint8(_game().status), uint8(GameStatus.AwaitingStep));
+    }
+
     function _measure(uint32 k, string memory tag) internal {
         _openGame(k, _chain(2 * uint256(k), k + k / 3), 1, false, solver);
         Tally memory t;
