@@ -2,10 +2,15 @@
 override points.
 
 - `LazyVerifierNode`: approves every claimed segment and votes valid on every dispute without
-  replaying (the verifier's dilemma; caught by forced errors and whistleblowers).
-- `GriefingVerifierNode`: rejects every segment without replaying and, as a bisection
-  challenger, disagrees with every midpoint; its committee votes stay honest. It loses its
-  bond (and stake) to an honest solver.
+  replaying (the verifier's dilemma): it seals the claimed end hashes, echoing public values.
+  At a forced error it has approved the forced claim, so it is slashed (and whistleblowers
+  challenge its approvals).
+- `GriefingVerifierNode`: rejects every segment without replaying (it seals
+  `veritrain.forced.UNREPLAYED_END`) and, as a bisection challenger, disagrees with every
+  midpoint; its committee votes stay honest. It loses its bond (and stake) to an honest
+  solver. At a forced error its end for the forced sample is not the solver's true end (only
+  a replay yields that), so the sample stays disputed against it, and it loses that dispute
+  too instead of sharing the jackpot.
 
 Run: not a script; ``LazyVerifierNode(client, data_dir)`` or
 ``veritrain adversary verifier --lazy ...``.
@@ -24,7 +29,8 @@ __all__ = ["GriefingVerifierNode", "LazyVerifierNode", "verifier_node"]
 
 
 class LazyVerifierNode(VerifierNode):
-    """A verifier that approves and votes valid without replaying (testing only)."""
+    """A verifier that approves and votes valid without replaying (testing only): it seals the
+    claimed end hashes, so a forced error's claim is approved and the node is slashed."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -33,7 +39,7 @@ class LazyVerifierNode(VerifierNode):
     def judge_claim(
         self, job_id: int, job: Any, segment: int, start_hash: bytes, claimed_end: bytes
     ) -> CheckResult | None:
-        """Approve without replaying."""
+        """Approve without replaying (no replayed end: the claim itself is sealed)."""
         return CheckResult(ok=True, reason="LAZY: not replayed")
 
     def judge_dispute(self, dispute: Any) -> bool | None:
@@ -42,7 +48,9 @@ class LazyVerifierNode(VerifierNode):
 
 
 class GriefingVerifierNode(VerifierNode):
-    """A verifier that rejects everything and disagrees with every bisection (testing only)."""
+    """A verifier that rejects everything and disagrees with every bisection (testing only): it
+    seals `veritrain.forced.UNREPLAYED_END` for every sample, which never matches a forced
+    error's true end, so it plays (and loses) a dispute even on the forced sample."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -51,7 +59,7 @@ class GriefingVerifierNode(VerifierNode):
     def judge_claim(
         self, job_id: int, job: Any, segment: int, start_hash: bytes, claimed_end: bytes
     ) -> CheckResult | None:
-        """Reject without replaying."""
+        """Reject without replaying (no replayed end: `UNREPLAYED_END` is sealed)."""
         return CheckResult(ok=False, reason="REJECT-ALL: griefing adversary, not replayed")
 
     def respond_rule(self) -> Callable[[bytes, bytes], bool] | None:

@@ -131,7 +131,7 @@ def run_gas_scenario() -> tuple[list[tuple[str, int, str]], float]:
                     return False
                 return v == lazy or j != f
 
-            seal_and_reveal(job_id, by_addr, approve, receipts=receipts)
+            seal_and_reveal(job_id, by_addr, approve, claims=claims, receipts=receipts)
             rec(f"commitVerdicts{note_prefix}", receipts["commitVerdicts"], "sealed verdicts")
             if "revealVerdicts" in receipts:
                 rec(f"revealVerdicts (all approve){note_prefix}", receipts["revealVerdicts"])

@@ -3,8 +3,12 @@ chain tests and the gas scenario (bench/gas_scenario.py) that drive a job withou
 
     secret = commit(solver, job_id, hashes, k)                  # commitCheckpoints + secret
     claims = post_claims(solver, job_id, hashes, secret)        # after assignVerifiers
-    seal_and_reveal(job_id, clients, lambda addr, j: True)      # commitVerdicts, revealVerdicts
+    seal_and_reveal(job_id, clients, approve, claims=claims)    # commitVerdicts, revealVerdicts
     reveal_secret(solver, job_id, hashes, k, secret, claims)    # after the challenge deadline
+
+A verdict is an end state hash per sample (`veritrain.forced`): ``approve(verifier, j)`` seals
+the claimed end, a reject the solver's true end on the forced sample (a replay's result) or
+`UNREPLAYED_END` elsewhere, unless ``ends_of`` names another end.
 
 Each call takes the job id and keys the round by the job's submission id
 (``JobManager.submissionOf``). State hashes are real 32-byte values; the tree is
@@ -19,7 +23,13 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from veritrain.commitments import new_salt, new_secret, secret_commitment, verdict_commitment
-from veritrain.forced import Claims, build_claims, draw_forced_error
+from veritrain.forced import (
+    UNREPLAYED_END,
+    Claims,
+    build_claims,
+    draw_forced_error,
+    verdict_approvals,
+)
 from veritrain.merkle import checkpoint_tree
 
 if TYPE_CHECKING:
@@ -73,37 +83,56 @@ def seal_and_reveal(
     clients: Mapping[str, ChainClient],
     approvals_of: Callable[[str, int], bool],
     *,
+    claims: Claims | None = None,
+    ends_of: Callable[[str, int], bytes] | None = None,
     receipts: Receipts | None = None,
-) -> dict[str, list[bool]]:
-    """Every assigned verifier seals, then reveals (the reveal opens once all sealed).
+) -> dict[str, list[bytes]]:
+    """Every assigned verifier seals its end state hashes, then reveals them (the reveal opens
+    once all sealed); the contract approves a sample iff the end is the claimed one.
 
     Args:
         job_id: the job.
         clients: a client per verifier address (at least the assigned ones).
-        approvals_of: `(verifier, sample index) -> approve?`.
+        approvals_of: `(verifier, sample index) -> approve?`: an approval seals the posted
+            claimed end.
+        claims: the solver's claims (what `post_claims` returned): a reject of the forced
+            sample then seals the solver's true end, as a verifier that replayed it would (its
+            bond comes back with the jackpot).
+        ends_of: `(verifier, sample index) -> end hash` sealed for a reject, first choice
+            (e.g. a lazy rejecter's wrong end on the forced sample). Without it, and apart from
+            the forced sample of `claims`, a reject seals `UNREPLAYED_END`.
         receipts: filled with the last commit and reveal receipts (gas tables).
 
     Returns:
-        The revealed approvals per verifier.
+        The revealed end hashes per verifier.
     """
     any_client = next(iter(clients.values()))
     assignment = any_client.jobs.get_assignment(job_id)
     q = len(assignment.segments)
     sid = any_client.jobs.submission_of(job_id)
-    approvals = {v: [approvals_of(v, j) for j in range(q)] for v in assignment.verifiers}
+    claimed = any_client.round.claims_of(sid).end_hashes
+
+    def end_of(v: str, j: int) -> bytes:
+        if approvals_of(v, j):
+            return bytes(claimed[j])
+        if ends_of is not None:
+            return bytes(ends_of(v, j))
+        if claims is not None and j == claims.forced_sample:
+            return bytes(claims.forced_true_end)
+        return UNREPLAYED_END
+
+    ends = {v: [end_of(v, j) for j in range(q)] for v in assignment.verifiers}
     salts = {v: new_salt() for v in assignment.verifiers}
     for v in assignment.verifiers:
-        r = clients[v].round.commit_verdicts(
-            sid, verdict_commitment(job_id, v, approvals[v], salts[v])
-        )
+        r = clients[v].round.commit_verdicts(sid, verdict_commitment(job_id, v, ends[v], salts[v]))
         if receipts is not None:
             receipts["commitVerdicts"] = r
     for v in assignment.verifiers:
-        r = clients[v].round.reveal_verdicts(sid, approvals[v], salts[v])
+        r = clients[v].round.reveal_verdicts(sid, ends[v], salts[v])
         if receipts is not None:
-            key = "revealVerdicts (reject)" if False in approvals[v] else "revealVerdicts"
-            receipts[key] = r
-    return approvals
+            rejects = not all(verdict_approvals(ends[v], claimed))
+            receipts["revealVerdicts (reject)" if rejects else "revealVerdicts"] = r
+    return ends
 
 
 def to_secret_window(client: ChainClient, job_id: int) -> None:

@@ -241,8 +241,9 @@ class DisputeView:
 class StepClaimView:
     """``ArbitrationCommittee.stepClaimOf(disputeId)`` (struct ``StepClaim``).
 
-    For a step dispute (``is_step``) the committee replays step ``step`` from the state whose
-    hash is ``start_hash`` and votes whether ``claimed_end_hash`` is the state at ``step + 1``.
+    For a step dispute (``is_step``) the committee replays ``steps`` steps (one, or the interval
+    a challenger escalated) from step ``step``, from the state whose hash is ``start_hash``, and
+    votes whether ``claimed_end_hash`` is the state at ``step + steps``.
     """
 
     dispute_id: int
@@ -250,6 +251,7 @@ class StepClaimView:
     step: int
     start_hash: bytes
     claimed_end_hash: bytes
+    steps: int = 1
 
 
 @dataclass(frozen=True)

@@ -25,10 +25,11 @@ segments are sampled (12 for a digits job), so both cheaters (wrong in 10 of 12 
 always caught, even when the forced error lands on one of their cheating samples, and the lazy
 verifier always approves a wrong segment. The forced-error rate is 10_000 bps
 (docs/FORCED_ERRORS.md): every job carries a forced error, so every run shows one caught in each
-honest job: the honest verifiers reject the forced claim and earn the jackpot, the lazy verifier
-approves it and is slashed into the pool, the whistleblower flags that approval and is paid from
-the pool. The demo waits until every job is Finalized or Rejected, showing what the chain says
-meanwhile (`cli.live`: a live view on a terminal, one plain line per change otherwise),
+honest job: the honest verifiers reject the forced claim with the end they replayed, the solver's
+true end, and earn the jackpot (their verdict then reads as an approval of that end), the lazy
+verifier approves it and is slashed into the pool, the whistleblower flags that approval and is
+paid from the pool. The demo waits until every job is Finalized or Rejected, showing what the
+chain says meanwhile (`cli.live`: a live view on a terminal, one plain line per change otherwise),
 evaluates each job's committed final checkpoint on held-out data (its preset's metric: test
 accuracy for the MLP, validation loss in bits per character for the GPT), pays some revenue into
 each model, and reports the nodes' compute, slashes, rewards, ownership shares, disputes and
@@ -578,8 +579,11 @@ def _summarize(
 
 def _forced_errors(client: Any, start: int, names: dict[str, str]) -> list[dict[str, Any]]:
     """Every forced error settled (docs/FORCED_ERRORS.md): the sample and segment, who approved
-    it (slashed into the jackpot pool), who rejected it and which whistleblowers flagged an
-    approval of it (each paid a jackpot from the pool), read back from the chain's events."""
+    it (slashed into the jackpot pool), who rejected it with the solver's true end and which
+    whistleblowers flagged an approval of it (each paid a jackpot from the pool), and who
+    rejected it with another end (the sample stays disputed against the true end), read back
+    from the chain's events and views. A rejecter whose end matched reads as an approval of the
+    true end after the settlement, so it is told from an approver by ``forcedEndMatches``."""
     from veritrain.enums import Verdict
 
     paid_by_job: dict[int, dict[str, int]] = {}
@@ -594,13 +598,18 @@ def _forced_errors(client: Any, start: int, names: dict[str, str]) -> list[dict[
         job_id = int(ev["args"]["jobId"])
         sample = int(ev["args"]["sampleIndex"])
         assignment = client.jobs.get_assignment(job_id)
-        approvers, rejecters = [], []
+        submission = client.jobs.submission_of(job_id)
+        approvers, rejecters, disputed = [], [], []
         for v in assignment.verifiers:
             verdicts = client.jobs.verdicts_of(job_id, v)
-            if sample < len(verdicts) and verdicts[sample] is Verdict.Approve:
-                approvers.append(v)
-            elif sample < len(verdicts) and verdicts[sample] is Verdict.Reject:
+            if sample >= len(verdicts):
+                continue
+            if client.round.forced_end_matches(submission, v):
                 rejecters.append(v)
+            elif verdicts[sample] is Verdict.Approve:
+                approvers.append(v)
+            elif verdicts[sample] is Verdict.Reject:
+                disputed.append(v)
         paid = paid_by_job.get(job_id, {})
 
         def entry(account: str, amount: int) -> dict[str, Any]:
@@ -615,6 +624,7 @@ def _forced_errors(client: Any, start: int, names: dict[str, str]) -> list[dict[
                 "paid_wei": int(ev["args"]["paid"]),
                 "approvers_slashed": [{"address": a, "name": names.get(a, "?")} for a in approvers],
                 "rejecters_paid": [entry(a, paid[a]) for a in rejecters if a in paid],
+                "rejecters_disputed": [{"address": a, "name": names.get(a, "?")} for a in disputed],
                 "whistleblowers_paid": [
                     entry(a, amount) for a, amount in paid.items() if a not in rejecters
                 ],
@@ -715,15 +725,19 @@ def _forced_caught(summary: dict[str, Any], job: dict[str, Any]) -> dict[str, bo
 
 def _replays_agreed(summary: dict[str, Any], job: dict[str, Any]) -> bool:
     """Whether every honest verifier's replay matched the solver on every sample of an honest
-    job: Approve on each sample but the forced error, Reject on that one."""
+    job: Approve on each sample but the forced error; on that one, the end it sealed was the
+    solver's true end (named among the paid rejecters; its verdict then reads Approve, of the
+    true end, or Reject before the settlement)."""
     found = [f for f in summary.get("forced_errors", []) if f["job_id"] == job.get("job_id")]
     if not found or not job.get("verdicts"):
         return False
     forced = found[0]["sample"]
+    matched = {a["name"] for a in found[0].get("rejecters_paid", [])}
     for name in HONEST_VERIFIERS:
         verdicts = job["verdicts"].get(name, [])
-        expected = ["Reject" if i == forced else "Approve" for i in range(len(verdicts))]
-        if not verdicts or verdicts != expected:
+        if not verdicts or name not in matched:
+            return False
+        if any(v != "Approve" for i, v in enumerate(verdicts) if i != forced):
             return False
     return True
 
@@ -877,6 +891,7 @@ def print_summary(summary: dict[str, Any]) -> None:
         "approvers slashed",
         "rejecters paid",
         "whistleblowers paid",
+        "rejecters disputed",
         "slashed / paid (VTT)",
         title="Forced errors (jackpot pool)",
     )
@@ -888,6 +903,7 @@ def print_summary(summary: dict[str, Any]) -> None:
             ", ".join(a["name"] for a in f["approvers_slashed"]) or "-",
             ", ".join(a["name"] for a in f["rejecters_paid"]) or "-",
             ", ".join(a["name"] for a in f["whistleblowers_paid"]) or "-",
+            ", ".join(a["name"] for a in f.get("rejecters_disputed", [])) or "-",
             f"{tokens(f['slashed_wei'])} / {tokens(f['paid_wei'])}",
         )
     console.print(forced)

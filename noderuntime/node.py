@@ -72,8 +72,8 @@ TERMINAL_JOB_STATUSES = frozenset(
 )
 
 WITHHELD = b"\x00" * 32
-"""A challenger's own hash at a step when the defender withholds the data to compute it (recorded
-in its move); whatever the defender posts, the challenger then disputes it (P-6)."""
+"""What a challenger's `hash_at` gives when the defender withholds the data to compute it: the
+challenger then escalates the game's interval to the step committee instead of responding (P-6)."""
 
 JOB_EVENTS = ("CheckpointsCommitted", "VerifiersAssigned", "JobReclaimed")
 """The JobManager events `NodeBase.follow_jobs` indexes (Open jobs are never read: a node that
@@ -803,9 +803,19 @@ class NodeBase:
                     game.hi,
                     mid_hash,
                 )
+            elif (mine := hash_at(int(move.step or 0))) == WITHHELD:
+                # No data to compute the response from: the judges replay [lo, hi] themselves.
+                record.kind, record.step = str(MoveKind.ESCALATE), int(move.step or 0)
+                receipt = self.send(
+                    f"escalate {label}: the defender's states are unreachable; the step "
+                    f"committee replays all {game.hi - game.lo} steps",
+                    self.client.game.escalate,
+                    dispute_id,
+                    game.lo,
+                    game.hi,
+                )
             else:
                 mid = int(move.step or 0)
-                mine = hash_at(mid)
                 agrees = (agree or respond_agrees)(mine, game.pending_hash)
                 record.step, record.hash, record.agree = mid, mine, agrees
                 receipt = self.send(
@@ -832,7 +842,9 @@ class NodeBase:
         Responses compare the defender's hash at mid with this node's own replay
         (`segment_trajectory`, built only when a response is due, from the local store or the
         solver's server); when the defender's data stays unreachable for half of this turn's
-        clock, the response disputes the defender's hash (`WITHHELD`) instead of timing out. Each
+        clock, the challenger escalates instead of timing out (`hash_at` gives `WITHHELD`): the
+        step committee replays the whole interval, fetching the defender's states itself, so a
+        defender that withholds from the challenger alone gains nothing (P-6). Each
         move is persisted
         under `games[disputeId]` of `state` (a `RecordStore` of `NodeRecords`), and the step
         dispute is helped along (`drawCommittee`, `resolve`) once the game is in adjudication.
@@ -854,27 +866,22 @@ class NodeBase:
             try:
                 return bytes(self.segment_trajectory(job, game.segment).hash_at(step))
             except CheckpointUnavailable as exc:
-                # Retry while at most half of this turn's clock is spent; then dispute the
-                # defender's hash rather than time out: the game narrows to the segment's first
-                # step, whose start state the step committee must fetch from the defender too,
-                # and a committee that cannot fetch it votes against it (P-6).
+                # Retry while at most half of this turn's clock is spent; then escalate rather
+                # than time out: the step committee replays the whole interval from states it
+                # fetches from the defender, and votes against a defender that withholds them.
                 if self.chain_time() < int(game.turn_started_at) + int(game.challenger_clock) // 2:
                     raise
                 self.log.warning(
-                    "game %d: the defender's data is unreachable (%s): disputing its hash at %d",
+                    "game %d: the defender's data is unreachable (%s): escalating [%d, %d]",
                     dispute_id,
                     exc,
-                    step,
+                    game.lo,
+                    game.hi,
                 )
                 return WITHHELD
 
-        rule = agree or respond_agrees
-
-        def agrees(mine: bytes, theirs: bytes) -> bool:
-            return mine != WITHHELD and rule(mine, theirs)
-
         game = self.play_game(
-            dispute_id, hash_at, agree=agrees, on_move=self.game_recorder(state, game)
+            dispute_id, hash_at, agree=agree, on_move=self.game_recorder(state, game)
         )
         self.help_step_dispute(game)
         return game
@@ -963,9 +970,11 @@ class NodeBase:
     def _start_index(data_dir: Path) -> RecordStore[StartIndex]:
         return RecordStore(data_dir / "step_hashes" / "starts.json", StartIndex)
 
-    def judge_step(self, job: JobView, step: int, start_hash: bytes, claimed_end: bytes) -> bool:
-        """The step committee's check: is `claimed_end` the state after one step from the
-        state whose hash is `start_hash`?
+    def judge_step(
+        self, job: JobView, step: int, start_hash: bytes, claimed_end: bytes, steps: int = 1
+    ) -> bool:
+        """The step committee's check: is `claimed_end` the state after `steps` steps (one, or
+        the interval a challenger escalated) from the state at `step` whose hash is `start_hash`?
 
         The start state comes from the solver's `/states/{step}` (checked by hash); if that
         fails, from this node's own replay of the segment from its committed start checkpoint
@@ -973,7 +982,7 @@ class NodeBase:
         else can rebuild and the claim is judged wrong).
 
         Returns:
-            True iff one replayed step from the start state hashes to `claimed_end`.
+            True iff `steps` replayed steps from the start state hash to `claimed_end`.
 
         Raises:
             CheckpointUnavailable: neither the state nor the segment start can be fetched.
@@ -997,7 +1006,7 @@ class NodeBase:
                 )
                 return False
             blob = traj.state_at(step)
-        end = state_hash(replay_segment(engine, blob, step + 1))
+        end = state_hash(replay_segment(engine, blob, step + steps))
         return end == bytes(claimed_end)
 
     # ------------------------------------------------------------------------- views

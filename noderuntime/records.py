@@ -129,10 +129,18 @@ class RecordStore(Generic[R]):
 
 # ------------------------------------------------------------------------------ shared parts
 class CheckResult(Record):
-    """The outcome of replaying one claimed segment."""
+    """The outcome of replaying one claimed segment.
+
+    Attributes:
+        ok: the replay matched the claim (approve).
+        reason: why not, when ``ok`` is False.
+        end: the end state hash the replay computed (None when no replay ran: the start
+            checkpoint was unavailable or did not match its claim, or the node did not replay).
+    """
 
     ok: bool
     reason: str = ""
+    end: Hash32 | None = None
 
 
 class GameMove(Record):
@@ -270,7 +278,11 @@ class VerifierJob(Record):
     Attributes:
         submission: the `SubmissionId` the verdicts are about (``submissionOf(jobId)``).
         results: replay result per sample index.
-        approvals, salt: the sealed verdicts, persisted before `commitVerdicts`.
+        ends, salt: the sealed verdicts, persisted before `commitVerdicts`: one end state hash
+            per sample (the claim to approve, the replayed end or
+            `veritrain.forced.UNREPLAYED_END` to reject). A file written before verdicts were
+            end hashes holds ``approvals`` instead: it is ignored on load, so a job sealed in
+            that format takes the ``lost`` path (it cannot be revealed).
         submitted: True once revealed (False when the deadline was missed).
         missed: the verdict deadline passed before sealing.
         lost: sealed on chain but the verdicts are not in this file.
@@ -278,7 +290,7 @@ class VerifierJob(Record):
 
     submission: Hash32 | None = None
     results: dict[int, CheckResult] = Field(default_factory=dict)
-    approvals: list[bool] | None = None
+    ends: list[Hash32] | None = None
     salt: Hash32 | None = None
     submitted: bool | None = None
     missed: bool = False

@@ -11,12 +11,15 @@ Per round (`VerifierNode.step()`):
    on-chain root, sha256 of the start checkpoint, k replayed steps, end hash compared) and
    seal the verdicts (docs/FORCED_ERRORS.md): once the solver has posted its claims, each
    sampled segment is checked against them (`NodeBase.claim_check`: the start checkpoint must
-   hash to the claimed start hash, k replayed steps must end at the claimed end hash), the
-   verdicts and a random salt are persisted, `commitVerdicts` seals them, and `revealVerdicts`
-   opens them when the reveal window opens (every verifier sealed, or the verdict deadline
-   passed; rejects post their bonds then). An unreachable solver (after retries, in the last
-   third of the verdict window) or a start checkpoint that does not match its claim means
-   reject (reason logged). `finalize` jobs it verified when due;
+   hash to the claimed start hash, k replayed steps must end at the claimed end hash). The
+   verdict on a sample is an end state hash: the claim to approve, the replayed end to reject
+   (at a forced error that is the solver's true end, which wins the jackpot), or
+   `veritrain.forced.UNREPLAYED_END` when no replay ran. The ends and a random salt are
+   persisted, `commitVerdicts` seals them, and `revealVerdicts` opens them when the reveal
+   window opens (every verifier sealed, or the verdict deadline passed; rejects post their
+   bonds then). An unreachable solver (after retries, in the last third of the verdict
+   window) or a start checkpoint that does not match its claim means an unreplayed reject
+   (reason logged). `finalize` jobs it verified when due;
 3. scan the disputes: `drawCommittee` when the randomness is ready; when seated, replay the
    disputed segment, persist (vote, salt) *before* `commitVote` so a restart can reveal, then
    `revealVote` in the reveal phase, and `resolve` when due;
@@ -58,6 +61,7 @@ from noderuntime.records import CheckResult, RecordStore, VerifierJob, VerifierR
 from veritrain.commitments import new_salt, verdict_commitment, vote_commitment
 from veritrain.enums import DisputePhase, DisputeStatus, JobStatus, Role
 from veritrain.errors import CheckpointUnavailable
+from veritrain.forced import UNREPLAYED_END, verdict_approvals
 
 logger = logging.getLogger(__name__)
 
@@ -69,6 +73,26 @@ UNAVAILABLE_ATTEMPTS = 3
 """Rounds a solver must have been unreachable before its segments are rejected for
 unavailability (and only in the last third of the verdict window, so a solver restart
 does not cost it the job)."""
+
+
+def _sealed_end(result: CheckResult, claimed_end: bytes) -> bytes:
+    """The end hash a verifier seals for one sample (docs/FORCED_ERRORS.md).
+
+    Args:
+        result: the check of the sample's claim.
+        claimed_end: the solver's claimed end hash (32 bytes).
+
+    Returns:
+        ``claimed_end`` when the check passed (approve); the replayed end when a replay ran and
+        ended elsewhere (reject: at a forced error it is the solver's true end, which only a
+        replay yields); else `UNREPLAYED_END` (reject without a replay: unavailable or
+        mismatching start checkpoint).
+    """
+    if result.ok:
+        return bytes(claimed_end)
+    if result.end is not None and result.end != bytes(claimed_end):
+        return bytes(result.end)
+    return UNREPLAYED_END
 
 
 class VerifierNode(NodeBase):
@@ -190,8 +214,8 @@ class VerifierNode(NodeBase):
                 self._record_job(job_id, submitted=False, missed=True)
             return
         rec = self._job_rec(job_id)
-        if rec.approvals is None or rec.salt is None:
-            claims = self.client.round.claims_of(submission)
+        claims = self.client.round.claims_of(submission)
+        if rec.ends is None or rec.salt is None:
             if not claims.posted:
                 return  # the solver posts its claims first
             results = dict(rec.results)
@@ -207,17 +231,23 @@ class VerifierNode(NodeBase):
                 self._record_job(job_id, results=results)
                 if self.stopping:
                     return
-            approvals = [results[j].ok for j in range(len(segments))]
+            ends = [_sealed_end(results[j], claims.end_hashes[j]) for j in range(len(segments))]
             salt = new_salt()
             # persisted BEFORE the commit, so a restarted verifier reveals the same verdicts
-            self._record_job(job_id, approvals=approvals, salt=salt)
+            self._record_job(job_id, ends=ends, salt=salt)
         else:
-            approvals, salt = list(rec.approvals), rec.salt
+            ends, salt = list(rec.ends), rec.salt
+        approvals = verdict_approvals(ends, claims.end_hashes)
         rejects = [s for s, ok in zip(segments, approvals, strict=True) if not ok]
-        digest = verdict_commitment(job_id, self.client.address, approvals, salt)
+        unreplayed = sum(1 for e in ends if e == UNREPLAYED_END)
+        digest = verdict_commitment(job_id, self.client.address, ends, salt)
         self.send(
             f"commitVerdicts job {job_id} (sealed: "
-            + (f"REJECT segments {rejects})" if rejects else "approve all)"),
+            + (
+                f"REJECT segments {rejects}, {unreplayed} unreplayed)"
+                if rejects
+                else "approve all)"
+            ),
             self.client.round.commit_verdicts,
             submission,
             digest,
@@ -225,7 +255,7 @@ class VerifierNode(NodeBase):
 
     def _reveal(self, job_id: int, submission: bytes, samples: int) -> None:
         rec = self._job_rec(job_id)
-        if rec.approvals is None or rec.salt is None:
+        if rec.ends is None or rec.salt is None:
             if not rec.lost:
                 self.log.error("job %d: sealed but the verdicts are lost; cannot reveal", job_id)
                 self._record_job(job_id, lost=True)
@@ -239,15 +269,16 @@ class VerifierNode(NodeBase):
             return
         if not all_sealed and now < windows.verdict_reveal_opens:
             return
-        approvals = list(rec.approvals)
-        rejects = approvals.count(False)
+        ends = list(rec.ends)
+        claimed = self.client.round.claims_of(submission).end_hashes
+        rejects = verdict_approvals(ends, claimed).count(False)
         if rejects:
             self.ensure_funds(rejects * int(self.job_params().challenge_bond))
         receipt = self.send(
             f"revealVerdicts job {job_id} ({samples - rejects} approve, {rejects} reject)",
             self.client.round.reveal_verdicts,
             submission,
-            approvals,
+            ends,
             rec.salt,
             quiet=True,
         )
@@ -296,7 +327,7 @@ class VerifierNode(NodeBase):
                 exc,
             )
             return None
-        return CheckResult(ok=bool(check.ok), reason=check.reason)
+        return CheckResult(ok=bool(check.ok), reason=check.reason, end=check.replayed_end_hash)
 
     def _give_up(self, key: tuple[int, int], give_up_at: int) -> bool:
         """Whether an unreachable solver now counts as a reject: it failed
@@ -374,7 +405,8 @@ class VerifierNode(NodeBase):
             )
 
     def _judge_step(self, job: Any, dispute: Any, claim: Any) -> bool | None:
-        """One-step dispute: is the defender's end hash the state after step t? (None: retry)
+        """Step dispute: is the defender's end hash the state after the claimed steps from step t
+        (one, or the interval a challenger escalated)? (None: retry)
 
         The step's start state comes from the defender (the solver's checkpoint server). When
         it stays unreachable for `UNAVAILABLE_ATTEMPTS` rounds and the last third of the vote
@@ -384,7 +416,11 @@ class VerifierNode(NodeBase):
         key = (-int(dispute.dispute_id), int(claim.step))
         try:
             valid = self.judge_step(
-                job, int(claim.step), bytes(claim.start_hash), bytes(claim.claimed_end_hash)
+                job,
+                int(claim.step),
+                bytes(claim.start_hash),
+                bytes(claim.claimed_end_hash),
+                int(claim.steps),
             )
         except CheckpointUnavailable as exc:
             if self._give_up(key, int(dispute.commit_deadline) - 10):
@@ -399,10 +435,11 @@ class VerifierNode(NodeBase):
             self.log.warning("step dispute %d: data unreachable: %s", dispute.dispute_id, exc)
             return None
         self.log.info(
-            "step dispute %d (job %d step %d): claimed end hash is %s",
+            "step dispute %d (job %d steps %d..%d): claimed end hash is %s",
             int(dispute.dispute_id),
             int(job.job_id),
             int(claim.step),
+            int(claim.step) + int(claim.steps),
             "right" if valid else "WRONG",
         )
         return valid

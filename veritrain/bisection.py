@@ -123,6 +123,9 @@ class MoveKind(StrEnum):
     POST_ENDPOINTS = "post_endpoints"
     BISECT = "bisect"
     RESPOND = "respond"
+    ESCALATE = "escalate"
+    """The challenger's alternative to RESPOND when it cannot compute its hash at mid (the
+    defender withholds its states): the step committee replays the whole interval."""
     CLAIM_TIMEOUT = "claim_timeout"
 
 

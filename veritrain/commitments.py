@@ -7,7 +7,9 @@ byte-for-byte the Solidity formula (ABI encoding through eth_abi, keccak256):
   (`LibCheckpoint.leafHash`).
 - `secret_commitment(job_id, solver, secret)`: the solver's forced-error secret, committed with
   its checkpoints (`VerificationRound`, docs/FORCED_ERRORS.md).
-- `verdict_commitment(job_id, verifier, approvals, salt)`: a verifier's sealed verdicts.
+- `verdict_commitment(job_id, verifier, ends, salt)`: a verifier's sealed verdicts: the end
+  state hash it computed by replay for each sampled segment (`veritrain.forced.UNREPLAYED_END`
+  where it could not replay); the contract approves a sample iff its end equals the claim.
 - `vote_commitment(dispute_id, voter, segment_valid, salt)`: an arbiter's sealed committee vote
   (`ArbitrationCommittee.commitVote`).
 - `submission_id(job_id, solver)`: the key of one solver's submission for a job
@@ -127,28 +129,30 @@ def secret_commitment(job_id: int, solver: str, secret: bytes) -> bytes:
     )
 
 
-def verdict_commitment(job_id: int, verifier: str, approvals: Sequence[bool], salt: bytes) -> bytes:
-    """``keccak256(abi.encode(uint256 jobId, address verifier, bool[] approvals, bytes32 salt))``.
+def verdict_commitment(job_id: int, verifier: str, ends: Sequence[bytes], salt: bytes) -> bytes:
+    """``keccak256(abi.encode(uint256 jobId, address verifier, bytes32[] ends, bytes32 salt))``.
 
     Args:
         job_id: the job.
         verifier: the assigned verifier (0x address).
-        approvals: one verdict per sampled segment, in sample order (True = approve).
+        ends: one 32-byte end state hash per sampled segment, in sample order: the end the
+            verifier computed by replay (the claimed end to approve;
+            `veritrain.forced.UNREPLAYED_END` for a sample it could not replay).
         salt: 32 random bytes kept until the reveal.
 
     Returns:
         The 32-byte commitment.
 
     Raises:
-        ValueError: a malformed address or salt.
+        ValueError: a malformed address, end hash or salt.
     """
     return keccak256(
         abi_encode(
-            ["uint256", "address", "bool[]", "bytes32"],
+            ["uint256", "address", "bytes32[]", "bytes32"],
             [
                 int(job_id),
                 address_arg(verifier),
-                [bool(a) for a in approvals],
+                [bytes32_arg(e, f"end hash {j}") for j, e in enumerate(ends)],
                 bytes32_arg(salt, "salt"),
             ],
         )

@@ -8,6 +8,15 @@ solver then claims a deliberately wrong end hash there (`forced_claim`), which o
 that actually replays can reject. Verifiers seal their verdicts (`verdict_commitment`) and
 reveal them later, so a lazy verifier cannot copy a diligent one.
 
+A verdict is the end state hash the verifier computed by replay, one per sample: the contract
+approves sample j iff ``ends[j]`` equals the claimed end (`verdict_approvals`), and a verifier
+that could not replay seals `UNREPLAYED_END` (a claim is never zero, so that is always a
+reject). At a forced error the true end hides behind ``forced_claim(true_end)``, so only a
+replay yields it: a rejecter whose sealed end equals the true end gets its bond back and the
+jackpot; any other rejecter keeps the sample disputed and plays the dispute against the
+solver's true end (a lazy rejecter loses it; a solver that cheated inside the forced segment
+is caught).
+
 Every function here is byte-for-byte the Solidity formula of `VerificationRound` (ABI encoding
 through eth_abi), so a node can compute locally what the contract will check::
 
@@ -15,7 +24,9 @@ through eth_abi), so a node can compute locally what the contract will check::
     commitment = secret_commitment(job_id, solver, secret)         # commitCheckpoints
     draw = draw_forced_error(secret, job_id, segments, rate_bps)   # after assignVerifiers
     claims = build_claims(segments, k, state_hashes, draw)         # postClaims
-    verdict_commitment(job_id, verifier, approvals, salt)          # commitVerdicts
+    ends = [claimed, replayed end or UNREPLAYED_END, ...]          # one per sample
+    verdict_commitment(job_id, verifier, ends, salt)               # commitVerdicts
+    verdict_approvals(ends, claims.end_hashes)                     # what revealVerdicts records
 
 Hashes are 32-byte ``bytes``; addresses 0x-hex strings.
 
@@ -35,6 +46,7 @@ from veritrain.commitments import bytes32_arg as _bytes32
 __all__ = [
     "BPS",
     "FORCED_ERROR_TAG",
+    "UNREPLAYED_END",
     "Claims",
     "ForcedDraw",
     "build_claims",
@@ -42,6 +54,7 @@ __all__ = [
     "eligible_samples",
     "forced_claim",
     "forced_draw",
+    "verdict_approvals",
 ]
 
 BPS = 10_000
@@ -49,6 +62,11 @@ BPS = 10_000
 
 FORCED_ERROR_TAG = keccak256(b"veritrain.forced-error.v1")
 """``keccak256("veritrain.forced-error.v1")``, the domain tag of a forced claim."""
+
+UNREPLAYED_END = bytes(32)
+"""The end hash a verifier seals for a sample it could not replay (start checkpoint unavailable
+or not matching the claimed start): 32 zero bytes. ``postClaims`` refuses a zero claimed end
+(``ZeroClaim``), so this end is always a reject, and never the true end of a forced error."""
 
 
 def forced_draw(secret: bytes, job_id: int, segments: Sequence[int]) -> bytes:
@@ -171,3 +189,25 @@ def build_claims(
         true_end = ends[sample]
         ends[sample] = forced_claim(true_end)
     return Claims(tuple(starts), tuple(ends), sample, true_end)
+
+
+def verdict_approvals(ends: Sequence[bytes], claimed_ends: Sequence[bytes]) -> list[bool]:
+    """The verdicts ``revealVerdicts`` records for sealed ``ends``: approve sample j iff
+    ``ends[j] == claimed_ends[j]``, else reject (and the verifier posts ``challengeBond``).
+
+    Args:
+        ends: the verifier's end state hashes (32 bytes each), in sample order.
+        claimed_ends: the solver's posted end hashes (``claimsOf(submissionId).endHashes``).
+
+    Returns:
+        One approval per sample (True = approve).
+
+    Raises:
+        ValueError: the lengths differ (``LengthMismatch`` on chain) or a hash is not 32 bytes.
+    """
+    if len(ends) != len(claimed_ends):
+        raise ValueError(f"{len(ends)} ends for {len(claimed_ends)} claims")
+    return [
+        _bytes32(e, f"end hash {j}") == _bytes32(c, f"claimed end hash {j}")
+        for j, (e, c) in enumerate(zip(ends, claimed_ends, strict=True))
+    ]

@@ -134,7 +134,7 @@ class WhistleblowerNode(NodeBase):
         except CheckpointUnavailable as exc:
             self.log.warning("job %d segment %d: solver unreachable: %s", job.job_id, segment, exc)
             return None
-        result = CheckResult(ok=bool(check.ok), reason=check.reason)
+        result = CheckResult(ok=bool(check.ok), reason=check.reason, end=check.replayed_end_hash)
         with self.state.transaction() as records:
             records.checks[key] = result
         return result

@@ -100,13 +100,16 @@ class CommitteeFacade(ContractFacade):
 
     def step_claim_of(self, dispute_id: int) -> StepClaimView:
         """Committee ``stepClaimOf`` as a `StepClaimView`. For a step dispute (``is_step``) the
-        vote says whether ``claimed_end_hash`` is the state after replaying step ``step`` from
-        ``start_hash``; ``is_step`` is False for a v0 segment dispute."""
-        is_step, step, start, claimed = self._client.call(self.contract, "stepClaimOf", dispute_id)
+        vote says whether ``claimed_end_hash`` is the state after replaying ``steps`` steps from
+        step ``step`` from ``start_hash``; ``is_step`` is False for a v0 segment dispute."""
+        is_step, step, start, claimed, steps = self._client.call(
+            self.contract, "stepClaimOf", dispute_id
+        )
         return StepClaimView(
             dispute_id=dispute_id,
             is_step=bool(is_step),
             step=int(step),
             start_hash=bytes(start),
             claimed_end_hash=bytes(claimed),
+            steps=int(steps),
         )

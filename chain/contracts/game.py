@@ -87,6 +87,19 @@ class GameFacade(ContractFacade):
         self._client.token.ensure_allowance(self._client.escrow.address, self.move_bond())
         return self._client.transact(game, "respond", dispute_id, expected_lo, expected_hi, agree)
 
+    def escalate(self, dispute_id: int, expected_lo: int, expected_hi: int) -> TxReceipt:
+        """Challenger, on its turn: hand the whole interval [lo, hi] to the step adjudicator
+        instead of responding (auto-approves one move bond): the judges replay hi - lo steps
+        from the agreed state themselves. For a challenger that cannot get the defender's
+        states (docs/SECURITY.md P-6).
+
+        Raises:
+            ContractRevert: e.g. ``WrongInterval``, ``OutOfTurn``, ``ClockExpired``.
+        """
+        game = self.contract
+        self._client.token.ensure_allowance(self._client.escrow.address, self.move_bond())
+        return self._client.transact(game, "escalate", dispute_id, expected_lo, expected_hi)
+
     def claim_timeout(self, dispute_id: int) -> TxReceipt:
         """Anyone: the side to move ran out of clock and loses.
 

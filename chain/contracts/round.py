@@ -1,6 +1,7 @@
-"""`client.round`: `VerificationRound`: solver claims, sealed verdicts and the forced-error draw
-(docs/FORCED_ERRORS.md), keyed by the submission id (``client.jobs.submission_of(job_id)``,
-or `veritrain.commitments.submission_id` for one's own submission).
+"""`client.round`: `VerificationRound`: solver claims, sealed verdicts (the end state hashes the
+verifiers replayed) and the forced-error draw (docs/FORCED_ERRORS.md), keyed by the submission
+id (``client.jobs.submission_of(job_id)``, or `veritrain.commitments.submission_id` for one's
+own submission).
 
 Typed calls of `VerificationRound` (ABI loaded from contracts/out). Transacting methods return the
 mined receipt or raise a decoded `chain.errors.ContractRevert`; views return plain values or
@@ -23,6 +24,8 @@ from chain.types import (
     RoundView,
     RoundWindows,
 )
+from veritrain.commitments import bytes32_arg
+from veritrain.forced import verdict_approvals
 
 __all__ = ["RoundFacade"]
 
@@ -43,7 +46,8 @@ class RoundFacade(ContractFacade):
         per sample, in sample order), by the verdict deadline.
 
         Raises:
-            ContractRevert: e.g. ``ClaimsAlreadyPosted``, ``LengthMismatch``, ``OutsideWindow``.
+            ContractRevert: e.g. ``ClaimsAlreadyPosted``, ``LengthMismatch``, ``OutsideWindow``,
+                ``ZeroClaim`` (a zero end hash: zero is the unreplayed end).
         """
         return self._client.transact(
             self.contract,
@@ -54,7 +58,8 @@ class RoundFacade(ContractFacade):
         )
 
     def commit_verdicts(self, submission_id: bytes, commitment: bytes) -> TxReceipt:
-        """Assigned verifier: seal its verdicts (``veritrain.forced.verdict_commitment``).
+        """Assigned verifier: seal its verdicts, the end state hashes it replayed
+        (``veritrain.commitments.verdict_commitment``).
 
         Raises:
             ContractRevert: e.g. ``ClaimsNotPosted``, ``VerdictAlreadyCommitted``,
@@ -63,26 +68,26 @@ class RoundFacade(ContractFacade):
         return self._client.transact(self.contract, "commitVerdicts", submission_id, commitment)
 
     def reveal_verdicts(
-        self, submission_id: bytes, approvals: Sequence[bool], salt: bytes
+        self, submission_id: bytes, ends: Sequence[bytes], salt: bytes
     ) -> TxReceipt:
-        """Assigned verifier: reveal its sealed verdicts (recorded at the JobManager, which
-        books ``challengeBond`` wei per reject into the Escrow; auto-approves the Escrow).
+        """Assigned verifier: reveal its sealed end state hashes (one per sample, in sample
+        order; ``veritrain.forced.UNREPLAYED_END`` where it could not replay). The contract
+        approves a sample iff its end equals the posted claim, and the JobManager books
+        ``challengeBond`` wei per reject into the Escrow: the rejects are counted here against
+        ``claimsOf`` and the Escrow's allowance raised to cover them.
 
         Raises:
+            ValueError: an end hash is not 32 bytes, or the count differs from the claims.
             ContractRevert: e.g. ``VerdictCommitmentMismatch``, ``NothingToReveal``,
                 ``OutsideWindow``.
         """
-        rejects = sum(1 for a in approvals if not a)
+        ends32 = [bytes32_arg(e, f"end hash {j}") for j, e in enumerate(ends)]
+        claimed = self.claims_of(submission_id).end_hashes
+        rejects = verdict_approvals(ends32, claimed).count(False)
         if rejects:
             bond = self._client.jobs.job_params().challenge_bond
             self._client.token.ensure_allowance(self._client.escrow.address, rejects * bond)
-        return self._client.transact(
-            self.contract,
-            "revealVerdicts",
-            submission_id,
-            [bool(a) for a in approvals],
-            salt,
-        )
+        return self._client.transact(self.contract, "revealVerdicts", submission_id, ends32, salt)
 
     def reveal_secret(
         self,
@@ -132,6 +137,32 @@ class RoundFacade(ContractFacade):
             to_checksum_address(verifier or self._client.address),
         )
         return bytes(commitment), bool(revealed)
+
+    def replayed_end_of(self, submission_id: bytes, verifier: str, sample_index: int) -> bytes:
+        """``replayedEndOf``: the end hash ``verifier`` revealed for a sample it rejected (32
+        zero bytes when it approved, has not revealed, or sealed ``UNREPLAYED_END``)."""
+        return bytes(
+            self._client.call(
+                self.contract,
+                "replayedEndOf",
+                submission_id,
+                to_checksum_address(verifier),
+                int(sample_index),
+            )
+        )
+
+    def forced_end_matches(self, submission_id: bytes, verifier: str) -> bool:
+        """``forcedEndMatches``: whether the round carries a forced error and ``verifier``'s
+        revealed end for the forced sample equals the solver's true end (revealed with the
+        secret): a real replay, settled with its bond back and the jackpot."""
+        return bool(
+            self._client.call(
+                self.contract,
+                "forcedEndMatches",
+                submission_id,
+                to_checksum_address(verifier),
+            )
+        )
 
     def round_of(self, submission_id: bytes) -> RoundView:
         """``roundOf(submissionId)`` as a `RoundView`."""

@@ -144,7 +144,8 @@ def test_smoke_job_happy_path(anvil: Anvil, protocol: Deployment, client_factory
     by_addr = {v.address: v for v in verifiers}
     claims = post_claims(solver, job_id, HASHES, secret)
     f = claims.forced_sample  # demo parameters: every job carries a forced error
-    seal_and_reveal(job_id, by_addr, lambda _v, j: j != f)  # diligent: reject the forced claim
+    # diligent: reject the forced claim with the replayed (true) end
+    seal_and_reveal(job_id, by_addr, lambda _v, j: j != f, claims=claims)
     assert submitter.jobs.verdicts_of(job_id, assignment.verifiers[0]) == [
         Verdict.Reject if j == f else Verdict.Approve for j in range(p.samples_per_job)
     ]
@@ -240,7 +241,12 @@ def test_smoke_dispute_path(anvil: Anvil, protocol: Deployment, client_factory):
     balance = rejecter.token.balance_of()
     # the first verifier rejects everything (posting q bonds at reveal), the others only the
     # forced claim; the forced sample leaves the disputed set, the rest goes to arbitration
-    seal_and_reveal(job_id, by_addr, lambda v, j: v != assigned[0] and j != claims.forced_sample)
+    seal_and_reveal(
+        job_id,
+        by_addr,
+        lambda v, j: v != assigned[0] and j != claims.forced_sample,
+        claims=claims,
+    )
     assert balance - rejecter.token.balance_of() == p.samples_per_job * p.challenge_bond
 
     reveal_secret(solver, job_id, HASHES, 10, secret, claims)

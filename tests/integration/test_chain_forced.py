@@ -1,7 +1,10 @@
 """Forced errors and sealed verdicts (docs/FORCED_ERRORS.md) through `ChainClient` on Anvil: the
-Python formulas of `veritrain.forced` against the contract's views for many random secrets, a
-lazy verifier caught by a forced error (slashed into the jackpot pool; honest rejecters and the
-whistleblower paid from it; the solver not penalised), a solver that never reveals its secret
+Python formulas of `veritrain.forced` against the contract's views for many random secrets,
+verdicts sealed as end state hashes (approve iff the end is the claim; a zero claim refused), a
+lazy verifier caught by a forced error (slashed into the jackpot pool; honest rejecters, whose
+end is the solver's true end, and the whistleblower paid from it; the solver not penalised), a
+rejecter of the forced sample without the true end (the sample stays disputed and it loses the
+dispute), a solver that never reveals its secret
 (NoReveal) or never posts claims (NoClaims; slashed into the pool, its verifiers paid), verifiers
 that all stay silent (NoVerdicts: drawn again, then the job expires with a refund), Open jobs
 that expire, the job bounds, and `RoundPending`.
@@ -97,21 +100,46 @@ def test_python_formulas_match_the_contract(anvil: Anvil, protocol_artifacts) ->
             seen.add(local.sample)
         assert c.round.forced_claim(s) == forced.forced_claim(s)
     assert seen  # about half the draws are forced
-    # Sealed verdicts: the Python commitment is the one the contract checks at reveal.
-    post_claims(clients[2], job_id, hashes, secret)
+    # A zero end is what a verifier seals when it could not replay: never a claim.
+    with pytest.raises(errors.ZeroClaim) as zero:
+        clients[2].round.post_claims(sid, hashes[: len(segments)], [forced.UNREPLAYED_END] * 4)
+    assert zero.value.named_args["sampleIndex"] == 0
+    # Sealed verdicts: the Python commitment is the one the contract checks at reveal, and the
+    # contract approves exactly the samples whose end is the claim.
+    claims = post_claims(clients[2], job_id, hashes, secret)
     by_addr = {cl.address: cl for cl in clients.values()}
     v = by_addr[c.jobs.get_assignment(job_id).verifiers[0]]
     salt = commitments.new_salt()
-    approvals = [True] * len(segments)
-    v.round.commit_verdicts(sid, commitments.verdict_commitment(job_id, v.address, approvals, salt))
+    replayed = os.urandom(32)
+    ends = [forced.UNREPLAYED_END, replayed, *claims.end_hashes[2:]]
+    v.round.commit_verdicts(sid, commitments.verdict_commitment(job_id, v.address, ends, salt))
     assert v.round.verdict_commitment_of(sid) == (
-        commitments.verdict_commitment(job_id, v.address, approvals, salt),
+        commitments.verdict_commitment(job_id, v.address, ends, salt),
         False,
     )
     with pytest.raises(errors.VerdictAlreadyCommitted):
         v.round.commit_verdicts(sid, os.urandom(32))
     with pytest.raises(errors.UnknownSubmission):
         v.round.commit_verdicts(commitments.submission_id(job_id, v.address), os.urandom(32))
+    job = c.jobs.get_job(job_id)
+    c.increase_time(job.verdict_deadline - c.timestamp() + 1)  # the reveal opens
+    with pytest.raises(errors.VerdictCommitmentMismatch):
+        v.round.reveal_verdicts(sid, list(claims.end_hashes), salt)
+    balance = v.token.balance_of()
+    receipt = v.round.reveal_verdicts(sid, ends, salt)
+    assert balance - v.token.balance_of() == 2 * params.challenge_bond  # two rejects
+    assert c.jobs.verdicts_of(job_id, v.address) == [
+        Verdict.Reject,
+        Verdict.Reject,
+        *[Verdict.Approve] * (len(segments) - 2),
+    ]
+    (revealed,) = c.decode_receipt(receipt, "VerdictsRevealed")
+    assert list(revealed.args["approvals"]) == forced.verdict_approvals(ends, claims.end_hashes)
+    assert [bytes(e) for e in revealed.args["ends"]] == ends
+    assert c.round.replayed_end_of(sid, v.address, 1) == replayed
+    assert c.round.replayed_end_of(sid, v.address, 0) == bytes(32)  # unreplayed
+    assert c.round.replayed_end_of(sid, v.address, 2) == bytes(32)  # approved
+    assert c.round.forced_end_matches(sid, v.address) is False  # no secret revealed yet
 
 
 def test_lazy_verifier_is_caught_by_a_forced_error(
@@ -128,7 +156,8 @@ def test_lazy_verifier_is_caught_by_a_forced_error(
     lazy, honest = assignment.verifiers[0], assignment.verifiers[1:]
     by_addr = {c.address: c for c in clients.values()}
     # honest verifiers reject exactly the forced sample, the lazy one approves everything
-    seal_and_reveal(job_id, by_addr, lambda v, j: v == lazy or j != f)
+    ends = seal_and_reveal(job_id, by_addr, lambda v, j: v == lazy or j != f, claims=claims)
+    assert ends[honest[0]][f] == claims.forced_true_end  # what their replay gives
     assert submitter.jobs.verdicts_of(job_id, lazy)[f] is Verdict.Approve
     assert submitter.jobs.verdicts_of(job_id, honest[0])[f] is Verdict.Reject
     wb.jobs.challenge_approval(job_id, f, lazy)
@@ -142,8 +171,13 @@ def test_lazy_verifier_is_caught_by_a_forced_error(
     reveal_secret(solver, job_id, hashes, K, secret, claims, advance=False)
     sid = submitter.jobs.submission_of(job_id)
     assert submitter.round.outcome(sid) == (RoundOutcome.Forced, f)
+    assert all(submitter.round.forced_end_matches(sid, a) for a in honest)
+    assert not submitter.round.forced_end_matches(sid, lazy)
     receipt = submitter.jobs.finalize(job_id)
     assert submitter.jobs.get_job(job_id).status is JobStatus.Finalized
+    assert not submitter.decode_receipt(receipt, "ForcedEndDisputed")
+    for a in honest:  # a matching reject becomes an approval of the true end
+        assert submitter.jobs.verdicts_of(job_id, a)[f] is Verdict.Approve
     # the lazy approver is slashed verifierStake into the pool
     assert submitter.stakes.stake_of(lazy, Role.Verifier).staked == lazy_stake - p.verifier_stake
     # every rejecter and the whistleblower get their bond back plus the jackpot
@@ -170,6 +204,67 @@ def test_lazy_verifier_is_caught_by_a_forced_error(
     assert submitter.token.balance_of(protocol.addresses.job_manager) == 0
 
 
+def test_a_rejecter_without_the_true_end_keeps_the_forced_sample_disputed(
+    anvil: Anvil, protocol: Deployment, client_factory
+) -> None:
+    """P-9: a verifier that rejects the forced sample without replaying it (the zero end) is
+    not paid like a replay: the sample stays disputed against the solver's true end, the
+    committee finds the segment valid, and the rejecter loses its bond and stake; the rejecters
+    that sealed the true end get their bonds back."""
+    p = protocol.params
+    clients = {i: client_factory(i) for i in range(1, 10)}
+    submitter, solver = clients[1], clients[2]
+    job_id, hashes, secret = _job_to_verifying(clients, p)
+    claims = post_claims(solver, job_id, hashes, secret)
+    f = claims.forced_sample
+    assert f is not None
+    assigned = submitter.jobs.get_assignment(job_id).verifiers
+    guesser, honest = assigned[0], assigned[1:]
+    by_addr = {c.address: c for c in clients.values()}
+    seal_and_reveal(
+        job_id,
+        by_addr,
+        lambda v, j: j != f,
+        claims=claims,
+        ends_of=lambda v, j: forced.UNREPLAYED_END if v == guesser else claims.forced_true_end,
+    )
+    reveal_secret(solver, job_id, hashes, K, secret, claims)
+    sid = submitter.jobs.submission_of(job_id)
+    assert not submitter.round.forced_end_matches(sid, guesser)
+    assert all(submitter.round.forced_end_matches(sid, a) for a in honest)
+    credits = {a: submitter.escrow.credit_of(a) for a in assigned}
+    receipt = submitter.jobs.finalize(job_id)
+    (disputed,) = submitter.decode_receipt(receipt, "ForcedEndDisputed")
+    assert (disputed.args["verifier"], disputed.args["sampleIndex"]) == (guesser, f)
+    dispute_id = submitter.dispute_id_from(receipt)
+    assert dispute_id is not None
+    assert submitter.jobs.get_job(job_id).status is JobStatus.Disputed
+    segments = submitter.jobs.get_assignment(job_id).segments
+    assert submitter.committee.get_dispute(dispute_id).segment == segments[f]
+    for a in honest:  # bonds back at once
+        assert submitter.escrow.credit_of(a) - credits[a] >= p.challenge_bond
+    assert submitter.escrow.credit_of(guesser) == credits[guesser]
+    submitter.mine(2)
+    submitter.committee.draw_committee(dispute_id)
+    members = submitter.committee.committee_of(dispute_id)
+    salts = {m: commitments.new_salt() for m in members}
+    for m in members:  # the committee replays the segment: the solver's true end is right
+        by_addr[m].committee.commit_vote(
+            dispute_id, by_addr[m].committee.vote_commitment(dispute_id, True, salts[m])
+        )
+    for m in members:
+        by_addr[m].committee.reveal_vote(dispute_id, True, salts[m])
+    stake = submitter.stakes.stake_of(guesser, Role.Verifier).staked
+    resolved = submitter.committee.resolve(dispute_id)
+    assert submitter.committee.get_dispute(dispute_id).segment_valid is True
+    forfeited = submitter.decode_receipt(resolved, "BondForfeited")
+    assert [e.args["account"] for e in forfeited] == [guesser]
+    assert submitter.stakes.stake_of(guesser, Role.Verifier).staked == stake - p.verifier_stake
+    if submitter.jobs.get_job(job_id).status is not JobStatus.Finalized:
+        submitter.jobs.finalize(job_id)
+    assert submitter.jobs.get_job(job_id).status is JobStatus.Finalized
+
+
 def test_solver_that_never_reveals_is_slashed(
     anvil: Anvil, protocol: Deployment, client_factory
 ) -> None:
@@ -179,7 +274,7 @@ def test_solver_that_never_reveals_is_slashed(
     job_id, hashes, secret = _job_to_verifying(clients, p)
     claims = post_claims(solver, job_id, hashes, secret)
     by_addr = {c.address: c for c in clients.values()}
-    seal_and_reveal(job_id, by_addr, lambda v, j: j != claims.forced_sample)
+    seal_and_reveal(job_id, by_addr, lambda v, j: j != claims.forced_sample, claims=claims)
     to_secret_window(submitter, job_id)
     assert submitter.round.outcome(submitter.jobs.submission_of(job_id))[0] is RoundOutcome.Pending
     with pytest.raises(errors.SecretCommitmentMismatch):

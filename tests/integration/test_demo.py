@@ -98,15 +98,13 @@ def test_demo_settles_every_job_as_promised(tmp_path: Path) -> None:
     assert text["metric"] == "val_bpc" and 0.0 < text["metric_value"] < 8.0
     assert "validation loss (bits/char)" in proc.stdout
     # Verified across machines: each honest verifier replayed every sample of both honest jobs
-    # and agreed with the solver (Approve), except the forced error, which it rejected.
-    forced_sample = {f["job_id"]: f["sample"] for f in summary["forced_errors"]}
+    # and agreed with the solver (Approve), the forced error included: it rejected the forced
+    # claim with the end it replayed, the solver's true end, which the settlement turned into an
+    # approval of that end (the forced errors below name it among the paid rejecters).
     for job in (jobs["solver-honest"], text):
         for name in HONEST:
             verdicts = job["verdicts"][name]
-            assert len(verdicts) == 4, job
-            assert verdicts == [
-                "Reject" if i == forced_sample[job["job_id"]] else "Approve" for i in range(4)
-            ], (job["job_id"], name, verdicts)
+            assert verdicts == ["Approve"] * 4, (job["job_id"], name, verdicts)
         assert job["verdicts"]["verifier-lazy"] == ["Approve"] * 4
 
     slashed = {(s["name"], s["role"]): s["amount_wei"] for s in summary["slashed"]}
@@ -139,8 +137,17 @@ def test_demo_settles_every_job_as_promised(tmp_path: Path) -> None:
         honest = forced[job["job_id"]]
         assert [a["name"] for a in honest["approvers_slashed"]] == ["verifier-lazy"]
         assert {a["name"] for a in honest["rejecters_paid"]} == set(HONEST)
+        assert honest["rejecters_disputed"] == []
         assert [a["name"] for a in honest["whistleblowers_paid"]] == ["whistleblower"]
         assert (
             honest["slashed_wei"] > 0
             and honest["paid_wei"] == 5 * honest["rejecters_paid"][0]["amount_wei"]
         )
+    # A forced claim does not shield a cheating segment (P-9): where a cheater's forced sample
+    # is one of its wrong segments (from segment 2 on), the honest verifiers' replayed ends are
+    # not its true end, so they are not paid and the sample stays disputed.
+    for name in ("solver-skip-steps", "solver-perturb"):
+        cheat = forced[jobs[name]["job_id"]]
+        if cheat["segment"] >= 2:
+            assert {a["name"] for a in cheat["rejecters_disputed"]} == set(HONEST), cheat
+            assert cheat["rejecters_paid"] == [], cheat

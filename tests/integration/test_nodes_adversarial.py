@@ -1,7 +1,9 @@
 """Nodes on a real Anvil against cheaters: a cheating solver is caught by replay and slashed
 through arbitration; a lazy verifier that approves it is challenged by the whistleblower and
-slashed too; and with every solver honest, a lazy verifier is caught by a forced error
-(docs/FORCED_ERRORS.md).
+slashed too; with every solver honest, a lazy verifier is caught by a forced error
+(docs/FORCED_ERRORS.md); a cheat inside the forced segment itself is caught, because verdicts
+are the replayed end hashes (P-9); and a griefing verifier that rejects a forced sample without
+replaying it loses its dispute while the replaying rejecters get their bonds back.
 
 Every segment is sampled (q = N/k = 4), so the cheat (segments 2 and 3) is always audited.
 Run: ``.venv/bin/python -m pytest tests/integration/test_nodes_adversarial.py -m anvil``.
@@ -30,7 +32,8 @@ from tests.utils.node_harness import (
     require_protocol_artifacts,
     tiny_spec,
 )
-from veritrain.enums import JobStatus, Role, RoundOutcome, Verdict
+from veritrain.enums import Bucket, JobStatus, Role, RoundOutcome, Verdict
+from veritrain.spec import JobSpec, default_digits_spec
 from whistleblower.node import WhistleblowerNode
 
 pytestmark = [pytest.mark.anvil, pytest.mark.slow, pytest.mark.timeout(400)]
@@ -52,14 +55,57 @@ def forced_net(anvil: Anvil, contracts_out: Path, tmp_path: Path) -> Iterator[Ne
     network.close()
 
 
-def _run(net: Network, adversary: str | None, lazy: tuple[int, ...]) -> tuple[int, str]:
+def _three_segments(seed: int = 21) -> JobSpec:
+    """30 steps, a checkpoint every 10: 3 segments. With every segment sampled, the forced
+    sample is always segment 2, the only one no sampled segment starts from."""
+    return default_digits_spec(
+        seed=seed, total_steps=30, checkpoint_interval=10, hidden=(16,), batch_size=16
+    )
+
+
+def _forced_net(anvil: Anvil, tmp: Path, samples: int) -> Network:
+    require_protocol_artifacts()
+    updates = {**FORCED_UPDATES, "samples_per_job": samples}
+    return Network(anvil, tmp, FAST_PARAMS.model_copy(update=updates))
+
+
+@pytest.fixture
+def forced_all_net(anvil: Anvil, contracts_out: Path, tmp_path: Path) -> Iterator[Network]:
+    """Every job forced and every one of its 3 segments sampled."""
+    network = _forced_net(anvil, tmp_path, samples=3)
+    yield network
+    network.close()
+
+
+@pytest.fixture
+def forced_one_net(anvil: Anvil, contracts_out: Path, tmp_path: Path) -> Iterator[Network]:
+    """Every job forced, one sample (always the forced one): a single dispute at most."""
+    network = _forced_net(anvil, tmp_path, samples=1)
+    yield network
+    network.close()
+
+
+def _run(
+    net: Network,
+    adversary: str | None,
+    lazy: tuple[int, ...],
+    *,
+    reject_all: tuple[int, ...] = (),
+    spec: JobSpec | None = None,
+) -> tuple[int, str]:
     for i in (V1, V2, V3):
         net.start(
-            verifier_node(net.client(i), net.tmp / f"v{i}", lazy=i in lazy, poll_interval=0.5)
+            verifier_node(
+                net.client(i),
+                net.tmp / f"v{i}",
+                lazy=i in lazy,
+                reject_all=i in reject_all,
+                poll_interval=0.5,
+            )
         )
     net.start(WhistleblowerNode(net.client(WHISTLEBLOWER), net.tmp / "wb", poll_interval=0.5))
     net.wait_active(int(Role.Verifier), V1, V2, V3)
-    job_id = net.post_job(tiny_spec(seed=21))
+    job_id = net.post_job(spec or tiny_spec(seed=21))
     solver = net.client(SOLVER)
     net.start(
         solver_node(
@@ -127,9 +173,11 @@ def test_lazy_verifier_is_caught_by_a_forced_error(forced_net: Network) -> None:
     assert outcome is RoundOutcome.Forced
     lazy, wb = net.client(V1).address, net.client(WHISTLEBLOWER).address
     honest = [net.client(i).address for i in (V2, V3)]
+    sid = reader.jobs.submission_of(job_id)
     assert reader.jobs.verdicts_of(job_id, lazy)[f] is Verdict.Approve
-    for a in honest:
-        assert reader.jobs.verdicts_of(job_id, a)[f] is Verdict.Reject
+    for a in honest:  # rejected with the solver's true end: now an approval of that end
+        assert reader.round.forced_end_matches(sid, a)
+        assert reader.jobs.verdicts_of(job_id, a)[f] is Verdict.Approve
     assert reader.jobs.challenger_of(job_id, f, lazy) == wb
     p = net.params
     # the lazy approver is slashed into the pool; two rejecters and the whistleblower are paid
@@ -149,3 +197,84 @@ def test_lazy_verifier_is_caught_by_a_forced_error(forced_net: Network) -> None:
     # the solver is not penalised: stake intact, shares minted
     assert reader.stakes.stake_of(solver, Role.Solver).staked == 4 * p.solver_stake
     assert reader.shares.balance_of(tiny_spec(seed=21).model_id_hash(), solver) > 0
+
+
+def _job_events(net: Network, contract: object, name: str, job_id: int) -> list[dict[str, object]]:
+    """The args of every ``name`` event of ``contract`` about ``job_id``."""
+    reader = net.client(0)
+    logs = reader.event_logs(contract, [name], net.deployment.block, reader.block_number())
+    return [dict(ev.args) for ev in logs if int(ev.args.get("jobId", job_id)) == job_id]
+
+
+def test_a_cheat_inside_the_forced_segment_is_caught(forced_all_net: Network) -> None:
+    """P-9: the forced claim used to hide the solver's own end of the forced segment (its
+    rejecters were paid and the sample left the disputed set), so a cheat there was paid. Now
+    the honest verifiers seal the end they replayed, which is not the perturbed end the solver
+    reveals with its secret: the sample stays disputed and the solver is slashed."""
+    net = forced_all_net
+    job_id, solver = _run(net, "perturb", lazy=(), spec=_three_segments())
+    reader = net.client(0)
+    assert (
+        net.wait_status(job_id, JobStatus.Finalized, JobStatus.Rejected, timeout=300)
+        is JobStatus.Rejected
+    )
+    sid = reader.jobs.submission_of(job_id)
+    outcome, f = reader.round.outcome(sid)
+    assert outcome is RoundOutcome.Forced
+    assert reader.jobs.get_assignment(job_id).segments[f] == 2  # the cheating segment
+    verifiers = [net.client(i).address for i in (V1, V2, V3)]
+    replayed = set()
+    for v in verifiers:
+        assert reader.jobs.verdicts_of(job_id, v)[f] is Verdict.Reject
+        assert not reader.round.forced_end_matches(sid, v)
+        replayed.add(reader.round.replayed_end_of(sid, v, f))
+    assert len(replayed) == 1 and bytes(32) not in replayed  # one honest replay, not zero
+    disputed = _job_events(net, reader.jobs.contract, "ForcedEndDisputed", job_id)
+    assert sorted(str(e["verifier"]) for e in disputed) == sorted(verifiers)
+    p = net.params
+    assert net.slashed(solver, Role.Solver) == p.solver_stake
+    (slashed,) = _job_events(net, reader.jobs.contract, "SolverSlashed", job_id)
+    assert slashed["solver"] == solver
+    assert not _job_events(net, reader.jobs.contract, "JobFinalized", job_id)
+    model = _three_segments().model_id_hash()
+    assert reader.shares.shares_of(model) is None  # no shares were ever minted for the model
+    for v in verifiers:
+        assert net.slashed(v, Role.Verifier) == 0
+
+
+def test_a_griefer_rejecting_a_forced_sample_without_replay_loses(
+    forced_one_net: Network,
+) -> None:
+    """An honest solver's forced job: the griefer seals the zero end for the forced sample, the
+    honest verifiers the true end. They get their bonds back at the settlement; the sample
+    stays disputed against the griefer alone, which loses its bond and stake to the committee."""
+    net = forced_one_net
+    job_id, solver = _run(net, None, lazy=(), reject_all=(V1,))
+    reader = net.client(0)
+    assert (
+        net.wait_status(job_id, JobStatus.Finalized, JobStatus.Rejected, timeout=300)
+        is JobStatus.Finalized
+    )
+    sid = reader.jobs.submission_of(job_id)
+    assert reader.round.outcome(sid) == (RoundOutcome.Forced, 0)
+    griefer = net.client(V1).address
+    honest = [net.client(i).address for i in (V2, V3)]
+    assert not reader.round.forced_end_matches(sid, griefer)
+    assert reader.round.replayed_end_of(sid, griefer, 0) == bytes(32)  # unreplayed
+    for a in honest:
+        assert reader.round.forced_end_matches(sid, a)
+    disputed = _job_events(net, reader.jobs.contract, "ForcedEndDisputed", job_id)
+    assert [e["verifier"] for e in disputed] == [griefer]
+    p = net.params
+    assert net.slashed(griefer, Role.Verifier) == p.verifier_stake
+    forfeited = _job_events(net, reader.jobs.contract, "BondForfeited", job_id)
+    assert [e["account"] for e in forfeited] == [griefer]
+    bonds_back = [
+        e["account"]
+        for e in _job_events(net, reader.escrow.contract, "Credited", job_id)
+        if int(e["from"]) == int(Bucket.Bonds) and e["amount"] == p.challenge_bond
+    ]
+    assert sorted(bonds_back) == sorted(honest)
+    for a in honest:
+        assert net.slashed(a, Role.Verifier) == 0
+    assert reader.stakes.stake_of(solver, Role.Solver).staked == 4 * p.solver_stake

@@ -4,7 +4,8 @@ The protocol is deployed with `adjudicator="bisection"`; every segment is sample
 the cheat (segments 2 and 3) is always audited. Scenarios: a cheating solver caught through
 bisection and the one-step committee; a griefing challenger (`reject_all`) that loses its bond
 and stake; a challenger that stops moving loses on its clock; the first challenger offline and
-the next rejecter winning its own game (P-5); every node restarted mid-game finishes it.
+the next rejecter winning its own game (P-5); a defender that withholds its states from the
+challengers alone, beaten by escalation (P-6); every node restarted mid-game finishes it.
 Run: ``.venv/bin/python -m pytest tests/integration/test_nodes_bisection.py -m anvil``.
 """
 
@@ -35,6 +36,7 @@ from tests.utils.node_harness import (
 from verifier.node import VerifierNode
 from veritrain.bisection import GameView
 from veritrain.enums import GameStatus, JobStatus, Role
+from veritrain.errors import CheckpointUnavailable
 from whistleblower.node import WhistleblowerNode
 
 pytestmark = [pytest.mark.anvil, pytest.mark.slow, pytest.mark.timeout(500)]
@@ -148,6 +150,39 @@ def test_first_challenger_goes_offline_and_the_next_rejecter_wins(net: Network) 
     assert net.slashed(won.challenger, Role.Verifier) == 0
     solver = net.client(SOLVER).address
     assert net.slashed(solver, Role.Solver) == net.params.solver_stake
+
+
+class _WithheldFrom(VerifierNode):
+    """A verifier the defender withholds its states from (selective withholding): it cannot
+    build a segment's trajectory to play its game on. Its verdict replays and committee votes
+    fetch the solver's checkpoints as usual."""
+
+    def segment_trajectory(self, job, segment):  # type: ignore[no-untyped-def]
+        raise CheckpointUnavailable("the defender serves its states to everyone but this node")
+
+
+def test_defender_withholding_from_its_challenger_loses_by_escalation(net: Network) -> None:
+    """P-6: the cheater's first bad step is inside segment 2, after an honest first step. Its
+    challenger gets none of its states: it escalates the whole segment to the step committee,
+    which fetches the checkpoint itself and replays all k steps. Before, the challenger disputed
+    every midpoint, the game narrowed to the honest first step and the cheater won."""
+    nodes = [
+        _WithheldFrom(net.client(i), net.tmp / f"v{i}", poll_interval=0.5) for i in (V1, V2, V3)
+    ]
+    for node in nodes:
+        net.start(node)
+    net.wait_active(int(Role.Verifier), V1, V2, V3)
+    job_id = net.post_job(tiny_spec(seed=31))
+    net.start(_solver(net, free_port(), "skip-steps"))
+    assert net.wait_status(job_id, JobStatus.Finalized, JobStatus.Rejected, timeout=450) is (
+        JobStatus.Rejected
+    )
+    game = _game(net, job_id)
+    assert game is not None and game.status is GameStatus.ChallengerWon
+    claim = net.client(0).committee.step_claim_of(int(game.step_dispute_id))
+    assert claim.is_step and claim.steps == game.hi - game.lo > 1  # escalated, not narrowed
+    assert net.slashed(net.client(SOLVER).address, Role.Solver) == net.params.solver_stake
+    assert net.slashed(game.challenger, Role.Verifier) == 0
 
 
 def test_all_nodes_restarted_mid_dispute_finish_the_game(net: Network) -> None:

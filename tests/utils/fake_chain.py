@@ -2,7 +2,8 @@
 (no Anvil).
 
 `FakeChain` keeps the protocol state (jobs, stakes, the verification round of
-docs/FORCED_ERRORS.md: secret commitments, claims, sealed verdicts, the forced-error draw;
+docs/FORCED_ERRORS.md: secret commitments, claims, sealed verdicts as end state hashes (approve
+iff the end equals the claim), the forced-error draw and its settlement by the rejecters' ends;
 challenges, credits) and a clock;
 `FakeChain.client(address)` returns a `FakeClient` with the subset of `chain.client.ChainClient`
 methods the nodes call. It follows PROTOCOL.md 3.3 closely enough for node logic (statuses,
@@ -87,6 +88,8 @@ class FakeChain:
         self.claims: dict[int, ClaimsView] = {}
         self.sealed: dict[tuple[int, str], bytes] = {}
         self.revealed: set[tuple[int, str]] = set()
+        self.ends: dict[tuple[int, str], list[bytes]] = {}  # revealed end hashes per verifier
+        self.forced_true_ends: dict[int, bytes] = {}  # revealed with the secret
         self.forced_settled: dict[int, int] = {}
         self.submissions: dict[bytes, int] = {}  # SubmissionId -> job id (set by claimJob)
 
@@ -417,7 +420,7 @@ class FakeJobs:
             return self._client._tx("finalize", job_id)
         if outcome is RoundOutcome.Forced:
             self._client.chain.forced_settled[job_id] = sample
-            self._client.chain.disputed.get(job_id, set()).discard(sample)
+            self._settle_forced(job_id, sample)
         if self._client.chain.disputed.get(job_id):
             self._client.chain.set_job(job_id, status=JobStatus.Disputed, dispute_id=1)
         else:
@@ -426,6 +429,24 @@ class FakeJobs:
                 self._client.chain.credits.get(job.solver, 0) + job.reward
             )
         return self._client._tx("finalize", job_id)
+
+    def _settle_forced(self, job_id: int, sample: int) -> None:
+        """A forced error: rejecters whose end is the solver's true end replayed (their verdict
+        becomes an approval of the true end); the sample stays disputed iff another rejects."""
+        chain = self._client.chain
+        true_end = chain.forced_true_ends[job_id]
+        disputed = False
+        for v in chain.assignments[job_id].verifiers:
+            verdicts = chain.verdicts.get((job_id, v))
+            if verdicts is None or verdicts[sample] is not Verdict.Reject:
+                continue
+            ends = chain.ends.get((job_id, v))  # None: verdicts a test recorded directly
+            if ends is not None and ends[sample] == true_end:
+                verdicts[sample] = Verdict.Approve
+            else:
+                disputed = True
+        if not disputed:
+            chain.disputed.get(job_id, set()).discard(sample)
 
 
 class FakeEscrow:
@@ -484,6 +505,23 @@ class FakeRound:
         key = (job_id, verifier or self._client.address)
         return self._client.chain.sealed.get(key, b"\x00" * 32), key in self._client.chain.revealed
 
+    def replayed_end_of(self, submission_id: bytes, verifier: str, sample_index: int) -> bytes:
+        job_id = self._client.chain.job_of(submission_id)
+        ends = self._client.chain.ends.get((job_id, verifier))
+        if ends is None:
+            return b"\x00" * 32
+        claimed = self._client.chain.claims[job_id].end_hashes[sample_index]
+        return b"\x00" * 32 if ends[sample_index] == claimed else ends[sample_index]
+
+    def forced_end_matches(self, submission_id: bytes, verifier: str) -> bool:
+        job_id = self._client.chain.job_of(submission_id)
+        outcome, sample = self._client.chain.outcome(job_id)
+        ends = self._client.chain.ends.get((job_id, verifier))
+        if outcome is not RoundOutcome.Forced or ends is None:
+            return False
+        end = ends[sample]
+        return end != b"\x00" * 32 and end == self._client.chain.forced_true_ends[job_id]
+
     def post_claims(
         self, submission_id: bytes, starts: Sequence[bytes], ends: Sequence[bytes]
     ) -> dict[str, Any]:
@@ -499,6 +537,9 @@ class FakeRound:
                 "LengthMismatch", submissionId=submission_id, expected=q, actual=len(starts)
             )
         self._client._window(job_id, 0, job.claims_deadline)
+        for j, end in enumerate(ends):
+            if bytes(end) == b"\x00" * 32:  # zero is the unreplayed end: never a claim
+                raise revert("ZeroClaim", submissionId=submission_id, sampleIndex=j)
         self._client.chain.claims[job_id] = ClaimsView(tuple(starts), tuple(ends))
         return self._client._tx("postClaims", job_id, tuple(starts), tuple(ends))
 
@@ -520,7 +561,7 @@ class FakeRound:
         return self._client._tx("commitVerdicts", job_id, commitment)
 
     def reveal_verdicts(
-        self, submission_id: bytes, approvals: Sequence[bool], salt: bytes
+        self, submission_id: bytes, ends: Sequence[bytes], salt: bytes
     ) -> dict[str, Any]:
         job_id = self._client.chain.job_of(submission_id)
         key = (job_id, self._client.address)
@@ -533,14 +574,25 @@ class FakeRound:
         windows = self._client.chain.windows(job_id)
         opens = self._client.chain.now if all_sealed else windows.verdict_reveal_opens + 1
         self._client._window(job_id, opens, windows.verdict_reveal_closes)
-        digest = commitments.verdict_commitment(job_id, self._client.address, approvals, salt)
+        claimed = self._client.chain.claims[job_id].end_hashes
+        if len(ends) != len(claimed):
+            raise revert(
+                "LengthMismatch",
+                submissionId=submission_id,
+                expected=len(claimed),
+                actual=len(ends),
+            )
+        digest = commitments.verdict_commitment(job_id, self._client.address, ends, salt)
         if digest != self._client.chain.sealed[key]:
             raise revert(
                 "VerdictCommitmentMismatch",
                 submissionId=submission_id,
                 verifier=self._client.address,
             )
+        # as the contract: approve iff the revealed end is the claimed end, else reject
+        approvals = [bytes(e) == bytes(c) for e, c in zip(ends, claimed, strict=True)]
         self._client.chain.revealed.add(key)
+        self._client.chain.ends[key] = [bytes(e) for e in ends]
         self._client.chain.verdicts[key] = [
             Verdict.Approve if a else Verdict.Reject for a in approvals
         ]
@@ -553,7 +605,7 @@ class FakeRound:
                 challenge_deadline=self._client.chain.now
                 + self._client.chain.params.challenge_window,
             )
-        return self._client._tx("revealVerdicts", job_id, tuple(approvals), salt)
+        return self._client._tx("revealVerdicts", job_id, tuple(ends), salt)
 
     def reveal_secret(
         self,
@@ -601,6 +653,7 @@ class FakeRound:
                     "InvalidClaimProof", submissionId=submission_id, sampleIndex=j, isEnd=True
                 )
         self._client.chain.secrets[job_id] = bytes(secret)
+        self._client.chain.forced_true_ends[job_id] = bytes(forced_true_end)
         return self._client._tx("revealSecret", job_id, secret)
 
 
@@ -704,6 +757,9 @@ class FakeGame:
         raise self._absent()
 
     def respond(self, dispute_id: int, lo: int, hi: int, agree: bool, /) -> object:
+        raise self._absent()
+
+    def escalate(self, dispute_id: int, lo: int, hi: int, /) -> object:
         raise self._absent()
 
     def claim_timeout(self, dispute_id: int, /) -> object:

@@ -68,20 +68,34 @@ def test_mixed_machines_check_fails_on_uniform_nodes(
     assert demo._mixed_machines(demo._node_compute(tmp_path, ("default", "avx2"))) is expected
 
 
-def _summary(verdicts: dict[str, list[str]], forced_sample: int = 1) -> dict[str, Any]:
+HONEST = [f"verifier-{i}" for i in range(1, 5)]
+
+
+def _summary(
+    verdicts: dict[str, list[str]], forced_sample: int = 1, matched: list[str] = HONEST
+) -> dict[str, Any]:
     job = {"job_id": 4, "model": "shakespeare-char", "verdicts": verdicts}
-    return {"jobs": [job], "forced_errors": [{"job_id": 4, "sample": forced_sample}]}
+    paid = [{"name": n} for n in matched]
+    forced = {"job_id": 4, "sample": forced_sample, "rejecters_paid": paid}
+    return {"jobs": [job], "forced_errors": [forced]}
 
 
 def test_replays_agree_only_when_every_honest_verifier_matched() -> None:
-    good = {f"verifier-{i}": ["Approve", "Reject", "Approve", "Approve"] for i in range(1, 5)}
+    # settled: a reject sealed with the solver's true end reads as an approval of that end
+    good = {name: ["Approve"] * 4 for name in HONEST}
     summary = _summary(good)
     assert demo._replays_agreed(summary, summary["jobs"][0])
-    bad = {**good, "verifier-3": ["Approve", "Reject", "Reject", "Approve"]}
+    unsettled = {name: ["Approve", "Reject", "Approve", "Approve"] for name in HONEST}
+    summary = _summary(unsettled)
+    assert demo._replays_agreed(summary, summary["jobs"][0])
+    bad = {**good, "verifier-3": ["Approve", "Approve", "Reject", "Approve"]}
     summary = _summary(bad)
     assert not demo._replays_agreed(summary, summary["jobs"][0])
     missing = {k: v for k, v in good.items() if k != "verifier-2"}
     summary = _summary(missing)
+    assert not demo._replays_agreed(summary, summary["jobs"][0])
+    # its sealed end for the forced sample was not the solver's true end
+    summary = _summary(unsettled, matched=HONEST[1:])
     assert not demo._replays_agreed(summary, summary["jobs"][0])
 
 

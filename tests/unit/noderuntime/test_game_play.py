@@ -95,6 +95,11 @@ class FakeGame:
             g.update(hi=mid, claimed_hash=g["pending_hash"])
         self._next()
 
+    def escalate(self, who: str, lo: int, hi: int) -> None:
+        self._move(who, Side.Challenger, lo, hi)
+        self.g.update(status=int(GameStatus.AwaitingStep), turn=0, step_dispute_id=7)
+        self.escalated = (lo, hi)
+
     def claim_timeout(self, who: str) -> None:
         view = _as_view(self.g, 1)
         if view.runs_out_at is None or self.now <= view.runs_out_at:
@@ -126,6 +131,10 @@ class _GameFacade:
 
     def respond(self, _id: int, *args: Any) -> dict[str, int]:
         self.fake.respond(self.address, *args)
+        return {"status": 1}
+
+    def escalate(self, _id: int, *args: Any) -> dict[str, int]:
+        self.fake.escalate(self.address, *args)
         return {"status": 1}
 
     def claim_timeout(self, _id: int) -> dict[str, int]:
@@ -250,13 +259,13 @@ def test_party_that_stops_moving_loses_on_its_clock(cheat, tmp_path: Path) -> No
     assert game.g["status"] == GameStatus.DefenderWon
 
 
-def test_challenger_without_the_defenders_data_disputes_instead_of_timing_out(
+def test_challenger_without_the_defenders_data_escalates_instead_of_timing_out(
     cheat, tmp_path: Path
 ) -> None:
-    """P-6: the defender withholds the segment's data; the challenger retries for half of its
-    turn's clock, then disputes the defender's hash (before: it kept retrying until its clock
-    ran out and lost). Disputing every midpoint leads to the segment's first step, whose start
-    state the step committee must fetch from the defender too."""
+    """P-6: the defender withholds the segment's data from the challenger; the challenger
+    retries for half of its turn's clock, then escalates the whole interval to the step
+    committee (before: it kept retrying until its clock ran out and lost; then it disputed every
+    midpoint, which led to the segment's first step, honest when the cheat is later)."""
     _engine, leaves, served = cheat
     game = FakeGame(20, 30, clock=30)
     ends = lambda: (leaves[2], leaves[3], [], [])  # noqa: E731
@@ -275,7 +284,6 @@ def test_challenger_without_the_defenders_data_disputes_instead_of_timing_out(
     assert game.g["status"] == GameStatus.AwaitingResponse
     game.now += 16  # over half of its 30 s clock
     challenger.play_challenger(job, state)
-    assert (game.g["lo"], game.g["hi"]) == (20, 25)  # disputed the defender's hash at 25
-    assert [(m.kind, m.step, m.agree) for m in state.read().games[1].moves] == [
-        ("respond", 25, False)
-    ]
+    assert game.escalated == (20, 30)  # the committee replays all 10 steps
+    assert game.g["status"] == GameStatus.AwaitingStep
+    assert [(m.kind, m.lo, m.hi) for m in state.read().games[1].moves] == [("escalate", 20, 30)]

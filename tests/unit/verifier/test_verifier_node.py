@@ -1,21 +1,33 @@
 """`VerifierNode.step()` against the fake protocol, replaying a real small run over HTTP
 (FastAPI TestClient): honest approve, cheater reject, lazy approve, forced errors, sealed
-verdicts (commit, then reveal the same after a restart), no double submission."""
+verdicts as end state hashes (the claim to approve, the replayed end to reject, the zero end
+when nothing was replayed; commit, then reveal the same after a restart), no double
+submission, a state file from before end hashes."""
 
 from __future__ import annotations
 
+import json
+import logging
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
-from adversary.verifier import LazyVerifierNode, verifier_node
+from adversary.verifier import GriefingVerifierNode, LazyVerifierNode, verifier_node
 from tests.utils.fake_chain import FakeChain
-from tests.utils.node_fixtures import VERIFIERS, http_for, run_solver_to_commit, tiny_spec
+from tests.utils.node_fixtures import (
+    VERIFIERS,
+    http_for,
+    past_challenge_deadline,
+    run_solver_to_commit,
+    tiny_spec,
+)
 from verifier.node import UNAVAILABLE_ATTEMPTS, VerifierNode
 from veritrain.commitments import verdict_commitment
-from veritrain.enums import Verdict
+from veritrain.enums import JobStatus, Verdict
 from veritrain.errors import CheckpointUnavailable
+from veritrain.forced import UNREPLAYED_END
 
 
 def _setup(
@@ -40,12 +52,14 @@ def test_honest_solver_is_approved(tmp_path: Path) -> None:
     verifier.step()
     assert chain.verdicts[(1, VERIFIERS[0])] == [Verdict.None_, Verdict.None_]  # still sealed
     rec = verifier.state.read().jobs[1]
-    assert rec.approvals is not None and rec.salt is not None
-    assert chain.sealed[(1, VERIFIERS[0])] == verdict_commitment(
-        1, VERIFIERS[0], rec.approvals, rec.salt
-    )
+    assert rec.ends is not None and rec.salt is not None
+    claimed = list(chain.claims[1].end_hashes)
+    assert rec.ends == claimed  # a matching replay seals the claim itself
+    assert [r.end for r in rec.results.values()] == claimed  # the replayed ends are kept
+    assert chain.sealed[(1, VERIFIERS[0])] == verdict_commitment(1, VERIFIERS[0], claimed, rec.salt)
     verifier.step()
     assert chain.verdicts[(1, VERIFIERS[0])] == [Verdict.Approve, Verdict.Approve]
+    assert chain.ends[(1, VERIFIERS[0])] == claimed
 
 
 @pytest.mark.parametrize("mode", ["skip-steps", "perturb"])
@@ -57,36 +71,110 @@ def test_cheating_segment_is_rejected_with_a_reason(tmp_path: Path, mode: str) -
     assert results[1].ok is False and "replay of steps 30..40" in results[1].reason
 
 
+def test_a_mismatch_seals_the_replayed_end(tmp_path: Path) -> None:
+    chain, verifier = _setup(tmp_path, adversary="perturb")  # segment 3 is perturbed
+    _seal_and_reveal(verifier)
+    rec = verifier.state.read().jobs[1]
+    claimed = chain.claims[1].end_hashes
+    replayed = rec.results[1].end
+    assert replayed is not None and replayed not in (claimed[1], UNREPLAYED_END)
+    assert rec.ends == [claimed[0], replayed]
+    assert chain.ends[(1, VERIFIERS[0])] == [claimed[0], replayed]
+    rnd, sid = chain.client(VERIFIERS[0]).round, chain.client(VERIFIERS[0]).jobs.submission_of(1)
+    assert rnd.replayed_end_of(sid, VERIFIERS[0], 1) == replayed
+    assert rnd.replayed_end_of(sid, VERIFIERS[0], 0) == bytes(32)  # approved: no replayed end
+
+
 def test_lazy_verifier_approves_a_cheater(tmp_path: Path) -> None:
     chain, verifier = _setup(tmp_path, adversary="perturb", lazy=True)
     _seal_and_reveal(verifier)
     assert chain.verdicts[(1, VERIFIERS[0])] == [Verdict.Approve, Verdict.Approve]
 
 
-def test_forced_error_is_rejected_by_a_replay_and_approved_by_a_lazy_verifier(
-    tmp_path: Path,
-) -> None:
-    chain, verifier = _setup(tmp_path, rate_bps=10_000)  # samples [1, 3]: both eligible
+def _forced_job(tmp: Path, node_class: type[VerifierNode]) -> tuple[FakeChain, Any, Any]:
+    """A forced job (samples [1, 3], both eligible) verified by one `node_class` verifier;
+    returns (chain, verifier, solver) once the verdicts are revealed."""
+    chain = FakeChain(forced_error_rate_bps=10_000)
+    chain.forced_segments = [1, 3]
+    verifier = node_class(chain.client(VERIFIERS[0]), tmp / "v")
+    verifier.step()  # stakes before the assignment
+    solver = run_solver_to_commit(chain, tmp)
+    verifier.http_client = http_for(solver)
     _seal_and_reveal(verifier)
+    return chain, verifier, solver
+
+
+def test_forced_error_is_rejected_with_the_replayed_true_end(tmp_path: Path) -> None:
+    chain, verifier, solver = _forced_job(tmp_path, VerifierNode)
+    claims = solver.job_record(1).claims
+    assert claims is not None and claims.forced_sample is not None
+    forced = claims.forced_sample
     verdicts = chain.verdicts[(1, VERIFIERS[0])]
-    assert verdicts.count(Verdict.Reject) == 1
-    forced = verdicts.index(Verdict.Reject)
-    reason = verifier.state.read().jobs[1].results[forced].reason
-    assert "solver claimed" in reason
-    lazy = LazyVerifierNode(chain.client(VERIFIERS[1]), tmp_path / "lazy")
-    verdict = lazy.judge_claim(1, chain.jobs[1], 3, b"\x00" * 32, b"\x00" * 32)
-    assert verdict is not None and verdict.ok is True
+    assert [j for j, v in enumerate(verdicts) if v is Verdict.Reject] == [forced]
+    rec = verifier.state.read().jobs[1]
+    assert "solver claimed" in rec.results[forced].reason
+    # only a replay yields the true end hidden behind forcedClaim = keccak(tag, trueEnd)
+    assert rec.ends is not None and rec.ends[forced] == claims.forced_true_end
+    past_challenge_deadline(chain)
+    solver.step()  # reveals the secret and the true end, then finalizes
+    rnd, sid = chain.client(VERIFIERS[0]).round, chain.client(VERIFIERS[0]).jobs.submission_of(1)
+    assert rnd.forced_end_matches(sid, VERIFIERS[0]) is True
+    assert chain.jobs[1].status is JobStatus.Finalized  # the forced sample is not disputed
+    assert chain.verdicts[(1, VERIFIERS[0])][forced] is Verdict.Approve  # of the true end
+
+
+def test_a_lazy_verifier_seals_the_claims_and_a_griefer_the_zero_end(tmp_path: Path) -> None:
+    chain, lazy, _solver = _forced_job(tmp_path / "lazy", LazyVerifierNode)
+    assert lazy.state.read().jobs[1].ends == list(chain.claims[1].end_hashes)
+    assert chain.verdicts[(1, VERIFIERS[0])] == [Verdict.Approve, Verdict.Approve]
+    chain, griefer, solver = _forced_job(tmp_path / "griefer", GriefingVerifierNode)
+    assert griefer.state.read().jobs[1].ends == [UNREPLAYED_END, UNREPLAYED_END]
+    assert chain.verdicts[(1, VERIFIERS[0])] == [Verdict.Reject, Verdict.Reject]
+    past_challenge_deadline(chain)
+    solver.step()  # reveals the secret and the true end, then finalizes
+    sid = chain.client(VERIFIERS[0]).jobs.submission_of(1)
+    assert chain.client(VERIFIERS[0]).round.forced_end_matches(sid, VERIFIERS[0]) is False
+    # its zero end is not the true end: the forced sample stays disputed against it
+    forced = solver.job_record(1).claims.forced_sample
+    assert chain.jobs[1].status is JobStatus.Disputed and forced in chain.disputed[1]
 
 
 def test_restart_between_commit_and_reveal_reveals_the_same_verdicts(tmp_path: Path) -> None:
     chain, verifier = _setup(tmp_path, adversary="perturb")
     verifier.step()  # sealed
     sealed = chain.sealed[(1, VERIFIERS[0])]
+    ends = verifier.state.read().jobs[1].ends
     again = VerifierNode(chain.client(VERIFIERS[0]), tmp_path / "v")  # no HTTP: no replay
     again.step()
     assert chain.verdicts[(1, VERIFIERS[0])] == [Verdict.Approve, Verdict.Reject]
     assert chain.sealed[(1, VERIFIERS[0])] == sealed
+    assert chain.ends[(1, VERIFIERS[0])] == ends  # the persisted ends, not recomputed ones
     assert chain.count("commitVerdicts") == 1 and chain.count("revealVerdicts") == 1
+
+
+def test_a_state_file_sealed_with_approvals_loads_and_takes_the_lost_path(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A state file from before end hashes (``approvals``, no ``ends``) loads; a job it sealed
+    cannot be revealed, which is logged once."""
+    chain, verifier = _setup(tmp_path)
+    verifier.step()  # sealed with ends
+    path = tmp_path / "v" / "verifier_state.json"
+    state = json.loads(path.read_text())
+    job = state["jobs"]["1"]
+    job["approvals"] = [True, True]
+    del job["ends"]
+    for result in job["results"].values():
+        del result["end"]
+    path.write_text(json.dumps(state))
+    again = VerifierNode(chain.client(VERIFIERS[0]), tmp_path / "v")
+    assert again.state.read().jobs[1].ends is None
+    with caplog.at_level(logging.ERROR):
+        again.step()
+        again.step()
+    assert sum("verdicts are lost" in r.getMessage() for r in caplog.records) == 1
+    assert again.state.read().jobs[1].lost is True
+    assert chain.count("revealVerdicts") == 0 and chain.count("commitVerdicts") == 1
 
 
 def test_crash_after_seal_before_record_is_not_resealed(tmp_path: Path) -> None:
@@ -109,8 +197,9 @@ def test_unreachable_solver_is_rejected_after_retries(tmp_path: Path) -> None:
     chain.now = chain.jobs[1].verdict_deadline - 10  # last third of the window
     _seal_and_reveal(verifier)
     assert chain.verdicts[(1, VERIFIERS[0])] == [Verdict.Reject, Verdict.Reject]
-    reason = verifier.state.read().jobs[1].results[0].reason
-    assert "unavailable" in reason
+    rec = verifier.state.read().jobs[1]
+    assert "unavailable" in rec.results[0].reason
+    assert rec.ends == [UNREPLAYED_END, UNREPLAYED_END]  # nothing replayed: the zero end
 
 
 def test_job_index_follows_events_from_a_persisted_cursor(tmp_path: Path) -> None:
@@ -142,7 +231,7 @@ def test_a_step_judge_votes_against_a_defender_that_withholds_its_data(tmp_path:
     verifier.judge_step = withheld  # type: ignore[method-assign]
     job = SimpleNamespace(job_id=1)
     dispute = SimpleNamespace(dispute_id=4, commit_deadline=chain.now + 300)
-    claim = SimpleNamespace(step=7, start_hash=b"\x01" * 32, claimed_end_hash=b"\x02" * 32)
+    claim = SimpleNamespace(step=7, start_hash=b"\x01" * 32, claimed_end_hash=b"\x02" * 32, steps=1)
     for _ in range(UNAVAILABLE_ATTEMPTS + 1):
         assert verifier._judge_step(job, dispute, claim) is None  # early: keep retrying
     chain.now = dispute.commit_deadline - 10  # last third of the vote window

@@ -38,14 +38,28 @@ def test_secret_commitment_is_abi_encode_of_its_fields() -> None:
     assert commitments.secret_commitment(7, SOLVER.upper().replace("0X", "0x"), secret) == expected
 
 
-def test_verdict_commitment_encodes_the_dynamic_bool_array() -> None:
+def test_verdict_commitment_encodes_the_dynamic_bytes32_array() -> None:
     salt = os.urandom(32)
-    approvals = [True, False, True]
-    # (uint256, address, bool[], bytes32): head of 4 words, the array's offset is 4 * 32
-    body = _word(3) + b"".join(_word(int(a)) for a in approvals)
+    ends = [os.urandom(32), forced.UNREPLAYED_END, os.urandom(32)]
+    # (uint256, address, bytes32[], bytes32): head of 4 words, the array's offset is 4 * 32,
+    # then its length and one word per end hash
+    body = _word(3) + b"".join(ends)
     expected = keccak256(_word(9) + _addr(SOLVER) + _word(128) + salt + body)
-    assert commitments.verdict_commitment(9, SOLVER, approvals, salt) == expected
-    assert commitments.verdict_commitment(9, SOLVER, [True, True, True], salt) != expected
+    assert commitments.verdict_commitment(9, SOLVER, ends, salt) == expected
+    assert commitments.verdict_commitment(9, SOLVER, [ends[0], ends[2], ends[1]], salt) != expected
+    assert commitments.verdict_commitment(10, SOLVER, ends, salt) != expected
+
+
+def test_unreplayed_end_is_zero_and_always_a_reject() -> None:
+    assert forced.UNREPLAYED_END == bytes(32)
+    claimed = [os.urandom(32), os.urandom(32), forced.forced_claim(os.urandom(32))]
+    ends = [claimed[0], forced.UNREPLAYED_END, os.urandom(32)]
+    assert forced.verdict_approvals(ends, claimed) == [True, False, False]
+    assert forced.verdict_approvals(claimed, claimed) == [True, True, True]
+    with pytest.raises(ValueError):
+        forced.verdict_approvals(ends[:2], claimed)
+    with pytest.raises(ValueError):
+        forced.verdict_approvals([b"short", *ends[1:]], claimed)
 
 
 def test_draw_encodes_the_segments_as_uint32_array() -> None:
@@ -121,5 +135,7 @@ def test_malformed_inputs_are_refused() -> None:
     with pytest.raises(ValueError):
         commitments.secret_commitment(1, "0x1234", os.urandom(32))
     with pytest.raises(ValueError):
-        commitments.verdict_commitment(1, SOLVER, [True], b"short")
+        commitments.verdict_commitment(1, SOLVER, [bytes(32)], b"short")
+    with pytest.raises(ValueError):
+        commitments.verdict_commitment(1, SOLVER, [b"\x01" * 31], os.urandom(32))
     assert len(commitments.new_secret()) == len(commitments.new_salt()) == 32

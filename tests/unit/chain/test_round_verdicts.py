@@ -1,0 +1,108 @@
+"""Verdicts as end state hashes (docs/FORCED_ERRORS.md) without a node: `RoundFacade`'s
+``revealVerdicts`` call (rejects counted against the posted claims, the Escrow allowance, the
+``bytes32[]`` argument) on a recording client, and the unit tests' fake round, which must derive
+approvals from ends as the contract does and refuse a zero claimed end.
+
+Run: .venv/bin/python -m pytest tests/unit/chain/test_round_verdicts.py -q
+"""
+
+from __future__ import annotations
+
+import os
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from chain.contracts.round import RoundFacade
+from chain.errors import ContractRevert
+from tests.utils.fake_chain import FakeChain
+from tests.utils.node_fixtures import SOLVER, SUBMITTER, VERIFIERS, tiny_spec
+from veritrain.commitments import new_salt, verdict_commitment
+from veritrain.enums import JobStatus, Role, Verdict
+from veritrain.forced import UNREPLAYED_END
+
+SID = b"\x5a" * 32
+BOND = 7
+
+
+class _RecordingClient:
+    """The `ChainClient` surface `RoundFacade.reveal_verdicts` uses, recording what it sends."""
+
+    def __init__(self, claimed: list[bytes]) -> None:
+        self.claimed = claimed
+        self.sent: list[tuple[str, tuple[Any, ...]]] = []
+        self.allowances: list[tuple[str, int]] = []
+        self.jobs = SimpleNamespace(job_params=lambda: SimpleNamespace(challenge_bond=BOND))
+        self.token = SimpleNamespace(
+            ensure_allowance=lambda spender, amount: self.allowances.append((spender, amount))
+        )
+        self.escrow = SimpleNamespace(address="0xE5C0")
+
+    def handle(self, name: str) -> str:
+        return name
+
+    def call(self, contract: str, fn: str, *args: Any) -> Any:
+        assert (contract, fn, args) == ("verification_round", "claimsOf", (SID,))
+        return [b"\x11" * 32] * len(self.claimed), list(self.claimed)
+
+    def transact(self, contract: str, fn: str, *args: Any) -> dict[str, int]:
+        self.sent.append((fn, args))
+        return {"status": 1}
+
+
+def test_reveal_counts_rejects_against_the_claims_and_sends_bytes32() -> None:
+    claimed = [os.urandom(32) for _ in range(3)]
+    client = _RecordingClient(claimed)
+    ends = [claimed[0], UNREPLAYED_END, os.urandom(32)]  # approve, reject, reject
+    salt = new_salt()
+    RoundFacade(client).reveal_verdicts(SID, ends, salt)  # type: ignore[arg-type]
+    assert client.allowances == [("0xE5C0", 2 * BOND)]
+    assert client.sent == [("revealVerdicts", (SID, ends, salt))]
+    approve_all = _RecordingClient(claimed)
+    RoundFacade(approve_all).reveal_verdicts(SID, claimed, salt)  # type: ignore[arg-type]
+    assert approve_all.allowances == []  # no reject, no bond
+    with pytest.raises(ValueError):
+        RoundFacade(client).reveal_verdicts(SID, [b"\x01" * 31, *ends[1:]], salt)  # type: ignore[arg-type]
+
+
+def _assigned_job(chain: FakeChain) -> int:
+    """A job claimed by SOLVER and assigned to VERIFIERS (two samples)."""
+    job_id = chain.post_job(SUBMITTER, tiny_spec(), init_hash=b"\x07" * 32)
+    for v in VERIFIERS:
+        chain.staked[(v, int(Role.Verifier))] = chain.params.verifier_stake
+    chain.client(SOLVER).jobs.claim_job(job_id)
+    chain.set_job(job_id, status=JobStatus.Committed, randomness_block=chain.block)
+    chain.advance(blocks=2)
+    chain.client(SOLVER).jobs.assign_verifiers(job_id)
+    return job_id
+
+
+def test_fake_round_derives_approvals_from_ends_and_refuses_a_zero_claim() -> None:
+    chain = FakeChain()
+    job_id = _assigned_job(chain)
+    solver = chain.client(SOLVER)
+    sid = solver.jobs.submission_of(job_id)
+    starts = [os.urandom(32), os.urandom(32)]
+    with pytest.raises(ContractRevert) as zero:
+        solver.round.post_claims(sid, starts, [os.urandom(32), UNREPLAYED_END])
+    assert zero.value.name == "ZeroClaim" and zero.value.named_args["sampleIndex"] == 1
+    claimed = [os.urandom(32), os.urandom(32)]
+    solver.round.post_claims(sid, starts, claimed)
+    replayed = os.urandom(32)
+    ends = {VERIFIERS[0]: [claimed[0], replayed], VERIFIERS[1]: [UNREPLAYED_END, claimed[1]]}
+    salts = {v: new_salt() for v in VERIFIERS}
+    for v in VERIFIERS:
+        chain.client(v).round.commit_verdicts(sid, verdict_commitment(job_id, v, ends[v], salts[v]))
+    with pytest.raises(ContractRevert, match="VerdictCommitmentMismatch"):
+        chain.client(VERIFIERS[0]).round.reveal_verdicts(sid, claimed, salts[VERIFIERS[0]])
+    for v in VERIFIERS:
+        chain.client(v).round.reveal_verdicts(sid, ends[v], salts[v])
+    assert chain.verdicts[(job_id, VERIFIERS[0])] == [Verdict.Approve, Verdict.Reject]
+    assert chain.verdicts[(job_id, VERIFIERS[1])] == [Verdict.Reject, Verdict.Approve]
+    assert chain.disputed[job_id] == {0, 1}
+    rnd = chain.client(SUBMITTER).round
+    assert rnd.replayed_end_of(sid, VERIFIERS[0], 1) == replayed
+    assert rnd.replayed_end_of(sid, VERIFIERS[0], 0) == bytes(32)  # an approval
+    assert rnd.replayed_end_of(sid, VERIFIERS[1], 0) == UNREPLAYED_END
+    assert rnd.forced_end_matches(sid, VERIFIERS[0]) is False  # no forced error revealed
