@@ -708,6 +708,13 @@ contract BisectionGame_Escalate_Test is BisectionGame_Init {
     /// @notice The forged step, in the second half of segment 1 (steps K..2K).
     uint256 internal constant LATE_CHEAT = K + K / 2 + 5;
 
+    /// @notice A default game whose defender posted its endpoints and its first midpoint.
+    function _openBisected(uint256 cheatStep) internal {
+        _openDefault(cheatStep);
+        _postEndpoints();
+        _bisect();
+    }
+
     function _escalate() internal {
         Game memory g = _game();
         vm.prank(challenger);
@@ -715,9 +722,7 @@ contract BisectionGame_Escalate_Test is BisectionGame_Init {
     }
 
     function test_escalate_cheatLaterInSegment_challengerWins_succeeds() public {
-        _openDefault(LATE_CHEAT);
-        _postEndpoints();
-        _bisect();
+        _openBisected(LATE_CHEAT);
         vm.warp(block.timestamp + 11);
         vm.expectEmit(address(game));
         emit IBisectionGame.Escalated(disputeId, K, 2 * K, CLOCK - 11);
@@ -754,9 +759,7 @@ contract BisectionGame_Escalate_Test is BisectionGame_Init {
     }
 
     function test_escalate_honestDefender_challengerLoses_succeeds() public {
-        _openDefault(NO_CHEAT);
-        _postEndpoints();
-        _bisect();
+        _openBisected(NO_CHEAT);
         _respondHonestly();
         _bisect();
         _escalate();
@@ -769,9 +772,7 @@ contract BisectionGame_Escalate_Test is BisectionGame_Init {
     }
 
     function test_escalate_defender_reverts() public {
-        _openDefault(NO_CHEAT);
-        _postEndpoints();
-        _bisect();
+        _openBisected(NO_CHEAT);
         vm.expectRevert(abi.encodeWithSelector(IBisectionGame.OutOfTurn.selector, disputeId, solver, Side.Challenger));
         vm.prank(solver);
         game.escalate(disputeId, K, 2 * K);
@@ -786,9 +787,7 @@ contract BisectionGame_Escalate_Test is BisectionGame_Init {
     }
 
     function test_escalate_wrongInterval_reverts() public {
-        _openDefault(NO_CHEAT);
-        _postEndpoints();
-        _bisect();
+        _openBisected(NO_CHEAT);
         vm.expectRevert(abi.encodeWithSelector(IBisectionGame.WrongInterval.selector, disputeId, K, K + 1, K, 2 * K));
         vm.prank(challenger);
         game.escalate(disputeId, K, K + 1);

@@ -720,20 +720,23 @@ contract VerificationRound_Outcome_Test is VerificationRound_Init {
     }
 }
 
-/// @notice Settlement of each round outcome at `JobManager.finalize` (docs/FORCED_ERRORS.md section 3).
-contract VerificationRound_Settlement_Test is VerificationRound_Init {
+/// @notice A Verifying job at a 50% forced-error rate whose draw forces an error on sample `f`.
+abstract contract VerificationRound_Forced_Init is VerificationRound_Init {
     uint256 internal jobId;
     address[] internal verifiers;
     uint256 internal f;
 
-    function setUp() public override {
+    function setUp() public virtual override {
         super.setUp();
         _redeployWithRate(5000);
         jobId = _forcedVerifyingJob();
         verifiers = _assigned(jobId);
         (, f) = round.drawForcedError(_sid(jobId), _secret(jobId));
     }
+}
 
+/// @notice Settlement of each round outcome at `JobManager.finalize` (docs/FORCED_ERRORS.md section 3).
+contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
     function _fund(uint256 amount) internal {
         vm.prank(stranger);
         escrow.fundJackpot(amount);
@@ -906,19 +909,11 @@ contract VerificationRound_Settlement_Test is VerificationRound_Init {
 ///         they replayed; at the forced-error settlement a rejecter whose end is the solver's true end
 ///         earns the jackpot, and one whose end differs keeps the forced sample disputed, so a cheat
 ///         inside the forced segment is still caught and a jackpot needs a replay.
-contract VerificationRound_ForcedEnd_Test is VerificationRound_Init {
+contract VerificationRound_ForcedEnd_Test is VerificationRound_Forced_Init {
     bytes32 internal constant HONEST_END = keccak256("the end an honest replay reaches");
-
-    uint256 internal jobId;
-    address[] internal verifiers;
-    uint256 internal f;
 
     function setUp() public override {
         super.setUp();
-        _redeployWithRate(5000);
-        jobId = _forcedVerifyingJob();
-        verifiers = _assigned(jobId);
-        (, f) = round.drawForcedError(_sid(jobId), _secret(jobId));
         vm.prank(stranger);
         escrow.fundJackpot(100e18);
     }
