@@ -20,7 +20,6 @@ Run: not a script; `from veritrain.models import GPT, NATIVE_OPS`.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -31,6 +30,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from veritrain.errors import SpecError
+from veritrain.repro.sqrt import sqrt_scalar
 from veritrain.spec import GPTConfig, ModelConfig
 
 __all__ = [
@@ -150,7 +150,7 @@ def portable_init_(seed: int, tensors: Iterable[tuple[Tensor, float]]) -> None:
 
 
 def _uniform_bound(std: float) -> float:
-    return std * math.sqrt(3.0)
+    return std * sqrt_scalar(3.0)
 
 
 # --- MLP -------------------------------------------------------------------------------------
@@ -195,7 +195,7 @@ class MLP(nn.Sequential):
         pairs: list[tuple[Tensor, float]] = []
         for layer in self:
             if isinstance(layer, nn.Linear):
-                bound = 1.0 / math.sqrt(layer.in_features)
+                bound = 1.0 / sqrt_scalar(layer.in_features)
                 pairs += [(layer.weight, bound), (layer.bias, bound)]
         portable_init_(seed, pairs)
 
@@ -287,7 +287,7 @@ class GPT(nn.Module):
         Linear and embedding weights std 0.02 (the residual projections `c_proj` 0.02 /
         sqrt(2 * n_layer)), biases 0, LayerNorm weight 1 and bias 0.
         """
-        proj_std = _INIT_STD / math.sqrt(2 * self.cfg.n_layer)
+        proj_std = _INIT_STD / sqrt_scalar(2 * self.cfg.n_layer)
         pairs: list[tuple[Tensor, float]] = []
         for name, p in self.named_parameters():
             if p.dim() == 1:
@@ -308,7 +308,7 @@ class GPT(nn.Module):
         q = q.view(b, t, n_head, hd).transpose(1, 2)  # (B, H, T, hd)
         k = k.view(b, t, n_head, hd).transpose(1, 2)
         v = v.view(b, t, n_head, hd).transpose(1, 2)
-        att = ops.matmul(q, k.transpose(-2, -1)) * (1.0 / math.sqrt(hd))  # (B, H, T, T)
+        att = ops.matmul(q, k.transpose(-2, -1)) * (1.0 / sqrt_scalar(hd))  # (B, H, T, T)
         mask = self.get_buffer("_causal")[:t, :t]
         att = att.masked_fill(~mask, float("-inf"))
         att = ops.softmax(att, -1)

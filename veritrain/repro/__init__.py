@@ -20,6 +20,7 @@ from veritrain.repro.init import normal_
 from veritrain.repro.nn import cross_entropy, embedding, layer_norm, softmax
 from veritrain.repro.optim import AdamW, clip_grad_norm_
 from veritrain.repro.reduce import mean_fixed, sum_fixed
+from veritrain.repro.sqrt import sqrt, sqrt_scalar
 
 __all__ = [
     "AdamW",
@@ -37,6 +38,8 @@ __all__ = [
     "normal_",
     "relu",
     "softmax",
+    "sqrt",
+    "sqrt_scalar",
     "sum_fixed",
     "tanh",
 ]

@@ -35,6 +35,7 @@ from typing import Any, cast
 import torch
 
 from veritrain.repro._common import apply_fn, check32, horner, to64
+from veritrain.repro.sqrt import sqrt_scalar
 
 __all__ = ["exp", "exp64", "gelu", "gelu64", "log", "log64", "relu", "tanh", "tanh64"]
 
@@ -75,7 +76,7 @@ _TANH_SMALL = 1.0 / 64.0  # 2**-6, exact
 # exp64 clamps its argument so that 2**m stays a normal float64 (m in [-1010, 1009]).
 _EXP_LIMIT = 700.0
 # GELU (tanh form): sqrt(2/pi) from a correctly rounded division and square root.
-_GELU_C = math.sqrt(2.0 / math.pi)
+_GELU_C = sqrt_scalar(2.0 / math.pi)
 _GELU_A = 0.044715
 _GELU_M2C = -2.0 * _GELU_C  # exact: a power-of-two multiple of _GELU_C
 _GELU_2C = 2.0 * _GELU_C

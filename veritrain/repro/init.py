@@ -20,6 +20,7 @@ import torch
 
 from veritrain.repro._common import ReproError, check_float, horner
 from veritrain.repro.elementwise import log64
+from veritrain.repro.sqrt import sqrt64
 
 __all__ = ["cos2pi64", "normal_"]
 
@@ -94,7 +95,7 @@ def normal_(
     scale = 1.0 / float(2**_BITS)  # exact power of two, no float pow
     u1 = (draws[0].to(torch.float64) + 1.0) * scale  # exact: integers below 2**53
     u2 = draws[1].to(torch.float64) * scale
-    z = torch.sqrt(log64(u1) * -2.0) * cos2pi64(u2)
+    z = sqrt64(log64(u1) * -2.0) * cos2pi64(u2)
     z = z * std + mean
     tensor.copy_(z.reshape(tensor.shape).to(tensor.dtype))
     return tensor

@@ -19,6 +19,7 @@ import torch
 from veritrain.repro._common import ReproError, apply_fn, check32, pow2, to64
 from veritrain.repro.elementwise import exp64, log64
 from veritrain.repro.reduce import sum_tree64
+from veritrain.repro.sqrt import sqrt64
 
 __all__ = ["cross_entropy", "embedding", "layer_norm", "softmax"]
 
@@ -85,7 +86,7 @@ def _ln_stats(x64: torch.Tensor, eps: float) -> tuple[torch.Tensor, torch.Tensor
     mean = sum_tree64(x64, -1, keepdim=True) * inv_d
     xc = x64 - mean
     var = sum_tree64(xc * xc, -1, keepdim=True) * inv_d
-    rstd = torch.ones_like(var) / torch.sqrt(var + eps)
+    rstd = torch.ones_like(var) / sqrt64(var + eps)
     return xc * rstd, rstd
 
 

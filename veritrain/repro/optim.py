@@ -14,9 +14,10 @@ hyper-parameters and state layout but builds the step from single IEEE operation
     denom      = sqrt(v) * (1 / sqrt(bc2)) + eps
     param     -= (m / denom) * (lr / bc1)
 
-Every scalar is a Python double computed with correctly rounded operations (`math.sqrt` is
-correctly rounded), then rounded to float32 by the multiply kernel; tensor-by-tensor division
-and `torch.sqrt` are correctly rounded on CPU and CUDA.
+Every scalar is a Python double computed with correctly rounded operations (square roots by
+`sqrt_scalar`, integer arithmetic), then rounded to float32 by the multiply kernel; tensor by
+tensor division is correctly rounded on CPU and CUDA, and `sqrt(v)` is `veritrain.repro.sqrt`
+(the library's `torch.sqrt` is not correctly rounded on every CPU; see `repro/sqrt.py`).
 
 Loshchilov and Hutter, "Decoupled Weight Decay Regularization", ICLR 2019.
 
@@ -25,7 +26,6 @@ Run: not a script; `from veritrain.repro import AdamW; opt = AdamW(model.paramet
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -33,6 +33,7 @@ import torch
 
 from veritrain.repro._common import ReproError, to64
 from veritrain.repro.reduce import sum_tree64
+from veritrain.repro.sqrt import sqrt, sqrt64, sqrt_scalar
 
 __all__ = ["AdamW", "clip_grad_norm_", "int_power"]
 
@@ -97,7 +98,7 @@ def clip_grad_norm_(parameters: Iterable[torch.Tensor], max_norm: float) -> torc
             raise ReproError(f"repro.clip_grad_norm_: expected float32 gradients, got {g.dtype}")
         g64 = to64(g).reshape(-1)
         total = total + sum_tree64(g64 * g64, 0)
-    norm = torch.sqrt(total)
+    norm = sqrt64(total)
     coef = torch.full_like(norm, float(max_norm)) / (norm + 1e-6)  # tensor by tensor
     coef32 = torch.clamp(coef, max=1.0).to(torch.float32)
     for g in grads:
@@ -191,7 +192,7 @@ class AdamW(torch.optim.Optimizer):
                 m.mul_(beta1).add_(tmp)
                 torch.mul(g, g, out=tmp).mul_(1.0 - beta2)
                 v.mul_(beta2).add_(tmp)
-                torch.sqrt(v, out=tmp).mul_(1.0 / math.sqrt(bc2)).add_(eps)  # denom
-                torch.div(m, tmp, out=tmp).mul_(lr / bc1)
+                denom = sqrt(v).mul_(1.0 / sqrt_scalar(bc2)).add_(eps)
+                torch.div(m, denom, out=tmp).mul_(lr / bc1)
                 p.sub_(tmp)
         return loss
