@@ -161,6 +161,10 @@ class AdamW(torch.optim.Optimizer):
         if closure is not None:
             with torch.enable_grad():
                 loss = closure()
+        # Phase 1 per parameter: step count, weight decay, both moments. Phase 2: the square
+        # roots of every second moment in one `sqrt` call (one verification pass for all
+        # parameters instead of one per tensor). Phase 3 per parameter: the update.
+        pending: list[tuple[torch.Tensor, torch.Tensor, torch.Tensor, float, float, float]] = []
         for group in self.param_groups:
             lr = float(group["lr"])
             beta1, beta2 = (float(b) for b in group["betas"])
@@ -186,13 +190,25 @@ class AdamW(torch.optim.Optimizer):
                     p.mul_(1.0 - lr * wd)
                 bc1 = 1.0 - int_power(beta1, t)
                 bc2 = 1.0 - int_power(beta2, t)
-                # one temporary, every step in place: the same single roundings as the
-                # expressions in the module docstring
+                # in place: the same single roundings as the expressions in the module docstring
                 tmp = g * (1.0 - beta1)
                 m.mul_(beta1).add_(tmp)
                 torch.mul(g, g, out=tmp).mul_(1.0 - beta2)
                 v.mul_(beta2).add_(tmp)
-                denom = sqrt(v).mul_(1.0 / sqrt_scalar(bc2)).add_(eps)
-                torch.div(m, denom, out=tmp).mul_(lr / bc1)
-                p.sub_(tmp)
+                pending.append((p, m, v, 1.0 / sqrt_scalar(bc2), eps, lr / bc1))
+        if not pending:
+            return loss
+        by_device: dict[torch.device, list[int]] = {}
+        for i, item in enumerate(pending):
+            by_device.setdefault(item[2].device, []).append(i)
+        for idx in by_device.values():
+            flat = torch.cat([pending[i][2].reshape(-1) for i in idx])
+            roots = sqrt(flat)  # (sum of numels,) float32, correctly rounded
+            offset = 0
+            for i in idx:
+                p, m, v, inv_sqrt_bc2, eps, step_size = pending[i]
+                denom = roots[offset : offset + v.numel()].view(v.shape)
+                offset += v.numel()
+                denom.mul_(inv_sqrt_bc2).add_(eps)
+                p.sub_(torch.div(m, denom).mul_(step_size))
         return loss

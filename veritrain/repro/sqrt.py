@@ -105,11 +105,41 @@ def sqrt64(x: torch.Tensor) -> torch.Tensor:
     return torch.where(regular, root, special)
 
 
+def _sqrt32_verified(x64: torch.Tensor) -> torch.Tensor | None:
+    """float32 roots of float32 values (given as float64) if a fast candidate proves correct.
+
+    Candidate: `torch.sqrt` in float64 rounded to float32. It is correctly rounded iff the exact
+    root lies strictly between the midpoints to its neighbours: `lo**2 < 4x < hi**2` with `lo`,
+    `hi` twice the midpoints (25-bit sums of float32 values, so their squares are exact in
+    float64, and so are the differences, by Sterbenz). Both conditions hold iff
+    `(lo**2 - 4x) * (hi**2 - 4x) < 0`; one `amax` tells whether every entry passes (`x = 0`
+    gives 0, its root 0 is exact; NaN, infinities, negatives and -0 give NaN and fail).
+
+    Returns:
+        The float32 roots, or None when any entry fails (the caller then takes `sqrt64`).
+    """
+    y = torch.sqrt(x64).to(torch.float32)
+    if y.numel() == 0:
+        return y
+    yb = y.view(torch.int32)
+    y64 = y.to(torch.float64)
+    lo = (yb - 1).clamp_(min=0).view(torch.float32).to(torch.float64).add_(y64)
+    hi = (yb + 1).view(torch.float32).to(torch.float64).add_(y64)
+    x4 = x64 * 4.0
+    lo.mul_(lo).sub_(x4)
+    hi.mul_(hi).sub_(x4)
+    if bool(lo.mul_(hi).amax() <= 0.0):
+        return y
+    return None
+
+
 def sqrt(x: torch.Tensor) -> torch.Tensor:
     """Correctly rounded square root of a float32 or float64 tensor (no autograd).
 
-    float64 by `sqrt64`; float32 as `sqrt64` of the exact float64 value rounded once to float32
-    (innocuous double rounding, Figueroa 1995). Same bits on every IEEE-754 backend.
+    float64 by `sqrt64`. float32: a candidate proven correct by an exact midpoint test on
+    every entry (one pass, see `_sqrt32_verified`), else `sqrt64` of the exact float64 value
+    rounded once to float32 (innocuous double rounding, Figueroa 1995). Same bits on every
+    IEEE-754 backend.
 
     Args:
         x: float32 or float64 tensor, any shape and device.
@@ -123,7 +153,11 @@ def sqrt(x: torch.Tensor) -> torch.Tensor:
     check_float("sqrt", x)
     if x.dtype == torch.float64:
         return sqrt64(x)
-    return sqrt64(x.to(torch.float64)).to(torch.float32)
+    x64 = x.to(torch.float64)
+    y = _sqrt32_verified(x64)
+    if y is not None:
+        return y
+    return sqrt64(x64).to(torch.float32)
 
 
 def sqrt_scalar(x: float) -> float:
