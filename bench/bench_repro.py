@@ -32,6 +32,7 @@ from rich.console import Console
 from rich.table import Table
 
 from veritrain.presets import preset
+from veritrain.spec import ARITHS
 from veritrain.training import TrainingEngine, TrainState
 
 PRESETS = ("digits-mlp-wide", "shakespeare-char")
@@ -64,7 +65,7 @@ def bench_model(name: str, steps: int, chunk: int, batch: int | None) -> dict[st
     if batch is not None:
         extra["batch_size"] = batch
     variants = []
-    for arith in ("native", "repro"):
+    for arith in ARITHS:
         engine = TrainingEngine(preset(name, arith, **extra))
         variants.append(_Variant(arith, engine, engine.init_state()))
     torch.set_num_threads(1)  # native pins 1 thread; repro runs at the same count here
@@ -105,7 +106,7 @@ def main() -> None:
     for name in args.presets:
         row = bench_model(name, args.steps, args.chunk, args.batch)
         native = row["native"]
-        for arith in ("native", "repro"):
+        for arith in ARITHS:
             r = row[arith]
             ratio_min = r["ms_min"] / native["ms_min"]
             ratio = r["ms_median"] / native["ms_median"]
@@ -120,7 +121,7 @@ def main() -> None:
                 f"{row['metric_name']} {r['metric']:.4f}",
                 r["hash"][:18] + "...",
             )
-        for arith in ("native", "repro"):
+        for arith in ARITHS:
             print(f"{name} {arith} state hash {row[arith]['hash']}")
     Console(width=150).print(table)
 

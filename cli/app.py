@@ -413,9 +413,17 @@ def _job_specs(
 
     Raises:
         typer.BadParameter: an invalid shape (k does not divide N, k > N, a seed past uint64,
-            a learning rate that is not a finite positive number, an empty model id).
+            a learning rate that is not a finite positive number, an empty model id), or an
+            unknown or retired arithmetic (`"repro"`: its hashes depend on the CPU).
         pydantic.ValidationError: any other field the spec refuses.
     """
+    from veritrain.errors import SpecError
+    from veritrain.spec import check_arith
+
+    try:
+        check_arith(arith)
+    except SpecError as exc:
+        raise typer.BadParameter(str(exc), param_hint="'--arith'") from None
     if interval > steps:
         raise typer.BadParameter(
             f"checkpoint interval {interval} is larger than --steps {steps}",
@@ -486,7 +494,7 @@ def job_submit(
             "shakespeare-char); sets the model, data and model id."
         ),
     ] = None,
-    arith: Annotated[str, typer.Option(help="Preset arithmetic: native or repro.")] = "native",
+    arith: Annotated[str, typer.Option(help="Preset arithmetic: native or repro2.")] = "native",
     rpc_url: RpcUrlOpt = DEFAULT_RPC,
     deployment: DeploymentOpt = None,
     keystore: KeystoreOpt = None,

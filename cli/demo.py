@@ -49,6 +49,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from veritrain.spec import REPRO_ARITH
+
 logger = logging.getLogger(__name__)
 
 __all__ = ["DemoConfig", "run_demo", "print_summary", "NODE_LAYOUT"]
@@ -58,7 +60,7 @@ MODEL_NAME = "digits-mlp"
 """The model of the digits jobs (preset ``digits-mlp``), one per solver."""
 TEXT_MODEL = "shakespeare-char"
 """The model of the GPT job (preset ``shakespeare-char``), the honest solver's."""
-ARITH = "repro"
+ARITH = REPRO_ARITH
 """Every demo job's arithmetic: replays match across thread counts and SIMD levels."""
 
 #: (dev account index, role, process name, CLI command); the adversaries run from the

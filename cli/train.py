@@ -1,11 +1,11 @@
 """`veritrain train`: train a preset locally (no chain) and print its final state hash.
 
-Run: `veritrain train --preset shakespeare-char --arith repro --steps 300 --json`; prints
-`{"state_hash", "step", "loss", "metric", "seconds"}`. Under repro the hash is the same on
+Run: `veritrain train --preset shakespeare-char --arith repro2 --steps 300 --json`; prints
+`{"state_hash", "step", "loss", "metric", "seconds"}`. Under repro2 the hash is the same on
 every machine, thread count and SIMD level; under native only where the profile is matched.
 
-Bad input (unknown preset or arithmetic, a count below 1, missing data) prints one line on
-stderr and exits with status 2.
+Bad input (unknown preset or arithmetic, the retired arithmetic `repro`, a count below 1,
+missing data) prints one line on stderr and exits with status 2.
 """
 
 from __future__ import annotations
@@ -39,13 +39,13 @@ def train_preset(
 
     Args:
         name: a `veritrain.presets.PRESETS` name.
-        arith: `"native"` or `"repro"`.
+        arith: `"native"` or `"repro2"` (`veritrain.spec.ARITHS`).
         steps: optimizer steps (default: the preset's `total_steps`).
-        threads: CPU threads: pinned in the spec under native, a local choice under repro
-            (default: native 1, repro torch's default).
+        threads: CPU threads: pinned in the spec under native, a local choice under repro2
+            (default: native 1, repro2 torch's default).
         batch: examples (MLP) or windows (GPT) per step (default: the preset's).
         seed: job seed (default: the preset's).
-        device: `"cpu"` or `"cuda"`: a local choice under repro; native pins CPU.
+        device: `"cpu"` or `"cuda"`: a local choice under repro2; native pins CPU.
         evaluate: compute the metric (None when False).
 
     Returns:
@@ -59,8 +59,10 @@ def train_preset(
 
     from veritrain.errors import SpecError
     from veritrain.presets import preset
+    from veritrain.spec import NATIVE_ARITH, REPRO_ARITH, check_arith
     from veritrain.training import TrainingEngine
 
+    check_arith(arith)
     overrides: dict[str, Any] = {}
     if steps is not None:
         overrides.update(total_steps=steps, checkpoint_interval=steps)
@@ -68,14 +70,16 @@ def train_preset(
         overrides["batch_size"] = batch
     if seed is not None:
         overrides["seed"] = seed
-    if threads is not None and arith == "native":
-        overrides["profile"] = {"arith": "native", "device": "cpu", "threads": threads}
-    if device is not None and arith == "native" and device != "cpu":
-        raise SpecError("native presets pin device 'cpu'; use --arith repro to pick a device")
+    if threads is not None and arith == NATIVE_ARITH:
+        overrides["profile"] = {"arith": NATIVE_ARITH, "device": "cpu", "threads": threads}
+    if device is not None and arith == NATIVE_ARITH and device != "cpu":
+        raise SpecError(
+            f"native presets pin device 'cpu'; use --arith {REPRO_ARITH} to pick a device"
+        )
     spec = preset(name, arith, **overrides)
-    if threads is not None and arith == "repro":
+    if threads is not None and arith == REPRO_ARITH:
         torch.set_num_threads(threads)
-    engine = TrainingEngine(spec, device=device if arith == "repro" else None)
+    engine = TrainingEngine(spec, device=device if arith == REPRO_ARITH else None)
     state = engine.init_state()
     loss = float("nan")
     started = time.perf_counter()
@@ -96,24 +100,27 @@ def train(
     preset: Annotated[
         str, typer.Option(help="digits-mlp, digits-mlp-wide or shakespeare-char.")
     ] = "digits-mlp",
-    arith: Annotated[str, typer.Option(help="Arithmetic: 'native' or 'repro'.")] = "native",
+    arith: Annotated[str, typer.Option(help="Arithmetic: 'native' or 'repro2'.")] = "native",
     steps: Annotated[int | None, typer.Option(help="Optimizer steps (default: preset's).")] = None,
     threads: Annotated[int | None, typer.Option(help="CPU threads.")] = None,
     batch: Annotated[int | None, typer.Option(help="Batch size (default: preset's).")] = None,
     seed: Annotated[int | None, typer.Option(help="Job seed (default: preset's).")] = None,
     device: Annotated[
-        str | None, typer.Option(help="'cpu' or 'cuda' (repro only; default cpu).")
+        str | None, typer.Option(help="'cpu' or 'cuda' (repro2 only; default cpu).")
     ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Train a preset locally (no chain); print the final state hash, loss and metric."""
     from veritrain.errors import VeritrainError
-    from veritrain.presets import ARITHS, PRESETS
+    from veritrain.presets import PRESETS
+    from veritrain.spec import check_arith
 
     if preset not in PRESETS:
         raise _bad(f"unknown preset {preset!r} (choose from {', '.join(PRESETS)})")
-    if arith not in ARITHS:
-        raise _bad(f"unknown arithmetic {arith!r} (choose from {', '.join(ARITHS)})")
+    try:
+        check_arith(arith)
+    except VeritrainError as exc:
+        raise _bad(str(exc)) from None
     for flag, value in (("--steps", steps), ("--threads", threads), ("--batch", batch)):
         if value is not None and value < 1:
             raise _bad(f"{flag} must be >= 1, got {value}")

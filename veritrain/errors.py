@@ -19,6 +19,12 @@ class SpecError(VeritrainError, ValueError):
     """A job spec is malformed or inconsistent."""
 
 
+class RetiredArithmetic(SpecError):
+    """A spec names an arithmetic (`ExecutionProfile.arith`) that is no longer run, because its
+    results are not the same bytes on every machine (`veritrain.spec.RETIRED_ARITHS`); the
+    message says which name to post the job with instead."""
+
+
 class SpecHashMismatch(SpecError):
     """The spec bytes do not hash (keccak256) to the expected on-chain `specHash`.
 

@@ -31,7 +31,7 @@ from torch import Tensor, nn
 
 from veritrain.errors import SpecError
 from veritrain.repro.sqrt import sqrt_scalar
-from veritrain.spec import GPTConfig, ModelConfig
+from veritrain.spec import NATIVE_ARITH, REPRO_ARITH, GPTConfig, ModelConfig, check_arith
 
 __all__ = [
     "GPT",
@@ -53,7 +53,7 @@ class Ops:
     """The operators a model's forward pass and loss use (all float32 tensors).
 
     Attributes:
-        name: `"native"` or `"repro"`.
+        name: `"native"` or `veritrain.spec.REPRO_ARITH` (`"repro2"`).
         linear: `(x (..., in), weight (out, in), bias (out,) | None) -> (..., out)`.
         matmul: `(a (..., m, k), b (..., k, n)) -> (..., m, n)`.
         relu: elementwise.
@@ -99,7 +99,7 @@ def repro_ops() -> Ops:
     from veritrain import repro
 
     return Ops(
-        name="repro",
+        name=REPRO_ARITH,
         linear=repro.linear,
         matmul=repro.matmul,
         relu=repro.relu,
@@ -112,16 +112,15 @@ def repro_ops() -> Ops:
 
 
 def ops_for(arith: str) -> Ops:
-    """The operators of an arithmetic name (`"native"` or `"repro"`).
+    """The operators of an arithmetic name (`"native"` or `REPRO_ARITH`).
 
     Raises:
+        RetiredArithmetic: a retired name (`veritrain.spec.RETIRED_ARITHS`).
         SpecError: an unknown name.
     """
-    if arith == "native":
+    if check_arith(arith) == NATIVE_ARITH:
         return NATIVE_OPS
-    if arith == "repro":
-        return repro_ops()
-    raise SpecError(f"unknown arithmetic {arith!r}")
+    return repro_ops()
 
 
 # --- initialisation --------------------------------------------------------------------------

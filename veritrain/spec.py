@@ -22,7 +22,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from veritrain._keccak import keccak256
-from veritrain.errors import SpecError, SpecHashMismatch, SpecUnavailable
+from veritrain.errors import RetiredArithmetic, SpecError, SpecHashMismatch, SpecUnavailable
 
 logger = logging.getLogger(__name__)
 
@@ -31,6 +31,43 @@ DATA_URI_PREFIX = "data:application/json;base64,"
 METRIC_LABELS = {"accuracy": "test accuracy", "val_bpc": "validation loss (bits/char)"}
 """How to show each job metric (`JobSpec.metric_name`): MLP jobs report test-set accuracy in
 [0, 1] (higher is better), GPT jobs validation loss in bits per character (lower is better)."""
+
+NATIVE_ARITH = "native"
+"""torch's own kernels: results depend on threads, SIMD level and device (pinned by the spec)."""
+REPRO_ARITH = "repro2"
+"""The current reproducible arithmetic (`veritrain.repro`): the same bytes on every machine.
+A change to `veritrain.repro` that changes any result gets a new name here (and the old name
+goes to `RETIRED_ARITHS`), so that no spec's state hashes change under it."""
+ARITHS = (NATIVE_ARITH, REPRO_ARITH)
+"""The arithmetic names a spec may use (`ExecutionProfile.arith`)."""
+RETIRED_ARITHS: dict[str, str] = {
+    "repro": "its square root (AdamW, layer_norm, clip_grad_norm_, normal_) was not correctly "
+    "rounded, so its state hashes depend on the CPU vendor",
+}
+"""Arithmetic names that are refused, with why: a job in one of them cannot be replayed
+exactly on other machines."""
+
+
+def retired_arith_message(name: str) -> str:
+    """The one-line refusal of a retired arithmetic `name` (a key of `RETIRED_ARITHS`)."""
+    return (
+        f"arith {name!r} cannot be replayed exactly on other machines: {RETIRED_ARITHS[name]}; "
+        f"post the job again with arith {REPRO_ARITH!r}"
+    )
+
+
+def check_arith(name: str) -> str:
+    """Return `name` if it is an arithmetic a spec may use (`ARITHS`).
+
+    Raises:
+        RetiredArithmetic: a retired name (`RETIRED_ARITHS`), with the one-line reason.
+        SpecError: an unknown name.
+    """
+    if name in RETIRED_ARITHS:
+        raise RetiredArithmetic(retired_arith_message(name))
+    if name not in ARITHS:
+        raise SpecError(f"unknown arithmetic {name!r} (choose from {', '.join(ARITHS)})")
+    return name
 
 
 class _Frozen(BaseModel):
@@ -141,14 +178,16 @@ class ExecutionProfile(_Frozen):
 
     Two arithmetics. `"native"` runs torch's own kernels, whose results depend on the thread
     count, the SIMD level and the device, so the profile pins them and a replayer must match.
-    `"repro"` runs every forward/backward operator and the optimizer from `veritrain.repro`
-    (fixed-order, order-independent arithmetic), whose results are the same on every machine:
-    a repro job pins neither thread count nor device (both must be None) and each machine
-    uses its own; it needs float32.
+    `REPRO_ARITH` (`"repro2"`) runs every forward/backward operator and the optimizer from
+    `veritrain.repro` (fixed-order, order-independent arithmetic), whose results are the same
+    on every machine: a repro job pins neither thread count nor device (both must be None) and
+    each machine uses its own; it needs float32. A retired name (`RETIRED_ARITHS`: the first
+    version, `"repro"`, whose square root depended on the CPU) is refused with
+    `RetiredArithmetic`'s one-line reason.
 
     Attributes:
         arith: `"native"` (default; omitted from the canonical JSON, so specs written before
-            the field existed keep their hash) or `"repro"`.
+            the field existed keep their hash) or `REPRO_ARITH`.
         device: `"cpu"` or `"cuda"` under native (a replayer without it cannot replay); None
             under repro.
         dtype: parameter/activation dtype.
@@ -157,15 +196,24 @@ class ExecutionProfile(_Frozen):
         deterministic: `torch.use_deterministic_algorithms` flag.
     """
 
-    arith: Literal["native", "repro"] = "native"
+    arith: str = NATIVE_ARITH
     device: Literal["cpu", "cuda"] | None = "cpu"
     dtype: Literal["float32", "float64"] = "float32"
     threads: int | None = Field(1, ge=1)
     deterministic: bool = True
 
+    @field_validator("arith")
+    @classmethod
+    def _known_arith(cls, v: str) -> str:
+        if v in RETIRED_ARITHS:
+            raise ValueError(retired_arith_message(v))
+        if v not in ARITHS:
+            raise ValueError(f"unknown arithmetic {v!r} (choose from {', '.join(ARITHS)})")
+        return v
+
     @model_validator(mode="after")
     def _pins_match_arith(self) -> ExecutionProfile:
-        if self.arith == "native":
+        if self.arith == NATIVE_ARITH:
             if self.device is None or self.threads is None:
                 raise ValueError(
                     "arith 'native' must pin device and threads (results depend on them)"
@@ -173,17 +221,18 @@ class ExecutionProfile(_Frozen):
         else:
             if self.device is not None or self.threads is not None:
                 raise ValueError(
-                    "arith 'repro' pins neither device nor threads (its results do not depend "
-                    "on them): leave both unset"
+                    f"arith {self.arith!r} pins neither device nor threads (its results do not "
+                    "depend on them): leave both unset"
                 )
             if self.dtype != "float32":
-                raise ValueError("arith 'repro' computes in float32 only")
+                raise ValueError(f"arith {self.arith!r} computes in float32 only")
         return self
 
     @classmethod
     def repro(cls) -> ExecutionProfile:
-        """The repro profile: float32, no pinned device or thread count."""
-        return cls(arith="repro", device=None, threads=None)
+        """The current repro profile (`REPRO_ARITH`): float32, no pinned device or thread
+        count."""
+        return cls(arith=REPRO_ARITH, device=None, threads=None)
 
 
 class JobSpec(_Frozen):
@@ -246,7 +295,7 @@ class JobSpec(_Frozen):
         the bytes and hash it had before the field existed; parsing those bytes gives native.
         """
         obj: dict[str, Any] = self.model_dump(mode="json")
-        if obj["profile"]["arith"] == "native":
+        if obj["profile"]["arith"] == NATIVE_ARITH:
             del obj["profile"]["arith"]
         return canonical_json_bytes(obj)
 
@@ -323,6 +372,8 @@ def load_spec(uri: str, expected_hash: bytes, *, timeout: float = 30.0) -> JobSp
     Raises:
         SpecUnavailable: the URI cannot be read.
         SpecHashMismatch: the bytes do not hash to `expected_hash`.
+        RetiredArithmetic: the spec names a retired arithmetic (`RETIRED_ARITHS`); its one-line
+            message says why and which name to post the job with.
         SpecError: the bytes hash correctly but are not a valid spec.
     """
     raw = _read_uri(uri, timeout)
@@ -332,10 +383,23 @@ def load_spec(uri: str, expected_hash: bytes, *, timeout: float = 30.0) -> JobSp
     try:
         spec = JobSpec.model_validate_json(raw)
     except ValidationError as exc:
+        retired = _retired_arith_in(exc)
+        if retired is not None:
+            raise RetiredArithmetic(retired_arith_message(retired)) from exc
         raise SpecError(f"spec bytes match the hash but are not a valid JobSpec: {exc}") from exc
     if spec.canonical_json() != raw:
         logger.warning("spec at %s is not in canonical form (hash still matches)", uri[:60])
     return spec
+
+
+def _retired_arith_in(exc: ValidationError) -> str | None:
+    """The retired arithmetic name a validation error is about, if any."""
+    for err in exc.errors():
+        value = err.get("input")
+        if err.get("loc") == ("profile", "arith") and isinstance(value, str):
+            if value in RETIRED_ARITHS:
+                return value
+    return None
 
 
 @lru_cache(maxsize=16)

@@ -12,9 +12,9 @@ Proof-of-Learning, Jia et al., IEEE S&P 2021). What makes this hold:
 - under `arith="native"` the profile pins device, dtype, thread count and deterministic
   algorithms (`apply_profile`), the model runs torch's kernels and AdamW its single-tensor
   implementation (`foreach=False`, `fused=False`) on every device;
-- under `arith="repro"` every forward/backward operator and the optimizer come from
-  `veritrain.repro`, whose results do not depend on threads, SIMD level or device, so the
-  profile pins neither and each machine uses its own.
+- under `arith="repro2"` (`veritrain.spec.REPRO_ARITH`) every forward/backward operator and
+  the optimizer come from `veritrain.repro`, whose results do not depend on threads, SIMD
+  level or device, so the profile pins neither and each machine uses its own.
 
 Run (smoke): `.venv/bin/python -c "from veritrain.spec import default_digits_spec as d;
 from veritrain.training import TrainingEngine as E; e=E(d()); s=e.init_state(); e.run(s, 300);
@@ -44,7 +44,7 @@ from veritrain.errors import (
     SpecError,
 )
 from veritrain.models import GPT, MLP, ops_for
-from veritrain.spec import ExecutionProfile, GPTConfig, JobSpec, ModelConfig
+from veritrain.spec import REPRO_ARITH, ExecutionProfile, GPTConfig, JobSpec, ModelConfig
 from veritrain.state import decode_state, encode_state, state_hash
 from veritrain.text import TextDataset, eval_windows, lm_batch, load_text_dataset
 
@@ -164,7 +164,7 @@ def apply_profile(
     # repro skips the fill; native keeps torch's default.
     fill = profile.arith == "native"
     torch.utils.deterministic.fill_uninitialized_memory = fill  # type: ignore[attr-defined]
-    if profile.arith == "repro":
+    if profile.arith == REPRO_ARITH:
         retain_freed_memory()
     return torch.device(kind)
 
@@ -316,7 +316,7 @@ class TrainingEngine:
     # --- construction ----------------------------------------------------------------------
     def _new_optimizer(self, model: nn.Module) -> torch.optim.Optimizer:
         o = self.spec.optimizer
-        if self.ops.name == "repro":
+        if self.ops.name == REPRO_ARITH:
             from veritrain.repro import AdamW
 
             return AdamW(

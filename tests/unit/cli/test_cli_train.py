@@ -38,6 +38,7 @@ def test_train_text_output_and_native_threads():
     [
         (["--preset", "cifar"], "unknown preset 'cifar'"),
         (["--arith", "fast"], "unknown arithmetic 'fast'"),
+        (["--arith", "repro"], "arith 'repro' cannot be replayed exactly on other machines"),
         (["--steps", "0"], "--steps must be >= 1"),
         (["--threads", "0"], "--threads must be >= 1"),
         (["--seed", "-1"], "--seed must be in"),
@@ -63,3 +64,28 @@ def test_job_submit_refuses_a_bad_preset_before_touching_the_chain():
     assert result.stderr.strip().splitlines() == [
         "error: unknown preset 'cifar' (choose from digits-mlp, digits-mlp-wide, shakespeare-char)"
     ]
+
+
+RETIRED = (
+    "arith 'repro' cannot be replayed exactly on other machines: its square root (AdamW, "
+    "layer_norm, clip_grad_norm_, normal_) was not correctly rounded, so its state hashes "
+    "depend on the CPU vendor; post the job again with arith 'repro2'"
+)
+
+
+def test_train_refuses_the_retired_repro_arithmetic_in_one_line():
+    result = runner.invoke(app, ["train", "--preset", "digits-mlp", "--arith", "repro"])
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines() == [f"error: {RETIRED}"]
+
+
+@pytest.mark.parametrize("preset_args", [[], ["--preset", "shakespeare-char"]])
+def test_job_submit_refuses_the_retired_repro_arithmetic_before_touching_the_chain(preset_args):
+    result = runner.invoke(
+        app,
+        ["job", "submit", *preset_args, "--arith", "repro", "--rpc-url", "http://127.0.0.1:9"],
+    )
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and RETIRED in lines[0], lines
+    assert "--arith" in lines[0]

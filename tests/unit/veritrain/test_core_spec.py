@@ -11,8 +11,17 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from veritrain._keccak import keccak256
-from veritrain.errors import SpecError, SpecHashMismatch, SpecUnavailable
-from veritrain.spec import ExecutionProfile, JobSpec, default_digits_spec, load_spec, model_id_hash
+from veritrain.errors import RetiredArithmetic, SpecError, SpecHashMismatch, SpecUnavailable
+from veritrain.spec import (
+    ARITHS,
+    REPRO_ARITH,
+    ExecutionProfile,
+    JobSpec,
+    check_arith,
+    default_digits_spec,
+    load_spec,
+    model_id_hash,
+)
 
 BASE = default_digits_spec()
 
@@ -100,7 +109,7 @@ def test_arith_is_bound_by_the_hash_and_native_keeps_its_bytes():
     assert b'"arith"' not in BASE.canonical_json()
     assert JobSpec.model_validate_json(BASE.canonical_json()).profile.arith == "native"
     repro = BASE.model_copy(update={"profile": ExecutionProfile.repro()})
-    assert b'"arith":"repro"' in repro.canonical_json()
+    assert b'"arith":"repro2"' in repro.canonical_json()
     assert repro.spec_hash() != BASE.spec_hash()
     assert JobSpec.model_validate_json(repro.canonical_json()) == repro
 
@@ -108,9 +117,11 @@ def test_arith_is_bound_by_the_hash_and_native_keeps_its_bytes():
 @pytest.mark.parametrize(
     "fields, message",
     [
-        ({"arith": "repro"}, "pins neither device nor threads"),
-        ({"arith": "repro", "device": None}, "pins neither device nor threads"),
-        ({"arith": "repro", "device": None, "threads": None, "dtype": "float64"}, "float32"),
+        ({"arith": "repro2"}, "pins neither device nor threads"),
+        ({"arith": "repro2", "device": None}, "pins neither device nor threads"),
+        ({"arith": "repro2", "device": None, "threads": None, "dtype": "float64"}, "float32"),
+        ({"arith": "repro", "device": None, "threads": None}, "cannot be replayed exactly"),
+        ({"arith": "fast"}, "unknown arithmetic 'fast'"),
         ({"threads": None}, "must pin device and threads"),
         ({"device": None}, "must pin device and threads"),
     ],
@@ -178,6 +189,37 @@ def test_load_spec_valid_hash_but_not_a_spec():
     uri = "data:application/json;base64," + base64.b64encode(raw).decode()
     with pytest.raises(SpecError):
         load_spec(uri, keccak256(raw))
+
+
+def retired_repro_spec_bytes() -> bytes:
+    """Canonical bytes of a spec in the retired arithmetic "repro" (as posted before repro2)."""
+    obj = json.loads(BASE.model_copy(update={"profile": ExecutionProfile.repro()}).canonical_json())
+    obj["profile"]["arith"] = "repro"
+    return json.dumps(obj, sort_keys=True, separators=(",", ":")).encode()
+
+
+def test_load_spec_refuses_the_retired_repro_arithmetic_in_one_line():
+    """A job posted in the first repro arithmetic (its sqrt depended on the CPU vendor) is
+    refused by name with one line that says what to post instead; an unknown name is not."""
+    raw = retired_repro_spec_bytes()
+    uri = "data:application/json;base64," + base64.b64encode(raw).decode()
+    with pytest.raises(RetiredArithmetic) as info:
+        load_spec(uri, keccak256(raw))
+    message = str(info.value)
+    assert "\n" not in message
+    assert message == (
+        "arith 'repro' cannot be replayed exactly on other machines: its square root (AdamW, "
+        "layer_norm, clip_grad_norm_, normal_) was not correctly rounded, so its state hashes "
+        "depend on the CPU vendor; post the job again with arith 'repro2'"
+    )
+    with pytest.raises(RetiredArithmetic):
+        check_arith("repro")
+    assert check_arith(REPRO_ARITH) == "repro2" and ARITHS == ("native", REPRO_ARITH)
+    unknown = raw.replace(b'"arith":"repro"', b'"arith":"repro9"')
+    uri = "data:application/json;base64," + base64.b64encode(unknown).decode()
+    with pytest.raises(SpecError, match="unknown arithmetic 'repro9'") as other:
+        load_spec(uri, keccak256(unknown))
+    assert not isinstance(other.value, RetiredArithmetic)
 
 
 def test_interval_must_divide_total():
