@@ -16,6 +16,7 @@ import typer
 from noderuntime.options import (
     DeploymentOpt,
     DevAccountOpt,
+    DeviceOpt,
     KeyEnvOpt,
     KeySource,
     KeystoreOpt,
@@ -57,6 +58,7 @@ def solver(
     ] = None,
     port: Annotated[int, typer.Option("--port", help="Checkpoint server port.")] = 8701,
     threads: ThreadsOpt = None,
+    device: DeviceOpt = "cpu",
     model: ModelsOpt = None,
     max_jobs: MaxJobsOpt = 1,
     json_logs: Annotated[bool, typer.Option("--json", help="JSON-lines logs.")] = False,
@@ -71,6 +73,9 @@ def solver(
         raise typer.BadParameter(f"choose from {ADVERSARIES}", param_hint="--mode")
     models = check_models(model)
     setup_logging(json_logs=json_logs, level="DEBUG" if verbose >= 2 else "INFO")
+    from veritrain.training import resolve_device
+
+    resolve_device(device)  # a bad --device is refused before connecting
     keys = KeySource(keystore, password_env, key_env, dev_account)
     client = connect(rpc_url, deployment, keys)
     node = CheatingSolverNode(
@@ -83,6 +88,7 @@ def solver(
         models=models,
         max_active_jobs=max_jobs,
         threads=threads,
+        device=device,
     )
     run_until_signalled(node)
 

@@ -930,6 +930,14 @@ def demo(
             help="'bisection' (bisection game, then one step) or 'committee'.",
         ),
     ] = AdjudicatorName.bisection,
+    solver_device: Annotated[
+        str,
+        typer.Option(
+            "--solver-device",
+            help="Where the honest solver trains: auto (the GPU when there is one), cpu or "
+            "cuda. Every verifier replays on the CPU.",
+        ),
+    ] = "auto",
     verbose: VerboseOpt = 0,
 ) -> None:
     """Run the protocol end to end: 4 repro jobs (3 digits MLPs, a character GPT), honest and
@@ -941,6 +949,10 @@ def demo(
         )
     if not (math.isfinite(timeout) and timeout > 0):
         raise typer.BadParameter(f"must be > 0 seconds, got {timeout}", param_hint="'--timeout'")
+    if solver_device not in ("auto", "cpu", "cuda"):
+        raise typer.BadParameter(
+            f"choose auto, cpu or cuda, got {solver_device!r}", param_hint="'--solver-device'"
+        )
     setup_logging(verbose)
     from cli.demo import DemoConfig, print_summary, run_demo
 
@@ -950,6 +962,7 @@ def demo(
         checkpoint_interval=interval,
         timeout_s=timeout,
         adjudicator=adjudicator.value,
+        solver_device=solver_device,
     )
     summary = run_demo(cfg)
     print_summary(summary)

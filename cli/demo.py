@@ -102,6 +102,8 @@ lacks is lowered to ``default`` (`cpu_capabilities`); ``avx512`` is never asked 
 STAKES = {"solver": 100 * E18, "verifier": 200 * E18, "whistleblower": 100 * E18}
 ROLE_IDS = {"solver": 0, "verifier": 1, "whistleblower": 2}
 ROLE_NAMES = {0: "solver", 1: "verifier", 2: "whistleblower"}
+HONEST_SOLVER = "solver-honest"
+"""The node that trains the GPT job and may run on a GPU (`DemoConfig.solver_device`)."""
 POLL_S = 1.5  # seconds between two reads of the chain while the jobs run
 
 
@@ -126,6 +128,9 @@ class DemoConfig:
             training steps, then a committee on one step; docs/DISPUTES.md) or ``"committee"``
             (v0: a committee replays the whole segment).
         extra_env: environment variables added to every node's.
+        solver_device: where the honest solver trains (`--device` of `solver run`: ``"auto"``
+            puts it on the GPU when torch sees one); every other node runs on the CPU, so a
+            GPU solver is verified from CPUs.
     """
 
     workdir: Path | None = None
@@ -140,6 +145,7 @@ class DemoConfig:
     block_time: float = 1.0
     adjudicator: str = "bisection"
     extra_env: dict[str, str] = field(default_factory=dict)
+    solver_device: str = "auto"
 
 
 def _cli(*args: str) -> list[str]:
@@ -229,6 +235,8 @@ def run_demo(cfg: DemoConfig) -> dict[str, Any]:
                 )
                 if role == "solver":
                     argv += ["--port", str(_free_port()), "--host", "127.0.0.1"]
+                if name == HONEST_SOLVER:
+                    argv += ["--device", cfg.solver_device]
                 # read by torch when it is imported: the child's SIMD level
                 node_env = {**env, "ATEN_CPU_CAPABILITY": level if level in levels else "default"}
                 procs[name] = _spawn(name, argv, logdir, node_env)
@@ -307,16 +315,19 @@ def cpu_capabilities() -> tuple[str, ...]:
     return ("default", "avx2") if re.search(r"^flags\s*:.*\bavx2\b", flags, re.M) else ("default",)
 
 
-_COMPUTE_LINE = re.compile(r"compute: (\d+) torch threads for repro jobs, CPU capability (\w+)")
+_COMPUTE_LINE = re.compile(
+    r"compute: (\d+) torch threads for repro jobs, CPU capability (\w+), device ([^\n]+)"
+)
 
 
 def _node_compute(logdir: Path, levels: tuple[str, ...]) -> list[dict[str, Any]]:
     """What each node process computed with, as it logged it at start (`NodeBase.run`).
 
     Returns:
-        One ``{"name", "role", "threads", "cpu_capability", "aten_cpu_capability"}`` per node
-        of `NODE_LAYOUT`: ``threads`` (int) and ``cpu_capability`` (torch's level, e.g.
-        ``"AVX2"``) as the node reported them (None when its log has no such line),
+        One ``{"name", "role", "threads", "cpu_capability", "device", "aten_cpu_capability"}``
+        per node of `NODE_LAYOUT`: ``threads`` (int), ``cpu_capability`` (torch's level, e.g.
+        ``"AVX2"``) and ``device`` (``"cpu"`` or ``"cuda (GPU name)"``) as the node reported
+        them (None when its log has no such line),
         ``aten_cpu_capability`` the value its environment was given.
     """
     out = []
@@ -333,6 +344,7 @@ def _node_compute(logdir: Path, levels: tuple[str, ...]) -> list[dict[str, Any]]
                 "role": role,
                 "threads": int(found.group(1)) if found else None,
                 "cpu_capability": found.group(2) if found else None,
+                "device": found.group(3).strip() if found else None,
                 "aten_cpu_capability": asked if asked in levels else "default",
             }
         )
@@ -814,13 +826,21 @@ def print_summary(summary: dict[str, Any]) -> None:
     console = Console()
     if not console.is_terminal and "COLUMNS" not in os.environ:
         console = Console(width=160)  # a log file or a pipe: one table row per line
-    nodes = Table("node", "role", "torch threads", "CPU capability", title="Nodes (mixed machines)")
+    nodes = Table(
+        "node",
+        "role",
+        "torch threads",
+        "CPU capability",
+        "device",
+        title="Nodes (mixed machines)",
+    )
     for n in summary.get("nodes", []):
         nodes.add_row(
             n["name"],
             n["role"],
             str(n["threads"] if n["threads"] is not None else "?"),
             n["cpu_capability"] or "?",
+            n.get("device") or "?",
         )
     console.print(nodes)
     jobs = Table(

@@ -97,9 +97,13 @@ class NodeBase:
         threads: CPU threads (>= 1) this node trains and replays repro jobs with (their
             results do not depend on it); None keeps torch's count at the first engine built.
             A native job always runs with the count its profile pins.
+        device: where this node trains and replays repro jobs: `"cpu"` (default), `"cuda"` or
+            `"auto"` (CUDA when torch sees a GPU, else CPU). Repro results do not depend on
+            it; a native job always runs on the device its profile pins.
 
     Raises:
-        ValueError: `threads` is below 1.
+        ValueError: `threads` is below 1, or an unknown device.
+        ProfileUnavailable: `device="cuda"` and torch sees no GPU.
     """
 
     def __init__(
@@ -112,11 +116,15 @@ class NodeBase:
         max_backoff: float = 30.0,
         adjudication: Adjudication | None = None,
         threads: int | None = None,
+        device: str = "cpu",
     ) -> None:
+        from veritrain.training import resolve_device
+
         if threads is not None and threads < 1:
             raise ValueError(f"thread count must be >= 1, got {threads}")
         self.client = client
         self.threads = threads
+        self.device = resolve_device(device)
         self.name = name
         self.revert_types = revert_types
         self.poll_interval = poll_interval
@@ -155,9 +163,10 @@ class NodeBase:
         self.log.info("%s node running as %s", self.name, self.client.address)
         compute = self.compute()
         self.log.info(
-            "compute: %d torch threads for repro jobs, CPU capability %s",
+            "compute: %d torch threads for repro jobs, CPU capability %s, device %s",
             compute["threads"],
             compute["cpu_capability"],
+            compute["device"],
         )
         failures = 0
         while not self._stop.is_set():
@@ -574,36 +583,44 @@ class NodeBase:
         return self._specs[job_id]
 
     def compute(self) -> dict[str, Any]:
-        """What this process computes with: ``{"threads": int, "cpu_capability": str}``.
+        """What this process computes with: ``{"threads": int, "cpu_capability": str,
+        "device": str}``.
 
         ``threads`` is the torch thread count used for repro jobs (`threads`, or torch's count
         when this is first called); ``cpu_capability`` is the SIMD level torch's CPU kernels
         dispatch to (``"DEFAULT"``, ``"AVX2"``, ``"AVX512"``...; the environment variable
-        ``ATEN_CPU_CAPABILITY``, read when torch is imported, lowers it).
+        ``ATEN_CPU_CAPABILITY``, read when torch is imported, lowers it); ``device`` is where
+        repro jobs run (``"cpu"``, or ``"cuda (NAME)"`` with the GPU's name).
         """
         import torch
 
         if self.threads is None:
             self.threads = int(torch.get_num_threads())
+        device = self.device
+        if device == "cuda":
+            device = f"cuda ({torch.cuda.get_device_name(0)})"
         return {
             "threads": self.threads,
             "cpu_capability": str(torch.backends.cpu.get_cpu_capability()),
+            "device": device,
         }
 
     def engine_for(self, spec: JobSpec) -> TrainingEngine:
         """A `TrainingEngine` for `spec` (cached per spec hash; building one loads the data),
         with the process configured for it: the thread count is process-global, so it is set
         again each time (the profile's pinned count for a native job, this node's `threads`
-        for a repro job)."""
+        for a repro job). A repro job runs on this node's `device`, a native job on its own."""
+        from veritrain.spec import NATIVE_ARITH
         from veritrain.training import TrainingEngine, apply_profile
 
         threads = int(self.compute()["threads"])
+        device = None if spec.profile.arith == NATIVE_ARITH else self.device
         key = spec.spec_hash().hex()
         engine = self._engines.get(key)
         if engine is None:
-            engine = self._engines[key] = TrainingEngine(spec, threads=threads)
+            engine = self._engines[key] = TrainingEngine(spec, device=device, threads=threads)
         else:
-            apply_profile(spec.profile, threads=threads)
+            apply_profile(spec.profile, device=device, threads=threads)
         return engine
 
     def replay_check(

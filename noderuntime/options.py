@@ -35,6 +35,7 @@ __all__ = [
     "JsonOpt",
     "VerboseOpt",
     "ThreadsOpt",
+    "DeviceOpt",
     "ModelsOpt",
     "MaxJobsOpt",
     "connect",
@@ -125,6 +126,15 @@ ThreadsOpt = Annotated[
         min=1,
         help="CPU threads for repro jobs (default: torch's count; their results do not depend "
         "on it). A native job runs with the count its spec pins.",
+    ),
+]
+DeviceOpt = Annotated[
+    str,
+    typer.Option(
+        "--device",
+        envvar="VERITRAIN_DEVICE",
+        help="Where repro jobs run: auto (CUDA when there is a GPU), cpu or cuda. Their results "
+        "do not depend on it; a native job runs on the device its spec pins.",
     ),
 ]
 ModelsOpt = Annotated[

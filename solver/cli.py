@@ -15,6 +15,7 @@ import typer
 from noderuntime.options import (
     DeploymentOpt,
     DevAccountOpt,
+    DeviceOpt,
     KeyEnvOpt,
     KeySource,
     KeystoreOpt,
@@ -49,6 +50,7 @@ def run(
     ] = None,
     port: Annotated[int, typer.Option("--port", help="Checkpoint server port.")] = 8701,
     threads: ThreadsOpt = None,
+    device: DeviceOpt = "auto",
     model: ModelsOpt = None,
     max_jobs: MaxJobsOpt = 1,
     json_logs: Annotated[bool, typer.Option("--json", help="JSON-lines logs.")] = False,
@@ -61,6 +63,9 @@ def run(
     from solver.node import SolverNode
 
     setup_logging(json_logs=json_logs, level="DEBUG" if verbose >= 2 else "INFO")
+    from veritrain.training import resolve_device
+
+    resolve_device(device)  # a bad --device is refused before connecting
     keys = KeySource(keystore, password_env, key_env, dev_account)
     client = connect(rpc_url, deployment, keys)
     node = SolverNode(
@@ -72,5 +77,6 @@ def run(
         models=models,
         max_active_jobs=max_jobs,
         threads=threads,
+        device=device,
     )
     run_until_signalled(node)

@@ -105,6 +105,7 @@ class SolverNode(NodeBase):
         models: model ids (names, e.g. ``"digits-mlp"``) whose jobs this solver claims; None
             or empty claims any model's jobs. A job of another model is skipped.
         threads: CPU threads for repro jobs (`NodeBase`; None: torch's count).
+        device: where repro jobs run, `"auto"`, `"cpu"` or `"cuda"` (`NodeBase`).
     """
 
     def __init__(
@@ -126,6 +127,7 @@ class SolverNode(NodeBase):
         rate_trial_seconds: float = 1.0,
         models: Sequence[str] | None = None,
         threads: int | None = None,
+        device: str = "auto",
     ) -> None:
         super().__init__(
             client,
@@ -134,6 +136,7 @@ class SolverNode(NodeBase):
             poll_interval=poll_interval,
             adjudication=adjudication,
             threads=threads,
+            device=device,
         )
         from veritrain.spec import model_id_hash
 

@@ -14,6 +14,7 @@ import typer
 from noderuntime.options import (
     DeploymentOpt,
     DevAccountOpt,
+    DeviceOpt,
     KeyEnvOpt,
     KeySource,
     KeystoreOpt,
@@ -38,6 +39,7 @@ def run(
         "runs/verifier"
     ),
     threads: ThreadsOpt = None,
+    device: DeviceOpt = "cpu",
     json_logs: Annotated[bool, typer.Option("--json", help="JSON-lines logs.")] = False,
     verbose: VerboseOpt = 0,
 ) -> None:
@@ -47,6 +49,9 @@ def run(
     from verifier.node import VerifierNode
 
     setup_logging(json_logs=json_logs, level="DEBUG" if verbose >= 2 else "INFO")
+    from veritrain.training import resolve_device
+
+    resolve_device(device)  # a bad --device is refused before connecting
     keys = KeySource(keystore, password_env, key_env, dev_account)
     client = connect(rpc_url, deployment, keys)
-    run_until_signalled(VerifierNode(client, data_dir, threads=threads))
+    run_until_signalled(VerifierNode(client, data_dir, threads=threads, device=device))

@@ -105,6 +105,7 @@ class VerifierNode(NodeBase):
         adjudication: the adjudication strategy (None: from ``client.adjudicator.name``).
         stake_amount: wei to stake when not active (None: 4x verifierStake, at least min).
         threads: CPU threads for repro replays (`NodeBase`; None: torch's count).
+        device: where repro jobs run, `"auto"`, `"cpu"` or `"cuda"` (`NodeBase`).
     """
 
     def __init__(
@@ -116,6 +117,7 @@ class VerifierNode(NodeBase):
         stake_amount: int | None = None,
         adjudication: Adjudication | None = None,
         threads: int | None = None,
+        device: str = "cpu",
     ) -> None:
         super().__init__(
             client,
@@ -124,6 +126,7 @@ class VerifierNode(NodeBase):
             poll_interval=poll_interval,
             adjudication=adjudication,
             threads=threads,
+            device=device,
         )
         self.data_dir = Path(data_dir)
         self.stake_amount = stake_amount

@@ -51,11 +51,13 @@ from veritrain.text import TextDataset, eval_windows, lm_batch, load_text_datase
 logger = logging.getLogger(__name__)
 
 __all__ = [
+    "DEVICES",
     "OnStep",
     "TrainState",
     "TrainingEngine",
     "apply_profile",
     "build_model",
+    "resolve_device",
     "retain_freed_memory",
     "torch_dtype",
 ]
@@ -103,6 +105,32 @@ def retain_freed_memory() -> bool:
     ok_mmap = libc.mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD_BYTES)
     ok_trim = libc.mallopt(_M_TRIM_THRESHOLD, _TRIM_THRESHOLD_BYTES)
     return bool(ok_mmap) and bool(ok_trim)
+
+
+DEVICES = ("auto", "cpu", "cuda")
+"""The device choices of a machine running repro jobs (`resolve_device`)."""
+
+
+def resolve_device(choice: str) -> str:
+    """This machine's device for repro jobs from a user's choice.
+
+    Args:
+        choice: `"auto"` (CUDA when torch sees a GPU, else CPU), `"cpu"` or `"cuda"`.
+
+    Returns:
+        `"cpu"` or `"cuda"`.
+
+    Raises:
+        SpecError: an unknown choice.
+        ProfileUnavailable: `"cuda"` and torch sees no GPU.
+    """
+    if choice not in DEVICES:
+        raise SpecError(f"unknown device {choice!r} (choose from {', '.join(DEVICES)})")
+    if choice == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if choice == "cuda" and not torch.cuda.is_available():
+        raise ProfileUnavailable("--device cuda: torch sees no GPU on this machine")
+    return choice
 
 
 def apply_profile(

@@ -52,6 +52,7 @@ class WhistleblowerNode(NodeBase):
         adjudication: the adjudication strategy (None: from ``client.adjudicator.name``).
         stake_amount: wei to stake when not active (None: 4x challengeBond, at least min).
         threads: CPU threads for repro replays (`NodeBase`; None: torch's count).
+        device: where repro jobs run, `"auto"`, `"cpu"` or `"cuda"` (`NodeBase`).
     """
 
     def __init__(
@@ -63,6 +64,7 @@ class WhistleblowerNode(NodeBase):
         stake_amount: int | None = None,
         adjudication: Adjudication | None = None,
         threads: int | None = None,
+        device: str = "cpu",
     ) -> None:
         super().__init__(
             client,
@@ -71,6 +73,7 @@ class WhistleblowerNode(NodeBase):
             poll_interval=poll_interval,
             adjudication=adjudication,
             threads=threads,
+            device=device,
         )
         self.data_dir = Path(data_dir)
         self.stake_amount = stake_amount

@@ -21,7 +21,8 @@ def _write_logs(logdir: Path, compute: dict[str, tuple[int, str]]) -> None:
         (logdir / f"{name}.log").write_text(
             f"00:00:01 INFO    x: node running as 0xabc\n"
             f"00:00:01 INFO    x: compute: {threads} torch threads for repro jobs, "
-            f"CPU capability {level.upper()}\n"
+            f"CPU capability {level.upper()}, device "
+            f"{'cuda (NVIDIA H100 80GB HBM3)' if name == 'solver-honest' else 'cpu'}\n"
         )
 
 
@@ -34,8 +35,10 @@ def test_node_compute_is_read_from_each_nodes_log(tmp_path: Path) -> None:
         "role": "solver",
         "threads": 2,
         "cpu_capability": "AVX2",
+        "device": "cuda (NVIDIA H100 80GB HBM3)",
         "aten_cpu_capability": "avx2",
     }
+    assert nodes["verifier-1"]["device"] == "cpu"
     assert (
         nodes["verifier-1"]["threads"] == 1 and nodes["verifier-1"]["cpu_capability"] == "DEFAULT"
     )
