@@ -131,6 +131,7 @@ _ARITH_NOTE = "IEEE binary32/binary64, round to nearest even, subnormals kept"
 AUDITED: dict[str, Coverage] = {
     # torch functions
     "torch.abs": _v("clears the sign bit", "abs"),
+    "torch.cat": _p("concatenation of 1-d float32 tensors", "plumbing:cat"),
     "torch.clamp": _v("min/max bounds, NaN propagates", "clamp"),
     "torch.div": _v("tensor / tensor, correctly rounded (" + _ARITH_NOTE + ")", "div"),
     "torch.enable_grad": _p("autograd mode only, no values", "plumbing:grad_mode"),
@@ -163,7 +164,7 @@ AUDITED: dict[str, Coverage] = {
         "add_scalar",
         "int_add",
     ),
-    "Tensor.amax": _v("exact max along a dim, NaN propagates", "amax"),
+    "Tensor.amax": _v("exact max along a dim or overall, NaN propagates", "amax"),
     "Tensor.amin": _v("exact min along a dim or overall, NaN propagates", "amin"),
     "Tensor.any": _v("bool reduction", "bool_any"),
     "Tensor.bitwise_and": _v("int32/int64 & scalar", "int_bitwise_and"),
@@ -171,6 +172,7 @@ AUDITED: dict[str, Coverage] = {
     "Tensor.bitwise_right_shift": _v("arithmetic (floor) shift of int32/int64", "int_shift_right"),
     "Tensor.bitwise_right_shift_": _v("arithmetic (floor) shift", "int_shift_right"),
     "Tensor.bool": _v("int32 to bool", "cast"),
+    "Tensor.clamp_": _v("int32 clamp(min=0) of bit patterns; float clamp", "clamp"),
     "Tensor.clone": _p("copies bits", "plumbing:clone"),
     "Tensor.contiguous": _p("copies bits into row-major order", "plumbing:contiguous"),
     "Tensor.copy_": _p("copies bits (same dtype)", "plumbing:copy_"),
@@ -193,6 +195,7 @@ AUDITED: dict[str, Coverage] = {
     "Tensor.reshape": _p("view or copy in row-major order", "plumbing:reshape"),
     "Tensor.round_": _v("round half to even, exact", "round"),
     "Tensor.squeeze": _p("view", "plumbing:squeeze"),
+    "Tensor.scatter_": _v("writes a Python float into a float64 tensor", "scatter_"),
     "Tensor.sub_": _v("in-place -, tensor or Python scalar", "sub", "sub_scalar"),
     "Tensor.sum": _v("count of a bool tensor (int64)", "bool_sum"),
     "Tensor.t": _p("transposed view", "plumbing:transpose"),
@@ -205,14 +208,9 @@ AUDITED: dict[str, Coverage] = {
     "Tensor.transpose": _p("transposed view", "plumbing:transpose"),
     "Tensor.unsqueeze": _p("view", "plumbing:unsqueeze"),
     "Tensor.view": _p(
-        "shape views, and dtype views float64<->int64 (bit reinterpretation)",
+        "shape views, and dtype views float64<->int64, float32<->int32 (bit reinterpretation)",
         "view_bits",
         "plumbing:view",
-    ),
-    # scalars built by Python code that also runs on tensors
-    "Tensor.add": _p(
-        "only `set.add` on devices in _common.check_float: listed so the scan stays exact",
-        "plumbing:shape",
     ),
     # Python operators (on tensors, Python ints or Python floats)
     "operator +": _v(
@@ -874,6 +872,19 @@ def _check_reductions(ctx: _Ctx) -> list[ConformanceResult]:
                     checked=x.size,
                 )
             )
+            got = np.array([float(xd[i].amax()) for i in range(min(rows, 64))])
+            ref = np.max(x[: min(rows, 64)], axis=-1).astype(np.float64)
+            out.append(
+                _result(
+                    "amax",
+                    fmt.name + " (all)",
+                    got,
+                    ref,
+                    row,
+                    zero_sign=False,
+                    checked=min(rows, 64) * width,
+                )
+            )
             got = np.array([float(xd[i].amin()) for i in range(min(rows, 64))])
             ref = np.min(x[: min(rows, 64)], axis=-1).astype(np.float64)
             out.append(
@@ -1002,6 +1013,14 @@ def _check_int(ctx: _Ctx) -> list[ConformanceResult]:
         ad, bd = ctx.dev(a), ctx.dev(b)
         c = int(rng.integers(-1000, 1000))
         out.append(_result("int_add", name, _host(ad + bd), a + b, [a, b]))
+        for lo, hi in ((0, None), (-5, 700), (None, -3)):
+            ref = a.copy()
+            if lo is not None:
+                ref = np.maximum(ref, dt(lo))
+            if hi is not None:
+                ref = np.minimum(ref, dt(hi))
+            got = _host(ad.clone().clamp_(min=lo, max=hi))
+            out.append(_result("clamp", f"{name} (clamp_ {lo}, {hi})", got, ref, [a]))
         out.append(_result("int_add", name + " (scalar)", _host(ad + c), a + dt(c), [a]))
         out.append(_result("int_add", name + " (add_)", _host(ad.clone().add_(c)), a + dt(c), [a]))
         out.append(_result("int_sub", name, _host(ad - bd), a - b, [a, b]))
@@ -1087,6 +1106,17 @@ def _check_int(ctx: _Ctx) -> list[ConformanceResult]:
             "view_bits", "float64 successor", succ, (iv + 1).view(np.float64), [x], nan_equal=False
         )
     )
+    # float32 <-> int32, neighbours by +-1 on the bit pattern (repro.sqrt's float32 path)
+    y = _floats(rng, F32, ctx.n)
+    yd = ctx.dev(y)
+    yi = y.view(np.int32)
+    out.append(_result("view_bits", "float32->int32", _host(yd.view(torch.int32)), yi, [y]))
+    for step in (1, -1):
+        got = _host((yd.view(torch.int32) + step).view(torch.float32))
+        ref = (yi + np.int32(step)).view(np.float32)
+        out.append(
+            _result("view_bits", f"float32 neighbour {step:+d}", got, ref, [y], nan_equal=False)
+        )
     return out
 
 
@@ -1402,6 +1432,15 @@ def _check_plumbing(ctx: _Ctx) -> list[ConformanceResult]:
             np.ascontiguousarray(np.moveaxis(x.reshape(rows, 8, 8), 1, -1)),
         )
         res("clone", xd.clone(), x)
+        parts = [xd[r0 : r0 + 3].reshape(-1) for r0 in range(0, min(rows, 30), 3)]
+        ref_cat = np.concatenate([x[r0 : r0 + 3].reshape(-1) for r0 in range(0, min(rows, 30), 3)])
+        res("cat", torch.cat(parts), ref_cat)
+        res(
+            "cat",
+            torch.cat([xd.reshape(-1), xd[:1].reshape(-1)]),
+            np.concatenate([x.reshape(-1), x[:1].reshape(-1)]),
+            nm + " (all)",
+        )
         res("copy_", torch.empty_like(xd).copy_(xd), x)
         res("getitem", xd[..., :32], x[..., :32])
         res("getitem", xd[3 % rows], x[3 % rows], nm + " (row)")
