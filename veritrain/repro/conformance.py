@@ -1141,7 +1141,7 @@ def _check_index(ctx: _Ctx) -> list[ConformanceResult]:
         )
     # float64 integers, as repro uses them
     src = rng.integers(-(1 << 53), 1 << 53, (nrows, d)).astype(np.float64)
-    idx = rng.integers(0, d, (nrows, 1))
+    idx = rng.integers(0, d, (nrows, d))  # repeated columns too: scatter_ writes 1.0 alike
     got = _host(ctx.dev(src).gather(1, ctx.dev(idx)))
     out.append(
         _result("gather", "float64", got, np.take_along_axis(src, idx, 1), lambda i: f"row {i}")
