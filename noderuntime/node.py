@@ -37,6 +37,7 @@ Run: not a script; `from noderuntime import NodeBase`.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
     from chain.types import JobView
     from veritrain.bisection import StepTrajectory
     from veritrain.replay import SegmentCheck
+    from veritrain.selftest import SelftestReport
     from veritrain.spec import JobSpec
     from veritrain.training import TrainingEngine
 
@@ -61,6 +63,7 @@ logger = logging.getLogger(__name__)
 
 __all__ = [
     "JOB_EVENTS",
+    "SELFTEST_ENV",
     "TERMINAL_JOB_STATUSES",
     "WITHHELD",
     "NodeBase",
@@ -74,6 +77,10 @@ TERMINAL_JOB_STATUSES = frozenset(
 WITHHELD = b"\x00" * 32
 """What a challenger's `hash_at` gives when the defender withholds the data to compute it: the
 challenger then escalates the game's interval to the step committee instead of responding (P-6)."""
+
+SELFTEST_ENV = "VERITRAIN_NODE_SELFTEST"
+"""Set to ``0`` to skip the machine selftest nodes run at start (`NodeBase.machine_selftest`;
+tests that start many nodes): the node then takes repro2 jobs untested."""
 
 JOB_EVENTS = ("CheckpointsCommitted", "VerifiersAssigned", "JobReclaimed")
 """The JobManager events `NodeBase.follow_jobs` indexes (Open jobs are never read: a node that
@@ -140,6 +147,9 @@ class NodeBase:
         self._adjudication: Adjudication | None = adjudication
         self._constants: dict[str, Any] = {}  # deployment constants, read once
         self._stake_alarm: tuple[int, int, int] | None = None  # (role, staked, balance) logged
+        self.selftest_enabled = os.environ.get(SELFTEST_ENV, "1") != "0"
+        self._selftest: SelftestReport | None = None
+        self._refusals: dict[int, str | None] = {}  # job id -> why it is not replayed here
 
     # ---------------------------------------------------------------------------- loop
     @property
@@ -168,6 +178,10 @@ class NodeBase:
             compute["cpu_capability"],
             compute["device"],
         )
+        try:
+            self.machine_selftest()
+        except Exception as exc:  # noqa: BLE001 - retried at the first repro2 job
+            self.log.warning("selftest could not run: %s: %s", type(exc).__name__, exc)
         failures = 0
         while not self._stop.is_set():
             try:
@@ -581,6 +595,84 @@ class NodeBase:
         if job_id not in self._specs:
             self._specs[job_id] = load_spec(self.spec_uri_of(job), bytes(job.spec_hash))
         return self._specs[job_id]
+
+    # ------------------------------------------------------------------------- selftest
+    def machine_selftest(self) -> SelftestReport | None:
+        """Does this machine reproduce repro2 on this node's device and thread count?
+
+        Runs `veritrain.selftest.node_selftest` once (golden state hashes of every preset and a
+        short conformance run; cached in the data dir and in the process under the torch
+        version, device, CPU capability, thread count and golden table, so a restart does not
+        train again) and logs the outcome in one line. Called at the start of `run`, and on
+        the first repro2 job when `step` is driven without `run`. A node that fails it
+        refuses repro2 jobs (`repro_refusal`): a replay there would differ from every honest
+        machine's and cost its stake. Native jobs are unaffected.
+
+        Returns:
+            The report, or None when the selftest is disabled (``VERITRAIN_NODE_SELFTEST=0``).
+        """
+        if not self.selftest_enabled:
+            return None
+        if self._selftest is None:
+            from veritrain.selftest import node_selftest
+
+            threads = int(self.compute()["threads"])
+            report = node_selftest(self.data_dir, self.device, threads)
+            self._selftest = report
+            failure = report.failure_line()
+            if failure is None:
+                self.log.info(
+                    "selftest: this machine reproduces %s on %s (%d checks%s)",
+                    report.arith,
+                    report.machine.device,
+                    len(report.checks),
+                    ", cached" if report.cached else f", {report.seconds:.1f} s",
+                )
+            else:
+                self.log.warning("selftest: %s: refusing %s jobs", failure, report.arith)
+        return self._selftest
+
+    def repro_refusal(self, spec: JobSpec) -> str | None:
+        """Why this node must not train, claim or replay `spec` here, or None.
+
+        Only repro2 jobs can be refused: when this machine fails `machine_selftest`, the reason
+        is its one failure line.
+        """
+        from veritrain.spec import REPRO_ARITH
+
+        if spec.profile.arith != REPRO_ARITH:
+            return None
+        report = self.machine_selftest()
+        if report is None or report.ok:
+            return None
+        return report.failure_line()
+
+    def replay_refusal(self, job: JobView) -> str | None:
+        """Why this node does not replay (or stake a verdict on) `job`, or None; a refusal is
+        logged once per job, in one line.
+
+        Refused: a spec in a retired arithmetic (`RetiredArithmetic`: the old "repro", whose
+        hashes depend on the CPU vendor) and a repro2 job on a machine that fails the selftest
+        (`repro_refusal`). A spec that cannot be loaded for another reason (unreachable, wrong
+        hash) is not a refusal: None, and the replay itself reports it (retried next time).
+        """
+        from veritrain.errors import RetiredArithmetic, VeritrainError
+
+        job_id = int(job.job_id)
+        if job_id in self._refusals:
+            return self._refusals[job_id]
+        try:
+            spec = self.job_spec(job)
+        except RetiredArithmetic as exc:
+            reason: str | None = str(exc)
+        except VeritrainError:
+            return None
+        else:
+            reason = self.repro_refusal(spec)
+        self._refusals[job_id] = reason
+        if reason is not None:
+            self.log.warning("job %d: not replaying it: %s", job_id, reason)
+        return reason
 
     def compute(self) -> dict[str, Any]:
         """What this process computes with: ``{"threads": int, "cpu_capability": str,

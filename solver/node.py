@@ -667,7 +667,9 @@ class SolverNode(NodeBase):
             records.jobs[job_id] = rec
 
     def _prepare(self, job_id: int, job: Any) -> Any:
-        """Load and check a job's spec and build its engine; None if the job is unusable."""
+        """Load and check a job's spec and build its engine; None if the job is unusable: its
+        spec does not load (a retired arithmetic such as "repro" included), does not match
+        the job, or is a repro2 job on a machine that fails the selftest (`repro_refusal`)."""
         try:
             spec = load_spec(self.spec_uri_of(job), bytes(job.spec_hash))
             if (spec.total_steps, spec.checkpoint_interval) != (
@@ -678,6 +680,10 @@ class SolverNode(NodeBase):
                     f"spec says N={spec.total_steps}, k={spec.checkpoint_interval}; chain says "
                     f"N={job.total_steps}, k={job.checkpoint_interval}"
                 )
+            refusal = self.repro_refusal(spec)
+            if refusal is not None:
+                self.log.warning("job %d: refusing it: %s", job_id, refusal)
+                return None
             engine = self.engine_for(spec)
             expected = engine.state_hash(engine.init_state())
             if bytes(job.init_hash) != expected:

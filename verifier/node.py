@@ -132,11 +132,21 @@ class VerifierNode(NodeBase):
         self.stake_amount = stake_amount
         self.state = RecordStore(self.data_dir / "verifier_state.json", VerifierRecords)
         self._unavailable: dict[tuple[int, int], int] = {}  # failed fetch rounds per job/dispute
+        self._stake_refused = False  # the selftest failed and that was logged
 
     # ------------------------------------------------------------------------------ step
     def step(self) -> None:
         """One round: stake, verdicts, finalizations, committee duties, credit."""
-        self.ensure_stake(Role.Verifier, self.stake_amount)  # tops up after a slash
+        report = self.machine_selftest()
+        if report is None or report.ok:
+            self.ensure_stake(Role.Verifier, self.stake_amount)  # tops up after a slash
+        elif not self._stake_refused:
+            # Verifiers are drawn for any job: staked, this one would miss (or get wrong) the
+            # verdicts of every repro2 job it is drawn for, and be slashed for it.
+            self._stake_refused = True
+            self.log.warning(
+                "not staking as verifier: this machine fails the %s selftest", report.arith
+            )
         self._scan_jobs()  # duties first: deadlines this verifier must meet
         if not self.stopping:
             self._scan_disputes()
@@ -185,7 +195,9 @@ class VerifierNode(NodeBase):
             if me not in (v.lower() for v in assignment.verifiers):
                 self.unwatch(self.state, job_id)
                 continue
-            if status is JobStatus.Verifying:
+            if self.replay_refusal(job) is not None:
+                pass  # a retired arithmetic, or repro2 on a machine that fails the selftest
+            elif status is JobStatus.Verifying:
                 self._verify_job(job_id, job, list(assignment.segments))
             else:  # Disputed: only if we challenged
                 self.adjudication.challenge(self, job, self.state, agree=self.respond_rule())
@@ -451,6 +463,8 @@ class VerifierNode(NodeBase):
         """This member's vote on a committee dispute: True if the disputed segment (or the
         game's single step) matches the commitment (None: retry). Override point."""
         job = self.client.jobs.get_job(int(dispute.job_id))
+        if self.replay_refusal(job) is not None:
+            return None  # no vote: this machine cannot replay the job
         claim = self.adjudication.step_claim(self, int(dispute.dispute_id))
         if claim is not None:
             return self._judge_step(job, dispute, claim)

@@ -48,7 +48,6 @@ __all__ = [
     "SelftestReport",
     "machine_key",
     "node_selftest",
-    "resolve_device",
     "run_selftest",
 ]
 
@@ -175,21 +174,6 @@ class SelftestReport(BaseModel):
         )
 
 
-def resolve_device(device: str) -> str:
-    """`"auto"` -> `"cuda"` when torch sees a GPU, else `"cpu"`; `"cpu"`/`"cuda"` as given.
-
-    Raises:
-        VeritrainError: another name.
-    """
-    if device == "auto":
-        import torch
-
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if device not in ("cpu", "cuda"):
-        raise VeritrainError(f"unknown device {device!r} (use auto, cpu or cuda)")
-    return device
-
-
 def _cpu_name() -> str:
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -290,7 +274,7 @@ def run_selftest(
     `device` at `threads` and report.
 
     Args:
-        device: `"auto"`, `"cpu"` or `"cuda"` (`resolve_device`).
+        device: `"auto"`, `"cpu"` or `"cuda"` (`veritrain.training.resolve_device`).
         threads: torch's CPU thread count for the run (None: as the process has it; it is a
             process-global setting and stays set afterwards).
         conformance_n: values per conformance check; None skips the suite.
@@ -299,8 +283,11 @@ def run_selftest(
         The report (`ok`, `failure_line()`); a device that cannot run a check fails it.
 
     Raises:
-        VeritrainError: an unknown device name.
+        SpecError: an unknown device name.
+        ProfileUnavailable: `"cuda"` and torch sees no GPU.
     """
+    from veritrain.training import resolve_device
+
     device = resolve_device(device)
     started = time.perf_counter()
     key = machine_key(device, threads, conformance_n)
@@ -339,6 +326,8 @@ def node_selftest(
     Returns:
         The report; `cached` is True when it was not run now.
     """
+    from veritrain.training import resolve_device
+
     device = resolve_device(device)
     key = machine_key(device, threads, conformance_n)
     path = Path(data_dir) / CACHE_FILE

@@ -1,0 +1,149 @@
+"""Nodes on a machine that does not reproduce repro2 (a golden table with a wrong hash injected)
+refuse repro2 jobs: a solver does not claim them, a verifier neither stakes nor replays them,
+each with one log line; native jobs are unaffected. Specs in the retired arithmetic "repro"
+are refused by every node. The selftest result is cached in the data dir per machine key."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import pytest
+
+from solver.node import SolverNode
+from tests.utils.fake_chain import FakeChain
+from tests.utils.node_fixtures import SOLVER, SUBMITTER, VERIFIERS, http_for, tiny_spec
+from verifier.node import VerifierNode
+from veritrain import golden, selftest
+from veritrain.enums import JobStatus, Role
+from veritrain.spec import ExecutionProfile, JobSpec
+
+REAL = golden.GOLDEN_HASHES["digits-mlp"]
+WRONG = "0x" + "ab" * 32
+FAILURE = (
+    f"this machine does not reproduce repro2 (cpu, {selftest._cpu_name()}): preset digits-mlp "
+    f"hash at step 20 {REAL[20]} expected {WRONG}"
+)
+
+
+@pytest.fixture
+def failing_machine(monkeypatch):
+    """A golden table (digits-mlp only, ~1 s to check) whose step-20 hash is wrong."""
+    monkeypatch.setattr(golden, "GOLDEN_HASHES", {"digits-mlp": {0: REAL[0], 20: WRONG}})
+
+
+def repro_spec(seed: int = 3) -> JobSpec:
+    return tiny_spec(seed).model_copy(update={"profile": ExecutionProfile.repro()})
+
+
+def retired_spec() -> JobSpec:
+    """A spec as a submitter could post it before repro2: arith "repro" (never validated)."""
+    spec = repro_spec()
+    profile = ExecutionProfile.model_construct(**{**spec.profile.model_dump(), "arith": "repro"})
+    return JobSpec.model_construct(**{**dict(spec), "profile": profile})
+
+
+def refusals(caplog, job_id: int) -> list[str]:
+    """The log lines refusing `job_id`."""
+    marks = ("refusing it", "not replaying it", "unusable spec")
+    return [
+        m
+        for m in (r.getMessage() for r in caplog.records)
+        if m.startswith(f"job {job_id}: ") and any(k in m for k in marks)
+    ]
+
+
+def test_a_solver_on_a_failing_machine_refuses_repro2_jobs_but_claims_native_ones(
+    tmp_path: Path, failing_machine, caplog
+) -> None:
+    chain = FakeChain()
+    repro_job = chain.post_job(SUBMITTER, repro_spec())
+    native_job = chain.post_job(SUBMITTER, tiny_spec(seed=4))
+    node = SolverNode(chain.client(SOLVER), tmp_path, serve=False)
+    with caplog.at_level(logging.INFO):
+        node.step()
+        node.step()
+    assert chain.jobs[repro_job].status is JobStatus.Open
+    assert chain.count("claimJob", SOLVER) == 1
+    assert chain.jobs[native_job].solver == SOLVER
+    assert refusals(caplog, repro_job) == [f"job {repro_job}: refusing it: {FAILURE}"]
+    warnings = [r.getMessage() for r in caplog.records if r.getMessage().startswith("selftest")]
+    assert warnings == [f"selftest: {FAILURE}: refusing repro2 jobs"]
+    report = json.loads((tmp_path / selftest.CACHE_FILE).read_text())
+    assert report["machine"]["golden"] == golden.golden_table_hash()
+
+
+def test_a_verifier_on_a_failing_machine_neither_stakes_nor_replays_repro2_jobs(
+    tmp_path: Path, monkeypatch, caplog
+) -> None:
+    chain = FakeChain()
+    chain.forced_segments = [1, 3]
+    verifier = VerifierNode(chain.client(VERIFIERS[0]), tmp_path / "v")
+    verifier.selftest_enabled = False
+    verifier.step()  # staked while its machine still passed (or before the selftest existed)
+    job_id = chain.post_job(SUBMITTER, repro_spec())
+    solver = SolverNode(chain.client(SOLVER), tmp_path / "solver", serve=False)
+    solver.selftest_enabled = False
+    for _ in range(4):
+        solver.step()
+        chain.advance(blocks=2)
+    assert chain.jobs[job_id].status is JobStatus.Verifying
+    assert VERIFIERS[0] in chain.assignments[job_id].verifiers
+    verifier.http_client = http_for(solver)
+
+    monkeypatch.setattr(golden, "GOLDEN_HASHES", {"digits-mlp": {0: REAL[0], 20: WRONG}})
+    verifier.selftest_enabled = True
+    with caplog.at_level(logging.INFO):
+        verifier.step()
+        verifier.step()
+    assert chain.count("commitVerdicts", VERIFIERS[0]) == 0
+    assert refusals(caplog, job_id) == [f"job {job_id}: not replaying it: {FAILURE}"]
+    assert "not staking as verifier: this machine fails the repro2 selftest" in caplog.text
+
+    other = VerifierNode(chain.client(VERIFIERS[1]), tmp_path / "v2")
+    other.step()  # a fresh verifier on this machine does not stake at all
+    assert not chain.client(VERIFIERS[1]).stakes.is_active(VERIFIERS[1], int(Role.Verifier))
+    assert chain.count("stake", VERIFIERS[1]) == 0
+
+
+def test_every_node_refuses_a_job_in_the_retired_arithmetic(tmp_path: Path, caplog) -> None:
+    chain = FakeChain()
+    job_id = chain.post_job(SUBMITTER, retired_spec(), init_hash=b"\x01" * 32)
+    solver = SolverNode(chain.client(SOLVER), tmp_path / "s", serve=False)
+    verifier = VerifierNode(chain.client(VERIFIERS[0]), tmp_path / "v")
+    verifier.selftest_enabled = solver.selftest_enabled = False
+    with caplog.at_level(logging.INFO):
+        solver.step()
+        solver.step()
+        reason = verifier.replay_refusal(chain.jobs[job_id])
+        verifier.replay_refusal(chain.jobs[job_id])
+    assert chain.jobs[job_id].status is JobStatus.Open and chain.count("claimJob") == 0
+    retired = (
+        "arith 'repro' cannot be replayed exactly on other machines: its square root (AdamW, "
+        "layer_norm, clip_grad_norm_, normal_) was not correctly rounded, so its state hashes "
+        "depend on the CPU vendor; post the job again with arith 'repro2'"
+    )
+    assert reason == retired
+    assert refusals(caplog, job_id) == [
+        f"job {job_id}: unusable spec, skipping it: {retired}",
+        f"job {job_id}: not replaying it: {retired}",
+    ]
+
+
+def test_the_selftest_is_cached_per_machine_key(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(golden, "GOLDEN_HASHES", {"digits-mlp": dict(REAL)})
+    monkeypatch.setattr(selftest, "_memo", {})
+    first = selftest.node_selftest(tmp_path, "cpu", 1, conformance_n=None)
+    assert first.ok and not first.cached and len(first.checks) == 2
+
+    def no_training(*_a, **_kw):
+        raise RuntimeError("trained again")
+
+    monkeypatch.setattr(golden, "preset_hashes", no_training)
+    monkeypatch.setattr(selftest, "_memo", {})  # a restarted process: only the file is left
+    again = selftest.node_selftest(tmp_path, "cpu", 1, conformance_n=None)
+    assert again.cached and again.checks == first.checks
+    # another thread count is another key: checked again (here: the patched trainer fails)
+    other = selftest.node_selftest(tmp_path, "cpu", 2, conformance_n=None)
+    assert not other.ok and "cannot train it" in (other.failure_line() or "")
