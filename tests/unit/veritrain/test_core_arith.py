@@ -1,4 +1,4 @@
-"""The engine under `arith="repro"`: one state hash on every thread count, SIMD level, process
+"""The engine under `arith="repro2"`: one state hash on every thread count, SIMD level, process
 (and device), where native arithmetic differs; replay and bisection work on repro jobs.
 
 Each training run is a fresh subprocess with `ATEN_CPU_CAPABILITY` set before torch is
