@@ -85,3 +85,19 @@ def test_golden_hashes_in_a_fresh_process_at_the_baseline_simd_level():
         if n != "shakespeare-char" or HAVE_SHAKESPEARE
     }
     assert out["hashes"] == expected
+
+
+def test_the_table_catches_a_root_that_is_not_correctly_rounded(monkeypatch):
+    """The first repro arithmetic took AdamW's roots from `torch.sqrt`; where that routine is not
+    correctly rounded (x86 CPUs: 1-ulp errors that differ by vendor) the 20-step hash must
+    differ from the table, or the table could not tell a machine that does not reproduce."""
+    from veritrain.repro import optim
+    from veritrain.repro.conformance import check_sqrt
+
+    wrong = check_sqrt(torch.sqrt, torch.float32, 100_000, "cpu", 0).mismatches
+    if wrong == 0:
+        pytest.skip("torch.sqrt is correctly rounded on this machine")
+    monkeypatch.setattr(optim, "sqrt", torch.sqrt)
+    got = preset_hashes("digits-mlp")
+    assert got.hashes[0] == GOLDEN_HASHES["digits-mlp"][0]  # the optimizer has not run yet
+    assert got.hashes[GOLDEN_STEPS["digits-mlp"]] != GOLDEN_HASHES["digits-mlp"][20]
