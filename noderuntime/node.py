@@ -651,28 +651,48 @@ class NodeBase:
         """Why this node does not replay (or stake a verdict on) `job`, or None; a refusal is
         logged once per job, in one line.
 
-        Refused: a spec in a retired arithmetic (`RetiredArithmetic`: the old "repro", whose
-        hashes depend on the CPU vendor) and a repro2 job on a machine that fails the selftest
-        (`repro_refusal`). A spec that cannot be loaded for another reason (unreachable, wrong
-        hash) is not a refusal: None, and the replay itself reports it (retried next time).
+        Refused: a repro2 job on a machine that fails the selftest (`repro_refusal`; such a
+        verifier does not stake, so it is drawn for nothing). A spec in a retired arithmetic
+        is not a refusal: nobody can replay it, so the replay paths treat it as data the
+        solver withholds (`replay_spec`), and the solver loses. A spec that cannot be loaded
+        for another reason (unreachable, wrong hash) is not one either: None, and the replay
+        itself reports it (retried next time).
         """
-        from veritrain.errors import RetiredArithmetic, VeritrainError
+        from veritrain.errors import VeritrainError
 
         job_id = int(job.job_id)
         if job_id in self._refusals:
             return self._refusals[job_id]
         try:
             spec = self.job_spec(job)
-        except RetiredArithmetic as exc:
-            reason: str | None = str(exc)
         except VeritrainError:
             return None
-        else:
-            reason = self.repro_refusal(spec)
+        reason = self.repro_refusal(spec)
         self._refusals[job_id] = reason
         if reason is not None:
             self.log.warning("job %d: not replaying it: %s", job_id, reason)
         return reason
+
+    def replay_spec(self, job: JobView) -> JobSpec:
+        """The spec of `job` for a replay (verdicts, games, committee votes).
+
+        A spec in a retired arithmetic (the first "repro", whose hashes depend on the CPU
+        vendor) cannot be replayed by anyone: a solver that committed to one withholds what a
+        replay needs, so it raises `CheckpointUnavailable`, and the paths built for a
+        withholding solver take over (verifiers reject near the verdict deadline, a
+        challenger escalates, the step committee votes the solver's claim wrong): honest
+        verifiers are never slashed for a job nobody can verify.
+
+        Raises:
+            CheckpointUnavailable: the spec is in a retired arithmetic.
+            SpecError, SpecUnavailable: see `job_spec`.
+        """
+        from veritrain.errors import CheckpointUnavailable, RetiredArithmetic
+
+        try:
+            return self.job_spec(job)
+        except RetiredArithmetic as exc:
+            raise CheckpointUnavailable(f"job {int(job.job_id)} cannot be replayed: {exc}") from exc
 
     def compute(self) -> dict[str, Any]:
         """What this process computes with: ``{"threads": int, "cpu_capability": str,
@@ -809,10 +829,28 @@ class NodeBase:
             matches: what a matching replay is logged as matching.
             mismatch: the log tag of a failed check.
         """
-        spec = self.job_spec(job)
+        from veritrain.errors import CheckpointUnavailable
+        from veritrain.replay import SegmentCheck
+
+        label = f"job {int(job.job_id)} segment {segment}"
+        try:
+            spec = self.replay_spec(job)
+        except CheckpointUnavailable as exc:
+            if not unavailable_is_reject:
+                raise
+            self.log.warning("%s: %s: unavailable: %s", label, mismatch, exc)
+            k = int(job.checkpoint_interval)
+            return SegmentCheck(
+                segment=segment,
+                start_step=segment * k,
+                end_step=(segment + 1) * k,
+                committed_end_hash=None,
+                replayed_end_hash=None,
+                ok=False,
+                reason=f"unavailable: {exc}",
+            )
         engine = self.engine_for(spec)
         url = self.checkpoint_url_of(job)
-        label = f"job {int(job.job_id)} segment {segment}"
         with progress_bar(label, spec.checkpoint_interval) as advance:
             result = check(
                 spec,
@@ -1029,7 +1067,8 @@ class NodeBase:
         solver nor replays again.
 
         Raises:
-            CheckpointUnavailable: the solver cannot be reached (and nothing is stored).
+            CheckpointUnavailable: the solver cannot be reached (and nothing is stored), or
+                the spec is in a retired arithmetic (`replay_spec`).
             MerkleProofInvalid: the solver's proof of leaf s does not verify.
         """
         from veritrain.bisection import StepTrajectory
@@ -1043,7 +1082,7 @@ class NodeBase:
         key = (job_id, segment)
         if key in self._trajectories:
             return self._trajectories[key]
-        spec = self.job_spec(job)
+        spec = self.replay_spec(job)
         k = spec.checkpoint_interval
         data_dir = self.data_dir
         store = CheckpointStore(data_dir / "checkpoints")
@@ -1101,7 +1140,7 @@ class NodeBase:
         from veritrain.state import state_hash
         from veritrain.wire import CheckpointClient
 
-        spec = self.job_spec(job)
+        spec = self.replay_spec(job)
         engine = self.engine_for(spec)
         url = self.checkpoint_url_of(job)
         try:

@@ -1,7 +1,9 @@
 """Nodes on a machine that does not reproduce repro2 (a golden table with a wrong hash injected)
 refuse repro2 jobs: a solver does not claim them, a verifier neither stakes nor replays them,
-each with one log line; native jobs are unaffected. Specs in the retired arithmetic "repro"
-are refused by every node. The selftest result is cached in the data dir per machine key."""
+each with one log line; native jobs are unaffected. A spec in the retired arithmetic "repro" is
+never claimed, and a verifier drawn for one (a colluding solver committed it) rejects it as
+withheld data instead of missing its verdict. The selftest result is cached in the data dir
+per machine key."""
 
 from __future__ import annotations
 
@@ -13,10 +15,18 @@ import pytest
 
 from solver.node import SolverNode
 from tests.utils.fake_chain import FakeChain
-from tests.utils.node_fixtures import SOLVER, SUBMITTER, VERIFIERS, http_for, tiny_spec
-from verifier.node import VerifierNode
+from tests.utils.node_fixtures import (
+    SOLVER,
+    SUBMITTER,
+    VERIFIERS,
+    http_for,
+    run_solver_to_commit,
+    tiny_spec,
+)
+from verifier.node import UNAVAILABLE_ATTEMPTS, VerifierNode
 from veritrain import golden, selftest
-from veritrain.enums import JobStatus, Role
+from veritrain.enums import JobStatus, Role, Verdict
+from veritrain.forced import UNREPLAYED_END
 from veritrain.spec import ExecutionProfile, JobSpec
 
 REAL = golden.GOLDEN_HASHES["digits-mlp"]
@@ -107,28 +117,51 @@ def test_a_verifier_on_a_failing_machine_neither_stakes_nor_replays_repro2_jobs(
     assert chain.count("stake", VERIFIERS[1]) == 0
 
 
-def test_every_node_refuses_a_job_in_the_retired_arithmetic(tmp_path: Path, caplog) -> None:
+RETIRED = (
+    "arith 'repro' cannot be replayed exactly on other machines: its square root (AdamW, "
+    "layer_norm, clip_grad_norm_, normal_) was not correctly rounded, so its state hashes "
+    "depend on the CPU vendor; post the job again with arith 'repro2'"
+)
+
+
+def test_a_solver_never_claims_a_job_in_the_retired_arithmetic(tmp_path: Path, caplog) -> None:
     chain = FakeChain()
     job_id = chain.post_job(SUBMITTER, retired_spec(), init_hash=b"\x01" * 32)
     solver = SolverNode(chain.client(SOLVER), tmp_path / "s", serve=False)
-    verifier = VerifierNode(chain.client(VERIFIERS[0]), tmp_path / "v")
-    verifier.selftest_enabled = solver.selftest_enabled = False
+    solver.selftest_enabled = False
     with caplog.at_level(logging.INFO):
         solver.step()
         solver.step()
-        reason = verifier.replay_refusal(chain.jobs[job_id])
-        verifier.replay_refusal(chain.jobs[job_id])
     assert chain.jobs[job_id].status is JobStatus.Open and chain.count("claimJob") == 0
-    retired = (
-        "arith 'repro' cannot be replayed exactly on other machines: its square root (AdamW, "
-        "layer_norm, clip_grad_norm_, normal_) was not correctly rounded, so its state hashes "
-        "depend on the CPU vendor; post the job again with arith 'repro2'"
-    )
-    assert reason == retired
-    assert refusals(caplog, job_id) == [
-        f"job {job_id}: unusable spec, skipping it: {retired}",
-        f"job {job_id}: not replaying it: {retired}",
-    ]
+    assert refusals(caplog, job_id) == [f"job {job_id}: unusable spec, skipping it: {RETIRED}"]
+
+
+def test_a_verifier_drawn_for_a_retired_job_rejects_it_as_withheld(tmp_path: Path) -> None:
+    """Attack: a submitter and a colluding solver get a job in the retired arithmetic committed
+    (a solver built on our node class but skipping its checks), hoping the honest verifiers,
+    unable to replay it, miss their verdicts and are slashed. Nobody can replay such a job, so
+    the verifier treats it like a solver withholding its data: it keeps trying for most of the
+    window, then seals a reject with nothing replayed, never a missed verdict."""
+    chain = FakeChain()
+    chain.forced_segments = [1, 3]
+    verifier = VerifierNode(chain.client(VERIFIERS[0]), tmp_path / "v")
+    verifier.selftest_enabled = False
+    verifier.step()  # stakes before the assignment
+    solver = run_solver_to_commit(chain, tmp_path)
+    verifier.http_client = http_for(solver)
+    retired = retired_spec()
+    chain.set_job(1, spec_hash=retired.spec_hash(), spec_uri=retired.to_data_uri())
+    for _ in range(UNAVAILABLE_ATTEMPTS + 1):
+        verifier.step()  # early in the window: the job is treated as unavailable, retried
+        assert chain.count("commitVerdicts") == 0
+    assert verifier.replay_refusal(chain.jobs[1]) is None  # not a refusal: the solver's fault
+    chain.now = chain.jobs[1].verdict_deadline - 10  # the last third of the window
+    verifier.step()  # seal
+    verifier.step()  # reveal
+    assert chain.verdicts[(1, VERIFIERS[0])] == [Verdict.Reject, Verdict.Reject]
+    rec = verifier.state.read().jobs[1]
+    assert rec.ends == [UNREPLAYED_END, UNREPLAYED_END]
+    assert "cannot be replayed" in rec.results[0].reason
 
 
 def test_the_selftest_is_cached_per_machine_key(tmp_path: Path, monkeypatch) -> None:
