@@ -872,32 +872,21 @@ def _check_reductions(ctx: _Ctx) -> list[ConformanceResult]:
                     checked=x.size,
                 )
             )
-            got = np.array([float(xd[i].amax()) for i in range(min(rows, 64))])
-            ref = np.max(x[: min(rows, 64)], axis=-1).astype(np.float64)
-            out.append(
-                _result(
-                    "amax",
-                    fmt.name + " (all)",
-                    got,
-                    ref,
-                    row,
-                    zero_sign=False,
-                    checked=min(rows, 64) * width,
+            head = min(rows, 64)
+            for name, reduce in (("amax", np.max), ("amin", np.min)):
+                got = np.array([float(getattr(xd[i], name)()) for i in range(head)])
+                ref = reduce(x[:head], axis=-1).astype(np.float64)
+                out.append(
+                    _result(
+                        name,
+                        fmt.name + " (all)",
+                        got,
+                        ref,
+                        row,
+                        zero_sign=False,
+                        checked=head * width,
+                    )
                 )
-            )
-            got = np.array([float(xd[i].amin()) for i in range(min(rows, 64))])
-            ref = np.min(x[: min(rows, 64)], axis=-1).astype(np.float64)
-            out.append(
-                _result(
-                    "amin",
-                    fmt.name + " (all)",
-                    got,
-                    ref,
-                    row,
-                    zero_sign=False,
-                    checked=min(rows, 64) * width,
-                )
-            )
     return out
 
 

@@ -281,20 +281,10 @@ _METADATA = {
 
 # `a + b`, `x > 0`, `-x` reach __torch_function__ as the methods they alias
 _OPERATOR_METHODS = {
-    "add": "operator +",
-    "sub": "operator -",
-    "mul": "operator *",
-    "div": "operator /",
-    "neg": "unary -",
-    "pow": "operator **",
+    **{m: _DUNDER[m] for m in ("add", "sub", "mul", "div", "neg", "pow")},
+    **{m: _DUNDER[m] for m in ("eq", "ne", "lt", "le", "gt", "ge")},
     "remainder": "operator %",
     "floor_divide": "operator //",
-    "eq": "operator ==",
-    "ne": "operator !=",
-    "lt": "operator <",
-    "le": "operator <=",
-    "gt": "operator >",
-    "ge": "operator >=",
 }
 # created by the exercise below, or torch's own bookkeeping (profiler records, grad mode)
 _EXERCISE_EXTRAS = {
