@@ -54,7 +54,7 @@ GOLDEN_HASHES: Final[dict[str, dict[int, str]]] = {
     },
     "shakespeare-char": {
         0: "0x485f9ce79be2310e134d33eb3b3ff4b935f115743b53ec3998561ee925500cd6",
-        20: "0x40f6aa55aa4764b7df9853d89e6c44c3a08db4127e3c8a183727b43bd58fe0c6",
+        20: "0xb6dd7deabfc49101a9924bb0f55ce03132517e92659ef55247e7ce07b2e5120d",
     },
 }
 """preset -> {step: "0x" + 64 hex state hash}, for steps 0 and `GOLDEN_STEPS[preset]`."""

@@ -318,10 +318,13 @@ class GPT(nn.Module):
     def forward(self, ids: Tensor) -> Tensor:
         """(B, T') int64 token ids -> (B, T', V) float32 logits."""
         ops = self.ops
-        _, t = ids.shape
+        b, t = ids.shape
         if t > self.cfg.block_size:
             raise ValueError(f"sequence of {t} tokens exceeds block_size {self.cfg.block_size}")
-        pos = torch.arange(t, dtype=torch.int64, device=ids.device)
+        # (B, T) positions, not (T,) broadcast over the batch: a broadcast add makes autograd
+        # reduce wpe's gradient over B with a native float32 sum, whose order (and so bits)
+        # differs between CPU and CUDA; as ids, the embedding's exact backward sums them.
+        pos = torch.arange(t, dtype=torch.int64, device=ids.device).expand(b, t)
         x = ops.embedding(ids, self.wte.weight) + ops.embedding(pos, self.wpe.weight)  # (B, T, D)
         eps = 1e-5
         for block in self.h:
