@@ -13,6 +13,10 @@ Modes (each honest in segments 0 and 1, cheating from `CHEAT_FROM_SEGMENT` on):
   weights). Every segment replays correctly; only the leaf-0 check of `commitCheckpoints`
   (leaf 0 must be (0, initHash)) stops it: it can never commit.
 
+- ``"corrupt-serve"``: trains and commits honestly, but its server answers every checkpoint and
+  state request from segment `CHEAT_FROM_SEGMENT` on with bytes that do not hash to the
+  commitment (one flipped bit, `CorruptBodies`), to everyone: withheld data in disguise.
+
 All build a *consistent* Merkle tree over the states they actually produced, so only replay
 (or, for ``"other-init"``, the on-chain initHash check) catches them, not a proof check.
 `CheatingSolverNode` overrides the production `SolverNode.step_function` hook, so it trains,
@@ -26,6 +30,7 @@ Run: not a script; ``CheatingSolverNode(client, data_dir, mode="perturb")`` or
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +38,8 @@ from adversary.training import perturb_weights, skip_step
 from solver.node import SolverNode
 
 if TYPE_CHECKING:
+    from fastapi import FastAPI
+
     from veritrain.bisection import StepFn
     from veritrain.spec import JobSpec
     from veritrain.training import TrainingEngine, TrainState
@@ -45,11 +52,12 @@ __all__ = [
     "PERTURB_STD",
     "OTHER_INIT_STD",
     "CheatingSolverNode",
+    "CorruptBodies",
     "cheating_step_function",
     "solver_node",
 ]
 
-ADVERSARIES: tuple[str, ...] = ("skip-steps", "perturb", "other-init")
+ADVERSARIES: tuple[str, ...] = ("skip-steps", "perturb", "other-init", "corrupt-serve")
 CHEAT_FROM_SEGMENT = 2
 """Adversaries behave honestly in segments 0 and 1 and cheat from this segment on."""
 PERTURB_STD = 1e-3
@@ -72,8 +80,9 @@ def cheating_step_function(engine: TrainingEngine, mode: str) -> StepFn:
     """The step rule of a cheating solver: advance a state by one step, tampering included.
 
     ``"skip-steps"`` skips the update on odd steps of cheating segments; ``"perturb"`` adds its
-    seeded noise when the step lands on the end of a cheating segment; ``"other-init"`` steps
-    honestly (it cheats in `CheatingSolverNode.initial_state` instead). Replaying a segment with
+    seeded noise when the step lands on the end of a cheating segment; ``"other-init"`` and
+    ``"corrupt-serve"`` step honestly (they cheat in `CheatingSolverNode.initial_state` and
+    `CheatingSolverNode.http_app` instead). Replaying a segment with
     this function reproduces the states the cheater committed (and serves).
 
     Args:
@@ -126,6 +135,19 @@ class CheatingSolverNode(SolverNode):
         """The cheating step rule (`cheating_step_function`)."""
         return cheating_step_function(engine, self.mode)
 
+    def http_app(self) -> FastAPI:
+        """The checkpoint server; in ``"corrupt-serve"`` mode wrapped in `CorruptBodies`."""
+        app = super().http_app()
+        if self.mode == "corrupt-serve":
+            catalog = self.catalog
+
+            def interval_of(job_id: int) -> int | None:
+                entry = catalog.get(job_id)
+                return None if entry is None else int(entry.interval)
+
+            app.add_middleware(CorruptBodies, interval_of=interval_of)
+        return app
+
     def initial_state(self, engine: TrainingEngine) -> TrainState:
         """State 0: in ``"other-init"`` mode the seed-initialised state plus seeded noise (std
         `OTHER_INIT_STD`), else the honest one."""
@@ -134,6 +156,52 @@ class CheatingSolverNode(SolverNode):
             # ADVERSARY: start from other weights than the spec's seed-initialised ones
             perturb_weights(state, OTHER_INIT_STD, seed=_perturb_seed(engine.spec, 0) + 1)
         return state
+
+
+class CorruptBodies:
+    """ASGI middleware of the ``"corrupt-serve"`` adversary: flips the last bit of every
+    successful ``/jobs/{id}/checkpoints/{step}`` and ``/jobs/{id}/states/{step}`` body whose step
+    lies in segment `CHEAT_FROM_SEGMENT` or later (length unchanged, so only the hash check
+    notices).
+
+    Args:
+        app: the wrapped ASGI app.
+        interval_of: the checkpoint interval k of a job (steps), or None for an unknown job.
+    """
+
+    def __init__(self, app: Any, interval_of: Callable[[int], int | None]) -> None:
+        self.app = app
+        self.interval_of = interval_of
+
+    def _corrupts(self, path: str) -> bool:
+        parts = path.strip("/").split("/")
+        if len(parts) != 4 or parts[0] != "jobs" or parts[2] not in ("checkpoints", "states"):
+            return False
+        try:
+            job_id, step = int(parts[1]), int(parts[3])
+        except ValueError:
+            return False
+        k = self.interval_of(job_id)
+        return k is not None and step // k >= CHEAT_FROM_SEGMENT
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope.get("type") != "http" or not self._corrupts(str(scope.get("path", ""))):
+            await self.app(scope, receive, send)
+            return
+        ok = False
+
+        async def corrupting_send(message: Any) -> None:
+            nonlocal ok
+            if message["type"] == "http.response.start":
+                ok = int(message["status"]) == 200
+            elif message["type"] == "http.response.body" and ok and message.get("body"):
+                body = bytearray(message["body"])
+                body[-1] ^= 0x01  # ADVERSARY: the served bytes no longer hash to the leaf
+                message = {**message, "body": bytes(body)}
+                ok = False  # one flip per response
+            await send(message)
+
+        await self.app(scope, receive, corrupting_send)
 
 
 def solver_node(

@@ -9,10 +9,11 @@ Run: not a script; ``from noderuntime import NodeBase``.
 
 from noderuntime.lifecycle import run_until_signalled, sleep_until
 from noderuntime.logs import JsonLogFormatter, progress_bar, setup_logging
-from noderuntime.node import TERMINAL_JOB_STATUSES, NodeBase
+from noderuntime.node import TERMINAL_JOB_STATUSES, UNUSABLE_DATA, NodeBase
 
 __all__ = [
     "TERMINAL_JOB_STATUSES",
+    "UNUSABLE_DATA",
     "JsonLogFormatter",
     "NodeBase",
     "progress_bar",

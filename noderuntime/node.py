@@ -49,7 +49,13 @@ from noderuntime.ports import ChainPort
 from noderuntime.records import GameMove, GameRecord, RecordStore, StartIndex
 from veritrain.bisection import GameView, respond_agrees
 from veritrain.enums import DisputePhase, DisputeStatus, JobStatus, Role, RoundOutcome
-from veritrain.errors import CheckpointUnavailable
+from veritrain.errors import (
+    CheckpointFormatError,
+    CheckpointHashMismatch,
+    CheckpointUnavailable,
+    MerkleProofInvalid,
+    RemoteResponseError,
+)
 
 if TYPE_CHECKING:
     from chain.types import JobView
@@ -65,6 +71,7 @@ __all__ = [
     "JOB_EVENTS",
     "SELFTEST_ENV",
     "TERMINAL_JOB_STATUSES",
+    "UNUSABLE_DATA",
     "WITHHELD",
     "NodeBase",
 ]
@@ -73,6 +80,17 @@ __all__ = [
 TERMINAL_JOB_STATUSES = frozenset(
     {JobStatus.Finalized, JobStatus.Rejected, JobStatus.Cancelled, JobStatus.Expired}
 )
+
+UNUSABLE_DATA: tuple[type[Exception], ...] = (
+    CheckpointUnavailable,
+    CheckpointHashMismatch,
+    CheckpointFormatError,
+    MerkleProofInvalid,
+    RemoteResponseError,
+)
+"""What a challenger gets when the defender's data cannot be used: unreachable, bytes that do
+not hash to the commitment, a proof that does not verify, a malformed answer or a state that
+does not parse. Each counts as withheld (`WITHHELD`): the challenger escalates (P-6, N-24)."""
 
 WITHHELD = b"\x00" * 32
 """What a challenger's `hash_at` gives when the defender withholds the data to compute it: the
@@ -1012,14 +1030,17 @@ class NodeBase:
         def hash_at(step: int) -> bytes:
             try:
                 return bytes(self.segment_trajectory(job, game.segment).hash_at(step))
-            except CheckpointUnavailable as exc:
-                # Retry while at most half of this turn's clock is spent; then escalate rather
-                # than time out: the step committee replays the whole interval from states it
-                # fetches from the defender, and votes against a defender that withholds them.
+            except UNUSABLE_DATA as exc:
+                # Unreachable, or bytes that do not hash to the commitment, a proof that does not
+                # verify, a malformed answer (N-24): all are withheld data. Retry while at most
+                # half of this turn's clock is spent (the defender may repair a flipped bit);
+                # then escalate rather than time out: the step committee replays the whole
+                # interval from states it fetches from the defender, and votes against a
+                # defender that withholds them.
                 if self.chain_time() < int(game.turn_started_at) + int(game.challenger_clock) // 2:
                     raise
                 self.log.warning(
-                    "game %d: the defender's data is unreachable (%s): escalating [%d, %d]",
+                    "game %d: the defender's data is unusable (%s): escalating [%d, %d]",
                     dispute_id,
                     exc,
                     game.lo,
@@ -1134,8 +1155,10 @@ class NodeBase:
 
         Raises:
             CheckpointUnavailable: neither the state nor the segment start can be fetched.
+            CheckpointHashMismatch, MerkleProofInvalid, RemoteResponseError: the segment start
+                the defender serves is unusable (see `UNUSABLE_DATA`; judges treat it as
+                withheld).
         """
-        from veritrain.errors import CheckpointHashMismatch, CheckpointUnavailable
         from veritrain.replay import replay_segment
         from veritrain.state import state_hash
         from veritrain.wire import CheckpointClient

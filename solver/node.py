@@ -73,6 +73,8 @@ from veritrain.spec import METRIC_LABELS, load_spec
 from veritrain.store import CheckpointStore
 
 if TYPE_CHECKING:
+    from fastapi import FastAPI
+
     from veritrain.bisection import StepFn
     from veritrain.training import TrainingEngine, TrainState
 
@@ -192,10 +194,15 @@ class SolverNode(NodeBase):
         """`checkpointURL` committed for a job (PROTOCOL.md 2.4)."""
         return f"http://{self.public_host}:{self.port}/jobs/{job_id}"
 
+    def http_app(self) -> FastAPI:
+        """The checkpoint server's app (`solver.server.create_app` over `catalog`); a test
+        adversary may wrap it."""
+        return create_app(self.catalog)
+
     def start_server(self) -> None:
         """Start the checkpoint server thread (idempotent)."""
         if self._server is None:
-            self._server = ServerThread(create_app(self.catalog), self.bind_host, self.port)
+            self._server = ServerThread(self.http_app(), self.bind_host, self.port)
             self._server.start()
 
     def stop_server(self) -> None:

@@ -54,7 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from chain.errors import ContractRevert
-from noderuntime import TERMINAL_JOB_STATUSES, NodeBase
+from noderuntime import TERMINAL_JOB_STATUSES, UNUSABLE_DATA, NodeBase
 from noderuntime.adjudication import Adjudication
 from noderuntime.ports import ChainPort
 from noderuntime.records import CheckResult, RecordStore, VerifierJob, VerifierRecords, Vote
@@ -424,7 +424,8 @@ class VerifierNode(NodeBase):
         (one, or the interval a challenger escalated)? (None: retry)
 
         The step's start state comes from the defender (the solver's checkpoint server). When
-        it stays unreachable for `UNAVAILABLE_ATTEMPTS` rounds and the last third of the vote
+        it stays unreachable or unusable (`UNUSABLE_DATA`: bytes that do not hash to the agreed
+        state, N-24) for `UNAVAILABLE_ATTEMPTS` rounds and the last third of the vote
         window has begun, the member votes the claim wrong: whoever withholds the data its
         claim needs loses (docs/SECURITY.md P-6), instead of a silent committee keeping it.
         """
@@ -437,17 +438,18 @@ class VerifierNode(NodeBase):
                 bytes(claim.claimed_end_hash),
                 int(claim.steps),
             )
-        except CheckpointUnavailable as exc:
+        except UNUSABLE_DATA as exc:
+            # Unreachable, or bytes that do not hash to the agreed state (N-24): withheld.
             if self._give_up(key, int(dispute.commit_deadline) - 10):
                 self.log.warning(
-                    "step dispute %d: the defender's data is still unreachable (%s): voting "
+                    "step dispute %d: the defender's data is still unusable (%s): voting "
                     "its claim wrong",
                     int(dispute.dispute_id),
                     exc,
                 )
                 return False
             self._unavailable[key] = self._unavailable.get(key, 0) + 1
-            self.log.warning("step dispute %d: data unreachable: %s", dispute.dispute_id, exc)
+            self.log.warning("step dispute %d: data unusable: %s", dispute.dispute_id, exc)
             return None
         self.log.info(
             "step dispute %d (job %d steps %d..%d): claimed end hash is %s",

@@ -207,3 +207,26 @@ def test_all_nodes_restarted_mid_dispute_finish_the_game(net: Network) -> None:
     assert end is JobStatus.Rejected
     game = _game(net, job_id)
     assert game is not None and game.status is GameStatus.ChallengerWon
+
+
+def test_solver_serving_corrupt_bytes_loses_by_escalation(net: Network) -> None:
+    """N-24: the solver trains and commits honestly but serves, from segment 2 on, bytes that do
+    not hash to its commitment, to everyone. The verifiers reject (no usable data); in the game
+    its challenger cannot compute a response from such bytes and escalates (before: it kept
+    failing on the hash mismatch and lost on its clock, 6 games in a row, and the cheater was
+    paid); the step committee cannot fetch usable bytes either and votes the claim wrong. Every
+    honest verifier keeps its stake, the solver is slashed."""
+    verifiers = [net.client(i).address for i in (V1, V2, V3)]
+    before = {a: net.holdings(a) for a in verifiers}
+    job_id, _nodes = _start(net, "corrupt-serve")
+    assert net.wait_status(job_id, JobStatus.Finalized, JobStatus.Rejected, timeout=450) is (
+        JobStatus.Rejected
+    )
+    game = _game(net, job_id)
+    assert game is not None and game.status is GameStatus.ChallengerWon
+    claim = net.client(0).committee.step_claim_of(int(game.step_dispute_id))
+    assert claim.is_step and claim.steps == game.hi - game.lo > 1  # escalated, not timed out
+    assert net.slashed(net.client(SOLVER).address, Role.Solver) == net.params.solver_stake
+    for address in verifiers:
+        assert net.slashed(address, Role.Verifier) == 0
+        assert net.holdings(address) >= before[address]  # fees earned, nothing lost

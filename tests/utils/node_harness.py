@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from chain import DEV_PRIVATE_KEYS, Anvil, ChainClient, ProtocolParams, deploy_protocol
-from veritrain.enums import JobStatus
+from veritrain.enums import JobStatus, Role
 from veritrain.spec import JobSpec, default_digits_spec
 
 E18 = 10**18
@@ -195,6 +195,17 @@ class Network:
             for ev in logs
             if str(ev.args["account"]).lower() == account.lower() and int(ev.args["role"]) == role
         )
+
+    def holdings(self, account: str) -> int:
+        """Everything ``account`` owns in the protocol's token (wei): its balance, its Escrow
+        credit and its stake (staked plus unbonding) in every role. An honest party's holdings
+        after a job, minus what it paid in, is what the job cost or earned it."""
+        reader = self.client(0)
+        total = reader.token.balance_of(account) + reader.escrow.credit_of(account)
+        for role in Role:
+            view = reader.stakes.stake_of(account, role)
+            total += view.staked + view.unbonding
+        return total
 
     def wait_active(self, role: int, *indices: int, timeout: float = 60.0) -> None:
         reader = self.client(0)

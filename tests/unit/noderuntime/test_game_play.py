@@ -18,7 +18,13 @@ from solver.trainer import train_job
 from tests.utils.node_fixtures import tiny_spec
 from veritrain.bisection import GameView, StepTrajectory, play_out
 from veritrain.enums import GameStatus, Side
-from veritrain.errors import CheckpointUnavailable
+from veritrain.errors import (
+    CheckpointFormatError,
+    CheckpointHashMismatch,
+    CheckpointUnavailable,
+    MerkleProofInvalid,
+    RemoteResponseError,
+)
 from veritrain.hexutil import from_hex
 from veritrain.store import CheckpointStore
 from veritrain.training import TrainingEngine
@@ -285,5 +291,48 @@ def test_challenger_without_the_defenders_data_escalates_instead_of_timing_out(
     game.now += 16  # over half of its 30 s clock
     challenger.play_challenger(job, state)
     assert game.escalated == (20, 30)  # the committee replays all 10 steps
+    assert game.g["status"] == GameStatus.AwaitingStep
+    assert [(m.kind, m.lo, m.hi) for m in state.read().games[1].moves] == [("escalate", 20, 30)]
+
+
+@pytest.mark.parametrize(
+    "served",
+    [
+        CheckpointHashMismatch(
+            b"\xab" * 32, b"\x12" * 32, "http://127.0.0.1:9/jobs/1/checkpoints/20"
+        ),
+        MerkleProofInvalid("job 1: bad proof of leaf 2"),
+        RemoteResponseError("bad proof response from http://127.0.0.1:9/jobs/1/proofs/2"),
+        CheckpointFormatError("checkpoint is not a veritrain state"),
+    ],
+    ids=["corrupt-bytes", "bad-proof", "malformed-response", "unparsable-state"],
+)
+def test_challenger_served_unusable_data_escalates_instead_of_timing_out(
+    cheat, tmp_path: Path, served: Exception
+) -> None:
+    """N-24: the defender serves bytes that do not hash to its commitment (or a proof that does
+    not verify, or a malformed answer): to the challenger that is withheld data, and it escalates
+    once half of its turn's clock is spent, exactly as for an unreachable server. Before, only
+    `CheckpointUnavailable` escalated: the mismatch propagated every round, the challenger never
+    moved and lost on its clock (6 games lost, the cheater paid)."""
+    _engine, leaves, traj = cheat
+    game = FakeGame(20, 30, clock=30)
+    ends = lambda: (leaves[2], leaves[3], [], [])  # noqa: E731
+    defender, challenger = _node(game, D), _node(game, C)
+
+    def corrupt(_job: Any, _segment: int) -> Any:
+        raise served
+
+    challenger.segment_trajectory = corrupt  # type: ignore[method-assign]
+    state = RecordStore(tmp_path / "c_state.json", NodeRecords)
+    job = SimpleNamespace(job_id=1, dispute_id=1)
+    defender.play_game(1, traj.hash_at, endpoints=ends)
+    defender.play_game(1, traj.hash_at)  # bisect at 25
+    with pytest.raises(type(served)):
+        challenger.play_challenger(job, state)  # early in its turn: the defender may repair it
+    assert game.g["status"] == GameStatus.AwaitingResponse
+    game.now += 16  # over half of its 30 s clock
+    challenger.play_challenger(job, state)
+    assert game.escalated == (20, 30)
     assert game.g["status"] == GameStatus.AwaitingStep
     assert [(m.kind, m.lo, m.hi) for m in state.read().games[1].moves] == [("escalate", 20, 30)]
