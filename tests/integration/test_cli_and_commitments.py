@@ -83,35 +83,42 @@ def test_python_trees_with_a_second_state_per_index_are_refused_on_chain(client_
     p = solver.jobs.job_params()
     submitter.token.faucet(1_000 * E18)
     solver.token.faucet(1_000 * E18)
-    solver.stakes.stake(0, 6 * p.solver_stake)
+    solver.stakes.stake(0, 8 * p.solver_stake)
     submitter.shares.register_model(b"\x02" * 32)
     k = 4
-    for m in (1, 2, 3, 4, 8):
+    for m in (1, 2, 3, 4, 5, 8):
         honest = [os.urandom(32) for _ in range(m + 1)]
         other = [os.urandom(32) for _ in range(m + 1)]
         # The spliced tree: the honest checkpoints at their positions, then the other
-        # trajectory's checkpoints 1..m (each leaf with its own index and step) after them.
+        # trajectory's last checkpoints (each leaf with its own index and step) after them: in
+        # the padding positions when there are some (same depth), else one level deeper.
+        pad = (1 << checkpoint_tree(honest, k).depth) - (m + 1)
+        spliced = range(m + 1 - min(pad, m), m + 1) if pad else range(1, m + 1)
         leaves = [leaf_hash(i, i * k, h) for i, h in enumerate(honest)]
-        leaves += [leaf_hash(i, i * k, other[i]) for i in range(1, m + 1)]
+        leaves += [leaf_hash(i, i * k, other[i]) for i in spliced]
         tree = MerkleTree(leaves)
         job_id = _post_and_claim(submitter, solver, honest[0], m * k, k)
-        solver.jobs.commit_checkpoints(
-            job_id, tree.root, tree.proof(0), "http://127.0.0.1:1/jobs/1", os.urandom(32)
-        )
-        same_depth = tree.depth == checkpoint_tree(honest, k).depth
+        url, secret_hash = "http://127.0.0.1:1/jobs/1", os.urandom(32)
+        if tree.depth != checkpoint_tree(honest, k).depth:
+            # A deeper tree: even the leaf-0 proof has the wrong length.
+            with pytest.raises(errors.InitialStateNotCommitted):
+                solver.jobs.commit_checkpoints(job_id, tree.root, tree.proof(0), url, secret_hash)
+            continue
+        solver.jobs.commit_checkpoints(job_id, tree.root, tree.proof(0), url, secret_hash)
         for i in range(m + 1):
-            assert solver.jobs.verify_checkpoint(job_id, i, honest[i], tree.proof(i)) is same_depth
-        for pos in range(m + 1, len(leaves)):
-            i = pos - m
+            assert solver.jobs.verify_checkpoint(job_id, i, honest[i], tree.proof(i)) is True
+        for pos, i in enumerate(spliced, start=m + 1):
             assert solver.jobs.verify_checkpoint(job_id, i, other[i], tree.proof(pos)) is False
+            assert solver.jobs.verify_checkpoint(job_id, pos, other[i], tree.proof(pos)) is False
     # P-25: own weights at index 0, the leaf (0, initHash) smuggled in after the trajectory.
     init = os.urandom(32)
-    own = [os.urandom(32) for _ in range(4)]
+    own = [os.urandom(32) for _ in range(5)]
     smuggled = MerkleTree([*checkpoint_tree(own, k).leaves, leaf_hash(0, 0, init)])
-    job_id = _post_and_claim(submitter, solver, init, 3 * k, k)
+    assert smuggled.depth == checkpoint_tree(own, k).depth  # the extra leaf sits in the padding
+    job_id = _post_and_claim(submitter, solver, init, 4 * k, k)
     with pytest.raises(errors.InitialStateNotCommitted):
         solver.jobs.commit_checkpoints(
-            job_id, smuggled.root, smuggled.proof(4), "http://127.0.0.1:1/jobs/1", os.urandom(32)
+            job_id, smuggled.root, smuggled.proof(5), "http://127.0.0.1:1/jobs/1", os.urandom(32)
         )
 
 
