@@ -16,7 +16,7 @@ Lifecycle of one job, as driven by `SolverNode.step()` (PROTOCOL.md section 1):
 3. build the Merkle tree, publish the checkpoints on the HTTP server (sealed), draw the job's
    secret (docs/FORCED_ERRORS.md; persisted before anything is sent) and
    `commitCheckpoints(root, proof of leaf 0, http://{public_host}:{port}/jobs/{jobId},
-   secretCommitment)` (the contract checks that leaf 0 is (0, initHash));
+   secretCommitment)` (the contract checks that checkpoint 0, at its position, is initHash);
 4. `assignVerifiers` once the randomness block is mined (anyone may; "not ready" reverts are
    retried quietly);
 5. once assigned: draw the forced error from the secret and the sample, serve only the start
