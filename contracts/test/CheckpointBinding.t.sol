@@ -71,7 +71,15 @@ contract CheckpointBinding_Test is Deployers {
         }
     }
 
+    /// @notice The attacker's extra leaves sit in padding positions: its proofs have the job tree's
+    ///         depth, so only the position binding can refuse them.
+    function _assertSameDepth() internal view {
+        uint256 jobDepth = LibCheckpoint.depth(TOTAL_STEPS / INTERVAL + 1);
+        require(LibCheckpoint.depth(tree.length) == jobDepth, "attacker tree deeper than the job's");
+    }
+
     function _commitTree() internal {
+        _assertSameDepth();
         bytes32 root = Merkle.root(tree);
         bytes32[] memory initProof = Merkle.proof(tree, positionOf[0]);
         bytes32 commitment = _secretCommitment(jobId, solver);
@@ -191,6 +199,7 @@ contract CheckpointBinding_Test is Deployers {
         while (tree.length > own.length + 1) {
             tree.pop();
         }
+        _assertSameDepth();
         bytes32 root = Merkle.root(tree);
         bytes32[] memory initProof = Merkle.proof(tree, positionOf[0]);
         uint256 submitterBefore = token.balanceOf(submitter) + escrow.creditOf(submitter);
