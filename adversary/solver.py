@@ -17,11 +17,18 @@ Modes (each honest in segments 0 and 1, cheating from `CHEAT_FROM_SEGMENT` on):
   state request from segment `CHEAT_FROM_SEGMENT` on with bytes that do not hash to the
   commitment (one flipped bit, `CorruptBodies`), to everyone: withheld data in disguise.
 
-All build a *consistent* Merkle tree over the states they actually produced, so only replay
-(or, for ``"other-init"``, the on-chain initHash check) catches them, not a proof check.
+- ``"smuggle-init"``: trains from other initial weights like ``"other-init"``, and commits a
+  tree over its own checkpoints with the leaf (0, initHash) smuggled in after them, proving that
+  extra leaf for the commit's leaf-0 check (docs/SECURITY.md P-25). With the positional tree
+  (one leaf per index) the proof of index 0 fails: it can never commit.
+
+All but ``"smuggle-init"`` build a *consistent* Merkle tree over the states they actually
+produced, so only replay (or, for ``"other-init"``, the on-chain initHash check) catches them,
+not a proof check.
 `CheatingSolverNode` overrides the production `SolverNode.step_function` hook, so it trains,
 commits and serves (`/states/{step}`) its own trajectory through the production code;
-``"other-init"`` overrides `SolverNode.initial_state`.
+``"other-init"`` and ``"smuggle-init"`` override `SolverNode.initial_state`, ``"smuggle-init"``
+also `SolverNode.commitment`.
 
 Run: not a script; ``CheatingSolverNode(client, data_dir, mode="perturb")`` or
 ``veritrain adversary solver --mode perturb ...``.
@@ -30,12 +37,14 @@ Run: not a script; ``CheatingSolverNode(client, data_dir, mode="perturb")`` or
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from adversary.training import perturb_weights, skip_step
-from solver.node import SolverNode
+from solver.node import CommitTree, SolverNode
+from veritrain.commitments import leaf_hash
+from veritrain.merkle import MerkleTree, checkpoint_tree
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -57,7 +66,13 @@ __all__ = [
     "solver_node",
 ]
 
-ADVERSARIES: tuple[str, ...] = ("skip-steps", "perturb", "other-init", "corrupt-serve")
+ADVERSARIES: tuple[str, ...] = (
+    "skip-steps",
+    "perturb",
+    "other-init",
+    "smuggle-init",
+    "corrupt-serve",
+)
 CHEAT_FROM_SEGMENT = 2
 """Adversaries behave honestly in segments 0 and 1 and cheat from this segment on."""
 PERTURB_STD = 1e-3
@@ -149,13 +164,23 @@ class CheatingSolverNode(SolverNode):
         return app
 
     def initial_state(self, engine: TrainingEngine) -> TrainState:
-        """State 0: in ``"other-init"`` mode the seed-initialised state plus seeded noise (std
-        `OTHER_INIT_STD`), else the honest one."""
+        """State 0: in ``"other-init"`` and ``"smuggle-init"`` modes the seed-initialised state
+        plus seeded noise (std `OTHER_INIT_STD`), else the honest one."""
         state = engine.init_state()
-        if self.mode == "other-init":
+        if self.mode in ("other-init", "smuggle-init"):
             # ADVERSARY: start from other weights than the spec's seed-initialised ones
             perturb_weights(state, OTHER_INIT_STD, seed=_perturb_seed(engine.spec, 0) + 1)
         return state
+
+    def commitment(self, hashes: Sequence[bytes], interval: int, init_hash: bytes) -> CommitTree:
+        """In ``"smuggle-init"`` mode: the tree over its own checkpoints plus the leaf
+        (0, initHash) after them, and the proof of that extra leaf; else the honest one."""
+        if self.mode != "smuggle-init":
+            return super().commitment(hashes, interval, init_hash)
+        # ADVERSARY: smuggle the leaf (0, initHash) in next to a run from other weights
+        leaves = [*checkpoint_tree(hashes, interval).leaves, leaf_hash(0, 0, init_hash)]
+        tree = MerkleTree(leaves)
+        return CommitTree(tree.root, tree.proof(len(leaves) - 1))
 
 
 class CorruptBodies:

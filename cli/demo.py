@@ -455,9 +455,8 @@ def _job_metric(job: Any) -> tuple[str, float | None]:
         (`veritrain.spec.METRIC_LABELS`); the value is None when the checkpoint cannot be
         fetched or fails its proof (the name is ``"accuracy"`` when the spec cannot be read).
     """
-    from veritrain.commitments import leaf_hash
     from veritrain.errors import VeritrainError
-    from veritrain.merkle import verify_proof
+    from veritrain.merkle import verify_checkpoint
     from veritrain.spec import load_spec
     from veritrain.training import TrainingEngine
     from veritrain.wire import CheckpointClient
@@ -471,10 +470,13 @@ def _job_metric(job: Any) -> tuple[str, float | None]:
         last = spec.num_leaves - 1
         solver = CheckpointClient(job.checkpoint_url)
         proof = solver.proof(last)
-        if not verify_proof(
+        if not verify_checkpoint(
             proof.proof_bytes(),
             job.merkle_root,
-            leaf_hash(spec.total_steps, proof.state_hash_bytes()),
+            spec.total_steps,
+            spec.checkpoint_interval,
+            last,
+            proof.state_hash_bytes(),
         ):
             return metric, None
         blob = solver.checkpoint(spec.total_steps, proof.state_hash_bytes())

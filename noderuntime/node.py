@@ -1093,9 +1093,8 @@ class NodeBase:
             MerkleProofInvalid: the solver's proof of leaf s does not verify.
         """
         from veritrain.bisection import StepTrajectory
-        from veritrain.commitments import leaf_hash
         from veritrain.errors import MerkleProofInvalid
-        from veritrain.merkle import verify_proof
+        from veritrain.merkle import verify_checkpoint
         from veritrain.store import CheckpointStore
         from veritrain.wire import CheckpointClient
 
@@ -1116,9 +1115,13 @@ class NodeBase:
             solver = CheckpointClient(url, self.http_client)
             proof = solver.proof(segment)
             start_hash = proof.state_hash_bytes()
-            leaf = leaf_hash(segment * k, start_hash)
-            if proof.step != segment * k or not verify_proof(
-                proof.proof_bytes(), bytes(job.merkle_root), leaf
+            if proof.step != segment * k or not verify_checkpoint(
+                proof.proof_bytes(),
+                bytes(job.merkle_root),
+                spec.total_steps,
+                k,
+                segment,
+                start_hash,
             ):
                 raise MerkleProofInvalid(f"job {job_id}: bad proof of leaf {segment}")
             start_blob = solver.checkpoint(segment * k, start_hash)

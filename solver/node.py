@@ -16,7 +16,7 @@ Lifecycle of one job, as driven by `SolverNode.step()` (PROTOCOL.md section 1):
 3. build the Merkle tree, publish the checkpoints on the HTTP server (sealed), draw the job's
    secret (docs/FORCED_ERRORS.md; persisted before anything is sent) and
    `commitCheckpoints(root, proof of leaf 0, http://{public_host}:{port}/jobs/{jobId},
-   secretCommitment)` (the contract checks that leaf 0 is (0, initHash));
+   secretCommitment)` (the contract checks that checkpoint 0, at its position, is initHash);
 4. `assignVerifiers` once the randomness block is mined (anyone may; "not ready" reverts are
    retried quietly);
 5. once assigned: draw the forced error from the secret and the sample, serve only the start
@@ -48,7 +48,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from chain.errors import ContractRevert
 from noderuntime import TERMINAL_JOB_STATUSES, NodeBase
@@ -81,6 +81,18 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 __all__ = ["SolverNode", "Phase"]
+
+
+class CommitTree(NamedTuple):
+    """What `commitCheckpoints` takes of a checkpoint tree.
+
+    Attributes:
+        root: the 32-byte Merkle root.
+        init_proof: the sibling hashes (32 bytes each, bottom-up) proving checkpoint 0.
+    """
+
+    root: bytes
+    init_proof: list[bytes]
 
 
 class SolverNode(NodeBase):
@@ -188,6 +200,21 @@ class SolverNode(NodeBase):
             engine: the job's engine.
         """
         return engine.init_state()
+
+    def commitment(self, hashes: Sequence[bytes], interval: int, init_hash: bytes) -> CommitTree:
+        """The root and the proof of checkpoint 0 this solver commits (honest: the positional
+        tree over its own state hashes, `veritrain.merkle.checkpoint_tree`).
+
+        Override point: an adversary that commits another tree replaces it; the contract
+        checks the proof at index 0 against the job's initHash (docs/SECURITY.md P-25).
+
+        Args:
+            hashes: the 32-byte state hashes of checkpoints 0..N/k it trained.
+            interval: the job's checkpoint interval k (steps).
+            init_hash: the job's on-chain initHash (unused by the honest solver).
+        """
+        tree = checkpoint_tree(hashes, interval)
+        return CommitTree(tree.root, tree.proof(0))
 
     # ------------------------------------------------------------------------- lifecycle
     def checkpoint_url(self, job_id: int) -> str:
@@ -316,13 +343,13 @@ class SolverNode(NodeBase):
                     secret = new_secret()
                     rec = self._put(job_id, secret=secret)
                 commitment = secret_commitment(job_id, self.client.address, secret)
-                init_proof = checkpoint_tree(rec.hashes, rec.interval).proof(0)
+                committed = self.commitment(rec.hashes, rec.interval, bytes(job.init_hash))
                 receipt = self.send(
-                    f"commitCheckpoints job {job_id} root {to_hex(root)[:10]}",
+                    f"commitCheckpoints job {job_id} root {to_hex(committed.root)[:10]}",
                     self.client.jobs.commit_checkpoints,
                     job_id,
-                    root,
-                    init_proof,
+                    committed.root,
+                    committed.init_proof,
                     url,
                     commitment,
                 )

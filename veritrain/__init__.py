@@ -32,7 +32,7 @@ from veritrain.errors import (
     VeritrainError,
 )
 from veritrain.hexutil import as_bytes32, from_hex, to_hex
-from veritrain.merkle import MerkleTree, checkpoint_tree, verify_proof
+from veritrain.merkle import MerkleTree, checkpoint_tree, verify_checkpoint, verify_proof
 from veritrain.replay import (
     SegmentCheck,
     check_segment,
@@ -115,6 +115,7 @@ __all__ = [
     "replay_segment",
     "state_hash",
     "to_hex",
+    "verify_checkpoint",
     "verify_proof",
     "verify_state_hash",
 ]

@@ -3,8 +3,8 @@
 One home for the hashes a node computes locally and a contract recomputes on chain, each
 byte-for-byte the Solidity formula (ABI encoding through eth_abi, keccak256):
 
-- `leaf_hash(step, state_hash)`: a checkpoint leaf of the job's Merkle tree
-  (`LibCheckpoint.leafHash`).
+- `leaf_hash(index, step, state_hash)`: checkpoint `index`'s leaf of the job's positional
+  Merkle tree (`LibCheckpoint.leafHash`, `veritrain.merkle`).
 - `secret_commitment(job_id, solver, secret)`: the solver's forced-error secret, committed with
   its checkpoints (`VerificationRound`, docs/FORCED_ERRORS.md).
 - `verdict_commitment(job_id, verifier, ends, salt)`: a verifier's sealed verdicts: the end
@@ -87,24 +87,35 @@ def bytes32_arg(value: bytes, what: str) -> bytes:
     return data
 
 
-def leaf_hash(step: int, state_hash: bytes) -> bytes:
-    """Leaf of checkpoint `step`: `keccak256(bytes.concat(keccak256(abi.encode(step, hash))))`.
+def leaf_hash(index: int, step: int, state_hash: bytes) -> bytes:
+    """Leaf of checkpoint `index`:
+    `keccak256(bytes.concat(keccak256(abi.encode(index, step, hash))))`.
+
+    The index and step in the leaf make it meaningful at one position of the positional tree
+    only (`veritrain.merkle`, docs/SECURITY.md P-21); the double hash keeps an inner node from
+    being read as a leaf.
 
     Args:
-        step: the checkpoint's step (uint256).
+        index: the checkpoint index i (uint256), its position in the tree.
+        step: the checkpoint's step, i * k (uint256).
         state_hash: its 32-byte sha256 state hash (bytes32).
 
     Returns:
-        The 32-byte leaf, equal to Solidity `LibCheckpoint.leafHash(step, stateHash)`.
+        The 32-byte leaf, equal to Solidity `LibCheckpoint.leafHash(index, step, stateHash)`.
 
     Raises:
-        MerkleError: if `step` is out of uint256 range or `state_hash` is not 32 bytes.
+        MerkleError: if `index` or `step` is out of uint256 range or `state_hash` is not 32
+            bytes.
     """
+    if not 0 <= index < 2**256:
+        raise MerkleError(f"index {index} out of uint256 range")
     if not 0 <= step < 2**256:
         raise MerkleError(f"step {step} out of uint256 range")
     if len(state_hash) != 32:
         raise MerkleError(f"state hash must be 32 bytes, got {len(state_hash)}")
-    return keccak256(keccak256(step.to_bytes(32, "big") + bytes(state_hash)))
+    return keccak256(
+        keccak256(index.to_bytes(32, "big") + step.to_bytes(32, "big") + bytes(state_hash))
+    )
 
 
 def secret_commitment(job_id: int, solver: str, secret: bytes) -> bytes:

@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from veritrain.commitments import leaf_hash
 from veritrain.errors import (
     CheckpointFormatError,
     CheckpointHashMismatch,
@@ -33,7 +32,7 @@ from veritrain.errors import (
     RemoteResponseError,
 )
 from veritrain.hexutil import as_bytes32, to_hex
-from veritrain.merkle import verify_proof
+from veritrain.merkle import verify_checkpoint
 from veritrain.spec import JobSpec
 from veritrain.state import state_hash
 from veritrain.wire import DEFAULT_TIMEOUT_S, CheckpointClient
@@ -137,7 +136,8 @@ def check_segment(
     """Check one committed segment by replay against the on-chain Merkle root.
 
     Steps: fetch proofs of leaves s and s+1; check their leaf index and step; verify both
-    proofs against `root` (OpenZeppelin MerkleProof semantics); download checkpoint s*k and
+    proofs at their positions against `root` (`veritrain.merkle.verify_checkpoint`, as
+    `LibCheckpoint.verify` on chain); download checkpoint s*k and
     check its sha256 against the proven leaf; replay k steps; compare the end hash with the
     proven leaf s+1.
 
@@ -155,9 +155,9 @@ def check_segment(
             can retry before its verdict deadline.
         timeout: HTTP timeout in seconds when no client is given.
         init_hash: the job's on-chain initial state hash (32 bytes): segment 0 must start from
-            it. Sorted-pair Merkle proofs do not fix a leaf's index, so a tree may hold the
-            leaf (0, initHash) for the commit check and another step-0 leaf where segment 0's
-            start is served; this check rejects that (docs/SECURITY.md P-7).
+            it. The commit proved checkpoint 0 is initHash and the positional tree holds one
+            state per index, so a proven start of segment 0 is initHash already; the check
+            stays as a guard that does not depend on the tree (docs/SECURITY.md P-7, P-25).
 
     Returns:
         A `SegmentCheck`; `ok=False` with a `reason` for invalid proofs, a proof for the
@@ -195,7 +195,9 @@ def check_segment(
                         f"proof for leaf {leaf_index} names leaf {p.leaf_index} step {p.step}, "
                         f"expected step {step}",
                     )
-                if not verify_proof(p.proof_bytes(), root_b, leaf_hash(step, p.state_hash_bytes())):
+                if not verify_checkpoint(
+                    p.proof_bytes(), root_b, spec.total_steps, k, leaf_index, p.state_hash_bytes()
+                ):
                     return result(
                         False,
                         f"Merkle proof of leaf {leaf_index} (step {step}, state {p.state_hash}) "

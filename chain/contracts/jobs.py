@@ -121,8 +121,9 @@ class JobsFacade(ContractFacade):
         Args:
             job_id: the job (claimed by this account).
             merkle_root: root of `veritrain.merkle.checkpoint_tree` (32 bytes).
-            init_proof: ``tree.proof(0)``: sibling hashes (32 bytes each) proving leaf 0 is
-                ``(0, job.init_hash)``; the call reverts ``InitialStateNotCommitted`` otherwise.
+            init_proof: ``tree.proof(0)``: sibling hashes (32 bytes each, exactly the tree depth)
+                proving checkpoint 0, at position 0 of the positional tree, is ``job.init_hash``;
+                the call reverts ``InitialStateNotCommitted`` otherwise.
             checkpoint_url: base URL of the solver's checkpoint API.
             secret_commitment: 32 bytes, non-zero.
         """

@@ -266,8 +266,9 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
             revert CommitDeadlinePassed(jobId, job.commitDeadline, uint64(block.timestamp));
         }
         if (merkleRoot == bytes32(0)) revert ZeroMerkleRoot(jobId);
-        // INVARIANT: every committed run starts from the spec's seed-initialised state.
-        if (!LibCheckpoint.verify(initProof, merkleRoot, 0, job.initHash)) {
+        // INVARIANT: every committed run starts from the spec's seed-initialised state: the
+        // positional tree holds one leaf per index, so checkpoint 0 is initHash and nothing else.
+        if (!LibCheckpoint.verify(initProof, merkleRoot, job.totalSteps, job.checkpointInterval, 0, job.initHash)) {
             revert InitialStateNotCommitted(jobId, merkleRoot, job.initHash);
         }
         uint64 randomnessBlock = uint64(block.number + 1);
@@ -536,9 +537,8 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     {
         Job storage job = _jobs[jobId];
         if (job.merkleRoot == bytes32(0)) return false;
-        uint256 interval = job.checkpointInterval;
-        if (leafIndex > job.totalSteps / interval) return false;
-        valid = LibCheckpoint.verify(proof, job.merkleRoot, leafIndex * interval, stateHash);
+        valid =
+            LibCheckpoint.verify(proof, job.merkleRoot, job.totalSteps, job.checkpointInterval, leafIndex, stateHash);
     }
 
     /// @inheritdoc IJobManager

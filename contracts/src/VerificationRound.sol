@@ -145,8 +145,8 @@ contract VerificationRound is IVerificationRound {
         uint256 samples = segments.length;
         if (startHashes.length != samples) revert LengthMismatch(submissionId, samples, startHashes.length);
         if (endHashes.length != samples) revert LengthMismatch(submissionId, samples, endHashes.length);
-        // Segment 0 starts from the job's initial state: the commit check proves (0, initHash) is a
-        // leaf, but sorted-pair proofs do not fix its index (docs/SECURITY.md P-7).
+        // Segment 0 starts from the job's initial state, which the commit proved is checkpoint 0
+        // (docs/SECURITY.md P-7, P-25): a claim from anything else is refused before any replay.
         for (uint256 i; i < samples; ++i) {
             if (segments[i] == 0 && startHashes[i] != job.initHash) {
                 revert InitialStateMismatch(submissionId, startHashes[i], job.initHash);
@@ -517,8 +517,9 @@ contract VerificationRound is IVerificationRound {
         _prove(submissionId, job, segments, proofs, hashes, true);
     }
 
-    /// @notice Reverts InvalidClaimProof unless every `hashes[j]` is the job's committed leaf at step
-    ///         s_j * k (starts) or (s_j + 1) * k (ends).
+    /// @notice Reverts InvalidClaimProof unless every `hashes[j]` is the job's committed checkpoint
+    ///         s_j (starts) or s_j + 1 (ends), proven at its position (LibCheckpoint.verify), so one
+    ///         index has one state: the end of segment s - 1 and the start of segment s are one leaf.
     function _prove(
         SubmissionId submissionId,
         Job memory job,
@@ -529,8 +530,10 @@ contract VerificationRound is IVerificationRound {
     ) internal pure {
         uint256 offset = isEnd ? 1 : 0;
         for (uint256 j; j < hashes.length; ++j) {
-            uint256 step = (uint256(segments[j]) + offset) * job.checkpointInterval;
-            if (!LibCheckpoint.verify(proofs[j], job.merkleRoot, step, hashes[j])) {
+            uint256 index = uint256(segments[j]) + offset;
+            if (!LibCheckpoint.verify(
+                    proofs[j], job.merkleRoot, job.totalSteps, job.checkpointInterval, index, hashes[j]
+                )) {
                 revert InvalidClaimProof(submissionId, j, isEnd);
             }
         }

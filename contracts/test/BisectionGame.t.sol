@@ -1162,14 +1162,16 @@ contract BisectionGame_EveryChallenger_Test is BisectionGame_Init {
     }
 }
 
-/// @notice P-7's gap (docs/SECURITY.md): sorted-pair proofs do not fix a leaf's index, so a solver
-///         can commit a tree with its own start state (pre-trained weights) as leaf 0 and smuggle
-///         the leaf (0, initHash) in elsewhere, only to pass the commit check. Segment 0 must then
-///         still start from initHash: in the claims and in the game's endpoints.
+/// @notice P-7 and P-25 (docs/SECURITY.md): a solver that trained from its own weights (pre-trained,
+///         backdoored) cannot commit them as checkpoint 0, and the positional tree holds no second
+///         state for index 0 (CheckpointBinding_Test tries the smuggled leaf). What it can commit is
+///         initHash at index 0 followed by its own trajectory; segment 0 must then start from
+///         initHash, in the claims and in the game's endpoints, and its own trajectory is what it
+///         defends from there.
 contract BisectionGame_InitialState_Test is BisectionGame_Init {
     bytes32 internal constant OWN_START = keccak256("pretrained weights");
     bytes32 internal init;
-    /// @notice The smuggling tree: (0, OWN_START), (K, own1), (2K, own2), then (0, initHash).
+    /// @notice The committed tree: (0, initHash), (K, own1), (2K, own2).
     bytes32[] internal tree;
     bytes32[] internal own;
 
@@ -1183,17 +1185,16 @@ contract BisectionGame_InitialState_Test is BisectionGame_Init {
         own[0] = OWN_START;
         own[1] = keccak256(abi.encode(OWN_START, "after K steps"));
         own[2] = keccak256(abi.encode(own[1], "after 2K steps"));
-        bytes32[] memory ownLeaves = Merkle.leaves(K, own);
-        tree = new bytes32[](4);
-        for (uint256 i; i < 3; ++i) {
-            tree[i] = ownLeaves[i];
-        }
-        tree[3] = LibCheckpoint.leafHash(0, init);
+        bytes32[] memory committedStates = new bytes32[](3);
+        committedStates[0] = init;
+        committedStates[1] = own[1];
+        committedStates[2] = own[2];
+        tree = Merkle.leaves(K, committedStates);
         vm.prank(submitter);
         jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, init, 2 * K, K, REWARD, SPEC_URI);
         vm.prank(solver);
         jobManager.claimJob(jobId);
-        bytes32[] memory initProof = Merkle.proof(tree, 3);
+        bytes32[] memory initProof = Merkle.proof(tree, 0);
         bytes32 commitment = _secretCommitment(jobId, solver);
         vm.prank(solver);
         jobManager.commitCheckpoints(jobId, Merkle.root(tree), initProof, CHECKPOINT_URL, commitment);
@@ -1210,12 +1211,6 @@ contract BisectionGame_InitialState_Test is BisectionGame_Init {
             starts[j] = segments[j] == 0 ? start0 : own[segments[j]];
             ends[j] = own[segments[j] + 1];
         }
-    }
-
-    /// @notice Tree index of the leaf a claim on `segment` (start or end) is proven with.
-    function _treeIndex(uint32 seg, bool isEnd) internal pure returns (uint256) {
-        if (!isEnd && seg == 0) return 3; // the smuggled (0, initHash)
-        return isEnd ? seg + 1 : seg;
     }
 
     function test_postClaims_segmentZeroFromOwnWeights_reverts() public {
@@ -1249,8 +1244,8 @@ contract BisectionGame_InitialState_Test is BisectionGame_Init {
         bytes32[][] memory startProofs = new bytes32[][](segments.length);
         bytes32[][] memory endProofs = new bytes32[][](segments.length);
         for (uint256 j; j < segments.length; ++j) {
-            startProofs[j] = Merkle.proof(tree, _treeIndex(segments[j], false));
-            endProofs[j] = Merkle.proof(tree, _treeIndex(segments[j], true));
+            startProofs[j] = Merkle.proof(tree, segments[j]);
+            endProofs[j] = Merkle.proof(tree, uint256(segments[j]) + 1);
         }
         bytes32 secret = _secret(jobId);
         vm.prank(solver);
@@ -1259,17 +1254,15 @@ contract BisectionGame_InitialState_Test is BisectionGame_Init {
         disputeId = _job(jobId).disputeId;
         assertEq(uint256(_game().segment), 0, "game not on segment 0");
 
-        bytes32[] memory ownStartProof = Merkle.proof(tree, 0);
+        // Checkpoint 0 has one state, initHash: the proof of index 0 does not prove OWN_START.
+        bytes32[] memory startProof = Merkle.proof(tree, 0);
         bytes32[] memory endProof = Merkle.proof(tree, 1);
-        vm.expectRevert(
-            abi.encodeWithSelector(IBisectionGame.InitialStateMismatch.selector, disputeId, OWN_START, init)
-        );
+        vm.expectRevert(abi.encodeWithSelector(IBisectionGame.InvalidEndpointProof.selector, disputeId, 0, OWN_START));
         vm.prank(solver);
-        game.postEndpoints(disputeId, OWN_START, own[1], ownStartProof, endProof);
+        game.postEndpoints(disputeId, OWN_START, own[1], startProof, endProof);
         // From initHash the game goes on, and the solver's own trajectory is what it must defend.
-        bytes32[] memory initStartProof = Merkle.proof(tree, 3);
         vm.prank(solver);
-        game.postEndpoints(disputeId, init, own[1], initStartProof, endProof);
+        game.postEndpoints(disputeId, init, own[1], startProof, endProof);
         assertEq(_game().agreedHash, init, "game does not start from initHash");
     }
 }

@@ -148,7 +148,13 @@ contract JobManager_SetVerificationRound_Test is JobManager_Init {
             escrow, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), params, address(this)
         );
         vm.expectRevert(IJobManager.VerificationRoundNotSet.selector);
-        fresh.commitCheckpoints(1, _initLeaf(), new bytes32[](0), CHECKPOINT_URL, bytes32(uint256(1)));
+        fresh.commitCheckpoints(
+            1,
+            _initRoot(TOTAL_STEPS, INTERVAL),
+            _initOnlyProof(TOTAL_STEPS, INTERVAL),
+            CHECKPOINT_URL,
+            bytes32(uint256(1))
+        );
     }
 }
 
@@ -428,7 +434,13 @@ contract JobManager_CommitCheckpoints_Test is JobManager_Init {
     function test_commitCheckpoints_notSolver_reverts() public {
         vm.expectRevert(abi.encodeWithSelector(IJobManager.NotSolver.selector, jobId, stranger));
         vm.prank(stranger);
-        jobManager.commitCheckpoints(jobId, _initLeaf(), new bytes32[](0), CHECKPOINT_URL, bytes32(uint256(1)));
+        jobManager.commitCheckpoints(
+            jobId,
+            _initRoot(TOTAL_STEPS, INTERVAL),
+            _initOnlyProof(TOTAL_STEPS, INTERVAL),
+            CHECKPOINT_URL,
+            bytes32(uint256(1))
+        );
     }
 
     function test_commitCheckpoints_afterDeadline_reverts() public {
@@ -438,7 +450,13 @@ contract JobManager_CommitCheckpoints_Test is JobManager_Init {
             abi.encodeWithSelector(IJobManager.CommitDeadlinePassed.selector, jobId, deadline, deadline + 1)
         );
         vm.prank(solver);
-        jobManager.commitCheckpoints(jobId, _initLeaf(), new bytes32[](0), CHECKPOINT_URL, bytes32(uint256(1)));
+        jobManager.commitCheckpoints(
+            jobId,
+            _initRoot(TOTAL_STEPS, INTERVAL),
+            _initOnlyProof(TOTAL_STEPS, INTERVAL),
+            CHECKPOINT_URL,
+            bytes32(uint256(1))
+        );
     }
 
     function test_commitCheckpoints_zeroRoot_reverts() public {
@@ -450,15 +468,29 @@ contract JobManager_CommitCheckpoints_Test is JobManager_Init {
     function test_commitCheckpoints_zeroSecretCommitment_reverts() public {
         vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ZeroCommitment.selector, _sid(jobId)));
         vm.prank(solver);
-        jobManager.commitCheckpoints(jobId, _initLeaf(), new bytes32[](0), CHECKPOINT_URL, bytes32(0));
+        jobManager.commitCheckpoints(
+            jobId, _initRoot(TOTAL_STEPS, INTERVAL), _initOnlyProof(TOTAL_STEPS, INTERVAL), CHECKPOINT_URL, bytes32(0)
+        );
     }
 
     function test_commitCheckpoints_twice_reverts() public {
         vm.prank(solver);
-        jobManager.commitCheckpoints(jobId, _initLeaf(), new bytes32[](0), CHECKPOINT_URL, bytes32(uint256(1)));
+        jobManager.commitCheckpoints(
+            jobId,
+            _initRoot(TOTAL_STEPS, INTERVAL),
+            _initOnlyProof(TOTAL_STEPS, INTERVAL),
+            CHECKPOINT_URL,
+            bytes32(uint256(1))
+        );
         vm.expectRevert(abi.encodeWithSelector(IJobManager.UnexpectedJobStatus.selector, jobId, JobStatus.Committed));
         vm.prank(solver);
-        jobManager.commitCheckpoints(jobId, _initLeaf(), new bytes32[](0), CHECKPOINT_URL, bytes32(uint256(1)));
+        jobManager.commitCheckpoints(
+            jobId,
+            _initRoot(TOTAL_STEPS, INTERVAL),
+            _initOnlyProof(TOTAL_STEPS, INTERVAL),
+            CHECKPOINT_URL,
+            bytes32(uint256(1))
+        );
     }
 
     /// @notice A run that starts from other weights (leaf 0 is not (0, initHash)) cannot be committed,
@@ -668,8 +700,10 @@ contract JobManager_AssignVerifiers_Test is JobManager_Init {
         uint256 id = jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, segmentCount * 3, 3, REWARD, SPEC_URI);
         vm.prank(solver);
         jobManager.claimJob(id);
+        bytes32 root = _initRoot(segmentCount * 3, 3);
+        bytes32[] memory initProof = _initOnlyProof(segmentCount * 3, 3);
         vm.prank(solver);
-        jobManager.commitCheckpoints(id, _initLeaf(), new bytes32[](0), CHECKPOINT_URL, keccak256("secret"));
+        jobManager.commitCheckpoints(id, root, initProof, CHECKPOINT_URL, keccak256("secret"));
         vm.roll(block.number + 2);
         if (blockHash != bytes32(0)) vmx.setBlockhash(block.number - 1, blockHash);
         jobManager.assignVerifiers(id);
@@ -1103,7 +1137,33 @@ contract JobManager_VerifyCheckpoint_Test is JobManager_Init {
         assertTrue(jobManager.verifyCheckpoint(jobId, leafIndex, hashes[leafIndex], proof));
         assertFalse(jobManager.verifyCheckpoint(jobId, leafIndex, keccak256("forged"), proof));
         assertFalse(jobManager.verifyCheckpoint(jobId, segmentCount + 1, hashes[leafIndex], proof));
-        assertEq(LibCheckpoint.leafHash(leafIndex * interval, hashes[leafIndex]), leaves[leafIndex]);
+        _assertPositionBound(jobId, leafIndex, segmentCount, hashes[leafIndex], proof);
+        assertEq(LibCheckpoint.leafHash(leafIndex, leafIndex * interval, hashes[leafIndex]), leaves[leafIndex]);
+    }
+
+    /// @notice The proof binds the position: the same state at any other index does not verify, nor
+    ///         with a proof one level short or long.
+    function _assertPositionBound(
+        uint256 jobId,
+        uint256 leafIndex,
+        uint256 segmentCount,
+        bytes32 stateHash,
+        bytes32[] memory proof
+    ) internal {
+        uint256 other = (leafIndex + 1) % (segmentCount + 1);
+        assertFalse(jobManager.verifyCheckpoint(jobId, other, stateHash, proof));
+        bytes32[] memory longer = new bytes32[](proof.length + 1);
+        for (uint256 i; i < proof.length; ++i) {
+            longer[i] = proof[i];
+        }
+        assertFalse(jobManager.verifyCheckpoint(jobId, leafIndex, stateHash, longer));
+        if (proof.length != 0) {
+            bytes32[] memory shorter = new bytes32[](proof.length - 1);
+            for (uint256 i; i < shorter.length; ++i) {
+                shorter[i] = proof[i];
+            }
+            assertFalse(jobManager.verifyCheckpoint(jobId, leafIndex, stateHash, shorter));
+        }
     }
 
     function test_verifyCheckpoint_everyLeaf_succeeds() public {
@@ -1113,7 +1173,7 @@ contract JobManager_VerifyCheckpoint_Test is JobManager_Init {
     /// @notice Pins the leaf encoding of PROTOCOL.md 2.3 to an explicit formula.
     function test_leafHash_matchesSpec_succeeds() public {
         bytes32 stateHash = sha256("checkpoint bytes");
-        bytes32 expected = keccak256(bytes.concat(keccak256(abi.encode(uint256(10), stateHash))));
-        assertEq(LibCheckpoint.leafHash(10, stateHash), expected);
+        bytes32 expected = keccak256(bytes.concat(keccak256(abi.encode(uint256(5), uint256(10), stateHash))));
+        assertEq(LibCheckpoint.leafHash(5, 10, stateHash), expected);
     }
 }

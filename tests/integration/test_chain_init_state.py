@@ -67,3 +67,28 @@ def test_solver_trained_from_other_weights_cannot_commit(client_factory, tmp_pat
     assert rec is not None and rec.phase == Phase.TRAINED and len(rec.hashes) == 5
     assert rec.hashes[0] != job.init_hash
     assert job.status is JobStatus.Claimed and job.merkle_root == b"\x00" * 32
+
+
+def test_solver_smuggling_the_init_leaf_cannot_commit(client_factory, tmp_path: Path) -> None:
+    """P-25: the adversary trains from other weights and commits a tree over its own
+    checkpoints with the leaf (0, initHash) smuggled in after them, proving that extra leaf for
+    the leaf-0 check (the sorted-pair tree accepted it). With the positional tree its commitment
+    reverts (InitialStateNotCommitted): the job stays Claimed and nobody's tokens move."""
+    submitter, cheater = client_factory(1), client_factory(3)
+    job_id = _post(submitter)
+    node = solver_node(cheater, tmp_path, mode="smuggle-init", serve=False)
+    node.step()  # stake + claim
+    assert cheater.jobs.get_job(job_id).status is JobStatus.Claimed
+    submitter_before = submitter.token.balance_of(submitter.address)
+    stake_before = cheater.stakes.stake_of(cheater.address)
+    for _ in range(3):
+        node.step()  # train, then try (and retry) to commit
+    job = cheater.jobs.get_job(job_id)
+    rec = node.job_record(job_id)
+    assert rec is not None and rec.phase == Phase.TRAINED and len(rec.hashes) == 5
+    assert rec.hashes[0] != job.init_hash
+    committed = node.commitment(rec.hashes, rec.interval, job.init_hash)
+    assert len(committed.init_proof) == 3  # the extra leaf sits in the padding: same depth
+    assert job.status is JobStatus.Claimed and job.merkle_root == b"\x00" * 32
+    assert submitter.token.balance_of(submitter.address) == submitter_before
+    assert cheater.stakes.stake_of(cheater.address) == stake_before

@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from chain import Anvil, ChainClient, Deployment, write_manifest
+from chain import Anvil, ChainClient, Deployment, errors, write_manifest
 from chain.keys import create_keystore, new_account
 from cli.app import app
-from veritrain.merkle import checkpoint_tree
+from veritrain.commitments import leaf_hash
+from veritrain.merkle import MerkleTree, checkpoint_tree
 
 E18 = 10**18
 runner = CliRunner()
@@ -56,6 +57,69 @@ def test_python_merkle_proofs_verify_on_chain(client_factory) -> None:
     assert solver.jobs.verify_checkpoint(job_id, 3, os.urandom(32), tree.proof(3)) is False
     assert solver.jobs.verify_checkpoint(job_id, 4, hashes[3], tree.proof(3)) is False
     assert solver.jobs.verify_checkpoint(job_id, 5, hashes[5], tree.proof(5)[:-1]) is False
+    assert (
+        solver.jobs.verify_checkpoint(job_id, 5, hashes[5], [*tree.proof(5), b"\0" * 32]) is False
+    )
+    assert solver.jobs.verify_checkpoint(job_id, 13, hashes[5], tree.proof(5)) is False
+
+
+def _post_and_claim(
+    submitter: ChainClient, solver: ChainClient, init: bytes, n: int, k: int
+) -> int:
+    job_id = submitter.job_id_from(
+        submitter.jobs.post_job(b"\x02" * 32, os.urandom(32), init, n, k, 10 * E18, "data:,{}")
+    )
+    solver.jobs.claim_job(job_id)
+    return job_id
+
+
+def test_python_trees_with_a_second_state_per_index_are_refused_on_chain(client_factory) -> None:
+    """P-21, P-25 against the contract: Python-built positional trees of 2..9 leaves verify
+    at every index; an attacker's tree that also holds a second trajectory (P-21) proves only
+    its honest leaves, and a tree with an extra leaf (0, initHash) next to a run from other
+    weights (P-25) cannot be committed. Before the positional tree both attacker trees passed
+    (sorted-pair proofs prove membership, not position)."""
+    submitter, solver = client_factory(1), client_factory(2)
+    p = solver.jobs.job_params()
+    submitter.token.faucet(1_000 * E18)
+    solver.token.faucet(1_000 * E18)
+    solver.stakes.stake(0, 8 * p.solver_stake)
+    submitter.shares.register_model(b"\x02" * 32)
+    k = 4
+    for m in (1, 2, 3, 4, 5, 8):
+        honest = [os.urandom(32) for _ in range(m + 1)]
+        other = [os.urandom(32) for _ in range(m + 1)]
+        # The spliced tree: the honest checkpoints at their positions, then the other
+        # trajectory's last checkpoints (each leaf with its own index and step) after them: in
+        # the padding positions when there are some (same depth), else one level deeper.
+        pad = (1 << checkpoint_tree(honest, k).depth) - (m + 1)
+        spliced = range(m + 1 - min(pad, m), m + 1) if pad else range(1, m + 1)
+        leaves = [leaf_hash(i, i * k, h) for i, h in enumerate(honest)]
+        leaves += [leaf_hash(i, i * k, other[i]) for i in spliced]
+        tree = MerkleTree(leaves)
+        job_id = _post_and_claim(submitter, solver, honest[0], m * k, k)
+        url, secret_hash = "http://127.0.0.1:1/jobs/1", os.urandom(32)
+        if tree.depth != checkpoint_tree(honest, k).depth:
+            # A deeper tree: even the leaf-0 proof has the wrong length.
+            with pytest.raises(errors.InitialStateNotCommitted):
+                solver.jobs.commit_checkpoints(job_id, tree.root, tree.proof(0), url, secret_hash)
+            continue
+        solver.jobs.commit_checkpoints(job_id, tree.root, tree.proof(0), url, secret_hash)
+        for i in range(m + 1):
+            assert solver.jobs.verify_checkpoint(job_id, i, honest[i], tree.proof(i)) is True
+        for pos, i in enumerate(spliced, start=m + 1):
+            assert solver.jobs.verify_checkpoint(job_id, i, other[i], tree.proof(pos)) is False
+            assert solver.jobs.verify_checkpoint(job_id, pos, other[i], tree.proof(pos)) is False
+    # P-25: own weights at index 0, the leaf (0, initHash) smuggled in after the trajectory.
+    init = os.urandom(32)
+    own = [os.urandom(32) for _ in range(5)]
+    smuggled = MerkleTree([*checkpoint_tree(own, k).leaves, leaf_hash(0, 0, init)])
+    assert smuggled.depth == checkpoint_tree(own, k).depth  # the extra leaf sits in the padding
+    job_id = _post_and_claim(submitter, solver, init, 4 * k, k)
+    with pytest.raises(errors.InitialStateNotCommitted):
+        solver.jobs.commit_checkpoints(
+            job_id, smuggled.root, smuggled.proof(5), "http://127.0.0.1:1/jobs/1", os.urandom(32)
+        )
 
 
 def test_cli_stake_submit_list_and_shares(anvil: Anvil, manifest: Path, client_factory) -> None:

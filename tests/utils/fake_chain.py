@@ -34,9 +34,8 @@ from chain.types import (
 from noderuntime.ports import ChainPort
 from veritrain import commitments, forced
 from veritrain.bisection import GameView
-from veritrain.commitments import leaf_hash
 from veritrain.enums import DisputePhase, DisputeStatus, JobStatus, RoundOutcome, Verdict
-from veritrain.merkle import verify_proof
+from veritrain.merkle import verify_checkpoint
 
 ZERO = "0x" + "00" * 20
 
@@ -332,7 +331,9 @@ class FakeJobs:
             raise revert("UnexpectedJobStatus", jobId=job_id, status=int(job.status))
         if job.solver != self._client.address:
             raise revert("NotSolver", jobId=job_id, caller=self._client.address)
-        if not verify_proof(list(init_proof), root, leaf_hash(0, job.init_hash)):
+        if not verify_checkpoint(
+            list(init_proof), root, job.total_steps, job.checkpoint_interval, 0, job.init_hash
+        ):
             raise revert(
                 "InitialStateNotCommitted", jobId=job_id, merkleRoot=root, initHash=job.init_hash
             )
@@ -637,8 +638,8 @@ class FakeRound:
         claims = self._client.chain.claims[job_id]
         k = job.checkpoint_interval
         for j, s in enumerate(segments):
-            if not verify_proof(
-                start_proofs[j], job.merkle_root, leaf_hash(s * k, claims.start_hashes[j])
+            if not verify_checkpoint(
+                start_proofs[j], job.merkle_root, job.total_steps, k, s, claims.start_hashes[j]
             ):
                 raise revert(
                     "InvalidClaimProof", submissionId=submission_id, sampleIndex=j, isEnd=False
@@ -648,7 +649,9 @@ class FakeRound:
                 if forced.forced_claim(forced_true_end) != end:
                     raise revert("ForcedClaimMismatch", submissionId=submission_id, sampleIndex=j)
                 end = forced_true_end
-            if not verify_proof(end_proofs[j], job.merkle_root, leaf_hash((s + 1) * k, end)):
+            if not verify_checkpoint(
+                end_proofs[j], job.merkle_root, job.total_steps, k, s + 1, end
+            ):
                 raise revert(
                     "InvalidClaimProof", submissionId=submission_id, sampleIndex=j, isEnd=True
                 )

@@ -470,7 +470,8 @@ interface IJobManager {
     ///         commit deadline); forwards the secret commitment to `IVerificationRound.onCommit`.
     /// @param jobId Job.
     /// @param merkleRoot Root of the checkpoint tree (PROTOCOL.md 2.3), non-zero.
-    /// @param initProof Merkle proof (siblings, bottom-up) that leaf 0 of the tree is (0, job.initHash).
+    /// @param initProof Merkle proof (siblings, bottom-up, exactly the tree depth) that checkpoint 0,
+    ///        at position 0 of the positional tree, is job.initHash (LibCheckpoint.verify).
     /// @param checkpointURL Base URL of the solver's checkpoint API.
     /// @param secretCommitment keccak256(abi.encode(jobId, solver, secret)), non-zero.
     function commitCheckpoints(
@@ -583,11 +584,12 @@ interface IJobManager {
     /// @return params Parameters.
     function params() external view returns (Params memory params);
 
-    /// @notice Whether `stateHash` is leaf `leafIndex` (step leafIndex * k) of the job's committed tree.
+    /// @notice Whether `stateHash` is checkpoint `leafIndex` (step leafIndex * k) of the job's
+    ///         committed tree, at its position (LibCheckpoint: one leaf per index).
     /// @param jobId Job.
-    /// @param leafIndex Leaf index in [0, N/k].
+    /// @param leafIndex Checkpoint index in [0, N/k] (false above).
     /// @param stateHash sha256 of the checkpoint bytes.
-    /// @param proof Sibling hashes, bottom-up.
+    /// @param proof Sibling hashes, bottom-up: exactly ceil(log2(N/k + 1)) of them (false otherwise).
     /// @return valid True if the proof verifies against the job's Merkle root.
     function verifyCheckpoint(uint256 jobId, uint256 leafIndex, bytes32 stateHash, bytes32[] calldata proof)
         external

@@ -2,33 +2,95 @@
 pragma solidity 0.8.37;
 
 // Libraries
-import {MerkleProof} from "@openzeppelin/contracts/utils/cryptography/MerkleProof.sol";
+import {Hashes} from "@openzeppelin/contracts/utils/cryptography/Hashes.sol";
 
 /// @title LibCheckpoint
-/// @notice Checkpoint Merkle commitment of PROTOCOL.md 2.3: leaves are double-hashed
-///         `(step, stateHash)` pairs, pairs are hashed sorted (OpenZeppelin `commutativeKeccak256`),
-///         an odd node is carried up unchanged, and proofs verify with `MerkleProof.verify`.
+/// @notice Checkpoint commitment of PROTOCOL.md 2.3: a positional Merkle tree with exactly one leaf
+///         per checkpoint index (docs/SECURITY.md P-21, P-25).
+///
+///         A job of N steps with checkpoint interval k has M + 1 checkpoints, M = N / k; checkpoint
+///         i is the state after step i * k. Its leaf is
+///         `keccak256(bytes.concat(keccak256(abi.encode(i, i * k, stateHash))))` and sits at
+///         position i of a complete binary tree of depth d = ceil(log2(M + 1)); the 2^d - (M + 1)
+///         positions after M hold ZERO_LEAF. An inner node is `keccak256(left ++ right)`, ordered
+///         (not sorted: the pair order is what binds a leaf to its position). A proof of index i is
+///         exactly d sibling hashes, bottom-up; bit h of i says whether the node at height h is a
+///         right child. The root therefore fixes one hash per position, and `verify` accepts a
+///         state at index i only at position i, only for i <= M, only with a proof of length d:
+///         a second state for one step, an extra leaf, or a leaf in a padding position cannot be
+///         proved.
+/// @dev OpenZeppelin's `MerkleProof` hashes sorted pairs, which proves membership and not position,
+///      so this library folds the proof itself. Every caller derives the index's step and the
+///      depth from the job's (totalSteps, checkpointInterval); nothing of the shape comes from the
+///      prover.
 library LibCheckpoint {
-    /// @notice Leaf of the checkpoint at `step`: keccak256(bytes.concat(keccak256(abi.encode(step, stateHash)))).
-    /// @dev The double hash keeps a 64-byte inner node from ever being read as a leaf.
-    /// @param step Training step of the checkpoint (steps).
+    /// @notice Leaf of the padding positions M + 1 .. 2^d - 1 (never provable: `verify` refuses an
+    ///         index above M).
+    bytes32 internal constant ZERO_LEAF = bytes32(0);
+
+    /// @notice Leaf of checkpoint `index`: keccak256(bytes.concat(keccak256(abi.encode(index, step, stateHash)))).
+    /// @dev The double hash keeps a 64-byte inner node from ever being read as a leaf (OpenZeppelin's
+    ///      recommendation against second preimages); the index and step in the leaf make a leaf
+    ///      meaningful only at its own position.
+    /// @param index Checkpoint index i (0..M).
+    /// @param step Training step of the checkpoint, i * k (steps).
     /// @param stateHash sha256 of the canonical checkpoint bytes.
     /// @return leaf The leaf hash.
-    function leafHash(uint256 step, bytes32 stateHash) internal pure returns (bytes32 leaf) {
-        leaf = keccak256(bytes.concat(keccak256(abi.encode(step, stateHash))));
+    function leafHash(uint256 index, uint256 step, bytes32 stateHash) internal pure returns (bytes32 leaf) {
+        leaf = keccak256(bytes.concat(keccak256(abi.encode(index, step, stateHash))));
     }
 
-    /// @notice Whether `stateHash` at `step` is a leaf of the tree with root `root`.
+    /// @notice Depth of the tree over `leafCount` leaves: the smallest d with 2^d >= leafCount.
+    /// @param leafCount Number of checkpoints M + 1 (>= 1).
+    /// @return d Tree depth, the length of every proof (0 for a single leaf).
+    function depth(uint256 leafCount) internal pure returns (uint256 d) {
+        while (d < 256 && (uint256(1) << d) < leafCount) {
+            ++d;
+        }
+    }
+
+    /// @notice Root implied by `leaf` at position `index` and its sibling hashes `proof`.
+    /// @dev Folds exactly `proof.length` levels; bit h of `index` set means the node at height h is
+    ///      the right child. The caller checks the proof length and the index range.
     /// @param proof Sibling hashes, bottom-up.
-    /// @param root Merkle root.
-    /// @param step Training step of the checkpoint (steps).
-    /// @param stateHash sha256 of the canonical checkpoint bytes.
-    /// @return valid True if the proof verifies.
-    function verify(bytes32[] calldata proof, bytes32 root, uint256 step, bytes32 stateHash)
+    /// @param index Leaf position.
+    /// @param leaf Leaf hash (see `leafHash`).
+    /// @return computed The implied root.
+    function processProof(bytes32[] calldata proof, uint256 index, bytes32 leaf)
         internal
         pure
-        returns (bool valid)
+        returns (bytes32 computed)
     {
-        valid = MerkleProof.verifyCalldata(proof, root, leafHash(step, stateHash));
+        computed = leaf;
+        for (uint256 h; h < proof.length; ++h) {
+            computed = (index >> h) & 1 == 0
+                ? Hashes.efficientKeccak256(computed, proof[h])
+                : Hashes.efficientKeccak256(proof[h], computed);
+        }
+    }
+
+    /// @notice Whether `stateHash` is checkpoint `index` of the job tree with root `root`.
+    /// @dev False for interval 0, for an index above M = totalSteps / interval, or for a proof whose
+    ///      length is not the tree depth. The step bound into the leaf is index * interval.
+    /// @param proof Sibling hashes, bottom-up (exactly depth(M + 1) of them).
+    /// @param root Committed root.
+    /// @param totalSteps The job's N (steps).
+    /// @param interval The job's checkpoint interval k (steps).
+    /// @param index Checkpoint index i.
+    /// @param stateHash sha256 of the canonical checkpoint bytes.
+    /// @return valid True if the proof places `stateHash` at position `index` under `root`.
+    function verify(
+        bytes32[] calldata proof,
+        bytes32 root,
+        uint256 totalSteps,
+        uint256 interval,
+        uint256 index,
+        bytes32 stateHash
+    ) internal pure returns (bool valid) {
+        if (interval == 0) return false;
+        uint256 segments = totalSteps / interval;
+        if (index > segments) return false;
+        if (proof.length != depth(segments + 1)) return false;
+        valid = processProof(proof, index, leafHash(index, index * interval, stateHash)) == root;
     }
 }

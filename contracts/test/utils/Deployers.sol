@@ -162,9 +162,22 @@ abstract contract Deployers is PRBTest, Bound {
         return Merkle.proof(Merkle.leaves(interval, states), 0);
     }
 
-    /// @notice Root of the one-leaf tree (0, INIT_HASH): a valid commitment with an empty `initProof`.
-    function _initLeaf() internal pure returns (bytes32) {
-        return LibCheckpoint.leafHash(0, INIT_HASH);
+    /// @notice Leaves of a tree that commits checkpoint 0 = INIT_HASH and nothing else (every other
+    ///         position holds ZERO_LEAF): a commitment `commitCheckpoints` accepts for a job of
+    ///         `totalSteps` / `interval`, whose other checkpoints cannot be proved.
+    function _initOnlyLeaves(uint32 totalSteps, uint32 interval) internal pure returns (bytes32[] memory leaves) {
+        leaves = new bytes32[](totalSteps / interval + 1);
+        leaves[0] = LibCheckpoint.leafHash(0, 0, INIT_HASH);
+    }
+
+    /// @notice Root of `_initOnlyLeaves(totalSteps, interval)`.
+    function _initRoot(uint32 totalSteps, uint32 interval) internal pure returns (bytes32) {
+        return Merkle.root(_initOnlyLeaves(totalSteps, interval));
+    }
+
+    /// @notice Proof of checkpoint 0 in `_initOnlyLeaves(totalSteps, interval)`.
+    function _initOnlyProof(uint32 totalSteps, uint32 interval) internal pure returns (bytes32[] memory) {
+        return Merkle.proof(_initOnlyLeaves(totalSteps, interval), 0);
     }
 
     function _root(uint32 totalSteps, uint32 interval) internal pure returns (bytes32) {

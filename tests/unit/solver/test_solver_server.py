@@ -10,9 +10,8 @@ from fastapi.testclient import TestClient
 from solver.server import CheckpointCatalog, JobCheckpoints, create_app
 from solver.trainer import train_job
 from tests.utils.node_fixtures import tiny_spec
-from veritrain.commitments import leaf_hash
 from veritrain.hexutil import from_hex
-from veritrain.merkle import verify_proof
+from veritrain.merkle import verify_checkpoint
 from veritrain.replay import check_segment
 from veritrain.state import state_hash
 from veritrain.store import CheckpointStore
@@ -51,8 +50,9 @@ def test_proofs_verify_against_root(served) -> None:
     for i in range(5):
         body = client.get(f"/jobs/7/proofs/{i}").json()
         assert body["leaf_index"] == i and body["step"] == i * 10 and body["job_id"] == 7
-        leaf = leaf_hash(body["step"], from_hex(body["state_hash"]))
-        assert verify_proof([from_hex(p) for p in body["proof"]], from_hex(body["root"]), leaf)
+        proof = [from_hex(p) for p in body["proof"]]
+        state = from_hex(body["state_hash"])
+        assert verify_checkpoint(proof, from_hex(body["root"]), 40, 10, i, state)
         assert from_hex(body["root"]) == entry.tree.root
 
 
