@@ -426,9 +426,8 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         } else {
             revert UnexpectedJobStatus(jobId, job.status);
         }
-        if (sub.disputedMask != 0) {
-            LibSettlement.openDispute(job, sub, _disputeSubmissions, _adjudicator);
-        } else {
+        // A disputed sample with no challenger left to play leaves the set: finalize never blocks.
+        if (sub.disputedMask == 0 || !LibSettlement.openDispute(job, sub, _disputeSubmissions, _adjudicator)) {
             LibSettlement.finalizeJob(job, sub, _settlement(), jobId);
         }
     }

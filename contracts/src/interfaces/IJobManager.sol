@@ -373,6 +373,12 @@ interface IJobManager {
     /// @param segment Disputed segment index.
     event JobDisputed(uint256 indexed jobId, uint256 indexed disputeId, uint256 sampleIndex, uint32 segment);
 
+    /// @notice Emitted when a sample left the disputed set because none of its challengers is left
+    ///         to play (every one of them settled in every role it holds on the sample).
+    /// @param jobId Job.
+    /// @param sampleIndex Sample index.
+    event SampleUndisputed(uint256 indexed jobId, uint256 sampleIndex);
+
     /// @notice Emitted when the adjudicator's outcome was applied.
     /// @param jobId Job.
     /// @param disputeId Dispute.

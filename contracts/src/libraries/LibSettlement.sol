@@ -201,40 +201,57 @@ library LibSettlement {
         s.shareRegistry.mintShares(job.modelId, solver, job.totalSteps);
     }
 
-    /// @notice Sends the first disputed sample (in sample order) to `adjudicator`, with the next
-    ///         challenger of that sample that has not lost a game on it (`_nextChallenger`).
-    ///         -> Disputed. Records the dispute's submission in `disputeSubmissions`.
-    /// @dev Reverts AdjudicatorNotSet before the admin sets one. `sub.disputedMask` must be non-zero.
+    /// @notice Sends the first disputed sample (in sample order) that still has a challenger to
+    ///         `adjudicator`, with that sample's next challenger that has not lost a game on it
+    ///         (`_nextChallenger`). -> Disputed. Records the dispute's submission in
+    ///         `disputeSubmissions`. A disputed sample none of whose challengers is left to play
+    ///         leaves the disputed set (`SampleUndisputed`) instead of blocking the job: finalize
+    ///         never waits on a challenger that does not exist.
+    /// @dev Reverts AdjudicatorNotSet before the admin sets one.
+    /// @return opened False if no disputed sample has a challenger left (the disputed set is then
+    ///         empty and the caller finalizes the job).
     function openDispute(
         Job storage job,
         Submission storage sub,
         mapping(uint256 disputeId => SubmissionId submissionId) storage disputeSubmissions,
         IAdjudicator adjudicator
-    ) external {
+    ) external returns (bool opened) {
         if (address(adjudicator) == address(0)) revert IJobManager.AdjudicatorNotSet();
         uint256 jobId = sub.jobId;
-        uint256 sampleIndex = _firstSet(sub.disputedMask);
+        uint256 mask = sub.disputedMask;
+        uint256 sampleIndex;
+        address challenger;
+        while (mask != 0) {
+            sampleIndex = _firstSet(mask);
+            challenger = _nextChallenger(sub, sampleIndex);
+            if (challenger != address(0)) break;
+            mask &= ~(uint256(1) << sampleIndex);
+            emit IJobManager.SampleUndisputed(jobId, sampleIndex);
+        }
+        sub.disputedMask = mask;
+        if (mask == 0) return false;
         job.status = JobStatus.Disputed;
         sub.disputePending = true;
         // SAFETY: sampleIndex < samplesPerJob <= 64.
         // forge-lint: disable-next-line(unsafe-typecast)
         sub.disputeSample = uint32(sampleIndex);
-        uint256 disputeId = _callAdjudicator(job, sub, adjudicator, jobId, sampleIndex);
+        uint256 disputeId = _callAdjudicator(job, sub, adjudicator, jobId, sampleIndex, challenger);
         job.disputeId = disputeId;
         disputeSubmissions[disputeId] = LibSubmission.id(jobId, sub.solver);
         emit IJobManager.JobDisputed(jobId, disputeId, sampleIndex, sub.segments[sampleIndex]);
+        opened = true;
     }
 
-    /// @notice Opens the adjudicator's dispute on sample `sampleIndex` and records whether its
-    ///         ruling binds only the challenger it names.
+    /// @notice Opens the adjudicator's dispute on sample `sampleIndex` against `challenger` and
+    ///         records whether its ruling binds only that challenger.
     function _callAdjudicator(
         Job storage job,
         Submission storage sub,
         IAdjudicator adjudicator,
         uint256 jobId,
-        uint256 sampleIndex
+        uint256 sampleIndex,
+        address challenger
     ) internal returns (uint256 disputeId) {
-        address challenger = _nextChallenger(sub, sampleIndex);
         // The solver and the submitter never judge their own job. The job's verifiers, whose
         // verdicts ride on the outcome, are only a reserve: the adjudicator takes them only when
         // too few verifiers with nothing at stake are eligible (small networks).
@@ -347,7 +364,7 @@ library LibSettlement {
             Seat storage seat = sub.seats[verifiers[i]];
             if (seat.status == SeatStatus.Submitted && verdictAt(seat, f) == Verdict.Approve) {
                 seat.status = SeatStatus.Slashed;
-                sub.closed[f][verifiers[i]] = true;
+                sub.seatClosed[f][verifiers[i]] = true;
                 slashed += _slashVerifier(job, sub, s, jobId, verifiers[i], Bucket.Jackpot);
             }
         }
@@ -387,7 +404,7 @@ library LibSettlement {
             } else if (verdict == Verdict.Approve) {
                 winner = sub.challengers[f][verifier];
                 if (winner == address(0)) continue;
-                sub.closed[f][winner] = true;
+                sub.challengeClosed[f][winner] = true;
             } else {
                 continue;
             }
@@ -423,7 +440,7 @@ library LibSettlement {
     ///         game (`sub.disputeChallenger`, by moves or by its clock), else (a committee's ruling)
     ///         every challenger of the sample: a losing rejecter is slashed and loses its bond, a
     ///         losing whistleblower loses its bond on each approval of the sample it challenged. A
-    ///         lone loser is closed on the sample (`sub.closed`) and the sample stays disputed while another
+    ///         lone loser is closed on the sample in both roles (`sub.seatClosed`, `sub.challengeClosed`) and the sample stays disputed while another
     ///         of its challengers has not played: a lost or abandoned challenge costs only its owner.
     ///         The job stays Disputed until `finalize` moves on.
     /// @return pot Slashes and forfeited bonds (wei).
@@ -442,7 +459,7 @@ library LibSettlement {
         for (uint256 i; i < sub.verifiers.length; ++i) {
             address verifier = sub.verifiers[i];
             // Closed parties (earlier losers, a forced claim's approvers) were settled already.
-            if (sub.closed[sampleIndex][verifier]) continue;
+            if (sub.seatClosed[sampleIndex][verifier]) continue;
             Verdict verdict = verdictAt(sub.seats[verifier], sampleIndex);
             if (verdict == Verdict.Reject && (only == address(0) || verifier == only)) {
                 pot += _forfeitBond(s, jobId, verifier);
@@ -454,15 +471,20 @@ library LibSettlement {
             } else if (verdict == Verdict.Approve) {
                 winners[count++] = verifier;
                 address challenger = sub.challengers[sampleIndex][verifier];
-                if (challenger != address(0) && (only == address(0) || challenger == only)) {
+                if (
+                    challenger != address(0) && !sub.challengeClosed[sampleIndex][challenger]
+                        && (only == address(0) || challenger == only)
+                ) {
                     pot += _forfeitBond(s, jobId, challenger);
                 }
             }
         }
         winners = _truncate(winners, count);
-        if (only != address(0)) sub.closed[sampleIndex][only] = true;
-        if (only != address(0) && _nextChallenger(sub, sampleIndex) != address(0)) {
-            sub.disputedMask |= uint256(1) << sampleIndex;
+        if (only != address(0)) {
+            // The game refuted the one claim both of the loser's roles make: close both.
+            sub.seatClosed[sampleIndex][only] = true;
+            sub.challengeClosed[sampleIndex][only] = true;
+            if (_nextChallenger(sub, sampleIndex) != address(0)) sub.disputedMask |= uint256(1) << sampleIndex;
         }
     }
 
@@ -512,12 +534,12 @@ library LibSettlement {
             Verdict verdict = verdictAt(seat, sampleIndex);
             // A challenger that lost its own game on this sample already forfeited its bond.
             if (verdict == Verdict.Reject) {
-                if (sub.closed[sampleIndex][verifier]) continue;
+                if (sub.seatClosed[sampleIndex][verifier]) continue;
                 winners[count++] = verifier;
                 _returnBond(s, verifier);
             } else if (verdict == Verdict.Approve) {
                 address challenger = sub.challengers[sampleIndex][verifier];
-                if (challenger != address(0) && !sub.closed[sampleIndex][challenger]) {
+                if (challenger != address(0) && !sub.challengeClosed[sampleIndex][challenger]) {
                     winners[count++] = challenger;
                     _returnBond(s, challenger);
                 }
@@ -571,10 +593,10 @@ library LibSettlement {
                 address verifier = verifiers[i];
                 Verdict verdict = verdictAt(sub.seats[verifier], t);
                 if (verdict == Verdict.Reject) {
-                    if (!sub.closed[t][verifier]) _returnBond(s, verifier);
+                    if (!sub.seatClosed[t][verifier]) _returnBond(s, verifier);
                 } else if (verdict == Verdict.Approve) {
                     address challenger = sub.challengers[t][verifier];
-                    if (challenger != address(0) && !sub.closed[t][challenger]) _returnBond(s, challenger);
+                    if (challenger != address(0) && !sub.challengeClosed[t][challenger]) _returnBond(s, challenger);
                 }
             }
         }
@@ -705,13 +727,12 @@ library LibSettlement {
         uint256 count = verifiers.length;
         for (uint256 i; i < count; ++i) {
             address verifier = verifiers[i];
-            if (verdictAt(sub.seats[verifier], sampleIndex) == Verdict.Reject && !sub.closed[sampleIndex][verifier]) {
-                return verifier;
-            }
+            bool rejected = verdictAt(sub.seats[verifier], sampleIndex) == Verdict.Reject;
+            if (rejected && !sub.seatClosed[sampleIndex][verifier]) return verifier;
         }
         for (uint256 i; i < count; ++i) {
             address challenger = sub.challengers[sampleIndex][verifiers[i]];
-            if (challenger != address(0) && !sub.closed[sampleIndex][challenger]) return challenger;
+            if (challenger != address(0) && !sub.challengeClosed[sampleIndex][challenger]) return challenger;
         }
         return address(0);
     }
