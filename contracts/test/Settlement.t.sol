@@ -197,3 +197,33 @@ contract Settlement_DoubleRole_Bisection_Test is BisectionGame_Init, Wealth {
         _assertEscrowSolvent();
     }
 }
+
+/// @notice P-19 (docs/SECURITY.md): no slash is ever credited to a party of its job.
+contract Settlement_SlashDestination_Test is Wealth {
+    /// @notice A rejecter loses the committee's ruling on a valid segment: its stake and bond go to
+    ///         the arbiters and the approvers; the solver's share joins the jackpot pool. The honest
+    ///         solver is paid its reward and nothing of the slash.
+    function test_disputePot_solverShareGoesToPool_succeeds() public {
+        uint256 jobId = _verifyingJob();
+        address[] memory verifiers = _assigned(jobId);
+        _submit(jobId, verifiers[0], 1);
+        _submit(jobId, verifiers[1], 0);
+        _submit(jobId, verifiers[2], 0);
+        _passChallengeWindow(jobId);
+        uint256 solverBefore = _wealth(solver);
+        uint256 approverBefore = _wealth(verifiers[1]);
+        uint256 poolBefore = escrow.jackpotPool();
+        jobManager.finalize(jobId);
+        _arbitrate(_job(jobId).disputeId, true);
+        jobManager.finalize(jobId);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
+
+        // Pot: the rejecter's stake and bond, less the three majority arbiters' fees, split among
+        // the solver and the two approvers.
+        uint256 share = (params.verifierStake + params.challengeBond - 3 * params.arbiterFee) / 3;
+        assertEq(_wealth(solver), solverBefore + REWARD, "solver credited a slash");
+        assertEq(escrow.jackpotPool(), poolBefore + share, "solver's share not pooled");
+        assertEq(_wealth(verifiers[1]), approverBefore + params.verifierFee + share, "approver");
+        _assertEscrowSolvent();
+    }
+}

@@ -888,9 +888,10 @@ contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
         assertEq(escrow.creditOf(verifiers[0]), params.challengeBond + params.verifierFee);
         assertEq(escrow.creditOf(verifiers[1]), params.verifierFee);
         assertEq(escrow.creditOf(whistleblower), params.challengeBond);
-        // The solver's slash joins the jackpot pool; the missed verifier's stake and fee go to the submitter.
-        assertEq(escrow.creditOf(submitter), params.verifierStake + REWARD + params.verifierFee);
-        assertEq(escrow.jackpotPool(), params.solverStake);
+        // The solver's slash and the missed verifier's stake join the jackpot pool; the missed
+        // verifier's fee goes back to the submitter.
+        assertEq(escrow.creditOf(submitter), REWARD + params.verifierFee);
+        assertEq(escrow.jackpotPool(), params.solverStake + params.verifierStake);
         (uint256 escrowed, uint256 bonds,,) = escrow.liabilities();
         assertEq(escrowed, 0);
         assertEq(bonds, 0);

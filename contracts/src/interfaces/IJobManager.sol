@@ -363,7 +363,7 @@ interface IJobManager {
     /// @notice Emitted when an assigned verifier that never revealed verdicts was slashed.
     /// @param jobId Job.
     /// @param verifier Verifier.
-    /// @param slashed Stake slashed and credited to the submitter (wei).
+    /// @param slashed Stake slashed into the jackpot pool (wei).
     event VerdictMissed(uint256 indexed jobId, address indexed verifier, uint256 slashed);
 
     /// @notice Emitted when a job's disputed segment went to the adjudicator.
@@ -409,6 +409,13 @@ interface IJobManager {
     /// @param account Account that posted the bond.
     /// @param amount Bond (wei).
     event BondForfeited(uint256 indexed jobId, address indexed account, uint256 amount);
+
+    /// @notice Emitted when a dispute pot's share of a party of the job (its solver or submitter)
+    ///         went to the jackpot pool instead: no slash is credited to a job's own parties.
+    /// @param jobId Job.
+    /// @param party The solver or the submitter whose share it was.
+    /// @param amount Share moved from the dispute pot to the jackpot pool (wei).
+    event PotShareToPool(uint256 indexed jobId, address indexed party, uint256 amount);
 
     /// @notice Emitted when a job was finalized and its payouts credited.
     /// @param jobId Job.

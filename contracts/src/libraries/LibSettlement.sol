@@ -293,13 +293,15 @@ library LibSettlement {
         else (sidePot, winners) = _settleInvalid(job, sub, s, jobId, disputeId, sampleIndex);
         pot += sidePot;
         emit IJobManager.DisputeSettled(jobId, disputeId, segmentValid, pot);
-        _distributePot(s, pot, majority, winners);
+        _distributePot(job, s, jobId, pot, majority, winners);
     }
 
     ////// Internal: round settlement //////
 
-    /// @notice Slashes assigned verifiers that never revealed; their stake goes to the submitter, and
-    ///         so does their fee if `refundFees` (else it stays held for reassigned verifiers).
+    /// @notice Slashes assigned verifiers that never revealed into the jackpot pool, never to a party
+    ///         of the job (a submitter-solver pair could post a job nobody can replay in time and
+    ///         collect the seats' stakes, docs/SECURITY.md P-19); their fee goes back to the
+    ///         submitter if `refundFees` (else it stays held for reassigned verifiers).
     function _settleMissedVerdicts(
         Job storage job,
         Submission storage sub,
@@ -314,10 +316,9 @@ library LibSettlement {
             if (seat.status != SeatStatus.Assigned) continue;
             seat.status = SeatStatus.Missed;
             if (refundFees) _refundFee(sub, s, job.submitter, s.verifierFee);
-            // SAFETY: trusted StakeManager; the slashed tokens arrive at the Escrow and are credited at once.
-            uint256 slashed = _slash(s, verifier, Role.Verifier);
+            // SAFETY: trusted StakeManager; the slashed tokens arrive at the Escrow and join the pool.
+            uint256 slashed = _slashInto(s, verifier, Role.Verifier, Bucket.Jackpot);
             emit IJobManager.VerdictMissed(jobId, verifier, slashed);
-            _credit(s, Bucket.Unbooked, job.submitter, slashed);
         }
     }
 
@@ -603,10 +604,18 @@ library LibSettlement {
     }
 
     /// @notice Pays `arbiterFee` to each majority arbiter while the pot lasts, splits the rest
-    ///         equally among the winners, and credits rounding dust to the treasury.
-    function _distributePot(Settlement memory s, uint256 pot, address[] calldata majority, address[] memory winners)
-        internal
-    {
+    ///         equally among the winners, and credits rounding dust to the treasury. A winner's
+    ///         share never goes to a party of the job (its solver or submitter): it joins the jackpot
+    ///         pool instead (`PotShareToPool`), so no slash is ever credited to the job's own parties
+    ///         (docs/SECURITY.md P-19).
+    function _distributePot(
+        Job storage job,
+        Settlement memory s,
+        uint256 jobId,
+        uint256 pot,
+        address[] calldata majority,
+        address[] memory winners
+    ) internal {
         for (uint256 i; i < majority.length && pot != 0; ++i) {
             uint256 fee = pot < s.arbiterFee ? pot : s.arbiterFee;
             // SAFETY: fee <= pot.
@@ -624,8 +633,15 @@ library LibSettlement {
         // The dust pot - share * count is the remainder of this division, not a precision loss.
         // slither-disable-next-line divide-before-multiply
         uint256 share = pot / count;
+        (address solver, address submitter) = (job.solver, job.submitter);
         for (uint256 i; i < count; ++i) {
-            _credit(s, Bucket.Pot, winners[i], share);
+            address winner = winners[i];
+            if (winner != solver && winner != submitter) {
+                _credit(s, Bucket.Pot, winner, share);
+            } else if (share != 0) {
+                emit IJobManager.PotShareToPool(jobId, winner, share);
+                s.escrow.move(Bucket.Pot, Bucket.Jackpot, share);
+            }
         }
         // SAFETY: share * count <= pot by integer division.
         unchecked {
