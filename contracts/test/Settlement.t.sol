@@ -6,6 +6,8 @@ import {Deployers} from "./utils/Deployers.sol";
 import {BisectionGame_Init} from "./BisectionGame.t.sol";
 // Deployment
 import {Deploy} from "../script/Deploy.sol";
+// Interfaces
+import {IJobManager} from "../src/interfaces/IJobManager.sol";
 // Types
 import {GameStatus} from "../src/types/BisectionTypes.sol";
 import {Bucket} from "../src/types/EscrowTypes.sol";
@@ -224,6 +226,177 @@ contract Settlement_SlashDestination_Test is Wealth {
         assertEq(_wealth(solver), solverBefore + REWARD, "solver credited a slash");
         assertEq(escrow.jackpotPool(), poolBefore + share, "solver's share not pooled");
         assertEq(_wealth(verifiers[1]), approverBefore + params.verifierFee + share, "approver");
+        _assertEscrowSolvent();
+    }
+}
+
+/// @notice P-17 (docs/SECURITY.md, docs/FORCED_ERRORS.md section 5): jackpot farming by completing
+///         jobs. A coalition owns the model, posts zero-reward jobs, solves them honestly and holds
+///         a share phi of the verifier set; on a forced job the solver tells the coalition's
+///         verifiers the true end and they seal it without replaying (the honest verifiers replay
+///         and seal the same end). Every job pays the forced-error premium into the pool, so the
+///         coalition's expected jackpot income per job is at most what it paid in.
+/// @dev Which jobs carry a forced error is the luck of the draw: the test measures the coalition's
+///      tokens before and after, then replaces the jackpots it actually won by their expectation
+///      given the seats it held (rate * jackpot per seat and job): the result is its expected gain
+///      over the jobs played, which must not be positive. Without the premium it is
+///      +18e18 per job at phi = 1 (rate 30%, V = 3, jackpot 20e18).
+contract Settlement_Farming_Test is Wealth {
+    uint256 internal constant RATE = 3000;
+    uint256 internal constant JOBS = 20;
+
+    /// @notice Forge prints these in verbose runs (the numbers of docs/SECURITY.md P-17).
+    event log_named_uint(string key, uint256 val);
+    event log_named_int(string key, int256 val);
+
+    address[] internal coalition;
+    mapping(address account => bool member) internal inCoalition;
+
+    function setUp() public override {
+        super.setUp();
+        _redeployWithRate(RATE);
+        address funder = _actor("jackpot funder");
+        vm.prank(funder);
+        escrow.fundJackpot(10_000e18);
+    }
+
+    function _join(address account) internal {
+        coalition.push(account);
+        inCoalition[account] = true;
+    }
+
+    function _coalitionWealth() internal view returns (uint256 total) {
+        for (uint256 i; i < coalition.length; ++i) {
+            total += _wealth(coalition[i]);
+        }
+    }
+
+    /// @notice Plays JOBS jobs of the strategy; returns the coalition's luck-adjusted gain (wei) and
+    ///         the number of forced jobs.
+    function _farm() internal returns (int256 adjustedGain, uint256 forcedJobs) {
+        uint256 before = _coalitionWealth();
+        uint256 won;
+        uint256 expected;
+        for (uint256 n; n < JOBS; ++n) {
+            vm.prank(submitter);
+            uint256 jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, 0, SPEC_URI);
+            _claimAndCommit(jobId);
+            _assign(jobId);
+            (bool forced, uint256 f) = round.drawForcedError(_sid(jobId), _secret(jobId));
+            address[] memory verifiers = _assigned(jobId);
+            uint256 seats;
+            for (uint256 i; i < verifiers.length; ++i) {
+                if (inCoalition[verifiers[i]]) ++seats;
+                _submit(jobId, verifiers[i], forced ? uint256(1) << f : 0);
+            }
+            _passChallengeWindow(jobId);
+            jobManager.finalize(jobId);
+            assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
+            expected += RATE * seats * params.jackpot / 10_000;
+            if (forced) {
+                ++forcedJobs;
+                won += seats * params.jackpot;
+            }
+        }
+        int256 gain = int256(_coalitionWealth()) - int256(before);
+        adjustedGain = gain - int256(won) + int256(expected);
+        emit log_named_uint("forced jobs", forcedJobs);
+        emit log_named_int("coalition gain (wei)", gain);
+        emit log_named_int("luck-adjusted gain (wei)", adjustedGain);
+    }
+
+    /// @notice phi = 1: the coalition holds every verifier seat.
+    function test_farmingByCompletion_wholeVerifierSet_doesNotPay_succeeds() public {
+        _join(submitter);
+        _join(solver);
+        for (uint256 i; i < verifierPool.length; ++i) {
+            _join(verifierPool[i]);
+        }
+        uint256 poolBefore = escrow.jackpotPool();
+        (int256 adjustedGain, uint256 forcedJobs) = _farm();
+        assertGt(forcedJobs, 0, "no forced job drawn");
+        assertLte(adjustedGain, 0, "farming by completion pays");
+        // The pool lost exactly the luck of the draw: premiums in, jackpots out.
+        uint256 premium = jobManager.forcedErrorPremium();
+        assertEq(premium, 18e18);
+        assertEq(escrow.jackpotPool() + forcedJobs * 3 * params.jackpot, poolBefore + JOBS * premium, "pool accounting");
+        _assertEscrowSolvent();
+    }
+
+    /// @notice phi = 4/7 (above the old break-even fee / (rate * jackpot + fee) = 45%): the
+    ///         coalition holds 4 of the 7 verifiers; the honest ones never end poorer.
+    function test_farmingByCompletion_partialVerifierSet_doesNotPay_succeeds() public {
+        _join(submitter);
+        _join(solver);
+        for (uint256 i; i < 4; ++i) {
+            _join(verifierPool[i]);
+        }
+        uint256[] memory honestBefore = new uint256[](3);
+        for (uint256 i; i < 3; ++i) {
+            honestBefore[i] = _wealth(verifierPool[4 + i]);
+        }
+        (int256 adjustedGain, uint256 forcedJobs) = _farm();
+        assertGt(forcedJobs, 0, "no forced job drawn");
+        assertLte(adjustedGain, 0, "farming by completion pays");
+        for (uint256 i; i < 3; ++i) {
+            assertGte(_wealth(verifierPool[4 + i]), honestBefore[i], "honest verifier lost");
+        }
+        _assertEscrowSolvent();
+    }
+}
+
+/// @notice The forced-error premium's escrow: refunded only while the job was never claimed.
+contract Settlement_Premium_Test is Wealth {
+    function setUp() public override {
+        super.setUp();
+        _redeployWithRate(3000);
+    }
+
+    function test_postCost_includesPremium_succeeds() public {
+        // ceil(3000 * 3 * 20e18 / 10_000) = 18e18.
+        assertEq(jobManager.forcedErrorPremium(), 18e18);
+        assertEq(jobManager.postCost(REWARD), REWARD + 3 * params.verifierFee + 18e18);
+    }
+
+    function test_postJob_escrowsPremium_cancelRefundsIt_succeeds() public {
+        uint256 before = _wealth(submitter);
+        uint256 poolBefore = escrow.jackpotPool();
+        uint256 jobId = _postJob();
+        assertEq(before - _wealth(submitter), jobManager.postCost(REWARD));
+        vm.prank(submitter);
+        jobManager.cancelJob(jobId);
+        assertEq(_wealth(submitter), before, "premium kept on an unclaimed job");
+        assertEq(escrow.jackpotPool(), poolBefore);
+        _assertEscrowSolvent();
+    }
+
+    function test_postJob_expiredUnclaimed_refundsPremium_succeeds() public {
+        uint256 before = _wealth(submitter);
+        uint256 jobId = _postJob();
+        vm.warp(_job(jobId).openDeadline + 1);
+        jobManager.expireJob(jobId);
+        assertEq(_wealth(submitter), before);
+        _assertEscrowSolvent();
+    }
+
+    /// @notice Once claimed, the premium is in the pool for good, even if the solver abandons the
+    ///         job and its submitter then cancels it.
+    function test_claimJob_poolsPremium_notRefundedAfterReclaim_succeeds() public {
+        uint256 before = _wealth(submitter);
+        uint256 poolBefore = escrow.jackpotPool();
+        uint256 premium = jobManager.forcedErrorPremium();
+        uint256 jobId = _postJob();
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.PremiumPooled(jobId, premium);
+        vm.prank(solver);
+        jobManager.claimJob(jobId);
+        assertEq(escrow.jackpotPool(), poolBefore + premium);
+        vm.warp(_job(jobId).commitDeadline + 1);
+        jobManager.reclaimExpired(jobId);
+        vm.prank(submitter);
+        jobManager.cancelJob(jobId);
+        assertEq(before - _wealth(submitter), premium, "premium refunded after a claim");
+        assertEq(escrow.jackpotPool(), poolBefore + premium + params.solverStake);
         _assertEscrowSolvent();
     }
 }

@@ -3,6 +3,7 @@ pragma solidity 0.8.37;
 
 // Interfaces
 import {IAdjudicator} from "../interfaces/IAdjudicator.sol";
+import {IEscrow} from "../interfaces/IEscrow.sol";
 import {IJobManager} from "../interfaces/IJobManager.sol";
 import {IShareRegistry} from "../interfaces/IShareRegistry.sol";
 // Types
@@ -54,13 +55,21 @@ library LibSettlement {
     }
 
     /// @notice Closes an Open job: cancelled by its submitter, or `expired` past its open deadline
-    ///         (reverts OpenDeadlineNotPassed before). Nothing was spent: the whole escrow
-    ///         (`reward + fees`, wei) is credited back.
-    function closeOpen(Job storage job, Settlement memory s, uint256 jobId, uint256 fees, bool expired) external {
+    ///         (reverts OpenDeadlineNotPassed before). Nothing was spent: the whole escrow still
+    ///         held (reward + V * verifierFee + the job's entry in `premiums`, wei: its forced-error
+    ///         premium unless a claim already pooled it) is credited back.
+    function closeOpen(
+        Job storage job,
+        Settlement memory s,
+        mapping(uint256 jobId => uint256 premium) storage premiums,
+        uint256 jobId,
+        bool expired
+    ) external {
         if (expired && block.timestamp <= job.openDeadline) {
             revert IJobManager.OpenDeadlineNotPassed(jobId, job.openDeadline, uint64(block.timestamp));
         }
-        uint256 refund = job.reward + fees;
+        uint256 refund = job.reward + s.verifiersPerJob * s.verifierFee + premiums[jobId];
+        premiums[jobId] = 0;
         if (expired) {
             job.status = JobStatus.Expired;
             emit IJobManager.JobExpired(jobId, refund);
@@ -69,6 +78,20 @@ library LibSettlement {
             emit IJobManager.JobCancelled(jobId, refund);
         }
         _credit(s, Bucket.Escrowed, job.submitter, refund);
+    }
+
+    /// @notice Moves the forced-error premium job `jobId` still holds in escrow (its entry in
+    ///         `premiums`, cleared) to the jackpot pool, for good: called on every claim, it pools
+    ///         the premium on the first (docs/FORCED_ERRORS.md section 5).
+    function poolPremium(IEscrow escrow, mapping(uint256 jobId => uint256 premium) storage premiums, uint256 jobId)
+        external
+    {
+        uint256 premium = premiums[jobId];
+        if (premium == 0) return;
+        premiums[jobId] = 0;
+        emit IJobManager.PremiumPooled(jobId, premium);
+        // SAFETY: trusted Escrow; the premium was deposited into Bucket.Escrowed at postJob.
+        escrow.move(Bucket.Escrowed, Bucket.Jackpot, premium);
     }
 
     /// @notice A Claimed job past its commit deadline goes back to Open for another openWindow; its

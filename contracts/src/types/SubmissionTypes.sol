@@ -88,4 +88,5 @@ struct Settlement {
     uint64 revealWindow;
     uint64 challengeWindow;
     uint32 maxReassignments;
+    uint32 verifiersPerJob;
 }
