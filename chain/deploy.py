@@ -202,7 +202,8 @@ def deploy_protocol(
     Raises:
         ContractRevert: a constructor or wiring call reverted (decoded custom error).
         ArtifactError: the contracts are not compiled and cannot be built.
-        ChainValueError: a constructor takes a parameter this function cannot fill.
+        ChainValueError: a constructor takes a parameter this function cannot fill, or the
+            deployed JobManager's forced-error premium is not the one `params` prices.
         RpcUnavailable: the RPC endpoint is down.
     """
     params = params or ProtocolParams()
@@ -241,6 +242,14 @@ def deploy_protocol(
         token_deployed=token_deployed,
     )
     client.use_deployment(deployment)
+    # docs/FORCED_ERRORS.md section 5: the premium the checked inequality assumes is the one
+    # the JobManager charges.
+    premium = client.jobs.forced_error_premium()
+    if premium != params.forced_error_premium:
+        raise ChainValueError(
+            f"JobManager.forcedErrorPremium() = {premium} wei, the parameters price "
+            f"{params.forced_error_premium} wei"
+        )
     if params.jackpot_funding > 0:
         if token_deployed and client.token.balance_of() < params.jackpot_funding:
             client.token.faucet(params.jackpot_funding - client.token.balance_of())

@@ -116,9 +116,41 @@ class ProtocolParams(BaseModel):
     )
     move_bond: int = Field(1 * E18, ge=0, description="bisection: bond per move (wei)")
 
+    @property
+    def forced_error_premium(self) -> int:
+        """Premium every job pays into the jackpot pool (wei): ``ceil(rate * V * jackpot /
+        10_000)``, as ``JobManager.forcedErrorPremium()`` computes it (docs/FORCED_ERRORS.md
+        section 5). A forced error pays at most one jackpot per seat, so at most V per job."""
+        return -(-self.forced_error_rate_bps * self.verifiers_per_job * self.jackpot // 10_000)
+
+    def farming_gain_bps(self, phi_bps: int) -> int:
+        """Expected gain per job, times 10_000 (wei * 10_000), of a coalition that posts its own
+        zero-reward jobs, completes them and holds a share ``phi_bps`` (basis points) of the
+        verifier seats: ``phi * p * V * J - premium - (1 - phi) * V * fee`` (docs/FORCED_ERRORS.md
+        section 5). Linear in phi, so its sign at phi = 0 and phi = 10_000 bounds every phi.
+
+        Raises:
+            ValueError: ``phi_bps`` outside [0, 10_000].
+        """
+        if not 0 <= phi_bps <= 10_000:
+            raise ValueError(f"phi_bps {phi_bps} outside [0, 10000]")
+        v = self.verifiers_per_job
+        jackpots = phi_bps * self.forced_error_rate_bps * v * self.jackpot // 10_000
+        fees_lost = (10_000 - phi_bps) * v * self.verifier_fee
+        return jackpots - 10_000 * self.forced_error_premium - fees_lost
+
     @model_validator(mode="after")
     def _check(self) -> ProtocolParams:
-        # docs/FORCED_ERRORS.md section 5: the VerificationRound constructor refuses otherwise.
+        # docs/FORCED_ERRORS.md section 5: no strategy farms the jackpot. Completing jobs: the
+        # premium makes the coalition's expected gain <= 0 for every share phi of the seats.
+        for phi_bps in (0, 10_000):
+            if self.farming_gain_bps(phi_bps) > 0:
+                raise ValueError(
+                    f"jackpot farming pays: a coalition holding {phi_bps} bps of the seats gains "
+                    f"{self.farming_gain_bps(phi_bps) / 10_000} wei per completed job"
+                )
+        # Abandoning jobs without a forced error: the VerificationRound constructor refuses
+        # otherwise.
         gain = self.forced_error_rate_bps * self.verifiers_per_job * self.jackpot
         cost = (10_000 - self.forced_error_rate_bps) * self.solver_stake
         if gain != 0 and gain >= cost:
@@ -205,8 +237,9 @@ class ProtocolParams(BaseModel):
         )
 
     def job_escrow(self, reward: int) -> int:
-        """Tokens `postJob` pulls from the submitter: ``reward + V * verifierFee`` (wei)."""
-        return reward + self.verifiers_per_job * self.verifier_fee
+        """Tokens `postJob` pulls from the submitter: ``reward + V * verifierFee`` plus the
+        forced-error premium (wei), what ``JobManager.postCost(reward)`` returns."""
+        return reward + self.verifiers_per_job * self.verifier_fee + self.forced_error_premium
 
 
 class ContractAddresses(BaseModel):

@@ -543,10 +543,11 @@ def job_submit(
             if owner is None
             else f"model {model_id} is owned by {owner}, who has not authorised {client.address}"
         )
-    p = client.jobs.job_params()
-    escrow_each = reward + p.verifiers_per_job * p.verifier_fee
+    escrow_each = client.jobs.post_cost(reward)
     _require_balance(
-        client, count * escrow_each, f"escrow of {count} job(s) (reward + verifier fees each)"
+        client,
+        count * escrow_each,
+        f"escrow of {count} job(s) (reward + verifier fees + forced-error premium each)",
     )
     posted: list[dict[str, Any]] = []
     from chain.errors import ChainError

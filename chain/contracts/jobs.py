@@ -49,6 +49,20 @@ class JobsFacade(ContractFacade):
             data = struct_to_dict(outputs, raw)
         return from_struct(JobParamsView, data)
 
+    def post_cost(self, reward: int) -> int:
+        """``JobManager.postCost(reward)``: what `post_job` takes from the submitter (wei):
+        ``reward + V * verifierFee`` plus the forced-error premium that joins the jackpot pool
+        at the first claim (docs/FORCED_ERRORS.md section 5).
+
+        Args:
+            reward: solver reward in wei.
+        """
+        return int(self._client.call(self.contract, "postCost", reward))
+
+    def forced_error_premium(self) -> int:
+        """``JobManager.forcedErrorPremium()``: the premium every job pays (wei)."""
+        return int(self._client.call(self.contract, "forcedErrorPremium"))
+
     def post_job(
         self,
         model_id: bytes,
@@ -59,7 +73,8 @@ class JobsFacade(ContractFacade):
         reward: int,
         spec_uri: str,
     ) -> TxReceipt:
-        """Post a job, escrowing ``reward + V * verifierFee`` wei (auto-approves).
+        """Post a job, escrowing `post_cost` (``reward + V * verifierFee`` + the forced-error
+        premium, wei; auto-approves).
 
         The sender must own the model or be an authorised poster (`SharesFacade.can_post`),
         else the call reverts ``NotModelPoster``.
@@ -77,10 +92,7 @@ class JobsFacade(ContractFacade):
         Returns:
             The receipt; `job_id_from` extracts the new job id.
         """
-        p = self.job_params()
-        self._client.token.ensure_allowance(
-            self._client.escrow.address, reward + p.verifiers_per_job * p.verifier_fee
-        )
+        self._client.token.ensure_allowance(self._client.escrow.address, self.post_cost(reward))
         return self._client.transact(
             self.contract,
             "postJob",

@@ -44,6 +44,9 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     /// @notice Most sampled segments per job (verdicts are a uint64 bitmap).
     uint256 public constant MAX_SAMPLES_PER_JOB = 64;
 
+    /// @notice Basis points in one (the forced-error rate's unit).
+    uint256 internal constant _BPS = 10_000;
+
     /// @custom:security non-reentrant
     IEscrow internal immutable _ESCROW;
     /// @custom:security non-reentrant
@@ -89,6 +92,8 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     /// @notice Per-submission bookkeeping (verifiers, segments, seats, challenges, disputes).
     mapping(SubmissionId submissionId => Submission submission) internal _submissions;
     mapping(uint256 disputeId => SubmissionId submissionId) internal _disputeSubmissions;
+    /// @notice Forced-error premium each job still holds in escrow (pooled at its first claim).
+    mapping(uint256 jobId => uint256 premium) internal _premiums;
 
     ////// Constructor //////
 
@@ -192,9 +197,10 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
             _MAX_SEGMENTS,
             _MAX_SEGMENT_STEPS
         );
-        uint256 fees = uint256(_VERIFIERS_PER_JOB) * _VERIFIER_FEE;
-        uint256 escrowed = reward + fees;
+        uint256 premium = forcedErrorPremium();
+        uint256 escrowed = reward + uint256(_VERIFIERS_PER_JOB) * _VERIFIER_FEE + premium;
         jobId = ++_jobCount;
+        _premiums[jobId] = premium;
         Job storage job = _jobs[jobId];
         job.submitter = msg.sender;
         job.modelId = modelId;
@@ -215,7 +221,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         Job storage job = _jobs[jobId];
         _requireStatus(jobId, job, JobStatus.Open);
         if (msg.sender != job.submitter) revert NotSubmitter(jobId, msg.sender);
-        LibSettlement.closeOpen(job, _settlement(), jobId, uint256(_VERIFIERS_PER_JOB) * _VERIFIER_FEE, false);
+        LibSettlement.closeOpen(job, _settlement(), _premiums, jobId, false);
     }
 
     /// @inheritdoc IJobManager
@@ -223,7 +229,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         Job storage job = _jobs[jobId];
         _requireStatus(jobId, job, JobStatus.Open);
         // Reverts OpenDeadlineNotPassed until the open deadline has passed.
-        LibSettlement.closeOpen(job, _settlement(), jobId, uint256(_VERIFIERS_PER_JOB) * _VERIFIER_FEE, true);
+        LibSettlement.closeOpen(job, _settlement(), _premiums, jobId, true);
     }
 
     /// @inheritdoc IJobManager
@@ -245,6 +251,8 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         // INVARIANT: a submission is created on claim, before any fee is spent.
         sub.feesHeld = uint256(_VERIFIERS_PER_JOB) * _VERIFIER_FEE;
         emit JobClaimed(jobId, msg.sender, submissionId, deadline);
+        // The premium is spent once the job is claimed: it joins the jackpot pool for good.
+        LibSettlement.poolPremium(_ESCROW, _premiums, jobId);
         // Reverts with IStakeManager.InsufficientFreeStake if the free stake is below solverStake.
         _STAKE_MANAGER.lock(msg.sender, Role.Solver, _SOLVER_STAKE);
     }
@@ -427,9 +435,8 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         } else {
             revert UnexpectedJobStatus(jobId, job.status);
         }
-        if (sub.disputedMask != 0) {
-            LibSettlement.openDispute(job, sub, _disputeSubmissions, _adjudicator);
-        } else {
+        // A disputed sample with no challenger left to play leaves the set: finalize never blocks.
+        if (sub.disputedMask == 0 || !LibSettlement.openDispute(job, sub, _disputeSubmissions, _adjudicator)) {
             LibSettlement.finalizeJob(job, sub, _settlement(), jobId);
         }
     }
@@ -498,6 +505,20 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         returns (address challenger)
     {
         challenger = _active(jobId, _jobs[jobId]).challengers[sampleIndex][verifier];
+    }
+
+    /// @inheritdoc IJobManager
+    function forcedErrorPremium() public view returns (uint256 premium) {
+        IVerificationRound round = _round;
+        if (address(round) == address(0)) revert VerificationRoundNotSet();
+        // SAFETY: trusted VerificationRound view; rate <= 10_000, V <= 32.
+        uint256 expected = round.forcedErrorRateBps() * _VERIFIERS_PER_JOB * _JACKPOT;
+        premium = (expected + _BPS - 1) / _BPS;
+    }
+
+    /// @inheritdoc IJobManager
+    function postCost(uint256 reward) external view returns (uint256 cost) {
+        cost = reward + uint256(_VERIFIERS_PER_JOB) * _VERIFIER_FEE + forcedErrorPremium();
     }
 
     /// @inheritdoc IJobManager
@@ -619,7 +640,8 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
             verdictWindow: _VERDICT_WINDOW,
             revealWindow: _REVEAL_WINDOW,
             challengeWindow: _CHALLENGE_WINDOW,
-            maxReassignments: _MAX_REASSIGNMENTS
+            maxReassignments: _MAX_REASSIGNMENTS,
+            verifiersPerJob: _VERIFIERS_PER_JOB
         });
     }
 

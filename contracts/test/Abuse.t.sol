@@ -227,8 +227,12 @@ contract Abuse_Test is Deployers {
 
     /// @notice Every verifier silent: nothing is paid or minted, the silent verifiers are slashed and
     ///         verifiers are drawn again from a fresh randomness block; after maxReassignments the
-    ///         submitter is refunded and the solver unlocked.
+    ///         submitter is refunded and the solver unlocked. The silent seats' stakes join the
+    ///         jackpot pool, never the submitter (P-19: a submitter-solver pair that posts a job its
+    ///         verifiers cannot replay in time must not collect their stakes).
     function test_finalize_noVerdicts_reassignsThenRefunds_succeeds() public {
+        uint256 poolBefore = escrow.jackpotPool();
+        uint256 pairBefore = _wealth(submitter) + _wealth(solver);
         uint256 jobId = _assignedJob(REWARD);
         _postClaims(jobId);
         uint256 submitterBefore = _wealth(submitter);
@@ -267,9 +271,12 @@ contract Abuse_Test is Deployers {
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Expired));
         assertEq(_locked(solver, Role.Solver), 0, "solver still locked");
         assertEq(_wealth(solver), solverWealth, "solver paid or slashed");
-        // The submitter got its reward and fees back, plus the silent verifiers' stakes.
+        // The submitter got its reward and fees back, and nothing of the silent verifiers' stakes:
+        // they joined the jackpot pool, and the pair ends with no more than it started with.
         uint256 slashes = (params.maxReassignments + 1) * params.verifiersPerJob * params.verifierStake;
-        assertEq(_wealth(submitter), submitterBefore + REWARD + params.verifiersPerJob * params.verifierFee + slashes);
+        assertEq(_wealth(submitter), submitterBefore + REWARD + params.verifiersPerJob * params.verifierFee);
+        assertLte(_wealth(submitter) + _wealth(solver), pairBefore, "pair gained from the slashes");
+        assertGte(escrow.jackpotPool(), poolBefore + slashes, "slashes not pooled");
         _assertEscrowSolvent();
     }
 

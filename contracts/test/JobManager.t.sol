@@ -1024,6 +1024,7 @@ contract JobManager_Finalize_Test is JobManager_Init {
     }
 
     function test_finalize_missedVerdict_slashes_succeeds() public {
+        uint256 poolBefore = escrow.jackpotPool();
         uint256 jobId = _verifyingJob();
         address[] memory verifiers = _assigned(jobId);
         _submit(jobId, verifiers[0], 0);
@@ -1032,7 +1033,10 @@ contract JobManager_Finalize_Test is JobManager_Init {
         vm.expectEmit(address(jobManager));
         emit IJobManager.VerdictMissed(jobId, verifiers[2], params.verifierStake);
         jobManager.finalize(jobId);
-        assertEq(escrow.creditOf(submitter), params.verifierFee + params.verifierStake);
+        // The fee goes back to the submitter; the stake to the jackpot pool, never to a party of
+        // the job (P-19).
+        assertEq(escrow.creditOf(submitter), params.verifierFee);
+        assertEq(escrow.jackpotPool(), poolBefore + params.verifierStake);
         assertEq(escrow.creditOf(verifiers[2]), 0);
         assertEq(_staked(verifiers[2], Role.Verifier), 500e18 - params.verifierStake);
         assertEq(_locked(verifiers[2], Role.Verifier), 0);

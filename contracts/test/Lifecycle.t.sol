@@ -117,7 +117,8 @@ contract Lifecycle_Test is Deployers {
     }
 
     /// @notice A griefing verifier rejects a valid segment: it is slashed and loses its bond, the
-    ///         solver and the approvers share the pot, and the job then finalizes normally.
+    ///         approvers share the pot (the solver's share joins the jackpot pool: no slash is
+    ///         credited to a party of the job), and the job then finalizes normally.
     function test_lifecycle_griefingReject_succeeds() public {
         uint256 jobId = _verifyingJob();
         address[] memory verifiers = _assigned(jobId);
@@ -131,8 +132,9 @@ contract Lifecycle_Test is Deployers {
         jobManager.finalize(jobId);
 
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
-        // Pot = 50 (rejecter) + 10 (bond) = 60; 6 to arbiters; 54 / 3 winners.
-        assertEq(escrow.creditOf(solver), REWARD + 18e18);
+        // Pot = 50 (rejecter) + 10 (bond) = 60; 6 to arbiters; 54 / 3 winners, the solver's to the pool.
+        assertEq(escrow.creditOf(solver), REWARD);
+        assertEq(escrow.jackpotPool(), 18e18);
         assertEq(escrow.creditOf(verifiers[1]), 5e18 + 18e18);
         assertEq(escrow.creditOf(verifiers[2]), 5e18 + 18e18);
         assertEq(escrow.creditOf(verifiers[0]), 0);
@@ -145,7 +147,8 @@ contract Lifecycle_Test is Deployers {
         _assertDrained();
     }
 
-    /// @notice A verifier that never submits is slashed to the submitter, with its fee refunded.
+    /// @notice A verifier that never submits is slashed into the jackpot pool, with its fee refunded
+    ///         to the submitter.
     function test_lifecycle_missingVerdict_succeeds() public {
         uint256 jobId = _verifyingJob();
         address[] memory verifiers = _assigned(jobId);
@@ -154,7 +157,8 @@ contract Lifecycle_Test is Deployers {
         _passChallengeWindow(jobId);
         jobManager.finalize(jobId);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
-        assertEq(escrow.creditOf(submitter), 5e18 + 50e18);
+        assertEq(escrow.creditOf(submitter), 5e18);
+        assertEq(escrow.jackpotPool(), 50e18);
         assertEq(_staked(verifiers[2], Role.Verifier), 450e18);
         assertEq(_locked(verifiers[2], Role.Verifier), 0);
         _claimAll(jobId, new address[](0));
@@ -184,14 +188,16 @@ contract Lifecycle_Test is Deployers {
         assertEq(_staked(members[2], Role.Verifier), 450e18);
         assertEq(_locked(members[2], Role.Verifier), 0);
         assertEq(_locked(members[0], Role.Verifier), 0);
-        // Pot = 50 + 10 + 50 (non-voter) = 110; 4 to two arbiters; 106 / 3 winners, 1 wei dust.
+        // Pot = 50 + 10 + 50 (non-voter) = 110; 4 to two arbiters; 106 / 3 winners, 1 wei dust;
+        // the solver's share joins the jackpot pool.
         uint256 share = uint256(106e18) / 3;
         assertEq(escrow.creditOf(members[0]), 2e18);
         assertEq(escrow.creditOf(members[2]), 0);
-        assertEq(escrow.creditOf(solver), share);
+        assertEq(escrow.creditOf(solver), 0);
+        assertEq(escrow.jackpotPool(), share);
         assertEq(escrow.creditOf(address(this)), 106e18 - 3 * share);
         jobManager.finalize(jobId);
-        assertEq(escrow.creditOf(solver), share + REWARD);
+        assertEq(escrow.creditOf(solver), REWARD);
         _claimAll(jobId, members);
         _assertDrained();
     }

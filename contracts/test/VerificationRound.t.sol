@@ -754,7 +754,8 @@ contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
         jobManager.finalize(jobId);
         // The forced sample left the disputed set: no dispute, the job is finalized.
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
-        assertEq(escrow.jackpotPool(), 100e18 + params.verifierStake - paid);
+        // The pool also holds the job's forced-error premium, pooled at its claim.
+        assertEq(escrow.jackpotPool(), 100e18 + jobManager.forcedErrorPremium() + params.verifierStake - paid);
         assertEq(_staked(verifiers[0], Role.Verifier), 500e18 - params.verifierStake);
         assertEq(escrow.creditOf(verifiers[0]), 0);
         for (uint256 i = 1; i < 3; ++i) {
@@ -777,9 +778,9 @@ contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
         uint256 wbBefore = token.balanceOf(whistleblower);
         jobManager.finalize(jobId);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
-        // Pool = 3 slashed stakes; the whistleblower gets its bond back plus a jackpot.
+        // Pool = the job's premium + 3 slashed stakes; the whistleblower gets its bond back plus a jackpot.
         assertEq(escrow.creditOf(whistleblower), params.challengeBond + params.jackpot);
-        assertEq(escrow.jackpotPool(), 3 * params.verifierStake - params.jackpot);
+        assertEq(escrow.jackpotPool(), jobManager.forcedErrorPremium() + 3 * params.verifierStake - params.jackpot);
         assertEq(token.balanceOf(whistleblower), wbBefore);
         for (uint256 i; i < 3; ++i) {
             assertEq(_staked(verifiers[i], Role.Verifier), 500e18 - params.verifierStake);
@@ -788,8 +789,10 @@ contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
     }
 
     function test_finalize_forced_poolShortfall_paysMin_succeeds() public {
-        // Nobody approves: the pool holds only what was funded, less than two jackpots.
-        _fund(25e18);
+        // Nobody approves: the pool holds only the job's premium (30e18 at rate 50%) and what was
+        // funded, less than three jackpots.
+        assertEq(jobManager.forcedErrorPremium(), 30e18);
+        _fund(15e18);
         for (uint256 i; i < 3; ++i) {
             _submit(jobId, verifiers[i], uint256(1) << f);
         }
@@ -797,13 +800,13 @@ contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
         vm.expectEmit(address(jobManager));
         emit IJobManager.JackpotPaid(jobId, verifiers[0], 20e18);
         vm.expectEmit(address(jobManager));
-        emit IJobManager.JackpotPaid(jobId, verifiers[1], 5e18);
+        emit IJobManager.JackpotPaid(jobId, verifiers[1], 20e18);
         vm.expectEmit(address(jobManager));
-        emit IJobManager.JackpotPaid(jobId, verifiers[2], 0);
+        emit IJobManager.JackpotPaid(jobId, verifiers[2], 5e18);
         jobManager.finalize(jobId);
         assertEq(escrow.jackpotPool(), 0);
-        assertEq(escrow.creditOf(verifiers[1]), params.challengeBond + 5e18 + params.verifierFee);
-        assertEq(escrow.creditOf(verifiers[2]), params.challengeBond + params.verifierFee);
+        assertEq(escrow.creditOf(verifiers[1]), params.challengeBond + 20e18 + params.verifierFee);
+        assertEq(escrow.creditOf(verifiers[2]), params.challengeBond + 5e18 + params.verifierFee);
         _assertEscrowSolvent();
     }
 
@@ -888,9 +891,10 @@ contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
         assertEq(escrow.creditOf(verifiers[0]), params.challengeBond + params.verifierFee);
         assertEq(escrow.creditOf(verifiers[1]), params.verifierFee);
         assertEq(escrow.creditOf(whistleblower), params.challengeBond);
-        // The solver's slash joins the jackpot pool; the missed verifier's stake and fee go to the submitter.
-        assertEq(escrow.creditOf(submitter), params.verifierStake + REWARD + params.verifierFee);
-        assertEq(escrow.jackpotPool(), params.solverStake);
+        // The solver's slash and the missed verifier's stake join the jackpot pool; the missed
+        // verifier's fee goes back to the submitter.
+        assertEq(escrow.creditOf(submitter), REWARD + params.verifierFee);
+        assertEq(escrow.jackpotPool(), jobManager.forcedErrorPremium() + params.solverStake + params.verifierStake);
         (uint256 escrowed, uint256 bonds,,) = escrow.liabilities();
         assertEq(escrowed, 0);
         assertEq(bonds, 0);

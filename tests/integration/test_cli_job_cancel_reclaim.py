@@ -26,7 +26,8 @@ def _run(anvil: Anvil, manifest: Path, *args: str) -> str:
 def test_job_cancel_refunds_the_whole_escrow_as_credit(
     anvil: Anvil, protocol: Deployment, client_factory, tmp_path: Path
 ) -> None:
-    """The submitter cancels its Open job: status Cancelled, reward + V * verifierFee credited."""
+    """The submitter cancels its Open job: status Cancelled, reward + V * verifierFee and the
+    forced-error premium (never pooled: nobody claimed the job) credited."""
     manifest = write_manifest(protocol, tmp_path)
     submitter = client_factory(6)
     submitter.token.faucet(100 * E18)
@@ -35,11 +36,16 @@ def test_job_cancel_refunds_the_whole_escrow_as_credit(
         submitter.jobs.post_job(b"\x01" * 32, b"\x02" * 32, b"\x03" * 32, 40, 10, 7 * E18, "x")
     )
     p = submitter.jobs.job_params()
+    premium = submitter.jobs.forced_error_premium()
+    assert (
+        submitter.jobs.post_cost(7 * E18)
+        == 7 * E18 + p.verifiers_per_job * p.verifier_fee + premium
+    )
     credit = submitter.escrow.credit_of()
     out = _run(anvil, manifest, "job", "cancel", str(job_id), "--dev-account", "6")
     assert f"cancelled job {job_id}" in out
     assert submitter.jobs.get_job(job_id).status is JobStatus.Cancelled
-    assert submitter.escrow.credit_of() - credit == 7 * E18 + p.verifiers_per_job * p.verifier_fee
+    assert submitter.escrow.credit_of() - credit == submitter.jobs.post_cost(7 * E18)
 
 
 def test_job_reclaim_reopens_an_expired_claim_and_slashes_the_solver(

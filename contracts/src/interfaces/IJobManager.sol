@@ -44,7 +44,8 @@ interface IJobManager {
     /// @param round The verification round already set.
     error VerificationRoundAlreadySet(address round);
 
-    /// @notice Thrown when checkpoints are committed before a verification round was set.
+    /// @notice Thrown when a job is posted or checkpoints are committed before a verification round
+    ///         was set.
     error VerificationRoundNotSet();
 
     /// @notice Thrown when `recordVerdicts` is not called by the verification round.
@@ -265,7 +266,7 @@ interface IJobManager {
     /// @param totalSteps N (steps).
     /// @param checkpointInterval k (steps).
     /// @param reward Reward (wei).
-    /// @param escrow Total escrowed: reward + V * verifierFee (wei).
+    /// @param escrow Total escrowed: reward + V * verifierFee + the forced-error premium (wei).
     /// @param specURI URI of the spec (data:, http(s):, file:).
     event JobPosted(
         uint256 indexed jobId,
@@ -297,6 +298,12 @@ interface IJobManager {
     /// @param reassignment Reassignments so far, including this one (1-based).
     /// @param randomnessBlock Block whose hash seeds the new draw.
     event VerifiersReassigning(uint256 indexed jobId, uint32 reassignment, uint64 randomnessBlock);
+
+    /// @notice Emitted when a job's forced-error premium left its escrow for the jackpot pool (its
+    ///         first claim): from then on it is never refunded (docs/FORCED_ERRORS.md section 5).
+    /// @param jobId Job.
+    /// @param premium Premium pooled (wei).
+    event PremiumPooled(uint256 indexed jobId, uint256 premium);
 
     /// @notice Emitted when a solver claimed a job, creating its submission.
     /// @param jobId Job.
@@ -363,7 +370,7 @@ interface IJobManager {
     /// @notice Emitted when an assigned verifier that never revealed verdicts was slashed.
     /// @param jobId Job.
     /// @param verifier Verifier.
-    /// @param slashed Stake slashed and credited to the submitter (wei).
+    /// @param slashed Stake slashed into the jackpot pool (wei).
     event VerdictMissed(uint256 indexed jobId, address indexed verifier, uint256 slashed);
 
     /// @notice Emitted when a job's disputed segment went to the adjudicator.
@@ -372,6 +379,12 @@ interface IJobManager {
     /// @param sampleIndex Sample index of the disputed segment.
     /// @param segment Disputed segment index.
     event JobDisputed(uint256 indexed jobId, uint256 indexed disputeId, uint256 sampleIndex, uint32 segment);
+
+    /// @notice Emitted when a sample left the disputed set because none of its challengers is left
+    ///         to play (every one of them settled in every role it holds on the sample).
+    /// @param jobId Job.
+    /// @param sampleIndex Sample index.
+    event SampleUndisputed(uint256 indexed jobId, uint256 sampleIndex);
 
     /// @notice Emitted when the adjudicator's outcome was applied.
     /// @param jobId Job.
@@ -404,6 +417,13 @@ interface IJobManager {
     /// @param amount Bond (wei).
     event BondForfeited(uint256 indexed jobId, address indexed account, uint256 amount);
 
+    /// @notice Emitted when a dispute pot's share of a party of the job (its solver or submitter)
+    ///         went to the jackpot pool instead: no slash is credited to a job's own parties.
+    /// @param jobId Job.
+    /// @param party The solver or the submitter whose share it was.
+    /// @param amount Share moved from the dispute pot to the jackpot pool (wei).
+    event PotShareToPool(uint256 indexed jobId, address indexed party, uint256 amount);
+
     /// @notice Emitted when a job was finalized and its payouts credited.
     /// @param jobId Job.
     /// @param solver Solver.
@@ -430,7 +450,11 @@ interface IJobManager {
 
     ////// Job lifecycle //////
 
-    /// @notice Posts a job and escrows `reward + V * verifierFee` into the Escrow (approve the Escrow).
+    /// @notice Posts a job and escrows `postCost(reward)` = reward + V * verifierFee + the
+    ///         forced-error premium (`forcedErrorPremium`) into the Escrow (approve the Escrow). The
+    ///         premium joins the jackpot pool when the job is first claimed and is refunded only if
+    ///         the job is cancelled or expires before any claim. Reverts VerificationRoundNotSet
+    ///         before the round is set (the premium depends on its rate).
     ///         The caller must be the model's owner or an authorised poster at the ShareRegistry.
     ///         The job can be claimed until now + openWindow. Reverts TotalStepsAboveMax,
     ///         SegmentsAboveMax or SegmentStepsAboveMax when it asks more than the protocol bounds.
@@ -575,6 +599,21 @@ interface IJobManager {
         external
         view
         returns (address challenger);
+
+    /// @notice Forced-error premium every job pays into the jackpot pool: the most its jackpots
+    ///         can pay in expectation, ceil(rateBps * V * jackpot / 10_000) (a forced error pays at
+    ///         most one jackpot per seat of the job's one settled draw, so at most V). A coalition's
+    ///         expected jackpot income from a job is then at most its share of the seats times what
+    ///         it paid in (docs/FORCED_ERRORS.md section 5). Reverts VerificationRoundNotSet before
+    ///         the round is set.
+    /// @return premium Premium (wei).
+    function forcedErrorPremium() external view returns (uint256 premium);
+
+    /// @notice What `postJob(..., reward, ...)` takes from the caller: reward + V * verifierFee +
+    ///         `forcedErrorPremium()` (the amount to approve the Escrow for).
+    /// @param reward Reward for the solver (wei).
+    /// @return cost Total escrowed (wei).
+    function postCost(uint256 reward) external view returns (uint256 cost);
 
     /// @notice Number of jobs posted (the last job id).
     /// @return count Jobs.

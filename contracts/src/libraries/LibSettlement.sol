@@ -3,6 +3,7 @@ pragma solidity 0.8.37;
 
 // Interfaces
 import {IAdjudicator} from "../interfaces/IAdjudicator.sol";
+import {IEscrow} from "../interfaces/IEscrow.sol";
 import {IJobManager} from "../interfaces/IJobManager.sol";
 import {IShareRegistry} from "../interfaces/IShareRegistry.sol";
 // Types
@@ -54,13 +55,21 @@ library LibSettlement {
     }
 
     /// @notice Closes an Open job: cancelled by its submitter, or `expired` past its open deadline
-    ///         (reverts OpenDeadlineNotPassed before). Nothing was spent: the whole escrow
-    ///         (`reward + fees`, wei) is credited back.
-    function closeOpen(Job storage job, Settlement memory s, uint256 jobId, uint256 fees, bool expired) external {
+    ///         (reverts OpenDeadlineNotPassed before). Nothing was spent: the whole escrow still
+    ///         held (reward + V * verifierFee + the job's entry in `premiums`, wei: its forced-error
+    ///         premium unless a claim already pooled it) is credited back.
+    function closeOpen(
+        Job storage job,
+        Settlement memory s,
+        mapping(uint256 jobId => uint256 premium) storage premiums,
+        uint256 jobId,
+        bool expired
+    ) external {
         if (expired && block.timestamp <= job.openDeadline) {
             revert IJobManager.OpenDeadlineNotPassed(jobId, job.openDeadline, uint64(block.timestamp));
         }
-        uint256 refund = job.reward + fees;
+        uint256 refund = job.reward + s.verifiersPerJob * s.verifierFee + premiums[jobId];
+        premiums[jobId] = 0;
         if (expired) {
             job.status = JobStatus.Expired;
             emit IJobManager.JobExpired(jobId, refund);
@@ -69,6 +78,20 @@ library LibSettlement {
             emit IJobManager.JobCancelled(jobId, refund);
         }
         _credit(s, Bucket.Escrowed, job.submitter, refund);
+    }
+
+    /// @notice Moves the forced-error premium job `jobId` still holds in escrow (its entry in
+    ///         `premiums`, cleared) to the jackpot pool, for good: called on every claim, it pools
+    ///         the premium on the first (docs/FORCED_ERRORS.md section 5).
+    function poolPremium(IEscrow escrow, mapping(uint256 jobId => uint256 premium) storage premiums, uint256 jobId)
+        external
+    {
+        uint256 premium = premiums[jobId];
+        if (premium == 0) return;
+        premiums[jobId] = 0;
+        emit IJobManager.PremiumPooled(jobId, premium);
+        // SAFETY: trusted Escrow; the premium was deposited into Bucket.Escrowed at postJob.
+        escrow.move(Bucket.Escrowed, Bucket.Jackpot, premium);
     }
 
     /// @notice A Claimed job past its commit deadline goes back to Open for another openWindow; its
@@ -201,40 +224,57 @@ library LibSettlement {
         s.shareRegistry.mintShares(job.modelId, solver, job.totalSteps);
     }
 
-    /// @notice Sends the first disputed sample (in sample order) to `adjudicator`, with the next
-    ///         challenger of that sample that has not lost a game on it (`_nextChallenger`).
-    ///         -> Disputed. Records the dispute's submission in `disputeSubmissions`.
-    /// @dev Reverts AdjudicatorNotSet before the admin sets one. `sub.disputedMask` must be non-zero.
+    /// @notice Sends the first disputed sample (in sample order) that still has a challenger to
+    ///         `adjudicator`, with that sample's next challenger that has not lost a game on it
+    ///         (`_nextChallenger`). -> Disputed. Records the dispute's submission in
+    ///         `disputeSubmissions`. A disputed sample none of whose challengers is left to play
+    ///         leaves the disputed set (`SampleUndisputed`) instead of blocking the job: finalize
+    ///         never waits on a challenger that does not exist.
+    /// @dev Reverts AdjudicatorNotSet before the admin sets one.
+    /// @return opened False if no disputed sample has a challenger left (the disputed set is then
+    ///         empty and the caller finalizes the job).
     function openDispute(
         Job storage job,
         Submission storage sub,
         mapping(uint256 disputeId => SubmissionId submissionId) storage disputeSubmissions,
         IAdjudicator adjudicator
-    ) external {
+    ) external returns (bool opened) {
         if (address(adjudicator) == address(0)) revert IJobManager.AdjudicatorNotSet();
         uint256 jobId = sub.jobId;
-        uint256 sampleIndex = _firstSet(sub.disputedMask);
+        uint256 mask = sub.disputedMask;
+        uint256 sampleIndex;
+        address challenger;
+        while (mask != 0) {
+            sampleIndex = _firstSet(mask);
+            challenger = _nextChallenger(sub, sampleIndex);
+            if (challenger != address(0)) break;
+            mask &= ~(uint256(1) << sampleIndex);
+            emit IJobManager.SampleUndisputed(jobId, sampleIndex);
+        }
+        sub.disputedMask = mask;
+        if (mask == 0) return false;
         job.status = JobStatus.Disputed;
         sub.disputePending = true;
         // SAFETY: sampleIndex < samplesPerJob <= 64.
         // forge-lint: disable-next-line(unsafe-typecast)
         sub.disputeSample = uint32(sampleIndex);
-        uint256 disputeId = _callAdjudicator(job, sub, adjudicator, jobId, sampleIndex);
+        uint256 disputeId = _callAdjudicator(job, sub, adjudicator, jobId, sampleIndex, challenger);
         job.disputeId = disputeId;
         disputeSubmissions[disputeId] = LibSubmission.id(jobId, sub.solver);
         emit IJobManager.JobDisputed(jobId, disputeId, sampleIndex, sub.segments[sampleIndex]);
+        opened = true;
     }
 
-    /// @notice Opens the adjudicator's dispute on sample `sampleIndex` and records whether its
-    ///         ruling binds only the challenger it names.
+    /// @notice Opens the adjudicator's dispute on sample `sampleIndex` against `challenger` and
+    ///         records whether its ruling binds only that challenger.
     function _callAdjudicator(
         Job storage job,
         Submission storage sub,
         IAdjudicator adjudicator,
         uint256 jobId,
-        uint256 sampleIndex
+        uint256 sampleIndex,
+        address challenger
     ) internal returns (uint256 disputeId) {
-        address challenger = _nextChallenger(sub, sampleIndex);
         // The solver and the submitter never judge their own job. The job's verifiers, whose
         // verdicts ride on the outcome, are only a reserve: the adjudicator takes them only when
         // too few verifiers with nothing at stake are eligible (small networks).
@@ -276,13 +316,15 @@ library LibSettlement {
         else (sidePot, winners) = _settleInvalid(job, sub, s, jobId, disputeId, sampleIndex);
         pot += sidePot;
         emit IJobManager.DisputeSettled(jobId, disputeId, segmentValid, pot);
-        _distributePot(s, pot, majority, winners);
+        _distributePot(job, s, jobId, pot, majority, winners);
     }
 
     ////// Internal: round settlement //////
 
-    /// @notice Slashes assigned verifiers that never revealed; their stake goes to the submitter, and
-    ///         so does their fee if `refundFees` (else it stays held for reassigned verifiers).
+    /// @notice Slashes assigned verifiers that never revealed into the jackpot pool, never to a party
+    ///         of the job (a submitter-solver pair could post a job nobody can replay in time and
+    ///         collect the seats' stakes, docs/SECURITY.md P-19); their fee goes back to the
+    ///         submitter if `refundFees` (else it stays held for reassigned verifiers).
     function _settleMissedVerdicts(
         Job storage job,
         Submission storage sub,
@@ -297,10 +339,9 @@ library LibSettlement {
             if (seat.status != SeatStatus.Assigned) continue;
             seat.status = SeatStatus.Missed;
             if (refundFees) _refundFee(sub, s, job.submitter, s.verifierFee);
-            // SAFETY: trusted StakeManager; the slashed tokens arrive at the Escrow and are credited at once.
-            uint256 slashed = _slash(s, verifier, Role.Verifier);
+            // SAFETY: trusted StakeManager; the slashed tokens arrive at the Escrow and join the pool.
+            uint256 slashed = _slashInto(s, verifier, Role.Verifier, Bucket.Jackpot);
             emit IJobManager.VerdictMissed(jobId, verifier, slashed);
-            _credit(s, Bucket.Unbooked, job.submitter, slashed);
         }
     }
 
@@ -347,7 +388,7 @@ library LibSettlement {
             Seat storage seat = sub.seats[verifiers[i]];
             if (seat.status == SeatStatus.Submitted && verdictAt(seat, f) == Verdict.Approve) {
                 seat.status = SeatStatus.Slashed;
-                sub.closed[f][verifiers[i]] = true;
+                sub.seatClosed[f][verifiers[i]] = true;
                 slashed += _slashVerifier(job, sub, s, jobId, verifiers[i], Bucket.Jackpot);
             }
         }
@@ -387,7 +428,7 @@ library LibSettlement {
             } else if (verdict == Verdict.Approve) {
                 winner = sub.challengers[f][verifier];
                 if (winner == address(0)) continue;
-                sub.closed[f][winner] = true;
+                sub.challengeClosed[f][winner] = true;
             } else {
                 continue;
             }
@@ -423,7 +464,7 @@ library LibSettlement {
     ///         game (`sub.disputeChallenger`, by moves or by its clock), else (a committee's ruling)
     ///         every challenger of the sample: a losing rejecter is slashed and loses its bond, a
     ///         losing whistleblower loses its bond on each approval of the sample it challenged. A
-    ///         lone loser is closed on the sample (`sub.closed`) and the sample stays disputed while another
+    ///         lone loser is closed on the sample in both roles (`sub.seatClosed`, `sub.challengeClosed`) and the sample stays disputed while another
     ///         of its challengers has not played: a lost or abandoned challenge costs only its owner.
     ///         The job stays Disputed until `finalize` moves on.
     /// @return pot Slashes and forfeited bonds (wei).
@@ -442,7 +483,7 @@ library LibSettlement {
         for (uint256 i; i < sub.verifiers.length; ++i) {
             address verifier = sub.verifiers[i];
             // Closed parties (earlier losers, a forced claim's approvers) were settled already.
-            if (sub.closed[sampleIndex][verifier]) continue;
+            if (sub.seatClosed[sampleIndex][verifier]) continue;
             Verdict verdict = verdictAt(sub.seats[verifier], sampleIndex);
             if (verdict == Verdict.Reject && (only == address(0) || verifier == only)) {
                 pot += _forfeitBond(s, jobId, verifier);
@@ -454,15 +495,20 @@ library LibSettlement {
             } else if (verdict == Verdict.Approve) {
                 winners[count++] = verifier;
                 address challenger = sub.challengers[sampleIndex][verifier];
-                if (challenger != address(0) && (only == address(0) || challenger == only)) {
+                if (
+                    challenger != address(0) && !sub.challengeClosed[sampleIndex][challenger]
+                        && (only == address(0) || challenger == only)
+                ) {
                     pot += _forfeitBond(s, jobId, challenger);
                 }
             }
         }
         winners = _truncate(winners, count);
-        if (only != address(0)) sub.closed[sampleIndex][only] = true;
-        if (only != address(0) && _nextChallenger(sub, sampleIndex) != address(0)) {
-            sub.disputedMask |= uint256(1) << sampleIndex;
+        if (only != address(0)) {
+            // The game refuted the one claim both of the loser's roles make: close both.
+            sub.seatClosed[sampleIndex][only] = true;
+            sub.challengeClosed[sampleIndex][only] = true;
+            if (_nextChallenger(sub, sampleIndex) != address(0)) sub.disputedMask |= uint256(1) << sampleIndex;
         }
     }
 
@@ -512,12 +558,12 @@ library LibSettlement {
             Verdict verdict = verdictAt(seat, sampleIndex);
             // A challenger that lost its own game on this sample already forfeited its bond.
             if (verdict == Verdict.Reject) {
-                if (sub.closed[sampleIndex][verifier]) continue;
+                if (sub.seatClosed[sampleIndex][verifier]) continue;
                 winners[count++] = verifier;
                 _returnBond(s, verifier);
             } else if (verdict == Verdict.Approve) {
                 address challenger = sub.challengers[sampleIndex][verifier];
-                if (challenger != address(0) && !sub.closed[sampleIndex][challenger]) {
+                if (challenger != address(0) && !sub.challengeClosed[sampleIndex][challenger]) {
                     winners[count++] = challenger;
                     _returnBond(s, challenger);
                 }
@@ -571,20 +617,28 @@ library LibSettlement {
                 address verifier = verifiers[i];
                 Verdict verdict = verdictAt(sub.seats[verifier], t);
                 if (verdict == Verdict.Reject) {
-                    if (!sub.closed[t][verifier]) _returnBond(s, verifier);
+                    if (!sub.seatClosed[t][verifier]) _returnBond(s, verifier);
                 } else if (verdict == Verdict.Approve) {
                     address challenger = sub.challengers[t][verifier];
-                    if (challenger != address(0) && !sub.closed[t][challenger]) _returnBond(s, challenger);
+                    if (challenger != address(0) && !sub.challengeClosed[t][challenger]) _returnBond(s, challenger);
                 }
             }
         }
     }
 
     /// @notice Pays `arbiterFee` to each majority arbiter while the pot lasts, splits the rest
-    ///         equally among the winners, and credits rounding dust to the treasury.
-    function _distributePot(Settlement memory s, uint256 pot, address[] calldata majority, address[] memory winners)
-        internal
-    {
+    ///         equally among the winners, and credits rounding dust to the treasury. A winner's
+    ///         share never goes to a party of the job (its solver or submitter): it joins the jackpot
+    ///         pool instead (`PotShareToPool`), so no slash is ever credited to the job's own parties
+    ///         (docs/SECURITY.md P-19).
+    function _distributePot(
+        Job storage job,
+        Settlement memory s,
+        uint256 jobId,
+        uint256 pot,
+        address[] calldata majority,
+        address[] memory winners
+    ) internal {
         for (uint256 i; i < majority.length && pot != 0; ++i) {
             uint256 fee = pot < s.arbiterFee ? pot : s.arbiterFee;
             // SAFETY: fee <= pot.
@@ -602,8 +656,15 @@ library LibSettlement {
         // The dust pot - share * count is the remainder of this division, not a precision loss.
         // slither-disable-next-line divide-before-multiply
         uint256 share = pot / count;
+        (address solver, address submitter) = (job.solver, job.submitter);
         for (uint256 i; i < count; ++i) {
-            _credit(s, Bucket.Pot, winners[i], share);
+            address winner = winners[i];
+            if (winner != solver && winner != submitter) {
+                _credit(s, Bucket.Pot, winner, share);
+            } else if (share != 0) {
+                emit IJobManager.PotShareToPool(jobId, winner, share);
+                s.escrow.move(Bucket.Pot, Bucket.Jackpot, share);
+            }
         }
         // SAFETY: share * count <= pot by integer division.
         unchecked {
@@ -705,13 +766,12 @@ library LibSettlement {
         uint256 count = verifiers.length;
         for (uint256 i; i < count; ++i) {
             address verifier = verifiers[i];
-            if (verdictAt(sub.seats[verifier], sampleIndex) == Verdict.Reject && !sub.closed[sampleIndex][verifier]) {
-                return verifier;
-            }
+            bool rejected = verdictAt(sub.seats[verifier], sampleIndex) == Verdict.Reject;
+            if (rejected && !sub.seatClosed[sampleIndex][verifier]) return verifier;
         }
         for (uint256 i; i < count; ++i) {
             address challenger = sub.challengers[sampleIndex][verifiers[i]];
-            if (challenger != address(0) && !sub.closed[sampleIndex][challenger]) return challenger;
+            if (challenger != address(0) && !sub.challengeClosed[sampleIndex][challenger]) return challenger;
         }
         return address(0);
     }

@@ -41,11 +41,16 @@ struct Seat {
 /// @param disputeChallenger The one party whose own challenge the current dispute decides (a game
 ///        played one against one), or zero when the adjudicator's ruling binds every challenger of
 ///        the sample (a committee).
-/// @param closed Parties whose stake in a sample is settled: a challenger (rejecting verifier or
-///        whistleblower) that lost its own game on it (each challenger of a sample plays at most
-///        once and the next one plays after it), and, on a forced error, the approvers of the
-///        forced claim (slashed) and the whistleblowers that challenged them (paid). Closed
-///        parties take no further part in the sample's settlement.
+/// @param seatClosed Verifiers whose seat on a sample (their rejection or approval of it) is
+///        settled: a rejecter that lost its own game on it, and, on a forced error, the approvers of
+///        the forced claim (slashed). Keyed by (sample, party) in the seat role only.
+/// @param challengeClosed Whistleblowers whose challenges of a sample's approvals are settled: one
+///        that lost its own game on it, and, on a forced error, the whistleblowers that challenged
+///        the forced claim's approvers (paid). Keyed by (sample, party) in the whistleblower role
+///        only, so that settling one role of a party that holds both (a rejecter that also
+///        challenged another verifier's approval of the sample) never settles the other. A party
+///        that loses its own game on a sample is closed in both roles: the game refuted the one claim
+///        (the sample is invalid) that both its roles make.
 struct Submission {
     uint256 jobId;
     address solver;
@@ -60,7 +65,8 @@ struct Submission {
     mapping(address verifier => Seat seat) seats;
     mapping(uint256 sampleIndex => mapping(address verifier => address challenger)) challengers;
     address disputeChallenger;
-    mapping(uint256 sampleIndex => mapping(address party => bool closed)) closed;
+    mapping(uint256 sampleIndex => mapping(address verifier => bool closed)) seatClosed;
+    mapping(uint256 sampleIndex => mapping(address whistleblower => bool closed)) challengeClosed;
 }
 
 /// @notice The JobManager's immutables that settlement (`LibSettlement`) needs.
@@ -82,4 +88,5 @@ struct Settlement {
     uint64 revealWindow;
     uint64 challengeWindow;
     uint32 maxReassignments;
+    uint32 verifiersPerJob;
 }

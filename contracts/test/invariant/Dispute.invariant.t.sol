@@ -53,7 +53,10 @@ contract Dispute_Invariant_Test is Deployers, InvariantTest {
         assertEq(handler.openGames().length, 0, "a game outlived settle()");
         assertEq(handler.liveJobs().length, 0, "a job stayed in dispute after settle()");
         assertGt(handler.ghost_resolved(), 0, "no game resolved in this run");
+        assertGt(handler.ghost_terminalJobs(), 0, "no job reached a terminal state in this run");
+        assertGt(handler.ghost_doubleRoleTerminal(), 0, "no double-role job reached a terminal state");
         invariant_disputeEndsInTime();
+        invariant_jobsTerminateInBound();
         invariant_honestSideNeverLoses();
         invariant_claimsWithinCredits();
         invariant_tokensConserved();
@@ -112,6 +115,22 @@ contract Dispute_Invariant_Test is Deployers, InvariantTest {
         assertEq(handler.ghost_honestDefenderLosses(), 0, "honest defender lost");
         assertEq(handler.ghost_honestChallengerLosses(), 0, "honest challenger lost");
         assertEq(handler.ghost_refusedHonestMoves(), 0, "an honest move made in time was refused");
+    }
+
+    /// @custom:invariant D5 Every job reaches a terminal state within `jobBound()` of its opening
+    ///                  (at most samplesPerJob * 2V games, each within D1's bound), whatever its
+    ///                  parties do, a verifier that is also a whistleblower and throws its games
+    ///                  included; D6 every job of an honest solver ends Finalized (it is paid).
+    ///                  Progress (`afterInvariant`): some job, and some double-role job, ended.
+    function invariant_jobsTerminateInBound() public {
+        assertEq(handler.ghost_lateJobs(), 0, "a job ended later than its bound");
+        assertEq(handler.ghost_honestSolverNotPaid(), 0, "an honest solver's job did not finalize");
+        uint256[] memory live = handler.liveJobs();
+        for (uint256 i; i < live.length; ++i) {
+            assertLte(
+                block.timestamp - handler.ghost_jobOpenedAt(live[i]), handler.jobBound(), "a job outlived its bound"
+            );
+        }
     }
 
     /// @custom:invariant D3 No account claims more than it was credited: credits from the JobManager

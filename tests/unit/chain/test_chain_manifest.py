@@ -61,7 +61,9 @@ def test_demo_params():
     assert p.jackpot_funding >= 3 * 5 * p.jackpot  # every winner of every demo job is paid
     assert (p.vote_commit_window, p.vote_reveal_window) == (90, 60)
     assert p.min_stakes == [100 * E18, 50 * E18, 50 * E18]
-    assert p.job_escrow(10 * E18) == 15 * E18
+    assert p.job_escrow(10 * E18) == 15 * E18  # the demo pays no jackpot: no premium
+    assert ProtocolParams().forced_error_premium == 15 * E18 // 10  # 10% * 3 * 5e18
+    assert ProtocolParams().job_escrow(10 * E18) == 13 * E18 + 15 * E18 // 10
     assert len(p.job_params_tuple()) == 18
     assert p.job_params_tuple()[5] == p.jackpot and p.job_params_tuple()[10] == p.reveal_window
     assert p.job_params_tuple()[12:] == (120, 86_400, 1_000_000, 4096, 10_000, 2)
@@ -81,6 +83,24 @@ def test_params_refuse_profitable_jackpot_farming():
     assert ProtocolParams(forced_error_rate_bps=6249, **at).forced_error_rate_bps == 6249
     with pytest.raises(ValueError, match="jackpot farming pays"):
         ProtocolParams(forced_error_rate_bps=6250, **at)
+
+
+def test_forced_error_premium_prices_farming_by_completion():
+    """docs/FORCED_ERRORS.md section 5: the premium is ceil(rate * V * jackpot / 10_000), and a
+    coalition completing its own jobs with a share phi of the seats gains nothing in expectation
+    (the old rule priced only abandonment: at rate 30%, J = 20e18, fee 5e18 the coalition gained
+    from phi = 5 / 11 on)."""
+    at = {"verifiers_per_job": 3, "jackpot": 20 * E18, "verifier_fee": 5 * E18}
+    p = ProtocolParams(forced_error_rate_bps=3000, solver_stake=100 * E18, **at)
+    assert p.forced_error_premium == 18 * E18
+    assert p.farming_gain_bps(10_000) == 0  # phi = 1: premium in = expected jackpots out
+    assert all(p.farming_gain_bps(phi) < 0 for phi in range(0, 10_000, 500))
+    # rounded up: never below the expectation
+    odd = ProtocolParams(forced_error_rate_bps=1, verifiers_per_job=3, jackpot=1, verifier_fee=1)
+    assert odd.forced_error_premium == 1
+    assert odd.farming_gain_bps(10_000) < 0
+    with pytest.raises(ValueError, match="phi_bps"):
+        p.farming_gain_bps(10_001)
 
 
 def test_params_refuse_free_verifier_locks():

@@ -55,8 +55,12 @@ contract DisputeHandler is Deployers {
     }
 
     /// @notice How the handler plays a job.
+    /// @param doubleRole HonestDefender only: the job's first verifier is also a whistleblower; it
+    ///        rejects every sample and challenges the second verifier's approval of every sample
+    ///        (P-22, P-23), then plays (or throws) its games as the fuzzer picks.
     struct Plan {
         Mode mode;
+        bool doubleRole;
         uint256 cheatStep;
     }
 
@@ -150,6 +154,18 @@ contract DisputeHandler is Deployers {
     uint256 public ghost_gameAnnouncedBonds;
     /// @custom:property-id D3 Claims whose token transfer differed from the credit claimed.
     uint256 public ghost_claimMismatches;
+    /// @custom:property-id D5 When each job was opened (before its verdicts).
+    mapping(uint256 jobId => uint256 timestamp) public ghost_jobOpenedAt;
+    /// @custom:property-id D5 Jobs that left their dispute for a terminal state, and those of them
+    ///                     that did so later than `jobBound()` after opening.
+    uint256 public ghost_terminalJobs;
+    uint256 public ghost_lateJobs;
+    /// @custom:property-id D5 Jobs opened with a double-role attacker (verifier and whistleblower),
+    ///                     and those of them that reached a terminal state.
+    uint256 public ghost_doubleRoleJobs;
+    uint256 public ghost_doubleRoleTerminal;
+    /// @custom:property-id D6 Jobs of an honest solver (HonestDefender) that did not end Finalized.
+    uint256 public ghost_honestSolverNotPaid;
 
     ////// Modifiers //////
 
@@ -332,13 +348,35 @@ contract DisputeHandler is Deployers {
     /// @custom:property-id D1 D2 D3 D4
     function settle() external tracked {
         if (ghost_games == 0) _openGame(0, 0);
-        // Each job plays at most samplesPerJob * verifiersPerJob games one after the other (every
-        // challenger of a sample, a rejecter or the whistleblower of an approval, at most one per
-        // seat, plays its own game until one wins). Here time only moves in TICKs, so by D1 each
+        _playOut();
+        // D5 progress: every run plays at least one double-role job to its end.
+        if (ghost_doubleRoleJobs == 0) {
+            _openGame(uint256(1) << 200, 0);
+            _sync();
+            _playOut();
+        }
+    }
+
+    /// @notice The longest a job of the handler may take from opening to a terminal state (D5):
+    ///         the opening (one jump), then at most samplesPerJob * 2 * verifiersPerJob games one
+    ///         after the other (each game closes its loser on its sample in both roles, so a sample
+    ///         sees one game per distinct challenger: V rejecters and V whistleblowers at most),
+    ///         each resolved within DISPUTE_BOUND + MAX_JUMP - 1 (D1), the next one opened by the
+    ///         keeper pass that finalizes the job, before time moves.
+    function jobBound() public view returns (uint256) {
+        uint256 games = uint256(jobManager.params().samplesPerJob) * 2 * jobManager.params().verifiersPerJob;
+        return MAX_JUMP + games * (DISPUTE_BOUND + MAX_JUMP);
+    }
+
+    /// @notice Ticks with keeper passes until every job in dispute has ended (see `settle`).
+    function _playOut() internal {
+        // Each job plays at most samplesPerJob * 2 * verifiersPerJob games one after the other
+        // (every challenger of a sample, a rejecter or the whistleblower of an approval, plays its
+        // own game until one wins; a loser is closed on the sample in both roles). Here time only moves in TICKs, so by D1 each
         // game resolves within DISPUTE_BOUND + TICK - 1 of its opening, and the keeper pass that
         // resolves it finalizes the job, which opens the next game at once: this many ticks always
         // suffice for correct games.
-        uint256 games = uint256(jobManager.params().samplesPerJob) * jobManager.params().verifiersPerJob;
+        uint256 games = uint256(jobManager.params().samplesPerJob) * 2 * jobManager.params().verifiersPerJob;
         uint256 ticks = (games * (DISPUTE_BOUND + TICK - 1)) / TICK + 1;
         for (uint256 i; i < ticks && _liveJobs.length != 0; ++i) {
             _tick(TICK);
@@ -405,11 +443,25 @@ contract DisputeHandler is Deployers {
         _topUpStakes();
         uint256 jobId = _verifyingJob();
         _liveJobs.push(jobId);
+        ghost_jobOpenedAt[jobId] = start;
         (address[] memory verifiers, uint32[] memory segments) = jobManager.getAssignment(jobId);
         uint256 samples = segments.length;
         uint256 all = (uint256(1) << samples) - 1;
-        if (modeSeed & 1 == 0) {
-            _plans[jobId] = Plan({mode: Mode.HonestDefender, cheatStep: NO_CHEAT});
+        if (modeSeed & 1 == 0 && (modeSeed >> 200) % 3 == 1 && verifiers.length > 1) {
+            _plans[jobId] = Plan({mode: Mode.HonestDefender, doubleRole: true, cheatStep: NO_CHEAT});
+            ++ghost_doubleRoleJobs;
+            address attacker = verifiers[0];
+            if (_staked(attacker, Role.Whistleblower) == 0) _stake(attacker, Role.Whistleblower, 100e18);
+            _submit(jobId, attacker, all);
+            for (uint256 i = 1; i < verifiers.length; ++i) {
+                _submit(jobId, verifiers[i], 0);
+            }
+            for (uint256 t; t < samples; ++t) {
+                vm.prank(attacker);
+                jobManager.challengeApproval(jobId, t, verifiers[1]);
+            }
+        } else if (modeSeed & 1 == 0) {
+            _plans[jobId] = Plan({mode: Mode.HonestDefender, doubleRole: false, cheatStep: NO_CHEAT});
             // Each verifier rejects a random subset (mostly none); at least one rejects something.
             bool any;
             for (uint256 i; i < verifiers.length; ++i) {
@@ -421,7 +473,7 @@ contract DisputeHandler is Deployers {
         } else {
             uint256 forged = sampleSeed % samples;
             uint256 cheatStep = uint256(segments[forged]) * INTERVAL + (sampleSeed >> 8) % INTERVAL;
-            _plans[jobId] = Plan({mode: Mode.HonestChallenger, cheatStep: cheatStep});
+            _plans[jobId] = Plan({mode: Mode.HonestChallenger, doubleRole: false, cheatStep: cheatStep});
             // Every verifier replays honestly except lazy approvers; the last one always rejects.
             for (uint256 i; i < verifiers.length; ++i) {
                 bool lazy = i + 1 < verifiers.length && (modeSeed >> (1 + i)) & 3 == 0;
@@ -636,10 +688,17 @@ contract DisputeHandler is Deployers {
         }
         ghost_games = count;
         for (uint256 i; i < _liveJobs.length;) {
-            if (jobManager.getJob(_liveJobs[i]).status == JobStatus.Disputed) {
+            uint256 jobId = _liveJobs[i];
+            JobStatus status = jobManager.getJob(jobId).status;
+            if (status == JobStatus.Disputed) {
                 ++i;
                 continue;
             }
+            ++ghost_terminalJobs;
+            if (block.timestamp - ghost_jobOpenedAt[jobId] > jobBound()) ++ghost_lateJobs;
+            Plan storage plan = _plans[jobId];
+            if (plan.doubleRole) ++ghost_doubleRoleTerminal;
+            if (plan.mode == Mode.HonestDefender && status != JobStatus.Finalized) ++ghost_honestSolverNotPaid;
             _liveJobs[i] = _liveJobs[_liveJobs.length - 1];
             _liveJobs.pop();
         }
