@@ -5,8 +5,9 @@ override points.
   replaying (the verifier's dilemma): it seals the claimed end hashes, echoing public values.
   At a forced error it has approved the forced claim, so it is slashed (and whistleblowers
   challenge its approvals).
-- `GriefingVerifierNode`: rejects every segment without replaying (it seals
-  `veritrain.forced.UNREPLAYED_END`) and, as a bisection challenger, disagrees with every
+- `GriefingVerifierNode`: rejects every segment without replaying (it seals a made-up end,
+  `griefing_end`, claiming a replay it did not make: a zero end would be an abstention, which
+  costs nothing and earns nothing, P-20) and, as a bisection challenger, disagrees with every
   midpoint; its committee votes stay honest. It loses its bond (and stake) to an honest
   solver. At a forced error its end for the forced sample is not the solver's true end (only
   a replay yields that), so the sample stays disputed against it, and it loses that dispute
@@ -25,7 +26,7 @@ from typing import Any
 from noderuntime.records import CheckResult
 from verifier.node import VerifierNode
 
-__all__ = ["GriefingVerifierNode", "LazyVerifierNode", "verifier_node"]
+__all__ = ["GriefingVerifierNode", "LazyVerifierNode", "griefing_end", "verifier_node"]
 
 
 class LazyVerifierNode(VerifierNode):
@@ -49,8 +50,8 @@ class LazyVerifierNode(VerifierNode):
 
 class GriefingVerifierNode(VerifierNode):
     """A verifier that rejects everything and disagrees with every bisection (testing only): it
-    seals `veritrain.forced.UNREPLAYED_END` for every sample, which never matches a forced
-    error's true end, so it plays (and loses) a dispute even on the forced sample."""
+    seals a made-up end (`griefing_end`) for every sample, which never matches a forced error's
+    true end, so it plays (and loses) a dispute even on the forced sample."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -59,12 +60,28 @@ class GriefingVerifierNode(VerifierNode):
     def judge_claim(
         self, job_id: int, job: Any, segment: int, start_hash: bytes, claimed_end: bytes
     ) -> CheckResult | None:
-        """Reject without replaying (no replayed end: `UNREPLAYED_END` is sealed)."""
-        return CheckResult(ok=False, reason="REJECT-ALL: griefing adversary, not replayed")
+        """Reject without replaying: seal a made-up end (`griefing_end`)."""
+        return CheckResult(
+            ok=False,
+            reason="REJECT-ALL: griefing adversary, not replayed",
+            end=griefing_end(job_id, segment),
+        )
 
     def respond_rule(self) -> Callable[[bytes, bytes], bool] | None:
         """Disagree with every midpoint."""
         return lambda _mine, _theirs: False
+
+
+def griefing_end(job_id: int, segment: int) -> bytes:
+    """The end a `GriefingVerifierNode` seals for a segment: keccak256 of a label, the job and
+    the segment (32 bytes), never a claimed end, a true end or zero."""
+    from veritrain._keccak import keccak256
+
+    return keccak256(
+        b"veritrain.adversary.griefing-end"
+        + job_id.to_bytes(32, "big")
+        + segment.to_bytes(32, "big")
+    )
 
 
 def verifier_node(

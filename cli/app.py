@@ -719,7 +719,7 @@ def round_report(client: Any, job_id: int) -> dict[str, Any]:
 
     Returns:
         ``{"claims_posted", "start_hashes", "end_hashes", "verdicts": [{"verifier", "sealed",
-        "revealed", "approvals"}], "secret_revealed", "outcome", "forced_sample",
+        "revealed", "approvals", "abstentions"}], "secret_revealed", "outcome", "forced_sample",
         "forced_segment", "windows"}``; the forced sample is None until the secret is revealed
         (or when the job carries no forced error).
     """
@@ -743,6 +743,9 @@ def round_report(client: Any, job_id: int) -> dict[str, Any]:
                 "sealed": commitment != b"\x00" * 32,
                 "revealed": revealed,
                 "approvals": [Verdict(int(x)) is Verdict.Approve for x in recorded]
+                if revealed
+                else None,
+                "abstentions": [Verdict(int(x)) is Verdict.Abstain for x in recorded]
                 if revealed
                 else None,
             }

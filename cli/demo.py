@@ -628,7 +628,7 @@ def _forced_errors(client: Any, start: int, names: dict[str, str]) -> list[dict[
                 rejecters.append(v)
             elif verdicts[sample] is Verdict.Approve:
                 approvers.append(v)
-            elif verdicts[sample] is Verdict.Reject:
+            elif verdicts[sample] in (Verdict.Reject, Verdict.Abstain):
                 disputed.append(v)
         paid = paid_by_job.get(job_id, {})
 

@@ -85,8 +85,9 @@ def _sealed_end(result: CheckResult, claimed_end: bytes) -> bytes:
     Returns:
         ``claimed_end`` when the check passed (approve); the replayed end when a replay ran and
         ended elsewhere (reject: at a forced error it is the solver's true end, which only a
-        replay yields); else `UNREPLAYED_END` (reject without a replay: unavailable or
-        mismatching start checkpoint).
+        replay yields); else `UNREPLAYED_END` (an abstention, docs/SECURITY.md P-20: the start
+        checkpoint was unavailable or did not match; the sample is disputed, and this verifier
+        is neither slashed nor paid for it).
     """
     if result.ok:
         return bytes(claimed_end)

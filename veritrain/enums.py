@@ -52,6 +52,8 @@ class Verdict(IntEnum):
     None_ = 0
     Approve = 1
     Reject = 2
+    Abstain = 3
+    """Sealed a zero end: could not obtain the data (docs/SECURITY.md P-20)."""
 
 
 class DisputeStatus(IntEnum):

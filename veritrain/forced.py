@@ -10,8 +10,10 @@ reveal them later, so a lazy verifier cannot copy a diligent one.
 
 A verdict is the end state hash the verifier computed by replay, one per sample: the contract
 approves sample j iff ``ends[j]`` equals the claimed end (`verdict_approvals`), and a verifier
-that could not replay seals `UNREPLAYED_END` (a claim is never zero, so that is always a
-reject). At a forced error the true end hides behind ``forced_claim(true_end)``, so only a
+that could not replay seals `UNREPLAYED_END` (a claim is never zero, so that is never an
+approval): an abstention, which disputes the sample like a rejection but is never slashed when
+the segment is valid and never paid (docs/SECURITY.md P-20). At a forced error the true end
+hides behind ``forced_claim(true_end)``, so only a
 replay yields it: a rejecter whose sealed end equals the true end gets its bond back and the
 jackpot; any other rejecter keeps the sample disputed and plays the dispute against the
 solver's true end (a lazy rejecter loses it; a solver that cheated inside the forced segment
@@ -66,7 +68,8 @@ FORCED_ERROR_TAG = keccak256(b"veritrain.forced-error.v1")
 UNREPLAYED_END = bytes(32)
 """The end hash a verifier seals for a sample it could not replay (start checkpoint unavailable
 or not matching the claimed start): 32 zero bytes. ``postClaims`` refuses a zero claimed end
-(``ZeroClaim``), so this end is always a reject, and never the true end of a forced error."""
+(``ZeroClaim``), so this end is never an approval and never the true end of a forced error: the
+contract records it as an abstention (``Verdict.Abstain``, docs/SECURITY.md P-20)."""
 
 
 def forced_draw(secret: bytes, job_id: int, segments: Sequence[int]) -> bytes:

@@ -343,7 +343,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     }
 
     /// @inheritdoc IJobManager
-    function recordVerdicts(SubmissionId submissionId, address verifier, bool[] calldata approvals)
+    function recordVerdicts(SubmissionId submissionId, address verifier, bool[] calldata approvals, uint256 abstainMask)
         external
         nonReentrant
     {
@@ -359,23 +359,18 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         uint256 samples = sub.segments.length;
         if (approvals.length != samples) revert VerdictCountMismatch(jobId, samples, approvals.length);
 
-        uint256 rejectMask = 0;
-        uint256 rejects = 0;
-        for (uint256 i; i < samples; ++i) {
-            if (!approvals[i]) {
-                rejectMask |= uint256(1) << i;
-                ++rejects;
-            }
-        }
-        uint256 bond = rejects * _CHALLENGE_BOND;
+        (uint256 rejectMask, uint256 bond) = _nonApprovals(approvals);
         seat.status = SeatStatus.Submitted;
-        // SAFETY: samples <= MAX_SAMPLES_PER_JOB = 64, so the mask fits in 64 bits.
+        // SAFETY: samples <= MAX_SAMPLES_PER_JOB = 64, so both masks fit in 64 bits; an abstention
+        // is a non-approval, so only those bits count (the VerificationRound derives both).
         // forge-lint: disable-next-line(unsafe-typecast)
         seat.rejectMask = uint64(rejectMask);
+        // forge-lint: disable-next-line(unsafe-typecast)
+        seat.abstainMask = uint64(abstainMask & rejectMask);
         sub.disputedMask |= rejectMask;
-        uint32 submitted = ++sub.submitted;
         emit VerdictsSubmitted(jobId, verifier, approvals, bond);
-        if (submitted == sub.verifiers.length) {
+        if (seat.abstainMask != 0) emit VerdictsAbstained(jobId, verifier, seat.abstainMask);
+        if (++sub.submitted == sub.verifiers.length) {
             // Everyone has spoken: the challenge window runs from now.
             uint64 deadline = uint64(block.timestamp) + _CHALLENGE_WINDOW;
             job.challengeDeadline = deadline;
@@ -383,6 +378,18 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         }
         // `verifier` is the account that revealed in the VerificationRound, the only caller.
         _ESCROW.deposit(Bucket.Bonds, verifier, bond);
+    }
+
+    /// @notice The non-approvals of a verdict vector as a bit mask, and the bond they post (wei).
+    function _nonApprovals(bool[] calldata approvals) internal view returns (uint256 mask, uint256 bond) {
+        uint256 count = 0;
+        for (uint256 i; i < approvals.length; ++i) {
+            if (!approvals[i]) {
+                mask |= uint256(1) << i;
+                ++count;
+            }
+        }
+        bond = count * _CHALLENGE_BOND;
     }
 
     /// @inheritdoc IJobManager

@@ -198,10 +198,16 @@ contract VerificationRound is IVerificationRound {
         }
         seal.revealed = true;
         ++round.verdicts;
-        bool[] memory approvals = _approvalsOf(submissionId, ends);
+        _recordVerdicts(submissionId, ends);
+    }
+
+    /// @notice Emits the revealed verdicts and records them (approvals and abstentions) at the
+    ///         JobManager, which pulls the reject bonds from msg.sender into the Escrow.
+    function _recordVerdicts(SubmissionId submissionId, bytes32[] calldata ends) internal {
+        (bool[] memory approvals, uint256 abstainMask) = _approvalsOf(submissionId, ends);
         emit VerdictsRevealed(submissionId, msg.sender, approvals, ends);
-        // SAFETY: the JobManager is trusted; it pulls the reject bonds from msg.sender into the Escrow.
-        _JOB_MANAGER.recordVerdicts(submissionId, msg.sender, approvals);
+        // SAFETY: the JobManager is trusted.
+        _JOB_MANAGER.recordVerdicts(submissionId, msg.sender, approvals, abstainMask);
     }
 
     /// @inheritdoc IVerificationRound
@@ -364,10 +370,13 @@ contract VerificationRound is IVerificationRound {
     }
 
     /// @notice The verdicts implied by a verifier's sealed ends: sample j is approved iff ends[j] is
-    ///         the claimed end; the end of each rejected sample is stored for the forced-error check.
+    ///         the claimed end, an abstention iff ends[j] is zero (no data, P-20), else rejected; the
+    ///         end of each rejected sample is stored for the forced-error check.
+    /// @return approvals Approve (true) per sample.
+    /// @return abstainMask Bit j set = ends[j] is zero.
     function _approvalsOf(SubmissionId submissionId, bytes32[] calldata ends)
         internal
-        returns (bool[] memory approvals)
+        returns (bool[] memory approvals, uint256 abstainMask)
     {
         bytes32[] storage claimed = _endHashes[submissionId];
         uint256 samples = ends.length;
@@ -377,6 +386,8 @@ contract VerificationRound is IVerificationRound {
                 approvals[j] = true;
             } else if (ends[j] != bytes32(0)) {
                 _replayedEnds[submissionId][msg.sender][j] = ends[j];
+            } else {
+                abstainMask |= uint256(1) << j;
             }
         }
     }

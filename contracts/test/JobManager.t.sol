@@ -819,30 +819,30 @@ contract JobManager_RecordVerdicts_Test is JobManager_Init {
         bool[] memory approvals = _approvals(4, 0);
         vm.expectRevert(abi.encodeWithSelector(IJobManager.NotVerificationRound.selector, verifiers[0]));
         vm.prank(verifiers[0]);
-        jobManager.recordVerdicts(_sid(jobId), verifiers[0], approvals);
+        jobManager.recordVerdicts(_sid(jobId), verifiers[0], approvals, 0);
     }
 
     function test_recordVerdicts_notAssigned_reverts() public {
         bool[] memory approvals = _approvals(4, 0);
         vm.expectRevert(abi.encodeWithSelector(IJobManager.NotAssignedVerifier.selector, jobId, stranger));
         vm.prank(address(round));
-        jobManager.recordVerdicts(_sid(jobId), stranger, approvals);
+        jobManager.recordVerdicts(_sid(jobId), stranger, approvals, 0);
     }
 
     function test_recordVerdicts_twice_reverts() public {
         bool[] memory approvals = _approvals(4, 0);
         vm.prank(address(round));
-        jobManager.recordVerdicts(_sid(jobId), verifiers[0], approvals);
+        jobManager.recordVerdicts(_sid(jobId), verifiers[0], approvals, 0);
         vm.expectRevert(abi.encodeWithSelector(IJobManager.VerdictsAlreadySubmitted.selector, jobId, verifiers[0]));
         vm.prank(address(round));
-        jobManager.recordVerdicts(_sid(jobId), verifiers[0], approvals);
+        jobManager.recordVerdicts(_sid(jobId), verifiers[0], approvals, 0);
     }
 
     function test_recordVerdicts_wrongCount_reverts() public {
         bool[] memory approvals = _approvals(3, 0);
         vm.expectRevert(abi.encodeWithSelector(IJobManager.VerdictCountMismatch.selector, jobId, 4, 3));
         vm.prank(address(round));
-        jobManager.recordVerdicts(_sid(jobId), verifiers[0], approvals);
+        jobManager.recordVerdicts(_sid(jobId), verifiers[0], approvals, 0);
     }
 
     function test_recordVerdicts_notVerifying_reverts() public {
@@ -852,7 +852,7 @@ contract JobManager_RecordVerdicts_Test is JobManager_Init {
         bool[] memory approvals = _approvals(4, 0);
         vm.expectRevert(abi.encodeWithSelector(IJobManager.UnexpectedJobStatus.selector, claimedJob, JobStatus.Claimed));
         vm.prank(address(round));
-        jobManager.recordVerdicts(_sid(claimedJob), verifiers[0], approvals);
+        jobManager.recordVerdicts(_sid(claimedJob), verifiers[0], approvals, 0);
     }
 
     function test_recordVerdicts_unknownSubmission_reverts() public {
@@ -860,7 +860,7 @@ contract JobManager_RecordVerdicts_Test is JobManager_Init {
         bool[] memory approvals = _approvals(4, 0);
         vm.expectRevert(abi.encodeWithSelector(IJobManager.SubmissionNotActive.selector, unknown));
         vm.prank(address(round));
-        jobManager.recordVerdicts(unknown, verifiers[0], approvals);
+        jobManager.recordVerdicts(unknown, verifiers[0], approvals, 0);
     }
 }
 

@@ -966,7 +966,8 @@ contract VerificationRound_ForcedEnd_Test is VerificationRound_Forced_Init {
     function test_finalize_rejectWithoutReplay_losesDispute_succeeds() public {
         _submit(jobId, verifiers[0], uint256(1) << f);
         _submit(jobId, verifiers[1], uint256(1) << f);
-        _submitForcedEnd(verifiers[2], bytes32(0));
+        // A made-up end claims a replay that did not happen (a zero end would be an abstention).
+        _submitForcedEnd(verifiers[2], keccak256("made-up end"));
         _passChallengeWindow(jobId);
         jobManager.finalize(jobId);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Disputed));
@@ -980,6 +981,28 @@ contract VerificationRound_ForcedEnd_Test is VerificationRound_Forced_Init {
         assertEq(_staked(verifiers[0], Role.Verifier), 500e18);
         assertEq(_staked(solver, Role.Solver), 1000e18);
         assertEq(registry.sharesOf(MODEL_ID) != address(0), true, "no shares minted");
+        (, uint256 bonds,,) = escrow.liabilities();
+        assertEq(bonds, 0, "a bond left behind");
+        _assertEscrowSolvent();
+    }
+
+    /// @notice P-20 on the forced sample: an abstainer (zero end) has no end to compare, so the sample
+    ///         stays disputed; ruled valid, the abstainer gets its bond back and keeps its stake, and
+    ///         is paid neither the jackpot nor its fee.
+    function test_finalize_abstainOnForcedSample_disputedNotSlashedNotPaid_succeeds() public {
+        _submit(jobId, verifiers[0], uint256(1) << f);
+        _submit(jobId, verifiers[1], uint256(1) << f);
+        _submitForcedEnd(verifiers[2], bytes32(0));
+        _passChallengeWindow(jobId);
+        jobManager.finalize(jobId);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Disputed), "the abstention keeps it disputed");
+        assertEq(escrow.creditOf(verifiers[2]), 0, "no jackpot without a replay");
+
+        _arbitrate(_job(jobId).disputeId, true);
+        jobManager.finalize(jobId);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
+        assertEq(_staked(verifiers[2], Role.Verifier), 500e18, "an abstainer is never slashed");
+        assertEq(escrow.creditOf(verifiers[2]), params.challengeBond, "its bond back, no fee");
         (, uint256 bonds,,) = escrow.liabilities();
         assertEq(bonds, 0, "a bond left behind");
         _assertEscrowSolvent();

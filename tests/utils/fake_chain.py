@@ -439,7 +439,7 @@ class FakeJobs:
         disputed = False
         for v in chain.assignments[job_id].verifiers:
             verdicts = chain.verdicts.get((job_id, v))
-            if verdicts is None or verdicts[sample] is not Verdict.Reject:
+            if verdicts is None or verdicts[sample] not in (Verdict.Reject, Verdict.Abstain):
                 continue
             ends = chain.ends.get((job_id, v))  # None: verdicts a test recorded directly
             if ends is not None and ends[sample] == true_end:
@@ -590,12 +590,14 @@ class FakeRound:
                 submissionId=submission_id,
                 verifier=self._client.address,
             )
-        # as the contract: approve iff the revealed end is the claimed end, else reject
+        # as the contract: approve iff the revealed end is the claimed end, abstain on a zero
+        # end (P-20), else reject; an abstention is disputed like a rejection
         approvals = [bytes(e) == bytes(c) for e, c in zip(ends, claimed, strict=True)]
         self._client.chain.revealed.add(key)
         self._client.chain.ends[key] = [bytes(e) for e in ends]
         self._client.chain.verdicts[key] = [
-            Verdict.Approve if a else Verdict.Reject for a in approvals
+            Verdict.Approve if a else Verdict.Abstain if bytes(e) == bytes(32) else Verdict.Reject
+            for a, e in zip(approvals, ends, strict=True)
         ]
         for i, a in enumerate(approvals):
             if not a:

@@ -352,6 +352,13 @@ interface IJobManager {
     /// @param bond Total bond posted for the rejects (wei).
     event VerdictsSubmitted(uint256 indexed jobId, address indexed verifier, bool[] approvals, uint256 bond);
 
+    /// @notice Emitted with `VerdictsSubmitted` when some of the verifier's non-approvals are
+    ///         abstentions (zero ends: it could not obtain the data, docs/SECURITY.md P-20).
+    /// @param jobId Job.
+    /// @param verifier Verifier.
+    /// @param abstainMask Bit i set = abstained on sample i.
+    event VerdictsAbstained(uint256 indexed jobId, address indexed verifier, uint256 abstainMask);
+
     /// @notice Emitted when a challenge deadline was set or moved.
     /// @param jobId Job.
     /// @param challengeDeadline New challenge deadline (seconds).
@@ -525,8 +532,11 @@ interface IJobManager {
     ///         verdicts, the challenge deadline becomes now + challengeWindow.
     /// @param submissionId Submission (the job's active one).
     /// @param verifier Assigned verifier that revealed.
-    /// @param approvals true = approve, false = reject, in sample order.
-    function recordVerdicts(SubmissionId submissionId, address verifier, bool[] calldata approvals) external;
+    /// @param approvals true = approve, false = reject or abstain, in sample order.
+    /// @param abstainMask Bit i set = the verifier sealed a zero end for sample i (it could not obtain
+    ///        the data): an abstention, disputed like a rejection but never slashed or paid (P-20).
+    function recordVerdicts(SubmissionId submissionId, address verifier, bool[] calldata approvals, uint256 abstainMask)
+        external;
 
     /// @notice Challenges `verifier`'s approval of sample `sampleIndex` (active whistleblower, before
     ///         the challenge deadline); pays `challengeBond` into the Escrow (approve the Escrow).

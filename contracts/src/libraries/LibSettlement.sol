@@ -207,7 +207,7 @@ library LibSettlement {
             if (seat.status != SeatStatus.Submitted) continue;
             seat.status = SeatStatus.Released;
             release[i] = true;
-            _payFee(sub, s, verifiers[i]);
+            _payFee(sub, s, job.submitter, verifiers[i]);
         }
         // INVARIANT: every fee is paid or refunded by now; any leftover returns to the submitter.
         if (sub.feesHeld != 0) _refundFee(sub, s, job.submitter, sub.feesHeld);
@@ -414,6 +414,12 @@ library LibSettlement {
             Seat storage seat = sub.seats[verifier];
             Verdict verdict = verdictAt(seat, f);
             address winner = address(0);
+            if (verdict == Verdict.Abstain) {
+                // No end to compare: the sample stays disputed against the committed leaf.
+                disputed = true;
+                emit IJobManager.ForcedEndDisputed(jobId, f, verifier);
+                continue;
+            }
             if (verdict == Verdict.Reject) {
                 // SAFETY: trusted VerificationRound view.
                 if (!s.round.forcedEndMatches(submissionId, verifier)) {
@@ -492,6 +498,11 @@ library LibSettlement {
                     sub.seats[verifier].status = SeatStatus.Slashed;
                     pot += _slashVerifier(job, sub, s, jobId, verifier, Bucket.Pot);
                 }
+            } else if (verdict == Verdict.Abstain && (only == address(0) || verifier == only)) {
+                // It could not obtain the data (the solver withheld it, or says so): it is not
+                // slashed for a valid segment and the solver is paid nothing from it (P-20).
+                _returnBond(s, verifier);
+                sub.seatClosed[sampleIndex][verifier] = true;
             } else if (verdict == Verdict.Approve) {
                 winners[count++] = verifier;
                 address challenger = sub.challengers[sampleIndex][verifier];
@@ -561,6 +572,9 @@ library LibSettlement {
                 if (sub.seatClosed[sampleIndex][verifier]) continue;
                 winners[count++] = verifier;
                 _returnBond(s, verifier);
+            } else if (verdict == Verdict.Abstain) {
+                // It flagged the sample but checked nothing: its bond back, no share of the pot.
+                if (!sub.seatClosed[sampleIndex][verifier]) _returnBond(s, verifier);
             } else if (verdict == Verdict.Approve) {
                 address challenger = sub.challengers[sampleIndex][verifier];
                 if (challenger != address(0) && !sub.challengeClosed[sampleIndex][challenger]) {
@@ -595,7 +609,7 @@ library LibSettlement {
             if (seat.status != standing) continue;
             seat.status = SeatStatus.Released;
             release[i] = true;
-            _payFee(sub, s, verifiers[i]);
+            _payFee(sub, s, job.submitter, verifiers[i]);
         }
         uint256 refund = job.reward + sub.feesHeld;
         sub.feesHeld = 0;
@@ -616,7 +630,7 @@ library LibSettlement {
             for (uint256 i; i < verifiers.length; ++i) {
                 address verifier = verifiers[i];
                 Verdict verdict = verdictAt(sub.seats[verifier], t);
-                if (verdict == Verdict.Reject) {
+                if (verdict == Verdict.Reject || verdict == Verdict.Abstain) {
                     if (!sub.seatClosed[t][verifier]) _returnBond(s, verifier);
                 } else if (verdict == Verdict.Approve) {
                     address challenger = sub.challengers[t][verifier];
@@ -727,8 +741,13 @@ library LibSettlement {
         _credit(s, Bucket.Escrowed, submitter, amount);
     }
 
-    /// @notice Moves one verifier fee from escrow to `verifier`'s credit.
-    function _payFee(Submission storage sub, Settlement memory s, address verifier) internal {
+    /// @notice Moves one verifier fee from escrow to `verifier`'s credit, or back to `submitter` when
+    ///         the verifier abstained on any sample: a fee pays for a complete check (P-20).
+    function _payFee(Submission storage sub, Settlement memory s, address submitter, address verifier) internal {
+        if (sub.seats[verifier].abstainMask != 0) {
+            _refundFee(sub, s, submitter, s.verifierFee);
+            return;
+        }
         sub.feesHeld -= s.verifierFee;
         _credit(s, Bucket.Escrowed, verifier, s.verifierFee);
     }
@@ -766,7 +785,9 @@ library LibSettlement {
         uint256 count = verifiers.length;
         for (uint256 i; i < count; ++i) {
             address verifier = verifiers[i];
-            bool rejected = verdictAt(sub.seats[verifier], sampleIndex) == Verdict.Reject;
+            Verdict verdict = verdictAt(sub.seats[verifier], sampleIndex);
+            // An abstainer challenges too: a sample whose data nobody could obtain is judged (P-20).
+            bool rejected = verdict == Verdict.Reject || verdict == Verdict.Abstain;
             if (rejected && !sub.seatClosed[sampleIndex][verifier]) return verifier;
         }
         for (uint256 i; i < count; ++i) {
@@ -776,12 +797,14 @@ library LibSettlement {
         return address(0);
     }
 
-    /// @notice Verdict of a seat on sample `sampleIndex` (None if it never submitted).
+    /// @notice Verdict of a seat on sample `sampleIndex` (None if it never submitted; Abstain for a
+    ///         zero end).
     function verdictAt(Seat storage seat, uint256 sampleIndex) internal view returns (Verdict verdict) {
         SeatStatus status = seat.status;
         if (status == SeatStatus.None || status == SeatStatus.Assigned || status == SeatStatus.Missed) {
             return Verdict.None;
         }
+        if ((uint256(seat.abstainMask) >> sampleIndex) & 1 == 1) return Verdict.Abstain;
         verdict = (uint256(seat.rejectMask) >> sampleIndex) & 1 == 1 ? Verdict.Reject : Verdict.Approve;
     }
 

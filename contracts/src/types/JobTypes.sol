@@ -20,11 +20,14 @@ enum JobStatus {
     Expired
 }
 
-/// @notice A verifier's verdict on one sampled segment (ABI: uint8).
+/// @notice A verifier's verdict on one sampled segment (ABI: uint8). `Abstain`: the verifier sealed a
+///         zero end, it could not obtain the segment's data (docs/SECURITY.md P-20); the sample is
+///         disputed as by a rejection, but the abstainer is never slashed and never paid for it.
 enum Verdict {
     None,
     Approve,
-    Reject
+    Reject,
+    Abstain
 }
 
 /// @notice Protocol parameters of a JobManager, fixed at construction.

@@ -18,10 +18,13 @@ enum SeatStatus {
     Released
 }
 
-/// @notice A verifier's seat: its status and, once submitted, bit i set = rejected sample i.
+/// @notice A verifier's seat: its status and, once submitted, bit i set = rejected sample i (an
+///         abstention counts as a rejection there) and bit i set = abstained on sample i (sealed a
+///         zero end: no data, docs/SECURITY.md P-20).
 struct Seat {
     SeatStatus status;
     uint64 rejectMask;
+    uint64 abstainMask;
 }
 
 /// @notice The JobManager's bookkeeping of one submission (one solver's attempt at one job), keyed

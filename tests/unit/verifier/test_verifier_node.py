@@ -14,7 +14,12 @@ from typing import Any
 
 import pytest
 
-from adversary.verifier import GriefingVerifierNode, LazyVerifierNode, verifier_node
+from adversary.verifier import (
+    GriefingVerifierNode,
+    LazyVerifierNode,
+    griefing_end,
+    verifier_node,
+)
 from tests.utils.fake_chain import FakeChain
 from tests.utils.node_fixtures import (
     VERIFIERS,
@@ -123,18 +128,22 @@ def test_forced_error_is_rejected_with_the_replayed_true_end(tmp_path: Path) -> 
     assert chain.verdicts[(1, VERIFIERS[0])][forced] is Verdict.Approve  # of the true end
 
 
-def test_a_lazy_verifier_seals_the_claims_and_a_griefer_the_zero_end(tmp_path: Path) -> None:
+def test_a_lazy_verifier_seals_the_claims_and_a_griefer_a_made_up_end(tmp_path: Path) -> None:
+    """The lazy verifier echoes the claims; the griefer seals a made-up end, a rejection that
+    claims a replay (a zero end would be an abstention, P-20, which nobody is slashed for)."""
     chain, lazy, _solver = _forced_job(tmp_path / "lazy", LazyVerifierNode)
     assert lazy.state.read().jobs[1].ends == list(chain.claims[1].end_hashes)
     assert chain.verdicts[(1, VERIFIERS[0])] == [Verdict.Approve, Verdict.Approve]
     chain, griefer, solver = _forced_job(tmp_path / "griefer", GriefingVerifierNode)
-    assert griefer.state.read().jobs[1].ends == [UNREPLAYED_END, UNREPLAYED_END]
+    segments = chain.assignments[1].segments
+    assert griefer.state.read().jobs[1].ends == [griefing_end(1, int(s)) for s in segments]
+    assert UNREPLAYED_END not in griefer.state.read().jobs[1].ends
     assert chain.verdicts[(1, VERIFIERS[0])] == [Verdict.Reject, Verdict.Reject]
     past_challenge_deadline(chain)
     solver.step()  # reveals the secret and the true end, then finalizes
     sid = chain.client(VERIFIERS[0]).jobs.submission_of(1)
     assert chain.client(VERIFIERS[0]).round.forced_end_matches(sid, VERIFIERS[0]) is False
-    # its zero end is not the true end: the forced sample stays disputed against it
+    # its made-up end is not the true end: the forced sample stays disputed against it
     forced = solver.job_record(1).claims.forced_sample
     assert chain.jobs[1].status is JobStatus.Disputed and forced in chain.disputed[1]
 
@@ -187,7 +196,10 @@ def test_crash_after_seal_before_record_is_not_resealed(tmp_path: Path) -> None:
     assert chain.count("commitVerdicts") == 1 and chain.count("revealVerdicts") == 1
 
 
-def test_unreachable_solver_is_rejected_after_retries(tmp_path: Path) -> None:
+def test_unreachable_solver_is_disputed_by_an_abstention_after_retries(tmp_path: Path) -> None:
+    """Data the solver does not serve: after retries the verifier seals zero ends, which the
+    contract records as abstentions (P-20): the samples are disputed, and the verifier is neither
+    slashed if the solver later proves them valid nor paid for a check it could not make."""
     chain, verifier = _setup(tmp_path)
     verifier.http_client = None
     chain.set_job(1, checkpoint_url="http://127.0.0.1:9/jobs/1")  # nothing listens there
@@ -196,7 +208,8 @@ def test_unreachable_solver_is_rejected_after_retries(tmp_path: Path) -> None:
         assert chain.count("commitVerdicts") == 0
     chain.now = chain.jobs[1].verdict_deadline - 10  # last third of the window
     _seal_and_reveal(verifier)
-    assert chain.verdicts[(1, VERIFIERS[0])] == [Verdict.Reject, Verdict.Reject]
+    assert chain.verdicts[(1, VERIFIERS[0])] == [Verdict.Abstain, Verdict.Abstain]
+    assert chain.disputed[1] == {0, 1}
     rec = verifier.state.read().jobs[1]
     assert "unavailable" in rec.results[0].reason
     assert rec.ends == [UNREPLAYED_END, UNREPLAYED_END]  # nothing replayed: the zero end
