@@ -353,43 +353,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         Job storage job = _jobs[jobId];
         if (jobId == 0 || job.solver != sub.solver) revert SubmissionNotActive(submissionId);
         _requireStatus(jobId, job, JobStatus.Verifying);
-        Seat storage seat = sub.seats[verifier];
-        if (seat.status == SeatStatus.None) revert NotAssignedVerifier(jobId, verifier);
-        if (seat.status != SeatStatus.Assigned) revert VerdictsAlreadySubmitted(jobId, verifier);
-        uint256 samples = sub.segments.length;
-        if (approvals.length != samples) revert VerdictCountMismatch(jobId, samples, approvals.length);
-
-        (uint256 rejectMask, uint256 bond) = _nonApprovals(approvals);
-        seat.status = SeatStatus.Submitted;
-        // SAFETY: samples <= MAX_SAMPLES_PER_JOB = 64, so both masks fit in 64 bits; an abstention
-        // is a non-approval, so only those bits count (the VerificationRound derives both).
-        // forge-lint: disable-next-line(unsafe-typecast)
-        seat.rejectMask = uint64(rejectMask);
-        // forge-lint: disable-next-line(unsafe-typecast)
-        seat.abstainMask = uint64(abstainMask & rejectMask);
-        sub.disputedMask |= rejectMask;
-        emit VerdictsSubmitted(jobId, verifier, approvals, bond);
-        if (seat.abstainMask != 0) emit VerdictsAbstained(jobId, verifier, seat.abstainMask);
-        if (++sub.submitted == sub.verifiers.length) {
-            // Everyone has spoken: the challenge window runs from now.
-            uint64 deadline = uint64(block.timestamp) + _CHALLENGE_WINDOW;
-            job.challengeDeadline = deadline;
-            emit ChallengeDeadlineSet(jobId, deadline);
-        }
-        // `verifier` is the account that revealed in the VerificationRound, the only caller.
-        _ESCROW.deposit(Bucket.Bonds, verifier, bond);
-    }
-
-    /// @notice The non-approvals of a verdict vector as a bit mask, and the bond they post (wei).
-    function _nonApprovals(bool[] calldata approvals) internal view returns (uint256 mask, uint256 bond) {
-        uint256 count = 0;
-        for (uint256 i; i < approvals.length; ++i) {
-            if (!approvals[i]) {
-                mask |= uint256(1) << i;
-                ++count;
-            }
-        }
-        bond = count * _CHALLENGE_BOND;
+        LibSettlement.recordVerdicts(job, sub, _settlement(), jobId, verifier, approvals, abstainMask);
     }
 
     /// @inheritdoc IJobManager

@@ -148,6 +148,56 @@ library LibSettlement {
         }
     }
 
+    /// @notice Records an assigned verifier's revealed verdicts on the active submission: bit i of
+    ///         the seat's reject mask for each non-approval (an abstention, a zero end, counts there
+    ///         and in its own abstain mask, docs/SECURITY.md P-20), marks those samples disputed,
+    ///         pulls one challengeBond per non-approval into the Escrow and, once every seat has
+    ///         spoken, starts the challenge window.
+    /// @dev Reverts NotAssignedVerifier, VerdictsAlreadySubmitted, VerdictCountMismatch.
+    function recordVerdicts(
+        Job storage job,
+        Submission storage sub,
+        Settlement memory s,
+        uint256 jobId,
+        address verifier,
+        bool[] calldata approvals,
+        uint256 abstainMask
+    ) external {
+        Seat storage seat = sub.seats[verifier];
+        if (seat.status == SeatStatus.None) revert IJobManager.NotAssignedVerifier(jobId, verifier);
+        if (seat.status != SeatStatus.Assigned) revert IJobManager.VerdictsAlreadySubmitted(jobId, verifier);
+        uint256 samples = sub.segments.length;
+        if (approvals.length != samples) revert IJobManager.VerdictCountMismatch(jobId, samples, approvals.length);
+        uint256 rejectMask = 0;
+        uint256 rejects = 0;
+        for (uint256 i; i < samples; ++i) {
+            if (!approvals[i]) {
+                rejectMask |= uint256(1) << i;
+                ++rejects;
+            }
+        }
+        uint256 bond = rejects * s.challengeBond;
+        seat.status = SeatStatus.Submitted;
+        // SAFETY: samples <= MAX_SAMPLES_PER_JOB = 64, so both masks fit in 64 bits; an abstention
+        // is a non-approval, so only those bits count (the VerificationRound derives both).
+        // forge-lint: disable-next-line(unsafe-typecast)
+        seat.rejectMask = uint64(rejectMask);
+        // forge-lint: disable-next-line(unsafe-typecast)
+        seat.abstainMask = uint64(abstainMask & rejectMask);
+        sub.disputedMask |= rejectMask;
+        emit IJobManager.VerdictsSubmitted(jobId, verifier, approvals, bond);
+        if (seat.abstainMask != 0) emit IJobManager.VerdictsAbstained(jobId, verifier, seat.abstainMask);
+        if (++sub.submitted == sub.verifiers.length) {
+            // Everyone has spoken: the challenge window runs from now.
+            uint64 deadline = uint64(block.timestamp) + s.challengeWindow;
+            job.challengeDeadline = deadline;
+            emit IJobManager.ChallengeDeadlineSet(jobId, deadline);
+        }
+        // `verifier` is the account that revealed in the VerificationRound, the only caller.
+        // SAFETY: trusted Escrow; it pulls the bond from the verifier (approved beforehand).
+        s.escrow.deposit(Bucket.Bonds, verifier, bond);
+    }
+
     /// @notice No assigned verifier revealed a verdict (RoundOutcome.NoVerdicts): nothing is paid or
     ///         minted. The silent verifiers are slashed (their fees stay held for the next ones);
     ///         then the job goes back to Committed with a fresh randomness block, at most
