@@ -547,12 +547,13 @@ def job_submit(
             if owner is None
             else f"model {model_id} is owned by {owner}, who has not authorised {client.address}"
         )
-    from veritrain.lineage import mismatches
+    from veritrain.lineage import ModelCommitments, mismatches
 
     registered = client.shares.registered_model(model_hash)
     if registered is not None:
+        commitments = ModelCommitments(**registered.model_dump())
         for spec in specs:
-            wrong = mismatches(spec, registered)
+            wrong = mismatches(spec, commitments)
             if wrong:
                 raise CliError(
                     f"job with seed {spec.seed} does not train model {model_id} as registered: "
