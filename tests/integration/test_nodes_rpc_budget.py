@@ -55,10 +55,11 @@ def _post_unclaimable(net: Network, count: int) -> None:
     init = b"\x03" * 32  # never read: nobody claims these jobs
     if sub.shares.model_owner(spec.model_id_hash()) is None:
         register_model(sub, spec.model_id_hash(), init, spec)
-    for i in range(count):  # a spec hash of its own each: the same training is posted once
+    for _ in range(count):  # a spec hash of its own each: the same training is posted once
+        nonce = sub.jobs.job_count().to_bytes(32, "big")
         sub.jobs.post_job(
             spec.model_id_hash(),
-            keccak(spec.spec_hash() + bytes([i])),
+            keccak(spec.spec_hash() + nonce),
             init,
             40,
             10,
