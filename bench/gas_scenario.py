@@ -22,6 +22,8 @@ import os
 import time
 from typing import Any
 
+from eth_utils.crypto import keccak
+
 E18 = 10**18
 MODEL_ID = b"\x01" * 32  # registered by the submitter first; the CLI uses keccak256(name)
 
@@ -74,10 +76,18 @@ def run_gas_scenario() -> tuple[list[tuple[str, int, str]], float]:
         rec("stake (verifier)", r, "joins the active verifier set")
         rec("stake (whistleblower)", whistle.stakes.stake(Role.Whistleblower, 100 * E18))
 
-        rec("registerModel", submitter.shares.register_model(MODEL_ID), "once per model")
-
         n, k = 300, 25
         hashes = [os.urandom(32) for _ in range(n // k + 1)]
+
+        # the jobs start from the model's seed state, so that the honest one mints
+        registered = submitter.shares.register_model(
+            MODEL_ID,
+            architecture=keccak(text="bench architecture"),
+            family=keccak(text="bench family"),
+            compute_per_step=1,
+            seed_state=hashes[0],
+        )
+        rec("registerModel", registered, "once per model, with its commitments")
 
         def post() -> tuple[int, Any]:
             receipt = submitter.jobs.post_job(

@@ -20,7 +20,7 @@ Usage::
     client = ChainClient(rpc_url, private_key, load_manifest(31337))
     client.token.faucet(1_000 * 10**18)                    # devnet token
     client.stakes.stake(Role.Solver, 100 * 10**18)
-    client.shares.register_model(model_id)                 # first come: the caller owns it
+    client.shares.register_model(model_id, **commitments.model_dump())  # first come: owns it
     receipt = client.jobs.post_job(model_id, spec_hash, init_hash, 100, 10, reward, spec_uri)
     job_id = client.job_id_from(receipt)
     client.jobs.get_job(job_id).status                     # JobStatus.Open

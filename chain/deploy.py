@@ -123,6 +123,7 @@ def _param_values(params: ProtocolParams) -> dict[str, Any]:
         "voteRevealWindow": params.vote_reveal_window,
         "clockSeconds": params.clock_seconds,
         "moveBond": params.move_bond,
+        "maxSegmentCompute": params.segment_compute_bound,
     }
 
 

@@ -88,6 +88,19 @@ class ProtocolParams(BaseModel):
     max_reassignments: int = Field(
         2, ge=0, lt=2**32, description="fresh verifier draws when none revealed, then refund"
     )
+    # ShareRegistry (docs/SECURITY.md P-19): a segment's replay cost, checkpointInterval *
+    # computePerStep (veritrain.lineage.compute_per_step), is bounded by max_segment_compute, and
+    # a replayer at reference_replay_flops must replay it within half of the verdict window:
+    # 2 * max_segment_compute <= reference_replay_flops * verdict_window (checked below).
+    reference_replay_flops: int = Field(
+        10**9, gt=0, description="replay speed the deployment assumes of a verifier (FLOP/s)"
+    )
+    max_segment_compute: int | None = Field(
+        None,
+        gt=0,
+        description="most FLOP one segment may cost to replay (None: reference_replay_flops * "
+        "verdict_window / 2, see segment_compute_bound)",
+    )
     # VerificationRound (docs/FORCED_ERRORS.md)
     forced_error_rate_bps: int = Field(
         1_000, ge=0, le=10_000, description="share of jobs carrying a forced error (bps)"
@@ -161,6 +174,15 @@ class ProtocolParams(BaseModel):
             )
         if self.verifier_fee == 0:
             raise ValueError("verifier_fee must be > 0: a job pays for the verifier stake it locks")
+        if (
+            self.max_segment_compute is not None
+            and 2 * self.max_segment_compute > self.reference_replay_flops * self.verdict_window
+        ):
+            raise ValueError(
+                f"max_segment_compute {self.max_segment_compute} FLOP is not replayable in half "
+                f"the verdict window ({self.verdict_window} s) at {self.reference_replay_flops} "
+                "FLOP/s"
+            )
         if self.committee_size % 2 == 0:
             logger.warning(
                 "committee_size %d is even: ties keep the commitment valid", self.committee_size
@@ -170,7 +192,8 @@ class ProtocolParams(BaseModel):
     @classmethod
     def demo(cls, **overrides: Any) -> ProtocolParams:
         """Short windows for an interactive demo (V=5, q=4, K=3; commit 900 s, verdict 180 s,
-        reveal 30 s, challenge 30 s, vote commit 90 s, reveal 60 s, unbonding 60 s; bisection:
+        reveal 30 s, challenge 30 s, vote commit 90 s, reveal 60 s, unbonding 60 s; segments of at
+        most 9e10 FLOP, replayable at 1e9 FLOP/s in half the verdict window; bisection:
         clock 120 s, move bond 1e18; claims window 120 s, open window 1 day). Every job carries a
         forced error (rate 10_000 bps), so every run shows one caught; at that rate every jackpot
         could be farmed (docs/FORCED_ERRORS.md section 5), so the demo pays none (jackpot 0; the
@@ -207,6 +230,14 @@ class ProtocolParams(BaseModel):
         }
         values.update(overrides)
         return cls(**values)
+
+    @property
+    def segment_compute_bound(self) -> int:
+        """``ShareRegistry.maxSegmentCompute`` (FLOP): ``max_segment_compute`` if set, else what
+        a replayer at ``reference_replay_flops`` replays in half the verdict window."""
+        if self.max_segment_compute is not None:
+            return self.max_segment_compute
+        return self.reference_replay_flops * self.verdict_window // 2
 
     @property
     def min_stakes(self) -> list[int]:

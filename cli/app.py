@@ -13,7 +13,7 @@ Run ``veritrain --help``. Commands:
     job reclaim ID         reopen a job whose solver missed its commit deadline
     jackpot fund / show    the forced-error jackpot pool (docs/FORCED_ERRORS.md)
     credit                 show and claim pull payments
-    shares MODEL [ACCOUNT] who owns a model (Protocol Learning ownership shares)
+    shares MODEL [ACCOUNT] who owns a model (Protocol Learning ownership shares) and its lineage
     revenue pay/claim      pay revenue into a model / claim an account's part
     solver run / verifier run / whistleblower run   the nodes
     demo                   the whole protocol end to end on a local Anvil
@@ -507,8 +507,12 @@ def job_submit(
     """Post training jobs (digits MLP, or a --preset), escrowing reward + verifier fees for each.
 
     The signing account must own the model or be authorised to post under it (`veritrain model
-    register|authorize`). Each job records the state hash of its spec's seed-initialised state
-    (initHash); a solver's commitment must start from exactly that state.
+    register|authorize`), and every spec must train the model's registered architecture and
+    family (`veritrain.lineage`). Each job records the state hash of its spec's seed-initialised
+    state (initHash); a solver's commitment must start from exactly that state. Only a job that
+    starts from the model's head (its seed state until a job extends the lineage) mints shares,
+    the first of them to finalize; the others are paid their reward only. The same spec cannot
+    be posted twice while the first job of it is live or paid.
 
     Every spec is built and the balance checked for all COUNT escrows before the first job is
     posted. If a post still fails midway, the jobs already posted are printed (as JSON with
@@ -543,6 +547,19 @@ def job_submit(
             if owner is None
             else f"model {model_id} is owned by {owner}, who has not authorised {client.address}"
         )
+    from veritrain.lineage import ModelCommitments, mismatches
+
+    registered = client.shares.registered_model(model_hash)
+    if registered is not None:
+        commitments = ModelCommitments(**registered.model_dump())
+        for spec in specs:
+            wrong = mismatches(spec, commitments)
+            if wrong:
+                raise CliError(
+                    f"job with seed {spec.seed} does not train model {model_id} as registered: "
+                    f"its {', '.join(wrong)} differ (`veritrain model show {model_id}`)"
+                )
+    head = client.shares.head_of(model_hash)
     escrow_each = client.jobs.post_cost(reward)
     _require_balance(
         client,
@@ -576,6 +593,7 @@ def job_submit(
                 "seed": spec.seed,
                 "spec_hash": "0x" + spec.spec_hash().hex(),
                 "init_hash": "0x" + init_hash.hex(),
+                "from_head": init_hash == head,
             }
         )
         if not json_out:
@@ -583,6 +601,11 @@ def job_submit(
                 f"posted job {job_id} (seed {spec.seed}, N={steps}, k={interval}, "
                 f"initHash 0x{init_hash.hex()})"
             )
+            if init_hash != head:
+                typer.echo(
+                    f"  note: job {job_id} does not start from model {model_id}'s head "
+                    f"0x{head.hex()}: its solver is paid the reward but mints no shares"
+                )
     if json_out:
         emit_json({"jobs": posted})
 
@@ -836,7 +859,10 @@ def shares(
     deployment: DeploymentOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Who owns this model? Shares (1 per verified step), ownership in bps, claimable revenue."""
+    """Who owns this model? Shares (1 per FLOP of verified compute on the model's lineage),
+    ownership in bps, claimable revenue; then the lineage (each finalized state, in order)."""
+    from cli.models import echo_lineage
+
     client = connect_reader(rpc_url, deployment)
     report = shares_report(client, model, account)
     if json_out:
@@ -844,6 +870,8 @@ def shares(
         return
     if report["token"] is None:
         typer.echo(f"model {model}: no verified work yet, no shares minted")
+        if report["commitments"] is not None:
+            echo_lineage(report)
         return
     from rich.console import Console
     from rich.table import Table
@@ -860,6 +888,7 @@ def shares(
             h["address"], str(h["shares"]), f"{h['bps'] / 100:.2f}%", _fmt_tokens(h["revenue_wei"])
         )
     Console().print(table)
+    echo_lineage(report)
 
 
 def _require_shares(client: Any, model: str, model_id: bytes) -> None:

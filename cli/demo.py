@@ -247,8 +247,12 @@ def run_demo(cfg: DemoConfig) -> dict[str, Any]:
             # The submitter is its own process too: it registers the models (first come, first
             # served; only the owner and its authorised posters may post jobs under them), then
             # posts the GPT job and, once the honest solver holds it, the digits jobs.
+            # Each model is bound to its preset in the demo's arithmetic; its lineage starts at
+            # the seed state of the first job `job submit` posts (seed 1).
             for model in (MODEL_NAME, TEXT_MODEL):
-                register = _cli("model", "register", model, *common, "--dev-account", "0")
+                register = _cli(
+                    "model", "register", model, "--arith", ARITH, *common, "--dev-account", "0"
+                )
                 _submitter(register, env, logdir / f"model-{model}.log", "model registration")
             submit = [*common, "--dev-account", "0", "--reward", str(cfg.reward_tokens), "--json"]
             text_job = _cli(

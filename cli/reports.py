@@ -7,7 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["check_model", "model_id_of", "shares_report"]
+__all__ = [
+    "check_model",
+    "commitments_json",
+    "lineage_report",
+    "model_id_of",
+    "shares_report",
+]
 
 _HEX = frozenset("0123456789abcdefABCDEF")
 
@@ -51,6 +57,29 @@ def check_model(model: str) -> str:
     return model
 
 
+def commitments_json(values: dict[str, Any]) -> dict[str, Any]:
+    """Bytes as 0x hex, the rest as is."""
+    return {k: "0x" + v.hex() if isinstance(v, bytes) else v for k, v in values.items()}
+
+
+def lineage_report(client: Any, model_id: bytes) -> dict[str, Any]:
+    """``{"commitments", "head", "head_claim", "lineage"}`` of ``model_id`` (see
+    `model_report`); empty values for an unregistered model."""
+    shares = client.shares
+    registered = shares.registered_model(model_id)
+    if registered is None:
+        return {"commitments": None, "head": None, "head_claim": 0, "lineage": []}
+    return {
+        "commitments": commitments_json(registered.model_dump()),
+        "head": "0x" + shares.head_of(model_id).hex(),
+        "head_claim": shares.head_claim_of(model_id),
+        "lineage": [
+            {"index": e.index, "state": "0x" + e.state.hex(), "job_id": e.job_id}
+            for e in shares.lineage(model_id)
+        ],
+    }
+
+
 def shares_report(client: Any, model: str, account: str | None = None) -> dict[str, Any]:
     """Who owns ``model``: holders (from Transfer events), their shares and basis points.
 
@@ -61,7 +90,8 @@ def shares_report(client: Any, model: str, account: str | None = None) -> dict[s
 
     Returns:
         ``{"model", "model_id", "token", "total_shares", "holders": [{"address", "shares",
-        "bps", "revenue_wei"}]}``.
+        "bps", "revenue_wei"}], "commitments", "head", "head_claim", "lineage"}`` (the last four
+        as in `lineage_report`; shares count FLOP of verified compute on the lineage).
     """
     model_id = model_id_of(model)
     token = client.shares.shares_of(model_id)
@@ -72,6 +102,7 @@ def shares_report(client: Any, model: str, account: str | None = None) -> dict[s
         "total_shares": 0,
         "holders": [],
     }
+    out.update(lineage_report(client, model_id))
     if token is None:
         return out
     contract = client.shares.model_shares(model_id)

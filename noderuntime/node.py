@@ -60,6 +60,7 @@ from veritrain.errors import (
 if TYPE_CHECKING:
     from chain.types import JobView
     from veritrain.bisection import StepTrajectory
+    from veritrain.lineage import ModelCommitments
     from veritrain.replay import SegmentCheck
     from veritrain.selftest import SelftestReport
     from veritrain.spec import JobSpec
@@ -158,6 +159,7 @@ class NodeBase:
         self._stop = threading.Event()
         self._warned: set[tuple[str, str]] = set()
         self._specs: dict[int, JobSpec] = {}
+        self._models: dict[bytes, ModelCommitments | None] = {}
         self._engines: dict[str, TrainingEngine] = {}
         self._trajectories: dict[tuple[int, int], StepTrajectory] = {}
         self.http_client: Any = None  # an httpx.Client for checkpoint fetches (tests inject one)
@@ -691,6 +693,31 @@ class NodeBase:
             self.log.warning("job %d: not replaying it: %s", job_id, reason)
         return reason
 
+    def model_mismatch(self, job: JobView, spec: JobSpec) -> str | None:
+        """Why `spec` does not belong to `job`'s model, or None: its architecture, family or
+        compute per step (`veritrain.lineage`) differ from what the model was registered with
+        on chain (docs/SECURITY.md P-18). Such a job mints shares the model's trainers did not
+        earn, so it is invalid: the solver refuses it, replayers treat it as unreplayable
+        (`replay_spec`). None for a model with no registration on record."""
+        from veritrain.lineage import ModelCommitments, mismatches
+
+        model_id = bytes(job.model_id)
+        if model_id not in self._models:
+            registered = self.client.shares.registered_model(model_id)
+            self._models[model_id] = (
+                None if registered is None else ModelCommitments(**registered.model_dump())
+            )
+        commitments = self._models[model_id]
+        if commitments is None:
+            return None
+        wrong = mismatches(spec, commitments)
+        if not wrong:
+            return None
+        return (
+            f"its spec's {', '.join(wrong)} differ from model 0x{model_id.hex()}'s registered "
+            "commitments"
+        )
+
     def replay_spec(self, job: JobView) -> JobSpec:
         """The spec of `job` for a replay (verdicts, games, committee votes).
 
@@ -699,18 +726,24 @@ class NodeBase:
         replay needs, so it raises `CheckpointUnavailable`, and the paths built for a
         withholding solver take over (verifiers reject near the verdict deadline, a
         challenger escalates, the step committee votes the solver's claim wrong): honest
-        verifiers are never slashed for a job nobody can verify.
+        verifiers are never slashed for a job nobody can verify. A spec that does not match its
+        model's registered architecture, family or compute (`model_mismatch`) is treated the
+        same way: no valid run of the model exists for it.
 
         Raises:
-            CheckpointUnavailable: the spec is in a retired arithmetic.
+            CheckpointUnavailable: the spec is in a retired arithmetic, or not of its model.
             SpecError, SpecUnavailable: see `job_spec`.
         """
         from veritrain.errors import CheckpointUnavailable, RetiredArithmetic
 
         try:
-            return self.job_spec(job)
+            spec = self.job_spec(job)
         except RetiredArithmetic as exc:
             raise CheckpointUnavailable(f"job {int(job.job_id)} cannot be replayed: {exc}") from exc
+        mismatch = self.model_mismatch(job, spec)
+        if mismatch is not None:
+            raise CheckpointUnavailable(f"job {int(job.job_id)} cannot be replayed: {mismatch}")
+        return spec
 
     def compute(self) -> dict[str, Any]:
         """What this process computes with: ``{"threads": int, "cpu_capability": str,

@@ -3,7 +3,8 @@
 Nodes depend on `ChainPort`, not on `chain.client.ChainClient`: the real client satisfies it
 (checked by mypy below) and so does the in-memory fake of the unit tests
 (tests/utils/fake_chain.py). One protocol per contract facade, mirroring ``client.token``,
-``client.stakes``, ``client.jobs``, ``client.round``, ``client.committee``, ``client.game``.
+``client.stakes``, ``client.jobs``, ``client.round``, ``client.committee``, ``client.game``,
+``client.shares``.
 Transactions return an opaque receipt (`object`): nodes only learn whether one was mined.
 
 Units: wei, seconds (block timestamps), blocks; hashes are 32-byte ``bytes``.
@@ -29,6 +30,9 @@ from chain.types import (
     StepClaimView,
 )
 from veritrain.bisection import GameView
+
+if TYPE_CHECKING:
+    from chain.contracts.shares import RegisteredModel
 from veritrain.enums import DisputePhase, Role, RoundOutcome, Verdict
 
 __all__ = [
@@ -38,6 +42,7 @@ __all__ = [
     "GamePort",
     "JobsPort",
     "RoundPort",
+    "SharesPort",
     "StakesPort",
     "TokenPort",
 ]
@@ -92,6 +97,16 @@ class EscrowPort(Protocol):
 
     def credit_of(self, account: str | None = None, /) -> int: ...
     def claim_credit(self) -> object: ...
+
+
+class SharesPort(Protocol):
+    """``client.shares``: ShareRegistry (a model's registered commitments and its lineage)."""
+
+    def registered_model(self, model_id: bytes, /) -> RegisteredModel | None: ...
+    def head_claim_of(self, model_id: bytes, /) -> int: ...
+    def extend_lineage(
+        self, model_id: bytes, final_state: bytes, proof: list[bytes], /
+    ) -> object: ...
 
 
 class RoundPort(Protocol):
@@ -196,6 +211,8 @@ class ChainPort(Protocol):
     def game(self) -> GamePort: ...
     @property
     def escrow(self) -> EscrowPort: ...
+    @property
+    def shares(self) -> SharesPort: ...
     def timestamp(self) -> int: ...
     def block_number(self) -> int: ...
     def event_logs(

@@ -475,9 +475,37 @@ class SolverNode(NodeBase):
         elif status in TERMINAL_JOB_STATUSES:
             outcome = "paid" if status is JobStatus.Finalized else "REJECTED (stake slashed)"
             self.log.info("job %d: %s -> %s", job_id, status.name, outcome)
+            if status is JobStatus.Finalized:
+                self._extend_lineage(job_id, job)
             self._put(job_id, phase=Phase.DONE, outcome=status.name)
             self.catalog.unseal(job_id)
             self.catalog.close_dispute(job_id)
+
+    def _extend_lineage(self, job_id: int, job: Any) -> None:
+        """If this finalized job holds its model's head (it started from the head and finalized
+        first: it minted shares), put its final state on the model's lineage
+        (``ShareRegistry.extendLineage``, with the proof of the last leaf), so that the head
+        advances. Anyone may do it; the solver is the one holding the states. A revert (another
+        party extended it first) is logged, not raised."""
+        model_id = bytes(job.model_id)
+        if self.client.shares.head_claim_of(model_id) != job_id:
+            return
+        rec = self.job_record(job_id)
+        if rec is None or not rec.hashes:
+            self.log.warning("job %d: holds the head but its states are not on record", job_id)
+            return
+        proof = checkpoint_tree(rec.hashes, rec.interval).proof(len(rec.hashes) - 1)
+        try:
+            self.client.shares.extend_lineage(model_id, rec.hashes[-1], proof)
+        except self.revert_types as exc:
+            self.log.warning("job %d: lineage not extended: %s", job_id, exc)
+            return
+        self.log.info(
+            "job %d: final state %s is model 0x%s's new head",
+            job_id,
+            to_hex(rec.hashes[-1]),
+            model_id.hex()[:10],
+        )
 
     def _defend(self, job_id: int, dispute_id: int) -> None:
         """The defender's side of the bisection game (docs/DISPUTES.md): post both leaves with
@@ -703,7 +731,8 @@ class SolverNode(NodeBase):
     def _prepare(self, job_id: int, job: Any) -> Any:
         """Load and check a job's spec and build its engine; None if the job is unusable: its
         spec does not load (a retired arithmetic such as "repro" included), does not match
-        the job, or is a repro2 job on a machine that fails the selftest (`repro_refusal`)."""
+        the job or its model's registered architecture, family and compute (`model_mismatch`),
+        or is a repro2 job on a machine that fails the selftest (`repro_refusal`)."""
         try:
             spec = load_spec(self.spec_uri_of(job), bytes(job.spec_hash))
             if (spec.total_steps, spec.checkpoint_interval) != (
@@ -718,6 +747,9 @@ class SolverNode(NodeBase):
             if refusal is not None:
                 self.log.warning("job %d: refusing it: %s", job_id, refusal)
                 return None
+            mismatch = self.model_mismatch(job, spec)
+            if mismatch is not None:
+                raise VeritrainError(mismatch)
             engine = self.engine_for(spec)
             expected = engine.state_hash(engine.init_state())
             if bytes(job.init_hash) != expected:

@@ -1,5 +1,6 @@
 """`client.shares`: `ShareRegistry` and each model's ModelShares token: model registration
-(owner, hand-over, authorised posters), shares, ownership, revenue.
+(owner, hand-over, authorised posters, architecture/family/compute commitments), the model's
+lineage (head, finalized states), shares, ownership, revenue.
 
 Typed calls of `ShareRegistry` (ABI loaded from contracts/out). Transacting methods return the
 mined receipt or raise a decoded `chain.errors.ContractRevert`; views return plain values or
@@ -13,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from eth_utils.address import to_checksum_address
+from pydantic import BaseModel, ConfigDict
 from web3.contract import Contract
 from web3.types import TxReceipt
 
@@ -22,7 +24,41 @@ from chain.errors import ChainValueError
 if TYPE_CHECKING:
     from chain.client import ChainClient
 
-__all__ = ["SharesFacade"]
+__all__ = ["LineageEntry", "RegisteredModel", "SharesFacade"]
+
+
+class RegisteredModel(BaseModel):
+    """What a model was registered with (``ShareRegistry.modelSpecOf``; field meanings in
+    `veritrain.lineage.ModelCommitments`).
+
+    Attributes:
+        architecture, family: 32-byte commitments.
+        compute_per_step: FLOP per optimizer step (1 share = 1 FLOP of verified training).
+        seed_state: 32-byte state hash of the seed initialisation (the lineage's root).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    architecture: bytes
+    family: bytes
+    compute_per_step: int
+    seed_state: bytes
+
+
+class LineageEntry(BaseModel):
+    """One finalized state of a model's lineage (``ShareRegistry.lineageAt``).
+
+    Attributes:
+        index: position (0 = the first state after the seed).
+        state: 32-byte state hash at the end of the job.
+        job_id: the job that produced it.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    index: int
+    state: bytes
+    job_id: int
 
 
 class SharesFacade(ContractFacade):
@@ -47,16 +83,103 @@ class SharesFacade(ContractFacade):
         return any(t.address == address for t in self._tokens.values())
 
     # ------------------------------------------------------------------------- models
-    def register_model(self, model_id: bytes) -> TxReceipt:
-        """Register ``model_id`` with this account as its owner (first come, first served).
+    def register_model(
+        self,
+        model_id: bytes,
+        *,
+        architecture: bytes,
+        family: bytes,
+        compute_per_step: int,
+        seed_state: bytes,
+    ) -> TxReceipt:
+        """Register ``model_id`` with this account as its owner (first come, first served),
+        bound to its commitments (`veritrain.lineage.ModelCommitments.of(spec, seed_state)`
+        gives them for a spec: pass ``**commitments.model_dump()``).
 
         Args:
             model_id: ``keccak256(model name)`` (32 bytes, non-zero).
+            architecture: architecture commitment (32 bytes, non-zero).
+            family: family commitment (32 bytes, non-zero).
+            compute_per_step: FLOP per optimizer step (> 0, uint64).
+            seed_state: state hash the first job starts from (32 bytes, non-zero).
 
         Raises:
-            ContractRevert: ``ModelAlreadyRegistered`` (another owner holds it), ``ZeroModelId``.
+            ContractRevert: ``ModelAlreadyRegistered`` (another owner holds it), ``ZeroModelId``,
+                ``ZeroModelCommitment``.
         """
-        return self._client.transact(self.contract, "registerModel", bytes(model_id))
+        return self._client.transact(
+            self.contract,
+            "registerModel",
+            bytes(model_id),
+            bytes(architecture),
+            bytes(family),
+            int(compute_per_step),
+            bytes(seed_state),
+        )
+
+    def registered_model(self, model_id: bytes) -> RegisteredModel | None:
+        """The commitments ``model_id`` was registered with, or None if it is unregistered."""
+        arch, family, compute, seed = self._client.call(
+            self.contract, "modelSpecOf", bytes(model_id)
+        )
+        if int(compute) == 0:
+            return None
+        return RegisteredModel(
+            architecture=bytes(arch),
+            family=bytes(family),
+            compute_per_step=int(compute),
+            seed_state=bytes(seed),
+        )
+
+    def head_of(self, model_id: bytes) -> bytes:
+        """Current head of ``model_id``: its last lineage state, or its seed state (32 bytes;
+        zeros if unregistered). Only a job that starts from it can mint shares."""
+        return bytes(self._client.call(self.contract, "headOf", bytes(model_id)))
+
+    def head_claim_of(self, model_id: bytes) -> int:
+        """Finalized job holding the head until its final state is on the lineage (0: none)."""
+        return int(self._client.call(self.contract, "headClaimOf", bytes(model_id)))
+
+    def lineage(self, model_id: bytes) -> list[LineageEntry]:
+        """Every finalized state of ``model_id``'s lineage, in order."""
+        length = int(self._client.call(self.contract, "lineageLength", bytes(model_id)))
+        out = []
+        for i in range(length):
+            state, job_id = self._client.call(self.contract, "lineageAt", bytes(model_id), i)
+            out.append(LineageEntry(index=i, state=bytes(state), job_id=int(job_id)))
+        return out
+
+    def extend_lineage(self, model_id: bytes, final_state: bytes, proof: list[bytes]) -> TxReceipt:
+        """Append the final state of the job holding ``model_id``'s head to its lineage (anyone
+        may call; the state is checked against the job's committed Merkle root).
+
+        Args:
+            final_state: state hash at step N of that job (32 bytes).
+            proof: Merkle proof of its last leaf (N / k).
+
+        Raises:
+            ContractRevert: ``NoHeadClaim``, ``FinalStateNotCommitted``.
+        """
+        return self._client.transact(
+            self.contract,
+            "extendLineage",
+            bytes(model_id),
+            bytes(final_state),
+            [bytes(p) for p in proof],
+        )
+
+    def training_job_of(self, model_id: bytes, init_hash: bytes, spec_hash: bytes) -> int:
+        """Latest job posted as this training (model, start state, spec hash); 0 if none. A new
+        post of it reverts ``TrainingAlreadyPosted`` unless that job was Cancelled, Expired or
+        Rejected."""
+        key = self._client.call(
+            self.contract, "trainingKey", bytes(model_id), bytes(init_hash), bytes(spec_hash)
+        )
+        return int(self._client.call(self.contract, "trainingJobOf", bytes(key)))
+
+    def max_segment_compute(self) -> int:
+        """Most FLOP one segment may cost to replay (checkpointInterval * computePerStep)."""
+        return int(self._client.call(self.contract, "maxSegmentCompute"))
 
     def transfer_model_ownership(self, model_id: bytes, new_owner: str) -> TxReceipt:
         """Start handing ``model_id`` to ``new_owner``, who must accept (owner only). The zero
@@ -151,7 +274,7 @@ class SharesFacade(ContractFacade):
         return self._tokens[key]
 
     def balance_of(self, model_id: bytes, account: str | None = None) -> int:
-        """Shares held (1 share = 1 verified step; decimals 0)."""
+        """Shares held (1 share = 1 FLOP of verified training on the lineage; decimals 0)."""
         return int(
             self._client.call(
                 self.model_shares(model_id),

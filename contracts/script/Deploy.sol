@@ -30,7 +30,7 @@ import {Params} from "../src/types/JobTypes.sol";
 ///          1. token         = VeriToken()                             (skipped if a token is given)
 ///          2. stakeManager  = StakeManager(token, unbondingDelay, [minSolverStake, minVerifierStake,
 ///                                          minWhistleblowerStake], admin)
-///          3. shareRegistry = ShareRegistry(token, admin)
+///          3. shareRegistry = ShareRegistry(token, maxSegmentCompute, admin)
 ///          4. escrow        = Escrow(token, admin)
 ///          4b. libSettlement = LibSettlement                          (external library: deploy its
 ///                             bytecode, then link its address into the JobManager's bytecode at the
@@ -65,6 +65,13 @@ import {Params} from "../src/types/JobTypes.sol";
 /// @dev A library with internal functions, so `address(this)` (the caller) is the admin, exactly as
 ///      the deployer EOA is in Python. No forge-std Script is available here.
 library Deploy {
+    ////// Constants //////
+
+    /// @notice Default ShareRegistry.maxSegmentCompute (FLOP): a reference replay speed of 1e9 FLOP/s
+    ///         for half of the default 30-minute verdict window (the rest is left for fetching
+    ///         checkpoints and sealing), as chain/manifest.py checks for the Python deployments.
+    uint256 internal constant MAX_SEGMENT_COMPUTE = 900e9;
+
     ////// Types //////
 
     /// @notice Everything the deployment needs.
@@ -79,6 +86,8 @@ library Deploy {
     /// @param adjudicator Which adjudicator the JobManager uses.
     /// @param clockSeconds Bisection game: chess clock per side (seconds).
     /// @param moveBond Bisection game: bond per move (wei).
+    /// @param maxSegmentCompute ShareRegistry: most FLOP one segment may cost to replay
+    ///        (checkpointInterval * computePerStep): reference replay speed x verdict window.
     struct Config {
         IERC20 token;
         uint64 unbondingDelay;
@@ -91,6 +100,7 @@ library Deploy {
         AdjudicatorKind adjudicator;
         uint64 clockSeconds;
         uint256 moveBond;
+        uint256 maxSegmentCompute;
     }
 
     /// @notice The JobManager's adjudicator: the v0 committee on whole segments, or the bisection
@@ -146,6 +156,7 @@ library Deploy {
         cfg.adjudicator = AdjudicatorKind.Committee;
         cfg.clockSeconds = 1 hours;
         cfg.moveBond = 1e18;
+        cfg.maxSegmentCompute = MAX_SEGMENT_COMPUTE;
     }
 
     /// @notice Deploys and wires everything; the caller becomes the admin of every contract.
@@ -155,7 +166,7 @@ library Deploy {
         address admin = address(this);
         d.token = address(cfg.token) == address(0) ? IERC20(address(new VeriToken())) : cfg.token;
         d.stakeManager = new StakeManager(d.token, cfg.unbondingDelay, cfg.minStake, admin);
-        d.shareRegistry = new ShareRegistry(d.token, admin);
+        d.shareRegistry = new ShareRegistry(d.token, cfg.maxSegmentCompute, admin);
         d.escrow = new Escrow(d.token, admin);
         d.jobManager = new JobManager(
             IEscrow(address(d.escrow)),

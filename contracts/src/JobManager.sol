@@ -213,6 +213,9 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         job.openDeadline = uint64(block.timestamp) + _OPEN_WINDOW;
         _specURIs[jobId] = specURI;
         emit JobPosted(jobId, msg.sender, modelId, specHash, totalSteps, checkpointInterval, reward, escrowed, specURI);
+        // SAFETY: trusted ShareRegistry; reverts TrainingAlreadyPosted on a twin of a live or paid
+        // job (P-26) and SegmentComputeAboveMax on a segment too costly to replay (P-19).
+        _SHARE_REGISTRY.recordPost(modelId, jobId, specHash, initHash, checkpointInterval);
         _ESCROW.deposit(Bucket.Escrowed, msg.sender, escrowed);
     }
 

@@ -6,18 +6,40 @@ import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
 import {ModelShares} from "./ModelShares.sol";
 // Interfaces
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {IJobManager} from "./interfaces/IJobManager.sol";
 import {IShareRegistry} from "./interfaces/IShareRegistry.sol";
+// Types
+import {Job, JobStatus} from "./types/JobTypes.sol";
 
 /// @title ShareRegistry
-/// @notice Registers models (owner, poster authorisations), creates one ModelShares token per model id
-///         and mints verified steps as shares.
-/// @dev Deployment: `constructor(paymentToken, admin)` before the JobManager, then the admin calls
-///      `setMinter(jobManager)` once.
+/// @notice Registers models (owner, poster authorisations, architecture/family/compute commitments,
+///         lineage), creates one ModelShares token per model id and mints verified compute as shares.
+/// @dev Deployment: `constructor(paymentToken, maxSegmentCompute, admin)` before the JobManager, then
+///      the admin calls `setMinter(jobManager)` once.
 contract ShareRegistry is AccessControl, IShareRegistry {
+    ////// Types //////
+
+    /// @notice What a model was registered with (see `registerModel`).
+    struct ModelSpec {
+        bytes32 architecture;
+        bytes32 family;
+        uint64 computePerStep;
+        bytes32 seedState;
+    }
+
+    /// @notice One finalized state of a lineage and the job that produced it.
+    struct LineageEntry {
+        bytes32 state;
+        uint256 jobId;
+    }
+
     ////// Constants / Immutables //////
 
     /// @notice Payment token for model revenue.
     IERC20 internal immutable _PAYMENT_TOKEN;
+
+    /// @notice Most FLOP one segment may cost to replay (checkpointInterval * computePerStep).
+    uint256 internal immutable _MAX_SEGMENT_COMPUTE;
 
     ////// State //////
 
@@ -42,6 +64,18 @@ contract ShareRegistry is AccessControl, IShareRegistry {
     /// @notice Posters authorised per model and ownership epoch.
     mapping(bytes32 modelId => mapping(uint256 epoch => mapping(address poster => bool authorized))) internal _posters;
 
+    /// @notice Commitments per registered model.
+    mapping(bytes32 modelId => ModelSpec spec) internal _specs;
+
+    /// @notice Finalized states per model, in order.
+    mapping(bytes32 modelId => LineageEntry[] entries) internal _lineages;
+
+    /// @notice Finalized job holding the current head until its final state is on the lineage.
+    mapping(bytes32 modelId => uint256 jobId) internal _headClaims;
+
+    /// @notice Latest job per training key keccak256(abi.encode(modelId, initHash, specHash)).
+    mapping(bytes32 trainingKey => uint256 jobId) internal _trainings;
+
     ////// Modifiers //////
 
     modifier onlyMinter() {
@@ -57,10 +91,15 @@ contract ShareRegistry is AccessControl, IShareRegistry {
     ////// Constructor //////
 
     /// @param paymentToken_ Token in which model revenue is paid.
+    /// @param maxSegmentCompute_ Most FLOP one segment may cost to replay (checkpointInterval *
+    ///        computePerStep), > 0: the reference replay speed (FLOP/s) times the verdict window
+    ///        (s), with the margin the deployment wants (chain/manifest.py checks the relation).
     /// @param admin Holder of DEFAULT_ADMIN_ROLE (sets the minter).
-    constructor(IERC20 paymentToken_, address admin) {
+    constructor(IERC20 paymentToken_, uint256 maxSegmentCompute_, address admin) {
         if (address(paymentToken_) == address(0) || admin == address(0)) revert ZeroAddress();
+        if (maxSegmentCompute_ == 0) revert ZeroModelCommitment("maxSegmentCompute");
         _PAYMENT_TOKEN = paymentToken_;
+        _MAX_SEGMENT_COMPUTE = maxSegmentCompute_;
         _grantRole(DEFAULT_ADMIN_ROLE, admin);
     }
 
@@ -75,12 +114,23 @@ contract ShareRegistry is AccessControl, IShareRegistry {
     }
 
     /// @inheritdoc IShareRegistry
-    function registerModel(bytes32 modelId) external {
+    function registerModel(
+        bytes32 modelId,
+        bytes32 architecture,
+        bytes32 family,
+        uint64 computePerStep,
+        bytes32 seedState
+    ) external {
         if (modelId == bytes32(0)) revert ZeroModelId();
+        if (architecture == bytes32(0)) revert ZeroModelCommitment("architecture");
+        if (family == bytes32(0)) revert ZeroModelCommitment("family");
+        if (computePerStep == 0) revert ZeroModelCommitment("computePerStep");
+        if (seedState == bytes32(0)) revert ZeroModelCommitment("seedState");
         address owner = _owners[modelId];
         if (owner != address(0)) revert ModelAlreadyRegistered(modelId, owner);
         _owners[modelId] = msg.sender;
-        emit ModelRegistered(modelId, msg.sender);
+        _specs[modelId] = ModelSpec(architecture, family, computePerStep, seedState);
+        emit ModelRegistered(modelId, msg.sender, architecture, family, computePerStep, seedState);
     }
 
     /// @inheritdoc IShareRegistry
@@ -119,7 +169,39 @@ contract ShareRegistry is AccessControl, IShareRegistry {
     }
 
     /// @inheritdoc IShareRegistry
-    function mintShares(bytes32 modelId, address to, uint256 steps) external onlyMinter {
+    function recordPost(bytes32 modelId, uint256 jobId, bytes32 specHash, bytes32 initHash, uint32 checkpointInterval)
+        external
+        onlyMinter
+    {
+        uint256 segmentCompute = uint256(checkpointInterval) * _specs[modelId].computePerStep;
+        if (segmentCompute > _MAX_SEGMENT_COMPUTE) revert SegmentComputeAboveMax(segmentCompute, _MAX_SEGMENT_COMPUTE);
+        bytes32 key = trainingKey(modelId, initHash, specHash);
+        uint256 previous = _trainings[key];
+        if (previous != 0) {
+            // SAFETY: trusted minter view. Only a job that ended without paying anyone for the
+            // training frees its key.
+            JobStatus status = IJobManager(_minter).getJob(previous).status;
+            if (status != JobStatus.Cancelled && status != JobStatus.Expired && status != JobStatus.Rejected) {
+                revert TrainingAlreadyPosted(modelId, key, previous);
+            }
+        }
+        _trainings[key] = jobId;
+        emit TrainingPosted(modelId, jobId, key);
+    }
+
+    /// @inheritdoc IShareRegistry
+    function recordFinalized(bytes32 modelId, uint256 jobId, bytes32 initHash, address solver, uint256 steps)
+        external
+        onlyMinter
+        returns (uint256 shares)
+    {
+        if (initHash != headOf(modelId) || _headClaims[modelId] != 0) {
+            emit OffLineage(modelId, jobId, initHash);
+            return 0;
+        }
+        _headClaims[modelId] = jobId;
+        emit HeadClaimed(modelId, jobId, initHash);
+        shares = steps * _specs[modelId].computePerStep;
         address token = _shares[modelId];
         if (token == address(0)) {
             token = address(new ModelShares(modelId, _PAYMENT_TOKEN, address(this)));
@@ -127,9 +209,63 @@ contract ShareRegistry is AccessControl, IShareRegistry {
             _models.push(modelId);
             emit ModelCreated(modelId, token);
         }
-        emit SharesMinted(modelId, to, steps);
+        emit SharesMinted(modelId, solver, shares);
         // SAFETY: `token` was created by this registry; ModelShares.mint has no external calls.
-        ModelShares(token).mint(to, steps);
+        ModelShares(token).mint(solver, shares);
+    }
+
+    /// @inheritdoc IShareRegistry
+    function extendLineage(bytes32 modelId, bytes32 finalState, bytes32[] calldata proof) external {
+        uint256 jobId = _headClaims[modelId];
+        if (jobId == 0) revert NoHeadClaim(modelId);
+        IJobManager jobManager = IJobManager(_minter);
+        // SAFETY: trusted minter views; the claiming job is Finalized, so its commitment is final.
+        Job memory job = jobManager.getJob(jobId);
+        if (!jobManager.verifyCheckpoint(jobId, job.totalSteps / job.checkpointInterval, finalState, proof)) {
+            revert FinalStateNotCommitted(modelId, jobId, finalState);
+        }
+        LineageEntry[] storage lineage = _lineages[modelId];
+        uint256 index = lineage.length;
+        lineage.push(LineageEntry(finalState, jobId));
+        delete _headClaims[modelId];
+        emit LineageExtended(modelId, index, jobId, finalState);
+    }
+
+    /// @inheritdoc IShareRegistry
+    function modelSpecOf(bytes32 modelId)
+        external
+        view
+        returns (bytes32 architecture, bytes32 family, uint64 computePerStep, bytes32 seedState)
+    {
+        ModelSpec storage spec = _specs[modelId];
+        (architecture, family, computePerStep, seedState) =
+        (spec.architecture, spec.family, spec.computePerStep, spec.seedState);
+    }
+
+    /// @inheritdoc IShareRegistry
+    function headClaimOf(bytes32 modelId) external view returns (uint256 jobId) {
+        jobId = _headClaims[modelId];
+    }
+
+    /// @inheritdoc IShareRegistry
+    function lineageLength(bytes32 modelId) external view returns (uint256 length) {
+        length = _lineages[modelId].length;
+    }
+
+    /// @inheritdoc IShareRegistry
+    function lineageAt(bytes32 modelId, uint256 index) external view returns (bytes32 state, uint256 jobId) {
+        LineageEntry storage entry = _lineages[modelId][index];
+        (state, jobId) = (entry.state, entry.jobId);
+    }
+
+    /// @inheritdoc IShareRegistry
+    function trainingJobOf(bytes32 key) external view returns (uint256 jobId) {
+        jobId = _trainings[key];
+    }
+
+    /// @inheritdoc IShareRegistry
+    function maxSegmentCompute() external view returns (uint256 maxCompute) {
+        maxCompute = _MAX_SEGMENT_COMPUTE;
     }
 
     /// @inheritdoc IShareRegistry
@@ -176,5 +312,23 @@ contract ShareRegistry is AccessControl, IShareRegistry {
     /// @inheritdoc IShareRegistry
     function paymentToken() external view returns (IERC20) {
         return _PAYMENT_TOKEN;
+    }
+
+    ////// Public //////
+
+    /// @inheritdoc IShareRegistry
+    function headOf(bytes32 modelId) public view returns (bytes32 head) {
+        LineageEntry[] storage lineage = _lineages[modelId];
+        uint256 length = lineage.length;
+        head = length == 0 ? _specs[modelId].seedState : lineage[length - 1].state;
+    }
+
+    /// @notice Training key of a job: keccak256(abi.encode(modelId, initHash, specHash)).
+    /// @param modelId Model id.
+    /// @param initHash Start state.
+    /// @param specHash Spec hash.
+    /// @return key The key.
+    function trainingKey(bytes32 modelId, bytes32 initHash, bytes32 specHash) public pure returns (bytes32 key) {
+        key = keccak256(abi.encode(modelId, initHash, specHash));
     }
 }

@@ -33,8 +33,10 @@ contract Abuse_Test is Deployers {
     /// @notice Posts a job (as the submitter), claims and commits it (as the solver) and draws its
     ///         verifiers, without posting claims.
     function _assignedJob(uint256 reward) internal returns (uint256 jobId) {
+        // A spec of its own per job: the same training is posted once (P-26).
+        bytes32 specHash = keccak256(abi.encode(SPEC_HASH, jobManager.jobCount()));
         vm.prank(submitter);
-        jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, reward, SPEC_URI);
+        jobId = jobManager.postJob(MODEL_ID, specHash, INIT_HASH, TOTAL_STEPS, INTERVAL, reward, SPEC_URI);
         _claimAndCommit(jobId);
         vm.roll(block.number + 2);
         jobManager.assignVerifiers(jobId);

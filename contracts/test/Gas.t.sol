@@ -47,7 +47,7 @@ contract Gas_Test is Deployers {
 
     function test_modelRegistry_gas() public {
         vm.prank(stranger);
-        registry.registerModel(keccak256("another model"));
+        registry.registerModel(keccak256("another model"), ARCHITECTURE, FAMILY, 1, INIT_HASH);
         _snap("ShareRegistry.registerModel");
         vm.prank(stranger);
         registry.authorizePoster(keccak256("another model"), whistleblower);
@@ -138,7 +138,20 @@ contract Gas_Test is Deployers {
         _submitAll(first, 0);
         _passChallengeWindow(first);
         jobManager.finalize(first);
-        uint256 jobId = _verifyingJob();
+        bytes32[] memory states = _committedStates[first];
+        bytes32 head = states[states.length - 1];
+        bytes32[] memory proof = Merkle.proof(Merkle.leaves(INTERVAL, states), states.length - 1);
+        registry.extendLineage(MODEL_ID, head, proof);
+        _snap("ShareRegistry.extendLineage");
+        // The next job starts from the new head, so that it mints into the existing token.
+        vm.prank(submitter);
+        uint256 jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, head, TOTAL_STEPS, INTERVAL, REWARD, SPEC_URI);
+        bytes32[] memory next = _stateHashes(TOTAL_STEPS, INTERVAL);
+        next[0] = head;
+        vm.prank(solver);
+        jobManager.claimJob(jobId);
+        _commit(jobId, solver, next);
+        _assign(jobId);
         _submitAll(jobId, 0);
         _passChallengeWindow(jobId);
         jobManager.finalize(jobId);

@@ -4,9 +4,11 @@ pragma solidity 0.8.37;
 // Testing
 import {Deployers} from "./utils/Deployers.sol";
 import {Merkle} from "./utils/Merkle.sol";
+import {Deploy} from "../script/Deploy.sol";
 // Contracts
 import {Escrow} from "../src/Escrow.sol";
 import {JobManager} from "../src/JobManager.sol";
+import {ShareRegistry} from "../src/ShareRegistry.sol";
 import {VerificationRound} from "../src/VerificationRound.sol";
 // Libraries
 import {LibCheckpoint} from "../src/libraries/LibCheckpoint.sol";
@@ -697,7 +699,10 @@ contract JobManager_AssignVerifiers_Test is JobManager_Init {
     function testFuzz_assignVerifiers_segmentsDistinct_succeeds(uint32 segmentCount, bytes32 blockHash) public {
         segmentCount = uint32(bound(segmentCount, 1, params.maxSegments));
         vm.prank(submitter);
-        uint256 id = jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, segmentCount * 3, 3, REWARD, SPEC_URI);
+        // A spec of its own: the setup already posted SPEC_HASH from INIT_HASH (P-26).
+        uint256 id = jobManager.postJob(
+            MODEL_ID, keccak256(abi.encode(SPEC_HASH, "fuzz")), INIT_HASH, segmentCount * 3, 3, REWARD, SPEC_URI
+        );
         vm.prank(solver);
         jobManager.claimJob(id);
         bytes32 root = _initRoot(segmentCount * 3, 3);
@@ -1046,9 +1051,13 @@ contract JobManager_Finalize_Test is JobManager_Init {
 
     function test_finalize_adjudicatorNotSet_reverts() public {
         escrow = new Escrow(token, address(this));
+        registry = new ShareRegistry(token, Deploy.MAX_SEGMENT_COMPUTE, address(this));
         JobManager fresh = new JobManager(
             escrow, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), params, address(this)
         );
+        registry.setMinter(address(fresh));
+        vm.prank(submitter);
+        registry.registerModel(MODEL_ID, ARCHITECTURE, FAMILY, 1, INIT_HASH);
         address[] memory protocols = new address[](1);
         protocols[0] = address(fresh);
         escrow.authorize(protocols);

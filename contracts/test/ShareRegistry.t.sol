@@ -15,7 +15,7 @@ import {IShareRegistry} from "../src/interfaces/IShareRegistry.sol";
 contract ShareRegistry_SetMinter_Test is Deployers {
     function test_constructor_zeroAddress_reverts() public {
         vm.expectRevert(IShareRegistry.ZeroAddress.selector);
-        new ShareRegistry(IERC20(address(0)), address(this));
+        new ShareRegistry(IERC20(address(0)), 1, address(this));
     }
 
     function test_setMinter_again_reverts() public {
@@ -24,7 +24,7 @@ contract ShareRegistry_SetMinter_Test is Deployers {
     }
 
     function test_setMinter_notAdmin_reverts() public {
-        ShareRegistry fresh = new ShareRegistry(token, address(this));
+        ShareRegistry fresh = new ShareRegistry(token, 1, address(this));
         bytes32 role = fresh.DEFAULT_ADMIN_ROLE();
         vm.expectRevert(
             abi.encodeWithSelector(IAccessControl.AccessControlUnauthorizedAccount.selector, stranger, role)
@@ -34,28 +34,31 @@ contract ShareRegistry_SetMinter_Test is Deployers {
     }
 
     function test_setMinter_zero_reverts() public {
-        ShareRegistry fresh = new ShareRegistry(token, address(this));
+        ShareRegistry fresh = new ShareRegistry(token, 1, address(this));
         vm.expectRevert(IShareRegistry.ZeroAddress.selector);
         fresh.setMinter(address(0));
     }
 }
 
 contract ShareRegistry_MintShares_Test is Deployers {
-    function test_mintShares_createsModelOnce_succeeds() public {
+    function test_constructor_zeroMaxSegmentCompute_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IShareRegistry.ZeroModelCommitment.selector, "maxSegmentCompute"));
+        new ShareRegistry(token, 0, address(this));
+    }
+
+    function test_recordFinalized_createsModelOnce_succeeds() public {
         vm.expectEmit(false, false, false, false, address(registry));
         emit IShareRegistry.ModelCreated(MODEL_ID, address(0));
         vm.prank(address(jobManager));
-        registry.mintShares(MODEL_ID, solver, 16);
+        assertEq(registry.recordFinalized(MODEL_ID, 1, INIT_HASH, solver, 16), 16);
         address shares = registry.sharesOf(MODEL_ID);
         assertNotEq(shares, address(0));
-        vm.prank(address(jobManager));
-        registry.mintShares(MODEL_ID, stranger, 8);
-        assertEq(registry.sharesOf(MODEL_ID), shares);
+        assertEq(registry.headClaimOf(MODEL_ID), 1);
         assertEq(registry.modelCount(), 1);
         assertEq(registry.modelAt(0), MODEL_ID);
         ModelShares model = ModelShares(shares);
         assertEq(model.balanceOf(solver), 16);
-        assertEq(model.totalSupply(), 24);
+        assertEq(model.totalSupply(), 16);
         assertEq(uint256(model.decimals()), 0);
         assertEq(model.modelId(), MODEL_ID);
         assertEq(address(model.paymentToken()), address(token));
@@ -63,15 +66,34 @@ contract ShareRegistry_MintShares_Test is Deployers {
         assertEq(address(registry.paymentToken()), address(token));
     }
 
-    function test_mintShares_notMinter_reverts() public {
+    function test_recordFinalized_headTaken_mintsNothing() public {
+        vm.startPrank(address(jobManager));
+        registry.recordFinalized(MODEL_ID, 1, INIT_HASH, solver, 16);
+        vm.expectEmit(address(registry));
+        emit IShareRegistry.OffLineage(MODEL_ID, 2, INIT_HASH);
+        assertEq(registry.recordFinalized(MODEL_ID, 2, INIT_HASH, stranger, 8), 0);
+        vm.stopPrank();
+        ModelShares model = ModelShares(registry.sharesOf(MODEL_ID));
+        assertEq(model.balanceOf(stranger), 0);
+        assertEq(model.totalSupply(), 16);
+        assertEq(registry.headClaimOf(MODEL_ID), 1);
+    }
+
+    function test_recordFinalized_notMinter_reverts() public {
         vm.expectRevert(abi.encodeWithSelector(IShareRegistry.NotMinter.selector, stranger));
         vm.prank(stranger);
-        registry.mintShares(MODEL_ID, stranger, 1);
+        registry.recordFinalized(MODEL_ID, 1, INIT_HASH, stranger, 1);
+    }
+
+    function test_recordPost_notMinter_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IShareRegistry.NotMinter.selector, stranger));
+        vm.prank(stranger);
+        registry.recordPost(MODEL_ID, 1, SPEC_HASH, INIT_HASH, 1);
     }
 
     function test_mint_notRegistry_reverts() public {
         vm.prank(address(jobManager));
-        registry.mintShares(MODEL_ID, solver, 1);
+        registry.recordFinalized(MODEL_ID, 1, INIT_HASH, solver, 1);
         ModelShares model = ModelShares(registry.sharesOf(MODEL_ID));
         vm.expectRevert(abi.encodeWithSelector(IModelShares.NotRegistry.selector, stranger));
         vm.prank(stranger);
@@ -84,10 +106,18 @@ contract ShareRegistry_Models_Test is Deployers {
 
     function test_registerModel_firstComeOwns_succeeds() public {
         vm.expectEmit(address(registry));
-        emit IShareRegistry.ModelRegistered(OTHER_MODEL, stranger);
+        emit IShareRegistry.ModelRegistered(OTHER_MODEL, stranger, ARCHITECTURE, FAMILY, 7, INIT_HASH);
         vm.prank(stranger);
-        registry.registerModel(OTHER_MODEL);
+        registry.registerModel(OTHER_MODEL, ARCHITECTURE, FAMILY, 7, INIT_HASH);
         assertEq(registry.modelOwner(OTHER_MODEL), stranger);
+        (bytes32 architecture, bytes32 family, uint64 computePerStep, bytes32 seedState) =
+            registry.modelSpecOf(OTHER_MODEL);
+        assertEq(architecture, ARCHITECTURE);
+        assertEq(family, FAMILY);
+        assertEq(computePerStep, 7);
+        assertEq(seedState, INIT_HASH);
+        assertEq(registry.headOf(OTHER_MODEL), INIT_HASH);
+        assertEq(registry.lineageLength(OTHER_MODEL), 0);
         assertTrue(registry.canPost(OTHER_MODEL, stranger));
         assertFalse(registry.canPost(OTHER_MODEL, submitter));
     }
@@ -95,12 +125,23 @@ contract ShareRegistry_Models_Test is Deployers {
     function test_registerModel_taken_reverts() public {
         vm.expectRevert(abi.encodeWithSelector(IShareRegistry.ModelAlreadyRegistered.selector, MODEL_ID, submitter));
         vm.prank(stranger);
-        registry.registerModel(MODEL_ID);
+        registry.registerModel(MODEL_ID, ARCHITECTURE, FAMILY, 1, INIT_HASH);
     }
 
     function test_registerModel_zeroId_reverts() public {
         vm.expectRevert(IShareRegistry.ZeroModelId.selector);
-        registry.registerModel(bytes32(0));
+        registry.registerModel(bytes32(0), ARCHITECTURE, FAMILY, 1, INIT_HASH);
+    }
+
+    function test_registerModel_zeroCommitment_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IShareRegistry.ZeroModelCommitment.selector, "architecture"));
+        registry.registerModel(OTHER_MODEL, bytes32(0), FAMILY, 1, INIT_HASH);
+        vm.expectRevert(abi.encodeWithSelector(IShareRegistry.ZeroModelCommitment.selector, "family"));
+        registry.registerModel(OTHER_MODEL, ARCHITECTURE, bytes32(0), 1, INIT_HASH);
+        vm.expectRevert(abi.encodeWithSelector(IShareRegistry.ZeroModelCommitment.selector, "computePerStep"));
+        registry.registerModel(OTHER_MODEL, ARCHITECTURE, FAMILY, 0, INIT_HASH);
+        vm.expectRevert(abi.encodeWithSelector(IShareRegistry.ZeroModelCommitment.selector, "seedState"));
+        registry.registerModel(OTHER_MODEL, ARCHITECTURE, FAMILY, 1, bytes32(0));
     }
 
     function test_canPost_unregistered_succeeds() public {

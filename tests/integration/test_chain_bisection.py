@@ -21,6 +21,7 @@ from chain import (
     errors,
 )
 from chain.scripted_round import commit, post_claims, reveal_secret, seal_and_reveal
+from tests.utils.models import register_model
 from veritrain.commitments import new_salt
 from veritrain.enums import GameStatus, JobStatus, Role, Side
 from veritrain.forced import Claims
@@ -66,7 +67,7 @@ def _claimed_job(
     if whistleblower:
         clients["k9"].stakes.stake(Role.Whistleblower, p.min_stake_whistleblower)
     hashes = [_hash(i * K) for i in range(N // K + 1)]
-    submitter.shares.register_model(keccak(text="m"))
+    register_model(submitter, keccak(text="m"), hashes[0])
     job_id = submitter.job_id_from(
         submitter.jobs.post_job(
             keccak(text="m"), keccak(text="s"), hashes[0], N, K, 10 * E18, "data:,"

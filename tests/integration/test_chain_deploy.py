@@ -25,6 +25,7 @@ from chain import (
     write_manifest,
 )
 from chain.scripted_round import commit, post_claims, reveal_secret, seal_and_reveal
+from tests.utils.models import register_model
 from veritrain.commitments import new_salt, submission_id
 from veritrain.enums import DisputePhase, DisputeStatus, JobStatus, Role, Verdict
 from veritrain.merkle import checkpoint_tree
@@ -108,7 +109,7 @@ def test_smoke_job_happy_path(anvil: Anvil, protocol: Deployment, client_factory
     model_id = keccak(text="digits-mlp")
     reward = 10 * E18
     before = submitter.token.balance_of()
-    submitter.shares.register_model(model_id)
+    register_model(submitter, model_id, HASHES[0])
     receipt = submitter.jobs.post_job(
         model_id, keccak(text="spec"), HASHES[0], 40, 10, reward, "data:,{}"
     )
@@ -225,7 +226,7 @@ def test_smoke_dispute_path(anvil: Anvil, protocol: Deployment, client_factory):
         v.stakes.stake(Role.Verifier, p.min_stake_verifier)
     by_addr = {v.address: v for v in stakers}
 
-    submitter.shares.register_model(keccak(text="m"))
+    register_model(submitter, keccak(text="m"), HASHES[0])
     job_id = submitter.job_id_from(
         submitter.jobs.post_job(
             keccak(text="m"), keccak(text="s"), HASHES[0], 40, 10, 10 * E18, "data:,"

@@ -35,6 +35,7 @@ from chain.scripted_round import (
     seal_and_reveal,
     to_secret_window,
 )
+from tests.utils.models import register_model
 from veritrain import commitments, forced
 from veritrain.enums import Bucket, JobStatus, Role, RoundOutcome, Verdict
 
@@ -56,7 +57,7 @@ def _job_to_verifying(
         clients[i].stakes.stake(Role.Verifier, p.min_stake_verifier)
     clients[9].stakes.stake(Role.Whistleblower, p.min_stake_whistleblower)
     hashes = [os.urandom(32) for _ in range(N // K + 1)]
-    submitter.shares.register_model(keccak(text="m"))
+    register_model(submitter, keccak(text="m"), hashes[0])
     job_id = submitter.job_id_from(
         submitter.jobs.post_job(
             keccak(text="m"), keccak(text="s"), hashes[0], N, K, 10 * E18, "data:,"
@@ -362,7 +363,7 @@ def test_open_job_expires_and_job_bounds(protocol: Deployment, client_factory) -
     solver.stakes.stake(Role.Solver, p.min_stake_solver)
     params = submitter.jobs.job_params()
     assert (params.claims_window, params.open_window) == (p.claims_window, p.open_window)
-    submitter.shares.register_model(keccak(text="m"))
+    register_model(submitter, keccak(text="m"), os.urandom(32))
     with pytest.raises(errors.TotalStepsAboveMax):
         submitter.jobs.post_job(
             keccak(text="m"), keccak(text="s"), INIT, 2**32 - 1, 2**32 - 1, 0, ""

@@ -12,6 +12,7 @@ from pathlib import Path
 from adversary.solver import solver_node
 from chain import ChainClient
 from solver.node import Phase
+from tests.utils.models import register_model
 from tests.utils.node_fixtures import tiny_spec
 from veritrain.enums import JobStatus
 from veritrain.training import TrainingEngine
@@ -23,9 +24,9 @@ def _post(submitter: ChainClient) -> int:
     """Register the tiny spec's model and post one job with the honest initHash."""
     spec = tiny_spec()
     submitter.token.faucet(1_000 * E18)
-    submitter.shares.register_model(spec.model_id_hash())
     engine = TrainingEngine(spec)
     init_hash = engine.state_hash(engine.init_state())
+    register_model(submitter, spec.model_id_hash(), init_hash, spec)
     receipt = submitter.jobs.post_job(
         spec.model_id_hash(),
         spec.spec_hash(),

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from chain import Anvil, ChainClient, Deployment, errors, write_manifest
 from chain.keys import create_keystore, new_account
 from cli.app import app
+from tests.utils.models import register_model
 from veritrain.commitments import leaf_hash
 from veritrain.merkle import MerkleTree, checkpoint_tree
 
@@ -44,7 +45,7 @@ def test_python_merkle_proofs_verify_on_chain(client_factory) -> None:
     n, k = 300, 25
     hashes = [os.urandom(32) for _ in range(n // k + 1)]
     tree = checkpoint_tree(hashes, k)
-    submitter.shares.register_model(b"\x02" * 32)
+    register_model(submitter, b"\x02" * 32, hashes[0])
     job_id = submitter.job_id_from(
         submitter.jobs.post_job(b"\x02" * 32, os.urandom(32), hashes[0], n, k, 10 * E18, "data:,{}")
     )
@@ -195,7 +196,7 @@ def test_cli_jackpot_fund_show_and_job_round(
     for v in verifiers:
         v.stakes.stake(Role.Verifier, protocol.params.min_stake_verifier)
     hashes = [os.urandom(32) for _ in range(5)]
-    submitter.shares.register_model(b"\x03" * 32)
+    register_model(submitter, b"\x03" * 32, hashes[0])
     job_id = submitter.job_id_from(
         submitter.jobs.post_job(
             b"\x03" * 32, os.urandom(32), hashes[0], 40, 10, 10 * E18, "data:,{}"
@@ -267,7 +268,7 @@ def test_stranger_cannot_post_under_another_owners_model(client_factory) -> None
     owner, stranger = client_factory(1), client_factory(5)
     stranger.token.faucet(100 * E18)
     model_id = b"\x05" * 32
-    owner.shares.register_model(model_id)
+    register_model(owner, model_id, os.urandom(32))
     with pytest.raises(errors.NotModelPoster) as info:
         stranger.jobs.post_job(model_id, os.urandom(32), os.urandom(32), 1_000_000, 1, 0, "data:,")
     assert info.value.named_args == {"modelId": model_id, "caller": stranger.address}

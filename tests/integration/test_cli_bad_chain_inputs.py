@@ -23,6 +23,8 @@ from typer.testing import CliRunner
 
 from chain import DEV_PRIVATE_KEYS, Anvil, ChainClient, Deployment, write_manifest
 from cli.app import app
+from tests.utils.models import register_model
+from veritrain.spec import default_digits_spec
 
 E18 = 10**18
 CALLER = 5  # dev account used by every row: funded with 30 VTT, nothing staked
@@ -211,10 +213,11 @@ def world(tmp_path: Path, anvil: Anvil, protocol: Deployment, client_factory) ->
     manifest = write_manifest(protocol, tmp_path / "deployments")
     caller = client_factory(CALLER)
     caller.token.faucet(30 * E18)
-    caller.shares.register_model(keccak(text="digits-mlp"))  # so `job submit` gets to its checks
+    # registered as `job submit` trains it, so that `job submit` gets to its own checks
+    register_model(caller, keccak(text="digits-mlp"), b"\x03" * 32, default_digits_spec(seed=1))
     other = client_factory(OTHER)
     other.token.faucet(100 * E18)
-    other.shares.register_model(b"\x01" * 32)
+    register_model(other, b"\x01" * 32, b"\x03" * 32)
     job = other.job_id_from(
         other.jobs.post_job(b"\x01" * 32, b"\x02" * 32, b"\x03" * 32, 40, 10, E18, "x")
     )

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from chain import Anvil, Deployment, write_manifest
 from cli.app import app
+from tests.utils.models import register_model
 from veritrain.enums import JobStatus
 
 E18 = 10**18
@@ -31,7 +32,7 @@ def test_job_cancel_refunds_the_whole_escrow_as_credit(
     manifest = write_manifest(protocol, tmp_path)
     submitter = client_factory(6)
     submitter.token.faucet(100 * E18)
-    submitter.shares.register_model(b"\x01" * 32)
+    register_model(submitter, b"\x01" * 32, b"\x03" * 32)
     job_id = submitter.job_id_from(
         submitter.jobs.post_job(b"\x01" * 32, b"\x02" * 32, b"\x03" * 32, 40, 10, 7 * E18, "x")
     )
@@ -59,7 +60,7 @@ def test_job_reclaim_reopens_an_expired_claim_and_slashes_the_solver(
     solver.token.faucet(200 * E18)
     p = solver.jobs.job_params()
     solver.stakes.stake(0, p.solver_stake)
-    submitter.shares.register_model(b"\x01" * 32)
+    register_model(submitter, b"\x01" * 32, b"\x03" * 32)
     job_id = submitter.job_id_from(
         submitter.jobs.post_job(b"\x01" * 32, b"\x02" * 32, b"\x03" * 32, 40, 10, 7 * E18, "x")
     )

@@ -19,7 +19,10 @@ from typer.testing import CliRunner
 
 from chain import Anvil, Deployment, write_manifest
 from cli.app import app
+from tests.utils.models import register_model
 from tests.utils.rpc_proxy import RpcProxy
+from veritrain.spec import default_digits_spec
+from veritrain.training import TrainingEngine
 
 E18 = 10**18
 
@@ -40,7 +43,9 @@ def test_a_failed_later_post_prints_the_posted_jobs_and_exits_non_zero(
     submitter.token.faucet(100 * E18)
     model = keccak(text="digits-mlp")
     if submitter.shares.model_owner(model) is None:  # the command posts under digits-mlp
-        submitter.shares.register_model(model)
+        spec = default_digits_spec(seed=1, total_steps=40, checkpoint_interval=10, lr=3e-3)
+        engine = TrainingEngine(spec)
+        register_model(submitter, model, engine.state_hash(engine.init_state()), spec)
     jobs_before = submitter.jobs.job_count()
     result = CliRunner().invoke(
         app,

@@ -27,6 +27,7 @@ from tests.utils.node_harness import (
     tiny_spec,
 )
 from veritrain.enums import JobStatus, Role
+from veritrain.lineage import compute_per_step
 from whistleblower.node import WhistleblowerNode
 
 pytestmark = [pytest.mark.anvil, pytest.mark.slow, pytest.mark.timeout(400)]
@@ -62,8 +63,14 @@ def test_honest_job_is_finalized_paid_and_minted(net: Network) -> None:
         is JobStatus.Finalized
     )
     reader = net.client(0)
-    # shares: one per verified step, minted to the solver
-    assert reader.shares.balance_of(spec.model_id_hash(), solver_client.address) == spec.total_steps
+    # shares: one per FLOP of verified compute, minted to the solver (docs/SECURITY.md P-18)
+    model_id = spec.model_id_hash()
+    flops = spec.total_steps * compute_per_step(spec)
+    assert reader.shares.balance_of(model_id, solver_client.address) == flops
+    # the solver puts its final state on the model's lineage: the head advances
+    net.wait_for("lineage extended", lambda: len(reader.shares.lineage(model_id)) == 1)
+    (entry,) = reader.shares.lineage(model_id)
+    assert entry.job_id == job_id and reader.shares.head_of(model_id) == entry.state
     # the nodes claim their credit (reward / fees) by themselves
     net.wait_for(
         "solver credit claimed", lambda: reader.escrow.credit_of(solver_client.address) == 0

@@ -11,11 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from eth_utils.crypto import keccak
 from web3 import Web3
 from web3.providers.rpc import HTTPProvider
 from web3.types import RPCEndpoint
 
 from chain import DEV_PRIVATE_KEYS, Anvil, ChainClient
+from tests.utils.models import register_model
 from tests.utils.node_harness import (
     E18,
     SUBMITTER,
@@ -50,12 +52,19 @@ def _post_unclaimable(net: Network, count: int) -> None:
     sub = net.client(SUBMITTER)
     sub.token.faucet(count * 10 * E18)
     spec = default_digits_spec(seed=9, total_steps=40, checkpoint_interval=10)
-    if sub.shares.model_owner(spec.model_id_hash()) is None:
-        sub.shares.register_model(spec.model_id_hash())
     init = b"\x03" * 32  # never read: nobody claims these jobs
-    for _ in range(count):
+    if sub.shares.model_owner(spec.model_id_hash()) is None:
+        register_model(sub, spec.model_id_hash(), init, spec)
+    for _ in range(count):  # a spec hash of its own each: the same training is posted once
+        nonce = sub.jobs.job_count().to_bytes(32, "big")
         sub.jobs.post_job(
-            spec.model_id_hash(), spec.spec_hash(), init, 40, 10, E18, "file:///nowhere"
+            spec.model_id_hash(),
+            keccak(spec.spec_hash() + nonce),
+            init,
+            40,
+            10,
+            E18,
+            "file:///nowhere",
         )
 
 

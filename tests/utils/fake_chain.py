@@ -199,6 +199,7 @@ class FakeClient:
         self.committee = FakeCommittee(self)
         self.game = FakeGame(self)
         self.adjudicator = FakeAdjudicator(self)
+        self.shares = FakeShares(self)
 
     def _tx(self, fn: str, *args: Any) -> dict[str, Any]:
         self.chain.txs.append((self.address, fn, args))
@@ -226,6 +227,20 @@ class FakeClient:
             raise revert(
                 "OutsideWindow", jobId=job_id, opens=opens, closes=closes, nowTs=self.chain.now
             )
+
+
+class FakeShares:
+    """`client.shares` of the fake: the registered commitments of models (none unless a test
+    sets ``chain.models[model_id]``)."""
+
+    def __init__(self, client: FakeClient) -> None:
+        self._client = client
+
+    def registered_model(self, model_id: bytes) -> Any:
+        return getattr(self._client.chain, "models", {}).get(bytes(model_id))
+
+    def head_claim_of(self, model_id: bytes) -> int:
+        return 0
 
 
 class FakeToken:

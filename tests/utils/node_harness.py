@@ -151,9 +151,11 @@ class Network:
 
         sub = self.client(SUBMITTER)
         sub.token.faucet(1000 * E18)
-        if sub.shares.model_owner(spec.model_id_hash()) is None:
-            sub.shares.register_model(spec.model_id_hash())
         engine = TrainingEngine(spec)
+        if sub.shares.model_owner(spec.model_id_hash()) is None:
+            from tests.utils.models import register_model
+
+            register_model(sub, spec.model_id_hash(), engine.state_hash(engine.init_state()), spec)
         receipt = sub.jobs.post_job(
             spec.model_id_hash(),
             spec.spec_hash(),

@@ -435,7 +435,8 @@ interface IJobManager {
     /// @param jobId Job.
     /// @param solver Solver.
     /// @param reward Reward credited to the solver (wei).
-    /// @param shares Ownership shares minted to the solver (steps).
+    /// @param shares Verified steps N; the ShareRegistry mints N * computePerStep shares for them if the
+    ///        job extends its model's lineage (its `SharesMinted`), else none (`OffLineage`).
     event JobFinalized(uint256 indexed jobId, address indexed solver, uint256 reward, uint256 shares);
 
     /// @notice Emitted when a job was rejected: a segment was invalid, or the solver posted no

@@ -5,12 +5,22 @@ pragma solidity 0.8.37;
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 
 /// @title IShareRegistry
-/// @notice One ModelShares token per model id. The minter (the JobManager) mints verified steps as
-///         ownership shares; the model's token is created on first mint.
+/// @notice One ModelShares token per model id. The minter (the JobManager) reports jobs as they are
+///         posted and finalized; verified compute is minted as ownership shares (the model's token
+///         is created on first mint).
 ///         Models are registered entities: the first account to register an id owns it (first come,
 ///         first served), may hand it over in two steps (OpenZeppelin `Ownable2Step` pattern) and
 ///         authorises the accounts that may post jobs under it. The owner cannot mint shares, touch
 ///         revenue or change past jobs: only jobs posted by the owner or an authorised poster mint.
+///         A model is registered with its lineage root (docs/SECURITY.md P-18, P-26): an architecture
+///         commitment, a family commitment (data, batch shape, arithmetic), the compute one optimizer
+///         step of that family costs (FLOP per step) and the state hash of its seed initialisation.
+///         Its lineage is the on-chain list of finalized state hashes that grew from that seed; its
+///         head is the last one (the seed initialisation while the list is empty). Only a job that
+///         started from the head mints shares (`steps * computePerStep`), and only the first one of
+///         them to finalize: it claims the head, and the head advances when anyone proves that
+///         job's final state (`extendLineage`). The same training (model, start state, spec hash) is
+///         accepted once while an earlier post of it is live or paid.
 interface IShareRegistry {
     ////// Errors //////
 
@@ -53,6 +63,35 @@ interface IShareRegistry {
     /// @param poster Poster.
     error PosterNotAuthorized(bytes32 modelId, address poster);
 
+    /// @notice Thrown when registering a model with a zero commitment, zero compute per step or a
+    ///         zero seed state.
+    /// @param field Name of the zero argument.
+    error ZeroModelCommitment(string field);
+
+    /// @notice Thrown when the same training (model, start state, spec hash) is posted again while an
+    ///         earlier job of it is live or finalized (P-26).
+    /// @param modelId Model id.
+    /// @param trainingKey keccak256(abi.encode(modelId, initHash, specHash)).
+    /// @param jobId The earlier job.
+    error TrainingAlreadyPosted(bytes32 modelId, bytes32 trainingKey, uint256 jobId);
+
+    /// @notice Thrown when a job's segment costs more to replay than the deployment allows:
+    ///         checkpointInterval * computePerStep > maxSegmentCompute (P-19).
+    /// @param segmentCompute checkpointInterval * computePerStep (FLOP).
+    /// @param maxSegmentCompute The bound (FLOP).
+    error SegmentComputeAboveMax(uint256 segmentCompute, uint256 maxSegmentCompute);
+
+    /// @notice Thrown by `extendLineage` when no finalized job holds the model's head.
+    /// @param modelId Model id.
+    error NoHeadClaim(bytes32 modelId);
+
+    /// @notice Thrown by `extendLineage` when `finalState` is not the last committed checkpoint of the
+    ///         job that holds the head.
+    /// @param modelId Model id.
+    /// @param jobId The job holding the head.
+    /// @param finalState The state hash offered.
+    error FinalStateNotCommitted(bytes32 modelId, uint256 jobId, bytes32 finalState);
+
     ////// Events //////
 
     /// @notice Emitted once, when the minter was set.
@@ -62,7 +101,44 @@ interface IShareRegistry {
     /// @notice Emitted when a model id was registered.
     /// @param modelId Model id.
     /// @param owner Its first owner (the registrant).
-    event ModelRegistered(bytes32 indexed modelId, address indexed owner);
+    /// @param architecture Architecture commitment (veritrain.lineage.architecture_commitment).
+    /// @param family Family commitment (veritrain.lineage.family_commitment).
+    /// @param computePerStep FLOP of one optimizer step (veritrain.lineage.compute_per_step).
+    /// @param seedState State hash of the seed initialisation, the lineage's root.
+    event ModelRegistered(
+        bytes32 indexed modelId,
+        address indexed owner,
+        bytes32 architecture,
+        bytes32 family,
+        uint64 computePerStep,
+        bytes32 seedState
+    );
+
+    /// @notice Emitted when a job was posted under a model (its training key is now taken).
+    /// @param modelId Model id.
+    /// @param jobId Job.
+    /// @param trainingKey keccak256(abi.encode(modelId, initHash, specHash)).
+    event TrainingPosted(bytes32 indexed modelId, uint256 indexed jobId, bytes32 trainingKey);
+
+    /// @notice Emitted when a finalized job that started from the head claimed it (it minted shares).
+    /// @param modelId Model id.
+    /// @param jobId Job.
+    /// @param head The head it started from.
+    event HeadClaimed(bytes32 indexed modelId, uint256 indexed jobId, bytes32 head);
+
+    /// @notice Emitted when a finalized job minted no shares: it did not start from the head, or
+    ///         another job from the same head finalized first.
+    /// @param modelId Model id.
+    /// @param jobId Job.
+    /// @param startState The state it started from.
+    event OffLineage(bytes32 indexed modelId, uint256 indexed jobId, bytes32 startState);
+
+    /// @notice Emitted when the head advanced: `finalState` was appended to the lineage.
+    /// @param modelId Model id.
+    /// @param index Position in the lineage (0 = first finalized state after the seed).
+    /// @param jobId Job whose final state it is.
+    /// @param finalState State hash of its last checkpoint (step N).
+    event LineageExtended(bytes32 indexed modelId, uint256 indexed index, uint256 indexed jobId, bytes32 finalState);
 
     /// @notice Emitted when an owner started a hand-over (zero `pendingOwner` cancels one).
     /// @param modelId Model id.
@@ -95,8 +171,8 @@ interface IShareRegistry {
     /// @notice Emitted when shares were minted.
     /// @param modelId Model id.
     /// @param to Receiver.
-    /// @param steps Shares minted (1 share = 1 verified step).
-    event SharesMinted(bytes32 indexed modelId, address indexed to, uint256 steps);
+    /// @param shares Shares minted (1 share = 1 FLOP of verified compute: steps * computePerStep).
+    event SharesMinted(bytes32 indexed modelId, address indexed to, uint256 shares);
 
     ////// Functions //////
 
@@ -104,9 +180,22 @@ interface IShareRegistry {
     /// @param minter Minter (the JobManager).
     function setMinter(address minter) external;
 
-    /// @notice Registers `modelId` with the caller as its owner (first come, first served).
+    /// @notice Registers `modelId` with the caller as its owner (first come, first served), bound to
+    ///         an architecture, a family and the compute per step they imply, with `seedState` as the
+    ///         root of its lineage. All arguments non-zero (else ZeroModelId / ZeroModelCommitment).
     /// @param modelId Model id (keccak256 of the model name), non-zero.
-    function registerModel(bytes32 modelId) external;
+    /// @param architecture Architecture commitment (veritrain.lineage.architecture_commitment).
+    /// @param family Family commitment: data set, batch shape, arithmetic
+    ///        (veritrain.lineage.family_commitment).
+    /// @param computePerStep FLOP of one optimizer step of the family (veritrain.lineage.compute_per_step).
+    /// @param seedState State hash of the seed-initialised state the first job starts from.
+    function registerModel(
+        bytes32 modelId,
+        bytes32 architecture,
+        bytes32 family,
+        uint64 computePerStep,
+        bytes32 seedState
+    ) external;
 
     /// @notice Starts handing `modelId` to `newOwner`, who must accept (owner only). A zero
     ///         `newOwner` cancels a pending hand-over.
@@ -129,12 +218,86 @@ interface IShareRegistry {
     /// @param poster Account.
     function revokePoster(bytes32 modelId, address poster) external;
 
-    /// @notice Mints `steps` shares of model `modelId` to `to`, creating the token on first use
-    ///         (minter only).
+    /// @notice Records a job posted under `modelId` (minter only): takes its training key
+    ///         keccak256(abi.encode(modelId, initHash, specHash)), which an earlier job of the same
+    ///         training holds unless that job ended without paying (Cancelled, Expired, Rejected);
+    ///         else TrainingAlreadyPosted. Bounds its replay cost: checkpointInterval *
+    ///         computePerStep <= maxSegmentCompute (else SegmentComputeAboveMax). The poster's right
+    ///         to post is checked by the minter before (`canPost`).
+    /// @param modelId Model id (registered).
+    /// @param jobId The new job.
+    /// @param specHash Its spec hash.
+    /// @param initHash Its start state.
+    /// @param checkpointInterval k: steps per segment.
+    function recordPost(bytes32 modelId, uint256 jobId, bytes32 specHash, bytes32 initHash, uint32 checkpointInterval)
+        external;
+
+    /// @notice Records a finalized job (minter only). If it started from the model's head and no
+    ///         other finalized job holds the head, it claims the head and `steps * computePerStep`
+    ///         shares are minted to `solver` (the token is created on first use); otherwise nothing
+    ///         is minted (OffLineage).
     /// @param modelId Model id.
-    /// @param to Receiver.
-    /// @param steps Verified steps (shares).
-    function mintShares(bytes32 modelId, address to, uint256 steps) external;
+    /// @param jobId Job.
+    /// @param initHash Its start state.
+    /// @param solver Its solver.
+    /// @param steps Verified steps N.
+    /// @return shares Shares minted (0 when off the lineage).
+    function recordFinalized(bytes32 modelId, uint256 jobId, bytes32 initHash, address solver, uint256 steps)
+        external
+        returns (uint256 shares);
+
+    /// @notice Advances `modelId`'s head to the final state of the job that claimed it: anyone may
+    ///         call with that state hash and its Merkle proof (the last leaf of the job's committed
+    ///         tree, checked by the minter's `verifyCheckpoint`). Reverts NoHeadClaim without a
+    ///         claim, FinalStateNotCommitted on a wrong state or proof.
+    /// @param modelId Model id.
+    /// @param finalState State hash at step N of the claiming job.
+    /// @param proof Merkle proof of leaf N / k.
+    function extendLineage(bytes32 modelId, bytes32 finalState, bytes32[] calldata proof) external;
+
+    /// @notice Commitments a model was registered with (all zero if unregistered).
+    /// @param modelId Model id.
+    /// @return architecture Architecture commitment.
+    /// @return family Family commitment.
+    /// @return computePerStep FLOP per optimizer step.
+    /// @return seedState Lineage root.
+    function modelSpecOf(bytes32 modelId)
+        external
+        view
+        returns (bytes32 architecture, bytes32 family, uint64 computePerStep, bytes32 seedState);
+
+    /// @notice Current head of `modelId`: its last lineage state, or its seed state while the lineage
+    ///         is empty (zero if unregistered).
+    /// @param modelId Model id.
+    /// @return head State hash.
+    function headOf(bytes32 modelId) external view returns (bytes32 head);
+
+    /// @notice Job that claimed the current head and whose final state is not yet on the lineage
+    ///         (0 if none).
+    /// @param modelId Model id.
+    /// @return jobId Job.
+    function headClaimOf(bytes32 modelId) external view returns (uint256 jobId);
+
+    /// @notice Number of finalized states on `modelId`'s lineage.
+    /// @param modelId Model id.
+    /// @return length States.
+    function lineageLength(bytes32 modelId) external view returns (uint256 length);
+
+    /// @notice Lineage entry `index` of `modelId`.
+    /// @param modelId Model id.
+    /// @param index In [0, lineageLength).
+    /// @return state Final state hash.
+    /// @return jobId Job that produced it.
+    function lineageAt(bytes32 modelId, uint256 index) external view returns (bytes32 state, uint256 jobId);
+
+    /// @notice Job holding a training key (0 if none).
+    /// @param trainingKey keccak256(abi.encode(modelId, initHash, specHash)).
+    /// @return jobId Latest job posted with that key.
+    function trainingJobOf(bytes32 trainingKey) external view returns (uint256 jobId);
+
+    /// @notice Bound on one segment's replay cost, checkpointInterval * computePerStep (FLOP).
+    /// @return maxCompute FLOP.
+    function maxSegmentCompute() external view returns (uint256 maxCompute);
 
     /// @notice Owner of `modelId` (zero if unregistered).
     /// @param modelId Model id.

@@ -245,8 +245,9 @@ library LibSettlement {
         if (outcome == RoundOutcome.Forced) _settleForced(job, sub, s, jobId, forcedSample);
     }
 
-    /// @notice No dispute left: pays the solver and the verifiers, unlocks their stakes and mints
-    ///         the job's steps as ownership shares to the solver.
+    /// @notice No dispute left: pays the solver and the verifiers, unlocks their stakes and reports
+    ///         the job to the ShareRegistry, which mints its verified compute as ownership shares to
+    ///         the solver if the job extends the model's lineage.
     function finalizeJob(Job storage job, Submission storage sub, Settlement memory s, uint256 jobId) external {
         job.status = JobStatus.Finalized;
         address[] storage verifiers = sub.verifiers;
@@ -271,7 +272,8 @@ library LibSettlement {
         for (uint256 i; i < count; ++i) {
             if (release[i]) _unlock(s, verifiers[i], Role.Verifier);
         }
-        s.shareRegistry.mintShares(job.modelId, solver, job.totalSteps);
+        // Shares only for a job that extends the model's lineage (P-18, P-26).
+        s.shareRegistry.recordFinalized(job.modelId, jobId, job.initHash, solver, job.totalSteps);
     }
 
     /// @notice Sends the first disputed sample (in sample order) that still has a challenger to

@@ -161,14 +161,27 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
     /// forge-config: ci.invariant.runs = 64
     /// forge-config: ci.invariant.depth = 384
     function invariant_sharesMatchVerifiedSteps() public {
+        // Only the finalized jobs on the lineage (its entries and the job holding the head) mint,
+        // 1 share per step at the handler's 1 FLOP per step.
+        bytes32 modelId = keccak256("digits-mlp");
         uint256 steps;
+        uint256 length = registry.lineageLength(modelId);
+        for (uint256 i; i < length; ++i) {
+            (, uint256 jobId) = registry.lineageAt(modelId, i);
+            steps += jobManager.getJob(jobId).totalSteps;
+        }
+        uint256 claim = registry.headClaimOf(modelId);
+        if (claim != 0) steps += jobManager.getJob(claim).totalSteps;
         uint256 count = jobManager.jobCount();
+        uint256 finalized;
         for (uint256 jobId = 1; jobId <= count; ++jobId) {
             Job memory job = jobManager.getJob(jobId);
-            if (job.status == JobStatus.Finalized) steps += job.totalSteps;
+            if (job.status == JobStatus.Finalized) finalized += job.totalSteps;
         }
-        address shares = registry.sharesOf(keccak256("digits-mlp"));
+        address shares = registry.sharesOf(modelId);
         uint256 supply = shares == address(0) ? 0 : ModelShares(shares).totalSupply();
-        assertEq(supply, steps, "shares != finalized steps");
+        (,, uint64 computePerStep,) = registry.modelSpecOf(modelId);
+        assertEq(supply, steps * computePerStep, "shares != lineage compute");
+        assertLte(steps, finalized, "lineage steps beyond finalized steps");
     }
 }

@@ -37,6 +37,9 @@ abstract contract Deployers is PRBTest, Bound {
     bytes32 internal constant SPEC_HASH = keccak256("canonical spec json");
     /// @notice State hash of the spec's seed-initialised state: leaf 0 of every honest run.
     bytes32 internal constant INIT_HASH = keccak256("seed-initialised state");
+    /// @notice Commitments MODEL_ID is registered with (1 FLOP per step: shares = steps).
+    bytes32 internal constant ARCHITECTURE = keccak256("architecture");
+    bytes32 internal constant FAMILY = keccak256("family");
     string internal constant SPEC_URI = "data:application/json;base64,e30=";
     string internal constant CHECKPOINT_URL = "http://127.0.0.1:8000/jobs/1";
     uint32 internal constant TOTAL_STEPS = 16;
@@ -67,6 +70,8 @@ abstract contract Deployers is PRBTest, Bound {
 
     /// @notice State hashes of checkpoints 0..N/k each job's solver committed.
     mapping(uint256 jobId => bytes32[] states) internal _committedStates;
+    /// @notice Jobs `_postJob` has posted (each after the first gets a spec hash of its own).
+    uint256 internal _posts;
     /// @notice Verifiers that sealed verdicts through `_submit` and have not revealed yet.
     mapping(uint256 jobId => address[] verifiers) internal _pendingReveals;
     /// @notice Salt of the solver's secrets (`_secret`); `_forcedVerifyingJob` searches for one.
@@ -120,7 +125,7 @@ abstract contract Deployers is PRBTest, Bound {
             _stake(verifier, Role.Verifier, 500e18);
         }
         vm.prank(submitter);
-        registry.registerModel(MODEL_ID);
+        registry.registerModel(MODEL_ID, ARCHITECTURE, FAMILY, 1, INIT_HASH);
     }
 
     ////// Actors //////
@@ -143,9 +148,13 @@ abstract contract Deployers is PRBTest, Bound {
 
     ////// Protocol steps //////
 
+    /// @notice Posts the default job; every post after the first has a spec hash of its own, so that
+    ///         no two are the same training (ShareRegistry.TrainingAlreadyPosted).
     function _postJob() internal returns (uint256 jobId) {
+        bytes32 specHash = _posts == 0 ? SPEC_HASH : keccak256(abi.encode(SPEC_HASH, _posts));
+        ++_posts;
         vm.prank(submitter);
-        jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD, SPEC_URI);
+        jobId = jobManager.postJob(MODEL_ID, specHash, INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD, SPEC_URI);
     }
 
     /// @notice State hashes of checkpoints 0..N/k of an honest run: INIT_HASH, then any fixed values.

@@ -106,3 +106,24 @@ def test_forced_error_premium_prices_farming_by_completion():
 def test_params_refuse_free_verifier_locks():
     with pytest.raises(ValueError, match="verifier_fee"):
         ProtocolParams(verifier_fee=0)
+
+
+def test_params_refuse_a_segment_bound_not_replayable_in_the_verdict_window():
+    """docs/SECURITY.md P-19: 2 * max_segment_compute <= reference_replay_flops * verdict_window."""
+    p = ProtocolParams()
+    assert p.segment_compute_bound == 10**9 * 600 // 2
+    demo = ProtocolParams.demo()
+    assert demo.segment_compute_bound == 10**9 * 180 // 2
+    # At the bound (half of a 600 s window at 1e9 FLOP/s) it is accepted; one FLOP more is not.
+    assert ProtocolParams(max_segment_compute=300 * 10**9).segment_compute_bound == 300 * 10**9
+    with pytest.raises(ValueError, match="max_segment_compute"):
+        ProtocolParams(max_segment_compute=300 * 10**9 + 1)
+    with pytest.raises(ValueError, match="max_segment_compute"):
+        ProtocolParams(verdict_window=60, max_segment_compute=300 * 10**9)
+    # The presets' segments fit the demo's bound.
+    from veritrain.lineage import compute_per_step
+    from veritrain.presets import preset
+
+    for name in ("digits-mlp", "digits-mlp-wide"):
+        spec = preset(name)
+        assert spec.checkpoint_interval * compute_per_step(spec) <= demo.segment_compute_bound

@@ -17,6 +17,7 @@ PARAM_REFS = {
     "voteCommitWindow",
     "voteRevealWindow",
     "clockSeconds",
+    "maxSegmentCompute",
     "moveBond",
 }
 

@@ -206,6 +206,55 @@ def test_skips_a_job_whose_init_hash_is_not_its_specs_initial_state(tmp_path: Pa
     assert f"job {job_id}" in caplog.text and "initHash" in caplog.text
 
 
+def _register(chain: FakeChain, spec: object, **changes: object) -> None:
+    """Record ``spec``'s model as registered on the fake chain with ``spec``'s commitments,
+    ``changes`` applied (docs/SECURITY.md P-18)."""
+    from chain.contracts.shares import RegisteredModel
+    from veritrain.lineage import ModelCommitments
+
+    commitments = ModelCommitments.of(spec, b"\x07" * 32)  # type: ignore[arg-type]
+    record = RegisteredModel(**{**commitments.model_dump(), **changes})
+    chain.models = {spec.model_id_hash(): record}  # type: ignore[attr-defined]
+
+
+def test_skips_a_job_whose_spec_is_not_of_its_model(tmp_path: Path, caplog) -> None:
+    """P-18: a job whose spec trains another architecture than its model was registered with
+    mints shares the model's trainers did not earn: the solver skips it (and says why); a job of
+    the registered architecture is claimed."""
+    chain = FakeChain()
+    _register(chain, tiny_spec(), architecture=b"\x01" * 32)
+    job_id = chain.post_job(SUBMITTER, tiny_spec())
+    node = SolverNode(chain.client(SOLVER), tmp_path, serve=False)
+    with caplog.at_level(logging.WARNING):
+        node.step()
+    assert chain.count("claimJob") == 0
+    assert chain.jobs[job_id].status is JobStatus.Open
+    assert job_id in node.state.read().skip
+    assert f"job {job_id}" in caplog.text and "architecture" in caplog.text
+
+    matching = FakeChain()
+    _register(matching, tiny_spec())
+    matching.post_job(SUBMITTER, tiny_spec())
+    SolverNode(matching.client(SOLVER), tmp_path / "ok", serve=False).step()
+    assert matching.count("claimJob") == 1
+
+
+def test_replaying_a_job_not_of_its_model_is_unavailable(tmp_path: Path) -> None:
+    """P-18: replayers treat a spec whose compute per step is not its model's as unreplayable,
+    like a retired arithmetic (verifiers reject, judges vote the claim wrong)."""
+    import pytest
+
+    from veritrain.errors import CheckpointUnavailable
+
+    chain = FakeChain()
+    spec = tiny_spec()
+    _register(chain, spec, compute_per_step=1)
+    job_id = chain.post_job(SUBMITTER, spec)
+    node = SolverNode(chain.client(SOLVER), tmp_path, serve=False)
+    with pytest.raises(CheckpointUnavailable, match="compute per step"):
+        node.replay_spec(chain.jobs[job_id])
+
+
 def test_commit_proves_leaf_zero_is_the_init_hash(tmp_path: Path) -> None:
     chain = FakeChain()
     job_id = chain.post_job(SUBMITTER, tiny_spec())

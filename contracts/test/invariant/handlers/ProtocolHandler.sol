@@ -129,7 +129,7 @@ contract ProtocolHandler is Bound {
         if (owner == address(0)) {
             owner = submitters[0];
             vm.prank(owner);
-            registry.registerModel(MODEL_ID);
+            registry.registerModel(MODEL_ID, keccak256("architecture"), keccak256("family"), 1, INIT_HASH);
         }
         for (uint256 i; i < submitters.length; ++i) {
             if (submitters[i] == owner || registry.isPoster(MODEL_ID, submitters[i])) continue;
@@ -150,8 +150,10 @@ contract ProtocolHandler is Bound {
         uint32 interval = uint32(bound(shapeSeed, 1, 5));
         uint32 totalSteps = interval * uint32(bound(shapeSeed >> 8, 1, 12));
         reward = bound(reward, 0, 1000e18);
+        // A spec of its own per post: the same training is posted once (P-26).
+        bytes32 specHash = keccak256(abi.encode("spec", jobManager.jobCount()));
         vm.prank(submitter);
-        jobManager.postJob(MODEL_ID, keccak256("spec"), INIT_HASH, totalSteps, interval, reward, "data:,");
+        jobManager.postJob(MODEL_ID, specHash, INIT_HASH, totalSteps, interval, reward, "data:,");
         ++ghost_calls["postJob"];
     }
 

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+// Testing
+import {Deployers} from "./utils/Deployers.sol";
+import {Merkle} from "./utils/Merkle.sol";
+import {Deploy} from "../script/Deploy.sol";
+// Contracts
+import {ModelShares} from "../src/ModelShares.sol";
+// Interfaces
+import {IShareRegistry} from "../src/interfaces/IShareRegistry.sol";
+// Types
+import {JobStatus} from "../src/types/JobTypes.sol";
+import {Role} from "../src/types/Role.sol";
+
+/// @notice Shares bound to a model's lineage (docs/SECURITY.md P-18, P-26, P-19): only a job that
+///         starts from the model's head mints, the first one to finalize; shares count compute
+///         (steps * computePerStep); the same training is posted once; a segment's replay cost is
+///         bounded. Every attack measures the honest trainer's shares and tokens before and after.
+contract Lineage_Test is Deployers {
+    /// @notice The owner's accomplice, a staked solver.
+    address internal colluder;
+
+    function setUp() public override {
+        super.setUp();
+        colluder = _actor("colluder");
+        _stake(colluder, Role.Solver, 1000e18);
+    }
+
+    ////// Helpers //////
+
+    /// @notice States 0..N/k of a run from `start`: `start`, then values tagged by `tag`.
+    function _statesFrom(bytes32 start, uint32 totalSteps, uint32 interval, bytes32 tag)
+        internal
+        pure
+        returns (bytes32[] memory states)
+    {
+        states = new bytes32[](totalSteps / interval + 1);
+        states[0] = start;
+        for (uint256 i = 1; i < states.length; ++i) {
+            states[i] = sha256(abi.encode(tag, i));
+        }
+    }
+
+    /// @notice Posts (as the model owner, `submitter`) a job of `specHash` from `start`.
+    function _post(bytes32 specHash, bytes32 start, uint32 totalSteps, uint32 interval, uint256 reward)
+        internal
+        returns (uint256 jobId)
+    {
+        vm.prank(submitter);
+        jobId = jobManager.postJob(MODEL_ID, specHash, start, totalSteps, interval, reward, SPEC_URI);
+    }
+
+    /// @notice `account` claims and commits `states`, every verifier approves, the job finalizes.
+    function _runApproved(uint256 jobId, address account, bytes32[] memory states) internal {
+        vm.prank(account);
+        jobManager.claimJob(jobId);
+        _commit(jobId, account, states);
+        _assign(jobId);
+        _submitAll(jobId, 0);
+        _passChallengeWindow(jobId);
+        jobManager.finalize(jobId);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized), "not finalized");
+    }
+
+    /// @notice Proves job `jobId`'s final state (its last committed leaf) to extend the lineage.
+    function _extend(uint256 jobId) internal {
+        bytes32[] memory states = _committedStates[jobId];
+        uint32 interval = _job(jobId).checkpointInterval;
+        bytes32[] memory proof = Merkle.proof(Merkle.leaves(interval, states), states.length - 1);
+        registry.extendLineage(MODEL_ID, states[states.length - 1], proof);
+    }
+
+    function _shares() internal view returns (ModelShares) {
+        return ModelShares(registry.sharesOf(MODEL_ID));
+    }
+
+    /// @notice The honest first job: 16 steps from the seed state, finalized, its final state on the
+    ///         lineage. The solver holds all the shares.
+    function _honestFirstJob() internal returns (uint256 jobId) {
+        jobId = _post(SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD);
+        _runApproved(jobId, solver, _stateHashes(TOTAL_STEPS, INTERVAL));
+        _extend(jobId);
+        assertEq(_shares().balanceOf(solver), TOTAL_STEPS, "honest shares");
+        assertEq(_shares().ownershipBps(solver), 10_000, "honest bps");
+    }
+
+    ////// P-18: dilution //////
+
+    /// @notice The owner posts a cheap spec (a one-parameter model) with N = 1,000,000 and reward 0
+    ///         from a state of its own; its accomplice runs it and every verifier approves. It is
+    ///         off the lineage: nothing is minted and the honest trainer keeps 100% (it fell to 0.00%
+    ///         before: 1,000,000 shares against 16).
+    function test_dilution_cheapSpecOffHead_mintsNothing() public {
+        _honestFirstJob();
+        uint256 solverCredit = escrow.creditOf(solver);
+        bytes32 cheapInit = keccak256("one-parameter model, seed 0");
+        uint256 jobId = _post(keccak256("one-parameter spec"), cheapInit, 1_000_000, 250, 0);
+        _runApproved(jobId, colluder, _statesFrom(cheapInit, 1_000_000, 250, "cheap"));
+
+        ModelShares shares = _shares();
+        assertEq(shares.balanceOf(colluder), 0, "colluder minted");
+        assertEq(shares.totalSupply(), TOTAL_STEPS, "supply diluted");
+        assertEq(shares.ownershipBps(solver), 10_000, "honest trainer diluted");
+        assertEq(escrow.creditOf(solver), solverCredit, "honest credit moved");
+        assertEq(registry.lineageLength(MODEL_ID), 1, "lineage grew");
+    }
+
+    /// @notice From the head the same cheap job mints by the model's registered compute per step, not
+    ///         by steps: a model of 1000 FLOP per step pays 1000 shares per verified step, so a job
+    ///         under it earns in proportion to the model's compute it did (the spec's architecture and
+    ///         compute are checked against the registered ones by every node, veritrain.lineage).
+    function test_dilution_sharesCountRegisteredCompute_succeeds() public {
+        bytes32 model = keccak256("compute model");
+        vm.prank(submitter);
+        registry.registerModel(model, ARCHITECTURE, FAMILY, 1000, INIT_HASH);
+        vm.prank(submitter);
+        uint256 jobId = jobManager.postJob(model, SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD, SPEC_URI);
+        _runApproved(jobId, solver, _stateHashes(TOTAL_STEPS, INTERVAL));
+        ModelShares shares = ModelShares(registry.sharesOf(model));
+        assertEq(shares.balanceOf(solver), uint256(TOTAL_STEPS) * 1000, "shares != steps * compute");
+    }
+
+    ////// P-26: twin jobs //////
+
+    /// @notice The same spec from the same start posted twice: the second post reverts while the
+    ///         first is live and after it finalized; the submitter's tokens do not move and the first
+    ///         solver keeps its reward and all the shares (before: the twin's solver copied the
+    ///         checkpoints and was paid the reward and the same shares again).
+    function test_twinJob_secondPost_reverts() public {
+        uint256 first = _post(SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD);
+        bytes32 key = registry.trainingKey(MODEL_ID, INIT_HASH, SPEC_HASH);
+        assertEq(registry.trainingJobOf(key), first);
+        uint256 submitterBefore = token.balanceOf(submitter);
+        vm.expectRevert(abi.encodeWithSelector(IShareRegistry.TrainingAlreadyPosted.selector, MODEL_ID, key, first));
+        _post(SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD);
+
+        _runApproved(first, solver, _stateHashes(TOTAL_STEPS, INTERVAL));
+        vm.expectRevert(abi.encodeWithSelector(IShareRegistry.TrainingAlreadyPosted.selector, MODEL_ID, key, first));
+        _post(SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD);
+
+        assertEq(token.balanceOf(submitter), submitterBefore, "submitter paid a twin");
+        assertEq(escrow.creditOf(solver), REWARD, "solver reward");
+        assertEq(escrow.creditOf(colluder), 0, "twin paid");
+        assertEq(_shares().totalSupply(), TOTAL_STEPS, "shares minted twice");
+    }
+
+    /// @notice A job that ended without paying frees its training: cancelled, the same training can
+    ///         be posted again.
+    function test_twinJob_afterCancel_succeeds() public {
+        uint256 first = _post(SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD);
+        vm.prank(submitter);
+        jobManager.cancelJob(first);
+        uint256 second = _post(SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD);
+        assertEq(registry.trainingJobOf(registry.trainingKey(MODEL_ID, INIT_HASH, SPEC_HASH)), second);
+    }
+
+    /// @notice A near twin (another spec hash from the same head) that copies the first run's
+    ///         checkpoints and finalizes second is paid its reward by its own submitter but mints no
+    ///         shares: one head is trained once.
+    function test_twinJob_sameHeadSecondFinalize_mintsNothing() public {
+        uint256 first = _post(SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD);
+        uint256 twin = _post(keccak256("same training, other bytes"), INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD);
+        bytes32[] memory states = _stateHashes(TOTAL_STEPS, INTERVAL);
+        _runApproved(first, solver, states);
+        _runApproved(twin, colluder, states);
+        assertEq(_shares().balanceOf(colluder), 0, "twin minted");
+        assertEq(_shares().ownershipBps(solver), 10_000, "honest bps");
+        assertEq(registry.headClaimOf(MODEL_ID), first);
+    }
+
+    ////// Start from the head //////
+
+    /// @notice After the lineage grew, a job from the old seed state is stale: paid, no shares, and
+    ///         the head stays. A job from the new head mints and extends the lineage.
+    function test_startFromHead_staleStart_mintsNothing() public {
+        uint256 first = _honestFirstJob();
+        bytes32 head = registry.headOf(MODEL_ID);
+        assertEq(head, _committedStates[first][_committedStates[first].length - 1], "head");
+        (bytes32 state, uint256 jobId) = registry.lineageAt(MODEL_ID, 0);
+        assertEq(state, head);
+        assertEq(jobId, first);
+
+        uint256 stale = _post(keccak256("stale spec"), INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD);
+        _runApproved(stale, colluder, _statesFrom(INIT_HASH, TOTAL_STEPS, INTERVAL, "stale"));
+        assertEq(_shares().balanceOf(colluder), 0, "stale minted");
+        assertEq(escrow.creditOf(colluder), REWARD, "stale job unpaid");
+        assertEq(registry.headOf(MODEL_ID), head, "head moved");
+
+        uint256 next = _post(keccak256("next spec"), head, TOTAL_STEPS, INTERVAL, REWARD);
+        _runApproved(next, colluder, _statesFrom(head, TOTAL_STEPS, INTERVAL, "next"));
+        assertEq(_shares().balanceOf(colluder), TOTAL_STEPS, "head job unminted");
+        assertEq(_shares().ownershipBps(solver), 5000, "honest bps");
+        _extend(next);
+        assertEq(registry.lineageLength(MODEL_ID), 2);
+        assertEq(registry.headOf(MODEL_ID), _committedStates[next][_committedStates[next].length - 1]);
+    }
+
+    function test_extendLineage_noClaim_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IShareRegistry.NoHeadClaim.selector, MODEL_ID));
+        registry.extendLineage(MODEL_ID, bytes32(uint256(1)), new bytes32[](0));
+    }
+
+    function test_extendLineage_wrongState_reverts() public {
+        uint256 jobId = _post(SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD);
+        _runApproved(jobId, solver, _stateHashes(TOTAL_STEPS, INTERVAL));
+        bytes32[] memory states = _committedStates[jobId];
+        bytes32[] memory proof = Merkle.proof(Merkle.leaves(INTERVAL, states), states.length - 1);
+        bytes32 wrong = states[states.length - 2];
+        vm.expectRevert(abi.encodeWithSelector(IShareRegistry.FinalStateNotCommitted.selector, MODEL_ID, jobId, wrong));
+        registry.extendLineage(MODEL_ID, wrong, proof);
+    }
+
+    function test_extendLineage_emits_succeeds() public {
+        uint256 jobId = _post(SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD);
+        _runApproved(jobId, solver, _stateHashes(TOTAL_STEPS, INTERVAL));
+        bytes32 last = _committedStates[jobId][_committedStates[jobId].length - 1];
+        vm.expectEmit(address(registry));
+        emit IShareRegistry.LineageExtended(MODEL_ID, 0, jobId, last);
+        _extend(jobId);
+        assertEq(registry.headClaimOf(MODEL_ID), 0);
+    }
+
+    ////// P-19: replay cost //////
+
+    /// @notice A segment whose replay costs more than maxSegmentCompute (k * computePerStep) is
+    ///         refused at post; the submitter's tokens do not move. The bound itself is accepted.
+    function test_postJob_segmentComputeAboveMax_reverts() public {
+        uint256 bound = registry.maxSegmentCompute();
+        assertEq(bound, Deploy.MAX_SEGMENT_COMPUTE);
+        bytes32 model = keccak256("heavy model");
+        uint64 perStep = uint64(bound / INTERVAL);
+        vm.prank(submitter);
+        registry.registerModel(model, ARCHITECTURE, FAMILY, perStep + 1, INIT_HASH);
+        uint256 before = token.balanceOf(submitter);
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IShareRegistry.SegmentComputeAboveMax.selector, uint256(INTERVAL) * (perStep + 1), bound
+            )
+        );
+        vm.prank(submitter);
+        jobManager.postJob(model, SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD, SPEC_URI);
+        assertEq(token.balanceOf(submitter), before);
+
+        bytes32 fits = keccak256("fitting model");
+        vm.prank(submitter);
+        registry.registerModel(fits, ARCHITECTURE, FAMILY, perStep, INIT_HASH);
+        vm.prank(submitter);
+        jobManager.postJob(fits, SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD, SPEC_URI);
+    }
+}
