@@ -279,7 +279,9 @@ contract Settlement_Farming_Test is Wealth {
         uint256 expected;
         for (uint256 n; n < JOBS; ++n) {
             vm.prank(submitter);
-            uint256 jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, 0, SPEC_URI);
+            // Each job its own spec: one training is posted once (P-26).
+            bytes32 specHash = keccak256(abi.encode(SPEC_HASH, "farm", n));
+            uint256 jobId = jobManager.postJob(MODEL_ID, specHash, INIT_HASH, TOTAL_STEPS, INTERVAL, 0, SPEC_URI);
             _claimAndCommit(jobId);
             _assign(jobId);
             (bool forced, uint256 f) = round.drawForcedError(_sid(jobId), _secret(jobId));
