@@ -548,7 +548,9 @@ interface IJobManager {
 
     /// @notice Moves a job past its challenge deadline (and its round's secret reveal) or resolved
     ///         dispute: settles the round outcome (docs/FORCED_ERRORS.md section 3), slashes missed
-    ///         verdicts, opens a dispute on the first disputed segment, or finalizes. When no verifier
+    ///         verdicts (into the jackpot pool), opens a dispute on the first disputed segment that
+    ///         still has a challenger (a disputed segment without one leaves the set,
+    ///         `SampleUndisputed`), or finalizes. When no verifier
     ///         revealed a verdict (RoundOutcome.NoVerdicts) nothing is paid or minted: the silent
     ///         verifiers are slashed and fresh ones drawn (the job goes back to Committed), at most
     ///         maxReassignments times, after which the job expires (refund; solver unlocked).

@@ -155,6 +155,18 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         assertEq(handler.ghost_forcedMismatchUndisputed(), 0, "another end than the true one left undisputed");
     }
 
+    /// @custom:invariant P6 Settlement is keyed by party and role: when a committee rules a disputed
+    ///                  sample valid, every rejecter of it forfeits its reject bond, also one that
+    ///                  was paid as the whistleblower of another verifier's approval of it (two
+    ///                  verifiers of the pool also hold the whistleblower role and challenge).
+    /// forge-config: default.invariant.runs = 32
+    /// forge-config: default.invariant.depth = 256
+    /// forge-config: ci.invariant.runs = 64
+    /// forge-config: ci.invariant.depth = 384
+    function invariant_validRejectersForfeitBonds() public {
+        assertEq(handler.ghost_validRejecterKeptBond(), 0, "a rejecter of a valid sample kept its bond");
+    }
+
     /// @custom:invariant P3 Ownership shares minted equal the total steps of finalized jobs.
     /// forge-config: default.invariant.runs = 32
     /// forge-config: default.invariant.depth = 256

@@ -14,6 +14,7 @@ import {StakeManager} from "../../../src/StakeManager.sol";
 import {VeriToken} from "../../../src/VeriToken.sol";
 import {VerificationRound} from "../../../src/VerificationRound.sol";
 // Interfaces
+import {IJobManager} from "../../../src/interfaces/IJobManager.sol";
 import {IStakeManager} from "../../../src/interfaces/IStakeManager.sol";
 // Types
 import {Dispute, DisputePhase} from "../../../src/types/DisputeTypes.sol";
@@ -87,6 +88,12 @@ contract ProtocolHandler is Bound {
     /// @custom:property-id P5 Rejecters of a forced error whose sealed end was not the solver's
     ///                     true end, left without a dispute on the sample.
     uint256 public ghost_forcedMismatchUndisputed;
+    /// @custom:property-id P6 Rejecters of a sample a committee ruled valid that kept their reject
+    ///                     bond (settlement state keyed by address let a rejecter that was also a
+    ///                     paid whistleblower of the sample escape, P-22).
+    uint256 public ghost_validRejecterKeptBond;
+    /// @custom:property-id P6 Challenges by a verifier of the job (a double role).
+    uint256 public ghost_doubleRoleChallenges;
     /// @custom:property-id P3 Finalize calls that finalized a job (and minted its shares).
     uint256 public ghost_finalizedMints;
     /// @notice Successful calls per action, to check the handler reaches deep states.
@@ -119,6 +126,10 @@ contract ProtocolHandler is Bound {
         }
         whistleblowers.push(_newActor("whistleblower"));
         _stakeAs(whistleblowers[0], Role.Whistleblower, 50e18);
+        // Two verifiers also hold the whistleblower role: they challenge other verifiers'
+        // approvals on the jobs they verify (P-22, P-23).
+        _stakeAs(verifiers[0], Role.Whistleblower, 50e18);
+        _stakeAs(verifiers[1], Role.Whistleblower, 50e18);
     }
 
     /// @notice Registers MODEL_ID (or, if the test setup already did, acts as its owner) and
@@ -326,8 +337,14 @@ contract ProtocolHandler is Bound {
         uint256 sampleIndex = sampleSeed % segments.length;
         if (jobManager.verdictOf(jobId, verifier)[sampleIndex] != Verdict.Approve) return;
         if (jobManager.challengerOf(jobId, sampleIndex, verifier) != address(0)) return;
-        vm.prank(whistleblowers[0]);
+        // Half the challenges come from a double-role verifier of the pool (one of the job's own
+        // verifiers when drawn), the rest from the plain whistleblower.
+        address challenger = whistleblowers[0];
+        address other = verifiers[(verifierSeed >> 136) % 2];
+        if ((verifierSeed >> 128) & 1 == 1 && other != verifier) challenger = other;
+        vm.prank(challenger);
         jobManager.challengeApproval(jobId, sampleIndex, verifier);
+        if (challenger != whistleblowers[0]) ++ghost_doubleRoleChallenges;
         ++ghost_calls["challengeApproval"];
     }
 
@@ -441,6 +458,31 @@ contract ProtocolHandler is Bound {
         }
     }
 
+    /// @notice The job's verifiers that reject sample `sampleIndex` (before the ruling).
+    function _rejectersOf(uint256 jobId, uint256 sampleIndex) internal view returns (address[] memory out) {
+        (address[] memory assigned,) = jobManager.getAssignment(jobId);
+        out = new address[](assigned.length);
+        uint256 count;
+        for (uint256 i; i < assigned.length; ++i) {
+            Verdict[] memory verdicts = jobManager.verdictOf(jobId, assigned[i]);
+            if (verdicts.length > sampleIndex && verdicts[sampleIndex] == Verdict.Reject) out[count++] = assigned[i];
+        }
+        assembly ("memory-safe") {
+            mstore(out, count)
+        }
+    }
+
+    /// @notice Whether `logs` hold a `BondForfeited(jobId, account, _)` of the JobManager.
+    function _bondForfeitedIn(Vm.Log[] memory logs, uint256 jobId, address account) internal view returns (bool) {
+        for (uint256 i; i < logs.length; ++i) {
+            Vm.Log memory log = logs[i];
+            if (log.emitter != address(jobManager) || log.topics.length < 3) continue;
+            if (log.topics[0] != IJobManager.BondForfeited.selector) continue;
+            if (uint256(log.topics[1]) == jobId && address(uint160(uint256(log.topics[2]))) == account) return true;
+        }
+        return false;
+    }
+
     function _slashedIn(Vm.Log[] memory logs, address account, Role role) internal pure returns (bool) {
         for (uint256 i; i < logs.length; ++i) {
             if (logs[i].topics.length < 3 || logs[i].topics[0] != STAKE_SLASHED) continue;
@@ -544,9 +586,17 @@ contract ProtocolHandler is Bound {
         Dispute memory d = committee.getDispute(disputeId);
         if (phase != DisputePhase.Resolvable) vm.warp(d.revealDeadline + 1);
         _allowDisputeLosers(disputeId, d);
+        address[] memory rejecters = _rejectersOf(d.jobId, jobManager.disputedSampleOf(d.jobId));
         vm.recordLogs();
         committee.resolve(disputeId);
-        _checkSlashes();
+        Vm.Log[] memory logs = vm.getRecordedLogs();
+        // P6: a valid ruling binds every rejecter of the sample: each forfeits its bond.
+        if (jobManager.getJob(d.jobId).status != JobStatus.Rejected) {
+            for (uint256 i; i < rejecters.length; ++i) {
+                if (!_bondForfeitedIn(logs, d.jobId, rejecters[i])) ++ghost_validRejecterKeptBond;
+            }
+        }
+        _checkSlashesIn(logs);
         ++ghost_calls["resolve"];
     }
 
