@@ -128,9 +128,10 @@ def test_python_formulas_match_the_contract(anvil: Anvil, protocol_artifacts) ->
         v.round.reveal_verdicts(sid, list(claims.end_hashes), salt)
     balance = v.token.balance_of()
     receipt = v.round.reveal_verdicts(sid, ends, salt)
-    assert balance - v.token.balance_of() == 2 * params.challenge_bond  # two rejects
+    # two non-approvals post a bond each: the zero end is an abstention (P-20), the other a reject
+    assert balance - v.token.balance_of() == 2 * params.challenge_bond
     assert c.jobs.verdicts_of(job_id, v.address) == [
-        Verdict.Reject,
+        Verdict.Abstain,
         Verdict.Reject,
         *[Verdict.Approve] * (len(segments) - 2),
     ]
@@ -208,10 +209,10 @@ def test_lazy_verifier_is_caught_by_a_forced_error(
 def test_a_rejecter_without_the_true_end_keeps_the_forced_sample_disputed(
     anvil: Anvil, protocol: Deployment, client_factory
 ) -> None:
-    """P-9: a verifier that rejects the forced sample without replaying it (the zero end) is
-    not paid like a replay: the sample stays disputed against the solver's true end, the
-    committee finds the segment valid, and the rejecter loses its bond and stake; the rejecters
-    that sealed the true end get their bonds back."""
+    """P-9: a verifier that rejects the forced sample without replaying it (a made-up end: a
+    zero end would be an abstention, P-20) is not paid like a replay: the sample stays disputed
+    against the solver's true end, the committee finds the segment valid, and the rejecter loses
+    its bond and stake; the rejecters that sealed the true end get their bonds back."""
     p = protocol.params
     clients = {i: client_factory(i) for i in range(1, 10)}
     submitter, solver = clients[1], clients[2]
@@ -221,13 +222,14 @@ def test_a_rejecter_without_the_true_end_keeps_the_forced_sample_disputed(
     assert f is not None
     assigned = submitter.jobs.get_assignment(job_id).verifiers
     guesser, honest = assigned[0], assigned[1:]
+    made_up = keccak(b"a replay that never ran")
     by_addr = {c.address: c for c in clients.values()}
     seal_and_reveal(
         job_id,
         by_addr,
         lambda v, j: j != f,
         claims=claims,
-        ends_of=lambda v, j: forced.UNREPLAYED_END if v == guesser else claims.forced_true_end,
+        ends_of=lambda v, j: made_up if v == guesser else claims.forced_true_end,
     )
     reveal_secret(solver, job_id, hashes, K, secret, claims)
     sid = submitter.jobs.submission_of(job_id)

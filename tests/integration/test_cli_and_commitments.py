@@ -85,7 +85,7 @@ def test_python_trees_with_a_second_state_per_index_are_refused_on_chain(client_
     submitter.token.faucet(1_000 * E18)
     solver.token.faucet(1_000 * E18)
     solver.stakes.stake(0, 8 * p.solver_stake)
-    submitter.shares.register_model(b"\x02" * 32)
+    register_model(submitter, b"\x02" * 32, os.urandom(32))
     k = 4
     for m in (1, 2, 3, 4, 5, 8):
         honest = [os.urandom(32) for _ in range(m + 1)]
