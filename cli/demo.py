@@ -63,6 +63,9 @@ TEXT_MODEL = "shakespeare-char"
 ARITH = REPRO_ARITH
 """Every demo job's arithmetic: replays match across thread counts and SIMD levels."""
 
+DIGITS_LR = 3e-3
+"""Learning rate of the first digits job (`job submit`'s default); job i uses (1 + i/10) x it."""
+
 #: (dev account index, role, process name, CLI command); the adversaries run from the
 #: testing-only `veritrain adversary` group.
 NODE_LAYOUT: tuple[tuple[int, str, str, tuple[str, ...]], ...] = (
@@ -270,22 +273,28 @@ def run_demo(cfg: DemoConfig) -> dict[str, Any]:
             )
             _submitter(text_job, env, logdir / "submitter-text.log", "job submission")
             _wait_claimed(deployer, 1, cfg, t0, procs)
-            digits_jobs = _cli(
-                "job",
-                "submit",
-                *submit,
-                "--preset",
-                MODEL_NAME,
-                "--arith",
-                ARITH,
-                "--count",
-                str(cfg.jobs),
-                "--steps",
-                str(cfg.total_steps),
-                "--interval",
-                str(cfg.checkpoint_interval),
-            )
-            _submitter(digits_jobs, env, logdir / "submitter.log", "job submission")
+            # The digits jobs all start from the model's head (seed 1, its seed state) and differ
+            # in their learning rate: distinct trainings (one training is posted once, P-26) of
+            # which the first to finalize extends the lineage and mints the shares (P-18).
+            for i in range(cfg.jobs):
+                digits_job = _cli(
+                    "job",
+                    "submit",
+                    *submit,
+                    "--preset",
+                    MODEL_NAME,
+                    "--arith",
+                    ARITH,
+                    "--seed",
+                    "1",
+                    "--lr",
+                    repr(DIGITS_LR * (1 + i / 10)),
+                    "--steps",
+                    str(cfg.total_steps),
+                    "--interval",
+                    str(cfg.checkpoint_interval),
+                )
+                _submitter(digits_job, env, logdir / f"submitter-{i}.log", "job submission")
 
             _wait_settled(deployer, cfg, t0, procs, names=names_by_addr, from_block=dep.block)
             summary = _summarize(deployer, dep, cfg, roles_by_addr, names_by_addr)

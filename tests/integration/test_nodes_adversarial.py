@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from adversary.solver import solver_node
-from adversary.verifier import verifier_node
+from adversary.verifier import griefing_end, verifier_node
 from chain import Anvil
 from tests.utils.node_harness import (
     FAST_PARAMS,
@@ -245,9 +245,10 @@ def test_a_cheat_inside_the_forced_segment_is_caught(forced_all_net: Network) ->
 def test_a_griefer_rejecting_a_forced_sample_without_replay_loses(
     forced_one_net: Network,
 ) -> None:
-    """An honest solver's forced job: the griefer seals the zero end for the forced sample, the
-    honest verifiers the true end. They get their bonds back at the settlement; the sample
-    stays disputed against the griefer alone, which loses its bond and stake to the committee."""
+    """An honest solver's forced job: the griefer seals a made-up end for the forced sample (a
+    replay it never ran; a zero end would be an abstention, P-20), the honest verifiers the true
+    end. They get their bonds back at the settlement; the sample stays disputed against the
+    griefer alone, which loses its bond and stake to the committee."""
     net = forced_one_net
     job_id, solver = _run(net, None, lazy=(), reject_all=(V1,))
     reader = net.client(0)
@@ -260,7 +261,8 @@ def test_a_griefer_rejecting_a_forced_sample_without_replay_loses(
     griefer = net.client(V1).address
     honest = [net.client(i).address for i in (V2, V3)]
     assert not reader.round.forced_end_matches(sid, griefer)
-    assert reader.round.replayed_end_of(sid, griefer, 0) == bytes(32)  # unreplayed
+    (segment,) = reader.jobs.get_assignment(job_id).segments
+    assert reader.round.replayed_end_of(sid, griefer, 0) == griefing_end(job_id, int(segment))
     for a in honest:
         assert reader.round.forced_end_matches(sid, a)
     disputed = _job_events(net, reader.jobs.contract, "ForcedEndDisputed", job_id)
