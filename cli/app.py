@@ -400,7 +400,7 @@ def _job_specs(
     interval: int,
     seed: int,
     count: int,
-    lr: float,
+    lr: float | None,
     batch_size: int,
     threads: int,
     model_id: str,
@@ -410,7 +410,8 @@ def _job_specs(
     """Build (and so validate) every job's spec before anything is sent.
 
     With `preset`, the specs are `veritrain.presets.preset(preset, arith, ...)` with this
-    command's seed, N and k (the preset fixes model, data, optimizer and model id).
+    command's seed, N and k, and its learning rate when given (the preset fixes the model, the
+    data, the rest of the optimizer and the model id).
 
     Raises:
         typer.BadParameter: an invalid shape (k does not divide N, k > N, a seed past uint64,
@@ -435,7 +436,7 @@ def _job_specs(
             f"checkpoint interval {interval} does not divide --steps {steps}",
             param_hint="'--interval'",
         )
-    if not (math.isfinite(lr) and lr > 0):
+    if lr is not None and not (math.isfinite(lr) and lr > 0):
         raise typer.BadParameter(f"must be a finite number > 0, got {lr}", param_hint="'--lr'")
     if seed + count - 1 > UINT64_MAX:
         raise typer.BadParameter(
@@ -446,11 +447,17 @@ def _job_specs(
     if preset is not None:
         from veritrain.presets import preset as preset_spec
 
-        return [
+        specs = [
             preset_spec(
                 preset, arith, seed=seed + i, total_steps=steps, checkpoint_interval=interval
             )
             for i in range(count)
+        ]
+        if lr is None:
+            return specs
+        return [
+            s.model_copy(update={"optimizer": s.optimizer.model_copy(update={"lr": lr})})
+            for s in specs
         ]
     from veritrain.spec import ExecutionProfile, default_digits_spec
 
@@ -459,7 +466,7 @@ def _job_specs(
             seed=seed + i,
             total_steps=steps,
             checkpoint_interval=interval,
-            lr=lr,
+            lr=3e-3 if lr is None else lr,
             batch_size=batch_size,
             model_id=model_id,
             profile=ExecutionProfile(threads=threads),
@@ -485,7 +492,10 @@ def job_submit(
         typer.Option(parser=token_amount(positive=False), help="Solver reward per job, in tokens."),
     ] = 50 * 10**18,
     model_id: Annotated[str, typer.Option(help="Model the jobs train.")] = "digits-mlp",
-    lr: Annotated[float, typer.Option(help="AdamW learning rate (> 0).")] = 3e-3,
+    lr: Annotated[
+        float | None,
+        typer.Option(help="AdamW learning rate (> 0); default 3e-3, or the preset's own."),
+    ] = None,
     batch_size: Annotated[int, typer.Option(min=1, help="Examples per step.")] = 64,
     threads: Annotated[int, typer.Option(min=1, help="Pinned CPU thread count.")] = 1,
     preset: Annotated[

@@ -63,8 +63,8 @@ TEXT_MODEL = "shakespeare-char"
 ARITH = REPRO_ARITH
 """Every demo job's arithmetic: replays match across thread counts and SIMD levels."""
 
-DIGITS_LR = 3e-3
-"""Learning rate of the first digits job (`job submit`'s default); job i uses (1 + i/10) x it."""
+DIGITS_LR = 1e-3
+"""Learning rate of the first digits job (the preset's own); job i uses (1 + i/10) times it."""
 
 #: (dev account index, role, process name, CLI command); the adversaries run from the
 #: testing-only `veritrain adversary` group.
