@@ -136,12 +136,13 @@ def test_a_solver_never_claims_a_job_in_the_retired_arithmetic(tmp_path: Path, c
     assert refusals(caplog, job_id) == [f"job {job_id}: unusable spec, skipping it: {RETIRED}"]
 
 
-def test_a_verifier_drawn_for_a_retired_job_rejects_it_as_withheld(tmp_path: Path) -> None:
+def test_a_verifier_drawn_for_a_retired_job_disputes_it_as_withheld(tmp_path: Path) -> None:
     """Attack: a submitter and a colluding solver get a job in the retired arithmetic committed
     (a solver built on our node class but skipping its checks), hoping the honest verifiers,
     unable to replay it, miss their verdicts and are slashed. Nobody can replay such a job, so
     the verifier treats it like a solver withholding its data: it keeps trying for most of the
-    window, then seals a reject with nothing replayed, never a missed verdict."""
+    window, then seals zero ends (an abstention, P-20: the samples are disputed, and the
+    verifier is neither slashed nor paid), never a missed verdict."""
     chain = FakeChain()
     chain.forced_segments = [1, 3]
     verifier = VerifierNode(chain.client(VERIFIERS[0]), tmp_path / "v")
@@ -158,7 +159,8 @@ def test_a_verifier_drawn_for_a_retired_job_rejects_it_as_withheld(tmp_path: Pat
     chain.now = chain.jobs[1].verdict_deadline - 10  # the last third of the window
     verifier.step()  # seal
     verifier.step()  # reveal
-    assert chain.verdicts[(1, VERIFIERS[0])] == [Verdict.Reject, Verdict.Reject]
+    assert chain.verdicts[(1, VERIFIERS[0])] == [Verdict.Abstain, Verdict.Abstain]
+    assert chain.disputed[1] == {0, 1}
     rec = verifier.state.read().jobs[1]
     assert rec.ends == [UNREPLAYED_END, UNREPLAYED_END]
     assert "cannot be replayed" in rec.results[0].reason
