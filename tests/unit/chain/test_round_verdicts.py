@@ -99,7 +99,8 @@ def test_fake_round_derives_approvals_from_ends_and_refuses_a_zero_claim() -> No
     for v in VERIFIERS:
         chain.client(v).round.reveal_verdicts(sid, ends[v], salts[v])
     assert chain.verdicts[(job_id, VERIFIERS[0])] == [Verdict.Approve, Verdict.Reject]
-    assert chain.verdicts[(job_id, VERIFIERS[1])] == [Verdict.Reject, Verdict.Approve]
+    # a zero end is an abstention (P-20): disputed like a rejection
+    assert chain.verdicts[(job_id, VERIFIERS[1])] == [Verdict.Abstain, Verdict.Approve]
     assert chain.disputed[job_id] == {0, 1}
     rnd = chain.client(SUBMITTER).round
     assert rnd.replayed_end_of(sid, VERIFIERS[0], 1) == replayed
