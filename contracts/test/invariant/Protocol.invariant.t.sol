@@ -56,6 +56,7 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         assertGt(handler.ghost_slashes(), 0, "P2: no slash in this run");
         assertGt(handler.ghost_finalizedMints(), 0, "P3: no finalized mint in this run");
         assertGt(handler.ghost_forcedErrors(), 0, "P5: no forced-error settlement in this run");
+        assertGt(handler.ghost_selfDealtClaims(), 0, "no submitter solved its own job in this run");
         invariant_stakeConservation();
         invariant_escrowSolvent();
         invariant_noUnjustifiedSlash();

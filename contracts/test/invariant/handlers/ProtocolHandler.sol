@@ -94,6 +94,9 @@ contract ProtocolHandler is Bound {
     uint256 public ghost_validRejecterKeptBond;
     /// @custom:property-id P6 Challenges by a verifier of the job (a double role).
     uint256 public ghost_doubleRoleChallenges;
+    /// @notice Jobs claimed by their own submitter (a key that is submitter and solver, or owner,
+    ///         poster and solver); progress: the invariants held on such jobs too.
+    uint256 public ghost_selfDealtClaims;
     /// @custom:property-id P3 Finalize calls that finalized a job (and minted its shares).
     uint256 public ghost_finalizedMints;
     /// @notice Successful calls per action, to check the handler reaches deep states.
@@ -130,6 +133,13 @@ contract ProtocolHandler is Bound {
         // approvals on the jobs they verify (P-22, P-23).
         _stakeAs(verifiers[0], Role.Whistleblower, 50e18);
         _stakeAs(verifiers[1], Role.Whistleblower, 50e18);
+        // Both submitters (one of them the model's owner when this handler registers it) also
+        // solve: they claim and settle jobs they posted themselves, so every invariant also holds
+        // for a key that is submitter and solver, or owner, poster and solver, of one job.
+        for (uint256 i; i < 2; ++i) {
+            _stakeAs(submitters[i], Role.Solver, 300e18);
+            solvers.push(submitters[i]);
+        }
     }
 
     /// @notice Registers MODEL_ID (or, if the test setup already did, acts as its owner) and
@@ -192,6 +202,7 @@ contract ProtocolHandler is Bound {
             vm.prank(solver);
             jobManager.claimJob(jobId);
             ++ghost_calls["claimJob"];
+            if (solver == job.submitter) ++ghost_selfDealtClaims;
         } else if (job.status == JobStatus.Claimed && commit && block.timestamp <= job.commitDeadline) {
             bytes32[] storage states = _states[jobId];
             for (uint256 i; i <= job.totalSteps / job.checkpointInterval; ++i) {
@@ -699,6 +710,7 @@ contract ProtocolHandler is Bound {
     ///         settlement (P5), so that `afterInvariant` can require all three.
     /// @custom:property-id P2 P3 P5
     function settle() external {
+        if (ghost_selfDealtClaims == 0) _selfDeal();
         if (progressed()) return;
         _settling = true;
         for (uint256 i; i < MAX_SETTLE_STEPS && !progressed(); ++i) {
@@ -712,6 +724,23 @@ contract ProtocolHandler is Bound {
             try this.advance(i, choice) {} catch {}
             if (i % 4 == 3) this.warp(choice >> 128);
         }
+    }
+
+    /// @notice A job posted and claimed by the same key (submitters[0]: the model's owner or a poster,
+    ///         and a solver), for runs whose fuzzed calls made none, so that every run checks the
+    ///         invariants with a self-dealt job in play.
+    function _selfDeal() internal {
+        address actor = submitters[0];
+        _topUp(actor, Role.Solver, 300e18);
+        bytes32 specHash = keccak256(abi.encode("spec", jobManager.jobCount()));
+        vm.prank(actor);
+        try jobManager.postJob(MODEL_ID, specHash, INIT_HASH, 4, 2, 0, "data:,") returns (uint256 jobId) {
+            vm.prank(actor);
+            jobManager.claimJob(jobId);
+            ++ghost_calls["postJob"];
+            ++ghost_calls["claimJob"];
+            ++ghost_selfDealtClaims;
+        } catch {}
     }
 
     /// @notice Tops every solver, verifier and whistleblower up to a free stake that covers a few jobs.
