@@ -209,7 +209,7 @@ class Network:
             total += view.staked + view.unbonding
         return total
 
-    def wait_active(self, role: int, *indices: int, timeout: float = 60.0) -> None:
+    def wait_active(self, role: int, *indices: int, timeout: float = 180.0) -> None:
         reader = self.client(0)
         for i in indices:
             address = self.client(i).address
