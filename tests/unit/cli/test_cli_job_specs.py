@@ -7,18 +7,18 @@ from __future__ import annotations
 from cli.app import _job_specs
 
 
-def _specs(lr: float | None) -> list:
+def _specs(lr: float | None, preset: str | None = "digits-mlp", count: int = 2) -> list:
     return _job_specs(
         steps=300,
         interval=25,
         seed=1,
-        count=2,
+        count=count,
         lr=lr,
         batch_size=64,
         threads=1,
         model_id="digits-mlp",
-        preset="digits-mlp",
-        arith="repro2",
+        preset=preset,
+        arith="repro2" if preset else "native",
     )
 
 
@@ -31,14 +31,4 @@ def test_a_preset_takes_the_commands_learning_rate() -> None:
 
 
 def test_without_a_preset_the_default_learning_rate_is_3e_3() -> None:
-    specs = _job_specs(
-        steps=300,
-        interval=25,
-        seed=1,
-        count=1,
-        lr=None,
-        batch_size=64,
-        threads=1,
-        model_id="digits-mlp",
-    )
-    assert specs[0].optimizer.lr == 3e-3
+    assert _specs(None, preset=None, count=1)[0].optimizer.lr == 3e-3

@@ -231,40 +231,32 @@ def test_job_index_follows_events_from_a_persisted_cursor(tmp_path: Path) -> Non
     assert again.watch == [1] and again.cursor >= chain.block > index.cursor
 
 
-def test_a_step_judge_votes_against_a_defender_that_withholds_its_data(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "served",
+    [
+        CheckpointUnavailable("http://127.0.0.1:9/jobs/1/states/7: connection refused"),
+        CheckpointHashMismatch(
+            b"\x01" * 32, b"\x03" * 32, "http://127.0.0.1:9/jobs/1/checkpoints/0"
+        ),
+    ],
+    ids=["unreachable", "corrupt-bytes"],
+)
+def test_a_step_judge_votes_against_a_defender_that_withholds_its_data(
+    tmp_path: Path, served: Exception
+) -> None:
     """P-6: the step's start state comes from the defender; when it stays unreachable into the
     last third of the vote window the member votes the claim wrong (before: it abstained
-    forever and the committee kept the claim)."""
+    forever and the committee kept the claim). N-24: bytes that do not hash to the agreed
+    state, from `/states` and then from the segment's committed start checkpoint, are withheld
+    data too (before: the mismatch escaped every round, the member never voted and the silent
+    committee kept the defender's claim)."""
     chain = FakeChain()
     verifier = VerifierNode(chain.client(VERIFIERS[0]), tmp_path / "v")
 
     def withheld(*_args: object, **_kwargs: object) -> bool:
-        raise CheckpointUnavailable("http://127.0.0.1:9/jobs/1/states/7: connection refused")
+        raise served
 
     verifier.judge_step = withheld  # type: ignore[method-assign]
-    job = SimpleNamespace(job_id=1)
-    dispute = SimpleNamespace(dispute_id=4, commit_deadline=chain.now + 300)
-    claim = SimpleNamespace(step=7, start_hash=b"\x01" * 32, claimed_end_hash=b"\x02" * 32, steps=1)
-    for _ in range(UNAVAILABLE_ATTEMPTS + 1):
-        assert verifier._judge_step(job, dispute, claim) is None  # early: keep retrying
-    chain.now = dispute.commit_deadline - 10  # last third of the vote window
-    assert verifier._judge_step(job, dispute, claim) is False
-
-
-def test_a_step_judge_votes_against_a_defender_that_serves_corrupt_bytes(tmp_path: Path) -> None:
-    """N-24: bytes that do not hash to the agreed state, from `/states` and then from the
-    segment's committed start checkpoint, are withheld data too: the member retries, then votes
-    the claim wrong. Before, the mismatch escaped every round, the member never voted and the
-    silent committee kept the defender's claim."""
-    chain = FakeChain()
-    verifier = VerifierNode(chain.client(VERIFIERS[0]), tmp_path / "v")
-
-    def corrupt(*_args: object, **_kwargs: object) -> bool:
-        raise CheckpointHashMismatch(
-            b"\x01" * 32, b"\x03" * 32, "http://127.0.0.1:9/jobs/1/checkpoints/0"
-        )
-
-    verifier.judge_step = corrupt  # type: ignore[method-assign]
     job = SimpleNamespace(job_id=1)
     dispute = SimpleNamespace(dispute_id=4, commit_deadline=chain.now + 300)
     claim = SimpleNamespace(step=7, start_hash=b"\x01" * 32, claimed_end_hash=b"\x02" * 32, steps=1)
