@@ -67,7 +67,9 @@ contract ShareRegistry is AccessControl, IShareRegistry {
     /// @notice Commitments per registered model.
     mapping(bytes32 modelId => ModelSpec spec) internal _specs;
 
-    /// @notice Finalized states per model, in order.
+    /// @notice Finalized states per model, in order (appended by `extendLineage` through a storage
+    ///         pointer, which Slither does not see as a write).
+    // slither-disable-next-line uninitialized-state
     mapping(bytes32 modelId => LineageEntry[] entries) internal _lineages;
 
     /// @notice Finalized job holding the current head until its final state is on the lineage.
