@@ -174,6 +174,12 @@ class ProtocolParams(BaseModel):
             )
         if self.verifier_fee == 0:
             raise ValueError("verifier_fee must be > 0: a job pays for the verifier stake it locks")
+        if self.verifiers_per_job * self.samples_per_job > 64:
+            # each seat draws its own q samples; their union must fit the contract's bitmaps (P-27)
+            raise ValueError(
+                f"verifiers_per_job * samples_per_job = "
+                f"{self.verifiers_per_job * self.samples_per_job} must be at most 64"
+            )
         if (
             self.max_segment_compute is not None
             and 2 * self.max_segment_compute > self.reference_replay_flops * self.verdict_window
@@ -191,16 +197,17 @@ class ProtocolParams(BaseModel):
 
     @classmethod
     def demo(cls, **overrides: Any) -> ProtocolParams:
-        """Short windows for an interactive demo (V=5, q=4, K=3; commit 900 s, verdict 180 s,
+        """Short windows for an interactive demo (V=5, q=12, K=3; commit 900 s, verdict 180 s,
         reveal 30 s, challenge 30 s, vote commit 90 s, reveal 60 s, unbonding 60 s; segments of at
         most 9e10 FLOP, replayable at 1e9 FLOP/s in half the verdict window; bisection:
         clock 120 s, move bond 1e18; claims window 120 s, open window 1 day). Every job carries a
         forced error (rate 10_000 bps), so every run shows one caught; at that rate every jackpot
         could be farmed (docs/FORCED_ERRORS.md section 5), so the demo pays none (jackpot 0; the
         pool is still funded with 100e18 for runs that override the rate and the jackpot).
-        q = 4 of 12 segments keeps a cheater that cheats from segment 2 caught even when the
-        forced error lands on one of its sampled segments. Pass ``adjudicator="bisection"`` to
-        use the bisection game."""
+        q = 12: each verifier draws its own q segments (docs/SECURITY.md P-27), and on the demo's
+        12-segment jobs every seat then holds every segment, so every run shows the lazy verifier
+        caught by the forced error and a cheater caught whichever segment it cheats from. Pass
+        ``adjudicator="bisection"`` to use the bisection game."""
         values: dict[str, Any] = {
             "solver_stake": 100 * E18,
             "verifier_stake": 10 * E18,
@@ -209,7 +216,7 @@ class ProtocolParams(BaseModel):
             "arbiter_fee": 1 * E18,
             "jackpot": 0,
             "verifiers_per_job": 5,
-            "samples_per_job": 4,
+            "samples_per_job": 12,
             "commit_window": 900,
             "verdict_window": 180,
             "reveal_window": 30,

@@ -751,8 +751,9 @@ def round_report(client: Any, job_id: int) -> dict[str, Any]:
     """A job's verification round (docs/FORCED_ERRORS.md) as JSON-able data.
 
     Returns:
-        ``{"claims_posted", "start_hashes", "end_hashes", "verdicts": [{"verifier", "sealed",
-        "revealed", "approvals", "abstentions"}], "secret_revealed", "outcome", "forced_sample",
+        ``{"claims_posted", "start_hashes", "end_hashes", "verdicts": [{"verifier", "samples"
+        (its own draw: sample indices, docs/SECURITY.md P-27), "sealed", "revealed", "approvals",
+        "abstentions"}], "secret_revealed", "outcome", "forced_sample",
         "forced_segment", "windows"}``; the forced sample is None until the secret is revealed
         (or when the job carries no forced error).
     """
@@ -770,9 +771,12 @@ def round_report(client: Any, job_id: int) -> dict[str, Any]:
     for v in assignment.verifiers:
         commitment, revealed = client.round.verdict_commitment_of(submission, v)
         recorded = client.jobs.verdicts_of(job_id, v)
+        mask = client.jobs.sample_mask_of(job_id, v)
         verdicts.append(
             {
                 "verifier": v,
+                # its own draw (P-27): it is judged on these sample indices only
+                "samples": [i for i in range(len(assignment.segments)) if mask >> i & 1],
                 "sealed": commitment != b"\x00" * 32,
                 "revealed": revealed,
                 "approvals": [Verdict(int(x)) is Verdict.Approve for x in recorded]

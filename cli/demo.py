@@ -20,10 +20,10 @@ level (``ATEN_CPU_CAPABILITY``, set in its environment before torch is imported;
 so the honest solver trains on another "machine" than the verifiers that replay it, and the
 jobs still finalize. Each node logs what it computes with; the summary's ``nodes`` reads it back.
 
-With the demo parameters every staked verifier verifies every job (V = 5) and q = 4 of a job's
-segments are sampled (12 for a digits job), so both cheaters (wrong in 10 of 12 segments) are
-always caught, even when the forced error lands on one of their cheating samples, and the lazy
-verifier always approves a wrong segment. The forced-error rate is 10_000 bps
+With the demo parameters every staked verifier verifies every job (V = 5) and draws its own
+q = 12 segments (docs/SECURITY.md P-27: all 12 of a digits job), so both cheaters (wrong in 10 of
+12 segments) are always caught, even when the forced error lands on one of their cheating
+samples, and the lazy verifier always approves a wrong segment. The forced-error rate is 10_000 bps
 (docs/FORCED_ERRORS.md): every job carries a forced error, so every run shows one caught in each
 honest job: the honest verifiers reject the forced claim with the end they replayed, the solver's
 true end, and earn the jackpot (their verdict then reads as an approval of that end), the lazy
@@ -120,9 +120,9 @@ class DemoConfig:
         checkpoint_interval: k per digits job.
         jobs: number of digits jobs posted (one per solver).
         text_steps: N of the GPT job (a repro GPT step costs ~0.3-2 s on a 2-core CPU, and
-            each of 5 replaying nodes replays q = 4 of its segments).
+            each of 5 replaying nodes replays its own q = 12 segments, here all 8).
         text_interval: k of the GPT job (divides ``text_steps``; ``text_steps / text_interval``
-            >= q = 4 segments).
+            segments).
         reward_tokens: solver reward per job (tokens).
         revenue_tokens: revenue paid into the model after settlement (tokens).
         timeout_s: give up after this many seconds.

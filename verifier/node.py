@@ -7,7 +7,9 @@ Per round (`VerifierNode.step()`):
    block cursor persisted in the state file, so a poll costs the same however many open jobs
    exist): help `assignVerifiers` along for Committed jobs (anyone may); for every
    Verifying job this account is assigned to and has not voted on yet, check each sampled
-   segment by replay (`veritrain.replay.check_segment`: Merkle proofs of both ends against the
+   segment of its own draw (`sampleMaskOf`, docs/SECURITY.md P-27: each seat draws its own
+   segments; it seals the zero end on the other seats' samples, which the contract ignores)
+   by replay (`veritrain.replay.check_segment`: Merkle proofs of both ends against the
    on-chain root, sha256 of the start checkpoint, k replayed steps, end hash compared) and
    seal the verdicts (docs/FORCED_ERRORS.md): once the solver has posted its claims, each
    sampled segment is checked against them (`NodeBase.claim_check`: the start checkpoint must
@@ -94,6 +96,11 @@ def _sealed_end(result: CheckResult, claimed_end: bytes) -> bytes:
     if result.end is not None and result.end != bytes(claimed_end):
         return bytes(result.end)
     return UNREPLAYED_END
+
+
+def _holds(mask: int, sample_index: int) -> bool:
+    """Whether sample ``sample_index`` is in a seat's own draw (bit i of its ``sampleMaskOf``)."""
+    return (mask >> sample_index) & 1 == 1
 
 
 class VerifierNode(NodeBase):
@@ -231,13 +238,15 @@ class VerifierNode(NodeBase):
             return
         rec = self._job_rec(job_id)
         claims = self.client.round.claims_of(submission)
+        # Only this seat's own draw is replayed; its ends elsewhere are ignored (P-27).
+        own = self.client.jobs.sample_mask_of(job_id, self.client.address)
         if rec.ends is None or rec.salt is None:
             if not claims.posted:
                 return  # the solver posts its claims first
             results = dict(rec.results)
             for j, segment in enumerate(segments):
-                if j in results:
-                    continue
+                if j in results or not _holds(own, j):
+                    continue  # checked already, or another seat's sample (P-27)
                 result = self.judge_claim(
                     job_id, job, segment, claims.start_hashes[j], claims.end_hashes[j]
                 )
@@ -247,15 +256,22 @@ class VerifierNode(NodeBase):
                 self._record_job(job_id, results=results)
                 if self.stopping:
                     return
-            ends = [_sealed_end(results[j], claims.end_hashes[j]) for j in range(len(segments))]
+            ends = [
+                _sealed_end(results[j], claims.end_hashes[j]) if _holds(own, j) else UNREPLAYED_END
+                for j in range(len(segments))
+            ]
             salt = new_salt()
             # persisted BEFORE the commit, so a restarted verifier reveals the same verdicts
             self._record_job(job_id, ends=ends, salt=salt)
         else:
             ends, salt = list(rec.ends), rec.salt
         approvals = verdict_approvals(ends, claims.end_hashes)
-        rejects = [s for s, ok in zip(segments, approvals, strict=True) if not ok]
-        unreplayed = sum(1 for e in ends if e == UNREPLAYED_END)
+        rejects = [
+            s
+            for j, (s, ok) in enumerate(zip(segments, approvals, strict=True))
+            if not ok and _holds(own, j)
+        ]
+        unreplayed = sum(1 for j, e in enumerate(ends) if e == UNREPLAYED_END and _holds(own, j))
         digest = verdict_commitment(job_id, self.client.address, ends, salt)
         self.send(
             f"commitVerdicts job {job_id} (sealed: "
@@ -287,11 +303,17 @@ class VerifierNode(NodeBase):
             return
         ends = list(rec.ends)
         claimed = self.client.round.claims_of(submission).end_hashes
-        rejects = verdict_approvals(ends, claimed).count(False)
+        own = self.client.jobs.sample_mask_of(job_id, self.client.address)
+        # a bond per non-approval of its own samples; its ends elsewhere are ignored (P-27)
+        rejects = sum(
+            1 for j, ok in enumerate(verdict_approvals(ends, claimed)) if not ok and _holds(own, j)
+        )
         if rejects:
             self.ensure_funds(rejects * int(self.job_params().challenge_bond))
+        mine = sum(1 for j in range(samples) if _holds(own, j))
         receipt = self.send(
-            f"revealVerdicts job {job_id} ({samples - rejects} approve, {rejects} reject)",
+            f"revealVerdicts job {job_id} ({mine - rejects} approve, {rejects} reject"
+            f" of its {mine} samples)",
             self.client.round.reveal_verdicts,
             submission,
             ends,

@@ -237,6 +237,14 @@ class JobsFacade(ContractFacade):
         verifiers, segments = self._client.call(self.contract, "getAssignment", job_id)
         return Assignment(tuple(str(v) for v in verifiers), tuple(int(s) for s in segments))
 
+    def sample_mask_of(self, job_id: int, verifier: str) -> int:
+        """Samples ``verifier`` must verify (``sampleMaskOf``): bit i set = sample i of
+        `get_assignment`'s segments is in its own draw (docs/SECURITY.md P-27); its sealed ends
+        on the other samples are ignored. 0 if it is not assigned."""
+        return int(
+            self._client.call(self.contract, "sampleMaskOf", job_id, to_checksum_address(verifier))
+        )
+
     def verdicts_of(self, job_id: int, verifier: str) -> list[Verdict]:
         """A verifier's verdicts in sample order (`Verdict.None_` before submission)."""
         raw = self._client.call(self.contract, "verdictOf", job_id, to_checksum_address(verifier))

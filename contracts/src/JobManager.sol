@@ -5,7 +5,6 @@ pragma solidity 0.8.37;
 import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
 // Libraries
 import {LibCheckpoint} from "./libraries/LibCheckpoint.sol";
-import {LibSampling} from "./libraries/LibSampling.sol";
 import {LibSettlement} from "./libraries/LibSettlement.sol";
 // Interfaces
 import {IAdjudicator} from "./interfaces/IAdjudicator.sol";
@@ -41,7 +40,8 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     /// @notice Most verifiers per job (bounds the loops of finalize and dispute settlement).
     uint256 public constant MAX_VERIFIERS_PER_JOB = 32;
 
-    /// @notice Most sampled segments per job (verdicts are a uint64 bitmap).
+    /// @notice Most sampled segments per job (verdicts are a uint64 bitmap): bounds the union of the
+    ///         seats' own draws, so verifiersPerJob * samplesPerJob must not exceed it.
     uint256 public constant MAX_SAMPLES_PER_JOB = 64;
 
     /// @notice Basis points in one (the forced-error rate's unit).
@@ -116,7 +116,10 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         if (params_.verifiersPerJob == 0 || params_.verifiersPerJob > MAX_VERIFIERS_PER_JOB) {
             revert InvalidParam("verifiersPerJob", params_.verifiersPerJob);
         }
-        if (params_.samplesPerJob == 0 || params_.samplesPerJob > MAX_SAMPLES_PER_JOB) {
+        // Each seat draws its own q samples: their union (at most V * q) must fit the verdict bitmaps.
+        if (
+            params_.samplesPerJob == 0 || uint256(params_.samplesPerJob) * params_.verifiersPerJob > MAX_SAMPLES_PER_JOB
+        ) {
             revert InvalidParam("samplesPerJob", params_.samplesPerJob);
         }
         if (params_.commitWindow == 0) revert InvalidParam("commitWindow", 0);
@@ -319,14 +322,6 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         }
         bytes32 seed = keccak256(abi.encode(blockHash, jobId, job.merkleRoot));
         Submission storage sub = _active(jobId, job);
-        // A reassignment keeps the sample (the solver's claims are on it) and draws verifiers anew.
-        uint32[] memory segments = sub.segments;
-        bool first = segments.length == 0;
-        if (first) {
-            segments = LibSampling.drawSegments(
-                keccak256(abi.encode(seed, "segments")), job.totalSteps / job.checkpointInterval, _SAMPLES_PER_JOB
-            );
-        }
         address[] memory excluded = new address[](2);
         excluded[0] = job.submitter;
         excluded[1] = job.solver;
@@ -342,7 +337,9 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
             new address[](0)
         );
         if (verifiers.length == 0) revert NoEligibleVerifiers(jobId, candidates);
-        LibSettlement.recordAssignment(job, sub, _settlement(), jobId, verifiers, segments, first);
+        // Each seat draws its own samples (P-27); a reassignment keeps the sample union (the
+        // solver's claims are on it) and draws the new seats' samples among it.
+        LibSettlement.recordAssignment(job, sub, _settlement(), jobId, verifiers, seed, _SAMPLES_PER_JOB);
     }
 
     /// @inheritdoc IJobManager
@@ -470,6 +467,11 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         for (uint256 i; i < samples; ++i) {
             verdicts[i] = LibSettlement.verdictAt(seat, i);
         }
+    }
+
+    /// @inheritdoc IJobManager
+    function sampleMaskOf(uint256 jobId, address verifier) external view returns (uint256 mask) {
+        mask = _active(jobId, _jobs[jobId]).seats[verifier].sampleMask;
     }
 
     /// @inheritdoc IJobManager

@@ -50,7 +50,7 @@ abstract contract BisectionGame_Init is Deployers {
     function setUp() public virtual override {
         vm.warp(START_TIME);
         vm.roll(START_BLOCK);
-        Deploy.Config memory cfg = Deploy.defaultConfig();
+        Deploy.Config memory cfg = _testConfig();
         cfg.adjudicator = Deploy.AdjudicatorKind.Bisection;
         cfg.clockSeconds = CLOCK;
         cfg.moveBond = BOND;

@@ -13,7 +13,8 @@ import {Role} from "../src/types/Role.sol";
 
 /// @title Gas_Test
 /// @notice Records the gas of every protocol action in contracts/snapshots/veritrain.json (and the
-///         bytecode sizes), with default params (V=3, q=4, K=3, N=16, k=2). Runs in isolation mode
+///         bytecode sizes), with default params but q = N/k (V=3, q=8, K=3, N=16, k=2: each seat
+///         draws every segment, as the scenarios assume, docs/SECURITY.md P-27). Runs in isolation mode
 ///         so every call is its own transaction with cold storage, as on chain (figures include
 ///         the 21,000 intrinsic gas and calldata).
 /// forge-config: default.isolate = true
@@ -72,9 +73,9 @@ contract Gas_Test is Deployers {
         _snap("JobManager.commitCheckpoints");
         vm.roll(block.number + 2);
         jobManager.assignVerifiers(jobId);
-        _snap("JobManager.assignVerifiers (V=3, q=4)");
+        _snap("JobManager.assignVerifiers (V=3, q=8)");
         _postClaims(jobId);
-        _snap("VerificationRound.postClaims (q=4)");
+        _snap("VerificationRound.postClaims (q=8)");
         address[] memory verifiers = _assigned(jobId);
         bytes32[] memory ends = _ends(jobId, 0);
         for (uint256 i; i < verifiers.length; ++i) {
@@ -95,7 +96,7 @@ contract Gas_Test is Deployers {
         _snap("JobManager.challengeApproval");
         vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
         _revealSecret(jobId);
-        _snap("VerificationRound.revealSecret (clean, q=4)");
+        _snap("VerificationRound.revealSecret (clean, q=8)");
         jobManager.finalize(jobId);
         _snap("JobManager.finalize (opens dispute)");
         uint256 disputeId = _job(jobId).disputeId;
@@ -193,7 +194,7 @@ contract Gas_Test is Deployers {
         _submit(jobId, verifiers[2], uint256(1) << f);
         vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
         _revealSecret(jobId);
-        _snap("VerificationRound.revealSecret (forced, q=4)");
+        _snap("VerificationRound.revealSecret (forced, q=8)");
         jobManager.finalize(jobId);
         _snap("JobManager.finalize (forced error: 1 slashed, 2 jackpots; finalized, first model mint)");
     }

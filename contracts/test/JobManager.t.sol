@@ -115,7 +115,7 @@ contract JobManager_Constructor_Test is JobManager_Init {
         Params memory p = jobManager.params();
         assertEq(p.solverStake, 100e18);
         assertEq(uint256(p.verifiersPerJob), 3);
-        assertEq(uint256(p.samplesPerJob), 4);
+        assertEq(uint256(p.samplesPerJob), TOTAL_STEPS / INTERVAL);
         assertEq(p.jackpot, 20e18);
         assertEq(uint256(p.revealWindow), 10 minutes);
     }
@@ -612,10 +612,12 @@ contract JobManager_AssignVerifiers_Test is JobManager_Init {
         _assign(jobId);
         (address[] memory verifiers, uint32[] memory segments) = jobManager.getAssignment(jobId);
         assertEq(verifiers.length, 3);
-        assertEq(segments.length, 4);
+        // q = N/k: each seat draws every segment of the job, so the union is all of them.
+        assertEq(segments.length, TOTAL_STEPS / INTERVAL);
         for (uint256 i; i < verifiers.length; ++i) {
             assertTrue(_isIn(verifierPool, verifiers[i]));
             assertEq(_locked(verifiers[i], Role.Verifier), params.verifierStake);
+            assertEq(jobManager.sampleMaskOf(jobId, verifiers[i]), (uint256(1) << segments.length) - 1);
             for (uint256 j; j < i; ++j) {
                 assertNotEq(verifiers[i], verifiers[j]);
             }
@@ -712,13 +714,29 @@ contract JobManager_AssignVerifiers_Test is JobManager_Init {
         vm.roll(block.number + 2);
         if (blockHash != bytes32(0)) vmx.setBlockhash(block.number - 1, blockHash);
         jobManager.assignVerifiers(id);
-        (, uint32[] memory segments) = jobManager.getAssignment(id);
-        assertEq(segments.length, segmentCount < 4 ? segmentCount : 4);
+        (address[] memory seated, uint32[] memory segments) = jobManager.getAssignment(id);
+        // The sample is the union of the seats' own draws, in increasing segment order (P-27).
+        uint256 q = segmentCount < params.samplesPerJob ? segmentCount : params.samplesPerJob;
+        assertGte(segments.length, q);
+        assertLte(segments.length, seated.length * q);
         for (uint256 i; i < segments.length; ++i) {
             assertLt(uint256(segments[i]), segmentCount);
-            for (uint256 j; j < i; ++j) {
-                assertNotEq(uint256(segments[i]), uint256(segments[j]));
-            }
+            if (i != 0) assertGt(uint256(segments[i]), uint256(segments[i - 1]));
+        }
+        // Each seat holds q samples and every sample is some seat's.
+        uint256 covered;
+        for (uint256 v; v < seated.length; ++v) {
+            uint256 mask = jobManager.sampleMaskOf(id, seated[v]);
+            assertEq(_popCount(mask), q);
+            assertEq(mask >> segments.length, 0);
+            covered |= mask;
+        }
+        assertEq(covered, (uint256(1) << segments.length) - 1);
+    }
+
+    function _popCount(uint256 mask) internal pure returns (uint256 count) {
+        for (; mask != 0; mask >>= 1) {
+            count += mask & 1;
         }
     }
 
@@ -755,22 +773,22 @@ contract JobManager_RecordVerdicts_Test is JobManager_Init {
         for (uint256 i; i < verifiers.length; ++i) {
             _seal(verifiers[i], 0);
         }
-        bool[] memory approvals = _approvals(4, 0);
+        bool[] memory approvals = _approvals(_samples(jobId), 0);
         vm.expectEmit(address(jobManager));
         emit IJobManager.VerdictsSubmitted(jobId, verifiers[0], approvals, 0);
         _open(verifiers[0], 0);
         Verdict[] memory verdicts = jobManager.verdictOf(jobId, verifiers[0]);
-        assertEq(verdicts.length, 4);
-        for (uint256 i; i < 4; ++i) {
+        assertEq(verdicts.length, _samples(jobId));
+        for (uint256 i; i < _samples(jobId); ++i) {
             assertEq(uint8(verdicts[i]), uint8(Verdict.Approve));
         }
         assertEq(jobManager.disputedMaskOf(jobId), 0);
     }
 
     function testFuzz_recordVerdicts_rejectsPullBonds_succeeds(uint256 rejectMask) public {
-        rejectMask = bound(rejectMask, 0, 15);
+        rejectMask = bound(rejectMask, 0, (uint256(1) << _samples(jobId)) - 1);
         uint256 rejects;
-        for (uint256 i; i < 4; ++i) {
+        for (uint256 i; i < _samples(jobId); ++i) {
             rejects += (rejectMask >> i) & 1;
         }
         uint256 balanceBefore = token.balanceOf(verifiers[1]);
@@ -780,7 +798,7 @@ contract JobManager_RecordVerdicts_Test is JobManager_Init {
         assertEq(token.balanceOf(verifiers[1]), balanceBefore - rejects * params.challengeBond);
         assertEq(jobManager.disputedMaskOf(jobId), rejectMask);
         Verdict[] memory verdicts = jobManager.verdictOf(jobId, verifiers[1]);
-        for (uint256 i; i < 4; ++i) {
+        for (uint256 i; i < _samples(jobId); ++i) {
             assertEq(uint8(verdicts[i]), uint8((rejectMask >> i) & 1 == 1 ? Verdict.Reject : Verdict.Approve));
         }
         (, uint256 bonds,,) = escrow.liabilities();
@@ -815,27 +833,27 @@ contract JobManager_RecordVerdicts_Test is JobManager_Init {
 
     function test_verdictOf_beforeSubmit_returnsNone_succeeds() public {
         Verdict[] memory verdicts = jobManager.verdictOf(jobId, verifiers[0]);
-        assertEq(verdicts.length, 4);
+        assertEq(verdicts.length, _samples(jobId));
         assertEq(uint8(verdicts[0]), uint8(Verdict.None));
         assertEq(jobManager.verdictOf(jobId, stranger).length, 0);
     }
 
     function test_recordVerdicts_notRound_reverts() public {
-        bool[] memory approvals = _approvals(4, 0);
+        bool[] memory approvals = _approvals(_samples(jobId), 0);
         vm.expectRevert(abi.encodeWithSelector(IJobManager.NotVerificationRound.selector, verifiers[0]));
         vm.prank(verifiers[0]);
         jobManager.recordVerdicts(_sid(jobId), verifiers[0], approvals, 0);
     }
 
     function test_recordVerdicts_notAssigned_reverts() public {
-        bool[] memory approvals = _approvals(4, 0);
+        bool[] memory approvals = _approvals(_samples(jobId), 0);
         vm.expectRevert(abi.encodeWithSelector(IJobManager.NotAssignedVerifier.selector, jobId, stranger));
         vm.prank(address(round));
         jobManager.recordVerdicts(_sid(jobId), stranger, approvals, 0);
     }
 
     function test_recordVerdicts_twice_reverts() public {
-        bool[] memory approvals = _approvals(4, 0);
+        bool[] memory approvals = _approvals(_samples(jobId), 0);
         vm.prank(address(round));
         jobManager.recordVerdicts(_sid(jobId), verifiers[0], approvals, 0);
         vm.expectRevert(abi.encodeWithSelector(IJobManager.VerdictsAlreadySubmitted.selector, jobId, verifiers[0]));
@@ -844,8 +862,12 @@ contract JobManager_RecordVerdicts_Test is JobManager_Init {
     }
 
     function test_recordVerdicts_wrongCount_reverts() public {
-        bool[] memory approvals = _approvals(3, 0);
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.VerdictCountMismatch.selector, jobId, 4, 3));
+        bool[] memory approvals = _approvals(_samples(jobId) - 1, 0);
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IJobManager.VerdictCountMismatch.selector, jobId, _samples(jobId), _samples(jobId) - 1
+            )
+        );
         vm.prank(address(round));
         jobManager.recordVerdicts(_sid(jobId), verifiers[0], approvals, 0);
     }
@@ -854,7 +876,7 @@ contract JobManager_RecordVerdicts_Test is JobManager_Init {
         uint256 claimedJob = _postJob();
         vm.prank(solver);
         jobManager.claimJob(claimedJob);
-        bool[] memory approvals = _approvals(4, 0);
+        bool[] memory approvals = _approvals(_samples(jobId), 0);
         vm.expectRevert(abi.encodeWithSelector(IJobManager.UnexpectedJobStatus.selector, claimedJob, JobStatus.Claimed));
         vm.prank(address(round));
         jobManager.recordVerdicts(_sid(claimedJob), verifiers[0], approvals, 0);
@@ -862,7 +884,7 @@ contract JobManager_RecordVerdicts_Test is JobManager_Init {
 
     function test_recordVerdicts_unknownSubmission_reverts() public {
         SubmissionId unknown = LibSubmission.id(jobId, stranger);
-        bool[] memory approvals = _approvals(4, 0);
+        bool[] memory approvals = _approvals(_samples(jobId), 0);
         vm.expectRevert(abi.encodeWithSelector(IJobManager.SubmissionNotActive.selector, unknown));
         vm.prank(address(round));
         jobManager.recordVerdicts(unknown, verifiers[0], approvals, 0);
@@ -906,9 +928,10 @@ contract JobManager_ChallengeApproval_Test is JobManager_Init {
     }
 
     function test_challengeApproval_sampleOutOfRange_reverts() public {
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.SampleIndexOutOfRange.selector, jobId, 4, 4));
+        uint256 samples = _samples(jobId);
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.SampleIndexOutOfRange.selector, jobId, samples, samples));
         vm.prank(whistleblower);
-        jobManager.challengeApproval(jobId, 4, verifiers[1]);
+        jobManager.challengeApproval(jobId, samples, verifiers[1]);
     }
 
     function test_challengeApproval_notAssigned_reverts() public {

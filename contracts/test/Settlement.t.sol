@@ -98,7 +98,7 @@ contract Settlement_DoubleRole_Bisection_Test is BisectionGame_Init, Wealth {
     function setUp() public override(BisectionGame_Init, Deployers) {
         vm.warp(START_TIME);
         vm.roll(START_BLOCK);
-        Deploy.Config memory cfg = Deploy.defaultConfig();
+        Deploy.Config memory cfg = _testConfig();
         cfg.adjudicator = Deploy.AdjudicatorKind.Bisection;
         cfg.clockSeconds = CLOCK;
         cfg.moveBond = BOND;

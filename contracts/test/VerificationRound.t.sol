@@ -179,10 +179,14 @@ contract VerificationRound_PostClaims_Test is VerificationRound_Init {
     function test_postClaims_lengthMismatch_reverts() public {
         (bytes32[] memory starts, bytes32[] memory ends) = _claims(jobId);
         bytes32[] memory short = new bytes32[](3);
-        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.LengthMismatch.selector, _sid(jobId), 4, 3));
+        vm.expectRevert(
+            abi.encodeWithSelector(IVerificationRound.LengthMismatch.selector, _sid(jobId), _samples(jobId), 3)
+        );
         vm.prank(solver);
         round.postClaims(_sid(jobId), short, ends);
-        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.LengthMismatch.selector, _sid(jobId), 4, 3));
+        vm.expectRevert(
+            abi.encodeWithSelector(IVerificationRound.LengthMismatch.selector, _sid(jobId), _samples(jobId), 3)
+        );
         vm.prank(solver);
         round.postClaims(_sid(jobId), starts, short);
     }
@@ -310,7 +314,9 @@ contract VerificationRound_RevealVerdicts_Test is VerificationRound_Init {
             _seal(jobId, verifiers[i], 0);
         }
         vm.expectEmit(address(round));
-        emit IVerificationRound.VerdictsRevealed(_sid(jobId), verifiers[0], _approvals(4, 0), _ends(jobId, 0));
+        emit IVerificationRound.VerdictsRevealed(
+            _sid(jobId), verifiers[0], _approvals(_samples(jobId), 0), _ends(jobId, 0)
+        );
         _open(jobId, verifiers[0], 0);
         (, bool revealed) = round.verdictCommitmentOf(_sid(jobId), verifiers[0]);
         assertTrue(revealed);
@@ -389,7 +395,9 @@ contract VerificationRound_RevealVerdicts_Test is VerificationRound_Init {
         _seal(jobId, verifiers[0], 0);
         vm.warp(uint256(deadline) + 1);
         bytes32[] memory ends = new bytes32[](3);
-        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.LengthMismatch.selector, _sid(jobId), 4, 3));
+        vm.expectRevert(
+            abi.encodeWithSelector(IVerificationRound.LengthMismatch.selector, _sid(jobId), _samples(jobId), 3)
+        );
         vm.prank(verifiers[0]);
         round.revealVerdicts(_sid(jobId), ends, bytes32(0));
     }
@@ -536,9 +544,13 @@ contract VerificationRound_RevealSecret_Test is VerificationRound_Init {
         vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
         bytes32[][] memory e = _proofsOf(jobId, true);
         bytes32[][] memory short = new bytes32[][](1);
-        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.LengthMismatch.selector, _sid(jobId), 4, 1));
+        vm.expectRevert(
+            abi.encodeWithSelector(IVerificationRound.LengthMismatch.selector, _sid(jobId), _samples(jobId), 1)
+        );
         _reveal(_secret(jobId), bytes32(0), short, e);
-        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.LengthMismatch.selector, _sid(jobId), 4, 1));
+        vm.expectRevert(
+            abi.encodeWithSelector(IVerificationRound.LengthMismatch.selector, _sid(jobId), _samples(jobId), 1)
+        );
         _reveal(_secret(jobId), bytes32(0), e, short);
     }
 
@@ -595,9 +607,9 @@ contract VerificationRound_RevealSecret_Test is VerificationRound_Init {
         uint256 other = _forcedAssignedJob();
         (, uint32[] memory segments) = jobManager.getAssignment(other);
         bytes32[] storage states = _committedStates[other];
-        bytes32[] memory starts = new bytes32[](4);
-        bytes32[] memory ends = new bytes32[](4);
-        for (uint256 j; j < 4; ++j) {
+        bytes32[] memory starts = new bytes32[](segments.length);
+        bytes32[] memory ends = new bytes32[](segments.length);
+        for (uint256 j; j < segments.length; ++j) {
             starts[j] = states[segments[j]];
             ends[j] = states[segments[j] + 1];
         }
@@ -619,7 +631,7 @@ contract VerificationRound_Draw_Test is VerificationRound_Init {
     /// @notice Without a jackpot nothing can be farmed, so every rate up to 10_000 deploys.
     function setUp() public override {
         super.setUp();
-        Deploy.Config memory cfg = Deploy.defaultConfig();
+        Deploy.Config memory cfg = _testConfig();
         cfg.params.jackpot = 0;
         _deploy(cfg);
         delete verifierPool;

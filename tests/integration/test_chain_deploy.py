@@ -139,7 +139,10 @@ def test_smoke_job_happy_path(anvil: Anvil, protocol: Deployment, client_factory
     submitter.jobs.assign_verifiers(job_id)
     assignment = submitter.jobs.get_assignment(job_id)
     assert len(assignment.verifiers) == p.verifiers_per_job
-    assert len(set(assignment.segments)) == p.samples_per_job
+    # each seat draws its own q (P-27); the demo's q covers this job's 4 segments
+    assert assignment.segments == (0, 1, 2, 3)
+    for v in assignment.verifiers:
+        assert submitter.jobs.sample_mask_of(job_id, v) == 0b1111
     assert submitter.jobs.get_job(job_id).status is JobStatus.Verifying
 
     by_addr = {v.address: v for v in verifiers}
@@ -148,7 +151,7 @@ def test_smoke_job_happy_path(anvil: Anvil, protocol: Deployment, client_factory
     # diligent: reject the forced claim with the replayed (true) end
     seal_and_reveal(job_id, by_addr, lambda _v, j: j != f, claims=claims)
     assert submitter.jobs.verdicts_of(job_id, assignment.verifiers[0]) == [
-        Verdict.Reject if j == f else Verdict.Approve for j in range(p.samples_per_job)
+        Verdict.Reject if j == f else Verdict.Approve for j in range(len(assignment.segments))
     ]
     with pytest.raises(errors.ChallengeWindowOpen):
         submitter.jobs.finalize(job_id)
@@ -248,7 +251,8 @@ def test_smoke_dispute_path(anvil: Anvil, protocol: Deployment, client_factory):
         lambda v, j: v != assigned[0] and j != claims.forced_sample,
         claims=claims,
     )
-    assert balance - rejecter.token.balance_of() == p.samples_per_job * p.challenge_bond
+    samples = len(submitter.jobs.get_assignment(job_id).segments)
+    assert balance - rejecter.token.balance_of() == samples * p.challenge_bond
 
     reveal_secret(solver, job_id, HASHES, 10, secret, claims)
     dispute_id = submitter.dispute_id_from(submitter.jobs.finalize(job_id))

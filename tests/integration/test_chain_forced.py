@@ -103,7 +103,9 @@ def test_python_formulas_match_the_contract(anvil: Anvil, protocol_artifacts) ->
     assert seen  # about half the draws are forced
     # A zero end is what a verifier seals when it could not replay: never a claim.
     with pytest.raises(errors.ZeroClaim) as zero:
-        clients[2].round.post_claims(sid, hashes[: len(segments)], [forced.UNREPLAYED_END] * 4)
+        clients[2].round.post_claims(
+            sid, hashes[: len(segments)], [forced.UNREPLAYED_END] * len(segments)
+        )
     assert zero.value.named_args["sampleIndex"] == 0
     # Sealed verdicts: the Python commitment is the one the contract checks at reveal, and the
     # contract approves exactly the samples whose end is the claim.

@@ -210,9 +210,11 @@ def test_cli_jackpot_fund_show_and_job_round(
     shown = json.loads(_cli("job", "show", str(job_id), *common))
     rnd = shown["round"]
     assert shown["status"] == "Verifying" and rnd["claims_posted"] is True
-    assert len(rnd["end_hashes"]) == len(shown["segments"]) == protocol.params.samples_per_job
+    assert len(rnd["end_hashes"]) == len(shown["segments"]) == 4  # q covers the 4 segments
     assert rnd["outcome"] == "Pending" and rnd["forced_sample"] is None
     assert [v["sealed"] for v in rnd["verdicts"]] == [False] * len(shown["verifiers"])
+    # each verifier's own draw (P-27): here q = N/k, so every seat holds every sample
+    assert [v["samples"] for v in rnd["verdicts"]] == [list(range(4))] * len(shown["verifiers"])
 
 
 def test_cli_model_register_authorize_revoke_show(anvil: Anvil, manifest: Path, client_factory):

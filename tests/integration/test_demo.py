@@ -104,8 +104,13 @@ def test_demo_settles_every_job_as_promised(tmp_path: Path) -> None:
     for job in (jobs["solver-honest"], text):
         for name in HONEST:
             verdicts = job["verdicts"][name]
-            assert verdicts == ["Approve"] * 4, (job["job_id"], name, verdicts)
-        assert job["verdicts"]["verifier-lazy"] == ["Approve"] * 4
+            # q = 12: every seat draws every segment (12 digits, 8 GPT; P-27)
+            assert verdicts == ["Approve"] * len(verdicts) and len(verdicts) >= 8, (
+                job["job_id"],
+                name,
+                verdicts,
+            )
+        assert job["verdicts"]["verifier-lazy"] == ["Approve"] * len(verdicts)
 
     slashed = {(s["name"], s["role"]): s["amount_wei"] for s in summary["slashed"]}
     assert slashed[("solver-skip-steps", "solver")] > 0

@@ -3,8 +3,9 @@
 
 `FakeChain` keeps the protocol state (jobs, stakes, the verification round of
 docs/FORCED_ERRORS.md: secret commitments, claims, sealed verdicts as end state hashes (approve
-iff the end equals the claim), the forced-error draw and its settlement by the rejecters' ends;
-challenges, credits) and a clock;
+iff the end equals the claim, on the seat's own samples only: each verifier's own draw,
+docs/SECURITY.md P-27, `FakeChain.own_draws`), the forced-error draw and its settlement by
+the rejecters' ends; challenges, credits) and a clock;
 `FakeChain.client(address)` returns a `FakeClient` with the subset of `chain.client.ChainClient`
 methods the nodes call. It follows PROTOCOL.md 3.3 closely enough for node logic (statuses,
 deadlines, double-submission reverts), not for economics: slashing and disputes are reduced to
@@ -81,6 +82,9 @@ class FakeChain:
         self.events: list[DecodedEvent] = []  # JobManager events, in order
         self.faucet_enabled = True  # False: a chain without the devnet faucet
         self.forced_segments: list[int] | None = None
+        # each verifier's own draw of segments (P-27); None: every seat draws the same sample
+        self.own_draws: dict[str, Sequence[int]] | None = None
+        self.sample_masks: dict[tuple[int, str], int] = {}  # (job, verifier) -> sampleMaskOf
         self.forced_error_rate_bps = forced_error_rate_bps
         self.secret_commitments: dict[int, bytes] = {}
         self.secrets: dict[int, bytes] = {}
@@ -377,10 +381,19 @@ class FakeJobs:
         )[: self._client.chain.params.verifiers_per_job]
         n = job.total_steps // job.checkpoint_interval
         q = self._client.chain.params.samples_per_job
-        segments = tuple(self._client.chain.forced_segments or range(n)[-q:])
+        own = self._client.chain.own_draws
+        if own is not None:
+            # as the contract: the sample is the union of the seats' own draws in increasing
+            # segment order; each seat's mask marks its own samples (P-27)
+            segments = tuple(sorted({int(s) for v in verifiers for s in own.get(v, ())}))
+            masks = {v: sum(1 << segments.index(int(s)) for s in own.get(v, ())) for v in verifiers}
+        else:
+            segments = tuple(self._client.chain.forced_segments or range(n)[-q:])
+            masks = {v: (1 << len(segments)) - 1 for v in verifiers}
         self._client.chain.assignments[job_id] = Assignment(verifiers, segments)
         for v in verifiers:
             self._client.chain.verdicts[(job_id, v)] = [Verdict.None_] * len(segments)
+            self._client.chain.sample_masks[(job_id, v)] = masks[v]
         p = self._client.chain.params
         claims_deadline = self._client.chain.now + p.claims_window
         self._client.chain.set_job(
@@ -400,6 +413,9 @@ class FakeJobs:
 
     def get_assignment(self, job_id: int) -> Assignment:
         return self._client.chain.assignments.get(job_id, Assignment((), ()))
+
+    def sample_mask_of(self, job_id: int, verifier: str) -> int:
+        return self._client.chain.sample_masks.get((job_id, verifier), 0)
 
     def verdicts_of(self, job_id: int, verifier: str) -> list[Verdict]:
         return list(self._client.chain.verdicts.get((job_id, verifier), []))
@@ -607,15 +623,23 @@ class FakeRound:
             )
         # as the contract: approve iff the revealed end is the claimed end, abstain on a zero
         # end (P-20), else reject; an abstention is disputed like a rejection
+        # (P-27) on the seat's own samples only: its ends elsewhere are ignored (Verdict.None)
+        own = self._client.chain.sample_masks.get(key, 0)
         approvals = [bytes(e) == bytes(c) for e, c in zip(ends, claimed, strict=True)]
         self._client.chain.revealed.add(key)
         self._client.chain.ends[key] = [bytes(e) for e in ends]
         self._client.chain.verdicts[key] = [
-            Verdict.Approve if a else Verdict.Abstain if bytes(e) == bytes(32) else Verdict.Reject
-            for a, e in zip(approvals, ends, strict=True)
+            Verdict.None_
+            if not (own >> i) & 1
+            else Verdict.Approve
+            if a
+            else Verdict.Abstain
+            if bytes(e) == bytes(32)
+            else Verdict.Reject
+            for i, (a, e) in enumerate(zip(approvals, ends, strict=True))
         ]
         for i, a in enumerate(approvals):
-            if not a:
+            if not a and (own >> i) & 1:
                 self._client.chain.disputed.setdefault(job_id, set()).add(i)
         if all((job_id, v) in self._client.chain.revealed for v in verifiers):
             self._client.chain.set_job(

@@ -338,18 +338,27 @@ interface IJobManager {
     /// @notice Emitted when verifiers and segments were drawn.
     /// @param jobId Job.
     /// @param verifiers Assigned verifiers.
-    /// @param segments Sampled segment indices, in sample order.
+    /// @param segments Sampled segment indices, in sample order: the union of the seats' own draws
+    ///        in increasing segment order (each seat's share: `SeatSamplesDrawn`).
     /// @param verdictDeadline Verdict deadline (seconds).
     /// @param challengeDeadline Challenge deadline (seconds); shortened once all verdicts are in.
     event VerifiersAssigned(
         uint256 indexed jobId, address[] verifiers, uint32[] segments, uint64 verdictDeadline, uint64 challengeDeadline
     );
 
+    /// @notice Emitted for each seat of a verifier draw: the samples that seat must verify (its own
+    ///         draw, docs/SECURITY.md P-27); its verdicts on other samples are ignored.
+    /// @param jobId Job.
+    /// @param verifier Verifier.
+    /// @param sampleMask Bit i set = sample i (of the assignment's segments) is the seat's to verify.
+    event SeatSamplesDrawn(uint256 indexed jobId, address indexed verifier, uint64 sampleMask);
+
     /// @notice Emitted when a verifier's revealed verdicts were recorded.
     /// @param jobId Job.
     /// @param verifier Verifier.
-    /// @param approvals Approve (true) / reject (false) per sampled segment.
-    /// @param bond Total bond posted for the rejects (wei).
+    /// @param approvals Approve (true) / reject (false) per sampled segment, as revealed; entries
+    ///        outside the seat's own draw (`SeatSamplesDrawn`) are ignored.
+    /// @param bond Total bond posted for the rejects of its own samples (wei).
     event VerdictsSubmitted(uint256 indexed jobId, address indexed verifier, bool[] approvals, uint256 bond);
 
     /// @notice Emitted with `VerdictsSubmitted` when some of the verifier's non-approvals are
@@ -519,16 +528,21 @@ interface IJobManager {
     /// @param jobId Job.
     function reclaimExpired(uint256 jobId) external;
 
-    /// @notice Draws the sampled segments and the verifiers once the randomness block is mined; the
-    ///         solver must post its claims within claimsWindow, the verifiers seal by claimsDeadline +
-    ///         verdictWindow. On a reassignment the segments and claims are kept and the verifiers
-    ///         seal within verdictWindow. Callable by anyone. If the block hash has expired (> 256 blocks), re-anchors to the
+    /// @notice Draws the verifiers, then each verifier's own q segments (seeded by the round's
+    ///         randomness and the verifier, docs/SECURITY.md P-27), once the randomness block is mined;
+    ///         the sample is the union of those draws in increasing segment order. The solver must
+    ///         post its claims on every sample within claimsWindow, the verifiers seal by
+    ///         claimsDeadline + verdictWindow. On a reassignment the segments and claims are kept,
+    ///         each new verifier draws its q samples among them (a sample no new draw holds goes to
+    ///         the seats in turn, so every sample keeps a verifier) and the verifiers seal within
+    ///         verdictWindow. Callable by anyone. If the block hash has expired (> 256 blocks), re-anchors to the
     ///         next block instead and returns without assigning.
     /// @param jobId Job.
     function assignVerifiers(uint256 jobId) external;
 
     /// @notice Records a verifier's revealed verdicts, one per sampled segment (verification round
-    ///         only, which enforces the windows); pulls `challengeBond` per reject from `verifier`
+    ///         only, which enforces the windows); only those on the seat's own samples count (the
+    ///         others are ignored: Verdict.None, P-27); pulls `challengeBond` per reject from `verifier`
     ///         into the Escrow (the verifier approves the Escrow). When every assigned verifier has
     ///         verdicts, the challenge deadline becomes now + challengeWindow.
     /// @param submissionId Submission (the job's active one).
@@ -596,8 +610,17 @@ interface IJobManager {
     /// @return segments Sampled segment indices, in sample order.
     function getAssignment(uint256 jobId) external view returns (address[] memory verifiers, uint32[] memory segments);
 
+    /// @notice Samples `verifier` must verify on the job's active submission: bit i set = sample i
+    ///         (of `getAssignment`'s segments) is in its own draw (docs/SECURITY.md P-27). Its sealed
+    ///         ends on other samples are ignored. Zero if it is not assigned.
+    /// @param jobId Job.
+    /// @param verifier Verifier.
+    /// @return mask Sample bitmap.
+    function sampleMaskOf(uint256 jobId, address verifier) external view returns (uint256 mask);
+
     /// @notice Verdicts of `verifier` per sampled segment: an array of Verdict.None (one per
-    ///         sample) before it submitted, and an empty array if it is not assigned.
+    ///         sample) before it submitted, and an empty array if it is not assigned. Always
+    ///         Verdict.None on samples outside its own draw (`sampleMaskOf`).
     /// @param jobId Job.
     /// @param verifier Verifier.
     /// @return verdicts Verdicts in sample order.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.37;
 
+// Libraries
+import {LibSampling} from "./LibSampling.sol";
 // Interfaces
 import {IAdjudicator} from "../interfaces/IAdjudicator.sol";
 import {IEscrow} from "../interfaces/IEscrow.sol";
@@ -108,36 +110,46 @@ library LibSettlement {
         emit IJobManager.JobReclaimed(jobId, solver, slashed);
     }
 
-    /// @notice Records a verifier draw: sets the deadlines, seats the verifiers, refunds the fees of
-    ///         seats that could not be filled and locks one verifierStake per verifier. Verifiers
-    ///         always get the whole verdict window after the claims: the solver posts them by
-    ///         claimsDeadline = now + claimsWindow, the verifiers seal by claimsDeadline +
-    ///         verdictWindow. On a reassignment (`first` false) the claims are already posted:
-    ///         claimsDeadline = now and the sample is kept; a silent verifier drawn again (it was
-    ///         slashed but kept enough free stake) takes a fresh seat.
+    /// @notice Records a verifier draw: sets the deadlines, draws each seat's own samples, seats the
+    ///         verifiers, refunds the fees of seats that could not be filled and locks one
+    ///         verifierStake per verifier. Verifiers always get the whole verdict window after the
+    ///         claims: the solver posts them by claimsDeadline = now + claimsWindow, the verifiers
+    ///         seal by claimsDeadline + verdictWindow. On a reassignment (the sample is already
+    ///         drawn) the claims are already posted: claimsDeadline = now and the sample is kept; a
+    ///         silent verifier drawn again (it was slashed but kept enough free stake) takes a fresh
+    ///         seat.
+    /// @dev Own draws (docs/SECURITY.md P-27): at the first assignment each verifier v draws
+    ///      `samplesPerJob` segments with seed keccak256(abi.encode(seed, "segments", v)) and the
+    ///      sample is the union of the draws in increasing segment order (at most V * q <= 64); on a
+    ///      reassignment each v draws `samplesPerJob` sample indices of the kept union with seed
+    ///      keccak256(abi.encode(seed, "samples", v)), and a sample no new draw holds is dealt to the
+    ///      seats in turn. Either way every sample is in some seat's mask.
     function recordAssignment(
         Job storage job,
         Submission storage sub,
         Settlement memory s,
         uint256 jobId,
         address[] memory verifiers,
-        uint32[] memory segments,
-        bool first
+        bytes32 seed,
+        uint256 samplesPerJob
     ) external {
-        uint64 claimsDeadline = uint64(block.timestamp) + (first ? s.claimsWindow : 0);
-        uint64 verdictDeadline = claimsDeadline + s.verdictWindow;
-        uint64 challengeDeadline = verdictDeadline + s.revealWindow + s.challengeWindow;
-        job.claimsDeadline = claimsDeadline;
-        job.verdictDeadline = verdictDeadline;
-        job.challengeDeadline = challengeDeadline;
-        job.status = JobStatus.Verifying;
-        if (first) sub.segments = segments;
+        uint64[] memory masks;
+        if (sub.segments.length == 0) {
+            _setDeadlines(job, s, s.claimsWindow);
+            masks = _drawOwnSegments(sub, verifiers, seed, job.totalSteps / job.checkpointInterval, samplesPerJob);
+        } else {
+            _setDeadlines(job, s, 0);
+            masks = _drawOwnSamples(verifiers, seed, sub.segments.length, samplesPerJob);
+        }
         sub.verifiers = verifiers;
         uint256 count = verifiers.length;
         for (uint256 i; i < count; ++i) {
-            sub.seats[verifiers[i]].status = SeatStatus.Assigned;
+            Seat storage seat = sub.seats[verifiers[i]];
+            seat.status = SeatStatus.Assigned;
+            seat.sampleMask = masks[i];
+            emit IJobManager.SeatSamplesDrawn(jobId, verifiers[i], masks[i]);
         }
-        emit IJobManager.VerifiersAssigned(jobId, verifiers, segments, verdictDeadline, challengeDeadline);
+        emit IJobManager.VerifiersAssigned(jobId, verifiers, sub.segments, job.verdictDeadline, job.challengeDeadline);
 
         // Fees of seats that could not be filled go back to the submitter.
         uint256 unused = sub.feesHeld - count * s.verifierFee;
@@ -148,8 +160,9 @@ library LibSettlement {
         }
     }
 
-    /// @notice Records an assigned verifier's revealed verdicts on the active submission: bit i of
-    ///         the seat's reject mask for each non-approval (an abstention, a zero end, counts there
+    /// @notice Records an assigned verifier's revealed verdicts on the active submission, on its own
+    ///         samples only (the others are ignored, docs/SECURITY.md P-27): bit i of the seat's
+    ///         reject mask for each non-approval (an abstention, a zero end, counts there
     ///         and in its own abstain mask, docs/SECURITY.md P-20), marks those samples disputed,
     ///         pulls one challengeBond per non-approval into the Escrow and, once every seat has
     ///         spoken, starts the challenge window.
@@ -170,8 +183,10 @@ library LibSettlement {
         if (approvals.length != samples) revert IJobManager.VerdictCountMismatch(jobId, samples, approvals.length);
         uint256 rejectMask = 0;
         uint256 rejects = 0;
+        // Only the seat's own samples count: its ends on the others are ignored (P-27).
+        uint256 own = seat.sampleMask;
         for (uint256 i; i < samples; ++i) {
-            if (!approvals[i]) {
+            if (!approvals[i] && (own >> i) & 1 == 1) {
                 rejectMask |= uint256(1) << i;
                 ++rejects;
             }
@@ -851,13 +866,98 @@ library LibSettlement {
         return address(0);
     }
 
-    /// @notice Verdict of a seat on sample `sampleIndex` (None if it never submitted; Abstain for a
-    ///         zero end).
+    /// @notice Sets the deadlines of a verifier draw (claims in `claimsWindow` from now, verdicts
+    ///         verdictWindow after, then the reveal and challenge windows) -> Verifying.
+    function _setDeadlines(Job storage job, Settlement memory s, uint64 claimsWindow) internal {
+        uint64 claimsDeadline = uint64(block.timestamp) + claimsWindow;
+        uint64 verdictDeadline = claimsDeadline + s.verdictWindow;
+        job.claimsDeadline = claimsDeadline;
+        job.verdictDeadline = verdictDeadline;
+        job.challengeDeadline = verdictDeadline + s.revealWindow + s.challengeWindow;
+        job.status = JobStatus.Verifying;
+    }
+
+    /// @notice First assignment: each verifier draws its own `q` of the `segmentCount` segments;
+    ///         stores their union, in increasing segment order, as the submission's sample.
+    /// @return masks Per verifier (assignment order), bit i set = sample i is in its draw.
+    function _drawOwnSegments(
+        Submission storage sub,
+        address[] memory verifiers,
+        bytes32 seed,
+        uint256 segmentCount,
+        uint256 q
+    ) internal returns (uint64[] memory masks) {
+        uint256 count = verifiers.length;
+        uint32[][] memory draws = new uint32[][](count);
+        // INVARIANT: count * min(q, segmentCount) <= V * q <= MAX_SAMPLES_PER_JOB (constructor).
+        uint32[] memory union = new uint32[](count * (q < segmentCount ? q : segmentCount));
+        uint256 size;
+        for (uint256 v; v < count; ++v) {
+            draws[v] = LibSampling.drawSegments(keccak256(abi.encode(seed, "segments", verifiers[v])), segmentCount, q);
+            for (uint256 j; j < draws[v].length; ++j) {
+                size = _insertSorted(union, size, draws[v][j]);
+            }
+        }
+        for (uint256 i; i < size; ++i) {
+            sub.segments.push(union[i]);
+        }
+        masks = new uint64[](count);
+        for (uint256 v; v < count; ++v) {
+            for (uint256 j; j < draws[v].length; ++j) {
+                uint256 i;
+                while (union[i] != draws[v][j]) ++i;
+                masks[v] |= uint64(1) << i;
+            }
+        }
+    }
+
+    /// @notice Reassignment: each verifier draws its own `q` of the `samples` kept samples (the
+    ///         claims are on them); a sample no draw holds goes to the seats in turn.
+    /// @return masks Per verifier (assignment order), bit i set = sample i is its to verify.
+    function _drawOwnSamples(address[] memory verifiers, bytes32 seed, uint256 samples, uint256 q)
+        internal
+        pure
+        returns (uint64[] memory masks)
+    {
+        uint256 count = verifiers.length;
+        masks = new uint64[](count);
+        uint64 covered;
+        for (uint256 v; v < count; ++v) {
+            uint32[] memory picked =
+                LibSampling.drawSegments(keccak256(abi.encode(seed, "samples", verifiers[v])), samples, q);
+            for (uint256 j; j < picked.length; ++j) {
+                masks[v] |= uint64(1) << picked[j];
+            }
+            covered |= masks[v];
+        }
+        uint256 turn;
+        for (uint256 i; i < samples; ++i) {
+            if ((covered >> i) & 1 == 1) continue;
+            masks[turn++ % count] |= uint64(1) << i;
+        }
+    }
+
+    /// @notice Inserts `value` into the increasing first `size` entries of `values` unless present.
+    /// @return newSize The new number of entries.
+    function _insertSorted(uint32[] memory values, uint256 size, uint32 value) internal pure returns (uint256 newSize) {
+        uint256 i;
+        while (i < size && values[i] < value) ++i;
+        if (i < size && values[i] == value) return size;
+        for (uint256 k = size; k > i; --k) {
+            values[k] = values[k - 1];
+        }
+        values[i] = value;
+        newSize = size + 1;
+    }
+
+    /// @notice Verdict of a seat on sample `sampleIndex` (None if it never submitted or the sample is
+    ///         not in its own draw, P-27; Abstain for a zero end).
     function verdictAt(Seat storage seat, uint256 sampleIndex) internal view returns (Verdict verdict) {
         SeatStatus status = seat.status;
         if (status == SeatStatus.None || status == SeatStatus.Assigned || status == SeatStatus.Missed) {
             return Verdict.None;
         }
+        if ((uint256(seat.sampleMask) >> sampleIndex) & 1 == 0) return Verdict.None;
         if ((uint256(seat.abstainMask) >> sampleIndex) & 1 == 1) return Verdict.Abstain;
         verdict = (uint256(seat.rejectMask) >> sampleIndex) & 1 == 1 ? Verdict.Reject : Verdict.Approve;
     }

@@ -18,13 +18,15 @@ enum SeatStatus {
     Released
 }
 
-/// @notice A verifier's seat: its status and, once submitted, bit i set = rejected sample i (an
-///         abstention counts as a rejection there) and bit i set = abstained on sample i (sealed a
-///         zero end: no data, docs/SECURITY.md P-20).
+/// @notice A verifier's seat: its status, the samples it must verify (bit i set = sample i is in
+///         its own draw, docs/SECURITY.md P-27) and, once submitted, bit i set = rejected sample i
+///         (an abstention counts as a rejection there) and bit i set = abstained on sample i (sealed
+///         a zero end: no data, docs/SECURITY.md P-20). Both verdict masks lie inside `sampleMask`.
 struct Seat {
     SeatStatus status;
     uint64 rejectMask;
     uint64 abstainMask;
+    uint64 sampleMask;
 }
 
 /// @notice The JobManager's bookkeeping of one submission (one solver's attempt at one job), keyed
@@ -38,7 +40,8 @@ struct Seat {
 /// @param disputePending True while a dispute is open at the adjudicator.
 /// @param reassignments Times fresh verifiers were drawn because none revealed a verdict.
 /// @param verifiers Assigned verifiers.
-/// @param segments Sampled segment indices, in sample order.
+/// @param segments Sampled segment indices, in sample order: the union of the seats' own draws, in
+///        increasing segment order.
 /// @param seats Seat of each assigned verifier.
 /// @param challengers Whistleblower that challenged a verifier's approval of a sample.
 /// @param disputeChallenger The one party whose own challenge the current dispute decides (a game

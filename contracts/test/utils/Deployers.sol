@@ -86,8 +86,17 @@ abstract contract Deployers is PRBTest, Bound {
     function setUp() public virtual {
         vm.warp(START_TIME);
         vm.roll(START_BLOCK);
-        _deploy(Deploy.defaultConfig());
+        _deploy(_testConfig());
         _setUpActors();
+    }
+
+    /// @notice The devnet defaults with q = N/k of the default job (8): each seat draws every
+    ///         segment of a default job, so every verifier judges every sample (the settlement suites
+    ///         set each verifier's verdicts freely). Own draws of fewer segments than the job has
+    ///         (docs/SECURITY.md P-27) are tested in OwnDraws.t.sol.
+    function _testConfig() internal pure returns (Deploy.Config memory cfg) {
+        cfg = Deploy.defaultConfig();
+        cfg.params.samplesPerJob = TOTAL_STEPS / INTERVAL;
     }
 
     function _deploy(Deploy.Config memory cfg) internal {
@@ -105,7 +114,7 @@ abstract contract Deployers is PRBTest, Bound {
 
     /// @notice Fresh deployment of the default config with forced-error rate `rateBps`, and actors.
     function _redeployWithRate(uint256 rateBps) internal {
-        Deploy.Config memory cfg = Deploy.defaultConfig();
+        Deploy.Config memory cfg = _testConfig();
         cfg.forcedErrorRateBps = rateBps;
         _deploy(cfg);
         delete verifierPool;

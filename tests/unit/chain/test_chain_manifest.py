@@ -55,7 +55,7 @@ def test_manifest_missing_or_invalid(tmp_path):
 
 def test_demo_params():
     p = ProtocolParams.demo()
-    assert (p.verifiers_per_job, p.samples_per_job, p.committee_size) == (5, 4, 3)
+    assert (p.verifiers_per_job, p.samples_per_job, p.committee_size) == (5, 12, 3)
     assert (p.commit_window, p.verdict_window, p.challenge_window) == (900, 180, 30)
     assert (p.reveal_window, p.forced_error_rate_bps) == (30, 10_000)
     assert p.jackpot_funding >= 3 * 5 * p.jackpot  # every winner of every demo job is paid

@@ -264,3 +264,32 @@ def test_a_step_judge_votes_against_a_defender_that_withholds_its_data(
         assert verifier._judge_step(job, dispute, claim) is None  # early: keep retrying
     chain.now = dispute.commit_deadline - 10  # last third of the vote window
     assert verifier._judge_step(job, dispute, claim) is False
+
+
+def test_each_verifier_replays_only_its_own_draw(tmp_path: Path) -> None:
+    """P-27: each seat draws its own segments. Verifier 0 drew segment 1 and verifier 1 the
+    (perturbed) segment 3: each replays only its own sample, seals the zero end on the other
+    seat's (ignored by the contract: Verdict.None, no bond), and the cheat is caught by the seat
+    that drew it."""
+    chain = FakeChain()
+    chain.own_draws = {VERIFIERS[0]: [1], VERIFIERS[1]: [3]}
+    nodes = [
+        verifier_node(chain.client(v), tmp_path / f"v{i}") for i, v in enumerate(VERIFIERS[:2])
+    ]
+    for node in nodes:
+        node.step()  # stakes before the assignment
+    solver = run_solver_to_commit(chain, tmp_path, "perturb")  # segment 3 is perturbed
+    for node in nodes:
+        node.http_client = http_for(solver)
+    for _ in range(2):  # check the own claims and seal, then reveal
+        for node in nodes:
+            node.step()
+    assert chain.assignments[1].segments == (1, 3)  # the union, in segment order
+    first, second = (node.state.read().jobs[1] for node in nodes)
+    assert set(first.results) == {0} and first.results[0].ok  # replayed segment 1 only
+    assert set(second.results) == {1} and not second.results[1].ok  # replayed segment 3 only
+    assert first.ends is not None and first.ends[1] == UNREPLAYED_END  # not its sample
+    assert second.ends is not None and second.ends[0] == UNREPLAYED_END
+    assert chain.verdicts[(1, VERIFIERS[0])] == [Verdict.Approve, Verdict.None_]
+    assert chain.verdicts[(1, VERIFIERS[1])] == [Verdict.None_, Verdict.Reject]
+    assert chain.disputed[1] == {1}  # only the cheat is disputed

@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+import {Deployers} from "./utils/Deployers.sol";
+import {Deploy} from "../script/Deploy.sol";
+import {LibSampling} from "../src/libraries/LibSampling.sol";
+import {JobStatus, Verdict} from "../src/types/JobTypes.sol";
+import {Role} from "../src/types/Role.sol";
+
+/// @notice P-27 (docs/SECURITY.md): each verifier draws its own segments. Before, every verifier of
+///         a job replayed the same q segments, so two verifiers of one operator needed one replay
+///         (the twin sealed the copied ends) and the job got one verifier's coverage. Now each seat
+///         draws q segments seeded by the round's randomness and the verifier; the sample is their
+///         union, and a seat's sealed ends outside its own draw are ignored.
+contract OwnDraws_Test is Deployers {
+    /// @notice The issue's numbers: V = 3, q = 2, M = 12 segments.
+    uint32 internal constant WIDE_STEPS = 24;
+    uint32 internal constant WIDE_INTERVAL = 2;
+    uint256 internal constant Q = 2;
+
+    function setUp() public override {
+        super.setUp();
+        _deployOwn(0);
+    }
+
+    /// @notice Devnet defaults with V = 3, q = 2 and forced-error rate `rateBps`, and fresh actors.
+    function _deployOwn(uint256 rateBps) internal {
+        Deploy.Config memory cfg = Deploy.defaultConfig();
+        cfg.params.samplesPerJob = uint32(Q);
+        cfg.forcedErrorRateBps = rateBps;
+        _deploy(cfg);
+        delete verifierPool;
+        _setUpActors();
+    }
+
+    /// @notice Posts, claims and commits a job of M = 12 segments (a spec of its own, P-26).
+    function _committedWideJob() internal returns (uint256 jobId) {
+        bytes32 specHash = keccak256(abi.encode(SPEC_HASH, "wide", _posts++));
+        vm.prank(submitter);
+        jobId = jobManager.postJob(MODEL_ID, specHash, INIT_HASH, WIDE_STEPS, WIDE_INTERVAL, REWARD, SPEC_URI);
+        _claimAndCommit(jobId);
+    }
+
+    /// @notice Assigns `jobId` with randomness block hash `blockHash` (unless zero).
+    function _assignWith(uint256 jobId, bytes32 blockHash) internal {
+        vm.roll(block.number + 2);
+        if (blockHash != bytes32(0)) vmx.setBlockhash(_job(jobId).randomnessBlock, blockHash);
+        jobManager.assignVerifiers(jobId);
+    }
+
+    /// @notice The segments verifier `v` draws at the first assignment of `jobId`, as the contract
+    ///         specifies them: LibSampling.drawSegments(keccak256(abi.encode(seed, "segments", v))).
+    function _ownDraw(uint256 jobId, address v) internal view returns (uint32[] memory) {
+        bytes32 seed = keccak256(abi.encode(blockhash(_job(jobId).randomnessBlock), jobId, _job(jobId).merkleRoot));
+        return LibSampling.drawSegments(keccak256(abi.encode(seed, "segments", v)), WIDE_STEPS / WIDE_INTERVAL, Q);
+    }
+
+    function _maskOf(uint256 jobId, address v) internal view returns (uint256) {
+        return jobManager.sampleMaskOf(jobId, v);
+    }
+
+    function _popCount(uint256 mask) internal pure returns (uint256 count) {
+        for (; mask != 0; mask >>= 1) {
+            count += mask & 1;
+        }
+    }
+
+    /// @notice Everything `account` owns in the token: balance, Escrow credit, stakes (every role).
+    function _holdings(address account) internal view returns (uint256 total) {
+        total = token.balanceOf(account) + escrow.creditOf(account);
+        for (uint256 r; r < 3; ++r) {
+            (uint256 staked,, uint256 unbonding,) = stakeManager.stakeOf(account, Role(r));
+            total += staked + unbonding;
+        }
+    }
+
+    /// @notice What an honest verifier seals: the claimed end (its replay of an honest segment) on
+    ///         its own samples, a zero end (nothing replayed) on the others.
+    function _honestEnds(uint256 jobId, address v) internal view returns (bytes32[] memory ends) {
+        (, bytes32[] memory claimed) = round.claimsOf(_sid(jobId));
+        uint256 mask = _maskOf(jobId, v);
+        ends = new bytes32[](claimed.length);
+        for (uint256 j; j < claimed.length; ++j) {
+            if ((mask >> j) & 1 == 1) ends[j] = claimed[j];
+        }
+    }
+
+    /// @notice Finalizes, arbitrating every dispute the job opens with `segmentValid`.
+    function _settle(uint256 jobId, bool segmentValid) internal {
+        _passChallengeWindow(jobId);
+        jobManager.finalize(jobId);
+        for (uint256 guard; guard < 64 && _job(jobId).status == JobStatus.Disputed; ++guard) {
+            _arbitrate(_job(jobId).disputeId, segmentValid);
+            if (_job(jobId).status == JobStatus.Disputed) jobManager.finalize(jobId);
+        }
+    }
+
+    /// @notice Each seat holds exactly its own seeded draw; the sample is the union of the draws in
+    ///         increasing segment order, every sample of it has claims and at least one seat; and
+    ///         unless the three draws coincide (probability 1/66^2) the job checks more than q = 2 of
+    ///         its 12 segments. Before: every seat held the same 2 segments.
+    function testFuzz_ownDraws_eachSeatItsOwnSegments_succeeds(bytes32 blockHash) public {
+        vm.assume(blockHash != bytes32(0));
+        uint256 jobId = _committedWideJob();
+        _assignWith(jobId, blockHash);
+        _postClaims(jobId);
+        (address[] memory verifiers, uint32[] memory segments) = jobManager.getAssignment(jobId);
+        assertEq(verifiers.length, 3);
+        (bytes32[] memory starts,) = round.claimsOf(_sid(jobId));
+        assertEq(starts.length, segments.length, "a claim per sample of the union");
+        for (uint256 i = 1; i < segments.length; ++i) {
+            assertGt(uint256(segments[i]), uint256(segments[i - 1]), "increasing segment order");
+        }
+        uint256 covered;
+        bool allSame = true;
+        for (uint256 v; v < verifiers.length; ++v) {
+            uint32[] memory own = _ownDraw(jobId, verifiers[v]);
+            uint256 mask = _maskOf(jobId, verifiers[v]);
+            assertEq(_popCount(mask), Q, "q samples per seat");
+            for (uint256 j; j < own.length; ++j) {
+                bool found;
+                for (uint256 i; i < segments.length; ++i) {
+                    if (segments[i] == own[j]) {
+                        assertEq((mask >> i) & 1, 1, "the seat's mask holds its own draw");
+                        found = true;
+                    }
+                }
+                assertTrue(found, "its draw is in the union");
+            }
+            if (mask != _maskOf(jobId, verifiers[0])) allSame = false;
+            covered |= mask;
+        }
+        assertEq(covered, (uint256(1) << segments.length) - 1, "every sample has a seat");
+        if (!allSame) assertGt(segments.length, Q, "coverage grows with V");
+    }
+
+    /// @notice Over 32 draws the union averages about 12 * (1 - (10/12)^3) = 5.06 segments (one
+    ///         verifier's draw: 2), and two seats seldom share their whole draw (1 in 66).
+    function test_ownDraws_coverageGrowsWithV_succeeds() public {
+        uint256 total;
+        uint256 twins;
+        for (uint256 t; t < 32; ++t) {
+            // Each draw from the same state (stakes are not used up).
+            uint256 snapshot = vmx.snapshotState();
+            uint256 jobId = _committedWideJob();
+            _assignWith(jobId, keccak256(abi.encode("draw", t)));
+            (address[] memory verifiers, uint32[] memory segments) = jobManager.getAssignment(jobId);
+            total += segments.length;
+            for (uint256 a; a < verifiers.length; ++a) {
+                for (uint256 b; b < a; ++b) {
+                    if (_maskOf(jobId, verifiers[a]) == _maskOf(jobId, verifiers[b])) ++twins;
+                }
+            }
+            vmx.revertToState(snapshot);
+            ++_posts;
+        }
+        assertGte(total, 32 * 4, "about 5 segments checked per job, not 2");
+        assertLte(twins, 8, "twin seats rarely hold the same samples (96 pairs, ~1.5 expected)");
+    }
+
+    /// @notice A twin seat seals its partner's ends instead of replaying: on its own samples that
+    ///         its partner did not draw it copied zero ends (nothing was replayed there), so it
+    ///         abstained and earns no fee; the copied ends on the partner's samples are ignored
+    ///         (Verdict.None, no bond). The partner and the third verifier, which replayed their own
+    ///         samples, are paid; the solver gets its reward.
+    function test_ownDraws_copierSeat_gainsNothing_succeeds() public {
+        uint256 jobId;
+        address copier;
+        address partner;
+        address third;
+        for (uint256 t;; ++t) {
+            jobId = _committedWideJob();
+            _assignWith(jobId, keccak256(abi.encode("copier", t)));
+            address[] memory seated = _assigned(jobId);
+            (copier, partner, third) = (seated[0], seated[1], seated[2]);
+            if (_maskOf(jobId, copier) & ~_maskOf(jobId, partner) != 0) break;
+        }
+        _postClaims(jobId);
+        uint256 copierBefore = _holdings(copier);
+        uint256 partnerBefore = _holdings(partner);
+        uint256 thirdBefore = _holdings(third);
+        uint256 solverBefore = _holdings(solver);
+
+        bytes32[] memory partnerEnds = _honestEnds(jobId, partner);
+        _submitEnds(jobId, partner, partnerEnds);
+        _submitEnds(jobId, third, _honestEnds(jobId, third));
+        _submitEnds(jobId, copier, partnerEnds);
+
+        uint256 own = _maskOf(jobId, copier);
+        Verdict[] memory verdicts = jobManager.verdictOf(jobId, copier);
+        for (uint256 i; i < verdicts.length; ++i) {
+            if ((own >> i) & 1 == 0) {
+                assertEq(uint8(verdicts[i]), uint8(Verdict.None), "outside its draw: ignored");
+            } else if ((_maskOf(jobId, partner) >> i) & 1 == 0) {
+                assertEq(uint8(verdicts[i]), uint8(Verdict.Abstain), "nothing to copy: an abstention");
+            } else {
+                assertEq(uint8(verdicts[i]), uint8(Verdict.Approve), "the partner replayed it");
+            }
+        }
+        _settle(jobId, true);
+
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized), "finalized");
+        assertEq(_holdings(copier), copierBefore, "the copier: no fee");
+        assertEq(_holdings(partner), partnerBefore + params.verifierFee, "the partner is paid");
+        assertEq(_holdings(third), thirdBefore + params.verifierFee, "the third verifier is paid");
+        assertEq(_holdings(solver), solverBefore + REWARD, "the solver is paid its reward");
+        _assertEscrowSolvent();
+    }
+
+    /// @notice A seat's ends outside its own draw never cost it a bond or open a dispute: made-up
+    ///         ends there are ignored and the seat is paid for its own (approved) samples.
+    function test_ownDraws_endsOutsideOwnDraw_ignored_succeeds() public {
+        uint256 jobId = _committedWideJob();
+        _assignWith(jobId, keccak256("ignored"));
+        _postClaims(jobId);
+        address[] memory verifiers = _assigned(jobId);
+        uint256 before = _holdings(verifiers[0]);
+        bytes32[] memory ends = _honestEnds(jobId, verifiers[0]);
+        uint256 own = _maskOf(jobId, verifiers[0]);
+        for (uint256 j; j < ends.length; ++j) {
+            if ((own >> j) & 1 == 0) ends[j] = keccak256(abi.encode("made up", j));
+        }
+        uint256 balance = token.balanceOf(verifiers[0]);
+        _submitEnds(jobId, verifiers[0], ends);
+        _submitEnds(jobId, verifiers[1], _honestEnds(jobId, verifiers[1]));
+        _submitEnds(jobId, verifiers[2], _honestEnds(jobId, verifiers[2]));
+        assertEq(token.balanceOf(verifiers[0]), balance, "no bond pulled");
+        assertEq(jobManager.disputedMaskOf(jobId), 0, "nothing disputed");
+        _settle(jobId, true);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized), "finalized");
+        assertEq(_holdings(verifiers[0]), before + params.verifierFee, "paid for its own samples");
+    }
+
+    /// @notice A solver that fakes a segment of one seat's draw is caught by that seat alone: its
+    ///         rejection disputes the sample, the committee finds it invalid, the solver is slashed
+    ///         and the rejecter wins; seats that did not draw it are neither slashed nor blamed.
+    function test_ownDraws_cheatInOneSeatsDraw_caught_succeeds() public {
+        uint256 jobId = _committedWideJob();
+        _assignWith(jobId, keccak256("cheat"));
+        _postClaims(jobId);
+        address[] memory verifiers = _assigned(jobId);
+        // The sample only verifiers[0] holds (searching seats in turn if it holds none alone).
+        uint256 sample = type(uint256).max;
+        address catcher;
+        for (uint256 v; v < verifiers.length && sample == type(uint256).max; ++v) {
+            uint256 others;
+            for (uint256 w; w < verifiers.length; ++w) {
+                if (w != v) others |= _maskOf(jobId, verifiers[w]);
+            }
+            uint256 alone = _maskOf(jobId, verifiers[v]) & ~others;
+            for (uint256 i; alone != 0 && i < 64; ++i) {
+                if ((alone >> i) & 1 == 1) {
+                    (sample, catcher) = (i, verifiers[v]);
+                    break;
+                }
+            }
+        }
+        assertTrue(catcher != address(0), "some sample is held by one seat alone");
+        uint256 catcherBefore = _holdings(catcher);
+        for (uint256 v; v < verifiers.length; ++v) {
+            bytes32[] memory ends = _honestEnds(jobId, verifiers[v]);
+            // Its replay of the faked segment disagrees with the claim.
+            if (verifiers[v] == catcher) ends[sample] = keccak256("true replay");
+            _submitEnds(jobId, verifiers[v], ends);
+        }
+        assertEq(jobManager.disputedMaskOf(jobId), uint256(1) << sample, "only the faked sample is disputed");
+        _settle(jobId, false);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Rejected), "rejected");
+        assertGt(_holdings(catcher), catcherBefore, "the catcher wins a share of the solver's stake");
+        for (uint256 v; v < verifiers.length; ++v) {
+            assertEq(_locked(verifiers[v], Role.Verifier), 0, "every seat released");
+        }
+        _assertEscrowSolvent();
+    }
+
+    /// @notice The forced sample is always in some seat's draw, and only the seats that drew it
+    ///         are judged on it: its holders that replayed win the jackpot, the other seats' (ignored)
+    ///         approvals of the forced claim cost them nothing.
+    function test_ownDraws_forcedSample_inSomeSeat_holdersJudged_succeeds() public {
+        _deployOwn(3000);
+        for (uint256 round_; round_ < 4; ++round_) {
+            uint256 jobId = _forcedAssignedJob();
+            (bool forced, uint256 f) = round.drawForcedError(_sid(jobId), _secret(jobId));
+            assertTrue(forced);
+            address[] memory verifiers = _assigned(jobId);
+            uint256 covered;
+            for (uint256 v; v < verifiers.length; ++v) {
+                covered |= _maskOf(jobId, verifiers[v]);
+            }
+            assertEq((covered >> f) & 1, 1, "the forced sample is some seat's");
+        }
+        uint256 job = _forcedVerifyingJob();
+        (, uint256 forcedSample) = round.drawForcedError(_sid(job), _secret(job));
+        address[] memory seats = _assigned(job);
+        uint256[] memory before = new uint256[](seats.length);
+        for (uint256 v; v < seats.length; ++v) {
+            before[v] = _holdings(seats[v]);
+            bool holds = (_maskOf(job, seats[v]) >> forcedSample) & 1 == 1;
+            // Holders replay (their end is the true end); the others approve every claim, the forced
+            // one included: outside their draw that approval is ignored.
+            _submit(job, seats[v], holds ? uint256(1) << forcedSample : 0);
+        }
+        _passChallengeWindow(job);
+        jobManager.finalize(job);
+        assertEq(uint8(_job(job).status), uint8(JobStatus.Finalized), "finalized");
+        for (uint256 v; v < seats.length; ++v) {
+            bool holds = (_maskOf(job, seats[v]) >> forcedSample) & 1 == 1;
+            uint256 expected = before[v] + params.verifierFee + (holds ? params.jackpot : 0);
+            assertEq(_holdings(seats[v]), expected, holds ? "holder: fee + jackpot" : "other seat: fee");
+        }
+        _assertEscrowSolvent();
+    }
+
+    /// @notice A reassignment (nobody revealed, P-8) keeps the sample and its claims; the new seats
+    ///         draw among it and every sample keeps a seat.
+    function test_ownDraws_reassignment_everySampleKeepsASeat_succeeds() public {
+        uint256 jobId = _committedWideJob();
+        _assignWith(jobId, keccak256("first"));
+        _postClaims(jobId);
+        (, uint32[] memory segments) = jobManager.getAssignment(jobId);
+        // Nobody reveals: the round ends without verdicts.
+        vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
+        jobManager.finalize(jobId);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Committed), "reassigning");
+        _assignWith(jobId, keccak256("second"));
+        (address[] memory verifiers, uint32[] memory kept) = jobManager.getAssignment(jobId);
+        assertEq(keccak256(abi.encode(kept)), keccak256(abi.encode(segments)), "the sample is kept");
+        uint256 covered;
+        for (uint256 v; v < verifiers.length; ++v) {
+            uint256 mask = _maskOf(jobId, verifiers[v]);
+            assertGte(_popCount(mask), Q, "q samples at least");
+            assertEq(mask >> segments.length, 0, "within the sample");
+            covered |= mask;
+        }
+        assertEq(covered, (uint256(1) << segments.length) - 1, "every sample has a seat");
+    }
+}
