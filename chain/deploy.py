@@ -181,7 +181,8 @@ def deploy_protocol(
 
     The steps are the rows of the deployment table (`load_table`) whose variant is ``"all"``
     or ``params.adjudicator``: VeriToken (unless ``token`` is given), StakeManager,
-    ShareRegistry, Escrow, the LibSettlement library (linked into the JobManager), JobManager,
+    ShareRegistry, Escrow, the LibSettlement and LibAssignment libraries (linked into the
+    JobManager), JobManager,
     VerificationRound, ``setVerificationRound``, ArbitrationCommittee (then BisectionGame and
     ``setStepParent`` with bisection), ``setAdjudicator``, ``escrow.authorize``,
     ``setMinter`` and the two ``PROTOCOL_ROLE`` grants.
@@ -236,6 +237,7 @@ def deploy_protocol(
             verification_round=a["verificationRound"],
             bisection_game=a.get("bisectionGame"),
             lib_settlement=a["libSettlement"],
+            lib_assignment=a["libAssignment"],
         ),
         params=params,
         block=start_block,

@@ -103,7 +103,11 @@ class ProtocolParams(BaseModel):
     )
     # VerificationRound (docs/FORCED_ERRORS.md)
     forced_error_rate_bps: int = Field(
-        1_000, ge=0, le=10_000, description="share of jobs carrying a forced error (bps)"
+        3_000,
+        ge=0,
+        le=10_000,
+        description="share of jobs carrying a forced error (bps); each seat holds the forced "
+        "sample with probability >= 1/V (docs/SECURITY.md P-27), so laziness must lose at p/V",
     )
     jackpot_funding: int = Field(
         100 * E18, ge=0, description="tokens the deployer puts in the jackpot pool (wei)"
@@ -135,6 +139,16 @@ class ProtocolParams(BaseModel):
         10_000)``, as ``JobManager.forcedErrorPremium()`` computes it (docs/FORCED_ERRORS.md
         section 5). A forced error pays at most one jackpot per seat, so at most V per job."""
         return -(-self.forced_error_rate_bps * self.verifiers_per_job * self.jackpot // 10_000)
+
+    @property
+    def lazy_gain_bps(self) -> int:
+        """Expected gain per job of a seat that approves without replaying, times ``10_000 * V``
+        (wei), when it holds the forced sample with probability ``1/V``, the fewest a seat's own
+        draw can give (docs/SECURITY.md P-27): ``10_000 * V * fee - rate * (fee +
+        verifier_stake)``. Negative iff laziness loses (README "Lazy verifier")."""
+        return 10_000 * self.verifiers_per_job * self.verifier_fee - self.forced_error_rate_bps * (
+            self.verifier_fee + self.verifier_stake
+        )
 
     def farming_gain_bps(self, phi_bps: int) -> int:
         """Expected gain per job, times 10_000 (wei * 10_000), of a coalition that posts its own
@@ -174,6 +188,21 @@ class ProtocolParams(BaseModel):
             )
         if self.verifier_fee == 0:
             raise ValueError("verifier_fee must be > 0: a job pays for the verifier stake it locks")
+        # README "Lazy verifier", docs/SECURITY.md P-27: a seat holds the forced sample with
+        # probability h >= 1/V (its own q of at most V*q samples), so a seat that approves without
+        # replaying expects fee - h*p*(fee + verifier_stake); it must lose at the worst h = 1/V.
+        if self.forced_error_rate_bps == 0:
+            logger.warning(
+                "forced_error_rate_bps is 0: no forced error ever catches a verifier that "
+                "approves without replaying (only whistleblowers do)"
+            )
+        elif self.lazy_gain_bps >= 0:
+            raise ValueError(
+                f"laziness pays: a verifier that approves without replaying gains "
+                f"{self.lazy_gain_bps / 10_000 / self.verifiers_per_job} wei per job when it holds "
+                f"the forced sample with probability 1/V; need rate * (fee + verifier_stake) > "
+                f"10000 * V * fee"
+            )
         if self.verifiers_per_job * self.samples_per_job > 64:
             # each seat draws its own q samples; their union must fit the contract's bitmaps (P-27)
             raise ValueError(
@@ -294,6 +323,7 @@ class ContractAddresses(BaseModel):
     verification_round: str | None = None
     bisection_game: str | None = None
     lib_settlement: str | None = None
+    lib_assignment: str | None = None
 
 
 class Deployment(BaseModel):

@@ -405,9 +405,13 @@ class SolverNode(NodeBase):
             return
         jobs = self.client.jobs
         assigned = jobs.get_assignment(job_id).verifiers
-        verdicts = [x for v in assigned for x in jobs.verdicts_of(job_id, v)]
-        if assigned and all(x is Verdict.None_ for x in verdicts):
-            # No verifier revealed: the secret stays hidden and fresh verifiers are drawn.
+        verdicts = [list(jobs.verdicts_of(job_id, v)) for v in assigned]
+        if verdicts and any(
+            all(len(seat) <= i or seat[i] is Verdict.None_ for seat in verdicts)
+            for i in range(len(claims.segments))
+        ):
+            # A sample without a revealed verdict (P-27): the secret stays hidden and fresh
+            # verifiers are drawn for it.
             return
         entry = self.catalog.get(job_id)
         if entry is None:

@@ -4,6 +4,7 @@ pragma solidity 0.8.37;
 // Contracts
 import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
 // Libraries
+import {LibAssignment} from "./libraries/LibAssignment.sol";
 import {LibCheckpoint} from "./libraries/LibCheckpoint.sol";
 import {LibSettlement} from "./libraries/LibSettlement.sol";
 // Interfaces
@@ -320,26 +321,16 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
             emit RandomnessReanchored(jobId, next);
             return;
         }
-        bytes32 seed = keccak256(abi.encode(blockHash, jobId, job.merkleRoot));
-        Submission storage sub = _active(jobId, job);
-        address[] memory excluded = new address[](2);
-        excluded[0] = job.submitter;
-        excluded[1] = job.solver;
-        // SAFETY: trusted StakeManager view: the protocol's one verifier draw. As many seats as the
-        // held fees pay for: V at first, no more than the first draw filled on a reassignment
-        // (verifierFee > 0, enforced at construction; feesHeld <= V * verifierFee fits 32 bits).
-        (address[] memory verifiers, uint256 candidates) = _STAKE_MANAGER.drawVerifiers(
-            keccak256(abi.encode(seed, "verifiers")),
-            // forge-lint: disable-next-line(unsafe-typecast)
-            uint32(sub.feesHeld / _VERIFIER_FEE),
-            _VERIFIER_STAKE,
-            excluded,
-            new address[](0)
+        // Each seat draws its own samples (P-27); a reassignment keeps the sample (the solver's
+        // claims are on it) and the seats that revealed, and seats new verifiers on the rest.
+        LibAssignment.assign(
+            job,
+            _active(jobId, job),
+            _settlement(),
+            jobId,
+            keccak256(abi.encode(blockHash, jobId, job.merkleRoot)),
+            _SAMPLES_PER_JOB
         );
-        if (verifiers.length == 0) revert NoEligibleVerifiers(jobId, candidates);
-        // Each seat draws its own samples (P-27); a reassignment keeps the sample union (the
-        // solver's claims are on it) and draws the new seats' samples among it.
-        LibSettlement.recordAssignment(job, sub, _settlement(), jobId, verifiers, seed, _SAMPLES_PER_JOB);
     }
 
     /// @inheritdoc IJobManager
@@ -397,7 +388,8 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
             if (outcome == RoundOutcome.Pending) revert RoundPending(jobId);
             if (outcome == RoundOutcome.NoVerdicts) {
                 // Nothing was verified: nothing is paid or minted.
-                if (LibSettlement.settleUnverified(job, sub, _settlement(), jobId)) _round.onReassign(submissionId);
+                (bool reassigned, uint256 kept) = LibSettlement.settleUnverified(job, sub, _settlement(), jobId);
+                if (reassigned) _round.onReassign(submissionId, kept);
                 return;
             }
             if (LibSettlement.settleRound(job, sub, _settlement(), jobId, outcome, forcedSample)) return;

@@ -29,9 +29,11 @@ contract VerificationRound is IVerificationRound {
     /// @param secret Revealed secret (zero until revealed).
     /// @param revealed True once the secret was revealed and every claim proven.
     /// @param forced True if the revealed draw carries a forced error.
-    /// @param committed Assigned verifiers that sealed verdicts (of the current draw).
+    /// @param committed Assigned verifiers that sealed verdicts (of the current draw, counting the
+    ///        seats a reassignment kept).
     /// @param forcedSample Sample index of the forced error (meaningful if `forced`).
-    /// @param verdicts Assigned verifiers that revealed verdicts (of the current draw).
+    /// @param covered Bit i set = some assigned verifier whose own draw holds sample i revealed its
+    ///        verdicts (docs/SECURITY.md P-27); kept across reassignments with the seats that revealed.
     /// @param forcedTrueEnd The solver's committed end of the forced sample (zero unless `forced`).
     struct Round {
         uint256 jobId;
@@ -42,7 +44,7 @@ contract VerificationRound is IVerificationRound {
         bool forced;
         uint32 committed;
         uint32 forcedSample;
-        uint32 verdicts;
+        uint64 covered;
         bytes32 forcedTrueEnd;
     }
 
@@ -118,11 +120,11 @@ contract VerificationRound is IVerificationRound {
     }
 
     /// @inheritdoc IVerificationRound
-    function onReassign(SubmissionId submissionId) external {
+    function onReassign(SubmissionId submissionId, uint256 kept) external {
         if (msg.sender != address(_JOB_MANAGER)) revert NotJobManager(msg.sender);
-        Round storage round = _rounds[submissionId];
-        round.committed = 0;
-        round.verdicts = 0;
+        // SAFETY: kept <= MAX_VERIFIERS_PER_JOB = 32.
+        // forge-lint: disable-next-line(unsafe-typecast)
+        _rounds[submissionId].committed = uint32(kept);
         emit VerdictRoundReset(submissionId);
     }
 
@@ -197,7 +199,7 @@ contract VerificationRound is IVerificationRound {
             revert VerdictCommitmentMismatch(submissionId, msg.sender);
         }
         seal.revealed = true;
-        ++round.verdicts;
+        round.covered |= uint64(_JOB_MANAGER.sampleMaskOf(jobId, msg.sender));
         _recordVerdicts(submissionId, ends);
     }
 
@@ -246,8 +248,9 @@ contract VerificationRound is IVerificationRound {
         if (_startHashes[submissionId].length == 0) {
             return (block.timestamp > job.claimsDeadline ? RoundOutcome.NoClaims : RoundOutcome.Pending, 0);
         }
-        // No verdict at all once the verdict reveals closed: the secret can no longer be revealed.
-        if (round.verdicts == 0) {
+        // A sample without a revealed verdict once the verdict reveals closed (P-27): the secret
+        // can no longer be revealed.
+        if (round.covered != _allSamples(round.jobId)) {
             return (
                 block.timestamp > uint256(job.verdictDeadline) + _REVEAL_WINDOW
                     ? RoundOutcome.NoVerdicts
@@ -475,7 +478,9 @@ contract VerificationRound is IVerificationRound {
         }
         uint256 samples = _startHashes[submissionId].length;
         if (samples == 0) revert ClaimsNotPosted(submissionId);
-        if (round.verdicts == 0) revert NoVerdictsRevealed(submissionId);
+        // SAFETY: samples <= MAX_SAMPLES_PER_JOB = 64.
+        uint64 uncovered = uint64((uint256(1) << samples) - 1) & ~round.covered;
+        if (uncovered != 0) revert SamplesUncovered(submissionId, uncovered);
         if (keccak256(abi.encode(jobId, job.solver, secret)) != round.secretCommitment) {
             revert SecretCommitmentMismatch(submissionId);
         }
@@ -499,6 +504,12 @@ contract VerificationRound is IVerificationRound {
     }
 
     /// @notice Sampled segments of the job, in sample order (empty before assignment).
+    /// @notice Bit mask of every sample of the job's assignment (bit i = sample i).
+    function _allSamples(uint256 jobId) internal view returns (uint64 all) {
+        // SAFETY: samples <= MAX_SAMPLES_PER_JOB = 64.
+        all = uint64((uint256(1) << _segmentsOf(jobId).length) - 1);
+    }
+
     function _segmentsOf(uint256 jobId) internal view returns (uint32[] memory segments) {
         // slither-disable-next-line unused-return
         (, segments) = _JOB_MANAGER.getAssignment(jobId);

@@ -248,7 +248,11 @@ contract Abuse_Test is Deployers {
             vm.warp(_job(jobId).challengeDeadline + 1);
             // The secret stays hidden from the next draw.
             bytes32[][] memory none = new bytes32[][](0);
-            vm.expectRevert(abi.encodeWithSelector(IVerificationRound.NoVerdictsRevealed.selector, _sid(jobId)));
+            vm.expectRevert(
+                abi.encodeWithSelector(
+                    IVerificationRound.SamplesUncovered.selector, _sid(jobId), uint64((1 << _samples(jobId)) - 1)
+                )
+            );
             vm.prank(solver);
             round.revealSecret(_sid(jobId), _secret(jobId), bytes32(0), none, none);
             (RoundOutcome outcome,) = round.outcome(_sid(jobId));

@@ -235,7 +235,8 @@ contract Gas_Test is Deployers {
     /// @notice Runtime sizes of every deployed contract (the BisectionGame's is in bisection.json).
     function test_bytecodeSize_gas() public {
         vmx.snapshotValue(GROUP, "size JobManager", address(jobManager).code.length);
-        vmx.snapshotValue(GROUP, "size LibSettlement", _librarySize());
+        vmx.snapshotValue(GROUP, "size LibSettlement", vm.getDeployedCode("LibSettlement.sol:LibSettlement").length);
+        vmx.snapshotValue(GROUP, "size LibAssignment", vm.getDeployedCode("LibAssignment.sol:LibAssignment").length);
         vmx.snapshotValue(GROUP, "size Escrow", address(escrow).code.length);
         vmx.snapshotValue(GROUP, "size VerificationRound", address(round).code.length);
         vmx.snapshotValue(GROUP, "size ArbitrationCommittee", address(committee).code.length);
@@ -250,7 +251,8 @@ contract Gas_Test is Deployers {
     function test_bytecodeSize_withinEightyPercent_succeeds() public {
         uint256 limit = 19_660; // floor(24,576 * 0.8)
         assertLte(address(jobManager).code.length, limit, "JobManager");
-        assertLte(_librarySize(), limit, "LibSettlement");
+        assertLte(vm.getDeployedCode("LibSettlement.sol:LibSettlement").length, limit, "LibSettlement");
+        assertLte(vm.getDeployedCode("LibAssignment.sol:LibAssignment").length, limit, "LibAssignment");
         assertLte(address(escrow).code.length, limit, "Escrow");
         assertLte(address(round).code.length, limit, "VerificationRound");
         assertLte(address(committee).code.length, limit, "ArbitrationCommittee");
@@ -259,10 +261,5 @@ contract Gas_Test is Deployers {
         assertLte(vm.getDeployedCode("ModelShares.sol:ModelShares").length, limit, "ModelShares");
         assertLte(vm.getDeployedCode("BisectionGame.sol:BisectionGame").length, limit, "BisectionGame");
         assertLte(address(token).code.length, limit, "VeriToken");
-    }
-
-    /// @notice Runtime size of the linked settlement library.
-    function _librarySize() internal view returns (uint256) {
-        return vm.getDeployedCode("LibSettlement.sol:LibSettlement").length;
     }
 }

@@ -6,6 +6,7 @@ import {Deploy} from "../script/Deploy.sol";
 import {LibSampling} from "../src/libraries/LibSampling.sol";
 import {JobStatus, Verdict} from "../src/types/JobTypes.sol";
 import {Role} from "../src/types/Role.sol";
+import {IVerificationRound} from "../src/interfaces/IVerificationRound.sol";
 
 /// @notice P-27 (docs/SECURITY.md): each verifier draws its own segments. Before, every verifier of
 ///         a job replayed the same q segments, so two verifiers of one operator needed one replay
@@ -333,5 +334,126 @@ contract OwnDraws_Test is Deployers {
             covered |= mask;
         }
         assertEq(covered, (uint256(1) << segments.length) - 1, "every sample has a seat");
+    }
+
+    /// @notice A job of M = 12 segments assigned so that seat 0 holds samples no other seat holds;
+    ///         returns them (bit i = sample i) with the seats, claims posted.
+    function _jobWithSoleHolder(string memory tag)
+        internal
+        returns (uint256 jobId, address[] memory seats, uint256 alone)
+    {
+        for (uint256 t;; ++t) {
+            jobId = _committedWideJob();
+            _assignWith(jobId, keccak256(abi.encode(tag, t)));
+            seats = _assigned(jobId);
+            alone = _maskOf(jobId, seats[0]) & ~(_maskOf(jobId, seats[1]) | _maskOf(jobId, seats[2]));
+            if (alone != 0) break;
+        }
+        _postClaims(jobId);
+    }
+
+    function _lowestBit(uint256 mask) internal pure returns (uint256 index) {
+        while ((mask >> index) & 1 == 0) ++index;
+    }
+
+    /// @notice The hole own draws opened, closed: the solver fakes a segment that only its
+    ///         accomplice's seat drew, and the accomplice stays silent. Before, the other seats'
+    ///         verdicts let the secret be revealed and the job finalized with the faked segment never
+    ///         checked (the cheat cost one verifier stake). Now the secret reveal waits until every
+    ///         sample has a revealed verdict (SamplesUncovered), the round is reassigned keeping the
+    ///         two seats that revealed, and one new verifier (none of the previous seats) draws the
+    ///         uncovered samples, rejects the fake and wins: the solver and the accomplice are
+    ///         slashed, every honest party keeps or gains.
+    function test_ownDraws_silentSoleHolder_cheatReassignedAndCaught_succeeds() public {
+        (uint256 jobId, address[] memory seats, uint256 alone) = _jobWithSoleHolder("sole");
+        uint256 faked = _lowestBit(alone);
+        // Holdings of: the two honest seats, the submitter, the solver, the accomplice (seat 0).
+        address[5] memory parties = [seats[1], seats[2], submitter, solver, seats[0]];
+        uint256[5] memory before;
+        for (uint256 i; i < 5; ++i) {
+            before[i] = _holdings(parties[i]);
+        }
+
+        _submitEnds(jobId, seats[1], _honestEnds(jobId, seats[1]));
+        _submitEnds(jobId, seats[2], _honestEnds(jobId, seats[2]));
+        _revealPending(jobId);
+        uint256 uncovered = _maskOf(jobId, seats[0]) & ~(_maskOf(jobId, seats[1]) | _maskOf(jobId, seats[2]));
+        assertEq(_uncovered(jobId), uncovered, "the accomplice's own samples are uncovered");
+        _expectSecretRevealUncovered(jobId, uncovered);
+
+        jobManager.finalize(jobId);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Committed), "reassigning the uncovered samples");
+        _assignWith(jobId, keccak256("second draw"));
+        address[] memory now_ = _assigned(jobId);
+        assertEq(now_.length, 3, "two kept seats and one new one");
+        assertEq(now_[0], seats[1], "kept: it revealed");
+        assertEq(now_[1], seats[2], "kept: it revealed");
+        address newcomer = now_[2];
+        assertTrue(!_isIn(seats, newcomer), "no previous seat is drawn again");
+        assertEq(_maskOf(jobId, newcomer), uncovered, "the new seat holds exactly the uncovered samples");
+
+        bytes32[] memory ends = _honestEnds(jobId, newcomer);
+        ends[faked] = keccak256("true replay"); // its replay disagrees with the faked claim
+        uint256 newcomerBefore = _holdings(newcomer);
+        _submitEnds(jobId, newcomer, ends);
+        _settle(jobId, false);
+
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Rejected), "the fake is caught");
+        assertEq(_holdings(parties[0]), before[0] + params.verifierFee, "honest seat: its fee");
+        assertEq(_holdings(parties[1]), before[1] + params.verifierFee, "honest seat: its fee");
+        assertGt(_holdings(newcomer), newcomerBefore + params.verifierFee, "the new seat wins the dispute");
+        assertGte(_holdings(submitter), before[2] + REWARD, "the submitter gets its reward back");
+        assertLt(_holdings(solver), before[3], "the cheating solver is slashed");
+        assertEq(_holdings(parties[4]), before[4] - params.verifierStake, "silence costs the accomplice its stake");
+        _assertEscrowSolvent();
+    }
+
+    /// @notice Past the challenge deadline, the solver's secret reveal reverts SamplesUncovered with
+    ///         exactly `uncovered`.
+    function _expectSecretRevealUncovered(uint256 jobId, uint256 uncovered) internal {
+        vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
+        bytes32[][] memory startProofs = _proofsOf(jobId, false);
+        bytes32[][] memory endProofs = _proofsOf(jobId, true);
+        bytes32 secret = _secret(jobId);
+        vm.expectRevert(
+            abi.encodeWithSelector(IVerificationRound.SamplesUncovered.selector, _sid(jobId), uint64(uncovered))
+        );
+        vm.prank(solver);
+        round.revealSecret(_sid(jobId), secret, bytes32(0), startProofs, endProofs);
+    }
+
+    /// @notice When the uncovered samples stay silent through every reassignment the job expires
+    ///         without a loss to any honest party: the silent seats are slashed, the seats that
+    ///         revealed are paid their fee and released, the submitter gets its reward and the
+    ///         remaining fees back, and the solver, never proven wrong, is unlocked unslashed.
+    function test_ownDraws_uncoveredThroughEveryReassignment_expires_succeeds() public {
+        (uint256 jobId, address[] memory seats,) = _jobWithSoleHolder("expire");
+        uint256[3] memory before = [_holdings(seats[1]), _holdings(seats[2]), _holdings(submitter)];
+        uint256 solverBefore = _holdings(solver);
+        _submitEnds(jobId, seats[1], _honestEnds(jobId, seats[1]));
+        _submitEnds(jobId, seats[2], _honestEnds(jobId, seats[2]));
+        address[] memory silent = new address[](1 + params.maxReassignments);
+        silent[0] = seats[0];
+        for (uint256 r; r <= params.maxReassignments; ++r) {
+            _passChallengeWindow(jobId);
+            jobManager.finalize(jobId);
+            if (r == params.maxReassignments) break;
+            _assignWith(jobId, keccak256(abi.encode("again", r)));
+            address[] memory now_ = _assigned(jobId);
+            assertEq(now_.length, 3, "kept seats and one new one");
+            silent[r + 1] = now_[2];
+        }
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Expired), "expired");
+        assertEq(_holdings(seats[1]), before[0] + params.verifierFee, "revealed: paid its fee");
+        assertEq(_holdings(seats[2]), before[1] + params.verifierFee, "revealed: paid its fee");
+        assertEq(_holdings(submitter), before[2] + REWARD + params.verifierFee, "reward and the unearned fee back");
+        assertEq(_holdings(solver), solverBefore, "the solver keeps its stake");
+        assertEq(_locked(solver, Role.Solver), 0, "solver unlocked");
+        for (uint256 i; i < silent.length; ++i) {
+            assertEq(_locked(silent[i], Role.Verifier), 0, "silent seat settled");
+        }
+        assertEq(_locked(seats[1], Role.Verifier), 0, "released");
+        assertEq(_locked(seats[2], Role.Verifier), 0, "released");
+        _assertEscrowSolvent();
     }
 }

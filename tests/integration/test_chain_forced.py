@@ -346,7 +346,7 @@ def test_silent_verifiers_are_replaced_then_the_job_expires(
         assert job.status is JobStatus.Verifying
         submitter.increase_time(job.challenge_deadline - submitter.timestamp() + 1)
         assert submitter.round.outcome(sid)[0] is RoundOutcome.NoVerdicts
-        with pytest.raises(errors.NoVerdictsRevealed):
+        with pytest.raises(errors.SamplesUncovered):
             solver.round.reveal_secret(sid, secret, bytes(32), [], [])
         submitter.jobs.finalize(job_id)
         if attempt < p.max_reassignments:

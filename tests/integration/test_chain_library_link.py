@@ -1,5 +1,5 @@
-"""`chain.artifacts.link_bytecode`: the LibSettlement address goes into the JobManager's
-bytecode at the artifact's link references, and nowhere else."""
+"""`chain.artifacts.link_bytecode`: each library's address (LibSettlement, LibAssignment) goes
+into the JobManager's bytecode at the artifact's link references, and nowhere else."""
 
 from __future__ import annotations
 
@@ -9,23 +9,25 @@ from chain.artifacts import LinkReference, link_bytecode, load_artifact
 from chain.errors import ChainValueError
 
 LIB = "0x" + "ab" * 20
+LIBRARIES = {"LibSettlement": LIB, "LibAssignment": "0x" + "cd" * 20}
 
 
-def test_job_manager_links_lib_settlement_at_every_reference(contracts_out) -> None:
+def test_job_manager_links_each_library_at_every_reference(contracts_out) -> None:
     art = load_artifact("JobManager")
     refs = art["link_references"]
-    assert set(refs) == {"LibSettlement"}
-    assert len(refs["LibSettlement"]) >= 1
+    assert set(refs) == set(LIBRARIES)
     unlinked = art["bytecode"]
     assert "__$" in unlinked
-    linked = link_bytecode(unlinked, refs, {"LibSettlement": LIB})
+    linked = link_bytecode(unlinked, refs, LIBRARIES)
     assert "__$" not in linked and "$__" not in linked
     assert len(linked) == len(unlinked)
     code = linked[2:]
-    for ref in refs["LibSettlement"]:
-        assert code[2 * ref["start"] : 2 * (ref["start"] + ref["length"])] == LIB[2:]
+    for library, address in LIBRARIES.items():
+        assert len(refs[library]) >= 1
+        for ref in refs[library]:
+            assert code[2 * ref["start"] : 2 * (ref["start"] + ref["length"])] == address[2:]
     # every other byte is untouched
-    starts = {2 * r["start"] for r in refs["LibSettlement"]}
+    starts = {2 * r["start"] for lib_refs in refs.values() for r in lib_refs}
     plain = "".join(
         c for i, c in enumerate(unlinked[2:]) if not any(s <= i < s + 40 for s in starts)
     )
@@ -39,7 +41,9 @@ def test_link_refuses_a_missing_library_or_a_reference_off_a_placeholder(contrac
     with pytest.raises(ChainValueError, match="no address given for library LibSettlement"):
         link_bytecode(art["bytecode"], art["link_references"], {})
     with pytest.raises(ChainValueError, match="not 20 bytes"):
-        link_bytecode(art["bytecode"], art["link_references"], {"LibSettlement": "0x1234"})
+        link_bytecode(
+            art["bytecode"], art["link_references"], {**LIBRARIES, "LibSettlement": "0x1234"}
+        )
     bad = {"LibSettlement": [LinkReference(start=0, length=20)]}
     with pytest.raises(ChainValueError, match="is not a placeholder"):
         link_bytecode(art["bytecode"], bad, {"LibSettlement": LIB})

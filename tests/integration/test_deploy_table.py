@@ -38,6 +38,7 @@ def test_python_deployer_follows_the_table(
         "shareRegistry": dep.addresses.share_registry,
         "escrow": dep.addresses.escrow,
         "libSettlement": dep.addresses.lib_settlement,
+        "libAssignment": dep.addresses.lib_assignment,
         "jobManager": dep.addresses.job_manager,
         "verificationRound": dep.addresses.verification_round,
         "committee": dep.addresses.arbitration,
@@ -48,9 +49,10 @@ def test_python_deployer_follows_the_table(
     for i, step in enumerate(steps):
         if step.kind != "call":
             assert by_name[step.name] == _create_address(client.address, nonce0 + i), step.name
-    # the JobManager runs with the library the table deployed linked in
+    # the JobManager runs with the libraries the table deployed linked in
     code = client.w3.eth.get_code(dep.addresses.job_manager).hex()
     assert str(dep.addresses.lib_settlement).lower()[2:] in code
+    assert str(dep.addresses.lib_assignment).lower()[2:] in code
 
     # each wiring call of the table left its state
     c = client

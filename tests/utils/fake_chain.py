@@ -663,10 +663,14 @@ class FakeRound:
             raise revert("SecretAlreadyRevealed", submissionId=submission_id)
         windows = self._client.chain.windows(job_id)
         self._client._window(job_id, windows.secret_reveal_opens + 1, windows.secret_reveal_closes)
-        verifiers = self._client.chain.assignments[job_id].verifiers
-        recorded = [x for v in verifiers for x in self._client.chain.verdicts.get((job_id, v), [])]
-        if verifiers and all(x is Verdict.None_ for x in recorded):
-            raise revert("NoVerdictsRevealed", submissionId=submission_id)
+        # as the contract (P-27): every sample needs a revealed verdict of a seat that drew it
+        chain = self._client.chain
+        uncovered = (1 << len(chain.assignments[job_id].segments)) - 1
+        for v in chain.assignments[job_id].verifiers:
+            if (job_id, v) in chain.revealed:
+                uncovered &= ~chain.sample_masks.get((job_id, v), 0)
+        if uncovered and chain.assignments[job_id].verifiers:
+            raise revert("SamplesUncovered", submissionId=submission_id, uncoveredMask=uncovered)
         if (
             commitments.secret_commitment(job_id, job.solver, secret)
             != self._client.chain.secret_commitments[job_id]

@@ -43,12 +43,17 @@ def run_solver_to_commit(chain: FakeChain, tmp: Path, adversary: Any = None) -> 
     return node
 
 
-def first_verifier_approves(chain: FakeChain, job_id: int = 1) -> None:
-    """Record approve-all verdicts for the job's first assigned verifier (the secret can only be
-    revealed once some verifier revealed its verdicts)."""
+def verifiers_approve(chain: FakeChain, job_id: int = 1) -> None:
+    """Record revealed approve verdicts of every assigned verifier on its own samples (P-27:
+    the secret can only be revealed once every sample has a revealed verdict)."""
     assignment = chain.assignments[job_id]
-    for verifier in assignment.verifiers[:1]:
-        chain.verdicts[(job_id, verifier)] = [Verdict.Approve] * len(assignment.segments)
+    for verifier in assignment.verifiers:
+        own = chain.sample_masks.get((job_id, verifier), 0)
+        chain.verdicts[(job_id, verifier)] = [
+            Verdict.Approve if (own >> i) & 1 else Verdict.None_
+            for i in range(len(assignment.segments))
+        ]
+        chain.revealed.add((job_id, verifier))
 
 
 def past_challenge_deadline(chain: FakeChain, job_id: int = 1) -> None:

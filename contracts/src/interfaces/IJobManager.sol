@@ -337,7 +337,8 @@ interface IJobManager {
 
     /// @notice Emitted when verifiers and segments were drawn.
     /// @param jobId Job.
-    /// @param verifiers Assigned verifiers.
+    /// @param verifiers Verifiers drawn (on a reassignment the new seats only: the seats that
+    ///        revealed are kept, `getAssignment` lists them all).
     /// @param segments Sampled segment indices, in sample order: the union of the seats' own draws
     ///        in increasing segment order (each seat's share: `SeatSamplesDrawn`).
     /// @param verdictDeadline Verdict deadline (seconds).
@@ -532,10 +533,12 @@ interface IJobManager {
     ///         randomness and the verifier, docs/SECURITY.md P-27), once the randomness block is mined;
     ///         the sample is the union of those draws in increasing segment order. The solver must
     ///         post its claims on every sample within claimsWindow, the verifiers seal by
-    ///         claimsDeadline + verdictWindow. On a reassignment the segments and claims are kept,
-    ///         each new verifier draws its q samples among them (a sample no new draw holds goes to
-    ///         the seats in turn, so every sample keeps a verifier) and the verifiers seal within
-    ///         verdictWindow. Callable by anyone. If the block hash has expired (> 256 blocks), re-anchors to the
+    ///         claimsDeadline + verdictWindow. Verifiers are drawn among the staked ones other than
+    ///         the submitter, the solver and the previous draw's seats. On a reassignment the
+    ///         segments, the claims and the seats that revealed are kept; as many new verifiers as
+    ///         seats went silent each draw q of the samples no revealed verdict covers (an uncovered
+    ///         sample no new draw holds goes to the new seats in turn, so every sample has a
+    ///         verifier) and seal within verdictWindow. Callable by anyone. If the block hash has expired (> 256 blocks), re-anchors to the
     ///         next block instead and returns without assigning.
     /// @param jobId Job.
     function assignVerifiers(uint256 jobId) external;
@@ -564,10 +567,12 @@ interface IJobManager {
     ///         dispute: settles the round outcome (docs/FORCED_ERRORS.md section 3), slashes missed
     ///         verdicts (into the jackpot pool), opens a dispute on the first disputed segment that
     ///         still has a challenger (a disputed segment without one leaves the set,
-    ///         `SampleUndisputed`), or finalizes. When no verifier
-    ///         revealed a verdict (RoundOutcome.NoVerdicts) nothing is paid or minted: the silent
-    ///         verifiers are slashed and fresh ones drawn (the job goes back to Committed), at most
-    ///         maxReassignments times, after which the job expires (refund; solver unlocked).
+    ///         `SampleUndisputed`), or finalizes. When some sample
+    ///         has no revealed verdict (RoundOutcome.NoVerdicts, P-27) nothing is paid or minted yet:
+    ///         the silent verifiers are slashed and fresh ones drawn for the uncovered samples, next
+    ///         to the seats that revealed (the job goes back to Committed), at most
+    ///         maxReassignments times, after which the job expires (open bonds returned, the seats
+    ///         that revealed paid their fee, refund; solver unlocked).
     ///         Callable by anyone.
     /// @param jobId Job.
     function finalize(uint256 jobId) external;

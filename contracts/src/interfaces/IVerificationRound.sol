@@ -60,9 +60,11 @@ interface IVerificationRound {
     error InvalidClaimProof(SubmissionId submissionId, uint256 sampleIndex, bool isEnd);
     /// @notice Thrown when the forced sample's end claim is not the forced claim of `forcedTrueEnd`.
     error ForcedClaimMismatch(SubmissionId submissionId, uint256 sampleIndex);
-    /// @notice Thrown when the secret is revealed while no assigned verifier revealed a verdict (the
-    ///         verifiers are drawn again; the secret must stay hidden from them).
-    error NoVerdictsRevealed(SubmissionId submissionId);
+    /// @notice Thrown when the secret is revealed while some sample has no revealed verdict of a seat
+    ///         whose own draw holds it (docs/SECURITY.md P-27: verifiers are drawn again for those
+    ///         samples; the secret must stay hidden from them).
+    /// @param uncoveredMask Bit i set = sample i has no revealed verdict.
+    error SamplesUncovered(SubmissionId submissionId, uint64 uncoveredMask);
     /// @notice Thrown at construction when jackpot farming would pay (docs/FORCED_ERRORS.md section
     ///         5): rateBps * V * jackpot must be below (10_000 - rateBps) * solverStake.
     /// @param farmingGain rateBps * verifiersPerJob * jackpot (bps * wei).
@@ -99,11 +101,14 @@ interface IVerificationRound {
     /// @param commitment keccak256(abi.encode(jobId, solver, secret)); non-zero.
     function onCommit(SubmissionId submissionId, uint256 jobId, address solver, bytes32 commitment) external;
 
-    /// @notice Forgets the sealed-verdict counts of a submission whose verifiers all stayed silent, so
-    ///         that the freshly drawn ones start a new verdict round on the same claims; called by
-    ///         `JobManager.finalize`. The silent verifiers' seals stay but can never be recorded.
+    /// @notice Resets the sealed-verdict count of a submission some of whose samples no revealed
+    ///         verdict covers, so that the freshly drawn verifiers start a new verdict round on the
+    ///         same claims next to the `kept` seats that revealed (their verdicts and the samples
+    ///         they cover stay); called by `JobManager.finalize`. The silent verifiers' seals stay
+    ///         but can never be recorded.
     /// @param submissionId Submission.
-    function onReassign(SubmissionId submissionId) external;
+    /// @param kept Seats kept from the previous draw (each revealed).
+    function onReassign(SubmissionId submissionId, uint256 kept) external;
 
     ////// External: round //////
 
@@ -133,7 +138,7 @@ interface IVerificationRound {
 
     /// @notice Reveals the solver's secret after the challenge deadline and proves every claim
     ///         against the job's Merkle root (docs/FORCED_ERRORS.md section 2). Reverts
-    ///         NoVerdictsRevealed while no assigned verifier revealed a verdict.
+    ///         SamplesUncovered while some sample has no revealed verdict (P-27).
     /// @param secret The committed secret.
     /// @param forcedTrueEnd Committed end state hash of the forced sample (ignored if none).
     /// @param startProofs Merkle proof of each sample's start leaf (q entries).

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.37;
 
-// Libraries
-import {LibSampling} from "./LibSampling.sol";
 // Interfaces
 import {IAdjudicator} from "../interfaces/IAdjudicator.sol";
 import {IEscrow} from "../interfaces/IEscrow.sol";
@@ -110,56 +108,6 @@ library LibSettlement {
         emit IJobManager.JobReclaimed(jobId, solver, slashed);
     }
 
-    /// @notice Records a verifier draw: sets the deadlines, draws each seat's own samples, seats the
-    ///         verifiers, refunds the fees of seats that could not be filled and locks one
-    ///         verifierStake per verifier. Verifiers always get the whole verdict window after the
-    ///         claims: the solver posts them by claimsDeadline = now + claimsWindow, the verifiers
-    ///         seal by claimsDeadline + verdictWindow. On a reassignment (the sample is already
-    ///         drawn) the claims are already posted: claimsDeadline = now and the sample is kept; a
-    ///         silent verifier drawn again (it was slashed but kept enough free stake) takes a fresh
-    ///         seat.
-    /// @dev Own draws (docs/SECURITY.md P-27): at the first assignment each verifier v draws
-    ///      `samplesPerJob` segments with seed keccak256(abi.encode(seed, "segments", v)) and the
-    ///      sample is the union of the draws in increasing segment order (at most V * q <= 64); on a
-    ///      reassignment each v draws `samplesPerJob` sample indices of the kept union with seed
-    ///      keccak256(abi.encode(seed, "samples", v)), and a sample no new draw holds is dealt to the
-    ///      seats in turn. Either way every sample is in some seat's mask.
-    function recordAssignment(
-        Job storage job,
-        Submission storage sub,
-        Settlement memory s,
-        uint256 jobId,
-        address[] memory verifiers,
-        bytes32 seed,
-        uint256 samplesPerJob
-    ) external {
-        uint64[] memory masks;
-        if (sub.segments.length == 0) {
-            _setDeadlines(job, s, s.claimsWindow);
-            masks = _drawOwnSegments(sub, verifiers, seed, job.totalSteps / job.checkpointInterval, samplesPerJob);
-        } else {
-            _setDeadlines(job, s, 0);
-            masks = _drawOwnSamples(verifiers, seed, sub.segments.length, samplesPerJob);
-        }
-        sub.verifiers = verifiers;
-        uint256 count = verifiers.length;
-        for (uint256 i; i < count; ++i) {
-            Seat storage seat = sub.seats[verifiers[i]];
-            seat.status = SeatStatus.Assigned;
-            seat.sampleMask = masks[i];
-            emit IJobManager.SeatSamplesDrawn(jobId, verifiers[i], masks[i]);
-        }
-        emit IJobManager.VerifiersAssigned(jobId, verifiers, sub.segments, job.verdictDeadline, job.challengeDeadline);
-
-        // Fees of seats that could not be filled go back to the submitter.
-        uint256 unused = sub.feesHeld - count * s.verifierFee;
-        if (unused != 0) _refundFee(sub, s, job.submitter, unused);
-
-        for (uint256 i; i < count; ++i) {
-            s.stakeManager.lock(verifiers[i], Role.Verifier, s.verifierStake);
-        }
-    }
-
     /// @notice Records an assigned verifier's revealed verdicts on the active submission, on its own
     ///         samples only (the others are ignored, docs/SECURITY.md P-27): bit i of the seat's
     ///         reject mask for each non-approval (an abstention, a zero end, counts there
@@ -213,15 +161,18 @@ library LibSettlement {
         s.escrow.deposit(Bucket.Bonds, verifier, bond);
     }
 
-    /// @notice No assigned verifier revealed a verdict (RoundOutcome.NoVerdicts): nothing is paid or
-    ///         minted. The silent verifiers are slashed (their fees stay held for the next ones);
-    ///         then the job goes back to Committed with a fresh randomness block, at most
-    ///         `maxReassignments` times, after which it expires: the reward and fees go back to the
-    ///         submitter and the solver, who did nothing wrong, is unlocked.
+    /// @notice Some sample has no revealed verdict (RoundOutcome.NoVerdicts: every seat holding it
+    ///         stayed silent, docs/SECURITY.md P-27): the silent verifiers are slashed into the pool
+    ///         (their fees stay held for the next ones); then the job goes back to Committed with a
+    ///         fresh randomness block, keeping the seats that revealed with their verdicts, bonds and
+    ///         challenges, at most `maxReassignments` times. After that it expires: the open bonds
+    ///         are returned, the seats that revealed are released with their fee, the reward and the
+    ///         other fees go back to the submitter and the solver, never proven wrong, is unlocked.
     /// @return reassigned True if fresh verifiers are to be drawn (the round must be reset).
+    /// @return kept Seats kept for the next draw (they revealed).
     function settleUnverified(Job storage job, Submission storage sub, Settlement memory s, uint256 jobId)
         external
-        returns (bool reassigned)
+        returns (bool reassigned, uint256 kept)
     {
         _settleMissedVerdicts(job, sub, s, jobId, false);
         if (sub.reassignments < s.maxReassignments) {
@@ -230,14 +181,23 @@ library LibSettlement {
             job.randomnessBlock = randomnessBlock;
             job.status = JobStatus.Committed;
             emit IJobManager.VerifiersReassigning(jobId, reassignment, randomnessBlock);
-            return true;
+            address[] storage verifiers = sub.verifiers;
+            for (uint256 i; i < verifiers.length; ++i) {
+                if (sub.seats[verifiers[i]].status == SeatStatus.Submitted) ++kept;
+            }
+            return (true, kept);
         }
         job.status = JobStatus.Expired;
+        uint256 openMask = sub.disputedMask;
+        sub.disputedMask = 0;
+        if (openMask != 0) _returnOpenBonds(sub, s, openMask);
+        bool[] memory release = _payStanding(job, sub, s, SeatStatus.Submitted);
         uint256 refund = job.reward + sub.feesHeld;
         sub.feesHeld = 0;
         emit IJobManager.JobExpired(jobId, refund);
         _credit(s, Bucket.Escrowed, job.submitter, refund);
         _unlock(s, job.solver, Role.Solver);
+        _releaseSeats(sub, s, release);
     }
 
     /// @notice Settles the round outcome of a Verifying submission past its windows: slashes missed
@@ -265,16 +225,7 @@ library LibSettlement {
     ///         the solver if the job extends the model's lineage.
     function finalizeJob(Job storage job, Submission storage sub, Settlement memory s, uint256 jobId) external {
         job.status = JobStatus.Finalized;
-        address[] storage verifiers = sub.verifiers;
-        uint256 count = verifiers.length;
-        bool[] memory release = new bool[](count);
-        for (uint256 i; i < count; ++i) {
-            Seat storage seat = sub.seats[verifiers[i]];
-            if (seat.status != SeatStatus.Submitted) continue;
-            seat.status = SeatStatus.Released;
-            release[i] = true;
-            _payFee(sub, s, job.submitter, verifiers[i]);
-        }
+        bool[] memory release = _payStanding(job, sub, s, SeatStatus.Submitted);
         // INVARIANT: every fee is paid or refunded by now; any leftover returns to the submitter.
         if (sub.feesHeld != 0) _refundFee(sub, s, job.submitter, sub.feesHeld);
         address solver = job.solver;
@@ -284,9 +235,7 @@ library LibSettlement {
 
         // Interactions with trusted protocol contracts, after all state changes.
         _unlock(s, solver, Role.Solver);
-        for (uint256 i; i < count; ++i) {
-            if (release[i]) _unlock(s, verifiers[i], Role.Verifier);
-        }
+        _releaseSeats(sub, s, release);
         // Shares only for a job that extends the model's lineage (P-18, P-26); the amount minted is
         // announced by the registry's own events, nothing here depends on it.
         // slither-disable-next-line unused-return
@@ -670,9 +619,24 @@ library LibSettlement {
         uint256 disputeId,
         SeatStatus standing
     ) internal {
+        bool[] memory release = _payStanding(job, sub, s, standing);
+        uint256 refund = job.reward + sub.feesHeld;
+        sub.feesHeld = 0;
+        emit IJobManager.JobRejected(jobId, disputeId, refund);
+        _credit(s, Bucket.Escrowed, job.submitter, refund);
+        _releaseSeats(sub, s, release);
+    }
+
+    /// @notice Pays its fee to each seat of status `standing` and marks it Released.
+    /// @return release Per seat (assignment order): true if it was paid (unlock it with
+    ///         `_releaseSeats` after the other state changes).
+    function _payStanding(Job storage job, Submission storage sub, Settlement memory s, SeatStatus standing)
+        internal
+        returns (bool[] memory release)
+    {
         address[] storage verifiers = sub.verifiers;
         uint256 count = verifiers.length;
-        bool[] memory release = new bool[](count);
+        release = new bool[](count);
         for (uint256 i; i < count; ++i) {
             Seat storage seat = sub.seats[verifiers[i]];
             if (seat.status != standing) continue;
@@ -680,12 +644,12 @@ library LibSettlement {
             release[i] = true;
             _payFee(sub, s, job.submitter, verifiers[i]);
         }
-        uint256 refund = job.reward + sub.feesHeld;
-        sub.feesHeld = 0;
-        emit IJobManager.JobRejected(jobId, disputeId, refund);
-        _credit(s, Bucket.Escrowed, job.submitter, refund);
+    }
 
-        for (uint256 i; i < count; ++i) {
+    /// @notice Unlocks the verifierStake of each seat marked in `release` (trusted StakeManager).
+    function _releaseSeats(Submission storage sub, Settlement memory s, bool[] memory release) internal {
+        address[] storage verifiers = sub.verifiers;
+        for (uint256 i; i < release.length; ++i) {
             if (release[i]) _unlock(s, verifiers[i], Role.Verifier);
         }
     }
@@ -864,90 +828,6 @@ library LibSettlement {
             if (challenger != address(0) && !sub.challengeClosed[sampleIndex][challenger]) return challenger;
         }
         return address(0);
-    }
-
-    /// @notice Sets the deadlines of a verifier draw (claims in `claimsWindow` from now, verdicts
-    ///         verdictWindow after, then the reveal and challenge windows) -> Verifying.
-    function _setDeadlines(Job storage job, Settlement memory s, uint64 claimsWindow) internal {
-        uint64 claimsDeadline = uint64(block.timestamp) + claimsWindow;
-        uint64 verdictDeadline = claimsDeadline + s.verdictWindow;
-        job.claimsDeadline = claimsDeadline;
-        job.verdictDeadline = verdictDeadline;
-        job.challengeDeadline = verdictDeadline + s.revealWindow + s.challengeWindow;
-        job.status = JobStatus.Verifying;
-    }
-
-    /// @notice First assignment: each verifier draws its own `q` of the `segmentCount` segments;
-    ///         stores their union, in increasing segment order, as the submission's sample.
-    /// @return masks Per verifier (assignment order), bit i set = sample i is in its draw.
-    function _drawOwnSegments(
-        Submission storage sub,
-        address[] memory verifiers,
-        bytes32 seed,
-        uint256 segmentCount,
-        uint256 q
-    ) internal returns (uint64[] memory masks) {
-        uint256 count = verifiers.length;
-        uint32[][] memory draws = new uint32[][](count);
-        // INVARIANT: count * min(q, segmentCount) <= V * q <= MAX_SAMPLES_PER_JOB (constructor).
-        uint32[] memory union = new uint32[](count * (q < segmentCount ? q : segmentCount));
-        uint256 size;
-        for (uint256 v; v < count; ++v) {
-            draws[v] = LibSampling.drawSegments(keccak256(abi.encode(seed, "segments", verifiers[v])), segmentCount, q);
-            for (uint256 j; j < draws[v].length; ++j) {
-                size = _insertSorted(union, size, draws[v][j]);
-            }
-        }
-        for (uint256 i; i < size; ++i) {
-            sub.segments.push(union[i]);
-        }
-        masks = new uint64[](count);
-        for (uint256 v; v < count; ++v) {
-            for (uint256 j; j < draws[v].length; ++j) {
-                uint256 i;
-                while (union[i] != draws[v][j]) ++i;
-                masks[v] |= uint64(1) << i;
-            }
-        }
-    }
-
-    /// @notice Reassignment: each verifier draws its own `q` of the `samples` kept samples (the
-    ///         claims are on them); a sample no draw holds goes to the seats in turn.
-    /// @return masks Per verifier (assignment order), bit i set = sample i is its to verify.
-    function _drawOwnSamples(address[] memory verifiers, bytes32 seed, uint256 samples, uint256 q)
-        internal
-        pure
-        returns (uint64[] memory masks)
-    {
-        uint256 count = verifiers.length;
-        masks = new uint64[](count);
-        uint64 covered;
-        for (uint256 v; v < count; ++v) {
-            uint32[] memory picked =
-                LibSampling.drawSegments(keccak256(abi.encode(seed, "samples", verifiers[v])), samples, q);
-            for (uint256 j; j < picked.length; ++j) {
-                masks[v] |= uint64(1) << picked[j];
-            }
-            covered |= masks[v];
-        }
-        uint256 turn;
-        for (uint256 i; i < samples; ++i) {
-            if ((covered >> i) & 1 == 1) continue;
-            masks[turn++ % count] |= uint64(1) << i;
-        }
-    }
-
-    /// @notice Inserts `value` into the increasing first `size` entries of `values` unless present.
-    /// @return newSize The new number of entries.
-    function _insertSorted(uint32[] memory values, uint256 size, uint32 value) internal pure returns (uint256 newSize) {
-        uint256 i;
-        while (i < size && values[i] < value) ++i;
-        if (i < size && values[i] == value) return size;
-        for (uint256 k = size; k > i; --k) {
-            values[k] = values[k - 1];
-        }
-        values[i] = value;
-        newSize = size + 1;
     }
 
     /// @notice Verdict of a seat on sample `sampleIndex` (None if it never submitted or the sample is

@@ -8,8 +8,9 @@ pragma solidity 0.8.37;
 ///      Forced: the secret was revealed and sample `forcedSample` carries a forced error.
 ///      NoClaims: the solver posted no claims by the verdict deadline.
 ///      NoReveal: claims were posted but the secret was not revealed in its window.
-///      NoVerdicts: claims were posted but no assigned verifier revealed a verdict by the end of the
-///      verdict reveal window (the secret cannot be revealed then; verifiers are drawn again).
+///      NoVerdicts: claims were posted but some sample has no revealed verdict of a seat whose own
+///      draw holds it by the end of the verdict reveal window (docs/SECURITY.md P-27; the secret
+///      cannot be revealed then; verifiers are drawn again for the uncovered samples).
 enum RoundOutcome {
     Pending,
     Clean,

@@ -442,7 +442,18 @@ abstract contract Deployers is PRBTest, Bound {
         _revealPending(jobId);
         vm.warp(uint256(jobManager.getJob(jobId).challengeDeadline) + 1);
         (,, bool revealed,) = round.roundOf(_sid(jobId));
-        if (_claimsPosted(jobId) && !revealed) _revealSecret(jobId);
+        if (_claimsPosted(jobId) && !revealed && _uncovered(jobId) == 0) _revealSecret(jobId);
+    }
+
+    /// @notice Samples of `jobId` that no revealed verdict of a seat holding them covers (bit i =
+    ///         sample i, docs/SECURITY.md P-27): the secret cannot be revealed while any is left.
+    function _uncovered(uint256 jobId) internal view returns (uint256 open) {
+        open = (uint256(1) << _samples(jobId)) - 1;
+        address[] memory seats = _assigned(jobId);
+        for (uint256 i; i < seats.length; ++i) {
+            (, bool revealed) = round.verdictCommitmentOf(_sid(jobId), seats[i]);
+            if (revealed) open &= ~jobManager.sampleMaskOf(jobId, seats[i]);
+        }
     }
 
     function _drawCommittee(uint256 disputeId) internal returns (address[] memory members) {

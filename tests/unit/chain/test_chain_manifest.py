@@ -62,9 +62,8 @@ def test_demo_params():
     assert (p.vote_commit_window, p.vote_reveal_window) == (90, 60)
     assert p.min_stakes == [100 * E18, 50 * E18, 50 * E18]
     assert p.job_escrow(10 * E18) == 15 * E18  # the demo pays no jackpot: no premium
-    assert ProtocolParams().forced_error_premium == 15 * E18 // 10  # 10% * 3 * 5e18
-    assert ProtocolParams().job_escrow(10 * E18) == 13 * E18 + 15 * E18 // 10
-    assert len(p.job_params_tuple()) == 18
+    assert ProtocolParams().forced_error_premium == 45 * E18 // 10  # 30% * 3 * 5e18
+    assert ProtocolParams().job_escrow(10 * E18) == 13 * E18 + 45 * E18 // 10
     assert p.job_params_tuple()[5] == p.jackpot and p.job_params_tuple()[10] == p.reveal_window
     assert p.job_params_tuple()[12:] == (120, 86_400, 1_000_000, 4096, 10_000, 2)
     assert ProtocolParams.demo(challenge_window=5).challenge_window == 5
@@ -91,7 +90,9 @@ def test_forced_error_premium_prices_farming_by_completion():
     (the old rule priced only abandonment: at rate 30%, J = 20e18, fee 5e18 the coalition gained
     from phi = 5 / 11 on)."""
     at = {"verifiers_per_job": 3, "jackpot": 20 * E18, "verifier_fee": 5 * E18}
-    p = ProtocolParams(forced_error_rate_bps=3000, solver_stake=100 * E18, **at)
+    p = ProtocolParams(
+        forced_error_rate_bps=3000, solver_stake=100 * E18, verifier_stake=50 * E18, **at
+    )
     assert p.forced_error_premium == 18 * E18
     assert p.farming_gain_bps(10_000) == 0  # phi = 1: premium in = expected jackpots out
     assert all(p.farming_gain_bps(phi) < 0 for phi in range(0, 10_000, 500))
@@ -127,3 +128,19 @@ def test_params_refuse_a_segment_bound_not_replayable_in_the_verdict_window():
     for name in ("digits-mlp", "digits-mlp-wide"):
         spec = preset(name)
         assert spec.checkpoint_interval * compute_per_step(spec) <= demo.segment_compute_bound
+
+
+def test_params_refuse_laziness_that_pays_under_own_draws():
+    """P-27: a seat holds the forced sample only with probability h >= 1/V, so a lazy seat
+    expects fee - (p/V) * (fee + verifier_stake). The old default rate of 10% (V = 3, fee 1e18,
+    stake 10e18) gave a lazy seat +0.63e18 per job at h = 1/V; it is refused, and the new
+    default (30%) leaves it at -0.1e18."""
+    with pytest.raises(ValueError, match="laziness pays"):
+        ProtocolParams(forced_error_rate_bps=1_000)
+    p = ProtocolParams()
+    assert p.forced_error_rate_bps == 3_000
+    assert p.lazy_gain_bps < 0
+    # fee - (p / V) * (fee + stake), in wei: 1e18 - 0.1 * 11e18 = -0.1e18
+    assert p.lazy_gain_bps == 10_000 * 3 * E18 - 3_000 * 11 * E18  # = -0.1e18 * 10_000 * V
+    # forced errors off: allowed (devnets, tests) but nothing catches laziness but whistleblowers
+    assert ProtocolParams(forced_error_rate_bps=0).lazy_gain_bps > 0

@@ -32,6 +32,7 @@ def test_table_order_is_the_documented_one() -> None:
             "ShareRegistry",
             "Escrow",
             "LibSettlement",
+            "LibAssignment",
             "JobManager",
             "VerificationRound",
             "ArbitrationCommittee",

@@ -14,11 +14,11 @@ from tests.utils.fake_chain import FakeChain
 from tests.utils.node_fixtures import (
     SOLVER,
     SUBMITTER,
-    first_verifier_approves,
     http_for,
     past_challenge_deadline,
     run_solver_to_commit,
     tiny_spec,
+    verifiers_approve,
 )
 from veritrain.commitments import secret_commitment
 from veritrain.enums import JobStatus, RoundOutcome
@@ -59,7 +59,7 @@ def test_claims_trains_commits_and_serves(tmp_path: Path) -> None:
         assert code == (200 if s + 1 in segments else 403)
         assert http.get(f"/jobs/{job_id}/states/{s * 10 + 5}").status_code == 403
     # reveal after the challenge deadline, finalize, then claim the reward
-    first_verifier_approves(chain, job_id)
+    verifiers_approve(chain, job_id)
     past_challenge_deadline(chain, job_id)
     node.step()
     assert chain.secrets[job_id] == rec.secret
@@ -151,7 +151,7 @@ def test_forced_error_is_planted_and_proven(tmp_path: Path) -> None:
     true_end = rec.hashes[segment + 1]
     assert chain.claims[job_id].end_hashes[forced] == forced_claim(true_end)
     assert rec.claims.forced_true_end == true_end
-    first_verifier_approves(chain, job_id)
+    verifiers_approve(chain, job_id)
     past_challenge_deadline(chain, job_id)
     node.step()  # the fake checks every proof and the forced claim, as the contract does
     assert chain.outcome(job_id) == (RoundOutcome.Forced, forced)
@@ -170,7 +170,7 @@ def test_restart_between_commit_and_reveal_reveals_the_same_secret(tmp_path: Pat
     secret = first.job_record(job_id).secret  # type: ignore[union-attr]
     second = SolverNode(chain.client(SOLVER), tmp_path, serve=False)
     assert second.catalog.is_sealed(job_id)  # re-served sealed after the restart
-    first_verifier_approves(chain, job_id)
+    verifiers_approve(chain, job_id)
     past_challenge_deadline(chain, job_id)
     second.step()
     assert chain.secrets[job_id] == secret

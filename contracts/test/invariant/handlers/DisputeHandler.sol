@@ -180,7 +180,7 @@ contract DisputeHandler is Deployers {
     ////// Constructor //////
 
     constructor() {
-        Deploy.Config memory cfg = Deploy.defaultConfig();
+        Deploy.Config memory cfg = _testConfig();
         cfg.adjudicator = Deploy.AdjudicatorKind.Bisection;
         cfg.clockSeconds = CLOCK;
         cfg.moveBond = MOVE_BOND;

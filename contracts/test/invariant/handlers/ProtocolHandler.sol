@@ -373,9 +373,9 @@ contract ProtocolHandler is Bound {
             (,, bool revealed,) = round.roundOf(_sid(jobId));
             // Past its window the secret can no longer be revealed (outcome NoReveal).
             bool open = block.timestamp <= uint256(job.challengeDeadline) + _revealWindow();
-            // With no verdict revealed the secret stays hidden (outcome NoVerdicts: verifiers are
-            // drawn again).
-            if (starts.length != 0 && !revealed && open && _anyVerdict(jobId)) {
+            // With a sample no revealed verdict covers the secret stays hidden (outcome NoVerdicts:
+            // verifiers are drawn again for the uncovered samples, P-27).
+            if (starts.length != 0 && !revealed && open && _covered(jobId)) {
                 // Never skipped inside `settle` (a NoReveal job cannot settle a forced error).
                 if (!_settling && _roll(jobSeed, "reveal") % 8 == 0) {
                     vm.warp(uint256(job.challengeDeadline) + _revealWindow() + 1);
@@ -407,7 +407,7 @@ contract ProtocolHandler is Bound {
         if (outcome == RoundOutcome.NoClaims || outcome == RoundOutcome.NoReveal) _allow(job.solver, Role.Solver);
         for (uint256 i; i < assigned.length; ++i) {
             Verdict[] memory verdicts = jobManager.verdictOf(jobId, assigned[i]);
-            if (verdicts[0] == Verdict.None && outcome != RoundOutcome.NoClaims) _allow(assigned[i], Role.Verifier);
+            if (!_revealed(jobId, assigned[i]) && outcome != RoundOutcome.NoClaims) _allow(assigned[i], Role.Verifier);
             if (outcome == RoundOutcome.Forced && verdicts[f] == Verdict.Approve) _allow(assigned[i], Role.Verifier);
         }
         uint256[] memory creditsBefore = new uint256[](assigned.length);
@@ -504,13 +504,20 @@ contract ProtocolHandler is Bound {
         return false;
     }
 
-    /// @notice Whether any assigned verifier of the job revealed its verdicts.
-    function _anyVerdict(uint256 jobId) internal view returns (bool) {
-        (address[] memory assigned,) = jobManager.getAssignment(jobId);
+    /// @notice Whether every sample has a revealed verdict of a seat whose own draw holds it (the
+    ///         secret can be revealed only then, docs/SECURITY.md P-27).
+    function _covered(uint256 jobId) internal view returns (bool) {
+        (address[] memory assigned, uint32[] memory segments) = jobManager.getAssignment(jobId);
+        uint256 covered;
         for (uint256 i; i < assigned.length; ++i) {
-            if (jobManager.verdictOf(jobId, assigned[i])[0] != Verdict.None) return true;
+            if (_revealed(jobId, assigned[i])) covered |= jobManager.sampleMaskOf(jobId, assigned[i]);
         }
-        return false;
+        return covered == (uint256(1) << segments.length) - 1;
+    }
+
+    /// @notice Whether `verifier` revealed its sealed verdicts on the job's active submission.
+    function _revealed(uint256 jobId, address verifier) internal view returns (bool revealed) {
+        (, revealed) = round.verdictCommitmentOf(_sid(jobId), verifier);
     }
 
     /// @notice The job's solver reveals its secret with proofs of every claim.

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+// Libraries
+import {LibSampling} from "./LibSampling.sol";
+// Interfaces
+import {IJobManager} from "../interfaces/IJobManager.sol";
+// Types
+import {Bucket} from "../types/EscrowTypes.sol";
+import {Job, JobStatus} from "../types/JobTypes.sol";
+import {Role} from "../types/Role.sol";
+import {Seat, SeatStatus, Settlement, Submission} from "../types/SubmissionTypes.sol";
+
+/// @title LibAssignment
+/// @notice How the JobManager seats the verifiers of a submission: the verifier draw, each seat's
+///         own samples (docs/SECURITY.md P-27) and the deadlines of its verification round
+///         (PROTOCOL.md 3.2), at the first assignment and on a reassignment.
+/// @dev An external library (DELEGATECALL) like LibSettlement: it runs in the JobManager's context
+///      and storage, emits the JobManager's events and keeps it under the contract size limit.
+///      Linked at deployment (contracts/script/Deploy.sol).
+library LibAssignment {
+    ////// External //////
+
+    /// @notice Draws the verifiers and their own samples, sets the deadlines, seats the verifiers,
+    ///         refunds the fees of seats that could not be filled and locks one verifierStake per
+    ///         new verifier. Verifiers always get the whole verdict window after the claims: the
+    ///         solver posts them by claimsDeadline = now + claimsWindow, the verifiers seal by
+    ///         claimsDeadline + verdictWindow. On a reassignment (the sample is already drawn) the
+    ///         claims are already posted (claimsDeadline = now), the sample and the seats that
+    ///         revealed are kept, and new seats are drawn, as many as the silent ones, for the
+    ///         samples no revealed verdict covers. Reverts NoEligibleVerifiers if nobody can sit.
+    /// @dev Own draws (docs/SECURITY.md P-27): the verifiers are drawn with seed
+    ///      keccak256(abi.encode(seed, "verifiers")) among the staked ones other than the job's
+    ///      submitter, its solver and the seats of the previous draw. At the first assignment each
+    ///      verifier v draws `q` segments with seed keccak256(abi.encode(seed, "segments", v)) and
+    ///      the sample is the union of the draws in increasing segment order (at most V * q <= 64);
+    ///      on a reassignment each new v draws `q` of the uncovered samples with seed
+    ///      keccak256(abi.encode(seed, "samples", v)), and an uncovered sample no new draw holds is
+    ///      dealt to the new seats in turn. Either way every sample is in some seat's mask.
+    function assign(
+        Job storage job,
+        Submission storage sub,
+        Settlement memory s,
+        uint256 jobId,
+        bytes32 seed,
+        uint256 q
+    ) external {
+        address[] memory drawn = _drawVerifiers(sub, s, jobId, seed, _keepRevealed(job, sub));
+        uint64[] memory masks = _drawMasks(job, sub, s, drawn, seed, q);
+        _seat(job, sub, s, jobId, drawn, masks);
+    }
+
+    /// @notice Draws as many new verifiers as the held fees pay for beyond the kept seats (V at
+    ///         first, the silent seats' on a reassignment; verifierFee > 0, enforced at
+    ///         construction), none of them `excluded`. Reverts NoEligibleVerifiers if none can sit.
+    function _drawVerifiers(
+        Submission storage sub,
+        Settlement memory s,
+        uint256 jobId,
+        bytes32 seed,
+        address[] memory excluded
+    ) internal view returns (address[] memory drawn) {
+        uint256 kept = sub.verifiers.length;
+        uint256 candidates;
+        // SAFETY: trusted StakeManager view: the protocol's one verifier draw.
+        (drawn, candidates) = s.stakeManager
+            .drawVerifiers(
+                keccak256(abi.encode(seed, "verifiers")),
+                sub.feesHeld / s.verifierFee - kept,
+                s.verifierStake,
+                excluded,
+                new address[](0)
+            );
+        if (drawn.length == 0) revert IJobManager.NoEligibleVerifiers(jobId, candidates);
+    }
+
+    /// @notice Sets the deadlines and draws the `drawn` verifiers' own samples: their segments at the
+    ///         first assignment (which stores the sample), else the samples no kept seat covers.
+    /// @return masks Per drawn verifier, bit i set = sample i is its to verify.
+    function _drawMasks(
+        Job storage job,
+        Submission storage sub,
+        Settlement memory s,
+        address[] memory drawn,
+        bytes32 seed,
+        uint256 q
+    ) internal returns (uint64[] memory masks) {
+        if (sub.segments.length == 0) {
+            _setDeadlines(job, s, s.claimsWindow);
+            return _drawOwnSegments(sub, drawn, seed, job.totalSteps / job.checkpointInterval, q);
+        }
+        _setDeadlines(job, s, 0);
+        uint64 covered;
+        for (uint256 i; i < sub.verifiers.length; ++i) {
+            covered |= sub.seats[sub.verifiers[i]].sampleMask;
+        }
+        // SAFETY: samples <= MAX_SAMPLES_PER_JOB = 64.
+        masks = _drawOwnSamples(drawn, seed, uint64((uint256(1) << sub.segments.length) - 1) & ~covered, q);
+    }
+
+    /// @notice Keeps the previous draw's seats that revealed (`sub.verifiers` becomes them, in seat
+    ///         order; empty at the first assignment).
+    /// @return excluded The submitter, the solver and every previous seat: none is drawn again.
+    function _keepRevealed(Job storage job, Submission storage sub) internal returns (address[] memory excluded) {
+        address[] memory previous = sub.verifiers;
+        excluded = new address[](previous.length + 2);
+        excluded[0] = job.submitter;
+        excluded[1] = job.solver;
+        delete sub.verifiers;
+        for (uint256 i; i < previous.length; ++i) {
+            excluded[i + 2] = previous[i];
+            if (sub.seats[previous[i]].status == SeatStatus.Submitted) sub.verifiers.push(previous[i]);
+        }
+    }
+
+    /// @notice Seats the `drawn` verifiers next to the kept seats with their own sample `masks`,
+    ///         refunds the fees of seats that could not be filled and locks one verifierStake per
+    ///         drawn verifier.
+    function _seat(
+        Job storage job,
+        Submission storage sub,
+        Settlement memory s,
+        uint256 jobId,
+        address[] memory drawn,
+        uint64[] memory masks
+    ) internal {
+        uint256 kept = sub.verifiers.length;
+        uint256 count = drawn.length;
+        for (uint256 i; i < count; ++i) {
+            sub.verifiers.push(drawn[i]);
+            Seat storage seat = sub.seats[drawn[i]];
+            seat.status = SeatStatus.Assigned;
+            seat.sampleMask = masks[i];
+            emit IJobManager.SeatSamplesDrawn(jobId, drawn[i], masks[i]);
+        }
+        emit IJobManager.VerifiersAssigned(jobId, drawn, sub.segments, job.verdictDeadline, job.challengeDeadline);
+
+        // Fees of seats that could not be filled go back to the submitter.
+        uint256 unused = sub.feesHeld - (kept + count) * s.verifierFee;
+        if (unused != 0) {
+            sub.feesHeld -= unused;
+            // SAFETY: trusted Escrow; the fees were deposited into Bucket.Escrowed at postJob.
+            s.escrow.credit(Bucket.Escrowed, job.submitter, unused);
+        }
+
+        for (uint256 i; i < count; ++i) {
+            s.stakeManager.lock(drawn[i], Role.Verifier, s.verifierStake);
+        }
+    }
+
+    ////// Internal //////
+
+    /// @notice Sets the deadlines of a verifier draw (claims in `claimsWindow` from now, verdicts
+    ///         verdictWindow after, then the reveal and challenge windows) -> Verifying.
+    function _setDeadlines(Job storage job, Settlement memory s, uint64 claimsWindow) internal {
+        uint64 claimsDeadline = uint64(block.timestamp) + claimsWindow;
+        uint64 verdictDeadline = claimsDeadline + s.verdictWindow;
+        job.claimsDeadline = claimsDeadline;
+        job.verdictDeadline = verdictDeadline;
+        job.challengeDeadline = verdictDeadline + s.revealWindow + s.challengeWindow;
+        job.status = JobStatus.Verifying;
+    }
+
+    /// @notice First assignment: each verifier draws its own `q` of the `segmentCount` segments;
+    ///         stores their union, in increasing segment order, as the submission's sample.
+    /// @return masks Per verifier (assignment order), bit i set = sample i is in its draw.
+    function _drawOwnSegments(
+        Submission storage sub,
+        address[] memory verifiers,
+        bytes32 seed,
+        uint256 segmentCount,
+        uint256 q
+    ) internal returns (uint64[] memory masks) {
+        uint256 count = verifiers.length;
+        uint32[][] memory draws = new uint32[][](count);
+        // INVARIANT: count * min(q, segmentCount) <= V * q <= MAX_SAMPLES_PER_JOB (constructor).
+        uint32[] memory union = new uint32[](count * (q < segmentCount ? q : segmentCount));
+        uint256 size;
+        for (uint256 v; v < count; ++v) {
+            draws[v] = LibSampling.drawSegments(keccak256(abi.encode(seed, "segments", verifiers[v])), segmentCount, q);
+            for (uint256 j; j < draws[v].length; ++j) {
+                size = _insertSorted(union, size, draws[v][j]);
+            }
+        }
+        for (uint256 i; i < size; ++i) {
+            sub.segments.push(union[i]);
+        }
+        masks = new uint64[](count);
+        for (uint256 v; v < count; ++v) {
+            for (uint256 j; j < draws[v].length; ++j) {
+                uint256 i;
+                while (union[i] != draws[v][j]) ++i;
+                masks[v] |= uint64(1) << i;
+            }
+        }
+    }
+
+    /// @notice Reassignment: each new verifier draws its own `q` of the samples in `open` (those no
+    ///         revealed verdict covers; the claims are on them); an open sample no draw holds goes
+    ///         to the new seats in turn.
+    /// @return masks Per verifier (assignment order), bit i set = sample i is its to verify.
+    function _drawOwnSamples(address[] memory verifiers, bytes32 seed, uint64 open, uint256 q)
+        internal
+        pure
+        returns (uint64[] memory masks)
+    {
+        uint256[] memory indices = new uint256[](64);
+        uint256 size;
+        for (uint256 i; i < 64; ++i) {
+            if ((open >> i) & 1 == 1) indices[size++] = i;
+        }
+        uint256 count = verifiers.length;
+        masks = new uint64[](count);
+        uint64 covered;
+        for (uint256 v; v < count; ++v) {
+            uint32[] memory picked =
+                LibSampling.drawSegments(keccak256(abi.encode(seed, "samples", verifiers[v])), size, q);
+            for (uint256 j; j < picked.length; ++j) {
+                masks[v] |= uint64(1) << indices[picked[j]];
+            }
+            covered |= masks[v];
+        }
+        uint256 turn;
+        for (uint256 i; i < size; ++i) {
+            if ((covered >> indices[i]) & 1 == 1) continue;
+            masks[turn++ % count] |= uint64(1) << indices[i];
+        }
+    }
+
+    /// @notice Inserts `value` into the increasing first `size` entries of `values` unless present.
+    /// @return newSize The new number of entries.
+    function _insertSorted(uint32[] memory values, uint256 size, uint32 value) internal pure returns (uint256 newSize) {
+        uint256 i;
+        while (i < size && values[i] < value) ++i;
+        if (i < size && values[i] == value) return size;
+        for (uint256 k = size; k > i; --k) {
+            values[k] = values[k - 1];
+        }
+        values[i] = value;
+        newSize = size + 1;
+    }
+}
