@@ -64,6 +64,7 @@ def test_demo_params():
     assert p.job_escrow(10 * E18) == 15 * E18  # the demo pays no jackpot: no premium
     assert ProtocolParams().forced_error_premium == 45 * E18 // 10  # 30% * 3 * 5e18
     assert ProtocolParams().job_escrow(10 * E18) == 13 * E18 + 45 * E18 // 10
+    assert len(p.job_params_tuple()) == 18
     assert p.job_params_tuple()[5] == p.jackpot and p.job_params_tuple()[10] == p.reveal_window
     assert p.job_params_tuple()[12:] == (120, 86_400, 1_000_000, 4096, 10_000, 2)
     assert ProtocolParams.demo(challenge_window=5).challenge_window == 5
