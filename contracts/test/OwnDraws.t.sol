@@ -6,7 +6,9 @@ import {Deploy} from "../script/Deploy.sol";
 import {LibSampling} from "../src/libraries/LibSampling.sol";
 import {JobStatus, Verdict} from "../src/types/JobTypes.sol";
 import {Role} from "../src/types/Role.sol";
+import {IJobManager} from "../src/interfaces/IJobManager.sol";
 import {IVerificationRound} from "../src/interfaces/IVerificationRound.sol";
+import {Vm} from "@prb/test/Vm.sol";
 
 /// @notice P-27 (docs/SECURITY.md): each verifier draws its own segments. Before, every verifier of
 ///         a job replayed the same q segments, so two verifiers of one operator needed one replay
@@ -352,6 +354,18 @@ contract OwnDraws_Test is Deployers {
         _postClaims(jobId);
     }
 
+    /// @notice The verifiers of the last `VerifiersAssigned` event in the recorded logs: the kept
+    ///         seats must be named too, so that their nodes watch the job again (a kept rejecter
+    ///         plays its dispute).
+    function _assignedInLogs() internal returns (address[] memory verifiers) {
+        Vm.Log[] memory logs = vm.getRecordedLogs();
+        for (uint256 i; i < logs.length; ++i) {
+            if (logs[i].topics[0] == IJobManager.VerifiersAssigned.selector) {
+                (verifiers,,,) = abi.decode(logs[i].data, (address[], uint32[], uint64, uint64));
+            }
+        }
+    }
+
     function _lowestBit(uint256 mask) internal pure returns (uint256 index) {
         while ((mask >> index) & 1 == 0) ++index;
     }
@@ -383,8 +397,10 @@ contract OwnDraws_Test is Deployers {
 
         jobManager.finalize(jobId);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Committed), "reassigning the uncovered samples");
+        vm.recordLogs();
         _assignWith(jobId, keccak256("second draw"));
         address[] memory now_ = _assigned(jobId);
+        assertEq(keccak256(abi.encode(_assignedInLogs())), keccak256(abi.encode(now_)), "the event names every seat");
         assertEq(now_.length, 3, "two kept seats and one new one");
         assertEq(now_[0], seats[1], "kept: it revealed");
         assertEq(now_[1], seats[2], "kept: it revealed");

@@ -337,8 +337,8 @@ interface IJobManager {
 
     /// @notice Emitted when verifiers and segments were drawn.
     /// @param jobId Job.
-    /// @param verifiers Verifiers drawn (on a reassignment the new seats only: the seats that
-    ///        revealed are kept, `getAssignment` lists them all).
+    /// @param verifiers Assigned verifiers: on a reassignment the seats kept (they revealed) first,
+    ///        then the new ones (`SeatSamplesDrawn` is emitted for the new ones only).
     /// @param segments Sampled segment indices, in sample order: the union of the seats' own draws
     ///        in increasing segment order (each seat's share: `SeatSamplesDrawn`).
     /// @param verdictDeadline Verdict deadline (seconds).

@@ -90,7 +90,7 @@ library LibAssignment {
             return _drawOwnSegments(sub, drawn, seed, job.totalSteps / job.checkpointInterval, q);
         }
         _setDeadlines(job, s, 0);
-        uint64 covered;
+        uint64 covered = 0;
         for (uint256 i; i < sub.verifiers.length; ++i) {
             covered |= sub.seats[sub.verifiers[i]].sampleMask;
         }
@@ -133,7 +133,9 @@ library LibAssignment {
             seat.sampleMask = masks[i];
             emit IJobManager.SeatSamplesDrawn(jobId, drawn[i], masks[i]);
         }
-        emit IJobManager.VerifiersAssigned(jobId, drawn, sub.segments, job.verdictDeadline, job.challengeDeadline);
+        emit IJobManager.VerifiersAssigned(
+            jobId, sub.verifiers, sub.segments, job.verdictDeadline, job.challengeDeadline
+        );
 
         // Fees of seats that could not be filled go back to the submitter.
         uint256 unused = sub.feesHeld - (kept + count) * s.verifierFee;
@@ -175,7 +177,7 @@ library LibAssignment {
         uint32[][] memory draws = new uint32[][](count);
         // INVARIANT: count * min(q, segmentCount) <= V * q <= MAX_SAMPLES_PER_JOB (constructor).
         uint32[] memory union = new uint32[](count * (q < segmentCount ? q : segmentCount));
-        uint256 size;
+        uint256 size = 0;
         for (uint256 v; v < count; ++v) {
             draws[v] = LibSampling.drawSegments(keccak256(abi.encode(seed, "segments", verifiers[v])), segmentCount, q);
             for (uint256 j; j < draws[v].length; ++j) {
@@ -205,13 +207,13 @@ library LibAssignment {
         returns (uint64[] memory masks)
     {
         uint256[] memory indices = new uint256[](64);
-        uint256 size;
+        uint256 size = 0;
         for (uint256 i; i < 64; ++i) {
             if ((open >> i) & 1 == 1) indices[size++] = i;
         }
         uint256 count = verifiers.length;
         masks = new uint64[](count);
-        uint64 covered;
+        uint64 covered = 0;
         for (uint256 v; v < count; ++v) {
             uint32[] memory picked =
                 LibSampling.drawSegments(keccak256(abi.encode(seed, "samples", verifiers[v])), size, q);
@@ -220,7 +222,7 @@ library LibAssignment {
             }
             covered |= masks[v];
         }
-        uint256 turn;
+        uint256 turn = 0;
         for (uint256 i; i < size; ++i) {
             if ((covered >> indices[i]) & 1 == 1) continue;
             masks[turn++ % count] |= uint64(1) << indices[i];
