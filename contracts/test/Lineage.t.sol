@@ -211,6 +211,34 @@ contract Lineage_Test is Deployers {
         registry.extendLineage(MODEL_ID, wrong, proof);
     }
 
+    /// @notice The head can only move to the claiming job's own final state: a second job's final
+    ///         state, with a valid proof against that job's root (a splice of another training onto
+    ///         the lineage), is refused; so is the claiming job's state at any other position.
+    function test_extendLineage_anotherJobsProvenState_reverts() public {
+        uint256 claimer = _post(SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD);
+        _runApproved(claimer, solver, _stateHashes(TOTAL_STEPS, INTERVAL));
+        bytes32 otherStart = keccak256("another start");
+        uint256 other = _post(keccak256("other spec"), otherStart, TOTAL_STEPS, INTERVAL, REWARD);
+        bytes32[] memory otherStates = _statesFrom(otherStart, TOTAL_STEPS, INTERVAL, "spliced");
+        _runApproved(other, solver, otherStates);
+        assertEq(registry.headClaimOf(MODEL_ID), claimer, "the first job holds the head");
+        bytes32 spliced = otherStates[otherStates.length - 1];
+        bytes32[] memory proof = Merkle.proof(Merkle.leaves(INTERVAL, otherStates), otherStates.length - 1);
+        assertTrue(jobManager.verifyCheckpoint(other, otherStates.length - 1, spliced, proof), "valid for its job");
+        vm.expectRevert(
+            abi.encodeWithSelector(IShareRegistry.FinalStateNotCommitted.selector, MODEL_ID, claimer, spliced)
+        );
+        registry.extendLineage(MODEL_ID, spliced, proof);
+        // The claimer's own mid-run state, proven at its own position, is not its final state.
+        bytes32[] memory states = _committedStates[claimer];
+        bytes32[] memory midProof = Merkle.proof(Merkle.leaves(INTERVAL, states), 1);
+        vm.expectRevert(
+            abi.encodeWithSelector(IShareRegistry.FinalStateNotCommitted.selector, MODEL_ID, claimer, states[1])
+        );
+        registry.extendLineage(MODEL_ID, states[1], midProof);
+        assertEq(registry.lineageLength(MODEL_ID), 0, "the lineage did not move");
+    }
+
     function test_extendLineage_emits_succeeds() public {
         uint256 jobId = _post(SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD);
         _runApproved(jobId, solver, _stateHashes(TOTAL_STEPS, INTERVAL));
