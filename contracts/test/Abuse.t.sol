@@ -24,12 +24,6 @@ import {RoundOutcome} from "../src/types/RoundTypes.sol";
 contract Abuse_Test is Deployers {
     ////// Helpers //////
 
-    /// @notice Everything `account` owns in the protocol's token: wallet, Escrow credit and stakes (wei).
-    function _wealth(address account) internal view returns (uint256 total) {
-        total = token.balanceOf(account) + escrow.creditOf(account);
-        total += _staked(account, Role.Solver) + _staked(account, Role.Verifier);
-    }
-
     /// @notice Posts a job (as the submitter), claims and commits it (as the solver) and draws its
     ///         verifiers, without posting claims.
     function _assignedJob(uint256 reward) internal returns (uint256 jobId) {
@@ -113,21 +107,21 @@ contract Abuse_Test is Deployers {
     /// @notice A submitter-solver pair that posts a zero-reward job and never posts claims ends
     ///         poorer by at least the solver stake; the verifiers it locked are paid their fee.
     function test_abandonAfterAssignment_costsPairAndPaysVerifiers_succeeds() public {
-        uint256 pairBefore = _wealth(submitter) + _wealth(solver);
+        uint256 pairBefore = _holdings(submitter) + _holdings(solver);
         uint256 poolBefore = escrow.jackpotPool();
         uint256 jobId = _assignedJob(0);
         address[] memory verifiers = _assigned(jobId);
         uint256[] memory verifierBefore = new uint256[](verifiers.length);
         for (uint256 i; i < verifiers.length; ++i) {
-            verifierBefore[i] = _wealth(verifiers[i]);
+            verifierBefore[i] = _holdings(verifiers[i]);
         }
         vm.warp(_job(jobId).challengeDeadline + 1);
         jobManager.finalize(jobId);
-        uint256 pairAfter = _wealth(submitter) + _wealth(solver);
+        uint256 pairAfter = _holdings(submitter) + _holdings(solver);
         assertGte(pairBefore - pairAfter, params.solverStake, "abandonment too cheap");
         assertEq(escrow.jackpotPool(), poolBefore + params.solverStake, "slash not pooled");
         for (uint256 i; i < verifiers.length; ++i) {
-            assertEq(_wealth(verifiers[i]), verifierBefore[i] + params.verifierFee, "verifier unpaid");
+            assertEq(_holdings(verifiers[i]), verifierBefore[i] + params.verifierFee, "verifier unpaid");
             assertEq(_locked(verifiers[i], Role.Verifier), 0, "verifier still locked");
         }
         _assertEscrowSolvent();
@@ -135,7 +129,7 @@ contract Abuse_Test is Deployers {
 
     /// @notice A solver that never commits is slashed into the jackpot pool, not to the submitter.
     function test_reclaimExpired_slashGoesToPool_succeeds() public {
-        uint256 pairBefore = _wealth(submitter) + _wealth(solver);
+        uint256 pairBefore = _holdings(submitter) + _holdings(solver);
         uint256 poolBefore = escrow.jackpotPool();
         vm.prank(submitter);
         uint256 jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, 0, SPEC_URI);
@@ -145,7 +139,7 @@ contract Abuse_Test is Deployers {
         jobManager.reclaimExpired(jobId);
         vm.prank(submitter);
         jobManager.cancelJob(jobId);
-        assertEq(pairBefore - (_wealth(submitter) + _wealth(solver)), params.solverStake);
+        assertEq(pairBefore - (_holdings(submitter) + _holdings(solver)), params.solverStake);
         assertEq(escrow.jackpotPool(), poolBefore + params.solverStake);
         _assertEscrowSolvent();
     }
@@ -191,7 +185,7 @@ contract Abuse_Test is Deployers {
         }
         uint256 before;
         for (uint256 i; i < coalition.length; ++i) {
-            before += _wealth(coalition[i]);
+            before += _holdings(coalition[i]);
         }
         uint256 forcedJobs;
         uint256 jobs = 10;
@@ -218,7 +212,7 @@ contract Abuse_Test is Deployers {
         }
         uint256 afterwards;
         for (uint256 i; i < coalition.length; ++i) {
-            afterwards += _wealth(coalition[i]);
+            afterwards += _holdings(coalition[i]);
         }
         assertGt(forcedJobs, 0, "no forced job drawn");
         assertLt(forcedJobs, jobs, "no job abandoned");
@@ -234,11 +228,11 @@ contract Abuse_Test is Deployers {
     ///         verifiers cannot replay in time must not collect their stakes).
     function test_finalize_noVerdicts_reassignsThenRefunds_succeeds() public {
         uint256 poolBefore = escrow.jackpotPool();
-        uint256 pairBefore = _wealth(submitter) + _wealth(solver);
+        uint256 pairBefore = _holdings(submitter) + _holdings(solver);
         uint256 jobId = _assignedJob(REWARD);
         _postClaims(jobId);
-        uint256 submitterBefore = _wealth(submitter);
-        uint256 solverWealth = _wealth(solver);
+        uint256 submitterBefore = _holdings(submitter);
+        uint256 solverWealth = _holdings(solver);
         for (uint256 attempt; attempt <= params.maxReassignments; ++attempt) {
             address[] memory verifiers = _assigned(jobId);
             uint256[] memory stakes = new uint256[](verifiers.length);
@@ -276,12 +270,12 @@ contract Abuse_Test is Deployers {
         }
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Expired));
         assertEq(_locked(solver, Role.Solver), 0, "solver still locked");
-        assertEq(_wealth(solver), solverWealth, "solver paid or slashed");
+        assertEq(_holdings(solver), solverWealth, "solver paid or slashed");
         // The submitter got its reward and fees back, and nothing of the silent verifiers' stakes:
         // they joined the jackpot pool, and the pair ends with no more than it started with.
         uint256 slashes = (params.maxReassignments + 1) * params.verifiersPerJob * params.verifierStake;
-        assertEq(_wealth(submitter), submitterBefore + REWARD + params.verifiersPerJob * params.verifierFee);
-        assertLte(_wealth(submitter) + _wealth(solver), pairBefore, "pair gained from the slashes");
+        assertEq(_holdings(submitter), submitterBefore + REWARD + params.verifiersPerJob * params.verifierFee);
+        assertLte(_holdings(submitter) + _holdings(solver), pairBefore, "pair gained from the slashes");
         assertGte(escrow.jackpotPool(), poolBefore + slashes, "slashes not pooled");
         _assertEscrowSolvent();
     }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.37;
 
-import {Wealth} from "./Settlement.t.sol";
+import {AttackHelpers} from "./Settlement.t.sol";
 import {JobStatus, Verdict} from "../src/types/JobTypes.sol";
 import {Role} from "../src/types/Role.sol";
 
@@ -11,7 +11,7 @@ import {Role} from "../src/types/Role.sol";
 ///         when the segment is ruled valid, and is never paid for a check it did not make: no fee,
 ///         no share of a pot. So a solver that is offline during the verdict window, and serves
 ///         its data again for the dispute, collects nothing from the verifiers it withheld from.
-contract Availability_Test is Wealth {
+contract Availability_Test is AttackHelpers {
     function setUp() public override {
         super.setUp();
         _redeployWithRate(0);
@@ -41,9 +41,9 @@ contract Availability_Test is Wealth {
         address[] memory verifiers = _assigned(jobId);
         uint256[] memory before = new uint256[](verifiers.length);
         for (uint256 i; i < verifiers.length; ++i) {
-            before[i] = _wealth(verifiers[i]);
+            before[i] = _holdings(verifiers[i]);
         }
-        uint256 solverBefore = _wealth(solver);
+        uint256 solverBefore = _holdings(solver);
         for (uint256 i; i < verifiers.length; ++i) {
             _submitEnds(jobId, verifiers[i], _zeros(jobId));
         }
@@ -52,10 +52,10 @@ contract Availability_Test is Wealth {
 
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized), "finalized: the segments were valid");
         for (uint256 i; i < verifiers.length; ++i) {
-            assertEq(_wealth(verifiers[i]), before[i], "an abstainer neither loses nor is paid");
+            assertEq(_holdings(verifiers[i]), before[i], "an abstainer neither loses nor is paid");
             assertEq(_locked(verifiers[i], Role.Verifier), 0, "unlocked");
         }
-        assertEq(_wealth(solver), solverBefore + _job(jobId).reward, "the solver is paid its reward, no more");
+        assertEq(_holdings(solver), solverBefore + _job(jobId).reward, "the solver is paid its reward, no more");
         _assertEscrowSolvent();
     }
 
@@ -67,7 +67,7 @@ contract Availability_Test is Wealth {
         address[] memory verifiers = _assigned(jobId);
         uint256[] memory before = new uint256[](verifiers.length);
         for (uint256 i; i < verifiers.length; ++i) {
-            before[i] = _wealth(verifiers[i]);
+            before[i] = _holdings(verifiers[i]);
             _submitEnds(jobId, verifiers[i], _zeros(jobId));
         }
         _settle(jobId, false);
@@ -75,7 +75,7 @@ contract Availability_Test is Wealth {
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Rejected), "rejected");
         assertGt(_slashedSolver(), 0, "solver slashed");
         for (uint256 i; i < verifiers.length; ++i) {
-            assertEq(_wealth(verifiers[i]), before[i], "abstainers: bond back, no pot share, no fee");
+            assertEq(_holdings(verifiers[i]), before[i], "abstainers: bond back, no pot share, no fee");
         }
         _assertEscrowSolvent();
     }
@@ -88,7 +88,7 @@ contract Availability_Test is Wealth {
         address[] memory verifiers = _assigned(jobId);
         uint256[] memory before = new uint256[](verifiers.length);
         for (uint256 i; i < verifiers.length; ++i) {
-            before[i] = _wealth(verifiers[i]);
+            before[i] = _holdings(verifiers[i]);
         }
         _submitEnds(jobId, verifiers[0], _zeros(jobId));
         for (uint256 i = 1; i < verifiers.length; ++i) {
@@ -97,9 +97,9 @@ contract Availability_Test is Wealth {
         _settle(jobId, true);
 
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized), "finalized");
-        assertEq(_wealth(verifiers[0]), before[0], "the abstainer: no fee, no loss");
+        assertEq(_holdings(verifiers[0]), before[0], "the abstainer: no fee, no loss");
         for (uint256 i = 1; i < verifiers.length; ++i) {
-            assertEq(_wealth(verifiers[i]), before[i] + params.verifierFee, "approvers paid their fee");
+            assertEq(_holdings(verifiers[i]), before[i] + params.verifierFee, "approvers paid their fee");
         }
         _assertEscrowSolvent();
     }
@@ -109,7 +109,7 @@ contract Availability_Test is Wealth {
     function test_madeUpEnd_isARejection_losesItsStake_succeeds() public {
         uint256 jobId = _verifyingJob();
         address[] memory verifiers = _assigned(jobId);
-        uint256 griefer = _wealth(verifiers[0]);
+        uint256 griefer = _holdings(verifiers[0]);
         bytes32[] memory madeUp = _zeros(jobId);
         for (uint256 j; j < madeUp.length; ++j) {
             madeUp[j] = keccak256(abi.encode("made up", j));
@@ -122,7 +122,7 @@ contract Availability_Test is Wealth {
 
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized), "finalized");
         assertEq(uint8(jobManager.verdictOf(jobId, verifiers[0])[0]), uint8(Verdict.Reject), "a rejection");
-        assertLt(_wealth(verifiers[0]), griefer, "the griefer lost");
+        assertLt(_holdings(verifiers[0]), griefer, "the griefer lost");
     }
 
     function _slashedSolver() internal view returns (uint256) {

@@ -68,15 +68,6 @@ contract OwnDraws_Test is Deployers {
         }
     }
 
-    /// @notice Everything `account` owns in the token: balance, Escrow credit, stakes (every role).
-    function _holdings(address account) internal view returns (uint256 total) {
-        total = token.balanceOf(account) + escrow.creditOf(account);
-        for (uint256 r; r < 3; ++r) {
-            (uint256 staked,, uint256 unbonding,) = stakeManager.stakeOf(account, Role(r));
-            total += staked + unbonding;
-        }
-    }
-
     /// @notice What an honest verifier seals: the claimed end (its replay of an honest segment) on
     ///         its own samples, a zero end (nothing replayed) on the others.
     function _honestEnds(uint256 jobId, address v) internal view returns (bytes32[] memory ends) {

@@ -14,14 +14,8 @@ import {Bucket} from "../src/types/EscrowTypes.sol";
 import {JobStatus} from "../src/types/JobTypes.sol";
 import {Role} from "../src/types/Role.sol";
 
-/// @notice Every token an account holds in the protocol's reach: its wallet, its credit at the
-///         Escrow and its stake in every role.
-abstract contract Wealth is Deployers {
-    function _wealth(address account) internal view returns (uint256 total) {
-        total = token.balanceOf(account) + escrow.creditOf(account);
-        total += _staked(account, Role.Solver) + _staked(account, Role.Verifier) + _staked(account, Role.Whistleblower);
-    }
-
+/// @notice Helpers of the settlement attack tests (holdings: `Deployers._holdings`).
+abstract contract AttackHelpers is Deployers {
     /// @notice `ends` sealed by a verifier that rejects every sample without replaying anything.
     function _garbageEnds(uint256 samples) internal pure returns (bytes32[] memory ends) {
         ends = new bytes32[](samples);
@@ -34,7 +28,7 @@ abstract contract Wealth is Deployers {
 /// @notice P-22 (docs/SECURITY.md): a rejecter of the forced sample that is also the whistleblower
 ///         of another verifier's approval of it. Its whistleblower role is settled (paid) by the
 ///         forced error; its rejecter role must still be settled by the committee's ruling.
-contract Settlement_DoubleRole_Committee_Test is Wealth {
+contract Settlement_DoubleRole_Committee_Test is AttackHelpers {
     function setUp() public override {
         super.setUp();
         _redeployWithRate(3000);
@@ -62,9 +56,9 @@ contract Settlement_DoubleRole_Committee_Test is Wealth {
         jobManager.challengeApproval(jobId, f, lazy);
         _passChallengeWindow(jobId);
 
-        uint256 attackerBefore = _wealth(attacker);
-        uint256 honestBefore = _wealth(honest);
-        uint256 solverBefore = _wealth(solver);
+        uint256 attackerBefore = _holdings(attacker);
+        uint256 honestBefore = _holdings(honest);
+        uint256 solverBefore = _holdings(solver);
         uint256 attackerStake = _staked(attacker, Role.Verifier);
 
         jobManager.finalize(jobId); // forced error settled; f goes to the committee
@@ -78,11 +72,13 @@ contract Settlement_DoubleRole_Committee_Test is Wealth {
         assertEq(escrow.bucketOf(Bucket.Bonds), 0, "bond orphaned in the Escrow");
         // Whistle: bond back + jackpot; reject: bond and one stake lost.
         assertEq(
-            _wealth(attacker) + params.verifierStake, attackerBefore + params.challengeBond + params.jackpot, "attacker"
+            _holdings(attacker) + params.verifierStake,
+            attackerBefore + params.challengeBond + params.jackpot,
+            "attacker"
         );
         // The honest verifier gets its fee, its bond and the jackpot; the solver its reward.
-        assertGte(_wealth(honest), honestBefore + params.verifierFee + params.challengeBond + params.jackpot);
-        assertGte(_wealth(solver), solverBefore + REWARD);
+        assertGte(_holdings(honest), honestBefore + params.verifierFee + params.challengeBond + params.jackpot);
+        assertGte(_holdings(solver), solverBefore + REWARD);
         assertEq(samples, _samples(jobId));
         _assertEscrowSolvent();
     }
@@ -92,7 +88,7 @@ contract Settlement_DoubleRole_Committee_Test is Wealth {
 ///         also a whistleblower rejects every sample without replaying, challenges another
 ///         verifier's approval of every sample, then throws every game. The job must still reach a
 ///         terminal state within its bound, with every honest party paid.
-contract Settlement_DoubleRole_Bisection_Test is BisectionGame_Init, Wealth {
+contract Settlement_DoubleRole_Bisection_Test is BisectionGame_Init, AttackHelpers {
     uint32 internal constant SMALL_K = 4;
 
     function setUp() public override(BisectionGame_Init, Deployers) {
@@ -160,10 +156,10 @@ contract Settlement_DoubleRole_Bisection_Test is BisectionGame_Init, Wealth {
         }
         _passChallengeWindow(jobId);
 
-        uint256 attackerBefore = _wealth(attacker);
-        uint256 honestBefore = _wealth(honest);
-        uint256 solverBefore = _wealth(solver);
-        uint256 submitterBefore = _wealth(submitter);
+        uint256 attackerBefore = _holdings(attacker);
+        uint256 honestBefore = _holdings(honest);
+        uint256 solverBefore = _holdings(solver);
+        uint256 submitterBefore = _holdings(submitter);
 
         // Bound: each game closes its loser on its sample in every role, so a sample sees at most
         // one game per distinct challenger (V rejecters + V whistleblowers).
@@ -186,22 +182,22 @@ contract Settlement_DoubleRole_Bisection_Test is BisectionGame_Init, Wealth {
         // The attacker lost its verifier stake, its reject bonds and its whistle bonds on the
         // samples it did not win as a whistleblower (it won f: the lazy verifier approved the
         // forced claim); the honest verifier got its fee, bond and jackpot; the solver its reward.
-        assertLt(_wealth(attacker), attackerBefore, "attacker gained");
+        assertLt(_holdings(attacker), attackerBefore, "attacker gained");
         assertEq(_staked(attacker, Role.Verifier), 500e18 - params.verifierStake, "attacker not slashed");
-        assertGte(_wealth(honest), honestBefore + params.verifierFee + params.challengeBond + params.jackpot);
-        assertGte(_wealth(solver), solverBefore + REWARD);
+        assertGte(_holdings(honest), honestBefore + params.verifierFee + params.challengeBond + params.jackpot);
+        assertGte(_holdings(solver), solverBefore + REWARD);
         assertEq(_staked(solver, Role.Solver), 1000e18, "honest solver slashed");
         assertEq(_locked(solver, Role.Solver), 0, "solver stake still locked");
         assertEq(_locked(honest, Role.Verifier), 0, "honest verifier stake still locked");
         // The submitter gets back the fees of the slashed seats, and pays nothing more.
-        assertEq(_wealth(submitter), submitterBefore + 2 * params.verifierFee, "submitter");
+        assertEq(_holdings(submitter), submitterBefore + 2 * params.verifierFee, "submitter");
         assertEq(escrow.bucketOf(Bucket.Bonds), 0, "bond orphaned in the Escrow");
         _assertEscrowSolvent();
     }
 }
 
 /// @notice P-19 (docs/SECURITY.md): no slash is ever credited to a party of its job.
-contract Settlement_SlashDestination_Test is Wealth {
+contract Settlement_SlashDestination_Test is AttackHelpers {
     /// @notice A rejecter loses the committee's ruling on a valid segment: its stake and bond go to
     ///         the arbiters and the approvers; the solver's share joins the jackpot pool. The honest
     ///         solver is paid its reward and nothing of the slash.
@@ -212,8 +208,8 @@ contract Settlement_SlashDestination_Test is Wealth {
         _submit(jobId, verifiers[1], 0);
         _submit(jobId, verifiers[2], 0);
         _passChallengeWindow(jobId);
-        uint256 solverBefore = _wealth(solver);
-        uint256 approverBefore = _wealth(verifiers[1]);
+        uint256 solverBefore = _holdings(solver);
+        uint256 approverBefore = _holdings(verifiers[1]);
         uint256 poolBefore = escrow.jackpotPool();
         jobManager.finalize(jobId);
         _arbitrate(_job(jobId).disputeId, true);
@@ -223,9 +219,9 @@ contract Settlement_SlashDestination_Test is Wealth {
         // Pot: the rejecter's stake and bond, less the three majority arbiters' fees, split among
         // the solver and the two approvers.
         uint256 share = (params.verifierStake + params.challengeBond - 3 * params.arbiterFee) / 3;
-        assertEq(_wealth(solver), solverBefore + REWARD, "solver credited a slash");
+        assertEq(_holdings(solver), solverBefore + REWARD, "solver credited a slash");
         assertEq(escrow.jackpotPool(), poolBefore + share, "solver's share not pooled");
-        assertEq(_wealth(verifiers[1]), approverBefore + params.verifierFee + share, "approver");
+        assertEq(_holdings(verifiers[1]), approverBefore + params.verifierFee + share, "approver");
         _assertEscrowSolvent();
     }
 }
@@ -241,7 +237,7 @@ contract Settlement_SlashDestination_Test is Wealth {
 ///      given the seats it held (rate * jackpot per seat and job): the result is its expected gain
 ///      over the jobs played, which must not be positive. Without the premium it is
 ///      +18e18 per job at phi = 1 (rate 30%, V = 3, jackpot 20e18).
-contract Settlement_Farming_Test is Wealth {
+contract Settlement_Farming_Test is AttackHelpers {
     uint256 internal constant RATE = 3000;
     uint256 internal constant JOBS = 20;
 
@@ -267,7 +263,7 @@ contract Settlement_Farming_Test is Wealth {
 
     function _coalitionWealth() internal view returns (uint256 total) {
         for (uint256 i; i < coalition.length; ++i) {
-            total += _wealth(coalition[i]);
+            total += _holdings(coalition[i]);
         }
     }
 
@@ -335,20 +331,20 @@ contract Settlement_Farming_Test is Wealth {
         }
         uint256[] memory honestBefore = new uint256[](3);
         for (uint256 i; i < 3; ++i) {
-            honestBefore[i] = _wealth(verifierPool[4 + i]);
+            honestBefore[i] = _holdings(verifierPool[4 + i]);
         }
         (int256 adjustedGain, uint256 forcedJobs) = _farm();
         assertGt(forcedJobs, 0, "no forced job drawn");
         assertLte(adjustedGain, 0, "farming by completion pays");
         for (uint256 i; i < 3; ++i) {
-            assertGte(_wealth(verifierPool[4 + i]), honestBefore[i], "honest verifier lost");
+            assertGte(_holdings(verifierPool[4 + i]), honestBefore[i], "honest verifier lost");
         }
         _assertEscrowSolvent();
     }
 }
 
 /// @notice The forced-error premium's escrow: refunded only while the job was never claimed.
-contract Settlement_Premium_Test is Wealth {
+contract Settlement_Premium_Test is AttackHelpers {
     function setUp() public override {
         super.setUp();
         _redeployWithRate(3000);
@@ -361,30 +357,30 @@ contract Settlement_Premium_Test is Wealth {
     }
 
     function test_postJob_escrowsPremium_cancelRefundsIt_succeeds() public {
-        uint256 before = _wealth(submitter);
+        uint256 before = _holdings(submitter);
         uint256 poolBefore = escrow.jackpotPool();
         uint256 jobId = _postJob();
-        assertEq(before - _wealth(submitter), jobManager.postCost(REWARD));
+        assertEq(before - _holdings(submitter), jobManager.postCost(REWARD));
         vm.prank(submitter);
         jobManager.cancelJob(jobId);
-        assertEq(_wealth(submitter), before, "premium kept on an unclaimed job");
+        assertEq(_holdings(submitter), before, "premium kept on an unclaimed job");
         assertEq(escrow.jackpotPool(), poolBefore);
         _assertEscrowSolvent();
     }
 
     function test_postJob_expiredUnclaimed_refundsPremium_succeeds() public {
-        uint256 before = _wealth(submitter);
+        uint256 before = _holdings(submitter);
         uint256 jobId = _postJob();
         vm.warp(_job(jobId).openDeadline + 1);
         jobManager.expireJob(jobId);
-        assertEq(_wealth(submitter), before);
+        assertEq(_holdings(submitter), before);
         _assertEscrowSolvent();
     }
 
     /// @notice Once claimed, the premium is in the pool for good, even if the solver abandons the
     ///         job and its submitter then cancels it.
     function test_claimJob_poolsPremium_notRefundedAfterReclaim_succeeds() public {
-        uint256 before = _wealth(submitter);
+        uint256 before = _holdings(submitter);
         uint256 poolBefore = escrow.jackpotPool();
         uint256 premium = jobManager.forcedErrorPremium();
         uint256 jobId = _postJob();
@@ -397,7 +393,7 @@ contract Settlement_Premium_Test is Wealth {
         jobManager.reclaimExpired(jobId);
         vm.prank(submitter);
         jobManager.cancelJob(jobId);
-        assertEq(before - _wealth(submitter), premium, "premium refunded after a claim");
+        assertEq(before - _holdings(submitter), premium, "premium refunded after a claim");
         assertEq(escrow.jackpotPool(), poolBefore + premium + params.solverStake);
         _assertEscrowSolvent();
     }

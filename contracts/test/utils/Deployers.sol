@@ -507,6 +507,16 @@ abstract contract Deployers is PRBTest, Bound {
         return jobManager.getJob(jobId);
     }
 
+    /// @notice Everything `account` owns in the token (wei): its balance, its Escrow credit and its
+    ///         stake in every role, unbonding included. Attack tests compare it before and after.
+    function _holdings(address account) internal view returns (uint256 total) {
+        total = token.balanceOf(account) + escrow.creditOf(account);
+        for (uint256 r; r < 3; ++r) {
+            (uint256 staked,, uint256 unbonding,) = stakeManager.stakeOf(account, Role(r));
+            total += staked + unbonding;
+        }
+    }
+
     function _staked(address account, Role role) internal view returns (uint256 staked) {
         (staked,,,) = stakeManager.stakeOf(account, role);
     }
