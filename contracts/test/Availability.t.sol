@@ -21,16 +21,6 @@ contract Availability_Test is AttackHelpers {
         return new bytes32[](_samples(jobId));
     }
 
-    /// @notice Finalizes, arbitrating every dispute the job opens with `segmentValid`.
-    function _settle(uint256 jobId, bool segmentValid) internal {
-        _passChallengeWindow(jobId);
-        jobManager.finalize(jobId);
-        for (uint256 guard; guard < 64 && _job(jobId).status == JobStatus.Disputed; ++guard) {
-            _arbitrate(_job(jobId).disputeId, segmentValid);
-            if (_job(jobId).status == JobStatus.Disputed) jobManager.finalize(jobId);
-        }
-    }
-
     /// @notice The issue's attack: the solver's server is down for the verdict window, every
     ///         verifier seals "not replayed", the solver comes back and the committee, which can now
     ///         fetch the data, rules every sample valid. Before: each verifier lost its stake

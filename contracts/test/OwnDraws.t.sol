@@ -79,16 +79,6 @@ contract OwnDraws_Test is Deployers {
         }
     }
 
-    /// @notice Finalizes, arbitrating every dispute the job opens with `segmentValid`.
-    function _settle(uint256 jobId, bool segmentValid) internal {
-        _passChallengeWindow(jobId);
-        jobManager.finalize(jobId);
-        for (uint256 guard; guard < 64 && _job(jobId).status == JobStatus.Disputed; ++guard) {
-            _arbitrate(_job(jobId).disputeId, segmentValid);
-            if (_job(jobId).status == JobStatus.Disputed) jobManager.finalize(jobId);
-        }
-    }
-
     /// @notice Each seat holds exactly its own seeded draw; the sample is the union of the draws in
     ///         increasing segment order, every sample of it has claims and at least one seat; and
     ///         unless the three draws coincide (probability 1/66^2) the job checks more than q = 2 of

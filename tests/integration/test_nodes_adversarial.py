@@ -29,6 +29,7 @@ from tests.utils.node_harness import (
     WHISTLEBLOWER,
     Network,
     free_port,
+    open_network,
     require_protocol_artifacts,
     tiny_spec,
 )
@@ -41,10 +42,7 @@ pytestmark = [pytest.mark.anvil, pytest.mark.slow, pytest.mark.timeout(400)]
 
 @pytest.fixture
 def net(anvil: Anvil, contracts_out: Path, tmp_path: Path) -> Iterator[Network]:
-    require_protocol_artifacts()
-    network = Network(anvil, tmp_path, FAST_PARAMS.model_copy(update={"samples_per_job": 4}))
-    yield network
-    network.close()
+    yield from open_network(anvil, tmp_path, FAST_PARAMS.model_copy(update={"samples_per_job": 4}))
 
 
 @pytest.fixture

@@ -30,7 +30,7 @@ from tests.utils.node_harness import (
     Network,
     bisection_params,
     free_port,
-    require_protocol_artifacts,
+    open_network,
     tiny_spec,
 )
 from verifier.node import VerifierNode
@@ -44,11 +44,8 @@ pytestmark = [pytest.mark.anvil, pytest.mark.slow, pytest.mark.timeout(500)]
 
 @pytest.fixture
 def net(anvil: Anvil, contracts_out: Path, tmp_path: Path) -> Iterator[Network]:
-    require_protocol_artifacts()
     params = bisection_params(FAST_PARAMS.model_copy(update={"samples_per_job": 4}))
-    network = Network(anvil, tmp_path, params)
-    yield network
-    network.close()
+    yield from open_network(anvil, tmp_path, params)
 
 
 def _verifier(net: Network, i: int, **kw) -> VerifierNode:

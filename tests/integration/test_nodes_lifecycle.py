@@ -23,7 +23,7 @@ from tests.utils.node_harness import (
     WHISTLEBLOWER,
     Network,
     free_port,
-    require_protocol_artifacts,
+    open_network,
     tiny_spec,
 )
 from veritrain.enums import JobStatus, Role
@@ -35,10 +35,7 @@ pytestmark = [pytest.mark.anvil, pytest.mark.slow, pytest.mark.timeout(400)]
 
 @pytest.fixture
 def net(anvil: Anvil, contracts_out: Path, tmp_path: Path) -> Iterator[Network]:
-    require_protocol_artifacts()
-    network = Network(anvil, tmp_path)
-    yield network
-    network.close()
+    yield from open_network(anvil, tmp_path)
 
 
 def _start_checkers(net: Network, lazy: tuple[int, ...] = ()) -> None:

@@ -21,7 +21,7 @@ from tests.utils.node_harness import (
     V3,
     Network,
     free_port,
-    require_protocol_artifacts,
+    open_network,
     tiny_spec,
 )
 from veritrain.enums import JobStatus, Role, Verdict
@@ -32,10 +32,7 @@ pytestmark = [pytest.mark.anvil, pytest.mark.slow, pytest.mark.timeout(400)]
 
 @pytest.fixture
 def net(anvil: Anvil, contracts_out: Path, tmp_path: Path) -> Iterator[Network]:
-    require_protocol_artifacts()
-    network = Network(anvil, tmp_path)
-    yield network
-    network.close()
+    yield from open_network(anvil, tmp_path)
 
 
 def test_three_verifiers_replay_their_own_segments_and_the_job_finalizes(net: Network) -> None:

@@ -12,7 +12,7 @@ import logging
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -218,3 +218,15 @@ class Network:
                 lambda a=address: reader.stakes.is_active(a, role),
                 timeout,
             )
+
+
+def open_network(
+    anvil: Anvil, tmp: Path, params: ProtocolParams = FAST_PARAMS
+) -> Iterator[Network]:
+    """A `Network` on ``anvil`` for one test, closed after it: the body of the node tests'
+    ``net`` fixtures (``yield from open_network(...)``). Skips when the protocol's artifacts
+    are not built."""
+    require_protocol_artifacts()
+    network = Network(anvil, tmp, params)
+    yield network
+    network.close()

@@ -456,6 +456,16 @@ abstract contract Deployers is PRBTest, Bound {
         }
     }
 
+    /// @notice Passes the challenge window and finalizes, arbitrating every dispute the job opens with `segmentValid`.
+    function _settle(uint256 jobId, bool segmentValid) internal {
+        _passChallengeWindow(jobId);
+        jobManager.finalize(jobId);
+        for (uint256 guard; guard < 64 && _job(jobId).status == JobStatus.Disputed; ++guard) {
+            _arbitrate(_job(jobId).disputeId, segmentValid);
+            if (_job(jobId).status == JobStatus.Disputed) jobManager.finalize(jobId);
+        }
+    }
+
     function _drawCommittee(uint256 disputeId) internal returns (address[] memory members) {
         vm.roll(block.number + 2);
         committee.drawCommittee(disputeId);
