@@ -23,14 +23,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
-import time
-from collections.abc import Callable
-from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
+from bench.bench_protocol import median_time
 from veritrain.sampling import detection_probability, job_seed, own_draws
 
 # (M, f, V, q): the issue's example, the defaults on the demo job, and the goal's configurations
@@ -77,15 +74,6 @@ def bench_detection(trials: int) -> Table:
     return table
 
 
-def _median_time(fn: Callable[[], Any], repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
-
-
 def _seconds_per_segment(repeats: int) -> tuple[float, float, int, int]:
     """(train s per segment, replay s per segment, N, k) of the default digits job."""
     from veritrain.replay import replay_segment
@@ -100,8 +88,8 @@ def _seconds_per_segment(repeats: int) -> tuple[float, float, int, int]:
     engine.run(start, k)
     start_blob = engine.state_bytes(start)
 
-    train_s = _median_time(lambda: engine.run(engine.init_state(), n), repeats)
-    replay_s = _median_time(lambda: replay_segment(engine, start_blob, 2 * k), repeats)
+    train_s = median_time(lambda: engine.run(engine.init_state(), n), repeats)
+    replay_s = median_time(lambda: replay_segment(engine, start_blob, 2 * k), repeats)
     return train_s / (n // k), replay_s, n, k
 
 

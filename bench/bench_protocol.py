@@ -34,7 +34,8 @@ from rich.table import Table
 SAMPLES_Q = 3  # the default q of ProtocolParams.demo()
 
 
-def _median_time(fn: Callable[[], Any], repeats: int) -> float:
+def median_time(fn: Callable[[], Any], repeats: int) -> float:
+    """Median wall time of ``repeats`` calls of ``fn`` (seconds)."""
     times = []
     for _ in range(repeats):
         t0 = time.perf_counter()
@@ -88,8 +89,8 @@ def _bench_model(
                 checkpoint()
             checkpoint_tree(hashes, k).root  # noqa: B018 - the commitment is the work
 
-    bare_s = _median_time(bare, repeats)
-    proto_s = _median_time(protocol, repeats) + commit_s
+    bare_s = median_time(bare, repeats)
+    proto_s = median_time(protocol, repeats) + commit_s
     size = len(blobs[n])
     solver_row = [
         label,
@@ -117,7 +118,7 @@ def _bench_model(
             if state_hash(end_blob) != claims.end_hashes[j]:
                 raise RuntimeError(f"segment {s} did not replay bit-exactly")
 
-    verify_s = _median_time(verify, repeats)
+    verify_s = median_time(verify, repeats)
     verifier_row = [
         label,
         str(len(segments)),
