@@ -86,7 +86,10 @@ class ProtocolParams(BaseModel):
         description="most steps k per segment (replayable in a verdict window)",
     )
     max_reassignments: int = Field(
-        2, ge=0, lt=2**32, description="fresh verifier draws when none revealed, then refund"
+        2,
+        ge=0,
+        lt=2**32,
+        description="fresh verifier draws for samples no revealed verdict covers, then refund",
     )
     # ShareRegistry (docs/SECURITY.md P-19): a segment's replay cost, checkpointInterval *
     # computePerStep (veritrain.lineage.compute_per_step), is bounded by max_segment_compute, and
