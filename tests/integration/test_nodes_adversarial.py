@@ -56,6 +56,13 @@ def forced_net(anvil: Anvil, contracts_out: Path, tmp_path: Path) -> Iterator[Ne
     network.close()
 
 
+def _one_segment(seed: int = 21) -> JobSpec:
+    """10 steps, one checkpoint interval: 1 segment, which every seat's own draw holds."""
+    return default_digits_spec(
+        seed=seed, total_steps=10, checkpoint_interval=10, hidden=(16,), batch_size=16
+    )
+
+
 def _three_segments(seed: int = 21) -> JobSpec:
     """30 steps, a checkpoint every 10: 3 segments. With every segment sampled, the forced
     sample is always segment 2, the only one no sampled segment starts from."""
@@ -80,7 +87,9 @@ def forced_all_net(anvil: Anvil, contracts_out: Path, tmp_path: Path) -> Iterato
 
 @pytest.fixture
 def forced_one_net(anvil: Anvil, contracts_out: Path, tmp_path: Path) -> Iterator[Network]:
-    """Every job forced, one sample (always the forced one): a single dispute at most."""
+    """Every job forced, one sample per seat; run with `_one_segment` jobs, every seat's own draw
+    is that segment, so the sample is one segment all seats hold (always the forced one): a single
+    dispute at most."""
     network = _forced_net(anvil, tmp_path, samples=1)
     yield network
     network.close()
@@ -251,7 +260,7 @@ def test_a_griefer_rejecting_a_forced_sample_without_replay_loses(
     end. They get their bonds back at the settlement; the sample stays disputed against the
     griefer alone, which loses its bond and stake to the committee."""
     net = forced_one_net
-    job_id, solver = _run(net, None, lazy=(), reject_all=(V1,))
+    job_id, solver = _run(net, None, lazy=(), reject_all=(V1,), spec=_one_segment())
     reader = net.client(0)
     assert (
         net.wait_status(job_id, JobStatus.Finalized, JobStatus.Rejected, timeout=300)
