@@ -1,0 +1,259 @@
+"""DiLoCo runs' pure core (`veritrain.diloco`): shards, contributions as jobs, the outer step."""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+from collections import OrderedDict
+
+import numpy as np
+import pytest
+import torch
+
+from veritrain.diloco import (
+    OuterState,
+    RunSpec,
+    communication_bytes,
+    contribution_init,
+    decode_delta,
+    encode_delta,
+    global_params,
+    initial_outer_state,
+    outer_chunk_leaf,
+    outer_state_chunks,
+    outer_state_tree,
+    outer_step,
+    outer_step_slice,
+    private_state,
+    pseudo_gradient,
+    shard_seed,
+)
+from veritrain.errors import CheckpointFormatError, SpecError
+from veritrain.merkle import verify_proof
+from veritrain.replay import replay_segment
+from veritrain.spec import ExecutionProfile, default_digits_spec
+from veritrain.state import decode_state, state_hash
+from veritrain.training import TrainingEngine
+
+
+def _run(**kw) -> RunSpec:
+    inner = default_digits_spec(
+        seed=11, total_steps=6, checkpoint_interval=3, profile=ExecutionProfile.repro()
+    )
+    return RunSpec(inner=inner, **kw)
+
+
+def _tensors(seed: int, shapes: dict[str, tuple[int, ...]]) -> OrderedDict[str, torch.Tensor]:
+    g = torch.Generator().manual_seed(seed)
+    return OrderedDict(
+        (n, torch.randn(s, generator=g, dtype=torch.float32)) for n, s in shapes.items()
+    )
+
+
+SHAPES = {"w": (5, 7), "b": (7,), "e": (3, 3)}
+
+
+def test_shard_seed_is_sha256_of_run_round_seat_and_distinct() -> None:
+    want = hashlib.sha256(b"veritrain/diloco/shard/v1" + struct.pack(">QQQ", 9, 2, 1)).digest()
+    assert shard_seed(9, 2, 1) == int.from_bytes(want[:8], "big")
+    seeds = {shard_seed(9, t, j) for t in range(20) for j in range(8)}
+    assert len(seeds) == 160
+    assert shard_seed(9, 1, 2) != shard_seed(9, 2, 1)
+    with pytest.raises(SpecError, match="round -1 is not a uint64"):
+        shard_seed(9, -1, 0)
+
+
+def test_contribution_spec_changes_only_the_seed() -> None:
+    run = _run(seats=3, rounds=2)
+    spec = run.contribution_spec(1, 2)
+    assert spec.seed == shard_seed(11, 1, 2)
+    assert spec.model_copy(update={"seed": 11}) == run.inner
+    with pytest.raises(SpecError, match="seat 3 out of range"):
+        run.contribution_spec(0, 3)
+    with pytest.raises(SpecError, match="round 2 is past the run's 2 rounds"):
+        run.contribution_spec(2, 0)
+    assert _run(seats=3).run_hash() != run.run_hash()
+    other = run.model_copy(update={"inner": run.inner.model_copy(update={"batch_size": 8})})
+    assert other.run_hash() != run.run_hash()
+
+
+def _np_outer(first, p, buf, deltas, lr, mu):
+    """Reference: numpy float32 scalar-by-scalar IEEE operations (no fusion, one rounding each)."""
+    f = np.float32
+    g = deltas[0].astype(f).copy()
+    for d in deltas[1:]:
+        g = (g + d).astype(f)
+    if len(deltas) > 1:
+        g = (g / f(len(deltas))).astype(f)
+    nb = g.copy() if first else (buf * f(mu) + g).astype(f)
+    direction = (g + (nb * f(mu)).astype(f)).astype(f)
+    return (p - (direction * f(lr)).astype(f)).astype(f), nb
+
+
+def test_outer_step_matches_an_ieee_float32_reference_bit_for_bit() -> None:
+    params = _tensors(0, SHAPES)
+    state = initial_outer_state(params)
+    ref_p = {n: t.numpy().copy() for n, t in params.items()}
+    ref_m = {n: np.zeros_like(v) for n, v in ref_p.items()}
+    for t in range(3):
+        deltas = [_tensors(100 * t + j, SHAPES) for j in range(3)]
+        first = state.step == 0
+        state = outer_step(state, deltas, lr=0.7, momentum=0.9)
+        for n in ref_p:
+            ref_p[n], ref_m[n] = _np_outer(
+                first, ref_p[n], ref_m[n], [d[n].numpy() for d in deltas], 0.7, 0.9
+            )
+            assert state.params[n].numpy().tobytes() == ref_p[n].tobytes(), (t, n)
+            assert state.momentum[n].numpy().tobytes() == ref_m[n].tobytes(), (t, n)
+    assert state.step == 3
+
+
+def test_outer_step_is_torch_nesterov_sgd() -> None:
+    """Same semantics as torch.optim.SGD(nesterov=True), up to torch's own fused roundings."""
+    params = _tensors(1, SHAPES)
+    model = [torch.nn.Parameter(t.clone()) for t in params.values()]
+    opt = torch.optim.SGD(model, lr=0.7, momentum=0.9, nesterov=True)
+    state = initial_outer_state(params)
+    for t in range(4):
+        deltas = [_tensors(7 * t + j, SHAPES) for j in range(2)]
+        state = outer_step(state, deltas, lr=0.7, momentum=0.9)
+        for i, n in enumerate(SHAPES):
+            model[i].grad = (deltas[0][n] + deltas[1][n]) / 2
+        opt.step()
+        for i, n in enumerate(SHAPES):
+            torch.testing.assert_close(state.params[n], model[i].detach(), rtol=1e-5, atol=1e-5)
+
+
+def test_no_accepted_contribution_keeps_the_state() -> None:
+    state = initial_outer_state(_tensors(2, SHAPES))
+    after = outer_step(state, [], lr=0.7, momentum=0.9)
+    assert after.step == 1
+    assert [t.numpy().tobytes() for t in after.params.values()] == [
+        t.numpy().tobytes() for t in state.params.values()
+    ]
+
+
+def test_a_mismatched_delta_is_refused() -> None:
+    state = initial_outer_state(_tensors(2, SHAPES))
+    bad = _tensors(3, {"w": (5, 7), "b": (8,), "e": (3, 3)})
+    with pytest.raises(CheckpointFormatError, match="does not match the parameters"):
+        outer_step(state, [bad], lr=0.7, momentum=0.9)
+
+
+def test_outer_state_roundtrips_and_checks_its_momentum() -> None:
+    state = outer_step(initial_outer_state(_tensors(4, SHAPES)), [_tensors(5, SHAPES)], 0.7, 0.9)
+    again = OuterState.from_bytes(state.to_bytes())
+    assert again.to_bytes() == state.to_bytes() and again.step == 1
+    from veritrain.state import encode_state
+
+    lopsided = encode_state(
+        1, OrderedDict([*state.params.items(), ("outer.momentum.w", state.momentum["w"])])
+    )
+    with pytest.raises(CheckpointFormatError, match="one momentum buffer per parameter"):
+        OuterState.from_bytes(lopsided)
+
+
+@pytest.mark.parametrize("chunk", [1, 8, 4096])
+def test_a_disputed_leaf_is_recomputed_from_slices_alone(chunk: int) -> None:
+    """The outer step of a slice is the slice of the outer step: a referee recomputes one
+    leaf of the posted tree from the same ranges of the previous state and the Deltas."""
+    prev = outer_step(initial_outer_state(_tensors(6, SHAPES)), [_tensors(7, SHAPES)], 0.7, 0.9)
+    deltas = [_tensors(8 + j, SHAPES) for j in range(3)]
+    post = outer_step(prev, deltas, 0.7, 0.9)
+    tree = outer_state_tree(post, chunk)
+    flat = lambda ts: torch.cat([t.reshape(-1) for t in ts.values()])  # noqa: E731
+    p, m = flat(prev.params), flat(prev.momentum)
+    ds = [flat(d) for d in deltas]
+    chunks = outer_state_chunks(post, chunk)
+    assert len(tree) == len(chunks) == -(-p.numel() // chunk)
+    for i in {0, len(chunks) // 2, len(chunks) - 1}:
+        sl = slice(i * chunk, (i + 1) * chunk)
+        np_, nm = outer_step_slice(False, p[sl], m[sl], [d[sl] for d in ds], 0.7, 0.9)
+        assert (np_.numpy().tobytes(), nm.numpy().tobytes()) == chunks[i]
+        leaf = outer_chunk_leaf(i, np_.numpy().tobytes(), nm.numpy().tobytes())
+        assert verify_proof(tree.proof(i), tree.root, leaf, i, len(tree))
+    wrong = outer_step(prev, deltas[:2], 0.7, 0.9)
+    assert outer_state_tree(wrong, chunk).root != tree.root
+
+
+def test_int8_delta_roundtrip_error_and_format() -> None:
+    delta = _tensors(9, SHAPES)
+    delta["zero"] = torch.zeros(4)
+    blob = encode_delta(delta, 3, "int8")
+    assert blob == encode_delta(delta, 3, "int8")
+    rnd, back = decode_delta(blob)
+    assert rnd == 3 and list(back) == list(delta)
+    for n, t in delta.items():
+        scale = float(t.abs().max()) / 127
+        assert float((back[n] - t).abs().max()) <= scale / 2 * (1 + 1e-6) + 1e-12, n
+    assert float(back["zero"].abs().max()) == 0.0
+    _, header_tensors = decode_state(blob)
+    assert header_tensors["w.q"].dtype == torch.int8
+    assert communication_bytes(sum(t.numel() for t in delta.values()), len(delta), "int8") == (
+        sum(t.numel() for t in delta.values()) + 4 * len(delta)
+    )
+    fp = encode_delta(delta, 3, "float32")
+    assert decode_delta(fp)[1]["w"].numpy().tobytes() == delta["w"].numpy().tobytes()
+    with pytest.raises(SpecError, match="unknown delta format"):
+        encode_delta(delta, 3, "int4")
+
+
+def test_a_malformed_int8_delta_is_refused() -> None:
+    from veritrain.state import encode_state
+
+    bad = encode_state(
+        0, OrderedDict([("w.q", torch.zeros(3, dtype=torch.int8)), ("w.scale", torch.zeros(2))])
+    )
+    with pytest.raises(CheckpointFormatError, match="bad pair"):
+        decode_delta(bad)
+
+
+def test_a_contribution_is_an_ordinary_replayable_job_and_carries_adamw() -> None:
+    """Round 0 from the seed-initialised weights with fresh AdamW; round 1 from the new global
+    state with the seat's own AdamW moments and step count; each replays like any job."""
+    run = _run(seats=2, rounds=2)
+    h = run.inner_steps
+    base = TrainingEngine(run.inner)
+    state0 = initial_outer_state(base.state_tensors(base.init_state()))
+    finals = []
+    for seat in range(2):
+        engine = TrainingEngine(run.contribution_spec(0, seat))
+        init = contribution_init(state0.to_bytes(), None)
+        st = engine.load_state(init)
+        assert st.step == 0
+        engine.run(st, h)
+        finals.append(engine.state_bytes(st))
+        # a verifier replays the whole contribution from its committed initial state
+        assert replay_segment(engine, init, h, start_step=0) == finals[-1]
+    assert finals[0] != finals[1]  # different shards
+    deltas = [pseudo_gradient(state0.to_bytes(), f) for f in finals]
+    state1 = outer_step(state0, deltas, run.outer.lr, run.outer.momentum)
+
+    engine = TrainingEngine(run.contribution_spec(1, 0))
+    init1 = contribution_init(state1.to_bytes(), finals[0])
+    _, tensors = decode_state(init1)
+    carried = private_state(finals[0])
+    assert [n for n in tensors if n.startswith("optim.")] == list(carried)
+    step_key = next(n for n in carried if n.endswith(".step"))
+    assert float(tensors[step_key]) == h  # AdamW's own step count carries on
+    _, params1 = global_params(init1)
+    assert all(torch.equal(params1[n], state1.params[n]) for n in params1)
+    st = engine.load_state(init1)
+    engine.run(st, h)
+    assert float(engine.state_tensors(st)[step_key]) == 2 * h
+    assert replay_segment(engine, init1, h, start_step=0) == engine.state_bytes(st)
+    assert state_hash(init1) != state_hash(contribution_init(state1.to_bytes(), finals[1]))
+
+
+def test_mismatched_states_are_refused() -> None:
+    run = _run()
+    base = TrainingEngine(run.inner)
+    state0 = initial_outer_state(base.state_tensors(base.init_state()))
+    other = TrainingEngine(
+        run.inner.model_copy(update={"model": run.inner.model.model_copy(update={"hidden": (16,)})})
+    )
+    foreign = other.state_bytes(other.init_state())
+    with pytest.raises(CheckpointFormatError, match="private state's parameters"):
+        contribution_init(state0.to_bytes(), foreign)
+    with pytest.raises(CheckpointFormatError, match="final state's parameters"):
+        pseudo_gradient(state0.to_bytes(), foreign)
