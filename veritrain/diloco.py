@@ -71,6 +71,7 @@ __all__ = [
     "outer_step_slice",
     "private_state",
     "pseudo_gradient",
+    "recompute_leaf",
     "shard_seed",
 ]
 
@@ -610,6 +611,50 @@ def outer_state_tree(state: OuterState, chunk: int = OUTER_CHUNK) -> MerkleTree:
     """
     return MerkleTree(
         [outer_chunk_leaf(i, p, m) for i, (p, m) in enumerate(outer_state_chunks(state, chunk))]
+    )
+
+
+def recompute_leaf(
+    prev: OuterState,
+    deltas: Sequence[Mapping[str, torch.Tensor]],
+    index: int,
+    lr: float,
+    momentum: float,
+    chunk: int = OUTER_CHUNK,
+) -> bytes:
+    """The leaf `index` that the honest outer step from `prev` gives: what a referee computes
+    to settle a dispute that bisected to that leaf, from one chunk of every input.
+
+    Args:
+        prev: the outer state the step starts from (its hash is on chain).
+        deltas: the round's accepted Deltas in seat order (none: the leaf of `prev` itself).
+        index: the disputed leaf, in [0, ceil(P / chunk)).
+        lr: outer learning rate; momentum: mu.
+        chunk: elements per leaf, as in `outer_state_tree`.
+
+    Returns:
+        The 32-byte `outer_chunk_leaf` to compare with the posted tree's leaf.
+
+    Raises:
+        ValueError: index out of range or chunk < 1.
+    """
+    if chunk < 1:
+        raise ValueError(f"chunk must be >= 1, got {chunk}")
+    p, m = _flat(prev.params), _flat(prev.momentum)
+    count = max(-(-p.numel() // chunk), 1)
+    if not 0 <= index < count:
+        raise ValueError(f"leaf {index} out of range [0, {count})")
+    sl = slice(index * chunk, (index + 1) * chunk)
+    if deltas:
+        p_new, m_new = outer_step_slice(
+            prev.step == 0, p[sl], m[sl], [_flat(d)[sl] for d in deltas], lr, momentum
+        )
+    else:
+        p_new, m_new = p[sl], m[sl]
+    return outer_chunk_leaf(
+        index,
+        p_new.numpy().astype("<f4").tobytes(),
+        m_new.numpy().astype("<f4").tobytes(),
     )
 
 

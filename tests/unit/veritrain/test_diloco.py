@@ -26,6 +26,7 @@ from veritrain.diloco import (
     outer_step_slice,
     private_state,
     pseudo_gradient,
+    recompute_leaf,
     shard_seed,
 )
 from veritrain.errors import CheckpointFormatError, SpecError
@@ -172,8 +173,18 @@ def test_a_disputed_leaf_is_recomputed_from_slices_alone(chunk: int) -> None:
         assert (np_.numpy().tobytes(), nm.numpy().tobytes()) == chunks[i]
         leaf = outer_chunk_leaf(i, np_.numpy().tobytes(), nm.numpy().tobytes())
         assert verify_proof(tree.proof(i), tree.root, leaf, i, len(tree))
+        assert recompute_leaf(prev, deltas, i, 0.7, 0.9, chunk) == leaf
     wrong = outer_step(prev, deltas[:2], 0.7, 0.9)
-    assert outer_state_tree(wrong, chunk).root != tree.root
+    wrong_tree = outer_state_tree(wrong, chunk)
+    assert wrong_tree.root != tree.root
+    # the referee tells the honest leaf from the wrong one at every leaf where they differ
+    differ = [i for i in range(len(tree)) if wrong_tree.leaves[i] != tree.leaves[i]]
+    assert differ
+    for i in differ[:3]:
+        assert recompute_leaf(prev, deltas, i, 0.7, 0.9, chunk) == tree.leaves[i]
+        assert recompute_leaf(prev, deltas, i, 0.7, 0.9, chunk) != wrong_tree.leaves[i]
+    with pytest.raises(ValueError, match="out of range"):
+        recompute_leaf(prev, deltas, len(tree), 0.7, 0.9, chunk)
 
 
 def test_int8_delta_roundtrip_error_and_format() -> None:
@@ -257,3 +268,52 @@ def test_mismatched_states_are_refused() -> None:
         contribution_init(state0.to_bytes(), foreign)
     with pytest.raises(CheckpointFormatError, match="final state's parameters"):
         pseudo_gradient(state0.to_bytes(), foreign)
+
+
+def _with_edge_values(ts: OrderedDict[str, torch.Tensor]) -> OrderedDict[str, torch.Tensor]:
+    """Plant subnormals, signed zeros and large values, where flush-to-zero or fusion shows."""
+    out = OrderedDict((n, t.clone()) for n, t in ts.items())
+    flat = out["w"].view(-1)
+    flat[:6] = torch.tensor([1e-40, -1e-40, 0.0, -0.0, 3e38, -2.5e-39])
+    return out
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_outer_step_and_contributions_on_cuda_match_cpu() -> None:
+    """The outer step and a two-round contribution (AdamW carried) give the CPU's bytes."""
+    cpu = initial_outer_state(_with_edge_values(_tensors(20, SHAPES)))
+    gpu = OuterState(
+        0,
+        OrderedDict((n, t.cuda()) for n, t in cpu.params.items()),
+        OrderedDict((n, t.cuda()) for n, t in cpu.momentum.items()),
+    )
+    for t in range(3):
+        deltas = [_with_edge_values(_tensors(30 * t + j, SHAPES)) for j in range(3)]
+        cpu = outer_step(cpu, deltas, 0.7, 0.9)
+        gpu = outer_step(
+            gpu, [OrderedDict((n, x.cuda()) for n, x in d.items()) for d in deltas], 0.7, 0.9
+        )
+        assert all(p.is_cuda for p in gpu.params.values())
+        back = OuterState(
+            gpu.step,
+            OrderedDict((n, x.cpu()) for n, x in gpu.params.items()),
+            OrderedDict((n, x.cpu()) for n, x in gpu.momentum.items()),
+        )
+        assert back.to_bytes() == cpu.to_bytes(), t
+
+    run = _run(seats=1, rounds=2)
+    base = TrainingEngine(run.inner)
+    global0 = initial_outer_state(base.state_tensors(base.init_state())).to_bytes()
+    finals = {}
+    for device in ("cpu", "cuda"):
+        private = None
+        g = global0
+        for r in range(2):
+            engine = TrainingEngine(run.contribution_spec(r, 0), device=device)
+            st = engine.load_state(contribution_init(g, private))
+            engine.run(st, run.inner_steps)
+            private = engine.state_bytes(st)
+            state = outer_step(OuterState.from_bytes(g), [pseudo_gradient(g, private)], 0.7, 0.9)
+            g = state.to_bytes()
+        finals[device] = (private, g)
+    assert finals["cpu"] == finals["cuda"]
