@@ -1,10 +1,12 @@
 """Benchmark: what a DiLoCo run (`veritrain.diloco`) costs in quality and saves in communication.
 
 Run: ``.venv/bin/python -m bench.bench_diloco`` (defaults: shakespeare-char, native
-arithmetic, M = 4 seats, H = 50 inner steps, R = 20 rounds; ``--json FILE`` writes every
-curve). About 9 minutes on 2 cores.
+arithmetic, M = 4 seats, H = 50 inner steps, R = 20 rounds, from weights pretrained for 500
+single-solver steps as the DiLoCo paper starts from a pretrained model; ``--runs`` picks the
+rows, ``--json FILE`` writes every curve). About 15 minutes on 2 cores; the rows are independent
+processes' worth of work, so a many-core machine runs them side by side.
 
-Trains, on the same data and from the same seed-initialised weights:
+Trains, on the same data and from the same starting weights (fresh AdamW each):
 1. one solver alone for H x R steps (batch B);
 2. synchronous data-parallel training with an M x B batch for H x R steps (what M workers
    that all-reduce every step compute; the DiLoCo paper's baseline);
@@ -13,12 +15,12 @@ Trains, on the same data and from the same seed-initialised weights:
    the outer Nesterov step of `veritrain.diloco.outer_step` on the mean pseudo-gradient;
 4. the run with int8 pseudo-gradients (`encode_delta(..., "int8")`, decoded before the step);
 5. the run with the outer step applied one round late (round t trains from theta_t, which
-   holds the pseudo-gradients of rounds < t - 1; round t - 1 is verified while round t
-   trains), its last round applied at the end.
-Each prints its validation bits per character (the engine's `evaluate`) after every H steps
-of a solver and at the end; the quality table compares the ends. The communication table counts
-the bytes one solver sends per round (its encoded pseudo-gradient's tensor data) against what
-one data-parallel worker sends for the same H steps (a float32 gradient per step, 4 bytes per
+   holds the pseudo-gradients of rounds < t - 1, so round t - 1 could be verified while round
+   t trains), its last round applied at the end.
+Each logs its validation bits per character (the engine's `evaluate`) after every H steps of a
+solver; the quality table compares the ends. The communication table counts the bytes one
+solver sends per round (its encoded pseudo-gradient's tensor data) against what one
+data-parallel worker sends for the same H steps (a float32 gradient per step, 4 bytes per
 parameter; a ring all-reduce sends 2 (M - 1) / M of that).
 """
 
@@ -34,6 +36,7 @@ from rich.console import Console
 from rich.table import Table
 
 from veritrain.diloco import (
+    OuterState,
     RunSpec,
     communication_bytes,
     contribution_init,
@@ -51,8 +54,19 @@ def _eval_params(engine: TrainingEngine, global_blob: bytes) -> float:
     return engine.evaluate(engine.load_state(contribution_init(global_blob, None)))
 
 
-def solo(run: RunSpec, batch_factor: int, log: Callable[[str], None]) -> list[float]:
-    """One solver for H x R steps with batch `batch_factor` x B; val_bpc after every H steps."""
+def pretrain(run: RunSpec, steps: int) -> bytes:
+    """The shared starting point: the run seed's initial weights after `steps` single-solver
+    steps (batch B, the inner AdamW), as outer-state bytes (the DiLoCo paper starts its runs
+    from a pretrained model)."""
+    engine = TrainingEngine(run.inner.model_copy(update={"total_steps": max(steps, 1)}))
+    state = engine.init_state()
+    engine.run(state, steps)
+    return initial_outer_state(engine.state_tensors(state)).to_bytes()
+
+
+def solo(run: RunSpec, start: bytes, batch_factor: int, log: Callable[[str], None]) -> list[float]:
+    """One solver for H x R steps with batch `batch_factor` x B from `start` (fresh AdamW);
+    val_bpc after every H steps."""
     h, r = run.inner_steps, run.rounds or 1
     spec = run.inner.model_copy(
         update={
@@ -62,7 +76,7 @@ def solo(run: RunSpec, batch_factor: int, log: Callable[[str], None]) -> list[fl
         }
     )
     engine = TrainingEngine(spec)
-    state = engine.init_state()
+    state = engine.load_state(contribution_init(start, None))
     curve = []
     for t in range(r):
         engine.run(state, (t + 1) * h)
@@ -71,11 +85,14 @@ def solo(run: RunSpec, batch_factor: int, log: Callable[[str], None]) -> list[fl
     return curve
 
 
-def diloco(run: RunSpec, *, fmt: str, delay: int, log: Callable[[str], None]) -> list[float]:
-    """The run; val_bpc of the global state after every round (and, delayed, at the end)."""
+def diloco(
+    run: RunSpec, start: bytes, *, fmt: str, delay: int, log: Callable[[str], None]
+) -> list[float]:
+    """The run from outer state `start`; val_bpc of the global state after every round (and,
+    delayed, once more at the end)."""
     h, r, m = run.inner_steps, run.rounds or 1, run.seats
     base = TrainingEngine(run.inner)
-    state = initial_outer_state(base.state_tensors(base.init_state()))
+    state = OuterState.from_bytes(start)
     private: list[bytes | None] = [None] * m
     pending: list = []
     curve = []
@@ -110,7 +127,15 @@ def main() -> None:
     parser.add_argument("--inner-steps", type=int, default=50, help="H")
     parser.add_argument("--rounds", type=int, default=20, help="R")
     parser.add_argument("--outer-lr", type=float, default=0.7)
-    parser.add_argument("--quick", action="store_true", help="only the fp32 run and baselines")
+    parser.add_argument("--momentum", type=float, default=0.9)
+    parser.add_argument(
+        "--pretrain", type=int, default=500, help="single-solver steps before all of them"
+    )
+    parser.add_argument(
+        "--runs",
+        default="solo,dp,fp32,int8,late",
+        help="comma list of solo, dp, fp32, int8, late (default: all)",
+    )
     parser.add_argument("--json", type=Path, default=None, help="write every curve here")
     args = parser.parse_args()
     console = Console(width=140)
@@ -121,7 +146,7 @@ def main() -> None:
         inner=inner,
         seats=args.seats,
         rounds=args.rounds,
-        outer={"lr": args.outer_lr, "momentum": 0.9},
+        outer={"lr": args.outer_lr, "momentum": args.momentum},
     )
     m, h, r = run.seats, run.inner_steps, args.rounds
 
@@ -130,23 +155,36 @@ def main() -> None:
 
     curves: dict[str, list[float]] = {}
     seconds: dict[str, float] = {}
-    jobs: list[tuple[str, Callable[[], list[float]]]] = [
-        ("one solver", lambda: solo(run, 1, log)),
-        (f"data-parallel, batch x{m}", lambda: solo(run, m, log)),
-        (f"DiLoCo M={m}", lambda: diloco(run, fmt="float32", delay=0, log=log)),
-    ]
-    if not args.quick:
-        jobs += [
-            (f"DiLoCo M={m}, int8", lambda: diloco(run, fmt="int8", delay=0, log=log)),
-            (f"DiLoCo M={m}, one round late", lambda: diloco(run, fmt="float32", delay=1, log=log)),
-        ]
+    start = pretrain(run, args.pretrain)
+    dp_name = f"data-parallel, batch x{m}"
+    every: dict[str, tuple[str, Callable[[], list[float]]]] = {
+        "solo": ("one solver", lambda: solo(run, start, 1, log)),
+        "dp": (dp_name, lambda: solo(run, start, m, log)),
+        "fp32": (f"DiLoCo M={m}", lambda: diloco(run, start, fmt="float32", delay=0, log=log)),
+        "int8": (
+            f"DiLoCo M={m}, int8",
+            lambda: diloco(run, start, fmt="int8", delay=0, log=log),
+        ),
+        "late": (
+            f"DiLoCo M={m}, one round late",
+            lambda: diloco(run, start, fmt="float32", delay=1, log=log),
+        ),
+    }
+    chosen = [x.strip() for x in args.runs.split(",") if x.strip()]
+    unknown = sorted(set(chosen) - set(every))
+    if unknown:
+        parser.error(f"unknown --runs {', '.join(unknown)} (choose from {', '.join(every)})")
+    jobs = [every[x] for x in chosen]
     for name, fn in jobs:
         t0 = time.perf_counter()
         curves[name] = fn()
         seconds[name] = time.perf_counter() - t0
 
-    dp = curves[f"data-parallel, batch x{m}"][-1]
-    quality = Table(title=f"{args.preset} ({args.arith}), H={h}, R={r}: validation bits/char")
+    dp = curves[dp_name][-1] if dp_name in curves else float("nan")
+    quality = Table(
+        title=f"{args.preset} ({args.arith}), H={h}, R={r}, outer lr {args.outer_lr}, "
+        f"momentum {args.momentum}, pretrained {args.pretrain} steps: validation bits/char"
+    )
     for col in ("run", "steps per worker", "val_bpc", "vs data-parallel", "seconds"):
         quality.add_column(col, justify="left" if col == "run" else "right")
     for name, curve in curves.items():
@@ -180,6 +218,9 @@ def main() -> None:
                     "seats": m,
                     "inner_steps": h,
                     "rounds": r,
+                    "outer_lr": args.outer_lr,
+                    "momentum": args.momentum,
+                    "pretrain": args.pretrain,
                     "curves": curves,
                     "seconds": seconds,
                     "params": p,

@@ -432,12 +432,16 @@ def initial_outer_state(params: Mapping[str, torch.Tensor]) -> OuterState:
     """Outer state 0: the model's initial parameters (for a new model the inner spec's
     seed-initialised weights, else the model's head) and zero momentum.
 
+    Args:
+        params: name -> tensor, e.g. `TrainingEngine.state_tensors(state)`; optimizer tensors
+            (`optim.*`) are dropped, since a run's global state holds parameters only.
+
     Raises:
         CheckpointFormatError: a parameter that is not float32.
     """
     import torch
 
-    ps = OrderedDict((n, t.detach().to("cpu").clone()) for n, t in params.items())
+    ps = OrderedDict((n, t.detach().to("cpu").clone()) for n, t in _params_of(params).items())
     if any(t.dtype != torch.float32 for t in ps.values()):
         raise CheckpointFormatError("outer states hold float32 parameters")
     return OuterState(0, ps, OrderedDict((n, torch.zeros_like(t)) for n, t in ps.items()))

@@ -256,6 +256,16 @@ def test_a_contribution_is_an_ordinary_replayable_job_and_carries_adamw() -> Non
     assert state_hash(init1) != state_hash(contribution_init(state1.to_bytes(), finals[1]))
 
 
+def test_the_outer_state_of_a_trained_model_holds_its_parameters_only() -> None:
+    run = _run()
+    engine = TrainingEngine(run.inner)
+    st = engine.init_state()
+    engine.run(st, 2)
+    state = initial_outer_state(engine.state_tensors(st))
+    assert list(state.params) == [n for n, _ in st.model.named_parameters()]
+    assert OuterState.from_bytes(state.to_bytes()).to_bytes() == state.to_bytes()
+
+
 def test_mismatched_states_are_refused() -> None:
     run = _run()
     base = TrainingEngine(run.inner)
