@@ -14,6 +14,10 @@ Trains, on the same data and from the same starting weights (fresh AdamW each):
    veritrain job (`contribution_init`, `contribution_spec`'s shard, AdamW carried per seat),
    the outer Nesterov step of `veritrain.diloco.outer_step` on the mean pseudo-gradient;
 4. the run with int8 pseudo-gradients (`encode_delta(..., "int8")`, decoded before the step);
+   the run with each contribution excluded with probability 1/2 (the DiLoCo paper's dropout
+   test: what excluding late or rejected solvers costs); the run with the demo's churn (one
+   seat caught cheating in round 2 and excluded after, one leaving after 40% of the rounds,
+   one joining halfway with a fresh AdamW);
 5. the run with the outer step applied one round late (round t trains from theta_t, which
    holds the pseudo-gradients of rounds < t - 1, so round t - 1 could be verified while round
    t trains), its last round applied at the end.
@@ -27,6 +31,7 @@ parameter; a ring all-reduce sends 2 (M - 1) / M of that).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import time
 from collections.abc import Callable
@@ -86,10 +91,20 @@ def solo(run: RunSpec, start: bytes, batch_factor: int, log: Callable[[str], Non
 
 
 def diloco(
-    run: RunSpec, start: bytes, *, fmt: str, delay: int, log: Callable[[str], None]
+    run: RunSpec,
+    start: bytes,
+    *,
+    fmt: str,
+    delay: int,
+    log: Callable[[str], None],
+    absent: Callable[[int, int], bool] | None = None,
 ) -> list[float]:
     """The run from outer state `start`; val_bpc of the global state after every round (and,
-    delayed, once more at the end)."""
+    delayed, once more at the end).
+
+    `absent(t, j)` marks contributions that never enter the outer step (a seat that missed the
+    deadline, left, had not joined yet, or was proven wrong): the seat keeps the private state
+    of its last accepted contribution, as a returning solver does."""
     h, r, m = run.inner_steps, run.rounds or 1, run.seats
     base = TrainingEngine(run.inner)
     state = OuterState.from_bytes(start)
@@ -100,6 +115,8 @@ def diloco(
         g = state.to_bytes()
         deltas = []
         for j in range(m):
+            if absent is not None and absent(t, j):
+                continue
             engine = TrainingEngine(run.contribution_spec(t, j))
             st = engine.load_state(contribution_init(g, private[j]))
             engine.run(st, h)
@@ -119,6 +136,29 @@ def diloco(
     return curve
 
 
+def _coin(t: int, j: int) -> bool:
+    """Excludes each contribution with probability 1/2, the same ones on every machine."""
+    return bool(hashlib.sha256(f"drop {t} {j}".encode()).digest()[0] & 1)
+
+
+def _churn(rounds: int, seats: int) -> Callable[[int, int], bool]:
+    """The demo's run: seat 1 cheats from round 2 on (every later contribution rejected), seat
+    2 leaves after 40% of the rounds, seat 3 joins halfway with a fresh AdamW."""
+
+    def absent(t: int, j: int) -> bool:
+        if j == 1:
+            return t >= 2
+        if j == 2:
+            return t >= (2 * rounds) // 5
+        if j == 3:
+            return t < rounds // 2
+        return False
+
+    if seats < 4:
+        raise SystemExit("--runs churn needs at least 4 seats")
+    return absent
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--preset", default="shakespeare-char")
@@ -133,8 +173,8 @@ def main() -> None:
     )
     parser.add_argument(
         "--runs",
-        default="solo,dp,fp32,int8,late",
-        help="comma list of solo, dp, fp32, int8, late (default: all)",
+        default="solo,dp,fp32,int8,late,drop,churn",
+        help="comma list of solo, dp, fp32, int8, late, drop, churn (default: all)",
     )
     parser.add_argument("--json", type=Path, default=None, help="write every curve here")
     args = parser.parse_args()
@@ -164,6 +204,14 @@ def main() -> None:
         "int8": (
             f"DiLoCo M={m}, int8",
             lambda: diloco(run, start, fmt="int8", delay=0, log=log),
+        ),
+        "drop": (
+            f"DiLoCo M={m}, half the contributions excluded",
+            lambda: diloco(run, start, fmt="float32", delay=0, log=log, absent=_coin),
+        ),
+        "churn": (
+            f"DiLoCo M={m}, the demo's churn",
+            lambda: diloco(run, start, fmt="float32", delay=0, log=log, absent=_churn(r, m)),
         ),
         "late": (
             f"DiLoCo M={m}, one round late",
