@@ -61,6 +61,7 @@ __all__ = [
     "communication_bytes",
     "contribution_init",
     "decode_delta",
+    "delta_is_finite",
     "encode_delta",
     "global_params",
     "initial_outer_state",
@@ -317,11 +318,15 @@ def encode_delta(
 
     Raises:
         SpecError: unknown format.
+        ValueError: a NaN or an infinity in `delta` (casting NaN to int8 is not defined the
+            same way everywhere, and no run accepts such a Delta, `delta_is_finite`).
     """
     import torch
 
     if fmt not in DELTA_FORMATS:
         raise SpecError(f"unknown delta format {fmt!r} (one of {', '.join(DELTA_FORMATS)})")
+    if not delta_is_finite(delta):
+        raise ValueError("a pseudo-gradient with a NaN or an infinity has no encoding")
     if fmt == "float32":
         return encode_state(round_index, OrderedDict((n, t.float()) for n, t in delta.items()))
     out: OrderedDict[str, torch.Tensor] = OrderedDict()
@@ -499,15 +504,25 @@ def outer_step(
         Outer state t + 1 (new tensors; `state` is not modified), on `state`'s device.
 
     Raises:
-        CheckpointFormatError: a Delta whose names or shapes differ from the parameters'.
+        CheckpointFormatError: a Delta whose names, shapes or dtype (float32) differ from the
+            parameters'.
+        ValueError: a Delta with a NaN or an infinity (`delta_is_finite`): a run accepts only
+            finite pseudo-gradients, so a contribution whose training diverged is excluded
+            like a late one rather than poisoning the model.
     """
+    import torch
+
     if not deltas:
         return OuterState(state.step + 1, OrderedDict(state.params), OrderedDict(state.momentum))
-    for d in deltas:
-        if [(n, tuple(t.shape)) for n, t in d.items()] != [
-            (n, tuple(t.shape)) for n, t in state.params.items()
+    for i, d in enumerate(deltas):
+        if [(n, tuple(t.shape), t.dtype) for n, t in d.items()] != [
+            (n, tuple(t.shape), torch.float32) for n, t in state.params.items()
         ]:
-            raise CheckpointFormatError("a pseudo-gradient does not match the parameters")
+            raise CheckpointFormatError(
+                f"pseudo-gradient {i} does not match the parameters (names, shapes, float32)"
+            )
+        if not delta_is_finite(d):
+            raise ValueError(f"pseudo-gradient {i} has a NaN or an infinity")
     params: OrderedDict[str, torch.Tensor] = OrderedDict()
     bufs: OrderedDict[str, torch.Tensor] = OrderedDict()
     for name, p in state.params.items():
@@ -521,6 +536,17 @@ def outer_step(
         )
         params[name], bufs[name] = new_p, new_b
     return OuterState(state.step + 1, params, bufs)
+
+
+def delta_is_finite(delta: Mapping[str, torch.Tensor]) -> bool:
+    """Whether every element of a pseudo-gradient is finite (no NaN, no infinity).
+
+    A run accepts a contribution only if its Delta is finite: honest training can diverge,
+    and one non-finite element would make the mean, and so the model, non-finite.
+    """
+    import torch
+
+    return all(bool(torch.isfinite(t).all()) for t in delta.values())
 
 
 def _flat(tensors: Mapping[str, torch.Tensor]) -> torch.Tensor:

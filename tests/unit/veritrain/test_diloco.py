@@ -16,6 +16,7 @@ from veritrain.diloco import (
     communication_bytes,
     contribution_init,
     decode_delta,
+    delta_is_finite,
     encode_delta,
     global_params,
     initial_outer_state,
@@ -139,6 +140,31 @@ def test_a_mismatched_delta_is_refused() -> None:
     bad = _tensors(3, {"w": (5, 7), "b": (8,), "e": (3, 3)})
     with pytest.raises(CheckpointFormatError, match="does not match the parameters"):
         outer_step(state, [bad], lr=0.7, momentum=0.9)
+    wide = OrderedDict((n, t.double()) for n, t in _tensors(3, SHAPES).items())
+    with pytest.raises(CheckpointFormatError, match="pseudo-gradient 0 does not match"):
+        outer_step(state, [wide], lr=0.7, momentum=0.9)
+
+
+@pytest.mark.parametrize("poison", [float("nan"), float("inf"), float("-inf")])
+def test_a_non_finite_delta_never_reaches_the_model(poison: float) -> None:
+    """A diverged contribution (or an int8 Delta with a non-finite scale) is refused."""
+    state = initial_outer_state(_tensors(2, SHAPES))
+    good, bad = _tensors(3, SHAPES), _tensors(4, SHAPES)
+    bad["b"][3] = poison
+    assert delta_is_finite(good) and not delta_is_finite(bad)
+    with pytest.raises(ValueError, match="pseudo-gradient 1 has a NaN or an infinity"):
+        outer_step(state, [good, bad], lr=0.7, momentum=0.9)
+    for fmt in ("float32", "int8"):
+        with pytest.raises(ValueError, match="has no encoding"):
+            encode_delta(bad, 0, fmt)
+    # bytes that decode to a non-finite Delta (an infinite int8 scale) are caught too
+    from veritrain.state import encode_state
+
+    blob = encode_state(
+        0,
+        OrderedDict([("w.q", torch.ones(3, dtype=torch.int8)), ("w.scale", torch.tensor(poison))]),
+    )
+    assert not delta_is_finite(decode_delta(blob)[1])
 
 
 def test_outer_state_roundtrips_and_checks_its_momentum() -> None:
