@@ -40,100 +40,10 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from veritrain.diloco import (
-    OuterState,
-    RunSpec,
-    communication_bytes,
-    contribution_init,
-    decode_delta,
-    encode_delta,
-    initial_outer_state,
-    outer_step,
-    pseudo_gradient,
-)
+from veritrain.diloco import RunSpec, communication_bytes
 from veritrain.presets import preset
+from veritrain.runsim import Absent, RoundReport, pretrained_start, simulate_run, train_alone
 from veritrain.training import TrainingEngine
-
-
-def _eval_params(engine: TrainingEngine, global_blob: bytes) -> float:
-    return engine.evaluate(engine.load_state(contribution_init(global_blob, None)))
-
-
-def pretrain(run: RunSpec, steps: int) -> bytes:
-    """The shared starting point: the run seed's initial weights after `steps` single-solver
-    steps (batch B, the inner AdamW), as outer-state bytes (the DiLoCo paper starts its runs
-    from a pretrained model)."""
-    engine = TrainingEngine(run.inner.model_copy(update={"total_steps": max(steps, 1)}))
-    state = engine.init_state()
-    engine.run(state, steps)
-    return initial_outer_state(engine.state_tensors(state)).to_bytes()
-
-
-def solo(run: RunSpec, start: bytes, batch_factor: int, log: Callable[[str], None]) -> list[float]:
-    """One solver for H x R steps with batch `batch_factor` x B from `start` (fresh AdamW);
-    val_bpc after every H steps."""
-    h, r = run.inner_steps, run.rounds or 1
-    spec = run.inner.model_copy(
-        update={
-            "total_steps": h * r,
-            "checkpoint_interval": h,
-            "batch_size": run.inner.batch_size * batch_factor,
-        }
-    )
-    engine = TrainingEngine(spec)
-    state = engine.load_state(contribution_init(start, None))
-    curve = []
-    for t in range(r):
-        engine.run(state, (t + 1) * h)
-        curve.append(engine.evaluate(state))
-        log(f"batch x{batch_factor} round {t}: {curve[-1]:.4f}")
-    return curve
-
-
-def diloco(
-    run: RunSpec,
-    start: bytes,
-    *,
-    fmt: str,
-    delay: int,
-    log: Callable[[str], None],
-    absent: Callable[[int, int], bool] | None = None,
-) -> list[float]:
-    """The run from outer state `start`; val_bpc of the global state after every round (and,
-    delayed, once more at the end).
-
-    `absent(t, j)` marks contributions that never enter the outer step (a seat that missed the
-    deadline, left, had not joined yet, or was proven wrong): the seat keeps the private state
-    of its last accepted contribution, as a returning solver does."""
-    h, r, m = run.inner_steps, run.rounds or 1, run.seats
-    base = TrainingEngine(run.inner)
-    state = OuterState.from_bytes(start)
-    private: list[bytes | None] = [None] * m
-    pending: list = []
-    curve = []
-    for t in range(r):
-        g = state.to_bytes()
-        deltas = []
-        for j in range(m):
-            if absent is not None and absent(t, j):
-                continue
-            engine = TrainingEngine(run.contribution_spec(t, j))
-            st = engine.load_state(contribution_init(g, private[j]))
-            engine.run(st, h)
-            final = engine.state_bytes(st)
-            private[j] = final
-            delta = pseudo_gradient(g, final)
-            if fmt != "float32":
-                delta = decode_delta(encode_delta(delta, t, fmt))[1]
-            deltas.append(delta)
-        apply, pending = (pending, deltas) if delay else (deltas, [])
-        state = outer_step(state, apply, run.outer.lr, run.outer.momentum)
-        curve.append(_eval_params(base, state.to_bytes()))
-        log(f"diloco {fmt} delay {delay} round {t}: {curve[-1]:.4f}")
-    if pending:
-        state = outer_step(state, pending, run.outer.lr, run.outer.momentum)
-        curve.append(_eval_params(base, state.to_bytes()))
-    return curve
 
 
 def _coin(t: int, j: int) -> bool:
@@ -190,32 +100,44 @@ def main() -> None:
     )
     m, h, r = run.seats, run.inner_steps, args.rounds
 
-    def log(line: str) -> None:
-        console.log(line)
+    def solo(factor: int) -> list[float]:
+        def log(t: int, metric: float) -> None:
+            console.log(f"batch x{factor} round {t}: {metric:.4f}")
+
+        return train_alone(run, start, r, factor, log)
+
+    def diloco(fmt: str, delay: int = 0, absent: Absent | None = None) -> list[float]:
+        spec = run.model_copy(update={"delta_format": fmt})
+
+        def log(rep: RoundReport) -> None:
+            console.log(f"diloco {fmt} delay {delay} round {rep.round}: {rep.metric:.4f}")
+
+        reports = simulate_run(spec, start, r, absent=absent, delay=delay, on_round=log)
+        return [rep.metric for rep in reports]
 
     curves: dict[str, list[float]] = {}
     seconds: dict[str, float] = {}
-    start = pretrain(run, args.pretrain)
+    start = pretrained_start(run, args.pretrain)
     dp_name = f"data-parallel, batch x{m}"
     every: dict[str, tuple[str, Callable[[], list[float]]]] = {
-        "solo": ("one solver", lambda: solo(run, start, 1, log)),
-        "dp": (dp_name, lambda: solo(run, start, m, log)),
-        "fp32": (f"DiLoCo M={m}", lambda: diloco(run, start, fmt="float32", delay=0, log=log)),
+        "solo": ("one solver", lambda: solo(1)),
+        "dp": (dp_name, lambda: solo(m)),
+        "fp32": (f"DiLoCo M={m}", lambda: diloco("float32")),
         "int8": (
             f"DiLoCo M={m}, int8",
-            lambda: diloco(run, start, fmt="int8", delay=0, log=log),
+            lambda: diloco("int8"),
         ),
         "drop": (
             f"DiLoCo M={m}, half the contributions excluded",
-            lambda: diloco(run, start, fmt="float32", delay=0, log=log, absent=_coin),
+            lambda: diloco("float32", absent=_coin),
         ),
         "churn": (
             f"DiLoCo M={m}, the demo's churn",
-            lambda: diloco(run, start, fmt="float32", delay=0, log=log, absent=_churn(r, m)),
+            lambda: diloco("float32", absent=_churn(r, m)),
         ),
         "late": (
             f"DiLoCo M={m}, one round late",
-            lambda: diloco(run, start, fmt="float32", delay=1, log=log),
+            lambda: diloco("float32", delay=1),
         ),
     }
     chosen = [x.strip() for x in args.runs.split(",") if x.strip()]

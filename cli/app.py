@@ -15,6 +15,7 @@ Run ``veritrain --help``. Commands:
     credit                 show and claim pull payments
     shares MODEL [ACCOUNT] who owns a model (Protocol Learning ownership shares) and its lineage
     revenue pay/claim      pay revenue into a model / claim an account's part
+    run simulate           preview a DiLoCo training run on this machine (no chain)
     solver run / verifier run / whistleblower run   the nodes
     demo                   the whole protocol end to end on a local Anvil
     selftest               does this machine reproduce repro2? (golden hashes, conformance)
@@ -1036,6 +1037,7 @@ def _mount_nodes() -> None:
 
 
 app.command("train")(__import__("cli.train", fromlist=["train"]).train)
+app.add_typer(__import__("cli.run", fromlist=["app"]).app, name="run")
 app.command("selftest")(__import__("cli.selftest", fromlist=["selftest"]).selftest)
 _mount_nodes()
 

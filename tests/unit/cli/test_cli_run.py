@@ -1,0 +1,64 @@
+"""`veritrain run simulate`: the protocol's run on this machine; bad input is one line, exit 2."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from cli.app import app
+from veritrain.diloco import RunSpec
+from veritrain.presets import preset
+from veritrain.runsim import pretrained_start, simulate_run
+
+runner = CliRunner()
+ARGS = ["run", "simulate", "--preset", "digits-mlp", "--inner-steps", "3", "--rounds", "2"]
+
+
+def test_simulate_json_is_the_simulation() -> None:
+    result = runner.invoke(app, [*ARGS, "--seats", "2", "--delta-format", "int8", "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    run = RunSpec(
+        inner=preset("digits-mlp", "native", total_steps=3, checkpoint_interval=3),
+        seats=2,
+        rounds=2,
+        delta_format="int8",
+    )
+    assert out["run_hash"] == "0x" + run.run_hash().hex()
+    reports = simulate_run(run, pretrained_start(run, 0), 2)
+    assert [r["global_hash"] for r in out["rounds"]] == [
+        "0x" + r.global_hash.hex() for r in reports
+    ]
+    assert out["rounds"][1]["accepted"] == [0, 1] and out["metric_name"] == "accuracy"
+    assert set(out["rounds"][0]["delta_hashes"]) == {"0", "1"}
+
+
+def test_simulate_prints_each_round() -> None:
+    result = runner.invoke(app, [*ARGS, "--seats", "1"])
+    assert result.exit_code == 0, result.output
+    assert "round" in result.stdout and "run summary" in result.stdout
+    assert result.stdout.count("0x") >= 3  # the run hash and one global state per round
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--preset", "cifar"], "unknown preset 'cifar'"),
+        (["--arith", "repro"], "cannot be replayed exactly"),
+        (["--seats", "0"], "--seats must be in [1, 256], got 0"),
+        (["--rounds", "0"], "--rounds must be in"),
+        (["--pretrain", "-1"], "--pretrain must be in"),
+        (["--outer-lr", "0"], "--outer-lr must be in (0, 10]"),
+        (["--momentum", "1"], "--momentum must be in [0, 1)"),
+        (["--delta-format", "int4"], "--delta-format must be one of float32, int8"),
+        (["--batch", "0"], "--batch must be >= 1"),
+        (["--batch", "100000"], "batch size 100000 > 1348 training examples"),
+    ],
+)
+def test_bad_input_is_one_line(extra: list[str], message: str) -> None:
+    result = runner.invoke(app, [*ARGS, *extra])
+    assert result.exit_code == 2, result.output
+    lines = [x for x in result.stderr.splitlines() if x.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], lines

@@ -1,0 +1,229 @@
+"""A training run simulated on one machine: every contribution computed as the protocol defines
+it (`veritrain.diloco`), with no chain and no network.
+
+A model owner previews a run's configuration with it (`veritrain run simulate`): how the global
+model's metric moves round by round, what each solver would upload, and the global state hash
+and pseudo-gradient hashes each round would commit. The bench (`bench/bench_diloco.py`) measures
+runs and their baselines with the same functions.
+
+Run: not a script; `from veritrain.runsim import simulate_run, pretrained_start`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from veritrain.diloco import (
+    OuterState,
+    RunSpec,
+    contribution_init,
+    decode_delta,
+    delta_is_finite,
+    encode_delta,
+    initial_outer_state,
+    outer_step,
+    pseudo_gradient,
+)
+from veritrain.state import state_hash
+from veritrain.training import TrainingEngine
+
+if TYPE_CHECKING:
+    import torch
+
+__all__ = ["RoundReport", "evaluate_global", "pretrained_start", "simulate_run", "train_alone"]
+
+Absent = Callable[[int, int], bool]
+"""`absent(round, seat)`: True when that contribution never enters the outer step."""
+
+
+@dataclass
+class RoundReport:
+    """One simulated round.
+
+    Attributes:
+        round: t.
+        accepted: seats whose pseudo-gradient entered the outer step, in seat order.
+        excluded: seats that sat the round out (absent) or whose Delta was not finite.
+        metric: the engine's metric of the global state after the round's outer step
+            (`val_bpc` for GPT models, test accuracy for MLPs).
+        bytes_uploaded: bytes the accepted solvers sent in all (`encode_delta` output, headers
+            included).
+        global_hash: sha256 of the outer state after the round (32 bytes).
+        delta_hashes: sha256 of each accepted seat's encoded pseudo-gradient, by seat.
+        seconds: wall time of the round (training, encoding, outer step, evaluation).
+    """
+
+    round: int
+    accepted: list[int]
+    excluded: list[int]
+    metric: float
+    bytes_uploaded: int
+    global_hash: bytes
+    delta_hashes: dict[int, bytes] = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+def evaluate_global(engine: TrainingEngine, global_blob: bytes) -> float:
+    """The engine's metric (`TrainingEngine.evaluate`) of an outer state's parameters."""
+    return engine.evaluate(engine.load_state(contribution_init(global_blob, None)))
+
+
+def pretrained_start(run: RunSpec, steps: int) -> bytes:
+    """Outer state 0 of a run: the run seed's initial weights after `steps` single-solver steps
+    of the inner spec (batch B; 0 keeps the seed-initialised weights), zero momentum.
+
+    Returns:
+        `OuterState.to_bytes()` of the start.
+
+    Raises:
+        ValueError: steps < 0.
+    """
+    if steps < 0:
+        raise ValueError(f"pretraining steps must be >= 0, got {steps}")
+    engine = TrainingEngine(run.inner.model_copy(update={"total_steps": max(steps, 1)}))
+    state = engine.init_state()
+    engine.run(state, steps)
+    return initial_outer_state(engine.state_tensors(state)).to_bytes()
+
+
+def train_alone(
+    run: RunSpec,
+    start: bytes,
+    rounds: int,
+    batch_factor: int = 1,
+    on_round: Callable[[int, float], None] | None = None,
+) -> list[float]:
+    """The baselines: one worker for H x rounds steps from `start` with a fresh AdamW and batch
+    `batch_factor` x B (1: one solver alone; M: synchronous data-parallel training of M
+    workers, which all-reduce every step).
+
+    Returns:
+        The metric after every H steps (`rounds` values).
+
+    Raises:
+        ValueError: rounds or batch_factor < 1.
+    """
+    if rounds < 1 or batch_factor < 1:
+        raise ValueError("rounds and batch_factor must be >= 1")
+    h = run.inner_steps
+    spec = run.inner.model_copy(
+        update={
+            "total_steps": h * rounds,
+            "checkpoint_interval": h,
+            "batch_size": run.inner.batch_size * batch_factor,
+        }
+    )
+    engine = TrainingEngine(spec)
+    state = engine.load_state(contribution_init(start, None))
+    curve = []
+    for t in range(rounds):
+        engine.run(state, (t + 1) * h)
+        curve.append(engine.evaluate(state))
+        if on_round is not None:
+            on_round(t, curve[-1])
+    return curve
+
+
+def simulate_run(
+    run: RunSpec,
+    start: bytes,
+    rounds: int,
+    *,
+    absent: Absent | None = None,
+    delay: int = 0,
+    on_round: Callable[[RoundReport], None] | None = None,
+) -> list[RoundReport]:
+    """Simulate `rounds` rounds of `run` from outer state `start`.
+
+    Round t: every seat not `absent(t, j)` trains its contribution (`contribution_spec(t, j)`
+    from `contribution_init(global_t, its private state)`, H steps), its pseudo-gradient is
+    encoded in the run's `delta_format` and decoded (so int8 costs what it costs), and the
+    finite ones enter `outer_step` in seat order. A seat keeps the final state of its last
+    accepted contribution as its private state. With `delay=1` round t's pseudo-gradients are
+    applied after round t + 1 trains (one round late); the last round's are applied at the end
+    and reported as one more entry.
+
+    Args:
+        run: the run.
+        start: `OuterState.to_bytes()` of the start (`pretrained_start`).
+        rounds: how many rounds (>= 1; at most `run.rounds` when that is set).
+        absent: which contributions sit out (none by default).
+        delay: 0 (the protocol's rule) or 1.
+        on_round: called with each round's report as it finishes.
+
+    Returns:
+        The round reports in order.
+
+    Raises:
+        ValueError: bad rounds or delay.
+        CheckpointFormatError: `start` is not an outer state of the run's model.
+    """
+    import time
+
+    if rounds < 1 or (run.rounds is not None and rounds > run.rounds):
+        raise ValueError(f"rounds must be in [1, {run.rounds or 'unbounded'}], got {rounds}")
+    if delay not in (0, 1):
+        raise ValueError(f"delay must be 0 or 1, got {delay}")
+    base = TrainingEngine(run.inner)
+    state = OuterState.from_bytes(start)
+    private: list[bytes | None] = [None] * run.seats
+    pending: list[Mapping[str, torch.Tensor]] = []
+    reports: list[RoundReport] = []
+    for t in range(rounds):
+        tick = time.monotonic()
+        g = state.to_bytes()
+        deltas: list[Mapping[str, torch.Tensor]] = []
+        accepted: list[int] = []
+        excluded: list[int] = []
+        uploaded = 0
+        hashes: dict[int, bytes] = {}
+        for j in range(run.seats):
+            if absent is not None and absent(t, j):
+                excluded.append(j)
+                continue
+            engine = TrainingEngine(run.contribution_spec(t, j))
+            st = engine.load_state(contribution_init(g, private[j]))
+            engine.run(st, run.inner_steps)
+            final = engine.state_bytes(st)
+            delta = pseudo_gradient(g, final)
+            if not delta_is_finite(delta):
+                excluded.append(j)
+                continue
+            blob = encode_delta(delta, t, run.delta_format)
+            private[j] = final
+            accepted.append(j)
+            uploaded += len(blob)
+            hashes[j] = state_hash(blob)
+            deltas.append(decode_delta(blob)[1])
+        apply, pending = (pending, deltas) if delay else (deltas, [])
+        state = outer_step(state, apply, run.outer.lr, run.outer.momentum)
+        blob = state.to_bytes()
+        report = RoundReport(
+            round=t,
+            accepted=accepted,
+            excluded=excluded,
+            metric=evaluate_global(base, blob),
+            bytes_uploaded=uploaded,
+            global_hash=state_hash(blob),
+            delta_hashes=hashes,
+            seconds=time.monotonic() - tick,
+        )
+        reports.append(report)
+        if on_round is not None:
+            on_round(report)
+    if pending:
+        state = outer_step(state, pending, run.outer.lr, run.outer.momentum)
+        blob = state.to_bytes()
+        reports.append(
+            RoundReport(
+                round=rounds,
+                accepted=[],
+                excluded=[],
+                metric=evaluate_global(base, blob),
+                bytes_uploaded=0,
+                global_hash=state_hash(blob),
+            )
+        )
+    return reports
