@@ -4,12 +4,13 @@
 inner steps, every contribution and outer step computed exactly as the protocol defines them
 (`veritrain.runsim`). It prints each round as it ends (accepted seats, the global model's metric,
 bytes uploaded, the global state hash) and, with `--json`, one JSON object instead:
-`{"run_hash", "rounds": [{"round", "accepted", "excluded", "metric", "bytes_uploaded",
+`{"device", "run_hash", "rounds": [{"round", "accepted", "excluded", "metric", "bytes_uploaded",
 "global_hash", "delta_hashes", "seconds"}], "metric_name", "start_metric"}`. Under repro2 every
 hash is the one any machine computes.
 
 Bad input (unknown preset, arithmetic or delta format, a count or rate out of range, missing
-data) prints one line on stderr and exits with status 2.
+data, `--device cuda` without a GPU or with a native preset) prints one line on stderr and
+exits with status 2.
 """
 
 from __future__ import annotations
@@ -48,6 +49,9 @@ def simulate(
     ] = 0,
     batch: Annotated[int | None, typer.Option(help="Batch size B (default: preset's).")] = None,
     seed: Annotated[int | None, typer.Option(help="Run seed (default: preset's).")] = None,
+    device: Annotated[
+        str, typer.Option(help="auto, cpu or cuda: where repro2 contributions train.")
+    ] = "auto",
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Simulate a training run on this machine (no chain): the metric round by round."""
@@ -56,7 +60,8 @@ def simulate(
     from veritrain.diloco import DELTA_FORMATS, RunSpec
     from veritrain.errors import VeritrainError
     from veritrain.presets import PRESETS
-    from veritrain.spec import check_arith
+    from veritrain.spec import NATIVE_ARITH, check_arith
+    from veritrain.training import DEVICES, resolve_device
 
     if preset not in PRESETS:
         raise _bad(f"unknown preset {preset!r} (choose from {', '.join(PRESETS)})")
@@ -80,6 +85,14 @@ def simulate(
         raise _bad(f"--batch must be >= 1, got {batch}")
     if seed is not None and not 0 <= seed < 2**64:
         raise _bad(f"--seed must be in [0, 2^64), got {seed}")
+    if device not in DEVICES:
+        raise _bad(f"unknown device {device!r} (choose from {', '.join(DEVICES)})")
+    if arith == NATIVE_ARITH and device == "cuda":
+        raise _bad("native presets pin device 'cpu'; use --arith repro2 to pick a device")
+    try:
+        where = "cpu" if arith == NATIVE_ARITH else resolve_device(device)
+    except VeritrainError as exc:
+        raise _bad(str(exc)) from None
     if not 0.0 < outer_lr <= 10.0:
         raise _bad(f"--outer-lr must be in (0, 10], got {outer_lr}")
     if not 0.0 <= momentum < 1.0:
@@ -99,7 +112,7 @@ def simulate(
             outer={"lr": outer_lr, "momentum": momentum},
             delta_format=delta_format,  # type: ignore[arg-type]
         )
-        report = _simulate(run, rounds, pretrain, json_out)
+        report = _simulate(run, rounds, pretrain, json_out, where)
     except ValidationError as exc:
         raise _bad(f"invalid run: {exc.errors()[0]['msg']}") from None
     except (VeritrainError, ValueError) as exc:
@@ -108,7 +121,7 @@ def simulate(
         typer.echo(json.dumps(report, sort_keys=True))
 
 
-def _simulate(run: Any, rounds: int, pretrain: int, quiet: bool) -> dict[str, Any]:
+def _simulate(run: Any, rounds: int, pretrain: int, quiet: bool, device: str) -> dict[str, Any]:
     """Run the simulation, printing each round unless `quiet`; return the JSON report."""
     from rich.console import Console
     from rich.table import Table
@@ -117,8 +130,8 @@ def _simulate(run: Any, rounds: int, pretrain: int, quiet: bool) -> dict[str, An
     from veritrain.training import TrainingEngine
 
     console = Console()
-    start = pretrained_start(run, pretrain)
-    engine = TrainingEngine(run.inner)
+    start = pretrained_start(run, pretrain, device)
+    engine = TrainingEngine(run.inner, device=device)
     start_metric = evaluate_global(engine, start)
     name = engine.metric_name
     if not quiet:
@@ -137,7 +150,7 @@ def _simulate(run: Any, rounds: int, pretrain: int, quiet: bool) -> dict[str, An
                 f"0x{rep.global_hash.hex()[:16]}..."
             )
 
-    reports = simulate_run(run, start, rounds, on_round=show)
+    reports = simulate_run(run, start, rounds, on_round=show, device=device)
     if not quiet:
         table = Table(title="run summary")
         for col in ("start", "end", "bytes uploaded in all", "seconds"):
@@ -150,6 +163,7 @@ def _simulate(run: Any, rounds: int, pretrain: int, quiet: bool) -> dict[str, An
         )
         console.print(table)
     return {
+        "device": device,
         "run_hash": "0x" + run.run_hash().hex(),
         "metric_name": name,
         "start_metric": start_metric,

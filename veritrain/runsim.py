@@ -70,19 +70,27 @@ def evaluate_global(engine: TrainingEngine, global_blob: bytes) -> float:
     return engine.evaluate(engine.load_state(contribution_init(global_blob, None)))
 
 
-def pretrained_start(run: RunSpec, steps: int) -> bytes:
+def pretrained_start(run: RunSpec, steps: int, device: str | None = None) -> bytes:
     """Outer state 0 of a run: the run seed's initial weights after `steps` single-solver steps
     of the inner spec (batch B; 0 keeps the seed-initialised weights), zero momentum.
 
+    Args:
+        run: the run.
+        steps: pretraining steps (>= 0).
+        device: `"cpu"` or `"cuda"` for a repro2 run (None: the profile's; native pins CPU).
+
     Returns:
-        `OuterState.to_bytes()` of the start.
+        `OuterState.to_bytes()` of the start (the same bytes on every device under repro2).
 
     Raises:
         ValueError: steps < 0.
+        SpecError, ProfileUnavailable: a device the profile cannot use.
     """
     if steps < 0:
         raise ValueError(f"pretraining steps must be >= 0, got {steps}")
-    engine = TrainingEngine(run.inner.model_copy(update={"total_steps": max(steps, 1)}))
+    engine = TrainingEngine(
+        run.inner.model_copy(update={"total_steps": max(steps, 1)}), device=device
+    )
     state = engine.init_state()
     engine.run(state, steps)
     return initial_outer_state(engine.state_tensors(state)).to_bytes()
@@ -134,6 +142,7 @@ def simulate_run(
     absent: Absent | None = None,
     delay: int = 0,
     on_round: Callable[[RoundReport], None] | None = None,
+    device: str | None = None,
 ) -> list[RoundReport]:
     """Simulate `rounds` rounds of `run` from outer state `start`.
 
@@ -152,6 +161,9 @@ def simulate_run(
         absent: which contributions sit out (none by default).
         delay: 0 (the protocol's rule) or 1.
         on_round: called with each round's report as it finishes.
+        device: where contributions train, `"cpu"` or `"cuda"` for a repro2 run (None: the
+            profile's); the outer step runs on the CPU. Under repro2 every hash is the same
+            on either.
 
     Returns:
         The round reports in order.
@@ -159,6 +171,7 @@ def simulate_run(
     Raises:
         ValueError: bad rounds or delay.
         CheckpointFormatError: `start` is not an outer state of the run's model.
+        SpecError, ProfileUnavailable: a device the profile cannot use.
     """
     import time
 
@@ -166,7 +179,7 @@ def simulate_run(
         raise ValueError(f"rounds must be in [1, {run.rounds or 'unbounded'}], got {rounds}")
     if delay not in (0, 1):
         raise ValueError(f"delay must be 0 or 1, got {delay}")
-    base = TrainingEngine(run.inner)
+    base = TrainingEngine(run.inner, device=device)
     state = OuterState.from_bytes(start)
     private: list[bytes | None] = [None] * run.seats
     pending: list[Mapping[str, torch.Tensor]] = []
@@ -183,7 +196,7 @@ def simulate_run(
             if absent is not None and absent(t, j):
                 excluded.append(j)
                 continue
-            engine = TrainingEngine(run.contribution_spec(t, j))
+            engine = TrainingEngine(run.contribution_spec(t, j), device=device)
             st = engine.load_state(contribution_init(g, private[j]))
             engine.run(st, run.inner_steps)
             final = engine.state_bytes(st)

@@ -114,3 +114,17 @@ def test_the_start_and_the_baselines() -> None:
     seen = []
     curve = train_alone(run, seeded, 3, 2, on_round=lambda t, m: seen.append(t))
     assert len(curve) == 3 and seen == [0, 1, 2] and all(0 <= m <= 1 for m in curve)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_a_repro2_gpt_run_is_the_same_on_cuda_and_cpu() -> None:
+    """Every global state and pseudo-gradient hash of a GPT run (pretraining, AdamW carried,
+    int8 pseudo-gradients, an absent seat), CUDA against CPU."""
+    inner = preset("shakespeare-char", "repro2", total_steps=4, checkpoint_interval=2)
+    run = RunSpec(inner=inner, seats=3, rounds=3, delta_format="int8")
+    out = {}
+    for device in ("cpu", "cuda"):
+        start = pretrained_start(run, 2, device)
+        reports = simulate_run(run, start, 3, absent=lambda t, j: (t, j) == (1, 2), device=device)
+        out[device] = (start, [(r.global_hash, r.delta_hashes, r.accepted) for r in reports])
+    assert out["cpu"] == out["cuda"]
