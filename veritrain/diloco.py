@@ -46,7 +46,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from veritrain._keccak import keccak256
 from veritrain.errors import CheckpointFormatError, SpecError
 from veritrain.merkle import MerkleTree
-from veritrain.spec import UINT64_MAX, JobSpec, canonical_json_bytes
+from veritrain.spec import (
+    CONTRIBUTION_FRAGMENT,
+    UINT64_MAX,
+    JobSpec,
+    canonical_json_bytes,
+    contribution_spec_hash,
+)
 from veritrain.state import decode_state, encode_state, state_hash
 
 if TYPE_CHECKING:
@@ -60,6 +66,7 @@ __all__ = [
     "RunSpec",
     "communication_bytes",
     "contribution_init",
+    "contribution_uri",
     "decode_delta",
     "delta_is_finite",
     "encode_delta",
@@ -152,6 +159,17 @@ class RunSpec(_Frozen):
         """keccak256 of `canonical_json()` (32 bytes)."""
         return keccak256(self.canonical_json())
 
+    def to_data_uri(self) -> str:
+        """`data:application/json;base64,<canonical JSON>` of the run."""
+        import base64
+
+        return "data:application/json;base64," + base64.b64encode(self.canonical_json()).decode()
+
+    def contribution_spec_hash(self, round_index: int, seat: int) -> bytes:
+        """The on-chain specHash of contribution (round, seat): `keccak256(abi.encode(
+        run_hash(), round, seat))` (`veritrain.spec.contribution_spec_hash`)."""
+        return contribution_spec_hash(self.run_hash(), round_index, seat)
+
     def contribution_spec(self, round_index: int, seat: int) -> JobSpec:
         """The job spec of contribution (round, seat): the inner spec with its shard seed.
 
@@ -173,6 +191,21 @@ class RunSpec(_Frozen):
         return self.inner.model_copy(
             update={"seed": shard_seed(self.inner.seed, round_index, seat)}
         )
+
+
+def contribution_uri(run_uri: str, round_index: int, seat: int) -> str:
+    """The spec URI of contribution (round, seat): `<run URI>#contribution=<round>,<seat>`,
+    which `veritrain.spec.load_spec` checks against `contribution_spec_hash` and resolves to
+    `RunSpec.contribution_spec(round, seat)`.
+
+    Raises:
+        SpecError: a run URI that already has a fragment, or a negative round or seat.
+    """
+    if "#" in run_uri:
+        raise SpecError("a run URI must not have a fragment")
+    if round_index < 0 or seat < 0:
+        raise SpecError("round and seat must be >= 0")
+    return f"{run_uri}#{CONTRIBUTION_FRAGMENT}{round_index},{seat}"
 
 
 def shard_seed(run_seed: int, round_index: int, seat: int) -> int:

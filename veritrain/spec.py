@@ -28,6 +28,8 @@ logger = logging.getLogger(__name__)
 
 UINT64_MAX = 2**64 - 1
 DATA_URI_PREFIX = "data:application/json;base64,"
+CONTRIBUTION_FRAGMENT = "contribution="
+"""A spec URI's fragment naming a run's contribution: `<run URI>#contribution=<round>,<seat>`."""
 METRIC_LABELS = {"accuracy": "test accuracy", "val_bpc": "validation loss (bits/char)"}
 """How to show each job metric (`JobSpec.metric_name`): MLP jobs report test-set accuracy in
 [0, 1] (higher is better), GPT jobs validation loss in bits per character (lower is better)."""
@@ -355,14 +357,53 @@ def _read_uri(uri: str, timeout: float) -> bytes:
     raise SpecUnavailable(f"unsupported spec URI scheme {parsed.scheme!r} in {uri[:60]!r}")
 
 
+def contribution_spec_hash(run_hash: bytes, round_index: int, seat: int) -> bytes:
+    """The on-chain `specHash` of a run's contribution (round, seat):
+    `keccak256(abi.encode(bytes32 runHash, uint256 round, uint256 seat))` (docs/RUNS.md).
+
+    Raises:
+        SpecError: a run hash that is not 32 bytes, or a negative round or seat.
+    """
+    if len(bytes(run_hash)) != 32:
+        raise SpecError("a run hash is 32 bytes")
+    if round_index < 0 or seat < 0:
+        raise SpecError("round and seat must be >= 0")
+    return keccak256(bytes(run_hash) + round_index.to_bytes(32, "big") + seat.to_bytes(32, "big"))
+
+
+def _load_contribution(base: str, fragment: str, expected: bytes, timeout: float) -> JobSpec:
+    """`load_spec` of `<run URI>#contribution=<round>,<seat>`: hash first, then parse."""
+    from veritrain.diloco import RunSpec
+
+    parts = fragment.removeprefix(CONTRIBUTION_FRAGMENT).split(",")
+    if len(parts) != 2 or not all(p.isdigit() and len(p) <= 20 for p in parts):
+        raise SpecUnavailable(f"malformed contribution fragment {fragment[:60]!r}")
+    round_index, seat = int(parts[0]), int(parts[1])
+    raw = _read_uri(base, timeout)
+    actual = contribution_spec_hash(keccak256(raw), round_index, seat)
+    if actual != expected:
+        raise SpecHashMismatch(expected, actual)
+    try:
+        run = RunSpec.model_validate_json(raw)
+    except ValidationError as exc:
+        raise SpecError(f"run bytes match the hash but are not a valid RunSpec: {exc}") from exc
+    if run.canonical_json() != raw:
+        logger.warning("run spec at %s is not in canonical form (hash still matches)", base[:60])
+    return run.contribution_spec(round_index, seat)
+
+
 def load_spec(uri: str, expected_hash: bytes, *, timeout: float = 30.0) -> JobSpec:
     """Fetch a spec from its URI and check it against the on-chain hash.
 
     The keccak256 of the raw bytes must equal `expected_hash` (PROTOCOL.md 2.1); it is checked
-    before parsing, so unhashed bytes are never interpreted.
+    before parsing, so unhashed bytes are never interpreted. A run's contribution is named by
+    the run spec's URI and a fragment, `<run URI>#contribution=<round>,<seat>`: its hash is
+    `contribution_spec_hash(keccak256(run bytes), round, seat)`, checked before parsing too, and
+    the spec returned is `RunSpec.contribution_spec(round, seat)` (docs/RUNS.md).
 
     Args:
-        uri: `data:` (base64 or percent-encoded), `file://` or `http(s)://` URI.
+        uri: `data:` (base64 or percent-encoded), `file://` or `http(s)://` URI, optionally
+            with a `#contribution=<round>,<seat>` fragment.
         expected_hash: the 32-byte on-chain `specHash`.
         timeout: HTTP timeout in seconds.
 
@@ -376,6 +417,9 @@ def load_spec(uri: str, expected_hash: bytes, *, timeout: float = 30.0) -> JobSp
             message says why and which name to post the job with.
         SpecError: the bytes hash correctly but are not a valid spec.
     """
+    base, sep, fragment = uri.partition("#")
+    if sep and fragment.startswith(CONTRIBUTION_FRAGMENT):
+        return _load_contribution(base, fragment, bytes(expected_hash), timeout)
     raw = _read_uri(uri, timeout)
     actual = keccak256(raw)
     if actual != bytes(expected_hash):

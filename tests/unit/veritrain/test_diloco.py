@@ -15,6 +15,7 @@ from veritrain.diloco import (
     RunSpec,
     communication_bytes,
     contribution_init,
+    contribution_uri,
     decode_delta,
     delta_is_finite,
     encode_delta,
@@ -353,3 +354,45 @@ def test_outer_step_and_contributions_on_cuda_match_cpu() -> None:
             g = state.to_bytes()
         finals[device] = (private, g)
     assert finals["cpu"] == finals["cuda"]
+
+
+def test_every_node_loads_a_contribution_spec_by_its_on_chain_hash(tmp_path) -> None:
+    """`<run URI>#contribution=<t>,<j>` with specHash keccak256(abi.encode(runHash, t, j))."""
+    from eth_abi import encode
+
+    from veritrain._keccak import keccak256
+    from veritrain.errors import SpecHashMismatch, SpecUnavailable
+    from veritrain.spec import load_spec
+
+    run = _run(seats=3, rounds=5)
+    expected = keccak256(encode(["bytes32", "uint256", "uint256"], [run.run_hash(), 2, 1]))
+    assert run.contribution_spec_hash(2, 1) == expected
+    uri = contribution_uri(run.to_data_uri(), 2, 1)
+    assert uri.endswith("#contribution=2,1")
+    assert load_spec(uri, expected) == run.contribution_spec(2, 1)
+    path = tmp_path / "run.json"
+    path.write_bytes(run.canonical_json())
+    from_file = contribution_uri(path.as_uri(), 4, 0)
+    assert load_spec(from_file, run.contribution_spec_hash(4, 0)) == run.contribution_spec(4, 0)
+    # another round's or seat's hash, or the plain run hash, is refused before parsing
+    for wrong in (
+        run.contribution_spec_hash(3, 1),
+        run.contribution_spec_hash(2, 0),
+        run.run_hash(),
+    ):
+        with pytest.raises(SpecHashMismatch):
+            load_spec(uri, wrong)
+    with pytest.raises(SpecUnavailable, match="malformed contribution fragment"):
+        load_spec(run.to_data_uri() + "#contribution=2;1", expected)
+    # bytes that hash right but are a job spec, not a run
+    job_uri = contribution_uri(run.inner.to_data_uri(), 0, 0)
+    with pytest.raises(SpecError, match="not a valid RunSpec"):
+        load_spec(
+            job_uri,
+            keccak256(encode(["bytes32", "uint256", "uint256"], [run.inner.spec_hash(), 0, 0])),
+        )
+    # a seat or round the run does not have
+    with pytest.raises(SpecError, match="seat 3 out of range"):
+        load_spec(contribution_uri(run.to_data_uri(), 0, 3), run.contribution_spec_hash(0, 3))
+    with pytest.raises(SpecError, match="must not have a fragment"):
+        contribution_uri(uri, 0, 0)
