@@ -768,20 +768,28 @@ class NodeBase:
             "device": device,
         }
 
-    def engine_for(self, spec: JobSpec) -> TrainingEngine:
-        """A `TrainingEngine` for `spec` (cached per spec hash; building one loads the data),
-        with the process configured for it: the thread count is process-global, so it is set
-        again each time (the profile's pinned count for a native job, this node's `threads`
-        for a repro job). A repro job runs on this node's `device`, a native job on its own."""
+    def engine_for(self, spec: JobSpec, initial: bytes | None = None) -> TrainingEngine:
+        """A `TrainingEngine` for `spec` (cached per spec hash and initial state; building one
+        loads the data), with the process configured for it: the thread count is
+        process-global, so it is set again each time (the profile's pinned count for a native
+        job, this node's `threads` for a repro job). A repro job runs on this node's `device`,
+        a native job on its own. `initial`: the job's state 0 when it is not the spec's
+        seed-initialised state (a run's contribution, `TrainingEngine(initial=...)`)."""
+        import hashlib
+
         from veritrain.spec import NATIVE_ARITH
         from veritrain.training import TrainingEngine, apply_profile
 
         threads = int(self.compute()["threads"])
         device = None if spec.profile.arith == NATIVE_ARITH else self.device
         key = spec.spec_hash().hex()
+        if initial is not None:
+            key += ":" + hashlib.sha256(initial).hexdigest()
         engine = self._engines.get(key)
         if engine is None:
-            engine = self._engines[key] = TrainingEngine(spec, device=device, threads=threads)
+            engine = self._engines[key] = TrainingEngine(
+                spec, device=device, threads=threads, initial=initial
+            )
         else:
             apply_profile(spec.profile, device=device, threads=threads)
         return engine

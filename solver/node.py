@@ -164,6 +164,7 @@ class SolverNode(NodeBase):
         self.max_active_jobs = max_active_jobs
         self.stake_amount = stake_amount
         self.state = RecordStore(self.data_dir / "solver_state.json", SolverRecords)
+        self._initials: dict[int, bytes | None] = {}  # job -> state 0 when not seed-initialised
         self.store = CheckpointStore(self.data_dir / "checkpoints")
         self.catalog = CheckpointCatalog(
             self.store,
@@ -271,7 +272,7 @@ class SolverNode(NodeBase):
         def replayer() -> tuple[Any, Any]:
             spec = self._specs.get(job_id) or load_spec(spec_uri, spec_hash)
             self._specs[job_id] = spec
-            engine = self.engine_for(spec)
+            engine = self._engine_of(job_id, spec, spec_uri, spec_hash)
             return engine, self.step_function(engine)
 
         self.catalog.publish(entry, replayer)
@@ -754,25 +755,72 @@ class SolverNode(NodeBase):
             mismatch = self.model_mismatch(job, spec)
             if mismatch is not None:
                 raise VeritrainError(mismatch)
-            engine = self.engine_for(spec)
+            initial = self.contribution_start(self.spec_uri_of(job), bytes(job.spec_hash))
+            engine = self.engine_for(spec, initial)
             expected = engine.state_hash(engine.init_state())
             if bytes(job.init_hash) != expected:
+                what = (
+                    "contribution's initial" if initial is not None else "spec's seed-initialised"
+                )
                 raise VeritrainError(
-                    f"initHash {to_hex(bytes(job.init_hash))} is not the spec's seed-initialised "
-                    f"state {to_hex(expected)} (no run from the spec could be committed)"
+                    f"initHash {to_hex(bytes(job.init_hash))} is not the {what} state "
+                    f"{to_hex(expected)} (no run from the spec could be committed)"
                 )
         except (VeritrainError, OSError, ValueError) as exc:
             self.log.warning("job %d: unusable spec, skipping it: %s", job_id, exc)
             return None
         self._specs[job_id] = spec
+        self._initials[job_id] = initial
         return engine
+
+    def contribution_start(self, spec_uri: str, spec_hash: bytes) -> bytes | None:
+        """State 0 of a run's contribution (docs/RUNS.md), None for an ordinary job.
+
+        A contribution starts from `contribution_init(global state of its round, the seat's
+        private state)`. Round 0 of a run starts from the inner spec's seed-initialised
+        weights with a fresh AdamW, which this solver builds from the run spec alone; a later
+        round's global state comes from the run's outer steps, which this solver does not
+        fetch yet, so it refuses those jobs.
+
+        Args:
+            spec_uri: the job's spec URI.
+            spec_hash: the job's 32-byte specHash.
+
+        Returns:
+            The initial checkpoint bytes, or None when the URI names no contribution.
+
+        Raises:
+            VeritrainError: the contribution cannot be resolved or is past round 0.
+        """
+        from veritrain.diloco import contribution_init, initial_outer_state, load_contribution
+        from veritrain.spec import CONTRIBUTION_MARK
+
+        if CONTRIBUTION_MARK not in spec_uri:
+            return None
+        run, round_index, seat = load_contribution(spec_uri, spec_hash)
+        if round_index != 0:
+            raise VeritrainError(
+                f"contribution (round {round_index}, seat {seat}) starts from the run's global "
+                "state of that round, which this solver cannot fetch yet"
+            )
+        seeded = self.engine_for(run.inner)
+        start = initial_outer_state(seeded.state_tensors(seeded.init_state()))
+        return contribution_init(start.to_bytes(), None)
+
+    def _engine_of(self, job_id: int, spec: Any, spec_uri: str, spec_hash: bytes) -> Any:
+        """The engine of a held job: its spec with its own state 0 (`contribution_start`)."""
+        if job_id not in self._initials:
+            self._initials[job_id] = self.contribution_start(spec_uri, spec_hash)
+        return self.engine_for(spec, self._initials[job_id])
 
     # ---------------------------------------------------------------------------- train
     def _train(self, job_id: int, rec: SolverJob, job: Any) -> bool:
         engine = (
             self._prepare(job_id, job)
             if job_id not in self._specs
-            else self.engine_for(self._specs[job_id])
+            else self._engine_of(
+                job_id, self._specs[job_id], self.spec_uri_of(job), bytes(job.spec_hash)
+            )
         )
         if engine is None:
             self._put(job_id, phase=Phase.ABANDONED)

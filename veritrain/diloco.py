@@ -67,6 +67,7 @@ __all__ = [
     "communication_bytes",
     "contribution_init",
     "contribution_uri",
+    "load_contribution",
     "decode_delta",
     "delta_is_finite",
     "encode_delta",
@@ -206,6 +207,52 @@ def contribution_uri(run_uri: str, round_index: int, seat: int) -> str:
     if round_index < 0 or seat < 0:
         raise SpecError("round and seat must be >= 0")
     return f"{run_uri}#{CONTRIBUTION_FRAGMENT}{round_index},{seat}"
+
+
+def load_contribution(
+    uri: str, expected_hash: bytes, *, timeout: float = 30.0
+) -> tuple[RunSpec, int, int]:
+    """Resolve a contribution's spec URI, `<run URI>#contribution=<round>,<seat>`, against its
+    on-chain specHash; the hash is checked before a byte is parsed.
+
+    Args:
+        uri: the job's spec URI (`contribution_uri`).
+        expected_hash: the job's 32-byte specHash, `keccak256(abi.encode(runHash, round,
+            seat))`.
+        timeout: HTTP timeout in seconds.
+
+    Returns:
+        `(run, round, seat)`.
+
+    Raises:
+        SpecUnavailable: the URI has no contribution fragment, a malformed one, or cannot be
+            read.
+        SpecHashMismatch: the run's bytes, round and seat do not hash to `expected_hash`.
+        SpecError: the bytes hash correctly but are not a valid RunSpec, or the round or seat
+            is outside the run.
+    """
+    from pydantic import ValidationError
+
+    from veritrain.errors import SpecHashMismatch, SpecUnavailable
+    from veritrain.spec import read_uri
+
+    base, sep, fragment = uri.partition("#")
+    if not sep or not fragment.startswith(CONTRIBUTION_FRAGMENT):
+        raise SpecUnavailable(f"not a contribution URI: {uri[:60]!r}")
+    parts = fragment.removeprefix(CONTRIBUTION_FRAGMENT).split(",")
+    if len(parts) != 2 or not all(p.isdigit() and len(p) <= 20 for p in parts):
+        raise SpecUnavailable(f"malformed contribution fragment {fragment[:60]!r}")
+    round_index, seat = int(parts[0]), int(parts[1])
+    raw = read_uri(base, timeout)
+    actual = contribution_spec_hash(keccak256(raw), round_index, seat)
+    if actual != bytes(expected_hash):
+        raise SpecHashMismatch(bytes(expected_hash), actual)
+    try:
+        run = RunSpec.model_validate_json(raw)
+    except ValidationError as exc:
+        raise SpecError(f"run bytes match the hash but are not a valid RunSpec: {exc}") from exc
+    run.contribution_spec(round_index, seat)  # raises SpecError outside the run
+    return run, round_index, seat
 
 
 def shard_seed(run_seed: int, round_index: int, seat: int) -> int:

@@ -30,6 +30,7 @@ UINT64_MAX = 2**64 - 1
 DATA_URI_PREFIX = "data:application/json;base64,"
 CONTRIBUTION_FRAGMENT = "contribution="
 """A spec URI's fragment naming a run's contribution: `<run URI>#contribution=<round>,<seat>`."""
+CONTRIBUTION_MARK = "#" + CONTRIBUTION_FRAGMENT
 METRIC_LABELS = {"accuracy": "test accuracy", "val_bpc": "validation loss (bits/char)"}
 """How to show each job metric (`JobSpec.metric_name`): MLP jobs report test-set accuracy in
 [0, 1] (higher is better), GPT jobs validation loss in bits per character (lower is better)."""
@@ -326,7 +327,12 @@ def model_id_hash(name: str) -> bytes:
     return keccak256(name.encode("utf-8"))
 
 
-def _read_uri(uri: str, timeout: float) -> bytes:
+def read_uri(uri: str, timeout: float) -> bytes:
+    """The bytes at a `data:`, `file://` or `http(s)://` URI.
+
+    Raises:
+        SpecUnavailable: the URI cannot be read.
+    """
     if uri.startswith("data:"):
         header, sep, payload = uri.partition(",")
         if not sep:
@@ -371,27 +377,6 @@ def contribution_spec_hash(run_hash: bytes, round_index: int, seat: int) -> byte
     return keccak256(bytes(run_hash) + round_index.to_bytes(32, "big") + seat.to_bytes(32, "big"))
 
 
-def _load_contribution(base: str, fragment: str, expected: bytes, timeout: float) -> JobSpec:
-    """`load_spec` of `<run URI>#contribution=<round>,<seat>`: hash first, then parse."""
-    from veritrain.diloco import RunSpec
-
-    parts = fragment.removeprefix(CONTRIBUTION_FRAGMENT).split(",")
-    if len(parts) != 2 or not all(p.isdigit() and len(p) <= 20 for p in parts):
-        raise SpecUnavailable(f"malformed contribution fragment {fragment[:60]!r}")
-    round_index, seat = int(parts[0]), int(parts[1])
-    raw = _read_uri(base, timeout)
-    actual = contribution_spec_hash(keccak256(raw), round_index, seat)
-    if actual != expected:
-        raise SpecHashMismatch(expected, actual)
-    try:
-        run = RunSpec.model_validate_json(raw)
-    except ValidationError as exc:
-        raise SpecError(f"run bytes match the hash but are not a valid RunSpec: {exc}") from exc
-    if run.canonical_json() != raw:
-        logger.warning("run spec at %s is not in canonical form (hash still matches)", base[:60])
-    return run.contribution_spec(round_index, seat)
-
-
 def load_spec(uri: str, expected_hash: bytes, *, timeout: float = 30.0) -> JobSpec:
     """Fetch a spec from its URI and check it against the on-chain hash.
 
@@ -417,10 +402,12 @@ def load_spec(uri: str, expected_hash: bytes, *, timeout: float = 30.0) -> JobSp
             message says why and which name to post the job with.
         SpecError: the bytes hash correctly but are not a valid spec.
     """
-    base, sep, fragment = uri.partition("#")
-    if sep and fragment.startswith(CONTRIBUTION_FRAGMENT):
-        return _load_contribution(base, fragment, bytes(expected_hash), timeout)
-    raw = _read_uri(uri, timeout)
+    if CONTRIBUTION_MARK in uri:
+        from veritrain.diloco import load_contribution
+
+        run, round_index, seat = load_contribution(uri, bytes(expected_hash), timeout=timeout)
+        return run.contribution_spec(round_index, seat)
+    raw = read_uri(uri, timeout)
     actual = keccak256(raw)
     if actual != bytes(expected_hash):
         raise SpecHashMismatch(bytes(expected_hash), actual)

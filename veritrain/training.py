@@ -270,8 +270,10 @@ class TrainingEngine:
         check_root: bool = True,
         device: str | None = None,
         threads: int | None = None,
+        initial: bytes | None = None,
     ) -> None:
         self.spec = spec
+        self.initial = initial
         self.device = apply_profile(spec.profile, device, threads)
         self.dtype = torch_dtype(spec.profile.dtype)
         self.ops = ops_for(spec.profile.arith)
@@ -379,8 +381,20 @@ class TrainingEngine:
         return model.to(device=self.device, dtype=self.dtype)
 
     def init_state(self) -> TrainState:
-        """State 0 (under `torch.manual_seed(spec.seed)`; the global CPU RNG is restored
-        afterwards, so callers' randomness is unaffected)."""
+        """State 0: the engine's `initial` checkpoint when it has one (a run's contribution,
+        docs/RUNS.md), else the spec's seed-initialised weights (under
+        `torch.manual_seed(spec.seed)`; the global CPU RNG is restored afterwards, so callers'
+        randomness is unaffected).
+
+        Raises:
+            CheckpointFormatError: an `initial` checkpoint that does not fit the model or is
+                not at step 0.
+        """
+        if self.initial is not None:
+            state = self.load_state(self.initial)
+            if state.step != 0:
+                raise CheckpointFormatError(f"an initial state is at step 0, not {state.step}")
+            return state
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(self.spec.seed)
             model = self._new_model()

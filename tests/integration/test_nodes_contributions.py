@@ -1,0 +1,114 @@
+"""A run's contributions are ordinary jobs: the nodes train and verify them on a real Anvil,
+and the verified contributions give exactly the run's simulated global state (docs/RUNS.md).
+
+The contribution jobs are posted here by the model's owner with the run's spec URI and hash
+(`<run URI>#contribution=<round>,<seat>`, `keccak256(abi.encode(runHash, round, seat))`), as the
+run contract will post them.
+Run: ``.venv/bin/python -m pytest tests/integration/test_nodes_contributions.py -m anvil``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from adversary.verifier import verifier_node
+from chain import Anvil
+from solver.node import SolverNode
+from tests.utils.models import register_model
+from tests.utils.node_harness import (
+    E18,
+    SOLVER,
+    SUBMITTER,
+    V1,
+    V2,
+    V3,
+    Network,
+    free_port,
+    open_network,
+    tiny_spec,
+)
+from veritrain.diloco import (
+    OuterState,
+    RunSpec,
+    contribution_init,
+    contribution_uri,
+    outer_step,
+    pseudo_gradient,
+)
+from veritrain.enums import JobStatus, Role
+from veritrain.runsim import pretrained_start, simulate_run
+from veritrain.state import state_hash
+from veritrain.training import TrainingEngine
+from veritrain.wire import CheckpointClient
+
+pytestmark = [pytest.mark.anvil, pytest.mark.slow, pytest.mark.timeout(400)]
+
+
+@pytest.fixture
+def net(anvil: Anvil, contracts_out: Path, tmp_path: Path) -> Iterator[Network]:
+    yield from open_network(anvil, tmp_path)
+
+
+def _post(net: Network, run: RunSpec, round_index: int, seat: int, init_hash: bytes) -> int:
+    owner = net.client(SUBMITTER)
+    receipt = owner.jobs.post_job(
+        run.inner.model_id_hash(),
+        run.contribution_spec_hash(round_index, seat),
+        init_hash,
+        run.inner_steps,
+        run.inner.checkpoint_interval,
+        20 * E18,
+        contribution_uri(run.to_data_uri(), round_index, seat),
+    )
+    return owner.job_id_from(receipt)
+
+
+def test_round_zero_contributions_are_verified_and_make_the_simulated_global_state(
+    net: Network,
+) -> None:
+    run = RunSpec(inner=tiny_spec(seed=21), seats=2, rounds=3)
+    owner = net.client(SUBMITTER)
+    owner.token.faucet(1000 * E18)
+    seeded = TrainingEngine(run.inner)
+    register_model(
+        owner, run.inner.model_id_hash(), seeded.state_hash(seeded.init_state()), run.inner
+    )
+    start = pretrained_start(run, 0)
+    init = contribution_init(start, None)
+    # a round-1 contribution first: its global state comes from an outer step this solver
+    # cannot fetch yet, so it refuses the job (it stays Open) and trains the others
+    later = _post(net, run, 1, 0, state_hash(init))
+    jobs = [_post(net, run, 0, seat, state_hash(init)) for seat in range(run.seats)]
+
+    for i in (V1, V2, V3):
+        net.start(verifier_node(net.client(i), net.tmp / f"v{i}", poll_interval=0.5))
+    net.wait_active(int(Role.Verifier), V1, V2, V3)
+    solver = SolverNode(
+        net.client(SOLVER), net.tmp / "solver", "127.0.0.1", free_port(), poll_interval=0.5
+    )
+    net.start(solver)
+    for job_id in jobs:
+        assert net.wait_status(job_id, JobStatus.Finalized, JobStatus.Rejected) is (
+            JobStatus.Finalized
+        )
+    reader = net.client(0)
+    assert reader.jobs.get_job(later).status is JobStatus.Open
+
+    # the verified final states, fetched by hash from the solver's server, make the round's
+    # outer step; it is the simulated run's global state after round 0, bit for bit
+    deltas = []
+    for job_id in jobs:
+        record = solver.job_record(job_id)
+        assert record is not None
+        final = CheckpointClient(reader.jobs.checkpoint_url(job_id)).checkpoint(
+            run.inner_steps, record.hashes[-1]
+        )
+        deltas.append(pseudo_gradient(start, final))
+    global_1 = outer_step(OuterState.from_bytes(start), deltas, run.outer.lr, run.outer.momentum)
+    (simulated,) = simulate_run(run, start, 1)
+    assert global_1.state_hash() == simulated.global_hash
+    # the two seats trained different shards from the same start
+    assert solver.job_record(jobs[0]).hashes[-1] != solver.job_record(jobs[1]).hashes[-1]
