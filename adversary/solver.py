@@ -22,6 +22,11 @@ Modes (each honest in segments 0 and 1, cheating from `CHEAT_FROM_SEGMENT` on):
   extra leaf for the commit's leaf-0 check (docs/SECURITY.md P-25). With the positional tree
   (one leaf per index) the proof of index 0 fails: it can never commit.
 
+- ``"copy-seat"``: on a run's contribution (docs/RUNS.md) trains the next seat's data shard
+  instead of its own, handing in another seat's pseudo-gradient as its own work (a copied
+  Delta: in round 0 every seat starts from the same state, so its tree is exactly that seat's).
+  Ordinary jobs it trains honestly. Every segment replays wrong under its own seat's spec.
+
 All but ``"smuggle-init"`` build a *consistent* Merkle tree over the states they actually
 produced, so only replay (or, for ``"other-init"``, the on-chain initHash check) catches them,
 not a proof check.
@@ -72,6 +77,7 @@ ADVERSARIES: tuple[str, ...] = (
     "other-init",
     "smuggle-init",
     "corrupt-serve",
+    "copy-seat",
 )
 CHEAT_FROM_SEGMENT = 2
 """Adversaries behave honestly in segments 0 and 1 and cheat from this segment on."""
@@ -143,12 +149,35 @@ class CheatingSolverNode(SolverNode):
     def __init__(self, *args: Any, mode: str, **kwargs: Any) -> None:
         _check_mode(mode)
         self.mode = mode
+        self._copied: dict[bytes, JobSpec] = {}  # "copy-seat": own spec hash -> copied spec
         super().__init__(*args, **kwargs)
         self.log.warning("ADVERSARY solver %r (testing only)", mode)
 
     def step_function(self, engine: TrainingEngine) -> StepFn:
-        """The cheating step rule (`cheating_step_function`)."""
+        """The cheating step rule (`cheating_step_function`); in ``"copy-seat"`` mode, on a
+        contribution, the honest step of the next seat's spec (its data shard)."""
+        copied = self._copied.get(engine.spec.spec_hash())
+        if self.mode == "copy-seat" and copied is not None:
+            # ADVERSARY: train another seat's shard from this job's state 0
+            victim = self.engine_for(copied, engine.initial)
+
+            def advance(state: TrainState) -> None:
+                victim.train_step(state)
+
+            return advance
         return cheating_step_function(engine, self.mode)
+
+    def contribution_start(self, spec_uri: str, spec_hash: bytes) -> bytes | None:
+        """The honest state 0; in ``"copy-seat"`` mode it also notes which seat's spec to copy."""
+        start = super().contribution_start(spec_uri, spec_hash)
+        if self.mode == "copy-seat" and start is not None:
+            from veritrain.diloco import load_contribution
+
+            run, round_index, seat = load_contribution(spec_uri, spec_hash)
+            own = run.contribution_spec(round_index, seat)
+            other = run.contribution_spec(round_index, (seat + 1) % run.seats)
+            self._copied[own.spec_hash()] = other
+        return start
 
     def http_app(self) -> FastAPI:
         """The checkpoint server; in ``"corrupt-serve"`` mode wrapped in `CorruptBodies`."""

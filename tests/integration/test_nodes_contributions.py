@@ -14,12 +14,14 @@ from pathlib import Path
 
 import pytest
 
+from adversary.solver import solver_node
 from adversary.verifier import verifier_node
 from chain import Anvil
 from solver.node import SolverNode
 from tests.utils.models import register_model
 from tests.utils.node_harness import (
     E18,
+    FAST_PARAMS,
     SOLVER,
     SUBMITTER,
     V1,
@@ -112,3 +114,52 @@ def test_round_zero_contributions_are_verified_and_make_the_simulated_global_sta
     assert global_1.state_hash() == simulated.global_hash
     # the two seats trained different shards from the same start
     assert solver.job_record(jobs[0]).hashes[-1] != solver.job_record(jobs[1]).hashes[-1]
+
+
+@pytest.fixture
+def audited_net(anvil: Anvil, contracts_out: Path, tmp_path: Path) -> Iterator[Network]:
+    """Every seat draws all 4 segments, so a cheat in any segment is always replayed."""
+    yield from open_network(anvil, tmp_path, FAST_PARAMS.model_copy(update={"samples_per_job": 4}))
+
+
+@pytest.mark.parametrize("adversary", ["perturb", "copy-seat"])
+def test_a_wrong_or_copied_pseudo_gradient_is_rejected_and_slashed(
+    audited_net: Network, adversary: str
+) -> None:
+    """A contribution whose states are tampered with (a wrong Delta), or which trained another
+    seat's shard (a copied Delta), is rejected and its solver slashed: it never reaches the
+    outer step."""
+    net = audited_net
+    run = RunSpec(inner=tiny_spec(seed=22), seats=2, rounds=1)
+    owner = net.client(SUBMITTER)
+    owner.token.faucet(1000 * E18)
+    seeded = TrainingEngine(run.inner)
+    register_model(
+        owner, run.inner.model_id_hash(), seeded.state_hash(seeded.init_state()), run.inner
+    )
+    init = contribution_init(pretrained_start(run, 0), None)
+    job_id = _post(net, run, 0, 1, state_hash(init))
+    for i in (V1, V2, V3):
+        net.start(verifier_node(net.client(i), net.tmp / f"v{i}", poll_interval=0.5))
+    net.wait_active(int(Role.Verifier), V1, V2, V3)
+    cheater = solver_node(
+        net.client(SOLVER),
+        net.tmp / "solver",
+        "127.0.0.1",
+        free_port(),
+        mode=adversary,
+        poll_interval=0.5,
+    )
+    net.start(cheater)
+    assert (
+        net.wait_status(job_id, JobStatus.Finalized, JobStatus.Rejected, timeout=300)
+        is JobStatus.Rejected
+    )
+    assert net.slashed(cheater.client.address, int(Role.Solver)) == net.params.solver_stake
+    record = cheater.job_record(job_id)
+    assert record is not None
+    if adversary == "copy-seat":
+        # what it handed in is exactly seat 0's honest work
+        honest = TrainingEngine(run.contribution_spec(0, 0), initial=init)
+        state = honest.run(honest.init_state(), run.inner_steps)
+        assert record.hashes[-1] == honest.state_hash(state)
