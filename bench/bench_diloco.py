@@ -25,7 +25,9 @@ Each logs its validation bits per character (the engine's `evaluate`) after ever
 solver; the quality table compares the ends. The communication table counts the bytes one
 solver sends per round (its encoded pseudo-gradient's tensor data) against what one
 data-parallel worker sends for the same H steps (a float32 gradient per step, 4 bytes per
-parameter; a ring all-reduce sends 2 (M - 1) / M of that).
+parameter; a ring all-reduce sends 2 (M - 1) / M of that). The compute table times, in
+interleaved repeats (min and median), one contribution, its pseudo-gradient's encoding and the
+outer step that every party checking a round recomputes.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import statistics
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -40,10 +43,50 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from veritrain.diloco import RunSpec, communication_bytes
+from veritrain.diloco import (
+    OuterState,
+    RunSpec,
+    communication_bytes,
+    contribution_init,
+    encode_delta,
+    outer_step,
+    pseudo_gradient,
+)
 from veritrain.presets import preset
 from veritrain.runsim import Absent, RoundReport, pretrained_start, simulate_run, train_alone
 from veritrain.training import TrainingEngine
+
+
+def compute_rows(run: RunSpec, start: bytes, repeats: int) -> list[tuple[str, float, float]]:
+    """(what, seconds min, seconds median) over `repeats` interleaved repeats: one solver's
+    contribution (H inner steps from its composed start), its pseudo-gradient and int8
+    encoding, and the outer step over the M seats' pseudo-gradients (what every party that
+    checks a round's result recomputes)."""
+    engine = TrainingEngine(run.contribution_spec(0, 0))
+    init = contribution_init(start, None)
+    state = engine.load_state(init)
+    engine.run(state, run.inner_steps)
+    final = engine.state_bytes(state)
+    delta = pseudo_gradient(start, final)
+    outer = OuterState.from_bytes(start)
+    tasks: dict[str, Callable[[], object]] = {
+        "one contribution (H inner steps)": lambda: engine.run(
+            engine.load_state(init), run.inner_steps
+        ),
+        "pseudo-gradient + int8 encoding": lambda: encode_delta(
+            pseudo_gradient(start, final), 0, "int8"
+        ),
+        f"outer step over {run.seats} pseudo-gradients": lambda: outer_step(
+            outer, [delta] * run.seats, run.outer.lr, run.outer.momentum
+        ),
+    }
+    times: dict[str, list[float]] = {name: [] for name in tasks}
+    for _ in range(repeats):
+        for name, fn in tasks.items():
+            tick = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - tick)
+    return [(name, min(ts), statistics.median(ts)) for name, ts in times.items()]
 
 
 def _coin(t: int, j: int) -> bool:
@@ -86,6 +129,7 @@ def main() -> None:
         default="solo,dp,fp32,int8,late,drop,churn",
         help="comma list of solo, dp, fp32, int8, late, drop, churn (default: all)",
     )
+    parser.add_argument("--repeats", type=int, default=3, help="timing repeats (compute table)")
     parser.add_argument("--json", type=Path, default=None, help="write every curve here")
     args = parser.parse_args()
     console = Console(width=140)
@@ -179,6 +223,15 @@ def main() -> None:
         ratios[fmt] = h * 4 * p / sent
         comm.add_row(fmt, f"{sent:,}", f"{h * 4 * p:,}", f"{ratios[fmt]:.1f}x")
     console.print(comm)
+
+    rows = compute_rows(run, start, args.repeats)
+    contribution = rows[0][1]
+    compute = Table(title=f"Compute per round ({args.repeats} interleaved repeats)")
+    for col in ("work", "seconds min", "seconds median", "share of one contribution (min)"):
+        compute.add_column(col, justify="left" if col == "work" else "right")
+    for name, low, mid in rows:
+        compute.add_row(name, f"{low:.4f}", f"{mid:.4f}", f"{100 * low / contribution:.2f}%")
+    console.print(compute)
     if args.json is not None:
         args.json.write_text(
             json.dumps(
@@ -195,6 +248,7 @@ def main() -> None:
                     "seconds": seconds,
                     "params": p,
                     "comm_ratio": ratios,
+                    "compute_seconds": {name: [low, mid] for name, low, mid in rows},
                 },
                 indent=1,
             )
