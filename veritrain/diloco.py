@@ -63,7 +63,9 @@ __all__ = [
     "OUTER_CHUNK",
     "OuterOptimizerConfig",
     "OuterState",
+    "RoundResult",
     "RunSpec",
+    "advance_round",
     "communication_bytes",
     "contribution_init",
     "contribution_uri",
@@ -627,6 +629,94 @@ def delta_is_finite(delta: Mapping[str, torch.Tensor]) -> bool:
     import torch
 
     return all(bool(torch.isfinite(t).all()) for t in delta.values())
+
+
+@dataclass
+class RoundResult:
+    """What `advance_round` decided about one round.
+
+    Attributes:
+        state: the outer state after the round (t + 1).
+        seat_finals: each seat's latest accepted final checkpoint (its private state for the
+            next round), the round's accepted ones replacing the older ones.
+        accepted: seats whose pseudo-gradient entered the outer step, in seat order.
+        excluded: seat -> why its finalized contribution was left out.
+        delta_hashes: accepted seat -> sha256 of its encoded pseudo-gradient.
+        delta_bytes: accepted seat -> length of its encoded pseudo-gradient (bytes).
+    """
+
+    state: OuterState
+    seat_finals: dict[int, bytes]
+    accepted: list[int]
+    excluded: dict[int, str]
+    delta_hashes: dict[int, bytes]
+    delta_bytes: dict[int, int]
+
+
+def advance_round(
+    run: RunSpec,
+    state: OuterState,
+    seat_finals: Mapping[int, bytes],
+    contributions: Mapping[int, tuple[bytes, bytes]],
+) -> RoundResult:
+    """The outer loop of a run: which contributions of a round count, and the new global state.
+
+    The rule every party applies to the same public facts, so each computes the same global
+    state: a contribution counts when its job was accepted by verification (the caller passes
+    only those) AND its initial state is the one the protocol prescribes,
+    `contribution_init(global_t, the seat's latest accepted final)` (a job started from other
+    weights or another seat's optimizer state is excluded, however well it trained) AND its
+    pseudo-gradient is finite. The counted pseudo-gradients travel in `run.delta_format` and
+    enter `outer_step` as decoded, in seat order.
+
+    Args:
+        run: the run.
+        state: the outer state t.
+        seat_finals: seat -> final checkpoint of its latest accepted contribution (absent for a
+            seat with none: its AdamW starts fresh).
+        contributions: seat -> (the job's 32-byte initHash, its final checkpoint bytes, already
+            checked against the job's committed final state hash) for the round's
+            verified contributions.
+
+    Returns:
+        The `RoundResult`.
+
+    Raises:
+        SpecError: a seat outside the run.
+    """
+    g = state.to_bytes()
+    finals = dict(seat_finals)
+    accepted: list[int] = []
+    excluded: dict[int, str] = {}
+    deltas: list[OrderedDict[str, torch.Tensor]] = []
+    hashes: dict[int, bytes] = {}
+    sizes: dict[int, int] = {}
+    for seat in sorted(contributions):
+        if not 0 <= seat < run.seats:
+            raise SpecError(f"seat {seat} out of range [0, {run.seats})")
+        init_hash, final = contributions[seat]
+        try:
+            expected = state_hash(contribution_init(g, seat_finals.get(seat)))
+            if bytes(init_hash) != expected:
+                excluded[seat] = (
+                    "its initial state is not the round's global state with the seat's own"
+                )
+                continue
+            delta = pseudo_gradient(g, final)
+        except CheckpointFormatError as exc:
+            excluded[seat] = f"its final state does not fit the model: {exc}"
+            continue
+        if not delta_is_finite(delta):
+            excluded[seat] = "its pseudo-gradient has a NaN or an infinity"
+            continue
+        blob = encode_delta(delta, state.step, run.delta_format)
+        deltas.append(decode_delta(blob)[1])
+        accepted.append(seat)
+        hashes[seat] = state_hash(blob)
+        sizes[seat] = len(blob)
+        finals[seat] = final
+    new_state = outer_step(state, deltas, run.outer.lr, run.outer.momentum)
+    return RoundResult(new_state, finals, accepted, excluded, hashes, sizes)
 
 
 def _flat(tensors: Mapping[str, torch.Tensor]) -> torch.Tensor:

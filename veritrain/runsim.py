@@ -11,26 +11,18 @@ Run: not a script; `from veritrain.runsim import simulate_run, pretrained_start`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from veritrain.diloco import (
     OuterState,
     RunSpec,
+    advance_round,
     contribution_init,
-    decode_delta,
-    delta_is_finite,
-    encode_delta,
     initial_outer_state,
-    outer_step,
-    pseudo_gradient,
 )
 from veritrain.state import state_hash
 from veritrain.training import TrainingEngine
-
-if TYPE_CHECKING:
-    import torch
 
 __all__ = ["RoundReport", "evaluate_global", "pretrained_start", "simulate_run", "train_alone"]
 
@@ -45,7 +37,8 @@ class RoundReport:
     Attributes:
         round: t.
         accepted: seats whose pseudo-gradient entered the outer step, in seat order.
-        excluded: seats that sat the round out (absent) or whose Delta was not finite.
+        excluded: seats that sat the round out (absent) or whose contribution did not count
+            (`advance_round`).
         metric: the engine's metric of the global state after the round's outer step
             (`val_bpc` for GPT models, test accuracy for MLPs).
         bytes_uploaded: bytes the accepted solvers sent in all (`encode_delta` output, headers
@@ -140,26 +133,23 @@ def simulate_run(
     rounds: int,
     *,
     absent: Absent | None = None,
-    delay: int = 0,
     on_round: Callable[[RoundReport], None] | None = None,
     device: str | None = None,
 ) -> list[RoundReport]:
     """Simulate `rounds` rounds of `run` from outer state `start`.
 
     Round t: every seat not `absent(t, j)` trains its contribution (`contribution_spec(t, j)`
-    from `contribution_init(global_t, its private state)`, H steps), its pseudo-gradient is
-    encoded in the run's `delta_format` and decoded (so int8 costs what it costs), and the
-    finite ones enter `outer_step` in seat order. A seat keeps the final state of its last
-    accepted contribution as its private state. With `delay=1` round t's pseudo-gradients are
-    applied after round t + 1 trains (one round late); the last round's are applied at the end
-    and reported as one more entry.
+    from `contribution_init(global_t, its private state)`, H steps), and `advance_round`
+    applies the protocol's rule: the contributions that count enter the outer step, their
+    pseudo-gradients encoded in the run's `delta_format` and decoded (so int8 costs what it
+    costs). A seat keeps the final state of its last accepted contribution as its private
+    state.
 
     Args:
         run: the run.
         start: `OuterState.to_bytes()` of the start (`pretrained_start`).
         rounds: how many rounds (>= 1; at most `run.rounds` when that is set).
         absent: which contributions sit out (none by default).
-        delay: 0 (the protocol's rule) or 1.
         on_round: called with each round's report as it finishes.
         device: where contributions train, `"cpu"` or `"cuda"` for a repro2 run (None: the
             profile's); the outer step runs on the CPU. Under repro2 every hash is the same
@@ -169,7 +159,7 @@ def simulate_run(
         The round reports in order.
 
     Raises:
-        ValueError: bad rounds or delay.
+        ValueError: bad rounds.
         CheckpointFormatError: `start` is not an outer state of the run's model.
         SpecError, ProfileUnavailable: a device the profile cannot use.
     """
@@ -177,66 +167,37 @@ def simulate_run(
 
     if rounds < 1 or (run.rounds is not None and rounds > run.rounds):
         raise ValueError(f"rounds must be in [1, {run.rounds or 'unbounded'}], got {rounds}")
-    if delay not in (0, 1):
-        raise ValueError(f"delay must be 0 or 1, got {delay}")
     base = TrainingEngine(run.inner, device=device)
     state = OuterState.from_bytes(start)
-    private: list[bytes | None] = [None] * run.seats
-    pending: list[Mapping[str, torch.Tensor]] = []
+    finals: dict[int, bytes] = {}
     reports: list[RoundReport] = []
     for t in range(rounds):
         tick = time.monotonic()
         g = state.to_bytes()
-        deltas: list[Mapping[str, torch.Tensor]] = []
-        accepted: list[int] = []
-        excluded: list[int] = []
-        uploaded = 0
-        hashes: dict[int, bytes] = {}
+        contributions: dict[int, tuple[bytes, bytes]] = {}
+        absent_seats = []
         for j in range(run.seats):
             if absent is not None and absent(t, j):
-                excluded.append(j)
+                absent_seats.append(j)
                 continue
-            engine = TrainingEngine(run.contribution_spec(t, j), device=device)
-            st = engine.load_state(contribution_init(g, private[j]))
-            engine.run(st, run.inner_steps)
-            final = engine.state_bytes(st)
-            delta = pseudo_gradient(g, final)
-            if not delta_is_finite(delta):
-                excluded.append(j)
-                continue
-            blob = encode_delta(delta, t, run.delta_format)
-            private[j] = final
-            accepted.append(j)
-            uploaded += len(blob)
-            hashes[j] = state_hash(blob)
-            deltas.append(decode_delta(blob)[1])
-        apply, pending = (pending, deltas) if delay else (deltas, [])
-        state = outer_step(state, apply, run.outer.lr, run.outer.momentum)
+            init = contribution_init(g, finals.get(j))
+            engine = TrainingEngine(run.contribution_spec(t, j), device=device, initial=init)
+            st = engine.run(engine.init_state(), run.inner_steps)
+            contributions[j] = (state_hash(init), engine.state_bytes(st))
+        result = advance_round(run, state, finals, contributions)
+        state, finals = result.state, result.seat_finals
         blob = state.to_bytes()
         report = RoundReport(
             round=t,
-            accepted=accepted,
-            excluded=excluded,
+            accepted=result.accepted,
+            excluded=sorted([*absent_seats, *result.excluded]),
             metric=evaluate_global(base, blob),
-            bytes_uploaded=uploaded,
+            bytes_uploaded=sum(result.delta_bytes.values()),
             global_hash=state_hash(blob),
-            delta_hashes=hashes,
+            delta_hashes=result.delta_hashes,
             seconds=time.monotonic() - tick,
         )
         reports.append(report)
         if on_round is not None:
             on_round(report)
-    if pending:
-        state = outer_step(state, pending, run.outer.lr, run.outer.momentum)
-        blob = state.to_bytes()
-        reports.append(
-            RoundReport(
-                round=rounds,
-                accepted=[],
-                excluded=[],
-                metric=evaluate_global(base, blob),
-                bytes_uploaded=0,
-                global_hash=state_hash(blob),
-            )
-        )
     return reports

@@ -35,10 +35,9 @@ from tests.utils.node_harness import (
 from veritrain.diloco import (
     OuterState,
     RunSpec,
+    advance_round,
     contribution_init,
     contribution_uri,
-    outer_step,
-    pseudo_gradient,
 )
 from veritrain.enums import JobStatus, Role
 from veritrain.runsim import pretrained_start, simulate_run
@@ -99,17 +98,20 @@ def test_round_zero_contributions_are_verified_and_make_the_simulated_global_sta
     reader = net.client(0)
     assert reader.jobs.get_job(later).status is JobStatus.Open
 
-    # the verified final states, fetched by hash from the solver's server, make the round's
-    # outer step; it is the simulated run's global state after round 0, bit for bit
-    deltas = []
-    for job_id in jobs:
+    # the verified final states, fetched by hash from the solver's server, enter the round's
+    # outer step by the rule every party applies; it is the simulated run's global state
+    # after round 0, bit for bit
+    contributions = {}
+    for seat, job_id in enumerate(jobs):
         record = solver.job_record(job_id)
         assert record is not None
         final = CheckpointClient(reader.jobs.checkpoint_url(job_id)).checkpoint(
             run.inner_steps, record.hashes[-1]
         )
-        deltas.append(pseudo_gradient(start, final))
-    global_1 = outer_step(OuterState.from_bytes(start), deltas, run.outer.lr, run.outer.momentum)
+        contributions[seat] = (bytes(reader.jobs.get_job(job_id).init_hash), final)
+    result = advance_round(run, OuterState.from_bytes(start), {}, contributions)
+    assert result.accepted == [0, 1] and not result.excluded
+    global_1 = result.state
     (simulated,) = simulate_run(run, start, 1)
     assert global_1.state_hash() == simulated.global_hash
     # the two seats trained different shards from the same start

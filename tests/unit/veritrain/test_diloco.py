@@ -13,6 +13,7 @@ import torch
 from veritrain.diloco import (
     OuterState,
     RunSpec,
+    advance_round,
     communication_bytes,
     contribution_init,
     contribution_uri,
@@ -396,3 +397,55 @@ def test_every_node_loads_a_contribution_spec_by_its_on_chain_hash(tmp_path) -> 
         load_spec(contribution_uri(run.to_data_uri(), 0, 3), run.contribution_spec_hash(0, 3))
     with pytest.raises(SpecError, match="must not have a fragment"):
         contribution_uri(uri, 0, 0)
+
+
+def test_advance_round_counts_only_contributions_from_the_prescribed_start() -> None:
+    """The rule every party applies: a verified contribution counts only if it started from
+    the round's global state with its own seat's optimizer state, and its Delta is finite."""
+    run = _run(seats=4, rounds=3)
+    base = TrainingEngine(run.inner)
+    state0 = initial_outer_state(base.state_tensors(base.init_state()))
+    g0 = state0.to_bytes()
+
+    def train(t: int, j: int, init: bytes) -> bytes:
+        engine = TrainingEngine(run.contribution_spec(t, j), initial=init)
+        return engine.state_bytes(engine.run(engine.init_state(), run.inner_steps))
+
+    fresh = contribution_init(g0, None)
+    round0 = {j: (state_hash(fresh), train(0, j, fresh)) for j in range(2)}
+    r0 = advance_round(run, state0, {}, round0)
+    assert r0.accepted == [0, 1] and not r0.excluded and set(r0.seat_finals) == {0, 1}
+    g1 = r0.state.to_bytes()
+
+    own = contribution_init(g1, r0.seat_finals[0])  # seat 0, its own AdamW: counts
+    swapped = contribution_init(g1, r0.seat_finals[0])  # seat 1 with seat 0's AdamW: does not
+    stale = contribution_init(g0, r0.seat_finals[1])  # seat 1 from last round's global state
+    diverged = train(1, 3, contribution_init(g1, None))
+    _, tensors = decode_state(diverged)
+    tensors["0.weight"][0, 0] = float("nan")
+    from veritrain.state import encode_state
+
+    nan_final = encode_state(run.inner_steps, tensors)
+    contributions = {
+        0: (state_hash(own), train(1, 0, own)),
+        1: (state_hash(swapped), train(1, 1, swapped)),
+        2: (state_hash(stale), train(1, 2, stale)),
+        3: (state_hash(contribution_init(g1, None)), nan_final),
+    }
+    r1 = advance_round(run, r0.state, r0.seat_finals, contributions)
+    assert r1.accepted == [0]
+    assert set(r1.excluded) == {1, 2, 3}
+    assert "initial state" in r1.excluded[1] and "initial state" in r1.excluded[2]
+    assert "NaN" in r1.excluded[3]
+    # only the counted contribution moves the model and becomes its seat's private state
+    alone = advance_round(run, r0.state, r0.seat_finals, {0: contributions[0]})
+    assert alone.state.to_bytes() == r1.state.to_bytes()
+    assert r1.seat_finals[1] == r0.seat_finals[1] and r1.seat_finals[0] == contributions[0][1]
+    assert set(r1.delta_hashes) == {0} and r1.delta_bytes[0] > 0
+    with pytest.raises(SpecError, match="seat 4 out of range"):
+        advance_round(run, r0.state, {}, {4: contributions[0]})
+    foreign = TrainingEngine(
+        run.inner.model_copy(update={"model": run.inner.model.model_copy(update={"hidden": (8,)})})
+    )
+    odd = {0: (state_hash(own), foreign.state_bytes(foreign.init_state()))}
+    assert "does not fit" in advance_round(run, r0.state, r0.seat_finals, odd).excluded[0]

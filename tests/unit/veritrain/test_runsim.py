@@ -84,23 +84,11 @@ def test_uploaded_bytes_are_the_encoded_pseudo_gradients() -> None:
     assert f32.bytes_uploaded > 3 * 4 * 26_000  # 3 seats, float32, the MLP's parameters
 
 
-def test_one_round_late_applies_the_last_round_at_the_end() -> None:
-    run = _run()
-    start = pretrained_start(run, 0)
-    reports = simulate_run(run, start, 2, delay=1)
-    assert len(reports) == 3 and reports[-1].accepted == []
-    # round 0's outer step applied nothing yet: the global parameters are still the start's
-    first = OuterState.from_bytes(start)
-    assert reports[0].global_hash == outer_step(first, [], 0.7, 0.9).state_hash()
-
-
 def test_bad_arguments_are_refused() -> None:
     run = _run()
     start = pretrained_start(run, 0)
     with pytest.raises(ValueError, match="rounds must be in"):
         simulate_run(run, start, 5)
-    with pytest.raises(ValueError, match="delay must be 0 or 1"):
-        simulate_run(run, start, 1, delay=2)
     with pytest.raises(ValueError, match="pretraining steps"):
         pretrained_start(run, -1)
 
