@@ -24,10 +24,11 @@ The outer step is `outer_step(outer_state, deltas, cfg)`: a pure elementwise fun
 previous global state, the outer momentum and the accepted Deltas in seat order, built from
 single IEEE-754 operations (one rounding each: add, subtract, multiply, divide), so it is the
 same bytes on every machine that rounds float32 correctly (every IEEE CPU and CUDA GPU; no
-fused multiply-add, no `pow`, no reciprocal). Being elementwise, any slice of the result is the
-outer step of the same slice of the inputs (`outer_step_slice`): a dispute over the posted
-result bisects over `outer_state_tree`'s leaves, chunks of `OUTER_CHUNK` elements, and the
-referee recomputes one chunk.
+fused multiply-add, no `pow`, no reciprocal). `advance_round` is the rule every party applies
+to a round's verified contributions (which count, and the next global state). Being
+elementwise, any slice of the outer step is the outer step of the same slice of the inputs
+(`outer_step_slice`): `outer_state_tree` commits a state in chunks of `OUTER_CHUNK` elements,
+so a dispute over a claimed result can narrow to one chunk, which `recompute_leaf` recomputes.
 
 Run: not a script; `from veritrain.diloco import RunSpec, contribution_init, outer_step`.
 """
