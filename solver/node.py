@@ -776,11 +776,12 @@ class SolverNode(NodeBase):
     def contribution_start(self, spec_uri: str, spec_hash: bytes) -> bytes | None:
         """State 0 of a run's contribution (docs/RUNS.md), None for an ordinary job.
 
-        A contribution starts from `contribution_init(global state of its round, the seat's
-        private state)`. Round 0 of a run starts from the inner spec's seed-initialised
-        weights with a fresh AdamW, which this solver builds from the run spec alone; a later
-        round's global state comes from the run's outer steps, which this solver does not
-        fetch yet, so it refuses those jobs.
+        A contribution (round t, seat j) starts from `contribution_init(global state t, the
+        seat's latest accepted final)`. Round 0 starts from the run's seed-initialised weights
+        with a fresh AdamW; for a later round this solver rebuilds the run from the chain
+        (`noderuntime.runs.run_state`: the finalized contributions of the earlier rounds, their
+        final states fetched from their solvers and proved against their roots) and computes
+        the global state itself, as every party does; nobody's word for it is taken.
 
         Args:
             spec_uri: the job's spec URI.
@@ -790,22 +791,24 @@ class SolverNode(NodeBase):
             The initial checkpoint bytes, or None when the URI names no contribution.
 
         Raises:
-            VeritrainError: the contribution cannot be resolved or is past round 0.
+            VeritrainError: the contribution cannot be resolved, or an earlier round's final
+                state cannot be fetched and proved.
         """
-        from veritrain.diloco import contribution_init, initial_outer_state, load_contribution
+        from noderuntime.runs import run_state
+        from veritrain.diloco import contribution_init, load_contribution
+        from veritrain.runsim import pretrained_start
         from veritrain.spec import CONTRIBUTION_MARK
 
         if CONTRIBUTION_MARK not in spec_uri:
             return None
         run, round_index, seat = load_contribution(spec_uri, spec_hash)
-        if round_index != 0:
-            raise VeritrainError(
-                f"contribution (round {round_index}, seat {seat}) starts from the run's global "
-                "state of that round, which this solver cannot fetch yet"
-            )
-        seeded = self.engine_for(run.inner)
-        start = initial_outer_state(seeded.state_tensors(seeded.init_state()))
-        return contribution_init(start.to_bytes(), None)
+        start = pretrained_start(run, 0)
+        if round_index == 0:
+            return contribution_init(start, None)
+        state = run_state(
+            self.client, run, round_index, start, store=self.store, http=self.http_client
+        )
+        return contribution_init(state.state.to_bytes(), state.seat_finals.get(seat))
 
     def _engine_of(self, job_id: int, spec: Any, spec_uri: str, spec_hash: bytes) -> Any:
         """The engine of a held job: its spec with its own state 0 (`contribution_start`)."""

@@ -81,6 +81,7 @@ __all__ = [
     "outer_state_tree",
     "outer_step",
     "outer_step_slice",
+    "parse_contribution_uri",
     "private_state",
     "pseudo_gradient",
     "recompute_leaf",
@@ -212,6 +213,27 @@ def contribution_uri(run_uri: str, round_index: int, seat: int) -> str:
     return f"{run_uri}#{CONTRIBUTION_FRAGMENT}{round_index},{seat}"
 
 
+def parse_contribution_uri(uri: str) -> tuple[str, int, int]:
+    """Split `<run URI>#contribution=<round>,<seat>` (nothing is fetched or trusted: the
+    round and seat are bound only by the job's specHash).
+
+    Returns:
+        `(run URI, round, seat)`.
+
+    Raises:
+        SpecUnavailable: no contribution fragment, or a malformed one.
+    """
+    from veritrain.errors import SpecUnavailable
+
+    base, sep, fragment = uri.partition("#")
+    if not sep or not fragment.startswith(CONTRIBUTION_FRAGMENT):
+        raise SpecUnavailable(f"not a contribution URI: {uri[:60]!r}")
+    parts = fragment.removeprefix(CONTRIBUTION_FRAGMENT).split(",")
+    if len(parts) != 2 or not all(p.isdigit() and len(p) <= 20 for p in parts):
+        raise SpecUnavailable(f"malformed contribution fragment {fragment[:60]!r}")
+    return base, int(parts[0]), int(parts[1])
+
+
 def load_contribution(
     uri: str, expected_hash: bytes, *, timeout: float = 30.0
 ) -> tuple[RunSpec, int, int]:
@@ -236,16 +258,10 @@ def load_contribution(
     """
     from pydantic import ValidationError
 
-    from veritrain.errors import SpecHashMismatch, SpecUnavailable
+    from veritrain.errors import SpecHashMismatch
     from veritrain.spec import read_uri
 
-    base, sep, fragment = uri.partition("#")
-    if not sep or not fragment.startswith(CONTRIBUTION_FRAGMENT):
-        raise SpecUnavailable(f"not a contribution URI: {uri[:60]!r}")
-    parts = fragment.removeprefix(CONTRIBUTION_FRAGMENT).split(",")
-    if len(parts) != 2 or not all(p.isdigit() and len(p) <= 20 for p in parts):
-        raise SpecUnavailable(f"malformed contribution fragment {fragment[:60]!r}")
-    round_index, seat = int(parts[0]), int(parts[1])
+    base, round_index, seat = parse_contribution_uri(uri)
     raw = read_uri(base, timeout)
     actual = contribution_spec_hash(keccak256(raw), round_index, seat)
     if actual != bytes(expected_hash):

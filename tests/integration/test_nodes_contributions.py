@@ -1,9 +1,9 @@
 """A run's contributions are ordinary jobs: the nodes train and verify them on a real Anvil,
-and the verified contributions give exactly the run's simulated global state (docs/RUNS.md).
+and the verified contributions give exactly the run's simulated global states (docs/RUNS.md).
 
-The contribution jobs are posted here by the model's owner with the run's spec URI and hash
-(`<run URI>#contribution=<round>,<seat>`, `keccak256(abi.encode(runHash, round, seat))`), as the
-run contract will post them.
+The model's owner posts each round's contribution jobs (`noderuntime.runs.post_round`: spec URI
+`<run URI>#contribution=<round>,<seat>`, specHash `keccak256(abi.encode(runHash, round, seat))`,
+initHash the start it computes from the chain); the solver computes the same start itself.
 Run: ``.venv/bin/python -m pytest tests/integration/test_nodes_contributions.py -m anvil``.
 """
 
@@ -17,6 +17,7 @@ import pytest
 from adversary.solver import solver_node
 from adversary.verifier import verifier_node
 from chain import Anvil
+from noderuntime.runs import post_round, run_state
 from solver.node import SolverNode
 from tests.utils.models import register_model
 from tests.utils.node_harness import (
@@ -32,18 +33,11 @@ from tests.utils.node_harness import (
     open_network,
     tiny_spec,
 )
-from veritrain.diloco import (
-    OuterState,
-    RunSpec,
-    advance_round,
-    contribution_init,
-    contribution_uri,
-)
+from veritrain.diloco import RunSpec, contribution_init, contribution_uri
 from veritrain.enums import JobStatus, Role
 from veritrain.runsim import pretrained_start, simulate_run
 from veritrain.state import state_hash
 from veritrain.training import TrainingEngine
-from veritrain.wire import CheckpointClient
 
 pytestmark = [pytest.mark.anvil, pytest.mark.slow, pytest.mark.timeout(400)]
 
@@ -67,9 +61,10 @@ def _post(net: Network, run: RunSpec, round_index: int, seat: int, init_hash: by
     return owner.job_id_from(receipt)
 
 
-def test_round_zero_contributions_are_verified_and_make_the_simulated_global_state(
-    net: Network,
-) -> None:
+def test_a_run_over_two_rounds_makes_the_simulated_global_states(net: Network) -> None:
+    """Round 0: two seats; round 1: seat 1 has left. The owner posts each round's jobs with the
+    starts it computes from the chain (`post_round`); the solver rebuilds the same starts
+    itself; the verified contributions give the simulated run's global states bit for bit."""
     run = RunSpec(inner=tiny_spec(seed=21), seats=2, rounds=3)
     owner = net.client(SUBMITTER)
     owner.token.faucet(1000 * E18)
@@ -78,12 +73,7 @@ def test_round_zero_contributions_are_verified_and_make_the_simulated_global_sta
         owner, run.inner.model_id_hash(), seeded.state_hash(seeded.init_state()), run.inner
     )
     start = pretrained_start(run, 0)
-    init = contribution_init(start, None)
-    # a round-1 contribution first: its global state comes from an outer step this solver
-    # cannot fetch yet, so it refuses the job (it stays Open) and trains the others
-    later = _post(net, run, 1, 0, state_hash(init))
-    jobs = [_post(net, run, 0, seat, state_hash(init)) for seat in range(run.seats)]
-
+    round0 = post_round(owner, run, run.to_data_uri(), 0, start, reward=20 * E18)
     for i in (V1, V2, V3):
         net.start(verifier_node(net.client(i), net.tmp / f"v{i}", poll_interval=0.5))
     net.wait_active(int(Role.Verifier), V1, V2, V3)
@@ -91,31 +81,24 @@ def test_round_zero_contributions_are_verified_and_make_the_simulated_global_sta
         net.client(SOLVER), net.tmp / "solver", "127.0.0.1", free_port(), poll_interval=0.5
     )
     net.start(solver)
-    for job_id in jobs:
+    for job_id in round0:
         assert net.wait_status(job_id, JobStatus.Finalized, JobStatus.Rejected) is (
             JobStatus.Finalized
         )
     reader = net.client(0)
-    assert reader.jobs.get_job(later).status is JobStatus.Open
+    simulated = simulate_run(run, start, 2, absent=lambda t, j: (t, j) == (1, 1))
+    state1 = run_state(reader, run, 1, start)
+    assert state1.state.state_hash() == simulated[0].global_hash
+    assert state1.rounds[0].accepted == [0, 1] and state1.jobs == {0: {0: round0[0], 1: round0[1]}}
 
-    # the verified final states, fetched by hash from the solver's server, enter the round's
-    # outer step by the rule every party applies; it is the simulated run's global state
-    # after round 0, bit for bit
-    contributions = {}
-    for seat, job_id in enumerate(jobs):
-        record = solver.job_record(job_id)
-        assert record is not None
-        final = CheckpointClient(reader.jobs.checkpoint_url(job_id)).checkpoint(
-            run.inner_steps, record.hashes[-1]
-        )
-        contributions[seat] = (bytes(reader.jobs.get_job(job_id).init_hash), final)
-    result = advance_round(run, OuterState.from_bytes(start), {}, contributions)
-    assert result.accepted == [0, 1] and not result.excluded
-    global_1 = result.state
-    (simulated,) = simulate_run(run, start, 1)
-    assert global_1.state_hash() == simulated.global_hash
-    # the two seats trained different shards from the same start
-    assert solver.job_record(jobs[0]).hashes[-1] != solver.job_record(jobs[1]).hashes[-1]
+    (round1,) = post_round(owner, run, run.to_data_uri(), 1, start, reward=20 * E18, seats=[0])
+    assert net.wait_status(round1, JobStatus.Finalized, JobStatus.Rejected) is JobStatus.Finalized
+    state2 = run_state(reader, run, 2, start)
+    assert state2.state.state_hash() == simulated[1].global_hash
+    assert state2.rounds[1].accepted == [0]
+    # seat 0 carried its AdamW into round 1; seat 1 keeps its round-0 state for a return
+    assert state2.seat_finals[1] == state1.seat_finals[1]
+    assert state2.seat_finals[0] != state1.seat_finals[0]
 
 
 @pytest.fixture
