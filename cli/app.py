@@ -41,6 +41,7 @@ from cli.errors import CliError, OneLineErrorGroup, enable_debug
 from cli.models import app as model_app
 from cli.reports import check_model, model_id_of, shares_report
 from noderuntime.options import (
+    DEFAULT_RPC,
     UINT256_MAX,
     DeploymentOpt,
     DevAccountOpt,
@@ -77,7 +78,6 @@ app.add_typer(revenue_app, name="revenue")
 app.add_typer(jackpot_app, name="jackpot")
 app.add_typer(model_app, name="model")
 
-DEFAULT_RPC = "http://127.0.0.1:8545"
 ROLES = {"solver": 0, "verifier": 1, "whistleblower": 2}
 UINT32_MAX = 2**32 - 1
 UINT64_MAX = 2**64 - 1

@@ -32,6 +32,7 @@ import typer
 from cli.errors import CliError
 from cli.reports import check_model, commitments_json, lineage_report, model_id_of
 from noderuntime.options import (
+    DEFAULT_RPC,
     DeploymentOpt,
     DevAccountOpt,
     JsonOpt,
@@ -53,7 +54,6 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 
-DEFAULT_RPC = "http://127.0.0.1:8545"
 ModelArg = Annotated[
     str, typer.Argument(help="Model name (e.g. digits-mlp) or 0x model id.", callback=check_model)
 ]

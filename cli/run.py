@@ -16,11 +16,29 @@ exits with status 2.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-__all__ = ["app", "simulate"]
+from noderuntime.options import (
+    DEFAULT_RPC,
+    DeploymentOpt,
+    DevAccountOpt,
+    JsonOpt,
+    KeyEnvOpt,
+    KeySource,
+    KeystoreOpt,
+    PasswordEnvOpt,
+    RpcUrlOpt,
+    connect,
+    connect_reader,
+    emit_json,
+    token_amount,
+)
+from veritrain.errors import VeritrainError
+
+__all__ = ["app", "post", "show", "simulate", "spec"]
 
 app = typer.Typer(help="Training runs: one model, many solvers (DiLoCo).", no_args_is_help=True)
 
@@ -181,3 +199,185 @@ def _simulate(run: Any, rounds: int, pretrain: int, quiet: bool, device: str) ->
             for r in reports
         ],
     }
+
+
+def _load_run(path: Path) -> Any:
+    """The RunSpec in a JSON file (one line of error otherwise)."""
+    from pydantic import ValidationError
+
+    from cli.errors import CliError
+    from veritrain.diloco import RunSpec
+
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise CliError(f"cannot read run file {path}: {exc.strerror or exc}") from None
+    try:
+        return RunSpec.model_validate_json(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(x) for x in first["loc"]) or "run"
+        raise CliError(f"{path} is not a run spec: {where}: {first['msg']}") from None
+
+
+@app.command("spec")
+def spec(
+    out: Annotated[Path, typer.Argument(help="Where to write the run's canonical JSON.")],
+    preset: Annotated[
+        str, typer.Option(help="digits-mlp, digits-mlp-wide or shakespeare-char.")
+    ] = "digits-mlp",
+    arith: Annotated[str, typer.Option(help="Arithmetic: 'native' or 'repro2'.")] = "repro2",
+    seats: Annotated[int, typer.Option(min=1, max=256, help="M, solver seats per round.")] = 4,
+    inner_steps: Annotated[int, typer.Option(min=1, help="H, inner steps per round.")] = 50,
+    interval: Annotated[int, typer.Option(min=1, help="k, checkpoint interval (divides H).")] = 10,
+    rounds: Annotated[int | None, typer.Option(min=1, help="R (default: open-ended).")] = None,
+    outer_lr: Annotated[float, typer.Option(help="Outer Nesterov learning rate.")] = 0.7,
+    momentum: Annotated[float, typer.Option(help="Outer Nesterov momentum.")] = 0.9,
+    delta_format: Annotated[str, typer.Option(help="'float32' or 'int8'.")] = "float32",
+    seed: Annotated[int | None, typer.Option(min=0, help="Run seed (default: preset's).")] = None,
+) -> None:
+    """Write a run spec (docs/RUNS.md) and print its run hash."""
+    from pydantic import ValidationError
+
+    from cli.errors import CliError
+    from veritrain.diloco import RunSpec
+    from veritrain.errors import VeritrainError
+    from veritrain.presets import preset as preset_spec
+
+    overrides: dict[str, Any] = {"total_steps": inner_steps, "checkpoint_interval": interval}
+    if seed is not None:
+        overrides["seed"] = seed
+    try:
+        run = RunSpec(
+            inner=preset_spec(preset, arith, **overrides),
+            seats=seats,
+            rounds=rounds,
+            outer={"lr": outer_lr, "momentum": momentum},
+            delta_format=delta_format,  # type: ignore[arg-type]
+        )
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise CliError(f"invalid run: {'.'.join(map(str, first['loc']))}: {first['msg']}") from None
+    except VeritrainError as exc:
+        raise CliError(str(exc).splitlines()[0]) from None
+    try:
+        out.write_bytes(run.canonical_json())
+    except OSError as exc:
+        raise CliError(f"cannot write {out}: {exc.strerror or exc}") from None
+    typer.echo(f"run 0x{run.run_hash().hex()} written to {out}")
+
+
+@app.command("post")
+def post(
+    run_file: Annotated[Path, typer.Argument(help="The run spec (`veritrain run spec`).")],
+    round_index: Annotated[int, typer.Option("--round", min=0, help="The round t to post.")],
+    seat: Annotated[
+        list[int] | None, typer.Option(help="A seat to post (repeat; default: every seat).")
+    ] = None,
+    reward: Annotated[
+        int, typer.Option(parser=token_amount(positive=False), help="Reward per contribution.")
+    ] = 20 * 10**18,
+    run_uri: Annotated[
+        str | None,
+        typer.Option(help="Where nodes read the run spec (default: a data: URI of the file)."),
+    ] = None,
+    rpc_url: RpcUrlOpt = DEFAULT_RPC,
+    deployment: DeploymentOpt = None,
+    keystore: KeystoreOpt = None,
+    password_env: PasswordEnvOpt = "VERITRAIN_KEYSTORE_PASSWORD",
+    key_env: KeyEnvOpt = None,
+    dev_account: DevAccountOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Post round t's contribution jobs, each starting where the chain says the run is.
+
+    The starts are rebuilt from the chain exactly as the seated solvers rebuild them
+    (`noderuntime.runs.post_round`): post a round once the previous one has settled (its
+    contributions finalized or given up); posting round t closes round t - 1.
+    """
+    from cli.errors import CliError
+    from noderuntime.runs import post_round
+    from veritrain.runsim import pretrained_start
+
+    run = _load_run(run_file)
+    try:
+        for s in seat or range(run.seats):
+            run.contribution_spec(round_index, s)
+    except VeritrainError as exc:
+        raise CliError(str(exc)) from None
+    uri = run_uri if run_uri is not None else run.to_data_uri()
+    if "#" in uri:
+        raise CliError("--run-uri must not have a fragment")
+    client = connect(
+        rpc_url,
+        deployment,
+        KeySource(
+            keystore=keystore, password_env=password_env, key_env=key_env, dev_account=dev_account
+        ),
+    )
+    model = run.inner.model_id_hash()
+    if not client.shares.can_post(model):
+        raise CliError(
+            f"{client.address} may not post jobs of model {run.inner.model_id} "
+            "(register it or ask its owner to authorise you)"
+        )
+    count = len(seat) if seat else run.seats
+    needed = count * client.jobs.post_cost(reward)
+    if client.token.balance_of() < needed:
+        raise CliError(f"token balance is below the {needed} wei escrow of {count} job(s)")
+    jobs = post_round(
+        client, run, uri, round_index, pretrained_start(run, 0), reward=reward, seats=seat
+    )
+    if json_out:
+        emit_json({"run_hash": "0x" + run.run_hash().hex(), "round": round_index, "jobs": jobs})
+        return
+    typer.echo(f"round {round_index} of run 0x{run.run_hash().hex()[:16]}...: posted jobs {jobs}")
+
+
+@app.command("show")
+def show(
+    run_file: Annotated[Path, typer.Argument(help="The run spec (`veritrain run spec`).")],
+    rpc_url: RpcUrlOpt = DEFAULT_RPC,
+    deployment: DeploymentOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """A run as the chain records it: each round's jobs, which counted, the global states.
+
+    Every party computes the same answer from the chain and the solvers' servers
+    (`noderuntime.runs.run_state`); the rounds shown are those with jobs posted.
+    """
+    from noderuntime.runs import contribution_jobs, run_state
+    from veritrain.runsim import pretrained_start
+
+    run = _load_run(run_file)
+    client = connect_reader(rpc_url, deployment)
+    posted = contribution_jobs(client, run, 2**32)
+    rounds = max(posted) + 1 if posted else 0
+    state = run_state(client, run, rounds, pretrained_start(run, 0))
+    report = {
+        "run_hash": "0x" + run.run_hash().hex(),
+        "rounds": [
+            {
+                "round": t,
+                "jobs": {str(s): j for s, j in sorted(state.jobs.get(t, {}).items())},
+                "accepted": result.accepted,
+                "excluded": {str(s): why for s, why in result.excluded.items()},
+                "delta_hashes": {str(s): "0x" + h.hex() for s, h in result.delta_hashes.items()},
+                "global_hash": "0x" + result.state.state_hash().hex(),
+            }
+            for t, result in enumerate(state.rounds)
+        ],
+        "global_hash": "0x" + state.state.state_hash().hex(),
+    }
+    if json_out:
+        emit_json(report)
+        return
+    typer.echo(f"run {report['run_hash']}: {run.seats} seats, H = {run.inner_steps}")
+    for r in report["rounds"]:
+        typer.echo(
+            f"round {r['round']}: jobs {r['jobs']}, counted seats {r['accepted']}, "
+            f"global state {r['global_hash']}"
+        )
+        for s, why in r["excluded"].items():
+            typer.echo(f"  seat {s} left out: {why}")
+    typer.echo(f"current global state {report['global_hash']}")

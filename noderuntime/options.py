@@ -273,6 +273,8 @@ def emit_json(payload: Any) -> None:
 
 
 UINT256_MAX = 2**256 - 1
+DEFAULT_RPC = "http://127.0.0.1:8545"
+"""The devnet's JSON-RPC endpoint, every command's default `--rpc-url`."""
 TOKEN_DECIMALS = 18
 
 

@@ -9,14 +9,17 @@ Run: ``.venv/bin/python -m pytest tests/integration/test_nodes_contributions.py 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from adversary.solver import solver_node
 from adversary.verifier import verifier_node
-from chain import Anvil
+from chain import Anvil, write_manifest
+from cli.app import app
 from noderuntime.runs import post_round, run_state
 from solver.node import SolverNode
 from tests.utils.models import register_model
@@ -40,6 +43,7 @@ from veritrain.state import state_hash
 from veritrain.training import TrainingEngine
 
 pytestmark = [pytest.mark.anvil, pytest.mark.slow, pytest.mark.timeout(400)]
+runner = CliRunner()
 
 
 @pytest.fixture
@@ -91,11 +95,43 @@ def test_a_run_over_two_rounds_makes_the_simulated_global_states(net: Network) -
     assert state1.state.state_hash() == simulated[0].global_hash
     assert state1.rounds[0].accepted == [0, 1] and state1.jobs == {0: {0: round0[0], 1: round0[1]}}
 
-    (round1,) = post_round(owner, run, run.to_data_uri(), 1, start, reward=20 * E18, seats=[0])
+    # round 1 through the command line, as an owner posts it
+    run_file = net.tmp / "run.json"
+    run_file.write_bytes(run.canonical_json())
+    chain_args = [
+        "--rpc-url",
+        net.anvil.rpc_url,
+        "--deployment",
+        str(write_manifest(net.deployment, net.tmp)),
+    ]
+    posted = runner.invoke(
+        app,
+        [
+            "run",
+            "post",
+            str(run_file),
+            "--round",
+            "1",
+            "--seat",
+            "0",
+            "--dev-account",
+            str(SUBMITTER),
+            *chain_args,
+            "--json",
+        ],
+    )
+    assert posted.exit_code == 0, posted.output
+    (round1,) = json.loads(posted.stdout)["jobs"]
     assert net.wait_status(round1, JobStatus.Finalized, JobStatus.Rejected) is JobStatus.Finalized
     state2 = run_state(reader, run, 2, start)
     assert state2.state.state_hash() == simulated[1].global_hash
     assert state2.rounds[1].accepted == [0]
+    shown = runner.invoke(app, ["run", "show", str(run_file), *chain_args, "--json"])
+    assert shown.exit_code == 0, shown.output
+    report = json.loads(shown.stdout)
+    assert report["global_hash"] == "0x" + simulated[1].global_hash.hex()
+    assert [r["accepted"] for r in report["rounds"]] == [[0, 1], [0]]
+    assert report["rounds"][1]["jobs"] == {"0": round1}
     # seat 0 carried its AdamW into round 1; seat 1 keeps its round-0 state for a return
     assert state2.seat_finals[1] == state1.seat_finals[1]
     assert state2.seat_finals[0] != state1.seat_finals[0]
