@@ -53,8 +53,8 @@ def contribution_jobs(client: Any, run: RunSpec, before_round: int) -> dict[int,
 
     A job is contribution (round, seat) of `run` when its model is the run's and its specHash is
     `run.contribution_spec_hash(round, seat)` (which binds the run, the round and the seat).
-    Round t is closed by the first contribution job of round t + 1 to be posted: a round-t job
-    counts when it was finalized before that post (by chain order of `JobFinalized` and
+    Round t is closed by the first contribution job of a later round to be posted: a round-t
+    job counts when it was finalized before that post (by chain order of `JobFinalized` and
     `JobPosted`), so the answer for a closed round never changes, however late another of its
     jobs finalizes. Of several such jobs for one seat, the lowest job id counts.
 
@@ -93,11 +93,16 @@ def contribution_jobs(client: Any, run: RunSpec, before_round: int) -> dict[int,
         job_id = int(ev.args["jobId"])
         if job_id in mine:
             (posted if ev.event == "JobPosted" else finalized)[job_id] = ev.position
-    closes: dict[int, tuple[int, int]] = {}  # round -> position of the next round's first post
+    first_post: dict[int, tuple[int, int]] = {}  # round -> position of its first post
     for job_id, (round_index, _, _) in mine.items():
-        if round_index > 0 and job_id in posted:
+        if job_id in posted:
             at = posted[job_id]
-            closes[round_index - 1] = min(closes.get(round_index - 1, at), at)
+            first_post[round_index] = min(first_post.get(round_index, at), at)
+    closes: dict[int, tuple[int, int]] = {}  # round -> the first post of any later round
+    for round_index in {r for r, _, _ in mine.values()}:
+        later = [at for r, at in first_post.items() if r > round_index]
+        if later:
+            closes[round_index] = min(later)
     found: dict[int, dict[int, int]] = {}
     for job_id in sorted(mine):
         round_index, seat, status = mine[job_id]

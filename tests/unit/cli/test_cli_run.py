@@ -58,3 +58,47 @@ def test_bad_input_is_one_line(extra: list[str], message: str) -> None:
     assert result.exit_code == 2, result.output
     lines = [x for x in result.stderr.splitlines() if x.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], lines
+
+
+def test_spec_writes_a_run_the_nodes_load(tmp_path) -> None:
+    out = tmp_path / "run.json"
+    args = ["run", "spec", str(out), "--preset", "digits-mlp", "--arith", "native"]
+    result = runner.invoke(app, [*args, "--seats", "3", "--inner-steps", "20", "--interval", "5"])
+    assert result.exit_code == 0, result.output
+    run = RunSpec.model_validate_json(out.read_bytes())
+    assert out.read_bytes() == run.canonical_json()
+    assert run.seats == 3 and run.inner_steps == 20 and run.inner.checkpoint_interval == 5
+    assert "0x" + run.run_hash().hex() in result.stdout
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["spec", "{out}", "--inner-steps", "20", "--interval", "3"], "must be a multiple"),
+        (["spec", "{out}", "--delta-format", "int4"], "delta_format"),
+        (["spec", "{out}", "--preset", "cifar"], "unknown preset 'cifar'"),
+        (["post", "{missing}", "--round", "0"], "cannot read run file"),
+        (["post", "{junk}", "--round", "0"], "is not a run spec"),
+        (["post", "{run}", "--round", "9"], "round 9 is past the run's 2 rounds"),
+        (["post", "{run}", "--round", "0", "--seat", "5"], "seat 5 out of range"),
+        (["post", "{run}", "--round", "0", "--run-uri", "file:///x#y"], "must not have a fragment"),
+        (["show", "{junk}"], "is not a run spec"),
+    ],
+)
+def test_run_commands_refuse_bad_input_in_one_line(tmp_path, args, message) -> None:
+    run = RunSpec(inner=preset("digits-mlp", "native"), seats=2, rounds=2)
+    (tmp_path / "run.json").write_bytes(run.canonical_json())
+    (tmp_path / "junk.json").write_text('{"seats": 2}')
+    paths = {
+        "out": str(tmp_path / "new.json"),
+        "missing": str(tmp_path / "nope.json"),
+        "junk": str(tmp_path / "junk.json"),
+        "run": str(tmp_path / "run.json"),
+    }
+    argv = ["run", *[a.format(**paths) for a in args], "--rpc-url", "http://127.0.0.1:9"]
+    if args[0] == "spec":
+        argv = argv[:-2]
+    result = runner.invoke(app, argv)
+    assert result.exit_code != 0, result.output
+    lines = [x for x in result.stderr.splitlines() if x.strip()]
+    assert len(lines) == 1 and message in lines[0], lines
