@@ -41,7 +41,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["EventWatcher", "EventCursor", "merge_in_order"]
+__all__ = ["MAX_BLOCK_RANGE", "EventWatcher", "EventCursor", "merge_in_order"]
+
+MAX_BLOCK_RANGE = 2_000
+"""Most blocks per ``eth_getLogs`` call: public RPCs cap the range, and 2,000 is safe."""
 
 
 @dataclass(frozen=True)
@@ -92,7 +95,7 @@ class EventWatcher:
         from_block: int | EventCursor | None = None,
         poll_interval: float = 1.0,
         *,
-        max_block_range: int = 2_000,
+        max_block_range: int = MAX_BLOCK_RANGE,
         confirmations: int = 0,
         max_backoff: float = 30.0,
         max_retries: int | None = None,

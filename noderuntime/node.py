@@ -43,6 +43,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from chain.events import MAX_BLOCK_RANGE
 from noderuntime.adjudication import Adjudication, adjudication_for
 from noderuntime.logs import progress_bar
 from noderuntime.ports import ChainPort
@@ -328,8 +329,8 @@ class NodeBase:
         return receipt is not None
 
     # ------------------------------------------------------------------------ job index
-    event_range = 2_000
-    """Blocks per ``eth_getLogs`` (public RPCs cap the range; 2,000 is safe)."""
+    event_range = MAX_BLOCK_RANGE
+    """Blocks per ``eth_getLogs`` (`chain.events.MAX_BLOCK_RANGE`)."""
 
     def follow_jobs(self, state: RecordStore[Any], *, max_ranges: int = 10) -> int:
         """Discovery: read the JobManager events (`JOB_EVENTS`) of the blocks since the

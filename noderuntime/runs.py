@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from chain.events import MAX_BLOCK_RANGE
 from veritrain.diloco import (
     OuterState,
     RoundResult,
@@ -84,9 +85,17 @@ def contribution_jobs(client: Any, run: RunSpec, before_round: int) -> dict[int,
         mine[job_id] = (round_index, seat, JobStatus(int(job.status)))
     if not mine:
         return {}
-    events = client.event_logs(
-        client.jobs.contract, ["JobPosted", "JobFinalized"], 0, client.block_number()
-    )
+    events = []
+    latest = client.block_number()
+    for first in range(
+        0, latest + 1, MAX_BLOCK_RANGE
+    ):  # public endpoints cap a query's block range
+        events += client.event_logs(
+            client.jobs.contract,
+            ["JobPosted", "JobFinalized"],
+            first,
+            min(first + MAX_BLOCK_RANGE - 1, latest),
+        )
     posted: dict[int, tuple[int, int]] = {}
     finalized: dict[int, tuple[int, int]] = {}
     for ev in events:
