@@ -21,6 +21,7 @@ from typing import Annotated, Any
 
 import typer
 
+from cli.train import bad_input, check_preset
 from noderuntime.options import (
     DEFAULT_RPC,
     DeploymentOpt,
@@ -43,9 +44,33 @@ __all__ = ["app", "post", "show", "simulate", "spec"]
 app = typer.Typer(help="Training runs: one model, many solvers (DiLoCo).", no_args_is_help=True)
 
 
-def _bad(message: str) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
-    return typer.Exit(2)
+def _run_spec(
+    preset: str,
+    arith: str,
+    overrides: dict[str, Any],
+    *,
+    seats: int,
+    rounds: int | None,
+    outer_lr: float,
+    momentum: float,
+    delta_format: str,
+) -> Any:
+    """The RunSpec of a preset's inner spec (with `overrides`) and the run's own fields.
+
+    Raises:
+        pydantic.ValidationError: a field out of range.
+        VeritrainError: the preset's spec cannot be built (bad overrides, missing data).
+    """
+    from veritrain.diloco import RunSpec
+    from veritrain.presets import preset as preset_spec
+
+    return RunSpec(
+        inner=preset_spec(preset, arith, **overrides),
+        seats=seats,
+        rounds=rounds,
+        outer={"lr": outer_lr, "momentum": momentum},
+        delta_format=delta_format,  # type: ignore[arg-type]
+    )
 
 
 @app.command("simulate")
@@ -75,20 +100,13 @@ def simulate(
     """Simulate a training run on this machine (no chain): the metric round by round."""
     from pydantic import ValidationError
 
-    from veritrain.diloco import DELTA_FORMATS, RunSpec
-    from veritrain.errors import VeritrainError
-    from veritrain.presets import PRESETS
-    from veritrain.spec import NATIVE_ARITH, check_arith
+    from veritrain.diloco import DELTA_FORMATS
+    from veritrain.spec import NATIVE_ARITH
     from veritrain.training import DEVICES, resolve_device
 
-    if preset not in PRESETS:
-        raise _bad(f"unknown preset {preset!r} (choose from {', '.join(PRESETS)})")
-    try:
-        check_arith(arith)
-    except VeritrainError as exc:
-        raise _bad(str(exc)) from None
+    check_preset(preset, arith)
     if delta_format not in DELTA_FORMATS:
-        raise _bad(
+        raise bad_input(
             f"--delta-format must be one of {', '.join(DELTA_FORMATS)}, got {delta_format!r}"
         )
     for flag, value, low, high in (
@@ -98,43 +116,44 @@ def simulate(
         ("--pretrain", pretrain, 0, 2**32 - 1),
     ):
         if not low <= value <= high:
-            raise _bad(f"{flag} must be in [{low}, {high}], got {value}")
+            raise bad_input(f"{flag} must be in [{low}, {high}], got {value}")
     if batch is not None and batch < 1:
-        raise _bad(f"--batch must be >= 1, got {batch}")
+        raise bad_input(f"--batch must be >= 1, got {batch}")
     if seed is not None and not 0 <= seed < 2**64:
-        raise _bad(f"--seed must be in [0, 2^64), got {seed}")
+        raise bad_input(f"--seed must be in [0, 2^64), got {seed}")
     if device not in DEVICES:
-        raise _bad(f"unknown device {device!r} (choose from {', '.join(DEVICES)})")
+        raise bad_input(f"unknown device {device!r} (choose from {', '.join(DEVICES)})")
     if arith == NATIVE_ARITH and device == "cuda":
-        raise _bad("native presets pin device 'cpu'; use --arith repro2 to pick a device")
+        raise bad_input("native presets pin device 'cpu'; use --arith repro2 to pick a device")
     try:
         where = "cpu" if arith == NATIVE_ARITH else resolve_device(device)
     except VeritrainError as exc:
-        raise _bad(str(exc)) from None
+        raise bad_input(str(exc)) from None
     if not 0.0 < outer_lr <= 10.0:
-        raise _bad(f"--outer-lr must be in (0, 10], got {outer_lr}")
+        raise bad_input(f"--outer-lr must be in (0, 10], got {outer_lr}")
     if not 0.0 <= momentum < 1.0:
-        raise _bad(f"--momentum must be in [0, 1), got {momentum}")
+        raise bad_input(f"--momentum must be in [0, 1), got {momentum}")
+    overrides: dict[str, Any] = {"total_steps": inner_steps, "checkpoint_interval": inner_steps}
+    if batch is not None:
+        overrides["batch_size"] = batch
+    if seed is not None:
+        overrides["seed"] = seed
     try:
-        from veritrain.presets import preset as preset_spec
-
-        overrides: dict[str, Any] = {"total_steps": inner_steps, "checkpoint_interval": inner_steps}
-        if batch is not None:
-            overrides["batch_size"] = batch
-        if seed is not None:
-            overrides["seed"] = seed
-        run = RunSpec(
-            inner=preset_spec(preset, arith, **overrides),
+        run = _run_spec(
+            preset,
+            arith,
+            overrides,
             seats=seats,
             rounds=rounds,
-            outer={"lr": outer_lr, "momentum": momentum},
-            delta_format=delta_format,  # type: ignore[arg-type]
+            outer_lr=outer_lr,
+            momentum=momentum,
+            delta_format=delta_format,
         )
         report = _simulate(run, rounds, pretrain, json_out, where)
     except ValidationError as exc:
-        raise _bad(f"invalid run: {exc.errors()[0]['msg']}") from None
+        raise bad_input(f"invalid run: {exc.errors()[0]['msg']}") from None
     except (VeritrainError, ValueError) as exc:
-        raise _bad(str(exc).splitlines()[0]) from None
+        raise bad_input(str(exc).splitlines()[0]) from None
     if json_out:
         typer.echo(json.dumps(report, sort_keys=True))
 
@@ -240,20 +259,20 @@ def spec(
     from pydantic import ValidationError
 
     from cli.errors import CliError
-    from veritrain.diloco import RunSpec
-    from veritrain.errors import VeritrainError
-    from veritrain.presets import preset as preset_spec
 
     overrides: dict[str, Any] = {"total_steps": inner_steps, "checkpoint_interval": interval}
     if seed is not None:
         overrides["seed"] = seed
     try:
-        run = RunSpec(
-            inner=preset_spec(preset, arith, **overrides),
+        run = _run_spec(
+            preset,
+            arith,
+            overrides,
             seats=seats,
             rounds=rounds,
-            outer={"lr": outer_lr, "momentum": momentum},
-            delta_format=delta_format,  # type: ignore[arg-type]
+            outer_lr=outer_lr,
+            momentum=momentum,
+            delta_format=delta_format,
         )
     except ValidationError as exc:
         first = exc.errors()[0]
@@ -337,6 +356,9 @@ def post(
 @app.command("show")
 def show(
     run_file: Annotated[Path, typer.Argument(help="The run spec (`veritrain run spec`).")],
+    metric: Annotated[
+        bool, typer.Option("--metric", help="Also evaluate each round's global state.")
+    ] = False,
     rpc_url: RpcUrlOpt = DEFAULT_RPC,
     deployment: DeploymentOpt = None,
     json_out: JsonOpt = False,
@@ -344,21 +366,31 @@ def show(
     """A run as the chain records it: each round's jobs, which counted, the global states.
 
     Every party computes the same answer from the chain and the solvers' servers
-    (`noderuntime.runs.run_state`); the rounds shown are those with jobs posted.
+    (`noderuntime.runs.run_state`); the rounds shown are those with jobs posted. With
+    `--metric`, each round's global state is evaluated too (validation bits per character for
+    GPT models, test accuracy for MLPs).
     """
     from noderuntime.runs import contribution_jobs, run_state
-    from veritrain.runsim import pretrained_start
+    from veritrain.runsim import evaluate_global, pretrained_start
+    from veritrain.training import TrainingEngine
 
     run = _load_run(run_file)
     client = connect_reader(rpc_url, deployment)
     posted = contribution_jobs(client, run, 2**32)
     rounds = max(posted) + 1 if posted else 0
     state = run_state(client, run, rounds, pretrained_start(run, 0))
+    engine = TrainingEngine(run.inner) if metric else None
+
+    def score(result: Any) -> float | None:
+        return None if engine is None else evaluate_global(engine, result.state.to_bytes())
+
     report = {
         "run_hash": "0x" + run.run_hash().hex(),
+        "metric_name": run.inner.metric_name,
         "rounds": [
             {
                 "round": t,
+                "metric": score(result),
                 "jobs": {str(s): j for s, j in sorted(state.jobs.get(t, {}).items())},
                 "accepted": result.accepted,
                 "excluded": {str(s): why for s, why in result.excluded.items()},
@@ -374,8 +406,9 @@ def show(
         return
     typer.echo(f"run {report['run_hash']}: {run.seats} seats, H = {run.inner_steps}")
     for r in report["rounds"]:
+        shown = "" if r["metric"] is None else f", {report['metric_name']} {r['metric']:.4f}"
         typer.echo(
-            f"round {r['round']}: jobs {r['jobs']}, counted seats {r['accepted']}, "
+            f"round {r['round']}: jobs {r['jobs']}, counted seats {r['accepted']}{shown}, "
             f"global state {r['global_hash']}"
         )
         for s, why in r["excluded"].items():

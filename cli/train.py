@@ -16,12 +16,31 @@ from typing import Annotated, Any
 
 import typer
 
-__all__ = ["train", "train_preset"]
+__all__ = ["bad_input", "check_preset", "train", "train_preset"]
 
 
-def _bad(message: str) -> typer.Exit:
+def bad_input(message: str) -> typer.Exit:
+    """Print `error: <message>` on stderr; the exit (status 2) for the caller to raise."""
     typer.echo(f"error: {message}", err=True)
     return typer.Exit(2)
+
+
+def check_preset(preset: str, arith: str) -> None:
+    """Refuse an unknown preset or arithmetic (a retired one with its reason) in one line.
+
+    Raises:
+        typer.Exit: status 2, after the error line.
+    """
+    from veritrain.errors import VeritrainError
+    from veritrain.presets import PRESETS
+    from veritrain.spec import check_arith
+
+    if preset not in PRESETS:
+        raise bad_input(f"unknown preset {preset!r} (choose from {', '.join(PRESETS)})")
+    try:
+        check_arith(arith)
+    except VeritrainError as exc:
+        raise bad_input(str(exc)) from None
 
 
 def train_preset(
@@ -112,28 +131,21 @@ def train(
 ) -> None:
     """Train a preset locally (no chain); print the final state hash, loss and metric."""
     from veritrain.errors import VeritrainError
-    from veritrain.presets import PRESETS
-    from veritrain.spec import check_arith
 
-    if preset not in PRESETS:
-        raise _bad(f"unknown preset {preset!r} (choose from {', '.join(PRESETS)})")
-    try:
-        check_arith(arith)
-    except VeritrainError as exc:
-        raise _bad(str(exc)) from None
+    check_preset(preset, arith)
     for flag, value in (("--steps", steps), ("--threads", threads), ("--batch", batch)):
         if value is not None and value < 1:
-            raise _bad(f"{flag} must be >= 1, got {value}")
+            raise bad_input(f"{flag} must be >= 1, got {value}")
     if seed is not None and not 0 <= seed < 2**64:
-        raise _bad(f"--seed must be in [0, 2^64), got {seed}")
+        raise bad_input(f"--seed must be in [0, 2^64), got {seed}")
     if device is not None and device not in ("cpu", "cuda"):
-        raise _bad(f"--device must be 'cpu' or 'cuda', got {device!r}")
+        raise bad_input(f"--device must be 'cpu' or 'cuda', got {device!r}")
     try:
         result = train_preset(
             preset, arith, steps=steps, threads=threads, batch=batch, seed=seed, device=device
         )
     except VeritrainError as exc:
-        raise _bad(str(exc).splitlines()[0]) from None
+        raise bad_input(str(exc).splitlines()[0]) from None
     metric_name = result.pop("metric_name")
     if json_out:
         typer.echo(json.dumps(result, sort_keys=True))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -36,10 +37,9 @@ from tests.utils.node_harness import (
     open_network,
     tiny_spec,
 )
-from veritrain.diloco import RunSpec, contribution_init, contribution_uri
+from veritrain.diloco import RunSpec, contribution_init
 from veritrain.enums import JobStatus, Role
 from veritrain.runsim import pretrained_start, simulate_run
-from veritrain.state import state_hash
 from veritrain.training import TrainingEngine
 
 pytestmark = [pytest.mark.anvil, pytest.mark.slow, pytest.mark.timeout(400)]
@@ -51,18 +51,19 @@ def net(anvil: Anvil, contracts_out: Path, tmp_path: Path) -> Iterator[Network]:
     yield from open_network(anvil, tmp_path)
 
 
-def _post(net: Network, run: RunSpec, round_index: int, seat: int, init_hash: bytes) -> int:
+def _open_run(net: Network, run: RunSpec) -> tuple[Any, bytes]:
+    """Register the run's model as the owner (funded) and start the verifiers; returns the
+    owner's client and the run's outer state 0."""
     owner = net.client(SUBMITTER)
-    receipt = owner.jobs.post_job(
-        run.inner.model_id_hash(),
-        run.contribution_spec_hash(round_index, seat),
-        init_hash,
-        run.inner_steps,
-        run.inner.checkpoint_interval,
-        20 * E18,
-        contribution_uri(run.to_data_uri(), round_index, seat),
+    owner.token.faucet(1000 * E18)
+    seeded = TrainingEngine(run.inner)
+    register_model(
+        owner, run.inner.model_id_hash(), seeded.state_hash(seeded.init_state()), run.inner
     )
-    return owner.job_id_from(receipt)
+    for i in (V1, V2, V3):
+        net.start(verifier_node(net.client(i), net.tmp / f"v{i}", poll_interval=0.5))
+    net.wait_active(int(Role.Verifier), V1, V2, V3)
+    return owner, pretrained_start(run, 0)
 
 
 def test_a_run_over_two_rounds_makes_the_simulated_global_states(net: Network) -> None:
@@ -70,17 +71,8 @@ def test_a_run_over_two_rounds_makes_the_simulated_global_states(net: Network) -
     starts it computes from the chain (`post_round`); the solver rebuilds the same starts
     itself; the verified contributions give the simulated run's global states bit for bit."""
     run = RunSpec(inner=tiny_spec(seed=21), seats=2, rounds=3)
-    owner = net.client(SUBMITTER)
-    owner.token.faucet(1000 * E18)
-    seeded = TrainingEngine(run.inner)
-    register_model(
-        owner, run.inner.model_id_hash(), seeded.state_hash(seeded.init_state()), run.inner
-    )
-    start = pretrained_start(run, 0)
+    owner, start = _open_run(net, run)
     round0 = post_round(owner, run, run.to_data_uri(), 0, start, reward=20 * E18)
-    for i in (V1, V2, V3):
-        net.start(verifier_node(net.client(i), net.tmp / f"v{i}", poll_interval=0.5))
-    net.wait_active(int(Role.Verifier), V1, V2, V3)
     solver = SolverNode(
         net.client(SOLVER), net.tmp / "solver", "127.0.0.1", free_port(), poll_interval=0.5
     )
@@ -126,12 +118,13 @@ def test_a_run_over_two_rounds_makes_the_simulated_global_states(net: Network) -
     state2 = run_state(reader, run, 2, start)
     assert state2.state.state_hash() == simulated[1].global_hash
     assert state2.rounds[1].accepted == [0]
-    shown = runner.invoke(app, ["run", "show", str(run_file), *chain_args, "--json"])
+    shown = runner.invoke(app, ["run", "show", str(run_file), "--metric", *chain_args, "--json"])
     assert shown.exit_code == 0, shown.output
     report = json.loads(shown.stdout)
     assert report["global_hash"] == "0x" + simulated[1].global_hash.hex()
     assert [r["accepted"] for r in report["rounds"]] == [[0, 1], [0]]
     assert report["rounds"][1]["jobs"] == {"0": round1}
+    assert [r["metric"] for r in report["rounds"]] == [r.metric for r in simulated]
     # seat 0 carried its AdamW into round 1; seat 1 keeps its round-0 state for a return
     assert state2.seat_finals[1] == state1.seat_finals[1]
     assert state2.seat_finals[0] != state1.seat_finals[0]
@@ -152,17 +145,9 @@ def test_a_wrong_or_copied_pseudo_gradient_is_rejected_and_slashed(
     outer step."""
     net = audited_net
     run = RunSpec(inner=tiny_spec(seed=22), seats=2, rounds=1)
-    owner = net.client(SUBMITTER)
-    owner.token.faucet(1000 * E18)
-    seeded = TrainingEngine(run.inner)
-    register_model(
-        owner, run.inner.model_id_hash(), seeded.state_hash(seeded.init_state()), run.inner
-    )
-    init = contribution_init(pretrained_start(run, 0), None)
-    job_id = _post(net, run, 0, 1, state_hash(init))
-    for i in (V1, V2, V3):
-        net.start(verifier_node(net.client(i), net.tmp / f"v{i}", poll_interval=0.5))
-    net.wait_active(int(Role.Verifier), V1, V2, V3)
+    owner, start = _open_run(net, run)
+    (job_id,) = post_round(owner, run, run.to_data_uri(), 0, start, reward=20 * E18, seats=[1])
+    init = contribution_init(start, None)
     cheater = solver_node(
         net.client(SOLVER),
         net.tmp / "solver",
