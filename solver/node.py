@@ -65,7 +65,7 @@ from solver.server import (
 from solver.trainer import step_function, train_job
 from veritrain.commitments import new_secret, secret_commitment, submission_id
 from veritrain.enums import JobStatus, Role, Verdict
-from veritrain.errors import VeritrainError
+from veritrain.errors import CheckpointUnavailable, VeritrainError
 from veritrain.forced import build_claims, draw_forced_error
 from veritrain.hexutil import from_hex, to_hex
 from veritrain.merkle import checkpoint_tree
@@ -165,6 +165,7 @@ class SolverNode(NodeBase):
         self.stake_amount = stake_amount
         self.state = RecordStore(self.data_dir / "solver_state.json", SolverRecords)
         self._initials: dict[int, bytes | None] = {}  # job -> state 0 when not seed-initialised
+        self._not_yet: set[int] = set()  # jobs whose start could not be built this round
         self.store = CheckpointStore(self.data_dir / "checkpoints")
         self.catalog = CheckpointCatalog(
             self.store,
@@ -589,6 +590,9 @@ class SolverNode(NodeBase):
             if short:  # scanned only to adopt a claim made before a crash
                 return
             engine = self._prepare(job_id, job)
+            if engine is None and job_id in self._not_yet:
+                self._not_yet.discard(job_id)  # not skipped: read again next round
+                continue
             if engine is None or not self._can_finish(job_id, engine, int(params.commit_window)):
                 self._skip(job_id)
                 continue
@@ -766,6 +770,13 @@ class SolverNode(NodeBase):
                     f"initHash {to_hex(bytes(job.init_hash))} is not the {what} state "
                     f"{to_hex(expected)} (no run from the spec could be committed)"
                 )
+        except CheckpointUnavailable as exc:
+            # a run's earlier final state could not be fetched: look at the job again later
+            self.log.warning(
+                "job %d: its start cannot be built yet (%s); trying later", job_id, exc
+            )
+            self._not_yet.add(job_id)
+            return None
         except (VeritrainError, OSError, ValueError) as exc:
             self.log.warning("job %d: unusable spec, skipping it: %s", job_id, exc)
             return None

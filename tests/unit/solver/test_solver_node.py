@@ -316,3 +316,29 @@ def test_repro_jobs_run_with_the_nodes_threads_native_ones_with_their_pins(
         assert node.compute()["threads"] == 2
     finally:
         torch.set_num_threads(before)
+
+
+def test_a_start_that_cannot_be_built_yet_is_tried_again(tmp_path: Path, caplog) -> None:
+    """A run's contribution whose start needs an earlier final state that its solver's server
+    does not serve right now is not skipped for good: the solver looks at it again next round."""
+    from veritrain.errors import CheckpointUnavailable
+
+    chain = FakeChain()
+    job_id = chain.post_job(SUBMITTER, tiny_spec())
+    node = SolverNode(chain.client(SOLVER), tmp_path, serve=False)
+    calls = {"n": 0}
+    honest = node.contribution_start
+
+    def flaky(spec_uri: str, spec_hash: bytes) -> bytes | None:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise CheckpointUnavailable("http://solver.example/jobs/1: connection refused")
+        return honest(spec_uri, spec_hash)
+
+    node.contribution_start = flaky  # type: ignore[method-assign]
+    with caplog.at_level(logging.WARNING):
+        node.step()
+    assert chain.jobs[job_id].status is JobStatus.Open
+    assert job_id not in node.state.read().skip and "trying later" in caplog.text
+    node.step()
+    assert chain.jobs[job_id].status is JobStatus.Claimed
