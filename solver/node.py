@@ -166,6 +166,7 @@ class SolverNode(NodeBase):
         self.state = RecordStore(self.data_dir / "solver_state.json", SolverRecords)
         self._initials: dict[int, bytes | None] = {}  # job -> state 0 when not seed-initialised
         self._not_yet: set[int] = set()  # jobs whose start could not be built this round
+        self._run_states: dict[tuple[bytes, int], Any] = {}  # (run hash, round) -> RunState
         self.store = CheckpointStore(self.data_dir / "checkpoints")
         self.catalog = CheckpointCatalog(
             self.store,
@@ -816,9 +817,13 @@ class SolverNode(NodeBase):
         start = pretrained_start(run, 0)
         if round_index == 0:
             return contribution_init(start, None)
-        state = run_state(
-            self.client, run, round_index, start, store=self.store, http=self.http_client
-        )
+        key = (run.run_hash(), round_index)
+        state = self._run_states.get(key)
+        if state is None:  # rounds before t are closed once a round-t job exists: cache it
+            state = run_state(
+                self.client, run, round_index, start, store=self.store, http=self.http_client
+            )
+            self._run_states[key] = state
         return contribution_init(state.state.to_bytes(), state.seat_finals.get(seat))
 
     def _engine_of(self, job_id: int, spec: Any, spec_uri: str, spec_hash: bytes) -> Any:
