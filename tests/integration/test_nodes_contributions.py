@@ -42,6 +42,9 @@ from veritrain.enums import JobStatus, Role
 from veritrain.runsim import pretrained_start, simulate_run
 from veritrain.training import TrainingEngine
 
+LATE = 7
+"""Dev key of the solver that joins the run late."""
+
 pytestmark = [pytest.mark.anvil, pytest.mark.slow, pytest.mark.timeout(400)]
 runner = CliRunner()
 
@@ -67,9 +70,10 @@ def _open_run(net: Network, run: RunSpec) -> tuple[Any, bytes]:
 
 
 def test_a_run_over_two_rounds_makes_the_simulated_global_states(net: Network) -> None:
-    """Round 0: two seats; round 1: seat 1 has left. The owner posts each round's jobs with the
-    starts it computes from the chain (`post_round`); the solver rebuilds the same starts
-    itself; the verified contributions give the simulated run's global states bit for bit."""
+    """Round 0: two seats; round 1: seat 1 has left, and a solver that joined late trains seat 0.
+    The owner posts each round's jobs with the starts it computes from the chain (`post_round`);
+    the solvers rebuild the same starts themselves; the verified contributions give the
+    simulated run's global states bit for bit."""
     run = RunSpec(inner=tiny_spec(seed=21), seats=2, rounds=3)
     owner, start = _open_run(net, run)
     round0 = post_round(owner, run, run.to_data_uri(), 0, start, reward=20 * E18)
@@ -87,6 +91,13 @@ def test_a_run_over_two_rounds_makes_the_simulated_global_states(net: Network) -
     assert state1.state.state_hash() == simulated[0].global_hash
     assert state1.rounds[0].accepted == [0, 1] and state1.jobs == {0: {0: round0[0], 1: round0[1]}}
 
+    # a solver joins late and takes round 1: it rebuilds the run from the chain, fetching the
+    # round-0 final states from the first solver's server (which keeps serving, claims no more)
+    solver.max_active_jobs = 0
+    late = SolverNode(
+        net.client(LATE), net.tmp / "late", "127.0.0.1", free_port(), poll_interval=0.5
+    )
+    net.start(late)
     # round 1 through the command line, as an owner posts it
     run_file = net.tmp / "run.json"
     run_file.write_bytes(run.canonical_json())
@@ -115,6 +126,7 @@ def test_a_run_over_two_rounds_makes_the_simulated_global_states(net: Network) -
     assert posted.exit_code == 0, posted.output
     (round1,) = json.loads(posted.stdout)["jobs"]
     assert net.wait_status(round1, JobStatus.Finalized, JobStatus.Rejected) is JobStatus.Finalized
+    assert reader.jobs.get_job(round1).solver.lower() == late.client.address.lower()
     state2 = run_state(reader, run, 2, start)
     assert state2.state.state_hash() == simulated[1].global_hash
     assert state2.rounds[1].accepted == [0]
