@@ -842,6 +842,9 @@ class SolverNode(NodeBase):
             )
         )
         if engine is None:
+            if job_id in self._not_yet:  # its start cannot be built right now: next round
+                self._not_yet.discard(job_id)
+                return False
             self._put(job_id, phase=Phase.ABANDONED)
             return False
 

@@ -342,3 +342,29 @@ def test_a_start_that_cannot_be_built_yet_is_tried_again(tmp_path: Path, caplog)
     assert job_id not in node.state.read().skip and "trying later" in caplog.text
     node.step()
     assert chain.jobs[job_id].status is JobStatus.Claimed
+
+
+def test_a_held_job_whose_start_cannot_be_built_yet_is_not_abandoned(tmp_path: Path) -> None:
+    """After a restart a held contribution rebuilds its start; if an earlier final state is
+    unavailable just then, the job waits for the next round instead of being abandoned."""
+    from veritrain.errors import CheckpointUnavailable
+
+    chain = FakeChain()
+    job_id = chain.post_job(SUBMITTER, tiny_spec())
+    SolverNode(chain.client(SOLVER), tmp_path, serve=False).step()  # stake + claim
+    assert chain.jobs[job_id].status is JobStatus.Claimed
+    restarted = SolverNode(chain.client(SOLVER), tmp_path, serve=False)
+    honest = restarted.contribution_start
+    calls = {"n": 0}
+
+    def flaky(spec_uri: str, spec_hash: bytes) -> bytes | None:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise CheckpointUnavailable("http://solver.example/jobs/1: connection refused")
+        return honest(spec_uri, spec_hash)
+
+    restarted.contribution_start = flaky  # type: ignore[method-assign]
+    restarted.step()
+    assert restarted.job_record(job_id).phase == Phase.TRAINING  # type: ignore[union-attr]
+    restarted.step()
+    assert chain.jobs[job_id].status is JobStatus.Committed
