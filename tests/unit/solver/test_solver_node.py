@@ -318,16 +318,13 @@ def test_repro_jobs_run_with_the_nodes_threads_native_ones_with_their_pins(
         torch.set_num_threads(before)
 
 
-def test_a_start_that_cannot_be_built_yet_is_tried_again(tmp_path: Path, caplog) -> None:
-    """A run's contribution whose start needs an earlier final state that its solver's server
-    does not serve right now is not skipped for good: the solver looks at it again next round."""
+def _unavailable_once(node: SolverNode) -> None:
+    """Make the node's first `contribution_start` fail as an unreachable solver's server does
+    (a run's earlier final state cannot be fetched), and later ones work."""
     from veritrain.errors import CheckpointUnavailable
 
-    chain = FakeChain()
-    job_id = chain.post_job(SUBMITTER, tiny_spec())
-    node = SolverNode(chain.client(SOLVER), tmp_path, serve=False)
-    calls = {"n": 0}
     honest = node.contribution_start
+    calls = {"n": 0}
 
     def flaky(spec_uri: str, spec_hash: bytes) -> bytes | None:
         calls["n"] += 1
@@ -336,6 +333,15 @@ def test_a_start_that_cannot_be_built_yet_is_tried_again(tmp_path: Path, caplog)
         return honest(spec_uri, spec_hash)
 
     node.contribution_start = flaky  # type: ignore[method-assign]
+
+
+def test_a_start_that_cannot_be_built_yet_is_tried_again(tmp_path: Path, caplog) -> None:
+    """A run's contribution whose start needs an earlier final state that its solver's server
+    does not serve right now is not skipped for good: the solver looks at it again next round."""
+    chain = FakeChain()
+    job_id = chain.post_job(SUBMITTER, tiny_spec())
+    node = SolverNode(chain.client(SOLVER), tmp_path, serve=False)
+    _unavailable_once(node)
     with caplog.at_level(logging.WARNING):
         node.step()
     assert chain.jobs[job_id].status is JobStatus.Open
@@ -347,23 +353,12 @@ def test_a_start_that_cannot_be_built_yet_is_tried_again(tmp_path: Path, caplog)
 def test_a_held_job_whose_start_cannot_be_built_yet_is_not_abandoned(tmp_path: Path) -> None:
     """After a restart a held contribution rebuilds its start; if an earlier final state is
     unavailable just then, the job waits for the next round instead of being abandoned."""
-    from veritrain.errors import CheckpointUnavailable
-
     chain = FakeChain()
     job_id = chain.post_job(SUBMITTER, tiny_spec())
     SolverNode(chain.client(SOLVER), tmp_path, serve=False).step()  # stake + claim
     assert chain.jobs[job_id].status is JobStatus.Claimed
     restarted = SolverNode(chain.client(SOLVER), tmp_path, serve=False)
-    honest = restarted.contribution_start
-    calls = {"n": 0}
-
-    def flaky(spec_uri: str, spec_hash: bytes) -> bytes | None:
-        calls["n"] += 1
-        if calls["n"] == 1:
-            raise CheckpointUnavailable("http://solver.example/jobs/1: connection refused")
-        return honest(spec_uri, spec_hash)
-
-    restarted.contribution_start = flaky  # type: ignore[method-assign]
+    _unavailable_once(restarted)
     restarted.step()
     assert restarted.job_record(job_id).phase == Phase.TRAINING  # type: ignore[union-attr]
     restarted.step()
