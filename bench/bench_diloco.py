@@ -62,6 +62,7 @@ from veritrain.runsim import (
     pretrained_start,
     simulate_run,
     train_alone,
+    train_contribution,
 )
 from veritrain.training import TrainingEngine
 
@@ -79,9 +80,7 @@ def late_run(run: RunSpec, start: bytes, rounds: int, log: Callable[[str], None]
         g = state.to_bytes()
         deltas = []
         for j in range(run.seats):
-            init = contribution_init(g, finals.get(j))
-            engine = TrainingEngine(run.contribution_spec(t, j), initial=init)
-            finals[j] = engine.state_bytes(engine.run(engine.init_state(), run.inner_steps))
+            _, finals[j] = train_contribution(run, t, j, g, finals.get(j))
             deltas.append(pseudo_gradient(g, finals[j]))
         state = outer_step(state, pending, run.outer.lr, run.outer.momentum)
         pending = deltas

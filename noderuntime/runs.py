@@ -87,9 +87,8 @@ def contribution_jobs(client: Any, run: RunSpec, before_round: int) -> dict[int,
         return {}
     events = []
     latest = client.block_number()
-    for first in range(
-        0, latest + 1, MAX_BLOCK_RANGE
-    ):  # public endpoints cap a query's block range
+    # public endpoints cap a query's block range
+    for first in range(0, latest + 1, MAX_BLOCK_RANGE):
         events += client.event_logs(
             client.jobs.contract,
             ["JobPosted", "JobFinalized"],
@@ -125,7 +124,9 @@ def contribution_jobs(client: Any, run: RunSpec, before_round: int) -> dict[int,
     return found
 
 
-def verified_final(client: Any, job_id: int, store: Any = None, http: Any = None) -> bytes:
+def verified_final(
+    client: Any, job_id: int, store: Any = None, http: Any = None, *, job: Any = None
+) -> bytes:
     """The final checkpoint of a finalized job, proved against its on-chain Merkle root.
 
     Args:
@@ -133,6 +134,7 @@ def verified_final(client: Any, job_id: int, store: Any = None, http: Any = None
         job_id: the job.
         store: a `CheckpointStore` to look in first and to keep the bytes in (optional).
         http: an `httpx.Client` for the solver's server (optional).
+        job: the job's view when the caller has read it already (else it is read here).
 
     Returns:
         The checkpoint bytes of step N.
@@ -145,7 +147,8 @@ def verified_final(client: Any, job_id: int, store: Any = None, http: Any = None
     from veritrain.merkle import verify_checkpoint
     from veritrain.wire import CheckpointClient
 
-    job = client.jobs.get_job(job_id)
+    if job is None:
+        job = client.jobs.get_job(job_id)
     n, k = int(job.total_steps), int(job.checkpoint_interval)
     leaf = n // k
     server = CheckpointClient(client.jobs.checkpoint_url(job_id), http)
@@ -194,13 +197,11 @@ def run_state(
     finals: dict[int, bytes] = {}
     results = []
     for t in range(round_index):
-        contributions = {
-            seat: (
-                bytes(client.jobs.get_job(job_id).init_hash),
-                verified_final(client, job_id, store, http),
-            )
-            for seat, job_id in sorted(jobs.get(t, {}).items())
-        }
+        contributions = {}
+        for seat, job_id in sorted(jobs.get(t, {}).items()):
+            job = client.jobs.get_job(job_id)  # one read for its initHash and its root
+            final = verified_final(client, job_id, store, http, job=job)
+            contributions[seat] = (bytes(job.init_hash), final)
         result = advance_round(run, state, finals, contributions)
         state, finals = result.state, result.seat_finals
         results.append(result)

@@ -24,7 +24,14 @@ from veritrain.diloco import (
 from veritrain.state import state_hash
 from veritrain.training import TrainingEngine
 
-__all__ = ["RoundReport", "evaluate_global", "pretrained_start", "simulate_run", "train_alone"]
+__all__ = [
+    "RoundReport",
+    "evaluate_global",
+    "pretrained_start",
+    "simulate_run",
+    "train_alone",
+    "train_contribution",
+]
 
 Absent = Callable[[int, int], bool]
 """`absent(round, seat)`: True when that contribution never enters the outer step."""
@@ -127,6 +134,30 @@ def train_alone(
     return curve
 
 
+def train_contribution(
+    run: RunSpec,
+    round_index: int,
+    seat: int,
+    global_blob: bytes,
+    private_blob: bytes | None,
+    device: str | None = None,
+) -> tuple[bytes, bytes]:
+    """Train contribution (round, seat) as an honest solver does: H steps of
+    `run.contribution_spec(round, seat)` from `contribution_init(global_blob, private_blob)`.
+
+    Returns:
+        `(initHash, final checkpoint bytes)`, what `advance_round` takes per seat.
+
+    Raises:
+        SpecError: the round or seat is outside the run.
+        CheckpointFormatError: the states do not fit the run's model.
+    """
+    init = contribution_init(global_blob, private_blob)
+    engine = TrainingEngine(run.contribution_spec(round_index, seat), device=device, initial=init)
+    final = engine.run(engine.init_state(), run.inner_steps)
+    return state_hash(init), engine.state_bytes(final)
+
+
 def simulate_run(
     run: RunSpec,
     start: bytes,
@@ -180,10 +211,7 @@ def simulate_run(
             if absent is not None and absent(t, j):
                 absent_seats.append(j)
                 continue
-            init = contribution_init(g, finals.get(j))
-            engine = TrainingEngine(run.contribution_spec(t, j), device=device, initial=init)
-            st = engine.run(engine.init_state(), run.inner_steps)
-            contributions[j] = (state_hash(init), engine.state_bytes(st))
+            contributions[j] = train_contribution(run, t, j, g, finals.get(j), device)
         result = advance_round(run, state, finals, contributions)
         state, finals = result.state, result.seat_finals
         blob = state.to_bytes()
