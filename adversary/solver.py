@@ -167,9 +167,11 @@ class CheatingSolverNode(SolverNode):
             return advance
         return cheating_step_function(engine, self.mode)
 
-    def contribution_start(self, spec_uri: str, spec_hash: bytes) -> bytes | None:
+    def contribution_start(
+        self, spec_uri: str, spec_hash: bytes, job_id: int | None = None
+    ) -> bytes | None:
         """The honest state 0; in ``"copy-seat"`` mode it also notes which seat's spec to copy."""
-        start = super().contribution_start(spec_uri, spec_hash)
+        start = super().contribution_start(spec_uri, spec_hash, job_id)
         if self.mode == "copy-seat" and start is not None:
             from veritrain.diloco import load_contribution
 

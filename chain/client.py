@@ -7,7 +7,8 @@ RPCs) plus ONE TYPED FACADE PER CONTRACT, web3.py's ``w3.eth`` pattern:
   ``client.jobs`` (`JobManager`), ``client.round`` (`VerificationRound`),
   ``client.committee`` (`ArbitrationCommittee`), ``client.game`` (`BisectionGame`),
   ``client.shares`` (`ShareRegistry` and each `ModelShares`), ``client.escrow`` (`Escrow`:
-  the token vault every account approves, and every credit); modules in `chain.contracts`.
+  the token vault every account approves, and every credit), ``client.runs`` (`RunRegistry`:
+  DiLoCo training runs and their round claims); modules in `chain.contracts`.
 - ``client.adjudicator`` (whichever adjudicator the deployment runs): its ``name`` and
   ``resolved(dispute_id)``, so nodes need not know which mechanism decides.
 
@@ -47,6 +48,7 @@ from chain.contracts.escrow import EscrowFacade
 from chain.contracts.game import GameFacade
 from chain.contracts.jobs import JobsFacade
 from chain.contracts.round import RoundFacade
+from chain.contracts.runs import RunsFacade
 from chain.contracts.shares import SharesFacade
 from chain.contracts.stakes import StakesFacade
 from chain.contracts.token import TokenFacade
@@ -72,6 +74,7 @@ _HANDLES: dict[str, str] = {
 _OPTIONAL_HANDLES: dict[str, str] = {
     "verification_round": "VerificationRound",
     "bisection_game": "BisectionGame",
+    "run_registry": "RunRegistry",
 }
 
 
@@ -86,7 +89,8 @@ class ChainClient(Transport):
         **options: `Transport` options (timeouts, gas multiplier, ``approve_max``, ``w3``).
 
     Attributes:
-        token, stakes, jobs, round, committee, game, shares, escrow: the per-contract facades.
+        token, stakes, jobs, round, committee, game, shares, escrow, runs: the per-contract
+            facades.
         adjudicator: the deployment's adjudicator (`AdjudicatorFacade`: ``name``,
             ``resolved(dispute_id)``).
 
@@ -126,6 +130,7 @@ class ChainClient(Transport):
         self.game = GameFacade(self)
         self.shares = SharesFacade(self)
         self.escrow = EscrowFacade(self)
+        self.runs = RunsFacade(self)
         self.adjudicator = AdjudicatorFacade(self)
         self.deployment: Deployment | None = None
         if deployment is not None:

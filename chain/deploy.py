@@ -124,6 +124,8 @@ def _param_values(params: ProtocolParams) -> dict[str, Any]:
         "clockSeconds": params.clock_seconds,
         "moveBond": params.move_bond,
         "maxSegmentCompute": params.segment_compute_bound,
+        "claimBond": params.claim_bond,
+        "claimChallengeWindow": params.claim_challenge_window,
     }
 
 
@@ -184,8 +186,9 @@ def deploy_protocol(
     ShareRegistry, Escrow, the LibSettlement and LibAssignment libraries (linked into the
     JobManager), JobManager,
     VerificationRound, ``setVerificationRound``, ArbitrationCommittee (then BisectionGame and
-    ``setStepParent`` with bisection), ``setAdjudicator``, ``escrow.authorize``,
-    ``setMinter`` and the two ``PROTOCOL_ROLE`` grants.
+    ``setStepParent`` with bisection), RunRegistry and ``setClaimParent``, ``setAdjudicator``,
+    ``escrow.authorize``, ``setMinter``, ``setRunMinter`` and the three ``PROTOCOL_ROLE``
+    grants.
     The deployer is the admin of every contract and the JobManager's treasury (rounding dust).
     Last, the deployer puts ``params.jackpot_funding`` into the jackpot pool
     (``Escrow.fundJackpot``; minted with the faucet first when VeriToken was deployed here;
@@ -236,6 +239,7 @@ def deploy_protocol(
             escrow=a["escrow"],
             verification_round=a["verificationRound"],
             bisection_game=a.get("bisectionGame"),
+            run_registry=a["runRegistry"],
             lib_settlement=a["libSettlement"],
             lib_assignment=a["libAssignment"],
         ),

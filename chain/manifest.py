@@ -135,6 +135,17 @@ class ProtocolParams(BaseModel):
         3600, gt=0, le=365 * 86400, description="bisection: chess clock per side (s)"
     )
     move_bond: int = Field(1 * E18, ge=0, description="bisection: bond per move (wei)")
+    # RunRegistry (docs/RUNS.md): optimistic round claims of DiLoCo training runs. A lost claim
+    # bond pays every arbiter of the committee that struck or upheld it (checked below).
+    claim_bond: int = Field(
+        100 * E18,
+        gt=0,
+        description="bond of a round claim and of its challenge (wei), >= committee_size * "
+        "arbiter_fee",
+    )
+    claim_challenge_window: int = Field(
+        300, gt=0, le=365 * 86400, description="round claim -> last challenge (s)"
+    )
 
     @property
     def forced_error_premium(self) -> int:
@@ -221,6 +232,11 @@ class ProtocolParams(BaseModel):
                 f"the verdict window ({self.verdict_window} s) at {self.reference_replay_flops} "
                 "FLOP/s"
             )
+        if self.claim_bond < self.committee_size * self.arbiter_fee:
+            raise ValueError(
+                f"claim_bond {self.claim_bond} wei must be at least committee_size * arbiter_fee "
+                f"= {self.committee_size * self.arbiter_fee} wei (RunRegistry constructor)"
+            )
         if self.committee_size % 2 == 0:
             logger.warning(
                 "committee_size %d is even: ties keep the commitment valid", self.committee_size
@@ -232,7 +248,8 @@ class ProtocolParams(BaseModel):
         """Short windows for an interactive demo (V=5, q=12, K=3; commit 900 s, verdict 180 s,
         reveal 30 s, challenge 30 s, vote commit 90 s, reveal 60 s, unbonding 60 s; segments of at
         most 9e10 FLOP, replayable at 1e9 FLOP/s in half the verdict window; bisection:
-        clock 120 s, move bond 1e18; claims window 120 s, open window 1 day). Every job carries a
+        clock 120 s, move bond 1e18; claims window 120 s, open window 1 day; run round claims:
+        bond 100e18, challenge window 60 s). Every job carries a
         forced error (rate 10_000 bps), so every run shows one caught; at that rate every jackpot
         could be farmed (docs/FORCED_ERRORS.md section 5), so the demo pays none (jackpot 0; the
         pool is still funded with 100e18 for runs that override the rate and the jackpot).
@@ -266,6 +283,8 @@ class ProtocolParams(BaseModel):
             "vote_reveal_window": 60,
             "clock_seconds": 120,
             "move_bond": 1 * E18,
+            "claim_bond": 100 * E18,
+            "claim_challenge_window": 60,
         }
         values.update(overrides)
         return cls(**values)
@@ -323,6 +342,7 @@ class ContractAddresses(BaseModel):
     arbitration: str
     share_registry: str
     escrow: str
+    run_registry: str  # every adjudicator variant deploys the RunRegistry
     verification_round: str | None = None
     bisection_game: str | None = None
     lib_settlement: str | None = None

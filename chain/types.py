@@ -22,6 +22,7 @@ from veritrain.enums import (
     JobStatus,
     Role,
     RoundOutcome,
+    RunRoundPhase,
     Side,
     Verdict,
 )
@@ -38,6 +39,9 @@ __all__ = [
     "GameStatus",
     "Side",
     "RoundOutcome",
+    "RunRoundPhase",
+    "RunView",
+    "RunRoundView",
     "RoundView",
     "RoundWindows",
     "ClaimsView",
@@ -252,6 +256,55 @@ class StepClaimView:
     start_hash: bytes
     claimed_end_hash: bytes
     steps: int = 1
+
+
+@dataclass(frozen=True)
+class RunView:
+    """``RunRegistry.getRun(runId)`` (struct ``RunInfo``): a DiLoCo training run.
+
+    ``run_hash`` is keccak256 of the run's canonical JSON, ``start_hash`` the state hash of its
+    outer state 0; ``seats`` M, ``rounds`` R, ``inner_steps`` H (steps); ``round`` is the
+    current round (== ``rounds`` once the run has ended).
+    """
+
+    run_id: int
+    model_id: bytes
+    run_hash: bytes
+    opener: str
+    start_hash: bytes
+    seats: int
+    rounds: int
+    inner_steps: int
+    round: int
+
+    @property
+    def ended(self) -> bool:
+        """Whether every round is final."""
+        return self.round >= self.rounds
+
+
+@dataclass(frozen=True)
+class RunRoundView:
+    """``RunRegistry.getRound(runId, round)`` (struct ``RunRound``).
+
+    ``registered`` and ``accepted`` are seat bitmasks (bit j: seat j); ``state_hash`` is the
+    standing (or final) claim's outer state t + 1; ``challenge_deadline`` a timestamp (s).
+    """
+
+    run_id: int
+    round: int
+    phase: RunRoundPhase
+    registered: int
+    accepted: int
+    state_hash: bytes
+    proposer: str
+    challenger: str
+    challenge_deadline: int
+    dispute_id: int
+
+    def seats(self, mask: int) -> list[int]:
+        """The seats whose bits are set in ``mask`` (``registered`` or ``accepted``)."""
+        return [j for j in range(mask.bit_length()) if mask >> j & 1]
 
 
 @dataclass(frozen=True)

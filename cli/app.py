@@ -987,10 +987,23 @@ def demo(
             "cuda. Every verifier replays on the CPU.",
         ),
     ] = "auto",
+    training_run: Annotated[
+        bool,
+        typer.Option(
+            "--run",
+            help="Instead: a DiLoCo training run of the character GPT over 4 rounds with 4 "
+            "solvers (one cheating, one leaving, one joining late); --steps and --interval are "
+            "then H and k of each contribution (default 8 and 2).",
+        ),
+    ] = False,
     verbose: VerboseOpt = 0,
 ) -> None:
     """Run the protocol end to end: 4 repro jobs (3 digits MLPs, a character GPT), honest and
-    cheating solvers, a lazy verifier, every node on its own thread count and SIMD level."""
+    cheating solvers, a lazy verifier, every node on its own thread count and SIMD level.
+    With --run: one model trained by many solvers over rounds, owned by those who trained it."""
+    if training_run:
+        _run_demo(json_path, workdir, steps, interval, timeout, adjudicator, verbose)
+        return
     if steps % interval != 0:
         raise typer.BadParameter(
             f"checkpoint interval {interval} does not divide --steps {steps}",
@@ -1015,6 +1028,48 @@ def demo(
     )
     summary = run_demo(cfg)
     print_summary(summary)
+    if json_path is not None:
+        import json
+
+        json_path.write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
+        typer.echo(f"summary written to {json_path}")
+    if not summary.get("ok", False):
+        raise typer.Exit(1)
+
+
+def _run_demo(
+    json_path: Path | None,
+    workdir: Path | None,
+    steps: int,
+    interval: int,
+    timeout: float,
+    adjudicator: AdjudicatorName,
+    verbose: int,
+) -> None:
+    """`veritrain demo --run` (`cli.demo_run`); the digits defaults of --steps and --interval
+    (300, 25) become the run's (8, 2)."""
+    if (steps, interval) == (300, 25):
+        steps, interval = 8, 2
+    if steps % interval != 0:
+        raise typer.BadParameter(
+            f"checkpoint interval {interval} does not divide --steps {steps}",
+            param_hint="'--interval'",
+        )
+    if not (math.isfinite(timeout) and timeout > 0):
+        raise typer.BadParameter(f"must be > 0 seconds, got {timeout}", param_hint="'--timeout'")
+    setup_logging(verbose)
+    from cli.demo_run import RunDemoConfig, print_run_summary, run_run_demo
+
+    summary = run_run_demo(
+        RunDemoConfig(
+            workdir=workdir,
+            inner_steps=steps,
+            interval=interval,
+            timeout_s=timeout,
+            adjudicator=adjudicator.value,
+        )
+    )
+    print_run_summary(summary)
     if json_path is not None:
         import json
 

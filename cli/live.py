@@ -38,6 +38,7 @@ __all__ = [
     "ForcedErrorRow",
     "JobRow",
     "LiveView",
+    "RunRoundRow",
     "SlashRow",
     "Snapshot",
     "changes",
@@ -138,6 +139,28 @@ class ForcedErrorRow:
 
 
 @dataclass(frozen=True)
+class RunRoundRow:
+    """One round of a training run as the chain has it (docs/RUNS.md).
+
+    Attributes:
+        run_id: the run.
+        round: t.
+        phase: `RunRoundPhase` name (``"Open"``, ``"Proposed"``, ``"Disputed"``, ``"Final"``).
+        registered: seats with a registered contribution job.
+        accepted: seats the standing (or final) claim counts.
+        metric: the global state's metric after the round when the caller measured it
+            (validation bits per character for a GPT), else None.
+    """
+
+    run_id: int
+    round: int
+    phase: str
+    registered: tuple[int, ...] = ()
+    accepted: tuple[int, ...] = ()
+    metric: float | None = None
+
+
+@dataclass(frozen=True)
 class Snapshot:
     """Everything the view shows at one poll.
 
@@ -148,6 +171,7 @@ class Snapshot:
         slashes: every slash so far, in chain order.
         forced_errors: every forced error settled so far, in chain order.
         dead: node processes that exited early.
+        rounds: every round of every training run reached so far.
     """
 
     elapsed_s: float
@@ -156,6 +180,7 @@ class Snapshot:
     slashes: tuple[SlashRow, ...] = ()
     forced_errors: tuple[ForcedErrorRow, ...] = ()
     dead: tuple[str, ...] = ()
+    rounds: tuple[RunRoundRow, ...] = ()
 
 
 def round_phase(
@@ -251,6 +276,18 @@ def render(snapshot: Snapshot) -> RenderableType:
             str(j.dispute_id or "-"),
         )
     parts.append(jobs)
+    if snapshot.rounds:
+        rounds = Table("run", "round", "phase", "registered", "counted", "metric", title="Rounds")
+        for r in snapshot.rounds:
+            rounds.add_row(
+                str(r.run_id),
+                str(r.round),
+                r.phase,
+                ", ".join(map(str, r.registered)) or "-",
+                ", ".join(map(str, r.accepted)) or "-",
+                "-" if r.metric is None else f"{r.metric:.4f}",
+            )
+        parts.append(rounds)
     if snapshot.disputes:
         disputes = Table("dispute", "job", "adjudicator", "moves", "state", title="Disputes")
         for d in snapshot.disputes:
@@ -318,6 +355,20 @@ def changes(before: Snapshot | None, after: Snapshot) -> list[str]:
             lines.append(
                 f"{stamp} forced error settled on job {f.job_id} (sample {f.sample}): "
                 f"{_tokens(f.slashed_wei)} VTT slashed, {_tokens(f.paid_wei)} VTT paid"
+            )
+    old_rounds = {(r.run_id, r.round): r for r in before.rounds} if before else {}
+    for r in after.rounds:
+        last = old_rounds.get((r.run_id, r.round))
+        if last is None or (last.phase, last.accepted, last.metric) != (
+            r.phase,
+            r.accepted,
+            r.metric,
+        ):
+            counted = ", ".join(map(str, r.accepted)) or "none"
+            shown = "" if r.metric is None else f", metric {r.metric:.4f}"
+            lines.append(
+                f"{stamp} run {r.run_id} round {r.round}: {r.phase}, registered seats "
+                f"{', '.join(map(str, r.registered)) or 'none'}, counted {counted}{shown}"
             )
     old_dead = set(before.dead) if before else set()
     for name in after.dead:
@@ -499,6 +550,8 @@ class ChainPoller:
         self._slashes: list[SlashRow] = []
         self._forced: list[ForcedErrorRow] = []
         self._cache = _Cache()
+        self.metrics: dict[tuple[int, int], float] = {}
+        """(run, round) -> the global state's metric after the round, set by the caller."""
 
     def name(self, address: str) -> str:
         """The process name of an address (a short address if it is not the demo's)."""
@@ -565,12 +618,35 @@ class ChainPoller:
             )
         return Snapshot(
             elapsed_s=elapsed_s,
+            rounds=self._rounds(),
             jobs=tuple(jobs),
             disputes=tuple(sorted(disputes, key=lambda d: d.dispute_id)),
             slashes=tuple(self._slashes),
             forced_errors=tuple(self._forced),
             dead=tuple(dead),
         )
+
+    def _rounds(self) -> tuple[RunRoundRow, ...]:
+        """Every round reached by every run (none on a deployment without runs)."""
+        runs = getattr(self._client, "runs", None)
+        if runs is None:
+            return ()
+        rows = []
+        for run_id in range(1, int(runs.run_count()) + 1):
+            view = runs.get_run(run_id)
+            for t in range(min(view.round + 1, view.rounds)):
+                r = runs.get_round(run_id, t)
+                rows.append(
+                    RunRoundRow(
+                        run_id=run_id,
+                        round=t,
+                        phase=r.phase.name,
+                        registered=tuple(r.seats(r.registered)),
+                        accepted=tuple(r.seats(r.accepted)),
+                        metric=self.metrics.get((run_id, t)),
+                    )
+                )
+        return tuple(rows)
 
     def _segments(self, job_id: int, status: str) -> tuple[int, ...]:
         if job_id in self._cache.segments:

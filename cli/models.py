@@ -299,6 +299,16 @@ def echo_lineage(report: dict[str, Any]) -> None:
         typer.echo("  lineage        seed state only (no finalized job on it yet)")
     for e in report["lineage"]:
         typer.echo(f"  lineage {e['index']:<6} {e['state']} (job {e['job_id']})")
+    for run in report.get("runs", []):
+        typer.echo(
+            f"  run {run['run_id']:<10} {run['run_hash']} ({run['seats']} seats, "
+            f"H = {run['inner_steps']}, round {run['round']} of {run['rounds']})"
+        )
+        for r in run["history"]:
+            counted = ", ".join(
+                f"seat {c['seat']} job {c['job_id']} {c['solver']}" for c in r["contributions"]
+            )
+            typer.echo(f"    round {r['round']:<4} {r['state']}  counted: {counted or 'none'}")
 
 
 @app.command("show")

@@ -68,7 +68,7 @@ def lineage_report(client: Any, model_id: bytes) -> dict[str, Any]:
     shares = client.shares
     registered = shares.registered_model(model_id)
     if registered is None:
-        return {"commitments": None, "head": None, "head_claim": 0, "lineage": []}
+        return {"commitments": None, "head": None, "head_claim": 0, "lineage": [], "runs": []}
     return {
         "commitments": commitments_json(registered.model_dump()),
         "head": "0x" + shares.head_of(model_id).hex(),
@@ -77,7 +77,53 @@ def lineage_report(client: Any, model_id: bytes) -> dict[str, Any]:
             {"index": e.index, "state": "0x" + e.state.hex(), "job_id": e.job_id}
             for e in shares.lineage(model_id)
         ],
+        "runs": runs_report(client, model_id, registered.compute_per_step),
     }
+
+
+def runs_report(client: Any, model_id: bytes, compute_per_step: int) -> list[dict[str, Any]]:
+    """The training runs of ``model_id`` (docs/RUNS.md) as their final round claims record them.
+
+    Returns:
+        ``[{"run_id", "run_hash", "seats", "rounds", "inner_steps", "round", "history":
+        [{"round", "state", "contributions": [{"seat", "job_id", "solver", "shares"}]}]}]``:
+        each final round's outer state hash and its counted contributions, each minted
+        ``inner_steps * compute_per_step`` shares (FLOP) for its solver.
+    """
+    out = []
+    for run_id in range(1, client.runs.run_count() + 1):
+        view = client.runs.get_run(run_id)
+        if view.model_id != model_id:
+            continue
+        history = []
+        for t in range(min(view.round, view.rounds)):
+            claim = client.runs.get_round(run_id, t)
+            counted = []
+            for seat in claim.seats(claim.accepted):
+                job_id = client.runs.contribution_of(run_id, t, seat)
+                counted.append(
+                    {
+                        "seat": seat,
+                        "job_id": job_id,
+                        "solver": client.jobs.get_job(job_id).solver,
+                        "shares": view.inner_steps * compute_per_step,
+                    }
+                )
+            history.append(
+                {"round": t, "state": "0x" + claim.state_hash.hex(), "contributions": counted}
+            )
+        out.append(
+            {
+                "run_id": run_id,
+                "run_hash": "0x" + view.run_hash.hex(),
+                "seats": view.seats,
+                "rounds": view.rounds,
+                "inner_steps": view.inner_steps,
+                "round": view.round,
+                "history": history,
+            }
+        )
+    return out
 
 
 def shares_report(client: Any, model: str, account: str | None = None) -> dict[str, Any]:

@@ -39,7 +39,18 @@ from noderuntime.options import (
 )
 from veritrain.errors import VeritrainError
 
-__all__ = ["app", "post", "show", "simulate", "spec"]
+__all__ = [
+    "app",
+    "challenge",
+    "finalize",
+    "list_runs",
+    "open_run",
+    "post",
+    "propose",
+    "show",
+    "simulate",
+    "spec",
+]
 
 app = typer.Typer(help="Training runs: one model, many solvers (DiLoCo).", no_args_is_help=True)
 
@@ -286,10 +297,125 @@ def spec(
     typer.echo(f"run 0x{run.run_hash().hex()} written to {out}")
 
 
+def _signer(
+    rpc_url: str,
+    deployment: Path | None,
+    keystore: Path | None,
+    password_env: str,
+    key_env: str | None,
+    dev_account: int | None,
+) -> Any:
+    """A signing client from the shared key options."""
+    return connect(
+        rpc_url,
+        deployment,
+        KeySource(
+            keystore=keystore, password_env=password_env, key_env=key_env, dev_account=dev_account
+        ),
+    )
+
+
+def _opened(client: Any, run: Any) -> Any:
+    """The run's on-chain view (one line of error when it is not opened or differs)."""
+    from cli.errors import CliError
+    from noderuntime.runs import find_run
+
+    try:
+        return find_run(client, run)
+    except VeritrainError as exc:
+        raise CliError(f"{exc} (open it with `veritrain run open`)") from None
+
+
+@app.command("open")
+def open_run(
+    run_file: Annotated[Path, typer.Argument(help="The run spec (`veritrain run spec`).")],
+    rpc_url: RpcUrlOpt = DEFAULT_RPC,
+    deployment: DeploymentOpt = None,
+    keystore: KeystoreOpt = None,
+    password_env: PasswordEnvOpt = "VERITRAIN_KEYSTORE_PASSWORD",
+    key_env: KeyEnvOpt = None,
+    dev_account: DevAccountOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Open a run on chain (the model's owner or an authorised poster).
+
+    The run starts from the model's seed-initialised weights with a fresh outer momentum; its
+    runHash binds every field of the spec, so each run spec can be opened once.
+    """
+    from cli.errors import CliError
+    from noderuntime.runs import open_run as open_on_chain
+    from veritrain.runsim import pretrained_start
+
+    run = _load_run(run_file)
+    client = _signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
+    if not client.shares.can_post(run.inner.model_id_hash()):
+        raise CliError(
+            f"{client.address} may not post jobs of model {run.inner.model_id} "
+            "(register it or ask its owner to authorise you)"
+        )
+    taken = client.runs.run_id_of(run.run_hash())
+    if taken:
+        raise CliError(f"run 0x{run.run_hash().hex()} is already open as run {taken}")
+    run_id = open_on_chain(client, run, pretrained_start(run, 0))
+    if json_out:
+        emit_json({"run_id": run_id, "run_hash": "0x" + run.run_hash().hex()})
+        return
+    typer.echo(f"run {run_id} opened: 0x{run.run_hash().hex()}")
+
+
+@app.command("list")
+def list_runs(
+    rpc_url: RpcUrlOpt = DEFAULT_RPC,
+    deployment: DeploymentOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Every run on chain: its model, seats, current round and the phase of that round."""
+    from rich.console import Console
+    from rich.table import Table
+
+    client = connect_reader(rpc_url, deployment)
+    rows = []
+    for run_id in range(1, client.runs.run_count() + 1):
+        view = client.runs.get_run(run_id)
+        phase = (
+            "ended" if view.ended else client.runs.get_round(run_id, view.round).phase.name.lower()
+        )
+        rows.append(
+            {
+                "run_id": run_id,
+                "run_hash": "0x" + view.run_hash.hex(),
+                "model_id": "0x" + view.model_id.hex(),
+                "seats": view.seats,
+                "rounds": view.rounds,
+                "inner_steps": view.inner_steps,
+                "round": view.round,
+                "phase": phase,
+            }
+        )
+    if json_out:
+        emit_json({"runs": rows})
+        return
+    table = Table(title="runs")
+    for col in ("run", "model", "seats", "H", "round", "phase"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(
+            str(r["run_id"]),
+            str(r["model_id"]),
+            str(r["seats"]),
+            str(r["inner_steps"]),
+            f"{r['round']}/{r['rounds']}",
+            str(r["phase"]),
+        )
+    Console(width=200).print(table)
+
+
 @app.command("post")
 def post(
     run_file: Annotated[Path, typer.Argument(help="The run spec (`veritrain run spec`).")],
-    round_index: Annotated[int, typer.Option("--round", min=0, help="The round t to post.")],
+    round_index: Annotated[
+        int | None, typer.Option("--round", min=0, help="The round t (default: the current).")
+    ] = None,
     seat: Annotated[
         list[int] | None, typer.Option(help="A seat to post (repeat; default: every seat).")
     ] = None,
@@ -308,49 +434,181 @@ def post(
     dev_account: DevAccountOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Post round t's contribution jobs, each starting where the chain says the run is.
-
-    The starts are rebuilt from the chain exactly as the seated solvers rebuild them
-    (`noderuntime.runs.post_round`): post a round once the previous one has settled (its
-    contributions finalized or given up); posting round t closes round t - 1.
-    """
+    """Post and register the current round's contribution jobs, each starting where the chain's
+    final claims say the run is (`noderuntime.runs.post_round`), exactly as the seated solvers
+    rebuild it."""
     from cli.errors import CliError
     from noderuntime.runs import post_round
-    from veritrain.runsim import pretrained_start
 
     run = _load_run(run_file)
     try:
         for s in seat or range(run.seats):
-            run.contribution_spec(round_index, s)
+            run.contribution_spec(round_index or 0, s)
     except VeritrainError as exc:
         raise CliError(str(exc)) from None
     uri = run_uri if run_uri is not None else run.to_data_uri()
     if "#" in uri:
         raise CliError("--run-uri must not have a fragment")
-    client = connect(
-        rpc_url,
-        deployment,
-        KeySource(
-            keystore=keystore, password_env=password_env, key_env=key_env, dev_account=dev_account
-        ),
-    )
+    client = _signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
     model = run.inner.model_id_hash()
     if not client.shares.can_post(model):
         raise CliError(
             f"{client.address} may not post jobs of model {run.inner.model_id} "
             "(register it or ask its owner to authorise you)"
         )
+    view = _opened(client, run)
+    t = view.round if round_index is None else round_index
+    if view.ended:
+        raise CliError(f"run {view.run_id} has ended")
+    if t != view.round:
+        raise CliError(f"run {view.run_id} is at round {view.round}: round {t} cannot be posted")
+    phase = client.runs.get_round(view.run_id, t).phase.name
+    if phase != "Open":
+        raise CliError(f"round {t} of run {view.run_id} is {phase}: its registration is closed")
     count = len(seat) if seat else run.seats
     needed = count * client.jobs.post_cost(reward)
     if client.token.balance_of() < needed:
         raise CliError(f"token balance is below the {needed} wei escrow of {count} job(s)")
-    jobs = post_round(
-        client, run, uri, round_index, pretrained_start(run, 0), reward=reward, seats=seat
-    )
+    try:
+        jobs = post_round(client, run, uri, t, reward=reward, seats=seat)
+    except VeritrainError as exc:
+        raise CliError(str(exc).splitlines()[0]) from None
     if json_out:
-        emit_json({"run_hash": "0x" + run.run_hash().hex(), "round": round_index, "jobs": jobs})
+        emit_json({"run_id": view.run_id, "round": t, "jobs": jobs})
         return
-    typer.echo(f"round {round_index} of run 0x{run.run_hash().hex()[:16]}...: posted jobs {jobs}")
+    typer.echo(f"round {t} of run {view.run_id}: posted and registered jobs {jobs}")
+
+
+def _claim(client: Any, run: Any, *, settled: bool) -> tuple[Any, Any, Any]:
+    """(run view, the chain's round view, this machine's `RoundResult`) of the current round."""
+    from cli.errors import CliError
+    from noderuntime.runs import round_claim
+
+    view = _opened(client, run)
+    if view.ended:
+        raise CliError(f"run {view.run_id} has ended")
+    try:
+        _, result = round_claim(client, run, view.round, settled=settled)
+    except VeritrainError as exc:
+        raise CliError(str(exc).splitlines()[0]) from None
+    return view, client.runs.get_round(view.run_id, view.round), result
+
+
+@app.command("propose")
+def propose(
+    run_file: Annotated[Path, typer.Argument(help="The run spec (`veritrain run spec`).")],
+    rpc_url: RpcUrlOpt = DEFAULT_RPC,
+    deployment: DeploymentOpt = None,
+    keystore: KeystoreOpt = None,
+    password_env: PasswordEnvOpt = "VERITRAIN_KEYSTORE_PASSWORD",
+    key_env: KeyEnvOpt = None,
+    dev_account: DevAccountOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Compute the current round's result and propose it with a bond (`claimBond`): the seats
+    that count and the next global state. Needs every registered job of the round settled."""
+    from chain.contracts.runs import seat_mask
+    from cli.errors import CliError
+
+    run = _load_run(run_file)
+    client = _signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
+    view, claim, result = _claim(client, run, settled=True)
+    if claim.phase.name != "Open":
+        raise CliError(f"round {view.round} of run {view.run_id} already has a claim")
+    bond = client.runs.claim_bond()
+    if client.token.balance_of() < bond:
+        raise CliError(f"token balance is below the claim bond ({bond} wei)")
+    state = result.state.state_hash()
+    client.runs.propose_round(view.run_id, state, seat_mask(result.accepted))
+    out = {
+        "run_id": view.run_id,
+        "round": view.round,
+        "accepted": result.accepted,
+        "excluded": {str(s): why for s, why in result.excluded.items()},
+        "state_hash": "0x" + state.hex(),
+    }
+    if json_out:
+        emit_json(out)
+        return
+    typer.echo(
+        f"round {view.round} of run {view.run_id}: proposed seats {result.accepted}, "
+        f"state {out['state_hash']}"
+    )
+    for s, why in result.excluded.items():
+        typer.echo(f"  seat {s} left out: {why}")
+
+
+@app.command("challenge")
+def challenge(
+    run_file: Annotated[Path, typer.Argument(help="The run spec (`veritrain run spec`).")],
+    force: Annotated[
+        bool, typer.Option("--force", help="Challenge even when the claim is what we compute.")
+    ] = False,
+    rpc_url: RpcUrlOpt = DEFAULT_RPC,
+    deployment: DeploymentOpt = None,
+    keystore: KeystoreOpt = None,
+    password_env: PasswordEnvOpt = "VERITRAIN_KEYSTORE_PASSWORD",
+    key_env: KeyEnvOpt = None,
+    dev_account: DevAccountOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Challenge the current round's standing claim when it is not what this machine computes
+    (posts `claimBond`; the arbitration committee recomputes the round and rules)."""
+    from chain.contracts.runs import seat_mask
+    from cli.errors import CliError
+
+    run = _load_run(run_file)
+    client = _signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
+    view, claim, result = _claim(client, run, settled=False)
+    if claim.phase.name != "Proposed":
+        raise CliError(f"round {view.round} of run {view.run_id} has no standing claim")
+    right = (
+        claim.accepted == seat_mask(result.accepted)
+        and claim.state_hash == result.state.state_hash()
+    )
+    if right and not force:
+        raise CliError(
+            f"the claim of round {view.round} is what this machine computes: not challenging "
+            "(--force to challenge anyway and lose the bond)"
+        )
+    receipt = client.runs.challenge_round(view.run_id)
+    disputes = [int(e.args["disputeId"]) for e in client.decode_receipt(receipt, "RoundChallenged")]
+    out = {"run_id": view.run_id, "round": view.round, "dispute_id": disputes[0] if disputes else 0}
+    if json_out:
+        emit_json(out)
+        return
+    typer.echo(
+        f"round {view.round} of run {view.run_id}: claim challenged, dispute {out['dispute_id']}"
+    )
+
+
+@app.command("finalize")
+def finalize(
+    run_file: Annotated[Path, typer.Argument(help="The run spec (`veritrain run spec`).")],
+    rpc_url: RpcUrlOpt = DEFAULT_RPC,
+    deployment: DeploymentOpt = None,
+    keystore: KeystoreOpt = None,
+    password_env: PasswordEnvOpt = "VERITRAIN_KEYSTORE_PASSWORD",
+    key_env: KeyEnvOpt = None,
+    dev_account: DevAccountOpt = None,
+) -> None:
+    """Make the current round's unchallenged claim final once its window is over: the counted
+    seats' solvers are minted shares and the next round opens (anyone may)."""
+    from cli.errors import CliError
+
+    run = _load_run(run_file)
+    client = _signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
+    view = _opened(client, run)
+    claim = client.runs.get_round(view.run_id, view.round) if not view.ended else None
+    if claim is None or claim.phase.name != "Proposed":
+        raise CliError(f"run {view.run_id} has no standing claim to finalize")
+    if client.timestamp() <= claim.challenge_deadline:
+        raise CliError(
+            f"the claim can be challenged until {claim.challenge_deadline} "
+            f"({claim.challenge_deadline - client.timestamp()} s from now)"
+        )
+    client.runs.finalize_round(view.run_id)
+    typer.echo(f"round {view.round} of run {view.run_id} is final")
 
 
 @app.command("show")
@@ -363,54 +621,83 @@ def show(
     deployment: DeploymentOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """A run as the chain records it: each round's jobs, which counted, the global states.
-
-    Every party computes the same answer from the chain and the solvers' servers
-    (`noderuntime.runs.run_state`); the rounds shown are those with jobs posted. With
-    `--metric`, each round's global state is evaluated too (validation bits per character for
-    GPT models, test accuracy for MLPs).
-    """
-    from noderuntime.runs import contribution_jobs, run_state
-    from veritrain.runsim import evaluate_global, pretrained_start
+    """A run as the chain records it: each final round's jobs, the seats its claim counted and
+    the global state, rebuilt and checked here (`noderuntime.runs.run_state`), then the
+    current round's registered jobs and claim. With `--metric`, each round's global state is
+    evaluated too (validation bits per character for GPT models, test accuracy for MLPs)."""
+    from cli.errors import CliError
+    from noderuntime.runs import run_state
+    from veritrain.runsim import evaluate_global
     from veritrain.training import TrainingEngine
 
     run = _load_run(run_file)
     client = connect_reader(rpc_url, deployment)
-    posted = contribution_jobs(client, run, 2**32)
-    rounds = max(posted) + 1 if posted else 0
-    state = run_state(client, run, rounds, pretrained_start(run, 0))
+    view = _opened(client, run)
+    try:
+        state = run_state(client, run, view.round)
+    except VeritrainError as exc:
+        raise CliError(str(exc).splitlines()[0]) from None
     engine = TrainingEngine(run.inner) if metric else None
 
     def score(result: Any) -> float | None:
         return None if engine is None else evaluate_global(engine, result.state.to_bytes())
 
-    report = {
-        "run_hash": "0x" + run.run_hash().hex(),
-        "metric_name": run.inner.metric_name,
-        "rounds": [
+    rounds = []
+    for t, result in enumerate(state.rounds):
+        jobs = state.jobs.get(t, {})
+        rounds.append(
             {
                 "round": t,
+                "phase": "final",
                 "metric": score(result),
-                "jobs": {str(s): j for s, j in sorted(state.jobs.get(t, {}).items())},
+                "jobs": {str(s): j for s, j in sorted(jobs.items())},
                 "accepted": result.accepted,
-                "excluded": {str(s): why for s, why in result.excluded.items()},
+                "not_counted": sorted(set(jobs) - set(result.accepted)),
                 "delta_hashes": {str(s): "0x" + h.hex() for s, h in result.delta_hashes.items()},
+                "bytes_uploaded": sum(result.delta_bytes.values()),
                 "global_hash": "0x" + result.state.state_hash().hex(),
             }
-            for t, result in enumerate(state.rounds)
-        ],
+        )
+    current = None
+    if not view.ended:
+        claim = client.runs.get_round(view.run_id, view.round)
+        current = {
+            "round": view.round,
+            "phase": claim.phase.name.lower(),
+            "jobs": {
+                str(s): j for s, j in client.runs.contributions(view.run_id, view.round).items()
+            },
+            "claimed_seats": claim.seats(claim.accepted) if claim.phase.name != "Open" else None,
+            "claimed_state": "0x" + claim.state_hash.hex() if claim.phase.name != "Open" else None,
+            "proposer": claim.proposer if claim.phase.name != "Open" else None,
+            "challenge_deadline": claim.challenge_deadline or None,
+        }
+    report = {
+        "run_id": view.run_id,
+        "run_hash": "0x" + run.run_hash().hex(),
+        "metric_name": run.inner.metric_name,
+        "rounds": rounds,
+        "current": current,
         "global_hash": "0x" + state.state.state_hash().hex(),
     }
     if json_out:
         emit_json(report)
         return
-    typer.echo(f"run {report['run_hash']}: {run.seats} seats, H = {run.inner_steps}")
-    for r in report["rounds"]:
+    typer.echo(
+        f"run {view.run_id} ({report['run_hash']}): {run.seats} seats, H = {run.inner_steps}, "
+        f"round {view.round} of {view.rounds}"
+    )
+    for r in rounds:
         shown = "" if r["metric"] is None else f", {report['metric_name']} {r['metric']:.4f}"
         typer.echo(
             f"round {r['round']}: jobs {r['jobs']}, counted seats {r['accepted']}{shown}, "
             f"global state {r['global_hash']}"
         )
-        for s, why in r["excluded"].items():
-            typer.echo(f"  seat {s} left out: {why}")
+    if current is not None:
+        typer.echo(f"round {current['round']} ({current['phase']}): jobs {current['jobs']}")
+        if current["claimed_state"] is not None:
+            typer.echo(
+                f"  claim by {current['proposer']}: seats {current['claimed_seats']}, "
+                f"state {current['claimed_state']}"
+            )
     typer.echo(f"current global state {report['global_hash']}")

@@ -146,7 +146,12 @@ ModelsOpt = Annotated[
 ]
 MaxJobsOpt = Annotated[
     int,
-    typer.Option("--max-jobs", min=1, help="Jobs held at once (claimed and not yet settled)."),
+    typer.Option(
+        "--max-jobs",
+        min=0,
+        help="Jobs held at once (claimed and not yet settled); 0 claims none and keeps serving "
+        "the checkpoints of past jobs (a solver leaving a run: its counted work stays available).",
+    ),
 ]
 
 

@@ -1,11 +1,13 @@
-"""A run's rounds as the chain records them: its verified contribution jobs, their final states
-and the global state every party computes from them (docs/RUNS.md, section 3).
+"""A run's rounds as the chain records them: the `RunRegistry`'s registered contribution jobs,
+their final states, the round claims, and the global state every party computes from them
+(docs/RUNS.md, section 3).
 
-Nobody posts a run's global state: it is a pure function of public facts (which contribution
-jobs of each round were finalized, their initHashes, their committed final states) that a
-solver, a poster or an auditor computes the same way (`veritrain.diloco.advance_round`). The
-final states come from the solvers' checkpoint servers, each proved against its job's on-chain
-Merkle root before it is used.
+A round's result (the outer state t + 1 and the seats it counts) is a pure function of public
+facts: which registered contribution jobs were finalized, their initHashes and their committed
+final states (`veritrain.diloco.advance_round`). Any account proposes it on chain with a bond;
+anyone who computes another result challenges it, and the arbitration committee, whose members
+compute it again here (`judge_round_claim`), rules. The final states come from the solvers'
+checkpoint servers, each proved against its job's on-chain Merkle root before it is used.
 
 Run: not a script; `from noderuntime.runs import run_state`.
 """
@@ -15,19 +17,76 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from chain.events import MAX_BLOCK_RANGE
+from chain.contracts.runs import seat_mask
 from veritrain.diloco import (
     OuterState,
     RoundResult,
     RunSpec,
     advance_round,
-    parse_contribution_uri,
+    contribution_init,
+    contribution_uri,
+    load_contribution,
 )
-from veritrain.enums import JobStatus
-from veritrain.errors import MerkleProofInvalid, VeritrainError
-from veritrain.spec import CONTRIBUTION_MARK
+from veritrain.enums import JobStatus, RunRoundPhase
+from veritrain.errors import (
+    CheckpointHashMismatch,
+    CheckpointUnavailable,
+    MerkleProofInvalid,
+    RemoteResponseError,
+    VeritrainError,
+)
+from veritrain.hexutil import to_hex
+from veritrain.state import state_hash
 
-__all__ = ["RunState", "contribution_jobs", "post_round", "run_state", "verified_final"]
+__all__ = [
+    "RoundNotReady",
+    "RunMismatch",
+    "RunState",
+    "contribution_jobs",
+    "find_run",
+    "judge_round_claim",
+    "open_run",
+    "post_round",
+    "round_claim",
+    "run_of_dispute",
+    "OPEN_ENDED_ROUNDS",
+    "RunKeeper",
+    "chain_rounds",
+    "run_spec_of",
+    "run_start",
+    "run_state",
+    "verified_final",
+]
+
+#: Statuses after which a job never changes again (a round can be proposed once all are).
+TERMINAL = frozenset(
+    {JobStatus.Finalized, JobStatus.Rejected, JobStatus.Cancelled, JobStatus.Expired}
+)
+#: What an unavailable final state raises (its seat is left out of a proposed round).
+UNAVAILABLE = (
+    CheckpointUnavailable,
+    CheckpointHashMismatch,
+    RemoteResponseError,
+    MerkleProofInvalid,
+)
+
+
+#: The on-chain round count of an open-ended run (`RunSpec.rounds` None).
+OPEN_ENDED_ROUNDS = 2**32 - 1
+
+
+def chain_rounds(run: RunSpec) -> int:
+    """R as the `RunRegistry` records it (`OPEN_ENDED_ROUNDS` for an open-ended run)."""
+    return OPEN_ENDED_ROUNDS if run.rounds is None else run.rounds
+
+
+class RoundNotReady(VeritrainError):
+    """A run's round cannot be worked on yet: the run is not opened, the round not reached or
+    its jobs not settled, or a job not registered yet. Try again later."""
+
+
+class RunMismatch(VeritrainError):
+    """The chain's final round claims disagree with this node's own computation of the run."""
 
 
 @dataclass
@@ -39,7 +98,8 @@ class RunState:
         state: the outer state t (global parameters and momentum).
         seat_finals: each seat's latest accepted final checkpoint (its private state).
         rounds: the `RoundResult` of every earlier round, in order.
-        jobs: round -> seat -> the contribution job that round counted or left out.
+        jobs: round -> seat -> the registered contribution job of that round.
+        run_id: the run's `RunRegistry` id.
     """
 
     round: int
@@ -47,80 +107,64 @@ class RunState:
     seat_finals: dict[int, bytes]
     rounds: list[RoundResult] = field(default_factory=list)
     jobs: dict[int, dict[int, int]] = field(default_factory=dict)
+    run_id: int = 0
 
 
-def contribution_jobs(client: Any, run: RunSpec, before_round: int) -> dict[int, dict[int, int]]:
-    """The contribution jobs that count for rounds before `before_round`.
+def find_run(client: Any, run: RunSpec) -> Any:
+    """The on-chain `RunView` of `run` (looked up by its runHash).
 
-    A job is contribution (round, seat) of `run` when its model is the run's and its specHash is
-    `run.contribution_spec_hash(round, seat)` (which binds the run, the round and the seat).
-    Round t is closed by the first contribution job of a later round to be posted: a round-t
-    job counts when it was finalized before that post (by chain order of `JobFinalized` and
-    `JobPosted`), so the answer for a closed round never changes, however late another of its
-    jobs finalizes. Of several such jobs for one seat, the lowest job id counts.
+    Raises:
+        RoundNotReady: no run with this runHash was opened.
+        RunMismatch: the opened run's model, seats, rounds or H differ from the spec.
+    """
+    run_id = client.runs.run_id_of(run.run_hash())
+    if run_id == 0:
+        raise RoundNotReady(f"run {to_hex(run.run_hash())} is not opened on chain")
+    view = client.runs.get_run(run_id)
+    expected = (run.inner.model_id_hash(), run.seats, chain_rounds(run), run.inner_steps)
+    if (view.model_id, view.seats, view.rounds, view.inner_steps) != expected:
+        raise RunMismatch(f"run {run_id} on chain does not match its spec")
+    return view
+
+
+def run_start(run: RunSpec, start_hash: bytes, store: Any = None) -> bytes:
+    """The run's outer state 0, by its on-chain hash.
+
+    The seed-initialised weights (`veritrain.runsim.pretrained_start(run, 0)`) when they hash to
+    `start_hash`, else the state of that hash in `store`.
+
+    Raises:
+        CheckpointUnavailable: neither has the state.
+    """
+    from veritrain.runsim import pretrained_start
+
+    start = pretrained_start(run, 0)
+    if state_hash(start) == bytes(start_hash):
+        return start
+    if store is not None and store.has(bytes(start_hash)):
+        return bytes(store.get(bytes(start_hash)))
+    raise CheckpointUnavailable(
+        f"the run's start state {to_hex(bytes(start_hash))} is not the seed-initialised one "
+        "and is not in this node's store"
+    )
+
+
+def contribution_jobs(client: Any, run_id: int, before_round: int) -> dict[int, dict[int, int]]:
+    """The registered contribution jobs of rounds 0 .. before_round - 1.
 
     Args:
         client: a `ChainClient`.
-        run: the run.
-        before_round: rounds 0 .. before_round - 1 are read.
+        run_id: the run's `RunRegistry` id.
+        before_round: rounds before it are read.
 
     Returns:
-        round -> seat -> job id.
+        round -> seat -> job id (rounds with none are left out).
     """
-    model = run.inner.model_id_hash()
-    mine: dict[int, tuple[int, int, JobStatus]] = {}  # job -> (round, seat, status)
-    for job_id in range(1, client.jobs.job_count() + 1):
-        job = client.jobs.get_job(job_id)
-        uri = str(job.spec_uri)
-        if bytes(job.model_id) != model or CONTRIBUTION_MARK not in uri:
-            continue
-        try:
-            _, round_index, seat = parse_contribution_uri(uri)
-        except VeritrainError:
-            continue
-        if seat >= run.seats or bytes(job.spec_hash) != run.contribution_spec_hash(
-            round_index, seat
-        ):
-            continue
-        mine[job_id] = (round_index, seat, JobStatus(int(job.status)))
-    if not mine:
-        return {}
-    events = []
-    latest = client.block_number()
-    # public endpoints cap a query's block range
-    for first in range(0, latest + 1, MAX_BLOCK_RANGE):
-        events += client.event_logs(
-            client.jobs.contract,
-            ["JobPosted", "JobFinalized"],
-            first,
-            min(first + MAX_BLOCK_RANGE - 1, latest),
-        )
-    posted: dict[int, tuple[int, int]] = {}
-    finalized: dict[int, tuple[int, int]] = {}
-    for ev in events:
-        job_id = int(ev.args["jobId"])
-        if job_id in mine:
-            (posted if ev.event == "JobPosted" else finalized)[job_id] = ev.position
-    first_post: dict[int, tuple[int, int]] = {}  # round -> position of its first post
-    for job_id, (round_index, _, _) in mine.items():
-        if job_id in posted:
-            at = posted[job_id]
-            first_post[round_index] = min(first_post.get(round_index, at), at)
-    closes: dict[int, tuple[int, int]] = {}  # round -> the first post of any later round
-    for round_index in {r for r, _, _ in mine.values()}:
-        later = [at for r, at in first_post.items() if r > round_index]
-        if later:
-            closes[round_index] = min(later)
     found: dict[int, dict[int, int]] = {}
-    for job_id in sorted(mine):
-        round_index, seat, status = mine[job_id]
-        if round_index >= before_round or status is not JobStatus.Finalized:
-            continue
-        done = finalized.get(job_id)
-        close = closes.get(round_index)
-        if done is None or (close is not None and done > close):
-            continue
-        found.setdefault(round_index, {}).setdefault(seat, job_id)
+    for t in range(before_round):
+        jobs = client.runs.contributions(run_id, t)
+        if jobs:
+            found[t] = jobs
     return found
 
 
@@ -164,23 +208,54 @@ def verified_final(
     return bytes(blob)
 
 
+def _contributions(
+    client: Any,
+    jobs: dict[int, int],
+    seats: list[int] | None,
+    store: Any,
+    http: Any,
+    unavailable: dict[int, str] | None,
+) -> dict[int, tuple[bytes, bytes]]:
+    """seat -> (initHash, proved final) of the Finalized jobs among `jobs` (only `seats` when
+    given). A final that cannot be fetched raises, or, with `unavailable`, is recorded there."""
+    out = {}
+    for seat, job_id in sorted(jobs.items()):
+        if seats is not None and seat not in seats:
+            continue
+        job = client.jobs.get_job(job_id)  # one read for its status, initHash and root
+        if JobStatus(int(job.status)) is not JobStatus.Finalized:
+            continue
+        try:
+            final = verified_final(client, job_id, store, http, job=job)
+        except UNAVAILABLE as exc:
+            if unavailable is None:
+                raise
+            unavailable[seat] = f"its final state is not available: {exc}"
+            continue
+        out[seat] = (bytes(job.init_hash), final)
+    return out
+
+
 def run_state(
     client: Any,
     run: RunSpec,
     round_index: int,
-    start: bytes,
+    start: bytes | None = None,
     *,
     store: Any = None,
     http: Any = None,
 ) -> RunState:
-    """Rebuild a run's state at the start of `round_index` from the chain.
+    """Rebuild a run's state at the start of `round_index` from its final round claims.
+
+    Each earlier round must be final on chain. Its counted seats' final states are fetched and
+    proved, `advance_round` is applied to them, and the result must count every one of them and
+    give the claim's state hash (else `RunMismatch`: this node cannot follow that chain).
 
     Args:
         client: a `ChainClient`.
         run: the run.
         round_index: t >= 0.
-        start: the run's outer state 0 (`veritrain.runsim.pretrained_start(run, 0)` for a run
-            from the seed-initialised weights).
+        start: the run's outer state 0 (default: `run_start` of the on-chain start hash).
         store: a `CheckpointStore` for the final states (optional).
         http: an `httpx.Client` (optional).
 
@@ -188,53 +263,200 @@ def run_state(
         The `RunState` of round t.
 
     Raises:
+        RoundNotReady: the run is not opened or a round before t is not final yet.
+        RunMismatch: a final claim disagrees with this computation, or `start` is not the run's.
         MerkleProofInvalid, CheckpointUnavailable, CheckpointHashMismatch,
-        RemoteResponseError: a counted job's final state cannot be fetched and proved (the run
-            cannot go on until its solver serves it).
+        RemoteResponseError: a counted job's final state cannot be fetched and proved.
     """
-    jobs = contribution_jobs(client, run, round_index)
+    view = find_run(client, run)
+    if start is None:
+        start = run_start(run, view.start_hash, store)
     state = OuterState.from_bytes(start)
+    if state.state_hash() != view.start_hash:
+        raise RunMismatch(f"run {view.run_id}: the given start is not the run's start state")
+    jobs = contribution_jobs(client, view.run_id, round_index)
     finals: dict[int, bytes] = {}
     results = []
     for t in range(round_index):
-        contributions = {}
-        for seat, job_id in sorted(jobs.get(t, {}).items()):
-            job = client.jobs.get_job(job_id)  # one read for its initHash and its root
-            final = verified_final(client, job_id, store, http, job=job)
-            contributions[seat] = (bytes(job.init_hash), final)
+        claim = client.runs.get_round(view.run_id, t)
+        if claim.phase is not RunRoundPhase.Final:
+            raise RoundNotReady(f"run {view.run_id}: round {t} is not final yet")
+        counted = claim.seats(claim.accepted)
+        contributions = _contributions(client, jobs.get(t, {}), counted, store, http, None)
         result = advance_round(run, state, finals, contributions)
+        if result.accepted != counted or result.state.state_hash() != claim.state_hash:
+            raise RunMismatch(
+                f"run {view.run_id}: round {t}'s final claim (seats {counted}, state "
+                f"{to_hex(claim.state_hash)}) is not what this node computes (seats "
+                f"{result.accepted}, state {to_hex(result.state.state_hash())})"
+            )
         state, finals = result.state, result.seat_finals
         results.append(result)
-    return RunState(round_index, state, finals, results, jobs)
+    return RunState(round_index, state, finals, results, jobs, view.run_id)
+
+
+def round_claim(
+    client: Any,
+    run: RunSpec,
+    round_index: int | None = None,
+    *,
+    store: Any = None,
+    http: Any = None,
+    settled: bool = True,
+    state: RunState | None = None,
+) -> tuple[RunState, RoundResult]:
+    """What the claim of a round must say: `advance_round` over its registered jobs.
+
+    Every Finalized registered job whose final state can be fetched and proved is considered
+    (one that cannot is left out: whoever withholds its data loses its seat); the rule then
+    counts those that started from the prescribed state with a finite pseudo-gradient.
+
+    Args:
+        client: a `ChainClient`.
+        run: the run.
+        round_index: t (default: the run's current round).
+        store, http: as in `run_state`.
+        settled: require every registered job of the round to be terminal (as `proposeRound`
+            does); False to judge a claim already proposed.
+        state: the run's `RunState` at t when the caller has it (else rebuilt here).
+
+    Returns:
+        (the run's state at t, the round's `RoundResult`: ``accepted`` and ``state`` are the
+        claim; ``excluded`` says why each other Finalized seat is left out).
+
+    Raises:
+        RoundNotReady: the run has ended, or (`settled`) no job is registered yet or a
+            registered job is still running.
+        RunMismatch, CheckpointUnavailable, ...: as in `run_state` for the earlier rounds.
+    """
+    view = find_run(client, run)
+    t = view.round if round_index is None else round_index
+    if t >= view.rounds:
+        raise RoundNotReady(f"run {view.run_id} has ended")
+    jobs = client.runs.contributions(view.run_id, t)
+    if settled and not jobs:
+        raise RoundNotReady(f"run {view.run_id} round {t}: no contribution is registered yet")
+    if settled:
+        for seat, job_id in sorted(jobs.items()):
+            status = JobStatus(int(client.jobs.get_job(job_id).status))
+            if status not in TERMINAL:
+                raise RoundNotReady(
+                    f"run {view.run_id} round {t}: seat {seat}'s job {job_id} is {status.name}"
+                )
+    if state is None or state.round != t or state.run_id != view.run_id:
+        state = run_state(client, run, t, store=store, http=http)
+    unavailable: dict[int, str] = {}
+    contributions = _contributions(client, jobs, None, store, http, unavailable)
+    result = advance_round(run, state.state, state.seat_finals, contributions)
+    result.excluded.update(unavailable)
+    return state, result
+
+
+def run_spec_of(client: Any, run_id: int, up_to_round: int | None = None) -> RunSpec:
+    """A run's spec, read from one of its registered contribution jobs' spec URI (checked
+    against the job's specHash and the registry's runHash).
+
+    Args:
+        client: a `ChainClient`.
+        run_id: the run's `RunRegistry` id.
+        up_to_round: the latest round to look in (default: the run's current round).
+
+    Raises:
+        RoundNotReady: no registered job of the run names its spec yet.
+    """
+    view = client.runs.get_run(run_id)
+    last = min(view.round if up_to_round is None else up_to_round, view.rounds - 1)
+    for r in range(last, -1, -1):
+        for job_id in client.runs.contributions(run_id, r).values():
+            job = client.jobs.get_job(job_id)
+            try:
+                run, _, _ = load_contribution(str(job.spec_uri), bytes(job.spec_hash))
+            except VeritrainError:
+                continue
+            if run.run_hash() == view.run_hash:
+                return run
+    raise RoundNotReady(f"run {run_id}: no registered job names the run's spec yet")
+
+
+def run_of_dispute(client: Any, dispute_id: int) -> tuple[RunSpec, int] | None:
+    """The run and round a committee dispute judges, or None for a job's dispute.
+
+    Raises:
+        RoundNotReady: no registered job of the run names its spec.
+    """
+    run_id, t = client.runs.claim_of(dispute_id)
+    if run_id == 0:
+        return None
+    return run_spec_of(client, run_id, t), t
+
+
+def judge_round_claim(
+    client: Any, dispute_id: int, *, store: Any = None, http: Any = None
+) -> bool | None:
+    """A committee member's vote on a round claim: True when the claim is what this node
+    computes (same counted seats, same state hash), False otherwise, None when the dispute is
+    not a round claim.
+
+    Raises:
+        RoundNotReady, RunMismatch, CheckpointUnavailable, ...: the run cannot be rebuilt.
+    """
+    found = run_of_dispute(client, dispute_id)
+    if found is None:
+        return None
+    run, t = found
+    view = find_run(client, run)
+    claim = client.runs.get_round(view.run_id, t)
+    _, result = round_claim(client, run, t, store=store, http=http, settled=False)
+    return bool(
+        claim.accepted == seat_mask(result.accepted)
+        and claim.state_hash == result.state.state_hash()
+    )
+
+
+def open_run(client: Any, run: RunSpec, start: bytes) -> int:
+    """Open `run` on chain (its model's owner or an authorised poster); returns its run id.
+
+    Raises:
+        ChainError: the open reverts (not a poster, runHash taken, bad seats/rounds).
+    """
+    receipt = client.runs.open_run(
+        run.inner.model_id_hash(),
+        run.run_hash(),
+        OuterState.from_bytes(start).state_hash(),
+        run.seats,
+        chain_rounds(run),
+        run.inner_steps,
+    )
+    return int(client.runs.run_id_from(receipt))
 
 
 def post_round(
     client: Any,
     run: RunSpec,
     run_uri: str,
-    round_index: int,
-    start: bytes,
+    round_index: int | None = None,
+    start: bytes | None = None,
     *,
     reward: int,
     seats: list[int] | None = None,
     store: Any = None,
     http: Any = None,
 ) -> list[int]:
-    """Post a round's contribution jobs (the model's owner or an authorised poster).
+    """Post and register a round's contribution jobs (the model's owner or an authorised poster).
 
     Each job's spec is `contribution_uri(run_uri, round, seat)` with specHash
     `run.contribution_spec_hash(round, seat)`, and its initHash the state hash of
     `contribution_init(global state of the round, the seat's latest accepted final)`, rebuilt
-    from the chain (`run_state`) exactly as the seated solver will rebuild it; a solver that
-    computes another start refuses the job. Post a round once the previous one has settled.
+    from the chain's final claims (`run_state`) exactly as the seated solver will rebuild it;
+    each job is then registered in the `RunRegistry` as the seat's contribution.
 
     Args:
         client: the poster's `ChainClient`.
-        run: the run.
+        run: the run (opened on chain).
         run_uri: where every node reads the run's canonical JSON (`RunSpec.to_data_uri()`,
             `file://` or `http(s)://`), without a fragment.
-        round_index: t.
-        start: the run's outer state 0.
+        round_index: t (default: the run's current round).
+        start: the run's outer state 0 (default: from the on-chain start hash).
         reward: each solver's reward (wei).
         seats: which seats (default: all).
         store, http: as in `run_state`.
@@ -244,28 +466,154 @@ def post_round(
 
     Raises:
         SpecError: a seat or round outside the run, or a run URI with a fragment.
-        ChainError: a post reverts (the jobs posted before it stay posted).
+        RoundNotReady: the run is not opened, or round t is not the run's current round.
+        ChainError: a post or a registration reverts (what was done before it stays done).
         MerkleProofInvalid, CheckpointUnavailable, ...: as in `run_state`.
     """
-    from veritrain.diloco import contribution_init, contribution_uri
-    from veritrain.state import state_hash
-
+    contribution_uri(run_uri, 0, 0)  # raises SpecError for a URI with a fragment
+    view = find_run(client, run)
+    t = view.round if round_index is None else round_index
+    if t != view.round:
+        raise RoundNotReady(f"run {view.run_id}: the current round is {view.round}, not {t}")
     chosen = list(range(run.seats)) if seats is None else sorted(set(seats))
     for seat in chosen:
-        run.contribution_spec(round_index, seat)  # raises SpecError outside the run
-    state = run_state(client, run, round_index, start, store=store, http=http)
+        run.contribution_spec(t, seat)  # raises SpecError outside the run
+    state = run_state(client, run, t, start, store=store, http=http)
     g = state.state.to_bytes()
     posted = []
     for seat in chosen:
         init = contribution_init(g, state.seat_finals.get(seat))
         receipt = client.jobs.post_job(
             run.inner.model_id_hash(),
-            run.contribution_spec_hash(round_index, seat),
+            run.contribution_spec_hash(t, seat),
             state_hash(init),
             run.inner_steps,
             run.inner.checkpoint_interval,
             reward,
-            contribution_uri(run_uri, round_index, seat),
+            contribution_uri(run_uri, t, seat),
         )
-        posted.append(int(client.job_id_from(receipt)))
+        job_id = int(client.job_id_from(receipt))
+        client.runs.add_contribution(view.run_id, seat, job_id)
+        posted.append(job_id)
     return posted
+
+
+class RunKeeper:
+    """Moves every open run of the chain along, as any staked party may (docs/RUNS.md):
+    proposes the current round's claim once its registered jobs are settled, challenges a
+    standing claim that differs from its own computation, and finalizes an unchallenged claim
+    once its window is over. Each claim is computed once per (run, round, claim).
+
+    Args:
+        node: the `NodeBase` that sends the transactions (``node.send``) and logs.
+        propose: propose claims (a solver, so that its counted work is minted).
+        challenge: challenge wrong claims (a whistleblower; posts `claimBond`).
+        store: a `CheckpointStore` for the final states (optional).
+    """
+
+    def __init__(self, node: Any, *, propose: bool, challenge: bool, store: Any = None) -> None:
+        self.node = node
+        self.propose = propose
+        self.challenge = challenge
+        self.store = store
+        self._ended: set[int] = set()
+        self._checked: set[tuple[int, int, bytes, int]] = set()
+        self._specs: dict[int, RunSpec] = {}
+        self._states: dict[int, RunState] = {}  # run -> its state at its current round
+
+    def tick(self) -> None:
+        """One pass over the chain's runs (errors of one run are logged, never raised)."""
+        client = self.node.client
+        try:
+            count = client.runs.run_count()
+        except Exception as exc:  # noqa: BLE001 - a deployment without runs, or an RPC hiccup
+            self.node.log.debug("runs: cannot read the run count: %s", exc)
+            return
+        for run_id in range(1, count + 1):
+            if run_id in self._ended or self.node.stopping:
+                continue
+            try:
+                self._keep(run_id)
+            except (RoundNotReady, *UNAVAILABLE) as exc:
+                self.node.log.debug("run %d: not ready: %s", run_id, exc)
+            except VeritrainError as exc:
+                self.node.log.warning("run %d: %s", run_id, exc)
+
+    def _keep(self, run_id: int) -> None:
+        client = self.node.client
+        view = client.runs.get_run(run_id)
+        if view.ended:
+            self._ended.add(run_id)
+            return
+        claim = client.runs.get_round(run_id, view.round)
+        if (
+            claim.phase is RunRoundPhase.Proposed
+            and self.node.chain_time() > claim.challenge_deadline
+        ):
+            self.node.send(
+                f"finalizeRound run {run_id} round {view.round}",
+                client.runs.finalize_round,
+                run_id,
+            )
+            return
+        if claim.phase is RunRoundPhase.Open and self.propose:
+            result = self._claim(run_id, view.round, settled=True)
+            self.node.log.info(
+                "run %d round %d: proposing seats %s (left out: %s)",
+                run_id,
+                view.round,
+                result.accepted,
+                {seat: why[:60] for seat, why in result.excluded.items()} or "none",
+            )
+            self.node.send(
+                f"proposeRound run {run_id} round {view.round}",
+                client.runs.propose_round,
+                run_id,
+                result.state.state_hash(),
+                seat_mask(result.accepted),
+            )
+            return
+        key = (run_id, view.round, claim.state_hash, claim.accepted)
+        if claim.phase is not RunRoundPhase.Proposed or not self.challenge or key in self._checked:
+            return
+        if claim.proposer.lower() == client.address.lower():
+            self._checked.add(key)
+            return
+        result = self._claim(run_id, view.round, settled=False)
+        self._checked.add(key)
+        if (
+            claim.accepted == seat_mask(result.accepted)
+            and claim.state_hash == result.state.state_hash()
+        ):
+            return
+        self.node.log.warning(
+            "run %d round %d: the claim of %s (seats %s) is WRONG (this node computes seats %s): "
+            "challenging it",
+            run_id,
+            view.round,
+            claim.proposer,
+            claim.seats(claim.accepted),
+            result.accepted,
+        )
+        self.node.send(
+            f"challengeRound run {run_id} round {view.round}", client.runs.challenge_round, run_id
+        )
+
+    def _claim(self, run_id: int, round_index: int, *, settled: bool) -> RoundResult:
+        """This node's claim of a round (the run's state at the round is kept: it is final)."""
+        state, result = round_claim(
+            self.node.client,
+            self._spec(run_id),
+            round_index,
+            store=self.store,
+            http=self.node.http_client,
+            settled=settled,
+            state=self._states.get(run_id),
+        )
+        self._states[run_id] = state
+        return result
+
+    def _spec(self, run_id: int) -> RunSpec:
+        if run_id not in self._specs:
+            self._specs[run_id] = run_spec_of(self.node.client, run_id)
+        return self._specs[run_id]

@@ -55,6 +55,7 @@ from noderuntime import TERMINAL_JOB_STATUSES, NodeBase
 from noderuntime.adjudication import Adjudication
 from noderuntime.ports import ChainPort
 from noderuntime.records import Phase, RecordStore, SolverClaims, SolverJob, SolverRecords
+from noderuntime.runs import RoundNotReady, RunKeeper
 from solver.server import (
     DEFAULT_STATE_CACHE_BYTES,
     CheckpointCatalog,
@@ -168,6 +169,7 @@ class SolverNode(NodeBase):
         self._not_yet: set[int] = set()  # jobs whose start could not be built this round
         self._run_states: dict[tuple[bytes, int], Any] = {}  # (run hash, round) -> RunState
         self.store = CheckpointStore(self.data_dir / "checkpoints")
+        self.run_keeper = RunKeeper(self, propose=True, challenge=True, store=self.store)
         self.catalog = CheckpointCatalog(
             self.store,
             cache_dir=self.data_dir / "step_hashes",
@@ -310,6 +312,8 @@ class SolverNode(NodeBase):
             self._advance(job_id)
         if len(self._active_jobs()) < self.max_active_jobs and not self.stopping:
             self._maybe_claim()
+        if not self.stopping:
+            self.run_keeper.tick()  # runs: propose, challenge, finalize round claims
         self.claim_credit()
 
     def _advance(self, job_id: int) -> None:
@@ -760,7 +764,7 @@ class SolverNode(NodeBase):
             mismatch = self.model_mismatch(job, spec)
             if mismatch is not None:
                 raise VeritrainError(mismatch)
-            initial = self.contribution_start(self.spec_uri_of(job), bytes(job.spec_hash))
+            initial = self.contribution_start(self.spec_uri_of(job), bytes(job.spec_hash), job_id)
             engine = self.engine_for(spec, initial)
             expected = engine.state_hash(engine.init_state())
             if bytes(job.init_hash) != expected:
@@ -771,8 +775,9 @@ class SolverNode(NodeBase):
                     f"initHash {to_hex(bytes(job.init_hash))} is not the {what} state "
                     f"{to_hex(expected)} (no run from the spec could be committed)"
                 )
-        except CheckpointUnavailable as exc:
-            # a run's earlier final state could not be fetched: look at the job again later
+        except (CheckpointUnavailable, RoundNotReady) as exc:
+            # a run's earlier final state could not be fetched, or its round is not ready:
+            # look at the job again later
             self.log.warning(
                 "job %d: its start cannot be built yet (%s); trying later", job_id, exc
             )
@@ -785,43 +790,58 @@ class SolverNode(NodeBase):
         self._initials[job_id] = initial
         return engine
 
-    def contribution_start(self, spec_uri: str, spec_hash: bytes) -> bytes | None:
+    def contribution_start(
+        self, spec_uri: str, spec_hash: bytes, job_id: int | None = None
+    ) -> bytes | None:
         """State 0 of a run's contribution (docs/RUNS.md), None for an ordinary job.
 
         A contribution (round t, seat j) starts from `contribution_init(global state t, the
-        seat's latest accepted final)`. Round 0 starts from the run's seed-initialised weights
-        with a fresh AdamW; for a later round this solver rebuilds the run from the chain
-        (`noderuntime.runs.run_state`: the finalized contributions of the earlier rounds, their
-        final states fetched from their solvers and proved against their roots) and computes
-        the global state itself, as every party does; nobody's word for it is taken.
+        seat's latest accepted final)`. This solver rebuilds the run from the chain's final
+        round claims (`noderuntime.runs.run_state`: the counted contributions of the earlier
+        rounds, their final states fetched from their solvers and proved against their roots)
+        and computes the global state itself; nobody's word for it is taken. A job that is not
+        the seat's registered contribution of the run's current round mints nothing, so it is
+        not worked on.
 
         Args:
             spec_uri: the job's spec URI.
             spec_hash: the job's 32-byte specHash.
+            job_id: the job (checked to be the seat's registered contribution), or None.
 
         Returns:
             The initial checkpoint bytes, or None when the URI names no contribution.
 
         Raises:
-            VeritrainError: the contribution cannot be resolved, or an earlier round's final
-                state cannot be fetched and proved.
+            RoundNotReady: the run is not opened, the round not reached or the job not
+                registered yet (look again later).
+            VeritrainError: the contribution cannot be resolved, its round is over, the job is
+                not the seat's registered one, or an earlier round's final state cannot be
+                fetched and proved.
         """
-        from noderuntime.runs import run_state
+        from noderuntime.runs import find_run, run_state
         from veritrain.diloco import contribution_init, load_contribution
-        from veritrain.runsim import pretrained_start
         from veritrain.spec import CONTRIBUTION_MARK
 
         if CONTRIBUTION_MARK not in spec_uri:
             return None
         run, round_index, seat = load_contribution(spec_uri, spec_hash)
-        start = pretrained_start(run, 0)
-        if round_index == 0:
-            return contribution_init(start, None)
+        view = find_run(self.client, run)
+        if round_index > view.round:
+            raise RoundNotReady(f"run {view.run_id} is at round {view.round}, not {round_index}")
+        if job_id is not None:
+            registered = self.client.runs.contribution_of(view.run_id, round_index, seat)
+            if registered == 0 and round_index == view.round:
+                raise RoundNotReady(f"run {view.run_id}: job {job_id} is not registered yet")
+            if registered != job_id:
+                raise VeritrainError(
+                    f"not run {view.run_id}'s registered contribution (round {round_index}, "
+                    f"seat {seat}): job {registered or 'none'} is"
+                )
         key = (run.run_hash(), round_index)
         state = self._run_states.get(key)
-        if state is None:  # rounds before t are closed once a round-t job exists: cache it
+        if state is None:  # rounds before t are final once round t is current: cache it
             state = run_state(
-                self.client, run, round_index, start, store=self.store, http=self.http_client
+                self.client, run, round_index, store=self.store, http=self.http_client
             )
             self._run_states[key] = state
         return contribution_init(state.state.to_bytes(), state.seat_finals.get(seat))

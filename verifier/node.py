@@ -484,9 +484,41 @@ class VerifierNode(NodeBase):
         )
         return valid
 
+    def judge_round(self, dispute: Any) -> bool | None:
+        """Vote on a run's round claim (docs/RUNS.md): True when the claim's counted seats and
+        outer state are what this node computes from the chain (`judge_round_claim`), None to
+        retry while the run's data cannot be fetched. When the earlier rounds' final states
+        stay unavailable into the last third of the vote window, the member votes the claim
+        wrong rather than not at all (a non-voter is slashed)."""
+        from noderuntime.runs import RoundNotReady, RunMismatch, judge_round_claim
+
+        dispute_id = int(dispute.dispute_id)
+        key = (-dispute_id, -1)
+        try:
+            valid = judge_round_claim(self.client, dispute_id, http=self.http_client)
+        except RunMismatch as exc:
+            self.log.error("round claim %d: cannot follow this run: %s", dispute_id, exc)
+            return False
+        except (RoundNotReady, *UNUSABLE_DATA) as exc:  # type: ignore[misc]
+            if self._give_up(key, int(dispute.commit_deadline) - 10):
+                self.log.warning(
+                    "round claim %d: still no data (%s): voting it wrong", dispute_id, exc
+                )
+                return False
+            self._unavailable[key] = self._unavailable.get(key, 0) + 1
+            self.log.warning("round claim %d: data unusable: %s", dispute_id, exc)
+            return None
+        self.log.info("round claim %d is %s", dispute_id, "right" if valid else "WRONG")
+        return valid
+
     def judge_dispute(self, dispute: Any) -> bool | None:
         """This member's vote on a committee dispute: True if the disputed segment (or the
-        game's single step) matches the commitment (None: retry). Override point."""
+        game's single step, or a run's round claim) matches the commitment (None: retry).
+        Override point."""
+        if int(dispute.job_id) == 0 and self.client.committee.is_claim_dispute(
+            int(dispute.dispute_id)
+        ):
+            return self.judge_round(dispute)
         job = self.client.jobs.get_job(int(dispute.job_id))
         if self.replay_refusal(job) is not None:
             return None  # no vote: this machine cannot replay the job

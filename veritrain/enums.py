@@ -18,6 +18,7 @@ __all__ = [
     "JobStatus",
     "Role",
     "RoundOutcome",
+    "RunRoundPhase",
     "Side",
     "Verdict",
 ]
@@ -116,3 +117,13 @@ class Bucket(IntEnum):
     Bonds = 2
     Jackpot = 3
     Pot = 4
+
+
+class RunRoundPhase(IntEnum):
+    """Phase of one round of a training run (`RunRegistry`, docs/RUNS.md)."""
+
+    None_ = 0
+    Open = 1
+    Proposed = 2
+    Disputed = 3
+    Final = 4

@@ -34,6 +34,7 @@ from noderuntime import TERMINAL_JOB_STATUSES, NodeBase
 from noderuntime.adjudication import Adjudication
 from noderuntime.ports import ChainPort
 from noderuntime.records import CheckResult, RecordStore, WhistleblowerRecords
+from noderuntime.runs import RunKeeper
 from veritrain.enums import JobStatus, Role, Verdict
 from veritrain.errors import CheckpointUnavailable
 
@@ -78,6 +79,7 @@ class WhistleblowerNode(NodeBase):
         self.data_dir = Path(data_dir)
         self.stake_amount = stake_amount
         self.state = RecordStore(self.data_dir / "whistleblower_state.json", WhistleblowerRecords)
+        self.run_keeper = RunKeeper(self, propose=True, challenge=True)
 
     def step(self) -> None:
         """One round: stake, the duties on indexed jobs (check approvals, challenge, finalize),
@@ -86,6 +88,8 @@ class WhistleblowerNode(NodeBase):
         self._scan_jobs()  # duties first
         if not self.stopping and self.follow_jobs(self.state):  # then discovery
             self._scan_jobs()  # newly assigned jobs start now, not a round later
+        if not self.stopping:
+            self.run_keeper.tick()  # runs: propose, challenge, finalize round claims
         self.claim_credit()
 
     def watches(self, event: Any) -> bool:

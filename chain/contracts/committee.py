@@ -113,3 +113,8 @@ class CommitteeFacade(ContractFacade):
             claimed_end_hash=bytes(claimed),
             steps=int(steps),
         )
+
+    def is_claim_dispute(self, dispute_id: int) -> bool:
+        """Whether the dispute judges a claim of the claim parent (a run's round claim,
+        `RunRegistry.claimOf`) rather than a job's segment or step."""
+        return bool(self._client.call(self.contract, "isClaimDispute", dispute_id))

@@ -6,12 +6,14 @@ import {ArbitrationCommittee} from "../src/ArbitrationCommittee.sol";
 import {BisectionGame} from "../src/BisectionGame.sol";
 import {Escrow} from "../src/Escrow.sol";
 import {JobManager} from "../src/JobManager.sol";
+import {RunRegistry} from "../src/RunRegistry.sol";
 import {ShareRegistry} from "../src/ShareRegistry.sol";
 import {StakeManager} from "../src/StakeManager.sol";
 import {VeriToken} from "../src/VeriToken.sol";
 import {VerificationRound} from "../src/VerificationRound.sol";
 // Interfaces
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {IArbitrationCommittee} from "../src/interfaces/IArbitrationCommittee.sol";
 import {IJobManager} from "../src/interfaces/IJobManager.sol";
 import {IAdjudicator} from "../src/interfaces/IAdjudicator.sol";
 import {IEscrow} from "../src/interfaces/IEscrow.sol";
@@ -47,18 +49,23 @@ import {Params} from "../src/types/JobTypes.sol";
 ///          7. jobManager.setVerificationRound(round)                  (admin, once)
 ///          8. committee     = ArbitrationCommittee(jobManager, stakeManager, committeeSize,
 ///                                                  voteCommitWindow, voteRevealWindow)
+///          8d. runRegistry = RunRegistry(jobManager, committee, claimBond, claimChallengeWindow)
+///          8e. committee.setClaimParent(runRegistry)                  (admin, once)
 ///          9. jobManager.setAdjudicator(committee)                    (admin, once)
-///         10. escrow.authorize([jobManager])                          (admin, once)
+///         10. escrow.authorize([jobManager, runRegistry])             (admin, once)
 ///         11. shareRegistry.setMinter(jobManager)                     (admin, once)
+///         11b. shareRegistry.setRunMinter(runRegistry)                (admin, once)
 ///         12. stakeManager.grantRole(PROTOCOL_ROLE, jobManager)       (admin)
 ///         13. stakeManager.grantRole(PROTOCOL_ROLE, committee)        (admin)
+///         14. stakeManager.grantRole(PROTOCOL_ROLE, runRegistry)      (admin)
 ///
 ///         With `adjudicator = Bisection` (docs/DISPUTES.md), steps 8-10 become:
 ///          8.  committee   = ArbitrationCommittee(...)                (as above; the step adjudicator)
 ///          8b. game        = BisectionGame(jobManager, committee, clockSeconds, moveBond)
 ///          8c. committee.setStepParent(game)                          (admin, once)
+///          8d, 8e as above
 ///          9.  jobManager.setAdjudicator(game)                        (admin, once)
-///         10.  escrow.authorize([jobManager, game])                   (admin, once)
+///         10.  escrow.authorize([jobManager, game, runRegistry])      (admin, once)
 ///
 ///         Every account approves the Escrow (not the JobManager) for job escrows, bonds and
 ///         `fundJackpot`, and claims every credit with `escrow.claimCredit()`.
@@ -89,6 +96,9 @@ library Deploy {
     /// @param moveBond Bisection game: bond per move (wei).
     /// @param maxSegmentCompute ShareRegistry: most FLOP one segment may cost to replay
     ///        (checkpointInterval * computePerStep): reference replay speed x verdict window.
+    /// @param claimBond RunRegistry: bond of a round claim and of its challenge (wei), >=
+    ///        committeeSize * arbiterFee.
+    /// @param claimChallengeWindow RunRegistry: how long a round claim can be challenged (seconds).
     struct Config {
         IERC20 token;
         uint64 unbondingDelay;
@@ -102,6 +112,8 @@ library Deploy {
         uint64 clockSeconds;
         uint256 moveBond;
         uint256 maxSegmentCompute;
+        uint256 claimBond;
+        uint64 claimChallengeWindow;
     }
 
     /// @notice The JobManager's adjudicator: the v0 committee on whole segments, or the bisection
@@ -111,7 +123,8 @@ library Deploy {
         Bisection
     }
 
-    /// @notice Addresses of a deployment (`bisectionGame` is zero with the committee adjudicator).
+    /// @notice Addresses of a deployment (`bisectionGame` is zero with the committee adjudicator;
+    ///         every variant deploys the `runRegistry`).
     struct Deployment {
         IERC20 token;
         StakeManager stakeManager;
@@ -121,6 +134,7 @@ library Deploy {
         VerificationRound verificationRound;
         ArbitrationCommittee committee;
         BisectionGame bisectionGame;
+        RunRegistry runRegistry;
     }
 
     ////// Functions //////
@@ -158,6 +172,8 @@ library Deploy {
         cfg.clockSeconds = 1 hours;
         cfg.moveBond = 1e18;
         cfg.maxSegmentCompute = MAX_SEGMENT_COMPUTE;
+        cfg.claimBond = 100e18;
+        cfg.claimChallengeWindow = 30 minutes;
     }
 
     /// @notice Deploys and wires everything; the caller becomes the admin of every contract.
@@ -196,13 +212,24 @@ library Deploy {
             d.committee.setStepParent(address(d.bisectionGame));
             adjudicator = d.bisectionGame;
         }
+        d.runRegistry = new RunRegistry(
+            IJobManager(address(d.jobManager)),
+            IArbitrationCommittee(address(d.committee)),
+            cfg.claimBond,
+            cfg.claimChallengeWindow
+        );
+        d.committee.setClaimParent(address(d.runRegistry));
         d.jobManager.setAdjudicator(adjudicator);
-        address[] memory protocols = new address[](address(d.bisectionGame) == address(0) ? 1 : 2);
+        bool bisection = address(d.bisectionGame) != address(0);
+        address[] memory protocols = new address[](bisection ? 3 : 2);
         protocols[0] = address(d.jobManager);
-        if (protocols.length == 2) protocols[1] = address(d.bisectionGame);
+        if (bisection) protocols[1] = address(d.bisectionGame);
+        protocols[protocols.length - 1] = address(d.runRegistry);
         d.escrow.authorize(protocols);
         d.shareRegistry.setMinter(address(d.jobManager));
+        d.shareRegistry.setRunMinter(address(d.runRegistry));
         d.stakeManager.grantRole(d.stakeManager.PROTOCOL_ROLE(), address(d.jobManager));
         d.stakeManager.grantRole(d.stakeManager.PROTOCOL_ROLE(), address(d.committee));
+        d.stakeManager.grantRole(d.stakeManager.PROTOCOL_ROLE(), address(d.runRegistry));
     }
 }

@@ -6,6 +6,7 @@ import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/Reentrancy
 // Interfaces
 import {IAdjudicator} from "./interfaces/IAdjudicator.sol";
 import {IArbitrationCommittee} from "./interfaces/IArbitrationCommittee.sol";
+import {IClaimParent} from "./interfaces/IClaimParent.sol";
 import {IJobManager} from "./interfaces/IJobManager.sol";
 import {IStakeManager} from "./interfaces/IStakeManager.sol";
 import {IStepAdjudicator, IStepParent} from "./interfaces/IStepAdjudicator.sol";
@@ -21,7 +22,10 @@ import {Role} from "./types/Role.sol";
 ///         slashed by the JobManager (`nonVoters`). Also the v0 `IStepAdjudicator`: one parent game
 ///         (the bisection game), authorized once by the JobManager's admin, opens one-step disputes
 ///         that the same draw / commit / reveal / resolve logic judges; their outcome goes to the
-///         parent (`onStepResolved`), which forwards it to the JobManager.
+///         parent (`onStepResolved`), which forwards it to the JobManager. And one claim parent (the
+///         RunRegistry), authorized once the same way, opens claim disputes on round claims of
+///         training runs; their outcome goes to the claim parent (`onClaimResolved`), which slashes
+///         the non-voters and pays the majority itself.
 /// @dev Deployment: `constructor(jobManager, stakeManager, committeeSize, voteCommitWindow,
 ///      voteRevealWindow)` after the JobManager; needs PROTOCOL_ROLE on the StakeManager and must be
 ///      set as the JobManager's adjudicator. The seat stake is the JobManager's `verifierStake`.
@@ -57,6 +61,8 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
     mapping(uint256 disputeId => mapping(address member => Ballot ballot)) internal _ballots;
     address internal _stepParent;
     mapping(uint256 disputeId => StepClaim claim) internal _stepClaims;
+    address internal _claimParent;
+    mapping(uint256 disputeId => bool isClaim) internal _claimDisputes;
 
     ////// Constructor //////
 
@@ -112,6 +118,27 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
         if (_stepParent != address(0)) revert StepParentAlreadySet(_stepParent);
         _stepParent = parent;
         emit StepParentSet(parent);
+    }
+
+    /// @inheritdoc IArbitrationCommittee
+    function setClaimParent(address parent) external {
+        // SAFETY: trusted JobManager view; its admin is the deployment's admin.
+        if (msg.sender != _JOB_MANAGER.admin()) revert NotAdmin(msg.sender);
+        if (parent == address(0)) revert ZeroAddress();
+        if (_claimParent != address(0)) revert ClaimParentAlreadySet(_claimParent);
+        _claimParent = parent;
+        emit ClaimParentSet(parent);
+    }
+
+    /// @inheritdoc IArbitrationCommittee
+    /// @dev No job is judged: jobId and segment are 0 and the reserve is empty (the draw seed still
+    ///      differs per dispute, it includes the dispute id).
+    function openClaimDispute(address[] calldata excluded) external returns (uint256 disputeId) {
+        address parent = _claimParent;
+        if (msg.sender != parent || parent == address(0)) revert NotClaimParent(msg.sender);
+        disputeId = _open(0, 0, excluded, excluded[0:0]);
+        _claimDisputes[disputeId] = true;
+        emit ClaimDisputeOpened(disputeId, parent);
     }
 
     /// @inheritdoc IStepAdjudicator
@@ -215,7 +242,7 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
         DisputePhase phase = phaseOf(disputeId);
         if (phase != DisputePhase.Resolvable) revert UnexpectedDisputePhase(disputeId, phase);
         Dispute storage dispute = _disputes[disputeId];
-        // A tie, or no vote at all, keeps the solver's commitment valid.
+        // A tie, or no vote at all, keeps the solver's commitment (a claim dispute: the claim) valid.
         bool segmentValid = dispute.invalidVotes <= dispute.validVotes;
         (address[] memory majority, address[] memory nonVoters, address[] memory voters) =
             _tally(disputeId, segmentValid);
@@ -224,11 +251,15 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
         emit DisputeResolved(disputeId, segmentValid, majority, nonVoters);
 
         // Interactions with trusted protocol contracts, after all state changes. Non-voters' seats
-        // stay locked: the JobManager slashes them (a step parent forwards them to it).
+        // stay locked: the JobManager slashes them (a step parent forwards them to it; a claim
+        // parent slashes them itself).
         for (uint256 i; i < voters.length; ++i) {
             _STAKE_MANAGER.unlock(voters[i], Role.Verifier, dispute.seatStake);
         }
-        if (_stepClaims[disputeId].isStep) {
+        if (_claimDisputes[disputeId]) {
+            // SAFETY: the claim parent was authorized by the admin.
+            IClaimParent(_claimParent).onClaimResolved(disputeId, segmentValid, majority, nonVoters);
+        } else if (_stepClaims[disputeId].isStep) {
             // SAFETY: the parent was authorized by the admin and reports to the JobManager itself.
             IStepParent(_stepParent).onStepResolved(disputeId, segmentValid, majority, nonVoters);
         } else {
@@ -276,6 +307,16 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
     /// @inheritdoc IArbitrationCommittee
     function stepParent() external view returns (address parent) {
         parent = _stepParent;
+    }
+
+    /// @inheritdoc IArbitrationCommittee
+    function isClaimDispute(uint256 disputeId) external view returns (bool isClaim) {
+        isClaim = _claimDisputes[disputeId];
+    }
+
+    /// @inheritdoc IArbitrationCommittee
+    function claimParent() external view returns (address parent) {
+        parent = _claimParent;
     }
 
     /// @inheritdoc IArbitrationCommittee
@@ -334,7 +375,7 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
 
     ////// Internal //////
 
-    /// @notice Records a new dispute awaiting its committee (segment and step disputes alike).
+    /// @notice Records a new dispute awaiting its committee (segment, step and claim disputes alike).
     /// @return disputeId Fresh id.
     function _open(uint256 jobId, uint32 segment, address[] calldata excluded, address[] calldata reserve)
         internal

@@ -7,6 +7,7 @@ import {ModelShares} from "./ModelShares.sol";
 // Interfaces
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {IJobManager} from "./interfaces/IJobManager.sol";
+import {IRunRegistry} from "./interfaces/IRunRegistry.sol";
 import {IShareRegistry} from "./interfaces/IShareRegistry.sol";
 // Types
 import {Job, JobStatus} from "./types/JobTypes.sol";
@@ -15,7 +16,8 @@ import {Job, JobStatus} from "./types/JobTypes.sol";
 /// @notice Registers models (owner, poster authorisations, architecture/family/compute commitments,
 ///         lineage), creates one ModelShares token per model id and mints verified compute as shares.
 /// @dev Deployment: `constructor(paymentToken, maxSegmentCompute, admin)` before the JobManager, then
-///      the admin calls `setMinter(jobManager)` once.
+///      the admin calls `setMinter(jobManager)` once and, once the RunRegistry is deployed,
+///      `setRunMinter(runRegistry)` once.
 contract ShareRegistry is AccessControl, IShareRegistry {
     ////// Types //////
 
@@ -45,6 +47,9 @@ contract ShareRegistry is AccessControl, IShareRegistry {
 
     /// @notice Minter (the JobManager).
     address internal _minter;
+
+    /// @notice Run minter (the RunRegistry): mints the shares of counted run contributions.
+    address internal _runMinter;
 
     /// @notice Share token per model.
     mapping(bytes32 modelId => address token) internal _shares;
@@ -85,6 +90,11 @@ contract ShareRegistry is AccessControl, IShareRegistry {
         _;
     }
 
+    modifier onlyRunMinter() {
+        if (msg.sender != _runMinter || msg.sender == address(0)) revert NotRunMinter(msg.sender);
+        _;
+    }
+
     modifier onlyModelOwner(bytes32 modelId) {
         if (msg.sender != _owners[modelId] || msg.sender == address(0)) revert NotModelOwner(modelId, msg.sender);
         _;
@@ -113,6 +123,14 @@ contract ShareRegistry is AccessControl, IShareRegistry {
         if (_minter != address(0)) revert MinterAlreadySet(_minter);
         _minter = minter_;
         emit MinterSet(minter_);
+    }
+
+    /// @inheritdoc IShareRegistry
+    function setRunMinter(address runMinter_) external onlyRole(DEFAULT_ADMIN_ROLE) {
+        if (runMinter_ == address(0)) revert ZeroAddress();
+        if (_runMinter != address(0)) revert RunMinterAlreadySet(_runMinter);
+        _runMinter = runMinter_;
+        emit RunMinterSet(runMinter_);
     }
 
     /// @inheritdoc IShareRegistry
@@ -197,6 +215,12 @@ contract ShareRegistry is AccessControl, IShareRegistry {
         onlyMinter
         returns (uint256 shares)
     {
+        address runMinter = _runMinter;
+        // SAFETY: the run minter is the deployment's RunRegistry, set once by the admin; a view.
+        if (runMinter != address(0) && IRunRegistry(runMinter).isContribution(jobId)) {
+            emit RunContributionFinalized(modelId, jobId);
+            return 0;
+        }
         if (initHash != headOf(modelId) || _headClaims[modelId] != 0) {
             emit OffLineage(modelId, jobId, initHash);
             return 0;
@@ -204,16 +228,12 @@ contract ShareRegistry is AccessControl, IShareRegistry {
         _headClaims[modelId] = jobId;
         emit HeadClaimed(modelId, jobId, initHash);
         shares = steps * _specs[modelId].computePerStep;
-        address token = _shares[modelId];
-        if (token == address(0)) {
-            token = address(new ModelShares(modelId, _PAYMENT_TOKEN, address(this)));
-            _shares[modelId] = token;
-            _models.push(modelId);
-            emit ModelCreated(modelId, token);
-        }
-        emit SharesMinted(modelId, solver, shares);
-        // SAFETY: `token` was created by this registry; ModelShares.mint has no external calls.
-        ModelShares(token).mint(solver, shares);
+        _mintShares(modelId, solver, shares);
+    }
+
+    /// @inheritdoc IShareRegistry
+    function mintContribution(bytes32 modelId, address solver, uint256 shares) external onlyRunMinter {
+        _mintShares(modelId, solver, shares);
     }
 
     /// @inheritdoc IShareRegistry
@@ -312,6 +332,11 @@ contract ShareRegistry is AccessControl, IShareRegistry {
     }
 
     /// @inheritdoc IShareRegistry
+    function runMinter() external view returns (address) {
+        return _runMinter;
+    }
+
+    /// @inheritdoc IShareRegistry
     function paymentToken() external view returns (IERC20) {
         return _PAYMENT_TOKEN;
     }
@@ -332,5 +357,24 @@ contract ShareRegistry is AccessControl, IShareRegistry {
     /// @return key The key.
     function trainingKey(bytes32 modelId, bytes32 initHash, bytes32 specHash) public pure returns (bytes32 key) {
         key = keccak256(abi.encode(modelId, initHash, specHash));
+    }
+
+    ////// Internal //////
+
+    /// @notice Mints `shares` of `modelId` to `to`, creating the model's ModelShares token on first use.
+    /// @param modelId Model id.
+    /// @param to Receiver.
+    /// @param shares Shares minted.
+    function _mintShares(bytes32 modelId, address to, uint256 shares) internal {
+        address token = _shares[modelId];
+        if (token == address(0)) {
+            token = address(new ModelShares(modelId, _PAYMENT_TOKEN, address(this)));
+            _shares[modelId] = token;
+            _models.push(modelId);
+            emit ModelCreated(modelId, token);
+        }
+        emit SharesMinted(modelId, to, shares);
+        // SAFETY: `token` was created by this registry; ModelShares.mint has no external calls.
+        ModelShares(token).mint(to, shares);
     }
 }

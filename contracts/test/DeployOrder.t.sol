@@ -51,7 +51,7 @@ contract DeployOrder_Test is PRBTest {
         assertEq(_kinds.length, _names.length);
         assertEq(_kinds.length, _variants.length);
         assertEq(_kinds.length, _functions.length);
-        assertEq(_kinds.length, 19);
+        assertEq(_kinds.length, 23);
     }
 
     ////// Internal //////
@@ -85,6 +85,8 @@ contract DeployOrder_Test is PRBTest {
             assertEq(address(d.jobManager.verificationRound()), _addressOf(d, args[0]));
         } else if (_eq(fn, "setStepParent")) {
             assertEq(d.committee.stepParent(), _addressOf(d, args[0]));
+        } else if (_eq(fn, "setClaimParent")) {
+            assertEq(d.committee.claimParent(), _addressOf(d, args[0]));
         } else if (_eq(fn, "setAdjudicator")) {
             assertEq(address(d.jobManager.adjudicator()), _addressOf(d, args[0]));
         } else if (_eq(fn, "authorize")) {
@@ -93,6 +95,8 @@ contract DeployOrder_Test is PRBTest {
             }
         } else if (_eq(fn, "setMinter")) {
             assertEq(d.shareRegistry.minter(), _addressOf(d, args[0]));
+        } else if (_eq(fn, "setRunMinter")) {
+            assertEq(d.shareRegistry.runMinter(), _addressOf(d, args[0]));
         } else if (_eq(fn, "grantRole")) {
             assertTrue(_eq(args[0], "stakeManager.PROTOCOL_ROLE"), args[0]);
             assertTrue(d.stakeManager.hasRole(d.stakeManager.PROTOCOL_ROLE(), _addressOf(d, args[1])), args[1]);
@@ -110,6 +114,7 @@ contract DeployOrder_Test is PRBTest {
         if (_eq(name, "verificationRound")) return address(d.verificationRound);
         if (_eq(name, "committee")) return address(d.committee);
         if (_eq(name, "bisectionGame")) return address(d.bisectionGame);
+        if (_eq(name, "runRegistry")) return address(d.runRegistry);
         revert(string.concat("no deployment named ", name));
     }
 

@@ -5,6 +5,7 @@ pragma solidity 0.8.37;
 import {Deployers} from "./utils/Deployers.sol";
 // Contracts
 import {ModelShares} from "../src/ModelShares.sol";
+import {RunRegistry} from "../src/RunRegistry.sol";
 // Utilities
 import {Merkle} from "./utils/Merkle.sol";
 // Types
@@ -232,6 +233,59 @@ contract Gas_Test is Deployers {
         _snap("JobManager.reclaimExpired");
     }
 
+    /// @notice A DiLoCo run of M = 4 seats of the default job shape on a model of its own: opened,
+    ///         four contributions registered and finalized, round 0 proposed with all four counted.
+    function _proposedRun() internal returns (RunRegistry runs, uint256 runId) {
+        runs = RunRegistry(committee.claimParent());
+        bytes32 runModel = keccak256("gas run model");
+        bytes32 runHash = keccak256("gas run");
+        vm.prank(submitter);
+        registry.registerModel(runModel, ARCHITECTURE, FAMILY, 1000, keccak256("gas run seed"));
+        vm.prank(submitter);
+        runId = runs.openRun(runModel, runHash, keccak256("outer 0"), 4, 2, TOTAL_STEPS);
+        _snap("RunRegistry.openRun");
+        for (uint32 seat; seat < 4; ++seat) {
+            bytes32 specHash = runs.contributionSpecHash(runHash, 0, seat);
+            vm.prank(submitter);
+            uint256 jobId = jobManager.postJob(runModel, specHash, INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD, SPEC_URI);
+            vm.prank(submitter);
+            runs.addContribution(runId, seat, jobId);
+            if (seat == 1) _snap("RunRegistry.addContribution");
+            _claimAndCommit(jobId);
+            _assign(jobId);
+            _submitAll(jobId, 0);
+            _passChallengeWindow(jobId);
+            jobManager.finalize(jobId);
+        }
+        vm.prank(stranger);
+        runs.proposeRound(runId, keccak256("outer 1"), 15);
+        _snap("RunRegistry.proposeRound (M=4)");
+    }
+
+    function test_runRegistry_gas() public {
+        (RunRegistry runs, uint256 runId) = _proposedRun();
+        vm.warp(uint256(runs.getRound(runId, 0).challengeDeadline) + 1);
+        runs.finalizeRound(runId);
+        _snap("RunRegistry.finalizeRound (M=4, 4 counted, first mint)");
+    }
+
+    function test_runClaimDispute_gas() public {
+        (RunRegistry runs, uint256 runId) = _proposedRun();
+        vm.prank(whistleblower);
+        runs.challengeRound(runId);
+        _snap("RunRegistry.challengeRound (M=4)");
+        uint256 disputeId = runs.getRound(runId, 0).disputeId;
+        address[] memory members = _drawCommittee(disputeId);
+        for (uint256 i; i < members.length; ++i) {
+            _commitVote(disputeId, members[i], true);
+        }
+        for (uint256 i; i < members.length; ++i) {
+            _revealVote(disputeId, members[i], true);
+        }
+        committee.resolve(disputeId);
+        _snap("ArbitrationCommittee.resolve (claim upheld, M=4, 4 counted)");
+    }
+
     /// @notice Runtime sizes of every deployed contract (the BisectionGame's is in bisection.json).
     function test_bytecodeSize_gas() public {
         vmx.snapshotValue(GROUP, "size JobManager", address(jobManager).code.length);
@@ -244,6 +298,7 @@ contract Gas_Test is Deployers {
         vmx.snapshotValue(GROUP, "size ShareRegistry", address(registry).code.length);
         vmx.snapshotValue(GROUP, "size ModelShares", vm.getDeployedCode("ModelShares.sol:ModelShares").length);
         vmx.snapshotValue(GROUP, "size VeriToken", address(token).code.length);
+        vmx.snapshotValue(GROUP, "size RunRegistry", committee.claimParent().code.length);
     }
 
     /// @notice Every deployed contract stays at most 80% of EIP-170 (24,576 bytes), leaving room for
@@ -261,5 +316,6 @@ contract Gas_Test is Deployers {
         assertLte(vm.getDeployedCode("ModelShares.sol:ModelShares").length, limit, "ModelShares");
         assertLte(vm.getDeployedCode("BisectionGame.sol:BisectionGame").length, limit, "BisectionGame");
         assertLte(address(token).code.length, limit, "VeriToken");
+        assertLte(committee.claimParent().code.length, limit, "RunRegistry");
     }
 }

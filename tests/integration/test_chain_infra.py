@@ -47,6 +47,7 @@ def mini(anvil: Anvil, contracts_out) -> Deployment:
         arbitration=placeholder,
         share_registry=placeholder,
         escrow=placeholder,
+        run_registry=placeholder,
     )
     return Deployment(
         chain_id=31337,

@@ -43,6 +43,7 @@ def test_python_deployer_follows_the_table(
         "verificationRound": dep.addresses.verification_round,
         "committee": dep.addresses.arbitration,
         "bisectionGame": dep.addresses.bisection_game,
+        "runRegistry": dep.addresses.run_registry,
     }
     deployed = [s for s in steps if s.kind != "call"]
     assert {s.name for s in deployed} == {k for k, v in by_name.items() if v is not None}
@@ -65,6 +66,8 @@ def test_python_deployer_follows_the_table(
                 assert c.call(c.jobs.contract, "verificationRound") == args[0]
             case "setStepParent":
                 assert c.call(c.committee.contract, "stepParent") == args[0]
+            case "setClaimParent":
+                assert c.call(c.committee.contract, "claimParent") == args[0]
             case "setAdjudicator":
                 assert args == [adjudicator_addr]
                 assert c.call(c.jobs.contract, "adjudicator") == adjudicator_addr
@@ -72,6 +75,8 @@ def test_python_deployer_follows_the_table(
                 assert all(c.escrow.is_authorized(a) for a in args)
             case "setMinter":
                 assert c.call(c.shares.contract, "minter") == args[0]
+            case "setRunMinter":
+                assert c.call(c.shares.contract, "runMinter") == args[0]
             case "grantRole":
                 assert c.call(c.stakes.contract, "hasRole", role, args[0])
             case other:

@@ -21,7 +21,7 @@ from adversary.solver import solver_node
 from adversary.verifier import verifier_node
 from chain import Anvil, write_manifest
 from cli.app import app
-from noderuntime.runs import post_round, run_state
+from noderuntime.runs import open_run, post_round, run_state
 from solver.node import SolverNode
 from tests.utils.models import register_model
 from tests.utils.node_harness import (
@@ -32,15 +32,18 @@ from tests.utils.node_harness import (
     V1,
     V2,
     V3,
+    WHISTLEBLOWER,
     Network,
     free_port,
     open_network,
     tiny_spec,
 )
-from veritrain.diloco import RunSpec, contribution_init
+from veritrain.diloco import OuterState, RunSpec, advance_round, contribution_init
 from veritrain.enums import JobStatus, Role
+from veritrain.lineage import ModelCommitments
 from veritrain.runsim import pretrained_start, simulate_run
 from veritrain.training import TrainingEngine
+from whistleblower.node import WhistleblowerNode
 
 LATE = 7
 """Dev key of the solver that joins the run late."""
@@ -55,25 +58,47 @@ def net(anvil: Anvil, contracts_out: Path, tmp_path: Path) -> Iterator[Network]:
 
 
 def _open_run(net: Network, run: RunSpec) -> tuple[Any, bytes]:
-    """Register the run's model as the owner (funded) and start the verifiers; returns the
-    owner's client and the run's outer state 0."""
+    """Register the run's model as the owner (funded), open the run on chain and start the
+    verifiers; returns the owner's client and the run's outer state 0."""
     owner = net.client(SUBMITTER)
     owner.token.faucet(1000 * E18)
     seeded = TrainingEngine(run.inner)
     register_model(
         owner, run.inner.model_id_hash(), seeded.state_hash(seeded.init_state()), run.inner
     )
+    start = pretrained_start(run, 0)
+    open_run(owner, run, start)
     for i in (V1, V2, V3):
         net.start(verifier_node(net.client(i), net.tmp / f"v{i}", poll_interval=0.5))
     net.wait_active(int(Role.Verifier), V1, V2, V3)
-    return owner, pretrained_start(run, 0)
+    return owner, start
+
+
+def _wait_round(net: Network, run: RunSpec, rounds: int, timeout: float = 300.0) -> None:
+    """Wait until `rounds` rounds of the run are final on chain."""
+    reader = net.client(0)
+    run_id = reader.runs.run_id_of(run.run_hash())
+    net.wait_for(
+        f"round {rounds - 1} of run {run_id} final",
+        lambda: reader.runs.get_run(run_id).round >= rounds,
+        timeout,
+    )
+
+
+def _shares(net: Network, run: RunSpec, account: str) -> int:
+    reader = net.client(0)
+    if reader.shares.shares_of(run.inner.model_id_hash()) is None:
+        return 0
+    return int(reader.shares.balance_of(run.inner.model_id_hash(), account))
 
 
 def test_a_run_over_two_rounds_makes_the_simulated_global_states(net: Network) -> None:
     """Round 0: two seats; round 1: seat 1 has left, and a solver that joined late trains seat 0.
-    The owner posts each round's jobs with the starts it computes from the chain (`post_round`);
-    the solvers rebuild the same starts themselves; the verified contributions give the
-    simulated run's global states bit for bit."""
+    The owner posts and registers each round's jobs with the starts it computes from the chain
+    (`post_round`); the solvers rebuild the same starts themselves, propose each round's claim
+    once its jobs are final and finalize it after the challenge window; the final claims are
+    the simulated run's global states bit for bit, and each counted contribution minted
+    H x computePerStep shares to its solver."""
     run = RunSpec(inner=tiny_spec(seed=21), seats=2, rounds=3)
     owner, start = _open_run(net, run)
     round0 = post_round(owner, run, run.to_data_uri(), 0, start, reward=20 * E18)
@@ -85,9 +110,14 @@ def test_a_run_over_two_rounds_makes_the_simulated_global_states(net: Network) -
         assert net.wait_status(job_id, JobStatus.Finalized, JobStatus.Rejected) is (
             JobStatus.Finalized
         )
+    _wait_round(net, run, 1)
     reader = net.client(0)
+    per_contribution = (
+        run.inner_steps * ModelCommitments.of(run.inner, b"\x00" * 32).compute_per_step
+    )
+    assert _shares(net, run, solver.client.address) == 2 * per_contribution
     simulated = simulate_run(run, start, 2, absent=lambda t, j: (t, j) == (1, 1))
-    state1 = run_state(reader, run, 1, start)
+    state1 = run_state(reader, run, 1)
     assert state1.state.state_hash() == simulated[0].global_hash
     assert state1.rounds[0].accepted == [0, 1] and state1.jobs == {0: {0: round0[0], 1: round0[1]}}
 
@@ -113,8 +143,6 @@ def test_a_run_over_two_rounds_makes_the_simulated_global_states(net: Network) -
             "run",
             "post",
             str(run_file),
-            "--round",
-            "1",
             "--seat",
             "0",
             "--dev-account",
@@ -127,7 +155,9 @@ def test_a_run_over_two_rounds_makes_the_simulated_global_states(net: Network) -
     (round1,) = json.loads(posted.stdout)["jobs"]
     assert net.wait_status(round1, JobStatus.Finalized, JobStatus.Rejected) is JobStatus.Finalized
     assert reader.jobs.get_job(round1).solver.lower() == late.client.address.lower()
-    state2 = run_state(reader, run, 2, start)
+    _wait_round(net, run, 2)
+    assert _shares(net, run, late.client.address) == per_contribution
+    state2 = run_state(reader, run, 2)
     assert state2.state.state_hash() == simulated[1].global_hash
     assert state2.rounds[1].accepted == [0]
     shown = runner.invoke(app, ["run", "show", str(run_file), "--metric", *chain_args, "--json"])
@@ -137,9 +167,56 @@ def test_a_run_over_two_rounds_makes_the_simulated_global_states(net: Network) -
     assert [r["accepted"] for r in report["rounds"]] == [[0, 1], [0]]
     assert report["rounds"][1]["jobs"] == {"0": round1}
     assert [r["metric"] for r in report["rounds"]] == [r.metric for r in simulated]
+    owners = runner.invoke(app, ["shares", run.inner.model_id, *chain_args, "--json"])
+    assert owners.exit_code == 0, owners.output
+    (history,) = [r["history"] for r in json.loads(owners.stdout)["runs"]]
+    assert [[c["job_id"] for c in r["contributions"]] for r in history] == [round0, [round1]]
+    assert [r["state"] for r in history] == ["0x" + r.global_hash.hex() for r in simulated]
     # seat 0 carried its AdamW into round 1; seat 1 keeps its round-0 state for a return
     assert state2.seat_finals[1] == state1.seat_finals[1]
     assert state2.seat_finals[0] != state1.seat_finals[0]
+
+
+def test_a_wrong_round_claim_is_challenged_struck_and_replaced(net: Network) -> None:
+    """The model's owner, colluding with nobody but its own key, proposes a wrong result for a
+    round: it leaves out an honest contribution (so that its solver mints nothing). A
+    whistleblower computes the round itself, challenges, and the committee (the verifiers)
+    rules the claim wrong: the owner loses its bond to the challenger and the arbiters, the
+    whistleblower then proposes the right claim, which becomes final and mints the honest
+    solver's shares."""
+    run = RunSpec(inner=tiny_spec(seed=23), seats=1, rounds=1)
+    owner, start = _open_run(net, run)
+    (job_id,) = post_round(owner, run, run.to_data_uri(), 0, start, reward=20 * E18)
+    solver = SolverNode(
+        net.client(SOLVER), net.tmp / "solver", "127.0.0.1", free_port(), poll_interval=0.5
+    )
+    solver.run_keeper.propose = solver.run_keeper.challenge = False  # the attack's window
+    net.start(solver)
+    assert net.wait_status(job_id, JobStatus.Finalized, JobStatus.Rejected) is JobStatus.Finalized
+    run_id = owner.runs.run_id_of(run.run_hash())
+    bond = owner.runs.claim_bond()
+    watcher = net.client(WHISTLEBLOWER)
+    watcher.token.faucet(1000 * E18)  # minted before the count starts
+    watcher.stakes.stake(int(Role.Whistleblower), 100 * E18)
+    whistleblower = WhistleblowerNode(watcher, net.tmp / "wb", poll_interval=0.5)
+    before = {a: net.holdings(a) for a in (owner.address, whistleblower.client.address)}
+    right = advance_round(run, OuterState.from_bytes(start), {}, {})  # nothing counted
+    owner.runs.propose_round(run_id, right.state.state_hash(), 0)  # leaves seat 0 out
+    net.start(whistleblower)
+    _wait_round(net, run, 1)
+    reader = net.client(0)
+    claim = reader.runs.get_round(run_id, 0)
+    assert claim.seats(claim.accepted) == [0] and claim.proposer == whistleblower.client.address
+    assert (
+        claim.dispute_id != 0 and not reader.committee.get_dispute(claim.dispute_id).segment_valid
+    )
+    assert _shares(net, run, solver.client.address) > 0
+    assert _shares(net, run, owner.address) == 0
+    lost = before[owner.address] - net.holdings(owner.address)
+    won = net.holdings(whistleblower.client.address) - before[whistleblower.client.address]
+    arbiters = net.params.committee_size * net.params.arbiter_fee
+    assert lost == bond  # and nothing else: its post's escrow was paid before `before`
+    assert won == bond - arbiters  # the liar's bond, less the arbiters' fees
 
 
 @pytest.fixture

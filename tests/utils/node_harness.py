@@ -45,6 +45,8 @@ FAST_PARAMS = ProtocolParams(
     committee_size=3,
     vote_commit_window=25,
     vote_reveal_window=25,
+    claim_bond=10 * E18,
+    claim_challenge_window=10,
 )
 
 FORCED_UPDATES: dict[str, object] = {"forced_error_rate_bps": 10_000, "jackpot": 0}

@@ -15,7 +15,10 @@ import {Dispute, DisputePhase, DisputeStatus} from "../types/DisputeTypes.sol";
 ///         whether a disputed segment is valid. It is also an `IStepAdjudicator`: a deployment may
 ///         authorize one parent game (the bisection game), whose one-step disputes the same
 ///         committee logic judges (the vote then says whether the claimed end hash is right) and
-///         whose outcome goes back to the parent instead of the JobManager.
+///         whose outcome goes back to the parent instead of the JobManager. Likewise one claim parent
+///         (the RunRegistry) may open claim disputes on round claims of training runs
+///         (`openClaimDispute`): the vote then says whether the claim is right, and the outcome goes
+///         to the claim parent (`IClaimParent.onClaimResolved`).
 interface IArbitrationCommittee is IAdjudicator, IStepAdjudicator {
     ////// Errors //////
 
@@ -42,6 +45,14 @@ interface IArbitrationCommittee is IAdjudicator, IStepAdjudicator {
     /// @notice Thrown when `openStepDispute` is not called by the step parent.
     /// @param caller msg.sender.
     error NotStepParent(address caller);
+
+    /// @notice Thrown when setting the claim parent a second time.
+    /// @param parent Claim parent already set.
+    error ClaimParentAlreadySet(address parent);
+
+    /// @notice Thrown when `openClaimDispute` is not called by the claim parent.
+    /// @param caller msg.sender.
+    error NotClaimParent(address caller);
 
     /// @notice Thrown when an action is not allowed in the dispute's current phase.
     /// @param disputeId Dispute.
@@ -112,6 +123,17 @@ interface IArbitrationCommittee is IAdjudicator, IStepAdjudicator {
     /// @param parent Game allowed to open step disputes.
     event StepParentSet(address indexed parent);
 
+    /// @notice Emitted when the JobManager's admin authorized the claim parent (once).
+    /// @param parent Contract allowed to open claim disputes (the RunRegistry).
+    event ClaimParentSet(address indexed parent);
+
+    /// @notice Emitted (after `DisputeOpened`, whose jobId and segment are 0) when the claim parent
+    ///         opened a claim dispute. The committee judges the claim the parent records for it
+    ///         (`RunRegistry.claimOf`) and votes whether it is right (`segmentValid` in the ballot).
+    /// @param disputeId Dispute.
+    /// @param parent Claim parent that opened it (receives the outcome).
+    event ClaimDisputeOpened(uint256 indexed disputeId, address indexed parent);
+
     /// @notice Emitted (after `DisputeOpened`) when the step parent opened a one-step dispute. The
     ///         committee replays step `step` from the state whose hash is `startHash` and votes
     ///         whether `claimedEndHash` is right (`segmentValid` in the ballot).
@@ -159,11 +181,13 @@ interface IArbitrationCommittee is IAdjudicator, IStepAdjudicator {
     /// @param segmentValid Vote.
     event VoteRevealed(uint256 indexed disputeId, address indexed member, bool segmentValid);
 
-    /// @notice Emitted when a dispute was resolved and reported to the JobManager.
+    /// @notice Emitted when a dispute was resolved and reported to the JobManager (or to the parent
+    ///         that opened it).
     /// @param disputeId Dispute.
-    /// @param segmentValid Outcome.
+    /// @param segmentValid Outcome (for a claim dispute: the claim is right).
     /// @param majority Members that voted with the outcome.
-    /// @param nonVoters Members that did not reveal (slashed by the JobManager).
+    /// @param nonVoters Members that did not reveal (slashed by the JobManager, or by the claim
+    ///        parent for a claim dispute).
     event DisputeResolved(uint256 indexed disputeId, bool segmentValid, address[] majority, address[] nonVoters);
 
     ////// Functions //////
@@ -171,6 +195,17 @@ interface IArbitrationCommittee is IAdjudicator, IStepAdjudicator {
     /// @notice Authorizes `parent` (the bisection game) to open step disputes (JobManager admin, once).
     /// @param parent Parent game.
     function setStepParent(address parent) external;
+
+    /// @notice Authorizes `parent` (the RunRegistry) to open claim disputes (JobManager admin, once).
+    /// @param parent Claim parent.
+    function setClaimParent(address parent) external;
+
+    /// @notice Opens a dispute on a claim of the claim parent (claim parent only): drawn, voted and
+    ///         resolved like a segment dispute (jobId 0, segment 0, no reserve); the outcome goes to
+    ///         `IClaimParent.onClaimResolved`. The parent records what the claim is.
+    /// @param excluded Accounts that must never judge it (the claim's parties).
+    /// @return disputeId Non-zero id of the new dispute.
+    function openClaimDispute(address[] calldata excluded) external returns (uint256 disputeId);
 
     /// @notice Draws the committee once the randomness block is mined (anyone). K active verifiers
     ///         with free stake >= the seat stake, not excluded, each seat locked. Fewer than K are
@@ -193,7 +228,8 @@ interface IArbitrationCommittee is IAdjudicator, IStepAdjudicator {
     /// @notice Resolves the dispute (anyone) once all members revealed or the reveal deadline passed:
     ///         majority of revealed votes decides, a tie or no vote keeps the segment valid; unlocks
     ///         the voters' seats and calls `JobManager.onDisputeResolved` (a step dispute:
-    ///         `IStepParent.onStepResolved` of the parent).
+    ///         `IStepParent.onStepResolved` of the step parent; a claim dispute:
+    ///         `IClaimParent.onClaimResolved` of the claim parent, a tie or no vote keeping the claim).
     /// @param disputeId Dispute.
     function resolve(uint256 disputeId) external;
 
@@ -256,6 +292,15 @@ interface IArbitrationCommittee is IAdjudicator, IStepAdjudicator {
     /// @notice Game allowed to open step disputes (zero if none).
     /// @return parent Parent.
     function stepParent() external view returns (address parent);
+
+    /// @notice Whether `disputeId` was opened by the claim parent (`openClaimDispute`).
+    /// @param disputeId Dispute.
+    /// @return isClaim True for a claim dispute.
+    function isClaimDispute(uint256 disputeId) external view returns (bool isClaim);
+
+    /// @notice Contract allowed to open claim disputes (zero if none).
+    /// @return parent Claim parent.
+    function claimParent() external view returns (address parent);
 
     /// @notice Number of disputes opened (the last dispute id).
     /// @return count Disputes.

@@ -21,6 +21,8 @@ import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 ///         them to finalize: it claims the head, and the head advances when anyone proves that
 ///         job's final state (`extendLineage`). The same training (model, start state, spec hash) is
 ///         accepted once while an earlier post of it is live or paid.
+///         A second minter, the run minter (the RunRegistry), mints the shares of the counted
+///         contributions of DiLoCo training runs (`mintContribution`), outside the lineage.
 interface IShareRegistry {
     ////// Errors //////
 
@@ -31,6 +33,14 @@ interface IShareRegistry {
     /// @notice Thrown when `setMinter` is called a second time.
     /// @param minter The minter already set.
     error MinterAlreadySet(address minter);
+
+    /// @notice Thrown when the caller is not the run minter.
+    /// @param caller msg.sender.
+    error NotRunMinter(address caller);
+
+    /// @notice Thrown when `setRunMinter` is called a second time.
+    /// @param runMinter The run minter already set.
+    error RunMinterAlreadySet(address runMinter);
 
     /// @notice Thrown when an address argument is zero.
     error ZeroAddress();
@@ -98,6 +108,10 @@ interface IShareRegistry {
     /// @param minter Minter (the JobManager).
     event MinterSet(address indexed minter);
 
+    /// @notice Emitted once, when the run minter was set.
+    /// @param runMinter Run minter (the RunRegistry).
+    event RunMinterSet(address indexed runMinter);
+
     /// @notice Emitted when a model id was registered.
     /// @param modelId Model id.
     /// @param owner Its first owner (the registrant).
@@ -132,6 +146,13 @@ interface IShareRegistry {
     /// @param jobId Job.
     /// @param startState The state it started from.
     event OffLineage(bytes32 indexed modelId, uint256 indexed jobId, bytes32 startState);
+
+    /// @notice Emitted when a finalized job is a registered contribution of a training run
+    ///         (`IRunRegistry.isContribution`): it mints nothing here and never claims the head,
+    ///         whatever its start; its run pays it when a round claim counting it becomes final.
+    /// @param modelId Model id.
+    /// @param jobId Job.
+    event RunContributionFinalized(bytes32 indexed modelId, uint256 indexed jobId);
 
     /// @notice Emitted when the head advanced: `finalState` was appended to the lineage.
     /// @param modelId Model id.
@@ -179,6 +200,10 @@ interface IShareRegistry {
     /// @notice Sets the minter, once (DEFAULT_ADMIN_ROLE).
     /// @param minter Minter (the JobManager).
     function setMinter(address minter) external;
+
+    /// @notice Sets the run minter, once (DEFAULT_ADMIN_ROLE).
+    /// @param runMinter Run minter (the RunRegistry).
+    function setRunMinter(address runMinter) external;
 
     /// @notice Registers `modelId` with the caller as its owner (first come, first served), bound to
     ///         an architecture, a family and the compute per step they imply, with `seedState` as the
@@ -232,10 +257,11 @@ interface IShareRegistry {
     function recordPost(bytes32 modelId, uint256 jobId, bytes32 specHash, bytes32 initHash, uint32 checkpointInterval)
         external;
 
-    /// @notice Records a finalized job (minter only). If it started from the model's head and no
-    ///         other finalized job holds the head, it claims the head and `steps * computePerStep`
-    ///         shares are minted to `solver` (the token is created on first use); otherwise nothing
-    ///         is minted (OffLineage).
+    /// @notice Records a finalized job (minter only). A run's registered contribution mints
+    ///         nothing (RunContributionFinalized: its run pays it once). Otherwise, if it started
+    ///         from the model's head and no other finalized job holds the head, it claims the head
+    ///         and `steps * computePerStep` shares are minted to `solver` (the token is created on
+    ///         first use); otherwise nothing is minted (OffLineage).
     /// @param modelId Model id.
     /// @param jobId Job.
     /// @param initHash Its start state.
@@ -245,6 +271,14 @@ interface IShareRegistry {
     function recordFinalized(bytes32 modelId, uint256 jobId, bytes32 initHash, address solver, uint256 steps)
         external
         returns (uint256 shares);
+
+    /// @notice Mints `shares` of `modelId` to `solver` for a counted contribution of a training run
+    ///         (run minter only): the model's token is created on first use, exactly as for
+    ///         `recordFinalized`. Not tied to the lineage: the run minter decides what counts.
+    /// @param modelId Model id (registered; the run minter only mints for runs of registered models).
+    /// @param solver Receiver (the contribution job's solver).
+    /// @param shares Shares minted (the RunRegistry mints innerSteps * computePerStep).
+    function mintContribution(bytes32 modelId, address solver, uint256 shares) external;
 
     /// @notice Advances `modelId`'s head to the final state of the job that claimed it: anyone may
     ///         call with that state hash and its Merkle proof (the last leaf of the job's committed
@@ -338,6 +372,10 @@ interface IShareRegistry {
     /// @notice Minter (zero until set).
     /// @return minter Minter.
     function minter() external view returns (address minter);
+
+    /// @notice Run minter (zero until set).
+    /// @return runMinter Run minter.
+    function runMinter() external view returns (address runMinter);
 
     /// @notice Payment token in which model revenue is paid.
     /// @return token ERC-20.

@@ -27,6 +27,7 @@ def _deployment(chain_id: int = 31337) -> Deployment:
             arbitration="0x" + "44" * 20,
             share_registry="0x" + "55" * 20,
             escrow="0x" + "77" * 20,
+            run_registry="0x" + "88" * 20,
         ),
         params=ProtocolParams.demo(),
         block=7,

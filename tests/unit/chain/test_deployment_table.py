@@ -19,6 +19,8 @@ PARAM_REFS = {
     "clockSeconds",
     "maxSegmentCompute",
     "moveBond",
+    "claimBond",
+    "claimChallengeWindow",
 }
 
 
@@ -37,16 +39,20 @@ def test_table_order_is_the_documented_one() -> None:
             "VerificationRound",
             "ArbitrationCommittee",
         ]
-        assert deployed == expected + (["BisectionGame"] if variant == "bisection" else [])
+        bisection = ["BisectionGame"] if variant == "bisection" else []
+        assert deployed == [*expected, *bisection, "RunRegistry"]
         calls = [
             f"{s.target}.{s.function}" for s in steps if s.kind == "call" and s.applies_to(variant)
         ]
         assert calls == [
             "jobManager.setVerificationRound",
             *(["committee.setStepParent"] if variant == "bisection" else []),
+            "committee.setClaimParent",
             "jobManager.setAdjudicator",
             "escrow.authorize",
             "shareRegistry.setMinter",
+            "shareRegistry.setRunMinter",
+            "stakeManager.grantRole",
             "stakeManager.grantRole",
             "stakeManager.grantRole",
         ]

@@ -115,7 +115,7 @@ CASES: list[tuple[list[str], str]] = [
     # node options (refused before any connection)
     (["solver", "run", "--threads", "0", *RPC, *KEY], "threads"),
     (["solver", "run", "--model", " ", *RPC, *KEY], "model"),
-    (["solver", "run", "--max-jobs", "0", *RPC, *KEY], "max-jobs"),
+    (["solver", "run", "--max-jobs", "-1", *RPC, *KEY], "max-jobs"),
     (["verifier", "run", "--threads", "-1", *RPC, *KEY], "threads"),
     (["whistleblower", "run", "--threads", "two", *RPC, *KEY], "threads"),
     (["adversary", "solver", "--mode", "perturb", "--model", "", *RPC, *KEY], "model"),

@@ -1,106 +1,223 @@
-"""`noderuntime.runs.contribution_jobs`: which contribution jobs count, from chain facts alone."""
+"""`noderuntime.runs`: a run rebuilt from its `RunRegistry` records, and the keeper that
+proposes, challenges and finalizes round claims, against an in-memory registry.
+
+Rounds here have no registered job (or only unfinished ones), so every claim is computable
+without a checkpoint server: the outer step over no pseudo-gradient still advances the state's
+step, so each round has its own state hash.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import logging
+from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any
 
-from noderuntime.runs import contribution_jobs
-from veritrain.diloco import RunSpec, contribution_uri
-from veritrain.enums import JobStatus
+import pytest
+
+from chain.types import RunRoundView, RunView
+from noderuntime.runs import (
+    RoundNotReady,
+    RunKeeper,
+    RunMismatch,
+    find_run,
+    round_claim,
+    run_state,
+)
+from veritrain.diloco import OuterState, RunSpec, advance_round, contribution_uri
+from veritrain.enums import JobStatus, RunRoundPhase
 from veritrain.presets import preset
+from veritrain.runsim import pretrained_start
 
-RUN = RunSpec(inner=preset("digits-mlp", "native", total_steps=4, checkpoint_interval=2), seats=3)
-URI = RUN.to_data_uri()
-
-
-@dataclass
-class Event:
-    event: str
-    args: dict[str, Any]
-    position: tuple[int, int]
+RUN = RunSpec(
+    inner=preset("digits-mlp", "native", total_steps=4, checkpoint_interval=2), seats=3, rounds=3
+)
+ZERO = "0x" + "00" * 20
 
 
-class FakeChain:
-    """Jobs and their JobPosted / JobFinalized events, in the order the test adds them."""
+class FakeRegistry:
+    """`client.runs` over dicts: one run, its rounds, the claims proposed."""
 
-    def __init__(self) -> None:
-        self.views: list[SimpleNamespace] = []
-        self.events: list[Event] = []
-        self.block = 0
-        self.jobs = SimpleNamespace(
-            contract="JobManager",
-            job_count=lambda: len(self.views),
-            get_job=lambda job_id: self.views[job_id - 1],
+    def __init__(self, run: RunSpec = RUN, *, seats: int | None = None) -> None:
+        self.start = pretrained_start(run, 0)
+        self.run = RunView(
+            run_id=1,
+            model_id=run.inner.model_id_hash(),
+            run_hash=run.run_hash(),
+            opener=ZERO,
+            start_hash=OuterState.from_bytes(self.start).state_hash(),
+            seats=seats or run.seats,
+            rounds=run.rounds or 2**32 - 1,
+            inner_steps=run.inner_steps,
+            round=0,
+        )
+        self.rounds: dict[int, RunRoundView] = {0: self._round(0, RunRoundPhase.Open)}
+        self.jobs: dict[tuple[int, int], int] = {}
+        self.sent: list[str] = []
+        self.now = 1_000
+
+    @staticmethod
+    def _round(t: int, phase: RunRoundPhase) -> RunRoundView:
+        return RunRoundView(1, t, phase, 0, 0, b"\x00" * 32, ZERO, ZERO, 0, 0)
+
+    def run_count(self) -> int:
+        return 1
+
+    def run_id_of(self, run_hash: bytes) -> int:
+        return 1 if run_hash == self.run.run_hash else 0
+
+    def get_run(self, run_id: int) -> RunView:
+        return self.run
+
+    def get_round(self, run_id: int, t: int) -> RunRoundView:
+        return self.rounds.get(t, self._round(t, RunRoundPhase.None_))
+
+    def contribution_of(self, run_id: int, t: int, seat: int) -> int:
+        return self.jobs.get((t, seat), 0)
+
+    def contributions(self, run_id: int, t: int) -> dict[int, int]:
+        return {seat: job for (r, seat), job in sorted(self.jobs.items()) if r == t}
+
+    def claim_of(self, dispute_id: int) -> tuple[int, int]:
+        return (0, 0)
+
+    def propose_round(self, run_id: int, state_hash: bytes, accepted: int) -> object:
+        self.sent.append("propose")
+        t = self.run.round
+        self.rounds[t] = replace(
+            self.rounds[t],
+            phase=RunRoundPhase.Proposed,
+            state_hash=state_hash,
+            accepted=accepted,
+            proposer="0x" + "11" * 20,
+            challenge_deadline=self.now + 60,
+        )
+        return {}
+
+    def challenge_round(self, run_id: int) -> object:
+        self.sent.append("challenge")
+        t = self.run.round
+        self.rounds[t] = replace(self.rounds[t], phase=RunRoundPhase.Disputed)
+        return {}
+
+    def finalize_round(self, run_id: int) -> object:
+        self.sent.append("finalize")
+        t = self.run.round
+        self.rounds[t] = replace(self.rounds[t], phase=RunRoundPhase.Final)
+        self.run = replace(self.run, round=t + 1)
+        if t + 1 < self.run.rounds:
+            self.rounds[t + 1] = self._round(t + 1, RunRoundPhase.Open)
+        return {}
+
+
+class FakeClient:
+    def __init__(self, registry: FakeRegistry) -> None:
+        self.runs = registry
+        self.address = "0x" + "22" * 20
+        self.statuses: dict[int, JobStatus] = {}
+        self.jobs = SimpleNamespace(get_job=self._job)
+
+    def register(self, t: int, seat: int, job_id: int, status: JobStatus) -> None:
+        """Register job `job_id` as contribution (t, seat) of RUN, in `status`."""
+        self.runs.jobs[(t, seat)] = job_id
+        self.statuses[job_id] = status
+
+    def _job(self, job_id: int) -> SimpleNamespace:
+        (t, seat) = next(k for k, j in self.runs.jobs.items() if j == job_id)
+        return SimpleNamespace(
+            status=self.statuses[job_id],
+            spec_uri=contribution_uri(RUN.to_data_uri(), t, seat),
+            spec_hash=RUN.contribution_spec_hash(t, seat),
         )
 
-    def post(
-        self,
-        round_index: int,
-        seat: int,
-        *,
-        run: RunSpec = RUN,
-        model: bytes | None = None,
-        spec_hash: bytes | None = None,
-    ) -> int:
-        self.views.append(
-            SimpleNamespace(
-                status=JobStatus.Open,
-                model_id=model if model is not None else run.inner.model_id_hash(),
-                spec_uri=contribution_uri(run.to_data_uri(), round_index, seat),
-                spec_hash=spec_hash or run.contribution_spec_hash(round_index, seat),
-            )
-        )
-        return self._emit("JobPosted", len(self.views))
 
-    def finalize(self, job_id: int) -> None:
-        self.views[job_id - 1].status = JobStatus.Finalized
-        self._emit("JobFinalized", job_id)
+class FakeNode:
+    def __init__(self, client: FakeClient) -> None:
+        self.client = client
+        self.log = logging.getLogger("test-keeper")
+        self.stopping = False
+        self.http_client = None
 
-    def _emit(self, name: str, job_id: int) -> int:
-        self.block += 1
-        self.events.append(Event(name, {"jobId": job_id}, (self.block, 0)))
-        return job_id
+    def send(self, action: str, fn: Any, *args: Any) -> object:
+        return fn(*args)
 
-    def event_logs(self, contract: Any, names: list[str], start: int, end: int) -> list[Event]:
-        return [e for e in self.events if e.event in names and start <= e.position[0] <= end]
-
-    def block_number(self) -> int:
-        return self.block
+    def chain_time(self) -> int:
+        return self.client.runs.now
 
 
-def test_a_round_is_closed_by_the_next_rounds_first_post() -> None:
-    chain = FakeChain()
-    a, b, c = chain.post(0, 0), chain.post(0, 1), chain.post(0, 2)
-    chain.finalize(a)
-    chain.finalize(b)
-    assert contribution_jobs(chain, RUN, 1) == {0: {0: a, 1: b}}
-    d = chain.post(1, 0)  # round 1 opens: round 0 is closed
-    chain.finalize(c)  # too late: every party already built round 1 without it
-    chain.finalize(d)
-    assert contribution_jobs(chain, RUN, 2) == {0: {0: a, 1: b}, 1: {0: d}}
-    assert contribution_jobs(chain, RUN, 1) == {0: {0: a, 1: b}}
+def _expected(rounds: int) -> OuterState:
+    """The outer state after `rounds` rounds with no counted contribution."""
+    state = OuterState.from_bytes(pretrained_start(RUN, 0))
+    for _ in range(rounds):
+        state = advance_round(RUN, state, {}, {}).state
+    return state
 
 
-def test_only_this_runs_finalized_jobs_count_and_the_first_per_seat() -> None:
-    chain = FakeChain()
+def test_a_run_not_opened_or_opened_with_other_fields_is_refused() -> None:
+    registry = FakeRegistry()
     other = RUN.model_copy(update={"seats": 2})
-    first = chain.post(0, 0)
-    second = chain.post(0, 0)  # a second job for the same seat: the lower id counts
-    foreign = chain.post(0, 1, run=other)  # another run's contribution
-    wrong_model = chain.post(0, 1, model=b"\x01" * 32)
-    forged = chain.post(0, 2, spec_hash=RUN.contribution_spec_hash(0, 1))  # hash of seat 1
-    open_job = chain.post(0, 1)  # never finalized
-    for job in (second, first, foreign, wrong_model, forged):
-        chain.finalize(job)
-    assert open_job and contribution_jobs(chain, RUN, 1) == {0: {0: first}}
+    with pytest.raises(RoundNotReady, match="not opened"):
+        find_run(FakeClient(registry), other)
+    with pytest.raises(RunMismatch, match="does not match"):
+        find_run(FakeClient(FakeRegistry(seats=4)), RUN)
 
 
-def test_posting_a_later_round_closes_every_earlier_one() -> None:
-    chain = FakeChain()
-    a, b = chain.post(0, 0), chain.post(0, 1)
-    chain.finalize(a)
-    chain.post(2, 0)  # round 1 skipped: round 2's post closes rounds 0 and 1
-    chain.finalize(b)
-    assert contribution_jobs(chain, RUN, 3) == {0: {0: a}}
+def test_a_round_cannot_be_claimed_while_a_registered_job_runs() -> None:
+    registry = FakeRegistry()
+    client = FakeClient(registry)
+    with pytest.raises(RoundNotReady, match="no contribution is registered"):
+        round_claim(client, RUN)  # else anyone could close an empty round at once
+    client.register(0, 1, 7, JobStatus.Verifying)
+    with pytest.raises(RoundNotReady, match="seat 1's job 7 is Verifying"):
+        round_claim(client, RUN)
+    client.statuses[7] = JobStatus.Expired  # settled, and nothing to count
+    _, result = round_claim(client, RUN)
+    assert result.accepted == [] and result.state.state_hash() == _expected(1).state_hash()
+
+
+def test_the_keeper_proposes_finalizes_and_the_run_rebuilds_from_the_final_claims() -> None:
+    registry = FakeRegistry()
+    client = FakeClient(registry)
+    keeper = RunKeeper(FakeNode(client), propose=True, challenge=True)
+    client.register(0, 0, 3, JobStatus.Open)
+    keeper.tick()  # the round's job is not settled
+    assert registry.sent == []
+    client.statuses[3] = JobStatus.Cancelled
+    keeper.tick()
+    assert registry.sent == ["propose"]
+    keeper.tick()  # its own claim, inside the window: nothing to do
+    assert registry.sent == ["propose"]
+    registry.now += 61
+    keeper.tick()
+    assert registry.sent == ["propose", "finalize"] and registry.run.round == 1
+    state = run_state(client, RUN, 1)
+    assert state.state.state_hash() == _expected(1).state_hash()
+    with pytest.raises(RoundNotReady, match="round 1 is not final"):
+        run_state(client, RUN, 2)
+
+
+def test_the_keeper_challenges_a_wrong_claim_and_leaves_a_right_one() -> None:
+    registry = FakeRegistry()
+    client = FakeClient(registry)
+    keeper = RunKeeper(FakeNode(client), propose=False, challenge=True)
+    client.register(0, 0, 3, JobStatus.Rejected)
+    registry.propose_round(1, _expected(1).state_hash(), 0)  # right
+    keeper.tick()
+    assert registry.sent == ["propose"]
+    registry.rounds[0] = replace(registry.rounds[0], phase=RunRoundPhase.Open)
+    registry.propose_round(1, b"\x01" * 32, 0)  # a wrong outer state
+    keeper.tick()
+    assert registry.sent[-1] == "challenge"
+    registry.rounds[0] = replace(registry.rounds[0], phase=RunRoundPhase.Open)
+    registry.propose_round(1, _expected(1).state_hash(), 0b10)  # counts a seat with no job
+    keeper.tick()
+    assert registry.sent[-1] == "challenge"
+
+
+def test_a_final_claim_this_node_does_not_compute_stops_the_rebuild() -> None:
+    registry = FakeRegistry()
+    client = FakeClient(registry)
+    registry.propose_round(1, b"\x01" * 32, 0)
+    registry.finalize_round(1)  # a wrong claim that nobody challenged
+    with pytest.raises(RunMismatch, match="round 0's final claim"):
+        run_state(client, RUN, 1)

@@ -326,11 +326,11 @@ def _unavailable_once(node: SolverNode) -> None:
     honest = node.contribution_start
     calls = {"n": 0}
 
-    def flaky(spec_uri: str, spec_hash: bytes) -> bytes | None:
+    def flaky(spec_uri: str, spec_hash: bytes, job_id: int | None = None) -> bytes | None:
         calls["n"] += 1
         if calls["n"] == 1:
             raise CheckpointUnavailable("http://solver.example/jobs/1: connection refused")
-        return honest(spec_uri, spec_hash)
+        return honest(spec_uri, spec_hash, job_id)
 
     node.contribution_start = flaky  # type: ignore[method-assign]
 

@@ -1,0 +1,146 @@
+"""`client.runs`: `RunRegistry`: DiLoCo training runs, their contribution jobs and round claims.
+
+Typed calls of `RunRegistry` (ABI loaded from contracts/out). Transacting methods return the
+mined receipt or raise a decoded `chain.errors.ContractRevert`; views return the frozen views of
+`chain.types`. Units: wei (bonds), seconds (windows, deadlines). See docs/RUNS.md.
+
+Run: not a script; ``client.runs.open_run(...)``.
+"""
+
+from __future__ import annotations
+
+from eth_utils.address import to_checksum_address
+from web3.types import TxReceipt
+
+from chain.contracts._base import ContractFacade
+from chain.types import RunRoundPhase, RunRoundView, RunView
+
+__all__ = ["RunsFacade", "seat_mask"]
+
+
+def seat_mask(seats: list[int] | set[int]) -> int:
+    """The bitmask with bit j set for each seat j (``RunRegistry`` ``accepted``/``registered``)."""
+    mask = 0
+    for seat in seats:
+        mask |= 1 << int(seat)
+    return mask
+
+
+class RunsFacade(ContractFacade):
+    """Typed facade of `RunRegistry` for one client (``client.runs``).
+
+    Args:
+        client: the owning `ChainClient` (signing, nonces, calls).
+    """
+
+    HANDLE = "run_registry"
+
+    def open_run(
+        self,
+        model_id: bytes,
+        run_hash: bytes,
+        start_hash: bytes,
+        seats: int,
+        rounds: int,
+        inner_steps: int,
+    ) -> TxReceipt:
+        """Open a run of ``model_id`` (its owner or an authorised poster)."""
+        return self._client.transact(
+            self.contract, "openRun", model_id, run_hash, start_hash, seats, rounds, inner_steps
+        )
+
+    def run_id_from(self, receipt: TxReceipt) -> int:
+        """The run id of the ``RunOpened`` event in an `open_run` receipt.
+
+        Raises:
+            ChainValueError: the receipt holds no RunOpened event.
+        """
+        from chain.errors import ChainValueError
+
+        for ev in self._client.decode_receipt(receipt, "RunOpened"):
+            return int(ev.args["runId"])
+        raise ChainValueError("receipt holds no RunOpened event")
+
+    def add_contribution(self, run_id: int, seat: int, job_id: int) -> TxReceipt:
+        """Register job ``job_id`` as the current round's contribution of ``seat`` (a poster)."""
+        return self._client.transact(self.contract, "addContribution", run_id, seat, job_id)
+
+    def propose_round(self, run_id: int, state_hash: bytes, accepted: int) -> TxReceipt:
+        """Propose the current round's result (pulls ``claim_bond`` through the Escrow)."""
+        self._client.token.ensure_allowance(self._client.escrow.address, self.claim_bond())
+        return self._client.transact(self.contract, "proposeRound", run_id, state_hash, accepted)
+
+    def challenge_round(self, run_id: int) -> TxReceipt:
+        """Challenge the standing claim (pulls ``claim_bond``; opens a committee dispute)."""
+        self._client.token.ensure_allowance(self._client.escrow.address, self.claim_bond())
+        return self._client.transact(self.contract, "challengeRound", run_id)
+
+    def finalize_round(self, run_id: int) -> TxReceipt:
+        """Make an unchallenged claim final once its window is over (mints the seats' shares)."""
+        return self._client.transact(self.contract, "finalizeRound", run_id)
+
+    def get_run(self, run_id: int) -> RunView:
+        """``getRun(runId)`` as a `RunView` (reverts UnknownRun)."""
+        raw = self._client.call(self.contract, "getRun", run_id)
+        model, run_hash, opener, start, seats, rounds, steps, current = raw
+        return RunView(
+            run_id=run_id,
+            model_id=bytes(model),
+            run_hash=bytes(run_hash),
+            opener=to_checksum_address(opener),
+            start_hash=bytes(start),
+            seats=int(seats),
+            rounds=int(rounds),
+            inner_steps=int(steps),
+            round=int(current),
+        )
+
+    def get_round(self, run_id: int, round_index: int) -> RunRoundView:
+        """``getRound(runId, round)`` as a `RunRoundView`."""
+        raw = self._client.call(self.contract, "getRound", run_id, round_index)
+        phase, registered, accepted, state, proposer, challenger, deadline, dispute = raw
+        return RunRoundView(
+            run_id=run_id,
+            round=round_index,
+            phase=RunRoundPhase(int(phase)),
+            registered=int(registered),
+            accepted=int(accepted),
+            state_hash=bytes(state),
+            proposer=to_checksum_address(proposer),
+            challenger=to_checksum_address(challenger),
+            challenge_deadline=int(deadline),
+            dispute_id=int(dispute),
+        )
+
+    def contribution_of(self, run_id: int, round_index: int, seat: int) -> int:
+        """The job registered as contribution (round, seat); 0 if none."""
+        return int(self._client.call(self.contract, "contributionOf", run_id, round_index, seat))
+
+    def contributions(self, run_id: int, round_index: int) -> dict[int, int]:
+        """seat -> registered job id of a round (only registered seats)."""
+        view = self.get_round(run_id, round_index)
+        return {
+            seat: self.contribution_of(run_id, round_index, seat)
+            for seat in view.seats(view.registered)
+        }
+
+    def run_id_of(self, run_hash: bytes) -> int:
+        """The run with this runHash; 0 if none."""
+        return int(self._client.call(self.contract, "runIdOf", run_hash))
+
+    def run_count(self) -> int:
+        """Runs opened so far (ids 1..count)."""
+        return int(self._client.call(self.contract, "runCount"))
+
+    def claim_of(self, dispute_id: int) -> tuple[int, int]:
+        """(run id, round) a committee dispute judges; run id 0 if not a round claim."""
+        run_id, round_index = self._client.call(self.contract, "claimOf", dispute_id)
+        return int(run_id), int(round_index)
+
+    def claim_bond(self) -> int:
+        """Bond of a proposer and of a challenger (wei)."""
+        return int(self._client.call(self.contract, "claimBond"))
+
+    def challenge_window(self) -> int:
+        """How long a claim can be challenged (seconds)."""
+        return int(self._client.call(self.contract, "challengeWindow"))
