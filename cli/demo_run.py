@@ -49,6 +49,7 @@ from cli.demo import (
     _stop_all,
 )
 from veritrain.spec import REPRO_ARITH
+from veritrain.store import CheckpointStore
 
 logger = logging.getLogger(__name__)
 
@@ -146,6 +147,15 @@ class _Nodes:
         self.gone.add(name)
         _stop_all({name: proc})
 
+    def serving(self, name: str) -> bool:
+        """Whether solver `name`'s checkpoint server answers."""
+        import httpx
+
+        try:
+            return httpx.get(f"http://127.0.0.1:{self.ports[name]}/health", timeout=2).is_success
+        except httpx.HTTPError:
+            return False
+
     def dead(self) -> list[str]:
         return [n for n, p in self.procs.items() if p.poll() is not None]
 
@@ -198,20 +208,23 @@ def run_run_demo(cfg: RunDemoConfig) -> dict[str, Any]:
             adjudicator=cfg.adjudicator,
             verifiers_per_job=3,
             forced_error_rate_bps=0,
+            challenge_window=12,
             claim_challenge_window=15,
         )
         dep = deploy_protocol(owner, params)
         manifest = write_manifest(dep, workdir / "deployments")
-        for idx, role, _, _ in RUN_LAYOUT:
+        for idx, role, name, _ in RUN_LAYOUT:
             c = ChainClient(anvil.rpc_url, accounts[idx], dep)
             c.token.faucet(1_000 * E18)
-            c.stakes.stake(ROLE_IDS[role], STAKES[role])
+            # solver-a holds two seats at once: a solverStake locked per claim
+            c.stakes.stake(ROLE_IDS[role], STAKES[role] * (2 if name == "solver-a" else 1))
         owner.token.faucet(10_000 * E18)
         model_id = run.inner.model_id_hash()
         seed_state = engine.state_hash(engine.init_state())
         owner.shares.register_model(
             model_id, **ModelCommitments.of(run.inner, seed_state).model_dump()
         )
+        opened_at = int(owner.block_number())
         run_id = open_run(owner, run, start)
         uri = run.to_data_uri()
         reward = cfg.reward_tokens * E18
@@ -219,6 +232,7 @@ def run_run_demo(cfg: RunDemoConfig) -> dict[str, Any]:
         env = {"OMP_WAIT_POLICY": "PASSIVE", **os.environ, **cfg.extra_env, "PYTHONUNBUFFERED": "1"}
         nodes = _Nodes(anvil.rpc_url, manifest, workdir, env)
         poller = ChainPoller(owner, names, dep.block, models={model_id: MODEL})
+        store = CheckpointStore(workdir / "owner-store")  # the final states the owner proved
         start_bpc = evaluate_global(engine, start)
         try:
             with LiveView() as view:
@@ -239,6 +253,7 @@ def run_run_demo(cfg: RunDemoConfig) -> dict[str, Any]:
                         ):
                             nodes.stop("solver-cheat")  # slashed: it leaves
                         if done():
+                            view.update(poller.poll(time.monotonic() - t0, nodes.dead()))
                             return
                         if elapsed > cfg.timeout_s:
                             raise TimeoutError(f"{what}: not after {cfg.timeout_s:.0f} s")
@@ -247,7 +262,7 @@ def run_run_demo(cfg: RunDemoConfig) -> dict[str, Any]:
                 def final(t: int) -> bool:
                     if owner.runs.get_run(run_id).round <= t:
                         return False
-                    poller.metrics[(run_id, t)] = _metric(owner, run, t + 1, engine)
+                    poller.metrics[(run_id, t)] = _metric(owner, run, t + 1, engine, store)
                     return True
 
                 def claimed(jobs: list[int]) -> bool:
@@ -259,20 +274,26 @@ def run_run_demo(cfg: RunDemoConfig) -> dict[str, Any]:
                     nodes.start(name)
                 nodes.start("solver-b")
                 nodes.start("solver-cheat")
-                first = post_round(owner, run, uri, 0, reward=reward, seats=[0, 1])
+                first = post_round(owner, run, uri, 0, reward=reward, seats=[0, 1], store=store)
                 wait("round 0's first seats claimed", lambda: claimed(first))
                 nodes.start("solver-a")
-                post_round(owner, run, uri, 0, reward=reward, seats=list(range(2, run.seats)))
+                post_round(
+                    owner, run, uri, 0, reward=reward, seats=list(range(2, run.seats)), store=store
+                )
                 wait("round 0 final", lambda: final(0))
                 nodes.stop("solver-b")  # drops out: serves its counted work, claims nothing
                 nodes.start("solver-b", "--max-jobs", "0")
+                wait("solver-b serving again", lambda: nodes.serving("solver-b"))
                 for t in range(1, cfg.rounds):
                     if t == 2:
                         nodes.start("solver-late")
                     seats = [0, 1] if t == 1 else list(range(run.seats))
-                    post_round(owner, run, uri, t, reward=reward, seats=seats)
+                    post_round(owner, run, uri, t, reward=reward, seats=seats, store=store)
                     wait(f"round {t} final", lambda t=t: final(t))
-            summary = _summarize(owner, run, run_id, names, poller.metrics, start_bpc)
+            summary = _summarize(owner, run, run_id, names, poller.metrics, start_bpc, store)
+            summary["gas"] = _gas(
+                owner, opened_at, sum(len(r["accepted"]) for r in summary["rounds"])
+            )
             if cfg.revenue_tokens:
                 summary["revenue"] = _revenue(
                     owner, anvil.rpc_url, dep, model_id, cfg.revenue_tokens * E18, summary
@@ -286,12 +307,12 @@ def run_run_demo(cfg: RunDemoConfig) -> dict[str, Any]:
     return summary
 
 
-def _metric(client: Any, run: Any, rounds: int, engine: Any) -> float:
+def _metric(client: Any, run: Any, rounds: int, engine: Any, store: Any) -> float:
     """Validation metric of the run's global state after `rounds` final rounds."""
     from noderuntime.runs import run_state
     from veritrain.runsim import evaluate_global
 
-    state = run_state(client, run, rounds)
+    state = run_state(client, run, rounds, store=store)
     return float(evaluate_global(engine, state.state.to_bytes()))
 
 
@@ -302,12 +323,13 @@ def _summarize(
     names: dict[str, str],
     metrics: dict[tuple[int, int], float],
     start_bpc: float,
+    store: Any,
 ) -> dict[str, Any]:
     """The run as the chain records it: rounds, shares, slashes."""
     from noderuntime.runs import run_state
 
     view = client.runs.get_run(run_id)
-    state = run_state(client, run, view.round)
+    state = run_state(client, run, view.round, store=store)
     rounds = []
     contributions: dict[str, int] = {}
     for t, result in enumerate(state.rounds):
@@ -368,6 +390,41 @@ def _summarize(
         "rounds": rounds,
         "shares": shares,
         "slashed": slashed,
+    }
+
+
+def _gas(client: Any, from_block: int, contributions: int) -> dict[str, Any]:
+    """Gas of every transaction from `from_block` (the run's opening) to now, by contract and
+    function, and per counted contribution (each round's jobs, their verification, the round
+    claims: everything the run cost on chain, divided by the work it paid for).
+
+    Returns:
+        ``{"total", "per_contribution", "by_call": {"Contract.function": gas}}``.
+    """
+    from web3.exceptions import Web3Exception
+
+    by_call: dict[str, int] = {}
+    total = 0
+    w3 = client.w3
+    for number in range(from_block, int(client.block_number()) + 1):
+        block = w3.eth.get_block(number, full_transactions=True)
+        for tx in block["transactions"]:
+            receipt = w3.eth.get_transaction_receipt(tx["hash"])
+            used = int(receipt["gasUsed"])
+            total += used
+            name = client.contract_name(tx["to"]) if tx["to"] else None
+            call = "other"
+            if name is not None:
+                try:
+                    fn, _ = client.contract_by_name(name).decode_function_input(tx["input"])
+                    call = f"{name}.{fn.fn_name}"
+                except (ValueError, Web3Exception):
+                    call = name
+            by_call[call] = by_call.get(call, 0) + used
+    return {
+        "total": total,
+        "per_contribution": total // max(1, contributions),
+        "by_call": dict(sorted(by_call.items(), key=lambda kv: -kv[1])),
     }
 
 
@@ -465,6 +522,11 @@ def print_run_summary(summary: dict[str, Any]) -> None:
     console.print(owners)
     for s in summary["slashed"]:
         console.print(f"slashed {s['name']} ({s['role']}): {s['amount_wei'] / E18:.2f} VTT")
+    if "gas" in summary:
+        console.print(
+            f"gas: {summary['gas']['total']:,} in all, {summary['gas']['per_contribution']:,} "
+            "per counted contribution (its job, verification and round claim)"
+        )
     failed = [name for name, ok in summary["checks"].items() if not ok]
     console.print(
         f"[bold]{'all checks passed' if not failed else 'FAILED: ' + ', '.join(failed)}[/bold] "

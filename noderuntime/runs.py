@@ -80,6 +80,10 @@ def chain_rounds(run: RunSpec) -> int:
     return OPEN_ENDED_ROUNDS if run.rounds is None else run.rounds
 
 
+#: (Merkle root, N, k) -> the final state hash a proof placed in that root (this process).
+_PROVEN: dict[tuple[bytes, int, int], bytes] = {}
+
+
 class RoundNotReady(VeritrainError):
     """A run's round cannot be worked on yet: the run is not opened, the round not reached or
     its jobs not settled, or a job not registered yet. Try again later."""
@@ -181,7 +185,8 @@ def verified_final(
         job: the job's view when the caller has read it already (else it is read here).
 
     Returns:
-        The checkpoint bytes of step N.
+        The checkpoint bytes of step N. A final state this process proved once and `store`
+        holds is returned without asking the server again.
 
     Raises:
         MerkleProofInvalid: the server's proof does not place its final state in the root.
@@ -195,11 +200,15 @@ def verified_final(
         job = client.jobs.get_job(job_id)
     n, k = int(job.total_steps), int(job.checkpoint_interval)
     leaf = n // k
+    proven = _PROVEN.get((bytes(job.merkle_root), n, k))
+    if proven is not None and store is not None and store.has(proven):
+        return bytes(store.get(proven))  # proved once already: its solver need not be up
     server = CheckpointClient(client.jobs.checkpoint_url(job_id), http)
     proof = server.proof(leaf)
     final_hash = proof.state_hash_bytes()
     if not verify_checkpoint(proof.proof_bytes(), bytes(job.merkle_root), n, k, leaf, final_hash):
         raise MerkleProofInvalid(f"job {job_id}: the final state's proof is not in the root")
+    _PROVEN[(bytes(job.merkle_root), n, k)] = final_hash
     if store is not None and store.has(final_hash):
         return bytes(store.get(final_hash))
     blob = server.checkpoint(n, final_hash)

@@ -175,6 +175,32 @@ def test_a_run_over_two_rounds_makes_the_simulated_global_states(net: Network) -
     # seat 0 carried its AdamW into round 1; seat 1 keeps its round-0 state for a return
     assert state2.seat_finals[1] == state1.seat_finals[1]
     assert state2.seat_finals[0] != state1.seat_finals[0]
+    _revenue_splits_exactly_across_a_transfer(net, run, per_contribution)
+
+
+def _revenue_splits_exactly_across_a_transfer(net: Network, run: RunSpec, share: int) -> None:
+    """Revenue paid into the run's model splits pro rata to the wei, before and after a holder
+    transfers half its run shares (ModelShares' magnified revenue per share, recomputed here)."""
+    model = run.inner.model_id_hash()
+    owner, early, late = net.client(SUBMITTER), net.client(SOLVER), net.client(LATE)
+    assert early.shares.balance_of(model) == 2 * share and late.shares.balance_of(model) == share
+    first, second, magnitude, supply = 7 * E18 + 3, 5 * E18 + 1, 2**64, 3 * share
+    owner.shares.pay_revenue(model, first)
+    early.transact(early.shares.model_shares(model), "transfer", late.address, share)
+    owner.shares.pay_revenue(model, second)
+    m1 = first * magnitude // supply
+    m2 = m1 + second * magnitude // supply
+    expected = {
+        early.address: (m2 * share + m1 * share) // magnitude,
+        late.address: (m2 * 2 * share - m1 * share) // magnitude,
+    }
+    for holder in (early, late):
+        due = holder.shares.revenue_of(model)
+        assert due == expected[holder.address]
+        before = holder.token.balance_of()
+        holder.shares.claim_revenue(model)
+        assert holder.token.balance_of() - before == due and holder.shares.revenue_of(model) == 0
+    assert 0 <= first + second - sum(expected.values()) <= 2  # at most a wei lost per payment
 
 
 def test_a_wrong_round_claim_is_challenged_struck_and_replaced(net: Network) -> None:

@@ -83,6 +83,10 @@ def test_spec_writes_a_run_the_nodes_load(tmp_path) -> None:
         (["post", "{run}", "--round", "0", "--seat", "5"], "seat 5 out of range"),
         (["post", "{run}", "--round", "0", "--run-uri", "file:///x#y"], "must not have a fragment"),
         (["show", "{junk}"], "is not a run spec"),
+        (["open", "{missing}"], "cannot read run file"),
+        (["propose", "{junk}"], "is not a run spec"),
+        (["challenge", "{missing}"], "cannot read run file"),
+        (["finalize", "{junk}"], "is not a run spec"),
     ],
 )
 def test_run_commands_refuse_bad_input_in_one_line(tmp_path, args, message) -> None:

@@ -221,3 +221,48 @@ def test_a_final_claim_this_node_does_not_compute_stops_the_rebuild() -> None:
     registry.finalize_round(1)  # a wrong claim that nobody challenged
     with pytest.raises(RunMismatch, match="round 0's final claim"):
         run_state(client, RUN, 1)
+
+
+def test_a_final_state_proved_once_is_not_fetched_again(tmp_path) -> None:
+    """After a final state was proved against its job's root and kept, rebuilding a run no
+    longer needs its solver's server: a solver that restarts (or leaves) does not stall the
+    parties that already hold its counted work."""
+    import httpx
+
+    from noderuntime.runs import verified_final
+    from veritrain.errors import CheckpointUnavailable
+    from veritrain.merkle import checkpoint_tree
+    from veritrain.state import state_hash
+    from veritrain.store import CheckpointStore
+
+    blobs = [b"state 0", b"state 2", b"state 4"]
+    hashes = [state_hash(b) for b in blobs]
+    tree = checkpoint_tree(hashes, 2)
+    job = SimpleNamespace(total_steps=4, checkpoint_interval=2, merkle_root=tree.root)
+    up = {"serving": True}
+
+    def serve(request: httpx.Request) -> httpx.Response:
+        if not up["serving"]:
+            raise httpx.ConnectError("connection refused", request=request)
+        if request.url.path.endswith("/proofs/2"):
+            body = {
+                "job_id": 5,
+                "leaf_index": 2,
+                "step": 4,
+                "state_hash": "0x" + hashes[2].hex(),
+                "proof": ["0x" + p.hex() for p in tree.proof(2)],
+                "root": "0x" + tree.root.hex(),
+            }
+            return httpx.Response(200, json=body)
+        return httpx.Response(200, content=blobs[2])
+
+    client = SimpleNamespace(
+        jobs=SimpleNamespace(checkpoint_url=lambda job_id: "http://solver.test/jobs/5")
+    )
+    http = httpx.Client(transport=httpx.MockTransport(serve))
+    store = CheckpointStore(tmp_path / "store")
+    assert verified_final(client, 5, store, http, job=job) == blobs[2]
+    up["serving"] = False
+    assert verified_final(client, 5, store, http, job=job) == blobs[2]
+    with pytest.raises(CheckpointUnavailable):  # without the bytes kept, the server is needed
+        verified_final(client, 5, None, http, job=job)
