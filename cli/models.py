@@ -37,13 +37,12 @@ from noderuntime.options import (
     DevAccountOpt,
     JsonOpt,
     KeyEnvOpt,
-    KeySource,
     KeystoreOpt,
     PasswordEnvOpt,
     RpcUrlOpt,
     check_address,
-    connect,
     connect_reader,
+    connect_signer,
     emit_json,
 )
 
@@ -58,20 +57,6 @@ ModelArg = Annotated[
     str, typer.Argument(help="Model name (e.g. digits-mlp) or 0x model id.", callback=check_model)
 ]
 AccountArg = Annotated[str, typer.Argument(help="0x account address.", callback=check_address)]
-
-
-def _signer(
-    rpc_url: str,
-    deployment: Path | None,
-    keystore: Path | None,
-    password_env: str,
-    key_env: str | None,
-    dev_account: int | None,
-) -> Any:
-    keys = KeySource(
-        keystore=keystore, password_env=password_env, key_env=key_env, dev_account=dev_account
-    )
-    return connect(rpc_url, deployment, keys)
 
 
 def registration_spec(
@@ -158,7 +143,7 @@ def register(
     )
     engine = TrainingEngine(spec)
     commitments = ModelCommitments.of(spec, engine.state_hash(engine.init_state()))
-    client = _signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
+    client = connect_signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
     owner = client.shares.model_owner(model_id)
     if owner is not None:
         raise CliError(f"model {model} is already owned by {owner}")
@@ -194,7 +179,7 @@ def authorize(
 ) -> None:
     """Let ACCOUNT post jobs under MODEL (owner only)."""
     model_id, poster = model_id_of(model), account
-    client = _signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
+    client = connect_signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
     client.shares.authorize_poster(model_id, poster)
     typer.echo(f"{poster} may now post jobs under model {model}")
 
@@ -212,7 +197,7 @@ def revoke(
 ) -> None:
     """Stop ACCOUNT posting jobs under MODEL (owner only); its past jobs are unaffected."""
     model_id, poster = model_id_of(model), account
-    client = _signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
+    client = connect_signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
     client.shares.revoke_poster(model_id, poster)
     typer.echo(f"{poster} may no longer post jobs under model {model}")
 
@@ -230,7 +215,7 @@ def transfer(
 ) -> None:
     """Offer MODEL to ACCOUNT (owner only); ownership moves when ACCOUNT runs `model accept`."""
     model_id, new_owner = model_id_of(model), account
-    client = _signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
+    client = connect_signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
     client.shares.transfer_model_ownership(model_id, new_owner)
     typer.echo(f"model {model} offered to {new_owner}; it must run `veritrain model accept`")
 
@@ -247,7 +232,7 @@ def accept(
 ) -> None:
     """Accept a pending hand-over of MODEL; the previous owner's posters lapse."""
     model_id = model_id_of(model)
-    client = _signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
+    client = connect_signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
     client.shares.accept_model_ownership(model_id)
     typer.echo(f"{client.address} now owns model {model}")
 

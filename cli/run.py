@@ -28,12 +28,11 @@ from noderuntime.options import (
     DevAccountOpt,
     JsonOpt,
     KeyEnvOpt,
-    KeySource,
     KeystoreOpt,
     PasswordEnvOpt,
     RpcUrlOpt,
-    connect,
     connect_reader,
+    connect_signer,
     emit_json,
     token_amount,
 )
@@ -297,24 +296,6 @@ def spec(
     typer.echo(f"run 0x{run.run_hash().hex()} written to {out}")
 
 
-def _signer(
-    rpc_url: str,
-    deployment: Path | None,
-    keystore: Path | None,
-    password_env: str,
-    key_env: str | None,
-    dev_account: int | None,
-) -> Any:
-    """A signing client from the shared key options."""
-    return connect(
-        rpc_url,
-        deployment,
-        KeySource(
-            keystore=keystore, password_env=password_env, key_env=key_env, dev_account=dev_account
-        ),
-    )
-
-
 def _opened(client: Any, run: Any) -> Any:
     """The run's on-chain view (one line of error when it is not opened or differs)."""
     from cli.errors import CliError
@@ -347,7 +328,7 @@ def open_run(
     from veritrain.runsim import pretrained_start
 
     run = _load_run(run_file)
-    client = _signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
+    client = connect_signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
     if not client.shares.can_post(run.inner.model_id_hash()):
         raise CliError(
             f"{client.address} may not post jobs of model {run.inner.model_id} "
@@ -449,7 +430,7 @@ def post(
     uri = run_uri if run_uri is not None else run.to_data_uri()
     if "#" in uri:
         raise CliError("--run-uri must not have a fragment")
-    client = _signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
+    client = connect_signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
     model = run.inner.model_id_hash()
     if not client.shares.can_post(model):
         raise CliError(
@@ -511,7 +492,7 @@ def propose(
     from cli.errors import CliError
 
     run = _load_run(run_file)
-    client = _signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
+    client = connect_signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
     view, claim, result = _claim(client, run, settled=True)
     if claim.phase.name != "Open":
         raise CliError(f"round {view.round} of run {view.run_id} already has a claim")
@@ -558,7 +539,7 @@ def challenge(
     from cli.errors import CliError
 
     run = _load_run(run_file)
-    client = _signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
+    client = connect_signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
     view, claim, result = _claim(client, run, settled=False)
     if claim.phase.name != "Proposed":
         raise CliError(f"round {view.round} of run {view.run_id} has no standing claim")
@@ -597,7 +578,7 @@ def finalize(
     from cli.errors import CliError
 
     run = _load_run(run_file)
-    client = _signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
+    client = connect_signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
     view = _opened(client, run)
     claim = client.runs.get_round(view.run_id, view.round) if not view.ended else None
     if claim is None or claim.phase.name != "Proposed":

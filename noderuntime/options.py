@@ -40,6 +40,7 @@ __all__ = [
     "MaxJobsOpt",
     "connect",
     "connect_reader",
+    "connect_signer",
     "emit_json",
     "setup_logging",
     "to_wei",
@@ -244,6 +245,26 @@ def connect(
                 param_hint="--deployment",
             )
     return ChainClient(rpc_url, account, dep, w3=probe.w3)
+
+
+def connect_signer(
+    rpc_url: str,
+    deployment: Path | None,
+    keystore: Path | None,
+    password_env: str,
+    key_env: str | None,
+    dev_account: int | None,
+) -> ChainClient:
+    """`connect` from the shared key options of a transacting command (`KeystoreOpt`,
+    `PasswordEnvOpt`, `KeyEnvOpt`, `DevAccountOpt`).
+
+    Raises:
+        typer.BadParameter, chain.errors.RpcUnavailable: as `connect`.
+    """
+    keys = KeySource(
+        keystore=keystore, password_env=password_env, key_env=key_env, dev_account=dev_account
+    )
+    return connect(rpc_url, deployment, keys)
 
 
 def connect_reader(rpc_url: str, deployment: Path | None) -> ChainClient:
