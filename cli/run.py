@@ -307,6 +307,17 @@ def _opened(client: Any, run: Any) -> Any:
         raise CliError(f"{exc} (open it with `veritrain run open`)") from None
 
 
+def _require_poster(client: Any, run: Any) -> None:
+    """Refuse, in one line, a signer that may not post jobs of the run's model."""
+    from cli.errors import CliError
+
+    if not client.shares.can_post(run.inner.model_id_hash()):
+        raise CliError(
+            f"{client.address} may not post jobs of model {run.inner.model_id} "
+            "(register it or ask its owner to authorise you)"
+        )
+
+
 @app.command("open")
 def open_run(
     run_file: Annotated[Path, typer.Argument(help="The run spec (`veritrain run spec`).")],
@@ -329,11 +340,7 @@ def open_run(
 
     run = _load_run(run_file)
     client = connect_signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
-    if not client.shares.can_post(run.inner.model_id_hash()):
-        raise CliError(
-            f"{client.address} may not post jobs of model {run.inner.model_id} "
-            "(register it or ask its owner to authorise you)"
-        )
+    _require_poster(client, run)
     taken = client.runs.run_id_of(run.run_hash())
     if taken:
         raise CliError(f"run 0x{run.run_hash().hex()} is already open as run {taken}")
@@ -431,12 +438,7 @@ def post(
     if "#" in uri:
         raise CliError("--run-uri must not have a fragment")
     client = connect_signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
-    model = run.inner.model_id_hash()
-    if not client.shares.can_post(model):
-        raise CliError(
-            f"{client.address} may not post jobs of model {run.inner.model_id} "
-            "(register it or ask its owner to authorise you)"
-        )
+    _require_poster(client, run)
     view = _opened(client, run)
     t = view.round if round_index is None else round_index
     if view.ended:
