@@ -54,6 +54,7 @@ __all__ = [
     "DEV_PRIVATE_KEYS",
     "DEFAULT_HARDFORK",
     "dev_accounts",
+    "derive_dev_key",
     "derive_dev_keys",
 ]
 
@@ -96,6 +97,31 @@ def derive_dev_keys(count: int, mnemonic: str = DEV_MNEMONIC) -> list[str]:
         acct = Account.from_mnemonic(mnemonic, account_path=f"m/44'/60'/0'/0/{i}")
         keys.append("0x" + bytes(acct.key).hex())
     return keys
+
+
+def derive_dev_key(index: int, mnemonic: str = DEV_MNEMONIC) -> str:
+    """The one key ``m/44'/60'/0'/0/index`` of a mnemonic (Anvil's dev accounts beyond the
+    first ten): one derivation, whatever the index.
+
+    Args:
+        index: account index, 0 <= index < 2**31 (a BIP-32 non-hardened index).
+        mnemonic: BIP39 mnemonic (default: Anvil's public dev mnemonic).
+
+    Returns:
+        The 0x-prefixed hex private key.
+
+    Raises:
+        ValueError: `index` is out of range.
+    """
+    if not 0 <= index < 2**31:
+        raise ValueError(f"dev account index must be in [0, 2**31), got {index}")
+    if mnemonic == DEV_MNEMONIC and index < len(DEV_PRIVATE_KEYS):
+        return DEV_PRIVATE_KEYS[index]
+    Account.enable_unaudited_hdwallet_features()
+    return (
+        "0x"
+        + bytes(Account.from_mnemonic(mnemonic, account_path=f"m/44'/60'/0'/0/{index}").key).hex()
+    )
 
 
 def dev_accounts(count: int = 10) -> list[LocalAccount]:

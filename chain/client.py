@@ -39,6 +39,7 @@ from eth_utils.address import to_checksum_address
 from hexbytes import HexBytes
 from web3 import Web3
 from web3.contract import Contract
+from web3.exceptions import BlockNotFound
 from web3.types import TxReceipt
 
 from chain.artifacts import load_artifact
@@ -55,7 +56,7 @@ from chain.contracts.token import TokenFacade
 from chain.errors import ChainValueError
 from chain.manifest import Deployment
 from chain.transport import MAX_UINT256, Transport
-from chain.types import DecodedEvent
+from chain.types import ChainIdentity, DecodedEvent
 
 logger = logging.getLogger(__name__)
 
@@ -159,6 +160,32 @@ class ChainClient(Transport):
             if address:
                 self._contracts[attr] = self.contract(name, address)
         load_artifact("ModelShares")  # registers its errors for decoding
+
+    def chain_identity(self) -> ChainIdentity:
+        """The live identity of the chain this client's deployment is on: the chain id and the
+        hash of the deployment block, read from the RPC now (two calls), with the JobManager
+        address. A node compares it with the one its state was made on.
+
+        Raises:
+            ChainValueError: the client has no deployment.
+            RpcUnavailable: the endpoint cannot be reached.
+        """
+        if self.deployment is None:
+            raise ChainValueError("the client has no deployment")
+        block = int(self.deployment.block)
+        with self._rpc():
+            chain_id = int(self.w3.eth.chain_id)
+            try:
+                found = self.w3.eth.get_block(block)
+                block_hash = "0x" + bytes(found["hash"]).hex()
+            except BlockNotFound:
+                block_hash = ""
+        return ChainIdentity(
+            chain_id=chain_id,
+            deployment=self.deployment.addresses.job_manager,
+            block=block,
+            block_hash=block_hash,
+        )
 
     def handle(self, key: str) -> Contract:
         """The bound web3 handle of a protocol contract by key (``"job_manager"``).

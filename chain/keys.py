@@ -17,6 +17,7 @@ import getpass
 import json
 import os
 import stat
+import sys
 from pathlib import Path
 from typing import Any, cast
 
@@ -108,6 +109,12 @@ def load_keystore(
         raise KeyLoadError(f"keystore {path} unreadable: {exc}") from None
     if password is None and password_env:
         password = os.environ.get(password_env)
+    if password is None and not sys.stdin.isatty():
+        # getpass would fall back to an echoing read with several lines of warnings
+        raise KeyLoadError(
+            f"no password for {path}: set {password_env or 'a password variable'} "
+            "(no terminal to prompt on)"
+        )
     if password is None:
         try:
             password = getpass.getpass(f"password for {path.name}: ")

@@ -205,7 +205,12 @@ class Transport:
             return contract.functions[fn_name](*args).call(block_identifier=block)
 
     def event_logs(
-        self, contract: Contract, names: Sequence[str], from_block: int, to_block: int
+        self,
+        contract: Contract,
+        names: Sequence[str],
+        from_block: int,
+        to_block: int,
+        first_indexed: int | None = None,
     ) -> list[DecodedEvent]:
         """The decoded events `names` of `contract` in blocks [from_block, to_block], in
         chain order: ONE ``eth_getLogs`` filtered by the events' topics (a node following
@@ -217,6 +222,8 @@ class Transport:
             from_block: first block (inclusive).
             to_block: last block (inclusive); keep the range within the RPC's cap (2,000
                 blocks is safe on public endpoints).
+            first_indexed: only events whose first indexed argument is this uint256 (a job
+                or dispute id: every protocol event indexes it first); None for all.
 
         Returns:
             `DecodedEvent`s sorted by (block number, log index).
@@ -238,6 +245,8 @@ class Transport:
             "toBlock": int(to_block),
             "topics": [[t.to_0x_hex() for t in by_topic]],
         }
+        if first_indexed is not None:
+            params["topics"].append("0x" + int(first_indexed).to_bytes(32, "big").hex())
         with self._rpc(label):
             logs = list(self.w3.eth.get_logs(cast(Any, params)))
         decoded: list[DecodedEvent] = []

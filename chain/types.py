@@ -50,6 +50,7 @@ __all__ = [
     "JobView",
     "Assignment",
     "StakeView",
+    "ChainIdentity",
     "JobParamsView",
     "DisputeView",
     "DecodedEvent",
@@ -138,6 +139,33 @@ class Assignment:
 
     verifiers: tuple[str, ...]
     segments: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class ChainIdentity:
+    """Which chain and deployment a node's persisted state belongs to
+    (`ChainClient.chain_identity`).
+
+    A devnet restarted from genesis keeps its chain id and, deploying with the same account
+    and nonces, its contract addresses; the hash of the deployment block tells it apart.
+
+    Attributes:
+        chain_id: EIP-155 chain id, read live from the RPC.
+        deployment: the JobManager address of the deployment (checksummed).
+        block: the deployment block number (the manifest's ``block``).
+        block_hash: 0x-hex hash of that block on this chain, or ``""`` when the chain has no
+            such block (it was restarted and is shorter).
+    """
+
+    chain_id: int
+    deployment: str
+    block: int
+    block_hash: str
+
+    def describe(self) -> str:
+        """One line for logs and errors: ``chain 31337, deployment 0x.., block 1 (0xab..)``."""
+        shown = self.block_hash[:12] + ".." if self.block_hash else "missing"
+        return f"chain {self.chain_id}, deployment {self.deployment}, block {self.block} ({shown})"
 
 
 @dataclass(frozen=True)

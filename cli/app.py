@@ -715,10 +715,14 @@ def job_list(
     if json_out:
         emit_json({"jobs": jobs})
         return
-    from rich.console import Console
     from rich.table import Table
 
-    table = Table("job", "status", "solver", "N", "k", "reward")
+    from cli.console import address_column, report_console
+
+    table = Table("job", "status")
+    table.add_column(**address_column("solver"))
+    for header in ("N", "k", "reward"):
+        table.add_column(header)
     for j in jobs:
         table.add_row(
             str(j["job_id"]),
@@ -728,7 +732,7 @@ def job_list(
             str(j["checkpoint_interval"]),
             _fmt_tokens(j["reward_wei"]),
         )
-    Console().print(table)
+    report_console().print(table)
 
 
 @job_app.command("show")
@@ -769,10 +773,13 @@ def round_report(client: Any, job_id: int) -> dict[str, Any]:
     round_view = client.round.round_of(submission)
     outcome, sample = client.round.outcome(submission)
     verdicts = []
+    # As revealed (events): a forced-error settlement clears the forced reject in the view.
+    submitted = client.jobs.submitted_verdicts(job_id)
     for v in assignment.verifiers:
         commitment, revealed = client.round.verdict_commitment_of(submission, v)
         recorded = client.jobs.verdicts_of(job_id, v)
         mask = client.jobs.sample_mask_of(job_id, v)
+        as_revealed = submitted.get(v, [])
         verdicts.append(
             {
                 "verifier": v,
@@ -780,7 +787,13 @@ def round_report(client: Any, job_id: int) -> dict[str, Any]:
                 "samples": [i for i in range(len(assignment.segments)) if mask >> i & 1],
                 "sealed": commitment != b"\x00" * 32,
                 "revealed": revealed,
-                "approvals": [Verdict(int(x)) is Verdict.Approve for x in recorded]
+                "approvals": [
+                    bool(mask >> i & 1)
+                    and i < len(as_revealed)
+                    and as_revealed[i]
+                    and Verdict(int(x)) is not Verdict.Abstain
+                    for i, x in enumerate(recorded)
+                ]
                 if revealed
                 else None,
                 "abstentions": [Verdict(int(x)) is Verdict.Abstain for x in recorded]
@@ -880,6 +893,11 @@ def shares(
 
     client = connect_reader(rpc_url, deployment)
     report = shares_report(client, model, account)
+    if report["token"] is None and report["commitments"] is None:
+        raise CliError(
+            f"model {model} is not registered on this deployment "
+            "(see `veritrain model register --help`)"
+        )
     if json_out:
         emit_json(report)
         return
@@ -888,21 +906,19 @@ def shares(
         if report["commitments"] is not None:
             echo_lineage(report)
         return
-    from rich.console import Console
     from rich.table import Table
 
-    table = Table(
-        "account",
-        "shares",
-        "ownership",
-        "claimable revenue",
-        title=f"{model} ({report['total_shares']} shares, token {report['token']})",
-    )
+    from cli.console import address_column, report_console
+
+    table = Table(title=f"{model} ({report['total_shares']} shares, token {report['token']})")
+    table.add_column(**address_column("account"))
+    for header in ("shares", "ownership", "claimable revenue"):
+        table.add_column(header)
     for h in report["holders"]:
         table.add_row(
             h["address"], str(h["shares"]), f"{h['bps'] / 100:.2f}%", _fmt_tokens(h["revenue_wei"])
         )
-    Console().print(table)
+    report_console().print(table)
     echo_lineage(report)
 
 

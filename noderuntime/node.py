@@ -39,24 +39,28 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chain.events import MAX_BLOCK_RANGE
 from noderuntime.adjudication import Adjudication, adjudication_for
+from noderuntime.datadir import DataDirLock
 from noderuntime.logs import progress_bar
 from noderuntime.ports import ChainPort
-from noderuntime.records import GameMove, GameRecord, RecordStore, StartIndex
+from noderuntime.records import ChainBinding, GameMove, GameRecord, RecordStore, StartIndex
 from veritrain.bisection import GameView, respond_agrees
 from veritrain.enums import DisputePhase, DisputeStatus, JobStatus, Role, RoundOutcome
 from veritrain.errors import (
+    ChainMismatch,
     CheckpointFormatError,
     CheckpointHashMismatch,
     CheckpointUnavailable,
     MerkleProofInvalid,
     RemoteResponseError,
 )
+from veritrain.units import vtt
 
 if TYPE_CHECKING:
     from chain.types import JobView
@@ -171,6 +175,10 @@ class NodeBase:
         self.selftest_enabled = os.environ.get(SELFTEST_ENV, "1") != "0"
         self._selftest: SelftestReport | None = None
         self._refusals: dict[int, str | None] = {}  # job id -> why it is not replayed here
+        self.reset_state = False  # run(): discard state of another chain instead of refusing
+        self.auto_stake = True  # ensure_stake: restore a missing stake from the balance
+        self._chain_checked = 0.0  # monotonic time of the last chain identity check
+        self._fatal: BaseException | None = None  # why the loop stopped on its own
 
     # ---------------------------------------------------------------------------- loop
     @property
@@ -191,6 +199,24 @@ class NodeBase:
         """
         if stop_event is not None:
             self._stop = stop_event
+        with DataDirLock(self.data_dir):
+            self.bind_chain(reset=self.reset_state)
+            self.on_start()
+            try:
+                self._loop()
+            finally:
+                self.on_stop()
+        if self._fatal is not None:
+            raise self._fatal
+
+    def on_start(self) -> None:
+        """Called by `run` once the data dir is locked and bound, before the first round
+        (override: e.g. the solver starts its checkpoint server)."""
+
+    def on_stop(self) -> None:
+        """Called by `run` after the last round, even when it failed (override)."""
+
+    def _loop(self) -> None:
         self.log.info("%s node running as %s", self.name, self.client.address)
         compute = self.compute()
         self.log.info(
@@ -206,6 +232,8 @@ class NodeBase:
         failures = 0
         while not self._stop.is_set():
             try:
+                if not self.check_chain():
+                    break
                 self.step()
                 failures = 0
                 delay = self.poll_interval
@@ -224,6 +252,105 @@ class NodeBase:
                     )
             self._stop.wait(delay)
         self.log.info("%s node stopped", self.name)
+
+    # ----------------------------------------------------------------- chain binding
+    chain_check_interval = 15.0
+    """Seconds between two checks (two RPC calls) that the chain is still the one the node's
+    state is bound to (`check_chain`)."""
+
+    def state_stores(self) -> list[RecordStore[Any]]:
+        """The record stores bound to the chain: each role's ``self.state`` (a `NodeRecords`)."""
+        state = getattr(self, "state", None)
+        return [state] if isinstance(state, RecordStore) else []
+
+    def bind_chain(self, *, reset: bool = False) -> None:
+        """Bind this node's persisted state to the chain it runs on, or refuse another chain's.
+
+        The binding is the chain id, the deployment's JobManager address and the hash of the
+        deployment block (`ChainPort.chain_identity`): a devnet restarted from genesis has the
+        same chain id and addresses but another block hash. A data dir without a binding (new)
+        is bound now. On a mismatch the node refuses to start, unless `reset`: then the state
+        files and the job-keyed replay caches move to ``<data_dir>/stale/<block hash>/`` and
+        the node starts afresh (its content-addressed checkpoint store is kept).
+
+        Args:
+            reset: discard a mismatched state instead of refusing.
+
+        Raises:
+            ChainMismatch: the state was made on another chain and `reset` is False.
+            RpcUnavailable: the RPC cannot be reached.
+        """
+        stores = self.state_stores()
+        if not stores:
+            return
+        identity = self.client.chain_identity()
+        current = ChainBinding(
+            chain_id=identity.chain_id,
+            deployment=identity.deployment,
+            block=identity.block,
+            block_hash=identity.block_hash,
+        )
+        bound = stores[0].read().chain
+        if bound is not None and bound != current:
+            if not reset:
+                raise ChainMismatch(
+                    f"{self.data_dir} holds {self.name} state of {bound.describe()}, but the RPC "
+                    f"serves {current.describe()}: start with --reset-state to discard it, or "
+                    "use another --data-dir"
+                )
+            archive = self.data_dir / "stale" / (bound.block_hash[2:14] or "unknown")
+            for store in stores:
+                store.reset(archive)
+            replay_cache = self.data_dir / "step_hashes"
+            if replay_cache.exists():
+                archive.mkdir(parents=True, exist_ok=True)
+                replay_cache.replace(archive / "step_hashes")
+            self.log.warning(
+                "state of %s moved to %s: starting afresh on %s",
+                bound.describe(),
+                archive,
+                current.describe(),
+            )
+            bound = None
+        if bound is None:
+            for store in stores:
+                with store.transaction() as records:
+                    records.chain = current
+                    if records.index.cursor == 0:
+                        records.index.cursor = identity.block
+        self._chain_checked = time.monotonic()
+
+    def check_chain(self) -> bool:
+        """Every `chain_check_interval` seconds, check that the chain still is the one the
+        state is bound to; if not (the devnet was restarted under a running node), stop the
+        node with a `ChainMismatch` that `run` raises, instead of acting on stale job ids and
+        nonces. An unreachable RPC is left to the round's own back-off.
+
+        Returns:
+            False when the node must stop (the chain changed).
+        """
+        stores = self.state_stores()
+        if not stores or time.monotonic() - self._chain_checked < self.chain_check_interval:
+            return True
+        bound = stores[0].read().chain
+        identity = self.client.chain_identity()
+        self._chain_checked = time.monotonic()
+        if bound is None or (
+            identity.chain_id,
+            identity.deployment,
+            identity.block,
+            identity.block_hash,
+        ) == (bound.chain_id, bound.deployment, bound.block, bound.block_hash):
+            return True
+        self._fatal = ChainMismatch(
+            f"the chain changed under the running {self.name} node: its state belongs to "
+            f"{bound.describe()}, the RPC now serves chain {identity.chain_id} with deployment "
+            f"block {identity.block} ({identity.block_hash[:12] or 'missing'}): stopped; restart "
+            "it with --reset-state"
+        )
+        self.log.error("%s", self._fatal)
+        self._stop.set()
+        return False
 
     # --------------------------------------------------------------------------- chain
     def send(self, action: str, fn: Callable[..., Any], *args: Any, quiet: bool = False) -> Any:
@@ -405,13 +532,16 @@ class NodeBase:
         return int(self.client.block_number())
 
     def ensure_stake(self, role: Role, amount: int | None = None) -> None:
-        """Keep this account's stake for `role` at or above the role's minimum; call it every
-        round (one view call while the stake is whole).
+        """Keep this account's stake for `role` at or above the role's minimum, when the
+        operator allows it (`auto_stake`); call it every round (one view call while the stake
+        is whole).
 
         A stake below the minimum (never staked, or slashed) is topped up to `amount` from the
         account's token balance (on a devnet the shortfall is minted with the faucet first);
         when the balance cannot cover that, as much as reaches the minimum; when it cannot
         even reach the minimum, the reason is logged at ERROR once per change of the figures.
+        Nothing is staked while an unbond of the role is pending (the operator is leaving), nor
+        when `auto_stake` is off: the node then says once what to run and gets no work.
 
         Args:
             role: the role to stake for.
@@ -423,8 +553,30 @@ class NodeBase:
         if self.client.stakes.is_active(self.client.address, int(role)):
             return
         minimum = self.min_stake(role)
+        view = self.client.stakes.stake_of(self.client.address, int(role))
+        staked = int(view.staked)
+        word = role.name.lower()
+        if int(view.unbonding) > 0 or not self.auto_stake:
+            why = (
+                f"an unbond of {vtt(int(view.unbonding))} is pending"
+                if int(view.unbonding) > 0
+                else "auto-staking is off (--no-auto-stake)"
+            )
+            alarm = (int(role), staked, -1 - int(view.unbonding))
+            if alarm != self._stake_alarm:
+                self._stake_alarm = alarm
+                self.log.error(
+                    "%s stake %s is below the minimum %s and %s: this node gets no %s work "
+                    "until you run `veritrain stake %s AMOUNT`",
+                    role.name,
+                    vtt(staked),
+                    vtt(minimum),
+                    why,
+                    word,
+                    word,
+                )
+            return
         target = max(minimum, amount if amount is not None else self.default_stake(role))
-        staked = int(self.client.stakes.stake_of(self.client.address, int(role)).staked)
         self.ensure_funds(target - staked)
         balance = int(self.client.token.balance_of(self.client.address))
         top_up = min(target - staked, balance)
@@ -433,22 +585,22 @@ class NodeBase:
             if alarm != self._stake_alarm:
                 self._stake_alarm = alarm
                 self.log.error(
-                    "%s stake %d wei is below the minimum %d wei and the free balance %d wei "
-                    "cannot restore it: this node gets no %s work until it is funded",
+                    "%s stake %s is below the minimum %s and the free balance %s cannot "
+                    "restore it: this node gets no %s work until it is funded",
                     role.name,
-                    staked,
-                    minimum,
-                    balance,
-                    role.name.lower(),
+                    vtt(staked),
+                    vtt(minimum),
+                    vtt(balance),
+                    word,
                 )
             return
         self._stake_alarm = None
         self.log.info(
-            "staking %d wei as %s (stake %d wei, minimum %d wei)",
-            top_up,
+            "auto-staking %s as %s (stake %s, minimum %s; --no-auto-stake turns this off)",
+            vtt(top_up),
             role.name,
-            staked,
-            minimum,
+            vtt(staked),
+            vtt(minimum),
         )
         self.client.stakes.stake(int(role), top_up)
 
@@ -476,7 +628,7 @@ class NodeBase:
         """
         balance = int(self.client.token.balance_of(self.client.address))
         if balance < amount:
-            self.send(f"faucet {amount - balance} wei", self.client.token.faucet, amount - balance)
+            self.send(f"faucet {vtt(amount - balance)}", self.client.token.faucet, amount - balance)
 
     def default_stake(self, role: Role) -> int:
         """A stake that lets the node take several jobs: 4x the per-job lock, at least min.
@@ -597,7 +749,7 @@ class NodeBase:
         credit = int(self.client.escrow.credit_of(self.client.address))
         if credit == 0:
             return 0
-        if self.send(f"claimCredit {credit} wei", self.client.escrow.claim_credit) is None:
+        if self.send(f"claimCredit {vtt(credit)}", self.client.escrow.claim_credit) is None:
             return 0
         return credit
 

@@ -38,6 +38,10 @@ __all__ = [
     "DeviceOpt",
     "ModelsOpt",
     "MaxJobsOpt",
+    "AutoStakeOpt",
+    "StakeOpt",
+    "ResetStateOpt",
+    "configure_node",
     "connect",
     "connect_reader",
     "connect_signer",
@@ -114,7 +118,10 @@ KeyEnvOpt = Annotated[
 DevAccountOpt = Annotated[
     int | None,
     typer.Option(
-        "--dev-account", min=0, help="Index of an Anvil dev account (devnet chain id 31337 only)."
+        "--dev-account",
+        min=0,
+        max=2**31 - 1,
+        help="Index of an Anvil dev account (devnet chain id 31337 only).",
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
@@ -156,6 +163,36 @@ MaxJobsOpt = Annotated[
 ]
 
 
+AutoStakeOpt = Annotated[
+    bool,
+    typer.Option(
+        "--auto-stake/--no-auto-stake",
+        help="When this account's stake for the node's role is below the minimum (never "
+        "staked, or slashed), stake --stake VTT from its balance (on a devnet, minted with the "
+        "faucet first). Never while an unbond of the role is pending. --no-auto-stake: the node "
+        "stakes nothing and waits for `veritrain stake`.",
+    ),
+]
+StakeOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--stake",
+        metavar="AMOUNT",
+        parser=lambda value: token_amount(positive=True)(value),
+        help="Stake (VTT, or e.g. 1000wei) that auto-staking restores (default: 4 times the "
+        "role's per-job lock, at least the minimum stake).",
+    ),
+]
+ResetStateOpt = Annotated[
+    bool,
+    typer.Option(
+        "--reset-state",
+        help="If --data-dir holds state of another chain or deployment (e.g. a restarted "
+        "devnet), move it to <data-dir>/stale/ and start afresh instead of refusing to start.",
+    ),
+]
+
+
 @dataclass(frozen=True)
 class KeySource:
     """Where a command's signing key comes from (exactly one source is used).
@@ -183,7 +220,7 @@ def setup_logging(verbose: int = 0, *, json_output: bool = False) -> None:
 
 
 def _load_account(keys: KeySource, chain_id: int) -> Any:
-    from chain.anvil import derive_dev_keys
+    from chain.anvil import derive_dev_key
     from chain.keys import KeyLoadError, load_account
 
     if keys.dev_account is not None:
@@ -195,7 +232,7 @@ def _load_account(keys: KeySource, chain_id: int) -> Any:
             )
         from eth_account import Account
 
-        return Account.from_key(derive_dev_keys(keys.dev_account + 1)[keys.dev_account])
+        return Account.from_key(derive_dev_key(keys.dev_account))
     try:
         return load_account(
             keystore=keys.keystore,
@@ -291,6 +328,16 @@ def connect_reader(rpc_url: str, deployment: Path | None) -> ChainClient:
     except ChainValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="'--deployment'") from exc
     return probe
+
+
+def configure_node(node: Any, *, auto_stake: bool, stake: int | None, reset_state: bool) -> Any:
+    """Apply the shared node options (`AutoStakeOpt`, `StakeOpt` in wei, `ResetStateOpt`) to
+    a built node (a `noderuntime.NodeBase`) and return it."""
+    if stake is not None:
+        node.stake_amount = stake
+    node.auto_stake = auto_stake
+    node.reset_state = reset_state
+    return node
 
 
 def emit_json(payload: Any) -> None:

@@ -28,6 +28,7 @@ from veritrain.hexutil import as_bytes32, to_hex
 from veritrain.store import atomic_write_bytes
 
 __all__ = [
+    "ChainBinding",
     "CheckResult",
     "GameMove",
     "GameRecord",
@@ -117,6 +118,18 @@ class RecordStore(Generic[R]):
             self._write(working)
             self._value = working
 
+    def reset(self, archive: Path) -> None:
+        """Move the file into the folder `archive` (created) and start again from ``model()``.
+
+        Args:
+            archive: where the old file goes, under its own name.
+        """
+        with self._lock:
+            if self.path.exists():
+                archive.mkdir(parents=True, exist_ok=True)
+                self.path.replace(archive / self.path.name)
+            self._value = self.model()
+
     def save(self) -> None:
         """Write the current record (e.g. to materialise the default)."""
         with self._lock:
@@ -188,9 +201,34 @@ class JobIndex(Record):
     watch: list[int] = Field(default_factory=list)
 
 
-class NodeRecords(Record):
-    """What every node remembers: its games and its index of jobs it may act on."""
+class ChainBinding(Record):
+    """The chain and deployment a node's records were made on (`chain.types.ChainIdentity`):
+    job ids, cursors and phases mean nothing on another chain, or on a devnet restarted from
+    genesis (same chain id and addresses, another deployment block hash).
 
+    Attributes:
+        chain_id: EIP-155 chain id.
+        deployment: the deployment's JobManager address.
+        block: the deployment block number.
+        block_hash: 0x-hex hash of that block.
+    """
+
+    chain_id: int
+    deployment: str
+    block: int
+    block_hash: str
+
+    def describe(self) -> str:
+        """``chain 31337, deployment 0x.., block 1 (0xab..)``."""
+        shown = self.block_hash[:12] + ".." if self.block_hash else "missing"
+        return f"chain {self.chain_id}, deployment {self.deployment}, block {self.block} ({shown})"
+
+
+class NodeRecords(Record):
+    """What every node remembers: the chain it is bound to, its games and its index of jobs it
+    may act on."""
+
+    chain: ChainBinding | None = None
     games: dict[int, GameRecord] = Field(default_factory=dict)
     index: JobIndex = Field(default_factory=JobIndex)
 

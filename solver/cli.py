@@ -2,7 +2,8 @@
 
 Run: ``veritrain solver run --rpc-url http://127.0.0.1:8545 --key-env SOLVER_KEY
 --data-dir runs/solver --host 127.0.0.1 --port 8701``. Staking is ``veritrain stake solver``
-(the node also stakes by itself when it is not active).
+(the node stakes by itself when its stake is below the minimum, unless run with
+``--no-auto-stake``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Annotated
 import typer
 
 from noderuntime.options import (
+    AutoStakeOpt,
     DeploymentOpt,
     DevAccountOpt,
     DeviceOpt,
@@ -22,7 +24,9 @@ from noderuntime.options import (
     MaxJobsOpt,
     ModelsOpt,
     PasswordEnvOpt,
+    ResetStateOpt,
     RpcUrlOpt,
+    StakeOpt,
     ThreadsOpt,
     VerboseOpt,
     check_models,
@@ -53,13 +57,16 @@ def run(
     device: DeviceOpt = "auto",
     model: ModelsOpt = None,
     max_jobs: MaxJobsOpt = 1,
+    auto_stake: AutoStakeOpt = True,
+    stake: StakeOpt = None,
+    reset_state: ResetStateOpt = False,
     json_logs: Annotated[bool, typer.Option("--json", help="JSON-lines logs.")] = False,
     verbose: VerboseOpt = 0,
 ) -> None:
     """Claim open jobs, train them, commit checkpoints and follow them to settlement."""
     models = check_models(model)
     from noderuntime import run_until_signalled, setup_logging
-    from noderuntime.options import connect
+    from noderuntime.options import configure_node, connect
     from solver.node import SolverNode
 
     setup_logging(json_logs=json_logs, level="DEBUG" if verbose >= 2 else "INFO")
@@ -79,4 +86,5 @@ def run(
         threads=threads,
         device=device,
     )
+    configure_node(node, auto_stake=auto_stake, stake=stake, reset_state=reset_state)
     run_until_signalled(node)

@@ -72,6 +72,7 @@ from veritrain.hexutil import from_hex, to_hex
 from veritrain.merkle import checkpoint_tree
 from veritrain.spec import METRIC_LABELS, load_spec
 from veritrain.store import CheckpointStore
+from veritrain.units import vtt
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -243,14 +244,14 @@ class SolverNode(NodeBase):
             self._server.stop()
             self._server = None
 
-    def run(self, stop_event: Any = None) -> None:
-        """Serve checkpoints and work jobs until `stop_event` is set (see `NodeBase.run`)."""
+    def on_start(self) -> None:
+        """Serve checkpoints while the node runs (`NodeBase.run`, once its state is bound)."""
         if self.serve:
             self.start_server()
-        try:
-            super().run(stop_event)
-        finally:
-            self.stop_server()
+
+    def on_stop(self) -> None:
+        """Stop the checkpoint server."""
+        self.stop_server()
 
     def _republish(self) -> None:
         """Serve every job whose training finished (after a restart), sealed as it was."""
@@ -559,7 +560,7 @@ class SolverNode(NodeBase):
         free = int(self.client.stakes.free_stake(self.client.address, int(Role.Solver)))
         short = free < int(params.solver_stake)
         if short and self._active_jobs():
-            self.log.debug("not enough free stake to claim a job (%d wei free)", free)
+            self.log.debug("not enough free stake to claim a job (%s free)", vtt(free))
             return
         records = self.state.read()
         known = set(records.skip) | set(records.jobs)

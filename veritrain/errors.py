@@ -115,3 +115,12 @@ class MerkleProofInvalid(MerkleError):
 # --- node state ------------------------------------------------------------------------------
 class NodeStateError(VeritrainError, ValueError):
     """A node's persisted JSON state file is unreadable or not a JSON object."""
+
+
+class ChainMismatch(NodeStateError):
+    """A node's data dir holds state made on another chain or deployment (a devnet restarted
+    from genesis, another RPC, another manifest): its job ids and cursors mean nothing here."""
+
+
+class DataDirBusy(NodeStateError):
+    """Another running node holds the lock of this data dir."""

@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 
 from noderuntime.options import (
+    AutoStakeOpt,
     DeploymentOpt,
     DevAccountOpt,
     DeviceOpt,
@@ -19,7 +20,9 @@ from noderuntime.options import (
     KeySource,
     KeystoreOpt,
     PasswordEnvOpt,
+    ResetStateOpt,
     RpcUrlOpt,
+    StakeOpt,
     ThreadsOpt,
     VerboseOpt,
 )
@@ -40,12 +43,15 @@ def run(
     ),
     threads: ThreadsOpt = None,
     device: DeviceOpt = "cpu",
+    auto_stake: AutoStakeOpt = True,
+    stake: StakeOpt = None,
+    reset_state: ResetStateOpt = False,
     json_logs: Annotated[bool, typer.Option("--json", help="JSON-lines logs.")] = False,
     verbose: VerboseOpt = 0,
 ) -> None:
     """Replay approved segments and challenge wrong approvals before the deadline."""
     from noderuntime import run_until_signalled, setup_logging
-    from noderuntime.options import connect
+    from noderuntime.options import configure_node, connect
     from whistleblower.node import WhistleblowerNode
 
     setup_logging(json_logs=json_logs, level="DEBUG" if verbose >= 2 else "INFO")
@@ -54,4 +60,6 @@ def run(
     resolve_device(device)  # a bad --device is refused before connecting
     keys = KeySource(keystore, password_env, key_env, dev_account)
     client = connect(rpc_url, deployment, keys)
-    run_until_signalled(WhistleblowerNode(client, data_dir, threads=threads, device=device))
+    node = WhistleblowerNode(client, data_dir, threads=threads, device=device)
+    configure_node(node, auto_stake=auto_stake, stake=stake, reset_state=reset_state)
+    run_until_signalled(node)

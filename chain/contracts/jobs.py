@@ -250,6 +250,35 @@ class JobsFacade(ContractFacade):
         raw = self._client.call(self.contract, "verdictOf", job_id, to_checksum_address(verifier))
         return [Verdict(int(v)) for v in raw]
 
+    def submitted_verdicts(self, job_id: int) -> dict[str, list[bool]]:
+        """Each verifier's approvals as it revealed them (`VerdictsSubmitted` events, one
+        filtered ``eth_getLogs`` per 2,000 blocks since the deployment). Unlike `verdicts_of`,
+        which a forced-error settlement changes (a rejecter's reject of the forced sample is
+        cleared there so that it opens no dispute), this is the record as submitted.
+
+        Returns:
+            ``{verifier (checksummed): approvals in sample order}``; verifiers that revealed
+            nothing are absent.
+
+        Raises:
+            RpcUnavailable: the endpoint is down.
+        """
+        from chain.events import MAX_BLOCK_RANGE
+
+        deployment = self._client.deployment
+        start = int(deployment.block) if deployment is not None else 0
+        head = int(self._client.block_number())
+        found: dict[str, list[bool]] = {}
+        for lo in range(start, head + 1, MAX_BLOCK_RANGE):
+            hi = min(head, lo + MAX_BLOCK_RANGE - 1)
+            for event in self._client.event_logs(
+                self.contract, ["VerdictsSubmitted"], lo, hi, job_id
+            ):
+                found[to_checksum_address(event.args["verifier"])] = [
+                    bool(a) for a in event.args["approvals"]
+                ]
+        return found
+
     def challenger_of(self, job_id: int, sample_index: int, verifier: str) -> str | None:
         """Whistleblower that challenged ``verifier``'s approval of a sample, or None."""
         who = str(

@@ -23,6 +23,8 @@ from typer.testing import CliRunner
 
 from chain import DEV_PRIVATE_KEYS, Anvil, ChainClient, Deployment, write_manifest
 from cli.app import app
+from noderuntime.datadir import DataDirLock
+from noderuntime.records import ChainBinding, RecordStore, VerifierRecords
 from tests.utils.models import register_model
 from veritrain.spec import default_digits_spec
 
@@ -84,7 +86,30 @@ def _taken_port(w: World) -> int:
     return int(sock.getsockname()[1])
 
 
-_HELD: list[socket.socket] = []
+def _held_data_dir(w: World) -> Path:
+    folder = w.tmp / "busy"
+    _HELD.append(DataDirLock(folder).__enter__())  # another node holds it
+    return folder
+
+
+def _restarted_chain_state(w: World) -> Path:
+    """A verifier data dir bound to this chain id and deployment, but another deployment
+    block hash: the state of a devnet since restarted from genesis."""
+    folder = w.tmp / "stale"
+    identity = w.caller.chain_identity()
+    store = RecordStore(folder / "verifier_state.json", VerifierRecords)
+    with store.transaction() as records:
+        records.chain = ChainBinding(
+            chain_id=identity.chain_id,
+            deployment=identity.deployment,
+            block=identity.block,
+            block_hash="0x" + "ee" * 32,
+        )
+        records.index.cursor = 10**6  # ahead of the new chain's head
+    return folder
+
+
+_HELD: list[Any] = []
 
 Row = tuple[str, Callable[[World], list[str]], str]
 # (id, argv builder (the rpc url, manifest and key are added), a word the line must contain)
@@ -199,13 +224,29 @@ ROWS: list[Row] = [
         lambda w: ["verifier", "run", "--data-dir", str(_corrupt_state(w, "verifier"))],
         "state",
     ),
+    ("shares of an unregistered model", lambda w: ["shares", "nobody"], "not registered"),
+    (
+        "a dev account index beyond the devnet's",
+        lambda w: ["stake", "solver", "100", "--dev-account", "100000"],
+        "balance",
+    ),
+    (
+        "verifier on the data dir of a restarted devnet",
+        lambda w: ["verifier", "run", "--data-dir", str(_restarted_chain_state(w))],
+        "--reset-state",
+    ),
+    (
+        "verifier on a data dir another node holds",
+        lambda w: ["verifier", "run", "--data-dir", str(_held_data_dir(w))],
+        "in use",
+    ),
     (
         "solver on a taken port",
         lambda w: ["solver", "run", "--data-dir", str(w.tmp / "s"), "--port", str(_taken_port(w))],
         "port",
     ),  # fmt: skip
 ]
-_NO_KEY = {"job show", "job list", "shares digits-mlp", "jackpot show"}
+_NO_KEY = {"job show", "job list", "shares digits-mlp", "shares nobody", "jackpot show"}
 
 
 @pytest.fixture

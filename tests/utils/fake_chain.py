@@ -22,6 +22,7 @@ from typing import Any
 from chain.errors import ChainValueError, ContractRevert, error_class
 from chain.types import (
     Assignment,
+    ChainIdentity,
     ClaimsView,
     DecodedEvent,
     DisputeView,
@@ -66,9 +67,13 @@ class FakeChain:
         )
         self.now = 1_000_000
         self.block = 1
+        self.identity = ChainIdentity(
+            chain_id=31337, deployment="0x" + "0a" * 20, block=1, block_hash="0x" + "11" * 32
+        )
         self.jobs: dict[int, JobView] = {}
         self.staked: dict[tuple[str, int], int] = {}
         self.locked: dict[tuple[str, int], int] = {}
+        self.unbonding: dict[tuple[str, int], int] = {}  # requested, not yet withdrawn
         self.balances: dict[str, int] = {}
         self.credits: dict[str, int] = {}
         self.assignments: dict[int, Assignment] = {}
@@ -217,6 +222,9 @@ class FakeClient:
     def block_number(self) -> int:
         return self.chain.block
 
+    def chain_identity(self) -> ChainIdentity:
+        return self.chain.identity
+
     def event_logs(
         self, contract: Any, names: Sequence[str], from_block: int, to_block: int, /
     ) -> list[DecodedEvent]:
@@ -279,7 +287,8 @@ class FakeStakes:
     def stake_of(self, account: str | None = None, role: int = 0) -> StakeView:
         key = (account or self._client.address, int(role))
         staked = self._client.chain.staked.get(key, 0)
-        return StakeView(staked, self._client.chain.locked.get(key, 0), 0, 0)
+        unbonding = self._client.chain.unbonding.get(key, 0)
+        return StakeView(staked, self._client.chain.locked.get(key, 0), unbonding, 0)
 
     def free_stake(self, account: str | None = None, role: int = 0) -> int:
         key = (account or self._client.address, int(role))

@@ -5,7 +5,7 @@ import stat
 
 import pytest
 
-from chain.anvil import DEV_PRIVATE_KEYS, Anvil, derive_dev_keys, dev_accounts
+from chain.anvil import DEV_PRIVATE_KEYS, Anvil, derive_dev_key, derive_dev_keys, dev_accounts
 from chain.keys import (
     KeyLoadError,
     account_from_env,
@@ -31,6 +31,19 @@ def test_keystore_round_trip(tmp_path, monkeypatch):
     assert load_keystore(path, "pw2").address == acct.address
 
 
+def test_keystore_without_password_or_terminal_is_one_clear_error(tmp_path, monkeypatch, capfd):
+    """No password variable and stdin not a terminal: one error, no echoing prompt or warnings."""
+    import io
+
+    path = create_keystore(tmp_path / "k.json", new_account().key, "pw", iterations=2**10)
+    monkeypatch.delenv("TEST_KS_PW", raising=False)
+    monkeypatch.setattr("sys.stdin", io.StringIO("pw\n"))  # piped: would be read and echoed
+    with pytest.raises(KeyLoadError, match="no terminal to prompt on"):
+        load_account(keystore=path, password_env="TEST_KS_PW")
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""
+
+
 def test_key_from_env_never_echoes_the_value(monkeypatch):
     acct = new_account()
     monkeypatch.setenv("TEST_KEY", "0x" + bytes(acct.key).hex())
@@ -45,6 +58,9 @@ def test_key_from_env_never_echoes_the_value(monkeypatch):
 
 def test_dev_keys_match_mnemonic_derivation():
     assert list(DEV_PRIVATE_KEYS) == derive_dev_keys(10)
+    # one key, far out, is one derivation (`--dev-account 100000` once derived 100,001 keys)
+    assert derive_dev_key(12) == derive_dev_keys(13)[12]
+    assert derive_dev_key(3) == DEV_PRIVATE_KEYS[3]
     assert dev_accounts(1)[0].address == "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
     assert len(dev_accounts(12)) == 12
 
