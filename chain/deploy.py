@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -178,6 +179,7 @@ def deploy_protocol(
     token: str | None = None,
     *,
     build: bool = True,
+    on_deployed: Callable[[dict[str, str]], None] | None = None,
 ) -> Deployment:
     """Deploy and wire the protocol, signing every transaction with the client's account.
 
@@ -200,6 +202,9 @@ def deploy_protocol(
         params: protocol parameters (default `ProtocolParams()`).
         token: an existing ERC-20 payment token; None deploys VeriToken (devnet).
         build: run `chain.artifacts.build()` first when the artifacts are stale.
+        on_deployed: called after each contract is deployed with every address so far
+            (``{"stakeManager": "0x..", ...}``), so that a deployment failing half-way (gas
+            spent) leaves a record of what is on chain.
 
     Returns:
         The `Deployment` (write it with `write_manifest`).
@@ -226,7 +231,10 @@ def deploy_protocol(
             continue
         if step.skip_if_given and step.name in run.addresses:
             continue
+        before = len(run.addresses)
         run.run(step)
+        if on_deployed is not None and len(run.addresses) > before:
+            on_deployed(dict(run.addresses))
     a = run.addresses
     deployment = Deployment(
         chain_id=client.chain_id,

@@ -30,6 +30,7 @@ Heavy imports (torch, web3) stay inside the commands so ``--help`` is instant.
 from __future__ import annotations
 
 import enum
+import json
 import math
 import time
 from pathlib import Path
@@ -42,6 +43,7 @@ from cli.models import app as model_app
 from cli.reports import check_model, model_id_of, shares_report
 from noderuntime.options import (
     DEFAULT_RPC,
+    DEVNET_CHAIN_IDS,
     UINT256_MAX,
     DeploymentOpt,
     DevAccountOpt,
@@ -243,24 +245,80 @@ def deploy(
         Preset, typer.Option(case_sensitive=False, help="Protocol parameters.")
     ] = Preset.default,
     out: Annotated[Path, typer.Option(help="Manifest folder.")] = Path("deployments"),
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="Replace an existing manifest of this chain in --out (the old one is kept as "
+            "<chain id>.json.previous).",
+        ),
+    ] = False,
     json_out: JsonOpt = False,
     verbose: VerboseOpt = 0,
 ) -> None:
-    """Deploy the contracts to any EVM chain and write deployments/<chain id>.json."""
+    """Deploy the contracts to any EVM chain and write <out>/<chain id>.json.
+
+    Everything that can be checked is checked before the first transaction: --out is writable,
+    no manifest of this chain is there (unless --force), the deployer holds gas money and
+    --token is a contract. Without --token a VeriToken is deployed: its faucet lets any account
+    mint tokens, which suits a devnet or a test, never real value. While deploying, the
+    addresses so far are kept in <out>/<chain id>.partial.json.
+    """
     setup_logging(verbose, json_output=json_out)
     from chain.deploy import deploy_protocol
-    from chain.manifest import ProtocolParams, write_manifest
+    from chain.manifest import ProtocolParams, manifest_path, write_manifest
+    from veritrain.store import atomic_write_bytes
 
     client = connect(
         rpc_url, None, _keys(keystore, password_env, key_env, None), need_deployment=False
     )
+    path = manifest_path(client.chain_id, out)
+    partial = path.with_suffix(".partial.json")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(partial, b"{}")
+    except OSError as exc:
+        raise CliError(f"--out {out} is not writable: {exc.strerror or exc}") from None
+    if path.exists() and not force:
+        partial.unlink(missing_ok=True)
+        raise CliError(
+            f"{path} already exists (a deployment on chain {client.chain_id}): pass --force to "
+            "replace it, or another --out"
+        )
+    if int(client.eth_balance()) == 0:
+        partial.unlink(missing_ok=True)
+        raise CliError(
+            f"the deployer {client.address} holds no native currency on chain "
+            f"{client.chain_id} to pay gas: fund it first (a deployment costs about 30 M gas)"
+        )
     if token is not None and not bytes(
         client.w3.eth.get_code(client.w3.to_checksum_address(token))
     ):
+        partial.unlink(missing_ok=True)
         raise CliError(f"--token {token} is not a contract on chain {client.chain_id}")
+    if token is None and client.chain_id not in DEVNET_CHAIN_IDS:
+        typer.echo(
+            f"warning: no --token: deploying VeriToken on chain {client.chain_id}, whose faucet "
+            "lets any account mint tokens (tests only; pass --token for a real payment token)",
+            err=True,
+        )
     params = ProtocolParams.demo() if preset is Preset.demo else ProtocolParams()
-    dep = deploy_protocol(client, params, token)
+
+    def keep(addresses: dict[str, str]) -> None:
+        atomic_write_bytes(partial, json.dumps(addresses, indent=2).encode())
+
+    from chain.errors import ChainError
+
+    try:
+        dep = deploy_protocol(client, params, token, on_deployed=keep)
+    except ChainError as exc:
+        raise CliError(
+            f"deployment failed: {exc} (the contracts deployed so far are listed in {partial})"
+        ) from None
+    if path.exists():
+        path.replace(path.with_suffix(".json.previous"))
     path = write_manifest(dep, out)
+    partial.unlink(missing_ok=True)
     if json_out:
         emit_json({"manifest": str(path), **dep.model_dump(mode="json")})
     else:

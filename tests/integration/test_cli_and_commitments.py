@@ -337,11 +337,36 @@ def test_cli_deploy_to_testnet_chain_from_keystore(tmp_path: Path, protocol_arti
             env=env,
         )
         assert result.exit_code == 0, result.output
-        out = json.loads(result.output)
+        out = json.loads(result.stdout)
         assert out["chain_id"] == 11155111 and out["deployer"] == account.address
         manifest = tmp_path / "deployments" / "11155111.json"
         assert json.loads(manifest.read_text())["addresses"] == out["addresses"]
         assert "0x" + account.key.hex()[-64:] not in result.output  # the key never shows
+        assert "faucet lets any account mint" in result.stderr  # no --token on a testnet id
+        assert not (tmp_path / "deployments" / "11155111.partial.json").exists()
+
+        # Refused before the first transaction: nothing mined, the manifest untouched.
+        blocks = ChainClient(node.rpc_url, new_account()).block_number()
+        (tmp_path / "a-file").write_text("")
+        broke = create_keystore(tmp_path / "b.json", new_account().key, "pw", iterations=2**10)
+        for out_dir, key, word in (
+            (tmp_path / "deployments", keystore, "already exists"),
+            (tmp_path / "a-file" / "sub", keystore, "not writable"),
+            (tmp_path / "fresh", broke, "fund it first"),
+        ):
+            again = runner.invoke(
+                app,
+                [
+                    *("deploy", "--rpc-url", node.rpc_url, "--keystore", str(key)),
+                    *("--password-env", "DEPLOY_PW", "--out", str(out_dir)),
+                ],
+                env=env,
+            )
+            assert again.exit_code == 1 and word in again.stderr, again.output
+            assert len(again.stderr.strip().splitlines()) == 1, again.output
+        assert ChainClient(node.rpc_url, new_account()).block_number() == blocks
+        assert json.loads(manifest.read_text())["addresses"] == out["addresses"]
+        assert not (tmp_path / "fresh" / "11155111.partial.json").exists()
 
         refused = runner.invoke(
             app,
