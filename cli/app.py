@@ -600,12 +600,7 @@ def job_submit(
         arith=arith,
     )
     from veritrain.spec import model_id_hash
-    from veritrain.training import TrainingEngine
 
-    init_hashes = []
-    for spec in specs:  # each job's initHash: the state hash of its seed-initialised state
-        engine = TrainingEngine(spec)
-        init_hashes.append(engine.state_hash(engine.init_state()))
     client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
     model_id = specs[0].model_id  # a preset names its own model
     model_hash = model_id_hash(model_id)  # what `spec.model_id_hash()` posts
@@ -635,10 +630,19 @@ def job_submit(
         count * escrow_each,
         f"escrow of {count} job(s) (reward + verifier fees + forced-error premium each)",
     )
+    # Checks done: now the slow part (torch, the model's seed state), said on stderr.
+    typer.echo(f"computing the initHash of {count} job(s)...", err=True)
+    from veritrain.training import TrainingEngine
+
+    init_hashes = []
+    for spec in specs:  # each job's initHash: the state hash of its seed-initialised state
+        engine = TrainingEngine(spec)
+        init_hashes.append(engine.state_hash(engine.init_state()))
     posted: list[dict[str, Any]] = []
     from chain.errors import ChainError
 
-    for spec, init_hash in zip(specs, init_hashes, strict=True):
+    for number, (spec, init_hash) in enumerate(zip(specs, init_hashes, strict=True), 1):
+        typer.echo(f"posting job {number}/{count} (seed {spec.seed})...", err=True)
         try:
             receipt = client.jobs.post_job(
                 spec.model_id_hash(),

@@ -11,6 +11,7 @@ missing data) prints one line on stderr and exits with status 2.
 from __future__ import annotations
 
 import json
+import logging
 import time
 from typing import Annotated, Any
 
@@ -99,11 +100,18 @@ def train_preset(
     if threads is not None and arith == REPRO_ARITH:
         torch.set_num_threads(threads)
     engine = TrainingEngine(spec, device=device if arith == REPRO_ARITH else None)
+    from noderuntime.logs import progress_bar
+
     state = engine.init_state()
     loss = float("nan")
     started = time.perf_counter()
-    while state.step < spec.total_steps:
-        loss = engine.train_step(state)
+    logging.getLogger("veritrain.train").info(
+        "training %s (%s) for %d steps", name, arith, spec.total_steps
+    )
+    with progress_bar(f"train {name} ({arith})", spec.total_steps) as advance:
+        while state.step < spec.total_steps:
+            loss = engine.train_step(state)
+            advance(1)
     seconds = time.perf_counter() - started
     return {
         "state_hash": "0x" + engine.state_hash(state).hex(),
@@ -140,6 +148,9 @@ def train(
         raise bad_input(f"--seed must be in [0, 2^64), got {seed}")
     if device is not None and device not in ("cpu", "cuda"):
         raise bad_input(f"--device must be 'cpu' or 'cuda', got {device!r}")
+    from noderuntime.options import setup_logging
+
+    setup_logging(0)  # progress lines on stderr when it is not a terminal (stdout stays clean)
     try:
         result = train_preset(
             preset, arith, steps=steps, threads=threads, batch=batch, seed=seed, device=device
