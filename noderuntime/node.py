@@ -111,6 +111,14 @@ JOB_EVENTS = ("CheckpointsCommitted", "VerifiersAssigned", "JobReclaimed")
 cannot act on them pays nothing for them)."""
 
 
+STALLS = {
+    "NoEligibleVerifiers": "the job waits in Committed until enough other accounts stake as "
+    "verifiers (the job's solver and submitter cannot verify it; `veritrain stake verifier`)",
+}
+"""Reverts that mean a job is stuck until someone acts, with what to do: `send` logs them at
+WARNING once per action, where other "not yet" reverts are INFO."""
+
+
 # -------------------------------------------------------------------------------------- node
 class NodeBase:
     """Base class of every node: a polling loop over `step()` plus shared chain duties.
@@ -372,9 +380,13 @@ class NodeBase:
         try:
             receipt = fn(*args)
         except self.revert_types as exc:
-            key = (action, getattr(exc, "name", type(exc).__name__))
+            name = getattr(exc, "name", type(exc).__name__)
+            key = (action, name)
             if quiet and key in self._warned:
                 self.log.debug("%s reverted: %s", action, exc)
+            elif name in STALLS:
+                self._warned.add(key)
+                self.log.warning("%s reverted: %s: %s", action, exc, STALLS[name])
             else:
                 self._warned.add(key)
                 self.log.info("%s reverted: %s", action, exc)
@@ -446,6 +458,15 @@ class NodeBase:
         if JobStatus(int(job.status)) is not JobStatus.Committed:
             return False
         if self.block_number() <= int(job.randomness_block):
+            key = (f"assignVerifiers job {job_id}", "randomness")
+            if key not in self._warned:
+                self._warned.add(key)
+                self.log.info(
+                    "job %d: its verifiers are drawn once block %d is mined (head %d)",
+                    job_id,
+                    int(job.randomness_block) + 1,
+                    self.block_number(),
+                )
             return False
         receipt = self.duty(
             f"assignVerifiers job {job_id}",

@@ -129,3 +129,21 @@ def test_no_stake_while_an_unbond_is_pending_or_auto_staking_is_off(
     node.auto_stake = True
     node.ensure_stake(Role.Whistleblower)
     assert chain.count("stake") == 1 and chain.staked[key] >= 5
+
+
+def test_a_job_stuck_without_verifiers_is_a_warning_that_says_what_to_do(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from tests.utils.fake_chain import revert
+
+    chain = FakeChain()
+    node = WhistleblowerNode(chain.client(WHISTLEBLOWER), tmp_path / "wb")
+
+    def assign(job_id: int) -> None:
+        raise revert("NoEligibleVerifiers")
+
+    with caplog.at_level(logging.DEBUG, logger="whistleblower"):
+        for _ in range(3):
+            assert node.send("assignVerifiers job 4", assign, 4, quiet=True) is None
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1 and "stake verifier" in warnings[0], warnings
