@@ -17,6 +17,7 @@ from web3.providers.rpc import HTTPProvider
 from web3.types import RPCEndpoint
 
 from chain import DEV_PRIVATE_KEYS, Anvil, ChainClient
+from solver.node import SolverNode
 from tests.utils.models import register_model
 from tests.utils.node_harness import (
     E18,
@@ -27,7 +28,6 @@ from tests.utils.node_harness import (
     Network,
     require_protocol_artifacts,
 )
-from solver.node import SolverNode
 from verifier.node import VerifierNode
 from veritrain.enums import Role
 from veritrain.spec import default_digits_spec
