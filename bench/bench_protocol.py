@@ -34,33 +34,37 @@ from rich.table import Table
 SAMPLES_Q = 3  # the default q of ProtocolParams.demo()
 
 
-def median_time(fn: Callable[[], Any], repeats: int) -> float:
-    """Median wall time of ``repeats`` calls of ``fn`` (seconds)."""
-    times = []
+def interleaved(fns: dict[str, Callable[[], Any]], repeats: int) -> dict[str, list[float]]:
+    """Wall times (s) of ``repeats`` rounds, each round calling every function once in turn,
+    so that a noisy machine slows both sides of a ratio alike."""
+    times: dict[str, list[float]] = {name: [] for name in fns}
     for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+        for name, fn in fns.items():
+            t0 = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - t0)
+    return times
 
 
 def _bench_model(
-    label: str, hidden: tuple[int, ...], repeats: int, commit_s: float
+    label: str, spec: Any, repeats: int, commit_s: float
 ) -> tuple[list[str], list[str]]:
-    """Solver and verifier rows for one model width (the default digits job otherwise).
+    """Solver and verifier rows for one job spec.
 
-    ``commit_s`` is the measured wall time of the commit transaction, added to the protocol
-    side (one transaction per job whatever N is).
+    The solver side is the solver's own `solver.trainer.train_job` (canonical bytes every k
+    steps, hashed and written to the content-addressed store off the training thread, then
+    decoded to continue from exactly what verifiers load) plus the Merkle tree, against the
+    same steps bare; ``commit_s``, the measured wall time of the commit transaction, is added
+    to the protocol side (one transaction per job whatever N is).
     """
+    from solver.trainer import train_job
     from veritrain.forced import ForcedDraw, build_claims
     from veritrain.merkle import checkpoint_tree
     from veritrain.replay import replay_segment
-    from veritrain.spec import default_digits_spec
     from veritrain.state import state_hash
     from veritrain.store import CheckpointStore
     from veritrain.training import TrainingEngine, apply_profile
 
-    spec = default_digits_spec(seed=7, hidden=hidden)
     engine = TrainingEngine(spec)
     apply_profile(spec.profile)
     n, k = spec.total_steps, spec.checkpoint_interval
@@ -68,45 +72,40 @@ def _bench_model(
     def bare() -> None:
         engine.run(engine.init_state(), n)
 
-    hashes: list[bytes] = []
+    hashes: list[str] = []
     blobs: dict[int, bytes] = {}
 
     def protocol() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             store = CheckpointStore(Path(tmp))
-            state = engine.init_state()
             hashes.clear()
-            blobs.clear()
+            if not train_job(engine, store, hashes):
+                raise RuntimeError("training stopped early")
+            checkpoint_tree([bytes.fromhex(h[2:]) for h in hashes], k).root  # noqa: B018
+            if not blobs:
+                for i, h in enumerate(hashes):
+                    blobs[i * k] = store.get(bytes.fromhex(h[2:]))
 
-            def checkpoint() -> None:
-                blob = engine.state_bytes(state)
-                hashes.append(store.put(blob))
-                blobs[state.step] = blob
-
-            checkpoint()
-            while state.step < n:
-                engine.run(state, state.step + k)
-                checkpoint()
-            checkpoint_tree(hashes, k).root  # noqa: B018 - the commitment is the work
-
-    bare_s = median_time(bare, repeats)
-    proto_s = median_time(protocol, repeats) + commit_s
+    times = interleaved({"bare": bare, "protocol": protocol}, repeats)
+    bare_min, proto_min = min(times["bare"]), min(times["protocol"]) + commit_s
+    bare_med = statistics.median(times["bare"])
+    proto_med = statistics.median(times["protocol"]) + commit_s
     size = len(blobs[n])
     solver_row = [
         label,
         str(n),
         str(k),
-        f"{bare_s:.3f}",
+        f"{bare_min:.3f} / {bare_med:.3f}",
         f"{commit_s:.3f}",
-        f"{proto_s:.3f}",
-        f"{(proto_s / bare_s - 1) * 100:+.1f}%",
+        f"{proto_min:.3f} / {proto_med:.3f}",
+        f"{(proto_min / bare_min - 1) * 100:+.1f}% / {(proto_med / bare_med - 1) * 100:+.1f}%",
         f"{size:,}",
     ]
 
     segments = [1, spec.num_segments // 2, spec.num_segments - 1][:SAMPLES_Q]
-
+    raw = [bytes.fromhex(h[2:]) for h in hashes]
     # the solver's claims on the sampled segments (no forced error: an honest replay matches)
-    claims = build_claims(segments, hashes, ForcedDraw(False, 0, b"\x00" * 32))
+    claims = build_claims(segments, raw, ForcedDraw(False, 0, b"\x00" * 32))
 
     def verify() -> None:
         for j, s in enumerate(segments):
@@ -118,35 +117,40 @@ def _bench_model(
             if state_hash(end_blob) != claims.end_hashes[j]:
                 raise RuntimeError(f"segment {s} did not replay bit-exactly")
 
-    verify_s = median_time(verify, repeats)
+    verify_s = statistics.median(interleaved({"verify": verify}, repeats)["verify"])
     verifier_row = [
         label,
         str(len(segments)),
         str(k),
         str(n),
-        f"{proto_s:.3f}",
+        f"{proto_med:.3f}",
         f"{verify_s:.3f}",
-        f"{verify_s / proto_s:.1%}",
+        f"{verify_s / proto_med:.1%}",
         f"{len(segments) * k / n:.1%}",
     ]
     return solver_row, verifier_row
 
 
-def bench_solver_and_verifier(repeats: int, commit_s: float) -> tuple[Table, Table]:
-    """Tables 1 and 2: solver overhead and verifier cost fraction."""
+def bench_solver_and_verifier(
+    repeats: int, commit_s: float, presets: list[str], steps: int | None
+) -> tuple[Table, Table]:
+    """Tables 1 and 2: solver overhead and verifier cost fraction, per preset (native)."""
+    from veritrain.presets import preset
+
     solver_table = Table(
-        "model",
+        "preset",
         "N",
         "k",
-        "bare (s)",
+        "bare (s, min / median)",
         "commit tx (s)",
-        "with protocol (s)",
-        "overhead",
+        "with protocol (s, min / median)",
+        "overhead (min / median)",
         "checkpoint (bytes)",
-        title="1. Solver: training with hashing, checkpoints, Merkle tree and commit tx vs bare",
+        title="1. Solver: train_job (hashing, checkpoint writes, Merkle tree) and commit tx vs "
+        "bare training, interleaved runs",
     )
     verifier_table = Table(
-        "model",
+        "preset",
         "q",
         "k",
         "N",
@@ -156,8 +160,13 @@ def bench_solver_and_verifier(repeats: int, commit_s: float) -> tuple[Table, Tab
         "q*k/N",
         title="2. Verifier: replaying q sampled segments vs the solver's compute",
     )
-    for label, hidden in (("MLP 64-128-128-10", (128, 128)), ("MLP 64-1024-1024-10", (1024, 1024))):
-        solver_row, verifier_row = _bench_model(label, hidden, repeats, commit_s)
+    for name in presets:
+        overrides: dict[str, Any] = {}
+        if steps is not None:
+            k = preset(name, "native").checkpoint_interval
+            overrides.update(total_steps=max(k, steps // k * k))
+        spec = preset(name, "native", **overrides)
+        solver_row, verifier_row = _bench_model(name, spec, repeats, commit_s)
         solver_table.add_row(*solver_row)
         verifier_table.add_row(*verifier_row)
     return solver_table, verifier_table
@@ -177,12 +186,22 @@ def bench_gas() -> tuple[Table, float]:
 def main() -> None:
     """Entry point; see the module docstring."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--skip-gas", action="store_true")
+    parser.add_argument(
+        "--preset",
+        action="append",
+        dest="presets",
+        help="preset(s) to time (default: digits-mlp, digits-mlp-wide, shakespeare-char)",
+    )
+    parser.add_argument("--steps", type=int, default=None, help="cap N (a multiple of k)")
     args = parser.parse_args()
     console = Console(width=150)
     gas_table, commit_s = (None, 0.0) if args.skip_gas else bench_gas()
-    solver_table, verifier_table = bench_solver_and_verifier(args.repeats, commit_s)
+    presets = args.presets or ["digits-mlp", "digits-mlp-wide", "shakespeare-char"]
+    solver_table, verifier_table = bench_solver_and_verifier(
+        args.repeats, commit_s, presets, args.steps
+    )
     console.print(solver_table)
     console.print(verifier_table)
     if gas_table is not None:

@@ -2,9 +2,11 @@
 
 `train_job` runs `veritrain.training.TrainingEngine` from the last stored checkpoint to step N,
 writing a checkpoint every k steps and reporting each new state hash, so a solver killed at
-any point resumes from its last checkpoint instead of from scratch. After each checkpoint the
-run continues from the *decoded* checkpoint bytes, i.e. from exactly the state a verifier
-will load, so an honest solver's segments replay bit for bit.
+any point resumes from its last checkpoint instead of from scratch. The checkpoint bytes are
+made in the training loop (one copy of each tensor); hashing and the file write run on a
+writer thread while the next segment trains. The canonical bytes hold the whole training
+state, so training on from memory is training on from what a verifier loads: an honest
+solver's segments replay bit for bit (the unit tests pin it for every preset and arithmetic).
 
 A stored checkpoint that fails its hash check (a flipped bit on disk) is never trusted and
 never a dead end: training is deterministic, so `restore_checkpoint` recomputes it by replay
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 
 from noderuntime import progress_bar
 from veritrain.bisection import StepFn
@@ -155,17 +158,86 @@ def train_job(
             recorded hash (see `restore_checkpoint`; a corrupt file alone is repaired).
         ValueError: a stored checkpoint at the wrong step.
     """
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="checkpoint-writer") as writer:
+        return _train(
+            engine,
+            store,
+            hashes,
+            writer,
+            step_fn=step_fn,
+            initial=initial,
+            on_checkpoint=on_checkpoint,
+            should_stop=should_stop,
+            give_up=give_up,
+            label=label,
+        )
+
+
+def _train(
+    engine: TrainingEngine,
+    store: CheckpointStore,
+    hashes: list[str],
+    writer: ThreadPoolExecutor,
+    *,
+    step_fn: StepFn | None,
+    initial: Callable[[], TrainState] | None,
+    on_checkpoint: Callable[[list[str]], None] | None,
+    should_stop: Callable[[], bool] | None,
+    give_up: Callable[[int], str | None] | None,
+    label: str,
+) -> bool:
+    """`train_job`'s loop. A checkpoint's bytes are made in the loop (training changes the
+    state in place right after); hashing, the file write and `on_checkpoint` run on the one
+    `writer` thread, in order, while the next segment trains (hashlib and file I/O release
+    the GIL). Every pending write is finished, and its error raised, before this returns."""
     advance_one = step_fn if step_fn is not None else step_function(engine)
     spec = engine.spec
     k, total = spec.checkpoint_interval, spec.total_steps
+    pending: list[Future[None]] = []
 
-    def checkpoint(state: TrainState) -> TrainState:
-        blob = engine.state_bytes(state)
+    def persist(blob: bytes) -> None:
         hashes.append(to_hex(store.put(blob)))
         if on_checkpoint is not None:
             on_checkpoint(hashes)
-        return engine.load_state(blob)  # continue from what verifiers will load
 
+    def settle(block: bool) -> None:
+        """Raise the error of a finished write (disk full...); with `block`, finish them all."""
+        while pending and (block or pending[0].done()):
+            pending.pop(0).result()
+
+    def checkpoint(state: TrainState) -> TrainState:
+        settle(block=False)
+        pending.append(writer.submit(persist, engine.state_bytes(state)))
+        # Training goes on from the in-memory state: the canonical bytes hold all of it
+        # (weights, AdamW moments, step), so decoding them would rebuild the same state and
+        # copy every tensor a second time (pinned by the solver's unit tests per preset).
+        return state
+
+    try:
+        finished = _loop(
+            engine, store, hashes, checkpoint, advance_one, initial, should_stop, give_up, label
+        )
+    except BaseException:
+        wait(pending)  # the checkpoints made so far are stored and recorded before it propagates
+        raise
+    settle(block=True)
+    return finished and len(hashes) == total // k + 1
+
+
+def _loop(
+    engine: TrainingEngine,
+    store: CheckpointStore,
+    hashes: list[str],
+    checkpoint: Callable[[TrainState], TrainState],
+    advance_one: StepFn,
+    initial: Callable[[], TrainState] | None,
+    should_stop: Callable[[], bool] | None,
+    give_up: Callable[[int], str | None] | None,
+    label: str,
+) -> bool:
+    """Train from the last checkpoint in `hashes` (restored, repaired if corrupt) or from
+    state 0, checkpointing every k steps; False when stopped or given up early."""
+    k, total = engine.spec.checkpoint_interval, engine.spec.total_steps
     if hashes:
         recorded = [from_hex(h) for h in hashes]
         blob = restore_checkpoint(engine, store, recorded, len(recorded) - 1, step_fn=advance_one)
@@ -193,4 +265,4 @@ def train_job(
             advance(1)
             if state.step % k == 0:
                 state = checkpoint(state)
-    return len(hashes) == total // k + 1
+    return True

@@ -43,19 +43,22 @@ def test_resume_after_stop_gives_the_same_checkpoints(
     store = CheckpointStore(tmp_path)
     hashes: list[str] = []
     persisted: list[list[str]] = []
-    done = train_job(
-        engine,
-        store,
-        hashes,
-        on_checkpoint=lambda h: persisted.append(list(h)),
-        should_stop=lambda: len(hashes) >= 3,  # "killed" after the step-20 checkpoint
-    )
-    assert not done and persisted[-1] == honest[:3]
-    resumed = list(persisted[-1])
     steps: list[int] = []
     original = engine.train_step
     engine.train_step = lambda state: (steps.append(state.step), original(state))[1]  # type: ignore[method-assign]
     try:
+        done = train_job(
+            engine,
+            store,
+            hashes,
+            on_checkpoint=lambda h: persisted.append(list(h)),
+            # stopped at step 25: the step-20 checkpoint is the last one (its write, off the
+            # training thread, is finished before train_job returns)
+            should_stop=lambda: len(steps) >= 25,
+        )
+        assert not done and persisted[-1] == honest[:3]
+        resumed = list(persisted[-1])
+        steps.clear()
         assert train_job(engine, store, resumed)
     finally:
         del engine.train_step
@@ -102,3 +105,70 @@ def test_restore_checkpoint_refuses_a_history_it_cannot_reproduce(engine, tmp_pa
     wrong[2] = b"\x01" * 32
     with pytest.raises(CheckpointHashMismatch):
         restore_checkpoint(engine, store, wrong, 2)
+
+
+class _FailingStore(CheckpointStore):
+    """A store whose disk fills up at the `fail_at`-th put, recording each put's thread."""
+
+    def __init__(self, root: Path, fail_at: int) -> None:
+        super().__init__(root)
+        self.fail_at = fail_at
+        self.threads: list[str] = []
+
+    def put(self, blob: bytes) -> bytes:
+        import threading
+
+        self.threads.append(threading.current_thread().name)
+        if len(self.threads) == self.fail_at:
+            raise OSError(28, "No space left on device")
+        return super().put(blob)
+
+
+def test_checkpoints_are_written_off_the_training_thread_in_order(
+    engine: TrainingEngine, honest: list[str], tmp_path: Path
+) -> None:
+    store = _FailingStore(tmp_path, fail_at=0)
+    seen: list[list[str]] = []
+    hashes: list[str] = []
+    assert train_job(engine, store, hashes, on_checkpoint=lambda h: seen.append(list(h)))
+    assert hashes == honest
+    assert seen == [honest[: i + 1] for i in range(len(honest))]  # recorded in order
+    assert set(store.threads) == {t for t in store.threads if t.startswith("checkpoint-writer")}
+
+
+def test_a_failed_checkpoint_write_stops_training_with_its_error(
+    engine: TrainingEngine, honest: list[str], tmp_path: Path
+) -> None:
+    store = _FailingStore(tmp_path, fail_at=3)
+    hashes: list[str] = []
+    with pytest.raises(OSError, match="No space left"):
+        train_job(engine, store, hashes)
+    assert hashes == honest[:2]  # what was stored before is recorded; nothing after
+    resumed = list(hashes)
+    assert train_job(engine, CheckpointStore(tmp_path), resumed)  # and resumes from there
+    assert resumed == honest
+
+
+@pytest.mark.parametrize("name", ["digits-mlp", "shakespeare-char"])
+@pytest.mark.parametrize("arith", ["native", "repro2"])
+def test_training_on_from_memory_is_training_on_from_the_checkpoint(
+    name: str, arith: str, tmp_path: Path
+) -> None:
+    """`train_job` does not decode its checkpoints to go on (a second copy of every tensor):
+    that is sound only while the canonical bytes hold the whole training state. Two segments
+    trained through checkpoints equal the same steps trained in one go, and a segment replayed
+    from the decoded middle checkpoint (what a verifier does) ends on the same bytes."""
+    from veritrain.presets import preset
+    from veritrain.replay import replay_segment
+
+    k = 5
+    spec = preset(name, arith, total_steps=2 * k, checkpoint_interval=k)
+    engine = TrainingEngine(spec)
+    store = CheckpointStore(tmp_path)
+    hashes: list[str] = []
+    assert train_job(engine, store, hashes)
+    state = engine.init_state()
+    engine.run(state, 2 * k)
+    assert "0x" + engine.state_hash(state).hex() == hashes[-1]
+    replayed = replay_segment(engine, store.get(from_hex(hashes[1])), 2 * k)
+    assert state_hash(replayed) == from_hex(hashes[-1])
