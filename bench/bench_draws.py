@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 
 from rich.console import Console
 from rich.table import Table
 
-from bench.bench_protocol import median_time
+from bench.bench_protocol import interleaved
 from veritrain.sampling import detection_probability, job_seed, own_draws
 
 # (M, f, V, q): the example, the defaults on the demo job, and the goal's configurations
@@ -88,8 +89,14 @@ def _seconds_per_segment(repeats: int) -> tuple[float, float, int, int]:
     engine.run(start, k)
     start_blob = engine.state_bytes(start)
 
-    train_s = median_time(lambda: engine.run(engine.init_state(), n), repeats)
-    replay_s = median_time(lambda: replay_segment(engine, start_blob, 2 * k), repeats)
+    times = interleaved(
+        {
+            "train": lambda: engine.run(engine.init_state(), n),
+            "replay": lambda: replay_segment(engine, start_blob, 2 * k),
+        },
+        repeats,
+    )
+    train_s, replay_s = statistics.median(times["train"]), statistics.median(times["replay"])
     return train_s / (n // k), replay_s, n, k
 
 
