@@ -114,6 +114,8 @@ cannot act on them pays nothing for them)."""
 STALLS = {
     "NoEligibleVerifiers": "the job waits in Committed until enough other accounts stake as "
     "verifiers (the job's solver and submitter cannot verify it; `veritrain stake verifier`)",
+    "ERC20InsufficientBalance": "this account cannot pay the bond or stake: fund it with the "
+    "payment token",
 }
 """Reverts that mean a job is stuck until someone acts, with what to do: `send` logs them at
 WARNING once per action, where other "not yet" reverts are INFO."""

@@ -563,24 +563,27 @@ class RunKeeper:
                 f"finalizeRound run {run_id} round {view.round}",
                 client.runs.finalize_round,
                 run_id,
+                quiet=True,
             )
             return
         if claim.phase is RunRoundPhase.Open and self.propose:
             result = self._claim(run_id, view.round, settled=True)
-            self.node.log.info(
-                "run %d round %d: proposing seats %s (left out: %s)",
-                run_id,
-                view.round,
-                result.accepted,
-                {seat: why[:60] for seat, why in result.excluded.items()} or "none",
-            )
-            self.node.send(
+            proposed = self.node.send(
                 f"proposeRound run {run_id} round {view.round}",
                 client.runs.propose_round,
                 run_id,
                 result.state.state_hash(),
                 seat_mask(result.accepted),
+                quiet=True,  # a revert (e.g. no bond money) is said once, not every poll
             )
+            if proposed is not None:
+                self.node.log.info(
+                    "run %d round %d: proposed seats %s (left out: %s)",
+                    run_id,
+                    view.round,
+                    result.accepted,
+                    {seat: why[:60] for seat, why in result.excluded.items()} or "none",
+                )
             return
         key = (run_id, view.round, claim.state_hash, claim.accepted)
         if claim.phase is not RunRoundPhase.Proposed or not self.challenge or key in self._checked:

@@ -138,7 +138,7 @@ class FakeNode:
         self.stopping = False
         self.http_client = None
 
-    def send(self, action: str, fn: Any, *args: Any) -> object:
+    def send(self, action: str, fn: Any, *args: Any, quiet: bool = False) -> object:
         return fn(*args)
 
     def chain_time(self) -> int:
