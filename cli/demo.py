@@ -834,17 +834,15 @@ def _checks(summary: dict[str, Any]) -> dict[str, bool]:
 def print_summary(summary: dict[str, Any]) -> None:
     """Print the demo outcome as tables (nodes, jobs, slashes, rewards, shares, disputes,
     forced errors, checks); 160 columns wide off a terminal unless ``COLUMNS`` says otherwise."""
-    from rich.console import Console
     from rich.table import Table
 
     def tokens(wei: int) -> str:
         return f"{wei / E18:,.2f}"
 
+    from cli.console import address_column, report_console
     from veritrain.spec import METRIC_LABELS
 
-    console = Console()
-    if not console.is_terminal and "COLUMNS" not in os.environ:
-        console = Console(width=160)  # a log file or a pipe: one table row per line
+    console = report_console()  # a log file or a pipe: one table row per line
     nodes = Table(
         "node",
         "role",
@@ -884,23 +882,25 @@ def print_summary(summary: dict[str, Any]) -> None:
             str(j["dispute_id"] or "-"),
         )
     console.print(jobs)
-    slashed = Table("account", "name", "role", "slashed (VTT)", title="Slashed")
+    slashed = Table(title="Slashed")
+    slashed.add_column(**address_column("account"))
+    for header in ("name", "role", "slashed (VTT)"):
+        slashed.add_column(header)
     for s in summary["slashed"]:
         slashed.add_row(s["address"], s["name"], s["role"], tokens(s["amount_wei"]))
     console.print(slashed)
-    rewards = Table("account", "name", "role", "net reward (VTT)", title="Rewards")
+    rewards = Table(title="Rewards")
+    rewards.add_column(**address_column("account"))
+    for header in ("name", "role", "net reward (VTT)"):
+        rewards.add_column(header)
     for r in summary["rewards"]:
         rewards.add_row(r["address"], r["name"], r["role"], tokens(r["amount_wei"]))
     console.print(rewards)
-    shares = Table(
-        "model",
-        "account",
-        "name",
-        "shares",
-        "ownership",
-        "revenue (VTT)",
-        title="Ownership of the models",
-    )
+    shares = Table(title="Ownership of the models")
+    shares.add_column("model")
+    shares.add_column(**address_column("account"))
+    for header in ("name", "shares", "ownership", "revenue (VTT)"):
+        shares.add_column(header)
     for h in summary["shares"]:
         shares.add_row(
             h["model"],

@@ -489,10 +489,11 @@ def _checks(summary: dict[str, Any], run: Any, cfg: RunDemoConfig) -> dict[str, 
 
 def print_run_summary(summary: dict[str, Any]) -> None:
     """Print the run demo's summary as tables (Rich)."""
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console(width=160)
+    from cli.console import address_column, report_console
+
+    console = report_console()
     table = Table(title=f"run {summary['run_id']} ({summary['run_hash'][:18]}...)")
     for col in ("round", "solvers", "counted", "rejected", "val bits/char", "bytes uploaded"):
         table.add_column(col)
@@ -508,7 +509,9 @@ def print_run_summary(summary: dict[str, Any]) -> None:
         )
     console.print(table)
     owners = Table(title="who owns the model")
-    for col in ("holder", "address", "contributions", "shares", "ownership", "revenue claimed"):
+    owners.add_column("holder")
+    owners.add_column(**address_column("address"))
+    for col in ("contributions", "shares", "ownership", "revenue claimed"):
         owners.add_column(col)
     for h in summary["shares"]:
         owners.add_row(
