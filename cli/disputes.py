@@ -96,24 +96,41 @@ def _step_parents(client: Any) -> set[int]:
 
 
 def _job_challengers(client: Any, job_id: int, dispute_id: int) -> list[str]:
-    """Who rejected or challenged the disputed sample of a committee job dispute."""
+    """Who disputes the sample of a committee job dispute: the rejecters a forced-error
+    settlement left disputing (``ForcedEndDisputed``), else the whistleblowers that challenged
+    an approval of the sample and the verifiers whose recorded verdict of it is a reject."""
     from cli.history import events
+    from veritrain.enums import Verdict
 
-    sample = None
-    for ev in events(client, client.jobs.contract, ["JobDisputed"], first_indexed=job_id):
-        if int(ev.args["disputeId"]) == dispute_id:
-            sample = int(ev.args["sampleIndex"])
-    if sample is None:
-        return []
-    found = [
-        str(ev.args["challenger"])
-        for ev in events(client, client.jobs.contract, ["ApprovalChallenged"], first_indexed=job_id)
-        if int(ev.args["sampleIndex"]) == sample
+    names = ["JobDisputed", "ApprovalChallenged", "ForcedEndDisputed"]
+    found = events(client, client.jobs.contract, names, first_indexed=job_id)
+    samples = [
+        int(ev.args["sampleIndex"])
+        for ev in found
+        if ev.event == "JobDisputed" and int(ev.args["disputeId"]) == dispute_id
     ]
-    for verifier, approvals in client.jobs.submitted_verdicts(job_id).items():
-        if sample < len(approvals) and not approvals[sample] and verifier not in found:
-            found.append(verifier)
-    return found
+    if not samples:
+        return []
+    sample = samples[-1]
+
+    forced = [
+        str(e.args["verifier"])
+        for e in found
+        if e.event == "ForcedEndDisputed" and int(e.args["sampleIndex"]) == sample
+    ]
+    if forced:
+        return forced
+    out = [
+        str(e.args["challenger"])
+        for e in found
+        if e.event == "ApprovalChallenged" and int(e.args["sampleIndex"]) == sample
+    ]
+    for verifier in client.jobs.get_assignment(job_id).verifiers:
+        verdicts = client.jobs.verdicts_of(job_id, verifier)
+        rejected = sample < len(verdicts) and verdicts[sample] is Verdict.Reject
+        if rejected and verifier not in out:
+            out.append(str(verifier))
+    return out
 
 
 def _game_row(client: Any, dispute_id: int) -> dict[str, Any]:

@@ -289,3 +289,69 @@ def test_job_watch_explains_why_a_committed_job_waits(
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "still Committed" in lines[0], result.stderr
     assert clients[1].block_number() == block  # the simulation mined nothing
+
+
+def test_dispute_show_of_a_committee_dispute(
+    anvil: Anvil, protocol: Deployment, client_factory, manifest: Path
+) -> None:
+    """A verifier rejects the forced sample with a made-up end: the sample stays disputed
+    before the committee (docs/FORCED_ERRORS.md, P-9), which finds the segment valid. `dispute
+    show` names that verifier as the challenger, the solver as the winner, and lists the draw,
+    each vote and the rejecter's slash in chain order."""
+    p = protocol.params
+    clients = {i: client_factory(i) for i in range(1, 10)}
+    job_id, hashes = _posted_job(clients, p)
+    secret = _committed(clients, job_id, hashes)
+    clients[1].jobs.assign_verifiers(job_id)
+    claims = post_claims(clients[2], job_id, hashes, secret)
+    f = claims.forced_sample
+    assert f is not None
+    guesser = clients[1].jobs.get_assignment(job_id).verifiers[0]
+    by_addr = {c.address: c for c in clients.values()}
+    made_up = keccak(b"a replay that never ran")
+    seal_and_reveal(
+        job_id,
+        by_addr,
+        lambda v, j: j != f,
+        claims=claims,
+        ends_of=lambda v, j: made_up if v == guesser else claims.forced_true_end,
+    )
+    reveal_secret(clients[2], job_id, hashes, K, secret, claims)
+    anyone = clients[1]
+    dispute_id = anyone.dispute_id_from(anyone.jobs.finalize(job_id))
+    assert dispute_id is not None
+    open_row = _json(anvil, manifest, "dispute", "show", str(dispute_id))
+    assert (open_row["phase"], open_row["winner"]) == ("AwaitingCommittee", None)
+    anyone.mine(2)
+    anyone.committee.draw_committee(dispute_id)
+    members = anyone.committee.committee_of(dispute_id)
+    salts = {m: new_salt() for m in members}
+    for m in members:
+        c = by_addr[m]
+        c.committee.commit_vote(dispute_id, c.committee.vote_commitment(dispute_id, True, salts[m]))
+    for m in members:
+        by_addr[m].committee.reveal_vote(dispute_id, True, salts[m])
+    anyone.committee.resolve(dispute_id)
+    assert anyone.committee.get_dispute(dispute_id).segment_valid is True
+
+    shown = _json(anvil, manifest, "dispute", "show", str(dispute_id))
+    assert (shown["kind"], shown["job_id"], shown["contract"]) == (
+        "job segment",
+        job_id,
+        "committee",
+    )
+    assert shown["challenger"] == guesser
+    assert shown["winner"] == shown["defender"] == clients[2].address
+    names = [e["event"] for e in shown["timeline"]]
+    votes = [*["VoteCommitted"] * len(members), *["VoteRevealed"] * len(members)]
+    expected = ["JobDisputed", "CommitteeDrawn", *votes, "DisputeResolved"]
+    assert [n for n in names if n in set(expected)] == expected, names
+    assert names[0] in ("DisputeOpened", "JobDisputed"), names
+    slashes = [e["args"] for e in shown["timeline"] if e["event"] == "StakeSlashed"]
+    assert [(s["account"], s["slashed"]) for s in slashes] == [(guesser, p.verifier_stake)]
+    (row,) = _json(anvil, manifest, "dispute", "list")
+    assert {k: row[k] for k in ("id", "winner", "challenger")} == {
+        "id": dispute_id,
+        "winner": clients[2].address,
+        "challenger": guesser,
+    }
