@@ -315,8 +315,9 @@ def _describe(ev: Any, client: Any) -> str:
             f"wins, bonds {vtt(int(a['bonds']))}"
         ),
         "DisputeOpened": lambda: (
-            f"committee dispute {a['disputeId']} opened (job {a['jobId']} segment "
-            f"{a['segment']}), randomness block {a['randomnessBlock']}"
+            f"committee dispute {a['disputeId']} opened"
+            + (f" (job {a['jobId']} segment {a['segment']})" if a["jobId"] else "")
+            + f", randomness block {a['randomnessBlock']}"
         ),
         "ClaimDisputeOpened": lambda: f"round claim dispute opened by {a['parent']}",
         "RandomnessReanchored": lambda: f"randomness re-anchored to block {a['randomnessBlock']}",

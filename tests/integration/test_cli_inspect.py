@@ -279,7 +279,7 @@ def test_job_watch_explains_why_a_committed_job_waits(
 ) -> None:
     clients = {i: client_factory(i) for i in range(1, 10)}
     job_id, hashes = _posted_job(clients, protocol.params, verifiers=False)
-    _committed(clients, job_id, hashes)
+    secret = _committed(clients, job_id, hashes)
     block = clients[1].block_number()
     result = _cli(anvil, manifest, "job", "watch", str(job_id), "--timeout", "2",
                   "--interval", "0.5")  # fmt: skip
@@ -289,6 +289,15 @@ def test_job_watch_explains_why_a_committed_job_waits(
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "still Committed" in lines[0], result.stderr
     assert clients[1].block_number() == block  # the simulation mined nothing
+    # Verifying: the verifiers that have not sealed, by name
+    for i in range(3, 9):
+        clients[i].stakes.stake(Role.Verifier, protocol.params.min_stake_verifier)
+    clients[1].jobs.assign_verifiers(job_id)
+    post_claims(clients[2], job_id, hashes, secret)
+    result = _cli(anvil, manifest, "job", "watch", str(job_id), "--timeout", "0.3")
+    assert result.exit_code == 1, result.output
+    assigned = clients[1].jobs.get_assignment(job_id).verifiers
+    assert f"waiting: verdicts not sealed by {', '.join(assigned)} (deadline" in result.stdout
 
 
 def test_dispute_show_of_a_committee_dispute(
@@ -322,6 +331,11 @@ def test_dispute_show_of_a_committee_dispute(
     assert dispute_id is not None
     open_row = _json(anvil, manifest, "dispute", "show", str(dispute_id))
     assert (open_row["phase"], open_row["winner"]) == ("AwaitingCommittee", None)
+    waits = _cli(anvil, manifest, "job", "watch", str(job_id), "--timeout", "0.3")
+    assert waits.exit_code == 1, waits.output
+    assert f"waiting: dispute {dispute_id} (arbitration committee): AwaitingCommittee" in (
+        waits.stdout
+    ), waits.stdout
     anyone.mine(2)
     anyone.committee.draw_committee(dispute_id)
     members = anyone.committee.committee_of(dispute_id)
