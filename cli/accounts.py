@@ -65,6 +65,19 @@ def _slash_jobs(client: Any) -> dict[tuple[str, str], int]:
     return out
 
 
+def _slash_disputes(client: Any) -> dict[tuple[str, str], int]:
+    """``{(tx hash, arbiter): dispute id}`` of the round claim disputes' arbiter slashes."""
+    from chain.errors import ChainValueError
+    from cli.history import events
+
+    try:
+        registry = client.runs.contract
+    except ChainValueError:  # a deployment without a RunRegistry
+        return {}
+    found = events(client, registry, ["ClaimArbiterSlashed"])
+    return {(ev.tx_hash, str(ev.args["arbiter"])): int(ev.args["disputeId"]) for ev in found}
+
+
 def _models(client: Any) -> list[tuple[bytes, str]]:
     """Every model with a shares token: ``[(model id, token address)]`` (``ModelCreated``)."""
     from cli.history import events
@@ -84,11 +97,13 @@ def account_report(client: Any, address: str) -> dict[str, Any]:
         ``{"address", "native_wei", "token_wei", "credit_wei", "roles": {role: {"staked_wei",
         "locked_wei", "free_wei", "unbonding_wei", "release_at" (s, 0: none), "min_stake_wei",
         "active"}}, "credits": [{"block", "protocol", "bucket", "amount_wei"}],
-        "credits_received_wei", "credit_claimed_wei", "slashes": [{"block", "role", "job_id"
-        (None when no job names it), "amount_wei", "recipient"}], "slashed_wei": {role: wei},
+        "credits_received_wei", "credit_claimed_wei", "slashes": [{"block", "role", "job_id",
+        "dispute_id", "amount_wei", "recipient"}], "slashed_wei": {role: wei},
         "bonds_forfeited": [{"block", "job_id", "amount_wei"}], "jackpots": [{"block", "job_id",
         "amount_wei"}], "jackpots_wei", "revenue_claimed": [{"block", "model_id",
-        "amount_wei"}], "shares": [{"model_id", "token", "shares", "bps", "revenue_wei"}]}``.
+        "amount_wei"}], "shares": [{"model_id", "token", "shares" (held now), "minted" (to this
+        account, ``SharesMinted``), "bps", "revenue_wei"}]}``; a slash names its ``job_id`` or,
+        for an arbiter of a round claim, its ``dispute_id`` (else None).
 
     Raises:
         chain.errors.RpcUnavailable: the endpoint is down.
@@ -126,11 +141,13 @@ def account_report(client: Any, address: str) -> dict[str, Any]:
         if ev.args["account"] == address
     )
     job_of = _slash_jobs(client)
+    dispute_of = _slash_disputes(client)
     slashes = [
         {
             "block": ev.block_number,
             "role": ROLE_NAMES[int(ev.args["role"])],
             "job_id": job_of.get((ev.tx_hash, address)),
+            "dispute_id": dispute_of.get((ev.tx_hash, address)),
             "amount_wei": int(ev.args["slashed"]),
             "recipient": str(ev.args["recipient"]),
         }
@@ -158,6 +175,11 @@ def account_report(client: Any, address: str) -> dict[str, Any]:
     ]
     revenue: list[dict[str, Any]] = []
     holdings: list[dict[str, Any]] = []
+    minted: dict[bytes, int] = {}
+    for ev in events(client, client.shares.contract, ["SharesMinted"]):
+        if ev.args["to"] == address:
+            key = bytes(ev.args["modelId"])
+            minted[key] = minted.get(key, 0) + int(ev.args["shares"])
     for model_id, token in _models(client):
         contract = client.shares.model_shares(model_id)
         for ev in events(client, contract, ["RevenueClaimed"]):
@@ -171,12 +193,13 @@ def account_report(client: Any, address: str) -> dict[str, Any]:
                 )
         held = client.shares.balance_of(model_id, address)
         due = client.shares.revenue_of(model_id, address)
-        if held or due:
+        if held or due or minted.get(model_id):
             holdings.append(
                 {
                     "model_id": _hex(model_id),
                     "token": token,
                     "shares": held,
+                    "minted": minted.get(model_id, 0),
                     "bps": client.shares.ownership_bps(model_id, address),
                     "revenue_wei": due,
                 }
@@ -240,6 +263,8 @@ def _print(report: dict[str, Any]) -> None:
     echo(f"slashed   {lost}")
     for s in report["slashes"]:
         job = f"job {s['job_id']}" if s["job_id"] is not None else "no job"
+        if s["dispute_id"] is not None:
+            job = f"claim dispute {s['dispute_id']}"
         echo(
             f"  block {s['block']}: {s['role']} {vtt(s['amount_wei'])} ({job}) to {s['recipient']}"
         )
@@ -253,11 +278,12 @@ def _print(report: dict[str, Any]) -> None:
         table = Table(title="Model shares")
         table.add_column("model")
         table.add_column(**address_column("token"))
-        for header in ("shares", "ownership", "claimable revenue"):
+        for header in ("shares", "minted", "ownership", "claimable revenue"):
             table.add_column(header)
         for h in report["shares"]:
             table.add_row(
-                h["model_id"], h["token"], str(h["shares"]), f"{h['bps'] / 100:.2f}%",
+                h["model_id"], h["token"], str(h["shares"]), str(h["minted"]),
+                f"{h['bps'] / 100:.2f}%",
                 vtt(h["revenue_wei"]),
             )  # fmt: skip
         console.print(table)

@@ -119,6 +119,13 @@ def _event_text(ev: Any) -> str:
         if a["forced"]:
             return f"secret revealed: forced error on sample {a['forcedSample']}"
         return "secret revealed: no forced error"
+    if name == "VerifiersReassigning":
+        return (
+            f"no verdicts: verifiers drawn again (reassignment {a['reassignment']}, randomness "
+            f"block {a['randomnessBlock']})"
+        )
+    if name == "VerdictMissed":
+        return f"verifier {a['verifier']} missed its verdicts: slashed {amount('slashed')}"
     if name == "ChallengeDeadlineSet":
         return f"every verdict revealed: challenges until {_clock(a['challengeDeadline'])} UTC"
     if name == "ApprovalChallenged":

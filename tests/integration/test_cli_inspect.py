@@ -140,6 +140,15 @@ def test_account_show_matches_views_and_events_after_a_forced_error(
     assert mine["credits_received_wei"] == mine["credit_wei"]  # nothing claimed yet
     assert mine["slashed_wei"] == {"solver": 0, "verifier": 0, "whistleblower": 0}
     assert mine["token_wei"] == reader.token.balance_of(honest)
+    solver = _json(anvil, manifest, "account", "show", clients[2].address)
+    minted = [
+        int(e.args["shares"])
+        for e in reader.decode_receipt(receipt, "SharesMinted")
+        if e.args["to"] == clients[2].address
+    ]
+    (held,) = solver["shares"]
+    assert minted and held["minted"] == held["shares"] == sum(minted)
+    assert held["model_id"] == "0x" + keccak(text="m").hex()
     text = _cli(anvil, manifest, "account", "show", honest)
     assert text.exit_code == 0 and honest in text.stdout and "jackpot" in text.stdout
 
