@@ -242,6 +242,7 @@ ROWS: list[Row] = [
     ),
     ("show a dispute that does not exist", lambda w: ["dispute", "show", "999"], "999"),
     ("watch a job that does not exist", lambda w: ["job", "watch", "999"], "999"),
+    ("account show without an address or a key", lambda w: ["account", "show"], "ADDRESS"),
     (
         "account show of something not an address",
         lambda w: ["account", "show", "not-an-address"],
