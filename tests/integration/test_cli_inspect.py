@@ -378,3 +378,65 @@ def test_dispute_show_of_a_committee_dispute(
         "winner": clients[2].address,
         "challenger": guesser,
     }
+
+
+def test_dispute_list_and_show_of_a_round_claim(
+    anvil: Anvil, protocol: Deployment, client_factory, manifest: Path
+) -> None:
+    """A run's round claim (docs/RUNS.md) is challenged: `dispute list` shows it as a run
+    round claim with its claimant and challenger; once the committee rules the claim wrong,
+    `dispute show` names the challenger as the winner, as the chain's `ClaimRuled` does."""
+    from veritrain.spec import contribution_spec_hash
+
+    p = protocol.params
+    clients = {i: client_factory(i) for i in range(1, 10)}
+    owner, challenger = clients[1], clients[9]
+    for c in clients.values():
+        c.token.faucet(1_000 * E18)
+    for i in range(3, 9):
+        clients[i].stakes.stake(Role.Verifier, p.min_stake_verifier)
+    start = os.urandom(32)
+    model = keccak(text="run model")
+    register_model(owner, model, start)
+    run_hash = keccak(text="a run")
+    run_id = owner.runs.run_id_from(owner.runs.open_run(model, run_hash, start, 1, 1, N))
+    spec = contribution_spec_hash(run_hash, 0, 0)
+    job_id = owner.job_id_from(owner.jobs.post_job(model, spec, start, N, K, E18, "x"))
+    owner.runs.add_contribution(run_id, 0, job_id)
+    owner.jobs.cancel_job(job_id)  # settled: the round may be proposed
+    owner.runs.propose_round(run_id, keccak(text="a wrong state"), 0)
+    challenger.runs.challenge_round(run_id)
+    dispute_id = owner.runs.get_round(run_id, 0).dispute_id
+    assert dispute_id != 0
+    (row,) = _json(anvil, manifest, "dispute", "list")
+    assert {k: row[k] for k in ("id", "kind", "run_id", "round", "challenger", "defender")} == {
+        "id": dispute_id,
+        "kind": "run round claim",
+        "run_id": run_id,
+        "round": 0,
+        "challenger": challenger.address,
+        "defender": owner.address,
+    }
+    assert (row["phase"], row["winner"]) == ("AwaitingCommittee", None)
+    owner.mine(2)
+    owner.committee.draw_committee(dispute_id)
+    members = owner.committee.committee_of(dispute_id)
+    by_addr = {c.address: c for c in clients.values()}
+    salts = {m: new_salt() for m in members}
+    for m in members:
+        c = by_addr[m]
+        c.committee.commit_vote(
+            dispute_id, c.committee.vote_commitment(dispute_id, False, salts[m])
+        )
+    for m in members:
+        by_addr[m].committee.reveal_vote(dispute_id, False, salts[m])
+    receipt = owner.committee.resolve(dispute_id)
+    (ruled,) = owner.decode_receipt(receipt, "ClaimRuled")
+
+    shown = _json(anvil, manifest, "dispute", "show", str(dispute_id))
+    assert shown["winner"] == ruled.args["winner"] == challenger.address
+    names = [e["event"] for e in shown["timeline"]]
+    expected = ["RoundChallenged", "CommitteeDrawn", "DisputeResolved", "ClaimRuled"]
+    assert [n for n in names if n in set(expected)] == expected, names
+    text = _cli(anvil, manifest, "dispute", "show", str(dispute_id))
+    assert f"run {run_id} round 0" in text.stdout and "claim ruled invalid" in text.stdout
