@@ -215,6 +215,8 @@ def devnet(
             for name, addr in dep.addresses.model_dump().items():
                 typer.echo(f"{name:<15}{addr}")
             typer.echo(f"funded     {len(accounts)} dev accounts with {_fmt_tokens(fund)} VTT each")
+            for index, acct in enumerate(accounts):
+                typer.echo(f"account {index:<2} {acct.address}")
             typer.echo("Ctrl-C to stop", nl=True)
             while anvil.running:
                 time.sleep(0.5)
@@ -1172,6 +1174,9 @@ def _mount_nodes() -> None:
 app.command("train")(__import__("cli.train", fromlist=["train"]).train)
 app.add_typer(__import__("cli.run", fromlist=["app"]).app, name="run")
 app.command("selftest")(__import__("cli.selftest", fromlist=["selftest"]).selftest)
+app.add_typer(__import__("cli.accounts", fromlist=["app"]).app, name="account")
+app.add_typer(__import__("cli.disputes", fromlist=["app"]).app, name="dispute")
+job_app.command("watch")(__import__("cli.watch", fromlist=["job_watch"]).job_watch)
 _mount_nodes()
 
 

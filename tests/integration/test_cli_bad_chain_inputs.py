@@ -240,13 +240,30 @@ ROWS: list[Row] = [
         lambda w: ["verifier", "run", "--data-dir", str(_held_data_dir(w))],
         "in use",
     ),
+    ("show a dispute that does not exist", lambda w: ["dispute", "show", "999"], "999"),
+    ("watch a job that does not exist", lambda w: ["job", "watch", "999"], "999"),
+    ("account show without an address or a key", lambda w: ["account", "show"], "ADDRESS"),
+    (
+        "account show of something not an address",
+        lambda w: ["account", "show", "not-an-address"],
+        "not an address",
+    ),
     (
         "solver on a taken port",
         lambda w: ["solver", "run", "--data-dir", str(w.tmp / "s"), "--port", str(_taken_port(w))],
         "port",
     ),  # fmt: skip
 ]
-_NO_KEY = {"job show", "job list", "shares digits-mlp", "shares nobody", "jackpot show"}
+_NO_KEY = {
+    "job show",
+    "job list",
+    "shares digits-mlp",
+    "shares nobody",
+    "jackpot show",
+    "dispute show",
+    "job watch",
+    "account show",
+}
 
 
 @pytest.fixture

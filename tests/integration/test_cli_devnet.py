@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from chain import Anvil
+from chain.anvil import dev_accounts
 from chain.artifacts import repo_root
 
 
@@ -62,8 +63,9 @@ def _devnet(port: int, folder: Path) -> subprocess.Popen[str]:
 def test_a_signal_stops_the_devnet_and_its_anvil(
     tmp_path: Path, contracts_out: Path, sig: signal.Signals
 ) -> None:
-    """The devnet prints its Anvil's pid; after SIGTERM (or SIGINT) the devnet exits 0 within
-    15 s, that pid is gone and nothing listens on the port any more."""
+    """The devnet prints its Anvil's pid and the ten dev accounts (index, address); after
+    SIGTERM (or SIGINT) the devnet exits 0 within 15 s, that pid is gone and nothing listens on
+    the port any more."""
     port = _free_port()
     proc = _devnet(port, tmp_path)
     anvil_pid = None
@@ -82,6 +84,8 @@ def test_a_signal_stops_the_devnet_and_its_anvil(
             if line.startswith("Ctrl-C to stop"):
                 break
         assert anvil_pid is not None and _alive(anvil_pid), "".join(seen)
+        listed = [line.split()[1:] for line in seen if line.startswith("account ")]
+        assert listed == [[str(i), a.address] for i, a in enumerate(dev_accounts(10))], seen
         proc.send_signal(sig)
         code = proc.wait(timeout=15)
         assert code == 0, proc.stderr.read() if proc.stderr else ""

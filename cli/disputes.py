@@ -1,0 +1,533 @@
+"""`veritrain dispute list / show`: every dispute of a deployment and its whole history.
+
+Two kinds of dispute exist (docs/DISPUTES.md): a job's disputed step, judged by the bisection
+game (a deployment with ``adjudicator = "bisection"``: dispute N is game N, its one-step
+committee dispute folded into it) or by the arbitration committee (``"committee"``: dispute N
+is committee dispute N); and a run's round claim (``RunRegistry.challengeRound``), always a
+committee dispute. In a bisection deployment a round claim's committee id is not a game id:
+pass ``--committee`` to `show` it. `list` reads the views; `show` adds the timeline from
+events (block, time): opening, each bisection move, escalation, the committee draw, each vote
+commit and reveal, resolution, and the slashes and credits of the settlement.
+
+Run: ``veritrain dispute list [--json]``; ``veritrain dispute show 1 [--committee] [--json]``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from cli.errors import CliError
+from noderuntime.options import (
+    DEFAULT_RPC,
+    UINT256_MAX,
+    DeploymentOpt,
+    JsonOpt,
+    RpcUrlOpt,
+    connect_reader,
+    emit_json,
+)
+
+__all__ = ["app", "dispute_row", "dispute_timeline"]
+
+app = typer.Typer(help="Inspect disputes: list them, show one's history.", no_args_is_help=True)
+
+_GAME_EVENTS = [
+    "GameOpened",
+    "EndpointsPosted",
+    "Bisected",
+    "Responded",
+    "StepDisputeOpened",
+    "Escalated",
+    "TimeoutClaimed",
+    "GameResolved",
+]
+_COMMITTEE_EVENTS = [
+    "DisputeOpened",
+    "ClaimDisputeOpened",
+    "StepDisputeOpened",
+    "RandomnessReanchored",
+    "CommitteeDrawn",
+    "VoteCommitted",
+    "RevealPhaseStarted",
+    "VoteRevealed",
+    "DisputeResolved",
+]
+_SETTLEMENT_JOB_EVENTS = [
+    "SolverSlashed",
+    "VerifierSlashed",
+    "ArbiterSlashed",
+    "BondForfeited",
+    "PotShareToPool",
+    "JobFinalized",
+    "JobRejected",
+]
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, bytes | bytearray):
+        return "0x" + bytes(value).hex()
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    return value
+
+
+def _h(value: Any) -> str:
+    return "0x" + bytes(value).hex()
+
+
+def _is_bisection(client: Any) -> bool:
+    return str(client.adjudicator.name) == "bisection"
+
+
+def _game_count(client: Any) -> int:
+    return int(client.call(client.game.contract, "gameCount"))
+
+
+def _step_parents(client: Any) -> set[int]:
+    """Committee dispute ids that are a game's one-step dispute."""
+    from cli.history import events
+
+    found = events(client, client.committee.contract, ["StepDisputeOpened"])
+    return {int(ev.args["disputeId"]) for ev in found}
+
+
+def _job_challengers(client: Any, job_id: int, dispute_id: int) -> list[str]:
+    """Who disputes the sample of a committee job dispute: the rejecters a forced-error
+    settlement left disputing (``ForcedEndDisputed``), else the whistleblowers that challenged
+    an approval of the sample and the verifiers whose recorded verdict of it is a reject."""
+    from cli.history import events
+    from veritrain.enums import Verdict
+
+    names = ["JobDisputed", "ApprovalChallenged", "ForcedEndDisputed"]
+    found = events(client, client.jobs.contract, names, first_indexed=job_id)
+    samples = [
+        int(ev.args["sampleIndex"])
+        for ev in found
+        if ev.event == "JobDisputed" and int(ev.args["disputeId"]) == dispute_id
+    ]
+    if not samples:
+        return []
+    sample = samples[-1]
+
+    forced = [
+        str(e.args["verifier"])
+        for e in found
+        if e.event == "ForcedEndDisputed" and int(e.args["sampleIndex"]) == sample
+    ]
+    if forced:
+        return forced
+    out = [
+        str(e.args["challenger"])
+        for e in found
+        if e.event == "ApprovalChallenged" and int(e.args["sampleIndex"]) == sample
+    ]
+    for verifier in client.jobs.get_assignment(job_id).verifiers:
+        verdicts = client.jobs.verdicts_of(job_id, verifier)
+        rejected = sample < len(verdicts) and verdicts[sample] is Verdict.Reject
+        if rejected and verifier not in out:
+            out.append(str(verifier))
+    return out
+
+
+def _game_row(client: Any, dispute_id: int) -> dict[str, Any]:
+    game = client.game.get_game(dispute_id)
+    phase = game.status.name
+    if game.step_dispute_id and not game.resolved:
+        phase += f" (step committee {client.committee.dispute_phase(game.step_dispute_id).name})"
+    elif not game.resolved:
+        phase += f" [{game.lo}, {game.hi}]"
+    winner = None
+    if game.resolved:
+        winner = game.defender if game.status.name == "DefenderWon" else game.challenger
+    return {
+        "id": dispute_id,
+        "contract": "game",
+        "kind": "job step",
+        "adjudicator": "bisection game",
+        "job_id": int(game.job_id),
+        "segment": int(game.segment),
+        "run_id": None,
+        "round": None,
+        "challenger": str(game.challenger),
+        "defender": str(game.defender),
+        "phase": phase,
+        "resolved": bool(game.resolved),
+        "winner": str(winner) if winner is not None else None,
+        "moves": int(game.moves),
+        "step_dispute_id": int(game.step_dispute_id) or None,
+    }
+
+
+def _claim_parties(client: Any, run_id: int, round_index: int, dispute_id: int) -> dict[str, Any]:
+    """Claimant, challenger and (once ruled) winner of a round claim dispute, from events."""
+    from cli.history import events
+
+    registry = client.runs.contract
+    out: dict[str, Any] = {"claimant": None, "challenger": None, "winner": None}
+    challenged = [
+        ev
+        for ev in events(client, registry, ["RoundChallenged"], first_indexed=run_id)
+        if int(ev.args["disputeId"]) == dispute_id
+    ]
+    if challenged:
+        out["challenger"] = str(challenged[0].args["challenger"])
+        at = challenged[0].block_number
+        proposed = [
+            ev
+            for ev in events(client, registry, ["RoundProposed"], first_indexed=run_id, to_block=at)
+            if int(ev.args["round"]) == round_index
+        ]
+        if proposed:
+            out["claimant"] = str(proposed[-1].args["proposer"])
+    for ev in events(client, registry, ["ClaimRuled"], first_indexed=run_id):
+        if int(ev.args["disputeId"]) == dispute_id:
+            out["winner"] = str(ev.args["winner"])
+    return out
+
+
+def _committee_row(client: Any, dispute_id: int) -> dict[str, Any]:
+    committee = client.committee
+    view = committee.get_dispute(dispute_id)
+    resolved = view.status.name == "Resolved"
+    phase = committee.dispute_phase(dispute_id).name
+    if resolved:
+        verdict = "valid" if view.segment_valid else "invalid"
+        phase = f"Resolved: {verdict} ({view.valid_votes}-{view.invalid_votes})"
+    row: dict[str, Any] = {
+        "id": dispute_id,
+        "contract": "committee",
+        "adjudicator": "arbitration committee",
+        "phase": phase,
+        "resolved": resolved,
+        "moves": int(view.committed) + int(view.revealed),
+        "step_dispute_id": None,
+    }
+    if committee.is_claim_dispute(dispute_id):
+        run_id, round_index = client.runs.claim_of(dispute_id)
+        parties = _claim_parties(client, run_id, round_index, dispute_id)
+        return {
+            **row,
+            "kind": "run round claim",
+            "job_id": None,
+            "segment": None,
+            "run_id": run_id,
+            "round": round_index,
+            "challenger": parties["challenger"],
+            "defender": parties["claimant"],
+            "winner": parties["winner"] if resolved else None,
+        }
+    job_id = int(view.job_id)
+    solver = str(client.jobs.get_job(job_id, with_uris=False).solver)
+    challengers = _job_challengers(client, job_id, dispute_id)
+    winner = None
+    if resolved:
+        winner = solver if view.segment_valid else (", ".join(challengers) or "challenger")
+    return {
+        **row,
+        "kind": "job segment",
+        "job_id": job_id,
+        "segment": int(view.segment),
+        "run_id": None,
+        "round": None,
+        "challenger": ", ".join(challengers) or None,
+        "defender": solver,
+        "winner": winner,
+    }
+
+
+def _exists(client: Any, dispute_id: int, committee: bool) -> None:
+    """Refuse an id that names no dispute (one line, exit 1)."""
+    if not committee and _is_bisection(client):
+        count, what = _game_count(client), "bisection games"
+    else:
+        count, what = client.committee.dispute_count(), "committee disputes"
+    if not 1 <= dispute_id <= count:
+        raise CliError(
+            f"dispute {dispute_id} does not exist ({count} {what} on this deployment; "
+            "see `veritrain dispute list`)"
+        )
+
+
+def dispute_row(client: Any, dispute_id: int, *, committee: bool = False) -> dict[str, Any]:
+    """One dispute's summary: kind, job or run/round, challenger, defender (a round claim's
+    claimant), adjudicator, phase, winner once resolved.
+
+    Args:
+        client: a `ChainClient` bound to the deployment.
+        dispute_id: game id in a bisection deployment, committee id otherwise.
+        committee: read committee dispute ``dispute_id`` even in a bisection deployment.
+
+    Raises:
+        CliError: no such dispute.
+    """
+    _exists(client, dispute_id, committee)
+    if not committee and _is_bisection(client):
+        return _game_row(client, dispute_id)
+    return _committee_row(client, dispute_id)
+
+
+def dispute_rows(client: Any) -> list[dict[str, Any]]:
+    """Every dispute: the games (bisection deployment) then the committee disputes that are not
+    a game's step dispute (all of them in a committee deployment)."""
+    rows: list[dict[str, Any]] = []
+    steps: set[int] = set()
+    if _is_bisection(client):
+        rows += [_game_row(client, i) for i in range(1, _game_count(client) + 1)]
+        steps = _step_parents(client)
+    for i in range(1, client.committee.dispute_count() + 1):
+        if i not in steps:
+            rows.append(_committee_row(client, i))
+    return rows
+
+
+def _describe(ev: Any, client: Any) -> str:
+    """One line for a timeline event (amounts via `vtt`)."""
+    from veritrain.units import vtt
+
+    a = ev.args
+    name = ev.event
+    texts: dict[str, Any] = {
+        "GameOpened": lambda: (
+            f"game opened: job {a['jobId']} segment {a['segment']}, defender {a['defender']}, "
+            f"challenger {a['challenger']}, interval [{a['lo']}, {a['hi']}]"
+        ),
+        "EndpointsPosted": lambda: (
+            f"defender posts endpoints {_h(a['startHash'])} -> {_h(a['endHash'])}"
+        ),
+        "Bisected": lambda: (
+            f"defender bisects [{a['lo']}, {a['hi']}] at {a['mid']}: hash {_h(a['midHash'])}"
+        ),
+        "Responded": lambda: (
+            f"challenger {'agrees' if a['agree'] else 'disagrees'}: next [{a['lo']}, {a['hi']}]"
+        ),
+        "StepDisputeOpened": lambda: (
+            f"one-step dispute {a.get('stepDisputeId', a['disputeId'])}: step {a['step']} from "
+            f"{_h(a['startHash'])} claimed {_h(a['claimedEndHash'])}"
+        ),
+        "Escalated": lambda: f"escalated to the committee at [{a['lo']}, {a['hi']}]",
+        "TimeoutClaimed": lambda: f"timeout claimed by {a['caller']}: {a['loser']} loses",
+        "GameResolved": lambda: (
+            f"game resolved: {'defender' if a['defenderWon'] else 'challenger'} {a['winner']} "
+            f"wins, bonds {vtt(int(a['bonds']))}"
+        ),
+        "DisputeOpened": lambda: (
+            f"committee dispute {a['disputeId']} opened"
+            + (f" (job {a['jobId']} segment {a['segment']})" if a["jobId"] else "")
+            + f", randomness block {a['randomnessBlock']}"
+        ),
+        "ClaimDisputeOpened": lambda: f"round claim dispute opened by {a['parent']}",
+        "RandomnessReanchored": lambda: f"randomness re-anchored to block {a['randomnessBlock']}",
+        "CommitteeDrawn": lambda: f"committee drawn: {', '.join(map(str, a['members']))}",
+        "VoteCommitted": lambda: f"vote committed by {a['member']}",
+        "RevealPhaseStarted": lambda: "reveal phase started",
+        "VoteRevealed": lambda: (
+            f"vote revealed by {a['member']}: {'valid' if a['segmentValid'] else 'invalid'}"
+        ),
+        "DisputeResolved": lambda: (
+            f"committee resolved: {'valid' if a['segmentValid'] else 'invalid'}; majority "
+            f"{', '.join(map(str, a['majority'])) or '-'}; non-voters "
+            f"{', '.join(map(str, a['nonVoters'])) or '-'}"
+        ),
+        "JobDisputed": lambda: f"job {a['jobId']} disputed on sample {a['sampleIndex']}",
+        "DisputeSettled": lambda: (
+            f"settled on job {a['jobId']}: {'valid' if a['segmentValid'] else 'invalid'}, "
+            f"pot {vtt(int(a['pot']))}"
+        ),
+        "RoundChallenged": lambda: (
+            f"run {a['runId']} round {a['round']} challenged by {a['challenger']}"
+        ),
+        "ClaimRuled": lambda: (
+            f"claim ruled {'valid' if a['claimValid'] else 'invalid'}: winner {a['winner']}, "
+            f"pot {vtt(int(a['pot']))}"
+        ),
+        "StakeSlashed": lambda: (
+            f"slash: {a['account']} loses {vtt(int(a['slashed']))} of its "
+            f"{('solver', 'verifier', 'whistleblower')[int(a['role'])]} stake"
+        ),
+        "Credited": lambda: f"credit: {a['account']} {vtt(int(a['amount']))}",
+        "JobFinalized": lambda: f"job {a['jobId']} finalized",
+        "JobRejected": lambda: f"job {a['jobId']} rejected, refund {vtt(int(a['refund']))}",
+    }
+    if name in texts:
+        return str(texts[name]())
+    amount = next((a[k] for k in ("amount", "slashed") if k in a), None)
+    who = next((a[k] for k in ("solver", "verifier", "arbiter", "account", "party") if k in a), "")
+    return f"{name} {who} {vtt(int(amount)) if amount is not None else ''}".strip()
+
+
+def _settlement(client: Any, txs: set[str], lo: int, hi: int) -> list[Any]:
+    """Slashes and credits booked in the transactions ``txs`` (blocks lo..hi)."""
+    from cli.history import events
+
+    found = [
+        *events(client, client.stakes.contract, ["StakeSlashed"], from_block=lo, to_block=hi),
+        *events(client, client.escrow.contract, ["Credited"], from_block=lo, to_block=hi),
+    ]
+    return [ev for ev in found if ev.tx_hash in txs]
+
+
+def dispute_timeline(client: Any, row: dict[str, Any]) -> list[dict[str, Any]]:
+    """The history of the dispute ``row`` (`dispute_row`) as events in chain order.
+
+    Returns:
+        ``[{"block", "timestamp" (s), "contract", "event", "text", "args"}]``.
+    """
+    from cli.history import BlockTimes, events
+
+    dispute_id = int(row["id"])
+    found: list[Any] = []
+    committee_ids: list[int] = []
+    if row["contract"] == "game":
+        found += events(client, client.game.contract, _GAME_EVENTS, first_indexed=dispute_id)
+        if row["step_dispute_id"]:
+            committee_ids.append(int(row["step_dispute_id"]))
+    else:
+        committee_ids.append(dispute_id)
+    for cid in committee_ids:
+        found += [
+            ev
+            for ev in events(
+                client, client.committee.contract, _COMMITTEE_EVENTS, first_indexed=cid
+            )
+            # the game's own StepDisputeOpened already names the one-step dispute
+            if not (row["contract"] == "game" and ev.event == "StepDisputeOpened")
+        ]
+    job_id = row.get("job_id")
+    if job_id is not None:
+        jm = client.jobs.contract
+        top = dispute_id if row["contract"] == "game" or not _is_bisection(client) else None
+        for ev in events(client, jm, ["JobDisputed", "DisputeSettled"], first_indexed=job_id):
+            if top is not None and int(ev.args["disputeId"]) == top:
+                found.append(ev)
+    if row.get("run_id") is not None:
+        registry = client.runs.contract
+        for ev in events(
+            client, registry, ["RoundChallenged", "ClaimRuled"], first_indexed=row["run_id"]
+        ):
+            if int(ev.args["disputeId"]) == dispute_id:
+                found.append(ev)
+        found += events(client, registry, ["ClaimArbiterSlashed"], first_indexed=dispute_id)
+    settle = {"GameResolved", "DisputeResolved", "DisputeSettled", "ClaimRuled"}
+    txs = {ev.tx_hash for ev in found if ev.event in settle}
+    if txs:
+        blocks = [ev.block_number for ev in found if ev.tx_hash in txs]
+        lo, hi = min(blocks), max(blocks)
+        found += _settlement(client, txs, lo, hi)
+        if job_id is not None:
+            found += [
+                ev
+                for ev in events(
+                    client,
+                    client.jobs.contract,
+                    _SETTLEMENT_JOB_EVENTS,
+                    first_indexed=job_id,
+                    from_block=lo,
+                    to_block=hi,
+                )  # fmt: skip
+                if ev.tx_hash in txs
+            ]
+    unique = {(ev.block_number, ev.log_index): ev for ev in found}
+    stamp = BlockTimes(client)
+    return [
+        {
+            "block": ev.block_number,
+            "timestamp": stamp(ev.block_number),
+            "contract": ev.contract,
+            "event": ev.event,
+            "text": _describe(ev, client),
+            "args": _jsonable(dict(ev.args)),
+        }
+        for _, ev in sorted(unique.items())
+    ]
+
+
+def _where(row: dict[str, Any]) -> str:
+    if row["run_id"] is not None:
+        return f"run {row['run_id']} round {row['round']}"
+    return f"job {row['job_id']} segment {row['segment']}"
+
+
+@app.command("list")
+def list_disputes(
+    rpc_url: RpcUrlOpt = DEFAULT_RPC,
+    deployment: DeploymentOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Every dispute: kind, job or run/round, challenger, defender (or claimant), adjudicator,
+    phase, winner once resolved. Full addresses."""
+    client = connect_reader(rpc_url, deployment)
+    rows = dispute_rows(client)
+    if json_out:
+        emit_json(rows)
+        return
+    if not rows:
+        typer.echo("no disputes")
+        return
+    from rich.table import Table
+
+    from cli.console import address_column, report_console
+
+    table = Table(title="Disputes")
+    for header in ("id", "kind", "where", "adjudicator"):
+        table.add_column(header)
+    for header in ("challenger", "defender / claimant"):
+        table.add_column(**address_column(header))
+    table.add_column("phase")
+    table.add_column(**address_column("winner"))
+    for r in rows:
+        ident = str(r["id"])
+        if r["contract"] == "committee" and _is_bisection(client):
+            ident = f"{r['id']} (--committee)"
+        table.add_row(
+            ident,
+            r["kind"],
+            _where(r),
+            r["adjudicator"],
+            r["challenger"] or "-",
+            r["defender"] or "-",
+            r["phase"],
+            r["winner"] or "-",
+        )
+    report_console().print(table)
+
+
+@app.command("show")
+def show_dispute(
+    dispute_id: Annotated[
+        int, typer.Argument(min=1, max=UINT256_MAX, help="Dispute id (see `dispute list`).")
+    ],
+    committee: Annotated[
+        bool,
+        typer.Option(
+            "--committee",
+            help="Committee dispute N in a bisection deployment (a run's round claim).",
+        ),
+    ] = False,
+    rpc_url: RpcUrlOpt = DEFAULT_RPC,
+    deployment: DeploymentOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """One dispute and its whole history from events, with block numbers and times.
+
+    Errors (one line, exit 1): no dispute with this id.
+    """
+    from cli.history import when
+
+    client = connect_reader(rpc_url, deployment)
+    row = dispute_row(client, dispute_id, committee=committee)
+    timeline = dispute_timeline(client, row)
+    if json_out:
+        emit_json({**row, "timeline": timeline})
+        return
+    echo = typer.echo
+    echo(f"dispute {row['id']} ({row['adjudicator']}): {row['kind']}, {_where(row)}")
+    echo(f"challenger {row['challenger'] or '-'}")
+    echo(f"{'claimant' if row['run_id'] is not None else 'defender'}   {row['defender'] or '-'}")
+    echo(f"phase      {row['phase']}")
+    echo(f"winner     {row['winner'] or '-'}")
+    for entry in timeline:
+        echo(f"  block {entry['block']:>6}  {when(entry['timestamp'])}  {entry['text']}")
