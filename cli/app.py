@@ -633,7 +633,8 @@ def job_submit(
         f"escrow of {count} job(s) (reward + verifier fees + forced-error premium each)",
     )
     # Checks done: now the slow part (torch, the model's seed state), said on stderr.
-    typer.echo(f"computing the initHash of {count} job(s)...", err=True)
+    if not json_out:
+        typer.echo(f"computing the initHash of {count} job(s)...", err=True)
     from veritrain.training import TrainingEngine
 
     init_hashes = []
@@ -644,7 +645,8 @@ def job_submit(
     from chain.errors import ChainError
 
     for number, (spec, init_hash) in enumerate(zip(specs, init_hashes, strict=True), 1):
-        typer.echo(f"posting job {number}/{count} (seed {spec.seed})...", err=True)
+        if not json_out:
+            typer.echo(f"posting job {number}/{count} (seed {spec.seed})...", err=True)
         try:
             receipt = client.jobs.post_job(
                 spec.model_id_hash(),
