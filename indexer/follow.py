@@ -205,7 +205,10 @@ class Indexer:
         assert cursor is not None  # bound indexes have one
         while cursor <= head:
             end = min(head, cursor + self.max_block_range - 1)
-            stored += self._index_range(cursor, end, head)
+            n = self._index_range(cursor, end, head)
+            if n is None:
+                break  # a block changed while it was read: the next pass checks for a reorg
+            stored += n
             cursor = end + 1
         return stored
 
@@ -294,7 +297,8 @@ class Indexer:
         hashes = {int(log["blockNumber"]): HexBytes(log["blockHash"]).to_0x_hex() for log in logs}
         return events, hashes
 
-    def _index_range(self, start: int, end: int, head: int) -> int:
+    def _index_range(self, start: int, end: int, head: int) -> int | None:
+        """Index blocks [start, end]; None (nothing stored) when a block changed meanwhile."""
         events, log_hashes = self._fetch(start, end)
         blocks: dict[int, Any] = {}
         for n in sorted(
@@ -305,7 +309,7 @@ class Indexer:
         for n, h in log_hashes.items():
             if HexBytes(blocks[n]["hash"]).to_0x_hex() != h:
                 logger.warning("block %d changed while it was read; reading it again", n)
-                return 0  # a reorg under our feet: the next pass checks and re-reads
+                return None
         rows = []
         for ev in events:
             extra = self._retry(f"views at block {ev.block_number}", self._extra, ev)
@@ -334,7 +338,7 @@ class Indexer:
             Index.set_meta(s, "cursor", str(end + 1))
         self.events_indexed += len(rows)
         if rows:
-            logger.info("indexed %d events of blocks [%d, %d]", len(rows), start, end)
+            logger.debug("indexed %d events of blocks [%d, %d]", len(rows), start, end)
         return len(rows)
 
     def _extra(self, ev: DecodedEvent) -> dict[str, Any]:
