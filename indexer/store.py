@@ -86,10 +86,10 @@ def _engine(url: str) -> Engine:
 
 def upgrade(engine: Engine) -> None:
     """Run the shipped Alembic migrations up to head on ``engine`` (programmatically)."""
+    logging.getLogger("alembic").setLevel(logging.WARNING)  # no plugin/context lines per open
     from alembic import command
     from alembic.config import Config
 
-    logging.getLogger("alembic").setLevel(logging.WARNING)  # no "Context impl" lines per open
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
     with engine.begin() as conn:
