@@ -1078,13 +1078,23 @@ def demo(
             "then H and k of each contribution (default 8 and 2).",
         ),
     ] = False,
+    dashboard: Annotated[
+        bool,
+        typer.Option("--dashboard/--no-dashboard", help="Serve the dashboard while it runs."),
+    ] = True,
+    hold: Annotated[
+        bool,
+        typer.Option("--hold", help="At the end, keep the chain and dashboard up until Enter."),
+    ] = False,
     verbose: VerboseOpt = 0,
 ) -> None:
     """Run the protocol end to end: 4 repro jobs (3 digits MLPs, a character GPT), honest and
     cheating solvers, a lazy verifier, every node on its own thread count and SIMD level.
     With --run: one model trained by many solvers over rounds, owned by those who trained it."""
     if training_run:
-        _run_demo(json_path, workdir, steps, interval, timeout, adjudicator, verbose)
+        _run_demo(
+            json_path, workdir, steps, interval, timeout, adjudicator, verbose, dashboard, hold
+        )
         return
     if steps % interval != 0:
         raise typer.BadParameter(
@@ -1107,6 +1117,8 @@ def demo(
         timeout_s=timeout,
         adjudicator=adjudicator.value,
         solver_device=solver_device,
+        dashboard=dashboard,
+        hold=hold,
     )
     summary = run_demo(cfg)
     print_summary(summary)
@@ -1127,6 +1139,8 @@ def _run_demo(
     timeout: float,
     adjudicator: AdjudicatorName,
     verbose: int,
+    dashboard: bool = True,
+    hold: bool = False,
 ) -> None:
     """`veritrain demo --run` (`cli.demo_run`); the digits defaults of --steps and --interval
     (300, 25) become the run's (8, 2)."""
@@ -1149,6 +1163,8 @@ def _run_demo(
             interval=interval,
             timeout_s=timeout,
             adjudicator=adjudicator.value,
+            dashboard=dashboard,
+            hold=hold,
         )
     )
     print_run_summary(summary)
@@ -1179,6 +1195,7 @@ app.command("selftest")(__import__("cli.selftest", fromlist=["selftest"]).selfte
 app.add_typer(__import__("cli.accounts", fromlist=["app"]).app, name="account")
 app.add_typer(__import__("cli.disputes", fromlist=["app"]).app, name="dispute")
 job_app.command("watch")(__import__("cli.watch", fromlist=["job_watch"]).job_watch)
+__import__("cli.dashboard", fromlist=["register"]).register(app)
 _mount_nodes()
 
 

@@ -134,6 +134,10 @@ class DemoConfig:
         solver_device: where the honest solver trains (`--device` of `solver run`: ``"auto"``
             puts it on the GPU when torch sees one); every other node runs on the CPU, so a
             GPU solver is verified from CPUs.
+        dashboard: serve the dashboard (`cli.dashboard.DemoDashboard`) on a free port while
+            the demo runs; its address is printed first.
+        hold: once the jobs settle and the summary is read, keep Anvil, the nodes and the
+            dashboard up until Enter (or stdin closes).
     """
 
     workdir: Path | None = None
@@ -149,6 +153,18 @@ class DemoConfig:
     adjudicator: str = "bisection"
     extra_env: dict[str, str] = field(default_factory=dict)
     solver_device: str = "auto"
+    dashboard: bool = True
+    hold: bool = False
+
+
+def start_dashboard(cfg: Any, rpc_url: str, deployment: Any, workdir: Path) -> Any:
+    """The demo's in-process dashboard (`cli.dashboard.DemoDashboard`; it prints its address),
+    or None when ``cfg.dashboard`` is off."""
+    if not cfg.dashboard:
+        return None
+    from cli.dashboard import DemoDashboard
+
+    return DemoDashboard(rpc_url, deployment, workdir)
 
 
 def _cli(*args: str) -> list[str]:
@@ -210,6 +226,7 @@ def run_demo(cfg: DemoConfig) -> dict[str, Any]:
         params = ProtocolParams.demo(adjudicator=cfg.adjudicator)
         dep = deploy_protocol(deployer, params)
         manifest = write_manifest(dep, workdir / "deployments")
+        dash = start_dashboard(cfg, anvil.rpc_url, dep, workdir)
 
         # Fund every account and stake the node roles (what `veritrain stake` does).
         for idx, role, _name, _ in NODE_LAYOUT:
@@ -312,7 +329,11 @@ def run_demo(cfg: DemoConfig) -> dict[str, Any]:
                                 mid, holder["address"]
                             )
                 summary["revenue_paid_wei"] = cfg.revenue_tokens * E18
+            if dash is not None and cfg.hold:
+                dash.hold()
         finally:
+            if dash is not None:
+                dash.stop()
             _stop_all(procs)
     summary["elapsed_s"] = round(time.monotonic() - t0, 1)
     summary["workdir"] = str(workdir)

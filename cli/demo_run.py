@@ -47,6 +47,7 @@ from cli.demo import (
     _free_port,
     _spawn,
     _stop_all,
+    start_dashboard,
 )
 from veritrain.spec import REPRO_ARITH
 from veritrain.store import CheckpointStore
@@ -94,6 +95,8 @@ class RunDemoConfig:
         adjudicator: ``"committee"`` (a committee replays a disputed segment) or
             ``"bisection"``.
         extra_env: environment variables added to every node's.
+        dashboard: serve the dashboard on a free port while the demo runs.
+        hold: at the end, keep the chain, the nodes and the dashboard up until Enter.
     """
 
     workdir: Path | None = None
@@ -106,6 +109,8 @@ class RunDemoConfig:
     timeout_s: float = 570.0
     adjudicator: str = "committee"
     extra_env: dict[str, str] = field(default_factory=dict)
+    dashboard: bool = True
+    hold: bool = False
 
 
 class _Nodes:
@@ -213,6 +218,7 @@ def run_run_demo(cfg: RunDemoConfig) -> dict[str, Any]:
         )
         dep = deploy_protocol(owner, params)
         manifest = write_manifest(dep, workdir / "deployments")
+        dash = start_dashboard(cfg, anvil.rpc_url, dep, workdir)
         for idx, role, name, _ in RUN_LAYOUT:
             c = ChainClient(anvil.rpc_url, accounts[idx], dep)
             c.token.faucet(1_000 * E18)
@@ -298,7 +304,11 @@ def run_run_demo(cfg: RunDemoConfig) -> dict[str, Any]:
                 summary["revenue"] = _revenue(
                     owner, anvil.rpc_url, dep, model_id, cfg.revenue_tokens * E18, summary
                 )
+            if dash is not None and cfg.hold:
+                dash.hold()
         finally:
+            if dash is not None:
+                dash.stop()
             _stop_all(nodes.procs)
     summary["elapsed_s"] = round(time.monotonic() - t0, 1)
     summary["workdir"] = str(workdir)

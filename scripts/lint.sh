@@ -13,8 +13,8 @@ echo "== ruff check =="
 "$py/ruff" check .
 echo "== ruff format --check =="
 "$py/ruff" format --check .
-echo "== mypy --strict (veritrain, chain, noderuntime) =="
-"$py/mypy" --strict veritrain chain noderuntime
+echo "== mypy --strict (veritrain, chain, noderuntime, indexer, dashboard) =="
+"$py/mypy" --strict veritrain chain noderuntime indexer dashboard
 echo "== mypy (solver, verifier, whistleblower, adversary, cli) =="
 "$py/mypy" solver verifier whistleblower adversary cli
 echo "== forge fmt --check =="

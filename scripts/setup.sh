@@ -54,5 +54,19 @@ if [[ ! -f "$slither_stamp" || "$(cat "$slither_stamp")" != "${slither_pins[*]}"
   echo "${slither_pins[*]}" > "$slither_stamp"
 fi
 
+# The dashboard's browser test drives Debian's chromium through Playwright (never `playwright
+# install`): install it when missing, as root or through sudo; skipped quietly when present.
+if [[ ! -x /usr/bin/chromium ]]; then
+  if [[ "$(id -u)" == 0 ]]; then sudo_=(); elif command -v sudo >/dev/null; then sudo_=(sudo -n); else sudo_=(); fi
+  if [[ "$(id -u)" == 0 || ${#sudo_[@]} -gt 0 ]] && command -v apt-get >/dev/null; then
+    echo "setup: installing Debian's chromium (apt-get install -y chromium)"
+    "${sudo_[@]}" apt-get install -y -q chromium >/dev/null 2>&1 \
+      || { "${sudo_[@]}" apt-get update -q >/dev/null && "${sudo_[@]}" apt-get install -y -q chromium >/dev/null; } \
+      || echo "setup: could not install chromium; the dashboard's browser test will fail"
+  else
+    echo "setup: /usr/bin/chromium missing and no root or sudo: install Debian's chromium"
+  fi
+fi
+
 echo "setup: forge build"
 ./node_modules/.bin/forge build --quiet

@@ -2,7 +2,9 @@
 
 Runs 9 node processes on a real Anvil, each with its own torch thread count and
 ``ATEN_CPU_CAPABILITY``, and 4 repro jobs, one of them the character-level GPT (about 4-6
-minutes on 2 cores).
+minutes on 2 cores). With ``--hold`` the demo keeps its chain and its dashboard up once the jobs
+settle: a real browser (Playwright driving Debian's chromium) then checks the dashboard's pages
+and JSON against the chain's own views (about 10-20 s), before the demo is let go.
 Run: ``.venv/bin/python -m pytest tests/integration/test_demo.py``.
 """
 
@@ -13,11 +15,16 @@ import os
 import re
 import subprocess
 import sys
+import threading
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 
+from chain import DEV_PRIVATE_KEYS, ChainClient, load_manifest
 from chain.artifacts import repo_root
+from veritrain.spec import model_id_hash
 
 HONEST = tuple(f"verifier-{i}" for i in range(1, 5))
 
@@ -26,23 +33,9 @@ HONEST = tuple(f"verifier-{i}" for i in range(1, 5))
 def test_demo_settles_every_job_as_promised(tmp_path: Path) -> None:
     out = tmp_path / "demo.json"
     env = {**os.environ, "PATH": f"{repo_root() / 'node_modules/.bin'}:{os.environ['PATH']}"}
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "cli.app",
-            "demo",
-            "--json",
-            str(out),
-            "--workdir",
-            str(tmp_path / "run"),
-        ],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    argv = [sys.executable, "-m", "cli.app", "demo", "--json", str(out), "--hold"]
+    argv += ["--workdir", str(tmp_path / "run")]
+    proc = _held_demo(argv, tmp_path, env, lambda url, rpc: _check_dashboard(url, rpc, tmp_path))
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     summary = json.loads(out.read_text())
     assert all(summary["checks"].values()), summary["checks"]
@@ -161,3 +154,126 @@ def test_demo_settles_every_job_as_promised(tmp_path: Path) -> None:
         if cheat["segment"] >= 2:
             assert {a["name"] for a in cheat["rejecters_disputed"]} == set(HONEST), cheat
             assert cheat["rejecters_paid"] == [], cheat
+
+
+# ------------------------------------------------------------------------------ dashboard
+
+
+def _held_demo(argv: list[str], cwd: Path, env: dict[str, str], check: Any) -> Any:
+    """Run the demo with ``--hold``; once it holds, run ``check(dashboard_url, rpc_url)``, then
+    let it finish. Returns the finished run (``returncode``, ``stdout``, ``stderr``)."""
+    err = cwd / "demo.stderr"
+    with open(err, "w") as stderr:
+        proc = subprocess.Popen(
+            argv, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=stderr, text=True,
+        )  # fmt: skip
+        watchdog = threading.Timer(660, proc.kill)
+        watchdog.start()
+        try:
+            assert proc.stdout is not None and proc.stdin is not None
+            lines = []
+            for line in proc.stdout:
+                lines.append(line)
+                if line.startswith("holding: "):
+                    url, rpc = re.findall(r"(http://\S+?)[;,]? ", line + " ")[:2]
+                    try:
+                        check(url, rpc)
+                    finally:
+                        proc.stdin.close()
+                    break
+            lines.append(proc.stdout.read())
+            proc.wait(timeout=120)
+        finally:
+            watchdog.cancel()
+    stdout = "".join(lines)
+    assert any(line.startswith("dashboard: http://127.0.0.1:") for line in lines[:3]), stdout[:2000]
+    assert "holding: " in stdout, stdout[-4000:] + err.read_text()[-4000:]
+    return subprocess.CompletedProcess(argv, proc.returncode, stdout, err.read_text())
+
+
+def _check_dashboard(url: str, rpc_url: str, tmp_path: Path) -> None:
+    """The dashboard in a real browser, against the chain's views: every job's phase, every
+    dispute's moves and winner, each model's owners (full addresses), a slashed account, and
+    the JSON of every job."""
+    from playwright.sync_api import sync_playwright
+
+    dep = load_manifest(tmp_path / "run" / "deployments" / "31337.json")
+    chain = ChainClient(rpc_url, DEV_PRIVATE_KEYS[0], dep)
+    jobs = {i: chain.jobs.get_job(i) for i in range(1, chain.jobs.job_count() + 1)}
+    assert len(jobs) == 4
+    api = httpx.Client(base_url=url, timeout=10)
+    for job_id, job in jobs.items():
+        got = api.get(f"/api/jobs/{job_id}").json()
+        expected = {
+            "phase": job.status.name,
+            "poster": job.submitter,
+            "solver": job.solver,
+            "reward_wei": str(job.reward),
+            "spec_hash": "0x" + job.spec_hash.hex(),
+            "merkle_root": "0x" + job.merkle_root.hex(),
+            "dispute_id": job.dispute_id or None,
+            "segments": list(chain.jobs.get_assignment(job_id).segments),
+            "total_steps": job.total_steps,
+        }
+        assert {k: got[k] for k in expected} == expected, (job_id, got)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path="/usr/bin/chromium",
+            args=[
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                "--no-first-run", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync",
+            ],
+        )  # fmt: skip
+        page = browser.new_page(viewport={"width": 1200, "height": 800})
+        page.goto(url)
+        rows = page.locator("#jobs-table tr[data-job]")
+        assert rows.count() == len(jobs)
+        for job_id, job in jobs.items():
+            row = page.locator(f'#jobs-table tr[data-job="{job_id}"]')
+            assert row.locator("td.phase").inner_text() == job.status.name
+        for job_id, job in jobs.items():
+            page.goto(f"{url}jobs/{job_id}")
+            assert page.locator("#job-phase").inner_text() == job.status.name
+            if not job.dispute_id:
+                continue
+            page.click(f'a[href="/disputes/{job.dispute_id}"]')
+            page.wait_for_url(f"**/disputes/{job.dispute_id}")
+            game = chain.game.get_game(job.dispute_id)
+            moves = page.locator("#timeline li .move").all_inner_texts()
+            made = [
+                m for m in moves if m in ("EndpointsPosted", "Bisected", "Responded", "Escalated")
+            ]
+            assert len(made) == game.moves and moves[0] == "GameOpened", moves
+            assert {"CommitteeDrawn", "VoteRevealed", "GameResolved"} <= set(moves), moves
+            winner = game.defender if game.status.name == "DefenderWon" else game.challenger
+            assert winner in page.locator("#winner").inner_text()
+        for model in ("digits-mlp", "shakespeare-char"):
+            page.goto(f"{url}models/{model}")
+            holders = page.locator("#holders tr td:first-child").all_inner_texts()
+            token = chain.shares.model_shares(model_id_hash(model))
+            assert holders and all(
+                int(
+                    page.locator(
+                        f'#holders tr:has(a[href="/accounts/{h}"]) td.num'
+                    ).first.inner_text()
+                )
+                == token.functions.balanceOf(h).call()
+                for h in holders
+            ), holders
+            assert all(len(h) == 42 for h in holders)  # full addresses, never cut
+            assert page.locator("svg.ownership rect").count() == len(holders)
+        lazy = _dev_address(8)  # verifier-lazy
+        page.goto(f"{url}accounts/{lazy}")
+        stake = chain.stakes.stake_of(lazy, 1)
+        assert page.locator("#slashes tr").count() > 1
+        cells = page.locator("#stakes tr:has(td:text('verifier')) td.num").all_inner_texts()
+        assert cells[0] == f"{stake.staked / 10**18:,.2f}", cells
+        browser.close()
+
+
+def _dev_address(i: int) -> str:
+    from eth_account import Account
+
+    return str(Account.from_key(DEV_PRIVATE_KEYS[i]).address)

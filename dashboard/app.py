@@ -1,0 +1,155 @@
+"""The dashboard's web app: server-rendered pages (Jinja2) and the same data as JSON under
+``/api``, read from the index.
+
+    app = create_app(index, metrics=MetricWorker(index, client))
+
+Pages (stable links): ``/`` (jobs, runs, disputes, forced errors, models, accounts),
+``/jobs/N``, ``/runs/N``, ``/disputes/N`` (a run claim's: ``/disputes/claim-N``),
+``/models/NAME`` (a name or the ``0x`` id), ``/accounts/ADDR``; each has its ``/api/...`` twin
+(the pydantic models of `dashboard.queries`; wei as decimal strings). Pages refresh their
+content every few seconds with a small script (``/static/live.js``), so they follow the
+indexer as it runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.responses import HTMLResponse, Response
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+from sqlalchemy.orm import Session
+
+from dashboard import queries, svg
+from dashboard.metrics import MetricWorker
+from indexer.store import Index
+
+__all__ = ["create_app"]
+
+HERE = Path(__file__).parent
+E18 = 10**18
+T = TypeVar("T")
+
+
+def tokens(wei: int | None) -> str:
+    """Wei as tokens with 18 decimals, e.g. ``"12.50"`` (two decimals, grouped)."""
+    if wei is None:
+        return "-"
+    return f"{wei / E18:,.2f}"
+
+
+def create_app(index: Index, *, metrics: MetricWorker | None = None) -> FastAPI:
+    """The FastAPI app reading ``index``.
+
+    Args:
+        index: the open index (the indexer may write it meanwhile).
+        metrics: computes run metrics on demand (None: only cached ones are shown).
+    """
+    app = FastAPI(
+        title="veritrain dashboard", docs_url="/api/docs", openapi_url="/api/openapi.json"
+    )
+    templates = Jinja2Templates(directory=str(HERE / "templates"))
+    templates.env.filters["tokens"] = tokens
+    app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
+
+    def read(fn: Callable[[Session], T | None], what: str) -> T:
+        with index.reader() as s:
+            value = fn(s)
+        if value is None:
+            raise HTTPException(status_code=404, detail=f"no {what} in the index")
+        return value
+
+    def page(request: Request, template: str, **context: Any) -> HTMLResponse:
+        with index.reader() as s:
+            status = queries.status(s)
+        return templates.TemplateResponse(
+            request, template, {"status": status, "tokens": tokens, **context}
+        )
+
+    # ------------------------------------------------------------------------ JSON
+
+    @app.get("/api/status")
+    def api_status() -> queries.Status:
+        return read(queries.status, "status")
+
+    @app.get("/api/overview")
+    def api_overview() -> queries.Overview:
+        return read(queries.overview, "overview")
+
+    @app.get("/api/jobs/{job_id}")
+    def api_job(job_id: int) -> queries.JobView:
+        return read(lambda s: queries.job(s, job_id), f"job {job_id}")
+
+    @app.get("/api/runs/{run_id}")
+    def api_run(run_id: int) -> queries.RunView:
+        if metrics is not None:
+            metrics.request(run_id)
+        return read(lambda s: queries.run(s, run_id), f"run {run_id}")
+
+    @app.get("/api/disputes/{key}")
+    def api_dispute(key: str) -> queries.DisputeView:
+        return read(lambda s: queries.dispute(s, key), f"dispute {key}")
+
+    @app.get("/api/models/{ref}")
+    def api_model(ref: str) -> queries.ModelView:
+        return read(lambda s: queries.model(s, ref), f"model {ref}")
+
+    @app.get("/api/accounts/{address}")
+    def api_account(address: str) -> queries.AccountView:
+        return read(lambda s: queries.account(s, address), f"account {address}")
+
+    # ------------------------------------------------------------------------ pages
+
+    @app.get("/", response_class=HTMLResponse)
+    def home(request: Request) -> HTMLResponse:
+        return page(request, "home.html", o=read(queries.overview, "overview"))
+
+    @app.get("/jobs/{job_id}", response_class=HTMLResponse)
+    def job_page(request: Request, job_id: int) -> HTMLResponse:
+        return page(request, "job.html", j=read(lambda s: queries.job(s, job_id), f"job {job_id}"))
+
+    @app.get("/runs/{run_id}", response_class=HTMLResponse)
+    def run_page(request: Request, run_id: int) -> HTMLResponse:
+        if metrics is not None:
+            metrics.request(run_id)
+        r = read(lambda s: queries.run(s, run_id), f"run {run_id}")
+        plot = svg.line_plot(
+            [(rv.round, rv.metric) for rv in r.round_views if rv.phase == "Final"],
+            y_label=r.metric_name or "metric",
+        )
+        return page(request, "run.html", r=r, plot=plot)
+
+    @app.get("/disputes/{key}", response_class=HTMLResponse)
+    def dispute_page(request: Request, key: str) -> HTMLResponse:
+        return page(
+            request, "dispute.html", d=read(lambda s: queries.dispute(s, key), f"dispute {key}")
+        )
+
+    @app.get("/models/{ref}", response_class=HTMLResponse)
+    def model_page(request: Request, ref: str) -> HTMLResponse:
+        m = read(lambda s: queries.model(s, ref), f"model {ref}")
+        chart = svg.ownership_bars([(h.account, h.shares, h.bps) for h in m.holders])
+        return page(request, "model.html", m=m, chart=chart)
+
+    @app.get("/accounts/{address}", response_class=HTMLResponse)
+    def account_page(request: Request, address: str) -> HTMLResponse:
+        a = read(lambda s: queries.account(s, address), f"account {address}")
+        return page(request, "account.html", a=a)
+
+    @app.exception_handler(HTTPException)
+    def not_found(request: Request, exc: HTTPException) -> Response:
+        from fastapi.responses import JSONResponse
+
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"detail": exc.detail}, status_code=exc.status_code)
+        return templates.TemplateResponse(
+            request,
+            "error.html",
+            {"status": None, "message": str(exc.detail)},
+            status_code=exc.status_code,
+        )
+
+    return app

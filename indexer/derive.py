@@ -1,0 +1,867 @@
+"""Derive the index's tables from its events: one handler per protocol event.
+
+`apply(session, event)` updates the derived tables (`indexer.models.DERIVED_TABLES`) for one
+stored `Event`, in chain order; `rederive(session)` deletes them and applies every stored event
+again (after a reorganisation). Handlers read only the event's ``args`` and ``extra`` (the
+views the indexer read at its block), never the chain, so deriving is deterministic.
+
+Amounts are wei (ints), addresses checksummed strings, hashes ``0x`` hex.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, TypeVar
+from urllib.parse import unquote_to_bytes
+
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
+
+from indexer.models import (
+    DERIVED_TABLES,
+    Account,
+    Assignment,
+    Base,
+    Contribution,
+    Dispute,
+    DisputeMove,
+    Earning,
+    Event,
+    ForcedError,
+    Job,
+    JobPhase,
+    LineageEntry,
+    Model,
+    Revenue,
+    Run,
+    RunRound,
+    ShareBalance,
+    ShareTransfer,
+    Slash,
+    Stake,
+)
+from veritrain.enums import JobStatus, Role, RoundOutcome, RunRoundPhase, Side
+from veritrain.spec import model_id_hash
+
+__all__ = ["apply", "rederive", "model_name_of_spec", "KNOWN_MODEL_NAMES"]
+
+ZERO = "0x" + "00" * 20
+KNOWN_MODEL_NAMES = ("digits-mlp", "digits-mlp-wide", "shakespeare-char")
+"""Names tried for a model id no spec names (the presets of `veritrain.presets`)."""
+
+T = TypeVar("T", bound=Base)
+Handler = Callable[[Session, Event], None]
+_HANDLERS: dict[tuple[str, str], Handler] = {}
+
+
+def _on(contract: str, *names: str) -> Callable[[Handler], Handler]:
+    def register(fn: Handler) -> Handler:
+        for n in names:
+            _HANDLERS[(contract, n)] = fn
+        return fn
+
+    return register
+
+
+def apply(session: Session, event: Event) -> None:
+    """Update the derived tables for one event (events without a handler are only stored)."""
+    handler = _HANDLERS.get((event.contract, event.name))
+    if handler is not None:
+        handler(session, event)
+        session.flush()
+
+
+def rederive(session: Session) -> int:
+    """Delete every derived row and apply every stored event again, in chain order.
+
+    Returns:
+        The number of events applied.
+    """
+    for table in reversed(DERIVED_TABLES):
+        session.execute(delete(table))
+    n = 0
+    for ev in session.scalars(select(Event).order_by(Event.block, Event.log_index)):
+        apply(session, ev)
+        n += 1
+    return n
+
+
+def model_name_of_spec(spec_uri: str, model_id: str) -> str | None:
+    """The model name a ``data:`` job spec (or run spec) gives, when it hashes to ``model_id``
+    (``0x`` hex); None for other URIs or names. Reads no network."""
+    if not spec_uri.startswith("data:") or "," not in spec_uri:
+        return None
+    head, payload = spec_uri.split("#", 1)[0].split(",", 1)
+    try:
+        if head.endswith(";base64"):
+            import base64
+
+            raw = base64.b64decode(payload)
+        else:
+            raw = unquote_to_bytes(payload)
+        spec = json.loads(raw)
+    except (ValueError, TypeError):
+        return None
+    for candidate in (spec.get("model_id"), (spec.get("inner") or {}).get("model_id")):
+        if isinstance(candidate, str) and "0x" + model_id_hash(candidate).hex() == model_id:
+            return candidate
+    return None
+
+
+def _get(session: Session, cls: type[T], *key: Any, **defaults: Any) -> T:
+    row = session.get(cls, key if len(key) > 1 else key[0])
+    if row is None:
+        names = [c.name for c in cls.__table__.primary_key.columns]  # type: ignore[attr-defined]
+        row = cls(**dict(zip(names, key, strict=True)), **defaults)
+        session.add(row)
+    return row
+
+
+def _role(value: int) -> str:
+    return Role(int(value)).name.lower()
+
+
+def _account(session: Session, address: str, role: str) -> None:
+    if not address or address == ZERO:
+        return
+    acct = _get(session, Account, address, roles="")
+    roles = set(filter(None, (acct.roles or "").split(",")))
+    if role not in roles:
+        acct.roles = ",".join(sorted(roles | {role}))
+
+
+def _phase(session: Session, ev: Event, job_id: int, phase: str) -> None:
+    job = session.get(Job, job_id)
+    if job is None:
+        return
+    if job.phase != phase:
+        job.phase = phase
+        session.add(
+            JobPhase(
+                job_id=job_id, block=ev.block, log_index=ev.log_index, phase=phase, event=ev.name
+            )
+        )
+
+
+def _move(
+    session: Session, ev: Event, kind: str, dispute_id: int, actor: str | None, detail: str
+) -> None:
+    dispute = session.get(Dispute, (kind, dispute_id))
+    if dispute is None:
+        return
+    dispute.moves += 1
+    session.add(
+        DisputeMove(
+            block=ev.block,
+            log_index=ev.log_index,
+            kind=kind,
+            dispute_id=dispute_id,
+            move=ev.name,
+            actor=actor,
+            detail=detail,
+            timestamp=ev.timestamp,
+        )
+    )
+
+
+# ------------------------------------------------------------------------------ JobManager
+
+_PHASE_OF = {
+    "JobClaimed": JobStatus.Claimed,
+    "CheckpointsCommitted": JobStatus.Committed,
+    "VerifiersAssigned": JobStatus.Verifying,
+    "JobDisputed": JobStatus.Disputed,
+    "JobFinalized": JobStatus.Finalized,
+    "JobRejected": JobStatus.Rejected,
+    "JobCancelled": JobStatus.Cancelled,
+    "JobExpired": JobStatus.Expired,
+}
+
+
+@_on("JobManager", "JobPosted")
+def _job_posted(session: Session, ev: Event) -> None:
+    a, x = ev.args, ev.extra
+    job_id = int(a["jobId"])
+    session.add(
+        Job(
+            job_id=job_id,
+            model_id=a["modelId"],
+            poster=a["submitter"],
+            solver=None,
+            reward=int(a["reward"]),
+            escrow=int(a["escrow"]),
+            phase=JobStatus.Open.name,
+            spec_hash=a["specHash"],
+            spec_uri=a["specURI"],
+            init_hash=x.get("init_hash"),
+            total_steps=int(a["totalSteps"]),
+            checkpoint_interval=int(a["checkpointInterval"]),
+            open_deadline=x.get("open_deadline"),
+            segments=[],
+            shares=0,
+            posted_block=ev.block,
+        )
+    )
+    session.add(
+        JobPhase(
+            job_id=job_id,
+            block=ev.block,
+            log_index=ev.log_index,
+            phase=JobStatus.Open.name,
+            event=ev.name,
+        )
+    )
+    _account(session, a["submitter"], "poster")
+    model = session.get(Model, a["modelId"])
+    if model is not None and model.name is None:
+        model.name = model_name_of_spec(a["specURI"], a["modelId"])
+
+
+@_on(
+    "JobManager",
+    "JobClaimed",
+    "CheckpointsCommitted",
+    "VerifiersAssigned",
+    "JobDisputed",
+    "JobFinalized",
+    "JobRejected",
+    "JobCancelled",
+    "JobExpired",
+)
+def _job_phase(session: Session, ev: Event) -> None:
+    a = ev.args
+    job_id = int(a["jobId"])
+    job = session.get(Job, job_id)
+    if job is None:
+        return
+    if ev.name == "JobClaimed":
+        job.solver = a["solver"]
+        job.commit_deadline = int(a["commitDeadline"])
+        _account(session, a["solver"], "solver")
+    elif ev.name == "CheckpointsCommitted":
+        job.merkle_root = a["merkleRoot"]
+        job.checkpoint_url = a["checkpointURL"]
+    elif ev.name == "VerifiersAssigned":
+        job.segments = [int(s) for s in a["segments"]]
+        job.verdict_deadline = int(a["verdictDeadline"])
+        job.challenge_deadline = int(a["challengeDeadline"])
+        for v in a["verifiers"]:
+            _get(session, Assignment, job_id, v, sample_mask=0, bond=0, abstain_mask=0)
+            _account(session, v, "verifier")
+    elif ev.name == "JobDisputed":
+        job.dispute_id = int(a["disputeId"])
+        dispute = session.get(Dispute, ("job", int(a["disputeId"])))
+        if dispute is not None:
+            dispute.job_id = job_id
+            dispute.sample_index = int(a["sampleIndex"])
+            dispute.segment = int(a["segment"])
+    elif ev.name == "JobFinalized":
+        job.shares = int(a["shares"])
+        session.add(
+            Earning(
+                block=ev.block,
+                log_index=ev.log_index,
+                account=a["solver"],
+                kind="reward",
+                amount=int(a["reward"]),
+                job_id=job_id,
+            )
+        )
+    _phase(session, ev, job_id, _PHASE_OF[ev.name].name)
+
+
+@_on("JobManager", "JobReclaimed", "DisputeSettled", "VerifiersReassigning")
+def _job_status_view(session: Session, ev: Event) -> None:
+    """Events whose next phase depends on the job: the status read at the block."""
+    job_id = int(ev.args["jobId"])
+    status = ev.extra.get("status")
+    if ev.name == "DisputeSettled":
+        dispute = session.get(Dispute, ("job", int(ev.args["disputeId"])))
+        if dispute is not None:
+            dispute.segment_valid = bool(ev.args["segmentValid"])
+            _move(
+                session,
+                ev,
+                "job",
+                dispute.dispute_id,
+                None,
+                f"settled: segment {'valid' if ev.args['segmentValid'] else 'invalid'}, "
+                f"pot {int(ev.args['pot'])} wei",
+            )
+    if status is not None:
+        _phase(session, ev, job_id, JobStatus(int(status)).name)
+
+
+@_on("JobManager", "ChallengeDeadlineSet")
+def _challenge_deadline(session: Session, ev: Event) -> None:
+    job = session.get(Job, int(ev.args["jobId"]))
+    if job is not None:
+        job.challenge_deadline = int(ev.args["challengeDeadline"])
+
+
+@_on("JobManager", "SeatSamplesDrawn")
+def _seat_samples(session: Session, ev: Event) -> None:
+    row = _get(
+        session, Assignment, int(ev.args["jobId"]), ev.args["verifier"], bond=0, abstain_mask=0
+    )
+    row.sample_mask = int(ev.args["sampleMask"])
+
+
+@_on("JobManager", "VerdictsSubmitted", "VerdictsAbstained", "VerdictMissed")
+def _verdicts(session: Session, ev: Event) -> None:
+    a = ev.args
+    row = _get(session, Assignment, int(a["jobId"]), a["verifier"], sample_mask=0, bond=0)
+    if ev.name == "VerdictsSubmitted":
+        row.approvals = [bool(x) for x in a["approvals"]]
+        row.bond = int(a["bond"])
+    elif ev.name == "VerdictsAbstained":
+        row.abstain_mask = int(a["abstainMask"])
+    else:
+        row.missed = True
+
+
+@_on("JobManager", "ForcedErrorSettled")
+def _forced(session: Session, ev: Event) -> None:
+    a = ev.args
+    session.merge(
+        ForcedError(
+            job_id=int(a["jobId"]),
+            sample_index=int(a["sampleIndex"]),
+            slashed=int(a["slashed"]),
+            paid=int(a["paid"]),
+            block=ev.block,
+        )
+    )
+
+
+@_on("JobManager", "JackpotPaid")
+def _jackpot(session: Session, ev: Event) -> None:
+    a = ev.args
+    session.add(
+        Earning(
+            block=ev.block,
+            log_index=ev.log_index,
+            account=a["account"],
+            kind="jackpot",
+            amount=int(a["amount"]),
+            job_id=int(a["jobId"]),
+        )
+    )
+
+
+@_on("JobManager", "SolverFaulted")
+def _solver_faulted(session: Session, ev: Event) -> None:
+    job = session.get(Job, int(ev.args["jobId"]))
+    if job is not None:
+        job.outcome = RoundOutcome(int(ev.args["outcome"])).name
+
+
+@_on("VerificationRound", "SecretRevealed")
+def _secret(session: Session, ev: Event) -> None:
+    job_id = ev.extra.get("job_id")
+    job = session.get(Job, int(job_id)) if job_id is not None else None
+    if job is not None:
+        forced = bool(ev.args["forced"])
+        job.outcome = f"Forced (sample {int(ev.args['forcedSample'])})" if forced else "Clean"
+
+
+@_on("VerificationRound", "VerdictsCommitted")
+def _sealed(session: Session, ev: Event) -> None:
+    job_id = ev.extra.get("job_id")
+    if job_id is not None:
+        row = _get(session, Assignment, int(job_id), ev.args["verifier"], sample_mask=0, bond=0)
+        row.sealed = True
+
+
+# ------------------------------------------------------------------------- the adjudicators
+
+
+@_on("BisectionGame", "GameOpened")
+def _game_opened(session: Session, ev: Event) -> None:
+    a = ev.args
+    dispute_id = int(a["disputeId"])
+    session.merge(
+        Dispute(
+            kind="job",
+            dispute_id=dispute_id,
+            job_id=int(a["jobId"]),
+            adjudicator="bisection",
+            segment=int(a["segment"]),
+            defender=a["defender"],
+            challenger=a["challenger"],
+            status="AwaitingEndpoints",
+            lo=int(a["lo"]),
+            hi=int(a["hi"]),
+            committee=[],
+            moves=0,
+            opened_block=ev.block,
+        )
+    )
+    _move(
+        session,
+        ev,
+        "job",
+        dispute_id,
+        a["challenger"],
+        f"game opened on segment {int(a['segment'])}, steps [{int(a['lo'])}, {int(a['hi'])}]",
+    )
+
+
+@_on("BisectionGame", "EndpointsPosted", "Bisected", "Responded", "Escalated", "TimeoutClaimed")
+def _game_move(session: Session, ev: Event) -> None:
+    a = ev.args
+    dispute = session.get(Dispute, ("job", int(a["disputeId"])))
+    if dispute is None:
+        return
+    actor: str | None = dispute.defender
+    if ev.name == "EndpointsPosted":
+        dispute.status = "AwaitingBisection"
+        detail = f"endpoints {a['startHash']} -> {a['endHash']}"
+    elif ev.name == "Bisected":
+        dispute.status = "AwaitingResponse"
+        detail = f"mid step {int(a['mid'])} of [{int(a['lo'])}, {int(a['hi'])}]: {a['midHash']}"
+    elif ev.name == "Responded":
+        actor = dispute.challenger
+        dispute.lo, dispute.hi = int(a["lo"]), int(a["hi"])
+        dispute.status = "AwaitingBisection"
+        agree = "agrees" if a["agree"] else "disagrees"
+        detail = f"{agree}; interval now [{int(a['lo'])}, {int(a['hi'])}]"
+    elif ev.name == "Escalated":
+        actor = dispute.challenger
+        dispute.lo, dispute.hi = int(a["lo"]), int(a["hi"])
+        detail = f"escalated [{int(a['lo'])}, {int(a['hi'])}] to the committee"
+    else:
+        actor = a["caller"]
+        detail = f"timeout: the {Side(int(a['loser'])).name.lower()} ran out of time"
+    if "clockLeft" in a:
+        detail += f" (clock left {int(a['clockLeft'])} s)"
+    _move(session, ev, "job", dispute.dispute_id, actor, detail)
+
+
+@_on("BisectionGame", "StepDisputeOpened")
+def _game_step(session: Session, ev: Event) -> None:
+    a = ev.args
+    dispute = session.get(Dispute, ("job", int(a["disputeId"])))
+    if dispute is None:
+        return
+    dispute.status = "AwaitingStep"
+    dispute.step_dispute_id = int(a["stepDisputeId"])
+    _move(
+        session,
+        ev,
+        "job",
+        dispute.dispute_id,
+        None,
+        f"step {int(a['step'])} to the committee (step dispute {int(a['stepDisputeId'])})",
+    )
+
+
+@_on("BisectionGame", "GameResolved")
+def _game_resolved(session: Session, ev: Event) -> None:
+    a = ev.args
+    dispute = session.get(Dispute, ("job", int(a["disputeId"])))
+    if dispute is None:
+        return
+    won = bool(a["defenderWon"])
+    dispute.status = "DefenderWon" if won else "ChallengerWon"
+    dispute.resolved = True
+    dispute.winner = a["winner"]
+    dispute.winner_side = "defender" if won else "challenger"
+    _move(
+        session,
+        ev,
+        "job",
+        dispute.dispute_id,
+        a["winner"],
+        f"{dispute.winner_side} won; bonds {int(a['bonds'])} wei",
+    )
+
+
+def _committee_parent(session: Session, committee_id: int) -> Dispute | None:
+    """The dispute a committee id belongs to: a game's step dispute, a run claim's dispute or
+    (committee adjudicator) the job dispute itself."""
+    parent = session.scalar(select(Dispute).where(Dispute.step_dispute_id == committee_id))
+    if parent is not None:
+        return parent
+    claim = session.get(Dispute, ("claim", committee_id))
+    if claim is not None:
+        return claim
+    job = session.get(Dispute, ("job", committee_id))
+    if job is not None and job.adjudicator == "committee":
+        return job
+    return None
+
+
+@_on("ArbitrationCommittee", "DisputeOpened")
+def _committee_opened(session: Session, ev: Event) -> None:
+    a = ev.args
+    dispute_id = int(a["disputeId"])
+    if ev.extra.get("adjudicator") != "committee":
+        return  # a step or claim dispute: its parent records it
+    session.merge(
+        Dispute(
+            kind="job",
+            dispute_id=dispute_id,
+            job_id=int(a["jobId"]),
+            adjudicator="committee",
+            segment=int(a["segment"]),
+            status="AwaitingCommittee",
+            committee=[],
+            moves=0,
+            opened_block=ev.block,
+        )
+    )
+    _move(session, ev, "job", dispute_id, None, f"committee dispute on segment {a['segment']}")
+
+
+@_on("ArbitrationCommittee", "CommitteeDrawn", "VoteCommitted", "VoteRevealed", "DisputeResolved")
+def _committee_move(session: Session, ev: Event) -> None:
+    a = ev.args
+    parent = _committee_parent(session, int(a["disputeId"]))
+    if parent is None:
+        return
+    actor = a.get("member")
+    if ev.name == "CommitteeDrawn":
+        parent.committee = list(a["members"])
+        for m in a["members"]:
+            _account(session, m, "arbiter")
+        detail = f"committee drawn: {', '.join(a['members'])}"
+        if parent.adjudicator == "committee":
+            parent.status = "Voting"
+    elif ev.name == "VoteCommitted":
+        detail = "vote sealed"
+    elif ev.name == "VoteRevealed":
+        detail = f"voted segment {'valid' if a['segmentValid'] else 'invalid'}"
+    else:
+        valid = bool(a["segmentValid"])
+        detail = (
+            f"resolved: {'valid' if valid else 'invalid'}; majority {', '.join(a['majority'])}"
+            + (f"; non-voters {', '.join(a['nonVoters'])}" if a["nonVoters"] else "")
+        )
+        if parent.adjudicator == "committee":
+            parent.status = "Resolved"
+            parent.resolved = True
+            parent.segment_valid = valid
+            parent.winner_side = "defender" if valid else "challenger"
+    _move(session, ev, parent.kind, parent.dispute_id, actor, detail)
+
+
+# --------------------------------------------------------------------------- StakeManager
+
+
+@_on(
+    "StakeManager",
+    "Staked",
+    "UnbondRequested",
+    "Withdrawn",
+    "StakeLocked",
+    "StakeUnlocked",
+    "StakeSlashed",
+)
+def _stake(session: Session, ev: Event) -> None:
+    a, x = ev.args, ev.extra
+    role = _role(a["role"])
+    row = _get(session, Stake, a["account"], role, slashed=0)
+    if "staked" in x:
+        row.staked, row.locked = int(x["staked"]), int(x["locked"])
+        row.unbonding, row.release_at = int(x["unbonding"]), int(x["release_at"])
+    _account(session, a["account"], role)
+    if ev.name == "StakeSlashed":
+        row.slashed = (row.slashed or 0) + int(a["slashed"])
+        session.add(
+            Slash(
+                block=ev.block,
+                log_index=ev.log_index,
+                account=a["account"],
+                role=role,
+                requested=int(a["requested"]),
+                slashed=int(a["slashed"]),
+                recipient=a["recipient"],
+            )
+        )
+
+
+# --------------------------------------------------------------------------------- Escrow
+
+
+@_on("Escrow", "Credited", "CreditClaimed")
+def _credit(session: Session, ev: Event) -> None:
+    a = ev.args
+    session.add(
+        Earning(
+            block=ev.block,
+            log_index=ev.log_index,
+            account=a["account"],
+            kind="credit" if ev.name == "Credited" else "claimed",
+            amount=int(a["amount"]),
+        )
+    )
+
+
+# -------------------------------------------------------------------------- ShareRegistry
+
+
+@_on("ShareRegistry", "ModelRegistered")
+def _model_registered(session: Session, ev: Event) -> None:
+    a = ev.args
+    name = next(
+        (n for n in KNOWN_MODEL_NAMES if "0x" + model_id_hash(n).hex() == a["modelId"]), None
+    )
+    session.merge(
+        Model(
+            model_id=a["modelId"],
+            name=name,
+            owner=a["owner"],
+            architecture=a["architecture"],
+            family=a["family"],
+            compute_per_step=int(a["computePerStep"]),
+            seed_state=a["seedState"],
+            head=a["seedState"],
+            posters=[],
+            total_shares=0,
+            registered_block=ev.block,
+        )
+    )
+    _account(session, a["owner"], "model owner")
+
+
+@_on("ShareRegistry", "ModelCreated")
+def _model_created(session: Session, ev: Event) -> None:
+    model = session.get(Model, ev.args["modelId"])
+    if model is not None:
+        model.token = ev.args["token"]
+
+
+@_on(
+    "ShareRegistry",
+    "ModelOwnershipTransferStarted",
+    "ModelOwnershipTransferred",
+    "PosterAuthorized",
+    "PosterRevoked",
+)
+def _model_owner(session: Session, ev: Event) -> None:
+    a = ev.args
+    model = session.get(Model, a["modelId"])
+    if model is None:
+        return
+    if ev.name == "ModelOwnershipTransferStarted":
+        model.pending_owner = a["pendingOwner"]
+    elif ev.name == "ModelOwnershipTransferred":
+        model.owner, model.pending_owner, model.posters = a["newOwner"], None, []
+        _account(session, a["newOwner"], "model owner")
+    elif ev.name == "PosterAuthorized":
+        model.posters = sorted({*model.posters, a["poster"]})
+    else:
+        model.posters = [p for p in model.posters if p != a["poster"]]
+
+
+@_on("ShareRegistry", "LineageExtended")
+def _lineage(session: Session, ev: Event) -> None:
+    a = ev.args
+    session.merge(
+        LineageEntry(
+            model_id=a["modelId"],
+            index=int(a["index"]),
+            job_id=int(a["jobId"]),
+            final_state=a["finalState"],
+            block=ev.block,
+        )
+    )
+    model = session.get(Model, a["modelId"])
+    if model is not None:
+        model.head = a["finalState"]
+
+
+@_on("ModelShares", "Transfer")
+def _share_transfer(session: Session, ev: Event) -> None:
+    a = ev.args
+    model_id = ev.extra.get("model_id")
+    if model_id is None:
+        model = session.scalar(select(Model).where(Model.token == ev.address))
+        if model is None:
+            return
+        model_id = model.model_id
+    amount = int(a["value"])
+    session.add(
+        ShareTransfer(
+            block=ev.block,
+            log_index=ev.log_index,
+            model_id=model_id,
+            sender=a["from"],
+            recipient=a["to"],
+            amount=amount,
+        )
+    )
+    model = session.get(Model, model_id)
+    if a["from"] != ZERO:
+        sender = _get(session, ShareBalance, model_id, a["from"], balance=0)
+        sender.balance -= amount
+    elif model is not None:
+        model.total_shares += amount
+    if a["to"] != ZERO:
+        recipient = _get(session, ShareBalance, model_id, a["to"], balance=0)
+        recipient.balance += amount
+        _account(session, a["to"], "shareholder")
+    elif model is not None:
+        model.total_shares -= amount
+
+
+@_on("ModelShares", "RevenuePaid", "RevenueClaimed")
+def _revenue(session: Session, ev: Event) -> None:
+    a = ev.args
+    model = session.scalar(select(Model).where(Model.token == ev.address))
+    if model is None:
+        return
+    account = a["payer"] if ev.name == "RevenuePaid" else a["account"]
+    kind = "paid" if ev.name == "RevenuePaid" else "claimed"
+    session.add(
+        Revenue(
+            block=ev.block,
+            log_index=ev.log_index,
+            model_id=model.model_id,
+            kind=kind,
+            account=account,
+            amount=int(a["amount"]),
+        )
+    )
+    if kind == "claimed":
+        session.add(
+            Earning(
+                block=ev.block,
+                log_index=ev.log_index,
+                account=account,
+                kind="revenue",
+                amount=int(a["amount"]),
+                model_id=model.model_id,
+            )
+        )
+
+
+# ---------------------------------------------------------------------------- RunRegistry
+
+
+@_on("RunRegistry", "RunOpened")
+def _run_opened(session: Session, ev: Event) -> None:
+    a = ev.args
+    session.merge(
+        Run(
+            run_id=int(a["runId"]),
+            model_id=a["modelId"],
+            run_hash=a["runHash"],
+            opener=a["opener"],
+            start_hash=a["startHash"],
+            seats=int(a["seats"]),
+            rounds=int(a["rounds"]),
+            inner_steps=int(a["innerSteps"]),
+            round=0,
+            opened_block=ev.block,
+        )
+    )
+    _get(session, RunRound, int(a["runId"]), 0, phase=RunRoundPhase.Open.name, registered=0)
+
+
+def _round(session: Session, run_id: int, t: int) -> RunRound:
+    return _get(
+        session,
+        RunRound,
+        run_id,
+        t,
+        phase=RunRoundPhase.Open.name,
+        registered=0,
+        accepted=0,
+        shares_per_seat=0,
+        proposals=0,
+        challenges=0,
+    )
+
+
+@_on("RunRegistry", "ContributionAdded")
+def _contribution(session: Session, ev: Event) -> None:
+    a = ev.args
+    run_id, t, seat = int(a["runId"]), int(a["round"]), int(a["seat"])
+    rnd = _round(session, run_id, t)
+    rnd.registered = (rnd.registered or 0) | (1 << seat)
+    job = session.get(Job, int(a["jobId"]))
+    session.merge(
+        Contribution(
+            run_id=run_id,
+            round=t,
+            seat=seat,
+            job_id=int(a["jobId"]),
+            solver=job.solver if job is not None else None,
+            shares=0,
+        )
+    )
+
+
+@_on("RunRegistry", "RoundProposed", "RoundChallenged", "ClaimRuled", "RoundFinalized")
+def _run_round(session: Session, ev: Event) -> None:
+    a = ev.args
+    run_id, t = int(a["runId"]), int(a["round"])
+    rnd = _round(session, run_id, t)
+    if ev.name == "RoundProposed":
+        rnd.phase = RunRoundPhase.Proposed.name
+        rnd.state_hash, rnd.accepted = a["stateHash"], int(a["accepted"])
+        rnd.proposer, rnd.challenge_deadline = a["proposer"], int(a["challengeDeadline"])
+        rnd.proposals = (rnd.proposals or 0) + 1
+    elif ev.name == "RoundChallenged":
+        rnd.phase = RunRoundPhase.Disputed.name
+        rnd.challenger, rnd.dispute_id = a["challenger"], int(a["disputeId"])
+        rnd.challenges = (rnd.challenges or 0) + 1
+        session.merge(
+            Dispute(
+                kind="claim",
+                dispute_id=int(a["disputeId"]),
+                run_id=run_id,
+                round=t,
+                adjudicator="committee",
+                defender=rnd.proposer,
+                challenger=a["challenger"],
+                status="Voting",
+                committee=[],
+                moves=0,
+                opened_block=ev.block,
+            )
+        )
+        _move(session, ev, "claim", int(a["disputeId"]), a["challenger"], "claim challenged")
+    elif ev.name == "ClaimRuled":
+        valid = bool(a["claimValid"])
+        rnd.phase = RunRoundPhase.Proposed.name if valid else RunRoundPhase.Open.name
+        dispute = session.get(Dispute, ("claim", int(a["disputeId"])))
+        if dispute is not None:
+            dispute.resolved, dispute.segment_valid = True, valid
+            dispute.status = "Resolved"
+            dispute.winner = a["winner"]
+            dispute.winner_side = "defender" if valid else "challenger"
+        _move(
+            session,
+            ev,
+            "claim",
+            int(a["disputeId"]),
+            a["winner"],
+            f"claim ruled {'valid' if valid else 'invalid'}; pot {int(a['pot'])} wei",
+        )
+    else:
+        rnd.phase = RunRoundPhase.Final.name
+        rnd.state_hash, rnd.accepted = a["stateHash"], int(a["accepted"])
+        rnd.shares_per_seat = int(a["sharesPerSeat"])
+        run = session.get(Run, run_id)
+        if run is not None:
+            run.round = t + 1
+            if t + 1 < run.rounds:
+                _round(session, run_id, t + 1)
+
+
+@_on("RunRegistry", "ContributionRewarded")
+def _contribution_rewarded(session: Session, ev: Event) -> None:
+    a = ev.args
+    row = _get(
+        session,
+        Contribution,
+        int(a["runId"]),
+        int(a["round"]),
+        int(a["seat"]),
+        job_id=int(a["jobId"]),
+    )
+    row.solver, row.shares = a["solver"], int(a["shares"])

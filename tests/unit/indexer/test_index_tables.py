@@ -1,0 +1,138 @@
+"""The index without a chain: migrations, the binding refusal, events derived into tables (and
+again after a rollback), the dashboard's pages and JSON over them, the SVG charts."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import delete
+
+from dashboard.app import create_app
+from dashboard.svg import line_plot, ownership_bars
+from indexer import Binding, Index, IndexError_, IndexMismatch
+from indexer.derive import apply, model_name_of_spec, rederive
+from indexer.models import Event, Job, Model, ShareBalance, Stake
+from veritrain.spec import model_id_hash
+
+A = "0x" + "11" * 20
+B = "0x" + "22" * 20
+ZERO = "0x" + "00" * 20
+MODEL = "0x" + model_id_hash("digits-mlp").hex()
+TOKEN = "0x" + "33" * 20
+H = "0x" + "ab" * 32
+BINDING = Binding(31337, {"job_manager": "0x" + "44" * 20}, 5, "0x" + "55" * 32)
+
+
+@pytest.fixture
+def index() -> Iterator[Index]:
+    idx = Index.open("sqlite://", BINDING)
+    yield idx
+    idx.close()
+
+
+def _add(
+    index: Index, block: int, contract: str, name: str, args: dict[str, Any], **kw: Any
+) -> None:
+    with index.session() as s:
+        ev = Event(
+            block=block,
+            log_index=kw.pop("log_index", 0),
+            tx_hash=H,
+            contract=contract,
+            address=kw.pop("address", "0x" + "44" * 20),
+            name=name,
+            args=args,
+            extra=kw.pop("extra", {}),
+            timestamp=1_000 + block,
+        )
+        s.add(ev)
+        s.flush()
+        apply(s, ev)
+
+
+def _history(index: Index) -> None:
+    _add(index, 6, "ShareRegistry", "ModelRegistered", {
+        "modelId": MODEL, "owner": A, "architecture": H, "family": H,
+        "computePerStep": 7, "seedState": H,
+    })  # fmt: skip
+    _add(index, 7, "JobManager", "JobPosted", {
+        "jobId": 1, "submitter": A, "modelId": MODEL, "specHash": H, "totalSteps": 40,
+        "checkpointInterval": 10, "reward": 10**19, "escrow": 2 * 10**19, "specURI": "data:,{}",
+    }, extra={"init_hash": H, "open_deadline": 99})  # fmt: skip
+    _add(index, 8, "StakeManager", "StakeLocked", {
+        "account": B, "role": 0, "amount": 10**20, "locked": 10**20,
+    }, extra={"staked": 10**20, "locked": 10**20, "unbonding": 0, "release_at": 0})  # fmt: skip
+    _add(index, 8, "JobManager", "JobClaimed", {
+        "jobId": 1, "solver": B, "submissionId": H, "commitDeadline": 123,
+    }, log_index=1)  # fmt: skip
+    _add(index, 9, "JobManager", "JobFinalized", {
+        "jobId": 1, "solver": B, "reward": 10**19, "shares": 280,
+    })  # fmt: skip
+    _add(index, 9, "ShareRegistry", "ModelCreated", {"modelId": MODEL, "token": TOKEN}, log_index=1)
+    _add(index, 9, "ModelShares", "Transfer", {"from": ZERO, "to": B, "value": 280},
+         log_index=2, address=TOKEN)  # fmt: skip
+    _add(index, 10, "ModelShares", "Transfer", {"from": B, "to": A, "value": 70}, address=TOKEN)
+
+
+def test_migrated_schema_and_binding(tmp_path: Any) -> None:
+    url = f"sqlite:///{tmp_path / 'i.sqlite'}"
+    idx = Index.open(url, BINDING)
+    assert {"events", "jobs", "disputes", "stakes", "models", "run_rounds"} <= set(
+        idx.table_names()
+    )
+    assert "alembic_version" in idx.table_names() and idx.cursor() == 5
+    idx.close()
+    other = Binding(1, BINDING.addresses, 5, BINDING.deploy_block_hash)
+    with pytest.raises(IndexMismatch, match="built for chain 31337"):
+        Index.open(url, other)
+    assert Index.open(url, other, reset=True).stored_binding() == other
+    with pytest.raises(IndexError_, match="cannot use the database URL"):
+        Index.open("nosuchdb://x", BINDING)
+
+
+def test_events_become_tables_and_rederive_after_a_rollback(index: Index) -> None:
+    _history(index)
+    with index.reader() as s:
+        job = s.get(Job, 1)
+        assert job is not None and (job.phase, job.solver, job.shares) == ("Finalized", B, 280)
+        assert (job.init_hash, job.open_deadline, job.commit_deadline) == (H, 99, 123)
+        model = s.get(Model, MODEL)
+        assert model is not None and model.name == "digits-mlp" and model.total_shares == 280
+        assert s.get(ShareBalance, (MODEL, B)).balance == 210  # type: ignore[union-attr]
+        assert s.get(ShareBalance, (MODEL, A)).balance == 70  # type: ignore[union-attr]
+        assert s.get(Stake, (B, "solver")).locked == 10**20  # type: ignore[union-attr]
+    with index.session() as s:  # a reorg orphans block 10: its transfer is undone
+        s.execute(delete(Event).where(Event.block >= 10))
+        assert rederive(s) == 7
+    with index.reader() as s:
+        assert s.get(ShareBalance, (MODEL, B)).balance == 280  # type: ignore[union-attr]
+        assert s.get(ShareBalance, (MODEL, A)) is None
+
+
+def test_dashboard_pages_and_json(index: Index) -> None:
+    _history(index)
+    client = TestClient(create_app(index))
+    job = client.get("/api/jobs/1").json()
+    assert job["phase"] == "Finalized" and job["solver"] == B and job["reward_wei"] == str(10**19)
+    assert [p["phase"] for p in job["phases"]] == ["Open", "Claimed", "Finalized"]
+    model = client.get("/api/models/digits-mlp").json()
+    assert [(h["account"], h["bps"]) for h in model["holders"]] == [(B, 7500), (A, 2500)]
+    assert client.get(f"/api/models/{MODEL}").json() == model
+    page = client.get("/models/digits-mlp").text
+    assert B in page and A in page and "75.00%" in page  # full addresses, never cut
+    assert 'id="job-phase">Finalized<' in client.get("/jobs/1").text
+    assert client.get("/jobs/2").status_code == 404
+    assert client.get("/api/disputes/claim-x").status_code == 404
+    assert client.get(f"/api/accounts/{B.lower()}").json()["earnings"] == {"reward": str(10**19)}
+
+
+def test_svg_charts_and_spec_names() -> None:
+    plot = line_plot([(0, 3.5), (1, None), (2, 3.1)], y_label="val_bpc")
+    assert plot.count('class="point"') == 2 and "n/a" in plot and "val_bpc" in plot
+    bars = ownership_bars([(A, 75, 7500), (B, 25, 2500)])
+    assert A in bars and "75.00%" in bars and bars.count("<rect") == 2
+    assert model_name_of_spec('data:,{"model_id":"digits-mlp"}', MODEL) == "digits-mlp"
+    assert model_name_of_spec('data:,{"model_id":"other"}', MODEL) is None
