@@ -16,7 +16,7 @@ import {IStakeManager} from "./interfaces/IStakeManager.sol";
 import {IVerificationRound} from "./interfaces/IVerificationRound.sol";
 // Types
 import {Bucket} from "./types/EscrowTypes.sol";
-import {Job, JobStatus, Params, Verdict} from "./types/JobTypes.sol";
+import {Job, JobStatus, Params, RoundJob, Verdict} from "./types/JobTypes.sol";
 import {Role} from "./types/Role.sol";
 import {RoundOutcome} from "./types/RoundTypes.sol";
 import {LibSubmission, SubmissionId} from "./types/SubmissionId.sol";
@@ -88,8 +88,6 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     uint256 internal _jobCount;
 
     mapping(uint256 jobId => Job job) internal _jobs;
-    mapping(uint256 jobId => string uri) internal _specURIs;
-    mapping(uint256 jobId => string url) internal _checkpointURLs;
     /// @notice Per-submission bookkeeping (verifiers, segments, seats, challenges, disputes).
     mapping(SubmissionId submissionId => Submission submission) internal _submissions;
     mapping(uint256 disputeId => SubmissionId submissionId) internal _disputeSubmissions;
@@ -215,7 +213,6 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         job.reward = reward;
         job.status = JobStatus.Open;
         job.openDeadline = uint64(block.timestamp) + _OPEN_WINDOW;
-        _specURIs[jobId] = specURI;
         emit JobPosted(jobId, msg.sender, modelId, specHash, totalSteps, checkpointInterval, reward, escrowed, specURI);
         // SAFETY: trusted ShareRegistry; reverts TrainingAlreadyPosted on a twin of a live or paid
         // job (P-26) and SegmentComputeAboveMax on a segment too costly to replay (P-19).
@@ -290,7 +287,6 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         job.merkleRoot = merkleRoot;
         job.randomnessBlock = randomnessBlock;
         job.status = JobStatus.Committed;
-        _checkpointURLs[jobId] = checkpointURL;
         emit CheckpointsCommitted(jobId, msg.sender, merkleRoot, checkpointURL, randomnessBlock);
         // SAFETY: the round is set once by the admin; it only records the commitment (reverts
         // IVerificationRound.ZeroCommitment on zero).
@@ -431,6 +427,22 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     }
 
     /// @inheritdoc IJobManager
+    function roundJobOf(uint256 jobId) external view returns (RoundJob memory job) {
+        Job storage stored = _jobs[jobId];
+        job = RoundJob({
+            solver: stored.solver,
+            status: stored.status,
+            initHash: stored.initHash,
+            merkleRoot: stored.merkleRoot,
+            totalSteps: stored.totalSteps,
+            checkpointInterval: stored.checkpointInterval,
+            claimsDeadline: stored.claimsDeadline,
+            verdictDeadline: stored.verdictDeadline,
+            challengeDeadline: stored.challengeDeadline
+        });
+    }
+
+    /// @inheritdoc IJobManager
     function submissionOf(uint256 jobId) external view returns (SubmissionId submissionId) {
         address solver = _jobs[jobId].solver;
         if (solver != address(0)) submissionId = LibSubmission.id(jobId, solver);
@@ -528,16 +540,6 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         if (job.merkleRoot == bytes32(0)) return false;
         valid =
             LibCheckpoint.verify(proof, job.merkleRoot, job.totalSteps, job.checkpointInterval, leafIndex, stateHash);
-    }
-
-    /// @inheritdoc IJobManager
-    function specURIOf(uint256 jobId) external view returns (string memory uri) {
-        uri = _specURIs[jobId];
-    }
-
-    /// @inheritdoc IJobManager
-    function checkpointURLOf(uint256 jobId) external view returns (string memory url) {
-        url = _checkpointURLs[jobId];
     }
 
     /// @inheritdoc IJobManager

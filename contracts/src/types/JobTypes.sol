@@ -113,3 +113,26 @@ struct Job {
     uint64 claimsDeadline;
     uint256 disputeId;
 }
+
+/// @notice The fields of a job the verification round reads (`JobManager.roundJobOf`): 6 storage
+///         slots instead of the whole `Job`'s 12, read on every verdict, claim and reveal.
+/// @param solver Account that claimed the job.
+/// @param status Current lifecycle status.
+/// @param initHash State hash of step 0 (segment 0's claims start from it).
+/// @param merkleRoot Root of the checkpoint tree (zero until committed).
+/// @param totalSteps N (steps).
+/// @param checkpointInterval k (steps).
+/// @param claimsDeadline Last timestamp for the solver's claims (seconds).
+/// @param verdictDeadline Last timestamp to seal verdicts (seconds).
+/// @param challengeDeadline Last timestamp to challenge approvals (seconds).
+struct RoundJob {
+    address solver;
+    JobStatus status;
+    bytes32 initHash;
+    bytes32 merkleRoot;
+    uint32 totalSteps;
+    uint32 checkpointInterval;
+    uint64 claimsDeadline;
+    uint64 verdictDeadline;
+    uint64 challengeDeadline;
+}
