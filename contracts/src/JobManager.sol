@@ -7,6 +7,7 @@ import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/Reentrancy
 import {LibAssignment} from "./libraries/LibAssignment.sol";
 import {LibCheckpoint} from "./libraries/LibCheckpoint.sol";
 import {LibSettlement} from "./libraries/LibSettlement.sol";
+import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 // Interfaces
 import {IAdjudicator} from "./interfaces/IAdjudicator.sol";
 import {IEscrow} from "./interfaces/IEscrow.sol";
@@ -36,6 +37,8 @@ import {Seat, SeatStatus, Settlement, Submission} from "./types/SubmissionTypes.
 ///      the Escrow's buckets; slashed stake goes from the StakeManager to the Escrow and is booked
 ///      (credited, pooled or put in the dispute pot) at once.
 contract JobManager is ReentrancyGuardTransient, IJobManager {
+    using SafeCast for uint256;
+
     ////// Constants / Immutables //////
 
     /// @notice Most verifiers per job (bounds the loops of finalize and dispute settlement).
@@ -199,6 +202,8 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
             _MAX_SEGMENTS,
             _MAX_SEGMENT_STEPS
         );
+        // The Job packs the reward into 96 bits (reverts SafeCastOverflowedUintDowncast above).
+        uint96 packedReward = reward.toUint96();
         uint256 premium = forcedErrorPremium();
         uint256 escrowed = reward + uint256(_VERIFIERS_PER_JOB) * _VERIFIER_FEE + premium;
         jobId = ++_jobCount;
@@ -210,9 +215,9 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         job.initHash = initHash;
         job.totalSteps = totalSteps;
         job.checkpointInterval = checkpointInterval;
-        job.reward = reward;
+        job.reward = packedReward;
         job.status = JobStatus.Open;
-        job.openDeadline = uint64(block.timestamp) + _OPEN_WINDOW;
+        job.openDeadline = (block.timestamp + _OPEN_WINDOW).toUint40();
         emit JobPosted(jobId, msg.sender, modelId, specHash, totalSteps, checkpointInterval, reward, escrowed, specURI);
         // SAFETY: trusted ShareRegistry; reverts TrainingAlreadyPosted on a twin of a live or paid
         // job (P-26) and SegmentComputeAboveMax on a segment too costly to replay (P-19).
@@ -246,7 +251,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         if (!_STAKE_MANAGER.isActive(msg.sender, Role.Solver)) revert NotActiveStaker(msg.sender, Role.Solver);
         uint64 deadline = uint64(block.timestamp) + _COMMIT_WINDOW;
         job.solver = msg.sender;
-        job.commitDeadline = deadline;
+        job.commitDeadline = uint256(deadline).toUint40();
         job.status = JobStatus.Claimed;
         SubmissionId submissionId = LibSubmission.id(jobId, msg.sender);
         Submission storage sub = _submissions[submissionId];
@@ -285,7 +290,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         }
         uint64 randomnessBlock = uint64(block.number + 1);
         job.merkleRoot = merkleRoot;
-        job.randomnessBlock = randomnessBlock;
+        job.randomnessBlock = uint256(randomnessBlock).toUint40();
         job.status = JobStatus.Committed;
         emit CheckpointsCommitted(jobId, msg.sender, merkleRoot, checkpointURL, randomnessBlock);
         // SAFETY: the round is set once by the admin; it only records the commitment (reverts
@@ -313,7 +318,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         if (blockHash == bytes32(0)) {
             // The hash is only available for the last 256 blocks: anchor to the next block instead.
             uint64 next = uint64(block.number + 1);
-            job.randomnessBlock = next;
+            job.randomnessBlock = uint256(next).toUint40();
             emit RandomnessReanchored(jobId, next);
             return;
         }

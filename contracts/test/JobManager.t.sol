@@ -14,6 +14,7 @@ import {VerificationRound} from "../src/VerificationRound.sol";
 import {LibCheckpoint} from "../src/libraries/LibCheckpoint.sol";
 // Interfaces
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 import {IERC20Errors} from "@openzeppelin/contracts/interfaces/draft-IERC6093.sol";
 import {IEscrow} from "../src/interfaces/IEscrow.sol";
 import {IAdjudicator} from "../src/interfaces/IAdjudicator.sol";
@@ -209,6 +210,14 @@ contract JobManager_SetAdjudicator_Test is JobManager_Init {
 }
 
 contract JobManager_PostJob_Test is JobManager_Init {
+    /// @notice The Job packs the reward into 96 bits: a larger reward is refused, not truncated.
+    function test_postJob_rewardAbove96Bits_reverts() public {
+        uint256 reward = uint256(type(uint96).max) + 1;
+        vm.expectRevert(abi.encodeWithSelector(SafeCast.SafeCastOverflowedUintDowncast.selector, 96, reward));
+        vm.prank(submitter);
+        jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, reward, SPEC_URI);
+    }
+
     function testFuzz_postJob_escrows_succeeds(uint32 totalSteps, uint32 interval, uint256 reward) public {
         interval = uint32(bound(interval, 1, 1000));
         totalSteps = uint32(interval * bound(totalSteps, 1, 1000));
