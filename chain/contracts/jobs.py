@@ -49,6 +49,9 @@ class JobsFacade(ContractFacade):
         super().__init__(client)
         self._spec_uris: dict[int, str] = {}
         """Spec URIs read from ``JobPosted`` (job id -> URI); they never change."""
+        self._checkpoint_urls: dict[tuple[int, str, bytes, int], str] = {}
+        """Checkpoint URLs read from ``CheckpointsCommitted``, by (job id, solver, root,
+        randomness block)."""
 
     def job_params(self) -> JobParamsView:
         """``JobManager.params()`` (wei, seconds)."""
@@ -226,7 +229,17 @@ class JobsFacade(ContractFacade):
             data[key] = bytes(data[key])
         if with_uris:
             data["spec_uri"] = self.spec_uri(job_id)
-            data["checkpoint_url"] = self.checkpoint_url(job_id)
+            root = data["merkle_root"]
+            if root == bytes(32):
+                # Nothing committed by the current solver: no URL to look up.
+                data["checkpoint_url"] = ""
+            else:
+                # One log scan per commitment: a new commit brings a new randomness block.
+                url_key = (job_id, str(data["solver"]), bytes(root), int(data["randomness_block"]))
+                url = self._checkpoint_urls.get(url_key)
+                if url is None:
+                    url = self._checkpoint_urls[url_key] = self.checkpoint_url(job_id)
+                data["checkpoint_url"] = url
         return from_struct(JobView, data, job_id=job_id)
 
     def spec_uri(self, job_id: int) -> str:
