@@ -28,13 +28,43 @@ E18 = 10**18
 MODEL_ID = b"\x01" * 32  # registered by the submitter first; the CLI uses keccak256(name)
 
 
-def run_gas_scenario() -> tuple[list[tuple[str, int, str]], float]:
+HAPPY_PATH_TOTAL = "happy-path total (V=3, q=3)"
+"""Row name of the happy path's gas: one job from post to the solver's credit claim."""
+
+HAPPY_PATH_SINGLE = (
+    "postJob",
+    "claimJob",
+    "commitCheckpoints",
+    "assignVerifiers",
+    "postClaims",
+    "revealSecret",
+    "finalize (Finalized, forced error)",
+    "claimCredit",
+)
+"""Happy-path actions sent once per job; the V sealed verdicts (commit + reveal per seat) are
+added to them. The forced-error finalize is the costlier variant of finalize (it also slashes
+the lazy approver and pays the jackpots), so the total is the bound for a job with or without a
+forced error."""
+
+
+def happy_path_total(rows: list[tuple[str, int, str]]) -> int:
+    """The happy-path total (gas) of `run_gas_scenario`'s rows."""
+    return next(gas for action, gas, _ in rows if action == HAPPY_PATH_TOTAL)
+
+
+def run_gas_scenario(*, happy_only: bool = False) -> tuple[list[tuple[str, int, str]], float]:
     """Run the scenario.
+
+    Args:
+        happy_only: stop after the honest job's credit claim (its happy-path total is then the
+            last row); the Anvil regression test runs only this part.
 
     Returns:
         ``(rows, commit_seconds)``: ``(action, gas used, note)`` rows in protocol order, and the
         wall time (s) of the honest job's `commitCheckpoints` transaction (sign, send, mined
-        receipt) on automining Anvil.
+        receipt) on automining Anvil. The row named `HAPPY_PATH_TOTAL` sums the happy path of the
+        honest job (postJob to claimCredit, every seat's sealed verdicts, the forced-error
+        finalize; not the whistleblower's challenge).
 
     Raises:
         chain.errors.ChainError: a transaction failed (the scenario is out of sync with the
@@ -50,6 +80,7 @@ def run_gas_scenario() -> tuple[list[tuple[str, int, str]], float]:
 
     rows: list[tuple[str, int, str]] = []
     commit_seconds: list[float] = []
+    sealed: dict[int, int] = {}  # job id -> gas of every seat's commitVerdicts + revealVerdicts
 
     def rec(action: str, receipt: Any, note: str = "") -> Any:
         rows.append((action, int(receipt["gasUsed"]), note))
@@ -76,7 +107,10 @@ def run_gas_scenario() -> tuple[list[tuple[str, int, str]], float]:
         rec("stake (verifier)", r, "joins the active verifier set")
         rec("stake (whistleblower)", whistle.stakes.stake(Role.Whistleblower, 100 * E18))
 
-        n, k = 300, 25
+        # N/k = q segments: every seat draws all of them, so the union of the seats' own draws
+        # (P-27) is exactly q = 3 samples and the gas does not depend on the randomness block. A
+        # job with more segments posts claims on up to V * q samples (Forge: Gas_Test).
+        n, k = 75, 25
         hashes = [os.urandom(32) for _ in range(n // k + 1)]
 
         # the jobs start from the model's seed state, so that the honest one mints
@@ -130,11 +164,20 @@ def run_gas_scenario() -> tuple[list[tuple[str, int, str]], float]:
                 receipts["postClaims"],
                 f"q={params.samples_per_job} start/end hashes",
             )
-            assigned = [by_addr[a] for a in solver.jobs.get_assignment(job_id).verifiers]
-            lazy = assigned[0].address
             f = claims.forced_sample
-
-            cheat = 0 if f != 0 else 1  # a sample other than the forced one
+            # Each seat only rules on its own draw (P-27): the lazy approver is a seat that drew
+            # the forced sample, listed first; the cheat is a sample of the next seat's own draw.
+            masks = {
+                a: solver.jobs.sample_mask_of(job_id, a)
+                for a in solver.jobs.get_assignment(job_id).verifiers
+            }
+            order = sorted(masks, key=lambda a: (masks[a] >> f) & 1 == 0)
+            assigned = [by_addr[a] for a in order]
+            lazy = assigned[0].address
+            if (masks[lazy] >> f) & 1 == 0:
+                raise RuntimeError("no seat drew the forced sample")
+            own = masks[assigned[1].address]
+            cheat = next(j for j in range(own.bit_length()) if (own >> j) & 1 and j != f)
 
             def approve(v: str, j: int) -> bool:
                 if reject_first and v == assigned[1].address and j == cheat:
@@ -143,6 +186,11 @@ def run_gas_scenario() -> tuple[list[tuple[str, int, str]], float]:
 
             seal_and_reveal(job_id, by_addr, approve, claims=claims, receipts=receipts)
             rec(f"commitVerdicts{note_prefix}", receipts["commitVerdicts"], "sealed verdicts")
+            sealed[job_id] = sum(
+                int(r["gasUsed"])
+                for key in ("commitVerdicts (every seat)", "revealVerdicts (every seat)")
+                for r in receipts[key]
+            )
             if "revealVerdicts" in receipts:
                 rec(f"revealVerdicts (all approve){note_prefix}", receipts["revealVerdicts"])
             rec(
@@ -161,6 +209,7 @@ def run_gas_scenario() -> tuple[list[tuple[str, int, str]], float]:
             )
 
         # Honest job: the lazy verifier's approval of the forced claim is challenged.
+        first_row = len(rows)  # job 1's rows start here
         job1, assigned, sc1 = run_to_verdicts(False, "")
         f1 = sc1[1].forced_sample
         rec(
@@ -175,6 +224,11 @@ def run_gas_scenario() -> tuple[list[tuple[str, int, str]], float]:
             "slashes the approver, pays jackpots, mints shares",
         )
         rec("claimCredit", solver.escrow.claim_credit(), "pull payment (Escrow)")
+        by_action = {action: gas for action, gas, _ in rows[first_row:]}
+        happy = sum(by_action[a] for a in HAPPY_PATH_SINGLE) + sealed[job1]
+        rows.append((HAPPY_PATH_TOTAL, happy, "forced error settled; sum of the actions above"))
+        if happy_only:
+            return rows, commit_seconds[0]
         rec("fundJackpot", submitter.escrow.fund_jackpot(10 * E18))
 
         # Cheating job: a verifier rejects a cheating sample as well as the forced claim.
@@ -215,5 +269,8 @@ def run_gas_scenario() -> tuple[list[tuple[str, int, str]], float]:
 
 
 if __name__ == "__main__":
-    for action, gas, note in run_gas_scenario()[0]:
-        print(f"{action:<40}{gas:>10,}  {note}")
+    scenario_rows = run_gas_scenario()[0]
+    for action, gas, note in scenario_rows:
+        if action != HAPPY_PATH_TOTAL:
+            print(f"{action:<40}{gas:>10,}  {note}")
+    print(f"{HAPPY_PATH_TOTAL}: {happy_path_total(scenario_rows)} gas")

@@ -101,7 +101,9 @@ def seal_and_reveal(
         ends_of: `(verifier, sample index) -> end hash` sealed for a reject, first choice
             (e.g. a lazy rejecter's wrong end on the forced sample). Without it, and apart from
             the forced sample of `claims`, a reject seals `UNREPLAYED_END`.
-        receipts: filled with the last commit and reveal receipts (gas tables).
+        receipts: filled with the last commit and reveal receipts (gas tables), and with every
+            seat's under ``"commitVerdicts (every seat)"`` and ``"revealVerdicts (every seat)"``
+            (lists in seat order).
 
     Returns:
         The revealed end hashes per verifier.
@@ -127,11 +129,13 @@ def seal_and_reveal(
         r = clients[v].round.commit_verdicts(sid, verdict_commitment(job_id, v, ends[v], salts[v]))
         if receipts is not None:
             receipts["commitVerdicts"] = r
+            receipts.setdefault("commitVerdicts (every seat)", []).append(r)
     for v in assignment.verifiers:
         r = clients[v].round.reveal_verdicts(sid, ends[v], salts[v])
         if receipts is not None:
             rejects = not all(verdict_approvals(ends[v], claimed))
             receipts["revealVerdicts (reject)" if rejects else "revealVerdicts"] = r
+            receipts.setdefault("revealVerdicts (every seat)", []).append(r)
     return ends
 
 

@@ -11,13 +11,17 @@ Run: not a script; ``client.jobs.job_params(...)``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from eth_utils.address import to_checksum_address
+from hexbytes import HexBytes
 from web3.types import TxReceipt
 
 from chain.contracts._base import ContractFacade
+from chain.events import MAX_BLOCK_RANGE
 from chain.types import (
     Assignment,
+    DecodedEvent,
     JobParamsView,
     JobStatus,
     JobView,
@@ -25,6 +29,9 @@ from chain.types import (
     from_struct,
     struct_to_dict,
 )
+
+if TYPE_CHECKING:
+    from chain.client import ChainClient
 
 __all__ = ["JobsFacade"]
 
@@ -37,6 +44,14 @@ class JobsFacade(ContractFacade):
     """
 
     HANDLE = "job_manager"
+
+    def __init__(self, client: ChainClient) -> None:
+        super().__init__(client)
+        self._spec_uris: dict[int, str] = {}
+        """Spec URIs read from ``JobPosted`` (job id -> URI); they never change."""
+        self._checkpoint_urls: dict[tuple[int, str, bytes, int], str] = {}
+        """Checkpoint URLs read from ``CheckpointsCommitted``, by (job id, solver, root,
+        randomness block)."""
 
     def job_params(self) -> JobParamsView:
         """``JobManager.params()`` (wei, seconds)."""
@@ -197,7 +212,8 @@ class JobsFacade(ContractFacade):
 
         Args:
             job_id: the job.
-            with_uris: also read ``specURIOf`` and ``checkpointURLOf`` (two more calls).
+            with_uris: also read the spec URI and the checkpoint URL from the job's
+                ``JobPosted`` and ``CheckpointsCommitted`` events (``eth_getLogs``).
 
         Raises:
             ContractRevert: the contract rejects the id (decoded).
@@ -213,16 +229,65 @@ class JobsFacade(ContractFacade):
             data[key] = bytes(data[key])
         if with_uris:
             data["spec_uri"] = self.spec_uri(job_id)
-            data["checkpoint_url"] = self.checkpoint_url(job_id)
+            root = data["merkle_root"]
+            if root == bytes(32):
+                # Nothing committed by the current solver: no URL to look up.
+                data["checkpoint_url"] = ""
+            else:
+                # One log scan per commitment: a new commit brings a new randomness block.
+                url_key = (job_id, str(data["solver"]), bytes(root), int(data["randomness_block"]))
+                url = self._checkpoint_urls.get(url_key)
+                if url is None:
+                    url = self._checkpoint_urls[url_key] = self.checkpoint_url(job_id)
+                data["checkpoint_url"] = url
         return from_struct(JobView, data, job_id=job_id)
 
     def spec_uri(self, job_id: int) -> str:
-        """The job's ``specURI`` (``specURIOf``)."""
-        return str(self._client.call(self.contract, "specURIOf", job_id))
+        """The job's ``specURI``, from its ``JobPosted`` event (the contract keeps only the
+        ``specHash`` the spec is checked against; "" for an unknown job). Cached: it never
+        changes."""
+        cached = self._spec_uris.get(job_id)
+        if cached is None:
+            events = self._job_events("JobPosted", job_id)
+            if not events:
+                return ""
+            cached = self._spec_uris[job_id] = str(events[-1].args["specURI"])
+        return cached
 
     def checkpoint_url(self, job_id: int) -> str:
-        """The solver's committed ``checkpointURL`` (``checkpointURLOf``; "" before commit)."""
-        return str(self._client.call(self.contract, "checkpointURLOf", job_id))
+        """The current solver's committed ``checkpointURL``, from the job's latest
+        ``CheckpointsCommitted`` event ("" before any commit; the data served is checked against
+        the committed root, so the URL is not kept in storage)."""
+        events = self._job_events("CheckpointsCommitted", job_id)
+        return str(events[-1].args["checkpointURL"]) if events else ""
+
+    def _job_events(self, event: str, job_id: int) -> list[DecodedEvent]:
+        """Every ``event`` of the JobManager with indexed ``jobId == job_id``, oldest first,
+        scanned from the deployment block in ranges of at most `MAX_BLOCK_RANGE` blocks."""
+        contract = self.contract
+        handle = contract.events[event]()
+        topic0 = HexBytes(handle.topic).to_0x_hex()
+        topic1 = "0x" + int(job_id).to_bytes(32, "big").hex()
+        deployment = self._client.deployment
+        start = deployment.block if deployment is not None else 0
+        head = self._client.block_number()
+        out: list[DecodedEvent] = []
+        while start <= head:
+            end = min(head, start + MAX_BLOCK_RANGE - 1)
+            params: dict[str, Any] = {
+                "address": contract.address,
+                "fromBlock": start,
+                "toBlock": end,
+                "topics": [topic0, topic1],
+            }
+            with self._client._rpc("JobManager"):  # noqa: SLF001 - shared error mapping
+                logs = list(self._client.w3.eth.get_logs(params))  # type: ignore[arg-type]
+            for log in logs:
+                decoded = self._client.decode_log(log)
+                if decoded is not None and decoded.event == event:
+                    out.append(decoded)
+            start = end + 1
+        return out
 
     def disputed_sample_of(self, job_id: int) -> int:
         """Sample index under dispute (``disputedSampleOf``)."""

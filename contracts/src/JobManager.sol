@@ -7,6 +7,7 @@ import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/Reentrancy
 import {LibAssignment} from "./libraries/LibAssignment.sol";
 import {LibCheckpoint} from "./libraries/LibCheckpoint.sol";
 import {LibSettlement} from "./libraries/LibSettlement.sol";
+import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 // Interfaces
 import {IAdjudicator} from "./interfaces/IAdjudicator.sol";
 import {IEscrow} from "./interfaces/IEscrow.sol";
@@ -16,7 +17,7 @@ import {IStakeManager} from "./interfaces/IStakeManager.sol";
 import {IVerificationRound} from "./interfaces/IVerificationRound.sol";
 // Types
 import {Bucket} from "./types/EscrowTypes.sol";
-import {Job, JobStatus, Params, Verdict} from "./types/JobTypes.sol";
+import {Job, JobStatus, Params, RoundJob, Verdict} from "./types/JobTypes.sol";
 import {Role} from "./types/Role.sol";
 import {RoundOutcome} from "./types/RoundTypes.sol";
 import {LibSubmission, SubmissionId} from "./types/SubmissionId.sol";
@@ -36,6 +37,8 @@ import {Seat, SeatStatus, Settlement, Submission} from "./types/SubmissionTypes.
 ///      the Escrow's buckets; slashed stake goes from the StakeManager to the Escrow and is booked
 ///      (credited, pooled or put in the dispute pot) at once.
 contract JobManager is ReentrancyGuardTransient, IJobManager {
+    using SafeCast for uint256;
+
     ////// Constants / Immutables //////
 
     /// @notice Most verifiers per job (bounds the loops of finalize and dispute settlement).
@@ -88,8 +91,6 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     uint256 internal _jobCount;
 
     mapping(uint256 jobId => Job job) internal _jobs;
-    mapping(uint256 jobId => string uri) internal _specURIs;
-    mapping(uint256 jobId => string url) internal _checkpointURLs;
     /// @notice Per-submission bookkeeping (verifiers, segments, seats, challenges, disputes).
     mapping(SubmissionId submissionId => Submission submission) internal _submissions;
     mapping(uint256 disputeId => SubmissionId submissionId) internal _disputeSubmissions;
@@ -201,6 +202,8 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
             _MAX_SEGMENTS,
             _MAX_SEGMENT_STEPS
         );
+        // The Job packs the reward into 96 bits (reverts SafeCastOverflowedUintDowncast above).
+        uint96 packedReward = reward.toUint96();
         uint256 premium = forcedErrorPremium();
         uint256 escrowed = reward + uint256(_VERIFIERS_PER_JOB) * _VERIFIER_FEE + premium;
         jobId = ++_jobCount;
@@ -212,10 +215,9 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         job.initHash = initHash;
         job.totalSteps = totalSteps;
         job.checkpointInterval = checkpointInterval;
-        job.reward = reward;
+        job.reward = packedReward;
         job.status = JobStatus.Open;
-        job.openDeadline = uint64(block.timestamp) + _OPEN_WINDOW;
-        _specURIs[jobId] = specURI;
+        job.openDeadline = (block.timestamp + _OPEN_WINDOW).toUint40();
         emit JobPosted(jobId, msg.sender, modelId, specHash, totalSteps, checkpointInterval, reward, escrowed, specURI);
         // SAFETY: trusted ShareRegistry; reverts TrainingAlreadyPosted on a twin of a live or paid
         // job (P-26) and SegmentComputeAboveMax on a segment too costly to replay (P-19).
@@ -249,7 +251,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         if (!_STAKE_MANAGER.isActive(msg.sender, Role.Solver)) revert NotActiveStaker(msg.sender, Role.Solver);
         uint64 deadline = uint64(block.timestamp) + _COMMIT_WINDOW;
         job.solver = msg.sender;
-        job.commitDeadline = deadline;
+        job.commitDeadline = uint256(deadline).toUint40();
         job.status = JobStatus.Claimed;
         SubmissionId submissionId = LibSubmission.id(jobId, msg.sender);
         Submission storage sub = _submissions[submissionId];
@@ -288,9 +290,8 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         }
         uint64 randomnessBlock = uint64(block.number + 1);
         job.merkleRoot = merkleRoot;
-        job.randomnessBlock = randomnessBlock;
+        job.randomnessBlock = uint256(randomnessBlock).toUint40();
         job.status = JobStatus.Committed;
-        _checkpointURLs[jobId] = checkpointURL;
         emit CheckpointsCommitted(jobId, msg.sender, merkleRoot, checkpointURL, randomnessBlock);
         // SAFETY: the round is set once by the admin; it only records the commitment (reverts
         // IVerificationRound.ZeroCommitment on zero).
@@ -317,7 +318,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         if (blockHash == bytes32(0)) {
             // The hash is only available for the last 256 blocks: anchor to the next block instead.
             uint64 next = uint64(block.number + 1);
-            job.randomnessBlock = next;
+            job.randomnessBlock = uint256(next).toUint40();
             emit RandomnessReanchored(jobId, next);
             return;
         }
@@ -431,6 +432,22 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     }
 
     /// @inheritdoc IJobManager
+    function roundJobOf(uint256 jobId) external view returns (RoundJob memory job) {
+        Job storage stored = _jobs[jobId];
+        job = RoundJob({
+            solver: stored.solver,
+            status: stored.status,
+            initHash: stored.initHash,
+            merkleRoot: stored.merkleRoot,
+            totalSteps: stored.totalSteps,
+            checkpointInterval: stored.checkpointInterval,
+            claimsDeadline: stored.claimsDeadline,
+            verdictDeadline: stored.verdictDeadline,
+            challengeDeadline: stored.challengeDeadline
+        });
+    }
+
+    /// @inheritdoc IJobManager
     function submissionOf(uint256 jobId) external view returns (SubmissionId submissionId) {
         address solver = _jobs[jobId].solver;
         if (solver != address(0)) submissionId = LibSubmission.id(jobId, solver);
@@ -528,16 +545,6 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         if (job.merkleRoot == bytes32(0)) return false;
         valid =
             LibCheckpoint.verify(proof, job.merkleRoot, job.totalSteps, job.checkpointInterval, leafIndex, stateHash);
-    }
-
-    /// @inheritdoc IJobManager
-    function specURIOf(uint256 jobId) external view returns (string memory uri) {
-        uri = _specURIs[jobId];
-    }
-
-    /// @inheritdoc IJobManager
-    function checkpointURLOf(uint256 jobId) external view returns (string memory url) {
-        url = _checkpointURLs[jobId];
     }
 
     /// @inheritdoc IJobManager

@@ -5,6 +5,7 @@ pragma solidity 0.8.37;
 import {ERC20} from "@openzeppelin/contracts/token/ERC20/ERC20.sol";
 import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
 // Libraries
+import {Clones} from "@openzeppelin/contracts/proxy/Clones.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 // Interfaces
@@ -19,6 +20,13 @@ import {IModelShares} from "./interfaces/IModelShares.sol";
 ///      revenue per share times MAGNITUDE. `_update` adjusts both parties' corrections by
 ///      M * value, so a transfer moves shares but never revenue already earned.
 ///      Rounding only ever leaves dust in the contract (paid out <= paid in).
+///      Deployment: the ShareRegistry deploys one implementation at its own construction and gives
+///      each model an EIP-1167 clone of it carrying the model id as its immutable argument
+///      (OpenZeppelin `Clones.cloneWithImmutableArgs`, 32 bytes): about 60k gas per model instead of
+///      deploying the whole token (~0.9 M). The payment token and the registry are the same for every
+///      model, so they stay immutables of the implementation, read by every clone's delegatecall.
+///      Name and symbol are constants (a clone has no constructor to write them to storage). The
+///      implementation itself is never minted into and its `modelId()` is meaningless.
 contract ModelShares is ERC20, ReentrancyGuardTransient, IModelShares {
     using SafeERC20 for IERC20;
     using SafeCast for uint256;
@@ -30,8 +38,11 @@ contract ModelShares is ERC20, ReentrancyGuardTransient, IModelShares {
     /// @dev 2**64 keeps M * balance far below 2**255 for any realistic revenue and supply.
     uint256 internal constant MAGNITUDE = 2 ** 64;
 
-    /// @notice Model id.
-    bytes32 internal immutable _MODEL_ID;
+    /// @notice ERC-20 name of every model's shares.
+    string internal constant _NAME = "Veritrain Model Shares";
+
+    /// @notice ERC-20 symbol of every model's shares.
+    string internal constant _SYMBOL = "VMS";
 
     /// @notice Payment token.
     IERC20 internal immutable _PAYMENT_TOKEN;
@@ -65,11 +76,10 @@ contract ModelShares is ERC20, ReentrancyGuardTransient, IModelShares {
 
     ////// Constructor //////
 
-    /// @param modelId_ Model id.
+    /// @notice Deploys the implementation every model's clone delegates to.
     /// @param paymentToken_ Token revenue is paid in.
     /// @param registry_ ShareRegistry allowed to mint.
-    constructor(bytes32 modelId_, IERC20 paymentToken_, address registry_) ERC20("Veritrain Model Shares", "VMS") {
-        _MODEL_ID = modelId_;
+    constructor(IERC20 paymentToken_, address registry_) ERC20(_NAME, _SYMBOL) {
         _PAYMENT_TOKEN = paymentToken_;
         _REGISTRY = registry_;
     }
@@ -105,7 +115,8 @@ contract ModelShares is ERC20, ReentrancyGuardTransient, IModelShares {
 
     /// @inheritdoc IModelShares
     function modelId() external view returns (bytes32) {
-        return _MODEL_ID;
+        // The clone's immutable argument: abi.encode(modelId), set by the registry at creation.
+        return abi.decode(Clones.fetchCloneArgs(address(this)), (bytes32));
     }
 
     /// @inheritdoc IModelShares
@@ -136,6 +147,18 @@ contract ModelShares is ERC20, ReentrancyGuardTransient, IModelShares {
     }
 
     ////// Public //////
+
+    /// @notice ERC-20 name, the same for every model (a constant: clones have no storage set up).
+    /// @return The name.
+    function name() public pure override returns (string memory) {
+        return _NAME;
+    }
+
+    /// @notice ERC-20 symbol, the same for every model.
+    /// @return The symbol.
+    function symbol() public pure override returns (string memory) {
+        return _SYMBOL;
+    }
 
     /// @notice Shares have no fractional part: 1 share = 1 verified step.
     /// @return 0.

@@ -7,7 +7,7 @@ import {LibCheckpoint} from "./libraries/LibCheckpoint.sol";
 import {IJobManager} from "./interfaces/IJobManager.sol";
 import {IVerificationRound} from "./interfaces/IVerificationRound.sol";
 // Types
-import {Job, JobStatus, Params} from "./types/JobTypes.sol";
+import {JobStatus, Params, RoundJob} from "./types/JobTypes.sol";
 import {RoundOutcome} from "./types/RoundTypes.sol";
 import {LibStateHash, StateHash} from "./types/StateHash.sol";
 import {SubmissionId} from "./types/SubmissionId.sol";
@@ -134,7 +134,7 @@ contract VerificationRound is IVerificationRound {
     function postClaims(SubmissionId submissionId, bytes32[] calldata startHashes, bytes32[] calldata endHashes)
         external
     {
-        (uint256 jobId, Job memory job) = _verifyingJob(submissionId);
+        (uint256 jobId, RoundJob memory job) = _verifyingJob(submissionId);
         if (msg.sender != job.solver) revert NotSolver(submissionId, msg.sender);
         if (block.timestamp > job.claimsDeadline) {
             revert OutsideWindow(
@@ -163,7 +163,7 @@ contract VerificationRound is IVerificationRound {
 
     /// @inheritdoc IVerificationRound
     function commitVerdicts(SubmissionId submissionId, bytes32 commitment) external {
-        (uint256 jobId, Job memory job) = _verifyingJob(submissionId);
+        (uint256 jobId, RoundJob memory job) = _verifyingJob(submissionId);
         // slither-disable-next-line unused-return
         (address[] memory verifiers,) = _JOB_MANAGER.getAssignment(jobId);
         if (!_contains(verifiers, msg.sender)) revert NotAssignedVerifier(submissionId, msg.sender);
@@ -179,7 +179,7 @@ contract VerificationRound is IVerificationRound {
 
     /// @inheritdoc IVerificationRound
     function revealVerdicts(SubmissionId submissionId, bytes32[] calldata ends, bytes32 salt) external {
-        (uint256 jobId, Job memory job) = _verifyingJob(submissionId);
+        (uint256 jobId, RoundJob memory job) = _verifyingJob(submissionId);
         Seal storage seal = _seals[submissionId][msg.sender];
         if (seal.commitment == bytes32(0) || seal.revealed) revert NothingToReveal(submissionId, msg.sender);
         (address[] memory verifiers, uint32[] memory segments) = _JOB_MANAGER.getAssignment(jobId);
@@ -242,7 +242,7 @@ contract VerificationRound is IVerificationRound {
         }
         // No round (never committed): every window is still ahead.
         if (round.jobId == 0) return (RoundOutcome.Pending, 0);
-        Job memory job = _JOB_MANAGER.getJob(round.jobId);
+        RoundJob memory job = _JOB_MANAGER.roundJobOf(round.jobId);
         // Not assigned yet: every window is still ahead.
         if (job.verdictDeadline == 0) return (RoundOutcome.Pending, 0);
         if (_startHashes[submissionId].length == 0) {
@@ -334,7 +334,7 @@ contract VerificationRound is IVerificationRound {
     {
         uint256 jobId = _rounds[submissionId].jobId;
         if (jobId == 0) return (0, 0, 0, 0);
-        Job memory job = _JOB_MANAGER.getJob(jobId);
+        RoundJob memory job = _JOB_MANAGER.roundJobOf(jobId);
         if (job.verdictDeadline == 0) return (0, 0, 0, 0);
         verdictRevealOpens = job.verdictDeadline + 1;
         verdictRevealCloses = job.verdictDeadline + _REVEAL_WINDOW;
@@ -363,11 +363,11 @@ contract VerificationRound is IVerificationRound {
 
     /// @notice The submission's job, reverting unless the submission has a round, is its job's
     ///         active one and the job is Verifying.
-    function _verifyingJob(SubmissionId submissionId) internal view returns (uint256 jobId, Job memory job) {
+    function _verifyingJob(SubmissionId submissionId) internal view returns (uint256 jobId, RoundJob memory job) {
         Round storage round = _rounds[submissionId];
         jobId = round.jobId;
         if (jobId == 0) revert UnknownSubmission(submissionId);
-        job = _JOB_MANAGER.getJob(jobId);
+        job = _JOB_MANAGER.roundJobOf(jobId);
         if (job.solver != round.solver) revert UnknownSubmission(submissionId);
         if (job.status != JobStatus.Verifying) revert WrongJobStatus(jobId, uint8(job.status));
     }
@@ -396,7 +396,7 @@ contract VerificationRound is IVerificationRound {
     }
 
     /// @notice Reverts after the verdict deadline (claims and sealed verdicts share this window).
-    function _requireBeforeVerdictDeadline(SubmissionId submissionId, Job memory job) internal view {
+    function _requireBeforeVerdictDeadline(SubmissionId submissionId, RoundJob memory job) internal view {
         if (block.timestamp > job.verdictDeadline) {
             revert OutsideWindow(
                 submissionId, job.verdictDeadline - _VERDICT_WINDOW, job.verdictDeadline, uint64(block.timestamp)
@@ -445,7 +445,7 @@ contract VerificationRound is IVerificationRound {
         bytes32[][] calldata endProofs,
         bytes32 forcedTrueEnd
     ) internal view returns (bool forced, uint256 forcedSample) {
-        Job memory job;
+        RoundJob memory job;
         uint32[] memory segments;
         {
             uint256 jobId;
@@ -464,7 +464,7 @@ contract VerificationRound is IVerificationRound {
     function _checkSecretReveal(
         SubmissionId submissionId,
         uint256 jobId,
-        Job memory job,
+        RoundJob memory job,
         bytes32 secret,
         uint256 starts,
         uint256 ends
@@ -519,7 +519,7 @@ contract VerificationRound is IVerificationRound {
     ///         at step s_j * k.
     function _proveClaims(
         SubmissionId submissionId,
-        Job memory job,
+        RoundJob memory job,
         uint32[] memory segments,
         bytes32[][] calldata proofs,
         bool isEnd
@@ -531,7 +531,7 @@ contract VerificationRound is IVerificationRound {
     ///         at step (s_j + 1) * k.
     function _proveClaimsAgainst(
         SubmissionId submissionId,
-        Job memory job,
+        RoundJob memory job,
         uint32[] memory segments,
         bytes32[][] calldata proofs,
         bytes32[] memory hashes
@@ -544,7 +544,7 @@ contract VerificationRound is IVerificationRound {
     ///         index has one state: the end of segment s - 1 and the start of segment s are one leaf.
     function _prove(
         SubmissionId submissionId,
-        Job memory job,
+        RoundJob memory job,
         uint32[] memory segments,
         bytes32[][] calldata proofs,
         bytes32[] memory hashes,

@@ -3,13 +3,15 @@ pragma solidity 0.8.37;
 
 // Testing
 import {Deployers} from "./utils/Deployers.sol";
+// Scripts
+import {Deploy} from "../script/Deploy.sol";
 // Contracts
 import {ModelShares} from "../src/ModelShares.sol";
 import {RunRegistry} from "../src/RunRegistry.sol";
 // Utilities
 import {Merkle} from "./utils/Merkle.sol";
 // Types
-import {Job} from "../src/types/JobTypes.sol";
+import {Job, JobStatus} from "../src/types/JobTypes.sol";
 import {Role} from "../src/types/Role.sol";
 
 /// @title Gas_Test
@@ -25,6 +27,85 @@ contract Gas_Test is Deployers {
 
     function _snap(string memory name) internal {
         vmx.snapshotGasLastCall(GROUP, name);
+    }
+
+    /// @notice Most gas the happy path of one job may cost (V = 3, q = 3, a forced error settled):
+    ///         postJob, claimJob, commitCheckpoints, assignVerifiers, postClaims, every seat's
+    ///         commitVerdicts + revealVerdicts, revealSecret, finalize (first share mint) and the
+    ///         solver's claimCredit. README "Gas"; bench/gas_scenario.py bounds the same path on Anvil.
+    uint256 internal constant HAPPY_PATH_MAX_GAS = 3_250_000;
+
+    /// @notice Records `name` in the snapshot and returns the last call's gas (intrinsic included).
+    function _snapGas(string memory name) internal returns (uint256 gasUsed) {
+        gasUsed = vmx.snapshotGasLastCall(GROUP, name);
+    }
+
+    /// @notice The happy path of one job with V = 3, q = 3 and a forced error (one seat approves it
+    ///         lazily and is slashed, the two others reject it and win the jackpot), each call its own
+    ///         transaction; the sum stays within HAPPY_PATH_MAX_GAS.
+    function test_happyPathTotal_withinBound_gas() public {
+        Deploy.Config memory cfg = _testConfig();
+        cfg.params.samplesPerJob = 3;
+        cfg.forcedErrorRateBps = 5000;
+        _deploy(cfg);
+        delete verifierPool;
+        _setUpActors();
+        vm.prank(stranger);
+        escrow.fundJackpot(100e18);
+        uint256 total;
+        uint256 jobId;
+        // Tries secrets until the draw forces an error (the costlier settlement), undoing each miss.
+        for (uint256 salt = 1;; ++salt) {
+            uint256 snapshot = vmx.snapshotState();
+            _secretSalt = salt;
+            jobId = _postJob();
+            total = _snapGas("happy path (V=3, q=3): postJob");
+            vm.prank(solver);
+            jobManager.claimJob(jobId);
+            total += _snapGas("happy path (V=3, q=3): claimJob");
+            _commit(jobId, solver, _stateHashes(TOTAL_STEPS, INTERVAL));
+            total += _snapGas("happy path (V=3, q=3): commitCheckpoints");
+            vm.roll(block.number + 2);
+            jobManager.assignVerifiers(jobId);
+            total += _snapGas("happy path (V=3, q=3): assignVerifiers");
+            (bool forced,) = round.drawForcedError(_sid(jobId), _secret(jobId));
+            if (forced) break;
+            vmx.revertToState(snapshot);
+        }
+        _postClaims(jobId);
+        total += _snapGas("happy path (V=3, q=3): postClaims");
+        (, uint256 f) = round.drawForcedError(_sid(jobId), _secret(jobId));
+        address[] memory verifiers = _assigned(jobId);
+        bool lazySeated;
+        bytes32[][] memory ends = new bytes32[][](verifiers.length);
+        for (uint256 i; i < verifiers.length; ++i) {
+            bool drewForced = (jobManager.sampleMaskOf(jobId, verifiers[i]) >> f) & 1 == 1;
+            // The first seat that drew the forced sample approves it; the others reject it.
+            bool lazy = drewForced && !lazySeated;
+            lazySeated = lazySeated || lazy;
+            ends[i] = _ends(jobId, lazy ? 0 : uint256(1) << f);
+            bytes32 sealedHash = _verdictCommitment(jobId, verifiers[i], ends[i], _verdictSalt(jobId, verifiers[i]));
+            vm.prank(verifiers[i]);
+            round.commitVerdicts(_sid(jobId), sealedHash);
+            total += _snapGas("happy path (V=3, q=3): commitVerdicts");
+        }
+        for (uint256 i; i < verifiers.length; ++i) {
+            bytes32 salt = _verdictSalt(jobId, verifiers[i]);
+            vm.prank(verifiers[i]);
+            round.revealVerdicts(_sid(jobId), ends[i], salt);
+            total += _snapGas("happy path (V=3, q=3): revealVerdicts");
+        }
+        vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
+        _revealSecret(jobId);
+        total += _snapGas("happy path (V=3, q=3): revealSecret (forced)");
+        jobManager.finalize(jobId);
+        total += _snapGas("happy path (V=3, q=3): finalize (forced error, first model mint)");
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized), "finalized");
+        vm.prank(solver);
+        escrow.claimCredit();
+        total += _snapGas("happy path (V=3, q=3): claimCredit");
+        vmx.snapshotValue(GROUP, "happy path (V=3, q=3): total", total);
+        assertLte(total, HAPPY_PATH_MAX_GAS, "happy path total");
     }
 
     function test_stake_gas() public {

@@ -14,6 +14,7 @@ import {VerificationRound} from "../src/VerificationRound.sol";
 import {LibCheckpoint} from "../src/libraries/LibCheckpoint.sol";
 // Interfaces
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 import {IERC20Errors} from "@openzeppelin/contracts/interfaces/draft-IERC6093.sol";
 import {IEscrow} from "../src/interfaces/IEscrow.sol";
 import {IAdjudicator} from "../src/interfaces/IAdjudicator.sol";
@@ -24,7 +25,7 @@ import {IVerificationRound} from "../src/interfaces/IVerificationRound.sol";
 // Types
 import {LibSubmission, SubmissionId} from "../src/types/SubmissionId.sol";
 import {Bucket} from "../src/types/EscrowTypes.sol";
-import {Job, JobStatus, Params, Verdict} from "../src/types/JobTypes.sol";
+import {Job, JobStatus, Params, RoundJob, Verdict} from "../src/types/JobTypes.sol";
 import {Role} from "../src/types/Role.sol";
 
 /// @notice Shared setup for the JobManager tests (deploys through script/Deploy.sol).
@@ -209,6 +210,14 @@ contract JobManager_SetAdjudicator_Test is JobManager_Init {
 }
 
 contract JobManager_PostJob_Test is JobManager_Init {
+    /// @notice The Job packs the reward into 96 bits: a larger reward is refused, not truncated.
+    function test_postJob_rewardAbove96Bits_reverts() public {
+        uint256 reward = uint256(type(uint96).max) + 1;
+        vm.expectRevert(abi.encodeWithSelector(SafeCast.SafeCastOverflowedUintDowncast.selector, 96, reward));
+        vm.prank(submitter);
+        jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, reward, SPEC_URI);
+    }
+
     function testFuzz_postJob_escrows_succeeds(uint32 totalSteps, uint32 interval, uint256 reward) public {
         interval = uint32(bound(interval, 1, 1000));
         totalSteps = uint32(interval * bound(totalSteps, 1, 1000));
@@ -234,7 +243,6 @@ contract JobManager_PostJob_Test is JobManager_Init {
         assertEq(uint256(job.checkpointInterval), interval);
         assertEq(job.reward, reward);
         assertEq(uint8(job.status), uint8(JobStatus.Open));
-        assertEq(jobManager.specURIOf(jobId), SPEC_URI);
         (uint256 escrowed,,,) = escrow.liabilities();
         assertEq(escrowed, escrowAmount);
     }
@@ -403,6 +411,26 @@ contract JobManager_ClaimJob_Test is JobManager_Init {
     }
 }
 
+/// @notice `roundJobOf`, the lean view the verification round reads, returns the stored job's fields.
+contract JobManager_RoundJobOf_Test is JobManager_Init {
+    function test_roundJobOf_matchesGetJob_succeeds() public {
+        uint256 jobId = _verifyingJob();
+        Job memory job = _job(jobId);
+        RoundJob memory lean = jobManager.roundJobOf(jobId);
+        assertEq(lean.solver, job.solver, "solver");
+        assertEq(uint8(lean.status), uint8(job.status), "status");
+        assertEq(lean.initHash, job.initHash, "initHash");
+        assertEq(lean.merkleRoot, job.merkleRoot, "merkleRoot");
+        assertEq(uint256(lean.totalSteps), uint256(job.totalSteps), "totalSteps");
+        assertEq(uint256(lean.checkpointInterval), uint256(job.checkpointInterval), "checkpointInterval");
+        assertEq(uint256(lean.claimsDeadline), uint256(job.claimsDeadline), "claimsDeadline");
+        assertEq(uint256(lean.verdictDeadline), uint256(job.verdictDeadline), "verdictDeadline");
+        assertEq(uint256(lean.challengeDeadline), uint256(job.challengeDeadline), "challengeDeadline");
+        assertEq(uint8(lean.status), uint8(JobStatus.Verifying), "verifying");
+        assertTrue(lean.verdictDeadline != 0, "assigned");
+    }
+}
+
 contract JobManager_CommitCheckpoints_Test is JobManager_Init {
     uint256 internal jobId;
 
@@ -430,7 +458,6 @@ contract JobManager_CommitCheckpoints_Test is JobManager_Init {
         assertEq(job.merkleRoot, root);
         assertEq(uint256(job.randomnessBlock), block.number + 1);
         assertEq(uint8(job.status), uint8(JobStatus.Committed));
-        assertEq(jobManager.checkpointURLOf(jobId), CHECKPOINT_URL);
     }
 
     function test_commitCheckpoints_notSolver_reverts() public {

@@ -7,13 +7,18 @@ import {Bound} from "./utils/Bound.sol";
 // Contracts
 import {ModelShares} from "../src/ModelShares.sol";
 import {VeriToken} from "../src/VeriToken.sol";
+// Libraries
+import {Clones} from "@openzeppelin/contracts/proxy/Clones.sol";
 // Interfaces
 import {IModelShares} from "../src/interfaces/IModelShares.sol";
 
-/// @notice ModelShares in isolation: the test contract is the registry (the only minter).
+/// @notice ModelShares in isolation: the test contract is the registry (the only minter); the token is
+///         an EIP-1167 clone of an implementation with the model id as argument, as the registry makes it.
 abstract contract ModelShares_Init is PRBTest, Bound {
     VeriToken internal token;
     ModelShares internal shares;
+    ModelShares internal implementation;
+    bytes32 internal constant MODEL = keccak256("digits-mlp");
     address internal constant ALICE = address(0xA11CE);
     address internal constant BOB = address(0xB0B);
     address internal constant CAROL = address(0xCA201);
@@ -21,7 +26,8 @@ abstract contract ModelShares_Init is PRBTest, Bound {
 
     function setUp() public virtual {
         token = new VeriToken();
-        shares = new ModelShares(keccak256("digits-mlp"), token, address(this));
+        implementation = new ModelShares(token, address(this));
+        shares = ModelShares(Clones.cloneWithImmutableArgs(address(implementation), abi.encode(MODEL)));
         vm.startPrank(PAYER);
         token.faucet(1_000_000e18);
         token.approve(address(shares), type(uint256).max);
@@ -31,6 +37,36 @@ abstract contract ModelShares_Init is PRBTest, Bound {
     function _pay(uint256 amount) internal {
         vm.prank(PAYER);
         shares.payRevenue(amount);
+    }
+}
+
+/// @notice A clone reads the model id from its own code, and the implementation's immutables (payment
+///         token, registry) through delegatecall; name and symbol are constants.
+contract ModelShares_Clone_Test is ModelShares_Init {
+    function test_clone_readsItsArguments_succeeds() public {
+        assertEq(shares.modelId(), MODEL, "model id");
+        assertEq(address(shares.paymentToken()), address(token), "payment token");
+        assertEq(shares.registry(), address(this), "registry");
+        assertEq(shares.name(), "Veritrain Model Shares", "name");
+        assertEq(shares.symbol(), "VMS", "symbol");
+        assertEq(uint256(shares.decimals()), 0, "decimals");
+    }
+
+    function test_clone_mintByStranger_reverts() public {
+        vm.prank(ALICE);
+        vm.expectRevert(abi.encodeWithSelector(IModelShares.NotRegistry.selector, ALICE));
+        shares.mint(ALICE, 1);
+    }
+
+    function test_clones_keepSeparateBalances_succeeds() public {
+        ModelShares other =
+            ModelShares(Clones.cloneWithImmutableArgs(address(implementation), abi.encode(keccak256("other"))));
+        shares.mint(ALICE, 5);
+        other.mint(ALICE, 2);
+        assertEq(shares.balanceOf(ALICE), 5, "first model");
+        assertEq(other.balanceOf(ALICE), 2, "second model");
+        assertEq(implementation.totalSupply(), 0, "implementation never minted into");
+        assertEq(other.modelId(), keccak256("other"), "second id");
     }
 }
 

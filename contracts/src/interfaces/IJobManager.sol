@@ -8,7 +8,7 @@ import {IStakeManager} from "./IStakeManager.sol";
 import {IShareRegistry} from "./IShareRegistry.sol";
 import {IVerificationRound} from "./IVerificationRound.sol";
 // Types
-import {Job, JobStatus, Params, Verdict} from "../types/JobTypes.sol";
+import {Job, JobStatus, Params, RoundJob, Verdict} from "../types/JobTypes.sol";
 import {Role} from "../types/Role.sol";
 import {RoundOutcome} from "../types/RoundTypes.sol";
 import {SubmissionId} from "../types/SubmissionId.sol";
@@ -267,7 +267,8 @@ interface IJobManager {
     /// @param checkpointInterval k (steps).
     /// @param reward Reward (wei).
     /// @param escrow Total escrowed: reward + V * verifierFee + the forced-error premium (wei).
-    /// @param specURI URI of the spec (data:, http(s):, file:).
+    /// @param specURI URI of the spec (data:, http(s):, file:); kept only in this event (the
+    ///        contract stores `specHash`, against which every reader checks the fetched spec).
     event JobPosted(
         uint256 indexed jobId,
         address indexed submitter,
@@ -318,7 +319,8 @@ interface IJobManager {
     /// @param jobId Job.
     /// @param solver Solver.
     /// @param merkleRoot Checkpoint Merkle root.
-    /// @param checkpointURL Base URL of the solver's checkpoint API.
+    /// @param checkpointURL Base URL of the solver's checkpoint API; kept only in this event (every
+    ///        state fetched from it is checked against `merkleRoot`).
     /// @param randomnessBlock Block whose hash seeds the assignment.
     event CheckpointsCommitted(
         uint256 indexed jobId, address indexed solver, bytes32 merkleRoot, string checkpointURL, uint64 randomnessBlock
@@ -591,6 +593,12 @@ interface IJobManager {
 
     ////// Views //////
 
+    /// @notice The fields of a job the verification round reads, without the rest of the struct
+    ///         (cheaper than `getJob` for a cross-contract call).
+    /// @param jobId Job.
+    /// @return job Solver, status, initHash, root, shape and the three round deadlines.
+    function roundJobOf(uint256 jobId) external view returns (RoundJob memory job);
+
     /// @notice A job.
     /// @param jobId Job.
     /// @return job The job (all-zero if it does not exist).
@@ -675,16 +683,6 @@ interface IJobManager {
         external
         view
         returns (bool valid);
-
-    /// @notice Spec URI given at posting.
-    /// @param jobId Job.
-    /// @return uri Spec URI.
-    function specURIOf(uint256 jobId) external view returns (string memory uri);
-
-    /// @notice Checkpoint URL given at commit (empty before).
-    /// @param jobId Job.
-    /// @return url Checkpoint URL.
-    function checkpointURLOf(uint256 jobId) external view returns (string memory url);
 
     /// @notice Sample index currently or last under dispute (meaningful while Disputed).
     /// @param jobId Job.

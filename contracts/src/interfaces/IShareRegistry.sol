@@ -377,6 +377,11 @@ interface IShareRegistry {
     /// @return runMinter Run minter.
     function runMinter() external view returns (address runMinter);
 
+    /// @notice ModelShares implementation every model's token is an EIP-1167 clone of (the model id
+    ///         is the clone's immutable argument).
+    /// @return implementation The implementation (never minted into).
+    function sharesImplementation() external view returns (address implementation);
+
     /// @notice Payment token in which model revenue is paid.
     /// @return token ERC-20.
     function paymentToken() external view returns (IERC20 token);

@@ -2,6 +2,7 @@
 pragma solidity 0.8.37;
 
 // Libraries
+import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 import {LibSampling} from "./LibSampling.sol";
 // Interfaces
 import {IJobManager} from "../interfaces/IJobManager.sol";
@@ -157,9 +158,9 @@ library LibAssignment {
     function _setDeadlines(Job storage job, Settlement memory s, uint64 claimsWindow) internal {
         uint64 claimsDeadline = uint64(block.timestamp) + claimsWindow;
         uint64 verdictDeadline = claimsDeadline + s.verdictWindow;
-        job.claimsDeadline = claimsDeadline;
-        job.verdictDeadline = verdictDeadline;
-        job.challengeDeadline = verdictDeadline + s.revealWindow + s.challengeWindow;
+        job.claimsDeadline = SafeCast.toUint40(claimsDeadline);
+        job.verdictDeadline = SafeCast.toUint40(verdictDeadline);
+        job.challengeDeadline = SafeCast.toUint40(uint256(verdictDeadline) + s.revealWindow + s.challengeWindow);
         job.status = JobStatus.Verifying;
     }
 

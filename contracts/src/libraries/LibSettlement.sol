@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.37;
 
+// Libraries
+import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 // Interfaces
 import {IAdjudicator} from "../interfaces/IAdjudicator.sol";
 import {IEscrow} from "../interfaces/IEscrow.sol";
@@ -101,7 +103,7 @@ library LibSettlement {
         address solver = job.solver;
         job.solver = address(0);
         job.commitDeadline = 0;
-        job.openDeadline = uint64(block.timestamp) + s.openWindow;
+        job.openDeadline = SafeCast.toUint40(block.timestamp + s.openWindow);
         job.status = JobStatus.Open;
         // SAFETY: trusted StakeManager; the slashed tokens arrive at the Escrow and join the pool.
         uint256 slashed = _slashInto(s, solver, Role.Solver, Bucket.Jackpot);
@@ -153,7 +155,7 @@ library LibSettlement {
         if (++sub.submitted == sub.verifiers.length) {
             // Everyone has spoken: the challenge window runs from now.
             uint64 deadline = uint64(block.timestamp) + s.challengeWindow;
-            job.challengeDeadline = deadline;
+            job.challengeDeadline = SafeCast.toUint40(deadline);
             emit IJobManager.ChallengeDeadlineSet(jobId, deadline);
         }
         // `verifier` is the account that revealed in the VerificationRound, the only caller.
@@ -178,7 +180,7 @@ library LibSettlement {
         if (sub.reassignments < s.maxReassignments) {
             uint32 reassignment = ++sub.reassignments;
             uint64 randomnessBlock = uint64(block.number + 1);
-            job.randomnessBlock = randomnessBlock;
+            job.randomnessBlock = SafeCast.toUint40(randomnessBlock);
             job.status = JobStatus.Committed;
             emit IJobManager.VerifiersReassigning(jobId, reassignment, randomnessBlock);
             address[] storage verifiers = sub.verifiers;

@@ -84,7 +84,7 @@ struct Params {
 /// @param merkleRoot Root of the checkpoint Merkle tree (PROTOCOL.md 2.3), zero until committed.
 /// @param totalSteps N: optimizer steps to train (steps).
 /// @param checkpointInterval k: steps between checkpoints; N % k == 0 (steps).
-/// @param reward Reward paid to the solver on finalization (wei).
+/// @param reward Reward paid to the solver on finalization (wei), < 2**96.
 /// @param status Current lifecycle status.
 /// @param commitDeadline Last timestamp at which the solver may commit (seconds).
 /// @param randomnessBlock Block whose hash seeds the verifier/segment draw.
@@ -94,22 +94,51 @@ struct Params {
 /// @param openDeadline Last timestamp at which an Open job may be claimed (seconds).
 /// @param claimsDeadline Last timestamp at which the solver may post its claims (seconds).
 /// @param disputeId Adjudicator dispute id of the latest dispute (0 if none).
+/// @dev Packed into 7 storage words written on the happy path (was 11) and one more for disputes:
+///      [submitter, reward], [solver, totalSteps, checkpointInterval, status], modelId, specHash,
+///      initHash, merkleRoot, [the six times, 40 bits each], disputeId. `postJob` writes 6 words
+///      instead of 8, and every later deadline lands in the word `postJob` created. The solver stays
+///      the low 20 bytes of word 1 (tests read it with vm.load). reward < 2**96 wei and times and
+///      blocks < 2**40 (year 36812): writes go through SafeCast, which reverts above.
 struct Job {
     address submitter;
+    uint96 reward;
     address solver;
+    uint32 totalSteps;
+    uint32 checkpointInterval;
+    JobStatus status;
     bytes32 modelId;
     bytes32 specHash;
     bytes32 initHash;
     bytes32 merkleRoot;
+    uint40 openDeadline;
+    uint40 commitDeadline;
+    uint40 randomnessBlock;
+    uint40 verdictDeadline;
+    uint40 claimsDeadline;
+    uint40 challengeDeadline;
+    uint256 disputeId;
+}
+
+/// @notice The fields of a job the verification round reads (`JobManager.roundJobOf`): 6 storage
+///         slots instead of the whole `Job`'s 12, read on every verdict, claim and reveal.
+/// @param solver Account that claimed the job.
+/// @param status Current lifecycle status.
+/// @param initHash State hash of step 0 (segment 0's claims start from it).
+/// @param merkleRoot Root of the checkpoint tree (zero until committed).
+/// @param totalSteps N (steps).
+/// @param checkpointInterval k (steps).
+/// @param claimsDeadline Last timestamp for the solver's claims (seconds).
+/// @param verdictDeadline Last timestamp to seal verdicts (seconds).
+/// @param challengeDeadline Last timestamp to challenge approvals (seconds).
+struct RoundJob {
+    address solver;
+    JobStatus status;
+    bytes32 initHash;
+    bytes32 merkleRoot;
     uint32 totalSteps;
     uint32 checkpointInterval;
-    uint256 reward;
-    JobStatus status;
-    uint64 commitDeadline;
-    uint64 randomnessBlock;
+    uint64 claimsDeadline;
     uint64 verdictDeadline;
     uint64 challengeDeadline;
-    uint64 openDeadline;
-    uint64 claimsDeadline;
-    uint256 disputeId;
 }

@@ -7,6 +7,8 @@ import {Bound} from "../../utils/Bound.sol";
 // Contracts
 import {ModelShares} from "../../../src/ModelShares.sol";
 import {VeriToken} from "../../../src/VeriToken.sol";
+// Libraries
+import {Clones} from "@openzeppelin/contracts/proxy/Clones.sol";
 
 /// @title ModelSharesHandler
 /// @notice Mints, transfers, pays and claims revenue on one ModelShares token (the handler is its
@@ -25,7 +27,9 @@ contract ModelSharesHandler is Bound {
 
     constructor(VeriToken token_) {
         token = token_;
-        shares = new ModelShares(keccak256("model"), token_, address(this));
+        // As the registry makes it: an EIP-1167 clone of the implementation with the model id as argument.
+        ModelShares implementation = new ModelShares(token_, address(this));
+        shares = ModelShares(Clones.cloneWithImmutableArgs(address(implementation), abi.encode(keccak256("model"))));
         for (uint256 i; i < 4; ++i) {
             // forge-lint: disable-next-line(unsafe-typecast)
             address holder = address(uint160(0x1000 + i));
