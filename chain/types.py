@@ -162,11 +162,6 @@ class ChainIdentity:
     block: int
     block_hash: str
 
-    def describe(self) -> str:
-        """One line for logs and errors: ``chain 31337, deployment 0x.., block 1 (0xab..)``."""
-        shown = self.block_hash[:12] + ".." if self.block_hash else "missing"
-        return f"chain {self.chain_id}, deployment {self.deployment}, block {self.block} ({shown})"
-
 
 @dataclass(frozen=True)
 class StakeView:

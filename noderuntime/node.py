@@ -293,13 +293,7 @@ class NodeBase:
         stores = self.state_stores()
         if not stores:
             return
-        identity = self.client.chain_identity()
-        current = ChainBinding(
-            chain_id=identity.chain_id,
-            deployment=identity.deployment,
-            block=identity.block,
-            block_hash=identity.block_hash,
-        )
+        current = ChainBinding.of(self.client.chain_identity())
         bound = stores[0].read().chain
         if bound is not None and bound != current:
             if not reset:
@@ -327,7 +321,7 @@ class NodeBase:
                 with store.transaction() as records:
                     records.chain = current
                     if records.index.cursor == 0:
-                        records.index.cursor = identity.block
+                        records.index.cursor = current.block
         self._chain_checked = time.monotonic()
 
     def check_chain(self) -> bool:
@@ -343,19 +337,13 @@ class NodeBase:
         if not stores or time.monotonic() - self._chain_checked < self.chain_check_interval:
             return True
         bound = stores[0].read().chain
-        identity = self.client.chain_identity()
+        current = ChainBinding.of(self.client.chain_identity())
         self._chain_checked = time.monotonic()
-        if bound is None or (
-            identity.chain_id,
-            identity.deployment,
-            identity.block,
-            identity.block_hash,
-        ) == (bound.chain_id, bound.deployment, bound.block, bound.block_hash):
+        if bound is None or bound == current:
             return True
         self._fatal = ChainMismatch(
             f"the chain changed under the running {self.name} node: its state belongs to "
-            f"{bound.describe()}, the RPC now serves chain {identity.chain_id} with deployment "
-            f"block {identity.block} ({identity.block_hash[:12] or 'missing'}): stopped; restart "
+            f"{bound.describe()}, the RPC now serves {current.describe()}: stopped; restart "
             "it with --reset-state"
         )
         self.log.error("%s", self._fatal)

@@ -19,13 +19,16 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Generic, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, ValidationError
 
 from veritrain.errors import NodeStateError
 from veritrain.hexutil import as_bytes32, to_hex
 from veritrain.store import atomic_write_bytes
+
+if TYPE_CHECKING:
+    from chain.types import ChainIdentity
 
 __all__ = [
     "ChainBinding",
@@ -217,6 +220,16 @@ class ChainBinding(Record):
     deployment: str
     block: int
     block_hash: str
+
+    @classmethod
+    def of(cls, identity: ChainIdentity) -> ChainBinding:
+        """The binding of a live `chain.types.ChainIdentity`."""
+        return cls(
+            chain_id=identity.chain_id,
+            deployment=identity.deployment,
+            block=identity.block,
+            block_hash=identity.block_hash,
+        )
 
     def describe(self) -> str:
         """``chain 31337, deployment 0x.., block 1 (0xab..)``."""
