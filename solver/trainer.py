@@ -188,26 +188,33 @@ def _train(
 ) -> bool:
     """`train_job`'s loop. A checkpoint's bytes are made in the loop (training changes the
     state in place right after); hashing, the file write and `on_checkpoint` run on the one
-    `writer` thread, in order, while the next segment trains (hashlib and file I/O release
-    the GIL). Every pending write is finished, and its error raised, before this returns."""
+    `writer` thread while the next segment trains (hashlib and file I/O release the GIL);
+    training waits at a checkpoint until the previous one is written. The pending write is
+    finished, and its error raised, before this returns."""
     advance_one = step_fn if step_fn is not None else step_function(engine)
     spec = engine.spec
     k, total = spec.checkpoint_interval, spec.total_steps
     pending: list[Future[None]] = []
 
-    def persist(blob: bytes) -> None:
+    def persist(blob: bytes, index: int) -> None:
+        if len(hashes) != index:  # never record a checkpoint at another one's index
+            raise RuntimeError(f"checkpoint {index} written after {len(hashes)} recorded")
         hashes.append(to_hex(store.put(blob)))
         if on_checkpoint is not None:
             on_checkpoint(hashes)
 
-    def settle(block: bool) -> None:
-        """Raise the error of a finished write (disk full...); with `block`, finish them all."""
-        while pending and (block or pending[0].done()):
+    def settle() -> None:
+        """Finish the pending write and raise its error (disk full...)."""
+        while pending:
             pending.pop(0).result()
 
     def checkpoint(state: TrainState) -> TrainState:
-        settle(block=False)
-        pending.append(writer.submit(persist, engine.state_bytes(state)))
+        # Double buffering: checkpoint i is written while segment i + 1 trains, never more.
+        # Memory holds at most two checkpoints' bytes, and a failed write stops training
+        # before a later checkpoint is handed to the writer.
+        settle()
+        index = len(hashes)
+        pending.append(writer.submit(persist, engine.state_bytes(state), index))
         # Training goes on from the in-memory state: the canonical bytes hold all of it
         # (weights, AdamW moments, step), so decoding them would rebuild the same state and
         # copy every tensor a second time (pinned by the solver's unit tests per preset).
@@ -220,7 +227,7 @@ def _train(
     except BaseException:
         wait(pending)  # the checkpoints made so far are stored and recorded before it propagates
         raise
-    settle(block=True)
+    settle()
     return finished and len(hashes) == total // k + 1
 
 

@@ -91,7 +91,7 @@ def test_solver_killed_mid_training_restarts_and_finishes(net: Network) -> None:
     def put_then_die(blob: bytes) -> bytes:
         puts["n"] += 1
         if puts["n"] == 3:
-            first._stop.set()  # the process "dies" right after checkpoint 20
+            first._stop.set()  # the process "dies" while checkpoint 20 is written
         return original(blob)
 
     first.store.put = put_then_die  # type: ignore[method-assign]
@@ -99,7 +99,8 @@ def test_solver_killed_mid_training_restarts_and_finishes(net: Network) -> None:
     net.wait_for("first solver to stop", lambda: first.stopping, timeout=120)
     net.stop(first)
     rec = first.job_record(job_id)
-    assert rec is not None and rec.phase == Phase.TRAINING and len(rec.hashes) == 3
+    # checkpoint 30 may be made, while checkpoint 20 is written, before training sees the stop
+    assert rec is not None and rec.phase == Phase.TRAINING and len(rec.hashes) in (3, 4)
     assert net.client(0).jobs.get_job(job_id).status is JobStatus.Claimed
 
     second = SolverNode(net.client(SOLVER), data, "127.0.0.1", port, poll_interval=0.5)
@@ -109,7 +110,7 @@ def test_solver_killed_mid_training_restarts_and_finishes(net: Network) -> None:
         is JobStatus.Finalized
     )
     final = second.job_record(job_id)
-    assert final is not None and final.hashes[:3] == rec.hashes
+    assert final is not None and final.hashes[: len(rec.hashes)] == rec.hashes
 
 
 def test_solver_killed_after_commit_reserves_and_finishes(net: Network) -> None:

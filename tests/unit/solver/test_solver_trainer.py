@@ -108,17 +108,21 @@ def test_restore_checkpoint_refuses_a_history_it_cannot_reproduce(engine, tmp_pa
 
 
 class _FailingStore(CheckpointStore):
-    """A store whose disk fills up at the `fail_at`-th put, recording each put's thread."""
+    """A store whose disk fills up at the `fail_at`-th put, recording each put's thread;
+    each put first sleeps `delay` seconds (a slow disk, slower than a training segment)."""
 
-    def __init__(self, root: Path, fail_at: int) -> None:
+    def __init__(self, root: Path, fail_at: int, delay: float = 0.0) -> None:
         super().__init__(root)
         self.fail_at = fail_at
+        self.delay = delay
         self.threads: list[str] = []
 
     def put(self, blob: bytes) -> bytes:
         import threading
+        import time
 
         self.threads.append(threading.current_thread().name)
+        time.sleep(self.delay)
         if len(self.threads) == self.fail_at:
             raise OSError(28, "No space left on device")
         return super().put(blob)
@@ -147,6 +151,20 @@ def test_a_failed_checkpoint_write_stops_training_with_its_error(
     resumed = list(hashes)
     assert train_job(engine, CheckpointStore(tmp_path), resumed)  # and resumes from there
     assert resumed == honest
+
+
+def test_a_slow_disk_holds_training_back_one_checkpoint_at_most(
+    engine: TrainingEngine, honest: list[str], tmp_path: Path
+) -> None:
+    """Training never runs more than one checkpoint ahead of its writes: at most two
+    checkpoints' bytes are in memory, and a failed write is raised before a later checkpoint
+    can be recorded in its place (its hash at the failed one's index)."""
+    store = _FailingStore(tmp_path, fail_at=2, delay=0.3)
+    hashes: list[str] = []
+    with pytest.raises(OSError, match="No space left"):
+        train_job(engine, store, hashes)
+    assert hashes == honest[:1]
+    assert len(store.threads) == 2  # checkpoint 2 was never handed to the writer
 
 
 @pytest.mark.parametrize("name", ["digits-mlp", "shakespeare-char"])
