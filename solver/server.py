@@ -604,7 +604,7 @@ def get_manifest(job_id: int, catalog: CatalogDep) -> ManifestResponse:
     response_class=Response,
     responses={
         200: {
-            "description": "The state's canonical bytes; header `X-State-Hash` (sha256).",
+            "description": "The state's canonical bytes; header `X-State-Hash` (BLAKE3).",
             "content": {"application/octet-stream": {}},
         },
         **_STATE_ERRORS,

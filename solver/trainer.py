@@ -196,7 +196,7 @@ def _train(
     k, total = spec.checkpoint_interval, spec.total_steps
     pending: list[Future[None]] = []
 
-    def persist(blob: bytes, index: int) -> None:
+    def persist(blob: bytearray, index: int) -> None:
         if len(hashes) != index:  # never record a checkpoint at another one's index
             raise RuntimeError(f"checkpoint {index} written after {len(hashes)} recorded")
         hashes.append(to_hex(store.put(blob)))
@@ -214,7 +214,7 @@ def _train(
         # before a later checkpoint is handed to the writer.
         settle()
         index = len(hashes)
-        pending.append(writer.submit(persist, engine.state_bytes(state), index))
+        pending.append(writer.submit(persist, engine.state_buffer(state), index))
         # Training goes on from the in-memory state: the canonical bytes hold all of it
         # (weights, AdamW moments, step), so decoding them would rebuild the same state and
         # copy every tensor a second time (pinned by the solver's unit tests per preset).

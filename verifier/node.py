@@ -10,7 +10,7 @@ Per round (`VerifierNode.step()`):
    segment of its own draw (`sampleMaskOf`, docs/SECURITY.md P-27: each seat draws its own
    segments; it seals the zero end on the other seats' samples, which the contract ignores)
    by replay (`veritrain.replay.check_segment`: Merkle proofs of both ends against the
-   on-chain root, sha256 of the start checkpoint, k replayed steps, end hash compared) and
+   on-chain root, state hash of the start checkpoint, k replayed steps, end hash compared) and
    seal the verdicts (docs/FORCED_ERRORS.md): once the solver has posted its claims, each
    sampled segment is checked against them (`NodeBase.claim_check`: the start checkpoint must
    hash to the claimed start hash, k replayed steps must end at the claimed end hash). The

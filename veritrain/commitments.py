@@ -98,7 +98,7 @@ def leaf_hash(index: int, step: int, state_hash: bytes) -> bytes:
     Args:
         index: the checkpoint index i (uint256), its position in the tree.
         step: the checkpoint's step, i * k (uint256).
-        state_hash: its 32-byte sha256 state hash (bytes32).
+        state_hash: its 32-byte state hash (bytes32).
 
     Returns:
         The 32-byte leaf, equal to Solidity `LibCheckpoint.leafHash(index, step, stateHash)`.

@@ -348,7 +348,7 @@ def contribution_init(global_blob: bytes, private_blob: bytes | None) -> bytes:
 
     Returns:
         Checkpoint bytes at header step 0: the parameters in the global state's order, then
-        the private optimizer tensors; its sha256 is the job's `initHash`.
+        the private optimizer tensors; its state hash is the job's `initHash`.
 
     Raises:
         CheckpointFormatError: malformed bytes, or a private state whose parameters do not
@@ -399,7 +399,7 @@ def pseudo_gradient(global_blob: bytes, final_blob: bytes) -> OrderedDict[str, t
 def encode_delta(
     delta: Mapping[str, torch.Tensor], round_index: int, fmt: str = "float32"
 ) -> bytes:
-    """Canonical bytes of a pseudo-gradient; their sha256 is the Delta hash a commitment binds.
+    """Canonical bytes of a pseudo-gradient; their state hash is the Delta hash a commitment binds.
 
     `"float32"`: the tensors as they are. `"int8"`: per tensor, `scale = max|Delta| / 127`
     (one float32 division) and `q = round_half_even(Delta / scale)` clamped to [-127, 127]
@@ -503,7 +503,7 @@ class OuterState:
         return encode_state(self.step, tensors)
 
     def state_hash(self) -> bytes:
-        """sha256 of `to_bytes()` (32 bytes): the run's global state hash of round t."""
+        """State hash of `to_bytes()` (32 bytes): the run's global state hash of round t."""
         return state_hash(self.to_bytes())
 
     @classmethod
@@ -658,7 +658,7 @@ class RoundResult:
             next round), the round's accepted ones replacing the older ones.
         accepted: seats whose pseudo-gradient entered the outer step, in seat order.
         excluded: seat -> why its finalized contribution was left out.
-        delta_hashes: accepted seat -> sha256 of its encoded pseudo-gradient.
+        delta_hashes: accepted seat -> state hash of its encoded pseudo-gradient.
         delta_bytes: accepted seat -> length of its encoded pseudo-gradient (bytes).
     """
 

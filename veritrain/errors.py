@@ -72,11 +72,11 @@ class CheckpointFormatError(VeritrainError, ValueError):
 
 
 class CheckpointHashMismatch(VeritrainError, ValueError):
-    """Checkpoint bytes do not hash (sha256) to the expected state hash.
+    """Checkpoint bytes do not hash to the expected state hash (`veritrain.state.state_hash`).
 
     Attributes:
         expected: the expected 32-byte state hash.
-        actual: the 32-byte sha256 of the bytes that were received or read.
+        actual: the 32-byte state hash of the bytes that were received or read.
         source: where the bytes came from (URL or file path), for the message.
     """
 

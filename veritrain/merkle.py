@@ -125,7 +125,7 @@ def verify_checkpoint(
         total_steps: the job's N (steps).
         interval: the job's checkpoint interval k (steps).
         index: checkpoint index i.
-        state_hash: the 32-byte sha256 state hash claimed for checkpoint i.
+        state_hash: the 32-byte state hash claimed for checkpoint i.
 
     Returns:
         False for `interval < 1`, an index outside [0, N/k], a proof of the wrong length, a

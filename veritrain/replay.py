@@ -2,11 +2,11 @@
 
 A sampled segment s covers steps s*k .. (s+1)*k. `check_claim` (what verifiers and
 whistleblowers run during a verification round, docs/FORCED_ERRORS.md) downloads checkpoint
-s*k, checks its sha256 against the solver's claimed start hash, replays k steps and compares
+s*k, checks its state hash against the solver's claimed start hash, replays k steps and compares
 the result with the claimed end hash. `check_segment` (a committed segment, once the solver
 serves its proofs) fetches the Merkle proofs of
 leaves s and s+1 from the solver (PROTOCOL.md 2.4), checks both against the on-chain root,
-downloads checkpoint s*k and checks its sha256, replays k steps under the job's execution
+downloads checkpoint s*k and checks its state hash, replays k steps under the job's execution
 profile and compares the hash of the result with the committed leaf s+1. This is the segment
 replay of Proof-of-Learning (Jia et al., "Proof-of-Learning: Definitions and Practice",
 IEEE S&P 2021), made exact (distance 0) by the pinned profile instead of a tolerance.
@@ -138,7 +138,7 @@ def check_segment(
     Steps: fetch proofs of leaves s and s+1; check their leaf index and step; verify both
     proofs at their positions against `root` (`veritrain.merkle.verify_checkpoint`, as
     `LibCheckpoint.verify` on chain); download checkpoint s*k and
-    check its sha256 against the proven leaf; replay k steps; compare the end hash with the
+    check its state hash against the proven leaf; replay k steps; compare the end hash with the
     proven leaf s+1.
 
     Args:

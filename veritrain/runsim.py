@@ -50,8 +50,8 @@ class RoundReport:
             (`val_bpc` for GPT models, test accuracy for MLPs).
         bytes_uploaded: bytes the accepted solvers sent in all (`encode_delta` output, headers
             included).
-        global_hash: sha256 of the outer state after the round (32 bytes).
-        delta_hashes: sha256 of each accepted seat's encoded pseudo-gradient, by seat.
+        global_hash: state hash (BLAKE3) of the outer state after the round (32 bytes).
+        delta_hashes: state hash (BLAKE3) of each accepted seat's encoded pseudo-gradient, by seat.
         seconds: wall time of the round (training, encoding, outer step, evaluation).
     """
 

@@ -1,6 +1,6 @@
 """Content-addressed checkpoint store on plain files (PROTOCOL.md 2.2).
 
-A checkpoint lives at `<root_dir>/<64 hex digits of sha256>.ckpt`. Writes go to a temporary
+A checkpoint lives at `<root_dir>/<64 hex digits of the state hash>.ckpt`. Writes go to a temporary
 file in the same directory, are fsynced and then `os.replace`d into place, so a reader (or a
 node restarted after a kill) sees either the whole file or none. Reads re-hash the bytes and
 reject anything that does not match its name; `put` rewrites a file whose bytes no longer
@@ -24,7 +24,7 @@ from veritrain.state import state_hash
 __all__ = ["CheckpointStore", "atomic_write_bytes"]
 
 
-def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+def atomic_write_bytes(path: str | Path, data: bytes | bytearray) -> None:
     """Write `data` to `path` atomically (temp file in the same directory, fsync, rename).
 
     Args:
@@ -52,7 +52,7 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
 
 
 class CheckpointStore:
-    """Checkpoints keyed by their sha256 state hash.
+    """Checkpoints keyed by their state hash (BLAKE3, `veritrain.state.state_hash`).
 
     Args:
         root_dir: directory for the files (created if missing).
@@ -66,8 +66,8 @@ class CheckpointStore:
         """File path of the checkpoint with this hash (bytes or 0x-hex)."""
         return self.root_dir / f"{as_bytes32(state_hash_).hex()}.ckpt"
 
-    def put(self, blob: bytes) -> bytes:
-        """Store checkpoint bytes under their sha256 (idempotent).
+    def put(self, blob: bytes | bytearray) -> bytes:
+        """Store checkpoint bytes under their state hash (idempotent).
 
         A file already there is kept when it re-hashes to its name and atomically replaced
         when it does not (corruption on disk), so putting the recomputed bytes repairs it.

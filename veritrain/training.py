@@ -45,7 +45,7 @@ from veritrain.errors import (
 )
 from veritrain.models import GPT, MLP, ops_for
 from veritrain.spec import REPRO_ARITH, ExecutionProfile, GPTConfig, JobSpec, ModelConfig
-from veritrain.state import decode_state, encode_state, state_hash
+from veritrain.state import decode_state, encode_state, encode_state_buffer, state_hash
 from veritrain.text import TextDataset, eval_windows, lm_batch, load_text_dataset
 
 logger = logging.getLogger(__name__)
@@ -508,9 +508,14 @@ class TrainingEngine:
         """Canonical checkpoint bytes of `state` ("VTCK\\x01", see `veritrain.state`)."""
         return encode_state(state.step, self.state_tensors(state))
 
+    def state_buffer(self, state: TrainState) -> bytearray:
+        """`state_bytes` in a new `bytearray`, each tensor copied once (what the solver hashes
+        and writes at a checkpoint while training goes on in place)."""
+        return encode_state_buffer(state.step, self.state_tensors(state))
+
     def state_hash(self, state: TrainState) -> bytes:
-        """sha256 of `state_bytes(state)` (32 bytes)."""
-        return state_hash(self.state_bytes(state))
+        """State hash (BLAKE3, `veritrain.state.state_hash`) of `state_bytes(state)` (32 bytes)."""
+        return state_hash(self.state_buffer(state))
 
     def load_state(self, blob: bytes) -> TrainState:
         """Rebuild a `TrainState` from checkpoint bytes (hash checks are the caller's job).

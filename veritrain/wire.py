@@ -172,14 +172,14 @@ class CheckpointClient:
         return blob
 
     def checkpoint(self, step: int, expected_hash: bytes | str) -> bytes:
-        """Checkpoint ``step`` (a multiple of k), checked against its expected sha256.
+        """Checkpoint ``step`` (a multiple of k), checked against its expected state hash.
 
         Args:
             step: checkpoint step.
             expected_hash: the committed or claimed 32-byte state hash (bytes or 0x-hex).
 
         Returns:
-            Bytes whose sha256 equals ``expected_hash``.
+            Bytes whose state hash equals ``expected_hash``.
 
         Raises:
             CheckpointUnavailable: unreachable host, timeout or non-200 status.
@@ -189,7 +189,7 @@ class CheckpointClient:
 
     def state(self, step: int, expected_hash: bytes | str) -> bytes:
         """The solver's state at any step (``/states/{step}``), checked against its expected
-        sha256 (e.g. a game's agreed hash).
+        state hash (e.g. a game's agreed hash).
 
         Raises:
             CheckpointUnavailable: unreachable host, timeout or non-200 status.

@@ -12,7 +12,14 @@ import pytest
 import torch
 
 from veritrain.errors import CheckpointFormatError, CheckpointHashMismatch
-from veritrain.state import MAGIC, decode_state, encode_state, state_hash, verify_state_hash
+from veritrain.state import (
+    MAGIC,
+    decode_state,
+    encode_state,
+    encode_state_buffer,
+    state_hash,
+    verify_state_hash,
+)
 
 _CHILD = """
 import sys
@@ -48,6 +55,36 @@ def test_round_trip():
         assert out[name].dtype == t.dtype and out[name].shape == t.shape
         assert torch.equal(out[name], t)
     assert encode_state(step, out) == blob  # canonical: decode/encode is the identity
+
+
+def test_the_single_copy_buffer_is_the_canonical_bytes_and_owns_its_data():
+    tensors = _tensors()
+    tensors["flags"] = torch.tensor([True, False, True])
+    tensors["small"] = torch.arange(5, dtype=torch.int8)
+    tensors["half"] = torch.linspace(0, 1, 7, dtype=torch.float16)
+    tensors["strided"] = torch.randn(4, 6).t()  # not contiguous: laid out row-major anyway
+    expected = b"".join(  # the layout written out by hand, tensor by tensor
+        t.contiguous().numpy().tobytes() for t in tensors.values()
+    )
+    buffer = encode_state_buffer(9, tensors)
+    assert isinstance(buffer, bytearray) and bytes(buffer) == encode_state(9, tensors)
+    assert bytes(buffer).endswith(expected)
+    digest = state_hash(buffer)
+    tensors["w"].add_(1.0)  # training goes on in place: the checkpoint does not move
+    assert state_hash(buffer) == digest and decode_state(bytes(buffer))[0] == 9
+
+
+@pytest.mark.parametrize(
+    ("length", "digest"),
+    [  # the BLAKE3 team's test vectors (test_vectors.json: input bytes 0, 1, ..., 250, 0, ...)
+        (0, "af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262"),
+        (1025, "d00278ae47eb27b34faecf67b4fe263f82d5412916c1ffd97c8cb7fb814b8444"),
+        (7169, "a003fc7a51754a9b3c7fae0367ab3d782dccf28855a03d435f8cfe74605e7817"),
+    ],
+)
+def test_the_state_hash_is_blake3_by_its_published_vectors(length: int, digest: str):
+    blob = bytes(i % 251 for i in range(length))
+    assert state_hash(blob).hex() == digest == state_hash(bytearray(blob)).hex()
 
 
 def test_encoding_is_little_endian_raw_bytes():
