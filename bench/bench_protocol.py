@@ -62,9 +62,10 @@ def _bench_model(
 
     The solver side is the solver's own `solver.trainer.train_job` (canonical bytes every k
     steps, one copy of each tensor, hashed and written to the content-addressed store off the
-    training thread while the next segment trains) plus the Merkle tree, against the same
-    steps bare; ``commit_s``, the measured wall time of the commit transaction, is added
-    to the protocol side (one transaction per job whatever N is).
+    training thread while the next segment trains, without fsync) plus the fsync of every file
+    before the commit and the Merkle tree, against the same steps bare; ``commit_s``, the
+    measured wall time of the commit transaction, is added to the protocol side (one
+    transaction per job whatever N is).
     """
     from solver.trainer import train_job
     from veritrain.forced import ForcedDraw, build_claims
@@ -91,6 +92,7 @@ def _bench_model(
         hashes.clear()
         if not train_job(engine, store, hashes):
             raise RuntimeError("training stopped early")
+        store.sync(hashes)  # what the solver does before it commits: one fsync per file
         checkpoint_tree([bytes.fromhex(h[2:]) for h in hashes], k).root  # noqa: B018
         if not blobs:
             for i, h in enumerate(hashes):

@@ -168,6 +168,8 @@ class SolverNode(NodeBase):
         self.state = RecordStore(self.data_dir / "solver_state.json", SolverRecords)
         self._initials: dict[int, bytes | None] = {}  # job -> state 0 when not seed-initialised
         self._not_yet: set[int] = set()  # jobs whose start could not be built this round
+        # job -> state hashes this process trained and wrote itself (not re-read before commit)
+        self._written: dict[int, set[bytes]] = {}
         self._run_states: dict[tuple[bytes, int], Any] = {}  # (run hash, round) -> RunState
         self.store = CheckpointStore(self.data_dir / "checkpoints")
         self.run_keeper = RunKeeper(self, propose=True, challenge=True, store=self.store)
@@ -341,9 +343,11 @@ class SolverNode(NodeBase):
                     self.log.warning("job %d: commit deadline missed", job_id)
                     self._put(job_id, phase=Phase.ABANDONED)
                     return
-                # every checkpoint we are about to commit to must be servable: a bad file is
-                # recomputed by replay now, not discovered by a verifier later
-                self.catalog.verify(job_id)
+                # every checkpoint we are about to commit to must be servable and durable: a
+                # bad file (from before a restart) is recomputed by replay now, not discovered
+                # by a verifier later; then one fsync per file, not one per checkpoint write
+                self.catalog.verify(job_id, written=self._written.get(job_id, ()))
+                self.store.sync(rec.hashes)
                 url = self.checkpoint_url(job_id)
                 secret = rec.secret
                 if secret is None:
@@ -873,6 +877,7 @@ class SolverNode(NodeBase):
             self._put(job_id, hashes=[from_hex(h) for h in hashes])
 
         hashes = [to_hex(h) for h in rec.hashes]
+        resumed_from = len(hashes)
         watch = self._deadline_watch(job_id, engine, int(job.commit_deadline))
         reasons: list[str] = []
 
@@ -897,6 +902,7 @@ class SolverNode(NodeBase):
             if reasons:
                 self._abandon(job_id, reasons[0])
             return False
+        self._written[job_id] = {from_hex(h) for h in hashes[resumed_from:]}
         # Sealed before it is published: no request may ever see an unsealed trained job.
         self.catalog.seal(job_id)
         trained = rec.model_copy(update={"hashes": [from_hex(h) for h in hashes]})

@@ -138,7 +138,9 @@ def train_job(
 
     Args:
         engine: the engine of the job's spec (profile already applied).
-        store: checkpoint store; every checkpoint (step 0, k, ..., N) is put here.
+        store: checkpoint store; every checkpoint (step 0, k, ..., N) is put here, not
+            fsynced (call `store.sync(hashes)` before committing to them: a file lost to a
+            power cut before that is recomputed by replay, `restore_checkpoint`).
         hashes: 0x-hex state hashes of the checkpoints already made (steps 0, k, ...),
             extended in place; pass `[]` to start from scratch.
         step_fn: advances a state by one step (default: the honest `step_function`).
@@ -199,7 +201,7 @@ def _train(
     def persist(blob: bytearray, index: int) -> None:
         if len(hashes) != index:  # never record a checkpoint at another one's index
             raise RuntimeError(f"checkpoint {index} written after {len(hashes)} recorded")
-        hashes.append(to_hex(store.put(blob)))
+        hashes.append(to_hex(store.put(blob, durable=False)))
         if on_checkpoint is not None:
             on_checkpoint(hashes)
 

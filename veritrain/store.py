@@ -1,8 +1,9 @@
 """Content-addressed checkpoint store on plain files (PROTOCOL.md 2.2).
 
-A checkpoint lives at `<root_dir>/<64 hex digits of the state hash>.ckpt`. Writes go to a temporary
-file in the same directory, are fsynced and then `os.replace`d into place, so a reader (or a
-node restarted after a kill) sees either the whole file or none. Reads re-hash the bytes and
+A checkpoint lives at `<root_dir>/<64 hex digits of the state hash>.ckpt`. Writes go to a
+temporary file in the same directory, are fsynced (unless the caller defers that to one `sync`)
+and then `os.replace`d into place, so a reader (or a node restarted after a kill) sees either
+the whole file or none. Reads re-hash the bytes and
 reject anything that does not match its name; `put` rewrites a file whose bytes no longer
 match its name (a flipped bit on disk), so a node can repair its store by recomputing the
 checkpoint.
@@ -15,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from veritrain.errors import CheckpointHashMismatch, CheckpointNotFound
@@ -24,27 +26,36 @@ from veritrain.state import state_hash
 __all__ = ["CheckpointStore", "atomic_write_bytes"]
 
 
-def atomic_write_bytes(path: str | Path, data: bytes | bytearray) -> None:
+def atomic_write_bytes(path: str | Path, data: bytes | bytearray, *, durable: bool = True) -> None:
     """Write `data` to `path` atomically (temp file in the same directory, fsync, rename).
 
     Args:
         path: destination file; its directory must exist.
         data: bytes to write.
+        durable: fsync the file and its directory (False: the rename is still atomic for
+            other processes, but a power cut may leave an empty or partial file).
     """
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
-    with contextlib.suppress(OSError):  # persist the rename itself (best effort)
-        dfd = os.open(path.parent, os.O_RDONLY)
+    if durable:
+        _fsync_dir(path.parent)
+
+
+def _fsync_dir(directory: Path) -> None:
+    """Persist renames in `directory` (best effort: not every filesystem allows it)."""
+    with contextlib.suppress(OSError):
+        dfd = os.open(directory, os.O_RDONLY)
         try:
             os.fsync(dfd)
         finally:
@@ -66,7 +77,7 @@ class CheckpointStore:
         """File path of the checkpoint with this hash (bytes or 0x-hex)."""
         return self.root_dir / f"{as_bytes32(state_hash_).hex()}.ckpt"
 
-    def put(self, blob: bytes | bytearray) -> bytes:
+    def put(self, blob: bytes | bytearray, *, durable: bool = True) -> bytes:
         """Store checkpoint bytes under their state hash (idempotent).
 
         A file already there is kept when it re-hashes to its name and atomically replaced
@@ -74,6 +85,9 @@ class CheckpointStore:
 
         Args:
             blob: checkpoint bytes.
+            durable: fsync before returning; a solver writing checkpoints while it trains
+                passes False and calls `sync` once, before it commits to them (a checkpoint
+                lost in between is recomputed by replay, `solver.trainer.restore_checkpoint`).
 
         Returns:
             The 32-byte state hash.
@@ -81,8 +95,29 @@ class CheckpointStore:
         digest = state_hash(blob)
         target = self.path(digest)
         if not self._intact(target, digest):
-            atomic_write_bytes(target, blob)
+            atomic_write_bytes(target, blob, durable=durable)
         return digest
+
+    def sync(self, digests: Iterable[bytes | str]) -> None:
+        """fsync the files of these checkpoints, then the directory (their renames).
+
+        Cheap for files the kernel has already written back, so a solver pays for durability
+        once per job instead of once per checkpoint.
+
+        Raises:
+            CheckpointNotFound: a file is missing.
+        """
+        for digest in digests:
+            target = self.path(digest)
+            try:
+                fd = os.open(target, os.O_RDONLY)
+            except FileNotFoundError as exc:
+                raise CheckpointNotFound(f"no checkpoint {target.name} in {self.root_dir}") from exc
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        _fsync_dir(self.root_dir)
 
     @staticmethod
     def _intact(target: Path, digest: bytes) -> bool:

@@ -88,11 +88,11 @@ def test_solver_killed_mid_training_restarts_and_finishes(net: Network) -> None:
     puts = {"n": 0}
     original = first.store.put
 
-    def put_then_die(blob: bytes) -> bytes:
+    def put_then_die(blob: bytes | bytearray, *, durable: bool = True) -> bytes:
         puts["n"] += 1
         if puts["n"] == 3:
             first._stop.set()  # the process "dies" while checkpoint 20 is written
-        return original(blob)
+        return original(blob, durable=durable)
 
     first.store.put = put_then_die  # type: ignore[method-assign]
     net.start(first)

@@ -117,7 +117,7 @@ class _FailingStore(CheckpointStore):
         self.delay = delay
         self.threads: list[str] = []
 
-    def put(self, blob: bytes) -> bytes:
+    def put(self, blob: bytes | bytearray, *, durable: bool = True) -> bytes:
         import threading
         import time
 
@@ -125,7 +125,7 @@ class _FailingStore(CheckpointStore):
         time.sleep(self.delay)
         if len(self.threads) == self.fail_at:
             raise OSError(28, "No space left on device")
-        return super().put(blob)
+        return super().put(blob, durable=durable)
 
 
 def test_checkpoints_are_written_off_the_training_thread_in_order(

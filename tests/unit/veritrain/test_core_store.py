@@ -51,3 +51,19 @@ def test_failed_write_leaves_nothing(tmp_path, monkeypatch):
     with pytest.raises(OSError):
         store.put(b"data")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_deferred_puts_are_made_durable_by_one_sync(tmp_path, monkeypatch):
+    store = CheckpointStore(tmp_path)
+    synced: list[int] = []
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real(fd))[1])
+    store.put(b"durable")
+    assert len(synced) == 2  # the file, then the directory (its rename)
+    synced.clear()
+    hashes = [store.put(b"one", durable=False), store.put(b"two", durable=False)]
+    assert synced == []  # nothing on the training path
+    store.sync(hashes)
+    assert len(synced) == 3  # each file once, then the directory
+    with pytest.raises(CheckpointNotFound):
+        store.sync([b"\x07" * 32])
