@@ -9,6 +9,7 @@ Run ``veritrain --help``. Commands:
     unbond ROLE AMOUNT / withdraw ROLE
     job submit / list / show   (show: the verification round too: claims, sealed and revealed
                            verdicts, outcome, the forced sample once the secret is revealed)
+    job watch ID           follow one job's events live until it settles
     job cancel ID          the submitter cancels an Open job (its escrow becomes credit)
     job reclaim ID         reopen a job whose solver missed its commit deadline
     jackpot fund / show    the forced-error jackpot pool (docs/FORCED_ERRORS.md)
@@ -16,6 +17,13 @@ Run ``veritrain --help``. Commands:
     shares MODEL [ACCOUNT] who owns a model (Protocol Learning ownership shares) and its lineage
     revenue pay/claim      pay revenue into a model / claim an account's part
     run simulate           preview a DiLoCo training run on this machine (no chain)
+    run open / list / post / propose / challenge / finalize / show   DiLoCo runs on chain
+    model register / authorize / revoke / transfer / accept / show   who may post under a model
+    account show [ADDR]    stakes (locked, unbonding, slashed), credit, earnings, shares
+    dispute list / show N  disputes and each one's moves, step and winner
+    index [--follow]       index the deployment's events into SQLite (or PostgreSQL)
+    dashboard              serve the read-only web dashboard from the index
+    train PRESET           train a preset locally (no chain)
     solver run / verifier run / whistleblower run   the nodes
     demo                   the whole protocol end to end on a local Anvil
     selftest               does this machine reproduce repro2? (golden hashes, conformance)
@@ -57,6 +65,7 @@ from noderuntime.options import (
     check_address,
     connect,
     connect_reader,
+    connect_signer,
     emit_json,
     setup_logging,
     token_amount,
@@ -128,14 +137,6 @@ def _root(
     """veritrain: verified, incentivized training on an EVM chain."""
     if debug:
         enable_debug()
-
-
-def _keys(
-    keystore: Path | None, password_env: str, key_env: str | None, dev_account: int | None
-) -> KeySource:
-    return KeySource(
-        keystore=keystore, password_env=password_env, key_env=key_env, dev_account=dev_account
-    )
 
 
 def _fmt_tokens(wei: int) -> str:
@@ -272,7 +273,10 @@ def deploy(
     from veritrain.store import atomic_write_bytes
 
     client = connect(
-        rpc_url, None, _keys(keystore, password_env, key_env, None), need_deployment=False
+        rpc_url,
+        None,
+        KeySource(keystore=keystore, password_env=password_env, key_env=key_env, dev_account=None),
+        need_deployment=False,
     )
     path = manifest_path(client.chain_id, out)
     partial = path.with_suffix(".partial.json")
@@ -349,7 +353,7 @@ def stake(
     Checked before any transaction: the wallet balance covers AMOUNT and the resulting stake
     reaches the role's minimum; so no approval is left behind by a stake that would fail.
     """
-    client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
+    client = connect_signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
     r = ROLES[role.value]
     current = client.stakes.stake_of(client.address, r)
     minimum = client.stakes.min_stake(r)
@@ -390,7 +394,7 @@ def unbond(
     dev_account: DevAccountOpt = None,
 ) -> None:
     """Start unbonding free stake; withdraw it after the unbonding delay."""
-    client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
+    client = connect_signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
     r = ROLES[role.value]
     free = client.stakes.free_stake(client.address, r)
     if amount > free:
@@ -414,7 +418,7 @@ def withdraw(
     dev_account: DevAccountOpt = None,
 ) -> None:
     """Withdraw unbonded stake once its delay has passed."""
-    client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
+    client = connect_signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
     r = ROLES[role.value]
     view = client.stakes.stake_of(client.address, r)
     if view.unbonding == 0:
@@ -441,7 +445,7 @@ def credit(
     json_out: JsonOpt = False,
 ) -> None:
     """Show (and with --claim, withdraw) the account's pull-payment credit."""
-    client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
+    client = connect_signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
     amount = client.escrow.credit_of()
     if claim and amount > 0:
         client.escrow.claim_credit()
@@ -603,7 +607,7 @@ def job_submit(
     )
     from veritrain.spec import model_id_hash
 
-    client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
+    client = connect_signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
     model_id = specs[0].model_id  # a preset names its own model
     model_hash = model_id_hash(model_id)  # what `spec.model_id_hash()` posts
     if not client.shares.can_post(model_hash):
@@ -709,7 +713,7 @@ def job_cancel(
     claimable credit (``veritrain credit --claim``)."""
     from veritrain.enums import JobStatus
 
-    client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
+    client = connect_signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
     job = _existing_job(client, job_id)
     if job.status is not JobStatus.Open:
         raise CliError(f"job {job_id} is {job.status.name}: only an Open job can be cancelled")
@@ -736,7 +740,7 @@ def job_reclaim(
     pool and the job is Open again."""
     from veritrain.enums import JobStatus
 
-    client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
+    client = connect_signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
     job = _existing_job(client, job_id)
     if job.status is not JobStatus.Claimed:
         raise CliError(
@@ -903,7 +907,7 @@ def jackpot_fund(
     json_out: JsonOpt = False,
 ) -> None:
     """Add tokens to the jackpot pool that pays whoever catches a forced error."""
-    client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
+    client = connect_signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
     wei = amount
     _require_balance(client, wei, "to fund the jackpot")
     client.escrow.fund_jackpot(wei)
@@ -1006,7 +1010,7 @@ def revenue_pay(
     dev_account: DevAccountOpt = None,
 ) -> None:
     """Pay model revenue; it is split pro rata among the share holders."""
-    client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
+    client = connect_signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
     model_id = model_id_of(model)
     _require_balance(client, amount, f"revenue to pay into {model}")
     _require_shares(client, model, model_id)
@@ -1025,7 +1029,7 @@ def revenue_claim(
     dev_account: DevAccountOpt = None,
 ) -> None:
     """Claim the caller's share of a model's revenue."""
-    client = connect(rpc_url, deployment, _keys(keystore, password_env, key_env, dev_account))
+    client = connect_signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
     model_id = model_id_of(model)
     _require_shares(client, model, model_id)
     amount = client.shares.revenue_of(model_id)
