@@ -162,6 +162,12 @@ class ChainIdentity:
     block: int
     block_hash: str
 
+    def describe(self) -> str:
+        """``chain 31337, deployment 0x.., block 1 (0xab..)``: how nodes, the index and their
+        refusals name a chain and deployment."""
+        shown = self.block_hash[:12] + ".." if self.block_hash else "missing"
+        return f"chain {self.chain_id}, deployment {self.deployment}, block {self.block} ({shown})"
+
 
 @dataclass(frozen=True)
 class StakeView:

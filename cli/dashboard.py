@@ -63,7 +63,7 @@ def open_index(client: Any, db: str | None, *, reset: bool = False) -> Index:
     from indexer import Index, IndexError_, binding_of
 
     try:
-        binding = binding_of(client, client.deployment)
+        binding = binding_of(client)
         return Index.open(db or default_db(client.chain_id), binding, reset=reset)
     except (IndexError_, ChainError) as exc:
         raise CliError(str(exc).splitlines()[0]) from None
@@ -169,7 +169,7 @@ class DemoDashboard:
 
         client = ChainClient(rpc_url, Account.create(), deployment)
         self.index = Index.open(
-            f"sqlite:///{workdir / 'index.sqlite'}", binding_of(client, deployment), reset=True
+            f"sqlite:///{workdir / 'index.sqlite'}", binding_of(client), reset=True
         )
         self.rpc_url = rpc_url
         self.dash = Dashboard(self.index, client, port=0).start()

@@ -4,7 +4,7 @@ PostgreSQL through the same code), and the tables the dashboard and the CLI read
 - `indexer.store`: `Index.open(url, binding, reset=False)` (runs the shipped Alembic
   migrations; refuses an index of another chain or deployment), `Binding`.
 - `indexer.follow`: `Indexer(index, client).sync()` / `.follow(stop)` (cursor, retries with
-  backoff, reorganisations rolled back), `binding_of(client, deployment)`.
+  backoff, reorganisations rolled back), `binding_of(client)`.
 - `indexer.models`: the tables; `indexer.derive`: how events become rows.
 - `indexer.errors`: `IndexError_`, `IndexMismatch`, `ReorgTooDeep`.
 

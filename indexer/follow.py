@@ -32,7 +32,6 @@ from sqlalchemy.orm import Session
 
 from chain.client import ChainClient
 from chain.errors import ChainError
-from chain.manifest import Deployment
 from chain.types import DecodedEvent
 from indexer import derive
 from indexer.errors import ReorgTooDeep
@@ -66,35 +65,30 @@ def jsonable(value: Any) -> Any:
     return value
 
 
-def binding_of(client: ChainClient, deployment: Deployment) -> Binding:
-    """The `Binding` of a deployment on the client's chain (reads the deployment block's hash).
+def binding_of(client: ChainClient) -> Binding:
+    """The `Binding` of the client's deployment on its chain: `ChainClient.chain_identity` (the
+    live chain id and the deployment block's hash) and every contract address.
 
     Raises:
         chain.errors.RpcUnavailable: the RPC cannot be reached.
-        chain.errors.ChainValueError: the chain has no such block (not this deployment's chain).
+        chain.errors.ChainValueError: the client has no deployment, or the chain has no such
+            block (the manifest is not for this chain).
     """
     from chain.errors import ChainValueError
 
-    with client._rpc():  # noqa: SLF001 - shared error mapping
-        try:
-            block = client.w3.eth.get_block(deployment.block)
-        except Exception as exc:  # noqa: BLE001 - web3 raises BlockNotFound
-            if type(exc).__name__ == "BlockNotFound":
-                raise ChainValueError(
-                    f"the chain has no block {deployment.block}: the manifest is not for it"
-                ) from exc
-            raise
+    identity = client.chain_identity()
+    deployment = client.deployment
+    assert deployment is not None  # chain_identity raised otherwise
+    if not identity.block_hash:
+        raise ChainValueError(
+            f"the chain has no block {deployment.block}: the manifest is not for it"
+        )
     addresses = {
         k: str(to_checksum_address(v))
         for k, v in deployment.addresses.model_dump().items()
         if isinstance(v, str) and v
     }
-    return Binding(
-        chain_id=deployment.chain_id,
-        addresses=addresses,
-        deploy_block=deployment.block,
-        deploy_block_hash=HexBytes(block["hash"]).to_0x_hex(),
-    )
+    return Binding.of(identity, addresses)
 
 
 class Indexer:

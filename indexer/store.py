@@ -26,6 +26,7 @@ from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError, S
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
+from chain.types import ChainIdentity
 from indexer.errors import IndexError_, IndexMismatch
 from indexer.models import Base, Meta
 
@@ -52,12 +53,19 @@ class Binding:
     deploy_block: int
     deploy_block_hash: str
 
+    @classmethod
+    def of(cls, identity: ChainIdentity, addresses: dict[str, str]) -> Binding:
+        """The binding of a live `chain.types.ChainIdentity` and the deployment's addresses."""
+        return cls(identity.chain_id, addresses, identity.block, identity.block_hash)
+
     def describe(self) -> str:
-        """One line naming the chain and deployment."""
-        return (
-            f"chain {self.chain_id}, JobManager {self.addresses.get('job_manager', '?')}, "
-            f"deployed in block {self.deploy_block} ({self.deploy_block_hash})"
-        )
+        """One line naming the chain and deployment (`chain.types.ChainIdentity.describe`)."""
+        return ChainIdentity(
+            chain_id=self.chain_id,
+            deployment=self.addresses.get("job_manager", "?"),
+            block=self.deploy_block,
+            block_hash=self.deploy_block_hash,
+        ).describe()
 
 
 def _engine(url: str) -> Engine:

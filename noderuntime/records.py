@@ -232,9 +232,15 @@ class ChainBinding(Record):
         )
 
     def describe(self) -> str:
-        """``chain 31337, deployment 0x.., block 1 (0xab..)``."""
-        shown = self.block_hash[:12] + ".." if self.block_hash else "missing"
-        return f"chain {self.chain_id}, deployment {self.deployment}, block {self.block} ({shown})"
+        """``chain 31337, deployment 0x.., block 1 (0xab..)`` (`ChainIdentity.describe`)."""
+        from chain.types import ChainIdentity
+
+        return ChainIdentity(
+            chain_id=self.chain_id,
+            deployment=self.deployment,
+            block=self.block,
+            block_hash=self.block_hash,
+        ).describe()
 
 
 class NodeRecords(Record):

@@ -42,7 +42,7 @@ def measure_indexing(rpc_url: str, workdir: Path) -> None:
 
     dep = load_manifest(workdir / "deployments" / "31337.json")
     client = ChainClient(rpc_url, Account.create(), dep)
-    index = Index.open("sqlite://", binding_of(client, dep))
+    index = Index.open("sqlite://", binding_of(client))
     t0 = time.monotonic()
     n = Indexer(index, client).sync()
     seconds = time.monotonic() - t0

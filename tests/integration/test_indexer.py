@@ -64,7 +64,7 @@ def test_index_resumes_after_restart_and_refuses_another_deployment(
     _post(submitter, "m")
 
     url = f"sqlite:///{tmp_path / 'index.sqlite'}"
-    binding = binding_of(submitter, protocol)
+    binding = binding_of(submitter)
     index = Index.open(url, binding)
     assert Indexer(index, submitter).sync() > 0
     first = _events(index)
@@ -113,7 +113,7 @@ def test_reorg_of_a_few_blocks_is_rolled_back(
     submitter = client_factory(1)
     submitter.token.faucet(1_000 * E18)
     register_model(submitter, keccak(text="m"), HASHES[0])
-    index = Index.open("sqlite://", binding_of(submitter, protocol))
+    index = Index.open("sqlite://", binding_of(submitter))
     indexer = Indexer(index, submitter, reorg_depth=16)
     indexer.sync()
     fork = anvil.snapshot()
@@ -142,7 +142,7 @@ def test_rpc_outage_is_survived(anvil: Anvil, protocol: Deployment, client_facto
     submitter.token.faucet(1_000 * E18)
     register_model(submitter, keccak(text="m"), HASHES[0])
     reader = ChainClient(proxy.url, submitter.account, protocol, request_timeout=5)
-    index = Index.open("sqlite://", binding_of(reader, protocol))
+    index = Index.open("sqlite://", binding_of(reader))
     waits: list[float] = []
 
     def sleep(seconds: float) -> None:  # the endpoint comes back after two failed tries
