@@ -46,6 +46,7 @@ from typing import Annotated, Any
 
 import typer
 
+from cli.dashboard import ReadDbOpt, synced_index
 from cli.errors import CliError, OneLineErrorGroup, enable_debug
 from cli.models import app as model_app
 from cli.reports import check_model, model_id_of, shares_report
@@ -773,15 +774,42 @@ def _job_dict(client: Any, job_id: int) -> dict[str, Any]:
     }
 
 
+def _indexed_jobs(index: Any) -> list[dict[str, Any]]:
+    """`_job_dict` of every job, read from the index (`dashboard.queries.jobs`)."""
+    from dashboard.queries import jobs
+
+    zero_address, zero_hash = "0x" + "00" * 20, "0x" + "00" * 32
+    with index.reader() as session:
+        return [
+            {
+                "job_id": j.job_id,
+                "status": j.phase,
+                "submitter": j.poster,
+                "solver": j.solver or zero_address,
+                "total_steps": j.total_steps,
+                "checkpoint_interval": j.checkpoint_interval,
+                "reward_wei": j.reward_wei,
+                "init_hash": j.init_hash or zero_hash,
+                "merkle_root": j.merkle_root or zero_hash,
+                "dispute_id": j.dispute_id or 0,
+            }
+            for j in jobs(session)
+        ]
+
+
 @job_app.command("list")
 def job_list(
     rpc_url: RpcUrlOpt = DEFAULT_RPC,
     deployment: DeploymentOpt = None,
     json_out: JsonOpt = False,
+    db: ReadDbOpt = None,
 ) -> None:
-    """List every job with its status."""
+    """List every job with its status (one view call per job; with --db, one index query)."""
     client = connect_reader(rpc_url, deployment)
-    jobs = [_job_dict(client, j) for j in range(1, client.jobs.job_count() + 1)]
+    if db is not None:
+        jobs = _indexed_jobs(synced_index(client, db))
+    else:
+        jobs = [_job_dict(client, j) for j in range(1, client.jobs.job_count() + 1)]
     if json_out:
         emit_json({"jobs": jobs})
         return

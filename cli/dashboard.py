@@ -69,6 +69,35 @@ def open_index(client: Any, db: str | None, *, reset: bool = False) -> Index:
         raise CliError(str(exc).splitlines()[0]) from None
 
 
+ReadDbOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--db",
+        help="Read through the index at this SQLAlchemy URL (brought up to date first; "
+        "`veritrain index` builds it) instead of one contract call per item.",
+    ),
+]
+
+
+def synced_index(client: Any, db: str) -> Index:
+    """The index of the client's deployment at `db`, brought up to the chain's head (only the
+    blocks since its cursor are read), for a read command.
+
+    Raises:
+        CliError: the URL is unusable, the index belongs to another chain or deployment, or
+            the chain reorganised deeper than the index can roll back.
+    """
+    from indexer import Indexer, ReorgTooDeep
+
+    idx = open_index(client, db)
+    try:
+        Indexer(idx, client).sync()
+    except ReorgTooDeep as exc:
+        first = str(exc).splitlines()[0]
+        raise CliError(f"{first}: rebuild it with `veritrain index --reset`") from None
+    return idx
+
+
 def index(
     db: DbOpt = None,
     follow: Annotated[

@@ -94,6 +94,10 @@ class JobSummary(BaseModel):
     reward_wei: WeiInt
     dispute_id: int | None
     outcome: str | None
+    total_steps: int
+    checkpoint_interval: int
+    init_hash: str | None
+    merkle_root: str | None
 
 
 class JobView(JobSummary):
@@ -101,11 +105,7 @@ class JobView(JobSummary):
 
     spec_hash: str
     spec_uri: str
-    init_hash: str | None
-    merkle_root: str | None
     checkpoint_url: str | None
-    total_steps: int
-    checkpoint_interval: int
     open_deadline: int | None
     commit_deadline: int | None
     verdict_deadline: int | None
@@ -356,7 +356,16 @@ def _job_summary(session: Session, j: Job) -> JobSummary:
         reward_wei=j.reward,
         dispute_id=j.dispute_id,
         outcome=j.outcome,
+        total_steps=j.total_steps,
+        checkpoint_interval=j.checkpoint_interval,
+        init_hash=j.init_hash,
+        merkle_root=j.merkle_root,
     )
+
+
+def jobs(session: Session) -> list[JobSummary]:
+    """Every job, by id (what `overview` and `veritrain job list --db` list)."""
+    return [_job_summary(session, j) for j in session.scalars(select(Job).order_by(Job.job_id))]
 
 
 def _forced(f: ForcedError) -> ForcedErrorView:
@@ -418,7 +427,7 @@ def _earned(session: Session, account: str) -> dict[str, int]:
 
 def overview(session: Session) -> Overview:
     """Everything the home page lists."""
-    jobs = [_job_summary(session, j) for j in session.scalars(select(Job).order_by(Job.job_id))]
+    listed = jobs(session)
     runs = [_run_summary(session, r) for r in session.scalars(select(Run).order_by(Run.run_id))]
     disputes = [
         _dispute_summary(d)
@@ -458,7 +467,7 @@ def overview(session: Session) -> Overview:
         )
     return Overview(
         status=status(session),
-        jobs=jobs,
+        jobs=listed,
         runs=runs,
         disputes=disputes,
         forced_errors=forced,
@@ -498,11 +507,7 @@ def job(session: Session, job_id: int) -> JobView | None:
         **_job_summary(session, j).model_dump(),
         spec_hash=j.spec_hash,
         spec_uri=j.spec_uri,
-        init_hash=j.init_hash,
-        merkle_root=j.merkle_root,
         checkpoint_url=j.checkpoint_url,
-        total_steps=j.total_steps,
-        checkpoint_interval=j.checkpoint_interval,
         open_deadline=j.open_deadline,
         commit_deadline=j.commit_deadline,
         verdict_deadline=j.verdict_deadline,

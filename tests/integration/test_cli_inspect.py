@@ -440,3 +440,31 @@ def test_dispute_list_and_show_of_a_round_claim(
     assert [n for n in names if n in set(expected)] == expected, names
     text = _cli(anvil, manifest, "dispute", "show", str(dispute_id))
     assert f"run {run_id} round 0" in text.stdout and "claim ruled invalid" in text.stdout
+
+
+def test_job_list_through_the_index_is_the_chain_s_job_list(
+    anvil: Anvil, protocol: Deployment, client_factory, manifest: Path, tmp_path: Path
+) -> None:
+    """`job list --db URL` (index brought up to date, then one query) prints what the per-job
+    view calls print, for jobs Open, Cancelled and Committed; a second call reads only the
+    blocks since, and a job posted in between shows up. A bad URL is one line."""
+    clients = {i: client_factory(i) for i in range(1, 10)}
+    _, hashes = _posted_job(clients, protocol.params)
+    submitter = clients[1]
+
+    def post() -> int:  # another spec each time: one live job per (model, training)
+        spec = keccak(text=f"spec {submitter.jobs.job_count()}")
+        receipt = submitter.jobs.post_job(keccak(text="m"), spec, hashes[0], N, K, 10 * E18, "x")
+        return int(submitter.job_id_from(receipt))
+
+    submitter.jobs.cancel_job(post())
+    _committed(clients, post(), hashes)
+    db = f"sqlite:///{tmp_path / 'index.sqlite'}"
+    from_chain = _json(anvil, manifest, "job", "list")["jobs"]
+    assert [j["status"] for j in from_chain] == ["Open", "Cancelled", "Committed"]
+    assert _json(anvil, manifest, "job", "list", "--db", db)["jobs"] == from_chain
+    post()
+    again = _json(anvil, manifest, "job", "list", "--db", db)["jobs"]
+    assert again == _json(anvil, manifest, "job", "list")["jobs"] and len(again) == 4
+    bad = _cli(anvil, manifest, "job", "list", "--db", "nosuchdb://x")
+    assert bad.exit_code != 0 and bad.output.count("\n") == 1 and "Traceback" not in bad.output
