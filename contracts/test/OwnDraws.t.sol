@@ -71,7 +71,7 @@ contract OwnDraws_Test is Deployers {
     /// @notice What an honest verifier seals: the claimed end (its replay of an honest segment) on
     ///         its own samples, a zero end (nothing replayed) on the others.
     function _honestEnds(uint256 jobId, address v) internal view returns (bytes32[] memory ends) {
-        (, bytes32[] memory claimed) = round.claimsOf(_sid(jobId));
+        (, bytes32[] memory claimed) = _claimsOf(_sid(jobId));
         uint256 mask = _maskOf(jobId, v);
         ends = new bytes32[](claimed.length);
         for (uint256 j; j < claimed.length; ++j) {
@@ -90,7 +90,7 @@ contract OwnDraws_Test is Deployers {
         _postClaims(jobId);
         (address[] memory verifiers, uint32[] memory segments) = jobManager.getAssignment(jobId);
         assertEq(verifiers.length, 3);
-        (bytes32[] memory starts,) = round.claimsOf(_sid(jobId));
+        (bytes32[] memory starts,) = _claimsOf(_sid(jobId));
         assertEq(starts.length, segments.length, "a claim per sample of the union");
         for (uint256 i = 1; i < segments.length; ++i) {
             assertGt(uint256(segments[i]), uint256(segments[i - 1]), "increasing segment order");
@@ -416,7 +416,7 @@ contract OwnDraws_Test is Deployers {
             abi.encodeWithSelector(IVerificationRound.SamplesUncovered.selector, _sid(jobId), uint64(uncovered))
         );
         vm.prank(solver);
-        round.revealSecret(_sid(jobId), secret, bytes32(0), startProofs, endProofs);
+        round.revealSecret(_sid(jobId), secret, bytes32(0), startProofs, endProofs, _claimsArg(_sid(jobId)));
     }
 
     /// @notice When the uncovered samples stay silent through every reassignment the job expires
