@@ -484,6 +484,16 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     }
 
     /// @inheritdoc IJobManager
+    function seatOf(SubmissionId submissionId, address verifier)
+        external
+        view
+        returns (uint64 sampleMask, bool revealed)
+    {
+        Seat storage seat = _submissions[submissionId].seats[verifier];
+        (sampleMask, revealed) = (seat.sampleMask, seat.revealed);
+    }
+
+    /// @inheritdoc IJobManager
     function challengerOf(uint256 jobId, uint256 sampleIndex, address verifier)
         external
         view

@@ -54,14 +54,6 @@ contract VerificationRound is IVerificationRound {
         bytes32 claimsHash;
     }
 
-    /// @notice A verifier's sealed verdicts.
-    /// @param commitment keccak256(abi.encode(jobId, verifier, ends, salt)); zero if none.
-    /// @param revealed True once revealed (and recorded at the JobManager).
-    struct Seal {
-        bytes32 commitment;
-        bool revealed;
-    }
-
     ////// Constants / Immutables //////
 
     /// @inheritdoc IVerificationRound
@@ -82,7 +74,10 @@ contract VerificationRound is IVerificationRound {
     ////// State //////
 
     mapping(SubmissionId submissionId => Round round) internal _rounds;
-    mapping(SubmissionId submissionId => mapping(address verifier => Seal seal)) internal _seals;
+    /// @notice Each verifier's sealed verdicts: keccak256(abi.encode(jobId, verifier, ends, salt)),
+    ///         zero if none. Whether they were revealed is the JobManager's seat flag (`seatOf`),
+    ///         set in the same call as the reveal.
+    mapping(SubmissionId submissionId => mapping(address verifier => bytes32 commitment)) internal _seals;
     /// @notice End state hash each verifier revealed for each sample it rejected.
     mapping(SubmissionId submissionId => mapping(address verifier => mapping(uint256 sampleIndex => bytes32 end)))
         internal _replayedEnds;
@@ -176,9 +171,9 @@ contract VerificationRound is IVerificationRound {
         Round storage round = _rounds[submissionId];
         if (round.claimsHash == bytes32(0)) revert ClaimsNotPosted(submissionId);
         if (commitment == bytes32(0)) revert ZeroCommitment(submissionId);
-        Seal storage seal = _seals[submissionId][msg.sender];
-        if (seal.commitment != bytes32(0)) revert VerdictAlreadyCommitted(submissionId, msg.sender);
-        seal.commitment = commitment;
+        mapping(address verifier => bytes32 commitment) storage seals = _seals[submissionId];
+        if (seals[msg.sender] != bytes32(0)) revert VerdictAlreadyCommitted(submissionId, msg.sender);
+        seals[msg.sender] = commitment;
         ++round.committed;
         emit VerdictsCommitted(submissionId, msg.sender, commitment);
     }
@@ -187,29 +182,45 @@ contract VerificationRound is IVerificationRound {
     function revealVerdicts(SubmissionId submissionId, bytes32[] calldata ends, bytes32 salt, Claims calldata claims)
         external
     {
-        (uint256 jobId, RoundJob memory job) = _verifyingJob(submissionId);
-        Seal storage seal = _seals[submissionId][msg.sender];
-        if (seal.commitment == bytes32(0) || seal.revealed) revert NothingToReveal(submissionId, msg.sender);
-        (address[] memory verifiers, uint32[] memory segments) = _JOB_MANAGER.getAssignment(jobId);
-        // Open at once when every verifier has sealed (nobody is left to copy), else after the
-        // verdict deadline; closed after the reveal window.
+        uint64 sampleMask = _checkVerdictReveal(submissionId, ends, salt);
         Round storage round = _rounds[submissionId];
-        uint64 opens =
-            round.committed == verifiers.length ? job.claimsDeadline - _CLAIMS_WINDOW : job.verdictDeadline + 1;
-        uint64 closes = job.verdictDeadline + _REVEAL_WINDOW;
-        if (block.timestamp < opens || block.timestamp > closes) {
-            revert OutsideWindow(submissionId, opens, closes, uint64(block.timestamp));
+        _checkClaims(submissionId, round, claims);
+        // The JobManager sets the seat's revealed flag in `recordVerdicts`, in this same call.
+        round.covered |= sampleMask;
+        _recordVerdicts(submissionId, ends, claims.endHashes);
+    }
+
+    /// @notice Verdict-reveal checks: the job is Verifying, msg.sender sealed and has not revealed,
+    ///         the window is open, one end per sample, and the ends and salt open the seal.
+    /// @return sampleMask The samples of msg.sender's own draw (bit i = sample i).
+    function _checkVerdictReveal(SubmissionId submissionId, bytes32[] calldata ends, bytes32 salt)
+        internal
+        view
+        returns (uint64 sampleMask)
+    {
+        (uint256 jobId, RoundJob memory job) = _verifyingJob(submissionId);
+        bytes32 sealedHash = _seals[submissionId][msg.sender];
+        bool revealed;
+        (sampleMask, revealed) = _JOB_MANAGER.seatOf(submissionId, msg.sender);
+        if (sealedHash == bytes32(0) || revealed) revert NothingToReveal(submissionId, msg.sender);
+        {
+            (address[] memory verifiers, uint32[] memory segments) = _JOB_MANAGER.getAssignment(jobId);
+            // Open at once when every verifier has sealed (nobody is left to copy), else after the
+            // verdict deadline; closed after the reveal window.
+            uint64 opens = _rounds[submissionId].committed == verifiers.length
+                ? job.claimsDeadline - _CLAIMS_WINDOW
+                : job.verdictDeadline + 1;
+            uint64 closes = job.verdictDeadline + _REVEAL_WINDOW;
+            if (block.timestamp < opens || block.timestamp > closes) {
+                revert OutsideWindow(submissionId, opens, closes, uint64(block.timestamp));
+            }
+            if (ends.length != segments.length) {
+                revert LengthMismatch(submissionId, segments.length, ends.length);
+            }
         }
-        if (ends.length != segments.length) {
-            revert LengthMismatch(submissionId, segments.length, ends.length);
-        }
-        if (keccak256(abi.encode(jobId, msg.sender, ends, salt)) != seal.commitment) {
+        if (keccak256(abi.encode(jobId, msg.sender, ends, salt)) != sealedHash) {
             revert VerdictCommitmentMismatch(submissionId, msg.sender);
         }
-        _checkClaims(submissionId, round, claims);
-        seal.revealed = true;
-        round.covered |= uint64(_JOB_MANAGER.sampleMaskOf(jobId, msg.sender));
-        _recordVerdicts(submissionId, ends, claims.endHashes);
     }
 
     /// @notice Emits the revealed verdicts and records them (approvals and abstentions) at the
@@ -306,8 +317,8 @@ contract VerificationRound is IVerificationRound {
         view
         returns (bytes32 commitment, bool revealed)
     {
-        Seal storage seal = _seals[submissionId][verifier];
-        (commitment, revealed) = (seal.commitment, seal.revealed);
+        commitment = _seals[submissionId][verifier];
+        (, revealed) = _JOB_MANAGER.seatOf(submissionId, verifier);
     }
 
     /// @inheritdoc IVerificationRound

@@ -333,6 +333,12 @@ contract VerificationRound_RevealVerdicts_Test is VerificationRound_Init {
         _open(jobId, verifiers[0], 0);
         (, bool revealed) = round.verdictCommitmentOf(_sid(jobId), verifiers[0]);
         assertTrue(revealed);
+        // The revealed flag is the JobManager's seat flag, set in the same call.
+        (uint64 mask, bool seatRevealed) = jobManager.seatOf(_sid(jobId), verifiers[0]);
+        assertTrue(seatRevealed);
+        assertEq(uint256(mask), jobManager.sampleMaskOf(jobId, verifiers[0]));
+        (, bool other) = jobManager.seatOf(_sid(jobId), verifiers[1]);
+        assertFalse(other);
         assertEq(uint8(jobManager.verdictOf(jobId, verifiers[0])[0]), uint8(Verdict.Approve));
     }
 

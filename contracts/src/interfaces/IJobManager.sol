@@ -631,6 +631,17 @@ interface IJobManager {
     /// @return mask Sample bitmap.
     function sampleMaskOf(uint256 jobId, address verifier) external view returns (uint256 mask);
 
+    /// @notice A verifier's seat in one submission: the samples of its own draw and whether its
+    ///         sealed verdicts were revealed (and recorded); read by the VerificationRound.
+    /// @param submissionId Submission.
+    /// @param verifier Verifier.
+    /// @return sampleMask Bit i set = sample i is in the seat's own draw (zero if no seat).
+    /// @return revealed True once the seat's verdicts were recorded (never cleared).
+    function seatOf(SubmissionId submissionId, address verifier)
+        external
+        view
+        returns (uint64 sampleMask, bool revealed);
+
     /// @notice Verdicts of `verifier` per sampled segment: an array of Verdict.None (one per
     ///         sample) before it submitted, and an empty array if it is not assigned. Always
     ///         Verdict.None on samples outside its own draw (`sampleMaskOf`).
