@@ -487,10 +487,13 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     function seatOf(SubmissionId submissionId, address verifier)
         external
         view
-        returns (uint64 sampleMask, bool revealed)
+        returns (bool assigned, uint64 sampleMask, bool revealed, uint256 seats, uint256 samples)
     {
-        Seat storage seat = _submissions[submissionId].seats[verifier];
+        Submission storage sub = _submissions[submissionId];
+        Seat storage seat = sub.seats[verifier];
+        assigned = seat.status == SeatStatus.Assigned || seat.status == SeatStatus.Submitted;
         (sampleMask, revealed) = (seat.sampleMask, seat.revealed);
+        (seats, samples) = (sub.verifiers.length, sub.segments.length);
     }
 
     /// @inheritdoc IJobManager

@@ -163,10 +163,10 @@ contract VerificationRound is IVerificationRound {
 
     /// @inheritdoc IVerificationRound
     function commitVerdicts(SubmissionId submissionId, bytes32 commitment) external {
-        (uint256 jobId, RoundJob memory job) = _verifyingJob(submissionId);
+        (, RoundJob memory job) = _verifyingJob(submissionId);
         // slither-disable-next-line unused-return
-        (address[] memory verifiers,) = _JOB_MANAGER.getAssignment(jobId);
-        if (!_contains(verifiers, msg.sender)) revert NotAssignedVerifier(submissionId, msg.sender);
+        (bool assigned,,,,) = _JOB_MANAGER.seatOf(submissionId, msg.sender);
+        if (!assigned) revert NotAssignedVerifier(submissionId, msg.sender);
         _requireBeforeVerdictDeadline(submissionId, job);
         Round storage round = _rounds[submissionId];
         if (round.claimsHash == bytes32(0)) revert ClaimsNotPosted(submissionId);
@@ -201,22 +201,22 @@ contract VerificationRound is IVerificationRound {
         (uint256 jobId, RoundJob memory job) = _verifyingJob(submissionId);
         bytes32 sealedHash = _seals[submissionId][msg.sender];
         bool revealed;
-        (sampleMask, revealed) = _JOB_MANAGER.seatOf(submissionId, msg.sender);
+        uint256 seats;
+        uint256 samples;
+        // slither-disable-next-line unused-return
+        (, sampleMask, revealed, seats, samples) = _JOB_MANAGER.seatOf(submissionId, msg.sender);
         if (sealedHash == bytes32(0) || revealed) revert NothingToReveal(submissionId, msg.sender);
         {
-            (address[] memory verifiers, uint32[] memory segments) = _JOB_MANAGER.getAssignment(jobId);
             // Open at once when every verifier has sealed (nobody is left to copy), else after the
             // verdict deadline; closed after the reveal window.
-            uint64 opens = _rounds[submissionId].committed == verifiers.length
+            uint64 opens = _rounds[submissionId].committed == seats
                 ? job.claimsDeadline - _CLAIMS_WINDOW
                 : job.verdictDeadline + 1;
             uint64 closes = job.verdictDeadline + _REVEAL_WINDOW;
             if (block.timestamp < opens || block.timestamp > closes) {
                 revert OutsideWindow(submissionId, opens, closes, uint64(block.timestamp));
             }
-            if (ends.length != segments.length) {
-                revert LengthMismatch(submissionId, segments.length, ends.length);
-            }
+            if (ends.length != samples) revert LengthMismatch(submissionId, samples, ends.length);
         }
         if (keccak256(abi.encode(jobId, msg.sender, ends, salt)) != sealedHash) {
             revert VerdictCommitmentMismatch(submissionId, msg.sender);
@@ -318,7 +318,8 @@ contract VerificationRound is IVerificationRound {
         returns (bytes32 commitment, bool revealed)
     {
         commitment = _seals[submissionId][verifier];
-        (, revealed) = _JOB_MANAGER.seatOf(submissionId, verifier);
+        // slither-disable-next-line unused-return
+        (,, revealed,,) = _JOB_MANAGER.seatOf(submissionId, verifier);
     }
 
     /// @inheritdoc IVerificationRound
@@ -587,13 +588,5 @@ contract VerificationRound is IVerificationRound {
                 revert InvalidClaimProof(submissionId, j, isEnd);
             }
         }
-    }
-
-    /// @notice Whether `account` is in `list`.
-    function _contains(address[] memory list, address account) internal pure returns (bool) {
-        for (uint256 i; i < list.length; ++i) {
-            if (list[i] == account) return true;
-        }
-        return false;
     }
 }

@@ -319,6 +319,34 @@ contract OwnDraws_Test is Deployers {
         assertEq(covered, (uint256(1) << segments.length) - 1, "every sample has a seat");
     }
 
+    /// @notice After a reassignment the silent seats of the previous draw (Missed, their sample masks
+    ///         kept) are no verifiers of the job: they cannot seal, and `seatOf` names exactly the
+    ///         current verifiers as assigned (the round's membership check).
+    function test_ownDraws_reassignment_silentSeatsCannotSeal_reverts() public {
+        uint256 jobId = _committedWideJob();
+        _assignWith(jobId, keccak256("first"));
+        _postClaims(jobId);
+        address[] memory silent = _assigned(jobId);
+        vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
+        jobManager.finalize(jobId);
+        _assignWith(jobId, keccak256("second"));
+        address[] memory current = _assigned(jobId);
+        for (uint256 v; v < current.length; ++v) {
+            (bool assigned,,,,) = jobManager.seatOf(_sid(jobId), current[v]);
+            assertTrue(assigned, "a current verifier is assigned");
+        }
+        for (uint256 v; v < silent.length; ++v) {
+            (bool assigned, uint64 mask,,,) = jobManager.seatOf(_sid(jobId), silent[v]);
+            assertFalse(assigned, "a silent seat is no longer assigned");
+            assertTrue(mask != 0, "its sample mask stays");
+            vm.expectRevert(
+                abi.encodeWithSelector(IVerificationRound.NotAssignedVerifier.selector, _sid(jobId), silent[v])
+            );
+            vm.prank(silent[v]);
+            round.commitVerdicts(_sid(jobId), keccak256("late seal"));
+        }
+    }
+
     /// @notice A job of M = 12 segments assigned so that seat 0 holds samples no other seat holds;
     ///         returns them (bit i = sample i) with the seats, claims posted.
     function _jobWithSoleHolder(string memory tag)

@@ -334,11 +334,17 @@ contract VerificationRound_RevealVerdicts_Test is VerificationRound_Init {
         (, bool revealed) = round.verdictCommitmentOf(_sid(jobId), verifiers[0]);
         assertTrue(revealed);
         // The revealed flag is the JobManager's seat flag, set in the same call.
-        (uint64 mask, bool seatRevealed) = jobManager.seatOf(_sid(jobId), verifiers[0]);
+        (bool assigned, uint64 mask, bool seatRevealed, uint256 seats, uint256 samples) =
+            jobManager.seatOf(_sid(jobId), verifiers[0]);
+        assertTrue(assigned);
         assertTrue(seatRevealed);
         assertEq(uint256(mask), jobManager.sampleMaskOf(jobId, verifiers[0]));
-        (, bool other) = jobManager.seatOf(_sid(jobId), verifiers[1]);
+        assertEq(seats, verifiers.length);
+        assertEq(samples, _samples(jobId));
+        (,, bool other,,) = jobManager.seatOf(_sid(jobId), verifiers[1]);
         assertFalse(other);
+        (bool stranger,,,,) = jobManager.seatOf(_sid(jobId), address(0xBEEF));
+        assertFalse(stranger);
         assertEq(uint8(jobManager.verdictOf(jobId, verifiers[0])[0]), uint8(Verdict.Approve));
     }
 
