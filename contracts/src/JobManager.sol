@@ -484,6 +484,11 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     }
 
     /// @inheritdoc IJobManager
+    function segmentsOf(uint256 jobId) external view returns (uint32[] memory segments) {
+        segments = _active(jobId, _jobs[jobId]).segments;
+    }
+
+    /// @inheritdoc IJobManager
     function seatOf(SubmissionId submissionId, address verifier)
         external
         view

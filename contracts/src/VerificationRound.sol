@@ -142,8 +142,7 @@ contract VerificationRound is IVerificationRound {
         }
         Round storage round = _rounds[submissionId];
         if (round.claimsHash != bytes32(0)) revert ClaimsAlreadyPosted(submissionId);
-        // slither-disable-next-line unused-return
-        (, uint32[] memory segments) = _JOB_MANAGER.getAssignment(jobId);
+        uint32[] memory segments = _segmentsOf(jobId);
         uint256 samples = segments.length;
         if (startHashes.length != samples) revert LengthMismatch(submissionId, samples, startHashes.length);
         if (endHashes.length != samples) revert LengthMismatch(submissionId, samples, endHashes.length);
@@ -556,16 +555,16 @@ contract VerificationRound is IVerificationRound {
         endHashes[forcedSample] = forcedTrueEnd;
     }
 
-    /// @notice Sampled segments of the job, in sample order (empty before assignment).
     /// @notice Bit mask of every sample of the job's assignment (bit i = sample i).
     function _allSamples(uint256 jobId) internal view returns (uint64 all) {
         // SAFETY: samples <= MAX_SAMPLES_PER_JOB = 64.
         all = uint64((uint256(1) << _segmentsOf(jobId).length) - 1);
     }
 
+    /// @notice Sampled segments of the job, in sample order (empty before assignment): the
+    ///         JobManager's `segmentsOf`, which does not copy the verifier list as `getAssignment` does.
     function _segmentsOf(uint256 jobId) internal view returns (uint32[] memory segments) {
-        // slither-disable-next-line unused-return
-        (, segments) = _JOB_MANAGER.getAssignment(jobId);
+        segments = _JOB_MANAGER.segmentsOf(jobId);
     }
 
     /// @notice Reverts InvalidClaimProof unless every `hashes[j]` is the job's committed checkpoint

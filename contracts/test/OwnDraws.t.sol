@@ -309,6 +309,7 @@ contract OwnDraws_Test is Deployers {
         _assignWith(jobId, keccak256("second"));
         (address[] memory verifiers, uint32[] memory kept) = jobManager.getAssignment(jobId);
         assertEq(keccak256(abi.encode(kept)), keccak256(abi.encode(segments)), "the sample is kept");
+        assertEq(keccak256(abi.encode(jobManager.segmentsOf(jobId))), keccak256(abi.encode(kept)), "segmentsOf");
         uint256 covered;
         for (uint256 v; v < verifiers.length; ++v) {
             uint256 mask = _maskOf(jobId, verifiers[v]);

@@ -631,6 +631,12 @@ interface IJobManager {
     /// @return mask Sample bitmap.
     function sampleMaskOf(uint256 jobId, address verifier) external view returns (uint256 mask);
 
+    /// @notice The sampled segments of the job's active submission, in sample order (empty before
+    ///         assignment): `getAssignment`'s second value without copying the verifier list.
+    /// @param jobId Job.
+    /// @return segments Segment index of each sample.
+    function segmentsOf(uint256 jobId) external view returns (uint32[] memory segments);
+
     /// @notice A verifier's seat in one submission and the size of its current draw, in one call:
     ///         all the VerificationRound reads to take a seal or a reveal.
     /// @param submissionId Submission.
