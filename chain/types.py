@@ -211,8 +211,8 @@ class JobParamsView:
 
 @dataclass(frozen=True)
 class ClaimsView:
-    """``VerificationRound.claimsOf(jobId)``: the solver's claims, in sample order (empty
-    tuples until posted)."""
+    """``client.round.claims_of(submission_id)`` (read from the ``ClaimsPosted`` event): the
+    solver's claims, in sample order (empty tuples until posted)."""
 
     start_hashes: tuple[bytes, ...]
     end_hashes: tuple[bytes, ...]

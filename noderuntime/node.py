@@ -1010,7 +1010,7 @@ class NodeBase:
         Args:
             job: the job view.
             segment: segment index s.
-            start_hash: the claimed start state hash (`claimsOf(jobId).startHashes[j]`).
+            start_hash: the claimed start state hash (`claims_of(sid).start_hashes[j]`).
             claimed_end: the claimed end state hash (`endHashes[j]`).
             unavailable_is_reject: turn an unreachable solver into a failed check instead of
                 raising `CheckpointUnavailable`.

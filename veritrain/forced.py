@@ -200,7 +200,7 @@ def verdict_approvals(ends: Sequence[bytes], claimed_ends: Sequence[bytes]) -> l
 
     Args:
         ends: the verifier's end state hashes (32 bytes each), in sample order.
-        claimed_ends: the solver's posted end hashes (``claimsOf(submissionId).endHashes``).
+        claimed_ends: the solver's posted end hashes (``claims_of(sid).end_hashes``).
 
     Returns:
         One approval per sample (True = approve).

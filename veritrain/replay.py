@@ -255,7 +255,7 @@ def check_claim(
         spec: the job spec (already checked against the on-chain spec hash).
         base_url: the job's `checkpointURL`.
         segment: s, 0 <= s < N/k.
-        start_hash: the claimed state hash at step s*k (`claimsOf(jobId).startHashes[j]`).
+        start_hash: the claimed state hash at step s*k (`claims_of(sid).start_hashes[j]`).
         claimed_end: the claimed state hash at step (s+1)*k (`endHashes[j]`).
         engine: a `TrainingEngine` for `spec` to reuse (built when None).
         client: optional shared `httpx.Client`.

@@ -13,11 +13,15 @@ Run: not a script; ``client.round.post_claims(...)``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
+from eth_abi.abi import encode
 from eth_utils.address import to_checksum_address
+from eth_utils.crypto import keccak
 from web3.types import TxReceipt
 
 from chain.contracts._base import ContractFacade
+from chain.errors import ChainError
 from chain.types import (
     ClaimsView,
     RoundOutcome,
@@ -27,7 +31,21 @@ from chain.types import (
 from veritrain.commitments import bytes32_arg
 from veritrain.forced import verdict_approvals
 
-__all__ = ["RoundFacade"]
+if TYPE_CHECKING:
+    from chain.client import ChainClient
+
+__all__ = ["RoundFacade", "claims_hash"]
+
+
+def claims_hash(start_hashes: Sequence[bytes], end_hashes: Sequence[bytes]) -> bytes:
+    """The hash `VerificationRound` keeps of posted claims: keccak256(abi.encode(startHashes,
+    endHashes))."""
+    return keccak(
+        encode(
+            ["bytes32[]", "bytes32[]"],
+            [[bytes(h) for h in start_hashes], [bytes(h) for h in end_hashes]],
+        )
+    )
 
 
 class RoundFacade(ContractFacade):
@@ -38,6 +56,10 @@ class RoundFacade(ContractFacade):
     """
 
     HANDLE = "verification_round"
+
+    def __init__(self, client: ChainClient) -> None:
+        super().__init__(client)
+        self._claims: dict[bytes, ClaimsView] = {}
 
     def post_claims(
         self, submission_id: bytes, start_hashes: Sequence[bytes], end_hashes: Sequence[bytes]
@@ -74,7 +96,7 @@ class RoundFacade(ContractFacade):
         order; ``veritrain.forced.UNREPLAYED_END`` where it could not replay). The contract
         approves a sample iff its end equals the posted claim, and the JobManager books
         ``challengeBond`` wei per reject into the Escrow: the rejects are counted here against
-        ``claimsOf`` and the Escrow's allowance raised to cover them.
+        ``claims_of`` and the Escrow's allowance raised to cover them.
 
         Raises:
             ValueError: an end hash is not 32 bytes, or the count differs from the claims.
@@ -82,12 +104,14 @@ class RoundFacade(ContractFacade):
                 ``OutsideWindow``.
         """
         ends32 = [bytes32_arg(e, f"end hash {j}") for j, e in enumerate(ends)]
-        claimed = self.claims_of(submission_id).end_hashes
-        rejects = verdict_approvals(ends32, claimed).count(False)
+        claims = self.claims_of(submission_id)
+        rejects = verdict_approvals(ends32, claims.end_hashes).count(False)
         if rejects:
             bond = self._client.jobs.job_params().challenge_bond
             self._client.token.ensure_allowance(self._client.escrow.address, rejects * bond)
-        return self._client.transact(self.contract, "revealVerdicts", submission_id, ends32, salt)
+        return self._client.transact(
+            self.contract, "revealVerdicts", submission_id, ends32, salt, self._claims_arg(claims)
+        )
 
     def reveal_secret(
         self,
@@ -99,7 +123,8 @@ class RoundFacade(ContractFacade):
     ) -> TxReceipt:
         """Solver: reveal the job's secret after the challenge deadline and prove every claim
         against the Merkle root (``forced_true_end`` is the committed end hash of the forced
-        sample, zero when the job carries none).
+        sample, zero when the job carries none). The posted claims are passed back from their
+        ``ClaimsPosted`` event (the contract keeps only their hash).
 
         Raises:
             ContractRevert: e.g. ``SecretCommitmentMismatch``, ``InvalidClaimProof``,
@@ -113,6 +138,7 @@ class RoundFacade(ContractFacade):
             forced_true_end,
             [[bytes(p) for p in proof] for proof in start_proofs],
             [[bytes(p) for p in proof] for proof in end_proofs],
+            self._claims_arg(self.claims_of(submission_id)),
         )
 
     def outcome(self, submission_id: bytes) -> tuple[RoundOutcome, int]:
@@ -122,9 +148,38 @@ class RoundFacade(ContractFacade):
         return RoundOutcome(int(outcome)), int(sample)
 
     def claims_of(self, submission_id: bytes) -> ClaimsView:
-        """The solver's posted claims (empty until posted)."""
-        starts, ends = self._client.call(self.contract, "claimsOf", submission_id)
-        return ClaimsView(tuple(bytes(h) for h in starts), tuple(bytes(h) for h in ends))
+        """The solver's posted claims (empty until posted). The contract keeps only their hash
+        and the block of their ``ClaimsPosted`` event (``claimsHashOf``): the claims are read
+        from that event, checked against the hash, and cached (they never change once posted).
+
+        Raises:
+            ChainError: the event is missing or does not hash to the stored claims hash (an
+                endpoint that drops or alters logs).
+        """
+        sid = bytes(submission_id)
+        cached = self._claims.get(sid)
+        if cached is not None:
+            return cached
+        stored, block = self._client.call(self.contract, "claimsHashOf", sid)
+        if int(block) == 0:
+            return ClaimsView((), ())
+        for event in self._client.event_logs(
+            self.contract, ["ClaimsPosted"], int(block), int(block), int.from_bytes(sid, "big")
+        ):
+            starts = tuple(bytes(h) for h in event.args["startHashes"])
+            ends = tuple(bytes(h) for h in event.args["endHashes"])
+            if claims_hash(starts, ends) == bytes(stored):
+                claims = self._claims[sid] = ClaimsView(starts, ends)
+                return claims
+        raise ChainError(
+            f"no ClaimsPosted event in block {int(block)} matches the claims hash of submission "
+            f"0x{sid.hex()}"
+        )
+
+    @staticmethod
+    def _claims_arg(claims: ClaimsView) -> tuple[list[bytes], list[bytes]]:
+        """The ``Claims`` calldata argument (start and end hashes, in sample order)."""
+        return list(claims.start_hashes), list(claims.end_hashes)
 
     def verdict_commitment_of(
         self, submission_id: bytes, verifier: str | None = None

@@ -484,6 +484,24 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     }
 
     /// @inheritdoc IJobManager
+    function segmentsOf(uint256 jobId) external view returns (uint32[] memory segments) {
+        segments = _active(jobId, _jobs[jobId]).segments;
+    }
+
+    /// @inheritdoc IJobManager
+    function seatOf(SubmissionId submissionId, address verifier)
+        external
+        view
+        returns (bool assigned, uint64 sampleMask, bool revealed, uint256 seats, uint256 samples)
+    {
+        Submission storage sub = _submissions[submissionId];
+        Seat storage seat = sub.seats[verifier];
+        assigned = seat.status == SeatStatus.Assigned || seat.status == SeatStatus.Submitted;
+        (sampleMask, revealed) = (seat.sampleMask, seat.revealed);
+        (seats, samples) = (sub.verifiers.length, sub.segments.length);
+    }
+
+    /// @inheritdoc IJobManager
     function challengerOf(uint256 jobId, uint256 sampleIndex, address verifier)
         external
         view

@@ -8,7 +8,7 @@ import {IJobManager} from "./interfaces/IJobManager.sol";
 import {IVerificationRound} from "./interfaces/IVerificationRound.sol";
 // Types
 import {JobStatus, Params, RoundJob} from "./types/JobTypes.sol";
-import {RoundOutcome} from "./types/RoundTypes.sol";
+import {Claims, RoundOutcome} from "./types/RoundTypes.sol";
 import {LibStateHash, StateHash} from "./types/StateHash.sol";
 import {SubmissionId} from "./types/SubmissionId.sol";
 
@@ -34,7 +34,11 @@ contract VerificationRound is IVerificationRound {
     /// @param forcedSample Sample index of the forced error (meaningful if `forced`).
     /// @param covered Bit i set = some assigned verifier whose own draw holds sample i revealed its
     ///        verdicts (docs/SECURITY.md P-27); kept across reassignments with the seats that revealed.
+    /// @param claimsBlock Block of the `ClaimsPosted` event (zero until the claims are posted; packed
+    ///        with the flags, which the first sealed verdict then writes at the warm-slot price).
     /// @param forcedTrueEnd The solver's committed end of the forced sample (zero unless `forced`).
+    /// @param claimsHash keccak256(abi.encode(startHashes, endHashes)) of the posted claims (zero
+    ///        until posted); the claims themselves are only in the `ClaimsPosted` event.
     struct Round {
         uint256 jobId;
         address solver;
@@ -45,15 +49,9 @@ contract VerificationRound is IVerificationRound {
         uint32 committed;
         uint32 forcedSample;
         uint64 covered;
+        uint64 claimsBlock;
         bytes32 forcedTrueEnd;
-    }
-
-    /// @notice A verifier's sealed verdicts.
-    /// @param commitment keccak256(abi.encode(jobId, verifier, ends, salt)); zero if none.
-    /// @param revealed True once revealed (and recorded at the JobManager).
-    struct Seal {
-        bytes32 commitment;
-        bool revealed;
+        bytes32 claimsHash;
     }
 
     ////// Constants / Immutables //////
@@ -76,9 +74,10 @@ contract VerificationRound is IVerificationRound {
     ////// State //////
 
     mapping(SubmissionId submissionId => Round round) internal _rounds;
-    mapping(SubmissionId submissionId => bytes32[] hashes) internal _startHashes;
-    mapping(SubmissionId submissionId => bytes32[] hashes) internal _endHashes;
-    mapping(SubmissionId submissionId => mapping(address verifier => Seal seal)) internal _seals;
+    /// @notice Each verifier's sealed verdicts: keccak256(abi.encode(jobId, verifier, ends, salt)),
+    ///         zero if none. Whether they were revealed is the JobManager's seat flag (`seatOf`),
+    ///         set in the same call as the reveal.
+    mapping(SubmissionId submissionId => mapping(address verifier => bytes32 commitment)) internal _seals;
     /// @notice End state hash each verifier revealed for each sample it rejected.
     mapping(SubmissionId submissionId => mapping(address verifier => mapping(uint256 sampleIndex => bytes32 end)))
         internal _replayedEnds;
@@ -141,9 +140,9 @@ contract VerificationRound is IVerificationRound {
                 submissionId, job.claimsDeadline - _CLAIMS_WINDOW, job.claimsDeadline, uint64(block.timestamp)
             );
         }
-        if (_startHashes[submissionId].length != 0) revert ClaimsAlreadyPosted(submissionId);
-        // slither-disable-next-line unused-return
-        (, uint32[] memory segments) = _JOB_MANAGER.getAssignment(jobId);
+        Round storage round = _rounds[submissionId];
+        if (round.claimsHash != bytes32(0)) revert ClaimsAlreadyPosted(submissionId);
+        uint32[] memory segments = _segmentsOf(jobId);
         uint256 samples = segments.length;
         if (startHashes.length != samples) revert LengthMismatch(submissionId, samples, startHashes.length);
         if (endHashes.length != samples) revert LengthMismatch(submissionId, samples, endHashes.length);
@@ -156,57 +155,77 @@ contract VerificationRound is IVerificationRound {
             // The zero end is what a verifier seals when it could not replay: always a reject.
             if (endHashes[i] == bytes32(0)) revert ZeroClaim(submissionId, i);
         }
-        _startHashes[submissionId] = startHashes;
-        _endHashes[submissionId] = endHashes;
+        round.claimsHash = _claimsHash(startHashes, endHashes);
+        round.claimsBlock = uint64(block.number);
         emit ClaimsPosted(submissionId, startHashes, endHashes);
     }
 
     /// @inheritdoc IVerificationRound
     function commitVerdicts(SubmissionId submissionId, bytes32 commitment) external {
-        (uint256 jobId, RoundJob memory job) = _verifyingJob(submissionId);
+        (, RoundJob memory job) = _verifyingJob(submissionId);
         // slither-disable-next-line unused-return
-        (address[] memory verifiers,) = _JOB_MANAGER.getAssignment(jobId);
-        if (!_contains(verifiers, msg.sender)) revert NotAssignedVerifier(submissionId, msg.sender);
+        (bool assigned,,,,) = _JOB_MANAGER.seatOf(submissionId, msg.sender);
+        if (!assigned) revert NotAssignedVerifier(submissionId, msg.sender);
         _requireBeforeVerdictDeadline(submissionId, job);
-        if (_startHashes[submissionId].length == 0) revert ClaimsNotPosted(submissionId);
+        Round storage round = _rounds[submissionId];
+        if (round.claimsHash == bytes32(0)) revert ClaimsNotPosted(submissionId);
         if (commitment == bytes32(0)) revert ZeroCommitment(submissionId);
-        Seal storage seal = _seals[submissionId][msg.sender];
-        if (seal.commitment != bytes32(0)) revert VerdictAlreadyCommitted(submissionId, msg.sender);
-        seal.commitment = commitment;
-        ++_rounds[submissionId].committed;
+        mapping(address verifier => bytes32 commitment) storage seals = _seals[submissionId];
+        if (seals[msg.sender] != bytes32(0)) revert VerdictAlreadyCommitted(submissionId, msg.sender);
+        seals[msg.sender] = commitment;
+        ++round.committed;
         emit VerdictsCommitted(submissionId, msg.sender, commitment);
     }
 
     /// @inheritdoc IVerificationRound
-    function revealVerdicts(SubmissionId submissionId, bytes32[] calldata ends, bytes32 salt) external {
-        (uint256 jobId, RoundJob memory job) = _verifyingJob(submissionId);
-        Seal storage seal = _seals[submissionId][msg.sender];
-        if (seal.commitment == bytes32(0) || seal.revealed) revert NothingToReveal(submissionId, msg.sender);
-        (address[] memory verifiers, uint32[] memory segments) = _JOB_MANAGER.getAssignment(jobId);
-        // Open at once when every verifier has sealed (nobody is left to copy), else after the
-        // verdict deadline; closed after the reveal window.
+    function revealVerdicts(SubmissionId submissionId, bytes32[] calldata ends, bytes32 salt, Claims calldata claims)
+        external
+    {
+        uint64 sampleMask = _checkVerdictReveal(submissionId, ends, salt);
         Round storage round = _rounds[submissionId];
-        uint64 opens =
-            round.committed == verifiers.length ? job.claimsDeadline - _CLAIMS_WINDOW : job.verdictDeadline + 1;
-        uint64 closes = job.verdictDeadline + _REVEAL_WINDOW;
-        if (block.timestamp < opens || block.timestamp > closes) {
-            revert OutsideWindow(submissionId, opens, closes, uint64(block.timestamp));
+        _checkClaims(submissionId, round, claims);
+        // The JobManager sets the seat's revealed flag in `recordVerdicts`, in this same call.
+        round.covered |= sampleMask;
+        _recordVerdicts(submissionId, ends, claims.endHashes);
+    }
+
+    /// @notice Verdict-reveal checks: the job is Verifying, msg.sender sealed and has not revealed,
+    ///         the window is open, one end per sample, and the ends and salt open the seal.
+    /// @return sampleMask The samples of msg.sender's own draw (bit i = sample i).
+    function _checkVerdictReveal(SubmissionId submissionId, bytes32[] calldata ends, bytes32 salt)
+        internal
+        view
+        returns (uint64 sampleMask)
+    {
+        (uint256 jobId, RoundJob memory job) = _verifyingJob(submissionId);
+        bytes32 sealedHash = _seals[submissionId][msg.sender];
+        bool revealed;
+        uint256 seats;
+        uint256 samples;
+        // slither-disable-next-line unused-return
+        (, sampleMask, revealed, seats, samples) = _JOB_MANAGER.seatOf(submissionId, msg.sender);
+        if (sealedHash == bytes32(0) || revealed) revert NothingToReveal(submissionId, msg.sender);
+        {
+            // Open at once when every verifier has sealed (nobody is left to copy), else after the
+            // verdict deadline; closed after the reveal window.
+            uint64 opens = _rounds[submissionId].committed == seats
+                ? job.claimsDeadline - _CLAIMS_WINDOW
+                : job.verdictDeadline + 1;
+            uint64 closes = job.verdictDeadline + _REVEAL_WINDOW;
+            if (block.timestamp < opens || block.timestamp > closes) {
+                revert OutsideWindow(submissionId, opens, closes, uint64(block.timestamp));
+            }
+            if (ends.length != samples) revert LengthMismatch(submissionId, samples, ends.length);
         }
-        if (ends.length != segments.length) {
-            revert LengthMismatch(submissionId, segments.length, ends.length);
-        }
-        if (keccak256(abi.encode(jobId, msg.sender, ends, salt)) != seal.commitment) {
+        if (keccak256(abi.encode(jobId, msg.sender, ends, salt)) != sealedHash) {
             revert VerdictCommitmentMismatch(submissionId, msg.sender);
         }
-        seal.revealed = true;
-        round.covered |= uint64(_JOB_MANAGER.sampleMaskOf(jobId, msg.sender));
-        _recordVerdicts(submissionId, ends);
     }
 
     /// @notice Emits the revealed verdicts and records them (approvals and abstentions) at the
     ///         JobManager, which pulls the reject bonds from msg.sender into the Escrow.
-    function _recordVerdicts(SubmissionId submissionId, bytes32[] calldata ends) internal {
-        (bool[] memory approvals, uint256 abstainMask) = _approvalsOf(submissionId, ends);
+    function _recordVerdicts(SubmissionId submissionId, bytes32[] calldata ends, bytes32[] calldata claimed) internal {
+        (bool[] memory approvals, uint256 abstainMask) = _approvalsOf(submissionId, ends, claimed);
         emit VerdictsRevealed(submissionId, msg.sender, approvals, ends);
         // SAFETY: the JobManager is trusted.
         _JOB_MANAGER.recordVerdicts(submissionId, msg.sender, approvals, abstainMask);
@@ -218,9 +237,11 @@ contract VerificationRound is IVerificationRound {
         bytes32 secret,
         bytes32 forcedTrueEnd,
         bytes32[][] calldata startProofs,
-        bytes32[][] calldata endProofs
+        bytes32[][] calldata endProofs,
+        Claims calldata claims
     ) external {
-        (bool forced, uint256 forcedSample) = _checkedDraw(submissionId, secret, startProofs, endProofs, forcedTrueEnd);
+        (bool forced, uint256 forcedSample) =
+            _checkedDraw(submissionId, secret, startProofs, endProofs, forcedTrueEnd, claims);
         Round storage round = _rounds[submissionId];
         round.secret = secret;
         round.revealed = true;
@@ -245,7 +266,7 @@ contract VerificationRound is IVerificationRound {
         RoundJob memory job = _JOB_MANAGER.roundJobOf(round.jobId);
         // Not assigned yet: every window is still ahead.
         if (job.verdictDeadline == 0) return (RoundOutcome.Pending, 0);
-        if (_startHashes[submissionId].length == 0) {
+        if (round.claimsHash == bytes32(0)) {
             return (block.timestamp > job.claimsDeadline ? RoundOutcome.NoClaims : RoundOutcome.Pending, 0);
         }
         // A sample without a revealed verdict once the verdict reveals closed (P-27): the secret
@@ -275,13 +296,18 @@ contract VerificationRound is IVerificationRound {
     }
 
     /// @inheritdoc IVerificationRound
-    function claimsOf(SubmissionId submissionId)
+    function claimsHashOf(SubmissionId submissionId) external view returns (bytes32 hash, uint64 postedBlock) {
+        Round storage round = _rounds[submissionId];
+        (hash, postedBlock) = (round.claimsHash, round.claimsBlock);
+    }
+
+    /// @inheritdoc IVerificationRound
+    function claimsHash(bytes32[] calldata startHashes, bytes32[] calldata endHashes)
         external
-        view
-        returns (bytes32[] memory startHashes, bytes32[] memory endHashes)
+        pure
+        returns (bytes32 hash)
     {
-        startHashes = _startHashes[submissionId];
-        endHashes = _endHashes[submissionId];
+        hash = _claimsHash(startHashes, endHashes);
     }
 
     /// @inheritdoc IVerificationRound
@@ -290,8 +316,9 @@ contract VerificationRound is IVerificationRound {
         view
         returns (bytes32 commitment, bool revealed)
     {
-        Seal storage seal = _seals[submissionId][verifier];
-        (commitment, revealed) = (seal.commitment, seal.revealed);
+        commitment = _seals[submissionId][verifier];
+        // slither-disable-next-line unused-return
+        (,, revealed,,) = _JOB_MANAGER.seatOf(submissionId, verifier);
     }
 
     /// @inheritdoc IVerificationRound
@@ -375,13 +402,13 @@ contract VerificationRound is IVerificationRound {
     /// @notice The verdicts implied by a verifier's sealed ends: sample j is approved iff ends[j] is
     ///         the claimed end, an abstention iff ends[j] is zero (no data, P-20), else rejected; the
     ///         end of each rejected sample is stored for the forced-error check.
+    /// @param claimed The posted end hashes (checked against the stored claims hash by the caller).
     /// @return approvals Approve (true) per sample.
     /// @return abstainMask Bit j set = ends[j] is zero.
-    function _approvalsOf(SubmissionId submissionId, bytes32[] calldata ends)
+    function _approvalsOf(SubmissionId submissionId, bytes32[] calldata ends, bytes32[] calldata claimed)
         internal
         returns (bool[] memory approvals, uint256 abstainMask)
     {
-        bytes32[] storage claimed = _endHashes[submissionId];
         uint256 samples = ends.length;
         approvals = new bool[](samples);
         for (uint256 j; j < samples; ++j) {
@@ -443,31 +470,38 @@ contract VerificationRound is IVerificationRound {
         bytes32 secret,
         bytes32[][] calldata startProofs,
         bytes32[][] calldata endProofs,
-        bytes32 forcedTrueEnd
+        bytes32 forcedTrueEnd,
+        Claims calldata claims
     ) internal view returns (bool forced, uint256 forcedSample) {
         RoundJob memory job;
         uint32[] memory segments;
         {
             uint256 jobId;
             (jobId, job) = _verifyingJob(submissionId);
-            _checkSecretReveal(submissionId, jobId, job, secret, startProofs.length, endProofs.length);
+            _checkSecretReveal(submissionId, jobId, job, secret, claims);
+            if (startProofs.length != claims.startHashes.length) {
+                revert LengthMismatch(submissionId, claims.startHashes.length, startProofs.length);
+            }
+            if (endProofs.length != claims.startHashes.length) {
+                revert LengthMismatch(submissionId, claims.startHashes.length, endProofs.length);
+            }
             segments = _segmentsOf(jobId);
             (forced, forcedSample) = _draw(jobId, secret, segments);
         }
-        bytes32[] memory endHashes = _provableEnds(submissionId, forced, forcedSample, forcedTrueEnd);
-        _proveClaims(submissionId, job, segments, startProofs, false);
-        _proveClaimsAgainst(submissionId, job, segments, endProofs, endHashes);
+        bytes32[] memory endHashes = _provableEnds(submissionId, claims.endHashes, forced, forcedSample, forcedTrueEnd);
+        _prove(submissionId, job, segments, startProofs, claims.startHashes, false);
+        _prove(submissionId, job, segments, endProofs, endHashes, true);
     }
 
     /// @notice Secret-reveal checks: window (challengeDeadline, challengeDeadline + revealWindow],
-    ///         not yet revealed, claims posted, commitment, one proof per sample on each side.
+    ///         not yet revealed, claims posted (and passed back unchanged), every sample covered,
+    ///         commitment.
     function _checkSecretReveal(
         SubmissionId submissionId,
         uint256 jobId,
         RoundJob memory job,
         bytes32 secret,
-        uint256 starts,
-        uint256 ends
+        Claims calldata claims
     ) internal view {
         Round storage round = _rounds[submissionId];
         if (round.revealed) revert SecretAlreadyRevealed(submissionId);
@@ -476,26 +510,44 @@ contract VerificationRound is IVerificationRound {
         if (block.timestamp < opens || block.timestamp > closes) {
             revert OutsideWindow(submissionId, opens, closes, uint64(block.timestamp));
         }
-        uint256 samples = _startHashes[submissionId].length;
-        if (samples == 0) revert ClaimsNotPosted(submissionId);
+        if (round.claimsHash == bytes32(0)) revert ClaimsNotPosted(submissionId);
+        _checkClaims(submissionId, round, claims);
+        uint256 samples = claims.startHashes.length;
         // SAFETY: samples <= MAX_SAMPLES_PER_JOB = 64.
         uint64 uncovered = uint64((uint256(1) << samples) - 1) & ~round.covered;
         if (uncovered != 0) revert SamplesUncovered(submissionId, uncovered);
         if (keccak256(abi.encode(jobId, job.solver, secret)) != round.secretCommitment) {
             revert SecretCommitmentMismatch(submissionId);
         }
-        if (starts != samples) revert LengthMismatch(submissionId, samples, starts);
-        if (ends != samples) revert LengthMismatch(submissionId, samples, ends);
+    }
+
+    /// @notice Reverts ClaimsMismatch unless `claims` hash to the round's stored claims hash (so the
+    ///         calldata copy is exactly what the solver posted; a round without claims never matches).
+    function _checkClaims(SubmissionId submissionId, Round storage round, Claims calldata claims) internal view {
+        if (_claimsHash(claims.startHashes, claims.endHashes) != round.claimsHash) {
+            revert ClaimsMismatch(submissionId);
+        }
+    }
+
+    /// @notice keccak256(abi.encode(startHashes, endHashes)): the claims hash the round stores.
+    function _claimsHash(bytes32[] calldata startHashes, bytes32[] calldata endHashes)
+        internal
+        pure
+        returns (bytes32 hash)
+    {
+        hash = keccak256(abi.encode(startHashes, endHashes));
     }
 
     /// @notice The claimed end hashes with the forced claim, if any, replaced by the true end it
     ///         hides (reverts ForcedClaimMismatch unless it is exactly forcedClaim(forcedTrueEnd)).
-    function _provableEnds(SubmissionId submissionId, bool forced, uint256 forcedSample, bytes32 forcedTrueEnd)
-        internal
-        view
-        returns (bytes32[] memory endHashes)
-    {
-        endHashes = _endHashes[submissionId];
+    function _provableEnds(
+        SubmissionId submissionId,
+        bytes32[] calldata claimed,
+        bool forced,
+        uint256 forcedSample,
+        bytes32 forcedTrueEnd
+    ) internal pure returns (bytes32[] memory endHashes) {
+        endHashes = claimed;
         if (!forced) return endHashes;
         if (endHashes[forcedSample] != forcedClaim(forcedTrueEnd)) {
             revert ForcedClaimMismatch(submissionId, forcedSample);
@@ -503,40 +555,16 @@ contract VerificationRound is IVerificationRound {
         endHashes[forcedSample] = forcedTrueEnd;
     }
 
-    /// @notice Sampled segments of the job, in sample order (empty before assignment).
     /// @notice Bit mask of every sample of the job's assignment (bit i = sample i).
     function _allSamples(uint256 jobId) internal view returns (uint64 all) {
         // SAFETY: samples <= MAX_SAMPLES_PER_JOB = 64.
         all = uint64((uint256(1) << _segmentsOf(jobId).length) - 1);
     }
 
+    /// @notice Sampled segments of the job, in sample order (empty before assignment): the
+    ///         JobManager's `segmentsOf`, which does not copy the verifier list as `getAssignment` does.
     function _segmentsOf(uint256 jobId) internal view returns (uint32[] memory segments) {
-        // slither-disable-next-line unused-return
-        (, segments) = _JOB_MANAGER.getAssignment(jobId);
-    }
-
-    /// @notice Reverts InvalidClaimProof unless every claimed start hash is the job's committed leaf
-    ///         at step s_j * k.
-    function _proveClaims(
-        SubmissionId submissionId,
-        RoundJob memory job,
-        uint32[] memory segments,
-        bytes32[][] calldata proofs,
-        bool isEnd
-    ) internal view {
-        _prove(submissionId, job, segments, proofs, _startHashes[submissionId], isEnd);
-    }
-
-    /// @notice Reverts InvalidClaimProof unless every end hash `hashes[j]` is the job's committed leaf
-    ///         at step (s_j + 1) * k.
-    function _proveClaimsAgainst(
-        SubmissionId submissionId,
-        RoundJob memory job,
-        uint32[] memory segments,
-        bytes32[][] calldata proofs,
-        bytes32[] memory hashes
-    ) internal pure {
-        _prove(submissionId, job, segments, proofs, hashes, true);
+        segments = _JOB_MANAGER.segmentsOf(jobId);
     }
 
     /// @notice Reverts InvalidClaimProof unless every `hashes[j]` is the job's committed checkpoint
@@ -559,13 +587,5 @@ contract VerificationRound is IVerificationRound {
                 revert InvalidClaimProof(submissionId, j, isEnd);
             }
         }
-    }
-
-    /// @notice Whether `account` is in `list`.
-    function _contains(address[] memory list, address account) internal pure returns (bool) {
-        for (uint256 i; i < list.length; ++i) {
-            if (list[i] == account) return true;
-        }
-        return false;
     }
 }

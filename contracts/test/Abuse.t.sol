@@ -83,6 +83,7 @@ contract Abuse_Test is Deployers {
         );
         vm.prank(solver);
         round.postClaims(_sid(jobId), starts, ends);
+        _bookClaims(round, _sid(jobId), starts, ends);
         vm.warp(job.challengeDeadline + params.revealWindow + 1);
         (RoundOutcome outcome,) = round.outcome(_sid(jobId));
         assertEq(uint8(outcome), uint8(RoundOutcome.NoClaims));
@@ -248,7 +249,7 @@ contract Abuse_Test is Deployers {
                 )
             );
             vm.prank(solver);
-            round.revealSecret(_sid(jobId), _secret(jobId), bytes32(0), none, none);
+            round.revealSecret(_sid(jobId), _secret(jobId), bytes32(0), none, none, _claimsArg(_sid(jobId)));
             (RoundOutcome outcome,) = round.outcome(_sid(jobId));
             assertEq(uint8(outcome), uint8(RoundOutcome.NoVerdicts));
             jobManager.finalize(jobId);

@@ -1220,6 +1220,7 @@ contract BisectionGame_InitialState_Test is BisectionGame_Init {
         );
         vm.prank(solver);
         round.postClaims(_sid(jobId), starts, ends);
+        _bookClaims(round, _sid(jobId), starts, ends);
     }
 
     /// @notice With claims that must start from initHash, a verifier's replay of segment 0 from the
@@ -1229,6 +1230,7 @@ contract BisectionGame_InitialState_Test is BisectionGame_Init {
         (bytes32[] memory starts, bytes32[] memory ends) = _claimsFrom(init);
         vm.prank(solver);
         round.postClaims(_sid(jobId), starts, ends);
+        _bookClaims(round, _sid(jobId), starts, ends);
         (address[] memory verifiers, uint32[] memory segments) = jobManager.getAssignment(jobId);
         uint256 mask;
         for (uint256 j; j < segments.length; ++j) {
@@ -1249,7 +1251,7 @@ contract BisectionGame_InitialState_Test is BisectionGame_Init {
         }
         bytes32 secret = _secret(jobId);
         vm.prank(solver);
-        round.revealSecret(_sid(jobId), secret, bytes32(0), startProofs, endProofs);
+        round.revealSecret(_sid(jobId), secret, bytes32(0), startProofs, endProofs, _claimsArg(_sid(jobId)));
         jobManager.finalize(jobId);
         disputeId = _job(jobId).disputeId;
         assertEq(uint256(_game().segment), 0, "game not on segment 0");

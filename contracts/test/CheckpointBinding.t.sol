@@ -112,6 +112,7 @@ contract CheckpointBinding_Test is Deployers {
         (bytes32[] memory starts, bytes32[] memory ends) = _attackClaims();
         vm.prank(solver);
         round.postClaims(_sid(jobId), starts, ends);
+        _bookClaims(round, _sid(jobId), starts, ends);
         address[] memory verifiers = _assigned(jobId);
         for (uint256 i; i < verifiers.length; ++i) {
             bytes32 salt = _verdictSalt(jobId, verifiers[i]);
@@ -121,7 +122,7 @@ contract CheckpointBinding_Test is Deployers {
         for (uint256 i; i < verifiers.length; ++i) {
             bytes32 salt = _verdictSalt(jobId, verifiers[i]);
             vm.prank(verifiers[i]);
-            round.revealVerdicts(_sid(jobId), ends, salt);
+            round.revealVerdicts(_sid(jobId), ends, salt, _claimsArg(_sid(jobId)));
         }
     }
 
@@ -154,7 +155,7 @@ contract CheckpointBinding_Test is Deployers {
         bytes32[][] memory endProofs = _attackProofs(true);
         _expectFirstSplicedProofReverts();
         vm.prank(solver);
-        round.revealSecret(_sid(jobId), _secret(jobId), bytes32(0), startProofs, endProofs);
+        round.revealSecret(_sid(jobId), _secret(jobId), bytes32(0), startProofs, endProofs, _claimsArg(_sid(jobId)));
         // Unable to reveal, the solver is faulted: nothing is paid, the submitter is refunded.
         vm.warp(uint256(_job(jobId).challengeDeadline) + params.revealWindow + 1);
         jobManager.finalize(jobId);

@@ -13,6 +13,7 @@ import {Merkle} from "./utils/Merkle.sol";
 // Types
 import {Job, JobStatus} from "../src/types/JobTypes.sol";
 import {Role} from "../src/types/Role.sol";
+import {Claims} from "../src/types/RoundTypes.sol";
 
 /// @title Gas_Test
 /// @notice Records the gas of every protocol action in contracts/snapshots/veritrain.json (and the
@@ -33,7 +34,7 @@ contract Gas_Test is Deployers {
     ///         postJob, claimJob, commitCheckpoints, assignVerifiers, postClaims, every seat's
     ///         commitVerdicts + revealVerdicts, revealSecret, finalize (first share mint) and the
     ///         solver's claimCredit. README "Gas"; bench/gas_scenario.py bounds the same path on Anvil.
-    uint256 internal constant HAPPY_PATH_MAX_GAS = 3_250_000;
+    uint256 internal constant HAPPY_PATH_MAX_GAS = 2_530_000;
 
     /// @notice Records `name` in the snapshot and returns the last call's gas (intrinsic included).
     function _snapGas(string memory name) internal returns (uint256 gasUsed) {
@@ -92,7 +93,7 @@ contract Gas_Test is Deployers {
         for (uint256 i; i < verifiers.length; ++i) {
             bytes32 salt = _verdictSalt(jobId, verifiers[i]);
             vm.prank(verifiers[i]);
-            round.revealVerdicts(_sid(jobId), ends[i], salt);
+            round.revealVerdicts(_sid(jobId), ends[i], salt, _claimsArg(_sid(jobId)));
             total += _snapGas("happy path (V=3, q=3): revealVerdicts");
         }
         vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
@@ -166,12 +167,7 @@ contract Gas_Test is Deployers {
             round.commitVerdicts(_sid(jobId), sealedHash);
             if (i == 0) _snap("VerificationRound.commitVerdicts");
         }
-        for (uint256 i; i < verifiers.length; ++i) {
-            bytes32 salt = _verdictSalt(jobId, verifiers[i]);
-            vm.prank(verifiers[i]);
-            round.revealVerdicts(_sid(jobId), ends, salt);
-            if (i == 0) _snap("VerificationRound.revealVerdicts (approve all)");
-        }
+        _revealAll(jobId, verifiers, ends);
         _snap("VerificationRound.revealVerdicts (last verifier)");
         vm.prank(whistleblower);
         jobManager.challengeApproval(jobId, 0, verifiers[0]);
@@ -252,7 +248,7 @@ contract Gas_Test is Deployers {
         vm.prank(verifiers[0]);
         round.commitVerdicts(_sid(jobId), sealedHash);
         vm.prank(verifiers[0]);
-        round.revealVerdicts(_sid(jobId), ends, salt);
+        round.revealVerdicts(_sid(jobId), ends, salt, _claimsArg(_sid(jobId)));
         _snap("VerificationRound.revealVerdicts (one reject)");
     }
 
@@ -398,5 +394,16 @@ contract Gas_Test is Deployers {
         assertLte(vm.getDeployedCode("BisectionGame.sol:BisectionGame").length, limit, "BisectionGame");
         assertLte(address(token).code.length, limit, "VeriToken");
         assertLte(committee.claimParent().code.length, limit, "RunRegistry");
+    }
+
+    /// @notice Every verifier reveals `ends` (sealed with its `_verdictSalt`); snaps the first reveal.
+    function _revealAll(uint256 jobId, address[] memory verifiers, bytes32[] memory ends) internal {
+        Claims memory claims = _claimsArg(_sid(jobId));
+        for (uint256 i; i < verifiers.length; ++i) {
+            bytes32 salt = _verdictSalt(jobId, verifiers[i]);
+            vm.prank(verifiers[i]);
+            round.revealVerdicts(_sid(jobId), ends, salt, claims);
+            if (i == 0) _snap("VerificationRound.revealVerdicts (approve all)");
+        }
     }
 }

@@ -623,6 +623,7 @@ contract JobManager_Submission_Test is JobManager_Init {
         vm.expectRevert(abi.encodeWithSelector(IVerificationRound.UnknownSubmission.selector, first));
         vm.prank(solver);
         round.postClaims(first, new bytes32[](0), new bytes32[](0));
+        _bookClaims(round, first, new bytes32[](0), new bytes32[](0));
     }
 }
 
@@ -793,7 +794,7 @@ contract JobManager_RecordVerdicts_Test is JobManager_Init {
         bytes32[] memory ends = _ends(jobId, rejectMask);
         bytes32 salt = _verdictSalt(jobId, verifier);
         vm.prank(verifier);
-        round.revealVerdicts(_sid(jobId), ends, salt);
+        round.revealVerdicts(_sid(jobId), ends, salt, _claimsArg(_sid(jobId)));
     }
 
     function test_recordVerdicts_approveAll_succeeds() public {

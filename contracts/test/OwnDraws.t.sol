@@ -71,7 +71,7 @@ contract OwnDraws_Test is Deployers {
     /// @notice What an honest verifier seals: the claimed end (its replay of an honest segment) on
     ///         its own samples, a zero end (nothing replayed) on the others.
     function _honestEnds(uint256 jobId, address v) internal view returns (bytes32[] memory ends) {
-        (, bytes32[] memory claimed) = round.claimsOf(_sid(jobId));
+        (, bytes32[] memory claimed) = _claimsOf(_sid(jobId));
         uint256 mask = _maskOf(jobId, v);
         ends = new bytes32[](claimed.length);
         for (uint256 j; j < claimed.length; ++j) {
@@ -90,7 +90,7 @@ contract OwnDraws_Test is Deployers {
         _postClaims(jobId);
         (address[] memory verifiers, uint32[] memory segments) = jobManager.getAssignment(jobId);
         assertEq(verifiers.length, 3);
-        (bytes32[] memory starts,) = round.claimsOf(_sid(jobId));
+        (bytes32[] memory starts,) = _claimsOf(_sid(jobId));
         assertEq(starts.length, segments.length, "a claim per sample of the union");
         for (uint256 i = 1; i < segments.length; ++i) {
             assertGt(uint256(segments[i]), uint256(segments[i - 1]), "increasing segment order");
@@ -309,6 +309,7 @@ contract OwnDraws_Test is Deployers {
         _assignWith(jobId, keccak256("second"));
         (address[] memory verifiers, uint32[] memory kept) = jobManager.getAssignment(jobId);
         assertEq(keccak256(abi.encode(kept)), keccak256(abi.encode(segments)), "the sample is kept");
+        assertEq(keccak256(abi.encode(jobManager.segmentsOf(jobId))), keccak256(abi.encode(kept)), "segmentsOf");
         uint256 covered;
         for (uint256 v; v < verifiers.length; ++v) {
             uint256 mask = _maskOf(jobId, verifiers[v]);
@@ -317,6 +318,34 @@ contract OwnDraws_Test is Deployers {
             covered |= mask;
         }
         assertEq(covered, (uint256(1) << segments.length) - 1, "every sample has a seat");
+    }
+
+    /// @notice After a reassignment the silent seats of the previous draw (Missed, their sample masks
+    ///         kept) are no verifiers of the job: they cannot seal, and `seatOf` names exactly the
+    ///         current verifiers as assigned (the round's membership check).
+    function test_ownDraws_reassignment_silentSeatsCannotSeal_reverts() public {
+        uint256 jobId = _committedWideJob();
+        _assignWith(jobId, keccak256("first"));
+        _postClaims(jobId);
+        address[] memory silent = _assigned(jobId);
+        vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
+        jobManager.finalize(jobId);
+        _assignWith(jobId, keccak256("second"));
+        address[] memory current = _assigned(jobId);
+        for (uint256 v; v < current.length; ++v) {
+            (bool assigned,,,,) = jobManager.seatOf(_sid(jobId), current[v]);
+            assertTrue(assigned, "a current verifier is assigned");
+        }
+        for (uint256 v; v < silent.length; ++v) {
+            (bool assigned, uint64 mask,,,) = jobManager.seatOf(_sid(jobId), silent[v]);
+            assertFalse(assigned, "a silent seat is no longer assigned");
+            assertTrue(mask != 0, "its sample mask stays");
+            vm.expectRevert(
+                abi.encodeWithSelector(IVerificationRound.NotAssignedVerifier.selector, _sid(jobId), silent[v])
+            );
+            vm.prank(silent[v]);
+            round.commitVerdicts(_sid(jobId), keccak256("late seal"));
+        }
     }
 
     /// @notice A job of M = 12 segments assigned so that seat 0 holds samples no other seat holds;
@@ -416,7 +445,7 @@ contract OwnDraws_Test is Deployers {
             abi.encodeWithSelector(IVerificationRound.SamplesUncovered.selector, _sid(jobId), uint64(uncovered))
         );
         vm.prank(solver);
-        round.revealSecret(_sid(jobId), secret, bytes32(0), startProofs, endProofs);
+        round.revealSecret(_sid(jobId), secret, bytes32(0), startProofs, endProofs, _claimsArg(_sid(jobId)));
     }
 
     /// @notice When the uncovered samples stay silent through every reassignment the job expires

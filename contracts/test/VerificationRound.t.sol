@@ -15,7 +15,7 @@ import {IVerificationRound} from "../src/interfaces/IVerificationRound.sol";
 import {LibSubmission, SubmissionId} from "../src/types/SubmissionId.sol";
 import {Job, JobStatus, Verdict} from "../src/types/JobTypes.sol";
 import {Role} from "../src/types/Role.sol";
-import {RoundOutcome} from "../src/types/RoundTypes.sol";
+import {Claims, RoundOutcome} from "../src/types/RoundTypes.sol";
 
 /// @notice Shared setup for the VerificationRound tests (docs/FORCED_ERRORS.md).
 abstract contract VerificationRound_Init is Deployers {
@@ -38,7 +38,7 @@ abstract contract VerificationRound_Init is Deployers {
         bytes32[] memory ends = _ends(jobId, rejectMask);
         bytes32 salt = _verdictSalt(jobId, verifier);
         vm.prank(verifier);
-        round.revealVerdicts(_sid(jobId), ends, salt);
+        round.revealVerdicts(_sid(jobId), ends, salt, _claimsArg(_sid(jobId)));
     }
 
     function _segments(uint256 jobId) internal view returns (uint32[] memory segments) {
@@ -133,9 +133,15 @@ contract VerificationRound_PostClaims_Test is VerificationRound_Init {
         emit IVerificationRound.ClaimsPosted(_sid(jobId), starts, ends);
         vm.prank(solver);
         round.postClaims(_sid(jobId), starts, ends);
-        (bytes32[] memory s, bytes32[] memory e) = round.claimsOf(_sid(jobId));
+        _bookClaims(round, _sid(jobId), starts, ends);
+        (bytes32[] memory s, bytes32[] memory e) = _claimsOf(_sid(jobId));
         assertEq(s, starts);
         assertEq(e, ends);
+        // Only the hash is stored, with the block of the event that carries the claims.
+        (bytes32 stored, uint64 postedBlock) = round.claimsHashOf(_sid(jobId));
+        assertEq(stored, keccak256(abi.encode(starts, ends)));
+        assertEq(stored, round.claimsHash(starts, ends));
+        assertEq(uint256(postedBlock), block.number);
     }
 
     function test_postClaims_atDeadline_succeeds() public {
@@ -159,6 +165,7 @@ contract VerificationRound_PostClaims_Test is VerificationRound_Init {
         );
         vm.prank(solver);
         round.postClaims(_sid(jobId), starts, ends);
+        _bookClaims(round, _sid(jobId), starts, ends);
     }
 
     function test_postClaims_notSolver_reverts() public {
@@ -166,6 +173,7 @@ contract VerificationRound_PostClaims_Test is VerificationRound_Init {
         vm.expectRevert(abi.encodeWithSelector(IVerificationRound.NotSolver.selector, _sid(jobId), stranger));
         vm.prank(stranger);
         round.postClaims(_sid(jobId), starts, ends);
+        _bookClaims(round, _sid(jobId), starts, ends);
     }
 
     function test_postClaims_twice_reverts() public {
@@ -174,6 +182,7 @@ contract VerificationRound_PostClaims_Test is VerificationRound_Init {
         vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ClaimsAlreadyPosted.selector, _sid(jobId)));
         vm.prank(solver);
         round.postClaims(_sid(jobId), starts, ends);
+        _bookClaims(round, _sid(jobId), starts, ends);
     }
 
     function test_postClaims_lengthMismatch_reverts() public {
@@ -184,11 +193,13 @@ contract VerificationRound_PostClaims_Test is VerificationRound_Init {
         );
         vm.prank(solver);
         round.postClaims(_sid(jobId), short, ends);
+        _bookClaims(round, _sid(jobId), short, ends);
         vm.expectRevert(
             abi.encodeWithSelector(IVerificationRound.LengthMismatch.selector, _sid(jobId), _samples(jobId), 3)
         );
         vm.prank(solver);
         round.postClaims(_sid(jobId), starts, short);
+        _bookClaims(round, _sid(jobId), starts, short);
     }
 
     function test_postClaims_noSubmission_reverts() public {
@@ -198,6 +209,7 @@ contract VerificationRound_PostClaims_Test is VerificationRound_Init {
         vm.expectRevert(abi.encodeWithSelector(IVerificationRound.UnknownSubmission.selector, id));
         vm.prank(solver);
         round.postClaims(id, none, none);
+        _bookClaims(round, id, none, none);
     }
 
     function test_postClaims_notVerifying_reverts() public {
@@ -210,6 +222,7 @@ contract VerificationRound_PostClaims_Test is VerificationRound_Init {
         );
         vm.prank(solver);
         round.postClaims(_sid(openJob), none, none);
+        _bookClaims(round, _sid(openJob), none, none);
     }
 }
 
@@ -320,6 +333,18 @@ contract VerificationRound_RevealVerdicts_Test is VerificationRound_Init {
         _open(jobId, verifiers[0], 0);
         (, bool revealed) = round.verdictCommitmentOf(_sid(jobId), verifiers[0]);
         assertTrue(revealed);
+        // The revealed flag is the JobManager's seat flag, set in the same call.
+        (bool assigned, uint64 mask, bool seatRevealed, uint256 seats, uint256 samples) =
+            jobManager.seatOf(_sid(jobId), verifiers[0]);
+        assertTrue(assigned);
+        assertTrue(seatRevealed);
+        assertEq(uint256(mask), jobManager.sampleMaskOf(jobId, verifiers[0]));
+        assertEq(seats, verifiers.length);
+        assertEq(samples, _samples(jobId));
+        (,, bool other,,) = jobManager.seatOf(_sid(jobId), verifiers[1]);
+        assertFalse(other);
+        (bool stranger,,,,) = jobManager.seatOf(_sid(jobId), address(0xBEEF));
+        assertFalse(stranger);
         assertEq(uint8(jobManager.verdictOf(jobId, verifiers[0])[0]), uint8(Verdict.Approve));
     }
 
@@ -338,7 +363,7 @@ contract VerificationRound_RevealVerdicts_Test is VerificationRound_Init {
             )
         );
         vm.prank(verifiers[0]);
-        round.revealVerdicts(_sid(jobId), ends, salt);
+        round.revealVerdicts(_sid(jobId), ends, salt, _claimsArg(_sid(jobId)));
     }
 
     function test_revealVerdicts_afterDeadline_succeeds() public {
@@ -372,14 +397,14 @@ contract VerificationRound_RevealVerdicts_Test is VerificationRound_Init {
             )
         );
         vm.prank(verifiers[0]);
-        round.revealVerdicts(_sid(jobId), ends, salt);
+        round.revealVerdicts(_sid(jobId), ends, salt, _claimsArg(_sid(jobId)));
     }
 
     function test_revealVerdicts_nothingCommitted_reverts() public {
         bytes32[] memory ends = _ends(jobId, 0);
         vm.expectRevert(abi.encodeWithSelector(IVerificationRound.NothingToReveal.selector, _sid(jobId), verifiers[0]));
         vm.prank(verifiers[0]);
-        round.revealVerdicts(_sid(jobId), ends, bytes32(0));
+        round.revealVerdicts(_sid(jobId), ends, bytes32(0), _claimsArg(_sid(jobId)));
     }
 
     function test_revealVerdicts_twice_reverts() public {
@@ -388,7 +413,7 @@ contract VerificationRound_RevealVerdicts_Test is VerificationRound_Init {
         bytes32 salt = _verdictSalt(jobId, verifiers[0]);
         vm.expectRevert(abi.encodeWithSelector(IVerificationRound.NothingToReveal.selector, _sid(jobId), verifiers[0]));
         vm.prank(verifiers[0]);
-        round.revealVerdicts(_sid(jobId), ends, salt);
+        round.revealVerdicts(_sid(jobId), ends, salt, _claimsArg(_sid(jobId)));
     }
 
     function test_revealVerdicts_lengthMismatch_reverts() public {
@@ -399,7 +424,7 @@ contract VerificationRound_RevealVerdicts_Test is VerificationRound_Init {
             abi.encodeWithSelector(IVerificationRound.LengthMismatch.selector, _sid(jobId), _samples(jobId), 3)
         );
         vm.prank(verifiers[0]);
-        round.revealVerdicts(_sid(jobId), ends, bytes32(0));
+        round.revealVerdicts(_sid(jobId), ends, bytes32(0), _claimsArg(_sid(jobId)));
     }
 
     function testFuzz_revealVerdicts_otherVerdicts_reverts(uint256 rejectMask) public {
@@ -412,7 +437,7 @@ contract VerificationRound_RevealVerdicts_Test is VerificationRound_Init {
             abi.encodeWithSelector(IVerificationRound.VerdictCommitmentMismatch.selector, _sid(jobId), verifiers[0])
         );
         vm.prank(verifiers[0]);
-        round.revealVerdicts(_sid(jobId), ends, salt);
+        round.revealVerdicts(_sid(jobId), ends, salt, _claimsArg(_sid(jobId)));
     }
 
     function test_revealVerdicts_otherVerdicts_reverts() public {
@@ -435,7 +460,33 @@ contract VerificationRound_RevealVerdicts_Test is VerificationRound_Init {
             abi.encodeWithSelector(IVerificationRound.VerdictCommitmentMismatch.selector, _sid(jobId), verifiers[1])
         );
         vm.prank(verifiers[1]);
-        round.revealVerdicts(_sid(jobId), ends, salt);
+        round.revealVerdicts(_sid(jobId), ends, salt, _claimsArg(_sid(jobId)));
+    }
+
+    /// @notice Claims passed back as calldata must be the posted ones: a verifier that seals a
+    ///         forged end (or start) and passes a copy of the claims carrying it cannot turn its
+    ///         reveal into an approval of a claim the solver never made.
+    function testFuzz_revealVerdicts_forgedClaims_reverts(uint256 sample, bytes32 forged, bool onStart) public {
+        (bytes32[] memory starts, bytes32[] memory ends) = _claimsOf(_sid(jobId));
+        sample = bound(sample, 0, ends.length - 1);
+        bytes32[] storage target = onStart ? _claimsBook[_sid(jobId)].startHashes : _claimsBook[_sid(jobId)].endHashes;
+        vm.assume(forged != target[sample] && forged != bytes32(0));
+        if (onStart) starts[sample] = forged;
+        else ends[sample] = forged;
+        // The verifier seals exactly the forged ends: against the forged copy it approves all.
+        bytes32 salt = _verdictSalt(jobId, verifiers[0]);
+        bytes32 commitment = _verdictCommitment(jobId, verifiers[0], ends, salt);
+        vm.prank(verifiers[0]);
+        round.commitVerdicts(_sid(jobId), commitment);
+        vm.warp(uint256(deadline) + 1);
+        Claims memory copy = Claims({startHashes: starts, endHashes: ends});
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ClaimsMismatch.selector, _sid(jobId)));
+        vm.prank(verifiers[0]);
+        round.revealVerdicts(_sid(jobId), ends, salt, copy);
+    }
+
+    function test_revealVerdicts_forgedClaims_reverts() public {
+        testFuzz_revealVerdicts_forgedClaims_reverts(0, keccak256("forged end"), false);
     }
 
     function test_revealVerdicts_notVerifying_reverts() public {
@@ -447,7 +498,7 @@ contract VerificationRound_RevealVerdicts_Test is VerificationRound_Init {
             abi.encodeWithSelector(IVerificationRound.WrongJobStatus.selector, openJob, uint8(JobStatus.Committed))
         );
         vm.prank(verifiers[0]);
-        round.revealVerdicts(_sid(openJob), ends, bytes32(0));
+        round.revealVerdicts(_sid(openJob), ends, bytes32(0), _claimsArg(_sid(openJob)));
     }
 
     function test_windowsOf_matchDeadlines_succeeds() public {
@@ -474,7 +525,7 @@ contract VerificationRound_RevealSecret_Test is VerificationRound_Init {
 
     function _reveal(bytes32 secret, bytes32 trueEnd, bytes32[][] memory starts, bytes32[][] memory ends) internal {
         vm.prank(solver);
-        round.revealSecret(_sid(jobId), secret, trueEnd, starts, ends);
+        round.revealSecret(_sid(jobId), secret, trueEnd, starts, ends, _claimsArg(_sid(jobId)));
     }
 
     function test_revealSecret_forced_succeeds() public {
@@ -588,7 +639,7 @@ contract VerificationRound_RevealSecret_Test is VerificationRound_Init {
         bytes32[][] memory none = new bytes32[][](0);
         vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ClaimsNotPosted.selector, _sid(bare)));
         vm.prank(solver);
-        round.revealSecret(_sid(bare), _secret(bare), bytes32(0), none, none);
+        round.revealSecret(_sid(bare), _secret(bare), bytes32(0), none, none, _claimsArg(_sid(bare)));
     }
 
     function test_revealSecret_notVerifying_reverts() public {
@@ -599,31 +650,65 @@ contract VerificationRound_RevealSecret_Test is VerificationRound_Init {
         vm.expectRevert(
             abi.encodeWithSelector(IVerificationRound.WrongJobStatus.selector, openJob, uint8(JobStatus.Committed))
         );
-        round.revealSecret(_sid(openJob), bytes32(0), bytes32(0), none, none);
+        round.revealSecret(_sid(openJob), bytes32(0), bytes32(0), none, none, _claimsArg(_sid(openJob)));
+    }
+
+    /// @notice A solver that posted a wrong end cannot reveal its secret by passing back the committed
+    ///         ends instead (they would prove against the root): the copy must hash to the posted
+    ///         claims.
+    function test_revealSecret_forgedClaims_reverts() public {
+        uint256 other = _forcedAssignedJob();
+        (bytes32[] memory starts, bytes32[] memory ends) = _claims(other);
+        (, uint256 f) = round.drawForcedError(_sid(other), _secret(other));
+        uint256 wrong = (f + 1) % ends.length;
+        bytes32 committedEnd = ends[wrong];
+        ends[wrong] = keccak256(abi.encode("wrong end", committedEnd));
+        vm.prank(solver);
+        round.postClaims(_sid(other), starts, ends);
+        _bookClaims(round, _sid(other), starts, ends);
+        _submitAll(other, 0);
+        vm.warp(uint256(_job(other).challengeDeadline) + 1);
+        (bytes32[][] memory s, bytes32[][] memory e) = (_proofsOf(other, false), _proofsOf(other, true));
+        bytes32 trueEnd = _forcedTrueEnd(other);
+        bytes32 secret = _secret(other);
+        ends[wrong] = committedEnd;
+        Claims memory copy = Claims({startHashes: starts, endHashes: ends});
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ClaimsMismatch.selector, _sid(other)));
+        vm.prank(solver);
+        round.revealSecret(_sid(other), secret, trueEnd, s, e, copy);
+        // The posted claims themselves fail on the wrong end's proof.
+        copy = _claimsArg(_sid(other));
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.InvalidClaimProof.selector, _sid(other), wrong, true));
+        vm.prank(solver);
+        round.revealSecret(_sid(other), secret, trueEnd, s, e, copy);
     }
 
     /// @notice A solver that planted no forced claim where the draw asks for one cannot reveal.
     function test_revealSecret_honestClaimOnForcedSample_reverts() public {
         uint256 other = _forcedAssignedJob();
-        (, uint32[] memory segments) = jobManager.getAssignment(other);
-        bytes32[] storage states = _committedStates[other];
-        bytes32[] memory starts = new bytes32[](segments.length);
-        bytes32[] memory ends = new bytes32[](segments.length);
-        for (uint256 j; j < segments.length; ++j) {
-            starts[j] = states[segments[j]];
-            ends[j] = states[segments[j] + 1];
+        {
+            (, uint32[] memory segments) = jobManager.getAssignment(other);
+            bytes32[] storage states = _committedStates[other];
+            bytes32[] memory starts = new bytes32[](segments.length);
+            bytes32[] memory ends = new bytes32[](segments.length);
+            for (uint256 j; j < segments.length; ++j) {
+                starts[j] = states[segments[j]];
+                ends[j] = states[segments[j] + 1];
+            }
+            vm.prank(solver);
+            round.postClaims(_sid(other), starts, ends);
+            _bookClaims(round, _sid(other), starts, ends);
         }
-        vm.prank(solver);
-        round.postClaims(_sid(other), starts, ends);
         _submitAll(other, 0);
         (, uint256 f) = round.drawForcedError(_sid(other), _secret(other));
         vm.warp(uint256(_job(other).challengeDeadline) + 1);
         (bytes32[][] memory s, bytes32[][] memory e) = (_proofsOf(other, false), _proofsOf(other, true));
         bytes32 trueEnd = _forcedTrueEnd(other);
         bytes32 secret = _secret(other);
+        Claims memory claims = _claimsArg(_sid(other));
         vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ForcedClaimMismatch.selector, _sid(other), f));
         vm.prank(solver);
-        round.revealSecret(_sid(other), secret, trueEnd, s, e);
+        round.revealSecret(_sid(other), secret, trueEnd, s, e, claims);
     }
 }
 
@@ -936,7 +1021,7 @@ contract VerificationRound_ForcedEnd_Test is VerificationRound_Forced_Init {
 
     /// @notice `verifier` seals the claims except `end` for the forced sample.
     function _submitForcedEnd(address verifier, bytes32 end) internal {
-        (, bytes32[] memory ends) = round.claimsOf(_sid(jobId));
+        (, bytes32[] memory ends) = _claimsOf(_sid(jobId));
         ends[f] = end;
         _submitEnds(jobId, verifier, ends);
     }
@@ -1065,5 +1150,6 @@ contract VerificationRound_ForcedEnd_Test is VerificationRound_Forced_Init {
         vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ZeroClaim.selector, _sid(bare), 1));
         vm.prank(solver);
         round.postClaims(_sid(bare), starts, ends);
+        _bookClaims(round, _sid(bare), starts, ends);
     }
 }

@@ -631,6 +631,28 @@ interface IJobManager {
     /// @return mask Sample bitmap.
     function sampleMaskOf(uint256 jobId, address verifier) external view returns (uint256 mask);
 
+    /// @notice The sampled segments of the job's active submission, in sample order (empty before
+    ///         assignment): `getAssignment`'s second value without copying the verifier list.
+    /// @param jobId Job.
+    /// @return segments Segment index of each sample.
+    function segmentsOf(uint256 jobId) external view returns (uint32[] memory segments);
+
+    /// @notice A verifier's seat in one submission and the size of its current draw, in one call:
+    ///         all the VerificationRound reads to take a seal or a reveal.
+    /// @param submissionId Submission.
+    /// @param verifier Verifier.
+    /// @return assigned True iff `verifier` is one of the submission's current verifiers (its seat
+    ///         is Assigned or Submitted: a draw seats new verifiers as Assigned, a reassignment keeps
+    ///         exactly the Submitted seats and marks the silent ones Missed).
+    /// @return sampleMask Bit i set = sample i is in the seat's own draw (zero if no seat).
+    /// @return revealed True once the seat's verdicts were recorded (never cleared).
+    /// @return seats Number of current verifiers.
+    /// @return samples Number of sampled segments.
+    function seatOf(SubmissionId submissionId, address verifier)
+        external
+        view
+        returns (bool assigned, uint64 sampleMask, bool revealed, uint256 seats, uint256 samples);
+
     /// @notice Verdicts of `verifier` per sampled segment: an array of Verdict.None (one per
     ///         sample) before it submitted, and an empty array if it is not assigned. Always
     ///         Verdict.None on samples outside its own draw (`sampleMaskOf`).

@@ -2,7 +2,7 @@
 pragma solidity 0.8.37;
 
 // Types
-import {RoundOutcome} from "../types/RoundTypes.sol";
+import {Claims, RoundOutcome} from "../types/RoundTypes.sol";
 import {SubmissionId} from "../types/SubmissionId.sol";
 
 /// @title IVerificationRound
@@ -42,6 +42,9 @@ interface IVerificationRound {
     error ZeroClaim(SubmissionId submissionId, uint256 sampleIndex);
     /// @notice Thrown when a verdict commitment is attempted before the solver posted claims.
     error ClaimsNotPosted(SubmissionId submissionId);
+    /// @notice Thrown when claims passed as calldata do not hash to the posted ones (or none were
+    ///         posted).
+    error ClaimsMismatch(SubmissionId submissionId);
     /// @notice Thrown when a claim or sealed-end array does not have one entry per sampled segment.
     error LengthMismatch(SubmissionId submissionId, uint256 expected, uint256 actual);
     /// @notice Thrown when a verifier commits twice.
@@ -77,7 +80,9 @@ interface IVerificationRound {
     event SecretCommitted(
         SubmissionId indexed submissionId, uint256 indexed jobId, address indexed solver, bytes32 commitment
     );
-    /// @notice The solver posted its claims on the sampled segments (state hashes, bytes32).
+    /// @notice The solver posted its claims on the sampled segments (state hashes, bytes32). The
+    ///         round keeps only `claimsHash(startHashes, endHashes)`: readers take the claims from
+    ///         this event (`claimsHashOf` gives its block).
     event ClaimsPosted(SubmissionId indexed submissionId, bytes32[] startHashes, bytes32[] endHashes);
     /// @notice A verifier sealed its verdicts.
     event VerdictsCommitted(SubmissionId indexed submissionId, address indexed verifier, bytes32 commitment);
@@ -134,7 +139,10 @@ interface IVerificationRound {
     /// @param ends One state hash per sample: the end of the verifier's replay of segment s_j from
     ///        startHashes[j], or zero when it could not replay (an unavailable or mismatched start).
     /// @param salt The salt of the commitment.
-    function revealVerdicts(SubmissionId submissionId, bytes32[] calldata ends, bytes32 salt) external;
+    /// @param claims The posted claims (from `ClaimsPosted`); reverts ClaimsMismatch unless they hash
+    ///        to the stored `claimsHash`.
+    function revealVerdicts(SubmissionId submissionId, bytes32[] calldata ends, bytes32 salt, Claims calldata claims)
+        external;
 
     /// @notice Reveals the solver's secret after the challenge deadline and proves every claim
     ///         against the job's Merkle root (docs/FORCED_ERRORS.md section 2). Reverts
@@ -143,12 +151,15 @@ interface IVerificationRound {
     /// @param forcedTrueEnd Committed end state hash of the forced sample (ignored if none).
     /// @param startProofs Merkle proof of each sample's start leaf (q entries).
     /// @param endProofs Merkle proof of each sample's end leaf (q entries).
+    /// @param claims The posted claims (from `ClaimsPosted`); reverts ClaimsMismatch unless they hash
+    ///        to the stored `claimsHash`.
     function revealSecret(
         SubmissionId submissionId,
         bytes32 secret,
         bytes32 forcedTrueEnd,
         bytes32[][] calldata startProofs,
-        bytes32[][] calldata endProofs
+        bytes32[][] calldata endProofs,
+        Claims calldata claims
     ) external;
 
     ////// Views //////
@@ -182,11 +193,16 @@ interface IVerificationRound {
     /// @notice The forced claim of a true end state hash: keccak256(abi.encodePacked(FORCED_ERROR_TAG, trueEnd)).
     function forcedClaim(bytes32 trueEnd) external pure returns (bytes32 claim);
 
-    /// @notice The solver's claims (empty arrays until posted).
-    function claimsOf(SubmissionId submissionId)
+    /// @notice Hash of the solver's posted claims and the block of their `ClaimsPosted` event
+    ///         (both zero until posted).
+    function claimsHashOf(SubmissionId submissionId) external view returns (bytes32 hash, uint64 postedBlock);
+
+    /// @notice The hash the round keeps of a submission's claims: keccak256(abi.encode(startHashes,
+    ///         endHashes)).
+    function claimsHash(bytes32[] calldata startHashes, bytes32[] calldata endHashes)
         external
-        view
-        returns (bytes32[] memory startHashes, bytes32[] memory endHashes);
+        pure
+        returns (bytes32 hash);
 
     /// @notice A verifier's sealed commitment (zero if none) and whether it was revealed.
     function verdictCommitmentOf(SubmissionId submissionId, address verifier)

@@ -143,6 +143,7 @@ library LibSettlement {
         }
         uint256 bond = rejects * s.challengeBond;
         seat.status = SeatStatus.Submitted;
+        seat.revealed = true;
         // SAFETY: samples <= MAX_SAMPLES_PER_JOB = 64, so both masks fit in 64 bits; an abstention
         // is a non-approval, so only those bits count (the VerificationRound derives both).
         // forge-lint: disable-next-line(unsafe-typecast)
@@ -159,8 +160,9 @@ library LibSettlement {
             emit IJobManager.ChallengeDeadlineSet(jobId, deadline);
         }
         // `verifier` is the account that revealed in the VerificationRound, the only caller.
-        // SAFETY: trusted Escrow; it pulls the bond from the verifier (approved beforehand).
-        s.escrow.deposit(Bucket.Bonds, verifier, bond);
+        // SAFETY: trusted Escrow; it pulls the bond from the verifier (approved beforehand). No
+        // reject, no bond: the call (a no-op for zero) is skipped.
+        if (bond != 0) s.escrow.deposit(Bucket.Bonds, verifier, bond);
     }
 
     /// @notice Some sample has no revealed verdict (RoundOutcome.NoVerdicts: every seat holding it

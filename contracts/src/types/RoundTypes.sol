@@ -19,3 +19,14 @@ enum RoundOutcome {
     NoReveal,
     NoVerdicts
 }
+
+/// @notice The solver's claims on the sampled segments, in sample order. The round stores only
+///         their hash (`IVerificationRound.claimsHash`) and emits them in `ClaimsPosted`; a call
+///         that needs them takes them back as calldata and reverts `ClaimsMismatch` unless they
+///         hash to the stored value.
+/// @param startHashes State hash at step s_j * k of each sample j.
+/// @param endHashes Claimed state hash at step (s_j + 1) * k of each sample j.
+struct Claims {
+    bytes32[] startHashes;
+    bytes32[] endHashes;
+}

@@ -22,11 +22,15 @@ enum SeatStatus {
 ///         its own draw, docs/SECURITY.md P-27) and, once submitted, bit i set = rejected sample i
 ///         (an abstention counts as a rejection there) and bit i set = abstained on sample i (sealed
 ///         a zero end: no data, docs/SECURITY.md P-20). Both verdict masks lie inside `sampleMask`.
+///         `revealed` is set (never cleared) when the seat's sealed verdicts are revealed and recorded:
+///         the VerificationRound reads it (`seatOf`) instead of keeping a flag of its own, so a reveal
+///         writes one word fewer (all five fields share one word).
 struct Seat {
     SeatStatus status;
     uint64 rejectMask;
     uint64 abstainMask;
     uint64 sampleMask;
+    bool revealed;
 }
 
 /// @notice The JobManager's bookkeeping of one submission (one solver's attempt at one job), keyed

@@ -4,6 +4,7 @@ pragma solidity 0.8.37;
 // Testing
 import {PRBTest} from "@prb/test/PRBTest.sol";
 import {Bound} from "./Bound.sol";
+import {ClaimsBook} from "./ClaimsBook.sol";
 import {Merkle} from "./Merkle.sol";
 import {VmExt} from "./VmExt.sol";
 // Deployment
@@ -28,7 +29,7 @@ import {LibSubmission, SubmissionId} from "../../src/types/SubmissionId.sol";
 /// @title Deployers
 /// @notice Shared setup of the veritrain tests: deploys through script/Deploy.sol exactly as the
 ///         Python deployer does, funds and stakes a cast of actors, and scripts protocol steps.
-abstract contract Deployers is PRBTest, Bound {
+abstract contract Deployers is PRBTest, Bound, ClaimsBook {
     ////// Constants //////
 
     VmExt internal constant vmx = VmExt(address(uint160(uint256(keccak256("hevm cheat code")))));
@@ -260,11 +261,12 @@ abstract contract Deployers is PRBTest, Bound {
         address account = _job(jobId).solver;
         vm.prank(account);
         round.postClaims(_sid(jobId), starts, ends);
+        _bookClaims(round, _sid(jobId), starts, ends);
     }
 
     function _claimsPosted(uint256 jobId) internal view returns (bool) {
-        (bytes32[] memory starts,) = round.claimsOf(_sid(jobId));
-        return starts.length != 0;
+        (bytes32 claimsHash,) = round.claimsHashOf(_sid(jobId));
+        return claimsHash != bytes32(0);
     }
 
     /// @notice The job's solver reveals its secret with proofs of every claim (inside its window).
@@ -275,7 +277,7 @@ abstract contract Deployers is PRBTest, Bound {
         address account = _job(jobId).solver;
         bytes32 secret = _secret(jobId);
         vm.prank(account);
-        round.revealSecret(_sid(jobId), secret, trueEnd, startProofs, endProofs);
+        round.revealSecret(_sid(jobId), secret, trueEnd, startProofs, endProofs, _claimsArg(_sid(jobId)));
     }
 
     /// @notice Merkle proofs of the committed start (or end) leaf of every sample.
@@ -361,7 +363,7 @@ abstract contract Deployers is PRBTest, Bound {
     ///         of an honest solver's segment yields, so a forced claim's true end) or, where that is
     ///         the claim itself, another hash (a replay that disagrees).
     function _ends(uint256 jobId, uint256 rejectMask) internal view returns (bytes32[] memory ends) {
-        (, bytes32[] memory claimed) = round.claimsOf(_sid(jobId));
+        (, bytes32[] memory claimed) = _claimsOf(_sid(jobId));
         (, uint32[] memory segments) = jobManager.getAssignment(jobId);
         ends = new bytes32[](claimed.length);
         for (uint256 j; j < claimed.length; ++j) {
@@ -424,7 +426,7 @@ abstract contract Deployers is PRBTest, Bound {
             bytes32[] memory ends = _sealedEnds(jobId, verifier);
             bytes32 salt = _verdictSalt(jobId, verifier);
             vm.prank(verifier);
-            round.revealVerdicts(_sid(jobId), ends, salt);
+            round.revealVerdicts(_sid(jobId), ends, salt, _claimsArg(_sid(jobId)));
         }
         delete _pendingReveals[jobId];
     }

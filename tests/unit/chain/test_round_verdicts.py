@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from chain.contracts.round import RoundFacade
-from chain.errors import ContractRevert
+from chain.contracts.round import RoundFacade, claims_hash
+from chain.errors import ChainError, ContractRevert
 from tests.utils.fake_chain import FakeChain
 from tests.utils.node_fixtures import SOLVER, SUBMITTER, VERIFIERS, tiny_spec
 from veritrain.commitments import new_salt, verdict_commitment
@@ -24,6 +24,7 @@ from veritrain.forced import UNREPLAYED_END
 
 SID = b"\x5a" * 32
 BOND = 7
+POSTED_BLOCK = 42
 
 
 class _RecordingClient:
@@ -38,13 +39,32 @@ class _RecordingClient:
             ensure_allowance=lambda spender, amount: self.allowances.append((spender, amount))
         )
         self.escrow = SimpleNamespace(address="0xE5C0")
+        self.log_reads = 0
 
     def handle(self, name: str) -> str:
         return name
 
+    def starts(self) -> list[bytes]:
+        return [b"\x11" * 32] * len(self.claimed)
+
     def call(self, contract: str, fn: str, *args: Any) -> Any:
-        assert (contract, fn, args) == ("verification_round", "claimsOf", (SID,))
-        return [b"\x11" * 32] * len(self.claimed), list(self.claimed)
+        assert (contract, fn, args) == ("verification_round", "claimsHashOf", (SID,))
+        return claims_hash(self.starts(), self.claimed), POSTED_BLOCK
+
+    def event_logs(
+        self, contract: str, names: list[str], lo: int, hi: int, first: int
+    ) -> list[SimpleNamespace]:
+        assert (contract, names, lo, hi) == (
+            "verification_round",
+            ["ClaimsPosted"],
+            POSTED_BLOCK,
+            POSTED_BLOCK,
+        )
+        assert first == int.from_bytes(SID, "big")
+        self.log_reads += 1
+        return [
+            SimpleNamespace(args={"startHashes": self.starts(), "endHashes": list(self.claimed)})
+        ]
 
     def transact(self, contract: str, fn: str, *args: Any) -> dict[str, int]:
         self.sent.append((fn, args))
@@ -58,7 +78,8 @@ def test_reveal_counts_rejects_against_the_claims_and_sends_bytes32() -> None:
     salt = new_salt()
     RoundFacade(client).reveal_verdicts(SID, ends, salt)  # type: ignore[arg-type]
     assert client.allowances == [("0xE5C0", 2 * BOND)]
-    assert client.sent == [("revealVerdicts", (SID, ends, salt))]
+    # The claims go back as calldata, read from their ClaimsPosted event.
+    assert client.sent == [("revealVerdicts", (SID, ends, salt, (client.starts(), claimed)))]
     approve_all = _RecordingClient(claimed)
     RoundFacade(approve_all).reveal_verdicts(SID, claimed, salt)  # type: ignore[arg-type]
     assert approve_all.allowances == []  # no reject, no bond
@@ -76,6 +97,23 @@ def _assigned_job(chain: FakeChain) -> int:
     chain.advance(blocks=2)
     chain.client(SOLVER).jobs.assign_verifiers(job_id)
     return job_id
+
+
+def test_claims_are_read_from_their_event_checked_against_the_hash_and_cached() -> None:
+    claimed = [os.urandom(32) for _ in range(3)]
+    client = _RecordingClient(claimed)
+    facade = RoundFacade(client)  # type: ignore[arg-type]
+    first = facade.claims_of(SID)
+    assert first.start_hashes == tuple(client.starts())
+    assert first.end_hashes == tuple(claimed)
+    assert facade.claims_of(SID) == first
+    assert client.log_reads == 1  # posted claims never change: one log read
+    altered = _RecordingClient(claimed)
+    altered.starts = lambda: [b"\x22" * 32] * 3  # type: ignore[method-assign]
+    stored = claims_hash([b"\x11" * 32] * 3, claimed)
+    altered.call = lambda *_: (stored, POSTED_BLOCK)  # type: ignore[method-assign]
+    with pytest.raises(ChainError, match="claims hash"):
+        RoundFacade(altered).claims_of(SID)  # type: ignore[arg-type]
 
 
 def test_fake_round_derives_approvals_from_ends_and_refuses_a_zero_claim() -> None:

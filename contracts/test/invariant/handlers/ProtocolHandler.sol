@@ -4,6 +4,7 @@ pragma solidity 0.8.37;
 // Testing
 import {Vm} from "@prb/test/Vm.sol";
 import {Bound} from "../../utils/Bound.sol";
+import {ClaimsBook} from "../../utils/ClaimsBook.sol";
 import {Merkle} from "../../utils/Merkle.sol";
 // Contracts
 import {ArbitrationCommittee} from "../../../src/ArbitrationCommittee.sol";
@@ -20,7 +21,7 @@ import {IStakeManager} from "../../../src/interfaces/IStakeManager.sol";
 import {Dispute, DisputePhase} from "../../../src/types/DisputeTypes.sol";
 import {Job, JobStatus, Verdict} from "../../../src/types/JobTypes.sol";
 import {Role} from "../../../src/types/Role.sol";
-import {RoundOutcome} from "../../../src/types/RoundTypes.sol";
+import {Claims, RoundOutcome} from "../../../src/types/RoundTypes.sol";
 import {LibSubmission, SubmissionId} from "../../../src/types/SubmissionId.sol";
 
 /// @title ProtocolHandler
@@ -32,7 +33,7 @@ import {LibSubmission, SubmissionId} from "../../../src/types/SubmissionId.sol";
 ///      against their settlement (@custom:property-id P5). Solvers commit real checkpoint trees,
 ///      post their claims (forced claims included) and usually reveal their secret; verifiers seal
 ///      and reveal verdicts through the VerificationRound.
-contract ProtocolHandler is Bound {
+contract ProtocolHandler is Bound, ClaimsBook {
     ////// Constants //////
 
     Vm internal constant vm = Vm(address(uint160(uint256(keccak256("hevm cheat code")))));
@@ -247,7 +248,7 @@ contract ProtocolHandler is Bound {
         // `settle`, which must reach a forced-error settlement and so never withholds them.
         bool withhold = !_settling && _roll(jobSeed, "claims") % 10 == 0;
         // A reassignment (every verifier stayed silent) keeps the claims already posted.
-        (bytes32[] memory posted,) = round.claimsOf(_sid(jobId));
+        (bytes32[] memory posted,) = _claimsOf(_sid(jobId));
         if (jobManager.getJob(jobId).status == JobStatus.Verifying && !withhold && posted.length == 0) {
             _postClaims(jobId);
         }
@@ -267,6 +268,7 @@ contract ProtocolHandler is Bound {
         if (forced) ends[f] = round.forcedClaim(ends[f]);
         vm.prank(jobManager.getJob(jobId).solver);
         round.postClaims(_sid(jobId), starts, ends);
+        _bookClaims(round, _sid(jobId), starts, ends);
         ++ghost_calls["postClaims"];
     }
 
@@ -283,7 +285,7 @@ contract ProtocolHandler is Bound {
         address verifier = assigned[verifierSeed % assigned.length];
         (bytes32 commitment, bool revealed) = round.verdictCommitmentOf(_sid(jobId), verifier);
         if (commitment == bytes32(0)) {
-            (bytes32[] memory starts,) = round.claimsOf(_sid(jobId));
+            (bytes32[] memory starts,) = _claimsOf(_sid(jobId));
             if (block.timestamp > job.verdictDeadline || starts.length == 0) return;
             // Mostly approvals: a reject on every sample would make every job a dispute.
             if (rejectMask % 3 != 0) rejectMask = 0;
@@ -299,11 +301,18 @@ contract ProtocolHandler is Bound {
             (,,, uint32 committed) = round.roundOf(_sid(jobId));
             if (committed < assigned.length && block.timestamp < opens) vm.warp(opens);
             if (block.timestamp > closes) return;
-            bytes32[] memory ends = _ends(jobId, segments, _sealed[jobId][verifier]);
-            vm.prank(verifier);
-            round.revealVerdicts(_sid(jobId), ends, _verdictSalt(jobId, verifier));
+            _reveal(jobId, verifier, segments);
             ++ghost_calls["revealVerdicts"];
         }
+    }
+
+    /// @notice `verifier` reveals the verdicts it sealed, passing back the posted claims.
+    function _reveal(uint256 jobId, address verifier, uint32[] memory segments) internal {
+        bytes32[] memory ends = _ends(jobId, segments, _sealed[jobId][verifier]);
+        Claims memory claims = _claimsArg(_sid(jobId));
+        bytes32 salt = _verdictSalt(jobId, verifier);
+        vm.prank(verifier);
+        round.revealVerdicts(_sid(jobId), ends, salt, claims);
     }
 
     /// @notice The end hashes a verifier seals: the claim where bit j + 8 of `rejectMask` is clear
@@ -315,7 +324,7 @@ contract ProtocolHandler is Bound {
         view
         returns (bytes32[] memory ends)
     {
-        (, bytes32[] memory claimed) = round.claimsOf(_sid(jobId));
+        (, bytes32[] memory claimed) = _claimsOf(_sid(jobId));
         ends = new bytes32[](segments.length);
         for (uint256 j; j < segments.length; ++j) {
             if ((rejectMask >> (j + 8)) & 1 == 0) {
@@ -369,7 +378,7 @@ contract ProtocolHandler is Bound {
             if (block.timestamp <= job.challengeDeadline) vm.warp(job.challengeDeadline + 1);
             job = jobManager.getJob(jobId);
             // The solver reveals its secret, except in one job in eight (outcome NoReveal).
-            (bytes32[] memory starts,) = round.claimsOf(_sid(jobId));
+            (bytes32[] memory starts,) = _claimsOf(_sid(jobId));
             (,, bool revealed,) = round.roundOf(_sid(jobId));
             // Past its window the secret can no longer be revealed (outcome NoReveal).
             bool open = block.timestamp <= uint256(job.challengeDeadline) + _revealWindow();
@@ -530,10 +539,14 @@ contract ProtocolHandler is Bound {
             startProofs[j] = Merkle.proof(leaves, segments[j]);
             endProofs[j] = Merkle.proof(leaves, segments[j] + 1);
         }
-        (bool forced, uint256 f) = round.drawForcedError(_sid(jobId), _secret(jobId));
-        bytes32 trueEnd = forced ? _states[jobId][segments[f] + 1] : bytes32(0);
+        bytes32 trueEnd;
+        {
+            (bool forced, uint256 f) = round.drawForcedError(_sid(jobId), _secret(jobId));
+            if (forced) trueEnd = _states[jobId][segments[f] + 1];
+        }
+        Claims memory claims = _claimsArg(_sid(jobId));
         vm.prank(job.solver);
-        round.revealSecret(_sid(jobId), _secret(jobId), trueEnd, startProofs, endProofs);
+        round.revealSecret(_sid(jobId), _secret(jobId), trueEnd, startProofs, endProofs, claims);
         ++ghost_calls["revealSecret"];
     }
 
