@@ -698,7 +698,7 @@ interface IJobManager {
     ///         committed tree, at its position (LibCheckpoint: one leaf per index).
     /// @param jobId Job.
     /// @param leafIndex Checkpoint index in [0, N/k] (false above).
-    /// @param stateHash sha256 of the checkpoint bytes.
+    /// @param stateHash BLAKE3 state hash of the checkpoint bytes.
     /// @param proof Sibling hashes, bottom-up: exactly ceil(log2(N/k + 1)) of them (false otherwise).
     /// @return valid True if the proof verifies against the job's Merkle root.
     function verifyCheckpoint(uint256 jobId, uint256 leafIndex, bytes32 stateHash, bytes32[] calldata proof)

@@ -34,7 +34,7 @@ library LibCheckpoint {
     ///      meaningful only at its own position.
     /// @param index Checkpoint index i (0..M).
     /// @param step Training step of the checkpoint, i * k (steps).
-    /// @param stateHash sha256 of the canonical checkpoint bytes.
+    /// @param stateHash BLAKE3 state hash of the canonical checkpoint bytes.
     /// @return leaf The leaf hash.
     function leafHash(uint256 index, uint256 step, bytes32 stateHash) internal pure returns (bytes32 leaf) {
         leaf = keccak256(bytes.concat(keccak256(abi.encode(index, step, stateHash))));
@@ -77,7 +77,7 @@ library LibCheckpoint {
     /// @param totalSteps The job's N (steps).
     /// @param interval The job's checkpoint interval k (steps).
     /// @param index Checkpoint index i.
-    /// @param stateHash sha256 of the canonical checkpoint bytes.
+    /// @param stateHash BLAKE3 state hash of the canonical checkpoint bytes.
     /// @return valid True if the proof places `stateHash` at position `index` under `root`.
     function verify(
         bytes32[] calldata proof,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.37;
 
-/// @notice sha256 of a checkpoint's canonical state bytes (PROTOCOL.md 2.3) (ABI: bytes32).
+/// @notice BLAKE3 of a checkpoint's canonical state bytes (PROTOCOL.md 2.2) (ABI: bytes32).
 /// @dev A claim on a segment end may be the forced claim keccak256(FORCED_ERROR_TAG, trueEnd)
 ///      rather than a state hash (docs/FORCED_ERRORS.md); `LibStateHash.forcedClaim` builds it.
 type StateHash is bytes32;
