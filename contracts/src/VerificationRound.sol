@@ -207,8 +207,9 @@ contract VerificationRound is IVerificationRound {
         if (sealedHash == bytes32(0) || revealed) revert NothingToReveal(submissionId, msg.sender);
         {
             // Open at once when every verifier has sealed (nobody is left to copy), else after the
-            // verdict deadline; closed after the reveal window.
-            uint64 opens = _rounds[submissionId].committed == seats
+            // verdict deadline; closed after the reveal window. `committed` counts seated
+            // verifiers' first seals, so it never exceeds `seats`.
+            uint64 opens = _rounds[submissionId].committed >= seats
                 ? job.claimsDeadline - _CLAIMS_WINDOW
                 : job.verdictDeadline + 1;
             uint64 closes = job.verdictDeadline + _REVEAL_WINDOW;
@@ -360,8 +361,11 @@ contract VerificationRound is IVerificationRound {
         )
     {
         uint256 jobId = _rounds[submissionId].jobId;
+        // 0 is the "unset" sentinel of both fields (no commit yet, no verifiers assigned yet)
+        // slither-disable-next-line incorrect-equality
         if (jobId == 0) return (0, 0, 0, 0);
         RoundJob memory job = _JOB_MANAGER.roundJobOf(jobId);
+        // slither-disable-next-line incorrect-equality
         if (job.verdictDeadline == 0) return (0, 0, 0, 0);
         verdictRevealOpens = job.verdictDeadline + 1;
         verdictRevealCloses = job.verdictDeadline + _REVEAL_WINDOW;

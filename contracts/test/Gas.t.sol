@@ -34,11 +34,19 @@ contract Gas_Test is Deployers {
     ///         postJob, claimJob, commitCheckpoints, assignVerifiers, postClaims, every seat's
     ///         commitVerdicts + revealVerdicts, revealSecret, finalize (first share mint) and the
     ///         solver's claimCredit. README "Gas"; bench/gas_scenario.py bounds the same path on Anvil.
-    uint256 internal constant HAPPY_PATH_MAX_GAS = 2_530_000;
+    uint256 internal constant HAPPY_PATH_MAX_GAS = 2_640_000;
 
     /// @notice Records `name` in the snapshot and returns the last call's gas (intrinsic included).
     function _snapGas(string memory name) internal returns (uint256 gasUsed) {
         gasUsed = vmx.snapshotGasLastCall(GROUP, name);
+    }
+
+    /// @notice Posts the job's claims and snapshots the `postClaims` call itself, before the
+    ///         test's own bookkeeping of the claims makes other calls.
+    function _postClaimsGas(uint256 jobId, string memory name) internal returns (uint256 gasUsed) {
+        (bytes32[] memory starts, bytes32[] memory claimedEnds) = _postClaimsCall(jobId);
+        gasUsed = _snapGas(name);
+        _bookClaims(round, _sid(jobId), starts, claimedEnds);
     }
 
     /// @notice The happy path of one job with V = 3, q = 3 and a forced error (one seat approves it
@@ -73,8 +81,7 @@ contract Gas_Test is Deployers {
             if (forced) break;
             vmx.revertToState(snapshot);
         }
-        _postClaims(jobId);
-        total += _snapGas("happy path (V=3, q=3): postClaims");
+        total += _postClaimsGas(jobId, "happy path (V=3, q=3): postClaims");
         (, uint256 f) = round.drawForcedError(_sid(jobId), _secret(jobId));
         address[] memory verifiers = _assigned(jobId);
         bool lazySeated;
@@ -157,8 +164,7 @@ contract Gas_Test is Deployers {
         vm.roll(block.number + 2);
         jobManager.assignVerifiers(jobId);
         _snap("JobManager.assignVerifiers (V=3, q=8)");
-        _postClaims(jobId);
-        _snap("VerificationRound.postClaims (q=8)");
+        _postClaimsGas(jobId, "VerificationRound.postClaims (q=8)");
         address[] memory verifiers = _assigned(jobId);
         bytes32[] memory ends = _ends(jobId, 0);
         for (uint256 i; i < verifiers.length; ++i) {

@@ -257,11 +257,17 @@ abstract contract Deployers is PRBTest, Bound, ClaimsBook {
 
     /// @notice The job's solver posts its claims.
     function _postClaims(uint256 jobId) internal {
-        (bytes32[] memory starts, bytes32[] memory ends) = _claims(jobId);
+        (bytes32[] memory starts, bytes32[] memory ends) = _postClaimsCall(jobId);
+        _bookClaims(round, _sid(jobId), starts, ends);
+    }
+
+    /// @notice The solver's `postClaims` transaction alone, the last call made (gas snapshots
+    ///         measure it); the caller books the claims afterwards (`_bookClaims`).
+    function _postClaimsCall(uint256 jobId) internal returns (bytes32[] memory starts, bytes32[] memory ends) {
+        (starts, ends) = _claims(jobId);
         address account = _job(jobId).solver;
         vm.prank(account);
         round.postClaims(_sid(jobId), starts, ends);
-        _bookClaims(round, _sid(jobId), starts, ends);
     }
 
     function _claimsPosted(uint256 jobId) internal view returns (bool) {
