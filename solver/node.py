@@ -346,7 +346,7 @@ class SolverNode(NodeBase):
                 # every checkpoint we are about to commit to must be servable and durable: a
                 # bad file (from before a restart) is recomputed by replay now, not discovered
                 # by a verifier later; then one fsync per file, not one per checkpoint write
-                self.catalog.verify(job_id, written=self._written.get(job_id, ()))
+                self.catalog.verify(job_id, written=self._written.pop(job_id, ()))
                 self.store.sync(rec.hashes)
                 url = self.checkpoint_url(job_id)
                 secret = rec.secret

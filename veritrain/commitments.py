@@ -12,6 +12,8 @@ byte-for-byte the Solidity formula (ABI encoding through eth_abi, keccak256):
   where it could not replay); the contract approves a sample iff its end equals the claim.
 - `vote_commitment(dispute_id, voter, segment_valid, salt)`: an arbiter's sealed committee vote
   (`ArbitrationCommittee.commitVote`).
+- `claims_hash(start_hashes, end_hashes)`: what the verification round keeps of a solver's
+  posted claims (the claims themselves live in its ``ClaimsPosted`` event).
 - `submission_id(job_id, solver)`: the key of one solver's submission for a job
   (``SubmissionId``: ``keccak256(abi.encode(jobId, solver))``); the verification round is
   keyed by it (``JobManager.submissionOf(jobId)`` reads it on chain).
@@ -33,6 +35,7 @@ from veritrain._keccak import keccak256
 from veritrain.errors import MerkleError
 
 __all__ = [
+    "claims_hash",
     "leaf_hash",
     "new_salt",
     "new_secret",
@@ -189,5 +192,20 @@ def vote_commitment(dispute_id: int, voter: str, segment_valid: bool, salt: byte
         abi_encode(
             ["uint256", "address", "bool", "bytes32"],
             [int(dispute_id), address_arg(voter), bool(segment_valid), bytes32_arg(salt, "salt")],
+        )
+    )
+
+
+def claims_hash(start_hashes: Sequence[bytes], end_hashes: Sequence[bytes]) -> bytes:
+    """``keccak256(abi.encode(bytes32[] startHashes, bytes32[] endHashes))``: the hash
+    `VerificationRound.postClaims` stores of a solver's claims, in sample order.
+
+    Returns:
+        The 32-byte hash.
+    """
+    return keccak256(
+        abi_encode(
+            ["bytes32[]", "bytes32[]"],
+            [[bytes(h) for h in start_hashes], [bytes(h) for h in end_hashes]],
         )
     )

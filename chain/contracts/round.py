@@ -15,9 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from eth_abi.abi import encode
 from eth_utils.address import to_checksum_address
-from eth_utils.crypto import keccak
 from web3.types import TxReceipt
 
 from chain.contracts._base import ContractFacade
@@ -28,24 +26,13 @@ from chain.types import (
     RoundView,
     RoundWindows,
 )
-from veritrain.commitments import bytes32_arg
+from veritrain.commitments import bytes32_arg, claims_hash
 from veritrain.forced import verdict_approvals
 
 if TYPE_CHECKING:
     from chain.client import ChainClient
 
-__all__ = ["RoundFacade", "claims_hash"]
-
-
-def claims_hash(start_hashes: Sequence[bytes], end_hashes: Sequence[bytes]) -> bytes:
-    """The hash `VerificationRound` keeps of posted claims: keccak256(abi.encode(startHashes,
-    endHashes))."""
-    return keccak(
-        encode(
-            ["bytes32[]", "bytes32[]"],
-            [[bytes(h) for h in start_hashes], [bytes(h) for h in end_hashes]],
-        )
-    )
+__all__ = ["RoundFacade"]
 
 
 class RoundFacade(ContractFacade):

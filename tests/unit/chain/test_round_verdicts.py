@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from chain.contracts.round import RoundFacade, claims_hash
+from chain.contracts.round import RoundFacade
 from chain.errors import ChainError, ContractRevert
 from tests.utils.fake_chain import FakeChain
 from tests.utils.node_fixtures import SOLVER, SUBMITTER, VERIFIERS, tiny_spec
-from veritrain.commitments import new_salt, verdict_commitment
+from veritrain.commitments import claims_hash, new_salt, verdict_commitment
 from veritrain.enums import JobStatus, Role, Verdict
 from veritrain.forced import UNREPLAYED_END
 
