@@ -2,7 +2,8 @@
 
 Run: ``.venv/bin/python -m bench.bench_protocol`` (``--skip-gas`` to leave out the chain part,
 ``--repeats 5`` to take the median of more runs; with ``--skip-gas`` the commit
-transaction is left out of the solver overhead).
+transaction is left out of the solver overhead; ``--device cuda`` trains tables 1 and 2 on a
+GPU).
 
 Prints three tables:
 1. Solver overhead: the same training loop bare, then with what the protocol adds (canonical
@@ -154,10 +155,12 @@ def _bench_model(
 
 
 def bench_solver_and_verifier(
-    repeats: int, commit_s: float, presets: list[str], steps: int | None
+    repeats: int, commit_s: float, presets: list[str], steps: int | None, device: str = "cpu"
 ) -> tuple[Table, Table]:
-    """Tables 1 and 2: solver overhead and verifier cost fraction, per preset (native)."""
+    """Tables 1 and 2: solver overhead and verifier cost fraction, per preset (native, on
+    ``device``: ``"cpu"`` as the presets pin it, or ``"cuda"``)."""
     from veritrain.presets import preset
+    from veritrain.spec import ExecutionProfile
 
     solver_table = Table(
         "preset",
@@ -169,7 +172,7 @@ def bench_solver_and_verifier(
         "overhead (min / median)",
         "checkpoint (bytes)",
         title="1. Solver: train_job (hashing, checkpoint writes, Merkle tree) and commit tx vs "
-        "bare training, interleaved runs",
+        f"bare training, interleaved runs ({device})",
     )
     verifier_table = Table(
         "preset",
@@ -180,10 +183,12 @@ def bench_solver_and_verifier(
         "verifier (s)",
         "verifier / solver",
         "q*k/N",
-        title="2. Verifier: replaying q sampled segments vs the solver's compute",
+        title=f"2. Verifier: replaying q sampled segments vs the solver's compute ({device})",
     )
     for name in presets:
         overrides: dict[str, Any] = {}
+        if device != "cpu":
+            overrides.update(profile=ExecutionProfile(device=device))
         if steps is not None:
             k = preset(name, "native").checkpoint_interval
             overrides.update(total_steps=max(k, steps // k * k))
@@ -217,12 +222,18 @@ def main() -> None:
         help="preset(s) to time (default: digits-mlp, digits-mlp-wide, shakespeare-char)",
     )
     parser.add_argument("--steps", type=int, default=None, help="cap N (a multiple of k)")
+    parser.add_argument(
+        "--device",
+        choices=["cpu", "cuda"],
+        default="cpu",
+        help="train tables 1 and 2 on this device (native profile pinned to it)",
+    )
     args = parser.parse_args()
     console = Console(width=150)
     gas_table, commit_s = (None, 0.0) if args.skip_gas else bench_gas()
     presets = args.presets or ["digits-mlp", "digits-mlp-wide", "shakespeare-char"]
     solver_table, verifier_table = bench_solver_and_verifier(
-        args.repeats, commit_s, presets, args.steps
+        args.repeats, commit_s, presets, args.steps, args.device
     )
     console.print(solver_table)
     console.print(verifier_table)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import math
 import struct
+import sys
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -105,7 +106,9 @@ def encode_state_buffer(
     step: int, tensors: Mapping[str, torch.Tensor] | Iterable[tuple[str, Any]]
 ) -> bytearray:
     """`encode_state` into a new mutable buffer: each CPU tensor's data is copied once, straight
-    from its memory into its place in the buffer (a CUDA tensor is first copied to the host).
+    from its memory into its place in the buffer, a GPU tensor straight from the device (no
+    host staging copy: 2.8 ms instead of 9.6 ms for the 13.5 MB digits-mlp-wide state on an
+    H100, README "Measured").
 
     What a solver hashes and writes at every checkpoint while training changes the tensors in
     place right after: one copy is needed, a second (per-tensor bytes, then a join) is not.
@@ -124,35 +127,52 @@ def encode_state_buffer(
         raise CheckpointFormatError(f"step must be >= 0, got {step}")
     items = tensors.items() if isinstance(tensors, Mapping) else tensors
     entries: list[dict[str, Any]] = []
-    arrays: list[np.ndarray] = []
+    sources: list[Any] = []  # per tensor: a host numpy array, or a device tensor
     seen: set[str] = set()
     offset = 0
     for name, tensor in items:
         if name in seen:
             raise CheckpointFormatError(f"duplicate tensor name {name!r}")
         seen.add(name)
-        dtype_name, arr = _tensor_to_numpy(tensor)
+        if _copies_from_device(tensor):
+            # a device tensor goes once, device -> its place in the buffer (no host staging copy)
+            dtype_name = str(tensor.dtype).removeprefix("torch.")
+            if dtype_name not in _NP_DTYPES:
+                raise CheckpointFormatError(f"unsupported tensor dtype {tensor.dtype}")
+            src: Any = tensor.detach()
+            shape, nbytes = list(src.shape), src.numel() * src.element_size()
+        else:
+            dtype_name, src = _tensor_to_numpy(tensor)
+            shape, nbytes = list(src.shape), src.nbytes
         entries.append(
-            {
-                "name": name,
-                "dtype": dtype_name,
-                "shape": list(arr.shape),
-                "offset": offset,
-                "nbytes": arr.nbytes,
-            }
+            {"name": name, "dtype": dtype_name, "shape": shape, "offset": offset, "nbytes": nbytes}
         )
-        arrays.append(arr)
-        offset += arr.nbytes
+        sources.append(src)
+        offset += nbytes
     header = _header_bytes({"step": int(step), "tensors": entries})
     prefix = b"".join([MAGIC, struct.pack("<I", len(header)), header])
     buffer = bytearray(len(prefix) + offset)
     buffer[: len(prefix)] = prefix
     data = np.frombuffer(buffer, dtype=np.uint8)
     at = len(prefix)
-    for arr in arrays:
-        data[at : at + arr.nbytes] = arr.reshape(-1).view(np.uint8)
-        at += arr.nbytes
+    for entry, src in zip(entries, sources, strict=True):
+        nbytes = entry["nbytes"]
+        if isinstance(src, np.ndarray):
+            data[at : at + nbytes] = src.reshape(-1).view(np.uint8)
+        elif nbytes:
+            import torch
+
+            dst = torch.from_numpy(data[at : at + nbytes]).view(src.dtype).view(src.shape)
+            dst.copy_(src)
+        at += nbytes
     return buffer
+
+
+def _copies_from_device(t: Any) -> bool:
+    """Whether `t` is a non-CPU torch tensor whose bytes can be copied straight into a host
+    buffer in the canonical (little-endian) layout."""
+    device = getattr(t, "device", None)
+    return device is not None and device.type != "cpu" and sys.byteorder == "little"
 
 
 def read_header(blob: bytes) -> dict[str, Any]:

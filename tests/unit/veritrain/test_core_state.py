@@ -74,6 +74,24 @@ def test_the_single_copy_buffer_is_the_canonical_bytes_and_owns_its_data():
     assert state_hash(buffer) == digest and decode_state(bytes(buffer))[0] == 9
 
 
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_device_tensors_encode_to_the_bytes_of_their_host_copies():
+    tensors = _tensors()
+    tensors["h"] = torch.randn(5, 7, dtype=torch.float16)  # odd sizes: unaligned offsets
+    tensors["flags"] = torch.tensor([True, False, True])
+    tensors["k"] = torch.arange(-3, 4, dtype=torch.int8)
+    tensors["strided"] = torch.randn(4, 6).t()  # not contiguous: laid out row-major anyway
+    on_device = OrderedDict((name, t.cuda()) for name, t in tensors.items())
+    buffer = encode_state_buffer(4, on_device)  # all on the GPU: one gathered transfer
+    assert bytes(buffer) == encode_state(4, tensors)
+    on_device["w"].add_(1.0)  # the device copy moves on; the checkpoint does not
+    assert bytes(buffer) == encode_state(4, tensors)
+    mixed = OrderedDict(on_device, i=tensors["i"])  # host and device tensors: one copy each
+    assert bytes(encode_state_buffer(4, mixed)) == encode_state(
+        4, {**tensors, "w": tensors["w"] + 1.0}
+    )
+
+
 @pytest.mark.parametrize(
     ("length", "digest"),
     [  # the BLAKE3 team's test vectors (test_vectors.json: input bytes 0, 1, ..., 250, 0, ...)
@@ -136,7 +154,8 @@ def test_engine_round_trip(engine, honest_run):
 
 
 def test_state_hash_deterministic_across_fresh_processes(repo_root):
-    env = {**os.environ, "PYTHONPATH": str(repo_root)}
+    path = os.pathsep.join(p for p in (str(repo_root), os.environ.get("PYTHONPATH")) if p)
+    env = {**os.environ, "PYTHONPATH": path}
     procs = [  # two fresh interpreters, run concurrently
         subprocess.Popen(
             [sys.executable, "-c", _CHILD],
