@@ -345,7 +345,8 @@ class SolverNode(NodeBase):
                     return
                 # every checkpoint we are about to commit to must be servable and durable: a
                 # bad file (from before a restart) is recomputed by replay now, not discovered
-                # by a verifier later; then one fsync per file, not one per checkpoint write
+                # by a verifier later; then an fsync of each file the writer thread has not
+                # already made durable (those from before a restart), and of the directory
                 self.catalog.verify(job_id, written=self._written.pop(job_id, ()))
                 self.store.sync(rec.hashes)
                 url = self.checkpoint_url(job_id)

@@ -138,9 +138,9 @@ def train_job(
 
     Args:
         engine: the engine of the job's spec (profile already applied).
-        store: checkpoint store; every checkpoint (step 0, k, ..., N) is put here, not
-            fsynced (call `store.sync(hashes)` before committing to them: a file lost to a
-            power cut before that is recomputed by replay, `restore_checkpoint`).
+        store: checkpoint store; every checkpoint (step 0, k, ..., N) is put here and
+            fsynced on the writer thread (`store.sync(hashes)` before committing to them then
+            skips these files and covers any from before a restart).
         hashes: 0x-hex state hashes of the checkpoints already made (steps 0, k, ...),
             extended in place; pass `[]` to start from scratch.
         step_fn: advances a state by one step (default: the honest `step_function`).
@@ -201,7 +201,9 @@ def _train(
     def persist(blob: bytearray, index: int) -> None:
         if len(hashes) != index:  # never record a checkpoint at another one's index
             raise RuntimeError(f"checkpoint {index} written after {len(hashes)} recorded")
-        hashes.append(to_hex(store.put(blob, durable=False)))
+        # fsynced here, on the writer thread, while the next segment trains: the solver's
+        # `store.sync` before its commit then only fsyncs the directory
+        hashes.append(to_hex(store.put(blob)))
         if on_checkpoint is not None:
             on_checkpoint(hashes)
 

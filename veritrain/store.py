@@ -1,7 +1,8 @@
 """Content-addressed checkpoint store on plain files (PROTOCOL.md 2.2).
 
 A checkpoint lives at `<root_dir>/<64 hex digits of the state hash>.ckpt`. Writes go to a
-temporary file in the same directory, are fsynced (unless the caller defers that to one `sync`)
+temporary file in the same directory, are fsynced (unless the caller defers that to one `sync`,
+which skips what this store already made durable)
 and then `os.replace`d into place, so a reader (or a node restarted after a kill) sees either
 the whole file or none. Reads re-hash the bytes and
 reject anything that does not match its name; `put` rewrites a file whose bytes no longer
@@ -72,6 +73,8 @@ class CheckpointStore:
     def __init__(self, root_dir: str | Path) -> None:
         self.root_dir = Path(root_dir)
         self.root_dir.mkdir(parents=True, exist_ok=True)
+        # digests whose files this object wrote with an fsync (or synced): `sync` skips them
+        self._durable: set[bytes] = set()
 
     def path(self, state_hash_: bytes | str) -> Path:
         """File path of the checkpoint with this hash (bytes or 0x-hex)."""
@@ -85,9 +88,10 @@ class CheckpointStore:
 
         Args:
             blob: checkpoint bytes.
-            durable: fsync before returning; a solver writing checkpoints while it trains
-                passes False and calls `sync` once, before it commits to them (a checkpoint
-                lost in between is recomputed by replay, `solver.trainer.restore_checkpoint`).
+            durable: fsync the file and the directory before returning (the solver's
+                checkpoint writer does, off the training thread); False defers that to one
+                `sync` before the caller commits to the checkpoint (one lost in between is
+                recomputed by replay, `solver.trainer.restore_checkpoint`).
 
         Returns:
             The 32-byte state hash.
@@ -96,19 +100,26 @@ class CheckpointStore:
         target = self.path(digest)
         if not self._intact(target, digest):
             atomic_write_bytes(target, blob, durable=durable)
+            if durable:
+                self._durable.add(digest)
+            else:
+                self._durable.discard(digest)
         return digest
 
     def sync(self, digests: Iterable[bytes | str]) -> None:
         """fsync the files of these checkpoints, then the directory (their renames).
 
-        Cheap for files the kernel has already written back, so a solver pays for durability
-        once per job instead of once per checkpoint.
+        Files this object already wrote durably (`put(durable=True)`) or synced are skipped:
+        what is left are files from before a restart, or written with `durable=False`.
 
         Raises:
             CheckpointNotFound: a file is missing.
         """
-        for digest in digests:
+        synced: list[bytes] = []
+        for digest in map(as_bytes32, digests):
             target = self.path(digest)
+            if digest in self._durable and target.is_file():
+                continue
             try:
                 fd = os.open(target, os.O_RDONLY)
             except FileNotFoundError as exc:
@@ -117,7 +128,9 @@ class CheckpointStore:
                 os.fsync(fd)
             finally:
                 os.close(fd)
+            synced.append(digest)
         _fsync_dir(self.root_dir)
+        self._durable.update(synced)
 
     @staticmethod
     def _intact(target: Path, digest: bytes) -> bool:
@@ -159,5 +172,6 @@ class CheckpointStore:
 
     def delete(self, state_hash_: bytes | str) -> None:
         """Remove a checkpoint file if present."""
+        self._durable.discard(as_bytes32(state_hash_))
         with contextlib.suppress(FileNotFoundError):
             self.path(state_hash_).unlink()

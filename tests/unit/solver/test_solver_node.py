@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import logging
 from pathlib import Path
 
@@ -104,9 +106,9 @@ def test_killed_mid_training_resumes_from_last_checkpoint(tmp_path: Path, caplog
 
 
 def test_a_checkpoint_lost_before_the_commit_is_rebuilt_and_all_synced(tmp_path: Path) -> None:
-    """Checkpoints are written without fsync while training; one lost to a power cut (an empty
-    file after the restart) is recomputed by replay before the solver commits, and every
-    committed file is fsynced once before the commit."""
+    """Checkpoints are fsynced on the writer thread, never on the training thread; one lost to
+    a power cut (an empty file after the restart) is recomputed by replay before the solver
+    commits, and every committed file is made durable before the commit."""
     chain = FakeChain()
     job_id = chain.post_job(SUBMITTER, tiny_spec())
     first = SolverNode(chain.client(SOLVER), tmp_path, serve=False)
@@ -114,7 +116,8 @@ def test_a_checkpoint_lost_before_the_commit_is_rebuilt_and_all_synced(tmp_path:
     original = first.store.put
 
     def put_then_die(blob: bytes | bytearray, *, durable: bool = True) -> bytes:
-        assert not durable  # no fsync on the training path
+        # durable, and off the training thread (the writer's)
+        assert durable and threading.current_thread().name.startswith("checkpoint-writer")
         digest = original(blob, durable=durable)
         if step_of(blob) == 20:
             first._stop.set()

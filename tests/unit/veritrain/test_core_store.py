@@ -67,3 +67,31 @@ def test_deferred_puts_are_made_durable_by_one_sync(tmp_path, monkeypatch):
     assert len(synced) == 3  # each file once, then the directory
     with pytest.raises(CheckpointNotFound):
         store.sync([b"\x07" * 32])
+
+
+def test_sync_skips_what_this_store_already_made_durable(tmp_path, monkeypatch):
+    store = CheckpointStore(tmp_path)
+    durable = [store.put(b"a"), store.put(b"b")]  # each fsynced as it was written
+    deferred = store.put(b"c", durable=False)
+    synced: list[int] = []
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real(fd))[1])
+    store.sync([*durable, deferred])
+    assert len(synced) == 2  # only the deferred file, then the directory
+    synced.clear()
+    store.sync([*durable, deferred])
+    assert len(synced) == 1  # all durable now: the directory alone
+    # a file from before a restart (another store object) is not known durable
+    synced.clear()
+    CheckpointStore(tmp_path).sync(durable)
+    assert len(synced) == 3
+    # a durable file that is gone is still an error, never skipped
+    store.path(durable[0]).unlink()
+    with pytest.raises(CheckpointNotFound):
+        store.sync(durable)
+    # rewritten without fsync (a repaired file): it needs its sync again
+    store.path(durable[1]).write_bytes(b"corrupt")
+    store.put(b"b", durable=False)
+    synced.clear()
+    store.sync([durable[1]])
+    assert len(synced) == 2
