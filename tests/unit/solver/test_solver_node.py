@@ -3,9 +3,8 @@
 
 from __future__ import annotations
 
-import threading
-
 import logging
+import threading
 from pathlib import Path
 
 from fastapi.testclient import TestClient
