@@ -194,7 +194,6 @@ def main() -> None:
         return [rep.metric for rep in reports]
 
     curves: dict[str, list[float]] = {}
-    seconds: dict[str, float] = {}
     start = pretrained_start(run, args.pretrain)
     dp_name = f"data-parallel, batch x{m}"
     every: dict[str, tuple[str, Callable[[], list[float]]]] = {
@@ -223,17 +222,15 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown --runs {', '.join(unknown)} (choose from {', '.join(every)})")
     jobs = [every[x] for x in chosen]
-    for name, fn in jobs:
-        t0 = time.perf_counter()
+    for name, fn in jobs:  # quality only: the times are the interleaved repeats below
         curves[name] = fn()
-        seconds[name] = time.perf_counter() - t0
 
     dp = curves[dp_name][-1] if dp_name in curves else float("nan")
     quality = Table(
         title=f"{args.preset} ({args.arith}), H={h}, R={r}, outer lr {args.outer_lr}, "
         f"momentum {args.momentum}, pretrained {args.pretrain} steps: validation bits/char"
     )
-    for col in ("run", "steps per worker", "val_bpc", "vs data-parallel", "seconds"):
+    for col in ("run", "steps per worker", "val_bpc", "vs data-parallel"):
         quality.add_column(col, justify="left" if col == "run" else "right")
     for name, curve in curves.items():
         quality.add_row(
@@ -241,7 +238,6 @@ def main() -> None:
             f"{h * r:,}",
             f"{curve[-1]:.4f}",
             f"{100 * (curve[-1] - dp) / dp:+.2f}%",
-            f"{seconds[name]:.0f}",
         )
     console.print(quality)
 
@@ -279,7 +275,6 @@ def main() -> None:
                     "momentum": args.momentum,
                     "pretrain": args.pretrain,
                     "curves": curves,
-                    "seconds": seconds,
                     "params": p,
                     "comm_ratio": ratios,
                     "compute_seconds": {name: [low, mid] for name, low, mid in rows},
