@@ -35,7 +35,7 @@ from tests.utils.node_harness import (
 )
 from verifier.node import VerifierNode
 from veritrain.bisection import GameView
-from veritrain.enums import GameStatus, JobStatus, Role
+from veritrain.enums import GameStatus, JobStatus, Role, Side
 from veritrain.errors import CheckpointUnavailable
 from whistleblower.node import WhistleblowerNode
 
@@ -104,12 +104,26 @@ def test_challenger_that_stops_moving_loses_on_its_clock(net: Network) -> None:
     griefer = nodes[0]
     reader = net.client(0)
     net.wait_for("the griefer's rejects", lambda: griefer._job_rec(job_id).submitted)
-    net.stop(griefer)  # it never plays its game
-    assert net.wait_status(job_id, JobStatus.Finalized, timeout=400) is JobStatus.Finalized
-    game = _game(net, job_id)
-    assert game is not None and game.status is GameStatus.DefenderWon
-    assert game.step_dispute_id == 0  # decided by the clock, not by a step committee
-    assert reader.jobs.get_job(job_id).status is JobStatus.Finalized
+    net.stop(griefer)  # it never plays its games (one per segment it rejected)
+    lost: set[int] = set()
+
+    def finalized() -> bool:
+        # Each game's clock would run out in real time (clock_seconds per game); once a game
+        # awaits the griefer's move, the chain's time jumps past its clock instead. Only the
+        # side to move is charged, so the honest defender loses no time by it.
+        game = _game(net, job_id)
+        if game is not None and game.turn is Side.Challenger and game.dispute_id not in lost:
+            lost.add(game.dispute_id)
+            net.anvil.increase_time(net.params.clock_seconds + 1)
+        return reader.jobs.get_job(job_id).status is JobStatus.Finalized
+
+    net.wait_for("the job finalized", finalized, timeout=400)
+    assert lost, "no game ever awaited the griefer"
+    for dispute_id in lost:
+        game = reader.game.get_game(dispute_id)
+        assert game.status is GameStatus.DefenderWon
+        assert game.step_dispute_id == 0  # decided by the clock, not by a step committee
+        assert game.challenger.lower() == net.client(V1).address.lower()
 
 
 def test_first_challenger_goes_offline_and_the_next_rejecter_wins(net: Network) -> None:
