@@ -255,10 +255,10 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         job.status = JobStatus.Claimed;
         SubmissionId submissionId = LibSubmission.id(jobId, msg.sender);
         Submission storage sub = _submissions[submissionId];
-        sub.jobId = jobId;
+        sub.jobId = jobId.toUint96();
         sub.solver = msg.sender;
         // INVARIANT: a submission is created on claim, before any fee is spent.
-        sub.feesHeld = uint256(_VERIFIERS_PER_JOB) * _VERIFIER_FEE;
+        sub.feesHeld = (uint256(_VERIFIERS_PER_JOB) * _VERIFIER_FEE).toUint128();
         emit JobClaimed(jobId, msg.sender, submissionId, deadline);
         // The premium is spent once the job is claimed: it joins the jackpot pool for good.
         LibSettlement.poolPremium(_ESCROW, _premiums, jobId);

@@ -141,7 +141,7 @@ library LibAssignment {
         // Fees of seats that could not be filled go back to the submitter.
         uint256 unused = sub.feesHeld - (kept + count) * s.verifierFee;
         if (unused != 0) {
-            sub.feesHeld -= unused;
+            sub.feesHeld = SafeCast.toUint128(sub.feesHeld - unused);
             // SAFETY: trusted Escrow; the fees were deposited into Bucket.Escrowed at postJob.
             s.escrow.credit(Bucket.Escrowed, job.submitter, unused);
         }

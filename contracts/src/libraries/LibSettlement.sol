@@ -774,7 +774,7 @@ library LibSettlement {
 
     /// @notice Moves `amount` of the job's escrowed fees to the submitter's credit.
     function _refundFee(Submission storage sub, Settlement memory s, address submitter, uint256 amount) internal {
-        sub.feesHeld -= amount;
+        sub.feesHeld = SafeCast.toUint128(sub.feesHeld - amount);
         _credit(s, Bucket.Escrowed, submitter, amount);
     }
 
@@ -785,7 +785,7 @@ library LibSettlement {
             _refundFee(sub, s, submitter, s.verifierFee);
             return;
         }
-        sub.feesHeld -= s.verifierFee;
+        sub.feesHeld = SafeCast.toUint128(sub.feesHeld - s.verifierFee);
         _credit(s, Bucket.Escrowed, verifier, s.verifierFee);
     }
 

@@ -35,10 +35,10 @@ struct Seat {
 
 /// @notice The JobManager's bookkeeping of one submission (one solver's attempt at one job), keyed
 ///         by `SubmissionId`.
-/// @param jobId Job.
 /// @param solver Solver.
+/// @param jobId Job (< 2**96: job ids count up from 1).
 /// @param disputedMask Bit i set = sample i rejected or challenged and not yet adjudicated.
-/// @param feesHeld Verifier fees of the job still in escrow (wei).
+/// @param feesHeld Verifier fees of the job still in escrow (wei, < 2**128).
 /// @param submitted Assigned verifiers whose verdicts were recorded.
 /// @param disputeSample Sample index of the current or last dispute.
 /// @param disputePending True while a dispute is open at the adjudicator.
@@ -61,11 +61,14 @@ struct Seat {
 ///        challenged another verifier's approval of the sample) never settles the other. A party
 ///        that loses its own game on a sample is closed in both roles: the game refuted the one claim
 ///        (the sample is invalid) that both its roles make.
+/// @dev Packed so that a claim creates 2 storage words instead of 3 ([solver, jobId] and
+///      [feesHeld, submitted, disputeSample, disputePending, reassignments]) and the first recorded
+///      verdict updates the word the claim created instead of a fresh one (20k gas each).
 struct Submission {
-    uint256 jobId;
     address solver;
+    uint96 jobId;
     uint256 disputedMask;
-    uint256 feesHeld;
+    uint128 feesHeld;
     uint32 submitted;
     uint32 disputeSample;
     bool disputePending;
