@@ -370,7 +370,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         if (existing != address(0)) revert ApprovalAlreadyChallenged(jobId, sampleIndex, verifier, existing);
 
         sub.challengers[sampleIndex][verifier] = msg.sender;
-        sub.disputedMask |= uint256(1) << sampleIndex;
+        sub.disputedMask |= uint64(1) << sampleIndex;
         emit ApprovalChallenged(jobId, sampleIndex, verifier, msg.sender, _CHALLENGE_BOND);
         _ESCROW.deposit(Bucket.Bonds, msg.sender, _CHALLENGE_BOND);
     }

@@ -39,8 +39,8 @@ struct Seat {
 /// @param jobId Job (< 2**96: job ids count up from 1).
 /// @param disputedMask Bit i set = sample i rejected or challenged and not yet adjudicated.
 /// @param feesHeld Verifier fees of the job still in escrow (wei, < 2**128).
-/// @param submitted Assigned verifiers whose verdicts were recorded.
-/// @param disputeSample Sample index of the current or last dispute.
+/// @param submitted Assigned verifiers whose verdicts were recorded (<= 32).
+/// @param disputeSample Sample index of the current or last dispute (< 64).
 /// @param disputePending True while a dispute is open at the adjudicator.
 /// @param reassignments Times fresh verifiers were drawn because none revealed a verdict.
 /// @param verifiers Assigned verifiers.
@@ -62,17 +62,19 @@ struct Seat {
 ///        that loses its own game on a sample is closed in both roles: the game refuted the one claim
 ///        (the sample is invalid) that both its roles make.
 /// @dev Packed so that a claim creates 2 storage words instead of 3 ([solver, jobId] and
-///      [feesHeld, submitted, disputeSample, disputePending, reassignments]) and the first recorded
-///      verdict updates the word the claim created instead of a fresh one (20k gas each).
+///      [feesHeld, submitted, disputeSample, disputePending, reassignments, disputedMask]) and the
+///      first recorded verdict and the first rejection update the word the claim created instead of
+///      fresh ones (20k gas each). submitted <= MAX_VERIFIERS_PER_JOB = 32 and disputeSample <
+///      MAX_SAMPLES_PER_JOB = 64 fit in 8 bits, disputedMask (one bit per sample) in 64.
 struct Submission {
     address solver;
     uint96 jobId;
-    uint256 disputedMask;
     uint128 feesHeld;
-    uint32 submitted;
-    uint32 disputeSample;
+    uint8 submitted;
+    uint8 disputeSample;
     bool disputePending;
     uint32 reassignments;
+    uint64 disputedMask;
     address[] verifiers;
     uint32[] segments;
     mapping(address verifier => Seat seat) seats;
