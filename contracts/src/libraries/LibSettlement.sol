@@ -129,7 +129,7 @@ library LibSettlement {
         Seat storage seat = sub.seats[verifier];
         if (seat.status == SeatStatus.None) revert IJobManager.NotAssignedVerifier(jobId, verifier);
         if (seat.status != SeatStatus.Assigned) revert IJobManager.VerdictsAlreadySubmitted(jobId, verifier);
-        uint256 samples = sub.segments.length;
+        uint256 samples = sub.sampleCount;
         if (approvals.length != samples) revert IJobManager.VerdictCountMismatch(jobId, samples, approvals.length);
         uint256 rejectMask = 0;
         uint256 rejects = 0;
@@ -664,7 +664,7 @@ library LibSettlement {
     /// @notice Returns the reject and challenge bonds of every sample in `mask`.
     function _returnOpenBonds(Submission storage sub, Settlement memory s, uint256 mask) internal {
         address[] storage verifiers = sub.verifiers;
-        uint256 samples = sub.segments.length;
+        uint256 samples = sub.sampleCount;
         for (uint256 t; t < samples; ++t) {
             if (mask & (uint256(1) << t) == 0) continue;
             for (uint256 i; i < verifiers.length; ++i) {
