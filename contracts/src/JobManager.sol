@@ -21,7 +21,7 @@ import {Job, JobStatus, Params, RoundJob, Verdict} from "./types/JobTypes.sol";
 import {Role} from "./types/Role.sol";
 import {RoundOutcome} from "./types/RoundTypes.sol";
 import {LibSubmission, SubmissionId} from "./types/SubmissionId.sol";
-import {Seat, SeatStatus, Settlement, Submission} from "./types/SubmissionTypes.sol";
+import {Seat, SeatStatus, Settlement, Submission, sampledSegments} from "./types/SubmissionTypes.sol";
 
 /// @title JobManager
 /// @notice Escrows training jobs and runs their lifecycle (PROTOCOL.md 3.3): post, claim, commit,
@@ -255,10 +255,10 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         job.status = JobStatus.Claimed;
         SubmissionId submissionId = LibSubmission.id(jobId, msg.sender);
         Submission storage sub = _submissions[submissionId];
-        sub.jobId = jobId;
+        sub.jobId = jobId.toUint96();
         sub.solver = msg.sender;
         // INVARIANT: a submission is created on claim, before any fee is spent.
-        sub.feesHeld = uint256(_VERIFIERS_PER_JOB) * _VERIFIER_FEE;
+        sub.feesHeld = (uint256(_VERIFIERS_PER_JOB) * _VERIFIER_FEE).toUint128();
         emit JobClaimed(jobId, msg.sender, submissionId, deadline);
         // The premium is spent once the job is claimed: it joins the jackpot pool for good.
         LibSettlement.poolPremium(_ESCROW, _premiums, jobId);
@@ -359,7 +359,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
             revert NotActiveStaker(msg.sender, Role.Whistleblower);
         }
         Submission storage sub = _active(jobId, job);
-        uint256 samples = sub.segments.length;
+        uint256 samples = sub.sampleCount;
         if (sampleIndex >= samples) revert SampleIndexOutOfRange(jobId, sampleIndex, samples);
         Seat storage seat = sub.seats[verifier];
         if (seat.status == SeatStatus.None) revert NotAssignedVerifier(jobId, verifier);
@@ -370,7 +370,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         if (existing != address(0)) revert ApprovalAlreadyChallenged(jobId, sampleIndex, verifier, existing);
 
         sub.challengers[sampleIndex][verifier] = msg.sender;
-        sub.disputedMask |= uint256(1) << sampleIndex;
+        sub.disputedMask |= uint64(1) << sampleIndex;
         emit ApprovalChallenged(jobId, sampleIndex, verifier, msg.sender, _CHALLENGE_BOND);
         _ESCROW.deposit(Bucket.Bonds, msg.sender, _CHALLENGE_BOND);
     }
@@ -463,7 +463,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     function getAssignment(uint256 jobId) external view returns (address[] memory verifiers, uint32[] memory segments) {
         Submission storage sub = _active(jobId, _jobs[jobId]);
         verifiers = sub.verifiers;
-        segments = sub.segments;
+        segments = sampledSegments(sub);
     }
 
     /// @inheritdoc IJobManager
@@ -471,7 +471,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         Submission storage sub = _active(jobId, _jobs[jobId]);
         Seat storage seat = sub.seats[verifier];
         if (seat.status == SeatStatus.None) return verdicts;
-        uint256 samples = sub.segments.length;
+        uint256 samples = sub.sampleCount;
         verdicts = new Verdict[](samples);
         for (uint256 i; i < samples; ++i) {
             verdicts[i] = LibSettlement.verdictAt(seat, i);
@@ -485,7 +485,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
 
     /// @inheritdoc IJobManager
     function segmentsOf(uint256 jobId) external view returns (uint32[] memory segments) {
-        segments = _active(jobId, _jobs[jobId]).segments;
+        segments = sampledSegments(_active(jobId, _jobs[jobId]));
     }
 
     /// @inheritdoc IJobManager
@@ -498,7 +498,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         Seat storage seat = sub.seats[verifier];
         assigned = seat.status == SeatStatus.Assigned || seat.status == SeatStatus.Submitted;
         (sampleMask, revealed) = (seat.sampleMask, seat.revealed);
-        (seats, samples) = (sub.verifiers.length, sub.segments.length);
+        (seats, samples) = (sub.verifiers.length, sub.sampleCount);
     }
 
     /// @inheritdoc IJobManager

@@ -3,6 +3,7 @@ pragma solidity 0.8.37;
 
 // Libraries
 import {LibCheckpoint} from "./libraries/LibCheckpoint.sol";
+import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 // Interfaces
 import {IJobManager} from "./interfaces/IJobManager.sol";
 import {IVerificationRound} from "./interfaces/IVerificationRound.sol";
@@ -39,9 +40,12 @@ contract VerificationRound is IVerificationRound {
     /// @param forcedTrueEnd The solver's committed end of the forced sample (zero unless `forced`).
     /// @param claimsHash keccak256(abi.encode(startHashes, endHashes)) of the posted claims (zero
     ///        until posted); the claims themselves are only in the `ClaimsPosted` event.
+    /// @dev The solver and the job id share one word (job ids < 2**96, as in the JobManager's
+    ///      `Submission`): the commit creates 2 words instead of 3 and every round action reads one
+    ///      cold word instead of two to find its job.
     struct Round {
-        uint256 jobId;
         address solver;
+        uint96 jobId;
         bytes32 secretCommitment;
         bytes32 secret;
         bool revealed;
@@ -112,8 +116,8 @@ contract VerificationRound is IVerificationRound {
         if (msg.sender != address(_JOB_MANAGER)) revert NotJobManager(msg.sender);
         if (commitment == bytes32(0)) revert ZeroCommitment(submissionId);
         Round storage round = _rounds[submissionId];
-        round.jobId = jobId;
         round.solver = solver;
+        round.jobId = SafeCast.toUint96(jobId);
         round.secretCommitment = commitment;
         emit SecretCommitted(submissionId, jobId, solver, commitment);
     }

@@ -10,7 +10,7 @@ import {IJobManager} from "../interfaces/IJobManager.sol";
 import {Bucket} from "../types/EscrowTypes.sol";
 import {Job, JobStatus} from "../types/JobTypes.sol";
 import {Role} from "../types/Role.sol";
-import {Seat, SeatStatus, Settlement, Submission} from "../types/SubmissionTypes.sol";
+import {Seat, SeatStatus, Settlement, Submission, sampledSegments} from "../types/SubmissionTypes.sol";
 
 /// @title LibAssignment
 /// @notice How the JobManager seats the verifiers of a submission: the verifier draw, each seat's
@@ -86,7 +86,7 @@ library LibAssignment {
         bytes32 seed,
         uint256 q
     ) internal returns (uint64[] memory masks) {
-        if (sub.segments.length == 0) {
+        if (sub.sampleCount == 0) {
             _setDeadlines(job, s, s.claimsWindow);
             return _drawOwnSegments(sub, drawn, seed, job.totalSteps / job.checkpointInterval, q);
         }
@@ -96,7 +96,7 @@ library LibAssignment {
             covered |= sub.seats[sub.verifiers[i]].sampleMask;
         }
         // SAFETY: samples <= MAX_SAMPLES_PER_JOB = 64.
-        masks = _drawOwnSamples(drawn, seed, uint64((uint256(1) << sub.segments.length) - 1) & ~covered, q);
+        masks = _drawOwnSamples(drawn, seed, uint64((uint256(1) << sub.sampleCount) - 1) & ~covered, q);
     }
 
     /// @notice Keeps the previous draw's seats that revealed (`sub.verifiers` becomes them, in seat
@@ -135,13 +135,13 @@ library LibAssignment {
             emit IJobManager.SeatSamplesDrawn(jobId, drawn[i], masks[i]);
         }
         emit IJobManager.VerifiersAssigned(
-            jobId, sub.verifiers, sub.segments, job.verdictDeadline, job.challengeDeadline
+            jobId, sub.verifiers, sampledSegments(sub), job.verdictDeadline, job.challengeDeadline
         );
 
         // Fees of seats that could not be filled go back to the submitter.
         uint256 unused = sub.feesHeld - (kept + count) * s.verifierFee;
         if (unused != 0) {
-            sub.feesHeld -= unused;
+            sub.feesHeld = SafeCast.toUint128(sub.feesHeld - unused);
             // SAFETY: trusted Escrow; the fees were deposited into Bucket.Escrowed at postJob.
             s.escrow.credit(Bucket.Escrowed, job.submitter, unused);
         }
@@ -186,8 +186,11 @@ library LibAssignment {
             }
         }
         for (uint256 i; i < size; ++i) {
-            sub.segments.push(union[i]);
+            sub.segments[i] = union[i];
         }
+        // SAFETY: size <= V * q <= MAX_SAMPLES_PER_JOB = 64.
+        // forge-lint: disable-next-line(unsafe-typecast)
+        sub.sampleCount = uint8(size);
         masks = new uint64[](count);
         for (uint256 v; v < count; ++v) {
             for (uint256 j; j < draws[v].length; ++j) {

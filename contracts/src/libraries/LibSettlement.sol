@@ -129,7 +129,7 @@ library LibSettlement {
         Seat storage seat = sub.seats[verifier];
         if (seat.status == SeatStatus.None) revert IJobManager.NotAssignedVerifier(jobId, verifier);
         if (seat.status != SeatStatus.Assigned) revert IJobManager.VerdictsAlreadySubmitted(jobId, verifier);
-        uint256 samples = sub.segments.length;
+        uint256 samples = sub.sampleCount;
         if (approvals.length != samples) revert IJobManager.VerdictCountMismatch(jobId, samples, approvals.length);
         uint256 rejectMask = 0;
         uint256 rejects = 0;
@@ -150,7 +150,8 @@ library LibSettlement {
         seat.rejectMask = uint64(rejectMask);
         // forge-lint: disable-next-line(unsafe-typecast)
         seat.abstainMask = uint64(abstainMask & rejectMask);
-        sub.disputedMask |= rejectMask;
+        // forge-lint: disable-next-line(unsafe-typecast)
+        sub.disputedMask |= uint64(rejectMask);
         emit IJobManager.VerdictsSubmitted(jobId, verifier, approvals, bond);
         if (seat.abstainMask != 0) emit IJobManager.VerdictsAbstained(jobId, verifier, seat.abstainMask);
         if (++sub.submitted == sub.verifiers.length) {
@@ -273,13 +274,15 @@ library LibSettlement {
             mask &= ~(uint256(1) << sampleIndex);
             emit IJobManager.SampleUndisputed(jobId, sampleIndex);
         }
-        sub.disputedMask = mask;
+        // SAFETY: `mask` is the stored 64-bit mask with bits cleared.
+        // forge-lint: disable-next-line(unsafe-typecast)
+        sub.disputedMask = uint64(mask);
         if (mask == 0) return false;
         job.status = JobStatus.Disputed;
         sub.disputePending = true;
         // SAFETY: sampleIndex < samplesPerJob <= 64.
         // forge-lint: disable-next-line(unsafe-typecast)
-        sub.disputeSample = uint32(sampleIndex);
+        sub.disputeSample = uint8(sampleIndex);
         uint256 disputeId = _callAdjudicator(job, sub, adjudicator, jobId, sampleIndex, challenger);
         job.disputeId = disputeId;
         disputeSubmissions[disputeId] = LibSubmission.id(jobId, sub.solver);
@@ -329,7 +332,7 @@ library LibSettlement {
     ) external {
         uint256 sampleIndex = sub.disputeSample;
         sub.disputePending = false;
-        sub.disputedMask &= ~(uint256(1) << sampleIndex);
+        sub.disputedMask &= ~(uint64(1) << sampleIndex);
 
         uint256 pot = _slashArbiters(s, jobId, nonVoters);
         address[] memory winners;
@@ -415,7 +418,7 @@ library LibSettlement {
             }
         }
         (uint256 paid, bool disputed) = _payForced(sub, s, jobId, f);
-        if (!disputed) sub.disputedMask &= ~(uint256(1) << f);
+        if (!disputed) sub.disputedMask &= ~(uint64(1) << f);
         emit IJobManager.ForcedErrorSettled(jobId, f, slashed, paid);
     }
 
@@ -541,7 +544,7 @@ library LibSettlement {
             // The game refuted the one claim both of the loser's roles make: close both.
             sub.seatClosed[sampleIndex][only] = true;
             sub.challengeClosed[sampleIndex][only] = true;
-            if (_nextChallenger(sub, sampleIndex) != address(0)) sub.disputedMask |= uint256(1) << sampleIndex;
+            if (_nextChallenger(sub, sampleIndex) != address(0)) sub.disputedMask |= uint64(1) << sampleIndex;
         }
     }
 
@@ -661,7 +664,7 @@ library LibSettlement {
     /// @notice Returns the reject and challenge bonds of every sample in `mask`.
     function _returnOpenBonds(Submission storage sub, Settlement memory s, uint256 mask) internal {
         address[] storage verifiers = sub.verifiers;
-        uint256 samples = sub.segments.length;
+        uint256 samples = sub.sampleCount;
         for (uint256 t; t < samples; ++t) {
             if (mask & (uint256(1) << t) == 0) continue;
             for (uint256 i; i < verifiers.length; ++i) {
@@ -774,7 +777,7 @@ library LibSettlement {
 
     /// @notice Moves `amount` of the job's escrowed fees to the submitter's credit.
     function _refundFee(Submission storage sub, Settlement memory s, address submitter, uint256 amount) internal {
-        sub.feesHeld -= amount;
+        sub.feesHeld = SafeCast.toUint128(sub.feesHeld - amount);
         _credit(s, Bucket.Escrowed, submitter, amount);
     }
 
@@ -785,7 +788,7 @@ library LibSettlement {
             _refundFee(sub, s, submitter, s.verifierFee);
             return;
         }
-        sub.feesHeld -= s.verifierFee;
+        sub.feesHeld = SafeCast.toUint128(sub.feesHeld - s.verifierFee);
         _credit(s, Bucket.Escrowed, verifier, s.verifierFee);
     }
 

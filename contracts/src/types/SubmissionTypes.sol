@@ -35,17 +35,18 @@ struct Seat {
 
 /// @notice The JobManager's bookkeeping of one submission (one solver's attempt at one job), keyed
 ///         by `SubmissionId`.
-/// @param jobId Job.
 /// @param solver Solver.
+/// @param jobId Job (< 2**96: job ids count up from 1).
 /// @param disputedMask Bit i set = sample i rejected or challenged and not yet adjudicated.
-/// @param feesHeld Verifier fees of the job still in escrow (wei).
-/// @param submitted Assigned verifiers whose verdicts were recorded.
-/// @param disputeSample Sample index of the current or last dispute.
+/// @param feesHeld Verifier fees of the job still in escrow (wei, < 2**128).
+/// @param submitted Assigned verifiers whose verdicts were recorded (<= 32).
+/// @param disputeSample Sample index of the current or last dispute (< 64).
 /// @param disputePending True while a dispute is open at the adjudicator.
 /// @param reassignments Times fresh verifiers were drawn because none revealed a verdict.
 /// @param verifiers Assigned verifiers.
+/// @param sampleCount Sampled segments (<= MAX_SAMPLES_PER_JOB = 64; zero until assigned).
 /// @param segments Sampled segment indices, in sample order: the union of the seats' own draws, in
-///        increasing segment order.
+///        increasing segment order; the first `sampleCount` entries (`sampledSegments` copies them).
 /// @param seats Seat of each assigned verifier.
 /// @param challengers Whistleblower that challenged a verifier's approval of a sample.
 /// @param disputeChallenger The one party whose own challenge the current dispute decides (a game
@@ -61,22 +62,40 @@ struct Seat {
 ///        challenged another verifier's approval of the sample) never settles the other. A party
 ///        that loses its own game on a sample is closed in both roles: the game refuted the one claim
 ///        (the sample is invalid) that both its roles make.
+/// @dev Packed so that a claim creates 2 storage words instead of 3 ([solver, jobId] and
+///      [feesHeld, submitted, disputeSample, disputePending, reassignments, disputedMask,
+///      sampleCount]) and the first recorded verdict, the first rejection and the assignment (the
+///      sample's size) update the word the claim created instead of fresh ones (20k gas each); the
+///      sample is a fixed array with its count in that word, not a dynamic array with a length word.
+///      submitted <= MAX_VERIFIERS_PER_JOB = 32, disputeSample < 64 and sampleCount <=
+///      MAX_SAMPLES_PER_JOB = 64 fit in 8 bits, disputedMask (one bit per sample) in 64.
 struct Submission {
-    uint256 jobId;
     address solver;
-    uint256 disputedMask;
-    uint256 feesHeld;
-    uint32 submitted;
-    uint32 disputeSample;
+    uint96 jobId;
+    uint128 feesHeld;
+    uint8 submitted;
+    uint8 disputeSample;
     bool disputePending;
     uint32 reassignments;
+    uint64 disputedMask;
+    uint8 sampleCount;
     address[] verifiers;
-    uint32[] segments;
+    uint32[64] segments;
     mapping(address verifier => Seat seat) seats;
     mapping(uint256 sampleIndex => mapping(address verifier => address challenger)) challengers;
     address disputeChallenger;
     mapping(uint256 sampleIndex => mapping(address verifier => bool closed)) seatClosed;
     mapping(uint256 sampleIndex => mapping(address whistleblower => bool closed)) challengeClosed;
+}
+
+/// @notice The submission's sampled segment indices, in sample order (a memory copy of the first
+///         `sampleCount` entries of `sub.segments`).
+function sampledSegments(Submission storage sub) view returns (uint32[] memory segments) {
+    uint256 count = sub.sampleCount;
+    segments = new uint32[](count);
+    for (uint256 i; i < count; ++i) {
+        segments[i] = sub.segments[i];
+    }
 }
 
 /// @notice The JobManager's immutables that settlement (`LibSettlement`) needs.
