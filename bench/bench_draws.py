@@ -109,12 +109,7 @@ def _seconds_per_segment(repeats: int) -> tuple[float, float, int, int, str]:
 def bench_compute(repeats: int) -> Table:
     """Table 2: verifier compute per job against the solver's, per configuration."""
     train_seg, replay_seg, n, k, shown = _seconds_per_segment(repeats)
-    table = Table(
-        title=(
-            f"Verifier compute (default digits job: N = {n}, k = {k}; "
-            f"{shown})"
-        )
-    )
+    table = Table(title=(f"Verifier compute (default digits job: N = {n}, k = {k}; {shown})"))
     for col in (
         "M",
         "V",
