@@ -68,10 +68,16 @@ def _header_bytes(header: Mapping[str, Any]) -> bytes:
     return json.dumps(header, sort_keys=True, separators=(",", ":")).encode("utf-8")
 
 
-def _tensor_to_numpy(t: torch.Tensor) -> tuple[str, np.ndarray]:
+def _dtype_name(t: torch.Tensor) -> str:
+    """The header's dtype name of `t` (`CheckpointFormatError` for one without a layout)."""
     name = str(t.dtype).removeprefix("torch.")
     if name not in _NP_DTYPES:
         raise CheckpointFormatError(f"unsupported tensor dtype {t.dtype}")
+    return name
+
+
+def _tensor_to_numpy(t: torch.Tensor) -> tuple[str, np.ndarray]:
+    name = _dtype_name(t)
     arr = t.detach().contiguous().cpu().numpy()
     target = np.dtype(_NP_DTYPES[name])
     if arr.dtype != target:  # only differs on big-endian hosts
@@ -136,9 +142,7 @@ def encode_state_buffer(
         seen.add(name)
         if _copies_from_device(tensor):
             # a device tensor goes once, device -> its place in the buffer (no host staging copy)
-            dtype_name = str(tensor.dtype).removeprefix("torch.")
-            if dtype_name not in _NP_DTYPES:
-                raise CheckpointFormatError(f"unsupported tensor dtype {tensor.dtype}")
+            dtype_name = _dtype_name(tensor)
             src: Any = tensor.detach()
             shape, nbytes = list(src.shape), src.numel() * src.element_size()
         else:
