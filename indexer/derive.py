@@ -497,8 +497,8 @@ def _committee_parent(session: Session, committee_id: int) -> Dispute | None:
 def _committee_opened(session: Session, ev: Event) -> None:
     a = ev.args
     dispute_id = int(a["disputeId"])
-    if ev.extra.get("adjudicator") != "committee":
-        return  # a step or claim dispute: its parent records it
+    if ev.extra.get("adjudicator") != "committee" or int(a["jobId"]) == 0:
+        return  # a step or claim dispute (a claim's names no job): its parent records it
     session.merge(
         Dispute(
             kind="job",
