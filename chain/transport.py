@@ -204,6 +204,24 @@ class Transport:
         with self._rpc(name):
             return contract.functions[fn_name](*args).call(block_identifier=block)
 
+    def call_many(self, calls: Sequence[tuple[Contract, str, tuple[Any, ...]]]) -> list[Any]:
+        """Call view functions in ONE JSON-RPC batch request (one round trip, whatever the
+        number of calls) and return their decoded outputs in order.
+
+        Args:
+            calls: ``(contract, function name, arguments)`` each.
+
+        Raises:
+            ContractRevert: a call reverted (decoded).
+            RpcUnavailable: the endpoint is down.
+        """
+        if not calls:
+            return []
+        with self._rpc(), self.w3.batch_requests() as batch:
+            for contract, fn_name, args in calls:
+                batch.add(contract.functions[fn_name](*args))
+            return list(batch.execute())
+
     def event_logs(
         self,
         contract: Contract,

@@ -1,20 +1,25 @@
 """Chain history for the inspection commands: decoded events since the deployment block.
 
 `events` reads one contract's events in chain order with one filtered ``eth_getLogs`` per
-2,000 blocks (`chain.transport.Transport.event_logs`); `stamp` turns a block number into
-its timestamp (cached per call site), so a timeline shows both.
+2,000 blocks (`chain.transport.Transport.event_logs`); `IndexedEvents` is the same call
+answered by the chain's index (`dashboard.queries.events`, no RPC); `BlockTimes` turns a block
+number into its timestamp (cached per call site), so a timeline shows both.
 
 Run: not a script; ``events(client, client.game.contract, ["Bisected"], first_indexed=1)``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from chain.types import DecodedEvent
 
-__all__ = ["BlockTimes", "events", "when"]
+__all__ = ["BlockTimes", "EventReader", "IndexedEvents", "events", "when"]
+
+EventReader = Callable[..., list[DecodedEvent]]
+"""The signature of `events`: ``(client, contract, names, *, first_indexed, from_block,
+to_block) -> [DecodedEvent]``; `IndexedEvents` is one too."""
 
 
 def events(
@@ -54,6 +59,83 @@ def events(
         out.extend(client.event_logs(contract, list(names), lo, hi, first_indexed))
     out.sort(key=lambda e: e.position)
     return out
+
+
+def _from_json(abi_type: str, value: Any) -> Any:
+    """An index event argument (bytes as ``0x`` hex) back as web3 decodes it."""
+    if abi_type.endswith("]") and isinstance(value, list):
+        inner = abi_type[: abi_type.rindex("[")]
+        return [_from_json(inner, v) for v in value]
+    if abi_type.startswith("bytes") and isinstance(value, str):
+        return bytes.fromhex(value.removeprefix("0x"))
+    return value
+
+
+class IndexedEvents:
+    """`events`, answered by the chain's index instead of ``eth_getLogs``: the same
+    `DecodedEvent`s in the same order (bytes arguments decoded back from the index's ``0x``
+    hex with the contract's ABI), and the block timestamps the index stored.
+
+    Args:
+        session: a session of an index brought up to date (`cli.dashboard.synced_index`).
+    """
+
+    def __init__(self, session: Any) -> None:
+        self._session = session
+        self._times: dict[int, int] = {}
+
+    def __call__(
+        self,
+        client: Any,
+        contract: Any,
+        names: Sequence[str],
+        *,
+        first_indexed: int | None = None,
+        from_block: int | None = None,
+        to_block: int | None = None,
+    ) -> list[DecodedEvent]:
+        """The stored events ``names`` of ``contract`` in chain order (`events`' arguments;
+        ``client`` is unused)."""
+        from dashboard.queries import events as stored
+
+        abis = {str(e["name"]): e for e in contract.abi if e.get("type") == "event" and "name" in e}
+        out: list[DecodedEvent] = []
+        for ev in stored(
+            self._session,
+            str(contract.address),
+            list(names),
+            from_block=from_block,
+            to_block=to_block,
+        ):
+            inputs = abis[ev.name]["inputs"]
+            if first_indexed is not None:
+                first = next((i for i in inputs if i.get("indexed")), None)
+                if first is None or not str(first["type"]).startswith("uint"):
+                    continue
+                if int(ev.args[first["name"]]) != first_indexed:
+                    continue
+            args = {i["name"]: _from_json(str(i["type"]), ev.args[i["name"]]) for i in inputs}
+            self._times[ev.block] = ev.timestamp
+            out.append(
+                DecodedEvent(
+                    contract=ev.contract,
+                    event=ev.name,
+                    args=args,
+                    block_number=ev.block,
+                    log_index=ev.log_index,
+                    tx_hash=ev.tx_hash,
+                    address=ev.address,
+                )
+            )
+        return out
+
+    def timestamp(self, block: int) -> int:
+        """The timestamp (s) of a block of an event this object returned.
+
+        Raises:
+            KeyError: no event it returned is in ``block``.
+        """
+        return self._times[block]
 
 
 class BlockTimes:

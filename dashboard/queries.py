@@ -8,7 +8,8 @@ deadlines and times block timestamps (s).
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Sequence
+from typing import Annotated, Any
 
 from pydantic import BaseModel, PlainSerializer
 from sqlalchemy import func, select
@@ -41,12 +42,15 @@ from veritrain.spec import model_id_hash
 __all__ = [
     "AccountView",
     "DisputeView",
+    "EventView",
     "JobView",
     "ModelView",
     "Overview",
     "RunView",
     "account",
     "dispute",
+    "disputes",
+    "events",
     "job",
     "model",
     "overview",
@@ -72,12 +76,14 @@ class PhaseStep(BaseModel):
 
 
 class AssignmentView(BaseModel):
-    """A verifier's seat: samples (indices into the job's sampled segments), verdicts."""
+    """A verifier's seat: samples (indices into the job's sampled segments), verdicts (the
+    approvals as revealed, the abstained sample indices)."""
 
     verifier: str
     samples: list[int]
     sealed: bool
     approvals: list[bool] | None
+    abstained: list[int]
     bond_wei: WeiInt
     missed: bool
 
@@ -164,9 +170,24 @@ class DisputeView(DisputeSummary):
     challenger: str | None
     lo: int | None
     hi: int | None
+    step_dispute_id: int | None
     committee: list[str]
     segment_valid: bool | None
     timeline: list[MoveView]
+
+
+class EventView(BaseModel):
+    """One stored protocol event: ``args`` JSON-able (bytes ``0x`` hex, ints kept), ``address``
+    the emitting contract, ``timestamp`` its block's (s)."""
+
+    block: int
+    log_index: int
+    tx_hash: str
+    contract: str
+    address: str
+    name: str
+    args: dict[str, Any]
+    timestamp: int
 
 
 class RoundView(BaseModel):
@@ -395,6 +416,50 @@ def _dispute_summary(d: Dispute) -> DisputeSummary:
     )
 
 
+def disputes(session: Session) -> list[DisputeSummary]:
+    """Every dispute, in the order they opened (what `overview` and `veritrain dispute list
+    --db` list)."""
+    found = session.scalars(select(Dispute).order_by(Dispute.opened_block, Dispute.dispute_id))
+    return [_dispute_summary(d) for d in found]
+
+
+def events(
+    session: Session,
+    address: str,
+    names: Sequence[str],
+    *,
+    from_block: int | None = None,
+    to_block: int | None = None,
+) -> list[EventView]:
+    """The stored events ``names`` emitted by the contract at ``address``, in chain order.
+
+    Args:
+        session: a session of the index.
+        address: the emitting contract (checksummed).
+        names: event names.
+        from_block: first block (default: all).
+        to_block: last block (default: all).
+    """
+    query = select(Event).where(Event.address == address, Event.name.in_(list(names)))
+    if from_block is not None:
+        query = query.where(Event.block >= from_block)
+    if to_block is not None:
+        query = query.where(Event.block <= to_block)
+    return [
+        EventView(
+            block=e.block,
+            log_index=e.log_index,
+            tx_hash=e.tx_hash,
+            contract=e.contract,
+            address=e.address,
+            name=e.name,
+            args=dict(e.args),
+            timestamp=e.timestamp,
+        )
+        for e in session.scalars(query.order_by(Event.block, Event.log_index))
+    ]
+
+
 def _run_phase(session: Session, r: Run) -> str:
     if r.round >= r.rounds:
         return "Ended"
@@ -429,10 +494,6 @@ def overview(session: Session) -> Overview:
     """Everything the home page lists."""
     listed = jobs(session)
     runs = [_run_summary(session, r) for r in session.scalars(select(Run).order_by(Run.run_id))]
-    disputes = [
-        _dispute_summary(d)
-        for d in session.scalars(select(Dispute).order_by(Dispute.opened_block, Dispute.dispute_id))
-    ]
     forced = [_forced(f) for f in session.scalars(select(ForcedError).order_by(ForcedError.job_id))]
     models = []
     for m in session.scalars(select(Model).order_by(Model.registered_block)):
@@ -469,7 +530,7 @@ def overview(session: Session) -> Overview:
         status=status(session),
         jobs=listed,
         runs=runs,
-        disputes=disputes,
+        disputes=disputes(session),
         forced_errors=forced,
         models=models,
         accounts=accounts,
@@ -495,6 +556,7 @@ def job(session: Session, job_id: int) -> JobView | None:
             samples=_seats(a.sample_mask),
             sealed=a.sealed,
             approvals=a.approvals,
+            abstained=_seats(a.abstain_mask),
             bond_wei=a.bond,
             missed=a.missed,
         )
@@ -552,6 +614,7 @@ def dispute(session: Session, key: str) -> DisputeView | None:
         challenger=d.challenger,
         lo=d.lo,
         hi=d.hi,
+        step_dispute_id=d.step_dispute_id,
         committee=list(d.committee or []),
         segment_valid=d.segment_valid,
         timeline=moves,
