@@ -6,17 +6,25 @@ since the deployment block, from events: credits received, credit claimed, slash
 by job), bonds forfeited, jackpots won, revenue claimed; then the model shares held. Reading
 needs no key: the address is the argument, or the address of the key options given.
 
-Run: ``veritrain account show 0x... [--json]`` or ``veritrain account show --dev-account 3``.
+With ``--db URL`` the events come from the chain's index (brought up to date first) and the
+stakes from its stake table; what no event records is still read over RPC, a fixed number of
+calls: the native, token and Escrow credit balances, the three minimum stakes, and the
+claimable revenue of every model in one batched request.
+
+Run: ``veritrain account show 0x... [--json] [--db URL]`` or
+``veritrain account show --dev-account 3``.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from cli.dashboard import ReadDbOpt, synced_index
 from cli.errors import CliError
+from cli.history import EventReader, events
 from noderuntime.options import (
     DEFAULT_RPC,
     DeploymentOpt,
@@ -32,6 +40,9 @@ from noderuntime.options import (
     connect_reader,
     emit_json,
 )
+
+if TYPE_CHECKING:
+    from indexer.store import Index
 
 __all__ = ["account_report", "app"]
 
@@ -54,44 +65,106 @@ def _hex(b: bytes) -> str:
     return "0x" + bytes(b).hex()
 
 
-def _slash_jobs(client: Any) -> dict[tuple[str, str], int]:
+def _slash_jobs(client: Any, read: EventReader) -> dict[tuple[str, str], int]:
     """``{(tx hash, account): job id}`` of the JobManager's slash events."""
-    from cli.history import events
-
     out: dict[tuple[str, str], int] = {}
-    for ev in events(client, client.jobs.contract, list(_JOB_SLASHES)):
+    for ev in read(client, client.jobs.contract, list(_JOB_SLASHES)):
         who = next(ev.args[k] for k in ("verifier", "solver", "arbiter") if k in ev.args)
         out[(ev.tx_hash, str(who))] = int(ev.args["jobId"])
     return out
 
 
-def _slash_disputes(client: Any) -> dict[tuple[str, str], int]:
+def _slash_disputes(client: Any, read: EventReader) -> dict[tuple[str, str], int]:
     """``{(tx hash, arbiter): dispute id}`` of the round claim disputes' arbiter slashes."""
     from chain.errors import ChainValueError
-    from cli.history import events
 
     try:
         registry = client.runs.contract
     except ChainValueError:  # a deployment without a RunRegistry
         return {}
-    found = events(client, registry, ["ClaimArbiterSlashed"])
+    found = read(client, registry, ["ClaimArbiterSlashed"])
     return {(ev.tx_hash, str(ev.args["arbiter"])): int(ev.args["disputeId"]) for ev in found}
 
 
-def _models(client: Any) -> list[tuple[bytes, str]]:
+def _models(client: Any, read: EventReader) -> list[tuple[bytes, str]]:
     """Every model with a shares token: ``[(model id, token address)]`` (``ModelCreated``)."""
-    from cli.history import events
-
-    found = events(client, client.shares.contract, ["ModelCreated"])
+    found = read(client, client.shares.contract, ["ModelCreated"])
     return [(bytes(ev.args["modelId"]), str(ev.args["token"])) for ev in found]
 
 
-def account_report(client: Any, address: str) -> dict[str, Any]:
+def _stake_views(
+    client: Any, address: str, minimum: dict[str, int], index: Index | None
+) -> dict[str, Any]:
+    """``{role: (staked, locked, unbonding, release_at, active)}``: the views, or with an
+    index its stake table (``stakeOf`` as read at the role's last stake event; active as
+    ``StakeManager.isActive`` computes it from the minimum stake)."""
+    from veritrain.enums import Role
+
+    out: dict[str, Any] = {}
+    if index is None:
+        for name in ROLE_NAMES:
+            role = Role[name.capitalize()]
+            view = client.stakes.stake_of(address, role)
+            active = client.stakes.is_active(address, role)
+            out[name] = (view.staked, view.locked, view.unbonding, view.release_at, active)
+        return out
+    from dashboard.queries import account
+
+    with index.reader() as session:
+        found = account(session, address)
+    rows = {r.role: r for r in (found.stakes if found is not None else [])}
+    for name in ROLE_NAMES:
+        r = rows.get(name)
+        staked = r.staked_wei if r is not None else 0
+        out[name] = (
+            staked,
+            r.locked_wei if r is not None else 0,
+            r.unbonding_wei if r is not None else 0,
+            r.release_at if r is not None else 0,
+            staked != 0 and staked >= minimum[name],
+        )
+    return out
+
+
+def _share_views(
+    client: Any, address: str, models: list[tuple[bytes, str]], index: Index | None
+) -> dict[bytes, tuple[int, int, int]]:
+    """``{model id: (shares held, ownership bps, claimable revenue wei)}`` of every model: the
+    views, or with an index its share balances and supplies (bps as ``ownershipBps``
+    computes it) and every model's ``revenueOf`` in one batched request."""
+    if index is None:
+        return {
+            model_id: (
+                client.shares.balance_of(model_id, address),
+                client.shares.ownership_bps(model_id, address),
+                client.shares.revenue_of(model_id, address),
+            )
+            for model_id, _ in models
+        }
+    from dashboard.queries import model
+
+    due = client.call_many(
+        [(client.shares.model_shares(m), "revenueOf", (address,)) for m, _ in models]
+    )
+    out: dict[bytes, tuple[int, int, int]] = {}
+    with index.reader() as session:
+        for (model_id, _), revenue in zip(models, due, strict=True):
+            view = model(session, _hex(model_id))
+            mine = [h for h in (view.holders if view is not None else []) if h.account == address]
+            held, bps = (mine[0].shares, mine[0].bps) if mine else (0, 0)
+            out[model_id] = (held, bps, int(revenue))
+    return out
+
+
+def account_report(client: Any, address: str, *, index: Index | None = None) -> dict[str, Any]:
     """Everything `account show` prints for ``address``, as JSON-able data (amounts in wei).
 
     Args:
         client: a `ChainClient` bound to the deployment (any key: nothing is signed).
         address: the checksummed account.
+        index: read the events and the stakes from this index (brought up to date by the
+            caller) instead of ``eth_getLogs`` and ``stakeOf``; the balances, the minimum
+            stakes and the claimable revenue are still views (a fixed number of calls).
 
     Returns:
         ``{"address", "native_wei", "token_wei", "credit_wei", "roles": {role: {"staked_wei",
@@ -103,26 +176,36 @@ def account_report(client: Any, address: str) -> dict[str, Any]:
         "amount_wei"}], "jackpots_wei", "revenue_claimed": [{"block", "model_id",
         "amount_wei"}], "shares": [{"model_id", "token", "shares" (held now), "minted" (to this
         account, ``SharesMinted``), "bps", "revenue_wei"}]}``; a slash names its ``job_id`` or,
-        for an arbiter of a round claim, its ``dispute_id`` (else None).
+        for an arbiter of a round claim, its ``dispute_id`` (else None). The same with or
+        without ``index``.
 
     Raises:
         chain.errors.RpcUnavailable: the endpoint is down.
     """
-    from cli.history import events
+    if index is None:
+        return _report(client, address, events, None)
+    from cli.history import IndexedEvents
+
+    with index.reader() as session:
+        return _report(client, address, IndexedEvents(session), index)
+
+
+def _report(client: Any, address: str, read: EventReader, index: Index | None) -> dict[str, Any]:
     from veritrain.enums import Bucket, Role
 
+    minimum = {name: client.stakes.min_stake(Role[name.capitalize()]) for name in ROLE_NAMES}
     roles: dict[str, Any] = {}
-    for name in ROLE_NAMES:
-        role = Role[name.capitalize()]
-        view = client.stakes.stake_of(address, role)
+    for name, (staked, locked, unbonding, release_at, active) in _stake_views(
+        client, address, minimum, index
+    ).items():
         roles[name] = {
-            "staked_wei": view.staked,
-            "locked_wei": view.locked,
-            "free_wei": view.free,
-            "unbonding_wei": view.unbonding,
-            "release_at": view.release_at,
-            "min_stake_wei": client.stakes.min_stake(role),
-            "active": client.stakes.is_active(address, role),
+            "staked_wei": staked,
+            "locked_wei": locked,
+            "free_wei": staked - locked,
+            "unbonding_wei": unbonding,
+            "release_at": release_at,
+            "min_stake_wei": minimum[name],
+            "active": active,
         }
     escrow = client.escrow.contract
     credits = [
@@ -132,16 +215,16 @@ def account_report(client: Any, address: str) -> dict[str, Any]:
             "bucket": Bucket(int(ev.args["from"])).name,
             "amount_wei": int(ev.args["amount"]),
         }
-        for ev in events(client, escrow, ["Credited"])
+        for ev in read(client, escrow, ["Credited"])
         if ev.args["account"] == address
     ]
     claimed = sum(
         int(ev.args["amount"])
-        for ev in events(client, escrow, ["CreditClaimed"])
+        for ev in read(client, escrow, ["CreditClaimed"])
         if ev.args["account"] == address
     )
-    job_of = _slash_jobs(client)
-    dispute_of = _slash_disputes(client)
+    job_of = _slash_jobs(client, read)
+    dispute_of = _slash_disputes(client, read)
     slashes = [
         {
             "block": ev.block_number,
@@ -151,7 +234,7 @@ def account_report(client: Any, address: str) -> dict[str, Any]:
             "amount_wei": int(ev.args["slashed"]),
             "recipient": str(ev.args["recipient"]),
         }
-        for ev in events(client, client.stakes.contract, ["StakeSlashed"])
+        for ev in read(client, client.stakes.contract, ["StakeSlashed"])
         if ev.args["account"] == address
     ]
     jm = client.jobs.contract
@@ -161,7 +244,7 @@ def account_report(client: Any, address: str) -> dict[str, Any]:
             "job_id": int(e.args["jobId"]),
             "amount_wei": int(e.args["amount"]),
         }
-        for e in events(client, jm, ["JackpotPaid"])
+        for e in read(client, jm, ["JackpotPaid"])
         if e.args["account"] == address
     ]
     forfeited = [
@@ -170,19 +253,21 @@ def account_report(client: Any, address: str) -> dict[str, Any]:
             "job_id": int(e.args["jobId"]),
             "amount_wei": int(e.args["amount"]),
         }
-        for e in events(client, jm, ["BondForfeited"])
+        for e in read(client, jm, ["BondForfeited"])
         if e.args["account"] == address
     ]
     revenue: list[dict[str, Any]] = []
     holdings: list[dict[str, Any]] = []
     minted: dict[bytes, int] = {}
-    for ev in events(client, client.shares.contract, ["SharesMinted"]):
+    for ev in read(client, client.shares.contract, ["SharesMinted"]):
         if ev.args["to"] == address:
             key = bytes(ev.args["modelId"])
             minted[key] = minted.get(key, 0) + int(ev.args["shares"])
-    for model_id, token in _models(client):
+    models = _models(client, read)
+    views = _share_views(client, address, models, index)
+    for model_id, token in models:
         contract = client.shares.model_shares(model_id)
-        for ev in events(client, contract, ["RevenueClaimed"]):
+        for ev in read(client, contract, ["RevenueClaimed"]):
             if ev.args["account"] == address:
                 revenue.append(
                     {
@@ -191,8 +276,7 @@ def account_report(client: Any, address: str) -> dict[str, Any]:
                         "amount_wei": int(ev.args["amount"]),
                     }
                 )
-        held = client.shares.balance_of(model_id, address)
-        due = client.shares.revenue_of(model_id, address)
+        held, bps, due = views[model_id]
         if held or due or minted.get(model_id):
             holdings.append(
                 {
@@ -200,7 +284,7 @@ def account_report(client: Any, address: str) -> dict[str, Any]:
                     "token": token,
                     "shares": held,
                     "minted": minted.get(model_id, 0),
-                    "bps": client.shares.ownership_bps(model_id, address),
+                    "bps": bps,
                     "revenue_wei": due,
                 }
             )
@@ -304,11 +388,15 @@ def show(
     key_env: KeyEnvOpt = None,
     dev_account: DevAccountOpt = None,
     json_out: JsonOpt = False,
+    db: ReadDbOpt = None,
 ) -> None:
     """An account's balances, stakes per role, credit, earnings and losses since the
-    deployment (events), and model shares. Amounts in VTT (JSON: wei integers).
+    deployment (events), and model shares. Amounts in VTT (JSON: wei integers). With --db,
+    the events and stakes come from the index; balances, minimum stakes and claimable
+    revenue are still read over RPC (a fixed number of calls).
 
-    Errors (one line, exit != 0): ADDRESS not an address; neither ADDRESS nor a key given.
+    Errors (one line, exit != 0): ADDRESS not an address; neither ADDRESS nor a key given;
+    an unusable --db URL or an index of another deployment.
     """
     if address is None:
         keyed = keystore or key_env or dev_account is not None
@@ -323,7 +411,14 @@ def show(
         address = client.address
     else:
         client = connect_reader(rpc_url, deployment)
-    report = account_report(client, address)
+    if db is not None:
+        index = synced_index(client, db)
+        try:
+            report = account_report(client, address, index=index)
+        finally:
+            index.close()
+    else:
+        report = account_report(client, address)
     if json_out:
         emit_json(report)
     else:
