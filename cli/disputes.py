@@ -9,16 +9,24 @@ pass ``--committee`` to `show` it. `list` reads the views; `show` adds the timel
 events (block, time): opening, each bisection move, escalation, the committee draw, each vote
 commit and reveal, resolution, and the slashes and credits of the settlement.
 
-Run: ``veritrain dispute list [--json]``; ``veritrain dispute show 1 [--committee] [--json]``.
+With ``--db URL`` both read the chain's index (brought up to date first) instead of the views
+and event logs; the phase of a committee dispute still voting depends on the time, so it is
+read over RPC, every such dispute in one batched request.
+
+Run: ``veritrain dispute list [--json] [--db URL]``;
+``veritrain dispute show 1 [--committee] [--json] [--db URL]``.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from cli.dashboard import ReadDbOpt, synced_index
 from cli.errors import CliError
+from cli.history import EventReader, events
 from noderuntime.options import (
     DEFAULT_RPC,
     UINT256_MAX,
@@ -28,6 +36,9 @@ from noderuntime.options import (
     connect_reader,
     emit_json,
 )
+
+if TYPE_CHECKING:
+    from cli.history import IndexedEvents
 
 __all__ = ["app", "dispute_row", "dispute_timeline"]
 
@@ -89,21 +100,23 @@ def _game_count(client: Any) -> int:
 
 def _step_parents(client: Any) -> set[int]:
     """Committee dispute ids that are a game's one-step dispute."""
-    from cli.history import events
-
     found = events(client, client.committee.contract, ["StepDisputeOpened"])
     return {int(ev.args["disputeId"]) for ev in found}
 
 
-def _job_challengers(client: Any, job_id: int, dispute_id: int) -> list[str]:
+def _job_challengers(
+    client: Any,
+    job_id: int,
+    dispute_id: int,
+    read: EventReader = events,
+    rejecters: Callable[[int], list[str]] | None = None,
+) -> list[str]:
     """Who disputes the sample of a committee job dispute: the rejecters a forced-error
     settlement left disputing (``ForcedEndDisputed``), else the whistleblowers that challenged
-    an approval of the sample and the verifiers whose recorded verdict of it is a reject."""
-    from cli.history import events
-    from veritrain.enums import Verdict
-
+    an approval of the sample and the verifiers whose recorded verdict of it is a reject
+    (``rejecters(sample)``, in assignment order; default: the ``verdictOf`` views)."""
     names = ["JobDisputed", "ApprovalChallenged", "ForcedEndDisputed"]
-    found = events(client, client.jobs.contract, names, first_indexed=job_id)
+    found = read(client, client.jobs.contract, names, first_indexed=job_id)
     samples = [
         int(ev.args["sampleIndex"])
         for ev in found
@@ -125,12 +138,25 @@ def _job_challengers(client: Any, job_id: int, dispute_id: int) -> list[str]:
         for e in found
         if e.event == "ApprovalChallenged" and int(e.args["sampleIndex"]) == sample
     ]
-    for verifier in client.jobs.get_assignment(job_id).verifiers:
-        verdicts = client.jobs.verdicts_of(job_id, verifier)
-        rejected = sample < len(verdicts) and verdicts[sample] is Verdict.Reject
-        if rejected and verifier not in out:
-            out.append(str(verifier))
+    for verifier in (rejecters or _view_rejecters(client, job_id))(sample):
+        if verifier not in out:
+            out.append(verifier)
     return out
+
+
+def _view_rejecters(client: Any, job_id: int) -> Callable[[int], list[str]]:
+    """``sample -> verifiers whose verdict of it is a reject``, from ``verdictOf``."""
+    from veritrain.enums import Verdict
+
+    def of(sample: int) -> list[str]:
+        out = []
+        for verifier in client.jobs.get_assignment(job_id).verifiers:
+            verdicts = client.jobs.verdicts_of(job_id, verifier)
+            if sample < len(verdicts) and verdicts[sample] is Verdict.Reject:
+                out.append(str(verifier))
+        return out
+
+    return of
 
 
 def _game_row(client: Any, dispute_id: int) -> dict[str, Any]:
@@ -164,8 +190,6 @@ def _game_row(client: Any, dispute_id: int) -> dict[str, Any]:
 
 def _claim_parties(client: Any, run_id: int, round_index: int, dispute_id: int) -> dict[str, Any]:
     """Claimant, challenger and (once ruled) winner of a round claim dispute, from events."""
-    from cli.history import events
-
     registry = client.runs.contract
     out: dict[str, Any] = {"claimant": None, "challenger": None, "winner": None}
     challenged = [
@@ -284,6 +308,209 @@ def dispute_rows(client: Any) -> list[dict[str, Any]]:
     return rows
 
 
+class _Indexed:
+    """`dispute_row` / `dispute_rows` read from the index (`dashboard.queries.dispute`, its
+    stored events) instead of the game's and the committee's views. What no event records is
+    read over RPC in ONE batched request: the time-dependent phase (``phaseOf``) of every
+    committee dispute that is not resolved (a game's step dispute included); and the row of a
+    game's step dispute asked for with ``--committee``, which the index folds into its game.
+
+    Args:
+        client: a `ChainClient` bound to the deployment.
+        session: a session of the index, brought up to date.
+    """
+
+    def __init__(self, client: Any, session: Any) -> None:
+        from cli.history import IndexedEvents
+
+        self.client = client
+        self.session = session
+        self.read = IndexedEvents(session)
+        self.bisection = _is_bisection(client)
+
+    def _views(self) -> list[Any]:
+        from dashboard.queries import dispute, disputes
+
+        views = [dispute(self.session, d.key) for d in disputes(self.session)]
+        found = [v for v in views if v is not None]
+        return sorted(found, key=lambda v: (not self._is_game(v), v.dispute_id))
+
+    def _is_game(self, view: Any) -> bool:
+        return bool(view.kind == "job" and view.adjudicator == "bisection")
+
+    def _phases(self, views: list[Any]) -> dict[int, str]:
+        """``{committee id: phaseOf name}`` of the unresolved committee disputes, batched."""
+        from veritrain.enums import DisputePhase
+
+        ids = []
+        for v in views:
+            if self._is_game(v):
+                if v.step_dispute_id and not v.resolved:
+                    ids.append(int(v.step_dispute_id))
+            elif not self._resolution(v.dispute_id):
+                ids.append(v.dispute_id)
+        contract = self.client.committee.contract
+        found = self.client.call_many([(contract, "phaseOf", (i,)) for i in ids])
+        return {i: DisputePhase(int(p)).name for i, p in zip(ids, found, strict=True)}
+
+    def _resolution(self, committee_id: int) -> Any:
+        found = self.read(
+            self.client,
+            self.client.committee.contract,
+            ["DisputeResolved"],
+            first_indexed=committee_id,
+        )
+        return found[-1] if found else None
+
+    def _count(self, contract: Any, names: list[str], first: int) -> list[Any]:
+        return self.read(self.client, contract, names, first_indexed=first)
+
+    def _game_row(self, v: Any, phases: dict[int, str]) -> dict[str, Any]:
+        phase = v.status
+        if v.step_dispute_id and not v.resolved:
+            phase += f" (step committee {phases[int(v.step_dispute_id)]})"
+        elif not v.resolved:
+            phase += f" [{v.lo}, {v.hi}]"
+        moved = ["EndpointsPosted", "Bisected", "Responded", "Escalated"]
+        return {
+            "id": v.dispute_id,
+            "contract": "game",
+            "kind": "job step",
+            "adjudicator": "bisection game",
+            "job_id": v.job_id,
+            "segment": v.segment,
+            "run_id": None,
+            "round": None,
+            "challenger": v.challenger,
+            "defender": v.defender,
+            "phase": phase,
+            "resolved": v.resolved,
+            "winner": v.winner if v.resolved else None,
+            "moves": len(self._count(self.client.game.contract, moved, v.dispute_id)),
+            "step_dispute_id": v.step_dispute_id or None,
+        }
+
+    def _rejecters(self, job_id: int) -> Callable[[int], list[str]]:
+        """``sample -> verifiers whose revealed verdict of it is a reject`` (assignment order of
+        the last ``VerifiersAssigned``), as ``verdictOf`` reports it."""
+        from dashboard.queries import job
+
+        assigned = self._count(self.client.jobs.contract, ["VerifiersAssigned"], job_id)
+        order = [str(a) for a in assigned[-1].args["verifiers"]] if assigned else []
+        view = job(self.session, job_id)
+        seats = {a.verifier: a for a in (view.assignments if view is not None else [])}
+
+        def of(sample: int) -> list[str]:
+            out = []
+            for verifier in order:
+                seat = seats.get(verifier)
+                if seat is None or seat.approvals is None or sample in seat.abstained:
+                    continue
+                if sample < len(seat.approvals) and not seat.approvals[sample]:
+                    out.append(verifier)
+            return out
+
+        return of
+
+    def _committee_row(self, v: Any, phases: dict[int, str]) -> dict[str, Any]:
+        from dashboard.queries import job
+
+        cid = v.dispute_id
+        contract = self.client.committee.contract
+        committed = len(self._count(contract, ["VoteCommitted"], cid))
+        reveals = self._count(contract, ["VoteRevealed"], cid)
+        resolution = self._resolution(cid)
+        resolved = resolution is not None
+        if resolved:
+            valid = sum(1 for r in reveals if r.args["segmentValid"])
+            verdict = "valid" if resolution.args["segmentValid"] else "invalid"
+            phase = f"Resolved: {verdict} ({valid}-{len(reveals) - valid})"
+        else:
+            phase = phases[cid]
+        row: dict[str, Any] = {
+            "id": cid,
+            "contract": "committee",
+            "adjudicator": "arbitration committee",
+            "phase": phase,
+            "resolved": resolved,
+            "moves": committed + len(reveals),
+            "step_dispute_id": None,
+        }
+        if v.kind == "claim":
+            return {
+                **row,
+                "kind": "run round claim",
+                "job_id": None,
+                "segment": None,
+                "run_id": v.run_id,
+                "round": v.round,
+                "challenger": v.challenger,
+                "defender": v.defender,
+                "winner": v.winner if resolved else None,
+            }
+        job_id = int(v.job_id)
+        found = job(self.session, job_id)
+        solver = found.solver if found is not None else None
+        challengers = _job_challengers(
+            self.client, job_id, cid, self.read, rejecters=self._rejecters(job_id)
+        )
+        winner = None
+        if resolved:
+            valid_segment = bool(resolution.args["segmentValid"])
+            winner = solver if valid_segment else (", ".join(challengers) or "challenger")
+        return {
+            **row,
+            "kind": "job segment",
+            "job_id": job_id,
+            "segment": v.segment,
+            "run_id": None,
+            "round": None,
+            "challenger": ", ".join(challengers) or None,
+            "defender": solver,
+            "winner": winner,
+        }
+
+    def _row(self, v: Any, phases: dict[int, str]) -> dict[str, Any]:
+        return self._game_row(v, phases) if self._is_game(v) else self._committee_row(v, phases)
+
+    def rows(self) -> list[dict[str, Any]]:
+        """`dispute_rows`, from the index."""
+        views = self._views()
+        phases = self._phases(views)
+        return [self._row(v, phases) for v in views]
+
+    def row(self, dispute_id: int, committee: bool) -> dict[str, Any]:
+        """`dispute_row`, from the index.
+
+        Raises:
+            CliError: no such dispute.
+        """
+        from dashboard.queries import dispute
+
+        game = not committee and self.bisection
+        if game:
+            contract, opened, what = self.client.game.contract, "GameOpened", "bisection games"
+        else:
+            contract, opened, what = (
+                self.client.committee.contract,
+                "DisputeOpened",
+                "committee disputes",
+            )
+        count = len(self.read(self.client, contract, [opened]))
+        if not 1 <= dispute_id <= count:
+            raise CliError(
+                f"dispute {dispute_id} does not exist ({count} {what} on this deployment; "
+                "see `veritrain dispute list`)"
+            )
+        keys = [str(dispute_id)] if game else [f"claim-{dispute_id}"]
+        if not game and not self.bisection:
+            keys.append(str(dispute_id))
+        view = next((v for k in keys if (v := dispute(self.session, k)) is not None), None)
+        if view is None:  # a game's step dispute, folded into its game in the index
+            return _committee_row(self.client, dispute_id)
+        return self._row(view, self._phases([view]))
+
+
 def _describe(ev: Any, client: Any) -> str:
     """One line for a timeline event (amounts via `vtt`)."""
     from veritrain.units import vtt
@@ -359,30 +586,37 @@ def _describe(ev: Any, client: Any) -> str:
     return f"{name} {who} {vtt(int(amount)) if amount is not None else ''}".strip()
 
 
-def _settlement(client: Any, txs: set[str], lo: int, hi: int) -> list[Any]:
+def _settlement(client: Any, txs: set[str], lo: int, hi: int, read: EventReader) -> list[Any]:
     """Slashes and credits booked in the transactions ``txs`` (blocks lo..hi)."""
-    from cli.history import events
-
     found = [
-        *events(client, client.stakes.contract, ["StakeSlashed"], from_block=lo, to_block=hi),
-        *events(client, client.escrow.contract, ["Credited"], from_block=lo, to_block=hi),
+        *read(client, client.stakes.contract, ["StakeSlashed"], from_block=lo, to_block=hi),
+        *read(client, client.escrow.contract, ["Credited"], from_block=lo, to_block=hi),
     ]
     return [ev for ev in found if ev.tx_hash in txs]
 
 
-def dispute_timeline(client: Any, row: dict[str, Any]) -> list[dict[str, Any]]:
+def dispute_timeline(
+    client: Any, row: dict[str, Any], *, index: IndexedEvents | None = None
+) -> list[dict[str, Any]]:
     """The history of the dispute ``row`` (`dispute_row`) as events in chain order.
+
+    Args:
+        client: a `ChainClient` bound to the deployment.
+        row: the dispute (`dispute_row`).
+        index: read the events and block times from the index (`IndexedEvents`) instead of
+            ``eth_getLogs`` and ``eth_getBlockByNumber``; the same result.
 
     Returns:
         ``[{"block", "timestamp" (s), "contract", "event", "text", "args"}]``.
     """
-    from cli.history import BlockTimes, events
+    from cli.history import BlockTimes
 
+    read: EventReader = index if index is not None else events
     dispute_id = int(row["id"])
     found: list[Any] = []
     committee_ids: list[int] = []
     if row["contract"] == "game":
-        found += events(client, client.game.contract, _GAME_EVENTS, first_indexed=dispute_id)
+        found += read(client, client.game.contract, _GAME_EVENTS, first_indexed=dispute_id)
         if row["step_dispute_id"]:
             committee_ids.append(int(row["step_dispute_id"]))
     else:
@@ -390,9 +624,7 @@ def dispute_timeline(client: Any, row: dict[str, Any]) -> list[dict[str, Any]]:
     for cid in committee_ids:
         found += [
             ev
-            for ev in events(
-                client, client.committee.contract, _COMMITTEE_EVENTS, first_indexed=cid
-            )
+            for ev in read(client, client.committee.contract, _COMMITTEE_EVENTS, first_indexed=cid)
             # the game's own StepDisputeOpened already names the one-step dispute
             if not (row["contract"] == "game" and ev.event == "StepDisputeOpened")
         ]
@@ -400,27 +632,27 @@ def dispute_timeline(client: Any, row: dict[str, Any]) -> list[dict[str, Any]]:
     if job_id is not None:
         jm = client.jobs.contract
         top = dispute_id if row["contract"] == "game" or not _is_bisection(client) else None
-        for ev in events(client, jm, ["JobDisputed", "DisputeSettled"], first_indexed=job_id):
+        for ev in read(client, jm, ["JobDisputed", "DisputeSettled"], first_indexed=job_id):
             if top is not None and int(ev.args["disputeId"]) == top:
                 found.append(ev)
     if row.get("run_id") is not None:
         registry = client.runs.contract
-        for ev in events(
+        for ev in read(
             client, registry, ["RoundChallenged", "ClaimRuled"], first_indexed=row["run_id"]
         ):
             if int(ev.args["disputeId"]) == dispute_id:
                 found.append(ev)
-        found += events(client, registry, ["ClaimArbiterSlashed"], first_indexed=dispute_id)
+        found += read(client, registry, ["ClaimArbiterSlashed"], first_indexed=dispute_id)
     settle = {"GameResolved", "DisputeResolved", "DisputeSettled", "ClaimRuled"}
     txs = {ev.tx_hash for ev in found if ev.event in settle}
     if txs:
         blocks = [ev.block_number for ev in found if ev.tx_hash in txs]
         lo, hi = min(blocks), max(blocks)
-        found += _settlement(client, txs, lo, hi)
+        found += _settlement(client, txs, lo, hi, read)
         if job_id is not None:
             found += [
                 ev
-                for ev in events(
+                for ev in read(
                     client,
                     client.jobs.contract,
                     _SETTLEMENT_JOB_EVENTS,
@@ -431,7 +663,7 @@ def dispute_timeline(client: Any, row: dict[str, Any]) -> list[dict[str, Any]]:
                 if ev.tx_hash in txs
             ]
     unique = {(ev.block_number, ev.log_index): ev for ev in found}
-    stamp = BlockTimes(client)
+    stamp = index.timestamp if index is not None else BlockTimes(client)
     return [
         {
             "block": ev.block_number,
@@ -456,11 +688,24 @@ def list_disputes(
     rpc_url: RpcUrlOpt = DEFAULT_RPC,
     deployment: DeploymentOpt = None,
     json_out: JsonOpt = False,
+    db: ReadDbOpt = None,
 ) -> None:
     """Every dispute: kind, job or run/round, challenger, defender (or claimant), adjudicator,
-    phase, winner once resolved. Full addresses."""
+    phase, winner once resolved. Full addresses. With --db, read from the index; only the
+    phases of unresolved committee disputes are read over RPC (one batched request).
+
+    Errors (one line, exit != 0): an unusable --db URL or an index of another deployment.
+    """
     client = connect_reader(rpc_url, deployment)
-    rows = dispute_rows(client)
+    if db is not None:
+        index = synced_index(client, db)
+        try:
+            with index.reader() as session:
+                rows = _Indexed(client, session).rows()
+        finally:
+            index.close()
+    else:
+        rows = dispute_rows(client)
     if json_out:
         emit_json(rows)
         return
@@ -510,16 +755,30 @@ def show_dispute(
     rpc_url: RpcUrlOpt = DEFAULT_RPC,
     deployment: DeploymentOpt = None,
     json_out: JsonOpt = False,
+    db: ReadDbOpt = None,
 ) -> None:
-    """One dispute and its whole history from events, with block numbers and times.
+    """One dispute and its whole history from events, with block numbers and times. With
+    --db, the dispute and its events come from the index; only the phase of an unresolved
+    committee dispute is read over RPC (one batched request).
 
-    Errors (one line, exit 1): no dispute with this id.
+    Errors (one line, exit != 0): no dispute with this id; an unusable --db URL or an index
+    of another deployment.
     """
     from cli.history import when
 
     client = connect_reader(rpc_url, deployment)
-    row = dispute_row(client, dispute_id, committee=committee)
-    timeline = dispute_timeline(client, row)
+    if db is not None:
+        index = synced_index(client, db)
+        try:
+            with index.reader() as session:
+                indexed = _Indexed(client, session)
+                row = indexed.row(dispute_id, committee)
+                timeline = dispute_timeline(client, row, index=indexed.read)
+        finally:
+            index.close()
+    else:
+        row = dispute_row(client, dispute_id, committee=committee)
+        timeline = dispute_timeline(client, row)
     if json_out:
         emit_json({**row, "timeline": timeline})
         return
