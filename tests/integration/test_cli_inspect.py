@@ -45,6 +45,18 @@ def _json(anvil: Anvil, manifest: Path, *args: str) -> Any:
     return json.loads(result.stdout)
 
 
+def _agree(anvil: Anvil, manifest: Path, db: str, *args: str) -> Any:
+    """``veritrain ARGS`` over RPC and with ``--db DB`` (through the index): the JSON and the
+    text output are the same; returns the JSON."""
+    rpc = _json(anvil, manifest, *args)
+    assert _json(anvil, manifest, *args, "--db", db) == rpc, args
+    text = _cli(anvil, manifest, *args)
+    indexed = _cli(anvil, manifest, *args, "--db", db)
+    assert text.exit_code == indexed.exit_code == 0, indexed.output
+    assert indexed.stdout == text.stdout, (text.stdout, indexed.stdout)
+    return rpc
+
+
 def _posted_job(clients: dict[int, ChainClient], p: ProtocolParams, *, verifiers: bool = True):
     """Account 1 posts a job of N steps, 2 stakes as solver, 3..8 as verifiers (when
     `verifiers`), 9 as whistleblower. Returns (job id, hashes)."""
@@ -82,7 +94,8 @@ def test_account_show_matches_views_and_events_after_a_forced_error(
     anvil: Anvil, protocol_artifacts, tmp_path: Path
 ) -> None:
     """A lazy verifier approves the forced error and is slashed; an honest rejecter wins the
-    jackpot: `account show --json` equals the contract views and the chain's events."""
+    jackpot: `account show --json` equals the contract views and the chain's events, and
+    `account show --db` prints the same for each of them (and for an unknown account)."""
     # a paying jackpot (the demo's is 0): the highest rate at which 0.001 VTT cannot be farmed
     p = ProtocolParams.demo(forced_error_rate_bps=9_999, jackpot=10**15)
     dep = deploy_protocol(ChainClient(anvil.rpc_url, DEV_PRIVATE_KEYS[0]), p, build=False)
@@ -152,6 +165,17 @@ def test_account_show_matches_views_and_events_after_a_forced_error(
     text = _cli(anvil, manifest, "account", "show", honest)
     assert text.exit_code == 0 and honest in text.stdout and "jackpot" in text.stdout
 
+    db = f"sqlite:///{tmp_path / 'index.sqlite'}"
+    for who in (lazy, honest, clients[2].address, clients[9].address, clients[1].address):
+        _agree(anvil, manifest, db, "account", "show", who)
+    assert _agree(anvil, manifest, db, "account", "show", lazy)["slashes"] == shown["slashes"]
+    stranger = "0x" + "ab" * 20
+    assert _agree(anvil, manifest, db, "account", "show", stranger)["shares"] == []
+    # a later block: the index catches up before it answers
+    clients[2].stakes.request_unbond(Role.Solver, p.min_stake_solver // 2)
+    later = _agree(anvil, manifest, db, "account", "show", clients[2].address)
+    assert later["roles"]["solver"]["unbonding_wei"] == p.min_stake_solver // 2
+
 
 def _hash(step: int) -> bytes:
     return keccak(text=f"state {step}")
@@ -194,11 +218,15 @@ def test_dispute_show_lists_the_game_moves_in_order_and_the_winner(
     challenger = by_addr[rejecter]
     tree = checkpoint_tree(hashes, k)
     solver.game.post_endpoints(dispute_id, _hash(0), _hash(k), tree.proof(0), tree.proof(1))
+    db = f"sqlite:///{tmp_path / 'index.sqlite'}"
+    (bisecting,) = _agree(anvil, manifest, db, "dispute", "list")
+    assert bisecting["phase"] == "AwaitingBisection [0, 4]", bisecting
     while (game := submitter.game.get_game(dispute_id)).status is not GameStatus.AwaitingStep:
         solver.game.bisect(dispute_id, game.lo, game.hi, _hash(game.mid))
         challenger.game.respond(dispute_id, game.lo, game.hi, False)
-    running = _json(anvil, manifest, "dispute", "show", str(dispute_id))
+    running = _agree(anvil, manifest, db, "dispute", "show", str(dispute_id))
     assert running["resolved"] is False and running["winner"] is None
+    assert running["phase"] == "AwaitingStep (step committee AwaitingCommittee)", running
     step_id = game.step_dispute_id
     submitter.mine(2)
     submitter.committee.draw_committee(step_id)
@@ -207,6 +235,9 @@ def test_dispute_show_lists_the_game_moves_in_order_and_the_winner(
     for m in members:
         c = by_addr[m]
         c.committee.commit_vote(step_id, c.committee.vote_commitment(step_id, True, salts[m]))
+    voting = _agree(anvil, manifest, db, "dispute", "show", str(dispute_id))
+    assert voting["phase"] == "AwaitingStep (step committee Reveal)", voting
+    _agree(anvil, manifest, db, "dispute", "show", str(step_id), "--committee")
     for m in members:
         by_addr[m].committee.reveal_vote(step_id, True, salts[m])
     submitter.committee.resolve(step_id)
@@ -234,6 +265,10 @@ def test_dispute_show_lists_the_game_moves_in_order_and_the_winner(
     ]
     text = _cli(anvil, manifest, "dispute", "show", str(dispute_id))
     assert text.exit_code == 0 and "bisects [0, 4] at 2" in text.stdout, text.stdout
+    assert _agree(anvil, manifest, db, "dispute", "show", str(dispute_id)) == shown
+    assert _agree(anvil, manifest, db, "dispute", "list") == rows
+    missing = _cli(anvil, manifest, "dispute", "show", str(dispute_id + 1), "--db", db)
+    assert missing.exit_code == 1 and "does not exist (1 bisection games" in missing.stderr
 
 
 def test_job_watch_follows_a_job_to_finalized(
@@ -310,7 +345,7 @@ def test_job_watch_explains_why_a_committed_job_waits(
 
 
 def test_dispute_show_of_a_committee_dispute(
-    anvil: Anvil, protocol: Deployment, client_factory, manifest: Path
+    anvil: Anvil, protocol: Deployment, client_factory, manifest: Path, tmp_path: Path
 ) -> None:
     """A verifier rejects the forced sample with a made-up end: the sample stays disputed
     before the committee (docs/FORCED_ERRORS.md, P-9), which finds the segment valid. `dispute
@@ -338,7 +373,8 @@ def test_dispute_show_of_a_committee_dispute(
     anyone = clients[1]
     dispute_id = anyone.dispute_id_from(anyone.jobs.finalize(job_id))
     assert dispute_id is not None
-    open_row = _json(anvil, manifest, "dispute", "show", str(dispute_id))
+    db = f"sqlite:///{tmp_path / 'index.sqlite'}"
+    open_row = _agree(anvil, manifest, db, "dispute", "show", str(dispute_id))
     assert (open_row["phase"], open_row["winner"]) == ("AwaitingCommittee", None)
     waits = _cli(anvil, manifest, "job", "watch", str(job_id), "--timeout", "0.3")
     assert waits.exit_code == 1, waits.output
@@ -349,6 +385,8 @@ def test_dispute_show_of_a_committee_dispute(
     anyone.committee.draw_committee(dispute_id)
     members = anyone.committee.committee_of(dispute_id)
     salts = {m: new_salt() for m in members}
+    committing = _agree(anvil, manifest, db, "dispute", "show", str(dispute_id))
+    assert committing["phase"] == "Commit" and committing["challenger"] == guesser, committing
     for m in members:
         c = by_addr[m]
         c.committee.commit_vote(dispute_id, c.committee.vote_commitment(dispute_id, True, salts[m]))
@@ -378,10 +416,13 @@ def test_dispute_show_of_a_committee_dispute(
         "winner": clients[2].address,
         "challenger": guesser,
     }
+    assert _agree(anvil, manifest, db, "dispute", "show", str(dispute_id)) == shown
+    assert _agree(anvil, manifest, db, "dispute", "list") == [row]
+    assert row["phase"].startswith("Resolved: valid (")
 
 
 def test_dispute_list_and_show_of_a_round_claim(
-    anvil: Anvil, protocol: Deployment, client_factory, manifest: Path
+    anvil: Anvil, protocol: Deployment, client_factory, manifest: Path, tmp_path: Path
 ) -> None:
     """A run's round claim (docs/RUNS.md) is challenged: `dispute list` shows it as a run
     round claim with its claimant and challenger; once the committee rules the claim wrong,
@@ -408,7 +449,8 @@ def test_dispute_list_and_show_of_a_round_claim(
     challenger.runs.challenge_round(run_id)
     dispute_id = owner.runs.get_round(run_id, 0).dispute_id
     assert dispute_id != 0
-    (row,) = _json(anvil, manifest, "dispute", "list")
+    db = f"sqlite:///{tmp_path / 'index.sqlite'}"
+    (row,) = _agree(anvil, manifest, db, "dispute", "list")
     assert {k: row[k] for k in ("id", "kind", "run_id", "round", "challenger", "defender")} == {
         "id": dispute_id,
         "kind": "run round claim",
@@ -440,6 +482,24 @@ def test_dispute_list_and_show_of_a_round_claim(
     assert [n for n in names if n in set(expected)] == expected, names
     text = _cli(anvil, manifest, "dispute", "show", str(dispute_id))
     assert f"run {run_id} round 0" in text.stdout and "claim ruled invalid" in text.stdout
+    assert _agree(anvil, manifest, db, "dispute", "show", str(dispute_id)) == shown
+    (ruled_row,) = _agree(anvil, manifest, db, "dispute", "list")
+    assert ruled_row["winner"] == challenger.address
+    _agree(anvil, manifest, db, "account", "show", challenger.address)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("account", "show", "0x" + "ab" * 20), ("dispute", "list"), ("dispute", "show", "1")],
+)
+def test_a_bad_db_url_is_one_line_on_stderr(
+    anvil: Anvil, manifest: Path, args: tuple[str, ...]
+) -> None:
+    bad = _cli(anvil, manifest, *args, "--db", "nosuchdb://x")
+    lines = [line for line in bad.stderr.splitlines() if line.strip()]
+    assert bad.exit_code != 0 and bad.stdout == "", bad.output
+    assert len(lines) == 1 and "cannot use the database URL" in lines[0], bad.stderr
+    assert "Traceback" not in bad.output
 
 
 def test_job_list_through_the_index_is_the_chain_s_job_list(
