@@ -136,3 +136,21 @@ def test_svg_charts_and_spec_names() -> None:
     assert A in bars and "75.00%" in bars and bars.count("<rect") == 2
     assert model_name_of_spec('data:,{"model_id":"digits-mlp"}', MODEL) == "digits-mlp"
     assert model_name_of_spec('data:,{"model_id":"other"}', MODEL) is None
+
+
+def test_a_claim_dispute_of_a_committee_deployment_is_no_job_dispute(index: Index) -> None:
+    """In a committee deployment the committee's `DisputeOpened` of a job records the job's
+    dispute; a round claim's (job id 0) is recorded by its `RoundChallenged` only."""
+    from indexer.models import Dispute
+
+    committee = {"adjudicator": "committee"}
+    opened = {"segment": 0, "excluded": [], "reserve": [], "randomnessBlock": 12}
+    _add(index, 11, "ArbitrationCommittee", "DisputeOpened",
+         {"disputeId": 1, "jobId": 3, **opened}, extra=committee)  # fmt: skip
+    _add(index, 12, "ArbitrationCommittee", "DisputeOpened",
+         {"disputeId": 2, "jobId": 0, **opened}, extra=committee)  # fmt: skip
+    _add(index, 12, "RunRegistry", "RoundChallenged",
+         {"runId": 1, "round": 0, "challenger": B, "disputeId": 2}, log_index=1)  # fmt: skip
+    with index.reader() as s:
+        keys = sorted((d.kind, d.dispute_id, d.job_id) for d in s.query(Dispute))
+    assert keys == [("claim", 2, None), ("job", 1, 3)]
