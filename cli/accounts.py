@@ -144,7 +144,7 @@ def _share_views(
     from dashboard.queries import model
 
     due = client.call_many(
-        [(client.shares.model_shares(m), "revenueOf", (address,)) for m, _ in models]
+        [(client.contract("ModelShares", token), "revenueOf", (address,)) for _, token in models]
     )
     out: dict[bytes, tuple[int, int, int]] = {}
     with index.reader() as session:
@@ -266,7 +266,7 @@ def _report(client: Any, address: str, read: EventReader, index: Index | None) -
     models = _models(client, read)
     views = _share_views(client, address, models, index)
     for model_id, token in models:
-        contract = client.shares.model_shares(model_id)
+        contract = client.contract("ModelShares", token)
         for ev in read(client, contract, ["RevenueClaimed"]):
             if ev.args["account"] == address:
                 revenue.append(
