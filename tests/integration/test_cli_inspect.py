@@ -57,6 +57,31 @@ def _agree(anvil: Anvil, manifest: Path, db: str, *args: str) -> Any:
     return rpc
 
 
+def _rpc_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record the view calls a command makes and fail any ``eth_getLogs`` of the inspection
+    commands (`cli.history.events`); the indexer's own reads are not recorded."""
+    from chain.transport import Transport
+
+    calls: list[str] = []
+    plain, batched = Transport.call, Transport.call_many
+
+    def call(self: Any, contract: Any, fn_name: str, *args: Any, **kw: Any) -> Any:
+        calls.append(fn_name)
+        return plain(self, contract, fn_name, *args, **kw)
+
+    def call_many(self: Any, many: Any) -> Any:
+        calls.append(f"batch of {len(many)}")
+        return batched(self, many)
+
+    def no_logs(*args: Any, **kw: Any) -> Any:
+        raise AssertionError("an inspection command read logs over RPC with --db")
+
+    monkeypatch.setattr(Transport, "call", call)
+    monkeypatch.setattr(Transport, "call_many", call_many)
+    monkeypatch.setattr(Transport, "event_logs", no_logs)
+    return calls
+
+
 def _posted_job(clients: dict[int, ChainClient], p: ProtocolParams, *, verifiers: bool = True):
     """Account 1 posts a job of N steps, 2 stakes as solver, 3..8 as verifiers (when
     `verifiers`), 9 as whistleblower. Returns (job id, hashes)."""
@@ -91,7 +116,7 @@ def manifest(tmp_path: Path, protocol: Deployment) -> Path:
 
 
 def test_account_show_matches_views_and_events_after_a_forced_error(
-    anvil: Anvil, protocol_artifacts, tmp_path: Path
+    anvil: Anvil, protocol_artifacts, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A lazy verifier approves the forced error and is slashed; an honest rejecter wins the
     jackpot: `account show --json` equals the contract views and the chain's events, and
@@ -175,6 +200,13 @@ def test_account_show_matches_views_and_events_after_a_forced_error(
     clients[2].stakes.request_unbond(Role.Solver, p.min_stake_solver // 2)
     later = _agree(anvil, manifest, db, "account", "show", clients[2].address)
     assert later["roles"]["solver"]["unbonding_wei"] == p.min_stake_solver // 2
+    # with --db, no logs over RPC and a fixed set of views: balance, credit, 3 minimum stakes,
+    # the claimable revenue of every model in one batch
+    calls = _rpc_reads(monkeypatch)
+    for who in (clients[2].address, stranger):
+        calls.clear()
+        _json(anvil, manifest, "account", "show", who, "--db", db)
+        assert sorted(calls) == ["balanceOf", "batch of 1", "creditOf", *["minStake"] * 3], calls
 
 
 def _hash(step: int) -> bytes:
@@ -345,7 +377,12 @@ def test_job_watch_explains_why_a_committed_job_waits(
 
 
 def test_dispute_show_of_a_committee_dispute(
-    anvil: Anvil, protocol: Deployment, client_factory, manifest: Path, tmp_path: Path
+    anvil: Anvil,
+    protocol: Deployment,
+    client_factory,
+    manifest: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A verifier rejects the forced sample with a made-up end: the sample stays disputed
     before the committee (docs/FORCED_ERRORS.md, P-9), which finds the segment valid. `dispute
@@ -387,6 +424,12 @@ def test_dispute_show_of_a_committee_dispute(
     salts = {m: new_salt() for m in members}
     committing = _agree(anvil, manifest, db, "dispute", "show", str(dispute_id))
     assert committing["phase"] == "Commit" and committing["challenger"] == guesser, committing
+    calls = _rpc_reads(monkeypatch)  # with --db: no logs, the voting phases in one batch
+    for args in (("dispute", "list"), ("dispute", "show", str(dispute_id))):
+        calls.clear()
+        _json(anvil, manifest, *args, "--db", db)
+        assert len(calls) == 1 and calls[0].startswith("batch of"), (args, calls)
+    monkeypatch.undo()
     for m in members:
         c = by_addr[m]
         c.committee.commit_vote(dispute_id, c.committee.vote_commitment(dispute_id, True, salts[m]))
