@@ -312,8 +312,7 @@ class _Indexed:
     """`dispute_row` / `dispute_rows` read from the index (`dashboard.queries.dispute`, its
     stored events) instead of the game's and the committee's views. What no event records is
     read over RPC in ONE batched request: the time-dependent phase (``phaseOf``) of every
-    committee dispute that is not resolved (a game's step dispute included); and the row of a
-    game's step dispute asked for with ``--committee``, which the index folds into its game.
+    committee dispute that is not resolved (a game's step dispute included).
 
     Args:
         client: a `ChainClient` bound to the deployment.
@@ -506,9 +505,29 @@ class _Indexed:
         if not game and not self.bisection:
             keys.append(str(dispute_id))
         view = next((v for k in keys if (v := dispute(self.session, k)) is not None), None)
-        if view is None:  # a game's step dispute, folded into its game in the index
-            return _committee_row(self.client, dispute_id)
+        if view is None:  # a game's step dispute: the index folds it into its game
+            view = self._step_view(dispute_id)
         return self._row(view, self._phases([view]))
+
+    def _step_view(self, committee_id: int) -> Any:
+        """A game's step dispute as a committee job dispute (job and segment of its
+        ``DisputeOpened``), for `row` with ``--committee``."""
+        from types import SimpleNamespace
+
+        opened = self.read(
+            self.client,
+            self.client.committee.contract,
+            ["DisputeOpened"],
+            first_indexed=committee_id,
+        )
+        args = opened[-1].args
+        return SimpleNamespace(
+            kind="job",
+            adjudicator="committee",
+            dispute_id=committee_id,
+            job_id=int(args["jobId"]),
+            segment=int(args["segment"]),
+        )
 
 
 def _describe(ev: Any, client: Any) -> str:

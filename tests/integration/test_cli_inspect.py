@@ -269,7 +269,8 @@ def test_dispute_show_lists_the_game_moves_in_order_and_the_winner(
         c.committee.commit_vote(step_id, c.committee.vote_commitment(step_id, True, salts[m]))
     voting = _agree(anvil, manifest, db, "dispute", "show", str(dispute_id))
     assert voting["phase"] == "AwaitingStep (step committee Reveal)", voting
-    _agree(anvil, manifest, db, "dispute", "show", str(step_id), "--committee")
+    step = _agree(anvil, manifest, db, "dispute", "show", str(step_id), "--committee")
+    assert (step["kind"], step["job_id"], step["phase"]) == ("job segment", job_id, "Reveal")
     for m in members:
         by_addr[m].committee.reveal_vote(step_id, True, salts[m])
     submitter.committee.resolve(step_id)
