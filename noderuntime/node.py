@@ -1156,7 +1156,7 @@ class NodeBase:
                 dispute_id,
             )
         else:
-            self.ensure_funds(self.move_bond())
+            self.ensure_funds(self.client.game.move_bond_due(dispute_id))
             if move.kind is MoveKind.POST_ENDPOINTS:
                 if endpoints is None:
                     return game
@@ -1288,10 +1288,6 @@ class NodeBase:
         if game.in_adjudication and int(game.step_dispute_id) > 0:
             self.draw_committee_if_ready(int(game.step_dispute_id))
             self.resolve_if_due(int(game.step_dispute_id))
-
-    def move_bond(self) -> int:
-        """The game's `moveBond` (wei)."""
-        return int(self.client.game.move_bond())
 
     def segment_trajectory(self, job: JobView, segment: int) -> StepTrajectory:
         """The honest per-step trajectory of a committed segment (`StepTrajectory`).

@@ -44,13 +44,14 @@ class GameFacade(ContractFacade):
         end_proof: Sequence[bytes],
     ) -> TxReceipt:
         """Defender's first move: the segment's committed endpoint hashes with their Merkle
-        proofs (leaves s and s + 1). Auto-approves the Escrow for one move bond.
+        proofs (leaves s and s + 1). Auto-approves the Escrow for the bonds it prepays
+        (`move_bond_due`: the endpoints and every bisection the game can take).
 
         Raises:
             ContractRevert: e.g. ``InvalidEndpointProof``, ``OutOfTurn``, ``ClockExpired``.
         """
         game = self.contract
-        self._client.token.ensure_allowance(self._client.escrow.address, self.move_bond())
+        self._approve_bond_due(dispute_id)
         return self._client.transact(
             game,
             "postEndpoints",
@@ -65,39 +66,40 @@ class GameFacade(ContractFacade):
         self, dispute_id: int, expected_lo: int, expected_hi: int, mid_hash: bytes
     ) -> TxReceipt:
         """Defender: post the state hash at ``lo + (hi - lo) // 2`` of the current interval
-        ``[expected_lo, expected_hi]`` (auto-approves one move bond).
+        ``[expected_lo, expected_hi]`` (prepaid with the endpoints).
 
         Raises:
             ContractRevert: e.g. ``WrongInterval`` (stale view), ``OutOfTurn``, ``ClockExpired``.
         """
         game = self.contract
-        self._client.token.ensure_allowance(self._client.escrow.address, self.move_bond())
+        self._approve_bond_due(dispute_id)
         return self._client.transact(game, "bisect", dispute_id, expected_lo, expected_hi, mid_hash)
 
     def respond(
         self, dispute_id: int, expected_lo: int, expected_hi: int, agree: bool
     ) -> TxReceipt:
         """Challenger: agree (interval -> [mid, hi]) or disagree (-> [lo, mid]) with the pending
-        midpoint hash (auto-approves one move bond). The last response opens the step dispute.
+        midpoint hash. The first response prepays (and auto-approves) the bonds of every response
+        the game can take (`move_bond_due`). The last response opens the step dispute.
 
         Raises:
             ContractRevert: e.g. ``WrongInterval``, ``OutOfTurn``, ``ClockExpired``.
         """
         game = self.contract
-        self._client.token.ensure_allowance(self._client.escrow.address, self.move_bond())
+        self._approve_bond_due(dispute_id)
         return self._client.transact(game, "respond", dispute_id, expected_lo, expected_hi, agree)
 
     def escalate(self, dispute_id: int, expected_lo: int, expected_hi: int) -> TxReceipt:
         """Challenger, on its turn: hand the whole interval [lo, hi] to the step adjudicator
-        instead of responding (auto-approves one move bond): the judges replay hi - lo steps
-        from the agreed state themselves. For a challenger that cannot get the defender's
-        states (docs/SECURITY.md P-6).
+        instead of responding (as a first move it prepays `move_bond_due`): the judges replay
+        hi - lo steps from the agreed state themselves. For a challenger that cannot get the
+        defender's states (docs/SECURITY.md P-6).
 
         Raises:
             ContractRevert: e.g. ``WrongInterval``, ``OutOfTurn``, ``ClockExpired``.
         """
         game = self.contract
-        self._client.token.ensure_allowance(self._client.escrow.address, self.move_bond())
+        self._approve_bond_due(dispute_id)
         return self._client.transact(game, "escalate", dispute_id, expected_lo, expected_hi)
 
     def claim_timeout(self, dispute_id: int) -> TxReceipt:
@@ -120,8 +122,20 @@ class GameFacade(ContractFacade):
         data["status"] = GameStatus(int(data["status"]))
         return from_struct(GameView, data, dispute_id=dispute_id)
 
+    def _approve_bond_due(self, dispute_id: int) -> None:
+        """Approve the Escrow for what the next move pulls (nothing once prepaid)."""
+        self._client.token.ensure_allowance(
+            self._client.escrow.address, self.move_bond_due(dispute_id)
+        )
+
+    def move_bond_due(self, dispute_id: int) -> int:
+        """Wei the next move of the side to move pulls (``moveBondDue``): ``(1 + depth) *
+        moveBond`` for the endpoints, ``depth * moveBond`` for the challenger's first response
+        or escalation, 0 for later moves (prepaid; unplayed bonds are refunded at resolution)."""
+        return int(self._client.call(self.contract, "moveBondDue", dispute_id))
+
     def moves(self, dispute_id: int) -> int:
-        """Moves made in a game (``moveCount``; each posted one move bond)."""
+        """Moves made in a game (``moveCount``; each costs one move bond)."""
         return int(self._client.call(self.contract, "moveCount", dispute_id))
 
     def clocks(self, dispute_id: int) -> tuple[int, int]:

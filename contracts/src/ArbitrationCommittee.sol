@@ -32,11 +32,22 @@ import {Role} from "./types/Role.sol";
 contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee {
     ////// Types //////
 
-    /// @notice A member's vote.
+    /// @notice A member's seat and vote. `member` is set by the draw in the same word that the
+    ///         reveal rewrites, so a reveal updates a live word instead of creating one.
     struct Ballot {
         bytes32 commitment;
+        bool member;
         bool revealed;
         bool segmentValid;
+    }
+
+    /// @notice A step claim as stored: `StepClaim` with its three small fields in one word.
+    struct StoredStepClaim {
+        bool isStep;
+        uint32 step;
+        uint32 steps;
+        bytes32 startHash;
+        bytes32 claimedEndHash;
     }
 
     ////// Constants / Immutables //////
@@ -46,6 +57,9 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
 
     IJobManager internal immutable _JOB_MANAGER;
     IStakeManager internal immutable _STAKE_MANAGER;
+    /// @notice Verifier stake locked per seat (wei): the JobManager's `verifierStake`, fixed at its
+    ///         construction, so it is read once here instead of stored per dispute.
+    uint256 internal immutable _SEAT_STAKE;
     uint32 internal immutable _COMMITTEE_SIZE;
     uint64 internal immutable _VOTE_COMMIT_WINDOW;
     uint64 internal immutable _VOTE_REVEAL_WINDOW;
@@ -55,12 +69,12 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
     uint256 internal _disputeCount;
     mapping(uint256 disputeId => Dispute dispute) internal _disputes;
     mapping(uint256 disputeId => address[] members) internal _members;
+    /// @notice Excluded accounts of claim disputes only: a segment or step dispute's excluded
+    ///         accounts and reserve are re-derived from the JobManager's views (`_drawSets`).
     mapping(uint256 disputeId => address[] accounts) internal _excluded;
-    mapping(uint256 disputeId => address[] accounts) internal _reserve;
-    mapping(uint256 disputeId => mapping(address account => bool member)) internal _isMember;
     mapping(uint256 disputeId => mapping(address member => Ballot ballot)) internal _ballots;
     address internal _stepParent;
-    mapping(uint256 disputeId => StepClaim claim) internal _stepClaims;
+    mapping(uint256 disputeId => StoredStepClaim claim) internal _stepClaims;
     address internal _claimParent;
     mapping(uint256 disputeId => bool isClaim) internal _claimDisputes;
 
@@ -91,6 +105,8 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
         _COMMITTEE_SIZE = committeeSize_;
         _VOTE_COMMIT_WINDOW = voteCommitWindow_;
         _VOTE_REVEAL_WINDOW = voteRevealWindow_;
+        // SAFETY: trusted JobManager, deployed first; params() is a view over immutables.
+        _SEAT_STAKE = jobManager_.params().verifierStake;
     }
 
     ////// External //////
@@ -137,6 +153,7 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
         address parent = _claimParent;
         if (msg.sender != parent || parent == address(0)) revert NotClaimParent(msg.sender);
         disputeId = _open(0, 0, excluded, excluded[0:0]);
+        _excluded[disputeId] = excluded;
         _claimDisputes[disputeId] = true;
         emit ClaimDisputeOpened(disputeId, parent);
     }
@@ -159,8 +176,9 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
         // SAFETY: trusted JobManager view; k >= 1 for every committed job.
         uint32 segment = step / _JOB_MANAGER.getJob(jobId).checkpointInterval;
         disputeId = _open(jobId, segment, excluded, reserve);
-        _stepClaims[disputeId] =
-            StepClaim({isStep: true, step: step, startHash: startHash, claimedEndHash: claimedEndHash, steps: steps});
+        _stepClaims[disputeId] = StoredStepClaim({
+            isStep: true, step: step, steps: steps, startHash: startHash, claimedEndHash: claimedEndHash
+        });
         emit StepDisputeOpened(disputeId, parent, jobId, step, startHash, claimedEndHash);
     }
 
@@ -180,7 +198,7 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
             return;
         }
         bytes32 seed = keccak256(abi.encode(blockHash, disputeId, dispute.jobId, dispute.segment));
-        (address[] memory members, uint256 candidates) = _drawMembers(disputeId, seed, dispute.seatStake);
+        (address[] memory members, uint256 candidates) = _drawMembers(disputeId, seed, dispute.jobId);
         if (members.length == 0) revert NoEligibleArbiters(disputeId, candidates);
 
         uint64 commitDeadline = uint64(block.timestamp) + _VOTE_COMMIT_WINDOW;
@@ -190,11 +208,11 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
         dispute.revealDeadline = revealDeadline;
         _members[disputeId] = members;
         for (uint256 i; i < members.length; ++i) {
-            _isMember[disputeId][members[i]] = true;
+            _ballots[disputeId][members[i]].member = true;
         }
         emit CommitteeDrawn(disputeId, members, commitDeadline, revealDeadline);
         for (uint256 i; i < members.length; ++i) {
-            _STAKE_MANAGER.lock(members[i], Role.Verifier, dispute.seatStake);
+            _STAKE_MANAGER.lock(members[i], Role.Verifier, _SEAT_STAKE);
         }
     }
 
@@ -202,9 +220,9 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
     function commitVote(uint256 disputeId, bytes32 commitment) external {
         DisputePhase phase = phaseOf(disputeId);
         if (phase != DisputePhase.Commit) revert UnexpectedDisputePhase(disputeId, phase);
-        if (!_isMember[disputeId][msg.sender]) revert NotCommitteeMember(disputeId, msg.sender);
-        if (commitment == bytes32(0)) revert ZeroCommitment(disputeId);
         Ballot storage ballot = _ballots[disputeId][msg.sender];
+        if (!ballot.member) revert NotCommitteeMember(disputeId, msg.sender);
+        if (commitment == bytes32(0)) revert ZeroCommitment(disputeId);
         if (ballot.commitment != bytes32(0)) revert VoteAlreadyCommitted(disputeId, msg.sender);
         Dispute storage dispute = _disputes[disputeId];
         ballot.commitment = commitment;
@@ -222,8 +240,8 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
     function revealVote(uint256 disputeId, bool segmentValid, bytes32 salt) external {
         DisputePhase phase = phaseOf(disputeId);
         if (phase != DisputePhase.Reveal) revert UnexpectedDisputePhase(disputeId, phase);
-        if (!_isMember[disputeId][msg.sender]) revert NotCommitteeMember(disputeId, msg.sender);
         Ballot storage ballot = _ballots[disputeId][msg.sender];
+        if (!ballot.member) revert NotCommitteeMember(disputeId, msg.sender);
         if (ballot.commitment == bytes32(0)) revert VoteNotCommitted(disputeId, msg.sender);
         if (ballot.revealed) revert VoteAlreadyRevealed(disputeId, msg.sender);
         bytes32 actual = voteHash(disputeId, msg.sender, segmentValid, salt);
@@ -254,7 +272,7 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
         // stay locked: the JobManager slashes them (a step parent forwards them to it; a claim
         // parent slashes them itself).
         for (uint256 i; i < voters.length; ++i) {
-            _STAKE_MANAGER.unlock(voters[i], Role.Verifier, dispute.seatStake);
+            _STAKE_MANAGER.unlock(voters[i], Role.Verifier, _SEAT_STAKE);
         }
         if (_claimDisputes[disputeId]) {
             // SAFETY: the claim parent was authorized by the admin.
@@ -272,6 +290,7 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
     /// @inheritdoc IArbitrationCommittee
     function getDispute(uint256 disputeId) external view returns (Dispute memory dispute) {
         dispute = _disputes[disputeId];
+        if (dispute.status != DisputeStatus.None) dispute.seatStake = _SEAT_STAKE;
     }
 
     /// @inheritdoc IArbitrationCommittee
@@ -291,17 +310,28 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
 
     /// @inheritdoc IArbitrationCommittee
     function isExcluded(uint256 disputeId, address account) external view returns (bool excluded) {
-        excluded = _contains(_excluded[disputeId], account);
+        if (_disputes[disputeId].status == DisputeStatus.None) return false;
+        (address[] memory list,) = _drawSets(disputeId, _disputes[disputeId].jobId);
+        excluded = _contains(list, account);
     }
 
     /// @inheritdoc IArbitrationCommittee
     function isReserve(uint256 disputeId, address account) external view returns (bool reserved) {
-        reserved = _contains(_reserve[disputeId], account);
+        if (_disputes[disputeId].status == DisputeStatus.None) return false;
+        (, address[] memory list) = _drawSets(disputeId, _disputes[disputeId].jobId);
+        reserved = _contains(list, account);
     }
 
     /// @inheritdoc IArbitrationCommittee
     function stepClaimOf(uint256 disputeId) external view returns (StepClaim memory claim) {
-        claim = _stepClaims[disputeId];
+        StoredStepClaim storage stored = _stepClaims[disputeId];
+        claim = StepClaim({
+            isStep: stored.isStep,
+            step: stored.step,
+            startHash: stored.startHash,
+            claimedEndHash: stored.claimedEndHash,
+            steps: stored.steps
+        });
     }
 
     /// @inheritdoc IArbitrationCommittee
@@ -388,10 +418,8 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
         dispute.segment = segment;
         dispute.status = DisputeStatus.AwaitingCommittee;
         dispute.randomnessBlock = randomnessBlock;
-        // SAFETY: the JobManager is trusted; params() is a view over immutables.
-        dispute.seatStake = _JOB_MANAGER.params().verifierStake;
-        _excluded[disputeId] = excluded;
-        _reserve[disputeId] = reserve;
+        // The seat stake is `_SEAT_STAKE`; the excluded accounts and the reserve are announced in
+        // the event and re-derived at the draw (`_drawSets`) instead of stored.
         emit DisputeOpened(disputeId, jobId, segment, excluded, reserve, randomnessBlock);
     }
 
@@ -402,18 +430,37 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
     ///         JobManager's verifier assignment.
     /// @return members Drawn members.
     /// @return candidates Size of the active verifier set.
-    function _drawMembers(uint256 disputeId, bytes32 seed, uint256 seatStake)
+    function _drawMembers(uint256 disputeId, bytes32 seed, uint256 jobId)
         internal
         view
         returns (address[] memory members, uint256 candidates)
     {
+        (address[] memory excluded, address[] memory reserve) = _drawSets(disputeId, jobId);
         // SAFETY: trusted StakeManager view.
-        (members, candidates) =
-            _STAKE_MANAGER.drawVerifiers(seed, _COMMITTEE_SIZE, seatStake, _excluded[disputeId], _reserve[disputeId]);
+        (members, candidates) = _STAKE_MANAGER.drawVerifiers(seed, _COMMITTEE_SIZE, _SEAT_STAKE, excluded, reserve);
+    }
+
+    /// @notice The accounts a dispute's committee never draws and its reserve. A claim dispute: its
+    ///         stored excluded accounts and no reserve. A segment or step dispute: the job's solver
+    ///         and submitter, and the job's verifiers as reserve, read from the JobManager; these are
+    ///         exactly the arrays `LibSettlement.openDispute` and `BisectionGame._openStep` pass at
+    ///         opening (and `DisputeOpened` announces), and neither changes while the job is
+    ///         Disputed (verifiers are only drawn again from Verifying).
+    /// @return excluded Accounts never drawn.
+    /// @return reserve Accounts drawn only when too few others are eligible.
+    function _drawSets(uint256 disputeId, uint256 jobId)
+        internal
+        view
+        returns (address[] memory excluded, address[] memory reserve)
+    {
+        if (_claimDisputes[disputeId]) return (_excluded[disputeId], reserve);
+        excluded = new address[](2);
+        // SAFETY: trusted JobManager view.
+        (excluded[1], excluded[0], reserve) = _JOB_MANAGER.partiesOf(jobId);
     }
 
     /// @notice Whether `account` is in `list`.
-    function _contains(address[] storage list, address account) internal view returns (bool) {
+    function _contains(address[] memory list, address account) internal pure returns (bool) {
         for (uint256 i; i < list.length; ++i) {
             if (list[i] == account) return true;
         }

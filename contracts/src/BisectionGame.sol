@@ -19,9 +19,13 @@ import {Job, Verdict} from "./types/JobTypes.sol";
 ///         defender (the job's solver) posts the segment's committed endpoints, then bisects; the
 ///         challenger (first rejecter of the sample, else its first whistleblower) agrees or
 ///         disagrees with each midpoint. After ceil(log2 k) rounds one step t is left, judged by
-///         the `IStepAdjudicator`. Each side has a chess clock; each move posts `moveBond`, and the
+///         the `IStepAdjudicator`. Each side has a chess clock; each move costs `moveBond`, and the
 ///         winner is credited every bond of the game at the Escrow (pull payment,
-///         `Escrow.claimCredit`). Move bonds sit in the Escrow's Bonds bucket; the game holds no tokens.
+///         `Escrow.claimCredit`). A side prepays the bonds of its longest play (ceil(log2 k) moves,
+///         plus the endpoints for the defender) in one deposit at its first move, and is refunded
+///         the moves it did not play when the game resolves: one token transfer per side instead
+///         of one per move, same payouts. Move bonds sit in the Escrow's Bonds bucket; the game
+///         holds no tokens.
 /// @dev Deployment: `constructor(jobManager, stepAdjudicator, clockSeconds, moveBond)`; then
 ///      `jobManager.setAdjudicator(game)` and the step adjudicator must accept the game as its
 ///      parent (`ArbitrationCommittee.setStepParent(game)`), and the Escrow must authorise it.
@@ -87,6 +91,7 @@ contract BisectionGame is ReentrancyGuardTransient, IBisectionGame {
         // SAFETY: (segment + 1) * k <= totalSteps (uint32), since segments are drawn from [0, N/k).
         game.lo = segment * job.checkpointInterval;
         game.hi = (segment + 1) * job.checkpointInterval;
+        game.depth = _depthOf(job.checkpointInterval);
         game.turn = Side.Defender;
         game.status = GameStatus.AwaitingEndpoints;
         game.defenderClock = _CLOCK_SECONDS;
@@ -148,7 +153,8 @@ contract BisectionGame is ReentrancyGuardTransient, IBisectionGame {
         // The defender moves again (bisect), unless k = 1 and the step goes to the adjudicator.
         game.status = GameStatus.AwaitingBisection;
         emit EndpointsPosted(disputeId, startHash, endHash, clockLeft);
-        _pullBond();
+        // The defender's whole play: the endpoints and at most `depth` bisections.
+        _pullBond((1 + uint256(game.depth)) * _MOVE_BOND);
         if (game.hi - game.lo == 1) _openStep(disputeId, game);
     }
 
@@ -164,7 +170,7 @@ contract BisectionGame is ReentrancyGuardTransient, IBisectionGame {
         ++game.moves;
         // SAFETY: hi - lo >= 2 here (a width-1 interval is AwaitingStep), so lo < mid < hi.
         emit Bisected(disputeId, lo, lo + (hi - lo) / 2, hi, midHash, clockLeft);
-        _pullBond();
+        // Prepaid with the endpoints.
     }
 
     /// @inheritdoc IBisectionGame
@@ -187,9 +193,9 @@ contract BisectionGame is ReentrancyGuardTransient, IBisectionGame {
         // slot in the next bisect costs far less than setting a zeroed one.
         game.turn = Side.Defender;
         game.status = GameStatus.AwaitingBisection;
-        ++game.moves;
+        uint32 moves = ++game.moves;
         emit Responded(disputeId, agree, lo, hi, clockLeft);
-        _pullBond();
+        _pullChallengerBonds(game, moves);
         if (hi - lo == 1) _openStep(disputeId, game);
     }
 
@@ -199,9 +205,9 @@ contract BisectionGame is ReentrancyGuardTransient, IBisectionGame {
         _checkMover(disputeId, game, Side.Challenger, GameStatus.AwaitingResponse);
         (uint32 lo, uint32 hi) = _checkInterval(disputeId, game, expectedLo, expectedHi);
         uint64 clockLeft = _spendClock(disputeId, game, Side.Challenger);
-        ++game.moves;
+        uint32 moves = ++game.moves;
         emit Escalated(disputeId, lo, hi, clockLeft);
-        _pullBond();
+        _pullChallengerBonds(game, moves);
         _openStep(disputeId, game);
     }
 
@@ -245,6 +251,17 @@ contract BisectionGame is ReentrancyGuardTransient, IBisectionGame {
         uint256 elapsed = block.timestamp - game.turnStartedAt;
         if (side == Side.Defender) defender = _left(defender, elapsed);
         else challenger = _left(challenger, elapsed);
+    }
+
+    /// @inheritdoc IBisectionGame
+    function moveBondDue(uint256 disputeId) external view returns (uint256 amount) {
+        Game storage game = _games[disputeId];
+        GameStatus status = game.status;
+        if (status == GameStatus.AwaitingEndpoints) {
+            amount = (1 + uint256(game.depth)) * _MOVE_BOND;
+        } else if (status == GameStatus.AwaitingResponse && game.moves == 2) {
+            amount = uint256(game.depth) * _MOVE_BOND;
+        }
     }
 
     /// @inheritdoc IBisectionGame
@@ -333,9 +350,22 @@ contract BisectionGame is ReentrancyGuardTransient, IBisectionGame {
         return game.turnStartedAt + clock;
     }
 
-    /// @notice Pulls one move bond from the mover (interaction, after the move's state changes).
-    function _pullBond() internal {
-        _ESCROW.deposit(Bucket.Bonds, msg.sender, _MOVE_BOND);
+    /// @notice Pulls `amount` of move bonds from the mover (interaction, after the move's state
+    ///         changes).
+    function _pullBond(uint256 amount) internal {
+        if (amount != 0) _ESCROW.deposit(Bucket.Bonds, msg.sender, amount);
+    }
+
+    /// @notice On the challenger's first move (the game's third: endpoints, bisect, then this one),
+    ///         pulls the bonds of its whole play: at most `depth` responses, an escalation being one.
+    function _pullChallengerBonds(Game storage game, uint32 moves) internal {
+        if (moves == 3) _pullBond(uint256(game.depth) * _MOVE_BOND);
+    }
+
+    /// @notice ceil(log2 k): bisections needed to narrow k steps down to one (each halves the
+    ///         interval, rounding up).
+    function _depthOf(uint32 k) internal pure returns (uint8 depth) {
+        while ((uint256(1) << depth) < k) ++depth;
     }
 
     /// @notice Stops the clocks and hands steps lo -> hi to the step adjudicator (one step when the
@@ -346,14 +376,10 @@ contract BisectionGame is ReentrancyGuardTransient, IBisectionGame {
         uint256 jobId = game.jobId;
         // Same committee constraints as `JobManager._openDispute`: the solver and the submitter never
         // judge; the job's verifiers are a reserve.
-        // SAFETY: trusted JobManager views.
-        Job memory job = _JOB_MANAGER.getJob(jobId);
         address[] memory excluded = new address[](2);
-        excluded[0] = job.solver;
-        excluded[1] = job.submitter;
-        // Only the verifiers are needed, not the sampled segments.
-        // slither-disable-next-line unused-return
-        (address[] memory reserve,) = _JOB_MANAGER.getAssignment(jobId);
+        address[] memory reserve;
+        // SAFETY: trusted JobManager view.
+        (excluded[1], excluded[0], reserve) = _JOB_MANAGER.partiesOf(jobId);
         uint32 step = game.lo;
         bytes32 startHash = game.agreedHash;
         bytes32 claimedEndHash = game.claimedHash;
@@ -368,7 +394,13 @@ contract BisectionGame is ReentrancyGuardTransient, IBisectionGame {
         emit StepDisputeOpened(disputeId, stepDisputeId, step, startHash, claimedEndHash);
     }
 
-    /// @notice Ends the game: credits the winner every move bond, then reports to the JobManager.
+    /// @notice Ends the game: credits the winner every move bond played (`moves * moveBond`, as if
+    ///         each move had posted its own) and each side the prepaid bonds it did not play, then
+    ///         reports to the JobManager.
+    /// @dev Moves alternate endpoints, bisect, (respond | escalate, bisect)*: after `moves` moves
+    ///      the challenger played (moves - 1) / 2 of them and the defender the rest. A side that
+    ///      moved prepaid its longest play (`1 + depth` and `depth` moves), which bounds what it
+    ///      can play, so neither refund underflows.
     function _resolve(
         uint256 disputeId,
         Game storage game,
@@ -378,12 +410,35 @@ contract BisectionGame is ReentrancyGuardTransient, IBisectionGame {
     ) internal {
         game.status = defenderWon ? GameStatus.DefenderWon : GameStatus.ChallengerWon;
         game.turn = Side.None;
-        address winner = defenderWon ? game.defender : game.challenger;
         uint256 bonds = uint256(game.moves) * _MOVE_BOND;
+        (uint256 defenderRefund, uint256 challengerRefund) = _refunds(game);
+        address winner = defenderWon ? game.defender : game.challenger;
         emit GameResolved(disputeId, defenderWon, winner, bonds);
-        if (bonds != 0) _ESCROW.credit(Bucket.Bonds, winner, bonds);
+        emit MoveBondsRefunded(disputeId, defenderRefund, challengerRefund);
+        if (defenderWon) {
+            _creditBonds(winner, bonds + defenderRefund);
+            _creditBonds(game.challenger, challengerRefund);
+        } else {
+            _creditBonds(winner, bonds + challengerRefund);
+            _creditBonds(game.defender, defenderRefund);
+        }
         // SAFETY: trusted JobManager, called last; it does not call back into the game.
         _JOB_MANAGER.onDisputeResolved(disputeId, defenderWon, majority, nonVoters);
+    }
+
+    /// @notice The prepaid move bonds each side did not play (wei; see `_resolve`).
+    function _refunds(Game storage game) internal view returns (uint256 defenderRefund, uint256 challengerRefund) {
+        uint256 moves = game.moves;
+        uint256 challengerMoves = moves == 0 ? 0 : (moves - 1) / 2;
+        uint256 defenderMoves = moves - challengerMoves;
+        uint256 depth = game.depth;
+        if (defenderMoves != 0) defenderRefund = (1 + depth - defenderMoves) * _MOVE_BOND;
+        if (challengerMoves != 0) challengerRefund = (depth - challengerMoves) * _MOVE_BOND;
+    }
+
+    /// @notice Credits `amount` of the Bonds bucket to `account` (nothing for 0).
+    function _creditBonds(address account, uint256 amount) internal {
+        if (amount != 0) _ESCROW.credit(Bucket.Bonds, account, amount);
     }
 
     /// @notice `clock - elapsed`, floored at zero.

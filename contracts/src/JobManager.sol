@@ -467,6 +467,17 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     }
 
     /// @inheritdoc IJobManager
+    function partiesOf(uint256 jobId)
+        external
+        view
+        returns (address submitter, address solver, address[] memory verifiers)
+    {
+        Job storage job = _jobs[jobId];
+        (submitter, solver) = (job.submitter, job.solver);
+        verifiers = _active(jobId, job).verifiers;
+    }
+
+    /// @inheritdoc IJobManager
     function verdictOf(uint256 jobId, address verifier) external view returns (Verdict[] memory verdicts) {
         Submission storage sub = _active(jobId, _jobs[jobId]);
         Seat storage seat = sub.seats[verifier];

@@ -162,7 +162,11 @@ abstract contract BisectionGame_Init is Deployers {
     /// @notice Credits the game booked for `account` at the Escrow in the logs recorded since
     ///         `vm.recordLogs()` (the JobManager credits the same accounts in the same calls).
     function _gameCredited(address account) internal returns (uint256 amount) {
-        Vm.Log[] memory logs = vm.getRecordedLogs();
+        amount = _creditedIn(vm.getRecordedLogs(), account);
+    }
+
+    /// @notice Credits the game booked for `account` in `logs`.
+    function _creditedIn(Vm.Log[] memory logs, address account) internal view returns (uint256 amount) {
         for (uint256 i; i < logs.length; ++i) {
             Vm.Log memory log = logs[i];
             if (log.emitter != address(escrow) || log.topics[0] != IEscrow.Credited.selector) continue;
@@ -343,8 +347,10 @@ contract BisectionGame_PostEndpoints_Test is BisectionGame_Init {
         assertEq(uint8(g.status), uint8(GameStatus.AwaitingBisection));
         assertEq(uint8(g.turn), uint8(Side.Defender));
         assertEq(uint256(g.defenderClock), CLOCK - 100);
-        assertEq(token.balanceOf(solver), before - BOND);
-        assertEq(_gameBonds(), BOND);
+        // The defender prepays its longest play: the endpoints and ceil(log2 K) = 6 bisections.
+        assertEq(g.depth, 6);
+        assertEq(token.balanceOf(solver), before - 7 * BOND);
+        assertEq(_gameBonds(), 7 * BOND);
     }
 
     function test_postEndpoints_badStartProof_reverts() public {
@@ -447,7 +453,8 @@ contract BisectionGame_Bisect_Test is BisectionGame_Init {
         assertEq(uint8(g.turn), uint8(Side.Challenger));
         assertEq(uint8(g.status), uint8(GameStatus.AwaitingResponse));
         assertEq(uint256(g.moves), 2);
-        assertEq(_gameBonds(), 2 * BOND);
+        // Prepaid with the endpoints: nothing more is pulled.
+        assertEq(_gameBonds(), 7 * BOND);
     }
 
     function test_bisect_beforeEndpoints_reverts() public {
@@ -536,7 +543,8 @@ contract BisectionGame_Respond_Test is BisectionGame_Init {
         assertEq(uint8(g.status), uint8(GameStatus.AwaitingBisection));
         assertEq(uint256(g.challengerClock), CLOCK - 7);
         assertEq(uint256(g.moves), 3);
-        assertEq(_gameBonds(), 3 * BOND);
+        // The challenger's first move prepays its 6 responses on top of the defender's 7 bonds.
+        assertEq(_gameBonds(), 13 * BOND);
     }
 
     function test_respond_disagree_movesHi_succeeds() public {
@@ -641,10 +649,78 @@ contract BisectionGame_ClaimTimeout_Test is BisectionGame_Init {
         vm.recordLogs();
         game.claimTimeout(disputeId);
         assertEq(uint8(_game().status), uint8(GameStatus.DefenderWon));
-        assertEq(_gameCredited(solver), 2 * BOND);
+        // Its 2 played bonds and the 5 prepaid bisections it never played; the challenger never
+        // moved, so it prepaid nothing and loses nothing.
+        assertEq(_gameCredited(solver), 7 * BOND);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Disputed));
         jobManager.finalize(jobId);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
+    }
+
+    /// @notice Bonds are prepaid at each side's first move and refunded unplayed: a challenger that
+    ///         responds once and then stalls loses exactly its one move bond to the defender, and
+    ///         the defender gains exactly that (tokens measured, not only credits).
+    function test_claimTimeout_prepaidBonds_netIsPlayedMoves_succeeds() public {
+        uint256 solverBefore = token.balanceOf(solver);
+        assertEq(game.moveBondDue(disputeId), 7 * BOND, "defender's first move");
+        _postEndpoints();
+        assertEq(game.moveBondDue(disputeId), 0, "bisect prepaid");
+        _bisect();
+        assertEq(game.moveBondDue(disputeId), 6 * BOND, "challenger's first move");
+        uint256 challengerBefore = token.balanceOf(challenger);
+        _respond(true);
+        assertEq(token.balanceOf(challenger), challengerBefore - 6 * BOND, "challenger prepays 6 responses");
+        assertEq(game.moveBondDue(disputeId), 0, "second bisect prepaid");
+        _bisect();
+        assertEq(game.moveBondDue(disputeId), 0, "second response prepaid");
+        assertEq(_gameBonds(), 13 * BOND);
+        vm.warp(block.timestamp + CLOCK + 1);
+        vm.recordLogs();
+        vm.expectEmit(address(game));
+        emit IBisectionGame.MoveBondsRefunded(disputeId, 4 * BOND, 5 * BOND);
+        game.claimTimeout(disputeId);
+        assertEq(uint8(_game().status), uint8(GameStatus.DefenderWon));
+        assertEq(game.moveBondDue(disputeId), 0, "resolved");
+        Vm.Log[] memory logs = vm.getRecordedLogs();
+        assertEq(_creditedIn(logs, solver), 8 * BOND, "defender: 4 moves played + 4 refunded");
+        assertEq(_creditedIn(logs, challenger), 5 * BOND, "challenger: 5 responses refunded");
+        // 8 + 5 = the 13 bonds both sides prepaid: every one is credited back out.
+        vm.prank(solver);
+        escrow.claimCredit();
+        vm.prank(challenger);
+        escrow.claimCredit();
+        // The defender's net: the challenger's one played move (the JobManager credits it nothing
+        // here: the job stays Disputed until finalize).
+        assertEq(token.balanceOf(solver), solverBefore + BOND, "defender wins the challenger's one move");
+    }
+
+    /// @notice An escalation is the challenger's first move: it prepays `depth` responses and is
+    ///         refunded all but the escalation.
+    function test_escalate_refundsUnplayedResponses_succeeds() public {
+        _postEndpoints();
+        _bisect();
+        Game memory g = _game();
+        uint256 before = token.balanceOf(challenger);
+        vm.prank(challenger);
+        game.escalate(disputeId, g.lo, g.hi);
+        assertEq(token.balanceOf(challenger), before - 6 * BOND);
+        vm.recordLogs();
+        _judgeStep();
+        // Defender: 2 of its 7 played (endpoints, one bisection); challenger: 1 of its 6.
+        Vm.Log[] memory logs = vm.getRecordedLogs();
+        bool found;
+        for (uint256 i; i < logs.length; ++i) {
+            if (logs[i].emitter != address(game) || logs[i].topics[0] != IBisectionGame.MoveBondsRefunded.selector) {
+                continue;
+            }
+            (uint256 defenderRefund, uint256 challengerRefund) = abi.decode(logs[i].data, (uint256, uint256));
+            assertEq(defenderRefund, 5 * BOND, "defender refund");
+            assertEq(challengerRefund, 5 * BOND, "challenger refund");
+            found = true;
+        }
+        assertTrue(found, "MoveBondsRefunded emitted");
+        // The 3 played bonds go to the winner: 7 + 6 prepaid = 3 + 5 + 5.
+        assertEq(_creditedIn(logs, solver) + _creditedIn(logs, challenger), 13 * BOND, "every prepaid bond credited");
     }
 
     function test_claimTimeout_notExpired_reverts() public {
@@ -935,6 +1011,8 @@ contract BisectionGame_HonestDefender_Test is BisectionGame_Init {
         _enrollSolver(address(actor));
         _openGame(k, hashes, responses & 1 == 1 ? 1 : 0, (responses >> 255) == 1, address(actor));
         vm.recordLogs();
+        uint256 actorBefore = token.balanceOf(address(actor));
+        uint256 challengerMoves;
 
         for (uint256 round; _game().status != GameStatus.AwaitingStep && !_resolved(); ++round) {
             vm.warp(block.timestamp + think);
@@ -951,11 +1029,14 @@ contract BisectionGame_HonestDefender_Test is BisectionGame_Init {
             }
             vm.warp(block.timestamp + think);
             _respond((responses >> (round + 1)) & 1 == 1);
+            ++challengerMoves;
         }
         if (_game().status == GameStatus.AwaitingStep) _judgeStep();
         assertEq(uint8(_game().status), uint8(GameStatus.DefenderWon), "honest defender lost");
         assertTrue(_job(jobId).status != JobStatus.Rejected);
-        assertEq(_gameCredited(address(actor)), uint256(_game().moves) * BOND);
+        // The honest defender gets back every token it put in and wins the challenger's moves.
+        uint256 paidIn = actorBefore - token.balanceOf(address(actor));
+        assertEq(_gameCredited(address(actor)), paidIn + challengerMoves * BOND, "defender's net != challenger's moves");
     }
 
     function testFuzz_honestDefender_neverLoses() public {

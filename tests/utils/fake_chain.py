@@ -799,6 +799,9 @@ class FakeGame:
     def move_bond(self) -> int:
         raise self._absent()
 
+    def move_bond_due(self, dispute_id: int, /) -> int:
+        raise self._absent()
+
     def post_endpoints(
         self,
         dispute_id: int,

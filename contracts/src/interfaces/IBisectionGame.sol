@@ -178,6 +178,13 @@ interface IBisectionGame is IAdjudicator, IStepParent {
     /// @param bonds Move bonds credited to the winner (wei).
     event GameResolved(uint256 indexed disputeId, bool defenderWon, address winner, uint256 bonds);
 
+    /// @notice Emitted when a game resolved: the prepaid move bonds each side did not play, credited
+    ///         back to it (wei; 0 for a side that never moved).
+    /// @param disputeId Game.
+    /// @param defenderRefund Credited to the defender.
+    /// @param challengerRefund Credited to the challenger.
+    event MoveBondsRefunded(uint256 indexed disputeId, uint256 defenderRefund, uint256 challengerRefund);
+
     ////// Moves //////
 
     /// @notice First move (defender): posts the committed state hashes at both ends of the segment
@@ -270,7 +277,16 @@ interface IBisectionGame is IAdjudicator, IStepParent {
     /// @return seconds_ Seconds.
     function clockSeconds() external view returns (uint64 seconds_);
 
-    /// @notice Bond posted with every move (wei).
+    /// @notice Bond of every move (wei). A side prepays the bonds of its longest play at its first
+    ///         move (`moveBondDue`); what it did not play is refunded when the game resolves.
     /// @return bond Bond.
     function moveBond() external view returns (uint256 bond);
+
+    /// @notice Tokens the next move of the side to move pulls from it (wei; the Escrow needs this
+    ///         allowance): `(1 + depth) * moveBond` for the defender's `postEndpoints`,
+    ///         `depth * moveBond` for the challenger's first `respond` or `escalate`, 0 for every
+    ///         later move (already prepaid) and once nobody is to move.
+    /// @param disputeId Game.
+    /// @return amount Bond due (wei).
+    function moveBondDue(uint256 disputeId) external view returns (uint256 amount);
 }

@@ -623,6 +623,18 @@ interface IJobManager {
     /// @return segments Sampled segment indices, in sample order.
     function getAssignment(uint256 jobId) external view returns (address[] memory verifiers, uint32[] memory segments);
 
+    /// @notice The parties of a job that a dispute's committee must respect: the submitter and the
+    ///         solver never judge it, its assigned verifiers sit only as a reserve. Reads three
+    ///         words plus the verifier list instead of the whole `Job` and the sample.
+    /// @param jobId Job.
+    /// @return submitter The job's submitter.
+    /// @return solver The job's solver (zero before a claim).
+    /// @return verifiers Verifiers assigned to the job's active submission (empty before assignment).
+    function partiesOf(uint256 jobId)
+        external
+        view
+        returns (address submitter, address solver, address[] memory verifiers);
+
     /// @notice Samples `verifier` must verify on the job's active submission: bit i set = sample i
     ///         (of `getAssignment`'s segments) is in its own draw (docs/SECURITY.md P-27). Its sealed
     ///         ends on other samples are ignored. Zero if it is not assigned.

@@ -25,6 +25,8 @@ enum Side {
 /// @notice A bisection game as returned by `BisectionGame.getGame`.
 /// @param jobId JobManager job under dispute.
 /// @param segment Segment index s whose end checkpoint (leaf s+1) is challenged.
+/// @param depth ceil(log2 k): the most bisections (and responses) the game can take; each side
+///        prepays the move bonds of its longest play at its first move (docs/DISPUTES.md).
 /// @param defender The job's solver (defends its committed leaf s+1).
 /// @param challenger The party that opened the dispute (first rejecter, else first whistleblower).
 /// @param lo Lower end of the disputed interval (steps); both sides accept the hash at lo.
@@ -43,6 +45,7 @@ enum Side {
 struct Game {
     uint256 jobId;
     uint32 segment;
+    uint8 depth;
     address defender;
     address challenger;
     uint32 lo;

@@ -127,6 +127,9 @@ class _GameFacade:
     def move_bond(self) -> int:
         return 0
 
+    def move_bond_due(self, _dispute_id: int) -> int:
+        return 0
+
     def post_endpoints(self, _id: int, *args: Any) -> dict[str, int]:
         self.fake.post_endpoints(self.address, *args)
         return {"status": 1}

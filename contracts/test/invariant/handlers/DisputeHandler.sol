@@ -728,7 +728,8 @@ contract DisputeHandler is Deployers {
 
     /// @notice Books the credits and claims of the action's events: Escrow `Credited` (per
     ///         protocol contract) and `CreditClaimed`, and BisectionGame `GameResolved` (the winner
-    ///         is credited `bonds`, which the Escrow's `Credited` from the game must match).
+    ///         is credited `bonds`) and `MoveBondsRefunded` (each side its unplayed prepaid bonds),
+    ///         which the Escrow's `Credited` from the game must match.
     function _drainLogs() internal {
         Vm.Log[] memory logs = vm.getRecordedLogs();
         for (uint256 i; i < logs.length; ++i) {
@@ -749,6 +750,9 @@ contract DisputeHandler is Deployers {
             } else if (log.emitter == address(game) && topic == IBisectionGame.GameResolved.selector) {
                 (,, uint256 bonds) = abi.decode(log.data, (bool, address, uint256));
                 ghost_gameAnnouncedBonds += bonds;
+            } else if (log.emitter == address(game) && topic == IBisectionGame.MoveBondsRefunded.selector) {
+                (uint256 defenderRefund, uint256 challengerRefund) = abi.decode(log.data, (uint256, uint256));
+                ghost_gameAnnouncedBonds += defenderRefund + challengerRefund;
             }
         }
     }
