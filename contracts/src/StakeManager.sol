@@ -6,6 +6,7 @@ import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
 import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
 // Libraries
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
+import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 import {EnumerableSet} from "@openzeppelin/contracts/utils/structs/EnumerableSet.sol";
 import {LibSampling} from "./libraries/LibSampling.sol";
 // Interfaces
@@ -28,11 +29,14 @@ contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager 
 
     ////// Types //////
 
-    /// @notice Stake of one account in one role (all wei, except releaseAt in seconds).
+    /// @notice Stake of one account in one role (all wei, except releaseAt in seconds). `staked`
+    ///         and `locked` share a word, so locking a seat rewrites a live word instead of creating
+    ///         one (and a draw reads one word per candidate); `unbonding` and `releaseAt` share the
+    ///         other. 128 bits hold 3.4e38 wei, far above any token supply; every write is SafeCast.
     struct StakeInfo {
-        uint256 staked;
-        uint256 locked;
-        uint256 unbonding;
+        uint128 staked;
+        uint128 locked;
+        uint128 unbonding;
         uint64 releaseAt;
     }
 
@@ -85,7 +89,7 @@ contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager 
     function stake(Role role, uint256 amount) external nonReentrant {
         if (amount == 0) revert ZeroAmount();
         StakeInfo storage info = _stakes[msg.sender][role];
-        info.staked += amount;
+        info.staked = SafeCast.toUint128(info.staked + amount);
         _totalHeld += amount;
         emit Staked(msg.sender, role, amount, info.staked);
         _syncVerifier(msg.sender, role);
@@ -98,11 +102,12 @@ contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager 
         StakeInfo storage info = _stakes[msg.sender][role];
         uint256 free = info.staked - info.locked;
         if (amount > free) revert InsufficientFreeStake(msg.sender, role, free, amount);
-        // SAFETY: amount <= free <= staked.
+        // SAFETY: amount <= free <= staked < 2^128.
         unchecked {
-            info.staked -= amount;
+            // forge-lint: disable-next-line(unsafe-typecast)
+            info.staked -= uint128(amount);
         }
-        info.unbonding += amount;
+        info.unbonding = SafeCast.toUint128(info.unbonding + amount);
         info.releaseAt = uint64(block.timestamp) + _UNBONDING_DELAY;
         emit UnbondRequested(msg.sender, role, amount, info.unbonding, info.releaseAt);
         _syncVerifier(msg.sender, role);
@@ -129,7 +134,11 @@ contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager 
         StakeInfo storage info = _stakes[account][role];
         uint256 free = info.staked - info.locked;
         if (amount > free) revert InsufficientFreeStake(account, role, free, amount);
-        info.locked += amount;
+        // SAFETY: amount <= free, so locked + amount <= staked < 2^128.
+        unchecked {
+            // forge-lint: disable-next-line(unsafe-typecast)
+            info.locked += uint128(amount);
+        }
         // INVARIANT: locked <= staked.
         emit StakeLocked(account, role, amount, info.locked);
     }
@@ -138,9 +147,10 @@ contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager 
     function unlock(address account, Role role, uint256 amount) external onlyRole(PROTOCOL_ROLE) {
         StakeInfo storage info = _stakes[account][role];
         if (amount > info.locked) revert InsufficientLockedStake(account, role, info.locked, amount);
-        // SAFETY: checked just above.
+        // SAFETY: checked just above (amount <= locked < 2^128).
         unchecked {
-            info.locked -= amount;
+            // forge-lint: disable-next-line(unsafe-typecast)
+            info.locked -= uint128(amount);
         }
         emit StakeUnlocked(account, role, amount, info.locked);
     }
@@ -159,10 +169,14 @@ contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager 
         if (fromUnbonding > info.unbonding) fromUnbonding = info.unbonding;
         // SAFETY: fromStaked <= staked and fromUnbonding <= unbonding; the locked part goes first,
         // so locked never exceeds staked afterwards.
+        // Both are below 2^128 (at most the stored staked and unbonding).
         unchecked {
-            info.staked -= fromStaked;
-            info.locked = info.locked > fromStaked ? info.locked - fromStaked : 0;
-            info.unbonding -= fromUnbonding;
+            // forge-lint: disable-next-line(unsafe-typecast)
+            info.staked -= uint128(fromStaked);
+            // forge-lint: disable-next-line(unsafe-typecast)
+            info.locked = info.locked > fromStaked ? info.locked - uint128(fromStaked) : 0;
+            // forge-lint: disable-next-line(unsafe-typecast)
+            info.unbonding -= uint128(fromUnbonding);
             slashed = fromStaked + fromUnbonding;
         }
         _totalHeld -= slashed;

@@ -1058,6 +1058,10 @@ contract BisectionGame_HonestDefender_Test is BisectionGame_Init {
 /// forge-config: ci.isolate = true
 contract BisectionGame_Gas_Test is BisectionGame_Init {
     string internal constant GROUP = "bisection";
+    /// @notice Most gas a whole dispute may cost (README "Gas", docs/DISPUTES.md: the figures
+    ///         reached, rounded up), so that a regression fails here.
+    uint256 internal constant K64_DISPUTE_MAX_GAS = 2_110_000;
+    uint256 internal constant K1024_DISPUTE_MAX_GAS = 2_465_000;
 
     struct Tally {
         uint256 endpoints;
@@ -1130,6 +1134,7 @@ contract BisectionGame_Gas_Test is BisectionGame_Init {
         vmx.snapshotValue(GROUP, string.concat(tag, " respond (last, opens step)"), t.lastRespond);
         vmx.snapshotValue(GROUP, string.concat(tag, " game moves total"), t.moves);
         vmx.snapshotValue(GROUP, string.concat(tag, " dispute total (moves + step committee)"), t.moves + t.committee);
+        assertLte(t.moves + t.committee, k == 64 ? K64_DISPUTE_MAX_GAS : K1024_DISPUTE_MAX_GAS, "dispute gas bound");
         emit LogNamedUint256(string.concat(tag, " postEndpoints"), t.endpoints);
         emit LogNamedUint256(string.concat(tag, " bisect (max)"), t.bisectMax);
         emit LogNamedUint256(string.concat(tag, " respond (max, not last)"), t.respondMax);
