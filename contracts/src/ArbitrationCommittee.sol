@@ -41,13 +41,13 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
         bool segmentValid;
     }
 
-    /// @notice A step claim as stored: `StepClaim` with its three small fields in one word.
+    /// @notice A step claim as stored: its three small fields in one word. The two hashes stay
+    ///         with the parent game, which fixed them before opening the dispute
+    ///         (`IStepParent.stepHashesOf`); `stepClaimOf` joins them.
     struct StoredStepClaim {
         bool isStep;
         uint32 step;
         uint32 steps;
-        bytes32 startHash;
-        bytes32 claimedEndHash;
     }
 
     ////// Constants / Immutables //////
@@ -68,7 +68,8 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
 
     uint256 internal _disputeCount;
     mapping(uint256 disputeId => Dispute dispute) internal _disputes;
-    mapping(uint256 disputeId => address[] members) internal _members;
+    /// @notice Members by seat index, `Dispute.size` of them (no list length word to write).
+    mapping(uint256 disputeId => mapping(uint256 index => address member)) internal _members;
     /// @notice Excluded accounts of claim disputes only: a segment or step dispute's excluded
     ///         accounts and reserve are re-derived from the JobManager's views (`_drawSets`).
     mapping(uint256 disputeId => address[] accounts) internal _excluded;
@@ -176,9 +177,7 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
         // SAFETY: trusted JobManager view; k >= 1 for every committed job.
         uint32 segment = step / _JOB_MANAGER.getJob(jobId).checkpointInterval;
         disputeId = _open(jobId, segment, excluded, reserve);
-        _stepClaims[disputeId] = StoredStepClaim({
-            isStep: true, step: step, steps: steps, startHash: startHash, claimedEndHash: claimedEndHash
-        });
+        _stepClaims[disputeId] = StoredStepClaim({isStep: true, step: step, steps: steps});
         emit StepDisputeOpened(disputeId, parent, jobId, step, startHash, claimedEndHash);
     }
 
@@ -206,8 +205,11 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
         dispute.status = DisputeStatus.Voting;
         dispute.commitDeadline = commitDeadline;
         dispute.revealDeadline = revealDeadline;
-        _members[disputeId] = members;
+        // SAFETY: at most K <= MAX_COMMITTEE_SIZE = 64 members.
+        // forge-lint: disable-next-line(unsafe-typecast)
+        dispute.size = uint32(members.length);
         for (uint256 i; i < members.length; ++i) {
+            _members[disputeId][i] = members[i];
             _ballots[disputeId][members[i]].member = true;
         }
         emit CommitteeDrawn(disputeId, members, commitDeadline, revealDeadline);
@@ -228,7 +230,7 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
         ballot.commitment = commitment;
         uint32 committed = ++dispute.committed;
         emit VoteCommitted(disputeId, msg.sender, commitment);
-        if (committed == _members[disputeId].length) {
+        if (committed == dispute.size) {
             // Everyone committed: the reveal phase starts now.
             uint64 revealDeadline = uint64(block.timestamp) + _VOTE_REVEAL_WINDOW;
             dispute.revealDeadline = revealDeadline;
@@ -295,7 +297,11 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
 
     /// @inheritdoc IArbitrationCommittee
     function committeeOf(uint256 disputeId) external view returns (address[] memory members) {
-        members = _members[disputeId];
+        uint256 size = _disputes[disputeId].size;
+        members = new address[](size);
+        for (uint256 i; i < size; ++i) {
+            members[i] = _members[disputeId][i];
+        }
     }
 
     /// @inheritdoc IArbitrationCommittee
@@ -325,12 +331,11 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
     /// @inheritdoc IArbitrationCommittee
     function stepClaimOf(uint256 disputeId) external view returns (StepClaim memory claim) {
         StoredStepClaim storage stored = _stepClaims[disputeId];
+        if (!stored.isStep) return claim;
+        // SAFETY: the step parent was authorized by the admin; a view.
+        (bytes32 startHash, bytes32 claimedEndHash) = IStepParent(_stepParent).stepHashesOf(disputeId);
         claim = StepClaim({
-            isStep: stored.isStep,
-            step: stored.step,
-            startHash: stored.startHash,
-            claimedEndHash: stored.claimedEndHash,
-            steps: stored.steps
+            isStep: true, step: stored.step, startHash: startHash, claimedEndHash: claimedEndHash, steps: stored.steps
         });
     }
 
@@ -397,7 +402,7 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
         if (status == DisputeStatus.None) return DisputePhase.None;
         if (status == DisputeStatus.AwaitingCommittee) return DisputePhase.AwaitingCommittee;
         if (status == DisputeStatus.Resolved) return DisputePhase.Resolved;
-        uint256 size = _members[disputeId].length;
+        uint256 size = dispute.size;
         if (dispute.committed < size && block.timestamp <= dispute.commitDeadline) return DisputePhase.Commit;
         if (dispute.revealed < size && block.timestamp <= dispute.revealDeadline) return DisputePhase.Reveal;
         return DisputePhase.Resolvable;
@@ -476,8 +481,8 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
         view
         returns (address[] memory majority, address[] memory nonVoters, address[] memory voters)
     {
-        address[] storage members = _members[disputeId];
-        uint256 count = members.length;
+        mapping(uint256 index => address member) storage members = _members[disputeId];
+        uint256 count = _disputes[disputeId].size;
         majority = new address[](count);
         nonVoters = new address[](count);
         voters = new address[](count);

@@ -264,6 +264,13 @@ contract BisectionGame is ReentrancyGuardTransient, IBisectionGame {
         }
     }
 
+    /// @inheritdoc IStepParent
+    /// @dev The game's agreed and claimed hashes: neither moves once the game awaits its step.
+    function stepHashesOf(uint256 stepDisputeId) external view returns (bytes32 startHash, bytes32 claimedEndHash) {
+        Game storage game = _games[_stepGames[stepDisputeId]];
+        (startHash, claimedEndHash) = (game.agreedHash, game.claimedHash);
+    }
+
     /// @inheritdoc IBisectionGame
     function gameOfStep(uint256 stepDisputeId) external view returns (uint256 disputeId) {
         disputeId = _stepGames[stepDisputeId];

@@ -48,4 +48,11 @@ interface IStepParent {
         address[] calldata majority,
         address[] calldata nonVoters
     ) external;
+
+    /// @notice The two hashes a step dispute judges, kept by the parent (the adjudicator stores only
+    ///         the steps): fixed from the moment the parent opened the step dispute.
+    /// @param stepDisputeId Step adjudicator's dispute id.
+    /// @return startHash State hash at the first step both sides accept.
+    /// @return claimedEndHash The defender's state hash at the last step.
+    function stepHashesOf(uint256 stepDisputeId) external view returns (bytes32 startHash, bytes32 claimedEndHash);
 }

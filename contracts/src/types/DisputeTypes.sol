@@ -34,6 +34,8 @@ enum DisputePhase {
 /// @param validVotes Revealed votes saying the segment is valid.
 /// @param invalidVotes Revealed votes saying the segment is invalid.
 /// @param segmentValid Outcome, meaningful once Resolved (a tie or no vote keeps it valid).
+/// @param size Members drawn (0 before the draw); kept in the word of the vote counts, which every
+///        vote rewrites, instead of as the length of a list.
 struct Dispute {
     uint256 jobId;
     uint32 segment;
@@ -47,4 +49,5 @@ struct Dispute {
     uint32 validVotes;
     uint32 invalidVotes;
     bool segmentValid;
+    uint32 size;
 }
