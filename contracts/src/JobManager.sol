@@ -48,9 +48,6 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     ///         seats' own draws, so verifiersPerJob * samplesPerJob must not exceed it.
     uint256 public constant MAX_SAMPLES_PER_JOB = 64;
 
-    /// @notice Basis points in one (the forced-error rate's unit).
-    uint256 internal constant _BPS = 10_000;
-
     /// @custom:security non-reentrant
     IEscrow internal immutable _ESCROW;
     /// @custom:security non-reentrant
@@ -94,8 +91,6 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     /// @notice Per-submission bookkeeping (verifiers, segments, seats, challenges, disputes).
     mapping(SubmissionId submissionId => Submission submission) internal _submissions;
     mapping(uint256 disputeId => SubmissionId submissionId) internal _disputeSubmissions;
-    /// @notice Forced-error premium each job still holds in escrow (pooled at its first claim).
-    mapping(uint256 jobId => uint256 premium) internal _premiums;
 
     ////// Constructor //////
 
@@ -204,10 +199,10 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         );
         // The Job packs the reward into 96 bits (reverts SafeCastOverflowedUintDowncast above).
         uint96 packedReward = reward.toUint96();
-        uint256 premium = forcedErrorPremium();
-        uint256 escrowed = reward + uint256(_VERIFIERS_PER_JOB) * _VERIFIER_FEE + premium;
+        uint256 rateBps = _forcedErrorRateBps();
+        uint256 escrowed =
+            reward + uint256(_VERIFIERS_PER_JOB) * _VERIFIER_FEE + LibSettlement.premiumAt(rateBps, _settlement());
         jobId = ++_jobCount;
-        _premiums[jobId] = premium;
         Job storage job = _jobs[jobId];
         job.submitter = msg.sender;
         job.modelId = modelId;
@@ -218,6 +213,9 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         job.reward = packedReward;
         job.status = JobStatus.Open;
         job.openDeadline = (block.timestamp + _OPEN_WINDOW).toUint40();
+        // SAFETY: a rate is at most 10_000 bps (VerificationRound), below 2^16.
+        // forge-lint: disable-next-line(unsafe-typecast)
+        job.premiumBps = uint16(rateBps);
         emit JobPosted(jobId, msg.sender, modelId, specHash, totalSteps, checkpointInterval, reward, escrowed, specURI);
         // SAFETY: trusted ShareRegistry; reverts TrainingAlreadyPosted on a twin of a live or paid
         // job (P-26) and SegmentComputeAboveMax on a segment too costly to replay (P-19).
@@ -230,7 +228,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         Job storage job = _jobs[jobId];
         _requireStatus(jobId, job, JobStatus.Open);
         if (msg.sender != job.submitter) revert NotSubmitter(jobId, msg.sender);
-        LibSettlement.closeOpen(job, _settlement(), _premiums, jobId, false);
+        LibSettlement.closeOpen(job, _settlement(), jobId, false);
     }
 
     /// @inheritdoc IJobManager
@@ -238,7 +236,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         Job storage job = _jobs[jobId];
         _requireStatus(jobId, job, JobStatus.Open);
         // Reverts OpenDeadlineNotPassed until the open deadline has passed.
-        LibSettlement.closeOpen(job, _settlement(), _premiums, jobId, true);
+        LibSettlement.closeOpen(job, _settlement(), jobId, true);
     }
 
     /// @inheritdoc IJobManager
@@ -261,7 +259,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         sub.feesHeld = (uint256(_VERIFIERS_PER_JOB) * _VERIFIER_FEE).toUint128();
         emit JobClaimed(jobId, msg.sender, submissionId, deadline);
         // The premium is spent once the job is claimed: it joins the jackpot pool for good.
-        LibSettlement.poolPremium(_ESCROW, _premiums, jobId);
+        LibSettlement.poolPremium(job, _settlement(), jobId);
         // Reverts with IStakeManager.InsufficientFreeStake if the free stake is below solverStake.
         _STAKE_MANAGER.lock(msg.sender, Role.Solver, _SOLVER_STAKE);
     }
@@ -523,11 +521,15 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
 
     /// @inheritdoc IJobManager
     function forcedErrorPremium() public view returns (uint256 premium) {
+        premium = LibSettlement.premiumAt(_forcedErrorRateBps(), _settlement());
+    }
+
+    /// @notice The verification round's forced-error rate (bps, <= 10_000).
+    function _forcedErrorRateBps() internal view returns (uint256 rateBps) {
         IVerificationRound round = _round;
         if (address(round) == address(0)) revert VerificationRoundNotSet();
-        // SAFETY: trusted VerificationRound view; rate <= 10_000, V <= 32.
-        uint256 expected = round.forcedErrorRateBps() * _VERIFIERS_PER_JOB * _JACKPOT;
-        premium = (expected + _BPS - 1) / _BPS;
+        // SAFETY: trusted VerificationRound view.
+        rateBps = round.forcedErrorRateBps();
     }
 
     /// @inheritdoc IJobManager

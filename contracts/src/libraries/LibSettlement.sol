@@ -58,20 +58,14 @@ library LibSettlement {
 
     /// @notice Closes an Open job: cancelled by its submitter, or `expired` past its open deadline
     ///         (reverts OpenDeadlineNotPassed before). Nothing was spent: the whole escrow still
-    ///         held (reward + V * verifierFee + the job's entry in `premiums`, wei: its forced-error
-    ///         premium unless a claim already pooled it) is credited back.
-    function closeOpen(
-        Job storage job,
-        Settlement memory s,
-        mapping(uint256 jobId => uint256 premium) storage premiums,
-        uint256 jobId,
-        bool expired
-    ) external {
+    ///         held (reward + V * verifierFee + the premium at the job's `premiumBps`, wei: its
+    ///         forced-error premium unless a claim already pooled it) is credited back.
+    function closeOpen(Job storage job, Settlement memory s, uint256 jobId, bool expired) external {
         if (expired && block.timestamp <= job.openDeadline) {
             revert IJobManager.OpenDeadlineNotPassed(jobId, job.openDeadline, uint64(block.timestamp));
         }
-        uint256 refund = job.reward + s.verifiersPerJob * s.verifierFee + premiums[jobId];
-        premiums[jobId] = 0;
+        uint256 refund = job.reward + s.verifiersPerJob * s.verifierFee + premiumAt(job.premiumBps, s);
+        job.premiumBps = 0;
         if (expired) {
             job.status = JobStatus.Expired;
             emit IJobManager.JobExpired(jobId, refund);
@@ -82,18 +76,27 @@ library LibSettlement {
         _credit(s, Bucket.Escrowed, job.submitter, refund);
     }
 
-    /// @notice Moves the forced-error premium job `jobId` still holds in escrow (its entry in
-    ///         `premiums`, cleared) to the jackpot pool, for good: called on every claim, it pools
-    ///         the premium on the first (docs/FORCED_ERRORS.md section 5).
-    function poolPremium(IEscrow escrow, mapping(uint256 jobId => uint256 premium) storage premiums, uint256 jobId)
-        external
-    {
-        uint256 premium = premiums[jobId];
+    /// @notice Moves the forced-error premium job `jobId` still holds in escrow (the premium at its
+    ///         `premiumBps`, then cleared) to the jackpot pool, for good: called on every claim, it
+    ///         pools the premium on the first (docs/FORCED_ERRORS.md section 5).
+    function poolPremium(Job storage job, Settlement memory s, uint256 jobId) external {
+        uint256 premium = premiumAt(job.premiumBps, s);
         if (premium == 0) return;
-        premiums[jobId] = 0;
+        job.premiumBps = 0;
         emit IJobManager.PremiumPooled(jobId, premium);
         // SAFETY: trusted Escrow; the premium was deposited into Bucket.Escrowed at postJob.
-        escrow.move(Bucket.Escrowed, Bucket.Jackpot, premium);
+        s.escrow.move(Bucket.Escrowed, Bucket.Jackpot, premium);
+    }
+
+    /// @notice The forced-error premium of one job at rate `rateBps`: the expected jackpots of its
+    ///         V verifiers, ceil(rateBps * V * jackpot / 10_000) wei (docs/FORCED_ERRORS.md section 5).
+    /// @param rateBps Forced-error rate (bps, <= 10_000).
+    /// @param s Settlement immutables (V, jackpot).
+    /// @return premium Premium (wei).
+    function premiumAt(uint256 rateBps, Settlement memory s) internal pure returns (uint256 premium) {
+        // SAFETY: rate <= 10_000, V <= 32; the jackpot is a deployment parameter far below 2^200.
+        uint256 expected = rateBps * s.verifiersPerJob * s.jackpot;
+        premium = (expected + 9_999) / 10_000;
     }
 
     /// @notice A Claimed job past its commit deadline goes back to Open for another openWindow; its

@@ -93,6 +93,9 @@ struct Params {
 /// @param challengeDeadline Last timestamp at which approvals may be challenged (seconds).
 /// @param openDeadline Last timestamp at which an Open job may be claimed (seconds).
 /// @param claimsDeadline Last timestamp at which the solver may post its claims (seconds).
+/// @param premiumBps Forced-error rate (bps) the submitter's premium was escrowed at, while the job
+///        still holds it (0 once a claim pooled it or the job was closed): the premium is
+///        ceil(premiumBps * V * jackpot / 10_000) wei, so the word of the deadlines carries it.
 /// @param disputeId Adjudicator dispute id of the latest dispute (0 if none).
 /// @dev Packed into 7 storage words written on the happy path (was 11) and one more for disputes:
 ///      [submitter, reward], [solver, totalSteps, checkpointInterval, status], modelId, specHash,
@@ -117,6 +120,7 @@ struct Job {
     uint40 verdictDeadline;
     uint40 claimsDeadline;
     uint40 challengeDeadline;
+    uint16 premiumBps;
     uint256 disputeId;
 }
 
