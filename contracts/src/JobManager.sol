@@ -200,8 +200,8 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         // The Job packs the reward into 96 bits (reverts SafeCastOverflowedUintDowncast above).
         uint96 packedReward = reward.toUint96();
         uint256 rateBps = _forcedErrorRateBps();
-        uint256 escrowed =
-            reward + uint256(_VERIFIERS_PER_JOB) * _VERIFIER_FEE + LibSettlement.premiumAt(rateBps, _settlement());
+        uint256 escrowed = reward + uint256(_VERIFIERS_PER_JOB) * _VERIFIER_FEE
+            + LibSettlement.premiumAt(rateBps, _VERIFIERS_PER_JOB, _JACKPOT);
         jobId = ++_jobCount;
         Job storage job = _jobs[jobId];
         job.submitter = msg.sender;
@@ -258,8 +258,13 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         // INVARIANT: a submission is created on claim, before any fee is spent.
         sub.feesHeld = (uint256(_VERIFIERS_PER_JOB) * _VERIFIER_FEE).toUint128();
         emit JobClaimed(jobId, msg.sender, submissionId, deadline);
-        // The premium is spent once the job is claimed: it joins the jackpot pool for good.
-        LibSettlement.poolPremium(job, _settlement(), jobId);
+        // The premium is spent once the job is claimed: it joins the jackpot pool for good, at
+        // the first claim only (a reopened job's later claims find premiumBps cleared).
+        uint256 premium = LibSettlement.premiumAt(job.premiumBps, _VERIFIERS_PER_JOB, _JACKPOT);
+        if (premium != 0) {
+            job.premiumBps = 0;
+            LibSettlement.poolPremium(_ESCROW, jobId, premium);
+        }
         // Reverts with IStakeManager.InsufficientFreeStake if the free stake is below solverStake.
         _STAKE_MANAGER.lock(msg.sender, Role.Solver, _SOLVER_STAKE);
     }
@@ -521,7 +526,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
 
     /// @inheritdoc IJobManager
     function forcedErrorPremium() public view returns (uint256 premium) {
-        premium = LibSettlement.premiumAt(_forcedErrorRateBps(), _settlement());
+        premium = LibSettlement.premiumAt(_forcedErrorRateBps(), _VERIFIERS_PER_JOB, _JACKPOT);
     }
 
     /// @notice The verification round's forced-error rate (bps, <= 10_000).

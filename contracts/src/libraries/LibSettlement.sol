@@ -64,7 +64,8 @@ library LibSettlement {
         if (expired && block.timestamp <= job.openDeadline) {
             revert IJobManager.OpenDeadlineNotPassed(jobId, job.openDeadline, uint64(block.timestamp));
         }
-        uint256 refund = job.reward + s.verifiersPerJob * s.verifierFee + premiumAt(job.premiumBps, s);
+        uint256 refund =
+            job.reward + s.verifiersPerJob * s.verifierFee + premiumAt(job.premiumBps, s.verifiersPerJob, s.jackpot);
         job.premiumBps = 0;
         if (expired) {
             job.status = JobStatus.Expired;
@@ -76,26 +77,28 @@ library LibSettlement {
         _credit(s, Bucket.Escrowed, job.submitter, refund);
     }
 
-    /// @notice Moves the forced-error premium job `jobId` still holds in escrow (the premium at its
-    ///         `premiumBps`, then cleared) to the jackpot pool, for good: called on every claim, it
-    ///         pools the premium on the first (docs/FORCED_ERRORS.md section 5).
-    function poolPremium(Job storage job, Settlement memory s, uint256 jobId) external {
-        uint256 premium = premiumAt(job.premiumBps, s);
-        if (premium == 0) return;
-        job.premiumBps = 0;
+    /// @notice Moves job `jobId`'s forced-error premium (`premium` wei, escrowed at postJob) to the
+    ///         jackpot pool, for good. The caller clears the job's `premiumBps` first, so it runs
+    ///         once per job: at the first claim (docs/FORCED_ERRORS.md section 5).
+    function poolPremium(IEscrow escrow, uint256 jobId, uint256 premium) external {
         emit IJobManager.PremiumPooled(jobId, premium);
         // SAFETY: trusted Escrow; the premium was deposited into Bucket.Escrowed at postJob.
-        s.escrow.move(Bucket.Escrowed, Bucket.Jackpot, premium);
+        escrow.move(Bucket.Escrowed, Bucket.Jackpot, premium);
     }
 
     /// @notice The forced-error premium of one job at rate `rateBps`: the expected jackpots of its
     ///         V verifiers, ceil(rateBps * V * jackpot / 10_000) wei (docs/FORCED_ERRORS.md section 5).
     /// @param rateBps Forced-error rate (bps, <= 10_000).
-    /// @param s Settlement immutables (V, jackpot).
+    /// @param verifiersPerJob V.
+    /// @param jackpot Jackpot per rejecter (wei).
     /// @return premium Premium (wei).
-    function premiumAt(uint256 rateBps, Settlement memory s) internal pure returns (uint256 premium) {
-        // SAFETY: rate <= 10_000, V <= 32; the jackpot is a deployment parameter far below 2^200.
-        uint256 expected = rateBps * s.verifiersPerJob * s.jackpot;
+    function premiumAt(uint256 rateBps, uint256 verifiersPerJob, uint256 jackpot)
+        internal
+        pure
+        returns (uint256 premium)
+    {
+        // Checked: rate <= 10_000 and V <= 32, so only an absurd jackpot could overflow (reverts).
+        uint256 expected = rateBps * verifiersPerJob * jackpot;
         premium = (expected + 9_999) / 10_000;
     }
 
