@@ -198,6 +198,8 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
         }
         bytes32 seed = keccak256(abi.encode(blockHash, disputeId, dispute.jobId, dispute.segment));
         (address[] memory members, uint256 candidates) = _drawMembers(disputeId, seed, dispute.jobId);
+        // An empty draw, not a balance: the length counts the members drawn from the stake set.
+        // slither-disable-next-line incorrect-equality
         if (members.length == 0) revert NoEligibleArbiters(disputeId, candidates);
 
         uint64 commitDeadline = uint64(block.timestamp) + _VOTE_COMMIT_WINDOW;
@@ -316,6 +318,8 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
 
     /// @inheritdoc IArbitrationCommittee
     function isExcluded(uint256 disputeId, address account) external view returns (bool excluded) {
+        // The unset sentinel of a dispute that does not exist (no sets to read).
+        // slither-disable-next-line incorrect-equality
         if (_disputes[disputeId].status == DisputeStatus.None) return false;
         (address[] memory list,) = _drawSets(disputeId, _disputes[disputeId].jobId);
         excluded = _contains(list, account);
@@ -323,6 +327,8 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
 
     /// @inheritdoc IArbitrationCommittee
     function isReserve(uint256 disputeId, address account) external view returns (bool reserved) {
+        // The unset sentinel of a dispute that does not exist (no sets to read).
+        // slither-disable-next-line incorrect-equality
         if (_disputes[disputeId].status == DisputeStatus.None) return false;
         (, address[] memory list) = _drawSets(disputeId, _disputes[disputeId].jobId);
         reserved = _contains(list, account);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.37;
 
+// Libraries
+import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 // Contracts
 import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
 // Interfaces
@@ -16,12 +18,15 @@ import {Job, Verdict} from "./types/JobTypes.sol";
 
 /// @title BisectionGame
 /// @notice Bisection dispute game of docs/DISPUTES.md, an `IAdjudicator` for the JobManager. The
-///         defender (the job's solver) posts the segment's committed endpoints, then bisects; the
-///         challenger (first rejecter of the sample, else its first whistleblower) agrees or
-///         disagrees with each midpoint. After ceil(log2 k) rounds one step t is left, judged by
-///         the `IStepAdjudicator`. Each side has a chess clock; each move costs `moveBond`, and the
-///         winner is credited every bond of the game at the Escrow (pull payment,
-///         `Escrow.claimCredit`). A side prepays the bonds of its longest play (ceil(log2 k) moves,
+///         defender (the job's solver) posts the segment's committed endpoints, then dissects the
+///         interval into up to `DISSECTION_ARITY` parts, posting its hashes at the interior points
+///         (n-way dissection, as in Truebit and Arbitrum's challenge protocol); the challenger
+///         (first rejecter of the sample, else its first whistleblower) picks the part whose start
+///         it accepts and whose end it disputes. After `depthOf(k)` rounds (4 for k = 1024) one
+///         step t is left, judged by the `IStepAdjudicator`. A bisection stores only the keccak256
+///         of its hashes; the response passes them back from the `Bisected` log.
+///         Each side has a chess clock; each move costs `moveBond`, and the winner is credited
+///         every bond of the game at the Escrow (pull payment, `Escrow.claimCredit`). A side prepays the bonds of its longest play (`depth` moves,
 ///         plus the endpoints for the defender) in one deposit at its first move, and is refunded
 ///         the moves it did not play when the game resolves: one token transfer per side instead
 ///         of one per move, same payouts. Move bonds sit in the Escrow's Bonds bucket; the game
@@ -31,7 +36,12 @@ import {Job, Verdict} from "./types/JobTypes.sol";
 ///      parent (`ArbitrationCommittee.setStepParent(game)`), and the Escrow must authorise it.
 ///      Needs no StakeManager role.
 contract BisectionGame is ReentrancyGuardTransient, IBisectionGame {
+    using SafeCast for uint256;
+
     ////// Constants / Immutables //////
+
+    /// @inheritdoc IBisectionGame
+    uint8 public constant DISSECTION_ARITY = 8;
 
     /// @notice Longest chess clock (one year): keeps `turnStartedAt + clock` far from overflow.
     uint64 public constant MAX_CLOCK_SECONDS = 365 days;
@@ -91,7 +101,7 @@ contract BisectionGame is ReentrancyGuardTransient, IBisectionGame {
         // SAFETY: (segment + 1) * k <= totalSteps (uint32), since segments are drawn from [0, N/k).
         game.lo = segment * job.checkpointInterval;
         game.hi = (segment + 1) * job.checkpointInterval;
-        game.depth = _depthOf(job.checkpointInterval);
+        game.depth = depthOf(job.checkpointInterval);
         game.turn = Side.Defender;
         game.status = GameStatus.AwaitingEndpoints;
         game.defenderClock = _CLOCK_SECONDS;
@@ -159,42 +169,52 @@ contract BisectionGame is ReentrancyGuardTransient, IBisectionGame {
     }
 
     /// @inheritdoc IBisectionGame
-    function bisect(uint256 disputeId, uint32 expectedLo, uint32 expectedHi, bytes32 midHash) external nonReentrant {
+    function bisect(uint256 disputeId, uint32 expectedLo, uint32 expectedHi, bytes32[] calldata hashes)
+        external
+        nonReentrant
+    {
         Game storage game = _games[disputeId];
         _checkMover(disputeId, game, Side.Defender, GameStatus.AwaitingBisection);
         (uint32 lo, uint32 hi) = _checkInterval(disputeId, game, expectedLo, expectedHi);
+        // hi - lo >= 2 here (a width-1 interval is AwaitingStep), so parts >= 2.
+        uint256 parts = _partsOf(lo, hi);
+        if (hashes.length != parts - 1) revert WrongHashCount(disputeId, parts - 1, hashes.length);
         uint64 clockLeft = _spendClock(disputeId, game, Side.Defender);
-        game.pendingHash = midHash;
+        game.pendingHash = _hashOf(hashes);
+        game.pendingBlock = block.number.toUint48();
         game.turn = Side.Challenger;
         game.status = GameStatus.AwaitingResponse;
         ++game.moves;
-        // SAFETY: hi - lo >= 2 here (a width-1 interval is AwaitingStep), so lo < mid < hi.
-        emit Bisected(disputeId, lo, lo + (hi - lo) / 2, hi, midHash, clockLeft);
+        emit Bisected(disputeId, lo, hi, hashes, clockLeft);
         // Prepaid with the endpoints.
     }
 
     /// @inheritdoc IBisectionGame
-    function respond(uint256 disputeId, uint32 expectedLo, uint32 expectedHi, bool agree) external nonReentrant {
+    function respond(uint256 disputeId, uint32 expectedLo, uint32 expectedHi, uint256 index, bytes32[] calldata hashes)
+        external
+        nonReentrant
+    {
         Game storage game = _games[disputeId];
         _checkMover(disputeId, game, Side.Challenger, GameStatus.AwaitingResponse);
         (uint32 lo, uint32 hi) = _checkInterval(disputeId, game, expectedLo, expectedHi);
+        uint256 parts = _partsOf(lo, hi);
+        if (index >= parts) revert InvalidIndex(disputeId, index, parts);
+        // The bisection checked the count; the hash binds the values and their order.
+        if (_hashOf(hashes) != game.pendingHash) revert HashesMismatch(disputeId);
         uint64 clockLeft = _spendClock(disputeId, game, Side.Challenger);
-        uint32 mid = lo + (hi - lo) / 2;
-        if (agree) {
-            lo = mid;
-            game.lo = mid;
-            game.agreedHash = game.pendingHash;
-        } else {
-            hi = mid;
-            game.hi = mid;
-            game.claimedHash = game.pendingHash;
-        }
+        // The part's start is accepted (the agreed hash moves up unless it is lo) and its end
+        // disputed (the claimed hash moves down unless it is hi).
+        if (index != 0) game.agreedHash = hashes[index - 1];
+        if (index != parts - 1) game.claimedHash = hashes[index];
+        (lo, hi) = (_pointOf(lo, hi, parts, index), _pointOf(lo, hi, parts, index + 1));
+        game.lo = lo;
+        game.hi = hi;
         // pendingHash is left as is (meaningful only while AwaitingResponse): rewriting a non-zero
         // slot in the next bisect costs far less than setting a zeroed one.
         game.turn = Side.Defender;
         game.status = GameStatus.AwaitingBisection;
         uint32 moves = ++game.moves;
-        emit Responded(disputeId, agree, lo, hi, clockLeft);
+        emit Responded(disputeId, index, lo, hi, clockLeft);
         _pullChallengerBonds(game, moves);
         if (hi - lo == 1) _openStep(disputeId, game);
     }
@@ -297,6 +317,16 @@ contract BisectionGame is ReentrancyGuardTransient, IBisectionGame {
     }
 
     /// @inheritdoc IBisectionGame
+    function depthOf(uint32 k) public pure returns (uint8 depth) {
+        uint256 width = k;
+        while (width > 1) {
+            uint256 parts = width < DISSECTION_ARITY ? width : DISSECTION_ARITY;
+            width = (width + parts - 1) / parts;
+            ++depth;
+        }
+    }
+
+    /// @inheritdoc IBisectionGame
     function clockSeconds() external view returns (uint64) {
         return _CLOCK_SECONDS;
     }
@@ -369,10 +399,23 @@ contract BisectionGame is ReentrancyGuardTransient, IBisectionGame {
         if (moves == 3) _pullBond(uint256(game.depth) * _MOVE_BOND);
     }
 
-    /// @notice ceil(log2 k): bisections needed to narrow k steps down to one (each halves the
-    ///         interval, rounding up).
-    function _depthOf(uint32 k) internal pure returns (uint8 depth) {
-        while ((uint256(1) << depth) < k) ++depth;
+    /// @notice Parts a bisection splits [lo, hi] into: min(DISSECTION_ARITY, hi - lo).
+    function _partsOf(uint32 lo, uint32 hi) internal pure returns (uint256 parts) {
+        parts = hi - lo;
+        if (parts > DISSECTION_ARITY) parts = DISSECTION_ARITY;
+    }
+
+    /// @notice Dissection point j of [lo, hi] in `parts` parts: lo + (hi - lo) * j / parts (steps;
+    ///         point 0 is lo, point `parts` is hi, and parts <= hi - lo keeps them distinct).
+    function _pointOf(uint32 lo, uint32 hi, uint256 parts, uint256 j) internal pure returns (uint32 point) {
+        // SAFETY: j <= parts, so the result lies in [lo, hi] and fits in uint32.
+        // forge-lint: disable-next-line(unsafe-typecast)
+        point = lo + uint32((uint256(hi - lo) * j) / parts);
+    }
+
+    /// @notice keccak256 of `hashes` packed (32 bytes each), as `bisect` stores and `respond` checks.
+    function _hashOf(bytes32[] calldata hashes) internal pure returns (bytes32 digest) {
+        digest = keccak256(abi.encodePacked(hashes));
     }
 
     /// @notice Stops the clocks and hands steps lo -> hi to the step adjudicator (one step when the

@@ -11,8 +11,11 @@ import {Game, GameStatus, Side} from "../types/BisectionTypes.sol";
 
 /// @title IBisectionGame
 /// @notice `IAdjudicator` that scales disputes with the segment length k (docs/DISPUTES.md): the
-///         defender (the job's solver) and the challenger bisect the disputed segment's steps under
-///         chess clocks and move bonds until one step is left, which an `IStepAdjudicator` judges.
+///         defender (the job's solver) and the challenger narrow the disputed segment's steps by
+///         n-way dissection (the defender posts its hashes at `DISSECTION_ARITY - 1` evenly spaced
+///         points, the challenger picks the one part whose start it accepts and whose end it
+///         disputes; Truebit's and Arbitrum's dissection games) under chess clocks and move bonds
+///         until one step is left, which an `IStepAdjudicator` judges.
 ///         The outcome goes to `JobManager.onDisputeResolved` (segmentValid = defender won), so the
 ///         v0 settlement is unchanged. Game ids are the JobManager's dispute ids.
 interface IBisectionGame is IAdjudicator, IStepParent {
@@ -83,6 +86,22 @@ interface IBisectionGame is IAdjudicator, IStepParent {
     /// @param hi Current upper end.
     error WrongInterval(uint256 disputeId, uint32 expectedLo, uint32 expectedHi, uint32 lo, uint32 hi);
 
+    /// @notice Thrown when a bisection posts other than one hash per interior dissection point.
+    /// @param disputeId Game.
+    /// @param expected min(DISSECTION_ARITY, hi - lo) - 1.
+    /// @param got Hashes posted.
+    error WrongHashCount(uint256 disputeId, uint256 expected, uint256 got);
+
+    /// @notice Thrown when a response's hashes are not the ones the defender posted.
+    /// @param disputeId Game.
+    error HashesMismatch(uint256 disputeId);
+
+    /// @notice Thrown when a response picks a part the interval does not have.
+    /// @param disputeId Game.
+    /// @param index Part picked.
+    /// @param parts Parts of the interval (min(DISSECTION_ARITY, hi - lo)).
+    error InvalidIndex(uint256 disputeId, uint256 index, uint256 parts);
+
     /// @notice Thrown when an endpoint is not the job's committed checkpoint.
     /// @param disputeId Game.
     /// @param leafIndex Checkpoint leaf (s or s + 1).
@@ -130,22 +149,24 @@ interface IBisectionGame is IAdjudicator, IStepParent {
     /// @param clockLeft Defender's clock left (seconds).
     event EndpointsPosted(uint256 indexed disputeId, bytes32 startHash, bytes32 endHash, uint64 clockLeft);
 
-    /// @notice Emitted when the defender posted its hash at the midpoint.
+    /// @notice Emitted when the defender posted its hashes at the interval's dissection points.
     /// @param disputeId Game.
     /// @param lo Lower end of the interval (steps).
-    /// @param mid lo + (hi - lo) / 2 (steps).
     /// @param hi Upper end of the interval (steps).
-    /// @param midHash Defender's state hash at mid.
+    /// @param hashes Defender's state hashes at the interior points lo + (hi - lo) * j / parts,
+    ///        j = 1 .. parts - 1, parts = min(DISSECTION_ARITY, hi - lo) (the challenger passes
+    ///        them back to `respond`; the game keeps only their keccak256).
     /// @param clockLeft Defender's clock left (seconds).
-    event Bisected(uint256 indexed disputeId, uint32 lo, uint32 mid, uint32 hi, bytes32 midHash, uint64 clockLeft);
+    event Bisected(uint256 indexed disputeId, uint32 lo, uint32 hi, bytes32[] hashes, uint64 clockLeft);
 
-    /// @notice Emitted when the challenger agreed or disagreed with the midpoint hash.
+    /// @notice Emitted when the challenger picked the part it disputes.
     /// @param disputeId Game.
-    /// @param agree True: the interval moved up to [mid, hi]; false: down to [lo, mid].
+    /// @param index Part picked: [point(index), point(index + 1)]; the challenger accepts the
+    ///        defender's hash at its start and disputes the one at its end.
     /// @param lo New lower end (steps).
     /// @param hi New upper end (steps).
     /// @param clockLeft Challenger's clock left (seconds).
-    event Responded(uint256 indexed disputeId, bool agree, uint32 lo, uint32 hi, uint64 clockLeft);
+    event Responded(uint256 indexed disputeId, uint256 index, uint32 lo, uint32 hi, uint64 clockLeft);
 
     /// @notice Emitted when the game handed steps to the step adjudicator (one step, or the
     ///         escalated interval: `IArbitrationCommittee.stepClaimOf` has the count).
@@ -202,21 +223,31 @@ interface IBisectionGame is IAdjudicator, IStepParent {
         bytes32[] calldata endProof
     ) external;
 
-    /// @notice Defender: posts its state hash at mid = lo + (hi - lo) / 2 and a move bond.
+    /// @notice Defender: posts its state hashes at the interior dissection points of [lo, hi]:
+    ///         point(j) = lo + (hi - lo) * j / parts for j = 1 .. parts - 1, with
+    ///         parts = min(DISSECTION_ARITY, hi - lo) (prepaid with the endpoints). The game
+    ///         stores their keccak256 and the block (`Game.pendingBlock`); the hashes themselves
+    ///         are in the `Bisected` log.
     /// @param disputeId Game.
     /// @param expectedLo Current lower end (guards against a stale view).
     /// @param expectedHi Current upper end.
-    /// @param midHash Defender's state hash at mid.
-    function bisect(uint256 disputeId, uint32 expectedLo, uint32 expectedHi, bytes32 midHash) external;
+    /// @param hashes parts - 1 state hashes, in step order (reverts `WrongHashCount` otherwise).
+    function bisect(uint256 disputeId, uint32 expectedLo, uint32 expectedHi, bytes32[] calldata hashes) external;
 
-    /// @notice Challenger: agrees (interval -> [mid, hi]) or disagrees (-> [lo, mid]) with the
-    ///         pending midpoint hash and posts a move bond. When one step is left, opens the step
+    /// @notice Challenger: picks part `index` of the pending dissection, [point(index),
+    ///         point(index + 1)], accepting the defender's hash at its start and disputing the one
+    ///         at its end (point(0) = lo carries the agreed hash, point(parts) = hi the claimed
+    ///         one). An honest challenger picks the part before its first disagreement. Its first
+    ///         response prepays its play's move bonds. When one step is left, opens the step
     ///         dispute at the step adjudicator.
     /// @param disputeId Game.
     /// @param expectedLo Current lower end (guards against a stale view).
     /// @param expectedHi Current upper end.
-    /// @param agree Whether the challenger accepts the defender's hash at mid.
-    function respond(uint256 disputeId, uint32 expectedLo, uint32 expectedHi, bool agree) external;
+    /// @param index Part picked, < parts (reverts `InvalidIndex` otherwise).
+    /// @param hashes The defender's posted hashes, from its `Bisected` log (reverts
+    ///        `HashesMismatch` unless their keccak256 is the pending one).
+    function respond(uint256 disputeId, uint32 expectedLo, uint32 expectedHi, uint256 index, bytes32[] calldata hashes)
+        external;
 
     /// @notice Challenger, on its turn (a midpoint pending): hands the whole current interval
     ///         [lo, hi] to the step adjudicator instead of bisecting on, and posts a move bond. For a
@@ -272,6 +303,18 @@ interface IBisectionGame is IAdjudicator, IStepParent {
     /// @notice Escrow holding the move bonds and crediting the winner (the JobManager's Escrow).
     /// @return escrow Escrow.
     function escrow() external view returns (IEscrow escrow);
+
+    /// @notice Parts each bisection splits the interval into (fewer when it is shorter): 8, so a
+    ///         bisection posts up to 7 hashes and a k = 1024 game takes 4 rounds instead of 10.
+    /// @return arity Parts.
+    // forge-lint: disable-next-line(mixed-case-function)
+    function DISSECTION_ARITY() external view returns (uint8 arity);
+
+    /// @notice Dissection rounds that narrow `k` steps down to one (a game's `depth`): w = k, then
+    ///         w = ceil(w / min(DISSECTION_ARITY, w)) until w = 1 (4 for k = 1024, 2 for k = 64).
+    /// @param k Segment length (steps).
+    /// @return depth Rounds.
+    function depthOf(uint32 k) external pure returns (uint8 depth);
 
     /// @notice Chess clock per side (seconds).
     /// @return seconds_ Seconds.

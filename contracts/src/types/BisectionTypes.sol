@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.37;
 
-/// @notice Lifecycle of a bisection game (ABI: uint8).
+/// @notice Lifecycle of a bisection (n-way dissection) game (ABI: uint8).
 /// @dev None -> AwaitingEndpoints -> (AwaitingBisection <-> AwaitingResponse)* -> AwaitingStep
 ///      -> DefenderWon | ChallengerWon. Any moving status ends in a win for the other side when
 ///      the side to move runs out of clock (`claimTimeout`).
@@ -25,16 +25,20 @@ enum Side {
 /// @notice A bisection game as returned by `BisectionGame.getGame`.
 /// @param jobId JobManager job under dispute.
 /// @param segment Segment index s whose end checkpoint (leaf s+1) is challenged.
-/// @param depth ceil(log2 k): the most bisections (and responses) the game can take; each side
-///        prepays the move bonds of its longest play at its first move (docs/DISPUTES.md).
+/// @param depth Dissection rounds needed to narrow k steps down to one (`BisectionGame.depthOf`:
+///        4 for k = 1024 at arity 8): the most bisections (and responses) the game can take; each
+///        side prepays the move bonds of its longest play at its first move (docs/DISPUTES.md).
+/// @param pendingBlock Block of the last `bisect` (its `Bisected` log carries the posted hashes
+///        the challenger passes back to `respond`); 0 before the first.
 /// @param defender The job's solver (defends its committed leaf s+1).
 /// @param challenger The party that opened the dispute (first rejecter, else first whistleblower).
 /// @param lo Lower end of the disputed interval (steps); both sides accept the hash at lo.
 /// @param hi Upper end of the disputed interval (steps); the defender's hash at hi is disputed.
 /// @param agreedHash State hash at `lo` both sides accept.
 /// @param claimedHash The defender's state hash at `hi` (disputed).
-/// @param pendingHash The defender's hash at mid = lo + (hi - lo) / 2, awaiting the challenger's
-///        response (meaningful while AwaitingResponse).
+/// @param pendingHash keccak256 of the defender's hashes at the interval's interior dissection
+///        points (`abi.encodePacked(bytes32[])`), awaiting the challenger's response (meaningful
+///        while AwaitingResponse).
 /// @param turn Side to move (None while the step adjudicator decides or once resolved).
 /// @param status Current lifecycle status.
 /// @param defenderClock Seconds left on the defender's chess clock at `turnStartedAt`.
@@ -46,6 +50,7 @@ struct Game {
     uint256 jobId;
     uint32 segment;
     uint8 depth;
+    uint48 pendingBlock;
     address defender;
     address challenger;
     uint32 lo;

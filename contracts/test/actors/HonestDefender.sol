@@ -2,6 +2,7 @@
 pragma solidity 0.8.37;
 
 // Testing
+import {Dissection} from "../utils/Dissection.sol";
 import {Merkle} from "../utils/Merkle.sol";
 // Interfaces
 import {IBisectionGame} from "../../src/interfaces/IBisectionGame.sol";
@@ -11,7 +12,8 @@ import {Game, GameStatus, Side} from "../../src/types/BisectionTypes.sol";
 /// @title HonestDefender
 /// @notice On-chain mirror of an honest solver in a bisection game (like Optimism's
 ///         HonestDisputeActor): it knows the state hash of every step of its run and always plays the
-///         truth: the committed endpoints with their Merkle proofs, then its hash at each midpoint.
+///         truth: the committed endpoints with their Merkle proofs, then its hashes at each dissection's
+///         points.
 /// @dev The test makes this contract the job's solver (staking, claiming and committing through
 ///      `vm.prank(address(defender))`) and approves the game for its move bonds.
 contract HonestDefender {
@@ -44,7 +46,8 @@ contract HonestDefender {
                 Merkle.proof(leaves, uint256(game.segment) + 1)
             );
         } else {
-            _GAME.bisect(disputeId, game.lo, game.hi, _hashes[game.lo + (game.hi - game.lo) / 2]);
+            bytes32[] memory hashes = Dissection.interior(_hashes, game.lo, game.hi, _GAME.DISSECTION_ARITY());
+            _GAME.bisect(disputeId, game.lo, game.hi, hashes);
         }
         return true;
     }

@@ -74,7 +74,7 @@ contract Dispute_Invariant_Test is Deployers, InvariantTest {
         handler.defenderMove(4620, 99, "resolution not synced");
         handler.defenderMove(3000, 25e18, "k64");
         handler.warp(100_000);
-        handler.challengerMove(22573565455891106104745230823, false);
+        handler.challengerMove(22573565455891106104745230823, 0);
         handler.warp(1458505554503529578971898453284022879835144827085583655101583624);
         handler.claimTimeout(232152920575646);
         // The case: every game resolved, yet job 1 is still in dispute with samples to play.

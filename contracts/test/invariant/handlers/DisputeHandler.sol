@@ -4,6 +4,7 @@ pragma solidity 0.8.37;
 // Testing
 import {Vm} from "@prb/test/Vm.sol";
 import {Deployers} from "../../utils/Deployers.sol";
+import {Dissection} from "../../utils/Dissection.sol";
 import {Merkle} from "../../utils/Merkle.sol";
 // Deployment
 import {Deploy} from "../../../script/Deploy.sol";
@@ -93,6 +94,8 @@ contract DisputeHandler is Deployers {
     ///           succeeds once every member revealed or from revealDeadline + 1.
     uint256 public constant DISPUTE_BOUND = 2 * uint256(CLOCK) + VOTE_COMMIT_WINDOW + VOTE_REVEAL_WINDOW + 1;
     uint256 internal constant NO_CHEAT = type(uint256).max;
+    /// @notice The game's dissection arity (`BisectionGame.DISSECTION_ARITY`).
+    uint256 internal constant ARITY = 8;
     /// @notice Jobs in dispute at once (enough for overlapping games, few enough for free stakes).
     uint256 internal constant MAX_LIVE_JOBS = 3;
 
@@ -104,6 +107,8 @@ contract DisputeHandler is Deployers {
     /// @notice Jobs opened by the handler and still in dispute.
     uint256[] internal _liveJobs;
     mapping(uint256 jobId => Plan plan) internal _plans;
+    /// @notice The hashes of each game's last bisection (what its `Bisected` log carries).
+    mapping(uint256 disputeId => bytes32[] hashes) internal _posted;
     /// @notice Games not resolved yet.
     uint256[] internal _openGames;
     /// @notice Step committee members that stay away (never commit or reveal).
@@ -214,7 +219,8 @@ contract DisputeHandler is Deployers {
     }
 
     /// @notice The defender moves now: the honest play (HonestDefender) or the fuzzer's
-    ///         (HonestChallenger: the solver's own, the true or an arbitrary midpoint hash).
+    ///         (HonestChallenger: at each dissection point the solver's own, the true or an
+    ///         arbitrary hash).
     /// @custom:property-id D1 D2
     function defenderMove(uint256 gameSeed, uint256 choice, bytes32 arbitrary) external tracked {
         (uint256 disputeId, Game memory g) = _pickGame(gameSeed, Side.Defender);
@@ -223,17 +229,24 @@ contract DisputeHandler is Deployers {
             if (!_defend(disputeId, g)) ++ghost_refusedHonestMoves;
             return;
         }
-        uint256 mid = g.lo + (g.hi - g.lo) / 2;
-        uint256 pick = choice % 3;
-        bytes32 midHash = pick == 0 ? _solverHash(mid) : pick == 1 ? _trueHash(g.jobId, mid) : arbitrary;
+        uint256 parts = Dissection.parts(g.lo, g.hi, ARITY);
+        bytes32[] memory hashes = new bytes32[](parts - 1);
+        for (uint256 j = 1; j < parts; ++j) {
+            uint256 point = Dissection.point(g.lo, g.hi, parts, j);
+            uint256 pick = uint256(keccak256(abi.encode(choice, j))) % 3;
+            hashes[j - 1] = pick == 0
+                ? _solverHash(point)
+                : pick == 1 ? _trueHash(g.jobId, point) : keccak256(abi.encode(arbitrary, j));
+        }
         vm.prank(g.defender);
-        game.bisect(disputeId, g.lo, g.hi, midHash);
+        game.bisect(disputeId, g.lo, g.hi, hashes);
+        _posted[disputeId] = hashes;
     }
 
-    /// @notice The challenger moves now: agrees or disagrees as the fuzzer says (HonestDefender), or
-    ///         agrees iff the midpoint hash is the true one (HonestChallenger).
+    /// @notice The challenger moves now: picks the part the fuzzer says (HonestDefender), or the
+    ///         part before its first disagreement with the truth (HonestChallenger).
     /// @custom:property-id D1 D2
-    function challengerMove(uint256 gameSeed, bool agree) external tracked {
+    function challengerMove(uint256 gameSeed, uint256 index) external tracked {
         (uint256 disputeId, Game memory g) = _pickGame(gameSeed, Side.Challenger);
         if (disputeId == 0) return;
         if (_plans[g.jobId].mode == Mode.HonestChallenger) {
@@ -241,7 +254,7 @@ contract DisputeHandler is Deployers {
             return;
         }
         vm.prank(g.challenger);
-        game.respond(disputeId, g.lo, g.hi, agree);
+        game.respond(disputeId, g.lo, g.hi, index % Dissection.parts(g.lo, g.hi, ARITY), _posted[disputeId]);
     }
 
     /// @notice The challenger hands the whole interval to the committee on its turn (what a
@@ -605,7 +618,8 @@ contract DisputeHandler is Deployers {
 
     ////// Internal: honest play //////
 
-    /// @notice The honest defender's move: the committed endpoints, then the solver's midpoint hash.
+    /// @notice The honest defender's move: the committed endpoints, then the solver's hashes at the
+    ///         dissection points.
     /// @return moved Whether the move went through.
     function _defend(uint256 disputeId, Game memory g) internal returns (bool moved) {
         if (g.status == GameStatus.AwaitingEndpoints) {
@@ -618,27 +632,37 @@ contract DisputeHandler is Deployers {
                 moved = true;
             } catch {}
         } else {
-            bytes32 midHash = _solverHash(g.lo + (g.hi - g.lo) / 2);
+            uint256 parts = Dissection.parts(g.lo, g.hi, ARITY);
+            bytes32[] memory hashes = new bytes32[](parts - 1);
+            for (uint256 j = 1; j < parts; ++j) {
+                hashes[j - 1] = _solverHash(Dissection.point(g.lo, g.hi, parts, j));
+            }
             vm.prank(g.defender);
-            try game.bisect(disputeId, g.lo, g.hi, midHash) {
+            try game.bisect(disputeId, g.lo, g.hi, hashes) {
                 moved = true;
+                _posted[disputeId] = hashes;
             } catch {}
         }
     }
 
-    /// @notice The honest challenger's move: agrees iff the midpoint hash is the true one.
+    /// @notice The honest challenger's move: the part before the first point whose posted hash
+    ///         (the claimed one at hi) is not the true one.
     /// @return moved Whether the move went through.
     function _respondHonestly(uint256 disputeId, Game memory g) internal returns (bool moved) {
-        bool agree = _isTrueMid(g);
+        bytes32[] memory hashes = _posted[disputeId];
+        uint256 parts = Dissection.parts(g.lo, g.hi, ARITY);
+        uint256 index = parts - 1;
+        for (uint256 j = 1; j <= parts; ++j) {
+            bytes32 theirs = j == parts ? g.claimedHash : hashes[j - 1];
+            if (theirs != _trueHash(g.jobId, Dissection.point(g.lo, g.hi, parts, j))) {
+                index = j - 1;
+                break;
+            }
+        }
         vm.prank(g.challenger);
-        try game.respond(disputeId, g.lo, g.hi, agree) {
+        try game.respond(disputeId, g.lo, g.hi, index, hashes) {
             moved = true;
         } catch {}
-    }
-
-    /// @notice Whether the pending midpoint hash is the true one (the honest challenger agrees).
-    function _isTrueMid(Game memory g) internal view returns (bool) {
-        return g.pendingHash == _trueHash(g.jobId, g.lo + (g.hi - g.lo) / 2);
     }
 
     /// @notice An honest member's vote: whether replaying the claimed steps (one, or an escalated
