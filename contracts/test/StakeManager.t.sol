@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.37;
 
+// Libraries
+import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 // Testing
 import {Deployers} from "./utils/Deployers.sol";
 // Contracts
@@ -65,6 +67,23 @@ contract StakeManager_Stake_Test is StakeManager_Init {
 
     function test_stake_addsStake_succeeds() public {
         testFuzz_stake_addsStake_succeeds(uint8(Role.Verifier), 100e18);
+    }
+
+    /// @notice The stake word holds 128 bits: a stake that would pass 2**128 - 1 wei reverts
+    ///         instead of wrapping (SafeCast), and the largest one that fits is kept exactly.
+    function test_stake_above128Bits_reverts() public {
+        uint256 max = type(uint128).max;
+        // OpenZeppelin ERC20 keeps balances in its first slot: fund alice past any faucet limit.
+        vm.store(address(token), keccak256(abi.encode(alice, uint256(0))), bytes32(max + 1));
+        assertEq(token.balanceOf(alice), max + 1);
+        _stake(alice, Role.Solver, max);
+        (uint256 staked,,,) = stakeManager.stakeOf(alice, Role.Solver);
+        assertEq(staked, max);
+        vm.expectRevert(abi.encodeWithSelector(SafeCast.SafeCastOverflowedUintDowncast.selector, 128, max + 1));
+        vm.prank(alice);
+        stakeManager.stake(Role.Solver, 1);
+        (staked,,,) = stakeManager.stakeOf(alice, Role.Solver);
+        assertEq(staked, max, "stake wrapped");
     }
 
     function test_stake_zero_reverts() public {
