@@ -112,7 +112,7 @@ def verifier(
         bool,
         typer.Option(
             "--reject-all",
-            help="Griefing: reject every segment, disagree with every bisection as challenger.",
+            help="Griefing: reject every segment, dispute every dissection's first part.",
         ),
     ] = False,
     threads: ThreadsOpt = None,

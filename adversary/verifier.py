@@ -7,11 +7,11 @@ override points.
   challenge its approvals).
 - `GriefingVerifierNode`: rejects every segment without replaying (it seals a made-up end,
   `griefing_end`, claiming a replay it did not make: a zero end would be an abstention, which
-  costs nothing and earns nothing, P-20) and, as a bisection challenger, disagrees with every
-  midpoint; its committee votes stay honest. It loses its bond (and stake) to an honest
-  solver. At a forced error its end for the forced sample is not the solver's true end (only
-  a replay yields that), so the sample stays disputed against it, and it loses that dispute
-  too instead of sharing the jackpot.
+  costs nothing and earns nothing, P-20) and, as a dissection challenger, always disputes the
+  first part (index 0, whatever the hashes say); its committee votes stay honest. It loses its
+  bond (and stake) to an honest solver. At a forced error its end for the forced sample is not
+  the solver's true end (only a replay yields that), so the sample stays disputed against it,
+  and it loses that dispute too instead of sharing the jackpot.
 
 Run: not a script; ``LazyVerifierNode(client, data_dir)`` or
 ``veritrain adversary verifier --lazy ...``.
@@ -19,12 +19,12 @@ Run: not a script; ``LazyVerifierNode(client, data_dir)`` or
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from noderuntime.records import CheckResult
 from verifier.node import VerifierNode
+from veritrain.bisection import Chooser
 
 __all__ = ["GriefingVerifierNode", "LazyVerifierNode", "griefing_end", "verifier_node"]
 
@@ -49,7 +49,8 @@ class LazyVerifierNode(VerifierNode):
 
 
 class GriefingVerifierNode(VerifierNode):
-    """A verifier that rejects everything and disagrees with every bisection (testing only): it
+    """A verifier that rejects everything and disputes the first part of every dissection
+    (testing only): it
     seals a made-up end (`griefing_end`) for every sample, which never matches a forced error's
     true end, so it plays (and loses) a dispute even on the forced sample."""
 
@@ -67,9 +68,10 @@ class GriefingVerifierNode(VerifierNode):
             end=griefing_end(job_id, segment),
         )
 
-    def respond_rule(self) -> Callable[[bytes, bytes], bool] | None:
-        """Disagree with every midpoint."""
-        return lambda _mine, _theirs: False
+    def respond_rule(self) -> Chooser | None:
+        """Dispute the first part of every dissection (index 0): the game ends at the
+        segment's first step, which the honest defender computed right."""
+        return lambda _mine, _theirs: 0
 
 
 def griefing_end(job_id: int, segment: int) -> bytes:

@@ -40,6 +40,7 @@ __all__ = [
     "ChainError",
     "ChainValueError",
     "ContractRevert",
+    "EventLogMissing",
     "RpcUnavailable",
     "TransactionFailed",
     "ErrorDecoder",
@@ -72,6 +73,12 @@ class ChainError(Exception):
 
 class ChainValueError(ChainError, ValueError):
     """An argument or a loaded file (manifest, keystore, artifact) is invalid."""
+
+
+class EventLogMissing(ChainError, LookupError):
+    """A log that a view points to (e.g. a game's ``Bisected`` at ``pendingBlock``) is not
+    there, or none of those there matches the commitment stored on chain (the RPC pruned its
+    logs, or answered from another chain)."""
 
 
 class RpcUnavailable(ChainError, ConnectionError):

@@ -530,6 +530,23 @@ class _Indexed:
         )
 
 
+def _dissected(a: Any) -> str:
+    """A ``Bisected`` line: the interval, its interior points and the posted hashes (their
+    first 4 bytes; the timeline's ``args`` keep them whole).
+
+    Args:
+        a: the event's arguments (``lo``, ``hi``, ``hashes``).
+    """
+    from veritrain.bisection import dissection_points
+
+    lo, hi, hashes = int(a["lo"]), int(a["hi"]), list(a["hashes"])
+    # parts = len(hashes) + 1 = min(arity, hi - lo): the points follow without the arity
+    points = dissection_points(lo, hi, len(hashes) + 1)[1:-1] if hashes else []
+    at = ", ".join(f"{p} {_h(h)[:10]}" for p, h in zip(points, hashes, strict=True))
+    plural = "" if len(points) == 1 else "s"
+    return f"defender dissects [{lo}, {hi}] at {len(points)} point{plural}: {at}"
+
+
 def _describe(ev: Any, client: Any) -> str:
     """One line for a timeline event (amounts via `vtt`)."""
     from veritrain.units import vtt
@@ -544,12 +561,8 @@ def _describe(ev: Any, client: Any) -> str:
         "EndpointsPosted": lambda: (
             f"defender posts endpoints {_h(a['startHash'])} -> {_h(a['endHash'])}"
         ),
-        "Bisected": lambda: (
-            f"defender bisects [{a['lo']}, {a['hi']}] at {a['mid']}: hash {_h(a['midHash'])}"
-        ),
-        "Responded": lambda: (
-            f"challenger {'agrees' if a['agree'] else 'disagrees'}: next [{a['lo']}, {a['hi']}]"
-        ),
+        "Bisected": lambda: _dissected(a),
+        "Responded": lambda: f"challenger picks part {a['index']}: [{a['lo']}, {a['hi']}]",
         "StepDisputeOpened": lambda: (
             f"one-step dispute {a.get('stepDisputeId', a['disputeId'])}: step {a['step']} from "
             f"{_h(a['startHash'])} claimed {_h(a['claimedEndHash'])}"

@@ -11,13 +11,15 @@ Run: not a script; ``events(client, client.game.contract, ["Bisected"], first_in
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from chain.types import DecodedEvent
+if TYPE_CHECKING:
+    # chain/ loads web3: imported where an event is built, so that `--help` stays light.
+    from chain.types import DecodedEvent
 
 __all__ = ["BlockTimes", "EventReader", "IndexedEvents", "events", "when"]
 
-EventReader = Callable[..., list[DecodedEvent]]
+EventReader = Callable[..., "list[DecodedEvent]"]
 """The signature of `events`: ``(client, contract, names, *, first_indexed, from_block,
 to_block) -> [DecodedEvent]``; `IndexedEvents` is one too."""
 
@@ -96,6 +98,7 @@ class IndexedEvents:
     ) -> list[DecodedEvent]:
         """The stored events ``names`` of ``contract`` in chain order (`events`' arguments;
         ``client`` is unused)."""
+        from chain.types import DecodedEvent
         from dashboard.queries import events as stored
 
         abis = {str(e["name"]): e for e in contract.abi if e.get("type") == "event" and "name" in e}

@@ -41,6 +41,7 @@ from indexer.models import (
     Slash,
     Stake,
 )
+from veritrain.bisection import dissection_points
 from veritrain.enums import JobStatus, Role, RoundOutcome, RunRoundPhase, Side
 from veritrain.spec import model_id_hash
 
@@ -420,13 +421,15 @@ def _game_move(session: Session, ev: Event) -> None:
         detail = f"endpoints {a['startHash']} -> {a['endHash']}"
     elif ev.name == "Bisected":
         dispute.status = "AwaitingResponse"
-        detail = f"mid step {int(a['mid'])} of [{int(a['lo'])}, {int(a['hi'])}]: {a['midHash']}"
+        lo, hi, posted = int(a["lo"]), int(a["hi"]), len(a["hashes"])
+        # parts = posted + 1 = min(arity, hi - lo): the points follow without the arity
+        points = dissection_points(lo, hi, posted + 1)[1:-1] if posted else []
+        detail = f"dissects [{lo}, {hi}] at {posted} point(s) {points}"
     elif ev.name == "Responded":
         actor = dispute.challenger
         dispute.lo, dispute.hi = int(a["lo"]), int(a["hi"])
         dispute.status = "AwaitingBisection"
-        agree = "agrees" if a["agree"] else "disagrees"
-        detail = f"{agree}; interval now [{int(a['lo'])}, {int(a['hi'])}]"
+        detail = f"picks part {int(a['index'])}: interval now [{int(a['lo'])}, {int(a['hi'])}]"
     elif ev.name == "Escalated":
         actor = dispute.challenger
         dispute.lo, dispute.hi = int(a["lo"]), int(a["hi"])

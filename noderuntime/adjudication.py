@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 if TYPE_CHECKING:
     from chain.types import JobView, StepClaimView
     from noderuntime.node import NodeBase
+    from veritrain.bisection import Chooser
 
 __all__ = [
     "Adjudication",
@@ -68,7 +69,7 @@ class Adjudication(ABC):
         job: JobView,
         records: Any,
         *,
-        agree: Callable[[bytes, bytes], bool] | None = None,
+        choose: Chooser | None = None,
     ) -> None:
         """A verifier's or whistleblower's duties on a disputed job it may have opened.
 
@@ -76,7 +77,8 @@ class Adjudication(ABC):
             node: the checking node.
             job: the job view (Disputed).
             records: the node's persisted state, where moves are recorded.
-            agree: override of the honest response rule (test adversaries only).
+            choose: override of the honest response rule ``(mine, theirs) -> index`` (test
+                adversaries only; `veritrain.bisection.Chooser`).
         """
 
     @abstractmethod
@@ -144,7 +146,7 @@ class CommitteeAdjudication(Adjudication):
         job: JobView,
         records: Any,
         *,
-        agree: Callable[[bytes, bytes], bool] | None = None,
+        choose: Chooser | None = None,
     ) -> None:
         """Nothing: the committee settles the dispute without the challenger."""
 
@@ -169,10 +171,10 @@ class BisectionAdjudication(Adjudication):
         job: JobView,
         records: Any,
         *,
-        agree: Callable[[bytes, bytes], bool] | None = None,
+        choose: Chooser | None = None,
     ) -> None:
         """Play the challenger's side when this node opened the dispute."""
-        node.play_challenger(job, records, agree=agree)
+        node.play_challenger(job, records, choose=choose)
 
     def step_claim(self, node: NodeBase, dispute_id: int) -> StepClaimView | None:
         """The game's step claim when ``dispute_id`` is a step dispute."""

@@ -19,9 +19,10 @@ One place for what every node does the same way:
   one sampled segment from the solver's claimed start hash, compared with its claimed end
   hash; `veritrain.replay.check_claim`).
 - The adjudication strategy (`adjudication`, picked once from ``client.adjudicator.name``;
-  `noderuntime.adjudication`) and the bisection game (docs/DISPUTES.md), for whichever side a
-  node plays: `game_of`, `play_game` (one move of this node's side when it is its turn, or a timeout
-  claim when the opponent's clock ran out; the decision is `veritrain.bisection.next_move`),
+  `noderuntime.adjudication`) and the n-way dissection game (docs/DISPUTES.md), for whichever
+  side a node plays: `game_of`, `play_game` (one move of this node's side when it is its turn,
+  or a timeout claim when the opponent's clock ran out; the decision is
+  `veritrain.bisection.next_move`),
   `segment_trajectory` (the honest per-step replay of a committed segment, from its start
   checkpoint proven against the on-chain root, kept in the node's data dir), and
   `judge_step` (the step committee's one-step replay).
@@ -50,7 +51,7 @@ from noderuntime.datadir import DataDirLock
 from noderuntime.logs import progress_bar
 from noderuntime.ports import ChainPort
 from noderuntime.records import ChainBinding, GameMove, GameRecord, RecordStore, StartIndex
-from veritrain.bisection import GameView, respond_agrees
+from veritrain.bisection import Chooser, GameView
 from veritrain.enums import DisputePhase, DisputeStatus, JobStatus, Role, RoundOutcome
 from veritrain.errors import (
     ChainMismatch,
@@ -101,6 +102,18 @@ does not parse. Each counts as withheld (`WITHHELD`): the challenger escalates (
 WITHHELD = b"\x00" * 32
 """What a challenger's `hash_at` gives when the defender withholds the data to compute it: the
 challenger then escalates the game's interval to the step committee instead of responding (P-6)."""
+
+
+def _hashes_until_withheld(hash_at: Callable[[int], bytes], steps: list[int]) -> list[bytes]:
+    """``[hash_at(s) for s in steps]``, cut after the first `WITHHELD` (one failed fetch is
+    enough to escalate; the rest would only fail again)."""
+    out: list[bytes] = []
+    for step in steps:
+        out.append(hash_at(step))
+        if out[-1] == WITHHELD:
+            break
+    return out
+
 
 SELFTEST_ENV = "VERITRAIN_NODE_SELFTEST"
 """Set to ``0`` to skip the machine selftest nodes run at start (`NodeBase.machine_selftest`;
@@ -1118,33 +1131,44 @@ class NodeBase:
         hash_at: Callable[[int], bytes],
         *,
         endpoints: Callable[[], tuple[bytes, bytes, list[bytes], list[bytes]]] | None = None,
-        agree: Callable[[bytes, bytes], bool] | None = None,
+        choose: Chooser | None = None,
         on_move: Callable[[GameMove], None] | None = None,
     ) -> Any:
         """Make this node's move in a game, if any is due (safe to call every round).
 
         Reads the game, decides with `veritrain.bisection.next_move` and sends at most one
-        transaction: `postEndpoints` / `bisect` (defender), `respond` (challenger, agreeing
-        iff its own hash at mid equals the defender's), or `claimTimeout` once the opponent's
-        clock ran out. Moves carry the interval they were computed for, so a stale move
-        reverts (`WrongInterval`) instead of landing on another interval.
+        transaction: `postEndpoints` / `bisect` (defender: its hashes at the interval's
+        interior dissection points), `respond` (challenger: its own hashes at points
+        ``1..parts`` against the defender's posted ones and claimed end, read back from the
+        ``Bisected`` log; the part is ``choose_index``'s, the first one whose end it
+        disputes), `escalate` (challenger without the data to compute its hashes), or
+        `claimTimeout` once the opponent's clock ran out. Moves carry the interval they were
+        computed for, so a stale move reverts (`WrongInterval`) instead of landing on another
+        interval.
 
         Args:
             dispute_id: the game.
-            hash_at: this node's state hash at a step of the disputed segment.
+            hash_at: this node's state hash at a step of the disputed segment (`WITHHELD`
+                when the challenger cannot compute it).
             endpoints: the defender's `(startHash, endHash, startProof, endProof)`.
-            agree: the challenger's rule `(my_hash, defender_mid_hash) -> agree`; honest
-                `respond_agrees` by default (a test adversary may replace it).
+            choose: the challenger's rule ``(mine, theirs) -> index`` over the hashes at
+                points ``1..parts``; honest `choose_index` by default (a test adversary may
+                replace it).
             on_move: called with the record of each move that succeeded (persist it).
 
         Returns:
             The `GameView` read before the move.
+
+        Raises:
+            chain.errors.EventLogMissing: the defender's posted hashes cannot be read back
+                (the node's loop retries next round).
         """
-        from veritrain.bisection import MoveKind, next_move
-        from veritrain.hexutil import to_hex
+        from veritrain.bisection import MoveKind, choose_index, next_move
 
         game = self.game_of(dispute_id)
-        move = next_move(game, self.client.address, self.chain_time())
+        move = next_move(
+            game, self.client.address, self.chain_time(), arity=self.client.game.arity()
+        )
         if move is None:
             return game
         label = f"game {dispute_id} [{game.lo}, {game.hi}]"
@@ -1157,6 +1181,7 @@ class NodeBase:
             )
         else:
             self.ensure_funds(self.client.game.move_bond_due(dispute_id))
+            steps = list(move.steps)
             if move.kind is MoveKind.POST_ENDPOINTS:
                 if endpoints is None:
                     return game
@@ -1172,20 +1197,19 @@ class NodeBase:
                     end_proof,
                 )
             elif move.kind is MoveKind.BISECT:
-                mid = int(move.step or 0)
-                mid_hash = hash_at(mid)
-                record.step, record.hash = mid, mid_hash
+                hashes = [hash_at(step) for step in steps]
+                record.steps, record.hashes = steps, hashes
                 receipt = self.send(
-                    f"bisect {label} at {mid}: {to_hex(mid_hash)[:10]}",
+                    f"bisect {label} at {len(steps)} points {steps}",
                     self.client.game.bisect,
                     dispute_id,
                     game.lo,
                     game.hi,
-                    mid_hash,
+                    hashes,
                 )
-            elif (mine := hash_at(int(move.step or 0))) == WITHHELD:
+            elif WITHHELD in (mine := _hashes_until_withheld(hash_at, steps)):
                 # No data to compute the response from: the judges replay [lo, hi] themselves.
-                record.kind, record.step = str(MoveKind.ESCALATE), int(move.step or 0)
+                record.kind, record.steps = str(MoveKind.ESCALATE), steps
                 receipt = self.send(
                     f"escalate {label}: the defender's states are unreachable; the step "
                     f"committee replays all {game.hi - game.lo} steps",
@@ -1195,16 +1219,28 @@ class NodeBase:
                     game.hi,
                 )
             else:
-                mid = int(move.step or 0)
-                agrees = (agree or respond_agrees)(mine, game.pending_hash)
-                record.step, record.hash, record.agree = mid, mine, agrees
+                posted = self.client.game.pending_hashes(game)
+                theirs = [*posted, bytes(game.claimed_hash)]
+                index = (choose or choose_index)(mine, theirs)
+                bounds = [game.lo, *steps]
+                part = (
+                    f"[{bounds[index]}, {bounds[index + 1]}]"
+                    if 0 <= index < len(steps)
+                    else "(no such part)"
+                )
+                record.steps, record.hashes, record.index = steps, mine, index
+                first_bad = next(
+                    (s for s, a, b in zip(steps, mine, theirs, strict=True) if a != b), None
+                )
+                why = "agrees everywhere" if first_bad is None else f"disputes {first_bad} first"
                 receipt = self.send(
-                    f"respond {label} at {mid}: {'agree' if agrees else 'DISAGREE'}",
+                    f"respond {label}: part {index} {part} ({why})",
                     self.client.game.respond,
                     dispute_id,
                     game.lo,
                     game.hi,
-                    agrees,
+                    index,
+                    posted,
                 )
         if receipt is not None and on_move is not None:
             on_move(record)
@@ -1215,11 +1251,11 @@ class NodeBase:
         job: Any,
         state: RecordStore[Any],
         *,
-        agree: Callable[[bytes, bytes], bool] | None = None,
+        choose: Chooser | None = None,
     ) -> Any:
         """Play the challenger's side of the job's game when this node is the challenger.
 
-        Responses compare the defender's hash at mid with this node's own replay
+        Responses compare the defender's posted hashes with this node's own replay
         (`segment_trajectory`, built only when a response is due, from the local store or the
         solver's server); when the defender's data stays unreachable for half of this turn's
         clock, the challenger escalates instead of timing out (`hash_at` gives `WITHHELD`): the
@@ -1232,7 +1268,8 @@ class NodeBase:
         Args:
             job: the job view (Disputed).
             state: the node's record store (its model has `NodeRecords.games`).
-            agree: override of the honest response rule (test adversaries only).
+            choose: override of the honest response rule ``(mine, theirs) -> index``
+                (test adversaries only).
 
         Returns:
             The `GameView`, or None when this node is not the challenger.
@@ -1264,7 +1301,7 @@ class NodeBase:
                 return WITHHELD
 
         game = self.play_game(
-            dispute_id, hash_at, agree=agree, on_move=self.game_recorder(state, game)
+            dispute_id, hash_at, choose=choose, on_move=self.game_recorder(state, game)
         )
         self.help_step_dispute(game)
         return game

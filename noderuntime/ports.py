@@ -179,7 +179,7 @@ class RunsPort(Protocol):
 
 
 class GamePort(Protocol):
-    """``client.game``: BisectionGame (docs/DISPUTES.md)."""
+    """``client.game``: BisectionGame, the n-way dissection game (docs/DISPUTES.md)."""
 
     def get_game(self, dispute_id: int, /) -> GameView: ...
     def move_bond(self) -> int: ...
@@ -193,11 +193,19 @@ class GamePort(Protocol):
         end_proof: Sequence[bytes],
         /,
     ) -> object: ...
+    def arity(self) -> int: ...
+    def pending_hashes(self, game: GameView, /) -> list[bytes]: ...
     def bisect(
-        self, dispute_id: int, expected_lo: int, expected_hi: int, mid_hash: bytes, /
+        self, dispute_id: int, expected_lo: int, expected_hi: int, hashes: Sequence[bytes], /
     ) -> object: ...
     def respond(
-        self, dispute_id: int, expected_lo: int, expected_hi: int, agree: bool, /
+        self,
+        dispute_id: int,
+        expected_lo: int,
+        expected_hi: int,
+        index: int,
+        hashes: Sequence[bytes],
+        /,
     ) -> object: ...
     def escalate(self, dispute_id: int, expected_lo: int, expected_hi: int, /) -> object: ...
     def claim_timeout(self, dispute_id: int, /) -> object: ...

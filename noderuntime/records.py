@@ -21,7 +21,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Generic, TypeVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, ValidationError
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    ValidationError,
+    model_validator,
+)
 
 from veritrain.errors import NodeStateError
 from veritrain.hexutil import as_bytes32, to_hex
@@ -160,25 +168,46 @@ class CheckResult(Record):
 
 
 class GameMove(Record):
-    """One move this node made in a bisection game (docs/DISPUTES.md).
+    """One move this node made in a dissection game (docs/DISPUTES.md).
 
     Attributes:
         kind: `veritrain.bisection.MoveKind` value.
         lo, hi: the interval (steps) the move was computed for.
-        step: the midpoint for a bisect or a response.
-        hash: the state hash posted (bisect) or compared (respond) at ``step``.
-        agree: the response.
+        steps: the points the move's hashes are at: the interior points ``point(1..parts-1)``
+            for a bisect, ``point(1..parts)`` for a response.
+        hashes: the state hashes at ``steps``: posted (bisect) or this node's own (respond).
+        index: the part a response picked, ``[point(index), point(index + 1)]``.
         start, end: the endpoints posted first.
+
+    Records written by the binary game (``step``, ``hash``, ``agree``) load as their one-point
+    equivalent: agree was part 1 (``[mid, hi]``), disagree part 0 (``[lo, mid]``).
     """
 
     kind: str
     lo: int
     hi: int
-    step: int | None = None
-    hash: Hash32 | None = None
-    agree: bool | None = None
+    steps: list[int] = Field(default_factory=list)
+    hashes: list[Hash32] = Field(default_factory=list)
+    index: int | None = None
     start: Hash32 | None = None
     end: Hash32 | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_binary(cls, data: Any) -> Any:
+        """Map a binary-bisection record (``step``/``hash``/``agree``) onto this shape."""
+        if not isinstance(data, dict) or not {"step", "hash", "agree"} & data.keys():
+            return data
+        data = dict(data)
+        step, digest = data.pop("step", None), data.pop("hash", None)
+        agree = data.pop("agree", None)
+        if step is not None and "steps" not in data:
+            data["steps"] = [step]
+        if digest is not None and "hashes" not in data:
+            data["hashes"] = [digest]
+        if agree is not None and "index" not in data:
+            data["index"] = 1 if agree else 0
+        return data
 
 
 class GameRecord(Record):

@@ -525,12 +525,12 @@ class SolverNode(NodeBase):
         )
 
     def _defend(self, job_id: int, dispute_id: int) -> None:
-        """The defender's side of the bisection game (docs/DISPUTES.md): post both leaves with
-        their proofs, then answer each bisect turn with our own hash at mid (replayed on demand
-        from the segment's start checkpoint, the same trajectory `/states/{step}` serves), claim
-        the challenger's timeout, help the step dispute along. Moves are recorded under
-        `games` in the state file; the game itself is read from chain every round, so a
-        restarted solver simply carries on."""
+        """The defender's side of the dissection game (docs/DISPUTES.md): post both leaves
+        with their proofs, then answer each bisect turn with our own hashes at the interval's
+        interior dissection points (replayed on demand from the segment's start checkpoint,
+        the same trajectory `/states/{step}` serves), claim the challenger's timeout, help the
+        step dispute along. Moves are recorded under `games` in the state file; the game
+        itself is read from chain every round, so a restarted solver simply carries on."""
         game = self.game_of(dispute_id)
         if game.defender.lower() != self.client.address.lower():
             return

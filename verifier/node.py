@@ -51,7 +51,6 @@ Run: `veritrain verifier run --rpc-url ... --deployment ... --key-env VERIFIER_K
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +59,7 @@ from noderuntime import TERMINAL_JOB_STATUSES, UNUSABLE_DATA, NodeBase
 from noderuntime.adjudication import Adjudication
 from noderuntime.ports import ChainPort
 from noderuntime.records import CheckResult, RecordStore, VerifierJob, VerifierRecords, Vote
+from veritrain.bisection import Chooser
 from veritrain.commitments import new_salt, verdict_commitment, vote_commitment
 from veritrain.enums import DisputePhase, DisputeStatus, JobStatus, Role
 from veritrain.errors import CheckpointUnavailable
@@ -208,7 +208,7 @@ class VerifierNode(NodeBase):
             elif status is JobStatus.Verifying:
                 self._verify_job(job_id, job, list(assignment.segments))
             else:  # Disputed: only if we challenged
-                self.adjudication.challenge(self, job, self.state, agree=self.respond_rule())
+                self.adjudication.challenge(self, job, self.state, choose=self.respond_rule())
             self.finalize_if_due(job_id, job)
 
     # --------------------------------------------------------------------------- verdicts
@@ -323,9 +323,10 @@ class VerifierNode(NodeBase):
         if receipt is not None:
             self._record_job(job_id, submitted=True)
 
-    def respond_rule(self) -> Callable[[bytes, bytes], bool] | None:
-        """How this node answers a bisection as challenger: None for the honest rule
-        (`veritrain.bisection.respond_agrees`). Override point."""
+    def respond_rule(self) -> Chooser | None:
+        """How this node answers a dissection as challenger, ``(mine, theirs) -> index`` over
+        the hashes at points ``1..parts``: None for the honest rule
+        (`veritrain.bisection.choose_index`). Override point."""
         return None
 
     def judge_claim(

@@ -1,4 +1,4 @@
-"""The bisection game from a node's side (docs/DISPUTES.md): per-step replay and the moves.
+"""The dissection game from a node's side (docs/DISPUTES.md): per-step replay and the moves.
 
 Shared by every role that plays a game:
 
@@ -10,12 +10,15 @@ Shared by every role that plays a game:
   included, so it serves the trajectory it committed to); a challenger uses the honest
   `TrainingEngine.train_step`.
 - `GameView` and `next_move`: a normalised view of a game and the pure decision of what one
-  party should do now (post the endpoints, bisect, respond, claim a timeout), testable
+  party should do now (post the endpoints, dissect, respond, claim a timeout), testable
   without a chain.
-- `respond_agrees`, `bisect_interval`, `play_out`: the interval rule itself. `play_out`
-  simulates a whole game between two hash functions and returns the single step handed to
-  the step adjudicator: for an honest challenger that is the first step where the two
-  trajectories diverge.
+- `dissection_points`, `choose_index`, `dissect_interval`, `depth_of`, `play_out`: the
+  n-way dissection rule itself (Truebit's n-way dissection; Arbitrum classic's challenge
+  dissection). Each defender move posts the state hashes at the ``parts - 1`` interior points
+  of the interval (``parts = min(arity, hi - lo)``), the challenger keeps the one part whose
+  start it agrees with and whose end it disputes. `play_out` simulates a whole game between
+  two hash functions and returns the single step handed to the step adjudicator: for an
+  honest challenger that is the first step where the two trajectories diverge.
 
 torch is imported lazily (only when a segment is replayed).
 
@@ -27,12 +30,13 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+from veritrain._keccak import keccak256
 from veritrain.enums import GameStatus, Side
 from veritrain.errors import CheckpointFormatError, NodeStateError
 from veritrain.hexutil import as_bytes32, to_hex
@@ -45,16 +49,20 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 __all__ = [
+    "Chooser",
     "GameView",
     "Move",
     "MoveKind",
+    "PlayOutcome",
     "StepFn",
     "StepTrajectory",
-    "bisect_interval",
-    "mid_of",
+    "choose_index",
+    "depth_of",
+    "dissect_interval",
+    "dissection_points",
+    "hashes_digest",
     "next_move",
     "play_out",
-    "respond_agrees",
 ]
 
 StepFn = Callable[["TrainState"], None]
@@ -64,29 +72,163 @@ ZERO_HASH = b"\x00" * 32
 
 
 # ------------------------------------------------------------------------- interval logic
-def mid_of(lo: int, hi: int) -> int:
-    """The step the defender must post a hash for: `lo + (hi - lo) // 2` (DISPUTES.md, Moves;
-    the contract's formula, equal to `(lo + hi) // 2` for steps >= 0)."""
-    return lo + (hi - lo) // 2
+def dissection_points(lo: int, hi: int, arity: int) -> list[int]:
+    """The points that split [lo, hi] into ``parts = min(arity, hi - lo)`` near-equal parts.
 
+    ``point(j) = lo + (hi - lo) * j // parts`` for ``j = 0..parts`` (the contract's formula,
+    DISPUTES.md): ``point(0) = lo``, ``point(parts) = hi``, strictly increasing, and each part
+    is ``floor`` or ``ceil`` of ``(hi - lo) / parts`` steps long. The defender posts its state
+    hashes at the interior points ``j = 1..parts-1``; for ``hi - lo == 2`` that is one hash,
+    the old bisection midpoint. This is Truebit's n-way dissection (Teutsch & Reitwiessner,
+    "A scalable verification solution for blockchains", 2017, section 4) as run by Arbitrum
+    classic's challenge dissection (one bisection of n segments per move).
 
-def respond_agrees(my_hash_at_mid: bytes, mid_hash: bytes) -> bool:
-    """An honest challenger agrees iff its own state hash at mid equals the defender's."""
-    return bytes(my_hash_at_mid) == bytes(mid_hash)
-
-
-def bisect_interval(
-    lo: int, hi: int, agreed: bytes, claimed: bytes, mid_hash: bytes, agree: bool
-) -> tuple[int, int, bytes, bytes]:
-    """Apply one bisect + respond round.
+    Args:
+        lo: first step of the interval.
+        hi: last step (``hi > lo``).
+        arity: most parts per round (``DISSECTION_ARITY``, >= 2).
 
     Returns:
-        The new `(lo, hi, agreed, claimed)`: agree -> `lo = mid`, disagree -> `hi = mid`.
+        ``parts + 1`` steps, ``lo`` first and ``hi`` last.
+
+    Raises:
+        ValueError: ``hi <= lo`` (nothing to dissect) or ``arity < 2``.
     """
-    mid = mid_of(lo, hi)
-    if agree:
-        return mid, hi, mid_hash, claimed
-    return lo, mid, agreed, mid_hash
+    if hi <= lo:
+        raise ValueError(f"interval [{lo}, {hi}] has no step to dissect")
+    if arity < 2:
+        raise ValueError(f"dissection arity {arity} is below 2")
+    parts = min(arity, hi - lo)
+    return [lo + (hi - lo) * j // parts for j in range(parts + 1)]
+
+
+def depth_of(k: int, arity: int) -> int:
+    """Most dissection rounds a game over ``k`` steps can take (the contract's ``depth``).
+
+    ``w = k; while w > 1: w = ceil(w / min(arity, w)); depth += 1``: each round keeps one part,
+    at most ``ceil(w / parts)`` steps long (k=1024, arity 8 -> 4 rounds; k=64 -> 2; arity 2
+    is binary bisection, ``ceil(log2 k)``). Move bonds are prepaid for this many rounds.
+
+    Args:
+        k: steps of a segment (>= 1).
+        arity: most parts per round (>= 2).
+
+    Raises:
+        ValueError: ``k < 1`` or ``arity < 2``.
+    """
+    if k < 1 or arity < 2:
+        raise ValueError(f"depth_of needs k >= 1 and arity >= 2, got k={k}, arity={arity}")
+    depth, w = 0, k
+    while w > 1:
+        parts = min(arity, w)
+        w = -(-w // parts)
+        depth += 1
+    return depth
+
+
+def hashes_digest(hashes: Sequence[bytes]) -> bytes:
+    """``keccak256(abi.encodePacked(hashes))``: the game's ``pendingHash`` of a posted list
+    (the 32-byte hashes concatenated, in point order).
+
+    Raises:
+        ValueError: a hash is not 32 bytes.
+    """
+    for h in hashes:
+        if len(h) != 32:
+            raise ValueError(f"a state hash is 32 bytes, got {len(h)}")
+    return keccak256(b"".join(bytes(h) for h in hashes))
+
+
+def choose_index(mine: Sequence[bytes], theirs: Sequence[bytes]) -> int:
+    """The honest challenger's part: the first one whose end it disputes.
+
+    Both lists hold the hashes at points ``j = 1..parts`` (list position ``j - 1``): ``mine``
+    the challenger's own, ``theirs`` the defender's posted interior hashes followed by its
+    ``claimedHash`` at ``hi``. The part ``index`` spans ``[point(index), point(index + 1)]``;
+    taking the first disagreement keeps "agreed at lo, disputed at hi" (the challenger agreed
+    at ``point(index)``). When it agrees everywhere (a griefer's position, or an honest
+    defender) it takes the last part, ``parts - 1``, where the step adjudicator rules
+    against the challenger.
+
+    Args:
+        mine: ``parts`` hashes, the challenger's.
+        theirs: ``parts`` hashes, the defender's (posted + claimed).
+
+    Returns:
+        ``index`` in ``0..parts-1``.
+
+    Raises:
+        ValueError: the lists are empty or of different lengths.
+    """
+    if not mine or len(mine) != len(theirs):
+        raise ValueError(
+            f"choose_index needs two equal non-empty lists, got {len(mine)} and {len(theirs)}"
+        )
+    for j, (a, b) in enumerate(zip(mine, theirs, strict=True)):
+        if bytes(a) != bytes(b):
+            return j
+    return len(mine) - 1
+
+
+def dissect_interval(
+    lo: int,
+    hi: int,
+    agreed: bytes,
+    claimed: bytes,
+    hashes: Sequence[bytes],
+    index: int,
+    arity: int,
+) -> tuple[int, int, bytes, bytes]:
+    """Apply one dissection round (the defender posted ``hashes``, the challenger picked
+    ``index``), as ``BisectionGame.respond`` does.
+
+    Args:
+        lo, hi: the interval (steps, ``hi - lo >= 2``).
+        agreed: hash at ``lo`` both accept.
+        claimed: the defender's hash at ``hi``.
+        hashes: the defender's ``parts - 1`` hashes at the interior points.
+        index: the part picked, ``0..parts-1``.
+        arity: most parts per round.
+
+    Returns:
+        The new ``(lo, hi, agreed, claimed)``: ``[point(index), point(index + 1)]``, agreed
+        ``hashes[index - 1]`` (unchanged for index 0), claimed ``hashes[index]`` (unchanged
+        for the last part).
+
+    Raises:
+        ValueError: wrong number of hashes (``WrongHashCount``) or index out of range
+            (``InvalidIndex``).
+    """
+    points = dissection_points(lo, hi, arity)
+    parts = len(points) - 1
+    if len(hashes) != parts - 1:
+        raise ValueError(f"[{lo}, {hi}] takes {parts - 1} hashes, got {len(hashes)}")
+    if not 0 <= index < parts:
+        raise ValueError(f"index {index} is not a part of [{lo}, {hi}] ({parts} parts)")
+    new_agreed = bytes(hashes[index - 1]) if index > 0 else agreed
+    new_claimed = bytes(hashes[index]) if index < parts - 1 else claimed
+    return points[index], points[index + 1], new_agreed, new_claimed
+
+
+Chooser = Callable[[list[bytes], list[bytes]], int]
+"""A challenger's rule ``(mine, theirs) -> index`` (honest: `choose_index`); both lists are the
+hashes at points ``1..parts``."""
+
+
+class PlayOutcome(NamedTuple):
+    """The end of a simulated game (`play_out`).
+
+    Attributes:
+        step: t, the single step (t -> t+1) handed to the step adjudicator.
+        agreed: the hash at t both accept.
+        claimed: the defender's hash at t + 1.
+        rounds: dissection rounds played (at most ``depth_of(end - start, arity)``).
+    """
+
+    step: int
+    agreed: bytes
+    claimed: bytes
+    rounds: int
 
 
 def play_out(
@@ -94,26 +236,41 @@ def play_out(
     end: int,
     defender_hash: Callable[[int], bytes],
     challenger_hash: Callable[[int], bytes],
-) -> tuple[int, bytes, bytes]:
+    arity: int,
+    *,
+    choose: Chooser | None = None,
+) -> PlayOutcome:
     """Simulate a whole game between two trajectories (no chain, no clocks).
 
     Args:
         start: a = s*k (both sides accept the committed hash there).
         end: b = (s+1)*k.
         defender_hash: the defender's state hash at a step (what it posts).
-        challenger_hash: the challenger's state hash at a step (how it responds).
+        challenger_hash: the challenger's state hash at a step (what it compares).
+        arity: most parts per round (``DISSECTION_ARITY``).
+        choose: the challenger's rule; honest `choose_index` by default.
 
     Returns:
-        `(t, agreed, claimed)`: the single step t (t -> t+1) handed to the step adjudicator,
-        the start hash both accept and the defender's end hash.
+        `PlayOutcome`: for an honest challenger whose trajectory agrees at ``start`` and
+        differs at ``end``, ``step`` is the first step whose successor differs.
+
+    Raises:
+        ValueError: ``end <= start``, ``arity < 2``, or ``choose`` returns an invalid index.
     """
+    if end <= start:
+        raise ValueError(f"segment [{start}, {end}] has no step")
+    pick = choose if choose is not None else choose_index
     lo, hi = start, end
     agreed, claimed = defender_hash(start), defender_hash(end)
+    rounds = 0
     while hi - lo > 1:
-        mid_hash = defender_hash(mid_of(lo, hi))
-        agree = respond_agrees(challenger_hash(mid_of(lo, hi)), mid_hash)
-        lo, hi, agreed, claimed = bisect_interval(lo, hi, agreed, claimed, mid_hash, agree)
-    return lo, agreed, claimed
+        points = dissection_points(lo, hi, arity)
+        posted = [defender_hash(p) for p in points[1:-1]]
+        mine = [challenger_hash(p) for p in points[1:]]
+        index = pick(mine, [*posted, claimed])
+        lo, hi, agreed, claimed = dissect_interval(lo, hi, agreed, claimed, posted, index, arity)
+        rounds += 1
+    return PlayOutcome(lo, agreed, claimed, rounds)
 
 
 # ------------------------------------------------------------------------------- game view
@@ -122,19 +279,29 @@ class MoveKind(StrEnum):
 
     POST_ENDPOINTS = "post_endpoints"
     BISECT = "bisect"
+    """The defender posts its hashes at the interval's interior points (``bisect``)."""
     RESPOND = "respond"
+    """The challenger picks the part it disputes (``respond``)."""
     ESCALATE = "escalate"
-    """The challenger's alternative to RESPOND when it cannot compute its hash at mid (the
+    """The challenger's alternative to RESPOND when it cannot compute its hashes (the
     defender withholds its states): the step committee replays the whole interval."""
     CLAIM_TIMEOUT = "claim_timeout"
 
 
 @dataclass(frozen=True)
 class Move:
-    """A move to make now. `step` is the mid for bisect/respond, else None."""
+    """A move to make now.
+
+    Attributes:
+        kind: what to do.
+        steps: the steps whose state hashes the move needs: for BISECT the interior points
+            ``point(1..parts-1)`` (the hashes it posts), for RESPOND ``point(1..parts)`` (the
+            challenger's own hashes, compared with the posted ones and the claimed end);
+            empty otherwise.
+    """
 
     kind: MoveKind
-    step: int | None = None
+    steps: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -153,13 +320,16 @@ class GameView:
         lo, hi: the current interval (steps).
         agreed_hash: hash at `lo` both accept.
         claimed_hash: the defender's hash at `hi`.
-        pending_hash: the defender's hash at `mid` (meaningful while AwaitingResponse).
+        pending_hash: ``keccak256`` of the defender's posted hashes, concatenated
+            (`hashes_digest`; meaningful while AwaitingResponse).
         turn: the side whose clock runs (`Side.None_` during adjudication or once resolved).
         status: lifecycle status.
         defender_clock, challenger_clock: seconds left at `turn_started_at`.
         turn_started_at: timestamp at which the side to move started thinking.
         moves: moves made so far (each posted one move bond).
         step_dispute_id: the step adjudicator's dispute once `hi = lo + 1` (0 before).
+        pending_block: block of the latest dissection (its ``Bisected`` log carries the
+            posted hashes; 0 before the first).
     """
 
     dispute_id: int
@@ -179,11 +349,15 @@ class GameView:
     turn_started_at: int
     moves: int = 0
     step_dispute_id: int = 0
+    pending_block: int = 0
 
-    @property
-    def mid(self) -> int:
-        """The step the next bisection posts a hash for (`mid_of(lo, hi)`)."""
-        return mid_of(self.lo, self.hi)
+    def points(self, arity: int) -> list[int]:
+        """The current interval's dissection points (`dissection_points(lo, hi, arity)`).
+
+        Raises:
+            ValueError: the interval is a single step or less (``hi - lo < 1``).
+        """
+        return dissection_points(self.lo, self.hi, arity)
 
     @property
     def resolved(self) -> bool:
@@ -214,17 +388,18 @@ class GameView:
         return Side.None_
 
 
-def next_move(game: GameView, me: str, now: int) -> Move | None:
+def next_move(game: GameView, me: str, now: int, *, arity: int) -> Move | None:
     """What `me` should do in `game` at chain time `now` (pure; no chain, no replay).
 
     A party claims the timeout when the *opponent's* clock ran out; on its own turn it moves
-    (bisect at the mid, respond at the mid, or post the endpoints first). It never moves out
-    of turn, after resolution or during adjudication.
+    (dissect at the interior points, respond with its hashes at points 1..parts, or post the
+    endpoints first). It never moves out of turn, after resolution or during adjudication.
 
     Args:
         game: the game.
         me: this node's address.
         now: latest block timestamp.
+        arity: the game's ``DISSECTION_ARITY``.
 
     Returns:
         The move, or None when there is nothing to do.
@@ -241,10 +416,10 @@ def next_move(game: GameView, me: str, now: int) -> Move | None:
         if game.status is GameStatus.AwaitingEndpoints:
             return Move(MoveKind.POST_ENDPOINTS)
         if game.status is GameStatus.AwaitingBisection and game.hi - game.lo > 1:
-            return Move(MoveKind.BISECT, game.mid)
+            return Move(MoveKind.BISECT, tuple(game.points(arity)[1:-1]))
         return None
     if game.status is GameStatus.AwaitingResponse and game.hi - game.lo > 1:
-        return Move(MoveKind.RESPOND, game.mid)
+        return Move(MoveKind.RESPOND, tuple(game.points(arity)[1:]))
     return None
 
 

@@ -11,9 +11,9 @@ Per round (`WhistleblowerNode.step()`):
    then, for every revealed Approve of a claim its replay contradicts (a cheat, or a forced
    error approved by a lazy verifier), call `challengeApproval(jobId, sampleIndex, verifier)`
    before the challenge deadline (posting `challengeBond`);
-3. bisection deployments (docs/DISPUTES.md): when the game names it as challenger, respond
-   to each bisect with its own replayed hash at mid (`NodeBase.play_challenger`) and claim
-   the defender's timeout;
+3. bisection deployments (docs/DISPUTES.md): when the game names it as challenger, answer
+   each dissection with the first part whose end its own replay disputes
+   (`NodeBase.play_challenger`) and claim the defender's timeout;
 4. `finalize` the jobs it watches when due (anyone may);
 5. `claimCredit` (and the game's credit).
 

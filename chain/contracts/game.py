@@ -1,4 +1,4 @@
-"""`client.game`: `BisectionGame`: the bisection game with chess clocks and move bonds
+"""`client.game`: `BisectionGame`: the n-way dissection game with chess clocks and move bonds
 (docs/DISPUTES.md).
 
 Typed calls of `BisectionGame` (ABI loaded from contracts/out). Transacting methods return the
@@ -11,10 +11,12 @@ Run: not a script; ``client.game.post_endpoints(...)``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from web3.types import TxReceipt
 
 from chain.contracts._base import ContractFacade
+from chain.errors import EventLogMissing
 from chain.types import (
     GameStatus,
     GameView,
@@ -22,6 +24,10 @@ from chain.types import (
     from_struct,
     struct_to_dict,
 )
+from veritrain.bisection import hashes_digest
+
+if TYPE_CHECKING:
+    from chain.client import ChainClient
 
 __all__ = ["GameFacade"]
 
@@ -34,6 +40,10 @@ class GameFacade(ContractFacade):
     """
 
     HANDLE = "bisection_game"
+
+    def __init__(self, client: ChainClient) -> None:
+        super().__init__(client)
+        self._arity: int | None = None
 
     def post_endpoints(
         self,
@@ -62,32 +72,89 @@ class GameFacade(ContractFacade):
             list(end_proof),
         )
 
+    def arity(self) -> int:
+        """``DISSECTION_ARITY``: most parts an interval is cut into per move (read once per
+        client, then cached: a constant of the deployed code)."""
+        if self._arity is None:
+            self._arity = int(self._client.call(self.contract, "DISSECTION_ARITY"))
+        return self._arity
+
     def bisect(
-        self, dispute_id: int, expected_lo: int, expected_hi: int, mid_hash: bytes
+        self, dispute_id: int, expected_lo: int, expected_hi: int, hashes: Sequence[bytes]
     ) -> TxReceipt:
-        """Defender: post the state hash at ``lo + (hi - lo) // 2`` of the current interval
-        ``[expected_lo, expected_hi]`` (prepaid with the endpoints).
+        """Defender: post the state hashes at the interior dissection points of the current
+        interval ``[expected_lo, expected_hi]`` (``veritrain.bisection.dissection_points``,
+        ``point(1..parts-1)``, 32 bytes each, in point order; prepaid with the endpoints).
 
         Raises:
-            ContractRevert: e.g. ``WrongInterval`` (stale view), ``OutOfTurn``, ``ClockExpired``.
+            ContractRevert: e.g. ``WrongHashCount`` (not ``parts - 1`` hashes),
+                ``WrongInterval`` (stale view), ``OutOfTurn``, ``ClockExpired``.
         """
         game = self.contract
         self._approve_bond_due(dispute_id)
-        return self._client.transact(game, "bisect", dispute_id, expected_lo, expected_hi, mid_hash)
+        return self._client.transact(
+            game, "bisect", dispute_id, expected_lo, expected_hi, [bytes(h) for h in hashes]
+        )
 
     def respond(
-        self, dispute_id: int, expected_lo: int, expected_hi: int, agree: bool
+        self,
+        dispute_id: int,
+        expected_lo: int,
+        expected_hi: int,
+        index: int,
+        hashes: Sequence[bytes],
     ) -> TxReceipt:
-        """Challenger: agree (interval -> [mid, hi]) or disagree (-> [lo, mid]) with the pending
-        midpoint hash. The first response prepays (and auto-approves) the bonds of every response
-        the game can take (`move_bond_due`). The last response opens the step dispute.
+        """Challenger: keep part ``index`` of the dissection, ``[point(index),
+        point(index + 1)]``, passing back the defender's posted ``hashes`` (`pending_hashes`;
+        checked against ``pendingHash``). The first response prepays (and auto-approves) the
+        bonds of every response the game can take (`move_bond_due`). The response that leaves
+        a single step opens the step dispute.
 
         Raises:
-            ContractRevert: e.g. ``WrongInterval``, ``OutOfTurn``, ``ClockExpired``.
+            ContractRevert: e.g. ``HashesMismatch``, ``InvalidIndex`` (``index >= parts``),
+                ``WrongInterval``, ``OutOfTurn``, ``ClockExpired``.
         """
         game = self.contract
         self._approve_bond_due(dispute_id)
-        return self._client.transact(game, "respond", dispute_id, expected_lo, expected_hi, agree)
+        return self._client.transact(
+            game,
+            "respond",
+            dispute_id,
+            expected_lo,
+            expected_hi,
+            int(index),
+            [bytes(h) for h in hashes],
+        )
+
+    def pending_hashes(self, game: GameView) -> list[bytes]:
+        """The hashes the defender posted in the game's latest dissection, from its
+        ``Bisected`` log at block ``game.pending_block`` (the game stores only their keccak).
+
+        Args:
+            game: the game, read while AwaitingResponse (``pending_block > 0``).
+
+        Returns:
+            The ``parts - 1`` hashes (32 bytes each) at the interior points, in point order.
+
+        Raises:
+            EventLogMissing: no ``Bisected`` log of this game at that block hashes to
+                ``game.pending_hash`` (no dissection yet, or the RPC lacks the logs).
+            RpcUnavailable: the endpoint is down.
+        """
+        block = int(game.pending_block)
+        if block <= 0:
+            raise EventLogMissing(f"game {game.dispute_id} has no dissection posted yet")
+        logs = self._client.event_logs(
+            self.contract, ["Bisected"], block, block, int(game.dispute_id)
+        )
+        for log in reversed(logs):
+            hashes = [bytes(h) for h in log.args["hashes"]]
+            if hashes_digest(hashes) == bytes(game.pending_hash):
+                return hashes
+        raise EventLogMissing(
+            f"game {game.dispute_id}: none of the {len(logs)} Bisected log(s) at block {block} "
+            f"hashes to pendingHash 0x{bytes(game.pending_hash).hex()}"
+        )
 
     def escalate(self, dispute_id: int, expected_lo: int, expected_hi: int) -> TxReceipt:
         """Challenger, on its turn: hand the whole interval [lo, hi] to the step adjudicator

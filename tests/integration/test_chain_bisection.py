@@ -1,12 +1,14 @@
 """The bisection adjudicator (docs/DISPUTES.md) through `ChainClient` on Anvil: deployment and
-wiring with ``ProtocolParams.adjudicator = "bisection"``, a whole game (endpoints with Merkle
-proofs, bisections, responses, the one-step committee), decoded game reverts, timeouts and
-credits.
+wiring with ``ProtocolParams.adjudicator = "bisection"``, whole n-way dissection games
+(endpoints with Merkle proofs, dissections read back from their logs, responses, the one-step
+committee), decoded game reverts, timeouts and credits.
 
 Run: ``.venv/bin/python -m pytest tests/integration/test_chain_bisection.py``.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import pytest
 from eth_utils import keccak
@@ -22,14 +24,16 @@ from chain import (
 )
 from chain.scripted_round import commit, post_claims, reveal_secret, seal_and_reveal
 from tests.utils.models import register_model
+from veritrain.bisection import choose_index, depth_of, play_out
 from veritrain.commitments import new_salt
 from veritrain.enums import GameStatus, JobStatus, Role, Side
 from veritrain.forced import Claims
 from veritrain.merkle import checkpoint_tree
 
 E18 = 10**18
-K = 4  # checkpoint interval: 2 bisection rounds
+K = 16  # checkpoint interval: 2 dissection rounds at arity 8 (16 -> 2 -> 1)
 N = 2 * K
+ARITY = 8  # BisectionGame.DISSECTION_ARITY
 
 
 def _hash(step: int) -> bytes:
@@ -96,6 +100,16 @@ def _disputed_game(anvil: Anvil, dep: Deployment) -> tuple[dict[str, ChainClient
     return clients, job_id, dispute_id
 
 
+def _dissect(
+    solver: ChainClient, dispute_id: int, hash_at: Callable[[int], bytes] = _hash
+) -> list[bytes]:
+    """The defender's move: its hashes at the interior points of the current interval."""
+    game = solver.game.get_game(dispute_id)
+    hashes = [hash_at(p) for p in game.points(solver.game.arity())[1:-1]]
+    solver.game.bisect(dispute_id, game.lo, game.hi, hashes)
+    return hashes
+
+
 def _game_credits(client: ChainClient, receipt: object, dep: Deployment) -> dict[str, int]:
     """The Escrow credits the game booked in a receipt (won move bonds), per account."""
     out: dict[str, int] = {}
@@ -139,15 +153,31 @@ def test_bisection_game_griefer_loses(anvil: Anvil, bisection: Deployment):
             dispute_id, keccak(text="x"), _hash(K), tree.proof(0), tree.proof(1)
         )
     solver.game.post_endpoints(dispute_id, _hash(0), _hash(K), tree.proof(0), tree.proof(1))
+    assert anyone.game.arity() == ARITY
     with pytest.raises(errors.OutOfTurn):
-        challenger.game.respond(dispute_id, 0, K, False)
+        challenger.game.respond(dispute_id, 0, K, 0, [])
     with pytest.raises(errors.WrongInterval):
-        solver.game.bisect(dispute_id, 0, K + 1, _hash(K // 2))
+        solver.game.bisect(dispute_id, 0, K + 1, [_hash(p) for p in range(2, K, 2)])
+    with pytest.raises(errors.WrongHashCount) as wrong:
+        solver.game.bisect(dispute_id, 0, K, [_hash(K // 2)])
+    assert wrong.value.args == (dispute_id, ARITY - 1, 1)
+
+    posted = _dissect(solver, dispute_id)  # at 2, 4, ..., 14
+    game = anyone.game.get_game(dispute_id)
+    assert game.status is GameStatus.AwaitingResponse and game.pending_block > 0
+    assert challenger.game.pending_hashes(game) == posted == [_hash(p) for p in range(2, K, 2)]
+    with pytest.raises(errors.HashesMismatch):
+        challenger.game.respond(dispute_id, 0, K, 0, [*posted[:-1], keccak(text="forged")])
+    with pytest.raises(errors.InvalidIndex) as invalid:
+        challenger.game.respond(dispute_id, 0, K, ARITY, posted)
+    assert invalid.value.args == (dispute_id, ARITY, ARITY)
+    challenger.game.respond(dispute_id, 0, K, 0, posted)  # griefing: disputes the first part
+    assert (anyone.game.get_game(dispute_id).lo, anyone.game.get_game(dispute_id).hi) == (0, 2)
     while (game := anyone.game.get_game(dispute_id)).status is not GameStatus.AwaitingStep:
-        solver.game.bisect(dispute_id, game.lo, game.hi, _hash(game.mid))
-        challenger.game.respond(
-            dispute_id, game.lo, game.hi, False
-        )  # griefing: disputes everything
+        posted = _dissect(solver, dispute_id)
+        challenger.game.respond(dispute_id, game.lo, game.hi, 0, posted)
+    # endpoints + depth_of(16, 8) = 2 rounds of (dissect, respond)
+    assert depth_of(K, ARITY) == 2
     assert (game.lo, game.hi, game.moves) == (0, 1, 5)
     assert anyone.game.moves(dispute_id) == 5
 
@@ -191,6 +221,42 @@ def test_bisection_game_griefer_loses(anvil: Anvil, bisection: Deployment):
     assert anyone.jobs.get_job(job_id).status is JobStatus.Finalized
 
 
+def test_dissection_pins_the_first_step_the_challenger_disputes(
+    anvil: Anvil, bisection: Deployment
+):
+    """An honest challenger whose own trajectory leaves the defender's after step 11 narrows
+    [0, 16] to [11, 12] in depth_of(16, 8) rounds, each part the first one whose end it
+    disputes (`choose_index` over the posted hashes read back from the log), as `play_out`
+    predicts; the step claim is step 11 from the agreed hash."""
+    clients, _job_id, dispute_id = _disputed_game(anvil, bisection)
+    solver, challenger = clients["k2"], clients["challenger"]
+    t = 11
+
+    def mine(step: int) -> bytes:
+        return _hash(step) if step <= t else keccak(text=f"other {step}")
+
+    tree = checkpoint_tree([_hash(i * K) for i in range(N // K + 1)], K)
+    solver.game.post_endpoints(dispute_id, _hash(0), _hash(K), tree.proof(0), tree.proof(1))
+    picked = []
+    while (game := challenger.game.get_game(dispute_id)).status is not GameStatus.AwaitingStep:
+        _dissect(solver, dispute_id)
+        game = challenger.game.get_game(dispute_id)
+        points = game.points(ARITY)
+        posted = challenger.game.pending_hashes(game)
+        index = choose_index([mine(p) for p in points[1:]], [*posted, game.claimed_hash])
+        picked.append(index)
+        challenger.game.respond(dispute_id, game.lo, game.hi, index, posted)
+        after = challenger.game.get_game(dispute_id)
+        assert (after.lo, after.hi) == (points[index], points[index + 1])
+    expected = play_out(0, K, _hash, mine, ARITY)
+    assert picked == [5, 1]  # [0,16]: 12 is the first disputed point -> [10, 12] -> [11, 12]
+    assert (game.lo, game.hi) == (t, t + 1) == (expected.step, expected.step + 1)
+    assert (game.agreed_hash, game.claimed_hash) == (expected.agreed, expected.claimed)
+    assert len(picked) == expected.rounds == depth_of(K, ARITY)
+    claim = challenger.committee.step_claim_of(game.step_dispute_id)
+    assert (claim.step, claim.start_hash, claim.claimed_end_hash) == (t, _hash(t), _hash(t + 1))
+
+
 def test_bisection_timeout_defender_loses(anvil: Anvil, bisection: Deployment):
     clients, job_id, dispute_id = _disputed_game(anvil, bisection)
     anyone = clients["k1"]
@@ -204,7 +270,7 @@ def test_bisection_timeout_defender_loses(anvil: Anvil, bisection: Deployment):
 
 
 def test_griefing_whistleblower_loses_its_bond(anvil: Anvil, bisection: Deployment):
-    """A whistleblower challenges an honest approval, then disputes every honest midpoint: the
+    """A whistleblower challenges an honest approval, then disputes every first part: the
     honest solver wins the game, the whistleblower forfeits its challenge bond and its move
     bonds, and the job is finalized."""
     # 6 verifiers: V = 3 on the job, 3 fresh ones for the step committee; k9 the whistleblower.
@@ -232,8 +298,8 @@ def test_griefing_whistleblower_loses_its_bond(anvil: Anvil, bisection: Deployme
     tree = checkpoint_tree(hashes, K)
     solver.game.post_endpoints(dispute_id, _hash(0), _hash(K), tree.proof(0), tree.proof(1))
     while (game := submitter.game.get_game(dispute_id)).status is not GameStatus.AwaitingStep:
-        solver.game.bisect(dispute_id, game.lo, game.hi, _hash(game.mid))
-        griefer.game.respond(dispute_id, game.lo, game.hi, False)  # disputes every honest midpoint
+        posted = _dissect(solver, dispute_id)
+        griefer.game.respond(dispute_id, game.lo, game.hi, 0, posted)  # disputes every part 0
     moves = game.moves
     step_id = game.step_dispute_id
     submitter.mine(2)

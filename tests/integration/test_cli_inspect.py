@@ -222,7 +222,7 @@ def test_dispute_show_lists_the_game_moves_in_order_and_the_winner(
     dep = deploy_protocol(ChainClient(anvil.rpc_url, DEV_PRIVATE_KEYS[0]), params, build=False)
     manifest = _write_manifest(dep, tmp_path / "bisection")
     clients = {i: ChainClient(anvil.rpc_url, DEV_PRIVATE_KEYS[i], dep) for i in range(1, 10)}
-    n, k = 8, 4
+    n, k = 32, 16  # two dissection rounds at arity 8: [0, 16] -> [0, 2] -> [0, 1]
     submitter, solver = clients[1], clients[2]
     for c in clients.values():
         c.token.faucet(1_000 * E18)
@@ -252,10 +252,12 @@ def test_dispute_show_lists_the_game_moves_in_order_and_the_winner(
     solver.game.post_endpoints(dispute_id, _hash(0), _hash(k), tree.proof(0), tree.proof(1))
     db = f"sqlite:///{tmp_path / 'index.sqlite'}"
     (bisecting,) = _agree(anvil, manifest, db, "dispute", "list")
-    assert bisecting["phase"] == "AwaitingBisection [0, 4]", bisecting
+    assert bisecting["phase"] == "AwaitingBisection [0, 16]", bisecting
+    arity = solver.game.arity()
     while (game := submitter.game.get_game(dispute_id)).status is not GameStatus.AwaitingStep:
-        solver.game.bisect(dispute_id, game.lo, game.hi, _hash(game.mid))
-        challenger.game.respond(dispute_id, game.lo, game.hi, False)
+        posted = [_hash(p) for p in game.points(arity)[1:-1]]
+        solver.game.bisect(dispute_id, game.lo, game.hi, posted)
+        challenger.game.respond(dispute_id, game.lo, game.hi, 0, posted)
     running = _agree(anvil, manifest, db, "dispute", "show", str(dispute_id))
     assert running["resolved"] is False and running["winner"] is None
     assert running["phase"] == "AwaitingStep (step committee AwaitingCommittee)", running
@@ -297,7 +299,11 @@ def test_dispute_show_lists_the_game_moves_in_order_and_the_winner(
         (dispute_id, "game", solver.address)
     ]
     text = _cli(anvil, manifest, "dispute", "show", str(dispute_id))
-    assert text.exit_code == 0 and "bisects [0, 4] at 2" in text.stdout, text.stdout
+    assert text.exit_code == 0, text.stdout
+    first = f"defender dissects [0, 16] at 7 points: 2 0x{_hash(2).hex()[:8]}, 4 "
+    assert first in text.stdout, text.stdout
+    assert "challenger picks part 0: [0, 2]" in text.stdout, text.stdout
+    assert f"defender dissects [0, 2] at 1 point: 1 0x{_hash(1).hex()[:8]}" in text.stdout
     assert _agree(anvil, manifest, db, "dispute", "show", str(dispute_id)) == shown
     assert _agree(anvil, manifest, db, "dispute", "list") == rows
     missing = _cli(anvil, manifest, "dispute", "show", str(dispute_id + 1), "--db", db)

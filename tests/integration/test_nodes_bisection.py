@@ -1,4 +1,4 @@
-"""Nodes on a real Anvil playing the bisection game (docs/DISPUTES.md) end to end.
+"""Nodes on a real Anvil playing the n-way dissection game (docs/DISPUTES.md) end to end.
 
 The protocol is deployed with `adjudicator="bisection"`; every segment is sampled (q = 4) so
 the cheat (segments 2 and 3) is always audited. Scenarios: a cheating solver caught through
@@ -176,7 +176,7 @@ def test_defender_withholding_from_its_challenger_loses_by_escalation(net: Netwo
     """P-6: the cheater's first bad step is inside segment 2, after an honest first step. Its
     challenger gets none of its states: it escalates the whole segment to the step committee,
     which fetches the checkpoint itself and replays all k steps. Before, the challenger disputed
-    every midpoint, the game narrowed to the honest first step and the cheater won."""
+    every first part, the game narrowed to the honest first step and the cheater won."""
     nodes = [
         _WithheldFrom(net.client(i), net.tmp / f"v{i}", poll_interval=0.5) for i in (V1, V2, V3)
     ]
@@ -202,8 +202,8 @@ def test_all_nodes_restarted_mid_dispute_finish_the_game(net: Network) -> None:
         "the game under way",
         lambda: (
             (g := _game(net, job_id)) is not None
+            # endpoints posted; with k = 10 and arity 8 the first response may already end it
             and g.status in (GameStatus.AwaitingBisection, GameStatus.AwaitingResponse)
-            and g.hi - g.lo < 10
         ),
         timeout=300,
     )

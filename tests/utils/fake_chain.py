@@ -813,10 +813,18 @@ class FakeGame:
     ) -> object:
         raise self._absent()
 
-    def bisect(self, dispute_id: int, lo: int, hi: int, mid_hash: bytes, /) -> object:
+    def arity(self) -> int:
         raise self._absent()
 
-    def respond(self, dispute_id: int, lo: int, hi: int, agree: bool, /) -> object:
+    def pending_hashes(self, game: GameView, /) -> list[bytes]:
+        raise self._absent()
+
+    def bisect(self, dispute_id: int, lo: int, hi: int, hashes: Sequence[bytes], /) -> object:
+        raise self._absent()
+
+    def respond(
+        self, dispute_id: int, lo: int, hi: int, index: int, hashes: Sequence[bytes], /
+    ) -> object:
         raise self._absent()
 
     def escalate(self, dispute_id: int, lo: int, hi: int, /) -> object:

@@ -154,3 +154,32 @@ def test_a_claim_dispute_of_a_committee_deployment_is_no_job_dispute(index: Inde
     with index.reader() as s:
         keys = sorted((d.kind, d.dispute_id, d.job_id) for d in s.query(Dispute))
     assert keys == [("claim", 2, None), ("job", 1, 3)]
+
+
+def test_game_moves_record_the_dissection_points_and_the_part(index: Index) -> None:
+    """A dissection names its interior points (from the posted hash count, no arity needed);
+    a response names the part and moves the interval."""
+    from indexer.models import Dispute, DisputeMove
+
+    _add(index, 11, "BisectionGame", "GameOpened", {
+        "disputeId": 4, "jobId": 3, "segment": 2, "defender": A, "challenger": B,
+        "lo": 20, "hi": 30,
+    })  # fmt: skip
+    _add(index, 12, "BisectionGame", "EndpointsPosted",
+         {"disputeId": 4, "startHash": H, "endHash": H, "clockLeft": 50})  # fmt: skip
+    _add(index, 13, "BisectionGame", "Bisected",
+         {"disputeId": 4, "lo": 20, "hi": 30, "hashes": [H] * 7, "clockLeft": 49})  # fmt: skip
+    _add(index, 14, "BisectionGame", "Responded",
+         {"disputeId": 4, "index": 3, "lo": 23, "hi": 25, "clockLeft": 48})  # fmt: skip
+    _add(index, 15, "BisectionGame", "Bisected",
+         {"disputeId": 4, "lo": 23, "hi": 25, "hashes": [H], "clockLeft": 47})  # fmt: skip
+    with index.reader() as s:
+        game = s.get(Dispute, ("job", 4))
+        assert game is not None
+        assert (game.lo, game.hi, game.status, game.moves) == (23, 25, "AwaitingResponse", 5)
+        details = [m.detail for m in s.query(DisputeMove).order_by(DisputeMove.block)]
+    assert details[2:] == [
+        "dissects [20, 30] at 7 point(s) [21, 22, 23, 25, 26, 27, 28] (clock left 49 s)",
+        "picks part 3: interval now [23, 25] (clock left 48 s)",
+        "dissects [23, 25] at 1 point(s) [24] (clock left 47 s)",
+    ]

@@ -55,7 +55,7 @@ def test_a_registered_strategy_is_used_by_the_nodes(tmp_path: Path) -> None:
         def defend(self, node: Any, job: Any, play: Callable[[], None]) -> None:
             calls.append("defend")
 
-        def challenge(self, node: Any, job: Any, records: Any, *, agree: Any = None) -> None:
+        def challenge(self, node: Any, job: Any, records: Any, *, choose: Any = None) -> None:
             calls.append("challenge")
 
         def step_claim(self, node: Any, dispute_id: int) -> None:

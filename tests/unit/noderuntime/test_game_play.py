@@ -1,7 +1,8 @@
-"""The bisection game from the nodes' side, without a chain: a whole game
-between a cheating solver's trajectory and an honest challenger's replay played through
-`NodeBase.play_game` against an in-memory game (docs/DISPUTES.md), clocks, and a challenger
-restarted mid-game that resumes from its persisted step hashes."""
+"""The n-way dissection game from the nodes' side, without a chain: whole games between a
+cheating solver's trajectory and an honest (or griefing) challenger's replay played through
+`NodeBase.play_game` against an in-memory game that follows the contract's rules
+(docs/DISPUTES.md) at several arities, clocks, a refused index, escalation on withheld data,
+and a challenger restarted mid-game that resumes from its persisted step hashes."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from noderuntime import NodeBase
 from noderuntime.records import NodeRecords, RecordStore
 from solver.trainer import train_job
 from tests.utils.node_fixtures import tiny_spec
-from veritrain.bisection import GameView, StepTrajectory, play_out
+from veritrain._keccak import keccak256
+from veritrain.bisection import GameView, StepTrajectory, depth_of, play_out
 from veritrain.enums import GameStatus, Side
 from veritrain.errors import (
     CheckpointFormatError,
@@ -46,20 +48,28 @@ def _as_view(g: dict[str, Any], dispute_id: int) -> GameView:
 
 
 class FakeGame:
-    """DISPUTES.md's game (one game, id 1) with chess clocks; the step adjudication is left
-    pending (status AwaitingStep)."""
+    """DISPUTES.md's n-way dissection game (one game, id 1) with chess clocks, written from the
+    contract's rules (not from `veritrain.bisection`, which it checks): the defender posts the
+    hashes at the interior points, the game keeps their keccak and the block of the
+    ``Bisected`` log that carries them, the challenger passes them back with the part it
+    disputes. Every move is one block. The step adjudication is left pending (AwaitingStep)."""
 
-    def __init__(self, a: int, b: int, clock: int = 100) -> None:
-        self.now = 1000
+    def __init__(self, a: int, b: int, clock: int = 100, arity: int = 8) -> None:
+        self.now, self.block, self.arity = 1000, 1, arity
         self.g: dict[str, Any] = dict(
             job_id=1, segment=a // 10, defender=D, challenger=C, lo=a, hi=b, agreed_hash=Z,
-            claimed_hash=Z, pending_hash=Z, turn=int(Side.Defender),
+            claimed_hash=Z, pending_hash=Z, pending_block=0, turn=int(Side.Defender),
             status=int(GameStatus.AwaitingEndpoints), defender_clock=clock,
             challenger_clock=clock, turn_started_at=self.now, step_dispute_id=0,
         )  # fmt: skip
         self.moves: list[str] = []
+        self.logs: list[tuple[int, int, list[bytes]]] = []  # Bisected: (block, game, hashes)
 
-    def _move(self, who: str, expect: Side, lo: int | None = None, hi: int | None = None) -> None:
+    def _point(self, j: int) -> int:
+        lo, hi = self.g["lo"], self.g["hi"]
+        return lo + (hi - lo) * j // min(self.arity, hi - lo)
+
+    def _check(self, who: str, expect: Side, lo: int | None = None, hi: int | None = None) -> None:
         g = self.g
         side = Side.Defender if who == D else Side.Challenger
         if side is not expect or g["turn"] != int(side):
@@ -67,12 +77,16 @@ class FakeGame:
         if lo is not None and (lo, hi) != (g["lo"], g["hi"]):
             raise Revert("WrongInterval")
         clock = "defender_clock" if side is Side.Defender else "challenger_clock"
-        spent = self.now - g["turn_started_at"]
-        if spent > g[clock]:
+        if self.now - g["turn_started_at"] > g[clock]:
             raise Revert("ClockExpired")
-        g[clock] -= spent
+
+    def _spend(self, who: str) -> None:
+        g = self.g
+        clock = "defender_clock" if who == D else "challenger_clock"
+        g[clock] -= self.now - g["turn_started_at"]
         g["turn_started_at"] = self.now
         self.moves.append(who)
+        self.block += 1
 
     def _next(self) -> None:
         g = self.g
@@ -82,27 +96,47 @@ class FakeGame:
             g["status"], g["turn"], g["step_dispute_id"] = int(GameStatus.AwaitingStep), 0, 7
 
     def post_endpoints(self, who: str, start: bytes, end: bytes, *_proofs: Any) -> None:
-        self._move(who, Side.Defender)
+        self._check(who, Side.Defender)
+        self._spend(who)
         self.g.update(agreed_hash=start, claimed_hash=end)
         self._next()
 
-    def bisect(self, who: str, lo: int, hi: int, mid_hash: bytes) -> None:
-        self._move(who, Side.Defender, lo, hi)
-        self.g.update(pending_hash=mid_hash, status=int(GameStatus.AwaitingResponse))
+    def bisect(self, who: str, lo: int, hi: int, hashes: list[bytes]) -> None:
+        self._check(who, Side.Defender, lo, hi)
+        if self.g["status"] != GameStatus.AwaitingBisection:
+            raise Revert("OutOfTurn")
+        parts = min(self.arity, hi - lo)
+        if len(hashes) != parts - 1:
+            raise Revert(f"WrongHashCount(1, {parts - 1}, {len(hashes)})")
+        self.logs.append((self.block, 1, list(hashes)))
+        self.g.update(
+            pending_hash=keccak256(b"".join(hashes)),
+            pending_block=self.block,
+            status=int(GameStatus.AwaitingResponse),
+        )
+        self._spend(who)
         self.g["turn"] = int(Side.Challenger)
 
-    def respond(self, who: str, lo: int, hi: int, agree: bool) -> None:
-        self._move(who, Side.Challenger, lo, hi)
+    def respond(self, who: str, lo: int, hi: int, index: int, hashes: list[bytes]) -> None:
+        self._check(who, Side.Challenger, lo, hi)
         g = self.g
-        mid = (g["lo"] + g["hi"]) // 2
-        if agree:
-            g.update(lo=mid, agreed_hash=g["pending_hash"])
-        else:
-            g.update(hi=mid, claimed_hash=g["pending_hash"])
+        if keccak256(b"".join(hashes)) != g["pending_hash"]:
+            raise Revert("HashesMismatch(1)")
+        parts = min(self.arity, hi - lo)
+        if not 0 <= index < parts:
+            raise Revert(f"InvalidIndex(1, {index}, {parts})")
+        self._spend(who)
+        new_lo, new_hi = self._point(index), self._point(index + 1)
+        if index > 0:
+            g["agreed_hash"] = hashes[index - 1]
+        if index < parts - 1:
+            g["claimed_hash"] = hashes[index]
+        g.update(lo=new_lo, hi=new_hi)
         self._next()
 
     def escalate(self, who: str, lo: int, hi: int) -> None:
-        self._move(who, Side.Challenger, lo, hi)
+        self._check(who, Side.Challenger, lo, hi)
+        self._spend(who)
         self.g.update(status=int(GameStatus.AwaitingStep), turn=0, step_dispute_id=7)
         self.escalated = (lo, hi)
 
@@ -123,6 +157,17 @@ class _GameFacade:
 
     def get_game(self, _dispute_id: int) -> GameView:
         return _as_view(self.fake.g, 1)
+
+    def arity(self) -> int:
+        return self.fake.arity
+
+    def pending_hashes(self, game: GameView) -> list[bytes]:
+        """As the chain facade: this game's log at its pending block that hashes right."""
+        for block, dispute_id, hashes in self.fake.logs:
+            if (block, dispute_id) == (game.pending_block, game.dispute_id):
+                if keccak256(b"".join(hashes)) == game.pending_hash:
+                    return list(hashes)
+        raise LookupError(f"no Bisected log at block {game.pending_block}")
 
     def move_bond(self) -> int:
         return 0
@@ -208,9 +253,23 @@ def _drive(nodes: list[tuple[NodeBase, Any]], game: FakeGame, rounds: int = 40) 
             return
 
 
-def test_game_against_skip_steps_cheater_ends_at_first_bad_step(cheat, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("arity", "responses"),
+    [
+        # [20,30] -> part 1 of 21 22 23 25 26 27 28 30 (22 is the first disputed point)
+        (8, [([21, 22, 23, 25, 26, 27, 28, 30], 1)]),
+        # [20,30] -> 23 disputed: [20,23] -> 21 agreed, 22 disputed: [21,22]
+        (3, [([23, 26, 30], 0), ([21, 22, 23], 1)]),
+        # binary: 25 disputed, 22 disputed, 21 agreed
+        (2, [([25, 30], 0), ([22, 25], 0), ([21, 22], 1)]),
+    ],
+    ids=["arity8", "arity3", "arity2"],
+)
+def test_game_against_skip_steps_cheater_ends_at_first_bad_step(
+    cheat, tmp_path: Path, arity: int, responses: list[tuple[list[int], int]]
+) -> None:
     engine, leaves, served = cheat
-    game = FakeGame(20, 30)
+    game = FakeGame(20, 30, arity=arity)
     mine = _challenger_traj(engine, leaves, tmp_path)
     state = RecordStore(tmp_path / "c_state.json", NodeRecords)
     ends = lambda: (leaves[2], leaves[3], [], [])  # noqa: E731
@@ -224,24 +283,70 @@ def test_game_against_skip_steps_cheater_ends_at_first_bad_step(cheat, tmp_path:
     _drive([defender, challenger], game)
     g = _as_view(game.g, 1)
     assert g.in_adjudication and (g.lo, g.hi) == (21, 22)
-    assert (21, g.agreed_hash, g.claimed_hash) == play_out(20, 30, served.hash_at, mine.hash_at)
+    assert g.agreed_hash == mine.hash_at(21) == served.hash_at(21)
+    assert g.claimed_hash == served.hash_at(22) != mine.hash_at(22)
+    out = play_out(20, 30, served.hash_at, mine.hash_at, arity)
+    assert (out.step, out.agreed, out.claimed) == (21, g.agreed_hash, g.claimed_hash)
+    assert out.rounds == len(responses) <= depth_of(10, arity)
     moves = state.read().games[1].moves
-    # mids 25 (state 25 differs), 22 (differs), 21 (same): [20,30] -> [20,25] -> [20,22] -> [21,22]
-    assert [(m.kind, m.step, m.agree) for m in moves] == [
-        ("respond", 25, False),
-        ("respond", 22, False),
-        ("respond", 21, True),
+    assert [(m.kind, m.steps, m.index) for m in moves] == [
+        ("respond", steps, index) for steps, index in responses
     ]
+    assert all(m.hashes == [mine.hash_at(p) for p in m.steps] for m in moves)
+    # the defender posted its own hashes at every interior point, one log per round
+    first_points = responses[0][0][:-1]
+    assert game.logs[0][2] == [served.hash_at(p) for p in first_points]
+    assert len(game.logs) == len(responses)
+
+
+def test_griefing_challenger_that_always_takes_the_first_part_pins_an_honest_step(
+    cheat, tmp_path: Path
+) -> None:
+    """A wrong index leads to the wrong step: disputing part 0 every round ends at step 20,
+    whose successor the cheater computed right (the step committee rules for the defender)."""
+    engine, leaves, served = cheat
+    game = FakeGame(20, 30, arity=3)
+    mine = _challenger_traj(engine, leaves, tmp_path)
+    ends = lambda: (leaves[2], leaves[3], [], [])  # noqa: E731
+    griefer = {"hash_at": mine.hash_at, "choose": lambda _mine, _theirs: 0}
+    _drive([(_node(game, D), {"hash_at": served.hash_at, "endpoints": ends}),
+            (_node(game, C), griefer)], game)  # fmt: skip
+    g = _as_view(game.g, 1)
+    assert g.in_adjudication and (g.lo, g.hi) == (20, 21)
+    assert g.claimed_hash == served.hash_at(21) == mine.hash_at(21)
+
+
+def test_a_part_outside_the_interval_is_refused(cheat, tmp_path: Path) -> None:
+    """The game reverts an index past the last part (``InvalidIndex``): the node logs the
+    revert, records no move, and the game waits for a valid response."""
+    engine, leaves, served = cheat
+    game = FakeGame(20, 30)
+    mine = _challenger_traj(engine, leaves, tmp_path)
+    state = RecordStore(tmp_path / "c_state.json", NodeRecords)
+    ends = lambda: (leaves[2], leaves[3], [], [])  # noqa: E731
+    defender = _node(game, D)
+    defender.play_game(1, served.hash_at, endpoints=ends)
+    defender.play_game(1, served.hash_at)
+    challenger = _node(game, C)
+    on_move = NodeBase.game_recorder(state, _as_view(game.g, 1))
+    challenger.play_game(1, mine.hash_at, choose=lambda m, _t: len(m), on_move=on_move)
+    assert game.g["status"] == GameStatus.AwaitingResponse and (game.g["lo"], game.g["hi"]) == (
+        20,
+        30,
+    )
+    assert 1 not in state.read().games
+    challenger.play_game(1, mine.hash_at, on_move=on_move)
+    assert (game.g["lo"], game.g["hi"]) == (21, 22)
 
 
 def test_challenger_restarted_mid_game_resumes_without_replaying(cheat, tmp_path: Path) -> None:
     engine, leaves, served = cheat
-    game = FakeGame(20, 30)
+    game = FakeGame(20, 30, arity=2)
     ends = lambda: (leaves[2], leaves[3], [], [])  # noqa: E731
     defender = (_node(game, D), {"hash_at": served.hash_at, "endpoints": ends})
     first = _challenger_traj(engine, leaves, tmp_path)
     _drive([defender, (_node(game, C), {"hash_at": first.hash_at})], game, rounds=2)
-    assert 0 < game.moves.count(C) < 4  # killed mid-game
+    assert 0 < game.moves.count(C) < 3  # killed mid-game
 
     def no_replay(_state: Any) -> None:
         raise AssertionError("resumed node replayed again")
@@ -250,6 +355,7 @@ def test_challenger_restarted_mid_game_resumes_without_replaying(cheat, tmp_path
     _drive([defender, (_node(game, C), {"hash_at": again.hash_at})], game)
     g = _as_view(game.g, 1)
     assert g.in_adjudication and (g.lo, g.hi) == (21, 22)
+    assert game.moves.count(C) == 3
 
 
 def test_party_that_stops_moving_loses_on_its_clock(cheat, tmp_path: Path) -> None:
@@ -258,7 +364,7 @@ def test_party_that_stops_moving_loses_on_its_clock(cheat, tmp_path: Path) -> No
     ends = lambda: (leaves[2], leaves[3], [], [])  # noqa: E731
     defender = _node(game, D)
     defender.play_game(1, served.hash_at, endpoints=ends)  # endpoints
-    defender.play_game(1, served.hash_at)  # bisect at 25; the challenger never answers
+    defender.play_game(1, served.hash_at)  # dissect [20, 30]; the challenger never answers
     assert game.g["status"] == GameStatus.AwaitingResponse
     game.now += 29
     defender.play_game(1, served.hash_at)
@@ -274,7 +380,7 @@ def test_challenger_without_the_defenders_data_escalates_instead_of_timing_out(
     """P-6: the defender withholds the segment's data from the challenger; the challenger
     retries for half of its turn's clock, then escalates the whole interval to the step
     committee (before: it kept retrying until its clock ran out and lost; then it disputed every
-    midpoint, which led to the segment's first step, honest when the cheat is later)."""
+    first part, which led to the segment's first step, honest when the cheat is later)."""
     _engine, leaves, served = cheat
     game = FakeGame(20, 30, clock=30)
     ends = lambda: (leaves[2], leaves[3], [], [])  # noqa: E731
@@ -287,7 +393,7 @@ def test_challenger_without_the_defenders_data_escalates_instead_of_timing_out(
     state = RecordStore(tmp_path / "c_state.json", NodeRecords)
     job = SimpleNamespace(job_id=1, dispute_id=1)
     defender.play_game(1, served.hash_at, endpoints=ends)
-    defender.play_game(1, served.hash_at)  # bisect at 25
+    defender.play_game(1, served.hash_at)  # dissect [20, 30]
     with pytest.raises(CheckpointUnavailable):
         challenger.play_challenger(job, state)  # early in its turn: retry later
     assert game.g["status"] == GameStatus.AwaitingResponse
@@ -330,7 +436,7 @@ def test_challenger_served_unusable_data_escalates_instead_of_timing_out(
     state = RecordStore(tmp_path / "c_state.json", NodeRecords)
     job = SimpleNamespace(job_id=1, dispute_id=1)
     defender.play_game(1, traj.hash_at, endpoints=ends)
-    defender.play_game(1, traj.hash_at)  # bisect at 25
+    defender.play_game(1, traj.hash_at)  # dissect [20, 30]
     with pytest.raises(type(served)):
         challenger.play_challenger(job, state)  # early in its turn: the defender may repair it
     assert game.g["status"] == GameStatus.AwaitingResponse

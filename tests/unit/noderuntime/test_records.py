@@ -71,9 +71,18 @@ def test_games_record_moves(tmp_path):
     st = RecordStore(tmp_path / "s.json", SolverRecords)
     with st.transaction() as records:
         game = records.games.setdefault(4, GameRecord(job_id=1, segment=2))
-        game.moves.append(GameMove(kind="bisect", lo=20, hi=30, step=25, hash=H))
+        game.moves.append(GameMove(kind="bisect", lo=20, hi=30, steps=[21, 22], hashes=[H, H]))
     moves = RecordStore(tmp_path / "s.json", SolverRecords).read().games[4].moves
-    assert moves[0].hash == H and moves[0].agree is None
+    assert moves[0].hashes == [H, H] and moves[0].steps == [21, 22] and moves[0].index is None
+
+
+def test_binary_game_moves_load_as_one_point_dissections() -> None:
+    """A record written by the binary game keeps its meaning: agree was part 1, [mid, hi]."""
+    old = {"kind": "respond", "lo": 20, "hi": 30, "step": 25, "hash": "0x" + "ab" * 32}
+    agreed = GameMove.model_validate({**old, "agree": True})
+    assert (agreed.steps, agreed.hashes, agreed.index) == ([25], [b"\xab" * 32], 1)
+    assert GameMove.model_validate({**old, "agree": False}).index == 0
+    assert GameMove.model_validate({**old, "kind": "bisect", "agree": None}).index is None
 
 
 def test_records_corrupt_file(tmp_path):

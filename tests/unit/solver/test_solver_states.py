@@ -33,6 +33,7 @@ from veritrain.wire import CheckpointClient
 
 K, N, JOB = 10, 40, 7
 URL = "http://solver/jobs/7"
+ARITY = 8  # BisectionGame.DISSECTION_ARITY
 
 
 @pytest.fixture(scope="module")
@@ -111,7 +112,7 @@ def test_honest_challenger_pinpoints_first_divergent_step(
     def defender(step: int) -> bytes:
         return CheckpointClient(URL, http).state_hash(step).state_hash_bytes()
 
-    t, agreed, claimed = play_out(a, b, defender, mine.hash_at)
+    t, agreed, claimed, _ = play_out(a, b, defender, mine.hash_at, ARITY)
     assert t == first_bad_step
     assert agreed == mine.hash_at(t) == defender(t)
     assert claimed == defender(t + 1) != mine.hash_at(t + 1)
@@ -127,7 +128,7 @@ def test_honest_segment_challenger_agrees_everywhere(
     start = CheckpointClient(URL, http).state(10, entry.hashes[1])
     mine = StepTrajectory(engine, start, 20)
     assert mine.hashes() == catalog.trajectory(JOB, 1).hashes()
-    t, _, claimed = play_out(10, 20, catalog.trajectory(JOB, 1).hash_at, mine.hash_at)
+    t, _, claimed, _ = play_out(10, 20, catalog.trajectory(JOB, 1).hash_at, mine.hash_at, ARITY)
     assert t == 19 and claimed == entry.hashes[2] == mine.hash_at(20)  # a griefer loses step 19
 
 

@@ -139,13 +139,15 @@ def test_replay_and_bisection_on_a_repro_job(train_run):
             engine, run.blobs[s], (s + 1) * spec.checkpoint_interval, start_step=s * 6
         )
         assert state_hash(end) == run.hashes[s + 1]
-    # a solver that skips step 8 is pinned to that step by bisection over per-step hashes
+    # a solver that skips step 8 is pinned to that step by dissection over per-step hashes
     cheat = train_run(engine, cheat=_skip_step_8)
     assert cheat.hashes[1] == run.hashes[1] and cheat.hashes[2] != run.hashes[2]
     honest = StepTrajectory(engine, run.blobs[1], 12)
     lying = _cheating_trajectory(engine, cheat.blobs[1])
-    step, agreed, claimed = play_out(6, 12, lying.__getitem__, honest.hash_at)
-    assert step == 8 and agreed == honest.hash_at(8) and claimed == lying[9] != honest.hash_at(9)
+    for arity in (2, 8):
+        step, agreed, claimed, _ = play_out(6, 12, lying.__getitem__, honest.hash_at, arity)
+        assert step == 8 and agreed == honest.hash_at(8)
+        assert claimed == lying[9] != honest.hash_at(9)
 
 
 def _skip_step_8(state) -> bool:
