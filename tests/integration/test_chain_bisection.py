@@ -133,6 +133,11 @@ def test_bisection_wiring(anvil: Anvil, bisection: Deployment):
     assert c.game.move_bond() == bisection.params.move_bond
     assert c.escrow.is_authorized(a.job_manager) and c.escrow.is_authorized(a.bisection_game)
     assert c.call(c.game.contract, "escrow") == a.escrow
+    # The nodes' depth (bond prepayment, round count) is the contract's for any segment length.
+    arity = c.game.arity()
+    assert arity == 8
+    for k in (1, 2, 7, 8, 9, 25, 63, 64, 65, 100, 512, 1024, 1025, 4096, 100_000):
+        assert c.call(c.game.contract, "depthOf", k) == depth_of(k, arity), k
 
 
 def test_bisection_game_griefer_loses(anvil: Anvil, bisection: Deployment):
