@@ -50,9 +50,9 @@ class LazyVerifierNode(VerifierNode):
 
 class GriefingVerifierNode(VerifierNode):
     """A verifier that rejects everything and disputes the first part of every dissection
-    (testing only): it
-    seals a made-up end (`griefing_end`) for every sample, which never matches a forced error's
-    true end, so it plays (and loses) a dispute even on the forced sample."""
+    (testing only): it seals a made-up end (`griefing_end`) for every sample, which never
+    matches a forced error's true end, so it plays (and loses) a dispute even on the forced
+    sample."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -537,11 +537,10 @@ def _dissected(a: Any) -> str:
     Args:
         a: the event's arguments (``lo``, ``hi``, ``hashes``).
     """
-    from veritrain.bisection import dissection_points
+    from veritrain.bisection import posted_points
 
     lo, hi, hashes = int(a["lo"]), int(a["hi"]), list(a["hashes"])
-    # parts = len(hashes) + 1 = min(arity, hi - lo): the points follow without the arity
-    points = dissection_points(lo, hi, len(hashes) + 1)[1:-1] if hashes else []
+    points = posted_points(lo, hi, len(hashes))
     at = ", ".join(f"{p} {_h(h)[:10]}" for p, h in zip(points, hashes, strict=True))
     plural = "" if len(points) == 1 else "s"
     return f"defender dissects [{lo}, {hi}] at {len(points)} point{plural}: {at}"

@@ -41,7 +41,7 @@ from indexer.models import (
     Slash,
     Stake,
 )
-from veritrain.bisection import dissection_points
+from veritrain.bisection import posted_points
 from veritrain.enums import JobStatus, Role, RoundOutcome, RunRoundPhase, Side
 from veritrain.spec import model_id_hash
 
@@ -422,8 +422,7 @@ def _game_move(session: Session, ev: Event) -> None:
     elif ev.name == "Bisected":
         dispute.status = "AwaitingResponse"
         lo, hi, posted = int(a["lo"]), int(a["hi"]), len(a["hashes"])
-        # parts = posted + 1 = min(arity, hi - lo): the points follow without the arity
-        points = dissection_points(lo, hi, posted + 1)[1:-1] if posted else []
+        points = posted_points(lo, hi, posted)
         detail = f"dissects [{lo}, {hi}] at {posted} point(s) {points}"
     elif ev.name == "Responded":
         actor = dispute.challenger

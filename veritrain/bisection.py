@@ -63,6 +63,7 @@ __all__ = [
     "hashes_digest",
     "next_move",
     "play_out",
+    "posted_points",
 ]
 
 StepFn = Callable[["TrainState"], None]
@@ -124,6 +125,17 @@ def depth_of(k: int, arity: int) -> int:
         w = -(-w // parts)
         depth += 1
     return depth
+
+
+def posted_points(lo: int, hi: int, count: int) -> list[int]:
+    """The interior points of [lo, hi] at which a dissection posted ``count`` hashes (what a
+    ``Bisected`` event's ``lo``, ``hi`` and ``hashes`` describe, without the arity: the count is
+    ``parts - 1`` and ``parts = min(arity, hi - lo)``).
+
+    Returns:
+        ``count`` steps, ``point(1..parts-1)`` of `dissection_points`; empty for ``count = 0``.
+    """
+    return dissection_points(lo, hi, count + 1)[1:-1] if count else []
 
 
 def hashes_digest(hashes: Sequence[bytes]) -> bytes:

@@ -26,8 +26,9 @@ import {Job, Verdict} from "./types/JobTypes.sol";
 ///         step t is left, judged by the `IStepAdjudicator`. A bisection stores only the keccak256
 ///         of its hashes; the response passes them back from the `Bisected` log.
 ///         Each side has a chess clock; each move costs `moveBond`, and the winner is credited
-///         every bond of the game at the Escrow (pull payment, `Escrow.claimCredit`). A side prepays the bonds of its longest play (`depth` moves,
-///         plus the endpoints for the defender) in one deposit at its first move, and is refunded
+///         every bond of the game at the Escrow (pull payment, `Escrow.claimCredit`). A side
+///         prepays the bonds of its longest play (`depth` moves, plus the endpoints for the
+///         defender) in one deposit at its first move, and is refunded
 ///         the moves it did not play when the game resolves: one token transfer per side instead
 ///         of one per move, same payouts. Move bonds sit in the Escrow's Bonds bucket; the game
 ///         holds no tokens.

@@ -249,8 +249,8 @@ interface IBisectionGame is IAdjudicator, IStepParent {
     function respond(uint256 disputeId, uint32 expectedLo, uint32 expectedHi, uint256 index, bytes32[] calldata hashes)
         external;
 
-    /// @notice Challenger, on its turn (a midpoint pending): hands the whole current interval
-    ///         [lo, hi] to the step adjudicator instead of bisecting on, and posts a move bond. For a
+    /// @notice Challenger, on its turn (a dissection pending): hands the whole current interval
+    ///         [lo, hi] to the step adjudicator instead of responding, and posts a move bond. For a
     ///         challenger that cannot get the defender's states (withheld from it, docs/SECURITY.md
     ///         P-6): the judges replay hi - lo steps from the agreed state at lo themselves, so a
     ///         defender that serves them is judged on every step, and one that withholds from them

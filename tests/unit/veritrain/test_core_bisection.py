@@ -24,6 +24,7 @@ from veritrain.bisection import (
     hashes_digest,
     next_move,
     play_out,
+    posted_points,
 )
 from veritrain.enums import GameStatus, Side
 
@@ -67,6 +68,15 @@ def test_points_pinned_cases() -> None:
     assert dissection_points(20, 22, 8) == [20, 21, 22]  # one hash: the old midpoint
     assert dissection_points(20, 25, 8) == [20, 21, 22, 23, 24, 25]  # parts = hi - lo
     assert dissection_points(20, 30, 2) == [20, 25, 30]  # binary bisection
+
+
+@settings(max_examples=200, deadline=None)
+@given(lo=st.integers(0, 10**6), width=st.integers(2, 5000), arity=st.integers(2, 16))
+def test_posted_points_need_no_arity(lo: int, width: int, arity: int) -> None:
+    # A Bisected event carries lo, hi and the hashes, not the arity: the hash count pins it.
+    interior = dissection_points(lo, lo + width, arity)[1:-1]
+    assert posted_points(lo, lo + width, len(interior)) == interior
+    assert posted_points(lo, lo + width, 0) == []
 
 
 @settings(max_examples=200, deadline=None)
