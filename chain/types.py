@@ -225,12 +225,12 @@ class ClaimsView:
 
 @dataclass(frozen=True)
 class RoundView:
-    """``VerificationRound.roundOf(submissionId)``: the secret commitment, the revealed secret
-    (zero until revealed) and how many assigned verifiers sealed their verdicts."""
+    """``VerificationRound.roundOf(submissionId)``: the secret commitment, whether the secret was
+    revealed (the secret itself is only in the ``SecretRevealed`` event) and how many assigned
+    verifiers sealed their verdicts."""
 
     submission_id: bytes
     secret_commitment: bytes
-    secret: bytes
     revealed: bool
     committed: int
 

@@ -208,13 +208,10 @@ class RoundFacade(ContractFacade):
 
     def round_of(self, submission_id: bytes) -> RoundView:
         """``roundOf(submissionId)`` as a `RoundView`."""
-        commitment, secret, revealed, committed = self._client.call(
-            self.contract, "roundOf", submission_id
-        )
+        commitment, revealed, committed = self._client.call(self.contract, "roundOf", submission_id)
         return RoundView(
             submission_id=bytes(submission_id),
             secret_commitment=bytes(commitment),
-            secret=bytes(secret),
             revealed=bool(revealed),
             committed=int(committed),
         )

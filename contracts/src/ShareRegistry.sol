@@ -158,6 +158,9 @@ contract ShareRegistry is AccessControl, IShareRegistry {
         _owners[modelId] = msg.sender;
         _specs[modelId] = ModelSpec(architecture, family, computePerStep, seedState);
         emit ModelRegistered(modelId, msg.sender, architecture, family, computePerStep, seedState);
+        // The share token is made once per model here, not by the first job to finalize: a job's
+        // finalize pays only for its own mint (docs/PROTOCOL.md, "ShareRegistry").
+        if (_shares[modelId] == address(0)) _createShares(modelId);
     }
 
     /// @inheritdoc IShareRegistry
@@ -373,22 +376,29 @@ contract ShareRegistry is AccessControl, IShareRegistry {
 
     ////// Internal //////
 
-    /// @notice Mints `shares` of `modelId` to `to`, creating the model's ModelShares token on first use.
+    /// @notice Mints `shares` of `modelId` to `to`. A registered model's token exists since
+    ///         `registerModel`; a model minted without registration gets its token here.
     /// @param modelId Model id.
     /// @param to Receiver.
     /// @param shares Shares minted.
     function _mintShares(bytes32 modelId, address to, uint256 shares) internal {
         address token = _shares[modelId];
-        if (token == address(0)) {
-            // A minimal proxy of the implementation carrying abi.encode(modelId): ~60k gas instead
-            // of deploying a whole token. CREATE (not CREATE2): the address is recorded here.
-            token = Clones.cloneWithImmutableArgs(_SHARES_IMPLEMENTATION, abi.encode(modelId));
-            _shares[modelId] = token;
-            _models.push(modelId);
-            emit ModelCreated(modelId, token);
-        }
+        if (token == address(0)) token = _createShares(modelId);
         emit SharesMinted(modelId, to, shares);
         // SAFETY: `token` was created by this registry; ModelShares.mint has no external calls.
         ModelShares(token).mint(to, shares);
+    }
+
+    /// @notice Creates `modelId`'s ModelShares token and lists the model (`ModelCreated`).
+    /// @dev A minimal proxy of the implementation carrying abi.encode(modelId) (EIP-1167 with
+    ///      immutable arguments, OpenZeppelin Clones): ~60k gas instead of deploying a whole
+    ///      token. CREATE (not CREATE2): the address is recorded here.
+    /// @param modelId Model id (no token yet).
+    /// @return token The new token.
+    function _createShares(bytes32 modelId) internal returns (address token) {
+        token = Clones.cloneWithImmutableArgs(_SHARES_IMPLEMENTATION, abi.encode(modelId));
+        _shares[modelId] = token;
+        _models.push(modelId);
+        emit ModelCreated(modelId, token);
     }
 }

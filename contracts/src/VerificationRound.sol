@@ -26,8 +26,9 @@ contract VerificationRound is IVerificationRound {
     /// @notice Per-submission round state.
     /// @param jobId Job of the submission (zero until its checkpoints are committed).
     /// @param solver Solver of the submission.
-    /// @param secretCommitment keccak256(abi.encode(jobId, solver, secret)).
-    /// @param secret Revealed secret (zero until revealed).
+    /// @param secretCommitment keccak256(abi.encode(jobId, solver, secret)). The revealed secret
+    ///        itself is only in the `SecretRevealed` event: nothing on chain reads it again, and not
+    ///        storing it saves the reveal a new storage word (~20k gas).
     /// @param revealed True once the secret was revealed and every claim proven.
     /// @param forced True if the revealed draw carries a forced error.
     /// @param committed Assigned verifiers that sealed verdicts (of the current draw, counting the
@@ -47,7 +48,6 @@ contract VerificationRound is IVerificationRound {
         address solver;
         uint96 jobId;
         bytes32 secretCommitment;
-        bytes32 secret;
         bool revealed;
         bool forced;
         uint32 committed;
@@ -248,7 +248,6 @@ contract VerificationRound is IVerificationRound {
         (bool forced, uint256 forcedSample) =
             _checkedDraw(submissionId, secret, startProofs, endProofs, forcedTrueEnd, claims);
         Round storage round = _rounds[submissionId];
-        round.secret = secret;
         round.revealed = true;
         round.forced = forced;
         if (forced) round.forcedTrueEnd = forcedTrueEnd;
@@ -346,11 +345,10 @@ contract VerificationRound is IVerificationRound {
     function roundOf(SubmissionId submissionId)
         external
         view
-        returns (bytes32 secretCommitment, bytes32 secret, bool revealed, uint32 committed)
+        returns (bytes32 secretCommitment, bool revealed, uint32 committed)
     {
         Round storage round = _rounds[submissionId];
-        (secretCommitment, secret, revealed, committed) =
-        (round.secretCommitment, round.secret, round.revealed, round.committed);
+        (secretCommitment, revealed, committed) = (round.secretCommitment, round.revealed, round.committed);
     }
 
     /// @inheritdoc IVerificationRound

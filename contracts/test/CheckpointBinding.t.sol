@@ -160,7 +160,7 @@ contract CheckpointBinding_Test is Deployers {
         vm.warp(uint256(_job(jobId).challengeDeadline) + params.revealWindow + 1);
         jobManager.finalize(jobId);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Rejected), "job not rejected");
-        assertEq(registry.sharesOf(MODEL_ID), address(0), "shares minted");
+        assertEq(_sharesMinted(MODEL_ID), 0, "shares minted");
         assertLt(_staked(solver, Role.Solver), solverStake, "solver not slashed");
         assertEq(_verifierStakes(), verifierStakes, "a verifier lost stake");
         // The reward comes back; the fees paid the verifiers, who replayed.

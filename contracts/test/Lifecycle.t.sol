@@ -110,7 +110,7 @@ contract Lifecycle_Test is Deployers {
         assertEq(_staked(verifiers[2], Role.Verifier), 450e18);
         assertEq(_staked(verifiers[0], Role.Verifier), 500e18);
         assertEq(_locked(verifiers[0], Role.Verifier), 0);
-        assertEq(registry.sharesOf(MODEL_ID), address(0));
+        assertEq(_sharesMinted(MODEL_ID), 0);
 
         _claimAll(jobId, members);
         _assertDrained();

@@ -250,12 +250,22 @@ contract RunRegistry_Setup_Test is RunRegistry_Base {
         registry.mintContribution(RUN_MODEL, stranger, 1);
     }
 
-    function test_mintContribution_createsTheToken_succeeds() public {
-        assertEq(registry.sharesOf(RUN_MODEL), address(0));
+    function test_mintContribution_unregisteredModel_createsTheToken_succeeds() public {
+        bytes32 unregistered = keccak256("unregistered");
+        assertEq(registry.sharesOf(unregistered), address(0));
+        vm.prank(address(runs));
+        registry.mintContribution(unregistered, stranger, 7);
+        assertEq(ModelShares(registry.sharesOf(unregistered)).balanceOf(stranger), 7);
+        assertEq(registry.modelAt(registry.modelCount() - 1), unregistered);
+    }
+
+    function test_mintContribution_registeredModel_mintsOnItsToken_succeeds() public {
+        address shares = registry.sharesOf(RUN_MODEL);
+        assertNotEq(shares, address(0), "registered model without a token");
         vm.prank(address(runs));
         registry.mintContribution(RUN_MODEL, stranger, 7);
+        assertEq(registry.sharesOf(RUN_MODEL), shares, "token replaced");
         assertEq(_runShares(stranger), 7);
-        assertEq(registry.modelAt(registry.modelCount() - 1), RUN_MODEL);
     }
 
     function test_onClaimResolved_notCommittee_reverts() public {
@@ -663,7 +673,7 @@ contract RunRegistry_Rounds_Test is RunRegistry_Base {
         assertTrue(runs.isContribution(jobId));
         _finalizeJob(jobId, solver);
         assertEq(registry.headClaimOf(model), 0, "lineage head claimed");
-        assertEq(registry.sharesOf(model), address(0), "minted at finalization");
+        assertEq(_sharesMinted(model), 0, "minted at finalization");
         _propose(proposer, runId, keccak256("outer 1"), 1);
         _passClaimWindow(runId);
         runs.finalizeRound(runId);
@@ -722,7 +732,7 @@ contract RunRegistry_Claims_Test is RunRegistry_Base {
             assertEq(_holdings(members[i]), memberBefore[i] + fee, "arbiter paid");
             assertEq(_locked(members[i], Role.Verifier), 0, "arbiter unlocked");
         }
-        assertEq(registry.sharesOf(RUN_MODEL), address(0), "nothing minted");
+        assertEq(_sharesMinted(RUN_MODEL), 0, "nothing minted");
         RunRound memory state = runs.getRound(runId, 0);
         assertEq(uint8(state.phase), uint8(RunRoundPhase.Open));
         assertEq(state.proposer, address(0));

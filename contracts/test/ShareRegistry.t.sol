@@ -3,6 +3,7 @@ pragma solidity 0.8.37;
 
 // Testing
 import {Deployers} from "./utils/Deployers.sol";
+import {Vm} from "@prb/test/Vm.sol";
 // Contracts
 import {ModelShares} from "../src/ModelShares.sol";
 import {ShareRegistry} from "../src/ShareRegistry.sol";
@@ -46,15 +47,39 @@ contract ShareRegistry_MintShares_Test is Deployers {
         new ShareRegistry(token, 0, address(this));
     }
 
-    function test_recordFinalized_createsModelOnce_succeeds() public {
+    function test_registerModel_createsSharesToken_succeeds() public {
+        bytes32 other = keccak256("other-model");
         vm.expectEmit(false, false, false, false, address(registry));
-        emit IShareRegistry.ModelCreated(MODEL_ID, address(0));
+        emit IShareRegistry.ModelCreated(other, address(0));
+        vm.prank(stranger);
+        registry.registerModel(other, ARCHITECTURE, FAMILY, 1, INIT_HASH);
+        ModelShares model = ModelShares(registry.sharesOf(other));
+        assertNotEq(address(model), address(0), "no token at registration");
+        assertEq(model.totalSupply(), 0);
+        assertEq(model.modelId(), other);
+        assertEq(registry.modelAt(registry.modelCount() - 1), other);
+        // Revenue paid before any contributor holds shares would be stranded: it reverts.
+        vm.prank(stranger);
+        token.approve(address(model), 1e18);
+        vm.expectRevert(IModelShares.NoSharesOutstanding.selector);
+        vm.prank(stranger);
+        model.payRevenue(1e18);
+    }
+
+    function test_recordFinalized_mintsOnTheRegisteredToken_succeeds() public {
+        address shares = registry.sharesOf(MODEL_ID);
+        assertNotEq(shares, address(0), "registered model without a token");
+        uint256 models = registry.modelCount();
+        vm.recordLogs();
         vm.prank(address(jobManager));
         assertEq(registry.recordFinalized(MODEL_ID, 1, INIT_HASH, solver, 16), 16);
-        address shares = registry.sharesOf(MODEL_ID);
-        assertNotEq(shares, address(0));
+        Vm.Log[] memory logs = vm.getRecordedLogs();
+        for (uint256 i; i < logs.length; ++i) {
+            assertNotEq(logs[i].topics[0], IShareRegistry.ModelCreated.selector, "a second token");
+        }
+        assertEq(registry.sharesOf(MODEL_ID), shares, "token replaced");
         assertEq(registry.headClaimOf(MODEL_ID), 1);
-        assertEq(registry.modelCount(), 1);
+        assertEq(registry.modelCount(), models, "model listed twice");
         assertEq(registry.modelAt(0), MODEL_ID);
         ModelShares model = ModelShares(shares);
         assertEq(model.balanceOf(solver), 16);

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from bench.gas_scenario import HAPPY_PATH_SINGLE, happy_path_total, run_gas_scenario
 
-HAPPY_PATH_MAX_GAS = 2_410_000
+HAPPY_PATH_MAX_GAS = 2_270_000
 """Most gas the scenario's happy path may cost (README "Gas": the figure reached, rounded up)."""
 
 

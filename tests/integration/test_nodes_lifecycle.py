@@ -133,5 +133,9 @@ def test_solver_killed_after_commit_reserves_and_finishes(net: Network) -> None:
         is JobStatus.Finalized
     )
     # the restarted solver posted its claims and revealed the secret it committed to
-    revealed = reader.round.round_of(reader.jobs.submission_of(job_id))
-    assert revealed.revealed and revealed.secret == secret
+    submission = reader.jobs.submission_of(job_id)
+    assert reader.round.round_of(submission).revealed
+    reveals = reader.round.contract.events.SecretRevealed().get_logs(
+        from_block=net.deployment.block, argument_filters={"submissionId": submission}
+    )
+    assert [bytes(ev.args["secret"]) for ev in reveals] == [secret]

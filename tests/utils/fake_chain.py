@@ -526,7 +526,6 @@ class FakeRound:
         return RoundView(
             submission_id=bytes(submission_id),
             secret_commitment=self._client.chain.secret_commitments.get(job_id, b"\x00" * 32),
-            secret=self._client.chain.secrets.get(job_id, b"\x00" * 32),
             revealed=job_id in self._client.chain.secrets,
             committed=committed,
         )

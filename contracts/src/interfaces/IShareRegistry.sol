@@ -184,7 +184,7 @@ interface IShareRegistry {
     /// @param poster Poster.
     event PosterRevoked(bytes32 indexed modelId, address indexed poster);
 
-    /// @notice Emitted when a model's share token was created.
+    /// @notice Emitted when a model's share token was created: at `registerModel` (once per model).
     /// @param modelId Model id.
     /// @param token ModelShares token.
     event ModelCreated(bytes32 indexed modelId, address indexed token);
@@ -207,7 +207,9 @@ interface IShareRegistry {
 
     /// @notice Registers `modelId` with the caller as its owner (first come, first served), bound to
     ///         an architecture, a family and the compute per step they imply, with `seedState` as the
-    ///         root of its lineage. All arguments non-zero (else ZeroModelId / ZeroModelCommitment).
+    ///         root of its lineage, and creates the model's ModelShares token (`ModelCreated`), so that
+    ///         no job's finalize pays for it. All arguments non-zero (else ZeroModelId /
+    ///         ZeroModelCommitment).
     /// @param modelId Model id (keccak256 of the model name), non-zero.
     /// @param architecture Architecture commitment (veritrain.lineage.architecture_commitment).
     /// @param family Family commitment: data set, batch shape, arithmetic
@@ -355,7 +357,7 @@ interface IShareRegistry {
     /// @return allowed False for an unregistered model.
     function canPost(bytes32 modelId, address account) external view returns (bool allowed);
 
-    /// @notice Share token of `modelId` (zero if none yet).
+    /// @notice Share token of `modelId` (zero for an unregistered model).
     /// @param modelId Model id.
     /// @return token ModelShares token.
     function sharesOf(bytes32 modelId) external view returns (address token);

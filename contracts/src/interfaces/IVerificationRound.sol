@@ -210,11 +210,12 @@ interface IVerificationRound {
         view
         returns (bytes32 commitment, bool revealed);
 
-    /// @notice Secret commitment, revealed secret (zero until revealed), and the verifiers' commit count.
+    /// @notice Secret commitment, whether the secret was revealed (the secret itself is in the
+    ///         `SecretRevealed` event), and the verifiers' commit count.
     function roundOf(SubmissionId submissionId)
         external
         view
-        returns (bytes32 secretCommitment, bytes32 secret, bool revealed, uint32 committed);
+        returns (bytes32 secretCommitment, bool revealed, uint32 committed);
 
     /// @notice Reveal windows in seconds: verdict reveals open at `verdictRevealOpens` (or earlier,
     ///         once every verifier committed) and close at `verdictRevealCloses`; the secret reveal

@@ -14,6 +14,7 @@ import {ArbitrationCommittee} from "../../src/ArbitrationCommittee.sol";
 import {BisectionGame} from "../../src/BisectionGame.sol";
 import {Escrow} from "../../src/Escrow.sol";
 import {JobManager} from "../../src/JobManager.sol";
+import {ModelShares} from "../../src/ModelShares.sol";
 import {ShareRegistry} from "../../src/ShareRegistry.sol";
 import {StakeManager} from "../../src/StakeManager.sol";
 import {VeriToken} from "../../src/VeriToken.sol";
@@ -413,7 +414,7 @@ abstract contract Deployers is PRBTest, Bound, ClaimsBook {
         vm.prank(verifier);
         round.commitVerdicts(_sid(jobId), commitment);
         _pendingReveals[jobId].push(verifier);
-        (,,, uint32 committed) = round.roundOf(_sid(jobId));
+        (,, uint32 committed) = round.roundOf(_sid(jobId));
         if (committed == _assigned(jobId).length) _revealPending(jobId);
     }
 
@@ -422,7 +423,7 @@ abstract contract Deployers is PRBTest, Bound, ClaimsBook {
     function _revealPending(uint256 jobId) internal {
         address[] storage pending = _pendingReveals[jobId];
         if (pending.length == 0) return;
-        (,,, uint32 committed) = round.roundOf(_sid(jobId));
+        (,, uint32 committed) = round.roundOf(_sid(jobId));
         uint64 verdictDeadline = _job(jobId).verdictDeadline;
         if (committed < _assigned(jobId).length && block.timestamp <= verdictDeadline) {
             vm.warp(uint256(verdictDeadline) + 1);
@@ -449,7 +450,7 @@ abstract contract Deployers is PRBTest, Bound, ClaimsBook {
     function _passChallengeWindow(uint256 jobId) internal {
         _revealPending(jobId);
         vm.warp(uint256(jobManager.getJob(jobId).challengeDeadline) + 1);
-        (,, bool revealed,) = round.roundOf(_sid(jobId));
+        (, bool revealed,) = round.roundOf(_sid(jobId));
         if (_claimsPosted(jobId) && !revealed && _uncovered(jobId) == 0) _revealSecret(jobId);
     }
 
@@ -533,6 +534,12 @@ abstract contract Deployers is PRBTest, Bound, ClaimsBook {
             (uint256 staked,, uint256 unbonding,) = stakeManager.stakeOf(account, Role(r));
             total += staked + unbonding;
         }
+    }
+
+    /// @notice Shares of `modelId` minted so far (0 while the model has no token).
+    function _sharesMinted(bytes32 modelId) internal view returns (uint256 minted) {
+        address shares = registry.sharesOf(modelId);
+        minted = shares == address(0) ? 0 : ModelShares(shares).totalSupply();
     }
 
     function _staked(address account, Role role) internal view returns (uint256 staked) {

@@ -298,7 +298,7 @@ contract ProtocolHandler is Bound, ClaimsBook {
             ++ghost_calls["commitVerdicts"];
         } else if (!revealed) {
             (uint64 opens, uint64 closes,,) = round.windowsOf(_sid(jobId));
-            (,,, uint32 committed) = round.roundOf(_sid(jobId));
+            (,, uint32 committed) = round.roundOf(_sid(jobId));
             if (committed < assigned.length && block.timestamp < opens) vm.warp(opens);
             if (block.timestamp > closes) return;
             _reveal(jobId, verifier, segments);
@@ -379,7 +379,7 @@ contract ProtocolHandler is Bound, ClaimsBook {
             job = jobManager.getJob(jobId);
             // The solver reveals its secret, except in one job in eight (outcome NoReveal).
             (bytes32[] memory starts,) = _claimsOf(_sid(jobId));
-            (,, bool revealed,) = round.roundOf(_sid(jobId));
+            (, bool revealed,) = round.roundOf(_sid(jobId));
             // Past its window the secret can no longer be revealed (outcome NoReveal).
             bool open = block.timestamp <= uint256(job.challengeDeadline) + _revealWindow();
             // With a sample no revealed verdict covers the secret stays hidden (outcome NoVerdicts:
