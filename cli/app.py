@@ -999,7 +999,7 @@ def shares(
     if json_out:
         emit_json(report)
         return
-    if report["token"] is None:
+    if report["total_shares"] == 0:
         typer.echo(f"model {model}: no verified work yet, no shares minted")
         if report["commitments"] is not None:
             echo_lineage(report)
@@ -1021,8 +1021,9 @@ def shares(
 
 
 def _require_shares(client: Any, model: str, model_id: bytes) -> None:
-    """Refuse a model that has no shares token yet (no job of it finalized)."""
-    if client.shares.shares_of(model_id) is None:
+    """Refuse a model with no shares (unregistered, or no job of it finalized yet): revenue
+    paid into it would revert `NoSharesOutstanding`."""
+    if client.shares.total_supply(model_id) == 0:
         raise CliError(f"model {model} has no shares yet (no verified job of it finalized)")
 
 

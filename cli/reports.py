@@ -152,7 +152,7 @@ def shares_report(client: Any, model: str, account: str | None = None) -> dict[s
     if token is None:
         return out
     contract = client.shares.model_shares(model_id)
-    out["total_shares"] = int(contract.functions.totalSupply().call())
+    out["total_shares"] = client.shares.total_supply(model_id)
     if account is not None:
         holders = [account]
     else:

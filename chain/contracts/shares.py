@@ -255,7 +255,8 @@ class SharesFacade(ContractFacade):
 
     # ------------------------------------------------------------------------- shares
     def shares_of(self, model_id: bytes) -> str | None:
-        """Address of a model's ModelShares token, or None before its first job finalizes."""
+        """Address of a model's ModelShares token, or None for a model that was never registered
+        nor minted (`registerModel` creates the token, with no shares until a job finalizes)."""
         addr = str(self._client.call(self.contract, "sharesOf", model_id))
         return None if int(addr, 16) == 0 else addr
 
@@ -272,6 +273,12 @@ class SharesFacade(ContractFacade):
                 raise ChainValueError(f"model 0x{key.hex()} has no shares yet")
             self._tokens[key] = self._client.contract("ModelShares", addr)
         return self._tokens[key]
+
+    def total_supply(self, model_id: bytes) -> int:
+        """Shares of the model minted so far (0 without a token or before any verified job)."""
+        if self.shares_of(model_id) is None:
+            return 0
+        return int(self._client.call(self.model_shares(model_id), "totalSupply"))
 
     def balance_of(self, model_id: bytes, account: str | None = None) -> int:
         """Shares held (1 share = 1 FLOP of verified training on the lineage; decimals 0)."""

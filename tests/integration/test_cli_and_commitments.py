@@ -246,7 +246,12 @@ def test_cli_model_register_authorize_revoke_show(anvil: Anvil, manifest: Path, 
         _cli("model", "show", "owned-mlp", *common, "--account", poster.address, "--json")
     )
     assert shown["owner"] == owner.address and shown["posters"] == [poster.address]
-    assert shown["can_post"] is True and shown["token"] is None
+    assert shown["can_post"] is True
+    # registerModel made the model's share token; it holds no shares until a job finalizes
+    token = owner.shares.shares_of(bytes.fromhex(shown["model_id"][2:]))
+    assert token is not None and shown["token"] == token
+    assert owner.shares.total_supply(bytes.fromhex(shown["model_id"][2:])) == 0
+    assert "no verified work yet, no shares minted" in _cli("shares", "owned-mlp", *common)
     _cli(*submit, "--dev-account", "2")
     assert poster.jobs.job_count() == 1
 

@@ -167,6 +167,12 @@ ROWS: list[Row] = [
         "shares",
     ),  # fmt: skip
     (
+        # registered (its share token exists since registerModel) but no job of it finalized
+        "pay revenue into a registered model without shares",
+        lambda w: ["revenue", "pay", "0x" + "01" * 32, "5"],
+        "shares",
+    ),  # fmt: skip
+    (
         "manifest of another chain, stake",
         lambda w: ["stake", "solver", "100", "--deployment", str(_other_chain_manifest(w))],
         "chain",
