@@ -1,6 +1,8 @@
 """Gas of every protocol action, read from the receipts of a real run on Anvil.
 
-Run: ``.venv/bin/python -m bench.gas_scenario`` (prints ``action gas`` lines); used by
+Run: ``.venv/bin/python -m bench.gas_scenario`` (prints ``action gas new-words note`` lines, the
+storage words each transaction created read with Anvil's prestate tracer, then the happy path's
+floor, transactions x 21,000 + created words x 22,100, and last its total); used by
 ``bench.bench_protocol`` for its gas table.
 
 Scenario (automine Anvil, time moved with ``evm_increaseTime``): deploy; stake every role;
@@ -47,17 +49,66 @@ the lazy approver and pays the jackpots), so the total is the bound for a job wi
 forced error."""
 
 
+HAPPY_PATH_TRANSACTIONS = len(HAPPY_PATH_SINGLE) + 2 * 3
+"""Transactions of the happy path with V = 3: the single actions, a commit + reveal per seat."""
+
+INTRINSIC_GAS = 21_000
+"""Gas every transaction pays before it runs (EIP-2028 calldata comes on top)."""
+
+NEW_WORD_GAS = 22_100
+"""Least gas of creating a storage word: SSTORE of a zero slot (20,000) plus its cold access
+(2,100; EIP-2929)."""
+
+
+def created_words(w3: Any, tx_hash: Any) -> int:
+    """Storage words a mined transaction created (zero before, non-zero after), any contract.
+
+    Read with the ``prestateTracer`` in diff mode (``debug_traceTransaction``, which Anvil
+    serves as geth does): a slot in the post-state whose pre-state value is absent or zero.
+
+    Args:
+        w3: a Web3 connected to the node that mined the transaction.
+        tx_hash: the transaction hash (bytes or 0x-hex).
+
+    Returns:
+        The number of words created.
+
+    Raises:
+        RuntimeError: the node does not serve the tracer.
+    """
+    tx = tx_hash if isinstance(tx_hash, str) else "0x" + bytes(tx_hash).hex()
+    response = w3.provider.make_request(
+        "debug_traceTransaction",
+        [tx, {"tracer": "prestateTracer", "tracerConfig": {"diffMode": True}}],
+    )
+    if "result" not in response:
+        raise RuntimeError(f"debug_traceTransaction({tx}): {response.get('error')}")
+    pre, post = response["result"]["pre"], response["result"]["post"]
+    created = 0
+    for account, state in post.items():
+        before = pre.get(account, {}).get("storage", {})
+        for slot, value in state.get("storage", {}).items():
+            if int(value, 16) != 0 and int(before.get(slot, "0x0"), 16) == 0:
+                created += 1
+    return created
+
+
 def happy_path_total(rows: list[tuple[str, int, str]]) -> int:
     """The happy-path total (gas) of `run_gas_scenario`'s rows."""
     return next(gas for action, gas, _ in rows if action == HAPPY_PATH_TOTAL)
 
 
-def run_gas_scenario(*, happy_only: bool = False) -> tuple[list[tuple[str, int, str]], float]:
+def run_gas_scenario(
+    *, happy_only: bool = False, new_words: dict[str, int] | None = None
+) -> tuple[list[tuple[str, int, str]], float]:
     """Run the scenario.
 
     Args:
         happy_only: stop after the honest job's credit claim (its happy-path total is then the
             last row); the Anvil regression test runs only this part.
+        new_words: when given, filled with the storage words each row's transaction created
+            (`created_words`; the commit and reveal rows: the first seat's), and under
+            `HAPPY_PATH_TOTAL` the happy path's sum (every seat's).
 
     Returns:
         ``(rows, commit_seconds)``: ``(action, gas used, note)`` rows in protocol order, and the
@@ -82,8 +133,12 @@ def run_gas_scenario(*, happy_only: bool = False) -> tuple[list[tuple[str, int, 
     commit_seconds: list[float] = []
     sealed: dict[int, int] = {}  # job id -> gas of every seat's commitVerdicts + revealVerdicts
 
+    sealed_words: dict[int, int] = {}  # job id -> words created by every seat's seal + reveal
+
     def rec(action: str, receipt: Any, note: str = "") -> Any:
         rows.append((action, int(receipt["gasUsed"]), note))
+        if new_words is not None:
+            new_words[action] = created_words(submitter.w3, receipt["transactionHash"])
         return receipt
 
     params = ProtocolParams.demo(verifiers_per_job=3, samples_per_job=3, committee_size=3)
@@ -186,11 +241,16 @@ def run_gas_scenario(*, happy_only: bool = False) -> tuple[list[tuple[str, int, 
 
             seal_and_reveal(job_id, by_addr, approve, claims=claims, receipts=receipts)
             rec(f"commitVerdicts{note_prefix}", receipts["commitVerdicts"], "sealed verdicts")
-            sealed[job_id] = sum(
-                int(r["gasUsed"])
+            every_seat = [
+                r
                 for key in ("commitVerdicts (every seat)", "revealVerdicts (every seat)")
                 for r in receipts[key]
-            )
+            ]
+            sealed[job_id] = sum(int(r["gasUsed"]) for r in every_seat)
+            if new_words is not None:
+                sealed_words[job_id] = sum(
+                    created_words(submitter.w3, r["transactionHash"]) for r in every_seat
+                )
             if "revealVerdicts" in receipts:
                 rec(f"revealVerdicts (all approve){note_prefix}", receipts["revealVerdicts"])
             rec(
@@ -227,6 +287,10 @@ def run_gas_scenario(*, happy_only: bool = False) -> tuple[list[tuple[str, int, 
         by_action = {action: gas for action, gas, _ in rows[first_row:]}
         happy = sum(by_action[a] for a in HAPPY_PATH_SINGLE) + sealed[job1]
         rows.append((HAPPY_PATH_TOTAL, happy, "forced error settled; sum of the actions above"))
+        if new_words is not None:
+            new_words[HAPPY_PATH_TOTAL] = (
+                sum(new_words[a] for a in HAPPY_PATH_SINGLE) + sealed_words[job1]
+            )
         if happy_only:
             return rows, commit_seconds[0]
         rec("fundJackpot", submitter.escrow.fund_jackpot(10 * E18))
@@ -269,8 +333,16 @@ def run_gas_scenario(*, happy_only: bool = False) -> tuple[list[tuple[str, int, 
 
 
 if __name__ == "__main__":
-    scenario_rows = run_gas_scenario()[0]
+    words: dict[str, int] = {}
+    scenario_rows = run_gas_scenario(new_words=words)[0]
+    print(f"{'action':<40}{'gas':>10}{'new words':>11}  note")
     for action, gas, note in scenario_rows:
         if action != HAPPY_PATH_TOTAL:
-            print(f"{action:<40}{gas:>10,}  {note}")
+            print(f"{action:<40}{gas:>10,}{words[action]:>11}  {note}")
+    created = words[HAPPY_PATH_TOTAL]
+    floor = HAPPY_PATH_TRANSACTIONS * INTRINSIC_GAS + created * NEW_WORD_GAS
+    print(
+        f"happy-path floor (V=3, q=3): {HAPPY_PATH_TRANSACTIONS} transactions x {INTRINSIC_GAS:,}"
+        f" + {created} new storage words x {NEW_WORD_GAS:,} = {floor:,} gas"
+    )
     print(f"{HAPPY_PATH_TOTAL}: {happy_path_total(scenario_rows)} gas")
