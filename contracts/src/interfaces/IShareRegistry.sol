@@ -357,7 +357,8 @@ interface IShareRegistry {
     /// @return allowed False for an unregistered model.
     function canPost(bytes32 modelId, address account) external view returns (bool allowed);
 
-    /// @notice Share token of `modelId` (zero for an unregistered model).
+    /// @notice Share token of `modelId`: made by `registerModel` (or by the first mint of a model
+    ///         never registered); zero before either.
     /// @param modelId Model id.
     /// @return token ModelShares token.
     function sharesOf(bytes32 modelId) external view returns (address token);
