@@ -49,8 +49,11 @@ the lazy approver and pays the jackpots), so the total is the bound for a job wi
 forced error."""
 
 
-HAPPY_PATH_TRANSACTIONS = len(HAPPY_PATH_SINGLE) + 2 * 3
-"""Transactions of the happy path with V = 3: the single actions, a commit + reveal per seat."""
+VERIFIERS_PER_JOB = 3
+"""V of the scenario's deployment (`ProtocolParams.demo(verifiers_per_job=...)`)."""
+
+HAPPY_PATH_TRANSACTIONS = len(HAPPY_PATH_SINGLE) + 2 * VERIFIERS_PER_JOB
+"""Transactions of the happy path: the single actions, a commit + reveal per seat."""
 
 INTRINSIC_GAS = 21_000
 """Gas every transaction pays before it runs (EIP-2028 calldata comes on top)."""
@@ -141,7 +144,9 @@ def run_gas_scenario(
             new_words[action] = created_words(submitter.w3, receipt["transactionHash"])
         return receipt
 
-    params = ProtocolParams.demo(verifiers_per_job=3, samples_per_job=3, committee_size=3)
+    params = ProtocolParams.demo(
+        verifiers_per_job=VERIFIERS_PER_JOB, samples_per_job=3, committee_size=3
+    )
     # demo: every job carries a forced error (docs/FORCED_ERRORS.md)
     with Anvil(block_time=None) as anvil:
         accts = dev_accounts(10)

@@ -264,21 +264,28 @@ class SharesFacade(ContractFacade):
         """Contract handle of a model's ModelShares token.
 
         Raises:
-            ChainValueError: the model has no shares yet.
+            ChainValueError: the model has no shares token (never registered nor minted).
         """
+        token = self._token(model_id)
+        if token is None:
+            raise ChainValueError(f"model 0x{bytes(model_id).hex()} has no shares yet")
+        return token
+
+    def _token(self, model_id: bytes) -> Contract | None:
+        """The cached handle of a model's ModelShares token (one `sharesOf` call the first time
+        it exists), or None while it has none."""
         key = bytes(model_id)
         if key not in self._tokens:
             addr = self.shares_of(key)
             if addr is None:
-                raise ChainValueError(f"model 0x{key.hex()} has no shares yet")
+                return None
             self._tokens[key] = self._client.contract("ModelShares", addr)
         return self._tokens[key]
 
     def total_supply(self, model_id: bytes) -> int:
         """Shares of the model minted so far (0 without a token or before any verified job)."""
-        if self.shares_of(model_id) is None:
-            return 0
-        return int(self._client.call(self.model_shares(model_id), "totalSupply"))
+        token = self._token(model_id)
+        return 0 if token is None else int(self._client.call(token, "totalSupply"))
 
     def balance_of(self, model_id: bytes, account: str | None = None) -> int:
         """Shares held (1 share = 1 FLOP of verified training on the lineage; decimals 0)."""

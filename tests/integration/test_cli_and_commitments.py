@@ -248,9 +248,10 @@ def test_cli_model_register_authorize_revoke_show(anvil: Anvil, manifest: Path, 
     assert shown["owner"] == owner.address and shown["posters"] == [poster.address]
     assert shown["can_post"] is True
     # registerModel made the model's share token; it holds no shares until a job finalizes
-    token = owner.shares.shares_of(bytes.fromhex(shown["model_id"][2:]))
+    model_id = bytes.fromhex(shown["model_id"][2:])
+    token = owner.shares.shares_of(model_id)
     assert token is not None and shown["token"] == token
-    assert owner.shares.total_supply(bytes.fromhex(shown["model_id"][2:])) == 0
+    assert owner.shares.total_supply(model_id) == 0
     assert "no verified work yet, no shares minted" in _cli("shares", "owned-mlp", *common)
     _cli(*submit, "--dev-account", "2")
     assert poster.jobs.job_count() == 1

@@ -87,7 +87,7 @@ def _wait_round(net: Network, run: RunSpec, rounds: int, timeout: float = 300.0)
 
 def _shares(net: Network, run: RunSpec, account: str) -> int:
     reader = net.client(0)
-    if reader.shares.total_supply(run.inner.model_id_hash()) == 0:
+    if reader.shares.shares_of(run.inner.model_id_hash()) is None:
         return 0
     return int(reader.shares.balance_of(run.inner.model_id_hash(), account))
 
