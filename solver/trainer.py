@@ -3,8 +3,9 @@
 `train_job` runs `veritrain.training.TrainingEngine` from the last stored checkpoint to step N,
 writing a checkpoint every k steps and reporting each new state hash, so a solver killed at
 any point resumes from its last checkpoint instead of from scratch. The checkpoint bytes are
-made in the training loop (one copy of each tensor); hashing and the file write run on a
-writer thread while the next segment trains. The canonical bytes hold the whole training
+made in the training loop (one copy of each tensor, into one buffer reused for every
+checkpoint: `veritrain.state.StateBuffer`); hashing and the file write run on a writer thread
+while the next segment trains. The canonical bytes hold the whole training
 state, so training on from memory is training on from what a verifier loads: an honest
 solver's segments replay bit for bit (the unit tests pin it for every preset and arithmetic).
 
@@ -29,7 +30,7 @@ from noderuntime import progress_bar
 from veritrain.bisection import StepFn
 from veritrain.errors import CheckpointHashMismatch, CheckpointNotFound
 from veritrain.hexutil import from_hex, to_hex
-from veritrain.state import state_hash
+from veritrain.state import StateBuffer, state_hash
 from veritrain.store import CheckpointStore
 from veritrain.training import TrainingEngine, TrainState
 
@@ -197,8 +198,9 @@ def _train(
     spec = engine.spec
     k, total = spec.checkpoint_interval, spec.total_steps
     pending: list[Future[None]] = []
+    buffer = StateBuffer()  # one checkpoint in flight: `settle` frees it for the next
 
-    def persist(blob: bytearray, index: int) -> None:
+    def persist(blob: memoryview, index: int) -> None:
         if len(hashes) != index:  # never record a checkpoint at another one's index
             raise RuntimeError(f"checkpoint {index} written after {len(hashes)} recorded")
         # fsynced here, on the writer thread, while the next segment trains: the solver's
@@ -213,12 +215,13 @@ def _train(
             pending.pop(0).result()
 
     def checkpoint(state: TrainState) -> TrainState:
-        # Double buffering: checkpoint i is written while segment i + 1 trains, never more.
-        # Memory holds at most two checkpoints' bytes, and a failed write stops training
-        # before a later checkpoint is handed to the writer.
+        # Checkpoint i is written while segment i + 1 trains, never more: `settle` waits for
+        # it before its bytes are overwritten with checkpoint i + 1's (one reused buffer), and
+        # a failed write stops training before a later checkpoint is handed to the writer.
         settle()
         index = len(hashes)
-        pending.append(writer.submit(persist, engine.state_buffer(state), index))
+        blob = buffer.encode(state.step, engine.state_tensors(state))
+        pending.append(writer.submit(persist, blob, index))
         # Training goes on from the in-memory state: the canonical bytes hold all of it
         # (weights, AdamW moments, step), so decoding them would rebuild the same state and
         # copy every tensor a second time (pinned by the solver's unit tests per preset).

@@ -14,7 +14,8 @@ valid encoding.
 torch is imported lazily so that `import veritrain` stays light.
 
 Run: not a script; `from veritrain.state import encode_state, decode_state, state_hash`
-(`encode_state_buffer`: the same bytes in a new `bytearray`, one copy of each tensor).
+(`encode_state_buffer`: the same bytes in a new `bytearray`, one copy of each tensor;
+`StateBuffer`: the same bytes in one buffer reused from checkpoint to checkpoint).
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ _NP_DTYPES: dict[str, str] = {
 __all__ = [
     "MAGIC",
     "CheckpointHashMismatch",
+    "StateBuffer",
     "decode_state",
     "encode_state",
     "encode_state_buffer",
@@ -172,6 +174,109 @@ def encode_state_buffer(
     return buffer
 
 
+class StateBuffer:
+    """`encode_state` into one buffer reused from call to call: what a solver does at every
+    checkpoint, on the training thread, while training waits.
+
+    The buffer is allocated once per tensor layout (names, dtypes, shapes) and keeps the
+    tensor data at a fixed place, with room before it for the longest header a uint64 step
+    can have; each call writes the header (its length varies with the step's digits) right
+    before the data and copies each tensor once, straight into its place (a device tensor
+    straight from the device). Against `encode_state_buffer` this saves the allocation and
+    first touch of a new buffer per checkpoint and the numpy staging: digits-mlp's 316 KB
+    state from 0.12 ms to 0.06 ms on a 2-core AMD EPYC (README "Measured").
+
+    The returned view aliases the buffer: it is valid until the next `encode` call, so a
+    caller that hands it to another thread must wait for that thread before encoding again
+    (`solver.trainer.train_job` does: one checkpoint in flight).
+
+    Run: not a script; `buf = StateBuffer(); blob = buf.encode(step, tensors)`.
+    """
+
+    _MAX_STEP = 2**64 - 1
+
+    def __init__(self) -> None:
+        self._layout: tuple[tuple[str, Any, Any], ...] | None = None
+        self._header_parts = (b"", b"")  # the header is parts[0] + str(step) + parts[1]
+        self._targets: list[Any] = []  # per tensor: a torch view of its place in the buffer
+        self._buffer = bytearray()
+        self._data_at = 0
+
+    def encode(
+        self, step: int, tensors: Mapping[str, torch.Tensor] | Iterable[tuple[str, Any]]
+    ) -> memoryview:
+        """The canonical checkpoint bytes of (`step`, `tensors`), as `encode_state` makes them.
+
+        Args:
+            step: the state's step t (0 <= t < 2**64).
+            tensors: as for `encode_state` (torch tensors; CPU or a device).
+
+        Returns:
+            A read-only view of the bytes, valid until the next call.
+
+        Raises:
+            CheckpointFormatError: unsupported dtype, duplicate name, or a step outside uint64.
+        """
+        if not 0 <= step <= self._MAX_STEP:
+            raise CheckpointFormatError(f"step must be a uint64, got {step}")
+        items = list(tensors.items() if isinstance(tensors, Mapping) else tensors)
+        if sys.byteorder != "little":  # the canonical bytes are little-endian: convert
+            return memoryview(encode_state_buffer(step, items)).toreadonly()
+        layout = tuple((name, t.dtype, t.shape) for name, t in items)
+        if layout != self._layout:
+            self._allocate(layout, items)
+        head, tail = self._header_parts
+        header = b"".join([head, str(int(step)).encode("ascii"), tail])
+        start = self._data_at - _PREFIX - len(header)
+        self._buffer[start : self._data_at] = b"".join(
+            [MAGIC, struct.pack("<I", len(header)), header]
+        )
+        for target, (_, tensor) in zip(self._targets, items, strict=True):
+            if target is not None:
+                target.copy_(tensor.detach())
+        return memoryview(self._buffer)[start:].toreadonly()
+
+    def _allocate(
+        self, layout: tuple[tuple[str, Any, Any], ...], items: list[tuple[str, Any]]
+    ) -> None:
+        """Lay out a new buffer for `layout` and the header around the step."""
+        import torch
+
+        names = [name for name, _, _ in layout]
+        duplicates = sorted({name for name in names if names.count(name) > 1})
+        if duplicates:
+            raise CheckpointFormatError(f"duplicate tensor name {duplicates[0]!r}")
+        entries: list[dict[str, Any]] = []
+        offset = 0
+        for name, tensor in items:
+            nbytes = tensor.numel() * tensor.element_size()
+            entries.append(
+                {
+                    "name": name,
+                    "dtype": _dtype_name(tensor),
+                    "shape": list(tensor.shape),
+                    "offset": offset,
+                    "nbytes": nbytes,
+                }
+            )
+            offset += nbytes
+        # canonical JSON sorts "step" before "tensors": the header is fixed around the step
+        head = b'{"step":'
+        tail = _header_bytes({"step": 0, "tensors": entries})[len(head) + 1 :]
+        longest = _PREFIX + len(head) + len(str(self._MAX_STEP)) + len(tail)
+        buffer = bytearray(longest + offset)
+        data = np.frombuffer(buffer, dtype=np.uint8)
+        targets: list[Any] = []
+        for entry, (_, tensor) in zip(entries, items, strict=True):
+            at, nbytes = longest + entry["offset"], entry["nbytes"]
+            view = torch.from_numpy(data[at : at + nbytes]) if nbytes else None
+            targets.append(
+                None if view is None else view.view(tensor.dtype).view(tuple(tensor.shape))
+            )
+        self._layout, self._header_parts, self._targets = layout, (head, tail), targets
+        self._buffer, self._data_at = buffer, longest
+
+
 def _copies_from_device(t: Any) -> bool:
     """Whether `t` is a non-CPU torch tensor whose bytes can be copied straight into a host
     buffer in the canonical (little-endian) layout."""
@@ -266,7 +371,7 @@ def decode_state(blob: bytes) -> tuple[int, OrderedDict[str, torch.Tensor]]:
     return header["step"], out
 
 
-def state_hash(blob: bytes | bytearray) -> bytes:
+def state_hash(blob: bytes | bytearray | memoryview) -> bytes:
     """BLAKE3 of checkpoint bytes (32 bytes), the protocol's state hash.
 
     BLAKE3 (O'Connor, Aumasson, Neves, Wilcox-O'Hearn, 2020; the `blake3` package, bindings

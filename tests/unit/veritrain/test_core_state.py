@@ -14,6 +14,7 @@ import torch
 from veritrain.errors import CheckpointFormatError, CheckpointHashMismatch
 from veritrain.state import (
     MAGIC,
+    StateBuffer,
     decode_state,
     encode_state,
     encode_state_buffer,
@@ -72,6 +73,50 @@ def test_the_single_copy_buffer_is_the_canonical_bytes_and_owns_its_data():
     digest = state_hash(buffer)
     tensors["w"].add_(1.0)  # training goes on in place: the checkpoint does not move
     assert state_hash(buffer) == digest and decode_state(bytes(buffer))[0] == 9
+
+
+def test_the_reused_buffer_gives_the_canonical_bytes_at_every_step_and_layout():
+    """`StateBuffer` keeps the tensor data in place and writes the header before it: the
+    header's length changes with the step's digits and the layout with the tensors (state 0
+    has no optimizer moments yet), and the bytes are `encode_state`'s every time."""
+    tensors = _tensors()
+    tensors["flags"] = torch.tensor([True, False, True])
+    tensors["small"] = torch.arange(5, dtype=torch.int8)
+    tensors["half"] = torch.linspace(0, 1, 7, dtype=torch.float16)  # odd sizes: unaligned
+    tensors["strided"] = torch.randn(4, 6).t()
+    fewer = OrderedDict(list(tensors.items())[:2])
+    buf = StateBuffer()
+    cases = [(0, fewer), (7, tensors), (25, tensors), (300, tensors), (0, tensors)]
+    cases += [(2**64 - 1, tensors), (12, fewer), (10**12, tensors)]
+    for step, ts in cases:
+        blob = buf.encode(step, ts)
+        expected = encode_state(step, ts)
+        assert bytes(blob) == expected, step
+        assert blob.readonly
+        tensors["w"].add_(1.0)  # training moves on in place: the bytes already made do not
+        assert bytes(blob) == expected
+    assert bytes(buf.encode(3, list(tensors.items()))) == encode_state(3, tensors)  # pairs too
+
+
+def test_the_reused_buffer_refuses_what_encode_state_refuses():
+    buf = StateBuffer()
+    with pytest.raises(CheckpointFormatError, match="duplicate tensor name 'w'"):
+        buf.encode(1, [("w", torch.zeros(2)), ("w", torch.ones(2))])
+    with pytest.raises(CheckpointFormatError, match="uint64"):
+        buf.encode(-1, _tensors())
+    with pytest.raises(CheckpointFormatError, match="unsupported tensor dtype"):
+        buf.encode(1, {"c": torch.zeros(2, dtype=torch.complex64)})
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_the_reused_buffer_copies_device_tensors_straight_from_the_device():
+    tensors = _tensors()
+    tensors["h"] = torch.randn(5, 7, dtype=torch.float16)
+    on_device = OrderedDict((name, t.cuda()) for name, t in tensors.items())
+    buf = StateBuffer()
+    assert bytes(buf.encode(4, on_device)) == encode_state(4, tensors)
+    on_device["w"].add_(1.0)
+    assert bytes(buf.encode(5, on_device)) == encode_state(5, {**tensors, "w": tensors["w"] + 1.0})
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")

@@ -53,6 +53,26 @@ def test_failed_write_leaves_nothing(tmp_path, monkeypatch):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_short_write_is_continued_and_a_failed_one_leaves_nothing(tmp_path, monkeypatch):
+    """`os.write` may write part of a buffer: the rest follows (a 1 MB checkpoint written 4 KB
+    at a time is whole); a write that fails removes its temp file and keeps the old file."""
+    store = CheckpointStore(tmp_path)
+    blob = bytes(range(256)) * 4096
+    real_write = os.write
+    monkeypatch.setattr(os, "write", lambda fd, data: real_write(fd, bytes(data[:4096])))
+    digest = store.put(memoryview(blob))
+    assert store.get(digest) == blob
+    assert oct(store.path(digest).stat().st_mode & 0o777) == oct(0o600)
+
+    def full(fd, data):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "write", full)
+    with pytest.raises(OSError, match="No space left"):
+        store.put(b"another checkpoint")
+    assert [p.name for p in tmp_path.iterdir()] == [store.path(digest).name]
+
+
 def test_deferred_puts_are_made_durable_by_one_sync(tmp_path, monkeypatch):
     store = CheckpointStore(tmp_path)
     synced: list[int] = []
