@@ -6,16 +6,17 @@ floor, transactions x 21,000 + created words x 22,100, and last its total); used
 ``bench.bench_protocol`` for its gas table.
 
 Scenario (automine Anvil, time moved with ``evm_increaseTime``): deploy; stake every role;
-register the model; an honest job with a forced error (post, claim, commit with the leaf-0
-proof and the secret commitment, assign, post
-claims, sealed verdicts: commit and reveal, a lazy approval of the forced claim challenged by
-the whistleblower, reveal the secret with the claims' proofs, finalize settling the forced error
-from the jackpot pool, claim credit); a cheating job (reject with a bond, whistleblower
-challenge, finalize opening a dispute, committee draw, commit-reveal votes, resolve with
-settlement); revenue paid into the model and claimed; unbond and withdraw. The round is played
-by ``chain.scripted_round`` (the same calls the chain tests make). Merkle roots and hashes
-are real (computed with ``veritrain.merkle``) but the training itself is not needed: gas does
-not depend on it.
+register the model; the happy path with a forced error drawn (post, claim, commit with the
+leaf-0 proof and the secret commitment, assign, post claims, sealed verdicts: commit and reveal,
+every seat rejecting the forced claim with the true end it replayed, reveal the secret with the
+claims' proofs, finalize paying the jackpots and minting shares, claim credit); a lazy
+approval of the forced claim challenged by the whistleblower and slashed at finalize; a
+cheating job (reject with a bond, finalize opening a dispute, committee draw, commit-reveal
+votes, resolve with settlement); revenue paid into the model and claimed; unbond and withdraw;
+last, on a second deployment that plants no forced error, the happy path without one (every
+seat approves). The round is played by ``chain.scripted_round`` (the same calls the chain tests
+make). Merkle roots and hashes are real (computed with ``veritrain.merkle``) but the training
+itself is not needed: gas does not depend on it.
 """
 
 from __future__ import annotations
@@ -31,28 +32,44 @@ MODEL_ID = b"\x01" * 32  # registered by the submitter first; the CLI uses kecca
 
 
 HAPPY_PATH_TOTAL = "happy-path total (V=3, q=3)"
-"""Row name of the happy path's gas: one job from post to the solver's credit claim."""
+"""Row name of the happy path's gas: one honest job from post to the solver's credit claim,
+the costlier of its two variants (a forced error drawn or not)."""
 
-HAPPY_PATH_SINGLE = (
+FORCED = "forced error"
+NO_FORCED = "no forced error"
+VARIANTS = (FORCED, NO_FORCED)
+"""The happy path's variants: each row of one is named ``"<action> (<variant>)"``."""
+
+HAPPY_PATH_ACTIONS = (
     "postJob",
     "claimJob",
     "commitCheckpoints",
     "assignVerifiers",
     "postClaims",
     "revealSecret",
-    "finalize (Finalized, forced error)",
+    "finalize",
     "claimCredit",
 )
 """Happy-path actions sent once per job; the V sealed verdicts (commit + reveal per seat) are
-added to them. The forced-error finalize is the costlier variant of finalize (it also slashes
-the lazy approver and pays the jackpots), so the total is the bound for a job with or without a
-forced error."""
+added to them. Every party is honest: with a forced error drawn, each seat rejects the forced
+sample with its true end (it replayed the segment) and wins the jackpot; without one, each seat
+approves every sample. Nobody is slashed and nobody challenges."""
+
+
+def row(action: str, variant: str) -> str:
+    """The row name of a happy-path `action` in `variant` (e.g. ``"finalize (forced error)"``)."""
+    return f"{action} ({variant})"
+
+
+def variant_total(variant: str) -> str:
+    """The row name of one variant's happy-path total."""
+    return f"{HAPPY_PATH_TOTAL}, {variant}"
 
 
 VERIFIERS_PER_JOB = 3
 """V of the scenario's deployment (`ProtocolParams.demo(verifiers_per_job=...)`)."""
 
-HAPPY_PATH_TRANSACTIONS = len(HAPPY_PATH_SINGLE) + 2 * VERIFIERS_PER_JOB
+HAPPY_PATH_TRANSACTIONS = len(HAPPY_PATH_ACTIONS) + 2 * VERIFIERS_PER_JOB
 """Transactions of the happy path: the single actions, a commit + reveal per seat."""
 
 INTRINSIC_GAS = 21_000
@@ -107,18 +124,18 @@ def run_gas_scenario(
     """Run the scenario.
 
     Args:
-        happy_only: stop after the honest job's credit claim (its happy-path total is then the
-            last row); the Anvil regression test runs only this part.
+        happy_only: play only the two happy paths (the Anvil regression test runs this part).
         new_words: when given, filled with the storage words each row's transaction created
-            (`created_words`; the commit and reveal rows: the first seat's), and under
-            `HAPPY_PATH_TOTAL` the happy path's sum (every seat's).
+            (`created_words`; the commit and reveal rows: one seat's), and under each variant's
+            total row (`variant_total`) and `HAPPY_PATH_TOTAL` the happy path's sum (every
+            seat's).
 
     Returns:
         ``(rows, commit_seconds)``: ``(action, gas used, note)`` rows in protocol order, and the
         wall time (s) of the honest job's `commitCheckpoints` transaction (sign, send, mined
-        receipt) on automining Anvil. The row named `HAPPY_PATH_TOTAL` sums the happy path of the
-        honest job (postJob to claimCredit, every seat's sealed verdicts, the forced-error
-        finalize; not the whistleblower's challenge).
+        receipt) on automining Anvil. The row `variant_total(v)` sums variant v's happy path
+        (`HAPPY_PATH_ACTIONS` and every seat's sealed verdicts), and `HAPPY_PATH_TOTAL` is the
+        costlier of the two.
 
     Raises:
         chain.errors.ChainError: a transaction failed (the scenario is out of sync with the
@@ -135,55 +152,72 @@ def run_gas_scenario(
     rows: list[tuple[str, int, str]] = []
     commit_seconds: list[float] = []
     sealed: dict[int, int] = {}  # job id -> gas of every seat's commitVerdicts + revealVerdicts
-
     sealed_words: dict[int, int] = {}  # job id -> words created by every seat's seal + reveal
 
-    def rec(action: str, receipt: Any, note: str = "") -> Any:
-        rows.append((action, int(receipt["gasUsed"]), note))
-        if new_words is not None:
-            new_words[action] = created_words(submitter.w3, receipt["transactionHash"])
-        return receipt
+    # N/k = q segments: every seat draws all of them, so the union of the seats' own draws
+    # (P-27) is exactly q = 3 samples and the gas does not depend on the randomness block. A
+    # job with more segments posts claims on up to V * q samples (Forge: Gas_Test).
+    n, k = 75, 25
+    hashes = [os.urandom(32) for _ in range(n // k + 1)]
 
-    params = ProtocolParams.demo(
-        verifiers_per_job=VERIFIERS_PER_JOB, samples_per_job=3, committee_size=3
-    )
-    # demo: every job carries a forced error (docs/FORCED_ERRORS.md)
+    def params(forced_error_rate_bps: int) -> Any:
+        return ProtocolParams.demo(
+            verifiers_per_job=VERIFIERS_PER_JOB,
+            samples_per_job=3,
+            committee_size=3,
+            forced_error_rate_bps=forced_error_rate_bps,
+        )
+
     with Anvil(block_time=None) as anvil:
         accts = dev_accounts(10)
         admin = ChainClient(anvil.rpc_url, accts[0])
-        dep = deploy_protocol(admin, params)
-        c = {i: ChainClient(anvil.rpc_url, accts[i], dep) for i in range(10)}
-        submitter, solver, whistle = c[0], c[1], c[9]
-        verifiers = [c[i] for i in range(2, 8)]
-        by_addr = {cl.address: cl for cl in c.values()}
 
-        for cl in c.values():
-            cl.token.faucet(10_000 * E18)
-            cl.token.approve(dep.addresses.stake_manager, 2**256 - 1)
-            cl.token.approve(dep.addresses.job_manager, 2**256 - 1)
-        rec("stake (solver)", solver.stakes.stake(Role.Solver, 300 * E18), "first stake of a role")
-        for v in verifiers:
-            r = v.stakes.stake(Role.Verifier, 200 * E18)
-        rec("stake (verifier)", r, "joins the active verifier set")
-        rec("stake (whistleblower)", whistle.stakes.stake(Role.Whistleblower, 100 * E18))
+        def rec(action: str, receipt: Any, note: str = "") -> Any:
+            rows.append((action, int(receipt["gasUsed"]), note))
+            if new_words is not None:
+                new_words[action] = created_words(admin.w3, receipt["transactionHash"])
+            return receipt
 
-        # N/k = q segments: every seat draws all of them, so the union of the seats' own draws
-        # (P-27) is exactly q = 3 samples and the gas does not depend on the randomness block. A
-        # job with more segments posts claims on up to V * q samples (Forge: Gas_Test).
-        n, k = 75, 25
-        hashes = [os.urandom(32) for _ in range(n // k + 1)]
+        def deployment(
+            forced_error_rate_bps: int, record: bool
+        ) -> tuple[dict[int, ChainClient], Any]:
+            """A deployment with every role staked and the model registered (its rows recorded
+            when `record`): the clients by dev account index, and its params."""
+            p = params(forced_error_rate_bps)
+            dep = deploy_protocol(ChainClient(anvil.rpc_url, accts[0]), p)
+            c = {i: ChainClient(anvil.rpc_url, accts[i], dep) for i in range(10)}
+            for cl in c.values():
+                cl.token.faucet(10_000 * E18)
+                cl.token.approve(dep.addresses.stake_manager, 2**256 - 1)
+                cl.token.approve(dep.addresses.job_manager, 2**256 - 1)
+            keep = rec if record else (lambda action, receipt, note="": receipt)
+            keep(
+                "stake (solver)", c[1].stakes.stake(Role.Solver, 300 * E18), "first stake of a role"
+            )
+            for i in range(2, 8):
+                r = c[i].stakes.stake(Role.Verifier, 200 * E18)
+            keep("stake (verifier)", r, "joins the active verifier set")
+            keep("stake (whistleblower)", c[9].stakes.stake(Role.Whistleblower, 100 * E18))
+            # the jobs start from the model's seed state, so that the honest ones mint
+            registered = c[0].shares.register_model(
+                MODEL_ID,
+                architecture=keccak(text="bench architecture"),
+                family=keccak(text="bench family"),
+                compute_per_step=1,
+                seed_state=hashes[0],
+            )
+            keep("registerModel", registered, "once per model, with its commitments")
+            return c, p
 
-        # the jobs start from the model's seed state, so that the honest one mints
-        registered = submitter.shares.register_model(
-            MODEL_ID,
-            architecture=keccak(text="bench architecture"),
-            family=keccak(text="bench family"),
-            compute_per_step=1,
-            seed_state=hashes[0],
-        )
-        rec("registerModel", registered, "once per model, with its commitments")
-
-        def post() -> tuple[int, Any]:
+        def run_to_verdicts(
+            c: dict[int, ChainClient], p: Any, approve_forced: bool, cheat: bool, suffix: str
+        ) -> tuple[int, list[Any], Any]:
+            """Post, claim, commit, assign, post claims, seal and reveal the verdicts. A seat
+            rejects the forced sample with its true end unless `approve_forced` (then the first
+            seat that drew it approves it: lazy); with `cheat`, the next seat also rejects a
+            sample of its own draw (a cheat). Rows are named ``"<action><suffix>"``."""
+            submitter, solver = c[0], c[1]
+            by_addr = {cl.address: cl for cl in c.values()}
             receipt = submitter.jobs.post_job(
                 MODEL_ID,
                 os.urandom(32),
@@ -193,59 +227,57 @@ def run_gas_scenario(
                 50 * E18,
                 "data:application/json;base64,e30=",
             )
-            return submitter.job_id_from(receipt), receipt
-
-        def run_to_verdicts(reject_first: bool, note_prefix: str) -> tuple[int, list[Any], Any]:
-            """Post, claim, commit, assign, post claims, seal and reveal the verdicts: the
-            first verifier approves everything (lazy), the others reject the forced claim and,
-            with `reject_first`, the second one also rejects another sample (a cheat)."""
-            job_id, receipt = post()
-            rec(f"postJob{note_prefix}", receipt, "escrows reward + V * fee")
-            rec(f"claimJob{note_prefix}", solver.jobs.claim_job(job_id), "locks solver stake")
+            job_id = submitter.job_id_from(receipt)
+            rec(f"postJob{suffix}", receipt, "escrows reward + V * fee")
+            rec(f"claimJob{suffix}", solver.jobs.claim_job(job_id), "locks solver stake")
             receipts: dict[str, Any] = {}
             t0 = time.perf_counter()
             url = "http://127.0.0.1:8701/jobs/1"
             secret = commit(solver, job_id, hashes, k, url, receipts=receipts)
             commit_seconds.append(time.perf_counter() - t0)
             rec(
-                f"commitCheckpoints{note_prefix}",
+                f"commitCheckpoints{suffix}",
                 receipts["commitCheckpoints"],
                 "root + leaf-0 proof + URL + secret commitment",
             )
             anvil.mine(2)
             rec(
-                f"assignVerifiers{note_prefix}",
+                f"assignVerifiers{suffix}",
                 solver.jobs.assign_verifiers(job_id),
-                f"V={params.verifiers_per_job}, q={params.samples_per_job}",
+                f"V={p.verifiers_per_job}, q={p.samples_per_job}",
             )
             claims = post_claims(solver, job_id, hashes, secret, receipts=receipts)
             rec(
-                f"postClaims{note_prefix}",
+                f"postClaims{suffix}",
                 receipts["postClaims"],
-                f"q={params.samples_per_job} start/end hashes",
+                f"q={p.samples_per_job} start/end hashes",
             )
             f = claims.forced_sample
-            # Each seat only rules on its own draw (P-27): the lazy approver is a seat that drew
-            # the forced sample, listed first; the cheat is a sample of the next seat's own draw.
+            # Each seat only rules on its own draw (P-27): seats that drew the forced sample
+            # first; the cheat is a sample of the next seat's own draw.
             masks = {
                 a: solver.jobs.sample_mask_of(job_id, a)
                 for a in solver.jobs.get_assignment(job_id).verifiers
             }
-            order = sorted(masks, key=lambda a: (masks[a] >> f) & 1 == 0)
+            order = sorted(masks, key=lambda a: f is None or (masks[a] >> f) & 1 == 0)
             assigned = [by_addr[a] for a in order]
-            lazy = assigned[0].address
-            if (masks[lazy] >> f) & 1 == 0:
+            lazy = assigned[0].address if approve_forced else None
+            if approve_forced and (f is None or (masks[assigned[0].address] >> f) & 1 == 0):
                 raise RuntimeError("no seat drew the forced sample")
             own = masks[assigned[1].address]
-            cheat = next(j for j in range(own.bit_length()) if (own >> j) & 1 and j != f)
+            bad = (
+                next(j for j in range(own.bit_length()) if (own >> j) & 1 and j != f)
+                if cheat
+                else -1
+            )
 
             def approve(v: str, j: int) -> bool:
-                if reject_first and v == assigned[1].address and j == cheat:
+                if cheat and v == assigned[1].address and j == bad:
                     return False
                 return v == lazy or j != f
 
             seal_and_reveal(job_id, by_addr, approve, claims=claims, receipts=receipts)
-            rec(f"commitVerdicts{note_prefix}", receipts["commitVerdicts"], "sealed verdicts")
+            rec(f"commitVerdicts{suffix}", receipts["commitVerdicts"], "sealed verdicts")
             every_seat = [
                 r
                 for key in ("commitVerdicts (every seat)", "revealVerdicts (every seat)")
@@ -254,96 +286,133 @@ def run_gas_scenario(
             sealed[job_id] = sum(int(r["gasUsed"]) for r in every_seat)
             if new_words is not None:
                 sealed_words[job_id] = sum(
-                    created_words(submitter.w3, r["transactionHash"]) for r in every_seat
+                    created_words(admin.w3, r["transactionHash"]) for r in every_seat
                 )
             if "revealVerdicts" in receipts:
-                rec(f"revealVerdicts (all approve){note_prefix}", receipts["revealVerdicts"])
-            rec(
-                f"revealVerdicts (reject){note_prefix}",
-                receipts["revealVerdicts (reject)"],
-                "records verdicts, pulls the reject bonds",
-            )
+                rec(f"revealVerdicts (all approve){suffix}", receipts["revealVerdicts"])
+            if "revealVerdicts (reject)" in receipts:
+                rec(
+                    f"revealVerdicts (reject){suffix}",
+                    receipts["revealVerdicts (reject)"],
+                    "records verdicts, pulls the reject bonds",
+                )
             return job_id, assigned, (secret, claims)
 
-        def reveal(job_id: int, secret_claims: Any, note: str) -> None:
+        def reveal(c: dict[int, ChainClient], job_id: int, secret_claims: Any, suffix: str) -> None:
             secret, claims = secret_claims
             rec(
-                f"revealSecret{note}",
-                reveal_secret(solver, job_id, hashes, k, secret, claims),
+                f"revealSecret{suffix}",
+                reveal_secret(c[1], job_id, hashes, k, secret, claims),
                 "secret + 2q Merkle proofs",
             )
 
-        # Honest job: the lazy verifier's approval of the forced claim is challenged.
-        first_row = len(rows)  # job 1's rows start here
-        job1, assigned, sc1 = run_to_verdicts(False, "")
-        f1 = sc1[1].forced_sample
-        rec(
-            "challengeApproval",
-            whistle.jobs.challenge_approval(job1, f1, assigned[0].address),
-            "posts a challenge bond",
-        )
-        reveal(job1, sc1, "")
-        rec(
-            "finalize (Finalized, forced error)",
-            solver.jobs.finalize(job1),
-            "slashes the approver, pays jackpots, mints shares",
-        )
-        rec("claimCredit", solver.escrow.claim_credit(), "pull payment (Escrow)")
-        by_action = {action: gas for action, gas, _ in rows[first_row:]}
-        happy = sum(by_action[a] for a in HAPPY_PATH_SINGLE) + sealed[job1]
-        rows.append((HAPPY_PATH_TOTAL, happy, "forced error settled; sum of the actions above"))
+        def happy_path(c: dict[int, ChainClient], p: Any, variant: str) -> None:
+            """One honest job, postJob to the solver's claimCredit, and its total row."""
+            suffix = f" ({variant})"
+            first = len(rows)
+            job_id, _assigned, sc = run_to_verdicts(c, p, False, False, suffix)
+            drawn = sc[1].forced_sample is not None
+            if (variant == FORCED) != drawn:
+                raise RuntimeError(f"the {variant} job drew a forced error: {drawn}")
+            reveal(c, job_id, sc, suffix)
+            note = (
+                "pays the solver, fees, jackpots; mints shares"
+                if variant == FORCED
+                else ("pays the solver and fees; mints shares")
+            )
+            rec(row("finalize", variant), c[1].jobs.finalize(job_id), note)
+            rec(row("claimCredit", variant), c[1].escrow.claim_credit(), "pull payment (Escrow)")
+            by_action = {action: gas for action, gas, _ in rows[first:]}
+            actions = [row(a, variant) for a in HAPPY_PATH_ACTIONS]
+            total = sum(by_action[a] for a in actions) + sealed[job_id]
+            rows.append((variant_total(variant), total, "sum of the actions above, every seat's"))
+            if new_words is not None:
+                new_words[variant_total(variant)] = (
+                    sum(new_words[a] for a in actions) + sealed_words[job_id]
+                )
+
+        c, p = deployment(10_000, record=True)  # demo: every job carries a forced error
+        happy_path(c, p, FORCED)
+        if not happy_only:
+            submitter, solver, whistle = c[0], c[1], c[9]
+            by_addr = {cl.address: cl for cl in c.values()}
+            # A lazy verifier approves the forced claim; the whistleblower challenges it.
+            suffix = " (lazy approver)"
+            job1, assigned, sc1 = run_to_verdicts(c, p, True, False, suffix)
+            rec(
+                "challengeApproval",
+                whistle.jobs.challenge_approval(job1, sc1[1].forced_sample, assigned[0].address),
+                "posts a challenge bond",
+            )
+            reveal(c, job1, sc1, suffix)
+            rec(
+                f"finalize{suffix}",
+                solver.jobs.finalize(job1),
+                "slashes the approver, pays the challenger and the jackpots, mints shares",
+            )
+            rec("fundJackpot", submitter.escrow.fund_jackpot(10 * E18))
+
+            # Cheating job: a verifier rejects a cheating sample as well as the forced claim.
+            suffix = " (cheat)"
+            job2, _assigned, sc2 = run_to_verdicts(c, p, False, True, suffix)
+            reveal(c, job2, sc2, suffix)
+            receipt = rec(
+                "finalize (opens dispute)", solver.jobs.finalize(job2), "calls the adjudicator"
+            )
+            dispute = solver.dispute_id_from(receipt)
+            if dispute is None:
+                raise RuntimeError("finalize did not open a dispute")
+            anvil.mine(2)
+            rec(
+                "drawCommittee",
+                solver.committee.draw_committee(dispute),
+                f"K={p.committee_size}",
+            )
+            committee = [by_addr[a] for a in solver.committee.committee_of(dispute)]
+            salts = {}
+            for m in committee:
+                salts[m.address] = new_salt()
+                r = m.committee.commit_vote(
+                    dispute, vote_commitment(dispute, m.address, False, salts[m.address])
+                )
+            rec("commitVote", r, "commit-reveal")
+            for m in committee:
+                r = m.committee.reveal_vote(dispute, False, salts[m.address])
+            rec("revealVote", r, "last reveal")
+            rec(
+                "resolve (segment invalid)",
+                solver.committee.resolve(dispute),
+                "settles: slashes solver + approver, credits winners",
+            )
+            rec(
+                "payRevenue",
+                submitter.shares.pay_revenue(MODEL_ID, 100 * E18),
+                "pro-rata accumulator",
+            )
+            rec("claimRevenue", solver.shares.claim_revenue(MODEL_ID))
+            rec("requestUnbond", whistle.stakes.request_unbond(Role.Whistleblower, 50 * E18))
+            anvil.increase_time(p.unbonding_delay + 1)
+            anvil.mine()
+            rec("withdraw", whistle.stakes.withdraw(Role.Whistleblower))
+
+        # The same honest job on a deployment that never plants a forced error.
+        c0, p0 = deployment(0, record=False)
+        happy_path(c0, p0, NO_FORCED)
+        totals = {v: next(g for a, g, _ in rows if a == variant_total(v)) for v in VARIANTS}
+        worst = max(VARIANTS, key=lambda v: totals[v])
+        rows.append((HAPPY_PATH_TOTAL, totals[worst], f"the costlier variant: {worst}"))
         if new_words is not None:
-            new_words[HAPPY_PATH_TOTAL] = (
-                sum(new_words[a] for a in HAPPY_PATH_SINGLE) + sealed_words[job1]
-            )
-        if happy_only:
-            return rows, commit_seconds[0]
-        rec("fundJackpot", submitter.escrow.fund_jackpot(10 * E18))
-
-        # Cheating job: a verifier rejects a cheating sample as well as the forced claim.
-        job2, _assigned, sc2 = run_to_verdicts(True, " (job 2)")
-        reveal(job2, sc2, " (job 2)")
-        receipt = rec(
-            "finalize (opens dispute)", solver.jobs.finalize(job2), "calls the adjudicator"
-        )
-        dispute = solver.dispute_id_from(receipt)
-        if dispute is None:
-            raise RuntimeError("finalize did not open a dispute")
-        anvil.mine(2)
-        rec("drawCommittee", solver.committee.draw_committee(dispute), f"K={params.committee_size}")
-        committee = [by_addr[a] for a in solver.committee.committee_of(dispute)]
-        salts = {}
-        for m in committee:
-            salts[m.address] = new_salt()
-            r = m.committee.commit_vote(
-                dispute, vote_commitment(dispute, m.address, False, salts[m.address])
-            )
-        rec("commitVote", r, "commit-reveal")
-        for m in committee:
-            r = m.committee.reveal_vote(dispute, False, salts[m.address])
-        rec("revealVote", r, "last reveal")
-        rec(
-            "resolve (segment invalid)",
-            solver.committee.resolve(dispute),
-            "settles: slashes solver + approver, credits winners",
-        )
-
-        rec("payRevenue", submitter.shares.pay_revenue(MODEL_ID, 100 * E18), "pro-rata accumulator")
-        rec("claimRevenue", solver.shares.claim_revenue(MODEL_ID))
-        rec("requestUnbond", whistle.stakes.request_unbond(Role.Whistleblower, 50 * E18))
-        anvil.increase_time(params.unbonding_delay + 1)
-        anvil.mine()
-        rec("withdraw", whistle.stakes.withdraw(Role.Whistleblower))
+            new_words[HAPPY_PATH_TOTAL] = new_words[variant_total(worst)]
     return rows, commit_seconds[0]
 
 
 if __name__ == "__main__":
     words: dict[str, int] = {}
     scenario_rows = run_gas_scenario(new_words=words)[0]
-    print(f"{'action':<40}{'gas':>10}{'new words':>11}  note")
+    print(f"{'action':<46}{'gas':>10}{'new words':>11}  note")
     for action, gas, note in scenario_rows:
         if action != HAPPY_PATH_TOTAL:
-            print(f"{action:<40}{gas:>10,}{words[action]:>11}  {note}")
+            print(f"{action:<46}{gas:>10,}{words[action]:>11}  {note}")
     created = words[HAPPY_PATH_TOTAL]
     floor = HAPPY_PATH_TRANSACTIONS * INTRINSIC_GAS + created * NEW_WORD_GAS
     print(
