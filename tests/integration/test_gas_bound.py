@@ -18,6 +18,7 @@ from bench.gas_scenario import (
     NO_FORCED,
     VARIANTS,
     happy_path_total,
+    later,
     row,
     run_gas_scenario,
     variant_total,
@@ -55,4 +56,7 @@ def test_happy_path_total_within_bound() -> None:
     assert row("revealVerdicts (all approve)", NO_FORCED) in gas
     assert "challengeApproval" not in gas  # nobody challenges on the happy path
     assert happy_path_total(rows) == max(gas[variant_total(v)] for v in VARIANTS)
+    for variant in VARIANTS:  # the same parties' next job creates fewer words and costs less
+        assert words[variant_total(later(variant))] < words[variant_total(variant)]
+        assert gas[variant_total(later(variant))] < gas[variant_total(variant)]
     assert rows[-1][0] == HAPPY_PATH_TOTAL
