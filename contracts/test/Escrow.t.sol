@@ -240,4 +240,42 @@ contract Escrow_ClaimCredit_Test is Escrow_Init {
         vault.claimCredit();
         _assertConserved();
     }
+
+    /// @notice A bucket, the credit total and an account's credit that empty keep a live word
+    ///         (amount + 1): the next job's deposit or credit rewrites it instead of creating a
+    ///         word (20,000 gas), and every view still reads the amount.
+    function test_emptiedWords_stayLive_succeeds() public {
+        bytes32 escrowedSlot = keccak256(abi.encode(uint256(Bucket.Escrowed), uint256(2)));
+        bytes32 creditSlot = keccak256(abi.encode(stranger, uint256(3)));
+        bytes32 totalSlot = bytes32(uint256(4));
+        assertEq(uint256(vm.load(address(vault), escrowedSlot)), 1, "live from deployment");
+        assertEq(uint256(vm.load(address(vault), totalSlot)), 1, "live from deployment");
+        assertEq(uint256(vm.load(address(vault), creditSlot)), 0, "no credit yet");
+        _deposit(Bucket.Escrowed, submitter, 100);
+        vm.prank(protocol);
+        vault.credit(Bucket.Escrowed, stranger, 100);
+        assertEq(vault.bucketOf(Bucket.Escrowed), 0);
+        assertEq(uint256(vm.load(address(vault), escrowedSlot)), 1, "emptied bucket stays live");
+        assertEq(uint256(vm.load(address(vault), creditSlot)), 101);
+        vm.prank(stranger);
+        vault.claimCredit();
+        assertEq(vault.creditOf(stranger), 0);
+        (,, uint256 credits,) = vault.liabilities();
+        assertEq(credits, 0);
+        assertEq(uint256(vm.load(address(vault), creditSlot)), 1, "claimed credit stays live");
+        assertEq(uint256(vm.load(address(vault), totalSlot)), 1, "credit total stays live");
+        // the next round trip books and pays exact amounts on the live words
+        _deposit(Bucket.Escrowed, submitter, 7);
+        vm.prank(protocol);
+        vault.credit(Bucket.Escrowed, stranger, 7);
+        assertEq(vault.creditOf(stranger), 7);
+        uint256 before = token.balanceOf(stranger);
+        vm.prank(stranger);
+        vault.claimCredit();
+        assertEq(token.balanceOf(stranger), before + 7);
+        vm.expectRevert(abi.encodeWithSelector(IEscrow.NoCreditToClaim.selector, stranger));
+        vm.prank(stranger);
+        vault.claimCredit();
+        _assertConserved();
+    }
 }

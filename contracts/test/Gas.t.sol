@@ -35,7 +35,7 @@ contract Gas_Test is Deployers {
     ///         postClaims, every seat's commitVerdicts + revealVerdicts, revealSecret, finalize (first
     ///         share mint) and the solver's claimCredit. README "Gas"; bench/gas_scenario.py bounds
     ///         the same path on Anvil.
-    uint256 internal constant HAPPY_PATH_MAX_GAS = 2_300_000;
+    uint256 internal constant HAPPY_PATH_MAX_GAS = 2_260_000;
 
     /// @notice Records `name` in the snapshot and returns the last call's gas (intrinsic included).
     function _snapGas(string memory name) internal returns (uint256 gasUsed) {
