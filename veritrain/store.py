@@ -35,7 +35,8 @@ def atomic_write_bytes(
     Plain `os` calls, no buffered file object: the solver's checkpoint writer runs this on a
     thread next to a Python-bound training loop, and every line of Python here takes the GIL
     from it. The temp file is named after the process and thread (one writer each), created
-    with mode 0600 and removed again if anything fails.
+    afresh (O_EXCL, never through a link: a stale or planted one is removed first) with mode
+    0600, and removed again if anything fails.
 
     Args:
         path: destination file; its directory must exist.
@@ -51,7 +52,12 @@ def atomic_write_bytes(
     tmp = os.path.join(
         directory, f".{os.path.basename(target)}.{os.getpid()}.{threading.get_ident()}.tmp"
     )
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(tmp, flags, 0o600)
+    except FileExistsError:  # left by a killed writer with this pid and thread id (or planted)
+        os.unlink(tmp)  # a planted link goes, never what it points at
+        fd = os.open(tmp, flags, 0o600)
     try:
         try:
             view = memoryview(data).cast("B")

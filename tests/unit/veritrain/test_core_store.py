@@ -73,6 +73,28 @@ def test_a_short_write_is_continued_and_a_failed_one_leaves_nothing(tmp_path, mo
     assert [p.name for p in tmp_path.iterdir()] == [store.path(digest).name]
 
 
+def test_a_stale_or_planted_temp_file_is_replaced_never_followed(tmp_path):
+    """The temp file's name is fixed per process and thread: one left by a killed writer, or a
+    link planted there, is removed and the file created afresh; what a link points at is never
+    written."""
+    import threading
+
+    from veritrain.store import atomic_write_bytes
+
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"keep me")
+    target = tmp_path / "state.json"
+    tmp = tmp_path / f".state.json.{os.getpid()}.{threading.get_ident()}.tmp"
+    tmp.symlink_to(victim)
+    atomic_write_bytes(target, b"new state")
+    assert target.read_bytes() == b"new state" and not target.is_symlink()
+    assert victim.read_bytes() == b"keep me"
+    assert not tmp.exists() and not tmp.is_symlink()
+    tmp.write_bytes(b"stale")  # a killed writer's leftover
+    atomic_write_bytes(target, b"newer state")
+    assert target.read_bytes() == b"newer state" and not tmp.exists()
+
+
 def test_deferred_puts_are_made_durable_by_one_sync(tmp_path, monkeypatch):
     store = CheckpointStore(tmp_path)
     synced: list[int] = []
