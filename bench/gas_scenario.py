@@ -179,12 +179,12 @@ def run_gas_scenario(
 
     with Anvil(block_time=None) as anvil:
         accts = dev_accounts(10)
-        admin = ChainClient(anvil.rpc_url, accts[0])
+        node = ChainClient(anvil.rpc_url, accts[0])  # reads the traces
 
         def rec(action: str, receipt: Any, note: str = "") -> Any:
             rows.append((action, int(receipt["gasUsed"]), note))
             if new_words is not None:
-                new_words[action] = created_words(admin.w3, receipt["transactionHash"])
+                new_words[action] = created_words(node.w3, receipt["transactionHash"])
             return receipt
 
         def deployment(
@@ -295,7 +295,7 @@ def run_gas_scenario(
             sealed[job_id] = sum(int(r["gasUsed"]) for r in every_seat)
             if new_words is not None:
                 sealed_words[job_id] = sum(
-                    created_words(admin.w3, r["transactionHash"]) for r in every_seat
+                    created_words(node.w3, r["transactionHash"]) for r in every_seat
                 )
             if "revealVerdicts" in receipts:
                 rec(f"revealVerdicts (all approve){suffix}", receipts["revealVerdicts"])
