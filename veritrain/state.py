@@ -133,28 +133,14 @@ def encode_state_buffer(
     """
     if step < 0:
         raise CheckpointFormatError(f"step must be >= 0, got {step}")
-    items = tensors.items() if isinstance(tensors, Mapping) else tensors
-    entries: list[dict[str, Any]] = []
-    sources: list[Any] = []  # per tensor: a host numpy array, or a device tensor
-    seen: set[str] = set()
-    offset = 0
-    for name, tensor in items:
-        if name in seen:
-            raise CheckpointFormatError(f"duplicate tensor name {name!r}")
-        seen.add(name)
-        if _copies_from_device(tensor):
-            # a device tensor goes once, device -> its place in the buffer (no host staging copy)
-            dtype_name = _dtype_name(tensor)
-            src: Any = tensor.detach()
-            shape, nbytes = list(src.shape), src.numel() * src.element_size()
-        else:
-            dtype_name, src = _tensor_to_numpy(tensor)
-            shape, nbytes = list(src.shape), src.nbytes
-        entries.append(
-            {"name": name, "dtype": dtype_name, "shape": shape, "offset": offset, "nbytes": nbytes}
-        )
-        sources.append(src)
-        offset += nbytes
+    items = list(tensors.items() if isinstance(tensors, Mapping) else tensors)
+    entries = _entries(items)
+    offset = sum(entry["nbytes"] for entry in entries)
+    # per tensor: a device tensor goes once, device -> its place in the buffer (no host staging
+    # copy); a host tensor as a little-endian numpy array
+    sources: list[Any] = [
+        t.detach() if _copies_from_device(t) else _tensor_to_numpy(t)[1] for _, t in items
+    ]
     header = _header_bytes({"step": int(step), "tensors": entries})
     prefix = b"".join([MAGIC, struct.pack("<I", len(header)), header])
     buffer = bytearray(len(prefix) + offset)
@@ -242,24 +228,8 @@ class StateBuffer:
         """Lay out a new buffer for `layout` and the header around the step."""
         import torch
 
-        names = [name for name, _, _ in layout]
-        duplicates = sorted({name for name in names if names.count(name) > 1})
-        if duplicates:
-            raise CheckpointFormatError(f"duplicate tensor name {duplicates[0]!r}")
-        entries: list[dict[str, Any]] = []
-        offset = 0
-        for name, tensor in items:
-            nbytes = tensor.numel() * tensor.element_size()
-            entries.append(
-                {
-                    "name": name,
-                    "dtype": _dtype_name(tensor),
-                    "shape": list(tensor.shape),
-                    "offset": offset,
-                    "nbytes": nbytes,
-                }
-            )
-            offset += nbytes
+        entries = _entries(items)
+        offset = sum(entry["nbytes"] for entry in entries)
         # canonical JSON sorts "step" before "tensors": the header is fixed around the step
         head = b'{"step":'
         tail = _header_bytes({"step": 0, "tensors": entries})[len(head) + 1 :]
@@ -275,6 +245,34 @@ class StateBuffer:
             )
         self._layout, self._header_parts, self._targets = layout, (head, tail), targets
         self._buffer, self._data_at = buffer, longest
+
+
+def _entries(items: list[tuple[str, Any]]) -> list[dict[str, Any]]:
+    """The header's tensor entries of `items` in order: name, dtype, shape, offset (bytes from
+    the start of the tensor data) and nbytes.
+
+    Raises:
+        CheckpointFormatError: a duplicate name or an unsupported dtype.
+    """
+    entries: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    offset = 0
+    for name, tensor in items:
+        if name in seen:
+            raise CheckpointFormatError(f"duplicate tensor name {name!r}")
+        seen.add(name)
+        nbytes = tensor.numel() * tensor.element_size()
+        entries.append(
+            {
+                "name": name,
+                "dtype": _dtype_name(tensor),
+                "shape": list(tensor.shape),
+                "offset": offset,
+                "nbytes": nbytes,
+            }
+        )
+        offset += nbytes
+    return entries
 
 
 def _copies_from_device(t: Any) -> bool:

@@ -96,7 +96,6 @@ class CheckpointStore:
     def __init__(self, root_dir: str | Path) -> None:
         self.root_dir = Path(root_dir)
         self.root_dir.mkdir(parents=True, exist_ok=True)
-        self._root = os.fspath(self.root_dir)  # `put` joins strings: no Path objects per write
         # digests whose files this object wrote with an fsync (or synced): `sync` skips them
         self._durable: set[bytes] = set()
 
@@ -124,7 +123,7 @@ class CheckpointStore:
             OSError: the file cannot be written (disk full, permissions...).
         """
         digest = state_hash(blob)
-        target = os.path.join(self._root, f"{digest.hex()}.ckpt")
+        target = self.path(digest)
         if not self._intact(target, digest):
             atomic_write_bytes(target, blob, durable=durable)
             if durable:
@@ -160,11 +159,10 @@ class CheckpointStore:
         self._durable.update(synced)
 
     @staticmethod
-    def _intact(target: str | Path, digest: bytes) -> bool:
+    def _intact(target: Path, digest: bytes) -> bool:
         """Whether `target` exists and its bytes hash to `digest`."""
         try:
-            with open(target, "rb") as fh:
-                return state_hash(fh.read()) == digest
+            return state_hash(target.read_bytes()) == digest
         except FileNotFoundError:
             return False
 
