@@ -48,6 +48,7 @@ import typer
 
 from cli.dashboard import ReadDbOpt, synced_index
 from cli.errors import CliError, OneLineErrorGroup, enable_debug
+from cli.history import when
 from cli.models import app as model_app
 from cli.reports import check_model, model_id_of, shares_report
 from noderuntime.options import (
@@ -71,6 +72,7 @@ from noderuntime.options import (
     setup_logging,
     token_amount,
 )
+from veritrain.units import vtt, vtt_number
 
 __all__ = ["app", "main"]
 
@@ -140,8 +142,12 @@ def _root(
         enable_debug()
 
 
-def _fmt_tokens(wei: int) -> str:
-    return f"{wei / 10**18:,.4f}"
+def _echo_addresses(dep: Any, indent: str = "") -> None:
+    """One line per contract of a deployment, names in a column as wide as the longest."""
+    addresses = dep.addresses.model_dump()
+    width = max(len(name) for name in addresses) + 1
+    for name, addr in addresses.items():
+        typer.echo(f"{indent}{name:<{width}}{addr or '(not deployed)'}")
 
 
 def _require_balance(client: Any, needed: int, what: str) -> None:
@@ -149,8 +155,8 @@ def _require_balance(client: Any, needed: int, what: str) -> None:
     balance = client.token.balance_of()
     if balance < needed:
         raise CliError(
-            f"token balance {_fmt_tokens(balance)} VTT of {client.address} is below the "
-            f"{_fmt_tokens(needed)} VTT {what}"
+            f"token balance {vtt_number(balance)} VTT of {client.address} is below the "
+            f"{vtt_number(needed)} VTT {what}"
         )
 
 
@@ -214,9 +220,8 @@ def devnet(
                 ChainClient(anvil.rpc_url, acct, dep).token.faucet(fund)
             typer.echo(f"anvil      {anvil.rpc_url} (chain id {dep.chain_id}, pid {anvil.pid})")
             typer.echo(f"manifest   {path}")
-            for name, addr in dep.addresses.model_dump().items():
-                typer.echo(f"{name:<15}{addr}")
-            typer.echo(f"funded     {len(accounts)} dev accounts with {_fmt_tokens(fund)} VTT each")
+            _echo_addresses(dep)
+            typer.echo(f"funded     {len(accounts)} dev accounts with {vtt_number(fund)} VTT each")
             for index, acct in enumerate(accounts):
                 typer.echo(f"account {index:<2} {acct.address}")
             typer.echo("Ctrl-C to stop", nl=True)
@@ -330,8 +335,7 @@ def deploy(
         emit_json({"manifest": str(path), **dep.model_dump(mode="json")})
     else:
         typer.echo(f"deployed on chain {dep.chain_id} by {dep.deployer}; manifest {path}")
-        for name, addr in dep.addresses.model_dump().items():
-            typer.echo(f"  {name:<15}{addr}")
+        _echo_addresses(dep, indent="  ")
 
 
 # ---------------------------------------------------------------------------------- staking
@@ -360,8 +364,8 @@ def stake(
     minimum = client.stakes.min_stake(r)
     if current.staked + amount < minimum:
         raise CliError(
-            f"the {role.value} minimum stake is {_fmt_tokens(minimum)} VTT: staking "
-            f"{_fmt_tokens(amount)} on top of {_fmt_tokens(current.staked)} VTT is below it"
+            f"the {role.value} minimum stake is {vtt_number(minimum)} VTT: staking "
+            f"{vtt_number(amount)} on top of {vtt_number(current.staked)} VTT is below it"
         )
     _require_balance(client, amount, f"to stake as {role.value}")
     client.stakes.stake(r, amount)
@@ -378,8 +382,8 @@ def stake(
         emit_json(payload)
     else:
         typer.echo(
-            f"{client.address} staked {_fmt_tokens(view.staked)} as {role.value} "
-            f"(locked {_fmt_tokens(view.locked)}, active={payload['active']})"
+            f"{client.address} staked {vtt(view.staked)} as {role.value} "
+            f"(locked {vtt(view.locked)}, active={payload['active']})"
         )
 
 
@@ -400,12 +404,15 @@ def unbond(
     free = client.stakes.free_stake(client.address, r)
     if amount > free:
         raise CliError(
-            f"free stake as {role.value} is {_fmt_tokens(free)} VTT, below the "
-            f"{_fmt_tokens(amount)} VTT asked to unbond"
+            f"free stake as {role.value} is {vtt_number(free)} VTT, below the "
+            f"{vtt_number(amount)} VTT asked to unbond"
         )
     client.stakes.request_unbond(r, amount)
     view = client.stakes.stake_of(client.address, r)
-    typer.echo(f"unbonding {_fmt_tokens(view.unbonding)} until timestamp {view.release_at}")
+    typer.echo(
+        f"unbonding {vtt(view.unbonding)} as {role.value} until {when(view.release_at)} UTC "
+        f"(in {max(0, view.release_at - client.timestamp())} s)"
+    )
 
 
 @app.command()
@@ -427,11 +434,11 @@ def withdraw(
     now = client.timestamp()
     if now < view.release_at:
         raise CliError(
-            f"{_fmt_tokens(view.unbonding)} VTT unbonding as {role.value} is released at "
-            f"timestamp {view.release_at} (in {view.release_at - now} s)"
+            f"{vtt(view.unbonding)} unbonding as {role.value} is released at "
+            f"{when(view.release_at)} UTC (in {view.release_at - now} s)"
         )
     client.stakes.withdraw(r)
-    typer.echo(f"withdrawn; wallet balance {_fmt_tokens(client.token.balance_of())}")
+    typer.echo(f"withdrawn; wallet balance {vtt(client.token.balance_of())}")
 
 
 @app.command()
@@ -454,7 +461,7 @@ def credit(
         emit_json({"address": client.address, "credit_wei": amount, "claimed": claim})
     else:
         verb = "claimed" if claim and amount else "claimable"
-        typer.echo(f"{client.address}: {_fmt_tokens(amount)} VTT {verb}")
+        typer.echo(f"{client.address}: {vtt_number(amount)} VTT {verb}")
 
 
 # ---------------------------------------------------------------------------------- jobs
@@ -819,16 +826,16 @@ def job_list(
 
     table = Table("job", "status")
     table.add_column(**address_column("solver"))
-    for header in ("N", "k", "reward"):
+    for header in ("N", "k", "reward (VTT)"):
         table.add_column(header)
     for j in jobs:
         table.add_row(
             str(j["job_id"]),
             j["status"],
-            j["solver"],
+            "-" if int(j["solver"], 16) == 0 else j["solver"],
             str(j["total_steps"]),
             str(j["checkpoint_interval"]),
-            _fmt_tokens(j["reward_wei"]),
+            vtt_number(j["reward_wei"]),
         )
     report_console().print(table)
 
@@ -943,7 +950,7 @@ def jackpot_fund(
     if json_out:
         emit_json({"funder": client.address, "amount_wei": wei, "pool_wei": pool})
     else:
-        typer.echo(f"funded {_fmt_tokens(wei)} VTT; jackpot pool {_fmt_tokens(pool)} VTT")
+        typer.echo(f"funded {vtt_number(wei)} VTT; jackpot pool {vtt_number(pool)} VTT")
 
 
 @jackpot_app.command("show")
@@ -963,8 +970,8 @@ def jackpot_show(
         emit_json(data)
     else:
         typer.echo(
-            f"jackpot pool {_fmt_tokens(data['pool_wei'])} VTT, "
-            f"{_fmt_tokens(data['jackpot_wei'])} VTT per winner, "
+            f"jackpot pool {vtt_number(data['pool_wei'])} VTT, "
+            f"{vtt_number(data['jackpot_wei'])} VTT per winner, "
             f"forced errors in {data['forced_error_rate_bps'] / 100:.2f}% of jobs"
         )
 
@@ -1010,11 +1017,11 @@ def shares(
 
     table = Table(title=f"{model} ({report['total_shares']} shares, token {report['token']})")
     table.add_column(**address_column("account"))
-    for header in ("shares", "ownership", "claimable revenue"):
+    for header in ("shares", "ownership", "claimable revenue (VTT)"):
         table.add_column(header)
     for h in report["holders"]:
         table.add_row(
-            h["address"], str(h["shares"]), f"{h['bps'] / 100:.2f}%", _fmt_tokens(h["revenue_wei"])
+            h["address"], str(h["shares"]), f"{h['bps'] / 100:.2f}%", vtt_number(h["revenue_wei"])
         )
     report_console().print(table)
     echo_lineage(report)
@@ -1044,7 +1051,7 @@ def revenue_pay(
     _require_balance(client, amount, f"revenue to pay into {model}")
     _require_shares(client, model, model_id)
     client.shares.pay_revenue(model_id, amount)
-    typer.echo(f"paid {_fmt_tokens(amount)} VTT of revenue into {model}")
+    typer.echo(f"paid {vtt_number(amount)} VTT of revenue into {model}")
 
 
 @revenue_app.command("claim")
@@ -1065,7 +1072,7 @@ def revenue_claim(
     if amount == 0:
         raise CliError(f"{client.address} has no revenue of {model} to claim")
     client.shares.claim_revenue(model_id)
-    typer.echo(f"claimed {_fmt_tokens(amount)} VTT of {model} revenue")
+    typer.echo(f"claimed {vtt_number(amount)} VTT of {model} revenue")
 
 
 # ---------------------------------------------------------------------------------- demo

@@ -164,3 +164,15 @@ def when(timestamp: int) -> str:
     import datetime as dt
 
     return dt.datetime.fromtimestamp(int(timestamp), dt.UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def clock(timestamp: int, now: float | None = None) -> str:
+    """A deadline (seconds) as ``HH:MM:SS`` UTC when it falls on the UTC day of `now` (default:
+    this machine's clock), else with its date (`when`): a day-long window never reads as
+    minutes ago."""
+    import datetime as dt
+    import time
+
+    day = dt.datetime.fromtimestamp(int(timestamp), dt.UTC)
+    today = dt.datetime.fromtimestamp(time.time() if now is None else now, dt.UTC)
+    return day.strftime("%H:%M:%S") if day.date() == today.date() else when(timestamp)

@@ -27,6 +27,7 @@ from typing import Annotated, Any
 import typer
 
 from cli.errors import CliError
+from cli.history import clock
 from noderuntime.options import (
     DEFAULT_RPC,
     UINT256_MAX,
@@ -72,12 +73,6 @@ _ROUND_EVENTS = ["ClaimsPosted", "VerdictsCommitted", "VerdictRoundReset", "Secr
 _PAYOUT_EVENTS = {"JobFinalized", "JobRejected", "JobCancelled", "JobExpired"}
 
 
-def _clock(ts: int) -> str:
-    import datetime as dt
-
-    return dt.datetime.fromtimestamp(int(ts), dt.UTC).strftime("%H:%M:%S")
-
-
 def _mask(mask: int) -> list[int]:
     return [i for i in range(int(mask).bit_length()) if int(mask) >> i & 1]
 
@@ -93,14 +88,14 @@ def _event_text(ev: Any) -> str:
 
     name = ev.event
     if name == "JobClaimed":
-        return f"claimed by solver {a['solver']} (commit by {_clock(a['commitDeadline'])} UTC)"
+        return f"claimed by solver {a['solver']} (commit by {clock(a['commitDeadline'])} UTC)"
     if name == "CheckpointsCommitted":
         return f"checkpoints committed: root 0x{bytes(a['merkleRoot']).hex()}"
     if name == "VerifiersAssigned":
         segments = ", ".join(map(str, a["segments"]))
         return (
             f"verifiers assigned: {', '.join(map(str, a['verifiers']))}; sampled segments "
-            f"[{segments}]; verdicts by {_clock(a['verdictDeadline'])} UTC"
+            f"[{segments}]; verdicts by {clock(a['verdictDeadline'])} UTC"
         )
     if name == "SeatSamplesDrawn":
         return f"verifier {a['verifier']} judges samples {_mask(a['sampleMask'])}"
@@ -127,7 +122,7 @@ def _event_text(ev: Any) -> str:
     if name == "VerdictMissed":
         return f"verifier {a['verifier']} missed its verdicts: slashed {amount('slashed')}"
     if name == "ChallengeDeadlineSet":
-        return f"every verdict revealed: challenges until {_clock(a['challengeDeadline'])} UTC"
+        return f"every verdict revealed: challenges until {clock(a['challengeDeadline'])} UTC"
     if name == "ApprovalChallenged":
         return (
             f"approval of {a['verifier']} on sample {a['sampleIndex']} challenged by "
@@ -190,11 +185,11 @@ def waiting_reason(client: Any, job_id: int) -> str:
     job = client.jobs.get_job(job_id, with_uris=False)
     status = job.status
     if status is JobStatus.Open:
-        return f"no solver has claimed it (open until {_clock(job.open_deadline)} UTC)"
+        return f"no solver has claimed it (open until {clock(job.open_deadline)} UTC)"
     if status is JobStatus.Claimed:
         return (
             f"solver {job.solver} has not committed its checkpoints "
-            f"(deadline {_clock(job.commit_deadline)} UTC)"
+            f"(deadline {clock(job.commit_deadline)} UTC)"
         )
     if status is JobStatus.Committed:
         try:
@@ -231,18 +226,18 @@ def _verifying_reason(client: Any, job_id: int, job: Any) -> str:
     if unsealed:
         return (
             f"verdicts not sealed by {', '.join(unsealed)} "
-            f"(deadline {_clock(job.verdict_deadline)} UTC)"
+            f"(deadline {clock(job.verdict_deadline)} UTC)"
         )
     if unrevealed:
         return (
             f"verdicts not revealed by {', '.join(unrevealed)} "
-            f"(window closes {_clock(windows.verdict_reveal_closes)} UTC)"
+            f"(window closes {clock(windows.verdict_reveal_closes)} UTC)"
         )
     if not client.round.round_of(sid).revealed:
         return (
             f"the challenge window, then the solver's secret "
-            f"(reveal from {_clock(windows.secret_reveal_opens)} to "
-            f"{_clock(windows.secret_reveal_closes)} UTC)"
+            f"(reveal from {clock(windows.secret_reveal_opens)} to "
+            f"{clock(windows.secret_reveal_closes)} UTC)"
         )
     return "finalize (anyone may call it)"
 

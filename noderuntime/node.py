@@ -364,7 +364,14 @@ class NodeBase:
         return False
 
     # --------------------------------------------------------------------------- chain
-    def send(self, action: str, fn: Callable[..., Any], *args: Any, quiet: bool = False) -> Any:
+    def send(
+        self,
+        action: str,
+        fn: Callable[..., Any],
+        *args: Any,
+        quiet: bool = False,
+        done: Callable[[], str | None] | None = None,
+    ) -> Any:
         """Send one transaction; a decoded contract revert is logged, never raised.
 
         Args:
@@ -373,6 +380,8 @@ class NodeBase:
             *args: its arguments.
             quiet: log a revert at DEBUG only after the first time (for "not ready yet"
                 retries such as `assignVerifiers` or `finalize`).
+            done: `duty`'s check: on a revert, when it names who did the duty, the revert is
+                logged at INFO as a race lost to that transaction, not as a failure.
 
         Returns:
             The receipt, or None when the transaction reverted.
@@ -385,7 +394,10 @@ class NodeBase:
         except self.revert_types as exc:
             name = getattr(exc, "name", type(exc).__name__)
             key = (action, name)
-            if quiet and key in self._warned:
+            by = done() if done is not None else None
+            if by is not None:
+                self.log.info("%s: already done by %s (our transaction lost: %s)", action, by, exc)
+            elif quiet and key in self._warned:
                 self.log.debug("%s reverted: %s", action, exc)
             elif name in STALLS:
                 self._warned.add(key)
@@ -431,7 +443,7 @@ class NodeBase:
             self.log.info("%s: already done by %s", action, by)
             return None
         try:
-            return self.send(action, fn, *args, quiet=True)
+            return self.send(action, fn, *args, quiet=True, done=done)
         except Exception as exc:
             by = done()
             if by is None:

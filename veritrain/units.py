@@ -2,14 +2,13 @@
 
 Every amount on chain is an integer number of wei (1 VTT = 10**18 wei, the ERC-20's 18
 decimals). People read VTT; `vtt` prints an amount as VTT with up to 4 decimals, exactly when
-it has no more, and never rounds a non-zero amount to zero.
+it has no more, cut toward zero (never more than the amount) and never a non-zero amount
+shown as zero.
 
 Run: not a script; ``from veritrain.units import vtt``; ``vtt(350 * 10**18) == "350 VTT"``.
 """
 
 from __future__ import annotations
-
-from decimal import Decimal
 
 __all__ = ["WEI_PER_VTT", "vtt", "vtt_number"]
 
@@ -20,22 +19,33 @@ WEI_PER_VTT = 10**18
 def vtt_number(wei: int, places: int = 4) -> str:
     """`wei` as a decimal VTT number with thousands separators: ``1,234.5``, ``0.0001``.
 
+    Integer arithmetic, so exact at every size up to 2**256 - 1 wei (no float, no decimal
+    context to overflow). The amount is cut toward zero at `places` decimals, never rounded
+    up: a message never shows more than is held.
+
     Args:
         wei: the amount (wei, any sign).
-        places: decimals kept at most (trailing zeros dropped); an amount smaller than the
-            last place shows as ``<0.0001``.
+        places: decimals kept at most, 0 to 18 (trailing zeros dropped); a non-zero amount
+            smaller than the last place shows as ``<0.0001``.
 
     Returns:
         The number as text, without the unit.
+
+    Raises:
+        ValueError: `places` outside 0..18.
     """
-    value = Decimal(int(wei)) / WEI_PER_VTT
-    quantum = Decimal(1).scaleb(-places)
-    if wei != 0 and abs(value) < quantum:
-        return f"{'-' if wei < 0 else ''}<{quantum}"
-    text = f"{value.quantize(quantum):,f}"
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return text
+    if not 0 <= places <= 18:
+        raise ValueError(f"places must be 0..18, got {places}")
+    wei = int(wei)
+    sign = "-" if wei < 0 else ""
+    kept = abs(wei) // 10 ** (18 - places)  # the amount in units of the last place shown
+    if wei != 0 and kept == 0:
+        return f"{sign}<{'0.' + '0' * (places - 1) if places else ''}1"
+    whole, fraction = divmod(kept, 10**places)
+    text = f"{whole:,}"
+    if fraction:
+        text += "." + f"{fraction:0{places}d}".rstrip("0")
+    return sign + text
 
 
 def vtt(wei: int, places: int = 4) -> str:

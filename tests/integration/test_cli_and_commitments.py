@@ -392,3 +392,30 @@ def test_cli_deploy_to_testnet_chain_from_keystore(tmp_path: Path, protocol_arti
         assert "devnet" in refused.output
         reader = ChainClient(node.rpc_url, new_account())
         assert reader.w3.eth.get_code(out["addresses"]["job_manager"]) != b""
+
+
+def test_cli_unbond_and_an_early_withdraw_name_the_release_time(
+    anvil: Anvil, manifest: Path, protocol: Deployment
+) -> None:
+    """`unbond` says when the stake is released as a UTC date and time (it printed a raw
+    timestamp), and a withdraw before then is refused in one line naming the same time."""
+    from chain.anvil import dev_accounts
+    from cli.history import when
+    from veritrain.enums import Role
+
+    index = 42  # an account of its own on the session chain: derived, funded here
+    account = dev_accounts(index + 1)[index]
+    anvil.rpc("anvil_setBalance", [account.address, hex(10**20)])
+    client = ChainClient(anvil.rpc_url, account, protocol)
+    client.token.faucet(100 * E18)
+    common = ["--rpc-url", anvil.rpc_url, "--deployment", str(manifest)]
+    common += ["--dev-account", str(index)]
+    _cli("stake", "whistleblower", "60", *common)
+    said = _cli("unbond", "whistleblower", "10", *common)
+    release = client.stakes.stake_of(role=Role.Whistleblower).release_at
+    assert said.startswith(f"unbonding 10 VTT as whistleblower until {when(release)} UTC (in ")
+    result = runner.invoke(app, ["withdraw", "whistleblower", *common])
+    assert result.exit_code == 1, result.output
+    assert result.output.startswith(
+        f"error: 10 VTT unbonding as whistleblower is released at {when(release)} UTC (in "
+    ), result.output

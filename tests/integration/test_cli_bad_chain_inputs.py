@@ -157,6 +157,17 @@ ROWS: list[Row] = [
         "balance",
     ),  # fmt: skip
     (
+        # the amount in the line is the one asked, digit for digit (no float's 1e30)
+        "pay revenue of 1e30 VTT",
+        lambda w: ["revenue", "pay", "digits-mlp", "1e30"],
+        "below the 1,000,000,000,000,000,000,000,000,000,000 VTT revenue",
+    ),  # fmt: skip
+    (
+        "stake 1e30 VTT",
+        lambda w: ["stake", "verifier", "1e30"],
+        "below the 1,000,000,000,000,000,000,000,000,000,000 VTT to stake",
+    ),  # fmt: skip
+    (
         "pay revenue into a model without shares",
         lambda w: ["revenue", "pay", "nobody", "5"],
         "shares",

@@ -23,6 +23,7 @@ import pytest
 from chain import Anvil
 from chain.anvil import dev_accounts
 from chain.artifacts import repo_root
+from chain.manifest import ContractAddresses
 
 
 def _free_port() -> int:
@@ -86,6 +87,14 @@ def test_a_signal_stops_the_devnet_and_its_anvil(
         assert anvil_pid is not None and _alive(anvil_pid), "".join(seen)
         listed = [line.split()[1:] for line in seen if line.startswith("account ")]
         assert listed == [[str(i), a.address] for i, a in enumerate(dev_accounts(10))], seen
+        # each contract on a line of its own: its name, then its address (or "(not deployed)")
+        named = {line.split()[0]: line.split()[1:] for line in seen if line.split()}
+        for name in ContractAddresses.model_fields:
+            assert name in named, seen
+            assert re.fullmatch(r"0x[0-9a-fA-F]{40}", named[name][0]) or named[name] == [
+                "(not",
+                "deployed)",
+            ], named[name]
         proc.send_signal(sig)
         code = proc.wait(timeout=15)
         assert code == 0, proc.stderr.read() if proc.stderr else ""

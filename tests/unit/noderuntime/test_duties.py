@@ -69,3 +69,30 @@ def test_a_duty_nobody_did_is_still_sent(tmp_path: Path, duty: str) -> None:
         node = VerifierNode(chain.client(VERIFIERS[1]), tmp_path / "v")
         assert node.finalize_if_due(1)
         assert chain.jobs[1].status is JobStatus.Rejected
+
+
+def test_a_duty_lost_to_a_transaction_mined_first_is_logged_as_done(tmp_path: Path, caplog) -> None:
+    """Two nodes saw the duty undone and sent it in the same block: the one whose transaction
+    reverts (here at estimation, a decoded `UnexpectedJobStatus`-like revert) says the duty was
+    done by another account, as when its check sees it, never that its finalize "reverted"."""
+    chain = FakeChain()
+    solver = run_solver_to_commit(chain, tmp_path)
+    chain.now = chain.windows(1).secret_reveal_closes + 1
+    stale = chain.jobs[1]
+    first = VerifierNode(chain.client(VERIFIERS[0]), tmp_path / "v")
+    assert first.finalize_if_due(1, stale)
+    checks = []
+    moved_on = solver._job_moved_on
+
+    def read_before_the_first_was_mined(job_id: int, expected: JobStatus) -> str | None:
+        checks.append(job_id)
+        return None if len(checks) == 1 else moved_on(job_id, expected)
+
+    solver._job_moved_on = read_before_the_first_was_mined  # type: ignore[method-assign]
+    caplog.clear()
+    caplog.set_level(logging.DEBUG)
+    assert not solver.finalize_if_due(1, stale)
+    assert [fn for _, fn in chain.attempts][-2:] == ["finalize", "finalize"]  # it did send
+    lines = [r.getMessage() for r in caplog.records if r.name == "solver"]
+    assert any("already done by another account (job 1 is now " in m for m in lines), lines
+    assert not [m for m in lines if "reverted" in m and "already done" not in m], lines
