@@ -9,7 +9,8 @@
   ``.committee``, ``.game``, ``.shares`` (`chain.contracts`).
 - `EventWatcher`: ordered, resumable event polling that survives RPC outages.
 - `ChainError`, `ContractRevert` (decoded custom errors), `RpcUnavailable`.
-- Keys: `create_keystore`, `load_keystore`, `load_account`.
+- Keys: `chain.keys` (`create_keystore`, `load_keystore`, `load_account`), not imported here
+  so that ``python -m chain.keys`` runs it as a script.
 
 Run the chain tests: ``.venv/bin/python -m pytest tests/unit/chain tests/integration``.
 """
@@ -29,14 +30,6 @@ from chain.errors import (
     error_class,
 )
 from chain.events import EventCursor, EventWatcher, merge_in_order
-from chain.keys import (
-    KeyLoadError,
-    account_from_env,
-    create_keystore,
-    load_account,
-    load_keystore,
-    new_account,
-)
 from chain.manifest import (
     ContractAddresses,
     Deployment,
@@ -96,7 +89,6 @@ __all__ = [
     "JobParamsView",
     "JobStatus",
     "JobView",
-    "KeyLoadError",
     "ProtocolParams",
     "Role",
     "RoundOutcome",
@@ -106,20 +98,15 @@ __all__ = [
     "StakeView",
     "TransactionFailed",
     "Verdict",
-    "account_from_env",
     "build",
-    "create_keystore",
     "decode_revert",
     "deploy_protocol",
     "dev_accounts",
     "error_class",
-    "load_account",
     "load_artifact",
-    "load_keystore",
     "load_manifest",
     "manifest_path",
     "merge_in_order",
-    "new_account",
     "repo_root",
     "write_manifest",
 ]

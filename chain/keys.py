@@ -6,8 +6,9 @@ Keys never appear in logs or exception messages. Typical use::
     account = load_account(keystore="keys/solver.json", password_env="SOLVER_KEY_PASSWORD")
     account = load_account(key_env="SOLVER_PRIVATE_KEY")            # devnet shortcut
 
-Run: ``.venv/bin/python -m chain.keys new keys/me.json`` (prompts for a password, prints the
-address only).
+Run: ``.venv/bin/python -m chain.keys new keys/me.json [--password-env VAR]`` (the password
+from VAR, else asked twice on a terminal; refuses an existing file; prints the address only),
+``.venv/bin/python -m chain.keys address keys/me.json``.
 """
 
 from __future__ import annotations
@@ -16,15 +17,16 @@ import argparse
 import getpass
 import json
 import os
-import stat
 import sys
 from pathlib import Path
 from typing import Any, cast
 
 from eth_account import Account
 from eth_account.signers.local import LocalAccount
+from eth_utils import to_checksum_address
 
 from chain.errors import ChainValueError
+from veritrain.store import atomic_write_bytes
 
 __all__ = [
     "KeyLoadError",
@@ -33,6 +35,8 @@ __all__ = [
     "load_account",
     "account_from_env",
     "new_account",
+    "keystore_address",
+    "main",
 ]
 
 
@@ -78,11 +82,8 @@ def create_keystore(
     except (ValueError, TypeError):
         raise KeyLoadError("malformed private key") from None
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, stat.S_IRUSR | stat.S_IWUSR)
-    with os.fdopen(fd, "w") as fh:
-        json.dump(encrypted, fh)
-    tmp.replace(path)
+    # a fresh 0600 temp file (never through a link planted at its name), fsynced, renamed
+    atomic_write_bytes(path, json.dumps(encrypted).encode())
     return path
 
 
@@ -171,25 +172,85 @@ def load_account(
     raise KeyLoadError("no key source: pass a keystore path or a key environment variable")
 
 
-def _main() -> None:  # pragma: no cover - manual entry point
-    parser = argparse.ArgumentParser(description="create or inspect an encrypted keystore")
+def _new_password(password_env: str | None) -> str:
+    """The new keystore's password: from `password_env`, else asked twice on a terminal."""
+    if password_env:
+        password = os.environ.get(password_env)
+        if password is None:
+            raise KeyLoadError(f"{password_env} is not set (it should hold the new password)")
+    elif not sys.stdin.isatty():
+        raise KeyLoadError(
+            "no terminal to ask for a password on: put it in a variable and pass --password-env VAR"
+        )
+    else:
+        password = getpass.getpass("new password: ")
+        if password != getpass.getpass("repeat: "):
+            raise KeyLoadError("the passwords differ")
+    if not password:
+        raise KeyLoadError("the password is empty: a keystore needs one")
+    return password
+
+
+def keystore_address(path: str | Path) -> str:
+    """The checksummed address a V3 keystore file names (no password needed).
+
+    Raises:
+        KeyLoadError: the file is missing, unreadable or not a keystore.
+    """
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text())
+        return str(to_checksum_address("0x" + str(data["address"]).removeprefix("0x")))
+    except FileNotFoundError:
+        raise KeyLoadError(f"no keystore {path}") from None
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError):
+        raise KeyLoadError(f"{path} is not a keystore (JSON with an address)") from None
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m chain.keys new PATH [--password-env VAR]` writes a fresh key's keystore
+    (never over an existing file) and prints its address; `address PATH` prints a keystore's.
+
+    Bad input (an existing file, no password, a missing or malformed keystore) is one line on
+    stderr and exit status 1; the key itself is never printed.
+
+    Returns:
+        The exit status.
+    """
+    parser = argparse.ArgumentParser(
+        prog="python -m chain.keys", description="create or inspect an encrypted keystore"
+    )
     sub = parser.add_subparsers(dest="cmd", required=True)
     new = sub.add_parser("new", help="generate a key and write an encrypted keystore")
     new.add_argument("path")
+    new.add_argument(
+        "--password-env", help="variable holding the password (default: asked on the terminal)"
+    )
     show = sub.add_parser("address", help="print a keystore's address")
     show.add_argument("path")
-    ns = parser.parse_args()
-    if ns.cmd == "new":
-        pw = getpass.getpass("new password: ")
-        if pw != getpass.getpass("repeat: "):
-            raise SystemExit("passwords differ")
-        acct = new_account()
-        create_keystore(ns.path, acct.key, pw)
-        print(acct.address)  # noqa: T201
-    else:
-        data = json.loads(Path(ns.path).read_text())
-        print("0x" + data.get("address", "?"))  # noqa: T201
+    ns = parser.parse_args(argv)
+    try:
+        if ns.cmd == "new":
+            path = Path(ns.path)
+            if path.exists():  # checked before the prompt, and again when writing
+                raise KeyLoadError(
+                    f"keystore {path} already exists: choose another path (a key is never "
+                    "overwritten)"
+                )
+            password = _new_password(ns.password_env)
+            acct = new_account()
+            create_keystore(path, acct.key, password)
+            print(acct.address)  # noqa: T201
+        else:
+            print(keystore_address(ns.path))  # noqa: T201
+    except (KeyLoadError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)  # noqa: T201
+        return 1
+    except KeyboardInterrupt:
+        print("error: interrupted; nothing written", file=sys.stderr)  # noqa: T201
+        return 130
+    return 0
 
 
-if __name__ == "__main__":  # pragma: no cover
-    _main()
+if __name__ == "__main__":
+    sys.exit(main())

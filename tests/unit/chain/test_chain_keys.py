@@ -79,3 +79,75 @@ def test_anvil_argv():
         assert part in joined
     assert "--block-time" not in Anvil(block_time=None).argv("anvil", 1)
     assert "--block-time 2 " in " ".join(Anvil(block_time=2.0).argv("anvil", 1)) + " "
+
+
+def _keys(*args: str, env: dict[str, str] | None = None, cwd=None):
+    """`python -m chain.keys ...` as a user runs it: stdin not a terminal."""
+    import subprocess
+    import sys
+
+    from chain.artifacts import repo_root
+
+    return subprocess.run(
+        [sys.executable, "-m", "chain.keys", *args],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(repo_root()), **(env or {})},
+        cwd=cwd,
+        timeout=120,
+    )
+
+
+def test_keys_new_without_a_terminal_is_one_line_and_writes_nothing(tmp_path):
+    """It used to end in getpass's EOFError traceback."""
+    done = _keys("new", str(tmp_path / "me.json"))
+    assert done.returncode == 1
+    assert done.stderr.startswith("error: no terminal to ask for a password on"), done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+    assert not list(tmp_path.iterdir())
+
+
+def test_keys_new_reads_the_password_from_a_variable_and_never_overwrites(tmp_path):
+    path = tmp_path / "keys" / "me.json"
+    done = _keys("new", str(path), "--password-env", "MY_KS_PW", env={"MY_KS_PW": "s3cret"})
+    assert done.returncode == 0, done.stderr
+    address = done.stdout.strip()
+    assert load_keystore(path, "s3cret").address == address
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert _keys("address", str(path)).stdout.strip() == address
+    before = path.read_bytes()
+    again = _keys("new", str(path), "--password-env", "MY_KS_PW", env={"MY_KS_PW": "other"})
+    assert again.returncode == 1 and again.stderr.startswith("error: keystore ")
+    assert "already exists" in again.stderr and len(again.stderr.strip().splitlines()) == 1
+    assert path.read_bytes() == before  # the key there (and its funds) is never lost
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "words"),
+    [
+        (["new", "{tmp}/a.json", "--password-env", "UNSET_KS_PW"], {}, "UNSET_KS_PW is not set"),
+        (["new", "{tmp}/a.json", "--password-env", "MY_KS_PW"], {"MY_KS_PW": ""}, "empty"),
+        (["address", "{tmp}/missing.json"], {}, "no keystore"),
+        (["address", "{tmp}/garbage.json"], {}, "not a keystore"),
+    ],
+)
+def test_keys_bad_input_is_one_line(tmp_path, args, env, words):
+    (tmp_path / "garbage.json").write_text("{not json")
+    done = _keys(*[a.replace("{tmp}", str(tmp_path)) for a in args], env=env)
+    assert done.returncode != 0
+    assert done.stderr.startswith("error: ") and words in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+    assert not (tmp_path / "a.json").exists()
+
+
+def test_keystore_is_never_written_through_a_link_planted_beside_it(tmp_path):
+    """The keystore used to be written to ``<path>.tmp`` opened with O_TRUNC, through any link
+    planted at that name."""
+    victim = tmp_path / "victim"
+    victim.write_text("precious")
+    (tmp_path / "me.json.tmp").symlink_to(victim)
+    path = create_keystore(tmp_path / "me.json", new_account().key, "pw", iterations=2**10)
+    assert victim.read_text() == "precious"
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert load_keystore(path, "pw").address
