@@ -23,7 +23,7 @@ from typing import Any, cast
 
 from eth_account import Account
 from eth_account.signers.local import LocalAccount
-from eth_utils import to_checksum_address
+from eth_utils.address import to_checksum_address
 
 from chain.errors import ChainValueError
 from veritrain.store import atomic_write_bytes
