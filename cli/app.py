@@ -151,12 +151,16 @@ def _echo_addresses(dep: Any, indent: str = "") -> None:
 
 
 def _require_balance(client: Any, needed: int, what: str) -> None:
-    """Refuse before any transaction when the wallet holds less than ``needed`` wei."""
+    """Refuse before any transaction when the wallet holds less than ``needed`` wei (naming
+    `veritrain faucet` where the deployment's token is a VeriToken, whose faucet mints)."""
     balance = client.token.balance_of()
     if balance < needed:
+        hint = ""
+        if client.deployment is not None and client.deployment.token_deployed:
+            hint = f" (test tokens: `veritrain faucet {vtt_number(needed - balance, 18)}`)"
         raise CliError(
             f"token balance {vtt_number(balance)} VTT of {client.address} is below the "
-            f"{vtt_number(needed)} VTT {what}"
+            f"{vtt_number(needed)} VTT {what}{hint}"
         )
 
 
@@ -439,6 +443,38 @@ def withdraw(
         )
     client.stakes.withdraw(r)
     typer.echo(f"withdrawn; wallet balance {vtt(client.token.balance_of())}")
+
+
+@app.command()
+def faucet(
+    amount: Annotated[int, _amount("Test tokens to mint (at most 1,000,000 per call).")],
+    rpc_url: RpcUrlOpt = DEFAULT_RPC,
+    deployment: DeploymentOpt = None,
+    keystore: KeystoreOpt = None,
+    password_env: PasswordEnvOpt = "VERITRAIN_KEYSTORE_PASSWORD",
+    key_env: KeyEnvOpt = None,
+    dev_account: DevAccountOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Mint test tokens to the account from the deployment's VeriToken faucet (a deployment
+    made without --token); a real payment token has none."""
+    client = connect_signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
+    dep = client.deployment
+    if dep is None or not dep.token_deployed:
+        raise CliError(
+            f"the payment token {client.token.contract.address} of this deployment is not a "
+            "VeriToken: "
+            "it has no faucet; acquire it as any other ERC-20"
+        )
+    limit = int(client.call(client.token.contract, "FAUCET_LIMIT"))
+    if amount > limit:
+        raise CliError(f"the faucet mints at most {vtt(limit)} per call, not {vtt(amount)}")
+    client.token.faucet(amount)
+    balance = client.token.balance_of()
+    if json_out:
+        emit_json({"address": client.address, "minted_wei": amount, "balance_wei": balance})
+    else:
+        typer.echo(f"{client.address}: minted {vtt(amount)}; token balance {vtt(balance)}")
 
 
 @app.command()

@@ -419,3 +419,31 @@ def test_cli_unbond_and_an_early_withdraw_name_the_release_time(
     assert result.output.startswith(
         f"error: 10 VTT unbonding as whistleblower is released at {when(release)} UTC (in "
     ), result.output
+
+
+def test_cli_faucet_mints_test_tokens_only_from_a_veritoken(
+    anvil: Anvil, manifest: Path, protocol: Deployment, tmp_path: Path
+) -> None:
+    """`veritrain faucet AMOUNT` mints exactly AMOUNT to the caller from the deployment's
+    VeriToken; a deployment whose token is not one (deployed with --token) is refused in one
+    line with nothing sent."""
+    from chain.anvil import dev_accounts
+
+    index = 43
+    account = dev_accounts(index + 1)[index]
+    anvil.rpc("anvil_setBalance", [account.address, hex(10**20)])
+    client = ChainClient(anvil.rpc_url, account, protocol)
+    before = client.token.balance_of()
+    common = ["--rpc-url", anvil.rpc_url, "--dev-account", str(index)]
+    said = _cli("faucet", "12.5", "--deployment", str(manifest), *common)
+    assert said.strip() == (
+        f"{account.address}: minted 12.5 VTT; token balance {12.5 + before / E18:g} VTT"
+    )
+    assert client.token.balance_of() == before + 125 * E18 // 10
+    foreign = protocol.model_copy(update={"token_deployed": False})
+    other = write_manifest(foreign, tmp_path / "foreign")
+    nonce = client.w3.eth.get_transaction_count(account.address)
+    result = runner.invoke(app, ["faucet", "5", "--deployment", str(other), *common])
+    assert result.exit_code == 1 and "has no faucet" in result.output, result.output
+    assert len(result.output.strip().splitlines()) == 1
+    assert client.w3.eth.get_transaction_count(account.address) == nonce

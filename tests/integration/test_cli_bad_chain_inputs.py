@@ -115,7 +115,13 @@ Row = tuple[str, Callable[[World], list[str]], str]
 # (id, argv builder (the rpc url, manifest and key are added), a word the line must contain)
 ROWS: list[Row] = [
     ("stake below the minimum", lambda w: ["stake", "solver", "10"], "minimum"),
-    ("stake more than the balance", lambda w: ["stake", "verifier", "60"], "balance"),
+    (
+        # the deployment's token is a VeriToken: the line says how to get test tokens
+        "stake more than the balance",
+        lambda w: ["stake", "verifier", "60"],
+        "(test tokens: `veritrain faucet ",
+    ),  # fmt: skip
+    ("mint over the faucet's limit", lambda w: ["faucet", "1000001"], "at most 1,000,000 VTT"),
     (
         "stake more than the balance, whistleblower",
         lambda w: ["stake", "whistleblower", "55"],
