@@ -270,6 +270,11 @@ def spec(
 
     from cli.errors import CliError
 
+    if inner_steps % interval:
+        raise CliError(
+            f"--inner-steps {inner_steps} must be a multiple of --interval {interval} (the "
+            "checkpoint interval k: every round's job is checkpointed every k steps)"
+        )
     overrides: dict[str, Any] = {"total_steps": inner_steps, "checkpoint_interval": interval}
     if seed is not None:
         overrides["seed"] = seed

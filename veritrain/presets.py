@@ -103,4 +103,8 @@ def preset(name: str, arith: str = "native", **overrides: Any) -> JobSpec:
         return JobSpec.model_validate({**spec.model_dump(), **overrides})
     except ValidationError as exc:
         first = exc.errors()[0]
-        raise SpecError(f"preset {name!r}: {first['msg']} ({first['loc']})") from exc
+        field = ".".join(map(str, first["loc"]))
+        raise SpecError(
+            f"preset {name!r}: {first['msg'].removeprefix('Value error, ')}"
+            + (f" ({field})" if field else "")
+        ) from exc

@@ -74,7 +74,15 @@ def test_spec_writes_a_run_the_nodes_load(tmp_path) -> None:
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["spec", "{out}", "--inner-steps", "20", "--interval", "3"], "must be a multiple"),
+        (
+            ["spec", "{out}", "--inner-steps", "20", "--interval", "3"],
+            "--inner-steps 20 must be a multiple of --interval 3",
+        ),
+        # the preset's default k = 10: named as the flag the user can change
+        (
+            ["spec", "{out}", "--inner-steps", "5"],
+            "--inner-steps 5 must be a multiple of --interval 10",
+        ),
         (["spec", "{out}", "--delta-format", "int4"], "delta_format"),
         (["spec", "{out}", "--preset", "cifar"], "unknown preset 'cifar'"),
         (["post", "{missing}", "--round", "0"], "cannot read run file"),

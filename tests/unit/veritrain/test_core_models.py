@@ -138,3 +138,16 @@ def test_shakespeare_char_learns_natively():
     assert engine.metric_name == "val_bpc" and engine.vocab_size == 89
     assert 6.3 < before < 6.7  # log2(89) = 6.48 at initialisation
     assert after < 4.5
+
+
+def test_a_preset_override_error_names_the_field_only_when_there_is_one():
+    """A model-level rule (N a multiple of k) has no field: the message ended in "(())"."""
+    from veritrain.errors import SpecError
+
+    with pytest.raises(SpecError) as info:
+        preset("digits-mlp", "native", total_steps=5)
+    assert str(info.value) == (
+        "preset 'digits-mlp': total_steps (5) must be a multiple of checkpoint_interval (25)"
+    )
+    with pytest.raises(SpecError, match=r"\(batch_size\)$"):
+        preset("digits-mlp", "native", batch_size=0)
