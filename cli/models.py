@@ -213,11 +213,15 @@ def transfer(
     key_env: KeyEnvOpt = None,
     dev_account: DevAccountOpt = None,
 ) -> None:
-    """Offer MODEL to ACCOUNT (owner only); ownership moves when ACCOUNT runs `model accept`."""
+    """Offer MODEL to ACCOUNT (owner only); ownership moves when ACCOUNT runs `model accept`.
+    The zero address withdraws a pending offer."""
     model_id, new_owner = model_id_of(model), account
     client = connect_signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
     client.shares.transfer_model_ownership(model_id, new_owner)
-    typer.echo(f"model {model} offered to {new_owner}; it must run `veritrain model accept`")
+    if int(new_owner, 16) == 0:
+        typer.echo(f"model {model}: pending hand-over withdrawn (nobody may accept it)")
+    else:
+        typer.echo(f"model {model} offered to {new_owner}; it must run `veritrain model accept`")
 
 
 @app.command("accept")

@@ -447,3 +447,30 @@ def test_cli_faucet_mints_test_tokens_only_from_a_veritoken(
     assert result.exit_code == 1 and "has no faucet" in result.output, result.output
     assert len(result.output.strip().splitlines()) == 1
     assert client.w3.eth.get_transaction_count(account.address) == nonce
+
+
+def test_cli_model_hand_over_and_its_withdrawal(anvil: Anvil, manifest: Path, client_factory):
+    """`model transfer` offers a model, `model accept` takes it; an offer to the zero address
+    withdraws a pending one (it was reported as "offered to 0x000..."), after which the
+    account it was offered to cannot accept."""
+    common = ["--rpc-url", anvil.rpc_url, "--deployment", str(manifest)]
+    owner, heir = client_factory(1), client_factory(3)
+    _cli("model", "register", "handed-mlp", *common, "--dev-account", "1")
+    model_id = bytes.fromhex(
+        json.loads(_cli("model", "show", "handed-mlp", *common, "--json"))["model_id"][2:]
+    )
+
+    said = _cli("model", "transfer", "handed-mlp", heir.address, *common, "--dev-account", "1")
+    assert said.strip().endswith("it must run `veritrain model accept`")
+    zero = "0x" + "00" * 20
+    said = _cli("model", "transfer", "handed-mlp", zero, *common, "--dev-account", "1")
+    assert said.strip() == "model handed-mlp: pending hand-over withdrawn (nobody may accept it)"
+    result = runner.invoke(app, ["model", "accept", "handed-mlp", *common, "--dev-account", "3"])
+    assert result.exit_code == 1 and "NotPendingModelOwner" in result.output, result.output
+    assert owner.shares.model_owner(model_id) == owner.address
+    assert owner.shares.pending_model_owner(model_id) is None
+
+    _cli("model", "transfer", "handed-mlp", heir.address, *common, "--dev-account", "1")
+    said = _cli("model", "accept", "handed-mlp", *common, "--dev-account", "3")
+    assert said.strip() == f"{heir.address} now owns model handed-mlp"
+    assert owner.shares.model_owner(model_id) == heir.address
