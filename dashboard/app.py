@@ -62,6 +62,12 @@ def create_app(index: Index, *, metrics: MetricWorker | None = None) -> FastAPI:
             raise HTTPException(status_code=404, detail=f"no {what} in the index")
         return value
 
+    def row_id(n: int, what: str) -> int:
+        """`n` if an index row can have it (SQLite integers are 64-bit), else a 404."""
+        if not 0 <= n <= queries.MAX_ROW_ID:
+            raise HTTPException(status_code=404, detail=f"no {what} {n} in the index")
+        return n
+
     def page(request: Request, template: str, **context: Any) -> HTMLResponse:
         with index.reader() as s:
             status = queries.status(s)
@@ -81,10 +87,12 @@ def create_app(index: Index, *, metrics: MetricWorker | None = None) -> FastAPI:
 
     @app.get("/api/jobs/{job_id}")
     def api_job(job_id: int) -> queries.JobView:
+        row_id(job_id, "job")
         return read(lambda s: queries.job(s, job_id), f"job {job_id}")
 
     @app.get("/api/runs/{run_id}")
     def api_run(run_id: int) -> queries.RunView:
+        row_id(run_id, "run")
         if metrics is not None:
             metrics.request(run_id)
         return read(lambda s: queries.run(s, run_id), f"run {run_id}")
@@ -109,10 +117,12 @@ def create_app(index: Index, *, metrics: MetricWorker | None = None) -> FastAPI:
 
     @app.get("/jobs/{job_id}", response_class=HTMLResponse)
     def job_page(request: Request, job_id: int) -> HTMLResponse:
+        row_id(job_id, "job")
         return page(request, "job.html", j=read(lambda s: queries.job(s, job_id), f"job {job_id}"))
 
     @app.get("/runs/{run_id}", response_class=HTMLResponse)
     def run_page(request: Request, run_id: int) -> HTMLResponse:
+        row_id(run_id, "run")
         if metrics is not None:
             metrics.request(run_id)
         r = read(lambda s: queries.run(s, run_id), f"run {run_id}")

@@ -40,6 +40,7 @@ from indexer.models import (
 from veritrain.spec import model_id_hash
 
 __all__ = [
+    "MAX_ROW_ID",
     "AccountView",
     "DisputeView",
     "EventView",
@@ -57,6 +58,10 @@ __all__ = [
     "run",
     "status",
 ]
+
+MAX_ROW_ID = 2**63 - 1
+"""The largest id an index row can hold (SQLite and PostgreSQL BIGINT are 64-bit signed): a
+larger job, run or dispute id is not in the index."""
 
 WeiInt = Annotated[int, PlainSerializer(lambda v: str(v), return_type=str, when_used="json")]
 """An amount in wei: an int in Python, a decimal string in JSON (no float rounding)."""
@@ -586,7 +591,7 @@ def dispute(session: Session, key: str) -> DisputeView | None:
     """A dispute by URL id: ``N`` (a job's) or ``claim-N`` (a run claim's)."""
     kind, _, number = key.rpartition("-")
     kind = kind or "job"
-    if not number.isdigit() or kind not in ("job", "claim"):
+    if not number.isdigit() or kind not in ("job", "claim") or int(number) > MAX_ROW_ID:
         return None
     d = session.get(Dispute, (kind, int(number)))
     if d is None:

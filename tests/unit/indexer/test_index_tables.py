@@ -183,3 +183,24 @@ def test_game_moves_record_the_dissection_points_and_the_part(index: Index) -> N
         "picks part 3: interval now [23, 25] (clock left 48 s)",
         "dissects [23, 25] at 1 point(s) [24] (clock left 47 s)",
     ]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/jobs/99999999999999999999999",
+        "/api/jobs/99999999999999999999999",
+        "/runs/9223372036854775808",
+        "/api/runs/99999999999999999999999",
+        "/disputes/99999999999999999999999",
+        "/api/disputes/claim-99999999999999999999999",
+        "/jobs/-1",
+    ],
+)
+def test_an_id_past_any_the_index_holds_is_not_found_never_a_server_error(
+    index: Index, path: str
+) -> None:
+    """An id beyond SQLite's 64-bit integers used to end in OverflowError and a 500."""
+    _history(index)
+    client = TestClient(create_app(index), raise_server_exceptions=False)
+    assert client.get(path).status_code == 404
