@@ -3,7 +3,8 @@
 Run: ``.venv/bin/python -m bench.bench_protocol`` (``--skip-gas`` to leave out the chain part,
 ``--repeats 5`` to take the median of more runs; with ``--skip-gas`` the commit
 transaction is left out of the solver overhead; ``--device cuda`` trains tables 1 and 2 on a
-GPU).
+GPU; ``--floor`` prints only table 1b, the solver overhead split into the encoding and the file
+system's share).
 
 Prints three tables:
 1. Solver overhead: the same training loop bare, then with what the protocol adds (canonical
@@ -199,6 +200,114 @@ def bench_solver_and_verifier(
     return solver_table, verifier_table
 
 
+# The checkpoint I/O alone, in a process of its own: every `interval` seconds one file of
+# `size` random bytes is written to a fresh temp file, fsynced and renamed into `folder`, as the
+# solver's writer does (argv: folder, size in bytes, interval in seconds).
+_IO_ELSEWHERE = """
+import os, sys, time
+folder, size, interval = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+blob, i = os.urandom(size), 0
+while True:
+    path = os.path.join(folder, str(i % 64))
+    fd = os.open(path + ".tmp", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    view = memoryview(blob)
+    while view:
+        view = view[os.write(fd, view):]
+    os.fsync(fd)
+    os.close(fd)
+    os.replace(path + ".tmp", path)
+    i += 1
+    time.sleep(interval)
+"""
+
+
+def bench_floor(repeats: int, presets: list[str]) -> Table:
+    """Table 1b (``--floor``): where the solver's overhead goes, per preset, in interleaved
+    rounds of four runs of the same N steps: bare; with the canonical encoding of every
+    checkpoint only (`veritrain.state.StateBuffer`, no hash, no write); bare while a process of
+    its own writes and fsyncs checkpoint-sized files at the solver's rate (the file system's
+    share, which no thread or process layout in the solver can avoid); and the solver's
+    `train_job` with its pre-commit sync. Min / median of ``repeats`` rounds, each overhead
+    against the bare runs of the same rounds."""
+    table = Table(
+        "preset",
+        "checkpoints",
+        "bare (s, min / median)",
+        "encoding only",
+        "I/O in another process",
+        "train_job",
+        title="1b. Solver overhead, where it goes (overhead against bare, min / median)",
+    )
+    for name in presets:
+        table.add_row(*_floor_row(name, repeats))
+    return table
+
+
+def _floor_row(name: str, repeats: int) -> list[str]:
+    """One row of `bench_floor`."""
+    import subprocess
+    import sys
+
+    from solver.trainer import train_job
+    from veritrain.presets import preset
+    from veritrain.state import StateBuffer
+    from veritrain.store import CheckpointStore
+    from veritrain.training import TrainingEngine, apply_profile
+
+    spec = preset(name, "native")
+    engine = TrainingEngine(spec)
+    apply_profile(spec.profile)
+    n, k = spec.total_steps, spec.checkpoint_interval
+    root = Path(tempfile.mkdtemp(prefix="bench-floor-"))
+    size = len(engine.state_bytes(engine.init_state()))
+
+    def bare() -> None:
+        engine.run(engine.init_state(), n)
+
+    def encoding_only() -> None:
+        buffer, state = StateBuffer(), engine.init_state()
+        buffer.encode(state.step, engine.state_tensors(state))
+        while state.step < n:
+            engine.train_step(state)
+            if state.step % k == 0:
+                buffer.encode(state.step, engine.state_tensors(state))
+
+    def protocol() -> None:
+        store = CheckpointStore(root / "store")
+        hashes: list[str] = []
+        if not train_job(engine, store, hashes):
+            raise RuntimeError("training stopped early")
+        store.sync(hashes)
+
+    times: dict[str, list[float]] = {"bare": [], "enc": [], "io": [], "proto": []}
+    try:
+        for _ in range(repeats):
+            times["bare"] += interleaved({"bare": bare}, 1)["bare"]
+            times["enc"] += interleaved({"enc": encoding_only}, 1)["enc"]
+            (root / "io").mkdir(exist_ok=True)
+            interval = min(times["bare"]) / (n // k + 1)
+            writer = subprocess.Popen(
+                [sys.executable, "-c", _IO_ELSEWHERE, str(root / "io"), str(size),
+                 f"{interval:.6f}"]
+            )  # fmt: skip
+            try:
+                time.sleep(0.3)  # the writer is running before the clock starts
+                times["io"] += interleaved({"io": bare}, 1)["io"]
+            finally:
+                writer.kill()
+                writer.wait()
+            times["proto"] += interleaved({"proto": protocol}, 1)["proto"]
+            shutil.rmtree(root / "store", ignore_errors=True)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    b_min, b_med = min(times["bare"]), statistics.median(times["bare"])
+    cells = [
+        f"{min(times[key]) / b_min - 1:+.1%} / {statistics.median(times[key]) / b_med - 1:+.1%}"
+        for key in ("enc", "io", "proto")
+    ]
+    return [name, str(n // k + 1), f"{b_min:.3f} / {b_med:.3f}", *cells]
+
+
 def bench_gas() -> tuple[Table, float]:
     """Table 3: gas per protocol action from a real run on Anvil, and the commit tx time (s)."""
     from bench.gas_scenario import run_gas_scenario
@@ -228,8 +337,17 @@ def main() -> None:
         default="cpu",
         help="train tables 1 and 2 on this device (native profile pinned to it)",
     )
+    parser.add_argument(
+        "--floor",
+        action="store_true",
+        help="only table 1b: the solver overhead split into encoding and file-system work",
+    )
     args = parser.parse_args()
     console = Console(width=150)
+    if args.floor:
+        presets = args.presets or ["digits-mlp", "digits-mlp-wide"]
+        console.print(bench_floor(args.repeats, presets))
+        return
     gas_table, commit_s = (None, 0.0) if args.skip_gas else bench_gas()
     presets = args.presets or ["digits-mlp", "digits-mlp-wide", "shakespeare-char"]
     solver_table, verifier_table = bench_solver_and_verifier(
