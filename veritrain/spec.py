@@ -14,6 +14,9 @@ from __future__ import annotations
 import base64
 import json
 import logging
+import os
+import stat
+import time
 import urllib.parse
 import urllib.request
 from functools import lru_cache
@@ -327,40 +330,95 @@ def model_id_hash(name: str) -> bytes:
     return keccak256(name.encode("utf-8"))
 
 
+MAX_SPEC_BYTES = 1 << 20
+"""The most bytes `read_uri` reads from a spec URI (1 MiB; a job or run spec is a few kB of
+JSON). The URI is the job poster's to choose and every node that looks at the job reads it."""
+
+
 def read_uri(uri: str, timeout: float) -> bytes:
-    """The bytes at a `data:`, `file://` or `http(s)://` URI.
+    """The bytes at a `data:`, `file://` or `http(s)://` URI, at most `MAX_SPEC_BYTES` of them.
+
+    Bounded whatever the URI names: a `file://` URI must name a regular file (never a device
+    such as ``/dev/zero``, a FIFO or a directory), and an HTTP body must arrive whole within
+    `timeout` seconds (a server that drips bytes is cut off, as is one that sends too many).
+
+    Args:
+        uri: the URI.
+        timeout: seconds for an HTTP fetch, connection and whole body together.
 
     Raises:
-        SpecUnavailable: the URI cannot be read.
+        SpecUnavailable: the URI cannot be read, names something that is not a regular file,
+            holds more than `MAX_SPEC_BYTES`, or its body did not arrive within `timeout`.
     """
+    too_big = f"larger than {MAX_SPEC_BYTES:,} bytes, the most a spec may be"
     if uri.startswith("data:"):
         header, sep, payload = uri.partition(",")
         if not sep:
             raise SpecUnavailable(f"malformed data URI: {uri[:60]!r}")
+        if len(payload) > 4 * (MAX_SPEC_BYTES // 3 + 1) + 3 * MAX_SPEC_BYTES:
+            raise SpecUnavailable(f"data URI {too_big}")  # cheap first cut, before decoding
         if header.endswith(";base64"):
             try:
-                return base64.b64decode(payload, validate=True)
+                raw = base64.b64decode(payload, validate=True)
             except ValueError as exc:
                 raise SpecUnavailable(f"bad base64 in data URI: {exc}") from exc
-        return urllib.parse.unquote_to_bytes(payload)
+        else:
+            raw = urllib.parse.unquote_to_bytes(payload)
+        if len(raw) > MAX_SPEC_BYTES:
+            raise SpecUnavailable(f"data URI {too_big}")
+        return raw
     parsed = urllib.parse.urlparse(uri)
     if parsed.scheme == "file":
-        path = urllib.request.url2pathname(parsed.path)
-        try:
-            with open(path, "rb") as fh:
-                return fh.read()
-        except OSError as exc:
-            raise SpecUnavailable(f"cannot read spec file {path}: {exc}") from exc
+        return _read_spec_file(urllib.request.url2pathname(parsed.path), too_big)
     if parsed.scheme in ("http", "https"):
-        import httpx
-
-        try:
-            resp = httpx.get(uri, timeout=timeout, follow_redirects=True)
-            resp.raise_for_status()
-        except httpx.HTTPError as exc:
-            raise SpecUnavailable(f"cannot fetch spec from {uri}: {exc}") from exc
-        return resp.content
+        return _fetch_spec(uri, timeout, too_big)
     raise SpecUnavailable(f"unsupported spec URI scheme {parsed.scheme!r} in {uri[:60]!r}")
+
+
+def _read_spec_file(path: str, too_big: str) -> bytes:
+    """A regular file's bytes, at most `MAX_SPEC_BYTES` (opened without blocking on a FIFO)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise SpecUnavailable(f"cannot read spec file {path}: {exc}") from exc
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise SpecUnavailable(f"spec file {path} is not a regular file")
+        chunks, size = [], 0
+        while size <= MAX_SPEC_BYTES:
+            chunk = os.read(fd, MAX_SPEC_BYTES + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as exc:
+        raise SpecUnavailable(f"cannot read spec file {path}: {exc}") from exc
+    finally:
+        os.close(fd)
+    if size > MAX_SPEC_BYTES:
+        raise SpecUnavailable(f"spec file {path} is {too_big}")
+    return b"".join(chunks)
+
+
+def _fetch_spec(uri: str, timeout: float, too_big: str) -> bytes:
+    """An HTTP(S) body of at most `MAX_SPEC_BYTES`, whole within `timeout` seconds."""
+    import httpx
+
+    deadline = time.monotonic() + timeout
+    chunks, size = [], 0
+    try:
+        with httpx.stream("GET", uri, timeout=timeout, follow_redirects=True) as resp:
+            resp.raise_for_status()
+            for chunk in resp.iter_bytes():
+                chunks.append(chunk)
+                size += len(chunk)
+                if size > MAX_SPEC_BYTES:
+                    raise SpecUnavailable(f"spec at {uri} is {too_big}")
+                if time.monotonic() > deadline:
+                    raise SpecUnavailable(f"spec at {uri} did not arrive within {timeout} s")
+    except httpx.HTTPError as exc:
+        raise SpecUnavailable(f"cannot fetch spec from {uri}: {exc}") from exc
+    return b"".join(chunks)
 
 
 def contribution_spec_hash(run_hash: bytes, round_index: int, seat: int) -> bytes:

@@ -19,6 +19,7 @@ Run: not a script; ``from veritrain.wire import CheckpointClient``.
 
 from __future__ import annotations
 
+import time
 from types import TracebackType
 from typing import TypeVar
 
@@ -30,7 +31,10 @@ from veritrain.hexutil import as_bytes32
 from veritrain.state import verify_state_hash
 
 __all__ = [
+    "DEFAULT_MAX_STATE_BYTES",
     "DEFAULT_TIMEOUT_S",
+    "MAX_JSON_BYTES",
+    "MIN_RATE_BYTES_PER_S",
     "CheckpointClient",
     "HealthResponse",
     "ManifestResponse",
@@ -40,6 +44,18 @@ __all__ = [
 
 DEFAULT_TIMEOUT_S = 60.0
 """Seconds per request when the client builds its own `httpx.Client`."""
+
+MAX_JSON_BYTES = 64 << 20
+"""The most bytes a JSON answer (proof, manifest, state hash) may have: 64 MiB, a manifest of
+about 900,000 checkpoint hashes."""
+
+DEFAULT_MAX_STATE_BYTES = 64 << 30
+"""The most bytes a checkpoint or state may have unless the reader says less (64 GiB; callers
+that know the spec pass its state size, `CheckpointClient(max_bytes=...)`)."""
+
+MIN_RATE_BYTES_PER_S = 1 << 20
+"""A body must keep arriving at this rate on average (1 MiB/s) after the first `timeout`
+seconds: a body of b bytes gets `timeout + b / MIN_RATE_BYTES_PER_S` seconds in all."""
 
 HASH_PATTERN = r"^0x[0-9a-fA-F]{64}$"
 
@@ -110,11 +126,17 @@ _M = TypeVar("_M", bound=BaseModel)
 class CheckpointClient:
     """Client of one job's checkpoint server (``checkpointURL``).
 
+    Every answer is read as a stream and bounded, since the server is the solver's and may be
+    hostile: at most `max_bytes` for a checkpoint or state and `MAX_JSON_BYTES` for JSON, and
+    within `timeout` seconds plus one second per `MIN_RATE_BYTES_PER_S` received (a server
+    that drips bytes is cut off). Going over either is `CheckpointUnavailable`.
+
     Args:
         base_url: the job's ``checkpointURL`` (``http://host:port/jobs/{jobId}``).
         http: a shared `httpx.Client` (tests pass one over a FastAPI app); the client builds
             and owns one when None.
-        timeout: seconds per request when it builds its own.
+        timeout: seconds per request (connect, each read, and the body's base allowance).
+        max_bytes: the most bytes a checkpoint or state may have.
     """
 
     def __init__(
@@ -123,8 +145,11 @@ class CheckpointClient:
         http: httpx.Client | None = None,
         *,
         timeout: float = DEFAULT_TIMEOUT_S,
+        max_bytes: int = DEFAULT_MAX_STATE_BYTES,
     ) -> None:
         self.base_url = base_url.rstrip("/")
+        self.timeout = timeout
+        self.max_bytes = max_bytes
         self._owned = http is None
         self._http = (
             http if http is not None else httpx.Client(timeout=timeout, follow_redirects=True)
@@ -150,24 +175,38 @@ class CheckpointClient:
         """``base_url/part/...``."""
         return "/".join([self.base_url, *(str(p) for p in parts)])
 
-    def _get(self, url: str) -> httpx.Response:
+    def _get(self, url: str, limit: int) -> bytes:
+        """The body of a 200 answer, at most `limit` bytes, in time (see the class)."""
+        start = time.monotonic()
+        chunks: list[bytes] = []
+        size = 0
         try:
-            resp = self._http.get(url)
+            with self._http.stream("GET", url) as resp:
+                if resp.status_code != 200:
+                    raise CheckpointUnavailable(f"GET {url} returned HTTP {resp.status_code}")
+                for chunk in resp.iter_bytes():
+                    size += len(chunk)
+                    if size > limit:
+                        raise CheckpointUnavailable(f"GET {url} sent more than {limit:,} bytes")
+                    chunks.append(chunk)
+                    allowed = self.timeout + size / MIN_RATE_BYTES_PER_S
+                    if time.monotonic() - start > allowed:
+                        raise CheckpointUnavailable(
+                            f"GET {url} arrived too slowly ({size:,} bytes in {allowed:.0f} s)"
+                        )
         except httpx.HTTPError as exc:
             raise CheckpointUnavailable(f"GET {url} failed: {exc!r}") from exc
-        if resp.status_code != 200:
-            raise CheckpointUnavailable(f"GET {url} returned HTTP {resp.status_code}")
-        return resp
+        return b"".join(chunks)
 
     def _get_json(self, url: str, model: type[_M], what: str) -> _M:
-        resp = self._get(url)
+        body = self._get(url, MAX_JSON_BYTES)
         try:
-            return model.model_validate_json(resp.content)
+            return model.model_validate_json(body)
         except ValidationError as exc:
             raise RemoteResponseError(f"bad {what} from {url}: {exc}") from exc
 
     def _get_checked(self, url: str, expected_hash: bytes | str) -> bytes:
-        blob = self._get(url).content
+        blob = self._get(url, self.max_bytes)
         verify_state_hash(blob, as_bytes32(expected_hash), url)
         return blob
 
