@@ -16,14 +16,12 @@ from chain import (
     Deployment,
     EventWatcher,
     ProtocolParams,
-    create_keystore,
     deploy_protocol,
     errors,
-    load_keystore,
     load_manifest,
-    new_account,
     write_manifest,
 )
+from chain.keys import create_keystore, load_keystore, new_account
 from chain.scripted_round import commit, post_claims, reveal_secret, seal_and_reveal
 from tests.utils.models import register_model
 from veritrain.commitments import new_salt, submission_id
