@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from tests.utils.hostile_http import hostile_server
 from veritrain.errors import SpecUnavailable
 from veritrain.spec import MAX_SPEC_BYTES, read_uri
 
@@ -54,38 +53,10 @@ def test_a_data_uri_over_the_cap_is_refused_before_decoding() -> None:
         read_uri("data:," + "x" * (MAX_SPEC_BYTES + 1), 5.0)
 
 
-class _Hostile(BaseHTTPRequestHandler):
-    """``/endless``: bytes without end; ``/drip``: one byte every 0.2 s, without end."""
-
-    def do_GET(self) -> None:  # noqa: N802 - http.server's name
-        self.send_response(200)
-        self.end_headers()
-        try:
-            while True:
-                if self.path == "/drip":
-                    self.wfile.write(b"x")
-                    self.wfile.flush()
-                    time.sleep(0.2)
-                else:
-                    self.wfile.write(b"x" * 65536)
-        except (BrokenPipeError, ConnectionResetError):
-            return
-
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-        return
-
-
 @pytest.fixture
 def hostile() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Hostile)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with hostile_server() as url:
+        yield url
 
 
 def test_an_endless_http_body_is_cut_at_the_cap(hostile: str) -> None:

@@ -5,49 +5,20 @@ withheld checkpoint: the solver's loss), never its memory or the deadlines of it
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from tests.utils.hostile_http import hostile_server
 from veritrain.errors import CheckpointUnavailable
 from veritrain.wire import MAX_JSON_BYTES, CheckpointClient
 
 
-class _Hostile(BaseHTTPRequestHandler):
-    """Every path: a 200 whose body is endless (``/jobs/1/...``) or dripped one byte every
-    0.2 s (``/jobs/2/...``)."""
-
-    def do_GET(self) -> None:  # noqa: N802 - http.server's name
-        self.send_response(200)
-        self.end_headers()
-        try:
-            while True:
-                if self.path.startswith("/jobs/2/"):
-                    self.wfile.write(b"{")
-                    self.wfile.flush()
-                    time.sleep(0.2)
-                else:
-                    self.wfile.write(b"x" * 65536)
-        except (BrokenPipeError, ConnectionResetError):
-            return
-
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-        return
-
-
 @pytest.fixture
 def hostile() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Hostile)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with hostile_server() as url:
+        yield url
 
 
 def test_an_endless_checkpoint_is_cut_at_the_readers_cap(hostile: str) -> None:
@@ -66,7 +37,7 @@ def test_a_dripped_answer_is_cut_at_the_timeout(hostile: str) -> None:
     """Each byte arrives well within the read timeout; the body as a whole does not: it used
     to hold the reader for as long as the server kept dripping."""
     start = time.monotonic()
-    with CheckpointClient(hostile + "/jobs/2", timeout=1.0) as solver:
+    with CheckpointClient(hostile + "/drip/jobs/2", timeout=1.0) as solver:
         with pytest.raises(CheckpointUnavailable, match="too slowly"):
             solver.checkpoint(0, b"\x00" * 32)
     assert time.monotonic() - start < 5.0
