@@ -1372,7 +1372,8 @@ class NodeBase:
         if known is not None and store.has(known):
             start_blob = store.get(known)
         else:
-            solver = CheckpointClient(url, self.http_client)
+            cap = self.engine_for(spec).max_state_bytes()
+            solver = CheckpointClient(url, self.http_client, max_bytes=cap)
             proof = solver.proof(segment)
             start_hash = proof.state_hash_bytes()
             if proof.step != segment * k or not verify_checkpoint(
@@ -1430,7 +1431,9 @@ class NodeBase:
         engine = self.engine_for(spec)
         url = self.checkpoint_url_of(job)
         try:
-            blob = CheckpointClient(url, self.http_client).state(step, start_hash)
+            blob = CheckpointClient(
+                url, self.http_client, max_bytes=engine.max_state_bytes()
+            ).state(step, start_hash)
         except (CheckpointUnavailable, CheckpointHashMismatch) as exc:
             self.log.info("step %d: solver state unusable (%s); replaying the segment", step, exc)
             traj = self.segment_trajectory(job, step // spec.checkpoint_interval)

@@ -181,8 +181,12 @@ def check_segment(
             logger.info("segment %d rejected: %s", segment, reason)
         return SegmentCheck(segment, start_step, end_step, committed_end, replayed, ok, reason)
 
+    engine = engine if engine is not None else _engine_for(spec)
     try:
-        solver = CheckpointClient(base_url, client, timeout=timeout)
+        # a hostile server's answer is cut at the most bytes a state of this spec can have
+        solver = CheckpointClient(
+            base_url, client, timeout=timeout, max_bytes=engine.max_state_bytes()
+        )
         with solver:
             proofs = [solver.proof(i) for i in (segment, segment + 1)]
             for leaf_index, step, p in (
@@ -284,8 +288,11 @@ def check_claim(
             logger.info("segment %d claim rejected: %s", segment, reason)
         return SegmentCheck(segment, start_step, end_step, claimed_b, replayed, ok, reason)
 
+    engine = engine if engine is not None else _engine_for(spec)
     try:
-        with CheckpointClient(base_url, client, timeout=timeout) as solver:
+        with CheckpointClient(
+            base_url, client, timeout=timeout, max_bytes=engine.max_state_bytes()
+        ) as solver:
             start_blob = solver.checkpoint(start_step, start_b)
     except CheckpointUnavailable as exc:
         if unavailable_is_reject:

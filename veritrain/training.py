@@ -279,6 +279,7 @@ class TrainingEngine:
         self.ops = ops_for(spec.profile.arith)
         self.text: TextDataset | None = None
         self.vocab_size = 0
+        self._max_state_bytes = 0
         if isinstance(spec.model, GPTConfig):
             self._init_text(spec, spec.model, dataset, data_path, check_root)
         else:
@@ -512,6 +513,18 @@ class TrainingEngine:
         """`state_bytes` in a new `bytearray`, each tensor copied once (what the solver hashes
         and writes at a checkpoint while training goes on in place)."""
         return encode_state_buffer(state.step, self.state_tensors(state))
+
+    def max_state_bytes(self) -> int:
+        """The most bytes a canonical state of this spec can have (computed once, by one
+        training step): the encoding of a state after a step (its optimizer moments exist from
+        the first step on; state 0 has none) with its step widened to the 20 digits a uint64
+        can take. What a reader accepts from a solver's server at most
+        (`veritrain.wire.CheckpointClient`)."""
+        if self._max_state_bytes == 0:
+            state = self.init_state()
+            self.train_step(state)
+            self._max_state_bytes = len(self.state_buffer(state)) + 20 - len(str(state.step))
+        return self._max_state_bytes
 
     def state_hash(self, state: TrainState) -> bytes:
         """State hash (BLAKE3, `veritrain.state.state_hash`) of `state_bytes(state)` (32 bytes)."""

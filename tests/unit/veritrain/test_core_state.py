@@ -226,3 +226,24 @@ def test_state_hash_deterministic_across_fresh_processes(repo_root):
     state = engine.init_state()
     engine.run(state, 30)
     assert engine.state_hash(state).hex() == hashes[0]
+
+
+@pytest.mark.parametrize("arith", ["native", "repro2"])
+@pytest.mark.parametrize("name", ["digits-mlp", "shakespeare-char"])
+def test_max_state_bytes_is_the_largest_state_a_spec_can_have(name: str, arith: str) -> None:
+    """What a reader accepts from a solver's server at most (`CheckpointClient(max_bytes=)`):
+    never less than an honest state at any step, so the cap never refuses one. (A first
+    version took state 0's size, which has no optimizer moments yet: a third of a trained
+    state's, so every honest checkpoint after step 0 would have been refused.)"""
+    from veritrain.presets import preset
+    from veritrain.state import encode_state
+    from veritrain.training import TrainingEngine
+
+    engine = TrainingEngine(preset(name, arith, total_steps=4, checkpoint_interval=2))
+    state = engine.init_state()
+    cap = engine.max_state_bytes()
+    assert len(engine.state_bytes(state)) < cap
+    for _ in range(3):
+        engine.train_step(state)
+        assert len(engine.state_bytes(state)) <= cap
+    assert cap == len(encode_state(2**64 - 1, engine.state_tensors(state)))
