@@ -30,6 +30,7 @@ from noderuntime.options import (
     ThreadsOpt,
     VerboseOpt,
     check_models,
+    token_amount,
 )
 
 app = typer.Typer(no_args_is_help=True, help="Solver node: claim jobs, train, serve checkpoints.")
@@ -57,6 +58,15 @@ def run(
     device: DeviceOpt = "auto",
     model: ModelsOpt = None,
     max_jobs: MaxJobsOpt = 1,
+    min_reward: Annotated[
+        int,
+        typer.Option(
+            "--min-reward",
+            parser=token_amount(positive=False),
+            help="Claim only jobs that pay at least this reward (VTT, or '<n>wei'); "
+            "default 0: any job.",
+        ),
+    ] = 0,
     auto_stake: AutoStakeOpt = True,
     stake: StakeOpt = None,
     reset_state: ResetStateOpt = False,
@@ -83,6 +93,7 @@ def run(
         bind_host=bind,
         models=models,
         max_active_jobs=max_jobs,
+        min_reward=min_reward,
         threads=threads,
         device=device,
     )

@@ -122,6 +122,13 @@ class SolverNode(NodeBase):
             or empty claims any model's jobs. A job of another model is skipped.
         threads: CPU threads for repro jobs (`NodeBase`; None: torch's count).
         device: where repro jobs run, `"auto"`, `"cpu"` or `"cuda"` (`NodeBase`).
+        min_reward: the least reward (wei) a job must pay to be claimed; an Open job paying
+            less is skipped for good (a reward never changes) and said once in the log. 0
+            claims any job: the default, so that a spammer's unpaid jobs are claimed unless
+            the operator sets a price.
+
+    Raises:
+        ValueError: a negative `min_reward`.
     """
 
     def __init__(
@@ -144,6 +151,7 @@ class SolverNode(NodeBase):
         models: Sequence[str] | None = None,
         threads: int | None = None,
         device: str = "auto",
+        min_reward: int = 0,
     ) -> None:
         super().__init__(
             client,
@@ -158,6 +166,9 @@ class SolverNode(NodeBase):
 
         self.models = tuple(models or ())
         self._model_hashes = {model_id_hash(m) for m in self.models}
+        if min_reward < 0:
+            raise ValueError(f"min_reward must be >= 0 wei, got {min_reward}")
+        self.min_reward = min_reward
         self.data_dir = Path(data_dir)
         self.public_host = public_host
         self.port = port
@@ -600,6 +611,15 @@ class SolverNode(NodeBase):
                 continue
             if short:  # scanned only to adopt a claim made before a crash
                 return
+            if int(job.reward) < self.min_reward:
+                self.log.info(
+                    "job %d pays %s, below this solver's --min-reward %s; skipping it",
+                    job_id,
+                    vtt(int(job.reward)),
+                    vtt(self.min_reward),
+                )
+                self._skip(job_id)
+                continue
             engine = self._prepare(job_id, job)
             if engine is None and job_id in self._not_yet:
                 self._not_yet.discard(job_id)  # not skipped: read again next round

@@ -409,3 +409,27 @@ def test_a_held_job_whose_start_cannot_be_built_yet_is_not_abandoned(tmp_path: P
     assert restarted.job_record(job_id).phase == Phase.TRAINING  # type: ignore[union-attr]
     restarted.step()
     assert chain.jobs[job_id].status is JobStatus.Committed
+
+
+def test_a_solver_with_a_price_skips_jobs_that_pay_less(tmp_path: Path, caplog) -> None:
+    """`--min-reward`: a spammer's unpaid or underpaid jobs come first in id order; a solver
+    that set a price skips them for good (and says so once) and claims the first that pays."""
+    chain = FakeChain()
+    _register(chain, tiny_spec())
+    unpaid = chain.post_job(SUBMITTER, tiny_spec(), reward=0)
+    underpaid = chain.post_job(SUBMITTER, tiny_spec(), reward=999)
+    paid = chain.post_job(SUBMITTER, tiny_spec(), reward=1000)
+    node = SolverNode(chain.client(SOLVER), tmp_path, serve=False, min_reward=1000)
+    with caplog.at_level(logging.INFO):
+        node.step()
+    assert chain.jobs[paid].status is not JobStatus.Open
+    assert chain.jobs[unpaid].status is JobStatus.Open
+    assert chain.jobs[underpaid].status is JobStatus.Open
+    assert {unpaid, underpaid} <= set(node.state.read().skip)
+    assert f"job {underpaid} pays" in caplog.text and "--min-reward" in caplog.text
+
+    anyone = FakeChain()
+    _register(anyone, tiny_spec())
+    first = anyone.post_job(SUBMITTER, tiny_spec(), reward=0)
+    SolverNode(anyone.client(SOLVER), tmp_path / "any", serve=False).step()
+    assert anyone.jobs[first].status is not JobStatus.Open  # no price: any job is claimed
