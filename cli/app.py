@@ -157,7 +157,8 @@ def _require_balance(client: Any, needed: int, what: str) -> None:
     if balance < needed:
         hint = ""
         if client.deployment is not None and client.deployment.token_deployed:
-            hint = f" (test tokens: `veritrain faucet {vtt_number(needed - balance, 18)}`)"
+            shortfall = vtt_number(needed - balance, 18).replace(",", "")  # as AMOUNT parses
+            hint = f" (test tokens: `veritrain faucet {shortfall}`)"
         raise CliError(
             f"token balance {vtt_number(balance)} VTT of {client.address} is below the "
             f"{vtt_number(needed)} VTT {what}{hint}"
@@ -463,8 +464,7 @@ def faucet(
     if dep is None or not dep.token_deployed:
         raise CliError(
             f"the payment token {client.token.contract.address} of this deployment is not a "
-            "VeriToken: "
-            "it has no faucet; acquire it as any other ERC-20"
+            "VeriToken: it has no faucet; acquire it as any other ERC-20"
         )
     limit = int(client.call(client.token.contract, "FAUCET_LIMIT"))
     if amount > limit:

@@ -169,9 +169,10 @@ ROWS: list[Row] = [
         "below the 1,000,000,000,000,000,000,000,000,000,000 VTT revenue",
     ),  # fmt: skip
     (
+        # the suggested command parses: the shortfall without thousands separators
         "stake 1e30 VTT",
         lambda w: ["stake", "verifier", "1e30"],
-        "below the 1,000,000,000,000,000,000,000,000,000,000 VTT to stake",
+        "(test tokens: `veritrain faucet 99999999999999999999999999",
     ),  # fmt: skip
     (
         "pay revenue into a model without shares",
