@@ -403,7 +403,7 @@ def test_cli_unbond_and_an_early_withdraw_name_the_release_time(
     from cli.history import when
     from veritrain.enums import Role
 
-    index = 42  # an account of its own on the session chain: derived, funded here
+    index = 42  # an account of its own on the shared test chain: derived, funded here
     account = dev_accounts(index + 1)[index]
     anvil.rpc("anvil_setBalance", [account.address, hex(10**20)])
     client = ChainClient(anvil.rpc_url, account, protocol)
