@@ -16,7 +16,6 @@ import json
 import logging
 import os
 import stat
-import time
 import urllib.parse
 import urllib.request
 from functools import lru_cache
@@ -355,8 +354,9 @@ def read_uri(uri: str, timeout: float) -> bytes:
         header, sep, payload = uri.partition(",")
         if not sep:
             raise SpecUnavailable(f"malformed data URI: {uri[:60]!r}")
-        if len(payload) > 4 * (MAX_SPEC_BYTES // 3 + 1) + 3 * MAX_SPEC_BYTES:
-            raise SpecUnavailable(f"data URI {too_big}")  # cheap first cut, before decoding
+        # a cheap first cut, before decoding: an encoded byte takes at most 3 characters (%XX)
+        if len(payload) > 3 * MAX_SPEC_BYTES:
+            raise SpecUnavailable(f"data URI {too_big}")
         if header.endswith(";base64"):
             try:
                 raw = base64.b64decode(payload, validate=True)
@@ -404,21 +404,18 @@ def _fetch_spec(uri: str, timeout: float, too_big: str) -> bytes:
     """An HTTP(S) body of at most `MAX_SPEC_BYTES`, whole within `timeout` seconds."""
     import httpx
 
-    deadline = time.monotonic() + timeout
-    chunks, size = [], 0
+    from veritrain.bounded import BodyTooLarge, BodyTooSlow, read_body
+
     try:
         with httpx.stream("GET", uri, timeout=timeout, follow_redirects=True) as resp:
             resp.raise_for_status()
-            for chunk in resp.iter_bytes():
-                chunks.append(chunk)
-                size += len(chunk)
-                if size > MAX_SPEC_BYTES:
-                    raise SpecUnavailable(f"spec at {uri} is {too_big}")
-                if time.monotonic() > deadline:
-                    raise SpecUnavailable(f"spec at {uri} did not arrive within {timeout} s")
+            return read_body(resp.iter_bytes(), MAX_SPEC_BYTES, lambda _size: timeout)
+    except BodyTooLarge:
+        raise SpecUnavailable(f"spec at {uri} is {too_big}") from None
+    except BodyTooSlow:
+        raise SpecUnavailable(f"spec at {uri} did not arrive within {timeout} s") from None
     except httpx.HTTPError as exc:
         raise SpecUnavailable(f"cannot fetch spec from {uri}: {exc}") from exc
-    return b"".join(chunks)
 
 
 def contribution_spec_hash(run_hash: bytes, round_index: int, seat: int) -> bytes:

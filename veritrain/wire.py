@@ -19,13 +19,13 @@ Run: not a script; ``from veritrain.wire import CheckpointClient``.
 
 from __future__ import annotations
 
-import time
 from types import TracebackType
 from typing import TypeVar
 
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from veritrain.bounded import BodyTooLarge, BodyTooSlow, read_body
 from veritrain.errors import CheckpointUnavailable, RemoteResponseError
 from veritrain.hexutil import as_bytes32
 from veritrain.state import verify_state_hash
@@ -177,26 +177,21 @@ class CheckpointClient:
 
     def _get(self, url: str, limit: int) -> bytes:
         """The body of a 200 answer, at most `limit` bytes, in time (see the class)."""
-        start = time.monotonic()
-        chunks: list[bytes] = []
-        size = 0
         try:
             with self._http.stream("GET", url) as resp:
                 if resp.status_code != 200:
                     raise CheckpointUnavailable(f"GET {url} returned HTTP {resp.status_code}")
-                for chunk in resp.iter_bytes():
-                    size += len(chunk)
-                    if size > limit:
-                        raise CheckpointUnavailable(f"GET {url} sent more than {limit:,} bytes")
-                    chunks.append(chunk)
-                    allowed = self.timeout + size / MIN_RATE_BYTES_PER_S
-                    if time.monotonic() - start > allowed:
-                        raise CheckpointUnavailable(
-                            f"GET {url} arrived too slowly ({size:,} bytes in {allowed:.0f} s)"
-                        )
+                # `timeout` seconds, and one more per MIN_RATE_BYTES_PER_S received
+                rate = MIN_RATE_BYTES_PER_S
+                return read_body(resp.iter_bytes(), limit, lambda n: self.timeout + n / rate)
+        except BodyTooLarge:
+            raise CheckpointUnavailable(f"GET {url} sent more than {limit:,} bytes") from None
+        except BodyTooSlow as slow:
+            raise CheckpointUnavailable(
+                f"GET {url} arrived too slowly ({slow.size:,} bytes in {slow.allowed:.0f} s)"
+            ) from None
         except httpx.HTTPError as exc:
             raise CheckpointUnavailable(f"GET {url} failed: {exc!r}") from exc
-        return b"".join(chunks)
 
     def _get_json(self, url: str, model: type[_M], what: str) -> _M:
         body = self._get(url, MAX_JSON_BYTES)
