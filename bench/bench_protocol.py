@@ -259,7 +259,7 @@ def _floor_row(name: str, repeats: int) -> list[str]:
     apply_profile(spec.profile)
     n, k = spec.total_steps, spec.checkpoint_interval
     root = Path(tempfile.mkdtemp(prefix="bench-floor-"))
-    size = len(engine.state_bytes(engine.init_state()))
+    size = engine.max_state_bytes()  # a trained state's size (state 0 has no AdamW moments)
 
     def bare() -> None:
         engine.run(engine.init_state(), n)
@@ -279,26 +279,35 @@ def _floor_row(name: str, repeats: int) -> list[str]:
             raise RuntimeError("training stopped early")
         store.sync(hashes)
 
-    times: dict[str, list[float]] = {"bare": [], "enc": [], "io": [], "proto": []}
+    (root / "io").mkdir()
+    # the writer's pace: one checkpoint per k steps of bare training (timed once, untimed run)
+    interval = interleaved({"bare": bare}, 1)["bare"][0] / (n // k + 1)
+    writer: list[subprocess.Popen[bytes]] = []
+
+    def start_writer() -> None:
+        argv = [sys.executable, "-c", _IO_ELSEWHERE, str(root / "io"), str(size)]
+        writer.append(subprocess.Popen([*argv, f"{interval:.6f}"]))
+        time.sleep(0.3)  # the writer is running before the clock starts
+
+    def stop_writer() -> None:
+        process = writer.pop()
+        process.kill()
+        process.wait()
+
     try:
-        for _ in range(repeats):
-            times["bare"] += interleaved({"bare": bare}, 1)["bare"]
-            times["enc"] += interleaved({"enc": encoding_only}, 1)["enc"]
-            (root / "io").mkdir(exist_ok=True)
-            interval = min(times["bare"]) / (n // k + 1)
-            writer = subprocess.Popen(
-                [sys.executable, "-c", _IO_ELSEWHERE, str(root / "io"), str(size),
-                 f"{interval:.6f}"]
-            )  # fmt: skip
-            try:
-                time.sleep(0.3)  # the writer is running before the clock starts
-                times["io"] += interleaved({"io": bare}, 1)["io"]
-            finally:
-                writer.kill()
-                writer.wait()
-            times["proto"] += interleaved({"proto": protocol}, 1)["proto"]
-            shutil.rmtree(root / "store", ignore_errors=True)
+        # each round: bare, encoding only, bare again while the writer runs, train_job
+        times = interleaved(
+            {"bare": bare, "enc": encoding_only, "io": bare, "proto": protocol},
+            repeats,
+            untimed={
+                "enc": start_writer,
+                "io": stop_writer,
+                "proto": lambda: shutil.rmtree(root / "store", ignore_errors=True),
+            },
+        )
     finally:
+        for process in writer:
+            process.kill()
         shutil.rmtree(root, ignore_errors=True)
     b_min, b_med = min(times["bare"]), statistics.median(times["bare"])
     cells = [
