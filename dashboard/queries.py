@@ -746,12 +746,14 @@ def model(session: Session, ref: str) -> ModelView | None:
 
 
 def account(session: Session, address: str) -> AccountView | None:
-    """An account by address (any case)."""
-    from eth_utils.address import is_address, to_checksum_address
+    """An account by address: all lowercase, or mixed case with a good EIP-55 checksum (None for
+    anything else, as for an account the index has not seen)."""
+    from veritrain.hexutil import checksum_address
 
-    if not is_address(address):
+    try:
+        address = checksum_address(address)
+    except ValueError:
         return None
-    address = str(to_checksum_address(address))
     row = session.get(Account, address)
     if row is None:
         return None

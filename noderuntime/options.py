@@ -434,15 +434,17 @@ def check_models(models: list[str] | None) -> list[str]:
 
 
 def check_address(value: str | None) -> str | None:
-    """Refuse a value that is not a 20-byte 0x-hex address; return it checksummed.
+    """Refuse a value that is not a 20-byte 0x-hex address, or a mixed-case one whose EIP-55
+    checksum fails (`veritrain.hexutil.checksum_address`); return it checksummed.
 
     Raises:
-        typer.BadParameter: not an address.
+        typer.BadParameter: not an address, or a bad checksum (one line).
     """
     if value is None:
         return None
-    from eth_utils.address import is_address, to_checksum_address
+    from veritrain.hexutil import checksum_address
 
-    if not is_address(value):
-        raise typer.BadParameter(f"not an address (0x + 40 hex digits): {value!r}")
-    return str(to_checksum_address(value))
+    try:
+        return checksum_address(value)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None

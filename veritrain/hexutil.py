@@ -50,3 +50,34 @@ def as_bytes32(value: bytes | str) -> bytes:
     if len(raw) != 32:
         raise ValueError(f"expected 32 bytes, got {len(raw)}")
     return raw
+
+
+def checksum_address(value: str) -> str:
+    """Check a 20-byte `0x` address as EIP-55 says and return it checksummed.
+
+    EIP-55 (https://eips.ethereum.org/EIPS/eip-55) encodes a checksum in the case of the hex
+    letters: an all-lowercase or all-uppercase address carries none and is accepted as it is; a
+    mixed-case one must match its checksum, so one mistyped digit is caught instead of naming an
+    account nobody holds.
+
+    Args:
+        value: `0x` + 40 hex digits.
+
+    Returns:
+        The EIP-55 checksummed form (42 characters).
+
+    Raises:
+        ValueError: not `0x` + 40 hex digits, or mixed case whose checksum fails (one line, naming
+            the value).
+    """
+    from eth_utils.address import is_checksum_address, is_hex_address, to_checksum_address
+
+    if not isinstance(value, str) or not value.startswith("0x") or not is_hex_address(value):
+        raise ValueError(f"not an address (0x + 40 hex digits): {value!r}")
+    body = value[2:]
+    if body != body.lower() and body != body.upper() and not is_checksum_address(value):
+        raise ValueError(
+            f"address {value!r} fails its EIP-55 checksum (a mistyped digit?); "
+            "check it, or give it all in lowercase"
+        )
+    return str(to_checksum_address(value))

@@ -28,6 +28,8 @@ DOWN = f"http://127.0.0.1:{_closed_port()}"  # nothing listens there
 RPC = ["--rpc-url", DOWN]
 KEY = ["--dev-account", "1"]
 UINT256_OVER = str(2**256)
+# Anvil dev account 1 with its last digit mistyped (8 -> 9): mixed case, checksum fails.
+BAD_CHECKSUM = "0x70997970C51812dc3A010C7d01b50e0d17dc79C9"
 
 # (command line, a word the one-line message must contain, case-insensitive)
 CASES: list[tuple[list[str], str]] = [
@@ -60,6 +62,13 @@ CASES: list[tuple[list[str], str]] = [
     (["shares", "digits-mlp", "0x123", *RPC], "address"),
     (["shares", "digits-mlp", "not-an-address", *RPC], "address"),
     (["deploy", "--token", "0xzz", *RPC], "address"),
+    # a mixed-case address whose EIP-55 checksum fails (the last digit mistyped) names nobody
+    (["model", "authorize", "digits-mlp", BAD_CHECKSUM, *RPC, *KEY], "checksum"),
+    (["model", "revoke", "digits-mlp", BAD_CHECKSUM, *RPC, *KEY], "checksum"),
+    (["model", "transfer", "digits-mlp", BAD_CHECKSUM, *RPC, *KEY], "checksum"),
+    (["account", "show", BAD_CHECKSUM, *RPC], "checksum"),
+    (["shares", "digits-mlp", BAD_CHECKSUM, *RPC], "checksum"),
+    (["deploy", "--token", BAD_CHECKSUM, *RPC], "checksum"),
     # job shapes
     (["job", "submit", "--steps", "0", *RPC, *KEY], "steps"),
     (["job", "submit", "--steps", "-5", *RPC, *KEY], "steps"),

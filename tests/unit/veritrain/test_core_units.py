@@ -37,3 +37,32 @@ def test_vtt_number_truncates_toward_zero_and_never_shows_more_than_it_has() -> 
     assert vtt_number(199_999 * 10**13) == "1.9999"
     assert vtt_number(-199_999 * 10**13) == "-1.9999"
     assert vtt_number(123_456_789, places=18) == "0.000000000123456789"
+
+
+# Anvil's dev account 1, checksummed as EIP-55 gives it.
+_DEV1 = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
+
+
+def test_checksum_address_accepts_the_checksummed_and_the_single_case_forms() -> None:
+    from veritrain.hexutil import checksum_address
+
+    assert checksum_address(_DEV1) == _DEV1
+    assert checksum_address(_DEV1.lower()) == _DEV1
+    assert checksum_address("0x" + _DEV1[2:].upper()) == _DEV1
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        _DEV1[:-1] + "9",  # one digit mistyped: mixed case, the checksum fails
+        _DEV1.replace("C", "c", 1),  # the case of one letter flipped
+        _DEV1[:-1],  # 39 digits
+        "0x" + "g" * 40,
+        _DEV1[2:],  # no 0x
+    ],
+)
+def test_checksum_address_refuses_a_bad_checksum_or_a_non_address(bad: str) -> None:
+    from veritrain.hexutil import checksum_address
+
+    with pytest.raises(ValueError, match="address"):
+        checksum_address(bad)
