@@ -30,6 +30,8 @@ from noderuntime.ports import ChainPort
 
 if TYPE_CHECKING:
     from chain.types import JobView
+    from noderuntime.mirror import StateMirror
+    from noderuntime.serving import ServerThread
     from veritrain.bisection import StepTrajectory
     from veritrain.lineage import ModelCommitments
     from veritrain.selftest import SelftestReport
@@ -117,6 +119,11 @@ class NodeCore:
         self.auto_stake = True  # ensure_stake: restore a missing stake from the balance
         self._chain_checked = 0.0  # monotonic time of the last chain identity check
         self._fatal: BaseException | None = None  # why the loop stopped on its own
+        self.mirror: StateMirror | None = None  # the states this node proved (its role sets it)
+        self.mirrors: list[str] = []  # holders asked after a job's solver (--mirror)
+        self.serve_port: int | None = None  # the mirror's port (--serve-port); None: not served
+        self.serve_host = "127.0.0.1"  # the mirror's interface (--serve-bind)
+        self._mirror_server: ServerThread | None = None
 
     @property
     def stopping(self) -> bool:

@@ -27,11 +27,12 @@ import json
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
 from fastapi.responses import Response
 
+from noderuntime.core import NodeCore
 from veritrain.errors import (
     CheckpointHashMismatch,
     CheckpointNotFound,
@@ -49,9 +50,11 @@ logger = logging.getLogger(__name__)
 __all__ = [
     "HOLDER_ERRORS",
     "MirrorClient",
+    "MirrorMixin",
     "StateMirror",
     "create_mirror_app",
     "fetch_from_holders",
+    "mount_mirror",
 ]
 
 HOLDER_ERRORS: tuple[type[Exception], ...] = (
@@ -230,6 +233,14 @@ def health() -> HealthResponse:
     return HealthResponse(status="ok")
 
 
+def mount_mirror(app: FastAPI, mirror: StateMirror) -> FastAPI:
+    """Add the mirror routes (``/mirror/...``) over `mirror` to an existing app (the solver's
+    checkpoint server serves its store this way) and return it."""
+    app.state.mirror = mirror
+    app.include_router(router)
+    return app
+
+
 def create_mirror_app(mirror: StateMirror) -> FastAPI:
     """The FastAPI app serving `mirror` (run it with `noderuntime.serving.ServerThread`).
 
@@ -240,7 +251,58 @@ def create_mirror_app(mirror: StateMirror) -> FastAPI:
         The app: ``/mirror/...`` and ``/health``.
     """
     app = FastAPI(title="veritrain mirror", version="0")
-    app.state.mirror = mirror
     app.add_api_route("/health", health, methods=["GET"], response_model=HealthResponse)
-    app.include_router(router)
-    return app
+    return mount_mirror(app, mirror)
+
+
+# ------------------------------------------------------------------------------------ node
+class MirrorMixin(NodeCore):
+    """A node's side of the mirror: its `StateMirror` (``self.mirror``, set by the role), the
+    holders it asks after a job's solver (``self.mirrors``, `--mirror`), and its server
+    (``self.serve_port``, `--serve-port`; started and stopped with the node)."""
+
+    def start_mirror(self) -> None:
+        """Serve this node's mirror when a port is configured (idempotent)."""
+        from noderuntime.serving import ServerThread
+
+        if self.mirror is None or self.serve_port is None or self._mirror_server is not None:
+            return
+        app = create_mirror_app(self.mirror)
+        self._mirror_server = ServerThread(app, self.serve_host, self.serve_port, what="mirror")
+        self._mirror_server.start()
+
+    def stop_mirror(self) -> None:
+        """Stop the mirror's server, if running."""
+        if self._mirror_server is not None:
+            self._mirror_server.stop()
+            self._mirror_server = None
+
+    def keep_final(self, job: Any) -> bool:
+        """Keep a Finalized run contribution's final state (and its proof) in this node's
+        mirror, fetched from its solver or a mirror and proved against the job's root, so that
+        the run can be rebuilt when its solver leaves (docs/RUNS.md). Other jobs: nothing.
+
+        Args:
+            job: the job's view.
+
+        Returns:
+            True when the mirror holds the final (or the job is not a contribution).
+
+        Raises:
+            CheckpointUnavailable, CheckpointHashMismatch, RemoteResponseError,
+            MerkleProofInvalid: no holder serves it (yet).
+        """
+        from noderuntime.runs import verified_final
+        from veritrain.spec import CONTRIBUTION_MARK
+
+        if self.mirror is None or CONTRIBUTION_MARK not in str(job.spec_uri):
+            return True
+        verified_final(
+            self.client,
+            int(job.job_id),
+            self.mirror,
+            self.http_client,
+            job=job,
+            mirrors=self.mirrors,
+        )
+        return True

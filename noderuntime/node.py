@@ -36,6 +36,7 @@ from noderuntime.core import SELFTEST_ENV, STALLS
 from noderuntime.datadir import DataDirLock
 from noderuntime.duties import JOB_EVENTS
 from noderuntime.games import UNUSABLE_DATA, WITHHELD, GamesMixin
+from noderuntime.mirror import MirrorMixin
 from veritrain.enums import JobStatus
 
 __all__ = [
@@ -55,7 +56,7 @@ TERMINAL_JOB_STATUSES = frozenset(
 
 
 # -------------------------------------------------------------------------------------- node
-class NodeBase(GamesMixin, BindingMixin):
+class NodeBase(GamesMixin, BindingMixin, MirrorMixin):
     """Base class of every node: a polling loop over `step()` plus the shared parts (see the
     module docstring; the constructor's arguments are `NodeCore`'s).
 
@@ -88,11 +89,14 @@ class NodeBase(GamesMixin, BindingMixin):
             raise self._fatal
 
     def on_start(self) -> None:
-        """Called by `run` once the data dir is locked and bound, before the first round
-        (override: e.g. the solver starts its checkpoint server)."""
+        """Called by `run` once the data dir is locked and bound, before the first round: serves
+        the node's mirror when it has a port (override: e.g. the solver starts its checkpoint
+        server, which serves its mirror too)."""
+        self.start_mirror()
 
     def on_stop(self) -> None:
         """Called by `run` after the last round, even when it failed (override)."""
+        self.stop_mirror()
 
     def _loop(self) -> None:
         self.log.info("%s node running as %s", self.name, self.client.address)

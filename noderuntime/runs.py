@@ -675,7 +675,8 @@ class RunKeeper:
         challenge: challenge wrong claims (a whistleblower; posts `claimBond`).
         store: a `CheckpointStore` for the final states (optional; a `StateMirror` keeps the
             finals and outer states it proved, for the node to serve).
-        mirrors: base URLs of the holders tried after each job's solver.
+        mirrors: base URLs of the holders tried after each job's solver (kept as given: a node
+            passes its own ``mirrors`` list, which its options fill).
     """
 
     def __init__(
@@ -691,7 +692,7 @@ class RunKeeper:
         self.propose = propose
         self.challenge = challenge
         self.store = store
-        self.mirrors = list(mirrors)
+        self.mirrors = mirrors
         self._ended: set[int] = set()
         self._checked: set[tuple[int, int, bytes, int]] = set()
         self._specs: dict[int, RunSpec] = {}

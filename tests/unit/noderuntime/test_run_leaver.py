@@ -121,6 +121,7 @@ def _run_past_round0(
         chain.register(0, seat, job_id, JobStatus.Finalized)
         solvers[job_id] = Solver(job_id, init_hash, final)
         chain.views[job_id] = {
+            "job_id": job_id,
             "total_steps": 4,
             "checkpoint_interval": 2,
             "merkle_root": solvers[job_id].tree.root,
@@ -194,3 +195,34 @@ def test_a_final_nobody_serves_leaves_its_seat_out_and_the_run_goes_on(
     mirror.delete(r0.state.state_hash())
     with pytest.raises(CheckpointUnavailable, match="are served by no holder"):
         run_state(chain, RUN, 1, start, http=network(), mirrors=[MIRROR])
+
+
+def test_a_verifier_keeps_a_finalized_contribution_and_serves_it_after_its_solver_left(
+    tmp_path: Path, round0: tuple[bytes, dict[int, tuple[bytes, bytes]]]
+) -> None:
+    """A verifier of job 11 keeps its final once the job is Finalized (`keep_final`), before
+    any round claim; after the solver leaves, the owner fetches it from the verifier's mirror."""
+    from verifier.node import VerifierNode
+
+    start, contributions = round0
+    chain, solvers, _keeper, _network_ = _run_past_round0(tmp_path, round0)
+    verifier = VerifierNode(chain, tmp_path / "verifier")  # type: ignore[arg-type]
+    assert verifier.mirror is not None
+    verifier.http_client = _network(solvers, verifier.mirror)
+    assert verifier._kept_final(chain.jobs.get_job(11))
+    solvers[11].serving = False
+    posted = post_round(
+        chain,
+        RUN,
+        RUN.to_data_uri(),
+        1,
+        start,
+        reward=1,
+        seats=[1],
+        http=_network(solvers, verifier.mirror),
+        mirrors=[MIRROR],
+    )
+    g1 = advance_round(RUN, OuterState.from_bytes(start), {}, contributions).state.to_bytes()
+    assert posted == [100] and chain.posted == [
+        (state_hash(contribution_init(g1, contributions[1][1])), 100)
+    ]
