@@ -627,6 +627,7 @@ def show(
     metric: Annotated[
         bool, typer.Option("--metric", help="Also evaluate each round's global state.")
     ] = False,
+    mirror: MirrorOpt = None,
     rpc_url: RpcUrlOpt = DEFAULT_RPC,
     deployment: DeploymentOpt = None,
     json_out: JsonOpt = False,
@@ -636,6 +637,7 @@ def show(
     current round's registered jobs and claim. With `--metric`, each round's global state is
     evaluated too (validation bits per character for GPT models, test accuracy for MLPs)."""
     from cli.errors import CliError
+    from noderuntime.options import check_mirrors
     from noderuntime.runs import run_state
     from veritrain.runsim import evaluate_global
     from veritrain.training import TrainingEngine
@@ -644,7 +646,7 @@ def show(
     client = connect_reader(rpc_url, deployment)
     view = _opened(client, run)
     try:
-        state = run_state(client, run, view.round)
+        state = run_state(client, run, view.round, mirrors=check_mirrors(mirror))
     except VeritrainError as exc:
         raise CliError(str(exc).splitlines()[0]) from None
     engine = TrainingEngine(run.inner) if metric else None

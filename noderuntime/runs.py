@@ -477,6 +477,8 @@ def round_claim(
     Raises:
         RoundNotReady: the run has ended, or (`settled`) no job is registered yet or a
             registered job is still running.
+        CheckpointUnavailable: a registered seat is withheld (`RunState.withheld`): its
+            contribution cannot be judged until someone serves the seat's latest final.
         RunMismatch, CheckpointUnavailable, ...: as in `run_state` for the earlier rounds.
     """
     view = find_run(client, run)
@@ -495,13 +497,14 @@ def round_claim(
                 )
     if state is None or state.round != t or state.run_id != view.run_id:
         state = run_state(client, run, t, store=store, http=http, mirrors=mirrors)
-    unavailable: dict[int, str] = {
-        seat: f"its start cannot be built: {state.withheld[seat]}"
-        for seat in jobs
-        if seat in state.withheld
-    }
-    judged = {seat: job for seat, job in jobs.items() if seat not in unavailable}
-    contributions = _contributions(client, judged, None, store, http, unavailable, mirrors)
+    for seat in sorted(jobs):
+        if seat in state.withheld:  # its prescribed start is unknown here: nothing to judge by
+            raise CheckpointUnavailable(
+                f"run {view.run_id} round {t}: seat {seat} is registered, but its start cannot "
+                f"be built: {state.withheld[seat]}"
+            )
+    unavailable: dict[int, str] = {}
+    contributions = _contributions(client, jobs, None, store, http, unavailable, mirrors)
     result = advance_round(run, state.state, state.seat_finals, contributions)
     result.excluded.update(unavailable)
     _keep(store, result.state)
@@ -791,7 +794,8 @@ class RunKeeper:
             state=self._states.get(run_id),
             mirrors=self.mirrors,
         )
-        self._states[run_id] = state
+        if not state.withheld:  # a withheld seat may be served again: rebuild next time
+            self._states[run_id] = state
         return result
 
     def _spec(self, run_id: int) -> RunSpec:

@@ -827,8 +827,10 @@ class SolverNode(NodeBase):
         A contribution (round t, seat j) starts from `contribution_init(global state t, the
         seat's latest accepted final)`. This solver rebuilds the run from the chain's final
         round claims (`noderuntime.runs.run_state`: the counted contributions of the earlier
-        rounds, their final states fetched from their solvers and proved against their roots)
-        and computes the global state itself; nobody's word for it is taken. A job that is not
+        rounds, their final states fetched from their solvers, else from the `--mirror` holders,
+        and proved against their roots) and computes the global state itself; nobody's word for
+        it is taken. A seat whose latest counted final no holder serves cannot be started
+        (`RunState.seat_start`). A job that is not
         the seat's registered contribution of the run's current round mints nothing, so it is
         not worked on.
 
@@ -877,7 +879,8 @@ class SolverNode(NodeBase):
                 http=self.http_client,
                 mirrors=self.mirrors,
             )
-            self._run_states[key] = state
+            if not state.withheld:  # a withheld seat may be served again: rebuild next time
+                self._run_states[key] = state
         return state.seat_start(seat)
 
     def _engine_of(self, job_id: int, spec: Any, spec_uri: str, spec_hash: bytes) -> Any:

@@ -20,7 +20,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from noderuntime.mirror import StateMirror, create_mirror_app
-from noderuntime.runs import RunKeeper, post_round, run_state
+from noderuntime.runs import RunKeeper, post_round, round_claim, run_state
 from tests.unit.noderuntime.test_runs import RUN, FakeClient, FakeNode, FakeRegistry
 from veritrain.diloco import OuterState, advance_round, contribution_init
 from veritrain.enums import JobStatus
@@ -192,6 +192,9 @@ def test_a_final_nobody_serves_leaves_its_seat_out_and_the_run_goes_on(
         state_hash(contribution_init(g1, contributions[0][1])),
         state_hash(contribution_init(g1, None)),  # seat 2, never seated before
     ]
+    chain.register(1, 1, 150, JobStatus.Finalized)  # someone posted the withheld seat anyway
+    with pytest.raises(CheckpointUnavailable, match="seat 1 is registered, but its start"):
+        round_claim(chain, RUN, 1, http=network(), settled=False, mirrors=[MIRROR])
     mirror.delete(r0.state.state_hash())
     with pytest.raises(CheckpointUnavailable, match="are served by no holder"):
         run_state(chain, RUN, 1, start, http=network(), mirrors=[MIRROR])
