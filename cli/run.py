@@ -29,6 +29,7 @@ from noderuntime.options import (
     JsonOpt,
     KeyEnvOpt,
     KeystoreOpt,
+    MirrorOpt,
     PasswordEnvOpt,
     RpcUrlOpt,
     connect_reader,
@@ -419,6 +420,15 @@ def post(
         str | None,
         typer.Option(help="Where nodes read the run spec (default: a data: URI of the file)."),
     ] = None,
+    mirror: MirrorOpt = None,
+    data_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--data-dir",
+            help="Keep the states proved here (counted finals, outer states) in "
+            "DIR/checkpoints, as a node's mirror does, and look there first.",
+        ),
+    ] = None,
     rpc_url: RpcUrlOpt = DEFAULT_RPC,
     deployment: DeploymentOpt = None,
     keystore: KeystoreOpt = None,
@@ -429,8 +439,11 @@ def post(
 ) -> None:
     """Post and register the current round's contribution jobs, each starting where the chain's
     final claims say the run is (`noderuntime.runs.post_round`), exactly as the seated solvers
-    rebuild it."""
+    rebuild it. A counted final state its solver no longer serves is asked of each --mirror; a
+    seat whose final nobody serves is left out (docs/RUNS.md)."""
     from cli.errors import CliError
+    from noderuntime.mirror import StateMirror
+    from noderuntime.options import check_mirrors
     from noderuntime.runs import post_round
 
     run = _load_run(run_file)
@@ -458,7 +471,16 @@ def post(
     if client.token.balance_of() < needed:
         raise CliError(f"token balance is below the {needed} wei escrow of {count} job(s)")
     try:
-        jobs = post_round(client, run, uri, t, reward=reward, seats=seat)
+        jobs = post_round(
+            client,
+            run,
+            uri,
+            t,
+            reward=reward,
+            seats=seat,
+            store=None if data_dir is None else StateMirror(data_dir / "checkpoints"),
+            mirrors=check_mirrors(mirror),
+        )
     except VeritrainError as exc:
         raise CliError(str(exc).splitlines()[0]) from None
     if json_out:
@@ -605,6 +627,7 @@ def show(
     metric: Annotated[
         bool, typer.Option("--metric", help="Also evaluate each round's global state.")
     ] = False,
+    mirror: MirrorOpt = None,
     rpc_url: RpcUrlOpt = DEFAULT_RPC,
     deployment: DeploymentOpt = None,
     json_out: JsonOpt = False,
@@ -614,6 +637,7 @@ def show(
     current round's registered jobs and claim. With `--metric`, each round's global state is
     evaluated too (validation bits per character for GPT models, test accuracy for MLPs)."""
     from cli.errors import CliError
+    from noderuntime.options import check_mirrors
     from noderuntime.runs import run_state
     from veritrain.runsim import evaluate_global
     from veritrain.training import TrainingEngine
@@ -622,7 +646,7 @@ def show(
     client = connect_reader(rpc_url, deployment)
     view = _opened(client, run)
     try:
-        state = run_state(client, run, view.round)
+        state = run_state(client, run, view.round, mirrors=check_mirrors(mirror))
     except VeritrainError as exc:
         raise CliError(str(exc).splitlines()[0]) from None
     engine = TrainingEngine(run.inner) if metric else None

@@ -191,6 +191,29 @@ ResetStateOpt = Annotated[
         "devnet), move it to <data-dir>/stale/ and start afresh instead of refusing to start.",
     ),
 ]
+MirrorOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--mirror",
+        metavar="URL",
+        help="Another node's mirror (http://host:port; repeat): a state a job's solver does not "
+        "serve (a run's counted final, a segment start) is asked of each in turn, and only bytes "
+        "of the right hash are taken (docs/RUNS.md).",
+    ),
+]
+ServePortOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--serve-port",
+        min=1,
+        max=65535,
+        help="Serve the states this node proved, by hash, on this port (GET /mirror/states/HASH; "
+        "default: not served).",
+    ),
+]
+ServeBindOpt = Annotated[
+    str, typer.Option("--serve-bind", help="Interface the mirror binds (with --serve-port).")
+]
 
 
 @dataclass(frozen=True)
@@ -330,14 +353,45 @@ def connect_reader(rpc_url: str, deployment: Path | None) -> ChainClient:
     return probe
 
 
-def configure_node(node: Any, *, auto_stake: bool, stake: int | None, reset_state: bool) -> Any:
-    """Apply the shared node options (`AutoStakeOpt`, `StakeOpt` in wei, `ResetStateOpt`) to
-    a built node (a `noderuntime.NodeBase`) and return it."""
+def configure_node(
+    node: Any,
+    *,
+    auto_stake: bool,
+    stake: int | None,
+    reset_state: bool,
+    mirrors: list[str] | None = None,
+    serve_port: int | None = None,
+    serve_bind: str = "127.0.0.1",
+) -> Any:
+    """Apply the shared node options (`AutoStakeOpt`, `StakeOpt` in wei, `ResetStateOpt`,
+    `MirrorOpt`, `ServePortOpt`, `ServeBindOpt`) to a built node (a `noderuntime.NodeBase`) and
+    return it.
+
+    Raises:
+        typer.BadParameter: a --mirror that is not an http(s) URL.
+    """
     if stake is not None:
         node.stake_amount = stake
     node.auto_stake = auto_stake
     node.reset_state = reset_state
+    node.mirrors.extend(check_mirrors(mirrors))
+    node.serve_port = serve_port
+    node.serve_host = serve_bind
     return node
+
+
+def check_mirrors(mirrors: list[str] | None) -> list[str]:
+    """The --mirror URLs, without a trailing slash.
+
+    Raises:
+        typer.BadParameter: one is not an http(s) URL.
+    """
+    out = []
+    for url in mirrors or []:
+        if not url.startswith(("http://", "https://")):
+            raise typer.BadParameter(f"{url!r} is not an http(s) URL", param_hint="'--mirror'")
+        out.append(url.rstrip("/"))
+    return out
 
 
 def emit_json(payload: Any) -> None:

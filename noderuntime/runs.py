@@ -14,10 +14,13 @@ Run: not a script; `from noderuntime.runs import run_state`.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from chain.contracts.runs import seat_mask
+from noderuntime.mirror import MirrorClient, StateMirror, fetch_from_holders
 from veritrain.diloco import (
     OuterState,
     RoundResult,
@@ -104,6 +107,9 @@ class RunState:
         rounds: the `RoundResult` of every earlier round, in order.
         jobs: round -> seat -> the registered contribution job of that round.
         run_id: the run's `RunRegistry` id.
+        withheld: seat -> why its latest accepted final is served by no holder: the seat's
+            prescribed start is unknown, so it is not posted, trained or judged until someone
+            serves that state again (docs/RUNS.md, "A leaver's counted state").
     """
 
     round: int
@@ -112,6 +118,21 @@ class RunState:
     rounds: list[RoundResult] = field(default_factory=list)
     jobs: dict[int, dict[int, int]] = field(default_factory=dict)
     run_id: int = 0
+    withheld: dict[int, str] = field(default_factory=dict)
+
+    def seat_start(self, seat: int) -> bytes:
+        """The prescribed initial state of `seat`'s contribution in this round:
+        `contribution_init(global state, the seat's latest accepted final)`.
+
+        Raises:
+            CheckpointUnavailable: the seat's latest accepted final is withheld (`withheld`).
+        """
+        if seat in self.withheld:
+            raise CheckpointUnavailable(
+                f"run {self.run_id} round {self.round}: seat {seat}'s start cannot be built: "
+                f"{self.withheld[seat]}"
+            )
+        return contribution_init(self.state.to_bytes(), self.seat_finals.get(seat))
 
 
 def find_run(client: Any, run: RunSpec) -> Any:
@@ -173,45 +194,82 @@ def contribution_jobs(client: Any, run_id: int, before_round: int) -> dict[int, 
 
 
 def verified_final(
-    client: Any, job_id: int, store: Any = None, http: Any = None, *, job: Any = None
+    client: Any,
+    job_id: int,
+    store: Any = None,
+    http: Any = None,
+    *,
+    job: Any = None,
+    mirrors: Sequence[str] = (),
 ) -> bytes:
     """The final checkpoint of a finalized job, proved against its on-chain Merkle root.
+
+    The proof and the bytes are asked of the job's solver first, then of each mirror in
+    `mirrors` (`noderuntime.mirror`); the first proof that places a state in the root and the
+    first bytes of that state's hash are taken, whoever serves them.
 
     Args:
         client: a `ChainClient`.
         job_id: the job.
-        store: a `CheckpointStore` to look in first and to keep the bytes in (optional).
-        http: an `httpx.Client` for the solver's server (optional).
+        store: a `CheckpointStore` to look in first and to keep the bytes in (optional); a
+            `StateMirror` also keeps the proof, so that this node serves both.
+        http: an `httpx.Client` for the holders (optional).
         job: the job's view when the caller has read it already (else it is read here).
+        mirrors: base URLs of the other holders, tried after the solver.
 
     Returns:
-        The checkpoint bytes of step N. A final state this process proved once and `store`
-        holds is returned without asking the server again.
+        The checkpoint bytes of step N. A final state this node proved once and `store`
+        holds is returned without asking anyone again.
 
     Raises:
-        MerkleProofInvalid: the server's proof does not place its final state in the root.
-        CheckpointUnavailable, CheckpointHashMismatch, RemoteResponseError: the solver's server
-            does not serve the state.
+        MerkleProofInvalid: the solver's proof does not place its final state in the root (no
+            mirror given).
+        CheckpointUnavailable, CheckpointHashMismatch, RemoteResponseError: no holder serves
+            the state (with no mirror, the solver's own error).
     """
     from veritrain.merkle import verify_checkpoint
-    from veritrain.wire import CheckpointClient
+    from veritrain.wire import CheckpointClient, ProofResponse
 
     if job is None:
         job = client.jobs.get_job(job_id)
     n, k = int(job.total_steps), int(job.checkpoint_interval)
-    leaf = n // k
-    proven = _PROVEN.get((bytes(job.merkle_root), n, k))
+    leaf, root = n // k, bytes(job.merkle_root)
+    proven = _PROVEN.get((root, n, k))
+    if proven is None and isinstance(store, StateMirror):
+        kept = store.proof_of(root, leaf)
+        if kept is not None and verify_checkpoint(
+            kept.proof_bytes(), root, n, k, leaf, kept.state_hash_bytes()
+        ):
+            proven = kept.state_hash_bytes()
     if proven is not None and store is not None and store.has(proven):
         return bytes(store.get(proven))  # proved once already: its solver need not be up
-    server = CheckpointClient(client.jobs.checkpoint_url(job_id), http)
-    proof = server.proof(leaf)
+    solver = CheckpointClient(client.jobs.checkpoint_url(job_id), http)
+    holders = [MirrorClient(url, http) for url in mirrors]
+
+    def proved(proof: ProofResponse) -> ProofResponse:
+        if not verify_checkpoint(proof.proof_bytes(), root, n, k, leaf, proof.state_hash_bytes()):
+            raise MerkleProofInvalid(f"job {job_id}: the final state's proof is not in the root")
+        return proof
+
+    def mirrored(mirror: MirrorClient) -> ProofResponse:
+        return proved(mirror.proof_in(root, leaf))
+
+    proofs: list[tuple[str, Callable[[], ProofResponse]]] = [
+        ("its solver", lambda: proved(solver.proof(leaf)))
+    ]
+    proofs += [(m.base_url, partial(mirrored, m)) for m in holders]
+    proof = fetch_from_holders(f"job {job_id}'s final proof", proofs)
     final_hash = proof.state_hash_bytes()
-    if not verify_checkpoint(proof.proof_bytes(), bytes(job.merkle_root), n, k, leaf, final_hash):
-        raise MerkleProofInvalid(f"job {job_id}: the final state's proof is not in the root")
-    _PROVEN[(bytes(job.merkle_root), n, k)] = final_hash
+    _PROVEN[(root, n, k)] = final_hash
+    if isinstance(store, StateMirror):
+        store.keep_proof(root, proof)
     if store is not None and store.has(final_hash):
         return bytes(store.get(final_hash))
-    blob = server.checkpoint(n, final_hash)
+    states: list[tuple[str, Callable[[], bytes]]] = [
+        ("its solver", lambda: solver.checkpoint(n, final_hash))
+    ]
+    states += [(m.base_url, partial(m.state_by_hash, final_hash)) for m in holders]
+    blob = fetch_from_holders(f"job {job_id}'s final state", states)
     if store is not None:
         store.put(blob)
     return bytes(blob)
@@ -224,9 +282,11 @@ def _contributions(
     store: Any,
     http: Any,
     unavailable: dict[int, str] | None,
+    mirrors: Sequence[str] = (),
 ) -> dict[int, tuple[bytes, bytes]]:
     """seat -> (initHash, proved final) of the Finalized jobs among `jobs` (only `seats` when
-    given). A final that cannot be fetched raises, or, with `unavailable`, is recorded there."""
+    given), each fetched from its solver, then from `mirrors`. A final that no holder serves
+    raises, or, with `unavailable`, is recorded there."""
     out = {}
     for seat, job_id in sorted(jobs.items()):
         if seats is not None and seat not in seats:
@@ -235,7 +295,7 @@ def _contributions(
         if JobStatus(int(job.status)) is not JobStatus.Finalized:
             continue
         try:
-            final = verified_final(client, job_id, store, http, job=job)
+            final = verified_final(client, job_id, store, http, job=job, mirrors=mirrors)
         except UNAVAILABLE as exc:
             if unavailable is None:
                 raise
@@ -253,20 +313,29 @@ def run_state(
     *,
     store: Any = None,
     http: Any = None,
+    mirrors: Sequence[str] = (),
 ) -> RunState:
     """Rebuild a run's state at the start of `round_index` from its final round claims.
 
-    Each earlier round must be final on chain. Its counted seats' final states are fetched and
-    proved, `advance_round` is applied to them, and the result must count every one of them and
-    give the claim's state hash (else `RunMismatch`: this node cannot follow that chain).
+    Each earlier round must be final on chain. Its counted seats' final states are fetched (from
+    each job's solver, then from `mirrors`) and proved, `advance_round` is applied to them, and
+    the result must count every one of them and give the claim's state hash (else
+    `RunMismatch`: this node cannot follow that chain).
+
+    A counted final that no holder serves does not stop the run (docs/RUNS.md, "A leaver's
+    counted state"): the round's outer state is then taken by the final claim's state hash
+    from `store` or a mirror, and the seat is marked `withheld` (its start is unknown until
+    someone serves that final again).
 
     Args:
         client: a `ChainClient`.
         run: the run.
         round_index: t >= 0.
         start: the run's outer state 0 (default: `run_start` of the on-chain start hash).
-        store: a `CheckpointStore` for the final states (optional).
+        store: a `CheckpointStore` for the final states (optional); a `StateMirror` also keeps
+            each round's outer state, so that this node serves it.
         http: an `httpx.Client` (optional).
+        mirrors: base URLs of the holders tried after each job's solver.
 
     Returns:
         The `RunState` of round t.
@@ -274,8 +343,10 @@ def run_state(
     Raises:
         RoundNotReady: the run is not opened or a round before t is not final yet.
         RunMismatch: a final claim disagrees with this computation, or `start` is not the run's.
-        MerkleProofInvalid, CheckpointUnavailable, CheckpointHashMismatch,
-        RemoteResponseError: a counted job's final state cannot be fetched and proved.
+        CheckpointUnavailable: a counted final and the round's outer state are both served by
+            no holder.
+        MerkleProofInvalid, CheckpointHashMismatch, RemoteResponseError: a counted job's final
+            state cannot be fetched and proved (its solver's error, without mirrors).
     """
     view = find_run(client, run)
     if start is None:
@@ -285,23 +356,92 @@ def run_state(
         raise RunMismatch(f"run {view.run_id}: the given start is not the run's start state")
     jobs = contribution_jobs(client, view.run_id, round_index)
     finals: dict[int, bytes] = {}
+    withheld: dict[int, str] = {}
+    tolerant = bool(mirrors) or isinstance(store, StateMirror)  # someone may hold the state
     results = []
     for t in range(round_index):
         claim = client.runs.get_round(view.run_id, t)
         if claim.phase is not RunRoundPhase.Final:
             raise RoundNotReady(f"run {view.run_id}: round {t} is not final yet")
         counted = claim.seats(claim.accepted)
-        contributions = _contributions(client, jobs.get(t, {}), counted, store, http, None)
-        result = advance_round(run, state, finals, contributions)
-        if result.accepted != counted or result.state.state_hash() != claim.state_hash:
-            raise RunMismatch(
-                f"run {view.run_id}: round {t}'s final claim (seats {counted}, state "
-                f"{to_hex(claim.state_hash)}) is not what this node computes (seats "
-                f"{result.accepted}, state {to_hex(result.state.state_hash())})"
+        missing: dict[int, str] = {}
+        contributions = _contributions(
+            client, jobs.get(t, {}), counted, store, http, missing if tolerant else None, mirrors
+        )
+        lost = {seat: why for seat, why in missing.items() if seat in counted}
+        if lost or any(seat in withheld for seat in counted):
+            result = _taken_from_holders(
+                view.run_id, t, claim, counted, contributions, finals, lost, store, http, mirrors
             )
+            withheld.update({s: f"round {t}'s counted final: {why}" for s, why in lost.items()})
+        else:
+            result = advance_round(run, state, finals, contributions)
+            if result.accepted != counted or result.state.state_hash() != claim.state_hash:
+                raise RunMismatch(
+                    f"run {view.run_id}: round {t}'s final claim (seats {counted}, state "
+                    f"{to_hex(claim.state_hash)}) is not what this node computes (seats "
+                    f"{result.accepted}, state {to_hex(result.state.state_hash())})"
+                )
+            _keep(store, result.state)
+        for seat in contributions:
+            withheld.pop(seat, None)  # counted again: its latest final is known
         state, finals = result.state, result.seat_finals
         results.append(result)
-    return RunState(round_index, state, finals, results, jobs, view.run_id)
+    return RunState(round_index, state, finals, results, jobs, view.run_id, withheld)
+
+
+def _keep(store: Any, state: OuterState) -> None:
+    """Keep an outer state this node computed or checked, when its store is a mirror."""
+    if isinstance(store, StateMirror):
+        store.keep(state.to_bytes())
+
+
+def _taken_from_holders(
+    run_id: int,
+    t: int,
+    claim: Any,
+    counted: list[int],
+    contributions: dict[int, tuple[bytes, bytes]],
+    finals: dict[int, bytes],
+    lost: dict[int, str],
+    store: Any,
+    http: Any,
+    mirrors: Sequence[str],
+) -> RoundResult:
+    """Round t's result when a counted final (or a counted seat's start) is not available to
+    this node: the outer state is the one of the final claim's state hash, from `store` or a
+    mirror; the counted seats whose finals it holds carry them, the others lose theirs.
+
+    Raises:
+        CheckpointUnavailable: no holder serves the outer state either.
+    """
+    wanted = bytes(claim.state_hash)
+    attempts: list[tuple[str, Callable[[], bytes]]] = []
+    if store is not None and store.has(wanted):
+        attempts.append(("this node's store", partial(store.get, wanted)))
+    attempts += [(url, partial(MirrorClient(url, http).state_by_hash, wanted)) for url in mirrors]
+    seats = ", ".join(str(s) for s in sorted(lost)) or "none"
+    if not attempts:
+        raise CheckpointUnavailable(
+            f"run {run_id} round {t}: the counted final of seat(s) {seats} is served by no "
+            f"holder, and no holder is configured for the round's outer state {to_hex(wanted)}"
+        )
+    try:
+        blob = fetch_from_holders(f"run {run_id} round {t}'s outer state", attempts)
+    except CheckpointUnavailable as exc:
+        raise CheckpointUnavailable(
+            f"run {run_id} round {t}: the counted final of seat(s) {seats} and the round's "
+            f"outer state {to_hex(wanted)} are served by no holder: the run cannot go on until "
+            f"one serves them ({exc})"
+        ) from exc
+    state = OuterState.from_bytes(blob)
+    _keep(store, state)
+    carried = dict(finals)
+    for seat in counted:
+        carried.pop(seat, None)
+        if seat in contributions:
+            carried[seat] = contributions[seat][1]
+    return RoundResult(state, carried, list(counted), {}, {}, {})
 
 
 def round_claim(
@@ -313,6 +453,7 @@ def round_claim(
     http: Any = None,
     settled: bool = True,
     state: RunState | None = None,
+    mirrors: Sequence[str] = (),
 ) -> tuple[RunState, RoundResult]:
     """What the claim of a round must say: `advance_round` over its registered jobs.
 
@@ -324,7 +465,7 @@ def round_claim(
         client: a `ChainClient`.
         run: the run.
         round_index: t (default: the run's current round).
-        store, http: as in `run_state`.
+        store, http, mirrors: as in `run_state`.
         settled: require every registered job of the round to be terminal (as `proposeRound`
             does); False to judge a claim already proposed.
         state: the run's `RunState` at t when the caller has it (else rebuilt here).
@@ -336,6 +477,8 @@ def round_claim(
     Raises:
         RoundNotReady: the run has ended, or (`settled`) no job is registered yet or a
             registered job is still running.
+        CheckpointUnavailable: a registered seat is withheld (`RunState.withheld`): its
+            contribution cannot be judged until someone serves the seat's latest final.
         RunMismatch, CheckpointUnavailable, ...: as in `run_state` for the earlier rounds.
     """
     view = find_run(client, run)
@@ -353,11 +496,18 @@ def round_claim(
                     f"run {view.run_id} round {t}: seat {seat}'s job {job_id} is {status.name}"
                 )
     if state is None or state.round != t or state.run_id != view.run_id:
-        state = run_state(client, run, t, store=store, http=http)
+        state = run_state(client, run, t, store=store, http=http, mirrors=mirrors)
+    for seat in sorted(jobs):
+        if seat in state.withheld:  # its prescribed start is unknown here: nothing to judge by
+            raise CheckpointUnavailable(
+                f"run {view.run_id} round {t}: seat {seat} is registered, but its start cannot "
+                f"be built: {state.withheld[seat]}"
+            )
     unavailable: dict[int, str] = {}
-    contributions = _contributions(client, jobs, None, store, http, unavailable)
+    contributions = _contributions(client, jobs, None, store, http, unavailable, mirrors)
     result = advance_round(run, state.state, state.seat_finals, contributions)
     result.excluded.update(unavailable)
+    _keep(store, result.state)
     return state, result
 
 
@@ -400,7 +550,12 @@ def run_of_dispute(client: Any, dispute_id: int) -> tuple[RunSpec, int] | None:
 
 
 def judge_round_claim(
-    client: Any, dispute_id: int, *, store: Any = None, http: Any = None
+    client: Any,
+    dispute_id: int,
+    *,
+    store: Any = None,
+    http: Any = None,
+    mirrors: Sequence[str] = (),
 ) -> bool | None:
     """A committee member's vote on a round claim: True when the claim is what this node
     computes (same counted seats, same state hash), False otherwise, None when the dispute is
@@ -415,7 +570,7 @@ def judge_round_claim(
     run, t = found
     view = find_run(client, run)
     claim = client.runs.get_round(view.run_id, t)
-    _, result = round_claim(client, run, t, store=store, http=http, settled=False)
+    _, result = round_claim(client, run, t, store=store, http=http, settled=False, mirrors=mirrors)
     return bool(
         claim.accepted == seat_mask(result.accepted)
         and claim.state_hash == result.state.state_hash()
@@ -450,6 +605,7 @@ def post_round(
     seats: list[int] | None = None,
     store: Any = None,
     http: Any = None,
+    mirrors: Sequence[str] = (),
 ) -> list[int]:
     """Post and register a round's contribution jobs (the model's owner or an authorised poster).
 
@@ -467,8 +623,9 @@ def post_round(
         round_index: t (default: the run's current round).
         start: the run's outer state 0 (default: from the on-chain start hash).
         reward: each solver's reward (wei).
-        seats: which seats (default: all).
-        store, http: as in `run_state`.
+        seats: which seats (default: every seat whose start can be built: a seat whose latest
+            accepted final no holder serves is left out, `RunState.withheld`).
+        store, http, mirrors: as in `run_state`.
 
     Returns:
         The posted job ids, in seat order.
@@ -477,7 +634,8 @@ def post_round(
         SpecError: a seat or round outside the run, or a run URI with a fragment.
         RoundNotReady: the run is not opened, or round t is not the run's current round.
         ChainError: a post or a registration reverts (what was done before it stays done).
-        MerkleProofInvalid, CheckpointUnavailable, ...: as in `run_state`.
+        MerkleProofInvalid, CheckpointUnavailable, ...: as in `run_state`, or a chosen seat's
+            start cannot be built (`RunState.seat_start`).
     """
     contribution_uri(run_uri, 0, 0)  # raises SpecError for a URI with a fragment
     view = find_run(client, run)
@@ -487,11 +645,12 @@ def post_round(
     chosen = list(range(run.seats)) if seats is None else sorted(set(seats))
     for seat in chosen:
         run.contribution_spec(t, seat)  # raises SpecError outside the run
-    state = run_state(client, run, t, start, store=store, http=http)
-    g = state.state.to_bytes()
+    state = run_state(client, run, t, start, store=store, http=http, mirrors=mirrors)
+    if seats is None:
+        chosen = [seat for seat in chosen if seat not in state.withheld]
     posted = []
     for seat in chosen:
-        init = contribution_init(g, state.seat_finals.get(seat))
+        init = state.seat_start(seat)
         receipt = client.jobs.post_job(
             run.inner.model_id_hash(),
             run.contribution_spec_hash(t, seat),
@@ -517,14 +676,26 @@ class RunKeeper:
         node: the `NodeBase` that sends the transactions (``node.send``) and logs.
         propose: propose claims (a solver, so that its counted work is minted).
         challenge: challenge wrong claims (a whistleblower; posts `claimBond`).
-        store: a `CheckpointStore` for the final states (optional).
+        store: a `CheckpointStore` for the final states (optional; a `StateMirror` keeps the
+            finals and outer states it proved, for the node to serve).
+        mirrors: base URLs of the holders tried after each job's solver (kept as given: a node
+            passes its own ``mirrors`` list, which its options fill).
     """
 
-    def __init__(self, node: Any, *, propose: bool, challenge: bool, store: Any = None) -> None:
+    def __init__(
+        self,
+        node: Any,
+        *,
+        propose: bool,
+        challenge: bool,
+        store: Any = None,
+        mirrors: Sequence[str] = (),
+    ) -> None:
         self.node = node
         self.propose = propose
         self.challenge = challenge
         self.store = store
+        self.mirrors = mirrors
         self._ended: set[int] = set()
         self._checked: set[tuple[int, int, bytes, int]] = set()
         self._specs: dict[int, RunSpec] = {}
@@ -621,8 +792,10 @@ class RunKeeper:
             http=self.node.http_client,
             settled=settled,
             state=self._states.get(run_id),
+            mirrors=self.mirrors,
         )
-        self._states[run_id] = state
+        if not state.withheld:  # a withheld seat may be served again: rebuild next time
+            self._states[run_id] = state
         return result
 
     def _spec(self, run_id: int) -> RunSpec:

@@ -22,6 +22,7 @@ from noderuntime.options import (
     KeySource,
     KeystoreOpt,
     MaxJobsOpt,
+    MirrorOpt,
     ModelsOpt,
     PasswordEnvOpt,
     ResetStateOpt,
@@ -70,6 +71,7 @@ def run(
     auto_stake: AutoStakeOpt = True,
     stake: StakeOpt = None,
     reset_state: ResetStateOpt = False,
+    mirror: MirrorOpt = None,
     json_logs: Annotated[bool, typer.Option("--json", help="JSON-lines logs.")] = False,
     verbose: VerboseOpt = 0,
 ) -> None:
@@ -97,5 +99,7 @@ def run(
         threads=threads,
         device=device,
     )
-    configure_node(node, auto_stake=auto_stake, stake=stake, reset_state=reset_state)
+    configure_node(
+        node, auto_stake=auto_stake, stake=stake, reset_state=reset_state, mirrors=mirror
+    )
     run_until_signalled(node)

@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from chain.errors import ContractRevert
 from noderuntime import TERMINAL_JOB_STATUSES, NodeBase
 from noderuntime.adjudication import Adjudication
+from noderuntime.mirror import StateMirror, mount_mirror
 from noderuntime.ports import ChainPort
 from noderuntime.records import Phase, RecordStore, SolverClaims, SolverJob, SolverRecords
 from noderuntime.runs import RoundNotReady, RunKeeper
@@ -71,7 +72,6 @@ from veritrain.forced import build_claims, draw_forced_error
 from veritrain.hexutil import from_hex, to_hex
 from veritrain.merkle import checkpoint_tree
 from veritrain.spec import METRIC_LABELS, load_spec
-from veritrain.store import CheckpointStore
 from veritrain.units import vtt
 
 if TYPE_CHECKING:
@@ -182,8 +182,11 @@ class SolverNode(NodeBase):
         # job -> state hashes this process trained and wrote itself (not re-read before commit)
         self._written: dict[int, set[bytes]] = {}
         self._run_states: dict[tuple[bytes, int], Any] = {}  # (run hash, round) -> RunState
-        self.store = CheckpointStore(self.data_dir / "checkpoints")
-        self.run_keeper = RunKeeper(self, propose=True, challenge=True, store=self.store)
+        # its checkpoints and the states it proved for runs, served by hash by its server too
+        self.store = self.mirror = StateMirror(self.data_dir / "checkpoints")
+        self.run_keeper = RunKeeper(
+            self, propose=True, challenge=True, store=self.store, mirrors=self.mirrors
+        )
         self.catalog = CheckpointCatalog(
             self.store,
             cache_dir=self.data_dir / "step_hashes",
@@ -241,9 +244,9 @@ class SolverNode(NodeBase):
         return f"http://{self.public_host}:{self.port}/jobs/{job_id}"
 
     def http_app(self) -> FastAPI:
-        """The checkpoint server's app (`solver.server.create_app` over `catalog`); a test
-        adversary may wrap it."""
-        return create_app(self.catalog)
+        """The checkpoint server's app (`solver.server.create_app` over `catalog`, with the
+        mirror's routes over its store, `noderuntime.mirror`); a test adversary may wrap it."""
+        return mount_mirror(create_app(self.catalog), self.store)
 
     def start_server(self) -> None:
         """Start the checkpoint server thread (idempotent)."""
@@ -824,8 +827,10 @@ class SolverNode(NodeBase):
         A contribution (round t, seat j) starts from `contribution_init(global state t, the
         seat's latest accepted final)`. This solver rebuilds the run from the chain's final
         round claims (`noderuntime.runs.run_state`: the counted contributions of the earlier
-        rounds, their final states fetched from their solvers and proved against their roots)
-        and computes the global state itself; nobody's word for it is taken. A job that is not
+        rounds, their final states fetched from their solvers, else from the `--mirror` holders,
+        and proved against their roots) and computes the global state itself; nobody's word for
+        it is taken. A seat whose latest counted final no holder serves cannot be started
+        (`RunState.seat_start`). A job that is not
         the seat's registered contribution of the run's current round mints nothing, so it is
         not worked on.
 
@@ -845,7 +850,7 @@ class SolverNode(NodeBase):
                 fetched and proved.
         """
         from noderuntime.runs import find_run, run_state
-        from veritrain.diloco import contribution_init, load_contribution
+        from veritrain.diloco import load_contribution
         from veritrain.spec import CONTRIBUTION_MARK
 
         if CONTRIBUTION_MARK not in spec_uri:
@@ -867,10 +872,16 @@ class SolverNode(NodeBase):
         state = self._run_states.get(key)
         if state is None:  # rounds before t are final once round t is current: cache it
             state = run_state(
-                self.client, run, round_index, store=self.store, http=self.http_client
+                self.client,
+                run,
+                round_index,
+                store=self.store,
+                http=self.http_client,
+                mirrors=self.mirrors,
             )
-            self._run_states[key] = state
-        return contribution_init(state.state.to_bytes(), state.seat_finals.get(seat))
+            if not state.withheld:  # a withheld seat may be served again: rebuild next time
+                self._run_states[key] = state
+        return state.seat_start(seat)
 
     def _engine_of(self, job_id: int, spec: Any, spec_uri: str, spec_hash: bytes) -> Any:
         """The engine of a held job: its spec with its own state 0 (`contribution_start`)."""

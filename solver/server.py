@@ -30,7 +30,7 @@ file it reads, so a corrupted file is never served as valid: it is recomputed by
 the last good checkpoint (`CheckpointCatalog.checkpoint_bytes`), or answered with 500 when it
 cannot be.
 
-`ServerThread` runs the app with uvicorn inside the solver process.
+`ServerThread` (`noderuntime.serving`) runs the app with uvicorn inside the solver process.
 
 Run: not a script; `SolverNode` starts it (`veritrain solver run --host ... --port ...`).
 """
@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Annotated
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request, Response
 
+from noderuntime.serving import ServerThread
 from solver.trainer import restore_checkpoint
 from veritrain.bisection import StepFn, StepTrajectory
 from veritrain.errors import CheckpointHashMismatch, CheckpointNotFound, VeritrainError
@@ -695,44 +696,3 @@ def create_app(
     app.include_router(health_router)
     app.include_router(jobs_router)
     return app
-
-
-# ------------------------------------------------------------------------------------ thread
-class ServerThread:
-    """Runs a FastAPI app with uvicorn in a daemon thread of the current process.
-
-    Args:
-        app: the ASGI app.
-        host: interface to bind (e.g. `"127.0.0.1"` or `"0.0.0.0"`).
-        port: TCP port.
-    """
-
-    def __init__(self, app: FastAPI, host: str, port: int) -> None:
-        import uvicorn
-
-        config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, name="solver-http", daemon=True)
-        self.host = host
-        self.port = port
-
-    def start(self, timeout: float = 10.0) -> None:
-        """Start serving and wait until the socket is bound.
-
-        Raises:
-            RuntimeError: if the server did not start within `timeout` seconds (e.g. the port
-                is taken).
-        """
-        self._thread.start()
-        deadline = time.monotonic() + timeout
-        while not self._server.started:
-            if not self._thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError(f"checkpoint server did not start on {self.host}:{self.port}")
-            time.sleep(0.05)
-        logger.info("checkpoint server listening on %s:%d", self.host, self.port)
-
-    def stop(self, timeout: float = 5.0) -> None:
-        """Ask uvicorn to exit and join the thread."""
-        self._server.should_exit = True
-        if self._thread.is_alive():
-            self._thread.join(timeout)

@@ -57,6 +57,7 @@ from typing import Any
 from chain.errors import ContractRevert
 from noderuntime import TERMINAL_JOB_STATUSES, UNUSABLE_DATA, NodeBase
 from noderuntime.adjudication import Adjudication
+from noderuntime.mirror import StateMirror
 from noderuntime.ports import ChainPort
 from noderuntime.records import CheckResult, RecordStore, VerifierJob, VerifierRecords, Vote
 from veritrain.bisection import Chooser
@@ -96,6 +97,10 @@ def _sealed_end(result: CheckResult, claimed_end: bytes) -> bytes:
     if result.end is not None and result.end != bytes(claimed_end):
         return bytes(result.end)
     return UNREPLAYED_END
+
+
+MIRROR_TRIES = 20
+"""Rounds a verifier tries to keep a finalized contribution's final state before it gives up."""
 
 
 def _holds(mask: int, sample_index: int) -> bool:
@@ -139,6 +144,9 @@ class VerifierNode(NodeBase):
         self.data_dir = Path(data_dir)
         self.stake_amount = stake_amount
         self.state = RecordStore(self.data_dir / "verifier_state.json", VerifierRecords)
+        # the states it proved (segment starts, run contributions' finals), served by hash with
+        # --serve-port (noderuntime.mirror); the same directory its replays keep starts in
+        self.mirror = StateMirror(self.data_dir / "checkpoints")
         self._unavailable: dict[tuple[int, int], int] = {}  # failed fetch rounds per job/dispute
         self._stake_refused = False  # the selftest failed and that was logged
 
@@ -193,6 +201,8 @@ class VerifierNode(NodeBase):
             job = self.client.jobs.get_job(job_id)
             status = JobStatus(int(job.status))
             if status in TERMINAL_JOB_STATUSES:
+                if status is JobStatus.Finalized and not self._kept_final(job):
+                    continue  # its final is fetched again next round
                 self._mark_job_done(job_id)
                 self.unwatch(self.state, job_id)
                 continue
@@ -210,6 +220,20 @@ class VerifierNode(NodeBase):
             else:  # Disputed: only if we challenged
                 self.adjudication.challenge(self, job, self.state, choose=self.respond_rule())
             self.finalize_if_due(job_id, job)
+
+    def _kept_final(self, job: Any) -> bool:
+        """Keep a finalized run contribution's final state in the mirror (`keep_final`), so the
+        run goes on when its solver leaves (docs/RUNS.md); True once kept, or after
+        `MIRROR_TRIES` rounds in which no holder served it (logged), False to retry."""
+        key = (int(job.job_id), -2)
+        try:
+            return self.keep_final(job)
+        except UNUSABLE_DATA as exc:
+            self._unavailable[key] = self._unavailable.get(key, 0) + 1
+            if self._unavailable[key] < MIRROR_TRIES:
+                return False
+            self.log.warning("job %d: its final state is not kept: %s", int(job.job_id), exc)
+            return True
 
     # --------------------------------------------------------------------------- verdicts
     def _verify_job(self, job_id: int, job: Any, segments: list[int]) -> None:
@@ -496,7 +520,13 @@ class VerifierNode(NodeBase):
         dispute_id = int(dispute.dispute_id)
         key = (-dispute_id, -1)
         try:
-            valid = judge_round_claim(self.client, dispute_id, http=self.http_client)
+            valid = judge_round_claim(
+                self.client,
+                dispute_id,
+                store=self.mirror,
+                http=self.http_client,
+                mirrors=self.mirrors,
+            )
         except RunMismatch as exc:
             self.log.error("round claim %d: cannot follow this run: %s", dispute_id, exc)
             return False

@@ -19,9 +19,12 @@ from noderuntime.options import (
     KeyEnvOpt,
     KeySource,
     KeystoreOpt,
+    MirrorOpt,
     PasswordEnvOpt,
     ResetStateOpt,
     RpcUrlOpt,
+    ServeBindOpt,
+    ServePortOpt,
     StakeOpt,
     ThreadsOpt,
     VerboseOpt,
@@ -46,6 +49,9 @@ def run(
     auto_stake: AutoStakeOpt = True,
     stake: StakeOpt = None,
     reset_state: ResetStateOpt = False,
+    mirror: MirrorOpt = None,
+    serve_port: ServePortOpt = None,
+    serve_bind: ServeBindOpt = "127.0.0.1",
     json_logs: Annotated[bool, typer.Option("--json", help="JSON-lines logs.")] = False,
     verbose: VerboseOpt = 0,
 ) -> None:
@@ -61,5 +67,13 @@ def run(
     keys = KeySource(keystore, password_env, key_env, dev_account)
     client = connect(rpc_url, deployment, keys)
     node = WhistleblowerNode(client, data_dir, threads=threads, device=device)
-    configure_node(node, auto_stake=auto_stake, stake=stake, reset_state=reset_state)
+    configure_node(
+        node,
+        auto_stake=auto_stake,
+        stake=stake,
+        reset_state=reset_state,
+        mirrors=mirror,
+        serve_port=serve_port,
+        serve_bind=serve_bind,
+    )
     run_until_signalled(node)

@@ -32,6 +32,7 @@ from typing import Any
 from chain.errors import ContractRevert
 from noderuntime import TERMINAL_JOB_STATUSES, NodeBase
 from noderuntime.adjudication import Adjudication
+from noderuntime.mirror import StateMirror
 from noderuntime.ports import ChainPort
 from noderuntime.records import CheckResult, RecordStore, WhistleblowerRecords
 from noderuntime.runs import RunKeeper
@@ -79,7 +80,11 @@ class WhistleblowerNode(NodeBase):
         self.data_dir = Path(data_dir)
         self.stake_amount = stake_amount
         self.state = RecordStore(self.data_dir / "whistleblower_state.json", WhistleblowerRecords)
-        self.run_keeper = RunKeeper(self, propose=True, challenge=True)
+        # the run states it proves (finals, outer states), served with --serve-port
+        self.mirror = StateMirror(self.data_dir / "checkpoints")
+        self.run_keeper = RunKeeper(
+            self, propose=True, challenge=True, store=self.mirror, mirrors=self.mirrors
+        )
 
     def step(self) -> None:
         """One round: stake, the duties on indexed jobs (check approvals, challenge, finalize),

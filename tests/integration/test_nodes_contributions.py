@@ -42,6 +42,7 @@ from veritrain.diloco import OuterState, RunSpec, advance_round, contribution_in
 from veritrain.enums import JobStatus, Role
 from veritrain.lineage import ModelCommitments
 from veritrain.runsim import pretrained_start, simulate_run
+from veritrain.state import state_hash
 from veritrain.training import TrainingEngine
 from whistleblower.node import WhistleblowerNode
 
@@ -59,7 +60,8 @@ def net(anvil: Anvil, contracts_out: Path, tmp_path: Path) -> Iterator[Network]:
 
 def _open_run(net: Network, run: RunSpec) -> tuple[Any, bytes]:
     """Register the run's model as the owner (funded), open the run on chain and start the
-    verifiers; returns the owner's client and the run's outer state 0."""
+    verifiers, each serving its mirror (`net.mirrors`: their URLs); returns the owner's client
+    and the run's outer state 0."""
     owner = net.client(SUBMITTER)
     owner.token.faucet(1000 * E18)
     seeded = TrainingEngine(run.inner)
@@ -68,10 +70,19 @@ def _open_run(net: Network, run: RunSpec) -> tuple[Any, bytes]:
     )
     start = pretrained_start(run, 0)
     open_run(owner, run, start)
+    net.verifiers = []  # type: ignore[attr-defined]
     for i in (V1, V2, V3):
-        net.start(verifier_node(net.client(i), net.tmp / f"v{i}", poll_interval=0.5))
+        verifier = verifier_node(net.client(i), net.tmp / f"v{i}", poll_interval=0.5)
+        verifier.serve_port = free_port()
+        net.verifiers.append(verifier)  # type: ignore[attr-defined]
+        net.start(verifier)
     net.wait_active(int(Role.Verifier), V1, V2, V3)
     return owner, start
+
+
+def _mirrors(net: Network) -> list[str]:
+    """The verifiers' mirror URLs (`_open_run`)."""
+    return [f"http://127.0.0.1:{v.serve_port}" for v in net.verifiers]  # type: ignore[attr-defined]
 
 
 def _wait_round(net: Network, run: RunSpec, rounds: int, timeout: float = 300.0) -> None:
@@ -93,12 +104,13 @@ def _shares(net: Network, run: RunSpec, account: str) -> int:
 
 
 def test_a_run_over_two_rounds_makes_the_simulated_global_states(net: Network) -> None:
-    """Round 0: two seats; round 1: seat 1 has left, and a solver that joined late trains seat 0.
-    The owner posts and registers each round's jobs with the starts it computes from the chain
-    (`post_round`); the solvers rebuild the same starts themselves, propose each round's claim
-    once its jobs are final and finalize it after the challenge window; the final claims are
-    the simulated run's global states bit for bit, and each counted contribution minted
-    H x computePerStep shares to its solver."""
+    """Round 0: two seats, both trained by one solver, which then leaves and withholds its
+    states (N-8); round 1: seat 1 is not posted, and a solver that joined late trains seat 0,
+    its start rebuilt from the verifiers' mirrors. The owner posts and registers each round's
+    jobs with the starts it computes from the chain (`post_round`); the solvers rebuild the
+    same starts themselves, propose each round's claim once its jobs are final and finalize it
+    after the challenge window; the final claims are the simulated run's global states bit for
+    bit, and each counted contribution minted H x computePerStep shares to its solver."""
     run = RunSpec(inner=tiny_spec(seed=21), seats=2, rounds=3)
     owner, start = _open_run(net, run)
     round0 = post_round(owner, run, run.to_data_uri(), 0, start, reward=20 * E18)
@@ -121,12 +133,25 @@ def test_a_run_over_two_rounds_makes_the_simulated_global_states(net: Network) -
     assert state1.state.state_hash() == simulated[0].global_hash
     assert state1.rounds[0].accepted == [0, 1] and state1.jobs == {0: {0: round0[0], 1: round0[1]}}
 
-    # a solver joins late and takes round 1: it rebuilds the run from the chain, fetching the
-    # round-0 final states from the first solver's server (which keeps serving, claims no more)
-    solver.max_active_jobs = 0
+    # the solver leaves and withholds its counted work (docs/SECURITY.md N-8): once the
+    # verifiers' mirrors hold round 0's finals, it stops, server and all. A solver that joins
+    # late takes round 1: it rebuilds the run from the chain, fetching the round-0 finals from
+    # the verifiers' mirrors (the owner's post does the same)
+    finals = [state1.seat_finals[0], state1.seat_finals[1]]
+    net.wait_for(
+        "round 0's finals in a verifier's mirror",
+        lambda: all(
+            any(v.mirror.has(state_hash(f)) for v in net.verifiers)  # type: ignore[attr-defined]
+            for f in finals
+        ),
+        60,
+    )
+    net.stop(solver)
+    mirrors = _mirrors(net)
     late = SolverNode(
         net.client(LATE), net.tmp / "late", "127.0.0.1", free_port(), poll_interval=0.5
     )
+    late.mirrors.extend(mirrors)
     net.start(late)
     # round 1 through the command line, as an owner posts it
     run_file = net.tmp / "run.json"
@@ -148,6 +173,7 @@ def test_a_run_over_two_rounds_makes_the_simulated_global_states(net: Network) -
             "--dev-account",
             str(SUBMITTER),
             *chain_args,
+            *[arg for url in mirrors for arg in ("--mirror", url)],
             "--json",
         ],
     )
@@ -157,10 +183,15 @@ def test_a_run_over_two_rounds_makes_the_simulated_global_states(net: Network) -
     assert reader.jobs.get_job(round1).solver.lower() == late.client.address.lower()
     _wait_round(net, run, 2)
     assert _shares(net, run, late.client.address) == per_contribution
-    state2 = run_state(reader, run, 2)
+    # the leaver keeps what its counted round-0 work minted (finding N-8: left as is)
+    assert _shares(net, run, solver.client.address) == 2 * per_contribution
+    state2 = run_state(reader, run, 2, mirrors=mirrors)
     assert state2.state.state_hash() == simulated[1].global_hash
     assert state2.rounds[1].accepted == [0]
-    shown = runner.invoke(app, ["run", "show", str(run_file), "--metric", *chain_args, "--json"])
+    shown = runner.invoke(
+        app,
+        ["run", "show", str(run_file), "--metric", "--mirror", mirrors[0], *chain_args, "--json"],
+    )
     assert shown.exit_code == 0, shown.output
     report = json.loads(shown.stdout)
     assert report["global_hash"] == "0x" + simulated[1].global_hash.hex()
