@@ -19,13 +19,13 @@ import {RunInfo, RunRound, RunRoundPhase} from "./types/RunTypes.sol";
 
 /// @title RunRegistry
 /// @notice DiLoCo training runs over the JobManager's verified jobs, with optimistic round claims
-///         (`IRunRegistry`): contribution jobs are registered per (round, seat), any account
-///         proposes the round's result with a bond once they are all terminal, any other account
-///         may challenge it with an equal bond inside the challenge window, and the arbitration
-///         committee rules on a challenged claim. A claim that stands mints `innerSteps *
-///         computePerStep` shares of the model to each counted seat's solver and opens the next
-///         round. Registration of a round closes at its first proposal, even if that claim is
-///         later struck (`addContribution` then reverts UnexpectedRoundPhase with phase Open).
+///         (`IRunRegistry`): contribution jobs are posted and registered per (round, seat) in one
+///         call (`postContribution`), any account proposes the round's result with a bond once
+///         every seat is registered and every job is terminal, any other account may challenge it
+///         with an equal bond inside the challenge window, and the arbitration committee rules on
+///         a challenged claim. A claim that stands mints `innerSteps * computePerStep` shares of
+///         the model to each counted seat's solver and opens the next round. Registration of a
+///         round closes when its last seat is registered (a rule), never by a proposal.
 /// @dev Deployment: `constructor(jobManager, committee, claimBond, challengeWindow)` after the
 ///      committee; then `committee.setClaimParent(runRegistry)`,
 ///      `shareRegistry.setRunMinter(runRegistry)`, `stakeManager.grantRole(PROTOCOL_ROLE,
@@ -63,6 +63,10 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
 
     /// @notice Longest challenge window (one year): keeps `now + window` far from overflow.
     uint64 public constant MAX_CHALLENGE_WINDOW = 365 days;
+
+    /// @notice Fixed accounts a claim dispute excludes besides the seats' solvers and posters and
+    ///         the model's posters: proposer, challenger, run opener, model owner.
+    uint256 internal constant FIXED_EXCLUDED = 4;
 
     IJobManager internal immutable _JOB_MANAGER;
     IArbitrationCommittee internal immutable _COMMITTEE;
@@ -155,35 +159,36 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
     }
 
     /// @inheritdoc IRunRegistry
-    function addContribution(uint256 runId, uint32 seat, uint256 jobId) external {
-        RunInfo storage run = _liveRun(runId);
-        bytes32 modelId = run.modelId;
-        _checkPoster(modelId);
-        uint32 t = run.round;
-        RunRound storage state = _rounds[runId][t];
-        // A round that saw a claim (a dispute id) keeps registration closed after the claim is struck.
-        if (state.phase != RunRoundPhase.Open || state.disputeId != 0) {
-            revert UnexpectedRoundPhase(runId, t, state.phase);
-        }
-        if (seat >= run.seats) revert SeatOutOfRange(runId, seat);
-        uint256 taken = _contributions[runId][t][seat];
-        if (taken != 0) revert SeatTaken(runId, t, seat, taken);
-        // SAFETY: trusted JobManager view (an unknown job has modelId 0, never a registered model).
-        Job memory job = _JOB_MANAGER.getJob(jobId);
-        if (
-            job.modelId != modelId || job.specHash != contributionSpecHash(run.runHash, t, seat)
-                || job.totalSteps != run.innerSteps
-        ) {
-            revert NotContribution(runId, t, seat, jobId);
-        }
-        JobStatus status = job.status;
-        if (status == JobStatus.Cancelled || status == JobStatus.Expired || status == JobStatus.Rejected) {
-            revert JobNotLive(jobId, status);
-        }
+    function postContribution(
+        uint256 runId,
+        uint32 seat,
+        bytes32 initHash,
+        uint32 checkpointInterval,
+        uint256 reward,
+        string calldata specURI
+    ) external nonReentrant returns (uint256 jobId) {
+        (RunInfo storage run, uint32 t) = _freeSeat(runId, seat);
+        // SAFETY: trusted JobManager; it checks the caller's right to post, escrows from the caller
+        // and calls back nothing but the ShareRegistry (nonReentrant guards the rest). The job id
+        // is only known after the post, so the registration follows it.
+        // slither-disable-next-line reentrancy-no-eth,reentrancy-benign,reentrancy-events
+        jobId = _JOB_MANAGER.postContribution(
+            msg.sender,
+            run.modelId,
+            contributionSpecHash(run.runHash, t, seat),
+            initHash,
+            run.innerSteps,
+            checkpointInterval,
+            reward,
+            specURI
+        );
         _contributions[runId][t][seat] = jobId;
         _isContribution[jobId] = true;
-        state.registered |= uint256(1) << seat;
+        RunRound storage state = _rounds[runId][t];
+        uint256 registered = state.registered | (uint256(1) << seat);
+        state.registered = registered;
         emit ContributionAdded(runId, t, seat, jobId);
+        if (registered == _allSeats(run.seats)) emit RegistrationClosedForRound(runId, t);
     }
 
     /// @inheritdoc IRunRegistry
@@ -194,7 +199,8 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
         if (state.phase != RunRoundPhase.Open) revert UnexpectedRoundPhase(runId, t, state.phase);
         if (stateHash == bytes32(0)) revert ZeroStateHash();
         uint256 registered = state.registered;
-        if (registered == 0) revert NoContributions(runId, t);
+        // Registration closes by a rule (every seat registered), never by this proposal (P-28).
+        if (registered != _allSeats(run.seats)) revert RegistrationOpen(runId, t, registered);
         mapping(uint32 seat => uint256 jobId) storage contributions = _contributions[runId][t];
         for (uint256 j; registered >> j != 0; ++j) {
             if ((registered >> j) & 1 == 0) continue;
@@ -231,7 +237,7 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
         if (block.timestamp > deadline) revert ChallengeWindowClosed(runId, t, deadline);
         address proposer = state.proposer;
         if (msg.sender == proposer) revert SelfChallenge(runId, msg.sender);
-        address[] memory excluded = _excludedFrom(runId, t, state.registered, proposer);
+        address[] memory excluded = _excludedFrom(runId, run, t, state.registered, proposer);
         state.phase = RunRoundPhase.Disputed;
         state.challenger = msg.sender;
         // SAFETY: trusted Escrow; it pulls the bond from the challenger (approved beforehand).
@@ -367,6 +373,24 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
         if (!_SHARE_REGISTRY.canPost(modelId, msg.sender)) revert NotPoster(modelId, msg.sender);
     }
 
+    /// @notice The live run `runId` and its current round `t`, whose `seat` the caller (a poster of
+    ///         the run's model) may post: the round is Open, never claimed, its registration open
+    ///         and the seat in range and free.
+    function _freeSeat(uint256 runId, uint32 seat) internal view returns (RunInfo storage run, uint32 t) {
+        run = _liveRun(runId);
+        _checkPoster(run.modelId);
+        t = run.round;
+        RunRound storage state = _rounds[runId][t];
+        // A round that saw a claim (a dispute id) keeps registration closed after the claim is struck.
+        if (state.phase != RunRoundPhase.Open || state.disputeId != 0) {
+            revert UnexpectedRoundPhase(runId, t, state.phase);
+        }
+        if (state.registered == _allSeats(run.seats)) revert RegistrationClosed(runId, t);
+        if (seat >= run.seats) revert SeatOutOfRange(runId, seat);
+        uint256 taken = _contributions[runId][t][seat];
+        if (taken != 0) revert SeatTaken(runId, t, seat, taken);
+    }
+
     /// @notice The run `runId`; reverts UnknownRun, or RunEnded once all its rounds are final.
     function _liveRun(uint256 runId) internal view returns (RunInfo storage run) {
         if (runId == 0 || runId > _runCount) revert UnknownRun(runId);
@@ -483,29 +507,48 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
         }
     }
 
-    /// @notice Accounts that may not judge a claim on round `t`: its proposer, its challenger (the
-    ///         caller) and the solvers of the round's registered jobs (zero ones skipped).
-    function _excludedFrom(uint256 runId, uint32 t, uint256 registered, address proposer)
+    /// @notice Accounts that may not judge a claim on round `t`: every party with a stake in its
+    ///         outcome (P-28): its proposer, its challenger (the caller), the run's opener, the
+    ///         model's owner and its authorised posters (at most ShareRegistry.MAX_POSTERS), and
+    ///         the solver and the poster of each of the round's registered jobs (zero solvers
+    ///         skipped, a poster only when it is not the owner or the opener).
+    function _excludedFrom(uint256 runId, RunInfo storage run, uint32 t, uint256 registered, address proposer)
         internal
         view
         returns (address[] memory excluded)
     {
-        address[] memory accounts = new address[](2 + _popCount(registered));
+        bytes32 modelId = run.modelId;
+        // SAFETY: trusted ShareRegistry views; the poster list is bounded by MAX_POSTERS.
+        address owner = _SHARE_REGISTRY.modelOwner(modelId);
+        address[] memory posters = _SHARE_REGISTRY.postersOf(modelId);
+        address opener = run.opener;
+        address[] memory accounts = new address[](FIXED_EXCLUDED + posters.length + 2 * _popCount(registered));
         accounts[0] = proposer;
         accounts[1] = msg.sender;
-        uint256 count = 2;
+        accounts[2] = opener;
+        accounts[3] = owner;
+        uint256 count = FIXED_EXCLUDED;
+        for (uint256 i; i < posters.length; ++i) {
+            accounts[count++] = posters[i];
+        }
         mapping(uint32 seat => uint256 jobId) storage contributions = _contributions[runId][t];
         for (uint256 j; registered >> j != 0; ++j) {
             if ((registered >> j) & 1 == 0) continue;
             // SAFETY: j < MAX_SEATS = 256; trusted JobManager view.
             // forge-lint: disable-next-line(unsafe-typecast)
-            address solver = _JOB_MANAGER.getJob(contributions[uint32(j)]).solver;
-            if (solver != address(0)) accounts[count++] = solver;
+            Job memory job = _JOB_MANAGER.getJob(contributions[uint32(j)]);
+            if (job.solver != address(0)) accounts[count++] = job.solver;
+            if (job.submitter != owner && job.submitter != opener) accounts[count++] = job.submitter;
         }
         excluded = new address[](count);
         for (uint256 i; i < count; ++i) {
             excluded[i] = accounts[i];
         }
+    }
+
+    /// @notice Mask of every seat of a run of `seats` seats (bits 0..seats - 1).
+    function _allSeats(uint32 seats) internal pure returns (uint256 mask) {
+        mask = seats == MAX_SEATS ? type(uint256).max : (uint256(1) << seats) - 1;
     }
 
     /// @notice Whether a job in `status` will never change again.

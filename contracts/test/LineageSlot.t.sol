@@ -6,8 +6,12 @@ import {Merkle} from "./utils/Merkle.sol";
 import {RunRegistry_Base} from "./RunRegistry.t.sol";
 // Contracts
 import {ModelShares} from "../src/ModelShares.sol";
+// Interfaces
+import {IRunRegistry} from "../src/interfaces/IRunRegistry.sol";
+import {IShareRegistry} from "../src/interfaces/IShareRegistry.sol";
 // Types
 import {JobStatus} from "../src/types/JobTypes.sol";
+import {PostKind} from "../src/types/LineageTypes.sol";
 import {Role} from "../src/types/Role.sol";
 
 /// @notice Findings of the outside attack review on the lineage and the runs (docs/SECURITY.md
@@ -71,7 +75,10 @@ contract LineageSlot_Attack_Test is RunRegistry_Base {
         uint256 honest = _postFrom(SPEC_HASH, INIT_HASH, TOTAL_STEPS);
         vm.prank(solver);
         jobManager.claimJob(honest);
+        vm.expectEmit(address(registry));
+        emit IShareRegistry.PaidOnlyPosted(MODEL_ID, honest + 1, INIT_HASH, honest);
         uint256 snipe = _postFrom(keccak256("10-step snipe"), INIT_HASH, INTERVAL);
+        assertFalse(registry.isLineageJob(snipe), "the snipe is a lineage job");
         _runApproved(snipe, colluder, _statesFrom(INIT_HASH, INTERVAL, INTERVAL, "snipe"));
         _commit(honest, solver, _stateHashes(TOTAL_STEPS, INTERVAL));
         _assign(honest);
@@ -84,6 +91,7 @@ contract LineageSlot_Attack_Test is RunRegistry_Base {
         assertEq(_modelShares(colluder), 0, "sniper minted");
         assertEq(_holdings(solver), trainerBefore + REWARD, "trainer's tokens");
         assertEq(registry.headOf(MODEL_ID), _committedStates[honest][_committedStates[honest].length - 1]);
+        assertEq(escrow.creditOf(colluder), REWARD, "the snipe is paid");
     }
 
     ////// Finding 4: a withheld final state freezes the model //////
@@ -97,7 +105,20 @@ contract LineageSlot_Attack_Test is RunRegistry_Base {
         uint256 withheld = _postFrom(keccak256("withheld spec"), INIT_HASH, TOTAL_STEPS);
         uint256 withholderBefore = _holdings(colluder);
         _runApproved(withheld, colluder, _statesFrom(INIT_HASH, TOTAL_STEPS, INTERVAL, "withheld"));
-        vm.warp(block.timestamp + jobManager.params().openWindow + 1);
+        (, uint64 extendBy) = registry.slotOf(MODEL_ID);
+        assertEq(uint256(extendBy), block.timestamp + registry.lineageWindow());
+        vm.warp(uint256(extendBy) + 1);
+        // Too late for the withholder: its state can no longer be appended.
+        bytes32[] memory states = _committedStates[withheld];
+        bytes32[] memory proof = Merkle.proof(Merkle.leaves(INTERVAL, states), states.length - 1);
+        vm.expectRevert(
+            abi.encodeWithSelector(IShareRegistry.LineageWindowClosed.selector, MODEL_ID, withheld, extendBy)
+        );
+        registry.extendLineage(MODEL_ID, states[states.length - 1], proof);
+        (uint256 slotJob,) = registry.slotOf(MODEL_ID);
+        assertEq(slotJob, 0, "the lapsed slot still held");
+        vm.expectEmit(address(registry));
+        emit IShareRegistry.SlotReleased(MODEL_ID, withheld);
 
         uint256 trainerBefore = _holdings(solver);
         uint256 honest = _postFrom(SPEC_HASH, INIT_HASH, TOTAL_STEPS);
@@ -113,9 +134,11 @@ contract LineageSlot_Attack_Test is RunRegistry_Base {
 
     ////// Finding 1: one contribution minted twice (P-29) //////
 
-    /// @notice A round-0 contribution that starts from the model's head finalizes before it is
-    ///         registered; then the owner registers it and the round counts it. Its solver ends with
-    ///         the shares of its 16 steps once, not twice.
+    /// @notice A round-0 contribution that starts from the model's head finalizes before the round
+    ///         is claimed (before: it finalized before it was registered, claimed the head and
+    ///         minted, then the owner registered it and the round minted it again). It is a
+    ///         contribution from its post: it takes no slot, mints nothing at finalize, and its
+    ///         solver ends with the shares of its 16 steps once, from the round.
     function test_attack_contributionFinalizedBeforeRegistration_mintsOnce() public {
         bytes32 model = keccak256("a model rooted at INIT_HASH");
         vm.prank(submitter);
@@ -123,11 +146,13 @@ contract LineageSlot_Attack_Test is RunRegistry_Base {
         vm.prank(submitter);
         uint256 runId = runs.openRun(model, RUN_HASH, START_HASH, 1, 1, INNER_STEPS);
         uint256 solverBefore = _holdings(solver);
+        uint256 ownerBefore = _holdings(submitter);
         vm.prank(submitter);
-        uint256 jobId =
-            jobManager.postJob(model, _spec(RUN_HASH, 0, 0), INIT_HASH, INNER_STEPS, INTERVAL, REWARD, SPEC_URI);
+        uint256 jobId = runs.postContribution(runId, 0, INIT_HASH, INTERVAL, REWARD, SPEC_URI);
+        (uint256 slotJob,) = registry.slotOf(model);
+        assertEq(slotJob, 0, "the contribution holds the head");
         _finalizeJob(jobId, solver);
-        _register(runId, 0, jobId);
+        assertEq(_sharesMinted(model), 0, "minted at finalize");
         _propose(proposer, runId, keccak256("outer 1"), 1);
         _passClaimWindow(runId);
         runs.finalizeRound(runId);
@@ -135,6 +160,7 @@ contract LineageSlot_Attack_Test is RunRegistry_Base {
         assertEq(shares.balanceOf(solver), _shares(), "minted twice");
         assertEq(shares.totalSupply(), _shares(), "supply");
         assertEq(_holdings(solver), solverBefore + REWARD, "solver paid once");
+        assertEq(ownerBefore - _holdings(submitter), jobManager.postCost(REWARD), "owner paid one job");
     }
 
     ////// Finding 6: an early claim closes registration (P-28) //////
@@ -147,9 +173,9 @@ contract LineageSlot_Attack_Test is RunRegistry_Base {
         uint256 job0 = _registered(runId, 0, 0);
         _finalizeJob(job0, solver);
         uint256 strangerBefore = _holdings(stranger);
+        vm.expectRevert(abi.encodeWithSelector(IRunRegistry.RegistrationOpen.selector, runId, uint32(0), 1));
         vm.prank(stranger);
-        (bool proposed,) = address(runs).call(abi.encodeCall(runs.proposeRound, (runId, keccak256("early"), 1)));
-        assertFalse(proposed, "proposed before registration closed");
+        runs.proposeRound(runId, keccak256("early"), 1);
         assertEq(_holdings(stranger), strangerBefore, "stranger's bond moved");
 
         uint256 job1 = _registered(runId, 0, 1);
@@ -180,5 +206,83 @@ contract LineageSlot_Attack_Test is RunRegistry_Base {
         address[] memory members = _drawCommittee(disputeId);
         assertFalse(_isIn(members, submitter), "owner drawn");
         assertFalse(_isIn(members, poster), "poster drawn");
+    }
+
+    ////// The slot's rule //////
+
+    /// @notice A slot whose job is cancelled, expires or is rejected is released: the next post from
+    ///         the head takes it (SlotReleased, then LineageSlotTaken).
+    function test_slot_releasedWhenItsJobEndsUnpaid_succeeds() public {
+        uint256 first = _postFrom(SPEC_HASH, INIT_HASH, TOTAL_STEPS);
+        vm.prank(submitter);
+        jobManager.cancelJob(first);
+        (uint256 slotJob,) = registry.slotOf(MODEL_ID);
+        assertEq(slotJob, 0, "a cancelled job holds the slot");
+        vm.expectEmit(address(registry));
+        emit IShareRegistry.SlotReleased(MODEL_ID, first);
+        vm.expectEmit(address(registry));
+        emit IShareRegistry.LineageSlotTaken(MODEL_ID, first + 1, INIT_HASH);
+        uint256 second = _postFrom(keccak256("second spec"), INIT_HASH, TOTAL_STEPS);
+        vm.warp(_job(second).openDeadline + 1);
+        jobManager.expireJob(second);
+        uint256 third = _postFrom(keccak256("third spec"), INIT_HASH, TOTAL_STEPS);
+        assertTrue(registry.isLineageJob(third));
+        (slotJob,) = registry.slotOf(MODEL_ID);
+        assertEq(slotJob, third);
+    }
+
+    /// @notice `releaseSlot` frees a lapsed slot for anyone and refuses a free or live one.
+    function test_releaseSlot_onlyWhenLapsed() public {
+        vm.expectRevert(abi.encodeWithSelector(IShareRegistry.SlotHeld.selector, MODEL_ID, 0));
+        registry.releaseSlot(MODEL_ID);
+        uint256 jobId = _postFrom(SPEC_HASH, INIT_HASH, TOTAL_STEPS);
+        vm.expectRevert(abi.encodeWithSelector(IShareRegistry.SlotHeld.selector, MODEL_ID, jobId));
+        registry.releaseSlot(MODEL_ID);
+        _runApproved(jobId, solver, _stateHashes(TOTAL_STEPS, INTERVAL));
+        vm.expectRevert(abi.encodeWithSelector(IShareRegistry.SlotHeld.selector, MODEL_ID, jobId));
+        registry.releaseSlot(MODEL_ID);
+        vm.warp(block.timestamp + registry.lineageWindow() + 1);
+        vm.expectEmit(address(registry));
+        emit IShareRegistry.SlotReleased(MODEL_ID, jobId);
+        vm.prank(stranger);
+        registry.releaseSlot(MODEL_ID);
+        assertEq(_sharesMinted(MODEL_ID), 0, "the withheld job minted");
+    }
+
+    /// @notice A job posted off the head is paid only, even once the head reaches its start: the
+    ///         kind is fixed at post.
+    function test_paidOnly_staysPaidOnly() public {
+        bytes32 later = sha256(abi.encode(bytes32("first"), uint256(8)));
+        uint256 early = _postFrom(keccak256("early spec"), later, TOTAL_STEPS);
+        assertEq(uint8(registry.postKindOf(early)), uint8(PostKind.PaidOnly));
+        uint256 first = _postFrom(SPEC_HASH, INIT_HASH, TOTAL_STEPS);
+        _runApproved(first, solver, _statesFrom(INIT_HASH, TOTAL_STEPS, INTERVAL, "first"));
+        _extend(first);
+        assertEq(registry.headOf(MODEL_ID), later, "the head");
+        _runApproved(early, colluder, _statesFrom(later, TOTAL_STEPS, INTERVAL, "early"));
+        assertEq(_modelShares(colluder), 0, "a paid-only job minted");
+        (uint256 slotJob,) = registry.slotOf(MODEL_ID);
+        assertEq(slotJob, 0, "a paid-only job took the slot");
+    }
+
+    /// @notice The model's posters are listed (bounded by MAX_POSTERS): the claim committees read
+    ///         them to exclude them.
+    function test_postersOf_bounded() public {
+        bytes32 model = keccak256("poster model");
+        vm.startPrank(stranger);
+        registry.registerModel(model, ARCHITECTURE, FAMILY, 1, INIT_HASH);
+        uint256 max = registry.MAX_POSTERS();
+        for (uint256 i; i < max; ++i) {
+            registry.authorizePoster(model, address(uint160(0x1000 + i)));
+        }
+        vm.expectRevert(abi.encodeWithSelector(IShareRegistry.TooManyPosters.selector, model, max));
+        registry.authorizePoster(model, address(0xBEEF));
+        registry.revokePoster(model, address(0x1000));
+        registry.authorizePoster(model, address(0xBEEF));
+        vm.stopPrank();
+        address[] memory posters = registry.postersOf(model);
+        assertEq(posters.length, max);
+        assertTrue(_isIn(posters, address(0xBEEF)));
+        assertFalse(_isIn(posters, address(0x1000)));
     }
 }
