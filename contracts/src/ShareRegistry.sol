@@ -7,6 +7,7 @@ import {ModelShares} from "./ModelShares.sol";
 // Libraries
 import {Clones} from "@openzeppelin/contracts/proxy/Clones.sol";
 import {EnumerableSet} from "@openzeppelin/contracts/utils/structs/EnumerableSet.sol";
+import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 // Interfaces
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {IJobManager} from "./interfaces/IJobManager.sol";
@@ -23,6 +24,7 @@ import {PostKind} from "./types/LineageTypes.sol";
 ///      `setRunMinter(runRegistry)` once.
 contract ShareRegistry is AccessControl, IShareRegistry {
     using EnumerableSet for EnumerableSet.AddressSet;
+    using SafeCast for uint256;
 
     ////// Types //////
 
@@ -41,9 +43,9 @@ contract ShareRegistry is AccessControl, IShareRegistry {
     }
 
     /// @notice The extension slot of a model's current head: the job that took it at post, and
-    ///         when that job finalized (0 while it has not).
+    ///         when that job finalized (0 while it has not). One storage word.
     struct Slot {
-        uint256 jobId;
+        uint192 jobId;
         uint64 finalizedAt;
     }
 
@@ -246,7 +248,7 @@ contract ShareRegistry is AccessControl, IShareRegistry {
         }
         bytes32 head = headOf(modelId);
         if (initHash == head && _freeSlot(modelId)) {
-            _slots[modelId] = Slot({jobId: jobId, finalizedAt: 0});
+            _slots[modelId] = Slot({jobId: jobId.toUint192(), finalizedAt: 0});
             _kinds[jobId] = PostKind.LineageSlot;
             emit LineageSlotTaken(modelId, jobId, head);
         } else {
