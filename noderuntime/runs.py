@@ -325,8 +325,9 @@ def round_claim(
         run: the run.
         round_index: t (default: the run's current round).
         store, http: as in `run_state`.
-        settled: require every registered job of the round to be terminal (as `proposeRound`
-            does); False to judge a claim already proposed.
+        settled: require the round's registration closed (every seat registered) and every
+            registered job terminal (as `proposeRound` does); False to judge a claim already
+            proposed.
         state: the run's `RunState` at t when the caller has it (else rebuilt here).
 
     Returns:
@@ -334,7 +335,7 @@ def round_claim(
         claim; ``excluded`` says why each other Finalized seat is left out).
 
     Raises:
-        RoundNotReady: the run has ended, or (`settled`) no job is registered yet or a
+        RoundNotReady: the run has ended, or (`settled`) a seat is not registered yet or a
             registered job is still running.
         RunMismatch, CheckpointUnavailable, ...: as in `run_state` for the earlier rounds.
     """
@@ -343,8 +344,12 @@ def round_claim(
     if t >= view.rounds:
         raise RoundNotReady(f"run {view.run_id} has ended")
     jobs = client.runs.contributions(view.run_id, t)
-    if settled and not jobs:
-        raise RoundNotReady(f"run {view.run_id} round {t}: no contribution is registered yet")
+    if settled and len(jobs) < view.seats:
+        # Registration closes when every seat is registered (proposeRound refuses before, P-28).
+        raise RoundNotReady(
+            f"run {view.run_id} round {t}: registration is open "
+            f"({len(jobs)} of {view.seats} seats registered)"
+        )
     if settled:
         for seat, job_id in sorted(jobs.items()):
             status = JobStatus(int(client.jobs.get_job(job_id).status))
@@ -456,8 +461,11 @@ def post_round(
     Each job's spec is `contribution_uri(run_uri, round, seat)` with specHash
     `run.contribution_spec_hash(round, seat)`, and its initHash the state hash of
     `contribution_init(global state of the round, the seat's latest accepted final)`, rebuilt
-    from the chain's final claims (`run_state`) exactly as the seated solver will rebuild it;
-    each job is then registered in the `RunRegistry` as the seat's contribution.
+    from the chain's final claims (`run_state`) exactly as the seated solver will rebuild it.
+    Each job is posted and registered in one transaction (`RunRegistry.postContribution`), so
+    it is a contribution from its post and never a lineage job (docs/SECURITY.md P-29). The
+    round's registration closes when its last seat is registered; no claim can be proposed
+    before (P-28), so a round posted in batches keeps every seat.
 
     Args:
         client: the poster's `ChainClient`.
@@ -476,7 +484,7 @@ def post_round(
     Raises:
         SpecError: a seat or round outside the run, or a run URI with a fragment.
         RoundNotReady: the run is not opened, or round t is not the run's current round.
-        ChainError: a post or a registration reverts (what was done before it stays done).
+        ChainError: a post reverts (what was done before it stays done).
         MerkleProofInvalid, CheckpointUnavailable, ...: as in `run_state`.
     """
     contribution_uri(run_uri, 0, 0)  # raises SpecError for a URI with a fragment
@@ -492,18 +500,15 @@ def post_round(
     posted = []
     for seat in chosen:
         init = contribution_init(g, state.seat_finals.get(seat))
-        receipt = client.jobs.post_job(
-            run.inner.model_id_hash(),
-            run.contribution_spec_hash(t, seat),
+        receipt = client.runs.post_contribution(
+            view.run_id,
+            seat,
             state_hash(init),
-            run.inner_steps,
             run.inner.checkpoint_interval,
             reward,
             contribution_uri(run_uri, t, seat),
         )
-        job_id = int(client.job_id_from(receipt))
-        client.runs.add_contribution(view.run_id, seat, job_id)
-        posted.append(job_id)
+        posted.append(int(client.runs.job_id_from(receipt)))
     return posted
 
 

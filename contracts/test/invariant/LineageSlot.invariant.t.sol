@@ -9,7 +9,7 @@ import {LineageSlotHandler} from "./handlers/LineageSlotHandler.sol";
 import {ModelShares} from "../../src/ModelShares.sol";
 
 /// @title LineageSlot_Invariant_Test
-/// @notice P7 of PROPERTIES.md: heads are decided by a rule, not a race (docs/SECURITY.md P-18).
+/// @notice P8 of PROPERTIES.md: heads are decided by a rule, not a race (docs/SECURITY.md P-18).
 ///         Whatever the owner (poster and solver), its sniper and a withholder do, in any order and
 ///         at any time, the honest trainer of a slot job ends with exactly its shares, the sniper
 ///         and the withholder mint nothing, the supply is the lineage's compute and no honest
@@ -37,7 +37,7 @@ contract LineageSlot_Invariant_Test is PRBTest, InvariantTest {
     }
 
     /// @notice Every run ends with the three attacks in a row (`LineageSlotHandler.finish`), then
-    ///         requires that slot jobs were trained, sniped and withheld and checks P7 once more: a
+    ///         requires that slot jobs were trained, sniped and withheld and checks P8 once more: a
     ///         run that never reaches them fails instead of passing.
     function afterInvariant() public {
         handler.finish();
@@ -48,7 +48,7 @@ contract LineageSlot_Invariant_Test is PRBTest, InvariantTest {
         invariant_noHonestLoss();
     }
 
-    /// @custom:invariant P7a The honest trainer holds the shares of every slot job it trained and
+    /// @custom:invariant P8a The honest trainer holds the shares of every slot job it trained and
     ///                  appended; the owner those of its own; the sniper and the withholder none.
     function invariant_trainerKeepsItsShares() public {
         ModelShares shares = handler.shares();
@@ -59,7 +59,7 @@ contract LineageSlot_Invariant_Test is PRBTest, InvariantTest {
         assertEq(shares.totalSupply(), handler.ghost_trainerSteps() + handler.ghost_ownerSteps(), "supply");
     }
 
-    /// @custom:invariant P7b No honest actor (the trainer, every verifier) ends below its start.
+    /// @custom:invariant P8b No honest actor (the trainer, every verifier) ends below its start.
     function invariant_noHonestLoss() public {
         address trainer = handler.trainer();
         assertGte(handler.holdings(trainer), handler.startHoldings(trainer), "trainer lost tokens");

@@ -165,9 +165,14 @@ def test_a_run_not_opened_or_opened_with_other_fields_is_refused() -> None:
 def test_a_round_cannot_be_claimed_while_a_registered_job_runs() -> None:
     registry = FakeRegistry()
     client = FakeClient(registry)
-    with pytest.raises(RoundNotReady, match="no contribution is registered"):
+    with pytest.raises(RoundNotReady, match=r"registration is open \(0 of 3 seats"):
         round_claim(client, RUN)  # else anyone could close an empty round at once
     client.register(0, 1, 7, JobStatus.Verifying)
+    # a round posted in batches: no claim before every seat is registered (P-28)
+    with pytest.raises(RoundNotReady, match=r"registration is open \(1 of 3 seats"):
+        round_claim(client, RUN)
+    client.register(0, 0, 8, JobStatus.Cancelled)
+    client.register(0, 2, 9, JobStatus.Cancelled)
     with pytest.raises(RoundNotReady, match="seat 1's job 7 is Verifying"):
         round_claim(client, RUN)
     client.statuses[7] = JobStatus.Expired  # settled, and nothing to count
@@ -180,6 +185,10 @@ def test_the_keeper_proposes_finalizes_and_the_run_rebuilds_from_the_final_claim
     client = FakeClient(registry)
     keeper = RunKeeper(FakeNode(client), propose=True, challenge=True)
     client.register(0, 0, 3, JobStatus.Open)
+    keeper.tick()  # the round's registration is open
+    assert registry.sent == []
+    client.register(0, 1, 4, JobStatus.Cancelled)
+    client.register(0, 2, 5, JobStatus.Expired)
     keeper.tick()  # the round's job is not settled
     assert registry.sent == []
     client.statuses[3] = JobStatus.Cancelled
