@@ -123,7 +123,8 @@ def test_model_register_show_and_shares_follow_the_lineage(
     assert owner.shares.balance_of(model_id, solver.address) == 40 * expected.compute_per_step
     shown = json.loads(_cli("model", "show", MODEL, *common, "--json"))
     assert shown["lineage"] == [{"index": 0, "state": "0x" + hashes[-1].hex(), "job_id": job_id}]
-    assert shown["head"] == "0x" + hashes[-1].hex() and shown["slot"] == {"job_id": 0, "extend_by": 0}
+    assert shown["head"] == "0x" + hashes[-1].hex()
+    assert shown["slot"] == {"job_id": 0, "extend_by": 0}
     text = _cli("model", "show", MODEL, *common)
     assert f"lineage 0      0x{hashes[-1].hex()} (job {job_id})" in text
     assert f"{expected.compute_per_step} FLOP per step" in text
