@@ -325,9 +325,9 @@ def round_claim(
         run: the run.
         round_index: t (default: the run's current round).
         store, http: as in `run_state`.
-        settled: require the round's registration closed (every seat registered) and every
-            registered job terminal (as `proposeRound` does); False to judge a claim already
-            proposed.
+        settled: require the round's registration closed (every seat registered, or its
+            deadline passed) and every registered job terminal (as `proposeRound` does); False
+            to judge a claim already proposed.
         state: the run's `RunState` at t when the caller has it (else rebuilt here).
 
     Returns:
@@ -335,8 +335,8 @@ def round_claim(
         claim; ``excluded`` says why each other Finalized seat is left out).
 
     Raises:
-        RoundNotReady: the run has ended, or (`settled`) a seat is not registered yet or a
-            registered job is still running.
+        RoundNotReady: the run has ended, or (`settled`) the round's registration is open or
+            a registered job is still running.
         RunMismatch, CheckpointUnavailable, ...: as in `run_state` for the earlier rounds.
     """
     view = find_run(client, run)
@@ -345,11 +345,14 @@ def round_claim(
         raise RoundNotReady(f"run {view.run_id} has ended")
     jobs = client.runs.contributions(view.run_id, t)
     if settled and len(jobs) < view.seats:
-        # Registration closes when every seat is registered (proposeRound refuses before, P-28).
-        raise RoundNotReady(
-            f"run {view.run_id} round {t}: registration is open "
-            f"({len(jobs)} of {view.seats} seats registered)"
-        )
+        # Registration closes when every seat is registered or at its deadline, never by a
+        # proposal (proposeRound refuses before, docs/SECURITY.md P-28).
+        deadline = int(client.runs.registration_deadline(view.run_id, t))
+        if int(client.timestamp()) <= deadline:
+            raise RoundNotReady(
+                f"run {view.run_id} round {t}: registration is open until {deadline} "
+                f"({len(jobs)} of {view.seats} seats registered)"
+            )
     if settled:
         for seat, job_id in sorted(jobs.items()):
             status = JobStatus(int(client.jobs.get_job(job_id).status))

@@ -108,6 +108,16 @@ class RunsFacade(ContractFacade):
             spec_uri,
         )
 
+    def registration_deadline(self, run_id: int, round_index: int) -> int:
+        """Last timestamp (unix s) at which a contribution of round ``round_index`` may be
+        posted (0 for a round not opened yet). The round's registration closes then, or earlier
+        when every seat is registered; no claim can be proposed before it closes (P-28)."""
+        return int(self._client.call(self.contract, "registrationDeadline", run_id, round_index))
+
+    def registration_window(self) -> int:
+        """How long after a round opens its contributions may be posted (s)."""
+        return int(self._client.call(self.contract, "registrationWindow"))
+
     def job_id_from(self, receipt: TxReceipt) -> int:
         """The job id of the ``ContributionAdded`` event in a `post_contribution` receipt.
 

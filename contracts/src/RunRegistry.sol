@@ -25,8 +25,10 @@ import {RunInfo, RunRound, RunRoundPhase} from "./types/RunTypes.sol";
 ///         with an equal bond inside the challenge window, and the arbitration committee rules on
 ///         a challenged claim. A claim that stands mints `innerSteps * computePerStep` shares of
 ///         the model to each counted seat's solver and opens the next round. Registration of a
-///         round closes when its last seat is registered (a rule), never by a proposal.
-/// @dev Deployment: `constructor(jobManager, committee, claimBond, challengeWindow)` after the
+///         round closes by a rule, never by a proposal: when its last seat is registered, or
+///         `registrationWindow` seconds after the round opened, whichever comes first.
+/// @dev Deployment: `constructor(jobManager, committee, claimBond, challengeWindow,
+///      registrationWindow)` after the
 ///      committee; then `committee.setClaimParent(runRegistry)`,
 ///      `shareRegistry.setRunMinter(runRegistry)`, `stakeManager.grantRole(PROTOCOL_ROLE,
 ///      runRegistry)` (it slashes the claim disputes' non-voting arbiters) and the Escrow must
@@ -77,6 +79,7 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
     uint256 internal immutable _CLAIM_BOND;
     uint256 internal immutable _ARBITER_FEE;
     uint64 internal immutable _CHALLENGE_WINDOW;
+    uint64 internal immutable _REGISTRATION_WINDOW;
 
     ////// State //////
 
@@ -87,6 +90,9 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
     mapping(bytes32 runHash => uint256 runId) internal _runIds;
     mapping(uint256 jobId => bool registered) internal _isContribution;
     mapping(uint256 disputeId => ClaimRef claim) internal _claims;
+    /// @notice Last timestamp at which a contribution of (run, round) may be posted: the round's
+    ///         opening plus the registration window (P-28).
+    mapping(uint256 runId => mapping(uint32 round => uint64 deadline)) internal _registrationDeadlines;
 
     ////// Constructor //////
 
@@ -98,11 +104,15 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
     /// @param claimBond_ Bond of a proposer and of a challenger (wei), > 0 and >= committeeSize *
     ///        arbiterFee (a lost bond always pays a full committee).
     /// @param challengeWindow_ How long a claim can be challenged (seconds), 1..MAX_CHALLENGE_WINDOW.
+    /// @param registrationWindow_ How long after a round opens its contributions may be posted
+    ///        (seconds), 1..MAX_CHALLENGE_WINDOW; a round whose every seat is registered closes
+    ///        earlier.
     constructor(
         IJobManager jobManager_,
         IArbitrationCommittee committee_,
         uint256 claimBond_,
-        uint64 challengeWindow_
+        uint64 challengeWindow_,
+        uint64 registrationWindow_
     ) {
         if (address(jobManager_) == address(0) || address(committee_) == address(0)) {
             revert ZeroAddress();
@@ -115,6 +125,9 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
         if (challengeWindow_ == 0 || challengeWindow_ > MAX_CHALLENGE_WINDOW) {
             revert InvalidParam("challengeWindow", challengeWindow_);
         }
+        if (registrationWindow_ == 0 || registrationWindow_ > MAX_CHALLENGE_WINDOW) {
+            revert InvalidParam("registrationWindow", registrationWindow_);
+        }
         _JOB_MANAGER = jobManager_;
         _COMMITTEE = committee_;
         _SHARE_REGISTRY = jobManager_.shareRegistry();
@@ -123,6 +136,7 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
         _CLAIM_BOND = claimBond_;
         _ARBITER_FEE = arbiterFee;
         _CHALLENGE_WINDOW = challengeWindow_;
+        _REGISTRATION_WINDOW = registrationWindow_;
     }
 
     ////// External: runs //////
@@ -154,8 +168,8 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
             innerSteps: innerSteps,
             round: 0
         });
-        _rounds[runId][0].phase = RunRoundPhase.Open;
         emit RunOpened(runId, modelId, runHash, msg.sender, startHash, seats, rounds, innerSteps);
+        _openRound(runId, 0);
     }
 
     /// @inheritdoc IRunRegistry
@@ -199,8 +213,12 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
         if (state.phase != RunRoundPhase.Open) revert UnexpectedRoundPhase(runId, t, state.phase);
         if (stateHash == bytes32(0)) revert ZeroStateHash();
         uint256 registered = state.registered;
-        // Registration closes by a rule (every seat registered), never by this proposal (P-28).
-        if (registered != _allSeats(run.seats)) revert RegistrationOpen(runId, t, registered);
+        // Registration closes by a rule (every seat registered, or its deadline passed), never by
+        // this proposal (P-28).
+        uint64 registrationDeadline = _registrationDeadlines[runId][t];
+        if (registered != _allSeats(run.seats) && block.timestamp <= registrationDeadline) {
+            revert RegistrationOpen(runId, t, registered, registrationDeadline);
+        }
         mapping(uint32 seat => uint256 jobId) storage contributions = _contributions[runId][t];
         for (uint256 j; registered >> j != 0; ++j) {
             if ((registered >> j) & 1 == 0) continue;
@@ -341,6 +359,16 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
         return _CHALLENGE_WINDOW;
     }
 
+    /// @inheritdoc IRunRegistry
+    function registrationWindow() external view returns (uint64) {
+        return _REGISTRATION_WINDOW;
+    }
+
+    /// @inheritdoc IRunRegistry
+    function registrationDeadline(uint256 runId, uint32 round) external view returns (uint64 deadline) {
+        deadline = _registrationDeadlines[runId][round];
+    }
+
     /// @notice JobManager whose jobs are the contributions.
     /// @return jobManager JobManager.
     function jobManager() external view returns (IJobManager) {
@@ -385,7 +413,9 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
         if (state.phase != RunRoundPhase.Open || state.disputeId != 0) {
             revert UnexpectedRoundPhase(runId, t, state.phase);
         }
-        if (state.registered == _allSeats(run.seats)) revert RegistrationClosed(runId, t);
+        if (state.registered == _allSeats(run.seats) || block.timestamp > _registrationDeadlines[runId][t]) {
+            revert RegistrationClosed(runId, t);
+        }
         if (seat >= run.seats) revert SeatOutOfRange(runId, seat);
         uint256 taken = _contributions[runId][t][seat];
         if (taken != 0) revert SeatTaken(runId, t, seat, taken);
@@ -428,7 +458,7 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
         state.phase = RunRoundPhase.Final;
         uint32 next = t + 1;
         run.round = next;
-        if (next < run.rounds) _rounds[runId][next].phase = RunRoundPhase.Open;
+        if (next < run.rounds) _openRound(runId, next);
         emit RoundFinalized(runId, t, state.stateHash, accepted, shares);
     }
 
@@ -544,6 +574,14 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
         for (uint256 i; i < count; ++i) {
             excluded[i] = accounts[i];
         }
+    }
+
+    /// @notice Opens round `t` of run `runId`: its registration is open for the registration window.
+    function _openRound(uint256 runId, uint32 t) internal {
+        _rounds[runId][t].phase = RunRoundPhase.Open;
+        uint64 deadline = uint64(block.timestamp) + _REGISTRATION_WINDOW;
+        _registrationDeadlines[runId][t] = deadline;
+        emit RoundOpened(runId, t, deadline);
     }
 
     /// @notice Mask of every seat of a run of `seats` seats (bits 0..seats - 1).

@@ -173,7 +173,8 @@ contract LineageSlot_Attack_Test is RunRegistry_Base {
         uint256 job0 = _registered(runId, 0, 0);
         _finalizeJob(job0, solver);
         uint256 strangerBefore = _holdings(stranger);
-        vm.expectRevert(abi.encodeWithSelector(IRunRegistry.RegistrationOpen.selector, runId, uint32(0), 1));
+        uint64 deadline = runs.registrationDeadline(runId, 0);
+        vm.expectRevert(abi.encodeWithSelector(IRunRegistry.RegistrationOpen.selector, runId, uint32(0), 1, deadline));
         vm.prank(stranger);
         runs.proposeRound(runId, keccak256("early"), 1);
         assertEq(_holdings(stranger), strangerBefore, "stranger's bond moved");

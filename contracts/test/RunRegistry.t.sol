@@ -178,27 +178,31 @@ contract RunRegistry_Setup_Test is RunRegistry_Base {
 
     function test_constructor_zeroAddress_reverts() public {
         vm.expectRevert(IRunRegistry.ZeroAddress.selector);
-        new RunRegistry(IJobManager(address(0)), committee, 100e18, 1 hours);
+        new RunRegistry(IJobManager(address(0)), committee, 100e18, 1 hours, 1 hours);
         vm.expectRevert(IRunRegistry.ZeroAddress.selector);
-        new RunRegistry(jobManager, IArbitrationCommittee(address(0)), 100e18, 1 hours);
+        new RunRegistry(jobManager, IArbitrationCommittee(address(0)), 100e18, 1 hours, 1 hours);
     }
 
     function test_constructor_claimBondBelowCommittee_reverts() public {
         uint256 minBond = uint256(committee.committeeSize()) * params.arbiterFee;
         vm.expectRevert(abi.encodeWithSelector(IRunRegistry.InvalidParam.selector, "claimBond", minBond - 1));
-        new RunRegistry(jobManager, committee, minBond - 1, 1 hours);
+        new RunRegistry(jobManager, committee, minBond - 1, 1 hours, 1 hours);
         vm.expectRevert(abi.encodeWithSelector(IRunRegistry.InvalidParam.selector, "claimBond", 0));
-        new RunRegistry(jobManager, committee, 0, 1 hours);
-        RunRegistry fresh = new RunRegistry(jobManager, committee, minBond, 1 hours);
+        new RunRegistry(jobManager, committee, 0, 1 hours, 1 hours);
+        RunRegistry fresh = new RunRegistry(jobManager, committee, minBond, 1 hours, 1 hours);
         assertEq(fresh.claimBond(), minBond);
     }
 
     function test_constructor_challengeWindowOutOfRange_reverts() public {
         vm.expectRevert(abi.encodeWithSelector(IRunRegistry.InvalidParam.selector, "challengeWindow", 0));
-        new RunRegistry(jobManager, committee, 100e18, 0);
+        new RunRegistry(jobManager, committee, 100e18, 0, 1 hours);
         uint64 tooLong = runs.MAX_CHALLENGE_WINDOW() + 1;
         vm.expectRevert(abi.encodeWithSelector(IRunRegistry.InvalidParam.selector, "challengeWindow", tooLong));
-        new RunRegistry(jobManager, committee, 100e18, tooLong);
+        new RunRegistry(jobManager, committee, 100e18, tooLong, 1 hours);
+        vm.expectRevert(abi.encodeWithSelector(IRunRegistry.InvalidParam.selector, "registrationWindow", 0));
+        new RunRegistry(jobManager, committee, 100e18, 1 hours, 0);
+        vm.expectRevert(abi.encodeWithSelector(IRunRegistry.InvalidParam.selector, "registrationWindow", tooLong));
+        new RunRegistry(jobManager, committee, 100e18, 1 hours, tooLong);
     }
 
     function test_setClaimParent_again_reverts() public {
@@ -404,6 +408,27 @@ contract RunRegistry_Registration_Test is RunRegistry_Base {
         _registered(runId, 0, 1);
         vm.expectRevert(abi.encodeWithSelector(IRunRegistry.RegistrationClosed.selector, runId, 0));
         _postContribution(submitter, runId, 0);
+    }
+
+    /// @notice A round posted in part closes at its registration deadline: no post after it, and
+    ///         its claim may then be proposed with the seats it has. The next round opens with a
+    ///         deadline of its own.
+    function test_registrationDeadline_closesAPartialRound_succeeds() public {
+        uint256 runId = _openRun(RUN_HASH, 2, 2);
+        uint256 job0 = _registered(runId, 0, 0);
+        _finalizeJob(job0, solver);
+        uint64 deadline = runs.registrationDeadline(runId, 0);
+        vm.expectRevert(abi.encodeWithSelector(IRunRegistry.RegistrationOpen.selector, runId, uint32(0), 1, deadline));
+        _propose(proposer, runId, keccak256("outer 1"), 1);
+        vm.warp(uint256(deadline) + 1);
+        vm.expectRevert(abi.encodeWithSelector(IRunRegistry.RegistrationClosed.selector, runId, 0));
+        _postContribution(submitter, runId, 1);
+        _propose(proposer, runId, keccak256("outer 1"), 1);
+        _passClaimWindow(runId);
+        vm.expectEmit(address(runs));
+        emit IRunRegistry.RoundOpened(runId, 1, uint64(block.timestamp) + runs.registrationWindow());
+        runs.finalizeRound(runId);
+        assertEq(_runShares(solver), _shares());
     }
 
     function test_postContribution_afterProposal_reverts() public {
@@ -672,7 +697,9 @@ contract RunRegistry_Rounds_Test is RunRegistry_Base {
     function test_emptyRound_propose_reverts() public {
         uint256 runId = _openRun(RUN_HASH, 2, 2);
         vm.startPrank(proposer);
-        vm.expectRevert(abi.encodeWithSelector(IRunRegistry.RegistrationOpen.selector, runId, uint32(0), 0));
+        uint64 deadline = runs.registrationDeadline(runId, 0);
+        assertEq(uint256(deadline), block.timestamp + runs.registrationWindow());
+        vm.expectRevert(abi.encodeWithSelector(IRunRegistry.RegistrationOpen.selector, runId, uint32(0), 0, deadline));
         runs.proposeRound(runId, START_HASH, 0);
         vm.stopPrank();
         assertEq(uint8(_phase(runId, 0)), uint8(RunRoundPhase.Open));

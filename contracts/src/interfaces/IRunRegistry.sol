@@ -11,8 +11,9 @@ import {RunInfo, RunRound, RunRoundPhase} from "../types/RunTypes.sol";
 ///         through `postContribution` (a JobManager job whose specHash is
 ///         keccak256(abi.encode(runHash, t, seat)), a contribution from its post: it never holds a
 ///         lineage head). Registration closes by a rule, when every seat of the round is
-///         registered, never by a proposal. Once it is closed and every job of the round is
-///         terminal, any account proposes the round's result with a
+///         registered or `registrationWindow` after the round opened, never by a proposal. Once it
+///         is closed and every job of the round is terminal, any account proposes the round's
+///         result with a
 ///         bond: the next outer state hash and the seats it counts. The result is a pure function
 ///         of public data (veritrain.diloco.advance_round): a Finalized contribution counts when it
 ///         started from the prescribed state and its pseudo-gradient is finite. Anyone may
@@ -61,12 +62,13 @@ interface IRunRegistry {
     error SeatTaken(uint256 runId, uint32 round, uint32 seat, uint256 jobId);
 
     /// @notice Thrown when a contribution is posted after the round's registration closed (every
-    ///         seat registered).
+    ///         seat registered, or its registration deadline passed).
     error RegistrationClosed(uint256 runId, uint32 round);
 
     /// @notice Thrown when a claim is proposed before the round's registration closed: `registered`
-    ///         (bit j: seat j registered) does not cover every seat (P-28).
-    error RegistrationOpen(uint256 runId, uint32 round, uint256 registered);
+    ///         (bit j: seat j registered) does not cover every seat and `deadline` has not passed
+    ///         (P-28).
+    error RegistrationOpen(uint256 runId, uint32 round, uint256 registered, uint64 deadline);
 
     /// @notice Thrown when a claim is proposed while a registered job of the round is not terminal.
     error RoundNotSettled(uint256 runId, uint32 round, uint256 jobId, JobStatus status);
@@ -112,6 +114,10 @@ interface IRunRegistry {
     /// @notice Emitted when the last seat of a round was registered: registration is closed and a
     ///         claim may be proposed once every job is terminal.
     event RegistrationClosedForRound(uint256 indexed runId, uint32 indexed round);
+
+    /// @notice Emitted when a round opens (round 0 at `openRun`, the next when a claim is final):
+    ///         its contributions may be posted until `registrationDeadline` (seconds).
+    event RoundOpened(uint256 indexed runId, uint32 indexed round, uint64 registrationDeadline);
 
     /// @notice Emitted when a round claim is proposed (bond `claimBond` held).
     event RoundProposed(
@@ -199,9 +205,9 @@ interface IRunRegistry {
     ) external returns (uint256 jobId);
 
     /// @notice Proposes the current round's result, pulling `claimBond` through the Escrow.
-    /// @dev Needs the round's registration closed (RegistrationOpen: every seat registered), every
-    ///      job of the round terminal (Finalized, Rejected, Cancelled, Expired) and every counted
-    ///      seat's job Finalized.
+    /// @dev Needs the round's registration closed (RegistrationOpen: every seat registered, or
+    ///      the registration deadline passed), every job of the round terminal (Finalized,
+    ///      Rejected, Cancelled, Expired) and every counted seat's job Finalized.
     /// @param stateHash Outer state t + 1.
     /// @param accepted Bit j: seat j's contribution is counted.
     function proposeRound(uint256 runId, bytes32 stateHash, uint256 accepted) external;
@@ -243,4 +249,12 @@ interface IRunRegistry {
 
     /// @notice How long a claim can be challenged (seconds).
     function challengeWindow() external view returns (uint64);
+
+    /// @notice How long after a round opens its contributions may be posted (seconds).
+    function registrationWindow() external view returns (uint64);
+
+    /// @notice Last timestamp at which a contribution of round `round` of run `runId` may be
+    ///         posted (0 for a round not opened yet); a round whose every seat is registered
+    ///         closes earlier.
+    function registrationDeadline(uint256 runId, uint32 round) external view returns (uint64 deadline);
 }
