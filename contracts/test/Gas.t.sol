@@ -32,8 +32,8 @@ contract Gas_Test is Deployers {
 
     /// @notice Most gas the happy path of one job may cost (V = 3, q = 3, every party honest, a
     ///         forced error drawn or not): postJob, claimJob, commitCheckpoints, assignVerifiers,
-    ///         postClaims, every seat's commitVerdicts + revealVerdicts, revealSecret, finalize (first
-    ///         share mint) and the solver's claimCredit. README "Gas"; bench/gas_scenario.py bounds
+    ///         postClaims, every seat's commitVerdicts + revealVerdicts, revealSecret, finalize (the slot job's
+    ///         shares are minted later, by extendLineage) and the solver's claimCredit. README "Gas"; bench/gas_scenario.py bounds
     ///         the same path on Anvil.
     uint256 internal constant HAPPY_PATH_MAX_GAS = 2_260_000;
 
