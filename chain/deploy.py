@@ -127,6 +127,7 @@ def _param_values(params: ProtocolParams) -> dict[str, Any]:
         "maxSegmentCompute": params.segment_compute_bound,
         "claimBond": params.claim_bond,
         "claimChallengeWindow": params.claim_challenge_window,
+        "registrationWindow": params.registration_window,
     }
 
 

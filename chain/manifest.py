@@ -146,6 +146,11 @@ class ProtocolParams(BaseModel):
     claim_challenge_window: int = Field(
         300, gt=0, le=365 * 86400, description="round claim -> last challenge (s)"
     )
+    # A round's registration closes by a rule (docs/SECURITY.md P-28): when every seat is
+    # registered, or this long after the round opened; no claim can be proposed before.
+    registration_window: int = Field(
+        3600, gt=0, le=365 * 86400, description="round opens -> last contribution post (s)"
+    )
 
     @property
     def forced_error_premium(self) -> int:
@@ -285,6 +290,7 @@ class ProtocolParams(BaseModel):
             "move_bond": 1 * E18,
             "claim_bond": 100 * E18,
             "claim_challenge_window": 60,
+            "registration_window": 120,
         }
         values.update(overrides)
         return cls(**values)

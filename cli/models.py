@@ -251,11 +251,13 @@ def model_report(client: Any, model: str, account: str | None = None) -> dict[st
 
     Returns:
         ``{"model", "model_id", "registered", "owner", "pending_owner", "posters", "token",
-        "commitments", "head", "head_claim", "lineage"}`` plus ``"account"`` and ``"can_post"``
-        when ``account`` is given. ``commitments`` is ``{"architecture", "family",
+        "commitments", "head", "slot", "lineage"}`` plus ``"account"`` and ``"can_post"`` when
+        ``account`` is given. ``commitments`` is ``{"architecture", "family",
         "compute_per_step", "seed_state"}`` (0x hex, FLOP) or None; ``head`` the 0x state hash a
-        job must start from to mint; ``head_claim`` the finalized job holding it until its final
-        state is on the lineage (0: none); ``lineage`` ``[{"index", "state", "job_id"}]``.
+        job must start from to mint; ``slot`` ``{"job_id", "extend_by"}``: the job that took the
+        head's extension slot at post (0: the slot is free, the next post from the head takes
+        it) and, once it finalized, the last unix second its final state may be appended (0
+        before); ``lineage`` ``[{"index", "state", "job_id"}]``.
     """
     model_id = model_id_of(model)
     shares = client.shares
@@ -279,11 +281,19 @@ def model_report(client: Any, model: str, account: str | None = None) -> dict[st
 def echo_lineage(report: dict[str, Any]) -> None:
     """Print the head and lineage of a `lineage_report`."""
     typer.echo(f"  head           {report['head']}")
-    if report["head_claim"]:
+    slot = report["slot"]
+    if slot["job_id"] and slot["extend_by"]:
         typer.echo(
-            f"  head claimed   by job {report['head_claim']} (its final state is not on the "
-            "lineage yet)"
+            f"  head slot      job {slot['job_id']}, finalized: its final state must be appended "
+            f"by {slot['extend_by']} (unix s), which mints its shares; else the slot frees"
         )
+    elif slot["job_id"]:
+        typer.echo(
+            f"  head slot      job {slot['job_id']} (the head's lineage job; other jobs from the "
+            "head are paid only)"
+        )
+    else:
+        typer.echo("  head slot      free (the next job posted from the head takes it)")
     if not report["lineage"]:
         typer.echo("  lineage        seed state only (no finalized job on it yet)")
     for e in report["lineage"]:

@@ -63,16 +63,22 @@ def commitments_json(values: dict[str, Any]) -> dict[str, Any]:
 
 
 def lineage_report(client: Any, model_id: bytes) -> dict[str, Any]:
-    """``{"commitments", "head", "head_claim", "lineage"}`` of ``model_id`` (see
-    `model_report`); empty values for an unregistered model."""
+    """``{"commitments", "head", "slot", "lineage"}`` of ``model_id`` (see `model_report`);
+    empty values for an unregistered model."""
     shares = client.shares
     registered = shares.registered_model(model_id)
     if registered is None:
-        return {"commitments": None, "head": None, "head_claim": 0, "lineage": [], "runs": []}
+        return {
+            "commitments": None,
+            "head": None,
+            "slot": {"job_id": 0, "extend_by": 0},
+            "lineage": [],
+            "runs": [],
+        }
     return {
         "commitments": commitments_json(registered.model_dump()),
         "head": "0x" + shares.head_of(model_id).hex(),
-        "head_claim": shares.head_claim_of(model_id),
+        "slot": shares.slot_of(model_id).model_dump(),
         "lineage": [
             {"index": e.index, "state": "0x" + e.state.hex(), "job_id": e.job_id}
             for e in shares.lineage(model_id)

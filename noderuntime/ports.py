@@ -35,7 +35,7 @@ from chain.types import (
 from veritrain.bisection import GameView
 
 if TYPE_CHECKING:
-    from chain.contracts.shares import RegisteredModel
+    from chain.contracts.shares import HeadSlot, RegisteredModel
 from veritrain.enums import DisputePhase, Role, RoundOutcome, Verdict
 
 __all__ = [
@@ -108,7 +108,7 @@ class SharesPort(Protocol):
     """``client.shares``: ShareRegistry (a model's registered commitments and its lineage)."""
 
     def registered_model(self, model_id: bytes, /) -> RegisteredModel | None: ...
-    def head_claim_of(self, model_id: bytes, /) -> int: ...
+    def slot_of(self, model_id: bytes, /) -> HeadSlot: ...
     def extend_lineage(
         self, model_id: bytes, final_state: bytes, proof: list[bytes], /
     ) -> object: ...

@@ -466,8 +466,9 @@ def round_claim(
         run: the run.
         round_index: t (default: the run's current round).
         store, http, mirrors: as in `run_state`.
-        settled: require every registered job of the round to be terminal (as `proposeRound`
-            does); False to judge a claim already proposed.
+        settled: require the round's registration closed (every seat registered, or its
+            deadline passed) and every registered job terminal (as `proposeRound` does); False
+            to judge a claim already proposed.
         state: the run's `RunState` at t when the caller has it (else rebuilt here).
 
     Returns:
@@ -475,8 +476,8 @@ def round_claim(
         claim; ``excluded`` says why each other Finalized seat is left out).
 
     Raises:
-        RoundNotReady: the run has ended, or (`settled`) no job is registered yet or a
-            registered job is still running.
+        RoundNotReady: the run has ended, or (`settled`) the round's registration is open or
+            a registered job is still running.
         CheckpointUnavailable: a registered seat is withheld (`RunState.withheld`): its
             contribution cannot be judged until someone serves the seat's latest final.
         RunMismatch, CheckpointUnavailable, ...: as in `run_state` for the earlier rounds.
@@ -486,8 +487,15 @@ def round_claim(
     if t >= view.rounds:
         raise RoundNotReady(f"run {view.run_id} has ended")
     jobs = client.runs.contributions(view.run_id, t)
-    if settled and not jobs:
-        raise RoundNotReady(f"run {view.run_id} round {t}: no contribution is registered yet")
+    if settled and len(jobs) < view.seats:
+        # Registration closes when every seat is registered or at its deadline, never by a
+        # proposal (proposeRound refuses before, docs/SECURITY.md P-28).
+        deadline = int(client.runs.registration_deadline(view.run_id, t))
+        if int(client.timestamp()) <= deadline:
+            raise RoundNotReady(
+                f"run {view.run_id} round {t}: registration is open until {deadline} "
+                f"({len(jobs)} of {view.seats} seats registered)"
+            )
     if settled:
         for seat, job_id in sorted(jobs.items()):
             status = JobStatus(int(client.jobs.get_job(job_id).status))
@@ -612,8 +620,11 @@ def post_round(
     Each job's spec is `contribution_uri(run_uri, round, seat)` with specHash
     `run.contribution_spec_hash(round, seat)`, and its initHash the state hash of
     `contribution_init(global state of the round, the seat's latest accepted final)`, rebuilt
-    from the chain's final claims (`run_state`) exactly as the seated solver will rebuild it;
-    each job is then registered in the `RunRegistry` as the seat's contribution.
+    from the chain's final claims (`run_state`) exactly as the seated solver will rebuild it.
+    Each job is posted and registered in one transaction (`RunRegistry.postContribution`), so
+    it is a contribution from its post and never a lineage job (docs/SECURITY.md P-29). The
+    round's registration closes when its last seat is registered; no claim can be proposed
+    before (P-28), so a round posted in batches keeps every seat.
 
     Args:
         client: the poster's `ChainClient`.
@@ -633,7 +644,7 @@ def post_round(
     Raises:
         SpecError: a seat or round outside the run, or a run URI with a fragment.
         RoundNotReady: the run is not opened, or round t is not the run's current round.
-        ChainError: a post or a registration reverts (what was done before it stays done).
+        ChainError: a post reverts (what was done before it stays done).
         MerkleProofInvalid, CheckpointUnavailable, ...: as in `run_state`, or a chosen seat's
             start cannot be built (`RunState.seat_start`).
     """
@@ -651,18 +662,15 @@ def post_round(
     posted = []
     for seat in chosen:
         init = state.seat_start(seat)
-        receipt = client.jobs.post_job(
-            run.inner.model_id_hash(),
-            run.contribution_spec_hash(t, seat),
+        receipt = client.runs.post_contribution(
+            view.run_id,
+            seat,
             state_hash(init),
-            run.inner_steps,
             run.inner.checkpoint_interval,
             reward,
             contribution_uri(run_uri, t, seat),
         )
-        job_id = int(client.job_id_from(receipt))
-        client.runs.add_contribution(view.run_id, seat, job_id)
-        posted.append(job_id)
+        posted.append(int(client.runs.job_id_from(receipt)))
     return posted
 
 

@@ -513,13 +513,15 @@ class SolverNode(NodeBase):
             self.catalog.close_dispute(job_id)
 
     def _extend_lineage(self, job_id: int, job: Any) -> None:
-        """If this finalized job holds its model's head (it started from the head and finalized
-        first: it minted shares), put its final state on the model's lineage
-        (``ShareRegistry.extendLineage``, with the proof of the last leaf), so that the head
-        advances. Anyone may do it; the solver is the one holding the states. A revert (another
-        party extended it first) is logged, not raised."""
+        """If this finalized job holds its model's head slot (it was the first job posted from
+        the head while the slot was free, docs/SECURITY.md P-18), put its final state on the
+        model's lineage (``ShareRegistry.extendLineage``, with the proof of the last leaf): the
+        head advances and the job's shares are minted to this solver then, not at finalize, so
+        it is done at once (the slot lapses after the lineage window). Anyone may do it; the
+        solver is the one holding the states. A revert (another party extended it first, or the
+        window closed) is logged, not raised."""
         model_id = bytes(job.model_id)
-        if self.client.shares.head_claim_of(model_id) != job_id:
+        if self.client.shares.slot_of(model_id).job_id != job_id:
             return
         rec = self.job_record(job_id)
         if rec is None or not rec.hashes:
@@ -532,7 +534,7 @@ class SolverNode(NodeBase):
             self.log.warning("job %d: lineage not extended: %s", job_id, exc)
             return
         self.log.info(
-            "job %d: final state %s is model 0x%s's new head",
+            "job %d: final state %s is model 0x%s's new head (shares minted)",
             job_id,
             to_hex(rec.hashes[-1]),
             model_id.hex()[:10],

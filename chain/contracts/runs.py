@@ -61,9 +61,74 @@ class RunsFacade(ContractFacade):
             return int(ev.args["runId"])
         raise ChainValueError("receipt holds no RunOpened event")
 
-    def add_contribution(self, run_id: int, seat: int, job_id: int) -> TxReceipt:
-        """Register job ``job_id`` as the current round's contribution of ``seat`` (a poster)."""
-        return self._client.transact(self.contract, "addContribution", run_id, seat, job_id)
+    def post_contribution(
+        self,
+        run_id: int,
+        seat: int,
+        init_hash: bytes,
+        checkpoint_interval: int,
+        reward: int,
+        spec_uri: str,
+    ) -> TxReceipt:
+        """Post the current round's contribution of ``seat`` and register it, in one
+        transaction (``RunRegistry.postContribution``; the model's owner or an authorised
+        poster): the job has the seat's spec hash and the run's inner steps, the sender is its
+        submitter and pays its escrow, `JobsFacade.post_cost` (wei; auto-approves the Escrow).
+        The job is a contribution from its post: it never holds a lineage head and its run pays
+        it shares once (docs/SECURITY.md P-29). Registering the last seat closes the round's
+        registration.
+
+        Args:
+            run_id: the run.
+            seat: seat j < seats, not taken.
+            init_hash: the job's start state (32 bytes).
+            checkpoint_interval: k steps (dividing the run's inner steps).
+            reward: the solver's reward (wei).
+            spec_uri: where the contribution's spec is read.
+
+        Returns:
+            The receipt; `job_id_from` extracts the new job id.
+
+        Raises:
+            ContractRevert: ``NotPoster``, ``UnexpectedRoundPhase``, ``RegistrationClosed``,
+                ``SeatOutOfRange``, ``SeatTaken``, ``RunEnded``, ``UnknownRun``, or a
+                ``postJob`` revert of the JobManager.
+        """
+        self._client.token.ensure_allowance(
+            self._client.escrow.address, self._client.jobs.post_cost(reward)
+        )
+        return self._client.transact(
+            self.contract,
+            "postContribution",
+            run_id,
+            seat,
+            bytes(init_hash),
+            checkpoint_interval,
+            reward,
+            spec_uri,
+        )
+
+    def registration_deadline(self, run_id: int, round_index: int) -> int:
+        """Last timestamp (unix s) at which a contribution of round ``round_index`` may be
+        posted (0 for a round not opened yet). The round's registration closes then, or earlier
+        when every seat is registered; no claim can be proposed before it closes (P-28)."""
+        return int(self._client.call(self.contract, "registrationDeadline", run_id, round_index))
+
+    def registration_window(self) -> int:
+        """How long after a round opens its contributions may be posted (s)."""
+        return int(self._client.call(self.contract, "registrationWindow"))
+
+    def job_id_from(self, receipt: TxReceipt) -> int:
+        """The job id of the ``ContributionAdded`` event in a `post_contribution` receipt.
+
+        Raises:
+            ChainValueError: the receipt holds no ContributionAdded event.
+        """
+        from chain.errors import ChainValueError
+
+        for ev in self._client.decode_receipt(receipt, "ContributionAdded"):
+            return int(ev.args["jobId"])
+        raise ChainValueError("receipt holds no ContributionAdded event")
 
     def propose_round(self, run_id: int, state_hash: bytes, accepted: int) -> TxReceipt:
         """Propose the current round's result (pulls ``claim_bond`` through the Escrow)."""

@@ -24,7 +24,11 @@ from chain.errors import ChainValueError
 if TYPE_CHECKING:
     from chain.client import ChainClient
 
-__all__ = ["LineageEntry", "RegisteredModel", "SharesFacade"]
+__all__ = ["POST_KINDS", "HeadSlot", "LineageEntry", "RegisteredModel", "SharesFacade"]
+
+#: ``PostKind`` of contracts/src/types/LineageTypes.sol, by its ABI value: what a job is to its
+#: model's shares, fixed when it is posted.
+POST_KINDS = ("none", "lineage", "paid-only", "contribution")
 
 
 class RegisteredModel(BaseModel):
@@ -59,6 +63,22 @@ class LineageEntry(BaseModel):
     index: int
     state: bytes
     job_id: int
+
+
+class HeadSlot(BaseModel):
+    """The extension slot of a model's current head (``ShareRegistry.slotOf``, docs/SECURITY.md
+    P-18): the job that took it at post, and once that job finalized, the last time its final
+    state may be appended to the lineage (which mints its shares).
+
+    Attributes:
+        job_id: the slot job (0: the slot is free or has lapsed).
+        extend_by: unix seconds; 0 while the slot job has not finalized.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    job_id: int
+    extend_by: int
 
 
 class SharesFacade(ContractFacade):
@@ -136,9 +156,35 @@ class SharesFacade(ContractFacade):
         zeros if unregistered). Only a job that starts from it can mint shares."""
         return bytes(self._client.call(self.contract, "headOf", bytes(model_id)))
 
-    def head_claim_of(self, model_id: bytes) -> int:
-        """Finalized job holding the head until its final state is on the lineage (0: none)."""
-        return int(self._client.call(self.contract, "headClaimOf", bytes(model_id)))
+    def slot_of(self, model_id: bytes) -> HeadSlot:
+        """The job holding ``model_id``'s head slot now (job 0 when the slot is free or has
+        lapsed) and, once it finalized, the deadline (unix seconds) of its ``extend_lineage``."""
+        job_id, extend_by = self._client.call(self.contract, "slotOf", bytes(model_id))
+        return HeadSlot(job_id=int(job_id), extend_by=int(extend_by))
+
+    def post_kind_of(self, job_id: int) -> str:
+        """What job ``job_id`` is to its model's shares, fixed at its post: ``"lineage"`` (it
+        took its head's slot), ``"paid-only"``, ``"contribution"`` (a run's), or ``"none"`` (no
+        such job)."""
+        return POST_KINDS[int(self._client.call(self.contract, "postKindOf", int(job_id)))]
+
+    def is_lineage_job(self, job_id: int) -> bool:
+        """Whether job ``job_id`` took its head's slot at post (its solver is minted when its
+        final state is appended within the lineage window)."""
+        return bool(self._client.call(self.contract, "isLineageJob", int(job_id)))
+
+    def lineage_window(self) -> int:
+        """Seconds a finalized slot job's final state may wait to be appended (the JobManager's
+        open window); after it the slot is free for the next post from the head."""
+        return int(self._client.call(self.contract, "lineageWindow"))
+
+    def release_slot(self, model_id: bytes) -> TxReceipt:
+        """Release ``model_id``'s lapsed slot (anyone may; a post from the head does it too).
+
+        Raises:
+            ContractRevert: ``SlotHeld`` while the slot is free or its job still holds it.
+        """
+        return self._client.transact(self.contract, "releaseSlot", bytes(model_id))
 
     def lineage(self, model_id: bytes) -> list[LineageEntry]:
         """Every finalized state of ``model_id``'s lineage, in order."""
@@ -150,15 +196,17 @@ class SharesFacade(ContractFacade):
         return out
 
     def extend_lineage(self, model_id: bytes, final_state: bytes, proof: list[bytes]) -> TxReceipt:
-        """Append the final state of the job holding ``model_id``'s head to its lineage (anyone
-        may call; the state is checked against the job's committed Merkle root).
+        """Append the final state of ``model_id``'s finalized slot job to its lineage and mint
+        that job's solver its shares (anyone may call, within the lineage window after the
+        job's finalization; the state is checked against the job's committed Merkle root).
 
         Args:
             final_state: state hash at step N of that job (32 bytes).
             proof: Merkle proof of its last leaf (N / k).
 
         Raises:
-            ContractRevert: ``NoHeadClaim``, ``FinalStateNotCommitted``.
+            ContractRevert: ``SlotJobNotFinalized``, ``LineageWindowClosed``,
+                ``FinalStateNotCommitted``.
         """
         return self._client.transact(
             self.contract,
@@ -245,7 +293,8 @@ class SharesFacade(ContractFacade):
     def posters(self, model_id: bytes) -> list[str]:
         """Accounts the current owner of ``model_id`` has authorised, in order of first
         authorisation (candidates from ``PosterAuthorized`` logs since the deployment block,
-        each confirmed with ``isPoster``)."""
+        each confirmed with ``isPoster``; at most ``MAX_POSTERS``, the bound the claim
+        committees' exclusion list relies on)."""
         start = self._client.deployment.block if self._client.deployment is not None else 0
         logs = self.contract.events.PosterAuthorized().get_logs(
             from_block=start, argument_filters={"modelId": bytes(model_id)}

@@ -49,7 +49,8 @@ import {Params} from "../src/types/JobTypes.sol";
 ///          7. jobManager.setVerificationRound(round)                  (admin, once)
 ///          8. committee     = ArbitrationCommittee(jobManager, stakeManager, committeeSize,
 ///                                                  voteCommitWindow, voteRevealWindow)
-///          8d. runRegistry = RunRegistry(jobManager, committee, claimBond, claimChallengeWindow)
+///          8d. runRegistry = RunRegistry(jobManager, committee, claimBond, claimChallengeWindow,
+///                                        registrationWindow)
 ///          8e. committee.setClaimParent(runRegistry)                  (admin, once)
 ///          9. jobManager.setAdjudicator(committee)                    (admin, once)
 ///         10. escrow.authorize([jobManager, runRegistry])             (admin, once)
@@ -99,6 +100,8 @@ library Deploy {
     /// @param claimBond RunRegistry: bond of a round claim and of its challenge (wei), >=
     ///        committeeSize * arbiterFee.
     /// @param claimChallengeWindow RunRegistry: how long a round claim can be challenged (seconds).
+    /// @param registrationWindow RunRegistry: how long after a round opens its contributions may be
+    ///        posted (seconds); the round's registration closes then, or when every seat is taken.
     struct Config {
         IERC20 token;
         uint64 unbondingDelay;
@@ -114,6 +117,7 @@ library Deploy {
         uint256 maxSegmentCompute;
         uint256 claimBond;
         uint64 claimChallengeWindow;
+        uint64 registrationWindow;
     }
 
     /// @notice The JobManager's adjudicator: the v0 committee on whole segments, or the bisection
@@ -174,6 +178,7 @@ library Deploy {
         cfg.maxSegmentCompute = MAX_SEGMENT_COMPUTE;
         cfg.claimBond = 100e18;
         cfg.claimChallengeWindow = 30 minutes;
+        cfg.registrationWindow = 1 days;
     }
 
     /// @notice Deploys and wires everything; the caller becomes the admin of every contract.
@@ -216,7 +221,8 @@ library Deploy {
             IJobManager(address(d.jobManager)),
             IArbitrationCommittee(address(d.committee)),
             cfg.claimBond,
-            cfg.claimChallengeWindow
+            cfg.claimChallengeWindow,
+            cfg.registrationWindow
         );
         d.committee.setClaimParent(address(d.runRegistry));
         d.jobManager.setAdjudicator(adjudicator);

@@ -39,6 +39,21 @@ import {Seat, SeatStatus, Settlement, Submission, sampledSegments} from "./types
 contract JobManager is ReentrancyGuardTransient, IJobManager {
     using SafeCast for uint256;
 
+    ////// Types //////
+
+    /// @notice A post's arguments (`_post`): the job's submitter and escrow payer, its fields and
+    ///         whether it is a run contribution.
+    struct PostArgs {
+        address poster;
+        bytes32 modelId;
+        bytes32 specHash;
+        bytes32 initHash;
+        uint32 totalSteps;
+        uint32 checkpointInterval;
+        uint256 reward;
+        bool contribution;
+    }
+
     ////// Constants / Immutables //////
 
     /// @notice Most verifiers per job (bounds the loops of finalize and dispute settlement).
@@ -187,40 +202,27 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         uint256 reward,
         string calldata specURI
     ) external nonReentrant returns (uint256 jobId) {
-        LibSettlement.checkPost(
-            _SHARE_REGISTRY,
-            modelId,
-            msg.sender,
-            totalSteps,
-            checkpointInterval,
-            _MAX_TOTAL_STEPS,
-            _MAX_SEGMENTS,
-            _MAX_SEGMENT_STEPS
+        jobId = _post(
+            PostArgs(msg.sender, modelId, specHash, initHash, totalSteps, checkpointInterval, reward, false), specURI
         );
-        // The Job packs the reward into 96 bits (reverts SafeCastOverflowedUintDowncast above).
-        uint96 packedReward = reward.toUint96();
-        uint256 rateBps = _forcedErrorRateBps();
-        uint256 escrowed = reward + uint256(_VERIFIERS_PER_JOB) * _VERIFIER_FEE
-            + LibSettlement.premiumAt(rateBps, _VERIFIERS_PER_JOB, _JACKPOT);
-        jobId = ++_jobCount;
-        Job storage job = _jobs[jobId];
-        job.submitter = msg.sender;
-        job.modelId = modelId;
-        job.specHash = specHash;
-        job.initHash = initHash;
-        job.totalSteps = totalSteps;
-        job.checkpointInterval = checkpointInterval;
-        job.reward = packedReward;
-        job.status = JobStatus.Open;
-        job.openDeadline = (block.timestamp + _OPEN_WINDOW).toUint40();
-        // SAFETY: a rate is at most 10_000 bps (VerificationRound), below 2^16.
-        // forge-lint: disable-next-line(unsafe-typecast)
-        job.premiumBps = uint16(rateBps);
-        emit JobPosted(jobId, msg.sender, modelId, specHash, totalSteps, checkpointInterval, reward, escrowed, specURI);
-        // SAFETY: trusted ShareRegistry; reverts TrainingAlreadyPosted on a twin of a live or paid
-        // job (P-26) and SegmentComputeAboveMax on a segment too costly to replay (P-19).
-        _SHARE_REGISTRY.recordPost(modelId, jobId, specHash, initHash, checkpointInterval);
-        _ESCROW.deposit(Bucket.Escrowed, msg.sender, escrowed);
+    }
+
+    /// @inheritdoc IJobManager
+    function postContribution(
+        address poster,
+        bytes32 modelId,
+        bytes32 specHash,
+        bytes32 initHash,
+        uint32 totalSteps,
+        uint32 checkpointInterval,
+        uint256 reward,
+        string calldata specURI
+    ) external nonReentrant returns (uint256 jobId) {
+        // SAFETY: trusted ShareRegistry view; the run minter is set once by its admin.
+        address runRegistry = _SHARE_REGISTRY.runMinter();
+        if (msg.sender != runRegistry || runRegistry == address(0)) revert NotRunRegistry(msg.sender);
+        jobId =
+            _post(PostArgs(poster, modelId, specHash, initHash, totalSteps, checkpointInterval, reward, true), specURI);
     }
 
     /// @inheritdoc IJobManager
@@ -621,6 +623,49 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     /// @inheritdoc IJobManager
     function admin() external view returns (address) {
         return _ADMIN;
+    }
+
+    ////// Internal: posting //////
+
+    /// @notice Posts a job for `p.poster` (its submitter and escrow payer); `p.contribution` marks a
+    ///         run contribution at the ShareRegistry (see `postJob`, `postContribution`).
+    function _post(PostArgs memory p, string calldata specURI) internal returns (uint256 jobId) {
+        LibSettlement.checkPost(
+            _SHARE_REGISTRY,
+            p.modelId,
+            p.poster,
+            p.totalSteps,
+            p.checkpointInterval,
+            _MAX_TOTAL_STEPS,
+            _MAX_SEGMENTS,
+            _MAX_SEGMENT_STEPS
+        );
+        uint256 rateBps = _forcedErrorRateBps();
+        uint256 escrowed = p.reward + uint256(_VERIFIERS_PER_JOB) * _VERIFIER_FEE
+            + LibSettlement.premiumAt(rateBps, _VERIFIERS_PER_JOB, _JACKPOT);
+        jobId = ++_jobCount;
+        Job storage job = _jobs[jobId];
+        job.submitter = p.poster;
+        job.modelId = p.modelId;
+        job.specHash = p.specHash;
+        job.initHash = p.initHash;
+        job.totalSteps = p.totalSteps;
+        job.checkpointInterval = p.checkpointInterval;
+        // The Job packs the reward into 96 bits (reverts SafeCastOverflowedUintDowncast above).
+        job.reward = p.reward.toUint96();
+        job.status = JobStatus.Open;
+        job.openDeadline = (block.timestamp + _OPEN_WINDOW).toUint40();
+        // SAFETY: a rate is at most 10_000 bps (VerificationRound), below 2^16.
+        // forge-lint: disable-next-line(unsafe-typecast)
+        job.premiumBps = uint16(rateBps);
+        emit JobPosted(
+            jobId, p.poster, p.modelId, p.specHash, p.totalSteps, p.checkpointInterval, p.reward, escrowed, specURI
+        );
+        // SAFETY: trusted ShareRegistry; reverts TrainingAlreadyPosted on a twin of a live or paid
+        // job (P-26) and SegmentComputeAboveMax on a segment too costly to replay (P-19); fixes
+        // whether the job is its head's lineage job, paid only or a contribution (P-18, P-29).
+        _SHARE_REGISTRY.recordPost(p.modelId, jobId, p.specHash, p.initHash, p.checkpointInterval, p.contribution);
+        _ESCROW.deposit(Bucket.Escrowed, p.poster, escrowed);
     }
 
     ////// Internal: disputes //////

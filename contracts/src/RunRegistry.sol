@@ -19,14 +19,16 @@ import {RunInfo, RunRound, RunRoundPhase} from "./types/RunTypes.sol";
 
 /// @title RunRegistry
 /// @notice DiLoCo training runs over the JobManager's verified jobs, with optimistic round claims
-///         (`IRunRegistry`): contribution jobs are registered per (round, seat), any account
-///         proposes the round's result with a bond once they are all terminal, any other account
-///         may challenge it with an equal bond inside the challenge window, and the arbitration
-///         committee rules on a challenged claim. A claim that stands mints `innerSteps *
-///         computePerStep` shares of the model to each counted seat's solver and opens the next
-///         round. Registration of a round closes at its first proposal, even if that claim is
-///         later struck (`addContribution` then reverts UnexpectedRoundPhase with phase Open).
-/// @dev Deployment: `constructor(jobManager, committee, claimBond, challengeWindow)` after the
+///         (`IRunRegistry`): contribution jobs are posted and registered per (round, seat) in one
+///         call (`postContribution`), any account proposes the round's result with a bond once
+///         every seat is registered and every job is terminal, any other account may challenge it
+///         with an equal bond inside the challenge window, and the arbitration committee rules on
+///         a challenged claim. A claim that stands mints `innerSteps * computePerStep` shares of
+///         the model to each counted seat's solver and opens the next round. Registration of a
+///         round closes by a rule, never by a proposal: when its last seat is registered, or
+///         `registrationWindow` seconds after the round opened, whichever comes first.
+/// @dev Deployment: `constructor(jobManager, committee, claimBond, challengeWindow,
+///      registrationWindow)` after the
 ///      committee; then `committee.setClaimParent(runRegistry)`,
 ///      `shareRegistry.setRunMinter(runRegistry)`, `stakeManager.grantRole(PROTOCOL_ROLE,
 ///      runRegistry)` (it slashes the claim disputes' non-voting arbiters) and the Escrow must
@@ -64,6 +66,10 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
     /// @notice Longest challenge window (one year): keeps `now + window` far from overflow.
     uint64 public constant MAX_CHALLENGE_WINDOW = 365 days;
 
+    /// @notice Fixed accounts a claim dispute excludes besides the seats' solvers and posters and
+    ///         the model's posters: proposer, challenger, run opener, model owner.
+    uint256 internal constant FIXED_EXCLUDED = 4;
+
     IJobManager internal immutable _JOB_MANAGER;
     IArbitrationCommittee internal immutable _COMMITTEE;
     IShareRegistry internal immutable _SHARE_REGISTRY;
@@ -73,6 +79,7 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
     uint256 internal immutable _CLAIM_BOND;
     uint256 internal immutable _ARBITER_FEE;
     uint64 internal immutable _CHALLENGE_WINDOW;
+    uint64 internal immutable _REGISTRATION_WINDOW;
 
     ////// State //////
 
@@ -83,6 +90,9 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
     mapping(bytes32 runHash => uint256 runId) internal _runIds;
     mapping(uint256 jobId => bool registered) internal _isContribution;
     mapping(uint256 disputeId => ClaimRef claim) internal _claims;
+    /// @notice Last timestamp at which a contribution of (run, round) may be posted: the round's
+    ///         opening plus the registration window (P-28).
+    mapping(uint256 runId => mapping(uint32 round => uint64 deadline)) internal _registrationDeadlines;
 
     ////// Constructor //////
 
@@ -94,11 +104,15 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
     /// @param claimBond_ Bond of a proposer and of a challenger (wei), > 0 and >= committeeSize *
     ///        arbiterFee (a lost bond always pays a full committee).
     /// @param challengeWindow_ How long a claim can be challenged (seconds), 1..MAX_CHALLENGE_WINDOW.
+    /// @param registrationWindow_ How long after a round opens its contributions may be posted
+    ///        (seconds), 1..MAX_CHALLENGE_WINDOW; a round whose every seat is registered closes
+    ///        earlier.
     constructor(
         IJobManager jobManager_,
         IArbitrationCommittee committee_,
         uint256 claimBond_,
-        uint64 challengeWindow_
+        uint64 challengeWindow_,
+        uint64 registrationWindow_
     ) {
         if (address(jobManager_) == address(0) || address(committee_) == address(0)) {
             revert ZeroAddress();
@@ -111,6 +125,9 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
         if (challengeWindow_ == 0 || challengeWindow_ > MAX_CHALLENGE_WINDOW) {
             revert InvalidParam("challengeWindow", challengeWindow_);
         }
+        if (registrationWindow_ == 0 || registrationWindow_ > MAX_CHALLENGE_WINDOW) {
+            revert InvalidParam("registrationWindow", registrationWindow_);
+        }
         _JOB_MANAGER = jobManager_;
         _COMMITTEE = committee_;
         _SHARE_REGISTRY = jobManager_.shareRegistry();
@@ -119,6 +136,7 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
         _CLAIM_BOND = claimBond_;
         _ARBITER_FEE = arbiterFee;
         _CHALLENGE_WINDOW = challengeWindow_;
+        _REGISTRATION_WINDOW = registrationWindow_;
     }
 
     ////// External: runs //////
@@ -150,40 +168,41 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
             innerSteps: innerSteps,
             round: 0
         });
-        _rounds[runId][0].phase = RunRoundPhase.Open;
         emit RunOpened(runId, modelId, runHash, msg.sender, startHash, seats, rounds, innerSteps);
+        _openRound(runId, 0);
     }
 
     /// @inheritdoc IRunRegistry
-    function addContribution(uint256 runId, uint32 seat, uint256 jobId) external {
-        RunInfo storage run = _liveRun(runId);
-        bytes32 modelId = run.modelId;
-        _checkPoster(modelId);
-        uint32 t = run.round;
-        RunRound storage state = _rounds[runId][t];
-        // A round that saw a claim (a dispute id) keeps registration closed after the claim is struck.
-        if (state.phase != RunRoundPhase.Open || state.disputeId != 0) {
-            revert UnexpectedRoundPhase(runId, t, state.phase);
-        }
-        if (seat >= run.seats) revert SeatOutOfRange(runId, seat);
-        uint256 taken = _contributions[runId][t][seat];
-        if (taken != 0) revert SeatTaken(runId, t, seat, taken);
-        // SAFETY: trusted JobManager view (an unknown job has modelId 0, never a registered model).
-        Job memory job = _JOB_MANAGER.getJob(jobId);
-        if (
-            job.modelId != modelId || job.specHash != contributionSpecHash(run.runHash, t, seat)
-                || job.totalSteps != run.innerSteps
-        ) {
-            revert NotContribution(runId, t, seat, jobId);
-        }
-        JobStatus status = job.status;
-        if (status == JobStatus.Cancelled || status == JobStatus.Expired || status == JobStatus.Rejected) {
-            revert JobNotLive(jobId, status);
-        }
+    function postContribution(
+        uint256 runId,
+        uint32 seat,
+        bytes32 initHash,
+        uint32 checkpointInterval,
+        uint256 reward,
+        string calldata specURI
+    ) external nonReentrant returns (uint256 jobId) {
+        (RunInfo storage run, uint32 t) = _freeSeat(runId, seat);
+        // SAFETY: trusted JobManager; it checks the caller's right to post, escrows from the caller
+        // and calls back nothing but the ShareRegistry (nonReentrant guards the rest). The job id
+        // is only known after the post, so the registration follows it.
+        // slither-disable-next-line reentrancy-no-eth,reentrancy-benign,reentrancy-events
+        jobId = _JOB_MANAGER.postContribution(
+            msg.sender,
+            run.modelId,
+            contributionSpecHash(run.runHash, t, seat),
+            initHash,
+            run.innerSteps,
+            checkpointInterval,
+            reward,
+            specURI
+        );
         _contributions[runId][t][seat] = jobId;
         _isContribution[jobId] = true;
-        state.registered |= uint256(1) << seat;
+        RunRound storage state = _rounds[runId][t];
+        uint256 registered = state.registered | (uint256(1) << seat);
+        state.registered = registered;
         emit ContributionAdded(runId, t, seat, jobId);
+        if (registered == _allSeats(run.seats)) emit RegistrationClosedForRound(runId, t);
     }
 
     /// @inheritdoc IRunRegistry
@@ -194,7 +213,12 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
         if (state.phase != RunRoundPhase.Open) revert UnexpectedRoundPhase(runId, t, state.phase);
         if (stateHash == bytes32(0)) revert ZeroStateHash();
         uint256 registered = state.registered;
-        if (registered == 0) revert NoContributions(runId, t);
+        // Registration closes by a rule (every seat registered, or its deadline passed), never by
+        // this proposal (P-28).
+        uint64 registrationDeadline = _registrationDeadlines[runId][t];
+        if (registered != _allSeats(run.seats) && block.timestamp <= registrationDeadline) {
+            revert RegistrationOpen(runId, t, registered, registrationDeadline);
+        }
         mapping(uint32 seat => uint256 jobId) storage contributions = _contributions[runId][t];
         for (uint256 j; registered >> j != 0; ++j) {
             if ((registered >> j) & 1 == 0) continue;
@@ -231,7 +255,7 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
         if (block.timestamp > deadline) revert ChallengeWindowClosed(runId, t, deadline);
         address proposer = state.proposer;
         if (msg.sender == proposer) revert SelfChallenge(runId, msg.sender);
-        address[] memory excluded = _excludedFrom(runId, t, state.registered, proposer);
+        address[] memory excluded = _excludedFrom(runId, run, t, state.registered, proposer);
         state.phase = RunRoundPhase.Disputed;
         state.challenger = msg.sender;
         // SAFETY: trusted Escrow; it pulls the bond from the challenger (approved beforehand).
@@ -335,6 +359,16 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
         return _CHALLENGE_WINDOW;
     }
 
+    /// @inheritdoc IRunRegistry
+    function registrationWindow() external view returns (uint64) {
+        return _REGISTRATION_WINDOW;
+    }
+
+    /// @inheritdoc IRunRegistry
+    function registrationDeadline(uint256 runId, uint32 round) external view returns (uint64 deadline) {
+        deadline = _registrationDeadlines[runId][round];
+    }
+
     /// @notice JobManager whose jobs are the contributions.
     /// @return jobManager JobManager.
     function jobManager() external view returns (IJobManager) {
@@ -365,6 +399,26 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
     function _checkPoster(bytes32 modelId) internal view {
         // SAFETY: trusted ShareRegistry view.
         if (!_SHARE_REGISTRY.canPost(modelId, msg.sender)) revert NotPoster(modelId, msg.sender);
+    }
+
+    /// @notice The live run `runId` and its current round `t`, whose `seat` the caller (a poster of
+    ///         the run's model) may post: the round is Open, never claimed, its registration open
+    ///         and the seat in range and free.
+    function _freeSeat(uint256 runId, uint32 seat) internal view returns (RunInfo storage run, uint32 t) {
+        run = _liveRun(runId);
+        _checkPoster(run.modelId);
+        t = run.round;
+        RunRound storage state = _rounds[runId][t];
+        // A round that saw a claim (a dispute id) keeps registration closed after the claim is struck.
+        if (state.phase != RunRoundPhase.Open || state.disputeId != 0) {
+            revert UnexpectedRoundPhase(runId, t, state.phase);
+        }
+        if (state.registered == _allSeats(run.seats) || block.timestamp > _registrationDeadlines[runId][t]) {
+            revert RegistrationClosed(runId, t);
+        }
+        if (seat >= run.seats) revert SeatOutOfRange(runId, seat);
+        uint256 taken = _contributions[runId][t][seat];
+        if (taken != 0) revert SeatTaken(runId, t, seat, taken);
     }
 
     /// @notice The run `runId`; reverts UnknownRun, or RunEnded once all its rounds are final.
@@ -404,7 +458,7 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
         state.phase = RunRoundPhase.Final;
         uint32 next = t + 1;
         run.round = next;
-        if (next < run.rounds) _rounds[runId][next].phase = RunRoundPhase.Open;
+        if (next < run.rounds) _openRound(runId, next);
         emit RoundFinalized(runId, t, state.stateHash, accepted, shares);
     }
 
@@ -483,29 +537,56 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
         }
     }
 
-    /// @notice Accounts that may not judge a claim on round `t`: its proposer, its challenger (the
-    ///         caller) and the solvers of the round's registered jobs (zero ones skipped).
-    function _excludedFrom(uint256 runId, uint32 t, uint256 registered, address proposer)
+    /// @notice Accounts that may not judge a claim on round `t`: every party with a stake in its
+    ///         outcome (P-28): its proposer, its challenger (the caller), the run's opener, the
+    ///         model's owner and its authorised posters (at most ShareRegistry.MAX_POSTERS), and
+    ///         the solver and the poster of each of the round's registered jobs (zero solvers
+    ///         skipped, a poster only when it is not the owner or the opener).
+    function _excludedFrom(uint256 runId, RunInfo storage run, uint32 t, uint256 registered, address proposer)
         internal
         view
         returns (address[] memory excluded)
     {
-        address[] memory accounts = new address[](2 + _popCount(registered));
+        bytes32 modelId = run.modelId;
+        // SAFETY: trusted ShareRegistry views; the poster list is bounded by MAX_POSTERS.
+        address owner = _SHARE_REGISTRY.modelOwner(modelId);
+        address[] memory posters = _SHARE_REGISTRY.postersOf(modelId);
+        address opener = run.opener;
+        address[] memory accounts = new address[](FIXED_EXCLUDED + posters.length + 2 * _popCount(registered));
         accounts[0] = proposer;
         accounts[1] = msg.sender;
-        uint256 count = 2;
+        accounts[2] = opener;
+        accounts[3] = owner;
+        uint256 count = FIXED_EXCLUDED;
+        for (uint256 i; i < posters.length; ++i) {
+            accounts[count++] = posters[i];
+        }
         mapping(uint32 seat => uint256 jobId) storage contributions = _contributions[runId][t];
         for (uint256 j; registered >> j != 0; ++j) {
             if ((registered >> j) & 1 == 0) continue;
             // SAFETY: j < MAX_SEATS = 256; trusted JobManager view.
             // forge-lint: disable-next-line(unsafe-typecast)
-            address solver = _JOB_MANAGER.getJob(contributions[uint32(j)]).solver;
-            if (solver != address(0)) accounts[count++] = solver;
+            Job memory job = _JOB_MANAGER.getJob(contributions[uint32(j)]);
+            if (job.solver != address(0)) accounts[count++] = job.solver;
+            if (job.submitter != owner && job.submitter != opener) accounts[count++] = job.submitter;
         }
         excluded = new address[](count);
         for (uint256 i; i < count; ++i) {
             excluded[i] = accounts[i];
         }
+    }
+
+    /// @notice Opens round `t` of run `runId`: its registration is open for the registration window.
+    function _openRound(uint256 runId, uint32 t) internal {
+        _rounds[runId][t].phase = RunRoundPhase.Open;
+        uint64 deadline = uint64(block.timestamp) + _REGISTRATION_WINDOW;
+        _registrationDeadlines[runId][t] = deadline;
+        emit RoundOpened(runId, t, deadline);
+    }
+
+    /// @notice Mask of every seat of a run of `seats` seats (bits 0..seats - 1).
+    function _allSeats(uint32 seats) internal pure returns (uint256 mask) {
+        mask = seats == MAX_SEATS ? type(uint256).max : (uint256(1) << seats) - 1;
     }
 
     /// @notice Whether a job in `status` will never change again.

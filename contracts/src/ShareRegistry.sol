@@ -6,13 +6,15 @@ import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
 import {ModelShares} from "./ModelShares.sol";
 // Libraries
 import {Clones} from "@openzeppelin/contracts/proxy/Clones.sol";
+import {EnumerableSet} from "@openzeppelin/contracts/utils/structs/EnumerableSet.sol";
+import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 // Interfaces
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {IJobManager} from "./interfaces/IJobManager.sol";
-import {IRunRegistry} from "./interfaces/IRunRegistry.sol";
 import {IShareRegistry} from "./interfaces/IShareRegistry.sol";
 // Types
 import {Job, JobStatus} from "./types/JobTypes.sol";
+import {PostKind} from "./types/LineageTypes.sol";
 
 /// @title ShareRegistry
 /// @notice Registers models (owner, poster authorisations, architecture/family/compute commitments,
@@ -21,6 +23,9 @@ import {Job, JobStatus} from "./types/JobTypes.sol";
 ///      the admin calls `setMinter(jobManager)` once and, once the RunRegistry is deployed,
 ///      `setRunMinter(runRegistry)` once.
 contract ShareRegistry is AccessControl, IShareRegistry {
+    using EnumerableSet for EnumerableSet.AddressSet;
+    using SafeCast for uint256;
+
     ////// Types //////
 
     /// @notice What a model was registered with (see `registerModel`).
@@ -36,6 +41,19 @@ contract ShareRegistry is AccessControl, IShareRegistry {
         bytes32 state;
         uint256 jobId;
     }
+
+    /// @notice The extension slot of a model's current head: the job that took it at post, and
+    ///         when that job finalized (0 while it has not). One storage word.
+    struct Slot {
+        uint192 jobId;
+        uint64 finalizedAt;
+    }
+
+    ////// Constants //////
+
+    /// @notice Most posters one owner may authorise at a time (bounds the claim committees'
+    ///         exclusion list, `postersOf`).
+    uint256 public constant MAX_POSTERS = 16;
 
     ////// Constants / Immutables //////
 
@@ -72,8 +90,8 @@ contract ShareRegistry is AccessControl, IShareRegistry {
     /// @notice Ownership epoch: incremented on every hand-over, so authorisations lapse with it.
     mapping(bytes32 modelId => uint256 epoch) internal _epochs;
 
-    /// @notice Posters authorised per model and ownership epoch.
-    mapping(bytes32 modelId => mapping(uint256 epoch => mapping(address poster => bool authorized))) internal _posters;
+    /// @notice Posters authorised per model and ownership epoch (at most MAX_POSTERS).
+    mapping(bytes32 modelId => mapping(uint256 epoch => EnumerableSet.AddressSet posters)) internal _posters;
 
     /// @notice Commitments per registered model.
     mapping(bytes32 modelId => ModelSpec spec) internal _specs;
@@ -83,8 +101,12 @@ contract ShareRegistry is AccessControl, IShareRegistry {
     // slither-disable-next-line uninitialized-state
     mapping(bytes32 modelId => LineageEntry[] entries) internal _lineages;
 
-    /// @notice Finalized job holding the current head until its final state is on the lineage.
-    mapping(bytes32 modelId => uint256 jobId) internal _headClaims;
+    /// @notice Extension slot of each model's current head (P-18): taken at post, released when
+    ///         its job ends unpaid or misses the lineage window, cleared when the lineage grows.
+    mapping(bytes32 modelId => Slot slot) internal _slots;
+
+    /// @notice What each job posted under a model is to its shares, fixed at post.
+    mapping(uint256 jobId => PostKind kind) internal _kinds;
 
     /// @notice Latest job per training key keccak256(abi.encode(modelId, initHash, specHash)).
     mapping(bytes32 trainingKey => uint256 jobId) internal _trainings;
@@ -184,25 +206,28 @@ contract ShareRegistry is AccessControl, IShareRegistry {
     /// @inheritdoc IShareRegistry
     function authorizePoster(bytes32 modelId, address poster) external onlyModelOwner(modelId) {
         if (poster == address(0)) revert ZeroAddress();
-        mapping(address => bool) storage posters = _posters[modelId][_epochs[modelId]];
-        if (posters[poster]) revert PosterAlreadyAuthorized(modelId, poster);
-        posters[poster] = true;
+        EnumerableSet.AddressSet storage posters = _posters[modelId][_epochs[modelId]];
+        if (posters.contains(poster)) revert PosterAlreadyAuthorized(modelId, poster);
+        if (posters.length() >= MAX_POSTERS) revert TooManyPosters(modelId, MAX_POSTERS);
+        posters.add(poster);
         emit PosterAuthorized(modelId, poster);
     }
 
     /// @inheritdoc IShareRegistry
     function revokePoster(bytes32 modelId, address poster) external onlyModelOwner(modelId) {
-        mapping(address => bool) storage posters = _posters[modelId][_epochs[modelId]];
-        if (!posters[poster]) revert PosterNotAuthorized(modelId, poster);
-        posters[poster] = false;
+        if (!_posters[modelId][_epochs[modelId]].remove(poster)) revert PosterNotAuthorized(modelId, poster);
         emit PosterRevoked(modelId, poster);
     }
 
     /// @inheritdoc IShareRegistry
-    function recordPost(bytes32 modelId, uint256 jobId, bytes32 specHash, bytes32 initHash, uint32 checkpointInterval)
-        external
-        onlyMinter
-    {
+    function recordPost(
+        bytes32 modelId,
+        uint256 jobId,
+        bytes32 specHash,
+        bytes32 initHash,
+        uint32 checkpointInterval,
+        bool contribution
+    ) external onlyMinter {
         uint256 segmentCompute = uint256(checkpointInterval) * _specs[modelId].computePerStep;
         if (segmentCompute > _MAX_SEGMENT_COMPUTE) revert SegmentComputeAboveMax(segmentCompute, _MAX_SEGMENT_COMPUTE);
         bytes32 key = trainingKey(modelId, initHash, specHash);
@@ -211,34 +236,47 @@ contract ShareRegistry is AccessControl, IShareRegistry {
             // SAFETY: trusted minter view. Only a job that ended without paying anyone for the
             // training frees its key.
             JobStatus status = IJobManager(_minter).getJob(previous).status;
-            if (status != JobStatus.Cancelled && status != JobStatus.Expired && status != JobStatus.Rejected) {
-                revert TrainingAlreadyPosted(modelId, key, previous);
-            }
+            if (!_endedUnpaid(status)) revert TrainingAlreadyPosted(modelId, key, previous);
         }
         _trainings[key] = jobId;
         emit TrainingPosted(modelId, jobId, key);
+        if (contribution) {
+            // A run's contribution never holds a head: its run pays it, once (P-29).
+            _kinds[jobId] = PostKind.Contribution;
+            emit ContributionPosted(modelId, jobId);
+            return;
+        }
+        bytes32 head = headOf(modelId);
+        if (initHash == head && _freeSlot(modelId)) {
+            _slots[modelId] = Slot({jobId: jobId.toUint192(), finalizedAt: 0});
+            _kinds[jobId] = PostKind.LineageSlot;
+            emit LineageSlotTaken(modelId, jobId, head);
+        } else {
+            _kinds[jobId] = PostKind.PaidOnly;
+            emit PaidOnlyPosted(modelId, jobId, initHash, _slots[modelId].jobId);
+        }
     }
 
     /// @inheritdoc IShareRegistry
-    function recordFinalized(bytes32 modelId, uint256 jobId, bytes32 initHash, address solver, uint256 steps)
+    function recordFinalized(bytes32 modelId, uint256 jobId, bytes32 initHash, address, uint256 steps)
         external
         onlyMinter
         returns (uint256 shares)
     {
-        address runMinter = _runMinter;
-        // SAFETY: the run minter is the deployment's RunRegistry, set once by the admin; a view.
-        if (runMinter != address(0) && IRunRegistry(runMinter).isContribution(jobId)) {
+        PostKind kind = _kinds[jobId];
+        if (kind == PostKind.Contribution) {
             emit RunContributionFinalized(modelId, jobId);
             return 0;
         }
-        if (initHash != headOf(modelId) || _headClaims[modelId] != 0) {
+        Slot storage slot = _slots[modelId];
+        if (kind != PostKind.LineageSlot || slot.jobId != jobId) {
             emit OffLineage(modelId, jobId, initHash);
             return 0;
         }
-        _headClaims[modelId] = jobId;
-        emit HeadClaimed(modelId, jobId, initHash);
+        uint64 finalizedAt = uint64(block.timestamp);
+        slot.finalizedAt = finalizedAt;
         shares = steps * _specs[modelId].computePerStep;
-        _mintShares(modelId, solver, shares);
+        emit SlotJobFinalized(modelId, jobId, finalizedAt + _lineageWindow(), shares);
     }
 
     /// @inheritdoc IShareRegistry
@@ -248,10 +286,13 @@ contract ShareRegistry is AccessControl, IShareRegistry {
 
     /// @inheritdoc IShareRegistry
     function extendLineage(bytes32 modelId, bytes32 finalState, bytes32[] calldata proof) external {
-        uint256 jobId = _headClaims[modelId];
-        if (jobId == 0) revert NoHeadClaim(modelId);
+        Slot memory slot = _slots[modelId];
+        uint256 jobId = slot.jobId;
+        if (jobId == 0 || slot.finalizedAt == 0) revert SlotJobNotFinalized(modelId, jobId);
+        uint64 extendBy = slot.finalizedAt + _lineageWindow();
+        if (block.timestamp > extendBy) revert LineageWindowClosed(modelId, jobId, extendBy);
         IJobManager jobManager = IJobManager(_minter);
-        // SAFETY: trusted minter views; the claiming job is Finalized, so its commitment is final.
+        // SAFETY: trusted minter views; the slot job is Finalized, so its commitment is final.
         Job memory job = jobManager.getJob(jobId);
         if (!jobManager.verifyCheckpoint(jobId, job.totalSteps / job.checkpointInterval, finalState, proof)) {
             revert FinalStateNotCommitted(modelId, jobId, finalState);
@@ -259,8 +300,17 @@ contract ShareRegistry is AccessControl, IShareRegistry {
         LineageEntry[] storage lineage = _lineages[modelId];
         uint256 index = lineage.length;
         lineage.push(LineageEntry(finalState, jobId));
-        delete _headClaims[modelId];
+        delete _slots[modelId];
         emit LineageExtended(modelId, index, jobId, finalState);
+        // The slot job's shares are minted here, not at finalize: a solver that withholds its
+        // final state mints nothing and the slot frees after the window.
+        _mintShares(modelId, job.solver, uint256(job.totalSteps) * _specs[modelId].computePerStep);
+    }
+
+    /// @inheritdoc IShareRegistry
+    function releaseSlot(bytes32 modelId) external {
+        uint256 jobId = _slots[modelId].jobId;
+        if (jobId == 0 || !_freeSlot(modelId)) revert SlotHeld(modelId, jobId);
     }
 
     /// @inheritdoc IShareRegistry
@@ -275,8 +325,31 @@ contract ShareRegistry is AccessControl, IShareRegistry {
     }
 
     /// @inheritdoc IShareRegistry
-    function headClaimOf(bytes32 modelId) external view returns (uint256 jobId) {
-        jobId = _headClaims[modelId];
+    function slotOf(bytes32 modelId) external view returns (uint256 jobId, uint64 extendBy) {
+        Slot memory slot = _slots[modelId];
+        if (slot.jobId == 0 || _slotLapsed(slot)) return (0, 0);
+        jobId = slot.jobId;
+        if (slot.finalizedAt != 0) extendBy = slot.finalizedAt + _lineageWindow();
+    }
+
+    /// @inheritdoc IShareRegistry
+    function postKindOf(uint256 jobId) external view returns (PostKind kind) {
+        kind = _kinds[jobId];
+    }
+
+    /// @inheritdoc IShareRegistry
+    function isLineageJob(uint256 jobId) external view returns (bool lineageJob) {
+        lineageJob = _kinds[jobId] == PostKind.LineageSlot;
+    }
+
+    /// @inheritdoc IShareRegistry
+    function lineageWindow() external view returns (uint64 window) {
+        window = _lineageWindow();
+    }
+
+    /// @inheritdoc IShareRegistry
+    function postersOf(bytes32 modelId) external view returns (address[] memory posters) {
+        posters = _posters[modelId][_epochs[modelId]].values();
     }
 
     /// @inheritdoc IShareRegistry
@@ -312,13 +385,13 @@ contract ShareRegistry is AccessControl, IShareRegistry {
 
     /// @inheritdoc IShareRegistry
     function isPoster(bytes32 modelId, address account) external view returns (bool authorized) {
-        authorized = _posters[modelId][_epochs[modelId]][account];
+        authorized = _posters[modelId][_epochs[modelId]].contains(account);
     }
 
     /// @inheritdoc IShareRegistry
     function canPost(bytes32 modelId, address account) external view returns (bool allowed) {
         address owner = _owners[modelId];
-        allowed = owner != address(0) && (account == owner || _posters[modelId][_epochs[modelId]][account]);
+        allowed = owner != address(0) && (account == owner || _posters[modelId][_epochs[modelId]].contains(account));
     }
 
     /// @inheritdoc IShareRegistry
@@ -375,6 +448,42 @@ contract ShareRegistry is AccessControl, IShareRegistry {
     }
 
     ////// Internal //////
+
+    /// @notice Whether `modelId`'s head slot is free, releasing a lapsed one (`SlotReleased`).
+    /// @param modelId Model id.
+    /// @return free True if no job holds the slot now.
+    function _freeSlot(bytes32 modelId) internal returns (bool free) {
+        Slot memory slot = _slots[modelId];
+        if (slot.jobId == 0) return true;
+        if (!_slotLapsed(slot)) return false;
+        delete _slots[modelId];
+        emit SlotReleased(modelId, slot.jobId);
+        free = true;
+    }
+
+    /// @notice Whether a held slot has lapsed: its job ended unpaid (Cancelled, Expired, Rejected),
+    ///         or it finalized and its final state was not appended within the lineage window.
+    /// @param slot A slot with a job.
+    /// @return lapsed True if the slot is free for the next post from the head.
+    function _slotLapsed(Slot memory slot) internal view returns (bool lapsed) {
+        if (slot.finalizedAt != 0) return block.timestamp > uint256(slot.finalizedAt) + _lineageWindow();
+        // SAFETY: trusted minter view.
+        lapsed = _endedUnpaid(IJobManager(_minter).getJob(slot.jobId).status);
+    }
+
+    /// @notice How long a finalized slot job's final state may wait to be appended (seconds): the
+    ///         minter's openWindow, the deployment's bound on how long a posted job may hold its
+    ///         place without a solver (docs/SECURITY.md P-18).
+    /// @return window Seconds.
+    function _lineageWindow() internal view returns (uint64 window) {
+        // SAFETY: trusted minter view over immutables.
+        window = IJobManager(_minter).params().openWindow;
+    }
+
+    /// @notice Whether a job in `status` ended without paying anyone for its training.
+    function _endedUnpaid(JobStatus status) internal pure returns (bool) {
+        return status == JobStatus.Cancelled || status == JobStatus.Expired || status == JobStatus.Rejected;
+    }
 
     /// @notice Mints `shares` of `modelId` to `to`. A registered model's token exists since
     ///         `registerModel`; a model minted without registration gets its token here.

@@ -66,6 +66,7 @@ contract Lifecycle_Test is Deployers {
             assertEq(_locked(verifiers[i], Role.Verifier), 0);
         }
         assertEq(_locked(solver, Role.Solver), 0);
+        _appendFinalState(jobId);
         ModelShares shares = _shares();
         assertEq(shares.balanceOf(solver), TOTAL_STEPS);
         assertEq(shares.totalSupply(), TOTAL_STEPS);
@@ -141,6 +142,7 @@ contract Lifecycle_Test is Deployers {
         assertEq(escrow.creditOf(submitter), 5e18);
         assertEq(_staked(verifiers[0], Role.Verifier), 450e18);
         assertEq(_locked(verifiers[0], Role.Verifier), 0);
+        _appendFinalState(jobId);
         assertEq(_shares().balanceOf(solver), TOTAL_STEPS);
 
         _claimAll(jobId, members);
@@ -222,6 +224,7 @@ contract Lifecycle_Test is Deployers {
         _passChallengeWindow(jobId);
         jobManager.finalize(jobId);
         assertEq(_job(jobId).solver, solver);
+        _appendFinalState(jobId);
         assertEq(_shares().balanceOf(solver), TOTAL_STEPS);
         assertEq(_shares().balanceOf(lateSolver), 0);
         _claimAll(jobId, new address[](0));
@@ -278,6 +281,7 @@ contract Lifecycle_Test is Deployers {
         _submitAll(jobId, 0);
         _passChallengeWindow(jobId);
         jobManager.finalize(jobId);
+        _appendFinalState(jobId);
         ModelShares shares = _shares();
         address alice = _actor("alice");
         address bob = _actor("bob");

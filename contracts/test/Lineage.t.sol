@@ -11,10 +11,11 @@ import {ModelShares} from "../src/ModelShares.sol";
 import {IShareRegistry} from "../src/interfaces/IShareRegistry.sol";
 // Types
 import {JobStatus} from "../src/types/JobTypes.sol";
+import {PostKind} from "../src/types/LineageTypes.sol";
 import {Role} from "../src/types/Role.sol";
 
-/// @notice Shares bound to a model's lineage (docs/SECURITY.md P-18, P-26, P-19): only a job that
-///         starts from the model's head mints, the first one to finalize; shares count compute
+/// @notice Shares bound to a model's lineage (docs/SECURITY.md P-18, P-26, P-19): only the job that
+///         took its head's slot at post mints, when its final state is appended; shares count compute
 ///         (steps * computePerStep); the same training is posted once; a segment's replay cost is
 ///         bounded. Every attack measures the honest trainer's shares and tokens before and after.
 contract Lineage_Test is Deployers {
@@ -68,7 +69,11 @@ contract Lineage_Test is Deployers {
         bytes32[] memory states = _committedStates[jobId];
         uint32 interval = _job(jobId).checkpointInterval;
         bytes32[] memory proof = Merkle.proof(Merkle.leaves(interval, states), states.length - 1);
-        registry.extendLineage(MODEL_ID, states[states.length - 1], proof);
+        registry.extendLineage(_job(jobId).modelId, states[states.length - 1], proof);
+    }
+
+    function _slotJob(bytes32 modelId) internal view returns (uint256 jobId) {
+        (jobId,) = registry.slotOf(modelId);
     }
 
     function _shares() internal view returns (ModelShares) {
@@ -117,6 +122,7 @@ contract Lineage_Test is Deployers {
         vm.prank(submitter);
         uint256 jobId = jobManager.postJob(model, SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD, SPEC_URI);
         _runApproved(jobId, solver, _stateHashes(TOTAL_STEPS, INTERVAL));
+        _extend(jobId);
         ModelShares shares = ModelShares(registry.sharesOf(model));
         assertEq(shares.balanceOf(solver), uint256(TOTAL_STEPS) * 1000, "shares != steps * compute");
     }
@@ -138,6 +144,7 @@ contract Lineage_Test is Deployers {
         _runApproved(first, solver, _stateHashes(TOTAL_STEPS, INTERVAL));
         vm.expectRevert(abi.encodeWithSelector(IShareRegistry.TrainingAlreadyPosted.selector, MODEL_ID, key, first));
         _post(SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD);
+        _extend(first);
 
         assertEq(token.balanceOf(submitter), submitterBefore, "submitter paid a twin");
         assertEq(escrow.creditOf(solver), REWARD, "solver reward");
@@ -156,17 +163,26 @@ contract Lineage_Test is Deployers {
     }
 
     /// @notice A near twin (another spec hash from the same head) that copies the first run's
-    ///         checkpoints and finalizes second is paid its reward by its own submitter but mints no
-    ///         shares: one head is trained once.
+    ///         checkpoints is paid only from its post (the first job holds the head's slot): paid its
+    ///         reward by its own submitter, it mints no shares, even finalizing first: one head is
+    ///         trained once.
     function test_twinJob_sameHeadSecondFinalize_mintsNothing() public {
         uint256 first = _post(SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD);
-        uint256 twin = _post(keccak256("same training, other bytes"), INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD);
+        bytes32 twinSpec = keccak256("same training, other bytes");
+        vm.expectEmit(address(registry));
+        emit IShareRegistry.PaidOnlyPosted(MODEL_ID, first + 1, INIT_HASH, first);
+        uint256 twin = _post(twinSpec, INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD);
+        assertTrue(registry.isLineageJob(first));
+        assertFalse(registry.isLineageJob(twin));
+        assertEq(uint8(registry.postKindOf(twin)), uint8(PostKind.PaidOnly));
         bytes32[] memory states = _stateHashes(TOTAL_STEPS, INTERVAL);
-        _runApproved(first, solver, states);
         _runApproved(twin, colluder, states);
+        _runApproved(first, solver, states);
+        assertEq(_slotJob(MODEL_ID), first);
+        _extend(first);
         assertEq(_shares().balanceOf(colluder), 0, "twin minted");
         assertEq(_shares().ownershipBps(solver), 10_000, "honest bps");
-        assertEq(registry.headClaimOf(MODEL_ID), first);
+        assertEq(escrow.creditOf(colluder), REWARD, "twin unpaid");
     }
 
     ////// Start from the head //////
@@ -189,15 +205,19 @@ contract Lineage_Test is Deployers {
 
         uint256 next = _post(keccak256("next spec"), head, TOTAL_STEPS, INTERVAL, REWARD);
         _runApproved(next, colluder, _statesFrom(head, TOTAL_STEPS, INTERVAL, "next"));
+        assertEq(_shares().balanceOf(colluder), 0, "minted before its state is on the lineage");
+        _extend(next);
         assertEq(_shares().balanceOf(colluder), TOTAL_STEPS, "head job unminted");
         assertEq(_shares().ownershipBps(solver), 5000, "honest bps");
-        _extend(next);
         assertEq(registry.lineageLength(MODEL_ID), 2);
         assertEq(registry.headOf(MODEL_ID), _committedStates[next][_committedStates[next].length - 1]);
     }
 
-    function test_extendLineage_noClaim_reverts() public {
-        vm.expectRevert(abi.encodeWithSelector(IShareRegistry.NoHeadClaim.selector, MODEL_ID));
+    function test_extendLineage_noSlotJob_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IShareRegistry.SlotJobNotFinalized.selector, MODEL_ID, 0));
+        registry.extendLineage(MODEL_ID, bytes32(uint256(1)), new bytes32[](0));
+        uint256 jobId = _post(SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD);
+        vm.expectRevert(abi.encodeWithSelector(IShareRegistry.SlotJobNotFinalized.selector, MODEL_ID, jobId));
         registry.extendLineage(MODEL_ID, bytes32(uint256(1)), new bytes32[](0));
     }
 
@@ -221,7 +241,7 @@ contract Lineage_Test is Deployers {
         uint256 other = _post(keccak256("other spec"), otherStart, TOTAL_STEPS, INTERVAL, REWARD);
         bytes32[] memory otherStates = _statesFrom(otherStart, TOTAL_STEPS, INTERVAL, "spliced");
         _runApproved(other, solver, otherStates);
-        assertEq(registry.headClaimOf(MODEL_ID), claimer, "the first job holds the head");
+        assertEq(_slotJob(MODEL_ID), claimer, "the first job holds the head");
         bytes32 spliced = otherStates[otherStates.length - 1];
         bytes32[] memory proof = Merkle.proof(Merkle.leaves(INTERVAL, otherStates), otherStates.length - 1);
         assertTrue(jobManager.verifyCheckpoint(other, otherStates.length - 1, spliced, proof), "valid for its job");
@@ -246,7 +266,7 @@ contract Lineage_Test is Deployers {
         vm.expectEmit(address(registry));
         emit IShareRegistry.LineageExtended(MODEL_ID, 0, jobId, last);
         _extend(jobId);
-        assertEq(registry.headClaimOf(MODEL_ID), 0);
+        assertEq(_slotJob(MODEL_ID), 0);
     }
 
     ////// P-19: replay cost //////

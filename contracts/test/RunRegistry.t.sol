@@ -16,7 +16,7 @@ import {IShareRegistry} from "../src/interfaces/IShareRegistry.sol";
 // Types
 import {JobStatus} from "../src/types/JobTypes.sol";
 import {Role} from "../src/types/Role.sol";
-import {RunInfo, RunRound, RunRoundPhase} from "../src/types/RunTypes.sol";
+import {RunRound, RunRoundPhase} from "../src/types/RunTypes.sol";
 
 /// @notice Shared setup of the RunRegistry suites: the deployment's registry, a model of its own
 ///         (1000 FLOP per step, a seed no contribution starts from, so contributions never mint on
@@ -57,40 +57,31 @@ abstract contract RunRegistry_Base is Deployers {
         runId = runs.openRun(RUN_MODEL, runHash, START_HASH, seats, rounds, INNER_STEPS);
     }
 
-    /// @notice Opens a run whose round 0 has one registered contribution (seat 0), cancelled: the
-    ///         round can be proposed, with nothing to count.
+    /// @notice Opens a run whose round 0 has every seat registered and cancelled: registration is
+    ///         closed, the round can be proposed, with nothing to count.
     function _openSettledRun(bytes32 runHash, uint32 seats, uint32 rounds) internal returns (uint256 runId) {
         runId = _openRun(runHash, seats, rounds);
-        uint256 jobId = _postAs(RUN_MODEL, _spec(runHash, 0, 0), INNER_STEPS);
-        _register(runId, 0, jobId);
-        vm.prank(submitter);
-        jobManager.cancelJob(jobId);
+        for (uint32 seat; seat < seats; ++seat) {
+            uint256 jobId = _registered(runId, 0, seat);
+            vm.prank(submitter);
+            jobManager.cancelJob(jobId);
+        }
     }
 
     function _spec(bytes32 runHash, uint32 t, uint32 seat) internal pure returns (bytes32) {
         return keccak256(abi.encode(runHash, uint256(t), uint256(seat)));
     }
 
-    /// @notice Posts (as the model owner) a job of `modelId` with `specHash` and `totalSteps`.
-    function _postAs(bytes32 modelId, bytes32 specHash, uint32 totalSteps) internal returns (uint256 jobId) {
-        vm.prank(submitter);
-        jobId = jobManager.postJob(modelId, specHash, INIT_HASH, totalSteps, INTERVAL, REWARD, SPEC_URI);
-    }
-
-    /// @notice Posts contribution (t, seat) of RUN_HASH.
-    function _contribution(uint32 t, uint32 seat) internal returns (uint256 jobId) {
-        jobId = _postAs(RUN_MODEL, _spec(RUN_HASH, t, seat), INNER_STEPS);
-    }
-
-    function _register(uint256 runId, uint32 seat, uint256 jobId) internal {
-        vm.prank(submitter);
-        runs.addContribution(runId, seat, jobId);
-    }
-
-    /// @notice Posts and registers contribution (t, seat) of run `runId` (RUN_HASH).
+    /// @notice Posts and registers (as the model owner) contribution `seat` of run `runId`'s current
+    ///         round `t` (checked), from INIT_HASH.
     function _registered(uint256 runId, uint32 t, uint32 seat) internal returns (uint256 jobId) {
-        jobId = _contribution(t, seat);
-        _register(runId, seat, jobId);
+        assertEq(uint256(runs.getRun(runId).round), t, "not the current round");
+        jobId = _postContribution(submitter, runId, seat);
+    }
+
+    function _postContribution(address poster, uint256 runId, uint32 seat) internal returns (uint256 jobId) {
+        vm.prank(poster);
+        jobId = runs.postContribution(runId, seat, INIT_HASH, INTERVAL, REWARD, SPEC_URI);
     }
 
     /// @notice `account` trains job `jobId` honestly; every verifier approves; it finalizes.
@@ -186,27 +177,31 @@ contract RunRegistry_Setup_Test is RunRegistry_Base {
 
     function test_constructor_zeroAddress_reverts() public {
         vm.expectRevert(IRunRegistry.ZeroAddress.selector);
-        new RunRegistry(IJobManager(address(0)), committee, 100e18, 1 hours);
+        new RunRegistry(IJobManager(address(0)), committee, 100e18, 1 hours, 1 hours);
         vm.expectRevert(IRunRegistry.ZeroAddress.selector);
-        new RunRegistry(jobManager, IArbitrationCommittee(address(0)), 100e18, 1 hours);
+        new RunRegistry(jobManager, IArbitrationCommittee(address(0)), 100e18, 1 hours, 1 hours);
     }
 
     function test_constructor_claimBondBelowCommittee_reverts() public {
         uint256 minBond = uint256(committee.committeeSize()) * params.arbiterFee;
         vm.expectRevert(abi.encodeWithSelector(IRunRegistry.InvalidParam.selector, "claimBond", minBond - 1));
-        new RunRegistry(jobManager, committee, minBond - 1, 1 hours);
+        new RunRegistry(jobManager, committee, minBond - 1, 1 hours, 1 hours);
         vm.expectRevert(abi.encodeWithSelector(IRunRegistry.InvalidParam.selector, "claimBond", 0));
-        new RunRegistry(jobManager, committee, 0, 1 hours);
-        RunRegistry fresh = new RunRegistry(jobManager, committee, minBond, 1 hours);
+        new RunRegistry(jobManager, committee, 0, 1 hours, 1 hours);
+        RunRegistry fresh = new RunRegistry(jobManager, committee, minBond, 1 hours, 1 hours);
         assertEq(fresh.claimBond(), minBond);
     }
 
     function test_constructor_challengeWindowOutOfRange_reverts() public {
         vm.expectRevert(abi.encodeWithSelector(IRunRegistry.InvalidParam.selector, "challengeWindow", 0));
-        new RunRegistry(jobManager, committee, 100e18, 0);
+        new RunRegistry(jobManager, committee, 100e18, 0, 1 hours);
         uint64 tooLong = runs.MAX_CHALLENGE_WINDOW() + 1;
         vm.expectRevert(abi.encodeWithSelector(IRunRegistry.InvalidParam.selector, "challengeWindow", tooLong));
-        new RunRegistry(jobManager, committee, 100e18, tooLong);
+        new RunRegistry(jobManager, committee, 100e18, tooLong, 1 hours);
+        vm.expectRevert(abi.encodeWithSelector(IRunRegistry.InvalidParam.selector, "registrationWindow", 0));
+        new RunRegistry(jobManager, committee, 100e18, 1 hours, 0);
+        vm.expectRevert(abi.encodeWithSelector(IRunRegistry.InvalidParam.selector, "registrationWindow", tooLong));
+        new RunRegistry(jobManager, committee, 100e18, 1 hours, tooLong);
     }
 
     function test_setClaimParent_again_reverts() public {
@@ -283,174 +278,6 @@ contract RunRegistry_Setup_Test is RunRegistry_Base {
     }
 }
 
-/// @notice openRun and addContribution.
-contract RunRegistry_Registration_Test is RunRegistry_Base {
-    function test_openRun_opensRoundZero_succeeds() public {
-        vm.expectEmit(address(runs));
-        emit IRunRegistry.RunOpened(1, RUN_MODEL, RUN_HASH, submitter, START_HASH, 3, 2, INNER_STEPS);
-        uint256 runId = _openRun(RUN_HASH, 3, 2);
-        assertEq(runId, 1);
-        RunInfo memory run = runs.getRun(runId);
-        assertEq(run.modelId, RUN_MODEL);
-        assertEq(run.runHash, RUN_HASH);
-        assertEq(run.opener, submitter);
-        assertEq(run.startHash, START_HASH);
-        assertEq(uint256(run.seats), 3);
-        assertEq(uint256(run.rounds), 2);
-        assertEq(uint256(run.innerSteps), INNER_STEPS);
-        assertEq(uint256(run.round), 0);
-        assertEq(uint8(_phase(runId, 0)), uint8(RunRoundPhase.Open));
-        assertEq(uint8(_phase(runId, 1)), uint8(RunRoundPhase.None));
-        assertEq(runs.runIdOf(RUN_HASH), runId);
-        assertEq(runs.runCount(), 1);
-    }
-
-    function test_openRun_authorizedPoster_succeeds() public {
-        vm.prank(submitter);
-        registry.authorizePoster(RUN_MODEL, stranger);
-        vm.prank(stranger);
-        uint256 runId = runs.openRun(RUN_MODEL, RUN_HASH, START_HASH, 256, 1, 1);
-        assertEq(runs.getRun(runId).opener, stranger);
-    }
-
-    function test_openRun_notPoster_reverts() public {
-        vm.expectRevert(abi.encodeWithSelector(IRunRegistry.NotPoster.selector, RUN_MODEL, stranger));
-        vm.prank(stranger);
-        runs.openRun(RUN_MODEL, RUN_HASH, START_HASH, 2, 2, INNER_STEPS);
-    }
-
-    function test_openRun_invalidShape_reverts() public {
-        vm.startPrank(submitter);
-        vm.expectRevert(abi.encodeWithSelector(IRunRegistry.InvalidRun.selector, "seats", 0));
-        runs.openRun(RUN_MODEL, RUN_HASH, START_HASH, 0, 2, INNER_STEPS);
-        vm.expectRevert(abi.encodeWithSelector(IRunRegistry.InvalidRun.selector, "seats", 257));
-        runs.openRun(RUN_MODEL, RUN_HASH, START_HASH, 257, 2, INNER_STEPS);
-        vm.expectRevert(abi.encodeWithSelector(IRunRegistry.InvalidRun.selector, "rounds", 0));
-        runs.openRun(RUN_MODEL, RUN_HASH, START_HASH, 2, 0, INNER_STEPS);
-        vm.expectRevert(abi.encodeWithSelector(IRunRegistry.InvalidRun.selector, "innerSteps", 0));
-        runs.openRun(RUN_MODEL, RUN_HASH, START_HASH, 2, 2, 0);
-        vm.stopPrank();
-    }
-
-    function test_openRun_runHashTaken_reverts() public {
-        uint256 runId = _openRun(RUN_HASH, 2, 2);
-        vm.expectRevert(abi.encodeWithSelector(IRunRegistry.RunHashTaken.selector, RUN_HASH, runId));
-        _openRun(RUN_HASH, 2, 2);
-    }
-
-    function test_getRun_unknown_reverts() public {
-        vm.expectRevert(abi.encodeWithSelector(IRunRegistry.UnknownRun.selector, 1));
-        runs.getRun(1);
-    }
-
-    function test_addContribution_registersTheSeat_succeeds() public {
-        uint256 runId = _openRun(RUN_HASH, 2, 2);
-        uint256 jobId = _contribution(0, 1);
-        vm.expectEmit(address(runs));
-        emit IRunRegistry.ContributionAdded(runId, 0, 1, jobId);
-        _register(runId, 1, jobId);
-        assertEq(runs.contributionOf(runId, 0, 1), jobId);
-        assertEq(runs.getRound(runId, 0).registered, 2);
-        assertEq(runs.contributionSpecHash(RUN_HASH, 0, 1), _spec(RUN_HASH, 0, 1));
-    }
-
-    function test_addContribution_unknownRun_reverts() public {
-        uint256 jobId = _contribution(0, 0);
-        vm.expectRevert(abi.encodeWithSelector(IRunRegistry.UnknownRun.selector, 0));
-        _register(0, 0, jobId);
-        vm.expectRevert(abi.encodeWithSelector(IRunRegistry.UnknownRun.selector, 9));
-        _register(9, 0, jobId);
-    }
-
-    function test_addContribution_notPoster_reverts() public {
-        uint256 runId = _openRun(RUN_HASH, 2, 2);
-        uint256 jobId = _contribution(0, 0);
-        vm.expectRevert(abi.encodeWithSelector(IRunRegistry.NotPoster.selector, RUN_MODEL, stranger));
-        vm.prank(stranger);
-        runs.addContribution(runId, 0, jobId);
-    }
-
-    function test_addContribution_seatOutOfRange_reverts() public {
-        uint256 runId = _openRun(RUN_HASH, 2, 2);
-        uint256 jobId = _contribution(0, 2);
-        vm.expectRevert(abi.encodeWithSelector(IRunRegistry.SeatOutOfRange.selector, runId, 2));
-        _register(runId, 2, jobId);
-    }
-
-    function test_addContribution_seatTaken_reverts() public {
-        uint256 runId = _openRun(RUN_HASH, 2, 2);
-        uint256 first = _registered(runId, 0, 0);
-        // The same training cannot be posted twice while the first job is live: the registered
-        // seat is what refuses another job, whatever it is.
-        uint256 other = _postAs(RUN_MODEL, keccak256("any spec"), INNER_STEPS);
-        vm.expectRevert(abi.encodeWithSelector(IRunRegistry.SeatTaken.selector, runId, 0, 0, first));
-        _register(runId, 0, other);
-    }
-
-    /// @notice A job of another run (its own run hash), of another model, of the wrong steps, of
-    ///         another seat or round, or no job at all is not the contribution.
-    function test_addContribution_notTheContribution_reverts() public {
-        uint256 runId = _openRun(RUN_HASH, 2, 2);
-        _openRun(OTHER_RUN_HASH, 2, 2);
-        uint256[] memory jobs = new uint256[](6);
-        jobs[0] = _postAs(RUN_MODEL, _spec(OTHER_RUN_HASH, 0, 0), INNER_STEPS);
-        jobs[1] = _postAs(MODEL_ID, _spec(RUN_HASH, 0, 0), INNER_STEPS);
-        jobs[2] = _postAs(RUN_MODEL, _spec(RUN_HASH, 0, 0), INNER_STEPS / 2);
-        jobs[3] = _postAs(RUN_MODEL, _spec(RUN_HASH, 0, 1), INNER_STEPS);
-        jobs[4] = _postAs(RUN_MODEL, _spec(RUN_HASH, 1, 0), INNER_STEPS);
-        jobs[5] = 999;
-        for (uint256 i; i < jobs.length; ++i) {
-            vm.expectRevert(abi.encodeWithSelector(IRunRegistry.NotContribution.selector, runId, 0, 0, jobs[i]));
-            _register(runId, 0, jobs[i]);
-        }
-    }
-
-    function test_addContribution_cancelledJob_reverts() public {
-        uint256 runId = _openRun(RUN_HASH, 2, 2);
-        uint256 jobId = _contribution(0, 0);
-        vm.prank(submitter);
-        jobManager.cancelJob(jobId);
-        vm.expectRevert(abi.encodeWithSelector(IRunRegistry.JobNotLive.selector, jobId, JobStatus.Cancelled));
-        _register(runId, 0, jobId);
-    }
-
-    function test_addContribution_afterProposal_reverts() public {
-        uint256 runId = _openRun(RUN_HASH, 2, 2);
-        uint256 job0 = _registered(runId, 0, 0);
-        _finalizeJob(job0, solver);
-        _propose(proposer, runId, keccak256("outer 1"), 1);
-        uint256 late = _contribution(0, 1);
-        vm.expectRevert(
-            abi.encodeWithSelector(IRunRegistry.UnexpectedRoundPhase.selector, runId, 0, RunRoundPhase.Proposed)
-        );
-        _register(runId, 1, late);
-    }
-
-    function test_addContribution_afterStruckClaim_reverts() public {
-        uint256 runId = _openRun(RUN_HASH, 2, 2);
-        uint256 job0 = _registered(runId, 0, 0);
-        _finalizeJob(job0, solver);
-        _propose(colluder, runId, keccak256("wrong outer 1"), 1);
-        _arbitrateClaim(_challenge(watcher, runId), false, 0);
-        assertEq(uint8(_phase(runId, 0)), uint8(RunRoundPhase.Open));
-        uint256 late = _contribution(0, 1);
-        vm.expectRevert(
-            abi.encodeWithSelector(IRunRegistry.UnexpectedRoundPhase.selector, runId, 0, RunRoundPhase.Open)
-        );
-        _register(runId, 1, late);
-    }
-
-    function test_addContribution_runEnded_reverts() public {
-        uint256 runId = _openSettledRun(RUN_HASH, 2, 1);
-        _propose(proposer, runId, keccak256("outer 1"), 0);
-        _passClaimWindow(runId);
-        runs.finalizeRound(runId);
-        uint256 jobId = _contribution(1, 0);
-        vm.expectRevert(abi.encodeWithSelector(IRunRegistry.RunEnded.selector, runId));
-        _register(runId, 0, jobId);
-    }
-}
-
 /// @notice proposeRound, challengeRound and finalizeRound: reverts and the honest path.
 contract RunRegistry_Rounds_Test is RunRegistry_Base {
     function test_proposeRound_zeroStateHash_reverts() public {
@@ -471,11 +298,13 @@ contract RunRegistry_Rounds_Test is RunRegistry_Base {
     function test_proposeRound_seatNotFinalized_reverts() public {
         uint256 runId = _openRun(RUN_HASH, 4, 2);
         uint256 job0 = _registered(runId, 0, 0);
-        uint256 job1 = _registered(runId, 0, 1);
+        for (uint32 seat = 1; seat < 4; ++seat) {
+            uint256 jobId = _registered(runId, 0, seat);
+            vm.prank(submitter);
+            jobManager.cancelJob(jobId);
+        }
         _finalizeJob(job0, solver);
-        vm.prank(submitter);
-        jobManager.cancelJob(job1);
-        // A registered job that ended without finalizing, an unregistered seat, a seat past M.
+        // Registered jobs that ended without finalizing, a seat past M.
         vm.expectRevert(abi.encodeWithSelector(IRunRegistry.SeatNotFinalized.selector, runId, 0, 1));
         _propose(proposer, runId, keccak256("outer 1"), 3);
         vm.expectRevert(abi.encodeWithSelector(IRunRegistry.SeatNotFinalized.selector, runId, 0, 2));
@@ -666,13 +495,11 @@ contract RunRegistry_Rounds_Test is RunRegistry_Base {
         assertEq(registry.headOf(model), INIT_HASH);
         vm.prank(submitter);
         uint256 runId = runs.openRun(model, RUN_HASH, START_HASH, 1, 1, INNER_STEPS);
-        vm.prank(submitter);
-        uint256 jobId =
-            jobManager.postJob(model, _spec(RUN_HASH, 0, 0), INIT_HASH, INNER_STEPS, INTERVAL, REWARD, SPEC_URI);
-        _register(runId, 0, jobId);
+        uint256 jobId = _postContribution(submitter, runId, 0);
         assertTrue(runs.isContribution(jobId));
+        (uint256 slotJob,) = registry.slotOf(model);
+        assertEq(slotJob, 0, "a contribution took the head's slot");
         _finalizeJob(jobId, solver);
-        assertEq(registry.headClaimOf(model), 0, "lineage head claimed");
         assertEq(_sharesMinted(model), 0, "minted at finalization");
         _propose(proposer, runId, keccak256("outer 1"), 1);
         _passClaimWindow(runId);
@@ -681,13 +508,15 @@ contract RunRegistry_Rounds_Test is RunRegistry_Base {
         assertEq(ModelShares(registry.sharesOf(model)).totalSupply(), _shares());
     }
 
-    /// @notice A round nobody registered a job for cannot be proposed: else anyone could close
-    ///         each round's registration the moment it opens (with a claim that is right: nothing
-    ///         counted) and burn the run's rounds for the price of a bond it gets back.
+    /// @notice A round whose seats are not all registered cannot be proposed: else anyone could
+    ///         close each round's registration the moment it opens (with a claim that is right:
+    ///         nothing counted) and burn the run's rounds for the price of a bond it gets back.
     function test_emptyRound_propose_reverts() public {
         uint256 runId = _openRun(RUN_HASH, 2, 2);
         vm.startPrank(proposer);
-        vm.expectRevert(abi.encodeWithSelector(IRunRegistry.NoContributions.selector, runId, uint32(0)));
+        uint64 deadline = runs.registrationDeadline(runId, 0);
+        assertEq(uint256(deadline), block.timestamp + runs.registrationWindow());
+        vm.expectRevert(abi.encodeWithSelector(IRunRegistry.RegistrationOpen.selector, runId, uint32(0), 0, deadline));
         runs.proposeRound(runId, START_HASH, 0);
         vm.stopPrank();
         assertEq(uint8(_phase(runId, 0)), uint8(RunRoundPhase.Open));
@@ -743,11 +572,10 @@ contract RunRegistry_Claims_Test is RunRegistry_Base {
         assertEq(state.registered, 3);
 
         // Registration stays closed: the accomplice cannot swap in another seat now.
-        uint256 late = _postAs(RUN_MODEL, keccak256("late"), INNER_STEPS);
         vm.expectRevert(
             abi.encodeWithSelector(IRunRegistry.UnexpectedRoundPhase.selector, runId, 0, RunRoundPhase.Open)
         );
-        _register(runId, 1, late);
+        _postContribution(submitter, runId, 1);
 
         // The honest claim.
         _propose(proposer, runId, keccak256("outer 1"), 1);

@@ -66,24 +66,31 @@ contract ShareRegistry_MintShares_Test is Deployers {
         model.payRevenue(1e18);
     }
 
-    function test_recordFinalized_mintsOnTheRegisteredToken_succeeds() public {
+    /// @notice The job posted from the head takes its slot at post; its finalization mints nothing
+    ///         (the shares wait for its final state on the lineage) and opens the lineage window.
+    function test_recordFinalized_slotJob_opensTheWindow_succeeds() public {
         address shares = registry.sharesOf(MODEL_ID);
         assertNotEq(shares, address(0), "registered model without a token");
         uint256 models = registry.modelCount();
         vm.recordLogs();
-        vm.prank(address(jobManager));
+        vm.startPrank(address(jobManager));
+        registry.recordPost(MODEL_ID, 1, SPEC_HASH, INIT_HASH, 1, false);
         assertEq(registry.recordFinalized(MODEL_ID, 1, INIT_HASH, solver, 16), 16);
+        vm.stopPrank();
         Vm.Log[] memory logs = vm.getRecordedLogs();
         for (uint256 i; i < logs.length; ++i) {
             assertNotEq(logs[i].topics[0], IShareRegistry.ModelCreated.selector, "a second token");
         }
         assertEq(registry.sharesOf(MODEL_ID), shares, "token replaced");
-        assertEq(registry.headClaimOf(MODEL_ID), 1);
+        (uint256 slotJob, uint64 extendBy) = registry.slotOf(MODEL_ID);
+        assertEq(slotJob, 1);
+        assertEq(uint256(extendBy), block.timestamp + registry.lineageWindow());
+        assertEq(uint256(registry.lineageWindow()), uint256(jobManager.params().openWindow));
         assertEq(registry.modelCount(), models, "model listed twice");
         assertEq(registry.modelAt(0), MODEL_ID);
         ModelShares model = ModelShares(shares);
-        assertEq(model.balanceOf(solver), 16);
-        assertEq(model.totalSupply(), 16);
+        assertEq(model.balanceOf(solver), 0, "minted before the lineage grew");
+        assertEq(model.totalSupply(), 0);
         assertEq(uint256(model.decimals()), 0);
         assertEq(model.modelId(), MODEL_ID);
         assertEq(address(model.paymentToken()), address(token));
@@ -91,17 +98,26 @@ contract ShareRegistry_MintShares_Test is Deployers {
         assertEq(address(registry.paymentToken()), address(token));
     }
 
-    function test_recordFinalized_headTaken_mintsNothing() public {
+    /// @notice A second job from the head while the slot is held is paid only from its post: it
+    ///         says so at post and its finalization (even first) mints and holds nothing.
+    function test_recordPost_slotHeld_paidOnly_succeeds() public {
         vm.startPrank(address(jobManager));
-        registry.recordFinalized(MODEL_ID, 1, INIT_HASH, solver, 16);
+        vm.expectEmit(address(registry));
+        emit IShareRegistry.LineageSlotTaken(MODEL_ID, 1, INIT_HASH);
+        registry.recordPost(MODEL_ID, 1, SPEC_HASH, INIT_HASH, 1, false);
+        vm.expectEmit(address(registry));
+        emit IShareRegistry.PaidOnlyPosted(MODEL_ID, 2, INIT_HASH, 1);
+        registry.recordPost(MODEL_ID, 2, keccak256("other spec"), INIT_HASH, 1, false);
         vm.expectEmit(address(registry));
         emit IShareRegistry.OffLineage(MODEL_ID, 2, INIT_HASH);
         assertEq(registry.recordFinalized(MODEL_ID, 2, INIT_HASH, stranger, 8), 0);
         vm.stopPrank();
-        ModelShares model = ModelShares(registry.sharesOf(MODEL_ID));
-        assertEq(model.balanceOf(stranger), 0);
-        assertEq(model.totalSupply(), 16);
-        assertEq(registry.headClaimOf(MODEL_ID), 1);
+        assertEq(ModelShares(registry.sharesOf(MODEL_ID)).totalSupply(), 0);
+        (uint256 slotJob, uint64 extendBy) = registry.slotOf(MODEL_ID);
+        assertEq(slotJob, 1);
+        assertEq(uint256(extendBy), 0, "the slot job has not finalized");
+        assertTrue(registry.isLineageJob(1));
+        assertFalse(registry.isLineageJob(2));
     }
 
     function test_recordFinalized_notMinter_reverts() public {
@@ -113,12 +129,10 @@ contract ShareRegistry_MintShares_Test is Deployers {
     function test_recordPost_notMinter_reverts() public {
         vm.expectRevert(abi.encodeWithSelector(IShareRegistry.NotMinter.selector, stranger));
         vm.prank(stranger);
-        registry.recordPost(MODEL_ID, 1, SPEC_HASH, INIT_HASH, 1);
+        registry.recordPost(MODEL_ID, 1, SPEC_HASH, INIT_HASH, 1, false);
     }
 
     function test_mint_notRegistry_reverts() public {
-        vm.prank(address(jobManager));
-        registry.recordFinalized(MODEL_ID, 1, INIT_HASH, solver, 1);
         ModelShares model = ModelShares(registry.sharesOf(MODEL_ID));
         vm.expectRevert(abi.encodeWithSelector(IModelShares.NotRegistry.selector, stranger));
         vm.prank(stranger);

@@ -1075,6 +1075,7 @@ contract VerificationRound_ForcedEnd_Test is VerificationRound_Forced_Init {
         assertEq(_staked(verifiers[2], Role.Verifier), 500e18 - params.verifierStake);
         assertEq(_staked(verifiers[0], Role.Verifier), 500e18);
         assertEq(_staked(solver, Role.Solver), 1000e18);
+        _appendFinalState(jobId);
         assertGt(_sharesMinted(MODEL_ID), 0, "no shares minted");
         (, uint256 bonds,,) = escrow.liabilities();
         assertEq(bonds, 0, "a bond left behind");

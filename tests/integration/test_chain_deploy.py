@@ -160,6 +160,11 @@ def test_smoke_job_happy_path(anvil: Anvil, protocol: Deployment, client_factory
     assert solver.escrow.credit_of() == reward
     solver.escrow.claim_credit()
     assert solver.escrow.credit_of() == 0
+    # the shares are minted when the job's final state is appended to the lineage
+    assert solver.shares.balance_of(model_id) == 0
+    solver.shares.extend_lineage(
+        model_id, HASHES[-1], checkpoint_tree(HASHES, 10).proof(len(HASHES) - 1)
+    )
     assert solver.shares.balance_of(model_id) == 40
     assert solver.shares.ownership_bps(model_id) == 10_000
 

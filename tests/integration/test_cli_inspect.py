@@ -141,6 +141,10 @@ def test_account_show_matches_views_and_events_after_a_forced_error(
     receipt = clients[1].jobs.finalize(job_id)
     reader = clients[1]
     assert reader.jobs.get_job(job_id).status is JobStatus.Finalized
+    # the solver appends its final state: its shares are minted then (docs/SECURITY.md P-18)
+    appended = clients[2].shares.extend_lineage(
+        keccak(text="m"), hashes[-1], checkpoint_tree(hashes, K).proof(len(hashes) - 1)
+    )
 
     shown = _json(anvil, manifest, "account", "show", lazy)
     view = reader.stakes.stake_of(lazy, Role.Verifier)
@@ -181,7 +185,7 @@ def test_account_show_matches_views_and_events_after_a_forced_error(
     solver = _json(anvil, manifest, "account", "show", clients[2].address)
     minted = [
         int(e.args["shares"])
-        for e in reader.decode_receipt(receipt, "SharesMinted")
+        for e in reader.decode_receipt(appended, "SharesMinted")
         if e.args["to"] == clients[2].address
     ]
     (held,) = solver["shares"]
@@ -491,9 +495,8 @@ def test_dispute_list_and_show_of_a_round_claim(
     register_model(owner, model, start)
     run_hash = keccak(text="a run")
     run_id = owner.runs.run_id_from(owner.runs.open_run(model, run_hash, start, 1, 1, N))
-    spec = contribution_spec_hash(run_hash, 0, 0)
-    job_id = owner.job_id_from(owner.jobs.post_job(model, spec, start, N, K, E18, "x"))
-    owner.runs.add_contribution(run_id, 0, job_id)
+    job_id = owner.runs.job_id_from(owner.runs.post_contribution(run_id, 0, start, K, E18, "x"))
+    assert owner.jobs.get_job(job_id).spec_hash == contribution_spec_hash(run_hash, 0, 0)
     owner.jobs.cancel_job(job_id)  # settled: the round may be proposed
     owner.runs.propose_round(run_id, keccak(text="a wrong state"), 0)
     challenger.runs.challenge_round(run_id)

@@ -92,8 +92,12 @@ def test_model_register_show_and_shares_follow_the_lineage(
     assert owner.token.balance_of() == balance
     assert owner.shares.training_job_of(model_id, expected.seed_state, spec_hash) == job_id
 
-    # the solver commits states from the seed state (the chain does not replay them), every
-    # verifier approves what it should, the job finalizes and mints steps * compute per step
+    # the job took the head's slot at post; the solver commits states from the seed state (the
+    # chain does not replay them), every verifier approves what it should, the job finalizes
+    # (no shares yet: they are minted when its final state is on the lineage)
+    assert owner.shares.is_lineage_job(job_id)
+    assert owner.shares.post_kind_of(job_id) == "lineage"
+    assert owner.shares.slot_of(model_id).job_id == job_id
     hashes = [expected.seed_state, *(keccak(text=f"lineage state {i}") for i in range(1, 5))]
     solver.jobs.claim_job(job_id)
     secret = commit(solver, job_id, hashes, 10)
@@ -105,16 +109,22 @@ def test_model_register_show_and_shares_follow_the_lineage(
     reveal_secret(solver, job_id, hashes, 10, secret, claims)
     owner.jobs.finalize(job_id)
     assert owner.jobs.get_job(job_id).status is JobStatus.Finalized
-    assert owner.shares.balance_of(model_id, solver.address) == 40 * expected.compute_per_step
-    assert owner.shares.head_claim_of(model_id) == job_id
+    assert owner.shares.balance_of(model_id, solver.address) == 0
+    slot = owner.shares.slot_of(model_id)
+    assert slot.job_id == job_id and slot.extend_by > 0
+    # finalized after its challenge deadline: its lineage window runs from then
+    finalized_after = owner.jobs.get_job(job_id).challenge_deadline
+    assert slot.extend_by > finalized_after + owner.shares.lineage_window()
 
-    # its final state goes on the lineage: the head advances
+    # its final state goes on the lineage: the head advances and the solver's shares are minted
     tree = checkpoint_tree(hashes, 10)
     owner.shares.extend_lineage(model_id, hashes[-1], tree.proof(len(hashes) - 1))
     assert owner.shares.head_of(model_id) == hashes[-1]
+    assert owner.shares.balance_of(model_id, solver.address) == 40 * expected.compute_per_step
     shown = json.loads(_cli("model", "show", MODEL, *common, "--json"))
     assert shown["lineage"] == [{"index": 0, "state": "0x" + hashes[-1].hex(), "job_id": job_id}]
-    assert shown["head"] == "0x" + hashes[-1].hex() and shown["head_claim"] == 0
+    assert shown["head"] == "0x" + hashes[-1].hex()
+    assert shown["slot"] == {"job_id": 0, "extend_by": 0}
     text = _cli("model", "show", MODEL, *common)
     assert f"lineage 0      0x{hashes[-1].hex()} (job {job_id})" in text
     assert f"{expected.compute_per_step} FLOP per step" in text

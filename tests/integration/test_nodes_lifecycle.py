@@ -60,14 +60,15 @@ def test_honest_job_is_finalized_paid_and_minted(net: Network) -> None:
         is JobStatus.Finalized
     )
     reader = net.client(0)
-    # shares: one per FLOP of verified compute, minted to the solver (docs/SECURITY.md P-18)
     model_id = spec.model_id_hash()
-    flops = spec.total_steps * compute_per_step(spec)
-    assert reader.shares.balance_of(model_id, solver_client.address) == flops
-    # the solver puts its final state on the model's lineage: the head advances
+    assert reader.shares.is_lineage_job(job_id)  # the first job from the head: the slot's
+    # the solver puts its final state on the model's lineage: the head advances and the shares
+    # are minted then, one per FLOP of verified compute (docs/SECURITY.md P-18)
     net.wait_for("lineage extended", lambda: len(reader.shares.lineage(model_id)) == 1)
     (entry,) = reader.shares.lineage(model_id)
     assert entry.job_id == job_id and reader.shares.head_of(model_id) == entry.state
+    flops = spec.total_steps * compute_per_step(spec)
+    assert reader.shares.balance_of(model_id, solver_client.address) == flops
     # the nodes claim their credit (reward / fees) by themselves
     net.wait_for(
         "solver credit claimed", lambda: reader.escrow.credit_of(solver_client.address) == 0

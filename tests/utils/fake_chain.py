@@ -19,6 +19,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
+from chain.contracts.shares import HeadSlot
 from chain.errors import ChainValueError, ContractRevert, error_class
 from chain.types import (
     Assignment,
@@ -251,8 +252,8 @@ class FakeShares:
     def registered_model(self, model_id: bytes) -> Any:
         return getattr(self._client.chain, "models", {}).get(bytes(model_id))
 
-    def head_claim_of(self, model_id: bytes) -> int:
-        return 0
+    def slot_of(self, model_id: bytes) -> HeadSlot:
+        return HeadSlot(job_id=0, extend_by=0)
 
 
 class FakeToken:

@@ -47,6 +47,7 @@ FAST_PARAMS = ProtocolParams(
     vote_reveal_window=25,
     claim_bond=10 * E18,
     claim_challenge_window=10,
+    registration_window=45,  # a round posted in part waits this long before its claim
 )
 
 FORCED_UPDATES: dict[str, object] = {"forced_error_rate_bps": 10_000, "jackpot": 0}

@@ -33,6 +33,11 @@ interface IJobManager {
     /// @param caller msg.sender.
     error NotAdmin(address caller);
 
+    /// @notice Thrown when `postContribution` is called by another account than the ShareRegistry's
+    ///         run minter (the RunRegistry).
+    /// @param caller msg.sender.
+    error NotRunRegistry(address caller);
+
     /// @notice Thrown when `setAdjudicator` is called a second time.
     /// @param adjudicator The adjudicator already set.
     error AdjudicatorAlreadySet(address adjudicator);
@@ -487,6 +492,31 @@ interface IJobManager {
     /// @param specURI URI of the spec.
     /// @return jobId New job id (ids start at 1).
     function postJob(
+        bytes32 modelId,
+        bytes32 specHash,
+        bytes32 initHash,
+        uint32 totalSteps,
+        uint32 checkpointInterval,
+        uint256 reward,
+        string calldata specURI
+    ) external returns (uint256 jobId);
+
+    /// @notice Posts a DiLoCo run contribution for `poster` (the ShareRegistry's run minter only,
+    ///         i.e. the RunRegistry's `postContribution`): exactly `postJob` with `poster` as the
+    ///         job's submitter and the payer of its escrow (it approves the Escrow), except that the
+    ///         ShareRegistry records the job as a contribution: it never takes a head slot and mints
+    ///         nothing at finalize (docs/SECURITY.md P-29).
+    /// @param poster The model's owner or an authorised poster (checked as in `postJob`).
+    /// @param modelId Model id.
+    /// @param specHash The contribution's spec hash (RunRegistry.contributionSpecHash).
+    /// @param initHash Start state.
+    /// @param totalSteps N (the run's innerSteps).
+    /// @param checkpointInterval k.
+    /// @param reward Reward for the solver (wei).
+    /// @param specURI URI of the spec.
+    /// @return jobId New job id.
+    function postContribution(
+        address poster,
         bytes32 modelId,
         bytes32 specHash,
         bytes32 initHash,

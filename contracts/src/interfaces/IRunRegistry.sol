@@ -7,9 +7,13 @@ import {RunInfo, RunRound, RunRoundPhase} from "../types/RunTypes.sol";
 
 /// @title IRunRegistry
 /// @notice DiLoCo training runs (Douillard et al. 2023, arXiv 2311.08105) over the JobManager's
-///         verified jobs. Each round t, the run's posters register one contribution job per seat
-///         (a JobManager job whose specHash is keccak256(abi.encode(runHash, t, seat))). Once every
-///         registered job of the round is terminal, any account proposes the round's result with a
+///         verified jobs. Each round t, the run's posters post one contribution job per seat
+///         through `postContribution` (a JobManager job whose specHash is
+///         keccak256(abi.encode(runHash, t, seat)), a contribution from its post: it never holds a
+///         lineage head). Registration closes by a rule, when every seat of the round is
+///         registered or `registrationWindow` after the round opened, never by a proposal. Once it
+///         is closed and every job of the round is terminal, any account proposes the round's
+///         result with a
 ///         bond: the next outer state hash and the seats it counts. The result is a pure function
 ///         of public data (veritrain.diloco.advance_round): a Finalized contribution counts when it
 ///         started from the prescribed state and its pseudo-gradient is finite. Anyone may
@@ -21,8 +25,9 @@ import {RunInfo, RunRound, RunRoundPhase} from "../types/RunTypes.sol";
 /// @dev Bonds and winnings move through the Escrow (Bucket.Bonds, then credits). The loser's bond
 ///      and the slashed seat stakes of non-voting arbiters form the pot: each member of the
 ///      ruling majority is credited `arbiterFee` while the pot lasts, the rest goes to the winner.
-///      Excluded from the committee: the proposer, the challenger and the solvers of the round's
-///      registered jobs. See docs/RUNS.md.
+///      Excluded from the committee: every party with a stake in the outcome: the proposer, the
+///      challenger, the solvers and posters of the round's jobs, the run's opener, the model's
+///      owner and its authorised posters. See docs/RUNS.md.
 interface IRunRegistry {
     ////// Errors //////
 
@@ -56,17 +61,14 @@ interface IRunRegistry {
     /// @notice Thrown when a seat of the round already has a registered job.
     error SeatTaken(uint256 runId, uint32 round, uint32 seat, uint256 jobId);
 
-    /// @notice Thrown when a job is not contribution (round, seat) of the run: another model,
-    ///         another specHash or another number of steps.
-    error NotContribution(uint256 runId, uint32 round, uint32 seat, uint256 jobId);
+    /// @notice Thrown when a contribution is posted after the round's registration closed (every
+    ///         seat registered, or its registration deadline passed).
+    error RegistrationClosed(uint256 runId, uint32 round);
 
-    /// @notice Thrown when a registered job is in a status that can never pay (Cancelled,
-    ///         Expired, Rejected) at registration.
-    error JobNotLive(uint256 jobId, JobStatus status);
-
-    /// @notice Thrown when a claim is proposed for a round with no registered contribution (else
-    ///         anyone could close each round's registration as soon as it opens).
-    error NoContributions(uint256 runId, uint32 round);
+    /// @notice Thrown when a claim is proposed before the round's registration closed: `registered`
+    ///         (bit j: seat j registered) does not cover every seat and `deadline` has not passed
+    ///         (P-28).
+    error RegistrationOpen(uint256 runId, uint32 round, uint256 registered, uint64 deadline);
 
     /// @notice Thrown when a claim is proposed while a registered job of the round is not terminal.
     error RoundNotSettled(uint256 runId, uint32 round, uint256 jobId, JobStatus status);
@@ -106,8 +108,16 @@ interface IRunRegistry {
         uint32 innerSteps
     );
 
-    /// @notice Emitted when job `jobId` is registered as contribution (round, seat).
+    /// @notice Emitted when job `jobId` is posted and registered as contribution (round, seat).
     event ContributionAdded(uint256 indexed runId, uint32 indexed round, uint32 seat, uint256 indexed jobId);
+
+    /// @notice Emitted when the last seat of a round was registered: registration is closed and a
+    ///         claim may be proposed once every job is terminal.
+    event RegistrationClosedForRound(uint256 indexed runId, uint32 indexed round);
+
+    /// @notice Emitted when a round opens (round 0 at `openRun`, the next when a claim is final):
+    ///         its contributions may be posted until `registrationDeadline` (seconds).
+    event RoundOpened(uint256 indexed runId, uint32 indexed round, uint64 registrationDeadline);
 
     /// @notice Emitted when a round claim is proposed (bond `claimBond` held).
     event RoundProposed(
@@ -169,17 +179,35 @@ interface IRunRegistry {
         uint32 innerSteps
     ) external returns (uint256 runId);
 
-    /// @notice Registers job `jobId` as the current round's contribution of `seat` (posters of the
-    ///         run's model only; the round must be Open and not proposed yet).
-    /// @dev Checks job.modelId, job.specHash == keccak256(abi.encode(runHash, round, seat)) and
-    ///      job.totalSteps == innerSteps. The job's initHash is not checked here: whether it is the
-    ///      prescribed start is part of the round claim.
-    function addContribution(uint256 runId, uint32 seat, uint256 jobId) external;
+    /// @notice Posts the current round's contribution of `seat` and registers it, in one call
+    ///         (posters of the run's model only; the round's registration must be open): the
+    ///         JobManager's `postContribution` with the caller as submitter and escrow payer
+    ///         (approve the Escrow for `JobManager.postCost(reward)`), specHash
+    ///         keccak256(abi.encode(runHash, round, seat)) and totalSteps = innerSteps. The job is a
+    ///         contribution from its post: it never holds a lineage head and its run pays it shares
+    ///         once (docs/SECURITY.md P-29). Registering the last free seat closes registration.
+    /// @dev The job's initHash is not checked here: whether it is the prescribed start is part of
+    ///      the round claim.
+    /// @param runId Run.
+    /// @param seat Seat j < seats, not taken.
+    /// @param initHash The job's start state.
+    /// @param checkpointInterval k (steps), dividing innerSteps.
+    /// @param reward Reward for the solver (wei).
+    /// @param specURI URI of the contribution's spec.
+    /// @return jobId The new job.
+    function postContribution(
+        uint256 runId,
+        uint32 seat,
+        bytes32 initHash,
+        uint32 checkpointInterval,
+        uint256 reward,
+        string calldata specURI
+    ) external returns (uint256 jobId);
 
     /// @notice Proposes the current round's result, pulling `claimBond` through the Escrow.
-    /// @dev Needs at least one registered job (NoContributions), every registered job of the round
-    ///      terminal (Finalized, Rejected, Cancelled, Expired) and every counted seat's job
-    ///      Finalized; closes registration for the round.
+    /// @dev Needs the round's registration closed (RegistrationOpen: every seat registered, or
+    ///      the registration deadline passed), every job of the round terminal (Finalized,
+    ///      Rejected, Cancelled, Expired) and every counted seat's job Finalized.
     /// @param stateHash Outer state t + 1.
     /// @param accepted Bit j: seat j's contribution is counted.
     function proposeRound(uint256 runId, bytes32 stateHash, uint256 accepted) external;
@@ -204,7 +232,7 @@ interface IRunRegistry {
     function contributionOf(uint256 runId, uint32 round, uint32 seat) external view returns (uint256 jobId);
 
     /// @notice Whether job `jobId` is a registered contribution of some run (its work is paid by
-    ///         its run's round claim, never as a lineage job: `ShareRegistry.recordFinalized`).
+    ///         its run's round claim, never as a lineage job: `ShareRegistry.postKindOf`).
     function isContribution(uint256 jobId) external view returns (bool registered);
 
     /// @notice The run with this runHash; 0 if none.
@@ -221,4 +249,12 @@ interface IRunRegistry {
 
     /// @notice How long a claim can be challenged (seconds).
     function challengeWindow() external view returns (uint64);
+
+    /// @notice How long after a round opens its contributions may be posted (seconds).
+    function registrationWindow() external view returns (uint64);
+
+    /// @notice Last timestamp at which a contribution of round `round` of run `runId` may be
+    ///         posted (0 for a round not opened yet); a round whose every seat is registered
+    ///         closes earlier.
+    function registrationDeadline(uint256 runId, uint32 round) external view returns (uint64 deadline);
 }

@@ -3,6 +3,8 @@ pragma solidity 0.8.37;
 
 // Interfaces
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+// Types
+import {PostKind} from "../types/LineageTypes.sol";
 
 /// @title IShareRegistry
 /// @notice One ModelShares token per model id. The minter (the JobManager) reports jobs as they are
@@ -16,11 +18,16 @@ import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 ///         commitment, a family commitment (data, batch shape, arithmetic), the compute one optimizer
 ///         step of that family costs (FLOP per step) and the state hash of its seed initialisation.
 ///         Its lineage is the on-chain list of finalized state hashes that grew from that seed; its
-///         head is the last one (the seed initialisation while the list is empty). Only a job that
-///         started from the head mints shares (`steps * computePerStep`), and only the first one of
-///         them to finalize: it claims the head, and the head advances when anyone proves that
-///         job's final state (`extendLineage`). The same training (model, start state, spec hash) is
-///         accepted once while an earlier post of it is live or paid.
+///         head is the last one (the seed initialisation while the list is empty). Who extends a
+///         head is decided at post, not by a race to finalize (P-18): each head has one extension
+///         slot, taken by the first job posted from it while the slot is free (`LineageSlotTaken`);
+///         every other job is paid only (`PaidOnlyPosted`), and a run's contribution never takes
+///         it (`ContributionPosted`). The slot job's solver is minted `steps * computePerStep`
+///         shares when the job's final state is appended to the lineage (`extendLineage`, anyone
+///         holding the proof), which moves the head. A slot whose job ends unpaid (Cancelled,
+///         Expired, Rejected), or that finalized and was not appended within the lineage window,
+///         is released: no head is frozen by a withheld state. The same training (model, start
+///         state, spec hash) is accepted once while an earlier post of it is live or paid.
 ///         A second minter, the run minter (the RunRegistry), mints the shares of the counted
 ///         contributions of DiLoCo training runs (`mintContribution`), outside the lineage.
 interface IShareRegistry {
@@ -91,12 +98,31 @@ interface IShareRegistry {
     /// @param maxSegmentCompute The bound (FLOP).
     error SegmentComputeAboveMax(uint256 segmentCompute, uint256 maxSegmentCompute);
 
-    /// @notice Thrown by `extendLineage` when no finalized job holds the model's head.
+    /// @notice Thrown by `extendLineage` when no job holds the head's slot, or its job has not
+    ///         finalized.
     /// @param modelId Model id.
-    error NoHeadClaim(bytes32 modelId);
+    /// @param jobId The slot job (0 if none).
+    error SlotJobNotFinalized(bytes32 modelId, uint256 jobId);
+
+    /// @notice Thrown by `extendLineage` past the lineage window of the finalized slot job (the slot
+    ///         is then free for the next post from the head).
+    /// @param modelId Model id.
+    /// @param jobId The slot job.
+    /// @param extendBy Last timestamp at which its final state could be appended (seconds).
+    error LineageWindowClosed(bytes32 modelId, uint256 jobId, uint64 extendBy);
+
+    /// @notice Thrown by `releaseSlot` while the slot is free or its job still holds it.
+    /// @param modelId Model id.
+    /// @param jobId The slot job (0 if none).
+    error SlotHeld(bytes32 modelId, uint256 jobId);
+
+    /// @notice Thrown when authorising a poster beyond MAX_POSTERS.
+    /// @param modelId Model id.
+    /// @param max MAX_POSTERS.
+    error TooManyPosters(bytes32 modelId, uint256 max);
 
     /// @notice Thrown by `extendLineage` when `finalState` is not the last committed checkpoint of the
-    ///         job that holds the head.
+    ///         slot job.
     /// @param modelId Model id.
     /// @param jobId The job holding the head.
     /// @param finalState The state hash offered.
@@ -134,27 +160,57 @@ interface IShareRegistry {
     /// @param trainingKey keccak256(abi.encode(modelId, initHash, specHash)).
     event TrainingPosted(bytes32 indexed modelId, uint256 indexed jobId, bytes32 trainingKey);
 
-    /// @notice Emitted when a finalized job that started from the head claimed it (it minted shares).
+    /// @notice Emitted at post when a job took its head's extension slot: it is the lineage job, its
+    ///         solver is minted when its final state is appended (`extendLineage`).
     /// @param modelId Model id.
     /// @param jobId Job.
-    /// @param head The head it started from.
-    event HeadClaimed(bytes32 indexed modelId, uint256 indexed jobId, bytes32 head);
+    /// @param head The head it starts from.
+    event LineageSlotTaken(bytes32 indexed modelId, uint256 indexed jobId, bytes32 head);
 
-    /// @notice Emitted when a finalized job minted no shares: it did not start from the head, or
-    ///         another job from the same head finalized first.
+    /// @notice Emitted at post when a job is paid only: it does not start from the head, or the
+    ///         head's slot is held by another job. It never mints, whatever happens later.
+    /// @param modelId Model id.
+    /// @param jobId Job.
+    /// @param startState The state it starts from.
+    /// @param slotJob The job holding the slot (0 if none).
+    event PaidOnlyPosted(bytes32 indexed modelId, uint256 indexed jobId, bytes32 startState, uint256 slotJob);
+
+    /// @notice Emitted at post when a job is a training run's contribution (posted through the run
+    ///         minter): it never takes a slot; its run pays it shares once.
+    /// @param modelId Model id.
+    /// @param jobId Job.
+    event ContributionPosted(bytes32 indexed modelId, uint256 indexed jobId);
+
+    /// @notice Emitted when the slot job finalized: its final state may be appended until `extendBy`
+    ///         (`extendLineage`), which mints `shares` to its solver; after that the slot is free.
+    /// @param modelId Model id.
+    /// @param jobId Job.
+    /// @param extendBy Last timestamp for `extendLineage` (seconds).
+    /// @param shares Shares minted on extension (steps * computePerStep).
+    event SlotJobFinalized(bytes32 indexed modelId, uint256 indexed jobId, uint64 extendBy, uint256 shares);
+
+    /// @notice Emitted when a head's slot was released: its job ended unpaid, or it finalized and its
+    ///         final state was not appended within the lineage window.
+    /// @param modelId Model id.
+    /// @param jobId The job that held it.
+    event SlotReleased(bytes32 indexed modelId, uint256 indexed jobId);
+
+    /// @notice Emitted when a finalized job minted no shares: it was paid only (posted off the head or
+    ///         while another job held the slot).
     /// @param modelId Model id.
     /// @param jobId Job.
     /// @param startState The state it started from.
     event OffLineage(bytes32 indexed modelId, uint256 indexed jobId, bytes32 startState);
 
-    /// @notice Emitted when a finalized job is a registered contribution of a training run
-    ///         (`IRunRegistry.isContribution`): it mints nothing here and never claims the head,
-    ///         whatever its start; its run pays it when a round claim counting it becomes final.
+    /// @notice Emitted when a finalized job is a contribution of a training run (posted through the
+    ///         RunRegistry): it mints nothing here and never holds a head, whatever its start; its
+    ///         run pays it when a round claim counting it becomes final.
     /// @param modelId Model id.
     /// @param jobId Job.
     event RunContributionFinalized(bytes32 indexed modelId, uint256 indexed jobId);
 
-    /// @notice Emitted when the head advanced: `finalState` was appended to the lineage.
+    /// @notice Emitted when the head advanced: `finalState` was appended to the lineage (the job's
+    ///         shares are minted in the same call, `SharesMinted`).
     /// @param modelId Model id.
     /// @param index Position in the lineage (0 = first finalized state after the seed).
     /// @param jobId Job whose final state it is.
@@ -249,27 +305,37 @@ interface IShareRegistry {
     ///         keccak256(abi.encode(modelId, initHash, specHash)), which an earlier job of the same
     ///         training holds unless that job ended without paying (Cancelled, Expired, Rejected);
     ///         else TrainingAlreadyPosted. Bounds its replay cost: checkpointInterval *
-    ///         computePerStep <= maxSegmentCompute (else SegmentComputeAboveMax). The poster's right
-    ///         to post is checked by the minter before (`canPost`).
+    ///         computePerStep <= maxSegmentCompute (else SegmentComputeAboveMax). Fixes what the job
+    ///         is to the shares (`postKindOf`): a contribution (ContributionPosted); else the head's
+    ///         lineage job if it starts from the head and the slot is free, releasing a lapsed slot
+    ///         first (SlotReleased, LineageSlotTaken); else paid only (PaidOnlyPosted). The poster's
+    ///         right to post is checked by the minter before (`canPost`).
     /// @param modelId Model id (registered).
     /// @param jobId The new job.
     /// @param specHash Its spec hash.
     /// @param initHash Its start state.
     /// @param checkpointInterval k: steps per segment.
-    function recordPost(bytes32 modelId, uint256 jobId, bytes32 specHash, bytes32 initHash, uint32 checkpointInterval)
-        external;
+    /// @param contribution True for a run contribution (posted through the run minter).
+    function recordPost(
+        bytes32 modelId,
+        uint256 jobId,
+        bytes32 specHash,
+        bytes32 initHash,
+        uint32 checkpointInterval,
+        bool contribution
+    ) external;
 
-    /// @notice Records a finalized job (minter only). A run's registered contribution mints
-    ///         nothing (RunContributionFinalized: its run pays it once). Otherwise, if it started
-    ///         from the model's head and no other finalized job holds the head, it claims the head
-    ///         and `steps * computePerStep` shares are minted to `solver` (the token is created on
-    ///         first use); otherwise nothing is minted (OffLineage).
+    /// @notice Records a finalized job (minter only); mints nothing. A contribution emits
+    ///         RunContributionFinalized (its run pays it once); the slot job starts its lineage
+    ///         window (SlotJobFinalized: its shares are minted by `extendLineage`); any other job
+    ///         emits OffLineage.
     /// @param modelId Model id.
     /// @param jobId Job.
     /// @param initHash Its start state.
-    /// @param solver Its solver.
+    /// @param solver Its solver (unused: `extendLineage` mints to the job's solver).
     /// @param steps Verified steps N.
-    /// @return shares Shares minted (0 when off the lineage).
+    /// @return shares Shares the job earns once its final state is appended (0 unless it holds the
+    ///         slot).
     function recordFinalized(bytes32 modelId, uint256 jobId, bytes32 initHash, address solver, uint256 steps)
         external
         returns (uint256 shares);
@@ -282,14 +348,23 @@ interface IShareRegistry {
     /// @param shares Shares minted (the RunRegistry mints innerSteps * computePerStep).
     function mintContribution(bytes32 modelId, address solver, uint256 shares) external;
 
-    /// @notice Advances `modelId`'s head to the final state of the job that claimed it: anyone may
-    ///         call with that state hash and its Merkle proof (the last leaf of the job's committed
-    ///         tree, checked by the minter's `verifyCheckpoint`). Reverts NoHeadClaim without a
-    ///         claim, FinalStateNotCommitted on a wrong state or proof.
+    /// @notice Advances `modelId`'s head to the final state of its finalized slot job and mints that
+    ///         job's solver `totalSteps * computePerStep` shares: anyone may call with that state
+    ///         hash and its Merkle proof (the last leaf of the job's committed tree, checked by the
+    ///         minter's `verifyCheckpoint`), until the lineage window after its finalization ends.
+    ///         The slot is then free for the next post from the new head. Reverts
+    ///         SlotJobNotFinalized without a finalized slot job, LineageWindowClosed after the
+    ///         window, FinalStateNotCommitted on a wrong state or proof.
     /// @param modelId Model id.
-    /// @param finalState State hash at step N of the claiming job.
+    /// @param finalState State hash at step N of the slot job.
     /// @param proof Merkle proof of leaf N / k.
     function extendLineage(bytes32 modelId, bytes32 finalState, bytes32[] calldata proof) external;
+
+    /// @notice Releases `modelId`'s slot when it has lapsed (its job ended unpaid, or missed the
+    ///         lineage window): anyone may call; a post from the head releases it as well. Reverts
+    ///         SlotHeld while no job or a live one holds it.
+    /// @param modelId Model id.
+    function releaseSlot(bytes32 modelId) external;
 
     /// @notice Commitments a model was registered with (all zero if unregistered).
     /// @param modelId Model id.
@@ -308,11 +383,33 @@ interface IShareRegistry {
     /// @return head State hash.
     function headOf(bytes32 modelId) external view returns (bytes32 head);
 
-    /// @notice Job that claimed the current head and whose final state is not yet on the lineage
-    ///         (0 if none).
+    /// @notice The job holding `modelId`'s head slot now (0 if the slot is free or has lapsed) and,
+    ///         once it finalized, the last timestamp at which its final state may be appended.
     /// @param modelId Model id.
-    /// @return jobId Job.
-    function headClaimOf(bytes32 modelId) external view returns (uint256 jobId);
+    /// @return jobId Slot job.
+    /// @return extendBy Seconds; 0 while the job has not finalized.
+    function slotOf(bytes32 modelId) external view returns (uint256 jobId, uint64 extendBy);
+
+    /// @notice What `jobId` is to its model's shares, fixed at its post (None for an unknown job).
+    /// @param jobId Job.
+    /// @return kind LineageSlot, PaidOnly or Contribution.
+    function postKindOf(uint256 jobId) external view returns (PostKind kind);
+
+    /// @notice Whether `jobId` took its head's slot at post (it mints when its final state is
+    ///         appended, if that happens within the lineage window).
+    /// @param jobId Job.
+    /// @return lineageJob True for a slot job.
+    function isLineageJob(uint256 jobId) external view returns (bool lineageJob);
+
+    /// @notice How long a finalized slot job's final state may wait to be appended (seconds): the
+    ///         minter's openWindow.
+    /// @return window Seconds.
+    function lineageWindow() external view returns (uint64 window);
+
+    /// @notice Posters the current owner of `modelId` has authorised (at most MAX_POSTERS).
+    /// @param modelId Model id.
+    /// @return posters Accounts, in no particular order.
+    function postersOf(bytes32 modelId) external view returns (address[] memory posters);
 
     /// @notice Number of finalized states on `modelId`'s lineage.
     /// @param modelId Model id.

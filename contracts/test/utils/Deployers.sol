@@ -522,6 +522,14 @@ abstract contract Deployers is PRBTest, Bound, ClaimsBook {
         return current == address(0) ? SubmissionId.wrap(bytes32(0)) : LibSubmission.id(jobId, current);
     }
 
+    /// @notice Appends finalized slot job `jobId`'s final state (its last committed leaf) to its
+    ///         model's lineage, as its solver does after finalize: this mints the job's shares.
+    function _appendFinalState(uint256 jobId) internal {
+        bytes32[] storage states = _committedStates[jobId];
+        bytes32[] memory proof = Merkle.proof(Merkle.leaves(_job(jobId).checkpointInterval, states), states.length - 1);
+        registry.extendLineage(_job(jobId).modelId, states[states.length - 1], proof);
+    }
+
     function _job(uint256 jobId) internal view returns (Job memory) {
         return jobManager.getJob(jobId);
     }

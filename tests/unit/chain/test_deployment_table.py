@@ -21,6 +21,7 @@ PARAM_REFS = {
     "moveBond",
     "claimBond",
     "claimChallengeWindow",
+    "registrationWindow",
 }
 
 

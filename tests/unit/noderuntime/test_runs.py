@@ -55,6 +55,7 @@ class FakeRegistry:
         self.jobs: dict[tuple[int, int], int] = {}
         self.sent: list[str] = []
         self.now = 1_000
+        self.deadline = 1_100  # round 0's registration deadline
 
     @staticmethod
     def _round(t: int, phase: RunRoundPhase) -> RunRoundView:
@@ -77,6 +78,9 @@ class FakeRegistry:
 
     def contributions(self, run_id: int, t: int) -> dict[int, int]:
         return {seat: job for (r, seat), job in sorted(self.jobs.items()) if r == t}
+
+    def registration_deadline(self, run_id: int, t: int) -> int:
+        return self.deadline
 
     def claim_of(self, dispute_id: int) -> tuple[int, int]:
         return (0, 0)
@@ -116,6 +120,9 @@ class FakeClient:
         self.address = "0x" + "22" * 20
         self.statuses: dict[int, JobStatus] = {}
         self.jobs = SimpleNamespace(get_job=self._job)
+
+    def timestamp(self) -> int:
+        return self.runs.now
 
     def register(self, t: int, seat: int, job_id: int, status: JobStatus) -> None:
         """Register job `job_id` as contribution (t, seat) of RUN, in `status`."""
@@ -165,9 +172,18 @@ def test_a_run_not_opened_or_opened_with_other_fields_is_refused() -> None:
 def test_a_round_cannot_be_claimed_while_a_registered_job_runs() -> None:
     registry = FakeRegistry()
     client = FakeClient(registry)
-    with pytest.raises(RoundNotReady, match="no contribution is registered"):
+    with pytest.raises(RoundNotReady, match=r"registration is open until 1100 \(0 of 3 seats"):
         round_claim(client, RUN)  # else anyone could close an empty round at once
     client.register(0, 1, 7, JobStatus.Verifying)
+    # a round posted in batches: no claim before every seat is registered or the deadline (P-28)
+    with pytest.raises(RoundNotReady, match=r"registration is open until 1100 \(1 of 3 seats"):
+        round_claim(client, RUN)
+    registry.now = 1_101  # past the deadline: the round closes with the seats it has
+    with pytest.raises(RoundNotReady, match="seat 1's job 7 is Verifying"):
+        round_claim(client, RUN)
+    registry.now = 1_000
+    client.register(0, 0, 8, JobStatus.Cancelled)
+    client.register(0, 2, 9, JobStatus.Cancelled)
     with pytest.raises(RoundNotReady, match="seat 1's job 7 is Verifying"):
         round_claim(client, RUN)
     client.statuses[7] = JobStatus.Expired  # settled, and nothing to count
@@ -180,6 +196,10 @@ def test_the_keeper_proposes_finalizes_and_the_run_rebuilds_from_the_final_claim
     client = FakeClient(registry)
     keeper = RunKeeper(FakeNode(client), propose=True, challenge=True)
     client.register(0, 0, 3, JobStatus.Open)
+    keeper.tick()  # the round's registration is open
+    assert registry.sent == []
+    client.register(0, 1, 4, JobStatus.Cancelled)
+    client.register(0, 2, 5, JobStatus.Expired)
     keeper.tick()  # the round's job is not settled
     assert registry.sent == []
     client.statuses[3] = JobStatus.Cancelled
