@@ -1,5 +1,5 @@
 """The mirror: every node keeps, and serves by hash, the states it proved (docs/RUNS.md,
-docs/SECURITY.md N-8).
+docs/SECURITY.md N-27).
 
 A state a node fetched and checked (a replay's start and end, a run contribution's final state
 proved against its job's Merkle root, a round's outer state) goes into its `StateMirror`, a

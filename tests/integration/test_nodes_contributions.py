@@ -105,7 +105,7 @@ def _shares(net: Network, run: RunSpec, account: str) -> int:
 
 def test_a_run_over_two_rounds_makes_the_simulated_global_states(net: Network) -> None:
     """Round 0: two seats, both trained by one solver, which then leaves and withholds its
-    states (N-8); round 1: seat 1 is not posted, and a solver that joined late trains seat 0,
+    states (N-27); round 1: seat 1 is not posted, and a solver that joined late trains seat 0,
     its start rebuilt from the verifiers' mirrors. The owner posts and registers each round's
     jobs with the starts it computes from the chain (`post_round`); the solvers rebuild the
     same starts themselves, propose each round's claim once its jobs are final and finalize it
@@ -133,7 +133,7 @@ def test_a_run_over_two_rounds_makes_the_simulated_global_states(net: Network) -
     assert state1.state.state_hash() == simulated[0].global_hash
     assert state1.rounds[0].accepted == [0, 1] and state1.jobs == {0: {0: round0[0], 1: round0[1]}}
 
-    # the solver leaves and withholds its counted work (docs/SECURITY.md N-8): once the
+    # the solver leaves and withholds its counted work (docs/SECURITY.md N-27): once the
     # verifiers' mirrors hold round 0's finals, it stops, server and all. A solver that joins
     # late takes round 1: it rebuilds the run from the chain, fetching the round-0 finals from
     # the verifiers' mirrors (the owner's post does the same)
@@ -183,7 +183,7 @@ def test_a_run_over_two_rounds_makes_the_simulated_global_states(net: Network) -
     assert reader.jobs.get_job(round1).solver.lower() == late.client.address.lower()
     _wait_round(net, run, 2)
     assert _shares(net, run, late.client.address) == per_contribution
-    # the leaver keeps what its counted round-0 work minted (finding N-8: left as is)
+    # the leaver keeps what its counted round-0 work minted (finding N-27: left as is)
     assert _shares(net, run, solver.client.address) == 2 * per_contribution
     state2 = run_state(reader, run, 2, mirrors=mirrors)
     assert state2.state.state_hash() == simulated[1].global_hash

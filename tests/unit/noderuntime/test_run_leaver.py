@@ -1,4 +1,4 @@
-"""A leaver does not stall a run (docs/SECURITY.md N-8, docs/RUNS.md "A leaver's counted
+"""A leaver does not stall a run (docs/SECURITY.md N-27, docs/RUNS.md "A leaver's counted
 state"): a solver counted in round 0 stops serving its final state, and the run still goes on.
 
 Two real contributions of round 0 (digits-mlp, H = 4, k = 2) are served by their solvers'
@@ -145,7 +145,7 @@ def test_a_leaver_withholding_its_counted_final_does_not_stop_the_run(
     tmp_path: Path, round0: tuple[bytes, dict[int, tuple[bytes, bytes]]]
 ) -> None:
     """Seat 1's solver stops serving its final after round 0 counted it. Without a mirror the
-    owner cannot post round 1 (the stall of N-8); with the keeper's mirror the owner posts
+    owner cannot post round 1 (the stall of N-27); with the keeper's mirror the owner posts
     every seat of round 1, each from exactly the start an honest solver computes."""
     start, contributions = round0
     chain, solvers, _mirror, network = _run_past_round0(tmp_path, round0)
