@@ -68,23 +68,19 @@ class Chain(FakeClient):
         self.jobs = SimpleNamespace(
             get_job=self._view,
             checkpoint_url=lambda job_id: f"http://solver{job_id}.test/jobs/{job_id}",
-            post_job=self._post,
         )
-        registry.add_contribution = self._add  # type: ignore[attr-defined]
+        registry.post_contribution = self._post  # type: ignore[attr-defined]
+        registry.job_id_from = lambda receipt: receipt  # type: ignore[attr-defined]
 
     def _view(self, job_id: int) -> SimpleNamespace:
         return SimpleNamespace(**vars(self._job(job_id)), **self.views.get(job_id, {}))
 
-    def _post(self, model: bytes, spec_hash: bytes, init_hash: bytes, *rest: Any) -> int:
+    def _post(self, run_id: int, seat: int, init_hash: bytes, *rest: Any) -> int:
+        """`RunRegistry.postContribution`: the job is posted and its seat registered at once."""
         job_id = 100 + len(self.posted)
         self.posted.append((bytes(init_hash), job_id))
-        return job_id
-
-    def job_id_from(self, receipt: int) -> int:
-        return receipt
-
-    def _add(self, run_id: int, seat: int, job_id: int) -> None:
         self.register(self.runs.run.round, seat, job_id, JobStatus.Open)
+        return job_id
 
 
 def _network(solvers: dict[int, Solver], mirror: StateMirror) -> httpx.Client:
@@ -131,6 +127,7 @@ def _run_past_round0(
     node = FakeNode(chain)
     node.http_client = _network(solvers, mirror)
     keeper = RunKeeper(node, propose=True, challenge=True, store=mirror)
+    registry.now = registry.deadline + 1  # two of three seats posted: registration closes by time
     keeper.tick()
     registry.now += 61
     keeper.tick()
