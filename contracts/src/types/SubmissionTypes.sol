@@ -52,6 +52,10 @@ struct Seat {
 /// @param disputeChallenger The one party whose own challenge the current dispute decides (a game
 ///        played one against one), or zero when the adjudicator's ruling binds every challenger of
 ///        the sample (a committee).
+/// @param expiring True once the submission is to expire (verifiers stayed silent through every
+///        reassignment, or the job could not seat verifiers by its assign deadline): its disputed
+///        samples are adjudicated first (docs/SECURITY.md P-31), then it expires instead of
+///        finalizing. Packed with `disputeChallenger`.
 /// @param seatClosed Verifiers whose seat on a sample (their rejection or approval of it) is
 ///        settled: a rejecter that lost its own game on it, and, on a forced error, the approvers of
 ///        the forced claim (slashed). Keyed by (sample, party) in the seat role only.
@@ -84,6 +88,7 @@ struct Submission {
     mapping(address verifier => Seat seat) seats;
     mapping(uint256 sampleIndex => mapping(address verifier => address challenger)) challengers;
     address disputeChallenger;
+    bool expiring;
     mapping(uint256 sampleIndex => mapping(address verifier => bool closed)) seatClosed;
     mapping(uint256 sampleIndex => mapping(address whistleblower => bool closed)) challengeClosed;
 }
