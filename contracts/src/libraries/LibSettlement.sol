@@ -192,7 +192,7 @@ library LibSettlement {
             sub.expiring = true;
             return (false, 0);
         }
-        uint32 reassignment = ++sub.reassignments;
+        uint24 reassignment = ++sub.reassignments;
         uint64 randomnessBlock = uint64(block.number + 1);
         job.randomnessBlock = SafeCast.toUint40(randomnessBlock);
         job.commitDeadline = SafeCast.toUint40(block.timestamp);
@@ -295,7 +295,7 @@ library LibSettlement {
             mask &= ~(uint256(1) << sampleIndex);
             emit IJobManager.SampleUndisputed(jobId, sampleIndex);
             // Abstainers left on it were passed over: another seat replayed it (P-30).
-            _forfeitAbstentions(sub, s, jobId, sampleIndex);
+            LibVerdict.forfeitAbstentions(sub, s, jobId, sampleIndex);
         }
         // SAFETY: `mask` is the stored 64-bit mask with bits cleared.
         // forge-lint: disable-next-line(unsafe-typecast)
@@ -555,7 +555,7 @@ library LibSettlement {
                 // The solver showed its data to the judges: the abstention forfeits its bond to the
                 // pool (P-30), never to the solver or an approver (P-19); it is not slashed (P-20).
                 sub.seatClosed[sampleIndex][verifier] = true;
-                _forfeitAbstention(s, jobId, sampleIndex, verifier);
+                LibVerdict.forfeitAbstention(s, jobId, sampleIndex, verifier);
             } else if (verdict == Verdict.Approve) {
                 winners[count++] = verifier;
                 address challenger = sub.challengers[sampleIndex][verifier];
@@ -630,7 +630,7 @@ library LibSettlement {
             } else if (verdict == Verdict.Abstain) {
                 // It flagged the sample but checked nothing: no share of the pot; its bond back
                 // unless another seat replayed the sample (the data was there, P-30).
-                if (!sub.seatClosed[sampleIndex][verifier]) _settleAbstention(sub, s, jobId, sampleIndex, verifier);
+                if (!sub.seatClosed[sampleIndex][verifier]) LibVerdict.settleAbstention(sub, s, jobId, sampleIndex, verifier);
             } else if (verdict == Verdict.Approve) {
                 address challenger = sub.challengers[sampleIndex][verifier];
                 if (challenger != address(0) && !sub.challengeClosed[sampleIndex][challenger]) {
@@ -707,7 +707,7 @@ library LibSettlement {
                 } else if (verdict == Verdict.Reject) {
                     _returnBond(s, verifier);
                 } else if (verdict == Verdict.Abstain) {
-                    _settleAbstention(sub, s, jobId, t, verifier);
+                    LibVerdict.settleAbstention(sub, s, jobId, t, verifier);
                 } else if (verdict == Verdict.Approve) {
                     address challenger = sub.challengers[t][verifier];
                     if (challenger != address(0) && !sub.challengeClosed[t][challenger]) _returnBond(s, challenger);
@@ -839,38 +839,5 @@ library LibSettlement {
         amount = s.challengeBond;
         emit IJobManager.BondForfeited(jobId, account, amount);
         s.escrow.move(Bucket.Bonds, Bucket.Pot, amount);
-    }
-
-    /// @notice Settles the bond of `verifier`'s abstention on sample `t`, never adjudicated against
-    ///         it: forfeited to the pool if another seat replayed the sample (the data was there),
-    ///         else returned (nobody could fetch it: the solver withheld, P-20, P-30).
-    function _settleAbstention(Submission storage sub, Settlement memory s, uint256 jobId, uint256 t, address verifier)
-        internal
-    {
-        sub.seatClosed[t][verifier] = true;
-        if (LibVerdict.replayed(sub, t)) _forfeitAbstention(s, jobId, t, verifier);
-        else _returnBond(s, verifier);
-    }
-
-    /// @notice Forfeits the bond of each abstention left open on sample `t` (their sample leaves the
-    ///         disputed set: another seat replayed it, P-30).
-    function _forfeitAbstentions(Submission storage sub, Settlement memory s, uint256 jobId, uint256 t) internal {
-        address[] storage verifiers = sub.verifiers;
-        for (uint256 i; i < verifiers.length; ++i) {
-            address verifier = verifiers[i];
-            if (sub.seatClosed[t][verifier] || LibVerdict.verdictAt(sub.seats[verifier], t) != Verdict.Abstain) {
-                continue;
-            }
-            sub.seatClosed[t][verifier] = true;
-            _forfeitAbstention(s, jobId, t, verifier);
-        }
-    }
-
-    /// @notice Moves one abstention's bond into the jackpot pool: never to a party of the job, which
-    ///         could be the abstainer's accomplice (P-19, P-30).
-    function _forfeitAbstention(Settlement memory s, uint256 jobId, uint256 t, address verifier) internal {
-        emit IJobManager.AbstentionForfeited(jobId, t, verifier, s.challengeBond);
-        // SAFETY: trusted Escrow; the bond was deposited into Bucket.Bonds at the reveal.
-        s.escrow.move(Bucket.Bonds, Bucket.Jackpot, s.challengeBond);
     }
 }

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.37;
 
+// Interfaces
+import {IJobManager} from "../interfaces/IJobManager.sol";
 // Types
+import {Bucket} from "../types/EscrowTypes.sol";
 import {Verdict} from "../types/JobTypes.sol";
-import {Seat, SeatStatus, Submission} from "../types/SubmissionTypes.sol";
+import {Seat, SeatStatus, Settlement, Submission} from "../types/SubmissionTypes.sol";
 
 /// @title LibVerdict
 /// @notice How settlement reads the seats' verdicts on a sample: a seat's verdict, whether the
-///         sample's data was there (a seat replayed it), and the sample's next challenger.
+///         sample's data was there (a seat replayed it), the sample's next challenger, and the price
+///         of an abstention where the data was there (docs/SECURITY.md P-30).
 /// @dev Internal functions only: they are compiled into their callers (LibSettlement, the
 ///      JobManager), so nothing is linked.
 library LibVerdict {
@@ -52,10 +56,11 @@ library LibVerdict {
         address abstainer;
         for (uint256 i; i < count; ++i) {
             address verifier = verifiers[i];
-            if (sub.seatClosed[sampleIndex][verifier]) continue;
             Verdict verdict = verdictAt(sub.seats[verifier], sampleIndex);
+            if (verdict != Verdict.Reject && verdict != Verdict.Abstain) continue;
+            if (sub.seatClosed[sampleIndex][verifier]) continue;
             if (verdict == Verdict.Reject) return verifier;
-            if (verdict == Verdict.Abstain && abstainer == address(0)) abstainer = verifier;
+            if (abstainer == address(0)) abstainer = verifier;
         }
         // An abstainer challenges too: a sample whose data nobody could obtain is judged (P-20).
         if (abstainer != address(0) && !replayed(sub, sampleIndex)) return abstainer;
@@ -65,6 +70,43 @@ library LibVerdict {
         }
         return address(0);
     }
+
+    ////// Abstentions (P-30) //////
+
+    /// @notice Settles the bond of `verifier`'s abstention on sample `t`, never adjudicated against
+    ///         it: forfeited to the pool if another seat replayed the sample (the data was there),
+    ///         else returned (nobody could fetch it: the solver withheld, P-20, P-30).
+    function settleAbstention(Submission storage sub, Settlement memory s, uint256 jobId, uint256 t, address verifier)
+        internal
+    {
+        sub.seatClosed[t][verifier] = true;
+        if (replayed(sub, t)) forfeitAbstention(s, jobId, t, verifier);
+        else s.escrow.credit(Bucket.Bonds, verifier, s.challengeBond);
+    }
+
+    /// @notice Forfeits the bond of each abstention left open on sample `t` (their sample leaves the
+    ///         disputed set: another seat replayed it, P-30).
+    function forfeitAbstentions(Submission storage sub, Settlement memory s, uint256 jobId, uint256 t) internal {
+        address[] storage verifiers = sub.verifiers;
+        for (uint256 i; i < verifiers.length; ++i) {
+            address verifier = verifiers[i];
+            if (sub.seatClosed[t][verifier] || verdictAt(sub.seats[verifier], t) != Verdict.Abstain) {
+                continue;
+            }
+            sub.seatClosed[t][verifier] = true;
+            forfeitAbstention(s, jobId, t, verifier);
+        }
+    }
+
+    /// @notice Moves one abstention's bond into the jackpot pool: never to a party of the job, which
+    ///         could be the abstainer's accomplice (P-19, P-30).
+    function forfeitAbstention(Settlement memory s, uint256 jobId, uint256 t, address verifier) internal {
+        emit IJobManager.AbstentionForfeited(jobId, t, verifier, s.challengeBond);
+        // SAFETY: trusted Escrow; the bond was deposited into Bucket.Bonds at the reveal.
+        s.escrow.move(Bucket.Bonds, Bucket.Jackpot, s.challengeBond);
+    }
+
+    ////// Pure helpers //////
 
     /// @notice Index of the lowest set bit of `mask` (which must be non-zero).
     function firstSet(uint256 mask) internal pure returns (uint256 index) {
