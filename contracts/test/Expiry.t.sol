@@ -140,9 +140,7 @@ contract Expiry_RevealedReject_Test is ExpiryHelpers {
             assertEq(_holdings(v), poolBefore[i] + fee - n * params.verifierStake, "silence costs a stake per draw");
             assertEq(_locked(v, Role.Verifier), 0, "every seat settled");
         }
-        assertEq(
-            escrow.jackpotPool(), before[3] + silent.length * params.verifierStake, "silent stakes join the pool"
-        );
+        assertEq(escrow.jackpotPool(), before[3] + silent.length * params.verifierStake, "silent stakes join the pool");
         _assertEscrowSolvent();
     }
 
@@ -233,9 +231,8 @@ contract Expiry_Unassigned_Test is ExpiryHelpers {
     ///         submitter gets the reward and the silent seat's fee back, the solver is unlocked.
     function test_expireUnassigned_afterReassignment_keptSeatsPaid_succeeds() public {
         (uint256 jobId, address[] memory seats) = _wideJob("no one left");
-        uint256[5] memory before = [
-            _holdings(solver), _holdings(submitter), _holdings(seats[1]), _holdings(seats[2]), _holdings(seats[0])
-        ];
+        uint256[5] memory before =
+            [_holdings(solver), _holdings(submitter), _holdings(seats[1]), _holdings(seats[2]), _holdings(seats[0])];
         _submitEnds(jobId, seats[1], _honestEnds(jobId, seats[1]));
         _submitEnds(jobId, seats[2], _honestEnds(jobId, seats[2]));
         _passChallengeWindow(jobId);
@@ -283,9 +280,8 @@ contract Expiry_Abstention_Test is Deployers {
         uint256 jobId = _verifyingJob();
         address[] memory seats = _assigned(jobId);
         uint256 samples = _samples(jobId);
-        uint256[5] memory before = [
-            _holdings(seats[0]), _holdings(seats[1]), _holdings(seats[2]), _holdings(solver), _holdings(submitter)
-        ];
+        uint256[5] memory before =
+            [_holdings(seats[0]), _holdings(seats[1]), _holdings(seats[2]), _holdings(solver), _holdings(submitter)];
         uint256 pool = escrow.jackpotPool();
         _submitEnds(jobId, seats[0], _zeros(jobId));
         _submit(jobId, seats[1], 0);

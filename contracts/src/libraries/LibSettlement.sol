@@ -574,7 +574,9 @@ library LibSettlement {
             // The game refuted the one claim both of the loser's roles make: close both.
             sub.seatClosed[sampleIndex][only] = true;
             sub.challengeClosed[sampleIndex][only] = true;
-            if (LibVerdict.nextChallenger(sub, sampleIndex) != address(0)) sub.disputedMask |= uint64(1) << sampleIndex;
+            if (LibVerdict.nextChallenger(sub, sampleIndex) != address(0)) {
+                sub.disputedMask |= uint64(1) << sampleIndex;
+            }
         }
     }
 
@@ -630,7 +632,9 @@ library LibSettlement {
             } else if (verdict == Verdict.Abstain) {
                 // It flagged the sample but checked nothing: no share of the pot; its bond back
                 // unless another seat replayed the sample (the data was there, P-30).
-                if (!sub.seatClosed[sampleIndex][verifier]) LibVerdict.settleAbstention(sub, s, jobId, sampleIndex, verifier);
+                if (!sub.seatClosed[sampleIndex][verifier]) {
+                    LibVerdict.settleAbstention(sub, s, jobId, sampleIndex, verifier);
+                }
             } else if (verdict == Verdict.Approve) {
                 address challenger = sub.challengers[sampleIndex][verifier];
                 if (challenger != address(0) && !sub.challengeClosed[sampleIndex][challenger]) {
