@@ -326,3 +326,105 @@ contract Expiry_Abstention_Test is Deployers {
         _assertEscrowSolvent();
     }
 }
+
+/// @notice The new surface under random play: each verifier of the pool is honest, silent (never
+///         seals: P-31's accomplice), a griefer (abstains on its samples: P-30) or a liar (rejects
+///         its samples with made-up ends); the solver cheats on one sample or not; the committee
+///         rules the truth; the job runs through every reassignment, expiry or a stuck redraw
+///         (P-32). Whatever the mix, no honest party ends below its start: an honest verifier, an
+///         honest solver, and the submitter never pays more than the job's post cost.
+contract Expiry_HonestNeverLoses_Test is ExpiryHelpers {
+    uint256 internal constant HONEST = 0;
+    uint256 internal constant SILENT = 1;
+    uint256 internal constant GRIEFER = 2;
+    uint256 internal constant LIAR = 3;
+
+    uint256 internal _seed;
+
+    function setUp() public override {
+        super.setUp();
+        _deployOwnDraws();
+    }
+
+    function _role(address v) internal view returns (uint256) {
+        return uint256(keccak256(abi.encode(_seed, v))) % 4;
+    }
+
+    /// @notice Every seat of the current draw that has not sealed acts out its role.
+    function _play(uint256 jobId, bool cheat, uint256 faked) internal {
+        address[] memory seats = _assigned(jobId);
+        for (uint256 i; i < seats.length; ++i) {
+            address v = seats[i];
+            (bytes32 sealedHash,) = round.verdictCommitmentOf(_sid(jobId), v);
+            uint256 role = _role(v);
+            if (sealedHash != bytes32(0) || role == SILENT) continue;
+            bytes32[] memory ends = _honestEnds(jobId, v);
+            uint256 mask = _maskOf(jobId, v);
+            for (uint256 j; j < ends.length; ++j) {
+                if ((mask >> j) & 1 == 0) continue;
+                if (role == GRIEFER) ends[j] = bytes32(0);
+                else if (role == LIAR) ends[j] = keccak256(abi.encode("made up", j));
+                else if (cheat && j == faked) ends[j] = keccak256("the true replay");
+            }
+            _submitEnds(jobId, v, ends);
+        }
+    }
+
+    /// @notice Arbitrates every dispute the job opens with the truth, finalizing in between.
+    function _judge(uint256 jobId, bool cheat, uint256 faked) internal {
+        for (uint256 guard; guard < 64 && _job(jobId).status == JobStatus.Disputed; ++guard) {
+            bool valid = !(cheat && jobManager.disputedSampleOf(jobId) == faked);
+            _arbitrate(_job(jobId).disputeId, valid);
+            if (_job(jobId).status == JobStatus.Disputed) jobManager.finalize(jobId);
+        }
+    }
+
+    function testFuzz_expiry_honestPartiesNeverLose_succeeds(uint256 seed) public {
+        _seed = seed;
+        bool cheat = seed & 1 == 1;
+        (uint256 jobId,) = _wideJob(string(abi.encode("mix", seed)));
+        uint256 faked = (seed >> 8) % _samples(jobId);
+        uint256[] memory start = new uint256[](verifierPool.length);
+        for (uint256 i; i < verifierPool.length; ++i) {
+            start[i] = _holdings(verifierPool[i]);
+        }
+        uint256 solverStart = _holdings(solver);
+        // The submitter paid the post cost already: it never loses more than that.
+        uint256 submitterStart = _holdings(submitter);
+
+        for (uint256 r; r <= params.maxReassignments + 1; ++r) {
+            _play(jobId, cheat, faked);
+            _passChallengeWindow(jobId);
+            jobManager.finalize(jobId);
+            _judge(jobId, cheat, faked);
+            if (_job(jobId).status != JobStatus.Committed) break;
+            vm.roll(block.number + 2);
+            vmx.setBlockhash(_job(jobId).randomnessBlock, keccak256(abi.encode(seed, r)));
+            try jobManager.assignVerifiers(jobId) {}
+            catch {
+                vm.warp(uint256(_job(jobId).commitDeadline) + params.openWindow + 1);
+                jobManager.expireUnassigned(jobId);
+                _judge(jobId, cheat, faked);
+                break;
+            }
+        }
+
+        // (Earlier attempts of `_wideJob` stay live and lock stakes: holdings are what counts.)
+        JobStatus status = _job(jobId).status;
+        assertTrue(
+            status == JobStatus.Finalized || status == JobStatus.Rejected || status == JobStatus.Expired, "terminal"
+        );
+        for (uint256 i; i < verifierPool.length; ++i) {
+            if (_role(verifierPool[i]) != HONEST) continue;
+            assertGte(_holdings(verifierPool[i]), start[i], "an honest verifier lost");
+        }
+        if (!cheat) assertGte(_holdings(solver), solverStart, "the honest solver lost");
+        assertGte(_holdings(submitter), submitterStart, "the submitter paid more than the post cost");
+        _assertEscrowSolvent();
+    }
+
+    /// @notice A pinned mix (seed 7: the solver cheats).
+    function test_expiry_honestPartiesNeverLose_succeeds() public {
+        testFuzz_expiry_honestPartiesNeverLose_succeeds(7);
+    }
+}
