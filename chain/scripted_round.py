@@ -10,7 +10,7 @@ A verdict is an end state hash per sample (`veritrain.forced`): ``approve(verifi
 the claimed end, a reject the solver's true end on the forced sample (a replay's result) or
 `SCRIPTED_REJECT_END` elsewhere (an end of its own: a rejection; `UNREPLAYED_END`, the zero end,
 would be an abstention, which holds no dispute on a sample another seat replayed,
-docs/SECURITY.md P-30), unless ``ends_of`` names another end.
+docs/SECURITY.md P-33), unless ``ends_of`` names another end.
 
 Each call takes the job id and keys the round by the job's submission id
 (``JobManager.submissionOf``). State hashes are real 32-byte values; the tree is

@@ -408,7 +408,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
             if (outcome == RoundOutcome.Pending) revert RoundPending(jobId);
             if (outcome == RoundOutcome.NoVerdicts) {
                 // Nothing was verified: nothing is paid or minted. Past the last reassignment the
-                // submission is expiring: its disputed samples are judged, then it expires (P-31).
+                // submission is expiring: its disputed samples are judged, then it expires (P-34).
                 (bool reassigned, uint256 kept) = LibSettlement.settleUnverified(job, sub, _settlement(), jobId);
                 if (reassigned) {
                     _round.onReassign(submissionId, kept);

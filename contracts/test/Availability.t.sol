@@ -11,7 +11,7 @@ import {Role} from "../src/types/Role.sol";
 ///         when the segment is ruled valid, and is never paid for a check it did not make: no fee,
 ///         no share of a pot. So a solver that is offline during the verdict window, and serves
 ///         its data again for the dispute, collects nothing from the verifiers it withheld from.
-///         P-30: where the data was there (another seat replayed the sample, or the adjudicator
+///         P-33: where the data was there (another seat replayed the sample, or the adjudicator
 ///         found it valid) the abstention's bond goes to the jackpot pool, never to a party.
 contract Availability_Test is AttackHelpers {
     function setUp() public override {
@@ -28,7 +28,7 @@ contract Availability_Test is AttackHelpers {
     ///         fetch the data, rules every sample valid. Before: each verifier lost its stake
     ///         (-20 VTT each) to the solver (+54 VTT on top of its reward). Now the solver gains
     ///         nothing but its reward; each abstainer forfeits one bond per sample to the jackpot
-    ///         pool (the judges found the data there, P-30), never to the solver.
+    ///         pool (the judges found the data there, P-33), never to the solver.
     function test_offlineSolver_everyVerifierAbstains_solverGainsNothingFromThem_succeeds() public {
         uint256 jobId = _verifyingJob();
         address[] memory verifiers = _assigned(jobId);
@@ -83,7 +83,7 @@ contract Availability_Test is AttackHelpers {
 
     /// @notice One verifier abstains, the others replay and approve a valid segment: the approvers
     ///         are paid their fee, the abstainer is not (abstaining is never a way to earn a fee
-    ///         without replaying) and forfeits its bonds (the data was there, P-30); nobody is
+    ///         without replaying) and forfeits its bonds (the data was there, P-33); nobody is
     ///         slashed.
     function test_oneAbstainer_validSegment_approversPaidAbstainerNot_succeeds() public {
         uint256 jobId = _verifyingJob();

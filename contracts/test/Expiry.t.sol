@@ -64,7 +64,7 @@ abstract contract ExpiryHelpers is Deployers {
     }
 }
 
-/// @notice P-31 (docs/SECURITY.md): expiry never forgives a revealed reject. An honest seat rejects
+/// @notice P-34 (docs/SECURITY.md): expiry never forgives a revealed reject. An honest seat rejects
 ///         the solver's wrong claim; its accomplices stay silent through every reassignment. Before:
 ///         the job expired, the cheating solver kept its stake, the honest rejecter got only its
 ///         fee and the submitter paid for a check it never got the benefit of. Now the rejected
@@ -171,7 +171,7 @@ contract Expiry_RevealedReject_Test is ExpiryHelpers {
     }
 }
 
-/// @notice P-32 (docs/SECURITY.md): nothing waits forever. A Committed job that cannot seat
+/// @notice P-35 (docs/SECURITY.md): nothing waits forever. A Committed job that cannot seat
 ///         verifiers (none eligible) sat in Committed for good: the solver's stake and the
 ///         submitter's reward stayed locked. Now anyone may expire it past its assign deadline
 ///         (`commitDeadline` + openWindow), with every party made whole.
@@ -262,7 +262,7 @@ contract Expiry_Unassigned_Test is ExpiryHelpers {
     }
 }
 
-/// @notice P-30 (docs/SECURITY.md): abstention has a price when the data was there. A griefer that
+/// @notice P-33 (docs/SECURITY.md): abstention has a price when the data was there. A griefer that
 ///         abstained on every sample of an honest job cost nothing (bond back, P-20) and held the job
 ///         in one dispute per sample. Now an abstention on a sample another seat replayed holds
 ///         nothing and forfeits its bond to the pool; so does one on a sample the adjudicator finds
@@ -328,10 +328,10 @@ contract Expiry_Abstention_Test is Deployers {
 }
 
 /// @notice The new surface under random play: each verifier of the pool is honest, silent (never
-///         seals: P-31's accomplice), a griefer (abstains on its samples: P-30) or a liar (rejects
+///         seals: P-34's accomplice), a griefer (abstains on its samples: P-33) or a liar (rejects
 ///         its samples with made-up ends); the solver cheats on one sample or not; the committee
 ///         rules the truth; the job runs through every reassignment, expiry or a stuck redraw
-///         (P-32). Whatever the mix, no honest party ends below its start: an honest verifier, an
+///         (P-35). Whatever the mix, no honest party ends below its start: an honest verifier, an
 ///         honest solver, and the submitter never pays more than the job's post cost.
 contract Expiry_HonestNeverLoses_Test is ExpiryHelpers {
     uint256 internal constant HONEST = 0;

@@ -146,7 +146,7 @@ contract OwnDraws_Test is Deployers {
     ///         its partner did not draw it copied zero ends (nothing was replayed there), so it
     ///         abstained: it earns no fee and forfeits the bond of each such abstention to the pool
     ///         (the third seat replayed the sample or the committee found it valid: the data was
-    ///         there, docs/SECURITY.md P-30); the copied ends on the partner's samples are ignored
+    ///         there, docs/SECURITY.md P-33); the copied ends on the partner's samples are ignored
     ///         (Verdict.None, no bond). The partner and the third verifier, which replayed their own
     ///         samples, are paid; the solver gets its reward.
     function test_ownDraws_copierSeat_gainsNothing_succeeds() public {

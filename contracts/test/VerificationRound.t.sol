@@ -1083,7 +1083,7 @@ contract VerificationRound_ForcedEnd_Test is VerificationRound_Forced_Init {
 
     /// @notice P-20 on the forced sample: an abstainer (zero end) has no end to compare; the two
     ///         other seats replayed the forced sample (their ends are the true end), so the data was
-    ///         there: the abstention holds no dispute and forfeits its bond to the pool (P-30). The
+    ///         there: the abstention holds no dispute and forfeits its bond to the pool (P-33). The
     ///         abstainer keeps its stake and is paid neither the jackpot nor its fee.
     function test_finalize_abstainOnForcedSample_othersReplayed_forfeitsNotSlashedNotPaid_succeeds() public {
         _submit(jobId, verifiers[0], uint256(1) << f);

@@ -1,4 +1,4 @@
-"""A Committed job nobody can verify expires through the chain facade (docs/SECURITY.md P-32):
+"""A Committed job nobody can verify expires through the chain facade (docs/SECURITY.md P-35):
 `JobsContract.expire_unassigned` on the session Anvil, every party's tokens before and after.
 
 Run: ``.venv/bin/python -m pytest tests/integration/test_chain_expiry.py``.

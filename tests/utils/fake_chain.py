@@ -487,7 +487,7 @@ class FakeJobs:
         return self._client._tx("finalize", job_id)
 
     def _drop_replayed_abstentions(self, job_id: int) -> None:
-        """As the contract (P-30): a sample whose only non-approvals are abstentions, and that
+        """As the contract (P-33): a sample whose only non-approvals are abstentions, and that
         another seat replayed (approved or rejected with an end), holds no dispute."""
         chain = self._client.chain
         challenged = {i for (j, i, _v) in chain.challengers if j == job_id}

@@ -440,7 +440,7 @@ interface IJobManager {
     event ArbiterSlashed(uint256 indexed jobId, address indexed arbiter, uint256 amount);
 
     /// @notice Emitted when an abstention's bond went to the jackpot pool: another seat replayed the
-    ///         sample, or the adjudicator found it valid (the data was there, docs/SECURITY.md P-30).
+    ///         sample, or the adjudicator found it valid (the data was there, docs/SECURITY.md P-33).
     /// @param jobId Job.
     /// @param sampleIndex Sample abstained on.
     /// @param verifier Abstaining verifier.
@@ -550,7 +550,7 @@ interface IJobManager {
 
     /// @notice Expires a Committed job that seated no verifiers by its assign deadline
     ///         (`commitDeadline` + openWindow; a reassignment sets `commitDeadline` to its own time),
-    ///         e.g. because too few verifiers are eligible (docs/SECURITY.md P-32). Disputed samples of
+    ///         e.g. because too few verifiers are eligible (docs/SECURITY.md P-35). Disputed samples of
     ///         seats kept from an earlier draw are adjudicated first (the job goes Disputed, then
     ///         expires at a later `finalize`); else it expires at once: reward and held fees back to
     ///         the submitter, kept seats paid their fee, bonds returned, the solver unlocked.
@@ -602,7 +602,7 @@ interface IJobManager {
     ///         to the seats that revealed (the job goes back to Committed), at most
     ///         maxReassignments times, after which the job expires (open bonds returned, the seats
     ///         that revealed paid their fee, refund; solver unlocked), once every disputed sample
-    ///         was adjudicated: a revealed reject is never forgiven (docs/SECURITY.md P-31).
+    ///         was adjudicated: a revealed reject is never forgiven (docs/SECURITY.md P-34).
     ///         Callable by anyone.
     /// @param jobId Job.
     function finalize(uint256 jobId) external;

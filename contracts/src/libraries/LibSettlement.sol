@@ -180,7 +180,7 @@ library LibSettlement {
     ///         challenges, at most `maxReassignments` times. The Committed job's assign deadline
     ///         (`commitDeadline` + openWindow, `expireUnassigned`) counts from now. After that the
     ///         submission is marked expiring: the caller adjudicates its disputed samples first
-    ///         (a revealed reject is never forgiven, P-31) and then expires it (`expire`).
+    ///         (a revealed reject is never forgiven, P-34) and then expires it (`expire`).
     /// @return reassigned True if fresh verifiers are to be drawn (the round must be reset).
     /// @return kept Seats kept for the next draw (they revealed).
     function settleUnverified(Job storage job, Submission storage sub, Settlement memory s, uint256 jobId)
@@ -207,7 +207,7 @@ library LibSettlement {
 
     /// @notice Expires an expiring submission whose disputed samples are all adjudicated (or that
     ///         has none), with nobody left at fault: the open bonds are returned (an abstention on a
-    ///         sample another seat replayed forfeits, P-30), the seats that revealed are released
+    ///         sample another seat replayed forfeits, P-33), the seats that revealed are released
     ///         with their fee, the reward and the other fees go back to the submitter and the
     ///         solver, never proven wrong, is unlocked.
     function expire(Job storage job, Submission storage sub, Settlement memory s, uint256 jobId) external {
@@ -272,7 +272,7 @@ library LibSettlement {
     ///         `disputeSubmissions`. A disputed sample none of whose challengers is left to play
     ///         leaves the disputed set (`SampleUndisputed`) instead of blocking the job: finalize
     ///         never waits on a challenger that does not exist. An abstention on a sample another
-    ///         seat replayed is no challenger: it forfeits its bond to the pool there (P-30).
+    ///         seat replayed is no challenger: it forfeits its bond to the pool there (P-33).
     /// @dev Reverts AdjudicatorNotSet before the admin sets one.
     /// @return opened False if no disputed sample has a challenger left (the disputed set is then
     ///         empty and the caller finalizes the job).
@@ -294,7 +294,7 @@ library LibSettlement {
             if (challenger != address(0)) break;
             mask &= ~(uint256(1) << sampleIndex);
             emit IJobManager.SampleUndisputed(jobId, sampleIndex);
-            // Abstainers left on it were passed over: another seat replayed it (P-30).
+            // Abstainers left on it were passed over: another seat replayed it (P-33).
             LibVerdict.forfeitAbstentions(sub, s, jobId, sampleIndex);
         }
         // SAFETY: `mask` is the stored 64-bit mask with bits cleared.
@@ -541,7 +541,7 @@ library LibSettlement {
             Verdict verdict = LibVerdict.verdictAt(sub.seats[verifier], sampleIndex);
             if (verdict == Verdict.Reject && (only == address(0) || verifier == only) && sub.expiring) {
                 // The secret was never revealed: the reject may be of the forced claim, which the
-                // ruling on the committed leaf does not see (P-31). Its bond back, no slash.
+                // ruling on the committed leaf does not see (P-34). Its bond back, no slash.
                 _returnBond(s, verifier);
                 sub.seatClosed[sampleIndex][verifier] = true;
             } else if (verdict == Verdict.Reject && (only == address(0) || verifier == only)) {
@@ -553,7 +553,7 @@ library LibSettlement {
                 }
             } else if (verdict == Verdict.Abstain && (only == address(0) || verifier == only)) {
                 // The solver showed its data to the judges: the abstention forfeits its bond to the
-                // pool (P-30), never to the solver or an approver (P-19); it is not slashed (P-20).
+                // pool (P-33), never to the solver or an approver (P-19); it is not slashed (P-20).
                 sub.seatClosed[sampleIndex][verifier] = true;
                 LibVerdict.forfeitAbstention(s, jobId, sampleIndex, verifier);
             } else if (verdict == Verdict.Approve) {
@@ -563,7 +563,7 @@ library LibSettlement {
                     challenger != address(0) && !sub.challengeClosed[sampleIndex][challenger]
                         && (only == address(0) || challenger == only)
                 ) {
-                    // Expiring: the approval may be of the undisclosed forced claim (P-31).
+                    // Expiring: the approval may be of the undisclosed forced claim (P-34).
                     if (sub.expiring) _returnBond(s, challenger);
                     else pot += _forfeitBond(s, jobId, challenger);
                 }
@@ -631,7 +631,7 @@ library LibSettlement {
                 _returnBond(s, verifier);
             } else if (verdict == Verdict.Abstain) {
                 // It flagged the sample but checked nothing: no share of the pot; its bond back
-                // unless another seat replayed the sample (the data was there, P-30).
+                // unless another seat replayed the sample (the data was there, P-33).
                 if (!sub.seatClosed[sampleIndex][verifier]) {
                     LibVerdict.settleAbstention(sub, s, jobId, sampleIndex, verifier);
                 }
@@ -697,7 +697,7 @@ library LibSettlement {
     }
 
     /// @notice Returns the reject and challenge bonds of every sample in `mask` (an abstention's only
-    ///         while no seat replayed its sample, P-30).
+    ///         while no seat replayed its sample, P-33).
     function _returnOpenBonds(Submission storage sub, Settlement memory s, uint256 jobId, uint256 mask) internal {
         address[] storage verifiers = sub.verifiers;
         uint256 samples = sub.sampleCount;

@@ -11,7 +11,7 @@ import {Seat, SeatStatus, Settlement, Submission} from "../types/SubmissionTypes
 /// @title LibVerdict
 /// @notice How settlement reads the seats' verdicts on a sample: a seat's verdict, whether the
 ///         sample's data was there (a seat replayed it), the sample's next challenger, and the price
-///         of an abstention where the data was there (docs/SECURITY.md P-30).
+///         of an abstention where the data was there (docs/SECURITY.md P-33).
 /// @dev Internal functions only: they are compiled into their callers (LibSettlement, the
 ///      JobManager), so nothing is linked.
 library LibVerdict {
@@ -29,7 +29,7 @@ library LibVerdict {
 
     /// @notice Whether some seat revealed a real verdict on sample `sampleIndex` (an approval or a
     ///         rejection with an end of its own) and is not closed on it: the sample's data was there
-    ///         to fetch, so an abstention on it is not free (docs/SECURITY.md P-30). A seat closed on
+    ///         to fetch, so an abstention on it is not free (docs/SECURITY.md P-33). A seat closed on
     ///         the sample (an approver of a forced claim, a rejecter that lost its game) proves
     ///         nothing and does not count.
     function replayed(Submission storage sub, uint256 sampleIndex) internal view returns (bool) {
@@ -48,7 +48,7 @@ library LibVerdict {
     /// @notice The next challenger of sample `sampleIndex` that has not lost a game on it: rejecting
     ///         verifiers in assignment order, then abstainers (only while no seat replayed the
     ///         sample: an abstention alone never holds a job whose data another seat fetched,
-    ///         P-30), then whistleblowers that challenged an approval of it (in the approvers'
+    ///         P-33), then whistleblowers that challenged an approval of it (in the approvers'
     ///         assignment order); zero when none is left.
     function nextChallenger(Submission storage sub, uint256 sampleIndex) internal view returns (address) {
         address[] storage verifiers = sub.verifiers;
@@ -71,11 +71,11 @@ library LibVerdict {
         return address(0);
     }
 
-    ////// Abstentions (P-30) //////
+    ////// Abstentions (P-33) //////
 
     /// @notice Settles the bond of `verifier`'s abstention on sample `t`, never adjudicated against
     ///         it: forfeited to the pool if another seat replayed the sample (the data was there),
-    ///         else returned (nobody could fetch it: the solver withheld, P-20, P-30).
+    ///         else returned (nobody could fetch it: the solver withheld, P-20, P-33).
     function settleAbstention(Submission storage sub, Settlement memory s, uint256 jobId, uint256 t, address verifier)
         internal
     {
@@ -85,7 +85,7 @@ library LibVerdict {
     }
 
     /// @notice Forfeits the bond of each abstention left open on sample `t` (their sample leaves the
-    ///         disputed set: another seat replayed it, P-30).
+    ///         disputed set: another seat replayed it, P-33).
     function forfeitAbstentions(Submission storage sub, Settlement memory s, uint256 jobId, uint256 t) internal {
         address[] storage verifiers = sub.verifiers;
         for (uint256 i; i < verifiers.length; ++i) {
@@ -99,7 +99,7 @@ library LibVerdict {
     }
 
     /// @notice Moves one abstention's bond into the jackpot pool: never to a party of the job, which
-    ///         could be the abstainer's accomplice (P-19, P-30).
+    ///         could be the abstainer's accomplice (P-19, P-33).
     function forfeitAbstention(Settlement memory s, uint256 jobId, uint256 t, address verifier) internal {
         emit IJobManager.AbstentionForfeited(jobId, t, verifier, s.challengeBond);
         // SAFETY: trusted Escrow; the bond was deposited into Bucket.Bonds at the reveal.

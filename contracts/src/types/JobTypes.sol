@@ -26,7 +26,7 @@ enum JobStatus {
 ///         zero end, it could not obtain the segment's data (docs/SECURITY.md P-20); the sample is
 ///         disputed as by a rejection, but the abstainer is never slashed and never paid for it;
 ///         its bond goes to the pool when the data was there (another seat replayed the sample, or
-///         the adjudicator found it valid, docs/SECURITY.md P-30).
+///         the adjudicator found it valid, docs/SECURITY.md P-33).
 enum Verdict {
     None,
     Approve,

@@ -56,7 +56,7 @@ struct Seat {
 ///        the sample (a committee).
 /// @param expiring True once the submission is to expire (verifiers stayed silent through every
 ///        reassignment, or the job could not seat verifiers by its assign deadline): its disputed
-///        samples are adjudicated first (docs/SECURITY.md P-31), then it expires instead of
+///        samples are adjudicated first (docs/SECURITY.md P-34), then it expires instead of
 ///        finalizing. In the word `finalize` reads anyway (no extra storage read on a dispute).
 /// @param seatClosed Verifiers whose seat on a sample (their rejection or approval of it) is
 ///        settled: a rejecter that lost its own game on it, and, on a forced error, the approvers of

@@ -73,8 +73,8 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         assertGt(handler.ghost_forcedErrors(), 0, "P5: no forced-error settlement");
     }
 
-    /// @notice The handler's P-32 path: a Committed job left past its assign deadline is expired by
-    ///         `advance` (the handler's step of a Committed job), with nobody slashed (P2) and P8.
+    /// @notice The handler's P-35 path: a Committed job left past its assign deadline is expired by
+    ///         `advance` (the handler's step of a Committed job), with nobody slashed (P2) and P9.
     function test_handler_committedPastAssignDeadline_expires_succeeds() public {
         handler.postJob(0, 3, 1e18);
         handler.claimAndCommit(0, 0, true);
@@ -188,7 +188,7 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         assertEq(handler.ghost_validRejecterKeptBond(), 0, "a rejecter of a valid sample kept its bond");
     }
 
-    /// @custom:invariant P8 Nothing waits forever and expiry forgives no revealed reject: a job that
+    /// @custom:invariant P9 Nothing waits forever and expiry forgives no revealed reject: a job that
     ///                  expires (after every reassignment, or Committed past its assign deadline)
     ///                  has had every sample a seat revealed a reject of judged by a ruling. The
     ///                  handler's silent seat never seals; its griefer abstains on every sample.

@@ -43,7 +43,7 @@ contract ProtocolHandler is Bound, ClaimsBook {
     bytes32 internal constant INIT_HASH = keccak256("handler initial state");
     /// @notice Most `advance` calls `settle` makes.
     uint256 internal constant MAX_SETTLE_STEPS = 1500;
-    /// @notice The griefer's sealed "mask": a zero end on every sample (an abstention, P-20, P-30).
+    /// @notice The griefer's sealed "mask": a zero end on every sample (an abstention, P-20, P-33).
     uint256 internal constant ABSTAIN_ALL = type(uint256).max;
 
     ////// State //////
@@ -72,11 +72,11 @@ contract ProtocolHandler is Bound, ClaimsBook {
     /// @notice Reject mask each verifier sealed, for its reveal.
     mapping(uint256 jobId => mapping(address verifier => uint256 mask)) internal _sealed;
 
-    /// @notice A seat that never seals (P-31: a silent accomplice) and one that abstains on every
-    ///         sample it draws (P-30: a griefer); both are verifiers of the pool.
+    /// @notice A seat that never seals (P-34: a silent accomplice) and one that abstains on every
+    ///         sample it draws (P-33: a griefer); both are verifiers of the pool.
     address public silentSeat;
     address public griefer;
-    /// @notice Samples of a job a committee ruled on (P8).
+    /// @notice Samples of a job a committee ruled on (P9).
     mapping(uint256 jobId => mapping(uint256 sampleIndex => bool ruled)) internal _ruled;
 
     /// @notice Vote each member chose, for its reveal.
@@ -109,10 +109,10 @@ contract ProtocolHandler is Bound, ClaimsBook {
     uint256 public ghost_selfDealtClaims;
     /// @custom:property-id P3 Finalize calls that finalized a job (and minted its shares).
     uint256 public ghost_finalizedMints;
-    /// @custom:property-id P8 Jobs that expired with a seat's revealed reject of a sample no ruling
-    ///                     judged (P-31: expiry never forgives a revealed reject).
+    /// @custom:property-id P9 Jobs that expired with a seat's revealed reject of a sample no ruling
+    ///                     judged (P-34: expiry never forgives a revealed reject).
     uint256 public ghost_unjudgedRejectExpired;
-    /// @custom:property-id P8 Jobs expired after verifiers were drawn (progress of the new surface).
+    /// @custom:property-id P9 Jobs expired after verifiers were drawn (progress of the new surface).
     uint256 public ghost_expiredAfterDraw;
     /// @notice Successful calls per action, to check the handler reaches deep states.
     mapping(bytes32 action => uint256 count) public ghost_calls;
@@ -298,7 +298,7 @@ contract ProtocolHandler is Bound, ClaimsBook {
         if (job.status != JobStatus.Verifying) return;
         (address[] memory assigned, uint32[] memory segments) = jobManager.getAssignment(jobId);
         address verifier = assigned[verifierSeed % assigned.length];
-        // The silent seat never seals: its job is reassigned, then expires (P-31).
+        // The silent seat never seals: its job is reassigned, then expires (P-34).
         if (verifier == silentSeat) return;
         (bytes32 commitment, bool revealed) = round.verdictCommitmentOf(_sid(jobId), verifier);
         if (commitment == bytes32(0)) {
@@ -306,7 +306,7 @@ contract ProtocolHandler is Bound, ClaimsBook {
             if (block.timestamp > job.verdictDeadline || starts.length == 0) return;
             // Mostly approvals: a reject on every sample would make every job a dispute.
             if (rejectMask % 3 != 0) rejectMask = 0;
-            // The griefer abstains on everything (P-30).
+            // The griefer abstains on everything (P-33).
             if (verifier == griefer) rejectMask = ABSTAIN_ALL;
             _sealed[jobId][verifier] = rejectMask;
             bytes32 hash = keccak256(
@@ -426,7 +426,7 @@ contract ProtocolHandler is Bound, ClaimsBook {
         ++ghost_calls["finalize"];
     }
 
-    /// @notice Expires a Committed job past its assign deadline (P-32): nobody is slashed.
+    /// @notice Expires a Committed job past its assign deadline (P-35): nobody is slashed.
     function _expireUnassigned(uint256 jobId) internal {
         vm.recordLogs();
         jobManager.expireUnassigned(jobId);
@@ -435,8 +435,8 @@ contract ProtocolHandler is Bound, ClaimsBook {
         ++ghost_calls["expireUnassigned"];
     }
 
-    /// @notice P8 after a call that may have expired `jobId`: no seat's revealed reject of a sample
-    ///         is left unjudged (P-31).
+    /// @notice P9 after a call that may have expired `jobId`: no seat's revealed reject of a sample
+    ///         is left unjudged (P-34).
     function _checkExpired(uint256 jobId) internal {
         if (jobManager.getJob(jobId).status != JobStatus.Expired) return;
         (address[] memory assigned,) = jobManager.getAssignment(jobId);
@@ -666,7 +666,7 @@ contract ProtocolHandler is Bound, ClaimsBook {
         address[] memory rejecters = _rejectersOf(d.jobId, sampleIndex);
         _ruled[d.jobId][sampleIndex] = true;
         // An expiring job's secret was never revealed: a valid ruling returns its rejecters' bonds
-        // (the reject may be of the undisclosed forced claim, P-31), so P6 does not apply.
+        // (the reject may be of the undisclosed forced claim, P-34), so P6 does not apply.
         (, bool secretRevealed,) = round.roundOf(_sid(d.jobId));
         vm.recordLogs();
         committee.resolve(disputeId);
@@ -700,7 +700,7 @@ contract ProtocolHandler is Bound, ClaimsBook {
         }
         if (job.status == JobStatus.Committed) {
             // Nobody seated it by its assign deadline (one call in six waits it out, as when no
-            // verifier is eligible): anyone expires it (P-32).
+            // verifier is eligible): anyone expires it (P-35).
             uint256 deadline = uint256(job.commitDeadline) + jobManager.params().openWindow;
             if (block.timestamp <= deadline && _roll(choice, "unassigned") % 6 == 0) vm.warp(deadline + 1);
             if (block.timestamp > deadline) return _expireUnassigned(jobId);
