@@ -8,7 +8,9 @@ chain tests and the gas scenario (bench/gas_scenario.py) that drive a job withou
 
 A verdict is an end state hash per sample (`veritrain.forced`): ``approve(verifier, j)`` seals
 the claimed end, a reject the solver's true end on the forced sample (a replay's result) or
-`UNREPLAYED_END` elsewhere, unless ``ends_of`` names another end.
+`SCRIPTED_REJECT_END` elsewhere (an end of its own: a rejection; `UNREPLAYED_END`, the zero end,
+would be an abstention, which holds no dispute on a sample another seat replayed,
+docs/SECURITY.md P-33), unless ``ends_of`` names another end.
 
 Each call takes the job id and keys the round by the job's submission id
 (``JobManager.submissionOf``). State hashes are real 32-byte values; the tree is
@@ -22,9 +24,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from eth_utils.crypto import keccak
+
 from veritrain.commitments import new_salt, new_secret, secret_commitment, verdict_commitment
 from veritrain.forced import (
-    UNREPLAYED_END,
     Claims,
     build_claims,
     draw_forced_error,
@@ -36,6 +39,12 @@ if TYPE_CHECKING:
     from chain.client import ChainClient
 
 Receipts = dict[str, Any]
+
+
+#: The end a scripted reject seals outside the forced sample: a made-up state hash (32 bytes),
+#: never a claim and never zero, so the verdict is a rejection (a claimed replay that disagrees)
+#: and not an abstention.
+SCRIPTED_REJECT_END = keccak(b"veritrain scripted reject")
 
 
 def commit(
@@ -100,7 +109,7 @@ def seal_and_reveal(
             bond comes back with the jackpot).
         ends_of: `(verifier, sample index) -> end hash` sealed for a reject, first choice
             (e.g. a lazy rejecter's wrong end on the forced sample). Without it, and apart from
-            the forced sample of `claims`, a reject seals `UNREPLAYED_END`.
+            the forced sample of `claims`, a reject seals `SCRIPTED_REJECT_END`.
         receipts: filled with the last commit and reveal receipts (gas tables), and with every
             seat's under ``"commitVerdicts (every seat)"`` and ``"revealVerdicts (every seat)"``
             (lists in seat order).
@@ -121,7 +130,7 @@ def seal_and_reveal(
             return bytes(ends_of(v, j))
         if claims is not None and j == claims.forced_sample:
             return bytes(claims.forced_true_end)
-        return UNREPLAYED_END
+        return SCRIPTED_REJECT_END
 
     ends = {v: [end_of(v, j) for j in range(q)] for v in assignment.verifiers}
     salts = {v: new_salt() for v in assignment.verifiers}

@@ -169,6 +169,16 @@ class JobsFacade(ContractFacade):
         the solver into the jackpot pool)."""
         return self._client.transact(self.contract, "reclaimExpired", job_id)
 
+    def expire_unassigned(self, job_id: int) -> TxReceipt:
+        """Expire a Committed job that seated no verifiers by its assign deadline (anyone): the
+        job's ``commit_deadline`` (a reassignment resets it to its own time) plus ``open_window``
+        seconds. A seat kept from an earlier draw that rejected a sample is judged first (the job
+        goes Disputed and expires at a later ``finalize``); else the reward and the held fees are
+        credited back to the submitter and the solver is unlocked. Raises
+        ``AssignDeadlineNotPassed`` before the deadline, ``UnexpectedJobStatus`` unless
+        Committed."""
+        return self._client.transact(self.contract, "expireUnassigned", job_id)
+
     def assign_verifiers(self, job_id: int) -> TxReceipt:
         """Draw verifiers and sampled segments (after the randomness block is mined)."""
         return self._client.transact(self.contract, "assignVerifiers", job_id)
@@ -190,7 +200,8 @@ class JobsFacade(ContractFacade):
     def finalize(self, job_id: int) -> TxReceipt:
         """Settle a job after its challenge window, or open/continue arbitration; when no verifier
         revealed a verdict, draw fresh ones (the job goes back to Committed) or, past
-        ``max_reassignments``, expire it with a refund."""
+        ``max_reassignments``, expire it with a refund once every rejected sample was judged (the
+        job goes Disputed first while one is left)."""
         return self._client.transact(self.contract, "finalize", job_id)
 
     def submission_of(self, job_id: int) -> bytes:

@@ -7,6 +7,7 @@ import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/Reentrancy
 import {LibAssignment} from "./libraries/LibAssignment.sol";
 import {LibCheckpoint} from "./libraries/LibCheckpoint.sol";
 import {LibSettlement} from "./libraries/LibSettlement.sol";
+import {LibVerdict} from "./libraries/LibVerdict.sol";
 import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 // Interfaces
 import {IAdjudicator} from "./interfaces/IAdjudicator.sol";
@@ -314,6 +315,20 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     }
 
     /// @inheritdoc IJobManager
+    function expireUnassigned(uint256 jobId) external nonReentrant {
+        Job storage job = _jobs[jobId];
+        _requireStatus(jobId, job, JobStatus.Committed);
+        // The commit (or the reassignment, which resets it) set commitDeadline at or after entry.
+        uint256 deadline = uint256(job.commitDeadline) + _OPEN_WINDOW;
+        if (block.timestamp <= deadline) {
+            revert AssignDeadlineNotPassed(jobId, uint64(deadline), uint64(block.timestamp));
+        }
+        Submission storage sub = _active(jobId, job);
+        sub.expiring = true;
+        _closeOrDispute(job, sub, jobId, true);
+    }
+
+    /// @inheritdoc IJobManager
     function assignVerifiers(uint256 jobId) external nonReentrant {
         Job storage job = _jobs[jobId];
         _requireStatus(jobId, job, JobStatus.Committed);
@@ -368,7 +383,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         if (sampleIndex >= samples) revert SampleIndexOutOfRange(jobId, sampleIndex, samples);
         Seat storage seat = sub.seats[verifier];
         if (seat.status == SeatStatus.None) revert NotAssignedVerifier(jobId, verifier);
-        Verdict verdict = LibSettlement.verdictAt(seat, sampleIndex);
+        Verdict verdict = LibVerdict.verdictAt(seat, sampleIndex);
         if (verdict != Verdict.Approve) revert VerdictNotApproval(jobId, sampleIndex, verifier, verdict);
         if (msg.sender == job.solver || msg.sender == verifier) revert ChallengerConflicted(jobId, msg.sender);
         address existing = sub.challengers[sampleIndex][verifier];
@@ -383,6 +398,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     /// @inheritdoc IJobManager
     function finalize(uint256 jobId) external nonReentrant {
         Job storage job = _jobs[jobId];
+        bool expiring;
         SubmissionId submissionId = LibSubmission.id(jobId, job.solver);
         Submission storage sub = _submissions[submissionId];
         if (job.status == JobStatus.Verifying) {
@@ -393,21 +409,24 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
             (RoundOutcome outcome, uint256 forcedSample) = _round.outcome(submissionId);
             if (outcome == RoundOutcome.Pending) revert RoundPending(jobId);
             if (outcome == RoundOutcome.NoVerdicts) {
-                // Nothing was verified: nothing is paid or minted.
+                // Nothing was verified: nothing is paid or minted. Past the last reassignment the
+                // submission is expiring: its disputed samples are judged, then it expires (P-34).
                 (bool reassigned, uint256 kept) = LibSettlement.settleUnverified(job, sub, _settlement(), jobId);
-                if (reassigned) _round.onReassign(submissionId, kept);
+                if (reassigned) {
+                    _round.onReassign(submissionId, kept);
+                    return;
+                }
+                expiring = true;
+            } else if (LibSettlement.settleRound(job, sub, _settlement(), jobId, outcome, forcedSample)) {
                 return;
             }
-            if (LibSettlement.settleRound(job, sub, _settlement(), jobId, outcome, forcedSample)) return;
         } else if (job.status == JobStatus.Disputed) {
             if (sub.disputePending) revert DisputePending(jobId, job.disputeId);
+            expiring = sub.expiring;
         } else {
             revert UnexpectedJobStatus(jobId, job.status);
         }
-        // A disputed sample with no challenger left to play leaves the set: finalize never blocks.
-        if (sub.disputedMask == 0 || !LibSettlement.openDispute(job, sub, _disputeSubmissions, _adjudicator)) {
-            LibSettlement.finalizeJob(job, sub, _settlement(), jobId);
-        }
+        _closeOrDispute(job, sub, jobId, expiring);
     }
 
     /// @inheritdoc IJobManager
@@ -490,7 +509,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         uint256 samples = sub.sampleCount;
         verdicts = new Verdict[](samples);
         for (uint256 i; i < samples; ++i) {
-            verdicts[i] = LibSettlement.verdictAt(seat, i);
+            verdicts[i] = LibVerdict.verdictAt(seat, i);
         }
     }
 
@@ -669,6 +688,18 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     }
 
     ////// Internal: disputes //////
+
+    /// @notice Opens a dispute on the next disputed sample that has a challenger left; when none is
+    ///         left (a disputed sample with no challenger leaves the set: nothing blocks), expires an
+    ///         `expiring` submission or finalizes the job.
+    function _closeOrDispute(Job storage job, Submission storage sub, uint256 jobId, bool expiring) internal {
+        Settlement memory s = _settlement();
+        if (sub.disputedMask != 0 && LibSettlement.openDispute(job, sub, s, _disputeSubmissions, _adjudicator)) {
+            return;
+        }
+        if (expiring) LibSettlement.expire(job, sub, s, jobId);
+        else LibSettlement.finalizeJob(job, sub, s, jobId);
+    }
 
     ////// Internal: helpers //////
 

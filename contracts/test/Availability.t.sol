@@ -11,6 +11,8 @@ import {Role} from "../src/types/Role.sol";
 ///         when the segment is ruled valid, and is never paid for a check it did not make: no fee,
 ///         no share of a pot. So a solver that is offline during the verdict window, and serves
 ///         its data again for the dispute, collects nothing from the verifiers it withheld from.
+///         P-33: where the data was there (another seat replayed the sample, or the adjudicator
+///         found it valid) the abstention's bond goes to the jackpot pool, never to a party.
 contract Availability_Test is AttackHelpers {
     function setUp() public override {
         super.setUp();
@@ -24,8 +26,9 @@ contract Availability_Test is AttackHelpers {
     /// @notice The issue's attack: the solver's server is down for the verdict window, every
     ///         verifier seals "not replayed", the solver comes back and the committee, which can now
     ///         fetch the data, rules every sample valid. Before: each verifier lost its stake
-    ///         (-20 VTT each) to the solver (+54 VTT on top of its reward). Now nobody's holdings
-    ///         move but the solver's reward.
+    ///         (-20 VTT each) to the solver (+54 VTT on top of its reward). Now the solver gains
+    ///         nothing but its reward; each abstainer forfeits one bond per sample to the jackpot
+    ///         pool (the judges found the data there, P-33), never to the solver.
     function test_offlineSolver_everyVerifierAbstains_solverGainsNothingFromThem_succeeds() public {
         uint256 jobId = _verifyingJob();
         address[] memory verifiers = _assigned(jobId);
@@ -34,6 +37,7 @@ contract Availability_Test is AttackHelpers {
             before[i] = _holdings(verifiers[i]);
         }
         uint256 solverBefore = _holdings(solver);
+        uint256 pool = escrow.jackpotPool();
         for (uint256 i; i < verifiers.length; ++i) {
             _submitEnds(jobId, verifiers[i], _zeros(jobId));
         }
@@ -42,10 +46,17 @@ contract Availability_Test is AttackHelpers {
 
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized), "finalized: the segments were valid");
         for (uint256 i; i < verifiers.length; ++i) {
-            assertEq(_holdings(verifiers[i]), before[i], "an abstainer neither loses nor is paid");
+            assertEq(
+                _holdings(verifiers[i]), before[i] - _samples(jobId) * params.challengeBond, "bonds forfeited, no fee"
+            );
             assertEq(_locked(verifiers[i], Role.Verifier), 0, "unlocked");
         }
         assertEq(_holdings(solver), solverBefore + _job(jobId).reward, "the solver is paid its reward, no more");
+        assertEq(
+            escrow.jackpotPool(),
+            pool + verifiers.length * _samples(jobId) * params.challengeBond,
+            "the forfeited bonds join the pool"
+        );
         _assertEscrowSolvent();
     }
 
@@ -72,7 +83,8 @@ contract Availability_Test is AttackHelpers {
 
     /// @notice One verifier abstains, the others replay and approve a valid segment: the approvers
     ///         are paid their fee, the abstainer is not (abstaining is never a way to earn a fee
-    ///         without replaying), and nobody is slashed.
+    ///         without replaying) and forfeits its bonds (the data was there, P-33); nobody is
+    ///         slashed.
     function test_oneAbstainer_validSegment_approversPaidAbstainerNot_succeeds() public {
         uint256 jobId = _verifyingJob();
         address[] memory verifiers = _assigned(jobId);
@@ -87,7 +99,9 @@ contract Availability_Test is AttackHelpers {
         _settle(jobId, true);
 
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized), "finalized");
-        assertEq(_holdings(verifiers[0]), before[0], "the abstainer: no fee, no loss");
+        assertEq(
+            _holdings(verifiers[0]), before[0] - _samples(jobId) * params.challengeBond, "the abstainer: bonds lost"
+        );
         for (uint256 i = 1; i < verifiers.length; ++i) {
             assertEq(_holdings(verifiers[i]), before[i] + params.verifierFee, "approvers paid their fee");
         }

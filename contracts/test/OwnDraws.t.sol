@@ -144,7 +144,9 @@ contract OwnDraws_Test is Deployers {
 
     /// @notice A twin seat seals its partner's ends instead of replaying: on its own samples that
     ///         its partner did not draw it copied zero ends (nothing was replayed there), so it
-    ///         abstained and earns no fee; the copied ends on the partner's samples are ignored
+    ///         abstained: it earns no fee and forfeits the bond of each such abstention to the pool
+    ///         (the third seat replayed the sample or the committee found it valid: the data was
+    ///         there, docs/SECURITY.md P-33); the copied ends on the partner's samples are ignored
     ///         (Verdict.None, no bond). The partner and the third verifier, which replayed their own
     ///         samples, are paid; the solver gets its reward.
     function test_ownDraws_copierSeat_gainsNothing_succeeds() public {
@@ -184,7 +186,8 @@ contract OwnDraws_Test is Deployers {
         _settle(jobId, true);
 
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized), "finalized");
-        assertEq(_holdings(copier), copierBefore, "the copier: no fee");
+        uint256 abstained = _popCount(own & ~_maskOf(jobId, partner));
+        assertEq(_holdings(copier), copierBefore - abstained * params.challengeBond, "the copier: no fee, bonds lost");
         assertEq(_holdings(partner), partnerBefore + params.verifierFee, "the partner is paid");
         assertEq(_holdings(third), thirdBefore + params.verifierFee, "the third verifier is paid");
         assertEq(_holdings(solver), solverBefore + REWARD, "the solver is paid its reward");

@@ -1082,23 +1082,21 @@ contract VerificationRound_ForcedEnd_Test is VerificationRound_Forced_Init {
         _assertEscrowSolvent();
     }
 
-    /// @notice P-20 on the forced sample: an abstainer (zero end) has no end to compare, so the sample
-    ///         stays disputed; ruled valid, the abstainer gets its bond back and keeps its stake, and
-    ///         is paid neither the jackpot nor its fee.
-    function test_finalize_abstainOnForcedSample_disputedNotSlashedNotPaid_succeeds() public {
+    /// @notice P-20 on the forced sample: an abstainer (zero end) has no end to compare; the two
+    ///         other seats replayed the forced sample (their ends are the true end), so the data was
+    ///         there: the abstention holds no dispute and forfeits its bond to the pool (P-33). The
+    ///         abstainer keeps its stake and is paid neither the jackpot nor its fee.
+    function test_finalize_abstainOnForcedSample_othersReplayed_forfeitsNotSlashedNotPaid_succeeds() public {
         _submit(jobId, verifiers[0], uint256(1) << f);
         _submit(jobId, verifiers[1], uint256(1) << f);
         _submitForcedEnd(verifiers[2], bytes32(0));
         _passChallengeWindow(jobId);
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.AbstentionForfeited(jobId, f, verifiers[2], params.challengeBond);
         jobManager.finalize(jobId);
-        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Disputed), "the abstention keeps it disputed");
-        assertEq(escrow.creditOf(verifiers[2]), 0, "no jackpot without a replay");
-
-        _arbitrate(_job(jobId).disputeId, true);
-        jobManager.finalize(jobId);
-        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized), "the abstention holds no dispute");
         assertEq(_staked(verifiers[2], Role.Verifier), 500e18, "an abstainer is never slashed");
-        assertEq(escrow.creditOf(verifiers[2]), params.challengeBond, "its bond back, no fee");
+        assertEq(escrow.creditOf(verifiers[2]), 0, "no jackpot, no fee, its bond forfeited");
         (, uint256 bonds,,) = escrow.liabilities();
         assertEq(bonds, 0, "a bond left behind");
         _assertEscrowSolvent();

@@ -421,6 +421,20 @@ class FakeJobs:
         )
         return self._client._tx("assignVerifiers", job_id)
 
+    def expire_unassigned(self, job_id: int) -> dict[str, Any]:
+        # as the contract: a Committed job nobody seated by commit_deadline + open_window expires
+        # (the fake never reassigns, so no kept seat has a rejection left to judge)
+        self._client.chain.attempts.append((self._client.address, "expireUnassigned"))
+        job = self._client.chain.jobs[job_id]
+        if job.status is not JobStatus.Committed:
+            raise revert("UnexpectedJobStatus", jobId=job_id, status=int(job.status))
+        deadline = job.commit_deadline + self._client.chain.params.open_window
+        if self._client.chain.now <= deadline:
+            raise revert("AssignDeadlineNotPassed", jobId=job_id, deadline=deadline)
+        self._client.chain.set_job(job_id, status=JobStatus.Expired)
+        self._client.chain.emit("JobExpired", jobId=job_id)
+        return self._client._tx("expireUnassigned", job_id)
+
     def get_assignment(self, job_id: int) -> Assignment:
         return self._client.chain.assignments.get(job_id, Assignment((), ()))
 
@@ -463,6 +477,7 @@ class FakeJobs:
         if outcome is RoundOutcome.Forced:
             self._client.chain.forced_settled[job_id] = sample
             self._settle_forced(job_id, sample)
+        self._drop_replayed_abstentions(job_id)
         if self._client.chain.disputed.get(job_id):
             self._client.chain.set_job(job_id, status=JobStatus.Disputed, dispute_id=1)
         else:
@@ -471,6 +486,21 @@ class FakeJobs:
                 self._client.chain.credits.get(job.solver, 0) + job.reward
             )
         return self._client._tx("finalize", job_id)
+
+    def _drop_replayed_abstentions(self, job_id: int) -> None:
+        """As the contract (P-33): a sample whose only non-approvals are abstentions, and that
+        another seat replayed (approved or rejected with an end), holds no dispute."""
+        chain = self._client.chain
+        challenged = {i for (j, i, _v) in chain.challengers if j == job_id}
+        for i in sorted(chain.disputed.get(job_id, set())):
+            seen = [
+                verdicts[i]
+                for v in chain.assignments[job_id].verifiers
+                if (verdicts := chain.verdicts.get((job_id, v))) is not None
+            ]
+            replayed = any(x in (Verdict.Approve, Verdict.Reject) for x in seen)
+            if replayed and Verdict.Reject not in seen and i not in challenged:
+                chain.disputed[job_id].discard(i)
 
     def _settle_forced(self, job_id: int, sample: int) -> None:
         """A forced error: rejecters whose end is the solver's true end replayed (their verdict

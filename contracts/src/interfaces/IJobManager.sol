@@ -217,6 +217,13 @@ interface IJobManager {
     /// @param disputeId Pending dispute.
     error DisputePending(uint256 jobId, uint256 disputeId);
 
+    /// @notice Thrown when a Committed job is expired before its assign deadline (`commitDeadline`
+    ///         + openWindow).
+    /// @param jobId Job.
+    /// @param deadline Assign deadline (seconds).
+    /// @param nowTs block.timestamp.
+    error AssignDeadlineNotPassed(uint256 jobId, uint64 deadline, uint64 nowTs);
+
     /// @notice Thrown when `onDisputeResolved` is not called by the adjudicator.
     /// @param caller msg.sender.
     error NotAdjudicator(address caller);
@@ -292,8 +299,10 @@ interface IJobManager {
     event JobCancelled(uint256 indexed jobId, uint256 refund);
 
     /// @notice Emitted when a job ended with nobody at fault and its escrow went back to the
-    ///         submitter: an Open job nobody claimed by its open deadline, or a job whose verifiers
-    ///         stayed silent through every reassignment (the solver's stake is unlocked).
+    ///         submitter: an Open job nobody claimed by its open deadline, a job whose verifiers
+    ///         stayed silent through every reassignment, or a Committed job that seated no verifiers
+    ///         by its assign deadline (the solver's stake is unlocked; disputed samples are
+    ///         adjudicated first).
     /// @param jobId Job.
     /// @param refund Escrow credited back to the submitter (wei).
     event JobExpired(uint256 indexed jobId, uint256 refund);
@@ -435,6 +444,14 @@ interface IJobManager {
     /// @param amount Amount slashed (wei).
     event ArbiterSlashed(uint256 indexed jobId, address indexed arbiter, uint256 amount);
 
+    /// @notice Emitted when an abstention's bond went to the jackpot pool: another seat replayed the
+    ///         sample, or the adjudicator found it valid (the data was there, docs/SECURITY.md P-33).
+    /// @param jobId Job.
+    /// @param sampleIndex Sample abstained on.
+    /// @param verifier Abstaining verifier.
+    /// @param bond Bond forfeited (wei).
+    event AbstentionForfeited(uint256 indexed jobId, uint256 sampleIndex, address indexed verifier, uint256 bond);
+
     /// @notice Emitted when a bond was forfeited into a dispute pot.
     /// @param jobId Job.
     /// @param account Account that posted the bond.
@@ -561,6 +578,16 @@ interface IJobManager {
     /// @param jobId Job.
     function reclaimExpired(uint256 jobId) external;
 
+    /// @notice Expires a Committed job that seated no verifiers by its assign deadline
+    ///         (`commitDeadline` + openWindow; a reassignment sets `commitDeadline` to its own time),
+    ///         e.g. because too few verifiers are eligible (docs/SECURITY.md P-35). Disputed samples of
+    ///         seats kept from an earlier draw are adjudicated first (the job goes Disputed, then
+    ///         expires at a later `finalize`); else it expires at once: reward and held fees back to
+    ///         the submitter, kept seats paid their fee, bonds returned, the solver unlocked.
+    ///         Callable by anyone. Reverts AssignDeadlineNotPassed before the deadline.
+    /// @param jobId Job.
+    function expireUnassigned(uint256 jobId) external;
+
     /// @notice Draws the verifiers, then each verifier's own q segments (seeded by the round's
     ///         randomness and the verifier, docs/SECURITY.md P-27), once the randomness block is mined;
     ///         the sample is the union of those draws in increasing segment order. The solver must
@@ -604,7 +631,8 @@ interface IJobManager {
     ///         the silent verifiers are slashed and fresh ones drawn for the uncovered samples, next
     ///         to the seats that revealed (the job goes back to Committed), at most
     ///         maxReassignments times, after which the job expires (open bonds returned, the seats
-    ///         that revealed paid their fee, refund; solver unlocked).
+    ///         that revealed paid their fee, refund; solver unlocked), once every disputed sample
+    ///         was adjudicated: a revealed reject is never forgiven (docs/SECURITY.md P-34).
     ///         Callable by anyone.
     /// @param jobId Job.
     function finalize(uint256 jobId) external;

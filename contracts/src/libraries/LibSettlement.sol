@@ -3,6 +3,7 @@ pragma solidity 0.8.37;
 
 // Libraries
 import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
+import {LibVerdict} from "./LibVerdict.sol";
 // Interfaces
 import {IAdjudicator} from "../interfaces/IAdjudicator.sol";
 import {IEscrow} from "../interfaces/IEscrow.sol";
@@ -176,9 +177,10 @@ library LibSettlement {
     ///         stayed silent, docs/SECURITY.md P-27): the silent verifiers are slashed into the pool
     ///         (their fees stay held for the next ones); then the job goes back to Committed with a
     ///         fresh randomness block, keeping the seats that revealed with their verdicts, bonds and
-    ///         challenges, at most `maxReassignments` times. After that it expires: the open bonds
-    ///         are returned, the seats that revealed are released with their fee, the reward and the
-    ///         other fees go back to the submitter and the solver, never proven wrong, is unlocked.
+    ///         challenges, at most `maxReassignments` times. The Committed job's assign deadline
+    ///         (`commitDeadline` + openWindow, `expireUnassigned`) counts from now. After that the
+    ///         submission is marked expiring: the caller adjudicates its disputed samples first
+    ///         (a revealed reject is never forgiven, P-34) and then expires it (`expire`).
     /// @return reassigned True if fresh verifiers are to be drawn (the round must be reset).
     /// @return kept Seats kept for the next draw (they revealed).
     function settleUnverified(Job storage job, Submission storage sub, Settlement memory s, uint256 jobId)
@@ -186,22 +188,33 @@ library LibSettlement {
         returns (bool reassigned, uint256 kept)
     {
         _settleMissedVerdicts(job, sub, s, jobId, false);
-        if (sub.reassignments < s.maxReassignments) {
-            uint32 reassignment = ++sub.reassignments;
-            uint64 randomnessBlock = uint64(block.number + 1);
-            job.randomnessBlock = SafeCast.toUint40(randomnessBlock);
-            job.status = JobStatus.Committed;
-            emit IJobManager.VerifiersReassigning(jobId, reassignment, randomnessBlock);
-            address[] storage verifiers = sub.verifiers;
-            for (uint256 i; i < verifiers.length; ++i) {
-                if (sub.seats[verifiers[i]].status == SeatStatus.Submitted) ++kept;
-            }
-            return (true, kept);
+        if (sub.reassignments >= s.maxReassignments) {
+            sub.expiring = true;
+            return (false, 0);
         }
+        uint24 reassignment = ++sub.reassignments;
+        uint64 randomnessBlock = uint64(block.number + 1);
+        job.randomnessBlock = SafeCast.toUint40(randomnessBlock);
+        job.commitDeadline = SafeCast.toUint40(block.timestamp);
+        job.status = JobStatus.Committed;
+        emit IJobManager.VerifiersReassigning(jobId, reassignment, randomnessBlock);
+        address[] storage verifiers = sub.verifiers;
+        for (uint256 i; i < verifiers.length; ++i) {
+            if (sub.seats[verifiers[i]].status == SeatStatus.Submitted) ++kept;
+        }
+        return (true, kept);
+    }
+
+    /// @notice Expires an expiring submission whose disputed samples are all adjudicated (or that
+    ///         has none), with nobody left at fault: the open bonds are returned (an abstention on a
+    ///         sample another seat replayed forfeits, P-33), the seats that revealed are released
+    ///         with their fee, the reward and the other fees go back to the submitter and the
+    ///         solver, never proven wrong, is unlocked.
+    function expire(Job storage job, Submission storage sub, Settlement memory s, uint256 jobId) external {
         job.status = JobStatus.Expired;
         uint256 openMask = sub.disputedMask;
         sub.disputedMask = 0;
-        if (openMask != 0) _returnOpenBonds(sub, s, openMask);
+        if (openMask != 0) _returnOpenBonds(sub, s, jobId, openMask);
         bool[] memory release = _payStanding(job, sub, s, SeatStatus.Submitted);
         uint256 refund = job.reward + sub.feesHeld;
         sub.feesHeld = 0;
@@ -255,16 +268,18 @@ library LibSettlement {
 
     /// @notice Sends the first disputed sample (in sample order) that still has a challenger to
     ///         `adjudicator`, with that sample's next challenger that has not lost a game on it
-    ///         (`_nextChallenger`). -> Disputed. Records the dispute's submission in
+    ///         (`LibVerdict.nextChallenger`). -> Disputed. Records the dispute's submission in
     ///         `disputeSubmissions`. A disputed sample none of whose challengers is left to play
     ///         leaves the disputed set (`SampleUndisputed`) instead of blocking the job: finalize
-    ///         never waits on a challenger that does not exist.
+    ///         never waits on a challenger that does not exist. An abstention on a sample another
+    ///         seat replayed is no challenger: it forfeits its bond to the pool there (P-33).
     /// @dev Reverts AdjudicatorNotSet before the admin sets one.
     /// @return opened False if no disputed sample has a challenger left (the disputed set is then
     ///         empty and the caller finalizes the job).
     function openDispute(
         Job storage job,
         Submission storage sub,
+        Settlement memory s,
         mapping(uint256 disputeId => SubmissionId submissionId) storage disputeSubmissions,
         IAdjudicator adjudicator
     ) external returns (bool opened) {
@@ -274,11 +289,13 @@ library LibSettlement {
         uint256 sampleIndex = 0;
         address challenger;
         while (mask != 0) {
-            sampleIndex = _firstSet(mask);
-            challenger = _nextChallenger(sub, sampleIndex);
+            sampleIndex = LibVerdict.firstSet(mask);
+            challenger = LibVerdict.nextChallenger(sub, sampleIndex);
             if (challenger != address(0)) break;
             mask &= ~(uint256(1) << sampleIndex);
             emit IJobManager.SampleUndisputed(jobId, sampleIndex);
+            // Abstainers left on it were passed over: another seat replayed it (P-33).
+            LibVerdict.forfeitAbstentions(sub, s, jobId, sampleIndex);
         }
         // SAFETY: `mask` is the stored 64-bit mask with bits cleared.
         // forge-lint: disable-next-line(unsafe-typecast)
@@ -390,7 +407,7 @@ library LibSettlement {
         job.status = JobStatus.Rejected;
         uint256 openMask = sub.disputedMask;
         sub.disputedMask = 0;
-        if (openMask != 0) _returnOpenBonds(sub, s, openMask);
+        if (openMask != 0) _returnOpenBonds(sub, s, jobId, openMask);
         address solver = job.solver;
         // SAFETY: trusted StakeManager; the slashed tokens arrive at the Escrow and join the pool.
         uint256 slashed = _slashInto(s, solver, Role.Solver, Bucket.Jackpot);
@@ -417,7 +434,7 @@ library LibSettlement {
         uint256 slashed = 0;
         for (uint256 i; i < count; ++i) {
             Seat storage seat = sub.seats[verifiers[i]];
-            if (seat.status == SeatStatus.Submitted && verdictAt(seat, f) == Verdict.Approve) {
+            if (seat.status == SeatStatus.Submitted && LibVerdict.verdictAt(seat, f) == Verdict.Approve) {
                 seat.status = SeatStatus.Slashed;
                 sub.seatClosed[f][verifiers[i]] = true;
                 slashed += _slashVerifier(job, sub, s, jobId, verifiers[i], Bucket.Jackpot);
@@ -443,7 +460,7 @@ library LibSettlement {
         for (uint256 i; i < verifiers.length; ++i) {
             address verifier = verifiers[i];
             Seat storage seat = sub.seats[verifier];
-            Verdict verdict = verdictAt(seat, f);
+            Verdict verdict = LibVerdict.verdictAt(seat, f);
             address winner = address(0);
             if (verdict == Verdict.Abstain) {
                 // No end to compare: the sample stays disputed against the committed leaf.
@@ -521,8 +538,13 @@ library LibSettlement {
             address verifier = sub.verifiers[i];
             // Closed parties (earlier losers, a forced claim's approvers) were settled already.
             if (sub.seatClosed[sampleIndex][verifier]) continue;
-            Verdict verdict = verdictAt(sub.seats[verifier], sampleIndex);
-            if (verdict == Verdict.Reject && (only == address(0) || verifier == only)) {
+            Verdict verdict = LibVerdict.verdictAt(sub.seats[verifier], sampleIndex);
+            if (verdict == Verdict.Reject && (only == address(0) || verifier == only) && sub.expiring) {
+                // The secret was never revealed: the reject may be of the forced claim, which the
+                // ruling on the committed leaf does not see (P-34). Its bond back, no slash.
+                _returnBond(s, verifier);
+                sub.seatClosed[sampleIndex][verifier] = true;
+            } else if (verdict == Verdict.Reject && (only == address(0) || verifier == only)) {
                 pot += _forfeitBond(s, jobId, verifier);
                 // A verifier already slashed on an earlier segment loses only the bond.
                 if (sub.seats[verifier].status == SeatStatus.Submitted) {
@@ -530,10 +552,10 @@ library LibSettlement {
                     pot += _slashVerifier(job, sub, s, jobId, verifier, Bucket.Pot);
                 }
             } else if (verdict == Verdict.Abstain && (only == address(0) || verifier == only)) {
-                // It could not obtain the data (the solver withheld it, or says so): it is not
-                // slashed for a valid segment and the solver is paid nothing from it (P-20).
-                _returnBond(s, verifier);
+                // The solver showed its data to the judges: the abstention forfeits its bond to the
+                // pool (P-33), never to the solver or an approver (P-19); it is not slashed (P-20).
                 sub.seatClosed[sampleIndex][verifier] = true;
+                LibVerdict.forfeitAbstention(s, jobId, sampleIndex, verifier);
             } else if (verdict == Verdict.Approve) {
                 winners[count++] = verifier;
                 address challenger = sub.challengers[sampleIndex][verifier];
@@ -541,16 +563,20 @@ library LibSettlement {
                     challenger != address(0) && !sub.challengeClosed[sampleIndex][challenger]
                         && (only == address(0) || challenger == only)
                 ) {
-                    pot += _forfeitBond(s, jobId, challenger);
+                    // Expiring: the approval may be of the undisclosed forced claim (P-34).
+                    if (sub.expiring) _returnBond(s, challenger);
+                    else pot += _forfeitBond(s, jobId, challenger);
                 }
             }
         }
-        winners = _truncate(winners, count);
+        winners = LibVerdict.truncate(winners, count);
         if (only != address(0)) {
             // The game refuted the one claim both of the loser's roles make: close both.
             sub.seatClosed[sampleIndex][only] = true;
             sub.challengeClosed[sampleIndex][only] = true;
-            if (_nextChallenger(sub, sampleIndex) != address(0)) sub.disputedMask |= uint64(1) << sampleIndex;
+            if (LibVerdict.nextChallenger(sub, sampleIndex) != address(0)) {
+                sub.disputedMask |= uint64(1) << sampleIndex;
+            }
         }
     }
 
@@ -577,7 +603,7 @@ library LibSettlement {
         // Bonds on segments that were never adjudicated go back to whoever posted them.
         uint256 openMask = sub.disputedMask;
         sub.disputedMask = 0;
-        if (openMask != 0) _returnOpenBonds(sub, s, openMask);
+        if (openMask != 0) _returnOpenBonds(sub, s, jobId, openMask);
         _closeRejected(job, sub, s, jobId, disputeId, SeatStatus.Submitted);
     }
 
@@ -597,15 +623,18 @@ library LibSettlement {
         for (uint256 i; i < verifiers.length; ++i) {
             address verifier = verifiers[i];
             Seat storage seat = sub.seats[verifier];
-            Verdict verdict = verdictAt(seat, sampleIndex);
+            Verdict verdict = LibVerdict.verdictAt(seat, sampleIndex);
             // A challenger that lost its own game on this sample already forfeited its bond.
             if (verdict == Verdict.Reject) {
                 if (sub.seatClosed[sampleIndex][verifier]) continue;
                 winners[count++] = verifier;
                 _returnBond(s, verifier);
             } else if (verdict == Verdict.Abstain) {
-                // It flagged the sample but checked nothing: its bond back, no share of the pot.
-                if (!sub.seatClosed[sampleIndex][verifier]) _returnBond(s, verifier);
+                // It flagged the sample but checked nothing: no share of the pot; its bond back
+                // unless another seat replayed the sample (the data was there, P-33).
+                if (!sub.seatClosed[sampleIndex][verifier]) {
+                    LibVerdict.settleAbstention(sub, s, jobId, sampleIndex, verifier);
+                }
             } else if (verdict == Verdict.Approve) {
                 address challenger = sub.challengers[sampleIndex][verifier];
                 if (challenger != address(0) && !sub.challengeClosed[sampleIndex][challenger]) {
@@ -618,7 +647,7 @@ library LibSettlement {
                 }
             }
         }
-        winners = _truncate(winners, count);
+        winners = LibVerdict.truncate(winners, count);
     }
 
     /// @notice Releases the verifiers still standing (seat status `standing`: Submitted ones, or
@@ -667,17 +696,22 @@ library LibSettlement {
         }
     }
 
-    /// @notice Returns the reject and challenge bonds of every sample in `mask`.
-    function _returnOpenBonds(Submission storage sub, Settlement memory s, uint256 mask) internal {
+    /// @notice Returns the reject and challenge bonds of every sample in `mask` (an abstention's only
+    ///         while no seat replayed its sample, P-33).
+    function _returnOpenBonds(Submission storage sub, Settlement memory s, uint256 jobId, uint256 mask) internal {
         address[] storage verifiers = sub.verifiers;
         uint256 samples = sub.sampleCount;
         for (uint256 t; t < samples; ++t) {
             if (mask & (uint256(1) << t) == 0) continue;
             for (uint256 i; i < verifiers.length; ++i) {
                 address verifier = verifiers[i];
-                Verdict verdict = verdictAt(sub.seats[verifier], t);
-                if (verdict == Verdict.Reject || verdict == Verdict.Abstain) {
-                    if (!sub.seatClosed[t][verifier]) _returnBond(s, verifier);
+                Verdict verdict = LibVerdict.verdictAt(sub.seats[verifier], t);
+                if (sub.seatClosed[t][verifier]) {
+                    // Settled on this sample already.
+                } else if (verdict == Verdict.Reject) {
+                    _returnBond(s, verifier);
+                } else if (verdict == Verdict.Abstain) {
+                    LibVerdict.settleAbstention(sub, s, jobId, t, verifier);
                 } else if (verdict == Verdict.Approve) {
                     address challenger = sub.challengers[t][verifier];
                     if (challenger != address(0) && !sub.challengeClosed[t][challenger]) _returnBond(s, challenger);
@@ -809,57 +843,5 @@ library LibSettlement {
         amount = s.challengeBond;
         emit IJobManager.BondForfeited(jobId, account, amount);
         s.escrow.move(Bucket.Bonds, Bucket.Pot, amount);
-    }
-
-    ////// Internal: pure / view helpers //////
-
-    /// @notice Index of the lowest set bit of `mask` (which must be non-zero).
-    function _firstSet(uint256 mask) internal pure returns (uint256 index) {
-        while (mask & (uint256(1) << index) == 0) {
-            // SAFETY: mask != 0 (checked by the caller), so a set bit below 256 ends the loop.
-            unchecked {
-                ++index;
-            }
-        }
-    }
-
-    /// @notice The next challenger of sample `sampleIndex` that has not lost a game on it: rejecting
-    ///         verifiers in assignment order, then whistleblowers that challenged an approval of it
-    ///         (in the approvers' assignment order); zero when none is left.
-    function _nextChallenger(Submission storage sub, uint256 sampleIndex) internal view returns (address) {
-        address[] storage verifiers = sub.verifiers;
-        uint256 count = verifiers.length;
-        for (uint256 i; i < count; ++i) {
-            address verifier = verifiers[i];
-            Verdict verdict = verdictAt(sub.seats[verifier], sampleIndex);
-            // An abstainer challenges too: a sample whose data nobody could obtain is judged (P-20).
-            bool rejected = verdict == Verdict.Reject || verdict == Verdict.Abstain;
-            if (rejected && !sub.seatClosed[sampleIndex][verifier]) return verifier;
-        }
-        for (uint256 i; i < count; ++i) {
-            address challenger = sub.challengers[sampleIndex][verifiers[i]];
-            if (challenger != address(0) && !sub.challengeClosed[sampleIndex][challenger]) return challenger;
-        }
-        return address(0);
-    }
-
-    /// @notice Verdict of a seat on sample `sampleIndex` (None if it never submitted or the sample is
-    ///         not in its own draw, P-27; Abstain for a zero end).
-    function verdictAt(Seat storage seat, uint256 sampleIndex) internal view returns (Verdict verdict) {
-        SeatStatus status = seat.status;
-        if (status == SeatStatus.None || status == SeatStatus.Assigned || status == SeatStatus.Missed) {
-            return Verdict.None;
-        }
-        if ((uint256(seat.sampleMask) >> sampleIndex) & 1 == 0) return Verdict.None;
-        if ((uint256(seat.abstainMask) >> sampleIndex) & 1 == 1) return Verdict.Abstain;
-        verdict = (uint256(seat.rejectMask) >> sampleIndex) & 1 == 1 ? Verdict.Reject : Verdict.Approve;
-    }
-
-    /// @notice First `count` entries of `values`.
-    function _truncate(address[] memory values, uint256 count) internal pure returns (address[] memory out) {
-        out = new address[](count);
-        for (uint256 i; i < count; ++i) {
-            out[i] = values[i];
-        }
     }
 }

@@ -6,7 +6,9 @@ pragma solidity 0.8.37;
 ///      Open -> Cancelled (by the submitter); Open -> Expired (nobody claimed it by its open deadline);
 ///      Claimed -> Open when the commit deadline is missed; Verifying -> Committed when no verifier
 ///      revealed a verdict (verifiers are drawn again, at most `maxReassignments` times), then
-///      Verifying -> Expired (refunded, nothing paid, nobody at fault).
+///      Verifying (-> Disputed)* -> Expired (its disputed samples judged first: a revealed reject is
+///      never forgiven; refunded, nothing paid, nobody at fault unless judged); Committed -> Expired
+///      (or Disputed first) when no verifier was seated by the assign deadline (`expireUnassigned`).
 enum JobStatus {
     None,
     Open,
@@ -22,7 +24,9 @@ enum JobStatus {
 
 /// @notice A verifier's verdict on one sampled segment (ABI: uint8). `Abstain`: the verifier sealed a
 ///         zero end, it could not obtain the segment's data (docs/SECURITY.md P-20); the sample is
-///         disputed as by a rejection, but the abstainer is never slashed and never paid for it.
+///         disputed as by a rejection, but the abstainer is never slashed and never paid for it;
+///         its bond goes to the pool when the data was there (another seat replayed the sample, or
+///         the adjudicator found it valid, docs/SECURITY.md P-33).
 enum Verdict {
     None,
     Approve,

@@ -42,7 +42,9 @@ struct Seat {
 /// @param submitted Assigned verifiers whose verdicts were recorded (<= 32).
 /// @param disputeSample Sample index of the current or last dispute (< 64).
 /// @param disputePending True while a dispute is open at the adjudicator.
-/// @param reassignments Times fresh verifiers were drawn because none revealed a verdict.
+/// @param reassignments Times fresh verifiers were drawn because none revealed a verdict (at most
+///        maxReassignments; a deployment above 2^24 - 1 would revert at that count, centuries of
+///        verdict windows away).
 /// @param verifiers Assigned verifiers.
 /// @param sampleCount Sampled segments (<= MAX_SAMPLES_PER_JOB = 64; zero until assigned).
 /// @param segments Sampled segment indices, in sample order: the union of the seats' own draws, in
@@ -52,6 +54,10 @@ struct Seat {
 /// @param disputeChallenger The one party whose own challenge the current dispute decides (a game
 ///        played one against one), or zero when the adjudicator's ruling binds every challenger of
 ///        the sample (a committee).
+/// @param expiring True once the submission is to expire (verifiers stayed silent through every
+///        reassignment, or the job could not seat verifiers by its assign deadline): its disputed
+///        samples are adjudicated first (docs/SECURITY.md P-34), then it expires instead of
+///        finalizing. In the word `finalize` reads anyway (no extra storage read on a dispute).
 /// @param seatClosed Verifiers whose seat on a sample (their rejection or approval of it) is
 ///        settled: a rejecter that lost its own game on it, and, on a forced error, the approvers of
 ///        the forced claim (slashed). Keyed by (sample, party) in the seat role only.
@@ -63,7 +69,7 @@ struct Seat {
 ///        that loses its own game on a sample is closed in both roles: the game refuted the one claim
 ///        (the sample is invalid) that both its roles make.
 /// @dev Packed so that a claim creates 2 storage words instead of 3 ([solver, jobId] and
-///      [feesHeld, submitted, disputeSample, disputePending, reassignments, disputedMask,
+///      [feesHeld, submitted, disputeSample, disputePending, reassignments, expiring, disputedMask,
 ///      sampleCount]) and the first recorded verdict, the first rejection and the assignment (the
 ///      sample's size) update the word the claim created instead of fresh ones (20k gas each); the
 ///      sample is a fixed array with its count in that word, not a dynamic array with a length word.
@@ -76,7 +82,8 @@ struct Submission {
     uint8 submitted;
     uint8 disputeSample;
     bool disputePending;
-    uint32 reassignments;
+    uint24 reassignments;
+    bool expiring;
     uint64 disputedMask;
     uint8 sampleCount;
     address[] verifiers;

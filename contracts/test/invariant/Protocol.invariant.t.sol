@@ -62,6 +62,7 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         invariant_noUnjustifiedSlash();
         invariant_forcedErrorsSettled();
         invariant_sharesMatchVerifiedSteps();
+        invariant_expiryJudgesRevealedRejects();
     }
 
     /// @notice From a fresh deployment, `settle` alone reaches all three milestones.
@@ -70,6 +71,25 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         assertGt(handler.ghost_slashes(), 0, "P2: no slash");
         assertGt(handler.ghost_finalizedMints(), 0, "P3: no finalized mint");
         assertGt(handler.ghost_forcedErrors(), 0, "P5: no forced-error settlement");
+    }
+
+    /// @notice The handler's P-35 path: a Committed job left past its assign deadline is expired by
+    ///         `advance` (the handler's step of a Committed job), with nobody slashed (P2) and P9.
+    function test_handler_committedPastAssignDeadline_expires_succeeds() public {
+        handler.postJob(0, 3, 1e18);
+        handler.claimAndCommit(0, 0, true);
+        handler.claimAndCommit(0, 0, true);
+        assertEq(uint8(jobManager.getJob(1).status), uint8(JobStatus.Committed), "committed");
+        uint256 choice;
+        while (uint256(keccak256(abi.encode(choice, "unassigned"))) % 6 != 0) {
+            ++choice;
+        }
+        handler.advance(0, choice);
+        assertEq(uint8(jobManager.getJob(1).status), uint8(JobStatus.Expired), "expired");
+        assertEq(handler.ghost_calls("expireUnassigned"), 1, "through expireUnassigned");
+        invariant_noUnjustifiedSlash();
+        invariant_escrowSolvent();
+        invariant_expiryJudgesRevealedRejects();
     }
 
     /// @notice Default config with V=2, q=3, K=3 so that 7 verifiers can fill jobs and committees,
@@ -166,6 +186,18 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
     /// forge-config: ci.invariant.depth = 384
     function invariant_validRejectersForfeitBonds() public {
         assertEq(handler.ghost_validRejecterKeptBond(), 0, "a rejecter of a valid sample kept its bond");
+    }
+
+    /// @custom:invariant P9 Nothing waits forever and expiry forgives no revealed reject: a job that
+    ///                  expires (after every reassignment, or Committed past its assign deadline)
+    ///                  has had every sample a seat revealed a reject of judged by a ruling. The
+    ///                  handler's silent seat never seals; its griefer abstains on every sample.
+    /// forge-config: default.invariant.runs = 32
+    /// forge-config: default.invariant.depth = 256
+    /// forge-config: ci.invariant.runs = 64
+    /// forge-config: ci.invariant.depth = 384
+    function invariant_expiryJudgesRevealedRejects() public {
+        assertEq(handler.ghost_unjudgedRejectExpired(), 0, "a job expired with an unjudged revealed reject");
     }
 
     /// @custom:invariant P3 Ownership shares minted equal the total steps of finalized jobs.

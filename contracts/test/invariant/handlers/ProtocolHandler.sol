@@ -43,6 +43,8 @@ contract ProtocolHandler is Bound, ClaimsBook {
     bytes32 internal constant INIT_HASH = keccak256("handler initial state");
     /// @notice Most `advance` calls `settle` makes.
     uint256 internal constant MAX_SETTLE_STEPS = 1500;
+    /// @notice The griefer's sealed "mask": a zero end on every sample (an abstention, P-20, P-33).
+    uint256 internal constant ABSTAIN_ALL = type(uint256).max;
 
     ////// State //////
 
@@ -69,6 +71,13 @@ contract ProtocolHandler is Bound, ClaimsBook {
     mapping(uint256 jobId => bytes32[] states) internal _states;
     /// @notice Reject mask each verifier sealed, for its reveal.
     mapping(uint256 jobId => mapping(address verifier => uint256 mask)) internal _sealed;
+
+    /// @notice A seat that never seals (P-34: a silent accomplice) and one that abstains on every
+    ///         sample it draws (P-33: a griefer); both are verifiers of the pool.
+    address public silentSeat;
+    address public griefer;
+    /// @notice Samples of a job a committee ruled on (P9).
+    mapping(uint256 jobId => mapping(uint256 sampleIndex => bool ruled)) internal _ruled;
 
     /// @notice Vote each member chose, for its reveal.
     mapping(uint256 disputeId => mapping(address member => bool segmentValid)) internal _votes;
@@ -100,6 +109,11 @@ contract ProtocolHandler is Bound, ClaimsBook {
     uint256 public ghost_selfDealtClaims;
     /// @custom:property-id P3 Finalize calls that finalized a job (and minted its shares).
     uint256 public ghost_finalizedMints;
+    /// @custom:property-id P9 Jobs that expired with a seat's revealed reject of a sample no ruling
+    ///                     judged (P-34: expiry never forgives a revealed reject).
+    uint256 public ghost_unjudgedRejectExpired;
+    /// @custom:property-id P9 Jobs expired after verifiers were drawn (progress of the new surface).
+    uint256 public ghost_expiredAfterDraw;
     /// @notice Successful calls per action, to check the handler reaches deep states.
     mapping(bytes32 action => uint256 count) public ghost_calls;
 
@@ -128,6 +142,7 @@ contract ProtocolHandler is Bound, ClaimsBook {
             verifiers.push(_newActor(string.concat("verifier", vm.toString(i))));
             _stakeAs(verifiers[i], Role.Verifier, 200e18);
         }
+        (silentSeat, griefer) = (verifiers[5], verifiers[6]);
         whistleblowers.push(_newActor("whistleblower"));
         _stakeAs(whistleblowers[0], Role.Whistleblower, 50e18);
         // Two verifiers also hold the whistleblower role: they challenge other verifiers'
@@ -283,12 +298,16 @@ contract ProtocolHandler is Bound, ClaimsBook {
         if (job.status != JobStatus.Verifying) return;
         (address[] memory assigned, uint32[] memory segments) = jobManager.getAssignment(jobId);
         address verifier = assigned[verifierSeed % assigned.length];
+        // The silent seat never seals: its job is reassigned, then expires (P-34).
+        if (verifier == silentSeat) return;
         (bytes32 commitment, bool revealed) = round.verdictCommitmentOf(_sid(jobId), verifier);
         if (commitment == bytes32(0)) {
             (bytes32[] memory starts,) = _claimsOf(_sid(jobId));
             if (block.timestamp > job.verdictDeadline || starts.length == 0) return;
             // Mostly approvals: a reject on every sample would make every job a dispute.
             if (rejectMask % 3 != 0) rejectMask = 0;
+            // The griefer abstains on everything (P-33).
+            if (verifier == griefer) rejectMask = ABSTAIN_ALL;
             _sealed[jobId][verifier] = rejectMask;
             bytes32 hash = keccak256(
                 abi.encode(jobId, verifier, _ends(jobId, segments, rejectMask), _verdictSalt(jobId, verifier))
@@ -326,6 +345,7 @@ contract ProtocolHandler is Bound, ClaimsBook {
     {
         (, bytes32[] memory claimed) = _claimsOf(_sid(jobId));
         ends = new bytes32[](segments.length);
+        if (rejectMask == ABSTAIN_ALL) return ends;
         for (uint256 j; j < segments.length; ++j) {
             if ((rejectMask >> (j + 8)) & 1 == 0) {
                 ends[j] = claimed[j];
@@ -402,7 +422,31 @@ contract ProtocolHandler is Bound, ClaimsBook {
         jobManager.finalize(jobId);
         _checkSlashes();
         _countMint(jobId);
+        _checkExpired(jobId);
         ++ghost_calls["finalize"];
+    }
+
+    /// @notice Expires a Committed job past its assign deadline (P-35): nobody is slashed.
+    function _expireUnassigned(uint256 jobId) internal {
+        vm.recordLogs();
+        jobManager.expireUnassigned(jobId);
+        _checkSlashes();
+        _checkExpired(jobId);
+        ++ghost_calls["expireUnassigned"];
+    }
+
+    /// @notice P9 after a call that may have expired `jobId`: no seat's revealed reject of a sample
+    ///         is left unjudged (P-34).
+    function _checkExpired(uint256 jobId) internal {
+        if (jobManager.getJob(jobId).status != JobStatus.Expired) return;
+        (address[] memory assigned,) = jobManager.getAssignment(jobId);
+        if (assigned.length != 0) ++ghost_expiredAfterDraw;
+        for (uint256 i; i < assigned.length; ++i) {
+            Verdict[] memory verdicts = jobManager.verdictOf(jobId, assigned[i]);
+            for (uint256 t; t < verdicts.length; ++t) {
+                if (verdicts[t] == Verdict.Reject && !_ruled[jobId][t]) ++ghost_unjudgedRejectExpired;
+            }
+        }
     }
 
     /// @notice Finalize of a Verifying job once its round is settled: only the solver (NoClaims,
@@ -435,6 +479,7 @@ contract ProtocolHandler is Bound, ClaimsBook {
         }
         _checkSlashesIn(logs);
         _countMint(jobId);
+        _checkExpired(jobId);
         ++ghost_calls["finalize"];
     }
 
@@ -617,12 +662,17 @@ contract ProtocolHandler is Bound, ClaimsBook {
         Dispute memory d = committee.getDispute(disputeId);
         if (phase != DisputePhase.Resolvable) vm.warp(d.revealDeadline + 1);
         _allowDisputeLosers(disputeId, d);
-        address[] memory rejecters = _rejectersOf(d.jobId, jobManager.disputedSampleOf(d.jobId));
+        uint256 sampleIndex = jobManager.disputedSampleOf(d.jobId);
+        address[] memory rejecters = _rejectersOf(d.jobId, sampleIndex);
+        _ruled[d.jobId][sampleIndex] = true;
+        // An expiring job's secret was never revealed: a valid ruling returns its rejecters' bonds
+        // (the reject may be of the undisclosed forced claim, P-34), so P6 does not apply.
+        (, bool secretRevealed,) = round.roundOf(_sid(d.jobId));
         vm.recordLogs();
         committee.resolve(disputeId);
         Vm.Log[] memory logs = vm.getRecordedLogs();
         // P6: a valid ruling binds every rejecter of the sample: each forfeits its bond.
-        if (jobManager.getJob(d.jobId).status != JobStatus.Rejected) {
+        if (secretRevealed && jobManager.getJob(d.jobId).status != JobStatus.Rejected) {
             for (uint256 i; i < rejecters.length; ++i) {
                 if (!_bondForfeitedIn(logs, d.jobId, rejecters[i])) ++ghost_validRejecterKeptBond;
             }
@@ -648,7 +698,14 @@ contract ProtocolHandler is Bound, ClaimsBook {
             if (choice % 8 == 0) return _reclaimExpired(jobSeed);
             return _claimAndCommit(jobSeed, choice, true);
         }
-        if (job.status == JobStatus.Committed) return _assignVerifiers(jobSeed);
+        if (job.status == JobStatus.Committed) {
+            // Nobody seated it by its assign deadline (one call in six waits it out, as when no
+            // verifier is eligible): anyone expires it (P-35).
+            uint256 deadline = uint256(job.commitDeadline) + jobManager.params().openWindow;
+            if (block.timestamp <= deadline && _roll(choice, "unassigned") % 6 == 0) vm.warp(deadline + 1);
+            if (block.timestamp > deadline) return _expireUnassigned(jobId);
+            return _assignVerifiers(jobSeed);
+        }
         if (job.status == JobStatus.Verifying) {
             // Mostly the next verifier seals or reveals; finalize once everyone has revealed (or,
             // one call in eight, early: missed verdicts); a challenge one call in eight.
@@ -676,6 +733,7 @@ contract ProtocolHandler is Bound, ClaimsBook {
         (address[] memory assigned,) = jobManager.getAssignment(jobId);
         uint256 unrevealed = type(uint256).max;
         for (uint256 i; i < assigned.length; ++i) {
+            if (assigned[i] == silentSeat) continue;
             (bytes32 commitment, bool revealed) = round.verdictCommitmentOf(_sid(jobId), assigned[i]);
             if (commitment == bytes32(0) && block.timestamp <= jobManager.getJob(jobId).verdictDeadline) {
                 return (false, i);
