@@ -39,18 +39,29 @@ class DutiesMixin(NodeCore):
 
     def assign_verifiers_if_due(self, job_id: int, job: JobView | None = None) -> bool:
         """Call `JobManager.assignVerifiers(job_id)` once the job is Committed and its
-        randomness block is mined (anyone may; sent through `duty`).
+        randomness block is mined (anyone may; sent through `duty`). Past the job's assign
+        deadline (``commit_deadline + open_window`` seconds: no draw seated it in time, e.g. too
+        few eligible verifiers), call `JobManager.expireUnassigned(job_id)` instead, which makes
+        every party whole (docs/SECURITY.md P-35).
 
         Args:
             job_id: the job.
             job: the job view, when the caller already has it (possibly stale).
 
         Returns:
-            True if an assignVerifiers transaction of this node succeeded.
+            True if an assignVerifiers or expireUnassigned transaction of this node succeeded.
         """
         job = job if job is not None else self.client.jobs.get_job(job_id)
         if JobStatus(int(job.status)) is not JobStatus.Committed:
             return False
+        if self.chain_time() > int(job.commit_deadline) + int(self.job_params().open_window):
+            expired = self.duty(
+                f"expireUnassigned job {job_id}",
+                lambda: self._job_moved_on(job_id, JobStatus.Committed),
+                self.client.jobs.expire_unassigned,
+                job_id,
+            )
+            return expired is not None
         if self.block_number() <= int(job.randomness_block):
             key = (f"assignVerifiers job {job_id}", "randomness")
             if key not in self._warned:

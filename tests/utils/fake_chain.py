@@ -65,6 +65,7 @@ class FakeChain:
             jackpot=2,
             reveal_window=60,
             claims_window=120,
+            open_window=86_400,
         )
         self.now = 1_000_000
         self.block = 1

@@ -20,7 +20,13 @@ def _committed_job(chain: FakeChain) -> int:
     job_id = chain.post_job(SUBMITTER, tiny_spec())
     for v in VERIFIERS:
         chain.staked[(v, int(Role.Verifier))] = 100
-    chain.set_job(job_id, status=JobStatus.Committed, solver=SOLVER, randomness_block=1)
+    chain.set_job(
+        job_id,
+        status=JobStatus.Committed,
+        solver=SOLVER,
+        randomness_block=1,
+        commit_deadline=chain.now,  # committed just now: its assign deadline is far off
+    )
     chain.advance(blocks=2)
     return job_id
 
@@ -96,3 +102,28 @@ def test_a_duty_lost_to_a_transaction_mined_first_is_logged_as_done(tmp_path: Pa
     lines = [r.getMessage() for r in caplog.records if r.name == "solver"]
     assert any("already done by another account (job 1 is now " in m for m in lines), lines
     assert not [m for m in lines if "reverted" in m and "already done" not in m], lines
+
+
+def test_a_committed_job_nobody_can_seat_is_expired_past_its_deadline(tmp_path: Path) -> None:
+    """P-35: a job still Committed past its assign deadline (commit_deadline + open_window: no
+    draw seated it in time) is expired by any node instead of drawn again; at the deadline
+    itself the draw is still what is sent."""
+    chain = FakeChain()
+    jobs = []
+    for _ in range(2):
+        job_id = chain.post_job(SUBMITTER, tiny_spec())
+        chain.set_job(
+            job_id,
+            status=JobStatus.Committed,
+            solver=SOLVER,
+            randomness_block=1,
+            commit_deadline=chain.now - chain.params.open_window - job_id + 1,
+        )
+        jobs.append(job_id)
+    chain.advance(seconds=0, blocks=2)
+    node = SolverNode(chain.client(SOLVER), tmp_path / "s", serve=False)
+    chain.attempts.clear()
+    assert node.assign_verifiers_if_due(jobs[0])  # at its deadline: drawn
+    assert node.assign_verifiers_if_due(jobs[1])  # one second past it: expired
+    assert [fn for _, fn in chain.attempts] == ["assignVerifiers", "expireUnassigned"]
+    assert chain.jobs[jobs[1]].status is JobStatus.Expired
