@@ -227,6 +227,12 @@ class NodeCore:
         return int(self.client.block_number())
 
     # ------------------------------------------------------------------------- views
+    def job_params(self) -> Any:
+        """`JobManager.jobParams()` (a `JobParamsView`), read once: deployment constants."""
+        if "job_params" not in self._constants:
+            self._constants["job_params"] = self.client.jobs.job_params()
+        return self._constants["job_params"]
+
     @staticmethod
     def spec_uri_of(job: JobView) -> str:
         """The job's `specURI` (read with the job by `ChainClient.get_job`)."""

@@ -7,8 +7,6 @@ Run: not a script; `from noderuntime import NodeBase`.
 
 from __future__ import annotations
 
-from typing import Any
-
 from noderuntime.core import NodeCore
 from veritrain.enums import Role
 from veritrain.units import vtt
@@ -98,12 +96,6 @@ class StakesMixin(NodeCore):
         if key not in self._constants:
             self._constants[key] = int(self.client.stakes.min_stake(int(role)))
         return int(self._constants[key])
-
-    def job_params(self) -> Any:
-        """`JobManager.jobParams()` (a `JobParamsView`), read once: deployment constants."""
-        if "job_params" not in self._constants:
-            self._constants["job_params"] = self.client.jobs.job_params()
-        return self._constants["job_params"]
 
     def ensure_funds(self, amount: int) -> None:
         """Make sure the account holds `amount` wei of the payment token (bonds, stakes).
