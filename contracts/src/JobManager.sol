@@ -18,7 +18,7 @@ import {IStakeManager} from "./interfaces/IStakeManager.sol";
 import {IVerificationRound} from "./interfaces/IVerificationRound.sol";
 // Types
 import {Bucket} from "./types/EscrowTypes.sol";
-import {Job, JobStatus, Params, RoundJob, Verdict} from "./types/JobTypes.sol";
+import {Job, JobStatus, Params, PostArgs, RoundJob, Verdict} from "./types/JobTypes.sol";
 import {Role} from "./types/Role.sol";
 import {RoundOutcome} from "./types/RoundTypes.sol";
 import {LibSubmission, SubmissionId} from "./types/SubmissionId.sol";
@@ -39,21 +39,6 @@ import {Seat, SeatStatus, Settlement, Submission, sampledSegments} from "./types
 ///      (credited, pooled or put in the dispute pot) at once.
 contract JobManager is ReentrancyGuardTransient, IJobManager {
     using SafeCast for uint256;
-
-    ////// Types //////
-
-    /// @notice A post's arguments (`_post`): the job's submitter and escrow payer, its fields and
-    ///         whether it is a run contribution.
-    struct PostArgs {
-        address poster;
-        bytes32 modelId;
-        bytes32 specHash;
-        bytes32 initHash;
-        uint32 totalSteps;
-        uint32 checkpointInterval;
-        uint256 reward;
-        bool contribution;
-    }
 
     ////// Constants / Immutables //////
 
@@ -663,23 +648,8 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         uint256 escrowed = p.reward + uint256(_VERIFIERS_PER_JOB) * _VERIFIER_FEE
             + LibSettlement.premiumAt(rateBps, _VERIFIERS_PER_JOB, _JACKPOT);
         jobId = ++_jobCount;
-        Job storage job = _jobs[jobId];
-        job.submitter = p.poster;
-        job.modelId = p.modelId;
-        job.specHash = p.specHash;
-        job.initHash = p.initHash;
-        job.totalSteps = p.totalSteps;
-        job.checkpointInterval = p.checkpointInterval;
-        // The Job packs the reward into 96 bits (reverts SafeCastOverflowedUintDowncast above).
-        job.reward = p.reward.toUint96();
-        job.status = JobStatus.Open;
-        job.openDeadline = (block.timestamp + _OPEN_WINDOW).toUint40();
-        // SAFETY: a rate is at most 10_000 bps (VerificationRound), below 2^16.
-        // forge-lint: disable-next-line(unsafe-typecast)
-        job.premiumBps = uint16(rateBps);
-        emit JobPosted(
-            jobId, p.poster, p.modelId, p.specHash, p.totalSteps, p.checkpointInterval, p.reward, escrowed, specURI
-        );
+        // Writes the Open job and emits JobPosted (in the library: the JobManager's code size).
+        LibSettlement.openJob(_jobs[jobId], p, jobId, escrowed, rateBps, _OPEN_WINDOW, specURI);
         // SAFETY: trusted ShareRegistry; reverts TrainingAlreadyPosted on a twin of a live or paid
         // job (P-26) and SegmentComputeAboveMax on a segment too costly to replay (P-19); fixes
         // whether the job is its head's lineage job, paid only or a contribution (P-18, P-29).

@@ -11,7 +11,7 @@ import {IJobManager} from "../interfaces/IJobManager.sol";
 import {IShareRegistry} from "../interfaces/IShareRegistry.sol";
 // Types
 import {Bucket} from "../types/EscrowTypes.sol";
-import {Job, JobStatus, Verdict} from "../types/JobTypes.sol";
+import {Job, JobStatus, PostArgs, Verdict} from "../types/JobTypes.sol";
 import {Role} from "../types/Role.sol";
 import {RoundOutcome} from "../types/RoundTypes.sol";
 import {LibSubmission, SubmissionId} from "../types/SubmissionId.sol";
@@ -55,6 +55,37 @@ library LibSettlement {
         if (totalSteps / checkpointInterval > maxSegments) {
             revert IJobManager.SegmentsAboveMax(totalSteps / checkpointInterval, maxSegments);
         }
+    }
+
+    /// @notice Writes the new job `jobId` of post `p` as Open (its open deadline `openWindow`
+    ///         seconds from now, the forced-error rate `rateBps` its premium was escrowed at) and
+    ///         emits JobPosted with the `escrowed` amount (wei). Reverts
+    ///         SafeCastOverflowedUintDowncast for a reward of 2**96 wei or more.
+    function openJob(
+        Job storage job,
+        PostArgs memory p,
+        uint256 jobId,
+        uint256 escrowed,
+        uint256 rateBps,
+        uint256 openWindow,
+        string calldata specURI
+    ) external {
+        job.submitter = p.poster;
+        job.modelId = p.modelId;
+        job.specHash = p.specHash;
+        job.initHash = p.initHash;
+        job.totalSteps = p.totalSteps;
+        job.checkpointInterval = p.checkpointInterval;
+        // The Job packs the reward into 96 bits (reverts SafeCastOverflowedUintDowncast above).
+        job.reward = SafeCast.toUint96(p.reward);
+        job.status = JobStatus.Open;
+        job.openDeadline = SafeCast.toUint40(block.timestamp + openWindow);
+        // SAFETY: a rate is at most 10_000 bps (VerificationRound), below 2^16.
+        // forge-lint: disable-next-line(unsafe-typecast)
+        job.premiumBps = uint16(rateBps);
+        emit IJobManager.JobPosted(
+            jobId, p.poster, p.modelId, p.specHash, p.totalSteps, p.checkpointInterval, p.reward, escrowed, specURI
+        );
     }
 
     /// @notice Closes an Open job: cancelled by its submitter, or `expired` past its open deadline

@@ -150,3 +150,24 @@ struct RoundJob {
     uint64 verdictDeadline;
     uint64 challengeDeadline;
 }
+
+/// @notice A post's arguments (`JobManager.postJob`, `JobManager.postContribution`): the job's
+///         submitter and escrow payer, its fields and whether it is a run contribution.
+/// @param poster Submitter of the job, who pays its escrow.
+/// @param modelId Model the job trains.
+/// @param specHash keccak256 of the canonical spec JSON.
+/// @param initHash State hash of step 0.
+/// @param totalSteps N (steps).
+/// @param checkpointInterval k (steps).
+/// @param reward Solver reward (wei).
+/// @param contribution True for a run contribution (posted through the RunRegistry).
+struct PostArgs {
+    address poster;
+    bytes32 modelId;
+    bytes32 specHash;
+    bytes32 initHash;
+    uint32 totalSteps;
+    uint32 checkpointInterval;
+    uint256 reward;
+    bool contribution;
+}
