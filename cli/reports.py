@@ -142,7 +142,7 @@ def shares_report(client: Any, model: str, account: str | None = None) -> dict[s
 
     Returns:
         ``{"model", "model_id", "token", "total_shares", "holders": [{"address", "shares",
-        "bps", "revenue_wei"}], "commitments", "head", "head_claim", "lineage"}`` (the last four
+        "bps", "revenue_wei"}], "commitments", "head", "slot", "lineage"}`` (the last four
         as in `lineage_report`; shares count FLOP of verified compute on the lineage).
     """
     model_id = model_id_of(model)
