@@ -383,7 +383,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     /// @inheritdoc IJobManager
     function finalize(uint256 jobId) external nonReentrant {
         Job storage job = _jobs[jobId];
-        bool expiring;
+        bool expiring = false;
         SubmissionId submissionId = LibSubmission.id(jobId, job.solver);
         Submission storage sub = _submissions[submissionId];
         if (job.status == JobStatus.Verifying) {

@@ -209,6 +209,8 @@ contract ShareRegistry is AccessControl, IShareRegistry {
         EnumerableSet.AddressSet storage posters = _posters[modelId][_epochs[modelId]];
         if (posters.contains(poster)) revert PosterAlreadyAuthorized(modelId, poster);
         if (posters.length() >= MAX_POSTERS) revert TooManyPosters(modelId, MAX_POSTERS);
+        // SAFETY: `contains` was false just above, so add returns true.
+        // slither-disable-next-line unused-return
         posters.add(poster);
         emit PosterAuthorized(modelId, poster);
     }
@@ -288,6 +290,8 @@ contract ShareRegistry is AccessControl, IShareRegistry {
     function extendLineage(bytes32 modelId, bytes32 finalState, bytes32[] calldata proof) external {
         Slot memory slot = _slots[modelId];
         uint256 jobId = slot.jobId;
+        // 0 is the unset sentinel of both fields (no slot job; not finalized yet)
+        // slither-disable-next-line incorrect-equality
         if (jobId == 0 || slot.finalizedAt == 0) revert SlotJobNotFinalized(modelId, jobId);
         uint64 extendBy = slot.finalizedAt + _lineageWindow();
         if (block.timestamp > extendBy) revert LineageWindowClosed(modelId, jobId, extendBy);
@@ -310,6 +314,8 @@ contract ShareRegistry is AccessControl, IShareRegistry {
     /// @inheritdoc IShareRegistry
     function releaseSlot(bytes32 modelId) external {
         uint256 jobId = _slots[modelId].jobId;
+        // 0 is the unset sentinel (no job holds the slot)
+        // slither-disable-next-line incorrect-equality
         if (jobId == 0 || !_freeSlot(modelId)) revert SlotHeld(modelId, jobId);
     }
 
@@ -327,6 +333,8 @@ contract ShareRegistry is AccessControl, IShareRegistry {
     /// @inheritdoc IShareRegistry
     function slotOf(bytes32 modelId) external view returns (uint256 jobId, uint64 extendBy) {
         Slot memory slot = _slots[modelId];
+        // 0 is the unset sentinel (no job holds the slot)
+        // slither-disable-next-line incorrect-equality
         if (slot.jobId == 0 || _slotLapsed(slot)) return (0, 0);
         jobId = slot.jobId;
         if (slot.finalizedAt != 0) extendBy = slot.finalizedAt + _lineageWindow();
@@ -454,6 +462,8 @@ contract ShareRegistry is AccessControl, IShareRegistry {
     /// @return free True if no job holds the slot now.
     function _freeSlot(bytes32 modelId) internal returns (bool free) {
         Slot memory slot = _slots[modelId];
+        // 0 is the unset sentinel (no job holds the slot)
+        // slither-disable-next-line incorrect-equality
         if (slot.jobId == 0) return true;
         if (!_slotLapsed(slot)) return false;
         delete _slots[modelId];
@@ -482,6 +492,8 @@ contract ShareRegistry is AccessControl, IShareRegistry {
 
     /// @notice Whether a job in `status` ended without paying anyone for its training.
     function _endedUnpaid(JobStatus status) internal pure returns (bool) {
+        // enum values: exact equality is the meaning, no balance or time is compared
+        // slither-disable-next-line incorrect-equality
         return status == JobStatus.Cancelled || status == JobStatus.Expired || status == JobStatus.Rejected;
     }
 

@@ -53,7 +53,7 @@ library LibVerdict {
     function nextChallenger(Submission storage sub, uint256 sampleIndex) internal view returns (address) {
         address[] storage verifiers = sub.verifiers;
         uint256 count = verifiers.length;
-        address abstainer;
+        address abstainer = address(0);
         for (uint256 i; i < count; ++i) {
             address verifier = verifiers[i];
             Verdict verdict = verdictAt(sub.seats[verifier], sampleIndex);
