@@ -291,8 +291,10 @@ def run_demo(cfg: DemoConfig) -> dict[str, Any]:
             _submitter(text_job, env, logdir / "submitter-text.log", "job submission")
             _wait_claimed(deployer, 1, cfg, t0, procs)
             # The digits jobs all start from the model's head (seed 1, its seed state) and differ
-            # in their learning rate: distinct trainings (one training is posted once, P-26) of
-            # which the first to finalize extends the lineage and mints the shares (P-18).
+            # in their learning rate: distinct trainings (one training is posted once, P-26). The
+            # first posted holds the head's extension slot (P-30): its trainer mints the shares
+            # when its final state is appended; the others are paid only. Which solver claims it
+            # is a race, so the digits model mints only when the honest solver won it.
             for i in range(cfg.jobs):
                 digits_job = _cli(
                     "job",

@@ -106,7 +106,7 @@ class RunDemoConfig:
     interval: int = 2
     reward_tokens: int = 20
     revenue_tokens: int = 100
-    timeout_s: float = 570.0
+    timeout_s: float = 840.0
     adjudicator: str = "committee"
     extra_env: dict[str, str] = field(default_factory=dict)
     dashboard: bool = True
