@@ -35,12 +35,15 @@ def test_run_demo_trains_one_model_with_churn_and_pays_its_trainers(tmp_path: Pa
             str(out),
             "--workdir",
             str(tmp_path / "run"),
+            # round 1 posts two of its seats: its registration closes by its window (P-28)
+            "--timeout",
+            "840",
         ],
         cwd=tmp_path,
         env=env,
         capture_output=True,
         text=True,
-        timeout=900,  # round 1 posts two of its seats: its registration closes by its window
+        timeout=900,
     )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     summary = json.loads(out.read_text())
