@@ -1129,7 +1129,13 @@ def demo(
             min=1, max=UINT32_MAX, help="Checkpoint interval of the digits jobs (divides --steps)."
         ),
     ] = 25,
-    timeout: Annotated[float, typer.Option(help="Give up after this many seconds (> 0).")] = 570.0,
+    timeout: Annotated[
+        float | None,
+        typer.Option(
+            help="Give up after this many seconds (> 0); default 570, or 840 with --run.",
+            show_default=False,
+        ),
+    ] = None,
     adjudicator: Annotated[
         AdjudicatorName,
         typer.Option(
@@ -1149,11 +1155,20 @@ def demo(
         bool,
         typer.Option(
             "--run",
-            help="Instead: a DiLoCo training run of the character GPT over 4 rounds with 4 "
+            help="Instead: a DiLoCo training run of the character GPT over --rounds rounds with 4 "
             "solvers (one cheating, one leaving, one joining late); --steps and --interval are "
             "then H and k of each contribution (default 8 and 2).",
         ),
     ] = False,
+    rounds: Annotated[
+        int,
+        typer.Option(
+            min=3,
+            max=64,
+            help="With --run: R, the rounds of the run (3 at least: the leaver goes after round "
+            "0, the late joiner comes at round 2).",
+        ),
+    ] = 4,
     dashboard: Annotated[
         bool,
         typer.Option("--dashboard/--no-dashboard", help="Serve the dashboard while it runs."),
@@ -1168,10 +1183,25 @@ def demo(
     cheating solvers, a lazy verifier, every node on its own thread count and SIMD level.
     With --run: one model trained by many solvers over rounds, owned by those who trained it."""
     if training_run:
+        from cli.demo_run import RunDemoConfig
+
         _run_demo(
-            json_path, workdir, steps, interval, timeout, adjudicator, verbose, dashboard, hold
+            json_path,
+            workdir,
+            steps,
+            interval,
+            RunDemoConfig.timeout_s if timeout is None else timeout,
+            adjudicator,
+            verbose,
+            dashboard,
+            hold,
+            rounds,
         )
         return
+    from cli.demo import DemoConfig
+
+    if timeout is None:
+        timeout = DemoConfig.timeout_s
     if steps % interval != 0:
         raise typer.BadParameter(
             f"checkpoint interval {interval} does not divide --steps {steps}",
@@ -1184,7 +1214,7 @@ def demo(
             f"choose auto, cpu or cuda, got {solver_device!r}", param_hint="'--solver-device'"
         )
     setup_logging(verbose)
-    from cli.demo import DemoConfig, print_summary, run_demo
+    from cli.demo import print_summary, run_demo
 
     cfg = DemoConfig(
         workdir=workdir,
@@ -1217,9 +1247,10 @@ def _run_demo(
     verbose: int,
     dashboard: bool = True,
     hold: bool = False,
+    rounds: int = 4,
 ) -> None:
-    """`veritrain demo --run` (`cli.demo_run`); the digits defaults of --steps and --interval
-    (300, 25) become the run's (8, 2)."""
+    """`veritrain demo --run` (`cli.demo_run`) over `rounds` rounds; the digits defaults of
+    --steps and --interval (300, 25) become the run's (8, 2)."""
     if (steps, interval) == (300, 25):
         steps, interval = 8, 2
     if steps % interval != 0:
@@ -1235,6 +1266,7 @@ def _run_demo(
     summary = run_run_demo(
         RunDemoConfig(
             workdir=workdir,
+            rounds=rounds,
             inner_steps=steps,
             interval=interval,
             timeout_s=timeout,

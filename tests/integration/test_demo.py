@@ -256,8 +256,12 @@ def _check_dashboard(url: str, rpc_url: str, tmp_path: Path) -> None:
             assert winner in page.locator("#winner").inner_text()
         for model in ("digits-mlp", "shakespeare-char"):
             page.goto(f"{url}models/{model}")
-            holders = page.locator("#holders tr td:first-child").all_inner_texts()
+            holders = page.locator("#holders tr:has(td.num) td:first-child").all_inner_texts()
             token = chain.shares.model_shares(model_id_hash(model))
+            if token.functions.totalSupply().call() == 0:
+                # the digits model when a cheater won its slot job's claim race (P-30)
+                assert holders == [] and "no shares minted yet" in page.content()
+                continue
             assert holders and all(
                 int(
                     page.locator(

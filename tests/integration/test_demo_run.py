@@ -1,6 +1,6 @@
 """The README's run demo, end to end: `veritrain demo --run --json` as a user runs it.
 
-A DiLoCo run of the character GPT over 4 rounds on a real Anvil, with 8 node processes: a
+A DiLoCo run of the character GPT over 3 rounds on a real Anvil, with 8 node processes: a
 cheating solver caught and slashed in round 0, a solver leaving after round 0, one joining at
 round 2 (about 5-7 minutes on 2 cores).
 Run: ``.venv/bin/python -m pytest tests/integration/test_demo_run.py``.
@@ -35,9 +35,10 @@ def test_run_demo_trains_one_model_with_churn_and_pays_its_trainers(tmp_path: Pa
             str(out),
             "--workdir",
             str(tmp_path / "run"),
-            # round 1 posts two of its seats: its registration closes by its window (P-28)
-            "--timeout",
-            "840",
+            # rounds 0-2 hold every case (cheater, leaver, late joiner); the demo's own
+            # --timeout default (840 s) applies
+            "--rounds",
+            "3",
         ],
         cwd=tmp_path,
         env=env,
@@ -49,7 +50,7 @@ def test_run_demo_trains_one_model_with_churn_and_pays_its_trainers(tmp_path: Pa
     summary = json.loads(out.read_text())
     assert all(summary["checks"].values()), summary["checks"]
     rounds = summary["rounds"]
-    assert [r["round"] for r in rounds] == [0, 1, 2, 3]
+    assert [r["round"] for r in rounds] == [0, 1, 2]
     for r in rounds:
         assert set(r) >= {"accepted", "rejected", "val_bpc", "bytes_uploaded"}
         # each counted seat uploaded one float32 pseudo-gradient of the same size

@@ -121,6 +121,8 @@ CASES: list[tuple[list[str], str]] = [
     (["demo", "--adjudicator", "oracle"], "adjudicator"),
     (["demo", "--steps", "100", "--interval", "30"], "interval"),
     (["demo", "--timeout", "-5"], "timeout"),
+    (["demo", "--run", "--rounds", "2"], "rounds"),
+    (["demo", "--run", "--timeout", "0"], "timeout"),
     # node options (refused before any connection)
     (["solver", "run", "--threads", "0", *RPC, *KEY], "threads"),
     (["solver", "run", "--model", " ", *RPC, *KEY], "model"),
