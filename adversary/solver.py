@@ -27,6 +27,10 @@ Modes (each honest in segments 0 and 1, cheating from `CHEAT_FROM_SEGMENT` on):
   Delta: in round 0 every seat starts from the same state, so its tree is exactly that seat's).
   Ordinary jobs it trains honestly. Every segment replays wrong under its own seat's spec.
 
+- ``"withhold-final"``: trains, commits and is verified honestly, but never serves any job's
+  final state, its proof or its own mirror (`WithholdFinal`): a Sybil that takes a round's
+  seats, is paid and leaves nobody the states (docs/SECURITY.md P-36).
+
 All but ``"smuggle-init"`` build a *consistent* Merkle tree over the states they actually
 produced, so only replay (or, for ``"other-init"``, the on-chain initHash check) catches them,
 not a proof check.
@@ -67,6 +71,7 @@ __all__ = [
     "OTHER_INIT_STD",
     "CheatingSolverNode",
     "CorruptBodies",
+    "WithholdFinal",
     "cheating_step_function",
     "solver_node",
 ]
@@ -78,6 +83,7 @@ ADVERSARIES: tuple[str, ...] = (
     "smuggle-init",
     "corrupt-serve",
     "copy-seat",
+    "withhold-final",
 )
 CHEAT_FROM_SEGMENT = 2
 """Adversaries behave honestly in segments 0 and 1 and cheat from this segment on."""
@@ -184,6 +190,14 @@ class CheatingSolverNode(SolverNode):
     def http_app(self) -> FastAPI:
         """The checkpoint server; in ``"corrupt-serve"`` mode wrapped in `CorruptBodies`."""
         app = super().http_app()
+        if self.mode == "withhold-final":
+            catalog = self.catalog
+
+            def final_of(job_id: int) -> tuple[int, int] | None:
+                entry = catalog.get(job_id)
+                return None if entry is None else (int(entry.total_steps), int(entry.interval))
+
+            app.add_middleware(WithholdFinal, final_of=final_of)
         if self.mode == "corrupt-serve":
             catalog = self.catalog
 
@@ -212,6 +226,55 @@ class CheatingSolverNode(SolverNode):
         leaves = [*checkpoint_tree(hashes, interval).leaves, leaf_hash(0, 0, init_hash)]
         tree = MerkleTree(leaves)
         return CommitTree(tree.root, tree.proof(len(leaves) - 1))
+
+
+class WithholdFinal:
+    """ASGI middleware of the ``"withhold-final"`` adversary (docs/SECURITY.md P-36): a solver
+    that trains and is verified honestly but never gives anyone its final states: 404 for
+    ``/jobs/{id}/checkpoints/{N}``, ``/jobs/{id}/states/{N}`` and ``/jobs/{id}/proofs/{N/k}``
+    of every job, and for every ``/mirror/...`` route.
+
+    Args:
+        app: the wrapped ASGI app.
+        final_of: a job's (N, k) in steps, or None for an unknown job.
+    """
+
+    def __init__(self, app: Any, final_of: Callable[[int], tuple[int, int] | None]) -> None:
+        self.app = app
+        self.final_of = final_of
+
+    def _withholds(self, path: str) -> bool:
+        parts = path.strip("/").split("/")
+        if parts and parts[0] == "mirror":
+            return True
+        if len(parts) != 4 or parts[0] != "jobs":
+            return False
+        try:
+            job_id, index = int(parts[1]), int(parts[3])
+        except ValueError:
+            return False
+        final = self.final_of(job_id)
+        if final is None:
+            return False
+        n, k = final
+        return (parts[2] in ("checkpoints", "states") and index == n) or (
+            parts[2] == "proofs" and index == n // k
+        )
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope.get("type") != "http" or not self._withholds(str(scope.get("path", ""))):
+            await self.app(scope, receive, send)
+            return
+        # ADVERSARY: the final state is never served, to anyone
+        body = b'{"detail":"not found"}'
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 404,
+                "headers": [(b"content-type", b"application/json")],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
 
 
 class CorruptBodies:

@@ -222,11 +222,12 @@ class ProtocolParams(BaseModel):
                 f"the forced sample with probability 1/V; need rate * (fee + verifier_stake) > "
                 f"10000 * V * fee"
             )
-        if self.verifiers_per_job * self.samples_per_job > 64:
-            # each seat draws its own q samples; their union must fit the contract's bitmaps (P-27)
+        if self.verifiers_per_job * self.samples_per_job >= 64:
+            # each seat draws its own q samples and every seat holds the last segment; their
+            # union must fit the contract's bitmaps (P-27, P-36)
             raise ValueError(
                 f"verifiers_per_job * samples_per_job = "
-                f"{self.verifiers_per_job * self.samples_per_job} must be at most 64"
+                f"{self.verifiers_per_job * self.samples_per_job} must be at most 63"
             )
         if (
             self.max_segment_compute is not None

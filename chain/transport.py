@@ -458,6 +458,17 @@ class Transport:
         with self._rpc():
             return int(self.w3.eth.block_number)
 
+    def transaction_call(self, tx_hash: str) -> tuple[str | None, bytes]:
+        """A mined transaction's target (checksummed; None for a deployment) and calldata.
+
+        Raises:
+            RpcUnavailable: the endpoint is down.
+        """
+        with self._rpc():
+            tx = self.w3.eth.get_transaction(HexBytes(tx_hash))
+        to = tx.get("to")
+        return (None if to is None else to_checksum_address(to)), bytes(HexBytes(tx["input"]))
+
     def timestamp(self, block: Any = "latest") -> int:
         """Timestamp of a block (default latest), in seconds."""
         with self._rpc():

@@ -102,6 +102,31 @@ class StateMirror(CheckpointStore):
             return None
         return self.put(blob)
 
+    def keep_replayed(self, root: bytes, leaf: int, blob: bytes) -> bytes | None:
+        """Keep a state this node computed by replay as leaf `leaf` of the job whose Merkle
+        root is `root` (not yet proved: `replayed` names it until a proof is kept).
+
+        Returns:
+            Its 32-byte state hash, or None when it is too large to serve.
+        """
+        digest = self.keep(blob)
+        if digest is not None:
+            self.proof_dir.mkdir(parents=True, exist_ok=True)
+            atomic_write_bytes(self._replayed_path(root, leaf), digest, durable=False)
+        return digest
+
+    def replayed(self, root: bytes, leaf: int) -> bytes | None:
+        """The hash of the state this node replayed as leaf `leaf` under `root` and still
+        holds (`keep_replayed`), or None."""
+        try:
+            digest = self._replayed_path(root, leaf).read_bytes()
+        except OSError:
+            return None
+        return digest if len(digest) == 32 and self.has(digest) else None
+
+    def _replayed_path(self, root: bytes, leaf: int) -> Path:
+        return self.proof_dir / f"{as_bytes32(root).hex()}-{int(leaf)}.replayed"
+
     def _proof_path(self, root: bytes, leaf: int) -> Path:
         return self.proof_dir / f"{as_bytes32(root).hex()}-{int(leaf)}.json"
 
@@ -277,10 +302,57 @@ class MirrorMixin(NodeCore):
             self._mirror_server.stop()
             self._mirror_server = None
 
+    def keep_replayed_final(self, job: Any) -> bool:
+        """Serve a Finalized job's final state that this node computed itself: every seat
+        replays the last segment (docs/SECURITY.md P-36) and keeps the state it reached
+        (`ReplayMixin.claim_check`); once the solver revealed its secret, the proof it gave on
+        chain for that end places the state in the job's root, and the mirror keeps that proof
+        too, so it serves state and proof whether or not the solver ever does.
+
+        Args:
+            job: the job's view (Finalized).
+
+        Returns:
+            True when the mirror holds the final state and its proof, False when this node did
+            not replay the last segment (or the reveal cannot be read).
+        """
+        from veritrain.merkle import verify_checkpoint
+
+        if self.mirror is None:
+            return False
+        n, k = int(job.total_steps), int(job.checkpoint_interval)
+        leaf, root = n // k, bytes(job.merkle_root)
+        kept = self.mirror.proof_of(root, leaf)
+        if kept is not None and self.mirror.has(kept.state_hash_bytes()):
+            return True
+        held = self.mirror.replayed(root, leaf)
+        if held is None:
+            return False  # this node did not replay the job's last segment
+        segments = list(self.client.jobs.get_assignment(int(job.job_id)).segments)
+        ends = self.client.round.proven_ends(self.client.jobs.submission_of(int(job.job_id)))
+        if ends is None or leaf - 1 not in segments:
+            return False
+        end, proof = ends[segments.index(leaf - 1)]
+        if end != held or not verify_checkpoint(proof, root, n, k, leaf, end):
+            return False
+        self.mirror.keep_proof(
+            root,
+            ProofResponse(
+                job_id=int(job.job_id),
+                leaf_index=leaf,
+                step=n,
+                state_hash=to_hex(end),
+                proof=[to_hex(p) for p in proof],
+                root=to_hex(root),
+            ),
+        )
+        return True
+
     def keep_final(self, job: Any) -> bool:
-        """Keep a Finalized run contribution's final state (and its proof) in this node's
-        mirror, fetched from its solver or a mirror and proved against the job's root, so that
-        the run can be rebuilt when its solver leaves (docs/RUNS.md). Other jobs: nothing.
+        """Keep a Finalized job's final state (and its proof) in this node's mirror: the one it
+        replayed itself (`keep_replayed_final`), else, for a run contribution, the one fetched
+        from its solver or a mirror and proved against the job's root, so that the run can be
+        rebuilt when its solver leaves (docs/RUNS.md). Other jobs: nothing.
 
         Args:
             job: the job's view.
@@ -295,7 +367,9 @@ class MirrorMixin(NodeCore):
         from noderuntime.runs import verified_final
         from veritrain.spec import CONTRIBUTION_MARK
 
-        if self.mirror is None or CONTRIBUTION_MARK not in str(job.spec_uri):
+        if self.mirror is None or self.keep_replayed_final(job):
+            return True
+        if CONTRIBUTION_MARK not in str(job.spec_uri):
             return True
         verified_final(
             self.client,

@@ -93,10 +93,22 @@ class ReplayMixin(SpecsMixin):
         """
         from veritrain.replay import check_claim
 
+        # the last segment (every seat replays it, docs/SECURITY.md P-36): keep the final state
+        # this node computed, so it serves it whether or not the solver does
+        leaf = int(job.total_steps) // int(job.checkpoint_interval)
+        mirror, root = self.mirror, bytes(job.merkle_root)
+        keep = None
+        if segment == leaf - 1 and mirror is not None:
+
+            def keep(blob: bytes) -> None:
+                mirror.keep_replayed(root, leaf, blob)
+
         return self._replay(
             job,
             segment,
-            lambda spec, url, **kw: check_claim(spec, url, segment, start_hash, claimed_end, **kw),
+            lambda spec, url, **kw: check_claim(
+                spec, url, segment, start_hash, claimed_end, on_end=keep, **kw
+            ),
             unavailable_is_reject=unavailable_is_reject,
             matches="the claim",
             mismatch="claim WRONG",

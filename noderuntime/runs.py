@@ -65,6 +65,11 @@ __all__ = [
 TERMINAL = frozenset(
     {JobStatus.Finalized, JobStatus.Rejected, JobStatus.Cancelled, JobStatus.Expired}
 )
+UNAVAILABLE_WHY = "its final state is not available"
+"""How `RoundResult.excluded` says a seat was left out because nobody served its final."""
+PROPOSE_WAITS = 10
+"""Polls a proposer waits for the holders of a withheld final before leaving its seat out."""
+
 #: What an unavailable final state raises (its seat is left out of a proposed round).
 UNAVAILABLE = (
     CheckpointUnavailable,
@@ -299,7 +304,7 @@ def _contributions(
         except UNAVAILABLE as exc:
             if unavailable is None:
                 raise
-            unavailable[seat] = f"its final state is not available: {exc}"
+            unavailable[seat] = f"{UNAVAILABLE_WHY}: {exc}"
             continue
         out[seat] = (bytes(job.init_hash), final)
     return out
@@ -708,6 +713,7 @@ class RunKeeper:
         self._checked: set[tuple[int, int, bytes, int]] = set()
         self._specs: dict[int, RunSpec] = {}
         self._states: dict[int, RunState] = {}  # run -> its state at its current round
+        self._waits: dict[tuple[int, int], int] = {}  # (run, round) -> polls waited on holders
 
     def tick(self) -> None:
         """One pass over the chain's runs (errors of one run are logged, never raised)."""
@@ -747,6 +753,14 @@ class RunKeeper:
             return
         if claim.phase is RunRoundPhase.Open and self.propose:
             result = self._claim(run_id, view.round, settled=True)
+            if any(why.startswith(UNAVAILABLE_WHY) for why in result.excluded.values()):
+                # a final its solver withholds may be held by the job's seats (their mirrors
+                # keep it from the reveal on, docs/SECURITY.md P-36): give them PROPOSE_WAITS
+                # polls before a claim leaves the seat out
+                waited = self._waits.get((run_id, view.round), 0)
+                if waited < PROPOSE_WAITS:
+                    self._waits[(run_id, view.round)] = waited + 1
+                    return
             proposed = self.node.send(
                 f"proposeRound run {run_id} round {view.round}",
                 client.runs.propose_round,

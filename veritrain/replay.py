@@ -246,6 +246,7 @@ def check_claim(
     on_step: OnStep | None = None,
     unavailable_is_reject: bool = False,
     timeout: float = DEFAULT_TIMEOUT_S,
+    on_end: Callable[[bytes], object] | None = None,
 ) -> SegmentCheck:
     """Check the solver's claim on one sampled segment by replay (docs/FORCED_ERRORS.md).
 
@@ -267,6 +268,9 @@ def check_claim(
         unavailable_is_reject: when True, an unreachable solver yields `ok=False`; when False
             `CheckpointUnavailable` propagates so the node can retry.
         timeout: HTTP timeout in seconds when no client is given.
+        on_end: called with the replayed end state's canonical bytes once the replay ran
+            (matching the claim or not: a forced sample's claim is wrong on purpose), so a
+            node can keep and serve the state it computed (docs/SECURITY.md P-36).
 
     Returns:
         A `SegmentCheck` whose `committed_end_hash` is the claimed end hash; `ok=False` with a
@@ -301,7 +305,16 @@ def check_claim(
     except CheckpointHashMismatch as exc:
         return result(False, f"start checkpoint does not match the claimed start hash: {exc}")
     return _replay_and_compare(
-        spec, engine, start_blob, start_step, end_step, claimed_b, "claimed", on_step, result
+        spec,
+        engine,
+        start_blob,
+        start_step,
+        end_step,
+        claimed_b,
+        "claimed",
+        on_step,
+        result,
+        on_end,
     )
 
 
@@ -315,9 +328,11 @@ def _replay_and_compare(
     what: str,
     on_step: OnStep | None,
     result: Callable[..., SegmentCheck],
+    on_end: Callable[[bytes], object] | None = None,
 ) -> SegmentCheck:
     """Replay steps [start_step, end_step) from `start_blob` and compare the end state hash
-    with `expected_end` (the solver's committed or claimed end, named by `what`).
+    with `expected_end` (the solver's committed or claimed end, named by `what`); `on_end`,
+    when given, gets the replayed end state's bytes.
 
     Returns:
         ``result(ok, reason, replayed_hash)``: `ok=False` for a start checkpoint that does not
@@ -328,6 +343,8 @@ def _replay_and_compare(
         end_blob = replay_segment(eng, start_blob, end_step, on_step, start_step=start_step)
     except CheckpointFormatError as exc:
         return result(False, f"start checkpoint (step {start_step}) is invalid: {exc}")
+    if on_end is not None:
+        on_end(end_blob)
     replayed = state_hash(end_blob)
     if replayed != expected_end:
         return result(

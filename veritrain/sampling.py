@@ -1,11 +1,12 @@
 """The contracts' sample draw in Python: `LibSampling.drawSegments` and each seat's own draw
-(`LibSettlement.recordAssignment`, docs/SECURITY.md P-27), bit for bit, plus the detection
+(`LibAssignment`, docs/SECURITY.md P-27 and P-36), bit for bit, plus the detection
 arithmetic of README "Detection".
 
 At the first assignment of a job with seed ``seed = keccak256(abi.encode(blockHash, jobId,
 merkleRoot))``, each assigned verifier ``v`` draws ``q`` of the job's ``M = N/k`` segments with
-seed ``keccak256(abi.encode(seed, "segments", v))``; the job's sample is the union of the draws
-in increasing segment order and each seat's mask marks its own samples (bit i = sample i).
+seed ``keccak256(abi.encode(seed, "segments", v))`` and also holds the last segment (P-36); the
+job's sample is the union of the draws and the last segment in increasing segment order and each
+seat's mask marks its own samples (bit i = sample i).
 
 Pure: no web3 (keccak from `veritrain._keccak`).
 """
@@ -104,7 +105,9 @@ class OwnDraws:
 
 
 def own_draws(seed: bytes, verifiers: Sequence[str], segment_count: int, q: int) -> OwnDraws:
-    """Each seat's own draw at the first assignment, as `LibSettlement.recordAssignment` makes it.
+    """Each seat's own draw at the first assignment, as `LibAssignment` makes it: ``q`` segments
+    of its own plus the last segment, which every seat replays (docs/SECURITY.md P-36: each seat
+    then holds the final state before the job may be paid).
 
     Args:
         seed: the assignment's seed (`job_seed`).
@@ -112,8 +115,9 @@ def own_draws(seed: bytes, verifiers: Sequence[str], segment_count: int, q: int)
         segment_count: M = N/k.
         q: samples per seat (``samplesPerJob``).
     """
-    draws = [draw_segments(seat_seed(seed, v), segment_count, q) for v in verifiers]
-    union = tuple(sorted({s for draw in draws for s in draw}))
+    last = segment_count - 1
+    draws = [{*draw_segments(seat_seed(seed, v), segment_count, q), last} for v in verifiers]
+    union = tuple(sorted({last}.union(*draws)))
     index = {s: i for i, s in enumerate(union)}
     masks = tuple(sum(1 << index[s] for s in draw) for draw in draws)
     return OwnDraws(union, masks)

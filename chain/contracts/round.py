@@ -163,6 +163,66 @@ class RoundFacade(ContractFacade):
             f"0x{sid.hex()}"
         )
 
+    def proven_ends(
+        self, submission_id: bytes, *, span: int = 2000
+    ) -> list[tuple[bytes, list[bytes]]] | None:
+        """The end states the solver proved against the job's Merkle root when it revealed its
+        secret, in sample order: ``(state hash, Merkle proof)`` of leaf ``segments[j] + 1``
+        (the true end of the forced sample, not its forced claim). Read from the calldata of
+        the ``revealSecret`` transaction that emitted ``SecretRevealed``, so a node that
+        replayed a sample can serve its end state with a proof the solver no longer gives
+        (docs/SECURITY.md P-36).
+
+        Args:
+            submission_id: the submission.
+            span: blocks per ``eth_getLogs`` request while looking for the reveal (blocks).
+
+        Returns:
+            One pair per sample, or None while the secret is not revealed, or when it was
+            revealed through another contract (a call this facade cannot decode).
+
+        Raises:
+            RpcUnavailable: the endpoint is down.
+        """
+        sid = bytes(submission_id)
+        if not self.round_of(sid).revealed:
+            return None
+        _, start = self._client.call(self.contract, "claimsHashOf", sid)
+        latest = self._client.block_number()
+        block = int(start)
+        while block <= latest:
+            last = min(latest, block + span - 1)
+            for event in self._client.event_logs(
+                self.contract, ["SecretRevealed"], block, last, int.from_bytes(sid, "big")
+            ):
+                return self._ends_of_reveal(event.tx_hash, sid)
+            block = last + 1
+        return None
+
+    def _ends_of_reveal(self, tx_hash: str, sid: bytes) -> list[tuple[bytes, list[bytes]]] | None:
+        """Decode a ``revealSecret`` transaction's proven ends (`proven_ends`)."""
+        to, data = self._client.transaction_call(tx_hash)
+        if to is None or to.lower() != str(self.contract.address).lower():
+            return None
+        try:
+            fn, args = self.contract.decode_function_input(data)
+        except ValueError:
+            return None
+        if fn.fn_name != "revealSecret" or bytes(args["submissionId"]) != sid:
+            return None
+        claims = args["claims"]
+        ends = [bytes(h) for h in (claims["endHashes"] if isinstance(claims, dict) else claims[1])]
+        forced, sample = self._forced_of(sid)
+        if forced:
+            ends[sample] = bytes(args["forcedTrueEnd"])
+        proofs = args["endProofs"]
+        return [(e, [bytes(p) for p in proof]) for e, proof in zip(ends, proofs, strict=True)]
+
+    def _forced_of(self, sid: bytes) -> tuple[bool, int]:
+        """Whether the revealed round carried a forced error, and its sample index."""
+        outcome, sample = self.outcome(sid)
+        return outcome is RoundOutcome.Forced, sample
+
     @staticmethod
     def _claims_arg(claims: ClaimsView) -> tuple[list[bytes], list[bytes]]:
         """The ``Claims`` calldata argument (start and end hashes, in sample order)."""

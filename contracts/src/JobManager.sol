@@ -114,9 +114,11 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         if (params_.verifiersPerJob == 0 || params_.verifiersPerJob > MAX_VERIFIERS_PER_JOB) {
             revert InvalidParam("verifiersPerJob", params_.verifiersPerJob);
         }
-        // Each seat draws its own q samples: their union (at most V * q) must fit the verdict bitmaps.
+        // Each seat draws its own q samples, all hold the last segment (P-36): their union (at most
+        // V * q + 1) must fit the verdict bitmaps.
         if (
-            params_.samplesPerJob == 0 || uint256(params_.samplesPerJob) * params_.verifiersPerJob > MAX_SAMPLES_PER_JOB
+            params_.samplesPerJob == 0
+                || uint256(params_.samplesPerJob) * params_.verifiersPerJob >= MAX_SAMPLES_PER_JOB
         ) {
             revert InvalidParam("samplesPerJob", params_.samplesPerJob);
         }

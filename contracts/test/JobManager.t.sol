@@ -743,19 +743,23 @@ contract JobManager_AssignVerifiers_Test is JobManager_Init {
         if (blockHash != bytes32(0)) vmx.setBlockhash(block.number - 1, blockHash);
         jobManager.assignVerifiers(id);
         (address[] memory seated, uint32[] memory segments) = jobManager.getAssignment(id);
-        // The sample is the union of the seats' own draws, in increasing segment order (P-27).
+        // The sample is the union of the seats' own draws and the last segment, in increasing
+        // segment order (P-27, P-36).
         uint256 q = segmentCount < params.samplesPerJob ? segmentCount : params.samplesPerJob;
         assertGte(segments.length, q);
-        assertLte(segments.length, seated.length * q);
+        assertLte(segments.length, seated.length * q + 1);
+        assertEq(uint256(segments[segments.length - 1]), segmentCount - 1, "the last segment");
         for (uint256 i; i < segments.length; ++i) {
             assertLt(uint256(segments[i]), segmentCount);
             if (i != 0) assertGt(uint256(segments[i]), uint256(segments[i - 1]));
         }
-        // Each seat holds q samples and every sample is some seat's.
+        // Each seat holds its q samples and the last one, and every sample is some seat's.
         uint256 covered;
         for (uint256 v; v < seated.length; ++v) {
             uint256 mask = jobManager.sampleMaskOf(id, seated[v]);
-            assertEq(_popCount(mask), q);
+            uint256 held = _popCount(mask);
+            assertTrue(held == q || (held == q + 1 && q < segmentCount), "q samples, and the last");
+            assertEq((mask >> (segments.length - 1)) & 1, 1, "every seat holds the last segment");
             assertEq(mask >> segments.length, 0);
             covered |= mask;
         }

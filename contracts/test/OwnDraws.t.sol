@@ -79,8 +79,9 @@ contract OwnDraws_Test is Deployers {
         }
     }
 
-    /// @notice Each seat holds exactly its own seeded draw; the sample is the union of the draws in
-    ///         increasing segment order, every sample of it has claims and at least one seat; and
+    /// @notice Each seat holds exactly its own seeded draw and the last segment (P-36); the sample is
+    ///         the union of the draws and the last segment in increasing segment order, every sample
+    ///         of it has claims and at least one seat; and
     ///         unless the three draws coincide (probability 1/66^2) the job checks more than q = 2 of
     ///         its 12 segments. Before: every seat held the same 2 segments.
     function testFuzz_ownDraws_eachSeatItsOwnSegments_succeeds(bytes32 blockHash) public {
@@ -100,7 +101,12 @@ contract OwnDraws_Test is Deployers {
         for (uint256 v; v < verifiers.length; ++v) {
             uint32[] memory own = _ownDraw(jobId, verifiers[v]);
             uint256 mask = _maskOf(jobId, verifiers[v]);
-            assertEq(_popCount(mask), Q, "q samples per seat");
+            bool drewLast;
+            for (uint256 j; j < own.length; ++j) {
+                if (own[j] == WIDE_STEPS / WIDE_INTERVAL - 1) drewLast = true;
+            }
+            assertEq(_popCount(mask), drewLast ? Q : Q + 1, "q samples per seat, and the last segment");
+            assertEq((mask >> (segments.length - 1)) & 1, 1, "every seat holds the last segment (P-36)");
             for (uint256 j; j < own.length; ++j) {
                 bool found;
                 for (uint256 i; i < segments.length; ++i) {
@@ -115,6 +121,7 @@ contract OwnDraws_Test is Deployers {
             covered |= mask;
         }
         assertEq(covered, (uint256(1) << segments.length) - 1, "every sample has a seat");
+        assertEq(uint256(segments[segments.length - 1]), WIDE_STEPS / WIDE_INTERVAL - 1, "the last segment");
         if (!allSame) assertGt(segments.length, Q, "coverage grows with V");
     }
 

@@ -104,19 +104,29 @@ def _shares(net: Network, run: RunSpec, account: str) -> int:
 
 
 def test_a_run_over_two_rounds_makes_the_simulated_global_states(net: Network) -> None:
-    """Round 0: two seats, both trained by one solver, which then leaves and withholds its
-    states (N-27); round 1: seat 1 is not posted, and a solver that joined late trains seat 0,
-    its start rebuilt from the verifiers' mirrors. The owner posts and registers each round's
-    jobs with the starts it computes from the chain (`post_round`); the solvers rebuild the
-    same starts themselves, propose each round's claim once its jobs are final and finalize it
-    after the challenge window; the final claims are the simulated run's global states bit for
-    bit, and each counted contribution minted H x computePerStep shares to its solver."""
+    """Round 0: two seats, both trained by one solver that never serves its final states, to
+    anyone (a Sybil paid for a round, docs/SECURITY.md P-36), and then leaves (N-27): every
+    verifier seat replayed each job's last segment, so the verifiers' mirrors hold both final
+    states and their proofs; round 1: seat 1 is not posted, and a solver that joined late
+    trains seat 0, its start rebuilt from the verifiers' mirrors. The owner posts and registers
+    each round's jobs with the starts it computes from the chain (`post_round`); the solvers
+    rebuild the same starts themselves, propose each round's claim once its jobs are final and
+    finalize it after the challenge window; the final claims are the simulated run's global
+    states bit for bit, and each counted contribution minted H x computePerStep shares to its
+    solver."""
     run = RunSpec(inner=tiny_spec(seed=21), seats=2, rounds=3)
     owner, start = _open_run(net, run)
     round0 = post_round(owner, run, run.to_data_uri(), 0, start, reward=20 * E18)
-    solver = SolverNode(
-        net.client(SOLVER), net.tmp / "solver", "127.0.0.1", free_port(), poll_interval=0.5
+    solver = solver_node(
+        net.client(SOLVER),
+        net.tmp / "solver",
+        "127.0.0.1",
+        free_port(),
+        mode="withhold-final",
+        poll_interval=0.5,
     )
+    # it withholds from itself too: its own claim fetches its finals from the seats' mirrors
+    solver.mirrors.extend(_mirrors(net))
     net.start(solver)
     for job_id in round0:
         assert net.wait_status(job_id, JobStatus.Finalized, JobStatus.Rejected) is (
@@ -129,25 +139,37 @@ def test_a_run_over_two_rounds_makes_the_simulated_global_states(net: Network) -
     )
     assert _shares(net, run, solver.client.address) == 2 * per_contribution
     simulated = simulate_run(run, start, 2, absent=lambda t, j: (t, j) == (1, 1))
-    state1 = run_state(reader, run, 1)
+    # the solver never served a final state, yet each job's every seat holds it, proven
+    # against the job's root (P-36): the round is usable without the solver
+    mirrors = _mirrors(net)
+    for job_id in round0:
+        seats = reader.jobs.get_assignment(job_id).verifiers
+        job = reader.jobs.get_job(job_id)
+        net.wait_for(
+            f"job {job_id}'s final state and proof in every seat's mirror",
+            lambda job=job, seats=seats: all(
+                v.mirror.proof_of(job.merkle_root, job.total_steps // job.checkpoint_interval)
+                is not None
+                for v in net.verifiers  # type: ignore[attr-defined]
+                if v.client.address in seats
+            ),
+            60,
+        )
+    state1 = run_state(reader, run, 1, mirrors=mirrors)
     assert state1.state.state_hash() == simulated[0].global_hash
     assert state1.rounds[0].accepted == [0, 1] and state1.jobs == {0: {0: round0[0], 1: round0[1]}}
-
-    # the solver leaves and withholds its counted work (docs/SECURITY.md N-27): once the
-    # verifiers' mirrors hold round 0's finals, it stops, server and all. A solver that joins
-    # late takes round 1: it rebuilds the run from the chain, fetching the round-0 finals from
-    # the verifiers' mirrors (the owner's post does the same)
     finals = [state1.seat_finals[0], state1.seat_finals[1]]
-    net.wait_for(
-        "round 0's finals in a verifier's mirror",
-        lambda: all(
-            any(v.mirror.has(state_hash(f)) for v in net.verifiers)  # type: ignore[attr-defined]
-            for f in finals
-        ),
-        60,
+    assert all(
+        v.mirror.has(state_hash(f))  # type: ignore[attr-defined]
+        for f in finals
+        for v in net.verifiers
+        if v.client.address in reader.jobs.get_assignment(round0[0]).verifiers
     )
+
+    # the solver leaves, server and all (docs/SECURITY.md N-27). A solver that joins late
+    # takes round 1: it rebuilds the run from the chain, fetching the round-0 finals from the
+    # verifiers' mirrors (the owner's post does the same)
     net.stop(solver)
-    mirrors = _mirrors(net)
     late = SolverNode(
         net.client(LATE), net.tmp / "late", "127.0.0.1", free_port(), poll_interval=0.5
     )

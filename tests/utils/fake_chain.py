@@ -95,6 +95,7 @@ class FakeChain:
         self.forced_error_rate_bps = forced_error_rate_bps
         self.secret_commitments: dict[int, bytes] = {}
         self.secrets: dict[int, bytes] = {}
+        self.proven_ends: dict[int, list[tuple[bytes, list[bytes]]]] = {}
         self.claims: dict[int, ClaimsView] = {}
         self.sealed: dict[tuple[int, str], bytes] = {}
         self.revealed: set[tuple[int, str]] = set()
@@ -570,6 +571,10 @@ class FakeRound:
         job_id = self._client.chain.job_of(submission_id)
         return self._client.chain.outcome(job_id)
 
+    def proven_ends(self, submission_id: bytes) -> list[tuple[bytes, list[bytes]]] | None:
+        job_id = self._client.chain.job_of(submission_id)
+        return self._client.chain.proven_ends.get(job_id)
+
     def verdict_commitment_of(
         self, submission_id: bytes, verifier: str | None = None
     ) -> tuple[bytes, bool]:
@@ -722,6 +727,7 @@ class FakeRound:
         )
         claims = self._client.chain.claims[job_id]
         k = job.checkpoint_interval
+        proven: list[tuple[bytes, list[bytes]]] = []
         for j, s in enumerate(segments):
             if not verify_checkpoint(
                 start_proofs[j], job.merkle_root, job.total_steps, k, s, claims.start_hashes[j]
@@ -740,6 +746,8 @@ class FakeRound:
                 raise revert(
                     "InvalidClaimProof", submissionId=submission_id, sampleIndex=j, isEnd=True
                 )
+            proven.append((bytes(end), [bytes(p) for p in end_proofs[j]]))
+        self._client.chain.proven_ends[job_id] = proven
         self._client.chain.secrets[job_id] = bytes(secret)
         self._client.chain.forced_true_ends[job_id] = bytes(forced_true_end)
         return self._client._tx("revealSecret", job_id, secret)

@@ -33,8 +33,9 @@ library LibAssignment {
     /// @dev Own draws (docs/SECURITY.md P-27): the verifiers are drawn with seed
     ///      keccak256(abi.encode(seed, "verifiers")) among the staked ones other than the job's
     ///      submitter, its solver and the seats of the previous draw. At the first assignment each
-    ///      verifier v draws `q` segments with seed keccak256(abi.encode(seed, "segments", v)) and
-    ///      the sample is the union of the draws in increasing segment order (at most V * q <= 64);
+    ///      verifier v draws `q` segments with seed keccak256(abi.encode(seed, "segments", v)), plus
+    ///      the last segment (P-36), and the sample is the union of the draws and the last segment
+    ///      in increasing segment order (at most V * q + 1 <= 64);
     ///      on a reassignment each new v draws `q` of the uncovered samples with seed
     ///      keccak256(abi.encode(seed, "samples", v)), and an uncovered sample no new draw holds is
     ///      dealt to the new seats in turn. Either way every sample is in some seat's mask.
@@ -164,7 +165,9 @@ library LibAssignment {
         job.status = JobStatus.Verifying;
     }
 
-    /// @notice First assignment: each verifier draws its own `q` of the `segmentCount` segments;
+    /// @notice First assignment: each verifier draws its own `q` of the `segmentCount` segments and
+    ///         always holds the last one too (docs/SECURITY.md P-36: every seat replays the step
+    ///         that makes the final state, so it holds that state before the job may be paid);
     ///         stores their union, in increasing segment order, as the submission's sample.
     /// @return masks Per verifier (assignment order), bit i set = sample i is in its draw.
     function _drawOwnSegments(
@@ -176,9 +179,12 @@ library LibAssignment {
     ) internal returns (uint64[] memory masks) {
         uint256 count = verifiers.length;
         uint32[][] memory draws = new uint32[][](count);
-        // INVARIANT: count * min(q, segmentCount) <= V * q <= MAX_SAMPLES_PER_JOB (constructor).
-        uint32[] memory union = new uint32[](count * (q < segmentCount ? q : segmentCount));
-        uint256 size = 0;
+        // INVARIANT: count * min(q, segmentCount) + 1 <= V * q + 1 <= MAX_SAMPLES_PER_JOB (constructor).
+        uint32[] memory union = new uint32[](count * (q < segmentCount ? q : segmentCount) + 1);
+        // SAFETY: segmentCount = N / k with N < 2**32 and k >= 1.
+        // forge-lint: disable-next-line(unsafe-typecast)
+        uint32 last = uint32(segmentCount - 1);
+        uint256 size = _insertSorted(union, 0, last);
         for (uint256 v; v < count; ++v) {
             draws[v] = LibSampling.drawSegments(keccak256(abi.encode(seed, "segments", verifiers[v])), segmentCount, q);
             for (uint256 j; j < draws[v].length; ++j) {
@@ -188,11 +194,13 @@ library LibAssignment {
         for (uint256 i; i < size; ++i) {
             sub.segments[i] = union[i];
         }
-        // SAFETY: size <= V * q <= MAX_SAMPLES_PER_JOB = 64.
+        // SAFETY: size <= V * q + 1 <= MAX_SAMPLES_PER_JOB = 64.
         // forge-lint: disable-next-line(unsafe-typecast)
         sub.sampleCount = uint8(size);
         masks = new uint64[](count);
         for (uint256 v; v < count; ++v) {
+            // the last segment is the union's last sample
+            masks[v] = uint64(1) << (size - 1);
             for (uint256 j; j < draws[v].length; ++j) {
                 uint256 i;
                 while (union[i] != draws[v][j]) ++i;

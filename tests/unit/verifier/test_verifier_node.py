@@ -13,6 +13,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 
 from adversary.verifier import (
     GriefingVerifierNode,
@@ -20,6 +21,7 @@ from adversary.verifier import (
     griefing_end,
     verifier_node,
 )
+from noderuntime.mirror import create_mirror_app
 from tests.utils.fake_chain import FakeChain
 from tests.utils.node_fixtures import (
     VERIFIERS,
@@ -33,6 +35,9 @@ from veritrain.commitments import verdict_commitment
 from veritrain.enums import JobStatus, Verdict
 from veritrain.errors import CheckpointHashMismatch, CheckpointUnavailable
 from veritrain.forced import UNREPLAYED_END
+from veritrain.merkle import verify_checkpoint
+from veritrain.state import state_hash
+from veritrain.wire import ProofResponse
 
 
 def _setup(
@@ -293,3 +298,39 @@ def test_each_verifier_replays_only_its_own_draw(tmp_path: Path) -> None:
     assert chain.verdicts[(1, VERIFIERS[0])] == [Verdict.Approve, Verdict.None_]
     assert chain.verdicts[(1, VERIFIERS[1])] == [Verdict.None_, Verdict.Reject]
     assert chain.disputed[1] == {1}  # only the cheat is disputed
+
+
+@pytest.mark.parametrize("rate_bps", [0, 10_000])
+def test_a_seat_serves_the_final_state_it_replayed_when_the_solver_withholds_it(
+    tmp_path: Path, rate_bps: int
+) -> None:
+    """P-36: a solver paid for a job that never serves its final state, to anyone. Every seat
+    replays the last segment, keeps the state it reached, and once the solver proved its
+    claims on chain (the forced sample's true end too) keeps that proof: the seat's mirror
+    serves the final state and its proof, so the job's work is not lost with its solver."""
+    chain = FakeChain(forced_error_rate_bps=rate_bps)
+    chain.forced_segments = [1, 3]  # 3 is the last of the 4 segments
+    verifier = VerifierNode(chain.client(VERIFIERS[0]), tmp_path / "v")
+    verifier.step()  # stakes before the assignment
+    solver = run_solver_to_commit(chain, tmp_path, "withhold-final")
+    served = TestClient(solver.http_app())
+    verifier.http_client = served
+    _seal_and_reveal(verifier)
+    past_challenge_deadline(chain)
+    solver.step()  # reveals the secret (proving every claim), then finalizes
+    assert chain.jobs[1].status is JobStatus.Finalized
+    final = solver.job_record(1).hashes[-1]
+    assert served.get("/jobs/1/checkpoints/40").status_code == 404  # withheld from everyone
+    assert served.get("/jobs/1/proofs/4").status_code == 404
+    assert verifier.mirror is not None
+    verifier.step()  # the job is final: its final state is kept with its proof
+    kept = verifier.mirror.proof_of(chain.jobs[1].merkle_root, 4)
+    assert kept is not None and kept.state_hash_bytes() == final
+    mirror = TestClient(create_mirror_app(verifier.mirror))
+    body = mirror.get(f"/mirror/states/0x{final.hex()}")
+    assert body.status_code == 200 and state_hash(body.content) == final
+    proof = ProofResponse.model_validate(mirror.get(f"/mirror/proofs/{kept.root}/4").json())
+    job = chain.jobs[1]
+    assert verify_checkpoint(
+        proof.proof_bytes(), job.merkle_root, job.total_steps, job.checkpoint_interval, 4, final
+    )

@@ -40,10 +40,12 @@ def test_each_seat_draws_its_own_and_the_union_is_sorted() -> None:
     assert seat_seed(SEED, VERIFIERS[0], "samples") != seat_seed(SEED, VERIFIERS[0])
     draws = own_draws(SEED, VERIFIERS, 12, 2)
     assert list(draws.segments) == sorted(set(draws.segments))
+    assert draws.segments[-1] == 11  # the last segment is always sampled (P-36)
     covered = 0
     for v, mask in zip(VERIFIERS, draws.masks, strict=True):
         own = draw_segments(seat_seed(SEED, v), 12, 2)
-        assert {draws.segments[i] for i in range(len(draws.segments)) if mask >> i & 1} == set(own)
+        held = {draws.segments[i] for i in range(len(draws.segments)) if mask >> i & 1}
+        assert held == {*own, 11}  # its own draw, and the last segment as every seat
         covered |= mask
     assert covered == (1 << len(draws.segments)) - 1
 
