@@ -94,17 +94,25 @@ def _point_float(x: float) -> tuple[Any, Any]:
     return v, v
 
 
+@lru_cache(maxsize=1024)
+def _frequency(i: int, hd: int, theta: float, prec: int) -> tuple[Any, Any]:
+    """An interval enclosing `theta ** (-2i/hd)`, at `prec` bits (raw mpmath `mpi` pair).
+
+    mpmath's interval functions on exact endpoints (no global context): each returns an
+    interval that contains the exact result. theta is a binary64, so exact here, and
+    `theta ** (-2i/hd) = exp((-2i/hd) * log theta)`.
+    """
+    exponent = libmp.mpi_div(_point(-2 * i), _point(hd), prec)
+    log_theta = libmp.mpi_log(_point_float(theta), prec)
+    freq: tuple[Any, Any] = libmp.mpi_exp(libmp.mpi_mul(exponent, log_theta, prec), prec)
+    return freq
+
+
 def _cos_sin_f32(t: int, i: int, hd: int, theta: float) -> tuple[float, float]:
     """Correctly rounded float32 (as Python floats) of cos and sin of `t * theta**(-2i/hd)`."""
     prec = _START_PREC
     while prec <= _MAX_PREC:
-        # mpmath's interval functions on exact endpoints (no global context): each returns an
-        # interval that contains the exact result. theta is a binary64, so exact here, and
-        # theta ** (-2i/hd) = exp((-2i/hd) * log theta).
-        exponent = libmp.mpi_div(_point(-2 * i), _point(hd), prec)
-        log_theta = libmp.mpi_log(_point_float(theta), prec)
-        freq = libmp.mpi_exp(libmp.mpi_mul(exponent, log_theta, prec), prec)
-        angle = libmp.mpi_mul(freq, _point(t), prec)
+        angle = libmp.mpi_mul(_frequency(i, hd, theta, prec), _point(t), prec)
         cos, sin = libmp.mpi_cos_sin(angle, prec)
         c = _enclosure_f32(cos)
         s = _enclosure_f32(sin)
