@@ -24,7 +24,14 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from veritrain._keccak import keccak256
-from veritrain.spec import GPTConfig, JobSpec, ModelConfig, canonical_json_bytes
+from veritrain.spec import (
+    GPTConfig,
+    JobSpec,
+    LlamaConfig,
+    ModelConfig,
+    TextModelConfig,
+    canonical_json_bytes,
+)
 
 __all__ = [
     "ModelCommitments",
@@ -71,17 +78,25 @@ def family_commitment(spec: JobSpec) -> bytes:
     return keccak256(canonical_json_bytes(family))
 
 
-def parameter_count(model: ModelConfig | GPTConfig) -> int:
+def parameter_count(model: ModelConfig | GPTConfig | LlamaConfig) -> int:
     """Parameters the FLOP count is based on.
 
     MLP: every weight and bias, ``sum(n_in * n_out + n_out)`` over its layers. GPT: the
     non-embedding parameters, ``n_layer * (12 D^2 + 13 D) + 2 D`` (blocks and the final
-    LayerNorm; the embeddings and the vocabulary-sized head are left out, as in Kaplan et al.
-    2020, so the count does not depend on the data's vocabulary).
+    LayerNorm); Llama: likewise ``n_layer * (2 D H hd + 2 D Hkv hd + 3 D F + 2 D) + D``
+    (H query heads, Hkv key/value heads of width hd, SwiGLU width F). The embeddings and the
+    vocabulary-sized head are left out, as in Kaplan et al. 2020, so the count does not
+    depend on the data's vocabulary.
     """
     if isinstance(model, GPTConfig):
         d = model.n_embd
         return model.n_layer * (12 * d * d + 13 * d) + 2 * d
+    if isinstance(model, LlamaConfig):
+        # per block wq and wo (D x H hd each), wk and wv (D x Hkv hd each), w1, w2, w3
+        # (D x F each) and two RMSNorm weights; then the final RMSNorm (no biases)
+        d, hd, f = model.n_embd, model.head_dim, model.ffn_hidden
+        block = 2 * d * model.n_head * hd + 2 * d * model.n_kv_head * hd + 3 * d * f + 2 * d
+        return model.n_layer * block + d
     widths = (model.in_features, *model.hidden, model.out_features)
     return sum(a * b + b for a, b in zip(widths[:-1], widths[1:], strict=True))
 
@@ -90,7 +105,7 @@ def compute_per_step(spec: JobSpec) -> int:
     """FLOP of one optimizer step of ``spec`` (forward + backward, 3x the forward pass).
 
     MLP: ``6 * parameters * batch_size`` (2 FLOP per parameter per example forward).
-    GPT: ``(6 * N + 6 * n_layer * T * D) * batch_size * T`` with N = `parameter_count` and
+    GPT and Llama: ``(6 * N + 6 * n_layer * T * D) * batch_size * T`` with N = `parameter_count` and
     T = block_size tokens per window (Kaplan et al. 2020: forward 2N + 2 n_layer n_ctx d per
     token). The optimizer update is not counted. A deterministic estimate, not a measurement:
     what matters is that every job under one model is counted by the same rule.
@@ -99,7 +114,7 @@ def compute_per_step(spec: JobSpec) -> int:
         ValueError: the result does not fit the registry's uint64.
     """
     n = parameter_count(spec.model)
-    if isinstance(spec.model, GPTConfig):
+    if isinstance(spec.model, TextModelConfig):
         t, d = spec.model.block_size, spec.model.n_embd
         flops = (6 * n + 6 * spec.model.n_layer * t * d) * spec.batch_size * t
     else:

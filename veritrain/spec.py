@@ -35,7 +35,8 @@ CONTRIBUTION_FRAGMENT = "contribution="
 CONTRIBUTION_MARK = "#" + CONTRIBUTION_FRAGMENT
 METRIC_LABELS = {"accuracy": "test accuracy", "val_bpc": "validation loss (bits/char)"}
 """How to show each job metric (`JobSpec.metric_name`): MLP jobs report test-set accuracy in
-[0, 1] (higher is better), GPT jobs validation loss in bits per character (lower is better)."""
+[0, 1] (higher is better), GPT and Llama jobs validation loss in bits per character (lower is
+better)."""
 
 NATIVE_ARITH = "native"
 """torch's own kernels: results depend on threads, SIMD level and device (pinned by the spec)."""
@@ -129,8 +130,77 @@ class GPTConfig(_Frozen):
         return self
 
 
-AnyModelConfig = Annotated[ModelConfig | GPTConfig, Field(discriminator="arch")]
-"""A job's model: the MLP (`arch="mlp"`) or the character transformer (`arch="gpt"`)."""
+class LlamaConfig(_Frozen):
+    """A Llama-style decoder-only transformer (`veritrain.llama.Llama`; Touvron et al. 2023,
+    "LLaMA: Open and Efficient Foundation Language Models", and Meta's reference model.py).
+
+    Pre-norm blocks of RMSNorm, causal self-attention with rotary position embeddings (RoPE)
+    on queries and keys and grouped-query attention (GQA, Ainslie et al. 2023), and a SwiGLU
+    MLP (Shazeer 2020); no biases. Like GPT, the vocabulary size is not a field: it comes from
+    the data.
+
+    Attributes:
+        arch: `"llama"`.
+        n_layer: number of pre-norm transformer blocks.
+        n_head: query heads per block (divides `n_embd`).
+        n_kv_head: key/value heads (divides `n_head`); left out or None it is `n_head` (plain
+            multi-head attention).
+        n_embd: embedding width D; the head dim `D / n_head` is even (RoPE rotates pairs).
+        block_size: context length T in tokens (training windows hold T + 1 tokens).
+        ffn_hidden: hidden width of the SwiGLU MLP (w1, w3: D -> ffn_hidden; w2 back to D).
+        rope_theta: RoPE base theta (the angle of pair i at position t is
+            `t * theta ** (-2 i / head_dim)`).
+        norm_eps: the epsilon added to the mean square in every RMSNorm.
+        tie_embeddings: the output head reuses the token embedding table.
+    """
+
+    arch: Literal["llama"] = "llama"
+    n_layer: int = Field(2, ge=1)
+    n_head: int = Field(4, ge=1)
+    n_kv_head: int = Field(4, ge=1)
+    n_embd: int = Field(64, ge=1)
+    block_size: int = Field(64, ge=1)
+    ffn_hidden: int = Field(176, ge=1)
+    rope_theta: float = Field(10000.0, gt=1.0, allow_inf_nan=False)
+    norm_eps: float = Field(1e-5, gt=0.0, allow_inf_nan=False)
+    tie_embeddings: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _kv_heads_default_to_heads(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("n_kv_head") is None:
+            n_head = data.get("n_head", cls.model_fields["n_head"].default)
+            return {**data, "n_kv_head": n_head}
+        return data
+
+    @property
+    def head_dim(self) -> int:
+        """Width of one attention head, `n_embd // n_head`."""
+        return self.n_embd // self.n_head
+
+    @model_validator(mode="after")
+    def _shapes_fit(self) -> LlamaConfig:
+        if self.n_embd % self.n_head != 0:
+            raise ValueError(f"n_embd ({self.n_embd}) must be a multiple of n_head ({self.n_head})")
+        if self.n_head % self.n_kv_head != 0:
+            raise ValueError(
+                f"n_kv_head ({self.n_kv_head}) must divide n_head ({self.n_head}) "
+                "(grouped-query attention shares each key/value head among n_head/n_kv_head "
+                "query heads)"
+            )
+        if self.head_dim % 2 != 0:
+            raise ValueError(
+                f"head dim n_embd/n_head = {self.head_dim} must be even (RoPE rotates pairs)"
+            )
+        return self
+
+
+TextModelConfig = GPTConfig | LlamaConfig
+"""The model configs that train on text datasets (character-level language modelling)."""
+
+AnyModelConfig = Annotated[ModelConfig | GPTConfig | LlamaConfig, Field(discriminator="arch")]
+"""A job's model: the MLP (`arch="mlp"`), the character transformer (`arch="gpt"`) or the
+Llama-style transformer (`arch="llama"`)."""
 
 TEXT_DATASETS = ("shakespeare", "text-file")
 """Dataset names that hold text (character-level language modelling, `veritrain.text`)."""
@@ -270,10 +340,10 @@ class JobSpec(_Frozen):
                 f"checkpoint_interval ({self.checkpoint_interval})"
             )
         is_text = self.dataset.name in TEXT_DATASETS
-        if is_text != isinstance(self.model, GPTConfig):
+        if is_text != isinstance(self.model, TextModelConfig):
             raise ValueError(
                 f"model {self.model.arch!r} cannot train on dataset {self.dataset.name!r} "
-                "(text datasets need arch 'gpt', tensor datasets arch 'mlp')"
+                "(text datasets need arch 'gpt' or 'llama', tensor datasets arch 'mlp')"
             )
         return self
 
@@ -285,8 +355,8 @@ class JobSpec(_Frozen):
     @property
     def metric_name(self) -> str:
         """What `TrainingEngine.evaluate` returns for this job: `"accuracy"` (MLP jobs) or
-        `"val_bpc"` (GPT jobs); `METRIC_LABELS` names it."""
-        return "val_bpc" if isinstance(self.model, GPTConfig) else "accuracy"
+        `"val_bpc"` (GPT and Llama jobs); `METRIC_LABELS` names it."""
+        return "val_bpc" if isinstance(self.model, TextModelConfig) else "accuracy"
 
     @property
     def num_leaves(self) -> int:

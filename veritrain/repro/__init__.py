@@ -14,12 +14,13 @@ Run: not a script; `from veritrain import repro; y = repro.linear(x, w, b)`.
 from __future__ import annotations
 
 from veritrain.repro._common import ReproError
-from veritrain.repro.elementwise import exp, gelu, log, relu, tanh
+from veritrain.repro.elementwise import exp, gelu, log, relu, silu, tanh
 from veritrain.repro.gemm import linear, matmul
 from veritrain.repro.init import normal_
-from veritrain.repro.nn import cross_entropy, embedding, layer_norm, softmax
+from veritrain.repro.nn import cross_entropy, embedding, layer_norm, rms_norm, softmax
 from veritrain.repro.optim import AdamW, clip_grad_norm_
 from veritrain.repro.reduce import mean_fixed, sum_fixed
+from veritrain.repro.rotary import rope, rope_tables
 from veritrain.repro.sqrt import sqrt, sqrt_scalar
 
 __all__ = [
@@ -37,6 +38,10 @@ __all__ = [
     "mean_fixed",
     "normal_",
     "relu",
+    "rms_norm",
+    "rope",
+    "rope_tables",
+    "silu",
     "softmax",
     "sqrt",
     "sqrt_scalar",

