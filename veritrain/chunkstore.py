@@ -48,7 +48,16 @@ from veritrain.tokens import (
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["MAX_MANIFEST_BYTES", "MIN_RATE", "ChunkStore", "read_bounded"]
+__all__ = [
+    "CACHE_ENV",
+    "MAX_MANIFEST_BYTES",
+    "MIN_RATE",
+    "ChunkStore",
+    "chunk_cache_dir",
+    "read_bounded",
+]
+
+CACHE_ENV = "VERITRAIN_CHUNK_CACHE"
 
 MAX_MANIFEST_BYTES = 64 << 20
 """The most bytes a manifest may have (about 900,000 chunks' leaves)."""
@@ -57,8 +66,15 @@ MIN_RATE = 1 << 20
 _MEMORY_CHUNKS = 64  # decoded chunks kept in memory (least recently used dropped first)
 
 
-class _Unavailable(Exception):
-    """One URI could not give one body (the store tries the next)."""
+def chunk_cache_dir() -> Path:
+    """Where verified chunks are cached: `$VERITRAIN_CHUNK_CACHE`, else `<data dir>/chunks`
+    (`veritrain.text.data_dir`: `$VERITRAIN_DATA_DIR`, else `<repo>/cache/data`)."""
+    env = os.environ.get(CACHE_ENV)
+    if env:
+        return Path(env)
+    from veritrain.text import data_dir
+
+    return data_dir() / "chunks"
 
 
 def read_bounded(uri: str, limit: int, timeout: float) -> bytes:
