@@ -446,6 +446,8 @@ def prepare(
         if tokenizer.eot_id is not None:
             parts.append(np.array([tokenizer.eot_id], dtype=np.int64))
     ids = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    if text_bytes == 0:
+        raise DatasetError("the text files are empty: nothing to tokenize")
     n_chunks = int(ids.size) // chunk_tokens
     if n_chunks < 2:
         raise DatasetError(
