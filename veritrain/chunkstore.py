@@ -63,7 +63,8 @@ MAX_MANIFEST_BYTES = 64 << 20
 """The most bytes a manifest may have (about 900,000 chunks' leaves)."""
 MIN_RATE = 1 << 20
 """Bytes per second a body must arrive at, beyond the flat `timeout` allowance."""
-_MEMORY_CHUNKS = 64  # decoded chunks kept in memory (least recently used dropped first)
+MEMORY_BYTES = 512 << 20
+"""Verified chunks kept in memory, in bytes (least recently used dropped first)."""
 
 
 def chunk_cache_dir() -> Path:
@@ -143,6 +144,7 @@ class ChunkStore:
             slash needed).
         cache_dir: local directory for verified chunks and the manifest (created on use).
         timeout: seconds per fetch (connect plus the flat part of the body's allowance).
+        memory_bytes: verified chunks kept in memory (their file bytes; at least one chunk).
 
     Attributes:
         fetched: chunk bodies taken from a URI and accepted (cache hits not counted).
@@ -159,6 +161,7 @@ class ChunkStore:
         cache_dir: str | Path,
         *,
         timeout: float = 30.0,
+        memory_bytes: int = MEMORY_BYTES,
     ) -> None:
         raw = bytes.fromhex(root[2:]) if isinstance(root, str) else bytes(root)
         if len(raw) != 32:
@@ -172,7 +175,9 @@ class ChunkStore:
         self.fetched = 0
         self.rejected = 0
         self._manifest: Manifest | None = None
+        self.memory_bytes = memory_bytes
         self._memory: OrderedDict[int, np.ndarray] = OrderedDict()
+        self._memory_used = 0
 
     # --- manifest --------------------------------------------------------------------------
     def _manifest_cache(self) -> Path:
@@ -265,7 +270,8 @@ class ChunkStore:
         raise DatasetError(f"no source gave chunk {index} of dataset 0x{self.root.hex()}: {reason}")
 
     def tokens(self, index: int) -> np.ndarray:
-        """Chunk `index` as (chunk_tokens,) int64 ids (the last `_MEMORY_CHUNKS` kept decoded).
+        """Chunk `index` as a read-only (chunk_tokens,) array of its stored dtype (uint16 or
+        uint32; `gather_windows` widens to int64). Kept in memory up to `memory_bytes`.
 
         Raises:
             DatasetError: see `chunk_bytes`; or an id >= vocab_size.
@@ -275,10 +281,11 @@ class ChunkStore:
             self._memory.move_to_end(index)
             return hit
         ids = chunk_tokens_of(self.manifest().header, self.chunk_bytes(index))
-        ids.flags.writeable = False
         self._memory[index] = ids
-        if len(self._memory) > _MEMORY_CHUNKS:
-            self._memory.popitem(last=False)
+        self._memory_used += ids.nbytes
+        while self._memory_used > self.memory_bytes and len(self._memory) > 1:
+            _, old = self._memory.popitem(last=False)
+            self._memory_used -= old.nbytes
         return ids
 
     def gather(self, chunk_ids: Sequence[int] | np.ndarray) -> dict[int, np.ndarray]:

@@ -366,14 +366,15 @@ def verify_chunk(
 
 
 def chunk_tokens_of(header: DatasetHeader, data: bytes) -> np.ndarray:
-    """The (chunk_tokens,) int64 ids of a chunk's bytes (little-endian `header.dtype`).
+    """The (chunk_tokens,) ids of a chunk's bytes: a read-only little-endian `header.dtype`
+    view of `data` (no copy).
 
     Raises:
         DatasetError: a wrong size, or an id >= vocab_size.
     """
     if len(data) != header.chunk_bytes:
         raise DatasetError(f"chunk of {len(data)} bytes, expected {header.chunk_bytes}")
-    ids = np.frombuffer(data, dtype="<u2" if header.dtype == "uint16" else "<u4").astype(np.int64)
+    ids = np.frombuffer(data, dtype="<u2" if header.dtype == "uint16" else "<u4")
     if ids.size and int(ids.max()) >= header.vocab_size:
         raise DatasetError(f"chunk holds id {int(ids.max())} >= vocab {header.vocab_size}")
     return ids
@@ -554,7 +555,8 @@ def gather_windows(
     """Inputs and targets of windows of `block + 1` ids at (chunk, offset).
 
     Args:
-        chunks: chunk id -> its (chunk_tokens,) int64 ids (every id in `chunk_ids` present).
+        chunks: chunk id -> its (chunk_tokens,) ids, any integer dtype (every id in `chunk_ids`
+            present).
         chunk_ids, offsets: (B,) int64 from `batch_windows` or `val_windows`.
         block: T.
 
@@ -564,7 +566,7 @@ def gather_windows(
     rows = [
         chunks[int(c)][int(o) : int(o) + block + 1] for c, o in zip(chunk_ids, offsets, strict=True)
     ]
-    windows = np.stack(rows)  # (B, T+1)
+    windows = np.stack(rows).astype(np.int64)  # (B, T+1)
     return np.ascontiguousarray(windows[:, :-1]), np.ascontiguousarray(windows[:, 1:])
 
 

