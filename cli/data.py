@@ -64,6 +64,7 @@ def prepare(
         emit_json(
             {
                 "root": h.root_hex(),
+                "uri": out.resolve().as_uri(),
                 "manifest": m.model_dump(mode="json"),
                 "text_bytes": report.text_bytes,
                 "dropped_tokens": report.dropped,
@@ -85,4 +86,4 @@ def prepare(
         f"sizes         text {_size(report.text_bytes)}, chunks {_size(report.chunk_bytes)}, "
         f"{ratio:.2f} text bytes per token"
     )
-    typer.echo(f"written to    {out}")
+    typer.echo(f"written to    {out} (spec uri {out.resolve().as_uri()})")

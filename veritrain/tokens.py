@@ -21,8 +21,10 @@ Construction (all hashes keccak256, as `veritrain.merkle`):
   after every document; without one documents are concatenated;
 - tokens are concatenated over the files in the order given, cut into chunks of `chunk_tokens`
   ids; a short last chunk is dropped (every chunk has the same size; `PrepareReport.dropped`
-  says how many tokens that cost); the last `max(1, floor(n * val_fraction + 0.5))` chunks
-  validate, the others (at least one) train;
+  says how many tokens that cost); of the n chunks the last
+  `min(n - 1, max(1, floor(n * val_fraction + 0.5)))` validate, the others train (at least one
+  each). Tokenizing happens once, here: replayers read only the chunk ids the root binds, so the
+  `tokenizers` version on their machine never matters;
 - chunk leaf: `keccak256(keccak256(b"VTCH\\x01" || chunk bytes))` (double-hashed, as the
   checkpoint leaves of `veritrain.merkle`), at the chunk's index in a `MerkleTree` (ordered pairs,
   padded with `ZERO_LEAF`): the tree root fixes every chunk at its position;
@@ -141,7 +143,9 @@ class Tokenizer:
             raise DatasetError(f"text is not UTF-8: {exc}") from exc
         if self.kind == "byte":
             return np.frombuffer(text_bytes, dtype=np.uint8).astype(np.int64)
-        ids = self.impl.encode(text, add_special_tokens=False).ids
+        # encode_batch_fast (tokenizers >= 0.20) gives the same ids without computing offsets
+        encode = getattr(self.impl, "encode_batch_fast", self.impl.encode_batch)
+        ids = encode([text], add_special_tokens=False)[0].ids
         return np.asarray(ids, dtype=np.int64)
 
 

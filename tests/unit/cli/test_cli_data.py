@@ -43,6 +43,7 @@ def test_prepare_json_gives_manifest_and_root(tmp_path):
     payload = json.loads(result.stdout)
     m = Manifest.model_validate(payload["manifest"])
     assert payload["root"] == m.header.root_hex()
+    assert payload["uri"] == out.resolve().as_uri()
     assert m.header.val_chunks == round(len(TEXT) // 300 * 0.3)
     assert (
         payload["text_bytes"] == len(TEXT.encode())
