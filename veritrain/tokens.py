@@ -48,11 +48,12 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Final, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from veritrain._keccak import keccak256
 from veritrain.errors import DatasetError
@@ -273,23 +274,18 @@ class Manifest(_Frozen):
 
     header: DatasetHeader
     leaves: tuple[str, ...]
-    _tree: MerkleTree | None = PrivateAttr(default=None)
 
     @model_validator(mode="after")
     def _leaves_match(self) -> Manifest:
         if len(self.leaves) != self.header.num_chunks:
             raise ValueError(f"{len(self.leaves)} leaves for {self.header.num_chunks} chunks")
-        tree = MerkleTree([_leaf_bytes(x) for x in self.leaves])
-        if _hex32(tree.root) != self.header.chunks_root:
+        if _hex32(_tree_of(self.leaves).root) != self.header.chunks_root:
             raise ValueError("the leaves do not hash to the header's chunks_root")
-        self._tree = tree
         return self
 
     def tree(self) -> MerkleTree:
-        """The Merkle tree over the leaves (built once, at validation)."""
-        if self._tree is None:
-            self._tree = MerkleTree([_leaf_bytes(x) for x in self.leaves])
-        return self._tree
+        """The Merkle tree over the leaves (built at validation; the last few are cached)."""
+        return _tree_of(self.leaves)
 
     def root(self) -> bytes:
         """The dataset root (`DatasetHeader.root`)."""
@@ -322,6 +318,11 @@ class Manifest(_Frozen):
             loc = ".".join(str(p) for p in first.get("loc", ()))
             msg = str(first.get("msg", "invalid")).removeprefix("Value error, ")
             raise DatasetError(f"not a valid dataset manifest: {loc}: {msg}") from exc
+
+
+@lru_cache(maxsize=8)
+def _tree_of(leaves: tuple[str, ...]) -> MerkleTree:
+    return MerkleTree([_leaf_bytes(x) for x in leaves])
 
 
 def _leaf_bytes(hex_leaf: str) -> bytes:

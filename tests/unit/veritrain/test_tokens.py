@@ -112,7 +112,7 @@ def test_manifest_refuses_leaves_that_do_not_hash_to_the_header(tmp_path):
     obj["leaves"][0], obj["leaves"][1] = obj["leaves"][1], obj["leaves"][0]
     with pytest.raises(DatasetError, match="chunks_root"):
         Manifest.parse(json.dumps(obj).encode())
-    assert Manifest.parse(m.to_json()).root() == m.root()
+    assert Manifest.parse(m.to_json()) == m
 
 
 def test_prepare_refusals(tmp_path):
