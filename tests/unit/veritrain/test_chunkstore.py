@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 
 import numpy as np
 import pytest
 
-from veritrain.chunkstore import ChunkStore
+from tests.utils.hostile_http import hostile_server
+from veritrain.chunkstore import ChunkStore, read_bounded
 from veritrain.errors import DatasetError, DatasetRootMismatch
 from veritrain.tokens import (
     Manifest,
@@ -130,3 +132,18 @@ def test_memory_holds_at_most_its_budget(ds, tmp_path):
     assert np.array_equal(store.tokens(2), kept[2]) and np.array_equal(store.tokens(1), kept[1])
     with pytest.raises(DatasetError, match="no source gave chunk 0"):
         store.tokens(0)
+
+
+def test_endless_and_drip_fed_sources_are_cut_off(ds, tmp_path):
+    out, m = ds
+    with hostile_server() as url:
+        with pytest.raises(DatasetError, match="more than 256 bytes"):
+            read_bounded(url + "/endless", 256, 5.0)
+        start = time.monotonic()
+        with pytest.raises(DatasetError, match="still sending"):
+            read_bounded(url + "/drip", 256, 0.5)
+        assert time.monotonic() - start < 5.0
+        store = ChunkStore(m.root(), [url + "/drip", url + "/endless", _uri(out)], tmp_path / "c")
+        store.timeout = 0.5
+        good = (out / "chunks" / chunk_name(3)).read_bytes()
+        assert store.chunk_bytes(3) == good and store.fetched == 1
