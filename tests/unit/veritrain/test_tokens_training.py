@@ -120,3 +120,14 @@ def test_engine_refuses_data_of_another_root(tmp_path):
         TrainingEngine(
             spec, chunk_store=ChunkStore(spec.dataset.root, spec.dataset.uris or (), tmp_path / "c")
         )
+
+
+def test_engine_caches_chunks_where_the_environment_says(tmp_path, monkeypatch):
+    out, m = _data(tmp_path)
+    spec = _spec(m.header.root_hex(), out.resolve().as_uri())
+    monkeypatch.setenv("VERITRAIN_CHUNK_CACHE", str(tmp_path / "env-cache"))
+    engine = TrainingEngine(spec)
+    engine.batch(0)
+    assert engine.tokens is not None and engine.tokens.fetched >= 1
+    cached = {p.stem for p in (tmp_path / "env-cache").glob("*.bin")}
+    assert len(cached) == engine.tokens.fetched and cached <= {x[2:] for x in m.leaves}
