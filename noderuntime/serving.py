@@ -95,19 +95,24 @@ def dataset_routes(dirs: Iterable[str | Path]) -> dict[str, Path]:
     return out
 
 
-def mount_datasets(app: Any, dirs: Iterable[str | Path]) -> dict[str, Path]:
-    """Serve prepared dataset directories on `app` (a FastAPI app).
+def mount_datasets(
+    app: Any, dirs: Iterable[str | Path] = (), *, cache_dir: str | Path | None = None
+) -> dict[str, Path]:
+    """Serve tokens datasets on `app` (a FastAPI app): prepared directories, and the verified
+    chunks a node's `veritrain.chunkstore.ChunkStore` cache holds (a node that trained or
+    replayed a job on a dataset serves the chunks it fetched).
 
     Routes: `GET /data/{root}/manifest.json` and `GET /data/{root}/chunks/{name}` (`name` as
     `veritrain.tokens.chunk_name`), bytes as stored (clients check them against the root);
-    404 for a root not held or a name that is not a chunk file's.
+    404 for a root not held, a chunk not held or a name that is not a chunk file's.
 
     Args:
         app: the FastAPI app (e.g. the solver's `solver.server.create_app`).
-        dirs: directories `veritrain data prepare` wrote.
+        dirs: directories `veritrain data prepare` wrote (served whole).
+        cache_dir: a chunk cache directory (`veritrain.chunkstore.chunk_cache_dir`), or None.
 
     Returns:
-        The `{root: directory}` served.
+        The `{root: directory}` of the prepared directories served.
 
     Raises:
         DatasetError: see `dataset_routes`.
@@ -115,29 +120,55 @@ def mount_datasets(app: Any, dirs: Iterable[str | Path]) -> dict[str, Path]:
     from fastapi import APIRouter, HTTPException
     from fastapi.responses import FileResponse
 
-    from veritrain.tokens import CHUNKS_DIR, MANIFEST_NAME
+    from veritrain.chunkstore import cached_chunk_path, cached_manifest_path
+    from veritrain.errors import DatasetError
+    from veritrain.tokens import CHUNKS_DIR, MANIFEST_NAME, Manifest, chunk_name
 
     routes = dataset_routes(dirs)
+    parsed: dict[str, Manifest] = {}
     router = APIRouter()
 
-    def _dir(root: str) -> Path:
-        path = routes.get(root) if _ROOT.match(root) else None
-        if path is None:
-            raise HTTPException(status_code=404, detail=f"no dataset {root[:80]} here")
-        return path
+    def _cached(root: str) -> Manifest | None:
+        if cache_dir is None or not _ROOT.match(root):
+            return None
+        if root not in parsed:
+            try:
+                m = Manifest.parse(cached_manifest_path(cache_dir, root).read_bytes())
+            except (OSError, DatasetError):
+                return None
+            if m.header.root_hex() != root:
+                return None
+            parsed[root] = m
+        return parsed[root]
+
+    def _missing(what: str) -> HTTPException:
+        return HTTPException(status_code=404, detail=f"no {what[:120]} here")
 
     @router.get("/data/{root}/" + MANIFEST_NAME)
     def dataset_manifest(root: str) -> FileResponse:
-        return FileResponse(_dir(root) / MANIFEST_NAME, media_type="application/json")
+        if root in routes:
+            return FileResponse(routes[root] / MANIFEST_NAME, media_type="application/json")
+        if _cached(root) is not None and cache_dir is not None:
+            path = cached_manifest_path(cache_dir, root)
+            return FileResponse(path, media_type="application/json")
+        raise _missing(f"dataset {root}")
 
     @router.get("/data/{root}/" + CHUNKS_DIR + "/{name}")
     def dataset_chunk(root: str, name: str) -> FileResponse:
-        base = _dir(root)
-        path = base / CHUNKS_DIR / name
-        if not _CHUNK_NAME.match(name) or not path.is_file():
-            raise HTTPException(status_code=404, detail=f"no chunk {name[:40]} in {root}")
+        if not _CHUNK_NAME.match(name):
+            raise _missing(f"chunk {name}")
+        path: Path | None = None
+        if root in routes:
+            path = routes[root] / CHUNKS_DIR / name
+        else:
+            m = _cached(root)
+            index = int(name.removesuffix(".bin"))
+            if m is not None and chunk_name(index) == name and index < len(m.leaves):
+                path = cached_chunk_path(cache_dir or ".", m.leaves[index])
+        if path is None or not path.is_file():
+            raise _missing(f"chunk {name} of {root}")
         return FileResponse(path, media_type="application/octet-stream")
 
     app.include_router(router)
-    logger.info("serving datasets %s", ", ".join(routes))
+    logger.info("serving datasets %s (chunk cache: %s)", ", ".join(routes), cache_dir)
     return routes

@@ -675,6 +675,7 @@ def create_app(
     *,
     states_rate_limit: StatesRateLimit | None = None,
     datasets: Sequence[str | Path] = (),
+    chunk_cache: str | Path | None = None,
 ) -> FastAPI:
     """Build the FastAPI app serving `catalog`.
 
@@ -684,6 +685,8 @@ def create_app(
             `StatesRateLimit()`: 20 at once, then 2 per second).
         datasets: prepared tokens-dataset directories to serve at `/data/<root>/`
             (`noderuntime.serving.mount_datasets`).
+        chunk_cache: a chunk cache directory whose verified chunks are served there too (the
+            chunks of the datasets this node trained on), or None.
 
     Returns:
         The app (run it with uvicorn, or test it with `fastapi.testclient.TestClient`).
@@ -700,6 +703,6 @@ def create_app(
     app.state.states_rate_limit = states_rate_limit or StatesRateLimit()
     app.include_router(health_router)
     app.include_router(jobs_router)
-    if datasets:
-        mount_datasets(app, datasets)
+    if datasets or chunk_cache is not None:
+        mount_datasets(app, datasets, cache_dir=chunk_cache)
     return app

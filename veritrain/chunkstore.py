@@ -49,6 +49,8 @@ from veritrain.tokens import (
 logger = logging.getLogger(__name__)
 
 __all__ = [
+    "cached_chunk_path",
+    "cached_manifest_path",
     "CACHE_ENV",
     "MAX_MANIFEST_BYTES",
     "MIN_RATE",
@@ -65,6 +67,16 @@ MIN_RATE = 1 << 20
 """Bytes per second a body must arrive at, beyond the flat `timeout` allowance."""
 MEMORY_BYTES = 512 << 20
 """Verified chunks kept in memory, in bytes (least recently used dropped first)."""
+
+
+def cached_manifest_path(cache_dir: str | Path, root_hex: str) -> Path:
+    """Where a store caches the manifest of dataset `root_hex` (`0x` + 64 hex digits)."""
+    return Path(cache_dir) / f"manifest-{root_hex.removeprefix('0x')}.json"
+
+
+def cached_chunk_path(cache_dir: str | Path, leaf_hex: str) -> Path:
+    """Where a store caches the verified chunk with leaf `leaf_hex` (`0x` + 64 hex digits)."""
+    return Path(cache_dir) / f"{leaf_hex.removeprefix('0x')}.bin"
 
 
 def chunk_cache_dir() -> Path:
@@ -181,7 +193,7 @@ class ChunkStore:
 
     # --- manifest --------------------------------------------------------------------------
     def _manifest_cache(self) -> Path:
-        return self.cache_dir / f"manifest-{self.root.hex()}.json"
+        return cached_manifest_path(self.cache_dir, self.root.hex())
 
     def manifest(self) -> Manifest:
         """The dataset's manifest, its header hashing to the root (fetched once, cached).
@@ -238,7 +250,7 @@ class ChunkStore:
         if not 0 <= index < h.num_chunks:
             raise DatasetError(f"chunk {index} out of range [0, {h.num_chunks})")
         leaf = bytes.fromhex(m.leaves[index][2:])
-        path = self.cache_dir / f"{leaf.hex()}.bin"
+        path = cached_chunk_path(self.cache_dir, leaf.hex())
         if path.is_file():
             try:
                 data = path.read_bytes()

@@ -76,3 +76,31 @@ def test_chunk_store_over_http_skips_a_lying_server(tmp_path: Path) -> None:
     finally:
         for server in servers:
             server.stop()
+
+
+def test_a_node_serves_the_chunks_its_cache_holds(tmp_path: Path) -> None:
+    out, root = _dataset(tmp_path)
+    cache = tmp_path / "cache"
+    trainer = ChunkStore(root, [out.as_uri()], cache)
+    trainer.gather([1, 3])  # what this node's training fetched
+    app = FastAPI()
+    mount_datasets(app, cache_dir=cache)
+    client = TestClient(app)
+    assert client.get(f"/data/{root}/manifest.json").content == (out / "manifest.json").read_bytes()
+    got = client.get(f"/data/{root}/chunks/{chunk_name(3)}")
+    assert got.status_code == 200 and got.content == (out / "chunks" / chunk_name(3)).read_bytes()
+    assert client.get(f"/data/{root}/chunks/{chunk_name(0)}").status_code == 404  # not held
+    assert client.get(f"/data/{root}/chunks/0000003.bin").status_code == 404  # not canonical
+    assert client.get(f"/data/0x{'00' * 32}/chunks/{chunk_name(3)}").status_code == 404
+    port = free_port()
+    server = ServerThread(app, "127.0.0.1", port, what="dataset server")
+    server.start()
+    try:
+        uris = [f"http://127.0.0.1:{port}/data/{root}", out.as_uri()]
+        peer = ChunkStore(root, uris, tmp_path / "peer", timeout=5.0)
+        assert peer.chunk_bytes(1) == (out / "chunks" / chunk_name(1)).read_bytes()
+        assert peer.chunk_bytes(0) == (out / "chunks" / chunk_name(0)).read_bytes()  # 404: next
+        shutil.rmtree(out)
+        assert peer.chunk_bytes(3) == trainer.chunk_bytes(3)  # from the node alone
+    finally:
+        server.stop()
