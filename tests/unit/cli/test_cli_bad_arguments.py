@@ -11,6 +11,7 @@ Run: ``.venv/bin/python -m pytest tests/unit/cli/test_cli_bad_arguments.py -q``.
 from __future__ import annotations
 
 import socket
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -28,6 +29,10 @@ DOWN = f"http://127.0.0.1:{_closed_port()}"  # nothing listens there
 RPC = ["--rpc-url", DOWN]
 KEY = ["--dev-account", "1"]
 UINT256_OVER = str(2**256)
+REPO = Path(__file__).resolve().parents[3]
+TEXT = str(REPO / "README.md")
+EMPTY = str(REPO / "bench" / "__init__.py")  # an empty file
+NEW_OUT = str(REPO / "cache" / "no-dataset-is-written-here")  # every row fails before writing
 # Anvil dev account 1 with its last digit mistyped (8 -> 9): mixed case, checksum fails.
 BAD_CHECKSUM = "0x70997970C51812dc3A010C7d01b50e0d17dc79C9"
 
@@ -130,6 +135,17 @@ CASES: list[tuple[list[str], str]] = [
     (["verifier", "run", "--threads", "-1", *RPC, *KEY], "threads"),
     (["whistleblower", "run", "--threads", "two", *RPC, *KEY], "threads"),
     (["adversary", "solver", "--mode", "perturb", "--model", "", *RPC, *KEY], "model"),
+    # data prepare (refused before anything is written)
+    (["data", "prepare", "no-such-corpus.txt", "--out", NEW_OUT], "no-such-corpus.txt"),
+    (["data", "prepare", EMPTY, "--out", NEW_OUT], "empty"),
+    (["data", "prepare", TEXT, "--out", NEW_OUT, "--tokenizer", TEXT], "tokenizer"),
+    (["data", "prepare", TEXT, "--out", NEW_OUT, "--tokenizer", "no-such.json"], "tokenizer"),
+    (["data", "prepare", TEXT, "--out", NEW_OUT, "--chunk-tokens", "1"], "chunk-tokens"),
+    (["data", "prepare", TEXT, "--out", NEW_OUT, "--chunk-tokens", "1000000000"], "chunk"),
+    (["data", "prepare", TEXT, "--out", NEW_OUT, "--val-fraction", "0"], "fraction"),
+    (["data", "prepare", TEXT, "--out", str(REPO / "veritrain")], "not empty"),
+    (["data", "prepare", TEXT], "--out"),
+    (["data", "prepare", "--out", NEW_OUT], "files"),
     # unknown commands and options
     (["job", "frobnicate"], "frobnicate"),
     (["stake", "solver", "10", "--no-such-option"], "no-such-option"),
@@ -165,7 +181,7 @@ def test_the_table_covers_every_command_that_takes_input() -> None:
     expected = {
         "stake", "unbond", "withdraw", "credit", "shares", "deploy", "devnet", "demo",
         "job submit", "job show", "job list", "job cancel", "job reclaim",
-        "jackpot fund", "jackpot show", "revenue pay", "revenue claim",
+        "jackpot fund", "jackpot show", "revenue pay", "revenue claim", "data",
     }  # fmt: skip
     assert expected <= covered, expected - covered
 
