@@ -292,7 +292,10 @@ def run_run_demo(cfg: RunDemoConfig) -> dict[str, Any]:
                 wait("solver-b serving again", lambda: nodes.serving("solver-b"))
                 for t in range(1, cfg.rounds):
                     if t == 2:
+                        # up before the round is posted: else solver-a, which may hold two
+                        # seats at once, can train all three while the late node starts
                         nodes.start("solver-late")
+                        wait("solver-late serving", lambda: nodes.serving("solver-late"))
                     seats = [0, 1] if t == 1 else list(range(run.seats))
                     post_round(owner, run, uri, t, reward=reward, seats=seats, store=store)
                     wait(f"round {t} final", lambda t=t: final(t))
