@@ -56,7 +56,8 @@ from noderuntime.adjudication import Adjudication
 from noderuntime.mirror import StateMirror, mount_mirror
 from noderuntime.ports import ChainPort
 from noderuntime.records import Phase, RecordStore, SolverClaims, SolverJob, SolverRecords
-from noderuntime.runs import RoundNotReady, RunKeeper
+from noderuntime.runkeeper import RunKeeper
+from noderuntime.runs import RoundNotReady
 from solver.server import (
     DEFAULT_STATE_CACHE_BYTES,
     CheckpointCatalog,

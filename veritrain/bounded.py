@@ -9,15 +9,21 @@ error::
     with httpx.stream("GET", url, timeout=10) as resp:
         body = read_body(resp.iter_bytes(), 1 << 20, lambda size: 10.0)
 
+A local file named by someone else (a spec's or a dataset's ``file://`` URI) gets the same
+byte limit, and is refused unless it is a regular file (a FIFO or a device would block or
+never end): `read_regular_file`.
+
 Run: not a script.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 import time
 from collections.abc import Callable, Iterable
 
-__all__ = ["BodyTooLarge", "BodyTooSlow", "read_body"]
+__all__ = ["BodyTooLarge", "BodyTooSlow", "NotARegularFile", "read_body", "read_regular_file"]
 
 
 class BodyTooLarge(Exception):
@@ -61,4 +67,34 @@ def read_body(chunks: Iterable[bytes], limit: int, allowance: Callable[[int], fl
         allowed = allowance(size)
         if time.monotonic() - start > allowed:
             raise BodyTooSlow(size, allowed)
+    return b"".join(parts)
+
+
+class NotARegularFile(Exception):
+    """The path names a FIFO, a device, a directory or anything but a regular file."""
+
+
+def read_regular_file(path: str, limit: int) -> bytes:
+    """A regular file's bytes, at most `limit`, opened without blocking on a FIFO.
+
+    Raises:
+        OSError: the file cannot be opened or read.
+        NotARegularFile: the path is not a regular file (nothing is read).
+        BodyTooLarge: the file has more than `limit` bytes (the rest is not read).
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotARegularFile(path)
+        parts, size = [], 0
+        while size <= limit:
+            part = os.read(fd, limit + 1 - size)
+            if not part:
+                break
+            parts.append(part)
+            size += len(part)
+    finally:
+        os.close(fd)
+    if size > limit:
+        raise BodyTooLarge(size)
     return b"".join(parts)

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import logging
 import os
-import stat
 import urllib.parse
 import urllib.request
 from collections import OrderedDict
@@ -34,7 +33,13 @@ from pathlib import Path
 
 import numpy as np
 
-from veritrain.bounded import BodyTooLarge, BodyTooSlow, read_body
+from veritrain.bounded import (
+    BodyTooLarge,
+    BodyTooSlow,
+    NotARegularFile,
+    read_body,
+    read_regular_file,
+)
 from veritrain.errors import DatasetError, DatasetRootMismatch
 from veritrain.tokens import (
     CHUNKS_DIR,
@@ -123,28 +128,15 @@ def read_bounded(uri: str, limit: int, timeout: float) -> bytes:
 
 
 def _read_file(path: str, limit: int) -> bytes:
-    """A regular file's bytes, at most `limit` (opened without blocking on a FIFO)."""
+    """A regular file's bytes, at most `limit` (`veritrain.bounded.read_regular_file`)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        return read_regular_file(path, limit)
     except OSError as exc:
         raise DatasetError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise DatasetError(f"{path} is not a regular file")
-        parts, size = [], 0
-        while size <= limit:
-            part = os.read(fd, limit + 1 - size)
-            if not part:
-                break
-            parts.append(part)
-            size += len(part)
-    except OSError as exc:
-        raise DatasetError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    finally:
-        os.close(fd)
-    if size > limit:
-        raise DatasetError(f"{path} is larger than {limit:,} bytes")
-    return b"".join(parts)
+    except NotARegularFile:
+        raise DatasetError(f"{path} is not a regular file") from None
+    except BodyTooLarge:
+        raise DatasetError(f"{path} is larger than {limit:,} bytes") from None
 
 
 class ChunkStore:

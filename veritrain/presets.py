@@ -85,23 +85,11 @@ def preset(name: str, arith: str = "native", **overrides: Any) -> JobSpec:
         spec = default_digits_spec(profile=profile, model_id=name)
     elif name == "digits-mlp-wide":
         spec = default_digits_spec(hidden=(1024, 1024), profile=profile, model_id=name)
-    elif name == "shakespeare-char":
-        spec = JobSpec(
-            model=GPTConfig(n_layer=2, n_head=4, n_embd=64, block_size=64),
-            dataset=DatasetConfig(
-                name="shakespeare", root=shakespeare_root(0.1), test_fraction=0.1
-            ),
-            optimizer=OptimizerConfig(lr=1e-3, betas=(0.9, 0.99), weight_decay=0.1),
-            batch_size=32,
-            seed=0,
-            total_steps=1000,
-            checkpoint_interval=50,
-            profile=profile,
-            model_id=name,
-        )
-    elif name == "llama-char":
-        spec = JobSpec(
-            model=LlamaConfig(
+    elif name in ("shakespeare-char", "llama-char"):
+        model: GPTConfig | LlamaConfig = (
+            GPTConfig(n_layer=2, n_head=4, n_embd=64, block_size=64)
+            if name == "shakespeare-char"
+            else LlamaConfig(
                 n_layer=2,
                 n_head=4,
                 n_kv_head=2,
@@ -109,7 +97,10 @@ def preset(name: str, arith: str = "native", **overrides: Any) -> JobSpec:
                 block_size=64,
                 ffn_hidden=176,
                 tie_embeddings=True,
-            ),
+            )
+        )
+        spec = JobSpec(
+            model=model,
             dataset=DatasetConfig(
                 name="shakespeare", root=shakespeare_root(0.1), test_fraction=0.1
             ),

@@ -14,8 +14,6 @@ from __future__ import annotations
 import base64
 import json
 import logging
-import os
-import stat
 import urllib.parse
 import urllib.request
 from functools import lru_cache
@@ -492,28 +490,17 @@ def read_uri(uri: str, timeout: float) -> bytes:
 
 
 def _read_spec_file(path: str, too_big: str) -> bytes:
-    """A regular file's bytes, at most `MAX_SPEC_BYTES` (opened without blocking on a FIFO)."""
+    """A regular file's bytes, at most `MAX_SPEC_BYTES` (`veritrain.bounded.read_regular_file`)."""
+    from veritrain.bounded import BodyTooLarge, NotARegularFile, read_regular_file
+
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        return read_regular_file(path, MAX_SPEC_BYTES)
     except OSError as exc:
         raise SpecUnavailable(f"cannot read spec file {path}: {exc}") from exc
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise SpecUnavailable(f"spec file {path} is not a regular file")
-        chunks, size = [], 0
-        while size <= MAX_SPEC_BYTES:
-            chunk = os.read(fd, MAX_SPEC_BYTES + 1 - size)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-    except OSError as exc:
-        raise SpecUnavailable(f"cannot read spec file {path}: {exc}") from exc
-    finally:
-        os.close(fd)
-    if size > MAX_SPEC_BYTES:
-        raise SpecUnavailable(f"spec file {path} is {too_big}")
-    return b"".join(chunks)
+    except NotARegularFile:
+        raise SpecUnavailable(f"spec file {path} is not a regular file") from None
+    except BodyTooLarge:
+        raise SpecUnavailable(f"spec file {path} is {too_big}") from None
 
 
 def _fetch_spec(uri: str, timeout: float, too_big: str) -> bytes:

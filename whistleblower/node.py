@@ -35,7 +35,7 @@ from noderuntime.adjudication import Adjudication
 from noderuntime.mirror import StateMirror
 from noderuntime.ports import ChainPort
 from noderuntime.records import CheckResult, RecordStore, WhistleblowerRecords
-from noderuntime.runs import RunKeeper
+from noderuntime.runkeeper import RunKeeper
 from veritrain.enums import JobStatus, Role, Verdict
 from veritrain.errors import CheckpointUnavailable
 

@@ -20,7 +20,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from noderuntime.mirror import StateMirror, create_mirror_app
-from noderuntime.runs import RunKeeper, post_round, round_claim, run_state
+from noderuntime.runkeeper import RunKeeper
+from noderuntime.runs import post_round, round_claim, run_state
 from tests.unit.noderuntime.test_runs import RUN, FakeClient, FakeNode, FakeRegistry
 from veritrain.diloco import OuterState, advance_round, contribution_init
 from veritrain.enums import JobStatus

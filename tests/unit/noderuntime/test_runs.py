@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from chain.types import RunRoundView, RunView
+from noderuntime.runkeeper import RunKeeper
 from noderuntime.runs import (
     RoundNotReady,
-    RunKeeper,
     RunMismatch,
     find_run,
     round_claim,
