@@ -222,8 +222,9 @@ class VerifierNode(NodeBase):
             self.finalize_if_due(job_id, job)
 
     def _kept_final(self, job: Any) -> bool:
-        """Keep a finalized run contribution's final state in the mirror (`keep_final`), so the
-        run goes on when its solver leaves (docs/RUNS.md); True once kept, or after
+        """Keep a finalized job's final state in the mirror (`keep_final`: the one this seat
+        replayed, with the solver's on-chain proof, P-36; else a run contribution's, fetched),
+        so the job's work outlives its solver (docs/RUNS.md); True once kept, or after
         `MIRROR_TRIES` rounds in which no holder served it (logged), False to retry."""
         key = (int(job.job_id), -2)
         try:
