@@ -498,6 +498,10 @@ class TrainingEngine:
             character for text jobs).
         """
         x, y = self.batch(state.step)
+        return self._update(state, x, y)
+
+    def _update(self, state: TrainState, x: torch.Tensor, y: torch.Tensor) -> float:
+        """One AdamW step of `state` on inputs `x` and targets `y` (`train_step`'s body)."""
         state.model.train()
         loss = self._loss(state.model, x, y)
         state.optimizer.zero_grad(set_to_none=True)
@@ -591,7 +595,13 @@ class TrainingEngine:
         (`veritrain.wire.CheckpointClient`)."""
         if self._max_state_bytes == 0:
             state = self.init_state()
-            self.train_step(state)
+            if self.tokens is not None:  # sizes only: no chunk is fetched for them
+                assert isinstance(self.spec.model, TextModelConfig)
+                shape = (self.spec.batch_size, self.spec.model.block_size)
+                zeros = torch.zeros(shape, dtype=torch.int64, device=self.device)
+                self._update(state, zeros, zeros)
+            else:
+                self.train_step(state)
             self._max_state_bytes = len(self.state_buffer(state)) + 20 - len(str(state.step))
         return self._max_state_bytes
 
