@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -21,3 +22,18 @@ def _node_log_handlers_removed() -> Iterator[None]:
         if handler not in before and type(handler) is logging.StreamHandler:
             root.removeHandler(handler)
     root.setLevel(level)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _selftest_cache_per_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Nodes started by the tests (threads and child processes alike) share one selftest cache
+    for the session (`veritrain.selftest.shared_cache_dir`), never the checkout's."""
+    from veritrain.selftest import SHARED_CACHE_ENV
+
+    before = os.environ.get(SHARED_CACHE_ENV)
+    os.environ[SHARED_CACHE_ENV] = str(tmp_path_factory.mktemp("selftest-cache"))
+    yield
+    if before is None:
+        os.environ.pop(SHARED_CACHE_ENV, None)
+    else:
+        os.environ[SHARED_CACHE_ENV] = before

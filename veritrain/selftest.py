@@ -12,10 +12,12 @@ Two kinds of checks, both on the device a node (or `veritrain selftest`) will us
   reference (the way x86 `torch.sqrt` was found to differ between CPU vendors).
 
 `run_selftest` returns a `SelftestReport` (a pydantic model: `ok`, `failure_line()`, JSON);
-`node_selftest` is what nodes run at start: the same checks, cached in the node's data dir
-(`selftest.json`) and in the process under the `MachineKey` (torch version, device and its
-name, CPU capability, thread count, golden table hash), so a restart only checks again when
-one of those changed.
+`node_selftest` is what nodes run at start: the same checks, cached under the `MachineKey`
+(torch version, device and its name, CPU capability, thread count, golden table hash) in the
+process, in the node's data dir (`selftest.json`) and in one directory every node of the
+machine shares (`shared_cache_dir`), so a restart, or a second node on the same machine, only
+checks again when one of those changed; nodes starting together take a file lock, and one of
+them runs the checks while the others wait for its result.
 
 Run: ``veritrain selftest`` (`cli.selftest`), or ``from veritrain.selftest import run_selftest;
 print(run_selftest("cpu").failure_line())``.
@@ -23,7 +25,9 @@ print(run_selftest("cpu").failure_line())``.
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import os
 import platform
 import threading
 import time
@@ -40,6 +44,7 @@ logger = logging.getLogger(__name__)
 
 __all__ = [
     "CACHE_FILE",
+    "SHARED_CACHE_ENV",
     "FULL_CONFORMANCE_N",
     "NODE_CONFORMANCE_N",
     "QUICK_CONFORMANCE_N",
@@ -49,6 +54,7 @@ __all__ = [
     "machine_key",
     "node_selftest",
     "run_selftest",
+    "shared_cache_dir",
 ]
 
 FULL_CONFORMANCE_N = 1_000_000
@@ -58,6 +64,12 @@ QUICK_CONFORMANCE_N = 10_000
 NODE_CONFORMANCE_N = QUICK_CONFORMANCE_N
 """Values per conformance check of the selftest nodes run at start."""
 CACHE_FILE = "selftest.json"
+SHARED_CACHE_ENV = "VERITRAIN_SELFTEST_CACHE"
+"""Environment variable naming the machine-wide selftest cache directory (`shared_cache_dir`);
+set to an empty string, no shared cache is used."""
+SHARED_LOCK_SECONDS = 3600.0
+"""How long a node waits for another node's selftest of the same key before it gives up and
+runs its own (seconds)."""
 """The node selftest's cache, in the node's data dir."""
 
 Status = Literal["ok", "FAIL", "skipped"]
@@ -306,6 +318,76 @@ _memo: dict[MachineKey, SelftestReport] = {}
 _memo_lock = threading.Lock()
 
 
+def shared_cache_dir() -> Path | None:
+    """The directory every node of this machine shares selftest results in:
+    `$VERITRAIN_SELFTEST_CACHE`, else `<data dir>/selftest` (`veritrain.text.data_dir`); None
+    when the variable is set to an empty string."""
+    env = os.environ.get(SHARED_CACHE_ENV)
+    if env is not None:
+        return Path(env) if env else None
+    from veritrain.text import data_dir
+
+    return data_dir() / "selftest"
+
+
+def _shared_path(directory: Path, key: MachineKey) -> Path:
+    """`<directory>/selftest-<first 16 hex digits of sha256(key JSON)>.json`."""
+    digest = hashlib.sha256(key.model_dump_json().encode()).hexdigest()[:16]
+    return directory / f"selftest-{digest}.json"
+
+
+def _read_report(path: Path, key: MachineKey) -> SelftestReport | None:
+    """The report stored at `path` when it is readable, valid and for `key`; else None."""
+    try:
+        stored = SelftestReport.model_validate_json(path.read_bytes())
+    except (OSError, ValidationError, ValueError):
+        return None
+    if stored.machine != key or stored.arith != REPRO_ARITH:
+        return None
+    return stored
+
+
+def _write_report(path: Path, report: SelftestReport) -> None:
+    """Write `report` to `path` atomically (a temporary file renamed); a failure is logged."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(report.model_dump_json(indent=1))
+        tmp.replace(path)
+    except OSError as exc:
+        logger.warning("cannot cache the selftest in %s: %s", path, exc)
+
+
+def _shared_selftest(
+    device: str, threads: int | None, conformance_n: int | None, key: MachineKey
+) -> SelftestReport:
+    """The machine-wide cached report for `key`, else `run_selftest` under the shared file lock
+    (a node that finds the lock held waits for the holder's result instead of running the
+    same checks at the same time); without a shared directory, `run_selftest`."""
+    directory = shared_cache_dir()
+    if directory is None:
+        return run_selftest(device, threads, conformance_n=conformance_n)
+    path = _shared_path(directory, key)
+    found = _read_report(path, key)
+    if found is not None:
+        return found.model_copy(update={"cached": True})
+    from filelock import FileLock, Timeout
+
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(str(path.with_suffix(".lock")), timeout=SHARED_LOCK_SECONDS)
+        with lock:
+            found = _read_report(path, key)  # written while this node waited
+            if found is not None:
+                return found.model_copy(update={"cached": True})
+            report = run_selftest(device, threads, conformance_n=conformance_n)
+            _write_report(path, report)
+            return report
+    except (OSError, Timeout) as exc:
+        logger.warning("selftest: no shared cache in %s (%s); checking alone", directory, exc)
+        return run_selftest(device, threads, conformance_n=conformance_n)
+
+
 def node_selftest(
     data_dir: Path,
     device: str = "cpu",
@@ -313,9 +395,11 @@ def node_selftest(
     *,
     conformance_n: int | None = NODE_CONFORMANCE_N,
 ) -> SelftestReport:
-    """`run_selftest` for a node, at most once per `MachineKey`: the result is kept in this
-    process (nodes running as threads of one process share it) and in
-    ``<data_dir>/selftest.json`` (a restarted node reuses it unless the key changed).
+    """`run_selftest` for a node, at most once per `MachineKey` on this machine: the result is
+    kept in this process (nodes running as threads of one process share it), in
+    ``<data_dir>/selftest.json`` (a restarted node reuses it unless the key changed) and in
+    `shared_cache_dir` (another node of this machine with the same key reuses it; one that
+    starts while the checks run waits for them under a file lock).
 
     Args:
         data_dir: the node's data dir (created if missing).
@@ -335,26 +419,14 @@ def node_selftest(
     with _memo_lock:
         report = _memo.get(key)
         if report is None and path.is_file():
-            try:
-                stored = SelftestReport.model_validate_json(path.read_bytes())
-            except (OSError, ValidationError, ValueError):
-                stored = None
-            if stored is not None and stored.machine == key and stored.arith == REPRO_ARITH:
-                report = stored
-            else:
-                stored = None
+            stored = _read_report(path, key)
+            report = stored
         if report is not None:
             report = report.model_copy(update={"cached": True})
         else:
-            report = run_selftest(device, threads, conformance_n=conformance_n)
+            report = _shared_selftest(device, threads, conformance_n, key)
         _memo[key] = report
     if stored is not None:
         return report  # read from this very file
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(report.model_dump_json(indent=1))
-        tmp.replace(path)
-    except OSError as exc:
-        logger.warning("cannot cache the selftest in %s: %s", path, exc)
+    _write_report(path, report)
     return report

@@ -169,6 +169,7 @@ def test_a_verifier_drawn_for_a_retired_job_disputes_it_as_withheld(tmp_path: Pa
 def test_the_selftest_is_cached_per_machine_key(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(golden, "GOLDEN_HASHES", {"digits-mlp": dict(REAL)})
     monkeypatch.setattr(selftest, "_memo", {})
+    monkeypatch.setenv(selftest.SHARED_CACHE_ENV, "")  # the data dir's file alone
     first = selftest.node_selftest(tmp_path, "cpu", 1, conformance_n=None)
     assert first.ok and not first.cached and len(first.checks) == 2
 
@@ -182,3 +183,56 @@ def test_the_selftest_is_cached_per_machine_key(tmp_path: Path, monkeypatch) -> 
     # another thread count is another key: checked again (here: the patched trainer fails)
     other = selftest.node_selftest(tmp_path, "cpu", 2, conformance_n=None)
     assert not other.ok and "cannot train it" in (other.failure_line() or "")
+
+
+def test_nodes_of_one_machine_share_one_selftest_and_wait_for_it(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """A second node (another data dir, another process: only the shared directory is left)
+    reuses the first one's result; one that starts while another holds the lock waits for
+    that result instead of training the same presets at the same time."""
+    import threading
+
+    from filelock import FileLock
+
+    shared = tmp_path / "shared"
+    monkeypatch.setenv(selftest.SHARED_CACHE_ENV, str(shared))
+    monkeypatch.setattr(golden, "GOLDEN_HASHES", {"digits-mlp": dict(REAL)})
+    monkeypatch.setattr(selftest, "_memo", {})
+    first = selftest.node_selftest(tmp_path / "a", "cpu", 1, conformance_n=None)
+    assert first.ok and not first.cached
+    (stored,) = shared.glob("selftest-*.json")
+    trained: list[str] = []
+    real_hashes = golden.preset_hashes
+
+    def counting(name, *args, **kwargs):
+        trained.append(name)
+        return real_hashes(name, *args, **kwargs)
+
+    monkeypatch.setattr(golden, "preset_hashes", counting)
+    monkeypatch.setattr(selftest, "_memo", {})
+    second = selftest.node_selftest(tmp_path / "b", "cpu", 1, conformance_n=None)
+    assert second.ok and second.cached and second.checks == first.checks and trained == []
+    assert (tmp_path / "b" / selftest.CACHE_FILE).is_file()  # a restart of b needs no lock
+    # a third node starts while another holds the lock: it waits and takes that result
+    stored.unlink()
+    monkeypatch.setattr(selftest, "_memo", {})
+    lock = FileLock(str(stored.with_suffix(".lock")))
+    lock.acquire()
+    out: list[selftest.SelftestReport] = []
+    waiter = threading.Thread(
+        target=lambda: out.append(
+            selftest.node_selftest(tmp_path / "c", "cpu", 1, conformance_n=None)
+        )
+    )
+    waiter.start()
+    waiter.join(timeout=1.0)
+    assert waiter.is_alive() and not out  # waiting on the lock, not training
+    stored.write_text(first.model_dump_json())
+    lock.release()
+    waiter.join(timeout=30.0)
+    assert out and out[0].cached and out[0].checks == first.checks and trained == []
+    # a result stored for another key is not taken
+    monkeypatch.setattr(selftest, "_memo", {})
+    other = selftest.node_selftest(tmp_path / "d", "cpu", 2, conformance_n=None)
+    assert not other.cached and trained == ["digits-mlp"]
