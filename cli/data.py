@@ -6,11 +6,12 @@ static file server (or a solver's, `noderuntime.serving.mount_datasets`) and nam
 `file://OUT`) in the spec's `dataset.uris`.
 
 Run: ``veritrain data prepare corpus/*.txt --tokenizer byte --out data/corpus``;
-``veritrain data prepare a.txt --tokenizer tokenizer.json --out ds --chunk-tokens 65536 --json``.
+``veritrain data prepare a.txt --tokenizer tokenizer.json --tokenizer-hash 0x... --out ds --json``.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated
 
@@ -50,13 +51,28 @@ def prepare(
             help="Share of chunks held out for validation (the last ones; at least one).",
         ),
     ] = 0.1,
+    tokenizer_hash: Annotated[
+        str | None,
+        typer.Option(
+            "--tokenizer-hash",
+            help="0x + 64 hex: the tokenizer hash its owner published; a tokenizer that "
+            "hashes otherwise is refused.",
+            show_default=False,
+        ),
+    ] = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Tokenize FILES (in order) into OUT: chunk files, manifest.json and the dataset root."""
+    from cli.errors import CliError
     from veritrain.tokens import load_tokenizer
     from veritrain.tokens import prepare as prepare_dataset
 
-    tok = load_tokenizer(tokenizer)
+    expected = None
+    if tokenizer_hash is not None:
+        if not re.fullmatch(r"0x[0-9a-fA-F]{64}", tokenizer_hash):
+            raise CliError(f"--tokenizer-hash {tokenizer_hash[:80]!r} is not 0x + 64 hex digits")
+        expected = bytes.fromhex(tokenizer_hash[2:])
+    tok = load_tokenizer(tokenizer, expected)
     report = prepare_dataset(files, tok, out, chunk_tokens=chunk_tokens, val_fraction=val_fraction)
     m = report.manifest
     h = m.header

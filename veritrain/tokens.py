@@ -150,26 +150,30 @@ class Tokenizer:
         return np.asarray(ids, dtype=np.int64)
 
 
-def load_tokenizer(name: str | Path) -> Tokenizer:
+def load_tokenizer(name: str | Path, expected_hash: bytes | None = None) -> Tokenizer:
     """`"byte"`, or the BPE tokenizer of a local `tokenizer.json` file.
 
     Args:
         name: `"byte"` or the path of a `tokenizer.json` (Hugging Face `tokenizers` format).
+        expected_hash: the 32-byte tokenizer hash the owner published (a dataset header's
+            `tokenizer_hash`), or None. Checked before the file is parsed.
 
     Returns:
         The `Tokenizer`, its hash over the exact file bytes.
 
     Raises:
-        DatasetError: the file is missing or unreadable, the `tokenizers` library is not
-            installed, or the library refuses the file.
+        DatasetError: the file is missing or unreadable, its hash is not `expected_hash`, the
+            `tokenizers` library is not installed, or the library refuses the file.
     """
     if str(name) == "byte":
+        _check_tokenizer_hash("the byte tokenizer", BYTE_TOKENIZER_HASH, expected_hash)
         return Tokenizer("byte", BYTE_TOKENIZER_HASH, 256, None)
     path = Path(name)
     try:
         raw = path.read_bytes()
     except OSError as exc:
         raise DatasetError(f"cannot read tokenizer file {path}: {exc.strerror or exc}") from exc
+    _check_tokenizer_hash(f"tokenizer file {path}", keccak256(raw), expected_hash)
     try:
         import tokenizers
     except ImportError as exc:
@@ -187,6 +191,15 @@ def load_tokenizer(name: str | Path) -> Tokenizer:
         None,
     )
     return Tokenizer("bpe", keccak256(raw), vocab, None if eot is None else int(eot), impl)
+
+
+def _check_tokenizer_hash(what: str, got: bytes, expected: bytes | None) -> None:
+    """Refuse a tokenizer whose hash is not the published one (one line naming both)."""
+    if expected is not None and got != expected:
+        raise DatasetError(
+            f"{what} hashes to {_hex32(got)}, not the published {_hex32(expected)}: "
+            "use the tokenizer file the dataset's owner published"
+        )
 
 
 # --- header, manifest, root ------------------------------------------------------------------

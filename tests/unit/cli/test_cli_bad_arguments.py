@@ -140,6 +140,9 @@ CASES: list[tuple[list[str], str]] = [
     (["data", "prepare", EMPTY, "--out", NEW_OUT], "empty"),
     (["data", "prepare", TEXT, "--out", NEW_OUT, "--tokenizer", TEXT], "tokenizer"),
     (["data", "prepare", TEXT, "--out", NEW_OUT, "--tokenizer", "no-such.json"], "tokenizer"),
+    (["data", "prepare", TEXT, "--out", NEW_OUT, "--tokenizer-hash", "0x12"], "tokenizer-hash"),
+    # the byte tokenizer is not the one whose hash the owner published
+    (["data", "prepare", TEXT, "--out", NEW_OUT, "--tokenizer-hash", "0x" + "ab" * 32], "0xabab"),
     (["data", "prepare", TEXT, "--out", NEW_OUT, "--chunk-tokens", "1"], "chunk-tokens"),
     (["data", "prepare", TEXT, "--out", NEW_OUT, "--chunk-tokens", "1000000000"], "chunk"),
     (["data", "prepare", TEXT, "--out", NEW_OUT, "--val-fraction", "0"], "fraction"),

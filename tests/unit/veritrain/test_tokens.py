@@ -165,8 +165,12 @@ def test_bpe_tokenizer_built_here(tmp_path):
     assert ids[: len(expect)].tolist() == expect
     assert int(ids[len(expect)]) == tok.eot_id  # the end-of-text id between documents
     assert bpe.decode(expect) == files[0].read_text(encoding="utf-8")
+    # the published hash is checked before the file is parsed
+    assert load_tokenizer(path, tok.hash).hash == tok.hash
     # a tokenizer file one byte different is another tokenizer: another root
     path.write_bytes(path.read_bytes() + b" ")
+    with pytest.raises(DatasetError, match=f"not the published 0x{tok.hash.hex()}"):
+        load_tokenizer(path, tok.hash)
     other = prepare(
         files, load_tokenizer(path), tmp_path / "ds2", chunk_tokens=64, val_fraction=0.25
     )
