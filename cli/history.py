@@ -160,10 +160,10 @@ class BlockTimes:
 
 
 def when(timestamp: int) -> str:
-    """A block timestamp (seconds) as ``YYYY-MM-DD HH:MM:SS`` UTC."""
-    import datetime as dt
+    """A block timestamp (seconds) as ``YYYY-MM-DD HH:MM:SS`` UTC (`veritrain.units.utc_time`)."""
+    from veritrain.units import utc_time
 
-    return dt.datetime.fromtimestamp(int(timestamp), dt.UTC).strftime("%Y-%m-%d %H:%M:%S")
+    return utc_time(timestamp)
 
 
 def clock(timestamp: int, now: float | None = None) -> str:

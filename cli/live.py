@@ -226,7 +226,11 @@ def round_phase(
 
 
 def _tokens(wei: int) -> str:
-    return f"{wei / E18:,.2f}"
+    """Wei as VTT, integer arithmetic (`veritrain.units.vtt_number`: at most 4 decimals, cut
+    toward zero), never through a float."""
+    from veritrain.units import vtt_number
+
+    return vtt_number(wei)
 
 
 def _elapsed(seconds: float) -> str:

@@ -26,19 +26,27 @@ from sqlalchemy.orm import Session
 from dashboard import queries, svg
 from dashboard.metrics import MetricWorker
 from indexer.store import Index
+from veritrain.units import utc_time, vtt_number
 
 __all__ = ["create_app"]
 
 HERE = Path(__file__).parent
-E18 = 10**18
 T = TypeVar("T")
 
 
 def tokens(wei: int | None) -> str:
-    """Wei as tokens with 18 decimals, e.g. ``"12.50"`` (two decimals, grouped)."""
+    """Wei as VTT, exactly (integer arithmetic, every one of the 18 decimals that is not a
+    trailing zero, grouped: ``"1,234.5"``, ``"0.000000000000000001"``); None as ``"-"``."""
     if wei is None:
         return "-"
-    return f"{wei / E18:,.2f}"
+    return vtt_number(int(wei), 18)
+
+
+def utc(timestamp: int | None) -> str:
+    """A Unix time (s) as ``"YYYY-MM-DD HH:MM:SS UTC"``; None or 0 (no such time) as ``"-"``."""
+    if not timestamp:
+        return "-"
+    return f"{utc_time(int(timestamp))} UTC"
 
 
 def create_app(index: Index, *, metrics: MetricWorker | None = None) -> FastAPI:
@@ -53,6 +61,7 @@ def create_app(index: Index, *, metrics: MetricWorker | None = None) -> FastAPI:
     )
     templates = Jinja2Templates(directory=str(HERE / "templates"))
     templates.env.filters["tokens"] = tokens
+    templates.env.filters["utc"] = utc
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
 
     def read(fn: Callable[[Session], T | None], what: str) -> T:

@@ -1,16 +1,22 @@
-"""Token amounts for people: the one way logs, tables and messages show wei.
+"""Token amounts and times for people: the one way logs, tables, pages and messages show wei
+and Unix seconds.
 
 Every amount on chain is an integer number of wei (1 VTT = 10**18 wei, the ERC-20's 18
 decimals). People read VTT; `vtt` prints an amount as VTT with up to 4 decimals, exactly when
 it has no more, cut toward zero (never more than the amount) and never a non-zero amount
 shown as zero.
 
+Times on chain are Unix seconds (block timestamps, deadlines); people read them as UTC
+date and time (`utc_time`).
+
 Run: not a script; ``from veritrain.units import vtt``; ``vtt(350 * 10**18) == "350 VTT"``.
 """
 
 from __future__ import annotations
 
-__all__ = ["WEI_PER_VTT", "vtt", "vtt_number"]
+import datetime as _dt
+
+__all__ = ["WEI_PER_VTT", "utc_time", "vtt", "vtt_number"]
 
 WEI_PER_VTT = 10**18
 """Wei in one VTT (the token's 18 decimals)."""
@@ -51,3 +57,15 @@ def vtt_number(wei: int, places: int = 4) -> str:
 def vtt(wei: int, places: int = 4) -> str:
     """`wei` as ``"<number> VTT"`` (`vtt_number`): ``vtt(5 * 10**17) == "0.5 VTT"``."""
     return f"{vtt_number(wei, places)} VTT"
+
+
+def utc_time(timestamp: int) -> str:
+    """A Unix time (seconds) as ``YYYY-MM-DD HH:MM:SS`` in UTC (without the zone's name).
+
+    Raises:
+        ValueError: the time is outside what a calendar date can hold (years 1 to 9999).
+    """
+    try:
+        return _dt.datetime.fromtimestamp(int(timestamp), _dt.UTC).strftime("%Y-%m-%d %H:%M:%S")
+    except (OverflowError, OSError) as exc:
+        raise ValueError(f"time {timestamp} is outside the calendar") from exc

@@ -25,6 +25,7 @@ import pytest
 from chain import DEV_PRIVATE_KEYS, ChainClient, load_manifest
 from chain.artifacts import repo_root
 from veritrain.spec import model_id_hash
+from veritrain.units import vtt_number
 
 HONEST = tuple(f"verifier-{i}" for i in range(1, 5))
 
@@ -278,7 +279,11 @@ def _check_dashboard(url: str, rpc_url: str, tmp_path: Path) -> None:
         stake = chain.stakes.stake_of(lazy, 1)
         assert page.locator("#slashes tr").count() > 1
         cells = page.locator("#stakes tr:has(td:text('verifier')) td.num").all_inner_texts()
-        assert cells[0] == f"{stake.staked / 10**18:,.2f}", cells
+        assert cells[0] == vtt_number(stake.staked, 18), cells  # exact, no float
+        release = page.locator("#stakes tr:has(td:text('verifier')) td.num").nth(3).inner_text()
+        assert release == "-" or re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", release)
+        page.goto(f"{url}jobs/1")
+        assert re.search(r"commit \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", page.content())
         browser.close()
 
 

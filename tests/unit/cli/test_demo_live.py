@@ -103,8 +103,8 @@ def test_render_shows_the_job_the_dispute_and_the_slash() -> None:
     for part in ("AwaitingBisection [56, 62]", "clocks 41s / 57s", " 5 "):
         assert part in dispute_line
     slash_line = next(line for line in text.splitlines() if "verifier-lazy" in line)
-    assert "verifier" in slash_line.replace("verifier-lazy", "") and "25.00" in slash_line
-    assert "Forced errors settled" in text and "25.00 / 20.00" in text
+    assert "verifier" in slash_line.replace("verifier-lazy", "") and "│ 25 " in slash_line
+    assert "Forced errors settled" in text and "25 / 20" in text
     assert "node process(es) exited: verifier-3" in text
 
 
@@ -144,7 +144,7 @@ def test_changes_report_each_change_once() -> None:
     assert any("job 3 (solver-perturb): Disputed" in line for line in lines)
     assert any("sampled segments 2, 5, 7, 9" in line for line in lines)
     assert any("dispute 2 opened on job 3 (bisection)" in line for line in lines)
-    assert any("slashed verifier-lazy (verifier): 25.00 VTT" in line for line in lines)
+    assert any("slashed verifier-lazy (verifier): 25 VTT" in line for line in lines)
     assert any("forced error settled on job 1" in line for line in lines)
     assert all(line.startswith("[1:05] ") for line in lines)
 
@@ -163,7 +163,7 @@ def test_changes_report_each_change_once() -> None:
     )
     assert changes(first, later) == [
         "[1:10] dispute 2: ChallengerWon at step 60, moves 9; winner verifier-1 (challenger)",
-        "[1:10] slashed solver-perturb (solver): 50.00 VTT (block 130)",
+        "[1:10] slashed solver-perturb (solver): 50 VTT (block 130)",
         "[1:10] node process exited: verifier-2",
     ]
 

@@ -127,6 +127,23 @@ def test_dashboard_pages_and_json(index: Index) -> None:
     assert client.get("/jobs/2").status_code == 404
     assert client.get("/api/disputes/claim-x").status_code == 404
     assert client.get(f"/api/accounts/{B.lower()}").json()["earnings"] == {"reward": str(10**19)}
+    # people read UTC times and exact VTT; the API keeps Unix seconds and wei
+    job_page = client.get("/jobs/1").text
+    assert "open 1970-01-01 00:01:39 UTC, commit 1970-01-01 00:02:03 UTC" in job_page
+    assert job["open_deadline"] == 99
+    assert '<td class="num">100</td>' in client.get(f"/accounts/{B}").text  # 10**20 wei locked
+
+
+def test_dashboard_amounts_are_exact_and_times_utc() -> None:
+    """No float between wei and the page: every decimal of 18 that is not a trailing zero."""
+    from dashboard.app import tokens, utc
+
+    assert tokens(10**18 + 1) == "1.000000000000000001"
+    assert tokens(1_234_567 * 10**15) == "1,234.567"
+    # a float would show the escrow of `run post` as 2,000,000,010.00
+    assert tokens(2_000_000_010 * 10**18 + 1) == "2,000,000,010.000000000000000001"
+    assert tokens(None) == "-" and tokens(0) == "0"
+    assert utc(1_795_723_206) == "2026-11-26 20:00:06 UTC" and utc(0) == utc(None) == "-"
 
 
 def test_svg_charts_and_spec_names() -> None:
