@@ -23,7 +23,9 @@ Run ``veritrain --help``. Commands:
     dispute list / show N  disputes and each one's moves, step and winner
     index [--follow]       index the deployment's events into SQLite (or PostgreSQL)
     dashboard              serve the read-only web dashboard from the index
-    train PRESET           train a preset locally (no chain)
+    data prepare           tokenize text files into a chunked dataset bound by one root
+    spec new               write the job spec of a GPT or Llama on a prepared dataset
+    train                  train a --preset or a --spec file locally (no chain)
     solver run / verifier run / whistleblower run   the nodes
     demo                   the whole protocol end to end on a local Anvil
     selftest               does this machine reproduce repro2? (golden hashes, conformance)
@@ -1303,6 +1305,7 @@ app.command("selftest")(__import__("cli.selftest", fromlist=["selftest"]).selfte
 app.add_typer(__import__("cli.accounts", fromlist=["app"]).app, name="account")
 app.add_typer(__import__("cli.disputes", fromlist=["app"]).app, name="dispute")
 app.add_typer(__import__("cli.data", fromlist=["app"]).app, name="data")
+app.add_typer(__import__("cli.spec", fromlist=["app"]).app, name="spec")
 job_app.command("watch")(__import__("cli.watch", fromlist=["job_watch"]).job_watch)
 __import__("cli.dashboard", fromlist=["register"]).register(app)
 _mount_nodes()
