@@ -7,8 +7,9 @@ Run ``veritrain --help``. Commands:
                            deployments/<chain id>.json
     stake ROLE AMOUNT      stake tokens as solver, verifier or whistleblower
     unbond ROLE AMOUNT / withdraw ROLE
-    job submit / list / show   (show: the verification round too: claims, sealed and revealed
-                           verdicts, outcome, the forced sample once the secret is revealed)
+    job submit / list / show   (submit: the digits MLP, a --preset or a --spec FILE; show: the
+                           verification round too: claims, sealed and revealed verdicts,
+                           outcome, the forced sample once the secret is revealed)
     job watch ID           follow one job's events live until it settles
     job cancel ID          the submitter cancels an Open job (its escrow becomes credit)
     job reclaim ID         reopen a job whose solver missed its commit deadline
@@ -586,37 +587,161 @@ def _job_specs(
     ]
 
 
+def _spec_file_jobs(
+    path: Path,
+    *,
+    steps: int | None,
+    interval: int | None,
+    seed: int | None,
+    count: int,
+    lr: float | None,
+    others: dict[str, Any],
+) -> list[Any]:
+    """COUNT jobs of the spec in `path`: its seed (or `seed`) + i for job i, with `steps`,
+    `interval` and `lr` replacing its own when given.
+
+    Args:
+        others: options that the spec file fixes itself (preset, arithmetic, batch size,
+            threads, model id), by flag; any given one is refused.
+
+    Raises:
+        typer.BadParameter: a spec file that is missing, not JSON or not a valid spec; an
+            option the spec fixes; a seed range past uint64; overrides that make an invalid
+            spec (the first field refused).
+    """
+    from cli.spec import load_spec_file, spec_with
+    from veritrain.errors import SpecError
+
+    given = [flag for flag, value in others.items() if value is not None]
+    if given:
+        raise typer.BadParameter(
+            f"{', '.join(given)}: the spec file sets these itself (edit it, or write another "
+            "with `veritrain spec new`)",
+            param_hint="'--spec'",
+        )
+    base = load_spec_file(path)
+    first = base.seed if seed is None else seed
+    if first + count - 1 > UINT64_MAX:
+        raise typer.BadParameter(
+            f"seed {first} + {count} jobs passes 2**64 - 1", param_hint="'--seed'"
+        )
+    try:
+        return [
+            spec_with(
+                base,
+                total_steps=steps,
+                checkpoint_interval=interval,
+                seed=first + i,
+                lr=lr,
+            )
+            for i in range(count)
+        ]
+    except SpecError as exc:
+        raise typer.BadParameter(f"{path}: {exc}", param_hint="'--spec'") from None
+
+
+def _check_job_limits(specs: list[Any], params: Any, max_segment_compute: int) -> None:
+    """Refuse, before any work is spent, a job the JobManager would revert on (`checkPost`:
+    TotalStepsAboveMax, SegmentStepsAboveMax, SegmentsAboveMax; `ShareRegistry.recordPost`:
+    SegmentComputeAboveMax, docs/SECURITY.md P-19).
+
+    Args:
+        specs: the jobs' `JobSpec`s.
+        params: the deployment's `chain.types.JobParamsView` (`client.jobs.job_params()`).
+        max_segment_compute: the most FLOP one segment may cost (`checkpoint_interval *
+            compute_per_step`, `client.shares.max_segment_compute()`).
+
+    Raises:
+        CliError: the first limit a spec passes, naming it and the option to change.
+    """
+    from veritrain.lineage import compute_per_step
+
+    for spec in specs:
+        n, k = spec.total_steps, spec.checkpoint_interval
+        if params.max_total_steps and n > params.max_total_steps:
+            raise CliError(
+                f"--steps {n} is above this deployment's most steps per job, "
+                f"{params.max_total_steps}"
+            )
+        if params.max_segment_steps and k > params.max_segment_steps:
+            raise CliError(
+                f"--interval {k} is above this deployment's most steps per segment, "
+                f"{params.max_segment_steps}"
+            )
+        if params.max_segments and n // k > params.max_segments:
+            raise CliError(
+                f"{n // k} segments (--steps {n} / --interval {k}) is above this deployment's "
+                f"most segments per job, {params.max_segments}"
+            )
+        segment = k * compute_per_step(spec)
+        if segment > max_segment_compute:
+            raise CliError(
+                f"one segment costs {segment:,} FLOP to replay (--interval {k} x "
+                f"{compute_per_step(spec):,} per step), above this deployment's "
+                f"{max_segment_compute:,}: use a smaller --interval or batch"
+            )
+
+
 @job_app.command("submit")
 def job_submit(
     steps: Annotated[
-        int, typer.Option(min=1, max=UINT32_MAX, help="Total optimizer steps N.")
-    ] = 300,
+        int | None,
+        typer.Option(
+            min=1, max=UINT32_MAX, help="Total optimizer steps N (default 300, or the spec's)."
+        ),
+    ] = None,
     interval: Annotated[
-        int, typer.Option(min=1, max=UINT32_MAX, help="Checkpoint interval k (divides N).")
-    ] = 25,
+        int | None,
+        typer.Option(
+            min=1,
+            max=UINT32_MAX,
+            help="Checkpoint interval k, dividing N (default 25, or the spec's).",
+        ),
+    ] = None,
     seed: Annotated[
-        int, typer.Option(min=0, max=UINT64_MAX, help="Seed of the first job (then +1 per job).")
-    ] = 1,
+        int | None,
+        typer.Option(
+            min=0,
+            max=UINT64_MAX,
+            help="Seed of the first job, then +1 per job (default 1, or the spec's).",
+        ),
+    ] = None,
     count: Annotated[int, typer.Option(min=1, max=1000, help="Number of jobs to post.")] = 1,
     reward: Annotated[
         int,
         typer.Option(parser=token_amount(positive=False), help="Solver reward per job, in tokens."),
     ] = 50 * 10**18,
-    model_id: Annotated[str, typer.Option(help="Model the jobs train.")] = "digits-mlp",
+    model_id: Annotated[
+        str | None, typer.Option(help="Model the jobs train (default digits-mlp).")
+    ] = None,
     lr: Annotated[
         float | None,
-        typer.Option(help="AdamW learning rate (> 0); default 3e-3, or the preset's own."),
+        typer.Option(help="AdamW learning rate (> 0); default 3e-3, or the preset's or spec's."),
     ] = None,
-    batch_size: Annotated[int, typer.Option(min=1, help="Examples per step.")] = 64,
-    threads: Annotated[int, typer.Option(min=1, help="Pinned CPU thread count.")] = 1,
+    batch_size: Annotated[
+        int | None, typer.Option(min=1, help="Examples per step (default 64).")
+    ] = None,
+    threads: Annotated[
+        int | None, typer.Option(min=1, help="Pinned CPU thread count (default 1).")
+    ] = None,
     preset: Annotated[
         str | None,
         typer.Option(
             help="Job preset (veritrain.presets: digits-mlp, digits-mlp-wide, "
-            "shakespeare-char); sets the model, data and model id."
+            "shakespeare-char, llama-char); sets the model, data and model id."
         ),
     ] = None,
-    arith: Annotated[str, typer.Option(help="Preset arithmetic: native or repro2.")] = "native",
+    spec_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--spec",
+            help="A job spec JSON file (`veritrain spec new`): sets the model, data, optimizer, "
+            "arithmetic and model id; --steps, --interval, --seed, --lr override it.",
+        ),
+    ] = None,
+    arith: Annotated[
+        str | None, typer.Option(help="Preset arithmetic: native (default) or repro2.")
+    ] = None,
     rpc_url: RpcUrlOpt = DEFAULT_RPC,
     deployment: DeploymentOpt = None,
     keystore: KeystoreOpt = None,
@@ -625,7 +750,8 @@ def job_submit(
     dev_account: DevAccountOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Post training jobs (digits MLP, or a --preset), escrowing reward + verifier fees for each.
+    """Post training jobs (digits MLP, a --preset or a --spec file), escrowing reward + verifier
+    fees for each.
 
     The signing account must own the model or be authorised to post under it (`veritrain model
     register|authorize`), and every spec must train the model's registered architecture and
@@ -635,22 +761,40 @@ def job_submit(
     the first of them to finalize; the others are paid their reward only. The same spec cannot
     be posted twice while the first job of it is live or paid.
 
-    Every spec is built and the balance checked for all COUNT escrows before the first job is
-    posted. If a post still fails midway, the jobs already posted are printed (as JSON with
-    --json) and the command exits non-zero.
+    Every spec is built, checked against the deployment's job limits (N, k, N / k, the compute
+    of one segment) and the balance checked for all COUNT escrows before any initHash is
+    computed or the first job posted. If a post still fails midway, the jobs already posted are
+    printed (as JSON with --json) and the command exits non-zero.
     """
-    specs = _job_specs(
-        steps=steps,
-        interval=interval,
-        seed=seed,
-        count=count,
-        lr=lr,
-        batch_size=batch_size,
-        threads=threads,
-        model_id=model_id,
-        preset=preset,
-        arith=arith,
-    )
+    if spec_file is not None:
+        specs = _spec_file_jobs(
+            spec_file,
+            steps=steps,
+            interval=interval,
+            seed=seed,
+            count=count,
+            lr=lr,
+            others={
+                "--preset": preset,
+                "--arith": arith,
+                "--batch-size": batch_size,
+                "--threads": threads,
+                "--model-id": model_id,
+            },
+        )
+    else:
+        specs = _job_specs(
+            steps=300 if steps is None else steps,
+            interval=25 if interval is None else interval,
+            seed=1 if seed is None else seed,
+            count=count,
+            lr=lr,
+            batch_size=64 if batch_size is None else batch_size,
+            threads=1 if threads is None else threads,
+            model_id="digits-mlp" if model_id is None else model_id,
+            preset=preset,
+            arith="native" if arith is None else arith,
+        )
     from veritrain.spec import model_id_hash
 
     client = connect_signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
@@ -675,6 +819,7 @@ def job_submit(
                     f"job with seed {spec.seed} does not train model {model_id} as registered: "
                     f"its {', '.join(wrong)} differ (`veritrain model show {model_id}`)"
                 )
+    _check_job_limits(specs, client.jobs.job_params(), client.shares.max_segment_compute())
     head = client.shares.head_of(model_hash)
     escrow_each = client.jobs.post_cost(reward)
     _require_balance(
@@ -725,7 +870,8 @@ def job_submit(
         )
         if not json_out:
             typer.echo(
-                f"posted job {job_id} (seed {spec.seed}, N={steps}, k={interval}, "
+                f"posted job {job_id} (seed {spec.seed}, N={spec.total_steps}, "
+                f"k={spec.checkpoint_interval}, "
                 f"initHash 0x{init_hash.hex()})"
             )
             if init_hash != head:
