@@ -1303,7 +1303,8 @@ def demo(
         bool,
         typer.Option(
             "--run",
-            help="Instead: a DiLoCo training run of the character GPT over --rounds rounds with 4 "
+            help="Instead: a DiLoCo training run of the character GPT (or --preset) over --rounds "
+            "rounds with 4 "
             "solvers (one cheating, one leaving, one joining late); --steps and --interval are "
             "then H and k of each contribution (default 8 and 2).",
         ),
@@ -1317,6 +1318,14 @@ def demo(
             "0, the late joiner comes at round 2).",
         ),
     ] = 4,
+    preset: Annotated[
+        str | None,
+        typer.Option(
+            help="With --run: the language-model preset the run trains (default "
+            "shakespeare-char; llama-char for the Llama).",
+            show_default=False,
+        ),
+    ] = None,
     dashboard: Annotated[
         bool,
         typer.Option("--dashboard/--no-dashboard", help="Serve the dashboard while it runs."),
@@ -1330,10 +1339,15 @@ def demo(
     """Run the protocol end to end: 4 repro jobs (3 digits MLPs, a character GPT), honest and
     cheating solvers, a lazy verifier, every node on its own thread count and SIMD level.
     With --run: one model trained by many solvers over rounds, owned by those who trained it."""
+    if preset is not None and not training_run:
+        raise typer.BadParameter(
+            "picks the model of a training run: give it with --run", param_hint="'--preset'"
+        )
     if training_run:
-        from cli.demo_run import RunDemoConfig
+        from cli.demo_run import MODEL, RunDemoConfig
 
         _run_demo(
+            preset or MODEL,
             json_path,
             workdir,
             steps,
@@ -1386,6 +1400,7 @@ def demo(
 
 
 def _run_demo(
+    preset: str,
     json_path: Path | None,
     workdir: Path | None,
     steps: int,
@@ -1397,8 +1412,21 @@ def _run_demo(
     hold: bool = False,
     rounds: int = 4,
 ) -> None:
-    """`veritrain demo --run` (`cli.demo_run`) over `rounds` rounds; the digits defaults of
-    --steps and --interval (300, 25) become the run's (8, 2)."""
+    """`veritrain demo --run` (`cli.demo_run`) of `preset` over `rounds` rounds; the digits
+    defaults of --steps and --interval (300, 25) become the run's (8, 2).
+
+    Raises:
+        typer.BadParameter: an unknown preset or one that is not a language model (the demo
+            measures validation bits round by round), steps that k does not divide, a timeout
+            that is not a positive number.
+    """
+    from veritrain.presets import PRESETS
+
+    if preset not in PRESETS:
+        raise typer.BadParameter(
+            f"unknown preset {preset!r} (choose from {', '.join(PRESETS)})",
+            param_hint="'--preset'",
+        )
     if (steps, interval) == (300, 25):
         steps, interval = 8, 2
     if steps % interval != 0:
@@ -1408,12 +1436,27 @@ def _run_demo(
         )
     if not (math.isfinite(timeout) and timeout > 0):
         raise typer.BadParameter(f"must be > 0 seconds, got {timeout}", param_hint="'--timeout'")
+    from veritrain.errors import VeritrainError
+    from veritrain.presets import preset as preset_spec
+    from veritrain.spec import REPRO_ARITH, TextModelConfig
+
+    try:
+        model = preset_spec(preset, REPRO_ARITH).model
+    except VeritrainError as exc:
+        raise typer.BadParameter(str(exc).splitlines()[0], param_hint="'--preset'") from None
+    if not isinstance(model, TextModelConfig):
+        raise typer.BadParameter(
+            f"{preset} is not a language model (its arch is {model.arch!r}): the run demo "
+            "measures validation bits round by round",
+            param_hint="'--preset'",
+        )
     setup_logging(verbose)
     from cli.demo_run import RunDemoConfig, print_run_summary, run_run_demo
 
     summary = run_run_demo(
         RunDemoConfig(
             workdir=workdir,
+            preset=preset,
             rounds=rounds,
             inner_steps=steps,
             interval=interval,
