@@ -132,7 +132,9 @@ def spec_with(
         spec: a `JobSpec`.
         total_steps, checkpoint_interval, seed, batch_size, model_id: the `JobSpec` fields.
         lr: the AdamW learning rate (finite, > 0).
-        arith: `"native"` (CPU, `threads` or 1 thread pinned) or `"repro2"` (nothing pinned).
+        arith: `"native"` or `"repro2"`. A repro2 spec made native pins the CPU and `threads`
+            (or 1) threads; a native spec made repro2 pins nothing. The same arithmetic as the
+            spec's changes nothing.
         threads: the thread count a native spec pins (refused for a repro2 spec, which pins
             none: a command that runs it picks its own).
 
@@ -162,23 +164,24 @@ def spec_with(
             raise SpecError(f"optimizer.lr: must be a finite number > 0, got {lr} (--lr)")
         data["optimizer"] = {**data["optimizer"], "lr": lr}
     target = spec.profile.arith if arith is None else check_arith(arith)
-    if target == NATIVE_ARITH:
-        pinned = threads or (spec.profile.threads if spec.profile.arith == NATIVE_ARITH else 1)
-        if arith is not None or threads is not None:
-            data["profile"] = {**data["profile"], **ExecutionProfile(threads=pinned).model_dump()}
-    else:
-        if threads is not None:
-            raise SpecError(
-                f"arith {target!r} pins no thread count (every machine picks its own); "
-                "--threads pins native specs only"
-            )
+    was_native = spec.profile.arith == NATIVE_ARITH
+    if target != NATIVE_ARITH and threads is not None:
+        raise SpecError(
+            f"arith {target!r} pins no thread count (every machine picks its own); "
+            "--threads pins native specs only"
+        )
+    if target == NATIVE_ARITH and was_native and threads is not None:
+        data["profile"] = {**data["profile"], "threads": threads}  # its device stays pinned
+    elif target == NATIVE_ARITH and not was_native:
+        data["profile"] = ExecutionProfile(threads=threads or 1).model_dump()  # CPU
+    elif target != NATIVE_ARITH and target != spec.profile.arith:
         data["profile"] = ExecutionProfile.repro().model_dump()
     try:
         out = JobSpec.model_validate(data)
     except ValidationError as exc:
-        line = first_error(exc)
-        field = line.split(":", 1)[0].rsplit(".", 1)[-1]
-        flag = FLAGS.get(field)
+        where, msg = _error_parts(exc)
+        flag = FLAGS.get(where.rsplit(".", 1)[-1])
+        line = f"{where}: {msg}" if where else msg
         raise SpecError(line + (f" ({flag})" if flag else "")) from exc
     return spec if out == spec else out
 
