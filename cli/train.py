@@ -144,7 +144,8 @@ def train_spec(
     native = target == NATIVE_ARITH
     if device is not None and native and device != "cpu":
         raise SpecError(
-            f"native presets pin device 'cpu'; use --arith {REPRO_ARITH} to pick a device"
+            f"native presets pin device 'cpu' (native specs their own); use --arith {REPRO_ARITH} "
+            "to pick a device"
         )
     spec = spec_with(
         spec,
