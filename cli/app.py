@@ -587,101 +587,6 @@ def _job_specs(
     ]
 
 
-def _spec_file_jobs(
-    path: Path,
-    *,
-    steps: int | None,
-    interval: int | None,
-    seed: int | None,
-    count: int,
-    lr: float | None,
-    others: dict[str, Any],
-) -> list[Any]:
-    """COUNT jobs of the spec in `path`: its seed (or `seed`) + i for job i, with `steps`,
-    `interval` and `lr` replacing its own when given.
-
-    Args:
-        others: options that the spec file fixes itself (preset, arithmetic, batch size,
-            threads, model id), by flag; any given one is refused.
-
-    Raises:
-        typer.BadParameter: a spec file that is missing, not JSON or not a valid spec; an
-            option the spec fixes; a seed range past uint64; overrides that make an invalid
-            spec (the first field refused).
-    """
-    from cli.spec import load_spec_file, spec_with
-    from veritrain.errors import SpecError
-
-    given = [flag for flag, value in others.items() if value is not None]
-    if given:
-        raise typer.BadParameter(
-            f"{', '.join(given)}: the spec file sets these itself (edit it, or write another "
-            "with `veritrain spec new`)",
-            param_hint="'--spec'",
-        )
-    base = load_spec_file(path)
-    first = base.seed if seed is None else seed
-    if first + count - 1 > UINT64_MAX:
-        raise typer.BadParameter(
-            f"seed {first} + {count} jobs passes 2**64 - 1", param_hint="'--seed'"
-        )
-    try:
-        return [
-            spec_with(
-                base,
-                total_steps=steps,
-                checkpoint_interval=interval,
-                seed=first + i,
-                lr=lr,
-            )
-            for i in range(count)
-        ]
-    except SpecError as exc:
-        raise typer.BadParameter(f"{path}: {exc}", param_hint="'--spec'") from None
-
-
-def _check_job_limits(specs: list[Any], params: Any, max_segment_compute: int) -> None:
-    """Refuse, before any work is spent, a job the JobManager would revert on (`checkPost`:
-    TotalStepsAboveMax, SegmentStepsAboveMax, SegmentsAboveMax; `ShareRegistry.recordPost`:
-    SegmentComputeAboveMax, docs/SECURITY.md P-19).
-
-    Args:
-        specs: the jobs' `JobSpec`s.
-        params: the deployment's `chain.types.JobParamsView` (`client.jobs.job_params()`).
-        max_segment_compute: the most FLOP one segment may cost (`checkpoint_interval *
-            compute_per_step`, `client.shares.max_segment_compute()`).
-
-    Raises:
-        CliError: the first limit a spec passes, naming it and the option to change.
-    """
-    from veritrain.lineage import compute_per_step
-
-    for spec in specs:
-        n, k = spec.total_steps, spec.checkpoint_interval
-        if params.max_total_steps and n > params.max_total_steps:
-            raise CliError(
-                f"--steps {n} is above this deployment's most steps per job, "
-                f"{params.max_total_steps}"
-            )
-        if params.max_segment_steps and k > params.max_segment_steps:
-            raise CliError(
-                f"--interval {k} is above this deployment's most steps per segment, "
-                f"{params.max_segment_steps}"
-            )
-        if params.max_segments and n // k > params.max_segments:
-            raise CliError(
-                f"{n // k} segments (--steps {n} / --interval {k}) is above this deployment's "
-                f"most segments per job, {params.max_segments}"
-            )
-        segment = k * compute_per_step(spec)
-        if segment > max_segment_compute:
-            raise CliError(
-                f"one segment costs {segment:,} FLOP to replay (--interval {k} x "
-                f"{compute_per_step(spec):,} per step), above this deployment's "
-                f"{max_segment_compute:,}: use a smaller --interval or batch"
-            )
-
-
 @job_app.command("submit")
 def job_submit(
     steps: Annotated[
@@ -767,7 +672,9 @@ def job_submit(
     printed (as JSON with --json) and the command exits non-zero.
     """
     if spec_file is not None:
-        specs = _spec_file_jobs(
+        from cli.spec import spec_file_jobs
+
+        specs = spec_file_jobs(
             spec_file,
             steps=steps,
             interval=interval,
@@ -819,7 +726,9 @@ def job_submit(
                     f"job with seed {spec.seed} does not train model {model_id} as registered: "
                     f"its {', '.join(wrong)} differ (`veritrain model show {model_id}`)"
                 )
-    _check_job_limits(specs, client.jobs.job_params(), client.shares.max_segment_compute())
+    from cli.spec import check_job_limits
+
+    check_job_limits(specs, client.jobs.job_params(), client.shares.max_segment_compute())
     head = client.shares.head_of(model_hash)
     escrow_each = client.jobs.post_cost(reward)
     _require_balance(

@@ -14,6 +14,11 @@ is the manifest's (the spec holds no vocabulary field: the root binds it). It pr
 Bad input (a directory that is not a prepared dataset, a shape the model refuses, a value out of
 range) prints one line on stderr and exits with status 2; nothing is written.
 
+Shared with the commands that take ``--spec FILE``: `load_spec_file` (the one reader of a spec
+file), `spec_with` (the command line's overrides of a spec's fields), `spec_file_jobs` (`job
+submit`'s copies of a spec file, seed + i) and `check_job_limits` (what the deployment's
+JobManager and ShareRegistry would revert on, checked before any work is spent).
+
 Run: ``veritrain spec new --family llama --data data/corpus --out my-model.json --layers 4
 --heads 8 --kv-heads 2 --width 256 --block 128 --tie --steps 2000 --interval 100``.
 """
@@ -29,7 +34,16 @@ import typer
 
 from noderuntime.options import JsonOpt, emit_json
 
-__all__ = ["app", "load_spec_file", "new", "read_dataset_dir", "spec_with", "tokens_spec"]
+__all__ = [
+    "app",
+    "check_job_limits",
+    "load_spec_file",
+    "new",
+    "read_dataset_dir",
+    "spec_file_jobs",
+    "spec_with",
+    "tokens_spec",
+]
 
 app = typer.Typer(
     help="Job specs: write one for your own model on a prepared dataset.", no_args_is_help=True
@@ -184,6 +198,101 @@ def spec_with(
         line = f"{where}: {msg}" if where else msg
         raise SpecError(line + (f" ({flag})" if flag else "")) from exc
     return spec if out == spec else out
+
+
+def spec_file_jobs(
+    path: Path,
+    *,
+    steps: int | None,
+    interval: int | None,
+    seed: int | None,
+    count: int,
+    lr: float | None,
+    others: dict[str, Any],
+) -> list[Any]:
+    """COUNT jobs of the spec in `path`: its seed (or `seed`) + i for job i, with `steps`,
+    `interval` and `lr` replacing its own when given.
+
+    Args:
+        others: options that the spec file fixes itself (preset, arithmetic, batch size,
+            threads, model id), by flag; any given one is refused.
+
+    Raises:
+        typer.BadParameter: a spec file that is missing, not JSON or not a valid spec; an
+            option the spec fixes; a seed range past uint64; overrides that make an invalid
+            spec (the first field refused).
+    """
+    from veritrain.errors import SpecError
+
+    given = [flag for flag, value in others.items() if value is not None]
+    if given:
+        raise typer.BadParameter(
+            f"{', '.join(given)}: the spec file sets these itself (edit it, or write another "
+            "with `veritrain spec new`)",
+            param_hint="'--spec'",
+        )
+    base = load_spec_file(path)
+    first = base.seed if seed is None else seed
+    if first + count - 1 > UINT64_MAX:
+        raise typer.BadParameter(
+            f"seed {first} + {count} jobs passes 2**64 - 1", param_hint="'--seed'"
+        )
+    try:
+        return [
+            spec_with(
+                base,
+                total_steps=steps,
+                checkpoint_interval=interval,
+                seed=first + i,
+                lr=lr,
+            )
+            for i in range(count)
+        ]
+    except SpecError as exc:
+        raise typer.BadParameter(f"{path}: {exc}", param_hint="'--spec'") from None
+
+
+def check_job_limits(specs: list[Any], params: Any, max_segment_compute: int) -> None:
+    """Refuse, before any work is spent, a job the JobManager would revert on (`checkPost`:
+    TotalStepsAboveMax, SegmentStepsAboveMax, SegmentsAboveMax; `ShareRegistry.recordPost`:
+    SegmentComputeAboveMax, docs/SECURITY.md P-19).
+
+    Args:
+        specs: the jobs' `JobSpec`s.
+        params: the deployment's `chain.types.JobParamsView` (`client.jobs.job_params()`).
+        max_segment_compute: the most FLOP one segment may cost (`checkpoint_interval *
+            compute_per_step`, `client.shares.max_segment_compute()`).
+
+    Raises:
+        CliError: the first limit a spec passes, naming it and the option to change.
+    """
+    from cli.errors import CliError
+    from veritrain.lineage import compute_per_step
+
+    for spec in specs:
+        n, k = spec.total_steps, spec.checkpoint_interval
+        if params.max_total_steps and n > params.max_total_steps:
+            raise CliError(
+                f"--steps {n} is above this deployment's most steps per job, "
+                f"{params.max_total_steps}"
+            )
+        if params.max_segment_steps and k > params.max_segment_steps:
+            raise CliError(
+                f"--interval {k} is above this deployment's most steps per segment, "
+                f"{params.max_segment_steps}"
+            )
+        if params.max_segments and n // k > params.max_segments:
+            raise CliError(
+                f"{n // k} segments (--steps {n} / --interval {k}) is above this deployment's "
+                f"most segments per job, {params.max_segments}"
+            )
+        segment = k * compute_per_step(spec)
+        if segment > max_segment_compute:
+            raise CliError(
+                f"one segment costs {segment:,} FLOP to replay (--interval {k} x "
+                f"{compute_per_step(spec):,} per step), above this deployment's "
+                f"{max_segment_compute:,}: use a smaller --interval or batch"
+            )
 
 
 def read_dataset_dir(path: Path) -> Any:

@@ -16,9 +16,9 @@ import pytest
 from typer.testing import CliRunner
 
 from chain.types import JobParamsView
-from cli.app import _check_job_limits, app
+from cli.app import app
 from cli.errors import CliError
-from cli.spec import spec_with
+from cli.spec import check_job_limits, spec_with
 from veritrain.diloco import RunSpec
 from veritrain.errors import SpecError
 from veritrain.lineage import compute_per_step
@@ -265,7 +265,7 @@ def test_job_limits_are_checked_before_any_work(spec_files: dict[str, Path]) -> 
     spec = JobSpec.model_validate_json(spec_files["good"].read_bytes())  # N = 10, k = 2
     per_step = compute_per_step(spec)
     roomy = _params(max_total_steps=10, max_segments=5, max_segment_steps=2)
-    _check_job_limits([spec], roomy, 2 * per_step)  # exactly at every limit: accepted
+    check_job_limits([spec], roomy, 2 * per_step)  # exactly at every limit: accepted
     for params, bound, word in (
         (_params(max_total_steps=9, max_segments=5, max_segment_steps=2), 2 * per_step, "--steps"),
         (_params(max_total_steps=10, max_segments=4, max_segment_steps=2), 2 * per_step, "5 seg"),
@@ -273,4 +273,4 @@ def test_job_limits_are_checked_before_any_work(spec_files: dict[str, Path]) -> 
         (roomy, 2 * per_step - 1, "FLOP"),
     ):
         with pytest.raises(CliError, match=word):
-            _check_job_limits([spec], params, bound)
+            check_job_limits([spec], params, bound)
