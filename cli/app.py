@@ -7,8 +7,9 @@ Run ``veritrain --help``. Commands:
                            deployments/<chain id>.json
     stake ROLE AMOUNT      stake tokens as solver, verifier or whistleblower
     unbond ROLE AMOUNT / withdraw ROLE
-    job submit / list / show   (show: the verification round too: claims, sealed and revealed
-                           verdicts, outcome, the forced sample once the secret is revealed)
+    job submit / list / show   (submit: the digits MLP, a --preset or a --spec FILE; show: the
+                           verification round too: claims, sealed and revealed verdicts,
+                           outcome, the forced sample once the secret is revealed)
     job watch ID           follow one job's events live until it settles
     job cancel ID          the submitter cancels an Open job (its escrow becomes credit)
     job reclaim ID         reopen a job whose solver missed its commit deadline
@@ -23,7 +24,9 @@ Run ``veritrain --help``. Commands:
     dispute list / show N  disputes and each one's moves, step and winner
     index [--follow]       index the deployment's events into SQLite (or PostgreSQL)
     dashboard              serve the read-only web dashboard from the index
-    train PRESET           train a preset locally (no chain)
+    data prepare           tokenize text files into a chunked dataset bound by one root
+    spec new               write the job spec of a GPT or Llama on a prepared dataset
+    train                  train a --preset or a --spec file locally (no chain)
     solver run / verifier run / whistleblower run   the nodes
     demo                   the whole protocol end to end on a local Anvil
     selftest               does this machine reproduce repro2? (golden hashes, conformance)
@@ -587,34 +590,63 @@ def _job_specs(
 @job_app.command("submit")
 def job_submit(
     steps: Annotated[
-        int, typer.Option(min=1, max=UINT32_MAX, help="Total optimizer steps N.")
-    ] = 300,
+        int | None,
+        typer.Option(
+            min=1, max=UINT32_MAX, help="Total optimizer steps N (default 300, or the spec's)."
+        ),
+    ] = None,
     interval: Annotated[
-        int, typer.Option(min=1, max=UINT32_MAX, help="Checkpoint interval k (divides N).")
-    ] = 25,
+        int | None,
+        typer.Option(
+            min=1,
+            max=UINT32_MAX,
+            help="Checkpoint interval k, dividing N (default 25, or the spec's).",
+        ),
+    ] = None,
     seed: Annotated[
-        int, typer.Option(min=0, max=UINT64_MAX, help="Seed of the first job (then +1 per job).")
-    ] = 1,
+        int | None,
+        typer.Option(
+            min=0,
+            max=UINT64_MAX,
+            help="Seed of the first job, then +1 per job (default 1, or the spec's).",
+        ),
+    ] = None,
     count: Annotated[int, typer.Option(min=1, max=1000, help="Number of jobs to post.")] = 1,
     reward: Annotated[
         int,
         typer.Option(parser=token_amount(positive=False), help="Solver reward per job, in tokens."),
     ] = 50 * 10**18,
-    model_id: Annotated[str, typer.Option(help="Model the jobs train.")] = "digits-mlp",
+    model_id: Annotated[
+        str | None, typer.Option(help="Model the jobs train (default digits-mlp).")
+    ] = None,
     lr: Annotated[
         float | None,
-        typer.Option(help="AdamW learning rate (> 0); default 3e-3, or the preset's own."),
+        typer.Option(help="AdamW learning rate (> 0); default 3e-3, or the preset's or spec's."),
     ] = None,
-    batch_size: Annotated[int, typer.Option(min=1, help="Examples per step.")] = 64,
-    threads: Annotated[int, typer.Option(min=1, help="Pinned CPU thread count.")] = 1,
+    batch_size: Annotated[
+        int | None, typer.Option(min=1, help="Examples per step (default 64).")
+    ] = None,
+    threads: Annotated[
+        int | None, typer.Option(min=1, help="Pinned CPU thread count (default 1).")
+    ] = None,
     preset: Annotated[
         str | None,
         typer.Option(
             help="Job preset (veritrain.presets: digits-mlp, digits-mlp-wide, "
-            "shakespeare-char); sets the model, data and model id."
+            "shakespeare-char, llama-char); sets the model, data and model id."
         ),
     ] = None,
-    arith: Annotated[str, typer.Option(help="Preset arithmetic: native or repro2.")] = "native",
+    spec_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--spec",
+            help="A job spec JSON file (`veritrain spec new`): sets the model, data, optimizer, "
+            "arithmetic and model id; --steps, --interval, --seed, --lr override it.",
+        ),
+    ] = None,
+    arith: Annotated[
+        str | None, typer.Option(help="Preset arithmetic: native (default) or repro2.")
+    ] = None,
     rpc_url: RpcUrlOpt = DEFAULT_RPC,
     deployment: DeploymentOpt = None,
     keystore: KeystoreOpt = None,
@@ -623,7 +655,8 @@ def job_submit(
     dev_account: DevAccountOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Post training jobs (digits MLP, or a --preset), escrowing reward + verifier fees for each.
+    """Post training jobs (digits MLP, a --preset or a --spec file), escrowing reward + verifier
+    fees for each.
 
     The signing account must own the model or be authorised to post under it (`veritrain model
     register|authorize`), and every spec must train the model's registered architecture and
@@ -633,22 +666,42 @@ def job_submit(
     the first of them to finalize; the others are paid their reward only. The same spec cannot
     be posted twice while the first job of it is live or paid.
 
-    Every spec is built and the balance checked for all COUNT escrows before the first job is
-    posted. If a post still fails midway, the jobs already posted are printed (as JSON with
-    --json) and the command exits non-zero.
+    Every spec is built, checked against the deployment's job limits (N, k, N / k, the compute
+    of one segment) and the balance checked for all COUNT escrows before any initHash is
+    computed or the first job posted. If a post still fails midway, the jobs already posted are
+    printed (as JSON with --json) and the command exits non-zero.
     """
-    specs = _job_specs(
-        steps=steps,
-        interval=interval,
-        seed=seed,
-        count=count,
-        lr=lr,
-        batch_size=batch_size,
-        threads=threads,
-        model_id=model_id,
-        preset=preset,
-        arith=arith,
-    )
+    if spec_file is not None:
+        from cli.spec import spec_file_jobs
+
+        specs = spec_file_jobs(
+            spec_file,
+            steps=steps,
+            interval=interval,
+            seed=seed,
+            count=count,
+            lr=lr,
+            others={
+                "--preset": preset,
+                "--arith": arith,
+                "--batch-size": batch_size,
+                "--threads": threads,
+                "--model-id": model_id,
+            },
+        )
+    else:
+        specs = _job_specs(
+            steps=300 if steps is None else steps,
+            interval=25 if interval is None else interval,
+            seed=1 if seed is None else seed,
+            count=count,
+            lr=lr,
+            batch_size=64 if batch_size is None else batch_size,
+            threads=1 if threads is None else threads,
+            model_id="digits-mlp" if model_id is None else model_id,
+            preset=preset,
+            arith="native" if arith is None else arith,
+        )
     from veritrain.spec import model_id_hash
 
     client = connect_signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
@@ -673,6 +726,9 @@ def job_submit(
                     f"job with seed {spec.seed} does not train model {model_id} as registered: "
                     f"its {', '.join(wrong)} differ (`veritrain model show {model_id}`)"
                 )
+    from cli.spec import check_job_limits
+
+    check_job_limits(specs, client.jobs.job_params(), client.shares.max_segment_compute())
     head = client.shares.head_of(model_hash)
     escrow_each = client.jobs.post_cost(reward)
     _require_balance(
@@ -723,7 +779,8 @@ def job_submit(
         )
         if not json_out:
             typer.echo(
-                f"posted job {job_id} (seed {spec.seed}, N={steps}, k={interval}, "
+                f"posted job {job_id} (seed {spec.seed}, N={spec.total_steps}, "
+                f"k={spec.checkpoint_interval}, "
                 f"initHash 0x{init_hash.hex()})"
             )
             if init_hash != head:
@@ -1155,7 +1212,8 @@ def demo(
         bool,
         typer.Option(
             "--run",
-            help="Instead: a DiLoCo training run of the character GPT over --rounds rounds with 4 "
+            help="Instead: a DiLoCo training run of the character GPT (or --preset) over --rounds "
+            "rounds with 4 "
             "solvers (one cheating, one leaving, one joining late); --steps and --interval are "
             "then H and k of each contribution (default 8 and 2).",
         ),
@@ -1169,6 +1227,14 @@ def demo(
             "0, the late joiner comes at round 2).",
         ),
     ] = 4,
+    preset: Annotated[
+        str | None,
+        typer.Option(
+            help="With --run: the language-model preset the run trains (default "
+            "shakespeare-char; llama-char for the Llama).",
+            show_default=False,
+        ),
+    ] = None,
     dashboard: Annotated[
         bool,
         typer.Option("--dashboard/--no-dashboard", help="Serve the dashboard while it runs."),
@@ -1182,10 +1248,15 @@ def demo(
     """Run the protocol end to end: 4 repro jobs (3 digits MLPs, a character GPT), honest and
     cheating solvers, a lazy verifier, every node on its own thread count and SIMD level.
     With --run: one model trained by many solvers over rounds, owned by those who trained it."""
+    if preset is not None and not training_run:
+        raise typer.BadParameter(
+            "picks the model of a training run: give it with --run", param_hint="'--preset'"
+        )
     if training_run:
-        from cli.demo_run import RunDemoConfig
+        from cli.demo_run import MODEL, RunDemoConfig
 
         _run_demo(
+            preset or MODEL,
             json_path,
             workdir,
             steps,
@@ -1238,6 +1309,7 @@ def demo(
 
 
 def _run_demo(
+    preset: str,
     json_path: Path | None,
     workdir: Path | None,
     steps: int,
@@ -1249,8 +1321,21 @@ def _run_demo(
     hold: bool = False,
     rounds: int = 4,
 ) -> None:
-    """`veritrain demo --run` (`cli.demo_run`) over `rounds` rounds; the digits defaults of
-    --steps and --interval (300, 25) become the run's (8, 2)."""
+    """`veritrain demo --run` (`cli.demo_run`) of `preset` over `rounds` rounds; the digits
+    defaults of --steps and --interval (300, 25) become the run's (8, 2).
+
+    Raises:
+        typer.BadParameter: an unknown preset or one that is not a language model (the demo
+            measures validation bits round by round), steps that k does not divide, a timeout
+            that is not a positive number.
+    """
+    from veritrain.presets import PRESETS
+
+    if preset not in PRESETS:
+        raise typer.BadParameter(
+            f"unknown preset {preset!r} (choose from {', '.join(PRESETS)})",
+            param_hint="'--preset'",
+        )
     if (steps, interval) == (300, 25):
         steps, interval = 8, 2
     if steps % interval != 0:
@@ -1260,12 +1345,27 @@ def _run_demo(
         )
     if not (math.isfinite(timeout) and timeout > 0):
         raise typer.BadParameter(f"must be > 0 seconds, got {timeout}", param_hint="'--timeout'")
+    from veritrain.errors import VeritrainError
+    from veritrain.presets import preset as preset_spec
+    from veritrain.spec import REPRO_ARITH, TextModelConfig
+
+    try:
+        model = preset_spec(preset, REPRO_ARITH).model
+    except VeritrainError as exc:
+        raise typer.BadParameter(str(exc).splitlines()[0], param_hint="'--preset'") from None
+    if not isinstance(model, TextModelConfig):
+        raise typer.BadParameter(
+            f"{preset} is not a language model (its arch is {model.arch!r}): the run demo "
+            "measures validation bits round by round",
+            param_hint="'--preset'",
+        )
     setup_logging(verbose)
     from cli.demo_run import RunDemoConfig, print_run_summary, run_run_demo
 
     summary = run_run_demo(
         RunDemoConfig(
             workdir=workdir,
+            preset=preset,
             rounds=rounds,
             inner_steps=steps,
             interval=interval,
@@ -1303,6 +1403,7 @@ app.command("selftest")(__import__("cli.selftest", fromlist=["selftest"]).selfte
 app.add_typer(__import__("cli.accounts", fromlist=["app"]).app, name="account")
 app.add_typer(__import__("cli.disputes", fromlist=["app"]).app, name="dispute")
 app.add_typer(__import__("cli.data", fromlist=["app"]).app, name="data")
+app.add_typer(__import__("cli.spec", fromlist=["app"]).app, name="spec")
 job_app.command("watch")(__import__("cli.watch", fromlist=["job_watch"]).job_watch)
 __import__("cli.dashboard", fromlist=["register"]).register(app)
 _mount_nodes()

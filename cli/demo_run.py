@@ -1,10 +1,11 @@
 """`veritrain demo --run`: one model trained by many solvers over rounds (DiLoCo), on Anvil.
 
-Run: ``veritrain demo --run --json run.json``.
+Run: ``veritrain demo --run --json run.json`` (``--preset llama-char`` for the Llama).
 
-A DiLoCo run (docs/RUNS.md) of the character-level GPT (preset ``shakespeare-char``, repro
-arithmetic, so every replay is bit-identical on any machine): M = 3 seats, R = 4 rounds of H inner
-steps, each node in its own OS process talking only through the chain and HTTP:
+A DiLoCo run (docs/RUNS.md) of a language model (preset ``shakespeare-char``, the character-level
+GPT, unless ``RunDemoConfig.preset`` names another; repro arithmetic, so every replay is
+bit-identical on any machine): M = 3 seats, R = 4 rounds of H inner steps, each node in its own OS
+process talking only through the chain and HTTP:
 
 - the model's owner (dev account 0, the demo's own process): registers the model, opens the
   run, posts and registers each round's contribution jobs once the previous round is final,
@@ -57,7 +58,9 @@ logger = logging.getLogger(__name__)
 __all__ = ["RUN_LAYOUT", "RunDemoConfig", "print_run_summary", "run_run_demo"]
 
 MODEL = "shakespeare-char"
-"""The run's model (preset ``shakespeare-char``, repro arithmetic)."""
+"""The run's default model (preset ``shakespeare-char``, repro arithmetic)."""
+MODEL_SLOT = "<model>"
+"""Stands for the run's model (`RunDemoConfig.preset`) in a `RUN_LAYOUT` command."""
 
 #: (dev account index, role, process name, CLI command).
 RUN_LAYOUT: tuple[tuple[int, str, str, tuple[str, ...]], ...] = (
@@ -67,7 +70,7 @@ RUN_LAYOUT: tuple[tuple[int, str, str, tuple[str, ...]], ...] = (
         3,
         "solver",
         "solver-cheat",
-        ("adversary", "solver", "--mode", "perturb", "--model", MODEL),
+        ("adversary", "solver", "--mode", "perturb", "--model", MODEL_SLOT),
     ),
     (4, "verifier", "verifier-1", ("verifier", "run")),
     (5, "verifier", "verifier-2", ("verifier", "run")),
@@ -85,6 +88,8 @@ class RunDemoConfig:
 
     Attributes:
         workdir: folder for logs, node data and the manifest (default ``runs/run-demo-<time>``).
+        preset: the `veritrain.presets` preset the run trains (a language model: the demo
+            measures validation bits per character, or per token, round by round).
         rounds: R.
         seats: M (at least 3: the cheater, the leaver and solver-a share round 0).
         inner_steps: H, inner steps per contribution.
@@ -100,6 +105,7 @@ class RunDemoConfig:
     """
 
     workdir: Path | None = None
+    preset: str = MODEL
     rounds: int = 4
     seats: int = 3
     inner_steps: int = 8
@@ -116,7 +122,10 @@ class RunDemoConfig:
 class _Nodes:
     """The demo's node processes: started, restarted, stopped by name."""
 
-    def __init__(self, rpc_url: str, manifest: Path, workdir: Path, env: dict[str, str]) -> None:
+    def __init__(
+        self, rpc_url: str, manifest: Path, workdir: Path, env: dict[str, str], model: str
+    ) -> None:
+        self.model = model
         self.common = ["--rpc-url", rpc_url, "--deployment", str(manifest)]
         self.workdir = workdir
         self.env = env
@@ -125,7 +134,8 @@ class _Nodes:
         self.gone: set[str] = set()  # stopped on purpose
 
     def start(self, name: str, *extra: str) -> None:
-        idx, role, _, command = next(n for n in RUN_LAYOUT if n[2] == name)
+        idx, role, _, layout = next(n for n in RUN_LAYOUT if n[2] == name)
+        command = tuple(self.model if a == MODEL_SLOT else a for a in layout)
         argv = _cli(
             *command,
             *self.common,
@@ -169,11 +179,14 @@ def run_run_demo(cfg: RunDemoConfig) -> dict[str, Any]:
     """Run the run demo and return its summary (see the module docstring).
 
     Returns:
-        ``{"ok", "elapsed_s", "run_id", "run_hash", "rounds": [{"round", "jobs", "accepted",
-        "rejected", "excluded", "val_bpc", "bytes_uploaded", "global_hash"}], "start_val_bpc",
-        "shares": [{"name", "address", "shares", "bps", "contributions"}], "revenue":
-        {"paid_wei", "claimed_wei": {name: wei}}, "slashed": [{"name", "role", "amount_wei"}],
+        ``{"ok", "elapsed_s", "run_id", "run_hash", "model", "metric", "rounds": [{"round",
+        "jobs", "accepted", "rejected", "excluded", "val_bpc", "bytes_uploaded", "global_hash"}],
+        "start_val_bpc", "shares": [{"name", "address", "shares", "bps", "contributions"}],
+        "revenue": {"paid_wei", "claimed_wei": {name: wei}}, "slashed": [{"name", "role",
+        "amount_wei"}],
         "checks": {...}, "workdir"}``; ``ok`` is True when every expected outcome held.
+        ``metric`` names what ``val_bpc`` holds (`JobSpec.metric_name`: bits per character, or
+        ``"val_bpt"``, per token, for a tokens dataset).
 
     Raises:
         TimeoutError: the run did not end within ``cfg.timeout_s``.
@@ -200,7 +213,7 @@ def run_run_demo(cfg: RunDemoConfig) -> dict[str, Any]:
     names[str(accounts[0].address)] = "owner"
     run = RunSpec(
         inner=preset(
-            MODEL, REPRO_ARITH, total_steps=cfg.inner_steps, checkpoint_interval=cfg.interval
+            cfg.preset, REPRO_ARITH, total_steps=cfg.inner_steps, checkpoint_interval=cfg.interval
         ),
         seats=cfg.seats,
         rounds=cfg.rounds,
@@ -236,8 +249,8 @@ def run_run_demo(cfg: RunDemoConfig) -> dict[str, Any]:
         reward = cfg.reward_tokens * E18
 
         env = {"OMP_WAIT_POLICY": "PASSIVE", **os.environ, **cfg.extra_env, "PYTHONUNBUFFERED": "1"}
-        nodes = _Nodes(anvil.rpc_url, manifest, workdir, env)
-        poller = ChainPoller(owner, names, dep.block, models={model_id: MODEL})
+        nodes = _Nodes(anvil.rpc_url, manifest, workdir, env, cfg.preset)
+        poller = ChainPoller(owner, names, dep.block, models={model_id: cfg.preset})
         store = CheckpointStore(workdir / "owner-store")  # the final states the owner proved
         start_bpc = evaluate_global(engine, start)
         try:
@@ -397,6 +410,8 @@ def _summarize(
     return {
         "run_id": run_id,
         "run_hash": "0x" + run.run_hash().hex(),
+        "model": run.inner.model_id,
+        "metric": run.inner.metric_name,
         "seats": run.seats,
         "inner_steps": run.inner_steps,
         "start_val_bpc": start_bpc,
@@ -508,7 +523,8 @@ def print_run_summary(summary: dict[str, Any]) -> None:
 
     console = report_console()
     table = Table(title=f"run {summary['run_id']} ({summary['run_hash'][:18]}...)")
-    for col in ("round", "solvers", "counted", "rejected", "val bits/char", "bytes uploaded"):
+    unit = "val bits/token" if summary.get("metric") == "val_bpt" else "val bits/char"
+    for col in ("round", "solvers", "counted", "rejected", unit, "bytes uploaded"):
         table.add_column(col)
     table.add_row("start", "-", "-", "-", f"{summary['start_val_bpc']:.4f}", "-")
     for r in summary["rounds"]:

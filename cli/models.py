@@ -74,20 +74,22 @@ def registration_spec(
     roots the lineage; `job submit` starts at seed 1).
 
     Raises:
-        CliError: an unreadable spec file, or a spec that trains another model than MODEL.
+        typer.BadParameter: a spec file that is missing, not JSON or not a valid spec
+            (`cli.spec.load_spec_file`).
+        CliError: a preset spec that cannot be built, or a spec that trains another model than
+            MODEL.
     """
-    import json
-
     from pydantic import ValidationError
 
+    from cli.spec import load_spec_file
     from veritrain.errors import SpecError
     from veritrain.presets import PRESETS
     from veritrain.presets import preset as preset_spec
-    from veritrain.spec import JobSpec, default_digits_spec
+    from veritrain.spec import default_digits_spec
 
     try:
         if spec_file is not None:
-            spec = JobSpec.model_validate(json.loads(spec_file.read_text()))
+            spec = load_spec_file(spec_file)
         elif preset is not None or model in PRESETS:
             spec = preset_spec(preset or model, arith, seed=seed)
         elif model.startswith(("0x", "0X")):

@@ -56,9 +56,7 @@ app = typer.Typer(help="Training runs: one model, many solvers (DiLoCo).", no_ar
 
 
 def _run_spec(
-    preset: str,
-    arith: str,
-    overrides: dict[str, Any],
+    inner: Any,
     *,
     seats: int,
     rounds: int | None,
@@ -66,17 +64,15 @@ def _run_spec(
     momentum: float,
     delta_format: str,
 ) -> Any:
-    """The RunSpec of a preset's inner spec (with `overrides`) and the run's own fields.
+    """The RunSpec of an inner job spec and the run's own fields.
 
     Raises:
         pydantic.ValidationError: a field out of range.
-        VeritrainError: the preset's spec cannot be built (bad overrides, missing data).
     """
     from veritrain.diloco import RunSpec
-    from veritrain.presets import preset as preset_spec
 
     return RunSpec(
-        inner=preset_spec(preset, arith, **overrides),
+        inner=inner,
         seats=seats,
         rounds=rounds,
         outer={"lr": outer_lr, "momentum": momentum},
@@ -150,10 +146,10 @@ def simulate(
     if seed is not None:
         overrides["seed"] = seed
     try:
+        from veritrain.presets import preset as preset_spec
+
         run = _run_spec(
-            preset,
-            arith,
-            overrides,
+            preset_spec(preset, arith, **overrides),
             seats=seats,
             rounds=rounds,
             outer_lr=outer_lr,
@@ -254,9 +250,21 @@ def _load_run(path: Path) -> Any:
 def spec(
     out: Annotated[Path, typer.Argument(help="Where to write the run's canonical JSON.")],
     preset: Annotated[
-        str, typer.Option(help="digits-mlp, digits-mlp-wide or shakespeare-char.")
-    ] = "digits-mlp",
-    arith: Annotated[str, typer.Option(help="Arithmetic: 'native' or 'repro2'.")] = "repro2",
+        str | None,
+        typer.Option(help="digits-mlp (default), digits-mlp-wide, shakespeare-char or llama-char."),
+    ] = None,
+    spec_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--spec",
+            help="A job spec JSON file (`veritrain spec new`) as the inner job instead of a "
+            "preset; --inner-steps, --interval, --seed and --arith replace its own.",
+        ),
+    ] = None,
+    arith: Annotated[
+        str | None,
+        typer.Option(help="Arithmetic: 'native' or 'repro2' (default: repro2, or the spec's)."),
+    ] = None,
     seats: Annotated[int, typer.Option(min=1, max=256, help="M, solver seats per round.")] = 4,
     inner_steps: Annotated[int, typer.Option(min=1, help="H, inner steps per round.")] = 50,
     interval: Annotated[int, typer.Option(min=1, help="k, checkpoint interval (divides H).")] = 10,
@@ -264,26 +272,44 @@ def spec(
     outer_lr: Annotated[float, typer.Option(help="Outer Nesterov learning rate.")] = 0.7,
     momentum: Annotated[float, typer.Option(help="Outer Nesterov momentum.")] = 0.9,
     delta_format: Annotated[str, typer.Option(help="'float32' or 'int8'.")] = "float32",
-    seed: Annotated[int | None, typer.Option(min=0, help="Run seed (default: preset's).")] = None,
+    seed: Annotated[
+        int | None, typer.Option(min=0, help="Run seed (default: the preset's or spec's).")
+    ] = None,
 ) -> None:
-    """Write a run spec (docs/RUNS.md) and print its run hash."""
+    """Write a run spec (docs/RUNS.md) of a preset or a spec file and print its run hash."""
     from pydantic import ValidationError
 
     from cli.errors import CliError
+    from cli.spec import load_spec_file, spec_with
 
+    if preset is not None and spec_file is not None:
+        raise CliError("give --preset or --spec, not both")
     if inner_steps % interval:
         raise CliError(
             f"--inner-steps {inner_steps} must be a multiple of --interval {interval} (the "
             "checkpoint interval k: every round's job is checkpointed every k steps)"
         )
-    overrides: dict[str, Any] = {"total_steps": inner_steps, "checkpoint_interval": interval}
-    if seed is not None:
-        overrides["seed"] = seed
     try:
+        if spec_file is not None:
+            inner = spec_with(
+                load_spec_file(spec_file),
+                total_steps=inner_steps,
+                checkpoint_interval=interval,
+                seed=seed,
+                arith=arith,
+            )
+        else:
+            from veritrain.presets import preset as preset_spec
+
+            overrides: dict[str, Any] = {
+                "total_steps": inner_steps,
+                "checkpoint_interval": interval,
+            }
+            if seed is not None:
+                overrides["seed"] = seed
+            inner = preset_spec(preset or "digits-mlp", arith or "repro2", **overrides)
         run = _run_spec(
-            preset,
-            arith,
-            overrides,
+            inner,
             seats=seats,
             rounds=rounds,
             outer_lr=outer_lr,

@@ -1,11 +1,15 @@
-"""`veritrain train`: train a preset locally (no chain) and print its final state hash.
+"""`veritrain train`: train a preset or a spec file locally (no chain); print its final state
+hash.
 
-Run: `veritrain train --preset shakespeare-char --arith repro2 --steps 300 --json`; prints
+Run: `veritrain train --preset shakespeare-char --arith repro2 --steps 300 --json`, or
+`veritrain train --spec my-model.json --steps 20` (a spec `veritrain spec new` wrote; --arith,
+--steps, --batch, --seed and --threads override its fields); prints
 `{"state_hash", "step", "loss", "metric", "seconds"}`. Under repro2 the hash is the same on
 every machine, thread count and SIMD level; under native only where the profile is matched.
 
 Bad input (unknown preset or arithmetic, the retired arithmetic `repro`, a count below 1,
-missing data) prints one line on stderr and exits with status 2.
+both --preset and --spec, a spec file that is missing or not a valid spec, missing data) prints
+one line on stderr and exits with status 2.
 """
 
 from __future__ import annotations
@@ -13,11 +17,15 @@ from __future__ import annotations
 import json
 import logging
 import time
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-__all__ = ["bad_input", "check_preset", "train", "train_preset"]
+__all__ = ["bad_input", "check_preset", "train", "train_preset", "train_spec"]
+
+NATIVE = "native"
+"""The arithmetic a preset trains in when no --arith is given (`veritrain.spec.NATIVE_ARITH`)."""
 
 
 def bad_input(message: str) -> typer.Exit:
@@ -26,8 +34,9 @@ def bad_input(message: str) -> typer.Exit:
     return typer.Exit(2)
 
 
-def check_preset(preset: str, arith: str) -> None:
-    """Refuse an unknown preset or arithmetic (a retired one with its reason) in one line.
+def check_preset(preset: str | None, arith: str) -> None:
+    """Refuse an unknown preset (None: no preset to check) or arithmetic (a retired one with
+    its reason) in one line.
 
     Raises:
         typer.Exit: status 2, after the error line.
@@ -36,7 +45,7 @@ def check_preset(preset: str, arith: str) -> None:
     from veritrain.presets import PRESETS
     from veritrain.spec import check_arith
 
-    if preset not in PRESETS:
+    if preset is not None and preset not in PRESETS:
         raise bad_input(f"unknown preset {preset!r} (choose from {', '.join(PRESETS)})")
     try:
         check_arith(arith)
@@ -69,46 +78,94 @@ def train_preset(
         evaluate: compute the metric (None when False).
 
     Returns:
-        `{"state_hash": "0x" + 64 hex, "step": steps, "loss": last step's mean loss (nats),
-        "metric": accuracy or validation bits per character, "seconds": training wall time}`.
+        `train_spec`'s report.
 
     Raises:
         VeritrainError: bad preset, arithmetic or values, or the data is missing.
     """
-    import torch
-
-    from veritrain.errors import SpecError
     from veritrain.presets import preset
-    from veritrain.spec import NATIVE_ARITH, REPRO_ARITH, check_arith
-    from veritrain.training import TrainingEngine
+    from veritrain.spec import check_arith
 
     check_arith(arith)
-    overrides: dict[str, Any] = {}
-    if steps is not None:
-        overrides.update(total_steps=steps, checkpoint_interval=steps)
-    if batch is not None:
-        overrides["batch_size"] = batch
-    if seed is not None:
-        overrides["seed"] = seed
-    if threads is not None and arith == NATIVE_ARITH:
-        overrides["profile"] = {"arith": NATIVE_ARITH, "device": "cpu", "threads": threads}
-    if device is not None and arith == NATIVE_ARITH and device != "cpu":
+    return train_spec(
+        preset(name, arith),
+        f"{name} ({arith})",
+        steps=steps,
+        threads=threads,
+        batch=batch,
+        seed=seed,
+        device=device,
+        evaluate=evaluate,
+    )
+
+
+def train_spec(
+    spec: Any,
+    label: str,
+    *,
+    arith: str | None = None,
+    steps: int | None = None,
+    threads: int | None = None,
+    batch: int | None = None,
+    seed: int | None = None,
+    device: str | None = None,
+    evaluate: bool = True,
+) -> dict[str, Any]:
+    """Train a `JobSpec` (with the command line's overrides) from state 0; report the final state.
+
+    Args:
+        spec: the `veritrain.spec.JobSpec`.
+        label: how the progress line names it.
+        arith: `"native"` or `"repro2"` to replace the spec's arithmetic (default: its own).
+        steps: optimizer steps N, also the checkpoint interval (default: the spec's).
+        threads: CPU threads: pinned in the spec under native, a local choice under repro2
+            (default: native the spec's, repro2 torch's default).
+        batch: examples (MLP) or windows (GPT, Llama) per step (default: the spec's).
+        seed: job seed (default: the spec's).
+        device: `"cpu"` or `"cuda"`: a local choice under repro2; native pins CPU.
+        evaluate: compute the metric (None when False).
+
+    Returns:
+        `{"state_hash": "0x" + 64 hex, "step": steps, "loss": last step's mean loss (nats),
+        "metric": accuracy or validation bits per character (or token), "seconds": training
+        wall time, "metric_name"}`.
+
+    Raises:
+        VeritrainError: bad arithmetic or values (one line), or the data is missing.
+    """
+    import torch
+
+    from cli.spec import spec_with
+    from veritrain.errors import SpecError
+    from veritrain.spec import NATIVE_ARITH, REPRO_ARITH
+    from veritrain.training import TrainingEngine
+
+    target = spec.profile.arith if arith is None else arith
+    native = target == NATIVE_ARITH
+    if device is not None and native and device != "cpu":
         raise SpecError(
-            f"native presets pin device 'cpu'; use --arith {REPRO_ARITH} to pick a device"
+            f"native presets pin device 'cpu' (native specs their own); use --arith {REPRO_ARITH} "
+            "to pick a device"
         )
-    spec = preset(name, arith, **overrides)
-    if threads is not None and arith == REPRO_ARITH:
+    spec = spec_with(
+        spec,
+        total_steps=steps,
+        checkpoint_interval=steps,
+        batch_size=batch,
+        seed=seed,
+        arith=arith,
+        threads=threads if native else None,
+    )
+    if threads is not None and not native:
         torch.set_num_threads(threads)
-    engine = TrainingEngine(spec, device=device if arith == REPRO_ARITH else None)
+    engine = TrainingEngine(spec, device=None if native else device)
     from noderuntime.logs import progress_bar
 
     state = engine.init_state()
     loss = float("nan")
     started = time.perf_counter()
-    logging.getLogger("veritrain.train").info(
-        "training %s (%s) for %d steps", name, arith, spec.total_steps
-    )
-    with progress_bar(f"train {name} ({arith})", spec.total_steps) as advance:
+    logging.getLogger("veritrain.train").info("training %s for %d steps", label, spec.total_steps)
+    with progress_bar(f"train {label}", spec.total_steps) as advance:
         while state.step < spec.total_steps:
             loss = engine.train_step(state)
             advance(1)
@@ -125,9 +182,19 @@ def train_preset(
 
 def train(
     preset: Annotated[
-        str, typer.Option(help="digits-mlp, digits-mlp-wide or shakespeare-char.")
-    ] = "digits-mlp",
-    arith: Annotated[str, typer.Option(help="Arithmetic: 'native' or 'repro2'.")] = "native",
+        str | None,
+        typer.Option(help="digits-mlp, digits-mlp-wide, shakespeare-char or llama-char."),
+    ] = None,
+    spec_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--spec", help="A job spec JSON file (`veritrain spec new`) instead of a preset."
+        ),
+    ] = None,
+    arith: Annotated[
+        str | None,
+        typer.Option(help="Arithmetic: 'native' or 'repro2' (default: native, or the spec's)."),
+    ] = None,
     steps: Annotated[int | None, typer.Option(help="Optimizer steps (default: preset's).")] = None,
     threads: Annotated[int | None, typer.Option(help="CPU threads.")] = None,
     batch: Annotated[int | None, typer.Option(help="Batch size (default: preset's).")] = None,
@@ -137,10 +204,17 @@ def train(
     ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Train a preset locally (no chain); print the final state hash, loss and metric."""
+    """Train a preset (default digits-mlp) or a --spec file locally (no chain); print the final
+    state hash, loss and metric."""
     from veritrain.errors import VeritrainError
 
-    check_preset(preset, arith)
+    if spec_file is not None and preset is not None:
+        raise bad_input("give --preset or --spec, not both")
+    if spec_file is None:
+        preset = preset or "digits-mlp"
+        check_preset(preset, arith or NATIVE)
+    elif arith is not None:
+        check_preset(None, arith)
     for flag, value in (("--steps", steps), ("--threads", threads), ("--batch", batch)):
         if value is not None and value < 1:
             raise bad_input(f"{flag} must be >= 1, got {value}")
@@ -148,20 +222,31 @@ def train(
         raise bad_input(f"--seed must be in [0, 2^64), got {seed}")
     if device is not None and device not in ("cpu", "cuda"):
         raise bad_input(f"--device must be 'cpu' or 'cuda', got {device!r}")
+    spec = None
+    if spec_file is not None:
+        from cli.spec import load_spec_file
+
+        spec = load_spec_file(spec_file)
     from noderuntime.options import setup_logging
 
     setup_logging(0)  # progress lines on stderr when it is not a terminal (stdout stays clean)
+    options: dict[str, Any] = dict(
+        steps=steps, threads=threads, batch=batch, seed=seed, device=device
+    )
     try:
-        result = train_preset(
-            preset, arith, steps=steps, threads=threads, batch=batch, seed=seed, device=device
-        )
+        if spec is None:
+            label = f"{preset} ({arith or NATIVE})"
+            result = train_preset(str(preset), arith or NATIVE, **options)
+        else:
+            label = f"{spec.model_id} ({arith or spec.profile.arith}, {spec_file})"
+            result = train_spec(spec, label, arith=arith, **options)
     except VeritrainError as exc:
         raise bad_input(str(exc).splitlines()[0]) from None
     metric_name = result.pop("metric_name")
     if json_out:
         typer.echo(json.dumps(result, sort_keys=True))
         return
-    typer.echo(f"preset      {preset} ({arith})")
+    typer.echo(f"{'preset' if spec is None else 'spec':<11} {label}")
     typer.echo(f"steps       {result['step']}")
     typer.echo(f"loss        {result['loss']:.4f} nats")
     typer.echo(f"{metric_name:<11} {result['metric']:.4f}")

@@ -33,6 +33,7 @@ REPO = Path(__file__).resolve().parents[3]
 TEXT = str(REPO / "README.md")
 EMPTY = str(REPO / "bench" / "__init__.py")  # an empty file
 NEW_OUT = str(REPO / "cache" / "no-dataset-is-written-here")  # every row fails before writing
+DATASET = str(REPO / "veritrain")  # a folder, not a prepared dataset
 # Anvil dev account 1 with its last digit mistyped (8 -> 9): mixed case, checksum fails.
 BAD_CHECKSUM = "0x70997970C51812dc3A010C7d01b50e0d17dc79C9"
 
@@ -128,6 +129,19 @@ CASES: list[tuple[list[str], str]] = [
     (["demo", "--timeout", "-5"], "timeout"),
     (["demo", "--run", "--rounds", "2"], "rounds"),
     (["demo", "--run", "--timeout", "0"], "timeout"),
+    (["demo", "--run", "--preset", "cifar"], "unknown preset 'cifar'"),
+    (["demo", "--run", "--preset", "digits-mlp"], "not a language model"),
+    (["demo", "--preset", "llama-char"], "--run"),
+    # spec files and `spec new` (refused before anything is written, trained or sent)
+    (["spec", "new", "--family", "bert", "--data", DATASET, "--out", NEW_OUT], "family"),
+    (["spec", "new", "--family", "gpt", "--data", DATASET, "--out", NEW_OUT], "prepared dataset"),
+    (["spec", "new", "--data", DATASET, "--out", NEW_OUT], "--family"),
+    (["train", "--spec", TEXT], "not json"),
+    (["train", "--spec", NEW_OUT], "cannot read spec file"),
+    (["job", "submit", "--spec", TEXT, *RPC, *KEY], "not json"),
+    (["job", "submit", "--spec", EMPTY, "--batch-size", "8", *RPC, *KEY], "--batch-size"),
+    (["model", "register", "digits-mlp", "--spec", TEXT, *RPC, *KEY], "not json"),
+    (["run", "spec", NEW_OUT, "--spec", TEXT], "not json"),
     # node options (refused before any connection)
     (["solver", "run", "--threads", "0", *RPC, *KEY], "threads"),
     (["solver", "run", "--model", " ", *RPC, *KEY], "model"),
@@ -184,7 +198,7 @@ def test_the_table_covers_every_command_that_takes_input() -> None:
     expected = {
         "stake", "unbond", "withdraw", "credit", "shares", "deploy", "devnet", "demo",
         "job submit", "job show", "job list", "job cancel", "job reclaim",
-        "jackpot fund", "jackpot show", "revenue pay", "revenue claim", "data",
+        "jackpot fund", "jackpot show", "revenue pay", "revenue claim", "data", "spec", "train",
     }  # fmt: skip
     assert expected <= covered, expected - covered
 
