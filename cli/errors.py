@@ -26,7 +26,14 @@ from typer._click import exceptions as click_exc
 from typer.core import TyperGroup
 from typer.exceptions import Abort
 
-__all__ = ["CliError", "OneLineErrorGroup", "debug_enabled", "describe", "enable_debug"]
+__all__ = [
+    "CliError",
+    "OneLineErrorGroup",
+    "debug_enabled",
+    "describe",
+    "enable_debug",
+    "require_balance",
+]
 
 DEBUG_ENV = "VERITRAIN_DEBUG"
 _NEGATIVE = re.compile(r"^-(\d|\.\d|inf|nan)", re.IGNORECASE)
@@ -154,3 +161,29 @@ class OneLineErrorGroup(TyperGroup):
             _show(describe(exc))
             sys.exit(1)
         sys.exit(rv if isinstance(rv, int) else 0)
+
+
+def require_balance(client: Any, needed: int, what: str) -> None:
+    """Refuse before any transaction when the wallet holds less than ``needed`` wei (naming
+    `veritrain faucet` where the deployment's token is a VeriToken, whose faucet mints).
+
+    Args:
+        client: a signing `chain.ChainClient`.
+        needed: the amount the command is about to spend (wei).
+        what: what it is for, e.g. ``"to stake as solver"``.
+
+    Raises:
+        CliError: the balance is short, with the amounts in VTT.
+    """
+    from veritrain.units import vtt_number
+
+    balance = client.token.balance_of()
+    if balance < needed:
+        hint = ""
+        if client.deployment is not None and client.deployment.token_deployed:
+            shortfall = vtt_number(needed - balance, 18).replace(",", "")  # as AMOUNT parses
+            hint = f" (test tokens: `veritrain faucet {shortfall}`)"
+        raise CliError(
+            f"token balance {vtt_number(balance)} VTT of {client.address} is below the "
+            f"{vtt_number(needed)} VTT {what}{hint}"
+        )

@@ -32,7 +32,7 @@ from typing import Annotated, Any
 
 import typer
 
-from noderuntime.options import JsonOpt, emit_json
+from noderuntime.options import UINT32_MAX, UINT64_MAX, JsonOpt, emit_json
 
 __all__ = [
     "app",
@@ -49,8 +49,6 @@ app = typer.Typer(
     help="Job specs: write one for your own model on a prepared dataset.", no_args_is_help=True
 )
 
-UINT32_MAX = 2**32 - 1
-UINT64_MAX = 2**64 - 1
 FAMILIES = ("gpt", "llama")
 """The model families `spec new` writes (`GPTConfig`, `LlamaConfig`)."""
 FLAGS = {

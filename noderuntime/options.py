@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEVNET_CHAIN_IDS",
+    "UINT32_MAX",
+    "UINT64_MAX",
     "KeySource",
     "RpcUrlOpt",
     "DeploymentOpt",
@@ -399,6 +401,10 @@ def emit_json(payload: Any) -> None:
     typer.echo(json.dumps(payload, indent=2, sort_keys=True, default=str))
 
 
+UINT32_MAX = 2**32 - 1
+"""The largest uint32 (a job's steps and checkpoint interval on chain)."""
+UINT64_MAX = 2**64 - 1
+"""The largest uint64 (a job's seed)."""
 UINT256_MAX = 2**256 - 1
 DEFAULT_RPC = "http://127.0.0.1:8545"
 """The devnet's JSON-RPC endpoint, every command's default `--rpc-url`."""

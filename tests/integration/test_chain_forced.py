@@ -183,7 +183,7 @@ def test_lazy_verifier_is_caught_by_a_forced_error(
     for a in honest:  # a matching reject becomes an approval of the true end
         assert submitter.jobs.verdicts_of(job_id, a)[f] is Verdict.Approve
     # ... but `job show` reports each verdict as the verifier revealed it
-    from cli.app import round_report
+    from cli.jobs import round_report
 
     shown = {v["verifier"]: v["approvals"] for v in round_report(submitter, job_id)["verdicts"]}
     assert all(shown[a][f] is False for a in honest), shown

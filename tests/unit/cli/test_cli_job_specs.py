@@ -4,7 +4,7 @@ their learning rate were the same training and the second post reverted Training
 
 from __future__ import annotations
 
-from cli.app import _job_specs
+from cli.jobs import _job_specs
 
 
 def _specs(lr: float | None, preset: str | None = "digits-mlp", count: int = 2) -> list:
