@@ -749,7 +749,8 @@ def demo(
             f"choose auto, cpu or cuda, got {solver_device!r}", param_hint="'--solver-device'"
         )
     setup_logging(verbose)
-    from cli.demo import print_summary, run_demo
+    from cli.demo import run_demo
+    from cli.demo_summary import print_summary
 
     cfg = DemoConfig(
         workdir=workdir,

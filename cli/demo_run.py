@@ -52,6 +52,7 @@ from cli.demo import (
 )
 from veritrain.spec import REPRO_ARITH
 from veritrain.store import CheckpointStore
+from veritrain.units import vtt
 
 logger = logging.getLogger(__name__)
 
@@ -549,11 +550,11 @@ def print_run_summary(summary: dict[str, Any]) -> None:
             str(h["contributions"]),
             f"{h['shares']:,}",
             f"{h['bps'] / 100:.2f}%",
-            f"{h.get('revenue_claimed_wei', 0) / E18:.4f} VTT",
+            vtt(h.get("revenue_claimed_wei", 0)),
         )
     console.print(owners)
     for s in summary["slashed"]:
-        console.print(f"slashed {s['name']} ({s['role']}): {s['amount_wei'] / E18:.2f} VTT")
+        console.print(f"slashed {s['name']} ({s['role']}): {vtt(s['amount_wei'])}")
     if "gas" in summary:
         console.print(
             f"gas: {summary['gas']['total']:,} in all, {summary['gas']['per_contribution']:,} "

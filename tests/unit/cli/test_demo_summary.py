@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from cli import demo
+from cli import demo, demo_summary
 from cli.demo import NODE_COMPUTE, NODE_LAYOUT
 
 
@@ -68,7 +68,8 @@ def test_mixed_machines_check_fails_on_uniform_nodes(
     elif same == "capability":
         compute = {n: (t, "avx2") for n, (t, _c) in compute.items()}
     _write_logs(tmp_path, compute)
-    assert demo._mixed_machines(demo._node_compute(tmp_path, ("default", "avx2"))) is expected
+    nodes = demo._node_compute(tmp_path, ("default", "avx2"))
+    assert demo_summary._mixed_machines(nodes) is expected
 
 
 HONEST = [f"verifier-{i}" for i in range(1, 5)]
@@ -87,19 +88,19 @@ def test_replays_agree_only_when_every_honest_verifier_matched() -> None:
     # settled: a reject sealed with the solver's true end reads as an approval of that end
     good = {name: ["Approve"] * 4 for name in HONEST}
     summary = _summary(good)
-    assert demo._replays_agreed(summary, summary["jobs"][0])
+    assert demo_summary._replays_agreed(summary, summary["jobs"][0])
     unsettled = {name: ["Approve", "Reject", "Approve", "Approve"] for name in HONEST}
     summary = _summary(unsettled)
-    assert demo._replays_agreed(summary, summary["jobs"][0])
+    assert demo_summary._replays_agreed(summary, summary["jobs"][0])
     bad = {**good, "verifier-3": ["Approve", "Approve", "Reject", "Approve"]}
     summary = _summary(bad)
-    assert not demo._replays_agreed(summary, summary["jobs"][0])
+    assert not demo_summary._replays_agreed(summary, summary["jobs"][0])
     missing = {k: v for k, v in good.items() if k != "verifier-2"}
     summary = _summary(missing)
-    assert not demo._replays_agreed(summary, summary["jobs"][0])
+    assert not demo_summary._replays_agreed(summary, summary["jobs"][0])
     # its sealed end for the forced sample was not the solver's true end
     summary = _summary(unsettled, matched=HONEST[1:])
-    assert not demo._replays_agreed(summary, summary["jobs"][0])
+    assert not demo_summary._replays_agreed(summary, summary["jobs"][0])
 
 
 def test_summary_labels_each_jobs_metric(
@@ -127,7 +128,7 @@ def test_summary_labels_each_jobs_metric(
         },
     ]
     nodes = [{"name": "verifier-3", "role": "verifier", "threads": 2, "cpu_capability": "DEFAULT"}]
-    demo.print_summary(
+    demo_summary.print_summary(
         {
             "jobs": jobs,
             "nodes": nodes,
