@@ -611,7 +611,7 @@ def job_submit(
         str | None,
         typer.Option(
             help="Job preset (veritrain.presets: digits-mlp, digits-mlp-wide, "
-            "shakespeare-char); sets the model, data and model id."
+            "shakespeare-char, llama-char, llama-bible); sets the model, data and model id."
         ),
     ] = None,
     arith: Annotated[str, typer.Option(help="Preset arithmetic: native or repro2.")] = "native",

@@ -125,7 +125,10 @@ def train_preset(
 
 def train(
     preset: Annotated[
-        str, typer.Option(help="digits-mlp, digits-mlp-wide or shakespeare-char.")
+        str,
+        typer.Option(
+            help="digits-mlp, digits-mlp-wide, shakespeare-char, llama-char or llama-bible."
+        ),
     ] = "digits-mlp",
     arith: Annotated[str, typer.Option(help="Arithmetic: 'native' or 'repro2'.")] = "native",
     steps: Annotated[int | None, typer.Option(help="Optimizer steps (default: preset's).")] = None,

@@ -131,3 +131,21 @@ def test_a_stale_stamp_is_not_trusted(tmp_path: Path) -> None:
     assert prepared_corpus("bible", out_root=out) == path
     assert corpora._build.cache_info().misses == 1
     assert '"readers": 1' in stamp.read_text()
+
+
+@needs_bible
+def test_the_llama_bible_preset_names_the_corpus_not_a_path() -> None:
+    from veritrain.presets import PRESETS, preset
+    from veritrain.spec import LlamaConfig
+
+    assert PRESETS[-1] == "llama-bible"
+    native, repro = preset("llama-bible"), preset("llama-bible", "repro2")
+    assert native.model_id == repro.model_id == "llama-bible"
+    assert native.spec_hash() != repro.spec_hash()
+    ds = repro.dataset
+    assert ds.name == "tokens" and ds.uris == ("corpus:bible",)
+    assert ds.root == corpus_root("bible")
+    assert b"file:" not in repro.canonical_json()
+    m = repro.model
+    assert isinstance(m, LlamaConfig) and (m.n_layer, m.n_embd, m.block_size) == (4, 128, 128)
+    assert (m.n_head, m.n_kv_head, repro.batch_size, repro.metric_name) == (4, 2, 16, "val_bpt")
