@@ -89,7 +89,7 @@ def table_of(rows: dict[str, dict[str, Any]], steps: int, repeats: int, device: 
         for arith in ARITHS:
             r = row[arith]
             is_native = arith == NATIVE_ARITH
-            rel = "" if is_native else f"{row['val_rel']:+.3%}"
+            rel = "" if is_native else f"{row['val_rel']:+.4%}"
             if not is_native:
                 rel += " ok" if abs(row["val_rel"]) <= TARGET else " > 1%"
             table.add_row(
