@@ -63,7 +63,12 @@ def _sync(device: str) -> None:
 
 
 def bench_model(
-    name: str, steps: int, chunk: int, batch: int | None, device: str = "cpu"
+    name: str,
+    steps: int,
+    chunk: int,
+    batch: int | None,
+    device: str = "cpu",
+    overrides: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Train `name` natively and in repro for `steps` steps, interleaved; return the row.
 
@@ -73,12 +78,18 @@ def bench_model(
         chunk: steps per timed chunk.
         batch: batch size override (None: the preset's).
         device: `"cpu"` or `"cuda"` (the native spec pins it, the repro engine runs on it).
+        overrides: other `JobSpec` fields to replace in both specs (e.g. `model`).
 
     Returns:
         Per arithmetic: `ms_min`, `ms_median` (per step), `loss` (mean of the last `TAIL`
-        steps, nats), `metric`, `hash` (`0x` + hex); and `metric_name`.
+        steps, nats), `metric`, `hash` (`0x` + hex); `metric_name`; `params` (the model's
+        parameter count).
     """
-    extra: dict[str, Any] = {"total_steps": steps, "checkpoint_interval": steps}
+    extra: dict[str, Any] = {
+        **(overrides or {}),
+        "total_steps": steps,
+        "checkpoint_interval": steps,
+    }
     if batch is not None:
         extra["batch_size"] = batch
     variants = []
@@ -99,7 +110,10 @@ def bench_model(
                 v.losses.append(v.engine.train_step(v.state))
             _sync(device)
             v.step_s.append((time.perf_counter() - t0) / chunk)
-    row: dict[str, Any] = {"metric_name": variants[0].engine.metric_name}
+    row: dict[str, Any] = {
+        "metric_name": variants[0].engine.metric_name,
+        "params": sum(p.numel() for p in variants[0].state.model.parameters()),
+    }
     for v in variants:
         row[v.arith] = {
             "ms_min": 1000 * min(v.step_s),

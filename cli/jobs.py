@@ -167,7 +167,7 @@ def job_submit(
         str | None,
         typer.Option(
             help="Job preset (veritrain.presets: digits-mlp, digits-mlp-wide, "
-            "shakespeare-char, llama-char); sets the model, data and model id."
+            "shakespeare-char, llama-char, llama-bible); sets the model, data and model id."
         ),
     ] = None,
     spec_file: Annotated[

@@ -183,7 +183,9 @@ def train_spec(
 def train(
     preset: Annotated[
         str | None,
-        typer.Option(help="digits-mlp, digits-mlp-wide, shakespeare-char or llama-char."),
+        typer.Option(
+            help="A preset: digits-mlp, digits-mlp-wide, shakespeare-char, llama-char or llama-bible."
+        ),
     ] = None,
     spec_file: Annotated[
         Path | None,

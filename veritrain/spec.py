@@ -238,7 +238,9 @@ class DatasetConfig(_Frozen):
         uris: for `"tokens"` only (a tokenized corpus in chunks, `veritrain.tokens`, whose
             `root` is the Merkle-bound dataset root and whose split is in its manifest, so
             `test_fraction` and `split_seed` are not used): 1 to `MAX_DATASET_URIS` base URIs,
-            `file://` or `http(s)://`, each serving `manifest.json` and `chunks/`. None for
+            `file://` or `http(s)://`, each serving `manifest.json` and `chunks/`, or
+            `corpus:NAME` naming a pinned public corpus (`veritrain.corpora.CORPORA`) that each
+            machine prepares from its own checked archives (no machine path in the spec). None for
             every other name, and then left out of the canonical JSON (specs written before
             the field existed keep their hash).
     """
@@ -265,10 +267,20 @@ class DatasetConfig(_Frozen):
             return self
         if not self.uris or len(self.uris) > MAX_DATASET_URIS:
             raise ValueError(f"dataset 'tokens' needs 1 to {MAX_DATASET_URIS} uris")
+        from veritrain.corpora import CORPORA, corpus_name_of
+
         for uri in self.uris:
+            corpus = corpus_name_of(uri)
+            if corpus is not None:
+                if corpus not in CORPORA:
+                    raise ValueError(
+                        f"dataset uri {uri[:60]!r} names no pinned corpus "
+                        f"(known: {', '.join('corpus:' + n for n in sorted(CORPORA))})"
+                    )
+                continue
             scheme = urllib.parse.urlparse(uri).scheme
             if scheme not in ("file", "http", "https") or len(uri) > 2048:
-                raise ValueError(f"dataset uri {uri[:60]!r} is not file:// or http(s)://")
+                raise ValueError(f"dataset uri {uri[:60]!r} is not file://, http(s):// or corpus:")
         return self
 
     @model_serializer(mode="wrap")

@@ -63,7 +63,7 @@ def test_job_submit_refuses_a_bad_preset_before_touching_the_chain():
     assert result.exit_code == 1
     assert result.stderr.strip().splitlines() == [
         "error: unknown preset 'cifar' (choose from digits-mlp, digits-mlp-wide, shakespeare-char, "
-        "llama-char)"
+        "llama-char, llama-bible)"
     ]
 
 

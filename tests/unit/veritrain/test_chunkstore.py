@@ -147,3 +147,46 @@ def test_endless_and_drip_fed_sources_are_cut_off(ds, tmp_path):
         store.timeout = 0.5
         good = (out / "chunks" / chunk_name(3)).read_bytes()
         assert store.chunk_bytes(3) == good and store.fetched == 1
+
+
+def test_a_corpus_uri_is_prepared_here_and_every_chunk_still_checked(tmp_path, monkeypatch):
+    """`corpus:NAME` builds the pinned corpus under the data directory once, then reads it like
+    a file:// source: chunks verified against the root; a changed local build is refused."""
+    from tests.utils.tiny_corpus import register_tiny_corpus
+    from veritrain.corpora import corpus_root, prepared_corpus
+
+    register_tiny_corpus(monkeypatch, tmp_path / "data")
+    root = corpus_root("tiny")
+    built = prepared_corpus("tiny")
+    assert built.parent == tmp_path / "data" / "corpora"
+    store = ChunkStore(root, ["corpus:tiny"], tmp_path / "cache")
+    m = store.manifest()
+    assert m.header.root_hex() == root and m.header.chunk_tokens == 128
+    assert bytes(store.tokens(1)) == (built / "chunks" / chunk_name(1)).read_bytes()
+    assert store.fetched == 1
+
+    # a local build whose bytes differ (here: one chunk rewritten) is not trained on
+    (built / "chunks" / chunk_name(2)).write_bytes(b"\0" * m.header.chunk_bytes)
+    other = ChunkStore(root, ["corpus:tiny"], tmp_path / "cache2")
+    with pytest.raises(DatasetError, match=r"/chunks/000002\.bin sent bytes that are not chunk 2"):
+        other.chunk_bytes(2)
+    assert other.rejected == 1 and other.fetched == 0
+
+
+def test_a_corpus_uri_that_cannot_be_built_falls_back_to_the_next(tmp_path, monkeypatch):
+    """Without the corpus's archives on this machine the next URI (a peer's copy) serves."""
+    from tests.utils.tiny_corpus import register_tiny_corpus
+    from veritrain.corpora import prepared_corpus
+
+    register_tiny_corpus(monkeypatch, tmp_path / "data")
+    built = prepared_corpus("tiny")
+    root = Manifest.parse((built / "manifest.json").read_bytes()).header.root_hex()
+    copy = tmp_path / "peer"
+    shutil.copytree(built, copy)
+    monkeypatch.setenv("VERITRAIN_DATA_DIR", str(tmp_path / "empty"))
+    only_corpus = ChunkStore(root, ["corpus:tiny"], tmp_path / "c1")
+    with pytest.raises(DatasetError, match=r"tiny-0\.1\.tar\.gz not found .*run bash scripts/"):
+        only_corpus.manifest()
+    store = ChunkStore(root, ["corpus:tiny", _uri(copy)], tmp_path / "c2")
+    assert store.manifest().header.root_hex() == root
+    assert len(store.chunk_bytes(0)) == store.manifest().header.chunk_bytes

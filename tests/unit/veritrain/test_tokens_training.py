@@ -131,3 +131,48 @@ def test_engine_caches_chunks_where_the_environment_says(tmp_path, monkeypatch):
     assert engine.tokens is not None and engine.tokens.fetched >= 1
     cached = {p.stem for p in (tmp_path / "env-cache").glob("*.bin")}
     assert len(cached) == engine.tokens.fetched and cached <= {x[2:] for x in m.leaves}
+
+
+def test_corpus_uris_in_a_spec(tmp_path):
+    root = "0x" + "ab" * 32
+    cfg = DatasetConfig(name="tokens", root=root, uris=("corpus:bible", "http://peer/data/x"))
+    assert cfg.uris == ("corpus:bible", "http://peer/data/x")
+    for bad in ("corpus:koran", "corpus:", "corpus:bible/../x"):
+        with pytest.raises(ValidationError, match="names no pinned corpus"):
+            DatasetConfig(name="tokens", root=root, uris=(bad,))
+
+
+def test_a_node_replays_a_corpus_job_from_its_own_build(tmp_path, monkeypatch):
+    """What a verifier's `engine_for(spec)` does: `TrainingEngine(spec)` on a spec naming
+    `corpus:tiny` (no path), on a second machine (another data directory holding only the
+    archive): it prepares the corpus itself, replays segment [2, 4) from the solver's
+    checkpoint 2 to the same state hash and reads only the chunks that segment needs."""
+    from tests.utils.tiny_corpus import ARCHIVE, register_tiny_corpus
+    from veritrain.corpora import corpus_root
+
+    register_tiny_corpus(monkeypatch, tmp_path / "solver")
+    root = corpus_root("tiny")
+    spec = _spec(root, "corpus:tiny")
+    assert "/" not in "".join(spec.dataset.uris or ())
+    monkeypatch.setenv("VERITRAIN_CHUNK_CACHE", str(tmp_path / "solver-cache"))
+    solver = TrainingEngine(spec)
+    state = solver.init_state()
+    solver.run(state, 2)
+    mid = solver.state_bytes(state)
+    solver.run(state, 4)
+    end_hash = solver.state_hash(state)
+
+    verifier_dir = tmp_path / "verifier"
+    verifier_dir.mkdir()
+    (verifier_dir / ARCHIVE).write_bytes((tmp_path / "solver" / ARCHIVE).read_bytes())
+    monkeypatch.setenv("VERITRAIN_DATA_DIR", str(verifier_dir))
+    monkeypatch.setenv("VERITRAIN_CHUNK_CACHE", str(tmp_path / "verifier-cache"))
+    verifier = TrainingEngine(spec)
+    s = verifier.load_state(mid)
+    verifier.run(s, 4)
+    assert verifier.state_hash(s) == end_hash
+    assert (verifier_dir / "corpora").is_dir()
+    h = verifier.tokens.manifest().header if verifier.tokens is not None else None
+    assert h is not None and h.root_hex() == root
+    need = chunks_for_steps(spec.seed, 2, 4, spec.batch_size, 16, h.train_chunks, h.chunk_tokens)
+    assert verifier.tokens is not None and verifier.tokens.fetched == len(need)
