@@ -17,6 +17,7 @@ from veritrain.chunkstore import ChunkStore
 from veritrain.errors import DatasetRootMismatch
 from veritrain.presets import preset
 from veritrain.spec import DatasetConfig, ExecutionProfile, GPTConfig, JobSpec, ModelConfig
+from veritrain.state import encode_state
 from veritrain.tokens import chunks_for_steps, load_tokenizer, prepare
 from veritrain.training import TrainingEngine
 
@@ -105,6 +106,9 @@ def test_engine_trains_reproducibly_and_replay_fetches_its_chunks(tmp_path):
     assert second.evaluate(state2) == bpt
 
     replayer = engine("c")  # a verifier replaying segment [2, 4) only
+    cap = replayer.max_state_bytes()  # what it accepts from a server: sized without any chunk
+    assert replayer.tokens is not None and replayer.tokens.fetched == 0
+    assert len(mid) <= cap == len(encode_state(2**64 - 1, first.state_tensors(state)))
     s = replayer.load_state(mid)
     replayer.run(s, 4)
     assert replayer.state_hash(s) == end_hash
