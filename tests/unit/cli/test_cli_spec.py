@@ -134,7 +134,7 @@ BAD_NEW: list[tuple[list[str], str]] = [
     (["--steps", "100", "--interval", "30"], "must be a multiple of checkpoint_interval (30)"),
     (["--seed", "-1"], "--seed"),
     (["--model-id", " "], "--model-id must not be empty"),
-    (["--uri", "ftp://host/ds"], "is not file:// or http(s)://"),
+    (["--uri", "ftp://host/ds"], "is not file://, http(s):// or corpus:"),
     ([f"--uri=file:///d{i}" for i in range(9)], "at most 8 URIs"),
     (["--arith", "repro"], "cannot be replayed exactly on other machines"),
     (["--arith", "fast"], "unknown arithmetic 'fast'"),
