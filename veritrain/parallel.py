@@ -62,6 +62,7 @@ _GRACE_S = 2.0  # after a failure: how long to wait for the other workers' own r
 _PRELOAD = [
     "torch",
     "torch.distributed",
+    "torch._inductor",  # imported by torch.use_deterministic_algorithms (seconds)
     "veritrain.parallel",
     "veritrain.repro",
     "sklearn.datasets",
