@@ -320,7 +320,7 @@ def _train(
             state,
             [row[0] for row in rows],
             [
-                [g.view(p.shape) for g, p in zip(row[1:].split(sizes), params, strict=True)]
+                [g.view(p.shape) for g, p in zip(torch.split(row[1:], sizes), params, strict=True)]
                 for row in rows
             ],
         )
