@@ -45,7 +45,7 @@ import torch
 import torch.distributed as dist
 
 from veritrain.errors import ParallelTrainingError, SpecError
-from veritrain.spec import JobSpec
+from veritrain.spec import NATIVE_ARITH, JobSpec
 from veritrain.state import state_hash
 from veritrain.training import TrainingEngine
 
@@ -114,7 +114,8 @@ def train_parallel(
 
     Raises:
         SpecError: `workers` < 1 or > `spec.micro_batches`, `until_step` out of range, an
-            unknown device, or fewer GPUs than workers.
+            unknown device, a native spec on another device than its profile's, or fewer GPUs
+            than workers.
         ParallelTrainingError: a worker died or failed (the message names which and why); the
             checkpoints already handed to `on_checkpoint` are valid resume points.
         CheckpointFormatError, DatasetError, ProfileUnavailable: raised by a worker building
@@ -129,6 +130,10 @@ def train_parallel(
         raise SpecError(f"until_step {until} must be in [0, {spec.total_steps}]")
     if device not in ("cpu", "cuda"):
         raise SpecError(f"unknown device {device!r} (use 'cpu' or 'cuda')")
+    if spec.profile.arith == NATIVE_ARITH and device != spec.profile.device:
+        raise SpecError(
+            f"a native job pins device {spec.profile.device!r}; only repro jobs run anywhere"
+        )
     if device == "cuda" and workers > torch.cuda.device_count():
         raise SpecError(
             f"{workers} workers need {workers} GPUs, torch sees {torch.cuda.device_count()}"
@@ -258,7 +263,7 @@ def _worker(
         spec = JobSpec.model_validate_json(spec_json)
         if device == "cuda":
             torch.cuda.set_device(rank)
-        native = spec.profile.arith == "native"
+        native = spec.profile.arith == NATIVE_ARITH
         engine = TrainingEngine(
             spec, device=None if native else device, threads=None if native else threads
         )

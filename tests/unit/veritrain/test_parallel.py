@@ -215,3 +215,7 @@ def test_bad_worker_counts_are_refused() -> None:
         train_parallel(spec, 0)
     with pytest.raises(SpecError, match="until_step 9 must be in"):
         train_parallel(spec, 2, until_step=9)
+    with pytest.raises(SpecError, match="unknown device 'tpu'"):
+        train_parallel(spec, 2, device="tpu")
+    with pytest.raises(SpecError, match="a native job pins device 'cpu'"):
+        train_parallel(_digits("native"), 2, device="cuda")
