@@ -219,3 +219,9 @@ def test_bad_worker_counts_are_refused() -> None:
         train_parallel(spec, 2, device="tpu")
     with pytest.raises(SpecError, match="a native job pins device 'cpu'"):
         train_parallel(_digits("native"), 2, device="cuda")
+
+
+def test_a_worker_error_is_reported_in_one_line() -> None:
+    with pytest.raises(ParallelTrainingError, match=r"worker 0 failed: .*CheckpointFormatError"):
+        train_parallel(_digits(), 2, start_state=b"not a checkpoint")
+    assert not [p for p in multiprocessing.active_children() if p.name.startswith("veritrain-dp")]
