@@ -14,6 +14,9 @@ Proof-of-Learning, Jia et al., IEEE S&P 2021). What makes this hold:
 - under `arith="native"` the profile pins device, dtype, thread count and deterministic
   algorithms (`apply_profile`), the model runs torch's kernels and AdamW its single-tensor
   implementation (`foreach=False`, `fused=False`) on every device;
+- a spec with `micro_batches` m > 1 folds the m micro-batch gradients of a step in the fixed
+  order 0..m-1 (`fold_mean`), so W data-parallel workers (`veritrain.parallel`) reach the
+  bytes of one device;
 - under `arith="repro2"` (`veritrain.spec.REPRO_ARITH`) every forward/backward operator and
   the optimizer come from `veritrain.repro`, whose results do not depend on threads, SIMD
   level or device, so the profile pins neither and each machine uses its own.
@@ -70,8 +73,8 @@ __all__ = [
     "TrainState",
     "TrainingEngine",
     "apply_profile",
-    "fold_mean",
     "build_model",
+    "fold_mean",
     "resolve_device",
     "retain_freed_memory",
     "torch_dtype",
@@ -510,7 +513,10 @@ class TrainingEngine:
         return self.ops.cross_entropy(logits, y)
 
     def train_step(self, state: TrainState) -> float:
-        """One AdamW step on the batch of step `state.step` (`batch`), in place.
+        """One AdamW step on the batch of step `state.step` (`batch`), in place; with
+        `spec.micro_batches` m > 1 its gradient is the ordered fold of m micro-batch gradients
+        over m (`apply_micro_gradients`), the bytes W data-parallel workers reach
+        (`veritrain.parallel`).
 
         Args:
             state: state t; becomes state t + 1.
