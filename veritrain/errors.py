@@ -67,6 +67,11 @@ class ProfileUnavailable(VeritrainError, RuntimeError):
 
 
 # --- checkpoints -----------------------------------------------------------------------------
+class ParallelTrainingError(VeritrainError, RuntimeError):
+    """A worker of a data-parallel run (`veritrain.parallel`) died or failed; the others were
+    stopped. The message names each worker and why, and the last checkpoint handed over."""
+
+
 class CheckpointFormatError(VeritrainError, ValueError):
     """Bytes are not a well-formed canonical "VTCK\\x01" checkpoint, or do not fit the model."""
 

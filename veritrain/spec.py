@@ -373,6 +373,16 @@ class JobSpec(_Frozen):
         total_steps: N optimizer steps.
         checkpoint_interval: k; a checkpoint every k steps, N % k == 0.
         model_id: human name of the model (on chain: `keccak256(utf-8 name)`).
+        micro_batches: m >= 1, a divisor of `batch_size` (default 1, and then left out of the
+            canonical JSON, so specs written before the field existed keep their hash). The
+            step's batch (the same `batch_size` examples or windows as with m = 1) is cut into
+            m contiguous micro-batches of `batch_size / m`; each gives its mean loss and its
+            gradient g_i (one backward pass each); the step's gradient is the left fold
+            `(((g_0 + g_1) + g_2) + ...)` divided by m, every addition and the division IEEE
+            (correctly rounded) in the parameter dtype, in this order on every device; the
+            step's reported loss is the same fold of the m losses. m = 1 is the plain step (no
+            fold, no division). The unit of data-parallel training
+            (`veritrain.parallel.train_parallel`): W <= m workers give the bytes of one device.
     """
 
     model: AnyModelConfig = ModelConfig()
@@ -384,9 +394,14 @@ class JobSpec(_Frozen):
     checkpoint_interval: int = Field(25, ge=1, le=2**32 - 1)
     profile: ExecutionProfile = ExecutionProfile()
     model_id: str = Field("digits-mlp", min_length=1)
+    micro_batches: int = Field(1, ge=1)
 
     @model_validator(mode="after")
     def _interval_divides(self) -> JobSpec:
+        if self.batch_size % self.micro_batches != 0:
+            raise ValueError(
+                f"micro_batches ({self.micro_batches}) must divide batch_size ({self.batch_size})"
+            )
         if self.total_steps % self.checkpoint_interval != 0:
             raise ValueError(
                 f"total_steps ({self.total_steps}) must be a multiple of "
@@ -399,6 +414,13 @@ class JobSpec(_Frozen):
                 "(text datasets need arch 'gpt' or 'llama', tensor datasets arch 'mlp')"
             )
         return self
+
+    @model_serializer(mode="wrap")
+    def _omit_single_micro_batch(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out: dict[str, Any] = handler(self)
+        if out.get("micro_batches") == 1:
+            out.pop("micro_batches", None)
+        return out
 
     @property
     def num_segments(self) -> int:

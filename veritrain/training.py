@@ -14,6 +14,9 @@ Proof-of-Learning, Jia et al., IEEE S&P 2021). What makes this hold:
 - under `arith="native"` the profile pins device, dtype, thread count and deterministic
   algorithms (`apply_profile`), the model runs torch's kernels and AdamW its single-tensor
   implementation (`foreach=False`, `fused=False`) on every device;
+- a spec with `micro_batches` m > 1 folds the m micro-batch gradients of a step in the fixed
+  order 0..m-1 (`fold_mean`), so W data-parallel workers (`veritrain.parallel`) reach the
+  bytes of one device;
 - under `arith="repro2"` (`veritrain.spec.REPRO_ARITH`) every forward/backward operator and
   the optimizer come from `veritrain.repro`, whose results do not depend on threads, SIMD
   level or device, so the profile pins neither and each machine uses its own.
@@ -30,7 +33,7 @@ import logging
 import os
 import platform
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,6 +74,7 @@ __all__ = [
     "TrainingEngine",
     "apply_profile",
     "build_model",
+    "fold_mean",
     "resolve_device",
     "retain_freed_memory",
     "torch_dtype",
@@ -119,6 +123,27 @@ def retain_freed_memory() -> bool:
     ok_mmap = libc.mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD_BYTES)
     ok_trim = libc.mallopt(_M_TRIM_THRESHOLD, _TRIM_THRESHOLD_BYTES)
     return bool(ok_mmap) and bool(ok_trim)
+
+
+def fold_mean(values: Sequence[torch.Tensor]) -> torch.Tensor:
+    """`(((v_0 + v_1) + v_2) + ...) / m` for m tensors of one shape, dtype and device.
+
+    Each addition and the division is one IEEE operation, correctly rounded in the tensors'
+    dtype, elementwise, in this order (the division by a tensor of m, not by a Python number:
+    CUDA would turn the latter into a multiplication by 1/m, another rounding). The gradient
+    and loss rule of `JobSpec.micro_batches`. One value is returned as it is (no division).
+
+    Raises:
+        ValueError: no values.
+    """
+    if not values:
+        raise ValueError("fold_mean needs at least one tensor")
+    if len(values) == 1:
+        return values[0]
+    acc = values[0] + values[1]
+    for v in values[2:]:
+        acc = acc + v
+    return acc / torch.full_like(acc, float(len(values)))
 
 
 DEVICES = ("auto", "cpu", "cuda")
@@ -488,7 +513,10 @@ class TrainingEngine:
         return self.ops.cross_entropy(logits, y)
 
     def train_step(self, state: TrainState) -> float:
-        """One AdamW step on the batch of step `state.step` (`batch`), in place.
+        """One AdamW step on the batch of step `state.step` (`batch`), in place; with
+        `spec.micro_batches` m > 1 its gradient is the ordered fold of m micro-batch gradients
+        over m (`apply_micro_gradients`), the bytes W data-parallel workers reach
+        (`veritrain.parallel`).
 
         Args:
             state: state t; becomes state t + 1.
@@ -501,7 +529,18 @@ class TrainingEngine:
         return self._update(state, x, y)
 
     def _update(self, state: TrainState, x: torch.Tensor, y: torch.Tensor) -> float:
-        """One AdamW step of `state` on inputs `x` and targets `y` (`train_step`'s body)."""
+        """One AdamW step of `state` on inputs `x` and targets `y` (`train_step`'s body); with
+        `spec.micro_batches` m > 1, m micro-batch gradients folded by `apply_micro_gradients`."""
+        m = self.spec.micro_batches
+        if m > 1:
+            size = x.shape[0] // m
+            parts = [
+                self.micro_gradient(
+                    state, x[i * size : (i + 1) * size], y[i * size : (i + 1) * size]
+                )
+                for i in range(m)
+            ]
+            return self.apply_micro_gradients(state, [p[0] for p in parts], [p[1] for p in parts])
         state.model.train()
         loss = self._loss(state.model, x, y)
         state.optimizer.zero_grad(set_to_none=True)
@@ -509,6 +548,69 @@ class TrainingEngine:
         state.optimizer.step()
         state.step += 1
         return float(loss.detach())
+
+    def micro_gradient(
+        self, state: TrainState, x: torch.Tensor, y: torch.Tensor
+    ) -> tuple[torch.Tensor, list[torch.Tensor]]:
+        """The mean loss and gradient of one micro-batch (`JobSpec.micro_batches`); the state
+        is not changed (its parameters' `.grad` is left None).
+
+        Args:
+            state: the state whose model is differentiated.
+            x, y: the micro-batch, `batch`'s layout with B / m rows.
+
+        Returns:
+            The mean loss (a 0-dim tensor in the parameter dtype, nats) and one gradient per
+            parameter in `named_parameters()` order, each of the parameter's shape and dtype
+            (zeros for a parameter the loss does not reach).
+        """
+        state.model.train()
+        params = list(state.model.parameters())
+        state.optimizer.zero_grad(set_to_none=True)
+        loss = self._loss(state.model, x, y)
+        loss.backward()  # type: ignore[no-untyped-call]
+        grads = [p.grad if p.grad is not None else torch.zeros_like(p) for p in params]
+        for p in params:
+            p.grad = None
+        return loss.detach(), grads
+
+    def apply_micro_gradients(
+        self,
+        state: TrainState,
+        losses: Sequence[torch.Tensor],
+        grads: Sequence[Sequence[torch.Tensor]],
+    ) -> float:
+        """One AdamW step from the m micro-batch results of the step `state.step`, in place.
+
+        The step's gradient is the left fold `(((g_0 + g_1) + g_2) + ...)` divided by m, per
+        parameter, every operation IEEE in the parameter dtype (`fold_mean`); the same fold
+        of `losses` is the returned loss. One device and W workers call this with the same
+        inputs in the same order, hence the same bytes (`veritrain.parallel`).
+
+        Args:
+            state: state t; becomes state t + 1.
+            losses: m 0-dim tensors, micro-batch 0 first (`micro_gradient`).
+            grads: m lists of per-parameter gradients, in the same order.
+
+        Returns:
+            The step's mean loss (nats per example, or per character/token).
+
+        Raises:
+            ValueError: not `spec.micro_batches` results, or lists of the wrong length.
+        """
+        m = self.spec.micro_batches
+        params = list(state.model.parameters())
+        if len(losses) != m or len(grads) != m or any(len(g) != len(params) for g in grads):
+            raise ValueError(
+                f"expected {m} micro-batch losses and gradient lists of {len(params)} tensors"
+            )
+        for i, p in enumerate(params):
+            p.grad = fold_mean([g[i] for g in grads])
+        state.optimizer.step()
+        for p in params:
+            p.grad = None
+        state.step += 1
+        return float(fold_mean(list(losses)))
 
     def run(self, state: TrainState, until_step: int, on_step: OnStep | None = None) -> TrainState:
         """Train until `state.step == until_step`, calling `on_step(state, loss)` after each step.
