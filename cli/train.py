@@ -184,7 +184,8 @@ def train(
     preset: Annotated[
         str | None,
         typer.Option(
-            help="A preset: digits-mlp, digits-mlp-wide, shakespeare-char, llama-char or llama-bible."
+            help="A preset: digits-mlp, digits-mlp-wide, shakespeare-char, llama-char or "
+            "llama-bible."
         ),
     ] = None,
     spec_file: Annotated[
