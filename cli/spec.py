@@ -64,6 +64,7 @@ FLAGS = {
     "checkpoint_interval": "--interval",
     "seed": "--seed",
     "model_id": "--model-id",
+    "micro_batches": "--micro-batches",
     "uris": "--uri",
     "arith": "--arith",
 }
@@ -137,12 +138,14 @@ def spec_with(
     arith: str | None = None,
     threads: int | None = None,
     model_id: str | None = None,
+    micro_batches: int | None = None,
 ) -> Any:
     """`spec` with the fields a command line overrides (None: keep the spec's).
 
     Args:
         spec: a `JobSpec`.
-        total_steps, checkpoint_interval, seed, batch_size, model_id: the `JobSpec` fields.
+        total_steps, checkpoint_interval, seed, batch_size, model_id, micro_batches: the
+            `JobSpec` fields.
         lr: the AdamW learning rate (finite, > 0).
         arith: `"native"` or `"repro2"`. A repro2 spec made native pins the CPU and `threads`
             (or 1) threads; a native spec made repro2 pins nothing. The same arithmetic as the
@@ -169,6 +172,7 @@ def spec_with(
         "seed": seed,
         "batch_size": batch_size,
         "model_id": model_id,
+        "micro_batches": micro_batches,
     }
     data.update({k: v for k, v in fields.items() if v is not None})
     if lr is not None:

@@ -63,6 +63,8 @@ def train_preset(
     seed: int | None = None,
     device: str | None = None,
     evaluate: bool = True,
+    micro_batches: int | None = None,
+    workers: int | None = None,
 ) -> dict[str, Any]:
     """Train preset `name` in `arith` from state 0 and report the final state.
 
@@ -76,6 +78,7 @@ def train_preset(
         seed: job seed (default: the preset's).
         device: `"cpu"` or `"cuda"`: a local choice under repro2; native pins CPU.
         evaluate: compute the metric (None when False).
+        micro_batches, workers: see `train_spec`.
 
     Returns:
         `train_spec`'s report.
@@ -96,6 +99,8 @@ def train_preset(
         seed=seed,
         device=device,
         evaluate=evaluate,
+        micro_batches=micro_batches,
+        workers=workers,
     )
 
 
@@ -110,6 +115,8 @@ def train_spec(
     seed: int | None = None,
     device: str | None = None,
     evaluate: bool = True,
+    micro_batches: int | None = None,
+    workers: int | None = None,
 ) -> dict[str, Any]:
     """Train a `JobSpec` (with the command line's overrides) from state 0; report the final state.
 
@@ -124,11 +131,16 @@ def train_spec(
         seed: job seed (default: the spec's).
         device: `"cpu"` or `"cuda"`: a local choice under repro2; native pins CPU.
         evaluate: compute the metric (None when False).
+        micro_batches: the spec's `micro_batches` m (it defines the step: m > 1 is another
+            job than m = 1, with other bytes).
+        workers: train with W data-parallel processes (`veritrain.parallel.train_parallel`,
+            W <= m): the same bytes as one process; None trains in this process.
 
     Returns:
-        `{"state_hash": "0x" + 64 hex, "step": steps, "loss": last step's mean loss (nats),
+        `{"state_hash": "0x" + 64 hex, "step": steps, "loss": last step's mean loss (nats;
+        None with `workers`, whose processes report checkpoints only),
         "metric": accuracy or validation bits per character (or token), "seconds": training
-        wall time, "metric_name"}`.
+        wall time, "metric_name", "workers": W or 1}`.
 
     Raises:
         VeritrainError: bad arithmetic or values (one line), or the data is missing.
@@ -155,20 +167,38 @@ def train_spec(
         seed=seed,
         arith=arith,
         threads=threads if native else None,
+        micro_batches=micro_batches,
     )
+    if workers is not None and workers > spec.micro_batches:
+        raise SpecError(
+            f"workers must be in [1, micro_batches = {spec.micro_batches}], got {workers} "
+            "(each worker takes whole micro-batches: --micro-batches)"
+        )
     if threads is not None and not native:
         torch.set_num_threads(threads)
     engine = TrainingEngine(spec, device=None if native else device)
     from noderuntime.logs import progress_bar
 
-    state = engine.init_state()
-    loss = float("nan")
+    loss: float | None = float("nan")
     started = time.perf_counter()
     logging.getLogger("veritrain.train").info("training %s for %d steps", label, spec.total_steps)
-    with progress_bar(f"train {label}", spec.total_steps) as advance:
-        while state.step < spec.total_steps:
-            loss = engine.train_step(state)
-            advance(1)
+    if workers is not None:
+        from veritrain.parallel import train_parallel
+
+        final = train_parallel(
+            spec,
+            workers,
+            device=device or "cpu",
+            threads=None if native else threads,
+        )
+        state = engine.load_state(final)
+        loss = None
+    else:
+        state = engine.init_state()
+        with progress_bar(f"train {label}", spec.total_steps) as advance:
+            while state.step < spec.total_steps:
+                loss = engine.train_step(state)
+                advance(1)
     seconds = time.perf_counter() - started
     return {
         "state_hash": "0x" + engine.state_hash(state).hex(),
@@ -177,6 +207,7 @@ def train_spec(
         "metric": engine.evaluate(state) if evaluate else None,
         "seconds": round(seconds, 3),
         "metric_name": engine.metric_name,
+        "workers": workers or 1,
     }
 
 
@@ -205,6 +236,21 @@ def train(
     device: Annotated[
         str | None, typer.Option(help="'cpu' or 'cuda' (repro2 only; default cpu).")
     ] = None,
+    micro_batches: Annotated[
+        int | None,
+        typer.Option(
+            "--micro-batches",
+            help="Micro-batches per step m (divides the batch; defines the step, so m > 1 is "
+            "another job than m = 1).",
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            help="Train with W data-parallel processes (W <= micro-batches): the same state "
+            "hash as one process."
+        ),
+    ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Train a preset (default digits-mlp) or a --spec file locally (no chain); print the final
@@ -218,7 +264,13 @@ def train(
         check_preset(preset, arith or NATIVE)
     elif arith is not None:
         check_preset(None, arith)
-    for flag, value in (("--steps", steps), ("--threads", threads), ("--batch", batch)):
+    for flag, value in (
+        ("--steps", steps),
+        ("--threads", threads),
+        ("--batch", batch),
+        ("--micro-batches", micro_batches),
+        ("--workers", workers),
+    ):
         if value is not None and value < 1:
             raise bad_input(f"{flag} must be >= 1, got {value}")
     if seed is not None and not 0 <= seed < 2**64:
@@ -234,7 +286,13 @@ def train(
 
     setup_logging(0)  # progress lines on stderr when it is not a terminal (stdout stays clean)
     options: dict[str, Any] = dict(
-        steps=steps, threads=threads, batch=batch, seed=seed, device=device
+        steps=steps,
+        threads=threads,
+        batch=batch,
+        seed=seed,
+        device=device,
+        micro_batches=micro_batches,
+        workers=workers,
     )
     try:
         if spec is None:
@@ -251,7 +309,9 @@ def train(
         return
     typer.echo(f"{'preset' if spec is None else 'spec':<11} {label}")
     typer.echo(f"steps       {result['step']}")
-    typer.echo(f"loss        {result['loss']:.4f} nats")
+    if result["loss"] is not None:
+        typer.echo(f"loss        {result['loss']:.4f} nats")
+    typer.echo(f"workers     {result.pop('workers')}")
     typer.echo(f"{metric_name:<11} {result['metric']:.4f}")
     typer.echo(f"seconds     {result['seconds']:.2f}")
     typer.echo(f"state hash  {result['state_hash']}")

@@ -18,7 +18,7 @@ def test_train_json_matches_the_engine():
     result = runner.invoke(app, ["train", "--preset", "digits-mlp", "--steps", "40", "--json"])
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
-    assert sorted(out) == ["loss", "metric", "seconds", "state_hash", "step"]
+    assert sorted(out) == ["loss", "metric", "seconds", "state_hash", "step", "workers"]
     assert out["step"] == 40 and 0.0 <= out["metric"] <= 1.0 and out["seconds"] > 0
     engine = TrainingEngine(preset("digits-mlp", total_steps=40, checkpoint_interval=40))
     state = engine.run(engine.init_state(), 40)
@@ -45,6 +45,10 @@ def test_train_text_output_and_native_threads():
         (["--device", "tpu"], "--device must be"),
         (["--device", "cuda"], "native presets pin device 'cpu'"),
         (["--batch", "5000"], "batch size 5000 > 1348 training examples"),
+        (["--workers", "0"], "--workers must be >= 1"),
+        (["--micro-batches", "0"], "--micro-batches must be >= 1"),
+        (["--micro-batches", "5"], "micro_batches (5) must divide batch_size (64)"),
+        (["--micro-batches", "2", "--workers", "3"], "workers must be in [1, micro_batches = 2]"),
     ],
 )
 def test_train_bad_input_is_one_line_exit_2(args, message):
@@ -90,3 +94,19 @@ def test_job_submit_refuses_the_retired_repro_arithmetic_before_touching_the_cha
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and RETIRED in lines[0], lines
     assert "--arith" in lines[0]
+
+
+def test_train_with_workers_gives_the_one_process_bytes():
+    """`--workers W` trains through torch.distributed (gloo) and reaches the state hash one
+    process reaches with the same micro-batches (docs/REPRO.md, "Data-parallel solvers")."""
+    args = ["train", "--preset", "digits-mlp", "--arith", "repro2", "--steps", "3", "--batch"]
+    args += ["16", "--micro-batches", "4", "--json"]
+    one = runner.invoke(app, args)
+    assert one.exit_code == 0, one.output
+    two = runner.invoke(app, [*args, "--workers", "2"])
+    assert two.exit_code == 0, two.output
+    a, b = json.loads(one.stdout), json.loads(two.stdout)
+    assert a["state_hash"] == b["state_hash"] and (a["workers"], b["workers"]) == (1, 2)
+    assert b["loss"] is None and b["metric"] == a["metric"]
+    plain = runner.invoke(app, args[:-3] + ["--json"])  # m = 1: another job, other bytes
+    assert json.loads(plain.stdout)["state_hash"] != a["state_hash"]
