@@ -163,6 +163,18 @@ class _Nodes:
         self.gone.add(name)
         _stop_all({name: proc})
 
+    def checked(self, name: str) -> bool:
+        """Whether node `name` is past its machine selftest (`NodeCore.machine_selftest`: it
+        logged the outcome, or it runs none) and so can claim or replay at once."""
+        command = next(n for n in RUN_LAYOUT if n[2] == name)[3]
+        if command[0] == "adversary":
+            return True  # runs no selftest
+        try:
+            text = (self.workdir / "logs" / f"{name}.log").read_text(errors="replace")
+        except OSError:
+            return False
+        return "selftest: " in text or "selftest could not run" in text
+
     def serving(self, name: str) -> bool:
         """Whether solver `name`'s checkpoint server answers."""
         import httpx
@@ -294,6 +306,11 @@ def run_run_demo(cfg: RunDemoConfig) -> dict[str, Any]:
                     nodes.start(name)
                 nodes.start("solver-b")
                 nodes.start("solver-cheat")
+                # Round 0's registration closes registration_window after it opens; its last
+                # seat is posted once the first two are claimed. Nodes first check their
+                # machine (a minute or more on a loaded machine): post once they are past it.
+                started = ("verifier-1", "verifier-2", "verifier-3", "whistleblower", "solver-b")
+                wait("the nodes' machine checks", lambda: all(map(nodes.checked, started)))
                 first = post_round(owner, run, uri, 0, reward=reward, seats=[0, 1], store=store)
                 wait("round 0's first seats claimed", lambda: claimed(first))
                 nodes.start("solver-a")
