@@ -53,32 +53,14 @@ def check_preset(preset: str | None, arith: str) -> None:
         raise bad_input(str(exc)) from None
 
 
-def train_preset(
-    name: str,
-    arith: str,
-    *,
-    steps: int | None = None,
-    threads: int | None = None,
-    batch: int | None = None,
-    seed: int | None = None,
-    device: str | None = None,
-    evaluate: bool = True,
-    micro_batches: int | None = None,
-    workers: int | None = None,
-) -> dict[str, Any]:
+def train_preset(name: str, arith: str, **options: Any) -> dict[str, Any]:
     """Train preset `name` in `arith` from state 0 and report the final state.
 
     Args:
         name: a `veritrain.presets.PRESETS` name.
         arith: `"native"` or `"repro2"` (`veritrain.spec.ARITHS`).
-        steps: optimizer steps (default: the preset's `total_steps`).
-        threads: CPU threads: pinned in the spec under native, a local choice under repro2
-            (default: native 1, repro2 torch's default).
-        batch: examples (MLP) or windows (GPT) per step (default: the preset's).
-        seed: job seed (default: the preset's).
-        device: `"cpu"` or `"cuda"`: a local choice under repro2; native pins CPU.
-        evaluate: compute the metric (None when False).
-        micro_batches, workers: see `train_spec`.
+        **options: `train_spec`'s keyword arguments (`steps`, `threads`, `batch`, `seed`,
+            `device`, `evaluate`, `micro_batches`, `workers`).
 
     Returns:
         `train_spec`'s report.
@@ -90,18 +72,7 @@ def train_preset(
     from veritrain.spec import check_arith
 
     check_arith(arith)
-    return train_spec(
-        preset(name, arith),
-        f"{name} ({arith})",
-        steps=steps,
-        threads=threads,
-        batch=batch,
-        seed=seed,
-        device=device,
-        evaluate=evaluate,
-        micro_batches=micro_batches,
-        workers=workers,
-    )
+    return train_spec(preset(name, arith), f"{name} ({arith})", **options)
 
 
 def train_spec(
