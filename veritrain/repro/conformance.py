@@ -29,8 +29,10 @@ functions, Tensor methods, Python operators), each with the checks that cover it
 calls.
 
 The operators of the Llama family (silu, rms_norm, rope and the exact RoPE tables) are
-checked against high-precision references by `veritrain.repro.conformance_llama`, whose
-checks `run_conformance` runs too.
+checked against high-precision references by `veritrain.repro.conformance_llama`, and the
+two exact matrix-product paths (the float64 GEMM of integer-valued operands, and the int8
+slices of `veritrain.repro.gemm_int8`) against numpy's int64 product by
+`veritrain.repro.conformance_gemm`; `run_conformance` runs both modules' checks too.
 
 Run: not a script; `run_conformance("cpu", n=10**6)` returns one `ConformanceResult` per
 primitive and dtype (the `veritrain selftest` command runs it on an operator's machine).
@@ -50,7 +52,6 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
-from veritrain.repro.gemm import mantissa_bits
 from veritrain.repro.sqrt import sqrt as repro_sqrt
 from veritrain.repro.sqrt import sqrt_scalar
 
@@ -144,10 +145,20 @@ AUDITED: dict[str, Coverage] = {
     "torch.isinf": _v("classification", "isinf"),
     "torch.isnan": _v("classification", "isnan"),
     "torch.isneginf": _v("classification", "isneginf"),
-    "torch.matmul": _v("float64 GEMM of integer-valued operands, exact below 2**53", "matmul"),
+    "torch.matmul": _v(
+        "float64 GEMM of integer-valued operands, exact below 2**53 (then + 0.0: the sign of a "
+        "zero result is not relied on)",
+        "matmul",
+    ),
+    "torch._int_mm": _v(
+        "int8 x int8 GEMM with int32 accumulation, exact while every sum stays below 2**31",
+        "matmul:int8",
+    ),
     "torch.maximum": _v("NaN propagates (sign of a zero result not relied on)", "maximum"),
     "torch.mul": _v("tensor * tensor (out=), correctly rounded", "mul"),
-    "torch.nn.functional.pad": _p("zero padding of the last dim", "plumbing:pad"),
+    "torch.nn.functional.pad": _p(
+        "zero padding of the last dim (floats) and of the last two dims (int64)", "plumbing:pad"
+    ),
     "torch.no_grad": _p("autograd mode only, no values", "plumbing:grad_mode"),
     "torch.ones_like": _p("fill with 1", "plumbing:fill"),
     "torch.randint": _v("CPU MT19937 stream, 64-bit draws mod range", "randint"),
@@ -205,7 +216,8 @@ AUDITED: dict[str, Coverage] = {
     "Tensor.t": _p("transposed view", "plumbing:transpose"),
     "Tensor.to": _v(
         "casts float64<->float32, int32/int64/bool->float64, float64->int64 (integer "
-        "values), int32->int64, same-dtype identity; device moves",
+        "values), int32->int64, int64->int8 (values in [-128, 127]), same-dtype identity; "
+        "device moves",
         "cast",
         "plumbing:to",
     ),
@@ -977,6 +989,9 @@ def _check_casts(ctx: _Ctx) -> list[ConformanceResult]:
     out.append(_result("cast", "int32->int64 (copy)", got, i32.astype(np.int64), [i32]))
     got = _host(ctx.dev(i32).bool())
     out.append(_result("cast", "int32->bool", got, i32 != 0, [i32]))
+    small = rng.integers(-128, 128, ctx.n, dtype=np.int64)  # the int8 slices' digits
+    got = _host(ctx.dev(small).to(torch.int8))
+    out.append(_result("cast", "int64->int8", got, small.astype(np.int8), [small]))
     bl = rng.integers(0, 2, ctx.n).astype(bool)
     got = _host(ctx.dev(bl).to(torch.float64))
     out.append(_result("cast", "bool->float64", got, bl.astype(np.float64), [bl]))
@@ -1169,66 +1184,6 @@ def _check_index(ctx: _Ctx) -> list[ConformanceResult]:
                 checked=n_rows * d,
             )
         )
-    return out
-
-
-def _check_matmul(ctx: _Ctx) -> list[ConformanceResult]:
-    """float64 GEMM of integer-valued operands |q| <= 2**p, k * 2**(2p) <= 2**53, times
-    power-of-two row/column scales: must equal the int64 product exactly."""
-    out: list[ConformanceResult] = []
-    rng = ctx.rng("matmul")
-    got_all: list[Array] = []
-    ref_all: list[Array] = []
-    where: list[str] = []
-    total = 0
-    shapes = [(1, 64, 1), (4, 1, 4), (16, 1024, 16), (8, 4096, 8), (3, 7, 5)]
-    m = max(int(math.sqrt(ctx.n)), 1)
-    shapes.append((m, 64, m + 1))
-    for mm, k, nn in shapes:
-        p = mantissa_bits(k)
-        for mode in ("random", "extreme"):
-            a = rng.integers(-(1 << p), (1 << p) + 1, (mm, k))
-            b = rng.integers(-(1 << p), (1 << p) + 1, (k, nn))
-            if mode == "extreme":  # every product 2**(2p) with one sign: sums of k * 2**(2p)
-                a = np.full((mm, k), 1 << p) * rng.choice([-1, 1], (mm, 1))
-                b = np.full((k, nn), 1 << p) * rng.choice([-1, 1], (1, nn))
-            ea = rng.integers(-60, 61, (mm, 1))
-            eb = rng.integers(-60, 61, (1, nn))
-            af = np.ldexp(a.astype(np.float64), ea)
-            bf = np.ldexp(b.astype(np.float64), eb)
-            exact = a @ b  # int64, |.| <= 2**53
-            ref = np.ldexp(exact.astype(np.float64), ea + eb)  # exact conversion and scaling
-            got = _host(torch.matmul(ctx.dev(af), ctx.dev(bf)))
-            got_all.append(got.reshape(-1))
-            ref_all.append(ref.reshape(-1))
-            where += [f"({mm}x{k}x{nn} {mode})"] * got.size
-            total += got.size
-            # the operand layout repro uses: B as the transpose of a row-major (n, k) array
-            bt = np.ascontiguousarray(bf.T)
-            got = _host(torch.matmul(ctx.dev(af), ctx.dev(bt).transpose(-1, -2)))
-            got_all.append(got.reshape(-1))
-            ref_all.append(ref.reshape(-1))
-            where += [f"({mm}x{k}x{nn} {mode}, transposed B)"] * got.size
-            total += got.size
-    # batched
-    k = 256
-    p = mantissa_bits(k)
-    a = rng.integers(-(1 << p), (1 << p) + 1, (4, 32, k))
-    b = rng.integers(-(1 << p), (1 << p) + 1, (4, k, 32))
-    got = _host(torch.matmul(ctx.dev(a.astype(np.float64)), ctx.dev(b.astype(np.float64))))
-    got_all.append(got.reshape(-1))
-    ref_all.append(np.matmul(a, b).astype(np.float64).reshape(-1))
-    where += ["(batched 4x32x256x32)"] * got.size
-    out.append(
-        _result(
-            "matmul",
-            "float64",
-            np.concatenate(got_all),
-            np.concatenate(ref_all),
-            lambda i: where[i],
-            nan_equal=False,
-        )
-    )
     return out
 
 
@@ -1442,6 +1397,13 @@ def _check_plumbing(ctx: _Ctx) -> list[ConformanceResult]:
             torch.nn.functional.pad(xd[:, :50], (0, 14)),
             np.pad(x[:, :50], ((0, 0), (0, 14))),
         )
+        xi = x.view(np.int64 if fmt.prec > 24 else np.int32).astype(np.int64)
+        res(
+            "pad",
+            torch.nn.functional.pad(ctx.dev(xi)[:, :50], (0, 6, 0, 9)),
+            np.pad(xi[:, :50], ((0, 9), (0, 6))),
+            nm + " (int64, two dims)",
+        )
         res("to", xd.to(fmt.torch_dtype), x, nm + " (same dtype)")
         res("to", xd.to("cpu"), x, nm + " (to cpu)")
         fills = [0.0, -0.0, 1.0, math.nan, math.inf, 0.1, 1e-40, 2.0]
@@ -1503,7 +1465,6 @@ _CHECKS: list[Callable[[_Ctx], list[ConformanceResult]]] = [
     _check_casts,
     _check_int,
     _check_index,
-    _check_matmul,
     _check_randint,
     _check_sqrt_all,
     _check_plumbing,
@@ -1534,11 +1495,13 @@ def run_conformance(
     """
     if n < 1:
         raise ValueError(f"run_conformance: n must be >= 1, got {n}")
-    from veritrain.repro.conformance_llama import LLAMA_CHECKS  # (it imports this module)
+    # (both import this module)
+    from veritrain.repro.conformance_gemm import GEMM_CHECKS
+    from veritrain.repro.conformance_llama import LLAMA_CHECKS
 
     ctx = _Ctx(device, n, seed)
     results: list[ConformanceResult] = []
-    for check in [*_CHECKS, *LLAMA_CHECKS]:
+    for check in [*_CHECKS, *GEMM_CHECKS, *LLAMA_CHECKS]:
         results.extend(check(ctx))
     return results
 

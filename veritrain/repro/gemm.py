@@ -22,19 +22,65 @@ kept relative to its row's (column's) largest magnitude, the precision of int8 W
 and well above it. docs/REPRO.md has the measured error, its effect on training loss, and the
 speed.
 
+The same exact product has a second path for 2-d operands: the integer mantissas split into
+int8 slices and multiplied on int8 units (`veritrain.repro.gemm_int8`, the Ozaki scheme).
+Both paths give the same float64 values bit for bit, so the choice (`gemm_backend`: the
+faster one on the device, or `VERITRAIN_REPRO_GEMM=float64|int8`) never changes a result.
+
 Run: not a script; `from veritrain.repro import matmul, linear`.
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import torch
 
 from veritrain.repro._common import ReproError, apply_fn, check32, pow2
+from veritrain.repro.gemm_int8 import int_product
+from veritrain.repro.gemm_select import fastest_backend
 from veritrain.repro.reduce import sum_tree64
 
-__all__ = ["linear", "mantissa_bits", "matmul", "matmul64", "quantize"]
+__all__ = [
+    "GEMM_BACKENDS",
+    "GEMM_ENV",
+    "gemm_backend",
+    "linear",
+    "mantissa_bits",
+    "matmul",
+    "matmul64",
+    "quantize",
+]
+
+GEMM_BACKENDS = ("float64", "int8")
+GEMM_ENV = "VERITRAIN_REPRO_GEMM"  # "auto" (default), "float64" or "int8"
+
+
+def gemm_backend(device: torch.device) -> str:
+    """The path `matmul64` takes for 2-d operands on `device`: "float64" or "int8".
+
+    Both give the same bits (module docstring), so this is a speed choice only. The
+    environment variable `VERITRAIN_REPRO_GEMM` forces one ("float64" or "int8"); "auto" (the
+    default) takes float64 on a CPU (torch's CPU int8 GEMM is a plain loop: about 25x slower
+    than a float64 GEMM at 512 x 1024 x 512 on an AVX2 EPYC) and, on a GPU, whichever of
+    the two runs a 2048 x 1024 x 1024 product faster, timed once per device and process.
+
+    Args:
+        device: the operands' device.
+
+    Returns:
+        "float64" or "int8".
+
+    Raises:
+        ReproError: `VERITRAIN_REPRO_GEMM` is set to anything else than auto/float64/int8.
+    """
+    forced = os.environ.get(GEMM_ENV, "auto")
+    if forced in GEMM_BACKENDS:
+        return forced
+    if forced != "auto":
+        raise ReproError(f"{GEMM_ENV} must be auto, float64 or int8, got {forced!r}")
+    return fastest_backend(device, _matmul64_2d)
 
 
 def mantissa_bits(k: int) -> int:
@@ -96,10 +142,38 @@ def matmul64(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     if k == 0:  # an empty sum is exactly 0 (and amax over an empty dim is undefined)
         shape = (*a.shape[:-1], b.shape[-1])
         return torch.zeros(shape, dtype=torch.float64, device=a.device)
+    if a.dim() == 2 and b.dim() == 2:
+        return _matmul64_2d(a, b, gemm_backend(a.device))
     p = mantissa_bits(k)
     aq, _ = quantize(a, p)
     bq_t, _ = quantize(b.transpose(-1, -2), p)  # b's columns as rows: (..., n, k)
-    return torch.matmul(aq, bq_t.transpose(-1, -2))  # exact: see the module docstring
+    return _gemm64(aq, bq_t.transpose(-1, -2))
+
+
+def _gemm64(aq: torch.Tensor, bq: torch.Tensor) -> torch.Tensor:
+    """The float64 GEMM of quantized operands: exact (module docstring), a zero as +0.
+
+    A zero result's sign is not part of the exact value: torch's CPU GEMM gives -0 for a
+    contraction of length 1 (`0 * -x`) and +0 for longer ones, other libraries may differ, and
+    the int8 path always gives +0. Adding +0 (round to nearest: `-0 + +0 = +0`, any other value
+    unchanged) makes every path and machine agree.
+    """
+    return torch.matmul(aq, bq).add_(0.0)
+
+
+def _matmul64_2d(a: torch.Tensor, b: torch.Tensor, backend: str) -> torch.Tensor:
+    """`matmul64` of 2-d operands by the float64 GEMM or by int8 slices: the same bits."""
+    p = mantissa_bits(a.shape[-1])
+    aq, ea = quantize(a, p)
+    bq_t, eb = quantize(b.transpose(-1, -2), p)  # b's columns as rows: (n, k)
+    if backend == "float64":
+        return _gemm64(aq, bq_t.transpose(-1, -2))
+    # the integer mantissas (exact: a power-of-two scaling of integer multiples), their exact
+    # product, then the two power-of-two scales: the value the float64 GEMM holds exactly
+    qa = aq.mul_(pow2(p - ea)).to(torch.int64)
+    qb = bq_t.mul_(pow2(p - eb)).to(torch.int64)
+    out = int_product(qa, qb, p).to(torch.float64)
+    return out.mul_(pow2(ea - p)).mul_(pow2(eb - p).transpose(-1, -2))
 
 
 def _mm32(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:

@@ -24,6 +24,7 @@ from torch.overrides import TorchFunctionMode
 
 from veritrain import repro as R
 from veritrain.repro.conformance import AUDITED
+from veritrain.repro.gemm import GEMM_ENV
 
 REPRO_DIR = Path(R.__file__).parent
 _TENSOR_ATTRS = frozenset(a for a in dir(torch.Tensor) if not a.startswith("__"))
@@ -51,8 +52,9 @@ _CMP = {
     ast.Gt: "operator >",
     ast.GtE: "operator >=",
 }
-# the conformance suite itself is not part of the operators' arithmetic
-_SKIP_FILES = {"conformance.py", "conformance_llama.py"}
+# the conformance suite itself is not part of the operators' arithmetic, nor is the timing of
+# the two GEMM paths (gemm_select.py discards its products)
+_SKIP_FILES = {"conformance.py", "conformance_gemm.py", "conformance_llama.py", "gemm_select.py"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -362,10 +364,14 @@ def _exercise() -> None:
     R.sqrt_scalar(2.0)
 
 
-def test_every_torch_primitive_that_runs_is_audited(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("backend", ["float64", "int8"])
+def test_every_torch_primitive_that_runs_is_audited(
+    backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(GEMM_ENV, backend)  # both paths of the exact matrix product
     rec = _Recorder()
     # the autograd engine does not carry the mode into backward passes: enter it there too
-    for module in (R.elementwise, R.gemm, R.nn, R.reduce, R.rotary):
+    for module in (R.elementwise, R.gemm, R.gemm_int8, R.nn, R.reduce, R.rotary):
         for obj in vars(module).values():
             if isinstance(obj, type) and issubclass(obj, torch.autograd.Function):
                 bw = obj.backward
@@ -380,6 +386,7 @@ def test_every_torch_primitive_that_runs_is_audited(monkeypatch: pytest.MonkeyPa
     seen = rec.seen
     # forward and backward passes both traced
     assert {"torch.where", "Tensor.index_put_", "Tensor.scatter_", "torch.cat"} <= set(seen)
+    assert ("torch._int_mm" in seen) == (backend == "int8")
     missing = {
         k: v
         for k, v in seen.items()
