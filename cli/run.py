@@ -471,6 +471,7 @@ def post(
     from noderuntime.mirror import StateMirror
     from noderuntime.options import check_mirrors
     from noderuntime.runs import post_round
+    from veritrain.units import utc_time
 
     run = _load_run(run_file)
     try:
@@ -492,6 +493,12 @@ def post(
     phase = client.runs.get_round(view.run_id, t).phase.name
     if phase != "Open":
         raise CliError(f"round {t} of run {view.run_id} is {phase}: its registration is closed")
+    closes = int(client.runs.registration_deadline(view.run_id, t))
+    if client.timestamp() >= closes:  # the next block is later still
+        raise CliError(
+            f"the registration of round {t} of run {view.run_id} closed at {utc_time(closes)} "
+            "UTC: propose the round with the seats it has (`veritrain run propose`)"
+        )
     count = len(seat) if seat else run.seats
     require_balance(client, count * client.jobs.post_cost(reward), f"escrow of {count} job(s)")
     try:

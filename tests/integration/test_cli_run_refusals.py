@@ -156,6 +156,16 @@ def test_a_seat_whose_training_is_a_live_job_is_refused_before_sending(
     assert "TrainingAlreadyPosted" not in line, line
 
 
+def test_post_after_the_registration_window_names_its_utc_end(
+    anvil: Anvil, protocol: Deployment, world: World
+) -> None:
+    deadline = int(world.owner.runs.registration_deadline(world.run_id, 0))
+    anvil.increase_time(protocol.params.registration_window + 1)
+    line = _refused(anvil, world, "run", "post", str(world.run_file), "--reward", "1")
+    assert f"closed at {utc_time(deadline)} UTC: propose the round" in line, line
+    assert "RegistrationClosed" not in line and not RAW_NUMBER.search(line), line
+
+
 def test_propose_while_registration_is_open_names_its_utc_end(anvil: Anvil, world: World) -> None:
     deadline = int(world.owner.runs.registration_deadline(world.run_id, 0))
     line = _refused(anvil, world, "run", "propose", str(world.run_file))
