@@ -208,6 +208,21 @@ def test_faucet_from_an_account_without_gas_money_is_one_line(anvil: Anvil, worl
     assert "holds no native currency" in line and "gas" in line, line
 
 
+def test_any_transaction_of_an_account_without_gas_money_is_one_sentence(
+    anvil: Anvil, protocol: Deployment
+) -> None:
+    """Past the commands' own checks, the node's refusal to send a transaction nobody can pay the
+    gas of is one sentence naming the account and the fix, not the JSON-RPC response's dict."""
+    from chain.errors import ChainError
+
+    broke = ChainClient(anvil.rpc_url, NO_GAS_KEY, protocol)
+    with pytest.raises(ChainError) as refused:
+        broke.token.faucet(E18)
+    line = str(refused.value)
+    assert line.startswith(f"{broke.address} holds too little native currency on chain "), line
+    assert "send it some first" in line and "{" not in line and "\n" not in line, line
+
+
 def test_job_submit_over_the_step_limit_is_refused_before_any_work(
     anvil: Anvil, world: World
 ) -> None:
