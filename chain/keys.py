@@ -19,7 +19,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, NoReturn, cast
 
 from eth_account import Account
 from eth_account.signers.local import LocalAccount
@@ -207,20 +207,29 @@ def keystore_address(path: str | Path) -> str:
         raise KeyLoadError(f"{path} is not a keystore (JSON with an address)") from None
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line on stderr and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``error: <message> (see '<prog> --help')`` and exit 2 (no usage block)."""
+        self.exit(2, f"error: {message} (see '{self.prog} --help')\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     """`python -m chain.keys new PATH [--password-env VAR]` writes a fresh key's keystore
     (never over an existing file) and prints its address; `address PATH` prints a keystore's.
 
     Bad input (an existing file, no password, a missing or malformed keystore) is one line on
-    stderr and exit status 1; the key itself is never printed.
+    stderr and exit status 1; a malformed command line (a missing path, an unknown command) is
+    one line and exit status 2. The key itself is never printed.
 
     Returns:
         The exit status.
     """
-    parser = argparse.ArgumentParser(
+    parser = _OneLineParser(
         prog="python -m chain.keys", description="create or inspect an encrypted keystore"
     )
-    sub = parser.add_subparsers(dest="cmd", required=True)
+    sub = parser.add_subparsers(dest="cmd", required=True, metavar="{new,address}")
     new = sub.add_parser("new", help="generate a key and write an encrypted keystore")
     new.add_argument("path")
     new.add_argument(

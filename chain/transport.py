@@ -70,6 +70,16 @@ def _reason(exc: BaseException) -> str:
     return type(exc).__name__
 
 
+def _rpc_message(exc: BaseException) -> str:
+    """The node's own error message of a JSON-RPC error (``error.message``), on one line,
+    rather than the response's dict."""
+    resp = getattr(exc, "rpc_response", None)
+    err = resp.get("error") if isinstance(resp, dict) else None
+    message = err.get("message") if isinstance(err, dict) else None
+    text = str(message) if message else str(getattr(exc, "message", "") or exc)
+    return " ".join(text.split())
+
+
 def _revert_data(exc: BaseException) -> bytes | str | None:
     data = getattr(exc, "data", None)
     if isinstance(data, dict):
@@ -191,7 +201,13 @@ class Transport:
             data = _revert_data(exc)
             if data is not None:
                 raise decode_revert(data, contract) from exc
-            raise ChainError(f"RPC error: {exc}") from exc
+            message = _rpc_message(exc)
+            if "insufficient funds" in message.lower():
+                raise ChainError(
+                    f"{self.address} holds too little native currency on chain "
+                    f"{self.chain_id} to pay the gas: send it some first ({message})"
+                ) from exc
+            raise ChainError(f"RPC error: {message}") from exc
 
     def call(self, contract: Contract, fn_name: str, *args: Any, block: Any = "latest") -> Any:
         """Call a view function and return its decoded output.

@@ -445,6 +445,11 @@ def faucet(
     limit = int(client.call(client.token.contract, "FAUCET_LIMIT"))
     if amount > limit:
         raise CliError(f"the faucet mints at most {vtt(limit)} per call, not {vtt(amount)}")
+    if int(client.eth_balance()) == 0:
+        raise CliError(
+            f"{client.address} holds no native currency on chain {client.chain_id} to pay the "
+            "faucet's gas: send it some first (the faucet mints tokens, not gas money)"
+        )
     client.token.faucet(amount)
     balance = client.token.balance_of()
     if json_out:

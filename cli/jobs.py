@@ -32,7 +32,7 @@ from noderuntime.options import (
     emit_json,
     token_amount,
 )
-from veritrain.units import vtt_number
+from veritrain.units import utc_time, vtt_number
 
 __all__ = ["app", "round_report"]
 
@@ -385,8 +385,8 @@ def job_reclaim(
     now = client.timestamp()
     if now <= job.commit_deadline:
         raise CliError(
-            f"job {job_id}'s commit deadline is timestamp {job.commit_deadline} "
-            f"(in {job.commit_deadline - now} s): its solver may still commit"
+            f"job {job_id}'s commit deadline is {utc_time(job.commit_deadline)} UTC "
+            f"(in {job.commit_deadline - now} s): its solver may still commit; reclaim it after"
         )
     client.jobs.reclaim_expired(job_id)
     typer.echo(f"reclaimed job {job_id}: Open again; solver {job.solver} slashed")

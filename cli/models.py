@@ -45,6 +45,7 @@ from noderuntime.options import (
     connect_signer,
     emit_json,
 )
+from veritrain.units import utc_time
 
 __all__ = ["app", "model_report"]
 
@@ -258,8 +259,8 @@ def model_report(client: Any, model: str, account: str | None = None) -> dict[st
         "compute_per_step", "seed_state"}`` (0x hex, FLOP) or None; ``head`` the 0x state hash a
         job must start from to mint; ``slot`` ``{"job_id", "extend_by"}``: the job that took the
         head's extension slot at post (0: the slot is free, the next post from the head takes
-        it) and, once it finalized, the last unix second its final state may be appended (0
-        before); ``lineage`` ``[{"index", "state", "job_id"}]``.
+        it) and, once it finalized, the last Unix second its final state may be appended (0
+        before; shown in UTC); ``lineage`` ``[{"index", "state", "job_id"}]``.
     """
     model_id = model_id_of(model)
     shares = client.shares
@@ -287,7 +288,7 @@ def echo_lineage(report: dict[str, Any]) -> None:
     if slot["job_id"] and slot["extend_by"]:
         typer.echo(
             f"  head slot      job {slot['job_id']}, finalized: its final state must be appended "
-            f"by {slot['extend_by']} (unix s), which mints its shares; else the slot frees"
+            f"by {utc_time(slot['extend_by'])} UTC, which mints its shares; else the slot frees"
         )
     elif slot["job_id"]:
         typer.echo(

@@ -467,10 +467,11 @@ def post(
     final claims say the run is (`noderuntime.runs.post_round`), exactly as the seated solvers
     rebuild it. A counted final state its solver no longer serves is asked of each --mirror; a
     seat whose final nobody serves is left out (docs/RUNS.md)."""
-    from cli.errors import CliError
+    from cli.errors import CliError, require_balance
     from noderuntime.mirror import StateMirror
     from noderuntime.options import check_mirrors
     from noderuntime.runs import post_round
+    from veritrain.units import utc_time
 
     run = _load_run(run_file)
     try:
@@ -492,10 +493,14 @@ def post(
     phase = client.runs.get_round(view.run_id, t).phase.name
     if phase != "Open":
         raise CliError(f"round {t} of run {view.run_id} is {phase}: its registration is closed")
+    closes = int(client.runs.registration_deadline(view.run_id, t))
+    if client.timestamp() >= closes:  # the next block is later still
+        raise CliError(
+            f"the registration of round {t} of run {view.run_id} closed at {utc_time(closes)} "
+            "UTC: propose the round with the seats it has (`veritrain run propose`)"
+        )
     count = len(seat) if seat else run.seats
-    needed = count * client.jobs.post_cost(reward)
-    if client.token.balance_of() < needed:
-        raise CliError(f"token balance is below the {needed} wei escrow of {count} job(s)")
+    require_balance(client, count * client.jobs.post_cost(reward), f"escrow of {count} job(s)")
     try:
         jobs = post_round(
             client,
@@ -544,16 +549,14 @@ def propose(
     """Compute the current round's result and propose it with a bond (`claimBond`): the seats
     that count and the next global state. Needs every registered job of the round settled."""
     from chain.contracts.runs import seat_mask
-    from cli.errors import CliError
+    from cli.errors import CliError, require_balance
 
     run = _load_run(run_file)
     client = connect_signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
     view, claim, result = _claim(client, run, settled=True)
     if claim.phase.name != "Open":
         raise CliError(f"round {view.round} of run {view.run_id} already has a claim")
-    bond = client.runs.claim_bond()
-    if client.token.balance_of() < bond:
-        raise CliError(f"token balance is below the claim bond ({bond} wei)")
+    require_balance(client, client.runs.claim_bond(), "claim bond")
     state = result.state.state_hash()
     client.runs.propose_round(view.run_id, state, seat_mask(result.accepted))
     out = {
@@ -591,13 +594,23 @@ def challenge(
     """Challenge the current round's standing claim when it is not what this machine computes
     (posts `claimBond`; the arbitration committee recomputes the round and rules)."""
     from chain.contracts.runs import seat_mask
-    from cli.errors import CliError
+    from cli.errors import CliError, require_balance
+    from veritrain.units import utc_time
 
     run = _load_run(run_file)
     client = connect_signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
     view, claim, result = _claim(client, run, settled=False)
     if claim.phase.name != "Proposed":
         raise CliError(f"round {view.round} of run {view.run_id} has no standing claim")
+    if client.timestamp() > claim.challenge_deadline:
+        raise CliError(
+            f"the challenge window of round {view.round} of run {view.run_id} closed at "
+            f"{utc_time(claim.challenge_deadline)} UTC (`veritrain run finalize` makes it final)"
+        )
+    if claim.proposer.lower() == client.address.lower():
+        raise CliError(
+            f"{client.address} proposed this claim and cannot challenge it: use another account"
+        )
     right = (
         claim.accepted == seat_mask(result.accepted)
         and claim.state_hash == result.state.state_hash()
@@ -607,6 +620,7 @@ def challenge(
             f"the claim of round {view.round} is what this machine computes: not challenging "
             "(--force to challenge anyway and lose the bond)"
         )
+    require_balance(client, client.runs.claim_bond(), "claim bond a challenge posts")
     receipt = client.runs.challenge_round(view.run_id)
     disputes = [int(e.args["disputeId"]) for e in client.decode_receipt(receipt, "RoundChallenged")]
     out = {"run_id": view.run_id, "round": view.round, "dispute_id": disputes[0] if disputes else 0}
@@ -631,6 +645,7 @@ def finalize(
     """Make the current round's unchallenged claim final once its window is over: the counted
     seats' solvers are minted shares and the next round opens (anyone may)."""
     from cli.errors import CliError
+    from veritrain.units import utc_time
 
     run = _load_run(run_file)
     client = connect_signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
@@ -638,10 +653,11 @@ def finalize(
     claim = client.runs.get_round(view.run_id, view.round) if not view.ended else None
     if claim is None or claim.phase.name != "Proposed":
         raise CliError(f"run {view.run_id} has no standing claim to finalize")
-    if client.timestamp() <= claim.challenge_deadline:
+    now = client.timestamp()
+    if now <= claim.challenge_deadline:
         raise CliError(
-            f"the claim can be challenged until {claim.challenge_deadline} "
-            f"({claim.challenge_deadline - client.timestamp()} s from now)"
+            f"the claim can be challenged until {utc_time(claim.challenge_deadline)} UTC "
+            f"({claim.challenge_deadline - now} s from now): finalize it after that"
         )
     client.runs.finalize_round(view.run_id)
     typer.echo(f"round {view.round} of run {view.run_id} is final")

@@ -40,10 +40,12 @@ from veritrain.errors import (
 )
 from veritrain.hexutil import to_hex
 from veritrain.state import state_hash
+from veritrain.units import utc_time
 
 __all__ = [
     "RoundNotReady",
     "RunMismatch",
+    "SeatAlreadyPosted",
     "RunState",
     "contribution_jobs",
     "find_run",
@@ -84,6 +86,10 @@ def chain_rounds(run: RunSpec) -> int:
     return OPEN_ENDED_ROUNDS if run.rounds is None else run.rounds
 
 
+ENDED_UNPAID = frozenset({JobStatus.Rejected, JobStatus.Cancelled, JobStatus.Expired})
+"""Statuses of a job that ended without paying for its training: its training key is free again
+(`ShareRegistry._endedUnpaid`)."""
+
 #: (Merkle root, N, k) -> the final state hash a proof placed in that root (this process).
 _PROVEN: dict[tuple[bytes, int, int], bytes] = {}
 
@@ -91,6 +97,12 @@ _PROVEN: dict[tuple[bytes, int, int], bytes] = {}
 class RoundNotReady(VeritrainError):
     """A run's round cannot be worked on yet: the run is not opened, the round not reached or
     its jobs not settled, or a job not registered yet. Try again later."""
+
+
+class SeatAlreadyPosted(VeritrainError):
+    """A seat of a round already has its contribution job (`RunRegistry.SeatTaken`), or its
+    training was already posted as a job that is live or paid
+    (`ShareRegistry.TrainingAlreadyPosted`): posting it again would revert."""
 
 
 class RunMismatch(VeritrainError):
@@ -494,8 +506,8 @@ def round_claim(
         deadline = int(client.runs.registration_deadline(view.run_id, t))
         if int(client.timestamp()) <= deadline:
             raise RoundNotReady(
-                f"run {view.run_id} round {t}: registration is open until {deadline} "
-                f"({len(jobs)} of {view.seats} seats registered)"
+                f"run {view.run_id} round {t}: registration is open until {utc_time(deadline)} "
+                f"UTC ({len(jobs)} of {view.seats} seats registered)"
             )
     if settled:
         for seat, job_id in sorted(jobs.items()):
@@ -645,6 +657,9 @@ def post_round(
     Raises:
         SpecError: a seat or round outside the run, or a run URI with a fragment.
         RoundNotReady: the run is not opened, or round t is not the run's current round.
+        SeatAlreadyPosted: a chosen seat is already registered in round t, or its training
+            (model, start state, spec hash) is already a live or paid job; checked for every
+            seat before the first post, so nothing is posted.
         ChainError: a post reverts (what was done before it stays done).
         MerkleProofInvalid, CheckpointUnavailable, ...: as in `run_state`, or a chosen seat's
             start cannot be built (`RunState.seat_start`).
@@ -660,16 +675,43 @@ def post_round(
     state = run_state(client, run, t, start, store=store, http=http, mirrors=mirrors)
     if seats is None:
         chosen = [seat for seat in chosen if seat not in state.withheld]
+    inits = {seat: state_hash(state.seat_start(seat)) for seat in chosen}
+    for seat in chosen:
+        _check_unposted(client, run, view.run_id, t, seat, inits[seat])
     posted = []
     for seat in chosen:
-        init = state.seat_start(seat)
         receipt = client.runs.post_contribution(
             view.run_id,
             seat,
-            state_hash(init),
+            inits[seat],
             run.inner.checkpoint_interval,
             reward,
             contribution_uri(run_uri, t, seat),
         )
         posted.append(int(client.runs.job_id_from(receipt)))
     return posted
+
+
+def _check_unposted(client: Any, run: RunSpec, run_id: int, t: int, seat: int, init: bytes) -> None:
+    """Refuse a seat whose post would revert ``SeatTaken`` or ``TrainingAlreadyPosted``.
+
+    Raises:
+        SeatAlreadyPosted: the seat has its job in round t, or the same training (model, start
+            state `init`, the seat's spec hash) is a job not ended unpaid (`ENDED_UNPAID`).
+    """
+    taken = int(client.runs.contribution_of(run_id, t, seat))
+    if taken:
+        raise SeatAlreadyPosted(
+            f"seat {seat} of round {t} of run {run_id} is already posted as job {taken}: "
+            "post the other seats with --seat"
+        )
+    twin = int(
+        client.shares.training_job_of(
+            run.inner.model_id_hash(), init, run.contribution_spec_hash(t, seat)
+        )
+    )
+    if twin and JobStatus(int(client.jobs.get_job(twin).status)) not in ENDED_UNPAID:
+        raise SeatAlreadyPosted(
+            f"seat {seat} of round {t} of run {run_id} is already posted as job {twin} (the same "
+            "training, live or paid): it cannot be posted again while that job stands"
+        )

@@ -13,6 +13,7 @@ from chain import Anvil, Deployment, write_manifest
 from cli.app import app
 from tests.utils.models import register_model
 from veritrain.enums import JobStatus
+from veritrain.units import utc_time
 
 E18 = 10**18
 
@@ -52,8 +53,9 @@ def test_job_cancel_refunds_the_whole_escrow_as_credit(
 def test_job_reclaim_reopens_an_expired_claim_and_slashes_the_solver(
     anvil: Anvil, protocol: Deployment, client_factory, tmp_path: Path
 ) -> None:
-    """Refused while the solver may still commit; after the commit window anyone (a third
-    account) reclaims: the job is Open again and the solver's locked stake is gone."""
+    """Refused while the solver may still commit (the deadline in UTC); after the commit window
+    anyone (a third account) reclaims: the job is Open again and the solver's locked stake is
+    gone."""
     manifest = write_manifest(protocol, tmp_path)
     submitter, solver = client_factory(6), client_factory(7)
     submitter.token.faucet(100 * E18)
@@ -71,6 +73,9 @@ def test_job_reclaim_reopens_an_expired_claim_and_slashes_the_solver(
          "--deployment", str(manifest)],
     )  # fmt: skip
     assert early.exit_code == 1 and "may still commit" in early.output, early.output
+    deadline = solver.jobs.get_job(job_id).commit_deadline  # people read it in UTC
+    assert f"commit deadline is {utc_time(deadline)} UTC (in " in early.stderr, early.stderr
+    assert str(deadline) not in early.stderr
     staked = solver.stakes.stake_of().staked
     anvil.increase_time(p.commit_window + 1)
     out = _run(anvil, manifest, "job", "reclaim", str(job_id), "--dev-account", "8")

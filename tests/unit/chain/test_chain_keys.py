@@ -141,6 +141,27 @@ def test_keys_bad_input_is_one_line(tmp_path, args, env, words):
     assert not (tmp_path / "a.json").exists()
 
 
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["new"], "required: path (see 'python -m chain.keys new --help')"),
+        ([], "required: {new,address} (see 'python -m chain.keys --help')"),
+        (["rotate", "x.json"], "invalid choice: 'rotate'"),
+        (["new", "a.json", "--colour"], "unrecognized arguments: --colour"),
+    ],
+)
+def test_keys_malformed_command_line_is_one_line_exit_2(capsys, args, words):
+    """argparse's usage block and its second line became one line naming the fix."""
+    from chain.keys import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(args)
+    assert exited.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("error: ") and words in err, err
+    assert len(err.strip().splitlines()) == 1
+
+
 def test_keystore_is_never_written_through_a_link_planted_beside_it(tmp_path):
     """The keystore used to be written to ``<path>.tmp`` opened with O_TRUNC, through any link
     planted at that name."""

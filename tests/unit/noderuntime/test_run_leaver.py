@@ -70,6 +70,10 @@ class Chain(FakeClient):
             get_job=self._view,
             checkpoint_url=lambda job_id: f"http://solver{job_id}.test/jobs/{job_id}",
         )
+        self.trainings: dict[tuple[bytes, bytes], int] = {}  # (initHash, specHash) -> job id
+        self.shares = SimpleNamespace(
+            training_job_of=lambda model, init, spec: self.trainings.get((init, spec), 0)
+        )
         registry.post_contribution = self._post  # type: ignore[attr-defined]
         registry.job_id_from = lambda receipt: receipt  # type: ignore[attr-defined]
 
@@ -80,7 +84,9 @@ class Chain(FakeClient):
         """`RunRegistry.postContribution`: the job is posted and its seat registered at once."""
         job_id = 100 + len(self.posted)
         self.posted.append((bytes(init_hash), job_id))
-        self.register(self.runs.run.round, seat, job_id, JobStatus.Open)
+        t = self.runs.run.round
+        self.trainings[(bytes(init_hash), RUN.contribution_spec_hash(t, seat))] = job_id
+        self.register(t, seat, job_id, JobStatus.Open)
         return job_id
 
 

@@ -33,6 +33,7 @@ RUN = RunSpec(
     inner=preset("digits-mlp", "native", total_steps=4, checkpoint_interval=2), seats=3, rounds=3
 )
 ZERO = "0x" + "00" * 20
+OPEN_UNTIL = "registration is open until 1970-01-01 00:18:20 UTC"  # deadline 1100 s
 
 
 class FakeRegistry:
@@ -172,11 +173,11 @@ def test_a_run_not_opened_or_opened_with_other_fields_is_refused() -> None:
 def test_a_round_cannot_be_claimed_while_a_registered_job_runs() -> None:
     registry = FakeRegistry()
     client = FakeClient(registry)
-    with pytest.raises(RoundNotReady, match=r"registration is open until 1100 \(0 of 3 seats"):
+    with pytest.raises(RoundNotReady, match=rf"{OPEN_UNTIL} \(0 of 3 seats"):
         round_claim(client, RUN)  # else anyone could close an empty round at once
     client.register(0, 1, 7, JobStatus.Verifying)
     # a round posted in batches: no claim before every seat is registered or the deadline (P-28)
-    with pytest.raises(RoundNotReady, match=r"registration is open until 1100 \(1 of 3 seats"):
+    with pytest.raises(RoundNotReady, match=rf"{OPEN_UNTIL} \(1 of 3 seats"):
         round_claim(client, RUN)
     registry.now = 1_101  # past the deadline: the round closes with the seats it has
     with pytest.raises(RoundNotReady, match="seat 1's job 7 is Verifying"):
