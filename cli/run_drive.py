@@ -13,7 +13,7 @@ object per line instead (amounts in wei, times in Unix seconds):
 
 It keeps no state of its own: killed at any moment and started again, it finds the run where
 the chain says it is, never posts a seat twice and never skips a round; a round posted but not
-final is waited on. Ctrl-C stops it (exit 130) with a line saying where the run is.
+final is waited on. Ctrl-C (or SIGTERM) stops it (exit 130) with a line saying where the run is.
 
 Bad input (a missing or invalid run file, a run not opened, a signer that may not post the
 model's jobs, a balance below a round's escrow, checked before sending) prints one line on
@@ -23,6 +23,7 @@ stderr and exits non-zero.
 from __future__ import annotations
 
 import json
+import signal
 import time
 from pathlib import Path
 from typing import Annotated, Any
@@ -155,6 +156,7 @@ def drive(
         )
     said: tuple[Any, ...] | None = None
     step: DriveStep | None = None
+    previous = signal.signal(signal.SIGTERM, _interrupt)  # `kill` stops it as Ctrl-C does
     try:
         while True:
             try:
@@ -193,3 +195,10 @@ def drive(
                 err=True,
             )
         raise typer.Exit(INTERRUPTED) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    """SIGTERM handler: stop the loop as Ctrl-C does."""
+    raise KeyboardInterrupt

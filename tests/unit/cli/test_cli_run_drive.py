@@ -5,6 +5,8 @@ passes), so a whole run is driven in a second. Bad input is one line on stderr."
 from __future__ import annotations
 
 import json
+import os
+import signal
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -22,13 +24,18 @@ runner = CliRunner()
 class Others:
     """The other parties of the run, acting while the driver sleeps between polls."""
 
-    def __init__(self, chain: Chain, interrupt_after: int | None = None) -> None:
+    def __init__(
+        self, chain: Chain, interrupt_after: int | None = None, *, sigterm: bool = False
+    ) -> None:
         self.chain, self.polls, self.interrupt_after = chain, 0, interrupt_after
+        self.sigterm = sigterm
 
     def sleep(self, seconds: float) -> None:
         self.polls += 1
         if self.interrupt_after is not None and self.polls > self.interrupt_after:
-            raise KeyboardInterrupt
+            if self.sigterm:  # `kill PID`: the driver's handler stops it as Ctrl-C does
+                os.kill(os.getpid(), signal.SIGTERM)
+            raise KeyboardInterrupt  # Ctrl-C
         registry = self.chain.runs
         t = registry.run.round
         claim = registry.get_round(1, t)
@@ -47,15 +54,12 @@ def _drive(
     others = others or Others(chain)
     monkeypatch.setattr("cli.run_drive.time", SimpleNamespace(time=lambda: 0, sleep=others.sleep))
 
-    def opened(registry: FakeRegistry) -> None:
-        registry.deadline = registry.now + 100
-
-    # each round opens with its own registration window (the contract's RoundOpened)
     finalize = chain.runs.finalize_round
 
     def finalize_and_open(run_id: int) -> object:
+        """Finalize; the next round opens with its own registration window (RoundOpened)."""
         out = finalize(run_id)
-        opened(chain.runs)
+        chain.runs.deadline = chain.runs.now + 100
         return out
 
     chain.runs.finalize_round = finalize_and_open  # type: ignore[method-assign]
@@ -119,10 +123,16 @@ def test_drive_json_is_one_object_per_line_in_wei_and_unix_seconds(tmp_path, mon
     ]
 
 
-def test_ctrl_c_stops_cleanly_and_a_restart_goes_on_from_the_chain(tmp_path, monkeypatch) -> None:
+@pytest.mark.parametrize("sigterm", [False, True], ids=["ctrl-c", "sigterm"])
+def test_ctrl_c_stops_cleanly_and_a_restart_goes_on_from_the_chain(
+    tmp_path, monkeypatch, sigterm
+) -> None:
     chain = Chain(FakeRegistry())
-    stopped = _drive(tmp_path, monkeypatch, chain, others=Others(chain, interrupt_after=3))
+    before = signal.getsignal(signal.SIGTERM)
+    others = Others(chain, interrupt_after=3, sigterm=sigterm)
+    stopped = _drive(tmp_path, monkeypatch, chain, others=others)
     assert stopped.exit_code == 130, stopped.output
+    assert signal.getsignal(signal.SIGTERM) is before  # the handler is put back
     assert "stopped at round 1: run `veritrain run drive` again" in stopped.stderr
     # round 1 was posted and its claim proposed when Ctrl-C came: a restart waits on it
     assert sorted((t, s) for t, s, _ in chain.posted) == [
