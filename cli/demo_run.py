@@ -211,7 +211,7 @@ def run_run_demo(cfg: RunDemoConfig) -> dict[str, Any]:
     from chain.deploy import deploy_protocol
     from chain.manifest import ProtocolParams, write_manifest
     from cli.live import ChainPoller, LiveView
-    from noderuntime.runs import open_run, post_round
+    from noderuntime.runs import open_run
     from veritrain.diloco import RunSpec
     from veritrain.lineage import ModelCommitments
     from veritrain.presets import preset
@@ -311,12 +311,10 @@ def run_run_demo(cfg: RunDemoConfig) -> dict[str, Any]:
                 # machine (a minute or more on a loaded machine): post once they are past it.
                 started = ("verifier-1", "verifier-2", "verifier-3", "whistleblower", "solver-b")
                 wait("the nodes' machine checks", lambda: all(map(nodes.checked, started)))
-                first = post_round(owner, run, uri, 0, reward=reward, seats=[0, 1], store=store)
+                first = _post(owner, run, uri, 0, reward=reward, seats=[0, 1], store=store)
                 wait("round 0's first seats claimed", lambda: claimed(first))
                 nodes.start("solver-a")
-                post_round(
-                    owner, run, uri, 0, reward=reward, seats=list(range(2, run.seats)), store=store
-                )
+                _post(owner, run, uri, 0, reward=reward, seats=range(2, run.seats), store=store)
                 wait("round 0 final", lambda: final(0))
                 nodes.stop("solver-b")  # drops out: serves its counted work, claims nothing
                 nodes.start("solver-b", "--max-jobs", "0")
@@ -328,7 +326,7 @@ def run_run_demo(cfg: RunDemoConfig) -> dict[str, Any]:
                         nodes.start("solver-late")
                         wait("solver-late serving", lambda: nodes.serving("solver-late"))
                     seats = [0, 1] if t == 1 else list(range(run.seats))
-                    post_round(owner, run, uri, t, reward=reward, seats=seats, store=store)
+                    _post(owner, run, uri, t, reward=reward, seats=seats, store=store)
                     wait(f"round {t} final", lambda t=t: final(t))
             summary = _summarize(owner, run, run_id, names, poller.metrics, start_bpc, store)
             summary["gas"] = _gas(
@@ -349,6 +347,26 @@ def run_run_demo(cfg: RunDemoConfig) -> dict[str, Any]:
     summary["checks"] = _checks(summary, run, cfg)
     summary["ok"] = all(summary["checks"].values())
     return summary
+
+
+def _post(
+    owner: Any, run: Any, uri: str, t: int, *, reward: int, seats: Any, store: Any
+) -> list[int]:
+    """Post `seats` of round t as the owner, as `veritrain run drive` posts a round
+    (`noderuntime.rundriver.drive_step`); returns their job ids.
+
+    Raises:
+        RuntimeError: round t is not the run's open round with those seats to post.
+    """
+    from noderuntime.rundriver import drive_step
+
+    step = drive_step(owner, run, uri, reward=reward, seats=list(seats), store=store)
+    if step.action != "posted" or step.round != t:
+        raise RuntimeError(
+            f"round {t}'s seats {list(seats)} were not posted: run at round {step.round}, "
+            f"{step.action} {step.reason} {step.detail}".rstrip()
+        )
+    return step.jobs
 
 
 def _metric(client: Any, run: Any, rounds: int, engine: Any, store: Any) -> float:

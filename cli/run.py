@@ -755,3 +755,6 @@ def show(
                 f"state {current['claimed_state']}"
             )
     typer.echo(f"current global state {report['global_hash']}")
+
+
+app.command("drive")(__import__("cli.run_drive", fromlist=["drive"]).drive)

@@ -647,8 +647,9 @@ def post_round(
         round_index: t (default: the run's current round).
         start: the run's outer state 0 (default: from the on-chain start hash).
         reward: each solver's reward (wei).
-        seats: which seats (default: every seat whose start can be built: a seat whose latest
-            accepted final no holder serves is left out, `RunState.withheld`).
+        seats: which seats (default: every seat not registered yet whose start can be built:
+            a seat whose latest accepted final no holder serves is left out,
+            `RunState.withheld`; so a round posted in part is completed, never posted twice).
         store, http, mirrors: as in `run_state`.
 
     Returns:
@@ -674,7 +675,8 @@ def post_round(
         run.contribution_spec(t, seat)  # raises SpecError outside the run
     state = run_state(client, run, t, start, store=store, http=http, mirrors=mirrors)
     if seats is None:
-        chosen = [seat for seat in chosen if seat not in state.withheld]
+        taken = client.runs.contributions(view.run_id, t)
+        chosen = [seat for seat in chosen if seat not in state.withheld and seat not in taken]
     inits = {seat: state_hash(state.seat_start(seat)) for seat in chosen}
     for seat in chosen:
         _check_unposted(client, run, view.run_id, t, seat, inits[seat])
