@@ -39,12 +39,16 @@ if TYPE_CHECKING:
     from veritrain.spec import JobSpec
     from veritrain.training import TrainingEngine
 
-__all__ = ["SELFTEST_ENV", "STALLS", "NodeCore"]
+__all__ = ["SELFTEST_ENV", "STAKE_GAUGE_INTERVAL", "STALLS", "NodeCore"]
 
 
 SELFTEST_ENV = "VERITRAIN_NODE_SELFTEST"
 """Set to ``0`` to skip the machine selftest nodes run at start (`NodeBase.machine_selftest`;
 tests that start many nodes): the node then takes repro2 jobs untested."""
+
+STAKE_GAUGE_INTERVAL = 5.0
+"""Seconds between two reads of the stake for the stake gauges, while metrics are served
+(`StakesMixin.observe_stake`)."""
 
 STALLS = {
     "NoEligibleVerifiers": "the job waits in Committed until enough other accounts stake as "
@@ -129,6 +133,7 @@ class NodeCore:
         self.metrics_port: int | None = None  # --metrics-port; None or 0: not served
         self.metrics_host = "127.0.0.1"  # --metrics-bind
         self._stake_observed = float("-inf")  # monotonic time the stake gauges were last set
+        self.stake_gauge_interval = STAKE_GAUGE_INTERVAL  # seconds between two stake reads
 
     @property
     def stopping(self) -> bool:

@@ -13,10 +13,7 @@ from noderuntime.core import NodeCore
 from veritrain.enums import Role
 from veritrain.units import vtt
 
-__all__ = ["STAKE_GAUGE_INTERVAL", "StakesMixin"]
-
-STAKE_GAUGE_INTERVAL = 5.0
-"""Seconds between two reads of the stake for the stake gauges (while metrics are served)."""
+__all__ = ["StakesMixin"]
 
 
 class StakesMixin(NodeCore):
@@ -96,11 +93,11 @@ class StakesMixin(NodeCore):
         )
         self.client.stakes.stake(int(role), top_up)
 
-    def observe_stake(self, role: Role, every: float = STAKE_GAUGE_INTERVAL) -> None:
+    def observe_stake(self, role: Role) -> None:
         """Set the stake gauges (`noderuntime.metrics`) from `stakeOf`, while the metrics are
-        served and at most once per `every` seconds (one view call)."""
+        served and at most once per `stake_gauge_interval` seconds (one view call)."""
         now = time.monotonic()
-        if not self.metrics.serving or now - self._stake_observed < every:
+        if not self.metrics.serving or now - self._stake_observed < self.stake_gauge_interval:
             return
         self._stake_observed = now
         view = self.client.stakes.stake_of(self.client.address, int(role))
