@@ -176,3 +176,12 @@ def test_every_value_type_is_taken_and_flags_win(tmp_path: Path) -> None:
     # a number of VTT is read as VTT, never as wei
     assert _show("--config", _write(tmp_path, "stake = 3\n"))["stake"] == 3 * 10**18
     assert _show()["metrics_port"] == 0  # no file: the defaults
+
+
+def test_the_sample_file_is_accepted(tmp_path: Path) -> None:
+    """docs/node.toml.example passes every check: the solver goes on to connect."""
+    sample = str(Path(__file__).resolve().parents[3] / "docs" / "node.toml.example")
+    result = CliRunner().invoke(
+        app, ["solver", "run", "--config", sample, "--rpc-url", DOWN], env=ENV
+    )
+    assert DOWN in _one_line(result)
