@@ -169,11 +169,19 @@ class NodeMetrics:
             host: the interface to bind.
 
         Raises:
-            OSError: the port cannot be bound (taken, or a host not of this machine).
+            OSError: the port cannot be bound (taken, or a host not of this machine); its
+                message names ``--metrics-port``.
         """
         if not port or self._server is not None:
             return
-        self._server, self._thread = start_http_server(port, addr=host, registry=self.registry)
+        try:
+            self._server, self._thread = start_http_server(port, addr=host, registry=self.registry)
+        except OSError as exc:
+            raise OSError(
+                exc.errno,
+                f"cannot serve metrics on {host}:{port} ({exc.strerror or exc}): "
+                "pick another --metrics-port",
+            ) from None
         logger.info("metrics served on http://%s:%d/metrics", host, port)
 
     def stop(self) -> None:

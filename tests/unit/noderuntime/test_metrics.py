@@ -8,6 +8,7 @@ Run: ``.venv/bin/python -m pytest tests/unit/noderuntime/test_metrics.py -q``.
 
 from __future__ import annotations
 
+import errno
 import socket
 import threading
 from pathlib import Path
@@ -140,3 +141,15 @@ def test_metrics_port_zero_serves_nothing() -> None:
     metrics.serve(0)
     assert not metrics.serving
     metrics.stop()  # no-op
+
+
+def test_a_taken_metrics_port_is_refused_naming_the_flag() -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        port = int(sock.getsockname()[1])
+        metrics = NodeMetrics()
+        with pytest.raises(OSError, match="pick another --metrics-port") as caught:
+            metrics.serve(port)
+        assert caught.value.errno == errno.EADDRINUSE
+        assert not metrics.serving
