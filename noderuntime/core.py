@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from noderuntime.adjudication import Adjudication
+from noderuntime.metrics import NodeMetrics
 from noderuntime.ports import ChainPort
 
 if TYPE_CHECKING:
@@ -38,12 +39,16 @@ if TYPE_CHECKING:
     from veritrain.spec import JobSpec
     from veritrain.training import TrainingEngine
 
-__all__ = ["SELFTEST_ENV", "STALLS", "NodeCore"]
+__all__ = ["SELFTEST_ENV", "STAKE_GAUGE_INTERVAL", "STALLS", "NodeCore"]
 
 
 SELFTEST_ENV = "VERITRAIN_NODE_SELFTEST"
 """Set to ``0`` to skip the machine selftest nodes run at start (`NodeBase.machine_selftest`;
 tests that start many nodes): the node then takes repro2 jobs untested."""
+
+STAKE_GAUGE_INTERVAL = 5.0
+"""Seconds between two reads of the stake for the stake gauges, while metrics are served
+(`StakesMixin.observe_stake`)."""
 
 STALLS = {
     "NoEligibleVerifiers": "the job waits in Committed until enough other accounts stake as "
@@ -124,6 +129,11 @@ class NodeCore:
         self.serve_port: int | None = None  # the mirror's port (--serve-port); None: not served
         self.serve_host = "127.0.0.1"  # the mirror's interface (--serve-bind)
         self._mirror_server: ServerThread | None = None
+        self.metrics = NodeMetrics()  # this node's Prometheus metrics (noderuntime.metrics)
+        self.metrics_port: int | None = None  # --metrics-port; None or 0: not served
+        self.metrics_host = "127.0.0.1"  # --metrics-bind
+        self._stake_observed = float("-inf")  # monotonic time the stake gauges were last set
+        self.stake_gauge_interval = STAKE_GAUGE_INTERVAL  # seconds between two stake reads
 
     @property
     def stopping(self) -> bool:
@@ -159,6 +169,7 @@ class NodeCore:
         try:
             receipt = fn(*args)
         except self.revert_types as exc:
+            self.metrics.transaction(action, ok=False)
             name = getattr(exc, "name", type(exc).__name__)
             key = (action, name)
             by = done() if done is not None else None
@@ -174,6 +185,7 @@ class NodeCore:
                 self.log.info("%s reverted: %s", action, exc)
             return None
         self.log.info("%s: ok", action)
+        self.metrics.transaction(action, ok=True)
         return receipt
 
     def duty(

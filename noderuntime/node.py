@@ -80,11 +80,15 @@ class NodeBase(GamesMixin, BindingMixin, MirrorMixin):
             self._stop = stop_event
         with DataDirLock(self.data_dir):
             self.bind_chain(reset=self.reset_state)
-            self.on_start()
+            self.metrics.serve(self.metrics_port, self.metrics_host)
             try:
-                self._loop()
+                self.on_start()
+                try:
+                    self._loop()
+                finally:
+                    self.on_stop()
             finally:
-                self.on_stop()
+                self.metrics.stop()
         if self._fatal is not None:
             raise self._fatal
 
@@ -121,6 +125,7 @@ class NodeBase(GamesMixin, BindingMixin, MirrorMixin):
                 delay = self.poll_interval
             except Exception as exc:  # noqa: BLE001 - a node must survive any single failure
                 failures += 1
+                self.metrics.error(exc)
                 delay = min(self.max_backoff, self.poll_interval * 2 ** min(failures, 6))
                 if isinstance(exc, self.revert_types):
                     self.log.warning("round failed: %s (retry in %.1fs)", exc, delay)

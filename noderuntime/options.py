@@ -43,6 +43,8 @@ __all__ = [
     "AutoStakeOpt",
     "StakeOpt",
     "ResetStateOpt",
+    "MetricsPortOpt",
+    "MetricsBindOpt",
     "configure_node",
     "connect",
     "connect_reader",
@@ -216,6 +218,20 @@ ServePortOpt = Annotated[
 ServeBindOpt = Annotated[
     str, typer.Option("--serve-bind", help="Interface the mirror binds (with --serve-port).")
 ]
+MetricsPortOpt = Annotated[
+    int,
+    typer.Option(
+        "--metrics-port",
+        min=0,
+        max=65535,
+        help="Serve Prometheus metrics at http://BIND:PORT/metrics (docs/OPERATIONS.md; "
+        "default 0: not served).",
+    ),
+]
+MetricsBindOpt = Annotated[
+    str,
+    typer.Option("--metrics-bind", help="Interface the metrics bind (with --metrics-port)."),
+]
 
 
 @dataclass(frozen=True)
@@ -364,10 +380,12 @@ def configure_node(
     mirrors: list[str] | None = None,
     serve_port: int | None = None,
     serve_bind: str = "127.0.0.1",
+    metrics_port: int = 0,
+    metrics_bind: str = "127.0.0.1",
 ) -> Any:
     """Apply the shared node options (`AutoStakeOpt`, `StakeOpt` in wei, `ResetStateOpt`,
-    `MirrorOpt`, `ServePortOpt`, `ServeBindOpt`) to a built node (a `noderuntime.NodeBase`) and
-    return it.
+    `MirrorOpt`, `ServePortOpt`, `ServeBindOpt`, `MetricsPortOpt`, `MetricsBindOpt`) to a built
+    node (a `noderuntime.NodeBase`) and return it.
 
     Raises:
         typer.BadParameter: a --mirror that is not an http(s) URL.
@@ -379,6 +397,8 @@ def configure_node(
     node.mirrors.extend(check_mirrors(mirrors))
     node.serve_port = serve_port
     node.serve_host = serve_bind
+    node.metrics_port = metrics_port or None
+    node.metrics_host = metrics_bind
     return node
 
 

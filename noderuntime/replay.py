@@ -8,6 +8,7 @@ Run: not a script; `from noderuntime import NodeBase`.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -143,6 +144,7 @@ class ReplayMixin(SpecsMixin):
             if not unavailable_is_reject:
                 raise
             self.log.warning("%s: %s: unavailable: %s", label, mismatch, exc)
+            self.metrics.replays.labels(result="unavailable").inc()
             k = int(job.checkpoint_interval)
             return SegmentCheck(
                 segment=segment,
@@ -155,6 +157,7 @@ class ReplayMixin(SpecsMixin):
             )
         engine = self.engine_for(spec)
         url = self.checkpoint_url_of(job)
+        started = time.monotonic()
         with progress_bar(label, spec.checkpoint_interval) as advance:
             result = check(
                 spec,
@@ -164,9 +167,11 @@ class ReplayMixin(SpecsMixin):
                 client=self.http_client,
                 unavailable_is_reject=unavailable_is_reject,
             )
+        unavailable = not result.ok and "unavailable" in result.reason
+        self.metrics.replay(time.monotonic() - started, ok=result.ok, unavailable=unavailable)
         if result.ok:
             self.log.info("%s: replay matches %s", label, matches)
-        elif "unavailable" in result.reason:
+        elif unavailable:
             self.log.warning("%s: %s: %s", label, mismatch, result.reason)
         else:
             # Most mismatches of honest solvers' jobs are planted forced errors

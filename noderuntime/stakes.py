@@ -7,6 +7,8 @@ Run: not a script; `from noderuntime import NodeBase`.
 
 from __future__ import annotations
 
+import time
+
 from noderuntime.core import NodeCore
 from veritrain.enums import Role
 from veritrain.units import vtt
@@ -20,7 +22,7 @@ class StakesMixin(NodeCore):
     def ensure_stake(self, role: Role, amount: int | None = None) -> None:
         """Keep this account's stake for `role` at or above the role's minimum, when the
         operator allows it (`auto_stake`); call it every round (one view call while the stake
-        is whole).
+        is whole, and `observe_stake`'s while the metrics are served).
 
         A stake below the minimum (never staked, or slashed) is topped up to `amount` from the
         account's token balance (on a devnet the shortfall is minted with the faucet first);
@@ -36,6 +38,7 @@ class StakesMixin(NodeCore):
         Raises:
             ContractRevert: the stake transaction reverted.
         """
+        self.observe_stake(role)
         if self.client.stakes.is_active(self.client.address, int(role)):
             return
         minimum = self.min_stake(role)
@@ -90,6 +93,16 @@ class StakesMixin(NodeCore):
         )
         self.client.stakes.stake(int(role), top_up)
 
+    def observe_stake(self, role: Role) -> None:
+        """Set the stake gauges (`noderuntime.metrics`) from `stakeOf`, while the metrics are
+        served and at most once per `stake_gauge_interval` seconds (one view call)."""
+        now = time.monotonic()
+        if not self.metrics.serving or now - self._stake_observed < self.stake_gauge_interval:
+            return
+        self._stake_observed = now
+        view = self.client.stakes.stake_of(self.client.address, int(role))
+        self.metrics.stake_of(role.name, int(view.staked), int(view.locked))
+
     def min_stake(self, role: Role) -> int:
         """`StakeManager.minStake(role)` (wei), read once: a deployment constant."""
         key = f"min_stake:{int(role)}"
@@ -139,4 +152,5 @@ class StakesMixin(NodeCore):
             return 0
         if self.send(f"claimCredit {vtt(credit)}", self.client.escrow.claim_credit) is None:
             return 0
+        self.metrics.earned(credit)
         return credit

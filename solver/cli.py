@@ -13,6 +13,7 @@ from typing import Annotated
 
 import typer
 
+from noderuntime.config import ConfigOpt
 from noderuntime.options import (
     AutoStakeOpt,
     DeploymentOpt,
@@ -22,6 +23,8 @@ from noderuntime.options import (
     KeySource,
     KeystoreOpt,
     MaxJobsOpt,
+    MetricsBindOpt,
+    MetricsPortOpt,
     MirrorOpt,
     ModelsOpt,
     PasswordEnvOpt,
@@ -39,6 +42,7 @@ app = typer.Typer(no_args_is_help=True, help="Solver node: claim jobs, train, se
 
 @app.command("run")
 def run(
+    config: ConfigOpt = None,
     rpc_url: RpcUrlOpt = "http://127.0.0.1:8545",
     deployment: DeploymentOpt = None,
     keystore: KeystoreOpt = None,
@@ -72,6 +76,8 @@ def run(
     stake: StakeOpt = None,
     reset_state: ResetStateOpt = False,
     mirror: MirrorOpt = None,
+    metrics_port: MetricsPortOpt = 0,
+    metrics_bind: MetricsBindOpt = "127.0.0.1",
     json_logs: Annotated[bool, typer.Option("--json", help="JSON-lines logs.")] = False,
     verbose: VerboseOpt = 0,
 ) -> None:
@@ -100,6 +106,12 @@ def run(
         device=device,
     )
     configure_node(
-        node, auto_stake=auto_stake, stake=stake, reset_state=reset_state, mirrors=mirror
+        node,
+        auto_stake=auto_stake,
+        stake=stake,
+        reset_state=reset_state,
+        mirrors=mirror,
+        metrics_port=metrics_port,
+        metrics_bind=metrics_bind,
     )
     run_until_signalled(node)

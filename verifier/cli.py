@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 
+from noderuntime.config import ConfigOpt
 from noderuntime.options import (
     AutoStakeOpt,
     DeploymentOpt,
@@ -19,6 +20,8 @@ from noderuntime.options import (
     KeyEnvOpt,
     KeySource,
     KeystoreOpt,
+    MetricsBindOpt,
+    MetricsPortOpt,
     MirrorOpt,
     PasswordEnvOpt,
     ResetStateOpt,
@@ -35,6 +38,7 @@ app = typer.Typer(no_args_is_help=True, help="Verifier node: replay sampled segm
 
 @app.command("run")
 def run(
+    config: ConfigOpt = None,
     rpc_url: RpcUrlOpt = "http://127.0.0.1:8545",
     deployment: DeploymentOpt = None,
     keystore: KeystoreOpt = None,
@@ -50,6 +54,8 @@ def run(
     stake: StakeOpt = None,
     reset_state: ResetStateOpt = False,
     mirror: MirrorOpt = None,
+    metrics_port: MetricsPortOpt = 0,
+    metrics_bind: MetricsBindOpt = "127.0.0.1",
     serve_port: ServePortOpt = None,
     serve_bind: ServeBindOpt = "127.0.0.1",
     json_logs: Annotated[bool, typer.Option("--json", help="JSON-lines logs.")] = False,
@@ -75,5 +81,7 @@ def run(
         mirrors=mirror,
         serve_port=serve_port,
         serve_bind=serve_bind,
+        metrics_port=metrics_port,
+        metrics_bind=metrics_bind,
     )
     run_until_signalled(node)

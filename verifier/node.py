@@ -347,6 +347,8 @@ class VerifierNode(NodeBase):
         )
         if receipt is not None:
             self._record_job(job_id, submitted=True)
+            self.metrics.verdicts.labels(verdict="approve").inc(mine - rejects)
+            self.metrics.verdicts.labels(verdict="reject").inc(rejects)
 
     def respond_rule(self) -> Chooser | None:
         """How this node answers a dissection as challenger, ``(mine, theirs) -> index`` over
@@ -421,6 +423,8 @@ class VerifierNode(NodeBase):
             dispute = self.client.committee.get_dispute(dispute_id)
             status = DisputeStatus(int(dispute.status))
             if status is DisputeStatus.Resolved:
+                outcome = "segment_valid" if dispute.segment_valid else "segment_invalid"
+                self.metrics.disputes.labels(outcome=outcome).inc()
                 self._mark_dispute_done(dispute_id)
                 continue
             if status is DisputeStatus.AwaitingCommittee:

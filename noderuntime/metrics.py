@@ -1,0 +1,195 @@
+"""`NodeMetrics`: what a node has done, as Prometheus metrics an operator scrapes.
+
+Every node keeps its metrics in its own `prometheus_client.CollectorRegistry` (never the
+process-wide default one: several nodes run in one test process) and serves them at
+``GET /metrics`` on ``--metrics-port`` (off by default) of ``--metrics-bind`` (127.0.0.1 by
+default), in the Prometheus text exposition format. Names follow the Prometheus conventions
+(https://prometheus.io/docs/practices/naming/): the ``veritrain_`` prefix, ``_total`` for
+counters, ``_seconds`` for durations. Token amounts are in VTT (1 VTT = 10**18 wei) as floats:
+a float counts wei exactly only up to 2**53, which a stake passes; VTT keeps 15-16 significant
+digits, well beyond what a dashboard shows. The table of every metric is docs/OPERATIONS.md.
+
+The runtime records events where it already logs them: `NodeCore.send` (transactions),
+`NodeBase` (round failures), `ReplayMixin` (replays), `StakesMixin` (stake, earnings), and each
+role its own (jobs claimed and settled, verdicts, disputes).
+
+Run: not a script; ``metrics = NodeMetrics(); metrics.serve(9101, "127.0.0.1")``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["REPLAY_BUCKETS", "WEI_PER_VTT", "NodeMetrics", "action_method"]
+
+WEI_PER_VTT = 10**18
+"""Wei in one VTT (the token has 18 decimals)."""
+
+REPLAY_BUCKETS = (0.1, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0)
+"""Upper bounds (seconds) of the replay-duration histogram: a tiny test segment to a long one."""
+
+
+def action_method(action: str) -> str:
+    """The contract method of a `NodeCore.send` action text: its first word
+    (``"claimJob 3"`` -> ``"claimJob"``); ``"unknown"`` for an empty text."""
+    words = action.split(maxsplit=1)
+    return words[0] if words else "unknown"
+
+
+class NodeMetrics:
+    """One node's Prometheus metrics, in a registry of its own.
+
+    Attributes:
+        registry: the node's `CollectorRegistry` (what ``/metrics`` serves).
+        jobs_claimed: Counter ``veritrain_jobs_claimed_total``: jobs this solver claimed
+            (``claimJob`` mined).
+        jobs_settled: Counter ``veritrain_jobs_settled_total{status}``: this solver's jobs that
+            reached a terminal status (``Finalized``: paid; ``Rejected``: stake slashed;
+            ``Cancelled``, ``Expired``).
+        replays: Counter ``veritrain_replays_total{result}``: segment replays by result
+            (``match``, ``mismatch``, ``unavailable``).
+        replay_seconds: Histogram ``veritrain_replay_seconds``: wall-clock seconds per replay.
+        verdicts: Counter ``veritrain_verdicts_total{verdict}``: this verifier's revealed
+            per-sample verdicts (``approve``, ``reject``).
+        disputes: Counter ``veritrain_disputes_total{outcome}``: disputes this node saw
+            resolved (``segment_valid``: the solver's segment was upheld;
+            ``segment_invalid``: it was found wrong).
+        transactions: Counter ``veritrain_transactions_total{method,outcome}``: transactions
+            by contract method and outcome (``ok``, ``reverted``).
+        errors: Counter ``veritrain_errors_total{kind}``: failed rounds by error kind (the
+            exception's type, or the decoded revert's name).
+        stake: Gauge ``veritrain_stake_vtt{role}``: this account's stake for the role (VTT).
+        locked_stake: Gauge ``veritrain_locked_stake_vtt{role}``: the part of it locked by
+            held jobs (VTT).
+        earnings: Counter ``veritrain_earnings_vtt_total``: Escrow credit claimed (VTT).
+    """
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        r = self.registry
+        self.jobs_claimed = Counter(
+            "veritrain_jobs_claimed", "Jobs this solver claimed.", registry=r
+        )
+        self.jobs_settled = Counter(
+            "veritrain_jobs_settled",
+            "This solver's jobs that reached a terminal status (Finalized: paid).",
+            ["status"],
+            registry=r,
+        )
+        self.replays = Counter(
+            "veritrain_replays", "Segment replays by result.", ["result"], registry=r
+        )
+        self.replay_seconds = Histogram(
+            "veritrain_replay_seconds",
+            "Wall-clock seconds of one segment replay.",
+            buckets=REPLAY_BUCKETS,
+            registry=r,
+        )
+        self.verdicts = Counter(
+            "veritrain_verdicts",
+            "Per-sample verdicts this verifier revealed.",
+            ["verdict"],
+            registry=r,
+        )
+        self.disputes = Counter(
+            "veritrain_disputes",
+            "Disputes this node saw resolved, by outcome.",
+            ["outcome"],
+            registry=r,
+        )
+        self.transactions = Counter(
+            "veritrain_transactions",
+            "Transactions sent, by contract method and outcome (ok, reverted).",
+            ["method", "outcome"],
+            registry=r,
+        )
+        self.errors = Counter(
+            "veritrain_errors", "Failed rounds by error kind.", ["kind"], registry=r
+        )
+        self.stake = Gauge(
+            "veritrain_stake_vtt",
+            "This account's stake for the role (VTT).",
+            ["role"],
+            registry=r,
+        )
+        self.locked_stake = Gauge(
+            "veritrain_locked_stake_vtt",
+            "The part of the stake locked by held jobs (VTT).",
+            ["role"],
+            registry=r,
+        )
+        self.earnings = Counter(
+            "veritrain_earnings_vtt", "Escrow credit claimed (VTT).", registry=r
+        )
+        self._server: Any = None
+        self._thread: threading.Thread | None = None
+
+    # ---------------------------------------------------------------------------- events
+    def transaction(self, action: str, *, ok: bool) -> None:
+        """Count one transaction of `NodeCore.send` (``action``: its log text, method first)."""
+        outcome = "ok" if ok else "reverted"
+        self.transactions.labels(method=action_method(action), outcome=outcome).inc()
+
+    def error(self, exc: BaseException) -> None:
+        """Count one failed round, by the decoded revert's name or the exception's type."""
+        self.errors.labels(kind=str(getattr(exc, "name", None) or type(exc).__name__)).inc()
+
+    def replay(self, seconds: float, *, ok: bool, unavailable: bool = False) -> None:
+        """Count one segment replay that took ``seconds`` (wall clock) and its result."""
+        result = "match" if ok else "unavailable" if unavailable else "mismatch"
+        self.replays.labels(result=result).inc()
+        self.replay_seconds.observe(seconds)
+
+    def stake_of(self, role: str, staked_wei: int, locked_wei: int) -> None:
+        """Set the stake gauges of ``role`` (e.g. ``"Solver"``) from amounts in wei."""
+        self.stake.labels(role=role).set(staked_wei / WEI_PER_VTT)
+        self.locked_stake.labels(role=role).set(locked_wei / WEI_PER_VTT)
+
+    def earned(self, wei: int) -> None:
+        """Add claimed Escrow credit (wei) to the earnings."""
+        self.earnings.inc(wei / WEI_PER_VTT)
+
+    # ---------------------------------------------------------------------------- server
+    @property
+    def serving(self) -> bool:
+        """Whether ``/metrics`` is served now."""
+        return self._server is not None
+
+    def serve(self, port: int | None, host: str = "127.0.0.1") -> None:
+        """Serve the registry at ``http://host:port/metrics`` in a daemon thread.
+
+        Args:
+            port: TCP port; None or 0: not served (nothing happens).
+            host: the interface to bind.
+
+        Raises:
+            OSError: the port cannot be bound (taken, or a host not of this machine); its
+                message names ``--metrics-port``.
+        """
+        if not port or self._server is not None:
+            return
+        try:
+            self._server, self._thread = start_http_server(port, addr=host, registry=self.registry)
+        except OSError as exc:
+            raise OSError(
+                exc.errno,
+                f"cannot serve metrics on {host}:{port} ({exc.strerror or exc}): "
+                "pick another --metrics-port",
+            ) from None
+        logger.info("metrics served on http://%s:%d/metrics", host, port)
+
+    def stop(self) -> None:
+        """Stop serving (no-op when not served)."""
+        if self._server is None:
+            return
+        self._server.shutdown()
+        self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5.0)
+        self._server, self._thread = None, None
