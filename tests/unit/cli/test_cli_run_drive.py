@@ -49,7 +49,7 @@ def _drive(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chain: Chain, *extra: str, others: Any = None
 ) -> Any:
     (tmp_path / "run.json").write_bytes(RUN.canonical_json())
-    chain.shares = SimpleNamespace(can_post=lambda model: model == RUN.inner.model_id_hash())  # type: ignore[attr-defined]
+    chain.shares.can_post = lambda model: model == RUN.inner.model_id_hash()
     monkeypatch.setattr("cli.run_drive.connect_signer", lambda *a: chain)
     others = others or Others(chain)
     monkeypatch.setattr("cli.run_drive.time", SimpleNamespace(time=lambda: 0, sleep=others.sleep))
@@ -159,7 +159,7 @@ def test_drive_refuses_a_short_balance_or_a_wrong_key_in_one_line(
 ) -> None:
     chain = Chain(FakeRegistry(), balance=balance)
     (tmp_path / "run.json").write_bytes(RUN.canonical_json())
-    chain.shares = SimpleNamespace(can_post=lambda model: can_post)  # type: ignore[attr-defined]
+    chain.shares.can_post = lambda model: can_post
     monkeypatch.setattr("cli.run_drive.connect_signer", lambda *a: chain)
     result = runner.invoke(app, ["run", "drive", str(tmp_path / "run.json")])
     assert result.exit_code == 1, result.output

@@ -121,6 +121,10 @@ class FakeClient:
         self.address = "0x" + "22" * 20
         self.statuses: dict[int, JobStatus] = {}
         self.jobs = SimpleNamespace(get_job=self._job)
+        self.trainings: dict[tuple[bytes, bytes], int] = {}  # (initHash, specHash) -> job id
+        self.shares = SimpleNamespace(
+            training_job_of=lambda model, init, spec: self.trainings.get((bytes(init), spec), 0)
+        )
 
     def timestamp(self) -> int:
         return self.runs.now
