@@ -3,7 +3,7 @@
 Run: ``.venv/bin/python -m bench.bench_repro`` (``--steps 200 --chunk 10``; ``--presets
 digits-mlp-wide`` to run one model; ``--batch`` to override the presets' batch sizes;
 ``--device cuda`` to train both on a GPU; ``--gemm 4096`` for the matrix-product table only;
-``--sqrt`` for the square-root table only).
+``--sqrt`` for the square-root table only; ``--scale`` for the scale table).
 
 For each model (the `digits-mlp-wide` and `shakespeare-char` presets) it trains the native and
 the repro job side by side in one process at one thread, from their own state 0, in lockstep:
@@ -22,6 +22,13 @@ TFLOP/s (2 N**3 flops per product), interleaved repeats, min and median. ``--sqr
 `veritrain.repro.sqrt` (correctly rounded, proven entry by entry) against `torch.sqrt` on
 float32 vectors the size of the presets' parameters.
 
+``--scale`` times training steps of the presets and of two larger Llama models on the
+byte-level Bible corpus (`llama-10m`, 9.5 M parameters; `llama-100m`, about 100 M, on a GPU
+only) in four variants, interleaved in one process: native float32 (TF32 off), native bfloat16
+autocast (the field's mixed precision), repro2 with its float64 GEMM and, on a GPU, repro2
+with its int8 GEMM (the two repro2 variants give the same bytes: the table shows both hashes).
+It prints step time min/median and repro2 over native float32 and over bfloat16.
+
 Both engines live in one process and the execution profile is process-global: the repro
 engine, built last, turns off deterministic mode's NaN fill of new tensors, so the native steps
 run without it too (the native times are, if anything, lower than in a native-only process).
@@ -30,6 +37,7 @@ run without it too (the native times are, if anything, lower than in a native-on
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 from dataclasses import dataclass, field
@@ -40,8 +48,10 @@ from rich.console import Console
 from rich.table import Table
 
 from veritrain import repro
+from veritrain.presets import PRESETS as ALL_PRESETS
 from veritrain.presets import preset
-from veritrain.spec import ARITHS, NATIVE_ARITH, ExecutionProfile
+from veritrain.repro.gemm import GEMM_ENV
+from veritrain.spec import ARITHS, NATIVE_ARITH, REPRO_ARITH, ExecutionProfile, LlamaConfig
 from veritrain.training import TrainingEngine, TrainState
 
 PRESETS = ("digits-mlp-wide", "shakespeare-char")
@@ -192,6 +202,109 @@ def bench_sqrt(device: str, repeats: int) -> Table:
     return table
 
 
+# (preset whose data it trains on, model, batch size, GPU only)
+SCALE_MODELS: dict[str, tuple[str, LlamaConfig, int, bool]] = {
+    "llama-10m": (
+        "llama-bible",
+        LlamaConfig(
+            n_layer=6, n_head=6, n_kv_head=2, n_embd=384, block_size=256, ffn_hidden=1024,
+            tie_embeddings=True,
+        ),
+        8,
+        False,
+    ),
+    "llama-100m": (
+        "llama-bible",
+        LlamaConfig(
+            n_layer=12, n_head=12, n_kv_head=4, n_embd=768, block_size=512, ffn_hidden=2816,
+            tie_embeddings=True,
+        ),
+        8,
+        True,
+    ),
+}  # fmt: skip
+
+
+@dataclass
+class _ScaleVariant:
+    label: str
+    engine: TrainingEngine
+    state: TrainState
+    bf16: bool = False
+    gemm: str | None = None
+    step_s: list[float] = field(default_factory=list)
+
+
+def bench_scale(name: str, steps: int, chunk: int, device: str, threads: int) -> list[list[str]]:
+    """Rows of the scale table for one preset or `SCALE_MODELS` entry.
+
+    Variants, trained from their own state 0 in lockstep chunks (the order flips every chunk):
+    native float32, native with bfloat16 autocast (`torch.autocast`, forward and backward
+    products in bfloat16, float32 master weights and optimizer), repro2 with the float64
+    GEMM, and on a GPU repro2 with the int8 GEMM (`VERITRAIN_REPRO_GEMM`, switched around its
+    chunks). Returns one row per variant: model, parameters, variant, step ms min and median,
+    x native float32 and x bfloat16 (of the medians), state hash prefix.
+    """
+    if name in SCALE_MODELS:
+        base, model, batch, _ = SCALE_MODELS[name]
+        extra: dict[str, Any] = {"model": model, "batch_size": batch}
+    else:
+        base, extra = name, {}
+    extra.update(total_steps=steps, checkpoint_interval=steps)
+    profile = ExecutionProfile(device=device, threads=threads)
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+
+    def native() -> tuple[TrainingEngine, TrainState]:
+        engine = TrainingEngine(preset(base, NATIVE_ARITH, profile=profile, **extra))
+        return engine, engine.init_state()
+
+    variants = [_ScaleVariant("native float32", *native())]
+    variants.append(_ScaleVariant("native bf16 autocast", *native(), bf16=True))
+    repro_engine = TrainingEngine(preset(base, REPRO_ARITH, **extra), device=device)
+    gemms = ["float64", "int8"] if device == "cuda" else ["float64"]
+    for gemm in gemms:
+        variants.append(
+            _ScaleVariant(f"repro2 {gemm} GEMM", repro_engine, repro_engine.init_state(), gemm=gemm)
+        )
+    torch.set_num_threads(threads)
+    previous = os.environ.get(GEMM_ENV)
+    try:
+        for i in range(steps // chunk):
+            for v in variants if i % 2 == 0 else variants[::-1]:
+                if v.gemm is not None:
+                    os.environ[GEMM_ENV] = v.gemm
+                _sync(device)
+                t0 = time.perf_counter()
+                with torch.autocast(device_type=device, dtype=torch.bfloat16, enabled=v.bf16):
+                    for _ in range(chunk):
+                        v.engine.train_step(v.state)
+                _sync(device)
+                v.step_s.append((time.perf_counter() - t0) / chunk)
+    finally:
+        if previous is None:
+            os.environ.pop(GEMM_ENV, None)
+        else:
+            os.environ[GEMM_ENV] = previous
+    params = sum(p.numel() for p in variants[0].state.model.parameters())
+    med = {v.label: statistics.median(v.step_s) for v in variants}
+    rows = []
+    for v in variants:
+        rows.append(
+            [
+                name,
+                f"{params / 1e6:.2f} M",
+                v.label,
+                f"{1000 * min(v.step_s):.1f}",
+                f"{1000 * med[v.label]:.1f}",
+                f"{med[v.label] / med['native float32']:.2f}",
+                f"{med[v.label] / med['native bf16 autocast']:.2f}",
+                "0x" + v.engine.state_hash(v.state).hex()[:12],
+            ]
+        )
+    return rows
+
+
 def main() -> None:
     """Parse the options, run the models, print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -203,9 +316,20 @@ def main() -> None:
     parser.add_argument("--gemm", type=int, default=None, help="time one N x N x N product")
     parser.add_argument("--sqrt", action="store_true", help="time the square roots only")
     parser.add_argument("--repeats", type=int, default=5, help="repeats (--gemm, --sqrt)")
+    parser.add_argument(
+        "--scale",
+        nargs="*",
+        default=None,
+        choices=(*ALL_PRESETS, *SCALE_MODELS),
+        help="the scale table (models: default every preset and the scale models that fit)",
+    )
+    parser.add_argument("--threads", type=int, default=1, help="CPU threads (--scale)")
     args = parser.parse_args()
     if args.device == "cuda" and not torch.cuda.is_available():
         parser.error("--device cuda: torch sees no GPU")
+    if args.scale is not None:
+        run_scale(args)
+        return
     if args.gemm is not None or args.sqrt:
         if args.gemm is not None:
             Console(width=150).print(bench_gemm(args.gemm, args.device, args.repeats))
@@ -240,6 +364,26 @@ def main() -> None:
             )
         for arith in ARITHS:
             print(f"{name} {arith} state hash {row[arith]['hash']}")
+    Console(width=150).print(table)
+
+
+def run_scale(args: argparse.Namespace) -> None:
+    """Print the scale table for `args.scale` (all fitting models when empty)."""
+    names = args.scale or [
+        *ALL_PRESETS,
+        *(m for m, (_, _, _, gpu) in SCALE_MODELS.items() if args.device == "cuda" or not gpu),
+    ]
+    if args.steps < args.chunk or args.steps % args.chunk:
+        raise SystemExit("--steps must be a positive multiple of --chunk")
+    where = f"{args.threads} thread(s), CPU" if args.device == "cpu" else "CUDA"
+    table = Table(title=f"scale: step time, {args.steps} steps per variant, {where}")
+    cols = ("model", "params", "variant", "ms min", "ms median", "x fp32", "x bf16", "hash")
+    for col in cols:
+        table.add_column(col, justify="left" if col in ("model", "variant", "hash") else "right")
+    for name in names:
+        for row in bench_scale(name, args.steps, args.chunk, args.device, args.threads):
+            table.add_row(*row)
+            print(" | ".join(row), flush=True)
     Console(width=150).print(table)
 
 
