@@ -30,6 +30,7 @@ from noderuntime.options import (
     StakeOpt,
     ThreadsOpt,
     VerboseOpt,
+    WorkersOpt,
     check_models,
     token_amount,
 )
@@ -59,6 +60,7 @@ def run(
     device: DeviceOpt = "auto",
     model: ModelsOpt = None,
     max_jobs: MaxJobsOpt = 1,
+    workers: WorkersOpt = 1,
     min_reward: Annotated[
         int,
         typer.Option(
@@ -98,6 +100,7 @@ def run(
         min_reward=min_reward,
         threads=threads,
         device=device,
+        workers=workers,
     )
     configure_node(
         node, auto_stake=auto_stake, stake=stake, reset_state=reset_state, mirrors=mirror

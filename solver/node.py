@@ -45,8 +45,7 @@ Run: `veritrain solver run --rpc-url ... --deployment ... --key-env SOLVER_KEY`.
 from __future__ import annotations
 
 import logging
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -58,6 +57,7 @@ from noderuntime.ports import ChainPort
 from noderuntime.records import Phase, RecordStore, SolverClaims, SolverJob, SolverRecords
 from noderuntime.runkeeper import RunKeeper
 from noderuntime.runs import RoundNotReady
+from solver.deadlines import DeadlinesMixin
 from solver.server import (
     DEFAULT_STATE_CACHE_BYTES,
     CheckpointCatalog,
@@ -98,7 +98,7 @@ class CommitTree(NamedTuple):
     init_proof: list[bytes]
 
 
-class SolverNode(NodeBase):
+class SolverNode(DeadlinesMixin, NodeBase):
     """A solver: trains claimed jobs and serves their checkpoints.
 
     Args:
@@ -123,13 +123,17 @@ class SolverNode(NodeBase):
             or empty claims any model's jobs. A job of another model is skipped.
         threads: CPU threads for repro jobs (`NodeBase`; None: torch's count).
         device: where repro jobs run, `"auto"`, `"cpu"` or `"cuda"` (`NodeBase`).
+        workers: W data-parallel processes each job trains with (`solver.trainer.train_job`:
+            the same checkpoints as one process; clamped to the job's micro-batches). W > 1
+            needs the honest `step_function` and `initial_state`: a subclass replacing either
+            trains on one process.
         min_reward: the least reward (wei) a job must pay to be claimed; an Open job paying
             less is skipped for good (a reward never changes) and said once in the log. 0
             claims any job: the default, so that a spammer's unpaid jobs are claimed unless
             the operator sets a price.
 
     Raises:
-        ValueError: a negative `min_reward`.
+        ValueError: a negative `min_reward`, or `workers` < 1.
     """
 
     def __init__(
@@ -153,6 +157,7 @@ class SolverNode(NodeBase):
         threads: int | None = None,
         device: str = "auto",
         min_reward: int = 0,
+        workers: int = 1,
     ) -> None:
         super().__init__(
             client,
@@ -170,6 +175,9 @@ class SolverNode(NodeBase):
         if min_reward < 0:
             raise ValueError(f"min_reward must be >= 0 wei, got {min_reward}")
         self.min_reward = min_reward
+        if workers < 1:
+            raise ValueError(f"workers must be >= 1, got {workers}")
+        self.workers = workers
         self.data_dir = Path(data_dir)
         self.public_host = public_host
         self.port = port
@@ -641,107 +649,7 @@ class SolverNode(NodeBase):
                 self._hold(job_id, job)
                 return
 
-    # ------------------------------------------------------------------------ deadlines
-    def step_rate(self, engine: TrainingEngine) -> tuple[float, float]:
-        """This machine's training speed on `engine.spec`, measured once per spec.
-
-        A timed trial from the spec's initial state with this solver's step function (at
-        most `rate_trial_seconds` of wall clock and at most N steps; the first step's warm-up
-        is included, which errs on the slow side), plus one checkpoint encoded and hashed.
-        Persisted in the state file under the spec hash, so a restart does not measure again.
-
-        Args:
-            engine: the job's engine.
-
-        Returns:
-            (steps per second, seconds per checkpoint).
-        """
-        from veritrain.state import state_hash
-
-        key = engine.spec.spec_hash().hex()
-        known = self._rates.get(key)
-        if known is not None:
-            return known
-        records = self.state.read()
-        if key in records.step_rates and key in records.checkpoint_seconds:
-            self._rates[key] = (records.step_rates[key], records.checkpoint_seconds[key])
-            return self._rates[key]
-        advance = self.step_function(engine)
-        state = engine.init_state()
-        steps = 0
-        start = time.monotonic()
-        while steps < engine.spec.total_steps:
-            advance(state)
-            steps += 1
-            if time.monotonic() - start >= self.rate_trial_seconds:
-                break
-        elapsed = max(time.monotonic() - start, 1e-9)
-        tick = time.monotonic()
-        state_hash(engine.state_bytes(state))
-        checkpoint = time.monotonic() - tick
-        rate = steps / elapsed
-        self._rates[key] = (rate, checkpoint)
-        with self.state.transaction() as recs:
-            recs.step_rates[key] = rate
-            recs.checkpoint_seconds[key] = checkpoint
-        self.log.info(
-            "spec %s: measured %.1f steps/s, %.3f s per checkpoint", key[:10], rate, checkpoint
-        )
-        return rate, checkpoint
-
-    def time_needed(self, engine: TrainingEngine, from_step: int) -> float:
-        """Seconds (with the safety margin) to train from `from_step` to N, hash and store
-        the remaining checkpoints and commit, at this solver's measured rate.
-
-        Args:
-            engine: the job's engine.
-            from_step: the step training resumes from (0 for a new job).
-        """
-        spec = engine.spec
-        rate, checkpoint = self.step_rate(engine)
-        steps_left = spec.total_steps - from_step
-        checkpoints_left = steps_left // spec.checkpoint_interval + (1 if from_step == 0 else 0)
-        estimate = steps_left / rate + checkpoints_left * checkpoint
-        return estimate * (1.0 + self.deadline_margin) + self.deadline_margin_s
-
-    def _can_finish(self, job_id: int, engine: TrainingEngine, commit_window: int) -> bool:
-        """Whether a new job fits in the commit window (logged once when it does not)."""
-        need = self.time_needed(engine, 0)
-        if need <= commit_window:
-            return True
-        rate, _ = self.step_rate(engine)
-        self.log.info(
-            "job %d: cannot finish before the commit deadline: N=%d steps at %.1f steps/s "
-            "needs ~%.3g s with the margin, the commit window is %d s; skipping it",
-            job_id,
-            engine.spec.total_steps,
-            rate,
-            need,
-            commit_window,
-        )
-        return False
-
-    def _deadline_watch(
-        self, job_id: int, engine: TrainingEngine, commit_deadline: int
-    ) -> Callable[[int], str | None]:
-        """A `train_job(give_up=...)` that says why once the commit deadline (chain time,
-        mapped to this process's monotonic clock) can no longer be met."""
-        ends_at = time.monotonic() + (commit_deadline - self.chain_time())
-        rate, _ = self.step_rate(engine)
-
-        def give_up(step: int) -> str | None:
-            left = ends_at - time.monotonic()
-            need = self.time_needed(engine, step)
-            if need <= left:
-                return None
-            return (
-                f"job {job_id}: cannot make the commit deadline: {engine.spec.total_steps - step} "
-                f"steps left at {rate:.1f} steps/s need ~{need:.0f} s with the margin, "
-                f"{max(left, 0):.0f} s left"
-            )
-
-        return give_up
-
+    # ------------------------------------------------------------------------- abandon
     def _abandon(self, job_id: int, reason: str) -> None:
         """Drop a held job cleanly: phase ABANDONED (never trained again), its checkpoints
         deleted (unless another held job shares them), its engine released."""
@@ -926,12 +834,20 @@ class SolverNode(NodeBase):
                 reasons.append(reason)
             return reason
 
+        parallel = (  # W > 1 processes train the honest rule from the spec's state 0 only
+            self.workers > 1
+            and type(self).step_function is SolverNode.step_function
+            and type(self).initial_state is SolverNode.initial_state
+        )
         done = train_job(
             engine,
             self.store,
             hashes,
-            step_fn=self.step_function(engine),
-            initial=lambda: self.initial_state(engine),
+            step_fn=None if parallel else self.step_function(engine),
+            initial=None if parallel else lambda: self.initial_state(engine),
+            workers=self.workers if parallel else 1,
+            device=self.device,
+            threads=self.threads,
             on_checkpoint=persist,
             should_stop=lambda: self.stopping,
             give_up=give_up,

@@ -308,14 +308,13 @@ def _train(
     mine = list(range(rank, m, world))
     width = 1 + sum(sizes)  # the loss, then every gradient flattened in parameter order
     dtype = params[0].dtype
+    size = spec.batch_size // m  # rows per micro-batch
     start_step = state.step
     while state.step < until:
-        x, y = engine.batch(state.step)
-        size = x.shape[0] // m
         send = torch.zeros((slots, width), dtype=dtype, device=engine.device)
-        for j, i in enumerate(mine):
-            lo, hi = i * size, (i + 1) * size
-            loss, grads = engine.micro_gradient(state, x[lo:hi], y[lo:hi])
+        for j, i in enumerate(mine):  # only this rank's rows are read (a tokens job's chunks)
+            x, y = engine.batch(state.step, (i * size, (i + 1) * size))
+            loss, grads = engine.micro_gradient(state, x, y)
             send[j, 0] = loss
             torch.cat([g.reshape(-1) for g in grads], out=send[j, 1:])
         recv = [torch.empty_like(send) for _ in range(world)]
