@@ -203,3 +203,40 @@ def test_a_solver_node_with_workers_commits_the_root_of_one_process(tmp_path: Pa
     assert line == f"job {job_id}: training steps 0 to 40 on 2 data-parallel workers"
     with pytest.raises(ValueError, match="workers must be >= 1"):
         SolverNode(FakeChain().client(SOLVER), tmp_path / "w0", serve=False, workers=0)
+
+
+class _KillsRank1(SolverNode):
+    """A solver (honest rules: it trains with workers) that SIGKILLs data-parallel worker 1
+    right after recording the job's second checkpoint, once."""
+
+    killed = False
+
+    def _put(self, job_id: int, **changes: object):  # type: ignore[no-untyped-def]
+        rec = super()._put(job_id, **changes)
+        if not self.killed and len(rec.hashes) == 2:
+            (rank1,) = (p for p in multiprocessing.active_children() if p.name.endswith("rank1"))
+            assert rank1.pid is not None
+            os.kill(rank1.pid, signal.SIGKILL)
+            self.killed = True
+        return rec
+
+
+def test_a_solver_node_resumes_after_a_worker_dies(tmp_path: Path) -> None:
+    spec = tiny_spec().model_copy(update={"micro_batches": 4})
+    roots = []
+    for killer in (False, True):
+        chain = FakeChain()
+        job_id = chain.post_job(SUBMITTER, spec)
+        kind = _KillsRank1 if killer else SolverNode
+        node = kind(chain.client(SOLVER), tmp_path / str(killer), serve=False, workers=2)
+        node.step()  # stake, claim
+        if killer:
+            with pytest.raises(ParallelTrainingError, match="worker 1 .* SIGKILL"):
+                node.step()  # this round's attempt stops; its checkpoints are recorded
+            rec = node.job_record(job_id)
+            assert rec is not None and 2 <= len(rec.hashes) < 5
+            assert chain.jobs[job_id].status is JobStatus.Claimed
+        node.step()  # (the next round) trains on from the last checkpoint and commits
+        assert chain.jobs[job_id].status is JobStatus.Committed
+        roots.append(chain.jobs[job_id].merkle_root)
+    assert roots[0] == roots[1]
