@@ -234,7 +234,9 @@ def _failure(procs: list[BaseProcess], out_q: Any, errors: dict[int, str], last:
 
 
 def _stop(procs: list[BaseProcess]) -> None:
-    """Terminate, then kill, every worker still running, and reap them all."""
+    """Terminate, then kill, every worker still running, and reap them all (those that never
+    started, when starting one failed, are skipped)."""
+    procs = [p for p in procs if p.pid is not None]
     for p in procs:
         if p.is_alive():
             p.terminate()
