@@ -5,11 +5,11 @@ micro-batches and folds their gradients in the fixed order 0..m-1
 (`veritrain.training.TrainingEngine.apply_micro_gradients`). `train_parallel` runs that step on
 W <= m processes through `torch.distributed` (gloo on CPU, nccl on CUDA): rank r reads only the
 rows of and computes the micro-batches r, r + W, r + 2W, ... (`TrainingEngine.batch(step,
-rows)`: a "tokens" job's rank fetches only the chunks its windows use); one `all_gather` (never `all_reduce`, whose summation
-order is unspecified) gives every rank every micro-batch's loss and gradient, and every rank
-folds them in order 0..m-1 exactly as one device does, then takes the same optimizer step, so
-all ranks hold identical replicas and a verifier replays the job on one device
-(`TrainingEngine.run`) to the same state hashes.
+rows)`: a "tokens" job's rank fetches only the chunks its windows use); one `all_gather`
+(never `all_reduce`, whose summation order is unspecified) gives every rank every micro-batch's
+loss and gradient, and every rank folds them in order 0..m-1 exactly as one device does, then
+takes the same optimizer step, so all ranks hold identical replicas and a verifier replays the
+job on one device (`TrainingEngine.run`) to the same state hashes.
 
 The workers are started by this module (as torchrun would start them): a `forkserver` whose
 server has imported torch and the engine once (later runs in the same program start in a
