@@ -40,6 +40,7 @@ __all__ = [
     "DeviceOpt",
     "ModelsOpt",
     "MaxJobsOpt",
+    "WorkersOpt",
     "AutoStakeOpt",
     "StakeOpt",
     "ResetStateOpt",
@@ -163,6 +164,17 @@ MaxJobsOpt = Annotated[
         min=0,
         help="Jobs held at once (claimed and not yet settled); 0 claims none and keeps serving "
         "the checkpoints of past jobs (a solver leaving a run: its counted work stays available).",
+    ),
+]
+WorkersOpt = Annotated[
+    int,
+    typer.Option(
+        "--workers",
+        envvar="VERITRAIN_WORKERS",
+        min=1,
+        help="Train each job with W data-parallel processes (each takes whole micro-batches of "
+        "the job's spec; the checkpoints are the bytes of one process). Clamped to the job's "
+        "micro-batches: a job with one trains on one process. --threads is shared among them.",
     ),
 ]
 

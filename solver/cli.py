@@ -33,6 +33,7 @@ from noderuntime.options import (
     StakeOpt,
     ThreadsOpt,
     VerboseOpt,
+    WorkersOpt,
     check_models,
     token_amount,
 )
@@ -63,6 +64,7 @@ def run(
     device: DeviceOpt = "auto",
     model: ModelsOpt = None,
     max_jobs: MaxJobsOpt = 1,
+    workers: WorkersOpt = 1,
     min_reward: Annotated[
         int,
         typer.Option(
@@ -104,6 +106,7 @@ def run(
         min_reward=min_reward,
         threads=threads,
         device=device,
+        workers=workers,
     )
     configure_node(
         node,

@@ -123,13 +123,17 @@ class SolverNode(SolverDeadlines):
             or empty claims any model's jobs. A job of another model is skipped.
         threads: CPU threads for repro jobs (`NodeBase`; None: torch's count).
         device: where repro jobs run, `"auto"`, `"cpu"` or `"cuda"` (`NodeBase`).
+        workers: W data-parallel processes each job trains with (`solver.trainer.train_job`:
+            the same checkpoints as one process; clamped to the job's micro-batches). W > 1
+            needs the honest `step_function` and `initial_state`: a subclass replacing either
+            trains on one process.
         min_reward: the least reward (wei) a job must pay to be claimed; an Open job paying
             less is skipped for good (a reward never changes) and said once in the log. 0
             claims any job: the default, so that a spammer's unpaid jobs are claimed unless
             the operator sets a price.
 
     Raises:
-        ValueError: a negative `min_reward`.
+        ValueError: a negative `min_reward`, or `workers` < 1.
     """
 
     def __init__(
@@ -153,6 +157,7 @@ class SolverNode(SolverDeadlines):
         threads: int | None = None,
         device: str = "auto",
         min_reward: int = 0,
+        workers: int = 1,
     ) -> None:
         super().__init__(
             client,
@@ -170,6 +175,9 @@ class SolverNode(SolverDeadlines):
         if min_reward < 0:
             raise ValueError(f"min_reward must be >= 0 wei, got {min_reward}")
         self.min_reward = min_reward
+        if workers < 1:
+            raise ValueError(f"workers must be >= 1, got {workers}")
+        self.workers = workers
         self.data_dir = Path(data_dir)
         self.public_host = public_host
         self.port = port
@@ -827,12 +835,20 @@ class SolverNode(SolverDeadlines):
                 reasons.append(reason)
             return reason
 
+        parallel = (  # W > 1 processes train the honest rule from the spec's state 0 only
+            self.workers > 1
+            and type(self).step_function is SolverNode.step_function
+            and type(self).initial_state is SolverNode.initial_state
+        )
         done = train_job(
             engine,
             self.store,
             hashes,
-            step_fn=self.step_function(engine),
-            initial=lambda: self.initial_state(engine),
+            step_fn=None if parallel else self.step_function(engine),
+            initial=None if parallel else lambda: self.initial_state(engine),
+            workers=self.workers if parallel else 1,
+            device=self.device,
+            threads=self.threads,
             on_checkpoint=persist,
             should_stop=lambda: self.stopping,
             give_up=give_up,

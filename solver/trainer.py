@@ -134,8 +134,16 @@ def train_job(
     should_stop: Callable[[], bool] | None = None,
     give_up: Callable[[int], str | None] | None = None,
     label: str = "training",
+    workers: int = 1,
+    device: str = "cpu",
+    threads: int | None = None,
 ) -> bool:
     """Train `engine.spec` to `total_steps`, resuming after the checkpoints in `hashes`.
+
+    With `workers` W > 1 the steps run on W data-parallel processes
+    (`solver.dataparallel.train_job_parallel`; W clamped to the job's `micro_batches`, so a
+    job with one micro-batch trains here, on one process) to the same checkpoint bytes and
+    hashes; W = 1 (the default) trains in this process.
 
     Args:
         engine: the engine of the job's spec (profile already applied).
@@ -152,6 +160,10 @@ def train_job(
         give_up: called with the current step (before each step); a returned reason stops
             the run early and is logged (e.g. the commit deadline can no longer be met).
         label: progress bar description.
+        workers: W >= 1 processes; W > 1 needs the honest rules (`step_fn` and `initial`
+            None) and checks `should_stop` and `give_up` at each checkpoint only.
+        device: with W > 1, where a repro job's workers train (`"cpu"` or `"cuda"`).
+        threads: with W > 1, this node's CPU threads, shared among the workers.
 
     Returns:
         True when all N/k + 1 checkpoints exist, False if stopped early.
@@ -159,8 +171,29 @@ def train_job(
     Raises:
         CheckpointHashMismatch: a corrupt stored checkpoint cannot be recomputed to its
             recorded hash (see `restore_checkpoint`; a corrupt file alone is repaired).
-        ValueError: a stored checkpoint at the wrong step.
+        ValueError: a stored checkpoint at the wrong step; W > 1 with `step_fn` or `initial`.
+        ParallelTrainingError: W > 1 and a worker died or failed; the checkpoints made before
+            are stored and recorded in `hashes`, and a new call resumes from them.
     """
+    if workers != 1:
+        from solver.dataparallel import effective_workers, train_job_parallel
+
+        used = effective_workers(engine.spec, workers, device, label)
+        if used > 1:
+            if step_fn is not None or initial is not None:
+                raise ValueError("data-parallel training runs the honest step rule from state 0")
+            return train_job_parallel(
+                engine,
+                store,
+                hashes,
+                used,
+                device=device,
+                threads=threads,
+                on_checkpoint=on_checkpoint,
+                should_stop=should_stop,
+                give_up=give_up,
+                label=label,
+            )
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="checkpoint-writer") as writer:
         return _train(
             engine,

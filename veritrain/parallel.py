@@ -3,12 +3,13 @@
 A spec with `micro_batches` m (`veritrain.spec.JobSpec`) cuts each step's batch into m
 micro-batches and folds their gradients in the fixed order 0..m-1
 (`veritrain.training.TrainingEngine.apply_micro_gradients`). `train_parallel` runs that step on
-W <= m processes through `torch.distributed` (gloo on CPU, nccl on CUDA): rank r computes the
-micro-batches r, r + W, r + 2W, ...; one `all_gather` (never `all_reduce`, whose summation
-order is unspecified) gives every rank every micro-batch's loss and gradient, and every rank
-folds them in order 0..m-1 exactly as one device does, then takes the same optimizer step, so
-all ranks hold identical replicas and a verifier replays the job on one device
-(`TrainingEngine.run`) to the same state hashes.
+W <= m processes through `torch.distributed` (gloo on CPU, nccl on CUDA): rank r reads only the
+rows of and computes the micro-batches r, r + W, r + 2W, ... (`TrainingEngine.batch(step,
+rows)`: a "tokens" job's rank fetches only the chunks its windows use); one `all_gather`
+(never `all_reduce`, whose summation order is unspecified) gives every rank every micro-batch's
+loss and gradient, and every rank folds them in order 0..m-1 exactly as one device does, then
+takes the same optimizer step, so all ranks hold identical replicas and a verifier replays the
+job on one device (`TrainingEngine.run`) to the same state hashes.
 
 The workers are started by this module (as torchrun would start them): a `forkserver` whose
 server has imported torch and the engine once (later runs in the same program start in a
@@ -234,7 +235,9 @@ def _failure(procs: list[BaseProcess], out_q: Any, errors: dict[int, str], last:
 
 
 def _stop(procs: list[BaseProcess]) -> None:
-    """Terminate, then kill, every worker still running, and reap them all."""
+    """Terminate, then kill, every worker still running, and reap them all (those that never
+    started, when starting one failed, are skipped)."""
+    procs = [p for p in procs if p.pid is not None]
     for p in procs:
         if p.is_alive():
             p.terminate()
@@ -308,14 +311,13 @@ def _train(
     mine = list(range(rank, m, world))
     width = 1 + sum(sizes)  # the loss, then every gradient flattened in parameter order
     dtype = params[0].dtype
+    size = spec.batch_size // m  # rows per micro-batch
     start_step = state.step
     while state.step < until:
-        x, y = engine.batch(state.step)
-        size = x.shape[0] // m
         send = torch.zeros((slots, width), dtype=dtype, device=engine.device)
-        for j, i in enumerate(mine):
-            lo, hi = i * size, (i + 1) * size
-            loss, grads = engine.micro_gradient(state, x[lo:hi], y[lo:hi])
+        for j, i in enumerate(mine):  # only this rank's rows are read (a tokens job's chunks)
+            x, y = engine.batch(state.step, (i * size, (i + 1) * size))
+            loss, grads = engine.micro_gradient(state, x, y)
             send[j, 0] = loss
             torch.cat([g.reshape(-1) for g in grads], out=send[j, 1:])
         recv = [torch.empty_like(send) for _ in range(world)]

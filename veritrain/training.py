@@ -476,13 +476,22 @@ class TrainingEngine:
         return TrainState(model=model, optimizer=self._new_optimizer(model), step=0)
 
     # --- training --------------------------------------------------------------------------
-    def batch(self, step: int) -> tuple[torch.Tensor, torch.Tensor]:
+    def batch(
+        self, step: int, rows: tuple[int, int] | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """Inputs and targets of step `step` on the engine's device.
+
+        Args:
+            step: the 0-based step.
+            rows: `(lo, hi)`: only rows lo..hi-1 of the batch (a micro-batch, for a
+                data-parallel worker: `veritrain.parallel`), the same values as slicing the
+                whole batch; a "tokens" job then reads only the chunks those rows use.
 
         Returns:
             MLP jobs: x (B, d) float and y (B,) int64 class labels; GPT and Llama jobs: x and
-            y (B, T) int64 token ids (`veritrain.text.lm_batch`).
+            y (B, T) int64 token ids (`veritrain.text.lm_batch`); B = hi - lo with `rows`.
         """
+        lo, hi = rows if rows is not None else (0, self.spec.batch_size)
         if self.text is not None:
             assert isinstance(self.spec.model, TextModelConfig)
             x_np, y_np = lm_batch(
@@ -492,6 +501,7 @@ class TrainingEngine:
                 self.spec.batch_size,
                 self.spec.model.block_size,
             )
+            x_np, y_np = x_np[lo:hi], y_np[lo:hi]
             return torch.from_numpy(x_np).to(self.device), torch.from_numpy(y_np).to(self.device)
         if self.tokens is not None:
             assert isinstance(self.spec.model, TextModelConfig)
@@ -500,10 +510,11 @@ class TrainingEngine:
             ids, offs = batch_windows(
                 self.spec.seed, step, self.spec.batch_size, block, h.train_chunks, h.chunk_tokens
             )
+            ids, offs = ids[lo:hi], offs[lo:hi]
             x_np, y_np = gather_windows(self.tokens.gather(ids), ids, offs, block)
             return torch.from_numpy(x_np).to(self.device), torch.from_numpy(y_np).to(self.device)
         idx = batch_indices(self.spec.seed, step, self.dataset.n_train, self.spec.batch_size)
-        idx_t = torch.from_numpy(idx).to(self.device)
+        idx_t = torch.from_numpy(idx[lo:hi]).to(self.device)
         return self._x_train.index_select(0, idx_t), self._y_train.index_select(0, idx_t)
 
     def _loss(self, model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
