@@ -9,7 +9,8 @@ A role belongs to a scope (the job, run round, dispute or model it is held in); 
 bare role for its own scope and ``role (scope)`` for another one, an account page
 ``role of scope`` with a link. The role names are those of the protocol: job poster, solver,
 verifier, whistleblower (paid a forced-error jackpot), defender, challenger, committee member,
-model owner, pending owner, authorised poster, shareholder, run owner, proposer, solver seat S.
+model owner, pending owner, authorised poster, shareholder, run owner, proposer, solver seat S
+(of a run round), verifier seat S (of a job's current verifier draw).
 
 Run: imported by ``dashboard.app``; ``python -m dashboard.server`` serves the pages.
 """
@@ -27,6 +28,7 @@ from indexer.models import (
     Contribution,
     Dispute,
     Earning,
+    Event,
     Job,
     Model,
     Run,
@@ -42,6 +44,7 @@ __all__ = [
     "job_roles",
     "model_roles",
     "run_roles",
+    "verifier_seats",
 ]
 
 
@@ -81,9 +84,26 @@ def _of_job(j: Job) -> Iterator[Role]:
         yield Role(address=j.solver, role="solver", scope=scope, href=href)
 
 
-def _of_assignment(a: Assignment) -> Iterator[Role]:
+def verifier_seats(session: Session, job_id: int) -> dict[str, int]:
+    """Verifier -> its seat (0-based) in job ``job_id``'s current draw: its place in the
+    ``verifiers`` of the job's latest ``VerifiersAssigned`` event (IJobManager: on a
+    reassignment the seats kept first, then the new ones); empty before any draw."""
+    ev = session.scalar(
+        select(Event)
+        .where(Event.name == "VerifiersAssigned", Event.args["jobId"].as_integer() == job_id)
+        .order_by(Event.block.desc(), Event.log_index.desc())
+        .limit(1)
+    )
+    return {} if ev is None else {v: i for i, v in enumerate(ev.args["verifiers"])}
+
+
+def _of_assignment(a: Assignment, seats: dict[str, int]) -> Iterator[Role]:
+    seat = seats.get(a.verifier)
     yield Role(
-        address=a.verifier, role="verifier", scope=f"job {a.job_id}", href=f"/jobs/{a.job_id}"
+        address=a.verifier,
+        role="verifier" if seat is None else f"verifier seat {seat}",
+        scope=f"job {a.job_id}",
+        href=f"/jobs/{a.job_id}",
     )
 
 
@@ -168,10 +188,11 @@ def job_roles(session: Session, job_id: int) -> list[Role]:
     out = list(_of_job(j))
     for c in session.scalars(select(Contribution).where(Contribution.job_id == job_id)):
         out += _of_contribution(c)
+    seats = verifier_seats(session, job_id)
     for a in session.scalars(
         select(Assignment).where(Assignment.job_id == job_id).order_by(Assignment.verifier)
     ):
-        out += _of_assignment(a)
+        out += _of_assignment(a, seats)
     for e in session.scalars(
         select(Earning).where(Earning.job_id == job_id, Earning.kind == "jackpot")
     ):
@@ -244,7 +265,7 @@ def account_roles(session: Session, address: str) -> list[Role]:
     for a in session.scalars(
         select(Assignment).where(Assignment.verifier == address).order_by(Assignment.job_id)
     ):
-        out += _of_assignment(a)
+        out += _of_assignment(a, verifier_seats(session, a.job_id))
     for e in session.scalars(
         select(Earning)
         .where(Earning.account == address, Earning.kind == "jackpot")

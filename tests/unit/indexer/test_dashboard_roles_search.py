@@ -16,20 +16,26 @@ from indexer import Index
 from veritrain.hexutil import checksum_address
 
 C = checksum_address("0x" + "ab" * 20)  # letters: its checksummed form differs from lowercase
+D = checksum_address("0x" + "dd" * 20)
 RUN_HASH = "0x" + "cd" * 32
 
 
 @pytest.fixture
 def client() -> Iterator[tuple[TestClient, Index]]:
-    """Job 1 (posted by A, solved by B, seat 2 of run 1 round 0) with verifier C, who was paid
-    the forced-error jackpot and challenges B in dispute 4; run 1 opened by A."""
+    """Job 1 (posted by A, solved by B, seat 2 of run 1 round 0) with verifiers D (seat 0) and
+    C (seat 1), C paid the forced-error jackpot and challenging B in dispute 4; run 1 opened by
+    A."""
     idx = Index.open("sqlite://", BINDING)
     _history(idx)
     _add(idx, 11, "StakeManager", "StakeLocked", {
         "account": C, "role": 1, "amount": 10**18, "locked": 10**18,
     }, extra={"staked": 10**18, "locked": 10**18, "unbonding": 0, "release_at": 0})  # fmt: skip
+    _add(idx, 11, "JobManager", "VerifiersAssigned", {
+        "jobId": 1, "verifiers": [D, C], "segments": [0, 2, 3], "verdictDeadline": 200,
+        "challengeDeadline": 300,
+    }, log_index=1)  # fmt: skip
     _add(idx, 11, "JobManager", "SeatSamplesDrawn",
-         {"jobId": 1, "verifier": C, "sampleMask": 5}, log_index=1)  # fmt: skip
+         {"jobId": 1, "verifier": C, "sampleMask": 5}, log_index=2)  # fmt: skip
     _add(idx, 12, "JobManager", "JackpotPaid", {"jobId": 1, "account": C, "amount": 10**18})
     _add(idx, 13, "BisectionGame", "GameOpened", {
         "disputeId": 4, "jobId": 1, "segment": 2, "defender": B, "challenger": C,
@@ -60,12 +66,20 @@ def _labels(html: str) -> dict[str, list[str]]:
 def test_the_job_page_labels_every_address_with_its_roles(
     client: tuple[TestClient, Index],
 ) -> None:
-    c, _ = client
+    c, idx = client
     assert _labels(c.get("/jobs/1").text) == {
         A: ["job poster", "model owner (model digits-mlp)"],
         B: ["solver", "solver seat 2 (run 1 round 0)", "defender (dispute 4)"],
-        C: ["verifier", "whistleblower", "challenger (dispute 4)"],
+        C: ["verifier seat 1", "whistleblower", "challenger (dispute 4)"],
+        D: ["verifier seat 0"],
     }
+    # a reassignment keeps C, first: the latest draw numbers the seats, D has none in it
+    _add(idx, 16, "JobManager", "VerifiersAssigned", {
+        "jobId": 1, "verifiers": [C], "segments": [0, 2, 3], "verdictDeadline": 400,
+        "challengeDeadline": 500,
+    })  # fmt: skip
+    labels = _labels(c.get("/jobs/1").text)
+    assert (labels[C][0], labels[D]) == ("verifier seat 0", ["verifier"])
 
 
 def test_run_dispute_and_model_pages_label_in_their_own_scope(
@@ -89,7 +103,7 @@ def test_the_account_page_lists_every_role_linked(client: tuple[TestClient, Inde
         ]
     page = c.get(f"/accounts/{C}").text
     for role, href, scope in [
-        ("verifier", "/jobs/1", "job 1"),
+        ("verifier seat 1", "/jobs/1", "job 1"),
         ("whistleblower", "/jobs/1", "job 1"),
         ("challenger", "/disputes/4", "dispute 4"),
     ]:
