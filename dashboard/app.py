@@ -7,10 +7,10 @@ Pages (stable links): ``/`` (jobs, runs, disputes, forced errors, models, accoun
 ``/jobs/N``, ``/runs/N``, ``/disputes/N`` (a run claim's: ``/disputes/claim-N``),
 ``/models/NAME`` (a name or the ``0x`` id), ``/accounts/ADDR``; each has its ``/api/...`` twin
 (the pydantic models of `dashboard.queries`; wei as decimal strings). Every address on a page
-carries its roles there (`dashboard.roles`); ``/search?q=...`` (the header's box) redirects to
-the page of a job id, address, model or run (`dashboard.search`), or answers 404 with one
-sentence. Pages refresh their content every few seconds with a small script
-(``/static/live.js``), so they follow the indexer as it runs.
+carries its roles there (`dashboard.roles`; all of an account's: ``/api/accounts/ADDR/roles``);
+``/search?q=...`` (the header's box) redirects to the page of a job id, address, model or run
+(`dashboard.search`), or answers 404 with one sentence. Pages refresh their content every few
+seconds with a small script (``/static/live.js``), so they follow the indexer as it runs.
 """
 
 from __future__ import annotations
@@ -124,6 +124,12 @@ def create_app(index: Index, *, metrics: MetricWorker | None = None) -> FastAPI:
     @app.get("/api/accounts/{address}")
     def api_account(address: str) -> queries.AccountView:
         return read(lambda s: queries.account(s, address), f"account {address}")
+
+    @app.get("/api/accounts/{address}/roles")
+    def api_account_roles(address: str) -> list[roles.Role]:
+        a = read(lambda s: queries.account(s, address), f"account {address}")
+        with index.reader() as s:
+            return roles.account_roles(s, a.address)
 
     # ------------------------------------------------------------------------ pages
 

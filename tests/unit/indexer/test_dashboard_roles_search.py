@@ -24,7 +24,7 @@ RUN_HASH = "0x" + "cd" * 32
 def client() -> Iterator[tuple[TestClient, Index]]:
     """Job 1 (posted by A, solved by B, seat 2 of run 1 round 0) with verifiers D (seat 0) and
     C (seat 1), C paid the forced-error jackpot and challenging B in dispute 4; run 1 opened by
-    A."""
+    A, whose round 0 B proposes and C challenges (claim dispute 2, committee D and A)."""
     idx = Index.open("sqlite://", BINDING)
     _history(idx)
     _add(idx, 11, "StakeManager", "StakeLocked", {
@@ -47,6 +47,13 @@ def client() -> Iterator[tuple[TestClient, Index]]:
     })  # fmt: skip
     _add(idx, 15, "RunRegistry", "ContributionAdded",
          {"runId": 1, "round": 0, "seat": 2, "jobId": 1})  # fmt: skip
+    _add(idx, 16, "RunRegistry", "RoundProposed", {
+        "runId": 1, "round": 0, "stateHash": H, "accepted": 4, "proposer": B,
+        "challengeDeadline": 900,
+    })  # fmt: skip
+    _add(idx, 17, "RunRegistry", "RoundChallenged",
+         {"runId": 1, "round": 0, "challenger": C, "disputeId": 2})  # fmt: skip
+    _add(idx, 18, "ArbitrationCommittee", "CommitteeDrawn", {"disputeId": 2, "members": [D, A]})
     yield TestClient(create_app(idx), raise_server_exceptions=False), idx
     idx.close()
 
@@ -74,7 +81,7 @@ def test_the_job_page_labels_every_address_with_its_roles(
         D: ["verifier seat 0"],
     }
     # a reassignment keeps C, first: the latest draw numbers the seats, D has none in it
-    _add(idx, 16, "JobManager", "VerifiersAssigned", {
+    _add(idx, 19, "JobManager", "VerifiersAssigned", {
         "jobId": 1, "verifiers": [C], "segments": [0, 2, 3], "verdictDeadline": 400,
         "challengeDeadline": 500,
     })  # fmt: skip
@@ -86,8 +93,21 @@ def test_run_dispute_and_model_pages_label_in_their_own_scope(
     client: tuple[TestClient, Index],
 ) -> None:
     c, _ = client
-    assert _labels(c.get("/runs/1").text) == {A: ["run owner"]}
+    assert _labels(c.get("/runs/1").text) == {
+        A: ["run owner", "committee member (dispute claim-2)"],
+        B: [
+            "solver seat 2 (run 1 round 0)",
+            "proposer (run 1 round 0)",
+            "defender (dispute claim-2)",
+        ],
+    }
     assert _labels(c.get("/disputes/4").text) == {B: ["defender"], C: ["challenger"]}
+    assert _labels(c.get("/disputes/claim-2").text) == {
+        B: ["defender"],
+        C: ["challenger"],
+        D: ["committee member"],
+        A: ["committee member"],
+    }
     model = _labels(c.get("/models/digits-mlp").text)
     assert model[A] == ["model owner", "shareholder"] and model[B] == ["shareholder"]
 
@@ -98,9 +118,18 @@ def test_the_account_page_lists_every_role_linked(client: tuple[TestClient, Inde
         assert [(r.role, r.scope, r.href) for r in account_roles(s, B)] == [
             ("solver", "job 1", "/jobs/1"),
             ("solver seat 2", "run 1 round 0", "/runs/1"),
+            ("proposer", "run 1 round 0", "/runs/1"),
+            ("defender", "dispute claim-2", "/disputes/claim-2"),
             ("defender", "dispute 4", "/disputes/4"),
             ("shareholder", "model digits-mlp", "/models/digits-mlp"),
         ]
+    assert c.get(f"/api/accounts/{B.lower()}/roles").json()[0] == {
+        "address": B,
+        "role": "solver",
+        "scope": "job 1",
+        "href": "/jobs/1",
+    }
+    assert c.get("/api/accounts/0x12/roles").status_code == 404
     page = c.get(f"/accounts/{C}").text
     for role, href, scope in [
         ("verifier seat 1", "/jobs/1", "job 1"),
