@@ -6,9 +6,11 @@
 Pages (stable links): ``/`` (jobs, runs, disputes, forced errors, models, accounts),
 ``/jobs/N``, ``/runs/N``, ``/disputes/N`` (a run claim's: ``/disputes/claim-N``),
 ``/models/NAME`` (a name or the ``0x`` id), ``/accounts/ADDR``; each has its ``/api/...`` twin
-(the pydantic models of `dashboard.queries`; wei as decimal strings). Pages refresh their
-content every few seconds with a small script (``/static/live.js``), so they follow the
-indexer as it runs.
+(the pydantic models of `dashboard.queries`; wei as decimal strings). Every address on a page
+carries its roles there (`dashboard.roles`; all of an account's: ``/api/accounts/ADDR/roles``);
+``/search?q=...`` (the header's box) redirects to the page of a job id, address, model or run
+(`dashboard.search`), or answers 404 with one sentence. Pages refresh their content every few
+seconds with a small script (``/static/live.js``), so they follow the indexer as it runs.
 """
 
 from __future__ import annotations
@@ -18,12 +20,12 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from fastapi import FastAPI, HTTPException, Request
-from fastapi.responses import HTMLResponse, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from sqlalchemy.orm import Session
 
-from dashboard import queries, svg
+from dashboard import queries, roles, search, svg
 from dashboard.metrics import MetricWorker
 from indexer.store import Index
 from veritrain.units import utc_time, vtt_number
@@ -77,6 +79,11 @@ def create_app(index: Index, *, metrics: MetricWorker | None = None) -> FastAPI:
             raise HTTPException(status_code=404, detail=f"no {what} {n} in the index")
         return n
 
+    def labels(fn: Callable[[Session], list[roles.Role]], scope: str) -> dict[str, list[str]]:
+        """Address -> its role labels on the page of ``scope`` (the ``addr`` macro's ``roles``)."""
+        with index.reader() as s:
+            return roles.by_address(fn(s), scope)
+
     def page(request: Request, template: str, **context: Any) -> HTMLResponse:
         with index.reader() as s:
             status = queries.status(s)
@@ -118,6 +125,12 @@ def create_app(index: Index, *, metrics: MetricWorker | None = None) -> FastAPI:
     def api_account(address: str) -> queries.AccountView:
         return read(lambda s: queries.account(s, address), f"account {address}")
 
+    @app.get("/api/accounts/{address}/roles")
+    def api_account_roles(address: str) -> list[roles.Role]:
+        a = read(lambda s: queries.account(s, address), f"account {address}")
+        with index.reader() as s:
+            return roles.account_roles(s, a.address)
+
     # ------------------------------------------------------------------------ pages
 
     @app.get("/", response_class=HTMLResponse)
@@ -127,7 +140,9 @@ def create_app(index: Index, *, metrics: MetricWorker | None = None) -> FastAPI:
     @app.get("/jobs/{job_id}", response_class=HTMLResponse)
     def job_page(request: Request, job_id: int) -> HTMLResponse:
         row_id(job_id, "job")
-        return page(request, "job.html", j=read(lambda s: queries.job(s, job_id), f"job {job_id}"))
+        j = read(lambda s: queries.job(s, job_id), f"job {job_id}")
+        who = labels(lambda s: roles.job_roles(s, job_id), f"job {job_id}")
+        return page(request, "job.html", j=j, roles=who)
 
     @app.get("/runs/{run_id}", response_class=HTMLResponse)
     def run_page(request: Request, run_id: int) -> HTMLResponse:
@@ -139,24 +154,37 @@ def create_app(index: Index, *, metrics: MetricWorker | None = None) -> FastAPI:
             [(rv.round, rv.metric) for rv in r.round_views if rv.phase == "Final"],
             y_label=r.metric_name or "metric",
         )
-        return page(request, "run.html", r=r, plot=plot)
+        who = labels(lambda s: roles.run_roles(s, run_id), f"run {run_id}")
+        return page(request, "run.html", r=r, plot=plot, roles=who)
 
     @app.get("/disputes/{key}", response_class=HTMLResponse)
     def dispute_page(request: Request, key: str) -> HTMLResponse:
-        return page(
-            request, "dispute.html", d=read(lambda s: queries.dispute(s, key), f"dispute {key}")
-        )
+        d = read(lambda s: queries.dispute(s, key), f"dispute {key}")
+        who = labels(lambda s: roles.dispute_roles(s, d.kind, d.dispute_id), f"dispute {d.key}")
+        return page(request, "dispute.html", d=d, roles=who)
 
     @app.get("/models/{ref}", response_class=HTMLResponse)
     def model_page(request: Request, ref: str) -> HTMLResponse:
         m = read(lambda s: queries.model(s, ref), f"model {ref}")
         chart = svg.ownership_bars([(h.account, h.shares, h.bps) for h in m.holders])
-        return page(request, "model.html", m=m, chart=chart)
+        who = labels(lambda s: roles.model_roles(s, m.model_id), f"model {m.name or m.model_id}")
+        return page(request, "model.html", m=m, chart=chart, roles=who)
 
     @app.get("/accounts/{address}", response_class=HTMLResponse)
     def account_page(request: Request, address: str) -> HTMLResponse:
         a = read(lambda s: queries.account(s, address), f"account {address}")
-        return page(request, "account.html", a=a)
+        with index.reader() as s:
+            held = roles.account_roles(s, a.address)
+        return page(request, "account.html", a=a, held=held)
+
+    @app.get("/search", response_class=HTMLResponse)
+    def search_page(q: str = "") -> RedirectResponse:
+        with index.reader() as s:
+            try:
+                target = search.find(s, q)
+            except search.NotFound as e:
+                raise HTTPException(status_code=404, detail=str(e)) from None
+        return RedirectResponse(target, status_code=303)
 
     @app.exception_handler(HTTPException)
     def not_found(request: Request, exc: HTTPException) -> Response:

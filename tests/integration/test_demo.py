@@ -257,7 +257,9 @@ def _check_dashboard(url: str, rpc_url: str, tmp_path: Path) -> None:
             assert winner in page.locator("#winner").inner_text()
         for model in ("digits-mlp", "shakespeare-char"):
             page.goto(f"{url}models/{model}")
-            holders = page.locator("#holders tr:has(td.num) td:first-child").all_inner_texts()
+            holders = page.locator(
+                "#holders tr:has(td.num) td:first-child a.addr"
+            ).all_inner_texts()
             token = chain.shares.model_shares(model_id_hash(model))
             if token.functions.totalSupply().call() == 0:
                 # the digits model when a cheater won its slot job's claim race (P-30)
