@@ -1,10 +1,13 @@
 """The index without a chain: migrations, the binding refusal, events derived into tables (and
-again after a rollback), the dashboard's pages and JSON over them, the SVG charts."""
+again after a rollback), the dashboard's pages and JSON over them, the SVG charts. The tests
+that touch a database run on SQLite and on a throwaway PostgreSQL server (`postgres_server`
+in tests/conftest.py), and both must answer the dashboard's requests identically."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -17,6 +20,9 @@ from indexer.derive import apply, model_name_of_spec, rederive
 from indexer.models import Event, Job, Model, ShareBalance, Stake
 from veritrain.spec import model_id_hash
 
+if TYPE_CHECKING:
+    from tests.utils.postgres import PostgresServer
+
 A = "0x" + "11" * 20
 B = "0x" + "22" * 20
 ZERO = "0x" + "00" * 20
@@ -26,9 +32,19 @@ H = "0x" + "ab" * 32
 BINDING = Binding(31337, {"job_manager": "0x" + "44" * 20}, 5, "0x" + "55" * 32)
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A fresh empty database's URL: a SQLite file, or a new database on the session's
+    throwaway PostgreSQL server."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'i.sqlite'}"
+    server: PostgresServer = request.getfixturevalue("postgres_server")
+    return server.new_database()
+
+
 @pytest.fixture
-def index() -> Iterator[Index]:
-    idx = Index.open("sqlite://", BINDING)
+def index(db_url: str) -> Iterator[Index]:
+    idx = Index.open(db_url, BINDING)
     yield idx
     idx.close()
 
@@ -77,8 +93,8 @@ def _history(index: Index) -> None:
     _add(index, 10, "ModelShares", "Transfer", {"from": B, "to": A, "value": 70}, address=TOKEN)
 
 
-def test_migrated_schema_and_binding(tmp_path: Any) -> None:
-    url = f"sqlite:///{tmp_path / 'i.sqlite'}"
+def test_migrated_schema_and_binding(db_url: str) -> None:
+    url = db_url
     idx = Index.open(url, BINDING)
     assert {"events", "jobs", "disputes", "stakes", "models", "run_rounds"} <= set(
         idx.table_names()
@@ -88,7 +104,9 @@ def test_migrated_schema_and_binding(tmp_path: Any) -> None:
     other = Binding(1, BINDING.addresses, 5, BINDING.deploy_block_hash)
     with pytest.raises(IndexMismatch, match="built for chain 31337"):
         Index.open(url, other)
-    assert Index.open(url, other, reset=True).stored_binding() == other
+    reopened = Index.open(url, other, reset=True)
+    assert reopened.stored_binding() == other
+    reopened.close()
     with pytest.raises(IndexError_, match="cannot use the database URL"):
         Index.open("nosuchdb://x", BINDING)
 
