@@ -239,3 +239,80 @@ def test_an_id_past_any_the_index_holds_is_not_found_never_a_server_error(
     _history(index)
     client = TestClient(create_app(index), raise_server_exceptions=False)
     assert client.get(path).status_code == 404
+
+
+def test_uint32_fields_at_their_maximum_are_stored(index: Index) -> None:
+    """Event fields typed uint32 (steps, intervals, rounds, game intervals) fit no signed 32-bit
+    SQL integer at their top half: PostgreSQL's INTEGER refused them (SQLite's is 64-bit)."""
+    from indexer.models import Dispute, Run
+
+    top = 2**32 - 1
+    _add(index, 7, "JobManager", "JobPosted", {
+        "jobId": 1, "submitter": A, "modelId": MODEL, "specHash": H, "totalSteps": top,
+        "checkpointInterval": 2**31, "reward": 1, "escrow": 2, "specURI": "data:,{}",
+    }, extra={"init_hash": H, "open_deadline": 99})  # fmt: skip
+    _add(index, 8, "BisectionGame", "GameOpened", {
+        "disputeId": 4, "jobId": 1, "segment": top, "defender": A, "challenger": B,
+        "lo": top - 1, "hi": top,
+    })  # fmt: skip
+    _add(index, 9, "RunRegistry", "RunOpened", {
+        "runId": 1, "modelId": MODEL, "runHash": H, "opener": A, "startHash": H,
+        "seats": 256, "rounds": top, "innerSteps": top,
+    })  # fmt: skip
+    with index.reader() as s:
+        job, game, run = s.get(Job, 1), s.get(Dispute, ("job", 4)), s.get(Run, 1)
+        assert job is not None and (job.total_steps, job.checkpoint_interval) == (top, 2**31)
+        assert game is not None and (game.segment, game.lo, game.hi) == (top, top - 1, top)
+        assert run is not None and (run.rounds, run.inner_steps) == (top, top)
+
+
+def test_seat_masks_of_a_256_seat_run_are_stored(index: Index) -> None:
+    """A run has up to 256 seats (RunRegistry.MAX_SEATS): the registered and accepted masks are
+    uint256 bit masks, past any 64-bit SQL integer."""
+    from indexer.models import RunRound
+
+    _add(index, 9, "RunRegistry", "RunOpened", {
+        "runId": 1, "modelId": MODEL, "runHash": H, "opener": A, "startHash": H,
+        "seats": 256, "rounds": 2, "innerSteps": 10,
+    })  # fmt: skip
+    for seat in (0, 63, 255):
+        _add(index, 10, "RunRegistry", "ContributionAdded",
+             {"runId": 1, "round": 0, "seat": seat, "jobId": 7}, log_index=seat)  # fmt: skip
+    _add(index, 11, "RunRegistry", "RoundFinalized", {
+        "runId": 1, "round": 0, "stateHash": H, "accepted": 2**256 - 1, "sharesPerSeat": 3,
+    })  # fmt: skip
+    with index.reader() as s:
+        rnd = s.get(RunRound, (1, 0))
+        assert rnd is not None and rnd.registered == 1 | 1 << 63 | 1 << 255
+        assert rnd.accepted == 2**256 - 1
+
+
+def test_an_index_at_the_first_revision_keeps_its_rows_through_the_upgrade(db_url: str) -> None:
+    """Migration 0002 (wider integers, masks as decimal strings) converts the stored rows."""
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import create_engine, text
+
+    from indexer.models import RunRound
+    from indexer.store import MIGRATIONS_DIR
+
+    engine = create_engine(db_url)
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "0001")
+        conn.execute(text(
+            "INSERT INTO run_rounds (run_id, round, phase, registered, accepted, shares_per_seat,"
+            " proposals, challenges) VALUES (1, 0, 'Open', 5, 4, '0', 0, 0)"
+        ))  # fmt: skip
+    engine.dispose()
+    idx = Index.open(db_url, BINDING)
+    with idx.reader() as s:
+        rnd = s.get(RunRound, (1, 0))
+        assert rnd is not None and (rnd.registered, rnd.accepted) == (5, 4)
+    with idx.session() as s:  # the migrated column takes a 256-seat mask
+        s.merge(RunRound(run_id=1, round=0, registered=1 << 255 | 5))
+    with idx.reader() as s:
+        assert s.get(RunRound, (1, 0)).registered == 1 << 255 | 5  # type: ignore[union-attr]
+    idx.close()
