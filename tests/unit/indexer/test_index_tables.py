@@ -368,3 +368,14 @@ def test_sqlite_and_postgresql_answer_alike(tmp_path: Path, postgres_server: Any
         idx.close()
     for path, on_sqlite, on_postgresql in zip(paths, *answers, strict=True):
         assert on_sqlite == on_postgresql, path
+
+
+def test_a_postgresql_url_without_its_driver_names_the_extra(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without psycopg a ``postgresql+psycopg://`` URL is refused in one line naming the extra."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # `import psycopg` raises ImportError
+    with pytest.raises(IndexError_, match=r"driver is missing: .*pip install 'veritrain\[postgres"):
+        Index.open("postgresql+psycopg://u@/d?host=/nowhere", BINDING)
