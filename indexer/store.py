@@ -81,7 +81,8 @@ def _engine(url: str) -> Engine:
     except ImportError as exc:  # the URL's driver is not installed
         hint = " (pip install 'veritrain[postgres]')" if url.startswith("postgresql") else ""
         raise IndexError_(
-            f"cannot use the database URL {url!r}: its driver is missing: {exc}{hint}"
+            f"cannot use the database URL {url!r}: its driver is missing: "
+            f"{(str(exc).splitlines() or [''])[0]}{hint}"
         ) from exc
     except (ArgumentError, NoSuchModuleError, ValueError) as exc:
         raise IndexError_(f"cannot use the database URL {url!r}: {exc}") from exc
