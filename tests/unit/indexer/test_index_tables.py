@@ -1,10 +1,13 @@
 """The index without a chain: migrations, the binding refusal, events derived into tables (and
-again after a rollback), the dashboard's pages and JSON over them, the SVG charts."""
+again after a rollback), the dashboard's pages and JSON over them, the SVG charts. The tests
+that touch a database run on SQLite and on a throwaway PostgreSQL server (`postgres_server`
+in tests/conftest.py), and both must answer the dashboard's requests identically."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -17,6 +20,9 @@ from indexer.derive import apply, model_name_of_spec, rederive
 from indexer.models import Event, Job, Model, ShareBalance, Stake
 from veritrain.spec import model_id_hash
 
+if TYPE_CHECKING:
+    from tests.utils.postgres import PostgresServer
+
 A = "0x" + "11" * 20
 B = "0x" + "22" * 20
 ZERO = "0x" + "00" * 20
@@ -26,9 +32,19 @@ H = "0x" + "ab" * 32
 BINDING = Binding(31337, {"job_manager": "0x" + "44" * 20}, 5, "0x" + "55" * 32)
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A fresh empty database's URL: a SQLite file, or a new database on the session's
+    throwaway PostgreSQL server."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'i.sqlite'}"
+    server: PostgresServer = request.getfixturevalue("postgres_server")
+    return server.new_database()
+
+
 @pytest.fixture
-def index() -> Iterator[Index]:
-    idx = Index.open("sqlite://", BINDING)
+def index(db_url: str) -> Iterator[Index]:
+    idx = Index.open(db_url, BINDING)
     yield idx
     idx.close()
 
@@ -77,8 +93,8 @@ def _history(index: Index) -> None:
     _add(index, 10, "ModelShares", "Transfer", {"from": B, "to": A, "value": 70}, address=TOKEN)
 
 
-def test_migrated_schema_and_binding(tmp_path: Any) -> None:
-    url = f"sqlite:///{tmp_path / 'i.sqlite'}"
+def test_migrated_schema_and_binding(db_url: str) -> None:
+    url = db_url
     idx = Index.open(url, BINDING)
     assert {"events", "jobs", "disputes", "stakes", "models", "run_rounds"} <= set(
         idx.table_names()
@@ -88,7 +104,9 @@ def test_migrated_schema_and_binding(tmp_path: Any) -> None:
     other = Binding(1, BINDING.addresses, 5, BINDING.deploy_block_hash)
     with pytest.raises(IndexMismatch, match="built for chain 31337"):
         Index.open(url, other)
-    assert Index.open(url, other, reset=True).stored_binding() == other
+    reopened = Index.open(url, other, reset=True)
+    assert reopened.stored_binding() == other
+    reopened.close()
     with pytest.raises(IndexError_, match="cannot use the database URL"):
         Index.open("nosuchdb://x", BINDING)
 
@@ -221,3 +239,143 @@ def test_an_id_past_any_the_index_holds_is_not_found_never_a_server_error(
     _history(index)
     client = TestClient(create_app(index), raise_server_exceptions=False)
     assert client.get(path).status_code == 404
+
+
+def test_uint32_fields_at_their_maximum_are_stored(index: Index) -> None:
+    """Event fields typed uint32 (steps, intervals, rounds, game intervals) fit no signed 32-bit
+    SQL integer at their top half: PostgreSQL's INTEGER refused them (SQLite's is 64-bit)."""
+    from indexer.models import Dispute, Run
+
+    top = 2**32 - 1
+    _add(index, 7, "JobManager", "JobPosted", {
+        "jobId": 1, "submitter": A, "modelId": MODEL, "specHash": H, "totalSteps": top,
+        "checkpointInterval": 2**31, "reward": 1, "escrow": 2, "specURI": "data:,{}",
+    }, extra={"init_hash": H, "open_deadline": 99})  # fmt: skip
+    _add(index, 8, "BisectionGame", "GameOpened", {
+        "disputeId": 4, "jobId": 1, "segment": top, "defender": A, "challenger": B,
+        "lo": top - 1, "hi": top,
+    })  # fmt: skip
+    _add(index, 9, "RunRegistry", "RunOpened", {
+        "runId": 1, "modelId": MODEL, "runHash": H, "opener": A, "startHash": H,
+        "seats": 256, "rounds": top, "innerSteps": top,
+    })  # fmt: skip
+    with index.reader() as s:
+        job, game, run = s.get(Job, 1), s.get(Dispute, ("job", 4)), s.get(Run, 1)
+        assert job is not None and (job.total_steps, job.checkpoint_interval) == (top, 2**31)
+        assert game is not None and (game.segment, game.lo, game.hi) == (top, top - 1, top)
+        assert run is not None and (run.rounds, run.inner_steps) == (top, top)
+
+
+def test_seat_masks_of_a_256_seat_run_are_stored(index: Index) -> None:
+    """A run has up to 256 seats (RunRegistry.MAX_SEATS): the registered and accepted masks are
+    uint256 bit masks, past any 64-bit SQL integer."""
+    from indexer.models import RunRound
+
+    _add(index, 9, "RunRegistry", "RunOpened", {
+        "runId": 1, "modelId": MODEL, "runHash": H, "opener": A, "startHash": H,
+        "seats": 256, "rounds": 2, "innerSteps": 10,
+    })  # fmt: skip
+    for seat in (0, 63, 255):
+        _add(index, 10, "RunRegistry", "ContributionAdded",
+             {"runId": 1, "round": 0, "seat": seat, "jobId": 7}, log_index=seat)  # fmt: skip
+    _add(index, 11, "RunRegistry", "RoundFinalized", {
+        "runId": 1, "round": 0, "stateHash": H, "accepted": 2**256 - 1, "sharesPerSeat": 3,
+    })  # fmt: skip
+    with index.reader() as s:
+        rnd = s.get(RunRound, (1, 0))
+        assert rnd is not None and rnd.registered == 1 | 1 << 63 | 1 << 255
+        assert rnd.accepted == 2**256 - 1
+
+
+def test_an_index_at_the_first_revision_keeps_its_rows_through_the_upgrade(db_url: str) -> None:
+    """Migration 0002 (wider integers, masks as decimal strings) converts the stored rows."""
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import create_engine, text
+
+    from indexer.models import RunRound
+    from indexer.store import MIGRATIONS_DIR
+
+    engine = create_engine(db_url)
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "0001")
+        conn.execute(text(
+            "INSERT INTO run_rounds (run_id, round, phase, registered, accepted, shares_per_seat,"
+            " proposals, challenges) VALUES (1, 0, 'Open', 5, 4, '0', 0, 0)"
+        ))  # fmt: skip
+    engine.dispose()
+    idx = Index.open(db_url, BINDING)
+    with idx.reader() as s:
+        rnd = s.get(RunRound, (1, 0))
+        assert rnd is not None and (rnd.registered, rnd.accepted) == (5, 4)
+    with idx.session() as s:  # the migrated column takes a 256-seat mask
+        s.merge(RunRound(run_id=1, round=0, registered=1 << 255 | 5))
+    with idx.reader() as s:
+        assert s.get(RunRound, (1, 0)).registered == 1 << 255 | 5  # type: ignore[union-attr]
+    idx.close()
+
+
+def _run_history(index: Index) -> None:
+    _add(index, 11, "RunRegistry", "RunOpened", {
+        "runId": 1, "modelId": MODEL, "runHash": H, "opener": A, "startHash": H,
+        "seats": 2, "rounds": 3, "innerSteps": 10,
+    })  # fmt: skip
+    for seat in (0, 1):
+        _add(index, 12, "RunRegistry", "ContributionAdded",
+             {"runId": 1, "round": 0, "seat": seat, "jobId": 1}, log_index=seat)  # fmt: skip
+    _add(index, 13, "RunRegistry", "RoundProposed", {
+        "runId": 1, "round": 0, "proposer": B, "stateHash": H, "accepted": 3,
+        "challengeDeadline": 200,
+    })  # fmt: skip
+    _add(index, 14, "RunRegistry", "RoundChallenged",
+         {"runId": 1, "round": 0, "challenger": A, "disputeId": 2})  # fmt: skip
+    _add(index, 15, "RunRegistry", "ClaimRuled", {
+        "runId": 1, "round": 0, "disputeId": 2, "claimValid": True, "winner": B, "pot": 9,
+    })  # fmt: skip
+    _add(index, 16, "RunRegistry", "RoundFinalized", {
+        "runId": 1, "round": 0, "stateHash": H, "accepted": 3, "sharesPerSeat": 5,
+    })  # fmt: skip
+    _add(index, 17, "BisectionGame", "GameOpened", {
+        "disputeId": 4, "jobId": 1, "segment": 2, "defender": B, "challenger": A,
+        "lo": 20, "hi": 30,
+    })  # fmt: skip
+    _add(index, 18, "BisectionGame", "Bisected",
+         {"disputeId": 4, "lo": 20, "hi": 30, "hashes": [H] * 3, "clockLeft": 49})  # fmt: skip
+
+
+def test_sqlite_and_postgresql_answer_alike(tmp_path: Path, postgres_server: Any) -> None:
+    """The same events indexed into SQLite and into PostgreSQL: every JSON answer and page of
+    the dashboard is the same on both (orderings, amounts, masks, times)."""
+    urls = [f"sqlite:///{tmp_path / 'i.sqlite'}", postgres_server.new_database()]
+    paths = [
+        "/api/status", "/api/overview", "/api/jobs/1", "/api/runs/1", "/api/disputes/job-4",
+        "/api/disputes/claim-2", "/api/models/digits-mlp", f"/api/accounts/{A}",
+        f"/api/accounts/{B}", "/", "/jobs/1", "/runs/1", "/disputes/job-4", "/models/digits-mlp",
+        f"/accounts/{B}",
+    ]  # fmt: skip
+    answers = []
+    for url in urls:
+        idx = Index.open(url, BINDING)
+        _history(idx)
+        _run_history(idx)
+        client = TestClient(create_app(idx))
+        responses = [client.get(p) for p in paths]
+        assert [r.status_code for r in responses] == [200] * len(paths)
+        answers.append([r.text for r in responses])
+        idx.close()
+    for path, on_sqlite, on_postgresql in zip(paths, *answers, strict=True):
+        assert on_sqlite == on_postgresql, path
+
+
+def test_a_postgresql_url_without_its_driver_names_the_extra(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without psycopg a ``postgresql+psycopg://`` URL is refused in one line naming the extra."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # `import psycopg` raises ImportError
+    with pytest.raises(IndexError_, match=r"driver is missing: .*pip install 'veritrain\[postgres"):
+        Index.open("postgresql+psycopg://u@/d?host=/nowhere", BINDING)
