@@ -7,7 +7,7 @@ is cancelled by its submitter (terminal, nothing to count) and the round's claim
 by another account with the state every node computes (`noderuntime.runs.round_claim`); chain
 time is moved past the claim's challenge window, and the driver finalizes it.
 
-Run: ``.venv/bin/python -m pytest tests/integration/test_cli_run_drive.py -m anvil``.
+Run: ``.venv/bin/python -m pytest tests/integration/test_run_drive_anvil.py -m anvil``.
 """
 
 from __future__ import annotations
