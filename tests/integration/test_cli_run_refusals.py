@@ -128,10 +128,15 @@ def test_post_below_the_escrow_names_vtt_and_the_faucet(anvil: Anvil, world: Wor
 def test_a_seat_posted_twice_is_refused_before_sending(anvil: Anvil, world: World) -> None:
     _post(anvil, world, "--seat", "0", "--reward", "1")
     job = world.owner.runs.contribution_of(world.run_id, 0, 0)
-    line = _refused(anvil, world, "run", "post", str(world.run_file), "--reward", "1")
+    seats = ("--seat", "0", "--seat", "1")
+    line = _refused(anvil, world, "run", "post", str(world.run_file), *seats, "--reward", "1")
     assert f"seat 0 of round 0 of run {world.run_id} is already posted as job {job}" in line
     assert "--seat" in line and "SeatTaken" not in line, line
     assert world.owner.runs.contribution_of(world.run_id, 0, 1) == 0  # seat 1 not posted either
+    # without --seat the round is completed: only the seat still missing is posted
+    _post(anvil, world, "--reward", "1")
+    assert world.owner.runs.contribution_of(world.run_id, 0, 0) == job
+    assert world.owner.runs.contribution_of(world.run_id, 0, 1) not in (0, job)
 
 
 def test_a_seat_whose_training_is_a_live_job_is_refused_before_sending(
