@@ -80,7 +80,7 @@ def gemm_backend(device: torch.device) -> str:
         return forced
     if forced != "auto":
         raise ReproError(f"{GEMM_ENV} must be auto, float64 or int8, got {forced!r}")
-    return fastest_backend(device, _matmul64_2d)
+    return fastest_backend(device, _matmul64_by)
 
 
 def mantissa_bits(k: int) -> int:
@@ -142,12 +142,9 @@ def matmul64(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     if k == 0:  # an empty sum is exactly 0 (and amax over an empty dim is undefined)
         shape = (*a.shape[:-1], b.shape[-1])
         return torch.zeros(shape, dtype=torch.float64, device=a.device)
-    if a.dim() == 2 and b.dim() == 2:
-        return _matmul64_2d(a, b, gemm_backend(a.device))
-    p = mantissa_bits(k)
-    aq, _ = quantize(a, p)
-    bq_t, _ = quantize(b.transpose(-1, -2), p)  # b's columns as rows: (..., n, k)
-    return _gemm64(aq, bq_t.transpose(-1, -2))
+    # batched products stay on the float64 GEMM: torch's int8 GEMM is 2-d only
+    backend = gemm_backend(a.device) if a.dim() == 2 and b.dim() == 2 else "float64"
+    return _matmul64_by(a, b, backend)
 
 
 def _gemm64(aq: torch.Tensor, bq: torch.Tensor) -> torch.Tensor:
@@ -161,11 +158,12 @@ def _gemm64(aq: torch.Tensor, bq: torch.Tensor) -> torch.Tensor:
     return torch.matmul(aq, bq).add_(0.0)
 
 
-def _matmul64_2d(a: torch.Tensor, b: torch.Tensor, backend: str) -> torch.Tensor:
-    """`matmul64` of 2-d operands by the float64 GEMM or by int8 slices: the same bits."""
+def _matmul64_by(a: torch.Tensor, b: torch.Tensor, backend: str) -> torch.Tensor:
+    """`matmul64` by the float64 GEMM (any batch dims) or by int8 slices (2-d operands only):
+    the same bits."""
     p = mantissa_bits(a.shape[-1])
     aq, ea = quantize(a, p)
-    bq_t, eb = quantize(b.transpose(-1, -2), p)  # b's columns as rows: (n, k)
+    bq_t, eb = quantize(b.transpose(-1, -2), p)  # b's columns as rows: (..., n, k)
     if backend == "float64":
         return _gemm64(aq, bq_t.transpose(-1, -2))
     # the integer mantissas (exact: a power-of-two scaling of integer multiples), their exact

@@ -13,7 +13,7 @@ import torch
 
 from veritrain.presets import preset
 from veritrain.repro import ReproError, linear, matmul
-from veritrain.repro.gemm import GEMM_ENV, _matmul64_2d, gemm_backend, mantissa_bits
+from veritrain.repro.gemm import GEMM_ENV, _matmul64_by, gemm_backend, mantissa_bits
 from veritrain.repro.gemm_int8 import K_BLOCK, int_product, int_slices, slice_count
 from veritrain.spec import LlamaConfig, ModelConfig
 from veritrain.training import TrainingEngine
@@ -75,7 +75,7 @@ def _operands(m: int, k: int, n: int, seed: int) -> tuple[torch.Tensor, torch.Te
 @pytest.mark.parametrize(("m", "k", "n"), [(4, 1, 4), (3, 7, 5), (33, 130, 17), (64, 512, 48)])
 def test_both_paths_give_the_same_float64_bits(m: int, k: int, n: int) -> None:
     a, b = _operands(m, k, n, seed=m + k + n)
-    f64, i8 = _matmul64_2d(a, b, "float64"), _matmul64_2d(a, b, "int8")
+    f64, i8 = _matmul64_by(a, b, "float64"), _matmul64_by(a, b, "int8")
     assert torch.equal(_bits(f64), _bits(i8))
     assert not bool(torch.signbit(f64[0]).any())  # 0 * negative is +0 (k = 1 included)
 
