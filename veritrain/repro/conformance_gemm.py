@@ -28,7 +28,7 @@ from collections.abc import Callable
 import numpy as np
 import torch
 
-from veritrain.repro.conformance import Array, ConformanceResult, _Ctx, _host, _result
+from veritrain.repro.conformance_base import Array, ConformanceResult, _Ctx, _host, _result
 from veritrain.repro.gemm import mantissa_bits
 from veritrain.repro.gemm_int8 import K_BLOCK, int_product
 

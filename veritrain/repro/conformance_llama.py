@@ -43,7 +43,7 @@ import mpmath.libmp as libmp
 import numpy as np
 import torch
 
-from veritrain.repro.conformance import (
+from veritrain.repro.conformance_base import (
     F32,
     F64,
     Array,

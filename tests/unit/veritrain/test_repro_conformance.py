@@ -8,13 +8,16 @@ one-ulp error, a truncating cast, a wrong tie rule and this CPU's own `torch.sqr
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
 import torch
 
-from veritrain.repro import conformance as C
+from veritrain.repro import conformance_base as B
+from veritrain.repro import conformance_float as F
 from veritrain.repro import conformance_gemm as G
+from veritrain.repro import conformance_sqrt as S
 from veritrain.repro.conformance import (
     AUDITED,
     ConformanceResult,
@@ -70,18 +73,18 @@ def test_every_audited_check_exists(results: list[ConformanceResult]) -> None:
 
 
 def test_the_references_are_exact() -> None:
-    f32, f64 = C.F32, C.F64
-    assert C._round_fraction(C.Fraction(1, 3), f64) == 1 / 3
-    assert C._round_fraction(C.Fraction(2) ** -1075, f64) == 0.0  # tie to even: 0
-    assert C._round_fraction(C.Fraction(3) * C.Fraction(2) ** -1076, f64) == 5e-324
-    half_over_max = C.Fraction(float(np.finfo(np.float32).max)) + C.Fraction(2) ** 103
-    assert C._round_fraction(half_over_max, f32) == math.inf
+    f32, f64 = B.F32, B.F64
+    assert B._round_fraction(Fraction(1, 3), f64) == 1 / 3
+    assert B._round_fraction(Fraction(2) ** -1075, f64) == 0.0  # tie to even: 0
+    assert B._round_fraction(Fraction(3) * Fraction(2) ** -1076, f64) == 5e-324
+    half_over_max = Fraction(float(np.finfo(np.float32).max)) + Fraction(2) ** 103
+    assert B._round_fraction(half_over_max, f32) == math.inf
     x = np.array([4.0, 2.0, 0.0, -0.0, math.inf, -1.0, 5e-324, 1e308], dtype=np.float64)
-    ref = C._sqrt_reference(x, f64)
+    ref = S._sqrt_reference(x, f64)
     assert ref[0] == 2.0 and ref[1] == math.sqrt(2.0) and ref[4] == math.inf
     assert math.copysign(1.0, ref[3]) < 0 and math.isnan(ref[5])
     assert ref[6] == math.sqrt(5e-324) and ref[7] == math.sqrt(1e308)
-    m, e = C._frexp_ref(np.array([5e-324, 3.0, -0.75], dtype=np.float64), f64)
+    m, e = F._frexp_ref(np.array([5e-324, 3.0, -0.75], dtype=np.float64), f64)
     assert m.tolist() == [0.5, 0.75, -0.75] and e.tolist() == [-1073, 2, 0]
 
 
@@ -132,9 +135,9 @@ def test_a_truncating_cast_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
             return torch.where(torch.isfinite(self) & (self.abs() < 3e38), t, out)
         return out
 
-    ctx = C._Ctx("cpu", 200_000, 0)
+    ctx = B._Ctx("cpu", 200_000, 0)
     monkeypatch.setattr(torch.Tensor, "to", truncating_to)
-    results = C._check_casts(ctx)
+    results = F._check_casts(ctx)
     cast = [r for r in results if r.name == "cast" and r.dtype == "float64->float32"]
     assert cast and cast[0].mismatches > 10_000, cast
 
@@ -145,7 +148,7 @@ def test_a_wrong_tie_rule_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
         return torch.trunc(x + torch.where(x >= 0, 0.5, -0.5).to(x.dtype))
 
     monkeypatch.setattr(torch, "round", away)
-    results = C._check_frexp_round(C._Ctx("cpu", 100_000, 0))
+    results = F._check_frexp_round(B._Ctx("cpu", 100_000, 0))
     rounds = [r for r in results if r.name == "round" and "round_" not in r.dtype]
     assert rounds and all(r.mismatches > 1000 for r in rounds), rounds
 
@@ -158,9 +161,9 @@ def test_an_inexact_add_and_a_broken_gemm_are_reported(monkeypatch: pytest.Monke
             torch.arange(a.numel()) % 5 == 0, s.to(torch.float16).to(a.dtype), s.to(a.dtype)
         )
 
-    monkeypatch.setitem(C._T_BIN, "add", sloppy_add)
-    ctx = C._Ctx("cpu", 50_000, 0)
-    adds = [r for r in C._check_binary(ctx) if r.name == "add"]
+    monkeypatch.setitem(F._T_BIN, "add", sloppy_add)
+    ctx = B._Ctx("cpu", 50_000, 0)
+    adds = [r for r in F._check_binary(ctx) if r.name == "add"]
     assert len(adds) == 2 and all(r.mismatches > 1000 for r in adds), adds
 
     real = torch.matmul
@@ -169,7 +172,7 @@ def test_an_inexact_add_and_a_broken_gemm_are_reported(monkeypatch: pytest.Monke
         return real(a.to(torch.float32), b.to(torch.float32)).to(torch.float64)
 
     monkeypatch.setattr(torch, "matmul", float32_gemm)
-    (mm,) = G._check_matmul(C._Ctx("cpu", 10_000, 0))
+    (mm,) = G._check_matmul(B._Ctx("cpu", 10_000, 0))
     assert mm.mismatches > 1000, mm
 
 
@@ -178,10 +181,10 @@ def test_result_reports_hex_bit_patterns() -> None:
     exp = np.array(
         [1.0, np.nextafter(np.float32(2.0), np.float32(3.0)), math.nan], dtype=np.float32
     )
-    r = C._result("x", "float32", got, exp, [got])
+    r = B._result("x", "float32", got, exp, [got])
     assert (r.mismatches, r.checked) == (1, 3)
     assert (r.first_input, r.first_got, r.first_expected) == ("0x40000000",) * 2 + ("0x40000001",)
-    z = C._result("x", "float32", np.array([-0.0], np.float32), np.array([0.0], np.float32), [got])
+    z = B._result("x", "float32", np.array([-0.0], np.float32), np.array([0.0], np.float32), [got])
     assert z.mismatches == 1  # signed zeros differ
 
 

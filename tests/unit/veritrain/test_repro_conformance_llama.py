@@ -11,7 +11,7 @@ import torch
 import torch.nn.functional as F
 
 from veritrain.repro import conformance_llama as CL
-from veritrain.repro.conformance import ConformanceResult, _Ctx
+from veritrain.repro.conformance_base import ConformanceResult, _Ctx
 
 N = 30_000
 NAMES = {
