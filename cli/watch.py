@@ -272,7 +272,7 @@ class Watcher:
         Raises:
             chain.errors.RpcUnavailable: the endpoint is down.
         """
-        from cli.disputes import _jsonable
+        from cli.dispute_rows import jsonable
         from cli.history import events
 
         client = self.client
@@ -301,7 +301,7 @@ class Watcher:
                     if ev.tx_hash in payouts
                 ]
             for ev in sorted(found, key=lambda e: e.position):
-                self._line(ev.event, _event_text(ev), ev.block_number, _jsonable(dict(ev.args)))
+                self._line(ev.event, _event_text(ev), ev.block_number, jsonable(dict(ev.args)))
                 changed = True
             self.next_block = head + 1
         status = job.status.name

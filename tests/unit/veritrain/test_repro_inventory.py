@@ -1,4 +1,4 @@
-"""`AUDITED` (veritrain/repro/conformance.py) lists exactly what veritrain/repro calls.
+"""`AUDITED` (veritrain/repro/conformance_audit.py) lists exactly what veritrain/repro calls.
 
 A static scan (ast) of every module of veritrain/repro collects each `torch.X(...)` and
 `torch.nn.functional.X(...)` / `F.X(...)` call, each method call whose name is a
