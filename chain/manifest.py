@@ -164,7 +164,7 @@ class ProtocolParams(BaseModel):
         """Expected gain per job of a seat that approves without replaying, times ``10_000 * V``
         (wei), when it holds the forced sample with probability ``1/V``, the fewest a seat's own
         draw can give (docs/SECURITY.md P-27): ``10_000 * V * fee - rate * (fee +
-        verifier_stake)``. Negative iff laziness loses (README "Lazy verifier")."""
+        verifier_stake)``. Negative iff laziness loses (docs/ECONOMICS.md "Lazy verifier")."""
         return 10_000 * self.verifiers_per_job * self.verifier_fee - self.forced_error_rate_bps * (
             self.verifier_fee + self.verifier_stake
         )
@@ -207,9 +207,10 @@ class ProtocolParams(BaseModel):
             )
         if self.verifier_fee == 0:
             raise ValueError("verifier_fee must be > 0: a job pays for the verifier stake it locks")
-        # README "Lazy verifier", docs/SECURITY.md P-27: a seat holds the forced sample with
-        # probability h >= 1/V (its own q of at most V*q samples), so a seat that approves without
-        # replaying expects fee - h*p*(fee + verifier_stake); it must lose at the worst h = 1/V.
+        # docs/ECONOMICS.md "Lazy verifier", docs/SECURITY.md P-27: a seat holds the forced sample
+        # with probability h >= 1/V (its own q of at most V*q samples), so a seat that approves
+        # without replaying expects fee - h*p*(fee + verifier_stake); it must lose at the worst
+        # h = 1/V.
         if self.forced_error_rate_bps == 0:
             logger.warning(
                 "forced_error_rate_bps is 0: no forced error ever catches a verifier that "

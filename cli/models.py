@@ -3,7 +3,7 @@
 A model id (keccak256 of the model name) is registered once, first come first served; its
 owner decides who may post jobs under it (and so whose verified work mints its shares), and
 may hand it over in two steps. The owner cannot mint shares itself, cannot touch revenue and
-cannot change past jobs (README, "Model owner's powers").
+cannot change past jobs (docs/PROTOCOL.md, "Model owner's powers").
 
 A model is registered with what binds its jobs to its lineage (docs/SECURITY.md P-18): the
 architecture and family commitments of a spec, the compute one step costs (the unit of its

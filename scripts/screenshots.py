@@ -1,4 +1,4 @@
-"""Screenshots of the dashboard's main pages for the README (docs/img/*.png, 1200x800).
+"""Screenshots of the dashboard's main pages for docs/DASHBOARD.md (docs/img/*.png, 1200x800).
 
 Runs ``veritrain demo --hold`` (the jobs: home, a job, a dispute, a model) and
 ``veritrain demo --run --hold`` (a training run), and while each holds, photographs its

@@ -1,6 +1,6 @@
 """The contracts' sample draw in Python: `LibSampling.drawSegments` and each seat's own draw
 (`LibAssignment`, docs/SECURITY.md P-27 and P-36), bit for bit, plus the detection
-arithmetic of README "Detection".
+arithmetic of docs/ECONOMICS.md "Detection".
 
 At the first assignment of a job with seed ``seed = keccak256(abi.encode(blockHash, jobId,
 merkleRoot))``, each assigned verifier ``v`` draws ``q`` of the job's ``M = N/k`` segments with

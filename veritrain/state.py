@@ -116,7 +116,7 @@ def encode_state_buffer(
     """`encode_state` into a new mutable buffer: each CPU tensor's data is copied once, straight
     from its memory into its place in the buffer, a GPU tensor straight from the device (no
     host staging copy: 2.8 ms instead of 9.6 ms for the 13.5 MB digits-mlp-wide state on an
-    H100, README "Measured").
+    H100, docs/MEASURED.md).
 
     What a solver hashes and writes at every checkpoint while training changes the tensors in
     place right after: one copy is needed, a second (per-tensor bytes, then a join) is not.
@@ -170,7 +170,7 @@ class StateBuffer:
     before the data and copies each tensor once, straight into its place (a device tensor
     straight from the device). Against `encode_state_buffer` this saves the allocation and
     first touch of a new buffer per checkpoint and the numpy staging: digits-mlp's 316 KB
-    state from 0.12 ms to 0.06 ms on a 2-core AMD EPYC (README "Measured").
+    state from 0.12 ms to 0.06 ms on a 2-core AMD EPYC (docs/MEASURED.md).
 
     The returned view aliases the buffer: it is valid until the next `encode` call, so a
     caller that hands it to another thread must wait for that thread before encoding again

@@ -1,4 +1,4 @@
-"""The README's demo, end to end: `veritrain demo --json` as a user runs it.
+"""The README's demo (docs/DEMO.md), end to end: `veritrain demo --json` as a user runs it.
 
 Runs 9 node processes on a real Anvil, each with its own torch thread count and
 ``ATEN_CPU_CAPABILITY``, and 4 repro jobs, one of them the character-level GPT (about 4-6

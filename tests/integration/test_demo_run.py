@@ -1,4 +1,5 @@
-"""The README's run demo, end to end: `veritrain demo --run --json` as a user runs it.
+"""The run demo (docs/RUNS.md "The demo", docs/USING.md "Training runs"), end to end:
+`veritrain demo --run --json` as a user runs it.
 
 A DiLoCo run of the character GPT over 3 rounds on a real Anvil, with 8 node processes: a
 cheating solver caught and slashed in round 0, a solver leaving after round 0, one joining at

@@ -25,11 +25,12 @@ from bench.gas_scenario import (
 )
 
 HAPPY_PATH_MAX_GAS = 2_178_000
-"""Most gas the scenario's happy path may cost (README "Gas": the figure reached, rounded up)."""
+"""Most gas the scenario's happy path may cost (docs/MEASURED.md "Gas": the figure reached,
+rounded up)."""
 
 HAPPY_PATH_MAX_NEW_WORDS = 37
-"""Most storage words the happy path may create (README "Gas": each costs at least 22,100 gas,
-so a layout change that adds one fails here even when the gas bound has room)."""
+"""Most storage words the happy path may create (docs/MEASURED.md "Gas": each costs at least
+22,100 gas, so a layout change that adds one fails here even when the gas bound has room)."""
 
 
 def test_happy_path_total_within_bound() -> None:

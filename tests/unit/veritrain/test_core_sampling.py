@@ -1,6 +1,6 @@
 """`veritrain.sampling`: the contracts' own-draw sample (docs/SECURITY.md P-27) in Python, and
-the detection arithmetic of README "Detection". The bit-for-bit match with the contract is
-checked on Anvil (tests/integration/test_nodes_own_draws.py)."""
+the detection arithmetic of docs/ECONOMICS.md "Detection". The bit-for-bit match with the
+contract is checked on Anvil (tests/integration/test_nodes_own_draws.py)."""
 
 from __future__ import annotations
 
