@@ -33,7 +33,7 @@ contract Gas_Test is Deployers {
     /// @notice Most gas the happy path of one job may cost (V = 3, q = 3, every party honest, a
     ///         forced error drawn or not): postJob, claimJob, commitCheckpoints, assignVerifiers,
     ///         postClaims, every seat's commitVerdicts + revealVerdicts, revealSecret, finalize (the slot job's
-    ///         shares are minted later, by extendLineage) and the solver's claimCredit. README "Gas"; bench/gas_scenario.py bounds
+    ///         shares are minted later, by extendLineage) and the solver's claimCredit. docs/MEASURED.md "Gas"; bench/gas_scenario.py bounds
     ///         the same path on Anvil. 2,380,000 since every seat also replays the last segment
     ///         (docs/SECURITY.md P-36: one more sample to claim, seal and settle when no draw held
     ///         it; 2,372,018 measured with a forced error).
