@@ -257,7 +257,8 @@ def fake_violation(econ: Economics) -> str | None:
         return None
     p = detection(econ.segments, c, econ.verifiers, econ.samples)
     return (
-        f"faking pays: a solver faking {c} of {econ.segments} segments gains {_vtt(gain)} VTT "
+        f"faking does not lose: a solver faking {c} of {econ.segments} segments expects "
+        f"{_vtt(gain)} VTT "
         f"per job (saves {_vtt(c * econ.segment_cost)} VTT of training, detected with "
         f"probability {float(p):.4f} at V={econ.verifiers}, q={econ.samples}, then loses reward "
         f"+ stake {_vtt(econ.reward + econ.solver_stake)} VTT)"
@@ -271,9 +272,9 @@ def coalition_violation(econ: Economics, coalition: Fraction) -> str | None:
         return None
     p = coalition_detection(econ, c, coalition)
     return (
-        f"collusion pays: a solver faking {c} of {econ.segments} segments with a coalition "
-        f"holding {float(coalition):.2%} of the seats gains {_vtt(gain)} VTT per job (saves "
-        f"{_vtt(c * econ.segment_cost)} VTT, an honest seat replays a fake with probability "
+        f"collusion does not lose: a solver faking {c} of {econ.segments} segments with a "
+        f"coalition holding {float(coalition):.2%} of the seats expects {_vtt(gain)} VTT per "
+        f"job (saves {_vtt(c * econ.segment_cost)} VTT, an honest seat replays a fake with probability "
         f"{float(p):.4f}, then loses reward + stake {_vtt(econ.reward + econ.solver_stake)} VTT)"
     )
 
