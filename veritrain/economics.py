@@ -275,7 +275,8 @@ def coalition_violation(econ: Economics, coalition: Fraction) -> str | None:
         f"collusion does not lose: a solver faking {c} of {econ.segments} segments with a "
         f"coalition holding {float(coalition):.2%} of the seats expects {_vtt(gain)} VTT per "
         f"job (saves {_vtt(c * econ.segment_cost)} VTT, an honest seat replays a fake with "
-        f"probability {float(p):.4f}, then loses reward + stake {_vtt(econ.reward + econ.solver_stake)} VTT)"
+        f"probability {float(p):.4f}, then loses reward + stake "
+        f"{_vtt(econ.reward + econ.solver_stake)} VTT)"
     )
 
 
