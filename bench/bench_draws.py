@@ -2,7 +2,7 @@
 (docs/SECURITY.md P-27).
 
 Run: ``.venv/bin/python -m bench.bench_draws`` (``--trials 20000`` Monte Carlo draws per row,
-``--repeats 5`` timing repeats).
+default 1000; ``--repeats 5`` timing repeats, 0 skips the timing table).
 
 Prints two tables:
 1. Detection: a solver fakes c = f*M of its M segments; V verifiers each draw q segments
@@ -16,19 +16,49 @@ Prints two tables:
    compute per job (V*q segments replayed in all, each verifier q) against the solver's (M
    segments trained), for the defaults and for configurations that reach 99% detection of
    f = 10% (the goal: at most 5% of the solver's compute).
-Timings are wall-clock medians on this machine; ratios are taken within the same run.
+3. Detection of c = 1..M faked segments at the deployment defaults (`ProtocolParams()`: V, q on
+   its reference job of M segments), exactly (`veritrain.economics.detection`) and by Monte Carlo
+   on the contract's own draws (the solver keeps the last segment honest unless c = M).
+4. Each cheating strategy's expected gain per job in VTT at the defaults, on the reference job
+   (docs/SECURITY.md "Cheating is irrational": faking, worst c; a coalition holding the stated
+   share of the seats, worst c; a lazy seat blind to its draw and one that sees it; a copying
+   seat; a withholding solver).
+5. Replay fraction (all seats' replayed segments over the job's M, each seat its own draw plus
+   the last segment) today and at the least-replay (V, q) that keeps every gain negative, for
+   M = 10 (a run contribution at H = 50, k = 5), 12 (the demo job), 60, 240 and 1000, with
+   and without asking for today's deterrence, and for the proposed one-auditor protocol.
+The output ends with ``replay fraction at the defaults: X%``.
+Timings are wall-clock medians on this machine; ratios are taken within the same run
+(``--repeats 0`` skips the timing table).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import random
 import statistics
+from collections.abc import Sequence
+from fractions import Fraction
 
 from rich.console import Console
 from rich.table import Table
 
 from bench.bench_protocol import interleaved
+from chain.manifest import ProtocolParams
+from veritrain.economics import (
+    Economics,
+    detection,
+    lazy_gain,
+    lazy_holding_worst,
+    least_replay,
+    replay_fraction,
+    solver_fake_gain,
+    union_fraction,
+    withhold_gain,
+    worst_coalition,
+    worst_fake,
+)
 from veritrain.sampling import detection_probability, job_seed, own_draws
 
 # (M, f, V, q): the issue's example, the defaults on the demo job, and the goal's configurations
@@ -141,14 +171,160 @@ def bench_compute(repeats: int) -> Table:
     return table
 
 
-def main() -> None:
+# M of the replay table: a run contribution (H = 50, k = 5), the demo job, larger jobs
+REPLAY_SEGMENTS: tuple[int, ...] = (10, 12, 60, 240, 1000)
+
+
+def _vtt(wei: Fraction | int) -> str:
+    return f"{float(Fraction(wei) / 10**18):+.2f}"
+
+
+def detection_by_draw(m: int, v: int, q: int, trials: int, seed: int = 0) -> list[float]:
+    """Monte Carlo over the contract's own draws (`own_draws`, random block hashes and seat
+    addresses from a seeded generator): for c = 1..M, the share of draws in which some seat holds
+    one of the faked segments (the first c; all M for c = M, and the last is in every draw)."""
+    rng = random.Random(seed)
+    lowest = [0] * m  # lowest[s]: draws whose lowest sampled segment is s
+    for _ in range(trials):
+        draws = own_draws(job_seed(rng.randbytes(32), 1, rng.randbytes(32)), _seats(rng, v), m, q)
+        lowest[draws.segments[0]] += 1
+    out = []
+    for c in range(1, m + 1):
+        out.append(1.0 if c == m else sum(lowest[:c]) / trials)
+    return out
+
+
+def _seats(rng: random.Random, v: int) -> list[str]:
+    return ["0x" + rng.randbytes(20).hex() for _ in range(v)]
+
+
+def bench_detection_by_c(params: ProtocolParams, trials: int) -> Table:
+    """Table 3: detection of c = 1..M faked segments at the defaults, exact and Monte Carlo."""
+    m, v, q = params.reference_segments, params.verifiers_per_job, params.samples_per_job
+    table = Table(
+        title=f"Detection of c of M = {m} faked segments at the defaults (V = {v}, q = {q}; "
+        f"Monte Carlo: {trials:,} contract draws)"
+    )
+    for col in ("c", "exact", "Monte Carlo", "faking gain (VTT)"):
+        table.add_column(col, justify="right")
+    mc = detection_by_draw(m, v, q, trials)
+    econ = params.reference_economics
+    for c in range(1, m + 1):
+        table.add_row(
+            str(c),
+            f"{float(detection(m, c, v, q)):.2%}",
+            f"{mc[c - 1]:.2%}",
+            _vtt(solver_fake_gain(econ, c)),
+        )
+    return table
+
+
+def bench_strategies(params: ProtocolParams) -> Table:
+    """Table 4: each strategy's expected gain per job (VTT) at the defaults, reference job."""
+    econ = params.reference_economics
+    m, v, q = econ.segments, econ.verifiers, econ.samples
+    phi = Fraction(params.reference_coalition_bps, 10_000)
+    table = Table(
+        title=f"Expected gain per job of each strategy at the defaults (reference job: M = {m}, "
+        f"reward {_vtt(econ.reward)} VTT, {_vtt(econ.segment_cost)} VTT per segment; "
+        "docs/SECURITY.md 'Cheating is irrational')"
+    )
+    for col in ("strategy", "worst case", "gain (VTT)"):
+        table.add_column(col)
+    c, fake = worst_fake(econ)
+    table.add_row("(a) solver fakes c of M", f"c = {c}", _vtt(fake))
+    cc, coal = worst_coalition(econ, phi)
+    table.add_row(
+        f"(c) solver + coalition holding {float(phi):.0%} of seats", f"c = {cc}", _vtt(coal)
+    )
+    table.add_row(
+        "(b) lazy seat, blind to its draw", f"h = 1/{v}", _vtt(lazy_gain(econ, Fraction(1, v)))
+    )
+    worst_h = lazy_holding_worst(v, q, m)
+    table.add_row(
+        "(b) lazy seat that sees its draw", f"h = {worst_h}", _vtt(lazy_gain(econ, worst_h))
+    )
+    table.add_row(
+        "(b) lazy seat, deployer's rule (fee bound)",
+        f"h = 1/{v}",
+        _vtt(Fraction(params.lazy_gain_bps, 10_000 * v)),
+    )
+    table.add_row(
+        "(b) copying seat (sealed verdicts: = lazy)",
+        f"h = 1/{v}",
+        _vtt(lazy_gain(econ, Fraction(1, v))),
+    )
+    table.add_row("(d) withholds the final state", "always sampled", _vtt(withhold_gain(econ, 0)))
+    table.add_row("(d) withholds c faked segments", f"c = {c}", _vtt(withhold_gain(econ, c)))
+    return table
+
+
+def _reference(params: ProtocolParams, m: int) -> Economics:
+    """The defaults' money on a job of M segments at the reference cost, reward M * cost."""
+    cost = params.reference_segment_cost
+    return params.reference_economics.model_copy(
+        update={"segments": m, "reward": m * cost, "segment_cost": cost}
+    )
+
+
+def bench_replay(params: ProtocolParams) -> Table:
+    """Table 5: replay fraction today and at the least-replay (V, q) per M."""
+    phi = Fraction(params.reference_coalition_bps, 10_000)
+    v0, q0 = params.verifiers_per_job, params.samples_per_job
+    table = Table(
+        title="Replay fraction (all seats' replayed segments / M; each seat its own q and the "
+        f"last segment) and the least-replay sample keeping every gain < 0 (coalition "
+        f"{float(phi):.0%})"
+    )
+    for col in (
+        "M",
+        f"today V={v0}, q={q0}",
+        "union only",
+        "least (V, q)",
+        "its replay",
+        "least with today's deterrence",
+        "its replay",
+        "one auditor, q=1 (proposed)",
+    ):
+        table.add_column(col, justify="right")
+    for m in REPLAY_SEGMENTS:
+        econ = _reference(params, m).with_sample(v0, min(q0, m))
+        least = least_replay(econ, phi)
+        strong = least_replay(econ, phi, max_fake_gain=worst_fake(econ)[1])
+        table.add_row(
+            str(m),
+            f"{float(replay_fraction(v0, q0, m)):.1%}",
+            f"{float(union_fraction(v0, q0, m)):.1%}",
+            "none" if least is None else f"({least[0]}, {least[1]})",
+            "-" if least is None else f"{float(least[2]):.1%}",
+            "none" if strong is None else f"({strong[0]}, {strong[1]})",
+            "-" if strong is None else f"{float(strong[2]):.1%}",
+            f"{1 / m:.1%}",
+        )
+    return table
+
+
+def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--trials", type=int, default=5000, help="Monte Carlo draws per row")
-    parser.add_argument("--repeats", type=int, default=3, help="timing repeats (median)")
-    args = parser.parse_args()
+    parser.add_argument(
+        "--trials", type=int, default=1000, help="Monte Carlo draws per row (sd <= 1.6%%)"
+    )
+    parser.add_argument(
+        "--repeats", type=int, default=3, help="timing repeats (median; 0 skips the timing table)"
+    )
+    args = parser.parse_args(argv)
     console = Console(width=160)
+    params = ProtocolParams()
     console.print(bench_detection(args.trials))
-    console.print(bench_compute(args.repeats))
+    if args.repeats > 0:
+        console.print(bench_compute(args.repeats))
+    console.print(bench_detection_by_c(params, args.trials))
+    console.print(bench_strategies(params))
+    console.print(bench_replay(params))
+    fraction = replay_fraction(
+        params.verifiers_per_job, params.samples_per_job, params.reference_segments
+    )
+    console.print(f"replay fraction at the defaults: {float(fraction) * 100:.1f}%")
 
 
 if __name__ == "__main__":

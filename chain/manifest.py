@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import json
 import logging
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from chain.errors import ChainValueError
+from veritrain.economics import Economics, coalition_violation, fake_violation
 
 logger = logging.getLogger(__name__)
 
@@ -151,6 +153,28 @@ class ProtocolParams(BaseModel):
     registration_window: int = Field(
         3600, gt=0, le=365 * 86400, description="round opens -> last contribution post (s)"
     )
+    # The reference job the deployer prices cheating on (docs/SECURITY.md "Cheating is
+    # irrational", veritrain.economics): no solver faking any c of its M segments, alone or with
+    # a coalition holding reference_coalition_bps of the seats, may expect a gain (checked below).
+    # Defaults: the demo's 12-segment digits job, whose reward pays its training at cost.
+    reference_segments: int = Field(
+        12, ge=1, le=4096, description="M = N/k of the job cheating is priced on"
+    )
+    reference_segment_cost: int = Field(
+        25 * 10**16,
+        ge=0,
+        description="the solver's training cost of one segment of the reference job (wei); a "
+        "seat's replay of it costs the same",
+    )
+    reference_reward: int = Field(
+        3 * E18, ge=0, description="reward of the reference job (wei): M * cost, paid at cost"
+    )
+    reference_coalition_bps: int = Field(
+        3_333,
+        ge=0,
+        lt=10_000,
+        description="share of the verifier draw a cheating solver's coalition may hold (bps)",
+    )
 
     @property
     def forced_error_premium(self) -> int:
@@ -185,8 +209,35 @@ class ProtocolParams(BaseModel):
         fees_lost = (10_000 - phi_bps) * v * self.verifier_fee
         return jackpots - 10_000 * self.forced_error_premium - fees_lost
 
+    @property
+    def reference_economics(self) -> Economics:
+        """The money and sample of the reference job (`veritrain.economics.Economics`)."""
+        return Economics(
+            segments=self.reference_segments,
+            verifiers=self.verifiers_per_job,
+            samples=min(self.samples_per_job, 63),
+            reward=self.reference_reward,
+            segment_cost=self.reference_segment_cost,
+            solver_stake=self.solver_stake,
+            verifier_fee=self.verifier_fee,
+            verifier_stake=self.verifier_stake,
+            jackpot=self.jackpot,
+            forced_error_rate_bps=self.forced_error_rate_bps,
+        )
+
     @model_validator(mode="after")
     def _check(self) -> ProtocolParams:
+        # docs/SECURITY.md "Cheating is irrational" (a), (c): on the reference job, faking any c
+        # of its M segments loses in expectation, alone and with the stated coalition share.
+        econ = self.reference_economics
+        refused = fake_violation(econ) or coalition_violation(
+            econ, Fraction(self.reference_coalition_bps, 10_000)
+        )
+        if refused is not None:
+            raise ValueError(
+                f"{refused}; on the reference job (reference_segments, reference_reward, "
+                "reference_segment_cost): raise solver_stake, verifiers_per_job or samples_per_job"
+            )
         # docs/FORCED_ERRORS.md section 5: no strategy farms the jackpot. Completing jobs: the
         # premium makes the coalition's expected gain <= 0 for every share phi of the seats.
         for phi_bps in (0, 10_000):

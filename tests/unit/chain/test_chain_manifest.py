@@ -146,3 +146,54 @@ def test_params_refuse_laziness_that_pays_under_own_draws():
     assert p.lazy_gain_bps == 10_000 * 3 * E18 - 3_000 * 11 * E18  # = -0.1e18 * 10_000 * V
     # forced errors off: allowed (devnets, tests) but nothing catches laziness but whistleblowers
     assert ProtocolParams(forced_error_rate_bps=0).lazy_gain_bps > 0
+
+
+def test_params_refuse_faking_that_pays_on_the_reference_job():
+    """docs/SECURITY.md "Cheating is irrational" (a): on the reference job (M = 12 segments of
+    0.25e18 each, reward 3e18) with V = 1 seat drawing q = 1, a solver faking c segments is
+    caught with probability c/12 and expects c * (0.25 - (3 + S) / 12) e18: negative at a stake
+    S = 0.1e18, zero for every c at S = 0, which is refused (breaking even is not losing)."""
+    thin = {
+        "verifiers_per_job": 1,
+        "samples_per_job": 1,
+        "reference_coalition_bps": 0,
+        "jackpot": 0,
+    }
+    ProtocolParams(solver_stake=E18 // 10, **thin)
+    with pytest.raises(ValueError, match=r"faking does not lose: a solver faking \d+ of 12") as exc:
+        ProtocolParams(solver_stake=0, **thin)
+    assert "VTT" in str(exc.value) and "reference job" in str(exc.value)
+    # a costlier reference job (reward below its training cost) is refused at the defaults
+    with pytest.raises(ValueError, match="faking does not lose: a solver faking 12 of 12"):
+        ProtocolParams(reference_segment_cost=20 * E18, reference_reward=0)
+
+
+def test_params_refuse_collusion_that_pays_at_the_stated_coalition_share():
+    """(c): with one seat and the coalition holding half the draw, faking one segment is caught
+    with probability (1/2) * (1/12); 0.25e18 saved against (3 + S) * 1/24 loses only above S =
+    3e18."""
+    one = {
+        "verifiers_per_job": 1,
+        "samples_per_job": 1,
+        "reference_coalition_bps": 5_000,
+        "jackpot": 0,
+    }
+    ProtocolParams(solver_stake=4 * E18, **one)
+    with pytest.raises(ValueError, match="collusion does not lose"):
+        ProtocolParams(solver_stake=2 * E18, **one)
+
+
+def test_default_and_demo_params_make_every_faking_lose():
+    """The defaults (V = 3, q = 2) and the demo (V = 5, q = 12) pass; the defaults' worst
+    strategy on the reference job is faking one segment: 0.25e18 - P(1) * 103e18 < 0."""
+    from fractions import Fraction
+
+    from veritrain.economics import worst_coalition, worst_fake
+
+    for params in (ProtocolParams(), ProtocolParams.demo()):
+        econ = params.reference_economics
+        assert worst_fake(econ)[1] < 0
+        assert worst_coalition(econ, Fraction(params.reference_coalition_bps, 10_000))[1] < 0
+    c, gain = worst_fake(ProtocolParams().reference_economics)
+    assert c == 1
+    assert gain == Fraction(E18, 4) - (1 - Fraction(10 * 10 * 10, 12 * 12 * 12)) * 103 * E18
