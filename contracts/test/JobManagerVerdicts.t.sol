@@ -1,0 +1,638 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+import {Merkle} from "./utils/Merkle.sol";
+import {Deploy} from "../script/Deploy.sol";
+import {Escrow} from "../src/Escrow.sol";
+import {JobManager} from "../src/JobManager.sol";
+import {ShareRegistry} from "../src/ShareRegistry.sol";
+import {VerificationRound} from "../src/VerificationRound.sol";
+import {LibCheckpoint} from "../src/libraries/LibCheckpoint.sol";
+import {IEscrow} from "../src/interfaces/IEscrow.sol";
+import {IJobManager} from "../src/interfaces/IJobManager.sol";
+import {IShareRegistry} from "../src/interfaces/IShareRegistry.sol";
+import {IStakeManager} from "../src/interfaces/IStakeManager.sol";
+import {LibSubmission, SubmissionId} from "../src/types/SubmissionId.sol";
+import {Job, JobStatus, Verdict} from "../src/types/JobTypes.sol";
+import {Role} from "../src/types/Role.sol";
+import {JobManager_Init} from "./utils/JobManagerInit.sol";
+
+contract JobManager_AssignVerifiers_Test is JobManager_Init {
+    uint256 internal jobId;
+
+    function setUp() public override {
+        super.setUp();
+        jobId = _postJob();
+        _claimAndCommit(jobId);
+    }
+
+    function test_assignVerifiers_drawsDistinct_succeeds() public {
+        _assign(jobId);
+        (address[] memory verifiers, uint32[] memory segments) = jobManager.getAssignment(jobId);
+        assertEq(verifiers.length, 3);
+        // q = N/k: each seat draws every segment of the job, so the union is all of them.
+        assertEq(segments.length, TOTAL_STEPS / INTERVAL);
+        for (uint256 i; i < verifiers.length; ++i) {
+            assertTrue(_isIn(verifierPool, verifiers[i]));
+            assertEq(_locked(verifiers[i], Role.Verifier), params.verifierStake);
+            assertEq(jobManager.sampleMaskOf(jobId, verifiers[i]), (uint256(1) << segments.length) - 1);
+            for (uint256 j; j < i; ++j) {
+                assertNotEq(verifiers[i], verifiers[j]);
+            }
+        }
+        for (uint256 i; i < segments.length; ++i) {
+            assertLt(uint256(segments[i]), TOTAL_STEPS / INTERVAL);
+            for (uint256 j; j < i; ++j) {
+                assertNotEq(uint256(segments[i]), uint256(segments[j]));
+            }
+        }
+        Job memory job = _job(jobId);
+        assertEq(uint8(job.status), uint8(JobStatus.Verifying));
+        // The solver posts claims by claimsDeadline; verifiers seal a whole verdictWindow later.
+        assertEq(uint256(job.claimsDeadline), block.timestamp + params.claimsWindow);
+        assertEq(uint256(job.verdictDeadline), block.timestamp + params.claimsWindow + params.verdictWindow);
+        assertEq(
+            uint256(job.challengeDeadline),
+            block.timestamp + params.claimsWindow + params.verdictWindow + params.revealWindow + params.challengeWindow
+        );
+    }
+
+    function test_assignVerifiers_sameBlock_reverts() public {
+        uint64 randomnessBlock = _job(jobId).randomnessBlock;
+        vm.expectRevert(
+            abi.encodeWithSelector(IJobManager.RandomnessNotReady.selector, jobId, randomnessBlock, block.number)
+        );
+        jobManager.assignVerifiers(jobId);
+        vm.roll(randomnessBlock);
+        vm.expectRevert(
+            abi.encodeWithSelector(IJobManager.RandomnessNotReady.selector, jobId, randomnessBlock, randomnessBlock)
+        );
+        jobManager.assignVerifiers(jobId);
+    }
+
+    function test_assignVerifiers_expiredBlockhash_reanchors_succeeds() public {
+        vm.roll(block.number + 300);
+        vmx.setBlockhash(_job(jobId).randomnessBlock, bytes32(0));
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.RandomnessReanchored(jobId, uint64(block.number + 1));
+        jobManager.assignVerifiers(jobId);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Committed));
+        assertEq(uint256(_job(jobId).randomnessBlock), block.number + 1);
+        _assign(jobId);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Verifying));
+    }
+
+    function test_assignVerifiers_noEligibleVerifiers_reverts() public {
+        uint256 count = verifierPool.length;
+        for (uint256 i; i < count; ++i) {
+            vm.prank(verifierPool[i]);
+            stakeManager.requestUnbond(Role.Verifier, 500e18);
+        }
+        vm.roll(block.number + 2);
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.NoEligibleVerifiers.selector, jobId, 0));
+        jobManager.assignVerifiers(jobId);
+    }
+
+    function test_assignVerifiers_fewerThanV_refundsFees_succeeds() public {
+        // Leave two verifiers, one of which is the solver itself: only one can be drawn.
+        for (uint256 i = 2; i < verifierPool.length; ++i) {
+            vm.prank(verifierPool[i]);
+            stakeManager.requestUnbond(Role.Verifier, 500e18);
+        }
+        vm.prank(verifierPool[1]);
+        stakeManager.requestUnbond(Role.Verifier, 500e18);
+        _stake(solver, Role.Verifier, 500e18);
+        _assign(jobId);
+        (address[] memory verifiers,) = jobManager.getAssignment(jobId);
+        assertEq(verifiers.length, 1);
+        assertEq(verifiers[0], verifierPool[0]);
+        assertEq(escrow.creditOf(submitter), 2 * params.verifierFee);
+        _assertEscrowSolvent();
+    }
+
+    function test_assignVerifiers_notCommitted_reverts() public {
+        _assign(jobId);
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.UnexpectedJobStatus.selector, jobId, JobStatus.Verifying));
+        jobManager.assignVerifiers(jobId);
+    }
+
+    function testFuzz_assignVerifiers_segmentsDistinct_succeeds(uint32 segmentCount, bytes32 blockHash) public {
+        segmentCount = uint32(bound(segmentCount, 1, params.maxSegments));
+        vm.prank(submitter);
+        // A spec of its own: the setup already posted SPEC_HASH from INIT_HASH (P-26).
+        uint256 id = jobManager.postJob(
+            MODEL_ID, keccak256(abi.encode(SPEC_HASH, "fuzz")), INIT_HASH, segmentCount * 3, 3, REWARD, SPEC_URI
+        );
+        vm.prank(solver);
+        jobManager.claimJob(id);
+        bytes32 root = _initRoot(segmentCount * 3, 3);
+        bytes32[] memory initProof = _initOnlyProof(segmentCount * 3, 3);
+        vm.prank(solver);
+        jobManager.commitCheckpoints(id, root, initProof, CHECKPOINT_URL, keccak256("secret"));
+        vm.roll(block.number + 2);
+        if (blockHash != bytes32(0)) vmx.setBlockhash(block.number - 1, blockHash);
+        jobManager.assignVerifiers(id);
+        (address[] memory seated, uint32[] memory segments) = jobManager.getAssignment(id);
+        // The sample is the union of the seats' own draws and the last segment, in increasing
+        // segment order (P-27, P-36).
+        uint256 q = segmentCount < params.samplesPerJob ? segmentCount : params.samplesPerJob;
+        assertGte(segments.length, q);
+        assertLte(segments.length, seated.length * q + 1);
+        assertEq(uint256(segments[segments.length - 1]), segmentCount - 1, "the last segment");
+        for (uint256 i; i < segments.length; ++i) {
+            assertLt(uint256(segments[i]), segmentCount);
+            if (i != 0) assertGt(uint256(segments[i]), uint256(segments[i - 1]));
+        }
+        // Each seat holds its q samples and the last one, and every sample is some seat's.
+        uint256 covered;
+        for (uint256 v; v < seated.length; ++v) {
+            uint256 mask = jobManager.sampleMaskOf(id, seated[v]);
+            uint256 held = _popCount(mask);
+            assertTrue(held == q || (held == q + 1 && q < segmentCount), "q samples, and the last");
+            assertEq((mask >> (segments.length - 1)) & 1, 1, "every seat holds the last segment");
+            assertEq(mask >> segments.length, 0);
+            covered |= mask;
+        }
+        assertEq(covered, (uint256(1) << segments.length) - 1);
+    }
+
+    function _popCount(uint256 mask) internal pure returns (uint256 count) {
+        for (; mask != 0; mask >>= 1) {
+            count += mask & 1;
+        }
+    }
+
+    function test_assignVerifiers_segmentsDistinct_succeeds() public {
+        testFuzz_assignVerifiers_segmentsDistinct_succeeds(3000, keccak256("hash"));
+    }
+}
+
+contract JobManager_RecordVerdicts_Test is JobManager_Init {
+    uint256 internal jobId;
+    address[] internal verifiers;
+
+    function setUp() public override {
+        super.setUp();
+        jobId = _verifyingJob();
+        verifiers = _assigned(jobId);
+    }
+
+    function _seal(address verifier, uint256 rejectMask) internal {
+        bytes32 commitment =
+            _verdictCommitment(jobId, verifier, _ends(jobId, rejectMask), _verdictSalt(jobId, verifier));
+        vm.prank(verifier);
+        round.commitVerdicts(_sid(jobId), commitment);
+    }
+
+    function _open(address verifier, uint256 rejectMask) internal {
+        bytes32[] memory ends = _ends(jobId, rejectMask);
+        bytes32 salt = _verdictSalt(jobId, verifier);
+        vm.prank(verifier);
+        round.revealVerdicts(_sid(jobId), ends, salt, _claimsArg(_sid(jobId)));
+    }
+
+    function test_recordVerdicts_approveAll_succeeds() public {
+        for (uint256 i; i < verifiers.length; ++i) {
+            _seal(verifiers[i], 0);
+        }
+        bool[] memory approvals = _approvals(_samples(jobId), 0);
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.VerdictsSubmitted(jobId, verifiers[0], approvals, 0);
+        _open(verifiers[0], 0);
+        Verdict[] memory verdicts = jobManager.verdictOf(jobId, verifiers[0]);
+        assertEq(verdicts.length, _samples(jobId));
+        for (uint256 i; i < _samples(jobId); ++i) {
+            assertEq(uint8(verdicts[i]), uint8(Verdict.Approve));
+        }
+        assertEq(jobManager.disputedMaskOf(jobId), 0);
+    }
+
+    function testFuzz_recordVerdicts_rejectsPullBonds_succeeds(uint256 rejectMask) public {
+        rejectMask = bound(rejectMask, 0, (uint256(1) << _samples(jobId)) - 1);
+        uint256 rejects;
+        for (uint256 i; i < _samples(jobId); ++i) {
+            rejects += (rejectMask >> i) & 1;
+        }
+        uint256 balanceBefore = token.balanceOf(verifiers[1]);
+        _submit(jobId, verifiers[0], 0);
+        _submit(jobId, verifiers[2], 0);
+        _submit(jobId, verifiers[1], rejectMask);
+        assertEq(token.balanceOf(verifiers[1]), balanceBefore - rejects * params.challengeBond);
+        assertEq(jobManager.disputedMaskOf(jobId), rejectMask);
+        Verdict[] memory verdicts = jobManager.verdictOf(jobId, verifiers[1]);
+        for (uint256 i; i < _samples(jobId); ++i) {
+            assertEq(uint8(verdicts[i]), uint8((rejectMask >> i) & 1 == 1 ? Verdict.Reject : Verdict.Approve));
+        }
+        (, uint256 bonds,,) = escrow.liabilities();
+        assertEq(bonds, rejects * params.challengeBond);
+    }
+
+    function test_recordVerdicts_rejectsPullBonds_succeeds() public {
+        testFuzz_recordVerdicts_rejectsPullBonds_succeeds(5);
+    }
+
+    function test_recordVerdicts_lastVerifier_setsChallengeDeadline_succeeds() public {
+        for (uint256 i; i < verifiers.length; ++i) {
+            _seal(verifiers[i], 0);
+        }
+        vm.warp(block.timestamp + 60);
+        _open(verifiers[0], 0);
+        _open(verifiers[1], 0);
+        uint64 expected = uint64(block.timestamp) + params.challengeWindow;
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.ChallengeDeadlineSet(jobId, expected);
+        _open(verifiers[2], 0);
+        assertEq(uint256(_job(jobId).challengeDeadline), expected);
+    }
+
+    function test_recordVerdicts_notAllRevealed_keepsChallengeDeadline_succeeds() public {
+        uint64 deadline = _job(jobId).challengeDeadline;
+        _seal(verifiers[0], 0);
+        vm.warp(uint256(_job(jobId).verdictDeadline) + 1);
+        _open(verifiers[0], 0);
+        assertEq(uint256(_job(jobId).challengeDeadline), deadline);
+    }
+
+    function test_verdictOf_beforeSubmit_returnsNone_succeeds() public {
+        Verdict[] memory verdicts = jobManager.verdictOf(jobId, verifiers[0]);
+        assertEq(verdicts.length, _samples(jobId));
+        assertEq(uint8(verdicts[0]), uint8(Verdict.None));
+        assertEq(jobManager.verdictOf(jobId, stranger).length, 0);
+    }
+
+    function test_recordVerdicts_notRound_reverts() public {
+        bool[] memory approvals = _approvals(_samples(jobId), 0);
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.NotVerificationRound.selector, verifiers[0]));
+        vm.prank(verifiers[0]);
+        jobManager.recordVerdicts(_sid(jobId), verifiers[0], approvals, 0);
+    }
+
+    function test_recordVerdicts_notAssigned_reverts() public {
+        bool[] memory approvals = _approvals(_samples(jobId), 0);
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.NotAssignedVerifier.selector, jobId, stranger));
+        vm.prank(address(round));
+        jobManager.recordVerdicts(_sid(jobId), stranger, approvals, 0);
+    }
+
+    function test_recordVerdicts_twice_reverts() public {
+        bool[] memory approvals = _approvals(_samples(jobId), 0);
+        vm.prank(address(round));
+        jobManager.recordVerdicts(_sid(jobId), verifiers[0], approvals, 0);
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.VerdictsAlreadySubmitted.selector, jobId, verifiers[0]));
+        vm.prank(address(round));
+        jobManager.recordVerdicts(_sid(jobId), verifiers[0], approvals, 0);
+    }
+
+    function test_recordVerdicts_wrongCount_reverts() public {
+        bool[] memory approvals = _approvals(_samples(jobId) - 1, 0);
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IJobManager.VerdictCountMismatch.selector, jobId, _samples(jobId), _samples(jobId) - 1
+            )
+        );
+        vm.prank(address(round));
+        jobManager.recordVerdicts(_sid(jobId), verifiers[0], approvals, 0);
+    }
+
+    function test_recordVerdicts_notVerifying_reverts() public {
+        uint256 claimedJob = _postJob();
+        vm.prank(solver);
+        jobManager.claimJob(claimedJob);
+        bool[] memory approvals = _approvals(_samples(jobId), 0);
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.UnexpectedJobStatus.selector, claimedJob, JobStatus.Claimed));
+        vm.prank(address(round));
+        jobManager.recordVerdicts(_sid(claimedJob), verifiers[0], approvals, 0);
+    }
+
+    function test_recordVerdicts_unknownSubmission_reverts() public {
+        SubmissionId unknown = LibSubmission.id(jobId, stranger);
+        bool[] memory approvals = _approvals(_samples(jobId), 0);
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.SubmissionNotActive.selector, unknown));
+        vm.prank(address(round));
+        jobManager.recordVerdicts(unknown, verifiers[0], approvals, 0);
+    }
+}
+
+contract JobManager_ChallengeApproval_Test is JobManager_Init {
+    uint256 internal jobId;
+    address[] internal verifiers;
+
+    function setUp() public override {
+        super.setUp();
+        (jobId, verifiers) = _rejectedJob();
+    }
+
+    function test_challengeApproval_postsBond_succeeds() public {
+        uint256 balanceBefore = token.balanceOf(whistleblower);
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.ApprovalChallenged(jobId, 2, verifiers[1], whistleblower, params.challengeBond);
+        vm.prank(whistleblower);
+        jobManager.challengeApproval(jobId, 2, verifiers[1]);
+        assertEq(jobManager.challengerOf(jobId, 2, verifiers[1]), whistleblower);
+        assertEq(token.balanceOf(whistleblower), balanceBefore - params.challengeBond);
+        assertEq(jobManager.disputedMaskOf(jobId), 1 | 4);
+    }
+
+    function test_challengeApproval_afterWindow_reverts() public {
+        uint64 deadline = _job(jobId).challengeDeadline;
+        vm.warp(deadline + 1);
+        vm.expectRevert(
+            abi.encodeWithSelector(IJobManager.ChallengeWindowClosed.selector, jobId, deadline, deadline + 1)
+        );
+        vm.prank(whistleblower);
+        jobManager.challengeApproval(jobId, 2, verifiers[1]);
+    }
+
+    function test_challengeApproval_notWhistleblower_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.NotActiveStaker.selector, stranger, Role.Whistleblower));
+        vm.prank(stranger);
+        jobManager.challengeApproval(jobId, 2, verifiers[1]);
+    }
+
+    function test_challengeApproval_sampleOutOfRange_reverts() public {
+        uint256 samples = _samples(jobId);
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.SampleIndexOutOfRange.selector, jobId, samples, samples));
+        vm.prank(whistleblower);
+        jobManager.challengeApproval(jobId, samples, verifiers[1]);
+    }
+
+    function test_challengeApproval_notAssigned_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.NotAssignedVerifier.selector, jobId, stranger));
+        vm.prank(whistleblower);
+        jobManager.challengeApproval(jobId, 0, stranger);
+    }
+
+    function test_challengeApproval_reject_reverts() public {
+        vm.expectRevert(
+            abi.encodeWithSelector(IJobManager.VerdictNotApproval.selector, jobId, 0, verifiers[0], Verdict.Reject)
+        );
+        vm.prank(whistleblower);
+        jobManager.challengeApproval(jobId, 0, verifiers[0]);
+    }
+
+    function test_challengeApproval_noVerdict_reverts() public {
+        uint256 freshJob = _verifyingJob();
+        address verifier = _assigned(freshJob)[0];
+        vm.expectRevert(
+            abi.encodeWithSelector(IJobManager.VerdictNotApproval.selector, freshJob, 0, verifier, Verdict.None)
+        );
+        vm.prank(whistleblower);
+        jobManager.challengeApproval(freshJob, 0, verifier);
+    }
+
+    function test_challengeApproval_bySolver_reverts() public {
+        _stake(solver, Role.Whistleblower, 10e18);
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.ChallengerConflicted.selector, jobId, solver));
+        vm.prank(solver);
+        jobManager.challengeApproval(jobId, 1, verifiers[1]);
+    }
+
+    function test_challengeApproval_twice_reverts() public {
+        vm.prank(whistleblower);
+        jobManager.challengeApproval(jobId, 1, verifiers[1]);
+        address other = _actor("other whistleblower");
+        _stake(other, Role.Whistleblower, 10e18);
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IJobManager.ApprovalAlreadyChallenged.selector, jobId, 1, verifiers[1], whistleblower
+            )
+        );
+        vm.prank(other);
+        jobManager.challengeApproval(jobId, 1, verifiers[1]);
+    }
+
+    function test_challengeApproval_notVerifying_reverts() public {
+        uint256 openJob = _postJob();
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.UnexpectedJobStatus.selector, openJob, JobStatus.Open));
+        vm.prank(whistleblower);
+        jobManager.challengeApproval(openJob, 0, verifiers[1]);
+    }
+}
+
+contract JobManager_Finalize_Test is JobManager_Init {
+    function test_finalize_noDispute_finalizes_succeeds() public {
+        uint256 jobId = _verifyingJob();
+        _submitAll(jobId, 0);
+        _passChallengeWindow(jobId);
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.JobFinalized(jobId, solver, REWARD, TOTAL_STEPS);
+        jobManager.finalize(jobId);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
+        assertEq(escrow.creditOf(solver), REWARD);
+        assertEq(_locked(solver, Role.Solver), 0);
+    }
+
+    function test_finalize_beforeWindow_reverts() public {
+        uint256 jobId = _verifyingJob();
+        _submitAll(jobId, 0);
+        uint64 deadline = _job(jobId).challengeDeadline;
+        vm.expectRevert(
+            abi.encodeWithSelector(IJobManager.ChallengeWindowOpen.selector, jobId, deadline, block.timestamp)
+        );
+        jobManager.finalize(jobId);
+    }
+
+    function test_finalize_secretNotRevealed_reverts() public {
+        uint256 jobId = _verifyingJob();
+        _submitAll(jobId, 0);
+        vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.RoundPending.selector, jobId));
+        jobManager.finalize(jobId);
+    }
+
+    function test_finalize_wrongStatus_reverts() public {
+        uint256 jobId = _postJob();
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.UnexpectedJobStatus.selector, jobId, JobStatus.Open));
+        jobManager.finalize(jobId);
+    }
+
+    function test_finalize_opensDispute_succeeds() public {
+        (uint256 jobId, address[] memory verifiers) = _rejectedJob();
+        _passChallengeWindow(jobId);
+        (, uint32[] memory segments) = jobManager.getAssignment(jobId);
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.JobDisputed(jobId, 1, 0, segments[0]);
+        jobManager.finalize(jobId);
+        Job memory job = _job(jobId);
+        assertEq(uint8(job.status), uint8(JobStatus.Disputed));
+        assertEq(job.disputeId, 1);
+        assertEq(jobManager.disputedSampleOf(jobId), 0);
+        assertTrue(committee.isExcluded(1, solver));
+        assertTrue(committee.isExcluded(1, submitter));
+        for (uint256 i; i < verifiers.length; ++i) {
+            assertFalse(committee.isExcluded(1, verifiers[i]));
+            assertTrue(committee.isReserve(1, verifiers[i]));
+        }
+    }
+
+    function test_finalize_disputePending_reverts() public {
+        (uint256 jobId,) = _rejectedJob();
+        _passChallengeWindow(jobId);
+        jobManager.finalize(jobId);
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.DisputePending.selector, jobId, 1));
+        jobManager.finalize(jobId);
+    }
+
+    function test_finalize_missedVerdict_slashes_succeeds() public {
+        uint256 poolBefore = escrow.jackpotPool();
+        uint256 jobId = _verifyingJob();
+        address[] memory verifiers = _assigned(jobId);
+        _submit(jobId, verifiers[0], 0);
+        _submit(jobId, verifiers[1], 0);
+        _passChallengeWindow(jobId);
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.VerdictMissed(jobId, verifiers[2], params.verifierStake);
+        jobManager.finalize(jobId);
+        // The fee goes back to the submitter; the stake to the jackpot pool, never to a party of
+        // the job (P-19).
+        assertEq(escrow.creditOf(submitter), params.verifierFee);
+        assertEq(escrow.jackpotPool(), poolBefore + params.verifierStake);
+        assertEq(escrow.creditOf(verifiers[2]), 0);
+        assertEq(_staked(verifiers[2], Role.Verifier), 500e18 - params.verifierStake);
+        assertEq(_locked(verifiers[2], Role.Verifier), 0);
+        assertEq(escrow.creditOf(verifiers[0]), params.verifierFee);
+        _assertEscrowSolvent();
+    }
+
+    function test_finalize_adjudicatorNotSet_reverts() public {
+        escrow = new Escrow(token, address(this));
+        registry = new ShareRegistry(token, Deploy.MAX_SEGMENT_COMPUTE, address(this));
+        JobManager fresh = new JobManager(
+            escrow, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), params, address(this)
+        );
+        registry.setMinter(address(fresh));
+        vm.prank(submitter);
+        registry.registerModel(MODEL_ID, ARCHITECTURE, FAMILY, 1, INIT_HASH);
+        address[] memory protocols = new address[](1);
+        protocols[0] = address(fresh);
+        escrow.authorize(protocols);
+        stakeManager.grantRole(stakeManager.PROTOCOL_ROLE(), address(fresh));
+        round = new VerificationRound(IJobManager(address(fresh)), 0);
+        fresh.setVerificationRound(round);
+        jobManager = fresh;
+        for (uint256 i; i < verifierPool.length; ++i) {
+            vm.prank(verifierPool[i]);
+            token.approve(address(escrow), type(uint256).max);
+        }
+        vm.prank(submitter);
+        token.approve(address(escrow), type(uint256).max);
+        (uint256 jobId,) = _rejectedJob();
+        _passChallengeWindow(jobId);
+        vm.expectRevert(IJobManager.AdjudicatorNotSet.selector);
+        fresh.finalize(jobId);
+    }
+}
+
+contract JobManager_OnDisputeResolved_Test is JobManager_Init {
+    function test_onDisputeResolved_notAdjudicator_reverts() public {
+        address[] memory none = new address[](0);
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.NotAdjudicator.selector, stranger));
+        vm.prank(stranger);
+        jobManager.onDisputeResolved(1, true, none, none);
+    }
+
+    function test_onDisputeResolved_unknownDispute_reverts() public {
+        address[] memory none = new address[](0);
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.UnknownDispute.selector, 7));
+        vm.prank(address(committee));
+        jobManager.onDisputeResolved(7, true, none, none);
+    }
+
+    function test_onDisputeResolved_twice_reverts() public {
+        (uint256 jobId,) = _rejectedJob();
+        _passChallengeWindow(jobId);
+        jobManager.finalize(jobId);
+        _arbitrate(1, true);
+        address[] memory none = new address[](0);
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.UnknownDispute.selector, 1));
+        vm.prank(address(committee));
+        jobManager.onDisputeResolved(1, true, none, none);
+    }
+}
+
+contract JobManager_ClaimCredit_Test is JobManager_Init {
+    function test_claimCredit_paysOut_succeeds() public {
+        uint256 jobId = _postJob();
+        vm.prank(submitter);
+        jobManager.cancelJob(jobId);
+        uint256 credit = escrow.creditOf(submitter);
+        uint256 balanceBefore = token.balanceOf(submitter);
+        vm.expectEmit(address(escrow));
+        emit IEscrow.CreditClaimed(submitter, credit);
+        vm.prank(submitter);
+        escrow.claimCredit();
+        assertEq(token.balanceOf(submitter), balanceBefore + credit);
+        assertEq(escrow.creditOf(submitter), 0);
+        assertEq(token.balanceOf(address(escrow)), 0);
+    }
+
+    function test_claimCredit_noCredit_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IEscrow.NoCreditToClaim.selector, stranger));
+        vm.prank(stranger);
+        escrow.claimCredit();
+    }
+}
+
+contract JobManager_VerifyCheckpoint_Test is JobManager_Init {
+    function testFuzz_verifyCheckpoint_everyLeaf_succeeds(uint256 segmentCount, uint256 leafIndex) public {
+        segmentCount = bound(segmentCount, 1, 40);
+        leafIndex = bound(leafIndex, 0, segmentCount);
+        uint32 interval = 5;
+        // forge-lint: disable-next-line(unsafe-typecast)
+        uint32 totalSteps = uint32(segmentCount) * interval;
+        bytes32[] memory hashes = _stateHashes(totalSteps, interval);
+        bytes32[] memory leaves = Merkle.leaves(interval, hashes);
+        bytes32 root = Merkle.root(leaves);
+        bytes32[] memory proof = Merkle.proof(leaves, leafIndex);
+        vm.prank(submitter);
+        uint256 jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, totalSteps, interval, REWARD, SPEC_URI);
+        vm.prank(solver);
+        jobManager.claimJob(jobId);
+        assertFalse(jobManager.verifyCheckpoint(jobId, leafIndex, hashes[leafIndex], proof));
+        bytes32[] memory initProof = Merkle.proof(leaves, 0);
+        vm.prank(solver);
+        jobManager.commitCheckpoints(jobId, root, initProof, CHECKPOINT_URL, _secretCommitment(jobId, solver));
+        assertTrue(jobManager.verifyCheckpoint(jobId, leafIndex, hashes[leafIndex], proof));
+        assertFalse(jobManager.verifyCheckpoint(jobId, leafIndex, keccak256("forged"), proof));
+        assertFalse(jobManager.verifyCheckpoint(jobId, segmentCount + 1, hashes[leafIndex], proof));
+        _assertPositionBound(jobId, leafIndex, segmentCount, hashes[leafIndex], proof);
+        assertEq(LibCheckpoint.leafHash(leafIndex, leafIndex * interval, hashes[leafIndex]), leaves[leafIndex]);
+    }
+
+    /// @notice The proof binds the position: the same state at any other index does not verify, nor
+    ///         with a proof one level short or long.
+    function _assertPositionBound(
+        uint256 jobId,
+        uint256 leafIndex,
+        uint256 segmentCount,
+        bytes32 stateHash,
+        bytes32[] memory proof
+    ) internal {
+        uint256 other = (leafIndex + 1) % (segmentCount + 1);
+        assertFalse(jobManager.verifyCheckpoint(jobId, other, stateHash, proof));
+        bytes32[] memory longer = new bytes32[](proof.length + 1);
+        for (uint256 i; i < proof.length; ++i) {
+            longer[i] = proof[i];
+        }
+        assertFalse(jobManager.verifyCheckpoint(jobId, leafIndex, stateHash, longer));
+        if (proof.length != 0) {
+            bytes32[] memory shorter = new bytes32[](proof.length - 1);
+            for (uint256 i; i < shorter.length; ++i) {
+                shorter[i] = proof[i];
+            }
+            assertFalse(jobManager.verifyCheckpoint(jobId, leafIndex, stateHash, shorter));
+        }
+    }
+
+    function test_verifyCheckpoint_everyLeaf_succeeds() public {
+        testFuzz_verifyCheckpoint_everyLeaf_succeeds(8, 8);
+    }
+
+    /// @notice Pins the leaf encoding of PROTOCOL.md 2.3 to an explicit formula.
+    function test_leafHash_matchesSpec_succeeds() public {
+        bytes32 stateHash = sha256("checkpoint bytes");
+        bytes32 expected = keccak256(bytes.concat(keccak256(abi.encode(uint256(5), uint256(10), stateHash))));
+        assertEq(LibCheckpoint.leafHash(5, 10, stateHash), expected);
+    }
+}
+
