@@ -19,7 +19,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from chain.errors import ChainValueError
 from veritrain.economics import Economics, coalition_violation, fake_violation
@@ -470,5 +470,13 @@ def load_manifest(
         return Deployment.model_validate_json(path.read_text())
     except FileNotFoundError as exc:
         raise ChainValueError(f"no deployment manifest at {path}") from exc
+    except ValidationError as exc:
+        # one line: the first error, where it is and what it says (a manifest written before a
+        # rule of ProtocolParams existed fails here, e.g. "params: faking does not lose: ...")
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        message = str(first["msg"]).removeprefix("Value error, ")
+        detail = f"{where}: {message}" if where else message
+        raise ChainValueError(f"invalid deployment manifest {path}: {detail}") from None
     except ValueError as exc:
         raise ChainValueError(f"invalid deployment manifest {path}: {exc}") from exc

@@ -54,6 +54,22 @@ def test_manifest_missing_or_invalid(tmp_path):
         load_manifest(bad)
 
 
+def test_a_manifest_whose_params_break_a_rule_is_refused_in_one_line(tmp_path):
+    """A manifest written before a rule existed (here: a solver stake under which faking one
+    segment of the reference job pays) is refused with one line naming the rule, not pydantic's
+    multi-line report."""
+    path = write_manifest(_deployment(5), tmp_path)
+    raw = json.loads(path.read_text())
+    raw["params"]["solver_stake"] = 0
+    path.write_text(json.dumps(raw))
+    with pytest.raises(ChainValueError) as info:
+        load_manifest(path)
+    text = str(info.value)
+    assert "\n" not in text
+    assert text.startswith(f"invalid deployment manifest {path}: params: ")
+    assert "faking does not lose" in text
+
+
 def test_demo_params():
     p = ProtocolParams.demo()
     assert (p.verifiers_per_job, p.samples_per_job, p.committee_size) == (5, 12, 3)
