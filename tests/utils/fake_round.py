@@ -1,0 +1,363 @@
+"""The verification round, the committee, the adjudicator and the bisection game of the
+in-memory chain (`tests.utils.fake_chain.FakeChain`): the `client.round`, `client.committee`,
+`client.adjudicator` and `client.game` facades a `FakeClient` carries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from chain.errors import ChainValueError, ContractRevert, error_class
+from chain.types import (
+    ClaimsView,
+    DisputeView,
+    RoundView,
+    RoundWindows,
+    StepClaimView,
+)
+from veritrain import commitments, forced
+from veritrain.bisection import GameView
+from veritrain.enums import DisputePhase, DisputeStatus, RoundOutcome, Verdict
+from veritrain.merkle import verify_checkpoint
+
+if TYPE_CHECKING:
+    from tests.utils.fake_chain import FakeClient
+
+
+def revert(name: str, **args: Any) -> ContractRevert:
+    """The `ContractRevert` subclass the real contracts raise for custom error `name`."""
+    return error_class(name)(name, args, contract="JobManager")
+
+
+class FakeRound:
+    """`client.round` of the fake (the methods the nodes call)."""
+
+    def __init__(self, client: FakeClient) -> None:
+        self._client = client
+
+    def forced_error_rate_bps(self) -> int:
+        return self._client.chain.forced_error_rate_bps
+
+    def claims_of(self, submission_id: bytes) -> ClaimsView:
+        job_id = self._client.chain.job_of(submission_id)
+        return self._client.chain.claims.get(job_id, ClaimsView((), ()))
+
+    def round_of(self, submission_id: bytes) -> RoundView:
+        job_id = self._client.chain.job_of(submission_id)
+        committed = sum(1 for (j, _v) in self._client.chain.sealed if j == job_id)
+        return RoundView(
+            submission_id=bytes(submission_id),
+            secret_commitment=self._client.chain.secret_commitments.get(job_id, b"\x00" * 32),
+            revealed=job_id in self._client.chain.secrets,
+            committed=committed,
+        )
+
+    def windows_of(self, submission_id: bytes) -> RoundWindows:
+        job_id = self._client.chain.job_of(submission_id)
+        return self._client.chain.windows(job_id)
+
+    def outcome(self, submission_id: bytes) -> tuple[RoundOutcome, int]:
+        job_id = self._client.chain.job_of(submission_id)
+        return self._client.chain.outcome(job_id)
+
+    def proven_ends(self, submission_id: bytes) -> list[tuple[bytes, list[bytes]]] | None:
+        job_id = self._client.chain.job_of(submission_id)
+        return self._client.chain.proven_ends.get(job_id)
+
+    def verdict_commitment_of(
+        self, submission_id: bytes, verifier: str | None = None
+    ) -> tuple[bytes, bool]:
+        job_id = self._client.chain.job_of(submission_id)
+        key = (job_id, verifier or self._client.address)
+        return self._client.chain.sealed.get(key, b"\x00" * 32), key in self._client.chain.revealed
+
+    def replayed_end_of(self, submission_id: bytes, verifier: str, sample_index: int) -> bytes:
+        job_id = self._client.chain.job_of(submission_id)
+        ends = self._client.chain.ends.get((job_id, verifier))
+        if ends is None:
+            return b"\x00" * 32
+        claimed = self._client.chain.claims[job_id].end_hashes[sample_index]
+        return b"\x00" * 32 if ends[sample_index] == claimed else ends[sample_index]
+
+    def forced_end_matches(self, submission_id: bytes, verifier: str) -> bool:
+        job_id = self._client.chain.job_of(submission_id)
+        outcome, sample = self._client.chain.outcome(job_id)
+        ends = self._client.chain.ends.get((job_id, verifier))
+        if outcome is not RoundOutcome.Forced or ends is None:
+            return False
+        end = ends[sample]
+        return end != b"\x00" * 32 and end == self._client.chain.forced_true_ends[job_id]
+
+    def post_claims(
+        self, submission_id: bytes, starts: Sequence[bytes], ends: Sequence[bytes]
+    ) -> dict[str, Any]:
+        job_id = self._client.chain.job_of(submission_id)
+        job = self._client.chain.jobs[job_id]
+        if job.solver != self._client.address:
+            raise revert("NotSolver", submissionId=submission_id, caller=self._client.address)
+        if job_id in self._client.chain.claims:
+            raise revert("ClaimsAlreadyPosted", submissionId=submission_id)
+        q = len(self._client.chain.assignments[job_id].segments)
+        if len(starts) != q or len(ends) != q:
+            raise revert(
+                "LengthMismatch", submissionId=submission_id, expected=q, actual=len(starts)
+            )
+        self._client._window(job_id, 0, job.claims_deadline)
+        for j, end in enumerate(ends):
+            if bytes(end) == b"\x00" * 32:  # zero is the unreplayed end: never a claim
+                raise revert("ZeroClaim", submissionId=submission_id, sampleIndex=j)
+        self._client.chain.claims[job_id] = ClaimsView(tuple(starts), tuple(ends))
+        return self._client._tx("postClaims", job_id, tuple(starts), tuple(ends))
+
+    def commit_verdicts(self, submission_id: bytes, commitment: bytes) -> dict[str, Any]:
+        job_id = self._client.chain.job_of(submission_id)
+        key = (job_id, self._client.address)
+        if key not in self._client.chain.verdicts:
+            raise revert(
+                "NotAssignedVerifier", submissionId=submission_id, caller=self._client.address
+            )
+        if job_id not in self._client.chain.claims:
+            raise revert("ClaimsNotPosted", submissionId=submission_id)
+        if key in self._client.chain.sealed:
+            raise revert(
+                "VerdictAlreadyCommitted", submissionId=submission_id, verifier=self._client.address
+            )
+        self._client._window(job_id, 0, self._client.chain.jobs[job_id].verdict_deadline)
+        self._client.chain.sealed[key] = bytes(commitment)
+        return self._client._tx("commitVerdicts", job_id, commitment)
+
+    def reveal_verdicts(
+        self, submission_id: bytes, ends: Sequence[bytes], salt: bytes
+    ) -> dict[str, Any]:
+        job_id = self._client.chain.job_of(submission_id)
+        key = (job_id, self._client.address)
+        if key not in self._client.chain.sealed or key in self._client.chain.revealed:
+            raise revert(
+                "NothingToReveal", submissionId=submission_id, verifier=self._client.address
+            )
+        verifiers = self._client.chain.assignments[job_id].verifiers
+        all_sealed = all((job_id, v) in self._client.chain.sealed for v in verifiers)
+        windows = self._client.chain.windows(job_id)
+        opens = self._client.chain.now if all_sealed else windows.verdict_reveal_opens + 1
+        self._client._window(job_id, opens, windows.verdict_reveal_closes)
+        claimed = self._client.chain.claims[job_id].end_hashes
+        if len(ends) != len(claimed):
+            raise revert(
+                "LengthMismatch",
+                submissionId=submission_id,
+                expected=len(claimed),
+                actual=len(ends),
+            )
+        digest = commitments.verdict_commitment(job_id, self._client.address, ends, salt)
+        if digest != self._client.chain.sealed[key]:
+            raise revert(
+                "VerdictCommitmentMismatch",
+                submissionId=submission_id,
+                verifier=self._client.address,
+            )
+        # as the contract: approve iff the revealed end is the claimed end, abstain on a zero
+        # end (P-20), else reject; an abstention is disputed like a rejection
+        # (P-27) on the seat's own samples only: its ends elsewhere are ignored (Verdict.None)
+        own = self._client.chain.sample_masks.get(key, 0)
+        approvals = [bytes(e) == bytes(c) for e, c in zip(ends, claimed, strict=True)]
+        self._client.chain.revealed.add(key)
+        self._client.chain.ends[key] = [bytes(e) for e in ends]
+        self._client.chain.verdicts[key] = [
+            Verdict.None_
+            if not (own >> i) & 1
+            else Verdict.Approve
+            if a
+            else Verdict.Abstain
+            if bytes(e) == bytes(32)
+            else Verdict.Reject
+            for i, (a, e) in enumerate(zip(approvals, ends, strict=True))
+        ]
+        for i, a in enumerate(approvals):
+            if not a and (own >> i) & 1:
+                self._client.chain.disputed.setdefault(job_id, set()).add(i)
+        if all((job_id, v) in self._client.chain.revealed for v in verifiers):
+            self._client.chain.set_job(
+                job_id,
+                challenge_deadline=self._client.chain.now
+                + self._client.chain.params.challenge_window,
+            )
+        return self._client._tx("revealVerdicts", job_id, tuple(ends), salt)
+
+    def reveal_secret(
+        self,
+        submission_id: bytes,
+        secret: bytes,
+        forced_true_end: bytes,
+        start_proofs: Sequence[Sequence[bytes]],
+        end_proofs: Sequence[Sequence[bytes]],
+    ) -> dict[str, Any]:
+        job_id = self._client.chain.job_of(submission_id)
+        job = self._client.chain.jobs[job_id]
+        if job_id in self._client.chain.secrets:
+            raise revert("SecretAlreadyRevealed", submissionId=submission_id)
+        windows = self._client.chain.windows(job_id)
+        self._client._window(job_id, windows.secret_reveal_opens + 1, windows.secret_reveal_closes)
+        # as the contract (P-27): every sample needs a revealed verdict of a seat that drew it
+        chain = self._client.chain
+        uncovered = (1 << len(chain.assignments[job_id].segments)) - 1
+        for v in chain.assignments[job_id].verifiers:
+            if (job_id, v) in chain.revealed:
+                uncovered &= ~chain.sample_masks.get((job_id, v), 0)
+        if uncovered and chain.assignments[job_id].verifiers:
+            raise revert("SamplesUncovered", submissionId=submission_id, uncoveredMask=uncovered)
+        if (
+            commitments.secret_commitment(job_id, job.solver, secret)
+            != self._client.chain.secret_commitments[job_id]
+        ):
+            raise revert("SecretCommitmentMismatch", submissionId=submission_id)
+        segments = self._client.chain.assignments[job_id].segments
+        draw = forced.draw_forced_error(
+            secret, job_id, segments, self._client.chain.forced_error_rate_bps
+        )
+        claims = self._client.chain.claims[job_id]
+        k = job.checkpoint_interval
+        proven: list[tuple[bytes, list[bytes]]] = []
+        for j, s in enumerate(segments):
+            if not verify_checkpoint(
+                start_proofs[j], job.merkle_root, job.total_steps, k, s, claims.start_hashes[j]
+            ):
+                raise revert(
+                    "InvalidClaimProof", submissionId=submission_id, sampleIndex=j, isEnd=False
+                )
+            end = claims.end_hashes[j]
+            if draw.forced and j == draw.sample:
+                if forced.forced_claim(forced_true_end) != end:
+                    raise revert("ForcedClaimMismatch", submissionId=submission_id, sampleIndex=j)
+                end = forced_true_end
+            if not verify_checkpoint(
+                end_proofs[j], job.merkle_root, job.total_steps, k, s + 1, end
+            ):
+                raise revert(
+                    "InvalidClaimProof", submissionId=submission_id, sampleIndex=j, isEnd=True
+                )
+            proven.append((bytes(end), [bytes(p) for p in end_proofs[j]]))
+        self._client.chain.proven_ends[job_id] = proven
+        self._client.chain.secrets[job_id] = bytes(secret)
+        self._client.chain.forced_true_ends[job_id] = bytes(forced_true_end)
+        return self._client._tx("revealSecret", job_id, secret)
+
+
+class FakeCommittee:
+    """`client.committee` of the fake (the methods the nodes call)."""
+
+    def __init__(self, client: FakeClient) -> None:
+        self._client = client
+
+    def dispute_count(self) -> int:
+        return 0
+
+    def dispute_phase(self, dispute_id: int) -> DisputePhase:
+        return DisputePhase.None_
+
+    def get_dispute(self, dispute_id: int) -> DisputeView:
+        return DisputeView(
+            dispute_id=dispute_id,
+            job_id=0,
+            segment=0,
+            status=DisputeStatus.AwaitingCommittee,
+            randomness_block=2**62,
+            commit_deadline=0,
+            reveal_deadline=0,
+            seat_stake=0,
+            committed=0,
+            revealed=0,
+            valid_votes=0,
+            invalid_votes=0,
+            segment_valid=False,
+        )
+
+    # A dispute that was never opened: empty views, and every transaction reverts with the
+    # contract's phase error (phase None), as ArbitrationCommittee does.
+    def committee_of(self, dispute_id: int, /) -> list[str]:
+        return []
+
+    def ballot_of(self, dispute_id: int, member: str, /) -> tuple[bytes, bool, bool]:
+        return b"\x00" * 32, False, False
+
+    def step_claim_of(self, dispute_id: int, /) -> StepClaimView:
+        return StepClaimView(dispute_id, False, 0, b"\x00" * 32, b"\x00" * 32)
+
+    def _no_dispute(self, dispute_id: int) -> ContractRevert:
+        return revert("UnexpectedDisputePhase", disputeId=dispute_id, phase=0)
+
+    def draw_committee(self, dispute_id: int, /) -> object:
+        raise self._no_dispute(dispute_id)
+
+    def commit_vote(self, dispute_id: int, commitment: bytes, /) -> object:
+        raise self._no_dispute(dispute_id)
+
+    def reveal_vote(self, dispute_id: int, segment_valid: bool, salt: bytes, /) -> object:
+        raise self._no_dispute(dispute_id)
+
+    def resolve(self, dispute_id: int, /) -> object:
+        raise self._no_dispute(dispute_id)
+
+
+class FakeAdjudicator:
+    """`client.adjudicator` of the fake: the v0 committee (its disputes are left to the Anvil
+    tests)."""
+
+    name = "committee"
+
+    def __init__(self, client: FakeClient) -> None:
+        self._client = client
+
+    def resolved(self, dispute_id: int, /) -> bool:
+        return self._client.committee.get_dispute(dispute_id).status is DisputeStatus.Resolved
+
+
+class FakeGame:
+    """`client.game` of the fake: its deployment runs the committee, so, like the real
+    client's facade on such a deployment, every call raises ``ChainValueError``."""
+
+    def __init__(self, client: FakeClient) -> None:
+        self._client = client
+
+    def _absent(self) -> ChainValueError:
+        return ChainValueError("this deployment has no BisectionGame")
+
+    def get_game(self, dispute_id: int, /) -> GameView:
+        raise self._absent()
+
+    def move_bond(self) -> int:
+        raise self._absent()
+
+    def move_bond_due(self, dispute_id: int, /) -> int:
+        raise self._absent()
+
+    def post_endpoints(
+        self,
+        dispute_id: int,
+        start_hash: bytes,
+        end_hash: bytes,
+        start_proof: Sequence[bytes],
+        end_proof: Sequence[bytes],
+        /,
+    ) -> object:
+        raise self._absent()
+
+    def arity(self) -> int:
+        raise self._absent()
+
+    def pending_hashes(self, game: GameView, /) -> list[bytes]:
+        raise self._absent()
+
+    def bisect(self, dispute_id: int, lo: int, hi: int, hashes: Sequence[bytes], /) -> object:
+        raise self._absent()
+
+    def respond(
+        self, dispute_id: int, lo: int, hi: int, index: int, hashes: Sequence[bytes], /
+    ) -> object:
+        raise self._absent()
+
+    def escalate(self, dispute_id: int, lo: int, hi: int, /) -> object:
+        raise self._absent()
+
+    def claim_timeout(self, dispute_id: int, /) -> object:
+        raise self._absent()
