@@ -290,6 +290,8 @@ class VerifierNode(NodeBase):
             self._record_job(job_id, ends=ends, salt=salt)
         else:
             ends, salt = list(rec.ends), rec.salt
+        if not self.full_selftest_ready(job):
+            return  # a repro2 job: the full selftest still runs (retried next round) or failed
         approvals = verdict_approvals(ends, claims.end_hashes)
         rejects = [
             s

@@ -192,6 +192,8 @@ class WhistleblowerNode(NodeBase):
             with self.state.transaction() as records:
                 records.challenges.append(tag)  # someone (maybe we, before a crash) did it
             return
+        if not self.full_selftest_ready(self.client.jobs.get_job(job_id)):
+            return  # a repro2 job: its replay counts once the full selftest passed
         self.ensure_funds(int(self.job_params().challenge_bond))
         receipt = self.send(
             f"challengeApproval job {job_id} sample {sample_index} (segment {segment}) of "

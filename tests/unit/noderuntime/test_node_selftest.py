@@ -80,8 +80,10 @@ def test_a_solver_on_a_failing_machine_refuses_repro2_jobs_but_claims_native_one
     assert refusals(caplog, repro_job) == [f"job {repro_job}: refusing it: {FAILURE}"]
     warnings = [r.getMessage() for r in caplog.records if r.getMessage().startswith("selftest")]
     assert warnings == [f"selftest: {FAILURE}: refusing repro2 jobs"]
-    report = json.loads((tmp_path / selftest.CACHE_FILE).read_text())
+    report = json.loads((tmp_path / selftest.QUICK_CACHE_FILE).read_text())
     assert report["machine"]["golden"] == golden.golden_table_hash()
+    assert report["machine"]["tier"] == "quick" and report["machine"]["arith"] == "repro2"
+    assert not (tmp_path / selftest.CACHE_FILE).exists()  # no full check after a failed quick one
 
 
 def test_a_verifier_on_a_failing_machine_neither_stakes_nor_replays_repro2_jobs(
@@ -236,3 +238,121 @@ def test_nodes_of_one_machine_share_one_selftest_and_wait_for_it(
     monkeypatch.setattr(selftest, "_memo", {})
     other = selftest.node_selftest(tmp_path / "d", "cpu", 2, conformance_n=None)
     assert not other.cached and trained == ["digits-mlp"]
+
+
+WIDE = golden.GOLDEN_HASHES["digits-mlp-wide"]
+
+
+@pytest.fixture
+def two_presets(monkeypatch):
+    """A golden table of the quick preset and one more (each about a second to check), with
+    their real hashes; no shared cache, an empty process cache."""
+    table = {"digits-mlp": dict(REAL), "digits-mlp-wide": dict(WIDE)}
+    monkeypatch.setattr(golden, "GOLDEN_HASHES", table)
+    monkeypatch.setattr(selftest, "_memo", {})
+    monkeypatch.setenv(selftest.SHARED_CACHE_ENV, "")
+    return table
+
+
+def test_the_quick_tier_trains_the_cheapest_preset_the_full_one_every_preset(
+    tmp_path: Path, two_presets, monkeypatch
+) -> None:
+    trained: list[str] = []
+    real_hashes = golden.preset_hashes
+
+    def counting(name, *args, **kwargs):
+        trained.append(name)
+        return real_hashes(name, *args, **kwargs)
+
+    monkeypatch.setattr(golden, "preset_hashes", counting)
+    assert selftest.tier_presets("quick") == ["digits-mlp"]
+    assert selftest.tier_presets("full") == ["digits-mlp", "digits-mlp-wide"]
+    quick = selftest.node_selftest(tmp_path, "cpu", 1, conformance_n=None, tier="quick")
+    assert quick.ok and quick.machine.tier == "quick" and trained == ["digits-mlp"]
+    assert {c.name for c in quick.checks} == {"digits-mlp"}
+    full = selftest.node_selftest(tmp_path, "cpu", 1, conformance_n=None, tier="full")
+    assert full.ok and not full.cached and full.machine.tier == "full"
+    assert trained == ["digits-mlp", "digits-mlp", "digits-mlp-wide"]  # another key: run
+    assert {c.name for c in full.checks} == {"digits-mlp", "digits-mlp-wide"}
+    # each tier has its own file in the data dir; a restarted process reuses both
+    monkeypatch.setattr(selftest, "_memo", {})
+    again = [
+        selftest.node_selftest(tmp_path, "cpu", 1, conformance_n=None, tier=tier)
+        for tier in ("quick", "full")
+    ]
+    assert [r.cached for r in again] == [True, True] and len(trained) == 3
+    assert [r.checks for r in again] == [quick.checks, full.checks]
+    on_disk = json.loads((tmp_path / selftest.QUICK_CACHE_FILE).read_text())
+    assert on_disk["machine"]["tier"] == "quick"
+    assert json.loads((tmp_path / selftest.CACHE_FILE).read_text())["machine"]["tier"] == "full"
+
+
+def _verifier_drawn_for_a_repro_job(chain: FakeChain, tmp_path: Path) -> VerifierNode:
+    """A staked verifier drawn for a repro2 job whose solver committed and posted claims."""
+    chain.forced_segments = [1, 3]
+    verifier = VerifierNode(chain.client(VERIFIERS[0]), tmp_path / "v")
+    verifier.selftest_enabled = False
+    verifier.step()
+    job_id = chain.post_job(SUBMITTER, repro_spec())
+    solver = SolverNode(chain.client(SOLVER), tmp_path / "solver", serve=False)
+    solver.selftest_enabled = False
+    for _ in range(4):
+        solver.step()
+        chain.advance(blocks=2)
+    assert chain.jobs[job_id].status is JobStatus.Verifying
+    assert VERIFIERS[0] in chain.assignments[job_id].verifiers
+    verifier.http_client = http_for(solver)
+    return verifier
+
+
+def test_a_verifier_waits_for_the_full_selftest_before_its_first_verdict(
+    tmp_path: Path, two_presets, monkeypatch, caplog
+) -> None:
+    import threading
+
+    chain = FakeChain()
+    verifier = _verifier_drawn_for_a_repro_job(chain, tmp_path)
+    release = threading.Event()
+    real_hashes = golden.preset_hashes
+
+    def held(name, *args, **kwargs):
+        if name == "digits-mlp-wide":  # only the full check trains it: held until released
+            assert release.wait(60.0)
+        return real_hashes(name, *args, **kwargs)
+
+    monkeypatch.setattr(golden, "preset_hashes", held)
+    verifier.selftest_enabled = True
+    verifier.full_selftest_wait = 0.2
+    with caplog.at_level(logging.INFO):
+        verifier.start_full_selftest()  # as `run` does: quick now, full in the background
+        assert verifier.machine_selftest() is not None and verifier._full_thread is not None
+        verifier.step()
+        verifier.step()
+    assert chain.count("commitVerdicts", VERIFIERS[0]) == 0  # replayed, not committed
+    assert verifier.state.read().jobs[1].results  # the replay did not wait
+    assert "selftest: waiting for the full check before committing" in caplog.text
+    release.set()
+    verifier._full_thread.join(60.0)
+    full = verifier.machine_selftest()
+    assert full is not None and full.ok and full.machine.tier == "full"
+    verifier.step()
+    assert chain.count("commitVerdicts", VERIFIERS[0]) == 1
+
+
+def test_a_verifier_whose_full_selftest_fails_never_commits(
+    tmp_path: Path, two_presets, caplog
+) -> None:
+    chain = FakeChain()
+    verifier = _verifier_drawn_for_a_repro_job(chain, tmp_path)
+    two_presets["digits-mlp-wide"] = {0: WIDE[0], 20: WRONG}  # the quick check still passes
+    verifier.selftest_enabled = True
+    with caplog.at_level(logging.INFO):
+        verifier.step()  # step driven without run: the full check runs at the commit
+        verifier.step()
+    assert chain.count("commitVerdicts", VERIFIERS[0]) == 0
+    failure = (
+        f"this machine does not reproduce repro2 (cpu, {selftest._cpu_name()}): preset "
+        f"digits-mlp-wide hash at step 20 {WIDE[20]} expected {WRONG}"
+    )
+    assert f"job 1: not committing to it: {failure}" in caplog.text
+    assert verifier.replay_refusal(chain.jobs[1]) == failure
