@@ -454,12 +454,14 @@ class VerifierNode(NodeBase):
                     records.votes[dispute_id] = rec
             digest = vote_commitment(dispute_id, self.client.address, rec.valid, rec.salt)
             verdict = "valid" if rec.valid else "INVALID"
-            self.send(
+            receipt = self.send(
                 f"commitVote dispute {dispute_id} ({verdict})",
                 self.client.committee.commit_vote,
                 dispute_id,
                 digest,
             )
+            if receipt is not None:
+                self.metrics.committee_votes.labels(vote=verdict.lower()).inc()
         elif phase is DisputePhase.Reveal and commitment != b"\x00" * 32 and not revealed:
             if rec is None:
                 self.log.error(
