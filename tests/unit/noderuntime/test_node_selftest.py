@@ -356,3 +356,55 @@ def test_a_verifier_whose_full_selftest_fails_never_commits(
     )
     assert f"job 1: not committing to it: {failure}" in caplog.text
     assert verifier.replay_refusal(chain.jobs[1]) == failure
+
+
+def test_a_running_node_checks_quick_first_then_full_in_the_background(
+    tmp_path: Path, two_presets, caplog
+) -> None:
+    import threading
+
+    from noderuntime import sleep_until
+    from tests.utils.node_fixtures import WHISTLEBLOWER
+    from whistleblower.node import WhistleblowerNode
+
+    chain = FakeChain()
+    node = WhistleblowerNode(chain.client(WHISTLEBLOWER), tmp_path / "wb", poll_interval=0.05)
+    node.selftest_enabled = True
+    stop = threading.Event()
+    thread = threading.Thread(target=node.run, args=(stop,), daemon=True)
+    with caplog.at_level(logging.INFO):
+        thread.start()
+        try:
+            assert sleep_until(lambda: node._full_selftest is not None, timeout=120)
+        finally:
+            stop.set()
+            thread.join(timeout=30)
+    lines = [m for m in (r.getMessage() for r in caplog.records) if m.startswith("selftest")]
+    assert [m.split(":")[0] for m in lines] == ["selftest", "selftest (full)"], lines
+    assert all("this machine reproduces repro2 on cpu" in m for m in lines), lines
+    assert node._full_thread is not None and node._full_thread.daemon
+    quick, full = node._selftest, node.machine_selftest()
+    assert quick is not None and full is not None and full.machine.tier == "full"
+    assert {c.name for c in quick.checks if c.kind == "golden"} == {"digits-mlp"}
+    assert {c.name for c in full.checks if c.kind == "golden"} == set(two_presets)
+    assert any(c.kind == "conformance" for c in quick.checks)
+
+
+def test_with_the_selftest_disabled_nothing_is_checked_or_awaited(
+    tmp_path: Path, monkeypatch
+) -> None:
+    from noderuntime.core import SELFTEST_ENV
+
+    monkeypatch.setenv(SELFTEST_ENV, "0")
+
+    def no_training(*_a, **_kw):
+        raise AssertionError("a disabled selftest trained")
+
+    monkeypatch.setattr(golden, "preset_hashes", no_training)
+    chain = FakeChain()
+    job_id = chain.post_job(SUBMITTER, repro_spec())
+    node = VerifierNode(chain.client(VERIFIERS[0]), tmp_path / "v")
+    assert node.machine_selftest() is None
+    node.start_full_selftest()
+    assert node._full_thread is None and node.full_selftest(0.0) is None
+    assert node.full_selftest_ready(chain.jobs[job_id]) is True
