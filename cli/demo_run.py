@@ -317,7 +317,8 @@ def run_run_demo(cfg: RunDemoConfig) -> dict[str, Any]:
                 nodes.start("solver-cheat")
                 # Round 0's registration closes registration_window after it opens; its last
                 # seat is posted once the first two are claimed. Nodes first check their
-                # machine (a minute or more on a loaded machine): post once they are past it.
+                # machine (the quick selftest, seconds; the full one follows in the
+                # background): post once they are past it.
                 started = ("verifier-1", "verifier-2", "verifier-3", "whistleblower", "solver-b")
                 wait("the nodes' machine checks", lambda: all(map(nodes.checked, started)))
                 first = _post(owner, run, uri, 0, reward=reward, seats=[0, 1], store=store)

@@ -408,3 +408,23 @@ def test_with_the_selftest_disabled_nothing_is_checked_or_awaited(
     node.start_full_selftest()
     assert node._full_thread is None and node.full_selftest(0.0) is None
     assert node.full_selftest_ready(chain.jobs[job_id]) is True
+
+
+def test_a_solver_whose_full_selftest_fails_abandons_the_job_before_its_root(
+    tmp_path: Path, two_presets, caplog
+) -> None:
+    from noderuntime.records import Phase
+
+    two_presets["digits-mlp-wide"] = {0: WIDE[0], 20: WRONG}  # the quick check still passes
+    chain = FakeChain()
+    job_id = chain.post_job(SUBMITTER, repro_spec())
+    solver = SolverNode(chain.client(SOLVER), tmp_path / "solver", serve=False)
+    with caplog.at_level(logging.INFO):
+        for _ in range(3):
+            solver.step()
+    assert chain.count("claimJob", SOLVER) == 1  # claimed after the quick check
+    assert chain.count("commitCheckpoints", SOLVER) == 0
+    rec = solver.job_record(job_id)
+    assert rec is not None and rec.phase == Phase.ABANDONED
+    assert f"job {job_id}: not committing to it: " in caplog.text
+    assert "preset digits-mlp-wide hash at step 20" in caplog.text
