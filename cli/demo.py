@@ -38,6 +38,7 @@ forced errors, all read back from the chain's events.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import re
@@ -48,6 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cli.progress import LogTail, StallWatch
 from veritrain.spec import REPRO_ARITH
 
 logger = logging.getLogger(__name__)
@@ -124,7 +126,9 @@ class DemoConfig:
             segments).
         reward_tokens: solver reward per job (tokens).
         revenue_tokens: revenue paid into the model after settlement (tokens).
-        timeout_s: give up after this many seconds.
+        timeout_s: give up after this many seconds without progress (no change of the jobs,
+            rounds, disputes or slashes on chain and no new node log line, `cli.progress`): a
+            slow but healthy demo never fails.
         block_time: Anvil's seconds per block.
         adjudicator: who settles a disputed segment: ``"bisection"`` (a bisection game over
             training steps, then a committee on one step; docs/DISPUTES.md) or ``"committee"``
@@ -147,7 +151,7 @@ class DemoConfig:
     text_interval: int = 2
     reward_tokens: int = 50
     revenue_tokens: int = 100
-    timeout_s: float = 570.0
+    timeout_s: float = 300.0
     block_time: float = 1.0
     adjudicator: str = "bisection"
     extra_env: dict[str, str] = field(default_factory=dict)
@@ -198,7 +202,8 @@ def run_demo(cfg: DemoConfig) -> dict[str, Any]:
         "workdir"}``; ``ok`` is True when every expected outcome held.
 
     Raises:
-        TimeoutError: the jobs did not settle within ``cfg.timeout_s``.
+        TimeoutError: nothing progressed (chain state, node logs) for ``cfg.timeout_s``
+            seconds.
         chain.errors.ChainError: deployment failed.
     """
     from chain.anvil import Anvil, dev_accounts
@@ -289,7 +294,9 @@ def run_demo(cfg: DemoConfig) -> dict[str, Any]:
                 str(cfg.text_interval),
             )
             _submitter(text_job, env, logdir / "submitter-text.log", "job submission")
-            _wait_claimed(deployer, 1, cfg, t0, procs)
+            watch = StallWatch(cfg.timeout_s)  # fails only when nothing progresses
+            tail = LogTail(logdir)
+            _wait_claimed(deployer, 1, watch, tail, procs)
             # The digits jobs all start from the model's head (seed 1, its seed state) and differ
             # in their learning rate: distinct trainings (one training is posted once, P-26). The
             # first posted holds the head's extension slot (P-30): its trainer mints the shares
@@ -315,7 +322,16 @@ def run_demo(cfg: DemoConfig) -> dict[str, Any]:
                 )
                 _submitter(digits_job, env, logdir / f"submitter-{i}.log", "job submission")
 
-            _wait_settled(deployer, cfg, t0, procs, names=names_by_addr, from_block=dep.block)
+            _wait_settled(
+                deployer,
+                cfg,
+                t0,
+                procs,
+                watch,
+                tail,
+                names=names_by_addr,
+                from_block=dep.block,
+            )
             summary = summarize(deployer, dep, cfg, roles_by_addr, names_by_addr)
             summary["nodes"] = _node_compute(logdir, levels)
             # Revenue flows to the owners: pay some into each model, read it back per holder.
@@ -406,14 +422,15 @@ def _submitter(argv: list[str], env: dict[str, str], log: Path, what: str) -> No
 def _wait_claimed(
     client: Any,
     job_id: int,
-    cfg: DemoConfig,
-    t0: float,
+    watch: StallWatch,
+    tail: LogTail,
     procs: dict[str, subprocess.Popen[bytes]],
 ) -> None:
-    """Poll until `job_id` is no longer Open (a solver claimed it).
+    """Poll until `job_id` is no longer Open (a solver claimed it); new node log lines are
+    progress (the nodes start: selftest, stake, the spec's data).
 
     Raises:
-        TimeoutError: still Open after ``cfg.timeout_s`` since the demo started.
+        TimeoutError: still Open, and nothing progressed for ``watch.stall_s`` seconds.
         RuntimeError: a node process exited early.
     """
     logger.info("waiting for a solver to claim job %d", job_id)
@@ -421,8 +438,8 @@ def _wait_claimed(
         dead = [n for n, p in procs.items() if p.poll() is not None]
         if dead:
             raise RuntimeError(f"node process(es) exited early: {', '.join(dead)}; see logs")
-        if time.monotonic() - t0 > cfg.timeout_s:
-            raise TimeoutError(f"job {job_id} not claimed after {cfg.timeout_s:.0f} s; see logs")
+        watch.observe_lines(tail.read())
+        watch.check(f"job {job_id} not claimed")
         time.sleep(POLL_S)
 
 
@@ -439,6 +456,8 @@ def _wait_settled(
     cfg: DemoConfig,
     t0: float,
     procs: dict[str, subprocess.Popen[bytes]],
+    watch: StallWatch,
+    tail: LogTail,
     *,
     names: dict[str, str],
     from_block: int,
@@ -447,10 +466,11 @@ def _wait_settled(
 
     Each poll (every `POLL_S` seconds) reads a `cli.live.Snapshot` from the chain (jobs and
     their round phase, disputes, slashes, settled forced errors) and shows it: a live view
-    redrawn in place on a terminal, one plain line per change otherwise.
+    redrawn in place on a terminal, one plain line per change otherwise. A change of the
+    snapshot, or a new node log line, is progress (`watch`).
 
     Raises:
-        TimeoutError: the jobs did not settle within ``cfg.timeout_s``.
+        TimeoutError: nothing progressed for ``cfg.timeout_s`` seconds.
         RuntimeError: a node process exited early.
     """
     from cli.live import ChainPoller, LiveView
@@ -468,8 +488,9 @@ def _wait_settled(
             view.update(snapshot)
             if dead:
                 raise RuntimeError(f"node process(es) exited early: {', '.join(dead)}; see logs")
-            if elapsed > cfg.timeout_s:
-                raise TimeoutError(f"jobs not settled after {cfg.timeout_s:.0f} s; see logs")
+            watch.observe("chain", dataclasses.replace(snapshot, elapsed_s=0.0))
+            watch.observe_lines(tail.read())
+            watch.check("jobs not settled")
             statuses = [j.status for j in snapshot.jobs]
             if len(statuses) >= cfg.jobs + 1 and all(s in terminal for s in statuses):
                 return

@@ -42,7 +42,10 @@ def demo(
     timeout: Annotated[
         float | None,
         typer.Option(
-            help="Give up after this many seconds (> 0); default 570, or 840 with --run.",
+            help=(
+                "Give up after this many seconds without progress (> 0): no change on chain "
+                "and no new node log line; a slow but healthy demo never fails. Default 300."
+            ),
             show_default=False,
         ),
     ] = None,

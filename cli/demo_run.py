@@ -30,6 +30,7 @@ and reports rounds, shares, revenue and slashes, all read back from the chain.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import subprocess
@@ -50,6 +51,7 @@ from cli.demo import (
     _stop_all,
     start_dashboard,
 )
+from cli.progress import LogTail, StallWatch
 from veritrain.spec import REPRO_ARITH
 from veritrain.store import CheckpointStore
 from veritrain.units import vtt
@@ -97,7 +99,8 @@ class RunDemoConfig:
         interval: k, the contributions' checkpoint interval (divides H).
         reward_tokens: reward per contribution (tokens).
         revenue_tokens: revenue paid into the model at the end (tokens).
-        timeout_s: give up after this many seconds.
+        timeout_s: give up after this many seconds without progress (no change on chain and
+            no new node log line, `cli.progress`): a slow but healthy run never fails.
         adjudicator: ``"committee"`` (a committee replays a disputed segment) or
             ``"bisection"``.
         extra_env: environment variables added to every node's.
@@ -113,7 +116,7 @@ class RunDemoConfig:
     interval: int = 2
     reward_tokens: int = 20
     revenue_tokens: int = 100
-    timeout_s: float = 840.0
+    timeout_s: float = 300.0
     adjudicator: str = "committee"
     extra_env: dict[str, str] = field(default_factory=dict)
     dashboard: bool = True
@@ -202,7 +205,8 @@ def run_run_demo(cfg: RunDemoConfig) -> dict[str, Any]:
         ``"val_bpt"``, per token, for a tokens dataset).
 
     Raises:
-        TimeoutError: the run did not end within ``cfg.timeout_s``.
+        TimeoutError: nothing progressed (chain state, node logs) for ``cfg.timeout_s``
+            seconds.
         RuntimeError: a node process exited early.
         chain.errors.ChainError: deployment or a transaction failed.
     """
@@ -266,11 +270,15 @@ def run_run_demo(cfg: RunDemoConfig) -> dict[str, Any]:
         poller = ChainPoller(owner, names, dep.block, models={model_id: cfg.preset})
         store = CheckpointStore(workdir / "owner-store")  # the final states the owner proved
         start_bpc = evaluate_global(engine, start)
+        watch = StallWatch(cfg.timeout_s)  # fails only when nothing progresses
+        tail = LogTail(workdir / "logs")
         try:
             with LiveView() as view:
 
                 def wait(what: str, done: Any) -> None:
-                    """Poll (and show) until `done()`; stop the cheater once it was caught."""
+                    """Poll (and show) until `done()`; stop the cheater once it was caught.
+                    A change of the chain's snapshot or a new node log line is progress;
+                    TimeoutError after ``cfg.timeout_s`` seconds without any."""
                     while True:
                         elapsed = time.monotonic() - t0
                         snapshot = poller.poll(elapsed, nodes.dead())
@@ -287,8 +295,9 @@ def run_run_demo(cfg: RunDemoConfig) -> dict[str, Any]:
                         if done():
                             view.update(poller.poll(time.monotonic() - t0, nodes.dead()))
                             return
-                        if elapsed > cfg.timeout_s:
-                            raise TimeoutError(f"{what}: not after {cfg.timeout_s:.0f} s")
+                        watch.observe("chain", dataclasses.replace(snapshot, elapsed_s=0.0))
+                        watch.observe_lines(tail.read())
+                        watch.check(what)
                         time.sleep(POLL_S)
 
                 def final(t: int) -> bool:
@@ -308,7 +317,8 @@ def run_run_demo(cfg: RunDemoConfig) -> dict[str, Any]:
                 nodes.start("solver-cheat")
                 # Round 0's registration closes registration_window after it opens; its last
                 # seat is posted once the first two are claimed. Nodes first check their
-                # machine (a minute or more on a loaded machine): post once they are past it.
+                # machine (the quick selftest, seconds; the full one follows in the
+                # background): post once they are past it.
                 started = ("verifier-1", "verifier-2", "verifier-3", "whistleblower", "solver-b")
                 wait("the nodes' machine checks", lambda: all(map(nodes.checked, started)))
                 first = _post(owner, run, uri, 0, reward=reward, seats=[0, 1], store=store)

@@ -39,12 +39,27 @@ if TYPE_CHECKING:
     from veritrain.spec import JobSpec
     from veritrain.training import TrainingEngine
 
-__all__ = ["SELFTEST_ENV", "STAKE_GAUGE_INTERVAL", "STALLS", "NodeCore"]
+__all__ = [
+    "FULL_SELFTEST_WAIT",
+    "SELFTEST_ENV",
+    "SELFTEST_WAIT_LOG",
+    "STAKE_GAUGE_INTERVAL",
+    "STALLS",
+    "NodeCore",
+]
 
 
 SELFTEST_ENV = "VERITRAIN_NODE_SELFTEST"
-"""Set to ``0`` to skip the machine selftest nodes run at start (`NodeBase.machine_selftest`;
-tests that start many nodes): the node then takes repro2 jobs untested."""
+"""Set to ``0`` to skip the machine selftests nodes run (the quick one at start and the full one
+after it, `SpecsMixin.machine_selftest`; tests that start many nodes): the node then takes
+repro2 jobs untested."""
+
+FULL_SELFTEST_WAIT = 60.0
+"""Seconds a node's round waits at most for its full selftest before it commits to a repro2 job
+(`SpecsMixin.full_selftest_ready`); still running then, the commit is retried next round."""
+
+SELFTEST_WAIT_LOG = 15.0
+"""Seconds between two log lines while a node waits for its full selftest."""
 
 STAKE_GAUGE_INTERVAL = 5.0
 """Seconds between two reads of the stake for the stake gauges, while metrics are served
@@ -119,6 +134,9 @@ class NodeCore:
         self._stake_alarm: tuple[int, int, int] | None = None  # (role, staked, balance) logged
         self.selftest_enabled = os.environ.get(SELFTEST_ENV, "1") != "0"
         self._selftest: SelftestReport | None = None
+        self._full_selftest: SelftestReport | None = None  # the full check's report, once done
+        self._full_thread: threading.Thread | None = None  # the full check in the background
+        self.full_selftest_wait = FULL_SELFTEST_WAIT  # seconds a commit waits for it per round
         self._refusals: dict[int, str | None] = {}  # job id -> why it is not replayed here
         self.reset_state = False  # run(): discard state of another chain instead of refusing
         self.auto_stake = True  # ensure_stake: restore a missing stake from the balance

@@ -13,6 +13,7 @@ Run: not a script; `from noderuntime import NodeBase`.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -234,7 +235,13 @@ class GamesMixin(ReplayMixin, DutiesMixin, StakesMixin):
 
         def hash_at(step: int) -> bytes:
             try:
-                return bytes(self.segment_trajectory(job, game.segment).hash_at(step))
+                traj = self.segment_trajectory(job, game.segment)
+                if traj.complete:
+                    return bytes(traj.hash_at(step))
+                started = time.monotonic()
+                digest = bytes(traj.hash_at(step))  # replays the segment, once
+                self.metrics.trajectory(time.monotonic() - started)
+                return digest
             except UNUSABLE_DATA as exc:
                 # Unreachable, or bytes that do not hash to the commitment, a proof that does not
                 # verify, a malformed answer (N-24): all are withheld data. Retry while at most
@@ -303,9 +310,14 @@ class GamesMixin(ReplayMixin, DutiesMixin, StakesMixin):
         from veritrain.state import state_hash
         from veritrain.wire import CheckpointClient
 
-        spec = self.replay_spec(job)
+        try:
+            spec = self.replay_spec(job)
+        except CheckpointUnavailable:
+            self.metrics.unavailable(purpose="step")
+            raise
         engine = self.engine_for(spec)
         url = self.checkpoint_url_of(job)
+        started = time.monotonic()
         try:
             blob = CheckpointClient(
                 url, self.http_client, max_bytes=engine.max_state_bytes()
@@ -317,7 +329,12 @@ class GamesMixin(ReplayMixin, DutiesMixin, StakesMixin):
                 self.log.warning(
                     "step %d: agreed state withheld and not on the honest trajectory", step
                 )
+                self.metrics.replay(
+                    time.monotonic() - started, ok=False, purpose="step", unavailable=True
+                )
                 return False
             blob = traj.state_at(step)
         end = state_hash(replay_segment(engine, blob, step + steps))
-        return end == bytes(claimed_end)
+        ok = end == bytes(claimed_end)
+        self.metrics.replay(time.monotonic() - started, ok=ok, purpose="step")
+        return ok

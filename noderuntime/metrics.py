@@ -10,8 +10,9 @@ a float counts wei exactly only up to 2**53, which a stake passes; VTT keeps 15-
 digits, well beyond what a dashboard shows. The table of every metric is docs/OPERATIONS.md.
 
 The runtime records events where it already logs them: `NodeCore.send` (transactions),
-`NodeBase` (round failures), `ReplayMixin` (replays), `StakesMixin` (stake, earnings), and each
-role its own (jobs claimed and settled, verdicts, disputes).
+`NodeBase` (round failures), `ReplayMixin` and `GamesMixin` (replays, by purpose),
+`StakesMixin` (stake, earnings), and each role its own (jobs claimed and settled, verdicts,
+disputes, committee votes, whistleblower challenges).
 
 Run: not a script; ``metrics = NodeMetrics(); metrics.serve(9101, "127.0.0.1")``.
 """
@@ -26,13 +27,20 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, star
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["REPLAY_BUCKETS", "WEI_PER_VTT", "NodeMetrics", "action_method"]
+__all__ = ["REPLAY_BUCKETS", "REPLAY_PURPOSES", "WEI_PER_VTT", "NodeMetrics", "action_method"]
 
 WEI_PER_VTT = 10**18
 """Wei in one VTT (the token has 18 decimals)."""
 
 REPLAY_BUCKETS = (0.1, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0)
 """Upper bounds (seconds) of the replay-duration histogram: a tiny test segment to a long one."""
+
+
+REPLAY_PURPOSES = ("verdict", "whistleblower", "committee", "step", "bisection")
+"""Why a node replays (the ``purpose`` label): a verifier's verdict on a claimed segment, a
+whistleblower's check of the same claims, a committee member's replay of a disputed segment, a
+step committee member's replay of one step (or an escalated interval), a bisection player's
+trajectory of its segment."""
 
 
 def action_method(action: str) -> str:
@@ -52,14 +60,22 @@ class NodeMetrics:
         jobs_settled: Counter ``veritrain_jobs_settled_total{status}``: this solver's jobs that
             reached a terminal status (``Finalized``: paid; ``Rejected``: stake slashed;
             ``Cancelled``, ``Expired``).
-        replays: Counter ``veritrain_replays_total{result}``: segment replays by result
-            (``match``, ``mismatch``, ``unavailable``).
-        replay_seconds: Histogram ``veritrain_replay_seconds``: wall-clock seconds per replay.
+        replays: Counter ``veritrain_replays_total{purpose,result}``: replays by purpose
+            (`REPLAY_PURPOSES`) and result (``match``, ``mismatch``, ``unavailable``;
+            ``computed`` for a bisection trajectory, which has nothing to compare with).
+        replay_seconds: Histogram ``veritrain_replay_seconds{purpose}``: wall-clock seconds
+            per replay.
         verdicts: Counter ``veritrain_verdicts_total{verdict}``: this verifier's revealed
             per-sample verdicts (``approve``, ``reject``).
         disputes: Counter ``veritrain_disputes_total{outcome}``: disputes this node saw
             resolved (``segment_valid``: the solver's segment was upheld;
             ``segment_invalid``: it was found wrong).
+        committee_votes: Counter ``veritrain_committee_votes_total{vote}``: this member's
+            committee votes committed (``valid``, ``invalid``).
+        challenges: Counter ``veritrain_challenges_total{outcome}``: this whistleblower's
+            challenges of approvals: ``filed`` (``challengeApproval`` mined), then ``won`` (the
+            approved claim was wrong: the round's forced error, or a segment found invalid)
+            or ``lost`` (the segment was upheld).
         transactions: Counter ``veritrain_transactions_total{method,outcome}``: transactions
             by contract method and outcome (``ok``, ``reverted``).
         errors: Counter ``veritrain_errors_total{kind}``: failed rounds by error kind (the
@@ -83,12 +99,28 @@ class NodeMetrics:
             registry=r,
         )
         self.replays = Counter(
-            "veritrain_replays", "Segment replays by result.", ["result"], registry=r
+            "veritrain_replays",
+            "Replays by purpose (verdict, whistleblower, committee, step, bisection) and result.",
+            ["purpose", "result"],
+            registry=r,
         )
         self.replay_seconds = Histogram(
             "veritrain_replay_seconds",
-            "Wall-clock seconds of one segment replay.",
+            "Wall-clock seconds of one replay, by purpose.",
+            ["purpose"],
             buckets=REPLAY_BUCKETS,
+            registry=r,
+        )
+        self.committee_votes = Counter(
+            "veritrain_committee_votes",
+            "Committee votes this member committed (valid, invalid).",
+            ["vote"],
+            registry=r,
+        )
+        self.challenges = Counter(
+            "veritrain_challenges",
+            "This whistleblower's challenges of approvals (filed, won, lost).",
+            ["outcome"],
             registry=r,
         )
         self.verdicts = Counter(
@@ -140,11 +172,21 @@ class NodeMetrics:
         """Count one failed round, by the decoded revert's name or the exception's type."""
         self.errors.labels(kind=str(getattr(exc, "name", None) or type(exc).__name__)).inc()
 
-    def replay(self, seconds: float, *, ok: bool, unavailable: bool = False) -> None:
-        """Count one segment replay that took ``seconds`` (wall clock) and its result."""
+    def replay(self, seconds: float, *, ok: bool, purpose: str, unavailable: bool = False) -> None:
+        """Count one replay for `purpose` (`REPLAY_PURPOSES`) that took ``seconds`` (wall
+        clock) and its result (``match`` when ok, else ``unavailable`` or ``mismatch``)."""
         result = "match" if ok else "unavailable" if unavailable else "mismatch"
-        self.replays.labels(result=result).inc()
-        self.replay_seconds.observe(seconds)
+        self.replays.labels(purpose=purpose, result=result).inc()
+        self.replay_seconds.labels(purpose=purpose).observe(seconds)
+
+    def trajectory(self, seconds: float, *, purpose: str = "bisection") -> None:
+        """Count one replay that computed a trajectory (``result="computed"``)."""
+        self.replays.labels(purpose=purpose, result="computed").inc()
+        self.replay_seconds.labels(purpose=purpose).observe(seconds)
+
+    def unavailable(self, *, purpose: str) -> None:
+        """Count one replay that could not start: the job cannot be replayed (no seconds)."""
+        self.replays.labels(purpose=purpose, result="unavailable").inc()
 
     def stake_of(self, role: str, staked_wei: int, locked_wei: int) -> None:
         """Set the stake gauges of ``role`` (e.g. ``"Solver"``) from amounts in wei."""

@@ -112,7 +112,8 @@ class NodeBase(GamesMixin, BindingMixin, MirrorMixin):
             compute["device"],
         )
         try:
-            self.machine_selftest()
+            self.machine_selftest()  # the quick check, in the foreground
+            self.start_full_selftest()  # the full one, before the first repro2 commitment
         except Exception as exc:  # noqa: BLE001 - retried at the first repro2 job
             self.log.warning("selftest could not run: %s: %s", type(exc).__name__, exc)
         failures = 0

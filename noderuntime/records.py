@@ -406,9 +406,12 @@ class WhistleblowerRecords(NodeRecords):
     Attributes:
         checks: replay result per ``"job:sample"``.
         challenges: ``"job:sample:verifier"`` already challenged (by us or anyone).
+        filed: ``"job:sample:verifier"`` this whistleblower challenged whose outcome (won,
+            lost) is not counted yet (`veritrain_challenges_total`).
         done_jobs: jobs past settlement.
     """
 
     checks: dict[str, CheckResult] = Field(default_factory=dict)
     challenges: list[str] = Field(default_factory=list)
+    filed: list[str] = Field(default_factory=list)
     done_jobs: list[int] = Field(default_factory=list)

@@ -62,6 +62,7 @@ class ReplayMixin(SpecsMixin):
             unavailable_is_reject=unavailable_is_reject,
             matches="the commitment",
             mismatch="INVALID",
+            purpose="committee",
         )
 
     def claim_check(
@@ -72,6 +73,7 @@ class ReplayMixin(SpecsMixin):
         claimed_end: bytes,
         *,
         unavailable_is_reject: bool,
+        purpose: str = "verdict",
     ) -> SegmentCheck:
         """Check the solver's claim on one sampled segment by replay
         (`veritrain.replay.check_claim`): the start checkpoint must hash to `start_hash`, and
@@ -84,6 +86,8 @@ class ReplayMixin(SpecsMixin):
             claimed_end: the claimed end state hash (`endHashes[j]`).
             unavailable_is_reject: turn an unreachable solver into a failed check instead of
                 raising `CheckpointUnavailable`.
+            purpose: the metrics' ``purpose`` label: ``"verdict"`` (a verifier) or
+                ``"whistleblower"``.
 
         Returns:
             The `SegmentCheck` (`ok`, `reason`).
@@ -113,6 +117,7 @@ class ReplayMixin(SpecsMixin):
             unavailable_is_reject=unavailable_is_reject,
             matches="the claim",
             mismatch="claim WRONG",
+            purpose=purpose,
         )
 
     def _replay(
@@ -124,6 +129,7 @@ class ReplayMixin(SpecsMixin):
         unavailable_is_reject: bool,
         matches: str,
         mismatch: str,
+        purpose: str,
     ) -> SegmentCheck:
         """Run one segment check with the job's spec, engine and checkpoint URL behind a
         progress bar, and log its outcome (`replay_check` and `claim_check`).
@@ -133,6 +139,7 @@ class ReplayMixin(SpecsMixin):
                 returning a `SegmentCheck`.
             matches: what a matching replay is logged as matching.
             mismatch: the log tag of a failed check.
+            purpose: the metrics' ``purpose`` label (`noderuntime.metrics.REPLAY_PURPOSES`).
         """
         from veritrain.errors import CheckpointUnavailable
         from veritrain.replay import SegmentCheck
@@ -144,7 +151,7 @@ class ReplayMixin(SpecsMixin):
             if not unavailable_is_reject:
                 raise
             self.log.warning("%s: %s: unavailable: %s", label, mismatch, exc)
-            self.metrics.replays.labels(result="unavailable").inc()
+            self.metrics.unavailable(purpose=purpose)
             k = int(job.checkpoint_interval)
             return SegmentCheck(
                 segment=segment,
@@ -168,7 +175,9 @@ class ReplayMixin(SpecsMixin):
                 unavailable_is_reject=unavailable_is_reject,
             )
         unavailable = not result.ok and "unavailable" in result.reason
-        self.metrics.replay(time.monotonic() - started, ok=result.ok, unavailable=unavailable)
+        self.metrics.replay(
+            time.monotonic() - started, ok=result.ok, purpose=purpose, unavailable=unavailable
+        )
         if result.ok:
             self.log.info("%s: replay matches %s", label, matches)
         elif unavailable:

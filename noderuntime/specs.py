@@ -1,16 +1,19 @@
 """`SpecsMixin`: what a node trains and replays with: a job's spec (loaded from its URI and
-checked against the on-chain hash), the machine selftest that decides whether this machine may
-take repro2 jobs, the checks that refuse a job (`replay_refusal`, `model_mismatch`), and the
-training engines (`engine_for`) with the process's threads and device.
+checked against the on-chain hash), the machine selftests that decide whether this machine may
+take repro2 jobs (a quick one at start, the full one in the background before the first
+commitment to a repro2 job), the checks that refuse a job (`replay_refusal`,
+`model_mismatch`), and the training engines (`engine_for`) with the process's threads and device.
 
 Run: not a script; `from noderuntime import NodeBase`.
 """
 
 from __future__ import annotations
 
+import threading
+import time
 from typing import TYPE_CHECKING, Any
 
-from noderuntime.core import NodeCore
+from noderuntime.core import SELFTEST_WAIT_LOG, NodeCore
 
 if TYPE_CHECKING:
     from chain.types import JobView
@@ -43,16 +46,19 @@ class SpecsMixin(NodeCore):
     def machine_selftest(self) -> SelftestReport | None:
         """Does this machine reproduce repro2 on this node's device and thread count?
 
-        Runs `veritrain.selftest.node_selftest` once (golden state hashes of every preset and a
-        short conformance run; cached in the data dir and in the process under the torch
-        version, device, CPU capability, thread count and golden table, so a restart does not
-        train again) and logs the outcome in one line. Called at the start of `run`, and on
-        the first repro2 job when `step` is driven without `run`. A node that fails it
-        refuses repro2 jobs (`repro_refusal`): a replay there would differ from every honest
-        machine's and cost its stake. Native jobs are unaffected.
+        The first call runs the QUICK check (`veritrain.selftest.node_selftest` of tier
+        ``"quick"``: the conformance suite on few values and the cheapest golden preset, a few
+        seconds; cached in the data dir, the machine-wide cache and the process under the
+        machine key, so a restart does not check again) and logs the outcome in one line
+        (``selftest: ...``). Called at the start of `run` (which then starts the full check in
+        the background, `start_full_selftest`), and on the first repro2 job when `step` is
+        driven without `run`. A node that fails it refuses repro2 jobs (`repro_refusal`): a
+        replay there would differ from every honest machine's and cost its stake. Native jobs
+        are unaffected.
 
         Returns:
-            The report, or None when the selftest is disabled (``VERITRAIN_NODE_SELFTEST=0``).
+            The full report once it is done, else the quick one; None when the selftest is
+            disabled (``VERITRAIN_NODE_SELFTEST=0``).
         """
         if not self.selftest_enabled:
             return None
@@ -60,26 +66,121 @@ class SpecsMixin(NodeCore):
             from veritrain.selftest import node_selftest
 
             threads = int(self.compute()["threads"])
-            report = node_selftest(self.data_dir, self.device, threads)
+            report = node_selftest(self.data_dir, self.device, threads, tier="quick")
             self._selftest = report
-            failure = report.failure_line()
-            if failure is None:
-                self.log.info(
-                    "selftest: this machine reproduces %s on %s (%d checks%s)",
-                    report.arith,
-                    report.machine.device,
-                    len(report.checks),
-                    ", cached" if report.cached else f", {report.seconds:.1f} s",
-                )
-            else:
-                self.log.warning("selftest: %s: refusing %s jobs", failure, report.arith)
-        return self._selftest
+            self._log_selftest("selftest", report)
+        return self._full_selftest or self._selftest
+
+    def _log_selftest(self, what: str, report: SelftestReport) -> None:
+        """One line: ``<what>: this machine reproduces ...`` or ``<what>: <failure>: refusing
+        repro2 jobs``."""
+        failure = report.failure_line()
+        if failure is None:
+            self.log.info(
+                "%s: this machine reproduces %s on %s (%d checks%s)",
+                what,
+                report.arith,
+                report.machine.device,
+                len(report.checks),
+                ", cached" if report.cached else f", {report.seconds:.1f} s",
+            )
+        else:
+            self.log.warning("%s: %s: refusing %s jobs", what, failure, report.arith)
+
+    def start_full_selftest(self) -> None:
+        """Start the FULL check (every golden preset, `node_selftest` of tier ``"full"``) in a
+        daemon thread, once, when the quick one passed; its errors are logged, never raised.
+        Nothing when the selftest is disabled."""
+        if not self.selftest_enabled or self._full_thread is not None:
+            return
+        quick = self.machine_selftest()
+        if quick is None or not quick.ok:
+            return  # repro2 jobs are refused already
+        self._full_thread = threading.Thread(
+            target=self._run_full_selftest, name=f"{self.name}-selftest", daemon=True
+        )
+        self._full_thread.start()
+
+    def _run_full_selftest(self) -> None:
+        """The full check, logged in one line (``selftest (full): ...``); an error is logged."""
+        from veritrain.selftest import node_selftest
+
+        try:
+            threads = int(self.compute()["threads"])
+            report = node_selftest(self.data_dir, self.device, threads, tier="full")
+        except Exception as exc:  # noqa: BLE001 - a background check never crashes the node
+            self.log.warning("selftest (full) could not run: %s: %s", type(exc).__name__, exc)
+            return
+        self._full_selftest = report
+        self._log_selftest("selftest (full)", report)
+
+    def full_selftest(self, wait: float) -> SelftestReport | None:
+        """The full report: at once when it is done; else, while the background check runs,
+        after waiting up to `wait` seconds for it (a log line every `SELFTEST_WAIT_LOG`
+        seconds); when no check runs (`step` driven without `run`, or the background one
+        failed), it is run here.
+
+        Returns:
+            The report, or None when the check is still running after `wait` seconds, could
+            not run, or the selftest is disabled.
+        """
+        if not self.selftest_enabled:
+            return None
+        if self._full_selftest is not None:
+            return self._full_selftest
+        thread = self._full_thread
+        if thread is None or not thread.is_alive():
+            self._run_full_selftest()
+            return self._full_selftest
+        deadline = time.monotonic() + wait
+        started = time.monotonic()
+        while thread.is_alive() and not self.stopping:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            self.log.info(
+                "selftest: waiting for the full check before committing to a repro2 job "
+                "(waited %.0f s of at most %.0f s this round)",
+                time.monotonic() - started,
+                wait,
+            )
+            thread.join(min(SELFTEST_WAIT_LOG, left))
+        return self._full_selftest
+
+    def full_selftest_ready(self, job: JobView) -> bool:
+        """Whether this node may commit to `job` now (a verdict, a checkpoint root, a
+        challenge): yes for a job that is not repro2, or with the selftest disabled; for a
+        repro2 job only once the full check passed (`full_selftest`, waiting up to
+        `full_selftest_wait` seconds). False: still running (retry next round), or it failed
+        (logged once; the job is refused from then on, `replay_refusal`)."""
+        from veritrain.errors import VeritrainError
+        from veritrain.spec import REPRO_ARITH
+
+        if not self.selftest_enabled:
+            return True
+        try:
+            spec = self.job_spec(job)
+        except VeritrainError:
+            return True  # the replay paths report it
+        if spec.profile.arith != REPRO_ARITH:
+            return True
+        report = self.full_selftest(self.full_selftest_wait)
+        if report is None:
+            return False
+        failure = report.failure_line()
+        if failure is None:
+            return True
+        job_id = int(job.job_id)
+        if self._refusals.get(job_id) is None:
+            self._refusals[job_id] = failure
+            self.log.warning("job %d: not committing to it: %s", job_id, failure)
+        return False
 
     def repro_refusal(self, spec: JobSpec) -> str | None:
         """Why this node must not train, claim or replay `spec` here, or None.
 
-        Only repro2 jobs can be refused: when this machine fails `machine_selftest`, the reason
-        is its one failure line.
+        Only repro2 jobs can be refused: when this machine fails `machine_selftest` (the full
+        check once it is done, else the quick one), the reason is its one failure line.
         """
         from veritrain.spec import REPRO_ARITH
 

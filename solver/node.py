@@ -374,6 +374,13 @@ class SolverNode(SolverDeadlines):
                 # bad file (from before a restart) is recomputed by replay now, not discovered
                 # by a verifier later; then an fsync of each file the writer thread has not
                 # already made durable (those from before a restart), and of the directory
+                if not self.full_selftest_ready(job):
+                    # a repro2 job: the root waits for the full selftest (it runs while the job
+                    # trains, so it is done long before the commit deadline); retried next round
+                    refusal = self._refusals.get(job_id)
+                    if refusal is not None:  # the full selftest failed: never committed
+                        self._abandon(job_id, refusal)
+                    return
                 self.catalog.verify(job_id, written=self._written.pop(job_id, ()))
                 self.store.sync(rec.hashes)
                 url = self.checkpoint_url(job_id)

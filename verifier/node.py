@@ -21,7 +21,9 @@ Per round (`VerifierNode.step()`):
    window opens (every verifier sealed, or the verdict deadline passed; rejects post their
    bonds then). An unreachable solver (after retries, in the last third of the verdict
    window) or a start checkpoint that does not match its claim means an unreplayed reject
-   (reason logged). `finalize` jobs it verified when due;
+   (reason logged). `finalize` jobs it verified when due. Before it seals (or commits a
+   committee vote) on a repro2 job, the node's full machine selftest must have passed
+   (`SpecsMixin.full_selftest_ready`; it runs in the background after the quick one);
 3. scan the disputes: `drawCommittee` when the randomness is ready; when seated, replay the
    disputed segment, persist (vote, salt) *before* `commitVote` so a restart can reveal, then
    `revealVote` in the reveal phase, and `resolve` when due;
@@ -290,6 +292,8 @@ class VerifierNode(NodeBase):
             self._record_job(job_id, ends=ends, salt=salt)
         else:
             ends, salt = list(rec.ends), rec.salt
+        if not self.full_selftest_ready(job):
+            return  # a repro2 job: the full selftest still runs (retried next round) or failed
         approvals = verdict_approvals(ends, claims.end_hashes)
         rejects = [
             s
@@ -450,14 +454,19 @@ class VerifierNode(NodeBase):
                 # persisted BEFORE the commit, so a restarted node can still reveal
                 with self.state.transaction() as records:
                     records.votes[dispute_id] = rec
+            job_id = int(dispute.job_id)
+            if job_id and not self.full_selftest_ready(self.client.jobs.get_job(job_id)):
+                return  # a repro2 job: the full selftest still runs (retried) or failed
             digest = vote_commitment(dispute_id, self.client.address, rec.valid, rec.salt)
             verdict = "valid" if rec.valid else "INVALID"
-            self.send(
+            receipt = self.send(
                 f"commitVote dispute {dispute_id} ({verdict})",
                 self.client.committee.commit_vote,
                 dispute_id,
                 digest,
             )
+            if receipt is not None:
+                self.metrics.committee_votes.labels(vote=verdict.lower()).inc()
         elif phase is DisputePhase.Reveal and commitment != b"\x00" * 32 and not revealed:
             if rec is None:
                 self.log.error(

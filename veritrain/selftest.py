@@ -11,13 +11,21 @@ Two kinds of checks, both on the device a node (or `veritrain selftest`) will us
   primitive `veritrain.repro` relies on, checked bit for bit against a correctly rounded
   reference (the way x86 `torch.sqrt` was found to differ between CPU vendors).
 
+Two tiers (`Tier`): the **quick** check is the conformance suite at `QUICK_CONFORMANCE_N`
+values per primitive plus the cheapest golden preset(s) (`QUICK_PRESETS`, a few seconds on 2
+cores); the **full** check is every golden preset plus the conformance suite at
+`NODE_CONFORMANCE_N` (nodes) or `FULL_CONFORMANCE_N` (``veritrain selftest``). Nodes run the
+quick one before their first round and the full one in the background, and wait for the full
+one before they commit to a repro2 job (`noderuntime.specs.SpecsMixin`).
+
 `run_selftest` returns a `SelftestReport` (a pydantic model: `ok`, `failure_line()`, JSON);
-`node_selftest` is what nodes run at start: the same checks, cached under the `MachineKey`
-(torch version, device and its name, CPU capability, thread count, golden table hash) in the
-process, in the node's data dir (`selftest.json`) and in one directory every node of the
-machine shares (`shared_cache_dir`), so a restart, or a second node on the same machine, only
-checks again when one of those changed; nodes starting together take a file lock, and one of
-them runs the checks while the others wait for its result.
+`node_selftest` is what nodes run: the checks of one tier, cached under the `MachineKey`
+(tier, arithmetic, torch version, device and its name, CPU capability, thread count, golden
+table hash) in the process, in the node's data dir (`selftest.json`, `selftest-quick.json`) and
+in one directory every node of the machine shares (`shared_cache_dir`), so a restart, or a
+second node on the same machine, only checks again when one of those changed; nodes starting
+together take a file lock, and one of them runs the checks while the others wait for its
+result.
 
 Run: ``veritrain selftest`` (`cli.selftest`), or ``from veritrain.selftest import run_selftest;
 print(run_selftest("cpu").failure_line())``.
@@ -44,16 +52,20 @@ logger = logging.getLogger(__name__)
 
 __all__ = [
     "CACHE_FILE",
+    "QUICK_CACHE_FILE",
     "SHARED_CACHE_ENV",
     "FULL_CONFORMANCE_N",
     "NODE_CONFORMANCE_N",
     "QUICK_CONFORMANCE_N",
+    "QUICK_PRESETS",
+    "Tier",
     "MachineKey",
     "SelftestCheck",
     "SelftestReport",
     "machine_key",
     "node_selftest",
     "run_selftest",
+    "tier_presets",
     "shared_cache_dir",
 ]
 
@@ -63,22 +75,43 @@ QUICK_CONFORMANCE_N = 10_000
 """Values per conformance check under ``--quick`` (about a second)."""
 NODE_CONFORMANCE_N = QUICK_CONFORMANCE_N
 """Values per conformance check of the selftest nodes run at start."""
+QUICK_PRESETS: tuple[str, ...] = ("digits-mlp",)
+"""The golden presets of the quick check: the cheapest one (about 1-3 s on 2 cores, data
+loading included; measured against the others, `veritrain.golden.GOLDEN_STEPS`)."""
 CACHE_FILE = "selftest.json"
+"""The node's full selftest, in its data dir."""
+QUICK_CACHE_FILE = "selftest-quick.json"
+"""The node's quick selftest, in its data dir."""
 SHARED_CACHE_ENV = "VERITRAIN_SELFTEST_CACHE"
 """Environment variable naming the machine-wide selftest cache directory (`shared_cache_dir`);
 set to an empty string, no shared cache is used."""
 SHARED_LOCK_SECONDS = 3600.0
 """How long a node waits for another node's selftest of the same key before it gives up and
 runs its own (seconds)."""
-"""The node selftest's cache, in the node's data dir."""
 
 Status = Literal["ok", "FAIL", "skipped"]
+Tier = Literal["quick", "full"]
+"""Which checks run: ``"quick"`` (`QUICK_PRESETS` and the conformance suite) or ``"full"``
+(every golden preset and the conformance suite)."""
+
+
+def tier_presets(tier: Tier) -> list[str]:
+    """The golden presets `tier` trains, in table order: every preset of
+    `veritrain.golden.GOLDEN_HASHES` for ``"full"``; for ``"quick"`` those of `QUICK_PRESETS`
+    in the table (the table's first preset when none is)."""
+    table = list(golden.GOLDEN_HASHES)
+    if tier == "full":
+        return table
+    quick = [name for name in table if name in QUICK_PRESETS]
+    return quick or table[:1]
 
 
 class MachineKey(BaseModel):
     """What a selftest result depends on; a cached result is reused only for an equal key.
 
     Attributes:
+        tier: the checks run (`Tier`).
+        arith: the arithmetic checked (`REPRO_ARITH`).
         torch: `torch.__version__`.
         device: `"cpu"` or `"cuda"`.
         device_name: the CPU model (``/proc/cpuinfo``) or the CUDA device's name.
@@ -90,6 +123,8 @@ class MachineKey(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
+    tier: Tier = "full"
+    arith: str = REPRO_ARITH
     torch: str
     device: str
     device_name: str
@@ -196,14 +231,19 @@ def _cpu_name() -> str:
     return platform.processor() or platform.machine() or "unknown CPU"
 
 
-def machine_key(device: str, threads: int | None, conformance_n: int | None) -> MachineKey:
-    """The `MachineKey` of this process for `device` at `threads` (None: torch's count)."""
+def machine_key(
+    device: str, threads: int | None, conformance_n: int | None, tier: Tier = "full"
+) -> MachineKey:
+    """The `MachineKey` of this process for the `tier` checks on `device` at `threads` (None:
+    torch's count)."""
     import torch
 
     name = _cpu_name()
     if device == "cuda" and torch.cuda.is_available():
         name = torch.cuda.get_device_name()
     return MachineKey(
+        tier=tier,
+        arith=REPRO_ARITH,
         torch=str(torch.__version__),
         device=device,
         device_name=name,
@@ -214,10 +254,15 @@ def machine_key(device: str, threads: int | None, conformance_n: int | None) -> 
     )
 
 
-def golden_checks(device: str, threads: int | None) -> list[SelftestCheck]:
-    """Train every preset of the golden table on `device` and compare its hashes."""
+def golden_checks(
+    device: str, threads: int | None, presets: list[str] | None = None
+) -> list[SelftestCheck]:
+    """Train `presets` (None: every preset of the golden table) on `device` and compare their
+    hashes with the table's."""
     checks: list[SelftestCheck] = []
-    for name, expected in golden.GOLDEN_HASHES.items():
+    table = dict(golden.GOLDEN_HASHES)  # read once: the run may outlast a change of the table
+    for name in table if presets is None else presets:
+        expected = table[name]
         steps = golden.GOLDEN_STEPS[name]
         try:
             got = golden.preset_hashes(name, steps, device=device, threads=threads)
@@ -281,15 +326,17 @@ def run_selftest(
     threads: int | None = None,
     *,
     conformance_n: int | None = FULL_CONFORMANCE_N,
+    tier: Tier = "full",
 ) -> SelftestReport:
-    """Run the golden checks (and, unless `conformance_n` is None, the conformance suite) on
-    `device` at `threads` and report.
+    """Run the golden checks of `tier` (and, unless `conformance_n` is None, the conformance
+    suite) on `device` at `threads` and report.
 
     Args:
         device: `"auto"`, `"cpu"` or `"cuda"` (`veritrain.training.resolve_device`).
         threads: torch's CPU thread count for the run (None: as the process has it; it is a
             process-global setting and stays set afterwards).
         conformance_n: values per conformance check; None skips the suite.
+        tier: ``"full"`` trains every golden preset, ``"quick"`` only `tier_presets("quick")`.
 
     Returns:
         The report (`ok`, `failure_line()`); a device that cannot run a check fails it.
@@ -302,8 +349,8 @@ def run_selftest(
 
     device = resolve_device(device)
     started = time.perf_counter()
-    key = machine_key(device, threads, conformance_n)
-    checks = golden_checks(device, threads)
+    key = machine_key(device, threads, conformance_n, tier)
+    checks = golden_checks(device, threads, tier_presets(tier))
     if conformance_n is not None:
         checks.extend(conformance_checks(device, conformance_n))
     return SelftestReport(
@@ -315,7 +362,15 @@ def run_selftest(
 
 
 _memo: dict[MachineKey, SelftestReport] = {}
-_memo_lock = threading.Lock()
+_memo_lock = threading.Lock()  # guards _key_locks
+_key_locks: dict[MachineKey, threading.Lock] = {}
+
+
+def _lock_for(key: MachineKey) -> threading.Lock:
+    """The process's lock of `key`: threads checking the same key wait for one another, a quick
+    check never waits for a full one running in another thread."""
+    with _memo_lock:
+        return _key_locks.setdefault(key, threading.Lock())
 
 
 def shared_cache_dir() -> Path | None:
@@ -366,7 +421,7 @@ def _shared_selftest(
     same checks at the same time); without a shared directory, `run_selftest`."""
     directory = shared_cache_dir()
     if directory is None:
-        return run_selftest(device, threads, conformance_n=conformance_n)
+        return run_selftest(device, threads, conformance_n=conformance_n, tier=key.tier)
     path = _shared_path(directory, key)
     found = _read_report(path, key)
     if found is not None:
@@ -380,12 +435,12 @@ def _shared_selftest(
             found = _read_report(path, key)  # written while this node waited
             if found is not None:
                 return found.model_copy(update={"cached": True})
-            report = run_selftest(device, threads, conformance_n=conformance_n)
+            report = run_selftest(device, threads, conformance_n=conformance_n, tier=key.tier)
             _write_report(path, report)
             return report
     except (OSError, Timeout) as exc:
         logger.warning("selftest: no shared cache in %s (%s); checking alone", directory, exc)
-        return run_selftest(device, threads, conformance_n=conformance_n)
+        return run_selftest(device, threads, conformance_n=conformance_n, tier=key.tier)
 
 
 def node_selftest(
@@ -394,18 +449,21 @@ def node_selftest(
     threads: int | None = None,
     *,
     conformance_n: int | None = NODE_CONFORMANCE_N,
+    tier: Tier = "full",
 ) -> SelftestReport:
-    """`run_selftest` for a node, at most once per `MachineKey` on this machine: the result is
-    kept in this process (nodes running as threads of one process share it), in
-    ``<data_dir>/selftest.json`` (a restarted node reuses it unless the key changed) and in
-    `shared_cache_dir` (another node of this machine with the same key reuses it; one that
-    starts while the checks run waits for them under a file lock).
+    """`run_selftest` of `tier` for a node, at most once per `MachineKey` on this machine: the
+    result is kept in this process (nodes running as threads of one process share it), in
+    ``<data_dir>/selftest.json`` (full) or ``selftest-quick.json`` (quick; a restarted node
+    reuses it unless the key changed) and in `shared_cache_dir` (another node of this machine
+    with the same key reuses it; one that starts while the checks run waits for them under a
+    file lock).
 
     Args:
         data_dir: the node's data dir (created if missing).
         device: the device the node trains and replays on.
         threads: the node's torch thread count.
         conformance_n: values per conformance check (None: golden checks only).
+        tier: ``"quick"`` or ``"full"`` (`Tier`).
 
     Returns:
         The report; `cached` is True when it was not run now.
@@ -413,10 +471,10 @@ def node_selftest(
     from veritrain.training import resolve_device
 
     device = resolve_device(device)
-    key = machine_key(device, threads, conformance_n)
-    path = Path(data_dir) / CACHE_FILE
+    key = machine_key(device, threads, conformance_n, tier)
+    path = Path(data_dir) / (CACHE_FILE if tier == "full" else QUICK_CACHE_FILE)
     stored: SelftestReport | None = None
-    with _memo_lock:
+    with _lock_for(key):
         report = _memo.get(key)
         if report is None and path.is_file():
             stored = _read_report(path, key)

@@ -36,7 +36,7 @@ from noderuntime.mirror import StateMirror
 from noderuntime.ports import ChainPort
 from noderuntime.records import CheckResult, RecordStore, WhistleblowerRecords
 from noderuntime.runkeeper import RunKeeper
-from veritrain.enums import JobStatus, Role, Verdict
+from veritrain.enums import DisputeStatus, JobStatus, Role, RoundOutcome, Verdict
 from veritrain.errors import CheckpointUnavailable
 
 logger = logging.getLogger(__name__)
@@ -113,6 +113,7 @@ class WhistleblowerNode(NodeBase):
             job = self.client.jobs.get_job(job_id)
             status = JobStatus(int(job.status))
             if status in TERMINAL_JOB_STATUSES:
+                self._settle_challenges(job_id, status)
                 with self.state.transaction() as records:
                     records.done_jobs.append(job_id)
                 self.unwatch(self.state, job_id)
@@ -143,7 +144,12 @@ class WhistleblowerNode(NodeBase):
             return cached
         try:
             check = self.claim_check(
-                job, segment, start_hash, claimed_end, unavailable_is_reject=False
+                job,
+                segment,
+                start_hash,
+                claimed_end,
+                unavailable_is_reject=False,
+                purpose="whistleblower",
             )
         except CheckpointUnavailable as exc:
             self.log.warning("job %d segment %d: solver unreachable: %s", job.job_id, segment, exc)
@@ -192,6 +198,8 @@ class WhistleblowerNode(NodeBase):
             with self.state.transaction() as records:
                 records.challenges.append(tag)  # someone (maybe we, before a crash) did it
             return
+        if not self.full_selftest_ready(self.client.jobs.get_job(job_id)):
+            return  # a repro2 job: its replay counts once the full selftest passed
         self.ensure_funds(int(self.job_params().challenge_bond))
         receipt = self.send(
             f"challengeApproval job {job_id} sample {sample_index} (segment {segment}) of "
@@ -202,5 +210,50 @@ class WhistleblowerNode(NodeBase):
             verifier,
         )
         if receipt is not None:
+            self.metrics.challenges.labels(outcome="filed").inc()
             with self.state.transaction() as records:
                 records.challenges.append(tag)
+                records.filed.append(tag)
+
+    def _settle_challenges(self, job_id: int, status: JobStatus) -> None:
+        """Count the outcome of this whistleblower's challenges on a settled job
+        (``veritrain_challenges_total{outcome}``): ``won`` when the challenged sample was the
+        round's forced error (paid from the pool), or the dispute on its segment found the
+        segment invalid; ``lost`` when that dispute upheld it. Without a resolved dispute on
+        the segment, the job's status decides (Rejected: won, Finalized: lost); a Cancelled or
+        Expired job counts neither."""
+        mine = [t for t in self.state.read().filed if t.split(":")[0] == str(job_id)]
+        if not mine:
+            return
+        outcome, forced = self.client.round.outcome(self.client.jobs.submission_of(job_id))
+        segments = list(self.client.jobs.get_assignment(job_id).segments)
+        upheld: dict[int, bool] = {}  # segment -> segment_valid, of the job's resolved disputes
+        for dispute_id in range(1, int(self.client.committee.dispute_count()) + 1):
+            dispute = self.client.committee.get_dispute(dispute_id)
+            resolved = DisputeStatus(int(dispute.status)) is DisputeStatus.Resolved
+            if int(dispute.job_id) == job_id and resolved:
+                upheld[int(dispute.segment)] = bool(dispute.segment_valid)
+        for tag in mine:
+            sample = int(tag.split(":")[1])
+            segment = segments[sample] if sample < len(segments) else -1
+            won: bool | None
+            if RoundOutcome(int(outcome)) is RoundOutcome.Forced and int(forced) == sample:
+                won = True
+            elif segment in upheld:
+                won = not upheld[segment]
+            elif status is JobStatus.Rejected:
+                won = True
+            elif status is JobStatus.Finalized:
+                won = False
+            else:
+                won = None
+            if won is not None:
+                self.metrics.challenges.labels(outcome="won" if won else "lost").inc()
+            self.log.info(
+                "job %d: challenge of sample %d %s",
+                job_id,
+                sample,
+                "void" if won is None else "won" if won else "lost",
+            )
+        with self.state.transaction() as records:
+            records.filed = [t for t in records.filed if t not in mine]

@@ -37,7 +37,7 @@ def test_run_demo_trains_one_model_with_churn_and_pays_its_trainers(tmp_path: Pa
             "--workdir",
             str(tmp_path / "run"),
             # rounds 0-2 hold every case (cheater, leaver, late joiner); the demo's own
-            # --timeout default (840 s) applies
+            # --timeout default (300 s without progress) applies
             "--rounds",
             "3",
         ],

@@ -10,6 +10,7 @@ import io
 import subprocess
 import time
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -39,6 +40,7 @@ from cli.live import (
     render,
     round_phase,
 )
+from cli.progress import LogTail, StallWatch
 
 E18 = 10**18
 SOLVER = "0x" + "11" * 20
@@ -342,12 +344,52 @@ def test_wait_settled_draws_until_every_job_is_terminal(monkeypatch: pytest.Monk
     monkeypatch.setattr(demo, "POLL_S", 0.0)
     monkeypatch.setattr("cli.live.web3_logs", lambda c: FakeLogs())
     cfg = demo.DemoConfig(jobs=1, timeout_s=60)
-    demo._wait_settled(client, cfg, time.monotonic(), {}, names=NAMES, from_block=1)
+    watch, tail = StallWatch(cfg.timeout_s), LogTail(Path("no-such-logs"))
+    demo._wait_settled(client, cfg, time.monotonic(), {}, watch, tail, names=NAMES, from_block=1)
 
     dead: dict[str, subprocess.Popen[bytes]] = {"verifier-3": _Ns(poll=lambda: 1)}  # type: ignore[dict-item]
     client.status = JobStatus.Verifying
     with pytest.raises(RuntimeError, match="verifier-3"):
-        demo._wait_settled(client, cfg, time.monotonic(), dead, names=NAMES, from_block=1)
+        demo._wait_settled(
+            client, cfg, time.monotonic(), dead, watch, tail, names=NAMES, from_block=1
+        )
+
+
+def test_wait_settled_fails_only_when_nothing_progressed_for_the_timeout(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A job stuck in Verifying: 10 s polls, the chain unchanged. New node log lines keep the
+    wait alive past the timeout; once they stop, it fails after the stall timeout."""
+    client = FakeClient()
+    client.jobs.job_count = lambda: 2
+    client.status = JobStatus.Verifying
+    monkeypatch.setattr(demo, "POLL_S", 0.0)
+    monkeypatch.setattr("cli.live.web3_logs", lambda c: FakeLogs())
+    now = [0.0]
+    last_line = [0.0]
+    log = tmp_path / "verifier-1.log"
+    log.write_text("")
+
+    def clock() -> float:
+        return now[0]
+
+    def ticking_job(job_id: int, with_uris: bool = True) -> Any:
+        now[0] += 10.0
+        if now[0] <= 200.0:  # 200 s of replay progress lines, then silence
+            last_line[0] = now[0]
+            with log.open("a") as f:
+                f.write(f"12:00:{int(now[0]) % 60:02d} INFO verifier-1: at {now[0]:.0f} s\n")
+        return _job(job_id, client.status)
+
+    client.jobs.get_job = ticking_job
+    cfg = demo.DemoConfig(jobs=1, timeout_s=60)
+    watch = StallWatch(cfg.timeout_s, clock=clock)
+    with pytest.raises(TimeoutError, match="jobs not settled: nothing progressed for"):
+        demo._wait_settled(
+            client, cfg, 0.0, {}, watch, LogTail(tmp_path), names=NAMES, from_block=1
+        )
+    assert last_line[0] == 200.0  # alive long past the 60 s timeout while lines came
+    assert 260.0 < now[0] <= 300.0, now[0]  # failed within a few polls after 60 s of silence
 
 
 def test_poller_shows_the_slash_of_a_job_it_sees_settled() -> None:

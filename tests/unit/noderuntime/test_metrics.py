@@ -17,7 +17,7 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from adversary.verifier import verifier_node
+from adversary.verifier import LazyVerifierNode, verifier_node
 from noderuntime import sleep_until
 from noderuntime.core import SELFTEST_ENV
 from noderuntime.metrics import NodeMetrics, action_method
@@ -27,11 +27,14 @@ from tests.utils.node_fixtures import (
     SOLVER,
     SUBMITTER,
     VERIFIERS,
+    WHISTLEBLOWER,
     http_for,
+    past_challenge_deadline,
     run_solver_to_commit,
     tiny_spec,
 )
 from veritrain.enums import JobStatus, Role
+from whistleblower.node import WhistleblowerNode
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
 
@@ -104,8 +107,9 @@ def test_verifier_counts_replays_their_seconds_and_verdicts(tmp_path: Path) -> N
     verifier.http_client = http_for(solver)
     port = _free_port()
     verifier.metrics.serve(port)
+    verdict_match = {"purpose": "verdict", "result": "match"}
     try:
-        assert value(scrape(port), "veritrain_replays_total", result="match") == 0.0
+        assert value(scrape(port), "veritrain_replays_total", **verdict_match) == 0.0
         verifier.step()  # replay its samples, seal
         verifier.step()  # reveal
         samples = scrape(port)
@@ -113,14 +117,86 @@ def test_verifier_counts_replays_their_seconds_and_verdicts(tmp_path: Path) -> N
         verifier.metrics.stop()
     replayed = len(verifier.state.read().jobs[1].results)
     assert replayed >= 1
-    assert value(samples, "veritrain_replays_total", result="match") == replayed
-    assert value(samples, "veritrain_replays_total", result="mismatch") == 0.0
-    assert value(samples, "veritrain_replay_seconds_count") == replayed
-    assert value(samples, "veritrain_replay_seconds_sum") > 0.0
+    assert value(samples, "veritrain_replays_total", **verdict_match) == replayed
+    mismatch = {"purpose": "verdict", "result": "mismatch"}
+    assert value(samples, "veritrain_replays_total", **mismatch) == 0.0
+    assert value(samples, "veritrain_replay_seconds_count", purpose="verdict") == replayed
+    assert value(samples, "veritrain_replay_seconds_sum", purpose="verdict") > 0.0
     assert value(samples, "veritrain_verdicts_total", verdict="approve") == replayed
     assert value(samples, "veritrain_verdicts_total", verdict="reject") == 0.0
     ok = {"method": "revealVerdicts", "outcome": "ok"}
     assert value(samples, "veritrain_transactions_total", **ok) == 1.0
+
+
+def test_whistleblower_counts_its_replays_and_challenges_filed_and_won(tmp_path: Path) -> None:
+    """Lazy verifiers approve every claim, the forced error among them: the whistleblower
+    replays each sampled claim (purpose ``whistleblower``), challenges each lazy approval of the
+    forced error (filed), and once the job finalizes with that forced error settled, counts
+    each challenge won."""
+    chain = FakeChain(forced_error_rate_bps=10_000)
+    chain.forced_segments = [1, 3]
+    lazy = [LazyVerifierNode(chain.client(v), tmp_path / v) for v in VERIFIERS]
+    for v in lazy:
+        v.step()
+    solver = run_solver_to_commit(chain, tmp_path)
+    for _ in range(2):
+        for v in lazy:
+            v.step()  # seal, then reveal: approve everything without replaying
+    wb = WhistleblowerNode(chain.client(WHISTLEBLOWER), tmp_path / "wb")
+    wb.http_client = http_for(solver)
+    port = _free_port()
+    wb.metrics.serve(port)
+    try:
+        wb.step()  # replay every sample, challenge the approvals of the forced error
+        filed = scrape(port)
+        past_challenge_deadline(chain)
+        solver.step()  # reveal the secret: the round is Forced, the job finalizes
+        assert chain.jobs[1].status is JobStatus.Finalized
+        wb.step()  # the job settled: its challenges' outcomes are counted
+        settled = scrape(port)
+    finally:
+        wb.metrics.stop()
+    samples = len(chain.assignments[1].segments)
+    replays = [
+        value(filed, "veritrain_replays_total", purpose="whistleblower", result=r)
+        for r in ("match", "mismatch")
+    ]
+    assert sum(replays) == samples and replays[1] >= 1  # the forced error does not match
+    assert value(filed, "veritrain_replay_seconds_count", purpose="whistleblower") == samples
+    assert value(filed, "veritrain_replays_total", purpose="verdict", result="match") == 0.0
+    assert value(filed, "veritrain_challenges_total", outcome="filed") == len(VERIFIERS)
+    assert value(filed, "veritrain_challenges_total", outcome="won") == 0.0
+    assert value(settled, "veritrain_challenges_total", outcome="won") == len(VERIFIERS)
+    assert value(settled, "veritrain_challenges_total", outcome="lost") == 0.0
+    assert wb.state.read().filed == []
+    wb.step()  # counted once
+    assert wb.metrics.registry.get_sample_value(
+        "veritrain_challenges_total", {"outcome": "won"}
+    ) == len(VERIFIERS)
+
+
+def test_committee_and_step_replays_and_votes_are_served() -> None:
+    """The series of an arbiter: its replays by purpose, the seconds of each, its votes."""
+    metrics = NodeMetrics()
+    port = _free_port()
+    metrics.serve(port)
+    try:
+        metrics.replay(2.0, ok=False, purpose="committee")
+        metrics.replay(0.5, ok=True, purpose="step")
+        metrics.trajectory(3.0)
+        metrics.unavailable(purpose="step")
+        metrics.committee_votes.labels(vote="invalid").inc()
+        samples = scrape(port)
+    finally:
+        metrics.stop()
+    replays = "veritrain_replays_total"
+    assert value(samples, replays, purpose="committee", result="mismatch") == 1.0
+    assert value(samples, replays, purpose="step", result="match") == 1.0
+    assert value(samples, replays, purpose="step", result="unavailable") == 1.0
+    assert value(samples, replays, purpose="bisection", result="computed") == 1.0
+    assert value(samples, "veritrain_replay_seconds_sum", purpose="bisection") == 3.0
+    assert value(samples, "veritrain_replay_seconds_count", purpose="step") == 1.0
+    assert value(samples, "veritrain_committee_votes_total", vote="invalid") == 1.0
 
 
 def test_each_node_has_its_own_registry() -> None:

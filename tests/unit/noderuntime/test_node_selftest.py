@@ -80,8 +80,10 @@ def test_a_solver_on_a_failing_machine_refuses_repro2_jobs_but_claims_native_one
     assert refusals(caplog, repro_job) == [f"job {repro_job}: refusing it: {FAILURE}"]
     warnings = [r.getMessage() for r in caplog.records if r.getMessage().startswith("selftest")]
     assert warnings == [f"selftest: {FAILURE}: refusing repro2 jobs"]
-    report = json.loads((tmp_path / selftest.CACHE_FILE).read_text())
+    report = json.loads((tmp_path / selftest.QUICK_CACHE_FILE).read_text())
     assert report["machine"]["golden"] == golden.golden_table_hash()
+    assert report["machine"]["tier"] == "quick" and report["machine"]["arith"] == "repro2"
+    assert not (tmp_path / selftest.CACHE_FILE).exists()  # no full check after a failed quick one
 
 
 def test_a_verifier_on_a_failing_machine_neither_stakes_nor_replays_repro2_jobs(
@@ -236,3 +238,193 @@ def test_nodes_of_one_machine_share_one_selftest_and_wait_for_it(
     monkeypatch.setattr(selftest, "_memo", {})
     other = selftest.node_selftest(tmp_path / "d", "cpu", 2, conformance_n=None)
     assert not other.cached and trained == ["digits-mlp"]
+
+
+WIDE = golden.GOLDEN_HASHES["digits-mlp-wide"]
+
+
+@pytest.fixture
+def two_presets(monkeypatch):
+    """A golden table of the quick preset and one more (each about a second to check), with
+    their real hashes; no shared cache, an empty process cache."""
+    table = {"digits-mlp": dict(REAL), "digits-mlp-wide": dict(WIDE)}
+    monkeypatch.setattr(golden, "GOLDEN_HASHES", table)
+    monkeypatch.setattr(selftest, "_memo", {})
+    monkeypatch.setenv(selftest.SHARED_CACHE_ENV, "")
+    return table
+
+
+def test_the_quick_tier_trains_the_cheapest_preset_the_full_one_every_preset(
+    tmp_path: Path, two_presets, monkeypatch
+) -> None:
+    trained: list[str] = []
+    real_hashes = golden.preset_hashes
+
+    def counting(name, *args, **kwargs):
+        trained.append(name)
+        return real_hashes(name, *args, **kwargs)
+
+    monkeypatch.setattr(golden, "preset_hashes", counting)
+    assert selftest.tier_presets("quick") == ["digits-mlp"]
+    assert selftest.tier_presets("full") == ["digits-mlp", "digits-mlp-wide"]
+    quick = selftest.node_selftest(tmp_path, "cpu", 1, conformance_n=None, tier="quick")
+    assert quick.ok and quick.machine.tier == "quick" and trained == ["digits-mlp"]
+    assert {c.name for c in quick.checks} == {"digits-mlp"}
+    full = selftest.node_selftest(tmp_path, "cpu", 1, conformance_n=None, tier="full")
+    assert full.ok and not full.cached and full.machine.tier == "full"
+    assert trained == ["digits-mlp", "digits-mlp", "digits-mlp-wide"]  # another key: run
+    assert {c.name for c in full.checks} == {"digits-mlp", "digits-mlp-wide"}
+    # each tier has its own file in the data dir; a restarted process reuses both
+    monkeypatch.setattr(selftest, "_memo", {})
+    again = [
+        selftest.node_selftest(tmp_path, "cpu", 1, conformance_n=None, tier=tier)
+        for tier in ("quick", "full")
+    ]
+    assert [r.cached for r in again] == [True, True] and len(trained) == 3
+    assert [r.checks for r in again] == [quick.checks, full.checks]
+    on_disk = json.loads((tmp_path / selftest.QUICK_CACHE_FILE).read_text())
+    assert on_disk["machine"]["tier"] == "quick"
+    assert json.loads((tmp_path / selftest.CACHE_FILE).read_text())["machine"]["tier"] == "full"
+
+
+def _verifier_drawn_for_a_repro_job(chain: FakeChain, tmp_path: Path) -> VerifierNode:
+    """A staked verifier drawn for a repro2 job whose solver committed and posted claims."""
+    chain.forced_segments = [1, 3]
+    verifier = VerifierNode(chain.client(VERIFIERS[0]), tmp_path / "v")
+    verifier.selftest_enabled = False
+    verifier.step()
+    job_id = chain.post_job(SUBMITTER, repro_spec())
+    solver = SolverNode(chain.client(SOLVER), tmp_path / "solver", serve=False)
+    solver.selftest_enabled = False
+    for _ in range(4):
+        solver.step()
+        chain.advance(blocks=2)
+    assert chain.jobs[job_id].status is JobStatus.Verifying
+    assert VERIFIERS[0] in chain.assignments[job_id].verifiers
+    verifier.http_client = http_for(solver)
+    return verifier
+
+
+def test_a_verifier_waits_for_the_full_selftest_before_its_first_verdict(
+    tmp_path: Path, two_presets, monkeypatch, caplog
+) -> None:
+    import threading
+
+    chain = FakeChain()
+    verifier = _verifier_drawn_for_a_repro_job(chain, tmp_path)
+    release = threading.Event()
+    real_hashes = golden.preset_hashes
+
+    def held(name, *args, **kwargs):
+        if name == "digits-mlp-wide":  # only the full check trains it: held until released
+            assert release.wait(60.0)
+        return real_hashes(name, *args, **kwargs)
+
+    monkeypatch.setattr(golden, "preset_hashes", held)
+    verifier.selftest_enabled = True
+    verifier.full_selftest_wait = 0.2
+    with caplog.at_level(logging.INFO):
+        verifier.start_full_selftest()  # as `run` does: quick now, full in the background
+        assert verifier.machine_selftest() is not None and verifier._full_thread is not None
+        verifier.step()
+        verifier.step()
+    assert chain.count("commitVerdicts", VERIFIERS[0]) == 0  # replayed, not committed
+    assert verifier.state.read().jobs[1].results  # the replay did not wait
+    assert "selftest: waiting for the full check before committing" in caplog.text
+    release.set()
+    verifier._full_thread.join(60.0)
+    full = verifier.machine_selftest()
+    assert full is not None and full.ok and full.machine.tier == "full"
+    verifier.step()
+    assert chain.count("commitVerdicts", VERIFIERS[0]) == 1
+
+
+def test_a_verifier_whose_full_selftest_fails_never_commits(
+    tmp_path: Path, two_presets, caplog
+) -> None:
+    chain = FakeChain()
+    verifier = _verifier_drawn_for_a_repro_job(chain, tmp_path)
+    two_presets["digits-mlp-wide"] = {0: WIDE[0], 20: WRONG}  # the quick check still passes
+    verifier.selftest_enabled = True
+    with caplog.at_level(logging.INFO):
+        verifier.step()  # step driven without run: the full check runs at the commit
+        verifier.step()
+    assert chain.count("commitVerdicts", VERIFIERS[0]) == 0
+    failure = (
+        f"this machine does not reproduce repro2 (cpu, {selftest._cpu_name()}): preset "
+        f"digits-mlp-wide hash at step 20 {WIDE[20]} expected {WRONG}"
+    )
+    assert f"job 1: not committing to it: {failure}" in caplog.text
+    assert verifier.replay_refusal(chain.jobs[1]) == failure
+
+
+def test_a_running_node_checks_quick_first_then_full_in_the_background(
+    tmp_path: Path, two_presets, caplog
+) -> None:
+    import threading
+
+    from noderuntime import sleep_until
+    from tests.utils.node_fixtures import WHISTLEBLOWER
+    from whistleblower.node import WhistleblowerNode
+
+    chain = FakeChain()
+    node = WhistleblowerNode(chain.client(WHISTLEBLOWER), tmp_path / "wb", poll_interval=0.05)
+    node.selftest_enabled = True
+    stop = threading.Event()
+    thread = threading.Thread(target=node.run, args=(stop,), daemon=True)
+    with caplog.at_level(logging.INFO):
+        thread.start()
+        try:
+            assert sleep_until(lambda: node._full_selftest is not None, timeout=120)
+        finally:
+            stop.set()
+            thread.join(timeout=30)
+    lines = [m for m in (r.getMessage() for r in caplog.records) if m.startswith("selftest")]
+    assert [m.split(":")[0] for m in lines] == ["selftest", "selftest (full)"], lines
+    assert all("this machine reproduces repro2 on cpu" in m for m in lines), lines
+    assert node._full_thread is not None and node._full_thread.daemon
+    quick, full = node._selftest, node.machine_selftest()
+    assert quick is not None and full is not None and full.machine.tier == "full"
+    assert {c.name for c in quick.checks if c.kind == "golden"} == {"digits-mlp"}
+    assert {c.name for c in full.checks if c.kind == "golden"} == set(two_presets)
+    assert any(c.kind == "conformance" for c in quick.checks)
+
+
+def test_with_the_selftest_disabled_nothing_is_checked_or_awaited(
+    tmp_path: Path, monkeypatch
+) -> None:
+    from noderuntime.core import SELFTEST_ENV
+
+    monkeypatch.setenv(SELFTEST_ENV, "0")
+
+    def no_training(*_a, **_kw):
+        raise AssertionError("a disabled selftest trained")
+
+    monkeypatch.setattr(golden, "preset_hashes", no_training)
+    chain = FakeChain()
+    job_id = chain.post_job(SUBMITTER, repro_spec())
+    node = VerifierNode(chain.client(VERIFIERS[0]), tmp_path / "v")
+    assert node.machine_selftest() is None
+    node.start_full_selftest()
+    assert node._full_thread is None and node.full_selftest(0.0) is None
+    assert node.full_selftest_ready(chain.jobs[job_id]) is True
+
+
+def test_a_solver_whose_full_selftest_fails_abandons_the_job_before_its_root(
+    tmp_path: Path, two_presets, caplog
+) -> None:
+    from noderuntime.records import Phase
+
+    two_presets["digits-mlp-wide"] = {0: WIDE[0], 20: WRONG}  # the quick check still passes
+    chain = FakeChain()
+    job_id = chain.post_job(SUBMITTER, repro_spec())
+    solver = SolverNode(chain.client(SOLVER), tmp_path / "solver", serve=False)
+    with caplog.at_level(logging.INFO):
+        for _ in range(3):
+            solver.step()
+    assert chain.count("claimJob", SOLVER) == 1  # claimed after the quick check
+    assert chain.count("commitCheckpoints", SOLVER) == 0
+    rec = solver.job_record(job_id)
+    assert rec is not None and rec.phase == Phase.ABANDONED
+    assert f"job {job_id}: not committing to it: " in caplog.text
+    assert "preset digits-mlp-wide hash at step 20" in caplog.text
