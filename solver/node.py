@@ -54,10 +54,10 @@ from noderuntime import TERMINAL_JOB_STATUSES
 from noderuntime.adjudication import Adjudication
 from noderuntime.mirror import StateMirror, mount_mirror
 from noderuntime.ports import ChainPort
-from noderuntime.records import Phase, RecordStore, SolverClaims, SolverJob, SolverRecords
+from noderuntime.records import Phase, RecordStore, SolverJob, SolverRecords
 from noderuntime.runkeeper import RunKeeper
 from noderuntime.runs import RoundNotReady
-from solver.deadlines import SolverDeadlines
+from solver.round import SolverRound
 from solver.server import (
     DEFAULT_STATE_CACHE_BYTES,
     CheckpointCatalog,
@@ -67,9 +67,8 @@ from solver.server import (
 )
 from solver.trainer import step_function, train_job
 from veritrain.commitments import new_secret, secret_commitment, submission_id
-from veritrain.enums import JobStatus, Role, Verdict
+from veritrain.enums import JobStatus, Role
 from veritrain.errors import CheckpointUnavailable, VeritrainError
-from veritrain.forced import build_claims, draw_forced_error
 from veritrain.hexutil import from_hex, to_hex
 from veritrain.merkle import checkpoint_tree
 from veritrain.spec import METRIC_LABELS, load_spec
@@ -98,7 +97,7 @@ class CommitTree(NamedTuple):
     init_proof: list[bytes]
 
 
-class SolverNode(SolverDeadlines):
+class SolverNode(SolverRound):
     """A solver: trains claimed jobs and serves their checkpoints.
 
     Args:
@@ -289,14 +288,6 @@ class SolverNode(SolverDeadlines):
                 self._apply_seal(job_id, rec)
                 self._publish(job_id, rec)
 
-    def _apply_seal(self, job_id: int, rec: SolverJob) -> None:
-        """Seal a job until its secret is revealed: only the sampled starts are served."""
-        if rec.revealed or rec.phase == Phase.DONE:
-            self.catalog.unseal(job_id)
-            return
-        segments = rec.claims.segments if rec.claims is not None else []
-        self.catalog.seal(job_id, [s * rec.interval for s in segments])
-
     def _publish(self, job_id: int, rec: SolverJob) -> JobCheckpoints:
         """Serve a trained job: its checkpoints, proofs and (replayed on demand) every
         intermediate state of its own trajectory (`/states/{step}`, for bisection)."""
@@ -313,17 +304,6 @@ class SolverNode(SolverDeadlines):
         return entry
 
     # ----------------------------------------------------------------------------- state
-    def job_record(self, job_id: int) -> SolverJob | None:
-        """The persisted record of a job (a copy), or None."""
-        return self.state.read().jobs.get(job_id)
-
-    def _put(self, job_id: int, **changes: Any) -> SolverJob:
-        """Change (validated) fields of a held job's record; returns a copy."""
-        with self.state.transaction() as records:
-            rec = records.jobs[job_id]
-            for name, value in changes.items():
-                setattr(rec, name, value)
-            return rec.model_copy(deep=True)
 
     def _active_jobs(self) -> list[int]:
         return sorted(
@@ -414,184 +394,6 @@ class SolverNode(SolverDeadlines):
             self._follow(job_id, job, status)
 
     # ---------------------------------------------------------------------------- round
-    def _round(self, job_id: int, job: Any) -> None:
-        """The solver's part of the verification round (docs/FORCED_ERRORS.md): post the
-        claims once assigned, reveal the secret with the claims' proofs after the challenge
-        deadline, and serve everything once it is revealed."""
-        rec = self.job_record(job_id)
-        if rec is None or rec.revealed:
-            return
-        if rec.secret is None:
-            self.log.error("job %d: committed without a persisted secret; cannot reveal", job_id)
-            return
-        submission = rec.submission or submission_id(job_id, self.client.address)
-        round_view = self.client.round.round_of(submission)
-        if round_view.revealed:
-            self._put(job_id, revealed=True)
-            self.catalog.unseal(job_id)
-            return
-        secret = rec.secret
-        claims = rec.claims if rec.claims is not None else self._draw_claims(job_id, rec, secret)
-        now = self.chain_time()
-        if not self.client.round.claims_of(submission).posted:
-            if now > int(job.claims_deadline):
-                self.log.warning("job %d: claims deadline passed before our claims", job_id)
-                return
-            forced = claims.forced_sample
-            self.send(
-                f"postClaims job {job_id} ({len(claims.starts)} samples"
-                + (f", forced error on sample {forced})" if forced is not None else ")"),
-                self.client.round.post_claims,
-                submission,
-                list(claims.starts),
-                list(claims.ends),
-            )
-            return
-        windows = self.client.round.windows_of(submission)
-        if now <= windows.secret_reveal_opens or now > windows.secret_reveal_closes:
-            return
-        jobs = self.client.jobs
-        assigned = jobs.get_assignment(job_id).verifiers
-        verdicts = [list(jobs.verdicts_of(job_id, v)) for v in assigned]
-        if verdicts and any(
-            all(len(seat) <= i or seat[i] is Verdict.None_ for seat in verdicts)
-            for i in range(len(claims.segments))
-        ):
-            # A sample without a revealed verdict (P-27): the secret stays hidden and fresh
-            # verifiers are drawn for it.
-            return
-        entry = self.catalog.get(job_id)
-        if entry is None:
-            self.log.error("job %d: claims posted but its checkpoints are not served", job_id)
-            return
-        segments = list(claims.segments)
-        receipt = self.send(
-            f"revealSecret job {job_id}",
-            self.client.round.reveal_secret,
-            submission,
-            secret,
-            claims.forced_true_end,
-            [entry.tree.proof(s) for s in segments],
-            [entry.tree.proof(s + 1) for s in segments],
-        )
-        if receipt is not None:
-            self._put(job_id, revealed=True)
-            self.catalog.unseal(job_id)
-
-    def _draw_claims(self, job_id: int, rec: SolverJob, secret: bytes) -> SolverClaims:
-        """Draw the forced error locally (the secret never leaves this process before the
-        reveal) and build the claims from the committed state hashes; persisted, and the
-        sampled starts are opened on the server."""
-        segments = [int(s) for s in self.client.jobs.get_assignment(job_id).segments]
-        if self._forced_rate is None:
-            self._forced_rate = int(self.client.round.forced_error_rate_bps())
-        draw = draw_forced_error(secret, job_id, segments, self._forced_rate)
-        claims = build_claims(segments, list(rec.hashes), draw)
-        if draw.forced:
-            self.log.info(
-                "job %d: FORCED ERROR planted on sample %d (segment %d)",
-                job_id,
-                draw.sample,
-                segments[draw.sample],
-            )
-        rec = self._put(
-            job_id,
-            claims=SolverClaims(
-                segments=segments,
-                starts=list(claims.start_hashes),
-                ends=list(claims.end_hashes),
-                forced_sample=claims.forced_sample,
-                forced_true_end=claims.forced_true_end,
-            ),
-        )
-        self._apply_seal(job_id, rec)
-        if rec.claims is None:  # pragma: no cover - set just above
-            raise RuntimeError("claims not persisted")
-        return rec.claims
-
-    def _follow(self, job_id: int, job: Any, status: JobStatus) -> None:
-        """After the commit: assign verifiers, play the round, help disputes, finalize, record
-        the outcome."""
-        if status is JobStatus.Committed:
-            self.assign_verifiers_if_due(job_id, job)
-        elif status is JobStatus.Verifying:
-            self._round(job_id, job)
-            self.finalize_if_due(job_id, job)
-        elif status is JobStatus.Disputed:
-            self.catalog.unseal(job_id)
-            self.catalog.open_dispute(job_id)  # the game's parties need intermediate states
-            dispute_id = int(job.dispute_id)
-            self.adjudication.defend(self, job, lambda: self._defend(job_id, dispute_id))
-            self.finalize_if_due(job_id)
-        elif status in TERMINAL_JOB_STATUSES:
-            outcome = "paid" if status is JobStatus.Finalized else "REJECTED (stake slashed)"
-            self.log.info("job %d: %s -> %s", job_id, status.name, outcome)
-            self.metrics.jobs_settled.labels(status=status.name).inc()
-            if status is JobStatus.Finalized:
-                self._extend_lineage(job_id, job)
-            self._put(job_id, phase=Phase.DONE, outcome=status.name)
-            self.catalog.unseal(job_id)
-            self.catalog.close_dispute(job_id)
-
-    def _extend_lineage(self, job_id: int, job: Any) -> None:
-        """If this finalized job holds its model's head slot (it was the first job posted from
-        the head while the slot was free, docs/SECURITY.md P-18), put its final state on the
-        model's lineage (``ShareRegistry.extendLineage``, with the proof of the last leaf): the
-        head advances and the job's shares are minted to this solver then, not at finalize, so
-        it is done at once (the slot lapses after the lineage window). Anyone may do it; the
-        solver is the one holding the states. A revert (another party extended it first, or the
-        window closed) is logged, not raised."""
-        model_id = bytes(job.model_id)
-        if self.client.shares.slot_of(model_id).job_id != job_id:
-            return
-        rec = self.job_record(job_id)
-        if rec is None or not rec.hashes:
-            self.log.warning("job %d: holds the head but its states are not on record", job_id)
-            return
-        proof = checkpoint_tree(rec.hashes, rec.interval).proof(len(rec.hashes) - 1)
-        try:
-            self.client.shares.extend_lineage(model_id, rec.hashes[-1], proof)
-        except self.revert_types as exc:
-            self.log.warning("job %d: lineage not extended: %s", job_id, exc)
-            return
-        self.log.info(
-            "job %d: final state %s is model 0x%s's new head (shares minted)",
-            job_id,
-            to_hex(rec.hashes[-1]),
-            model_id.hex()[:10],
-        )
-
-    def _defend(self, job_id: int, dispute_id: int) -> None:
-        """The defender's side of the dissection game (docs/DISPUTES.md): post both leaves
-        with their proofs, then answer each bisect turn with our own hashes at the interval's
-        interior dissection points (replayed on demand from the segment's start checkpoint,
-        the same trajectory `/states/{step}` serves), claim the challenger's timeout, help the
-        step dispute along. Moves are recorded under `games` in the state file; the game
-        itself is read from chain every round, so a restarted solver simply carries on."""
-        game = self.game_of(dispute_id)
-        if game.defender.lower() != self.client.address.lower():
-            return
-        entry = self.catalog.get(job_id)
-        if entry is None:
-            self.log.error("job %d: disputed but its checkpoints are not served", job_id)
-            return
-        s = game.segment
-
-        def endpoints() -> tuple[bytes, bytes, list[bytes], list[bytes]]:
-            return (
-                entry.hashes[s],
-                entry.hashes[s + 1],
-                entry.tree.proof(s),
-                entry.tree.proof(s + 1),
-            )
-
-        game = self.play_game(
-            dispute_id,
-            lambda step: self.catalog.state_hash(job_id, step),
-            endpoints=endpoints,
-            on_move=self.game_recorder(self.state, game),
-        )
-        self.help_step_dispute(game)
 
     # ---------------------------------------------------------------------------- claim
     def _maybe_claim(self) -> None:
