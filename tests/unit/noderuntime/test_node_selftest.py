@@ -90,19 +90,9 @@ def test_a_verifier_on_a_failing_machine_neither_stakes_nor_replays_repro2_jobs(
     tmp_path: Path, monkeypatch, caplog
 ) -> None:
     chain = FakeChain()
-    chain.forced_segments = [1, 3]
-    verifier = VerifierNode(chain.client(VERIFIERS[0]), tmp_path / "v")
-    verifier.selftest_enabled = False
-    verifier.step()  # staked while its machine still passed (or before the selftest existed)
-    job_id = chain.post_job(SUBMITTER, repro_spec())
-    solver = SolverNode(chain.client(SOLVER), tmp_path / "solver", serve=False)
-    solver.selftest_enabled = False
-    for _ in range(4):
-        solver.step()
-        chain.advance(blocks=2)
-    assert chain.jobs[job_id].status is JobStatus.Verifying
-    assert VERIFIERS[0] in chain.assignments[job_id].verifiers
-    verifier.http_client = http_for(solver)
+    # staked while its machine still passed (or before the selftest existed)
+    verifier = _verifier_drawn_for_a_repro_job(chain, tmp_path)
+    job_id = max(chain.jobs)  # the one job it was drawn for
 
     monkeypatch.setattr(golden, "GOLDEN_HASHES", {"digits-mlp": {0: REAL[0], 20: WRONG}})
     verifier.selftest_enabled = True
