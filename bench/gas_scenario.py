@@ -2,8 +2,8 @@
 
 Run: ``.venv/bin/python -m bench.gas_scenario`` (prints ``action gas new-words note`` lines, the
 storage words each transaction created read with Anvil's prestate tracer, then the happy path's
-floor, transactions x 21,000 + created words x 22,100, and last its total); used by
-``bench.bench_protocol`` for its gas table.
+floor, transactions x 21,000 + created words x 22,100, its total, and last the gas per counted
+run contribution); used by ``bench.bench_protocol`` for its gas table.
 
 Scenario (automine Anvil, time moved with ``evm_increaseTime``): deploy; stake every role;
 register the model; the happy path with a forced error drawn (post, claim, commit with the
@@ -13,16 +13,19 @@ claims' proofs, finalize paying the jackpots and minting shares, claim credit); 
 approval of the forced claim challenged by the whistleblower and slashed at finalize; a
 cheating job (reject with a bond, finalize opening a dispute, committee draw, commit-reveal
 votes, resolve with settlement); revenue paid into the model and claimed; unbond and withdraw;
-last, on a second deployment that plants no forced error, the happy path without one (every
-seat approves). The round is played by ``chain.scripted_round`` (the same calls the chain tests
-make). Merkle roots and hashes are real (computed with ``veritrain.merkle``) but the training
-itself is not needed: gas does not depend on it.
+a one-round training run (docs/RUNS.md) of 4 seats: openRun, each seat's contribution job from
+postContribution to claimCredit, proposeRound and finalizeRound, whose sum over the seats is the
+gas per counted run contribution; last, on a second deployment that plants no forced error, the
+happy path without one (every seat approves). The round is played by ``chain.scripted_round``
+(the same calls the chain tests make). Merkle roots and hashes are real (computed with
+``veritrain.merkle``) but the training itself is not needed: gas does not depend on it.
 """
 
 from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from typing import Any
 
 from eth_utils.crypto import keccak
@@ -32,6 +35,12 @@ MODEL_ID = b"\x01" * 32  # registered by the submitter first; the CLI uses kecca
 
 
 HAPPY_PATH_TOTAL = "happy-path total (V=3, q=3)"
+PER_CONTRIBUTION = "per counted run contribution"
+"""Row name of a training run's gas per counted contribution: a one-round run of `RUN_SEATS`
+seats (openRun, each seat's contribution job from postContribution to claimCredit, proposeRound,
+finalizeRound), summed and divided by the seats."""
+RUN_SEATS = 4
+"""Seats M of the scenario's run (as in the run demo's rounds and docs/RUNS.md's table)."""
 """Row name of the happy path's gas: one honest job from post to the solver's credit claim,
 the costlier of its two variants (a forced error drawn or not)."""
 
@@ -127,13 +136,19 @@ def happy_path_total(rows: list[tuple[str, int, str]]) -> int:
     return next(gas for action, gas, _ in rows if action == HAPPY_PATH_TOTAL)
 
 
+def per_contribution(rows: list[tuple[str, int, str]]) -> int:
+    """A training run's gas per counted contribution (gas) of `run_gas_scenario`'s rows."""
+    return next(gas for action, gas, _ in rows if action == PER_CONTRIBUTION)
+
+
 def run_gas_scenario(
     *, happy_only: bool = False, new_words: dict[str, int] | None = None
 ) -> tuple[list[tuple[str, int, str]], float]:
     """Run the scenario.
 
     Args:
-        happy_only: play only the two happy paths (the Anvil regression test runs this part).
+        happy_only: play only the two happy paths and the run's round (the Anvil regression
+            test runs this part).
         new_words: when given, filled with the storage words each row's transaction created
             (`created_words`; the commit and reveal rows: one seat's), and under each variant's
             total row (`variant_total`) and `HAPPY_PATH_TOTAL` the happy path's sum (every
@@ -143,8 +158,9 @@ def run_gas_scenario(
         ``(rows, commit_seconds)``: ``(action, gas used, note)`` rows in protocol order, and the
         wall time (s) of the honest job's `commitCheckpoints` transaction (sign, send, mined
         receipt) on automining Anvil. The row `variant_total(v)` sums variant v's happy path
-        (`HAPPY_PATH_ACTIONS` and every seat's sealed verdicts), and `HAPPY_PATH_TOTAL` is the
-        costlier of the two.
+        (`HAPPY_PATH_ACTIONS` and every seat's sealed verdicts), `HAPPY_PATH_TOTAL` is the
+        costlier of the two, and `PER_CONTRIBUTION` a training run's gas per counted
+        contribution.
 
     Raises:
         chain.errors.ChainError: a transaction failed (the scenario is out of sync with the
@@ -157,6 +173,7 @@ def run_gas_scenario(
     from chain.scripted_round import commit, post_claims, reveal_secret, seal_and_reveal
     from veritrain.commitments import new_salt, vote_commitment
     from veritrain.enums import Role
+    from veritrain.merkle import checkpoint_tree
 
     rows: list[tuple[str, int, str]] = []
     commit_seconds: list[float] = []
@@ -219,25 +236,35 @@ def run_gas_scenario(
             return c, p
 
         def run_to_verdicts(
-            c: dict[int, ChainClient], p: Any, approve_forced: bool, cheat: bool, suffix: str
+            c: dict[int, ChainClient],
+            p: Any,
+            approve_forced: bool,
+            cheat: bool,
+            suffix: str,
+            post: Callable[[], tuple[str, Any, int]] | None = None,
         ) -> tuple[int, list[Any], Any]:
             """Post, claim, commit, assign, post claims, seal and reveal the verdicts. A seat
             rejects the forced sample with its true end unless `approve_forced` (then the first
             seat that drew it approves it: lazy); with `cheat`, the next seat also rejects a
-            sample of its own draw (a cheat). Rows are named ``"<action><suffix>"``."""
+            sample of its own draw (a cheat). Rows are named ``"<action><suffix>"``. `post`,
+            when given, posts the job instead of ``postJob`` and returns (action, receipt, job
+            id)."""
             submitter, solver = c[0], c[1]
             by_addr = {cl.address: cl for cl in c.values()}
-            receipt = submitter.jobs.post_job(
-                MODEL_ID,
-                os.urandom(32),
-                hashes[0],
-                n,
-                k,
-                50 * E18,
-                "data:application/json;base64,e30=",
-            )
-            job_id = submitter.job_id_from(receipt)
-            rec(f"postJob{suffix}", receipt, "escrows reward + V * fee")
+            if post is None:
+                receipt = submitter.jobs.post_job(
+                    MODEL_ID,
+                    os.urandom(32),
+                    hashes[0],
+                    n,
+                    k,
+                    50 * E18,
+                    "data:application/json;base64,e30=",
+                )
+                action, job_id = "postJob", submitter.job_id_from(receipt)
+            else:
+                action, receipt, job_id = post()
+            rec(f"{action}{suffix}", receipt, "escrows reward + V * fee")
             rec(f"claimJob{suffix}", solver.jobs.claim_job(job_id), "locks solver stake")
             receipts: dict[str, Any] = {}
             t0 = time.perf_counter()
@@ -315,30 +342,91 @@ def run_gas_scenario(
                 "secret + 2q Merkle proofs",
             )
 
-        def happy_path(c: dict[int, ChainClient], p: Any, variant: str) -> None:
-            """One honest job, postJob to the solver's claimCredit, and its total row."""
+        def happy_path(
+            c: dict[int, ChainClient],
+            p: Any,
+            variant: str,
+            post: Callable[[], tuple[str, Any, int]] | None = None,
+        ) -> int:
+            """One honest job, postJob (or `post`) to the solver's claimCredit, and its total
+            row; returns the total (gas)."""
             suffix = f" ({variant})"
             first = len(rows)
-            job_id, _assigned, sc = run_to_verdicts(c, p, False, False, suffix)
+            job_id, _assigned, sc = run_to_verdicts(c, p, False, False, suffix, post)
             drawn = sc[1].forced_sample is not None
             if variant.startswith(FORCED) != drawn:
                 raise RuntimeError(f"the {variant} job drew a forced error: {drawn}")
             reveal(c, job_id, sc, suffix)
-            note = (
-                "pays the solver, fees, jackpots; mints shares"
-                if drawn
-                else ("pays the solver and fees; mints shares")
-            )
+            note = "pays the solver, fees, jackpots" if drawn else "pays the solver and fees"
             rec(row("finalize", variant), c[1].jobs.finalize(job_id), note)
             rec(row("claimCredit", variant), c[1].escrow.claim_credit(), "pull payment (Escrow)")
+            if c[1].shares.slot_of(MODEL_ID).job_id == job_id:
+                # the first job from the model's head holds its slot: its shares are minted when
+                # its final state extends the lineage (docs/SECURITY.md P-18; not in the total)
+                proof = checkpoint_tree(hashes, k).proof(len(hashes) - 1)
+                rec(
+                    row("extendLineage", variant),
+                    c[1].shares.extend_lineage(MODEL_ID, hashes[-1], proof),
+                    "the slot job's final state: the new head; mints its shares",
+                )
             by_action = {action: gas for action, gas, _ in rows[first:]}
-            actions = [row(a, variant) for a in HAPPY_PATH_ACTIONS]
+            posted = "postJob" if post is None else "postContribution"
+            actions = [row(posted if a == "postJob" else a, variant) for a in HAPPY_PATH_ACTIONS]
             total = sum(by_action[a] for a in actions) + sealed[job_id]
             rows.append((variant_total(variant), total, "sum of the actions above, every seat's"))
             if new_words is not None:
                 new_words[variant_total(variant)] = (
                     sum(new_words[a] for a in actions) + sealed_words[job_id]
                 )
+            return total
+
+        def run_round(c: dict[int, ChainClient], p: Any) -> None:
+            """One round of a training run (docs/RUNS.md) with `RUN_SEATS` seats, each a
+            contribution job played like the happy path (its spec the run's `data:` URI with
+            the seat's fragment, as `veritrain run post` sends it), then the round's claim,
+            unchallenged, made final; rows for each action and `PER_CONTRIBUTION`: the run's
+            every transaction (its opening included: a one-round run) over its counted
+            contributions."""
+            from veritrain.diloco import RunSpec, contribution_uri
+            from veritrain.presets import preset
+            from veritrain.spec import REPRO_ARITH
+
+            owner = c[0]
+            inner = preset("shakespeare-char", REPRO_ARITH, total_steps=n, checkpoint_interval=k)
+            run = RunSpec(inner=inner, seats=RUN_SEATS, rounds=1)
+            run_uri = run.to_data_uri()
+            opened = rec(
+                "openRun",
+                owner.runs.open_run(MODEL_ID, run.run_hash(), hashes[0], RUN_SEATS, 1, n),
+                f"M={RUN_SEATS} seats, once per run",
+            )
+            run_id = owner.runs.run_id_from(opened)
+            total = int(opened["gasUsed"])
+            for seat in range(RUN_SEATS):
+
+                def post(seat: int = seat) -> tuple[str, Any, int]:
+                    receipt = owner.runs.post_contribution(
+                        run_id, seat, hashes[0], k, 50 * E18, contribution_uri(run_uri, 0, seat)
+                    )
+                    return "postContribution", receipt, owner.runs.job_id_from(receipt)
+
+                total += happy_path(c, p, f"{FORCED}, run seat {seat}", post)
+            proposed = rec(
+                "proposeRound",
+                owner.runs.propose_round(run_id, os.urandom(32), (1 << RUN_SEATS) - 1),
+                f"M={RUN_SEATS} accepted; its bond into the Escrow",
+            )
+            anvil.increase_time(p.claim_challenge_window + 1)
+            anvil.mine()
+            finalized = rec(
+                "finalizeRound",
+                owner.runs.finalize_round(run_id),
+                f"M={RUN_SEATS} counted: mints their shares",
+            )
+            total += int(proposed["gasUsed"]) + int(finalized["gasUsed"])
+            rows.append(
+                (PER_CONTRIBUTION, total // RUN_SEATS, f"everything the run cost / {RUN_SEATS}")
+            )
 
         c, p = deployment(10_000, record=True)  # demo: every job carries a forced error
         happy_path(c, p, FORCED)
@@ -404,6 +492,7 @@ def run_gas_scenario(
             anvil.increase_time(p.unbonding_delay + 1)
             anvil.mine()
             rec("withdraw", whistle.stakes.withdraw(Role.Whistleblower))
+        run_round(c, p)  # in the happy-only part too: test_gas_bound bounds it
 
         # The same honest job on a deployment that never plants a forced error.
         c0, p0 = deployment(0, record=False)
@@ -422,7 +511,9 @@ if __name__ == "__main__":
     scenario_rows = run_gas_scenario(new_words=words)[0]
     print(f"{'action':<58}{'gas':>10}{'new words':>11}  note")
     for action, gas, note in scenario_rows:
-        if action != HAPPY_PATH_TOTAL:
+        if ", run seat " in action and ", run seat 0)" not in action:
+            continue  # the other seats' jobs cost what seat 0's does; they are in the total
+        if action not in (HAPPY_PATH_TOTAL, PER_CONTRIBUTION):
             print(f"{action:<58}{gas:>10,}{words[action]:>11}  {note}")
     created = words[HAPPY_PATH_TOTAL]
     floor = HAPPY_PATH_TRANSACTIONS * INTRINSIC_GAS + created * NEW_WORD_GAS
@@ -431,3 +522,4 @@ if __name__ == "__main__":
         f" + {created} new storage words x {NEW_WORD_GAS:,} = {floor:,} gas"
     )
     print(f"{HAPPY_PATH_TOTAL}: {happy_path_total(scenario_rows)} gas")
+    print(f"{PER_CONTRIBUTION}: {per_contribution(scenario_rows)} gas")

@@ -1,6 +1,7 @@
 """The gas of taking part, bounded on a real chain: the happy path of one honest job (V = 3,
 q = 3, a forced error drawn or not) played by `bench.gas_scenario` on Anvil costs at most
-`HAPPY_PATH_MAX_GAS` in total. Gas is deterministic for a given scenario, so a regression fails
+`HAPPY_PATH_MAX_GAS` in total, and a training run's round costs at most `PER_CONTRIBUTION_MAX_GAS`
+per counted contribution. Gas is deterministic for a given scenario, so a regression fails
 here (the same bound is asserted in Forge by ``Gas_Test.test_happyPathTotal_*``).
 
 Run: ``.venv/bin/python -m pytest tests/integration/test_gas_bound.py -m anvil``.
@@ -16,9 +17,12 @@ from bench.gas_scenario import (
     INTRINSIC_GAS,
     NEW_WORD_GAS,
     NO_FORCED,
+    PER_CONTRIBUTION,
+    RUN_SEATS,
     VARIANTS,
     happy_path_total,
     later,
+    per_contribution,
     row,
     run_gas_scenario,
     variant_total,
@@ -27,6 +31,11 @@ from bench.gas_scenario import (
 HAPPY_PATH_MAX_GAS = 2_178_000
 """Most gas the scenario's happy path may cost (docs/MEASURED.md "Gas": the figure reached,
 rounded up)."""
+
+PER_CONTRIBUTION_MAX_GAS = 2_320_000
+"""Most gas a one-round training run of `RUN_SEATS` seats may cost per counted contribution
+(its opening, every seat's job from postContribution to claimCredit, the round's claim and its
+finalization, summed and divided by the seats; docs/RUNS.md: 2,316,414 measured, rounded up)."""
 
 HAPPY_PATH_MAX_NEW_WORDS = 37
 """Most storage words the happy path may create (docs/MEASURED.md "Gas": each costs at least
@@ -61,3 +70,13 @@ def test_happy_path_total_within_bound() -> None:
         assert words[variant_total(later(variant))] < words[variant_total(variant)]
         assert gas[variant_total(later(variant))] < gas[variant_total(variant)]
     assert rows[-1][0] == HAPPY_PATH_TOTAL
+    # a run's round: every seat's contribution job, then the claim and its finalization
+    for seat in range(RUN_SEATS):
+        assert row("postContribution", f"{FORCED}, run seat {seat}") in gas
+    assert {"openRun", "proposeRound", "finalizeRound"} <= set(gas)
+    seat_job = gas[variant_total(f"{FORCED}, run seat 0")]
+    run_total = gas["openRun"] + gas["proposeRound"] + gas["finalizeRound"]
+    run_total += sum(gas[variant_total(f"{FORCED}, run seat {j}")] for j in range(RUN_SEATS))
+    assert per_contribution(rows) == gas[PER_CONTRIBUTION] == run_total // RUN_SEATS
+    assert per_contribution(rows) > seat_job  # the round's own calls come on top of its job
+    assert per_contribution(rows) <= PER_CONTRIBUTION_MAX_GAS, f"{per_contribution(rows):,} gas"
