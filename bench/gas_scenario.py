@@ -402,13 +402,19 @@ def run_gas_scenario(
             )
             run_id = owner.runs.run_id_from(opened)
             total = int(opened["gasUsed"])
+            # every seat is posted first, as `veritrain run post` does: the round's registration
+            # closes when the last seat registers (or `registration_window` after it opened,
+            # which the seats' verification rounds, played one after the other, would pass)
+            posted = []
             for seat in range(RUN_SEATS):
+                receipt = owner.runs.post_contribution(
+                    run_id, seat, hashes[0], k, 50 * E18, contribution_uri(run_uri, 0, seat)
+                )
+                posted.append((receipt, owner.runs.job_id_from(receipt)))
+            for seat, (receipt, job_id) in enumerate(posted):
 
-                def post(seat: int = seat) -> tuple[str, Any, int]:
-                    receipt = owner.runs.post_contribution(
-                        run_id, seat, hashes[0], k, 50 * E18, contribution_uri(run_uri, 0, seat)
-                    )
-                    return "postContribution", receipt, owner.runs.job_id_from(receipt)
+                def post(receipt: Any = receipt, job_id: int = job_id) -> tuple[str, Any, int]:
+                    return "postContribution", receipt, job_id
 
                 total += happy_path(c, p, f"{FORCED}, run seat {seat}", post)
             proposed = rec(
