@@ -15,24 +15,7 @@ from cli.history import EventReader, events
 if TYPE_CHECKING:
     pass
 
-__all__ = ["dispute_row", "dispute_rows", "hex_text", "is_bisection", "job_challengers", "jsonable"]
-
-
-def jsonable(value: Any) -> Any:
-    """`value` with every bytes turned into ``0x`` hex, recursively through lists, tuples and
-    dicts (what ``--json`` prints of event arguments and view tuples)."""
-    if isinstance(value, bytes | bytearray):
-        return "0x" + bytes(value).hex()
-    if isinstance(value, list | tuple):
-        return [jsonable(v) for v in value]
-    if isinstance(value, dict):
-        return {k: jsonable(v) for k, v in value.items()}
-    return value
-
-
-def hex_text(value: Any) -> str:
-    """Bytes (a hash, a state root) as ``0x`` hex text."""
-    return "0x" + bytes(value).hex()
+__all__ = ["dispute_row", "dispute_rows", "is_bisection", "job_challengers"]
 
 
 def is_bisection(client: Any) -> bool:

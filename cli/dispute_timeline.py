@@ -15,7 +15,9 @@ from cli.history import EventReader, events
 
 if TYPE_CHECKING:
     from cli.history import IndexedEvents
-from cli.dispute_rows import hex_text, is_bisection, job_challengers, jsonable
+from cli.dispute_rows import is_bisection, job_challengers
+from indexer.follow import jsonable
+from veritrain.hexutil import to_hex
 
 __all__ = ["IndexedDisputes", "dispute_timeline"]
 
@@ -285,7 +287,7 @@ def _dissected(a: Any) -> str:
 
     lo, hi, hashes = int(a["lo"]), int(a["hi"]), list(a["hashes"])
     points = posted_points(lo, hi, len(hashes))
-    at = ", ".join(f"{p} {hex_text(h)[:10]}" for p, h in zip(points, hashes, strict=True))
+    at = ", ".join(f"{p} {to_hex(h)[:10]}" for p, h in zip(points, hashes, strict=True))
     plural = "" if len(points) == 1 else "s"
     return f"defender dissects [{lo}, {hi}] at {len(points)} point{plural}: {at}"
 
@@ -302,13 +304,13 @@ def _describe(ev: Any, client: Any) -> str:
             f"challenger {a['challenger']}, interval [{a['lo']}, {a['hi']}]"
         ),
         "EndpointsPosted": lambda: (
-            f"defender posts endpoints {hex_text(a['startHash'])} -> {hex_text(a['endHash'])}"
+            f"defender posts endpoints {to_hex(a['startHash'])} -> {to_hex(a['endHash'])}"
         ),
         "Bisected": lambda: _dissected(a),
         "Responded": lambda: f"challenger picks part {a['index']}: [{a['lo']}, {a['hi']}]",
         "StepDisputeOpened": lambda: (
             f"one-step dispute {a.get('stepDisputeId', a['disputeId'])}: step {a['step']} from "
-            f"{hex_text(a['startHash'])} claimed {hex_text(a['claimedEndHash'])}"
+            f"{to_hex(a['startHash'])} claimed {to_hex(a['claimedEndHash'])}"
         ),
         "Escalated": lambda: f"escalated to the committee at [{a['lo']}, {a['hi']}]",
         "TimeoutClaimed": lambda: f"timeout claimed by {a['caller']}: {a['loser']} loses",

@@ -272,8 +272,8 @@ class Watcher:
         Raises:
             chain.errors.RpcUnavailable: the endpoint is down.
         """
-        from cli.dispute_rows import jsonable
         from cli.history import events
+        from indexer.follow import jsonable
 
         client = self.client
         head = int(client.block_number())
