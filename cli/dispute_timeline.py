@@ -10,14 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from cli.dispute_rows import is_bisection, job_challengers
 from cli.errors import CliError
 from cli.history import EventReader, events
+from veritrain.hexutil import to_hex
 
 if TYPE_CHECKING:
     from cli.history import IndexedEvents
-from cli.dispute_rows import is_bisection, job_challengers
-from indexer.follow import jsonable
-from veritrain.hexutil import to_hex
 
 __all__ = ["IndexedDisputes", "dispute_timeline"]
 
@@ -439,6 +438,8 @@ def dispute_timeline(
                 )  # fmt: skip
                 if ev.tx_hash in txs
             ]
+    from indexer.follow import jsonable  # web3 stack: loaded on use, never at CLI start
+
     unique = {(ev.block_number, ev.log_index): ev for ev in found}
     stamp = index.timestamp if index is not None else BlockTimes(client)
     return [
