@@ -34,6 +34,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -507,6 +508,30 @@ class Anvil:
         """Advance the next block's timestamp by ``seconds`` and mine it."""
         self.rpc("evm_increaseTime", [int(seconds)])
         self.mine(1)
+
+    @contextlib.contextmanager
+    def instant_blocks(self) -> Iterator[None]:
+        """Mine one block per transaction inside the block, then go back to interval mining.
+
+        A set-up of many transactions (deploying, funding, staking) under interval mining waits
+        about one block per transaction (45 transactions: 45 s at 1 s blocks); here it waits
+        for none (``evm_setAutomine``, then ``evm_setIntervalMining``). Chain time stays the
+        wall clock's (blocks mined within one second share its timestamp). A no-op under
+        automine, or when ``block_time`` is a fraction of a second (``evm_setIntervalMining``
+        takes whole seconds): the set-up then waits as before.
+
+        Raises:
+            RpcUnavailable, ChainError: the node did not take the mining mode.
+        """
+        seconds = self.block_time
+        if seconds is None or not float(seconds).is_integer():
+            yield
+            return
+        self.rpc("evm_setAutomine", [True])
+        try:
+            yield
+        finally:
+            self.rpc("evm_setIntervalMining", [int(seconds)])
 
     def fund(self, address: str, wei: int) -> None:
         """Set an account's ether balance (``anvil_setBalance``), in wei."""

@@ -245,23 +245,27 @@ def run_run_demo(cfg: RunDemoConfig) -> dict[str, Any]:
             forced_error_rate_bps=0,
             challenge_window=12,
             claim_challenge_window=15,
+            # every round's seats are posted within seconds of its opening (the run opens once
+            # the nodes are up, the late joiner starts a round early); round 1 leaves a seat
+            # unposted and waits out this window before its claim
+            registration_window=60,
         )
-        dep = deploy_protocol(owner, params)
+        # The set-up's transactions wait for no block (about 40 s less at 1 s blocks).
+        with anvil.instant_blocks():
+            dep = deploy_protocol(owner, params)
+            for idx, role, name, _ in RUN_LAYOUT:
+                c = ChainClient(anvil.rpc_url, accounts[idx], dep)
+                c.token.faucet(1_000 * E18)
+                # solver-a holds two seats at once: a solverStake locked per claim
+                c.stakes.stake(ROLE_IDS[role], STAKES[role] * (2 if name == "solver-a" else 1))
+            owner.token.faucet(10_000 * E18)
+            model_id = run.inner.model_id_hash()
+            seed_state = engine.state_hash(engine.init_state())
+            owner.shares.register_model(
+                model_id, **ModelCommitments.of(run.inner, seed_state).model_dump()
+            )
         manifest = write_manifest(dep, workdir / "deployments")
         dash = start_dashboard(cfg, anvil.rpc_url, dep, workdir)
-        for idx, role, name, _ in RUN_LAYOUT:
-            c = ChainClient(anvil.rpc_url, accounts[idx], dep)
-            c.token.faucet(1_000 * E18)
-            # solver-a holds two seats at once: a solverStake locked per claim
-            c.stakes.stake(ROLE_IDS[role], STAKES[role] * (2 if name == "solver-a" else 1))
-        owner.token.faucet(10_000 * E18)
-        model_id = run.inner.model_id_hash()
-        seed_state = engine.state_hash(engine.init_state())
-        owner.shares.register_model(
-            model_id, **ModelCommitments.of(run.inner, seed_state).model_dump()
-        )
-        opened_at = int(owner.block_number())
-        run_id = open_run(owner, run, start)
         uri = run.to_data_uri()
         reward = cfg.reward_tokens * E18
 
@@ -321,6 +325,9 @@ def run_run_demo(cfg: RunDemoConfig) -> dict[str, Any]:
                 # background): post once they are past it.
                 started = ("verifier-1", "verifier-2", "verifier-3", "whistleblower", "solver-b")
                 wait("the nodes' machine checks", lambda: all(map(nodes.checked, started)))
+                # round 0's registration window opens with the run
+                opened_at = int(owner.block_number())
+                run_id = open_run(owner, run, start)
                 first = _post(owner, run, uri, 0, reward=reward, seats=[0, 1], store=store)
                 wait("round 0's first seats claimed", lambda: claimed(first))
                 nodes.start("solver-a")
@@ -330,13 +337,16 @@ def run_run_demo(cfg: RunDemoConfig) -> dict[str, Any]:
                 nodes.start("solver-b", "--max-jobs", "0")
                 wait("solver-b serving again", lambda: nodes.serving("solver-b"))
                 for t in range(1, cfg.rounds):
-                    if t == 2:
-                        # up before the round is posted: else solver-a, which may hold two
-                        # seats at once, can train all three while the late node starts
+                    seats = [0, 1] if t == 1 else list(range(run.seats))
+                    posted = _post(owner, run, uri, t, reward=reward, seats=seats, store=store)
+                    if t == 1 and cfg.rounds > 2:
+                        # The late joiner starts once round 1's seats are taken (it finds no
+                        # seat to claim before round 2) and is up before round 2 is posted:
+                        # else solver-a, which may hold two seats at once, could train all
+                        # three of them while the late node starts.
+                        wait("round 1's seats claimed", lambda jobs=posted: claimed(jobs))
                         nodes.start("solver-late")
                         wait("solver-late serving", lambda: nodes.serving("solver-late"))
-                    seats = [0, 1] if t == 1 else list(range(run.seats))
-                    _post(owner, run, uri, t, reward=reward, seats=seats, store=store)
                     wait(f"round {t} final", lambda t=t: final(t))
             summary = _summarize(owner, run, run_id, names, poller.metrics, start_bpc, store)
             summary["gas"] = _gas(

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from veritrain.training import TrainingEngine
 
 __all__ = [
+    "FULL_SELFTEST_RETRY",
     "FULL_SELFTEST_WAIT",
     "SELFTEST_ENV",
     "SELFTEST_WAIT_LOG",
@@ -57,6 +58,10 @@ repro2 jobs untested."""
 FULL_SELFTEST_WAIT = 60.0
 """Seconds a node's round waits at most for its full selftest before it commits to a repro2 job
 (`SpecsMixin.full_selftest_ready`); still running then, the commit is retried next round."""
+
+FULL_SELFTEST_RETRY = 600.0
+"""Seconds before a full selftest that could not run (it raised: a full disk, no memory) is run
+again; until then the node commits to no repro2 job."""
 
 SELFTEST_WAIT_LOG = 15.0
 """Seconds between two log lines while a node waits for its full selftest."""
@@ -137,6 +142,8 @@ class NodeCore:
         self._full_selftest: SelftestReport | None = None  # the full check's report, once done
         self._full_thread: threading.Thread | None = None  # the full check in the background
         self.full_selftest_wait = FULL_SELFTEST_WAIT  # seconds a commit waits for it per round
+        self.full_selftest_retry_s = FULL_SELFTEST_RETRY  # after the full check raised
+        self._full_error_at: float | None = None  # time.monotonic() when it last raised
         self._refusals: dict[int, str | None] = {}  # job id -> why it is not replayed here
         self.reset_state = False  # run(): discard state of another chain instead of refusing
         self.auto_stake = True  # ensure_stake: restore a missing stake from the balance

@@ -109,20 +109,29 @@ class SpecsMixin(NodeCore):
             threads = int(self.compute()["threads"])
             report = node_selftest(self.data_dir, self.device, threads, tier="full")
         except Exception as exc:  # noqa: BLE001 - a background check never crashes the node
-            self.log.warning("selftest (full) could not run: %s: %s", type(exc).__name__, exc)
+            self._full_error_at = time.monotonic()
+            self.log.warning(
+                "selftest (full) could not run: %s: %s (again in %.0f s; no repro2 commitment "
+                "until it passes)",
+                type(exc).__name__,
+                exc,
+                self.full_selftest_retry_s,
+            )
             return
+        self._full_error_at = None
         self._full_selftest = report
         self._log_selftest("selftest (full)", report)
 
     def full_selftest(self, wait: float) -> SelftestReport | None:
         """The full report: at once when it is done; else, while the background check runs,
         after waiting up to `wait` seconds for it (a log line every `SELFTEST_WAIT_LOG`
-        seconds); when no check runs (`step` driven without `run`, or the background one
-        failed), it is run here.
+        seconds); when no check runs (`step` driven without `run`, or the last one raised at
+        least `full_selftest_retry_s` seconds ago), it is run here.
 
         Returns:
             The report, or None when the check is still running after `wait` seconds, could
-            not run, or the selftest is disabled.
+            not run (then it is not tried again before `full_selftest_retry_s`), or the
+            selftest is disabled.
         """
         if not self.selftest_enabled:
             return None
@@ -130,6 +139,9 @@ class SpecsMixin(NodeCore):
             return self._full_selftest
         thread = self._full_thread
         if thread is None or not thread.is_alive():
+            failed_at = self._full_error_at
+            if failed_at is not None and time.monotonic() - failed_at < self.full_selftest_retry_s:
+                return None
             self._run_full_selftest()
             return self._full_selftest
         deadline = time.monotonic() + wait

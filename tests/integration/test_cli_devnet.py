@@ -130,3 +130,38 @@ def test_devnet_on_a_taken_port_fails_with_one_line(tmp_path: Path, contracts_ou
         assert "in use" in lines[0] and str(stale.port) in lines[0], lines[0]
         assert int(stale.rpc("eth_blockNumber"), 16) == blocks
         assert not (tmp_path / "31337.json").exists()
+
+
+def test_instant_blocks_mine_each_transaction_then_interval_mining_resumes() -> None:
+    """A set-up under `Anvil.instant_blocks` gets one block per transaction at once; after it
+    the node is back on interval mining (no automine; blocks keep coming with no
+    transaction)."""
+    with Anvil(chain_id=31337, block_time=1.0) as node:
+        assert node.rpc("anvil_getAutomine") is False
+        sender, receiver = (a.address for a in dev_accounts(2))
+        with node.instant_blocks():
+            assert node.rpc("anvil_getAutomine") is True
+            before = int(node.rpc("eth_blockNumber"), 16)
+            tx = {"from": sender, "to": receiver, "value": hex(1)}
+            # sent back to back: interval mining would put them in one block
+            hashes = [node.rpc("eth_sendTransaction", [tx]) for _ in range(3)]
+            blocks = [_mined_in(node, h) for h in hashes]
+            assert blocks == [before + 1, before + 2, before + 3]
+        assert node.rpc("anvil_getAutomine") is False
+        mined = int(node.rpc("eth_blockNumber"), 16)
+        deadline = time.monotonic() + 10
+        while int(node.rpc("eth_blockNumber"), 16) == mined and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert int(node.rpc("eth_blockNumber"), 16) > mined, "interval mining did not resume"
+    with Anvil(chain_id=31337, block_time=0.5) as fractional:
+        with fractional.instant_blocks():  # whole seconds only: interval mining stays on
+            assert fractional.rpc("anvil_getAutomine") is False
+
+
+def _mined_in(node: Anvil, tx_hash: str) -> int:
+    """The block number of a transaction's receipt (waits up to 10 s for it)."""
+    deadline = time.monotonic() + 10
+    while (receipt := node.rpc("eth_getTransactionReceipt", [tx_hash])) is None:
+        assert time.monotonic() < deadline, f"{tx_hash} not mined"
+        time.sleep(0.05)
+    return int(receipt["blockNumber"], 16)

@@ -418,3 +418,34 @@ def test_a_solver_whose_full_selftest_fails_abandons_the_job_before_its_root(
     assert rec is not None and rec.phase == Phase.ABANDONED
     assert f"job {job_id}: not committing to it: " in caplog.text
     assert "preset digits-mlp-wide hash at step 20" in caplog.text
+
+
+def test_a_full_selftest_that_cannot_run_is_retried_after_a_pause_not_every_round(
+    tmp_path: Path, two_presets, monkeypatch, caplog
+) -> None:
+    """A full check that raises (here: the disk) is logged once and leaves the node refusing
+    to commit; it is not run again in the foreground of every round, only after
+    `full_selftest_retry_s`."""
+    chain = FakeChain()
+    verifier = _verifier_drawn_for_a_repro_job(chain, tmp_path)
+    real_hashes = golden.preset_hashes
+    tries: list[str] = []
+
+    def broken(name, *args, **kwargs):
+        if name == "digits-mlp-wide":  # only the full check trains it
+            tries.append(name)
+            raise OSError("No space left on device")
+        return real_hashes(name, *args, **kwargs)
+
+    monkeypatch.setattr(golden, "preset_hashes", broken)
+    verifier.selftest_enabled = True
+    with caplog.at_level(logging.INFO):
+        for _ in range(3):
+            verifier.step()
+    assert chain.count("commitVerdicts", VERIFIERS[0]) == 0
+    assert tries == ["digits-mlp-wide"]
+    assert caplog.text.count("selftest (full) could not run: OSError") == 1
+    monkeypatch.setattr(golden, "preset_hashes", real_hashes)  # the disk is freed
+    verifier.full_selftest_retry_s = 0.0
+    verifier.step()
+    assert chain.count("commitVerdicts", VERIFIERS[0]) == 1
