@@ -22,7 +22,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from chain.errors import ChainValueError
-from veritrain.economics import Economics, coalition_violation, fake_violation
+from veritrain.economics import (
+    Economics,
+    coalition_violation,
+    fake_violation,
+    fee_bound_lazy_gain,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -187,11 +192,12 @@ class ProtocolParams(BaseModel):
     def lazy_gain_bps(self) -> int:
         """Expected gain per job of a seat that approves without replaying, times ``10_000 * V``
         (wei), when it holds the forced sample with probability ``1/V``, the fewest a seat's own
-        draw can give (docs/SECURITY.md P-27): ``10_000 * V * fee - rate * (fee +
-        verifier_stake)``. Negative iff laziness loses (docs/ECONOMICS.md "Lazy verifier")."""
-        return 10_000 * self.verifiers_per_job * self.verifier_fee - self.forced_error_rate_bps * (
-            self.verifier_fee + self.verifier_stake
-        )
+        draw can give (docs/SECURITY.md P-27): `veritrain.economics.fee_bound_lazy_gain`, that
+        is ``10_000 * V * fee - rate * (fee + verifier_stake)``, exact. Negative iff laziness
+        loses (docs/ECONOMICS.md "Lazy verifier")."""
+        v = self.verifiers_per_job
+        gain = fee_bound_lazy_gain(self.reference_economics, Fraction(1, v)) * 10_000 * v
+        return int(gain)  # an integer: 10_000 * V clears the denominators
 
     def farming_gain_bps(self, phi_bps: int) -> int:
         """Expected gain per job, times 10_000 (wei * 10_000), of a coalition that posts its own

@@ -229,22 +229,24 @@ def run_demo(cfg: DemoConfig) -> dict[str, Any]:
         logger.info("anvil at %s; deploying", anvil.rpc_url)
         deployer = ChainClient(anvil.rpc_url, accounts[0])
         params = ProtocolParams.demo(adjudicator=cfg.adjudicator)
+        # Idle OpenMP threads sleep instead of spinning: a 2-thread node spinning on a loaded
+        # 2-core machine starves the others (and itself) many times over.
+        env = {"OMP_WAIT_POLICY": "PASSIVE", **os.environ, **cfg.extra_env, "PYTHONUNBUFFERED": "1"}
         # The set-up's transactions wait for no block (about 40 s less at 1 s blocks).
         with anvil.instant_blocks():
             dep = deploy_protocol(deployer, params)
+            manifest = write_manifest(dep, workdir / "deployments")
+            common = ["--rpc-url", anvil.rpc_url, "--deployment", str(manifest)]
             # Fund every account and stake the node roles (what `veritrain stake` does).
             for idx, role, _name, _ in NODE_LAYOUT:
                 c = ChainClient(anvil.rpc_url, accounts[idx], dep)
                 c.token.faucet(1_000 * E18)
                 c.stakes.stake(ROLE_IDS[role], STAKES[role])
             deployer.token.faucet(10_000 * E18)
-        manifest = write_manifest(dep, workdir / "deployments")
+            submit = [*common, "--dev-account", "0", "--reward", str(cfg.reward_tokens), "--json"]
+            _post_models_and_text_job(cfg, submit, common, env, logdir)
         dash = start_dashboard(cfg, anvil.rpc_url, dep, workdir)
 
-        # Idle OpenMP threads sleep instead of spinning: a 2-thread node spinning on a loaded
-        # 2-core machine starves the others (and itself) many times over.
-        env = {"OMP_WAIT_POLICY": "PASSIVE", **os.environ, **cfg.extra_env, "PYTHONUNBUFFERED": "1"}
-        common = ["--rpc-url", anvil.rpc_url, "--deployment", str(manifest)]
         levels = cpu_capabilities()
         try:
             for idx, role, name, command in NODE_LAYOUT:
@@ -270,31 +272,6 @@ def run_demo(cfg: DemoConfig) -> dict[str, Any]:
                     # honest nodes check theirs at start (`NodeBase.machine_selftest`)
                     node_env["VERITRAIN_NODE_SELFTEST"] = "0"
                 procs[name] = _spawn(name, argv, logdir, node_env)
-            # The submitter is its own process too: it registers the models (first come, first
-            # served; only the owner and its authorised posters may post jobs under them), then
-            # posts the GPT job and, once the honest solver holds it, the digits jobs.
-            # Each model is bound to its preset in the demo's arithmetic; its lineage starts at
-            # the seed state of the first job `job submit` posts (seed 1).
-            for model in (MODEL_NAME, TEXT_MODEL):
-                register = _cli(
-                    "model", "register", model, "--arith", ARITH, *common, "--dev-account", "0"
-                )
-                _submitter(register, env, logdir / f"model-{model}.log", "model registration")
-            submit = [*common, "--dev-account", "0", "--reward", str(cfg.reward_tokens), "--json"]
-            text_job = _cli(
-                "job",
-                "submit",
-                *submit,
-                "--preset",
-                TEXT_MODEL,
-                "--arith",
-                ARITH,
-                "--steps",
-                str(cfg.text_steps),
-                "--interval",
-                str(cfg.text_interval),
-            )
-            _submitter(text_job, env, logdir / "submitter-text.log", "job submission")
             watch = StallWatch(cfg.timeout_s)  # fails only when nothing progresses
             tail = LogTail(logdir)
             _wait_claimed(deployer, 1, watch, tail, procs)
@@ -406,6 +383,38 @@ def _node_compute(logdir: Path, levels: tuple[str, ...]) -> list[dict[str, Any]]
             }
         )
     return out
+
+
+def _post_models_and_text_job(
+    cfg: DemoConfig, submit: list[str], common: list[str], env: dict[str, str], logdir: Path
+) -> None:
+    """The submitter, its own process as a user's would be, before any node starts: it registers
+    the models (first come, first served; only the owner and its authorised posters may post
+    jobs under them), then posts the GPT job, which only the honest solver takes (the cheaters
+    train digits only). The digits jobs follow once the honest solver holds it. Each model is
+    bound to its preset in the demo's arithmetic; its lineage starts at the seed state of the
+    first job `job submit` posts (seed 1).
+
+    Raises:
+        RuntimeError: a command failed (`_submitter`).
+    """
+    for model in (MODEL_NAME, TEXT_MODEL):
+        register = _cli("model", "register", model, "--arith", ARITH, *common, "--dev-account", "0")
+        _submitter(register, env, logdir / f"model-{model}.log", "model registration")
+    text_job = _cli(
+        "job",
+        "submit",
+        *submit,
+        "--preset",
+        TEXT_MODEL,
+        "--arith",
+        ARITH,
+        "--steps",
+        str(cfg.text_steps),
+        "--interval",
+        str(cfg.text_interval),
+    )
+    _submitter(text_job, env, logdir / "submitter-text.log", "job submission")
 
 
 def _submitter(argv: list[str], env: dict[str, str], log: Path, what: str) -> None:

@@ -107,7 +107,8 @@ class SpecsMixin(NodeCore):
 
         try:
             threads = int(self.compute()["threads"])
-            report = node_selftest(self.data_dir, self.device, threads, tier="full")
+            quick = self._selftest  # passed (else no full check starts): not run again
+            report = node_selftest(self.data_dir, self.device, threads, tier="full", reuse=quick)
         except Exception as exc:  # noqa: BLE001 - a background check never crashes the node
             self._full_error_at = time.monotonic()
             self.log.warning(

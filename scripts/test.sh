@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the lint (scripts/lint.sh), the documentation site's strict build (mkdocs.yml: fails on a
 # broken link or a page not in its nav), then every test: Forge (unit, fuzz, invariant), Slither
-# (fails on a high or medium finding) and pytest (unit + integration on a real Anvil).
+# (fails on a high or medium finding) and pytest (unit + integration on a real Anvil; the two
+# end-to-end demos in a second pytest beside the rest).
 # Does its own set-up the first time. Usage: bash scripts/test.sh [extra pytest args]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -19,4 +20,24 @@ forge test
 echo "== slither =="
 bash scripts/slither.sh
 echo "== pytest =="
-.venv/bin/python -m pytest "$@"
+# The two end-to-end demos (about 6 min each) mostly wait on block times and node rounds: with
+# no arguments they run in a second pytest beside the rest of the suite, their report printed
+# after it. With arguments (a subset) or VERITRAIN_SERIAL_TESTS=1, one pytest runs everything.
+demos=(tests/integration/test_demo.py tests/integration/test_demo_run.py)
+if [ "$#" -gt 0 ] || [ "${VERITRAIN_SERIAL_TESTS:-0}" = 1 ]; then
+  .venv/bin/python -m pytest "$@"
+  exit
+fi
+demo_log="$(mktemp)"
+.venv/bin/python -m pytest -p no:cacheprovider "${demos[@]}" >"$demo_log" 2>&1 &
+demo_pid=$!
+trap 'kill "$demo_pid" 2>/dev/null || true' EXIT
+rc=0
+.venv/bin/python -m pytest "${demos[@]/#/--ignore=}" || rc=$?
+demo_rc=0
+wait "$demo_pid" || demo_rc=$?
+echo "== pytest: the demos =="
+cat "$demo_log"
+rm -f "$demo_log"
+if [ "$rc" -ne 0 ]; then exit "$rc"; fi
+exit "$demo_rc"

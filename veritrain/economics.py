@@ -229,12 +229,24 @@ def lazy_gain(econ: Economics, holding: Fraction) -> Fraction:
 
     it saves its replay; when the job carries a forced error on a sample it holds (probability
     h * p) it loses its fee and stake where an honest seat would have earned the jackpot. The
-    deployer's rule (`chain.manifest.ProtocolParams.lazy_gain_bps`) bounds the saved replay by the
-    fee (a seat whose replay costs more than its fee does not sit) and drops J.
+    deployer's rule is `fee_bound_lazy_gain`.
     """
     p = Fraction(econ.forced_error_rate_bps, 10_000)
     saved = own_replay_segments(econ.verifiers, econ.samples, econ.segments) * econ.segment_cost
     return saved - holding * p * (econ.verifier_fee + econ.verifier_stake + econ.jackpot)
+
+
+def fee_bound_lazy_gain(econ: Economics, holding: Fraction) -> Fraction:
+    """`lazy_gain` as the deployer prices it when it knows no replay cost (wei): the saved
+    replay bounded by the seat's fee (a seat whose replay costs more than its fee does not sit)
+    and the jackpot left out,
+
+        G_lazy_fee(h) = fee  -  h * p * (fee + S_verifier)  >=  G_lazy(h)
+
+    so a deployment where it is negative at h = 1/V makes laziness lose for a seat blind to its
+    draw whatever the replay costs (`chain.manifest.ProtocolParams.lazy_gain_bps`)."""
+    p = Fraction(econ.forced_error_rate_bps, 10_000)
+    return econ.verifier_fee - holding * p * (econ.verifier_fee + econ.verifier_stake)
 
 
 def withhold_gain(econ: Economics, faked: int) -> Fraction:

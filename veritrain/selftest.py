@@ -327,6 +327,7 @@ def run_selftest(
     *,
     conformance_n: int | None = FULL_CONFORMANCE_N,
     tier: Tier = "full",
+    reuse: SelftestReport | None = None,
 ) -> SelftestReport:
     """Run the golden checks of `tier` (and, unless `conformance_n` is None, the conformance
     suite) on `device` at `threads` and report.
@@ -337,6 +338,10 @@ def run_selftest(
             process-global setting and stays set afterwards).
         conformance_n: values per conformance check; None skips the suite.
         tier: ``"full"`` trains every golden preset, ``"quick"`` only `tier_presets("quick")`.
+        reuse: a passed report of another tier on this same machine (its `MachineKey` equal
+            but for the tier, e.g. the node's quick check): its golden presets and its
+            conformance suite are taken over, not run again. Ignored when it failed or was
+            made on another machine key.
 
     Returns:
         The report (`ok`, `failure_line()`); a device that cannot run a check fails it.
@@ -350,9 +355,23 @@ def run_selftest(
     device = resolve_device(device)
     started = time.perf_counter()
     key = machine_key(device, threads, conformance_n, tier)
-    checks = golden_checks(device, threads, tier_presets(tier))
+    taken: list[SelftestCheck] = []
+    if (
+        reuse is not None
+        and reuse.ok
+        and reuse.machine == key.model_copy(update={"tier": reuse.machine.tier})
+    ):
+        taken = list(reuse.checks)
+    done = {c.name for c in taken if c.kind == "golden"}
+    fresh = golden_checks(device, threads, [p for p in tier_presets(tier) if p not in done])
+    order = {name: i for i, name in enumerate(tier_presets(tier))}
+    checks = sorted(
+        [c for c in taken if c.kind == "golden" and c.name in order] + fresh,
+        key=lambda c: order[c.name],  # stable: a preset's steps keep their order
+    )
     if conformance_n is not None:
-        checks.extend(conformance_checks(device, conformance_n))
+        conformance = [c for c in taken if c.kind == "conformance"]
+        checks.extend(conformance or conformance_checks(device, conformance_n))
     return SelftestReport(
         arith=REPRO_ARITH,
         machine=key,
@@ -414,14 +433,20 @@ def _write_report(path: Path, report: SelftestReport) -> None:
 
 
 def _shared_selftest(
-    device: str, threads: int | None, conformance_n: int | None, key: MachineKey
+    device: str,
+    threads: int | None,
+    conformance_n: int | None,
+    key: MachineKey,
+    reuse: SelftestReport | None = None,
 ) -> SelftestReport:
     """The machine-wide cached report for `key`, else `run_selftest` under the shared file lock
     (a node that finds the lock held waits for the holder's result instead of running the
     same checks at the same time); without a shared directory, `run_selftest`."""
     directory = shared_cache_dir()
     if directory is None:
-        return run_selftest(device, threads, conformance_n=conformance_n, tier=key.tier)
+        return run_selftest(
+            device, threads, conformance_n=conformance_n, tier=key.tier, reuse=reuse
+        )
     path = _shared_path(directory, key)
     found = _read_report(path, key)
     if found is not None:
@@ -435,12 +460,16 @@ def _shared_selftest(
             found = _read_report(path, key)  # written while this node waited
             if found is not None:
                 return found.model_copy(update={"cached": True})
-            report = run_selftest(device, threads, conformance_n=conformance_n, tier=key.tier)
+            report = run_selftest(
+                device, threads, conformance_n=conformance_n, tier=key.tier, reuse=reuse
+            )
             _write_report(path, report)
             return report
     except (OSError, Timeout) as exc:
         logger.warning("selftest: no shared cache in %s (%s); checking alone", directory, exc)
-        return run_selftest(device, threads, conformance_n=conformance_n, tier=key.tier)
+        return run_selftest(
+            device, threads, conformance_n=conformance_n, tier=key.tier, reuse=reuse
+        )
 
 
 def node_selftest(
@@ -450,6 +479,7 @@ def node_selftest(
     *,
     conformance_n: int | None = NODE_CONFORMANCE_N,
     tier: Tier = "full",
+    reuse: SelftestReport | None = None,
 ) -> SelftestReport:
     """`run_selftest` of `tier` for a node, at most once per `MachineKey` on this machine: the
     result is kept in this process (nodes running as threads of one process share it), in
@@ -464,6 +494,8 @@ def node_selftest(
         threads: the node's torch thread count.
         conformance_n: values per conformance check (None: golden checks only).
         tier: ``"quick"`` or ``"full"`` (`Tier`).
+        reuse: the node's passed report of the other tier, whose checks are not run again
+            (`run_selftest`).
 
     Returns:
         The report; `cached` is True when it was not run now.
@@ -482,7 +514,7 @@ def node_selftest(
         if report is not None:
             report = report.model_copy(update={"cached": True})
         else:
-            report = _shared_selftest(device, threads, conformance_n, key)
+            report = _shared_selftest(device, threads, conformance_n, key, reuse)
         _memo[key] = report
     if stored is not None:
         return report  # read from this very file

@@ -449,3 +449,44 @@ def test_a_full_selftest_that_cannot_run_is_retried_after_a_pause_not_every_roun
     verifier.full_selftest_retry_s = 0.0
     verifier.step()
     assert chain.count("commitVerdicts", VERIFIERS[0]) == 1
+
+
+def test_the_full_check_takes_over_the_quick_checks_instead_of_running_them_again(
+    tmp_path: Path, two_presets, monkeypatch
+) -> None:
+    """The full tier trains only the presets the quick tier did not and reuses its conformance
+    suite; the report still holds every check, and a report of another machine key is not
+    taken over."""
+    from veritrain.repro import conformance
+
+    trained: list[str] = []
+    suites: list[int] = []
+    real_hashes, real_suite = golden.preset_hashes, conformance.run_conformance
+
+    def counted_hashes(name, *args, **kwargs):
+        trained.append(name)
+        return real_hashes(name, *args, **kwargs)
+
+    def counted_suite(device, n):
+        suites.append(n)
+        return real_suite(device, n=n)
+
+    monkeypatch.setattr(golden, "preset_hashes", counted_hashes)
+    monkeypatch.setattr(conformance, "run_conformance", counted_suite)
+    monkeypatch.setenv(selftest.SHARED_CACHE_ENV, "")
+    quick = selftest.node_selftest(tmp_path / "a", "cpu", 1, tier="quick")
+    full = selftest.node_selftest(tmp_path / "a", "cpu", 1, tier="full", reuse=quick)
+    assert quick.ok and full.ok and full.machine.tier == "full"
+    assert trained == ["digits-mlp", "digits-mlp-wide"] and len(suites) == 1
+    assert [c.name for c in full.checks if c.kind == "golden"] == [
+        "digits-mlp",
+        "digits-mlp",
+        "digits-mlp-wide",
+        "digits-mlp-wide",
+    ]
+    assert {c.name for c in full.checks if c.kind == "conformance"} == {
+        c.name for c in quick.checks if c.kind == "conformance"
+    }
+    # another thread count is another machine key: nothing taken over
+    other = selftest.node_selftest(tmp_path / "b", "cpu", 2, tier="full", reuse=quick)
+    assert other.ok and trained[2:] == ["digits-mlp", "digits-mlp-wide"] and len(suites) == 2

@@ -22,6 +22,7 @@ from veritrain.economics import (
     coalition_gain,
     detection,
     fake_violation,
+    fee_bound_lazy_gain,
     lazy_gain,
     lazy_holding_worst,
     least_replay,
@@ -151,6 +152,17 @@ def test_lazy_gain_formula() -> None:
     assert lazy_gain(econ, h) == replay - h * Fraction(3, 10) * 16 * E18
     assert lazy_gain(econ, h) < 0
     assert lazy_gain(econ, Fraction(0)) == replay  # never tested: laziness pays its replay
+
+
+def test_the_deployers_fee_bound_lazy_rule_bounds_the_lazy_gain_from_above() -> None:
+    """The deployer's rule saves the fee instead of the replay and drops the jackpot, so where a
+    seat's replay costs at most its fee it is never below `lazy_gain`."""
+    for cost, jackpot, rate in itertools.product((0, E18 // 4, E18 // 3), (0, 5 * E18), (0, 3_000)):
+        econ = _econ(12, 3, 2, segment_cost=cost, jackpot=jackpot, forced_error_rate_bps=rate)
+        for h in (Fraction(1, 3), Fraction(1, 5), Fraction(1)):
+            rule = fee_bound_lazy_gain(econ, h)
+            assert rule == E18 - h * Fraction(rate, 10_000) * 11 * E18
+            assert rule >= lazy_gain(econ, h)
 
 
 def test_monte_carlo_on_the_contracts_draw_matches_the_exact_detection() -> None:
