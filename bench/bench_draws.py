@@ -49,6 +49,7 @@ from chain.manifest import ProtocolParams
 from veritrain.economics import (
     Economics,
     detection,
+    fee_bound_lazy_gain,
     lazy_gain,
     lazy_holding_worst,
     least_replay,
@@ -245,9 +246,9 @@ def bench_strategies(params: ProtocolParams) -> Table:
         "(b) lazy seat that sees its draw", f"h = {worst_h}", _vtt(lazy_gain(econ, worst_h))
     )
     table.add_row(
-        "(b) lazy seat, deployer's rule (fee bound)",
-        f"h = 1/{v}",
-        _vtt(Fraction(params.lazy_gain_bps, 10_000 * v)),
+        "(b) lazy seat, deployer's rule (fee bound, worst draw)",
+        f"h = {params.lazy_holding}",
+        _vtt(fee_bound_lazy_gain(econ, params.lazy_holding)),
     )
     table.add_row(
         "(b) copying seat (sealed verdicts: = lazy)",

@@ -27,6 +27,7 @@ from veritrain.economics import (
     coalition_violation,
     fake_violation,
     fee_bound_lazy_gain,
+    lazy_holding_worst,
 )
 
 logger = logging.getLogger(__name__)
@@ -56,8 +57,9 @@ class ProtocolParams(BaseModel):
 
     # JobManager.Params
     solver_stake: int = Field(100 * E18, ge=0, description="locked per claim (wei)")
+    # 20e18: laziness loses on the worst draw a seat can see (h = 1/5 at V = 3, q = 2; E-1)
     verifier_stake: int = Field(
-        10 * E18, ge=0, description="locked per verifier assignment and arbiter seat (wei)"
+        20 * E18, ge=0, description="locked per verifier assignment and arbiter seat (wei)"
     )
     challenge_bond: int = Field(
         5 * E18, ge=0, description="per reject verdict and per whistleblower challenge (wei)"
@@ -189,15 +191,24 @@ class ProtocolParams(BaseModel):
         return -(-self.forced_error_rate_bps * self.verifiers_per_job * self.jackpot // 10_000)
 
     @property
+    def lazy_holding(self) -> Fraction:
+        """h of `lazy_gain_bps`: `veritrain.economics.lazy_holding_worst` on the reference job."""
+        econ = self.reference_economics
+        return lazy_holding_worst(econ.verifiers, econ.samples, econ.segments)
+
+    @property
     def lazy_gain_bps(self) -> int:
-        """Expected gain per job of a seat that approves without replaying, times ``10_000 * V``
-        (wei), when it holds the forced sample with probability ``1/V``, the fewest a seat's own
-        draw can give (docs/SECURITY.md P-27): `veritrain.economics.fee_bound_lazy_gain`, that
-        is ``10_000 * V * fee - rate * (fee + verifier_stake)``, exact. Negative iff laziness
-        loses (docs/ECONOMICS.md "Lazy verifier")."""
-        v = self.verifiers_per_job
-        gain = fee_bound_lazy_gain(self.reference_economics, Fraction(1, v)) * 10_000 * v
-        return int(gain)  # an integer: 10_000 * V clears the denominators
+        """Expected gain per job of a seat that approves without replaying, times ``10_000 / h``
+        (wei), where h is the least chance that its own samples hold the forced one on a
+        reference job, even for a seat that looks at its draw before it decides
+        (`veritrain.economics.lazy_holding_worst`, docs/SECURITY.md E-1: ``1 / min(M, (V - 1) q
+        + 1)``, 1 when q >= M): `veritrain.economics.fee_bound_lazy_gain`, that is ``10_000 *
+        fee / h - rate * (fee + verifier_stake)``, exact. Negative iff laziness loses on every
+        draw (docs/ECONOMICS.md "Lazy verifier")."""
+        h = self.lazy_holding
+        return int(
+            fee_bound_lazy_gain(self.reference_economics, h) * 10_000 / h
+        )  # 10_000 / h clears denominators
 
     def farming_gain_bps(self, phi_bps: int) -> int:
         """Expected gain per job, times 10_000 (wei * 10_000), of a coalition that posts its own
@@ -264,10 +275,10 @@ class ProtocolParams(BaseModel):
             )
         if self.verifier_fee == 0:
             raise ValueError("verifier_fee must be > 0: a job pays for the verifier stake it locks")
-        # docs/ECONOMICS.md "Lazy verifier", docs/SECURITY.md P-27: a seat holds the forced sample
-        # with probability h >= 1/V (its own q of at most V*q samples), so a seat that approves
-        # without replaying expects fee - h*p*(fee + verifier_stake); it must lose at the worst
-        # h = 1/V.
+        # docs/ECONOMICS.md "Lazy verifier", docs/SECURITY.md P-27, E-1: a seat that approves
+        # without replaying expects fee - h*p*(fee + verifier_stake), where h, the chance its
+        # own samples hold the forced one, is at least 1/V for a seat blind to its draw and
+        # `lazy_holding_worst` for one that looks at it first; it must lose at the latter.
         if self.forced_error_rate_bps == 0:
             logger.warning(
                 "forced_error_rate_bps is 0: no forced error ever catches a verifier that "
@@ -276,9 +287,10 @@ class ProtocolParams(BaseModel):
         elif self.lazy_gain_bps >= 0:
             raise ValueError(
                 f"laziness pays: a verifier that approves without replaying gains "
-                f"{self.lazy_gain_bps / 10_000 / self.verifiers_per_job} wei per job when it holds "
-                f"the forced sample with probability 1/V; need rate * (fee + verifier_stake) > "
-                f"10000 * V * fee"
+                f"{float(self.lazy_gain_bps * self.lazy_holding / 10_000):.0f} wei per job when "
+                f"it holds the forced sample with probability {self.lazy_holding} (its worst "
+                f"draw); need rate * (fee + verifier_stake) > 10000 * fee * "
+                f"{1 / self.lazy_holding}"
             )
         if self.verifiers_per_job * self.samples_per_job >= 64:
             # each seat draws its own q samples and every seat holds the last segment; their

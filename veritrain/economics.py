@@ -217,8 +217,11 @@ def lazy_holding_worst(verifiers: int, samples: int, segments: int) -> Fraction:
     holds the last one (eligible), and its q others may all be ineligible, so
     ``h >= 1 / min(M, (V - 1) * q + 1)`` (at most that many eligible samples are left). Averaged
     over draws a seat that cannot see them holds it with probability >= 1 / V (every sample is in
-    some seat's mask, and seats are symmetric; docs/SECURITY.md P-27)."""
-    return Fraction(1, min(segments, (verifiers - 1) * min(samples, segments) + 1))
+    some seat's mask, and seats are symmetric; docs/SECURITY.md P-27). A seat drawing q >= M
+    holds every sample: h = 1."""
+    if samples >= segments:
+        return Fraction(1)
+    return Fraction(1, min(segments, (verifiers - 1) * samples + 1))
 
 
 def lazy_gain(econ: Economics, holding: Fraction) -> Fraction:

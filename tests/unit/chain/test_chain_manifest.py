@@ -1,6 +1,7 @@
 """Deployment manifests and protocol parameters (no node)."""
 
 import json
+from fractions import Fraction
 
 import pytest
 
@@ -109,7 +110,7 @@ def test_forced_error_premium_prices_farming_by_completion():
     from phi = 5 / 11 on)."""
     at = {"verifiers_per_job": 3, "jackpot": 20 * E18, "verifier_fee": 5 * E18}
     p = ProtocolParams(
-        forced_error_rate_bps=3000, solver_stake=100 * E18, verifier_stake=50 * E18, **at
+        forced_error_rate_bps=3000, solver_stake=100 * E18, verifier_stake=100 * E18, **at
     )
     assert p.forced_error_premium == 18 * E18
     assert p.farming_gain_bps(10_000) == 0  # phi = 1: premium in = expected jackpots out
@@ -149,17 +150,22 @@ def test_params_refuse_a_segment_bound_not_replayable_in_the_verdict_window():
 
 
 def test_params_refuse_laziness_that_pays_under_own_draws():
-    """P-27: a seat holds the forced sample only with probability h >= 1/V, so a lazy seat
-    expects fee - (p/V) * (fee + verifier_stake). The old default rate of 10% (V = 3, fee 1e18,
-    stake 10e18) gave a lazy seat +0.63e18 per job at h = 1/V; it is refused, and the new
-    default (30%) leaves it at -0.1e18."""
+    """P-27, E-1: a seat holds the forced sample with probability h >= 1/V when blind to its
+    draw, but a seat that looks at its draw first can see h = 1/min(M, (V - 1) q + 1) (1/5 at
+    V = 3, q = 2 on the 12-segment reference job), and then expects fee - h p (fee +
+    verifier_stake). The old default stake of 10e18 left it +0.34e18 on such draws (and the
+    older rate of 10% +0.63e18 even at h = 1/V); both are refused, and the default stake of
+    20e18 leaves it at -0.26e18."""
     with pytest.raises(ValueError, match="laziness pays"):
         ProtocolParams(forced_error_rate_bps=1_000)
+    with pytest.raises(ValueError, match="probability 1/5 \\(its worst draw\\)"):
+        ProtocolParams(verifier_stake=10 * E18)
     p = ProtocolParams()
-    assert p.forced_error_rate_bps == 3_000
-    assert p.lazy_gain_bps < 0
-    # fee - (p / V) * (fee + stake), in wei: 1e18 - 0.1 * 11e18 = -0.1e18
-    assert p.lazy_gain_bps == 10_000 * 3 * E18 - 3_000 * 11 * E18  # = -0.1e18 * 10_000 * V
+    assert p.forced_error_rate_bps == 3_000 and p.lazy_holding == Fraction(1, 5)
+    # (fee - h p (fee + stake)) * 10_000 / h, in wei: (1e18 - 0.06 * 21e18) * 50_000
+    assert p.lazy_gain_bps == 10_000 * 5 * E18 - 3_000 * 21 * E18 < 0
+    # a seat drawing every segment (the demo: q = 12 on 12 segments) always holds it: h = 1
+    assert ProtocolParams.demo().lazy_holding == 1
     # forced errors off: allowed (devnets, tests) but nothing catches laziness but whistleblowers
     assert ProtocolParams(forced_error_rate_bps=0).lazy_gain_bps > 0
 
