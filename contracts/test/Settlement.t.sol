@@ -3,7 +3,7 @@ pragma solidity 0.8.37;
 
 // Testing
 import {Deployers} from "./utils/Deployers.sol";
-import {BisectionGame_Init} from "./BisectionGame.t.sol";
+import {BisectionGame_Init} from "./utils/BisectionGameInit.sol";
 // Deployment
 import {Deploy} from "../script/Deploy.sol";
 // Interfaces
