@@ -370,8 +370,8 @@ def run_gas_scenario(
                     "the slot job's final state: the new head; mints its shares",
                 )
             by_action = {action: gas for action, gas, _ in rows[first:]}
-            posted = "postJob" if post is None else "postContribution"
-            actions = [row(posted if a == "postJob" else a, variant) for a in HAPPY_PATH_ACTIONS]
+            posted = rows[first][0]  # the job's post, whichever action `run_to_verdicts` took
+            actions = [posted if a == "postJob" else row(a, variant) for a in HAPPY_PATH_ACTIONS]
             total = sum(by_action[a] for a in actions) + sealed[job_id]
             rows.append((variant_total(variant), total, "sum of the actions above, every seat's"))
             if new_words is not None:

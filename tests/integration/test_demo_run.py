@@ -3,7 +3,7 @@
 
 A DiLoCo run of the character GPT over 3 rounds on a real Anvil, with 8 node processes: a
 cheating solver caught and slashed in round 0, a solver leaving after round 0, one joining at
-round 2 (about 5-7 minutes on 2 cores).
+round 2 (about 5-6 minutes on 2 cores).
 Run: ``.venv/bin/python -m pytest tests/integration/test_demo_run.py``.
 """
 
