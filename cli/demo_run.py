@@ -247,9 +247,10 @@ def run_run_demo(cfg: RunDemoConfig) -> dict[str, Any]:
             challenge_window=12,
             claim_challenge_window=15,
             # every round's seats are posted within seconds of its opening (the run opens once
-            # the nodes are up, the late joiner starts a round early); round 1 leaves a seat
-            # unposted and waits out this window before its claim
-            registration_window=60,
+            # the nodes are up, the late joiner starts a round early; round 1 waits for the
+            # leaver's restart, 10-30 s); round 1 leaves a seat unposted and waits out this
+            # window before its claim
+            registration_window=90,
         )
         # The set-up's transactions wait for no block (about 40 s less at 1 s blocks).
         with anvil.instant_blocks():
