@@ -276,9 +276,12 @@ class Watcher:
         from indexer.follow import jsonable
 
         client = self.client
+        # The job first, then the head: the status read is then never newer than the blocks
+        # whose events are read below, so a terminal status comes with the event that made it
+        # (a finalize mined between the two reads would otherwise end the watch without it).
+        job = client.jobs.get_job(self.job_id, with_uris=False)
         head = int(client.block_number())
         changed = False
-        job = client.jobs.get_job(self.job_id, with_uris=False)
         if head >= self.next_block:
             lo = self.next_block
             found = events(client, client.jobs.contract, _JOB_EVENTS,
