@@ -287,7 +287,8 @@ class ProtocolParams(BaseModel):
         elif self.lazy_gain_bps >= 0:
             raise ValueError(
                 f"laziness pays: a verifier that approves without replaying gains "
-                f"{float(self.lazy_gain_bps * self.lazy_holding / 10_000):.0f} wei per job when "
+                f"{float(fee_bound_lazy_gain(self.reference_economics, self.lazy_holding)):.0f} "
+                f"wei per job when "
                 f"it holds the forced sample with probability {self.lazy_holding} (its worst "
                 f"draw); need rate * (fee + verifier_stake) > 10000 * fee * "
                 f"{1 / self.lazy_holding}"

@@ -362,9 +362,10 @@ def run_selftest(
         and reuse.machine == key.model_copy(update={"tier": reuse.machine.tier})
     ):
         taken = list(reuse.checks)
+    presets = tier_presets(tier)
     done = {c.name for c in taken if c.kind == "golden"}
-    fresh = golden_checks(device, threads, [p for p in tier_presets(tier) if p not in done])
-    order = {name: i for i, name in enumerate(tier_presets(tier))}
+    fresh = golden_checks(device, threads, [p for p in presets if p not in done])
+    order = {name: i for i, name in enumerate(presets)}
     checks = sorted(
         [c for c in taken if c.kind == "golden" and c.name in order] + fresh,
         key=lambda c: order[c.name],  # stable: a preset's steps keep their order
