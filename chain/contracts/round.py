@@ -20,6 +20,7 @@ from web3.types import TxReceipt
 
 from chain.contracts._base import ContractFacade
 from chain.errors import ChainError
+from chain.seals import SignedSeal, sign_seal
 from chain.types import (
     ClaimsView,
     RoundOutcome,
@@ -98,6 +99,68 @@ class RoundFacade(ContractFacade):
             self._client.token.ensure_allowance(self._client.escrow.address, rejects * bond)
         return self._client.transact(
             self.contract, "revealVerdicts", submission_id, ends32, salt, self._claims_arg(claims)
+        )
+
+    def seal_digest(self, submission_id: bytes, commitment: bytes) -> bytes:
+        """``sealDigest``: the EIP-712 digest a seat signs for `commit_verdicts_for` (32 bytes)."""
+        return bytes(self._client.call(self.contract, "sealDigest", submission_id, commitment))
+
+    def sign_seal(self, submission_id: bytes, commitment: bytes) -> SignedSeal:
+        """This client's EIP-712 seal of ``commitment`` (``chain.seals``), for an aggregator to
+        submit with `commit_verdicts_for`; signed locally, nothing is sent.
+
+        Raises:
+            ValueError: ``submission_id`` or ``commitment`` is not 32 bytes.
+        """
+        return sign_seal(
+            self._client.account,
+            self._client.chain_id,
+            str(self.contract.address),
+            bytes(submission_id),
+            bytes(commitment),
+        )
+
+    def commit_verdicts_for(self, submission_id: bytes, seals: Sequence[SignedSeal]) -> TxReceipt:
+        """Anyone: submit several seats' signed seals in one transaction (``commitVerdictsFor``);
+        a seat that sealed already is skipped by the contract.
+
+        Raises:
+            ContractRevert: e.g. ``InvalidSealSignature``, ``NotAssignedVerifier``,
+                ``ClaimsNotPosted``, ``OutsideWindow``.
+        """
+        return self._client.transact(
+            self.contract,
+            "commitVerdictsFor",
+            submission_id,
+            [to_checksum_address(s.verifier) for s in seals],
+            [bytes32_arg(s.commitment, "commitment") for s in seals],
+            [bytes(s.signature) for s in seals],
+        )
+
+    def reveal_verdicts_for(
+        self, submission_id: bytes, reveals: Sequence[tuple[str, Sequence[bytes], bytes]]
+    ) -> TxReceipt:
+        """Anyone: reveal several seats' sealed ends in one transaction (``revealVerdictsFor``),
+        ``(verifier, ends, salt)`` each; each seat's reject bonds are pulled from that seat (its
+        allowance must cover them); a seat that revealed already is skipped by the contract.
+
+        Raises:
+            ValueError: an end hash or a salt is not 32 bytes.
+            ContractRevert: e.g. ``VerdictCommitmentMismatch``, ``NothingToReveal``,
+                ``OutsideWindow``, ``ClaimsMismatch``.
+        """
+        claims = self.claims_of(submission_id)
+        return self._client.transact(
+            self.contract,
+            "revealVerdictsFor",
+            submission_id,
+            [to_checksum_address(v) for v, _, _ in reveals],
+            [
+                [bytes32_arg(e, f"end hash {j}") for j, e in enumerate(ends)]
+                for _, ends, _ in reveals
+            ],
+            [bytes32_arg(salt, "salt") for _, _, salt in reveals],
+            self._claims_arg(claims),
         )
 
     def reveal_secret(

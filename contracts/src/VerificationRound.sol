@@ -3,6 +3,8 @@ pragma solidity 0.8.37;
 
 // Libraries
 import {LibCheckpoint} from "./libraries/LibCheckpoint.sol";
+import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
+import {SignatureChecker} from "@openzeppelin/contracts/utils/cryptography/SignatureChecker.sol";
 import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 // Interfaces
 import {IJobManager} from "./interfaces/IJobManager.sol";
@@ -20,7 +22,7 @@ import {SubmissionId} from "./types/SubmissionId.sol";
 /// @dev Holds no tokens: bonds, slashes and jackpots are booked by the JobManager, which reads
 ///      `outcome` at finalize. Status, solver, deadlines, segments, root and interval are read from
 ///      the JobManager; the claims, verdict and reveal windows are its immutable params, cached here.
-contract VerificationRound is IVerificationRound {
+contract VerificationRound is IVerificationRound, EIP712 {
     ////// Types //////
 
     /// @notice Per-submission round state.
@@ -63,6 +65,9 @@ contract VerificationRound is IVerificationRound {
     /// @inheritdoc IVerificationRound
     bytes32 public constant FORCED_ERROR_TAG = LibStateHash.FORCED_ERROR_TAG;
 
+    /// @notice EIP-712 type of a seat's seal handed to an aggregator (`commitVerdictsFor`).
+    bytes32 internal constant SEAL_TYPEHASH = keccak256("Seal(bytes32 submissionId,bytes32 commitment)");
+
     /// @notice Basis points in one (a rate of 10_000 forces an error in every job).
     uint256 internal constant BPS = 10_000;
 
@@ -93,7 +98,7 @@ contract VerificationRound is IVerificationRound {
     ///        Reverts JackpotFarmingProfitable unless a solver that abandons every job without a
     ///        forced error loses more than its verifiers win on the forced ones
     ///        (docs/FORCED_ERRORS.md section 5): p * V * jackpot < (1 - p) * solverStake.
-    constructor(IJobManager jobManager_, uint256 forcedErrorRateBps_) {
+    constructor(IJobManager jobManager_, uint256 forcedErrorRateBps_) EIP712("veritrain VerificationRound", "1") {
         if (forcedErrorRateBps_ > BPS) revert InvalidRate(forcedErrorRateBps_);
         Params memory params = jobManager_.params();
         uint256 farmingGain = forcedErrorRateBps_ * params.verifiersPerJob * params.jackpot;
@@ -167,48 +172,122 @@ contract VerificationRound is IVerificationRound {
     /// @inheritdoc IVerificationRound
     function commitVerdicts(SubmissionId submissionId, bytes32 commitment) external {
         (, RoundJob memory job) = _verifyingJob(submissionId);
+        _commit(submissionId, job, msg.sender, commitment);
+    }
+
+    /// @inheritdoc IVerificationRound
+    function commitVerdictsFor(
+        SubmissionId submissionId,
+        address[] calldata verifiers,
+        bytes32[] calldata commitments,
+        bytes[] calldata signatures
+    ) external {
+        uint256 count = verifiers.length;
+        if (commitments.length != count) revert LengthMismatch(submissionId, count, commitments.length);
+        if (signatures.length != count) revert LengthMismatch(submissionId, count, signatures.length);
+        (, RoundJob memory job) = _verifyingJob(submissionId);
+        mapping(address verifier => bytes32 commitment) storage seals = _seals[submissionId];
+        for (uint256 i; i < count; ++i) {
+            address verifier = verifiers[i];
+            // Sealed already (by itself or an earlier batch): skipped, so sealing first cannot make
+            // the batch revert.
+            if (seals[verifier] != bytes32(0)) continue;
+            if (!SignatureChecker.isValidSignatureNow(
+                    verifier, _sealDigest(submissionId, commitments[i]), signatures[i]
+                )) {
+                revert InvalidSealSignature(submissionId, verifier);
+            }
+            _commit(submissionId, job, verifier, commitments[i]);
+        }
+    }
+
+    /// @notice Stores `verifier`'s seal: it holds a seat, the claims are posted, the verdict deadline
+    ///         has not passed, the commitment is non-zero and the seat has not sealed.
+    function _commit(SubmissionId submissionId, RoundJob memory job, address verifier, bytes32 commitment) internal {
         // slither-disable-next-line unused-return
-        (bool assigned,,,,) = _JOB_MANAGER.seatOf(submissionId, msg.sender);
-        if (!assigned) revert NotAssignedVerifier(submissionId, msg.sender);
+        (bool assigned,,,,) = _JOB_MANAGER.seatOf(submissionId, verifier);
+        if (!assigned) revert NotAssignedVerifier(submissionId, verifier);
         _requireBeforeVerdictDeadline(submissionId, job);
         Round storage round = _rounds[submissionId];
         if (round.claimsHash == bytes32(0)) revert ClaimsNotPosted(submissionId);
         if (commitment == bytes32(0)) revert ZeroCommitment(submissionId);
         mapping(address verifier => bytes32 commitment) storage seals = _seals[submissionId];
-        if (seals[msg.sender] != bytes32(0)) revert VerdictAlreadyCommitted(submissionId, msg.sender);
-        seals[msg.sender] = commitment;
+        if (seals[verifier] != bytes32(0)) revert VerdictAlreadyCommitted(submissionId, verifier);
+        seals[verifier] = commitment;
         ++round.committed;
-        emit VerdictsCommitted(submissionId, msg.sender, commitment);
+        emit VerdictsCommitted(submissionId, verifier, commitment);
     }
 
     /// @inheritdoc IVerificationRound
     function revealVerdicts(SubmissionId submissionId, bytes32[] calldata ends, bytes32 salt, Claims calldata claims)
         external
     {
-        uint64 sampleMask = _checkVerdictReveal(submissionId, ends, salt);
+        (uint256 jobId, RoundJob memory job) = _verifyingJob(submissionId);
+        (uint64 sampleMask, bool revealed) = _checkVerdictReveal(submissionId, jobId, job, msg.sender, ends, salt);
+        if (revealed) revert NothingToReveal(submissionId, msg.sender);
         Round storage round = _rounds[submissionId];
         _checkClaims(submissionId, round, claims);
         // The JobManager sets the seat's revealed flag in `recordVerdicts`, in this same call.
         round.covered |= sampleMask;
-        _recordVerdicts(submissionId, ends, claims.endHashes);
+        _recordVerdicts(submissionId, msg.sender, ends, claims.endHashes);
     }
 
-    /// @notice Verdict-reveal checks: the job is Verifying, msg.sender sealed and has not revealed,
-    ///         the window is open, one end per sample, and the ends and salt open the seal.
-    /// @return sampleMask The samples of msg.sender's own draw (bit i = sample i).
-    function _checkVerdictReveal(SubmissionId submissionId, bytes32[] calldata ends, bytes32 salt)
-        internal
-        view
-        returns (uint64 sampleMask)
-    {
+    /// @inheritdoc IVerificationRound
+    function revealVerdictsFor(
+        SubmissionId submissionId,
+        address[] calldata verifiers,
+        bytes32[][] calldata ends,
+        bytes32[] calldata salts,
+        Claims calldata claims
+    ) external {
+        if (ends.length != verifiers.length) revert LengthMismatch(submissionId, verifiers.length, ends.length);
+        if (salts.length != verifiers.length) revert LengthMismatch(submissionId, verifiers.length, salts.length);
         (uint256 jobId, RoundJob memory job) = _verifyingJob(submissionId);
-        bytes32 sealedHash = _seals[submissionId][msg.sender];
-        bool revealed;
+        _checkClaims(submissionId, _rounds[submissionId], claims);
+        for (uint256 i; i < verifiers.length; ++i) {
+            _revealFor(submissionId, jobId, job, verifiers[i], ends[i], salts[i], claims);
+        }
+    }
+
+    /// @notice One seat's reveal in `revealVerdictsFor` (claims checked by the caller); a seat that
+    ///         has revealed already (by itself or an earlier batch) is skipped, so revealing first
+    ///         cannot make the batch revert.
+    function _revealFor(
+        SubmissionId submissionId,
+        uint256 jobId,
+        RoundJob memory job,
+        address verifier,
+        bytes32[] calldata ends,
+        bytes32 salt,
+        Claims calldata claims
+    ) internal {
+        (uint64 sampleMask, bool revealed) = _checkVerdictReveal(submissionId, jobId, job, verifier, ends, salt);
+        if (revealed) return;
+        _rounds[submissionId].covered |= sampleMask;
+        _recordVerdicts(submissionId, verifier, ends, claims.endHashes);
+    }
+
+    /// @notice Verdict-reveal checks: `verifier` sealed, the window is open, one end per sample, and
+    ///         the ends and salt open the seal (the job is Verifying: the caller read it with
+    ///         `_verifyingJob`). A seat that revealed already returns at once with `revealed` set, for
+    ///         the caller to refuse or skip.
+    /// @return sampleMask The samples of `verifier`'s own draw (bit i = sample i).
+    /// @return revealed True if `verifier` revealed already (nothing else was checked).
+    function _checkVerdictReveal(
+        SubmissionId submissionId,
+        uint256 jobId,
+        RoundJob memory job,
+        address verifier,
+        bytes32[] calldata ends,
+        bytes32 salt
+    ) internal view returns (uint64 sampleMask, bool revealed) {
+        bytes32 sealedHash = _seals[submissionId][verifier];
         uint256 seats;
         uint256 samples;
         // slither-disable-next-line unused-return
-        (, sampleMask, revealed, seats, samples) = _JOB_MANAGER.seatOf(submissionId, msg.sender);
-        if (sealedHash == bytes32(0) || revealed) revert NothingToReveal(submissionId, msg.sender);
+        (, sampleMask, revealed, seats, samples) = _JOB_MANAGER.seatOf(submissionId, verifier);
+        if (revealed) return (sampleMask, true);
+        if (sealedHash == bytes32(0)) revert NothingToReveal(submissionId, verifier);
         {
             // Open at once when every verifier has sealed (nobody is left to copy), else after the
             // verdict deadline; closed after the reveal window. `committed` counts seated
@@ -222,18 +301,23 @@ contract VerificationRound is IVerificationRound {
             }
             if (ends.length != samples) revert LengthMismatch(submissionId, samples, ends.length);
         }
-        if (keccak256(abi.encode(jobId, msg.sender, ends, salt)) != sealedHash) {
-            revert VerdictCommitmentMismatch(submissionId, msg.sender);
+        if (keccak256(abi.encode(jobId, verifier, ends, salt)) != sealedHash) {
+            revert VerdictCommitmentMismatch(submissionId, verifier);
         }
     }
 
-    /// @notice Emits the revealed verdicts and records them (approvals and abstentions) at the
-    ///         JobManager, which pulls the reject bonds from msg.sender into the Escrow.
-    function _recordVerdicts(SubmissionId submissionId, bytes32[] calldata ends, bytes32[] calldata claimed) internal {
-        (bool[] memory approvals, uint256 abstainMask) = _approvalsOf(submissionId, ends, claimed);
-        emit VerdictsRevealed(submissionId, msg.sender, approvals, ends);
+    /// @notice Emits `verifier`'s revealed verdicts and records them (approvals and abstentions) at
+    ///         the JobManager, which pulls the reject bonds from `verifier` into the Escrow.
+    function _recordVerdicts(
+        SubmissionId submissionId,
+        address verifier,
+        bytes32[] calldata ends,
+        bytes32[] calldata claimed
+    ) internal {
+        (bool[] memory approvals, uint256 abstainMask) = _approvalsOf(submissionId, verifier, ends, claimed);
+        emit VerdictsRevealed(submissionId, verifier, approvals, ends);
         // SAFETY: the JobManager is trusted.
-        _JOB_MANAGER.recordVerdicts(submissionId, msg.sender, approvals, abstainMask);
+        _JOB_MANAGER.recordVerdicts(submissionId, verifier, approvals, abstainMask);
     }
 
     /// @inheritdoc IVerificationRound
@@ -388,6 +472,11 @@ contract VerificationRound is IVerificationRound {
     ////// Public //////
 
     /// @inheritdoc IVerificationRound
+    function sealDigest(SubmissionId submissionId, bytes32 commitment) external view returns (bytes32 digest) {
+        digest = _sealDigest(submissionId, commitment);
+    }
+
+    /// @inheritdoc IVerificationRound
     function forcedClaim(bytes32 trueEnd) public pure returns (bytes32 claim) {
         claim = StateHash.unwrap(StateHash.wrap(trueEnd).forcedClaim());
     }
@@ -411,21 +500,28 @@ contract VerificationRound is IVerificationRound {
     /// @param claimed The posted end hashes (checked against the stored claims hash by the caller).
     /// @return approvals Approve (true) per sample.
     /// @return abstainMask Bit j set = ends[j] is zero.
-    function _approvalsOf(SubmissionId submissionId, bytes32[] calldata ends, bytes32[] calldata claimed)
-        internal
-        returns (bool[] memory approvals, uint256 abstainMask)
-    {
+    function _approvalsOf(
+        SubmissionId submissionId,
+        address verifier,
+        bytes32[] calldata ends,
+        bytes32[] calldata claimed
+    ) internal returns (bool[] memory approvals, uint256 abstainMask) {
         uint256 samples = ends.length;
         approvals = new bool[](samples);
         for (uint256 j; j < samples; ++j) {
             if (ends[j] == claimed[j]) {
                 approvals[j] = true;
             } else if (ends[j] != bytes32(0)) {
-                _replayedEnds[submissionId][msg.sender][j] = ends[j];
+                _replayedEnds[submissionId][verifier][j] = ends[j];
             } else {
                 abstainMask |= uint256(1) << j;
             }
         }
+    }
+
+    /// @notice The EIP-712 digest of `Seal(submissionId, commitment)` in this contract's domain.
+    function _sealDigest(SubmissionId submissionId, bytes32 commitment) internal view returns (bytes32 digest) {
+        digest = _hashTypedDataV4(keccak256(abi.encode(SEAL_TYPEHASH, submissionId, commitment)));
     }
 
     /// @notice Reverts after the verdict deadline (claims and sealed verdicts share this window).

@@ -74,6 +74,10 @@ interface IVerificationRound {
     /// @param abandonCost (10_000 - rateBps) * solverStake (bps * wei).
     error JackpotFarmingProfitable(uint256 farmingGain, uint256 abandonCost);
 
+    /// @notice A seal submitted on a seat's behalf carries no valid EIP-712 `Seal` signature of that
+    ///         seat (an EOA's ECDSA signature or an ERC-1271 contract's approval).
+    error InvalidSealSignature(SubmissionId submissionId, address verifier);
+
     ////// Events //////
 
     /// @notice The solver's secret commitment was recorded with its checkpoint commitment.
@@ -144,6 +148,44 @@ interface IVerificationRound {
     function revealVerdicts(SubmissionId submissionId, bytes32[] calldata ends, bytes32 salt, Claims calldata claims)
         external;
 
+    /// @notice Anyone submits the sealed verdicts of several assigned verifiers in one transaction,
+    ///         each signed by its seat (EIP-712 `Seal(bytes32 submissionId,bytes32 commitment)` in
+    ///         this contract's domain, `sealDigest`). Each seal is checked and stored exactly as by
+    ///         `commitVerdicts` from that seat; a seat that has sealed already (by itself or an
+    ///         earlier batch) is skipped, so no seat can make a batch revert by sealing first, and no
+    ///         aggregator can censor a seat, which may always call `commitVerdicts` itself.
+    /// @dev Reverts LengthMismatch (arrays of different lengths), InvalidSealSignature, and every
+    ///      error of `commitVerdicts` for the first offending seat.
+    /// @param verifiers The seats, any order.
+    /// @param commitments Per seat, its `commitVerdicts` commitment.
+    /// @param signatures Per seat, its signature of `sealDigest(submissionId, commitment)` (65-byte
+    ///        ECDSA for an EOA; any bytes its ERC-1271 `isValidSignature` accepts for a contract).
+    function commitVerdictsFor(
+        SubmissionId submissionId,
+        address[] calldata verifiers,
+        bytes32[] calldata commitments,
+        bytes[] calldata signatures
+    ) external;
+
+    /// @notice Anyone reveals the sealed verdicts of several seats in one transaction: each reveal is
+    ///         checked and recorded exactly as by `revealVerdicts` from that seat (its reject bonds are
+    ///         pulled from that seat). No signature is needed: a seal commits to the seat's address,
+    ///         ends and secret salt, so only a holder of the salt the seat handed out can open it, and
+    ///         it opens to the verdicts the seat sealed. A seat that has revealed already is skipped.
+    /// @dev Reverts LengthMismatch, ClaimsMismatch, and every error of `revealVerdicts` for the first
+    ///      offending seat.
+    /// @param verifiers The seats, any order.
+    /// @param ends Per seat, its sealed ends (one per sample).
+    /// @param salts Per seat, its salt.
+    /// @param claims The posted claims, once for every seat.
+    function revealVerdictsFor(
+        SubmissionId submissionId,
+        address[] calldata verifiers,
+        bytes32[][] calldata ends,
+        bytes32[] calldata salts,
+        Claims calldata claims
+    ) external;
+
     /// @notice Reveals the solver's secret after the challenge deadline and proves every claim
     ///         against the job's Merkle root (docs/FORCED_ERRORS.md section 2). Reverts
     ///         SamplesUncovered while some sample has no revealed verdict (P-27).
@@ -192,6 +234,11 @@ interface IVerificationRound {
 
     /// @notice The forced claim of a true end state hash: keccak256(abi.encodePacked(FORCED_ERROR_TAG, trueEnd)).
     function forcedClaim(bytes32 trueEnd) external pure returns (bytes32 claim);
+
+    /// @notice The EIP-712 digest a seat signs to let anyone submit its seal (`commitVerdictsFor`):
+    ///         `Seal(bytes32 submissionId,bytes32 commitment)` in the domain ("veritrain
+    ///         VerificationRound", "1", chain id, this contract).
+    function sealDigest(SubmissionId submissionId, bytes32 commitment) external view returns (bytes32 digest);
 
     /// @notice Hash of the solver's posted claims and the block of their `ClaimsPosted` event
     ///         (both zero until posted).
