@@ -240,7 +240,9 @@ contract VerificationRound is IVerificationRound, EIP712 {
         bytes32[] calldata salts,
         Claims calldata claims
     ) external {
-        if (ends.length != verifiers.length) revert LengthMismatch(submissionId, verifiers.length, ends.length);
+        if (ends.length != verifiers.length) {
+            revert LengthMismatch(submissionId, verifiers.length, ends.length);
+        }
         if (salts.length != verifiers.length) revert LengthMismatch(submissionId, verifiers.length, salts.length);
         (uint256 jobId, RoundJob memory job) = _verifyingJob(submissionId);
         _checkClaims(submissionId, _rounds[submissionId], claims);

@@ -131,7 +131,7 @@ abstract contract Deployers is PRBTest, Bound, ClaimsBook {
         _stake(solver, Role.Solver, 1000e18);
         _stake(whistleblower, Role.Whistleblower, 100e18);
         for (uint256 i; i < VERIFIER_POOL; ++i) {
-            address verifier = _actor(string.concat("verifier", vm.toString(i)));
+            address verifier = _verifierActor(i);
             verifierPool.push(verifier);
             _stake(verifier, Role.Verifier, 500e18);
         }
@@ -142,8 +142,26 @@ abstract contract Deployers is PRBTest, Bound, ClaimsBook {
     ////// Actors //////
 
     /// @notice A labelled, funded address that approved the Escrow and the StakeManager.
+    /// @notice The pool's verifier `i` (a funded actor without a key); suites whose verifiers sign
+    ///         override it with `_keyedActor`.
+    function _verifierActor(uint256 i) internal virtual returns (address account) {
+        account = _actor(string.concat("verifier", vm.toString(i)));
+    }
+
+    /// @notice A funded actor whose private key is `uint256(keccak256(name))`, for `vm.sign`.
+    function _keyedActor(string memory name) internal returns (address account, uint256 key) {
+        key = uint256(keccak256(bytes(name)));
+        account = vm.addr(key);
+        _fund(account, name);
+    }
+
     function _actor(string memory name) internal returns (address account) {
         account = address(uint160(uint256(keccak256(bytes(name)))));
+        _fund(account, name);
+    }
+
+    /// @notice Labels `account`, gives it FUNDS and approves the Escrow and the StakeManager.
+    function _fund(address account, string memory name) internal {
         vm.label(account, name);
         vm.startPrank(account);
         token.faucet(FUNDS);

@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+// Testing
+import {Deployers} from "./utils/Deployers.sol";
+// Interfaces
+import {IVerificationRound} from "../src/interfaces/IVerificationRound.sol";
+// Types
+import {SubmissionId} from "../src/types/SubmissionId.sol";
+import {JobStatus, Verdict} from "../src/types/JobTypes.sol";
+import {Claims} from "../src/types/RoundTypes.sol";
+
+/// @notice Seals and reveals submitted together (`commitVerdictsFor`, `revealVerdictsFor`;
+///         docs/SECURITY.md P-37): each seat's EIP-712 signature or salt is its consent, a seat that
+///         acted itself is skipped, and the aggregator can neither change a verdict nor censor one.
+contract VerdictBatches_Test is Deployers {
+    mapping(address account => uint256 key) internal _keys;
+    uint256 internal jobId;
+    address[] internal verifiers;
+
+    /// @notice Verifiers with keys, so that they can sign seals.
+    function _verifierActor(uint256 i) internal override returns (address account) {
+        uint256 key;
+        (account, key) = _keyedActor(string.concat("keyed verifier", vm.toString(i)));
+        _keys[account] = key;
+    }
+
+    function setUp() public override {
+        super.setUp();
+        jobId = _verifyingJob();
+        verifiers = _assigned(jobId);
+    }
+
+    ////// Helpers //////
+
+    function _commitmentOf(address verifier, uint256 rejectMask) internal view returns (bytes32) {
+        return _verdictCommitment(jobId, verifier, _ends(jobId, rejectMask), _verdictSalt(jobId, verifier));
+    }
+
+    function _signature(uint256 key, SubmissionId sid, bytes32 commitment) internal view returns (bytes memory) {
+        (uint8 v, bytes32 r, bytes32 s) = vm.sign(key, round.sealDigest(sid, commitment));
+        return abi.encodePacked(r, s, v);
+    }
+
+    /// @notice Every seat's seal (verdicts `rejectMask`), each signed by its own key.
+    function _seals(uint256 rejectMask)
+        internal
+        view
+        returns (bytes32[] memory commitments, bytes[] memory signatures)
+    {
+        commitments = new bytes32[](verifiers.length);
+        signatures = new bytes[](verifiers.length);
+        for (uint256 i; i < verifiers.length; ++i) {
+            commitments[i] = _commitmentOf(verifiers[i], rejectMask);
+            signatures[i] = _signature(_keys[verifiers[i]], _sid(jobId), commitments[i]);
+        }
+    }
+
+    function _commitAll(uint256 rejectMask) internal {
+        (bytes32[] memory commitments, bytes[] memory signatures) = _seals(rejectMask);
+        vm.prank(stranger);
+        round.commitVerdictsFor(_sid(jobId), verifiers, commitments, signatures);
+    }
+
+    function _reveals(uint256 rejectMask) internal view returns (bytes32[][] memory ends, bytes32[] memory salts) {
+        ends = new bytes32[][](verifiers.length);
+        salts = new bytes32[](verifiers.length);
+        for (uint256 i; i < verifiers.length; ++i) {
+            ends[i] = _ends(jobId, rejectMask);
+            salts[i] = _verdictSalt(jobId, verifiers[i]);
+        }
+    }
+
+    function _revealAll(uint256 rejectMask) internal {
+        (bytes32[][] memory ends, bytes32[] memory salts) = _reveals(rejectMask);
+        vm.prank(stranger);
+        round.revealVerdictsFor(_sid(jobId), verifiers, ends, salts, _claimsArg(_sid(jobId)));
+    }
+
+    ////// Seals //////
+
+    function test_commitVerdictsFor_storesEverySeal_succeeds() public {
+        (bytes32[] memory commitments, bytes[] memory signatures) = _seals(0);
+        for (uint256 i; i < verifiers.length; ++i) {
+            vm.expectEmit(address(round));
+            emit IVerificationRound.VerdictsCommitted(_sid(jobId), verifiers[i], commitments[i]);
+        }
+        vm.prank(stranger);
+        round.commitVerdictsFor(_sid(jobId), verifiers, commitments, signatures);
+        for (uint256 i; i < verifiers.length; ++i) {
+            (bytes32 stored,) = round.verdictCommitmentOf(_sid(jobId), verifiers[i]);
+            assertEq(stored, commitments[i]);
+        }
+        (,, uint32 committed) = round.roundOf(_sid(jobId));
+        assertEq(uint256(committed), verifiers.length);
+    }
+
+    /// @notice A seat that sealed itself first (other verdicts than the batch's) keeps its own seal
+    ///         and cannot make the batch revert.
+    function test_commitVerdictsFor_seatSealedFirst_isSkipped_succeeds() public {
+        bytes32 own = bytes32(uint256(7));
+        vm.prank(verifiers[0]);
+        round.commitVerdicts(_sid(jobId), own);
+        _commitAll(0);
+        (bytes32 stored,) = round.verdictCommitmentOf(_sid(jobId), verifiers[0]);
+        assertEq(stored, own);
+        (,, uint32 committed) = round.roundOf(_sid(jobId));
+        assertEq(uint256(committed), verifiers.length);
+    }
+
+    /// @notice Attack: the aggregator changes a seat's verdict (another commitment under the seat's
+    ///         signature), or signs for the seat itself.
+    function test_commitVerdictsFor_alteredCommitment_reverts() public {
+        (bytes32[] memory commitments, bytes[] memory signatures) = _seals(0);
+        commitments[1] = _commitmentOf(verifiers[1], 1);
+        vm.expectRevert(
+            abi.encodeWithSelector(IVerificationRound.InvalidSealSignature.selector, _sid(jobId), verifiers[1])
+        );
+        round.commitVerdictsFor(_sid(jobId), verifiers, commitments, signatures);
+
+        (commitments, signatures) = _seals(0);
+        signatures[2] = _signature(uint256(keccak256("aggregator")), _sid(jobId), commitments[2]);
+        vm.expectRevert(
+            abi.encodeWithSelector(IVerificationRound.InvalidSealSignature.selector, _sid(jobId), verifiers[2])
+        );
+        round.commitVerdictsFor(_sid(jobId), verifiers, commitments, signatures);
+    }
+
+    /// @notice Attack: a seal signed for another submission, another chain or a malformed signature
+    ///         is not accepted here.
+    function test_commitVerdictsFor_replayedOrMalformedSignature_reverts() public {
+        (bytes32[] memory commitments, bytes[] memory signatures) = _seals(0);
+        signatures[0] = _signature(_keys[verifiers[0]], SubmissionId.wrap(keccak256("other")), commitments[0]);
+        vm.expectRevert(
+            abi.encodeWithSelector(IVerificationRound.InvalidSealSignature.selector, _sid(jobId), verifiers[0])
+        );
+        round.commitVerdictsFor(_sid(jobId), verifiers, commitments, signatures);
+
+        (commitments, signatures) = _seals(0);
+        uint256 chainId = block.chainid;
+        vm.chainId(chainId + 1);
+        bytes memory otherChain = _signature(_keys[verifiers[0]], _sid(jobId), commitments[0]);
+        vm.chainId(chainId);
+        signatures[0] = otherChain;
+        vm.expectRevert(
+            abi.encodeWithSelector(IVerificationRound.InvalidSealSignature.selector, _sid(jobId), verifiers[0])
+        );
+        round.commitVerdictsFor(_sid(jobId), verifiers, commitments, signatures);
+
+        (commitments, signatures) = _seals(0);
+        signatures[0] = hex"1234";
+        vm.expectRevert(
+            abi.encodeWithSelector(IVerificationRound.InvalidSealSignature.selector, _sid(jobId), verifiers[0])
+        );
+        round.commitVerdictsFor(_sid(jobId), verifiers, commitments, signatures);
+    }
+
+    /// @notice A keyed account that holds no seat signs a valid seal: refused like its own call.
+    function test_commitVerdictsFor_notAssigned_reverts() public {
+        (address outsider, uint256 key) = _keyedActor("keyed outsider");
+        address[] memory seats = new address[](1);
+        seats[0] = outsider;
+        bytes32[] memory commitments = new bytes32[](1);
+        commitments[0] = bytes32(uint256(9));
+        bytes[] memory signatures = new bytes[](1);
+        signatures[0] = _signature(key, _sid(jobId), commitments[0]);
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.NotAssignedVerifier.selector, _sid(jobId), outsider));
+        round.commitVerdictsFor(_sid(jobId), seats, commitments, signatures);
+    }
+
+    function test_commitVerdictsFor_lengthMismatch_reverts() public {
+        (bytes32[] memory commitments, bytes[] memory signatures) = _seals(0);
+        bytes[] memory short = new bytes[](1);
+        short[0] = signatures[0];
+        vm.expectRevert(
+            abi.encodeWithSelector(IVerificationRound.LengthMismatch.selector, _sid(jobId), verifiers.length, 1)
+        );
+        round.commitVerdictsFor(_sid(jobId), verifiers, commitments, short);
+    }
+
+    function test_commitVerdictsFor_afterDeadline_reverts() public {
+        (bytes32[] memory commitments, bytes[] memory signatures) = _seals(0);
+        uint64 deadline = _job(jobId).verdictDeadline;
+        vm.warp(uint256(deadline) + 1);
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IVerificationRound.OutsideWindow.selector,
+                _sid(jobId),
+                deadline - params.verdictWindow,
+                deadline,
+                deadline + 1
+            )
+        );
+        round.commitVerdictsFor(_sid(jobId), verifiers, commitments, signatures);
+    }
+
+    ////// Reveals //////
+
+    function test_revealVerdictsFor_recordsEverySeat_succeeds() public {
+        _commitAll(0);
+        _revealAll(0);
+        for (uint256 i; i < verifiers.length; ++i) {
+            (, bool revealed) = round.verdictCommitmentOf(_sid(jobId), verifiers[i]);
+            assertTrue(revealed);
+            assertEq(uint8(jobManager.verdictOf(jobId, verifiers[i])[0]), uint8(Verdict.Approve));
+        }
+    }
+
+    /// @notice A rejecting seat's bond comes from that seat, never from whoever sent the batch.
+    function test_revealVerdictsFor_rejectBondFromTheSeat_succeeds() public {
+        _commitAll(1);
+        uint256 callerBefore = token.balanceOf(stranger);
+        uint256 seatBefore = token.balanceOf(verifiers[0]);
+        _revealAll(1);
+        assertEq(token.balanceOf(stranger), callerBefore);
+        assertEq(seatBefore - token.balanceOf(verifiers[0]), params.challengeBond);
+        assertEq(uint8(jobManager.verdictOf(jobId, verifiers[0])[0]), uint8(Verdict.Reject));
+    }
+
+    function test_revealVerdictsFor_seatRevealedFirst_isSkipped_succeeds() public {
+        _commitAll(0);
+        bytes32[] memory ends = _ends(jobId, 0);
+        vm.prank(verifiers[1]);
+        round.revealVerdicts(_sid(jobId), ends, _verdictSalt(jobId, verifiers[1]), _claimsArg(_sid(jobId)));
+        _revealAll(0);
+        for (uint256 i; i < verifiers.length; ++i) {
+            (, bool revealed) = round.verdictCommitmentOf(_sid(jobId), verifiers[i]);
+            assertTrue(revealed);
+        }
+    }
+
+    /// @notice Attack: the aggregator opens a seal to other verdicts, or with forged claims.
+    function test_revealVerdictsFor_otherVerdictsOrClaims_reverts() public {
+        _commitAll(0);
+        (bytes32[][] memory ends, bytes32[] memory salts) = _reveals(0);
+        ends[2] = _ends(jobId, 1);
+        vm.expectRevert(
+            abi.encodeWithSelector(IVerificationRound.VerdictCommitmentMismatch.selector, _sid(jobId), verifiers[2])
+        );
+        round.revealVerdictsFor(_sid(jobId), verifiers, ends, salts, _claimsArg(_sid(jobId)));
+
+        (ends, salts) = _reveals(0);
+        salts[0] = keccak256("guessed salt");
+        vm.expectRevert(
+            abi.encodeWithSelector(IVerificationRound.VerdictCommitmentMismatch.selector, _sid(jobId), verifiers[0])
+        );
+        round.revealVerdictsFor(_sid(jobId), verifiers, ends, salts, _claimsArg(_sid(jobId)));
+
+        (ends, salts) = _reveals(0);
+        (bytes32[] memory starts, bytes32[] memory claimed) = _claimsOf(_sid(jobId));
+        claimed[0] = keccak256("forged");
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ClaimsMismatch.selector, _sid(jobId)));
+        round.revealVerdictsFor(_sid(jobId), verifiers, ends, salts, Claims({startHashes: starts, endHashes: claimed}));
+    }
+
+    /// @notice Before every seat sealed and before the verdict deadline nobody can open a seal, in a
+    ///         batch either (a copier would read it).
+    function test_revealVerdictsFor_beforeWindowOpens_reverts() public {
+        bytes32 commitment = _commitmentOf(verifiers[0], 0);
+        vm.prank(verifiers[0]);
+        round.commitVerdicts(_sid(jobId), commitment);
+        address[] memory first = new address[](1);
+        first[0] = verifiers[0];
+        bytes32[][] memory ends = new bytes32[][](1);
+        ends[0] = _ends(jobId, 0);
+        bytes32[] memory salts = new bytes32[](1);
+        salts[0] = _verdictSalt(jobId, verifiers[0]);
+        uint64 deadline = _job(jobId).verdictDeadline;
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IVerificationRound.OutsideWindow.selector,
+                _sid(jobId),
+                deadline + 1,
+                deadline + params.revealWindow,
+                uint64(block.timestamp)
+            )
+        );
+        round.revealVerdictsFor(_sid(jobId), first, ends, salts, _claimsArg(_sid(jobId)));
+    }
+
+    ////// Whole job //////
+
+    /// @notice Attack: the aggregator leaves a seat out of both batches. The seat seals and reveals
+    ///         itself, the job finalizes, and every seat's and the solver's holdings end as on the
+    ///         per-seat path (the fee and the reward paid, no stake lost).
+    function test_attack_aggregatorOmitsASeat_seatActsItself_everyonePaid() public {
+        uint256[] memory before = new uint256[](verifiers.length);
+        for (uint256 i; i < verifiers.length; ++i) {
+            before[i] = _holdings(verifiers[i]);
+        }
+        uint256 solverBefore = _holdings(solver);
+        address omitted = verifiers[2];
+        address[] memory two = new address[](2);
+        two[0] = verifiers[0];
+        two[1] = verifiers[1];
+        (bytes32[] memory commitments, bytes[] memory signatures) = _seals(0);
+        bytes32[] memory c2 = new bytes32[](2);
+        bytes[] memory s2 = new bytes[](2);
+        for (uint256 i; i < 2; ++i) {
+            c2[i] = commitments[i];
+            s2[i] = signatures[i];
+        }
+        round.commitVerdictsFor(_sid(jobId), two, c2, s2);
+        vm.prank(omitted);
+        round.commitVerdicts(_sid(jobId), commitments[2]);
+        (bytes32[][] memory ends, bytes32[] memory salts) = _reveals(0);
+        bytes32[][] memory e2 = new bytes32[][](2);
+        bytes32[] memory salt2 = new bytes32[](2);
+        for (uint256 i; i < 2; ++i) {
+            e2[i] = ends[i];
+            salt2[i] = salts[i];
+        }
+        round.revealVerdictsFor(_sid(jobId), two, e2, salt2, _claimsArg(_sid(jobId)));
+        vm.prank(omitted);
+        round.revealVerdicts(_sid(jobId), ends[2], salts[2], _claimsArg(_sid(jobId)));
+        _passChallengeWindow(jobId);
+        jobManager.finalize(jobId);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
+        for (uint256 i; i < verifiers.length; ++i) {
+            assertGt(_holdings(verifiers[i]), before[i]);
+        }
+        assertGt(_holdings(solver), solverBefore);
+    }
+}
