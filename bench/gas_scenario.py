@@ -68,10 +68,10 @@ HAPPY_PATH_ACTIONS = (
     "finalize",
     "claimCredit",
 )
-"""Happy-path actions sent once per job; the V sealed verdicts (commit + reveal per seat) are
-added to them. Every party is honest: with a forced error drawn, each seat rejects the forced
-sample with its true end (it replayed the segment) and wins the jackpot; without one, each seat
-approves every sample. Nobody is slashed and nobody challenges."""
+"""Happy-path actions sent once per job; the V sealed verdicts (one batched commit and one
+batched reveal) are added to them. Every party is honest: with a forced error drawn, each seat
+rejects the forced sample with its true end (it replayed the segment) and wins the jackpot;
+without one, each seat approves every sample. Nobody is slashed and nobody challenges."""
 
 
 def row(action: str, variant: str) -> str:
@@ -87,8 +87,12 @@ def variant_total(variant: str) -> str:
 VERIFIERS_PER_JOB = 3
 """V of the scenario's deployment (`ProtocolParams.demo(verifiers_per_job=...)`)."""
 
-HAPPY_PATH_TRANSACTIONS = len(HAPPY_PATH_ACTIONS) + 2 * VERIFIERS_PER_JOB
-"""Transactions of the happy path: the single actions, a commit + reveal per seat."""
+HAPPY_PATH_TRANSACTIONS = len(HAPPY_PATH_ACTIONS) + 2
+"""Transactions of the happy path: the single actions, then every seat's seal in one
+``commitVerdictsFor`` and every reveal in one ``revealVerdictsFor``, both sent by the solver
+that aggregates them (the nodes' default; docs/SECURITY.md P-37). A seat the aggregator leaves
+out sends its own ``commitVerdicts`` and ``revealVerdicts``: those rows come from the lazy and
+cheating jobs, which seal seat by seat."""
 
 INTRINSIC_GAS = 21_000
 """Gas every transaction pays before it runs (EIP-2028 calldata comes on top)."""
@@ -242,13 +246,15 @@ def run_gas_scenario(
             cheat: bool,
             suffix: str,
             post: Callable[[], tuple[str, Any, int]] | None = None,
+            batched: bool = False,
         ) -> tuple[int, list[Any], Any]:
             """Post, claim, commit, assign, post claims, seal and reveal the verdicts. A seat
             rejects the forced sample with its true end unless `approve_forced` (then the first
             seat that drew it approves it: lazy); with `cheat`, the next seat also rejects a
             sample of its own draw (a cheat). Rows are named ``"<action><suffix>"``. `post`,
             when given, posts the job instead of ``postJob`` and returns (action, receipt, job
-            id)."""
+            id). With `batched`, the solver submits every seat's signed seal and reveal in one
+            transaction each."""
             submitter, solver = c[0], c[1]
             by_addr = {cl.address: cl for cl in c.values()}
             if post is None:
@@ -312,8 +318,27 @@ def run_gas_scenario(
                     return False
                 return v == lazy or j != f
 
-            seal_and_reveal(job_id, by_addr, approve, claims=claims, receipts=receipts)
-            rec(f"commitVerdicts{suffix}", receipts["commitVerdicts"], "sealed verdicts")
+            seal_and_reveal(
+                job_id,
+                by_addr,
+                approve,
+                claims=claims,
+                receipts=receipts,
+                aggregator=solver if batched else None,
+            )
+            if batched:
+                rec(
+                    f"commitVerdictsFor{suffix}",
+                    receipts["commitVerdictsFor"],
+                    f"{p.verifiers_per_job} seats' EIP-712 seals, sent by the solver",
+                )
+                rec(
+                    f"revealVerdictsFor{suffix}",
+                    receipts["revealVerdictsFor"],
+                    f"{p.verifiers_per_job} seats' reveals, sent by the solver",
+                )
+            else:
+                rec(f"commitVerdicts{suffix}", receipts["commitVerdicts"], "sealed verdicts")
             every_seat = [
                 r
                 for key in ("commitVerdicts (every seat)", "revealVerdicts (every seat)")
@@ -352,7 +377,7 @@ def run_gas_scenario(
             row; returns the total (gas)."""
             suffix = f" ({variant})"
             first = len(rows)
-            job_id, _assigned, sc = run_to_verdicts(c, p, False, False, suffix, post)
+            job_id, _assigned, sc = run_to_verdicts(c, p, False, False, suffix, post, batched=True)
             drawn = sc[1].forced_sample is not None
             if variant.startswith(FORCED) != drawn:
                 raise RuntimeError(f"the {variant} job drew a forced error: {drawn}")

@@ -95,9 +95,13 @@ def seal_and_reveal(
     claims: Claims | None = None,
     ends_of: Callable[[str, int], bytes] | None = None,
     receipts: Receipts | None = None,
+    aggregator: ChainClient | None = None,
 ) -> dict[str, list[bytes]]:
     """Every assigned verifier seals its end state hashes, then reveals them (the reveal opens
-    once all sealed); the contract approves a sample iff the end is the claimed one.
+    once all sealed); the contract approves a sample iff the end is the claimed one. With an
+    `aggregator` (a node's solver), the seats sign their seals (EIP-712, `chain.seals`) and hand
+    over their salts once all sealed, and the aggregator submits them in one
+    ``commitVerdictsFor`` and one ``revealVerdictsFor``.
 
     Args:
         job_id: the job.
@@ -112,7 +116,10 @@ def seal_and_reveal(
             the forced sample of `claims`, a reject seals `SCRIPTED_REJECT_END`.
         receipts: filled with the last commit and reveal receipts (gas tables), and with every
             seat's under ``"commitVerdicts (every seat)"`` and ``"revealVerdicts (every seat)"``
-            (lists in seat order).
+            (lists in seat order); with an `aggregator`, its two receipts under
+            ``"commitVerdictsFor"`` and ``"revealVerdictsFor"`` (and, alone, in those lists).
+        aggregator: the client that submits every seat's seal and reveal (None: each seat its
+            own).
 
     Returns:
         The revealed end hashes per verifier.
@@ -134,6 +141,9 @@ def seal_and_reveal(
 
     ends = {v: [end_of(v, j) for j in range(q)] for v in assignment.verifiers}
     salts = {v: new_salt() for v in assignment.verifiers}
+    if aggregator is not None:
+        _aggregate(aggregator, job_id, sid, clients, ends, salts, claimed, receipts)
+        return ends
     for v in assignment.verifiers:
         r = clients[v].round.commit_verdicts(sid, verdict_commitment(job_id, v, ends[v], salts[v]))
         if receipts is not None:
@@ -146,6 +156,37 @@ def seal_and_reveal(
             receipts["revealVerdicts (reject)" if rejects else "revealVerdicts"] = r
             receipts.setdefault("revealVerdicts (every seat)", []).append(r)
     return ends
+
+
+def _aggregate(
+    aggregator: ChainClient,
+    job_id: int,
+    sid: bytes,
+    clients: Mapping[str, ChainClient],
+    ends: dict[str, list[bytes]],
+    salts: dict[str, bytes],
+    claimed: Sequence[bytes],
+    receipts: Receipts | None,
+) -> None:
+    """`seal_and_reveal` through an aggregator: signed seals, then the salts, two transactions.
+    A rejecting seat approves its own bonds first (the Escrow pulls them from the seat)."""
+    seals = [
+        clients[v].round.sign_seal(sid, verdict_commitment(job_id, v, ends[v], salts[v]))
+        for v in ends
+    ]
+    r = aggregator.round.commit_verdicts_for(sid, seals)
+    if receipts is not None:
+        receipts["commitVerdictsFor"] = r
+        receipts["commitVerdicts (every seat)"] = [r]
+    bond = aggregator.jobs.job_params().challenge_bond
+    for v in ends:
+        rejects = verdict_approvals(ends[v], claimed).count(False)
+        if rejects:
+            clients[v].token.ensure_allowance(clients[v].escrow.address, rejects * bond)
+    r = aggregator.round.reveal_verdicts_for(sid, [(v, ends[v], salts[v]) for v in ends])
+    if receipts is not None:
+        receipts["revealVerdictsFor"] = r
+        receipts["revealVerdicts (every seat)"] = [r]
 
 
 def to_secret_window(client: ChainClient, job_id: int) -> None:

@@ -39,6 +39,18 @@ contract Gas_Test is Deployers {
     ///         it; 2,372,018 measured with a forced error).
     uint256 internal constant HAPPY_PATH_MAX_GAS = 2_380_000;
 
+    /// @notice Most gas the same happy path may cost with batched verdicts (one `commitVerdictsFor`
+    ///         and one `revealVerdictsFor` for the three seats, docs/SECURITY.md P-37): 2,030,102
+    ///         measured with a forced error against 2,240,981 seat by seat (1,879,300 and 2,045,455
+    ///         without one).
+    uint256 internal constant HAPPY_PATH_BATCHED_MAX_GAS = 2_040_000;
+
+    /// @notice Private keys of the keyed verifiers (`_verifierActor`).
+    mapping(address account => uint256 key) internal _keys;
+
+    /// @notice Whether `_happyPath` batches the verdicts.
+    bool internal _batched;
+
     /// @notice Records `name` in the snapshot and returns the last call's gas (intrinsic included).
     function _snapGas(string memory name) internal returns (uint256 gasUsed) {
         gasUsed = vmx.snapshotGasLastCall(GROUP, name);
@@ -65,6 +77,61 @@ contract Gas_Test is Deployers {
     function test_happyPathTotal_noForcedError_withinBound_gas() public {
         uint256 total = _happyPath(false, "happy path, no forced error (V=3, q=3)");
         assertLte(total, HAPPY_PATH_MAX_GAS, "happy path total");
+    }
+
+    /// @notice The happy path with every seat's seal in one `commitVerdictsFor` and every reveal
+    ///         in one `revealVerdictsFor`, sent by the solver (the nodes' default, docs/SECURITY.md
+    ///         P-37): 2 verdict transactions instead of 2 V.
+    function test_happyPathTotal_batchedVerdicts_withinBound_gas() public {
+        _batched = true;
+        uint256 forced = _happyPath(true, "happy path, batched verdicts (V=3, q=3)");
+        assertLte(forced, HAPPY_PATH_BATCHED_MAX_GAS, "happy path total, batched");
+        uint256 clean = _happyPath(false, "happy path, batched verdicts, no forced error (V=3, q=3)");
+        assertLte(clean, HAPPY_PATH_BATCHED_MAX_GAS, "happy path total, batched, no forced error");
+    }
+
+    /// @notice Keyed verifiers, so that seats can sign seals (the other actors are unchanged).
+    function _verifierActor(uint256 i) internal override returns (address account) {
+        uint256 key;
+        (account, key) = _keyedActor(string.concat("keyed verifier", vm.toString(i)));
+        _keys[account] = key;
+    }
+
+    /// @notice Every seat's seal (`ends[i]`) signed and sent by the solver in one call; returns its gas.
+    function _commitBatch(uint256 jobId, address[] memory verifiers, bytes32[][] memory ends, string memory label)
+        internal
+        returns (uint256 gasUsed)
+    {
+        bytes32[] memory commitments = new bytes32[](verifiers.length);
+        bytes[] memory signatures = new bytes[](verifiers.length);
+        for (uint256 i; i < verifiers.length; ++i) {
+            commitments[i] = _verdictCommitment(jobId, verifiers[i], ends[i], _verdictSalt(jobId, verifiers[i]));
+            signatures[i] = _signSeal(verifiers[i], jobId, commitments[i]);
+        }
+        vm.prank(solver);
+        round.commitVerdictsFor(_sid(jobId), verifiers, commitments, signatures);
+        gasUsed = _snapGas(string.concat(label, ": commitVerdictsFor"));
+    }
+
+    /// @notice `verifier`'s EIP-712 signature of its seal on `jobId`'s submission.
+    function _signSeal(address verifier, uint256 jobId, bytes32 commitment) internal view returns (bytes memory) {
+        (uint8 v, bytes32 r, bytes32 s) = vm.sign(_keys[verifier], round.sealDigest(_sid(jobId), commitment));
+        return abi.encodePacked(r, s, v);
+    }
+
+    /// @notice Every seat's reveal sent by the solver in one call; returns its gas.
+    function _revealBatch(uint256 jobId, address[] memory verifiers, bytes32[][] memory ends, string memory label)
+        internal
+        returns (uint256 gasUsed)
+    {
+        bytes32[] memory salts = new bytes32[](verifiers.length);
+        for (uint256 i; i < verifiers.length; ++i) {
+            salts[i] = _verdictSalt(jobId, verifiers[i]);
+        }
+        Claims memory claims = _claimsArg(_sid(jobId));
+        vm.prank(solver);
+        round.revealVerdictsFor(_sid(jobId), verifiers, ends, salts, claims);
+        gasUsed = _snapGas(string.concat(label, ": revealVerdictsFor"));
     }
 
     /// @notice Plays one honest job from postJob to the solver's claimCredit with the forced error
@@ -105,12 +172,17 @@ contract Gas_Test is Deployers {
         for (uint256 i; i < verifiers.length; ++i) {
             bool drewForced = wantForced && (jobManager.sampleMaskOf(jobId, verifiers[i]) >> f) & 1 == 1;
             ends[i] = _ends(jobId, drewForced ? uint256(1) << f : 0);
+            if (_batched) continue;
             bytes32 sealedHash = _verdictCommitment(jobId, verifiers[i], ends[i], _verdictSalt(jobId, verifiers[i]));
             vm.prank(verifiers[i]);
             round.commitVerdicts(_sid(jobId), sealedHash);
             total += _snapGas(string.concat(label, ": commitVerdicts"));
         }
-        for (uint256 i; i < verifiers.length; ++i) {
+        if (_batched) {
+            total += _commitBatch(jobId, verifiers, ends, label);
+            total += _revealBatch(jobId, verifiers, ends, label);
+        }
+        for (uint256 i; i < verifiers.length && !_batched; ++i) {
             bytes32 salt = _verdictSalt(jobId, verifiers[i]);
             vm.prank(verifiers[i]);
             round.revealVerdicts(_sid(jobId), ends[i], salt, _claimsArg(_sid(jobId)));

@@ -20,6 +20,7 @@ from bench.gas_scenario import (
     PER_CONTRIBUTION,
     RUN_SEATS,
     VARIANTS,
+    VERIFIERS_PER_JOB,
     happy_path_total,
     later,
     per_contribution,
@@ -59,14 +60,19 @@ def test_happy_path_total_within_bound() -> None:
         assert total <= HAPPY_PATH_MAX_GAS, f"{variant}: {total:,} gas > {HAPPY_PATH_MAX_GAS:,}"
         created = words[variant_total(variant)]
         assert created > sum(words[a] for a in actions)  # every seat's seal is counted
-        assert words[row("commitVerdicts", variant)] == 1  # a seal is one word
+        # every seat's seal in one transaction, a word per seat
+        assert words[row("commitVerdictsFor", variant)] == VERIFIERS_PER_JOB
         assert words[row("claimCredit", variant)] == 0  # a pull payment clears a word
         assert created <= HAPPY_PATH_MAX_NEW_WORDS, f"{variant}: creates {created} words"
         # the floor of this path (transactions and created words alone) is below its cost
         assert HAPPY_PATH_TRANSACTIONS * INTRINSIC_GAS + created * NEW_WORD_GAS < total
-    # every seat rejects the forced claim (it replayed the segment); without one, all approve
-    assert row("revealVerdicts (reject)", FORCED) in gas
-    assert row("revealVerdicts (all approve)", NO_FORCED) in gas
+    # the solver sends every seat's seal and reveal (two transactions, P-37), never a seat itself
+    for variant in VARIANTS:
+        assert row("revealVerdictsFor", variant) in gas
+        assert row("commitVerdicts", variant) not in gas
+        assert row("revealVerdicts (reject)", variant) not in gas
+    # a reveal of three rejects pulls three bonds: it costs more than three approvals
+    assert gas[row("revealVerdictsFor", FORCED)] > gas[row("revealVerdictsFor", NO_FORCED)]
     assert "challengeApproval" not in gas  # nobody challenges on the happy path
     assert happy_path_total(rows) == max(gas[variant_total(v)] for v in VARIANTS)
     for variant in VARIANTS:  # the same parties' next job creates fewer words and costs less
