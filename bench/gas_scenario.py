@@ -64,12 +64,12 @@ HAPPY_PATH_ACTIONS = (
     "commitCheckpoints",
     "assignVerifiers",
     "postClaims",
-    "revealSecret",
-    "finalize",
+    "revealSecretAndFinalize",
     "claimCredit",
 )
 """Happy-path actions sent once per job; the V sealed verdicts (one batched commit and one
-batched reveal) are added to them. Every party is honest: with a forced error drawn, each seat
+batched reveal) are added to them, and the solver reveals its secret and finalizes in one
+transaction. Every party is honest: with a forced error drawn, each seat
 rejects the forced sample with its true end (it replayed the segment) and wins the jackpot;
 without one, each seat approves every sample. Nobody is slashed and nobody challenges."""
 
@@ -381,9 +381,13 @@ def run_gas_scenario(
             drawn = sc[1].forced_sample is not None
             if variant.startswith(FORCED) != drawn:
                 raise RuntimeError(f"the {variant} job drew a forced error: {drawn}")
-            reveal(c, job_id, sc, suffix)
-            note = "pays the solver, fees, jackpots" if drawn else "pays the solver and fees"
-            rec(row("finalize", variant), c[1].jobs.finalize(job_id), note)
+            secret, claims = sc
+            note = "secret + 2q proofs; pays the solver, fees" + (", jackpots" if drawn else "")
+            rec(
+                row("revealSecretAndFinalize", variant),
+                reveal_secret(c[1], job_id, hashes, k, secret, claims, and_finalize=True),
+                note,
+            )
             rec(row("claimCredit", variant), c[1].escrow.claim_credit(), "pull payment (Escrow)")
             if c[1].shares.slot_of(MODEL_ID).job_id == job_id:
                 # the first job from the model's head holds its slot: its shares are minted when

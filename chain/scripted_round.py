@@ -206,8 +206,10 @@ def reveal_secret(
     claims: Claims,
     *,
     advance: bool = True,
+    and_finalize: bool = False,
 ) -> Any:
-    """Reveal the secret with the proofs of every claim (after the challenge deadline)."""
+    """Reveal the secret with the proofs of every claim (after the challenge deadline); with
+    `and_finalize`, finalize the job in the same transaction (``revealSecretAndFinalize``)."""
     if advance:
         to_secret_window(solver, job_id)
     tree = checkpoint_tree(list(hashes), interval)
@@ -218,4 +220,5 @@ def reveal_secret(
         claims.forced_true_end,
         [tree.proof(s) for s in segments],
         [tree.proof(s + 1) for s in segments],
+        and_finalize=and_finalize,
     )

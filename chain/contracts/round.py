@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 
 __all__ = ["RoundFacade"]
 
+_SECRET_REVEALS = ("revealSecret", "revealSecretAndFinalize")
+"""The round's calls whose calldata carries the solver's proven ends (`proven_ends`)."""
+
 
 class RoundFacade(ContractFacade):
     """Typed facade of `VerificationRound` for one client (``client.round``).
@@ -170,19 +173,23 @@ class RoundFacade(ContractFacade):
         forced_true_end: bytes,
         start_proofs: Sequence[Sequence[bytes]],
         end_proofs: Sequence[Sequence[bytes]],
+        *,
+        and_finalize: bool = False,
     ) -> TxReceipt:
         """Solver: reveal the job's secret after the challenge deadline and prove every claim
         against the Merkle root (``forced_true_end`` is the committed end hash of the forced
         sample, zero when the job carries none). The posted claims are passed back from their
-        ``ClaimsPosted`` event (the contract keeps only their hash).
+        ``ClaimsPosted`` event (the contract keeps only their hash). With ``and_finalize``, the
+        job is finalized in the same transaction (``revealSecretAndFinalize``: one transaction
+        fewer; it reverts if the finalize does).
 
         Raises:
             ContractRevert: e.g. ``SecretCommitmentMismatch``, ``InvalidClaimProof``,
-                ``ForcedClaimMismatch``, ``OutsideWindow``.
+                ``ForcedClaimMismatch``, ``OutsideWindow``, or a finalize error.
         """
         return self._client.transact(
             self.contract,
-            "revealSecret",
+            "revealSecretAndFinalize" if and_finalize else "revealSecret",
             submission_id,
             secret,
             forced_true_end,
@@ -263,7 +270,8 @@ class RoundFacade(ContractFacade):
         return None
 
     def _ends_of_reveal(self, tx_hash: str, sid: bytes) -> list[tuple[bytes, list[bytes]]] | None:
-        """Decode a ``revealSecret`` transaction's proven ends (`proven_ends`)."""
+        """Decode a ``revealSecret`` (or ``revealSecretAndFinalize``) transaction's proven ends
+        (`proven_ends`)."""
         to, data = self._client.transaction_call(tx_hash)
         if to is None or to.lower() != str(self.contract.address).lower():
             return None
@@ -271,7 +279,7 @@ class RoundFacade(ContractFacade):
             fn, args = self.contract.decode_function_input(data)
         except ValueError:
             return None
-        if fn.fn_name != "revealSecret" or bytes(args["submissionId"]) != sid:
+        if fn.fn_name not in _SECRET_REVEALS or bytes(args["submissionId"]) != sid:
             return None
         claims = args["claims"]
         ends = [bytes(h) for h in (claims["endHashes"] if isinstance(claims, dict) else claims[1])]

@@ -331,9 +331,38 @@ contract VerificationRound is IVerificationRound, EIP712 {
         bytes32[][] calldata endProofs,
         Claims calldata claims
     ) external {
+        _revealSecret(submissionId, secret, forcedTrueEnd, startProofs, endProofs, claims);
+    }
+
+    /// @inheritdoc IVerificationRound
+    function revealSecretAndFinalize(
+        SubmissionId submissionId,
+        bytes32 secret,
+        bytes32 forcedTrueEnd,
+        bytes32[][] calldata startProofs,
+        bytes32[][] calldata endProofs,
+        Claims calldata claims
+    ) external {
+        uint256 jobId = _revealSecret(submissionId, secret, forcedTrueEnd, startProofs, endProofs, claims);
+        // Every effect of the reveal is stored first; the JobManager is trusted.
+        _JOB_MANAGER.finalize(jobId);
+    }
+
+    /// @notice Checks the secret and every claim's proof, stores the draw's outcome and emits
+    ///         `SecretRevealed`.
+    /// @return jobId The submission's job.
+    function _revealSecret(
+        SubmissionId submissionId,
+        bytes32 secret,
+        bytes32 forcedTrueEnd,
+        bytes32[][] calldata startProofs,
+        bytes32[][] calldata endProofs,
+        Claims calldata claims
+    ) internal returns (uint256 jobId) {
         (bool forced, uint256 forcedSample) =
             _checkedDraw(submissionId, secret, startProofs, endProofs, forcedTrueEnd, claims);
         Round storage round = _rounds[submissionId];
+        jobId = round.jobId;
         round.revealed = true;
         round.forced = forced;
         if (forced) round.forcedTrueEnd = forcedTrueEnd;

@@ -322,3 +322,64 @@ contract VerdictBatches_Test is Deployers {
         assertGt(_holdings(solver), solverBefore);
     }
 }
+
+/// @notice The secret revealed and the job finalized in one call (`revealSecretAndFinalize`).
+contract RevealSecretAndFinalize_Test is Deployers {
+    function test_revealSecretAndFinalize_paysLikeTheTwoCalls_succeeds() public {
+        uint256 jobId = _verifyingJob();
+        address[] memory verifiers = _assigned(jobId);
+        for (uint256 i; i < verifiers.length; ++i) {
+            _submit(jobId, verifiers[i], 0);
+        }
+        uint256 solverBefore = _holdings(solver);
+        vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
+        _revealSecretAndFinalize(jobId);
+        (, bool revealed,) = round.roundOf(_sid(jobId));
+        assertTrue(revealed);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
+        assertEq(_holdings(solver) - solverBefore, _job(jobId).reward);
+    }
+
+    /// @notice Before the challenge deadline neither the reveal nor the finalize happens.
+    function test_revealSecretAndFinalize_challengeWindowOpen_reverts() public {
+        uint256 jobId = _verifyingJob();
+        address[] memory verifiers = _assigned(jobId);
+        for (uint256 i; i < verifiers.length; ++i) {
+            _submit(jobId, verifiers[i], 0);
+        }
+        bytes32[][] memory startProofs = _proofsOf(jobId, false);
+        bytes32[][] memory endProofs = _proofsOf(jobId, true);
+        bytes32 secret = _secret(jobId);
+        Claims memory claims = _claimsArg(_sid(jobId));
+        uint64 challengeDeadline = _job(jobId).challengeDeadline;
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IVerificationRound.OutsideWindow.selector,
+                _sid(jobId),
+                challengeDeadline + 1,
+                challengeDeadline + params.revealWindow,
+                uint64(block.timestamp)
+            )
+        );
+        round.revealSecretAndFinalize(_sid(jobId), secret, bytes32(0), startProofs, endProofs, claims);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Verifying));
+    }
+
+    /// @notice A wrong secret reveals nothing and finalizes nothing.
+    function test_revealSecretAndFinalize_wrongSecret_reverts() public {
+        uint256 jobId = _verifyingJob();
+        address[] memory verifiers = _assigned(jobId);
+        for (uint256 i; i < verifiers.length; ++i) {
+            _submit(jobId, verifiers[i], 0);
+        }
+        vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
+        bytes32[][] memory startProofs = _proofsOf(jobId, false);
+        bytes32[][] memory endProofs = _proofsOf(jobId, true);
+        Claims memory claims = _claimsArg(_sid(jobId));
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.SecretCommitmentMismatch.selector, _sid(jobId)));
+        round.revealSecretAndFinalize(_sid(jobId), keccak256("guess"), bytes32(0), startProofs, endProofs, claims);
+        (, bool revealed,) = round.roundOf(_sid(jobId));
+        assertFalse(revealed);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Verifying));
+    }
+}

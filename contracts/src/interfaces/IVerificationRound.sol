@@ -204,6 +204,19 @@ interface IVerificationRound {
         Claims calldata claims
     ) external;
 
+    /// @notice `revealSecret`, then `JobManager.finalize` of the job in the same transaction (one
+    ///         transaction fewer on the happy path, and the job's words are warm; the secret reveal
+    ///         opens after the challenge deadline, when finalize may run). Reverts with any error of
+    ///         either; a caller whose finalize fails sends `revealSecret` alone.
+    function revealSecretAndFinalize(
+        SubmissionId submissionId,
+        bytes32 secret,
+        bytes32 forcedTrueEnd,
+        bytes32[][] calldata startProofs,
+        bytes32[][] calldata endProofs,
+        Claims calldata claims
+    ) external;
+
     ////// Views //////
 
     /// @notice Outcome of the job's round for `JobManager.finalize`.

@@ -305,6 +305,17 @@ abstract contract Deployers is PRBTest, Bound, ClaimsBook {
         round.revealSecret(_sid(jobId), secret, trueEnd, startProofs, endProofs, _claimsArg(_sid(jobId)));
     }
 
+    /// @notice `_revealSecret` and the finalize in one call (`revealSecretAndFinalize`).
+    function _revealSecretAndFinalize(uint256 jobId) internal {
+        bytes32[][] memory startProofs = _proofsOf(jobId, false);
+        bytes32[][] memory endProofs = _proofsOf(jobId, true);
+        bytes32 trueEnd = _forcedTrueEnd(jobId);
+        address account = _job(jobId).solver;
+        bytes32 secret = _secret(jobId);
+        vm.prank(account);
+        round.revealSecretAndFinalize(_sid(jobId), secret, trueEnd, startProofs, endProofs, _claimsArg(_sid(jobId)));
+    }
+
     /// @notice Merkle proofs of the committed start (or end) leaf of every sample.
     function _proofsOf(uint256 jobId, bool isEnd) internal view returns (bytes32[][] memory proofs) {
         (, uint32[] memory segments) = jobManager.getAssignment(jobId);
