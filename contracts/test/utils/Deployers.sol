@@ -25,6 +25,7 @@ import {LibCheckpoint} from "../../src/libraries/LibCheckpoint.sol";
 import {Dispute} from "../../src/types/DisputeTypes.sol";
 import {Job, JobStatus, Params} from "../../src/types/JobTypes.sol";
 import {Role} from "../../src/types/Role.sol";
+import {Claims} from "../../src/types/RoundTypes.sol";
 import {LibSubmission, SubmissionId} from "../../src/types/SubmissionId.sol";
 
 /// @title Deployers
@@ -296,24 +297,27 @@ abstract contract Deployers is PRBTest, Bound, ClaimsBook {
 
     /// @notice The job's solver reveals its secret with proofs of every claim (inside its window).
     function _revealSecret(uint256 jobId) internal {
-        bytes32[][] memory startProofs = _proofsOf(jobId, false);
-        bytes32[][] memory endProofs = _proofsOf(jobId, true);
-        bytes32 trueEnd = _forcedTrueEnd(jobId);
-        address account = _job(jobId).solver;
-        bytes32 secret = _secret(jobId);
-        vm.prank(account);
-        round.revealSecret(_sid(jobId), secret, trueEnd, startProofs, endProofs, _claimsArg(_sid(jobId)));
+        _solverReveals(jobId, false);
     }
 
     /// @notice `_revealSecret` and the finalize in one call (`revealSecretAndFinalize`).
     function _revealSecretAndFinalize(uint256 jobId) internal {
+        _solverReveals(jobId, true);
+    }
+
+    function _solverReveals(uint256 jobId, bool andFinalize) private {
         bytes32[][] memory startProofs = _proofsOf(jobId, false);
         bytes32[][] memory endProofs = _proofsOf(jobId, true);
         bytes32 trueEnd = _forcedTrueEnd(jobId);
         address account = _job(jobId).solver;
         bytes32 secret = _secret(jobId);
+        Claims memory claims = _claimsArg(_sid(jobId));
         vm.prank(account);
-        round.revealSecretAndFinalize(_sid(jobId), secret, trueEnd, startProofs, endProofs, _claimsArg(_sid(jobId)));
+        if (andFinalize) {
+            round.revealSecretAndFinalize(_sid(jobId), secret, trueEnd, startProofs, endProofs, claims);
+        } else {
+            round.revealSecret(_sid(jobId), secret, trueEnd, startProofs, endProofs, claims);
+        }
     }
 
     /// @notice Merkle proofs of the committed start (or end) leaf of every sample.
