@@ -21,7 +21,9 @@ Lifecycle of one job, as driven by `SolverNode.step()` (PROTOCOL.md section 1):
    retried quietly);
 5. once assigned: draw the forced error from the secret and the sample, serve only the start
    checkpoints of the sampled segments, and `postClaims` (start and end hash of every sample;
-   the forced sample's end hash is the forced claim) before the verdict deadline;
+   the forced sample's end hash is the forced claim) before the verdict deadline; submit the
+   seals and then the reveals its seats handed to its server, one transaction each
+   (`solver.aggregation`);
 6. after the challenge deadline, `revealSecret` with the Merkle proofs of every claim, then
    serve everything again;
 7. `finalize` when due, helping a dispute along (`drawCommittee`, `resolve`) while Disputed;

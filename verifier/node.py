@@ -19,7 +19,12 @@ Per round (`VerifierNode.step()`):
    `veritrain.forced.UNREPLAYED_END` when no replay ran. The ends and a random salt are
    persisted, `commitVerdicts` seals them, and `revealVerdicts` opens them when the reveal
    window opens (every verifier sealed, or the verdict deadline passed; rejects post their
-   bonds then). An unreachable solver (after retries, in the last third of the verdict
+   bonds then). By default (``hand_off``) the seal, signed (EIP-712), and then the reveal are
+   handed to the job's solver, which submits every seat's in one transaction
+   (`solver.aggregation`); the verifier sends its own when the chain does not show it
+   `hand_off_wait` seconds later (`verifier.handoff.fallback_at`), and hands a reveal to no one
+   before the reveal window is open (a seat still sealing could copy its ends). An
+   unreachable solver (after retries, in the last third of the verdict
    window) or a start checkpoint that does not match its claim means an unreplayed reject
    (reason logged). `finalize` jobs it verified when due. Before it seals (or commits a
    committee vote) on a repro2 job, the node's full machine selftest must have passed
