@@ -272,7 +272,7 @@ class VerifierNode(NodeBase):
         if commitment == ZERO32:
             self._seal(job_id, submission, job, segments)
         else:
-            self._reveal(job_id, submission, len(segments))
+            self._reveal(job_id, submission, len(segments), job)
 
     def _seal(self, job_id: int, submission: bytes, job: Any, segments: list[int]) -> None:
         if self.chain_time() > int(job.verdict_deadline):
@@ -340,7 +340,7 @@ class VerifierNode(NodeBase):
             digest,
         )
 
-    def _reveal(self, job_id: int, submission: bytes, samples: int) -> None:
+    def _reveal(self, job_id: int, submission: bytes, samples: int, job: Any) -> None:
         rec = self._job_rec(job_id)
         if rec.ends is None or rec.salt is None:
             if not rec.lost:
@@ -371,7 +371,7 @@ class VerifierNode(NodeBase):
         # The ends are handed to anyone only once no seat can seal any more (every seat
         # sealed, or past the verdict deadline: the contract's own rule), else a seat that has
         # not sealed could copy them.
-        sealing_over = all_sealed or now > int(self.client.jobs.get_job(job_id).verdict_deadline)
+        sealing_over = all_sealed or now > int(job.verdict_deadline)
 
         def hand() -> str | None:
             if rejects:  # the batch pulls this seat's bonds from its own allowance
@@ -379,8 +379,7 @@ class VerifierNode(NodeBase):
             body = RevealHandOff(
                 verifier=self.client.address, ends=[to_hex(e) for e in ends], salt=to_hex(salt)
             )
-            url = self.checkpoint_url_of(self.client.jobs.get_job(job_id))
-            return post_hand_off(self.http_client, url, "reveals", body)
+            return post_hand_off(self.http_client, self.checkpoint_url_of(job), "reveals", body)
 
         closes, window = int(windows.verdict_reveal_closes), int(self.job_params().reveal_window)
         if sealing_over and self._handed_off(job_id, "reveal", closes, window, hand, what):
