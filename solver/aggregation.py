@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -88,7 +87,8 @@ class HandOffRefused(Exception):
 
 @dataclass
 class _Pending:
-    """One job's pending entries, by seat address (lower case): (entry, clock when taken)."""
+    """One job's pending entries, by seat address (lower case): (entry, clock when taken,
+    seconds)."""
 
     seals: dict[str, tuple[SignedSeal, float]] = field(default_factory=dict)
     reveals: dict[str, tuple[tuple[str, list[bytes], bytes], float]] = field(default_factory=dict)
@@ -105,7 +105,9 @@ class SealAggregator:
             other jobs are refused with 404, so memory is bounded by the jobs it holds.
         wait: the seats' hand-off wait (seconds); a partial batch goes after half of it.
         max_pending: the most pending entries of one kind per job (`MAX_PENDING_PER_JOB`).
-        clock: seconds, monotonic (tests inject one).
+        clock: seconds; None: chain time (the latest block's timestamp), the clock the seats'
+            own fallback runs on, so a partial batch always goes before they give up (a devnet
+            chain clock may run ahead of the wall clock).
     """
 
     def __init__(
@@ -115,13 +117,13 @@ class SealAggregator:
         serves: Callable[[int], bool],
         wait: float = HANDOFF_WAIT,
         max_pending: int = MAX_PENDING_PER_JOB,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         self.client = client
         self.serves = serves
         self.wait = wait
         self.max_pending = max_pending
-        self.clock = clock
+        self.clock = clock or (lambda: float(client.timestamp()))
         self._lock = threading.Lock()
         self._jobs: dict[int, _Pending] = {}
 
