@@ -165,7 +165,7 @@ class VerifierNode(NodeBase):
         self._unavailable: dict[tuple[int, int], int] = {}  # failed fetch rounds per job/dispute
         self._stake_refused = False  # the selftest failed and that was logged
         self.hand_off = hand_off
-        self.hand_off_wait = float(HANDOFF_WAIT)  # seconds before it sends the seal itself
+        self.hand_off_wait = float(HANDOFF_WAIT)  # seconds before it sends its own seal/reveal
         self._fell_back: set[tuple[int, str]] = set()  # (job, "seal"/"reveal") logged
 
     # ------------------------------------------------------------------------------ step
