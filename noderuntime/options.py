@@ -179,6 +179,16 @@ WorkersOpt = Annotated[
 ]
 
 
+HandOffOpt = Annotated[
+    bool,
+    typer.Option(
+        "--hand-off/--no-hand-off",
+        help="Hand this verifier's seals and reveals to the job's solver, which submits every "
+        "seat's in one transaction (no gas for this account); when one is not on chain 20 s "
+        "later (sooner near the deadline) the verifier sends its own. --no-hand-off: always "
+        "send its own commitVerdicts and revealVerdicts.",
+    ),
+]
 AutoStakeOpt = Annotated[
     bool,
     typer.Option(

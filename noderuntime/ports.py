@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from chain.seals import SignedSeal
 from chain.types import (
     Assignment,
     ChainIdentity,
@@ -132,6 +133,17 @@ class RoundPort(Protocol):
     def commit_verdicts(self, submission_id: bytes, commitment: bytes, /) -> object: ...
     def reveal_verdicts(
         self, submission_id: bytes, ends: Sequence[bytes], salt: bytes, /
+    ) -> object: ...
+    def cover_reveal_bonds(self, submission_id: bytes, ends: Sequence[bytes], /) -> int: ...
+    def sign_seal(self, submission_id: bytes, commitment: bytes, /) -> SignedSeal: ...
+    def seal_signer(
+        self, submission_id: bytes, commitment: bytes, signature: bytes, /
+    ) -> str | None: ...
+    def commit_verdicts_for(
+        self, submission_id: bytes, seals: Sequence[SignedSeal], /
+    ) -> object: ...
+    def reveal_verdicts_for(
+        self, submission_id: bytes, reveals: Sequence[tuple[str, Sequence[bytes], bytes]], /
     ) -> object: ...
     def replayed_end_of(
         self, submission_id: bytes, verifier: str, sample_index: int, /

@@ -372,6 +372,9 @@ class VerifierJob(Record):
         submitted: True once revealed (False when the deadline was missed).
         missed: the verdict deadline passed before sealing.
         lost: sealed on chain but the verdicts are not in this file.
+        seal_handed_at, reveal_handed_at: chain time (seconds) the seal or the reveal was
+            handed to the job's solver for its batch (`verifier.node`); the seat sends its own
+            transaction when the chain does not show it done a hand-off wait later.
     """
 
     submission: Hash32 | None = None
@@ -381,6 +384,8 @@ class VerifierJob(Record):
     submitted: bool | None = None
     missed: bool = False
     lost: bool = False
+    seal_handed_at: int | None = None
+    reveal_handed_at: int | None = None
 
 
 class Vote(Record):

@@ -21,7 +21,9 @@ Lifecycle of one job, as driven by `SolverNode.step()` (PROTOCOL.md section 1):
    retried quietly);
 5. once assigned: draw the forced error from the secret and the sample, serve only the start
    checkpoints of the sampled segments, and `postClaims` (start and end hash of every sample;
-   the forced sample's end hash is the forced claim) before the verdict deadline;
+   the forced sample's end hash is the forced claim) before the verdict deadline; submit the
+   seals and then the reveals its seats handed to its server, one transaction each
+   (`solver.aggregation`);
 6. after the challenge deadline, `revealSecret` with the Merkle proofs of every claim, then
    serve everything again;
 7. `finalize` when due, helping a dispute along (`drawCommittee`, `resolve`) while Disputed;
@@ -57,6 +59,7 @@ from noderuntime.ports import ChainPort
 from noderuntime.records import Phase, RecordStore, SolverJob, SolverRecords
 from noderuntime.runkeeper import RunKeeper
 from noderuntime.runs import RoundNotReady
+from solver.aggregation import SealAggregator, mount_aggregation
 from solver.round import SolverRound
 from solver.server import (
     DEFAULT_STATE_CACHE_BYTES,
@@ -206,6 +209,9 @@ class SolverNode(SolverRound):
         self._rates: dict[str, tuple[float, float]] = {}  # spec hash hex -> (steps/s, s/ckpt)
         self._server: ServerThread | None = None
         self._forced_rate: int | None = None
+        # the seats' seals and reveals handed to this solver (in memory: lost on a restart,
+        # when the seats fall back to their own transactions)
+        self.aggregator = SealAggregator(client, serves=lambda j: self.catalog.get(j) is not None)
         self._republish()
 
     # ------------------------------------------------------------------------- training
@@ -253,12 +259,13 @@ class SolverNode(SolverRound):
 
     def http_app(self) -> FastAPI:
         """The checkpoint server's app (`solver.server.create_app` over `catalog`, with the
-        mirror's routes over its store, `noderuntime.mirror`, and the tokens-dataset chunks its
-        trainings fetched, `/data/<root>/`); a test adversary may wrap it."""
+        mirror's routes over its store, `noderuntime.mirror`, the tokens-dataset chunks its
+        trainings fetched, `/data/<root>/`, and the seats' hand-offs, `solver.aggregation`); a
+        test adversary may wrap it."""
         from veritrain.chunkstore import chunk_cache_dir
 
         app = create_app(self.catalog, chunk_cache=chunk_cache_dir())
-        return mount_mirror(app, self.store)
+        return mount_aggregation(mount_mirror(app, self.store), self.aggregator)
 
     def start_server(self) -> None:
         """Start the checkpoint server thread (idempotent)."""

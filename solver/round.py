@@ -17,6 +17,7 @@ from typing import Any
 
 from noderuntime import TERMINAL_JOB_STATUSES
 from noderuntime.records import Phase, SolverClaims, SolverJob
+from solver.aggregation import SealAggregator
 from solver.deadlines import SolverDeadlines
 from solver.server import CheckpointCatalog
 from veritrain.commitments import submission_id
@@ -36,9 +37,12 @@ class SolverRound(SolverDeadlines):
         catalog: the checkpoints this solver serves (`solver.server.CheckpointCatalog`), sealed
             to the sampled starts until a job's secret is revealed.
         _forced_rate: the round's forced-error rate (bps), read once from the chain.
+        aggregator: the seats' handed-off seals and reveals (`solver.aggregation`), submitted
+            in batches while a job is Verifying.
     """
 
     catalog: CheckpointCatalog
+    aggregator: SealAggregator
     _forced_rate: int | None
 
     def _apply_seal(self, job_id: int, rec: SolverJob) -> None:
@@ -163,14 +167,17 @@ class SolverRound(SolverDeadlines):
             self.assign_verifiers_if_due(job_id, job)
         elif status is JobStatus.Verifying:
             self._round(job_id, job)
+            self.aggregator.flush(self, job_id)  # the seats' seals and reveals, batched
             self.finalize_if_due(job_id, job)
         elif status is JobStatus.Disputed:
+            self.aggregator.drop(job_id)
             self.catalog.unseal(job_id)
             self.catalog.open_dispute(job_id)  # the game's parties need intermediate states
             dispute_id = int(job.dispute_id)
             self.adjudication.defend(self, job, lambda: self._defend(job_id, dispute_id))
             self.finalize_if_due(job_id)
         elif status in TERMINAL_JOB_STATUSES:
+            self.aggregator.drop(job_id)
             outcome = "paid" if status is JobStatus.Finalized else "REJECTED (stake slashed)"
             self.log.info("job %d: %s -> %s", job_id, status.name, outcome)
             self.metrics.jobs_settled.labels(status=status.name).inc()

@@ -17,6 +17,7 @@ from noderuntime.options import (
     DeploymentOpt,
     DevAccountOpt,
     DeviceOpt,
+    HandOffOpt,
     KeyEnvOpt,
     KeySource,
     KeystoreOpt,
@@ -58,6 +59,7 @@ def run(
     metrics_bind: MetricsBindOpt = "127.0.0.1",
     serve_port: ServePortOpt = None,
     serve_bind: ServeBindOpt = "127.0.0.1",
+    hand_off: HandOffOpt = True,
     json_logs: Annotated[bool, typer.Option("--json", help="JSON-lines logs.")] = False,
     verbose: VerboseOpt = 0,
 ) -> None:
@@ -72,7 +74,7 @@ def run(
     resolve_device(device)  # a bad --device is refused before connecting
     keys = KeySource(keystore, password_env, key_env, dev_account)
     client = connect(rpc_url, deployment, keys)
-    node = VerifierNode(client, data_dir, threads=threads, device=device)
+    node = VerifierNode(client, data_dir, threads=threads, device=device, hand_off=hand_off)
     configure_node(
         node,
         auto_stake=auto_stake,

@@ -19,7 +19,12 @@ Per round (`VerifierNode.step()`):
    `veritrain.forced.UNREPLAYED_END` when no replay ran. The ends and a random salt are
    persisted, `commitVerdicts` seals them, and `revealVerdicts` opens them when the reveal
    window opens (every verifier sealed, or the verdict deadline passed; rejects post their
-   bonds then). An unreachable solver (after retries, in the last third of the verdict
+   bonds then). By default (``hand_off``) the seal, signed (EIP-712), and then the reveal are
+   handed to the job's solver, which submits every seat's in one transaction
+   (`solver.aggregation`); the verifier sends its own when the chain does not show it
+   `hand_off_wait` seconds later (`verifier.handoff.fallback_at`), and hands a reveal to no one
+   before the reveal window is open (a seat still sealing could copy its ends). An
+   unreachable solver (after retries, in the last third of the verdict
    window) or a start checkpoint that does not match its claim means an unreplayed reject
    (reason logged). `finalize` jobs it verified when due. Before it seals (or commits a
    committee vote) on a repro2 job, the node's full machine selftest must have passed
@@ -53,6 +58,7 @@ Run: `veritrain verifier run --rpc-url ... --deployment ... --key-env VERIFIER_K
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -62,11 +68,14 @@ from noderuntime.adjudication import Adjudication
 from noderuntime.mirror import StateMirror
 from noderuntime.ports import ChainPort
 from noderuntime.records import CheckResult, RecordStore, VerifierJob, VerifierRecords, Vote
+from verifier.handoff import HANDOFF_WAIT, fallback_at, post_hand_off
 from veritrain.bisection import Chooser
 from veritrain.commitments import new_salt, verdict_commitment, vote_commitment
 from veritrain.enums import DisputePhase, DisputeStatus, JobStatus, Role
 from veritrain.errors import CheckpointUnavailable
 from veritrain.forced import UNREPLAYED_END, verdict_approvals
+from veritrain.hexutil import to_hex
+from veritrain.wire import RevealHandOff, SealHandOff
 
 logger = logging.getLogger(__name__)
 
@@ -121,6 +130,9 @@ class VerifierNode(NodeBase):
         stake_amount: wei to stake when not active (None: 4x verifierStake, at least min).
         threads: CPU threads for repro replays (`NodeBase`; None: torch's count).
         device: where repro jobs run, `"auto"`, `"cpu"` or `"cuda"` (`NodeBase`).
+        hand_off: hand the seal and the reveal to the job's solver for its batch
+            (`verifier.handoff`), sending its own transaction only when they are not on chain
+            `hand_off_wait` seconds later; False sends them itself at once.
     """
 
     def __init__(
@@ -133,6 +145,7 @@ class VerifierNode(NodeBase):
         adjudication: Adjudication | None = None,
         threads: int | None = None,
         device: str = "cpu",
+        hand_off: bool = True,
     ) -> None:
         super().__init__(
             client,
@@ -151,6 +164,9 @@ class VerifierNode(NodeBase):
         self.mirror = StateMirror(self.data_dir / "checkpoints")
         self._unavailable: dict[tuple[int, int], int] = {}  # failed fetch rounds per job/dispute
         self._stake_refused = False  # the selftest failed and that was logged
+        self.hand_off = hand_off
+        self.hand_off_wait = float(HANDOFF_WAIT)  # seconds before it sends its own seal/reveal
+        self._fell_back: set[tuple[int, str]] = set()  # (job, "seal"/"reveal") logged
 
     # ------------------------------------------------------------------------------ step
     def step(self) -> None:
@@ -249,13 +265,14 @@ class VerifierNode(NodeBase):
         commitment, revealed = self.client.round.verdict_commitment_of(
             submission, self.client.address
         )
-        if revealed:
-            self._record_job(job_id, submitted=True)
+        if revealed:  # by its own transaction or in the solver's batch: the chain says
+            if self._job_rec(job_id).submitted is not True:
+                self._count_verdicts(job_id, submission, len(segments))
             return
         if commitment == ZERO32:
             self._seal(job_id, submission, job, segments)
         else:
-            self._reveal(job_id, submission, len(segments))
+            self._reveal(job_id, submission, len(segments), job)
 
     def _seal(self, job_id: int, submission: bytes, job: Any, segments: list[int]) -> None:
         if self.chain_time() > int(job.verdict_deadline):
@@ -302,19 +319,28 @@ class VerifierNode(NodeBase):
         ]
         unreplayed = sum(1 for j, e in enumerate(ends) if e == UNREPLAYED_END and _holds(own, j))
         digest = verdict_commitment(job_id, self.client.address, ends, salt)
+        sealed = f"REJECT segments {rejects}, {unreplayed} unreplayed" if rejects else "approve all"
+        deadline, window = int(job.verdict_deadline), int(self.job_params().verdict_window)
+
+        def hand() -> str | None:
+            seal = self.client.round.sign_seal(submission, digest)
+            body = SealHandOff(
+                verifier=seal.verifier,
+                commitment=to_hex(seal.commitment),
+                signature=to_hex(seal.signature),
+            )
+            return post_hand_off(self.http_client, self.checkpoint_url_of(job), "seals", body)
+
+        if self._handed_off(job_id, "seal", deadline, window, hand, sealed):
+            return
         self.send(
-            f"commitVerdicts job {job_id} (sealed: "
-            + (
-                f"REJECT segments {rejects}, {unreplayed} unreplayed)"
-                if rejects
-                else "approve all)"
-            ),
+            f"commitVerdicts job {job_id} (sealed: {sealed})",
             self.client.round.commit_verdicts,
             submission,
             digest,
         )
 
-    def _reveal(self, job_id: int, submission: bytes, samples: int) -> None:
+    def _reveal(self, job_id: int, submission: bytes, samples: int, job: Any) -> None:
         rec = self._job_rec(job_id)
         if rec.ends is None or rec.salt is None:
             if not rec.lost:
@@ -340,19 +366,109 @@ class VerifierNode(NodeBase):
         if rejects:
             self.ensure_funds(rejects * int(self.job_params().challenge_bond))
         mine = sum(1 for j in range(samples) if _holds(own, j))
+        what = f"{mine - rejects} approve, {rejects} reject of its {mine} samples"
+        salt = rec.salt
+        # The ends are handed to anyone only once no seat can seal any more (every seat
+        # sealed, or past the verdict deadline: the contract's own rule), else a seat that has
+        # not sealed could copy them.
+        sealing_over = all_sealed or now > int(job.verdict_deadline)
+
+        def hand() -> str | None:
+            if rejects:  # the batch pulls this seat's bonds from its own allowance
+                self.client.round.cover_reveal_bonds(submission, ends)
+            body = RevealHandOff(
+                verifier=self.client.address, ends=[to_hex(e) for e in ends], salt=to_hex(salt)
+            )
+            return post_hand_off(self.http_client, self.checkpoint_url_of(job), "reveals", body)
+
+        closes, window = int(windows.verdict_reveal_closes), int(self.job_params().reveal_window)
+        if sealing_over and self._handed_off(job_id, "reveal", closes, window, hand, what):
+            return
         receipt = self.send(
-            f"revealVerdicts job {job_id} ({mine - rejects} approve, {rejects} reject"
-            f" of its {mine} samples)",
+            f"revealVerdicts job {job_id} ({what})",
             self.client.round.reveal_verdicts,
             submission,
             ends,
-            rec.salt,
+            salt,
             quiet=True,
         )
         if receipt is not None:
-            self._record_job(job_id, submitted=True)
-            self.metrics.verdicts.labels(verdict="approve").inc(mine - rejects)
-            self.metrics.verdicts.labels(verdict="reject").inc(rejects)
+            self._count_verdicts(job_id, submission, samples)
+
+    def _count_verdicts(self, job_id: int, submission: bytes, samples: int) -> None:
+        """Record a reveal the chain shows (sent by this seat or in the solver's batch) and
+        count its verdicts once: approves and rejects of the seat's own samples."""
+        rec = self._job_rec(job_id)
+        self._record_job(job_id, submitted=True)
+        if rec.ends is None:
+            return
+        claimed = self.client.round.claims_of(submission).end_hashes
+        own = self.client.jobs.sample_mask_of(job_id, self.client.address)
+        rejects = sum(
+            1
+            for j, ok in enumerate(verdict_approvals(list(rec.ends), claimed))
+            if not ok and _holds(own, j)
+        )
+        mine = sum(1 for j in range(samples) if _holds(own, j))
+        self.metrics.verdicts.labels(verdict="approve").inc(mine - rejects)
+        self.metrics.verdicts.labels(verdict="reject").inc(rejects)
+
+    def _handed_off(
+        self,
+        job_id: int,
+        kind: str,
+        closes: int,
+        window: int,
+        hand: Callable[[], str | None],
+        what: str,
+    ) -> bool:
+        """Whether the seal or reveal (``kind``) stands handed to the solver, so this round
+        sends nothing; False when this seat must send its own transaction now: hand-offs
+        disabled, too late to hand off, the solver refused it, or the chain does not show it
+        done by `verifier.handoff.fallback_at` (the caller checked the chain just before).
+
+        Args:
+            job_id: the job.
+            kind: ``"seal"`` or ``"reveal"``.
+            closes: the window's last second (chain time).
+            window: the window's length (seconds): the fallback keeps a third of it.
+            hand: signs and POSTs the hand-off; returns None when taken, else why not.
+            what: the verdicts, for the log.
+        """
+        if not self.hand_off:
+            return False
+        handed = getattr(self._job_rec(job_id), f"{kind}_handed_at")
+        now = self.chain_time()
+        if handed is not None:
+            if now < fallback_at(handed, self.hand_off_wait, closes, window):
+                return True
+            if (job_id, kind) not in self._fell_back:
+                self._fell_back.add((job_id, kind))
+                self.log.warning(
+                    "job %d: the %s handed to the solver at t=%d is not on chain at t=%d: "
+                    "sending it ourselves",
+                    job_id,
+                    kind,
+                    handed,
+                    now,
+                )
+            return False
+        if now >= closes - window // 3:
+            return False  # too late for a hand-off: a third of the window is kept to fall back
+        refused = hand()
+        if refused is not None:
+            if (job_id, kind) not in self._fell_back:
+                self._fell_back.add((job_id, kind))
+                self.log.info(
+                    "job %d: %s hand-off not taken (%s): sending it ourselves",
+                    job_id,
+                    kind,
+                    refused,
+                )
+            return False
+        self._record_job(job_id, **{f"{kind}_handed_at": now})
+        self.log.info("job %d: %s handed to the solver (%s)", job_id, kind, what)
+        return True
 
     def respond_rule(self) -> Chooser | None:
         """How this node answers a dissection as challenger, ``(mine, theirs) -> index`` over

@@ -20,7 +20,7 @@ Run: not a script; ``from veritrain.wire import CheckpointClient``.
 from __future__ import annotations
 
 from types import TracebackType
-from typing import TypeVar
+from typing import Annotated, TypeVar
 
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -40,6 +40,11 @@ __all__ = [
     "ManifestResponse",
     "ProofResponse",
     "StateHashResponse",
+    "MAX_HANDOFF_BYTES",
+    "MAX_HANDOFF_ENDS",
+    "HandOffAccepted",
+    "RevealHandOff",
+    "SealHandOff",
 ]
 
 DEFAULT_TIMEOUT_S = 60.0
@@ -112,6 +117,56 @@ class StateHashResponse(BaseModel):
     def state_hash_bytes(self) -> bytes:
         """The 32-byte state hash."""
         return as_bytes32(self.state_hash)
+
+
+ADDRESS_PATTERN = r"^0x[0-9a-fA-F]{40}$"
+SIGNATURE_PATTERN = r"^0x[0-9a-fA-F]{130}$"
+
+MAX_HANDOFF_ENDS = 256
+"""The most end hashes a reveal hand-off may carry (one per sample; far above any job's
+samples), so a body is bounded before anything is checked against the chain."""
+
+MAX_HANDOFF_BYTES = 32 << 10
+"""The most bytes a seal or reveal hand-off body may have (32 KiB: 256 ends of 66 characters
+and some room); a larger body is refused with 413 unread."""
+
+
+class SealHandOff(BaseModel):
+    """Body of `POST {checkpointURL}/seals`: a seat's EIP-712 seal for the solver to submit
+    with ``commitVerdictsFor`` (`chain.seals`; `solver.aggregation`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    verifier: str = Field(pattern=ADDRESS_PATTERN)
+    commitment: str = Field(pattern=HASH_PATTERN)
+    signature: str = Field(pattern=SIGNATURE_PATTERN)
+
+
+class RevealHandOff(BaseModel):
+    """Body of `POST {checkpointURL}/reveals`: a seat's sealed ends and salt for the solver to
+    submit with ``revealVerdictsFor``; sent only once the reveal window is open."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    verifier: str = Field(pattern=ADDRESS_PATTERN)
+    ends: list[Annotated[str, Field(pattern=HASH_PATTERN)]] = Field(
+        min_length=1, max_length=MAX_HANDOFF_ENDS
+    )
+    salt: str = Field(pattern=HASH_PATTERN)
+
+    def ends_bytes(self) -> list[bytes]:
+        """The ends as 32-byte hashes (each checked by the model's pattern)."""
+        return [as_bytes32(e) for e in self.ends]
+
+
+class HandOffAccepted(BaseModel):
+    """Answer of the hand-off routes: the entry is pending, to be submitted in a batch."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    job_id: int
+    verifier: str
+    pending: int = Field(ge=0)
 
 
 class HealthResponse(BaseModel):

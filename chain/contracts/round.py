@@ -20,7 +20,7 @@ from web3.types import TxReceipt
 
 from chain.contracts._base import ContractFacade
 from chain.errors import ChainError
-from chain.seals import SignedSeal, sign_seal
+from chain.seals import SignedSeal, seal_signer, sign_seal
 from chain.types import (
     ClaimsView,
     RoundOutcome,
@@ -95,14 +95,31 @@ class RoundFacade(ContractFacade):
                 ``OutsideWindow``.
         """
         ends32 = [bytes32_arg(e, f"end hash {j}") for j, e in enumerate(ends)]
+        self.cover_reveal_bonds(submission_id, ends32)
+        claims = self.claims_of(submission_id)
+        return self._client.transact(
+            self.contract, "revealVerdicts", submission_id, ends32, salt, self._claims_arg(claims)
+        )
+
+    def cover_reveal_bonds(self, submission_id: bytes, ends: Sequence[bytes]) -> int:
+        """Raise this account's Escrow allowance to cover the reject bonds its reveal of
+        ``ends`` books (``challengeBond`` wei per end that differs from the posted claim), as
+        `reveal_verdicts` does; a seat calls it before handing its reveal to an aggregator,
+        whose ``revealVerdictsFor`` pulls the bonds from the seat's own allowance.
+
+        Returns:
+            The number of rejects (ends other than the claim) counted.
+
+        Raises:
+            ValueError: an end hash is not 32 bytes, or the count differs from the claims.
+        """
+        ends32 = [bytes32_arg(e, f"end hash {j}") for j, e in enumerate(ends)]
         claims = self.claims_of(submission_id)
         rejects = verdict_approvals(ends32, claims.end_hashes).count(False)
         if rejects:
             bond = self._client.jobs.job_params().challenge_bond
             self._client.token.ensure_allowance(self._client.escrow.address, rejects * bond)
-        return self._client.transact(
-            self.contract, "revealVerdicts", submission_id, ends32, salt, self._claims_arg(claims)
-        )
+        return rejects
 
     def seal_digest(self, submission_id: bytes, commitment: bytes) -> bytes:
         """``sealDigest``: the EIP-712 digest a seat signs for `commit_verdicts_for` (32 bytes)."""
@@ -121,6 +138,22 @@ class RoundFacade(ContractFacade):
             str(self.contract.address),
             bytes(submission_id),
             bytes(commitment),
+        )
+
+    def seal_signer(self, submission_id: bytes, commitment: bytes, signature: bytes) -> str | None:
+        """Who signed a seal of ``commitment`` for this round (checksummed), or None for a
+        malformed signature: an aggregator's off-chain check before it batches a seal
+        (`chain.seals.seal_signer` in this round's EIP-712 domain).
+
+        Raises:
+            ValueError: ``submission_id`` or ``commitment`` is not 32 bytes.
+        """
+        return seal_signer(
+            self._client.chain_id,
+            str(self.contract.address),
+            bytes(submission_id),
+            bytes(commitment),
+            bytes(signature),
         )
 
     def commit_verdicts_for(self, submission_id: bytes, seals: Sequence[SignedSeal]) -> TxReceipt:

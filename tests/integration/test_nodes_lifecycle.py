@@ -1,4 +1,5 @@
-"""Nodes on a real Anvil: the honest lifecycle, and a solver killed mid-job that finishes.
+"""Nodes on a real Anvil: the honest lifecycle (the seats' seals and reveals batched by the
+solver), and a solver killed mid-job that finishes.
 
 Every node runs as a thread of this process with its own `ChainClient`; the solver serves its
 checkpoints over real HTTP on a loopback port.
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from adversary.verifier import verifier_node
-from chain import Anvil
+from chain import Anvil, ChainClient
 from solver.node import Phase, SolverNode
 from tests.utils.node_harness import (
     SOLVER,
@@ -38,28 +39,52 @@ def net(anvil: Anvil, contracts_out: Path, tmp_path: Path) -> Iterator[Network]:
     yield from open_network(anvil, tmp_path)
 
 
-def _start_checkers(net: Network, lazy: tuple[int, ...] = ()) -> None:
+def _start_checkers(
+    net: Network, lazy: tuple[int, ...] = (), hand_off_wait: float | None = None
+) -> None:
     for i in (V1, V2, V3):
-        net.start(
-            verifier_node(net.client(i), net.tmp / f"v{i}", lazy=i in lazy, poll_interval=0.5)
-        )
+        node = verifier_node(net.client(i), net.tmp / f"v{i}", lazy=i in lazy, poll_interval=0.5)
+        if hand_off_wait is not None:
+            node.hand_off_wait = hand_off_wait
+        net.start(node)
     net.start(WhistleblowerNode(net.client(WHISTLEBLOWER), net.tmp / "wb", poll_interval=0.5))
     net.wait_active(int(Role.Verifier), V1, V2, V3)
 
 
+def _assert_one_batch_each(reader: ChainClient) -> None:
+    """The seats handed their seals and reveals to the honest solver: all three seals came in
+    one ``commitVerdictsFor`` and all three reveals in one ``revealVerdictsFor``."""
+    rnd = reader.round.contract
+    for event, function in (
+        ("VerdictsCommitted", "commitVerdictsFor"),
+        ("VerdictsRevealed", "revealVerdictsFor"),
+    ):
+        events = reader.event_logs(rnd, [event], 0, reader.block_number())
+        assert len(events) == 3, events
+        (tx_hash,) = {e.tx_hash for e in events}
+        _, data = reader.transaction_call(tx_hash)
+        fn, _ = rnd.decode_function_input(data)
+        assert fn.fn_name == function
+
+
 def test_honest_job_is_finalized_paid_and_minted(net: Network) -> None:
-    _start_checkers(net)
+    # a seat replaying late on a loaded machine must not split the batch: every seat waits
+    # for the solver until a third of the window is left (the cap), and so does the solver
+    _start_checkers(net, hand_off_wait=net.params.verdict_window)
     spec = tiny_spec()
     job_id = net.post_job(spec)
     solver_client = net.client(SOLVER)
-    net.start(
-        SolverNode(solver_client, net.tmp / "solver", "127.0.0.1", free_port(), poll_interval=0.5)
+    solver = SolverNode(
+        solver_client, net.tmp / "solver", "127.0.0.1", free_port(), poll_interval=0.5
     )
+    solver.aggregator.wait = 2 * net.params.verdict_window
+    net.start(solver)
     assert (
         net.wait_status(job_id, JobStatus.Finalized, JobStatus.Rejected, JobStatus.Disputed)
         is JobStatus.Finalized
     )
     reader = net.client(0)
+    _assert_one_batch_each(reader)
     model_id = spec.model_id_hash()
     assert reader.shares.is_lineage_job(job_id)  # the first job from the head: the slot's
     # the solver puts its final state on the model's lineage: the head advances and the shares

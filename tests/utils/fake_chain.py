@@ -95,6 +95,10 @@ class FakeChain:
         self.forced_true_ends: dict[int, bytes] = {}  # revealed with the secret
         self.forced_settled: dict[int, int] = {}
         self.submissions: dict[bytes, int] = {}  # SubmissionId -> job id (set by claimJob)
+        # accounts whose seals `FakeRound.sign_seal` signs for real (hand-offs); others get an
+        # invalid signature
+        self.keys: dict[str, Any] = {}
+        self.allowances: dict[str, int] = {}  # Escrow allowance raised by cover_reveal_bonds
 
     def draw(self, job_id: int) -> forced.ForcedDraw | None:
         """The job's forced-error draw once its secret is revealed (None before)."""

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from chain.errors import ChainValueError, ContractRevert, error_class
+from chain.seals import SignedSeal, seal_signer, sign_seal
 from chain.types import (
     ClaimsView,
     DisputeView,
@@ -23,6 +24,11 @@ from veritrain.merkle import verify_checkpoint
 
 if TYPE_CHECKING:
     from tests.utils.fake_chain import FakeClient
+
+
+FAKE_CHAIN_ID = 31337
+FAKE_ROUND = "0x" + "0b" * 20
+"""The EIP-712 domain of the fake's seals (chain id, round address)."""
 
 
 def revert(name: str, **args: Any) -> ContractRevert:
@@ -111,31 +117,80 @@ class FakeRound:
         return self._client._tx("postClaims", job_id, tuple(starts), tuple(ends))
 
     def commit_verdicts(self, submission_id: bytes, commitment: bytes) -> dict[str, Any]:
+        job_id = self._seal(submission_id, self._client.address, commitment, skip=False)
+        return self._client._tx("commitVerdicts", job_id, commitment)
+
+    def _seal(self, submission_id: bytes, verifier: str, commitment: bytes, *, skip: bool) -> int:
+        """Seal ``verifier``'s commitment as the contract does (``skip``: a seat sealed already
+        is skipped, as ``commitVerdictsFor`` does, instead of reverting)."""
         job_id = self._client.chain.job_of(submission_id)
-        key = (job_id, self._client.address)
+        key = (job_id, verifier)
         if key not in self._client.chain.verdicts:
-            raise revert(
-                "NotAssignedVerifier", submissionId=submission_id, caller=self._client.address
-            )
+            raise revert("NotAssignedVerifier", submissionId=submission_id, caller=verifier)
         if job_id not in self._client.chain.claims:
             raise revert("ClaimsNotPosted", submissionId=submission_id)
-        if key in self._client.chain.sealed:
-            raise revert(
-                "VerdictAlreadyCommitted", submissionId=submission_id, verifier=self._client.address
-            )
         self._client._window(job_id, 0, self._client.chain.jobs[job_id].verdict_deadline)
+        if key in self._client.chain.sealed:
+            if skip:
+                return job_id
+            raise revert("VerdictAlreadyCommitted", submissionId=submission_id, verifier=verifier)
         self._client.chain.sealed[key] = bytes(commitment)
-        return self._client._tx("commitVerdicts", job_id, commitment)
+        return job_id
+
+    # --- hand-offs (commitVerdictsFor / revealVerdictsFor, chain.seals)
+    def seal_signer(self, submission_id: bytes, commitment: bytes, signature: bytes) -> str | None:
+        return seal_signer(FAKE_CHAIN_ID, FAKE_ROUND, submission_id, commitment, signature)
+
+    def sign_seal(self, submission_id: bytes, commitment: bytes) -> SignedSeal:
+        """A real EIP-712 seal when the chain knows this address's key (`FakeChain.keys`), else
+        an all-zero signature that no check accepts."""
+        account = self._client.chain.keys.get(self._client.address)
+        if account is None:
+            return SignedSeal(self._client.address, bytes(commitment), b"\x00" * 65)
+        return sign_seal(account, FAKE_CHAIN_ID, FAKE_ROUND, submission_id, commitment)
+
+    def cover_reveal_bonds(self, submission_id: bytes, ends: Sequence[bytes]) -> int:
+        job_id = self._client.chain.job_of(submission_id)
+        claimed = self._client.chain.claims[job_id].end_hashes
+        rejects = sum(1 for e, c in zip(ends, claimed, strict=True) if bytes(e) != bytes(c))
+        self._client.chain.allowances[self._client.address] = (
+            rejects * self._client.chain.params.challenge_bond
+        )
+        return rejects
+
+    def commit_verdicts_for(self, submission_id: bytes, seals: Sequence[SignedSeal]) -> object:
+        for seal in seals:
+            signer = self.seal_signer(submission_id, seal.commitment, seal.signature)
+            if signer != seal.verifier:
+                raise revert("InvalidSealSignature", submissionId=submission_id)
+        job_id = self._client.chain.job_of(submission_id)
+        for seal in seals:
+            self._seal(submission_id, seal.verifier, seal.commitment, skip=True)
+        return self._client._tx("commitVerdictsFor", job_id, tuple(s.verifier for s in seals))
+
+    def reveal_verdicts_for(
+        self, submission_id: bytes, reveals: Sequence[tuple[str, Sequence[bytes], bytes]]
+    ) -> object:
+        job_id = self._client.chain.job_of(submission_id)
+        for verifier, ends, salt in reveals:
+            if (job_id, verifier) not in self._client.chain.revealed:
+                self._reveal(submission_id, verifier, ends, salt)
+        return self._client._tx("revealVerdictsFor", job_id, tuple(v for v, _, _ in reveals))
 
     def reveal_verdicts(
         self, submission_id: bytes, ends: Sequence[bytes], salt: bytes
     ) -> dict[str, Any]:
+        job_id = self._reveal(submission_id, self._client.address, ends, salt)
+        return self._client._tx("revealVerdicts", job_id, tuple(ends), salt)
+
+    def _reveal(
+        self, submission_id: bytes, verifier: str, ends: Sequence[bytes], salt: bytes
+    ) -> int:
+        """Reveal ``verifier``'s sealed ends as the contract does."""
         job_id = self._client.chain.job_of(submission_id)
-        key = (job_id, self._client.address)
+        key = (job_id, verifier)
         if key not in self._client.chain.sealed or key in self._client.chain.revealed:
-            raise revert(
-                "NothingToReveal", submissionId=submission_id, verifier=self._client.address
-            )
+            raise revert("NothingToReveal", submissionId=submission_id, verifier=verifier)
         verifiers = self._client.chain.assignments[job_id].verifiers
         all_sealed = all((job_id, v) in self._client.chain.sealed for v in verifiers)
         windows = self._client.chain.windows(job_id)
@@ -149,13 +204,9 @@ class FakeRound:
                 expected=len(claimed),
                 actual=len(ends),
             )
-        digest = commitments.verdict_commitment(job_id, self._client.address, ends, salt)
+        digest = commitments.verdict_commitment(job_id, verifier, ends, salt)
         if digest != self._client.chain.sealed[key]:
-            raise revert(
-                "VerdictCommitmentMismatch",
-                submissionId=submission_id,
-                verifier=self._client.address,
-            )
+            raise revert("VerdictCommitmentMismatch", submissionId=submission_id, verifier=verifier)
         # as the contract: approve iff the revealed end is the claimed end, abstain on a zero
         # end (P-20), else reject; an abstention is disputed like a rejection
         # (P-27) on the seat's own samples only: its ends elsewhere are ignored (Verdict.None)
@@ -182,7 +233,7 @@ class FakeRound:
                 challenge_deadline=self._client.chain.now
                 + self._client.chain.params.challenge_window,
             )
-        return self._client._tx("revealVerdicts", job_id, tuple(ends), salt)
+        return job_id
 
     def reveal_secret(
         self,

@@ -64,3 +64,22 @@ def past_challenge_deadline(chain: FakeChain, job_id: int = 1) -> None:
 def http_for(node: SolverNode) -> TestClient:
     """An httpx client routed to the solver's checkpoint app (any host name works)."""
     return TestClient(create_app(node.catalog))
+
+
+def seat_accounts(chain: FakeChain) -> list[Any]:
+    """Two verifier accounts with real keys, known to the chain (`FakeChain.keys`), so their
+    seals are real EIP-712 signatures (hand-off tests); their addresses are checksummed."""
+    from eth_account import Account
+
+    accounts = [Account.from_key(bytes([0xC0 + i]) * 32) for i in (1, 2)]
+    for account in accounts:
+        chain.keys[account.address] = account
+    return accounts
+
+
+def aggregating_http(node: SolverNode) -> TestClient:
+    """An httpx client routed to the solver's checkpoint app with its hand-off routes
+    (`solver.aggregation`)."""
+    from solver.aggregation import mount_aggregation
+
+    return TestClient(mount_aggregation(create_app(node.catalog), node.aggregator))

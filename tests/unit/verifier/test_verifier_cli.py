@@ -12,4 +12,5 @@ def test_run_help_lists_the_node_options() -> None:
     assert result.exit_code == 0, result.output
     for option in ("--rpc-url", "--deployment", "--key-env", "--keystore", "--data-dir", "--json"):
         assert option in result.output
+    assert "--no-hand-off" in result.output  # hand-offs to the solver are on by default
     assert "--lazy" not in result.output  # adversaries run from `veritrain adversary`

@@ -315,7 +315,9 @@ def test_a_seat_serves_the_final_state_it_replayed_when_the_solver_withholds_it(
     solver = run_solver_to_commit(chain, tmp_path, "withhold-final")
     served = TestClient(solver.http_app())
     verifier.http_client = served
-    _seal_and_reveal(verifier)
+    _seal_and_reveal(verifier)  # the seal is its own (no key here: refused), the reveal handed
+    solver.step()  # submits the handed reveal (revealVerdictsFor)
+    assert chain.count("revealVerdictsFor") == 1
     past_challenge_deadline(chain)
     solver.step()  # reveals the secret (proving every claim), then finalizes
     assert chain.jobs[1].status is JobStatus.Finalized

@@ -1,0 +1,161 @@
+"""The solver's hand-off routes and batches (`solver.aggregation`) against the fake protocol:
+the routes refuse a seal not signed by its verifier, a non-seat, a reveal that does not open
+the seat's seal, a reveal before the seal, malformed and oversize bodies and unknown jobs, each
+with a 4xx and one line; the duty batches once every open seat is in (or half the hand-off wait
+passed) and leaves out seats the chain shows done.
+
+Run: ``.venv/bin/python -m pytest tests/unit/solver/test_solver_aggregation.py -q``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from eth_account import Account
+from fastapi.testclient import TestClient
+
+from chain.seals import sign_seal
+from solver.node import SolverNode
+from tests.utils.fake_chain import FakeChain
+from tests.utils.fake_round import FAKE_CHAIN_ID, FAKE_ROUND
+from tests.utils.node_fixtures import (
+    SOLVER,
+    aggregating_http,
+    run_solver_to_commit,
+    seat_accounts,
+)
+from veritrain.commitments import verdict_commitment
+from veritrain.hexutil import to_hex
+from veritrain.wire import MAX_HANDOFF_BYTES
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.t = 100.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def _setup(tmp: Path) -> tuple[FakeChain, list[Any], SolverNode, TestClient, bytes, _Clock]:
+    chain = FakeChain()
+    chain.forced_segments = [1, 3]
+    seats = seat_accounts(chain)
+    for seat in seats:
+        chain.staked[(seat.address, 1)] = 10
+    solver = run_solver_to_commit(chain, tmp)
+    clock = _Clock()
+    solver.aggregator.clock = clock
+    sid = chain.client(SOLVER).jobs.submission_of(1)
+    return chain, seats, solver, aggregating_http(solver), sid, clock
+
+
+def _seal_body(account: Any, sid: bytes, commitment: bytes, verifier: str | None = None) -> dict:
+    seal = sign_seal(account, FAKE_CHAIN_ID, FAKE_ROUND, sid, commitment)
+    return {
+        "verifier": verifier or account.address,
+        "commitment": to_hex(commitment),
+        "signature": to_hex(seal.signature),
+    }
+
+
+def _opened(chain: FakeChain, account: Any, sid: bytes) -> dict:
+    """Seal a seat's approve-all ends on chain itself; the reveal body that opens it."""
+    ends = list(chain.claims[1].end_hashes)
+    salt = os.urandom(32)
+    commitment = verdict_commitment(1, account.address, ends, salt)
+    chain.client(account.address).round.commit_verdicts(sid, commitment)
+    return {"verifier": account.address, "ends": [to_hex(e) for e in ends], "salt": to_hex(salt)}
+
+
+def _refused(response: Any, status: int, words: str) -> None:
+    assert response.status_code == status, response.text
+    detail = response.json()["detail"]
+    assert isinstance(detail, str) and "\n" not in detail and words in detail, detail
+
+
+def test_the_routes_refuse_bad_hand_offs_with_a_4xx_and_one_line(tmp_path: Path) -> None:
+    chain, (a, b), solver, http, sid, _ = _setup(tmp_path)
+    commitment = os.urandom(32)
+    outsider = Account.from_key(b"\xee" * 32)
+    # signed by another key than the verifier it names
+    _refused(
+        http.post("/jobs/1/seals", json=_seal_body(b, sid, commitment, a.address)),
+        400,
+        "not signed by",
+    )
+    _refused(http.post("/jobs/1/seals", json=_seal_body(outsider, sid, commitment)), 403, "seat")
+    _refused(http.post("/jobs/9/seals", json=_seal_body(a, sid, commitment)), 404, "unknown job")
+    bad = {**_seal_body(a, sid, commitment), "commitment": "0x12"}
+    _refused(http.post("/jobs/1/seals", json=bad), 400, "commitment")
+    _refused(http.post("/jobs/1/seals", content=b"{not json"), 400, "SealHandOff")
+    big = b'{"verifier": "' + b"0" * MAX_HANDOFF_BYTES + b'"}'
+    _refused(http.post("/jobs/1/seals", content=big), 413, "at most")
+    # a reveal before the seat's seal is on chain, then one that does not open it
+    reveal = {"verifier": a.address, "ends": [to_hex(os.urandom(32))] * 2, "salt": to_hex(sid)}
+    _refused(http.post("/jobs/1/reveals", json=reveal), 409, "no seal")
+    opened = _opened(chain, a, sid)
+    wrong = {**opened, "salt": to_hex(os.urandom(32))}
+    _refused(http.post("/jobs/1/reveals", json=wrong), 400, "do not open")
+    _refused(
+        http.post("/jobs/1/reveals", json={**opened, "ends": opened["ends"][:1]}), 400, "1 ends"
+    )
+    _refused(http.post("/jobs/1/seals", json=_seal_body(a, sid, commitment)), 409, "already")
+    assert solver.aggregator.pending(1) == (0, 0)  # nothing refused was kept
+    # and the good ones are taken
+    assert http.post("/jobs/1/reveals", json=opened).json()["pending"] == 1
+    assert http.post("/jobs/1/seals", json=_seal_body(b, sid, commitment)).json()["pending"] == 1
+
+
+def test_the_solver_batches_seals_once_every_seat_is_in(tmp_path: Path) -> None:
+    chain, (a, b), solver, http, sid, _ = _setup(tmp_path)
+    assert http.post("/jobs/1/seals", json=_seal_body(a, sid, os.urandom(32))).status_code == 200
+    solver.aggregator.flush(solver, 1)
+    assert chain.count("commitVerdictsFor") == 0  # b is still out, and no time passed
+    assert http.post("/jobs/1/seals", json=_seal_body(b, sid, os.urandom(32))).status_code == 200
+    solver.aggregator.flush(solver, 1)
+    assert chain.count("commitVerdictsFor") == 1
+    assert {(1, a.address), (1, b.address)} <= set(chain.sealed)
+    assert solver.aggregator.pending(1) == (0, 0)
+
+
+def test_a_partial_batch_goes_after_half_the_hand_off_wait(tmp_path: Path) -> None:
+    chain, (a, _b), solver, http, sid, clock = _setup(tmp_path)
+    http.post("/jobs/1/seals", json=_seal_body(a, sid, os.urandom(32)))
+    clock.t += solver.aggregator.wait / 2 - 1
+    solver.aggregator.flush(solver, 1)
+    assert chain.count("commitVerdictsFor") == 0
+    clock.t += 1
+    solver.aggregator.flush(solver, 1)
+    (tx,) = [args for _, fn, args in chain.txs if fn == "commitVerdictsFor"]
+    assert tx == (1, (a.address,))
+
+
+@pytest.mark.parametrize("kind", ["seals", "reveals"])
+def test_the_batch_leaves_out_seats_the_chain_shows_done(tmp_path: Path, kind: str) -> None:
+    """Both seats hand off, then b sends its own transaction first: the batch holds a only,
+    and b's entry is dropped."""
+    chain, (a, b), solver, http, sid, _ = _setup(tmp_path)
+    if kind == "seals":
+        for seat in (a, b):
+            http.post("/jobs/1/seals", json=_seal_body(seat, sid, os.urandom(32)))
+        chain.client(b.address).round.commit_verdicts(sid, os.urandom(32))
+        fn = "commitVerdictsFor"
+    else:
+        bodies = [_opened(chain, seat, sid) for seat in (a, b)]
+        for body in bodies:
+            assert http.post("/jobs/1/reveals", json=body).status_code == 200
+        ends = [bytes.fromhex(e[2:]) for e in bodies[1]["ends"]]
+        chain.client(b.address).round.reveal_verdicts(
+            sid, ends, bytes.fromhex(bodies[1]["salt"][2:])
+        )
+        fn = "revealVerdictsFor"
+    solver.aggregator.flush(solver, 1)
+    (tx,) = [args for _, f, args in chain.txs if f == fn]
+    assert tx == (1, (a.address,))
+    assert solver.aggregator.pending(1) == (0, 0)
+    key = (1, a.address)
+    assert key in (chain.sealed if kind == "seals" else chain.revealed)
