@@ -158,6 +158,8 @@ class RoundPort(Protocol):
         start_proofs: Sequence[Sequence[bytes]],
         end_proofs: Sequence[Sequence[bytes]],
         /,
+        *,
+        and_finalize: bool = False,
     ) -> object: ...
 
 

@@ -242,6 +242,8 @@ class FakeRound:
         forced_true_end: bytes,
         start_proofs: Sequence[Sequence[bytes]],
         end_proofs: Sequence[Sequence[bytes]],
+        *,
+        and_finalize: bool = False,
     ) -> dict[str, Any]:
         job_id = self._client.chain.job_of(submission_id)
         job = self._client.chain.jobs[job_id]
@@ -291,7 +293,15 @@ class FakeRound:
         self._client.chain.proven_ends[job_id] = proven
         self._client.chain.secrets[job_id] = bytes(secret)
         self._client.chain.forced_true_ends[job_id] = bytes(forced_true_end)
-        return self._client._tx("revealSecret", job_id, secret)
+        if not and_finalize:
+            return self._client._tx("revealSecret", job_id, secret)
+        try:  # one transaction: a finalize that reverts undoes the reveal
+            self._client.jobs.finalize(job_id)
+        except Exception:
+            for store in ("proven_ends", "secrets", "forced_true_ends"):
+                getattr(self._client.chain, store).pop(job_id, None)
+            raise
+        return self._client._tx("revealSecretAndFinalize", job_id, secret)
 
 
 class FakeCommittee:

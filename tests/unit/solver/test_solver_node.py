@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 from solver.node import Phase, SolverNode
 from solver.server import create_app
 from tests.utils.fake_chain import FakeChain
+from tests.utils.fake_round import revert
 from tests.utils.node_fixtures import (
     SOLVER,
     SUBMITTER,
@@ -220,7 +221,7 @@ def test_restart_between_commit_and_reveal_reveals_the_same_secret(tmp_path: Pat
     past_challenge_deadline(chain, job_id)
     second.step()
     assert chain.secrets[job_id] == secret
-    assert chain.count("postClaims") == 1 and chain.count("revealSecret") == 1
+    assert chain.count("postClaims") == 1 and chain.count("revealSecretAndFinalize") == 1
     assert not second.catalog.is_sealed(job_id)
 
 
@@ -234,7 +235,7 @@ def test_no_reveal_inside_the_window_rejects_the_job(tmp_path: Path) -> None:
     chain.now = chain.windows(job_id).secret_reveal_closes + 1  # the solver slept through it
     assert chain.outcome(job_id)[0] is RoundOutcome.NoReveal
     node.step()
-    assert chain.count("revealSecret") == 0
+    assert chain.count("revealSecret") == chain.count("revealSecretAndFinalize") == 0
     assert chain.jobs[job_id].status is JobStatus.Rejected
 
 
@@ -433,3 +434,27 @@ def test_a_solver_with_a_price_skips_jobs_that_pay_less(tmp_path: Path, caplog) 
     first = anyone.post_job(SUBMITTER, tiny_spec(), reward=0)
     SolverNode(anyone.client(SOLVER), tmp_path / "any", serve=False).step()
     assert anyone.jobs[first].status is not JobStatus.Open  # no price: any job is claimed
+
+
+def test_a_reveal_whose_finalize_reverts_is_sent_alone(tmp_path: Path) -> None:
+    """The solver reveals its secret and finalizes in one transaction; when that finalize
+    reverts (the combined call undoes the reveal too), it sends the reveal alone in the same
+    round, so the secret never misses its window because of the finalize."""
+    chain = FakeChain()
+    job_id = chain.post_job(SUBMITTER, tiny_spec())
+    node = SolverNode(chain.client(SOLVER), tmp_path, serve=False)
+    for _ in range(4):
+        node.step()
+        chain.advance(blocks=2)
+    verifiers_approve(chain, job_id)
+    past_challenge_deadline(chain, job_id)
+    jobs = node.client.jobs
+
+    def finalize_refused(job: int) -> object:
+        raise revert("RoundPending", jobId=job)
+
+    jobs.finalize = finalize_refused  # type: ignore[method-assign]
+    node.step()
+    assert chain.count("revealSecretAndFinalize") == 0
+    assert chain.count("revealSecret") == 1 and job_id in chain.secrets
+    assert chain.jobs[job_id].status is JobStatus.Verifying
