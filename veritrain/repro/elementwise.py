@@ -123,16 +123,21 @@ def exp64(x: torch.Tensor) -> torch.Tensor:
     r = xc.sub_(t)  # (xc - n * HI) - n * LO, each step rounded once, in place
     r.sub_(torch.mul(n, _LN2_32_LO, out=t))
     y = horner(_EXP_COEFS, r)
-    ni = n.to(torch.int64)  # n = 32 m + j with 0 <= j < 32 (two's complement: & and >>)
+    # n = 32 m + j with 0 <= j < 32 (two's complement: & and >>); |n| <= 32318 < 2**15, so
+    # int32 holds it exactly (half the bytes of int64 for the index and the shift)
+    ni = n.to(torch.int32)
     table = torch.tensor(_EXP_TABLE, dtype=torch.float64, device=x.device)
     j = (ni & (_EXP_SPLIT - 1)).reshape(-1)
-    y.mul_(table.index_select(0, j).reshape(ni.shape))  # (faster than `table[j]` on CPU)
+    # (int32 indices: about twice as fast as int64 ones on CPU, and `table[j]` is slower still)
+    y.mul_(table.index_select(0, j).reshape(ni.shape))
     # times 2**m, exactly, by adding m to the exponent field: y is a positive normal float64
     # in [0.98, 2.1) (or NaN, with m = 0) and |m| <= 1010 keeps the result normal
-    m_bits = ni.bitwise_right_shift_(_EXP_SPLIT_BITS).bitwise_left_shift_(_MANT_BITS)
-    y.view(torch.int64).add_(m_bits)
+    m_bits = ni.bitwise_right_shift_(_EXP_SPLIT_BITS).to(torch.int64)
+    y.view(torch.int64).add_(m_bits.bitwise_left_shift_(_MANT_BITS))
     if any_below:
-        y.masked_fill_(x < -_EXP_LIMIT, 0.0)  # e**-700 < 1e-304: 0 (and at -inf)
+        # e**-700 < 1e-304: 0 (and at -inf); `where` writes the same values as an in-place
+        # masked_fill_ (+0 where x < -700, y elsewhere, NaN kept) in about a third of its time
+        y = torch.where(x < -_EXP_LIMIT, 0.0, y)
     return y
 
 
