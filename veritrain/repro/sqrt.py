@@ -129,8 +129,8 @@ def _sqrt32_verified(x64: torch.Tensor) -> torch.Tensor | None:
     if y.numel() == 0:
         return y
     yb = y.to(torch.float64).view(torch.int64)
-    lo = torch.sub(yb, _HALF_ULP32).clamp_(min=0).view(torch.float64)
-    hi = torch.add(yb, _HALF_ULP32).view(torch.float64)
+    lo = (yb - _HALF_ULP32).clamp_(min=0).view(torch.float64)
+    hi = (yb + _HALF_ULP32).view(torch.float64)
     lo.mul_(lo).sub_(x64)
     hi.mul_(hi).sub_(x64)
     if bool(lo.mul_(hi).amax() <= 0.0):
