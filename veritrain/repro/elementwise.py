@@ -217,6 +217,12 @@ def silu64(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     e = exp64(-x)
     s = torch.ones_like(e).div_(e.add_(1.0))  # tensor by tensor
     y = x * s
+    # The fix-ups change only entries with 0 < |x| < 2**-100 or x = -inf; when the smallest
+    # |x| is >= 2**-100 and the largest finite (so no NaN either) there is none, and `y` is
+    # already the result (a zero, an infinity or a NaN takes the full path below).
+    ax = x.abs()
+    if ax.numel() == 0 or (float(ax.amin()) >= _SILU_TINY and float(ax.amax()) < math.inf):
+        return y, s
     half = x * 0.5
     nudged = half + half.abs().mul_(_ULP_UP)
     y = torch.where((x.abs() < _SILU_TINY) & (x != 0), nudged, y)  # +-0 keep x * 0.5
@@ -311,7 +317,10 @@ class _Silu(torch.autograd.Function):
         # at +-inf the limits 1 and 0 (the formula would give inf * 0)
         d = 1.0 - s
         d.mul_(x64).add_(1.0).mul_(s)
-        d = torch.where(torch.isinf(x64), (x64 > 0).to(torch.float64), d)
+        # the limits only where x is infinite: skipped when the float32 extremes are finite
+        # (which also rules out NaN, whose d stays NaN either way)
+        if x.numel() and not (math.isfinite(float(x.amin())) and math.isfinite(float(x.amax()))):
+            d = torch.where(torch.isinf(x64), (x64 > 0).to(torch.float64), d)
         return to64(grad).mul_(d).to(torch.float32)
 
 
