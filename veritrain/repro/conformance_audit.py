@@ -116,6 +116,7 @@ AUDITED: dict[str, Coverage] = {
     ),
     "Tensor.index_select": _v("gathers rows (float64 table, float32 table)", "index_select"),
     "Tensor.item": _p("one value as a Python number, exact", "plumbing:item"),
+    "Tensor.masked_fill_": _v("writes the fill value's bits where the mask is set", "masked_fill"),
     "Tensor.mul_": _v("in-place *, tensor or Python scalar", "mul", "mul_scalar"),
     "Tensor.nan_to_num_": _v("NaN to 0, +-inf to +-max", "nan_to_num"),
     "Tensor.neg_": _v("flips the sign bit", "neg"),

@@ -135,9 +135,7 @@ def exp64(x: torch.Tensor) -> torch.Tensor:
     m_bits = ni.bitwise_right_shift_(_EXP_SPLIT_BITS).to(torch.int64)
     y.view(torch.int64).add_(m_bits.bitwise_left_shift_(_MANT_BITS))
     if any_below:
-        # e**-700 < 1e-304: 0 (and at -inf); `where` writes the same values as an in-place
-        # masked_fill_ (+0 where x < -700, y elsewhere, NaN kept) in about a third of its time
-        y = torch.where(x < -_EXP_LIMIT, 0.0, y)
+        y.masked_fill_(x < -_EXP_LIMIT, 0.0)  # e**-700 < 1e-304: 0 (and at -inf)
     return y
 
 
