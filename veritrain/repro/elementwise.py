@@ -122,14 +122,19 @@ def exp64(x: torch.Tensor) -> torch.Tensor:
     t = n * _LN2_32_HI  # exact: 21-bit head times |n| < 2**15
     r = xc.sub_(t)  # (xc - n * HI) - n * LO, each step rounded once, in place
     r.sub_(torch.mul(n, _LN2_32_LO, out=t))
-    y = horner(_EXP_COEFS, r)
+    # Spent tensors hold the next results (a fresh large CPU tensor costs its page faults,
+    # about as much as a pass): the polynomial accumulates in `t`, the table values go to `n`
+    y = horner(_EXP_COEFS, r, out=t)
     # n = 32 m + j with 0 <= j < 32 (two's complement: & and >>); |n| <= 32318 < 2**15, so
     # int32 holds it exactly (half the bytes of int64 for the index and the shift)
     ni = n.to(torch.int32)
     table = torch.tensor(_EXP_TABLE, dtype=torch.float64, device=x.device)
     j = (ni & (_EXP_SPLIT - 1)).reshape(-1)
     # (int32 indices: about twice as fast as int64 ones on CPU, and `table[j]` is slower still)
-    y.mul_(table.index_select(0, j).reshape(ni.shape))
+    if n.is_contiguous():
+        y.mul_(torch.index_select(table, 0, j, out=n.view(-1)).view(ni.shape))
+    else:
+        y.mul_(table.index_select(0, j).reshape(ni.shape))
     # times 2**m, exactly, by adding m to the exponent field: y is a positive normal float64
     # in [0.98, 2.1) (or NaN, with m = 0) and |m| <= 1010 keeps the result normal
     m_bits = ni.bitwise_right_shift_(_EXP_SPLIT_BITS).to(torch.int64)
@@ -217,8 +222,9 @@ def silu64(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     y = x * s
     # The fix-ups change only entries with 0 < |x| < 2**-100 or x = -inf; when the smallest
     # |x| is >= 2**-100 and the largest finite (so no NaN either) there is none, and `y` is
-    # already the result (a zero, an infinity or a NaN takes the full path below).
-    ax = x.abs()
+    # already the result (a zero, an infinity or a NaN takes the full path below). |x| goes
+    # into the spent `e` (no new tensor).
+    ax = torch.abs(x, out=e)
     if ax.numel() == 0 or (float(ax.amin()) >= _SILU_TINY and float(ax.amax()) < math.inf):
         return y, s
     half = x * 0.5
