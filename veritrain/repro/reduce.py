@@ -46,11 +46,12 @@ def sum_tree64(x: torch.Tensor, dim: int, keepdim: bool = False) -> torch.Tensor
         if width != n:
             pad = (0, 0) * (y.dim() - 1 - d) + (0, width - n)
             y = torch.nn.functional.pad(y, pad)
-        lead = (slice(None),) * d
+        lead: tuple[slice, ...] = (slice(None),) * d
         while width > 1:
             width //= 2
             y = y[(*lead, slice(0, width))] + y[(*lead, slice(width, None))]
-        out = y[(*lead, 0)]
+        at0: tuple[slice | int, ...] = (*lead, 0)
+        out = y[at0]
     if keepdim:
         out = out.unsqueeze(d)
     return out
