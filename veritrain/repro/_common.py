@@ -68,16 +68,19 @@ def to64(x: torch.Tensor) -> torch.Tensor:
     return x.to(torch.float64)
 
 
-def horner(coefs: list[float], t: torch.Tensor) -> torch.Tensor:
+def horner(coefs: list[float], t: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
     """Polynomial `coefs[0] t^n + ... + coefs[n]` by Horner's rule, one IEEE multiply and one
     add per coefficient (never a fused multiply-add), in `t`'s dtype; `t` any shape.
 
-    The accumulator is one new tensor updated in place (`mul_`, `add_`: the same roundings as
-    `acc * t + c`, without a temporary per step); `t` is not modified.
+    The accumulator is one tensor updated in place (`mul_`, `add_`: the same roundings as
+    `acc * t + c`, without a temporary per step): a new one, or `out` (a spare tensor of `t`'s
+    shape and dtype, not `t` itself, whose contents are overwritten: no new allocation);
+    `t` is not modified.
     """
     if len(coefs) == 1:
         return torch.full_like(t, coefs[0])
-    acc = t * coefs[0]  # = coefs[0] * t (IEEE multiplication commutes)
+    # = coefs[0] * t (IEEE multiplication commutes)
+    acc = t * coefs[0] if out is None else torch.mul(t, coefs[0], out=out)
     acc.add_(coefs[1])
     for c in coefs[2:]:
         acc.mul_(t).add_(c)

@@ -57,6 +57,7 @@ AUDITED: dict[str, Coverage] = {
     "torch.enable_grad": _p("autograd mode only, no values", "plumbing:grad_mode"),
     "torch.frexp": _v("exact mantissa in [0.5, 1) and int32 exponent", "frexp"),
     "torch.full_like": _p("fill with a Python float rounded to the dtype", "plumbing:fill"),
+    "torch.index_select": _v("gathers rows (float64 table, out=)", "index_select"),
     "torch.isinf": _v("classification", "isinf"),
     "torch.isnan": _v("classification", "isnan"),
     "torch.isneginf": _v("classification", "isneginf"),
@@ -70,7 +71,9 @@ AUDITED: dict[str, Coverage] = {
         "matmul:int8",
     ),
     "torch.maximum": _v("NaN propagates (sign of a zero result not relied on)", "maximum"),
-    "torch.mul": _v("tensor * tensor (out=), correctly rounded", "mul"),
+    "torch.mul": _v(
+        "tensor * tensor or Python scalar (out=), correctly rounded", "mul", "mul_scalar"
+    ),
     "torch.nn.functional.pad": _p(
         "zero padding of the last dim (floats) and of the last two dims (int64)", "plumbing:pad"
     ),
@@ -115,9 +118,9 @@ AUDITED: dict[str, Coverage] = {
         "index_put_accumulate",
     ),
     "Tensor.index_select": _v("gathers rows (float64 table, float32 table)", "index_select"),
+    "Tensor.is_contiguous": _p("metadata", "plumbing:shape"),
     "Tensor.item": _p("one value as a Python number, exact", "plumbing:item"),
     "Tensor.masked_fill_": _v("writes the fill value's bits where the mask is set", "masked_fill"),
-    "Tensor.movedim": _p("view with permuted dims", "plumbing:movedim"),
     "Tensor.mul_": _v("in-place *, tensor or Python scalar", "mul", "mul_scalar"),
     "Tensor.nan_to_num_": _v("NaN to 0, +-inf to +-max", "nan_to_num"),
     "Tensor.neg_": _v("flips the sign bit", "neg"),

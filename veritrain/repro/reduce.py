@@ -32,20 +32,28 @@ def sum_tree64(x: torch.Tensor, dim: int, keepdim: bool = False) -> torch.Tensor
     Returns:
         float64 tensor: `x`'s shape without `dim` (or with size 1 there if `keepdim`).
     """
-    y = x.to(torch.float64).movedim(dim, -1)
-    n = y.shape[-1]
+    y = x.to(torch.float64)
+    d = dim % max(y.dim(), 1)
+    n = y.shape[d]
     if n == 0:
-        out = torch.zeros(y.shape[:-1], dtype=torch.float64, device=y.device)
+        shape = y.shape[:d] + y.shape[d + 1 :]
+        out = torch.zeros(shape, dtype=torch.float64, device=y.device)
     else:
+        # The tree runs along `dim` where it lies (no move to the last dim: over the rows of a
+        # row-major (N, D) operand, each halving step is then two contiguous blocks); the
+        # additions are the same, `y[i] + y[i + width]` at every level.
         width = 1 << (n - 1).bit_length()
         if width != n:
-            y = torch.nn.functional.pad(y, (0, width - n))
+            pad = (0, 0) * (y.dim() - 1 - d) + (0, width - n)
+            y = torch.nn.functional.pad(y, pad)
+        lead: tuple[slice, ...] = (slice(None),) * d
         while width > 1:
             width //= 2
-            y = y[..., :width] + y[..., width:]
-        out = y[..., 0]
+            y = y[(*lead, slice(0, width))] + y[(*lead, slice(width, None))]
+        at0: tuple[slice | int, ...] = (*lead, 0)
+        out = y[at0]
     if keepdim:
-        out = out.unsqueeze(dim if dim >= 0 else x.dim() + dim)
+        out = out.unsqueeze(d)
     return out
 
 

@@ -47,6 +47,7 @@ __all__ = ["sqrt", "sqrt64", "sqrt_scalar"]
 _SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's constant for binary64
 _MAX_FIXES = 8  # passes of the residual test before the candidate is declared unusable
 _F64_MANT = 53  # significand bits of a binary64, the implicit one included
+_HALF_ULP32 = 1 << 28  # half a float32 ulp, in float64 bit-pattern steps (2**(52 - 23 - 1))
 
 
 def _one_ulp_fix(xr: torch.Tensor, s: torch.Tensor) -> tuple[torch.Tensor, bool]:
@@ -109,25 +110,29 @@ def _sqrt32_verified(x64: torch.Tensor) -> torch.Tensor | None:
     """float32 roots of float32 values (given as float64) if a fast candidate proves correct.
 
     Candidate: `torch.sqrt` in float64 rounded to float32. It is correctly rounded iff the exact
-    root lies strictly between the midpoints to its neighbours: `lo**2 < 4x < hi**2` with `lo`,
-    `hi` twice the midpoints (25-bit sums of float32 values, so their squares are exact in
-    float64, and so are the differences, by Sterbenz). Both conditions hold iff
-    `(lo**2 - 4x) * (hi**2 - 4x) < 0`; one `amax` tells whether every entry passes (`x = 0`
-    gives 0, its root 0 is exact; NaN, infinities, negatives and -0 give NaN and fail).
+    root lies strictly between the midpoints to its neighbours: `lo**2 < x < hi**2`. For a
+    positive normal float32 `y` (every root of a positive float32 is one), the midpoints are
+    `y`'s float64 bit pattern -+ 2**28 (half a float32 ulp is 2**28 float64 ulps; at a power of
+    two, `- 2**28` crosses into the binade below, where a float32 ulp is half as wide, and lands
+    on the lower midpoint just the same): no conversion back to float32. Each midpoint has 25
+    significant bits, so its square is exact in float64 (and normal: `lo >= 2**-75`), and
+    the sign of `lo**2 - x` is exact. Both conditions hold iff `(lo**2 - x) * (hi**2 - x) < 0`
+    (no underflow: both factors are multiples of 2**-300); one `amax` tells whether every
+    entry passes. `x = 0` gives `y = 0`, `lo = 0` (bit pattern clamped at 0) and a product 0,
+    accepted (its root 0 is exact); NaN, infinities, negatives and -0 give NaN and fail.
 
     Returns:
-        The float32 roots, or None when any entry fails (the caller then takes `sqrt64`).
+        The float32 roots, or None when any entry fails (the caller then takes `sqrt64`, which
+        gives the same correctly rounded roots).
     """
     y = torch.sqrt(x64).to(torch.float32)
     if y.numel() == 0:
         return y
-    yb = y.view(torch.int32)
-    y64 = y.to(torch.float64)
-    lo = (yb - 1).clamp_(min=0).view(torch.float32).to(torch.float64).add_(y64)
-    hi = (yb + 1).view(torch.float32).to(torch.float64).add_(y64)
-    x4 = x64 * 4.0
-    lo.mul_(lo).sub_(x4)
-    hi.mul_(hi).sub_(x4)
+    yb = y.to(torch.float64).view(torch.int64)
+    lo = (yb - _HALF_ULP32).clamp_(min=0).view(torch.float64)
+    hi = (yb + _HALF_ULP32).view(torch.float64)
+    lo.mul_(lo).sub_(x64)
+    hi.mul_(hi).sub_(x64)
     if bool(lo.mul_(hi).amax() <= 0.0):
         return y
     return None
