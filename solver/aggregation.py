@@ -249,13 +249,14 @@ class SealAggregator:
         unrevealed = [v for v in state if bytes(state[v][0]) != ZERO32 and not state[v][1]]
         seals = {v: e for v, e in seals.items() if v in unsealed}
         reveals = {v: e for v, e in reveals.items() if v in unrevealed}
-        with self._lock:  # the chain shows these done (or never due): drop them
+        with self._lock:  # the chain shows these done: drop them (never an entry that came
+            # in after the snapshot above: its seat is not done, and it goes in the next batch)
             live = self._jobs.get(job_id)
             if live is not None:
-                for v in set(live.seals) - set(seals):
-                    live.seals.pop(v, None)
-                for v in set(live.reveals) - set(reveals):
-                    live.reveals.pop(v, None)
+                for v in [v for v in live.seals if v in state and v not in unsealed]:
+                    live.seals.pop(v)
+                for v in [v for v in live.reveals if v in state and state[v][1]]:
+                    live.reveals.pop(v)
         if self._due([t for _, t in seals.values()], set(unsealed) <= set(seals)):
             batch = [s for s, _ in seals.values()]
             node.send(

@@ -159,3 +159,28 @@ def test_the_batch_leaves_out_seats_the_chain_shows_done(tmp_path: Path, kind: s
     assert solver.aggregator.pending(1) == (0, 0)
     key = (1, a.address)
     assert key in (chain.sealed if kind == "seals" else chain.revealed)
+
+
+def test_a_hand_off_that_comes_in_while_the_duty_reads_the_chain_is_kept(
+    tmp_path: Path,
+) -> None:
+    """b's seal arrives while the duty reads the chain for a's: it is not dropped as done (it
+    was: on Anvil the late seat's hand-off vanished and the seat fell back after its wait), and
+    the next round batches both."""
+    chain, (a, b), solver, http, sid, _ = _setup(tmp_path)
+    http.post("/jobs/1/seals", json=_seal_body(a, sid, os.urandom(32)))
+    jobs = solver.aggregator.client.jobs
+    read = jobs.get_assignment
+    late = _seal_body(b, sid, os.urandom(32))
+
+    def assignment_while_b_hands_off(job_id: int) -> Any:
+        jobs.get_assignment = read  # type: ignore[method-assign]
+        assert http.post("/jobs/1/seals", json=late).status_code == 200
+        return read(job_id)
+
+    jobs.get_assignment = assignment_while_b_hands_off  # type: ignore[method-assign]
+    solver.aggregator.flush(solver, 1)
+    assert solver.aggregator.pending(1) == (2, 0)
+    solver.aggregator.flush(solver, 1)
+    (tx,) = [args for _, fn, args in chain.txs if fn == "commitVerdictsFor"]
+    assert sorted(tx[1]) == sorted((a.address, b.address))
