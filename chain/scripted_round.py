@@ -142,7 +142,7 @@ def seal_and_reveal(
     ends = {v: [end_of(v, j) for j in range(q)] for v in assignment.verifiers}
     salts = {v: new_salt() for v in assignment.verifiers}
     if aggregator is not None:
-        _aggregate(aggregator, job_id, sid, clients, ends, salts, claimed, receipts)
+        _aggregate(aggregator, job_id, sid, clients, ends, salts, receipts)
         return ends
     for v in assignment.verifiers:
         r = clients[v].round.commit_verdicts(sid, verdict_commitment(job_id, v, ends[v], salts[v]))
@@ -165,7 +165,6 @@ def _aggregate(
     clients: Mapping[str, ChainClient],
     ends: dict[str, list[bytes]],
     salts: dict[str, bytes],
-    claimed: Sequence[bytes],
     receipts: Receipts | None,
 ) -> None:
     """`seal_and_reveal` through an aggregator: signed seals, then the salts, two transactions.
@@ -178,11 +177,8 @@ def _aggregate(
     if receipts is not None:
         receipts["commitVerdictsFor"] = r
         receipts["commitVerdicts (every seat)"] = [r]
-    bond = aggregator.jobs.job_params().challenge_bond
     for v in ends:
-        rejects = verdict_approvals(ends[v], claimed).count(False)
-        if rejects:
-            clients[v].token.ensure_allowance(clients[v].escrow.address, rejects * bond)
+        clients[v].round.cover_reveal_bonds(sid, ends[v])
     r = aggregator.round.reveal_verdicts_for(sid, [(v, ends[v], salts[v]) for v in ends])
     if receipts is not None:
         receipts["revealVerdictsFor"] = r

@@ -50,7 +50,13 @@ from noderuntime.ports import ChainPort
 from veritrain.commitments import verdict_commitment
 from veritrain.enums import JobStatus
 from veritrain.hexutil import as_bytes32, from_hex
-from veritrain.wire import MAX_HANDOFF_BYTES, HandOffAccepted, RevealHandOff, SealHandOff
+from veritrain.wire import (
+    HANDOFF_WAIT,
+    MAX_HANDOFF_BYTES,
+    HandOffAccepted,
+    RevealHandOff,
+    SealHandOff,
+)
 
 if TYPE_CHECKING:
     from noderuntime.core import NodeCore
@@ -58,16 +64,12 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 __all__ = [
-    "HANDOFF_WAIT",
     "MAX_PENDING_PER_JOB",
     "HandOffRefused",
     "SealAggregator",
     "mount_aggregation",
 ]
 
-HANDOFF_WAIT = 20
-"""Seconds a seat waits for its handed-off seal or reveal to be on chain before it sends its
-own transaction (`verifier.node`); the solver submits a partial batch after half of it."""
 
 MAX_PENDING_PER_JOB = 64
 """The most pending seals (and, apart, reveals) one job holds: only seats are accepted, so this

@@ -17,18 +17,35 @@ from typing import Any
 import httpx
 from pydantic import BaseModel
 
-from solver.aggregation import HANDOFF_WAIT
+from veritrain.wire import HANDOFF_WAIT
 
-__all__ = ["HANDOFF_TIMEOUT_S", "HANDOFF_WAIT", "fallback_at", "post_hand_off"]
+__all__ = [
+    "HANDOFF_TIMEOUT_S",
+    "HANDOFF_WAIT",
+    "fallback_at",
+    "hand_off_cutoff",
+    "post_hand_off",
+]
 
 HANDOFF_TIMEOUT_S = 10.0
 """Seconds a hand-off POST may take before it counts as failed (the seat then sends itself)."""
 
 
+def hand_off_cutoff(closes: int, window: int) -> int:
+    """Chain time (seconds) from which a seat neither hands off nor waits for a hand-off:
+    ``closes - window // 3``, a third of the window kept for its own transaction (the same
+    margin an unreachable solver gets, `judge_claim`).
+
+    Args:
+        closes: the window's last second (the verdict deadline, or the reveal's close).
+        window: the window's length (seconds).
+    """
+    return int(closes) - int(window) // 3
+
+
 def fallback_at(handed_at: int, wait: float, closes: int, window: int) -> int:
     """Chain time (seconds) from which a seat sends its own transaction after a hand-off:
-    ``handed_at + wait``, but no later than ``closes - window // 3``, so the fallback keeps a
-    third of the window (the same margin an unreachable solver gets, `judge_claim`).
+    ``handed_at + wait``, but no later than `hand_off_cutoff`.
 
     Args:
         handed_at: chain time of the hand-off (seconds).
@@ -36,7 +53,7 @@ def fallback_at(handed_at: int, wait: float, closes: int, window: int) -> int:
         closes: the window's last second (the verdict deadline, or the reveal's close).
         window: the window's length (seconds).
     """
-    return min(int(handed_at + wait), int(closes) - int(window) // 3)
+    return min(int(handed_at + wait), hand_off_cutoff(closes, window))
 
 
 def post_hand_off(http: Any, base_url: str, route: str, body: BaseModel) -> str | None:

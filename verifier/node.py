@@ -68,7 +68,7 @@ from noderuntime.adjudication import Adjudication
 from noderuntime.mirror import StateMirror
 from noderuntime.ports import ChainPort
 from noderuntime.records import CheckResult, RecordStore, VerifierJob, VerifierRecords, Vote
-from verifier.handoff import HANDOFF_WAIT, fallback_at, post_hand_off
+from verifier.handoff import HANDOFF_WAIT, fallback_at, hand_off_cutoff, post_hand_off
 from veritrain.bisection import Chooser
 from veritrain.commitments import new_salt, verdict_commitment, vote_commitment
 from veritrain.enums import DisputePhase, DisputeStatus, JobStatus, Role
@@ -357,15 +357,10 @@ class VerifierNode(NodeBase):
         if not all_sealed and now < windows.verdict_reveal_opens:
             return
         ends = list(rec.ends)
-        claimed = self.client.round.claims_of(submission).end_hashes
-        own = self.client.jobs.sample_mask_of(job_id, self.client.address)
         # a bond per non-approval of its own samples; its ends elsewhere are ignored (P-27)
-        rejects = sum(
-            1 for j, ok in enumerate(verdict_approvals(ends, claimed)) if not ok and _holds(own, j)
-        )
+        mine, rejects = self._own_tally(job_id, submission, ends, samples)
         if rejects:
             self.ensure_funds(rejects * int(self.job_params().challenge_bond))
-        mine = sum(1 for j in range(samples) if _holds(own, j))
         what = f"{mine - rejects} approve, {rejects} reject of its {mine} samples"
         salt = rec.salt
         # The ends are handed to anyone only once no seat can seal any more (every seat
@@ -402,16 +397,22 @@ class VerifierNode(NodeBase):
         self._record_job(job_id, submitted=True)
         if rec.ends is None:
             return
+        mine, rejects = self._own_tally(job_id, submission, list(rec.ends), samples)
+        self.metrics.verdicts.labels(verdict="approve").inc(mine - rejects)
+        self.metrics.verdicts.labels(verdict="reject").inc(rejects)
+
+    def _own_tally(
+        self, job_id: int, submission: bytes, ends: list[bytes], samples: int
+    ) -> tuple[int, int]:
+        """``(mine, rejects)``: the samples of this seat's own draw, and how many of them its
+        sealed ``ends`` reject (an end other than the posted claim); ends outside its draw are
+        ignored (P-27)."""
         claimed = self.client.round.claims_of(submission).end_hashes
         own = self.client.jobs.sample_mask_of(job_id, self.client.address)
         rejects = sum(
-            1
-            for j, ok in enumerate(verdict_approvals(list(rec.ends), claimed))
-            if not ok and _holds(own, j)
+            1 for j, ok in enumerate(verdict_approvals(ends, claimed)) if not ok and _holds(own, j)
         )
-        mine = sum(1 for j in range(samples) if _holds(own, j))
-        self.metrics.verdicts.labels(verdict="approve").inc(mine - rejects)
-        self.metrics.verdicts.labels(verdict="reject").inc(rejects)
+        return sum(1 for j in range(samples) if _holds(own, j)), rejects
 
     def _handed_off(
         self,
@@ -453,7 +454,7 @@ class VerifierNode(NodeBase):
                     now,
                 )
             return False
-        if now >= closes - window // 3:
+        if now >= hand_off_cutoff(closes, window):
             return False  # too late for a hand-off: a third of the window is kept to fall back
         refused = hand()
         if refused is not None:

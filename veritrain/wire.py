@@ -40,6 +40,7 @@ __all__ = [
     "ManifestResponse",
     "ProofResponse",
     "StateHashResponse",
+    "HANDOFF_WAIT",
     "MAX_HANDOFF_BYTES",
     "MAX_HANDOFF_ENDS",
     "HandOffAccepted",
@@ -125,6 +126,11 @@ SIGNATURE_PATTERN = r"^0x[0-9a-fA-F]{130}$"
 MAX_HANDOFF_ENDS = 256
 """The most end hashes a reveal hand-off may carry (one per sample; far above any job's
 samples), so a body is bounded before anything is checked against the chain."""
+
+HANDOFF_WAIT = 20
+"""Seconds a seat waits for its handed-off seal or reveal to be on chain before it sends its
+own transaction (`verifier.handoff`); the solver submits a partial batch after half of it
+(`solver.aggregation`). Part of the hand-off's contract between the two, so it lives here."""
 
 MAX_HANDOFF_BYTES = 32 << 10
 """The most bytes a seal or reveal hand-off body may have (32 KiB: 256 ends of 66 characters
