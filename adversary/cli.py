@@ -61,6 +61,15 @@ def solver(
     device: DeviceOpt = "cpu",
     model: ModelsOpt = None,
     max_jobs: MaxJobsOpt = 1,
+    claims: Annotated[
+        int | None,
+        typer.Option(
+            "--claims",
+            min=0,
+            help="Claim at most this many jobs in the node's life, then only "
+            "follow them (default: no limit).",
+        ),
+    ] = None,
     json_logs: Annotated[bool, typer.Option("--json", help="JSON-lines logs.")] = False,
     verbose: VerboseOpt = 0,
 ) -> None:
@@ -87,6 +96,7 @@ def solver(
         bind_host=bind,
         models=models,
         max_active_jobs=max_jobs,
+        claim_limit=claims,
         threads=threads,
         device=device,
     )

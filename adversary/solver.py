@@ -146,18 +146,33 @@ class CheatingSolverNode(SolverNode):
     Args:
         *args: `SolverNode` positional arguments.
         mode: one of `ADVERSARIES`.
+        claim_limit: claims in the node's whole life (counted from its persisted job records,
+            so a restart does not reset it), or None for no limit. Once reached, the node only
+            follows the jobs it holds. A scripted scenario uses it to give each cheater exactly
+            its own jobs, whatever the timing.
         **kwargs: `SolverNode` keyword arguments.
 
     Raises:
-        ValueError: unknown mode.
+        ValueError: unknown mode, or a claim limit below 0.
     """
 
-    def __init__(self, *args: Any, mode: str, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, mode: str, claim_limit: int | None = None, **kwargs: Any
+    ) -> None:
         _check_mode(mode)
+        if claim_limit is not None and claim_limit < 0:
+            raise ValueError(f"claim limit {claim_limit} is below 0")
         self.mode = mode
+        self.claim_limit = claim_limit
         self._copied: dict[bytes, JobSpec] = {}  # "copy-seat": own spec hash -> copied spec
         super().__init__(*args, **kwargs)
         self.log.warning("ADVERSARY solver %r (testing only)", mode)
+
+    def _maybe_claim(self) -> None:
+        """`SolverNode._maybe_claim`, until the node holds records of `claim_limit` jobs."""
+        if self.claim_limit is not None and len(self.state.read().jobs) >= self.claim_limit:
+            return
+        super()._maybe_claim()
 
     def step_function(self, engine: TrainingEngine) -> StepFn:
         """The cheating step rule (`cheating_step_function`); in ``"copy-seat"`` mode, on a

@@ -10,8 +10,9 @@ What runs, each node in its own OS process talking only through the chain and HT
   bit-identical on any machine;
 - 3 solvers: honest (account 1; holds 2 jobs at once), ``skip-steps`` (2: skips optimizer
   steps in segments >= 2), ``perturb`` (3: adds noise to the weights at the end of segments
-  >= 2); the cheaters claim only ``digits-mlp`` jobs, so the GPT job is always the honest
-  solver's and each solver trains one digits job;
+  >= 2); the cheaters claim only ``digits-mlp`` jobs and one job each (``--claims 1``), so the
+  GPT job is always the honest solver's and each solver trains one digits job, however long the
+  honest solver trains the GPT job before it claims its digits job;
 - 5 verifiers (accounts 4-8), account 8 lazy (approves without replaying);
 - 1 whistleblower (account 9).
 
@@ -75,13 +76,13 @@ NODE_LAYOUT: tuple[tuple[int, str, str, tuple[str, ...]], ...] = (
         2,
         "solver",
         "solver-skip-steps",
-        ("adversary", "solver", "--mode", "skip-steps", "--model", MODEL_NAME),
+        ("adversary", "solver", "--mode", "skip-steps", "--model", MODEL_NAME, "--claims", "1"),
     ),
     (
         3,
         "solver",
         "solver-perturb",
-        ("adversary", "solver", "--mode", "perturb", "--model", MODEL_NAME),
+        ("adversary", "solver", "--mode", "perturb", "--model", MODEL_NAME, "--claims", "1"),
     ),
     (4, "verifier", "verifier-1", ("verifier", "run")),
     (5, "verifier", "verifier-2", ("verifier", "run")),

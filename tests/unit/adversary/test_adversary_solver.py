@@ -73,3 +73,43 @@ def test_other_init_solver_cannot_commit(tmp_path: Path) -> None:
     assert rec.hashes[0] != chain.jobs[job_id].init_hash
     assert chain.jobs[job_id].status is JobStatus.Claimed
     assert chain.count("claimJob") == 1 and chain.count("commitCheckpoints") == 0
+
+
+@pytest.mark.parametrize("limit", [None, 1])
+def test_claim_limit_counts_the_jobs_of_the_nodes_whole_life(
+    tmp_path: Path, limit: int | None
+) -> None:
+    """A cheater whose first job ended claims the next Open one, unless its claim limit is
+    reached; the limit is read from its persisted records, so a restarted node keeps it."""
+    from tests.utils.fake_chain import FakeChain
+    from tests.utils.node_fixtures import SOLVER, SUBMITTER
+    from veritrain.enums import JobStatus
+
+    chain = FakeChain()
+    first = chain.post_job(SUBMITTER, tiny_spec())
+    second = chain.post_job(SUBMITTER, tiny_spec(seed=2))
+    node = solver_node(
+        chain.client(SOLVER), tmp_path, mode="other-init", serve=False, claim_limit=limit
+    )
+    node.step()
+    assert chain.jobs[first].status is JobStatus.Claimed and chain.count("claimJob") == 1
+    chain.set_job(first, status=JobStatus.Rejected)  # its job ended: it holds nothing now
+    restarted = solver_node(
+        chain.client(SOLVER), tmp_path, mode="other-init", serve=False, claim_limit=limit
+    )
+    for _ in range(2):
+        restarted.step()
+        chain.advance(blocks=2)
+    taken = chain.jobs[second].status is JobStatus.Claimed
+    assert taken is (limit is None)
+    assert chain.count("claimJob") == (2 if limit is None else 1)
+
+
+def test_a_negative_claim_limit_is_refused(tmp_path: Path) -> None:
+    from tests.utils.fake_chain import FakeChain
+    from tests.utils.node_fixtures import SOLVER
+
+    with pytest.raises(ValueError, match="below 0"):
+        solver_node(
+            FakeChain().client(SOLVER), tmp_path, mode="perturb", serve=False, claim_limit=-1
+        )
