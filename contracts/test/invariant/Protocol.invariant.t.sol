@@ -26,7 +26,7 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         _deploy(_config());
         handler = new ProtocolHandler(token, stakeManager, jobManager, round, committee);
         targetContract(address(handler));
-        bytes4[] memory selectors = new bytes4[](17);
+        bytes4[] memory selectors = new bytes4[](18);
         selectors[0] = ProtocolHandler.postJob.selector;
         selectors[1] = ProtocolHandler.cancelJob.selector;
         selectors[2] = ProtocolHandler.claimAndCommit.selector;
@@ -45,6 +45,7 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         selectors[14] = ProtocolHandler.advance.selector;
         selectors[15] = ProtocolHandler.advance.selector;
         selectors[16] = ProtocolHandler.fundJackpot.selector;
+        selectors[17] = ProtocolHandler.batchVerdicts.selector;
         targetSelector(FuzzSelector({addr: address(handler), selectors: selectors}));
     }
 
@@ -63,6 +64,64 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         invariant_forcedErrorsSettled();
         invariant_sharesMatchVerifiedSteps();
         invariant_expiryJudgesRevealedRejects();
+        _assertBatchesHonest();
+    }
+
+    /// @custom:invariant P10 Verdicts handed to an aggregator (docs/SECURITY.md P-37): no batch
+    ///                   sender's tokens or credit moved, and every seat in a batch ends sealed or
+    ///                   revealed as it signed or sealed, never overwritten.
+    function _assertBatchesHonest() internal {
+        assertEq(handler.ghost_batchSenderCharged(), 0, "P10: a batch sender paid a seat's bond");
+        assertEq(handler.ghost_batchSeatMisrecorded(), 0, "P10: a batch left a seat other than it signed");
+    }
+
+    /// @notice The handler's aggregator path (P10): one `commitVerdictsFor` seals every seat, one
+    ///         `revealVerdictsFor` from a stranger reveals them, and the solver's secret comes with
+    ///         the finalize (`revealSecretAndFinalize`), with every check of the handler held.
+    function test_handler_batchedVerdictsThenRevealWithFinalize_succeeds() public {
+        handler.postJob(0, 3, 1e18);
+        handler.claimAndCommit(0, 0, true);
+        handler.claimAndCommit(0, 0, true);
+        handler.assignVerifiers(1);
+        (address[] memory seats, uint32[] memory segments) = jobManager.getAssignment(1);
+        (uint256 maskSeed, address rejecter) = _seedWithAReject(seats, segments.length);
+        uint256 balance = token.balanceOf(rejecter);
+        handler.batchVerdicts(0, maskSeed);
+        assertEq(handler.ghost_calls("commitVerdictsFor"), 1, "one batch of seals");
+        handler.batchVerdicts(0, maskSeed);
+        assertEq(handler.ghost_calls("revealVerdictsFor"), 1, "one batch of reveals");
+        // The rejecting seat paid its reject bond itself; the sender paid nothing (P10).
+        assertEq(token.balanceOf(rejecter), balance - jobManager.params().challengeBond, "the seat's own bond");
+        uint256 seed;
+        while (
+            uint256(keccak256(abi.encode(seed, "reveal"))) % 8 == 0
+                || uint256(keccak256(abi.encode(seed, "reveal and finalize"))) % 2 != 0
+        ) {
+            ++seed;
+        }
+        handler.finalize(seed);
+        assertEq(handler.ghost_calls("revealSecretAndFinalize"), 1, "the secret came with the finalize");
+        assertEq(handler.ghost_calls("finalize"), 1, "finalized");
+        _assertBatchesHonest();
+        invariant_noUnjustifiedSlash();
+        invariant_escrowSolvent();
+        invariant_forcedErrorsSettled();
+    }
+
+    /// @notice A mask seed under which the handler's batch seals a reject of some sample by a seat
+    ///         that is neither silent nor the griefer (`ProtocolHandler._addSeal`'s masks).
+    function _seedWithAReject(address[] memory seats, uint256 samples)
+        internal
+        view
+        returns (uint256 seed, address rejecter)
+    {
+        for (;; ++seed) {
+            for (uint256 i; i < seats.length; ++i) {
+                if (seats[i] == handler.silentSeat() || seats[i] == handler.griefer()) continue;
+                uint256 mask = uint256(keccak256(abi.encode(seed, seats[i])));
+                if (mask % 3 == 0 && (mask >> 8) & ((uint256(1) << samples) - 1) != 0) return (seed, seats[i]);
+            }
+        }
     }
 
     /// @notice From a fresh deployment, `settle` alone reaches all three milestones.

@@ -3,9 +3,9 @@ pragma solidity 0.8.37;
 
 // Testing
 import {Vm} from "@prb/test/Vm.sol";
-import {Bound} from "../../utils/Bound.sol";
-import {ClaimsBook} from "../../utils/ClaimsBook.sol";
 import {Merkle} from "../../utils/Merkle.sol";
+import {VmExt} from "../../utils/VmExt.sol";
+import {ProtocolHandlerBase} from "./ProtocolHandlerBase.sol";
 // Contracts
 import {ArbitrationCommittee} from "../../../src/ArbitrationCommittee.sol";
 import {Escrow} from "../../../src/Escrow.sol";
@@ -14,15 +14,12 @@ import {ShareRegistry} from "../../../src/ShareRegistry.sol";
 import {StakeManager} from "../../../src/StakeManager.sol";
 import {VeriToken} from "../../../src/VeriToken.sol";
 import {VerificationRound} from "../../../src/VerificationRound.sol";
-// Interfaces
-import {IJobManager} from "../../../src/interfaces/IJobManager.sol";
-import {IStakeManager} from "../../../src/interfaces/IStakeManager.sol";
 // Types
 import {Dispute, DisputePhase} from "../../../src/types/DisputeTypes.sol";
 import {Job, JobStatus, Verdict} from "../../../src/types/JobTypes.sol";
 import {Role} from "../../../src/types/Role.sol";
 import {Claims, RoundOutcome} from "../../../src/types/RoundTypes.sol";
-import {LibSubmission, SubmissionId} from "../../../src/types/SubmissionId.sol";
+import {SubmissionId} from "../../../src/types/SubmissionId.sol";
 
 /// @title ProtocolHandler
 /// @notice Drives the whole protocol with bounded random actions from a fixed cast of actors, and
@@ -33,89 +30,31 @@ import {LibSubmission, SubmissionId} from "../../../src/types/SubmissionId.sol";
 ///      against their settlement (@custom:property-id P5). Solvers commit real checkpoint trees,
 ///      post their claims (forced claims included) and usually reveal their secret; verifiers seal
 ///      and reveal verdicts through the VerificationRound.
-contract ProtocolHandler is Bound, ClaimsBook {
-    ////// Constants //////
+contract ProtocolHandler is ProtocolHandlerBase {
+    /// @notice A `commitVerdictsFor` being built (`_sealBatch`): its seats, their commitments and
+    ///         signatures, each seat's seal before it (zero if none), how many, and whether a fresh
+    ///         or a stale seal is in.
+    struct SealBatch {
+        address[] seats;
+        bytes32[] commitments;
+        bytes[] signatures;
+        bytes32[] before;
+        uint256 count;
+        bool fresh;
+        bool stale;
+    }
 
-    Vm internal constant vm = Vm(address(uint160(uint256(keccak256("hevm cheat code")))));
-    bytes32 internal constant STAKE_SLASHED = keccak256("StakeSlashed(address,uint8,uint256,uint256,address)");
-    bytes32 internal constant MODEL_ID = keccak256("digits-mlp");
-    /// @notice State hash of the spec's seed-initialised state of every job the handler posts.
-    bytes32 internal constant INIT_HASH = keccak256("handler initial state");
-    /// @notice Most `advance` calls `settle` makes.
-    uint256 internal constant MAX_SETTLE_STEPS = 1500;
-    /// @notice The griefer's sealed "mask": a zero end on every sample (an abstention, P-20, P-33).
-    uint256 internal constant ABSTAIN_ALL = type(uint256).max;
-
-    ////// State //////
-
-    VeriToken public token;
-    StakeManager public stakeManager;
-    JobManager public jobManager;
-    Escrow public escrow;
-    ArbitrationCommittee public committee;
-    VerificationRound public round;
-    /// @notice True inside `settle`: solvers always post claims and reveal their secret there.
-    bool internal _settling;
-
-    address[] public actors;
-    address[] public submitters;
-    address[] public solvers;
-    address[] public verifiers;
-    address[] public whistleblowers;
-
-    /// @notice Accounts allowed to be slashed by the call in progress (role-qualified).
-    mapping(address account => mapping(Role role => bool allowed)) internal _slashable;
-    address[] internal _slashableList;
-
-    /// @notice State hashes of checkpoints 0..N/k each job's solver committed.
-    mapping(uint256 jobId => bytes32[] states) internal _states;
-    /// @notice Reject mask each verifier sealed, for its reveal.
-    mapping(uint256 jobId => mapping(address verifier => uint256 mask)) internal _sealed;
-
-    /// @notice A seat that never seals (P-34: a silent accomplice) and one that abstains on every
-    ///         sample it draws (P-33: a griefer); both are verifiers of the pool.
-    address public silentSeat;
-    address public griefer;
-    /// @notice Samples of a job a committee ruled on (P9).
-    mapping(uint256 jobId => mapping(uint256 sampleIndex => bool ruled)) internal _ruled;
-
-    /// @notice Vote each member chose, for its reveal.
-    mapping(uint256 disputeId => mapping(address member => bool segmentValid)) internal _votes;
-
-    /// @custom:property-id P2 Slashes not explained by a lost verdict, challenge, commit or vote.
-    uint256 public ghost_unjustifiedSlashes;
-    /// @custom:property-id P2 Slashes seen.
-    uint256 public ghost_slashes;
-    /// @custom:property-id P5 Forced errors settled (finalize with outcome Forced).
-    uint256 public ghost_forcedErrors;
-    /// @custom:property-id P5 Approvers of a forced error that kept their stake.
-    uint256 public ghost_forcedApproverNotSlashed;
-    /// @custom:property-id P5 Rejecters of a forced error that lost stake in its settlement.
-    uint256 public ghost_forcedRejecterSlashed;
-    /// @custom:property-id P5 Rejecters and whistleblowers of a forced error not paid bond + jackpot
-    ///                     (capped by the pool).
-    uint256 public ghost_forcedWinnerUnpaid;
-    /// @custom:property-id P5 Rejecters of a forced error whose sealed end was not the solver's
-    ///                     true end, left without a dispute on the sample.
-    uint256 public ghost_forcedMismatchUndisputed;
-    /// @custom:property-id P6 Rejecters of a sample a committee ruled valid that kept their reject
-    ///                     bond (settlement state keyed by address let a rejecter that was also a
-    ///                     paid whistleblower of the sample escape, P-22).
-    uint256 public ghost_validRejecterKeptBond;
-    /// @custom:property-id P6 Challenges by a verifier of the job (a double role).
-    uint256 public ghost_doubleRoleChallenges;
-    /// @notice Jobs claimed by their own submitter (a key that is submitter and solver, or owner,
-    ///         poster and solver); progress: the invariants held on such jobs too.
-    uint256 public ghost_selfDealtClaims;
-    /// @custom:property-id P3 Finalize calls that finalized a job (and minted its shares).
-    uint256 public ghost_finalizedMints;
-    /// @custom:property-id P9 Jobs that expired with a seat's revealed reject of a sample no ruling
-    ///                     judged (P-34: expiry never forgives a revealed reject).
-    uint256 public ghost_unjudgedRejectExpired;
-    /// @custom:property-id P9 Jobs expired after verifiers were drawn (progress of the new surface).
-    uint256 public ghost_expiredAfterDraw;
-    /// @notice Successful calls per action, to check the handler reaches deep states.
-    mapping(bytes32 action => uint256 count) public ghost_calls;
+    /// @notice What a finalize may slash and must pay, read just before it (`_expected`).
+    struct Expected {
+        RoundOutcome outcome;
+        uint256 f;
+        address[] assigned;
+        bool solverSlashable;
+        bool[] seatSlashable;
+        uint256[] creditsBefore;
+        Verdict[] verdictsBefore;
+        uint256 poolBefore;
+    }
 
     ////// Constructor //////
 
@@ -325,6 +264,142 @@ contract ProtocolHandler is Bound, ClaimsBook {
         }
     }
 
+    /// @notice Verdicts handed to an aggregator (docs/SECURITY.md P-37): while seats may seal, the
+    ///         job's solver sends one `commitVerdictsFor` with every unsealed seat's seal under the
+    ///         seat's EIP-712 signature, plus one seat that sealed already (skipped, not refused);
+    ///         once the reveal window is open, a stranger (the whistleblower) sends one
+    ///         `revealVerdictsFor` for every sealed seat, one that revealed already included. Neither
+    ///         sender's tokens nor credit may move, and every seat ends as it signed (P10).
+    function batchVerdicts(uint256 jobSeed, uint256 maskSeed) external {
+        _batchVerdicts(jobSeed, maskSeed);
+    }
+
+    function _batchVerdicts(uint256 jobSeed, uint256 maskSeed) internal {
+        (uint256 jobId, Job memory job) = _pick(jobSeed);
+        if (job.status != JobStatus.Verifying) return;
+        (bytes32[] memory starts,) = _claimsOf(_sid(jobId));
+        if (starts.length == 0) return;
+        if (block.timestamp <= job.verdictDeadline && _sealBatch(jobId, job.solver, maskSeed)) return;
+        _revealBatch(jobId);
+    }
+
+    /// @notice `sender` submits the seals of every seat of `jobId` that has not sealed (the silent
+    ///         seat aside), each signed by the seat, and one seat's stale seal; false when no seat
+    ///         was left to seal.
+    function _sealBatch(uint256 jobId, address sender, uint256 maskSeed) internal returns (bool sent) {
+        SubmissionId sid = _sid(jobId);
+        (address[] memory assigned,) = jobManager.getAssignment(jobId);
+        SealBatch memory b = SealBatch({
+            seats: new address[](assigned.length),
+            commitments: new bytes32[](assigned.length),
+            signatures: new bytes[](assigned.length),
+            before: new bytes32[](assigned.length),
+            count: 0,
+            fresh: false,
+            stale: false
+        });
+        for (uint256 i; i < assigned.length; ++i) {
+            _addSeal(jobId, assigned[i], maskSeed, b);
+        }
+        if (!b.fresh) return false;
+        (address[] memory seats, bytes32[] memory commitments, bytes[] memory signatures) =
+            (b.seats, b.commitments, b.signatures);
+        uint256 count = b.count;
+        assembly ("memory-safe") {
+            mstore(seats, count)
+            mstore(commitments, count)
+            mstore(signatures, count)
+        }
+        (uint256 balance, uint256 credit) = (token.balanceOf(sender), escrow.creditOf(sender));
+        vm.prank(sender);
+        round.commitVerdictsFor(sid, seats, commitments, signatures);
+        if (token.balanceOf(sender) != balance || escrow.creditOf(sender) != credit) ++ghost_batchSenderCharged;
+        for (uint256 i; i < count; ++i) {
+            (bytes32 sealed_,) = round.verdictCommitmentOf(sid, seats[i]);
+            if (sealed_ != (b.before[i] == bytes32(0) ? commitments[i] : b.before[i])) ++ghost_batchSeatMisrecorded;
+        }
+        ++ghost_calls["commitVerdictsFor"];
+        return true;
+    }
+
+    /// @notice Adds `seat`'s signed seal to `b`: a fresh one (as `_submitVerdicts` seals: mostly
+    ///         approvals, the griefer abstains on everything) where it has not sealed, a stale one
+    ///         for the first seat that has; the silent seat never.
+    function _addSeal(uint256 jobId, address seat, uint256 maskSeed, SealBatch memory b) internal {
+        SubmissionId sid = _sid(jobId);
+        (bytes32 sealed_,) = round.verdictCommitmentOf(sid, seat);
+        if (seat == silentSeat || (sealed_ != bytes32(0) && b.stale)) return;
+        bytes32 commitment = keccak256(abi.encode("stale seal", jobId, seat));
+        if (sealed_ == bytes32(0)) {
+            uint256 mask = uint256(keccak256(abi.encode(maskSeed, seat)));
+            if (mask % 3 != 0) mask = 0;
+            if (seat == griefer) mask = ABSTAIN_ALL;
+            _sealed[jobId][seat] = mask;
+            (, uint32[] memory segments) = jobManager.getAssignment(jobId);
+            commitment = keccak256(abi.encode(jobId, seat, _ends(jobId, segments, mask), _verdictSalt(jobId, seat)));
+            b.fresh = true;
+        } else {
+            b.stale = true;
+        }
+        (uint8 v, bytes32 r, bytes32 s) = vm.sign(_keyOf[seat], round.sealDigest(sid, commitment));
+        (b.seats[b.count], b.commitments[b.count], b.before[b.count]) = (seat, commitment, sealed_);
+        b.signatures[b.count++] = abi.encodePacked(r, s, v);
+    }
+
+    /// @notice The whistleblower submits the reveals of every sealed seat of `jobId` (one that
+    ///         revealed already included, and skipped) once the reveal window is open.
+    function _revealBatch(uint256 jobId) internal {
+        SubmissionId sid = _sid(jobId);
+        (address[] memory assigned, uint32[] memory segments) = jobManager.getAssignment(jobId);
+        {
+            (uint64 opens, uint64 closes,,) = round.windowsOf(sid);
+            (,, uint32 committed) = round.roundOf(sid);
+            if (committed < assigned.length && block.timestamp < opens) vm.warp(opens);
+            if (block.timestamp > closes) return;
+        }
+        (address[] memory seats, uint256 count) = _toReveal(sid, assigned);
+        if (count == 0) return;
+        bytes32[][] memory ends = new bytes32[][](count);
+        bytes32[] memory salts = new bytes32[](count);
+        for (uint256 i; i < count; ++i) {
+            ends[i] = _ends(jobId, segments, _sealed[jobId][seats[i]]);
+            salts[i] = _verdictSalt(jobId, seats[i]);
+        }
+        address sender = whistleblowers[0];
+        (uint256 balance, uint256 credit) = (token.balanceOf(sender), escrow.creditOf(sender));
+        Claims memory claims = _claimsArg(sid);
+        vm.prank(sender);
+        round.revealVerdictsFor(sid, seats, ends, salts, claims);
+        if (token.balanceOf(sender) != balance || escrow.creditOf(sender) != credit) ++ghost_batchSenderCharged;
+        for (uint256 i; i < count; ++i) {
+            if (!_revealed(jobId, seats[i])) ++ghost_batchSeatMisrecorded;
+        }
+        ++ghost_calls["revealVerdictsFor"];
+    }
+
+    /// @notice The seats of a batch reveal: every sealed seat that has not revealed, and the first
+    ///         that has; `count` 0 when none is left to reveal.
+    function _toReveal(SubmissionId sid, address[] memory assigned)
+        internal
+        view
+        returns (address[] memory seats, uint256 count)
+    {
+        seats = new address[](assigned.length);
+        bool fresh;
+        bool again;
+        for (uint256 i; i < assigned.length; ++i) {
+            (bytes32 sealed_, bool revealed) = round.verdictCommitmentOf(sid, assigned[i]);
+            if (sealed_ == bytes32(0) || (revealed && again)) continue;
+            if (revealed) again = true;
+            else fresh = true;
+            seats[count++] = assigned[i];
+        }
+        if (!fresh) return (seats, 0);
+        assembly ("memory-safe") {
+            mstore(seats, count)
+        }
+    }
+
     /// @notice `verifier` reveals the verdicts it sealed, passing back the posted claims.
     function _reveal(uint256 jobId, address verifier, uint32[] memory segments) internal {
         bytes32[] memory ends = _ends(jobId, segments, _sealed[jobId][verifier]);
@@ -332,37 +407,6 @@ contract ProtocolHandler is Bound, ClaimsBook {
         bytes32 salt = _verdictSalt(jobId, verifier);
         vm.prank(verifier);
         round.revealVerdicts(_sid(jobId), ends, salt, claims);
-    }
-
-    /// @notice The end hashes a verifier seals: the claim where bit j + 8 of `rejectMask` is clear
-    ///         (approve); else the committed end (a replay; the true end of a forced claim) or,
-    ///         where that is the claim or bit 7 is set (a rejecter that did not replay), a hash of
-    ///         its own.
-    function _ends(uint256 jobId, uint32[] memory segments, uint256 rejectMask)
-        internal
-        view
-        returns (bytes32[] memory ends)
-    {
-        (, bytes32[] memory claimed) = _claimsOf(_sid(jobId));
-        ends = new bytes32[](segments.length);
-        if (rejectMask == ABSTAIN_ALL) return ends;
-        for (uint256 j; j < segments.length; ++j) {
-            if ((rejectMask >> (j + 8)) & 1 == 0) {
-                ends[j] = claimed[j];
-                continue;
-            }
-            bytes32 committed = _states[jobId][segments[j] + 1];
-            bool replayed = (rejectMask >> 7) & 1 == 0 && committed != claimed[j];
-            ends[j] = replayed ? committed : keccak256(abi.encode("own end", jobId, j));
-        }
-    }
-
-    function _verdictSalt(uint256 jobId, address verifier) internal pure returns (bytes32) {
-        return keccak256(abi.encode("verdict salt", jobId, verifier));
-    }
-
-    function _secret(uint256 jobId) internal pure returns (bytes32) {
-        return keccak256(abi.encode("secret", jobId));
     }
 
     function challengeApproval(uint256 jobSeed, uint256 sampleSeed, uint256 verifierSeed) external {
@@ -408,11 +452,14 @@ contract ProtocolHandler is Bound, ClaimsBook {
                 // Never skipped inside `settle` (a NoReveal job cannot settle a forced error).
                 if (!_settling && _roll(jobSeed, "reveal") % 8 == 0) {
                     vm.warp(uint256(job.challengeDeadline) + _revealWindow() + 1);
+                } else if (_roll(jobSeed, "reveal and finalize") % 2 == 0) {
+                    // Half the reveals come with the finalize, in one call (the solver node's way).
+                    return _finalizeVerifying(jobId, job, true);
                 } else {
-                    _revealSecret(jobId, job);
+                    _revealSecret(jobId, job, false);
                 }
             }
-            return _finalizeVerifying(jobId, job);
+            return _finalizeVerifying(jobId, job, false);
         } else if (job.status != JobStatus.Disputed) {
             return;
         } else if (committee.phaseOf(job.disputeId) != DisputePhase.Resolved) {
@@ -435,47 +482,33 @@ contract ProtocolHandler is Bound, ClaimsBook {
         ++ghost_calls["expireUnassigned"];
     }
 
-    /// @notice P9 after a call that may have expired `jobId`: no seat's revealed reject of a sample
-    ///         is left unjudged (P-34).
-    function _checkExpired(uint256 jobId) internal {
-        if (jobManager.getJob(jobId).status != JobStatus.Expired) return;
-        (address[] memory assigned,) = jobManager.getAssignment(jobId);
-        if (assigned.length != 0) ++ghost_expiredAfterDraw;
-        for (uint256 i; i < assigned.length; ++i) {
-            Verdict[] memory verdicts = jobManager.verdictOf(jobId, assigned[i]);
-            for (uint256 t; t < verdicts.length; ++t) {
-                if (verdicts[t] == Verdict.Reject && !_ruled[jobId][t]) ++ghost_unjudgedRejectExpired;
-            }
-        }
-    }
-
     /// @notice Finalize of a Verifying job once its round is settled: only the solver (NoClaims,
     ///         NoReveal), verifiers that never revealed and approvers of a forced error may be
     ///         slashed (P2); every approver of a forced error is, no rejecter is, and its rejecters and
     ///         whistleblowers are paid bond + jackpot (P5).
-    function _finalizeVerifying(uint256 jobId, Job memory job) internal {
-        (RoundOutcome outcome, uint256 f) = round.outcome(_sid(jobId));
-        if (outcome == RoundOutcome.Pending) return;
-        (address[] memory assigned,) = jobManager.getAssignment(jobId);
-        if (outcome == RoundOutcome.NoClaims || outcome == RoundOutcome.NoReveal) _allow(job.solver, Role.Solver);
-        for (uint256 i; i < assigned.length; ++i) {
-            Verdict[] memory verdicts = jobManager.verdictOf(jobId, assigned[i]);
-            if (!_revealed(jobId, assigned[i]) && outcome != RoundOutcome.NoClaims) _allow(assigned[i], Role.Verifier);
-            if (outcome == RoundOutcome.Forced && verdicts[f] == Verdict.Approve) _allow(assigned[i], Role.Verifier);
+    function _finalizeVerifying(uint256 jobId, Job memory job, bool withSecret) internal {
+        Expected memory e;
+        if (withSecret) {
+            // `revealSecretAndFinalize`: what the finalize will settle is read after the reveal, in
+            // a snapshot thrown away before the one call that does both.
+            uint256 snapshot = VmExt(address(vm)).snapshotState();
+            _revealSecret(jobId, job, false);
+            e = _expected(jobId);
+            VmExt(address(vm)).revertToState(snapshot);
+        } else {
+            e = _expected(jobId);
         }
-        uint256[] memory creditsBefore = new uint256[](assigned.length);
-        // Verdicts on f before the settlement turns matching rejections into approvals of the true end.
-        Verdict[] memory verdictsBefore = new Verdict[](assigned.length);
-        for (uint256 i; i < assigned.length; ++i) {
-            creditsBefore[i] = escrow.creditOf(assigned[i]);
-            if (outcome == RoundOutcome.Forced) verdictsBefore[i] = jobManager.verdictOf(jobId, assigned[i])[f];
+        if (e.outcome == RoundOutcome.Pending) return;
+        if (e.solverSlashable) _allow(job.solver, Role.Solver);
+        for (uint256 i; i < e.assigned.length; ++i) {
+            if (e.seatSlashable[i]) _allow(e.assigned[i], Role.Verifier);
         }
-        uint256 poolBefore = escrow.jackpotPool();
         vm.recordLogs();
-        jobManager.finalize(jobId);
+        if (withSecret) _revealSecret(jobId, job, true);
+        else jobManager.finalize(jobId);
         Vm.Log[] memory logs = vm.getRecordedLogs();
-        if (outcome == RoundOutcome.Forced) {
-            _checkForced(jobId, f, assigned, verdictsBefore, logs, creditsBefore, poolBefore);
+        if (e.outcome == RoundOutcome.Forced) {
+            _checkForced(jobId, e.f, e.assigned, e.verdictsBefore, logs, e.creditsBefore, e.poolBefore);
         }
         _checkSlashesIn(logs);
         _countMint(jobId);
@@ -483,99 +516,29 @@ contract ProtocolHandler is Bound, ClaimsBook {
         ++ghost_calls["finalize"];
     }
 
-    /// @notice P5 on the logs of a finalize that settled a forced error on sample `f`: every approver
-    ///         of the forced claim is slashed; no rejecter is; a rejecter that sealed the true end (a
-    ///         replay) is paid bond + jackpot; one that sealed another end keeps `f` disputed.
-    function _checkForced(
-        uint256 jobId,
-        uint256 f,
-        address[] memory assigned,
-        Verdict[] memory verdictsBefore,
-        Vm.Log[] memory logs,
-        uint256[] memory creditsBefore,
-        uint256 poolBefore
-    ) internal {
-        ++ghost_forcedErrors;
-        uint256 jackpot = jobManager.params().jackpot;
-        uint256 bond = jobManager.params().challengeBond;
-        // Every rejecter is owed a full jackpot when the pool held one per verifier before.
-        if (poolBefore < jackpot * assigned.length) jackpot = 0;
-        for (uint256 i; i < assigned.length; ++i) {
-            bool slashed = _slashedIn(logs, assigned[i], Role.Verifier);
-            if (verdictsBefore[i] == Verdict.Approve && !slashed) ++ghost_forcedApproverNotSlashed;
-            if (verdictsBefore[i] != Verdict.Reject) continue;
-            if (slashed) ++ghost_forcedRejecterSlashed;
-            _checkForcedRejecter(jobId, f, assigned[i], escrow.creditOf(assigned[i]) - creditsBefore[i], bond + jackpot);
+    /// @notice What a finalize of `jobId` now may slash and must pay: its round's outcome, who may be
+    ///         slashed (P2), and the credits, pool and verdicts on the forced sample before it (P5).
+    function _expected(uint256 jobId) internal view returns (Expected memory e) {
+        (e.outcome, e.f) = round.outcome(_sid(jobId));
+        (e.assigned,) = jobManager.getAssignment(jobId);
+        e.solverSlashable = e.outcome == RoundOutcome.NoClaims || e.outcome == RoundOutcome.NoReveal;
+        e.seatSlashable = new bool[](e.assigned.length);
+        e.creditsBefore = new uint256[](e.assigned.length);
+        e.verdictsBefore = new Verdict[](e.assigned.length);
+        for (uint256 i; i < e.assigned.length; ++i) {
+            Verdict[] memory verdicts = jobManager.verdictOf(jobId, e.assigned[i]);
+            e.seatSlashable[i] = (!_revealed(jobId, e.assigned[i]) && e.outcome != RoundOutcome.NoClaims)
+                || (e.outcome == RoundOutcome.Forced && verdicts[e.f] == Verdict.Approve);
+            e.creditsBefore[i] = escrow.creditOf(e.assigned[i]);
+            // Verdicts on f before the settlement turns matching rejections into approvals of the true end.
+            if (e.outcome == RoundOutcome.Forced) e.verdictsBefore[i] = verdicts[e.f];
         }
+        e.poolBefore = escrow.jackpotPool();
     }
 
-    /// @notice P5 for a rejecter of forced sample `f` credited `paid` at its settlement: one that
-    ///         sealed the true end (a replay) is paid `owed`; one that sealed another end keeps `f`
-    ///         disputed.
-    function _checkForcedRejecter(uint256 jobId, uint256 f, address verifier, uint256 paid, uint256 owed) internal {
-        (, uint32[] memory segments) = jobManager.getAssignment(jobId);
-        bytes32 trueEnd = _states[jobId][segments[f] + 1];
-        if (_ends(jobId, segments, _sealed[jobId][verifier])[f] != trueEnd) {
-            // Its end challenges the solver's: the sample must stay disputed.
-            if ((jobManager.disputedMaskOf(jobId) >> f) & 1 == 0) ++ghost_forcedMismatchUndisputed;
-        } else if (paid < owed) {
-            ++ghost_forcedWinnerUnpaid;
-        }
-    }
-
-    /// @notice The job's verifiers that reject sample `sampleIndex` (before the ruling).
-    function _rejectersOf(uint256 jobId, uint256 sampleIndex) internal view returns (address[] memory out) {
-        (address[] memory assigned,) = jobManager.getAssignment(jobId);
-        out = new address[](assigned.length);
-        uint256 count;
-        for (uint256 i; i < assigned.length; ++i) {
-            Verdict[] memory verdicts = jobManager.verdictOf(jobId, assigned[i]);
-            if (verdicts.length > sampleIndex && verdicts[sampleIndex] == Verdict.Reject) out[count++] = assigned[i];
-        }
-        assembly ("memory-safe") {
-            mstore(out, count)
-        }
-    }
-
-    /// @notice Whether `logs` hold a `BondForfeited(jobId, account, _)` of the JobManager.
-    function _bondForfeitedIn(Vm.Log[] memory logs, uint256 jobId, address account) internal view returns (bool) {
-        for (uint256 i; i < logs.length; ++i) {
-            Vm.Log memory log = logs[i];
-            if (log.emitter != address(jobManager) || log.topics.length < 3) continue;
-            if (log.topics[0] != IJobManager.BondForfeited.selector) continue;
-            if (uint256(log.topics[1]) == jobId && address(uint160(uint256(log.topics[2]))) == account) return true;
-        }
-        return false;
-    }
-
-    function _slashedIn(Vm.Log[] memory logs, address account, Role role) internal pure returns (bool) {
-        for (uint256 i; i < logs.length; ++i) {
-            if (logs[i].topics.length < 3 || logs[i].topics[0] != STAKE_SLASHED) continue;
-            if (address(uint160(uint256(logs[i].topics[1]))) == account && uint256(logs[i].topics[2]) == uint8(role)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /// @notice Whether every sample has a revealed verdict of a seat whose own draw holds it (the
-    ///         secret can be revealed only then, docs/SECURITY.md P-27).
-    function _covered(uint256 jobId) internal view returns (bool) {
-        (address[] memory assigned, uint32[] memory segments) = jobManager.getAssignment(jobId);
-        uint256 covered;
-        for (uint256 i; i < assigned.length; ++i) {
-            if (_revealed(jobId, assigned[i])) covered |= jobManager.sampleMaskOf(jobId, assigned[i]);
-        }
-        return covered == (uint256(1) << segments.length) - 1;
-    }
-
-    /// @notice Whether `verifier` revealed its sealed verdicts on the job's active submission.
-    function _revealed(uint256 jobId, address verifier) internal view returns (bool revealed) {
-        (, revealed) = round.verdictCommitmentOf(_sid(jobId), verifier);
-    }
-
-    /// @notice The job's solver reveals its secret with proofs of every claim.
-    function _revealSecret(uint256 jobId, Job memory job) internal {
+    /// @notice The job's solver reveals its secret with proofs of every claim; with `andFinalize`,
+    ///         in one `revealSecretAndFinalize`.
+    function _revealSecret(uint256 jobId, Job memory job, bool andFinalize) internal {
         (, uint32[] memory segments) = jobManager.getAssignment(jobId);
         bytes32[] memory leaves = Merkle.leaves(job.checkpointInterval, _states[jobId]);
         bytes32[][] memory startProofs = new bytes32[][](segments.length);
@@ -591,18 +554,13 @@ contract ProtocolHandler is Bound, ClaimsBook {
         }
         Claims memory claims = _claimsArg(_sid(jobId));
         vm.prank(job.solver);
-        round.revealSecret(_sid(jobId), _secret(jobId), trueEnd, startProofs, endProofs, claims);
-        ++ghost_calls["revealSecret"];
-    }
-
-    /// @notice A die roll derived from a fuzzer seed: seeds are often small numbers, so their own
-    ///         bits would always pick the same branch.
-    function _roll(uint256 seed, string memory what) internal pure returns (uint256) {
-        return uint256(keccak256(abi.encode(seed, what)));
-    }
-
-    function _revealWindow() internal view returns (uint256) {
-        return jobManager.params().revealWindow;
+        if (andFinalize) {
+            round.revealSecretAndFinalize(_sid(jobId), _secret(jobId), trueEnd, startProofs, endProofs, claims);
+            ++ghost_calls["revealSecretAndFinalize"];
+        } else {
+            round.revealSecret(_sid(jobId), _secret(jobId), trueEnd, startProofs, endProofs, claims);
+            ++ghost_calls["revealSecret"];
+        }
     }
 
     function drawCommittee(uint256 disputeSeed) external {
@@ -707,12 +665,14 @@ contract ProtocolHandler is Bound, ClaimsBook {
             return _assignVerifiers(jobSeed);
         }
         if (job.status == JobStatus.Verifying) {
-            // Mostly the next verifier seals or reveals; finalize once everyone has revealed (or,
-            // one call in eight, early: missed verdicts); a challenge one call in eight.
+            // Mostly the next verifier seals or reveals, or an aggregator does it for every seat
+            // (one call in eight); finalize once everyone has revealed (or, one call in eight, early:
+            // missed verdicts); a challenge one call in eight.
             uint256 step = _roll(choice, "verifying") % 8;
             if (step == 0) return _challengeApproval(jobSeed, choice >> 8, choice >> 16);
             (bool done, uint256 next) = _nextVerifier(jobId);
             if (step == 1 || done) return _finalize(jobSeed);
+            if (step == 2) return _batchVerdicts(jobSeed, _roll(choice, "masks"));
             return _submitVerdicts(jobSeed, next, _roll(choice, "mask"));
         }
         // Disputed.
@@ -821,162 +781,8 @@ contract ProtocolHandler is Bound, ClaimsBook {
         } catch {}
     }
 
-    /// @notice Tops every solver, verifier and whistleblower up to a free stake that covers a few jobs.
-    function _topUpAll() internal {
-        for (uint256 i; i < solvers.length; ++i) {
-            _topUp(solvers[i], Role.Solver, 300e18);
-        }
-        for (uint256 i; i < verifiers.length; ++i) {
-            _topUp(verifiers[i], Role.Verifier, 200e18);
-        }
-        for (uint256 i; i < whistleblowers.length; ++i) {
-            _topUp(whistleblowers[i], Role.Whistleblower, 50e18);
-        }
-    }
-
-    /// @notice Whether the run has reached a slash, a finalized mint and a forced-error settlement.
-    function progressed() public view returns (bool) {
-        return ghost_slashes != 0 && ghost_finalizedMints != 0 && ghost_forcedErrors != 0;
-    }
-
     function warp(uint256 seconds_) external {
         vm.warp(block.timestamp + bound(seconds_, 1, 10 minutes));
         vm.roll(block.number + 1);
-    }
-
-    ////// Views for the invariant test //////
-
-    function actorCount() external view returns (uint256) {
-        return actors.length;
-    }
-
-    ////// Internal //////
-
-    function _newActor(string memory name) internal returns (address account) {
-        account = address(uint160(uint256(keccak256(bytes(name)))));
-        vm.label(account, name);
-        vm.startPrank(account);
-        token.faucet(1_000_000e18);
-        token.approve(address(escrow), type(uint256).max);
-        token.approve(address(stakeManager), type(uint256).max);
-        vm.stopPrank();
-        actors.push(account);
-    }
-
-    function _stakeAs(address account, Role role, uint256 amount) internal {
-        vm.prank(account);
-        stakeManager.stake(role, amount);
-    }
-
-    /// @notice A job from `seed`, preferring live (non-terminal) jobs so that runs reach deep states.
-    function _pick(uint256 seed) internal view returns (uint256 jobId, Job memory job) {
-        uint256 count = jobManager.jobCount();
-        if (count == 0) return (0, job);
-        uint256 start = seed % count;
-        for (uint256 i; i < count; ++i) {
-            jobId = (start + i) % count + 1;
-            job = jobManager.getJob(jobId);
-            if (_isLive(job.status)) return (jobId, job);
-        }
-    }
-
-    function _isLive(JobStatus status) internal pure returns (bool) {
-        return status != JobStatus.Finalized && status != JobStatus.Rejected && status != JobStatus.Cancelled
-            && status != JobStatus.Expired;
-    }
-
-    function _liveJobs() internal view returns (uint256 live) {
-        uint256 count = jobManager.jobCount();
-        for (uint256 jobId = 1; jobId <= count; ++jobId) {
-            if (_isLive(jobManager.getJob(jobId).status)) ++live;
-        }
-    }
-
-    /// @notice A dispute from `seed`, preferring unresolved ones.
-    function _pickDispute(uint256 seed) internal view returns (uint256 disputeId) {
-        uint256 count = committee.disputeCount();
-        if (count == 0) return 0;
-        uint256 start = seed % count;
-        for (uint256 i; i < count; ++i) {
-            disputeId = (start + i) % count + 1;
-            if (committee.phaseOf(disputeId) != DisputePhase.Resolved) return disputeId;
-        }
-    }
-
-    function _salt(uint256 disputeId, address member) internal pure returns (bytes32) {
-        return keccak256(abi.encode("salt", disputeId, member));
-    }
-
-    function _allow(address account, Role role) internal {
-        _slashable[account][role] = true;
-        _slashableList.push(account);
-    }
-
-    /// @notice Who may lose stake when `disputeId` resolves, computed from the votes before the call.
-    function _allowDisputeLosers(uint256 disputeId, Dispute memory d) internal {
-        address[] memory members = committee.committeeOf(disputeId);
-        uint256 valid;
-        uint256 invalid;
-        for (uint256 i; i < members.length; ++i) {
-            (, bool revealed, bool v) = committee.ballotOf(disputeId, members[i]);
-            if (!revealed) _allow(members[i], Role.Verifier);
-            else if (v) ++valid;
-            else ++invalid;
-        }
-        bool segmentValid = invalid <= valid;
-        Job memory job = jobManager.getJob(d.jobId);
-        uint256 sampleIndex = jobManager.disputedSampleOf(d.jobId);
-        (address[] memory assigned,) = jobManager.getAssignment(d.jobId);
-        if (!segmentValid) _allow(job.solver, Role.Solver);
-        for (uint256 i; i < assigned.length; ++i) {
-            Verdict verdict = jobManager.verdictOf(d.jobId, assigned[i])[sampleIndex];
-            if (segmentValid ? verdict == Verdict.Reject : verdict == Verdict.Approve) {
-                _allow(assigned[i], Role.Verifier);
-            }
-        }
-    }
-
-    /// @notice Counts every StakeSlashed of the last call that hits an account not allowed.
-    function _checkSlashes() internal {
-        _checkSlashesIn(vm.getRecordedLogs());
-    }
-
-    /// @notice Counts every StakeSlashed in `logs` that hits an account not allowed, then clears
-    ///         the allowances.
-    function _checkSlashesIn(Vm.Log[] memory logs) internal {
-        for (uint256 i; i < logs.length; ++i) {
-            if (logs[i].topics.length == 0 || logs[i].topics[0] != STAKE_SLASHED) continue;
-            address account = address(uint160(uint256(logs[i].topics[1])));
-            Role role = Role(uint8(uint256(logs[i].topics[2])));
-            ++ghost_slashes;
-            if (!_slashable[account][role]) ++ghost_unjustifiedSlashes;
-        }
-        for (uint256 i; i < _slashableList.length; ++i) {
-            delete _slashable[_slashableList[i]][Role.Solver];
-            delete _slashable[_slashableList[i]][Role.Verifier];
-            delete _slashable[_slashableList[i]][Role.Whistleblower];
-        }
-        delete _slashableList;
-    }
-
-    /// @notice Stakes `account` up to `amount` of free stake in `role`.
-    function _topUp(address account, Role role, uint256 amount) internal {
-        uint256 free = stakeManager.freeStake(account, role);
-        if (free < amount) _stakeAs(account, role, amount - free);
-    }
-
-    /// @notice Counts a finalize that finalized `jobId` (P3: its steps were minted).
-    function _countMint(uint256 jobId) internal {
-        if (jobManager.getJob(jobId).status == JobStatus.Finalized) ++ghost_finalizedMints;
-    }
-
-    /// @notice The job's active submission.
-    /// @dev Reads the job's solver with `vm.load` (slot 3 = `JobManager._jobs`, word 1 = solver), not
-    ///      with a call, so that a pending `vm.prank`/`vm.expectRevert` still applies to the next real
-    ///      call. `JobManager_Views_Test.test_submissionOf_matchesStorageRead_succeeds` pins the slot.
-    function _sid(uint256 jobId) internal view returns (SubmissionId) {
-        bytes32 base = keccak256(abi.encode(jobId, uint256(3)));
-        address solver = address(uint160(uint256(vm.load(address(jobManager), bytes32(uint256(base) + 1)))));
-        return solver == address(0) ? SubmissionId.wrap(bytes32(0)) : LibSubmission.id(jobId, solver);
     }
 }
