@@ -31,6 +31,11 @@ Modes (each honest in segments 0 and 1, cheating from `CHEAT_FROM_SEGMENT` on):
   final state, its proof or its own mirror (`WithholdFinal`): a Sybil that takes a round's
   seats, is paid and leaves nobody the states (docs/SECURITY.md P-36).
 
+- ``"sit-on-batches"``: trains, commits and serves honestly, takes every seat's seal and reveal
+  hand-off (`SittingAggregator`: each checked and answered 202 as the honest solver does) and
+  never submits a batch: an aggregator that censors or stalls its seats (docs/SECURITY.md P-37).
+  Each seat's own transaction after its hand-off wait must carry the round.
+
 All but ``"smuggle-init"`` build a *consistent* Merkle tree over the states they actually
 produced, so only replay (or, for ``"other-init"``, the on-chain initHash check) catches them,
 not a proof check.
@@ -51,6 +56,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from adversary.training import perturb_weights, skip_step
+from solver.aggregation import SealAggregator
 from solver.node import CommitTree, SolverNode
 from veritrain.commitments import leaf_hash
 from veritrain.merkle import MerkleTree, checkpoint_tree
@@ -71,6 +77,7 @@ __all__ = [
     "OTHER_INIT_STD",
     "CheatingSolverNode",
     "CorruptBodies",
+    "SittingAggregator",
     "WithholdFinal",
     "cheating_step_function",
     "solver_node",
@@ -84,6 +91,7 @@ ADVERSARIES: tuple[str, ...] = (
     "corrupt-serve",
     "copy-seat",
     "withhold-final",
+    "sit-on-batches",
 )
 CHEAT_FROM_SEGMENT = 2
 """Adversaries behave honestly in segments 0 and 1 and cheat from this segment on."""
@@ -140,6 +148,32 @@ def cheating_step_function(engine: TrainingEngine, mode: str) -> StepFn:
     return advance
 
 
+class SittingAggregator(SealAggregator):
+    """ADVERSARY: a `SealAggregator` that takes the seats' hand-offs and never submits them.
+
+    ``taken`` counts the seals and reveals it accepted (each checked as the honest one checks it).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.taken = 0
+
+    def accept_seal(self, job_id: int, body: Any) -> int:
+        """`SealAggregator.accept_seal`, counted in ``taken``."""
+        pending = super().accept_seal(job_id, body)
+        self.taken += 1
+        return pending
+
+    def accept_reveal(self, job_id: int, body: Any) -> int:
+        """`SealAggregator.accept_reveal`, counted in ``taken``."""
+        pending = super().accept_reveal(job_id, body)
+        self.taken += 1
+        return pending
+
+    def flush(self, node: Any, job_id: int) -> None:
+        """ADVERSARY: submits nothing; the hand-offs are kept until the job ends."""
+
+
 class CheatingSolverNode(SolverNode):
     """A production `SolverNode` that trains with `cheating_step_function(engine, mode)`.
 
@@ -166,6 +200,10 @@ class CheatingSolverNode(SolverNode):
         self.claim_limit = claim_limit
         self._copied: dict[bytes, JobSpec] = {}  # "copy-seat": own spec hash -> copied spec
         super().__init__(*args, **kwargs)
+        if mode == "sit-on-batches":
+            self.aggregator = SittingAggregator(
+                self.client, serves=lambda j: self.catalog.get(j) is not None
+            )
         self.log.warning("ADVERSARY solver %r (testing only)", mode)
 
     def _maybe_claim(self) -> None:

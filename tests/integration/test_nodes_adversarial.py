@@ -3,7 +3,9 @@ through arbitration; a lazy verifier that approves it is challenged by the whist
 slashed too; with every solver honest, a lazy verifier is caught by a forced error
 (docs/FORCED_ERRORS.md); a cheat inside the forced segment itself is caught, because verdicts
 are the replayed end hashes (P-9); and a griefing verifier that rejects a forced sample without
-replaying it loses its dispute while the replaying rejecters get their bonds back.
+replaying it loses its dispute while the replaying rejecters get their bonds back; and a solver
+that takes its seats' seal and reveal hand-offs and never submits them cannot stall the round:
+each seat sends its own transactions after its hand-off wait and is paid its fee.
 
 Every segment is sampled (q = N/k = 4), so the cheat (segments 2 and 3) is always audited.
 Run: ``.venv/bin/python -m pytest tests/integration/test_nodes_adversarial.py -m anvil``.
@@ -13,10 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from adversary.solver import solver_node
+from adversary.solver import SittingAggregator, solver_node
 from adversary.verifier import griefing_end, verifier_node
 from chain import Anvil
 from tests.utils.node_harness import (
@@ -102,32 +105,35 @@ def _run(
     *,
     reject_all: tuple[int, ...] = (),
     spec: JobSpec | None = None,
-) -> tuple[int, str]:
+    hand_off_wait: float | None = None,
+) -> tuple[int, str, Any]:
+    """Start 3 verifiers (handing their seals and reveals to the solver, as by default) and the
+    whistleblower, post the job, start the solver; returns (job id, solver address, solver node)."""
     for i in (V1, V2, V3):
-        net.start(
-            verifier_node(
-                net.client(i),
-                net.tmp / f"v{i}",
-                lazy=i in lazy,
-                reject_all=i in reject_all,
-                poll_interval=0.5,
-            )
+        verifier = verifier_node(
+            net.client(i),
+            net.tmp / f"v{i}",
+            lazy=i in lazy,
+            reject_all=i in reject_all,
+            poll_interval=0.5,
         )
+        if hand_off_wait is not None:
+            verifier.hand_off_wait = hand_off_wait
+        net.start(verifier)
     net.start(WhistleblowerNode(net.client(WHISTLEBLOWER), net.tmp / "wb", poll_interval=0.5))
     net.wait_active(int(Role.Verifier), V1, V2, V3)
     job_id = net.post_job(spec or tiny_spec(seed=21))
     solver = net.client(SOLVER)
-    net.start(
-        solver_node(
-            solver, net.tmp / "solver", "127.0.0.1", free_port(), mode=adversary, poll_interval=0.5
-        )
+    node = solver_node(
+        solver, net.tmp / "solver", "127.0.0.1", free_port(), mode=adversary, poll_interval=0.5
     )
-    return job_id, solver.address
+    net.start(node)
+    return job_id, solver.address, node
 
 
 @pytest.mark.parametrize("adversary", ["perturb", "skip-steps"])
 def test_cheating_solver_is_rejected_and_slashed(net: Network, adversary: str) -> None:
-    job_id, solver = _run(net, adversary, lazy=())
+    job_id, solver, _ = _run(net, adversary, lazy=())
     reader = net.client(0)
     assert (
         net.wait_status(job_id, JobStatus.Finalized, JobStatus.Rejected, timeout=300)
@@ -144,7 +150,7 @@ def test_cheating_solver_is_rejected_and_slashed(net: Network, adversary: str) -
 
 
 def test_lazy_verifier_is_challenged_and_slashed(net: Network) -> None:
-    job_id, solver = _run(net, "skip-steps", lazy=(V1,))
+    job_id, solver, _ = _run(net, "skip-steps", lazy=(V1,))
     reader = net.client(0)
     lazy = net.client(V1).address
     wb = net.client(WHISTLEBLOWER).address
@@ -172,7 +178,7 @@ def test_lazy_verifier_is_challenged_and_slashed(net: Network) -> None:
 
 def test_lazy_verifier_is_caught_by_a_forced_error(forced_net: Network) -> None:
     net = forced_net
-    job_id, solver = _run(net, None, lazy=(V1,))  # an honest solver: only the forced error
+    job_id, solver, _ = _run(net, None, lazy=(V1,))  # an honest solver: only the forced error
     reader = net.client(0)
     pool = reader.escrow.jackpot_pool()
     assert (
@@ -223,7 +229,7 @@ def test_a_cheat_inside_the_forced_segment_is_caught(forced_all_net: Network) ->
     the honest verifiers seal the end they replayed, which is not the perturbed end the solver
     reveals with its secret: the sample stays disputed and the solver is slashed."""
     net = forced_all_net
-    job_id, solver = _run(net, "perturb", lazy=(), spec=_three_segments())
+    job_id, solver, _ = _run(net, "perturb", lazy=(), spec=_three_segments())
     reader = net.client(0)
     assert (
         net.wait_status(job_id, JobStatus.Finalized, JobStatus.Rejected, timeout=300)
@@ -261,7 +267,7 @@ def test_a_griefer_rejecting_a_forced_sample_without_replay_loses(
     end. They get their bonds back at the settlement; the sample stays disputed against the
     griefer alone, which loses its bond and stake to the committee."""
     net = forced_one_net
-    job_id, solver = _run(net, None, lazy=(), reject_all=(V1,), spec=_one_segment())
+    job_id, solver, _ = _run(net, None, lazy=(), reject_all=(V1,), spec=_one_segment())
     reader = net.client(0)
     assert (
         net.wait_status(job_id, JobStatus.Finalized, JobStatus.Rejected, timeout=300)
@@ -291,3 +297,38 @@ def test_a_griefer_rejecting_a_forced_sample_without_replay_loses(
     for a in honest:
         assert net.slashed(a, Role.Verifier) == 0
     assert reader.stakes.stake_of(solver, Role.Solver).staked == 4 * p.solver_stake
+
+
+def test_an_aggregator_sitting_on_the_hand_offs_cannot_stall_the_seats(net: Network) -> None:
+    """docs/SECURITY.md P-37: the seats hand their seals and reveals to the solver (the default),
+    which takes every one and submits none. Each seat falls back to its own transaction after its
+    wait: the job is finalized, every seal and reveal on chain was sent by its own seat, and each
+    seat ends with its fee in tokens (its stake whole) as with an honest aggregator."""
+    reader = net.client(0)
+    seats = [net.client(i).address for i in (V1, V2, V3)]
+    # a short wait (seconds of chain time): the fallback is the same at any length
+    job_id, solver, node = _run(net, "sit-on-batches", lazy=(), hand_off_wait=4.0)
+    before = {a: reader.token.balance_of(a) for a in seats}  # staked; the job just posted
+    assert (
+        net.wait_status(job_id, JobStatus.Finalized, JobStatus.Rejected, JobStatus.Disputed)
+        is JobStatus.Finalized
+    )
+    assert isinstance(node.aggregator, SittingAggregator)
+    assert node.aggregator.taken >= len(seats)  # the seats did hand off, and it sat on them
+    rnd = reader.round.contract
+    for event, function in (
+        ("VerdictsCommitted", "commitVerdicts"),
+        ("VerdictsRevealed", "revealVerdicts"),
+    ):
+        events = reader.event_logs(rnd, [event], 0, reader.block_number())
+        assert sorted(e.args["verifier"] for e in events) == sorted(seats), events
+        for e in events:
+            _, data = reader.transaction_call(e.tx_hash)
+            assert rnd.decode_function_input(data)[0].fn_name == function
+            assert reader.w3.eth.get_transaction(e.tx_hash)["from"] == e.args["verifier"]
+    # every seat claims its fee by itself and keeps its whole stake
+    fee = net.params.verifier_fee
+    for a in seats:
+        net.wait_for(f"{a} paid", lambda a=a: reader.token.balance_of(a) == before[a] + fee)
+        assert net.slashed(a, Role.Verifier) == 0
+    assert reader.stakes.stake_of(solver, Role.Solver).locked == 0
