@@ -14,8 +14,8 @@ process talking only through the chain and HTTP:
 - ``solver-b`` (account 2, honest) trains in round 0, then drops out: it is restarted with
   ``--max-jobs 0``, claiming nothing and serving its counted work, which later rounds start from;
 - ``solver-cheat`` (account 3, adversary ``perturb``) trains one seat of round 0 and tampers with
-  its weights: its contribution is rejected by verification, its solver slashed, its seat left
-  out of the outer step, and it stops;
+  its weights (one claim in its life, ``--claims 1``): its contribution is rejected by
+  verification, its solver slashed, its seat left out of the outer step, and it stops;
 - ``solver-late`` (account 8, honest) joins before round 2 and catches up from the chain and the
   others' servers;
 - 3 verifiers (accounts 4-6) and a whistleblower (account 9), which also checks every round
@@ -73,7 +73,7 @@ RUN_LAYOUT: tuple[tuple[int, str, str, tuple[str, ...]], ...] = (
         3,
         "solver",
         "solver-cheat",
-        ("adversary", "solver", "--mode", "perturb", "--model", MODEL_SLOT),
+        ("adversary", "solver", "--mode", "perturb", "--model", MODEL_SLOT, "--claims", "1"),
     ),
     (4, "verifier", "verifier-1", ("verifier", "run")),
     (5, "verifier", "verifier-2", ("verifier", "run")),
