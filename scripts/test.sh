@@ -20,23 +20,29 @@ forge test
 echo "== slither =="
 bash scripts/slither.sh
 echo "== pytest =="
-# The two end-to-end demos (about 6 min each) mostly wait on block times and node rounds: with
-# no arguments they run in a second pytest beside the rest of the suite, their report printed
-# after it. With arguments (a subset) or VERITRAIN_SERIAL_TESTS=1, one pytest runs everything.
-demos=(tests/integration/test_demo.py tests/integration/test_demo_run.py)
+# The two end-to-end demos (about 6 min each) and the Anvil node tests of disputes and training
+# runs (about 9 min) mostly wait on block times and node rounds: with no arguments they run in a
+# second pytest beside the rest of the suite (about as long), their report printed after it.
+# With arguments (a subset) or VERITRAIN_SERIAL_TESTS=1, one pytest runs everything.
+beside=(
+  tests/integration/test_demo.py
+  tests/integration/test_demo_run.py
+  tests/integration/test_nodes_bisection.py
+  tests/integration/test_nodes_contributions.py
+)
 if [ "$#" -gt 0 ] || [ "${VERITRAIN_SERIAL_TESTS:-0}" = 1 ]; then
   .venv/bin/python -m pytest "$@"
   exit
 fi
 demo_log="$(mktemp)"
-.venv/bin/python -m pytest -p no:cacheprovider "${demos[@]}" >"$demo_log" 2>&1 &
+.venv/bin/python -m pytest -p no:cacheprovider "${beside[@]}" >"$demo_log" 2>&1 &
 demo_pid=$!
 trap 'kill "$demo_pid" 2>/dev/null || true' EXIT
 rc=0
-.venv/bin/python -m pytest "${demos[@]/#/--ignore=}" || rc=$?
+.venv/bin/python -m pytest "${beside[@]/#/--ignore=}" || rc=$?
 demo_rc=0
 wait "$demo_pid" || demo_rc=$?
-echo "== pytest: the demos =="
+echo "== pytest: the demos and the node tests beside them =="
 cat "$demo_log"
 rm -f "$demo_log"
 if [ "$rc" -ne 0 ]; then exit "$rc"; fi
