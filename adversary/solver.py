@@ -161,13 +161,15 @@ class SittingAggregator(SealAggregator):
     def accept_seal(self, job_id: int, body: Any) -> int:
         """`SealAggregator.accept_seal`, counted in ``taken``."""
         pending = super().accept_seal(job_id, body)
-        self.taken += 1
+        with self._lock:  # hand-offs arrive on the server's threads
+            self.taken += 1
         return pending
 
     def accept_reveal(self, job_id: int, body: Any) -> int:
         """`SealAggregator.accept_reveal`, counted in ``taken``."""
         pending = super().accept_reveal(job_id, body)
-        self.taken += 1
+        with self._lock:  # hand-offs arrive on the server's threads
+            self.taken += 1
         return pending
 
     def flush(self, node: Any, job_id: int) -> None:
