@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FULL_SELFTEST_RETRY",
+    "FULL_SELFTEST_STOP_WAIT",
     "FULL_SELFTEST_WAIT",
     "SELFTEST_ENV",
     "SELFTEST_WAIT_LOG",
@@ -65,6 +66,11 @@ again; until then the node commits to no repro2 job."""
 
 SELFTEST_WAIT_LOG = 15.0
 """Seconds between two log lines while a node waits for its full selftest."""
+
+FULL_SELFTEST_STOP_WAIT = 60.0
+"""Seconds a stopping node waits for its background full selftest to end at its next preset
+(`SpecsMixin.stop_full_selftest`): a thread left inside torch at interpreter exit aborts the
+process ("terminate called without an active exception", exit code 134)."""
 
 STAKE_GAUGE_INTERVAL = 5.0
 """Seconds between two reads of the stake for the stake gauges, while metrics are served
@@ -144,6 +150,7 @@ class NodeCore:
         self.full_selftest_wait = FULL_SELFTEST_WAIT  # seconds a commit waits for it per round
         self.full_selftest_retry_s = FULL_SELFTEST_RETRY  # after the full check raised
         self._full_error_at: float | None = None  # time.monotonic() when it last raised
+        self._full_stop = threading.Event()  # set when the node stops: the full check ends
         self._refusals: dict[int, str | None] = {}  # job id -> why it is not replayed here
         self.reset_state = False  # run(): discard state of another chain instead of refusing
         self.auto_stake = True  # ensure_stake: restore a missing stake from the balance

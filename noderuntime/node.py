@@ -78,6 +78,7 @@ class NodeBase(GamesMixin, BindingMixin, MirrorMixin):
         """
         if stop_event is not None:
             self._stop = stop_event
+        self._full_stop.clear()  # a node run again checks its machine again
         with DataDirLock(self.data_dir):
             self.bind_chain(reset=self.reset_state)
             self.metrics.serve(self.metrics_port, self.metrics_host)
@@ -86,6 +87,7 @@ class NodeBase(GamesMixin, BindingMixin, MirrorMixin):
                 try:
                     self._loop()
                 finally:
+                    self.stop_full_selftest()
                     self.on_stop()
             finally:
                 self.metrics.stop()

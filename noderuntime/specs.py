@@ -13,7 +13,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
-from noderuntime.core import SELFTEST_WAIT_LOG, NodeCore
+from noderuntime.core import FULL_SELFTEST_STOP_WAIT, SELFTEST_WAIT_LOG, NodeCore
 
 if TYPE_CHECKING:
     from chain.types import JobView
@@ -102,13 +102,24 @@ class SpecsMixin(NodeCore):
         self._full_thread.start()
 
     def _run_full_selftest(self) -> None:
-        """The full check, logged in one line (``selftest (full): ...``); an error is logged."""
-        from veritrain.selftest import node_selftest
+        """The full check, logged in one line (``selftest (full): ...``); an error is logged.
+        It ends at its next preset once the node stops (`stop_full_selftest`)."""
+        from veritrain.selftest import SelftestStopped, node_selftest
 
         try:
             threads = int(self.compute()["threads"])
             quick = self._selftest  # passed (else no full check starts): not run again
-            report = node_selftest(self.data_dir, self.device, threads, tier="full", reuse=quick)
+            report = node_selftest(
+                self.data_dir,
+                self.device,
+                threads,
+                tier="full",
+                reuse=quick,
+                should_stop=lambda: self.stopping or self._full_stop.is_set(),
+            )
+        except SelftestStopped:
+            self.log.info("selftest (full): ended with the node, before it finished")
+            return
         except Exception as exc:  # noqa: BLE001 - a background check never crashes the node
             self._full_error_at = time.monotonic()
             self.log.warning(
@@ -122,6 +133,19 @@ class SpecsMixin(NodeCore):
         self._full_error_at = None
         self._full_selftest = report
         self._log_selftest("selftest (full)", report)
+
+    def stop_full_selftest(self, timeout: float = FULL_SELFTEST_STOP_WAIT) -> None:
+        """At the node's stop: end the background full check at its next preset and wait up to
+        `timeout` seconds for it (a thread left inside torch when the interpreter exits aborts
+        the process). A check still running after that is logged; nothing else happens."""
+        self._full_stop.set()
+        thread = self._full_thread
+        if thread is None or not thread.is_alive():
+            return
+        self.log.info("selftest (full): waiting for it to end at its next preset")
+        thread.join(timeout)
+        if thread.is_alive():
+            self.log.warning("selftest (full) still running %.0f s after the stop", timeout)
 
     def full_selftest(self, wait: float) -> SelftestReport | None:
         """The full report: at once when it is done; else, while the background check runs,

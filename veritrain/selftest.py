@@ -39,6 +39,7 @@ import os
 import platform
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
@@ -62,6 +63,7 @@ __all__ = [
     "MachineKey",
     "SelftestCheck",
     "SelftestReport",
+    "SelftestStopped",
     "machine_key",
     "node_selftest",
     "run_selftest",
@@ -254,14 +256,28 @@ def machine_key(
     )
 
 
+class SelftestStopped(Exception):
+    """The check was asked to stop (its ``should_stop`` returned True) before it finished:
+    nothing is reported, kept or cached."""
+
+
 def golden_checks(
-    device: str, threads: int | None, presets: list[str] | None = None
+    device: str,
+    threads: int | None,
+    presets: list[str] | None = None,
+    should_stop: Callable[[], bool] | None = None,
 ) -> list[SelftestCheck]:
     """Train `presets` (None: every preset of the golden table) on `device` and compare their
-    hashes with the table's."""
+    hashes with the table's.
+
+    Raises:
+        SelftestStopped: `should_stop` returned True before a preset (read before each).
+    """
     checks: list[SelftestCheck] = []
     table = dict(golden.GOLDEN_HASHES)  # read once: the run may outlast a change of the table
     for name in table if presets is None else presets:
+        if should_stop is not None and should_stop():
+            raise SelftestStopped(f"stopped before preset {name}")
         expected = table[name]
         steps = golden.GOLDEN_STEPS[name]
         try:
@@ -328,6 +344,7 @@ def run_selftest(
     conformance_n: int | None = FULL_CONFORMANCE_N,
     tier: Tier = "full",
     reuse: SelftestReport | None = None,
+    should_stop: Callable[[], bool] | None = None,
 ) -> SelftestReport:
     """Run the golden checks of `tier` (and, unless `conformance_n` is None, the conformance
     suite) on `device` at `threads` and report.
@@ -342,6 +359,7 @@ def run_selftest(
             but for the tier, e.g. the node's quick check): its golden presets and its
             conformance suite are taken over, not run again. Ignored when it failed or was
             made on another machine key.
+        should_stop: read before each golden preset; True ends the run (`SelftestStopped`).
 
     Returns:
         The report (`ok`, `failure_line()`); a device that cannot run a check fails it.
@@ -349,6 +367,7 @@ def run_selftest(
     Raises:
         SpecError: an unknown device name.
         ProfileUnavailable: `"cuda"` and torch sees no GPU.
+        SelftestStopped: `should_stop` returned True.
     """
     from veritrain.training import resolve_device
 
@@ -364,7 +383,7 @@ def run_selftest(
         taken = list(reuse.checks)
     presets = tier_presets(tier)
     done = {c.name for c in taken if c.kind == "golden"}
-    fresh = golden_checks(device, threads, [p for p in presets if p not in done])
+    fresh = golden_checks(device, threads, [p for p in presets if p not in done], should_stop)
     order = {name: i for i, name in enumerate(presets)}
     checks = sorted(
         [c for c in taken if c.kind == "golden" and c.name in order] + fresh,
@@ -439,6 +458,7 @@ def _shared_selftest(
     conformance_n: int | None,
     key: MachineKey,
     reuse: SelftestReport | None = None,
+    should_stop: Callable[[], bool] | None = None,
 ) -> SelftestReport:
     """The machine-wide cached report for `key`, else `run_selftest` under the shared file lock
     (a node that finds the lock held waits for the holder's result instead of running the
@@ -446,7 +466,12 @@ def _shared_selftest(
     directory = shared_cache_dir()
     if directory is None:
         return run_selftest(
-            device, threads, conformance_n=conformance_n, tier=key.tier, reuse=reuse
+            device,
+            threads,
+            conformance_n=conformance_n,
+            tier=key.tier,
+            reuse=reuse,
+            should_stop=should_stop,
         )
     path = _shared_path(directory, key)
     found = _read_report(path, key)
@@ -462,14 +487,24 @@ def _shared_selftest(
             if found is not None:
                 return found.model_copy(update={"cached": True})
             report = run_selftest(
-                device, threads, conformance_n=conformance_n, tier=key.tier, reuse=reuse
+                device,
+                threads,
+                conformance_n=conformance_n,
+                tier=key.tier,
+                reuse=reuse,
+                should_stop=should_stop,
             )
             _write_report(path, report)
             return report
     except (OSError, Timeout) as exc:
         logger.warning("selftest: no shared cache in %s (%s); checking alone", directory, exc)
         return run_selftest(
-            device, threads, conformance_n=conformance_n, tier=key.tier, reuse=reuse
+            device,
+            threads,
+            conformance_n=conformance_n,
+            tier=key.tier,
+            reuse=reuse,
+            should_stop=should_stop,
         )
 
 
@@ -481,6 +516,7 @@ def node_selftest(
     conformance_n: int | None = NODE_CONFORMANCE_N,
     tier: Tier = "full",
     reuse: SelftestReport | None = None,
+    should_stop: Callable[[], bool] | None = None,
 ) -> SelftestReport:
     """`run_selftest` of `tier` for a node, at most once per `MachineKey` on this machine: the
     result is kept in this process (nodes running as threads of one process share it), in
@@ -497,9 +533,13 @@ def node_selftest(
         tier: ``"quick"`` or ``"full"`` (`Tier`).
         reuse: the node's passed report of the other tier, whose checks are not run again
             (`run_selftest`).
+        should_stop: read before each golden preset (a node passes its `stopping`).
 
     Returns:
         The report; `cached` is True when it was not run now.
+
+    Raises:
+        SelftestStopped: `should_stop` returned True; nothing was kept or cached.
     """
     from veritrain.training import resolve_device
 
@@ -515,7 +555,7 @@ def node_selftest(
         if report is not None:
             report = report.model_copy(update={"cached": True})
         else:
-            report = _shared_selftest(device, threads, conformance_n, key, reuse)
+            report = _shared_selftest(device, threads, conformance_n, key, reuse, should_stop)
         _memo[key] = report
     if stored is not None:
         return report  # read from this very file

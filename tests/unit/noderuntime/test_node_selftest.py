@@ -490,3 +490,85 @@ def test_the_full_check_takes_over_the_quick_checks_instead_of_running_them_agai
     # another thread count is another machine key: nothing taken over
     other = selftest.node_selftest(tmp_path / "b", "cpu", 2, tier="full", reuse=quick)
     assert other.ok and trained[2:] == ["digits-mlp", "digits-mlp-wide"] and len(suites) == 2
+
+
+_STOP_SCRIPT = """
+import sys, threading
+from pathlib import Path
+from noderuntime import sleep_until
+from tests.utils.fake_chain import FakeChain
+from tests.utils.node_fixtures import WHISTLEBLOWER
+from whistleblower.node import WhistleblowerNode
+
+node = WhistleblowerNode(FakeChain().client(WHISTLEBLOWER), Path(sys.argv[1]), poll_interval=0.05)
+node.selftest_enabled = True
+stop = threading.Event()
+thread = threading.Thread(target=node.run, args=(stop,), daemon=True)
+thread.start()
+assert sleep_until(lambda: node._full_thread is not None, timeout=300)
+stop.set()  # what a SIGTERM does to `veritrain ... run`
+thread.join(timeout=300)
+print("node stopped:", not thread.is_alive())
+print("full check running:", node._full_thread.is_alive())
+print("full report:", node._full_selftest is not None)
+"""
+
+
+def test_a_node_stopped_during_its_full_check_ends_the_check_and_exits_cleanly(
+    tmp_path: Path,
+) -> None:
+    """A node stopped while its full selftest runs in the background (a SIGTERM in its first
+    minute) ends that check at its next preset and waits for it: a thread left inside torch at
+    interpreter exit aborted the process ("terminate called without an active exception",
+    exit 134) instead of a clean exit. The stopped check reports and caches nothing."""
+    import os
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[3]
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(repo),
+        selftest.SHARED_CACHE_ENV: str(tmp_path / "shared"),  # nothing cached: it runs
+    }
+    proc = subprocess.run(
+        [sys.executable, "-c", _STOP_SCRIPT, str(tmp_path / "wb")],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert "terminate called" not in proc.stderr, proc.stderr[-2000:]
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "node stopped: True" in proc.stdout
+    assert "full check running: False" in proc.stdout
+    assert "full report: False" in proc.stdout
+    assert not (tmp_path / "wb" / selftest.CACHE_FILE).exists()
+    assert not list((tmp_path / "shared").glob("*.json")) or all(
+        json.loads(p.read_text())["machine"]["tier"] == "quick"
+        for p in (tmp_path / "shared").glob("*.json")
+    )
+
+
+def test_a_stopped_full_check_ends_before_its_next_preset_and_keeps_nothing(
+    tmp_path: Path, two_presets, monkeypatch
+) -> None:
+    trained: list[str] = []
+    real_hashes = golden.preset_hashes
+
+    def counting(name, *args, **kwargs):
+        trained.append(name)
+        return real_hashes(name, *args, **kwargs)
+
+    monkeypatch.setattr(golden, "preset_hashes", counting)
+    with pytest.raises(selftest.SelftestStopped, match="before preset digits-mlp-wide"):
+        selftest.node_selftest(
+            tmp_path, "cpu", 1, conformance_n=None, tier="full", should_stop=lambda: bool(trained)
+        )
+    assert trained == ["digits-mlp"]  # the preset under way finished; the next never started
+    assert not (tmp_path / selftest.CACHE_FILE).exists() and not selftest._memo
+    full = selftest.node_selftest(tmp_path, "cpu", 1, conformance_n=None, tier="full")
+    assert (
+        full.ok and not full.cached and trained == ["digits-mlp", "digits-mlp", "digits-mlp-wide"]
+    )
