@@ -463,8 +463,8 @@ def _shared_selftest(
     """The machine-wide cached report for `key`, else `run_selftest` under the shared file lock
     (a node that finds the lock held waits for the holder's result instead of running the
     same checks at the same time); without a shared directory, `run_selftest`."""
-    directory = shared_cache_dir()
-    if directory is None:
+
+    def check() -> SelftestReport:
         return run_selftest(
             device,
             threads,
@@ -473,6 +473,10 @@ def _shared_selftest(
             reuse=reuse,
             should_stop=should_stop,
         )
+
+    directory = shared_cache_dir()
+    if directory is None:
+        return check()
     path = _shared_path(directory, key)
     found = _read_report(path, key)
     if found is not None:
@@ -486,26 +490,12 @@ def _shared_selftest(
             found = _read_report(path, key)  # written while this node waited
             if found is not None:
                 return found.model_copy(update={"cached": True})
-            report = run_selftest(
-                device,
-                threads,
-                conformance_n=conformance_n,
-                tier=key.tier,
-                reuse=reuse,
-                should_stop=should_stop,
-            )
+            report = check()
             _write_report(path, report)
             return report
     except (OSError, Timeout) as exc:
         logger.warning("selftest: no shared cache in %s (%s); checking alone", directory, exc)
-        return run_selftest(
-            device,
-            threads,
-            conformance_n=conformance_n,
-            tier=key.tier,
-            reuse=reuse,
-            should_stop=should_stop,
-        )
+        return check()
 
 
 def node_selftest(

@@ -244,17 +244,23 @@ def two_presets(monkeypatch):
     return table
 
 
-def test_the_quick_tier_trains_the_cheapest_preset_the_full_one_every_preset(
-    tmp_path: Path, two_presets, monkeypatch
-) -> None:
-    trained: list[str] = []
+@pytest.fixture
+def trained(monkeypatch) -> list[str]:
+    """The presets `golden.preset_hashes` trains from now on, in order (each really trained)."""
+    names: list[str] = []
     real_hashes = golden.preset_hashes
 
     def counting(name, *args, **kwargs):
-        trained.append(name)
+        names.append(name)
         return real_hashes(name, *args, **kwargs)
 
     monkeypatch.setattr(golden, "preset_hashes", counting)
+    return names
+
+
+def test_the_quick_tier_trains_the_cheapest_preset_the_full_one_every_preset(
+    tmp_path: Path, two_presets, trained: list[str], monkeypatch
+) -> None:
     assert selftest.tier_presets("quick") == ["digits-mlp"]
     assert selftest.tier_presets("full") == ["digits-mlp", "digits-mlp-wide"]
     quick = selftest.node_selftest(tmp_path, "cpu", 1, conformance_n=None, tier="quick")
@@ -552,16 +558,8 @@ def test_a_node_stopped_during_its_full_check_ends_the_check_and_exits_cleanly(
 
 
 def test_a_stopped_full_check_ends_before_its_next_preset_and_keeps_nothing(
-    tmp_path: Path, two_presets, monkeypatch
+    tmp_path: Path, two_presets, trained: list[str]
 ) -> None:
-    trained: list[str] = []
-    real_hashes = golden.preset_hashes
-
-    def counting(name, *args, **kwargs):
-        trained.append(name)
-        return real_hashes(name, *args, **kwargs)
-
-    monkeypatch.setattr(golden, "preset_hashes", counting)
     with pytest.raises(selftest.SelftestStopped, match="before preset digits-mlp-wide"):
         selftest.node_selftest(
             tmp_path, "cpu", 1, conformance_n=None, tier="full", should_stop=lambda: bool(trained)
