@@ -243,25 +243,38 @@ contract ProtocolHandler is ProtocolHandlerBase {
         if (commitment == bytes32(0)) {
             (bytes32[] memory starts,) = _claimsOf(_sid(jobId));
             if (block.timestamp > job.verdictDeadline || starts.length == 0) return;
-            // Mostly approvals: a reject on every sample would make every job a dispute.
-            if (rejectMask % 3 != 0) rejectMask = 0;
-            // The griefer abstains on everything (P-33).
-            if (verifier == griefer) rejectMask = ABSTAIN_ALL;
-            _sealed[jobId][verifier] = rejectMask;
-            bytes32 hash = keccak256(
-                abi.encode(jobId, verifier, _ends(jobId, segments, rejectMask), _verdictSalt(jobId, verifier))
-            );
+            bytes32 hash = _sealOf(jobId, verifier, segments, rejectMask);
             vm.prank(verifier);
             round.commitVerdicts(_sid(jobId), hash);
             ++ghost_calls["commitVerdicts"];
         } else if (!revealed) {
-            (uint64 opens, uint64 closes,,) = round.windowsOf(_sid(jobId));
-            (,, uint32 committed) = round.roundOf(_sid(jobId));
-            if (committed < assigned.length && block.timestamp < opens) vm.warp(opens);
-            if (block.timestamp > closes) return;
+            if (!_inRevealWindow(_sid(jobId), assigned.length)) return;
             _reveal(jobId, verifier, segments);
             ++ghost_calls["revealVerdicts"];
         }
+    }
+
+    /// @notice The commitment `verifier` seals, its reject mask recorded for its reveal: mostly
+    ///         approvals (a reject on every sample would make every job a dispute), so `rejectMask`
+    ///         counts only when divisible by 3; the griefer abstains on everything (P-33).
+    function _sealOf(uint256 jobId, address verifier, uint32[] memory segments, uint256 rejectMask)
+        internal
+        returns (bytes32 commitment)
+    {
+        if (rejectMask % 3 != 0) rejectMask = 0;
+        if (verifier == griefer) rejectMask = ABSTAIN_ALL;
+        _sealed[jobId][verifier] = rejectMask;
+        commitment =
+            keccak256(abi.encode(jobId, verifier, _ends(jobId, segments, rejectMask), _verdictSalt(jobId, verifier)));
+    }
+
+    /// @notice Whether verdicts of `sid` can be revealed now: warps to the window's opening while a
+    ///         seat of `seats` has not sealed (it opens at once when all have), false once closed.
+    function _inRevealWindow(SubmissionId sid, uint256 seats) internal returns (bool) {
+        (uint64 opens, uint64 closes,,) = round.windowsOf(sid);
+        (,, uint32 committed) = round.roundOf(sid);
+        if (committed < seats && block.timestamp < opens) vm.warp(opens);
+        return block.timestamp <= closes;
     }
 
     /// @notice Verdicts handed to an aggregator (docs/SECURITY.md P-37): while seats may seal, the
@@ -322,21 +335,16 @@ contract ProtocolHandler is ProtocolHandlerBase {
         return true;
     }
 
-    /// @notice Adds `seat`'s signed seal to `b`: a fresh one (as `_submitVerdicts` seals: mostly
-    ///         approvals, the griefer abstains on everything) where it has not sealed, a stale one
-    ///         for the first seat that has; the silent seat never.
+    /// @notice Adds `seat`'s signed seal to `b`: a fresh one (`_sealOf`) where it has not sealed, a
+    ///         stale one for the first seat that has; the silent seat never.
     function _addSeal(uint256 jobId, address seat, uint256 maskSeed, SealBatch memory b) internal {
         SubmissionId sid = _sid(jobId);
         (bytes32 sealed_,) = round.verdictCommitmentOf(sid, seat);
         if (seat == silentSeat || (sealed_ != bytes32(0) && b.stale)) return;
         bytes32 commitment = keccak256(abi.encode("stale seal", jobId, seat));
         if (sealed_ == bytes32(0)) {
-            uint256 mask = uint256(keccak256(abi.encode(maskSeed, seat)));
-            if (mask % 3 != 0) mask = 0;
-            if (seat == griefer) mask = ABSTAIN_ALL;
-            _sealed[jobId][seat] = mask;
             (, uint32[] memory segments) = jobManager.getAssignment(jobId);
-            commitment = keccak256(abi.encode(jobId, seat, _ends(jobId, segments, mask), _verdictSalt(jobId, seat)));
+            commitment = _sealOf(jobId, seat, segments, uint256(keccak256(abi.encode(maskSeed, seat))));
             b.fresh = true;
         } else {
             b.stale = true;
@@ -351,12 +359,7 @@ contract ProtocolHandler is ProtocolHandlerBase {
     function _revealBatch(uint256 jobId) internal {
         SubmissionId sid = _sid(jobId);
         (address[] memory assigned, uint32[] memory segments) = jobManager.getAssignment(jobId);
-        {
-            (uint64 opens, uint64 closes,,) = round.windowsOf(sid);
-            (,, uint32 committed) = round.roundOf(sid);
-            if (committed < assigned.length && block.timestamp < opens) vm.warp(opens);
-            if (block.timestamp > closes) return;
-        }
+        if (!_inRevealWindow(sid, assigned.length)) return;
         (address[] memory seats, uint256 count) = _toReveal(sid, assigned);
         if (count == 0) return;
         bytes32[][] memory ends = new bytes32[][](count);
