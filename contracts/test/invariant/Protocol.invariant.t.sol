@@ -109,7 +109,7 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
     }
 
     /// @notice A mask seed under which the handler's batch seals a reject of some sample by a seat
-    ///         that is neither silent nor the griefer (`ProtocolHandler._addSeal`'s masks).
+    ///         that is neither silent nor the griefer (`ProtocolHandler._sealOf`'s rule).
     function _seedWithAReject(address[] memory seats, uint256 samples)
         internal
         view
