@@ -50,6 +50,7 @@ from noderuntime.ports import ChainPort
 from veritrain.commitments import verdict_commitment
 from veritrain.enums import JobStatus
 from veritrain.hexutil import as_bytes32, from_hex
+from veritrain.units import vtt
 from veritrain.wire import (
     HANDOFF_WAIT,
     MAX_HANDOFF_BYTES,
@@ -206,11 +207,43 @@ class SealAggregator:
             raise HandOffRefused(
                 400, f"these ends and salt do not open {body.verifier}'s seal of job {job_id}"
             )
+        self._require_bonds_covered(job_id, sid, body.verifier, ends)
         with self._lock:
             pending = self._jobs.setdefault(job_id, _Pending())
             self._room(pending.reveals, body.verifier, job_id)
             pending.reveals[body.verifier.lower()] = ((body.verifier, ends, salt), self.clock())
             return len(pending.reveals)
+
+    def _require_bonds_covered(
+        self, job_id: int, sid: bytes, verifier: str, ends: list[bytes]
+    ) -> None:
+        """Refuse a reveal whose reject bonds (``challengeBond`` wei per end other than the claim
+        on the seat's own samples, as the contract counts them) the seat's balance or Escrow
+        allowance does not cover: ``revealVerdictsFor`` would skip it (docs/SECURITY.md P-38).
+
+        Raises:
+            HandOffRefused: 409, with the bond in VTT.
+        """
+        own = self.client.jobs.sample_mask_of(job_id, verifier)
+        claimed = self.client.round.claims_of(sid).end_hashes
+        rejects = sum(
+            1
+            for i, (end, claim) in enumerate(zip(ends, claimed, strict=True))
+            if (own >> i) & 1 and bytes(end) != bytes(claim)
+        )
+        if not rejects:
+            return
+        bond = rejects * self.client.jobs.job_params().challenge_bond
+        token = self.client.token
+        if (
+            token.balance_of(verifier) < bond
+            or token.allowance(self.client.escrow.address, verifier) < bond
+        ):
+            raise HandOffRefused(
+                409,
+                f"{verifier}'s reject bonds of job {job_id} ({vtt(bond)}) are not covered"
+                " by its balance and Escrow allowance",
+            )
 
     def pending(self, job_id: int) -> tuple[int, int]:
         """(pending seals, pending reveals) of a job."""

@@ -7,6 +7,8 @@ import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
 import {SignatureChecker} from "@openzeppelin/contracts/utils/cryptography/SignatureChecker.sol";
 import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 // Interfaces
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {IEscrow} from "./interfaces/IEscrow.sol";
 import {IJobManager} from "./interfaces/IJobManager.sol";
 import {IVerificationRound} from "./interfaces/IVerificationRound.sol";
 // Types
@@ -60,6 +62,20 @@ contract VerificationRound is IVerificationRound, EIP712 {
         bytes32 claimsHash;
     }
 
+    /// @notice The verdicts a seat's sealed ends imply (`_verdictsOf`), computed before anything is
+    ///         stored.
+    /// @param approvals Approve (true) per sample.
+    /// @param abstainMask Bit j set = ends[j] is zero (an abstention, P-20).
+    /// @param replayedMask Bit j set = ends[j] is a replayed end other than the claim (a rejection).
+    /// @param ownRejects Non-approvals on the seat's own samples: the reject bonds its reveal books
+    ///        (`IJobManager.recordVerdicts` pulls one challengeBond each).
+    struct Verdicts {
+        bool[] approvals;
+        uint256 abstainMask;
+        uint256 replayedMask;
+        uint256 ownRejects;
+    }
+
     ////// Constants / Immutables //////
 
     /// @inheritdoc IVerificationRound
@@ -79,6 +95,11 @@ contract VerificationRound is IVerificationRound, EIP712 {
     uint64 internal immutable _CLAIMS_WINDOW;
     /// @notice The JobManager's revealWindow (seconds).
     uint64 internal immutable _REVEAL_WINDOW;
+    /// @notice The JobManager's challengeBond (wei per non-approval), for the batch's bond check.
+    uint256 internal immutable _CHALLENGE_BOND;
+    /// @notice The JobManager's Escrow, which pulls the reject bonds, and its token.
+    address internal immutable _ESCROW;
+    IERC20 internal immutable _TOKEN;
 
     ////// State //////
 
@@ -112,6 +133,10 @@ contract VerificationRound is IVerificationRound, EIP712 {
         _VERDICT_WINDOW = params.verdictWindow;
         _CLAIMS_WINDOW = params.claimsWindow;
         _REVEAL_WINDOW = params.revealWindow;
+        _CHALLENGE_BOND = params.challengeBond;
+        IEscrow escrow = jobManager_.escrow();
+        _ESCROW = address(escrow);
+        _TOKEN = escrow.token();
     }
 
     ////// External: called by the JobManager //////
@@ -229,7 +254,7 @@ contract VerificationRound is IVerificationRound, EIP712 {
         _checkClaims(submissionId, round, claims);
         // The JobManager sets the seat's revealed flag in `recordVerdicts`, in this same call.
         round.covered |= sampleMask;
-        _recordVerdicts(submissionId, msg.sender, ends, claims.endHashes);
+        _recordVerdicts(submissionId, msg.sender, ends, _verdictsOf(sampleMask, ends, claims.endHashes));
     }
 
     /// @inheritdoc IVerificationRound
@@ -253,7 +278,11 @@ contract VerificationRound is IVerificationRound, EIP712 {
 
     /// @notice One seat's reveal in `revealVerdictsFor` (claims checked by the caller); a seat that
     ///         has revealed already (by itself or an earlier batch) is skipped, so revealing first
-    ///         cannot make the batch revert.
+    ///         cannot make the batch revert, and so is a seat whose balance or Escrow allowance does
+    ///         not cover its reject bonds (`RevealSkipped`, docs/SECURITY.md P-38), so a seat that
+    ///         revokes its allowance after handing its reveal over cannot make the batch revert
+    ///         either. The checked token is the protocol's own ERC20, for which a covering balance
+    ///         and allowance mean the Escrow's pull succeeds.
     function _revealFor(
         SubmissionId submissionId,
         uint256 jobId,
@@ -265,8 +294,16 @@ contract VerificationRound is IVerificationRound, EIP712 {
     ) internal {
         (uint64 sampleMask, bool revealed) = _checkVerdictReveal(submissionId, jobId, job, verifier, ends, salt);
         if (revealed) return;
+        Verdicts memory verdicts = _verdictsOf(sampleMask, ends, claims.endHashes);
+        if (verdicts.ownRejects != 0) {
+            uint256 bond = verdicts.ownRejects * _CHALLENGE_BOND;
+            if (_TOKEN.balanceOf(verifier) < bond || _TOKEN.allowance(verifier, _ESCROW) < bond) {
+                emit RevealSkipped(submissionId, verifier, bond);
+                return;
+            }
+        }
         _rounds[submissionId].covered |= sampleMask;
-        _recordVerdicts(submissionId, verifier, ends, claims.endHashes);
+        _recordVerdicts(submissionId, verifier, ends, verdicts);
     }
 
     /// @notice Verdict-reveal checks: `verifier` sealed, the window is open, one end per sample, and
@@ -308,18 +345,22 @@ contract VerificationRound is IVerificationRound, EIP712 {
         }
     }
 
-    /// @notice Emits `verifier`'s revealed verdicts and records them (approvals and abstentions) at
+    /// @notice Stores the end of each sample in `verdicts.replayedMask` for the forced-error check,
+    ///         emits `verifier`'s revealed verdicts and records them (approvals and abstentions) at
     ///         the JobManager, which pulls the reject bonds from `verifier` into the Escrow.
     function _recordVerdicts(
         SubmissionId submissionId,
         address verifier,
         bytes32[] calldata ends,
-        bytes32[] calldata claimed
+        Verdicts memory verdicts
     ) internal {
-        (bool[] memory approvals, uint256 abstainMask) = _approvalsOf(submissionId, verifier, ends, claimed);
-        emit VerdictsRevealed(submissionId, verifier, approvals, ends);
+        uint256 replayed = verdicts.replayedMask;
+        for (uint256 j; replayed >> j != 0; ++j) {
+            if ((replayed >> j) & 1 == 1) _replayedEnds[submissionId][verifier][j] = ends[j];
+        }
+        emit VerdictsRevealed(submissionId, verifier, verdicts.approvals, ends);
         // SAFETY: the JobManager is trusted.
-        _JOB_MANAGER.recordVerdicts(submissionId, verifier, approvals, abstainMask);
+        _JOB_MANAGER.recordVerdicts(submissionId, verifier, verdicts.approvals, verdicts.abstainMask);
     }
 
     /// @inheritdoc IVerificationRound
@@ -525,28 +566,27 @@ contract VerificationRound is IVerificationRound, EIP712 {
         if (job.status != JobStatus.Verifying) revert WrongJobStatus(jobId, uint8(job.status));
     }
 
-    /// @notice The verdicts implied by a verifier's sealed ends: sample j is approved iff ends[j] is
-    ///         the claimed end, an abstention iff ends[j] is zero (no data, P-20), else rejected; the
-    ///         end of each rejected sample is stored for the forced-error check.
+    /// @notice The verdicts implied by a verifier's sealed ends, computed before anything is
+    ///         stored: sample j is approved iff ends[j] is the claimed end, an abstention iff ends[j]
+    ///         is zero (no data, P-20), else rejected (its end is kept for the forced-error check).
+    /// @param sampleMask The seat's own draw (bit j = sample j).
     /// @param claimed The posted end hashes (checked against the stored claims hash by the caller).
-    /// @return approvals Approve (true) per sample.
-    /// @return abstainMask Bit j set = ends[j] is zero.
-    function _approvalsOf(
-        SubmissionId submissionId,
-        address verifier,
-        bytes32[] calldata ends,
-        bytes32[] calldata claimed
-    ) internal returns (bool[] memory approvals, uint256 abstainMask) {
+    /// @return verdicts Approvals, abstentions, replayed ends and the seat's own non-approvals.
+    function _verdictsOf(uint64 sampleMask, bytes32[] calldata ends, bytes32[] calldata claimed)
+        internal
+        pure
+        returns (Verdicts memory verdicts)
+    {
         uint256 samples = ends.length;
-        approvals = new bool[](samples);
+        verdicts.approvals = new bool[](samples);
         for (uint256 j; j < samples; ++j) {
             if (ends[j] == claimed[j]) {
-                approvals[j] = true;
-            } else if (ends[j] != bytes32(0)) {
-                _replayedEnds[submissionId][verifier][j] = ends[j];
-            } else {
-                abstainMask |= uint256(1) << j;
+                verdicts.approvals[j] = true;
+                continue;
             }
+            if (ends[j] != bytes32(0)) verdicts.replayedMask |= uint256(1) << j;
+            else verdicts.abstainMask |= uint256(1) << j;
+            if ((sampleMask >> j) & 1 == 1) ++verdicts.ownRejects;
         }
     }
 

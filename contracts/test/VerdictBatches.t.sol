@@ -56,6 +56,12 @@ contract VerdictBatches_Test is Deployers {
         }
     }
 
+    /// @notice A reject mask of one sample: the lowest of `verifier`'s own draw.
+    function _firstOwnSample(address verifier) internal view returns (uint256 rejectMask) {
+        (, uint64 own,,,) = jobManager.seatOf(_sid(jobId), verifier);
+        rejectMask = uint256(own) & (~uint256(own) + 1);
+    }
+
     function _commitAll(uint256 rejectMask) internal {
         (bytes32[] memory commitments, bytes[] memory signatures) = _seals(rejectMask);
         vm.prank(stranger);
@@ -215,6 +221,56 @@ contract VerdictBatches_Test is Deployers {
         assertEq(token.balanceOf(stranger), callerBefore);
         assertEq(seatBefore - token.balanceOf(verifiers[0]), params.challengeBond);
         assertEq(uint8(jobManager.verdictOf(jobId, verifiers[0])[0]), uint8(Verdict.Reject));
+    }
+
+    /// @notice Attack: a rejecting seat hands its reveal to the aggregator, then revokes the Escrow's
+    ///         allowance (or moves its tokens away) before the batch is mined, to make the batch
+    ///         revert on its bond and the sender pay for nothing. The batch records the other seats
+    ///         and skips this one, which keeps its seal and may still reveal itself, bond covered.
+    function test_revealVerdictsFor_seatCannotCoverItsBond_isSkipped_succeeds() public {
+        address griefer = verifiers[0];
+        uint256 reject = _firstOwnSample(griefer);
+        _commitAll(reject);
+        vm.prank(griefer);
+        token.approve(address(escrow), 0);
+        uint256 senderBefore = token.balanceOf(stranger);
+
+        vm.expectEmit(address(round));
+        emit IVerificationRound.RevealSkipped(_sid(jobId), griefer, params.challengeBond);
+        _revealAll(reject);
+
+        (, bool revealed) = round.verdictCommitmentOf(_sid(jobId), griefer);
+        assertFalse(revealed, "the uncovered seat is skipped");
+        for (uint256 i = 1; i < verifiers.length; ++i) {
+            (, revealed) = round.verdictCommitmentOf(_sid(jobId), verifiers[i]);
+            assertTrue(revealed, "every covered seat is recorded");
+        }
+        assertEq(token.balanceOf(stranger), senderBefore, "the sender pays no token");
+
+        // The seat covers its bond again and reveals itself, in the window.
+        vm.startPrank(griefer);
+        token.approve(address(escrow), type(uint256).max);
+        uint256 seatBefore = token.balanceOf(griefer);
+        round.revealVerdicts(_sid(jobId), _ends(jobId, reject), _verdictSalt(jobId, griefer), _claimsArg(_sid(jobId)));
+        vm.stopPrank();
+        assertEq(seatBefore - token.balanceOf(griefer), params.challengeBond);
+    }
+
+    /// @notice The same attack with the tokens moved away instead of the allowance revoked.
+    function test_revealVerdictsFor_seatWithoutTheBondTokens_isSkipped_succeeds() public {
+        address griefer = verifiers[0];
+        uint256 reject = _firstOwnSample(griefer);
+        _commitAll(reject);
+        uint256 balance = token.balanceOf(griefer);
+        vm.prank(griefer);
+        token.transfer(stranger, balance - params.challengeBond + 1);
+        uint256 senderBefore = token.balanceOf(stranger);
+        _revealAll(reject);
+        (, bool revealed) = round.verdictCommitmentOf(_sid(jobId), griefer);
+        assertFalse(revealed);
+        (, revealed) = round.verdictCommitmentOf(_sid(jobId), verifiers[1]);
+        assertTrue(revealed);
+        assertEq(token.balanceOf(stranger), senderBefore);
     }
 
     function test_revealVerdictsFor_seatRevealedFirst_isSkipped_succeeds() public {

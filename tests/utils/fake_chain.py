@@ -36,6 +36,9 @@ from veritrain import commitments, forced
 from veritrain.enums import JobStatus, RoundOutcome, Verdict
 from veritrain.merkle import verify_checkpoint
 
+FAKE_ESCROW = "0x00000000000000000000000000000000000e5c80"
+"""The fake Escrow's address."""
+
 ZERO = "0x" + "00" * 20
 
 
@@ -262,6 +265,10 @@ class FakeToken:
 
     def balance_of(self, account: str | None = None) -> int:
         return self._client.chain.balances.get(account or self._client.address, 0)
+
+    def allowance(self, spender: str, owner: str | None = None) -> int:
+        """The Escrow allowance `cover_reveal_bonds` raised (the fake's only spender)."""
+        return self._client.chain.allowances.get(owner or self._client.address, 0)
 
     def faucet(self, amount: int) -> dict[str, Any]:
         if not self._client.chain.faucet_enabled:
@@ -524,6 +531,11 @@ class FakeEscrow:
 
     def __init__(self, client: FakeClient) -> None:
         self._client = client
+
+    @property
+    def address(self) -> str:
+        """The fake Escrow's address (the spender of `FakeToken.allowance`)."""
+        return FAKE_ESCROW
 
     def credit_of(self, account: str | None = None) -> int:
         return self._client.chain.credits.get(account or self._client.address, 0)

@@ -172,9 +172,22 @@ class FakeRound:
         self, submission_id: bytes, reveals: Sequence[tuple[str, Sequence[bytes], bytes]]
     ) -> object:
         job_id = self._client.chain.job_of(submission_id)
+        chain = self._client.chain
         for verifier, ends, salt in reveals:
-            if (job_id, verifier) not in self._client.chain.revealed:
-                self._reveal(submission_id, verifier, ends, salt)
+            if (job_id, verifier) in chain.revealed:
+                continue
+            # as the contract (P-38): a seat whose allowance does not cover its reject bonds on
+            # its own samples is skipped (the fake books allowances, not bond balances)
+            own = chain.sample_masks.get((job_id, verifier), 0)
+            claimed = chain.claims[job_id].end_hashes
+            rejects = sum(
+                1
+                for i, (e, c) in enumerate(zip(ends, claimed, strict=False))
+                if (own >> i) & 1 and bytes(e) != bytes(c)
+            )
+            if rejects * chain.params.challenge_bond > chain.allowances.get(verifier, 0):
+                continue
+            self._reveal(submission_id, verifier, ends, salt)
         return self._client._tx("revealVerdictsFor", job_id, tuple(v for v, _, _ in reveals))
 
     def reveal_verdicts(

@@ -95,6 +95,10 @@ interface IVerificationRound {
     event VerdictsRevealed(
         SubmissionId indexed submissionId, address indexed verifier, bool[] approvals, bytes32[] ends
     );
+    /// @notice `revealVerdictsFor` skipped a seat whose reject bonds (`bond` wei) its balance or its
+    ///         allowance to the Escrow does not cover: the batch goes on without it, and the seat keeps
+    ///         its seal and may still reveal itself in the window (docs/SECURITY.md P-38).
+    event RevealSkipped(SubmissionId indexed submissionId, address indexed verifier, uint256 bond);
     /// @notice Every assigned verifier stayed silent; the sealed-verdict counts were reset for the
     ///         verifiers drawn next (`IJobManager.VerifiersReassigning`).
     event VerdictRoundReset(SubmissionId indexed submissionId);
@@ -171,7 +175,10 @@ interface IVerificationRound {
     ///         checked and recorded exactly as by `revealVerdicts` from that seat (its reject bonds are
     ///         pulled from that seat). No signature is needed: a seal commits to the seat's address,
     ///         ends and secret salt, so only a holder of the salt the seat handed out can open it, and
-    ///         it opens to the verdicts the seat sealed. A seat that has revealed already is skipped.
+    ///         it opens to the verdicts the seat sealed. A seat that has revealed already is skipped,
+    ///         and so is a seat whose token balance or allowance to the Escrow does not cover its
+    ///         reject bonds (`RevealSkipped`; it may still reveal itself), so no seat can make the
+    ///         batch revert after handing its reveal over.
     /// @dev Reverts LengthMismatch, ClaimsMismatch, and every error of `revealVerdicts` for the first
     ///      offending seat.
     /// @param verifiers The seats, any order.

@@ -184,3 +184,55 @@ def test_a_hand_off_that_comes_in_while_the_duty_reads_the_chain_is_kept(
     solver.aggregator.flush(solver, 1)
     (tx,) = [args for _, fn, args in chain.txs if fn == "commitVerdictsFor"]
     assert sorted(tx[1]) == sorted((a.address, b.address))
+
+
+def test_a_reveal_whose_reject_bonds_the_seat_does_not_cover_is_refused(tmp_path: Path) -> None:
+    """A seat that rejects one of its own samples must hold the bond and have allowed the
+    Escrow to pull it before the aggregator takes its reveal: refused with 409 and one line
+    until it does, taken after `cover_reveal_bonds`. (The contract skips such a seat in a batch
+    anyway, docs/SECURITY.md P-38; this tells the seat at once.)"""
+    chain, (a, _), solver, http, sid, _ = _setup(tmp_path)
+    own = chain.sample_masks[(1, a.address)]
+    sample = (own & -own).bit_length() - 1
+    ends = list(chain.claims[1].end_hashes)
+    ends[sample] = os.urandom(32)  # a reject on its own sample
+    salt = os.urandom(32)
+    client = chain.client(a.address)
+    client.round.commit_verdicts(sid, verdict_commitment(1, a.address, ends, salt))
+    chain.balances[a.address] = 10 * chain.params.challenge_bond
+    body = {"verifier": a.address, "ends": [to_hex(e) for e in ends], "salt": to_hex(salt)}
+    _refused(http.post("/jobs/1/reveals", json=body), 409, "not covered")
+    assert solver.aggregator.pending(1) == (0, 0)
+    assert client.round.cover_reveal_bonds(sid, ends) == 1
+    chain.balances[a.address] = chain.params.challenge_bond - 1
+    _refused(http.post("/jobs/1/reveals", json=body), 409, "not covered")
+    chain.balances[a.address] = chain.params.challenge_bond
+    assert http.post("/jobs/1/reveals", json=body).json()["pending"] == 1
+
+
+def test_the_fake_batch_skips_a_seat_that_revoked_its_allowance_after_the_hand_off(
+    tmp_path: Path,
+) -> None:
+    """As the contract (P-38): the batch records the other seats and skips the one whose
+    allowance no longer covers its bond; that seat can still reveal itself."""
+    chain, (a, b), solver, http, sid, _ = _setup(tmp_path)
+    bodies = []
+    for seat in (a, b):
+        own = chain.sample_masks[(1, seat.address)]
+        ends = list(chain.claims[1].end_hashes)
+        ends[(own & -own).bit_length() - 1] = os.urandom(32)
+        salt = os.urandom(32)
+        client = chain.client(seat.address)
+        client.round.commit_verdicts(sid, verdict_commitment(1, seat.address, ends, salt))
+        client.round.cover_reveal_bonds(sid, ends)
+        chain.balances[seat.address] = chain.params.challenge_bond
+        body = {"verifier": seat.address, "ends": [to_hex(e) for e in ends], "salt": to_hex(salt)}
+        assert http.post("/jobs/1/reveals", json=body).status_code == 200
+        bodies.append((ends, salt))
+    chain.allowances[a.address] = 0  # a revokes after handing off
+    solver.aggregator.flush(solver, 1)
+    assert (1, b.address) in chain.revealed and (1, a.address) not in chain.revealed
+    ends, salt = bodies[0]
+    chain.client(a.address).round.cover_reveal_bonds(sid, ends)
+    chain.client(a.address).round.reveal_verdicts(sid, ends, salt)
+    assert (1, a.address) in chain.revealed
