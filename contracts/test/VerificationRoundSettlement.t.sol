@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+// Testing
+import {VerificationRound_Init} from "./VerificationRound.t.sol";
+// Interfaces
+import {IJobManager} from "../src/interfaces/IJobManager.sol";
+import {IVerificationRound} from "../src/interfaces/IVerificationRound.sol";
+// Types
+import {JobStatus, Verdict} from "../src/types/JobTypes.sol";
+import {Role} from "../src/types/Role.sol";
+import {RoundOutcome} from "../src/types/RoundTypes.sol";
+
+/// @notice A Verifying job at a 50% forced-error rate whose draw forces an error on sample `f`.
+abstract contract VerificationRound_Forced_Init is VerificationRound_Init {
+    uint256 internal jobId;
+    address[] internal verifiers;
+    uint256 internal f;
+
+    function setUp() public virtual override {
+        super.setUp();
+        _redeployWithRate(5000);
+        jobId = _forcedVerifyingJob();
+        verifiers = _assigned(jobId);
+        (, f) = round.drawForcedError(_sid(jobId), _secret(jobId));
+    }
+}
+
+/// @notice Settlement of each round outcome at `JobManager.finalize` (docs/FORCED_ERRORS.md section 3).
+contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
+    function _fund(uint256 amount) internal {
+        vm.prank(stranger);
+        escrow.fundJackpot(amount);
+    }
+
+    function test_finalize_forced_slashesApproversPaysRejecters_succeeds() public {
+        _fund(100e18);
+        _submit(jobId, verifiers[0], 0);
+        _submit(jobId, verifiers[1], uint256(1) << f);
+        _submit(jobId, verifiers[2], uint256(1) << f);
+        _passChallengeWindow(jobId);
+        uint256 paid = 2 * params.jackpot;
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.ForcedErrorSettled(jobId, f, params.verifierStake, paid);
+        jobManager.finalize(jobId);
+        // The forced sample left the disputed set: no dispute, the job is finalized.
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
+        // The pool also holds the job's forced-error premium, pooled at its claim.
+        assertEq(escrow.jackpotPool(), 100e18 + jobManager.forcedErrorPremium() + params.verifierStake - paid);
+        assertEq(_staked(verifiers[0], Role.Verifier), 500e18 - params.verifierStake);
+        assertEq(escrow.creditOf(verifiers[0]), 0);
+        for (uint256 i = 1; i < 3; ++i) {
+            assertEq(escrow.creditOf(verifiers[i]), params.challengeBond + params.jackpot + params.verifierFee);
+            assertEq(_staked(verifiers[i], Role.Verifier), 500e18);
+            assertEq(_locked(verifiers[i], Role.Verifier), 0);
+        }
+        // The approver's fee went back to the submitter; the solver is not penalised.
+        assertEq(escrow.creditOf(submitter), params.verifierFee);
+        assertEq(escrow.creditOf(solver), REWARD);
+        assertEq(_staked(solver, Role.Solver), 1000e18);
+        _assertEscrowSolvent();
+    }
+
+    function test_finalize_forced_whistleblowerPaid_succeeds() public {
+        _submitAll(jobId, 0);
+        vm.prank(whistleblower);
+        jobManager.challengeApproval(jobId, f, verifiers[1]);
+        _passChallengeWindow(jobId);
+        uint256 wbBefore = token.balanceOf(whistleblower);
+        jobManager.finalize(jobId);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
+        // Pool = the job's premium + 3 slashed stakes; the whistleblower gets its bond back plus a jackpot.
+        assertEq(escrow.creditOf(whistleblower), params.challengeBond + params.jackpot);
+        assertEq(escrow.jackpotPool(), jobManager.forcedErrorPremium() + 3 * params.verifierStake - params.jackpot);
+        assertEq(token.balanceOf(whistleblower), wbBefore);
+        for (uint256 i; i < 3; ++i) {
+            assertEq(_staked(verifiers[i], Role.Verifier), 500e18 - params.verifierStake);
+        }
+        _assertEscrowSolvent();
+    }
+
+    function test_finalize_forced_poolShortfall_paysMin_succeeds() public {
+        // Nobody approves: the pool holds only the job's premium (30e18 at rate 50%) and what was
+        // funded, less than three jackpots.
+        assertEq(jobManager.forcedErrorPremium(), 30e18);
+        _fund(15e18);
+        for (uint256 i; i < 3; ++i) {
+            _submit(jobId, verifiers[i], uint256(1) << f);
+        }
+        _passChallengeWindow(jobId);
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.JackpotPaid(jobId, verifiers[0], 20e18);
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.JackpotPaid(jobId, verifiers[1], 20e18);
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.JackpotPaid(jobId, verifiers[2], 5e18);
+        jobManager.finalize(jobId);
+        assertEq(escrow.jackpotPool(), 0);
+        assertEq(escrow.creditOf(verifiers[1]), params.challengeBond + 20e18 + params.verifierFee);
+        assertEq(escrow.creditOf(verifiers[2]), params.challengeBond + 5e18 + params.verifierFee);
+        _assertEscrowSolvent();
+    }
+
+    function test_finalize_forced_committedNeverRevealed_slashedAsMissed_succeeds() public {
+        _submit(jobId, verifiers[0], uint256(1) << f);
+        _submit(jobId, verifiers[1], uint256(1) << f);
+        // Verifier 2 seals but never reveals.
+        _seal(jobId, verifiers[2], uint256(1) << f);
+        _revealPending(jobId);
+        vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
+        _revealSecret(jobId);
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.VerdictMissed(jobId, verifiers[2], params.verifierStake);
+        jobManager.finalize(jobId);
+        assertEq(_staked(verifiers[2], Role.Verifier), 500e18 - params.verifierStake);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
+        _assertEscrowSolvent();
+    }
+
+    function test_finalize_forcedPlusGenuineDispute_succeeds() public {
+        _fund(100e18);
+        uint256 g = (f + 1) % 4;
+        _submit(jobId, verifiers[0], (uint256(1) << f) | (uint256(1) << g));
+        _submit(jobId, verifiers[1], 0);
+        _submit(jobId, verifiers[2], uint256(1) << f);
+        _passChallengeWindow(jobId);
+        jobManager.finalize(jobId);
+        // f is settled by the forced-error rule; g goes to the adjudicator.
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Disputed));
+        assertEq(jobManager.disputedSampleOf(jobId), g);
+        assertEq(jobManager.disputedMaskOf(jobId), uint256(1) << g);
+        assertEq(_staked(verifiers[1], Role.Verifier), 500e18 - params.verifierStake);
+        assertEq(escrow.creditOf(verifiers[0]), params.challengeBond + params.jackpot);
+        // The committed segment g is valid: verifier 0 loses its stake and its bond on g.
+        _arbitrate(_job(jobId).disputeId, true);
+        jobManager.finalize(jobId);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
+        assertEq(_staked(verifiers[0], Role.Verifier), 500e18 - params.verifierStake);
+        assertEq(_staked(verifiers[2], Role.Verifier), 500e18);
+        _assertEscrowSolvent();
+    }
+
+    function test_finalize_noClaims_rejectsAndReleases_succeeds() public {
+        uint256 bare = _unclaimedJob();
+        address[] memory assigned = _assigned(bare);
+        vm.warp(uint256(_job(bare).challengeDeadline) + 1);
+        uint256 creditBefore = escrow.creditOf(submitter);
+        uint256 poolBefore = escrow.jackpotPool();
+        uint256[] memory lockedBefore = new uint256[](assigned.length);
+        for (uint256 i; i < assigned.length; ++i) {
+            lockedBefore[i] = _locked(assigned[i], Role.Verifier);
+        }
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.SolverFaulted(bare, solver, RoundOutcome.NoClaims, params.solverStake);
+        jobManager.finalize(bare);
+        assertEq(uint8(_job(bare).status), uint8(JobStatus.Rejected));
+        // The slash joins the jackpot pool; the verifiers the job locked are paid their fee.
+        assertEq(escrow.creditOf(submitter) - creditBefore, REWARD);
+        assertEq(escrow.jackpotPool() - poolBefore, params.solverStake);
+        for (uint256 i; i < assigned.length; ++i) {
+            assertEq(_staked(assigned[i], Role.Verifier), 500e18);
+            assertEq(_locked(assigned[i], Role.Verifier), lockedBefore[i] - params.verifierStake);
+            assertEq(escrow.creditOf(assigned[i]), params.verifierFee);
+        }
+        _assertEscrowSolvent();
+    }
+
+    function test_finalize_noReveal_slashesSolverReturnsBonds_succeeds() public {
+        _submit(jobId, verifiers[0], 1);
+        _submit(jobId, verifiers[1], 0);
+        _seal(jobId, verifiers[2], 0);
+        _revealPending(jobId);
+        vm.prank(whistleblower);
+        jobManager.challengeApproval(jobId, 2, verifiers[1]);
+        vm.warp(uint256(_job(jobId).challengeDeadline) + params.revealWindow + 1);
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.SolverFaulted(jobId, solver, RoundOutcome.NoReveal, params.solverStake);
+        jobManager.finalize(jobId);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Rejected));
+        assertEq(_staked(solver, Role.Solver), 1000e18 - params.solverStake);
+        assertEq(_staked(verifiers[2], Role.Verifier), 500e18 - params.verifierStake);
+        assertEq(escrow.creditOf(verifiers[0]), params.challengeBond + params.verifierFee);
+        assertEq(escrow.creditOf(verifiers[1]), params.verifierFee);
+        assertEq(escrow.creditOf(whistleblower), params.challengeBond);
+        // The solver's slash and the missed verifier's stake join the jackpot pool; the missed
+        // verifier's fee goes back to the submitter.
+        assertEq(escrow.creditOf(submitter), REWARD + params.verifierFee);
+        assertEq(escrow.jackpotPool(), jobManager.forcedErrorPremium() + params.solverStake + params.verifierStake);
+        (uint256 escrowed, uint256 bonds,,) = escrow.liabilities();
+        assertEq(escrowed, 0);
+        assertEq(bonds, 0);
+        _assertEscrowSolvent();
+    }
+
+    function test_finalize_roundPending_reverts() public {
+        _submitAll(jobId, 0);
+        vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
+        vm.expectRevert(abi.encodeWithSelector(IJobManager.RoundPending.selector, jobId));
+        jobManager.finalize(jobId);
+    }
+}
+
+/// @notice P-9 (docs/SECURITY.md): a forced error must not shield its segment. Verifiers seal the end
+///         they replayed; at the forced-error settlement a rejecter whose end is the solver's true end
+///         earns the jackpot, and one whose end differs keeps the forced sample disputed, so a cheat
+///         inside the forced segment is still caught and a jackpot needs a replay.
+contract VerificationRound_ForcedEnd_Test is VerificationRound_Forced_Init {
+    bytes32 internal constant HONEST_END = keccak256("the end an honest replay reaches");
+
+    function setUp() public override {
+        super.setUp();
+        vm.prank(stranger);
+        escrow.fundJackpot(100e18);
+    }
+
+    /// @notice `verifier` seals the claims except `end` for the forced sample.
+    function _submitForcedEnd(address verifier, bytes32 end) internal {
+        (, bytes32[] memory ends) = _claimsOf(_sid(jobId));
+        ends[f] = end;
+        _submitEnds(jobId, verifier, ends);
+    }
+
+    /// @notice The solver cheated inside the forced segment (its committed end is not what the
+    ///         segment trains to) and two accomplices seal that end. The honest verifier's end differs:
+    ///         the sample stays disputed, the committee finds it invalid, the solver and its accomplices
+    ///         are slashed and nothing is minted. Before the fix the forced sample left the disputed
+    ///         set and the job finalized.
+    function test_finalize_cheatInsideForcedSegment_caught_succeeds() public {
+        _submitForcedEnd(verifiers[0], HONEST_END);
+        _submit(jobId, verifiers[1], uint256(1) << f);
+        _submit(jobId, verifiers[2], uint256(1) << f);
+        _passChallengeWindow(jobId);
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.ForcedEndDisputed(jobId, f, verifiers[0]);
+        jobManager.finalize(jobId);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Disputed), "forced sample not disputed");
+        assertEq(jobManager.disputedSampleOf(jobId), f);
+        // The accomplices' ends matched the commitment: they now stand behind it.
+        assertEq(uint8(jobManager.verdictOf(jobId, verifiers[1])[f]), uint8(Verdict.Approve));
+        assertEq(uint8(jobManager.verdictOf(jobId, verifiers[0])[f]), uint8(Verdict.Reject));
+
+        _arbitrate(_job(jobId).disputeId, false);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Rejected));
+        assertEq(_staked(solver, Role.Solver), 1000e18 - params.solverStake);
+        assertEq(_staked(verifiers[0], Role.Verifier), 500e18);
+        assertEq(_staked(verifiers[1], Role.Verifier), 500e18 - params.verifierStake);
+        assertEq(_staked(verifiers[2], Role.Verifier), 500e18 - params.verifierStake);
+        assertEq(_sharesMinted(MODEL_ID), 0, "shares minted");
+        (, uint256 bonds,,) = escrow.liabilities();
+        assertEq(bonds, 0, "a bond left behind");
+        _assertEscrowSolvent();
+    }
+
+    /// @notice A rejecter that did not replay (it seals the zero end, or any end but the true one)
+    ///         earns no jackpot: the sample stays disputed, the committee finds the honest solver's
+    ///         segment valid, and it loses its stake and bond. The verifiers that replayed are paid.
+    function test_finalize_rejectWithoutReplay_losesDispute_succeeds() public {
+        _submit(jobId, verifiers[0], uint256(1) << f);
+        _submit(jobId, verifiers[1], uint256(1) << f);
+        // A made-up end claims a replay that did not happen (a zero end would be an abstention).
+        _submitForcedEnd(verifiers[2], keccak256("made-up end"));
+        _passChallengeWindow(jobId);
+        jobManager.finalize(jobId);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Disputed));
+        assertEq(escrow.creditOf(verifiers[0]), params.challengeBond + params.jackpot);
+        assertEq(escrow.creditOf(verifiers[2]), 0, "paid without a replay");
+
+        _arbitrate(_job(jobId).disputeId, true);
+        jobManager.finalize(jobId);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
+        assertEq(_staked(verifiers[2], Role.Verifier), 500e18 - params.verifierStake);
+        assertEq(_staked(verifiers[0], Role.Verifier), 500e18);
+        assertEq(_staked(solver, Role.Solver), 1000e18);
+        _appendFinalState(jobId);
+        assertGt(_sharesMinted(MODEL_ID), 0, "no shares minted");
+        (, uint256 bonds,,) = escrow.liabilities();
+        assertEq(bonds, 0, "a bond left behind");
+        _assertEscrowSolvent();
+    }
+
+    /// @notice P-20 on the forced sample: an abstainer (zero end) has no end to compare; the two
+    ///         other seats replayed the forced sample (their ends are the true end), so the data was
+    ///         there: the abstention holds no dispute and forfeits its bond to the pool (P-33). The
+    ///         abstainer keeps its stake and is paid neither the jackpot nor its fee.
+    function test_finalize_abstainOnForcedSample_othersReplayed_forfeitsNotSlashedNotPaid_succeeds() public {
+        _submit(jobId, verifiers[0], uint256(1) << f);
+        _submit(jobId, verifiers[1], uint256(1) << f);
+        _submitForcedEnd(verifiers[2], bytes32(0));
+        _passChallengeWindow(jobId);
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.AbstentionForfeited(jobId, f, verifiers[2], params.challengeBond);
+        jobManager.finalize(jobId);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized), "the abstention holds no dispute");
+        assertEq(_staked(verifiers[2], Role.Verifier), 500e18, "an abstainer is never slashed");
+        assertEq(escrow.creditOf(verifiers[2]), 0, "no jackpot, no fee, its bond forfeited");
+        (, uint256 bonds,,) = escrow.liabilities();
+        assertEq(bonds, 0, "a bond left behind");
+        _assertEscrowSolvent();
+    }
+
+    /// @notice The approver of the forced claim and the whistleblower that challenged it are settled
+    ///         once: a later dispute on the same sample neither pays the approver as a winner nor
+    ///         touches the whistleblower's returned bond.
+    function test_finalize_forcedApproverSettledOnce_succeeds() public {
+        _submit(jobId, verifiers[0], 0);
+        _submit(jobId, verifiers[1], uint256(1) << f);
+        _submitForcedEnd(verifiers[2], HONEST_END);
+        _revealPending(jobId);
+        vm.prank(whistleblower);
+        jobManager.challengeApproval(jobId, f, verifiers[0]);
+        _passChallengeWindow(jobId);
+        jobManager.finalize(jobId);
+        assertEq(escrow.creditOf(whistleblower), params.challengeBond + params.jackpot);
+        uint256 approverCredit = escrow.creditOf(verifiers[0]);
+        _arbitrate(_job(jobId).disputeId, true);
+        jobManager.finalize(jobId);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
+        assertEq(escrow.creditOf(whistleblower), params.challengeBond + params.jackpot, "bond moved twice");
+        assertEq(escrow.creditOf(verifiers[0]), approverCredit, "the forced claim's approver paid");
+        assertEq(_staked(verifiers[0], Role.Verifier), 500e18 - params.verifierStake);
+        _assertEscrowSolvent();
+    }
+
+    function test_replayedEndOf_keepsRejectedEnds_succeeds() public {
+        _submit(jobId, verifiers[0], uint256(1) << f);
+        _submit(jobId, verifiers[1], 0);
+        _submitForcedEnd(verifiers[2], HONEST_END);
+        _passChallengeWindow(jobId);
+        (, uint32[] memory segments) = jobManager.getAssignment(jobId);
+        bytes32 trueEnd = _committedStates[jobId][segments[f] + 1];
+        assertEq(round.replayedEndOf(_sid(jobId), verifiers[0], f), trueEnd);
+        assertEq(round.replayedEndOf(_sid(jobId), verifiers[1], f), bytes32(0));
+        assertEq(round.replayedEndOf(_sid(jobId), verifiers[2], f), HONEST_END);
+        assertTrue(round.forcedEndMatches(_sid(jobId), verifiers[0]));
+        assertFalse(round.forcedEndMatches(_sid(jobId), verifiers[1]));
+        assertFalse(round.forcedEndMatches(_sid(jobId), verifiers[2]));
+    }
+
+    function test_postClaims_zeroEnd_reverts() public {
+        uint256 bare = _unclaimedJob();
+        (bytes32[] memory starts, bytes32[] memory ends) = _claims(bare);
+        ends[1] = bytes32(0);
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ZeroClaim.selector, _sid(bare), 1));
+        vm.prank(solver);
+        round.postClaims(_sid(bare), starts, ends);
+        _bookClaims(round, _sid(bare), starts, ends);
+    }
+}
