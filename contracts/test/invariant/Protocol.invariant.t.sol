@@ -84,7 +84,7 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         handler.claimAndCommit(0, 0, true);
         handler.assignVerifiers(1);
         (address[] memory seats, uint32[] memory segments) = jobManager.getAssignment(1);
-        (uint256 maskSeed, address rejecter) = _seedWithAReject(seats, segments.length);
+        (uint256 maskSeed, address rejecter) = _seedWithAReject(seats, segments.length, false);
         uint256 balance = token.balanceOf(rejecter);
         handler.batchVerdicts(0, maskSeed);
         assertEq(handler.ghost_calls("commitVerdictsFor"), 1, "one batch of seals");
@@ -108,14 +108,45 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         invariant_forcedErrorsSettled();
     }
 
+    /// @notice The same batches, where a rejecting seat revokes its Escrow allowance before the
+    ///         reveal batch (P-38): the batch goes through without it, the sender pays nothing, and
+    ///         the seat keeps its tokens and its seal.
+    function test_handler_revealBatchSkipsASeatThatCannotCoverItsBond_succeeds() public {
+        handler.postJob(0, 3, 1e18);
+        handler.claimAndCommit(0, 0, true);
+        handler.claimAndCommit(0, 0, true);
+        handler.assignVerifiers(1);
+        (address[] memory seats, uint32[] memory segments) = jobManager.getAssignment(1);
+        (uint256 maskSeed,) = _seedWithAReject(seats, segments.length, true);
+        handler.batchVerdicts(0, maskSeed);
+        uint256[] memory balances = new uint256[](seats.length);
+        for (uint256 i; i < seats.length; ++i) {
+            balances[i] = token.balanceOf(seats[i]);
+        }
+        handler.batchVerdicts(0, maskSeed);
+        assertEq(handler.ghost_calls("revealVerdictsFor skipped"), 1, "a seat was skipped");
+        uint256 skipped;
+        for (uint256 i; i < seats.length; ++i) {
+            (bytes32 sealed_, bool revealed) = round.verdictCommitmentOf(_sid(1), seats[i]);
+            if (sealed_ == bytes32(0) || revealed) continue;
+            ++skipped;
+            assertEq(token.balanceOf(seats[i]), balances[i], "the skipped seat paid nothing");
+            assertEq(token.allowance(seats[i], address(escrow)), type(uint256).max, "allowed again");
+        }
+        assertEq(skipped, 1, "exactly the uncovered seat is left to reveal itself");
+        _assertBatchesHonest();
+    }
+
     /// @notice A mask seed under which the handler's batch seals a reject of some sample by a seat
-    ///         that is neither silent nor the griefer (`ProtocolHandler._sealOf`'s rule).
-    function _seedWithAReject(address[] memory seats, uint256 samples)
+    ///         that is neither silent nor the griefer (`ProtocolHandler._sealOf`'s rule), and whose
+    ///         reveal batch has a seat revoke its allowance iff `uncovered` (`_revealBatch`'s roll).
+    function _seedWithAReject(address[] memory seats, uint256 samples, bool uncovered)
         internal
         view
         returns (uint256 seed, address rejecter)
     {
         for (;; ++seed) {
+            if ((uint256(keccak256(abi.encode(seed, "uncovered"))) % 3 == 0) != uncovered) continue;
             for (uint256 i; i < seats.length; ++i) {
                 if (seats[i] == handler.silentSeat() || seats[i] == handler.griefer()) continue;
                 uint256 mask = uint256(keccak256(abi.encode(seed, seats[i])));

@@ -293,7 +293,7 @@ contract ProtocolHandler is ProtocolHandlerBase {
         (bytes32[] memory starts,) = _claimsOf(_sid(jobId));
         if (starts.length == 0) return;
         if (block.timestamp <= job.verdictDeadline && _sealBatch(jobId, job.solver, maskSeed)) return;
-        _revealBatch(jobId);
+        _revealBatch(jobId, maskSeed);
     }
 
     /// @notice `sender` submits the seals of every seat of `jobId` that has not sealed (the silent
@@ -355,8 +355,10 @@ contract ProtocolHandler is ProtocolHandlerBase {
     }
 
     /// @notice The whistleblower submits the reveals of every sealed seat of `jobId` (one that
-    ///         revealed already included, and skipped) once the reveal window is open.
-    function _revealBatch(uint256 jobId) internal {
+    ///         revealed already included, and skipped) once the reveal window is open. In one batch
+    ///         in three a rejecting seat first revokes its Escrow allowance (P-38): it is skipped,
+    ///         the others are recorded, and it allows the Escrow again afterwards.
+    function _revealBatch(uint256 jobId, uint256 seed) internal {
         SubmissionId sid = _sid(jobId);
         (address[] memory assigned, uint32[] memory segments) = jobManager.getAssignment(jobId);
         if (!_inRevealWindow(sid, assigned.length)) return;
@@ -368,14 +370,37 @@ contract ProtocolHandler is ProtocolHandlerBase {
             ends[i] = _ends(jobId, segments, _sealed[jobId][seats[i]]);
             salts[i] = _verdictSalt(jobId, seats[i]);
         }
+        _sendRevealBatch(jobId, seats, ends, salts, _roll(seed, "uncovered") % 3 == 0);
+    }
+
+    /// @notice Sends one `revealVerdictsFor` from the whistleblower and checks P10; with `revoke`,
+    ///         a rejecting seat of the batch first revokes its Escrow allowance (P-38).
+    function _sendRevealBatch(
+        uint256 jobId,
+        address[] memory seats,
+        bytes32[][] memory ends,
+        bytes32[] memory salts,
+        bool revoke
+    ) internal {
+        SubmissionId sid = _sid(jobId);
+        address uncovered = revoke ? _rejectingSeat(sid, seats, ends) : address(0);
+        if (uncovered != address(0)) {
+            vm.prank(uncovered);
+            token.approve(address(escrow), 0);
+        }
         address sender = whistleblowers[0];
         (uint256 balance, uint256 credit) = (token.balanceOf(sender), escrow.creditOf(sender));
         Claims memory claims = _claimsArg(sid);
         vm.prank(sender);
         round.revealVerdictsFor(sid, seats, ends, salts, claims);
         if (token.balanceOf(sender) != balance || escrow.creditOf(sender) != credit) ++ghost_batchSenderCharged;
-        for (uint256 i; i < count; ++i) {
-            if (!_revealed(jobId, seats[i])) ++ghost_batchSeatMisrecorded;
+        for (uint256 i; i < seats.length; ++i) {
+            if (_revealed(jobId, seats[i]) == (seats[i] == uncovered)) ++ghost_batchSeatMisrecorded;
+        }
+        if (uncovered != address(0)) {
+            vm.prank(uncovered);
+            token.approve(address(escrow), type(uint256).max);
+            ++ghost_calls["revealVerdictsFor skipped"];
         }
         ++ghost_calls["revealVerdictsFor"];
     }

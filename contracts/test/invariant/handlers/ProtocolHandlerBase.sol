@@ -111,7 +111,8 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
     uint256 public ghost_batchSenderCharged;
     /// @custom:property-id P10 Seats whose seal or reveal a batch did not leave as the seat signed
     ///                      or sealed it: a fresh seal other than the signed commitment, a seal
-    ///                      that was already there replaced, a batch-revealed seat left unrevealed.
+    ///                      that was already there replaced, a batch-revealed seat left unrevealed,
+    ///                      or a seat that could not cover its bonds revealed (P-38).
     uint256 public ghost_batchSeatMisrecorded;
     /// @notice Each actor's private key (`vm.addr(key)` is the actor), for its EIP-712 seals.
     mapping(address account => uint256 key) internal _keyOf;
@@ -209,6 +210,23 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
     /// @notice Whether `verifier` revealed its sealed verdicts on the job's active submission.
     function _revealed(uint256 jobId, address verifier) internal view returns (bool revealed) {
         (, revealed) = round.verdictCommitmentOf(_sid(jobId), verifier);
+    }
+
+    /// @notice The first seat of a batch that has not revealed and whose `ends` reject one of its
+    ///         own samples (it books a bond); zero if none.
+    function _rejectingSeat(SubmissionId sid, address[] memory seats, bytes32[][] memory ends)
+        internal
+        view
+        returns (address seat)
+    {
+        (, bytes32[] memory claimed) = _claimsOf(sid);
+        for (uint256 i; i < seats.length; ++i) {
+            (, uint64 own, bool revealed,,) = jobManager.seatOf(sid, seats[i]);
+            if (revealed) continue;
+            for (uint256 j; j < claimed.length; ++j) {
+                if ((own >> j) & 1 == 1 && ends[i][j] != claimed[j]) return seats[i];
+            }
+        }
     }
 
     /// @notice A die roll derived from a fuzzer seed: seeds are often small numbers, so their own
