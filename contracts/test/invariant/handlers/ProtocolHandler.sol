@@ -405,29 +405,6 @@ contract ProtocolHandler is ProtocolHandlerBase {
         ++ghost_calls["revealVerdictsFor"];
     }
 
-    /// @notice The seats of a batch reveal: every sealed seat that has not revealed, and the first
-    ///         that has; `count` 0 when none is left to reveal.
-    function _toReveal(SubmissionId sid, address[] memory assigned)
-        internal
-        view
-        returns (address[] memory seats, uint256 count)
-    {
-        seats = new address[](assigned.length);
-        bool fresh;
-        bool again;
-        for (uint256 i; i < assigned.length; ++i) {
-            (bytes32 sealed_, bool revealed) = round.verdictCommitmentOf(sid, assigned[i]);
-            if (sealed_ == bytes32(0) || (revealed && again)) continue;
-            if (revealed) again = true;
-            else fresh = true;
-            seats[count++] = assigned[i];
-        }
-        if (!fresh) return (seats, 0);
-        assembly ("memory-safe") {
-            mstore(seats, count)
-        }
-    }
-
     /// @notice `verifier` reveals the verdicts it sealed, passing back the posted claims.
     function _reveal(uint256 jobId, address verifier, uint32[] memory segments) internal {
         bytes32[] memory ends = _ends(jobId, segments, _sealed[jobId][verifier]);

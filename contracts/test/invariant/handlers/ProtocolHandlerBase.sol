@@ -212,6 +212,29 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
         (, revealed) = round.verdictCommitmentOf(_sid(jobId), verifier);
     }
 
+    /// @notice The seats of a batch reveal: every sealed seat that has not revealed, and the first
+    ///         that has; `count` 0 when none is left to reveal.
+    function _toReveal(SubmissionId sid, address[] memory assigned)
+        internal
+        view
+        returns (address[] memory seats, uint256 count)
+    {
+        seats = new address[](assigned.length);
+        bool fresh;
+        bool again;
+        for (uint256 i; i < assigned.length; ++i) {
+            (bytes32 sealed_, bool revealed) = round.verdictCommitmentOf(sid, assigned[i]);
+            if (sealed_ == bytes32(0) || (revealed && again)) continue;
+            if (revealed) again = true;
+            else fresh = true;
+            seats[count++] = assigned[i];
+        }
+        if (!fresh) return (seats, 0);
+        assembly ("memory-safe") {
+            mstore(seats, count)
+        }
+    }
+
     /// @notice The first seat of a batch that has not revealed and whose `ends` reject one of its
     ///         own samples (it books a bond); zero if none.
     function _rejectingSeat(SubmissionId sid, address[] memory seats, bytes32[][] memory ends)
