@@ -3,6 +3,7 @@ pragma solidity 0.8.37;
 
 // Libraries
 import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
+import {LibPayouts} from "./LibPayouts.sol";
 import {LibVerdict} from "./LibVerdict.sol";
 // Interfaces
 import {IAdjudicator} from "../interfaces/IAdjudicator.sol";
@@ -106,7 +107,7 @@ library LibSettlement {
             job.status = JobStatus.Cancelled;
             emit IJobManager.JobCancelled(jobId, refund);
         }
-        _credit(s, Bucket.Escrowed, job.submitter, refund);
+        LibPayouts.credit(s, Bucket.Escrowed, job.submitter, refund);
     }
 
     /// @notice Moves job `jobId`'s forced-error premium (`premium` wei, escrowed at postJob) to the
@@ -144,7 +145,7 @@ library LibSettlement {
         job.openDeadline = SafeCast.toUint40(block.timestamp + s.openWindow);
         job.status = JobStatus.Open;
         // SAFETY: trusted StakeManager; the slashed tokens arrive at the Escrow and join the pool.
-        uint256 slashed = _slashInto(s, solver, Role.Solver, Bucket.Jackpot);
+        uint256 slashed = LibPayouts.slashInto(s, solver, Role.Solver, Bucket.Jackpot);
         emit IJobManager.JobReclaimed(jobId, solver, slashed);
     }
 
@@ -250,9 +251,9 @@ library LibSettlement {
         uint256 refund = job.reward + sub.feesHeld;
         sub.feesHeld = 0;
         emit IJobManager.JobExpired(jobId, refund);
-        _credit(s, Bucket.Escrowed, job.submitter, refund);
-        _unlock(s, job.solver, Role.Solver);
-        _releaseSeats(sub, s, release);
+        LibPayouts.credit(s, Bucket.Escrowed, job.submitter, refund);
+        LibPayouts.unlock(s, job.solver, Role.Solver);
+        LibPayouts.releaseSeats(sub, s, release);
     }
 
     /// @notice Settles the round outcome of a Verifying submission past its windows: slashes missed
@@ -282,15 +283,15 @@ library LibSettlement {
         job.status = JobStatus.Finalized;
         bool[] memory release = _payStanding(job, sub, s, SeatStatus.Submitted);
         // INVARIANT: every fee is paid or refunded by now; any leftover returns to the submitter.
-        if (sub.feesHeld != 0) _refundFee(sub, s, job.submitter, sub.feesHeld);
+        if (sub.feesHeld != 0) LibPayouts.refundFee(sub, s, job.submitter, sub.feesHeld);
         address solver = job.solver;
         uint256 reward = job.reward;
         emit IJobManager.JobFinalized(jobId, solver, reward, job.totalSteps);
-        _credit(s, Bucket.Escrowed, solver, reward);
+        LibPayouts.credit(s, Bucket.Escrowed, solver, reward);
 
         // Interactions with trusted protocol contracts, after all state changes.
-        _unlock(s, solver, Role.Solver);
-        _releaseSeats(sub, s, release);
+        LibPayouts.unlock(s, solver, Role.Solver);
+        LibPayouts.releaseSeats(sub, s, release);
         // Shares only for a job that extends the model's lineage (P-18, P-26); the amount minted is
         // announced by the registry's own events, nothing here depends on it.
         // slither-disable-next-line unused-return
@@ -395,7 +396,7 @@ library LibSettlement {
         else (sidePot, winners) = _settleInvalid(job, sub, s, jobId, disputeId, sampleIndex);
         pot += sidePot;
         emit IJobManager.DisputeSettled(jobId, disputeId, segmentValid, pot);
-        _distributePot(job, s, jobId, pot, majority, winners);
+        LibPayouts.distributePot(job, s, jobId, pot, majority, winners);
     }
 
     ////// Internal: round settlement //////
@@ -417,9 +418,9 @@ library LibSettlement {
             Seat storage seat = sub.seats[verifier];
             if (seat.status != SeatStatus.Assigned) continue;
             seat.status = SeatStatus.Missed;
-            if (refundFees) _refundFee(sub, s, job.submitter, s.verifierFee);
+            if (refundFees) LibPayouts.refundFee(sub, s, job.submitter, s.verifierFee);
             // SAFETY: trusted StakeManager; the slashed tokens arrive at the Escrow and join the pool.
-            uint256 slashed = _slashInto(s, verifier, Role.Verifier, Bucket.Jackpot);
+            uint256 slashed = LibPayouts.slashInto(s, verifier, Role.Verifier, Bucket.Jackpot);
             emit IJobManager.VerdictMissed(jobId, verifier, slashed);
         }
     }
@@ -441,7 +442,7 @@ library LibSettlement {
         if (openMask != 0) _returnOpenBonds(sub, s, jobId, openMask);
         address solver = job.solver;
         // SAFETY: trusted StakeManager; the slashed tokens arrive at the Escrow and join the pool.
-        uint256 slashed = _slashInto(s, solver, Role.Solver, Bucket.Jackpot);
+        uint256 slashed = LibPayouts.slashInto(s, solver, Role.Solver, Bucket.Jackpot);
         emit IJobManager.SolverFaulted(jobId, solver, outcome, slashed);
         _closeRejected(
             job, sub, s, jobId, 0, outcome == RoundOutcome.NoClaims ? SeatStatus.Assigned : SeatStatus.Submitted
@@ -468,7 +469,7 @@ library LibSettlement {
             if (seat.status == SeatStatus.Submitted && LibVerdict.verdictAt(seat, f) == Verdict.Approve) {
                 seat.status = SeatStatus.Slashed;
                 sub.seatClosed[f][verifiers[i]] = true;
-                slashed += _slashVerifier(job, sub, s, jobId, verifiers[i], Bucket.Jackpot);
+                slashed += LibPayouts.slashVerifier(job, sub, s, jobId, verifiers[i], Bucket.Jackpot);
             }
         }
         (uint256 paid, bool disputed) = _payForced(sub, s, jobId, f);
@@ -517,7 +518,7 @@ library LibSettlement {
             } else {
                 continue;
             }
-            _returnBond(s, winner);
+            LibPayouts.returnBond(s, winner);
             uint256 amount = pool < s.jackpot ? pool : s.jackpot;
             // SAFETY: amount <= pool; paid only adds amounts taken from the pool.
             unchecked {
@@ -525,7 +526,7 @@ library LibSettlement {
                 paid += amount;
             }
             emit IJobManager.JackpotPaid(jobId, winner, amount);
-            _credit(s, Bucket.Jackpot, winner, amount);
+            LibPayouts.credit(s, Bucket.Jackpot, winner, amount);
         }
     }
 
@@ -539,7 +540,7 @@ library LibSettlement {
     {
         for (uint256 i; i < nonVoters.length; ++i) {
             // SAFETY: trusted StakeManager; the slashed tokens arrive at the Escrow and join the pot.
-            uint256 slashed = _slashInto(s, nonVoters[i], Role.Verifier, Bucket.Pot);
+            uint256 slashed = LibPayouts.slashInto(s, nonVoters[i], Role.Verifier, Bucket.Pot);
             emit IJobManager.ArbiterSlashed(jobId, nonVoters[i], slashed);
             pot += slashed;
         }
@@ -573,14 +574,14 @@ library LibSettlement {
             if (verdict == Verdict.Reject && (only == address(0) || verifier == only) && sub.expiring) {
                 // The secret was never revealed: the reject may be of the forced claim, which the
                 // ruling on the committed leaf does not see (P-34). Its bond back, no slash.
-                _returnBond(s, verifier);
+                LibPayouts.returnBond(s, verifier);
                 sub.seatClosed[sampleIndex][verifier] = true;
             } else if (verdict == Verdict.Reject && (only == address(0) || verifier == only)) {
-                pot += _forfeitBond(s, jobId, verifier);
+                pot += LibPayouts.forfeitBond(s, jobId, verifier);
                 // A verifier already slashed on an earlier segment loses only the bond.
                 if (sub.seats[verifier].status == SeatStatus.Submitted) {
                     sub.seats[verifier].status = SeatStatus.Slashed;
-                    pot += _slashVerifier(job, sub, s, jobId, verifier, Bucket.Pot);
+                    pot += LibPayouts.slashVerifier(job, sub, s, jobId, verifier, Bucket.Pot);
                 }
             } else if (verdict == Verdict.Abstain && (only == address(0) || verifier == only)) {
                 // The solver showed its data to the judges: the abstention forfeits its bond to the
@@ -595,8 +596,8 @@ library LibSettlement {
                         && (only == address(0) || challenger == only)
                 ) {
                     // Expiring: the approval may be of the undisclosed forced claim (P-34).
-                    if (sub.expiring) _returnBond(s, challenger);
-                    else pot += _forfeitBond(s, jobId, challenger);
+                    if (sub.expiring) LibPayouts.returnBond(s, challenger);
+                    else pot += LibPayouts.forfeitBond(s, jobId, challenger);
                 }
             }
         }
@@ -625,7 +626,7 @@ library LibSettlement {
     ) internal returns (uint256 pot, address[] memory winners) {
         job.status = JobStatus.Rejected;
         // SAFETY: trusted StakeManager; the slashed tokens arrive at the Escrow and join the pot.
-        pot = _slashInto(s, job.solver, Role.Solver, Bucket.Pot);
+        pot = LibPayouts.slashInto(s, job.solver, Role.Solver, Bucket.Pot);
         emit IJobManager.SolverSlashed(jobId, job.solver, pot);
         uint256 verifierPot;
         (verifierPot, winners) = _judgeInvalidSample(job, sub, s, jobId, sampleIndex);
@@ -659,7 +660,7 @@ library LibSettlement {
             if (verdict == Verdict.Reject) {
                 if (sub.seatClosed[sampleIndex][verifier]) continue;
                 winners[count++] = verifier;
-                _returnBond(s, verifier);
+                LibPayouts.returnBond(s, verifier);
             } else if (verdict == Verdict.Abstain) {
                 // It flagged the sample but checked nothing: no share of the pot; its bond back
                 // unless another seat replayed the sample (the data was there, P-33).
@@ -670,11 +671,11 @@ library LibSettlement {
                 address challenger = sub.challengers[sampleIndex][verifier];
                 if (challenger != address(0) && !sub.challengeClosed[sampleIndex][challenger]) {
                     winners[count++] = challenger;
-                    _returnBond(s, challenger);
+                    LibPayouts.returnBond(s, challenger);
                 }
                 if (seat.status == SeatStatus.Submitted) {
                     seat.status = SeatStatus.Slashed;
-                    pot += _slashVerifier(job, sub, s, jobId, verifier, Bucket.Pot);
+                    pot += LibPayouts.slashVerifier(job, sub, s, jobId, verifier, Bucket.Pot);
                 }
             }
         }
@@ -696,8 +697,8 @@ library LibSettlement {
         uint256 refund = job.reward + sub.feesHeld;
         sub.feesHeld = 0;
         emit IJobManager.JobRejected(jobId, disputeId, refund);
-        _credit(s, Bucket.Escrowed, job.submitter, refund);
-        _releaseSeats(sub, s, release);
+        LibPayouts.credit(s, Bucket.Escrowed, job.submitter, refund);
+        LibPayouts.releaseSeats(sub, s, release);
     }
 
     /// @notice Pays its fee to each seat of status `standing` and marks it Released.
@@ -715,15 +716,7 @@ library LibSettlement {
             if (seat.status != standing) continue;
             seat.status = SeatStatus.Released;
             release[i] = true;
-            _payFee(sub, s, job.submitter, verifiers[i]);
-        }
-    }
-
-    /// @notice Unlocks the verifierStake of each seat marked in `release` (trusted StakeManager).
-    function _releaseSeats(Submission storage sub, Settlement memory s, bool[] memory release) internal {
-        address[] storage verifiers = sub.verifiers;
-        for (uint256 i; i < release.length; ++i) {
-            if (release[i]) _unlock(s, verifiers[i], Role.Verifier);
+            LibPayouts.payFee(sub, s, job.submitter, verifiers[i]);
         }
     }
 
@@ -740,139 +733,16 @@ library LibSettlement {
                 if (sub.seatClosed[t][verifier]) {
                     // Settled on this sample already.
                 } else if (verdict == Verdict.Reject) {
-                    _returnBond(s, verifier);
+                    LibPayouts.returnBond(s, verifier);
                 } else if (verdict == Verdict.Abstain) {
                     LibVerdict.settleAbstention(sub, s, jobId, t, verifier);
                 } else if (verdict == Verdict.Approve) {
                     address challenger = sub.challengers[t][verifier];
-                    if (challenger != address(0) && !sub.challengeClosed[t][challenger]) _returnBond(s, challenger);
+                    if (challenger != address(0) && !sub.challengeClosed[t][challenger]) {
+                        LibPayouts.returnBond(s, challenger);
+                    }
                 }
             }
         }
-    }
-
-    /// @notice Pays `arbiterFee` to each majority arbiter while the pot lasts, splits the rest
-    ///         equally among the winners, and credits rounding dust to the treasury. A winner's
-    ///         share never goes to a party of the job (its solver or submitter): it joins the jackpot
-    ///         pool instead (`PotShareToPool`), so no slash is ever credited to the job's own parties
-    ///         (docs/SECURITY.md P-19).
-    function _distributePot(
-        Job storage job,
-        Settlement memory s,
-        uint256 jobId,
-        uint256 pot,
-        address[] calldata majority,
-        address[] memory winners
-    ) internal {
-        for (uint256 i; i < majority.length && pot != 0; ++i) {
-            uint256 fee = pot < s.arbiterFee ? pot : s.arbiterFee;
-            // SAFETY: fee <= pot.
-            unchecked {
-                pot -= fee;
-            }
-            _credit(s, Bucket.Pot, majority[i], fee);
-        }
-        if (pot == 0) return;
-        uint256 count = winners.length;
-        if (count == 0) {
-            _credit(s, Bucket.Pot, s.admin, pot);
-            return;
-        }
-        // The dust pot - share * count is the remainder of this division, not a precision loss.
-        // slither-disable-next-line divide-before-multiply
-        uint256 share = pot / count;
-        (address solver, address submitter) = (job.solver, job.submitter);
-        for (uint256 i; i < count; ++i) {
-            address winner = winners[i];
-            if (winner != solver && winner != submitter) {
-                _credit(s, Bucket.Pot, winner, share);
-            } else if (share != 0) {
-                emit IJobManager.PotShareToPool(jobId, winner, share);
-                s.escrow.move(Bucket.Pot, Bucket.Jackpot, share);
-            }
-        }
-        // SAFETY: share * count <= pot by integer division.
-        unchecked {
-            _credit(s, Bucket.Pot, s.admin, pot - share * count);
-        }
-    }
-
-    /// @notice Slashes an assigned verifier one verifierStake into bucket `to` (the jackpot pool or
-    ///         the dispute pot) and refunds its fee to the submitter.
-    /// @return slashed Amount slashed (wei).
-    function _slashVerifier(
-        Job storage job,
-        Submission storage sub,
-        Settlement memory s,
-        uint256 jobId,
-        address verifier,
-        Bucket to
-    ) internal returns (uint256 slashed) {
-        _refundFee(sub, s, job.submitter, s.verifierFee);
-        // SAFETY: trusted StakeManager; the slashed tokens arrive at the Escrow and join `to`.
-        slashed = _slashInto(s, verifier, Role.Verifier, to);
-        emit IJobManager.VerifierSlashed(jobId, verifier, slashed);
-    }
-
-    ////// Internal: bookkeeping //////
-
-    /// @notice Slashes one seat of `role` (solverStake or verifierStake) to the Escrow.
-    /// @dev SAFETY: the StakeManager is trusted and sends the slashed tokens to the Escrow; every
-    ///      caller books exactly the amount returned (from `Bucket.Unbooked`).
-    /// @return slashed Amount slashed (wei).
-    function _slash(Settlement memory s, address account, Role role) internal returns (uint256 slashed) {
-        slashed = s.stakeManager.slash(account, role, _seatStake(s, role), address(s.escrow));
-    }
-
-    /// @notice Slashes one seat of `role` and books it into bucket `to` of the Escrow.
-    /// @return slashed Amount slashed (wei).
-    function _slashInto(Settlement memory s, address account, Role role, Bucket to) internal returns (uint256 slashed) {
-        slashed = _slash(s, account, role);
-        if (slashed != 0) s.escrow.move(Bucket.Unbooked, to, slashed);
-    }
-
-    /// @notice Unlocks one seat of `role` (solverStake or verifierStake).
-    function _unlock(Settlement memory s, address account, Role role) internal {
-        s.stakeManager.unlock(account, role, _seatStake(s, role));
-    }
-
-    /// @notice Stake locked per seat of `role`.
-    function _seatStake(Settlement memory s, Role role) internal pure returns (uint256 amount) {
-        amount = role == Role.Solver ? s.solverStake : s.verifierStake;
-    }
-
-    /// @notice Books a pull payment at the Escrow, taken from bucket `from`.
-    function _credit(Settlement memory s, Bucket from, address account, uint256 amount) internal {
-        if (amount != 0) s.escrow.credit(from, account, amount);
-    }
-
-    /// @notice Moves `amount` of the job's escrowed fees to the submitter's credit.
-    function _refundFee(Submission storage sub, Settlement memory s, address submitter, uint256 amount) internal {
-        sub.feesHeld = SafeCast.toUint128(sub.feesHeld - amount);
-        _credit(s, Bucket.Escrowed, submitter, amount);
-    }
-
-    /// @notice Moves one verifier fee from escrow to `verifier`'s credit, or back to `submitter` when
-    ///         the verifier abstained on any sample: a fee pays for a complete check (P-20).
-    function _payFee(Submission storage sub, Settlement memory s, address submitter, address verifier) internal {
-        if (sub.seats[verifier].abstainMask != 0) {
-            _refundFee(sub, s, submitter, s.verifierFee);
-            return;
-        }
-        sub.feesHeld = SafeCast.toUint128(sub.feesHeld - s.verifierFee);
-        _credit(s, Bucket.Escrowed, verifier, s.verifierFee);
-    }
-
-    /// @notice Returns one bond to `account` as credit.
-    function _returnBond(Settlement memory s, address account) internal {
-        _credit(s, Bucket.Bonds, account, s.challengeBond);
-    }
-
-    /// @notice Releases one bond into the dispute pot.
-    /// @return amount Bond (wei).
-    function _forfeitBond(Settlement memory s, uint256 jobId, address account) internal returns (uint256 amount) {
-        amount = s.challengeBond;
-        emit IJobManager.BondForfeited(jobId, account, amount);
-        s.escrow.move(Bucket.Bonds, Bucket.Pot, amount);
     }
 }

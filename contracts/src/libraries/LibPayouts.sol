@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+// Libraries
+import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
+// Interfaces
+import {IJobManager} from "../interfaces/IJobManager.sol";
+// Types
+import {Bucket} from "../types/EscrowTypes.sol";
+import {Job} from "../types/JobTypes.sol";
+import {Role} from "../types/Role.sol";
+import {Settlement, Submission} from "../types/SubmissionTypes.sol";
+
+/// @title LibPayouts
+/// @notice How settlement moves tokens: slashes booked into an Escrow bucket, stake unlocks, fees,
+///         bonds, credits, and the split of a dispute pot (docs/SECURITY.md P-19). Every token
+///         moves as a bucket move or credit at the Escrow; stakes are slashed to the Escrow and
+///         booked at once.
+/// @dev Internal functions only: they are compiled into their caller (LibSettlement, an external
+///      library running in the JobManager's context), so events are the JobManager's and the
+///      StakeManager and Escrow see the JobManager as the caller.
+library LibPayouts {
+    /// @notice Pays `arbiterFee` to each majority arbiter while the pot lasts, splits the rest
+    ///         equally among the winners, and credits rounding dust to the treasury. A winner's
+    ///         share never goes to a party of the job (its solver or submitter): it joins the jackpot
+    ///         pool instead (`PotShareToPool`), so no slash is ever credited to the job's own parties
+    ///         (docs/SECURITY.md P-19).
+    function distributePot(
+        Job storage job,
+        Settlement memory s,
+        uint256 jobId,
+        uint256 pot,
+        address[] calldata majority,
+        address[] memory winners
+    ) internal {
+        for (uint256 i; i < majority.length && pot != 0; ++i) {
+            uint256 fee = pot < s.arbiterFee ? pot : s.arbiterFee;
+            // SAFETY: fee <= pot.
+            unchecked {
+                pot -= fee;
+            }
+            credit(s, Bucket.Pot, majority[i], fee);
+        }
+        if (pot == 0) return;
+        uint256 count = winners.length;
+        if (count == 0) {
+            credit(s, Bucket.Pot, s.admin, pot);
+            return;
+        }
+        // The dust pot - share * count is the remainder of this division, not a precision loss.
+        // slither-disable-next-line divide-before-multiply
+        uint256 share = pot / count;
+        (address solver, address submitter) = (job.solver, job.submitter);
+        for (uint256 i; i < count; ++i) {
+            address winner = winners[i];
+            if (winner != solver && winner != submitter) {
+                credit(s, Bucket.Pot, winner, share);
+            } else if (share != 0) {
+                emit IJobManager.PotShareToPool(jobId, winner, share);
+                s.escrow.move(Bucket.Pot, Bucket.Jackpot, share);
+            }
+        }
+        // SAFETY: share * count <= pot by integer division.
+        unchecked {
+            credit(s, Bucket.Pot, s.admin, pot - share * count);
+        }
+    }
+
+    /// @notice Slashes an assigned verifier one verifierStake into bucket `to` (the jackpot pool or
+    ///         the dispute pot) and refunds its fee to the submitter.
+    /// @return slashed Amount slashed (wei).
+    function slashVerifier(
+        Job storage job,
+        Submission storage sub,
+        Settlement memory s,
+        uint256 jobId,
+        address verifier,
+        Bucket to
+    ) internal returns (uint256 slashed) {
+        refundFee(sub, s, job.submitter, s.verifierFee);
+        // SAFETY: trusted StakeManager; the slashed tokens arrive at the Escrow and join `to`.
+        slashed = slashInto(s, verifier, Role.Verifier, to);
+        emit IJobManager.VerifierSlashed(jobId, verifier, slashed);
+    }
+
+    /// @notice Unlocks the verifierStake of each seat marked in `release` (trusted StakeManager).
+    function releaseSeats(Submission storage sub, Settlement memory s, bool[] memory release) internal {
+        address[] storage verifiers = sub.verifiers;
+        for (uint256 i; i < release.length; ++i) {
+            if (release[i]) unlock(s, verifiers[i], Role.Verifier);
+        }
+    }
+
+    /// @notice Slashes one seat of `role` (solverStake or verifierStake) to the Escrow.
+    /// @dev SAFETY: the StakeManager is trusted and sends the slashed tokens to the Escrow; every
+    ///      caller books exactly the amount returned (from `Bucket.Unbooked`).
+    /// @return slashed Amount slashed (wei).
+    function slash(Settlement memory s, address account, Role role) internal returns (uint256 slashed) {
+        slashed = s.stakeManager.slash(account, role, seatStake(s, role), address(s.escrow));
+    }
+
+    /// @notice Slashes one seat of `role` and books it into bucket `to` of the Escrow.
+    /// @return slashed Amount slashed (wei).
+    function slashInto(Settlement memory s, address account, Role role, Bucket to) internal returns (uint256 slashed) {
+        slashed = slash(s, account, role);
+        if (slashed != 0) s.escrow.move(Bucket.Unbooked, to, slashed);
+    }
+
+    /// @notice Unlocks one seat of `role` (solverStake or verifierStake).
+    function unlock(Settlement memory s, address account, Role role) internal {
+        s.stakeManager.unlock(account, role, seatStake(s, role));
+    }
+
+    /// @notice Stake locked per seat of `role`.
+    function seatStake(Settlement memory s, Role role) internal pure returns (uint256 amount) {
+        amount = role == Role.Solver ? s.solverStake : s.verifierStake;
+    }
+
+    /// @notice Books a pull payment at the Escrow, taken from bucket `from`.
+    function credit(Settlement memory s, Bucket from, address account, uint256 amount) internal {
+        if (amount != 0) s.escrow.credit(from, account, amount);
+    }
+
+    /// @notice Moves `amount` of the job's escrowed fees to the submitter's credit.
+    function refundFee(Submission storage sub, Settlement memory s, address submitter, uint256 amount) internal {
+        sub.feesHeld = SafeCast.toUint128(sub.feesHeld - amount);
+        credit(s, Bucket.Escrowed, submitter, amount);
+    }
+
+    /// @notice Moves one verifier fee from escrow to `verifier`'s credit, or back to `submitter` when
+    ///         the verifier abstained on any sample: a fee pays for a complete check (P-20).
+    function payFee(Submission storage sub, Settlement memory s, address submitter, address verifier) internal {
+        if (sub.seats[verifier].abstainMask != 0) {
+            refundFee(sub, s, submitter, s.verifierFee);
+            return;
+        }
+        sub.feesHeld = SafeCast.toUint128(sub.feesHeld - s.verifierFee);
+        credit(s, Bucket.Escrowed, verifier, s.verifierFee);
+    }
+
+    /// @notice Returns one bond to `account` as credit.
+    function returnBond(Settlement memory s, address account) internal {
+        credit(s, Bucket.Bonds, account, s.challengeBond);
+    }
+
+    /// @notice Releases one bond into the dispute pot.
+    /// @return amount Bond (wei).
+    function forfeitBond(Settlement memory s, uint256 jobId, address account) internal returns (uint256 amount) {
+        amount = s.challengeBond;
+        emit IJobManager.BondForfeited(jobId, account, amount);
+        s.escrow.move(Bucket.Bonds, Bucket.Pot, amount);
+    }
+}
