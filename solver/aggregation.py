@@ -12,8 +12,10 @@ the checkpoint server):
   (``client.round.seal_signer``): a bad seal is refused here, never put in a batch it would
   revert.
 - `POST /jobs/{job_id}/reveals` (`veritrain.wire.RevealHandOff`): a seat's sealed ends and salt.
-  Accepted when the seat's seal is on chain, not yet revealed, and
-  ``verdict_commitment(job_id, verifier, ends, salt)`` opens it.
+  Accepted when the seat's seal is on chain, not yet revealed,
+  ``verdict_commitment(job_id, verifier, ends, salt)`` opens it, and the seat's balance and
+  Escrow allowance cover the reject bonds it books (the contract skips a seat that does not,
+  docs/SECURITY.md P-38).
 
 Both answer `veritrain.wire.HandOffAccepted`, or a 4xx with one line (400 malformed or not
 opening the seal, 403 not a seat, 404 a job not served here, 409 too late or too early, 413 a
@@ -189,9 +191,9 @@ class SealAggregator:
             The job's pending reveals.
 
         Raises:
-            HandOffRefused: 404, 409 (no seal on chain yet, or revealed already), 403, 400
-                (wrong number of ends, or they do not open the seal: the batch would revert),
-                429.
+            HandOffRefused: 404, 409 (no seal on chain yet, revealed already, or reject bonds
+                not covered), 403, 400 (wrong number of ends, or they do not open the seal: the
+                batch would revert), 429.
         """
         sid, _ = self._seat_of(job_id, body.verifier)
         sealed, revealed = self.client.round.verdict_commitment_of(sid, body.verifier)
@@ -341,7 +343,10 @@ _ERRORS: dict[int | str, dict[str, object]] = {
     400: {"description": "Malformed, or a signature or reveal that does not check."},
     403: {"description": "The verifier holds no seat of the job."},
     404: {"description": "A job this solver does not serve."},
-    409: {"description": "Not Verifying, or already done on chain, or no seal yet."},
+    409: {
+        "description": "Not Verifying, already done on chain, no seal yet, or reject bonds not"
+        " covered by the seat's balance and Escrow allowance."
+    },
     413: {"description": "A body over MAX_HANDOFF_BYTES."},
     429: {"description": "Too many pending entries for the job."},
     503: {"description": "The chain cannot be read now; retry."},
