@@ -79,11 +79,7 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
     ///         `revealVerdictsFor` from a stranger reveals them, and the solver's secret comes with
     ///         the finalize (`revealSecretAndFinalize`), with every check of the handler held.
     function test_handler_batchedVerdictsThenRevealWithFinalize_succeeds() public {
-        handler.postJob(0, 3, 1e18);
-        handler.claimAndCommit(0, 0, true);
-        handler.claimAndCommit(0, 0, true);
-        handler.assignVerifiers(1);
-        (address[] memory seats, uint32[] memory segments) = jobManager.getAssignment(1);
+        (address[] memory seats, uint32[] memory segments) = _assignedJob();
         (uint256 maskSeed, address rejecter) = _seedWithAReject(seats, segments.length, false);
         uint256 balance = token.balanceOf(rejecter);
         handler.batchVerdicts(0, maskSeed);
@@ -112,11 +108,7 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
     ///         reveal batch (P-38): the batch goes through without it, the sender pays nothing, and
     ///         the seat keeps its tokens and its seal.
     function test_handler_revealBatchSkipsASeatThatCannotCoverItsBond_succeeds() public {
-        handler.postJob(0, 3, 1e18);
-        handler.claimAndCommit(0, 0, true);
-        handler.claimAndCommit(0, 0, true);
-        handler.assignVerifiers(1);
-        (address[] memory seats, uint32[] memory segments) = jobManager.getAssignment(1);
+        (address[] memory seats, uint32[] memory segments) = _assignedJob();
         (uint256 maskSeed,) = _seedWithAReject(seats, segments.length, true);
         handler.batchVerdicts(0, maskSeed);
         uint256[] memory balances = new uint256[](seats.length);
@@ -135,6 +127,16 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         }
         assertEq(skipped, 1, "exactly the uncovered seat is left to reveal itself");
         _assertBatchesHonest();
+    }
+
+    /// @notice Job 1 posted, claimed, committed and assigned through the handler: its seats and
+    ///         segments.
+    function _assignedJob() internal returns (address[] memory seats, uint32[] memory segments) {
+        handler.postJob(0, 3, 1e18);
+        handler.claimAndCommit(0, 0, true);
+        handler.claimAndCommit(0, 0, true);
+        handler.assignVerifiers(1);
+        (seats, segments) = jobManager.getAssignment(1);
     }
 
     /// @notice A mask seed under which the handler's batch seals a reject of some sample by a seat
