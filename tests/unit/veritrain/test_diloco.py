@@ -22,18 +22,20 @@ from veritrain.diloco import (
     encode_delta,
     global_params,
     initial_outer_state,
-    outer_chunk_leaf,
-    outer_state_chunks,
-    outer_state_tree,
     outer_step,
     outer_step_slice,
     private_state,
     pseudo_gradient,
-    recompute_leaf,
     shard_seed,
 )
 from veritrain.errors import CheckpointFormatError, SpecError
 from veritrain.merkle import verify_proof
+from veritrain.outer_tree import (
+    outer_chunk_leaf,
+    outer_state_chunks,
+    outer_state_tree,
+    recompute_leaf,
+)
 from veritrain.replay import replay_segment
 from veritrain.spec import ExecutionProfile, default_digits_spec
 from veritrain.state import decode_state, state_hash
