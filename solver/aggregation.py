@@ -51,6 +51,7 @@ from chain.seals import SignedSeal
 from noderuntime.ports import ChainPort
 from veritrain.commitments import verdict_commitment
 from veritrain.enums import JobStatus
+from veritrain.forced import bonded_rejects
 from veritrain.hexutil import as_bytes32, from_hex
 from veritrain.units import vtt
 from veritrain.wire import (
@@ -219,20 +220,15 @@ class SealAggregator:
     def _require_bonds_covered(
         self, job_id: int, sid: bytes, verifier: str, ends: list[bytes]
     ) -> None:
-        """Refuse a reveal whose reject bonds (``challengeBond`` wei per end other than the claim
-        on the seat's own samples, as the contract counts them) the seat's balance or Escrow
-        allowance does not cover: ``revealVerdictsFor`` would skip it (docs/SECURITY.md P-38).
+        """Refuse a reveal whose reject bonds (``challengeBond`` wei each, `bonded_rejects`) the
+        seat's balance or Escrow allowance does not cover: ``revealVerdictsFor`` would skip it
+        (docs/SECURITY.md P-38).
 
         Raises:
             HandOffRefused: 409, with the bond in VTT.
         """
         own = self.client.jobs.sample_mask_of(job_id, verifier)
-        claimed = self.client.round.claims_of(sid).end_hashes
-        rejects = sum(
-            1
-            for i, (end, claim) in enumerate(zip(ends, claimed, strict=True))
-            if (own >> i) & 1 and bytes(end) != bytes(claim)
-        )
+        rejects = bonded_rejects(ends, self.client.round.claims_of(sid).end_hashes, own)
         if not rejects:
             return
         bond = rejects * self.client.jobs.job_params().challenge_bond

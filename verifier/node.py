@@ -73,7 +73,7 @@ from veritrain.bisection import Chooser
 from veritrain.commitments import new_salt, verdict_commitment, vote_commitment
 from veritrain.enums import DisputePhase, DisputeStatus, JobStatus, Role
 from veritrain.errors import CheckpointUnavailable
-from veritrain.forced import UNREPLAYED_END, verdict_approvals
+from veritrain.forced import UNREPLAYED_END, bonded_rejects, verdict_approvals
 from veritrain.hexutil import to_hex
 from veritrain.wire import RevealHandOff, SealHandOff
 
@@ -409,9 +409,7 @@ class VerifierNode(NodeBase):
         ignored (P-27)."""
         claimed = self.client.round.claims_of(submission).end_hashes
         own = self.client.jobs.sample_mask_of(job_id, self.client.address)
-        rejects = sum(
-            1 for j, ok in enumerate(verdict_approvals(ends, claimed)) if not ok and _holds(own, j)
-        )
+        rejects = bonded_rejects(ends, claimed, own)
         return sum(1 for j in range(samples) if _holds(own, j)), rejects
 
     def _handed_off(

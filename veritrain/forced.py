@@ -51,6 +51,7 @@ __all__ = [
     "UNREPLAYED_END",
     "Claims",
     "ForcedDraw",
+    "bonded_rejects",
     "build_claims",
     "draw_forced_error",
     "eligible_samples",
@@ -214,3 +215,17 @@ def verdict_approvals(ends: Sequence[bytes], claimed_ends: Sequence[bytes]) -> l
         _bytes32(e, f"end hash {j}") == _bytes32(c, f"claimed end hash {j}")
         for j, (e, c) in enumerate(zip(ends, claimed_ends, strict=True))
     ]
+
+
+def bonded_rejects(ends: Sequence[bytes], claimed_ends: Sequence[bytes], own_mask: int) -> int:
+    """How many reject bonds a seat's reveal of ``ends`` books: its non-approvals (an end other
+    than the claim, an abstention included) on the samples of its own draw, bit j of
+    ``own_mask`` (``sampleMaskOf``); its ends elsewhere are ignored (docs/SECURITY.md P-27).
+    ``recordVerdicts`` pulls one ``challengeBond`` for each, and ``revealVerdictsFor`` skips a
+    seat that cannot cover them (P-38).
+
+    Raises:
+        ValueError: as `verdict_approvals`.
+    """
+    approvals = verdict_approvals(ends, claimed_ends)
+    return sum(1 for j, ok in enumerate(approvals) if not ok and (own_mask >> j) & 1)

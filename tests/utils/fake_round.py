@@ -180,11 +180,8 @@ class FakeRound:
             # its own samples is skipped (the fake books allowances, not bond balances)
             own = chain.sample_masks.get((job_id, verifier), 0)
             claimed = chain.claims[job_id].end_hashes
-            rejects = sum(
-                1
-                for i, (e, c) in enumerate(zip(ends, claimed, strict=False))
-                if (own >> i) & 1 and bytes(e) != bytes(c)
-            )
+            # (a count mismatch is `_reveal`'s LengthMismatch, as the contract checks it first)
+            rejects = forced.bonded_rejects(ends, claimed, own) if len(ends) == len(claimed) else 0
             if rejects * chain.params.challenge_bond > chain.allowances.get(verifier, 0):
                 continue
             self._reveal(submission_id, verifier, ends, salt)

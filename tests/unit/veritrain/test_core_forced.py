@@ -62,6 +62,19 @@ def test_unreplayed_end_is_zero_and_always_a_reject() -> None:
         forced.verdict_approvals([b"short", *ends[1:]], claimed)
 
 
+def test_a_reveal_books_a_bond_per_non_approval_of_its_own_samples_only() -> None:
+    """As `recordVerdicts` counts them: a reject and an abstention on the seat's own samples
+    book one bond each; a non-approval outside its draw books none (P-27)."""
+    claimed = [os.urandom(32) for _ in range(4)]
+    ends = [claimed[0], forced.UNREPLAYED_END, os.urandom(32), os.urandom(32)]
+    assert forced.bonded_rejects(ends, claimed, 0b1111) == 3
+    assert forced.bonded_rejects(ends, claimed, 0b0111) == 2
+    assert forced.bonded_rejects(ends, claimed, 0b0001) == 0
+    assert forced.bonded_rejects(claimed, claimed, 0b1111) == 0
+    with pytest.raises(ValueError):
+        forced.bonded_rejects(ends[:3], claimed, 0b1111)
+
+
 def test_draw_encodes_the_segments_as_uint32_array() -> None:
     secret = os.urandom(32)
     segments = [4, 0, 9]
