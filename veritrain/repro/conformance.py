@@ -32,12 +32,15 @@ The operators of the Llama family (silu, rms_norm, rope and the exact RoPE table
 checked against high-precision references by `veritrain.repro.conformance_llama`, and the
 two exact matrix-product paths (the float64 GEMM of integer-valued operands, and the int8
 slices of `veritrain.repro.gemm_int8`) against numpy's int64 product by
-`veritrain.repro.conformance_gemm`; `run_conformance` runs both modules' checks too.
+`veritrain.repro.conformance_gemm`; the fused CPU kernels (`veritrain.repro.fused`) against
+the eager chains they replace by `veritrain.repro.conformance_fused`; `run_conformance` runs
+those modules' checks too.
 
 The suite lives in one module per concept: `conformance_base` (the result record, float
 formats, inputs, comparison, the exact rational reference), `conformance_audit` (`AUDITED`),
 `conformance_float`, `conformance_int` (integers, indexing, `randint`, plumbing),
-`conformance_sqrt`, `conformance_gemm` and `conformance_llama`; this module runs them all.
+`conformance_sqrt`, `conformance_gemm`, `conformance_llama` and `conformance_fused`; this
+module runs them all.
 
 Run: not a script; `run_conformance("cpu", n=10**6)` returns one `ConformanceResult` per
 primitive and dtype (the `veritrain selftest` command runs it on an operator's machine).
@@ -50,6 +53,7 @@ from collections.abc import Callable
 from veritrain.repro.conformance_audit import AUDITED, Coverage
 from veritrain.repro.conformance_base import ConformanceResult, _Ctx
 from veritrain.repro.conformance_float import FLOAT_CHECKS
+from veritrain.repro.conformance_fused import FUSED_CHECKS
 from veritrain.repro.conformance_gemm import GEMM_CHECKS
 from veritrain.repro.conformance_int import INT_CHECKS, PLUMBING_CHECKS
 from veritrain.repro.conformance_llama import LLAMA_CHECKS
@@ -98,7 +102,7 @@ def run_conformance(
         raise ValueError(f"run_conformance: n must be >= 1, got {n}")
     ctx = _Ctx(device, n, seed)
     results: list[ConformanceResult] = []
-    for check in [*_CHECKS, *GEMM_CHECKS, *LLAMA_CHECKS]:
+    for check in [*_CHECKS, *GEMM_CHECKS, *LLAMA_CHECKS, *FUSED_CHECKS]:
         results.extend(check(ctx))
     return results
 

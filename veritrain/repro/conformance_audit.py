@@ -54,6 +54,9 @@ AUDITED: dict[str, Coverage] = {
     "torch.cat": _p("concatenation of 1-d float32 tensors", "plumbing:cat"),
     "torch.clamp": _v("min/max bounds, NaN propagates", "clamp"),
     "torch.div": _v("tensor / tensor, correctly rounded (" + _ARITH_NOTE + ")", "div"),
+    "torch.empty_like": _p(
+        "allocation for a fused kernel's output, every entry written", "fused.exp64"
+    ),
     "torch.enable_grad": _p("autograd mode only, no values", "plumbing:grad_mode"),
     "torch.frexp": _v("exact mantissa in [0.5, 1) and int32 exponent", "frexp"),
     "torch.full_like": _p("fill with a Python float rounded to the dtype", "plumbing:fill"),
@@ -109,6 +112,7 @@ AUDITED: dict[str, Coverage] = {
     "Tensor.clone": _p("copies bits", "plumbing:clone"),
     "Tensor.contiguous": _p("copies bits into row-major order", "plumbing:contiguous"),
     "Tensor.copy_": _p("copies bits (same dtype)", "plumbing:copy_"),
+    "Tensor.detach": _p("the same memory without autograd, for a fused kernel", "fused.adamw"),
     "Tensor.dim": _p("metadata", "plumbing:shape"),
     "Tensor.div_": _v("tensor / tensor, correctly rounded", "div"),
     "Tensor.expand": _p("broadcast view", "plumbing:expand"),
@@ -125,6 +129,11 @@ AUDITED: dict[str, Coverage] = {
     "Tensor.nan_to_num_": _v("NaN to 0, +-inf to +-max", "nan_to_num"),
     "Tensor.neg_": _v("flips the sign bit", "neg"),
     "Tensor.numel": _p("metadata", "plumbing:shape"),
+    "Tensor.numpy": _p(
+        "a contiguous CPU tensor's memory as a NumPy array (shared, not copied)",
+        "fused.exp64",
+        "fused.adamw",
+    ),
     "Tensor.reshape": _p("view or copy in row-major order", "plumbing:reshape"),
     "Tensor.round_": _v("round half to even, exact", "round"),
     "Tensor.squeeze": _p("view", "plumbing:squeeze"),

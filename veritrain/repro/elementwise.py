@@ -35,6 +35,7 @@ from typing import Any, cast
 import torch
 
 from veritrain.repro._common import apply_fn, check32, horner, to64
+from veritrain.repro.fused import exp64_into, use_fused
 from veritrain.repro.sqrt import sqrt_scalar
 
 __all__ = [
@@ -107,7 +108,12 @@ def exp64(x: torch.Tensor) -> torch.Tensor:
 
     Returns:
         float64 tensor of `x`'s shape, relative error about 1e-15.
+
+    A contiguous CPU operand takes the fused kernel (`repro.fused`): the same operations in one
+    pass, the same bits.
     """
+    if x.dtype == torch.float64 and use_fused(x):
+        return exp64_into(x, torch.empty_like(x))
     # Two fix-up passes are needed only for some inputs; one reduction tells which (the
     # result is the same either way): the minimum is NaN iff some entry is NaN, and a minimum
     # >= -700 proves that no entry is below the limit.

@@ -32,6 +32,7 @@ from typing import Any
 import torch
 
 from veritrain.repro._common import ReproError, to64
+from veritrain.repro.fused import adamw_update, use_fused
 from veritrain.repro.reduce import sum_tree64
 from veritrain.repro.sqrt import sqrt, sqrt64, sqrt_scalar
 
@@ -161,9 +162,11 @@ class AdamW(torch.optim.Optimizer):
         if closure is not None:
             with torch.enable_grad():
                 loss = closure()
-        # Phase 1 per parameter: step count, weight decay, both moments. Phase 2: the square
-        # roots of every second moment in one `sqrt` call (one verification pass for all
-        # parameters instead of one per tensor). Phase 3 per parameter: the update.
+        # A contiguous CPU parameter takes the fused kernel (`repro.fused`): its whole update in
+        # one pass, the same bits. The eager path: phase 1 per parameter: step count, weight
+        # decay, both moments. Phase 2: the square roots of every second moment in one `sqrt`
+        # call (one verification pass for all parameters instead of one per tensor). Phase 3
+        # per parameter: the update.
         pending: list[tuple[torch.Tensor, torch.Tensor, torch.Tensor, float, float, float]] = []
         for group in self.param_groups:
             lr = float(group["lr"])
@@ -186,10 +189,15 @@ class AdamW(torch.optim.Optimizer):
                 v: torch.Tensor = state["exp_avg_sq"]
                 step_t += 1.0
                 t = int(step_t.item())
-                if wd != 0.0:
-                    p.mul_(1.0 - lr * wd)
                 bc1 = 1.0 - int_power(beta1, t)
                 bc2 = 1.0 - int_power(beta2, t)
+                if use_fused(p, g, m, v):  # the whole update in one pass, the same bits
+                    decay = 1.0 - lr * wd if wd != 0.0 else 1.0
+                    inv_sqrt_bc2 = 1.0 / sqrt_scalar(bc2)
+                    adamw_update(p, g, m, v, decay, beta1, beta2, inv_sqrt_bc2, eps, lr / bc1)
+                    continue
+                if wd != 0.0:
+                    p.mul_(1.0 - lr * wd)
                 # in place: the same single roundings as the expressions in the module docstring
                 tmp = g * (1.0 - beta1)
                 m.mul_(beta1).add_(tmp)

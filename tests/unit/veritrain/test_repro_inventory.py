@@ -24,6 +24,7 @@ from torch.overrides import TorchFunctionMode
 
 from veritrain import repro as R
 from veritrain.repro.conformance import AUDITED
+from veritrain.repro.fused import kernels_mode
 from veritrain.repro.gemm import GEMM_ENV
 
 REPRO_DIR = Path(R.__file__).parent
@@ -59,6 +60,7 @@ _SKIP_FILES = {
     "conformance_audit.py",
     "conformance_base.py",
     "conformance_float.py",
+    "conformance_fused.py",
     "conformance_gemm.py",
     "conformance_int.py",
     "conformance_llama.py",
@@ -392,7 +394,9 @@ def test_every_torch_primitive_that_runs_is_audited(
 
                 monkeypatch.setattr(obj, "backward", staticmethod(traced))
     with rec:
-        _exercise()
+        with kernels_mode("eager"):  # the eager chains (the fused kernels' reference) ...
+            _exercise()
+        _exercise()  # ... and what runs around the fused kernels where they are taken
     seen = rec.seen
     # forward and backward passes both traced
     assert {"torch.where", "Tensor.index_put_", "Tensor.scatter_", "torch.cat"} <= set(seen)

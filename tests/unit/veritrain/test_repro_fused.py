@@ -1,0 +1,151 @@
+"""The fused CPU kernels (`veritrain.repro.fused`) give the eager chains' bits, and are built so.
+
+Each test runs the same operands through the eager path (`VERITRAIN_REPRO_KERNELS=eager`) and
+the fused one and compares bit patterns. The golden state hashes (test_golden.py), computed
+before the kernels existed, check the same on whole training runs.
+
+Run: `.venv/bin/python -m pytest -q tests/unit/veritrain/test_repro_fused.py`
+"""
+
+from __future__ import annotations
+
+import math
+import platform
+import re
+
+import numpy as np
+import pytest
+import torch
+
+from veritrain.repro import AdamW, ReproError, sqrt
+from veritrain.repro.elementwise import exp64
+from veritrain.repro.fused import KERNELS_ENV, fused_available, use_fused
+
+pytestmark = pytest.mark.skipif(not fused_available(), reason="Numba does not import here")
+
+
+def _bits(t: torch.Tensor) -> torch.Tensor:
+    return t.view(torch.int64 if t.dtype == torch.float64 else torch.int32)
+
+
+def _same(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Bit-identical, NaN payloads aside (only where a NaN is)."""
+    nan_a, nan_b = torch.isnan(a), torch.isnan(b)
+    return torch.equal(nan_a, nan_b) and torch.equal(_bits(a)[~nan_a], _bits(b)[~nan_b])
+
+
+def _exp_operands() -> torch.Tensor:
+    g = torch.Generator().manual_seed(5)
+    # every binade from 2**-1074 to 2**10, both signs, random significands
+    exps = torch.arange(-1074, 11, dtype=torch.float64).repeat_interleave(40)
+    mags = torch.ldexp(1.0 + torch.rand(exps.shape, generator=g, dtype=torch.float64), exps)
+    signs = torch.where(torch.rand(exps.shape, generator=g) < 0.5, -1.0, 1.0).double()
+    specials = [
+        0.0, -0.0, math.inf, -math.inf, math.nan, -700.0, 700.0, -700.0000000001, 700.5,
+        -745.2, 709.7, 5e-324, -5e-324, math.log(2) / 64, -math.log(2) / 64, 1e-300,
+    ]  # fmt: skip
+    softmax_like = -torch.rand(4096, generator=g, dtype=torch.float64) * 40.0
+    return torch.cat([mags * signs, torch.tensor(specials, dtype=torch.float64), softmax_like])
+
+
+def test_exp64_fused_gives_the_eager_bits_on_every_binade(monkeypatch: pytest.MonkeyPatch) -> None:
+    x = _exp_operands()
+    assert use_fused(x)
+    fused = exp64(x)
+    monkeypatch.setenv(KERNELS_ENV, "eager")
+    assert not use_fused(x)
+    eager = exp64(x)
+    assert _same(fused, eager)
+    assert _same(x, _exp_operands())
+
+
+def _grads(step: int, shapes: list[tuple[int, ...]]) -> list[torch.Tensor]:
+    """Gradients over 40 binades, with zeros, subnormal squares and a few huge entries."""
+    g = torch.Generator().manual_seed(100 + step)
+    out = []
+    for shape in shapes:
+        base = torch.randn(shape, generator=g)
+        scale = torch.pow(10.0, torch.randint(-25, 4, shape, generator=g).float())
+        grad = base * scale
+        grad.view(-1)[::7] = 0.0
+        out.append(grad)
+    return out
+
+
+@pytest.mark.parametrize("weight_decay", [0.0, 0.1])
+def test_adamw_fused_gives_the_eager_bits_over_steps(
+    monkeypatch: pytest.MonkeyPatch, weight_decay: float
+) -> None:
+    shapes = [(33, 65), (1100,), (3,)]  # blocks of 512: a tail, several blocks, one short one
+    g = torch.Generator().manual_seed(1)
+    start = [torch.randn(s, generator=g) for s in shapes]
+    fused_p = [p.clone().requires_grad_() for p in start]
+    eager_p = [p.clone().requires_grad_() for p in start]
+    hp = {"lr": 3e-3, "betas": (0.9, 0.95), "eps": 1e-8, "weight_decay": weight_decay}
+    fused_opt = AdamW(fused_p, **hp)  # type: ignore[arg-type]
+    eager_opt = AdamW(eager_p, **hp)  # type: ignore[arg-type]
+    for step in range(12):
+        grads = _grads(step, shapes)
+        for p, q, grad in zip(fused_p, eager_p, grads, strict=True):
+            p.grad, q.grad = grad.clone(), grad.clone()
+        monkeypatch.setenv(KERNELS_ENV, "fused")
+        fused_opt.step()
+        monkeypatch.setenv(KERNELS_ENV, "eager")
+        eager_opt.step()
+    for p, q in zip(fused_p, eager_p, strict=True):
+        assert torch.equal(_bits(p.detach()), _bits(q.detach()))
+        for key in ("exp_avg", "exp_avg_sq", "step"):
+            assert torch.equal(fused_opt.state[p][key], eager_opt.state[q][key]), key
+    assert not torch.equal(fused_p[0].detach(), start[0])
+
+
+def test_the_root_fix_moves_a_wrong_candidate_to_the_correctly_rounded_root() -> None:
+    from veritrain.repro import _fused_numba as kernels
+
+    g = torch.Generator().manual_seed(3)
+    v = torch.rand(2000, generator=g) * torch.pow(2.0, torch.randint(-140, 120, (2000,)).float())
+    want = sqrt(v)
+    for off in (-3, -1, 1, 2):
+        cand = (want.view(torch.int32) + off).view(torch.float32)  # off ulps from the root
+        got = [kernels._fix_root32(float(x), np.float32(c)) for x, c in zip(v, cand, strict=True)]
+        assert torch.equal(_bits(torch.tensor(np.array(got, dtype=np.float32))), _bits(want)), off
+    assert kernels._fix_root32(0.0, np.float32(1.0)) == 0.0
+    assert math.isinf(kernels._fix_root32(math.inf, np.float32(1.0)))
+    assert math.isnan(kernels._fix_root32(-1.0, np.float32(1.0)))
+
+
+@pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="reads x86 code")
+def test_no_kernel_contains_a_fused_multiply_add() -> None:
+    import numba
+
+    from veritrain.repro import _fused_numba as kernels
+
+    exp64(torch.zeros(4, dtype=torch.float64))  # compile (or load) both kernels
+    p = torch.zeros(4, requires_grad=True)
+    p.grad = torch.ones(4)
+    AdamW([p]).step()
+    kernels._fix_root32(2.0, np.float32(1.5))
+    fma = re.compile(r"\bv?f(n)?m(add|sub)\d", re.IGNORECASE)
+    for kernel in (kernels.exp64_kernel, kernels.adamw_kernel, kernels._fix_root32):
+        # a fresh compilation with the kernels' own options (a kernel loaded from the disk
+        # cache carries no listing), for each signature the kernel was compiled for
+        fresh = numba.njit(**kernels.JIT_OPTIONS)(kernel.py_func)
+        assert kernel.signatures, kernel
+        for sig in kernel.signatures:
+            fresh.compile(sig)
+        asm = "".join(fresh.inspect_asm().values())
+        assert re.search(r"\bv?mul[sp][sd]\b", asm), kernel  # the listing has the arithmetic
+        assert not fma.search(asm), (kernel, fma.search(asm))
+
+
+def test_use_fused_refuses_an_unknown_mode_and_takes_only_dense_cpu_tensors(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    x = torch.zeros(4, 6)
+    assert use_fused(x)
+    assert not use_fused(x.t())  # not contiguous: the eager path
+    monkeypatch.setenv(KERNELS_ENV, "eager")
+    assert not use_fused(x)
+    monkeypatch.setenv(KERNELS_ENV, "numba")
+    with pytest.raises(ReproError, match="auto, eager or fused"):
+        use_fused(x)
