@@ -52,33 +52,112 @@ POW2_TABLE = np.array([math.ldexp(1.0, m) for m in range(_POW2_MIN, 1024)], dtyp
 
 
 @_jit
-def exp64_kernel(x: Any, out: Any, table: Any, pow2: Any) -> None:
-    """`out[i] = exp64(x[i])` for 1-d float64 arrays, `elementwise.exp64`'s operations.
+def _exp64(xv: Any, table: Any, pow2: Any) -> Any:
+    """`elementwise.exp64` of one float64, its operations in its order.
 
     The eager version multiplies by `2**m` by adding `m` to the exponent field of a positive
     normal `y` whose product stays normal; multiplying by the exact power of two `pow2[m]`
     gives the same bits.
     """
+    xc = xv
+    if xc < -_LIM:
+        xc = -_LIM
+    elif xc > _LIM:
+        xc = _LIM  # (NaN passes both tests and stays NaN, as in torch.clamp)
+    n = np.rint(xc * _INV)
+    if n != n:
+        n = 0.0
+    r = (xc - n * _HI) - n * _LO
+    y = r * _C0 + _C1
+    y = y * r + _C2
+    y = y * r + _C3
+    y = y * r + _C4
+    y = y * r + _C5
+    y = y * r + _C6
+    ni = np.int64(n)
+    y = (y * table[ni & 31]) * pow2[(ni >> 5) - _POW2_MIN]
+    return 0.0 if xv < -_LIM else y
+
+
+@_jit
+def exp64_kernel(x: Any, out: Any, table: Any, pow2: Any) -> None:
+    """`out[i] = exp64(x[i])` for 1-d float64 arrays (`out` may be `x`)."""
     for i in range(x.size):
-        xv = x[i]
-        xc = xv
-        if xc < -_LIM:
-            xc = -_LIM
-        elif xc > _LIM:
-            xc = _LIM  # (NaN passes both tests and stays NaN, as in torch.clamp)
-        n = np.rint(xc * _INV)
-        if n != n:
-            n = 0.0
-        r = (xc - n * _HI) - n * _LO
-        y = r * _C0 + _C1
-        y = y * r + _C2
-        y = y * r + _C3
-        y = y * r + _C4
-        y = y * r + _C5
-        y = y * r + _C6
-        ni = np.int64(n)
-        y = (y * table[ni & 31]) * pow2[(ni >> 5) - _POW2_MIN]
-        out[i] = 0.0 if xv < -_LIM else y
+        out[i] = _exp64(x[i], table, pow2)
+
+
+@_jit
+def _tree_sum(buf: Any, width: int) -> Any:
+    """`reduce.sum_tree64` of `buf[:width]` (width a power of two, zero-padded by the caller):
+    the upper half added onto the lower half until one entry is left. Destroys `buf`."""
+    w = width
+    while w > 1:
+        w //= 2
+        for i in range(w):
+            buf[i] = buf[i] + buf[i + w]
+    return buf[0]
+
+
+@_jit
+def softmax_forward_kernel(x: Any, out: Any, table: Any, pow2: Any) -> None:
+    """`nn._softmax64` over the rows of a C-contiguous float32 (rows, n), rounded to float32.
+
+    Per row: the float32 maximum (NaN if any entry is NaN, 0 for a row of -inf, as
+    `nn._row_max`), `e = exp64(x - max)` in float64, `e / sum_tree64(e)` rounded once.
+    """
+    rows, n = x.shape
+    width = 1
+    while width < n:
+        width *= 2
+    e = np.empty(n, np.float64)
+    buf = np.zeros(width, np.float64)
+    for i in range(rows):
+        top = np.float32(-np.inf)
+        nan = False
+        for j in range(n):
+            v = x[i, j]
+            if v != v:
+                nan = True
+            elif v > top:
+                top = v
+        m = np.nan if nan else (0.0 if top == -np.inf else np.float64(top))
+        for j in range(n):
+            e[j] = _exp64(np.float64(x[i, j]) - m, table, pow2)
+            buf[j] = e[j]
+        for j in range(n, width):
+            buf[j] = 0.0
+        s = _tree_sum(buf, width)
+        for j in range(n):
+            out[i, j] = np.float32(e[j] / s)
+
+
+@_jit
+def softmax_backward_kernel(y: Any, g: Any, out: Any) -> None:
+    """`_Softmax.backward` over C-contiguous float32 (rows, n): per row, in float64,
+    `gy = g * y`, `dot = sum_tree64(gy)`, `gy - y * dot` rounded once to float32."""
+    rows, n = y.shape
+    width = 1
+    while width < n:
+        width *= 2
+    gy = np.empty(n, np.float64)
+    buf = np.zeros(width, np.float64)
+    for i in range(rows):
+        for j in range(n):
+            gy[j] = np.float64(g[i, j]) * np.float64(y[i, j])
+            buf[j] = gy[j]
+        for j in range(n, width):
+            buf[j] = 0.0
+        dot = _tree_sum(buf, width)
+        for j in range(n):
+            out[i, j] = np.float32(gy[j] - np.float64(y[i, j]) * dot)
+
+
+@_jit
+def round32_kernel(x: Any, out: Any) -> None:
+    """`out = float32(x + 0.0)` for 1-d float64 `x`: a GEMM result's zero made +0 (as
+    `gemm._gemm64`), then rounded once to float32."""
+    for i in range(x.size):
+        out[i] = np.float32(x[i] + 0.0)
 
 
 _BLOCK = 512  # entries per block of the AdamW kernel (its scratch stays in the L1 cache)
@@ -186,3 +265,235 @@ def adamw_kernel(
         for j in range(w):
             ps[j] = ps[j] * decay - (ms[j] / (y32[j] * inv_sqrt_bc2 + eps)) * step_size
     return broken
+
+
+_ABS_BITS32 = np.int32(0x7FFFFFFF)
+_INF_BITS32 = 0x7F800000
+
+
+@_jit
+def _row_exponent(max_bits: Any) -> Any:
+    """`torch.frexp`'s exponent of the float32 whose bit pattern is `max_bits` (>= 0): `e` with
+    `2**(e-1) <= |x| < 2**e`; 0 for zero, infinity and NaN (as torch's frexp gives)."""
+    if max_bits >= _INF_BITS32 or max_bits == 0:
+        return 0
+    biased = max_bits >> 23
+    if biased > 0:
+        return biased - 126
+    width = 0  # a subnormal: |x| = max_bits * 2**-149
+    while max_bits:
+        max_bits >>= 1
+        width += 1
+    return width - 149
+
+
+@_jit
+def quantize_rows_kernel(x: Any, p: int, pow2: Any, out: Any, exps: Any) -> None:
+    """`gemm.quantize` of a C-contiguous float32 (rows, k): one power-of-two scale per row.
+
+    The row's largest magnitude as the largest `|x|` bit pattern (the same value as eager's
+    `max(-amin, amax)`; any NaN or infinity gives exponent 0, as there), then
+    `out = (float64(x) + c) - c` with `c = 1.5 * 2**(e + 52 - p)`: the eager operations.
+    `exps` (rows,) int64 receives `e`.
+    """
+    bits = x.view(np.int32)
+    rows, k = x.shape
+    for i in range(rows):
+        top = np.int32(0)
+        for j in range(k):
+            top = max(top, bits[i, j] & _ABS_BITS32)
+        e = _row_exponent(top)
+        exps[i] = e
+        c = 1.5 * pow2[e + 52 - p - _POW2_MIN]
+        for j in range(k):
+            out[i, j] = (np.float64(x[i, j]) + c) - c
+
+
+_COL_TILE = 16  # operand rows written per sweep of a transposing quantisation
+
+
+@_jit
+def quantize_cols_kernel(
+    x: Any, p: int, pow2: Any, out: Any, exps: Any, transpose_out: bool
+) -> None:
+    """`gemm.quantize` of an operand stored transposed: C-contiguous float32 `x` (batch, k, m)
+    whose operand rows are its columns `x[b, :, c]` (a scale per column).
+
+    `out` is (batch, k, m) in `x`'s layout, or (batch, m, k) row-major when `transpose_out`
+    (written in tiles of 16 operand rows); `exps` (batch, m) int64.
+    """
+    bits = x.view(np.int32)
+    batch, k, m = x.shape
+    top = np.empty(m, np.int32)
+    cst = np.empty(m, np.float64)
+    for b in range(batch):
+        top[:] = 0
+        for r in range(k):
+            for c in range(m):
+                top[c] = max(top[c], bits[b, r, c] & _ABS_BITS32)
+        for c in range(m):
+            e = _row_exponent(top[c])
+            exps[b, c] = e
+            cst[c] = 1.5 * pow2[e + 52 - p - _POW2_MIN]
+        if not transpose_out:
+            for r in range(k):
+                for c in range(m):
+                    out[b, r, c] = (np.float64(x[b, r, c]) + cst[c]) - cst[c]
+        else:
+            for c0 in range(0, m, _COL_TILE):
+                c1 = min(c0 + _COL_TILE, m)
+                for r in range(k):
+                    for c in range(c0, c1):
+                        out[b, c, r] = (np.float64(x[b, r, c]) + cst[c]) - cst[c]
+
+
+_SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's constant for binary64 (as `repro.sqrt`)
+
+
+@_jit
+def _sqrt64(x: Any) -> Any:
+    """`repro.sqrt.sqrt64` of one float64: the hardware root as a candidate, proven (or moved
+    one ulp at a time) by the same exact Dekker residual test on `x` scaled into [0.5, 2).
+    The correctly rounded root is unique, so this is `sqrt64`'s result; NaN if 8 moves do not
+    settle it (a broken root; `sqrt64` raises there)."""
+    if not (x > 0.0 and x < np.inf):
+        return np.sqrt(x)  # +-0, +inf, NaN and negatives: the IEEE results sqrt64 gives
+    m, e = math.frexp(x)
+    odd = e & 1
+    xr = m * 2.0 if odd else m
+    s = np.sqrt(xr)
+    for _ in range(_MAX_FIXES):
+        g = s * _SPLIT
+        hi = g - (g - s)
+        lo = s - hi
+        p = s * s
+        err = ((hi * hi - p) + (hi * lo) * 2.0) + lo * lo
+        r = (xr - p) - err
+        up = np.nextafter(s, np.inf)
+        down = np.nextafter(s, 0.0)
+        if r > s * (up - s):
+            s = up
+        elif r <= -(s * (s - down)):
+            s = down
+        else:
+            return math.ldexp(s, (e - odd) // 2)
+    return np.nan
+
+
+@_jit
+def rmsnorm_forward_kernel(
+    x: Any, w: Any, eps: float, inv_d: float, y: Any, xhat: Any, rstd: Any
+) -> None:
+    """`nn._RMSNorm.forward` over the rows of C-contiguous float32 `x` (rows, d), float64
+    inside: `ms = sum_tree64(x * x) * inv_d`, `rstd = 1 / sqrt64(ms + eps)`, `xhat = x *
+    rstd`, `y = float32(xhat * w)`; `xhat` (rows, d) and `rstd` (rows,) are kept."""
+    rows, d = x.shape
+    width = 1
+    while width < d:
+        width *= 2
+    buf = np.zeros(width, np.float64)
+    for i in range(rows):
+        for j in range(d):
+            v = np.float64(x[i, j])
+            buf[j] = v * v
+        for j in range(d, width):
+            buf[j] = 0.0
+        r = 1.0 / _sqrt64(_tree_sum(buf, width) * inv_d + eps)
+        rstd[i] = r
+        for j in range(d):
+            h = np.float64(x[i, j]) * r
+            xhat[i, j] = h
+            y[i, j] = np.float32(h * np.float64(w[j]))
+
+
+@_jit
+def rmsnorm_backward_kernel(
+    g: Any, w: Any, xhat: Any, rstd: Any, inv_d: float, gx: Any, gw: Any
+) -> None:
+    """`nn._RMSNorm.backward` for C-contiguous operands, float64 inside: per row `u = g * w`,
+    `b = sum_tree64(u * xhat) * inv_d`, `gx = float32((u - xhat * b) * rstd)`; and `gw =
+    float32(sum_tree64 over the rows of g * xhat)` (the pairwise tree along the rows, padded
+    with zero rows to a power of two, as the eager `sum_tree64(., 0)`)."""
+    rows, d = g.shape
+    width = 1
+    while width < d:
+        width *= 2
+    buf = np.zeros(width, np.float64)
+    u = np.empty(d, np.float64)
+    height = 1
+    while height < rows:
+        height *= 2
+    cols = np.zeros((height, d), np.float64)  # rows of g * xhat, then the tree over them
+    for i in range(rows):
+        for j in range(d):
+            gv = np.float64(g[i, j])
+            u[j] = gv * np.float64(w[j])
+            buf[j] = u[j] * xhat[i, j]
+            cols[i, j] = gv * xhat[i, j]
+        for j in range(d, width):
+            buf[j] = 0.0
+        b = _tree_sum(buf, width) * inv_d
+        r = rstd[i]
+        for j in range(d):
+            gx[i, j] = np.float32((u[j] - xhat[i, j] * b) * r)
+    h = height
+    while h > 1:
+        h //= 2
+        for i in range(h):
+            for j in range(d):
+                cols[i, j] = cols[i, j] + cols[i + h, j]
+    for j in range(d):
+        gw[j] = np.float32(cols[0, j])
+
+
+_SILU_TINY = _ew._SILU_TINY
+_ULP_UP = _ew._ULP_UP
+
+
+@_jit
+def silu_forward_kernel(x: Any, y: Any, s: Any, table: Any, pow2: Any) -> None:
+    """`elementwise.silu64` of float32 `x` (1-d), rounded to float32 into `y`; the float64
+    sigmoid into `s`: `s = 1 / (exp64(-x) + 1)`, `y = x * s`, and the two fix-ups (x = -inf
+    gives -0; 0 < |x| < 2**-100 gives `x/2 + |x/2| * 2**-52`) entry by entry."""
+    for i in range(x.size):
+        xv = np.float64(x[i])
+        sv = 1.0 / (_exp64(-xv, table, pow2) + 1.0)
+        s[i] = sv
+        yv = xv * sv
+        if abs(xv) < _SILU_TINY and xv != 0.0:
+            half = xv * 0.5
+            yv = half + abs(half) * _ULP_UP
+        elif xv == -np.inf:
+            yv = -0.0
+        y[i] = np.float32(yv)
+
+
+@_jit
+def silu_backward_kernel(x: Any, s: Any, g: Any, out: Any) -> None:
+    """`_Silu.backward` (1-d): `d = (((1 - s) * x) + 1) * s`, the limits 1 at +inf and 0 at
+    -inf, `out = float32(g * d)`, all in float64."""
+    for i in range(x.size):
+        xv = np.float64(x[i])
+        sv = s[i]
+        dv = ((1.0 - sv) * xv + 1.0) * sv
+        if xv == np.inf:
+            dv = 1.0
+        elif xv == -np.inf:
+            dv = 0.0
+        out[i] = np.float32(np.float64(g[i]) * dv)
+
+
+@_jit
+def rope_kernel(x: Any, first: Any, second: Any, out: Any) -> None:
+    """`rotary._rotate` of float32 `x` (B, H, T, hd), any strides: for pair i of position t,
+    `out[..., t, 2i + c] = float32(x0 * first[t, i, c] + x1 * second[t, i, c])` in float64
+    (both products exact, one rounded sum), `out` C-contiguous."""
+    nb, nh, nt, hd = x.shape
+    for b in range(nb):
+        for h in range(nh):
+            for t in range(nt):
+                for i in range(hd // 2):
+                    x0 = np.float64(x[b, h, t, 2 * i])
+                    x1 = np.float64(x[b, h, t, 2 * i + 1])
+                    out[b, h, t, 2 * i] = np.float32(x0 * first[t, i, 0] + x1 * second[t, i, 0])
+                    out[b, h, t, 2 * i + 1] = np.float32(x0 * first[t, i, 1] + x1 * second[t, i, 1])

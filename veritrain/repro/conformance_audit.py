@@ -54,6 +54,12 @@ AUDITED: dict[str, Coverage] = {
     "torch.cat": _p("concatenation of 1-d float32 tensors", "plumbing:cat"),
     "torch.clamp": _v("min/max bounds, NaN propagates", "clamp"),
     "torch.div": _v("tensor / tensor, correctly rounded (" + _ARITH_NOTE + ")", "div"),
+    "torch.empty": _p(
+        "allocation for a fused kernel's output, every entry written",
+        "fused.products",
+        "fused.rows",
+        "fused.silu",
+    ),
     "torch.empty_like": _p(
         "allocation for a fused kernel's output, every entry written", "fused.exp64"
     ),
@@ -129,6 +135,7 @@ AUDITED: dict[str, Coverage] = {
     "Tensor.nan_to_num_": _v("NaN to 0, +-inf to +-max", "nan_to_num"),
     "Tensor.neg_": _v("flips the sign bit", "neg"),
     "Tensor.numel": _p("metadata", "plumbing:shape"),
+    "Tensor.stride": _p("metadata", "plumbing:shape"),
     "Tensor.numpy": _p(
         "a contiguous CPU tensor's memory as a NumPy array (shared, not copied)",
         "fused.exp64",

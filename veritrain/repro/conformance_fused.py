@@ -18,10 +18,21 @@ from collections.abc import Callable
 import numpy as np
 import torch
 
-from veritrain.repro.conformance_base import F32, F64, ConformanceResult, _Ctx, _floats, _result
-from veritrain.repro.elementwise import exp64
+from veritrain.repro.conformance_base import (
+    F32,
+    F64,
+    Array,
+    ConformanceResult,
+    _Ctx,
+    _floats,
+    _result,
+)
+from veritrain.repro.elementwise import exp64, silu
 from veritrain.repro.fused import fused_available, kernels_mode
+from veritrain.repro.gemm import linear, matmul, quantize
+from veritrain.repro.nn import rms_norm, softmax
 from veritrain.repro.optim import AdamW
+from veritrain.repro.rotary import rope, rope_tables
 
 __all__ = ["FUSED_CHECKS"]
 
@@ -71,7 +82,122 @@ def _check_fused_adamw(ctx: _Ctx) -> list[ConformanceResult]:
     ]
 
 
+def _both(fn: Callable[[], list[torch.Tensor]]) -> tuple[Array, Array]:
+    """`fn()` with the fused kernels and with the eager chains, each output flattened and
+    concatenated (float64 throughout: float32 values convert exactly)."""
+    runs = []
+    for mode in ("fused", "eager"):
+        with kernels_mode(mode):
+            outs = [t.detach().to(torch.float64).reshape(-1) for t in fn()]
+        runs.append(torch.cat(outs).numpy())
+    return runs[0], runs[1]
+
+
+def _wide32(rng: np.random.Generator, shape: tuple[int, ...]) -> torch.Tensor:
+    """float32 operands over the whole range (`_floats`), each row at its own scale."""
+    n = int(np.prod(shape))
+    return torch.from_numpy(_floats(rng, F32, n)).reshape(shape)
+
+
+def _rows(ctx: _Ctx, width: int, cap: int = 1 << 18) -> int:
+    return max(2, min(ctx.n, cap) // width)
+
+
+def _check_fused_products(ctx: _Ctx) -> list[ConformanceResult]:
+    """`gemm.quantize` on both operand layouts and `matmul`/`linear` (their quantisation, +0
+    and rounding kernels), forward and backward; a k = 1 product gives the -0 that +0 fixes."""
+    if not fused_available():
+        return [ConformanceResult("fused.products", "float32", 0, 0)]
+    rng = ctx.rng("fused.products")
+    m = _rows(ctx, 96)
+    x = _wide32(rng, (m, 96))
+    xt = _wide32(rng, (96, m)).t()
+    batched = _wide32(rng, (2, 3, 24, 40))
+    a = torch.from_numpy(rng.standard_normal((m, 1)).astype(np.float32))
+    a[::3] = 0.0
+    b = -torch.from_numpy(rng.random((1, 33)).astype(np.float32) + 0.5)
+    w = torch.from_numpy(rng.standard_normal((40, 96)).astype(np.float32))
+
+    def run() -> list[torch.Tensor]:
+        outs: list[torch.Tensor] = []
+        for op in (x, xt, batched, batched.transpose(-1, -2)):
+            for p in (7, 21):
+                for row_major in (True, False):
+                    q, e = quantize(op, p, row_major)
+                    outs += [q, e.to(torch.float64)]
+        xs = x.nan_to_num(0.0, 1e30, -1e30).clamp(-1e30, 1e30).requires_grad_()
+        ws = w.clone().requires_grad_()
+        z = linear(xs, ws)
+        y = matmul(a, b)
+        (z * z).sum().backward()  # type: ignore[no-untyped-call]
+        assert xs.grad is not None and ws.grad is not None
+        return [*outs, z, y, xs.grad, ws.grad]
+
+    got, exp = _both(run)
+    return [_result("fused.products", "float32", got, exp, lambda i: f"output entry {i}")]
+
+
+def _check_fused_rows(ctx: _Ctx) -> list[ConformanceResult]:
+    """softmax (with -inf masks, a row of -inf, NaN), rms_norm (d not a power of two) and
+    rope, forward and backward."""
+    if not fused_available():
+        return [ConformanceResult("fused.rows", "float32", 0, 0)]
+    rng = ctx.rng("fused.rows")
+    m = _rows(ctx, 384)
+    scores = torch.from_numpy((rng.standard_normal((m, 384)) * 30.0).astype(np.float32))
+    keep = np.arange(384)[None, :] <= np.arange(m)[:, None] * 384 // m
+    scores = torch.where(torch.from_numpy(keep), scores, float("-inf"))
+    scores[-1] = float("-inf")
+    scores[0, 0] = float("nan")
+    xs = _wide32(rng, (m, 384)).nan_to_num(1.0, 1.0, 1.0)
+    weight = torch.from_numpy(rng.standard_normal(384).astype(np.float32))
+    cos, sin = rope_tables(16, 8)
+    qk = torch.from_numpy((rng.standard_normal((2, 16, 3, 8)) * 100).astype(np.float32))
+    g1 = torch.from_numpy(rng.standard_normal((m, 384)).astype(np.float32))
+    g2 = torch.from_numpy(rng.standard_normal((2, 3, 16, 8)).astype(np.float32))
+
+    def run() -> list[torch.Tensor]:
+        s_in = scores.clone().requires_grad_()
+        x_in = xs.clone().requires_grad_()
+        w_in = weight.clone().requires_grad_()
+        r_in = qk.clone().requires_grad_()
+        y1 = softmax(s_in, -1)
+        y2 = rms_norm(x_in, w_in, 1e-5)
+        y3 = rope(r_in.transpose(1, 2), cos, sin)
+        y1.backward(g1)  # type: ignore[no-untyped-call]
+        y2.backward(g1)  # type: ignore[no-untyped-call]
+        y3.backward(g2)  # type: ignore[no-untyped-call]
+        assert s_in.grad is not None and x_in.grad is not None and w_in.grad is not None
+        assert r_in.grad is not None
+        return [y1, y2, y3, s_in.grad, x_in.grad, w_in.grad, r_in.grad]
+
+    got, exp = _both(run)
+    return [_result("fused.rows", "float32", got, exp, lambda i: f"output entry {i}")]
+
+
+def _check_fused_silu(ctx: _Ctx) -> list[ConformanceResult]:
+    """SiLU forward and backward on every binade (tiny, subnormal, infinite, NaN inputs)."""
+    if not fused_available():
+        return [ConformanceResult("fused.silu", "float32", 0, 0)]
+    rng = ctx.rng("fused.silu")
+    x = torch.from_numpy(_floats(rng, F32, ctx.n))
+    g = torch.from_numpy(rng.standard_normal(ctx.n).astype(np.float32))
+
+    def run() -> list[torch.Tensor]:
+        leaf = x.clone().requires_grad_()
+        y = silu(leaf)
+        y.backward(g)  # type: ignore[no-untyped-call]
+        assert leaf.grad is not None
+        return [y, leaf.grad]
+
+    got, exp = _both(run)
+    return [_result("fused.silu", "float32", got, exp, lambda i: f"input {x[i % ctx.n]!r}")]
+
+
 FUSED_CHECKS: list[Callable[[_Ctx], list[ConformanceResult]]] = [
     _check_fused_exp64,
     _check_fused_adamw,
+    _check_fused_products,
+    _check_fused_rows,
+    _check_fused_silu,
 ]

@@ -35,7 +35,7 @@ from typing import Any, cast
 import torch
 
 from veritrain.repro._common import apply_fn, check32, horner, to64
-from veritrain.repro.fused import exp64_into, use_fused
+from veritrain.repro.fused import exp64_into, silu_backward_fused, silu_forward_fused, use_fused
 from veritrain.repro.sqrt import sqrt_scalar
 
 __all__ = [
@@ -315,6 +315,10 @@ class _Gelu(torch.autograd.Function):
 class _Silu(torch.autograd.Function):
     @staticmethod
     def forward(ctx: Any, x: torch.Tensor) -> torch.Tensor:
+        if use_fused(x):  # one pass (`repro.fused`), the same bits
+            y32, s = silu_forward_fused(x)
+            ctx.save_for_backward(x, s)
+            return y32
         y, s = silu64(to64(x))
         ctx.save_for_backward(x, s)  # the float64 sigmoid, reused by the backward
         return y.to(torch.float32)
@@ -322,6 +326,8 @@ class _Silu(torch.autograd.Function):
     @staticmethod
     def backward(ctx: Any, grad: torch.Tensor) -> torch.Tensor:
         x, s = ctx.saved_tensors
+        if use_fused(x, s, grad):
+            return silu_backward_fused(x, s, grad)
         x64 = to64(x)
         # d/dx x s(x) = s + x s (1 - s) = s (1 + x (1 - s)), each step rounded once, in place;
         # at +-inf the limits 1 and 0 (the formula would give inf * 0)

@@ -44,6 +44,15 @@ __all__ = [
     "exp64_into",
     "fused_available",
     "kernels_mode",
+    "quantize_fused",
+    "rms_norm_backward_fused",
+    "rms_norm_forward_fused",
+    "rope_fused",
+    "round32_into",
+    "silu_backward_fused",
+    "silu_forward_fused",
+    "softmax_backward_fused",
+    "softmax_forward_fused",
     "use_fused",
 ]
 
@@ -186,3 +195,236 @@ def adamw_update(
     )
     if broken:
         raise ReproError(f"repro.AdamW: {broken} square roots still wrong after 8 exact moves")
+
+
+def quantize_fused(
+    x: torch.Tensor, p: int, row_major: bool
+) -> tuple[torch.Tensor, torch.Tensor] | None:
+    """`gemm.quantize(x, p, row_major)` by a fused kernel, or None where none applies.
+
+    Applies to a float32 CPU operand that is C-contiguous or the transpose of a C-contiguous
+    tensor in its last two dims (the layouts of every GEMM operand of the models here); other
+    strides, empty operands and the eager mode return None (the caller takes the eager path).
+
+    Args:
+        x: float32 (..., m, k).
+        p: mantissa bits (`gemm.mantissa_bits`).
+        row_major: as `gemm.quantize`: True for a C-contiguous result, False to keep `x`'s
+            layout.
+
+    Returns:
+        `(xq, e)` with `gemm.quantize`'s values and layout, or None.
+    """
+    if x.dtype != torch.float32 or x.dim() < 2 or x.numel() == 0 or not use_fused():
+        return None
+    if x.device.type != "cpu":
+        return None
+    kernels = _kernels()
+    assert kernels is not None
+    *lead, m, k = x.shape
+    batch = x.numel() // (m * k)
+    exps = torch.empty((*lead, m, 1), dtype=torch.int64)
+    if x.is_contiguous():
+        out = torch.empty(x.shape, dtype=torch.float64)
+        kernels.quantize_rows_kernel(
+            x.detach().view(-1, k).numpy(), p, kernels.POW2_TABLE,
+            out.view(-1, k).numpy(), exps.view(-1).numpy(),
+        )  # fmt: skip
+        return out, exps
+    xt = x.transpose(-1, -2)
+    if not xt.is_contiguous():
+        return None
+    src = xt.detach().reshape(batch, k, m).numpy()  # a view: xt is contiguous
+    if row_major:
+        out = torch.empty(x.shape, dtype=torch.float64)
+        dst = out.view(batch, m, k)
+    else:
+        out = torch.empty(xt.shape, dtype=torch.float64).transpose(-1, -2)  # x's layout
+        dst = out.transpose(-1, -2).view(batch, k, m)
+    kernels.quantize_cols_kernel(
+        src, p, kernels.POW2_TABLE, dst.numpy(), exps.view(batch, m).numpy(), row_major
+    )
+    return out, exps
+
+
+def round32_into(x: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
+    """`out = (x + 0.0).to(float32)` by the fused kernel: a float64 GEMM result with its zero
+    made +0 (`gemm._gemm64`) and rounded once, in one pass.
+
+    Args:
+        x: contiguous float64 CPU tensor.
+        out: contiguous float32 CPU tensor of `x`'s shape.
+
+    Returns:
+        `out`.
+    """
+    kernels = _kernels()
+    assert kernels is not None  # callers check use_fused first
+    if x.numel():
+        kernels.round32_kernel(_flat(x), _flat(out))
+    return out
+
+
+def softmax_forward_fused(x: torch.Tensor) -> torch.Tensor:
+    """`nn._softmax64(x, -1).to(float32)` by the fused kernel, one pass per row.
+
+    Args:
+        x: contiguous float32 CPU tensor (..., n), n >= 1.
+
+    Returns:
+        float32 tensor of `x`'s shape.
+    """
+    kernels = _kernels()
+    assert kernels is not None  # callers check use_fused first
+    out = torch.empty_like(x)
+    if x.numel():
+        n = x.shape[-1]
+        kernels.softmax_forward_kernel(
+            x.detach().view(-1, n).numpy(),
+            out.view(-1, n).numpy(),
+            kernels.EXP_TABLE,
+            kernels.POW2_TABLE,
+        )
+    return out
+
+
+def softmax_backward_fused(y: torch.Tensor, grad: torch.Tensor) -> torch.Tensor:
+    """The softmax backward along the last dim by the fused kernel: per row, in float64,
+    `g * y - y * sum_tree64(g * y)`, rounded once (`nn._Softmax.backward`'s operations).
+
+    Args:
+        y: the forward's float32 output, contiguous CPU (..., n), n >= 1.
+        grad: float32 gradient of `y`'s shape, contiguous CPU.
+
+    Returns:
+        float32 tensor of `y`'s shape.
+    """
+    kernels = _kernels()
+    assert kernels is not None  # callers check use_fused first
+    out = torch.empty_like(y)
+    if y.numel():
+        n = y.shape[-1]
+        kernels.softmax_backward_kernel(
+            y.detach().view(-1, n).numpy(),
+            grad.detach().view(-1, n).numpy(),
+            out.view(-1, n).numpy(),
+        )
+    return out
+
+
+def rms_norm_forward_fused(
+    x: torch.Tensor, weight: torch.Tensor, eps: float
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """`nn._RMSNorm.forward` by the fused kernel: the same bits and the same saved tensors.
+
+    Args:
+        x: contiguous float32 CPU (..., d), d >= 1.
+        weight: contiguous float32 CPU (d,).
+        eps: added to the mean square.
+
+    Returns:
+        `(y, xhat, rstd)`: float32 (..., d), float64 (..., d), float64 (..., 1).
+    """
+    kernels = _kernels()
+    assert kernels is not None  # callers check use_fused first
+    d = x.shape[-1]
+    y = torch.empty_like(x)
+    xhat = torch.empty(x.shape, dtype=torch.float64)
+    rstd = torch.empty((*x.shape[:-1], 1), dtype=torch.float64)
+    if x.numel():
+        kernels.rmsnorm_forward_kernel(
+            x.detach().view(-1, d).numpy(), _flat(weight), float(eps), 1.0 / d,
+            y.view(-1, d).numpy(), xhat.view(-1, d).numpy(), _flat(rstd),
+        )  # fmt: skip
+    return y, xhat, rstd
+
+
+def rms_norm_backward_fused(
+    grad: torch.Tensor, weight: torch.Tensor, xhat: torch.Tensor, rstd: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """`nn._RMSNorm.backward` by the fused kernel (the same bits).
+
+    Args:
+        grad: contiguous float32 CPU (..., d).
+        weight: contiguous float32 CPU (d,).
+        xhat, rstd: the forward's saved float64 (..., d) and (..., 1).
+
+    Returns:
+        `(gx, gw)`: float32 (..., d) and float32 (d,).
+    """
+    kernels = _kernels()
+    assert kernels is not None  # callers check use_fused first
+    d = grad.shape[-1]
+    gx = torch.empty_like(grad)
+    gw = torch.zeros(d, dtype=torch.float32)
+    if grad.numel():
+        kernels.rmsnorm_backward_kernel(
+            grad.detach().view(-1, d).numpy(), _flat(weight), xhat.view(-1, d).numpy(),
+            _flat(rstd), 1.0 / d, gx.view(-1, d).numpy(), gw.numpy(),
+        )  # fmt: skip
+    return gx, gw
+
+
+def silu_forward_fused(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """`elementwise.silu64(to64(x))` rounded to float32, by the fused kernel.
+
+    Args:
+        x: contiguous float32 CPU tensor.
+
+    Returns:
+        `(y, s)`: float32 SiLU and the float64 sigmoid, both of `x`'s shape.
+    """
+    kernels = _kernels()
+    assert kernels is not None  # callers check use_fused first
+    y = torch.empty_like(x)
+    s = torch.empty(x.shape, dtype=torch.float64)
+    if x.numel():
+        kernels.silu_forward_kernel(
+            _flat(x), _flat(y), _flat(s), kernels.EXP_TABLE, kernels.POW2_TABLE
+        )
+    return y, s
+
+
+def silu_backward_fused(x: torch.Tensor, s: torch.Tensor, grad: torch.Tensor) -> torch.Tensor:
+    """`_Silu.backward` by the fused kernel (the same bits).
+
+    Args:
+        x: the forward's contiguous float32 CPU input.
+        s: the forward's float64 sigmoid (contiguous, `x`'s shape).
+        grad: contiguous float32 CPU gradient of `x`'s shape.
+
+    Returns:
+        float32 gradient of `x`'s shape.
+    """
+    kernels = _kernels()
+    assert kernels is not None  # callers check use_fused first
+    out = torch.empty_like(grad)
+    if x.numel():
+        kernels.silu_backward_kernel(_flat(x), _flat(s), _flat(grad), _flat(out))
+    return out
+
+
+def rope_fused(x: torch.Tensor, first: torch.Tensor, second: torch.Tensor) -> torch.Tensor | None:
+    """`rotary._rotate(x, first, second)` by the fused kernel, or None where it does not apply.
+
+    Applies to a float32 CPU `x` of 4 dims (B, H, T, hd) with a unit last stride (any other
+    strides: the transposed views of the attention's projections).
+
+    Args:
+        x: float32 (B, H, T, hd).
+        first, second: float64 (T, hd/2, 2) tables (`rotary._pairs`).
+
+    Returns:
+        The rotated float32 (B, H, T, hd), C-contiguous, or None.
+    """
+    if x.dim() != 4 or x.stride(-1) != 1 or x.device.type != "cpu" or not use_fused():
+        return None
+    kernels = _kernels()
+    assert kernels is not None
+    out = torch.empty(x.shape, dtype=torch.float32)
+    if x.numel():
+        kernels.rope_kernel(
+            x.detach().numpy(), first.contiguous().numpy(), second.contiguous().numpy(),
+            out.numpy(),
+        )  # fmt: skip
+    return out

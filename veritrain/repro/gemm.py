@@ -38,6 +38,7 @@ from typing import Any
 import torch
 
 from veritrain.repro._common import ReproError, apply_fn, check32, pow2
+from veritrain.repro.fused import quantize_fused, round32_into, use_fused
 from veritrain.repro.gemm_int8 import int_product
 from veritrain.repro.gemm_select import fastest_backend
 from veritrain.repro.reduce import sum_tree64
@@ -113,6 +114,9 @@ def quantize(x: torch.Tensor, p: int, row_major: bool = True) -> tuple[torch.Ten
         `q * 2**(e - p)` with an integer `|q| <= 2**p` (`x / 2**(e - p)` rounded half to
         even); `e` int64 (..., m, 1) with `|x| < 2**e` along the row (0 for an all-zero row).
     """
+    fused = quantize_fused(x, p, row_major)  # one pass per operand (`repro.fused`), same bits
+    if fused is not None:
+        return fused
     # max |x| without an |x| pass over the operand; exact, on the float32 operand. (`amax` and
     # `amin` are vectorised on CPU, `aminmax` is about ten times slower.)
     amax = torch.maximum(x.amin(dim=-1, keepdim=True).neg_(), x.amax(dim=-1, keepdim=True))
@@ -149,27 +153,37 @@ def matmul64(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         (per row) and `b` (per column), a value that depends only on the operands' values,
         never on how the GEMM orders its sums.
     """
+    return _product64(a, b, plus_zero=True)
+
+
+def _product64(a: torch.Tensor, b: torch.Tensor, plus_zero: bool) -> torch.Tensor:
+    """`matmul64`; with `plus_zero` False the float64 GEMM's zeros keep their sign (the
+    caller adds +0 itself, in the same pass as its rounding to float32)."""
     k = a.shape[-1]
     if k == 0:  # an empty sum is exactly 0 (and amax over an empty dim is undefined)
         shape = (*a.shape[:-1], b.shape[-1])
         return torch.zeros(shape, dtype=torch.float64, device=a.device)
     # batched products stay on the float64 GEMM: torch's int8 GEMM is 2-d only
     backend = gemm_backend(a.device) if a.dim() == 2 and b.dim() == 2 else "float64"
-    return _matmul64_by(a, b, backend)
+    return _matmul64_by(a, b, backend, plus_zero)
 
 
-def _gemm64(aq: torch.Tensor, bq: torch.Tensor) -> torch.Tensor:
+def _gemm64(aq: torch.Tensor, bq: torch.Tensor, plus_zero: bool = True) -> torch.Tensor:
     """The float64 GEMM of quantized operands: exact (module docstring), a zero as +0.
 
     A zero result's sign is not part of the exact value: torch's CPU GEMM gives -0 for a
     contraction of length 1 (`0 * -x`) and +0 for longer ones, other libraries may differ, and
     the int8 path always gives +0. Adding +0 (round to nearest: `-0 + +0 = +0`, any other value
-    unchanged) makes every path and machine agree.
+    unchanged) makes every path and machine agree. `plus_zero=False` leaves that addition to
+    the caller.
     """
-    return torch.matmul(aq, bq).add_(0.0)
+    out = torch.matmul(aq, bq)
+    return out.add_(0.0) if plus_zero else out
 
 
-def _matmul64_by(a: torch.Tensor, b: torch.Tensor, backend: str) -> torch.Tensor:
+def _matmul64_by(
+    a: torch.Tensor, b: torch.Tensor, backend: str, plus_zero: bool = True
+) -> torch.Tensor:
     """`matmul64` by the float64 GEMM (any batch dims) or by int8 slices (2-d operands only):
     the same bits."""
     p = mantissa_bits(a.shape[-1])
@@ -181,7 +195,7 @@ def _matmul64_by(a: torch.Tensor, b: torch.Tensor, backend: str) -> torch.Tensor
     aq, ea = quantize(a, p, row_major)
     bq_t, eb = quantize(b.transpose(-1, -2), p, row_major)  # b's columns as rows: (..., n, k)
     if backend == "float64":
-        return _gemm64(aq, bq_t.transpose(-1, -2))
+        return _gemm64(aq, bq_t.transpose(-1, -2), plus_zero)
     # the integer mantissas (exact: a power-of-two scaling of integer multiples), their exact
     # product, then the two power-of-two scales: the value the float64 GEMM holds exactly
     qa = aq.mul_(pow2(p - ea)).to(torch.int64)
@@ -191,6 +205,11 @@ def _matmul64_by(a: torch.Tensor, b: torch.Tensor, backend: str) -> torch.Tensor
 
 
 def _mm32(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """`matmul64(a, b)` rounded to float32: on a CPU with the fused kernels, the +0 of
+    `_gemm64` and the rounding in one pass (`repro.fused.round32_into`), the same bits."""
+    if a.device.type == "cpu" and use_fused():
+        out = _product64(a, b, plus_zero=False)
+        return round32_into(out, torch.empty(out.shape, dtype=torch.float32))
     return matmul64(a, b).to(torch.float32)
 
 
@@ -248,6 +267,8 @@ class _Linear(torch.autograd.Function):
     ) -> torch.Tensor:
         ctx.save_for_backward(x, weight)
         ctx.has_bias = bias is not None
+        if bias is None:
+            return _mm32(x, weight.t())
         out = matmul64(x, weight.t())
         if bias is not None:
             out.add_(bias)  # in float64 (the float32 bias converts exactly), one rounding

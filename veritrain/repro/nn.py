@@ -18,6 +18,13 @@ import torch
 
 from veritrain.repro._common import ReproError, apply_fn, check32, pow2, to64
 from veritrain.repro.elementwise import exp64, log64
+from veritrain.repro.fused import (
+    rms_norm_backward_fused,
+    rms_norm_forward_fused,
+    softmax_backward_fused,
+    softmax_forward_fused,
+    use_fused,
+)
 from veritrain.repro.reduce import sum_tree64
 from veritrain.repro.sqrt import sqrt64
 
@@ -43,7 +50,11 @@ def _softmax64(x: torch.Tensor, dim: int) -> torch.Tensor:
 class _Softmax(torch.autograd.Function):
     @staticmethod
     def forward(ctx: Any, x: torch.Tensor, dim: int) -> torch.Tensor:
-        y = _softmax64(x, dim).to(torch.float32)
+        # along a contiguous CPU operand's last dim: the fused kernel, the same bits
+        if dim == x.dim() - 1 and x.shape[-1] and use_fused(x):
+            y = softmax_forward_fused(x)
+        else:
+            y = _softmax64(x, dim).to(torch.float32)
         ctx.save_for_backward(y)
         ctx.dim = dim
         return y
@@ -51,6 +62,8 @@ class _Softmax(torch.autograd.Function):
     @staticmethod
     def backward(ctx: Any, grad: torch.Tensor) -> tuple[torch.Tensor, None]:
         (y,) = ctx.saved_tensors
+        if ctx.dim == y.dim() - 1 and y.shape[-1] and use_fused(y, grad):
+            return softmax_backward_fused(y, grad), None
         y64 = to64(y)
         gy = to64(grad).mul_(y64)
         dot = sum_tree64(gy, ctx.dim, keepdim=True)
@@ -174,6 +187,10 @@ def _rms_stats(x64: torch.Tensor, eps: float) -> tuple[torch.Tensor, torch.Tenso
 class _RMSNorm(torch.autograd.Function):
     @staticmethod
     def forward(ctx: Any, x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
+        if use_fused(x, weight):  # one pass per row (`repro.fused`), the same bits
+            y, xhat, rstd = rms_norm_forward_fused(x, weight, eps)
+            ctx.save_for_backward(xhat, rstd, weight)
+            return y
         xhat, rstd = _rms_stats(to64(x), eps)
         ctx.save_for_backward(xhat, rstd, weight)  # float64, reused by the backward
         return (xhat * to64(weight)).to(torch.float32)
@@ -183,6 +200,13 @@ class _RMSNorm(torch.autograd.Function):
         ctx: Any, grad: torch.Tensor
     ) -> tuple[torch.Tensor | None, torch.Tensor | None, None]:
         xhat, rstd, weight = ctx.saved_tensors
+        if use_fused(grad, weight, xhat, rstd):
+            gx32, gw32 = rms_norm_backward_fused(grad, weight, xhat, rstd)
+            return (
+                gx32 if ctx.needs_input_grad[0] else None,
+                gw32 if ctx.needs_input_grad[1] else None,
+                None,
+            )
         d = xhat.shape[-1]
         g = to64(grad)
         gx = gw = None

@@ -32,6 +32,7 @@ import mpmath.libmp as libmp
 import torch
 
 from veritrain.repro._common import ReproError, apply_fn, check32, to64
+from veritrain.repro.fused import rope_fused
 
 __all__ = ["rope", "rope_tables", "round_to_float32"]
 
@@ -182,6 +183,9 @@ def _pairs(c: torch.Tensor, s: torch.Tensor, a: list[float], b: list[float]) -> 
 def _rotate(x: torch.Tensor, first: torch.Tensor, second: torch.Tensor) -> torch.Tensor:
     """`x0 * first + x1 * second` per interleaved pair of float32 `x` (..., T, hd), in float64,
     rounded once to float32 (each product exact in float64, one rounded sum)."""
+    fused = rope_fused(x, first, second)  # one pass (`repro.fused`), the same bits
+    if fused is not None:
+        return fused
     shape = x.shape
     pairs = to64(x).reshape(*shape[:-1], shape[-1] // 2, 2)  # (..., T, hd/2, 2)
     y = pairs[..., 0:1] * first + pairs[..., 1:2] * second

@@ -29,7 +29,9 @@ def _bits(t: torch.Tensor) -> torch.Tensor:
 
 
 def _same(a: torch.Tensor, b: torch.Tensor) -> bool:
-    """Bit-identical, NaN payloads aside (only where a NaN is)."""
+    """Bit-identical, NaN payloads aside (only where a NaN is); integers equal."""
+    if not a.dtype.is_floating_point:
+        return a.dtype == b.dtype and torch.equal(a, b)
     nan_a, nan_b = torch.isnan(a), torch.isnan(b)
     return torch.equal(nan_a, nan_b) and torch.equal(_bits(a)[~nan_a], _bits(b)[~nan_b])
 
@@ -149,3 +151,180 @@ def test_use_fused_refuses_an_unknown_mode_and_takes_only_dense_cpu_tensors(
     monkeypatch.setenv(KERNELS_ENV, "numba")
     with pytest.raises(ReproError, match="auto, eager or fused"):
         use_fused(x)
+
+
+def _wide32(shape: tuple[int, ...], seed: int) -> torch.Tensor:
+    """float32 values over ~250 binades per row scale, with zeros, a subnormal run and specials
+    where the tensor is big enough."""
+    g = torch.Generator().manual_seed(seed)
+    scale = torch.pow(2.0, torch.randint(-140, 100, (*shape[:-1], 1), generator=g).float())
+    x = torch.randn(shape, generator=g) * scale
+    flat = x.view(-1)
+    flat[::37] = 0.0
+    if flat.numel() > 400:
+        flat[5], flat[100], flat[200], flat[301] = math.nan, math.inf, -math.inf, -0.0
+        flat[310:330] = 1e-44
+    return x
+
+
+def _both(fn: object, monkeypatch: pytest.MonkeyPatch) -> tuple[list[torch.Tensor], ...]:
+    """`fn()` (a list of tensors) with the fused kernels, then with the eager chains."""
+    out = []
+    for mode in ("fused", "eager"):
+        monkeypatch.setenv(KERNELS_ENV, mode)
+        out.append([t.detach().clone() for t in fn()])  # type: ignore[operator]
+    return out[0], out[1]
+
+
+def _assert_same(fused: list[torch.Tensor], eager: list[torch.Tensor]) -> None:
+    assert len(fused) == len(eager)
+    for i, (a, b) in enumerate(zip(fused, eager, strict=True)):
+        assert a.shape == b.shape and a.dtype == b.dtype, i
+        assert _same(a, b), i
+
+
+@pytest.mark.parametrize(
+    "shape,transposed",
+    [((384, 1024), False), ((384, 1024), True), ((2, 3, 40, 33), False),
+     ((2, 3, 40, 33), True), ((5, 1), True), ((1, 7), False)],
+)  # fmt: skip
+@pytest.mark.parametrize("row_major", [True, False])
+def test_quantize_fused_gives_the_eager_values_and_layout(
+    monkeypatch: pytest.MonkeyPatch, shape: tuple[int, ...], transposed: bool, row_major: bool
+) -> None:
+    from veritrain.repro.gemm import quantize
+
+    if transposed:
+        x = _wide32((*shape[:-2], shape[-1], shape[-2]), 7).transpose(-1, -2)
+    else:
+        x = _wide32(shape, 7)
+    for p in (7, 19, 21, 26):
+        fused, eager = _both(lambda p=p: list(quantize(x, p, row_major)), monkeypatch)
+        _assert_same(fused, eager)
+        monkeypatch.setenv(KERNELS_ENV, "fused")
+        xq, _ = quantize(x, p, row_major)
+        monkeypatch.setenv(KERNELS_ENV, "eager")
+        want, _ = quantize(x, p, row_major)
+        if row_major:
+            assert xq.is_contiguous()
+        elif min(shape[-2:]) > 1:
+            assert xq.stride() == want.stride()  # x's layout kept, as the eager path keeps it
+
+
+def test_products_and_their_gradients_are_the_same_fused_or_eager(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from veritrain.repro import linear, matmul
+
+    g = torch.Generator().manual_seed(11)
+
+    def run() -> list[torch.Tensor]:
+        a = torch.randn(9, 1, generator=g).requires_grad_()  # k = 1: a 2-d GEMM gives -0
+        b = (-torch.rand(1, 6, generator=g) - 0.5).requires_grad_()
+        a.data[0, 0] = 0.0
+        x = torch.randn(17, 33, generator=g).requires_grad_()
+        w = torch.randn(12, 33, generator=g).requires_grad_()
+        y = matmul(a, b)
+        z = linear(x, w)
+        (y.sum() + (z * z).sum()).backward()
+        return [y, z, a.grad, b.grad, x.grad, w.grad]  # type: ignore[list-item]
+
+    g.manual_seed(11)
+    fused = run()
+    monkeypatch.setenv(KERNELS_ENV, "eager")
+    g.manual_seed(11)
+    eager = run()
+    _assert_same(fused, eager)
+    zero = fused[0].detach().view(-1)[0].item()  # 0 * negative, k = 1: -0 unless made +0
+    assert zero == 0.0 and math.copysign(1.0, zero) > 0
+
+
+@pytest.mark.parametrize("n", [1, 7, 256, 384])
+def test_softmax_fused_gives_the_eager_bits_forward_and_backward(
+    monkeypatch: pytest.MonkeyPatch, n: int
+) -> None:
+    from veritrain.repro import softmax
+
+    g = torch.Generator().manual_seed(n)
+    rows = 64
+    x = torch.randn(rows, n, generator=g) * 30.0
+    causal = torch.arange(n) <= torch.arange(rows).unsqueeze(1) * n // rows
+    x = torch.where(causal, x, float("-inf"))
+    x[rows - 1] = float("-inf")  # a row with no entry left: NaN, as torch.softmax
+    if n > 3:
+        x[4, 2] = math.nan
+        x[3, 1] = 1e-42
+    grad = torch.randn(rows, n, generator=g)
+
+    def run() -> list[torch.Tensor]:
+        leaf = x.clone().requires_grad_()
+        y = softmax(leaf, -1)
+        y.backward(grad)
+        return [y, leaf.grad]  # type: ignore[list-item]
+
+    _assert_same(*_both(run, monkeypatch))
+
+
+@pytest.mark.parametrize("shape", [(3, 5, 384), (7, 5), (1, 1)])
+def test_rms_norm_fused_gives_the_eager_bits_forward_and_backward(
+    monkeypatch: pytest.MonkeyPatch, shape: tuple[int, ...]
+) -> None:
+    from veritrain.repro import rms_norm
+
+    x = _wide32(shape, 3)
+    x[..., 0] = torch.where(torch.isfinite(x[..., 0]), x[..., 0], 1.0)
+    g = torch.Generator().manual_seed(4)
+    w = torch.randn(shape[-1], generator=g)
+    grad = torch.randn(shape, generator=g)
+
+    def run() -> list[torch.Tensor]:
+        leaf, wl = x.clone().requires_grad_(), w.clone().requires_grad_()
+        y = rms_norm(leaf, wl, 1e-5)
+        y.backward(grad)
+        return [y, leaf.grad, wl.grad]  # type: ignore[list-item]
+
+    _assert_same(*_both(run, monkeypatch))
+
+
+def test_silu_fused_gives_the_eager_bits_forward_and_backward(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from veritrain.repro import silu
+
+    x = torch.cat(
+        [
+            _wide32((64, 40), 9).reshape(-1),
+            torch.tensor([math.inf, -math.inf, math.nan, 0.0, -0.0, 1e-45, -1e-45, 2e-30, -3e-31]),
+        ]
+    )
+    grad = torch.randn(x.shape, generator=torch.Generator().manual_seed(2))
+
+    def run() -> list[torch.Tensor]:
+        leaf = x.clone().requires_grad_()
+        y = silu(leaf)
+        y.backward(grad)
+        return [y, leaf.grad]  # type: ignore[list-item]
+
+    _assert_same(*_both(run, monkeypatch))
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+def test_rope_fused_gives_the_eager_bits_forward_and_backward(
+    monkeypatch: pytest.MonkeyPatch, transposed: bool
+) -> None:
+    from veritrain.repro import rope, rope_tables
+
+    cos, sin = rope_tables(16, 8)
+    g = torch.Generator().manual_seed(6)
+    base = torch.randn(2, 16, 3, 8, generator=g) * 100.0
+    base.view(-1)[::11] = 0.0
+    x = base.transpose(1, 2) if transposed else base.reshape(2, 3, 16, 8)
+    grad = torch.randn(2, 3, 16, 8, generator=g)
+
+    def run() -> list[torch.Tensor]:
+        leaf = x.detach().clone(memory_format=torch.preserve_format).requires_grad_()
+        y = rope(leaf, cos, sin)
+        y.backward(grad)
+        return [y, leaf.grad]  # type: ignore[list-item]
+
+    _assert_same(*_both(run, monkeypatch))
