@@ -26,8 +26,9 @@ float32 vectors the size of the presets' parameters.
 byte-level Bible corpus (`llama-10m`, 9.5 M parameters; `llama-100m`, about 100 M, on a GPU
 only) in four variants, interleaved in one process: native float32 (TF32 off), native bfloat16
 autocast (the field's mixed precision), repro2 with its float64 GEMM and, on a GPU, repro2
-with its int8 GEMM (the two repro2 variants give the same bytes: the table shows both hashes).
-It prints step time min/median and repro2 over native float32 and over bfloat16.
+with its int8 GEMM, on a CPU repro2 with its fused kernels off (every repro2 variant gives the
+same bytes: the table shows their hashes). It prints step time min/median and repro2 over
+native float32 and over bfloat16 (``--no-bf16`` leaves the bfloat16 variant out).
 
 Both engines live in one process and the execution profile is process-global: the repro
 engine, built last, turns off deterministic mode's NaN fill of new tensors, so the native steps
@@ -50,6 +51,7 @@ from rich.table import Table
 from veritrain import repro
 from veritrain.presets import PRESETS as ALL_PRESETS
 from veritrain.presets import preset
+from veritrain.repro.fused import fused_available, kernels_mode
 from veritrain.repro.gemm import GEMM_ENV
 from veritrain.spec import ARITHS, NATIVE_ARITH, REPRO_ARITH, ExecutionProfile, LlamaConfig
 from veritrain.training import TrainingEngine, TrainState
@@ -232,18 +234,24 @@ class _ScaleVariant:
     state: TrainState
     bf16: bool = False
     gemm: str | None = None
+    kernels: str = "auto"
     step_s: list[float] = field(default_factory=list)
 
 
-def bench_scale(name: str, steps: int, chunk: int, device: str, threads: int) -> list[list[str]]:
+def bench_scale(
+    name: str, steps: int, chunk: int, device: str, threads: int, bf16: bool = True
+) -> list[list[str]]:
     """Rows of the scale table for one preset or `SCALE_MODELS` entry.
 
     Variants, trained from their own state 0 in lockstep chunks (the order flips every chunk):
     native float32, native with bfloat16 autocast (`torch.autocast`, forward and backward
     products in bfloat16, float32 master weights and optimizer), repro2 with the float64
     GEMM, and on a GPU repro2 with the int8 GEMM (`VERITRAIN_REPRO_GEMM`, switched around its
-    chunks). Returns one row per variant: model, parameters, variant, step ms min and median,
-    x native float32 and x bfloat16 (of the medians), state hash prefix.
+    chunks); on a CPU, repro2 once more with the fused kernels off (`VERITRAIN_REPRO_KERNELS=
+    eager`: the same bits, the eager chains' time). `bf16=False` leaves the bfloat16 variant
+    out (on a CPU without bfloat16 units it is 8-17x slower than float32 and says nothing).
+    Returns one row per variant: model, parameters, variant, step ms min and median,
+    x native float32 and x bfloat16 (of the medians; "-" without it), state hash prefix.
     """
     if name in SCALE_MODELS:
         base, model, batch, _ = SCALE_MODELS[name]
@@ -260,12 +268,23 @@ def bench_scale(name: str, steps: int, chunk: int, device: str, threads: int) ->
         return engine, engine.init_state()
 
     variants = [_ScaleVariant("native float32", *native())]
-    variants.append(_ScaleVariant("native bf16 autocast", *native(), bf16=True))
+    if bf16:
+        variants.append(_ScaleVariant("native bf16 autocast", *native(), bf16=True))
     repro_engine = TrainingEngine(preset(base, REPRO_ARITH, **extra), device=device)
     gemms = ["float64", "int8"] if device == "cuda" else ["float64"]
     for gemm in gemms:
         variants.append(
             _ScaleVariant(f"repro2 {gemm} GEMM", repro_engine, repro_engine.init_state(), gemm=gemm)
+        )
+    if device == "cpu" and fused_available():
+        variants.append(
+            _ScaleVariant(
+                "repro2 float64 GEMM, eager kernels",
+                repro_engine,
+                repro_engine.init_state(),
+                gemm="float64",
+                kernels="eager",
+            )
         )
     torch.set_num_threads(threads)
     previous = os.environ.get(GEMM_ENV)
@@ -276,7 +295,10 @@ def bench_scale(name: str, steps: int, chunk: int, device: str, threads: int) ->
                     os.environ[GEMM_ENV] = v.gemm
                 _sync(device)
                 t0 = time.perf_counter()
-                with torch.autocast(device_type=device, dtype=torch.bfloat16, enabled=v.bf16):
+                with (
+                    kernels_mode(v.kernels),
+                    torch.autocast(device_type=device, dtype=torch.bfloat16, enabled=v.bf16),
+                ):
                     for _ in range(chunk):
                         v.engine.train_step(v.state)
                 _sync(device)
@@ -298,7 +320,7 @@ def bench_scale(name: str, steps: int, chunk: int, device: str, threads: int) ->
                 f"{1000 * min(v.step_s):.1f}",
                 f"{1000 * med[v.label]:.1f}",
                 f"{med[v.label] / med['native float32']:.2f}",
-                f"{med[v.label] / med['native bf16 autocast']:.2f}",
+                f"{med[v.label] / med['native bf16 autocast']:.2f}" if bf16 else "-",
                 "0x" + v.engine.state_hash(v.state).hex()[:12],
             ]
         )
@@ -324,6 +346,9 @@ def main() -> None:
         help="the scale table (models: default every preset and the scale models that fit)",
     )
     parser.add_argument("--threads", type=int, default=1, help="CPU threads (--scale)")
+    parser.add_argument(
+        "--no-bf16", action="store_true", help="leave the bfloat16 variant out (--scale)"
+    )
     args = parser.parse_args()
     if args.device == "cuda" and not torch.cuda.is_available():
         parser.error("--device cuda: torch sees no GPU")
@@ -381,7 +406,10 @@ def run_scale(args: argparse.Namespace) -> None:
     for col in cols:
         table.add_column(col, justify="left" if col in ("model", "variant", "hash") else "right")
     for name in names:
-        for row in bench_scale(name, args.steps, args.chunk, args.device, args.threads):
+        rows = bench_scale(
+            name, args.steps, args.chunk, args.device, args.threads, bf16=not args.no_bf16
+        )
+        for row in rows:
             table.add_row(*row)
             print(" | ".join(row), flush=True)
     Console(width=150).print(table)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The GPU checks of repro2, in one run on a machine with an NVIDIA GPU (a few minutes on one
 # recent GPU): the selftest on the GPU (golden hashes and the conformance suite, the int8 GEMM
-# path included), the golden hashes again with each exact GEMM path forced, the 100-step hashes
+# path included) and on the machine's CPU (its fused kernels), the golden hashes again with each exact GEMM path forced, the 100-step hashes
 # of every preset on this machine's CPU and GPU (both paths), data-parallel workers when there
 # are two GPUs, and the scale table. Results go to $OUT (default ./gpu-check); exit 1 when a
 # hash or a check differs.
@@ -25,6 +25,9 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv >"$out/gpu.
 cat "$out/gpu.txt"
 "$py" -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda)" | tee "$out/torch.txt"
 run selftest-cuda "$py" -m cli selftest --device cuda --json
+# this machine's CPU too: its fused kernels (another vendor's CPU, another LLVM target) against
+# the eager chains and the golden hashes
+run selftest-cpu "$py" -m cli selftest --device cpu --json
 for gemm in float64 int8; do
     VERITRAIN_REPRO_GEMM=$gemm run "golden-cuda-$gemm" "$py" -m veritrain.golden --check
 done

@@ -47,6 +47,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from veritrain import golden
 from veritrain.errors import DatasetError, VeritrainError
+from veritrain.repro.fused import kernels_id
 from veritrain.spec import REPRO_ARITH
 
 logger = logging.getLogger(__name__)
@@ -121,6 +122,7 @@ class MachineKey(BaseModel):
         threads: torch's CPU thread count during the checks.
         golden: `veritrain.golden.golden_table_hash()`.
         conformance_n: values per conformance check (None: conformance not run).
+        kernels: the CPU path of `veritrain.repro.fused` ("eager" or "numba <version>").
     """
 
     model_config = ConfigDict(frozen=True)
@@ -134,6 +136,7 @@ class MachineKey(BaseModel):
     threads: int
     golden: str
     conformance_n: int | None
+    kernels: str = "eager"
 
 
 class SelftestCheck(BaseModel):
@@ -253,6 +256,7 @@ def machine_key(
         threads=int(threads if threads is not None else torch.get_num_threads()),
         golden=golden.golden_table_hash(),
         conformance_n=conformance_n,
+        kernels=kernels_id(),
     )
 
 

@@ -43,6 +43,7 @@ __all__ = [
     "adamw_update",
     "exp64_into",
     "fused_available",
+    "kernels_id",
     "kernels_mode",
     "quantize_fused",
     "rms_norm_backward_fused",
@@ -78,6 +79,20 @@ def _kernels() -> ModuleType | None:
 def fused_available() -> bool:
     """Whether the fused kernels can run here (Numba imports)."""
     return _kernels() is not None
+
+
+def kernels_id() -> str:
+    """Which CPU path this process takes: "eager", or "numba <version>" for the fused kernels
+    (part of a selftest's machine key: a cached result does not vouch for the other path).
+
+    Raises:
+        ReproError: as `use_fused`.
+    """
+    if not use_fused():
+        return "eager"
+    import numba
+
+    return f"numba {numba.__version__}"
 
 
 def use_fused(*tensors: torch.Tensor) -> bool:

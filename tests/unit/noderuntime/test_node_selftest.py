@@ -175,6 +175,13 @@ def test_the_selftest_is_cached_per_machine_key(tmp_path: Path, monkeypatch) -> 
     # another thread count is another key: checked again (here: the patched trainer fails)
     other = selftest.node_selftest(tmp_path, "cpu", 2, conformance_n=None)
     assert not other.ok and "cannot train it" in (other.failure_line() or "")
+    # so is the other CPU path (the eager chains instead of the fused kernels, or back)
+    from veritrain.repro.fused import KERNELS_ENV, fused_available
+
+    if fused_available():
+        monkeypatch.setenv(KERNELS_ENV, "eager")
+        eager = selftest.node_selftest(tmp_path, "cpu", 1, conformance_n=None)
+        assert not eager.ok and "cannot train it" in (eager.failure_line() or "")
 
 
 def test_nodes_of_one_machine_share_one_selftest_and_wait_for_it(
