@@ -71,8 +71,10 @@ def _kernels() -> ModuleType | None:
             from veritrain.repro import _fused_numba
 
             _loaded = _fused_numba
-        except ImportError as exc:  # Numba absent, or built for another NumPy
-            _load_error = str(exc)
+        # Numba absent or built for another NumPy (ImportError), or no writable directory
+        # for its compiled-code cache (RuntimeError): the eager chains, the same bytes
+        except (ImportError, RuntimeError, OSError) as exc:
+            _load_error = f"{type(exc).__name__}: {exc}"
     return _loaded
 
 

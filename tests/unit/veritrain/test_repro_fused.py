@@ -328,3 +328,45 @@ def test_rope_fused_gives_the_eager_bits_forward_and_backward(
         return [y, leaf.grad]  # type: ignore[list-item]
 
     _assert_same(*_both(run, monkeypatch))
+
+
+_WITHOUT_NUMBA = """
+import sys
+sys.modules["numba"] = None  # `import numba` now raises ImportError, as on a machine without it
+import os
+from veritrain.presets import preset
+from veritrain.repro import ReproError
+from veritrain.repro.fused import KERNELS_ENV, fused_available, use_fused
+from veritrain.training import TrainingEngine
+assert not fused_available() and not use_fused()
+engine = TrainingEngine(preset("digits-mlp", "repro2", total_steps=3, checkpoint_interval=3))
+state = engine.init_state()
+for _ in range(3):
+    engine.train_step(state)
+os.environ[KERNELS_ENV] = "fused"
+try:
+    use_fused()
+except ReproError as exc:
+    print("refused:", exc)
+print(engine.state_hash(state).hex())
+"""
+
+
+def test_without_numba_the_eager_chains_give_the_same_bytes() -> None:
+    import subprocess
+    import sys
+
+    from veritrain.presets import preset
+    from veritrain.training import TrainingEngine
+
+    engine = TrainingEngine(preset("digits-mlp", "repro2", total_steps=3, checkpoint_interval=3))
+    state = engine.init_state()
+    for _ in range(3):
+        engine.train_step(state)
+    done = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_NUMBA], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    refused, digest = done.stdout.strip().splitlines()
+    assert refused.startswith("refused: VERITRAIN_REPRO_KERNELS=fused but Numba does not import")
+    assert digest == engine.state_hash(state).hex()
