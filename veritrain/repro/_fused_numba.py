@@ -13,6 +13,10 @@ why and how that is checked). Rules every kernel keeps:
 - Rounding to an integer is `np.rint` (round half to even in the default rounding mode, as
   `torch.round`); conversions float32 -> float64 are exact, float64 -> float32 round to nearest
   even, as `Tensor.to`.
+- A result's last rounding is the store into its output array (a float64 value stored into a
+  float32 array rounds to nearest even): given float64 output arrays, a kernel shows the values
+  before that rounding, which the tests compare with the eager chains' float64 values (a
+  difference there would only rarely survive the rounding to float32).
 
 Run: not a script; `repro.fused` imports it when the fused kernels are enabled.
 """
@@ -128,7 +132,7 @@ def softmax_forward_kernel(x: Any, out: Any, table: Any, pow2: Any) -> None:
             buf[j] = 0.0
         s = _tree_sum(buf, width)
         for j in range(n):
-            out[i, j] = np.float32(e[j] / s)
+            out[i, j] = e[j] / s
 
 
 @_jit
@@ -149,7 +153,7 @@ def softmax_backward_kernel(y: Any, g: Any, out: Any) -> None:
             buf[j] = 0.0
         dot = _tree_sum(buf, width)
         for j in range(n):
-            out[i, j] = np.float32(gy[j] - np.float64(y[i, j]) * dot)
+            out[i, j] = gy[j] - np.float64(y[i, j]) * dot
 
 
 @_jit
@@ -403,7 +407,7 @@ def rmsnorm_forward_kernel(
         for j in range(d):
             h = np.float64(x[i, j]) * r
             xhat[i, j] = h
-            y[i, j] = np.float32(h * np.float64(w[j]))
+            y[i, j] = h * np.float64(w[j])
 
 
 @_jit
@@ -435,7 +439,7 @@ def rmsnorm_backward_kernel(
         b = _tree_sum(buf, width) * inv_d
         r = rstd[i]
         for j in range(d):
-            gx[i, j] = np.float32((u[j] - xhat[i, j] * b) * r)
+            gx[i, j] = (u[j] - xhat[i, j] * b) * r
     h = height
     while h > 1:
         h //= 2
@@ -443,7 +447,7 @@ def rmsnorm_backward_kernel(
             for j in range(d):
                 cols[i, j] = cols[i, j] + cols[i + h, j]
     for j in range(d):
-        gw[j] = np.float32(cols[0, j])
+        gw[j] = cols[0, j]
 
 
 _SILU_TINY = _ew._SILU_TINY
@@ -465,7 +469,7 @@ def silu_forward_kernel(x: Any, y: Any, s: Any, table: Any, pow2: Any) -> None:
             yv = half + abs(half) * _ULP_UP
         elif xv == -np.inf:
             yv = -0.0
-        y[i] = np.float32(yv)
+        y[i] = yv
 
 
 @_jit
@@ -480,7 +484,7 @@ def silu_backward_kernel(x: Any, s: Any, g: Any, out: Any) -> None:
             dv = 1.0
         elif xv == -np.inf:
             dv = 0.0
-        out[i] = np.float32(np.float64(g[i]) * dv)
+        out[i] = np.float64(g[i]) * dv
 
 
 @_jit
@@ -495,5 +499,116 @@ def rope_kernel(x: Any, first: Any, second: Any, out: Any) -> None:
                 for i in range(hd // 2):
                     x0 = np.float64(x[b, h, t, 2 * i])
                     x1 = np.float64(x[b, h, t, 2 * i + 1])
-                    out[b, h, t, 2 * i] = np.float32(x0 * first[t, i, 0] + x1 * second[t, i, 0])
-                    out[b, h, t, 2 * i + 1] = np.float32(x0 * first[t, i, 1] + x1 * second[t, i, 1])
+                    out[b, h, t, 2 * i] = x0 * first[t, i, 0] + x1 * second[t, i, 0]
+                    out[b, h, t, 2 * i + 1] = x0 * first[t, i, 1] + x1 * second[t, i, 1]
+
+
+@_jit
+def layernorm_forward_kernel(
+    x: Any, w: Any, bias: Any, eps: float, inv_d: float, y: Any, xhat: Any, rstd: Any
+) -> None:
+    """`nn._LayerNorm.forward` with a weight and a bias over the rows of C-contiguous float32
+    `x` (rows, d), float64 inside: `mean = sum_tree64(x) * inv_d`, `xc = x - mean`, `var =
+    sum_tree64(xc * xc) * inv_d`, `rstd = 1 / sqrt64(var + eps)`, `xhat = xc * rstd`, `y =
+    float32(xhat * w + bias)`; `xhat` (rows, d) and `rstd` (rows,) are kept."""
+    rows, d = x.shape
+    width = 1
+    while width < d:
+        width *= 2
+    buf = np.zeros(width, np.float64)
+    xc = np.empty(d, np.float64)
+    for i in range(rows):
+        for j in range(d):
+            buf[j] = np.float64(x[i, j])
+        for j in range(d, width):
+            buf[j] = 0.0
+        mean = _tree_sum(buf, width) * inv_d
+        for j in range(d):
+            xc[j] = np.float64(x[i, j]) - mean
+            buf[j] = xc[j] * xc[j]
+        for j in range(d, width):
+            buf[j] = 0.0
+        r = 1.0 / _sqrt64(_tree_sum(buf, width) * inv_d + eps)
+        rstd[i] = r
+        for j in range(d):
+            h = xc[j] * r
+            xhat[i, j] = h
+            y[i, j] = h * np.float64(w[j]) + np.float64(bias[j])
+
+
+@_jit
+def layernorm_backward_kernel(
+    g: Any, w: Any, xhat: Any, rstd: Any, inv_d: float, gx: Any, gw: Any, gb: Any
+) -> None:
+    """`nn._LayerNorm.backward` with a weight and a bias, C-contiguous operands, float64
+    inside: per row `dxhat = g * w`, `a = sum_tree64(dxhat) * inv_d`, `b = sum_tree64(dxhat *
+    xhat) * inv_d`, `gx = float32(((dxhat - a) - xhat * b) * rstd)`; `gw` and `gb` the
+    pairwise trees over the rows of `g * xhat` and of `g`, rounded to float32."""
+    rows, d = g.shape
+    width = 1
+    while width < d:
+        width *= 2
+    buf = np.zeros(width, np.float64)
+    buf2 = np.zeros(width, np.float64)
+    dxhat = np.empty(d, np.float64)
+    height = 1
+    while height < rows:
+        height *= 2
+    cols_w = np.zeros((height, d), np.float64)
+    cols_b = np.zeros((height, d), np.float64)
+    for i in range(rows):
+        for j in range(d):
+            gv = np.float64(g[i, j])
+            dxhat[j] = gv * np.float64(w[j])
+            buf[j] = dxhat[j]
+            buf2[j] = dxhat[j] * xhat[i, j]
+            cols_w[i, j] = gv * xhat[i, j]
+            cols_b[i, j] = gv
+        for j in range(d, width):
+            buf[j] = 0.0
+            buf2[j] = 0.0
+        a = _tree_sum(buf, width) * inv_d
+        b = _tree_sum(buf2, width) * inv_d
+        r = rstd[i]
+        for j in range(d):
+            gx[i, j] = ((dxhat[j] - a) - xhat[i, j] * b) * r
+    h = height
+    while h > 1:
+        h //= 2
+        for i in range(h):
+            for j in range(d):
+                cols_w[i, j] = cols_w[i, j] + cols_w[i + h, j]
+                cols_b[i, j] = cols_b[i, j] + cols_b[i + h, j]
+    for j in range(d):
+        gw[j] = cols_w[0, j]
+        gb[j] = cols_b[0, j]
+
+
+_GELU_A = _ew._GELU_A
+_GELU_M2C = _ew._GELU_M2C
+_GELU_2C = _ew._GELU_2C
+_GELU_3A = 3.0 * _ew._GELU_A  # the double the eager backward multiplies by
+
+
+@_jit
+def gelu_forward_kernel(x: Any, y: Any, s: Any, table: Any, pow2: Any) -> None:
+    """`elementwise.gelu64` of float32 `x` (1-d): `u = (((x * x) * x) * A + x) * -2C`, `s = 1 /
+    (exp64(u) + 1)`, `y = float32(x * s)`; the float64 `s` is kept."""
+    for i in range(x.size):
+        xv = np.float64(x[i])
+        u = (((xv * xv) * xv) * _GELU_A + xv) * _GELU_M2C
+        sv = 1.0 / (_exp64(u, table, pow2) + 1.0)
+        s[i] = sv
+        y[i] = xv * sv
+
+
+@_jit
+def gelu_backward_kernel(x: Any, s: Any, g: Any, out: Any) -> None:
+    """`_Gelu.backward` (1-d), float64: `du2 = ((x * x) * 3A + 1) * 2C`, `d = (((1 - s) * s) * x)
+    * du2 + s`, `out = float32(g * d)`."""
+    for i in range(x.size):
+        xv = np.float64(x[i])
+        sv = s[i]
+        du2 = ((xv * xv) * _GELU_3A + 1.0) * _GELU_2C
+        dv = (((1.0 - sv) * sv) * xv) * du2 + sv
+        out[i] = np.float64(g[i]) * dv

@@ -58,7 +58,7 @@ AUDITED: dict[str, Coverage] = {
         "allocation for a fused kernel's output, every entry written",
         "fused.products",
         "fused.rows",
-        "fused.silu",
+        "fused.activations",
     ),
     "torch.empty_like": _p(
         "allocation for a fused kernel's output, every entry written", "fused.exp64"

@@ -27,10 +27,10 @@ from veritrain.repro.conformance_base import (
     _floats,
     _result,
 )
-from veritrain.repro.elementwise import exp64, silu
+from veritrain.repro.elementwise import exp64, gelu, silu
 from veritrain.repro.fused import fused_available, kernels_mode
 from veritrain.repro.gemm import linear, matmul, quantize
-from veritrain.repro.nn import rms_norm, softmax
+from veritrain.repro.nn import layer_norm, rms_norm, softmax
 from veritrain.repro.optim import AdamW
 from veritrain.repro.rotary import rope, rope_tables
 
@@ -138,8 +138,8 @@ def _check_fused_products(ctx: _Ctx) -> list[ConformanceResult]:
 
 
 def _check_fused_rows(ctx: _Ctx) -> list[ConformanceResult]:
-    """softmax (with -inf masks, a row of -inf, NaN), rms_norm (d not a power of two) and
-    rope, forward and backward."""
+    """softmax (with -inf masks, a row of -inf, NaN), rms_norm and layer_norm (d not a power
+    of two) and rope, forward and backward."""
     if not fused_available():
         return [ConformanceResult("fused.rows", "float32", 0, 0)]
     rng = ctx.rng("fused.rows")
@@ -169,29 +169,37 @@ def _check_fused_rows(ctx: _Ctx) -> list[ConformanceResult]:
         y3.backward(g2)  # type: ignore[no-untyped-call]
         assert s_in.grad is not None and x_in.grad is not None and w_in.grad is not None
         assert r_in.grad is not None
-        return [y1, y2, y3, s_in.grad, x_in.grad, w_in.grad, r_in.grad]
+        outs = [y1, y2, y3, s_in.grad, x_in.grad, w_in.grad, r_in.grad]
+        x_ln, w_ln, b_ln = (t.clone().requires_grad_() for t in (xs, weight, weight * 0.5))
+        y4 = layer_norm(x_ln, w_ln, b_ln, 1e-5)
+        y4.backward(g1)  # type: ignore[no-untyped-call]
+        assert x_ln.grad is not None and w_ln.grad is not None and b_ln.grad is not None
+        return [*outs, y4, x_ln.grad, w_ln.grad, b_ln.grad]
 
     got, exp = _both(run)
     return [_result("fused.rows", "float32", got, exp, lambda i: f"output entry {i}")]
 
 
-def _check_fused_silu(ctx: _Ctx) -> list[ConformanceResult]:
-    """SiLU forward and backward on every binade (tiny, subnormal, infinite, NaN inputs)."""
+def _check_fused_activations(ctx: _Ctx) -> list[ConformanceResult]:
+    """SiLU and GELU forward and backward on every binade (tiny, subnormal, infinite, NaN)."""
     if not fused_available():
-        return [ConformanceResult("fused.silu", "float32", 0, 0)]
-    rng = ctx.rng("fused.silu")
+        return [ConformanceResult("fused.activations", "float32", 0, 0)]
+    rng = ctx.rng("fused.activations")
     x = torch.from_numpy(_floats(rng, F32, ctx.n))
     g = torch.from_numpy(rng.standard_normal(ctx.n).astype(np.float32))
 
     def run() -> list[torch.Tensor]:
-        leaf = x.clone().requires_grad_()
-        y = silu(leaf)
-        y.backward(g)  # type: ignore[no-untyped-call]
-        assert leaf.grad is not None
-        return [y, leaf.grad]
+        outs: list[torch.Tensor] = []
+        for fn in (silu, gelu):
+            leaf = x.clone().requires_grad_()
+            y = fn(leaf)
+            y.backward(g)  # type: ignore[no-untyped-call]
+            assert leaf.grad is not None
+            outs += [y, leaf.grad]
+        return outs
 
     got, exp = _both(run)
-    return [_result("fused.silu", "float32", got, exp, lambda i: f"input {x[i % ctx.n]!r}")]
+    return [_result("fused.activations", "float32", got, exp, lambda i: f"input {x[i % ctx.n]!r}")]
 
 
 FUSED_CHECKS: list[Callable[[_Ctx], list[ConformanceResult]]] = [
@@ -199,5 +207,5 @@ FUSED_CHECKS: list[Callable[[_Ctx], list[ConformanceResult]]] = [
     _check_fused_adamw,
     _check_fused_products,
     _check_fused_rows,
-    _check_fused_silu,
+    _check_fused_activations,
 ]

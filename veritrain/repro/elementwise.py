@@ -35,7 +35,14 @@ from typing import Any, cast
 import torch
 
 from veritrain.repro._common import apply_fn, check32, horner, to64
-from veritrain.repro.fused import exp64_into, silu_backward_fused, silu_forward_fused, use_fused
+from veritrain.repro.fused import (
+    exp64_into,
+    gelu_backward_fused,
+    gelu_forward_fused,
+    silu_backward_fused,
+    silu_forward_fused,
+    use_fused,
+)
 from veritrain.repro.sqrt import sqrt_scalar
 
 __all__ = [
@@ -240,6 +247,49 @@ def silu64(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     return y, s
 
 
+def gelu_grad64(x: torch.Tensor, sig: torch.Tensor, grad: torch.Tensor) -> torch.Tensor:
+    """GELU's input gradient in float64, before its rounding to float32 (no autograd).
+
+    d/dx of x * sigmoid(2u) = sig + (x * (sig * (1 - sig))) * (2 du/dx), with du/dx =
+    (3 A x**2 + 1) * C; each product and sum rounded once, in place (times 2C in one multiply:
+    the same value as times C then 2, as in gelu64).
+
+    Args:
+        x: the float32 input; sig: `gelu64`'s float64 logistic factor; grad: float32.
+
+    Returns:
+        float64 `grad * d`, of `x`'s shape.
+    """
+    x64 = to64(x)
+    du2 = x64 * x64
+    du2.mul_(3.0 * _GELU_A).add_(1.0).mul_(_GELU_2C)
+    d = 1.0 - sig
+    d.mul_(sig).mul_(x64).mul_(du2).add_(sig)
+    return to64(grad).mul_(d)
+
+
+def silu_grad64(x: torch.Tensor, s: torch.Tensor, grad: torch.Tensor) -> torch.Tensor:
+    """SiLU's input gradient in float64, before its rounding to float32 (no autograd).
+
+    d/dx x s(x) = s + x s (1 - s) = s (1 + x (1 - s)), each step rounded once, in place; at
+    +-inf the limits 1 and 0 (the formula would give inf * 0).
+
+    Args:
+        x: the float32 input; s: `silu64`'s float64 sigmoid; grad: float32.
+
+    Returns:
+        float64 `grad * d`, of `x`'s shape.
+    """
+    x64 = to64(x)
+    d = 1.0 - s
+    d.mul_(x64).add_(1.0).mul_(s)
+    # the limits only where x is infinite: skipped when the float32 extremes are finite
+    # (which also rules out NaN, whose d stays NaN either way)
+    if x.numel() and not (math.isfinite(float(x.amin())) and math.isfinite(float(x.amax()))):
+        d = torch.where(torch.isinf(x64), (x64 > 0).to(torch.float64), d)
+    return to64(grad).mul_(d)
+
+
 class _Exp(torch.autograd.Function):
     @staticmethod
     def forward(ctx: Any, x: torch.Tensor) -> torch.Tensor:
@@ -294,6 +344,10 @@ class _Relu(torch.autograd.Function):
 class _Gelu(torch.autograd.Function):
     @staticmethod
     def forward(ctx: Any, x: torch.Tensor) -> torch.Tensor:
+        if use_fused(x):  # one pass (`repro.fused`), the same bits
+            y32, sig = gelu_forward_fused(x)
+            ctx.save_for_backward(x, sig)
+            return y32
         y, sig = gelu64(to64(x))
         ctx.save_for_backward(x, sig)  # the float64 logistic factor, reused by the backward
         return y.to(torch.float32)
@@ -301,15 +355,9 @@ class _Gelu(torch.autograd.Function):
     @staticmethod
     def backward(ctx: Any, grad: torch.Tensor) -> torch.Tensor:
         x, sig = ctx.saved_tensors
-        x64 = to64(x)
-        # d/dx of x * sigmoid(2u) = sig + (x * (sig * (1 - sig))) * (2 du/dx), with
-        # du/dx = (3 A x**2 + 1) * C; each product and sum rounded once, in place (times
-        # 2C in one multiply: the same value as times C then 2, as in gelu64)
-        du2 = x64 * x64
-        du2.mul_(3.0 * _GELU_A).add_(1.0).mul_(_GELU_2C)
-        d = 1.0 - sig
-        d.mul_(sig).mul_(x64).mul_(du2).add_(sig)
-        return to64(grad).mul_(d).to(torch.float32)
+        if use_fused(x, sig, grad):
+            return gelu_backward_fused(x, sig, grad)
+        return gelu_grad64(x, sig, grad).to(torch.float32)
 
 
 class _Silu(torch.autograd.Function):
@@ -328,16 +376,7 @@ class _Silu(torch.autograd.Function):
         x, s = ctx.saved_tensors
         if use_fused(x, s, grad):
             return silu_backward_fused(x, s, grad)
-        x64 = to64(x)
-        # d/dx x s(x) = s + x s (1 - s) = s (1 + x (1 - s)), each step rounded once, in place;
-        # at +-inf the limits 1 and 0 (the formula would give inf * 0)
-        d = 1.0 - s
-        d.mul_(x64).add_(1.0).mul_(s)
-        # the limits only where x is infinite: skipped when the float32 extremes are finite
-        # (which also rules out NaN, whose d stays NaN either way)
-        if x.numel() and not (math.isfinite(float(x.amin())) and math.isfinite(float(x.amax()))):
-            d = torch.where(torch.isinf(x64), (x64 > 0).to(torch.float64), d)
-        return to64(grad).mul_(d).to(torch.float32)
+        return silu_grad64(x, s, grad).to(torch.float32)
 
 
 def exp(x: torch.Tensor) -> torch.Tensor:

@@ -43,8 +43,12 @@ __all__ = [
     "adamw_update",
     "exp64_into",
     "fused_available",
+    "gelu_backward_fused",
+    "gelu_forward_fused",
     "kernels_id",
     "kernels_mode",
+    "layer_norm_backward_fused",
+    "layer_norm_forward_fused",
     "quantize_fused",
     "rms_norm_backward_fused",
     "rms_norm_forward_fused",
@@ -444,4 +448,98 @@ def rope_fused(x: torch.Tensor, first: torch.Tensor, second: torch.Tensor) -> to
             x.detach().numpy(), first.contiguous().numpy(), second.contiguous().numpy(),
             out.numpy(),
         )  # fmt: skip
+    return out
+
+
+def layer_norm_forward_fused(
+    x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """`nn._LayerNorm.forward` with a weight and a bias, by the fused kernel (the same bits and
+    the same saved tensors).
+
+    Args:
+        x: contiguous float32 CPU (..., d), d >= 1.
+        weight, bias: contiguous float32 CPU (d,).
+        eps: added to the variance.
+
+    Returns:
+        `(y, xhat, rstd)`: float32 (..., d), float64 (..., d), float64 (..., 1).
+    """
+    kernels = _kernels()
+    assert kernels is not None  # callers check use_fused first
+    d = x.shape[-1]
+    y = torch.empty_like(x)
+    xhat = torch.empty(x.shape, dtype=torch.float64)
+    rstd = torch.empty((*x.shape[:-1], 1), dtype=torch.float64)
+    if x.numel():
+        kernels.layernorm_forward_kernel(
+            x.detach().view(-1, d).numpy(), _flat(weight), _flat(bias), float(eps), 1.0 / d,
+            y.view(-1, d).numpy(), xhat.view(-1, d).numpy(), _flat(rstd),
+        )  # fmt: skip
+    return y, xhat, rstd
+
+
+def layer_norm_backward_fused(
+    grad: torch.Tensor, weight: torch.Tensor, xhat: torch.Tensor, rstd: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """`nn._LayerNorm.backward` with a weight and a bias, by the fused kernel (the same bits).
+
+    Args:
+        grad: contiguous float32 CPU (..., d).
+        weight: contiguous float32 CPU (d,).
+        xhat, rstd: the forward's saved float64 (..., d) and (..., 1).
+
+    Returns:
+        `(gx, gw, gb)`: float32 (..., d), (d,) and (d,).
+    """
+    kernels = _kernels()
+    assert kernels is not None  # callers check use_fused first
+    d = grad.shape[-1]
+    gx = torch.empty_like(grad)
+    gw = torch.zeros(d, dtype=torch.float32)
+    gb = torch.zeros(d, dtype=torch.float32)
+    if grad.numel():
+        kernels.layernorm_backward_kernel(
+            grad.detach().view(-1, d).numpy(), _flat(weight), xhat.view(-1, d).numpy(),
+            _flat(rstd), 1.0 / d, gx.view(-1, d).numpy(), gw.numpy(), gb.numpy(),
+        )  # fmt: skip
+    return gx, gw, gb
+
+
+def gelu_forward_fused(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """`elementwise.gelu64(to64(x))` rounded to float32, by the fused kernel.
+
+    Args:
+        x: contiguous float32 CPU tensor.
+
+    Returns:
+        `(y, s)`: float32 GELU and the float64 logistic factor, both of `x`'s shape.
+    """
+    kernels = _kernels()
+    assert kernels is not None  # callers check use_fused first
+    y = torch.empty_like(x)
+    s = torch.empty(x.shape, dtype=torch.float64)
+    if x.numel():
+        kernels.gelu_forward_kernel(
+            _flat(x), _flat(y), _flat(s), kernels.EXP_TABLE, kernels.POW2_TABLE
+        )
+    return y, s
+
+
+def gelu_backward_fused(x: torch.Tensor, s: torch.Tensor, grad: torch.Tensor) -> torch.Tensor:
+    """`_Gelu.backward` by the fused kernel (the same bits).
+
+    Args:
+        x: the forward's contiguous float32 CPU input.
+        s: the forward's float64 logistic factor (contiguous, `x`'s shape).
+        grad: contiguous float32 CPU gradient of `x`'s shape.
+
+    Returns:
+        float32 gradient of `x`'s shape.
+    """
+    kernels = _kernels()
+    assert kernels is not None  # callers check use_fused first
+    out = torch.empty_like(grad)
+    if x.numel():
+        kernels.gelu_backward_kernel(_flat(x), _flat(s), _flat(grad), _flat(out))
     return out

@@ -19,6 +19,8 @@ import torch
 from veritrain.repro._common import ReproError, apply_fn, check32, pow2, to64
 from veritrain.repro.elementwise import exp64, log64
 from veritrain.repro.fused import (
+    layer_norm_backward_fused,
+    layer_norm_forward_fused,
     rms_norm_backward_fused,
     rms_norm_forward_fused,
     softmax_backward_fused,
@@ -64,10 +66,15 @@ class _Softmax(torch.autograd.Function):
         (y,) = ctx.saved_tensors
         if ctx.dim == y.dim() - 1 and y.shape[-1] and use_fused(y, grad):
             return softmax_backward_fused(y, grad), None
-        y64 = to64(y)
-        gy = to64(grad).mul_(y64)
-        dot = sum_tree64(gy, ctx.dim, keepdim=True)
-        return gy.sub_(y64.mul_(dot)).to(torch.float32), None
+        return _softmax_backward64(y, grad, ctx.dim).to(torch.float32), None
+
+
+def _softmax_backward64(y: torch.Tensor, grad: torch.Tensor, dim: int) -> torch.Tensor:
+    """Softmax's input gradient in float64 before its rounding: `g y - y sum_fixed(g y)`."""
+    y64 = to64(y)
+    gy = to64(grad).mul_(y64)
+    dot = sum_tree64(gy, dim, keepdim=True)
+    return gy.sub_(y64.mul_(dot))
 
 
 def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
@@ -112,9 +119,13 @@ class _LayerNorm(torch.autograd.Function):
         bias: torch.Tensor | None,
         eps: float,
     ) -> torch.Tensor:
+        ctx.has_bias = bias is not None
+        if weight is not None and bias is not None and use_fused(x, weight, bias):
+            y32, xhat, rstd = layer_norm_forward_fused(x, weight, bias, eps)  # one pass per row
+            ctx.save_for_backward(xhat, rstd, weight)
+            return y32
         xhat, rstd = _ln_stats(to64(x), eps)
         ctx.save_for_backward(xhat, rstd, weight)  # float64, reused by the backward
-        ctx.has_bias = bias is not None
         y = xhat * to64(weight) if weight is not None else xhat.clone()
         if bias is not None:
             y.add_(bias)  # in float64 (the float32 bias converts exactly)
@@ -125,20 +136,39 @@ class _LayerNorm(torch.autograd.Function):
         ctx: Any, grad: torch.Tensor
     ) -> tuple[torch.Tensor | None, torch.Tensor | None, torch.Tensor | None, None]:
         xhat, rstd, weight = ctx.saved_tensors
-        d = xhat.shape[-1]
-        g = to64(grad)
-        gx = gw = gb = None
-        if ctx.needs_input_grad[0]:
-            dxhat = g * to64(weight) if weight is not None else g
-            inv_d = 1.0 / d
-            a = sum_tree64(dxhat, -1, keepdim=True) * inv_d
-            b = sum_tree64(dxhat * xhat, -1, keepdim=True) * inv_d
-            gx = ((dxhat - a - xhat * b) * rstd).to(torch.float32)
-        if weight is not None and ctx.needs_input_grad[1]:
-            gw = sum_tree64((g * xhat).reshape(-1, d), 0).to(torch.float32)
-        if ctx.has_bias and ctx.needs_input_grad[2]:
-            gb = sum_tree64(g.reshape(-1, d), 0).to(torch.float32)
+        if weight is not None and ctx.has_bias and use_fused(grad, weight, xhat, rstd):
+            fx, fw, fb = layer_norm_backward_fused(grad, weight, xhat, rstd)
+            need = ctx.needs_input_grad
+            return (fx if need[0] else None, fw if need[1] else None, fb if need[2] else None, None)
+        grads = _ln_backward64(grad, weight, xhat, rstd, ctx.has_bias, ctx.needs_input_grad[:3])
+        gx, gw, gb = (t.to(torch.float32) if t is not None else None for t in grads)
         return gx, gw, gb, None
+
+
+def _ln_backward64(
+    grad: torch.Tensor,
+    weight: torch.Tensor | None,
+    xhat: torch.Tensor,
+    rstd: torch.Tensor,
+    has_bias: bool,
+    need: tuple[bool, bool, bool],
+) -> tuple[torch.Tensor | None, torch.Tensor | None, torch.Tensor | None]:
+    """LayerNorm's input, weight and bias gradients in float64 before their rounding (those
+    `need`s that exist)."""
+    d = xhat.shape[-1]
+    g = to64(grad)
+    gx = gw = gb = None
+    if need[0]:
+        dxhat = g * to64(weight) if weight is not None else g
+        inv_d = 1.0 / d
+        a = sum_tree64(dxhat, -1, keepdim=True) * inv_d
+        b = sum_tree64(dxhat * xhat, -1, keepdim=True) * inv_d
+        gx = (dxhat - a - xhat * b) * rstd
+    if weight is not None and need[1]:
+        gw = sum_tree64((g * xhat).reshape(-1, d), 0)
+    if has_bias and need[2]:
+        gb = sum_tree64(g.reshape(-1, d), 0)
+    return gx, gw, gb
 
 
 def layer_norm(
@@ -207,18 +237,34 @@ class _RMSNorm(torch.autograd.Function):
                 gw32 if ctx.needs_input_grad[1] else None,
                 None,
             )
-        d = xhat.shape[-1]
-        g = to64(grad)
-        gx = gw = None
-        if ctx.needs_input_grad[0]:
-            # y = w x r with r = (mean(x^2) + eps)^(-1/2), dr/dx_j = -r^3 x_j / D:
-            # dx = r (u - xhat mean(u xhat)) with u = g w
-            u = g * to64(weight)
-            b = sum_tree64(u * xhat, -1, keepdim=True) * (1.0 / d)
-            gx = ((u - xhat * b) * rstd).to(torch.float32)
-        if ctx.needs_input_grad[1]:
-            gw = sum_tree64((g * xhat).reshape(-1, d), 0).to(torch.float32)
-        return gx, gw, None
+        gx, gw = _rms_backward64(grad, weight, xhat, rstd, ctx.needs_input_grad[:2])
+        return (
+            gx.to(torch.float32) if gx is not None else None,
+            gw.to(torch.float32) if gw is not None else None,
+            None,
+        )
+
+
+def _rms_backward64(
+    grad: torch.Tensor,
+    weight: torch.Tensor,
+    xhat: torch.Tensor,
+    rstd: torch.Tensor,
+    need: tuple[bool, bool],
+) -> tuple[torch.Tensor | None, torch.Tensor | None]:
+    """RMSNorm's input and weight gradients in float64 before their rounding (those `need`s)."""
+    d = xhat.shape[-1]
+    g = to64(grad)
+    gx = gw = None
+    if need[0]:
+        # y = w x r with r = (mean(x^2) + eps)^(-1/2), dr/dx_j = -r^3 x_j / D:
+        # dx = r (u - xhat mean(u xhat)) with u = g w
+        u = g * to64(weight)
+        b = sum_tree64(u * xhat, -1, keepdim=True) * (1.0 / d)
+        gx = (u - xhat * b) * rstd
+    if need[1]:
+        gw = sum_tree64((g * xhat).reshape(-1, d), 0)
+    return gx, gw
 
 
 def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:

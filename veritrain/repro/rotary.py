@@ -186,10 +186,15 @@ def _rotate(x: torch.Tensor, first: torch.Tensor, second: torch.Tensor) -> torch
     fused = rope_fused(x, first, second)  # one pass (`repro.fused`), the same bits
     if fused is not None:
         return fused
+    return _rotate64(x, first, second).to(torch.float32)
+
+
+def _rotate64(x: torch.Tensor, first: torch.Tensor, second: torch.Tensor) -> torch.Tensor:
+    """`_rotate` in float64, before its rounding to float32."""
     shape = x.shape
     pairs = to64(x).reshape(*shape[:-1], shape[-1] // 2, 2)  # (..., T, hd/2, 2)
     y = pairs[..., 0:1] * first + pairs[..., 1:2] * second
-    return y.reshape(shape).to(torch.float32)
+    return y.reshape(shape)
 
 
 class _Rope(torch.autograd.Function):
