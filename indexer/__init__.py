@@ -5,7 +5,8 @@ PostgreSQL through the same code), and the tables the dashboard and the CLI read
   migrations; refuses an index of another chain or deployment), `Binding`.
 - `indexer.follow`: `Indexer(index, client).sync()` / `.follow(stop)` (cursor, retries with
   backoff, reorganisations rolled back), `binding_of(client)`.
-- `indexer.models`: the tables; `indexer.derive`: how events become rows.
+- `indexer.models`: the tables; `indexer.derive`: how events become rows (the ownership and
+  run handlers in `indexer.derive_ownership`).
 - `indexer.errors`: `IndexError_`, `IndexMismatch`, `ReorgTooDeep`.
 
 Stands on `chain` (and the core) only.
