@@ -10,6 +10,7 @@ import {JobManager} from "../src/JobManager.sol";
 import {VerificationRound} from "../src/VerificationRound.sol";
 // Interfaces
 import {IJobManager} from "../src/interfaces/IJobManager.sol";
+import {IJobManagerErrors} from "../src/interfaces/IJobManagerErrors.sol";
 import {IVerificationRound} from "../src/interfaces/IVerificationRound.sol";
 // Types
 import {Job, JobStatus, Params} from "../src/types/JobTypes.sol";
@@ -98,7 +99,9 @@ contract Abuse_Test is Deployers {
     /// @notice A job whose segments are longer than a verifier can replay in the window is refused.
     function test_postJob_segmentAboveMaxSegmentSteps_reverts() public {
         uint32 k = params.maxSegmentSteps + 1;
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.SegmentStepsAboveMax.selector, k, params.maxSegmentSteps));
+        vm.expectRevert(
+            abi.encodeWithSelector(IJobManagerErrors.SegmentStepsAboveMax.selector, k, params.maxSegmentSteps)
+        );
         vm.prank(submitter);
         jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, k, k, REWARD, SPEC_URI);
     }
@@ -149,7 +152,7 @@ contract Abuse_Test is Deployers {
     function test_constructor_zeroVerifierFee_reverts() public {
         Params memory p = jobManager.params();
         p.verifierFee = 0;
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.InvalidParam.selector, "verifierFee", 0));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.InvalidParam.selector, "verifierFee", 0));
         new JobManager(escrow, stakeManager, registry, p, address(this));
     }
 
@@ -285,14 +288,16 @@ contract Abuse_Test is Deployers {
 
     function test_postJob_maxUint32Steps_reverts() public {
         uint32 n = type(uint32).max;
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.TotalStepsAboveMax.selector, n, params.maxTotalSteps));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.TotalStepsAboveMax.selector, n, params.maxTotalSteps));
         vm.prank(submitter);
         jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, n, n, REWARD, SPEC_URI);
     }
 
     function test_postJob_tooManySegments_reverts() public {
         uint32 segments = params.maxSegments + 1;
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.SegmentsAboveMax.selector, segments, params.maxSegments));
+        vm.expectRevert(
+            abi.encodeWithSelector(IJobManagerErrors.SegmentsAboveMax.selector, segments, params.maxSegments)
+        );
         vm.prank(submitter);
         jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, segments, 1, REWARD, SPEC_URI);
     }
@@ -305,7 +310,7 @@ contract Abuse_Test is Deployers {
         assertEq(deadline, block.timestamp + params.openWindow);
         vm.warp(uint256(deadline) + 1);
         vm.expectRevert(
-            abi.encodeWithSelector(IJobManager.OpenDeadlinePassed.selector, jobId, deadline, uint64(deadline) + 1)
+            abi.encodeWithSelector(IJobManagerErrors.OpenDeadlinePassed.selector, jobId, deadline, uint64(deadline) + 1)
         );
         vm.prank(solver);
         jobManager.claimJob(jobId);
@@ -315,7 +320,9 @@ contract Abuse_Test is Deployers {
         uint256 jobId = _postJob();
         uint64 deadline = _job(jobId).openDeadline;
         vm.expectRevert(
-            abi.encodeWithSelector(IJobManager.OpenDeadlineNotPassed.selector, jobId, deadline, uint64(block.timestamp))
+            abi.encodeWithSelector(
+                IJobManagerErrors.OpenDeadlineNotPassed.selector, jobId, deadline, uint64(block.timestamp)
+            )
         );
         jobManager.expireJob(jobId);
         vm.warp(uint256(deadline) + 1);

@@ -5,7 +5,7 @@ pragma solidity 0.8.37;
 import {Deployers} from "./utils/Deployers.sol";
 import {Merkle} from "./utils/Merkle.sol";
 // Interfaces
-import {IJobManager} from "../src/interfaces/IJobManager.sol";
+import {IJobManagerErrors} from "../src/interfaces/IJobManagerErrors.sol";
 import {IVerificationRound} from "../src/interfaces/IVerificationRound.sol";
 // Libraries
 import {LibCheckpoint} from "../src/libraries/LibCheckpoint.sol";
@@ -206,7 +206,9 @@ contract CheckpointBinding_Test is Deployers {
         uint256 submitterBefore = token.balanceOf(submitter) + escrow.creditOf(submitter);
         uint256 verifierStakes = _verifierStakes();
         bytes32 commitment = _secretCommitment(jobId, solver);
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.InitialStateNotCommitted.selector, jobId, root, INIT_HASH));
+        vm.expectRevert(
+            abi.encodeWithSelector(IJobManagerErrors.InitialStateNotCommitted.selector, jobId, root, INIT_HASH)
+        );
         vm.prank(solver);
         jobManager.commitCheckpoints(jobId, root, initProof, CHECKPOINT_URL, commitment);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Claimed), "job committed");

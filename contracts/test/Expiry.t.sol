@@ -5,7 +5,7 @@ import {Deployers} from "./utils/Deployers.sol";
 import {Deploy} from "../script/Deploy.sol";
 import {JobStatus, Verdict} from "../src/types/JobTypes.sol";
 import {Role} from "../src/types/Role.sol";
-import {IJobManager} from "../src/interfaces/IJobManager.sol";
+import {IJobManagerErrors} from "../src/interfaces/IJobManagerErrors.sol";
 
 /// @notice Own-draw jobs (V = 3, q = 2, M = 12 segments) for the expiry findings: a job whose
 ///         samples stay uncovered, and a seat that holds samples no other seat holds.
@@ -187,7 +187,7 @@ contract Expiry_Unassigned_Test is ExpiryHelpers {
         try jobManager.assignVerifiers(jobId) {
             revert("a verifier was seated");
         } catch (bytes memory reason) {
-            assertEq(bytes4(reason), IJobManager.NoEligibleVerifiers.selector, "nobody eligible");
+            assertEq(bytes4(reason), IJobManagerErrors.NoEligibleVerifiers.selector, "nobody eligible");
         }
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Committed), "stuck in Committed");
     }
@@ -209,7 +209,7 @@ contract Expiry_Unassigned_Test is ExpiryHelpers {
         vm.warp(deadline);
         vm.expectRevert(
             abi.encodeWithSelector(
-                IJobManager.AssignDeadlineNotPassed.selector, jobId, uint64(deadline), uint64(deadline)
+                IJobManagerErrors.AssignDeadlineNotPassed.selector, jobId, uint64(deadline), uint64(deadline)
             )
         );
         jobManager.expireUnassigned(jobId);

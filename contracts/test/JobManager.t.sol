@@ -9,6 +9,7 @@ import {IERC20Errors} from "@openzeppelin/contracts/interfaces/draft-IERC6093.so
 import {IEscrow} from "../src/interfaces/IEscrow.sol";
 import {IAdjudicator} from "../src/interfaces/IAdjudicator.sol";
 import {IJobManager} from "../src/interfaces/IJobManager.sol";
+import {IJobManagerErrors} from "../src/interfaces/IJobManagerErrors.sol";
 import {IShareRegistry} from "../src/interfaces/IShareRegistry.sol";
 import {IStakeManager} from "../src/interfaces/IStakeManager.sol";
 import {IVerificationRound} from "../src/interfaces/IVerificationRound.sol";
@@ -27,7 +28,7 @@ contract JobManager_Constructor_Test is JobManager_Init {
 
     function test_constructor_zeroAddress_reverts() public {
         Params memory p = _defaultParams();
-        vm.expectRevert(IJobManager.ZeroAddress.selector);
+        vm.expectRevert(IJobManagerErrors.ZeroAddress.selector);
         new JobManager(
             IEscrow(address(0)),
             IStakeManager(address(stakeManager)),
@@ -35,46 +36,46 @@ contract JobManager_Constructor_Test is JobManager_Init {
             p,
             address(this)
         );
-        vm.expectRevert(IJobManager.ZeroAddress.selector);
+        vm.expectRevert(IJobManagerErrors.ZeroAddress.selector);
         new JobManager(escrow, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), p, address(0));
     }
 
     function test_constructor_verifiersPerJobOutOfRange_reverts() public {
         Params memory p = _defaultParams();
         p.verifiersPerJob = 0;
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.InvalidParam.selector, "verifiersPerJob", 0));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.InvalidParam.selector, "verifiersPerJob", 0));
         _deployWith(p);
         p.verifiersPerJob = 33;
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.InvalidParam.selector, "verifiersPerJob", 33));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.InvalidParam.selector, "verifiersPerJob", 33));
         _deployWith(p);
     }
 
     function test_constructor_samplesPerJobOutOfRange_reverts() public {
         Params memory p = _defaultParams();
         p.samplesPerJob = 65;
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.InvalidParam.selector, "samplesPerJob", 65));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.InvalidParam.selector, "samplesPerJob", 65));
         _deployWith(p);
         p.samplesPerJob = 0;
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.InvalidParam.selector, "samplesPerJob", 0));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.InvalidParam.selector, "samplesPerJob", 0));
         _deployWith(p);
     }
 
     function test_constructor_zeroWindow_reverts() public {
         Params memory p = _defaultParams();
         p.commitWindow = 0;
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.InvalidParam.selector, "commitWindow", 0));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.InvalidParam.selector, "commitWindow", 0));
         _deployWith(p);
         p = _defaultParams();
         p.verdictWindow = 0;
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.InvalidParam.selector, "verdictWindow", 0));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.InvalidParam.selector, "verdictWindow", 0));
         _deployWith(p);
         p = _defaultParams();
         p.revealWindow = 0;
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.InvalidParam.selector, "revealWindow", 0));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.InvalidParam.selector, "revealWindow", 0));
         _deployWith(p);
         p = _defaultParams();
         p.challengeWindow = 0;
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.InvalidParam.selector, "challengeWindow", 0));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.InvalidParam.selector, "challengeWindow", 0));
         _deployWith(p);
     }
 
@@ -97,12 +98,12 @@ contract JobManager_Constructor_Test is JobManager_Init {
 
 contract JobManager_SetVerificationRound_Test is JobManager_Init {
     function test_setVerificationRound_again_reverts() public {
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.VerificationRoundAlreadySet.selector, address(round)));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.VerificationRoundAlreadySet.selector, address(round)));
         jobManager.setVerificationRound(IVerificationRound(address(1)));
     }
 
     function test_setVerificationRound_notAdmin_reverts() public {
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.NotAdmin.selector, stranger));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.NotAdmin.selector, stranger));
         vm.prank(stranger);
         jobManager.setVerificationRound(IVerificationRound(address(1)));
     }
@@ -111,7 +112,7 @@ contract JobManager_SetVerificationRound_Test is JobManager_Init {
         JobManager fresh = new JobManager(
             escrow, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), params, address(this)
         );
-        vm.expectRevert(IJobManager.ZeroAddress.selector);
+        vm.expectRevert(IJobManagerErrors.ZeroAddress.selector);
         fresh.setVerificationRound(IVerificationRound(address(0)));
         vm.expectEmit(address(fresh));
         emit IJobManager.VerificationRoundSet(address(round));
@@ -123,7 +124,7 @@ contract JobManager_SetVerificationRound_Test is JobManager_Init {
         JobManager fresh = new JobManager(
             escrow, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), params, address(this)
         );
-        vm.expectRevert(IJobManager.VerificationRoundNotSet.selector);
+        vm.expectRevert(IJobManagerErrors.VerificationRoundNotSet.selector);
         fresh.commitCheckpoints(
             1,
             _initRoot(TOTAL_STEPS, INTERVAL),
@@ -156,18 +157,18 @@ contract JobManager_FundJackpot_Test is JobManager_Init {
 
 contract JobManager_SetAdjudicator_Test is JobManager_Init {
     function test_setAdjudicator_again_reverts() public {
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.AdjudicatorAlreadySet.selector, address(committee)));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.AdjudicatorAlreadySet.selector, address(committee)));
         jobManager.setAdjudicator(IAdjudicator(stranger));
     }
 
     function test_setAdjudicator_notAdmin_reverts() public {
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.NotAdmin.selector, stranger));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.NotAdmin.selector, stranger));
         vm.prank(stranger);
         jobManager.setAdjudicator(IAdjudicator(stranger));
     }
 
     function test_setAdjudicator_zero_reverts() public {
-        vm.expectRevert(IJobManager.ZeroAddress.selector);
+        vm.expectRevert(IJobManagerErrors.ZeroAddress.selector);
         jobManager.setAdjudicator(IAdjudicator(address(0)));
     }
 
@@ -222,14 +223,14 @@ contract JobManager_PostJob_Test is JobManager_Init {
 
     /// @notice Regression: a stranger cannot post (and so mint shares) under another owner's model.
     function test_postJob_strangerUnderOthersModel_reverts() public {
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.NotModelPoster.selector, MODEL_ID, stranger));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.NotModelPoster.selector, MODEL_ID, stranger));
         vm.prank(stranger);
         jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, 1_000_000, 1, 0, SPEC_URI);
     }
 
     function test_postJob_unregisteredModel_reverts() public {
         bytes32 unregistered = keccak256("unregistered");
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.NotModelPoster.selector, unregistered, submitter));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.NotModelPoster.selector, unregistered, submitter));
         vm.prank(submitter);
         jobManager.postJob(unregistered, SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD, SPEC_URI);
     }
@@ -248,7 +249,7 @@ contract JobManager_PostJob_Test is JobManager_Init {
         registry.authorizePoster(MODEL_ID, stranger);
         registry.revokePoster(MODEL_ID, stranger);
         vm.stopPrank();
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.NotModelPoster.selector, MODEL_ID, stranger));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.NotModelPoster.selector, MODEL_ID, stranger));
         vm.prank(stranger);
         jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD, SPEC_URI);
     }
@@ -264,13 +265,13 @@ contract JobManager_PostJob_Test is JobManager_Init {
     }
 
     function test_postJob_zeroSteps_reverts() public {
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.InvalidJobShape.selector, 0, 2));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.InvalidJobShape.selector, 0, 2));
         vm.prank(submitter);
         jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, 0, 2, REWARD, SPEC_URI);
     }
 
     function test_postJob_zeroInterval_reverts() public {
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.InvalidJobShape.selector, 16, 0));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.InvalidJobShape.selector, 16, 0));
         vm.prank(submitter);
         jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, 16, 0, REWARD, SPEC_URI);
     }
@@ -278,7 +279,7 @@ contract JobManager_PostJob_Test is JobManager_Init {
     function testFuzz_postJob_notMultiple_reverts(uint32 totalSteps, uint32 interval) public {
         interval = uint32(bound(interval, 2, 1000));
         totalSteps = uint32(interval * bound(totalSteps, 1, 1000) + bound(totalSteps, 1, interval - 1));
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.InvalidJobShape.selector, totalSteps, interval));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.InvalidJobShape.selector, totalSteps, interval));
         vm.prank(submitter);
         jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, totalSteps, interval, REWARD, SPEC_URI);
     }
@@ -316,7 +317,7 @@ contract JobManager_CancelJob_Test is JobManager_Init {
 
     function test_cancelJob_notSubmitter_reverts() public {
         uint256 jobId = _postJob();
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.NotSubmitter.selector, jobId, stranger));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.NotSubmitter.selector, jobId, stranger));
         vm.prank(stranger);
         jobManager.cancelJob(jobId);
     }
@@ -325,13 +326,15 @@ contract JobManager_CancelJob_Test is JobManager_Init {
         uint256 jobId = _postJob();
         vm.prank(solver);
         jobManager.claimJob(jobId);
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.UnexpectedJobStatus.selector, jobId, JobStatus.Claimed));
+        vm.expectRevert(
+            abi.encodeWithSelector(IJobManagerErrors.UnexpectedJobStatus.selector, jobId, JobStatus.Claimed)
+        );
         vm.prank(submitter);
         jobManager.cancelJob(jobId);
     }
 
     function test_cancelJob_unknownJob_reverts() public {
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.UnexpectedJobStatus.selector, 42, JobStatus.None));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.UnexpectedJobStatus.selector, 42, JobStatus.None));
         vm.prank(submitter);
         jobManager.cancelJob(42);
     }
@@ -354,7 +357,7 @@ contract JobManager_ClaimJob_Test is JobManager_Init {
 
     function test_claimJob_notSolver_reverts() public {
         uint256 jobId = _postJob();
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.NotActiveStaker.selector, stranger, Role.Solver));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.NotActiveStaker.selector, stranger, Role.Solver));
         vm.prank(stranger);
         jobManager.claimJob(jobId);
     }
@@ -378,7 +381,9 @@ contract JobManager_ClaimJob_Test is JobManager_Init {
         uint256 jobId = _postJob();
         vm.prank(solver);
         jobManager.claimJob(jobId);
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.UnexpectedJobStatus.selector, jobId, JobStatus.Claimed));
+        vm.expectRevert(
+            abi.encodeWithSelector(IJobManagerErrors.UnexpectedJobStatus.selector, jobId, JobStatus.Claimed)
+        );
         vm.prank(solver);
         jobManager.claimJob(jobId);
     }
@@ -434,7 +439,7 @@ contract JobManager_CommitCheckpoints_Test is JobManager_Init {
     }
 
     function test_commitCheckpoints_notSolver_reverts() public {
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.NotSolver.selector, jobId, stranger));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.NotSolver.selector, jobId, stranger));
         vm.prank(stranger);
         jobManager.commitCheckpoints(
             jobId,
@@ -449,7 +454,7 @@ contract JobManager_CommitCheckpoints_Test is JobManager_Init {
         uint64 deadline = _job(jobId).commitDeadline;
         vm.warp(deadline + 1);
         vm.expectRevert(
-            abi.encodeWithSelector(IJobManager.CommitDeadlinePassed.selector, jobId, deadline, deadline + 1)
+            abi.encodeWithSelector(IJobManagerErrors.CommitDeadlinePassed.selector, jobId, deadline, deadline + 1)
         );
         vm.prank(solver);
         jobManager.commitCheckpoints(
@@ -462,7 +467,7 @@ contract JobManager_CommitCheckpoints_Test is JobManager_Init {
     }
 
     function test_commitCheckpoints_zeroRoot_reverts() public {
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.ZeroMerkleRoot.selector, jobId));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.ZeroMerkleRoot.selector, jobId));
         vm.prank(solver);
         jobManager.commitCheckpoints(jobId, bytes32(0), new bytes32[](0), CHECKPOINT_URL, bytes32(uint256(1)));
     }
@@ -484,7 +489,9 @@ contract JobManager_CommitCheckpoints_Test is JobManager_Init {
             CHECKPOINT_URL,
             bytes32(uint256(1))
         );
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.UnexpectedJobStatus.selector, jobId, JobStatus.Committed));
+        vm.expectRevert(
+            abi.encodeWithSelector(IJobManagerErrors.UnexpectedJobStatus.selector, jobId, JobStatus.Committed)
+        );
         vm.prank(solver);
         jobManager.commitCheckpoints(
             jobId,
@@ -502,7 +509,9 @@ contract JobManager_CommitCheckpoints_Test is JobManager_Init {
         states[0] = sha256("pre-trained weights");
         bytes32 root = Merkle.root(Merkle.leaves(INTERVAL, states));
         bytes32[] memory proof = _initProof(INTERVAL, states);
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.InitialStateNotCommitted.selector, jobId, root, INIT_HASH));
+        vm.expectRevert(
+            abi.encodeWithSelector(IJobManagerErrors.InitialStateNotCommitted.selector, jobId, root, INIT_HASH)
+        );
         vm.prank(solver);
         jobManager.commitCheckpoints(jobId, root, proof, CHECKPOINT_URL, _secretCommitment(jobId, solver));
     }
@@ -513,7 +522,9 @@ contract JobManager_CommitCheckpoints_Test is JobManager_Init {
         bytes32[] memory leaves = Merkle.leaves(INTERVAL, states);
         bytes32 root = Merkle.root(leaves);
         bytes32[] memory proof = Merkle.proof(leaves, 1);
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.InitialStateNotCommitted.selector, jobId, root, INIT_HASH));
+        vm.expectRevert(
+            abi.encodeWithSelector(IJobManagerErrors.InitialStateNotCommitted.selector, jobId, root, INIT_HASH)
+        );
         vm.prank(solver);
         jobManager.commitCheckpoints(jobId, root, proof, CHECKPOINT_URL, _secretCommitment(jobId, solver));
     }
@@ -546,13 +557,15 @@ contract JobManager_ReclaimExpired_Test is JobManager_Init {
         jobManager.claimJob(jobId);
         uint64 deadline = _job(jobId).commitDeadline;
         vm.warp(deadline);
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.CommitDeadlineNotPassed.selector, jobId, deadline, deadline));
+        vm.expectRevert(
+            abi.encodeWithSelector(IJobManagerErrors.CommitDeadlineNotPassed.selector, jobId, deadline, deadline)
+        );
         jobManager.reclaimExpired(jobId);
     }
 
     function test_reclaimExpired_notClaimed_reverts() public {
         uint256 jobId = _postJob();
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.UnexpectedJobStatus.selector, jobId, JobStatus.Open));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.UnexpectedJobStatus.selector, jobId, JobStatus.Open));
         jobManager.reclaimExpired(jobId);
     }
 }

@@ -10,6 +10,7 @@ import {VerificationRound} from "../src/VerificationRound.sol";
 import {LibCheckpoint} from "../src/libraries/LibCheckpoint.sol";
 import {IEscrow} from "../src/interfaces/IEscrow.sol";
 import {IJobManager} from "../src/interfaces/IJobManager.sol";
+import {IJobManagerErrors} from "../src/interfaces/IJobManagerErrors.sol";
 import {IShareRegistry} from "../src/interfaces/IShareRegistry.sol";
 import {IStakeManager} from "../src/interfaces/IStakeManager.sol";
 import {LibSubmission, SubmissionId} from "../src/types/SubmissionId.sol";
@@ -60,12 +61,14 @@ contract JobManager_AssignVerifiers_Test is JobManager_Init {
     function test_assignVerifiers_sameBlock_reverts() public {
         uint64 randomnessBlock = _job(jobId).randomnessBlock;
         vm.expectRevert(
-            abi.encodeWithSelector(IJobManager.RandomnessNotReady.selector, jobId, randomnessBlock, block.number)
+            abi.encodeWithSelector(IJobManagerErrors.RandomnessNotReady.selector, jobId, randomnessBlock, block.number)
         );
         jobManager.assignVerifiers(jobId);
         vm.roll(randomnessBlock);
         vm.expectRevert(
-            abi.encodeWithSelector(IJobManager.RandomnessNotReady.selector, jobId, randomnessBlock, randomnessBlock)
+            abi.encodeWithSelector(
+                IJobManagerErrors.RandomnessNotReady.selector, jobId, randomnessBlock, randomnessBlock
+            )
         );
         jobManager.assignVerifiers(jobId);
     }
@@ -89,7 +92,7 @@ contract JobManager_AssignVerifiers_Test is JobManager_Init {
             stakeManager.requestUnbond(Role.Verifier, 500e18);
         }
         vm.roll(block.number + 2);
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.NoEligibleVerifiers.selector, jobId, 0));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.NoEligibleVerifiers.selector, jobId, 0));
         jobManager.assignVerifiers(jobId);
     }
 
@@ -112,7 +115,9 @@ contract JobManager_AssignVerifiers_Test is JobManager_Init {
 
     function test_assignVerifiers_notCommitted_reverts() public {
         _assign(jobId);
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.UnexpectedJobStatus.selector, jobId, JobStatus.Verifying));
+        vm.expectRevert(
+            abi.encodeWithSelector(IJobManagerErrors.UnexpectedJobStatus.selector, jobId, JobStatus.Verifying)
+        );
         jobManager.assignVerifiers(jobId);
     }
 
@@ -262,14 +267,14 @@ contract JobManager_RecordVerdicts_Test is JobManager_Init {
 
     function test_recordVerdicts_notRound_reverts() public {
         bool[] memory approvals = _approvals(_samples(jobId), 0);
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.NotVerificationRound.selector, verifiers[0]));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.NotVerificationRound.selector, verifiers[0]));
         vm.prank(verifiers[0]);
         jobManager.recordVerdicts(_sid(jobId), verifiers[0], approvals, 0);
     }
 
     function test_recordVerdicts_notAssigned_reverts() public {
         bool[] memory approvals = _approvals(_samples(jobId), 0);
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.NotAssignedVerifier.selector, jobId, stranger));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.NotAssignedVerifier.selector, jobId, stranger));
         vm.prank(address(round));
         jobManager.recordVerdicts(_sid(jobId), stranger, approvals, 0);
     }
@@ -278,7 +283,9 @@ contract JobManager_RecordVerdicts_Test is JobManager_Init {
         bool[] memory approvals = _approvals(_samples(jobId), 0);
         vm.prank(address(round));
         jobManager.recordVerdicts(_sid(jobId), verifiers[0], approvals, 0);
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.VerdictsAlreadySubmitted.selector, jobId, verifiers[0]));
+        vm.expectRevert(
+            abi.encodeWithSelector(IJobManagerErrors.VerdictsAlreadySubmitted.selector, jobId, verifiers[0])
+        );
         vm.prank(address(round));
         jobManager.recordVerdicts(_sid(jobId), verifiers[0], approvals, 0);
     }
@@ -287,7 +294,7 @@ contract JobManager_RecordVerdicts_Test is JobManager_Init {
         bool[] memory approvals = _approvals(_samples(jobId) - 1, 0);
         vm.expectRevert(
             abi.encodeWithSelector(
-                IJobManager.VerdictCountMismatch.selector, jobId, _samples(jobId), _samples(jobId) - 1
+                IJobManagerErrors.VerdictCountMismatch.selector, jobId, _samples(jobId), _samples(jobId) - 1
             )
         );
         vm.prank(address(round));
@@ -299,7 +306,9 @@ contract JobManager_RecordVerdicts_Test is JobManager_Init {
         vm.prank(solver);
         jobManager.claimJob(claimedJob);
         bool[] memory approvals = _approvals(_samples(jobId), 0);
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.UnexpectedJobStatus.selector, claimedJob, JobStatus.Claimed));
+        vm.expectRevert(
+            abi.encodeWithSelector(IJobManagerErrors.UnexpectedJobStatus.selector, claimedJob, JobStatus.Claimed)
+        );
         vm.prank(address(round));
         jobManager.recordVerdicts(_sid(claimedJob), verifiers[0], approvals, 0);
     }
@@ -307,7 +316,7 @@ contract JobManager_RecordVerdicts_Test is JobManager_Init {
     function test_recordVerdicts_unknownSubmission_reverts() public {
         SubmissionId unknown = LibSubmission.id(jobId, stranger);
         bool[] memory approvals = _approvals(_samples(jobId), 0);
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.SubmissionNotActive.selector, unknown));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.SubmissionNotActive.selector, unknown));
         vm.prank(address(round));
         jobManager.recordVerdicts(unknown, verifiers[0], approvals, 0);
     }
@@ -337,34 +346,40 @@ contract JobManager_ChallengeApproval_Test is JobManager_Init {
         uint64 deadline = _job(jobId).challengeDeadline;
         vm.warp(deadline + 1);
         vm.expectRevert(
-            abi.encodeWithSelector(IJobManager.ChallengeWindowClosed.selector, jobId, deadline, deadline + 1)
+            abi.encodeWithSelector(IJobManagerErrors.ChallengeWindowClosed.selector, jobId, deadline, deadline + 1)
         );
         vm.prank(whistleblower);
         jobManager.challengeApproval(jobId, 2, verifiers[1]);
     }
 
     function test_challengeApproval_notWhistleblower_reverts() public {
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.NotActiveStaker.selector, stranger, Role.Whistleblower));
+        vm.expectRevert(
+            abi.encodeWithSelector(IJobManagerErrors.NotActiveStaker.selector, stranger, Role.Whistleblower)
+        );
         vm.prank(stranger);
         jobManager.challengeApproval(jobId, 2, verifiers[1]);
     }
 
     function test_challengeApproval_sampleOutOfRange_reverts() public {
         uint256 samples = _samples(jobId);
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.SampleIndexOutOfRange.selector, jobId, samples, samples));
+        vm.expectRevert(
+            abi.encodeWithSelector(IJobManagerErrors.SampleIndexOutOfRange.selector, jobId, samples, samples)
+        );
         vm.prank(whistleblower);
         jobManager.challengeApproval(jobId, samples, verifiers[1]);
     }
 
     function test_challengeApproval_notAssigned_reverts() public {
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.NotAssignedVerifier.selector, jobId, stranger));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.NotAssignedVerifier.selector, jobId, stranger));
         vm.prank(whistleblower);
         jobManager.challengeApproval(jobId, 0, stranger);
     }
 
     function test_challengeApproval_reject_reverts() public {
         vm.expectRevert(
-            abi.encodeWithSelector(IJobManager.VerdictNotApproval.selector, jobId, 0, verifiers[0], Verdict.Reject)
+            abi.encodeWithSelector(
+                IJobManagerErrors.VerdictNotApproval.selector, jobId, 0, verifiers[0], Verdict.Reject
+            )
         );
         vm.prank(whistleblower);
         jobManager.challengeApproval(jobId, 0, verifiers[0]);
@@ -374,7 +389,7 @@ contract JobManager_ChallengeApproval_Test is JobManager_Init {
         uint256 freshJob = _verifyingJob();
         address verifier = _assigned(freshJob)[0];
         vm.expectRevert(
-            abi.encodeWithSelector(IJobManager.VerdictNotApproval.selector, freshJob, 0, verifier, Verdict.None)
+            abi.encodeWithSelector(IJobManagerErrors.VerdictNotApproval.selector, freshJob, 0, verifier, Verdict.None)
         );
         vm.prank(whistleblower);
         jobManager.challengeApproval(freshJob, 0, verifier);
@@ -382,7 +397,7 @@ contract JobManager_ChallengeApproval_Test is JobManager_Init {
 
     function test_challengeApproval_bySolver_reverts() public {
         _stake(solver, Role.Whistleblower, 10e18);
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.ChallengerConflicted.selector, jobId, solver));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.ChallengerConflicted.selector, jobId, solver));
         vm.prank(solver);
         jobManager.challengeApproval(jobId, 1, verifiers[1]);
     }
@@ -394,7 +409,7 @@ contract JobManager_ChallengeApproval_Test is JobManager_Init {
         _stake(other, Role.Whistleblower, 10e18);
         vm.expectRevert(
             abi.encodeWithSelector(
-                IJobManager.ApprovalAlreadyChallenged.selector, jobId, 1, verifiers[1], whistleblower
+                IJobManagerErrors.ApprovalAlreadyChallenged.selector, jobId, 1, verifiers[1], whistleblower
             )
         );
         vm.prank(other);
@@ -403,7 +418,7 @@ contract JobManager_ChallengeApproval_Test is JobManager_Init {
 
     function test_challengeApproval_notVerifying_reverts() public {
         uint256 openJob = _postJob();
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.UnexpectedJobStatus.selector, openJob, JobStatus.Open));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.UnexpectedJobStatus.selector, openJob, JobStatus.Open));
         vm.prank(whistleblower);
         jobManager.challengeApproval(openJob, 0, verifiers[1]);
     }
@@ -427,7 +442,7 @@ contract JobManager_Finalize_Test is JobManager_Init {
         _submitAll(jobId, 0);
         uint64 deadline = _job(jobId).challengeDeadline;
         vm.expectRevert(
-            abi.encodeWithSelector(IJobManager.ChallengeWindowOpen.selector, jobId, deadline, block.timestamp)
+            abi.encodeWithSelector(IJobManagerErrors.ChallengeWindowOpen.selector, jobId, deadline, block.timestamp)
         );
         jobManager.finalize(jobId);
     }
@@ -436,13 +451,13 @@ contract JobManager_Finalize_Test is JobManager_Init {
         uint256 jobId = _verifyingJob();
         _submitAll(jobId, 0);
         vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.RoundPending.selector, jobId));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.RoundPending.selector, jobId));
         jobManager.finalize(jobId);
     }
 
     function test_finalize_wrongStatus_reverts() public {
         uint256 jobId = _postJob();
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.UnexpectedJobStatus.selector, jobId, JobStatus.Open));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.UnexpectedJobStatus.selector, jobId, JobStatus.Open));
         jobManager.finalize(jobId);
     }
 
@@ -469,7 +484,7 @@ contract JobManager_Finalize_Test is JobManager_Init {
         (uint256 jobId,) = _rejectedJob();
         _passChallengeWindow(jobId);
         jobManager.finalize(jobId);
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.DisputePending.selector, jobId, 1));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.DisputePending.selector, jobId, 1));
         jobManager.finalize(jobId);
     }
 
@@ -518,7 +533,7 @@ contract JobManager_Finalize_Test is JobManager_Init {
         token.approve(address(escrow), type(uint256).max);
         (uint256 jobId,) = _rejectedJob();
         _passChallengeWindow(jobId);
-        vm.expectRevert(IJobManager.AdjudicatorNotSet.selector);
+        vm.expectRevert(IJobManagerErrors.AdjudicatorNotSet.selector);
         fresh.finalize(jobId);
     }
 }
@@ -526,14 +541,14 @@ contract JobManager_Finalize_Test is JobManager_Init {
 contract JobManager_OnDisputeResolved_Test is JobManager_Init {
     function test_onDisputeResolved_notAdjudicator_reverts() public {
         address[] memory none = new address[](0);
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.NotAdjudicator.selector, stranger));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.NotAdjudicator.selector, stranger));
         vm.prank(stranger);
         jobManager.onDisputeResolved(1, true, none, none);
     }
 
     function test_onDisputeResolved_unknownDispute_reverts() public {
         address[] memory none = new address[](0);
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.UnknownDispute.selector, 7));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.UnknownDispute.selector, 7));
         vm.prank(address(committee));
         jobManager.onDisputeResolved(7, true, none, none);
     }
@@ -544,7 +559,7 @@ contract JobManager_OnDisputeResolved_Test is JobManager_Init {
         jobManager.finalize(jobId);
         _arbitrate(1, true);
         address[] memory none = new address[](0);
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.UnknownDispute.selector, 1));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.UnknownDispute.selector, 1));
         vm.prank(address(committee));
         jobManager.onDisputeResolved(1, true, none, none);
     }

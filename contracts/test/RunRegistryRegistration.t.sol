@@ -4,7 +4,7 @@ pragma solidity 0.8.37;
 // Testing
 import {RunRegistry_Base} from "./RunRegistry.t.sol";
 // Interfaces
-import {IJobManager} from "../src/interfaces/IJobManager.sol";
+import {IJobManagerErrors} from "../src/interfaces/IJobManagerErrors.sol";
 import {IRunRegistry} from "../src/interfaces/IRunRegistry.sol";
 import {IShareRegistry} from "../src/interfaces/IShareRegistry.sol";
 // Types
@@ -124,7 +124,7 @@ contract RunRegistry_Registration_Test is RunRegistry_Base {
     /// @notice Only the RunRegistry posts contributions at the JobManager: a job cannot be made a
     ///         contribution by anyone else (nor an existing job registered as one).
     function test_jobManagerPostContribution_notRunRegistry_reverts() public {
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.NotRunRegistry.selector, submitter));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.NotRunRegistry.selector, submitter));
         vm.prank(submitter);
         jobManager.postContribution(
             submitter, RUN_MODEL, _spec(RUN_HASH, 0, 0), INIT_HASH, INNER_STEPS, INTERVAL, REWARD, SPEC_URI

@@ -5,6 +5,7 @@ pragma solidity 0.8.37;
 import {VerificationRound_Init} from "./VerificationRound.t.sol";
 // Interfaces
 import {IJobManager} from "../src/interfaces/IJobManager.sol";
+import {IJobManagerErrors} from "../src/interfaces/IJobManagerErrors.sol";
 import {IVerificationRound} from "../src/interfaces/IVerificationRound.sol";
 // Types
 import {JobStatus, Verdict} from "../src/types/JobTypes.sol";
@@ -195,7 +196,7 @@ contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
     function test_finalize_roundPending_reverts() public {
         _submitAll(jobId, 0);
         vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
-        vm.expectRevert(abi.encodeWithSelector(IJobManager.RoundPending.selector, jobId));
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.RoundPending.selector, jobId));
         jobManager.finalize(jobId);
     }
 }

@@ -6,6 +6,7 @@ import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 import {LibSampling} from "./LibSampling.sol";
 // Interfaces
 import {IJobManager} from "../interfaces/IJobManager.sol";
+import {IJobManagerErrors} from "../interfaces/IJobManagerErrors.sol";
 // Types
 import {Bucket} from "../types/EscrowTypes.sol";
 import {Job, JobStatus} from "../types/JobTypes.sol";
@@ -73,7 +74,7 @@ library LibAssignment {
                 excluded,
                 new address[](0)
             );
-        if (drawn.length == 0) revert IJobManager.NoEligibleVerifiers(jobId, candidates);
+        if (drawn.length == 0) revert IJobManagerErrors.NoEligibleVerifiers(jobId, candidates);
     }
 
     /// @notice Sets the deadlines and draws the `drawn` verifiers' own samples: their segments at the

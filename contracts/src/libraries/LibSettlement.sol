@@ -9,6 +9,7 @@ import {LibVerdict} from "./LibVerdict.sol";
 import {IAdjudicator} from "../interfaces/IAdjudicator.sol";
 import {IEscrow} from "../interfaces/IEscrow.sol";
 import {IJobManager} from "../interfaces/IJobManager.sol";
+import {IJobManagerErrors} from "../interfaces/IJobManagerErrors.sol";
 import {IShareRegistry} from "../interfaces/IShareRegistry.sol";
 // Types
 import {Bucket} from "../types/EscrowTypes.sol";
@@ -45,16 +46,16 @@ library LibSettlement {
         uint32 maxSegmentSteps
     ) external view {
         if (totalSteps == 0 || checkpointInterval == 0 || totalSteps % checkpointInterval != 0) {
-            revert IJobManager.InvalidJobShape(totalSteps, checkpointInterval);
+            revert IJobManagerErrors.InvalidJobShape(totalSteps, checkpointInterval);
         }
         // SAFETY: trusted ShareRegistry view; only the model's owner and its posters mint its shares.
-        if (!registry.canPost(modelId, poster)) revert IJobManager.NotModelPoster(modelId, poster);
-        if (totalSteps > maxTotalSteps) revert IJobManager.TotalStepsAboveMax(totalSteps, maxTotalSteps);
+        if (!registry.canPost(modelId, poster)) revert IJobManagerErrors.NotModelPoster(modelId, poster);
+        if (totalSteps > maxTotalSteps) revert IJobManagerErrors.TotalStepsAboveMax(totalSteps, maxTotalSteps);
         if (checkpointInterval > maxSegmentSteps) {
-            revert IJobManager.SegmentStepsAboveMax(checkpointInterval, maxSegmentSteps);
+            revert IJobManagerErrors.SegmentStepsAboveMax(checkpointInterval, maxSegmentSteps);
         }
         if (totalSteps / checkpointInterval > maxSegments) {
-            revert IJobManager.SegmentsAboveMax(totalSteps / checkpointInterval, maxSegments);
+            revert IJobManagerErrors.SegmentsAboveMax(totalSteps / checkpointInterval, maxSegments);
         }
     }
 
@@ -95,7 +96,7 @@ library LibSettlement {
     ///         forced-error premium unless a claim already pooled it) is credited back.
     function closeOpen(Job storage job, Settlement memory s, uint256 jobId, bool expired) external {
         if (expired && block.timestamp <= job.openDeadline) {
-            revert IJobManager.OpenDeadlineNotPassed(jobId, job.openDeadline, uint64(block.timestamp));
+            revert IJobManagerErrors.OpenDeadlineNotPassed(jobId, job.openDeadline, uint64(block.timestamp));
         }
         uint256 refund =
             job.reward + s.verifiersPerJob * s.verifierFee + premiumAt(job.premiumBps, s.verifiersPerJob, s.jackpot);
@@ -166,10 +167,12 @@ library LibSettlement {
         uint256 abstainMask
     ) external {
         Seat storage seat = sub.seats[verifier];
-        if (seat.status == SeatStatus.None) revert IJobManager.NotAssignedVerifier(jobId, verifier);
-        if (seat.status != SeatStatus.Assigned) revert IJobManager.VerdictsAlreadySubmitted(jobId, verifier);
+        if (seat.status == SeatStatus.None) revert IJobManagerErrors.NotAssignedVerifier(jobId, verifier);
+        if (seat.status != SeatStatus.Assigned) revert IJobManagerErrors.VerdictsAlreadySubmitted(jobId, verifier);
         uint256 samples = sub.sampleCount;
-        if (approvals.length != samples) revert IJobManager.VerdictCountMismatch(jobId, samples, approvals.length);
+        if (approvals.length != samples) {
+            revert IJobManagerErrors.VerdictCountMismatch(jobId, samples, approvals.length);
+        }
         uint256 rejectMask = 0;
         uint256 rejects = 0;
         // Only the seat's own samples count: its ends on the others are ignored (P-27).
@@ -315,7 +318,7 @@ library LibSettlement {
         mapping(uint256 disputeId => SubmissionId submissionId) storage disputeSubmissions,
         IAdjudicator adjudicator
     ) external returns (bool opened) {
-        if (address(adjudicator) == address(0)) revert IJobManager.AdjudicatorNotSet();
+        if (address(adjudicator) == address(0)) revert IJobManagerErrors.AdjudicatorNotSet();
         uint256 jobId = sub.jobId;
         uint256 mask = sub.disputedMask;
         uint256 sampleIndex = 0;
