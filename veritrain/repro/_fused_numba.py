@@ -91,6 +91,27 @@ def exp64_kernel(x: Any, out: Any, table: Any, pow2: Any) -> None:
 
 
 @_jit
+def _pow2_at_least(n: int) -> int:
+    """The smallest power of two >= n (n >= 1): the width `sum_tree64` pads a sum to."""
+    width = 1
+    while width < n:
+        width *= 2
+    return width
+
+
+@_jit
+def _tree_rows(rows: Any) -> None:
+    """`sum_tree64(., 0)` over the rows of float64 `rows` (height a power of two, zero rows
+    padding the tail): the upper half added onto the lower half until row 0 holds the sums."""
+    h = rows.shape[0]
+    while h > 1:
+        h //= 2
+        for i in range(h):
+            for j in range(rows.shape[1]):
+                rows[i, j] = rows[i, j] + rows[i + h, j]
+
+
+@_jit
 def _tree_sum(buf: Any, width: int) -> Any:
     """`reduce.sum_tree64` of `buf[:width]` (width a power of two, zero-padded by the caller):
     the upper half added onto the lower half until one entry is left. Destroys `buf`."""
@@ -110,9 +131,7 @@ def softmax_forward_kernel(x: Any, out: Any, table: Any, pow2: Any) -> None:
     `nn._row_max`), `e = exp64(x - max)` in float64, `e / sum_tree64(e)` rounded once.
     """
     rows, n = x.shape
-    width = 1
-    while width < n:
-        width *= 2
+    width = _pow2_at_least(n)
     e = np.empty(n, np.float64)
     buf = np.zeros(width, np.float64)
     for i in range(rows):
@@ -140,9 +159,7 @@ def softmax_backward_kernel(y: Any, g: Any, out: Any) -> None:
     """`_Softmax.backward` over C-contiguous float32 (rows, n): per row, in float64,
     `gy = g * y`, `dot = sum_tree64(gy)`, `gy - y * dot` rounded once to float32."""
     rows, n = y.shape
-    width = 1
-    while width < n:
-        width *= 2
+    width = _pow2_at_least(n)
     gy = np.empty(n, np.float64)
     buf = np.zeros(width, np.float64)
     for i in range(rows):
@@ -392,9 +409,7 @@ def rmsnorm_forward_kernel(
     inside: `ms = sum_tree64(x * x) * inv_d`, `rstd = 1 / sqrt64(ms + eps)`, `xhat = x *
     rstd`, `y = float32(xhat * w)`; `xhat` (rows, d) and `rstd` (rows,) are kept."""
     rows, d = x.shape
-    width = 1
-    while width < d:
-        width *= 2
+    width = _pow2_at_least(d)
     buf = np.zeros(width, np.float64)
     for i in range(rows):
         for j in range(d):
@@ -419,14 +434,10 @@ def rmsnorm_backward_kernel(
     float32(sum_tree64 over the rows of g * xhat)` (the pairwise tree along the rows, padded
     with zero rows to a power of two, as the eager `sum_tree64(., 0)`)."""
     rows, d = g.shape
-    width = 1
-    while width < d:
-        width *= 2
+    width = _pow2_at_least(d)
     buf = np.zeros(width, np.float64)
     u = np.empty(d, np.float64)
-    height = 1
-    while height < rows:
-        height *= 2
+    height = _pow2_at_least(rows)
     cols = np.zeros((height, d), np.float64)  # rows of g * xhat, then the tree over them
     for i in range(rows):
         for j in range(d):
@@ -440,12 +451,7 @@ def rmsnorm_backward_kernel(
         r = rstd[i]
         for j in range(d):
             gx[i, j] = (u[j] - xhat[i, j] * b) * r
-    h = height
-    while h > 1:
-        h //= 2
-        for i in range(h):
-            for j in range(d):
-                cols[i, j] = cols[i, j] + cols[i + h, j]
+    _tree_rows(cols)
     for j in range(d):
         gw[j] = cols[0, j]
 
@@ -512,9 +518,7 @@ def layernorm_forward_kernel(
     sum_tree64(xc * xc) * inv_d`, `rstd = 1 / sqrt64(var + eps)`, `xhat = xc * rstd`, `y =
     float32(xhat * w + bias)`; `xhat` (rows, d) and `rstd` (rows,) are kept."""
     rows, d = x.shape
-    width = 1
-    while width < d:
-        width *= 2
+    width = _pow2_at_least(d)
     buf = np.zeros(width, np.float64)
     xc = np.empty(d, np.float64)
     for i in range(rows):
@@ -545,15 +549,11 @@ def layernorm_backward_kernel(
     xhat) * inv_d`, `gx = float32(((dxhat - a) - xhat * b) * rstd)`; `gw` and `gb` the
     pairwise trees over the rows of `g * xhat` and of `g`, rounded to float32."""
     rows, d = g.shape
-    width = 1
-    while width < d:
-        width *= 2
+    width = _pow2_at_least(d)
     buf = np.zeros(width, np.float64)
     buf2 = np.zeros(width, np.float64)
     dxhat = np.empty(d, np.float64)
-    height = 1
-    while height < rows:
-        height *= 2
+    height = _pow2_at_least(rows)
     cols_w = np.zeros((height, d), np.float64)
     cols_b = np.zeros((height, d), np.float64)
     for i in range(rows):
@@ -572,13 +572,8 @@ def layernorm_backward_kernel(
         r = rstd[i]
         for j in range(d):
             gx[i, j] = ((dxhat[j] - a) - xhat[i, j] * b) * r
-    h = height
-    while h > 1:
-        h //= 2
-        for i in range(h):
-            for j in range(d):
-                cols_w[i, j] = cols_w[i, j] + cols_w[i + h, j]
-                cols_b[i, j] = cols_b[i, j] + cols_b[i + h, j]
+    _tree_rows(cols_w)
+    _tree_rows(cols_b)
     for j in range(d):
         gw[j] = cols_w[0, j]
         gb[j] = cols_b[0, j]

@@ -386,45 +386,6 @@ def rms_norm_backward_fused(
     return gx, gw
 
 
-def silu_forward_fused(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """`elementwise.silu64(to64(x))` rounded to float32, by the fused kernel.
-
-    Args:
-        x: contiguous float32 CPU tensor.
-
-    Returns:
-        `(y, s)`: float32 SiLU and the float64 sigmoid, both of `x`'s shape.
-    """
-    kernels = _kernels()
-    assert kernels is not None  # callers check use_fused first
-    y = torch.empty_like(x)
-    s = torch.empty(x.shape, dtype=torch.float64)
-    if x.numel():
-        kernels.silu_forward_kernel(
-            _flat(x), _flat(y), _flat(s), kernels.EXP_TABLE, kernels.POW2_TABLE
-        )
-    return y, s
-
-
-def silu_backward_fused(x: torch.Tensor, s: torch.Tensor, grad: torch.Tensor) -> torch.Tensor:
-    """`_Silu.backward` by the fused kernel (the same bits).
-
-    Args:
-        x: the forward's contiguous float32 CPU input.
-        s: the forward's float64 sigmoid (contiguous, `x`'s shape).
-        grad: contiguous float32 CPU gradient of `x`'s shape.
-
-    Returns:
-        float32 gradient of `x`'s shape.
-    """
-    kernels = _kernels()
-    assert kernels is not None  # callers check use_fused first
-    out = torch.empty_like(grad)
-    if x.numel():
-        kernels.silu_backward_kernel(_flat(x), _flat(s), _flat(grad), _flat(out))
-    return out
-
-
 def rope_fused(x: torch.Tensor, first: torch.Tensor, second: torch.Tensor) -> torch.Tensor | None:
     """`rotary._rotate(x, first, second)` by the fused kernel, or None where it does not apply.
 
@@ -506,6 +467,57 @@ def layer_norm_backward_fused(
     return gx, gw, gb
 
 
+def _activation_forward(kernel_name: str, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """An elementwise activation's fused forward: `(y float32, s float64)` of `x`'s shape."""
+    kernels = _kernels()
+    assert kernels is not None  # callers check use_fused first
+    y = torch.empty_like(x)
+    s = torch.empty(x.shape, dtype=torch.float64)
+    if x.numel():
+        getattr(kernels, kernel_name)(
+            _flat(x), _flat(y), _flat(s), kernels.EXP_TABLE, kernels.POW2_TABLE
+        )
+    return y, s
+
+
+def _activation_backward(
+    kernel_name: str, x: torch.Tensor, s: torch.Tensor, grad: torch.Tensor
+) -> torch.Tensor:
+    """An elementwise activation's fused backward: the float32 input gradient."""
+    kernels = _kernels()
+    assert kernels is not None  # callers check use_fused first
+    out = torch.empty_like(grad)
+    if x.numel():
+        getattr(kernels, kernel_name)(_flat(x), _flat(s), _flat(grad), _flat(out))
+    return out
+
+
+def silu_forward_fused(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """`elementwise.silu64(to64(x))` rounded to float32, by the fused kernel.
+
+    Args:
+        x: contiguous float32 CPU tensor.
+
+    Returns:
+        `(y, s)`: float32 SiLU and the float64 sigmoid, both of `x`'s shape.
+    """
+    return _activation_forward("silu_forward_kernel", x)
+
+
+def silu_backward_fused(x: torch.Tensor, s: torch.Tensor, grad: torch.Tensor) -> torch.Tensor:
+    """`_Silu.backward` by the fused kernel (the same bits).
+
+    Args:
+        x: the forward's contiguous float32 CPU input.
+        s: the forward's float64 sigmoid (contiguous, `x`'s shape).
+        grad: contiguous float32 CPU gradient of `x`'s shape.
+
+    Returns:
+        float32 gradient of `x`'s shape.
+    """
+    return _activation_backward("silu_backward_kernel", x, s, grad)
+
+
 def gelu_forward_fused(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """`elementwise.gelu64(to64(x))` rounded to float32, by the fused kernel.
 
@@ -515,15 +527,7 @@ def gelu_forward_fused(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     Returns:
         `(y, s)`: float32 GELU and the float64 logistic factor, both of `x`'s shape.
     """
-    kernels = _kernels()
-    assert kernels is not None  # callers check use_fused first
-    y = torch.empty_like(x)
-    s = torch.empty(x.shape, dtype=torch.float64)
-    if x.numel():
-        kernels.gelu_forward_kernel(
-            _flat(x), _flat(y), _flat(s), kernels.EXP_TABLE, kernels.POW2_TABLE
-        )
-    return y, s
+    return _activation_forward("gelu_forward_kernel", x)
 
 
 def gelu_backward_fused(x: torch.Tensor, s: torch.Tensor, grad: torch.Tensor) -> torch.Tensor:
@@ -537,9 +541,4 @@ def gelu_backward_fused(x: torch.Tensor, s: torch.Tensor, grad: torch.Tensor) ->
     Returns:
         float32 gradient of `x`'s shape.
     """
-    kernels = _kernels()
-    assert kernels is not None  # callers check use_fused first
-    out = torch.empty_like(grad)
-    if x.numel():
-        kernels.gelu_backward_kernel(_flat(x), _flat(s), _flat(grad), _flat(out))
-    return out
+    return _activation_backward("gelu_backward_kernel", x, s, grad)
