@@ -112,10 +112,19 @@ def _tree_rows(rows: Any) -> None:
 
 
 @_jit
-def _tree_sum(buf: Any, width: int) -> Any:
-    """`reduce.sum_tree64` of `buf[:width]` (width a power of two, zero-padded by the caller):
-    the upper half added onto the lower half until one entry is left. Destroys `buf`."""
-    w = width
+def _tree_buffer(n: int) -> Any:
+    """A float64 scratch row for `_tree_sum` over `n` values: `_pow2_at_least(n)` entries."""
+    return np.empty(_pow2_at_least(n), np.float64)
+
+
+@_jit
+def _tree_sum(buf: Any, n: int) -> Any:
+    """`reduce.sum_tree64` of `buf[:n]` (`buf` from `_tree_buffer(n)`): the tail padded with +0
+    to `buf`'s power-of-two width, then the upper half added onto the lower half until one
+    entry is left. Destroys `buf`."""
+    w = buf.size
+    for i in range(n, w):
+        buf[i] = 0.0
     while w > 1:
         w //= 2
         for i in range(w):
@@ -131,9 +140,8 @@ def softmax_forward_kernel(x: Any, out: Any, table: Any, pow2: Any) -> None:
     `nn._row_max`), `e = exp64(x - max)` in float64, `e / sum_tree64(e)` rounded once.
     """
     rows, n = x.shape
-    width = _pow2_at_least(n)
     e = np.empty(n, np.float64)
-    buf = np.zeros(width, np.float64)
+    buf = _tree_buffer(n)
     for i in range(rows):
         top = np.float32(-np.inf)
         nan = False
@@ -147,9 +155,7 @@ def softmax_forward_kernel(x: Any, out: Any, table: Any, pow2: Any) -> None:
         for j in range(n):
             e[j] = _exp64(np.float64(x[i, j]) - m, table, pow2)
             buf[j] = e[j]
-        for j in range(n, width):
-            buf[j] = 0.0
-        s = _tree_sum(buf, width)
+        s = _tree_sum(buf, n)
         for j in range(n):
             out[i, j] = e[j] / s
 
@@ -159,16 +165,13 @@ def softmax_backward_kernel(y: Any, g: Any, out: Any) -> None:
     """`_Softmax.backward` over C-contiguous float32 (rows, n): per row, in float64,
     `gy = g * y`, `dot = sum_tree64(gy)`, `gy - y * dot` rounded once to float32."""
     rows, n = y.shape
-    width = _pow2_at_least(n)
     gy = np.empty(n, np.float64)
-    buf = np.zeros(width, np.float64)
+    buf = _tree_buffer(n)
     for i in range(rows):
         for j in range(n):
             gy[j] = np.float64(g[i, j]) * np.float64(y[i, j])
             buf[j] = gy[j]
-        for j in range(n, width):
-            buf[j] = 0.0
-        dot = _tree_sum(buf, width)
+        dot = _tree_sum(buf, n)
         for j in range(n):
             out[i, j] = gy[j] - np.float64(y[i, j]) * dot
 
@@ -309,6 +312,13 @@ def _row_exponent(max_bits: Any) -> Any:
 
 
 @_jit
+def _grid_constant(e: Any, p: int, pow2: Any) -> Any:
+    """`gemm.quantize`'s `c = 1.5 * 2**(e + 52 - p)`: `(x + c) - c` rounds `|x| < 2**e` to the
+    grid `2**(e - p)`."""
+    return 1.5 * pow2[e + 52 - p - _POW2_MIN]
+
+
+@_jit
 def quantize_rows_kernel(x: Any, p: int, pow2: Any, out: Any, exps: Any) -> None:
     """`gemm.quantize` of a C-contiguous float32 (rows, k): one power-of-two scale per row.
 
@@ -325,7 +335,7 @@ def quantize_rows_kernel(x: Any, p: int, pow2: Any, out: Any, exps: Any) -> None
             top = max(top, bits[i, j] & _ABS_BITS32)
         e = _row_exponent(top)
         exps[i] = e
-        c = 1.5 * pow2[e + 52 - p - _POW2_MIN]
+        c = _grid_constant(e, p, pow2)
         for j in range(k):
             out[i, j] = (np.float64(x[i, j]) + c) - c
 
@@ -355,7 +365,7 @@ def quantize_cols_kernel(
         for c in range(m):
             e = _row_exponent(top[c])
             exps[b, c] = e
-            cst[c] = 1.5 * pow2[e + 52 - p - _POW2_MIN]
+            cst[c] = _grid_constant(e, p, pow2)
         if not transpose_out:
             for r in range(k):
                 for c in range(m):
@@ -409,15 +419,12 @@ def rmsnorm_forward_kernel(
     inside: `ms = sum_tree64(x * x) * inv_d`, `rstd = 1 / sqrt64(ms + eps)`, `xhat = x *
     rstd`, `y = float32(xhat * w)`; `xhat` (rows, d) and `rstd` (rows,) are kept."""
     rows, d = x.shape
-    width = _pow2_at_least(d)
-    buf = np.zeros(width, np.float64)
+    buf = _tree_buffer(d)
     for i in range(rows):
         for j in range(d):
             v = np.float64(x[i, j])
             buf[j] = v * v
-        for j in range(d, width):
-            buf[j] = 0.0
-        r = 1.0 / _sqrt64(_tree_sum(buf, width) * inv_d + eps)
+        r = 1.0 / _sqrt64(_tree_sum(buf, d) * inv_d + eps)
         rstd[i] = r
         for j in range(d):
             h = np.float64(x[i, j]) * r
@@ -434,8 +441,7 @@ def rmsnorm_backward_kernel(
     float32(sum_tree64 over the rows of g * xhat)` (the pairwise tree along the rows, padded
     with zero rows to a power of two, as the eager `sum_tree64(., 0)`)."""
     rows, d = g.shape
-    width = _pow2_at_least(d)
-    buf = np.zeros(width, np.float64)
+    buf = _tree_buffer(d)
     u = np.empty(d, np.float64)
     height = _pow2_at_least(rows)
     cols = np.zeros((height, d), np.float64)  # rows of g * xhat, then the tree over them
@@ -445,9 +451,7 @@ def rmsnorm_backward_kernel(
             u[j] = gv * np.float64(w[j])
             buf[j] = u[j] * xhat[i, j]
             cols[i, j] = gv * xhat[i, j]
-        for j in range(d, width):
-            buf[j] = 0.0
-        b = _tree_sum(buf, width) * inv_d
+        b = _tree_sum(buf, d) * inv_d
         r = rstd[i]
         for j in range(d):
             gx[i, j] = (u[j] - xhat[i, j] * b) * r
@@ -518,21 +522,16 @@ def layernorm_forward_kernel(
     sum_tree64(xc * xc) * inv_d`, `rstd = 1 / sqrt64(var + eps)`, `xhat = xc * rstd`, `y =
     float32(xhat * w + bias)`; `xhat` (rows, d) and `rstd` (rows,) are kept."""
     rows, d = x.shape
-    width = _pow2_at_least(d)
-    buf = np.zeros(width, np.float64)
+    buf = _tree_buffer(d)
     xc = np.empty(d, np.float64)
     for i in range(rows):
         for j in range(d):
             buf[j] = np.float64(x[i, j])
-        for j in range(d, width):
-            buf[j] = 0.0
-        mean = _tree_sum(buf, width) * inv_d
+        mean = _tree_sum(buf, d) * inv_d
         for j in range(d):
             xc[j] = np.float64(x[i, j]) - mean
             buf[j] = xc[j] * xc[j]
-        for j in range(d, width):
-            buf[j] = 0.0
-        r = 1.0 / _sqrt64(_tree_sum(buf, width) * inv_d + eps)
+        r = 1.0 / _sqrt64(_tree_sum(buf, d) * inv_d + eps)
         rstd[i] = r
         for j in range(d):
             h = xc[j] * r
@@ -549,9 +548,8 @@ def layernorm_backward_kernel(
     xhat) * inv_d`, `gx = float32(((dxhat - a) - xhat * b) * rstd)`; `gw` and `gb` the
     pairwise trees over the rows of `g * xhat` and of `g`, rounded to float32."""
     rows, d = g.shape
-    width = _pow2_at_least(d)
-    buf = np.zeros(width, np.float64)
-    buf2 = np.zeros(width, np.float64)
+    buf = _tree_buffer(d)
+    buf2 = _tree_buffer(d)
     dxhat = np.empty(d, np.float64)
     height = _pow2_at_least(rows)
     cols_w = np.zeros((height, d), np.float64)
@@ -564,11 +562,8 @@ def layernorm_backward_kernel(
             buf2[j] = dxhat[j] * xhat[i, j]
             cols_w[i, j] = gv * xhat[i, j]
             cols_b[i, j] = gv
-        for j in range(d, width):
-            buf[j] = 0.0
-            buf2[j] = 0.0
-        a = _tree_sum(buf, width) * inv_d
-        b = _tree_sum(buf2, width) * inv_d
+        a = _tree_sum(buf, d) * inv_d
+        b = _tree_sum(buf2, d) * inv_d
         r = rstd[i]
         for j in range(d):
             gx[i, j] = ((dxhat[j] - a) - xhat[i, j] * b) * r

@@ -13,9 +13,10 @@ performs per element exactly the eager operations, in the same order and precisi
   kernel's machine code for FMA instructions), and float32 stays float32;
 - rounding to an integer, conversions and power-of-two scalings are exact or fixed by IEEE.
 
-So the fused and the eager path give the same bytes, which `tests/unit/core/test_repro_fused.py`
-checks on random operands over every binade, zeros, subnormals, infinities and NaN, and the
-golden state hashes (computed before these kernels existed) check on whole training runs.
+So the fused and the eager path give the same bytes, which
+`tests/unit/veritrain/test_repro_fused.py` checks on random operands over every binade, zeros,
+subnormals, infinities and NaN, and the golden state hashes (computed before these kernels
+existed) check on whole training runs.
 
 The eager path stays the reference and the only path on a GPU. The fused one is taken for
 contiguous CPU tensors when Numba imports; `VERITRAIN_REPRO_KERNELS=eager` forces eager
@@ -23,7 +24,8 @@ everywhere, `=fused` makes a missing Numba an error instead of a silent fallback
 call in a fresh installation compiles the kernels (a few seconds, once: Numba caches the
 machine code on disk). Kernels run on one thread.
 
-Run: not a script; `repro.exp64` and `repro.AdamW` call it.
+Run: not a script; the operators of `veritrain.repro` (exp64, AdamW, the GEMM's quantisation
+and rounding, softmax, the norms, SiLU, GELU, RoPE) call it.
 """
 
 from __future__ import annotations
@@ -82,6 +84,19 @@ def _kernels() -> ModuleType | None:
     return _loaded
 
 
+def _loaded_kernels() -> ModuleType:
+    """The compiled-kernel module, for callers that checked `use_fused` (or `fused_available`)."""
+    kernels = _kernels()
+    assert kernels is not None
+    return kernels
+
+
+def _check_mode(mode: str) -> None:
+    """Raise `ReproError` unless `mode` is one of `VERITRAIN_REPRO_KERNELS`'s values."""
+    if mode not in _MODES:
+        raise ReproError(f"{KERNELS_ENV} must be auto, eager or fused, got {mode!r}")
+
+
 def fused_available() -> bool:
     """Whether the fused kernels can run here (Numba imports)."""
     return _kernels() is not None
@@ -111,8 +126,7 @@ def use_fused(*tensors: torch.Tensor) -> bool:
         ReproError: the variable has another value, or it is "fused" and Numba is missing.
     """
     mode = os.environ.get(KERNELS_ENV, "auto")
-    if mode not in _MODES:
-        raise ReproError(f"{KERNELS_ENV} must be auto, eager or fused, got {mode!r}")
+    _check_mode(mode)
     if mode == "eager":
         return False
     if _kernels() is None:
@@ -130,8 +144,7 @@ def kernels_mode(mode: str) -> Iterator[None]:
     Raises:
         ReproError: another mode.
     """
-    if mode not in _MODES:
-        raise ReproError(f"{KERNELS_ENV} must be auto, eager or fused, got {mode!r}")
+    _check_mode(mode)
     before = os.environ.get(KERNELS_ENV)
     os.environ[KERNELS_ENV] = mode
     try:
@@ -158,8 +171,7 @@ def exp64_into(x: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
     Returns:
         `out`.
     """
-    kernels = _kernels()
-    assert kernels is not None  # callers check use_fused first
+    kernels = _loaded_kernels()  # callers check use_fused first
     if x.numel():
         kernels.exp64_kernel(_flat(x), _flat(out), kernels.EXP_TABLE, kernels.POW2_TABLE)
     return out
@@ -195,8 +207,7 @@ def adamw_update(
     Raises:
         ReproError: a root that the exact test could not settle in 8 moves (a broken sqrt).
     """
-    kernels = _kernels()
-    assert kernels is not None  # callers check use_fused first
+    kernels = _loaded_kernels()  # callers check use_fused first
     if not p.numel():
         return
     f32 = np.float32
@@ -240,8 +251,7 @@ def quantize_fused(
         return None
     if x.device.type != "cpu":
         return None
-    kernels = _kernels()
-    assert kernels is not None
+    kernels = _loaded_kernels()
     *lead, m, k = x.shape
     batch = x.numel() // (m * k)
     exps = torch.empty((*lead, m, 1), dtype=torch.int64)
@@ -279,8 +289,7 @@ def round32_into(x: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
     Returns:
         `out`.
     """
-    kernels = _kernels()
-    assert kernels is not None  # callers check use_fused first
+    kernels = _loaded_kernels()  # callers check use_fused first
     if x.numel():
         kernels.round32_kernel(_flat(x), _flat(out))
     return out
@@ -295,8 +304,7 @@ def softmax_forward_fused(x: torch.Tensor) -> torch.Tensor:
     Returns:
         float32 tensor of `x`'s shape.
     """
-    kernels = _kernels()
-    assert kernels is not None  # callers check use_fused first
+    kernels = _loaded_kernels()  # callers check use_fused first
     out = torch.empty_like(x)
     if x.numel():
         n = x.shape[-1]
@@ -320,8 +328,7 @@ def softmax_backward_fused(y: torch.Tensor, grad: torch.Tensor) -> torch.Tensor:
     Returns:
         float32 tensor of `y`'s shape.
     """
-    kernels = _kernels()
-    assert kernels is not None  # callers check use_fused first
+    kernels = _loaded_kernels()  # callers check use_fused first
     out = torch.empty_like(y)
     if y.numel():
         n = y.shape[-1]
@@ -331,6 +338,15 @@ def softmax_backward_fused(y: torch.Tensor, grad: torch.Tensor) -> torch.Tensor:
             out.view(-1, n).numpy(),
         )
     return out
+
+
+def _norm_outputs(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """A norm's forward outputs for `x` (..., d): `y` float32 like `x`, the saved `xhat` float64
+    (..., d) and `rstd` float64 (..., 1), as the eager forward saves them."""
+    y = torch.empty_like(x)
+    xhat = torch.empty(x.shape, dtype=torch.float64)
+    rstd = torch.empty((*x.shape[:-1], 1), dtype=torch.float64)
+    return y, xhat, rstd
 
 
 def rms_norm_forward_fused(
@@ -346,12 +362,9 @@ def rms_norm_forward_fused(
     Returns:
         `(y, xhat, rstd)`: float32 (..., d), float64 (..., d), float64 (..., 1).
     """
-    kernels = _kernels()
-    assert kernels is not None  # callers check use_fused first
+    kernels = _loaded_kernels()  # callers check use_fused first
     d = x.shape[-1]
-    y = torch.empty_like(x)
-    xhat = torch.empty(x.shape, dtype=torch.float64)
-    rstd = torch.empty((*x.shape[:-1], 1), dtype=torch.float64)
+    y, xhat, rstd = _norm_outputs(x)
     if x.numel():
         kernels.rmsnorm_forward_kernel(
             x.detach().view(-1, d).numpy(), _flat(weight), float(eps), 1.0 / d,
@@ -373,8 +386,7 @@ def rms_norm_backward_fused(
     Returns:
         `(gx, gw)`: float32 (..., d) and float32 (d,).
     """
-    kernels = _kernels()
-    assert kernels is not None  # callers check use_fused first
+    kernels = _loaded_kernels()  # callers check use_fused first
     d = grad.shape[-1]
     gx = torch.empty_like(grad)
     gw = torch.zeros(d, dtype=torch.float32)
@@ -401,8 +413,7 @@ def rope_fused(x: torch.Tensor, first: torch.Tensor, second: torch.Tensor) -> to
     """
     if x.dim() != 4 or x.stride(-1) != 1 or x.device.type != "cpu" or not use_fused():
         return None
-    kernels = _kernels()
-    assert kernels is not None
+    kernels = _loaded_kernels()
     out = torch.empty(x.shape, dtype=torch.float32)
     if x.numel():
         kernels.rope_kernel(
@@ -426,12 +437,9 @@ def layer_norm_forward_fused(
     Returns:
         `(y, xhat, rstd)`: float32 (..., d), float64 (..., d), float64 (..., 1).
     """
-    kernels = _kernels()
-    assert kernels is not None  # callers check use_fused first
+    kernels = _loaded_kernels()  # callers check use_fused first
     d = x.shape[-1]
-    y = torch.empty_like(x)
-    xhat = torch.empty(x.shape, dtype=torch.float64)
-    rstd = torch.empty((*x.shape[:-1], 1), dtype=torch.float64)
+    y, xhat, rstd = _norm_outputs(x)
     if x.numel():
         kernels.layernorm_forward_kernel(
             x.detach().view(-1, d).numpy(), _flat(weight), _flat(bias), float(eps), 1.0 / d,
@@ -453,8 +461,7 @@ def layer_norm_backward_fused(
     Returns:
         `(gx, gw, gb)`: float32 (..., d), (d,) and (d,).
     """
-    kernels = _kernels()
-    assert kernels is not None  # callers check use_fused first
+    kernels = _loaded_kernels()  # callers check use_fused first
     d = grad.shape[-1]
     gx = torch.empty_like(grad)
     gw = torch.zeros(d, dtype=torch.float32)
@@ -469,8 +476,7 @@ def layer_norm_backward_fused(
 
 def _activation_forward(kernel_name: str, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """An elementwise activation's fused forward: `(y float32, s float64)` of `x`'s shape."""
-    kernels = _kernels()
-    assert kernels is not None  # callers check use_fused first
+    kernels = _loaded_kernels()  # callers check use_fused first
     y = torch.empty_like(x)
     s = torch.empty(x.shape, dtype=torch.float64)
     if x.numel():
@@ -484,8 +490,7 @@ def _activation_backward(
     kernel_name: str, x: torch.Tensor, s: torch.Tensor, grad: torch.Tensor
 ) -> torch.Tensor:
     """An elementwise activation's fused backward: the float32 input gradient."""
-    kernels = _kernels()
-    assert kernels is not None  # callers check use_fused first
+    kernels = _loaded_kernels()  # callers check use_fused first
     out = torch.empty_like(grad)
     if x.numel():
         getattr(kernels, kernel_name)(_flat(x), _flat(s), _flat(grad), _flat(out))

@@ -270,8 +270,7 @@ class _Linear(torch.autograd.Function):
         if bias is None:
             return _mm32(x, weight.t())
         out = matmul64(x, weight.t())
-        if bias is not None:
-            out.add_(bias)  # in float64 (the float32 bias converts exactly), one rounding
+        out.add_(bias)  # in float64 (the float32 bias converts exactly), one rounding
         return out.to(torch.float32)
 
     @staticmethod
