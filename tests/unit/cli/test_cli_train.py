@@ -84,6 +84,17 @@ def test_train_refuses_the_retired_repro_arithmetic_in_one_line():
     assert result.stderr.strip().splitlines() == [f"error: {RETIRED}"]
 
 
+def test_train_refuses_an_unknown_kernel_mode_in_one_line(monkeypatch: pytest.MonkeyPatch):
+    """A mistyped `VERITRAIN_REPRO_KERNELS` stops the run with one line, never a traceback."""
+    monkeypatch.setenv("VERITRAIN_REPRO_KERNELS", "numba")
+    result = runner.invoke(app, ["train", "--preset", "digits-mlp", "--arith", "repro2"])
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines()[-1] == (
+        "error: VERITRAIN_REPRO_KERNELS must be auto, eager or fused, got 'numba'"
+    )
+    assert "Traceback" not in result.stderr and result.stdout == ""
+
+
 @pytest.mark.parametrize("preset_args", [[], ["--preset", "shakespeare-char"]])
 def test_job_submit_refuses_the_retired_repro_arithmetic_before_touching_the_chain(preset_args):
     result = runner.invoke(
