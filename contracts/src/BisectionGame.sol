@@ -269,7 +269,9 @@ contract BisectionGame is ReentrancyGuardTransient, IBisectionGame {
         challenger = game.challengerClock;
         Side side = game.turn;
         if (side == Side.None) return (defender, challenger);
-        uint256 elapsed = block.timestamp - game.turnStartedAt;
+        // A call may run at a time before the turn's block (Anvil's eth_call can lag it): no time spent.
+        uint256 startedAt = game.turnStartedAt;
+        uint256 elapsed = block.timestamp > startedAt ? block.timestamp - startedAt : 0;
         if (side == Side.Defender) defender = _left(defender, elapsed);
         else challenger = _left(challenger, elapsed);
     }

@@ -600,6 +600,17 @@ contract BisectionGame_ClaimTimeout_Test is BisectionGame_Init {
         assertEq(_gameCredited(challenger), BOND);
     }
 
+    /// @dev Anvil's `eth_call` may run at a timestamp older than the block that started the turn
+    ///      (foundry-rs/foundry#11017); the view must read a full clock there, not panic.
+    function test_clocksOf_callTimeBeforeTurnStart_readsFullClock() public {
+        vm.warp(block.timestamp + 40 minutes);
+        _postEndpoints();
+        vm.warp(block.timestamp - 5);
+        (uint64 defenderLeft, uint64 challengerLeft) = game.clocksOf(disputeId);
+        assertEq(uint256(defenderLeft), 20 minutes);
+        assertEq(uint256(challengerLeft), CLOCK);
+    }
+
     function test_claimTimeout_afterResolution_reverts() public {
         vm.warp(block.timestamp + CLOCK + 1);
         game.claimTimeout(disputeId);
