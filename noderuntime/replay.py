@@ -98,8 +98,9 @@ class ReplayMixin(SpecsMixin):
         """
         from veritrain.replay import check_claim
 
-        # the last segment (every seat replays it, docs/SECURITY.md P-36): keep the final state
-        # this node computed, so it serves it whether or not the solver does
+        # the last segment (replayed by every seat that does not only fetch it, docs/SECURITY.md
+        # P-36, P-39): keep the final state this node computed, so it serves it whether or not
+        # the solver does
         leaf = int(job.total_steps) // int(job.checkpoint_interval)
         mirror, root = self.mirror, bytes(job.merkle_root)
         keep = None
@@ -119,6 +120,53 @@ class ReplayMixin(SpecsMixin):
             mismatch="claim WRONG",
             purpose=purpose,
         )
+
+    def final_check(
+        self, job: JobView, claimed_end: bytes, *, unavailable_is_reject: bool
+    ) -> SegmentCheck:
+        """Check the final state's availability (`veritrain.replay.check_final`, the duty of
+        a single seat on a last sample it does not replay, docs/SECURITY.md P-39): fetch the
+        state at step N, match it to `claimed_end` and keep it in the mirror, so this node
+        serves it whether or not the solver does (P-36).
+
+        Raises:
+            CheckpointUnavailable: the solver cannot be reached and `unavailable_is_reject`
+                is False.
+        """
+        from veritrain.errors import CheckpointUnavailable
+        from veritrain.replay import SegmentCheck, check_final
+
+        leaf = int(job.total_steps) // int(job.checkpoint_interval)
+        label = f"job {int(job.job_id)} final state"
+        mirror, root = self.mirror, bytes(job.merkle_root)
+        keep = None
+        if mirror is not None:
+
+            def keep(blob: bytes) -> None:
+                mirror.keep_replayed(root, leaf, blob)
+
+        try:
+            spec = self.replay_spec(job)
+        except CheckpointUnavailable as exc:
+            if not unavailable_is_reject:
+                raise
+            self.log.warning("%s: unavailable: %s", label, exc)
+            k = int(job.checkpoint_interval)
+            return SegmentCheck(leaf - 1, (leaf - 1) * k, leaf * k, None, None, False, str(exc))
+        result = check_final(
+            spec,
+            self.checkpoint_url_of(job),
+            claimed_end,
+            max_bytes=self.engine_for(spec).max_state_bytes(),
+            client=self.http_client,
+            unavailable_is_reject=unavailable_is_reject,
+            on_end=keep,
+        )
+        if result.ok:
+            self.log.info("%s: fetched, matches the claim (kept)", label)
+        else:
+            self.log.warning("%s: not confirmed: %s", label, result.reason)
+        return result
 
     def _replay(
         self,

@@ -23,7 +23,7 @@ from solver.deadlines import SolverDeadlines
 from solver.server import CheckpointCatalog
 from veritrain.commitments import submission_id
 from veritrain.enums import JobStatus, Verdict
-from veritrain.forced import build_claims, draw_forced_error
+from veritrain.forced import build_claims, draw_forced_error, last_fetched
 from veritrain.hexutil import to_hex
 from veritrain.merkle import checkpoint_tree
 
@@ -47,12 +47,21 @@ class SolverRound(SolverDeadlines):
     _forced_rate: int | None
 
     def _apply_seal(self, job_id: int, rec: SolverJob) -> None:
-        """Seal a job until its secret is revealed: only the sampled starts are served."""
+        """Seal a job until its secret is revealed: only the sampled starts are served (and the
+        final state when a single seat fetches it, docs/SECURITY.md P-39)."""
         if rec.revealed or rec.phase == Phase.DONE:
             self.catalog.unseal(job_id)
             return
         segments = rec.claims.segments if rec.claims is not None else []
-        self.catalog.seal(job_id, [s * rec.interval for s in segments])
+        steps = [s * rec.interval for s in segments]
+        if last_fetched(segments, self._single_seat()):
+            # the seat fetches the final state (P-39); the forced error is never on it then
+            steps.append((segments[-1] + 1) * rec.interval)
+        self.catalog.seal(job_id, steps)
+
+    def _single_seat(self) -> bool:
+        """Whether the deployment seats one verifier per job (docs/SECURITY.md P-39)."""
+        return int(self.job_params().verifiers_per_job) == 1
 
     def job_record(self, job_id: int) -> SolverJob | None:
         """The persisted record of a job (a copy), or None."""
@@ -146,7 +155,9 @@ class SolverRound(SolverDeadlines):
         segments = [int(s) for s in self.client.jobs.get_assignment(job_id).segments]
         if self._forced_rate is None:
             self._forced_rate = int(self.client.round.forced_error_rate_bps())
-        draw = draw_forced_error(secret, job_id, segments, self._forced_rate)
+        draw = draw_forced_error(
+            secret, job_id, segments, self._forced_rate, single_seat=self._single_seat()
+        )
         claims = build_claims(segments, list(rec.hashes), draw)
         if draw.forced:
             self.log.info(

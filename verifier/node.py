@@ -13,7 +13,10 @@ Per round (`VerifierNode.step()`):
    on-chain root, state hash of the start checkpoint, k replayed steps, end hash compared) and
    seal the verdicts (docs/FORCED_ERRORS.md): once the solver has posted its claims, each
    sampled segment is checked against them (`NodeBase.claim_check`: the start checkpoint must
-   hash to the claimed start hash, k replayed steps must end at the claimed end hash). The
+   hash to the claimed start hash, k replayed steps must end at the claimed end hash); with one
+   seat per job the last sample is fetched, not replayed, unless the seat also holds the
+   segment before it (`VerificationRound.fetchOnlyMaskOf`, P-39: the served final state must
+   hash to the claim, `NodeBase.final_check`, and is kept). The
    verdict on a sample is an end state hash: the claim to approve, the replayed end to reject
    (at a forced error that is the solver's true end, which wins the jackpot), or
    `veritrain.forced.UNREPLAYED_END` when no replay ran. The ends and a random salt are
@@ -287,13 +290,20 @@ class VerifierNode(NodeBase):
         if rec.ends is None or rec.salt is None:
             if not claims.posted:
                 return  # the solver posts its claims first
+            # one seat per job: the last sample may be the seat's to fetch, not replay (P-39)
+            fetch_only = 0
+            if int(self.job_params().verifiers_per_job) == 1:
+                fetch_only = self.client.round.fetch_only_mask_of(submission, self.client.address)
             results = dict(rec.results)
             for j, segment in enumerate(segments):
                 if j in results or not _holds(own, j):
                     continue  # checked already, or another seat's sample (P-27)
-                result = self.judge_claim(
-                    job_id, job, segment, claims.start_hashes[j], claims.end_hashes[j]
-                )
+                if _holds(fetch_only, j):
+                    result = self.judge_final(job_id, job, claims.end_hashes[j])
+                else:
+                    result = self.judge_claim(
+                        job_id, job, segment, claims.start_hashes[j], claims.end_hashes[j]
+                    )
                 if result is None:
                     return  # solver unreachable for now: retry next round
                 results[j] = result
@@ -513,6 +523,31 @@ class VerifierNode(NodeBase):
             )
             return None
         return CheckResult(ok=bool(check.ok), reason=check.reason, end=check.replayed_end_hash)
+
+    def judge_final(self, job_id: int, job: Any, claimed_end: bytes) -> CheckResult | None:
+        """The verdict on a last sample this seat only fetches (docs/SECURITY.md P-39): the
+        final state must be served and hash to `claimed_end` (`NodeBase.final_check`, which
+        keeps it). Override point. Returns the `CheckResult` (no replayed end: a mismatch or
+        an unavailable state is sealed as an abstention), or None to retry next round (the
+        solver is unreachable and it is too early to give up).
+        """
+        key = (job_id, -1)
+        give_up_at = int(job.verdict_deadline) - int(self.job_params().verdict_window) // 3
+        try:
+            check = self.final_check(
+                job, claimed_end, unavailable_is_reject=self._give_up(key, give_up_at)
+            )
+        except CheckpointUnavailable as exc:
+            self._unavailable[key] = self._unavailable.get(key, 0) + 1
+            self.log.warning(
+                "job %d final state: solver unreachable (attempt %d; abstaining from t=%d): %s",
+                job_id,
+                self._unavailable[key],
+                give_up_at,
+                exc,
+            )
+            return None
+        return CheckResult(ok=bool(check.ok), reason=check.reason, end=None)
 
     def _give_up(self, key: tuple[int, int], give_up_at: int) -> bool:
         """Whether an unreachable solver now counts as a reject: it failed

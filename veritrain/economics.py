@@ -17,8 +17,13 @@ training compute the seats replay) and the least-replay (V, q) at which every ga
 The draw mirrored: each seat draws ``q`` distinct segments of all ``M`` (the last one included)
 with `LibSampling.drawSegments` (uniform ordered draw, so its set is uniform over the C(M, q)
 subsets), independently per seat (seeded by the seat's address), and also holds the last segment
-(`LibAssignment._drawOwnSegments`). `veritrain.sampling` is the bit-for-bit mirror; the tests
-check these formulas against enumeration of every draw and against its Monte Carlo.
+(`LibAssignment._drawOwnSegments`), which every seat replays. With one seat per job (V = 1,
+docs/SECURITY.md P-39) the seat draws its q among the first M - 1 segments and replays the last
+one only when its draw holds segment M - 2; otherwise it fetches the final state, which checks
+availability, not validity. For detection the last two segments then act as one unit of the
+M - 1 the seat draws from, and a cheating solver fakes them together. `veritrain.sampling` is
+the bit-for-bit mirror; the tests check these formulas against enumeration of every draw (the
+solver's best choice of faked segments) and against its Monte Carlo.
 
 Pure: no web3, no chain. Amounts in wei of the payment token (18 decimals).
 
@@ -93,6 +98,18 @@ class Economics(BaseModel):
         return self.model_copy(update={"verifiers": verifiers, "samples": samples})
 
 
+def _single_seat(verifiers: int, segments: int) -> bool:
+    """Whether the sample follows the single-seat rule (V = 1 and M >= 2, P-39)."""
+    return verifiers == 1 and segments >= 2
+
+
+def _units(faked: int) -> int:
+    """Draw units a single seat must miss to miss ``faked`` = c segments, at the solver's best
+    choice: segments M - 2 and M - 1 are one unit (the seat replays the last exactly when it
+    drew M - 2), so faking both costs one unit: ``max(1, c - 1)`` of the M - 1."""
+    return max(1, faked - 1)
+
+
 def miss_probability(segments: int, faked: int, samples: int) -> Fraction:
     """P(one seat's q-draw holds none of ``faked`` given non-last segments):
     ``C(M - c, q) / C(M, q)`` = ``prod_{i<q} (M - c - i) / (M - i)`` (exact).
@@ -114,13 +131,21 @@ def miss_probability(segments: int, faked: int, samples: int) -> Fraction:
 def detection(segments: int, faked: int, verifiers: int, samples: int) -> Fraction:
     """P(some seat replays a faked segment) when the solver fakes ``faked`` of M segments and
     keeps the last one honest (faking the last one is always replayed, by every seat, P-36):
-    ``1 - (C(M - c, q) / C(M, q))^V`` for c < M, 1 for c = M (exact).
+    ``1 - (C(M - c, q) / C(M, q))^V`` for c < M, 1 for c = M (exact). With one seat (V = 1,
+    M >= 2, P-39) the solver fakes segments M - 2 and M - 1 together, u = max(1, c - 1) of the
+    M - 1 units the seat draws from: ``1 - C(M - 1 - u, q) / C(M - 1, q)``.
 
     Raises:
         ValueError: c outside [1, M].
     """
     if not 1 <= faked <= segments:
         raise ValueError(f"faked {faked} outside [1, {segments}]")
+    if _single_seat(verifiers, segments):
+        # one seat, its q of the M - 1 units (P-39); the solver fakes the last two together
+        units = _units(faked)
+        if units >= segments - 1:
+            return Fraction(1)
+        return 1 - miss_probability(segments - 1, units, samples)
     if faked == segments:
         return Fraction(1)
     return 1 - miss_probability(segments, faked, samples) ** verifiers
@@ -155,6 +180,8 @@ def coalition_detection(econ: Economics, faked: int, coalition: Fraction) -> Fra
     ``1 - phi^V`` for c = M (every seat holds the last segment)."""
     if not 0 <= coalition <= 1:
         raise ValueError(f"coalition share {coalition} outside [0, 1]")
+    if _single_seat(econ.verifiers, econ.segments):
+        return (1 - coalition) * detection(econ.segments, faked, 1, econ.samples)
     if faked == econ.segments:
         return 1 - coalition**econ.verifiers
     hit = 1 - miss_probability(econ.segments, faked, econ.samples)
@@ -187,9 +214,14 @@ def worst_coalition(econ: Economics, coalition: Fraction) -> tuple[int, Fraction
 
 def own_replay_segments(verifiers: int, samples: int, segments: int) -> Fraction:
     """Expected segments ONE seat replays: its q draw plus the last segment unless drawn,
-    ``q + 1 - q / M`` (M when q >= M). The verifier node replays its own mask only
-    (`verifier.node`, P-27)."""
-    del verifiers  # one seat's draw does not depend on the others
+    ``q + 1 - q / M`` (M when q >= M). With one seat (V = 1, M >= 2, P-39) its q of the first
+    M - 1 plus the last only when it drew M - 2: ``q + q / (M - 1)`` (M when q >= M - 1); the
+    fetched final state costs bandwidth, not compute. The verifier node replays its own mask
+    only, less its fetch-only sample (`verifier.node`, P-27)."""
+    if _single_seat(verifiers, segments):
+        if samples >= segments - 1:
+            return Fraction(segments)
+        return samples + Fraction(samples, segments - 1)
     if samples >= segments:
         return Fraction(segments)
     return samples + 1 - Fraction(samples, segments)
@@ -198,13 +230,16 @@ def own_replay_segments(verifiers: int, samples: int, segments: int) -> Fraction
 def replay_fraction(verifiers: int, samples: int, segments: int) -> Fraction:
     """Expected share of a job's training compute all seats together replay:
     ``V * (q + 1 - q / M) / M`` (each seat replays its own draw and the last segment separately;
-    a segment two seats drew is replayed twice)."""
+    a segment two seats drew is replayed twice); ``(q + q / (M - 1)) / M`` = ``q / (M - 1)``
+    with one seat (P-39: 9.1% at q = 1, M = 12)."""
     return verifiers * own_replay_segments(verifiers, samples, segments) / segments
 
 
 def union_fraction(verifiers: int, samples: int, segments: int) -> Fraction:
     """Expected share of the job's segments in the union of the draws (the job's sample; what
     one shared replay per segment would cost): ``(1 + (M - 1) * (1 - (1 - q/M)^V)) / M``."""
+    if _single_seat(verifiers, segments):
+        return Fraction(min(samples, segments - 1) + 1, segments)
     q = min(samples, segments)
     non_last = (segments - 1) * (1 - Fraction(segments - q, segments) ** verifiers)
     return (1 + non_last) / segments
@@ -218,8 +253,9 @@ def lazy_holding_worst(verifiers: int, samples: int, segments: int) -> Fraction:
     ``h >= 1 / min(M, (V - 1) * q + 1)`` (at most that many eligible samples are left). Averaged
     over draws a seat that cannot see them holds it with probability >= 1 / V (every sample is in
     some seat's mask, and seats are symmetric; docs/SECURITY.md P-27). A seat drawing q >= M
-    holds every sample: h = 1."""
-    if samples >= segments:
+    holds every sample: h = 1, and so does a single seat (P-39: the forced sample is always one
+    it replays)."""
+    if samples >= segments or verifiers == 1:
         return Fraction(1)
     return Fraction(1, min(segments, (verifiers - 1) * samples + 1))
 

@@ -35,7 +35,7 @@ from veritrain.hexutil import as_bytes32, to_hex
 from veritrain.merkle import verify_checkpoint
 from veritrain.spec import JobSpec
 from veritrain.state import state_hash
-from veritrain.wire import DEFAULT_TIMEOUT_S, CheckpointClient
+from veritrain.wire import DEFAULT_MAX_STATE_BYTES, DEFAULT_TIMEOUT_S, CheckpointClient
 
 if TYPE_CHECKING:
     from veritrain.training import OnStep, TrainingEngine
@@ -45,6 +45,7 @@ logger = logging.getLogger(__name__)
 __all__ = [
     "SegmentCheck",
     "check_claim",
+    "check_final",
     "check_segment",
     "replay_segment",
 ]
@@ -316,6 +317,71 @@ def check_claim(
         result,
         on_end,
     )
+
+
+def check_final(
+    spec: JobSpec,
+    base_url: str,
+    claimed_end: bytes | str,
+    *,
+    max_bytes: int = DEFAULT_MAX_STATE_BYTES,
+    client: httpx.Client | None = None,
+    unavailable_is_reject: bool = False,
+    timeout: float = DEFAULT_TIMEOUT_S,
+    on_end: Callable[[bytes], object] | None = None,
+) -> SegmentCheck:
+    """Check the final state's availability without replaying (docs/SECURITY.md P-39).
+
+    With one seat per job the seat's duty on the last sample, unless its draw holds the
+    segment before it, is to fetch the final checkpoint (step N, which the solver serves while
+    the job is sealed exactly when this duty applies) and check its state hash against the
+    claimed end of the last sample; the claim is proven against the committed root when the
+    solver reveals its secret. Nothing is replayed, so a match vouches that the final state is
+    served and kept, not that the last segment is valid (a whistleblower checks that).
+
+    Args:
+        spec: the job spec (already checked against the on-chain spec hash).
+        base_url: the job's `checkpointURL`.
+        claimed_end: the claimed end hash of the last sample (`endHashes[-1]`).
+        max_bytes: the largest state accepted (bytes; the job engine's `max_state_bytes`).
+        client: optional shared `httpx.Client`.
+        unavailable_is_reject: when True, an unreachable solver yields `ok=False`; when False
+            `CheckpointUnavailable` propagates so the node can retry.
+        timeout: HTTP timeout in seconds when no client is given.
+        on_end: called with the fetched final state's bytes once they match the claim (the
+            node keeps and serves it, P-36).
+
+    Returns:
+        A `SegmentCheck` of the last segment with ``replayed_end_hash=None`` (nothing was
+        replayed): ``ok=True`` when the served state hashes to the claim; ``ok=False`` with a
+        `reason` when it does not or is unavailable (the seat then abstains: a state other than
+        the claim is never sealed, so serving wrong bytes cannot make an honest seat a losing
+        rejecter).
+
+    Raises:
+        CheckpointUnavailable: see `unavailable_is_reject`.
+    """
+    k, n = spec.checkpoint_interval, spec.total_steps
+    segment = spec.num_segments - 1
+    claimed_b = as_bytes32(claimed_end)
+
+    def result(ok: bool, reason: str = "") -> SegmentCheck:
+        if not ok:
+            logger.info("final state of segment %d not confirmed: %s", segment, reason)
+        return SegmentCheck(segment, n - k, n, claimed_b, None, ok, reason)
+
+    try:
+        with CheckpointClient(base_url, client, timeout=timeout, max_bytes=max_bytes) as solver:
+            blob = solver.checkpoint(n, claimed_b)
+    except CheckpointUnavailable as exc:
+        if unavailable_is_reject:
+            return result(False, f"data unavailable: {exc}")
+        raise
+    except CheckpointHashMismatch as exc:
+        return result(False, f"final checkpoint does not match the claimed end hash: {exc}")
+    if on_end is not None:
+        on_end(blob)
+    return result(True)
 
 
 def _replay_and_compare(

@@ -97,30 +97,43 @@ def draw_segments(seed: bytes, segments: int, count: int) -> list[int]:
 
 @dataclass(frozen=True)
 class OwnDraws:
-    """A first assignment's sample: ``segments`` (the union, increasing) and ``masks`` (per seat,
-    in seat order: bit i set = ``segments[i]`` is in that seat's own draw)."""
+    """A first assignment's sample: ``segments`` (the union, increasing), ``masks`` (per seat,
+    in seat order: bit i set = ``segments[i]`` is in that seat's own draw) and ``fetch_only``
+    (per seat: the bit of the last sample when the seat fetches it instead of replaying it,
+    ``fetchOnlyMaskOf``, docs/SECURITY.md P-39; 0 otherwise)."""
 
     segments: tuple[int, ...]
     masks: tuple[int, ...]
+    fetch_only: tuple[int, ...] = ()
 
 
-def own_draws(seed: bytes, verifiers: Sequence[str], segment_count: int, q: int) -> OwnDraws:
+def own_draws(
+    seed: bytes, verifiers: Sequence[str], segment_count: int, q: int, single_seat: bool = False
+) -> OwnDraws:
     """Each seat's own draw at the first assignment, as `LibAssignment` makes it: ``q`` segments
-    of its own plus the last segment, which every seat replays (docs/SECURITY.md P-36: each seat
-    then holds the final state before the job may be paid).
+    of its own plus the last segment, which every seat holds (docs/SECURITY.md P-36: each seat
+    then holds the final state before the job may be paid). With one seat per job
+    (``single_seat``, P-39) the seat draws among the first M - 1 segments and fetches the last
+    one unless it drew segment M - 2.
 
     Args:
         seed: the assignment's seed (`job_seed`).
         verifiers: seated verifiers, in assignment order.
         segment_count: M = N/k.
         q: samples per seat (``samplesPerJob``).
+        single_seat: the deployment seats one verifier per job (``verifiersPerJob == 1``).
     """
     last = segment_count - 1
-    draws = [{*draw_segments(seat_seed(seed, v), segment_count, q), last} for v in verifiers]
+    pool = last if single_seat and segment_count > 1 else segment_count
+    draws = [{*draw_segments(seat_seed(seed, v), pool, q), last} for v in verifiers]
     union = tuple(sorted({last}.union(*draws)))
     index = {s: i for i, s in enumerate(union)}
     masks = tuple(sum(1 << index[s] for s in draw) for draw in draws)
-    return OwnDraws(union, masks)
+    fetch_only = tuple(
+        1 << index[last] if single_seat and last != 0 and last - 1 not in draw else 0
+        for draw in draws
+    )
+    return OwnDraws(union, masks, fetch_only)
 
 
 def detection_probability(segments: int, faked: int, verifiers: int, q: int) -> float:

@@ -357,6 +357,17 @@ class RoundFacade(ContractFacade):
             )
         )
 
+    def fetch_only_mask_of(self, submission_id: bytes, verifier: str) -> int:
+        """``fetchOnlyMaskOf``: samples of ``verifier``'s own draw it fetches instead of
+        replaying; with one seat per job the last sample unless the seat also holds the segment
+        before it (docs/SECURITY.md P-39): the seat checks the final state's hash against the
+        claim and keeps the state. 0 otherwise."""
+        return int(
+            self._client.call(
+                self.contract, "fetchOnlyMaskOf", submission_id, to_checksum_address(verifier)
+            )
+        )
+
     def forced_end_matches(self, submission_id: bytes, verifier: str) -> bool:
         """``forcedEndMatches``: whether the round carries a forced error and ``verifier``'s
         revealed end for the forced sample equals the solver's true end (revealed with the

@@ -16,6 +16,7 @@ import {JobStatus, Params, RoundJob} from "./types/JobTypes.sol";
 import {Claims, RoundOutcome} from "./types/RoundTypes.sol";
 import {LibStateHash, StateHash} from "./types/StateHash.sol";
 import {SubmissionId} from "./types/SubmissionId.sol";
+import {fetchesLastSample} from "./types/SubmissionTypes.sol";
 
 /// @title VerificationRound
 /// @notice Runs the verification round of each submission (docs/FORCED_ERRORS.md): the solver's secret
@@ -100,6 +101,9 @@ contract VerificationRound is IVerificationRound, EIP712 {
     /// @notice The JobManager's Escrow, which pulls the reject bonds, and its token.
     address internal immutable _ESCROW;
     IERC20 internal immutable _TOKEN;
+    /// @notice One seat per job (docs/SECURITY.md P-39): the last sample is fetched, not replayed,
+    ///         unless the segment before it is sampled, and the forced error never lands on it then.
+    bool internal immutable _SINGLE_SEAT;
 
     ////// State //////
 
@@ -137,6 +141,7 @@ contract VerificationRound is IVerificationRound, EIP712 {
         IEscrow escrow = jobManager_.escrow();
         _ESCROW = address(escrow);
         _TOKEN = escrow.token();
+        _SINGLE_SEAT = params.verifiersPerJob == 1;
     }
 
     ////// External: called by the JobManager //////
@@ -491,6 +496,18 @@ contract VerificationRound is IVerificationRound, EIP712 {
     }
 
     /// @inheritdoc IVerificationRound
+    function fetchOnlyMaskOf(SubmissionId submissionId, address verifier) external view returns (uint256 mask) {
+        if (!_SINGLE_SEAT) return 0;
+        (, uint64 sampleMask,,, uint256 samples) = _JOB_MANAGER.seatOf(submissionId, verifier);
+        if (samples == 0) return 0;
+        uint32[] memory segments = _segmentsOf(_rounds[submissionId].jobId);
+        uint32 beforeLast = samples >= 2 ? segments[samples - 2] : 0;
+        if (fetchesLastSample(sampleMask, samples, beforeLast, segments[samples - 1])) {
+            mask = uint256(1) << (samples - 1);
+        }
+    }
+
+    /// @inheritdoc IVerificationRound
     function forcedEndMatches(SubmissionId submissionId, address verifier) external view returns (bool matches) {
         Round storage round = _rounds[submissionId];
         bytes32 end = _replayedEnds[submissionId][verifier][round.forcedSample];
@@ -606,7 +623,8 @@ contract VerificationRound is IVerificationRound, EIP712 {
 
     /// @notice Forced-error draw of docs/FORCED_ERRORS.md section 1: forced iff
     ///         draw % 10_000 < rate; the forced sample is drawn among the eligible samples (no
-    ///         sampled segment starts where theirs ends), listed in increasing sample index.
+    ///         sampled segment starts where theirs ends, and with one seat per job not a last
+    ///         sample that is only fetched, P-39), listed in increasing sample index.
     function _draw(uint256 jobId, bytes32 secret, uint32[] memory segments)
         internal
         view
@@ -629,9 +647,23 @@ contract VerificationRound is IVerificationRound, EIP712 {
             }
             if (!covered) eligible[count++] = j;
         }
-        // INVARIANT: the sample with the largest segment is always eligible, so count >= 1.
+        if (_SINGLE_SEAT && _lastFetched(segments)) --count;
+        // INVARIANT: the sample with the largest segment is always eligible (last in `eligible`),
+        // so count >= 1; when it is fetched (P-39), the segment before the last is not sampled, so
+        // the largest sample below it is eligible too and count >= 1 after dropping the last.
         forced = true;
         sampleIndex = eligible[uint256(keccak256(abi.encode(draw, uint256(1)))) % count];
+    }
+
+    /// @notice Whether a single seat fetches the last sample instead of replaying it (P-39): the job
+    ///         has more than one segment and the segment before the last is not sampled.
+    function _lastFetched(uint32[] memory segments) internal pure returns (bool) {
+        uint256 samples = segments.length;
+        // the single seat holds every sample
+        return
+            fetchesLastSample(
+                type(uint64).max, samples, samples >= 2 ? segments[samples - 2] : 0, segments[samples - 1]
+            );
     }
 
     /// @notice Everything `revealSecret` checks before it records the secret: the reveal checks, the

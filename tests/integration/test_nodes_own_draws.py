@@ -15,6 +15,8 @@ from adversary.verifier import verifier_node
 from chain import Anvil
 from solver.node import SolverNode
 from tests.utils.node_harness import (
+    FAST_PARAMS,
+    FORCED_UPDATES,
     SOLVER,
     V1,
     V2,
@@ -26,6 +28,7 @@ from tests.utils.node_harness import (
 )
 from veritrain.enums import JobStatus, Role, Verdict
 from veritrain.sampling import job_seed, own_draws
+from veritrain.spec import default_digits_spec
 
 pytestmark = [pytest.mark.anvil, pytest.mark.slow, pytest.mark.timeout(400)]
 
@@ -87,3 +90,74 @@ def test_three_verifiers_replay_their_own_segments_and_the_job_finalizes(net: Ne
         assert all(v is Verdict.None_ for j, v in enumerate(verdicts) if not own >> j & 1)
         stake = reader.stakes.stake_of(node.client.address, Role.Verifier)
         assert stake.locked == 0 and stake.staked == net.params.min_stake_verifier  # not slashed
+
+
+SINGLE_SEAT_UPDATES: dict[str, object] = {
+    **FORCED_UPDATES,  # every job forced: the solver's mirror of the draw must match the chain's
+    "verifiers_per_job": 1,
+    "samples_per_job": 1,
+}
+
+
+@pytest.fixture
+def single(anvil: Anvil, contracts_out: Path, tmp_path: Path) -> Iterator[Network]:
+    yield from open_network(anvil, tmp_path, FAST_PARAMS.model_copy(update=SINGLE_SEAT_UPDATES))
+
+
+def test_a_single_seat_replays_its_draw_and_fetches_the_final_state(single: Network) -> None:
+    """One seat per job (docs/SECURITY.md P-39) on a real Anvil with real nodes: the seat replays
+    its one segment of the first M - 1 and, unless that is segment M - 2, only fetches the final
+    state, which the sealed solver serves for it and the seat keeps. Every job carries a forced
+    error, which the solver plants on a replayed sample (never the fetched last) and the seat
+    rejects with the true end: three jobs of 16 segments all finalize, the seat unslashed."""
+    net = single
+    node = verifier_node(net.client(V1), net.tmp / "v1", poll_interval=0.5)
+    net.start(node)
+    net.wait_active(int(Role.Verifier), V1)
+    specs = [
+        default_digits_spec(
+            seed=s, total_steps=160, checkpoint_interval=10, hidden=(16,), batch_size=16
+        )
+        for s in (21, 22, 23)
+    ]
+    jobs = [net.post_job(spec) for spec in specs]
+    net.start(
+        SolverNode(
+            net.client(SOLVER), net.tmp / "solver", "127.0.0.1", free_port(), poll_interval=0.5
+        )
+    )
+    reader = net.client(0)
+    me = node.client.address
+    fetched: dict[int, int] = {}
+    for job_id in jobs:
+        net.wait_for(
+            "seat assigned", lambda j=job_id: bool(reader.jobs.get_assignment(j).verifiers)
+        )
+        job = reader.jobs.get_job(job_id)
+        block_hash = bytes(reader.w3.eth.get_block(job.randomness_block)["hash"])
+        assignment = reader.jobs.get_assignment(job_id)
+        expected = own_draws(
+            job_seed(block_hash, job_id, job.merkle_root), assignment.verifiers, 16, 1, True
+        )
+        assert assignment.segments == expected.segments and assignment.segments[-1] == 15
+        assert reader.jobs.sample_mask_of(job_id, me) == expected.masks[0] == 0b11
+        fetched[job_id] = reader.round.fetch_only_mask_of(reader.jobs.submission_of(job_id), me)
+        assert fetched[job_id] == expected.fetch_only[0]
+    # each job fetches with probability 14/15: all three replaying the last is 1 in 3,375
+    assert any(fetched.values())
+    for job_id in jobs:
+        status = net.wait_status(
+            job_id, JobStatus.Finalized, JobStatus.Rejected, JobStatus.Disputed, timeout=300
+        )
+        assert status is JobStatus.Finalized
+        rec = node.state.read().jobs[job_id]
+        assert set(rec.results) == {0, 1}
+        assert rec.results[0].end is not None  # its own segment, replayed (the forced claim)
+        assert not rec.results[0].ok  # rejected with the true end, settled as the forced error
+        if fetched[job_id]:
+            assert rec.results[1].ok and rec.results[1].end is None  # fetched, not replayed
+            job = reader.jobs.get_job(job_id)
+            assert node.mirror is not None
+            assert node.mirror.replayed(bytes(job.merkle_root), 16) is not None  # kept (P-36)
+    stake = reader.stakes.stake_of(me, Role.Verifier)
+    assert stake.locked == 0 and stake.staked == net.params.min_stake_verifier  # never slashed

@@ -246,6 +246,16 @@ interface IVerificationRound {
         view
         returns (bytes32 end);
 
+    /// @notice Samples of `verifier`'s own draw that it fetches instead of replaying: with one seat
+    ///         per job (docs/SECURITY.md P-39) the last sample, unless the seat also holds the
+    ///         segment before it. The seat fetches the final state (served while the job is sealed),
+    ///         checks its hash against the claim, keeps it and seals that hash: an availability
+    ///         check, never slashed as an approval of the segment. Zero otherwise.
+    /// @param submissionId Submission.
+    /// @param verifier Verifier.
+    /// @return mask Sample bitmap (at most the last sample's bit).
+    function fetchOnlyMaskOf(SubmissionId submissionId, address verifier) external view returns (uint256 mask);
+
     /// @notice Whether the round carries a forced error and `verifier` revealed, for the forced
     ///         sample, exactly the solver's true end (proven against the Merkle root at
     ///         `revealSecret`): evidence that it replayed the forced segment and that the solver's

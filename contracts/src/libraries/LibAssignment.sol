@@ -11,7 +11,14 @@ import {IJobManagerErrors} from "../interfaces/IJobManagerErrors.sol";
 import {Bucket} from "../types/EscrowTypes.sol";
 import {Job, JobStatus} from "../types/JobTypes.sol";
 import {Role} from "../types/Role.sol";
-import {Seat, SeatStatus, Settlement, Submission, sampledSegments} from "../types/SubmissionTypes.sol";
+import {
+    Seat,
+    SeatStatus,
+    Settlement,
+    Submission,
+    fetchesLastSample,
+    sampledSegments
+} from "../types/SubmissionTypes.sol";
 
 /// @title LibAssignment
 /// @notice How the JobManager seats the verifiers of a submission: the verifier draw, each seat's
@@ -34,7 +41,8 @@ library LibAssignment {
     /// @dev Own draws (docs/SECURITY.md P-27): the verifiers are drawn with seed
     ///      keccak256(abi.encode(seed, "verifiers")) among the staked ones other than the job's
     ///      submitter, its solver and the seats of the previous draw. At the first assignment each
-    ///      verifier v draws `q` segments with seed keccak256(abi.encode(seed, "segments", v)), plus
+    ///      verifier v draws `q` segments (of all M, or of the first M - 1 with one seat per job,
+    ///      P-39) with seed keccak256(abi.encode(seed, "segments", v)), plus
     ///      the last segment (P-36), and the sample is the union of the draws and the last segment
     ///      in increasing segment order (at most V * q + 1 <= 64);
     ///      on a reassignment each new v draws `q` of the uncovered samples with seed
@@ -90,7 +98,8 @@ library LibAssignment {
     ) internal returns (uint64[] memory masks) {
         if (sub.sampleCount == 0) {
             _setDeadlines(job, s, s.claimsWindow);
-            return _drawOwnSegments(sub, drawn, seed, job.totalSteps / job.checkpointInterval, q);
+            return
+                _drawOwnSegments(sub, drawn, seed, job.totalSteps / job.checkpointInterval, q, s.verifiersPerJob == 1);
         }
         _setDeadlines(job, s, 0);
         uint64 covered = 0;
@@ -129,11 +138,15 @@ library LibAssignment {
     ) internal {
         uint256 kept = sub.verifiers.length;
         uint256 count = drawn.length;
+        bool singleSeat = s.verifiersPerJob == 1;
         for (uint256 i; i < count; ++i) {
             sub.verifiers.push(drawn[i]);
             Seat storage seat = sub.seats[drawn[i]];
             seat.status = SeatStatus.Assigned;
             seat.sampleMask = masks[i];
+            // Single seat (P-39): the last sample is fetched, not replayed, unless the seat also
+            // holds the segment before it.
+            if (singleSeat && _fetchesLast(sub, masks[i])) seat.fetchesLast = true;
             emit IJobManager.SeatSamplesDrawn(jobId, drawn[i], masks[i]);
         }
         emit IJobManager.VerifiersAssigned(
@@ -155,6 +168,13 @@ library LibAssignment {
 
     ////// Internal //////
 
+    /// @notice Whether a seat holding `mask` fetches the job's last sample (`fetchesLastSample`, P-39).
+    function _fetchesLast(Submission storage sub, uint64 mask) internal view returns (bool) {
+        uint256 samples = sub.sampleCount;
+        uint32 beforeLast = samples >= 2 ? sub.segments[samples - 2] : 0;
+        return fetchesLastSample(mask, samples, beforeLast, sub.segments[samples - 1]);
+    }
+
     /// @notice Sets the deadlines of a verifier draw (claims in `claimsWindow` from now, verdicts
     ///         verdictWindow after, then the reveal and challenge windows) -> Verifying.
     function _setDeadlines(Job storage job, Settlement memory s, uint64 claimsWindow) internal {
@@ -167,27 +187,31 @@ library LibAssignment {
     }
 
     /// @notice First assignment: each verifier draws its own `q` of the `segmentCount` segments and
-    ///         always holds the last one too (docs/SECURITY.md P-36: every seat replays the step
-    ///         that makes the final state, so it holds that state before the job may be paid);
-    ///         stores their union, in increasing segment order, as the submission's sample.
+    ///         always holds the last one too (docs/SECURITY.md P-36: every seat holds the final
+    ///         state before the job may be paid); stores their union, in increasing segment order,
+    ///         as the submission's sample. With `singleSeat` (one seat per job, P-39) the seat draws
+    ///         among the segments before the last and replays the last one only when its draw
+    ///         holds the segment before it; otherwise it fetches the final state (`_seat`).
     /// @return masks Per verifier (assignment order), bit i set = sample i is in its draw.
     function _drawOwnSegments(
         Submission storage sub,
         address[] memory verifiers,
         bytes32 seed,
         uint256 segmentCount,
-        uint256 q
+        uint256 q,
+        bool singleSeat
     ) internal returns (uint64[] memory masks) {
+        uint256 pool = singleSeat && segmentCount > 1 ? segmentCount - 1 : segmentCount;
         uint256 count = verifiers.length;
         uint32[][] memory draws = new uint32[][](count);
-        // INVARIANT: count * min(q, segmentCount) + 1 <= V * q + 1 <= MAX_SAMPLES_PER_JOB (constructor).
-        uint32[] memory union = new uint32[](count * (q < segmentCount ? q : segmentCount) + 1);
+        // INVARIANT: count * min(q, pool) + 1 <= V * q + 1 <= MAX_SAMPLES_PER_JOB (constructor).
+        uint32[] memory union = new uint32[](count * (q < pool ? q : pool) + 1);
         // SAFETY: segmentCount = N / k with N < 2**32 and k >= 1.
         // forge-lint: disable-next-line(unsafe-typecast)
         uint32 last = uint32(segmentCount - 1);
         uint256 size = _insertSorted(union, 0, last);
         for (uint256 v; v < count; ++v) {
-            draws[v] = LibSampling.drawSegments(keccak256(abi.encode(seed, "segments", verifiers[v])), segmentCount, q);
+            draws[v] = LibSampling.drawSegments(keccak256(abi.encode(seed, "segments", verifiers[v])), pool, q);
             for (uint256 j; j < draws[v].length; ++j) {
                 size = _insertSorted(union, size, draws[v][j]);
             }

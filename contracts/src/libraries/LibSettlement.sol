@@ -17,7 +17,7 @@ import {Job, JobStatus, PostArgs, Verdict} from "../types/JobTypes.sol";
 import {Role} from "../types/Role.sol";
 import {RoundOutcome} from "../types/RoundTypes.sol";
 import {LibSubmission, SubmissionId} from "../types/SubmissionId.sol";
-import {Seat, SeatStatus, Settlement, Submission} from "../types/SubmissionTypes.sol";
+import {Seat, SeatStatus, Settlement, Submission, fetchesOnly} from "../types/SubmissionTypes.sol";
 
 /// @title LibSettlement
 /// @notice How the JobManager settles a submission: the round outcome (docs/FORCED_ERRORS.md
@@ -642,7 +642,8 @@ library LibSettlement {
         _closeRejected(job, sub, s, jobId, disputeId, SeatStatus.Submitted);
     }
 
-    /// @notice Slashes the approvers of an invalid sample and returns the bonds posted against it.
+    /// @notice Slashes the approvers of an invalid sample (not a seat that only fetched its end,
+    ///         P-39) and returns the bonds posted against it.
     /// @return pot Slashes (wei).
     /// @return winners Rejecters of the sample and challengers of its approvals.
     function _judgeInvalidSample(
@@ -676,7 +677,9 @@ library LibSettlement {
                     winners[count++] = challenger;
                     LibPayouts.returnBond(s, challenger);
                 }
-                if (seat.status == SeatStatus.Submitted) {
+                // A seat that only fetched the final state vouched for its availability, not for
+                // the segment (P-39): its approval is not slashed.
+                if (seat.status == SeatStatus.Submitted && !fetchesOnly(sub, seat, sampleIndex)) {
                     seat.status = SeatStatus.Slashed;
                     pot += LibPayouts.slashVerifier(job, sub, s, jobId, verifier, Bucket.Pot);
                 }

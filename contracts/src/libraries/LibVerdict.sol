@@ -6,7 +6,7 @@ import {IJobManager} from "../interfaces/IJobManager.sol";
 // Types
 import {Bucket} from "../types/EscrowTypes.sol";
 import {Verdict} from "../types/JobTypes.sol";
-import {Seat, SeatStatus, Settlement, Submission} from "../types/SubmissionTypes.sol";
+import {Seat, SeatStatus, Settlement, Submission, fetchesOnly} from "../types/SubmissionTypes.sol";
 
 /// @title LibVerdict
 /// @notice How settlement reads the seats' verdicts on a sample: a seat's verdict, whether the
@@ -31,13 +31,16 @@ library LibVerdict {
     ///         rejection with an end of its own) and is not closed on it: the sample's data was there
     ///         to fetch, so an abstention on it is not free (docs/SECURITY.md P-33). A seat closed on
     ///         the sample (an approver of a forced claim, a rejecter that lost its game) proves
-    ///         nothing and does not count.
+    ///         nothing and does not count, nor does a seat that only fetched the sample's end
+    ///         (P-39: its start may still have been withheld).
     function replayed(Submission storage sub, uint256 sampleIndex) internal view returns (bool) {
         address[] storage verifiers = sub.verifiers;
         uint256 count = verifiers.length;
         for (uint256 i; i < count; ++i) {
             address verifier = verifiers[i];
-            Verdict verdict = verdictAt(sub.seats[verifier], sampleIndex);
+            Seat storage seat = sub.seats[verifier];
+            if (fetchesOnly(sub, seat, sampleIndex)) continue;
+            Verdict verdict = verdictAt(seat, sampleIndex);
             if ((verdict == Verdict.Approve || verdict == Verdict.Reject) && !sub.seatClosed[sampleIndex][verifier]) {
                 return true;
             }

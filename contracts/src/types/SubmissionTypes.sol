@@ -24,13 +24,18 @@ enum SeatStatus {
 ///         a zero end: no data, docs/SECURITY.md P-20). Both verdict masks lie inside `sampleMask`.
 ///         `revealed` is set (never cleared) when the seat's sealed verdicts are revealed and recorded:
 ///         the VerificationRound reads it (`seatOf`) instead of keeping a flag of its own, so a reveal
-///         writes one word fewer (all five fields share one word).
+///         writes one word fewer (all six fields share one word). `fetchesLast` is set when the
+///         seat's duty on the job's last sample is availability, not replay: a single-seat
+///         deployment's seat whose draw does not hold the segment before the last fetches the
+///         final state and checks it against the claim (docs/SECURITY.md P-39); its approval of the
+///         last sample vouches that the state was served, not that the segment is valid.
 struct Seat {
     SeatStatus status;
     uint64 rejectMask;
     uint64 abstainMask;
     uint64 sampleMask;
     bool revealed;
+    bool fetchesLast;
 }
 
 /// @notice The JobManager's bookkeeping of one submission (one solver's attempt at one job), keyed
@@ -103,6 +108,27 @@ function sampledSegments(Submission storage sub) view returns (uint32[] memory s
     for (uint256 i; i < count; ++i) {
         segments[i] = sub.segments[i];
     }
+}
+
+/// @notice The single-seat rule (docs/SECURITY.md P-39): whether a seat holding `mask` fetches the
+///         last of `count` samples (segments `beforeLast`, `last` in sample order) instead of
+///         replaying it: the job has more than one segment, the seat holds the last sample, and it
+///         does not also hold the sample of segment `last - 1`. Only for one seat per job.
+/// @param mask The seat's samples (bit i = sample i).
+/// @param count Samples of the job (>= 1).
+/// @param beforeLast Segment of sample `count - 2` (ignored when count < 2).
+/// @param last Segment of the last sample (M - 1).
+function fetchesLastSample(uint64 mask, uint256 count, uint32 beforeLast, uint32 last) pure returns (bool) {
+    if (last == 0) return false;
+    uint256 lastBit = uint256(1) << (count - 1);
+    if (mask & lastBit == 0) return false;
+    return count < 2 || beforeLast + 1 != last || mask & (lastBit >> 1) == 0;
+}
+
+/// @notice Whether `seat` only fetches sample `sampleIndex` (the job's last sample, whose final
+///         state it checks for availability without replaying it, docs/SECURITY.md P-39).
+function fetchesOnly(Submission storage sub, Seat storage seat, uint256 sampleIndex) view returns (bool) {
+    return seat.fetchesLast && sampleIndex + 1 == sub.sampleCount;
 }
 
 /// @notice The JobManager's immutables that settlement (`LibSettlement`) needs.

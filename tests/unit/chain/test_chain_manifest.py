@@ -172,37 +172,40 @@ def test_params_refuse_laziness_that_pays_under_own_draws():
 
 def test_params_refuse_faking_that_pays_on_the_reference_job():
     """docs/SECURITY.md "Cheating is irrational" (a): on the reference job (M = 12 segments of
-    0.25e18 each, reward 3e18) with V = 1 seat drawing q = 1, a solver faking c segments is
-    caught with probability c/12 and expects c * (0.25 - (3 + S) / 12) e18: negative at a stake
-    S = 0.1e18, zero for every c at S = 0, which is refused (breaking even is not losing)."""
+    0.25e18 each, reward 3e18) with V = 1 seat drawing q = 1 of the first 11 (P-39), a solver
+    faking the last two segments together is caught only when the seat drew segment 10, with
+    probability 1/11: 0.5 - (3 + S) / 11 e18 loses only above S = 2.5e18; S = 3e18 passes,
+    S = 2e18 is refused (faking 2 of 12), and S = 0 too."""
     thin = {
         "verifiers_per_job": 1,
         "samples_per_job": 1,
         "reference_coalition_bps": 0,
         "jackpot": 0,
     }
-    ProtocolParams(solver_stake=E18 // 10, **thin)
-    with pytest.raises(ValueError, match=r"faking does not lose: a solver faking \d+ of 12") as exc:
-        ProtocolParams(solver_stake=0, **thin)
+    ProtocolParams(solver_stake=3 * E18, **thin)
+    with pytest.raises(ValueError, match=r"faking does not lose: a solver faking 2 of 12") as exc:
+        ProtocolParams(solver_stake=2 * E18, **thin)
     assert "VTT" in str(exc.value) and "reference job" in str(exc.value)
+    with pytest.raises(ValueError, match=r"faking does not lose: a solver faking \d+ of 12"):
+        ProtocolParams(solver_stake=0, **thin)
     # a costlier reference job (reward below its training cost) is refused at the defaults
     with pytest.raises(ValueError, match="faking does not lose: a solver faking 12 of 12"):
         ProtocolParams(reference_segment_cost=20 * E18, reference_reward=0)
 
 
 def test_params_refuse_collusion_that_pays_at_the_stated_coalition_share():
-    """(c): with one seat and the coalition holding half the draw, faking one segment is caught
-    with probability (1/2) * (1/12); 0.25e18 saved against (3 + S) * 1/24 loses only above S =
-    3e18."""
+    """(c): with one seat and the coalition holding half the draw, faking the last two segments
+    is caught with probability (1/2) * (1/11); 0.5e18 saved against (3 + S) / 22 loses only
+    above S = 8e18."""
     one = {
         "verifiers_per_job": 1,
         "samples_per_job": 1,
         "reference_coalition_bps": 5_000,
         "jackpot": 0,
     }
-    ProtocolParams(solver_stake=4 * E18, **one)
+    ProtocolParams(solver_stake=9 * E18, **one)
     with pytest.raises(ValueError, match="collusion does not lose"):
-        ProtocolParams(solver_stake=2 * E18, **one)
+        ProtocolParams(solver_stake=7 * E18, **one)
 
 
 def test_default_and_demo_params_make_every_faking_lose():

@@ -50,6 +50,22 @@ def test_each_seat_draws_its_own_and_the_union_is_sorted() -> None:
     assert covered == (1 << len(draws.segments)) - 1
 
 
+def test_a_single_seat_draws_before_the_last_and_fetches_it_unless_it_drew_the_one_before() -> None:
+    """`LibAssignment` with one seat per job (docs/SECURITY.md P-39)."""
+    fetched = 0
+    for t in range(40):
+        seed = job_seed(bytes([t]) * 32, 7, b"\x22" * 32)
+        draws = own_draws(seed, VERIFIERS[:1], 12, 1, single_seat=True)
+        (own,) = draw_segments(seat_seed(seed, VERIFIERS[0]), 11, 1)
+        assert own < 11 and draws.segments == (own, 11) and draws.masks == (3,)
+        assert draws.fetch_only == ((0,) if own == 10 else (2,))
+        fetched += draws.fetch_only[0] != 0
+    assert 30 <= fetched < 40  # all but the draws of segment 10 (1 in 11)
+    assert own_draws(SEED, VERIFIERS[:1], 1, 1, single_seat=True).fetch_only == (0,)
+    several = own_draws(SEED, VERIFIERS, 12, 2)
+    assert several.fetch_only == (0, 0, 0)  # several seats all replay the last (P-36)
+
+
 def test_detection_probability() -> None:
     # one shared draw of q = 2 out of 12 with one faked segment: 1 - C(11, 2) / C(12, 2) = 1/6
     assert detection_probability(12, 1, 1, 2) == pytest.approx(1 / 6)

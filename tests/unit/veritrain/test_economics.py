@@ -1,9 +1,11 @@
 """`veritrain.economics`: every strategy's expected gain against enumeration of every draw.
 
 For small M, V and q the tests list every combination of the seats' own draws (each seat a
-uniform q-subset of the M segments, independently, plus the last segment: `LibAssignment`) and
-average the payoff; the exact formulas must equal those averages as fractions. One Monte Carlo
-check runs the contract's own draw (`veritrain.sampling.own_draws`).
+uniform q-subset of the M segments, independently, plus the last segment: `LibAssignment`; with
+one seat a q-subset of the first M - 1, the last replayed only with segment M - 2, P-39) and
+average the payoff at the solver's best choice of faked segments; the exact formulas must equal
+those averages as fractions. One Monte Carlo check runs the contract's own draw
+(`veritrain.sampling.own_draws`).
 
 Run: ``.venv/bin/python -m pytest tests/unit/veritrain/test_economics.py -q``.
 """
@@ -36,7 +38,8 @@ from veritrain.economics import (
 from veritrain.sampling import job_seed, own_draws
 
 E18 = 10**18
-SHAPES = [(5, 1, 1), (5, 2, 2), (6, 3, 2), (4, 2, 3), (3, 2, 3)]  # (M, V, q), q >= M included
+# (M, V, q), q >= M included; V = 1 is the single-seat rule (P-39)
+SHAPES = [(5, 1, 1), (6, 1, 2), (2, 1, 1), (5, 2, 2), (6, 3, 2), (4, 2, 3), (3, 2, 3)]
 
 
 def _econ(m: int, v: int, q: int, **kw: int) -> Economics:
@@ -57,9 +60,19 @@ def _econ(m: int, v: int, q: int, **kw: int) -> Economics:
 
 
 def _all_draws(m: int, v: int, q: int) -> Iterator[tuple[frozenset[int], ...]]:
-    """Every equally likely tuple of the V seats' draws, each with the last segment added."""
+    """Every equally likely tuple of the V seats' replayed segments: each seat's draw with the
+    last segment added; one seat (P-39) draws among the first M - 1 and replays the last only
+    with segment M - 2 (else it fetches the final state, which replays nothing)."""
+    if v == 1 and m >= 2:
+        draws = itertools.combinations(range(m - 1), min(q, m - 1))
+        return (((frozenset(s) | {m - 1}) if m - 2 in s else frozenset(s),) for s in draws)
     subsets = [frozenset(s) | {m - 1} for s in itertools.combinations(range(m), min(q, m))]
     return itertools.product(subsets, repeat=v)
+
+
+def _fakes(m: int, c: int) -> Iterator[frozenset[int]]:
+    """Every set of c faked segments the solver may choose."""
+    return (frozenset(f) for f in itertools.combinations(range(m), c))
 
 
 @pytest.mark.parametrize(("m", "v", "q"), SHAPES)
@@ -67,15 +80,13 @@ def test_detection_and_fake_gain_equal_the_average_over_every_draw(m: int, v: in
     econ = _econ(m, v, q)
     draws = list(_all_draws(m, v, q))
     for c in range(1, m + 1):
-        # the solver keeps the last segment honest unless it fakes all of them
-        faked = set(range(c)) if c < m else set(range(m))
-        caught = [any(seat & faked for seat in draw) for draw in draws]
-        p = Fraction(sum(caught), len(draws))
-        assert detection(m, c, v, q) == p
-        payoff = Fraction(
-            sum(c * econ.segment_cost - hit * (econ.reward + econ.solver_stake) for hit in caught),
-            len(draws),
+        # the solver fakes the c segments least likely to be replayed
+        p = min(
+            Fraction(sum(any(seat & faked for seat in draw) for draw in draws), len(draws))
+            for faked in _fakes(m, c)
         )
+        assert detection(m, c, v, q) == p
+        payoff = c * econ.segment_cost - p * (econ.reward + econ.solver_stake)
         assert solver_fake_gain(econ, c) == payoff
         assert withhold_gain(econ, c) == payoff
 
@@ -88,18 +99,20 @@ def test_coalition_gain_equals_the_average_over_draws_and_seat_owners(
     phi = Fraction(1, 3)
     draws = list(_all_draws(m, v, q))
     for c in range(1, m + 1):
-        faked = set(range(c)) if c < m else set(range(m))
-        expected = Fraction(0)
-        for owners in itertools.product((True, False), repeat=v):  # True: the coalition's seat
-            weight = Fraction(1)
-            for ours in owners:
-                weight *= phi if ours else 1 - phi
-            caught = sum(
-                any(seat & faked for seat, ours in zip(draw, owners, strict=True) if not ours)
-                for draw in draws
-            )
-            expected += weight * Fraction(caught, len(draws))
-        gain = c * econ.segment_cost - expected * (econ.reward + econ.solver_stake)
+        detected = []
+        for faked in _fakes(m, c):
+            expected = Fraction(0)
+            for owners in itertools.product((True, False), repeat=v):  # True: the coalition's
+                weight = Fraction(1)
+                for ours in owners:
+                    weight *= phi if ours else 1 - phi
+                caught = sum(
+                    any(seat & faked for seat, ours in zip(draw, owners, strict=True) if not ours)
+                    for draw in draws
+                )
+                expected += weight * Fraction(caught, len(draws))
+            detected.append(expected)
+        gain = c * econ.segment_cost - min(detected) * (econ.reward + econ.solver_stake)
         assert coalition_gain(econ, c, phi) == gain
     assert coalition_gain(econ, 1, Fraction(0)) == solver_fake_gain(econ, 1)
     assert coalition_gain(econ, 1, Fraction(1)) == econ.segment_cost  # every seat theirs
@@ -111,7 +124,8 @@ def test_replay_and_union_fractions_equal_the_average_over_every_draw(
 ) -> None:
     draws = list(_all_draws(m, v, q))
     replayed = Fraction(sum(sum(len(seat) for seat in d) for d in draws), len(draws) * m)
-    union = Fraction(sum(len(frozenset().union(*d)) for d in draws), len(draws) * m)
+    # the sample holds the last segment whether it is replayed or fetched
+    union = Fraction(sum(len(frozenset().union(*d) | {m - 1}) for d in draws), len(draws) * m)
     assert replay_fraction(v, q, m) == replayed
     assert union_fraction(v, q, m) == union
 
@@ -119,21 +133,25 @@ def test_replay_and_union_fractions_equal_the_average_over_every_draw(
 def test_replay_fraction_at_the_deployment_defaults() -> None:
     # V = 3 seats, q = 2 of M = 12, plus the last segment each: 70.8%, not the 50% of V*q/M
     assert replay_fraction(3, 2, 12) == Fraction(17, 24)
-    assert replay_fraction(1, 1, 12) == Fraction(23, 144)  # the least the rules allow
+    # one seat, one of the first 11 segments, the last only with segment 10 (P-39): 1/11 = 9.1%
+    assert replay_fraction(1, 1, 12) == Fraction(1, 11)
 
 
-@pytest.mark.parametrize(("m", "v", "q"), [(5, 2, 1), (6, 3, 1), (9, 2, 2)])
+@pytest.mark.parametrize(("m", "v", "q"), [(5, 2, 1), (6, 3, 1), (9, 2, 2), (9, 1, 1), (7, 1, 2)])
 def test_lazy_holding_bounds_hold_on_every_draw(m: int, v: int, q: int) -> None:
     """The forced sample is uniform among the eligible samples (`VerificationRound._draw`: no
-    sampled segment starts where theirs ends); each seat's chance to hold it is at least
+    sampled segment starts where theirs ends, and not a last sample that a single seat only
+    fetches); each seat's chance to hold it among the samples it replays is at least
     `lazy_holding_worst` on every draw (some draw attains it) and at least 1/V on average."""
     worst = lazy_holding_worst(v, q, m)
     total = [Fraction(0)] * v
     draws = list(_all_draws(m, v, q))
     seen_min = Fraction(1)
     for draw in draws:
-        union = frozenset().union(*draw)
+        union = frozenset().union(*draw) | {m - 1}  # the sample holds the last, fetched or not
         eligible = {s for s in union if s + 1 not in union}
+        if v == 1 and m - 1 not in draw[0]:
+            eligible.discard(m - 1)  # fetched: its served state would tell the true end
         for i, seat in enumerate(draw):
             h = Fraction(len(seat & eligible), len(eligible))
             assert h >= worst
@@ -141,8 +159,10 @@ def test_lazy_holding_bounds_hold_on_every_draw(m: int, v: int, q: int) -> None:
             total[i] += h
     assert all(t / len(draws) >= Fraction(1, v) for t in total)
     assert seen_min == worst
-    if q >= 2:
+    if q >= 2 and v > 1:
         assert seen_min < Fraction(1, v)  # a seat that sees its draw can do worse than 1/V
+    if v == 1:
+        assert seen_min == 1  # one seat always replays the forced sample (P-39)
 
 
 def test_lazy_gain_formula() -> None:
