@@ -18,15 +18,18 @@ Prints two tables:
    f = 10% (the goal: at most 5% of the solver's compute).
 3. Detection of c = 1..M faked segments at the deployment defaults (`ProtocolParams()`: V, q on
    its reference job of M segments), exactly (`veritrain.economics.detection`) and by Monte Carlo
-   on the contract's own draws (the solver keeps the last segment honest unless c = M).
+   on the contract's own draws (the solver fakes the segments least replayed: the first c with
+   the last kept honest; with one seat the last two together, P-39).
 4. Each cheating strategy's expected gain per job in VTT at the defaults, on the reference job
    (docs/SECURITY.md "Cheating is irrational": faking, worst c; a coalition holding the stated
    share of the seats, worst c; a lazy seat blind to its draw and one that sees it; a copying
    seat; a withholding solver).
 5. Replay fraction (all seats' replayed segments over the job's M, each seat its own draw plus
-   the last segment) today and at the least-replay (V, q) that keeps every gain negative, for
-   M = 10 (a run contribution at H = 50, k = 5), 12 (the demo job), 60, 240 and 1000, with
-   and without asking for today's deterrence, and for the proposed one-auditor protocol.
+   the last segment; one seat its draw of the first M - 1 plus the last only with the one
+   before it, P-39) at the defaults and at the least-replay (V, q) that keeps every gain
+   negative, for M = 10 (a run contribution at H = 50, k = 5), 12 (the demo job), 60, 240 and
+   1000, with and without asking for the defaults' deterrence, and at the former defaults
+   (V = 3, q = 2).
 The output ends with ``replay fraction at the defaults: X%``.
 Timings are wall-clock medians on this machine; ratios are taken within the same run
 (``--repeats 0`` skips the timing table).
@@ -180,19 +183,35 @@ def _vtt(wei: Fraction | int) -> str:
     return f"{float(Fraction(wei) / 10**18):+.2f}"
 
 
+def _best_fakes(m: int, c: int, single_seat: bool) -> set[int]:
+    """The c segments a cheating solver fakes to be replayed least: the first c, the last kept
+    honest (every seat replays it); with one seat (P-39) the last two together (the seat replays
+    the last only when it drew the one before) and then the first c - 2."""
+    if c == m:
+        return set(range(m))
+    if single_seat and c >= 2:
+        return {m - 2, m - 1} | set(range(c - 2))
+    return set(range(c))
+
+
 def detection_by_draw(m: int, v: int, q: int, trials: int, seed: int = 0) -> list[float]:
     """Monte Carlo over the contract's own draws (`own_draws`, random block hashes and seat
-    addresses from a seeded generator): for c = 1..M, the share of draws in which some seat holds
-    one of the faked segments (the first c; all M for c = M, and the last is in every draw)."""
+    addresses from a seeded generator): for c = 1..M, the share of draws in which some seat
+    replays one of the faked segments (`_best_fakes`; a fetched last sample replays nothing)."""
     rng = random.Random(seed)
-    lowest = [0] * m  # lowest[s]: draws whose lowest sampled segment is s
+    single = v == 1
+    hits = [0] * m
     for _ in range(trials):
-        draws = own_draws(job_seed(rng.randbytes(32), 1, rng.randbytes(32)), _seats(rng, v), m, q)
-        lowest[draws.segments[0]] += 1
-    out = []
-    for c in range(1, m + 1):
-        out.append(1.0 if c == m else sum(lowest[:c]) / trials)
-    return out
+        draws = own_draws(
+            job_seed(rng.randbytes(32), 1, rng.randbytes(32)), _seats(rng, v), m, q, single
+        )
+        replayed: set[int] = set()
+        for mask, fetched in zip(draws.masks, draws.fetch_only, strict=True):
+            own = mask & ~fetched
+            replayed |= {s for i, s in enumerate(draws.segments) if own >> i & 1}
+        for c in range(1, m + 1):
+            hits[c - 1] += bool(replayed & _best_fakes(m, c, single))
+    return [h / trials for h in hits]
 
 
 def _seats(rng: random.Random, v: int) -> list[str]:
@@ -274,8 +293,8 @@ def bench_replay(params: ProtocolParams) -> Table:
     v0, q0 = params.verifiers_per_job, params.samples_per_job
     table = Table(
         title="Replay fraction (all seats' replayed segments / M; each seat its own q and the "
-        f"last segment) and the least-replay sample keeping every gain < 0 (coalition "
-        f"{float(phi):.0%})"
+        "last segment, one seat its q of the first M - 1 and the last only with the one before, "
+        f"P-39) and the least-replay sample keeping every gain < 0 (coalition {float(phi):.0%})"
     )
     for col in (
         "M",
@@ -285,7 +304,7 @@ def bench_replay(params: ProtocolParams) -> Table:
         "its replay",
         "least with today's deterrence",
         "its replay",
-        "one auditor, q=1 (proposed)",
+        "before: V=3, q=2",
     ):
         table.add_column(col, justify="right")
     for m in REPLAY_SEGMENTS:
@@ -300,7 +319,7 @@ def bench_replay(params: ProtocolParams) -> Table:
             "-" if least is None else f"{float(least[2]):.1%}",
             "none" if strong is None else f"({strong[0]}, {strong[1]})",
             "-" if strong is None else f"{float(strong[2]):.1%}",
-            f"{1 / m:.1%}",
+            f"{float(replay_fraction(3, 2, m)):.1%}",
         )
     return table
 

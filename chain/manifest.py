@@ -56,8 +56,12 @@ class ProtocolParams(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     # JobManager.Params
-    solver_stake: int = Field(100 * E18, ge=0, description="locked per claim (wei)")
-    # 20e18: laziness loses on the worst draw a seat can see (h = 1/5 at V = 3, q = 2; E-1)
+    # 510e18 with one seat drawing one segment (docs/SECURITY.md P-39: 9.1% of the training
+    # replayed): faking and collusion lose at least as much on the reference job as at the
+    # former V = 3, q = 2 with 100e18 (-46.1e18 vs -43.1e18, -30.6e18 vs -30.4e18 at phi = 1/3)
+    solver_stake: int = Field(510 * E18, ge=0, description="locked per claim (wei)")
+    # 20e18: laziness loses on a seat's worst draw (h = 1 with one seat; h = 1/5 at V = 3,
+    # q = 2, E-1)
     verifier_stake: int = Field(
         20 * E18, ge=0, description="locked per verifier assignment and arbiter seat (wei)"
     )
@@ -72,8 +76,12 @@ class ProtocolParams(BaseModel):
         description="paid from the jackpot pool per rejecter of a forced error and per "
         "whistleblower that flagged an approved one (wei)",
     )
-    verifiers_per_job: int = Field(3, ge=1, le=32, description="V (contract max 32)")
-    samples_per_job: int = Field(2, ge=1, le=64, description="q: sampled segments per job (max 64)")
+    verifiers_per_job: int = Field(
+        1, ge=1, le=32, description="V (contract max 32; 1: the single-seat rule, P-39)"
+    )
+    samples_per_job: int = Field(
+        1, ge=1, le=64, description="q: segments each seat draws (max 64)"
+    )
     commit_window: int = Field(3600, gt=0, description="claim -> commit deadline (s)")
     verdict_window: int = Field(600, gt=0, description="claims deadline -> verdict deadline (s)")
     reveal_window: int = Field(

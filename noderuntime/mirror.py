@@ -303,9 +303,10 @@ class MirrorMixin(NodeCore):
             self._mirror_server = None
 
     def keep_replayed_final(self, job: Any) -> bool:
-        """Serve a Finalized job's final state that this node computed itself: every seat
-        replays the last segment (docs/SECURITY.md P-36) and keeps the state it reached
-        (`ReplayMixin.claim_check`); once the solver revealed its secret, the proof it gave on
+        """Serve a Finalized job's final state that this node computed or fetched itself: every
+        seat replays the last segment (docs/SECURITY.md P-36) or, a single seat, fetches and
+        checks the final state (P-39), and keeps it (`ReplayMixin.claim_check`,
+        `final_check`); once the solver revealed its secret, the proof it gave on
         chain for that end places the state in the job's root, and the mirror keeps that proof
         too, so it serves state and proof whether or not the solver ever does.
 

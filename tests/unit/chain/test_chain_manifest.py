@@ -80,8 +80,8 @@ def test_demo_params():
     assert (p.vote_commit_window, p.vote_reveal_window) == (90, 60)
     assert p.min_stakes == [100 * E18, 50 * E18, 50 * E18]
     assert p.job_escrow(10 * E18) == 15 * E18  # the demo pays no jackpot: no premium
-    assert ProtocolParams().forced_error_premium == 45 * E18 // 10  # 30% * 3 * 5e18
-    assert ProtocolParams().job_escrow(10 * E18) == 13 * E18 + 45 * E18 // 10
+    assert ProtocolParams().forced_error_premium == 15 * E18 // 10  # 30% * 1 seat * 5e18
+    assert ProtocolParams().job_escrow(10 * E18) == 11 * E18 + 15 * E18 // 10
     assert len(p.job_params_tuple()) == 18
     assert p.job_params_tuple()[5] == p.jackpot and p.job_params_tuple()[10] == p.reveal_window
     assert p.job_params_tuple()[12:] == (120, 86_400, 1_000_000, 4096, 10_000, 2)
@@ -156,14 +156,21 @@ def test_params_refuse_laziness_that_pays_under_own_draws():
     verifier_stake). The old default stake of 10e18 left it +0.34e18 on such draws (and the
     older rate of 10% +0.63e18 even at h = 1/V); both are refused, and the default stake of
     20e18 leaves it at -0.26e18."""
+    three = {"verifiers_per_job": 3, "samples_per_job": 2, "solver_stake": 100 * E18}
     with pytest.raises(ValueError, match="laziness pays"):
-        ProtocolParams(forced_error_rate_bps=1_000)
+        ProtocolParams(forced_error_rate_bps=1_000, **three)
     with pytest.raises(ValueError, match="probability 1/5 \\(its worst draw\\)"):
-        ProtocolParams(verifier_stake=10 * E18)
-    p = ProtocolParams()
+        ProtocolParams(verifier_stake=10 * E18, **three)
+    p = ProtocolParams(**three)
     assert p.forced_error_rate_bps == 3_000 and p.lazy_holding == Fraction(1, 5)
     # (fee - h p (fee + stake)) * 10_000 / h, in wei: (1e18 - 0.06 * 21e18) * 50_000
     assert p.lazy_gain_bps == 10_000 * 5 * E18 - 3_000 * 21 * E18 < 0
+    # the default single seat always replays the forced sample (P-39): h = 1
+    one = ProtocolParams()
+    assert one.verifiers_per_job == 1 and one.lazy_holding == 1
+    assert one.lazy_gain_bps == 10_000 * E18 - 3_000 * 21 * E18 < 0
+    with pytest.raises(ValueError, match="laziness pays"):
+        ProtocolParams(forced_error_rate_bps=400)  # 1 - 0.04 * 21 > 0
     # a seat drawing every segment (the demo: q = 12 on 12 segments) always holds it: h = 1
     assert ProtocolParams.demo().lazy_holding == 1
     # forced errors off: allowed (devnets, tests) but nothing catches laziness but whistleblowers
@@ -190,7 +197,7 @@ def test_params_refuse_faking_that_pays_on_the_reference_job():
         ProtocolParams(solver_stake=0, **thin)
     # a costlier reference job (reward below its training cost) is refused at the defaults
     with pytest.raises(ValueError, match="faking does not lose: a solver faking 12 of 12"):
-        ProtocolParams(reference_segment_cost=20 * E18, reference_reward=0)
+        ProtocolParams(reference_segment_cost=50 * E18, reference_reward=0)
 
 
 def test_params_refuse_collusion_that_pays_at_the_stated_coalition_share():
@@ -209,8 +216,11 @@ def test_params_refuse_collusion_that_pays_at_the_stated_coalition_share():
 
 
 def test_default_and_demo_params_make_every_faking_lose():
-    """The defaults (V = 3, q = 2) and the demo (V = 5, q = 12) pass; the defaults' worst
-    strategy on the reference job is faking one segment: 0.25e18 - P(1) * 103e18 < 0."""
+    """The defaults (one seat drawing one segment, P-39) and the demo (V = 5, q = 12) pass; the
+    defaults' worst strategy on the reference job is faking the last two segments together,
+    caught only when the seat drew segment 10: 0.5e18 - (1/11) * 513e18, a deterrence at least
+    as strong as the former defaults' (V = 3, q = 2, a 100e18 stake: 0.25e18 - P(1) * 103e18),
+    alone and with a coalition holding a third of the seats."""
     from fractions import Fraction
 
     from veritrain.economics import worst_coalition, worst_fake
@@ -219,6 +229,16 @@ def test_default_and_demo_params_make_every_faking_lose():
         econ = params.reference_economics
         assert worst_fake(econ)[1] < 0
         assert worst_coalition(econ, Fraction(params.reference_coalition_bps, 10_000))[1] < 0
-    c, gain = worst_fake(ProtocolParams().reference_economics)
-    assert c == 1
-    assert gain == Fraction(E18, 4) - (1 - Fraction(10 * 10 * 10, 12 * 12 * 12)) * 103 * E18
+    now = ProtocolParams()
+    c, gain = worst_fake(now.reference_economics)
+    assert c == 2
+    assert gain == Fraction(E18, 2) - Fraction(1, 11) * 513 * E18
+    before = ProtocolParams(verifiers_per_job=3, samples_per_job=2, solver_stake=100 * E18)
+    c_before, gain_before = worst_fake(before.reference_economics)
+    assert c_before == 1
+    assert gain_before == Fraction(E18, 4) - (1 - Fraction(10 * 10 * 10, 12 * 12 * 12)) * 103 * E18
+    assert gain <= gain_before
+    phi = Fraction(now.reference_coalition_bps, 10_000)
+    assert worst_coalition(now.reference_economics, phi)[1] <= worst_coalition(
+        before.reference_economics, phi
+    )[1]
