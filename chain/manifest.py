@@ -79,9 +79,7 @@ class ProtocolParams(BaseModel):
     verifiers_per_job: int = Field(
         1, ge=1, le=32, description="V (contract max 32; 1: the single-seat rule, P-39)"
     )
-    samples_per_job: int = Field(
-        1, ge=1, le=64, description="q: segments each seat draws (max 64)"
-    )
+    samples_per_job: int = Field(1, ge=1, le=64, description="q: segments each seat draws (max 64)")
     commit_window: int = Field(3600, gt=0, description="claim -> commit deadline (s)")
     verdict_window: int = Field(600, gt=0, description="claims deadline -> verdict deadline (s)")
     reveal_window: int = Field(

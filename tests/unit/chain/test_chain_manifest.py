@@ -239,6 +239,7 @@ def test_default_and_demo_params_make_every_faking_lose():
     assert gain_before == Fraction(E18, 4) - (1 - Fraction(10 * 10 * 10, 12 * 12 * 12)) * 103 * E18
     assert gain <= gain_before
     phi = Fraction(now.reference_coalition_bps, 10_000)
-    assert worst_coalition(now.reference_economics, phi)[1] <= worst_coalition(
-        before.reference_economics, phi
-    )[1]
+    assert (
+        worst_coalition(now.reference_economics, phi)[1]
+        <= worst_coalition(before.reference_economics, phi)[1]
+    )
