@@ -266,8 +266,10 @@ def spec(
         typer.Option(help="Arithmetic: 'native' or 'repro2' (default: repro2, or the spec's)."),
     ] = None,
     seats: Annotated[int, typer.Option(min=1, max=256, help="M, solver seats per round.")] = 4,
-    inner_steps: Annotated[int, typer.Option(min=1, help="H, inner steps per round.")] = 50,
-    interval: Annotated[int, typer.Option(min=1, help="k, checkpoint interval (divides H).")] = 10,
+    # H = 60, k = 5: 12 segments per contribution, so one seat replays 1/11 = 9.1% of it
+    # (docs/SECURITY.md P-39; 25% at the former 5 segments of H = 50, k = 10)
+    inner_steps: Annotated[int, typer.Option(min=1, help="H, inner steps per round.")] = 60,
+    interval: Annotated[int, typer.Option(min=1, help="k, checkpoint interval (divides H).")] = 5,
     rounds: Annotated[int | None, typer.Option(min=1, help="R (default: open-ended).")] = None,
     outer_lr: Annotated[float, typer.Option(help="Outer Nesterov learning rate.")] = 0.7,
     momentum: Annotated[float, typer.Option(help="Outer Nesterov momentum.")] = 0.9,

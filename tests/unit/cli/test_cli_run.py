@@ -78,10 +78,10 @@ def test_spec_writes_a_run_the_nodes_load(tmp_path) -> None:
             ["spec", "{out}", "--inner-steps", "20", "--interval", "3"],
             "--inner-steps 20 must be a multiple of --interval 3",
         ),
-        # the preset's default k = 10: named as the flag the user can change
+        # the default k = 5: named as the flag the user can change
         (
-            ["spec", "{out}", "--inner-steps", "5"],
-            "--inner-steps 5 must be a multiple of --interval 10",
+            ["spec", "{out}", "--inner-steps", "7"],
+            "--inner-steps 7 must be a multiple of --interval 5",
         ),
         (["spec", "{out}", "--delta-format", "int4"], "delta_format"),
         (["spec", "{out}", "--preset", "cifar"], "unknown preset 'cifar'"),
