@@ -174,6 +174,28 @@ contract SingleSeat_Test is AttackHelpers {
         assertEq(_staked(seat, Role.Verifier), seatStake - params.verifierStake, "a replayed approval is slashed");
     }
 
+    /// @notice A reassignment (the seat stayed silent, P-8) keeps the sample and its claims: the new
+    ///         seat holds both samples and fetches the last by the same rule, and the job then
+    ///         finalizes and pays it.
+    function test_singleSeat_reassignment_newSeatFetchesByTheSameRule_succeeds() public {
+        (uint256 jobId, address first) = _fetchingJob();
+        vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
+        jobManager.finalize(jobId);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Committed), "reassigning");
+        vm.roll(block.number + 2);
+        vmx.setBlockhash(_job(jobId).randomnessBlock, keccak256("second draw"));
+        jobManager.assignVerifiers(jobId);
+        address seat = _assigned(jobId)[0];
+        assertTrue(seat != first, "a fresh seat");
+        assertEq(jobManager.sampleMaskOf(jobId, seat), 3, "it holds both samples");
+        assertEq(round.fetchOnlyMaskOf(_sid(jobId), seat), 2, "and fetches the last");
+        uint256 before = _holdings(seat);
+        _submit(jobId, seat, 0);
+        _settle(jobId, true);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
+        assertEq(_holdings(seat), before + params.verifierFee, "the new seat is paid its fee");
+    }
+
     /// @notice Whoever withholds loses: the solver does not serve the final state, the seat seals a
     ///         zero end on the last sample (an abstention) and replays its own segment. The abstention
     ///         alone puts the last sample before the adjudicator (nobody replayed it), which finds it
