@@ -698,14 +698,23 @@ class ChainPoller:
         return phase
 
     def _dispute(self, dispute_id: int, job_id: int) -> DisputeRow:
-        """A dispute's row (read until resolved, then cached)."""
+        """A dispute's row (read until resolved, then cached; a read that reverts shows as
+        unreadable for this poll)."""
         cached = self._cache.disputes.get(dispute_id)
         if cached is not None:
             return cached
+        from chain.errors import ContractRevert
+
         adjudicator = str(self._client.adjudicator.name)
         # One row reader per adjudicator, picked by name like the demo's dispute tracers.
         rows = {"bisection": self._game_row}
-        row = rows.get(adjudicator, self._committee_row)(dispute_id, job_id, adjudicator)
+        try:
+            row = rows.get(adjudicator, self._committee_row)(dispute_id, job_id, adjudicator)
+        except ContractRevert as exc:
+            # A display read, not a protocol step: shown for this poll, read again at the next
+            # (Anvil's eth_call can run at a time before the latest block).
+            logger.warning("dispute %d: unreadable this poll: %s", dispute_id, exc)
+            return DisputeRow(dispute_id, job_id, adjudicator, 0, f"unreadable: {exc}")
         if row.resolved:
             self._cache.disputes[dispute_id] = row
         return row

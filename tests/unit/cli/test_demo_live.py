@@ -337,6 +337,29 @@ def test_poller_reports_every_slash_once_across_polls() -> None:
     assert sum("slashed" in line for line in lines) == 1
 
 
+def test_a_dispute_read_that_reverts_shows_as_unreadable_and_the_poll_goes_on() -> None:
+    """A view that reverts for one poll (Anvil's eth_call can run at a time before the latest
+    block, which made `clocksOf` panic) shows its dispute as unreadable for that poll instead of
+    stopping the demo; the next poll reads it again."""
+    from chain.errors import ContractRevert
+
+    client = FakeClient()
+    client.status, client.dispute_id = JobStatus.Disputed, 4
+
+    def panics(dispute_id: int) -> tuple[int, int]:
+        raise ContractRevert("Panic", {"code": 0x11}, contract="BisectionGame")
+
+    client.game.clocks = panics
+    poller = ChainPoller(client, NAMES, from_block=1, logs=FakeLogs())
+    (row,) = poller.poll(5.0).disputes
+    assert (row.dispute_id, row.job_id, row.resolved) == (4, 1, False)
+    assert row.state.startswith("unreadable: ") and "Panic" in row.state
+    client.game.clocks = lambda d: (55, 48)
+    assert poller.poll(6.0).disputes == (
+        DisputeRow(4, 1, "bisection", 3, "AwaitingBisection [125, 150]", (55, 48)),
+    )
+
+
 def test_wait_settled_draws_until_every_job_is_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     client = FakeClient()
     client.jobs.job_count = lambda: 2  # 1 digits job + the GPT job
