@@ -293,8 +293,9 @@ def bench_replay(params: ProtocolParams) -> Table:
     v0, q0 = params.verifiers_per_job, params.samples_per_job
     table = Table(
         title="Replay fraction (all seats' replayed segments / M; each seat its own q and the "
-        "last segment, one seat its q of the first M - 1 and the last only with the one before, "
-        f"P-39) and the least-replay sample keeping every gain < 0 (coalition {float(phi):.0%})"
+        "last segment, one seat its q of the first M - 1 and the last with the one before or "
+        "when the forced error lands on it, P-39) and the least-replay sample keeping every "
+        f"gain < 0 (coalition {float(phi):.0%})"
     )
     for col in (
         "M",
@@ -313,7 +314,7 @@ def bench_replay(params: ProtocolParams) -> Table:
         strong = least_replay(econ, phi, max_fake_gain=worst_fake(econ)[1])
         table.add_row(
             str(m),
-            f"{float(replay_fraction(v0, q0, m)):.1%}",
+            f"{float(replay_fraction(v0, q0, m, params.forced_error_rate_bps)):.1%}",
             f"{float(union_fraction(v0, q0, m)):.1%}",
             "none" if least is None else f"({least[0]}, {least[1]})",
             "-" if least is None else f"{float(least[2]):.1%}",
@@ -342,7 +343,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     console.print(bench_strategies(params))
     console.print(bench_replay(params))
     fraction = replay_fraction(
-        params.verifiers_per_job, params.samples_per_job, params.reference_segments
+        params.verifiers_per_job,
+        params.samples_per_job,
+        params.reference_segments,
+        params.forced_error_rate_bps,
     )
     console.print(f"replay fraction at the defaults: {float(fraction) * 100:.1f}%")
 

@@ -56,11 +56,11 @@ class ProtocolParams(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     # JobManager.Params
-    # 510e18 with one seat drawing one segment (docs/SECURITY.md P-39: 9.1% of the training
+    # 510e18 with one seat drawing one segment (docs/SECURITY.md P-39: 9.85% of the training
     # replayed): faking and collusion lose at least as much on the reference job as at the
     # former V = 3, q = 2 with 100e18 (-46.1e18 vs -43.1e18, -30.6e18 vs -30.4e18 at phi = 1/3)
     solver_stake: int = Field(510 * E18, ge=0, description="locked per claim (wei)")
-    # 20e18: laziness loses on a seat's worst draw (h = 1 with one seat; h = 1/5 at V = 3,
+    # 20e18: laziness loses on a seat's worst draw (h = 1/2 with one seat; h = 1/5 at V = 3,
     # q = 2, E-1)
     verifier_stake: int = Field(
         20 * E18, ge=0, description="locked per verifier assignment and arbiter seat (wei)"
@@ -120,8 +120,10 @@ class ProtocolParams(BaseModel):
         "verdict_window / 2, see segment_compute_bound)",
     )
     # VerificationRound (docs/FORCED_ERRORS.md)
+    # 20%: one seat replays a fetched last when the forced error lands on it (E-3), so the rate
+    # adds to its replay: 9.85% of a 12-segment job at 20%, 10.2% at 30% (docs/SECURITY.md P-39)
     forced_error_rate_bps: int = Field(
-        3_000,
+        2_000,
         ge=0,
         le=10_000,
         description="share of jobs carrying a forced error (bps); each seat holds the forced "

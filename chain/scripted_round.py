@@ -78,10 +78,7 @@ def post_claims(
 ) -> Claims:
     """Post the honest claims (with the forced claim when the draw says so); returns them."""
     segments = list(solver.jobs.get_assignment(job_id).segments)
-    single_seat = int(solver.jobs.job_params().verifiers_per_job) == 1
-    draw = draw_forced_error(
-        secret, job_id, segments, solver.round.forced_error_rate_bps(), single_seat=single_seat
-    )
+    draw = draw_forced_error(secret, job_id, segments, solver.round.forced_error_rate_bps())
     claims = build_claims(segments, list(hashes), draw)
     sid = solver.jobs.submission_of(job_id)
     r = solver.round.post_claims(sid, claims.start_hashes, claims.end_hashes)

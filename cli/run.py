@@ -266,8 +266,8 @@ def spec(
         typer.Option(help="Arithmetic: 'native' or 'repro2' (default: repro2, or the spec's)."),
     ] = None,
     seats: Annotated[int, typer.Option(min=1, max=256, help="M, solver seats per round.")] = 4,
-    # H = 60, k = 5: 12 segments per contribution, so one seat replays 1/11 = 9.1% of it
-    # (docs/SECURITY.md P-39; 25% at the former 5 segments of H = 50, k = 10)
+    # H = 60, k = 5: 12 segments per contribution, so one seat replays 9.85% of it at the
+    # default forced-error rate (docs/SECURITY.md P-39; 27% at the former H = 50, k = 10)
     inner_steps: Annotated[int, typer.Option(min=1, help="H, inner steps per round.")] = 60,
     interval: Annotated[int, typer.Option(min=1, help="k, checkpoint interval (divides H).")] = 5,
     rounds: Annotated[int | None, typer.Option(min=1, help="R (default: open-ended).")] = None,

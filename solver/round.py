@@ -55,7 +55,7 @@ class SolverRound(SolverDeadlines):
         segments = rec.claims.segments if rec.claims is not None else []
         steps = [s * rec.interval for s in segments]
         if last_fetched(segments, self._single_seat()):
-            # the seat fetches the final state (P-39); the forced error is never on it then
+            # the seat fetches the final state (P-39): a forced error there tests the fetch
             steps.append((segments[-1] + 1) * rec.interval)
         self.catalog.seal(job_id, steps)
 
@@ -155,9 +155,7 @@ class SolverRound(SolverDeadlines):
         segments = [int(s) for s in self.client.jobs.get_assignment(job_id).segments]
         if self._forced_rate is None:
             self._forced_rate = int(self.client.round.forced_error_rate_bps())
-        draw = draw_forced_error(
-            secret, job_id, segments, self._forced_rate, single_seat=self._single_seat()
-        )
+        draw = draw_forced_error(secret, job_id, segments, self._forced_rate)
         claims = build_claims(segments, list(rec.hashes), draw)
         if draw.forced:
             self.log.info(

@@ -16,7 +16,8 @@ Per round (`VerifierNode.step()`):
    hash to the claimed start hash, k replayed steps must end at the claimed end hash); with one
    seat per job the last sample is fetched, not replayed, unless the seat also holds the
    segment before it (`VerificationRound.fetchOnlyMaskOf`, P-39: the served final state must
-   hash to the claim, `NodeBase.final_check`, and is kept). The
+   hash to the claim, `NodeBase.final_check`, and is kept; else the seat replays the last
+   segment after all, `judge_final`). The
    verdict on a sample is an end state hash: the claim to approve, the replayed end to reject
    (at a forced error that is the solver's true end, which wins the jackpot), or
    `veritrain.forced.UNREPLAYED_END` when no replay ran. The ends and a random salt are
@@ -299,7 +300,9 @@ class VerifierNode(NodeBase):
                 if j in results or not _holds(own, j):
                     continue  # checked already, or another seat's sample (P-27)
                 if _holds(fetch_only, j):
-                    result = self.judge_final(job_id, job, claims.end_hashes[j])
+                    result = self.judge_final(
+                        job_id, job, segment, claims.start_hashes[j], claims.end_hashes[j]
+                    )
                 else:
                     result = self.judge_claim(
                         job_id, job, segment, claims.start_hashes[j], claims.end_hashes[j]
@@ -524,30 +527,29 @@ class VerifierNode(NodeBase):
             return None
         return CheckResult(ok=bool(check.ok), reason=check.reason, end=check.replayed_end_hash)
 
-    def judge_final(self, job_id: int, job: Any, claimed_end: bytes) -> CheckResult | None:
-        """The verdict on a last sample this seat only fetches (docs/SECURITY.md P-39): the
-        final state must be served and hash to `claimed_end` (`NodeBase.final_check`, which
-        keeps it). Override point. Returns the `CheckResult` (no replayed end: a mismatch or
-        an unavailable state is sealed as an abstention), or None to retry next round (the
-        solver is unreachable and it is too early to give up).
+    def judge_final(
+        self, job_id: int, job: Any, segment: int, start_hash: bytes, claimed_end: bytes
+    ) -> CheckResult | None:
+        """The verdict on a last sample this seat fetches instead of replaying (docs/SECURITY.md
+        P-39): the served final state must hash to `claimed_end` (`NodeBase.final_check`, which
+        keeps it), and then the claim is approved without a replay. When it is not served or
+        does not match, the seat replays the last segment (`judge_claim`): a forced claim there
+        is then rejected with the true end, and wrong bytes served beside a true claim are
+        approved, so a solver cannot turn the seat into a losing rejecter (E-3). Override
+        point. Returns the `CheckResult`, or None to retry next round.
+
+        Args:
+            job_id: the job.
+            job: the job view.
+            segment: the last segment (M - 1).
+            start_hash: its claimed start state hash.
+            claimed_end: its claimed end state hash.
         """
-        key = (job_id, -1)
-        give_up_at = int(job.verdict_deadline) - int(self.job_params().verdict_window) // 3
-        try:
-            check = self.final_check(
-                job, claimed_end, unavailable_is_reject=self._give_up(key, give_up_at)
-            )
-        except CheckpointUnavailable as exc:
-            self._unavailable[key] = self._unavailable.get(key, 0) + 1
-            self.log.warning(
-                "job %d final state: solver unreachable (attempt %d; abstaining from t=%d): %s",
-                job_id,
-                self._unavailable[key],
-                give_up_at,
-                exc,
-            )
-            return None
-        return CheckResult(ok=bool(check.ok), reason=check.reason, end=None)
+        # unavailable_is_reject: an unreachable solver is a failed fetch, and the replay below
+        # then applies its own retry rule
+        if self.final_check(job, claimed_end, unavailable_is_reject=True).ok:
+            return CheckResult(ok=True, reason="", end=None)
+        return self.judge_claim(job_id, job, segment, start_hash, claimed_end)
 
     def _give_up(self, key: tuple[int, int], give_up_at: int) -> bool:
         """Whether an unreachable solver now counts as a reject: it failed

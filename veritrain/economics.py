@@ -44,6 +44,7 @@ __all__ = [
     "coalition_gain",
     "coalition_violation",
     "detection",
+    "forced_on_fetched_last",
     "fake_violation",
     "least_replay",
     "lazy_gain",
@@ -212,27 +213,68 @@ def worst_coalition(econ: Economics, coalition: Fraction) -> tuple[int, Fraction
     )
 
 
-def own_replay_segments(verifiers: int, samples: int, segments: int) -> Fraction:
+def forced_on_fetched_last(samples: int, segments: int) -> Fraction:
+    """P(a single seat fetches the last sample and the forced sample is that last one | the job
+    is forced), exact (P-39, E-3). The seat draws q of the n = M - 1 first segments; it fetches
+    the last unless it drew M - 2; the forced sample is uniform among the eligible samples, the
+    ends of the draw's k runs of consecutive segments plus the last. A q-subset of n with k runs
+    that leaves M - 2 out is counted by ``C(q - 1, k - 1) * C(n - q, k)`` (k + 1 eligible), so
+
+        sum_k C(q - 1, k - 1) C(n - q, k) / (k + 1)  /  C(n, q)   ((M - 2) / (2 (M - 1)) at q = 1)
+    """
+    n = segments - 1
+    if n < 1 or samples >= n:
+        return Fraction(0)
+    total = sum(
+        (
+            Fraction(comb(samples - 1, k - 1) * comb(n - samples, k), k + 1)
+            for k in range(1, samples + 1)
+        ),
+        start=Fraction(0),
+    )
+    return total / comb(n, samples)
+
+
+def own_replay_segments(
+    verifiers: int, samples: int, segments: int, forced_error_rate_bps: int = 0
+) -> Fraction:
     """Expected segments ONE seat replays: its q draw plus the last segment unless drawn,
     ``q + 1 - q / M`` (M when q >= M). With one seat (V = 1, M >= 2, P-39) its q of the first
-    M - 1 plus the last only when it drew M - 2: ``q + q / (M - 1)`` (M when q >= M - 1); the
-    fetched final state costs bandwidth, not compute. The verifier node replays its own mask
-    only, less its fetch-only sample (`verifier.node`, P-27)."""
+    M - 1, plus the last when it drew M - 2 or when the forced error lands on the fetched last
+    (the fetch then disagrees with the claim and the seat replays, E-3):
+    ``q + q / (M - 1) + p * forced_on_fetched_last(q, M)`` (M when q >= M - 1); the fetched final
+    state itself costs bandwidth, not compute. The verifier node replays its own mask only,
+    less its fetch-only sample unless the fetch disagrees (`verifier.node`, P-27).
+
+    Args:
+        forced_error_rate_bps: p in basis points (only the single seat's replay depends on it).
+    """
     if _single_seat(verifiers, segments):
         if samples >= segments - 1:
             return Fraction(segments)
-        return samples + Fraction(samples, segments - 1)
+        p = Fraction(forced_error_rate_bps, 10_000)
+        return (
+            samples
+            + Fraction(samples, segments - 1)
+            + p * forced_on_fetched_last(samples, segments)
+        )
     if samples >= segments:
         return Fraction(segments)
     return samples + 1 - Fraction(samples, segments)
 
 
-def replay_fraction(verifiers: int, samples: int, segments: int) -> Fraction:
+def replay_fraction(
+    verifiers: int, samples: int, segments: int, forced_error_rate_bps: int = 0
+) -> Fraction:
     """Expected share of a job's training compute all seats together replay:
     ``V * (q + 1 - q / M) / M`` (each seat replays its own draw and the last segment separately;
-    a segment two seats drew is replayed twice); ``(q + q / (M - 1)) / M`` = ``q / (M - 1)``
-    with one seat (P-39: 9.1% at q = 1, M = 12)."""
-    return verifiers * own_replay_segments(verifiers, samples, segments) / segments
+    a segment two seats drew is replayed twice); with one seat (P-39) `own_replay_segments` / M:
+    ``(1 + 1/(M - 1) + p (M - 2) / (2 (M - 1))) / M`` at q = 1, 9.85% at M = 12 and p = 20%."""
+    return (
+        verifiers
+        * own_replay_segments(verifiers, samples, segments, forced_error_rate_bps)
+        / segments
+    )
 
 
 def union_fraction(verifiers: int, samples: int, segments: int) -> Fraction:
@@ -253,10 +295,13 @@ def lazy_holding_worst(verifiers: int, samples: int, segments: int) -> Fraction:
     ``h >= 1 / min(M, (V - 1) * q + 1)`` (at most that many eligible samples are left). Averaged
     over draws a seat that cannot see them holds it with probability >= 1 / V (every sample is in
     some seat's mask, and seats are symmetric; docs/SECURITY.md P-27). A seat drawing q >= M
-    holds every sample: h = 1, and so does a single seat (P-39: the forced sample is always one
-    it replays)."""
-    if samples >= segments or verifiers == 1:
+    holds every sample: h = 1. A single seat (P-39) replays every eligible sample but a fetched
+    last, which is eligible too: h >= k / (k + 1) >= 1/2 for its k runs, 1 when it replays the
+    last (q >= M - 1 draws every segment before it)."""
+    if samples >= segments:
         return Fraction(1)
+    if verifiers == 1:
+        return Fraction(1) if segments <= 2 or samples >= segments - 1 else Fraction(1, 2)
     return Fraction(1, min(segments, (verifiers - 1) * samples + 1))
 
 
@@ -271,7 +316,10 @@ def lazy_gain(econ: Economics, holding: Fraction) -> Fraction:
     deployer's rule is `fee_bound_lazy_gain`.
     """
     p = Fraction(econ.forced_error_rate_bps, 10_000)
-    saved = own_replay_segments(econ.verifiers, econ.samples, econ.segments) * econ.segment_cost
+    saved = (
+        own_replay_segments(econ.verifiers, econ.samples, econ.segments, econ.forced_error_rate_bps)
+        * econ.segment_cost
+    )
     return saved - holding * p * (econ.verifier_fee + econ.verifier_stake + econ.jackpot)
 
 
@@ -349,7 +397,10 @@ def violations(
         coal = coalition_violation(econ, coalition)
         if coal is not None:
             out.append(coal)
-    replay = own_replay_segments(econ.verifiers, econ.samples, econ.segments) * econ.segment_cost
+    replay = (
+        own_replay_segments(econ.verifiers, econ.samples, econ.segments, econ.forced_error_rate_bps)
+        * econ.segment_cost
+    )
     if replay > econ.verifier_fee:
         out.append(
             f"replaying does not pay: a seat's replay costs {_vtt(replay)} VTT, its fee is "
@@ -385,7 +436,12 @@ def least_replay(
     are evaluated."""
     m = econ.segments
     candidates = [
-        (replay_fraction(v, q, m), -detection(m, 1, v, q) if m > 1 else Fraction(0), v, q)
+        (
+            replay_fraction(v, q, m, econ.forced_error_rate_bps),
+            -detection(m, 1, v, q) if m > 1 else Fraction(0),
+            v,
+            q,
+        )
         for v in range(1, max_verifiers + 1)
         for q in range(1, min(m, (MAX_SAMPLES - 1) // v) + 1)
     ]

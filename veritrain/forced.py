@@ -95,8 +95,8 @@ def last_fetched(segments: Sequence[int], single_seat: bool) -> bool:
     with one seat per job (``single_seat``, `verifiersPerJob == 1`) the seat draws among the
     segments before the last and replays the last one only when it also holds the segment
     before it; otherwise it fetches the final state and checks its hash against the claim, and
-    the solver serves that state while the job is sealed. Mirrors
-    `VerificationRound._lastFetched`.
+    the solver serves that state while the job is sealed (`VerificationRound.fetchOnlyMaskOf`
+    of the one seat, which holds every sample).
 
     Args:
         segments: the sampled segments, in sample order (the last is segment M - 1).
@@ -108,20 +108,17 @@ def last_fetched(segments: Sequence[int], single_seat: bool) -> bool:
     return last != 0 and (len(segments) < 2 or int(segments[-2]) + 1 != last)
 
 
-def eligible_samples(segments: Sequence[int], single_seat: bool = False) -> list[int]:
+def eligible_samples(segments: Sequence[int]) -> list[int]:
     """Samples that may carry the forced error, in increasing sample index.
 
     Sample j is eligible when no sampled segment starts where segment ``s_j`` ends (no i with
     ``s_i == s_j + 1``): otherwise the served start checkpoint of that next sample would reveal
-    the true end of ``s_j``. The sample with the largest segment is always eligible, except a
-    last sample that a single seat only fetches (`last_fetched`: its served final state would
-    reveal its true end; the sample before it is then eligible).
+    the true end of ``s_j``. The sample with the largest segment is always eligible; when a
+    single seat only fetches it (`last_fetched`), a forced error there tests the fetch
+    (docs/SECURITY.md P-39, E-3).
     """
     sampled = {int(s) for s in segments}
-    eligible = [j for j, s in enumerate(segments) if int(s) + 1 not in sampled]
-    if last_fetched(segments, single_seat):
-        eligible.remove(len(segments) - 1)
-    return eligible
+    return [j for j, s in enumerate(segments) if int(s) + 1 not in sampled]
 
 
 @dataclass(frozen=True)
@@ -140,7 +137,7 @@ class ForcedDraw:
 
 
 def draw_forced_error(
-    secret: bytes, job_id: int, segments: Sequence[int], rate_bps: int, single_seat: bool = False
+    secret: bytes, job_id: int, segments: Sequence[int], rate_bps: int
 ) -> ForcedDraw:
     """The forced-error draw, as ``VerificationRound.drawForcedError(jobId, secret)``.
 
@@ -152,7 +149,6 @@ def draw_forced_error(
         job_id: the job.
         segments: the sampled segments, in sample order.
         rate_bps: the round's `forcedErrorRateBps` (0..10_000).
-        single_seat: the deployment seats one verifier per job (`eligible_samples`).
 
     Raises:
         ValueError: `rate_bps` out of range.
@@ -160,7 +156,7 @@ def draw_forced_error(
     if not 0 <= rate_bps <= BPS:
         raise ValueError(f"forced-error rate {rate_bps} bps is not in [0, {BPS}]")
     draw = forced_draw(secret, job_id, segments)
-    eligible = eligible_samples(segments, single_seat)
+    eligible = eligible_samples(segments)
     forced = int.from_bytes(draw, "big") % BPS < rate_bps and bool(eligible)
     if not forced:
         return ForcedDraw(False, 0, draw)

@@ -102,7 +102,7 @@ contract VerificationRound is IVerificationRound, EIP712 {
     address internal immutable _ESCROW;
     IERC20 internal immutable _TOKEN;
     /// @notice One seat per job (docs/SECURITY.md P-39): the last sample is fetched, not replayed,
-    ///         unless the segment before it is sampled, and the forced error never lands on it then.
+    ///         unless the seat also holds the segment before it (`fetchOnlyMaskOf`).
     bool internal immutable _SINGLE_SEAT;
 
     ////// State //////
@@ -188,6 +188,7 @@ contract VerificationRound is IVerificationRound, EIP712 {
         // Segment 0 starts from the job's initial state, which the commit proved is checkpoint 0
         // (docs/SECURITY.md P-7, P-25): a claim from anything else is refused before any replay.
         for (uint256 i; i < samples; ++i) {
+            // slither-disable-next-line incorrect-equality
             if (segments[i] == 0 && startHashes[i] != job.initHash) {
                 revert InitialStateMismatch(submissionId, startHashes[i], job.initHash);
             }
@@ -498,6 +499,7 @@ contract VerificationRound is IVerificationRound, EIP712 {
     /// @inheritdoc IVerificationRound
     function fetchOnlyMaskOf(SubmissionId submissionId, address verifier) external view returns (uint256 mask) {
         if (!_SINGLE_SEAT) return 0;
+        // slither-disable-next-line unused-return
         (, uint64 sampleMask,,, uint256 samples) = _JOB_MANAGER.seatOf(submissionId, verifier);
         if (samples == 0) return 0;
         uint32[] memory segments = _segmentsOf(_rounds[submissionId].jobId);
@@ -623,14 +625,17 @@ contract VerificationRound is IVerificationRound, EIP712 {
 
     /// @notice Forced-error draw of docs/FORCED_ERRORS.md section 1: forced iff
     ///         draw % 10_000 < rate; the forced sample is drawn among the eligible samples (no
-    ///         sampled segment starts where theirs ends, and with one seat per job not a last
-    ///         sample that is only fetched, P-39), listed in increasing sample index.
+    ///         sampled segment starts where theirs ends), listed in increasing sample index. A last
+    ///         sample that a single seat only fetches is eligible too: the forced error there tests
+    ///         the fetch (docs/SECURITY.md P-39, E-3).
     function _draw(uint256 jobId, bytes32 secret, uint32[] memory segments)
         internal
         view
         returns (bool forced, uint256 sampleIndex)
     {
         uint256 samples = segments.length;
+        // segment indices and counts, not balances or times
+        // slither-disable-next-line incorrect-equality
         if (samples == 0) return (false, 0);
         bytes32 draw = keccak256(abi.encode(secret, jobId, segments));
         if (uint256(draw) % BPS >= _RATE_BPS) return (false, 0);
@@ -640,6 +645,7 @@ contract VerificationRound is IVerificationRound, EIP712 {
             uint256 next = uint256(segments[j]) + 1;
             bool covered = false;
             for (uint256 i; i < samples; ++i) {
+                // slither-disable-next-line incorrect-equality
                 if (segments[i] == next) {
                     covered = true;
                     break;
@@ -647,23 +653,9 @@ contract VerificationRound is IVerificationRound, EIP712 {
             }
             if (!covered) eligible[count++] = j;
         }
-        if (_SINGLE_SEAT && _lastFetched(segments)) --count;
-        // INVARIANT: the sample with the largest segment is always eligible (last in `eligible`),
-        // so count >= 1; when it is fetched (P-39), the segment before the last is not sampled, so
-        // the largest sample below it is eligible too and count >= 1 after dropping the last.
+        // INVARIANT: the sample with the largest segment is always eligible, so count >= 1.
         forced = true;
         sampleIndex = eligible[uint256(keccak256(abi.encode(draw, uint256(1)))) % count];
-    }
-
-    /// @notice Whether a single seat fetches the last sample instead of replaying it (P-39): the job
-    ///         has more than one segment and the segment before the last is not sampled.
-    function _lastFetched(uint32[] memory segments) internal pure returns (bool) {
-        uint256 samples = segments.length;
-        // the single seat holds every sample
-        return
-            fetchesLastSample(
-                type(uint64).max, samples, samples >= 2 ? segments[samples - 2] : 0, segments[samples - 1]
-            );
     }
 
     /// @notice Everything `revealSecret` checks before it records the secret: the reveal checks, the

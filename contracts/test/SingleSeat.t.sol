@@ -9,10 +9,10 @@ import {Role} from "../src/types/Role.sol";
 
 /// @notice P-39 (docs/SECURITY.md): one seat per job, verification at a tenth of training. The seat
 ///         draws its q segments among the first M - 1 and holds the last sample too. It replays the
-///         last segment only when its draw holds the one before it (the forced error may then land
-///         on the last); otherwise it fetches the final state and checks it against the claim, the
-///         forced error never lands on the last sample, and its approval there vouches for the
-///         state's availability only: it is not slashed when the segment is found invalid.
+///         last segment only when its draw holds the one before it; otherwise it fetches the final
+///         state and checks it against the claim, and its approval there vouches for the state's
+///         availability only: it is not slashed when the segment is found invalid. The forced error
+///         may land on either sample, so both the replay and the fetch are tested (E-3).
 contract SingleSeat_Test is AttackHelpers {
     uint256 internal constant M = TOTAL_STEPS / INTERVAL;
 
@@ -93,18 +93,82 @@ contract SingleSeat_Test is AttackHelpers {
         assertLt(replayed, 64 + 32, "the last is replayed only on the draws of the segment before it");
     }
 
-    /// @notice Every job forced (rate 10_000, no jackpot): the forced sample is always one the seat
-    ///         replays (h = 1, so a lazy seat is caught on every forced job), never a fetched last.
-    function testFuzz_singleSeat_forcedErrorOnlyOnAReplayedSample(bytes32 blockHash, uint256 salt) public {
-        vm.assume(blockHash != bytes32(0));
+    /// @notice A fetching job (claims not posted) whose forced error lands on sample `want` (0: the
+    ///         seat's own segment, 1: the fetched last): tries secrets, reverting between tries.
+    function _fetchingForcedOn(uint256 want) internal returns (uint256 jobId, address seat) {
+        for (uint256 t;; ++t) {
+            uint256 snapshot = vmx.snapshotState();
+            _secretSalt = t + 1;
+            jobId = _assignedWith(keccak256(abi.encode("forced", t)));
+            seat = _assigned(jobId)[0];
+            (bool forced, uint256 f) = round.drawForcedError(_sid(jobId), _secret(jobId));
+            if (round.fetchOnlyMaskOf(_sid(jobId), seat) != 0 && forced && f == want) return (jobId, seat);
+            vmx.revertToState(snapshot);
+        }
+    }
+
+    /// @notice Every job forced (rate 10_000, no jackpot): the forced sample is one of the seat's,
+    ///         and where the seat fetches the last both of its duties are tested: the forced error
+    ///         lands on its replayed segment on some draws and on the fetched last on others (E-3).
+    ///         Where it drew the segment before the last, only the last is eligible (it replays it).
+    function test_singleSeat_forcedErrorTestsTheReplayAndTheFetch_succeeds() public {
         _deploySingle(10_000, 0);
-        _secretSalt = salt;
-        uint256 jobId = _assignedWith(blockHash);
-        address seat = _assigned(jobId)[0];
-        (bool forced, uint256 f) = round.drawForcedError(_sid(jobId), _secret(jobId));
-        assertTrue(forced, "every job forced");
-        uint256 replayedMask = jobManager.sampleMaskOf(jobId, seat) & ~round.fetchOnlyMaskOf(_sid(jobId), seat);
-        assertEq((replayedMask >> f) & 1, 1, "the forced sample is one the seat replays");
+        uint256 onLast;
+        uint256 onOwn;
+        for (uint256 t; t < 48; ++t) {
+            uint256 snapshot = vmx.snapshotState();
+            _secretSalt = t + 1;
+            uint256 jobId = _assignedWith(keccak256(abi.encode("duties", t)));
+            address seat = _assigned(jobId)[0];
+            (bool forced, uint256 f) = round.drawForcedError(_sid(jobId), _secret(jobId));
+            assertTrue(forced, "every job forced");
+            assertEq((jobManager.sampleMaskOf(jobId, seat) >> f) & 1, 1, "the seat's sample");
+            if (round.fetchOnlyMaskOf(_sid(jobId), seat) == 0) {
+                assertEq(f, 1, "it drew the segment before the last: only the last is eligible");
+            } else if (f == 1) {
+                ++onLast;
+            } else {
+                ++onOwn;
+            }
+            vmx.revertToState(snapshot);
+        }
+        assertGt(onLast, 8, "the fetch is tested");
+        assertGt(onOwn, 8, "the replay is tested");
+    }
+
+    /// @notice E-3's attack: a seat approves the last sample without fetching the final state. The
+    ///         forced error lands on the fetched last: the seat approved the forced claim, so it is
+    ///         slashed. Before, the forced error never landed on a fetched last and the skipped
+    ///         fetch cost nothing.
+    function test_attack_seatSkipsTheFetch_forcedOnTheFetchedLast_isSlashed_succeeds() public {
+        _deploySingle(5000, 2e18);
+        (uint256 jobId, address seat) = _fetchingForcedOn(1);
+        _postClaims(jobId);
+        uint256 stake = _staked(seat, Role.Verifier);
+        _submit(jobId, seat, 0); // approves both samples, the forced claim on the last included
+        _settle(jobId, true);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
+        assertEq(_staked(seat, Role.Verifier), stake - params.verifierStake, "the seat that skipped the fetch");
+        _assertEscrowSolvent();
+    }
+
+    /// @notice The honest fetch: the served final state does not hash to the forced claim, so the
+    ///         seat seals the state's true hash; it wins the jackpot with its bond and fee back.
+    function test_forcedOnTheFetchedLast_fetchingSeatRejectsWithTheTrueEnd_isPaid_succeeds() public {
+        _deploySingle(5000, 2e18);
+        (uint256 jobId, address seat) = _fetchingForcedOn(1);
+        _postClaims(jobId);
+        uint256 before = _holdings(seat);
+        uint256 stake = _staked(seat, Role.Verifier);
+        uint256 pool = escrow.jackpotPool();
+        uint256 prize = pool < params.jackpot ? pool : params.jackpot;
+        assertGt(prize, 0, "a jackpot to win");
+        _submit(jobId, seat, 2); // rejects the last with the committed (true) end
+        _settle(jobId, true);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
+        assertEq(_staked(seat, Role.Verifier), stake, "not slashed");
+        assertEq(_holdings(seat), before + params.verifierFee + prize, "fee and jackpot, bond back");
+        _assertEscrowSolvent();
     }
 
     /// @notice The lazy seat on the worst draw it can see (it drew the segment before the last, so it

@@ -108,8 +108,9 @@ def test_a_single_seat_replays_its_draw_and_fetches_the_final_state(single: Netw
     """One seat per job (docs/SECURITY.md P-39) on a real Anvil with real nodes: the seat replays
     its one segment of the first M - 1 and, unless that is segment M - 2, only fetches the final
     state, which the sealed solver serves for it and the seat keeps. Every job carries a forced
-    error, which the solver plants on a replayed sample (never the fetched last) and the seat
-    rejects with the true end: three jobs of 16 segments all finalize, the seat unslashed."""
+    error, on the seat's own segment or on the fetched last (E-3): the seat rejects it with the
+    true end, replaying the last after all when its fetch disagrees with the forced claim, and
+    approves the other sample. Three jobs of 16 segments all finalize, the seat never slashed."""
     net = single
     node = verifier_node(net.client(V1), net.tmp / "v1", poll_interval=0.5)
     net.start(node)
@@ -150,14 +151,17 @@ def test_a_single_seat_replays_its_draw_and_fetches_the_final_state(single: Netw
             job_id, JobStatus.Finalized, JobStatus.Rejected, JobStatus.Disputed, timeout=300
         )
         assert status is JobStatus.Finalized
+        _, forced = reader.round.outcome(reader.jobs.submission_of(job_id))
         rec = node.state.read().jobs[job_id]
         assert set(rec.results) == {0, 1}
-        assert rec.results[0].end is not None  # its own segment, replayed (the forced claim)
-        assert not rec.results[0].ok  # rejected with the true end, settled as the forced error
-        if fetched[job_id]:
-            assert rec.results[1].ok and rec.results[1].end is None  # fetched, not replayed
-            job = reader.jobs.get_job(job_id)
-            assert node.mirror is not None
-            assert node.mirror.replayed(bytes(job.merkle_root), 16) is not None  # kept (P-36)
+        # the forced sample: rejected with the true end its replay computed
+        assert not rec.results[forced].ok and rec.results[forced].end is not None
+        other = rec.results[1 - forced]
+        assert other.ok
+        # the fetched last, when not forced, is approved without a replay
+        assert (other.end is None) == (forced == 0 and bool(fetched[job_id]))
+        job = reader.jobs.get_job(job_id)
+        assert node.mirror is not None
+        assert node.mirror.replayed(bytes(job.merkle_root), 16) is not None  # kept (P-36)
     stake = reader.stakes.stake_of(me, Role.Verifier)
     assert stake.locked == 0 and stake.staked == net.params.min_stake_verifier  # never slashed

@@ -80,8 +80,8 @@ def test_demo_params():
     assert (p.vote_commit_window, p.vote_reveal_window) == (90, 60)
     assert p.min_stakes == [100 * E18, 50 * E18, 50 * E18]
     assert p.job_escrow(10 * E18) == 15 * E18  # the demo pays no jackpot: no premium
-    assert ProtocolParams().forced_error_premium == 15 * E18 // 10  # 30% * 1 seat * 5e18
-    assert ProtocolParams().job_escrow(10 * E18) == 11 * E18 + 15 * E18 // 10
+    assert ProtocolParams().forced_error_premium == E18  # 20% * 1 seat * 5e18
+    assert ProtocolParams().job_escrow(10 * E18) == 11 * E18 + E18
     assert len(p.job_params_tuple()) == 18
     assert p.job_params_tuple()[5] == p.jackpot and p.job_params_tuple()[10] == p.reveal_window
     assert p.job_params_tuple()[12:] == (120, 86_400, 1_000_000, 4096, 10_000, 2)
@@ -156,21 +156,28 @@ def test_params_refuse_laziness_that_pays_under_own_draws():
     verifier_stake). The old default stake of 10e18 left it +0.34e18 on such draws (and the
     older rate of 10% +0.63e18 even at h = 1/V); both are refused, and the default stake of
     20e18 leaves it at -0.26e18."""
-    three = {"verifiers_per_job": 3, "samples_per_job": 2, "solver_stake": 100 * E18}
+    three = {
+        "verifiers_per_job": 3,
+        "samples_per_job": 2,
+        "solver_stake": 100 * E18,
+        "forced_error_rate_bps": 3_000,
+    }
     with pytest.raises(ValueError, match="laziness pays"):
-        ProtocolParams(forced_error_rate_bps=1_000, **three)
+        ProtocolParams(**{**three, "forced_error_rate_bps": 1_000})
     with pytest.raises(ValueError, match="probability 1/5 \\(its worst draw\\)"):
         ProtocolParams(verifier_stake=10 * E18, **three)
     p = ProtocolParams(**three)
     assert p.forced_error_rate_bps == 3_000 and p.lazy_holding == Fraction(1, 5)
     # (fee - h p (fee + stake)) * 10_000 / h, in wei: (1e18 - 0.06 * 21e18) * 50_000
     assert p.lazy_gain_bps == 10_000 * 5 * E18 - 3_000 * 21 * E18 < 0
-    # the default single seat always replays the forced sample (P-39): h = 1
+    # the default single seat (P-39): the forced error lands on its replayed draw or on its
+    # fetched last (E-3), so a seat lazy on its replay alone is tested half the time at worst
     one = ProtocolParams()
-    assert one.verifiers_per_job == 1 and one.lazy_holding == 1
-    assert one.lazy_gain_bps == 10_000 * E18 - 3_000 * 21 * E18 < 0
-    with pytest.raises(ValueError, match="laziness pays"):
-        ProtocolParams(forced_error_rate_bps=400)  # 1 - 0.04 * 21 > 0
+    assert one.verifiers_per_job == 1 and one.lazy_holding == Fraction(1, 2)
+    assert one.forced_error_rate_bps == 2_000
+    assert one.lazy_gain_bps == 10_000 * 2 * E18 - 2_000 * 21 * E18 < 0
+    with pytest.raises(ValueError, match="probability 1/2"):
+        ProtocolParams(forced_error_rate_bps=900)  # 1 - 0.5 * 0.09 * 21 > 0
     # a seat drawing every segment (the demo: q = 12 on 12 segments) always holds it: h = 1
     assert ProtocolParams.demo().lazy_holding == 1
     # forced errors off: allowed (devnets, tests) but nothing catches laziness but whistleblowers
@@ -233,7 +240,9 @@ def test_default_and_demo_params_make_every_faking_lose():
     c, gain = worst_fake(now.reference_economics)
     assert c == 2
     assert gain == Fraction(E18, 2) - Fraction(1, 11) * 513 * E18
-    before = ProtocolParams(verifiers_per_job=3, samples_per_job=2, solver_stake=100 * E18)
+    before = ProtocolParams(
+        verifiers_per_job=3, samples_per_job=2, solver_stake=100 * E18, forced_error_rate_bps=3_000
+    )
     c_before, gain_before = worst_fake(before.reference_economics)
     assert c_before == 1
     assert gain_before == Fraction(E18, 4) - (1 - Fraction(10 * 10 * 10, 12 * 12 * 12)) * 103 * E18
