@@ -294,17 +294,19 @@ def check_claim(
         return SegmentCheck(segment, start_step, end_step, claimed_b, replayed, ok, reason)
 
     engine = engine if engine is not None else _engine_for(spec)
-    try:
-        with CheckpointClient(
-            base_url, client, timeout=timeout, max_bytes=engine.max_state_bytes()
-        ) as solver:
-            start_blob = solver.checkpoint(start_step, start_b)
-    except CheckpointUnavailable as exc:
-        if unavailable_is_reject:
-            return result(False, f"data unavailable: {exc}")
-        raise
-    except CheckpointHashMismatch as exc:
-        return result(False, f"start checkpoint does not match the claimed start hash: {exc}")
+    start_blob = _fetch_claimed(
+        base_url,
+        client,
+        timeout,
+        engine.max_state_bytes(),
+        start_step,
+        start_b,
+        "start checkpoint does not match the claimed start hash",
+        unavailable_is_reject,
+        result,
+    )
+    if isinstance(start_blob, SegmentCheck):
+        return start_blob
     return _replay_and_compare(
         spec,
         engine,
@@ -370,18 +372,51 @@ def check_final(
             logger.info("final state of segment %d not confirmed: %s", segment, reason)
         return SegmentCheck(segment, n - k, n, claimed_b, None, ok, reason)
 
+    blob = _fetch_claimed(
+        base_url,
+        client,
+        timeout,
+        max_bytes,
+        n,
+        claimed_b,
+        "final checkpoint does not match the claimed end hash",
+        unavailable_is_reject,
+        result,
+    )
+    if isinstance(blob, SegmentCheck):
+        return blob
+    if on_end is not None:
+        on_end(blob)
+    return result(True)
+
+
+def _fetch_claimed(
+    base_url: str,
+    client: httpx.Client | None,
+    timeout: float,
+    max_bytes: int,
+    step: int,
+    claimed: bytes,
+    mismatch: str,
+    unavailable_is_reject: bool,
+    result: Callable[..., SegmentCheck],
+) -> bytes | SegmentCheck:
+    """The checkpoint at `step`, which must hash to the `claimed` state hash; else the failed
+    check ``result(False, reason)`` (`mismatch` names a wrong hash).
+
+    Raises:
+        CheckpointUnavailable: the solver cannot be reached and `unavailable_is_reject` is
+            False.
+    """
     try:
         with CheckpointClient(base_url, client, timeout=timeout, max_bytes=max_bytes) as solver:
-            blob = solver.checkpoint(n, claimed_b)
+            return solver.checkpoint(step, claimed)
     except CheckpointUnavailable as exc:
         if unavailable_is_reject:
             return result(False, f"data unavailable: {exc}")
         raise
     except CheckpointHashMismatch as exc:
-        return result(False, f"final checkpoint does not match the claimed end hash: {exc}")
-    if on_end is not None:
-        on_end(blob)
-    return result(True)
+        return result(False, f"{mismatch}: {exc}")
 
 
 def _replay_and_compare(

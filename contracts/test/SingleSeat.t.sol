@@ -93,6 +93,18 @@ contract SingleSeat_Test is AttackHelpers {
         assertLt(replayed, 64 + 32, "the last is replayed only on the draws of the segment before it");
     }
 
+    /// @notice A job (claims not posted) whose seat drew the segment before the last, so replays
+    ///         the last too: tries block hashes, reverting between tries.
+    function _replayingJob() internal returns (uint256 jobId, address seat) {
+        for (uint256 t;; ++t) {
+            uint256 snapshot = vmx.snapshotState();
+            jobId = _assignedWith(keccak256(abi.encode("replays the last", t)));
+            seat = _assigned(jobId)[0];
+            if (round.fetchOnlyMaskOf(_sid(jobId), seat) == 0) return (jobId, seat);
+            vmx.revertToState(snapshot);
+        }
+    }
+
     /// @notice A fetching job (claims not posted) whose forced error lands on sample `want` (0: the
     ///         seat's own segment, 1: the fetched last): tries secrets, reverting between tries.
     function _fetchingForcedOn(uint256 want) internal returns (uint256 jobId, address seat) {
@@ -175,15 +187,7 @@ contract SingleSeat_Test is AttackHelpers {
     ///         replays both) approves the forced claim of the last sample and is slashed.
     function test_singleSeat_lazySeatHoldingTheSegmentBeforeTheLast_isSlashed_succeeds() public {
         _deploySingle(10_000, 0);
-        uint256 jobId;
-        address seat;
-        for (uint256 t;; ++t) {
-            uint256 snapshot = vmx.snapshotState();
-            jobId = _assignedWith(keccak256(abi.encode("before the last", t)));
-            seat = _assigned(jobId)[0];
-            if (round.fetchOnlyMaskOf(_sid(jobId), seat) == 0) break;
-            vmx.revertToState(snapshot);
-        }
+        (uint256 jobId, address seat) = _replayingJob();
         (, uint256 f) = round.drawForcedError(_sid(jobId), _secret(jobId));
         assertEq(f, 1, "the forced error is on the last sample, which the seat replays");
         uint256 stake = _staked(seat, Role.Verifier);
@@ -219,15 +223,7 @@ contract SingleSeat_Test is AttackHelpers {
     /// @notice The same fake when the seat replays the last segment (its draw holds the one before
     ///         it): its approval claims a replay, so it is slashed as before.
     function test_replayedLast_approvalOfAnInvalidLast_isSlashed_succeeds() public {
-        uint256 jobId;
-        address seat;
-        for (uint256 t;; ++t) {
-            uint256 snapshot = vmx.snapshotState();
-            jobId = _assignedWith(keccak256(abi.encode("replays the last", t)));
-            seat = _assigned(jobId)[0];
-            if (round.fetchOnlyMaskOf(_sid(jobId), seat) == 0) break;
-            vmx.revertToState(snapshot);
-        }
+        (uint256 jobId, address seat) = _replayingJob();
         _postClaims(jobId);
         uint256 seatStake = _staked(seat, Role.Verifier);
         _submit(jobId, seat, 0);

@@ -8,7 +8,7 @@ import pytest
 from adversary.training import perturb_weights
 from veritrain.errors import CheckpointHashMismatch, CheckpointUnavailable, RemoteResponseError
 from veritrain.hexutil import to_hex
-from veritrain.replay import check_segment
+from veritrain.replay import check_final, check_segment
 from veritrain.wire import CheckpointClient
 
 BASE = "http://solver.test/jobs/1"
@@ -165,6 +165,43 @@ def test_unreachable_solver(engine, honest_run):
         unavailable_is_reject=True,
     )
     assert not check.ok and "unavailable" in check.reason
+
+
+def test_check_final_fetches_the_final_state_against_the_claim(honest_run):
+    """One seat's availability duty (docs/SECURITY.md P-39): the final checkpoint must hash to
+    the claimed end; it is handed to `on_end` to keep, and nothing is replayed."""
+    final = honest_run.hashes[-1]
+    kept: list[bytes] = []
+    check = check_final(
+        honest_run.spec, BASE, final, client=_solver(honest_run), on_end=kept.append
+    )
+    assert check.ok and check.replayed_end_hash is None and check.committed_end_hash == final
+    assert kept == [honest_run.blobs[-1]]
+    assert (check.start_step, check.end_step) == (
+        honest_run.spec.total_steps - honest_run.spec.checkpoint_interval,
+        honest_run.spec.total_steps,
+    )
+    # a forced claim (or any claim other than the served state): not confirmed, nothing kept
+    kept.clear()
+    forced = check_final(
+        honest_run.spec, BASE, b"\x01" * 32, client=_solver(honest_run), on_end=kept.append
+    )
+    assert not forced.ok and "does not match the claimed end" in forced.reason and not kept
+
+    def tamper(kind, i, payload):
+        return payload[:-1] + bytes([payload[-1] ^ 1]) if kind == "checkpoint" else payload
+
+    wrong = check_final(honest_run.spec, BASE, final, client=_solver(honest_run, tamper=tamper))
+    assert not wrong.ok and wrong.replayed_end_hash is None
+
+    def down(request):
+        raise httpx.ConnectError("connection refused", request=request)
+
+    client = httpx.Client(transport=httpx.MockTransport(down))
+    with pytest.raises(CheckpointUnavailable):
+        check_final(honest_run.spec, BASE, final, client=client)
+    gone = check_final(honest_run.spec, BASE, final, client=client, unavailable_is_reject=True)
+    assert not gone.ok and "unavailable" in gone.reason
 
 
 def test_segment_out_of_range(engine, honest_run):
