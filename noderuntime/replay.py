@@ -101,14 +101,8 @@ class ReplayMixin(SpecsMixin):
         # the last segment (replayed by every seat that does not only fetch it, docs/SECURITY.md
         # P-36, P-39): keep the final state this node computed, so it serves it whether or not
         # the solver does
-        leaf = int(job.total_steps) // int(job.checkpoint_interval)
-        mirror, root = self.mirror, bytes(job.merkle_root)
-        keep = None
-        if segment == leaf - 1 and mirror is not None:
-
-            def keep(blob: bytes) -> None:
-                mirror.keep_replayed(root, leaf, blob)
-
+        last = int(job.total_steps) // int(job.checkpoint_interval) - 1
+        keep = self._final_keeper(job) if segment == last else None
         return self._replay(
             job,
             segment,
@@ -138,13 +132,6 @@ class ReplayMixin(SpecsMixin):
 
         leaf = int(job.total_steps) // int(job.checkpoint_interval)
         label = f"job {int(job.job_id)} final state"
-        mirror, root = self.mirror, bytes(job.merkle_root)
-        keep = None
-        if mirror is not None:
-
-            def keep(blob: bytes) -> None:
-                mirror.keep_replayed(root, leaf, blob)
-
         try:
             spec = self.replay_spec(job)
         except CheckpointUnavailable as exc:
@@ -160,13 +147,22 @@ class ReplayMixin(SpecsMixin):
             max_bytes=self.engine_for(spec).max_state_bytes(),
             client=self.http_client,
             unavailable_is_reject=unavailable_is_reject,
-            on_end=keep,
+            on_end=self._final_keeper(job),
         )
         if result.ok:
             self.log.info("%s: fetched, matches the claim (kept)", label)
         else:
             self.log.warning("%s: not confirmed: %s", label, result.reason)
         return result
+
+    def _final_keeper(self, job: JobView) -> Callable[[bytes], object] | None:
+        """What keeps `job`'s final state in this node's mirror (leaf N/k of its root), once
+        this node has replayed or fetched it (P-36); None without a mirror."""
+        mirror, root = self.mirror, bytes(job.merkle_root)
+        if mirror is None:
+            return None
+        leaf = int(job.total_steps) // int(job.checkpoint_interval)
+        return lambda blob: mirror.keep_replayed(root, leaf, blob)
 
     def _replay(
         self,

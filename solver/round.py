@@ -23,9 +23,10 @@ from solver.deadlines import SolverDeadlines
 from solver.server import CheckpointCatalog
 from veritrain.commitments import submission_id
 from veritrain.enums import JobStatus, Verdict
-from veritrain.forced import build_claims, draw_forced_error, last_fetched
+from veritrain.forced import build_claims, draw_forced_error
 from veritrain.hexutil import to_hex
 from veritrain.merkle import checkpoint_tree
+from veritrain.sampling import last_fetched
 
 __all__ = ["SolverRound"]
 

@@ -57,7 +57,6 @@ __all__ = [
     "eligible_samples",
     "forced_claim",
     "forced_draw",
-    "last_fetched",
     "verdict_approvals",
 ]
 
@@ -90,32 +89,14 @@ def forced_draw(secret: bytes, job_id: int, segments: Sequence[int]) -> bytes:
     )
 
 
-def last_fetched(segments: Sequence[int], single_seat: bool) -> bool:
-    """Whether the job's last sample is fetched instead of replayed (docs/SECURITY.md P-39):
-    with one seat per job (``single_seat``, `verifiersPerJob == 1`) the seat draws among the
-    segments before the last and replays the last one only when it also holds the segment
-    before it; otherwise it fetches the final state and checks its hash against the claim, and
-    the solver serves that state while the job is sealed (`VerificationRound.fetchOnlyMaskOf`
-    of the one seat, which holds every sample).
-
-    Args:
-        segments: the sampled segments, in sample order (the last is segment M - 1).
-        single_seat: whether the deployment seats one verifier per job.
-    """
-    if not single_seat or not segments:
-        return False
-    last = int(segments[-1])
-    return last != 0 and (len(segments) < 2 or int(segments[-2]) + 1 != last)
-
-
 def eligible_samples(segments: Sequence[int]) -> list[int]:
     """Samples that may carry the forced error, in increasing sample index.
 
     Sample j is eligible when no sampled segment starts where segment ``s_j`` ends (no i with
     ``s_i == s_j + 1``): otherwise the served start checkpoint of that next sample would reveal
     the true end of ``s_j``. The sample with the largest segment is always eligible; when a
-    single seat only fetches it (`last_fetched`), a forced error there tests the fetch
-    (docs/SECURITY.md P-39, E-3).
+    single seat only fetches it (`veritrain.sampling.last_fetched`), a forced error there tests
+    the fetch (docs/SECURITY.md P-39, E-3).
     """
     sampled = {int(s) for s in segments}
     return [j for j, s in enumerate(segments) if int(s) + 1 not in sampled]

@@ -356,9 +356,9 @@ def check_final(
     Returns:
         A `SegmentCheck` of the last segment with ``replayed_end_hash=None`` (nothing was
         replayed): ``ok=True`` when the served state hashes to the claim; ``ok=False`` with a
-        `reason` when it does not or is unavailable (the seat then abstains: a state other than
-        the claim is never sealed, so serving wrong bytes cannot make an honest seat a losing
-        rejecter).
+        `reason` when it does not or is unavailable. A fetched state is never sealed on its
+        own: on ``ok=False`` the verifier node replays the segment (`VerifierNode.judge_final`,
+        E-3), so serving wrong bytes cannot make an honest seat a losing rejecter.
 
     Raises:
         CheckpointUnavailable: see `unavailable_is_reject`.

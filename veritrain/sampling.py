@@ -26,6 +26,7 @@ __all__ = [
     "detection_probability",
     "draw_segments",
     "job_seed",
+    "last_fetched",
     "own_draws",
     "seat_seed",
 ]
@@ -95,6 +96,25 @@ def draw_segments(seed: bytes, segments: int, count: int) -> list[int]:
     return picked
 
 
+def last_fetched(segments: Sequence[int], single_seat: bool) -> bool:
+    """Whether a seat holding ``segments`` fetches the job's last sample instead of replaying
+    it (docs/SECURITY.md P-39, `fetchesLastSample` in the contracts): with one seat per job
+    (``single_seat``, `verifiersPerJob == 1`) the seat draws among the segments before the last
+    and replays the last one only when it also holds the segment before it; otherwise it
+    fetches the final state and checks its hash against the claim, and the solver serves that
+    state while the job is sealed. The one seat holds every sample, so for it ``segments`` is
+    the job's sample.
+
+    Args:
+        segments: the segments the seat holds, increasing (the last is segment M - 1).
+        single_seat: whether the deployment seats one verifier per job.
+    """
+    if not single_seat or not segments:
+        return False
+    last = int(segments[-1])
+    return last != 0 and (len(segments) < 2 or int(segments[-2]) + 1 != last)
+
+
 @dataclass(frozen=True)
 class OwnDraws:
     """A first assignment's sample: ``segments`` (the union, increasing), ``masks`` (per seat,
@@ -130,8 +150,7 @@ def own_draws(
     index = {s: i for i, s in enumerate(union)}
     masks = tuple(sum(1 << index[s] for s in draw) for draw in draws)
     fetch_only = tuple(
-        1 << index[last] if single_seat and last != 0 and last - 1 not in draw else 0
-        for draw in draws
+        1 << index[last] if last_fetched(sorted(draw), single_seat) else 0 for draw in draws
     )
     return OwnDraws(union, masks, fetch_only)
 

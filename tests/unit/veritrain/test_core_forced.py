@@ -14,6 +14,7 @@ import pytest
 
 from veritrain import commitments, forced
 from veritrain._keccak import keccak256
+from veritrain.sampling import last_fetched
 
 SOLVER = "0x00000000000000000000000000000000000000b1"
 
@@ -119,8 +120,8 @@ def test_a_single_seat_fetches_the_last_unless_it_holds_the_one_before(
 ) -> None:
     """VerificationRound.fetchOnlyMaskOf of the one seat (P-39); with several seats every seat
     replays the last. The fetched last stays eligible for the forced error (E-3)."""
-    assert forced.last_fetched(segments, single_seat=True) is fetched
-    assert forced.last_fetched(segments, single_seat=False) is False
+    assert last_fetched(segments, single_seat=True) is fetched
+    assert last_fetched(segments, single_seat=False) is False
     assert len(segments) - 1 in forced.eligible_samples(segments)
 
 
