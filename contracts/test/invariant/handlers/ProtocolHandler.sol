@@ -627,6 +627,7 @@ contract ProtocolHandler is ProtocolHandlerBase {
         _allowDisputeLosers(disputeId, d);
         uint256 sampleIndex = jobManager.disputedSampleOf(d.jobId);
         address[] memory rejecters = _rejectersOf(d.jobId, sampleIndex);
+        address[] memory fetchOnly = _fetchOnlyApprovers(d.jobId, sampleIndex, disputeId);
         _ruled[d.jobId][sampleIndex] = true;
         // An expiring job's secret was never revealed: a valid ruling returns its rejecters' bonds
         // (the reject may be of the undisclosed forced claim, P-34), so P6 does not apply.
@@ -640,6 +641,7 @@ contract ProtocolHandler is ProtocolHandlerBase {
                 if (!_bondForfeitedIn(logs, d.jobId, rejecters[i])) ++ghost_validRejecterKeptBond;
             }
         }
+        _checkFetchOnly(fetchOnly, jobManager.getJob(d.jobId).status == JobStatus.Rejected, logs);
         _checkSlashesIn(logs);
         ++ghost_calls["resolve"];
     }

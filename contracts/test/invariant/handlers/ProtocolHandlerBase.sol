@@ -114,6 +114,12 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
     ///                      that was already there replaced, a batch-revealed seat left unrevealed,
     ///                      or a seat that could not cover its bonds revealed (P-38).
     uint256 public ghost_batchSeatMisrecorded;
+    /// @custom:property-id P11 Seats slashed by a ruling that found their sample invalid, where their
+    ///                      approval of it was fetch-only (docs/SECURITY.md P-39: one seat fetches the
+    ///                      last sample's final state, vouching for its availability only).
+    uint256 public ghost_fetchOnlyApproverSlashed;
+    /// @custom:property-id P11 Fetch-only approvals of a sample a ruling found invalid (progress).
+    uint256 public ghost_fetchOnlyInvalidRulings;
     /// @notice Each actor's private key (`vm.addr(key)` is the actor), for its EIP-712 seals.
     mapping(address account => uint256 key) internal _keyOf;
     /// @notice Successful calls per action, to check the handler reaches deep states.
@@ -172,6 +178,49 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
         }
         assembly ("memory-safe") {
             mstore(out, count)
+        }
+    }
+
+    /// @notice The seats of `jobId` whose approval of `sampleIndex` is fetch-only (P-39), leaving out
+    ///         the members of `disputeId`'s committee that did not reveal a vote (slashed for that).
+    function _fetchOnlyApprovers(uint256 jobId, uint256 sampleIndex, uint256 disputeId)
+        internal
+        view
+        returns (address[] memory out)
+    {
+        (address[] memory assigned,) = jobManager.getAssignment(jobId);
+        address[] memory members = committee.committeeOf(disputeId);
+        out = new address[](assigned.length);
+        uint256 count;
+        for (uint256 i; i < assigned.length; ++i) {
+            address seat = assigned[i];
+            if (jobManager.verdictOf(jobId, seat)[sampleIndex] != Verdict.Approve) continue;
+            if ((round.fetchOnlyMaskOf(_sid(jobId), seat) >> sampleIndex) & 1 == 0) continue;
+            if (_silentMember(disputeId, members, seat)) continue;
+            out[count++] = seat;
+        }
+        assembly ("memory-safe") {
+            mstore(out, count)
+        }
+    }
+
+    /// @notice Whether `account` is one of `members` of `disputeId`'s committee and revealed no vote.
+    function _silentMember(uint256 disputeId, address[] memory members, address account) internal view returns (bool) {
+        for (uint256 i; i < members.length; ++i) {
+            if (members[i] != account) continue;
+            (, bool revealed,) = committee.ballotOf(disputeId, account);
+            return !revealed;
+        }
+        return false;
+    }
+
+    /// @notice P11 on the logs of a resolve: when it ruled the sample invalid (`invalid`), no
+    ///         fetch-only approver of it (`approvers`, `_fetchOnlyApprovers`) was slashed.
+    function _checkFetchOnly(address[] memory approvers, bool invalid, Vm.Log[] memory logs) internal {
+        if (!invalid) return;
+        for (uint256 i; i < approvers.length; ++i) {
+            ++ghost_fetchOnlyInvalidRulings;
+            if (_slashedIn(logs, approvers[i], Role.Verifier)) ++ghost_fetchOnlyApproverSlashed;
         }
     }
 
