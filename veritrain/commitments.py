@@ -15,8 +15,8 @@ byte-for-byte the Solidity formula (ABI encoding through eth_abi, keccak256):
 - `claims_hash(start_hashes, end_hashes)`: what the verification round keeps of a solver's
   posted claims (the claims themselves live in its ``ClaimsPosted`` event).
 - `submission_id(job_id, solver)`: the key of one solver's submission for a job
-  (``SubmissionId``: ``keccak256(abi.encode(jobId, solver))``); the verification round is
-  keyed by it (``JobManager.submissionOf(jobId)`` reads it on chain).
+  (``SubmissionId``: the pair packed, ``jobId << 160 | solver``, no hash); the verification
+  round is keyed by it (``JobManager.submissionOf(jobId)`` reads it on chain).
 - `new_secret()`, `new_salt()`: 32 cryptographically random bytes.
 
 Hashes are 32-byte ``bytes``; addresses 0x-hex strings (any case).
@@ -47,13 +47,17 @@ __all__ = [
 
 
 def submission_id(job_id: int, solver: str) -> bytes:
-    """``keccak256(abi.encode(uint256 jobId, address solver))``: the `SubmissionId` of
-    ``solver``'s submission for ``job_id`` (contracts/src/types/SubmissionId.sol).
+    """``jobId << 160 | solver`` as 32 big-endian bytes: the `SubmissionId` of ``solver``'s
+    submission for ``job_id`` (``LibSubmission.id`` in contracts/src/types/SubmissionId.sol; the
+    pair itself, so the chain keeps no word mapping an id back to it).
 
     Raises:
-        ValueError: ``solver`` is not a 20-byte 0x-hex address.
+        ValueError: ``solver`` is not a 20-byte 0x-hex address, or ``job_id`` is negative or not
+            below 2**96 (the contract's bound on job ids).
     """
-    return keccak256(abi_encode(["uint256", "address"], [job_id, address_arg(solver)]))
+    if not 0 <= job_id < 2**96:
+        raise ValueError(f"job id {job_id} is outside 0 .. 2**96 - 1")
+    return ((job_id << 160) | int(address_arg(solver), 16)).to_bytes(32, "big")
 
 
 def new_secret() -> bytes:

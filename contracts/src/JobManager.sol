@@ -22,7 +22,7 @@ import {Job, JobStatus, Params, PostArgs, RoundJob, Verdict} from "./types/JobTy
 import {Role} from "./types/Role.sol";
 import {RoundOutcome} from "./types/RoundTypes.sol";
 import {LibSubmission, SubmissionId} from "./types/SubmissionId.sol";
-import {Seat, SeatStatus, Settlement, Submission, sampledSegments} from "./types/SubmissionTypes.sol";
+import {Seat, SeatStatus, Settlement, Submission, sampledSegments, verifiersOf} from "./types/SubmissionTypes.sol";
 
 /// @title JobManager
 /// @notice Escrows training jobs and runs their lifecycle (PROTOCOL.md 3.3): post, claim, commit,
@@ -243,10 +243,8 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         job.status = JobStatus.Claimed;
         SubmissionId submissionId = LibSubmission.id(jobId, msg.sender);
         Submission storage sub = _submissions[submissionId];
-        sub.jobId = jobId.toUint96();
-        sub.solver = msg.sender;
         // INVARIANT: a submission is created on claim, before any fee is spent.
-        sub.feesHeld = (uint256(_VERIFIERS_PER_JOB) * _VERIFIER_FEE).toUint128();
+        sub.feesHeld = (uint256(_VERIFIERS_PER_JOB) * _VERIFIER_FEE).toUint120();
         emit JobClaimed(jobId, msg.sender, submissionId, deadline);
         // The premium is spent once the job is claimed: it joins the jackpot pool for good, at
         // the first claim only (a reopened job's later claims find premiumBps cleared).
@@ -348,9 +346,10 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     {
         if (msg.sender != address(_round) || msg.sender == address(0)) revert NotVerificationRound(msg.sender);
         Submission storage sub = _submissions[submissionId];
-        uint256 jobId = sub.jobId;
+        uint256 jobId = submissionId.jobIdOf();
         Job storage job = _jobs[jobId];
-        if (jobId == 0 || job.solver != sub.solver) revert SubmissionNotActive(submissionId);
+        address solver = submissionId.solverOf();
+        if (solver == address(0) || job.solver != solver) revert SubmissionNotActive(submissionId);
         _requireStatus(jobId, job, JobStatus.Verifying);
         LibSettlement.recordVerdicts(job, sub, _settlement(), jobId, verifier, approvals, abstainMask);
     }
@@ -426,8 +425,9 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         if (msg.sender != address(_adjudicator) || msg.sender == address(0)) {
             revert NotAdjudicator(msg.sender);
         }
-        Submission storage sub = _submissions[_disputeSubmissions[disputeId]];
-        uint256 jobId = sub.jobId;
+        SubmissionId submissionId = _disputeSubmissions[disputeId];
+        Submission storage sub = _submissions[submissionId];
+        uint256 jobId = submissionId.jobIdOf();
         Job storage job = _jobs[jobId];
         if (jobId == 0 || job.status != JobStatus.Disputed || !sub.disputePending || job.disputeId != disputeId) {
             revert UnknownDispute(disputeId);
@@ -466,14 +466,13 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
 
     /// @inheritdoc IJobManager
     function getSubmission(SubmissionId submissionId) external view returns (uint256 jobId, address solver) {
-        Submission storage sub = _submissions[submissionId];
-        (jobId, solver) = (sub.jobId, sub.solver);
+        (jobId, solver) = (submissionId.jobIdOf(), submissionId.solverOf());
     }
 
     /// @inheritdoc IJobManager
     function getAssignment(uint256 jobId) external view returns (address[] memory verifiers, uint32[] memory segments) {
         Submission storage sub = _active(jobId, _jobs[jobId]);
-        verifiers = sub.verifiers;
+        verifiers = verifiersOf(sub);
         segments = sampledSegments(sub);
     }
 
@@ -485,7 +484,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     {
         Job storage job = _jobs[jobId];
         (submitter, solver) = (job.submitter, job.solver);
-        verifiers = _active(jobId, job).verifiers;
+        verifiers = verifiersOf(_active(jobId, job));
     }
 
     /// @inheritdoc IJobManager
@@ -520,7 +519,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         Seat storage seat = sub.seats[verifier];
         assigned = seat.status == SeatStatus.Assigned || seat.status == SeatStatus.Submitted;
         (sampleMask, revealed) = (seat.sampleMask, seat.revealed);
-        (seats, samples) = (sub.verifiers.length, sub.sampleCount);
+        (seats, samples) = (sub.seatCount, sub.sampleCount);
     }
 
     /// @inheritdoc IJobManager
@@ -666,7 +665,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     ///         `expiring` submission or finalizes the job.
     function _closeOrDispute(Job storage job, Submission storage sub, uint256 jobId, bool expiring) internal {
         Settlement memory s = _settlement();
-        if (sub.disputedMask != 0 && LibSettlement.openDispute(job, sub, s, _disputeSubmissions, _adjudicator)) {
+        if (sub.disputedMask != 0 && LibSettlement.openDispute(job, sub, s, _disputeSubmissions, _adjudicator, jobId)) {
             return;
         }
         if (expiring) LibSettlement.expire(job, sub, s, jobId);

@@ -14,6 +14,7 @@ import {IStakeManager} from "./interfaces/IStakeManager.sol";
 // Types
 import {Bucket} from "./types/EscrowTypes.sol";
 import {Job, JobStatus} from "./types/JobTypes.sol";
+import {PostKind} from "./types/LineageTypes.sol";
 import {Role} from "./types/Role.sol";
 import {RunInfo, RunRound, RunRoundPhase} from "./types/RunTypes.sol";
 
@@ -88,7 +89,6 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
     mapping(uint256 runId => mapping(uint32 round => RunRound state)) internal _rounds;
     mapping(uint256 runId => mapping(uint32 round => mapping(uint32 seat => uint256 jobId))) internal _contributions;
     mapping(bytes32 runHash => uint256 runId) internal _runIds;
-    mapping(uint256 jobId => bool registered) internal _isContribution;
     mapping(uint256 disputeId => ClaimRef claim) internal _claims;
     /// @notice Last timestamp at which a contribution of (run, round) may be posted: the round's
     ///         opening plus the registration window (P-28).
@@ -197,7 +197,6 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
             specURI
         );
         _contributions[runId][t][seat] = jobId;
-        _isContribution[jobId] = true;
         RunRound storage state = _rounds[runId][t];
         uint256 registered = state.registered | (uint256(1) << seat);
         state.registered = registered;
@@ -330,7 +329,11 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
 
     /// @inheritdoc IRunRegistry
     function isContribution(uint256 jobId) external view returns (bool registered) {
-        registered = _isContribution[jobId];
+        // Only the ShareRegistry's run minter posts contributions (JobManager.postContribution),
+        // and the ShareRegistry books each post's kind for good: no word of this contract's own.
+        // SAFETY: trusted ShareRegistry views.
+        registered =
+            _SHARE_REGISTRY.runMinter() == address(this) && _SHARE_REGISTRY.postKindOf(jobId) == PostKind.Contribution;
     }
 
     /// @inheritdoc IRunRegistry

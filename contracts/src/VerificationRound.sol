@@ -5,7 +5,6 @@ pragma solidity 0.8.37;
 import {LibCheckpoint} from "./libraries/LibCheckpoint.sol";
 import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
 import {SignatureChecker} from "@openzeppelin/contracts/utils/cryptography/SignatureChecker.sol";
-import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 // Interfaces
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {IEscrow} from "./interfaces/IEscrow.sol";
@@ -28,10 +27,10 @@ import {fetchesLastSample} from "./types/SubmissionTypes.sol";
 contract VerificationRound is IVerificationRound, EIP712 {
     ////// Types //////
 
-    /// @notice Per-submission round state.
-    /// @param jobId Job of the submission (zero until its checkpoints are committed).
-    /// @param solver Solver of the submission.
-    /// @param secretCommitment keccak256(abi.encode(jobId, solver, secret)). The revealed secret
+    /// @notice Per-submission round state. Its job and solver are the submission id itself
+    ///         (`LibSubmission.jobIdOf`, `solverOf`).
+    /// @param secretCommitment keccak256(abi.encode(jobId, solver, secret)); zero until the
+    ///        checkpoints are committed (never zero after: `onCommit` refuses it). The revealed secret
     ///        itself is only in the `SecretRevealed` event: nothing on chain reads it again, and not
     ///        storing it saves the reveal a new storage word (~20k gas).
     /// @param revealed True once the secret was revealed and every claim proven.
@@ -46,12 +45,9 @@ contract VerificationRound is IVerificationRound, EIP712 {
     /// @param forcedTrueEnd The solver's committed end of the forced sample (zero unless `forced`).
     /// @param claimsHash keccak256(abi.encode(startHashes, endHashes)) of the posted claims (zero
     ///        until posted); the claims themselves are only in the `ClaimsPosted` event.
-    /// @dev The solver and the job id share one word (job ids < 2**96, as in the JobManager's
-    ///      `Submission`): the commit creates 2 words instead of 3 and every round action reads one
-    ///      cold word instead of two to find its job.
+    /// @dev No word maps the submission to its job: the commit creates 1 word (the secret
+    ///      commitment), and no round action reads a cold word to find its job.
     struct Round {
-        address solver;
-        uint96 jobId;
         bytes32 secretCommitment;
         bool revealed;
         bool forced;
@@ -150,10 +146,7 @@ contract VerificationRound is IVerificationRound, EIP712 {
     function onCommit(SubmissionId submissionId, uint256 jobId, address solver, bytes32 commitment) external {
         if (msg.sender != address(_JOB_MANAGER)) revert NotJobManager(msg.sender);
         if (commitment == bytes32(0)) revert ZeroCommitment(submissionId);
-        Round storage round = _rounds[submissionId];
-        round.solver = solver;
-        round.jobId = SafeCast.toUint96(jobId);
-        round.secretCommitment = commitment;
+        _rounds[submissionId].secretCommitment = commitment;
         emit SecretCommitted(submissionId, jobId, solver, commitment);
     }
 
@@ -409,7 +402,7 @@ contract VerificationRound is IVerificationRound, EIP712 {
         (bool forced, uint256 forcedSample) =
             _checkedDraw(submissionId, secret, startProofs, endProofs, forcedTrueEnd, claims);
         Round storage round = _rounds[submissionId];
-        jobId = round.jobId;
+        jobId = submissionId.jobIdOf();
         round.revealed = true;
         round.forced = forced;
         if (forced) round.forcedTrueEnd = forcedTrueEnd;
@@ -428,8 +421,9 @@ contract VerificationRound is IVerificationRound, EIP712 {
             return (round.forced ? RoundOutcome.Forced : RoundOutcome.Clean, round.forcedSample);
         }
         // No round (never committed): every window is still ahead.
-        if (round.jobId == 0) return (RoundOutcome.Pending, 0);
-        RoundJob memory job = _JOB_MANAGER.roundJobOf(round.jobId);
+        if (round.secretCommitment == bytes32(0)) return (RoundOutcome.Pending, 0);
+        uint256 jobId = submissionId.jobIdOf();
+        RoundJob memory job = _JOB_MANAGER.roundJobOf(jobId);
         // Not assigned yet: every window is still ahead.
         if (job.verdictDeadline == 0) return (RoundOutcome.Pending, 0);
         if (round.claimsHash == bytes32(0)) {
@@ -437,7 +431,7 @@ contract VerificationRound is IVerificationRound, EIP712 {
         }
         // A sample without a revealed verdict once the verdict reveals closed (P-27): the secret
         // can no longer be revealed.
-        if (round.covered != _allSamples(round.jobId)) {
+        if (round.covered != _allSamples(jobId)) {
             return (
                 block.timestamp > uint256(job.verdictDeadline) + _REVEAL_WINDOW
                     ? RoundOutcome.NoVerdicts
@@ -455,8 +449,7 @@ contract VerificationRound is IVerificationRound, EIP712 {
         view
         returns (bool forced, uint256 sampleIndex)
     {
-        // slither-disable-next-line unused-return
-        (uint256 jobId,) = _JOB_MANAGER.getSubmission(submissionId);
+        uint256 jobId = submissionId.jobIdOf();
         if (jobId == 0) return (false, 0);
         (forced, sampleIndex) = _draw(jobId, secret, _segmentsOf(jobId));
     }
@@ -502,7 +495,7 @@ contract VerificationRound is IVerificationRound, EIP712 {
         // slither-disable-next-line unused-return
         (, uint64 sampleMask,,, uint256 samples) = _JOB_MANAGER.seatOf(submissionId, verifier);
         if (samples == 0) return 0;
-        uint32[] memory segments = _segmentsOf(_rounds[submissionId].jobId);
+        uint32[] memory segments = _segmentsOf(submissionId.jobIdOf());
         uint32 beforeLast = samples >= 2 ? segments[samples - 2] : 0;
         if (fetchesLastSample(sampleMask, samples, beforeLast, segments[samples - 1])) {
             mask = uint256(1) << (samples - 1);
@@ -537,10 +530,9 @@ contract VerificationRound is IVerificationRound, EIP712 {
             uint64 secretRevealCloses
         )
     {
-        uint256 jobId = _rounds[submissionId].jobId;
-        // 0 is the "unset" sentinel of both fields (no commit yet, no verifiers assigned yet)
-        // slither-disable-next-line incorrect-equality
-        if (jobId == 0) return (0, 0, 0, 0);
+        // No commit yet (the zero commitment is the "unset" sentinel): no window.
+        if (_rounds[submissionId].secretCommitment == bytes32(0)) return (0, 0, 0, 0);
+        uint256 jobId = submissionId.jobIdOf();
         RoundJob memory job = _JOB_MANAGER.roundJobOf(jobId);
         // slither-disable-next-line incorrect-equality
         if (job.verdictDeadline == 0) return (0, 0, 0, 0);
@@ -576,12 +568,13 @@ contract VerificationRound is IVerificationRound, EIP712 {
 
     /// @notice The submission's job, reverting unless the submission has a round, is its job's
     ///         active one and the job is Verifying.
+    ///         A Verifying job's solver committed, so its round exists.
     function _verifyingJob(SubmissionId submissionId) internal view returns (uint256 jobId, RoundJob memory job) {
-        Round storage round = _rounds[submissionId];
-        jobId = round.jobId;
-        if (jobId == 0) revert UnknownSubmission(submissionId);
+        jobId = submissionId.jobIdOf();
+        address solver = submissionId.solverOf();
+        if (jobId == 0 || solver == address(0)) revert UnknownSubmission(submissionId);
         job = _JOB_MANAGER.roundJobOf(jobId);
-        if (job.solver != round.solver) revert UnknownSubmission(submissionId);
+        if (job.solver != solver) revert UnknownSubmission(submissionId);
         if (job.status != JobStatus.Verifying) revert WrongJobStatus(jobId, uint8(job.status));
     }
 

@@ -577,7 +577,7 @@ contract JobManager_Submission_Test is JobManager_Init {
         assertTrue(_sid(jobId).isZero());
         vm.prank(solver);
         jobManager.claimJob(jobId);
-        SubmissionId expected = SubmissionId.wrap(keccak256(abi.encode(jobId, solver)));
+        SubmissionId expected = SubmissionId.wrap(bytes32((jobId << 160) | uint256(uint160(solver))));
         assertTrue(jobManager.submissionOf(jobId) == expected);
         assertTrue(_sid(jobId) == expected, "Deployers._sid slot out of date");
         (uint256 subJob, address subSolver) = jobManager.getSubmission(expected);

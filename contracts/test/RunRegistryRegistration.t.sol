@@ -71,6 +71,17 @@ contract RunRegistry_Registration_Test is RunRegistry_Base {
         runs.getRun(1);
     }
 
+    /// @notice Only a registered contribution is one: a plain job and an id never posted are not
+    ///         (the answer is the ShareRegistry's post kind, kept by no word of the RunRegistry).
+    function test_isContribution_plainJobOrUnknownId_isFalse_succeeds() public {
+        uint256 runId = _openRun(RUN_HASH, 2, 2);
+        uint256 contribution = _registered(runId, 0, 0);
+        uint256 plain = _postJob();
+        assertTrue(runs.isContribution(contribution), "the contribution");
+        assertFalse(runs.isContribution(plain), "a plain job");
+        assertFalse(runs.isContribution(plain + 1), "an id never posted");
+    }
+
     /// @notice The job is posted and registered in one call: the poster is its submitter and pays
     ///         its escrow, the job has the seat's spec hash and innerSteps, and it is a contribution
     ///         from its post (never a lineage job).

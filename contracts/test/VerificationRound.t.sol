@@ -207,6 +207,33 @@ contract VerificationRound_PostClaims_Test is VerificationRound_Init {
         _bookClaims(round, id, none, none);
     }
 
+    /// @notice A submission id is its (job, solver) pair, so anyone can name a live job with
+    ///         another solver, or none: every round action refuses such an id, and the views
+    ///         read it as a round that never started.
+    function test_forgedSubmissionId_liveJobOtherSolver_reverts() public {
+        uint256 jobId = _verifyingJob(); // its solver posted its claims
+        (bytes32[] memory starts, bytes32[] memory ends) = _claims(jobId);
+        address seat = _assigned(jobId)[0];
+        SubmissionId[2] memory forged = [LibSubmission.id(jobId, stranger), LibSubmission.id(jobId, address(0))];
+        for (uint256 i; i < forged.length; ++i) {
+            SubmissionId id = forged[i];
+            assertEq(id.jobIdOf(), jobId, "names the live job");
+            vm.expectRevert(abi.encodeWithSelector(IVerificationRound.UnknownSubmission.selector, id));
+            vm.prank(stranger);
+            round.postClaims(id, starts, ends);
+            vm.expectRevert(abi.encodeWithSelector(IVerificationRound.UnknownSubmission.selector, id));
+            vm.prank(seat);
+            round.commitVerdicts(id, keccak256("seal"));
+            (RoundOutcome outcome_,) = round.outcome(id);
+            assertEq(uint8(outcome_), uint8(RoundOutcome.Pending), "no round");
+            (uint64 opens, uint64 closes,,) = round.windowsOf(id);
+            assertEq(opens, 0, "no window");
+            assertEq(closes, 0, "no window");
+        }
+        // The active submission's claims are untouched.
+        assertTrue(_claimsPosted(jobId), "claims of the active submission");
+    }
+
     function test_postClaims_notVerifying_reverts() public {
         // Committed, not yet assigned: the round exists but the job is not Verifying.
         uint256 openJob = _postJob();

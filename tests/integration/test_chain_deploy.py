@@ -120,7 +120,7 @@ def test_smoke_job_happy_path(anvil: Anvil, protocol: Deployment, client_factory
 
     assert submitter.jobs.submission_of(job_id) == b"\x00" * 32  # no solver yet
     (claimed,) = solver.decode_receipt(solver.jobs.claim_job(job_id), "JobClaimed")
-    sid = submission_id(job_id, solver.address)  # keccak256(abi.encode(jobId, solver))
+    sid = submission_id(job_id, solver.address)  # jobId << 160 | solver
     assert bytes(claimed.args["submissionId"]) == sid == solver.jobs.submission_of(job_id)
     assert solver.jobs.get_submission(sid) == (job_id, solver.address)
     assert solver.jobs.get_job(job_id).status is JobStatus.Claimed

@@ -111,7 +111,7 @@ interface IJobManager is IJobManagerErrors {
     /// @notice Emitted when a solver claimed a job, creating its submission.
     /// @param jobId Job.
     /// @param solver Solver.
-    /// @param submissionId New submission: keccak256(abi.encode(jobId, solver)).
+    /// @param submissionId New submission: jobId << 160 | solver.
     /// @param commitDeadline Commit deadline (seconds).
     event JobClaimed(
         uint256 indexed jobId, address indexed solver, SubmissionId indexed submissionId, uint64 commitDeadline
@@ -450,13 +450,14 @@ interface IJobManager is IJobManagerErrors {
     /// @return job The job (all-zero if it does not exist).
     function getJob(uint256 jobId) external view returns (Job memory job);
 
-    /// @notice The job's active submission: keccak256(abi.encode(jobId, solver)) of its current
+    /// @notice The job's active submission: jobId << 160 | solver of its current
     ///         solver (zero while no solver holds it).
     /// @param jobId Job.
     /// @return submissionId Submission.
     function submissionOf(uint256 jobId) external view returns (SubmissionId submissionId);
 
-    /// @notice Job and solver of a submission (zero if it was never created).
+    /// @notice Job and solver a submission id names, read from the id itself (`LibSubmission`):
+    ///         also for an id whose solver never held the job (`submissionOf` tells the active one).
     /// @param submissionId Submission.
     /// @return jobId Job.
     /// @return solver Solver.

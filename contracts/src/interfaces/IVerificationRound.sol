@@ -108,7 +108,7 @@ interface IVerificationRound {
     ////// External: called by the JobManager //////
 
     /// @notice Records the solver's secret commitment; called by `JobManager.commitCheckpoints`.
-    /// @param submissionId Submission (keccak256(abi.encode(jobId, solver))).
+    /// @param submissionId Submission (jobId << 160 | solver).
     /// @param jobId Job of the submission.
     /// @param solver The job's solver.
     /// @param commitment keccak256(abi.encode(jobId, solver, secret)); non-zero.

@@ -17,7 +17,9 @@ import {
     Settlement,
     Submission,
     fetchesLastSample,
-    sampledSegments
+    pushVerifier,
+    sampledSegments,
+    verifiersOf
 } from "../types/SubmissionTypes.sol";
 
 /// @title LibAssignment
@@ -71,7 +73,7 @@ library LibAssignment {
         bytes32 seed,
         address[] memory excluded
     ) internal view returns (address[] memory drawn) {
-        uint256 kept = sub.verifiers.length;
+        uint256 kept = sub.seatCount;
         uint256 candidates;
         // SAFETY: trusted StakeManager view: the protocol's one verifier draw.
         (drawn, candidates) = s.stakeManager
@@ -103,7 +105,7 @@ library LibAssignment {
         }
         _setDeadlines(job, s, 0);
         uint64 covered = 0;
-        for (uint256 i; i < sub.verifiers.length; ++i) {
+        for (uint256 i; i < sub.seatCount; ++i) {
             covered |= sub.seats[sub.verifiers[i]].sampleMask;
         }
         // SAFETY: samples <= MAX_SAMPLES_PER_JOB = 64.
@@ -114,14 +116,14 @@ library LibAssignment {
     ///         order; empty at the first assignment).
     /// @return excluded The submitter, the solver and every previous seat: none is drawn again.
     function _keepRevealed(Job storage job, Submission storage sub) internal returns (address[] memory excluded) {
-        address[] memory previous = sub.verifiers;
+        address[] memory previous = verifiersOf(sub);
         excluded = new address[](previous.length + 2);
         excluded[0] = job.submitter;
         excluded[1] = job.solver;
-        delete sub.verifiers;
+        sub.seatCount = 0;
         for (uint256 i; i < previous.length; ++i) {
             excluded[i + 2] = previous[i];
-            if (sub.seats[previous[i]].status == SeatStatus.Submitted) sub.verifiers.push(previous[i]);
+            if (sub.seats[previous[i]].status == SeatStatus.Submitted) pushVerifier(sub, previous[i]);
         }
     }
 
@@ -136,11 +138,11 @@ library LibAssignment {
         address[] memory drawn,
         uint64[] memory masks
     ) internal {
-        uint256 kept = sub.verifiers.length;
+        uint256 kept = sub.seatCount;
         uint256 count = drawn.length;
         bool singleSeat = s.verifiersPerJob == 1;
         for (uint256 i; i < count; ++i) {
-            sub.verifiers.push(drawn[i]);
+            pushVerifier(sub, drawn[i]);
             Seat storage seat = sub.seats[drawn[i]];
             seat.status = SeatStatus.Assigned;
             seat.sampleMask = masks[i];
@@ -150,13 +152,13 @@ library LibAssignment {
             emit IJobManager.SeatSamplesDrawn(jobId, drawn[i], masks[i]);
         }
         emit IJobManager.VerifiersAssigned(
-            jobId, sub.verifiers, sampledSegments(sub), job.verdictDeadline, job.challengeDeadline
+            jobId, verifiersOf(sub), sampledSegments(sub), job.verdictDeadline, job.challengeDeadline
         );
 
         // Fees of seats that could not be filled go back to the submitter.
         uint256 unused = sub.feesHeld - (kept + count) * s.verifierFee;
         if (unused != 0) {
-            sub.feesHeld = SafeCast.toUint128(sub.feesHeld - unused);
+            sub.feesHeld = SafeCast.toUint120(sub.feesHeld - unused);
             // SAFETY: trusted Escrow; the fees were deposited into Bucket.Escrowed at postJob.
             s.escrow.credit(Bucket.Escrowed, job.submitter, unused);
         }

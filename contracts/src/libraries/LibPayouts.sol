@@ -9,7 +9,7 @@ import {IJobManager} from "../interfaces/IJobManager.sol";
 import {Bucket} from "../types/EscrowTypes.sol";
 import {Job} from "../types/JobTypes.sol";
 import {Role} from "../types/Role.sol";
-import {Settlement, Submission} from "../types/SubmissionTypes.sol";
+import {MAX_SEATS, Settlement, Submission} from "../types/SubmissionTypes.sol";
 
 /// @title LibPayouts
 /// @notice How settlement moves tokens: slashes booked into an Escrow bucket, stake unlocks, fees,
@@ -85,7 +85,7 @@ library LibPayouts {
 
     /// @notice Unlocks the verifierStake of each seat marked in `release` (trusted StakeManager).
     function releaseSeats(Submission storage sub, Settlement memory s, bool[] memory release) internal {
-        address[] storage verifiers = sub.verifiers;
+        address[MAX_SEATS] storage verifiers = sub.verifiers;
         for (uint256 i; i < release.length; ++i) {
             if (release[i]) unlock(s, verifiers[i], Role.Verifier);
         }
@@ -123,7 +123,7 @@ library LibPayouts {
 
     /// @notice Moves `amount` of the job's escrowed fees to the submitter's credit.
     function refundFee(Submission storage sub, Settlement memory s, address submitter, uint256 amount) internal {
-        sub.feesHeld = SafeCast.toUint128(sub.feesHeld - amount);
+        sub.feesHeld = SafeCast.toUint120(sub.feesHeld - amount);
         credit(s, Bucket.Escrowed, submitter, amount);
     }
 
@@ -134,7 +134,7 @@ library LibPayouts {
             refundFee(sub, s, submitter, s.verifierFee);
             return;
         }
-        sub.feesHeld = SafeCast.toUint128(sub.feesHeld - s.verifierFee);
+        sub.feesHeld = SafeCast.toUint120(sub.feesHeld - s.verifierFee);
         credit(s, Bucket.Escrowed, verifier, s.verifierFee);
     }
 

@@ -17,7 +17,15 @@ import {Job, JobStatus, PostArgs, Verdict} from "../types/JobTypes.sol";
 import {Role} from "../types/Role.sol";
 import {RoundOutcome} from "../types/RoundTypes.sol";
 import {LibSubmission, SubmissionId} from "../types/SubmissionId.sol";
-import {Seat, SeatStatus, Settlement, Submission, fetchesOnly} from "../types/SubmissionTypes.sol";
+import {
+    MAX_SEATS,
+    Seat,
+    SeatStatus,
+    Settlement,
+    Submission,
+    fetchesOnly,
+    verifiersOf
+} from "../types/SubmissionTypes.sol";
 
 /// @title LibSettlement
 /// @notice How the JobManager settles a submission: the round outcome (docs/FORCED_ERRORS.md
@@ -196,7 +204,7 @@ library LibSettlement {
         sub.disputedMask |= uint64(rejectMask);
         emit IJobManager.VerdictsSubmitted(jobId, verifier, approvals, bond);
         if (seat.abstainMask != 0) emit IJobManager.VerdictsAbstained(jobId, verifier, seat.abstainMask);
-        if (++sub.submitted == sub.verifiers.length) {
+        if (++sub.submitted == sub.seatCount) {
             // Everyone has spoken: the challenge window runs from now.
             uint64 deadline = uint64(block.timestamp) + s.challengeWindow;
             job.challengeDeadline = SafeCast.toUint40(deadline);
@@ -233,8 +241,8 @@ library LibSettlement {
         job.commitDeadline = SafeCast.toUint40(block.timestamp);
         job.status = JobStatus.Committed;
         emit IJobManager.VerifiersReassigning(jobId, reassignment, randomnessBlock);
-        address[] storage verifiers = sub.verifiers;
-        for (uint256 i; i < verifiers.length; ++i) {
+        address[MAX_SEATS] storage verifiers = sub.verifiers;
+        for (uint256 i; i < sub.seatCount; ++i) {
             if (sub.seats[verifiers[i]].status == SeatStatus.Submitted) ++kept;
         }
         return (true, kept);
@@ -316,10 +324,10 @@ library LibSettlement {
         Submission storage sub,
         Settlement memory s,
         mapping(uint256 disputeId => SubmissionId submissionId) storage disputeSubmissions,
-        IAdjudicator adjudicator
+        IAdjudicator adjudicator,
+        uint256 jobId
     ) external returns (bool opened) {
         if (address(adjudicator) == address(0)) revert IJobManagerErrors.AdjudicatorNotSet();
-        uint256 jobId = sub.jobId;
         uint256 mask = sub.disputedMask;
         uint256 sampleIndex = 0;
         address challenger;
@@ -343,7 +351,7 @@ library LibSettlement {
         sub.disputeSample = uint8(sampleIndex);
         uint256 disputeId = _callAdjudicator(job, sub, adjudicator, jobId, sampleIndex, challenger);
         job.disputeId = disputeId;
-        disputeSubmissions[disputeId] = LibSubmission.id(jobId, sub.solver);
+        disputeSubmissions[disputeId] = LibSubmission.id(jobId, job.solver);
         emit IJobManager.JobDisputed(jobId, disputeId, sampleIndex, sub.segments[sampleIndex]);
         opened = true;
     }
@@ -369,7 +377,7 @@ library LibSettlement {
         // (IAdjudicator @dev); the id is recorded right after and nonReentrant guards the rest.
         // slither-disable-next-line reentrancy-no-eth,reentrancy-benign
         (disputeId, challengerOnly) =
-            adjudicator.openDispute(jobId, sub.segments[sampleIndex], challenger, excluded, sub.verifiers);
+            adjudicator.openDispute(jobId, sub.segments[sampleIndex], challenger, excluded, verifiersOf(sub));
         sub.disputeChallenger = challengerOnly ? challenger : address(0);
     }
 
@@ -415,8 +423,8 @@ library LibSettlement {
         uint256 jobId,
         bool refundFees
     ) internal {
-        address[] storage verifiers = sub.verifiers;
-        for (uint256 i; i < verifiers.length; ++i) {
+        address[MAX_SEATS] storage verifiers = sub.verifiers;
+        for (uint256 i; i < sub.seatCount; ++i) {
             address verifier = verifiers[i];
             Seat storage seat = sub.seats[verifier];
             if (seat.status != SeatStatus.Assigned) continue;
@@ -464,8 +472,8 @@ library LibSettlement {
     function _settleForced(Job storage job, Submission storage sub, Settlement memory s, uint256 jobId, uint256 f)
         internal
     {
-        address[] storage verifiers = sub.verifiers;
-        uint256 count = verifiers.length;
+        address[MAX_SEATS] storage verifiers = sub.verifiers;
+        uint256 count = sub.seatCount;
         uint256 slashed = 0;
         for (uint256 i; i < count; ++i) {
             Seat storage seat = sub.seats[verifiers[i]];
@@ -475,7 +483,7 @@ library LibSettlement {
                 slashed += LibPayouts.slashVerifier(job, sub, s, jobId, verifiers[i], Bucket.Jackpot);
             }
         }
-        (uint256 paid, bool disputed) = _payForced(sub, s, jobId, f);
+        (uint256 paid, bool disputed) = _payForced(sub, s, LibSubmission.id(jobId, job.solver), jobId, f);
         if (!disputed) sub.disputedMask &= ~(uint64(1) << f);
         emit IJobManager.ForcedErrorSettled(jobId, f, slashed, paid);
     }
@@ -485,14 +493,16 @@ library LibSettlement {
     ///         min(jackpot, pool) each).
     /// @return paid Jackpots paid (wei).
     /// @return disputed Whether a rejecter's end differs from the true end.
-    function _payForced(Submission storage sub, Settlement memory s, uint256 jobId, uint256 f)
-        internal
-        returns (uint256 paid, bool disputed)
-    {
-        address[] storage verifiers = sub.verifiers;
-        SubmissionId submissionId = LibSubmission.id(jobId, sub.solver);
+    function _payForced(
+        Submission storage sub,
+        Settlement memory s,
+        SubmissionId submissionId,
+        uint256 jobId,
+        uint256 f
+    ) internal returns (uint256 paid, bool disputed) {
+        address[MAX_SEATS] storage verifiers = sub.verifiers;
         uint256 pool = s.escrow.jackpotPool();
-        for (uint256 i; i < verifiers.length; ++i) {
+        for (uint256 i; i < sub.seatCount; ++i) {
             address verifier = verifiers[i];
             Seat storage seat = sub.seats[verifier];
             Verdict verdict = LibVerdict.verdictAt(seat, f);
@@ -566,10 +576,10 @@ library LibSettlement {
         uint256 sampleIndex
     ) internal returns (uint256 pot, address[] memory winners) {
         address only = sub.disputeChallenger;
-        winners = new address[](sub.verifiers.length + 1);
+        winners = new address[](sub.seatCount + 1);
         uint256 count = 0;
         winners[count++] = job.solver;
-        for (uint256 i; i < sub.verifiers.length; ++i) {
+        for (uint256 i; i < sub.seatCount; ++i) {
             address verifier = sub.verifiers[i];
             // Closed parties (earlier losers, a forced claim's approvers) were settled already.
             if (sub.seatClosed[sampleIndex][verifier]) continue;
@@ -653,10 +663,10 @@ library LibSettlement {
         uint256 jobId,
         uint256 sampleIndex
     ) internal returns (uint256 pot, address[] memory winners) {
-        address[] storage verifiers = sub.verifiers;
-        winners = new address[](2 * verifiers.length);
+        address[MAX_SEATS] storage verifiers = sub.verifiers;
+        winners = new address[](2 * sub.seatCount);
         uint256 count = 0;
-        for (uint256 i; i < verifiers.length; ++i) {
+        for (uint256 i; i < sub.seatCount; ++i) {
             address verifier = verifiers[i];
             Seat storage seat = sub.seats[verifier];
             Verdict verdict = LibVerdict.verdictAt(seat, sampleIndex);
@@ -714,8 +724,8 @@ library LibSettlement {
         internal
         returns (bool[] memory release)
     {
-        address[] storage verifiers = sub.verifiers;
-        uint256 count = verifiers.length;
+        address[MAX_SEATS] storage verifiers = sub.verifiers;
+        uint256 count = sub.seatCount;
         release = new bool[](count);
         for (uint256 i; i < count; ++i) {
             Seat storage seat = sub.seats[verifiers[i]];
@@ -729,11 +739,11 @@ library LibSettlement {
     /// @notice Returns the reject and challenge bonds of every sample in `mask` (an abstention's only
     ///         while no seat replayed its sample, P-33).
     function _returnOpenBonds(Submission storage sub, Settlement memory s, uint256 jobId, uint256 mask) internal {
-        address[] storage verifiers = sub.verifiers;
+        address[MAX_SEATS] storage verifiers = sub.verifiers;
         uint256 samples = sub.sampleCount;
         for (uint256 t; t < samples; ++t) {
             if (mask & (uint256(1) << t) == 0) continue;
-            for (uint256 i; i < verifiers.length; ++i) {
+            for (uint256 i; i < sub.seatCount; ++i) {
                 address verifier = verifiers[i];
                 Verdict verdict = LibVerdict.verdictAt(sub.seats[verifier], t);
                 if (sub.seatClosed[t][verifier]) {

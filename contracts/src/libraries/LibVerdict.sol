@@ -6,7 +6,7 @@ import {IJobManager} from "../interfaces/IJobManager.sol";
 // Types
 import {Bucket} from "../types/EscrowTypes.sol";
 import {Verdict} from "../types/JobTypes.sol";
-import {Seat, SeatStatus, Settlement, Submission, fetchesOnly} from "../types/SubmissionTypes.sol";
+import {MAX_SEATS, Seat, SeatStatus, Settlement, Submission, fetchesOnly} from "../types/SubmissionTypes.sol";
 
 /// @title LibVerdict
 /// @notice How settlement reads the seats' verdicts on a sample: a seat's verdict, whether the
@@ -34,8 +34,8 @@ library LibVerdict {
     ///         nothing and does not count, nor does a seat that only fetched the sample's end
     ///         (P-39: its start may still have been withheld).
     function replayed(Submission storage sub, uint256 sampleIndex) internal view returns (bool) {
-        address[] storage verifiers = sub.verifiers;
-        uint256 count = verifiers.length;
+        address[MAX_SEATS] storage verifiers = sub.verifiers;
+        uint256 count = sub.seatCount;
         for (uint256 i; i < count; ++i) {
             address verifier = verifiers[i];
             Seat storage seat = sub.seats[verifier];
@@ -54,8 +54,8 @@ library LibVerdict {
     ///         P-33), then whistleblowers that challenged an approval of it (in the approvers'
     ///         assignment order); zero when none is left.
     function nextChallenger(Submission storage sub, uint256 sampleIndex) internal view returns (address) {
-        address[] storage verifiers = sub.verifiers;
-        uint256 count = verifiers.length;
+        address[MAX_SEATS] storage verifiers = sub.verifiers;
+        uint256 count = sub.seatCount;
         address abstainer = address(0);
         for (uint256 i; i < count; ++i) {
             address verifier = verifiers[i];
@@ -90,8 +90,8 @@ library LibVerdict {
     /// @notice Forfeits the bond of each abstention left open on sample `t` (their sample leaves the
     ///         disputed set: another seat replayed it, P-33).
     function forfeitAbstentions(Submission storage sub, Settlement memory s, uint256 jobId, uint256 t) internal {
-        address[] storage verifiers = sub.verifiers;
-        for (uint256 i; i < verifiers.length; ++i) {
+        address[MAX_SEATS] storage verifiers = sub.verifiers;
+        for (uint256 i; i < sub.seatCount; ++i) {
             address verifier = verifiers[i];
             if (sub.seatClosed[t][verifier] || verdictAt(sub.seats[verifier], t) != Verdict.Abstain) {
                 continue;

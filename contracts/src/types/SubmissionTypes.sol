@@ -38,19 +38,23 @@ struct Seat {
     bool fetchesLast;
 }
 
+/// @dev Most seats a submission holds (`JobManager.MAX_VERIFIERS_PER_JOB`).
+uint256 constant MAX_SEATS = 32;
+
 /// @notice The JobManager's bookkeeping of one submission (one solver's attempt at one job), keyed
 ///         by `SubmissionId`.
-/// @param solver Solver.
-/// @param jobId Job (< 2**96: job ids count up from 1).
 /// @param disputedMask Bit i set = sample i rejected or challenged and not yet adjudicated.
-/// @param feesHeld Verifier fees of the job still in escrow (wei, < 2**128).
+/// @param feesHeld Verifier fees of the job still in escrow (wei, < 2**120: a claim reverts
+///        SafeCastOverflowedUintDowncast above).
 /// @param submitted Assigned verifiers whose verdicts were recorded (<= 32).
 /// @param disputeSample Sample index of the current or last dispute (< 64).
 /// @param disputePending True while a dispute is open at the adjudicator.
 /// @param reassignments Times fresh verifiers were drawn because none revealed a verdict (at most
 ///        maxReassignments; a deployment above 2^24 - 1 would revert at that count, centuries of
 ///        verdict windows away).
-/// @param verifiers Assigned verifiers.
+/// @param seatCount Assigned verifiers: the first `seatCount` entries of `verifiers` (<= 32).
+/// @param verifiers Assigned verifiers, in seat order (`verifiersOf` copies them): a fixed array with
+///        its count in the packed word, not a dynamic array with a length word of its own.
 /// @param sampleCount Sampled segments (<= MAX_SAMPLES_PER_JOB = 64; zero until assigned).
 /// @param segments Sampled segment indices, in sample order: the union of the seats' own draws, in
 ///        increasing segment order; the first `sampleCount` entries (`sampledSegments` copies them).
@@ -73,17 +77,17 @@ struct Seat {
 ///        challenged another verifier's approval of the sample) never settles the other. A party
 ///        that loses its own game on a sample is closed in both roles: the game refuted the one claim
 ///        (the sample is invalid) that both its roles make.
-/// @dev Packed so that a claim creates 2 storage words instead of 3 ([solver, jobId] and
-///      [feesHeld, submitted, disputeSample, disputePending, reassignments, expiring, disputedMask,
-///      sampleCount]) and the first recorded verdict, the first rejection and the assignment (the
-///      sample's size) update the word the claim created instead of fresh ones (20k gas each); the
+/// @dev Packed so that a claim creates 1 storage word ([feesHeld, submitted, disputeSample,
+///      disputePending, reassignments, expiring, disputedMask, sampleCount]; the job and the solver
+///      are the submission's id itself, `LibSubmission.jobIdOf` and `solverOf`) and the first
+///      recorded verdict, the first rejection and the assignment (the sample's size) update the
+///      word the claim created instead of fresh ones (20k gas each); the
 ///      sample is a fixed array with its count in that word, not a dynamic array with a length word.
-///      submitted <= MAX_VERIFIERS_PER_JOB = 32, disputeSample < 64 and sampleCount <=
+///      submitted and seatCount <= MAX_VERIFIERS_PER_JOB = 32, disputeSample < 64 and sampleCount <=
 ///      MAX_SAMPLES_PER_JOB = 64 fit in 8 bits, disputedMask (one bit per sample) in 64.
 struct Submission {
-    address solver;
-    uint96 jobId;
-    uint128 feesHeld;
+    uint120 feesHeld;
+    uint8 seatCount;
     uint8 submitted;
     uint8 disputeSample;
     bool disputePending;
@@ -91,13 +95,33 @@ struct Submission {
     bool expiring;
     uint64 disputedMask;
     uint8 sampleCount;
-    address[] verifiers;
+    address[MAX_SEATS] verifiers;
     uint32[64] segments;
     mapping(address verifier => Seat seat) seats;
     mapping(uint256 sampleIndex => mapping(address verifier => address challenger)) challengers;
     address disputeChallenger;
     mapping(uint256 sampleIndex => mapping(address verifier => bool closed)) seatClosed;
     mapping(uint256 sampleIndex => mapping(address whistleblower => bool closed)) challengeClosed;
+}
+
+/// @notice The submission's assigned verifiers, in seat order (a memory copy of the first
+///         `seatCount` entries).
+function verifiersOf(Submission storage sub) view returns (address[] memory list) {
+    uint256 count = sub.seatCount;
+    list = new address[](count);
+    for (uint256 i; i < count; ++i) {
+        list[i] = sub.verifiers[i];
+    }
+}
+
+/// @notice Seats `verifier` after the submission's current seats (at most MAX_SEATS: the draw never
+///         fills more than verifiersPerJob <= 32).
+function pushVerifier(Submission storage sub, address verifier) {
+    uint256 count = sub.seatCount;
+    sub.verifiers[count] = verifier;
+    // SAFETY: count < verifiersPerJob <= MAX_SEATS = 32 (the draw fills at most the held fees' seats).
+    // forge-lint: disable-next-line(unsafe-typecast)
+    sub.seatCount = uint8(count + 1);
 }
 
 /// @notice The submission's sampled segment indices, in sample order (a memory copy of the first

@@ -39,6 +39,20 @@ def test_secret_commitment_is_abi_encode_of_its_fields() -> None:
     assert commitments.secret_commitment(7, SOLVER.upper().replace("0X", "0x"), secret) == expected
 
 
+def test_submission_id_is_the_pair_packed() -> None:
+    # jobId in the upper 96 bits, the solver in the lower 160: the bytes read back as both
+    sid = commitments.submission_id(7, SOLVER)
+    assert sid == bytes(11) + b"\x07" + bytes.fromhex(SOLVER[2:])
+    assert int.from_bytes(sid, "big") >> 160 == 7
+    assert commitments.submission_id(2**96 - 1, SOLVER)[:12] == b"\xff" * 12
+    assert commitments.submission_id(7, SOLVER.upper().replace("0X", "0x")) == sid
+    for job_id in (-1, 2**96):
+        with pytest.raises(ValueError, match="outside"):
+            commitments.submission_id(job_id, SOLVER)
+    with pytest.raises(ValueError):
+        commitments.submission_id(7, "0x" + "zz" * 20)
+
+
 def test_verdict_commitment_encodes_the_dynamic_bytes32_array() -> None:
     salt = os.urandom(32)
     ends = [os.urandom(32), forced.UNREPLAYED_END, os.urandom(32)]
