@@ -101,7 +101,9 @@ def from_struct(cls: type[T], data: Mapping[str, Any], **extra: Any) -> T:
 class JobView:
     """``JobManager.getJob(jobId)``; deadlines are timestamps (s), randomness_block a block.
 
-    ``open_deadline``: last second an Open job may be claimed (after it anyone may expire it);
+    ``spec_hash``: from the job's ``JobPosted`` event (the contract keeps it only inside the
+    job's training key); ``open_deadline``: last second an Open job may be claimed (after it
+    anyone may expire it);
     ``claims_deadline``: last second the solver may post its claims; verifiers seal by
     ``verdict_deadline = claims_deadline + verdict_window``.
     """

@@ -47,8 +47,8 @@ class JobsFacade(ContractFacade):
 
     def __init__(self, client: ChainClient) -> None:
         super().__init__(client)
-        self._spec_uris: dict[int, str] = {}
-        """Spec URIs read from ``JobPosted`` (job id -> URI); they never change."""
+        self._spec_uris: dict[int, tuple[str, bytes]] = {}
+        """(spec URI, spec hash) read from ``JobPosted`` per job id; they never change."""
         self._checkpoint_urls: dict[tuple[int, str, bytes, int], str] = {}
         """Checkpoint URLs read from ``CheckpointsCommitted``, by (job id, solver, root,
         randomness block)."""
@@ -236,6 +236,8 @@ class JobsFacade(ContractFacade):
         else:
             data = struct_to_dict(outputs, raw)
         data["status"] = JobStatus(int(data["status"]))
+        # The contract keeps no spec hash (it is in the JobPosted event and the training key).
+        data["spec_hash"] = self.spec_hash_of(job_id)
         for key in ("model_id", "spec_hash", "merkle_root"):
             data[key] = bytes(data[key])
         if with_uris:
@@ -254,15 +256,27 @@ class JobsFacade(ContractFacade):
         return from_struct(JobView, data, job_id=job_id)
 
     def spec_uri(self, job_id: int) -> str:
-        """The job's ``specURI``, from its ``JobPosted`` event (the contract keeps only the
-        ``specHash`` the spec is checked against; "" for an unknown job). Cached: it never
-        changes."""
+        """The job's ``specURI``, from its ``JobPosted`` event ("" for an unknown job). Cached:
+        it never changes."""
+        return self._posted(job_id)[0]
+
+    def spec_hash_of(self, job_id: int) -> bytes:
+        """The job's ``specHash`` (32 bytes; zeros for an unknown job), from its ``JobPosted``
+        event: the contract keeps it only inside the job's training key
+        (``ShareRegistry.trainingKey``), and the spec fetched from `spec_uri` is checked
+        against it. Cached: it never changes."""
+        return self._posted(job_id)[1]
+
+    def _posted(self, job_id: int) -> tuple[str, bytes]:
+        """(specURI, specHash) of the job's ``JobPosted`` event, ("", zeros) before it exists;
+        one log scan per job, cached once found (a post is final)."""
         cached = self._spec_uris.get(job_id)
         if cached is None:
             events = self._job_events("JobPosted", job_id)
             if not events:
-                return ""
-            cached = self._spec_uris[job_id] = str(events[-1].args["specURI"])
+                return "", bytes(32)
+            args = events[-1].args
+            cached = self._spec_uris[job_id] = (str(args["specURI"]), bytes(args["specHash"]))
         return cached
 
     def checkpoint_url(self, job_id: int) -> str:

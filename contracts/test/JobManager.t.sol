@@ -211,8 +211,9 @@ contract JobManager_PostJob_Test is JobManager_Init {
         assertEq(job.submitter, submitter);
         assertEq(job.solver, address(0));
         assertEq(job.modelId, MODEL_ID);
-        assertEq(job.specHash, SPEC_HASH);
         assertEq(job.initHash, INIT_HASH);
+        // The spec hash is in the JobPosted event (checked above) and in the job's training key.
+        assertEq(registry.trainingJobOf(registry.trainingKey(MODEL_ID, INIT_HASH, SPEC_HASH)), jobId);
         assertEq(uint256(job.totalSteps), totalSteps);
         assertEq(uint256(job.checkpointInterval), interval);
         assertEq(job.reward, reward);

@@ -100,7 +100,8 @@ contract RunRegistry_Registration_Test is RunRegistry_Base {
         assertTrue(runs.isContribution(jobId));
         assertEq(uint8(registry.postKindOf(jobId)), uint8(PostKind.Contribution));
         assertEq(_job(jobId).submitter, submitter);
-        assertEq(_job(jobId).specHash, _spec(RUN_HASH, 0, 1));
+        // The seat's spec hash is the job's: its training key names the job.
+        assertEq(registry.trainingJobOf(registry.trainingKey(RUN_MODEL, INIT_HASH, _spec(RUN_HASH, 0, 1))), jobId);
         assertEq(uint256(_job(jobId).totalSteps), INNER_STEPS);
         assertEq(before - token.balanceOf(submitter), jobManager.postCost(REWARD), "poster paid the escrow");
         assertEq(runs.contributionSpecHash(RUN_HASH, 0, 1), _spec(RUN_HASH, 0, 1));

@@ -29,12 +29,13 @@ from bench.gas_scenario import (
     variant_total,
 )
 
-HAPPY_PATH_MAX_GAS = 1_915_000
+HAPPY_PATH_MAX_GAS = 1_800_000
 """Most gas the scenario's happy path may cost (docs/MEASURED.md "Gas": the figure reached,
 rounded up; 1,905,653 since the verdict batch checks each rejecting seat's bond cover,
-docs/SECURITY.md P-38)."""
+docs/SECURITY.md P-38; 1,793,453 since a submission id is its (job, solver) pair, the seats have
+no length word, the spec hash lives in the JobPosted event and a contribution has no flag word)."""
 
-PER_CONTRIBUTION_MAX_GAS = 2_095_000
+PER_CONTRIBUTION_MAX_GAS = 1_958_000
 """Most gas a one-round training run of `RUN_SEATS` seats may cost per counted contribution
 (its opening, every seat's job from postContribution to claimCredit, the round's claim and its
 finalization, summed and divided by the seats; docs/RUNS.md). Unlike the happy path's, it moves
@@ -42,10 +43,12 @@ with the randomness: which of the six verifiers each seat job draws decides how 
 credits create a word (about 17k gas each, at most six in the run). Measured 2,316,365 to
 2,324,267 over eight runs with every seat sealing and revealing itself and the secret revealed
 apart from the finalize, 2,063,364 with the verdicts batched (docs/SECURITY.md P-37) and
-`revealSecretAndFinalize`, 2,072,667 with the batch's bond check (P-38); the bound leaves room
-for every verifier's first credit."""
+`revealSecretAndFinalize`, 2,072,667 with the batch's bond check (P-38), 1,933,720 with packed
+submission ids, seats without a length word, the spec hash in the event only and no contribution
+flag word; the bound leaves
+room for every verifier's first credit."""
 
-HAPPY_PATH_MAX_NEW_WORDS = 36
+HAPPY_PATH_MAX_NEW_WORDS = 32
 """Most storage words the happy path may create (docs/MEASURED.md "Gas": each costs at least
 22,100 gas, so a layout change that adds one fails here even when the gas bound has room)."""
 

@@ -82,7 +82,6 @@ library LibSettlement {
     ) external {
         job.submitter = p.poster;
         job.modelId = p.modelId;
-        job.specHash = p.specHash;
         job.initHash = p.initHash;
         job.totalSteps = p.totalSteps;
         job.checkpointInterval = p.checkpointInterval;

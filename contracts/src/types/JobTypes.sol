@@ -82,7 +82,6 @@ struct Params {
 /// @param submitter Account that posted and funded the job.
 /// @param solver Account that claimed the job (zero while Open).
 /// @param modelId keccak256 of the model name (utf-8).
-/// @param specHash keccak256 of the canonical JSON job spec.
 /// @param initHash State hash of the spec's seed-initialised state (step 0); leaf 0 of every committed
 ///        checkpoint tree must commit to (0, initHash) (PROTOCOL.md 2.3).
 /// @param merkleRoot Root of the checkpoint Merkle tree (PROTOCOL.md 2.3), zero until committed.
@@ -101,10 +100,12 @@ struct Params {
 ///        still holds it (0 once a claim pooled it or the job was closed): the premium is
 ///        ceil(premiumBps * V * jackpot / 10_000) wei, so the word of the deadlines carries it.
 /// @param disputeId Adjudicator dispute id of the latest dispute (0 if none).
-/// @dev Packed into 7 storage words written on the happy path (was 11) and one more for disputes:
-///      [submitter, reward], [solver, totalSteps, checkpointInterval, status], modelId, specHash,
-///      initHash, merkleRoot, [the six times, 40 bits each], disputeId. `postJob` writes 6 words
-///      instead of 8, and every later deadline lands in the word `postJob` created. The solver stays
+/// @dev Packed into 6 storage words written on the happy path (was 11) and one more for disputes:
+///      [submitter, reward], [solver, totalSteps, checkpointInterval, status], modelId, initHash,
+///      merkleRoot, [the six times, 40 bits each], disputeId. `postJob` writes 5 words instead of
+///      8, and every later deadline lands in the word `postJob` created. The spec hash
+///      (keccak256 of the canonical JSON job spec) is in the `JobPosted` event only: no contract
+///      reads it, and the ShareRegistry keeps the training key it is part of (P-26). The solver stays
 ///      the low 20 bytes of word 1 (tests read it with vm.load). reward < 2**96 wei and times and
 ///      blocks < 2**40 (year 36812): writes go through SafeCast, which reverts above.
 struct Job {
@@ -115,7 +116,6 @@ struct Job {
     uint32 checkpointInterval;
     JobStatus status;
     bytes32 modelId;
-    bytes32 specHash;
     bytes32 initHash;
     bytes32 merkleRoot;
     uint40 openDeadline;
