@@ -530,7 +530,8 @@ contract VerificationRound is IVerificationRound, EIP712 {
             uint64 secretRevealCloses
         )
     {
-        // No commit yet (the zero commitment is the "unset" sentinel): no window.
+        // No commit yet (the zero commitment is the "unset" sentinel, never a value): no window.
+        // slither-disable-next-line incorrect-equality
         if (_rounds[submissionId].secretCommitment == bytes32(0)) return (0, 0, 0, 0);
         uint256 jobId = submissionId.jobIdOf();
         RoundJob memory job = _JOB_MANAGER.roundJobOf(jobId);
