@@ -22,7 +22,15 @@ import {Job, JobStatus, Params, PostArgs, RoundJob, Verdict} from "./types/JobTy
 import {Role} from "./types/Role.sol";
 import {RoundOutcome} from "./types/RoundTypes.sol";
 import {LibSubmission, SubmissionId} from "./types/SubmissionId.sol";
-import {Seat, SeatStatus, Settlement, Submission, sampledSegments, verifiersOf} from "./types/SubmissionTypes.sol";
+import {
+    MAX_SEATS,
+    Seat,
+    SeatStatus,
+    Settlement,
+    Submission,
+    sampledSegments,
+    verifiersOf
+} from "./types/SubmissionTypes.sol";
 
 /// @title JobManager
 /// @notice Escrows training jobs and runs their lifecycle (PROTOCOL.md 3.3): post, claim, commit,
@@ -42,8 +50,9 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
 
     ////// Constants / Immutables //////
 
-    /// @notice Most verifiers per job (bounds the loops of finalize and dispute settlement).
-    uint256 public constant MAX_VERIFIERS_PER_JOB = 32;
+    /// @notice Most verifiers per job (bounds the loops of finalize and dispute settlement): the
+    ///         seats a submission holds (`MAX_SEATS`, the size of its fixed verifier array).
+    uint256 public constant MAX_VERIFIERS_PER_JOB = MAX_SEATS;
 
     /// @notice Most sampled segments per job (verdicts are a uint64 bitmap): bounds the union of the
     ///         seats' own draws, so verifiersPerJob * samplesPerJob must not exceed it.

@@ -496,8 +496,7 @@ contract VerificationRound is IVerificationRound, EIP712 {
         (, uint64 sampleMask,,, uint256 samples) = _JOB_MANAGER.seatOf(submissionId, verifier);
         if (samples == 0) return 0;
         uint32[] memory segments = _segmentsOf(submissionId.jobIdOf());
-        uint32 beforeLast = samples >= 2 ? segments[samples - 2] : 0;
-        if (fetchesLastSample(sampleMask, samples, beforeLast, segments[samples - 1])) {
+        if (fetchesLastSample(sampleMask, segments)) {
             mask = uint256(1) << (samples - 1);
         }
     }

@@ -141,6 +141,7 @@ library LibAssignment {
         uint256 kept = sub.seatCount;
         uint256 count = drawn.length;
         bool singleSeat = s.verifiersPerJob == 1;
+        uint32[] memory segments = sampledSegments(sub);
         for (uint256 i; i < count; ++i) {
             pushVerifier(sub, drawn[i]);
             Seat storage seat = sub.seats[drawn[i]];
@@ -148,11 +149,11 @@ library LibAssignment {
             seat.sampleMask = masks[i];
             // Single seat (P-39): the last sample is fetched, not replayed, unless the seat also
             // holds the segment before it.
-            if (singleSeat && _fetchesLast(sub, masks[i])) seat.fetchesLast = true;
+            if (singleSeat && fetchesLastSample(masks[i], segments)) seat.fetchesLast = true;
             emit IJobManager.SeatSamplesDrawn(jobId, drawn[i], masks[i]);
         }
         emit IJobManager.VerifiersAssigned(
-            jobId, verifiersOf(sub), sampledSegments(sub), job.verdictDeadline, job.challengeDeadline
+            jobId, verifiersOf(sub), segments, job.verdictDeadline, job.challengeDeadline
         );
 
         // Fees of seats that could not be filled go back to the submitter.
@@ -169,13 +170,6 @@ library LibAssignment {
     }
 
     ////// Internal //////
-
-    /// @notice Whether a seat holding `mask` fetches the job's last sample (`fetchesLastSample`, P-39).
-    function _fetchesLast(Submission storage sub, uint64 mask) internal view returns (bool) {
-        uint256 samples = sub.sampleCount;
-        uint32 beforeLast = samples >= 2 ? sub.segments[samples - 2] : 0;
-        return fetchesLastSample(mask, samples, beforeLast, sub.segments[samples - 1]);
-    }
 
     /// @notice Sets the deadlines of a verifier draw (claims in `claimsWindow` from now, verdicts
     ///         verdictWindow after, then the reveal and challenge windows) -> Verifying.

@@ -38,7 +38,8 @@ struct Seat {
     bool fetchesLast;
 }
 
-/// @dev Most seats a submission holds (`JobManager.MAX_VERIFIERS_PER_JOB`).
+/// @dev Most seats a submission holds: the size of its fixed verifier array, and the JobManager's
+///      `MAX_VERIFIERS_PER_JOB`, which its constructor enforces on verifiersPerJob.
 uint256 constant MAX_SEATS = 32;
 
 /// @notice The JobManager's bookkeeping of one submission (one solver's attempt at one job), keyed
@@ -135,18 +136,20 @@ function sampledSegments(Submission storage sub) view returns (uint32[] memory s
 }
 
 /// @notice The single-seat rule (docs/SECURITY.md P-39): whether a seat holding `mask` fetches the
-///         last of `count` samples (segments `beforeLast`, `last` in sample order) instead of
-///         replaying it: the job has more than one segment, the seat holds the last sample, and it
-///         does not also hold the sample of segment `last - 1`. Only for one seat per job.
+///         last sample of `segments` instead of replaying it: the job has more than one segment,
+///         the seat holds the last sample, and it does not also hold the sample of the segment
+///         before it. Only for one seat per job; the JobManager's draw and the round's view
+///         (`fetchOnlyMaskOf`) both read it.
 /// @param mask The seat's samples (bit i = sample i).
-/// @param count Samples of the job (>= 1).
-/// @param beforeLast Segment of sample `count - 2` (ignored when count < 2).
-/// @param last Segment of the last sample (M - 1).
-function fetchesLastSample(uint64 mask, uint256 count, uint32 beforeLast, uint32 last) pure returns (bool) {
+/// @param segments The job's sample: its segment indices in sample order (`sampledSegments`),
+///        at least one, the last being M - 1.
+function fetchesLastSample(uint64 mask, uint32[] memory segments) pure returns (bool) {
+    uint256 count = segments.length;
+    uint32 last = segments[count - 1];
     if (last == 0) return false;
     uint256 lastBit = uint256(1) << (count - 1);
     if (mask & lastBit == 0) return false;
-    return count < 2 || beforeLast + 1 != last || mask & (lastBit >> 1) == 0;
+    return count < 2 || segments[count - 2] + 1 != last || mask & (lastBit >> 1) == 0;
 }
 
 /// @notice Whether `seat` only fetches sample `sampleIndex` (the job's last sample, whose final
