@@ -6,7 +6,10 @@ signature to an aggregator (the job's solver, `solver.aggregation`), which submi
 seal in one `commitVerdictsFor` transaction; the reveals follow the same way
 (`revealVerdictsFor`, no signature: the seal binds the seat, its ends and its secret salt). The
 contract skips a seat that sealed or revealed itself, so a seat never depends on the aggregator
-(docs/SECURITY.md P-37).
+(docs/SECURITY.md P-37). When every seat's seal and opening are in hand before any seal is on
+chain, one `revealVerdictsSigned` carries them all (`SignedReveal`, P-40): a seat opens its seal
+to the aggregator only once it holds every other seat's signed seal, and a seat that signs two
+seals for one submission is slashed on the proof of both (`proveEquivocation`).
 
 Typed data (EIP-712, https://eips.ethereum.org/EIPS/eip-712):
 
@@ -30,6 +33,7 @@ from eth_utils.address import to_checksum_address
 __all__ = [
     "SEAL_DOMAIN_NAME",
     "SEAL_DOMAIN_VERSION",
+    "SignedReveal",
     "SignedSeal",
     "seal_message",
     "seal_signer",
@@ -55,6 +59,25 @@ class SignedSeal:
 
     verifier: str
     commitment: bytes
+    signature: bytes
+
+
+@dataclass(frozen=True)
+class SignedReveal:
+    """One seat's entry of ``revealVerdictsSigned``: its seal, opened, with the seal's signature
+    (the contract recomputes the commitment from the ends and salt and checks the signature over
+    it, so nothing of the seal is stored on chain).
+
+    Attributes:
+        verifier: the seat's checksummed address.
+        ends: its sealed end state hashes, one per sample (32 bytes each).
+        salt: its sealed salt (32 bytes).
+        signature: its 65-byte ECDSA signature of the seal's EIP-712 digest.
+    """
+
+    verifier: str
+    ends: tuple[bytes, ...]
+    salt: bytes
     signature: bytes
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from chain.seals import SignedSeal
+from chain.seals import SignedReveal, SignedSeal
 from chain.types import (
     Assignment,
     ChainIdentity,
@@ -148,6 +148,18 @@ class RoundPort(Protocol):
     ) -> object: ...
     def reveal_verdicts_for(
         self, submission_id: bytes, reveals: Sequence[tuple[str, Sequence[bytes], bytes]], /
+    ) -> object: ...
+    def reveal_verdicts_signed(
+        self, submission_id: bytes, reveals: Sequence[SignedReveal], /
+    ) -> object: ...
+    def seals_on_chain(self, submission_id: bytes, /) -> dict[str, tuple[bytes, bytes]]: ...
+    def prove_equivocation(
+        self,
+        submission_id: bytes,
+        verifier: str,
+        seal: tuple[bytes, bytes],
+        other: tuple[bytes, bytes],
+        /,
     ) -> object: ...
     def replayed_end_of(
         self, submission_id: bytes, verifier: str, sample_index: int, /

@@ -375,6 +375,11 @@ class VerifierJob(Record):
         seal_handed_at, reveal_handed_at: chain time (seconds) the seal or the reveal was
             handed to the job's solver for its batch (`verifier.node`); the seat sends its own
             transaction when the chain does not show it done a hand-off wait later.
+        seen_seals: every seat's signed seal as the solver showed it before this seat opened
+            its own (lower-case address -> [commitment, signature], 0x-hex), kept as evidence
+            against a seat that signs a second one (docs/SECURITY.md P-40).
+        seals_checked: the seals on chain were compared with `seen_seals` (and any
+            equivocation proven).
     """
 
     submission: Hash32 | None = None
@@ -386,6 +391,8 @@ class VerifierJob(Record):
     lost: bool = False
     seal_handed_at: int | None = None
     reveal_handed_at: int | None = None
+    seen_seals: dict[str, list[str]] = Field(default_factory=dict)
+    seals_checked: bool = False
 
 
 class Vote(Record):

@@ -1,33 +1,42 @@
-"""The solver aggregates its job's seals and reveals: one ``commitVerdictsFor`` and one
-``revealVerdictsFor`` per job instead of one ``commitVerdicts`` and one ``revealVerdicts`` per
-seat (docs/FORCED_ERRORS.md section 2; ~150k gas saved on a 3-seat job, and the seats pay no gas
-for their verdicts).
+"""The solver aggregates its job's seals and reveals: one ``revealVerdictsSigned`` per job
+(every seat's seal and opening at once, docs/SECURITY.md P-40), or one ``commitVerdictsFor``
+and one ``revealVerdictsFor``, instead of one ``commitVerdicts`` and one ``revealVerdicts`` per
+seat (docs/FORCED_ERRORS.md section 2; the seats pay no gas for their verdicts).
 
 Routes, under the job's ``checkpointURL`` (``/jobs/{job_id}``; `mount_aggregation` adds them to
 the checkpoint server):
 
 - `POST /jobs/{job_id}/seals` (`veritrain.wire.SealHandOff`): a seat's EIP-712 seal
   (`chain.seals`). Accepted when the job is one this solver serves and is Verifying, the
-  verifier holds a seat of it, has not sealed on chain yet, and signed the seal itself
-  (``client.round.seal_signer``): a bad seal is refused here, never put in a batch it would
-  revert.
+  verifier holds a seat of it, has neither sealed nor revealed on chain, and signed the seal
+  itself (``client.round.seal_signer``): a bad seal is refused here, never put in a batch it
+  would revert.
+- `GET /jobs/{job_id}/seals` (`veritrain.wire.SealSet`): the seals pending here. A seat opens
+  its seal to the solver only once this shows every seat's, each signed by its seat, and keeps
+  them: a seat that signs a second seal after seeing the opened ends is slashed on proof of both
+  (``proveEquivocation``), so no seat can copy another's ends through this solver.
 - `POST /jobs/{job_id}/reveals` (`veritrain.wire.RevealHandOff`): a seat's sealed ends and salt.
-  Accepted when the seat's seal is on chain, not yet revealed,
-  ``verdict_commitment(job_id, verifier, ends, salt)`` opens it, and the seat's balance and
-  Escrow allowance cover the reject bonds it books (the contract skips a seat that does not,
-  docs/SECURITY.md P-38).
+  Accepted when they open the seat's seal (on chain, or pending here), it has not revealed, and
+  the seat's balance and Escrow allowance cover the reject bonds it books (the contract skips
+  such a seat in ``revealVerdictsFor``, docs/SECURITY.md P-38, and ``revealVerdictsSigned``
+  would revert).
 
 Both answer `veritrain.wire.HandOffAccepted`, or a 4xx with one line (400 malformed or not
 opening the seal, 403 not a seat, 404 a job not served here, 409 too late or too early, 413 a
 body over `veritrain.wire.MAX_HANDOFF_BYTES`, 429 too many pending entries) and 503 while the
 chain cannot be read; never a 500.
 
-The duty (`SealAggregator.flush`, run by the solver each round for each Verifying job)
-submits ``commitVerdictsFor`` once every seat not yet sealed on chain has a pending seal, or
-once the oldest pending seal has waited half of `HANDOFF_WAIT` (a seat falls back to its own
-``commitVerdicts`` after the whole wait), and the same for ``revealVerdictsFor`` once the
-reveal window is open. Entries of seats the chain shows done are dropped (the contract skips a
-seat that sealed or revealed itself, so such a race costs nothing).
+The duty (`SealAggregator.flush`, run by the solver each round for each Verifying job):
+
+1. when no seat has sealed on chain and every seat's seal and reveal are pending, by the verdict
+   deadline: ``revealVerdictsSigned`` (one transaction for the whole round);
+2. else ``commitVerdictsFor`` once the oldest pending seal has waited half of `HANDOFF_WAIT`
+   (a seat falls back to its own ``commitVerdicts`` after the whole wait), or at once when
+   every open seat's seal is pending but some seat sealed on chain (no one-shot is possible);
+3. then ``revealVerdictsFor`` once the reveal window is open, on the same rule.
+
+Entries of seats the chain shows done are dropped (the contract skips a seat that sealed or
+revealed itself, so such a race costs nothing).
 
 Pending entries live in memory only: a restarted solver forgets them, and their seats fall back
 to their own transactions after `HANDOFF_WAIT`; nothing of safety rests on the aggregator.
@@ -47,7 +56,7 @@ from fastapi import APIRouter, FastAPI, HTTPException, Request
 from pydantic import BaseModel, ValidationError
 from starlette.concurrency import run_in_threadpool
 
-from chain.seals import SignedSeal
+from chain.seals import SignedReveal, SignedSeal
 from noderuntime.ports import ChainPort
 from veritrain.commitments import verdict_commitment
 from veritrain.enums import JobStatus
@@ -60,6 +69,7 @@ from veritrain.wire import (
     HandOffAccepted,
     RevealHandOff,
     SealHandOff,
+    SealSet,
 )
 
 if TYPE_CHECKING:
@@ -175,8 +185,8 @@ class SealAggregator:
             raise HandOffRefused(
                 400, f"the seal of job {job_id} is not signed by {body.verifier} (by {signer})"
             )
-        sealed, _ = self.client.round.verdict_commitment_of(sid, body.verifier)
-        if bytes(sealed) != ZERO32:
+        sealed, revealed = self.client.round.verdict_commitment_of(sid, body.verifier)
+        if bytes(sealed) != ZERO32 or revealed:
             raise HandOffRefused(409, f"{body.verifier} has sealed job {job_id} on chain already")
         seal = SignedSeal(body.verifier, commitment, signature)
         with self._lock:
@@ -186,22 +196,27 @@ class SealAggregator:
             return len(pending.seals)
 
     def accept_reveal(self, job_id: int, body: RevealHandOff) -> int:
-        """Check that a seat's ends and salt open its seal on chain, and keep them.
+        """Check that a seat's ends and salt open its seal (on chain, else the one pending
+        here), and keep them.
 
         Returns:
             The job's pending reveals.
 
         Raises:
-            HandOffRefused: 404, 409 (no seal on chain yet, revealed already, or reject bonds
-                not covered), 403, 400 (wrong number of ends, or they do not open the seal: the
-                batch would revert), 429.
+            HandOffRefused: 404, 409 (no seal on chain or pending, revealed already, or reject
+                bonds not covered), 403, 400 (wrong number of ends, or they do not open the
+                seal: the batch would revert), 429.
         """
         sid, _ = self._seat_of(job_id, body.verifier)
         sealed, revealed = self.client.round.verdict_commitment_of(sid, body.verifier)
-        if bytes(sealed) == ZERO32:
-            raise HandOffRefused(409, f"{body.verifier} has no seal of job {job_id} on chain")
         if revealed:
             raise HandOffRefused(409, f"{body.verifier} has revealed job {job_id} already")
+        if bytes(sealed) == ZERO32:
+            with self._lock:  # the seal this solver holds for the one-shot batch, if any
+                held = self._jobs.get(job_id, _Pending()).seals.get(body.verifier.lower())
+            if held is None:
+                raise HandOffRefused(409, f"{body.verifier} has no seal of job {job_id} yet")
+            sealed = held[0].commitment
         ends, salt = body.ends_bytes(), as_bytes32(body.salt)
         samples = len(self.client.round.claims_of(sid).end_hashes)
         if len(ends) != samples:
@@ -243,6 +258,30 @@ class SealAggregator:
                 " by its balance and Escrow allowance",
             )
 
+    def seal_set(self, job_id: int) -> SealSet:
+        """The seals pending for a job's next batch (`veritrain.wire.SealSet`), in arrival
+        order; no chain read.
+
+        Raises:
+            HandOffRefused: 404 for a job this solver does not serve.
+        """
+        if not self.serves(job_id):
+            raise HandOffRefused(404, f"unknown job {job_id}: this solver does not serve it")
+        with self._lock:
+            pending = self._jobs.get(job_id)
+            seals = [s for s, _ in pending.seals.values()] if pending is not None else []
+        return SealSet(
+            job_id=job_id,
+            seals=[
+                SealHandOff(
+                    verifier=s.verifier,
+                    commitment="0x" + s.commitment.hex(),
+                    signature="0x" + s.signature.hex(),
+                )
+                for s in seals
+            ],
+        )
+
     def pending(self, job_id: int) -> tuple[int, int]:
         """(pending seals, pending reveals) of a job."""
         with self._lock:
@@ -261,8 +300,9 @@ class SealAggregator:
         return bool(taken) and (covered or self.clock() - min(taken) >= self.wait / 2)
 
     def flush(self, node: NodeCore, job_id: int) -> None:
-        """The solver's duty for a Verifying job: submit the due batches through ``node.send``
-        (a revert is logged and the batch dropped: its seats fall back on their own).
+        """The solver's duty for a Verifying job: submit the due batch through ``node.send``
+        (a revert is logged and its entries dropped: their seats fall back on their own; a
+        one-shot batch that reverts keeps its seals for ``commitVerdictsFor``).
 
         Args:
             node: the solver node (its `send`, clock and chain port).
@@ -276,11 +316,13 @@ class SealAggregator:
             reveals = dict(pending.reveals)
         client = self.client
         sid = bytes(client.jobs.submission_of(job_id))
-        seats = [str(v) for v in client.jobs.get_assignment(job_id).verifiers]
-        state = {v.lower(): client.round.verdict_commitment_of(sid, v) for v in seats}
-        unsealed = [v for v in state if bytes(state[v][0]) == ZERO32]
-        unrevealed = [v for v in state if bytes(state[v][0]) != ZERO32 and not state[v][1]]
+        addresses = [str(v) for v in client.jobs.get_assignment(job_id).verifiers]
+        seats = [v.lower() for v in addresses]
+        state = {v.lower(): client.round.verdict_commitment_of(sid, v) for v in addresses}
+        unsealed = [v for v in seats if bytes(state[v][0]) == ZERO32 and not state[v][1]]
+        unrevealed = [v for v in seats if bytes(state[v][0]) != ZERO32 and not state[v][1]]
         seals = {v: e for v, e in seals.items() if v in unsealed}
+        opened = {v: e for v, e in reveals.items() if v in seals}  # open a pending seal
         reveals = {v: e for v, e in reveals.items() if v in unrevealed}
         with self._lock:  # the chain shows these done: drop them (never an entry that came
             # in after the snapshot above: its seat is not done, and it goes in the next batch)
@@ -290,7 +332,15 @@ class SealAggregator:
                     live.seals.pop(v)
                 for v in [v for v in live.reveals if v in state and state[v][1]]:
                     live.reveals.pop(v)
-        if self._due([t for _, t in seals.values()], set(unsealed) <= set(seals)):
+        one_shot = bool(seats) and len(unsealed) == len(seats)  # no seal on chain yet
+        if one_shot and set(seats) <= set(opened):
+            if node.chain_time() <= int(client.jobs.get_job(job_id).verdict_deadline):
+                self._send_one_shot(node, job_id, sid, seats, seals, opened)
+                return
+        taken = [t for _, t in seals.values()]
+        # every seat's seal in hand: wait (half the hand-off wait) for their openings, unless
+        # some seat sealed on chain, which rules the one-shot batch out
+        if self._due(taken, set(unsealed) <= set(seals) and not one_shot):
             batch = [s for s, _ in seals.values()]
             node.send(
                 f"commitVerdictsFor job {job_id} ({len(batch)} of {len(seats)} seats)",
@@ -310,6 +360,33 @@ class SealAggregator:
                     entries,
                 )
                 self._forget(job_id, reveals, "reveals")
+
+    def _send_one_shot(
+        self,
+        node: NodeCore,
+        job_id: int,
+        sid: bytes,
+        seats: list[str],
+        seals: dict[str, tuple[SignedSeal, float]],
+        opened: dict[str, tuple[tuple[str, list[bytes], bytes], float]],
+    ) -> None:
+        """``revealVerdictsSigned`` with every seat's seal and opening, in seat order; the
+        entries are forgotten once mined, only the openings when it reverts (the seals then go
+        in a ``commitVerdictsFor``)."""
+        entries = []
+        for v in seats:
+            seal = seals[v][0]
+            _, ends, salt = opened[v][0]
+            entries.append(SignedReveal(seal.verifier, tuple(ends), salt, seal.signature))
+        receipt = node.send(
+            f"revealVerdictsSigned job {job_id} ({len(entries)} seats)",
+            self.client.round.reveal_verdicts_signed,
+            sid,
+            entries,
+        )
+        self._forget(job_id, opened, "reveals")
+        if receipt is not None:
+            self._forget(job_id, seals, "seals")
 
     def _reveal_open(self, node: NodeCore, sid: bytes, sealed: int, seats: int) -> bool:
         """The contract's reveal window: every seat sealed, or the verdict deadline passed;
@@ -394,6 +471,17 @@ async def _accept(
 async def post_seal(job_id: int, request: Request) -> HandOffAccepted:
     """Take a seat's signed seal (`veritrain.wire.SealHandOff`) for ``commitVerdictsFor``."""
     return await _accept(request, job_id, SealHandOff, "seal")
+
+
+@router.get("/seals", response_model=SealSet, responses={404: _ERRORS[404]})
+async def get_seals(job_id: int, request: Request) -> SealSet:
+    """The seals pending for the job's next batch (`veritrain.wire.SealSet`): a seat opens its
+    own seal only once this holds every seat's (docs/SECURITY.md P-40)."""
+    aggregator: SealAggregator = request.app.state.aggregator
+    try:
+        return aggregator.seal_set(job_id)
+    except HandOffRefused as exc:
+        raise HTTPException(exc.status, exc.detail) from None
 
 
 @router.post("/reveals", response_model=HandOffAccepted, responses=_ERRORS)

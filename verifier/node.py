@@ -27,7 +27,10 @@ Per round (`VerifierNode.step()`):
    handed to the job's solver, which submits every seat's in one transaction
    (`solver.aggregation`); the verifier sends its own when the chain does not show it
    `hand_off_wait` seconds later (`verifier.handoff.fallback_at`), and hands a reveal to no one
-   before the reveal window is open (a seat still sealing could copy its ends). An
+   before the reveal window is open (a seat still sealing could copy its ends) unless it holds
+   every seat's signed seal (`verifier.sealset`, docs/SECURITY.md P-40: the solver then seals
+   and reveals them all in one ``revealVerdictsSigned``; a seat whose seal on chain differs
+   from the one it was shown is proven to have signed two, and slashed). An
    unreachable solver (after retries, in the last third of the verdict
    window) or a start checkpoint that does not match its claim means an unreplayed reject
    (reason logged). `finalize` jobs it verified when due. Before it seals (or commits a
@@ -73,6 +76,7 @@ from noderuntime.mirror import StateMirror
 from noderuntime.ports import ChainPort
 from noderuntime.records import CheckResult, RecordStore, VerifierJob, VerifierRecords, Vote
 from verifier.handoff import HANDOFF_WAIT, fallback_at, hand_off_cutoff, post_hand_off
+from verifier.sealset import open_to_solver, prove_equivocations
 from veritrain.bisection import Chooser
 from veritrain.commitments import new_salt, verdict_commitment, vote_commitment
 from veritrain.enums import DisputePhase, DisputeStatus, JobStatus, Role
@@ -272,6 +276,7 @@ class VerifierNode(NodeBase):
         if revealed:  # by its own transaction or in the solver's batch: the chain says
             if self._job_rec(job_id).submitted is not True:
                 self._count_verdicts(job_id, submission, len(segments))
+            prove_equivocations(self, job_id, submission)  # a seat that signed two seals (P-40)
             return
         if commitment == ZERO32:
             self._seal(job_id, submission, job, segments)
@@ -345,6 +350,8 @@ class VerifierNode(NodeBase):
             return post_hand_off(self.http_client, self.checkpoint_url_of(job), "seals", body)
 
         if self._handed_off(job_id, "seal", deadline, window, hand, sealed):
+            # every seat's signed seal seen: the opening goes to the one-shot batch (P-40)
+            open_to_solver(self, job_id, submission, job, ends, salt, digest)
             return
         self.send(
             f"commitVerdicts job {job_id} (sealed: {sealed})",

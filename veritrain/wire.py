@@ -46,6 +46,7 @@ __all__ = [
     "HandOffAccepted",
     "RevealHandOff",
     "SealHandOff",
+    "SealSet",
 ]
 
 DEFAULT_TIMEOUT_S = 60.0
@@ -150,7 +151,9 @@ class SealHandOff(BaseModel):
 
 class RevealHandOff(BaseModel):
     """Body of `POST {checkpointURL}/reveals`: a seat's sealed ends and salt for the solver to
-    submit with ``revealVerdictsFor``; sent only once the reveal window is open."""
+    submit with ``revealVerdictsSigned`` (every seat's in one call, before any seal is on chain)
+    or ``revealVerdictsFor``; sent only once the seat holds every seat's signed seal
+    (`SealSet`) or the reveal window is open."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -163,6 +166,19 @@ class RevealHandOff(BaseModel):
     def ends_bytes(self) -> list[bytes]:
         """The ends as 32-byte hashes (each checked by the model's pattern)."""
         return [as_bytes32(e) for e in self.ends]
+
+
+class SealSet(BaseModel):
+    """Body of `GET {checkpointURL}/seals`: the seals the solver holds for its job's next batch,
+    not yet on chain. A seat opens its own seal to the solver (`RevealHandOff`) only once this
+    holds every seat's seal, each signed by its seat; it keeps them as evidence, so a seat that
+    signs a second seal after seeing the opened ends is slashed on proof of both
+    (``proveEquivocation``, docs/SECURITY.md P-40)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    job_id: int = Field(ge=0)
+    seals: list[SealHandOff] = Field(max_length=MAX_HANDOFF_ENDS)
 
 
 class HandOffAccepted(BaseModel):

@@ -20,7 +20,7 @@ from web3.types import TxReceipt
 
 from chain.contracts._base import ContractFacade
 from chain.errors import ChainError
-from chain.seals import SignedSeal, seal_signer, sign_seal
+from chain.seals import SignedReveal, SignedSeal, seal_signer, sign_seal
 from chain.types import (
     ClaimsView,
     RoundOutcome,
@@ -37,6 +37,10 @@ __all__ = ["RoundFacade"]
 
 _SECRET_REVEALS = ("revealSecret", "revealSecretAndFinalize")
 """The round's calls whose calldata carries the solver's proven ends (`proven_ends`)."""
+
+_NO_SIGNATURE = b""
+"""The signature `seals_on_chain` gives a seal the seat sent itself (``commitVerdicts``): the
+round stores that seal, and ``proveEquivocation`` checks the other one against it."""
 
 
 class RoundFacade(ContractFacade):
@@ -198,6 +202,141 @@ class RoundFacade(ContractFacade):
             [bytes32_arg(salt, "salt") for _, _, salt in reveals],
             self._claims_arg(claims),
         )
+
+    def reveal_verdicts_signed(
+        self, submission_id: bytes, reveals: Sequence[SignedReveal]
+    ) -> TxReceipt:
+        """Anyone: seal and reveal EVERY seat's verdicts in one transaction
+        (``revealVerdictsSigned``, docs/SECURITY.md P-40): each entry's commitment is recomputed
+        from its ends and salt and its EIP-712 seal signature checked; nothing of the seals is
+        stored. Only before any seat sealed on chain and by the verdict deadline; the whole call
+        reverts if one seat's reject bonds cannot be pulled (no seat may be skipped: it could
+        then seal after seeing the others' ends).
+
+        Raises:
+            ValueError: an end hash or a salt is not 32 bytes.
+            ContractRevert: e.g. ``SealsOnChain``, ``InvalidSealSignature``, ``LengthMismatch``,
+                ``VerdictsAlreadySubmitted``, ``OutsideWindow``, ``ClaimsMismatch``.
+        """
+        claims = self.claims_of(submission_id)
+        return self._client.transact(
+            self.contract,
+            "revealVerdictsSigned",
+            submission_id,
+            [
+                (
+                    to_checksum_address(r.verifier),
+                    [bytes32_arg(e, f"end hash {j}") for j, e in enumerate(r.ends)],
+                    bytes32_arg(r.salt, "salt"),
+                    bytes(r.signature),
+                )
+                for r in reveals
+            ],
+            self._claims_arg(claims),
+        )
+
+    def prove_equivocation(
+        self,
+        submission_id: bytes,
+        verifier: str,
+        seal: tuple[bytes, bytes],
+        other: tuple[bytes, bytes],
+    ) -> TxReceipt:
+        """Anyone: prove that a revealed seat signed two different seals for one submission
+        (``proveEquivocation``, docs/SECURITY.md P-40): the seat is slashed one verifierStake
+        into the jackpot pool and its verdicts are voided; nothing goes to the prover.
+
+        Args:
+            submission_id: the submission.
+            verifier: the seat.
+            seal: ``(commitment, signature)`` the seat signed (e.g. handed to the aggregator).
+            other: the other ``(commitment, signature)``; an empty signature means the seal the
+                seat stored on chain itself (``commitVerdicts``).
+
+        Raises:
+            ValueError: a commitment is not 32 bytes.
+            ContractRevert: e.g. ``NotEquivocation``, ``InvalidSealSignature``, or the
+                JobManager's refusal (the seat has not revealed, was slashed, or the job left
+                Verifying).
+        """
+        return self._client.transact(
+            self.contract,
+            "proveEquivocation",
+            submission_id,
+            to_checksum_address(verifier),
+            bytes32_arg(seal[0], "commitment"),
+            bytes(seal[1]),
+            bytes32_arg(other[0], "other commitment"),
+            bytes(other[1]),
+        )
+
+    def seals_on_chain(
+        self, submission_id: bytes, *, span: int = 2000
+    ) -> dict[str, tuple[bytes, bytes]]:
+        """Every seal the chain carries for a submission, read from its ``VerdictsCommitted``
+        events and the calldata of the transactions that emitted them: lower-case seat address
+        -> ``(commitment, signature)``. The signature is that of the seal in a
+        ``commitVerdictsFor`` or ``revealVerdictsSigned`` call, and empty for a seal the seat
+        stored with its own ``commitVerdicts`` (``proveEquivocation`` then checks against the
+        stored one); a call made through another contract, which this facade cannot decode,
+        also gives an empty signature. A seat after a reassignment keeps its last seal.
+
+        Args:
+            submission_id: the submission.
+            span: blocks per ``eth_getLogs`` request (blocks).
+
+        Raises:
+            RpcUnavailable: the endpoint is down.
+        """
+        sid = bytes(submission_id)
+        _, start = self._client.call(self.contract, "claimsHashOf", sid)
+        seals: dict[str, tuple[bytes, bytes]] = {}
+        if int(start) == 0:
+            return seals
+        latest = self._client.block_number()
+        signatures: dict[str, dict[str, bytes]] = {}
+        block = int(start)
+        while block <= latest:
+            last = min(latest, block + span - 1)
+            for event in self._client.event_logs(
+                self.contract, ["VerdictsCommitted"], block, last, int.from_bytes(sid, "big")
+            ):
+                verifier = str(event.args["verifier"]).lower()
+                if event.tx_hash not in signatures:
+                    signatures[event.tx_hash] = self._seal_signatures(event.tx_hash, sid)
+                signature = signatures[event.tx_hash].get(verifier, _NO_SIGNATURE)
+                seals[verifier] = (bytes(event.args["commitment"]), signature)
+            block = last + 1
+        return seals
+
+    def _seal_signatures(self, tx_hash: str, sid: bytes) -> dict[str, bytes]:
+        """The seal signatures a ``commitVerdictsFor`` or ``revealVerdictsSigned`` transaction
+        carried for ``sid``, by lower-case seat address (empty for any other call)."""
+        to, data = self._client.transaction_call(tx_hash)
+        if to is None or to.lower() != str(self.contract.address).lower():
+            return {}
+        try:
+            fn, args = self.contract.decode_function_input(data)
+        except ValueError:
+            return {}
+        if bytes(args.get("submissionId", b"")) != sid:
+            return {}
+        if fn.fn_name == "commitVerdictsFor":
+            return {
+                str(v).lower(): bytes(sig)
+                for v, sig in zip(args["verifiers"], args["signatures"], strict=True)
+            }
+        if fn.fn_name == "revealVerdictsSigned":
+            out: dict[str, bytes] = {}
+            for entry in args["reveals"]:
+                verifier, signature = (
+                    (entry["verifier"], entry["signature"])
+                    if isinstance(entry, dict)
+                    else (entry[0], entry[3])
+                )
+                out[str(verifier).lower()] = bytes(signature)
+            return out
+        return {}
 
     def reveal_secret(
         self,

@@ -102,6 +102,9 @@ class FakeChain:
         # invalid signature
         self.keys: dict[str, Any] = {}
         self.allowances: dict[str, int] = {}  # Escrow allowance raised by cover_reveal_bonds
+        # every seal the chain carries, with its signature (empty for a seat's own commit)
+        self.seal_log: dict[tuple[int, str], tuple[bytes, bytes]] = {}
+        self.equivocations: list[tuple[int, str]] = []  # proven (job, seat), slashed
 
     def draw(self, job_id: int) -> forced.ForcedDraw | None:
         """The job's forced-error draw once its secret is revealed (None before)."""

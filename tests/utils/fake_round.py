@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from chain.errors import ChainValueError, ContractRevert, error_class
-from chain.seals import SignedSeal, seal_signer, sign_seal
+from chain.seals import SignedReveal, SignedSeal, seal_signer, sign_seal
 from chain.types import (
     ClaimsView,
     DisputeView,
@@ -51,7 +51,8 @@ class FakeRound:
 
     def round_of(self, submission_id: bytes) -> RoundView:
         job_id = self._client.chain.job_of(submission_id)
-        committed = sum(1 for (j, _v) in self._client.chain.sealed if j == job_id)
+        chain = self._client.chain
+        committed = sum(1 for (j, _v) in set(chain.sealed) | chain.revealed if j == job_id)
         return RoundView(
             submission_id=bytes(submission_id),
             secret_commitment=self._client.chain.secret_commitments.get(job_id, b"\x00" * 32),
@@ -118,6 +119,7 @@ class FakeRound:
 
     def commit_verdicts(self, submission_id: bytes, commitment: bytes) -> dict[str, Any]:
         job_id = self._seal(submission_id, self._client.address, commitment, skip=False)
+        self._client.chain.seal_log[(job_id, self._client.address)] = (bytes(commitment), b"")
         return self._client._tx("commitVerdicts", job_id, commitment)
 
     def _seal(self, submission_id: bytes, verifier: str, commitment: bytes, *, skip: bool) -> int:
@@ -130,7 +132,7 @@ class FakeRound:
         if job_id not in self._client.chain.claims:
             raise revert("ClaimsNotPosted", submissionId=submission_id)
         self._client._window(job_id, 0, self._client.chain.jobs[job_id].verdict_deadline)
-        if key in self._client.chain.sealed:
+        if key in self._client.chain.sealed or key in self._client.chain.revealed:
             if skip:
                 return job_id
             raise revert("VerdictAlreadyCommitted", submissionId=submission_id, verifier=verifier)
@@ -165,8 +167,78 @@ class FakeRound:
                 raise revert("InvalidSealSignature", submissionId=submission_id)
         job_id = self._client.chain.job_of(submission_id)
         for seal in seals:
+            if (job_id, seal.verifier) not in self._client.chain.sealed:
+                self._client.chain.seal_log[(job_id, seal.verifier)] = (
+                    bytes(seal.commitment),
+                    bytes(seal.signature),
+                )
             self._seal(submission_id, seal.verifier, seal.commitment, skip=True)
         return self._client._tx("commitVerdictsFor", job_id, tuple(s.verifier for s in seals))
+
+    def reveal_verdicts_signed(
+        self, submission_id: bytes, reveals: Sequence[SignedReveal]
+    ) -> object:
+        """As the contract (P-40): every seat, none sealed on chain, by the verdict deadline,
+        each signature over the recomputed commitment; a seat whose bonds are not covered
+        reverts the whole call; no seal is stored."""
+        chain = self._client.chain
+        job_id = chain.job_of(submission_id)
+        seats = chain.assignments[job_id].verifiers
+        if any((job_id, v) in chain.sealed or (job_id, v) in chain.revealed for v in seats):
+            raise revert("SealsOnChain", submissionId=submission_id)
+        if len(reveals) != len(seats) or {r.verifier for r in reveals} != set(seats):
+            raise revert(
+                "LengthMismatch",
+                submissionId=submission_id,
+                expected=len(seats),
+                actual=len(reveals),
+            )
+        self._client._window(job_id, 0, chain.jobs[job_id].verdict_deadline)
+        claimed = chain.claims[job_id].end_hashes
+        for r in reveals:
+            digest = commitments.verdict_commitment(job_id, r.verifier, r.ends, r.salt)
+            if self.seal_signer(submission_id, digest, r.signature) != r.verifier:
+                raise revert("InvalidSealSignature", submissionId=submission_id)
+            own = chain.sample_masks.get((job_id, r.verifier), 0)
+            rejects = forced.bonded_rejects(r.ends, claimed, own)
+            if rejects * chain.params.challenge_bond > chain.allowances.get(r.verifier, 0):
+                raise revert("ERC20InsufficientAllowance", spender=r.verifier)
+        for r in reveals:
+            digest = commitments.verdict_commitment(job_id, r.verifier, r.ends, r.salt)
+            chain.sealed[(job_id, r.verifier)] = digest
+            chain.seal_log[(job_id, r.verifier)] = (digest, bytes(r.signature))
+        for r in reveals:
+            self._reveal(submission_id, r.verifier, r.ends, r.salt)
+        for r in reveals:  # nothing of the seals is stored
+            del chain.sealed[(job_id, r.verifier)]
+        return self._client._tx("revealVerdictsSigned", job_id, tuple(r.verifier for r in reveals))
+
+    def seals_on_chain(self, submission_id: bytes) -> dict[str, tuple[bytes, bytes]]:
+        job_id = self._client.chain.job_of(submission_id)
+        return {v.lower(): e for (j, v), e in self._client.chain.seal_log.items() if j == job_id}
+
+    def prove_equivocation(
+        self,
+        submission_id: bytes,
+        verifier: str,
+        seal: tuple[bytes, bytes],
+        other: tuple[bytes, bytes],
+    ) -> object:
+        chain = self._client.chain
+        job_id = chain.job_of(submission_id)
+        seat = next(v for v in chain.assignments[job_id].verifiers if v.lower() == verifier.lower())
+        if bytes(seal[0]) == bytes(other[0]):
+            raise revert("NotEquivocation", submissionId=submission_id, verifier=seat)
+        for commitment, signature in (seal, other):
+            if not signature:
+                if chain.sealed.get((job_id, seat)) != bytes(commitment):
+                    raise revert("NotEquivocation", submissionId=submission_id, verifier=seat)
+            elif self.seal_signer(submission_id, commitment, signature) != seat:
+                raise revert("InvalidSealSignature", submissionId=submission_id)
+        if (job_id, seat) not in chain.revealed or (job_id, seat) in chain.equivocations:
+            raise revert("SeatNotSlashable", jobId=job_id, verifier=seat)
+        chain.equivocations.append((job_id, seat))
+        return self._client._tx("proveEquivocation", job_id, seat)
 
     def reveal_verdicts_for(
         self, submission_id: bytes, reveals: Sequence[tuple[str, Sequence[bytes], bytes]]

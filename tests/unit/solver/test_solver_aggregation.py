@@ -1,8 +1,10 @@
 """The solver's hand-off routes and batches (`solver.aggregation`) against the fake protocol:
 the routes refuse a seal not signed by its verifier, a non-seat, a reveal that does not open
 the seat's seal, a reveal before the seal, malformed and oversize bodies and unknown jobs, each
-with a 4xx and one line; the duty batches once every open seat is in (or half the hand-off wait
-passed) and leaves out seats the chain shows done.
+with a 4xx and one line; the pending seals are served to the seats; the duty sends one
+``revealVerdictsSigned`` once every seal and opening is in, batches the seals alone after half
+the hand-off wait (or at once when a seat sealed itself), and leaves out seats the chain shows
+done.
 
 Run: ``.venv/bin/python -m pytest tests/unit/solver/test_solver_aggregation.py -q``.
 """
@@ -110,16 +112,75 @@ def test_the_routes_refuse_bad_hand_offs_with_a_4xx_and_one_line(tmp_path: Path)
     assert http.post("/jobs/1/seals", json=_seal_body(b, sid, commitment)).json()["pending"] == 1
 
 
-def test_the_solver_batches_seals_once_every_seat_is_in(tmp_path: Path) -> None:
+def _sealed_off_chain(chain: FakeChain, account: Any, sid: bytes) -> tuple[dict, dict]:
+    """A seat's approve-all seal (signed, not on chain) and the reveal body that opens it."""
+    ends = list(chain.claims[1].end_hashes)
+    salt = os.urandom(32)
+    commitment = verdict_commitment(1, account.address, ends, salt)
+    reveal = {"verifier": account.address, "ends": [to_hex(e) for e in ends], "salt": to_hex(salt)}
+    return _seal_body(account, sid, commitment), reveal
+
+
+def test_every_seal_and_opening_in_goes_in_one_call(tmp_path: Path) -> None:
+    """P-40: the seals pending are served to the seats; once every seat's seal and opening
+    are in, one ``revealVerdictsSigned`` seals and reveals them all."""
     chain, (a, b), solver, http, sid, _ = _setup(tmp_path)
-    assert http.post("/jobs/1/seals", json=_seal_body(a, sid, os.urandom(32))).status_code == 200
+    (seal_a, open_a), (seal_b, open_b) = (_sealed_off_chain(chain, s, sid) for s in (a, b))
+    assert http.post("/jobs/1/seals", json=seal_a).status_code == 200
+    assert http.get("/jobs/1/seals").json() == {"job_id": 1, "seals": [seal_a]}
+    assert http.post("/jobs/1/seals", json=seal_b).status_code == 200
+    assert len(http.get("/jobs/1/seals").json()["seals"]) == 2
+    _refused(http.get("/jobs/9/seals"), 404, "unknown job")
+    assert http.post("/jobs/1/reveals", json=open_a).status_code == 200  # opens a pending seal
     solver.aggregator.flush(solver, 1)
-    assert chain.count("commitVerdictsFor") == 0  # b is still out, and no time passed
-    assert http.post("/jobs/1/seals", json=_seal_body(b, sid, os.urandom(32))).status_code == 200
+    assert chain.count("revealVerdictsSigned") == 0  # b's opening is still out
+    assert chain.count("commitVerdictsFor") == 0  # and no time passed
+    assert http.post("/jobs/1/reveals", json=open_b).status_code == 200
+    solver.aggregator.flush(solver, 1)
+    assert chain.count("revealVerdictsSigned") == 1
+    assert {(1, a.address), (1, b.address)} <= chain.revealed
+    assert solver.aggregator.pending(1) == (0, 0)
+
+
+def test_seals_without_their_openings_are_batched_after_half_the_wait(tmp_path: Path) -> None:
+    chain, (a, b), solver, http, sid, clock = _setup(tmp_path)
+    for seat in (a, b):
+        http.post("/jobs/1/seals", json=_seal_body(seat, sid, os.urandom(32)))
+    solver.aggregator.flush(solver, 1)
+    assert chain.count("commitVerdictsFor") == 0  # waiting for the openings
+    clock.t += solver.aggregator.wait / 2
     solver.aggregator.flush(solver, 1)
     assert chain.count("commitVerdictsFor") == 1
     assert {(1, a.address), (1, b.address)} <= set(chain.sealed)
     assert solver.aggregator.pending(1) == (0, 0)
+
+
+def test_a_one_shot_call_that_reverts_keeps_the_seals_for_a_seal_batch(tmp_path: Path) -> None:
+    """b rejects a sample and revokes its Escrow allowance after handing its opening over: the
+    one-shot call reverts (no seat may be skipped there); the openings are dropped, the seals
+    kept, and they go in a ``commitVerdictsFor`` after half the wait."""
+    chain, (a, b), solver, http, sid, clock = _setup(tmp_path)
+    seal_a, open_a = _sealed_off_chain(chain, a, sid)
+    ends = list(chain.claims[1].end_hashes)
+    own = chain.sample_masks[(1, b.address)]
+    j = next(i for i in range(len(ends)) if (own >> i) & 1)
+    ends[j] = os.urandom(32)  # b rejects its own sample j: one bond
+    salt = os.urandom(32)
+    seal_b = _seal_body(b, sid, verdict_commitment(1, b.address, ends, salt))
+    open_b = {"verifier": b.address, "ends": [to_hex(e) for e in ends], "salt": to_hex(salt)}
+    chain.allowances[b.address] = chain.params.challenge_bond
+    chain.balances[b.address] = chain.params.challenge_bond
+    for body in (seal_a, seal_b):
+        assert http.post("/jobs/1/seals", json=body).status_code == 200
+    for body in (open_a, open_b):
+        assert http.post("/jobs/1/reveals", json=body).status_code == 200, body
+    chain.allowances[b.address] = 0  # revoked after the hand-off
+    solver.aggregator.flush(solver, 1)
+    assert chain.count("revealVerdictsSigned") == 0 and chain.revealed == set()
+    assert solver.aggregator.pending(1) == (2, 0)
+    clock.t += solver.aggregator.wait / 2
+    solver.aggregator.flush(solver, 1)
+    assert chain.count("commitVerdictsFor") == 1
 
 
 def test_a_partial_batch_goes_after_half_the_hand_off_wait(tmp_path: Path) -> None:
@@ -167,7 +228,7 @@ def test_a_hand_off_that_comes_in_while_the_duty_reads_the_chain_is_kept(
     """b's seal arrives while the duty reads the chain for a's: it is not dropped as done (it
     was: on Anvil the late seat's hand-off vanished and the seat fell back after its wait), and
     the next round batches both."""
-    chain, (a, b), solver, http, sid, _ = _setup(tmp_path)
+    chain, (a, b), solver, http, sid, clock = _setup(tmp_path)
     http.post("/jobs/1/seals", json=_seal_body(a, sid, os.urandom(32)))
     jobs = solver.aggregator.client.jobs
     read = jobs.get_assignment
@@ -181,6 +242,7 @@ def test_a_hand_off_that_comes_in_while_the_duty_reads_the_chain_is_kept(
     jobs.get_assignment = assignment_while_b_hands_off  # type: ignore[method-assign]
     solver.aggregator.flush(solver, 1)
     assert solver.aggregator.pending(1) == (2, 0)
+    clock.t += solver.aggregator.wait / 2  # no openings came: the seals go on their own
     solver.aggregator.flush(solver, 1)
     (tx,) = [args for _, fn, args in chain.txs if fn == "commitVerdictsFor"]
     assert sorted(tx[1]) == sorted((a.address, b.address))

@@ -1,9 +1,12 @@
 """A verifier hands its seal and its reveal to the job's solver (`verifier.handoff`,
-`solver.aggregation`) against the fake protocol: an honest solver submits both seats in one
-``commitVerdictsFor`` and one ``revealVerdictsFor`` and each seat counts its verdicts from the
-chain; an aggregator that drops hand-offs costs a seat its own ``commitVerdicts`` after the
-hand-off wait (sooner near the deadline), never its verdicts; a reveal is never handed before
-the reveal window is open; ``hand_off=False`` seals at once.
+`verifier.sealset`, `solver.aggregation`) against the fake protocol: a seat opens its seal only
+once it holds every seat's signed seal, the solver then submits every seat in one
+``revealVerdictsSigned`` (or, once a seat sealed itself, one ``commitVerdictsFor`` and one
+``revealVerdictsFor``), a seat that signs a second seal is proven by the seat it copied, and
+each seat counts its verdicts from the chain; an aggregator that drops hand-offs costs a seat
+its own ``commitVerdicts`` after the hand-off wait (sooner near the deadline), never its
+verdicts; a reveal is never handed before the reveal window is open or every seal is seen;
+``hand_off=False`` seals at once.
 
 Run: ``.venv/bin/python -m pytest tests/unit/verifier/test_verifier_handoff.py -q``.
 """
@@ -16,9 +19,12 @@ from typing import Any
 from solver.node import SolverNode
 from tests.utils.fake_chain import FakeChain
 from tests.utils.node_fixtures import aggregating_http, run_solver_to_commit, seat_accounts
-from verifier.handoff import HANDOFF_WAIT
+from verifier.handoff import HANDOFF_WAIT, complete_seal_set
 from verifier.node import VerifierNode
+from veritrain.commitments import new_salt, verdict_commitment
 from veritrain.enums import Verdict
+from veritrain.hexutil import to_hex
+from veritrain.wire import RevealHandOff, SealHandOff, SealSet
 
 
 class _Recording:
@@ -59,23 +65,32 @@ def _verdicts(node: VerifierNode, verdict: str) -> float:
     return float(value or 0.0)
 
 
-def test_seats_hand_off_and_the_solver_batches_seals_and_reveals(tmp_path: Path) -> None:
+def test_seats_open_their_seals_once_every_seal_is_in_and_the_solver_sends_one_call(
+    tmp_path: Path,
+) -> None:
+    """P-40: a seat opens its seal to the solver only once the solver shows every seat's
+    signed seal (it keeps them); the solver then seals and reveals every seat in one
+    ``revealVerdictsSigned``, and stores nothing of the seals."""
     chain, seats, solver, _ = _setup(tmp_path)
     for seat in seats:
         seat.step()  # replay, sign, hand the seal to the solver
-        rec = seat.state.read().jobs[1]
-        assert rec.seal_handed_at is not None
-    assert chain.sealed == {} and chain.count("commitVerdicts") == 0
-    assert solver.aggregator.pending(1) == (2, 0)
-    solver.step()  # every seat is in: one commitVerdictsFor
-    assert chain.count("commitVerdictsFor") == 1
-    assert {v for (_, v) in chain.sealed} == {s.client.address for s in seats}
+        assert seat.state.read().jobs[1].seal_handed_at is not None
+    # the first seat saw only its own seal; the second saw both and opened its own
+    assert seats[0].state.read().jobs[1].reveal_handed_at is None
+    assert seats[1].state.read().jobs[1].reveal_handed_at is not None
+    assert solver.aggregator.pending(1) == (2, 1)
+    solver.step()  # not every opening is in: the solver waits, nothing is sent
+    assert chain.count("revealVerdictsSigned") == 0 and chain.count("commitVerdictsFor") == 0
+    seats[0].step()  # now it sees both seals
+    addresses = {s.client.address.lower() for s in seats}
     for seat in seats:
-        seat.step()  # every seat sealed: the reveal window is open, hand the reveal
-        assert seat.state.read().jobs[1].reveal_handed_at is not None
-    solver.step()  # one revealVerdictsFor
-    assert chain.count("revealVerdictsFor") == 1
-    assert chain.count("commitVerdicts") == 0 and chain.count("revealVerdicts") == 0
+        rec = seat.state.read().jobs[1]
+        assert rec.reveal_handed_at is not None and set(rec.seen_seals) == addresses
+    solver.step()  # every seal and opening in: one call for the whole round
+    assert chain.count("revealVerdictsSigned") == 1
+    for fn in ("commitVerdictsFor", "revealVerdictsFor", "commitVerdicts", "revealVerdicts"):
+        assert chain.count(fn) == 0
+    assert chain.sealed == {}  # nothing of the seals is stored
     for seat in seats:
         seat.step()  # the chain shows the reveal: recorded and counted once
         seat.step()
@@ -84,6 +99,97 @@ def test_seats_hand_off_and_the_solver_batches_seals_and_reveals(tmp_path: Path)
         own = bin(chain.sample_masks[(1, addr)]).count("1")
         assert _verdicts(seat, "approve") == own and _verdicts(seat, "reject") == 0
         assert seat.state.read().jobs[1].submitted is True
+    assert chain.equivocations == []  # the seals on chain are the ones the seats were shown
+
+
+def test_a_seat_that_sealed_itself_leaves_the_solver_two_batches(tmp_path: Path) -> None:
+    """One seat seals on chain itself: no one-shot call is possible (the other could see its
+    ends before sealing), so the solver batches the other seal at once, then the reveals."""
+    chain, seats, solver, _ = _setup(tmp_path)
+    seats[1].hand_off = False
+    seats[1].step()  # commitVerdicts itself
+    seats[0].step()  # hands its seal; the solver's set never shows seat 1's: it does not open
+    assert chain.count("commitVerdicts", seats[1].client.address) == 1
+    assert seats[0].state.read().jobs[1].reveal_handed_at is None
+    solver.step()  # every open seat's seal is in and a one-shot is ruled out: batch it now
+    assert chain.count("commitVerdictsFor") == 1 and chain.count("revealVerdictsSigned") == 0
+    seats[0].step()  # every seat sealed: the reveal window is open, hand the reveal
+    assert seats[0].state.read().jobs[1].reveal_handed_at is not None
+    seats[1].step()  # reveals itself
+    assert chain.count("revealVerdicts", seats[1].client.address) == 1
+    solver.step()  # the one open reveal is in
+    assert chain.count("revealVerdictsFor") == 1
+    assert all((1, s.client.address) in chain.revealed for s in seats)
+
+
+def test_a_seat_that_signs_a_second_seal_is_proven_by_the_seat_it_copied(tmp_path: Path) -> None:
+    """A colluding solver shows seat 1 the ends seat 0 opened; seat 1 signs a second seal
+    copying them and the solver submits that one. Seat 0 kept seat 1's first seal: once seat 1
+    has revealed, it proves both on chain (P-40)."""
+    chain, seats, solver, _ = _setup(tmp_path)
+    for seat in seats:
+        seat.step()
+    seats[0].step()  # both openings are with the solver now
+    copier = seats[1]
+    first = copier.state.read().jobs[1]
+    sid = bytes(first.submission)
+    leaked = seats[0].state.read().jobs[1]
+    ends, salt = list(leaked.ends), new_salt()  # seat 0's ends, under a salt of its own
+    second = copier.client.round.sign_seal(
+        sid, verdict_commitment(1, copier.client.address, ends, salt)
+    )
+    addr = copier.client.address
+    solver.aggregator.accept_seal(
+        1,
+        SealHandOff(
+            verifier=addr, commitment=to_hex(second.commitment), signature=to_hex(second.signature)
+        ),
+    )
+    solver.aggregator.accept_reveal(
+        1, RevealHandOff(verifier=addr, ends=[to_hex(e) for e in ends], salt=to_hex(salt))
+    )
+    solver.step()
+    assert chain.count("revealVerdictsSigned") == 1
+    assert chain.seal_log[(1, addr)][0] == second.commitment
+    seats[0].step()  # revealed: compares the seals on chain with those it was shown
+    assert chain.equivocations == [(1, addr)]
+    assert chain.count("proveEquivocation", seats[0].client.address) == 1
+    assert seats[0].state.read().jobs[1].seals_checked is True
+    seats[0].step()  # proven once, never again
+    assert chain.count("proveEquivocation") == 1
+
+
+def test_a_seal_set_with_a_seat_missing_or_badly_signed_is_not_complete() -> None:
+    """`complete_seal_set`: a seat opens only on every seat's seal signed by that seat, and its
+    own seal as it signed it."""
+    chain = FakeChain()
+    accounts = seat_accounts(chain)
+    sid, mine, other = b"\x01" * 32, b"\x02" * 32, b"\x03" * 32
+    signed = [
+        chain.client(a.address).round.sign_seal(sid, c)
+        for a, c in zip(accounts, (mine, other), strict=True)
+    ]
+    seats = [a.address for a in accounts]
+
+    def body(seals: list[Any]) -> SealSet:
+        return SealSet(
+            job_id=1,
+            seals=[
+                SealHandOff(verifier=s.verifier, commitment=to_hex(c), signature=to_hex(sig))
+                for s, c, sig in seals
+            ],
+        )
+
+    def signer(c: bytes, sig: bytes) -> str | None:
+        return chain.client(seats[0]).round.seal_signer(sid, c, sig)
+
+    full = [(s, s.commitment, s.signature) for s in signed]
+    got = complete_seal_set(body(full), seats, signer, seats[0], mine)
+    assert got is not None and set(got) == {a.lower() for a in seats}
+    assert complete_seal_set(body(full[:1]), seats, signer, seats[0], mine) is None
+    forged = [full[0], (signed[1], b"\x04" * 32, signed[1].signature)]  # not what it signed
+    assert complete_seal_set(body(forged), seats, signer, seats[0], mine) is None
+    assert complete_seal_set(body(full), seats, signer, seats[0], other) is None
 
 
 def test_a_dropped_hand_off_falls_back_to_its_own_seal_after_the_wait(tmp_path: Path) -> None:
