@@ -67,11 +67,11 @@ HAPPY_PATH_ACTIONS = (
     "revealSecretAndFinalize",
     "claimCredit",
 )
-"""Happy-path actions sent once per job; the V sealed verdicts (one batched commit and one
-batched reveal) are added to them, and the solver reveals its secret and finalizes in one
-transaction. Every party is honest: with a forced error drawn, each seat
-rejects the forced sample with its true end (it replayed the segment) and wins the jackpot;
-without one, each seat approves every sample. Nobody is slashed and nobody challenges."""
+"""Happy-path actions sent once per job; the V sealed verdicts (every seat's seal and opening in
+one ``revealVerdictsSigned``, docs/SECURITY.md P-40) are added to them, and the solver reveals
+its secret and finalizes in one transaction. Every party is honest: with a forced error drawn,
+each seat rejects the forced sample with its true end (it replayed the segment) and wins the
+jackpot; without one, each seat approves every sample. Nobody is slashed and nobody challenges."""
 
 
 def row(action: str, variant: str) -> str:
@@ -87,12 +87,13 @@ def variant_total(variant: str) -> str:
 VERIFIERS_PER_JOB = 3
 """V of the scenario's deployment (`ProtocolParams.demo(verifiers_per_job=...)`)."""
 
-HAPPY_PATH_TRANSACTIONS = len(HAPPY_PATH_ACTIONS) + 2
-"""Transactions of the happy path: the single actions, then every seat's seal in one
-``commitVerdictsFor`` and every reveal in one ``revealVerdictsFor``, both sent by the solver
-that aggregates them (the nodes' default; docs/SECURITY.md P-37). A seat the aggregator leaves
-out sends its own ``commitVerdicts`` and ``revealVerdicts``: those rows come from the lazy and
-cheating jobs, which seal seat by seat."""
+HAPPY_PATH_TRANSACTIONS = len(HAPPY_PATH_ACTIONS) + 1
+"""Transactions of the happy path: the single actions, then every seat's seal and its opening in
+one ``revealVerdictsSigned`` sent by the solver that aggregates them (the nodes' default;
+docs/SECURITY.md P-37, P-40). When a seat sealed itself the aggregator sends
+``commitVerdictsFor`` and ``revealVerdictsFor`` instead, and a seat it leaves out sends its own
+``commitVerdicts`` and ``revealVerdicts``: those rows come from the lazy and cheating jobs,
+which seal seat by seat."""
 
 INTRINSIC_GAS = 21_000
 """Gas every transaction pays before it runs (EIP-2028 calldata comes on top)."""
@@ -253,8 +254,8 @@ def run_gas_scenario(
             seat that drew it approves it: lazy); with `cheat`, the next seat also rejects a
             sample of its own draw (a cheat). Rows are named ``"<action><suffix>"``. `post`,
             when given, posts the job instead of ``postJob`` and returns (action, receipt, job
-            id). With `batched`, the solver submits every seat's signed seal and reveal in one
-            transaction each."""
+            id). With `batched`, the solver submits every seat's signed seal and its opening in
+            one ``revealVerdictsSigned`` (P-40)."""
             submitter, solver = c[0], c[1]
             by_addr = {cl.address: cl for cl in c.values()}
             if post is None:
@@ -325,17 +326,13 @@ def run_gas_scenario(
                 claims=claims,
                 receipts=receipts,
                 aggregator=solver if batched else None,
+                one_shot=batched,
             )
             if batched:
                 rec(
-                    f"commitVerdictsFor{suffix}",
-                    receipts["commitVerdictsFor"],
-                    f"{p.verifiers_per_job} seats' EIP-712 seals, sent by the solver",
-                )
-                rec(
-                    f"revealVerdictsFor{suffix}",
-                    receipts["revealVerdictsFor"],
-                    f"{p.verifiers_per_job} seats' reveals, sent by the solver",
+                    f"revealVerdictsSigned{suffix}",
+                    receipts["revealVerdictsSigned"],
+                    f"{p.verifiers_per_job} seats' EIP-712 seals and openings, sent by the solver",
                 )
             else:
                 rec(f"commitVerdicts{suffix}", receipts["commitVerdicts"], "sealed verdicts")

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from eth_utils.crypto import keccak
 
+from chain.seals import SignedReveal
 from veritrain.commitments import new_salt, new_secret, secret_commitment, verdict_commitment
 from veritrain.forced import (
     Claims,
@@ -96,12 +97,14 @@ def seal_and_reveal(
     ends_of: Callable[[str, int], bytes] | None = None,
     receipts: Receipts | None = None,
     aggregator: ChainClient | None = None,
+    one_shot: bool = False,
 ) -> dict[str, list[bytes]]:
     """Every assigned verifier seals its end state hashes, then reveals them (the reveal opens
     once all sealed); the contract approves a sample iff the end is the claimed one. With an
     `aggregator` (a node's solver), the seats sign their seals (EIP-712, `chain.seals`) and hand
     over their salts once all sealed, and the aggregator submits them in one
-    ``commitVerdictsFor`` and one ``revealVerdictsFor``.
+    ``commitVerdictsFor`` and one ``revealVerdictsFor``; with `one_shot` too, in one
+    ``revealVerdictsSigned`` (every seat's seal and opening at once, docs/SECURITY.md P-40).
 
     Args:
         job_id: the job.
@@ -117,9 +120,12 @@ def seal_and_reveal(
         receipts: filled with the last commit and reveal receipts (gas tables), and with every
             seat's under ``"commitVerdicts (every seat)"`` and ``"revealVerdicts (every seat)"``
             (lists in seat order); with an `aggregator`, its two receipts under
-            ``"commitVerdictsFor"`` and ``"revealVerdictsFor"`` (and, alone, in those lists).
+            ``"commitVerdictsFor"`` and ``"revealVerdictsFor"`` (and, alone, in those lists);
+            with `one_shot`, its one receipt under ``"revealVerdictsSigned"`` (and alone in
+            the reveal list, the commit list empty).
         aggregator: the client that submits every seat's seal and reveal (None: each seat its
             own).
+        one_shot: with an `aggregator`, one ``revealVerdictsSigned`` instead of two batches.
 
     Returns:
         The revealed end hashes per verifier.
@@ -141,6 +147,9 @@ def seal_and_reveal(
 
     ends = {v: [end_of(v, j) for j in range(q)] for v in assignment.verifiers}
     salts = {v: new_salt() for v in assignment.verifiers}
+    if aggregator is not None and one_shot:
+        _aggregate_signed(aggregator, job_id, sid, clients, ends, salts, receipts)
+        return ends
     if aggregator is not None:
         _aggregate(aggregator, job_id, sid, clients, ends, salts, receipts)
         return ends
@@ -182,6 +191,29 @@ def _aggregate(
     r = aggregator.round.reveal_verdicts_for(sid, [(v, ends[v], salts[v]) for v in ends])
     if receipts is not None:
         receipts["revealVerdictsFor"] = r
+        receipts["revealVerdicts (every seat)"] = [r]
+
+
+def _aggregate_signed(
+    aggregator: ChainClient,
+    job_id: int,
+    sid: bytes,
+    clients: Mapping[str, ChainClient],
+    ends: dict[str, list[bytes]],
+    salts: dict[str, bytes],
+    receipts: Receipts | None,
+) -> None:
+    """`seal_and_reveal` in one ``revealVerdictsSigned``: every seat signs its seal, approves
+    its own reject bonds, and the aggregator sends every seal with its opening."""
+    reveals = []
+    for v in ends:
+        seal = clients[v].round.sign_seal(sid, verdict_commitment(job_id, v, ends[v], salts[v]))
+        clients[v].round.cover_reveal_bonds(sid, ends[v])
+        reveals.append(SignedReveal(seal.verifier, tuple(ends[v]), salts[v], seal.signature))
+    r = aggregator.round.reveal_verdicts_signed(sid, reveals)
+    if receipts is not None:
+        receipts["revealVerdictsSigned"] = r
+        receipts["commitVerdicts (every seat)"] = []
         receipts["revealVerdicts (every seat)"] = [r]
 
 

@@ -30,9 +30,11 @@ The duty (`SealAggregator.flush`, run by the solver each round for each Verifyin
 
 1. when no seat has sealed on chain and every seat's seal and reveal are pending, by the verdict
    deadline: ``revealVerdictsSigned`` (one transaction for the whole round);
-2. else ``commitVerdictsFor`` once the oldest pending seal has waited half of `HANDOFF_WAIT`
-   (a seat falls back to its own ``commitVerdicts`` after the whole wait), or at once when
-   every open seat's seal is pending but some seat sealed on chain (no one-shot is possible);
+2. else ``commitVerdictsFor`` with the pending seals `HANDOFF_WAIT` before the seats' own
+   fallback (`veritrain.wire.hand_off_cutoff`, a third of the verdict window left): sealing
+   earlier opens the reveal window no sooner unless every seat sealed, which is the one-shot
+   case. Once some seat sealed on chain (no one-shot is possible) the seals go when every open
+   seat's is pending, or after half of `HANDOFF_WAIT`;
 3. then ``revealVerdictsFor`` once the reveal window is open, on the same rule.
 
 Entries of seats the chain shows done are dropped (the contract skips a seat that sealed or
@@ -70,6 +72,7 @@ from veritrain.wire import (
     RevealHandOff,
     SealHandOff,
     SealSet,
+    hand_off_cutoff,
 )
 
 if TYPE_CHECKING:
@@ -338,9 +341,11 @@ class SealAggregator:
                 self._send_one_shot(node, job_id, sid, seats, seals, opened)
                 return
         taken = [t for _, t in seals.values()]
-        # every seat's seal in hand: wait (half the hand-off wait) for their openings, unless
-        # some seat sealed on chain, which rules the one-shot batch out
-        if self._due(taken, set(unsealed) <= set(seals) and not one_shot):
+        if one_shot:  # wait for every seal and opening, up to the seats' own fallback
+            due = bool(seals) and node.chain_time() >= self._seal_cutoff(job_id) - self.wait
+        else:  # some seat sealed on chain: no one-shot batch, the seals go as they come
+            due = self._due(taken, set(unsealed) <= set(seals))
+        if due:
             batch = [s for s, _ in seals.values()]
             node.send(
                 f"commitVerdictsFor job {job_id} ({len(batch)} of {len(seats)} seats)",
@@ -360,6 +365,12 @@ class SealAggregator:
                     entries,
                 )
                 self._forget(job_id, reveals, "reveals")
+
+    def _seal_cutoff(self, job_id: int) -> int:
+        """Chain time (seconds) from which a seat sends its own seal (`hand_off_cutoff` of the
+        verdict window); the pending seals go on chain `wait` seconds before it."""
+        deadline = int(self.client.jobs.get_job(job_id).verdict_deadline)
+        return hand_off_cutoff(deadline, int(self.client.jobs.job_params().verdict_window))
 
     def _send_one_shot(
         self,

@@ -23,7 +23,7 @@ import httpx
 from pydantic import BaseModel, ValidationError
 
 from veritrain.hexutil import as_bytes32, from_hex
-from veritrain.wire import HANDOFF_WAIT, MAX_HANDOFF_BYTES, SealSet
+from veritrain.wire import HANDOFF_WAIT, MAX_HANDOFF_BYTES, SealSet, hand_off_cutoff
 
 __all__ = [
     "HANDOFF_TIMEOUT_S",
@@ -37,18 +37,6 @@ __all__ = [
 
 HANDOFF_TIMEOUT_S = 10.0
 """Seconds a hand-off POST may take before it counts as failed (the seat then sends itself)."""
-
-
-def hand_off_cutoff(closes: int, window: int) -> int:
-    """Chain time (seconds) from which a seat neither hands off nor waits for a hand-off:
-    ``closes - window // 3``, a third of the window kept for its own transaction (the same
-    margin an unreachable solver gets, `judge_claim`).
-
-    Args:
-        closes: the window's last second (the verdict deadline, or the reveal's close).
-        window: the window's length (seconds).
-    """
-    return int(closes) - int(window) // 3
 
 
 def fallback_at(handed_at: int, wait: float, closes: int, window: int) -> int:

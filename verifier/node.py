@@ -140,7 +140,10 @@ class VerifierNode(NodeBase):
         device: where repro jobs run, `"auto"`, `"cpu"` or `"cuda"` (`NodeBase`).
         hand_off: hand the seal and the reveal to the job's solver for its batch
             (`verifier.handoff`), sending its own transaction only when they are not on chain
-            `hand_off_wait` seconds later; False sends them itself at once.
+            in time (the reveal `hand_off_wait` seconds later; the seal `seal_wait` seconds
+            later, by default once a third of the verdict window is left: the solver's
+            one-shot batch waits for every seat's seal, and a seal on chain early opens no
+            window sooner unless every seat's is); False sends them itself at once.
     """
 
     def __init__(
@@ -173,7 +176,8 @@ class VerifierNode(NodeBase):
         self._unavailable: dict[tuple[int, int], int] = {}  # failed fetch rounds per job/dispute
         self._stake_refused = False  # the selftest failed and that was logged
         self.hand_off = hand_off
-        self.hand_off_wait = float(HANDOFF_WAIT)  # seconds before it sends its own seal/reveal
+        self.hand_off_wait = float(HANDOFF_WAIT)  # seconds before it sends its own reveal
+        self.seal_wait: float | None = None  # ... its own seal (None: until the cutoff)
         self._fell_back: set[tuple[int, str]] = set()  # (job, "seal"/"reveal") logged
 
     # ------------------------------------------------------------------------------ step
@@ -459,7 +463,8 @@ class VerifierNode(NodeBase):
         handed = getattr(self._job_rec(job_id), f"{kind}_handed_at")
         now = self.chain_time()
         if handed is not None:
-            if now < fallback_at(handed, self.hand_off_wait, closes, window):
+            wait = self.hand_off_wait if kind == "reveal" else self.seal_wait
+            if now < fallback_at(handed, window if wait is None else wait, closes, window):
                 return True
             if (job_id, kind) not in self._fell_back:
                 self._fell_back.add((job_id, kind))

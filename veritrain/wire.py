@@ -43,6 +43,7 @@ __all__ = [
     "HANDOFF_WAIT",
     "MAX_HANDOFF_BYTES",
     "MAX_HANDOFF_ENDS",
+    "hand_off_cutoff",
     "HandOffAccepted",
     "RevealHandOff",
     "SealHandOff",
@@ -132,6 +133,20 @@ HANDOFF_WAIT = 20
 """Seconds a seat waits for its handed-off seal or reveal to be on chain before it sends its
 own transaction (`verifier.handoff`); the solver submits a partial batch after half of it
 (`solver.aggregation`). Part of the hand-off's contract between the two, so it lives here."""
+
+
+def hand_off_cutoff(closes: int, window: int) -> int:
+    """Chain time (seconds) from which a seat neither hands off nor waits for a hand-off:
+    ``closes - window // 3``, a third of the window kept for its own transaction. A seat waits
+    for its handed seal until then at most, so the solver sends the seals it holds by then less
+    `HANDOFF_WAIT` (`solver.aggregation`): both sides of the hand-off read it here.
+
+    Args:
+        closes: the window's last second (the verdict deadline, or the reveal's close).
+        window: the window's length (seconds).
+    """
+    return int(closes) - int(window) // 3
+
 
 MAX_HANDOFF_BYTES = 32 << 10
 """The most bytes a seal or reveal hand-off body may have (32 KiB: 256 ends of 66 characters

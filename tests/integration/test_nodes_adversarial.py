@@ -118,7 +118,7 @@ def _run(
             poll_interval=0.5,
         )
         if hand_off_wait is not None:
-            verifier.hand_off_wait = hand_off_wait
+            verifier.hand_off_wait = verifier.seal_wait = hand_off_wait
         net.start(verifier)
     net.start(WhistleblowerNode(net.client(WHISTLEBLOWER), net.tmp / "wb", poll_interval=0.5))
     net.wait_active(int(Role.Verifier), V1, V2, V3)

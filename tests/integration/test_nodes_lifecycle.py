@@ -52,28 +52,32 @@ def _start_checkers(
 
 
 def _assert_batched_by(reader: ChainClient, solver: str) -> None:
-    """The seats handed their seals and reveals to the honest solver: every seat's seal came in a
-    ``commitVerdictsFor`` and every reveal in a ``revealVerdictsFor``, each sent by the solver
-    (one batch when every seat sealed in time, more when a seat replayed late: the solver sends
-    a partial batch after half its wait, before any seat falls back)."""
+    """The seats handed their seals and reveals to the honest solver: every seal and every
+    reveal came in one ``revealVerdictsSigned`` (every seat's seal and opening at once,
+    docs/SECURITY.md P-40), sent by the solver; the chain stores none of the seals."""
     rnd = reader.round.contract
-    for event, function in (
-        ("VerdictsCommitted", "commitVerdictsFor"),
-        ("VerdictsRevealed", "revealVerdictsFor"),
-    ):
+    for event in ("VerdictsCommitted", "VerdictsRevealed"):
         events = reader.event_logs(rnd, [event], 0, reader.block_number())
         assert len(events) == 3, events
-        for tx_hash in {e.tx_hash for e in events}:
-            _, data = reader.transaction_call(tx_hash)
-            fn, _ = rnd.decode_function_input(data)
-            assert fn.fn_name == function
-            assert reader.w3.eth.get_transaction(tx_hash)["from"] == solver
+        (tx_hash,) = {e.tx_hash for e in events}
+        _, data = reader.transaction_call(tx_hash)
+        fn, _ = rnd.decode_function_input(data)
+        assert fn.fn_name == "revealVerdictsSigned"
+        assert reader.w3.eth.get_transaction(tx_hash)["from"] == solver
+        for e in events:
+            sealed, revealed = reader.round.verdict_commitment_of(
+                e.args["submissionId"].to_bytes(32, "big")
+                if isinstance(e.args["submissionId"], int)
+                else e.args["submissionId"],
+                e.args["verifier"],
+            )
+            assert sealed == b"\x00" * 32 and revealed
 
 
 def test_honest_job_is_finalized_paid_and_minted(net: Network) -> None:
     # a seat replaying late on a loaded machine must not make the others fall back: every seat
-    # waits for the solver until a third of the window is left (the cap); the solver sends a
-    # partial batch after half its own (default) wait
+    # waits for the solver until a third of the window is left (the cap; a seal's default),
+    # and the solver waits for every seal and opening until its wait before that
     _start_checkers(net, hand_off_wait=net.params.verdict_window)
     spec = tiny_spec()
     job_id = net.post_job(spec)

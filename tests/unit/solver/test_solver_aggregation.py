@@ -31,7 +31,7 @@ from tests.utils.node_fixtures import (
 )
 from veritrain.commitments import verdict_commitment
 from veritrain.hexutil import to_hex
-from veritrain.wire import MAX_HANDOFF_BYTES
+from veritrain.wire import MAX_HANDOFF_BYTES, hand_off_cutoff
 
 
 class _Clock:
@@ -71,6 +71,13 @@ def _opened(chain: FakeChain, account: Any, sid: bytes) -> dict:
     commitment = verdict_commitment(1, account.address, ends, salt)
     chain.client(account.address).round.commit_verdicts(sid, commitment)
     return {"verifier": account.address, "ends": [to_hex(e) for e in ends], "salt": to_hex(salt)}
+
+
+def _to_seal_batch(chain: FakeChain, solver: SolverNode, before: int = 0) -> None:
+    """Chain time `before` seconds ahead of the solver's seal batch: `HANDOFF_WAIT` before the
+    seats' own fallback at `hand_off_cutoff`."""
+    cutoff = hand_off_cutoff(chain.jobs[1].verdict_deadline, chain.params.verdict_window)
+    chain.now = cutoff - int(solver.aggregator.wait) - before
 
 
 def _refused(response: Any, status: int, words: str) -> None:
@@ -142,13 +149,14 @@ def test_every_seal_and_opening_in_goes_in_one_call(tmp_path: Path) -> None:
     assert solver.aggregator.pending(1) == (0, 0)
 
 
-def test_seals_without_their_openings_are_batched_after_half_the_wait(tmp_path: Path) -> None:
+def test_seals_without_their_openings_go_before_the_seats_fall_back(tmp_path: Path) -> None:
     chain, (a, b), solver, http, sid, clock = _setup(tmp_path)
     for seat in (a, b):
         http.post("/jobs/1/seals", json=_seal_body(seat, sid, os.urandom(32)))
+    _to_seal_batch(chain, solver, before=1)
     solver.aggregator.flush(solver, 1)
     assert chain.count("commitVerdictsFor") == 0  # waiting for the openings
-    clock.t += solver.aggregator.wait / 2
+    _to_seal_batch(chain, solver)
     solver.aggregator.flush(solver, 1)
     assert chain.count("commitVerdictsFor") == 1
     assert {(1, a.address), (1, b.address)} <= set(chain.sealed)
@@ -178,18 +186,21 @@ def test_a_one_shot_call_that_reverts_keeps_the_seals_for_a_seal_batch(tmp_path:
     solver.aggregator.flush(solver, 1)
     assert chain.count("revealVerdictsSigned") == 0 and chain.revealed == set()
     assert solver.aggregator.pending(1) == (2, 0)
-    clock.t += solver.aggregator.wait / 2
+    _to_seal_batch(chain, solver)
     solver.aggregator.flush(solver, 1)
     assert chain.count("commitVerdictsFor") == 1
 
 
-def test_a_partial_batch_goes_after_half_the_hand_off_wait(tmp_path: Path) -> None:
+def test_a_partial_batch_goes_before_the_seats_fall_back(tmp_path: Path) -> None:
+    """b never hands its seal over: a's goes alone, `HANDOFF_WAIT` before a would send it
+    itself (however long a waited: the seats wait until a third of the window is left)."""
     chain, (a, _b), solver, http, sid, clock = _setup(tmp_path)
     http.post("/jobs/1/seals", json=_seal_body(a, sid, os.urandom(32)))
-    clock.t += solver.aggregator.wait / 2 - 1
+    clock.t += 10 * solver.aggregator.wait  # long past half the wait: no longer the rule
+    _to_seal_batch(chain, solver, before=1)
     solver.aggregator.flush(solver, 1)
     assert chain.count("commitVerdictsFor") == 0
-    clock.t += 1
+    _to_seal_batch(chain, solver)
     solver.aggregator.flush(solver, 1)
     (tx,) = [args for _, fn, args in chain.txs if fn == "commitVerdictsFor"]
     assert tx == (1, (a.address,))
@@ -242,7 +253,7 @@ def test_a_hand_off_that_comes_in_while_the_duty_reads_the_chain_is_kept(
     jobs.get_assignment = assignment_while_b_hands_off  # type: ignore[method-assign]
     solver.aggregator.flush(solver, 1)
     assert solver.aggregator.pending(1) == (2, 0)
-    clock.t += solver.aggregator.wait / 2  # no openings came: the seals go on their own
+    _to_seal_batch(chain, solver)  # no openings came: the seals go on their own
     solver.aggregator.flush(solver, 1)
     (tx,) = [args for _, fn, args in chain.txs if fn == "commitVerdictsFor"]
     assert sorted(tx[1]) == sorted((a.address, b.address))

@@ -19,7 +19,7 @@ from typing import Any
 from solver.node import SolverNode
 from tests.utils.fake_chain import FakeChain
 from tests.utils.node_fixtures import aggregating_http, run_solver_to_commit, seat_accounts
-from verifier.handoff import HANDOFF_WAIT, complete_seal_set
+from verifier.handoff import HANDOFF_WAIT, complete_seal_set, hand_off_cutoff
 from verifier.node import VerifierNode
 from veritrain.commitments import new_salt, verdict_commitment
 from veritrain.enums import Verdict
@@ -192,21 +192,31 @@ def test_a_seal_set_with_a_seat_missing_or_badly_signed_is_not_complete() -> Non
     assert complete_seal_set(body(full), seats, signer, seats[0], other) is None
 
 
-def test_a_dropped_hand_off_falls_back_to_its_own_seal_after_the_wait(tmp_path: Path) -> None:
-    """The solver takes the seal and never submits it: the seat sends `commitVerdicts` itself
-    once `HANDOFF_WAIT` seconds of chain time passed, not before."""
+def test_a_dropped_seal_falls_back_once_a_third_of_the_window_is_left(tmp_path: Path) -> None:
+    """The solver takes the seal and never submits it: the seat waits for the one-shot batch
+    until ``deadline - window // 3`` (a seal on chain sooner opens no window sooner) and then
+    sends `commitVerdicts` itself, not before; with `seal_wait` set, after that many seconds."""
     chain, seats, _, _ = _setup(tmp_path)
     seat = seats[0]
     seat.step()
     handed = seat.state.read().jobs[1].seal_handed_at
     assert handed is not None and chain.count("commitVerdicts") == 0
-    chain.now = handed + HANDOFF_WAIT - 1
+    cutoff = hand_off_cutoff(chain.jobs[1].verdict_deadline, chain.params.verdict_window)
+    assert cutoff > handed + HANDOFF_WAIT  # the reveal's wait would have ended long before
+    chain.now = cutoff - 1
     seat.step()
     assert chain.count("commitVerdicts") == 0  # still waiting for the batch
-    chain.now = handed + HANDOFF_WAIT
+    chain.now = cutoff
     seat.step()
     assert chain.count("commitVerdicts", seat.client.address) == 1
     assert (1, seat.client.address) in chain.sealed
+    other = seats[1]
+    other.seal_wait = float(HANDOFF_WAIT)
+    chain.now = handed
+    other.step()
+    chain.now = handed + HANDOFF_WAIT
+    other.step()
+    assert chain.count("commitVerdicts", other.client.address) == 1
 
 
 def test_the_fallback_keeps_a_third_of_the_verdict_window(tmp_path: Path) -> None:
