@@ -96,7 +96,8 @@ def prove_equivocations(node: VerifierNode, job_id: int, submission: bytes) -> N
     solver showed (`VerifierJob.seen_seals`) and send ``proveEquivocation`` for every seat
     whose differs and has revealed (a seat that has not yet is retried next round: it either
     reveals, and is proven then, or is slashed as silent). Done once nothing is left to
-    prove (`VerifierJob.seals_checked`).
+    prove, or the challenge deadline passed: the contract takes proofs until then, while the
+    voided seat's samples can still be drawn again (`VerifierJob.seals_checked`).
 
     Args:
         node: the verifier node.
@@ -105,6 +106,10 @@ def prove_equivocations(node: VerifierNode, job_id: int, submission: bytes) -> N
     """
     rec = node._job_rec(job_id)
     if not rec.seen_seals or rec.seals_checked:
+        return
+    deadline = int(node.client.jobs.get_job(job_id).challenge_deadline)
+    if deadline and node.chain_time() > deadline:  # the contract takes no proof after it
+        node._record_job(job_id, seals_checked=True)
         return
     on_chain = node.client.round.seals_on_chain(submission)
     me = node.client.address.lower()

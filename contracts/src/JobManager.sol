@@ -364,6 +364,12 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     }
 
     /// @inheritdoc IJobManager
+    function slashEquivocation(SubmissionId submissionId, address verifier) external nonReentrant {
+        // The library checks the caller (the round), the submission and the job's status.
+        LibSettlement.slashEquivocation(_jobs, _submissions, _settlement(), submissionId, verifier);
+    }
+
+    /// @inheritdoc IJobManager
     function challengeApproval(uint256 jobId, uint256 sampleIndex, address verifier) external nonReentrant {
         Job storage job = _jobs[jobId];
         _requireStatus(jobId, job, JobStatus.Verifying);

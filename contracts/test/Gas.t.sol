@@ -13,7 +13,7 @@ import {Merkle} from "./utils/Merkle.sol";
 // Types
 import {Job, JobStatus} from "../src/types/JobTypes.sol";
 import {Role} from "../src/types/Role.sol";
-import {Claims} from "../src/types/RoundTypes.sol";
+import {Claims, SignedReveal} from "../src/types/RoundTypes.sol";
 
 /// @title Gas_Test
 /// @notice Records the gas of every protocol action in contracts/snapshots/veritrain.json (and the
@@ -53,11 +53,22 @@ contract Gas_Test is Deployers {
     ///         without one).
     uint256 internal constant HAPPY_PATH_BATCHED_MAX_GAS = 1_895_000;
 
+    /// @notice Most gas the same happy path may cost with every seat's seal and reveal in one
+    ///         `revealVerdictsSigned` (docs/SECURITY.md P-40: no seal stored, one verdict
+    ///         transaction instead of 2) and the secret revealed with the finalize, in 8
+    ///         transactions: 1,746,576 measured with a forced error (revealVerdictsSigned 313,481)
+    ///         against 1,889,559 batched, 1,599,939 without one (revealVerdictsSigned 228,475)
+    ///         against 1,738,269.
+    uint256 internal constant HAPPY_PATH_ONE_SHOT_MAX_GAS = 1_752_000;
+
     /// @notice Private keys of the keyed verifiers (`_verifierActor`).
     mapping(address account => uint256 key) internal _keys;
 
     /// @notice Whether `_happyPath` batches the verdicts.
     bool internal _batched;
+
+    /// @notice Whether `_happyPath` seals and reveals every seat in one `revealVerdictsSigned`.
+    bool internal _oneShot;
 
     /// @notice Records `name` in the snapshot and returns the last call's gas (intrinsic included).
     function _snapGas(string memory name) internal returns (uint256 gasUsed) {
@@ -97,6 +108,17 @@ contract Gas_Test is Deployers {
         assertLte(forced, HAPPY_PATH_BATCHED_MAX_GAS, "happy path total, batched");
         uint256 clean = _happyPath(false, "happy path, batched verdicts, no forced error (V=3, q=3)");
         assertLte(clean, HAPPY_PATH_BATCHED_MAX_GAS, "happy path total, batched, no forced error");
+    }
+
+    /// @notice The happy path with every seat's signed seal and its opening in one
+    ///         `revealVerdictsSigned`, sent by the solver: 1 verdict transaction instead of 2 V,
+    ///         and no seal stored; the secret revealed with the finalize.
+    function test_happyPathTotal_oneShotVerdicts_withinBound_gas() public {
+        _oneShot = true;
+        uint256 forced = _happyPath(true, "happy path, one-shot verdicts (V=3, q=3)");
+        assertLte(forced, HAPPY_PATH_ONE_SHOT_MAX_GAS, "happy path total, one-shot");
+        uint256 clean = _happyPath(false, "happy path, one-shot verdicts, no forced error (V=3, q=3)");
+        assertLte(clean, HAPPY_PATH_ONE_SHOT_MAX_GAS, "happy path total, one-shot, no forced error");
     }
 
     /// @notice Keyed verifiers, so that seats can sign seals (the other actors are unchanged).
@@ -143,6 +165,26 @@ contract Gas_Test is Deployers {
         gasUsed = _snapGas(string.concat(label, ": revealVerdictsFor"));
     }
 
+    /// @notice Every seat's signed seal and its opening (`ends[i]`) sent by the solver in one
+    ///         `revealVerdictsSigned`; returns its gas.
+    function _revealSignedBatch(uint256 jobId, address[] memory verifiers, bytes32[][] memory ends, string memory label)
+        internal
+        returns (uint256 gasUsed)
+    {
+        SignedReveal[] memory reveals = new SignedReveal[](verifiers.length);
+        for (uint256 i; i < verifiers.length; ++i) {
+            bytes32 salt = _verdictSalt(jobId, verifiers[i]);
+            bytes32 commitment = _verdictCommitment(jobId, verifiers[i], ends[i], salt);
+            reveals[i] = SignedReveal({
+                verifier: verifiers[i], ends: ends[i], salt: salt, signature: _signSeal(verifiers[i], jobId, commitment)
+            });
+        }
+        Claims memory claims = _claimsArg(_sid(jobId));
+        vm.prank(solver);
+        round.revealVerdictsSigned(_sid(jobId), reveals, claims);
+        gasUsed = _snapGas(string.concat(label, ": revealVerdictsSigned"));
+    }
+
     /// @notice Plays one honest job from postJob to the solver's claimCredit with the forced error
     ///         drawn or not (`wantForced`), snapshots each call under `label` and returns the sum.
     function _happyPath(bool wantForced, string memory label) internal returns (uint256 total) {
@@ -181,24 +223,26 @@ contract Gas_Test is Deployers {
         for (uint256 i; i < verifiers.length; ++i) {
             bool drewForced = wantForced && (jobManager.sampleMaskOf(jobId, verifiers[i]) >> f) & 1 == 1;
             ends[i] = _ends(jobId, drewForced ? uint256(1) << f : 0);
-            if (_batched) continue;
+            if (_batched || _oneShot) continue;
             bytes32 sealedHash = _verdictCommitment(jobId, verifiers[i], ends[i], _verdictSalt(jobId, verifiers[i]));
             vm.prank(verifiers[i]);
             round.commitVerdicts(_sid(jobId), sealedHash);
             total += _snapGas(string.concat(label, ": commitVerdicts"));
         }
-        if (_batched) {
+        if (_oneShot) {
+            total += _revealSignedBatch(jobId, verifiers, ends, label);
+        } else if (_batched) {
             total += _commitBatch(jobId, verifiers, ends, label);
             total += _revealBatch(jobId, verifiers, ends, label);
         }
-        for (uint256 i; i < verifiers.length && !_batched; ++i) {
+        for (uint256 i; i < verifiers.length && !_batched && !_oneShot; ++i) {
             bytes32 salt = _verdictSalt(jobId, verifiers[i]);
             vm.prank(verifiers[i]);
             round.revealVerdicts(_sid(jobId), ends[i], salt, _claimsArg(_sid(jobId)));
             total += _snapGas(string.concat(label, ": revealVerdicts"));
         }
         vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
-        if (_batched) {
+        if (_batched || _oneShot) {
             _revealSecretAndFinalize(jobId);
             total += _snapGas(string.concat(label, ": revealSecretAndFinalize"));
         } else {

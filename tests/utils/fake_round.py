@@ -229,6 +229,8 @@ class FakeRound:
         seat = next(v for v in chain.assignments[job_id].verifiers if v.lower() == verifier.lower())
         if bytes(seal[0]) == bytes(other[0]):
             raise revert("NotEquivocation", submissionId=submission_id, verifier=seat)
+        if self.seal_signer(submission_id, seal[0], seal[1]) != seat:  # the first is signed
+            raise revert("InvalidSealSignature", submissionId=submission_id)
         for commitment, signature in (seal, other):
             if not signature:
                 if chain.sealed.get((job_id, seat)) != bytes(commitment):

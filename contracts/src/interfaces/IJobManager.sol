@@ -226,6 +226,15 @@ interface IJobManager is IJobManagerErrors {
     /// @param amount Amount slashed (wei).
     event VerifierSlashed(uint256 indexed jobId, address indexed verifier, uint256 amount);
 
+    /// @notice Emitted when a seat proven to have signed two seals for the submission was slashed
+    ///         and its verdicts voided (`slashEquivocation`): it is no challenger, winner or witness
+    ///         of any sample, and the challenges of its approvals were returned.
+    /// @param jobId Job.
+    /// @param verifier Verifier.
+    /// @param slashed Stake slashed into the jackpot pool (wei).
+    /// @param bonds Its reject bonds forfeited to the jackpot pool (wei).
+    event VerifierEquivocated(uint256 indexed jobId, address indexed verifier, uint256 slashed, uint256 bonds);
+
     /// @notice Emitted when an arbiter that did not reveal a vote was slashed.
     /// @param jobId Job.
     /// @param arbiter Arbiter.
@@ -402,6 +411,23 @@ interface IJobManager is IJobManagerErrors {
     ///        the data): an abstention, disputed like a rejection but never slashed or paid (P-20).
     function recordVerdicts(SubmissionId submissionId, address verifier, bool[] calldata approvals, uint256 abstainMask)
         external;
+
+    /// @notice Voids the verdicts of a seat the verification round proved to have signed two seals
+    ///         for the submission (verification round only, `IVerificationRound.proveEquivocation`),
+    ///         while the job is Verifying with that submission and by its challenge deadline (before
+    ///         the secret can be revealed). The seat must have revealed (status Submitted). It is
+    ///         slashed one verifierStake into the jackpot pool (never to the prover, which may be
+    ///         the seat's own second key), its reject bonds go to the pool, the bond of each
+    ///         whistleblower challenge of its approvals is returned, and its verdicts are cleared:
+    ///         it is never a challenger, a winner of a pot or jackpot, nor a witness that a sample
+    ///         was replayed, and never paid or unlocked. Its fee stays held: it pays the seat drawn
+    ///         again for a sample no other revealed verdict covers (the round drops such a sample
+    ///         from its coverage, docs/SECURITY.md P-27), or goes back to the submitter.
+    /// @dev Reverts NotVerificationRound, SubmissionNotActive, UnexpectedJobStatus,
+    ///      ChallengeWindowClosed, SeatNotSlashable.
+    /// @param submissionId Submission (the job's active one).
+    /// @param verifier The equivocating seat.
+    function slashEquivocation(SubmissionId submissionId, address verifier) external;
 
     /// @notice Challenges `verifier`'s approval of sample `sampleIndex` (active whistleblower, before
     ///         the challenge deadline); pays `challengeBond` into the Escrow (approve the Escrow).

@@ -42,7 +42,8 @@ interface IJobManagerErrors {
     ///         was set.
     error VerificationRoundNotSet();
 
-    /// @notice Thrown when `recordVerdicts` is not called by the verification round.
+    /// @notice Thrown when `recordVerdicts` or `slashEquivocation` is not called by the verification
+    ///         round.
     /// @param caller msg.sender.
     error NotVerificationRound(address caller);
 
@@ -163,6 +164,13 @@ interface IJobManagerErrors {
     /// @param expected Number of sampled segments.
     /// @param actual Number of verdicts given.
     error VerdictCountMismatch(uint256 jobId, uint256 expected, uint256 actual);
+
+    /// @notice Thrown when an equivocation proof names a seat whose verdicts cannot be voided: it
+    ///         has not revealed (it reveals and can then be proven, or is slashed as missed), or it
+    ///         was slashed or released already (a seat is slashed once).
+    /// @param jobId Job.
+    /// @param verifier Verifier.
+    error SeatNotSlashable(uint256 jobId, address verifier);
 
     /// @notice Thrown when a challenge arrives after the challenge deadline.
     /// @param jobId Job.

@@ -2,7 +2,7 @@
 pragma solidity 0.8.37;
 
 // Types
-import {Claims, RoundOutcome} from "../types/RoundTypes.sol";
+import {Claims, RoundOutcome, SignedReveal} from "../types/RoundTypes.sol";
 import {SubmissionId} from "../types/SubmissionId.sol";
 
 /// @title IVerificationRound
@@ -47,7 +47,8 @@ interface IVerificationRound {
     error ClaimsMismatch(SubmissionId submissionId);
     /// @notice Thrown when a claim or sealed-end array does not have one entry per sampled segment.
     error LengthMismatch(SubmissionId submissionId, uint256 expected, uint256 actual);
-    /// @notice Thrown when a verifier commits twice.
+    /// @notice Thrown when a verifier commits twice, or after its verdicts were revealed (by
+    ///         `revealVerdictsSigned`, which stores no seal).
     error VerdictAlreadyCommitted(SubmissionId submissionId, address verifier);
     /// @notice Thrown when a verifier reveals without a commitment, or twice.
     error NothingToReveal(SubmissionId submissionId, address verifier);
@@ -78,6 +79,15 @@ interface IVerificationRound {
     ///         seat (an EOA's ECDSA signature or an ERC-1271 contract's approval).
     error InvalidSealSignature(SubmissionId submissionId, address verifier);
 
+    /// @notice Thrown by `revealVerdictsSigned` once some seat of the current draw has sealed on
+    ///         chain (`commitVerdicts`, `commitVerdictsFor`, an earlier `revealVerdictsSigned`, or a
+    ///         seat kept from an earlier draw): a seat could then seal after seeing this call's ends.
+    error SealsOnChain(SubmissionId submissionId);
+
+    /// @notice Thrown by `proveEquivocation` when the two seals prove nothing: the same commitment
+    ///         twice, a zero commitment, or an unsigned other seal that is not the seat's stored one.
+    error NotEquivocation(SubmissionId submissionId, address verifier);
+
     ////// Events //////
 
     /// @notice The solver's secret commitment was recorded with its checkpoint commitment.
@@ -99,6 +109,21 @@ interface IVerificationRound {
     ///         allowance to the Escrow does not cover: the batch goes on without it, and the seat keeps
     ///         its seal and may still reveal itself in the window (docs/SECURITY.md P-38).
     event RevealSkipped(SubmissionId indexed submissionId, address indexed verifier, uint256 bond);
+    /// @notice Someone proved that `verifier` signed two different seals for one submission
+    ///         (`proveEquivocation`); the JobManager slashed the seat and voided its verdicts
+    ///         (`IJobManager.VerifierEquivocated`). The prover is paid nothing.
+    /// @param submissionId Submission.
+    /// @param verifier The seat that signed both seals.
+    /// @param prover The caller.
+    /// @param commitment The signed seal.
+    /// @param otherCommitment The other seal (signed, or the seat's stored one).
+    event EquivocationProven(
+        SubmissionId indexed submissionId,
+        address indexed verifier,
+        address indexed prover,
+        bytes32 commitment,
+        bytes32 otherCommitment
+    );
     /// @notice Every assigned verifier stayed silent; the sealed-verdict counts were reset for the
     ///         verifiers drawn next (`IJobManager.VerifiersReassigning`).
     event VerdictRoundReset(SubmissionId indexed submissionId);
@@ -134,7 +159,9 @@ interface IVerificationRound {
         external;
 
     /// @notice Assigned verifier seals its verdicts, after the claims and by the verdict deadline
-    ///         (claimsDeadline + verdictWindow, so at least verdictWindow after the claims).
+    ///         (claimsDeadline + verdictWindow, so at least verdictWindow after the claims). A seat
+    ///         whose verdicts were revealed already (`revealVerdictsSigned`) cannot seal:
+    ///         VerdictAlreadyCommitted.
     /// @param commitment keccak256(abi.encode(jobId, verifier, ends, salt)) (see `revealVerdicts`).
     function commitVerdicts(SubmissionId submissionId, bytes32 commitment) external;
 
@@ -191,6 +218,53 @@ interface IVerificationRound {
         bytes32[][] calldata ends,
         bytes32[] calldata salts,
         Claims calldata claims
+    ) external;
+
+    /// @notice Anyone seals and reveals the verdicts of EVERY seat in one transaction, storing no
+    ///         seal: each entry's seal is recomputed from its opening, keccak256(abi.encode(jobId,
+    ///         verifier, ends, salt)), its EIP-712 signature checked over it as in
+    ///         `commitVerdictsFor` (`VerdictsCommitted` is emitted with it), and its reveal recorded
+    ///         exactly as by `revealVerdicts` from that seat (its reject bonds are pulled from that
+    ///         seat). Only while no seat of the draw has sealed on chain (else SealsOnChain) and by
+    ///         the verdict deadline, so no seat is left that could seal after seeing these ends; the
+    ///         round then counts every seat as sealed. A seat that signs a second seal for the
+    ///         submission is slashed on the proof of both (`proveEquivocation`).
+    /// @dev Reverts SealsOnChain, OutsideWindow, ClaimsMismatch, LengthMismatch (not one entry per
+    ///      seat, or ends not one per sample), NotAssignedVerifier, InvalidSealSignature, and the
+    ///      JobManager's VerdictsAlreadySubmitted for a seat named twice. Unlike
+    ///      `revealVerdictsFor`, no seat is skipped: a seat whose reject bonds cannot be pulled
+    ///      reverts the whole call (skipped, it could seal after seeing the others' ends).
+    /// @param reveals One entry per seat of the current draw, any order.
+    /// @param claims The posted claims, once for every seat.
+    function revealVerdictsSigned(SubmissionId submissionId, SignedReveal[] calldata reveals, Claims calldata claims)
+        external;
+
+    /// @notice Anyone proves that `verifier` signed two different seals for one submission: the
+    ///         JobManager slashes its seat one verifierStake into the jackpot pool and voids its
+    ///         verdicts (`IJobManager.slashEquivocation`); the prover is paid nothing, so an
+    ///         equivocator proving itself loses as much. An honest seat hands its opening to the
+    ///         aggregator only once it holds every seat's signed seal, so a seat that copies the
+    ///         opened ends must sign a second seal, and the two signatures are the proof. A sample
+    ///         that only the voided seat's own draw held is uncovered again: the secret cannot be
+    ///         revealed and the sample is drawn again (docs/SECURITY.md P-27), never paid unverified.
+    /// @dev Reverts NotEquivocation (equal or zero commitments, or an unsigned other seal that is
+    ///      not the seat's stored one), InvalidSealSignature, and the JobManager's refusals: the
+    ///      job left Verifying or its challenge deadline passed, or the seat has not revealed or
+    ///      was slashed already (IJobManagerErrors.SeatNotSlashable). A seal signs the submission
+    ///      id: a seal of another submission proves nothing here.
+    /// @param verifier The seat.
+    /// @param commitment One seal.
+    /// @param signature `verifier`'s signature of `sealDigest(submissionId, commitment)`.
+    /// @param otherCommitment The other seal.
+    /// @param otherSignature `verifier`'s signature of `sealDigest(submissionId, otherCommitment)`,
+    ///        or empty when `otherCommitment` is the seal the seat stored on chain.
+    function proveEquivocation(
+        SubmissionId submissionId,
+        address verifier,
+        bytes32 commitment,
+        bytes calldata signature,
+        bytes32 otherCommitment,
+        bytes calldata otherSignature
     ) external;
 
     /// @notice Reveals the solver's secret after the challenge deadline and proves every claim
@@ -265,7 +339,8 @@ interface IVerificationRound {
     /// @notice The forced claim of a true end state hash: keccak256(abi.encodePacked(FORCED_ERROR_TAG, trueEnd)).
     function forcedClaim(bytes32 trueEnd) external pure returns (bytes32 claim);
 
-    /// @notice The EIP-712 digest a seat signs to let anyone submit its seal (`commitVerdictsFor`):
+    /// @notice The EIP-712 digest a seat signs to let anyone submit its seal (`commitVerdictsFor`,
+    ///         `revealVerdictsSigned`; two of them for one submission prove an equivocation):
     ///         `Seal(bytes32 submissionId,bytes32 commitment)` in the domain ("veritrain
     ///         VerificationRound", "1", chain id, this contract).
     function sealDigest(SubmissionId submissionId, bytes32 commitment) external view returns (bytes32 digest);
@@ -281,7 +356,8 @@ interface IVerificationRound {
         pure
         returns (bytes32 hash);
 
-    /// @notice A verifier's sealed commitment (zero if none) and whether it was revealed.
+    /// @notice A verifier's stored seal (zero if none: `revealVerdictsSigned` stores none) and whether
+    ///         its verdicts were revealed.
     function verdictCommitmentOf(SubmissionId submissionId, address verifier)
         external
         view

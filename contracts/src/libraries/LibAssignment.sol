@@ -4,6 +4,7 @@ pragma solidity 0.8.37;
 // Libraries
 import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 import {LibSampling} from "./LibSampling.sol";
+import {LibVerdict} from "./LibVerdict.sol";
 // Interfaces
 import {IJobManager} from "../interfaces/IJobManager.sol";
 import {IJobManagerErrors} from "../interfaces/IJobManagerErrors.sol";
@@ -64,8 +65,10 @@ library LibAssignment {
     }
 
     /// @notice Draws as many new verifiers as the held fees pay for beyond the kept seats (V at
-    ///         first, the silent seats' on a reassignment; verifierFee > 0, enforced at
-    ///         construction), none of them `excluded`. Reverts NoEligibleVerifiers if none can sit.
+    ///         first, the silent and voided seats' on a reassignment; verifierFee > 0, enforced at
+    ///         construction), none of them `excluded`, nor, on a reassignment, a verifier whose seat
+    ///         on the submission was voided (its place stays unfilled and its fee goes back).
+    ///         Reverts NoEligibleVerifiers if none can sit.
     function _drawVerifiers(
         Submission storage sub,
         Settlement memory s,
@@ -84,6 +87,8 @@ library LibAssignment {
                 excluded,
                 new address[](0)
             );
+        // A reassignment excludes the previous draw's seats (the first draw only the two parties).
+        if (excluded.length > 2) drawn = _withoutVoided(sub, drawn);
         if (drawn.length == 0) revert IJobManagerErrors.NoEligibleVerifiers(jobId, candidates);
     }
 
@@ -110,6 +115,24 @@ library LibAssignment {
         }
         // SAFETY: samples <= MAX_SAMPLES_PER_JOB = 64.
         masks = _drawOwnSamples(drawn, seed, uint64((uint256(1) << sub.sampleCount) - 1) & ~covered, q);
+    }
+
+    /// @notice `drawn` without the verifiers whose seat on the submission is Slashed: at a
+    ///         reassignment only a voided seat is (`LibEquivocation.slash`, docs/SECURITY.md P-40;
+    ///         every other slash comes once the job has left Verifying for good). Seated again, its
+    ///         seal signatures of the submission would prove it again, and its settled seat
+    ///         (revealed flag set) would be taken for a fresh one.
+    function _withoutVoided(Submission storage sub, address[] memory drawn)
+        internal
+        view
+        returns (address[] memory eligible)
+    {
+        eligible = new address[](drawn.length);
+        uint256 count = 0;
+        for (uint256 i; i < drawn.length; ++i) {
+            if (sub.seats[drawn[i]].status != SeatStatus.Slashed) eligible[count++] = drawn[i];
+        }
+        eligible = LibVerdict.truncate(eligible, count);
     }
 
     /// @notice Keeps the previous draw's seats that revealed (`sub.verifiers` becomes them, in seat

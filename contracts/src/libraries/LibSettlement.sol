@@ -3,6 +3,7 @@ pragma solidity 0.8.37;
 
 // Libraries
 import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
+import {LibEquivocation} from "./LibEquivocation.sol";
 import {LibPayouts} from "./LibPayouts.sol";
 import {LibVerdict} from "./LibVerdict.sol";
 // Interfaces
@@ -213,6 +214,28 @@ library LibSettlement {
         // SAFETY: trusted Escrow; it pulls the bond from the verifier (approved beforehand). No
         // reject, no bond: the call (a no-op for zero) is skipped.
         if (bond != 0) s.escrow.deposit(Bucket.Bonds, verifier, bond);
+    }
+
+    /// @notice Slashes and voids the seat of `verifier`, proven by the verification round (the
+    ///         only caller) to have signed two seals for `submissionId`, its job's active submission,
+    ///         while the job is Verifying (`LibEquivocation.slash`).
+    /// @dev Reverts NotVerificationRound, SubmissionNotActive, UnexpectedJobStatus.
+    function slashEquivocation(
+        mapping(uint256 jobId => Job job) storage jobs,
+        mapping(SubmissionId submissionId => Submission submission) storage submissions,
+        Settlement memory s,
+        SubmissionId submissionId,
+        address verifier
+    ) external {
+        if (msg.sender != address(s.round)) {
+            revert IJobManagerErrors.NotVerificationRound(msg.sender);
+        }
+        uint256 jobId = submissionId.jobIdOf();
+        Job storage job = jobs[jobId];
+        address solver = submissionId.solverOf();
+        if (solver == address(0) || job.solver != solver) revert IJobManagerErrors.SubmissionNotActive(submissionId);
+        if (job.status != JobStatus.Verifying) revert IJobManagerErrors.UnexpectedJobStatus(jobId, job.status);
+        LibEquivocation.slash(job, submissions[submissionId], s, jobId, verifier);
     }
 
     /// @notice Some sample has no revealed verdict (RoundOutcome.NoVerdicts: every seat holding it

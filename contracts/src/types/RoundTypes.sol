@@ -30,3 +30,19 @@ struct Claims {
     bytes32[] startHashes;
     bytes32[] endHashes;
 }
+
+/// @notice One seat's sealed verdicts, opened, with its EIP-712 signature of the seal: an entry of
+///         `IVerificationRound.revealVerdictsSigned`, which recomputes the seal from the opening
+///         and checks the signature over it, so that the seal is never stored.
+/// @param verifier The seat.
+/// @param ends Its sealed end state hashes, one per sample (see `revealVerdicts`).
+/// @param salt Its sealed salt.
+/// @param signature Its signature of `sealDigest(submissionId, keccak256(abi.encode(jobId,
+///        verifier, ends, salt)))` (65-byte ECDSA for an EOA; any bytes its ERC-1271
+///        `isValidSignature` accepts for a contract).
+struct SignedReveal {
+    address verifier;
+    bytes32[] ends;
+    bytes32 salt;
+    bytes signature;
+}

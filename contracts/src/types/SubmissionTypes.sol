@@ -8,7 +8,9 @@ import {IStakeManager} from "../interfaces/IStakeManager.sol";
 import {IVerificationRound} from "../interfaces/IVerificationRound.sol";
 
 /// @notice Status of an assigned verifier's seat on a submission.
-/// @dev Assigned -> Submitted -> (Slashed | Released); Assigned -> (Missed | Released).
+/// @dev Assigned -> Submitted -> (Slashed | Released); Assigned -> (Missed | Released). A Submitted
+///      seat proven to have signed two seals becomes Slashed while the job is Verifying, its verdicts
+///      voided (`LibEquivocation`), and is never seated on that submission again.
 enum SeatStatus {
     None,
     Assigned,

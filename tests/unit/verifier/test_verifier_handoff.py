@@ -16,6 +16,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from solver.node import SolverNode
 from tests.utils.fake_chain import FakeChain
 from tests.utils.node_fixtures import aggregating_http, run_solver_to_commit, seat_accounts
@@ -122,10 +124,14 @@ def test_a_seat_that_sealed_itself_leaves_the_solver_two_batches(tmp_path: Path)
     assert all((1, s.client.address) in chain.revealed for s in seats)
 
 
-def test_a_seat_that_signs_a_second_seal_is_proven_by_the_seat_it_copied(tmp_path: Path) -> None:
+@pytest.mark.parametrize("late", [False, True])
+def test_a_seat_that_signs_a_second_seal_is_proven_by_the_seat_it_copied(
+    tmp_path: Path, late: bool
+) -> None:
     """A colluding solver shows seat 1 the ends seat 0 opened; seat 1 signs a second seal
     copying them and the solver submits that one. Seat 0 kept seat 1's first seal: once seat 1
-    has revealed, it proves both on chain (P-40)."""
+    has revealed, it proves both on chain (P-40); after the challenge deadline, when the
+    contract takes no proof, it sends none."""
     chain, seats, solver, _ = _setup(tmp_path)
     for seat in seats:
         seat.step()
@@ -151,6 +157,12 @@ def test_a_seat_that_signs_a_second_seal_is_proven_by_the_seat_it_copied(tmp_pat
     solver.step()
     assert chain.count("revealVerdictsSigned") == 1
     assert chain.seal_log[(1, addr)][0] == second.commitment
+    if late:
+        chain.now = chain.jobs[1].challenge_deadline + 1
+        seats[0].step()
+        assert chain.count("proveEquivocation") == 0
+        assert seats[0].state.read().jobs[1].seals_checked is True
+        return
     seats[0].step()  # revealed: compares the seals on chain with those it was shown
     assert chain.equivocations == [(1, addr)]
     assert chain.count("proveEquivocation", seats[0].client.address) == 1

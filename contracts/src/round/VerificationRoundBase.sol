@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+// Contracts
+import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
+// Interfaces
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {IEscrow} from "../interfaces/IEscrow.sol";
+import {IJobManager} from "../interfaces/IJobManager.sol";
+import {IVerificationRound} from "../interfaces/IVerificationRound.sol";
+// Types
+import {JobStatus, Params, RoundJob} from "../types/JobTypes.sol";
+import {Claims} from "../types/RoundTypes.sol";
+import {LibStateHash} from "../types/StateHash.sol";
+import {SubmissionId} from "../types/SubmissionId.sol";
+
+/// @title VerificationRoundBase
+/// @notice The state of the verification round (docs/FORCED_ERRORS.md) and what its parts share:
+///         the per-submission round, the seats' seals and replayed ends, the JobManager's params
+///         cached as immutables, and the checks and records of a seal or a reveal. The seats'
+///         own calls and the secret are in `VerificationRound`, the EIP-712 signed paths in
+///         `VerificationRoundSigned`.
+/// @dev Holds no tokens: bonds, slashes and jackpots are booked by the JobManager.
+abstract contract VerificationRoundBase is IVerificationRound, EIP712 {
+    ////// Types //////
+
+    /// @notice Per-submission round state. Its job and solver are the submission id itself
+    ///         (`LibSubmission.jobIdOf`, `solverOf`).
+    /// @param secretCommitment keccak256(abi.encode(jobId, solver, secret)); zero until the
+    ///        checkpoints are committed (never zero after: `onCommit` refuses it). The revealed secret
+    ///        itself is only in the `SecretRevealed` event: nothing on chain reads it again, and not
+    ///        storing it saves the reveal a new storage word (~20k gas).
+    /// @param revealed True once the secret was revealed and every claim proven.
+    /// @param forced True if the revealed draw carries a forced error.
+    /// @param committed Assigned verifiers that sealed verdicts (of the current draw, counting the
+    ///        seats a reassignment kept); every seat once `revealVerdictsSigned` sealed and revealed
+    ///        them all at once.
+    /// @param forcedSample Sample index of the forced error (meaningful if `forced`).
+    /// @param covered Bit i set = some assigned verifier whose own draw holds sample i revealed its
+    ///        verdicts (docs/SECURITY.md P-27); kept across reassignments with the seats that revealed,
+    ///        and cleared where only a seat whose verdicts were voided held the sample
+    ///        (`proveEquivocation`).
+    /// @param claimsBlock Block of the `ClaimsPosted` event (zero until the claims are posted; packed
+    ///        with the flags, which the first sealed verdict then writes at the warm-slot price).
+    /// @param forcedTrueEnd The solver's committed end of the forced sample (zero unless `forced`).
+    /// @param claimsHash keccak256(abi.encode(startHashes, endHashes)) of the posted claims (zero
+    ///        until posted); the claims themselves are only in the `ClaimsPosted` event.
+    /// @dev No word maps the submission to its job: the commit creates 1 word (the secret
+    ///      commitment), and no round action reads a cold word to find its job.
+    struct Round {
+        bytes32 secretCommitment;
+        bool revealed;
+        bool forced;
+        uint32 committed;
+        uint32 forcedSample;
+        uint64 covered;
+        uint64 claimsBlock;
+        bytes32 forcedTrueEnd;
+        bytes32 claimsHash;
+    }
+
+    /// @notice The verdicts a seat's sealed ends imply (`_verdictsOf`), computed before anything is
+    ///         stored.
+    /// @param approvals Approve (true) per sample.
+    /// @param abstainMask Bit j set = ends[j] is zero (an abstention, P-20).
+    /// @param replayedMask Bit j set = ends[j] is a replayed end other than the claim (a rejection).
+    /// @param ownRejects Non-approvals on the seat's own samples: the reject bonds its reveal books
+    ///        (`IJobManager.recordVerdicts` pulls one challengeBond each).
+    struct Verdicts {
+        bool[] approvals;
+        uint256 abstainMask;
+        uint256 replayedMask;
+        uint256 ownRejects;
+    }
+
+    ////// Constants / Immutables //////
+
+    /// @inheritdoc IVerificationRound
+    bytes32 public constant FORCED_ERROR_TAG = LibStateHash.FORCED_ERROR_TAG;
+
+    /// @notice Basis points in one (a rate of 10_000 forces an error in every job).
+    uint256 internal constant BPS = 10_000;
+
+    IJobManager internal immutable _JOB_MANAGER;
+    uint256 internal immutable _RATE_BPS;
+    /// @notice The JobManager's verdictWindow (seconds).
+    uint64 internal immutable _VERDICT_WINDOW;
+    /// @notice The JobManager's claimsWindow (seconds).
+    uint64 internal immutable _CLAIMS_WINDOW;
+    /// @notice The JobManager's revealWindow (seconds).
+    uint64 internal immutable _REVEAL_WINDOW;
+    /// @notice The JobManager's challengeBond (wei per non-approval), for the batch's bond check.
+    uint256 internal immutable _CHALLENGE_BOND;
+    /// @notice The JobManager's Escrow, which pulls the reject bonds, and its token.
+    address internal immutable _ESCROW;
+    IERC20 internal immutable _TOKEN;
+    /// @notice One seat per job (docs/SECURITY.md P-39): the last sample is fetched, not replayed,
+    ///         unless the seat also holds the segment before it (`fetchOnlyMaskOf`).
+    bool internal immutable _SINGLE_SEAT;
+
+    ////// State //////
+
+    mapping(SubmissionId submissionId => Round round) internal _rounds;
+    /// @notice Each verifier's sealed verdicts: keccak256(abi.encode(jobId, verifier, ends, salt)),
+    ///         zero if none (`revealVerdictsSigned` stores none). Whether they were revealed is the JobManager's seat flag (`seatOf`),
+    ///         set in the same call as the reveal.
+    mapping(SubmissionId submissionId => mapping(address verifier => bytes32 commitment)) internal _seals;
+    /// @notice End state hash each verifier revealed for each sample it rejected.
+    mapping(SubmissionId submissionId => mapping(address verifier => mapping(uint256 sampleIndex => bytes32 end)))
+        internal _replayedEnds;
+
+    ////// Constructor //////
+
+    /// @param jobManager_ JobManager served (its params fix the verdict and reveal windows).
+    /// @param forcedErrorRateBps_ Share of jobs carrying a forced error (basis points, <= 10_000).
+    ///        Reverts JackpotFarmingProfitable unless a solver that abandons every job without a
+    ///        forced error loses more than its verifiers win on the forced ones
+    ///        (docs/FORCED_ERRORS.md section 5): p * V * jackpot < (1 - p) * solverStake.
+    constructor(IJobManager jobManager_, uint256 forcedErrorRateBps_) EIP712("veritrain VerificationRound", "1") {
+        if (forcedErrorRateBps_ > BPS) revert InvalidRate(forcedErrorRateBps_);
+        Params memory params = jobManager_.params();
+        uint256 farmingGain = forcedErrorRateBps_ * params.verifiersPerJob * params.jackpot;
+        uint256 abandonCost = (BPS - forcedErrorRateBps_) * params.solverStake;
+        // No jackpot or no forced error: nothing to farm.
+        if (farmingGain != 0 && farmingGain >= abandonCost) {
+            revert JackpotFarmingProfitable(farmingGain, abandonCost);
+        }
+        _JOB_MANAGER = jobManager_;
+        _RATE_BPS = forcedErrorRateBps_;
+        _VERDICT_WINDOW = params.verdictWindow;
+        _CLAIMS_WINDOW = params.claimsWindow;
+        _REVEAL_WINDOW = params.revealWindow;
+        _CHALLENGE_BOND = params.challengeBond;
+        IEscrow escrow = jobManager_.escrow();
+        _ESCROW = address(escrow);
+        _TOKEN = escrow.token();
+        _SINGLE_SEAT = params.verifiersPerJob == 1;
+    }
+
+    ////// Internal //////
+
+    /// @notice Stores `verifier`'s seal: it holds a seat, the claims are posted, the verdict deadline
+    ///         has not passed, the commitment is non-zero and the seat has neither sealed nor
+    ///         revealed (`revealVerdictsSigned` reveals a seat without storing its seal).
+    function _commit(SubmissionId submissionId, RoundJob memory job, address verifier, bytes32 commitment) internal {
+        // slither-disable-next-line unused-return
+        (bool assigned,, bool revealed,,) = _JOB_MANAGER.seatOf(submissionId, verifier);
+        if (!assigned) revert NotAssignedVerifier(submissionId, verifier);
+        _requireBeforeVerdictDeadline(submissionId, job);
+        Round storage round = _rounds[submissionId];
+        if (round.claimsHash == bytes32(0)) revert ClaimsNotPosted(submissionId);
+        if (commitment == bytes32(0)) revert ZeroCommitment(submissionId);
+        mapping(address verifier => bytes32 commitment) storage seals = _seals[submissionId];
+        if (revealed || seals[verifier] != bytes32(0)) revert VerdictAlreadyCommitted(submissionId, verifier);
+        seals[verifier] = commitment;
+        ++round.committed;
+        emit VerdictsCommitted(submissionId, verifier, commitment);
+    }
+
+    /// @notice Stores the end of each sample in `verdicts.replayedMask` for the forced-error check,
+    ///         emits `verifier`'s revealed verdicts and records them (approvals and abstentions) at
+    ///         the JobManager, which pulls the reject bonds from `verifier` into the Escrow.
+    function _recordVerdicts(
+        SubmissionId submissionId,
+        address verifier,
+        bytes32[] calldata ends,
+        Verdicts memory verdicts
+    ) internal {
+        uint256 replayed = verdicts.replayedMask;
+        for (uint256 j; replayed >> j != 0; ++j) {
+            if ((replayed >> j) & 1 == 1) _replayedEnds[submissionId][verifier][j] = ends[j];
+        }
+        emit VerdictsRevealed(submissionId, verifier, verdicts.approvals, ends);
+        // SAFETY: the JobManager is trusted.
+        _JOB_MANAGER.recordVerdicts(submissionId, verifier, verdicts.approvals, verdicts.abstainMask);
+    }
+
+    /// @notice The submission's job, reverting unless the submission has a round, is its job's
+    ///         active one and the job is Verifying.
+    ///         A Verifying job's solver committed, so its round exists.
+    function _verifyingJob(SubmissionId submissionId) internal view returns (uint256 jobId, RoundJob memory job) {
+        jobId = submissionId.jobIdOf();
+        address solver = submissionId.solverOf();
+        if (jobId == 0 || solver == address(0)) revert UnknownSubmission(submissionId);
+        job = _JOB_MANAGER.roundJobOf(jobId);
+        if (job.solver != solver) revert UnknownSubmission(submissionId);
+        if (job.status != JobStatus.Verifying) revert WrongJobStatus(jobId, uint8(job.status));
+    }
+
+    /// @notice The verdicts implied by a verifier's sealed ends, computed before anything is
+    ///         stored: sample j is approved iff ends[j] is the claimed end, an abstention iff ends[j]
+    ///         is zero (no data, P-20), else rejected (its end is kept for the forced-error check).
+    /// @param sampleMask The seat's own draw (bit j = sample j).
+    /// @param claimed The posted end hashes (checked against the stored claims hash by the caller).
+    /// @return verdicts Approvals, abstentions, replayed ends and the seat's own non-approvals.
+    function _verdictsOf(uint64 sampleMask, bytes32[] calldata ends, bytes32[] calldata claimed)
+        internal
+        pure
+        returns (Verdicts memory verdicts)
+    {
+        uint256 samples = ends.length;
+        verdicts.approvals = new bool[](samples);
+        for (uint256 j; j < samples; ++j) {
+            if (ends[j] == claimed[j]) {
+                verdicts.approvals[j] = true;
+                continue;
+            }
+            if (ends[j] != bytes32(0)) verdicts.replayedMask |= uint256(1) << j;
+            else verdicts.abstainMask |= uint256(1) << j;
+            if ((sampleMask >> j) & 1 == 1) ++verdicts.ownRejects;
+        }
+    }
+
+    /// @notice Reverts after the verdict deadline (claims and sealed verdicts share this window).
+    function _requireBeforeVerdictDeadline(SubmissionId submissionId, RoundJob memory job) internal view {
+        if (block.timestamp > job.verdictDeadline) {
+            revert OutsideWindow(
+                submissionId, job.verdictDeadline - _VERDICT_WINDOW, job.verdictDeadline, uint64(block.timestamp)
+            );
+        }
+    }
+
+    /// @notice Reverts ClaimsMismatch unless `claims` hash to the round's stored claims hash (so the
+    ///         calldata copy is exactly what the solver posted; a round without claims never matches).
+    function _checkClaims(SubmissionId submissionId, Round storage round, Claims calldata claims) internal view {
+        if (_claimsHash(claims.startHashes, claims.endHashes) != round.claimsHash) {
+            revert ClaimsMismatch(submissionId);
+        }
+    }
+
+    /// @notice keccak256(abi.encode(startHashes, endHashes)): the claims hash the round stores.
+    function _claimsHash(bytes32[] calldata startHashes, bytes32[] calldata endHashes)
+        internal
+        pure
+        returns (bytes32 hash)
+    {
+        hash = keccak256(abi.encode(startHashes, endHashes));
+    }
+}

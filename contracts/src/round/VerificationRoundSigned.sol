@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+// Contracts
+import {VerificationRoundBase} from "./VerificationRoundBase.sol";
+// Libraries
+import {SignatureChecker} from "@openzeppelin/contracts/utils/cryptography/SignatureChecker.sol";
+// Interfaces
+import {IVerificationRound} from "../interfaces/IVerificationRound.sol";
+// Types
+import {RoundJob} from "../types/JobTypes.sol";
+import {Claims, SignedReveal} from "../types/RoundTypes.sol";
+import {SubmissionId} from "../types/SubmissionId.sol";
+
+/// @title VerificationRoundSigned
+/// @notice The verification round's paths that act on a seat's EIP-712 signature of its seal
+///         (`Seal(bytes32 submissionId,bytes32 commitment)`, docs/SECURITY.md P-37, P-40): anyone
+///         submits signed seals (`commitVerdictsFor`), seals and reveals every seat at once without
+///         storing a seal (`revealVerdictsSigned`), or proves that a seat signed two seals for one
+///         submission (`proveEquivocation`).
+abstract contract VerificationRoundSigned is VerificationRoundBase {
+    ////// Constants //////
+
+    /// @notice EIP-712 type of a seat's seal handed to an aggregator (`commitVerdictsFor`,
+    ///         `revealVerdictsSigned`).
+    bytes32 internal constant SEAL_TYPEHASH = keccak256("Seal(bytes32 submissionId,bytes32 commitment)");
+
+    ////// External //////
+
+    /// @inheritdoc IVerificationRound
+    function commitVerdictsFor(
+        SubmissionId submissionId,
+        address[] calldata verifiers,
+        bytes32[] calldata commitments,
+        bytes[] calldata signatures
+    ) external {
+        uint256 count = verifiers.length;
+        if (commitments.length != count) revert LengthMismatch(submissionId, count, commitments.length);
+        if (signatures.length != count) revert LengthMismatch(submissionId, count, signatures.length);
+        (, RoundJob memory job) = _verifyingJob(submissionId);
+        mapping(address verifier => bytes32 commitment) storage seals = _seals[submissionId];
+        for (uint256 i; i < count; ++i) {
+            address verifier = verifiers[i];
+            // Sealed already (by itself or an earlier batch): skipped, so sealing first cannot make
+            // the batch revert.
+            if (seals[verifier] != bytes32(0)) continue;
+            _requireSealSigned(submissionId, verifier, commitments[i], signatures[i]);
+            _commit(submissionId, job, verifier, commitments[i]);
+        }
+    }
+
+    /// @inheritdoc IVerificationRound
+    function revealVerdictsSigned(SubmissionId submissionId, SignedReveal[] calldata reveals, Claims calldata claims)
+        external
+    {
+        (uint256 jobId, RoundJob memory job) = _verifyingJob(submissionId);
+        _requireBeforeVerdictDeadline(submissionId, job);
+        Round storage round = _rounds[submissionId];
+        _checkClaims(submissionId, round, claims);
+        // INVARIANT: no seat of the draw has a seal on chain (a kept seat counts), so none is left
+        // that could seal after seeing these ends: this call covers every seat (checked below).
+        if (round.committed != 0) revert SealsOnChain(submissionId);
+        uint256 count = reveals.length;
+        if (count == 0) {
+            // slither-disable-next-line unused-return
+            (,,, uint256 seats,) = _JOB_MANAGER.seatOf(submissionId, address(0));
+            revert LengthMismatch(submissionId, seats, 0);
+        }
+        Verdicts[] memory verdicts = new Verdicts[](count);
+        uint64 covered = 0;
+        for (uint256 i; i < count; ++i) {
+            uint64 sampleMask;
+            (verdicts[i], sampleMask) = _openSignedSeal(submissionId, jobId, reveals[i], claims, count);
+            covered |= sampleMask;
+        }
+        // Every seat sealed (views and the reveal window see it so); the flags share one word with
+        // `covered`, which this call writes anyway: no new storage word.
+        // SAFETY: count is the seat count, <= MAX_VERIFIERS_PER_JOB = 32.
+        // forge-lint: disable-next-line(unsafe-typecast)
+        round.committed = uint32(count);
+        round.covered |= covered;
+        // The JobManager refuses a seat named twice (VerdictsAlreadySubmitted), so with one entry
+        // per seat every seat is recorded, or none: a seat whose reject bonds cannot be pulled
+        // reverts the call, since a skipped seat could seal after seeing the others' ends.
+        for (uint256 i; i < count; ++i) {
+            _recordVerdicts(submissionId, reveals[i].verifier, reveals[i].ends, verdicts[i]);
+        }
+    }
+
+    /// @inheritdoc IVerificationRound
+    function proveEquivocation(
+        SubmissionId submissionId,
+        address verifier,
+        bytes32 commitment,
+        bytes calldata signature,
+        bytes32 otherCommitment,
+        bytes calldata otherSignature
+    ) external {
+        if (commitment == otherCommitment || commitment == bytes32(0) || otherCommitment == bytes32(0)) {
+            revert NotEquivocation(submissionId, verifier);
+        }
+        _requireSealSigned(submissionId, verifier, commitment, signature);
+        if (otherSignature.length != 0) {
+            _requireSealSigned(submissionId, verifier, otherCommitment, otherSignature);
+        } else if (_seals[submissionId][verifier] != otherCommitment) {
+            revert NotEquivocation(submissionId, verifier);
+        }
+        // The voided seat covers nothing: a sample only it held is uncovered again, so the secret
+        // stays hidden and the sample is drawn again (P-27), never paid unverified.
+        _rounds[submissionId].covered = _coverageWithout(submissionId, verifier);
+        emit EquivocationProven(submissionId, verifier, msg.sender, commitment, otherCommitment);
+        // SAFETY: the JobManager is trusted; it refuses (and so undoes the coverage) unless the job
+        // is Verifying with this submission, before its challenge deadline (so before the secret
+        // can be revealed), and the seat revealed and was never settled.
+        _JOB_MANAGER.slashEquivocation(submissionId, verifier);
+    }
+
+    ////// External: views //////
+
+    /// @inheritdoc IVerificationRound
+    function sealDigest(SubmissionId submissionId, bytes32 commitment) external view returns (bytes32 digest) {
+        digest = _sealDigest(submissionId, commitment);
+    }
+
+    ////// Internal //////
+
+    /// @notice Checks one of the `count` entries of `revealVerdictsSigned`: its seat (one of
+    ///         `count` seats), one end per sample, the seat's signature of the seal its opening
+    ///         hashes to; emits the seal.
+    /// @return verdicts The verdicts the opening implies.
+    /// @return sampleMask The seat's own samples.
+    function _openSignedSeal(
+        SubmissionId submissionId,
+        uint256 jobId,
+        SignedReveal calldata reveal,
+        Claims calldata claims,
+        uint256 count
+    ) internal returns (Verdicts memory verdicts, uint64 sampleMask) {
+        address verifier = reveal.verifier;
+        {
+            bool assigned;
+            uint256 seats;
+            uint256 samples;
+            // slither-disable-next-line unused-return
+            (assigned, sampleMask,, seats, samples) = _JOB_MANAGER.seatOf(submissionId, verifier);
+            if (!assigned) revert NotAssignedVerifier(submissionId, verifier);
+            // One entry per seat; the JobManager refuses a second record of one seat, so all are in.
+            if (count != seats) revert LengthMismatch(submissionId, seats, count);
+            if (reveal.ends.length != samples) revert LengthMismatch(submissionId, samples, reveal.ends.length);
+        }
+        bytes32 commitment = keccak256(abi.encode(jobId, verifier, reveal.ends, reveal.salt));
+        _requireSealSigned(submissionId, verifier, commitment, reveal.signature);
+        emit VerdictsCommitted(submissionId, verifier, commitment);
+        verdicts = _verdictsOf(sampleMask, reveal.ends, claims.endHashes);
+    }
+
+    /// @notice Samples in the own draw of a seat of the current draw, other than `verifier`, whose
+    ///         verdicts were revealed and stand (bit i = sample i): the round's coverage once
+    ///         `verifier`'s verdicts are voided.
+    function _coverageWithout(SubmissionId submissionId, address verifier) internal view returns (uint64 covered) {
+        // slither-disable-next-line unused-return
+        (address[] memory seats,) = _JOB_MANAGER.getAssignment(submissionId.jobIdOf());
+        for (uint256 i; i < seats.length; ++i) {
+            if (seats[i] == verifier) continue;
+            // slither-disable-next-line unused-return
+            (bool assigned, uint64 sampleMask, bool revealed,,) = _JOB_MANAGER.seatOf(submissionId, seats[i]);
+            if (assigned && revealed) covered |= sampleMask;
+        }
+    }
+
+    /// @notice Reverts InvalidSealSignature unless `signature` is `verifier`'s signature of
+    ///         `sealDigest(submissionId, commitment)` (ECDSA for an EOA, ERC-1271 for a contract).
+    function _requireSealSigned(
+        SubmissionId submissionId,
+        address verifier,
+        bytes32 commitment,
+        bytes calldata signature
+    ) internal view {
+        if (!SignatureChecker.isValidSignatureNow(verifier, _sealDigest(submissionId, commitment), signature)) {
+            revert InvalidSealSignature(submissionId, verifier);
+        }
+    }
+
+    /// @notice The EIP-712 digest of `Seal(submissionId, commitment)` in this contract's domain.
+    function _sealDigest(SubmissionId submissionId, bytes32 commitment) internal view returns (bytes32 digest) {
+        digest = _hashTypedDataV4(keccak256(abi.encode(SEAL_TYPEHASH, submissionId, commitment)));
+    }
+}

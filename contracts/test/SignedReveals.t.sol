@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+// Testing
+import {Deployers} from "./utils/Deployers.sol";
+// Interfaces
+import {IERC20Errors} from "@openzeppelin/contracts/interfaces/draft-IERC6093.sol";
+import {IJobManager} from "../src/interfaces/IJobManager.sol";
+import {IJobManagerErrors} from "../src/interfaces/IJobManagerErrors.sol";
+import {IVerificationRound} from "../src/interfaces/IVerificationRound.sol";
+// Types
+import {Bucket} from "../src/types/EscrowTypes.sol";
+import {JobStatus, Verdict} from "../src/types/JobTypes.sol";
+import {Role} from "../src/types/Role.sol";
+import {Claims, SignedReveal} from "../src/types/RoundTypes.sol";
+import {SubmissionId} from "../src/types/SubmissionId.sol";
+
+/// @notice Keyed verifiers on a Verifying job (claims posted), and the helpers that build every
+///         seat's signed opening for `revealVerdictsSigned` (docs/SECURITY.md P-40).
+abstract contract SignedReveals_Init is Deployers {
+    mapping(address account => uint256 key) internal _keys;
+    uint256 internal jobId;
+    address[] internal verifiers;
+
+    /// @notice Verifiers with keys, so that they can sign seals.
+    function _verifierActor(uint256 i) internal override returns (address account) {
+        uint256 key;
+        (account, key) = _keyedActor(string.concat("keyed verifier", vm.toString(i)));
+        _keys[account] = key;
+    }
+
+    function setUp() public virtual override {
+        super.setUp();
+        _setUpJob();
+        verifiers = _assigned(jobId);
+    }
+
+    /// @notice The job of the suite: the default Verifying job (every seat holds every sample).
+    function _setUpJob() internal virtual {
+        jobId = _verifyingJob();
+    }
+
+    ////// Helpers //////
+
+    /// @notice `key`'s signature of `sealDigest(sid, commitment)`.
+    function _signature(uint256 key, SubmissionId sid, bytes32 commitment) internal view returns (bytes memory) {
+        (uint8 v, bytes32 r, bytes32 s) = vm.sign(key, round.sealDigest(sid, commitment));
+        return abi.encodePacked(r, s, v);
+    }
+
+    /// @notice `verifier`'s own signature of its seal `commitment` on the suite's job.
+    function _signed(address verifier, bytes32 commitment) internal view returns (bytes memory) {
+        return _signature(_keys[verifier], _sid(jobId), commitment);
+    }
+
+    /// @notice The seal of `ends` by `verifier` with its usual salt.
+    function _commitmentOf(address verifier, bytes32[] memory ends) internal view returns (bytes32) {
+        return _verdictCommitment(jobId, verifier, ends, _verdictSalt(jobId, verifier));
+    }
+
+    /// @notice `verifier`'s opening of its seal of `ends`, with its signature of that seal.
+    function _entry(address verifier, bytes32[] memory ends) internal view returns (SignedReveal memory) {
+        bytes32 salt = _verdictSalt(jobId, verifier);
+        return SignedReveal({
+            verifier: verifier,
+            ends: ends,
+            salt: salt,
+            signature: _signed(verifier, _verdictCommitment(jobId, verifier, ends, salt))
+        });
+    }
+
+    /// @notice Every seat's signed opening, each with the ends of `rejectMask`.
+    function _reveals(uint256 rejectMask) internal view returns (SignedReveal[] memory reveals) {
+        reveals = new SignedReveal[](verifiers.length);
+        for (uint256 i; i < verifiers.length; ++i) {
+            reveals[i] = _entry(verifiers[i], _ends(jobId, rejectMask));
+        }
+    }
+
+    /// @notice A stranger (the aggregator) sends `reveals` in one `revealVerdictsSigned`.
+    function _revealSigned(SignedReveal[] memory reveals) internal {
+        Claims memory claims = _claimsArg(_sid(jobId));
+        vm.prank(stranger);
+        round.revealVerdictsSigned(_sid(jobId), reveals, claims);
+    }
+
+    /// @notice `_holdings` of every seat.
+    function _seatHoldings() internal view returns (uint256[] memory holdings) {
+        holdings = new uint256[](verifiers.length);
+        for (uint256 i; i < verifiers.length; ++i) {
+            holdings[i] = _holdings(verifiers[i]);
+        }
+    }
+
+    /// @notice Passes the challenge deadline and reveals the secret with the finalize.
+    function _finalizeOneShot() internal {
+        vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
+        _revealSecretAndFinalize(jobId);
+    }
+}
+
+/// @notice Every seat's seal and reveal in one transaction, no seal stored (`revealVerdictsSigned`).
+contract SignedReveals_RevealVerdictsSigned_Test is SignedReveals_Init {
+    ////// Happy path //////
+
+    /// @notice V = 3, all approve: each seal is announced, every seat is recorded and counted as
+    ///         sealed, nothing of the seals is stored, and the job pays as on the two-call path.
+    function test_revealVerdictsSigned_recordsEverySeat_succeeds() public {
+        SignedReveal[] memory reveals = _reveals(0);
+        uint256 senderBefore = _holdings(stranger);
+        for (uint256 i; i < verifiers.length; ++i) {
+            vm.expectEmit(address(round));
+            emit IVerificationRound.VerdictsCommitted(
+                _sid(jobId), verifiers[i], _commitmentOf(verifiers[i], reveals[i].ends)
+            );
+        }
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.ChallengeDeadlineSet(jobId, uint64(block.timestamp) + params.challengeWindow);
+        _revealSigned(reveals);
+
+        (,, uint32 committed) = round.roundOf(_sid(jobId));
+        assertEq(uint256(committed), verifiers.length, "every seat counts as sealed");
+        for (uint256 i; i < verifiers.length; ++i) {
+            (bytes32 stored, bool revealed) = round.verdictCommitmentOf(_sid(jobId), verifiers[i]);
+            assertEq(stored, bytes32(0), "no seal stored");
+            assertTrue(revealed);
+            assertEq(uint8(jobManager.verdictOf(jobId, verifiers[i])[0]), uint8(Verdict.Approve));
+        }
+        assertEq(_holdings(stranger), senderBefore, "the sender pays no token");
+
+        uint256[] memory before = _seatHoldings();
+        uint256 solverBefore = _holdings(solver);
+        _finalizeOneShot();
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
+        for (uint256 i; i < verifiers.length; ++i) {
+            assertEq(_holdings(verifiers[i]) - before[i], params.verifierFee, "each seat earns its fee");
+            assertEq(_locked(verifiers[i], Role.Verifier), 0);
+        }
+        assertEq(_holdings(solver) - solverBefore, REWARD);
+        _assertEscrowSolvent();
+    }
+
+    /// @notice A rejecting seat's bonds come from that seat, never from the sender.
+    function test_revealVerdictsSigned_rejectBondFromTheSeat_succeeds() public {
+        SignedReveal[] memory reveals = _reveals(0);
+        reveals[0] = _entry(verifiers[0], _ends(jobId, 1));
+        uint256 senderBefore = token.balanceOf(stranger);
+        uint256 seatBefore = token.balanceOf(verifiers[0]);
+        _revealSigned(reveals);
+        assertEq(token.balanceOf(stranger), senderBefore);
+        assertEq(seatBefore - token.balanceOf(verifiers[0]), params.challengeBond);
+        assertEq(uint8(jobManager.verdictOf(jobId, verifiers[0])[0]), uint8(Verdict.Reject));
+        assertEq(escrow.bucketOf(Bucket.Bonds), params.challengeBond);
+    }
+
+    ////// One entry per seat //////
+
+    /// @notice Attack: the aggregator leaves a seat out (it could then seal after reading the
+    ///         others' ends).
+    function test_revealVerdictsSigned_seatMissing_reverts() public {
+        SignedReveal[] memory reveals = _reveals(0);
+        SignedReveal[] memory two = new SignedReveal[](2);
+        (two[0], two[1]) = (reveals[0], reveals[2]);
+        Claims memory claims = _claimsArg(_sid(jobId));
+        vm.expectRevert(
+            abi.encodeWithSelector(IVerificationRound.LengthMismatch.selector, _sid(jobId), verifiers.length, 2)
+        );
+        round.revealVerdictsSigned(_sid(jobId), two, claims);
+    }
+
+    function test_revealVerdictsSigned_empty_reverts() public {
+        Claims memory claims = _claimsArg(_sid(jobId));
+        vm.expectRevert(
+            abi.encodeWithSelector(IVerificationRound.LengthMismatch.selector, _sid(jobId), verifiers.length, 0)
+        );
+        round.revealVerdictsSigned(_sid(jobId), new SignedReveal[](0), claims);
+    }
+
+    /// @notice Attack: a seat named twice in place of another fills the count without it.
+    function test_revealVerdictsSigned_duplicateSeat_reverts() public {
+        SignedReveal[] memory reveals = _reveals(0);
+        reveals[2] = reveals[0];
+        Claims memory claims = _claimsArg(_sid(jobId));
+        vm.expectRevert(
+            abi.encodeWithSelector(IJobManagerErrors.VerdictsAlreadySubmitted.selector, jobId, verifiers[0])
+        );
+        round.revealVerdictsSigned(_sid(jobId), reveals, claims);
+        (, bool revealed) = round.verdictCommitmentOf(_sid(jobId), verifiers[0]);
+        assertFalse(revealed, "nothing recorded");
+    }
+
+    /// @notice A keyed account that holds no seat signs a valid seal in place of a seat.
+    function test_revealVerdictsSigned_notASeat_reverts() public {
+        (address outsider, uint256 key) = _keyedActor("keyed outsider");
+        SignedReveal[] memory reveals = _reveals(0);
+        bytes32[] memory ends = _ends(jobId, 0);
+        bytes32 salt = _verdictSalt(jobId, outsider);
+        reveals[2] = SignedReveal({
+            verifier: outsider,
+            ends: ends,
+            salt: salt,
+            signature: _signature(key, _sid(jobId), _verdictCommitment(jobId, outsider, ends, salt))
+        });
+        Claims memory claims = _claimsArg(_sid(jobId));
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.NotAssignedVerifier.selector, _sid(jobId), outsider));
+        round.revealVerdictsSigned(_sid(jobId), reveals, claims);
+    }
+
+    ////// Signatures //////
+
+    /// @notice Attack: the aggregator signs for a seat, or opens a seat's signed seal to other ends.
+    function test_revealVerdictsSigned_wrongSignature_reverts() public {
+        SignedReveal[] memory reveals = _reveals(0);
+        reveals[1].signature =
+            _signature(uint256(keccak256("aggregator")), _sid(jobId), _commitmentOf(verifiers[1], reveals[1].ends));
+        Claims memory claims = _claimsArg(_sid(jobId));
+        vm.expectRevert(
+            abi.encodeWithSelector(IVerificationRound.InvalidSealSignature.selector, _sid(jobId), verifiers[1])
+        );
+        round.revealVerdictsSigned(_sid(jobId), reveals, claims);
+
+        reveals = _reveals(0);
+        reveals[2].ends = _ends(jobId, 1);
+        vm.expectRevert(
+            abi.encodeWithSelector(IVerificationRound.InvalidSealSignature.selector, _sid(jobId), verifiers[2])
+        );
+        round.revealVerdictsSigned(_sid(jobId), reveals, claims);
+
+        reveals = _reveals(0);
+        reveals[0].signature = hex"1234";
+        vm.expectRevert(
+            abi.encodeWithSelector(IVerificationRound.InvalidSealSignature.selector, _sid(jobId), verifiers[0])
+        );
+        round.revealVerdictsSigned(_sid(jobId), reveals, claims);
+    }
+
+    /// @notice Attack: a seat's signature of the same seal for another submission is replayed here.
+    function test_revealVerdictsSigned_signatureOfAnotherSubmission_reverts() public {
+        SignedReveal[] memory reveals = _reveals(0);
+        reveals[0].signature = _signature(
+            _keys[verifiers[0]], SubmissionId.wrap(keccak256("other")), _commitmentOf(verifiers[0], reveals[0].ends)
+        );
+        Claims memory claims = _claimsArg(_sid(jobId));
+        vm.expectRevert(
+            abi.encodeWithSelector(IVerificationRound.InvalidSealSignature.selector, _sid(jobId), verifiers[0])
+        );
+        round.revealVerdictsSigned(_sid(jobId), reveals, claims);
+    }
+
+    ////// Shape, windows, claims //////
+
+    /// @notice Ends not one per sample, even under the seat's valid signature of them.
+    function test_revealVerdictsSigned_endsOfWrongLength_reverts() public {
+        SignedReveal[] memory reveals = _reveals(0);
+        uint256 samples = reveals[1].ends.length;
+        bytes32[] memory short = new bytes32[](samples - 1);
+        for (uint256 j; j < short.length; ++j) {
+            short[j] = reveals[1].ends[j];
+        }
+        reveals[1] = _entry(verifiers[1], short);
+        Claims memory claims = _claimsArg(_sid(jobId));
+        vm.expectRevert(
+            abi.encodeWithSelector(IVerificationRound.LengthMismatch.selector, _sid(jobId), samples, samples - 1)
+        );
+        round.revealVerdictsSigned(_sid(jobId), reveals, claims);
+    }
+
+    /// @notice The seals are made in the sealing window: none after the verdict deadline.
+    function test_revealVerdictsSigned_afterVerdictDeadline_reverts() public {
+        SignedReveal[] memory reveals = _reveals(0);
+        Claims memory claims = _claimsArg(_sid(jobId));
+        uint64 deadline = _job(jobId).verdictDeadline;
+        vm.warp(uint256(deadline) + 1);
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IVerificationRound.OutsideWindow.selector,
+                _sid(jobId),
+                deadline - params.verdictWindow,
+                deadline,
+                deadline + 1
+            )
+        );
+        round.revealVerdictsSigned(_sid(jobId), reveals, claims);
+    }
+
+    /// @notice Attack: a seat seals on chain first (by itself or in a signed batch); it must not
+    ///         then see the others' ends before its own seal is binding and theirs are.
+    function test_revealVerdictsSigned_afterASeatSealedOnChain_reverts() public {
+        SignedReveal[] memory reveals = _reveals(0);
+        Claims memory claims = _claimsArg(_sid(jobId));
+        vm.prank(verifiers[1]);
+        round.commitVerdicts(_sid(jobId), _commitmentOf(verifiers[1], reveals[1].ends));
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.SealsOnChain.selector, _sid(jobId)));
+        round.revealVerdictsSigned(_sid(jobId), reveals, claims);
+    }
+
+    function test_revealVerdictsSigned_afterASignedBatchSeal_reverts() public {
+        SignedReveal[] memory reveals = _reveals(0);
+        Claims memory claims = _claimsArg(_sid(jobId));
+        address[] memory one = new address[](1);
+        one[0] = verifiers[2];
+        bytes32[] memory commitments = new bytes32[](1);
+        commitments[0] = _commitmentOf(verifiers[2], reveals[2].ends);
+        bytes[] memory signatures = new bytes[](1);
+        signatures[0] = reveals[2].signature;
+        round.commitVerdictsFor(_sid(jobId), one, commitments, signatures);
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.SealsOnChain.selector, _sid(jobId)));
+        round.revealVerdictsSigned(_sid(jobId), reveals, claims);
+    }
+
+    /// @notice Sent twice: the second finds every seat sealed.
+    function test_revealVerdictsSigned_twice_reverts() public {
+        SignedReveal[] memory reveals = _reveals(0);
+        _revealSigned(reveals);
+        Claims memory claims = _claimsArg(_sid(jobId));
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.SealsOnChain.selector, _sid(jobId)));
+        round.revealVerdictsSigned(_sid(jobId), reveals, claims);
+    }
+
+    function test_revealVerdictsSigned_claimsMismatch_reverts() public {
+        SignedReveal[] memory reveals = _reveals(0);
+        (bytes32[] memory starts, bytes32[] memory claimed) = _claimsOf(_sid(jobId));
+        claimed[0] = keccak256("forged");
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ClaimsMismatch.selector, _sid(jobId)));
+        round.revealVerdictsSigned(_sid(jobId), reveals, Claims({startHashes: starts, endHashes: claimed}));
+    }
+
+    ////// Bonds //////
+
+    /// @notice Attack: a rejecting seat hands over its opening, then revokes its Escrow allowance.
+    ///         Unlike `revealVerdictsFor` the seat is not skipped (skipped, it could seal after
+    ///         reading the others' ends): the whole call reverts and no seat is recorded.
+    function test_revealVerdictsSigned_bondNotPullable_revertsWhole_reverts() public {
+        SignedReveal[] memory reveals = _reveals(0);
+        reveals[0] = _entry(verifiers[0], _ends(jobId, 1));
+        Claims memory claims = _claimsArg(_sid(jobId));
+        vm.prank(verifiers[0]);
+        token.approve(address(escrow), 0);
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IERC20Errors.ERC20InsufficientAllowance.selector, address(escrow), 0, params.challengeBond
+            )
+        );
+        round.revealVerdictsSigned(_sid(jobId), reveals, claims);
+        for (uint256 i; i < verifiers.length; ++i) {
+            (, bool revealed) = round.verdictCommitmentOf(_sid(jobId), verifiers[i]);
+            assertFalse(revealed, "no seat recorded");
+        }
+        (,, uint32 committed) = round.roundOf(_sid(jobId));
+        assertEq(uint256(committed), 0);
+    }
+
+    /// @notice The same with the tokens moved away instead of the allowance revoked.
+    function test_revealVerdictsSigned_bondTokensGone_revertsWhole_reverts() public {
+        SignedReveal[] memory reveals = _reveals(0);
+        reveals[2] = _entry(verifiers[2], _ends(jobId, 1));
+        Claims memory claims = _claimsArg(_sid(jobId));
+        uint256 balance = token.balanceOf(verifiers[2]);
+        vm.prank(verifiers[2]);
+        assertTrue(token.transfer(stranger, balance));
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IERC20Errors.ERC20InsufficientBalance.selector, verifiers[2], 0, params.challengeBond
+            )
+        );
+        round.revealVerdictsSigned(_sid(jobId), reveals, claims);
+    }
+
+    ////// After a one-shot reveal //////
+
+    /// @notice A revealed seat has no stored seal, yet can never seal: not itself, not in a signed
+    ///         batch (with a valid signature), and it has nothing to reveal.
+    function test_commitVerdicts_afterSignedReveal_reverts() public {
+        SignedReveal[] memory reveals = _reveals(0);
+        _revealSigned(reveals);
+        bytes32 other = _commitmentOf(verifiers[0], _ends(jobId, 1));
+        vm.expectRevert(
+            abi.encodeWithSelector(IVerificationRound.VerdictAlreadyCommitted.selector, _sid(jobId), verifiers[0])
+        );
+        vm.prank(verifiers[0]);
+        round.commitVerdicts(_sid(jobId), other);
+
+        address[] memory one = new address[](1);
+        one[0] = verifiers[0];
+        bytes32[] memory commitments = new bytes32[](1);
+        commitments[0] = other;
+        bytes[] memory signatures = new bytes[](1);
+        signatures[0] = _signed(verifiers[0], other);
+        vm.expectRevert(
+            abi.encodeWithSelector(IVerificationRound.VerdictAlreadyCommitted.selector, _sid(jobId), verifiers[0])
+        );
+        round.commitVerdictsFor(_sid(jobId), one, commitments, signatures);
+
+        Claims memory claims = _claimsArg(_sid(jobId));
+        bytes32 salt = _verdictSalt(jobId, verifiers[0]);
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.NothingToReveal.selector, _sid(jobId), verifiers[0]));
+        vm.prank(verifiers[0]);
+        round.revealVerdicts(_sid(jobId), reveals[0].ends, salt, claims);
+    }
+}
+
+/// @notice The one-shot path on a job that carries a forced error.
+contract SignedReveals_Forced_Test is SignedReveals_Init {
+    uint256 internal f;
+
+    function _setUpJob() internal override {
+        _redeployWithRate(5000);
+        vm.prank(stranger);
+        escrow.fundJackpot(100e18);
+        jobId = _forcedVerifyingJob();
+        (, f) = round.drawForcedError(_sid(jobId), _secret(jobId));
+    }
+
+    /// @notice V = 3, every seat rejects the forced sample with the true end it replayed: one
+    ///         call records them, the job finalizes with the secret and each seat is paid its fee
+    ///         and a jackpot (its bond back), as on the two-call path.
+    function test_revealVerdictsSigned_forcedAllReject_paysJackpots_succeeds() public {
+        SignedReveal[] memory reveals = _reveals(uint256(1) << f);
+        uint256[] memory before = _seatHoldings();
+        uint256 solverBefore = _holdings(solver);
+        uint256 pool = escrow.jackpotPool();
+        _revealSigned(reveals);
+        for (uint256 i; i < verifiers.length; ++i) {
+            assertEq(uint8(jobManager.verdictOf(jobId, verifiers[i])[f]), uint8(Verdict.Reject));
+            assertTrue(round.replayedEndOf(_sid(jobId), verifiers[i], f) != bytes32(0), "the end is kept");
+        }
+        assertEq(escrow.bucketOf(Bucket.Bonds), verifiers.length * params.challengeBond);
+
+        _finalizeOneShot();
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
+        for (uint256 i; i < verifiers.length; ++i) {
+            assertEq(_holdings(verifiers[i]) - before[i], params.verifierFee + params.jackpot);
+            assertEq(escrow.creditOf(verifiers[i]), params.challengeBond + params.jackpot + params.verifierFee);
+        }
+        assertEq(_holdings(solver) - solverBefore, REWARD);
+        assertEq(escrow.jackpotPool(), pool - verifiers.length * params.jackpot);
+        assertEq(escrow.bucketOf(Bucket.Bonds), 0, "every bond settled");
+        _assertEscrowSolvent();
+    }
+}
