@@ -281,11 +281,7 @@ contract Equivocation_Forced_Test is Equivocation_Init {
     uint256 internal f;
 
     function _setUpJob() internal override {
-        _redeployWithRate(5000);
-        vm.prank(stranger);
-        escrow.fundJackpot(100e18);
-        jobId = _forcedVerifyingJob();
-        (, f) = round.drawForcedError(_sid(jobId), _secret(jobId));
+        f = _setUpForcedJob();
     }
 
     /// @notice Every seat rejects the forced sample with its true end, the lazy one by copying an

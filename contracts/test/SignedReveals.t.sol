@@ -92,6 +92,17 @@ abstract contract SignedReveals_Init is Deployers {
         }
     }
 
+    /// @notice The suite's job carrying a forced error: redeploys with a forced-error rate of one
+    ///         in two, funds the jackpot and takes such a job to Verifying.
+    /// @return forcedSample The job's forced sample.
+    function _setUpForcedJob() internal returns (uint256 forcedSample) {
+        _redeployWithRate(5000);
+        vm.prank(stranger);
+        escrow.fundJackpot(100e18);
+        jobId = _forcedVerifyingJob();
+        (, forcedSample) = round.drawForcedError(_sid(jobId), _secret(jobId));
+    }
+
     /// @notice Passes the challenge deadline and reveals the secret with the finalize.
     function _finalizeOneShot() internal {
         vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
@@ -404,11 +415,7 @@ contract SignedReveals_Forced_Test is SignedReveals_Init {
     uint256 internal f;
 
     function _setUpJob() internal override {
-        _redeployWithRate(5000);
-        vm.prank(stranger);
-        escrow.fundJackpot(100e18);
-        jobId = _forcedVerifyingJob();
-        (, f) = round.drawForcedError(_sid(jobId), _secret(jobId));
+        f = _setUpForcedJob();
     }
 
     /// @notice V = 3, every seat rejects the forced sample with the true end it replayed: one

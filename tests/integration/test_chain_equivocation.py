@@ -11,6 +11,8 @@ Run: ``.venv/bin/python -m pytest tests/integration/test_chain_equivocation.py -
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from chain import ChainClient, Deployment, ProtocolParams, errors
@@ -21,14 +23,11 @@ from veritrain.commitments import new_salt, verdict_commitment
 from veritrain.enums import JobStatus, Role
 
 
-def _seats(clients: dict[int, ChainClient], job_id: int) -> list[ChainClient]:
-    by_addr = {c.address: c for c in clients.values()}
-    return [by_addr[v] for v in clients[1].jobs.get_assignment(job_id).verifiers]
-
-
-def test_a_copier_in_the_one_shot_call_is_proven_and_slashed(
-    protocol: Deployment, client_factory
-) -> None:
+def _claimed_job(
+    client_factory: Callable[[int], ChainClient],
+) -> tuple[int, bytes, list[bytes], list[ChainClient], ChainClient, ProtocolParams]:
+    """A job in Verifying with its claims posted: (job id, submission, the claimed ends, the
+    seats' clients in seat order, the solver, the `protocol` fixture's parameters)."""
     clients = {i: client_factory(i) for i in range(1, 10)}
     p = ProtocolParams.demo()  # the `protocol` fixture's
     job_id, hashes, secret = _job_to_verifying(clients, p)
@@ -36,7 +35,15 @@ def test_a_copier_in_the_one_shot_call_is_proven_and_slashed(
     post_claims(solver, job_id, hashes, secret)
     sid = solver.jobs.submission_of(job_id)
     claimed = list(solver.round.claims_of(sid).end_hashes)
-    seats = _seats(clients, job_id)
+    by_addr = {c.address: c for c in clients.values()}
+    seats = [by_addr[v] for v in solver.jobs.get_assignment(job_id).verifiers]
+    return job_id, sid, claimed, seats, solver, p
+
+
+def test_a_copier_in_the_one_shot_call_is_proven_and_slashed(
+    protocol: Deployment, client_factory
+) -> None:
+    job_id, sid, claimed, seats, solver, p = _claimed_job(client_factory)
     copier, honest = seats[1], seats[0]
     # the seal the copier showed the others (kept by them), then the one it submits instead
     first_salt, salt = new_salt(), new_salt()
@@ -62,7 +69,7 @@ def test_a_copier_in_the_one_shot_call_is_proven_and_slashed(
         copier.account, copier.chain_id, str(copier.round.contract.address), sid, b"\x05" * 32
     )
     with pytest.raises(errors.ContractRevert):
-        clients[9].round.prove_equivocation(
+        solver.round.prove_equivocation(
             sid,
             honest.address,
             (forged.commitment, forged.signature),
@@ -84,14 +91,7 @@ def test_a_copier_in_the_one_shot_call_is_proven_and_slashed(
 def test_a_seal_stored_by_the_seat_itself_is_proven_with_an_empty_signature(
     protocol: Deployment, client_factory
 ) -> None:
-    clients = {i: client_factory(i) for i in range(1, 10)}
-    p = ProtocolParams.demo()  # the `protocol` fixture's
-    job_id, hashes, secret = _job_to_verifying(clients, p)
-    solver = clients[2]
-    post_claims(solver, job_id, hashes, secret)
-    sid = solver.jobs.submission_of(job_id)
-    claimed = list(solver.round.claims_of(sid).end_hashes)
-    seats = _seats(clients, job_id)
+    job_id, sid, claimed, seats, solver, p = _claimed_job(client_factory)
     copier = seats[0]
     first = copier.round.sign_seal(
         sid, verdict_commitment(job_id, copier.address, claimed, new_salt())
