@@ -63,7 +63,7 @@ from noderuntime.ports import ChainPort
 from veritrain.commitments import verdict_commitment
 from veritrain.enums import JobStatus
 from veritrain.forced import bonded_rejects
-from veritrain.hexutil import as_bytes32, from_hex
+from veritrain.hexutil import as_bytes32, from_hex, to_hex
 from veritrain.units import vtt
 from veritrain.wire import (
     HANDOFF_WAIT,
@@ -278,8 +278,8 @@ class SealAggregator:
             seals=[
                 SealHandOff(
                     verifier=s.verifier,
-                    commitment="0x" + s.commitment.hex(),
-                    signature="0x" + s.signature.hex(),
+                    commitment=to_hex(s.commitment),
+                    signature=to_hex(s.signature),
                 )
                 for s in seals
             ],
@@ -336,13 +336,16 @@ class SealAggregator:
                 for v in [v for v in live.reveals if v in state and state[v][1]]:
                     live.reveals.pop(v)
         one_shot = bool(seats) and len(unsealed) == len(seats)  # no seal on chain yet
-        if one_shot and set(seats) <= set(opened):
-            if node.chain_time() <= int(client.jobs.get_job(job_id).verdict_deadline):
+        taken = [t for _, t in seals.values()]
+        if one_shot:
+            deadline = int(client.jobs.get_job(job_id).verdict_deadline)
+            now = node.chain_time()
+            if set(seats) <= set(opened) and now <= deadline:
                 self._send_one_shot(node, job_id, sid, seats, seals, opened)
                 return
-        taken = [t for _, t in seals.values()]
-        if one_shot:  # wait for every seal and opening, up to the seats' own fallback
-            due = bool(seals) and node.chain_time() >= self._seal_cutoff(job_id) - self.wait
+            # wait for every seal and opening, up to the seats' own fallback (their cutoff)
+            window = int(client.jobs.job_params().verdict_window)
+            due = bool(seals) and now >= hand_off_cutoff(deadline, window) - self.wait
         else:  # some seat sealed on chain: no one-shot batch, the seals go as they come
             due = self._due(taken, set(unsealed) <= set(seals))
         if due:
@@ -365,12 +368,6 @@ class SealAggregator:
                     entries,
                 )
                 self._forget(job_id, reveals, "reveals")
-
-    def _seal_cutoff(self, job_id: int) -> int:
-        """Chain time (seconds) from which a seat sends its own seal (`hand_off_cutoff` of the
-        verdict window); the pending seals go on chain `wait` seconds before it."""
-        deadline = int(self.client.jobs.get_job(job_id).verdict_deadline)
-        return hand_off_cutoff(deadline, int(self.client.jobs.job_params().verdict_window))
 
     def _send_one_shot(
         self,

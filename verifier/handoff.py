@@ -6,10 +6,10 @@ solver's ``GET {checkpointURL}/seals`` shows every seat's seal, each signed by i
 (`complete_seal_set`; the seat keeps them as evidence against a seat that signs a second seal,
 docs/SECURITY.md P-40), or else once the reveal window is open on chain. The solver submits every
 seat's entry in one ``revealVerdictsSigned``, or in one ``commitVerdictsFor`` and one
-``revealVerdictsFor``. The seat only waits: when the chain does not show its seal or reveal
-within `HANDOFF_WAIT` seconds (capped so a third of the window is left, `fallback_at`), or the
-POST fails, it sends its own transaction, so an aggregator that drops hand-offs costs it gas,
-never its verdicts.
+``revealVerdictsFor``. The seat only waits: when the chain does not show its reveal within
+`HANDOFF_WAIT` seconds, or its seal by the time a third of the verdict window is left (both
+capped so that third is kept, `fallback_at`), or the POST fails, it sends its own transaction,
+so an aggregator that drops hand-offs costs it gas, never its verdicts.
 
 Run: not a script; ``post_hand_off(http, url, "seals", body)``.
 """
@@ -64,19 +64,34 @@ def post_hand_off(http: Any, base_url: str, route: str, body: BaseModel) -> str 
     Returns:
         None when the solver took it, else one line why not (the seat falls back at once).
     """
-    url = f"{base_url.rstrip('/')}/{route}"
-    payload = body.model_dump(mode="json")
+    response = _request(
+        http, "post", f"{base_url.rstrip('/')}/{route}", body.model_dump(mode="json")
+    )
+    return response if isinstance(response, str) else None
+
+
+def _request(http: Any, method: str, url: str, payload: Any = None) -> httpx.Response | str:
+    """One hand-off request to the solver: the answer when it is 200, else one line why not
+    (a transport failure or another status); the seat then does without the solver.
+
+    Args:
+        http: an ``httpx.Client`` (or a test client); None builds one for this request.
+        method: ``"post"`` (with ``payload`` as JSON) or ``"get"``.
+        url: the route's URL.
+        payload: the JSON body of a POST.
+    """
+    kwargs = {"json": payload} if method == "post" else {}
     try:
         if http is None:
             with httpx.Client(timeout=HANDOFF_TIMEOUT_S) as own:
-                response = own.post(url, json=payload)
-        else:
-            response = http.post(url, json=payload)  # the node's client: its own timeout
-    except Exception as exc:  # any transport failure means "not handed": send it ourselves
+                response = getattr(own, method)(url, **kwargs)
+        else:  # the node's client: its own timeout
+            response = getattr(http, method)(url, **kwargs)
+    except Exception as exc:  # any transport failure means "not handed": do without
         return f"{type(exc).__name__}: {exc}"
     if response.status_code != 200:
         return f"HTTP {response.status_code}: {response.text[:200]}"
-    return None
+    return response
 
 
 def fetch_seal_set(http: Any, base_url: str) -> SealSet | str:
@@ -89,17 +104,9 @@ def fetch_seal_set(http: Any, base_url: str) -> SealSet | str:
     Returns:
         The seal set, or one line why there is none (the seat then waits for the chain).
     """
-    url = f"{base_url.rstrip('/')}/seals"
-    try:
-        if http is None:
-            with httpx.Client(timeout=HANDOFF_TIMEOUT_S) as own:
-                response = own.get(url)
-        else:
-            response = http.get(url)
-    except Exception as exc:  # any transport failure: no set this round
-        return f"{type(exc).__name__}: {exc}"
-    if response.status_code != 200:
-        return f"HTTP {response.status_code}: {response.text[:200]}"
+    response = _request(http, "get", f"{base_url.rstrip('/')}/seals")
+    if isinstance(response, str):
+        return response
     if len(response.content) > MAX_HANDOFF_BYTES:
         return f"a seal set over {MAX_HANDOFF_BYTES} bytes"
     try:

@@ -12,7 +12,7 @@ Run: not a script; ``client.round.post_claims(...)``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from eth_utils.address import to_checksum_address
@@ -23,6 +23,7 @@ from chain.errors import ChainError
 from chain.seals import SignedReveal, SignedSeal, seal_signer, sign_seal
 from chain.types import (
     ClaimsView,
+    DecodedEvent,
     RoundOutcome,
     RoundView,
     RoundWindows,
@@ -289,25 +290,30 @@ class RoundFacade(ContractFacade):
             RpcUnavailable: the endpoint is down.
         """
         sid = bytes(submission_id)
-        _, start = self._client.call(self.contract, "claimsHashOf", sid)
         seals: dict[str, tuple[bytes, bytes]] = {}
-        if int(start) == 0:
-            return seals
-        latest = self._client.block_number()
         signatures: dict[str, dict[str, bytes]] = {}
+        for event in self._round_events(sid, "VerdictsCommitted", span):
+            verifier = str(event.args["verifier"]).lower()
+            if event.tx_hash not in signatures:
+                signatures[event.tx_hash] = self._seal_signatures(event.tx_hash, sid)
+            signature = signatures[event.tx_hash].get(verifier, _NO_SIGNATURE)
+            seals[verifier] = (bytes(event.args["commitment"]), signature)
+        return seals
+
+    def _round_events(self, sid: bytes, name: str, span: int) -> Iterator[DecodedEvent]:
+        """The submission's events ``name`` in chain order, from the block of its claims (none
+        before them) to the latest, ``span`` blocks per ``eth_getLogs`` request."""
+        _, start = self._client.call(self.contract, "claimsHashOf", sid)
+        if int(start) == 0:
+            return
+        latest = self._client.block_number()
         block = int(start)
         while block <= latest:
             last = min(latest, block + span - 1)
-            for event in self._client.event_logs(
-                self.contract, ["VerdictsCommitted"], block, last, int.from_bytes(sid, "big")
-            ):
-                verifier = str(event.args["verifier"]).lower()
-                if event.tx_hash not in signatures:
-                    signatures[event.tx_hash] = self._seal_signatures(event.tx_hash, sid)
-                signature = signatures[event.tx_hash].get(verifier, _NO_SIGNATURE)
-                seals[verifier] = (bytes(event.args["commitment"]), signature)
+            yield from self._client.event_logs(
+                self.contract, [name], block, last, int.from_bytes(sid, "big")
+            )
             block = last + 1
-        return seals
 
     def _seal_signatures(self, tx_hash: str, sid: bytes) -> dict[str, bytes]:
         """The seal signatures a ``commitVerdictsFor`` or ``revealVerdictsSigned`` transaction
@@ -429,16 +435,8 @@ class RoundFacade(ContractFacade):
         sid = bytes(submission_id)
         if not self.round_of(sid).revealed:
             return None
-        _, start = self._client.call(self.contract, "claimsHashOf", sid)
-        latest = self._client.block_number()
-        block = int(start)
-        while block <= latest:
-            last = min(latest, block + span - 1)
-            for event in self._client.event_logs(
-                self.contract, ["SecretRevealed"], block, last, int.from_bytes(sid, "big")
-            ):
-                return self._ends_of_reveal(event.tx_hash, sid)
-            block = last + 1
+        for event in self._round_events(sid, "SecretRevealed", span):
+            return self._ends_of_reveal(event.tx_hash, sid)
         return None
 
     def _ends_of_reveal(self, tx_hash: str, sid: bytes) -> list[tuple[bytes, list[bytes]]] | None:
