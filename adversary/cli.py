@@ -1,4 +1,5 @@
-"""`veritrain adversary ...`: TESTING ONLY. Run cheating solvers and lazy or griefing verifiers.
+"""`veritrain adversary ...`: TESTING ONLY. Run cheating solvers and lazy, griefing or
+equivocating verifiers.
 
 Registered only by the top-level CLI (`cli.app`); the demo spawns its adversaries from here.
 
@@ -31,7 +32,8 @@ from noderuntime.options import (
 
 app = typer.Typer(
     no_args_is_help=True,
-    help="TESTING ONLY: adversary nodes (cheating solvers, lazy or griefing verifiers).",
+    help="TESTING ONLY: adversary nodes (cheating solvers; lazy, griefing or equivocating"
+    " verifiers).",
 )
 
 
@@ -125,20 +127,29 @@ def verifier(
             help="Griefing: reject every segment, dispute every dissection's first part.",
         ),
     ] = False,
+    equivocate: Annotated[
+        bool,
+        typer.Option(
+            "--equivocate",
+            help="Sign two seals: hand the solver one, store another on chain (P-40).",
+        ),
+    ] = False,
     threads: ThreadsOpt = None,
     json_logs: Annotated[bool, typer.Option("--json", help="JSON-lines logs.")] = False,
     verbose: VerboseOpt = 0,
 ) -> None:
-    """A lazy or griefing verifier: the production verifier with another verdict rule."""
+    """A lazy, griefing or equivocating verifier: the production verifier with another verdict
+    or seal rule."""
     from adversary.verifier import verifier_node
     from noderuntime import run_until_signalled, setup_logging
     from noderuntime.options import connect
 
-    if lazy == reject_all:
-        raise typer.BadParameter("pass exactly one of --lazy, --reject-all")
+    if lazy + reject_all + equivocate != 1:
+        raise typer.BadParameter("pass exactly one of --lazy, --reject-all, --equivocate")
     setup_logging(json_logs=json_logs, level="DEBUG" if verbose >= 2 else "INFO")
     keys = KeySource(keystore, password_env, key_env, dev_account)
     client = connect(rpc_url, deployment, keys)
-    run_until_signalled(
-        verifier_node(client, data_dir, lazy=lazy, reject_all=reject_all, threads=threads)
+    node = verifier_node(
+        client, data_dir, lazy=lazy, reject_all=reject_all, equivocate=equivocate, threads=threads
     )
+    run_until_signalled(node)

@@ -12,6 +12,10 @@ override points.
   bond (and stake) to an honest solver. At a forced error its end for the forced sample is not
   the solver's true end (only a replay yields that), so the sample stays disputed against it,
   and it loses that dispute too instead of sharing the jackpot.
+- `EquivocatingVerifierNode`: hands the solver one signed seal and, once the solver shows every
+  seat's, stores a second, different seal on chain with its own ``commitVerdicts`` (the move a
+  copier of the one-shot call's openings must make, docs/SECURITY.md P-40). The honest seats
+  kept the first seal and prove both: it loses one verifierStake and its verdicts are voided.
 
 Run: not a script; ``LazyVerifierNode(client, data_dir)`` or
 ``veritrain adversary verifier --lazy ...``.
@@ -23,10 +27,18 @@ from pathlib import Path
 from typing import Any
 
 from noderuntime.records import CheckResult
+from verifier.handoff import complete_seal_set, fetch_seal_set, hand_off_cutoff
 from verifier.node import VerifierNode
 from veritrain.bisection import Chooser
+from veritrain.commitments import new_salt, verdict_commitment
 
-__all__ = ["GriefingVerifierNode", "LazyVerifierNode", "griefing_end", "verifier_node"]
+__all__ = [
+    "EquivocatingVerifierNode",
+    "GriefingVerifierNode",
+    "LazyVerifierNode",
+    "griefing_end",
+    "verifier_node",
+]
 
 
 class LazyVerifierNode(VerifierNode):
@@ -74,6 +86,109 @@ class GriefingVerifierNode(VerifierNode):
         return lambda _mine, _theirs: 0
 
 
+class EquivocatingVerifierNode(VerifierNode):
+    """A seat that signs two different seals for one submission (testing only).
+
+    What it attacks: the one-shot ``revealVerdictsSigned`` (docs/SECURITY.md P-40) carries every
+    seat's opening (ends and salt) and stores no seal, so nothing on chain orders the seals
+    before the openings. A copier that reads that call before it is mined (a public mempool)
+    would front-run it with its own ``commitVerdicts`` of the ends it read (the call then
+    reverts, ``SealsOnChain``) and reveal them: verdicts without a replay, and at a forced error
+    a share of the jackpot. Our solver sends that call only with every seat's opening, so the
+    copier hands over its signed seal and waits until the solver's ``GET /seals`` shows every
+    seat's, the moment the honest seats open theirs to the solver; then it stores a second,
+    different seal on chain with its own ``commitVerdicts`` and never opens the first. The solver,
+    seeing a seal on chain, falls back to its two batches (``commitVerdictsFor`` of the other
+    seals, ``revealVerdictsFor``), and this seat reveals its second seal: on chain, exactly a
+    copier's moves. A devnet mines each transaction at once, so there is no pending call to read:
+    the second seal holds this seat's own ends under a fresh salt (`second_ends`, where a copier
+    puts the ends it read).
+
+    What stops it (P-40): each honest seat kept the first seal, signed by this seat, before it
+    opened its own (`VerifierJob.seen_seals`, `verifier.sealset.open_to_solver`); once revealed,
+    it finds another seal on chain and sends ``proveEquivocation`` with both, the stored one
+    with an empty signature (`verifier.sealset.prove_equivocations`), before the challenge
+    deadline. This seat loses one verifierStake to the jackpot pool, its verdicts are voided
+    and its fee is withheld, so copying never pays.
+
+    Args:
+        *args: `VerifierNode` arguments.
+        equivocate_after: chain seconds it waits once the solver's seal set is complete before it
+            stores its second seal (the honest seats open theirs within a round or two).
+        **kwargs: `VerifierNode` keyword arguments.
+
+    Attributes:
+        first_seals: job id -> ``(commitment, signature)`` of the seal it handed the solver (what
+            the other seats hold).
+        second_seals: job id -> the commitment it stored on chain instead (32 bytes).
+    """
+
+    def __init__(self, *args: Any, equivocate_after: float = 3.0, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.equivocate_after = equivocate_after
+        self.first_seals: dict[int, tuple[bytes, bytes]] = {}
+        self.second_seals: dict[int, bytes] = {}
+        self._complete_at: dict[int, int] = {}  # job -> chain time the seal set was complete
+        self.log.warning("EQUIVOCATING verifier (adversary for testing): signs two seals")
+
+    def second_ends(self, job_id: int, submission: bytes, ends: list[bytes]) -> list[bytes]:
+        """The ends of the second seal (32 bytes each, one per sample): its own again (with an
+        honest solver there is nothing else to copy); a copier returns the ends it read."""
+        return list(ends)
+
+    def open_seal(
+        self,
+        job_id: int,
+        submission: bytes,
+        job: Any,
+        ends: list[bytes],
+        salt: bytes,
+        commitment: bytes,
+    ) -> bool:
+        """Never open the handed seal: once the solver's seal set holds every seat's and
+        `equivocate_after` seconds have passed, persist a second opening (`second_ends`, a fresh
+        salt) and store its commitment with ``commitVerdicts``; this seat's reveal then opens
+        the second seal. Until the set is complete it waits, and past the seats' hand-off cutoff
+        the node's own fallback stores the first seal (no equivocation then)."""
+        if job_id in self.second_seals:
+            return True  # sent: the chain shows it next round
+        got = fetch_seal_set(self.http_client, self.checkpoint_url_of(job))
+        if isinstance(got, str):
+            return False
+        seats = [str(v) for v in self.client.jobs.get_assignment(job_id).verifiers]
+
+        def signer(c: bytes, sig: bytes) -> str | None:
+            return self.client.round.seal_signer(submission, c, sig)
+
+        seen = complete_seal_set(got, seats, signer, self.client.address, commitment)
+        now = self.chain_time()
+        window = int(self.job_params().verdict_window)
+        if seen is None or now >= hand_off_cutoff(int(job.verdict_deadline), window):
+            return False
+        if now < self._complete_at.setdefault(job_id, now) + self.equivocate_after:
+            return False
+        second_ends, second_salt = self.second_ends(job_id, submission, ends), new_salt()
+        second = verdict_commitment(job_id, self.client.address, second_ends, second_salt)
+        # persisted BEFORE the commit, so that its own reveal opens the second seal
+        self._record_job(job_id, ends=second_ends, salt=second_salt)
+        receipt = None
+        try:
+            receipt = self.send(
+                f"commitVerdicts job {job_id} (SECOND seal: 0x{second.hex()[:12]}..)",
+                self.client.round.commit_verdicts,
+                submission,
+                second,
+            )
+        finally:
+            if receipt is None:  # not stored: the first seal is still the one to reveal
+                self._record_job(job_id, ends=list(ends), salt=salt)
+        if receipt is None:
+            return False
+        self.first_seals[job_id] = seen[self.client.address.lower()]
+        self.second_seals[job_id] = second
+        return True
+
+
 def griefing_end(job_id: int, segment: int) -> bytes:
     """The end a `GriefingVerifierNode` seals for a segment: keccak256 of a label, the job and
     the segment (32 bytes), never a claimed end, a true end or zero."""
@@ -87,24 +202,33 @@ def griefing_end(job_id: int, segment: int) -> bytes:
 
 
 def verifier_node(
-    client: Any, data_dir: Path, *, lazy: bool = False, reject_all: bool = False, **kwargs: Any
+    client: Any,
+    data_dir: Path,
+    *,
+    lazy: bool = False,
+    reject_all: bool = False,
+    equivocate: bool = False,
+    **kwargs: Any,
 ) -> VerifierNode:
-    """A verifier node: honest, lazy or griefing.
+    """A verifier node: honest, lazy, griefing or equivocating.
 
     Args:
         client: the chain client.
         data_dir: the node's directory.
         lazy: a `LazyVerifierNode`.
         reject_all: a `GriefingVerifierNode`.
+        equivocate: an `EquivocatingVerifierNode`.
         **kwargs: `VerifierNode` keyword arguments.
 
     Raises:
-        ValueError: both ``lazy`` and ``reject_all``.
+        ValueError: more than one of ``lazy``, ``reject_all`` and ``equivocate``.
     """
-    if lazy and reject_all:
-        raise ValueError("a verifier is lazy or griefing, not both")
+    if lazy + reject_all + equivocate > 1:
+        raise ValueError("a verifier is at most one of lazy, griefing and equivocating")
     if lazy:
         return LazyVerifierNode(client, data_dir, **kwargs)
     if reject_all:
         return GriefingVerifierNode(client, data_dir, **kwargs)
+    if equivocate:
+        return EquivocatingVerifierNode(client, data_dir, **kwargs)
     return VerifierNode(client, data_dir, **kwargs)

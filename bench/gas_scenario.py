@@ -7,16 +7,17 @@ run contribution); used by ``bench.bench_protocol`` for its gas table.
 
 Scenario (automine Anvil, time moved with ``evm_increaseTime``): deploy; stake every role;
 register the model; the happy path with a forced error drawn (post, claim, commit with the
-leaf-0 proof and the secret commitment, assign, post claims, sealed verdicts: commit and reveal,
-every seat rejecting the forced claim with the true end it replayed, reveal the secret with the
-claims' proofs, finalize paying the jackpots and minting shares, claim credit); a lazy
-approval of the forced claim challenged by the whistleblower and slashed at finalize; a
-cheating job (reject with a bond, finalize opening a dispute, committee draw, commit-reveal
-votes, resolve with settlement); revenue paid into the model and claimed; unbond and withdraw;
-a one-round training run (docs/RUNS.md) of 4 seats: openRun, each seat's contribution job from
-postContribution to claimCredit, proposeRound and finalizeRound, whose sum over the seats is the
-gas per counted run contribution; last, on a second deployment that plants no forced error, the
-happy path without one (every seat approves). The round is played by ``chain.scripted_round``
+leaf-0 proof and the secret commitment, assign, post claims, every seat's seal and opening in
+one call, each seat rejecting the forced claim with the true end it replayed, reveal the secret
+with the claims' proofs and finalize, which pays the reward, the fees, the jackpots and the
+bonds straight to the wallets); a lazy approval of the forced claim challenged by the
+whistleblower and slashed at finalize; a cheating job (reject with a bond, finalize opening a
+dispute, committee draw, commit-reveal votes, resolve with settlement, a winner's credit claim);
+revenue paid into the model and claimed; unbond and withdraw; a one-round training run
+(docs/RUNS.md) of 4 seats: openRun, each seat's contribution job from postContribution to its
+finalize, proposeRound and finalizeRound, whose sum over the seats is the gas per counted run
+contribution; last, on a second deployment that plants no forced error, the happy path without
+one (every seat approves). The round is played by ``chain.scripted_round``
 (the same calls the chain tests make). Merkle roots and hashes are real (computed with
 ``veritrain.merkle``) but the training itself is not needed: gas does not depend on it.
 """
@@ -35,14 +36,14 @@ MODEL_ID = b"\x01" * 32  # registered by the submitter first; the CLI uses kecca
 
 
 HAPPY_PATH_TOTAL = "happy-path total (V=3, q=3)"
+"""Row name of the happy path's gas: one honest job from post to the finalize that pays it,
+the costlier of its two variants (a forced error drawn or not)."""
 PER_CONTRIBUTION = "per counted run contribution"
 """Row name of a training run's gas per counted contribution: a one-round run of `RUN_SEATS`
-seats (openRun, each seat's contribution job from postContribution to claimCredit, proposeRound,
+seats (openRun, each seat's contribution job from postContribution to its finalize, proposeRound,
 finalizeRound), summed and divided by the seats."""
 RUN_SEATS = 4
 """Seats M of the scenario's run (as in the run demo's rounds and docs/RUNS.md's table)."""
-"""Row name of the happy path's gas: one honest job from post to the solver's credit claim,
-the costlier of its two variants (a forced error drawn or not)."""
 
 FORCED = "forced error"
 NO_FORCED = "no forced error"
@@ -65,7 +66,6 @@ HAPPY_PATH_ACTIONS = (
     "assignVerifiers",
     "postClaims",
     "revealSecretAndFinalize",
-    "claimCredit",
 )
 """Happy-path actions sent once per job; the V sealed verdicts (every seat's seal and opening in
 one ``revealVerdictsSigned``, docs/SECURITY.md P-40) are added to them, and the solver reveals
@@ -370,22 +370,30 @@ def run_gas_scenario(
             variant: str,
             post: Callable[[], tuple[str, Any, int]] | None = None,
         ) -> int:
-            """One honest job, postJob (or `post`) to the solver's claimCredit, and its total
-            row; returns the total (gas)."""
+            """One honest job, postJob (or `post`) to the finalize that pays the solver, and its
+            total row; returns the total (gas)."""
             suffix = f" ({variant})"
             first = len(rows)
-            job_id, _assigned, sc = run_to_verdicts(c, p, False, False, suffix, post, batched=True)
+            job_id, assigned, sc = run_to_verdicts(c, p, False, False, suffix, post, batched=True)
             drawn = sc[1].forced_sample is not None
             if variant.startswith(FORCED) != drawn:
                 raise RuntimeError(f"the {variant} job drew a forced error: {drawn}")
             secret, claims = sc
             note = "secret + 2q proofs; pays the solver, fees" + (", jackpots" if drawn else "")
+            reward = int(c[1].jobs.get_job(job_id).reward)
+            before = c[1].token.balance_of(c[1].address)
+            credits = {seat.address: seat.escrow.credit_of(seat.address) for seat in assigned}
             rec(
                 row("revealSecretAndFinalize", variant),
                 reveal_secret(c[1], job_id, hashes, k, secret, claims, and_finalize=True),
                 note,
             )
-            rec(row("claimCredit", variant), c[1].escrow.claim_credit(), "pull payment (Escrow)")
+            paid = c[1].token.balance_of(c[1].address) - before
+            if paid != reward or c[1].escrow.credit_of(c[1].address) != 0:
+                raise RuntimeError(f"finalize paid the solver {paid} wei of its {reward} reward")
+            for seat in assigned:  # fees, jackpots and bonds went straight to the wallets too
+                if seat.escrow.credit_of(seat.address) != credits[seat.address]:
+                    raise RuntimeError(f"finalize left seat {seat.address} a credit")
             if c[1].shares.slot_of(MODEL_ID).job_id == job_id:
                 # the first job from the model's head holds its slot: its shares are minted when
                 # its final state extends the lineage (docs/SECURITY.md P-18; not in the total)
@@ -514,6 +522,8 @@ def run_gas_scenario(
                 solver.committee.resolve(dispute),
                 "settles: slashes solver + approver, credits winners",
             )
+            winner = next(cl for cl in c.values() if cl.escrow.credit_of(cl.address) > 0)
+            rec("claimCredit", winner.escrow.claim_credit(), "pull payment: a dispute's winnings")
             rec(
                 "payRevenue",
                 submitter.shares.pay_revenue(MODEL_ID, 100 * E18),

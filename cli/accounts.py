@@ -58,19 +58,23 @@ _JOB_SLASHES = {
     "SolverFaulted": "solver",
     "JobReclaimed": "solver",
     "VerdictMissed": "verifier",
+    "VerifierEquivocated": "verifier",
 }
+# ... and those that name its cause (docs/SECURITY.md P-40: a seat that signed two seals)
+_SLASH_CAUSES = {"VerifierEquivocated": "equivocation"}
 
 
 def _hex(b: bytes) -> str:
     return "0x" + bytes(b).hex()
 
 
-def _slash_jobs(client: Any, read: EventReader) -> dict[tuple[str, str], int]:
-    """``{(tx hash, account): job id}`` of the JobManager's slash events."""
-    out: dict[tuple[str, str], int] = {}
+def _slash_jobs(client: Any, read: EventReader) -> dict[tuple[str, str], tuple[int, str | None]]:
+    """``{(tx hash, account): (job id, cause)}`` of the JobManager's slash events (the cause
+    ``"equivocation"`` or None, `_SLASH_CAUSES`)."""
+    out: dict[tuple[str, str], tuple[int, str | None]] = {}
     for ev in read(client, client.jobs.contract, list(_JOB_SLASHES)):
         who = next(ev.args[k] for k in ("verifier", "solver", "arbiter") if k in ev.args)
-        out[(ev.tx_hash, str(who))] = int(ev.args["jobId"])
+        out[(ev.tx_hash, str(who))] = (int(ev.args["jobId"]), _SLASH_CAUSES.get(ev.event))
     return out
 
 
@@ -171,13 +175,14 @@ def account_report(client: Any, address: str, *, index: Index | None = None) -> 
         "locked_wei", "free_wei", "unbonding_wei", "release_at" (s, 0: none), "min_stake_wei",
         "active"}}, "credits": [{"block", "protocol", "bucket", "amount_wei"}],
         "credits_received_wei", "credit_claimed_wei", "slashes": [{"block", "role", "job_id",
-        "dispute_id", "amount_wei", "recipient"}], "slashed_wei": {role: wei},
+        "dispute_id", "cause", "amount_wei", "recipient"}], "slashed_wei": {role: wei},
         "bonds_forfeited": [{"block", "job_id", "amount_wei"}], "jackpots": [{"block", "job_id",
         "amount_wei"}], "jackpots_wei", "revenue_claimed": [{"block", "model_id",
         "amount_wei"}], "shares": [{"model_id", "token", "shares" (held now), "minted" (to this
         account, ``SharesMinted``), "bps", "revenue_wei"}]}``; a slash names its ``job_id`` or,
-        for an arbiter of a round claim, its ``dispute_id`` (else None). The same with or
-        without ``index``.
+        for an arbiter of a round claim, its ``dispute_id`` (else None), and its ``cause``
+        where an event names one (``"equivocation"``: two seals signed, docs/SECURITY.md P-40;
+        else None). The same with or without ``index``.
 
     Raises:
         chain.errors.RpcUnavailable: the endpoint is down.
@@ -225,18 +230,22 @@ def _report(client: Any, address: str, read: EventReader, index: Index | None) -
     )
     job_of = _slash_jobs(client, read)
     dispute_of = _slash_disputes(client, read)
-    slashes = [
-        {
-            "block": ev.block_number,
-            "role": ROLE_NAMES[int(ev.args["role"])],
-            "job_id": job_of.get((ev.tx_hash, address)),
-            "dispute_id": dispute_of.get((ev.tx_hash, address)),
-            "amount_wei": int(ev.args["slashed"]),
-            "recipient": str(ev.args["recipient"]),
-        }
-        for ev in read(client, client.stakes.contract, ["StakeSlashed"])
-        if ev.args["account"] == address
-    ]
+    slashes = []
+    for ev in read(client, client.stakes.contract, ["StakeSlashed"]):
+        if ev.args["account"] != address:
+            continue
+        job_id, cause = job_of.get((ev.tx_hash, address), (None, None))
+        slashes.append(
+            {
+                "block": ev.block_number,
+                "role": ROLE_NAMES[int(ev.args["role"])],
+                "job_id": job_id,
+                "dispute_id": dispute_of.get((ev.tx_hash, address)),
+                "cause": cause,
+                "amount_wei": int(ev.args["slashed"]),
+                "recipient": str(ev.args["recipient"]),
+            }
+        )
     jm = client.jobs.contract
     jackpots = [
         {
@@ -349,6 +358,8 @@ def _print(report: dict[str, Any]) -> None:
         job = f"job {s['job_id']}" if s["job_id"] is not None else "no job"
         if s["dispute_id"] is not None:
             job = f"claim dispute {s['dispute_id']}"
+        if s["cause"] is not None:
+            job += f", {s['cause']}"
         echo(
             f"  block {s['block']}: {s['role']} {vtt(s['amount_wei'])} ({job}) to {s['recipient']}"
         )

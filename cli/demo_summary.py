@@ -112,15 +112,17 @@ def summarize(
         key = (ev["args"]["account"], ROLE_NAMES[int(ev["args"]["role"])])
         slashed[key] = slashed.get(key, 0) + int(ev["args"]["slashed"])
 
-    # Net rewards: credits booked minus the caller's own bonds handed back (a returned bond is
-    # not a reward). Bonds returned = bonds posted - bonds forfeited. The Escrow books every
-    # credit; the JobManager's are the job payouts (move bonds come back through the game).
+    # Net rewards: payouts (paid to the wallet or booked as credit) minus the caller's own bonds
+    # handed back (a returned bond is not a reward). Bonds returned = bonds posted - bonds
+    # forfeited. The Escrow books every payout; the JobManager's are the job payouts (move bonds
+    # come back through the game).
     credited: dict[str, int] = {}
-    for ev in _events(client, "Escrow", "Credited", start):
-        if ev["args"]["protocol"] != dep.addresses.job_manager:
-            continue
-        a = ev["args"]["account"]
-        credited[a] = credited.get(a, 0) + int(ev["args"]["amount"])
+    for name in ("Credited", "Paid"):
+        for ev in _events(client, "Escrow", name, start):
+            if ev["args"]["protocol"] != dep.addresses.job_manager:
+                continue
+            a = ev["args"]["account"]
+            credited[a] = credited.get(a, 0) + int(ev["args"]["amount"])
     bonds: dict[str, int] = {}
     for ev in _events(client, "JobManager", "VerdictsSubmitted", start):
         a = ev["args"]["verifier"]

@@ -5,7 +5,8 @@ events (filtered by submission id) since the last poll, and the job's status: on
 event (claim, checkpoints, verifiers and their samples, claims, each verdict sealed and
 revealed as revealed (``VerdictsSubmitted``: a forced-error settlement rewrites
 ``verdictsOf``, not the event), the secret and the round's outcome, challenges, the dispute,
-slashes, jackpots, finalization and its credits) and one per status change. When nothing
+slashes (a seat proven to have signed two seals among them), jackpots, finalization and its
+credits) and one per status change. When nothing
 changes it says why the job waits, once per reason: in Committed it simulates
 ``assignVerifiers(jobId)`` with an ``eth_call`` (no gas) and prints the decoded revert; in
 Verifying it names the verifiers that have not sealed or revealed and the window's deadline.
@@ -62,6 +63,7 @@ _JOB_EVENTS = [
     "SolverFaulted",
     "SolverSlashed",
     "VerifierSlashed",
+    "VerifierEquivocated",
     "ArbiterSlashed",
     "BondForfeited",
     "JobFinalized",
@@ -69,7 +71,13 @@ _JOB_EVENTS = [
     "JobCancelled",
     "JobExpired",
 ]
-_ROUND_EVENTS = ["ClaimsPosted", "VerdictsCommitted", "VerdictRoundReset", "SecretRevealed"]
+_ROUND_EVENTS = [
+    "ClaimsPosted",
+    "VerdictsCommitted",
+    "VerdictRoundReset",
+    "EquivocationProven",
+    "SecretRevealed",
+]
 _PAYOUT_EVENTS = {"JobFinalized", "JobRejected", "JobCancelled", "JobExpired"}
 
 
@@ -119,6 +127,13 @@ def _event_text(ev: Any) -> str:
             f"no verdicts: verifiers drawn again (reassignment {a['reassignment']}, randomness "
             f"block {a['randomnessBlock']})"
         )
+    if name == "EquivocationProven":
+        return f"{a['prover']} proved that {a['verifier']} signed two seals"
+    if name == "VerifierEquivocated":
+        return (
+            f"verifier {a['verifier']} signed two seals: slashed {amount('slashed')} and bonds "
+            f"{amount('bonds')} to the jackpot pool; its verdicts voided"
+        )
     if name == "VerdictMissed":
         return f"verifier {a['verifier']} missed its verdicts: slashed {amount('slashed')}"
     if name == "ChallengeDeadlineSet":
@@ -150,6 +165,8 @@ def _event_text(ev: Any) -> str:
         return f"{name.removeprefix('Job').lower()}: refund {amount('refund')}"
     if name == "Credited":
         return f"credit {amount('amount')} to {a['account']}"
+    if name == "Paid":
+        return f"paid {amount('amount')} to {a['account']}"
     who = next((a[k] for k in ("verifier", "solver", "arbiter", "account", "party") if k in a), "")
     value = next((k for k in ("slashed", "amount") if k in a), None)
     tail = f" {amount(value)}" if value is not None else ""
@@ -299,7 +316,11 @@ class Watcher:
                 found += [
                     ev
                     for ev in events(
-                        client, client.escrow.contract, ["Credited"], from_block=lo, to_block=head
+                        client,
+                        client.escrow.contract,
+                        ["Credited", "Paid"],
+                        from_block=lo,
+                        to_block=head,
                     )  # fmt: skip
                     if ev.tx_hash in payouts
                 ]

@@ -22,6 +22,7 @@ from indexer.models import (
     Dispute,
     DisputeMove,
     Earning,
+    Equivocation,
     Event,
     ForcedError,
     Job,
@@ -82,7 +83,8 @@ class PhaseStep(BaseModel):
 
 class AssignmentView(BaseModel):
     """A verifier's seat: samples (indices into the job's sampled segments), verdicts (the
-    approvals as revealed, the abstained sample indices)."""
+    approvals as revealed, the abstained sample indices); ``voided`` when the seat was proven
+    to have signed two seals (its verdicts no longer count, docs/SECURITY.md P-40)."""
 
     verifier: str
     samples: list[int]
@@ -91,6 +93,22 @@ class AssignmentView(BaseModel):
     abstained: list[int]
     bond_wei: WeiInt
     missed: bool
+    voided: bool
+
+
+class EquivocationView(BaseModel):
+    """A seat proven to have signed two seals (docs/SECURITY.md P-40): who proved it, the two
+    commitments, its stake and reject bonds slashed into the jackpot pool (wei), the block and
+    its timestamp (s)."""
+
+    verifier: str
+    prover: str | None
+    commitment: str | None
+    other_commitment: str | None
+    slashed_wei: WeiInt
+    bonds_wei: WeiInt
+    block: int
+    timestamp: int
 
 
 class JobSummary(BaseModel):
@@ -126,6 +144,7 @@ class JobView(JobSummary):
     phases: list[PhaseStep]
     assignments: list[AssignmentView]
     forced_error: ForcedErrorView | None
+    equivocations: list[EquivocationView]
 
 
 class ForcedErrorView(BaseModel):
@@ -278,12 +297,15 @@ class StakeRow(BaseModel):
 
 
 class SlashRow(BaseModel):
-    """One slash of the account (wei)."""
+    """One slash of the account (wei); the job and the cause (``"equivocation"``) when the
+    index knows them, else None."""
 
     block: int
     role: str
     slashed_wei: WeiInt
     recipient: str
+    job_id: int | None
+    cause: str | None
 
 
 class AccountView(BaseModel):
@@ -528,7 +550,7 @@ def overview(session: Session) -> Overview:
                 locked_wei=sum(s.locked for s in stakes),
                 unbonding_wei=sum(s.unbonding for s in stakes),
                 slashed_wei=sum(s.slashed for s in stakes),
-                earned_wei=earned.get("credit", 0) + earned.get("revenue", 0),
+                earned_wei=sum(earned.get(k, 0) for k in ("credit", "paid", "revenue")),
             )
         )
     return Overview(
@@ -555,6 +577,24 @@ def job(session: Session, job_id: int) -> JobView | None:
             .order_by(JobPhase.block, JobPhase.log_index)
         )
     ]
+    equivocations = [
+        EquivocationView(
+            verifier=e.verifier,
+            prover=e.prover,
+            commitment=e.commitment,
+            other_commitment=e.other_commitment,
+            slashed_wei=e.slashed,
+            bonds_wei=e.bonds,
+            block=e.block,
+            timestamp=e.timestamp,
+        )
+        for e in session.scalars(
+            select(Equivocation)
+            .where(Equivocation.job_id == job_id)
+            .order_by(Equivocation.block, Equivocation.log_index)
+        )
+    ]
+    voided = {e.verifier for e in equivocations}
     seats = [
         AssignmentView(
             verifier=a.verifier,
@@ -564,6 +604,7 @@ def job(session: Session, job_id: int) -> JobView | None:
             abstained=_seats(a.abstain_mask),
             bond_wei=a.bond,
             missed=a.missed,
+            voided=a.verifier in voided,
         )
         for a in session.scalars(
             select(Assignment).where(Assignment.job_id == job_id).order_by(Assignment.verifier)
@@ -584,6 +625,7 @@ def job(session: Session, job_id: int) -> JobView | None:
         phases=phases,
         assignments=seats,
         forced_error=_forced(forced) if forced is not None else None,
+        equivocations=equivocations,
     )
 
 
@@ -769,7 +811,14 @@ def account(session: Session, address: str) -> AccountView | None:
         for s in session.scalars(select(Stake).where(Stake.account == address).order_by(Stake.role))
     ]
     slashes = [
-        SlashRow(block=s.block, role=s.role, slashed_wei=s.slashed, recipient=s.recipient)
+        SlashRow(
+            block=s.block,
+            role=s.role,
+            slashed_wei=s.slashed,
+            recipient=s.recipient,
+            job_id=s.job_id,
+            cause=s.cause,
+        )
         for s in session.scalars(
             select(Slash).where(Slash.account == address).order_by(Slash.block, Slash.log_index)
         )

@@ -26,6 +26,7 @@ from indexer.models import (
     Dispute,
     DisputeMove,
     Earning,
+    Equivocation,
     Event,
     ForcedError,
     Job,
@@ -344,6 +345,46 @@ def _jackpot(session: Session, ev: Event) -> None:
     )
 
 
+def _equivocation(session: Session, ev: Event, job_id: int, verifier: str) -> Equivocation:
+    """The `Equivocation` row of a proof: both of its events (one transaction) share it."""
+    return _get(
+        session,
+        Equivocation,
+        job_id,
+        verifier,
+        ev.block,
+        log_index=ev.log_index,
+        slashed=0,
+        bonds=0,
+        timestamp=ev.timestamp,
+    )
+
+
+@_on("JobManager", "VerifierEquivocated")
+def _verifier_equivocated(session: Session, ev: Event) -> None:
+    """A seat slashed and voided for two seals (docs/SECURITY.md P-40): its stake and reject
+    bonds (wei) on the equivocation, and the job and cause on the seat's ``StakeSlashed`` of
+    the same transaction (emitted just before, so already derived)."""
+    a = ev.args
+    job_id, verifier = int(a["jobId"]), a["verifier"]
+    row = _equivocation(session, ev, job_id, verifier)
+    row.slashed, row.bonds = int(a["slashed"]), int(a["bonds"])
+    same_tx = session.scalars(
+        select(Event).where(
+            Event.block == ev.block,
+            Event.tx_hash == ev.tx_hash,
+            Event.contract == "StakeManager",
+            Event.name == "StakeSlashed",
+            Event.log_index < ev.log_index,
+        )
+    )
+    for stake_ev in same_tx:
+        if stake_ev.args.get("account") == verifier:
+            slash = session.get(Slash, (stake_ev.block, stake_ev.log_index))
+            if slash is not None:
+                slash.job_id, slash.cause = job_id, "equivocation"
+
+
 @_on("JobManager", "SolverFaulted")
 def _solver_faulted(session: Session, ev: Event) -> None:
     job = session.get(Job, int(ev.args["jobId"]))
@@ -358,6 +399,20 @@ def _secret(session: Session, ev: Event) -> None:
     if job is not None:
         forced = bool(ev.args["forced"])
         job.outcome = f"Forced (sample {int(ev.args['forcedSample'])})" if forced else "Clean"
+
+
+@_on("VerificationRound", "EquivocationProven")
+def _equivocation_proven(session: Session, ev: Event) -> None:
+    """Who proved a seat's two seals, and the two commitments (the job read at the block)."""
+    job_id = ev.extra.get("job_id")
+    if job_id is None:
+        return
+    a = ev.args
+    row = _equivocation(session, ev, int(job_id), a["verifier"])
+    row.log_index = ev.log_index
+    row.submission_id = a["submissionId"]
+    row.prover = a["prover"]
+    row.commitment, row.other_commitment = a["commitment"], a["otherCommitment"]
 
 
 @_on("VerificationRound", "VerdictsCommitted")
@@ -580,7 +635,12 @@ def _stake(session: Session, ev: Event) -> None:
 # --------------------------------------------------------------------------------- Escrow
 
 
-@_on("Escrow", "Credited", "CreditClaimed")
+_ESCROW_KINDS = {"Credited": "credit", "Paid": "paid", "CreditClaimed": "claimed"}
+"""Earning kind of each Escrow event: a payout booked as credit, one paid to the wallet (a
+job's reward and fees, `Escrow.pay`), a credit withdrawn."""
+
+
+@_on("Escrow", *_ESCROW_KINDS)
 def _credit(session: Session, ev: Event) -> None:
     a = ev.args
     session.add(
@@ -588,7 +648,7 @@ def _credit(session: Session, ev: Event) -> None:
             block=ev.block,
             log_index=ev.log_index,
             account=a["account"],
-            kind="credit" if ev.name == "Credited" else "claimed",
+            kind=_ESCROW_KINDS[ev.name],
             amount=int(a["amount"]),
         )
     )

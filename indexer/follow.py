@@ -365,6 +365,7 @@ class Indexer:
         if ev.contract == "VerificationRound" and ev.event in (
             "SecretRevealed",
             "VerdictsCommitted",
+            "EquivocationProven",
         ):
             job_id, _solver = c.call(
                 c.jobs.contract, "getSubmission", bytes(a["submissionId"]), block=block

@@ -32,6 +32,7 @@ __all__ = [
     "Dispute",
     "DisputeMove",
     "Earning",
+    "Equivocation",
     "Event",
     "ForcedError",
     "Job",
@@ -237,7 +238,9 @@ class Stake(Base):
 
 
 class Slash(Base):
-    """One ``StakeSlashed`` (wei): who lost what, to whom."""
+    """One ``StakeSlashed`` (wei): who lost what, to whom; ``job_id`` and ``cause`` when a
+    JobManager event of the same transaction names them (``"equivocation"``:
+    ``VerifierEquivocated``, docs/SECURITY.md P-40), else None."""
 
     __tablename__ = "slashes"
     block: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
@@ -247,10 +250,33 @@ class Slash(Base):
     requested: Mapped[int] = mapped_column(Wei)
     slashed: Mapped[int] = mapped_column(Wei)
     recipient: Mapped[str] = mapped_column(_addr())
+    job_id: Mapped[int | None] = mapped_column(BigInteger)
+    cause: Mapped[str | None] = mapped_column(String(24))
+
+
+class Equivocation(Base):
+    """A seat proven to have signed two seals for one submission (docs/SECURITY.md P-40): the
+    proof (``EquivocationProven``: who sent it, the two commitments) and the slash
+    (``VerifierEquivocated``: its stake and reject bonds to the jackpot pool, wei), one
+    transaction at ``block``; ``timestamp`` its block's (s). Its verdicts are voided."""
+
+    __tablename__ = "equivocations"
+    job_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    verifier: Mapped[str] = mapped_column(_addr(), primary_key=True, index=True)
+    block: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    log_index: Mapped[int] = mapped_column(Integer)
+    submission_id: Mapped[str | None] = mapped_column(_hash())
+    prover: Mapped[str | None] = mapped_column(_addr())
+    commitment: Mapped[str | None] = mapped_column(_hash())
+    other_commitment: Mapped[str | None] = mapped_column(_hash())
+    slashed: Mapped[int] = mapped_column(Wei, default=0)
+    bonds: Mapped[int] = mapped_column(Wei, default=0)
+    timestamp: Mapped[int] = mapped_column(BigInteger, default=0)
 
 
 class Earning(Base):
     """One payment to an account (wei): ``kind`` ``credit`` (credited in the escrow),
+    ``paid`` (paid to the wallet by the escrow: a job's reward and fees at its finalize),
     ``claimed`` (credit withdrawn), ``jackpot``, ``reward`` (a job's solver reward) or
     ``revenue`` (model revenue claimed)."""
 
@@ -409,6 +435,7 @@ DERIVED_TABLES: tuple[type[Base], ...] = (
     DisputeMove,
     Stake,
     Slash,
+    Equivocation,
     Earning,
     Account,
     Model,

@@ -83,7 +83,10 @@ class NodeMetrics:
         stake: Gauge ``veritrain_stake_vtt{role}``: this account's stake for the role (VTT).
         locked_stake: Gauge ``veritrain_locked_stake_vtt{role}``: the part of it locked by
             held jobs (VTT).
-        earnings: Counter ``veritrain_earnings_vtt_total``: Escrow credit claimed (VTT).
+        earnings: Counter ``veritrain_earnings_vtt_total``: what this node was paid (VTT): a
+            solver's reward and a verifier's fee, which a job's finalize transfers to the wallet
+            (`Escrow.pay`), counted when the node sees the job Finalized, and Escrow credit
+            claimed (bonds, jackpots, dispute payouts).
     """
 
     def __init__(self) -> None:
@@ -157,7 +160,9 @@ class NodeMetrics:
             registry=r,
         )
         self.earnings = Counter(
-            "veritrain_earnings_vtt", "Escrow credit claimed (VTT).", registry=r
+            "veritrain_earnings_vtt",
+            "Rewards and fees paid at finalize, and Escrow credit claimed (VTT).",
+            registry=r,
         )
         self._server: Any = None
         self._thread: threading.Thread | None = None
@@ -194,7 +199,8 @@ class NodeMetrics:
         self.locked_stake.labels(role=role).set(locked_wei / WEI_PER_VTT)
 
     def earned(self, wei: int) -> None:
-        """Add claimed Escrow credit (wei) to the earnings."""
+        """Add a payment (wei) to the earnings: claimed Escrow credit, or a reward or fee a
+        finalize paid to the wallet."""
         self.earnings.inc(wei / WEI_PER_VTT)
 
     # ---------------------------------------------------------------------------- server

@@ -202,6 +202,7 @@ class SolverRound(SolverDeadlines):
             self.log.info("job %d: %s -> %s", job_id, status.name, outcome)
             self.metrics.jobs_settled.labels(status=status.name).inc()
             if status is JobStatus.Finalized:
+                self.metrics.earned(int(job.reward))  # paid to the wallet by the finalize
                 self._extend_lineage(job_id, job)
             self._put(job_id, phase=Phase.DONE, outcome=status.name)
             self.catalog.unseal(job_id)

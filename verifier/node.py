@@ -56,8 +56,9 @@ itself), replays ONE step and votes, through the same commit-reveal path, whethe
 defender's claimed end hash is right.
 
 Override points (used by the testing-only adversaries of `adversary.verifier`, never by a flag
-here): `judge_claim` (the verdict on one claimed segment), `judge_dispute` (a committee vote)
-and `respond_rule` (a challenger's answer to a bisection).
+here): `judge_claim` (the verdict on one claimed segment), `judge_dispute` (a committee vote),
+`respond_rule` (a challenger's answer to a bisection) and `open_seal` (what a seat does with
+its handed seal before it is on chain: open it to the solver).
 
 Run: `veritrain verifier run --rpc-url ... --deployment ... --key-env VERIFIER_KEY`.
 """
@@ -79,7 +80,7 @@ from verifier.handoff import HANDOFF_WAIT, fallback_at, hand_off_cutoff, post_ha
 from verifier.sealset import open_to_solver, prove_equivocations
 from veritrain.bisection import Chooser
 from veritrain.commitments import new_salt, verdict_commitment, vote_commitment
-from veritrain.enums import DisputePhase, DisputeStatus, JobStatus, Role
+from veritrain.enums import DisputePhase, DisputeStatus, JobStatus, Role, Verdict
 from veritrain.errors import CheckpointUnavailable
 from veritrain.forced import UNREPLAYED_END, bonded_rejects, verdict_approvals
 from veritrain.hexutil import to_hex
@@ -233,6 +234,8 @@ class VerifierNode(NodeBase):
             if status in TERMINAL_JOB_STATUSES:
                 if status is JobStatus.Finalized and not self._kept_final(job):
                     continue  # its final is fetched again next round
+                if status is JobStatus.Finalized:
+                    self._count_fee(job_id)
                 self._mark_job_done(job_id)
                 self.unwatch(self.state, job_id)
                 continue
@@ -250,6 +253,16 @@ class VerifierNode(NodeBase):
             else:  # Disputed: only if we challenged
                 self.adjudication.challenge(self, job, self.state, choose=self.respond_rule())
             self.finalize_if_due(job_id, job)
+
+    def _count_fee(self, job_id: int) -> None:
+        """Add this seat's fee to the earnings metric when its finalized job paid it: the
+        finalize transfers the fee to the wallet of every seat whose verdicts were recorded
+        and none an abstention (an abstainer's fee goes back to the submitter, P-20). A seat
+        slashed on the job (it approved a forced claim) is counted too: an honest node never
+        is, and the metric is a node's view, not the chain's books."""
+        verdicts = self.client.jobs.verdicts_of(job_id, self.client.address)
+        if verdicts and all(v in (Verdict.Approve, Verdict.Reject) for v in verdicts):
+            self.metrics.earned(int(self.job_params().verifier_fee))
 
     def _kept_final(self, job: Any) -> bool:
         """Keep a finalized job's final state in the mirror (`keep_final`: the one this seat
@@ -355,7 +368,7 @@ class VerifierNode(NodeBase):
 
         if self._handed_off(job_id, "seal", deadline, window, hand, sealed):
             # every seat's signed seal seen: the opening goes to the one-shot batch (P-40)
-            open_to_solver(self, job_id, submission, job, ends, salt, digest)
+            self.open_seal(job_id, submission, job, ends, salt, digest)
             return
         self.send(
             f"commitVerdicts job {job_id} (sealed: {sealed})",
@@ -493,6 +506,33 @@ class VerifierNode(NodeBase):
         self._record_job(job_id, **{f"{kind}_handed_at": now})
         self.log.info("job %d: %s handed to the solver (%s)", job_id, kind, what)
         return True
+
+    def open_seal(
+        self,
+        job_id: int,
+        submission: bytes,
+        job: Any,
+        ends: list[bytes],
+        salt: bytes,
+        commitment: bytes,
+    ) -> bool:
+        """What this seat does each round while its handed seal is not on chain: open it to the
+        solver for the one-shot ``revealVerdictsSigned`` once the solver shows every seat's
+        signed seal (`verifier.sealset.open_to_solver`, docs/SECURITY.md P-40). Override point
+        (the `adversary.verifier.EquivocatingVerifierNode` signs a second seal here instead).
+
+        Args:
+            job_id: the job.
+            submission: its submission id (32 bytes).
+            job: the job view.
+            ends: this seat's sealed ends, one per sample (32 bytes each).
+            salt: its sealed salt (32 bytes).
+            commitment: the commitment it signed and handed over (32 bytes).
+
+        Returns:
+            True once the opening stands handed over, else False (tried again next round).
+        """
+        return open_to_solver(self, job_id, submission, job, ends, salt, commitment)
 
     def respond_rule(self) -> Chooser | None:
         """How this node answers a dissection as challenger, ``(mine, theirs) -> index`` over

@@ -110,9 +110,25 @@ contract Escrow is ReentrancyGuardTransient, IEscrow {
         if (account == address(0)) revert ZeroAddress();
         if (amount == 0) return;
         _take(from, amount);
-        uint256 word = _creditWords[account];
-        _creditWords[account] = (word == 0 ? _LIVE : word) + amount;
-        _totalCreditsWord += amount;
+        _book(account, amount);
+        emit Credited(msg.sender, account, from, amount);
+    }
+
+    /// @inheritdoc IEscrow
+    /// @dev Checks-effects-interactions: the bucket is booked before the transfer. A transfer that
+    ///      fails books the amount as `account`'s credit after the (failed) call, which changed no
+    ///      balance; `nonReentrant` shuts every entry that moves tokens meanwhile.
+    function pay(Bucket from, address account, uint256 amount) external onlyAuthorized nonReentrant {
+        if (account == address(0)) revert ZeroAddress();
+        if (amount == 0) return;
+        _take(from, amount);
+        if (_TOKEN.trySafeTransfer(account, amount)) {
+            emit Paid(msg.sender, account, from, amount);
+            return;
+        }
+        // The token refused the recipient (e.g. a blocklist): pull-over-push as the fallback, so a
+        // recipient never blocks the caller and nothing is lost.
+        _book(account, amount);
         emit Credited(msg.sender, account, from, amount);
     }
 
@@ -193,6 +209,13 @@ contract Escrow is ReentrancyGuardTransient, IEscrow {
         unchecked {
             _bucketWords[from] = word - amount;
         }
+    }
+
+    /// @notice Adds `amount` (wei) to `account`'s credit and to the credit total.
+    function _book(address account, uint256 amount) internal {
+        uint256 word = _creditWords[account];
+        _creditWords[account] = (word == 0 ? _LIVE : word) + amount;
+        _totalCreditsWord += amount;
     }
 
     /// @notice Token balance not booked in any bucket or credit (direct transfers, fresh slashes).

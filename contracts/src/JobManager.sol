@@ -36,7 +36,8 @@ import {
 /// @notice Escrows training jobs and runs their lifecycle (PROTOCOL.md 3.3): post, claim, commit,
 ///         random assignment of verifiers and segments, sealed verdicts and forced errors through
 ///         an `IVerificationRound` (docs/FORCED_ERRORS.md), whistleblower challenges, disputes
-///         through an `IAdjudicator`, finalization and pull payments (credited at the `IEscrow`).
+///         through an `IAdjudicator`, finalization and payments at the `IEscrow`: the solver's
+///         reward and the seats' fees straight to their wallets, everything else pull payments.
 /// @dev Deployment: `constructor(escrow, stakeManager, shareRegistry, params, admin)`, then the admin
 ///      calls `setVerificationRound(round)` and `setAdjudicator(committee)` once each (both are
 ///      deployed after this contract because they need its address). The JobManager also needs

@@ -24,12 +24,14 @@ contract BisectionGame_FullGame_Test is BisectionGame_Init {
         Game memory g = _game();
         assertEq(uint256(g.lo), cheatStep, "bisection finds the forged step");
         assertEq(uint256(g.moves), 1 + 2 * K_ROUNDS);
+        uint256 solverWallet = token.balanceOf(solver);
         vm.recordLogs();
         _judgeStep();
         assertEq(uint8(_game().status), uint8(GameStatus.ChallengerWon));
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Rejected));
         assertEq(_gameCredited(challenger), uint256(g.moves) * BOND);
         assertEq(escrow.creditOf(solver), 0);
+        assertEq(token.balanceOf(solver), solverWallet, "no reward for the rejected job");
         assertEq(_staked(solver, Role.Solver), solverStakeBefore - params.solverStake);
         _assertEscrowSolvent();
         assertEq(token.balanceOf(address(game)), 0);

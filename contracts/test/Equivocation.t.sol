@@ -92,9 +92,11 @@ contract Equivocation_ProveEquivocation_Test is Equivocation_Init {
         assertEq(_holdings(whistleblower), proverBefore, "the prover is paid nothing");
 
         uint256 submitterBefore = _holdings(submitter);
+        uint256 lazyBefore = _holdings(lazy);
         _finalizeOneShot();
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
         assertEq(escrow.creditOf(lazy), 0, "no fee");
+        assertEq(_holdings(lazy), lazyBefore, "no fee paid to the wallet");
         assertEq(_holdings(submitter) - submitterBefore, params.verifierFee, "its fee goes back");
         _assertVoided(lazy);
         _assertEscrowSolvent();
@@ -397,10 +399,15 @@ contract Equivocation_Coverage_Test is Equivocation_Init {
         // The fresh seat replays it; its reveal is the last one due, so the challenge window starts.
         _submit(jobId, fresh, 0);
         assertEq(uint256(_job(jobId).challengeDeadline), block.timestamp + params.challengeWindow);
+        uint256 freshBefore = token.balanceOf(fresh);
+        uint256 lazyBefore = _holdings(lazy);
         _finalizeOneShot();
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
-        assertEq(escrow.creditOf(fresh), params.verifierFee, "paid with the voided seat's fee");
+        // The fee is paid straight to the fresh seat's wallet.
+        assertEq(token.balanceOf(fresh), freshBefore + params.verifierFee, "paid with the voided seat's fee");
+        assertEq(escrow.creditOf(fresh), 0);
         assertEq(escrow.creditOf(lazy), 0);
+        assertEq(_holdings(lazy), lazyBefore, "the voided seat is paid nothing");
         assertEq(_staked(lazy, Role.Verifier), 500e18 - params.verifierStake);
         assertEq(_locked(lazy, Role.Verifier), 0);
         _assertEscrowSolvent();

@@ -2,6 +2,8 @@
 pragma solidity 0.8.37;
 
 // Testing
+import {Vm} from "@prb/test/Vm.sol";
+import {BlocklistToken} from "./utils/BlocklistToken.sol";
 import {Deployers} from "./utils/Deployers.sol";
 // Contracts
 import {Escrow} from "../src/Escrow.sol";
@@ -11,8 +13,9 @@ import {IEscrow} from "../src/interfaces/IEscrow.sol";
 // Types
 import {Bucket} from "../src/types/EscrowTypes.sol";
 
-/// @notice The Escrow alone: authorisation, bucket moves, unbooked arrivals and claims. The
-///         protocol's own use of it is covered by the JobManager, BisectionGame and invariant suites.
+/// @notice The Escrow alone: authorisation, bucket moves, unbooked arrivals, payments and claims.
+///         The protocol's own use of it is covered by the JobManager, BisectionGame and invariant
+///         suites.
 contract Escrow_Init is Deployers {
     Escrow internal vault;
     address internal protocol;
@@ -277,5 +280,176 @@ contract Escrow_ClaimCredit_Test is Escrow_Init {
         vm.prank(stranger);
         vault.claimCredit();
         _assertConserved();
+    }
+}
+
+contract Escrow_Pay_Test is Escrow_Init {
+    function test_pay_notAuthorized_reverts() public {
+        _deposit(Bucket.Escrowed, submitter, 10);
+        vm.expectRevert(abi.encodeWithSelector(IEscrow.NotAuthorized.selector, stranger));
+        vm.prank(stranger);
+        vault.pay(Bucket.Escrowed, stranger, 1);
+    }
+
+    function test_pay_zeroAccount_reverts() public {
+        _deposit(Bucket.Escrowed, submitter, 10);
+        vm.expectRevert(IEscrow.ZeroAddress.selector);
+        vm.prank(protocol);
+        vault.pay(Bucket.Escrowed, address(0), 1);
+    }
+
+    function test_pay_overdraft_reverts() public {
+        _deposit(Bucket.Escrowed, submitter, 10);
+        vm.expectRevert(abi.encodeWithSelector(IEscrow.InsufficientBucket.selector, Bucket.Escrowed, 10, 11));
+        vm.prank(protocol);
+        vault.pay(Bucket.Escrowed, stranger, 11);
+    }
+
+    /// @notice Amount 0 is a no-op: no event, no transfer, no bucket or credit moved.
+    function test_pay_zeroAmount_noop_succeeds() public {
+        _deposit(Bucket.Escrowed, submitter, 10);
+        uint256 before = token.balanceOf(stranger);
+        vm.recordLogs();
+        vm.prank(protocol);
+        vault.pay(Bucket.Escrowed, stranger, 0);
+        assertEq(vm.getRecordedLogs().length, 0, "an event or a transfer");
+        assertEq(token.balanceOf(stranger), before);
+        assertEq(vault.bucketOf(Bucket.Escrowed), 10);
+        assertEq(vault.creditOf(stranger), 0);
+        _assertConserved();
+    }
+
+    /// @notice `pay` takes the amount from its bucket and transfers it to the wallet at once
+    ///         (`Paid`): no credit is booked, and the Escrow's liabilities and balance drop by it.
+    function testFuzz_pay_transfersToWallet_succeeds(uint256 deposited, uint256 amount) public {
+        deposited = bound(deposited, 1, FUNDS);
+        amount = bound(amount, 1, deposited);
+        _deposit(Bucket.Escrowed, submitter, deposited);
+        uint256 before = token.balanceOf(stranger);
+        (uint256 escrowed,, uint256 credits,) = vault.liabilities();
+        vm.expectEmit(address(vault));
+        emit IEscrow.Paid(protocol, stranger, Bucket.Escrowed, amount);
+        vm.prank(protocol);
+        vault.pay(Bucket.Escrowed, stranger, amount);
+        assertEq(token.balanceOf(stranger), before + amount, "wallet");
+        assertEq(vault.creditOf(stranger), 0, "credit booked");
+        (uint256 escrowedAfter,, uint256 creditsAfter,) = vault.liabilities();
+        assertEq(escrowed - escrowedAfter, amount, "bucket");
+        assertEq(creditsAfter, credits, "credits");
+        assertEq(token.balanceOf(address(vault)), deposited - amount, "vault balance");
+        _assertConserved();
+    }
+
+    function test_pay_transfersToWallet_succeeds() public {
+        testFuzz_pay_transfersToWallet_succeeds(REWARD, REWARD / 3);
+    }
+
+    /// @notice From Unbooked, `pay` hands out only tokens that really arrived.
+    function test_pay_fromUnbooked_onlyWhatArrived_succeeds() public {
+        _deposit(Bucket.Bonds, submitter, 10);
+        vm.prank(stranger);
+        token.transfer(address(vault), 30);
+        uint256 before = token.balanceOf(submitter);
+        vm.startPrank(protocol);
+        vm.expectEmit(address(vault));
+        emit IEscrow.Paid(protocol, submitter, Bucket.Unbooked, 30);
+        vault.pay(Bucket.Unbooked, submitter, 30);
+        vm.expectRevert(abi.encodeWithSelector(IEscrow.InsufficientBucket.selector, Bucket.Unbooked, 0, 1));
+        vault.pay(Bucket.Unbooked, submitter, 1);
+        vm.stopPrank();
+        assertEq(token.balanceOf(submitter), before + 30);
+        assertEq(vault.bucketOf(Bucket.Bonds), 10, "a booked bucket paid out");
+        _assertConserved();
+    }
+}
+
+/// @notice `pay` with a token that refuses some recipients (a blocklist, like some stablecoins'):
+///         the amount is booked as the recipient's credit instead, so the caller never reverts and
+///         nothing is lost; the recipient claims it once the token lets it receive again.
+contract Escrow_PayFallback_Test is Escrow_Init {
+    BlocklistToken internal hostile;
+    Escrow internal hostileVault;
+    address internal blocked;
+    uint256 internal constant DEPOSIT = 100e18;
+
+    function setUp() public override {
+        super.setUp();
+        hostile = new BlocklistToken();
+        hostileVault = new Escrow(IERC20(address(hostile)), address(this));
+        address[] memory protocols = new address[](1);
+        protocols[0] = protocol;
+        hostileVault.authorize(protocols);
+        blocked = address(uint160(uint256(keccak256("blocked"))));
+        vm.label(blocked, "blocked");
+        hostile.mint(submitter, DEPOSIT);
+        vm.prank(submitter);
+        hostile.approve(address(hostileVault), type(uint256).max);
+        vm.prank(protocol);
+        hostileVault.deposit(Bucket.Escrowed, submitter, DEPOSIT);
+        hostile.setBlocked(blocked, true);
+    }
+
+    /// @notice The hostile vault's balance equals its buckets and credits, nothing unbooked.
+    function _assertHostileConserved() internal {
+        (uint256 escrowed, uint256 bonds, uint256 credits, uint256 pool) = hostileVault.liabilities();
+        uint256 pot = hostileVault.bucketOf(Bucket.Pot);
+        assertEq(hostile.balanceOf(address(hostileVault)), escrowed + bonds + credits + pool + pot, "conservation");
+        assertEq(hostileVault.bucketOf(Bucket.Unbooked), 0, "unbooked");
+    }
+
+    /// @notice Whether `logs` hold a `Paid` of the hostile vault.
+    function _paidIn(Vm.Log[] memory logs) internal view returns (bool) {
+        for (uint256 i; i < logs.length; ++i) {
+            if (logs[i].emitter == address(hostileVault) && logs[i].topics[0] == IEscrow.Paid.selector) return true;
+        }
+        return false;
+    }
+
+    function test_pay_refusedTransfer_fallsBackToCredit_succeeds() public {
+        uint256 amount = 60e18;
+        vm.recordLogs();
+        vm.expectEmit(address(hostileVault));
+        emit IEscrow.Credited(protocol, blocked, Bucket.Escrowed, amount);
+        vm.prank(protocol);
+        hostileVault.pay(Bucket.Escrowed, blocked, amount);
+        assertFalse(_paidIn(vm.getRecordedLogs()), "Paid emitted for a refused transfer");
+        assertEq(hostileVault.creditOf(blocked), amount, "credit");
+        assertEq(hostile.balanceOf(blocked), 0, "wallet");
+        (uint256 escrowed,, uint256 credits,) = hostileVault.liabilities();
+        assertEq(escrowed, DEPOSIT - amount, "bucket");
+        assertEq(credits, amount, "credits");
+        assertEq(hostile.balanceOf(address(hostileVault)), DEPOSIT, "tokens left the vault");
+        _assertHostileConserved();
+
+        // While blocked, the claim fails at the token and the credit stays.
+        vm.expectRevert(abi.encodeWithSelector(BlocklistToken.Blocklisted.selector, blocked));
+        vm.prank(blocked);
+        hostileVault.claimCredit();
+        assertEq(hostileVault.creditOf(blocked), amount, "credit lost");
+
+        // Unblocked, it claims exactly its credit.
+        hostile.setBlocked(blocked, false);
+        vm.expectEmit(address(hostileVault));
+        emit IEscrow.CreditClaimed(blocked, amount);
+        vm.prank(blocked);
+        hostileVault.claimCredit();
+        assertEq(hostile.balanceOf(blocked), amount, "claimed");
+        assertEq(hostileVault.creditOf(blocked), 0);
+        (escrowed,, credits,) = hostileVault.liabilities();
+        assertEq(escrowed, DEPOSIT - amount);
+        assertEq(credits, 0);
+        _assertHostileConserved();
+    }
+
+    /// @notice The same token pays a recipient it does not refuse straight to the wallet: the
+    ///         credit is only the fallback.
+    function test_pay_hostileTokenAllowedRecipient_paysWallet_succeeds() public {
+        vm.expectEmit(address(hostileVault));
+        emit IEscrow.Paid(protocol, stranger, Bucket.Escrowed, 40e18);
+        vm.prank(protocol);
+        hostileVault.pay(Bucket.Escrowed, stranger, 40e18);
+        assertEq(hostile.balanceOf(stranger), 40e18);
+        assertEq(hostileVault.creditOf(stranger), 0);
+        _assertHostileConserved();
     }
 }

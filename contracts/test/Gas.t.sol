@@ -32,14 +32,22 @@ contract Gas_Test is Deployers {
 
     /// @notice Most gas the happy path of one job may cost (V = 3, q = 3, every party honest, a
     ///         forced error drawn or not): postJob, claimJob, commitCheckpoints, assignVerifiers,
-    ///         postClaims, every seat's commitVerdicts + revealVerdicts, revealSecret, finalize (the slot job's
-    ///         shares are minted later, by extendLineage) and the solver's claimCredit. docs/MEASURED.md "Gas"; bench/gas_scenario.py bounds
-    ///         the same path on Anvil. 2,380,000 since every seat also replays the last segment
-    ///         (docs/SECURITY.md P-36: one more sample to claim, seal and settle when no draw held
-    ///         it; 2,372,018 measured with a forced error). 2,115,000 since a submission id is its
-    ///         (job, solver) pair, the seats have no length word and the spec hash lives in the
-    ///         JobPosted event (2,109,944 measured).
-    uint256 internal constant HAPPY_PATH_MAX_GAS = 2_115_000;
+    ///         postClaims, every seat's commitVerdicts + revealVerdicts, revealSecret and finalize (the
+    ///         slot job's shares are minted later, by extendLineage), which pays the solver's reward,
+    ///         the seats' fees and a forced error's winners their bond and jackpot straight to their
+    ///         wallets (`IEscrow.pay`: no claimCredit follows).
+    ///         docs/MEASURED.md "Gas"; bench/gas_scenario.py bounds the same path on Anvil.
+    ///         2,380,000 since every seat also replays the last segment (docs/SECURITY.md P-36: one
+    ///         more sample to claim, seal and settle when no draw held it; 2,372,018 measured with a
+    ///         forced error). 2,115,000 since a submission id is its (job, solver) pair, the seats
+    ///         have no length word and the spec hash lives in the JobPosted event (2,109,944
+    ///         measured). 2,064,000 since finalize pays the reward and the fees to the wallets
+    ///         instead of crediting them: the solver's claimCredit (49,313) is gone and no credit
+    ///         word is created for them (2,057,354 measured with a forced error, against 2,110,307;
+    ///         1,815,164 without one, against 1,916,915). 2,029,000 since the forced error's winners
+    ///         are paid their bond and jackpot straight to their wallets too, with no credit word
+    ///         for them (2,021,988 measured with a forced error; 1,815,164 without one, unchanged).
+    uint256 internal constant HAPPY_PATH_MAX_GAS = 2_029_000;
 
     /// @notice Most gas the same happy path may cost with batched verdicts (one `commitVerdictsFor`
     ///         and one `revealVerdictsFor` for the three seats, docs/SECURITY.md P-37) and the
@@ -50,16 +58,24 @@ contract Gas_Test is Deployers {
     ///         2,001,091 measured with a forced error, 1,846,833 without one). 1,895,000 since a
     ///         submission id is its (job, solver) pair, the seats have no length word and the spec
     ///         hash lives in the JobPosted event (1,888,965 measured with a forced error, 1,737,692
+    ///         without one). 1,843,000 since finalize pays the reward and the fees to the wallets
+    ///         (1,836,606 measured with a forced error, against 1,889,559; 1,636,518 without one,
+    ///         against 1,738,269). 1,807,000 since the forced error's winners are paid their bond
+    ///         and jackpot to their wallets (1,801,240 measured with a forced error; 1,636,518
     ///         without one).
-    uint256 internal constant HAPPY_PATH_BATCHED_MAX_GAS = 1_895_000;
+    uint256 internal constant HAPPY_PATH_BATCHED_MAX_GAS = 1_807_000;
 
     /// @notice Most gas the same happy path may cost with every seat's seal and reveal in one
     ///         `revealVerdictsSigned` (docs/SECURITY.md P-40: no seal stored, one verdict
     ///         transaction instead of 2) and the secret revealed with the finalize, in 8
     ///         transactions: 1,746,576 measured with a forced error (revealVerdictsSigned 313,481)
     ///         against 1,889,559 batched, 1,599,939 without one (revealVerdictsSigned 228,475)
-    ///         against 1,738,269.
-    uint256 internal constant HAPPY_PATH_ONE_SHOT_MAX_GAS = 1_752_000;
+    ///         against 1,738,269. 1,699,000 since finalize pays the reward and the fees to the
+    ///         wallets, in 7 transactions (no claimCredit): 1,693,623 measured with a forced error,
+    ///         1,498,188 without one. 1,664,000 since the forced error's winners are paid their
+    ///         bond and jackpot to their wallets (1,658,257 measured with a forced error; 1,498,188
+    ///         without one).
+    uint256 internal constant HAPPY_PATH_ONE_SHOT_MAX_GAS = 1_664_000;
 
     /// @notice Private keys of the keyed verifiers (`_verifierActor`).
     mapping(address account => uint256 key) internal _keys;
@@ -101,7 +117,8 @@ contract Gas_Test is Deployers {
     /// @notice The happy path with every seat's seal in one `commitVerdictsFor` and every reveal
     ///         in one `revealVerdictsFor`, sent by the solver (the nodes' default, docs/SECURITY.md
     ///         P-37): 2 verdict transactions instead of 2 V; and the secret revealed with the
-    ///         finalize (`revealSecretAndFinalize`): 9 transactions instead of 14.
+    ///         finalize (`revealSecretAndFinalize`): 8 transactions instead of 13 (no claimCredit
+    ///         follows: finalize pays the solver's wallet).
     function test_happyPathTotal_batchedVerdicts_withinBound_gas() public {
         _batched = true;
         uint256 forced = _happyPath(true, "happy path, batched verdicts (V=3, q=3)");
@@ -185,8 +202,9 @@ contract Gas_Test is Deployers {
         gasUsed = _snapGas(string.concat(label, ": revealVerdictsSigned"));
     }
 
-    /// @notice Plays one honest job from postJob to the solver's claimCredit with the forced error
-    ///         drawn or not (`wantForced`), snapshots each call under `label` and returns the sum.
+    /// @notice Plays one honest job from postJob to its finalize (which pays the solver's reward
+    ///         straight to its wallet: no claimCredit follows) with the forced error drawn or not
+    ///         (`wantForced`), snapshots each call under `label` and returns the sum.
     function _happyPath(bool wantForced, string memory label) internal returns (uint256 total) {
         Deploy.Config memory cfg = _testConfig();
         cfg.params.samplesPerJob = 3;
@@ -242,6 +260,7 @@ contract Gas_Test is Deployers {
             total += _snapGas(string.concat(label, ": revealVerdicts"));
         }
         vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
+        uint256 solverBefore = token.balanceOf(solver);
         if (_batched || _oneShot) {
             _revealSecretAndFinalize(jobId);
             total += _snapGas(string.concat(label, ": revealSecretAndFinalize"));
@@ -253,9 +272,9 @@ contract Gas_Test is Deployers {
         }
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized), "finalized");
         assertEq(stakeManager.totalHeld(), held, "nobody is slashed on the happy path");
-        vm.prank(solver);
-        escrow.claimCredit();
-        total += _snapGas(string.concat(label, ": claimCredit"));
+        // The reward is paid straight to the solver's wallet: no claimCredit transaction follows.
+        assertEq(token.balanceOf(solver), solverBefore + REWARD, "reward paid to the wallet");
+        assertEq(escrow.creditOf(solver), 0, "no credit to claim");
         vmx.snapshotValue(GROUP, string.concat(label, ": total"), total);
     }
 
@@ -341,9 +360,14 @@ contract Gas_Test is Deployers {
         _revealVote(disputeId, members[2], true);
         committee.resolve(disputeId);
         _snap("ArbitrationCommittee.resolve (valid, whistleblower loses)");
+        uint256 solverBefore = token.balanceOf(solver);
         jobManager.finalize(jobId);
         _snap("JobManager.finalize (finalized, first model mint)");
-        vm.prank(solver);
+        assertEq(token.balanceOf(solver), solverBefore + REWARD, "reward paid to the wallet");
+        // An arbiter of the ruling majority claims its fee (a credit: only the reward and the
+        // seats' fees are paid straight to the wallet).
+        assertEq(escrow.creditOf(members[0]), params.arbiterFee);
+        vm.prank(members[0]);
         escrow.claimCredit();
         _snap("Escrow.claimCredit");
         // The slot job's shares are minted when its final state is appended to the lineage.

@@ -14,6 +14,7 @@ import {IJobManagerErrors} from "../src/interfaces/IJobManagerErrors.sol";
 import {IShareRegistry} from "../src/interfaces/IShareRegistry.sol";
 import {IStakeManager} from "../src/interfaces/IStakeManager.sol";
 import {LibSubmission, SubmissionId} from "../src/types/SubmissionId.sol";
+import {Bucket} from "../src/types/EscrowTypes.sol";
 import {Job, JobStatus, Verdict} from "../src/types/JobTypes.sol";
 import {Role} from "../src/types/Role.sol";
 import {JobManager_Init} from "./utils/JobManagerInit.sol";
@@ -429,12 +430,59 @@ contract JobManager_Finalize_Test is JobManager_Init {
         uint256 jobId = _verifyingJob();
         _submitAll(jobId, 0);
         _passChallengeWindow(jobId);
+        uint256 solverBefore = token.balanceOf(solver);
         vm.expectEmit(address(jobManager));
         emit IJobManager.JobFinalized(jobId, solver, REWARD, TOTAL_STEPS);
         jobManager.finalize(jobId);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
-        assertEq(escrow.creditOf(solver), REWARD);
+        assertEq(token.balanceOf(solver), solverBefore + REWARD);
+        assertEq(escrow.creditOf(solver), 0);
         assertEq(_locked(solver, Role.Solver), 0);
+    }
+
+    /// @notice Finalize pays the solver its reward and each approving seat its fee straight to
+    ///         their wallets (`IEscrow.Paid`, no `claimCredit` needed): exact balance deltas, no
+    ///         credit booked for them, and the Escrow's liabilities (and token balance) drop by
+    ///         exactly what was paid; nothing else moves.
+    function test_finalize_paysSolverAndSeatsToWallets_succeeds() public {
+        uint256 jobId = _verifyingJob();
+        address[] memory verifiers = _assigned(jobId);
+        _submitAll(jobId, 0);
+        _passChallengeWindow(jobId);
+        uint256 solverBefore = token.balanceOf(solver);
+        uint256[] memory seatsBefore = new uint256[](verifiers.length);
+        for (uint256 i; i < verifiers.length; ++i) {
+            seatsBefore[i] = token.balanceOf(verifiers[i]);
+        }
+        uint256 submitterCredit = escrow.creditOf(submitter);
+        (uint256 escrowed, uint256 bonds, uint256 credits, uint256 pool) = escrow.liabilities();
+        uint256 vault = token.balanceOf(address(escrow));
+
+        // The fees are paid seat by seat, then the reward (LibSettlement.finalizeJob).
+        for (uint256 i; i < verifiers.length; ++i) {
+            vm.expectEmit(address(escrow));
+            emit IEscrow.Paid(address(jobManager), verifiers[i], Bucket.Escrowed, params.verifierFee);
+        }
+        vm.expectEmit(address(escrow));
+        emit IEscrow.Paid(address(jobManager), solver, Bucket.Escrowed, REWARD);
+        jobManager.finalize(jobId);
+
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
+        assertEq(token.balanceOf(solver) - solverBefore, REWARD, "reward to the wallet");
+        assertEq(escrow.creditOf(solver), 0, "no reward credit");
+        for (uint256 i; i < verifiers.length; ++i) {
+            assertEq(token.balanceOf(verifiers[i]) - seatsBefore[i], params.verifierFee, "fee to the wallet");
+            assertEq(escrow.creditOf(verifiers[i]), 0, "no fee credit");
+        }
+        assertEq(escrow.creditOf(submitter), submitterCredit, "nothing refunded");
+        uint256 paid = REWARD + verifiers.length * params.verifierFee;
+        (uint256 escrowedAfter, uint256 bondsAfter, uint256 creditsAfter, uint256 poolAfter) = escrow.liabilities();
+        assertEq(escrowed - escrowedAfter, paid, "escrowed drops by what was paid");
+        assertEq(bondsAfter, bonds, "bonds");
+        assertEq(creditsAfter, credits, "credits");
+        assertEq(poolAfter, pool, "jackpot pool");
+        assertEq(vault - token.balanceOf(address(escrow)), paid, "the Escrow's balance drops by what was paid");
+        _assertEscrowSolvent();
     }
 
     function test_finalize_beforeWindow_reverts() public {
@@ -495,6 +543,8 @@ contract JobManager_Finalize_Test is JobManager_Init {
         _submit(jobId, verifiers[0], 0);
         _submit(jobId, verifiers[1], 0);
         _passChallengeWindow(jobId);
+        uint256 paidBefore = token.balanceOf(verifiers[0]);
+        uint256 missedBefore = token.balanceOf(verifiers[2]);
         vm.expectEmit(address(jobManager));
         emit IJobManager.VerdictMissed(jobId, verifiers[2], params.verifierStake);
         jobManager.finalize(jobId);
@@ -503,9 +553,12 @@ contract JobManager_Finalize_Test is JobManager_Init {
         assertEq(escrow.creditOf(submitter), params.verifierFee);
         assertEq(escrow.jackpotPool(), poolBefore + params.verifierStake);
         assertEq(escrow.creditOf(verifiers[2]), 0);
+        assertEq(token.balanceOf(verifiers[2]), missedBefore, "a missed seat is paid nothing");
         assertEq(_staked(verifiers[2], Role.Verifier), 500e18 - params.verifierStake);
         assertEq(_locked(verifiers[2], Role.Verifier), 0);
-        assertEq(escrow.creditOf(verifiers[0]), params.verifierFee);
+        // A seat that revealed is paid its fee straight to its wallet.
+        assertEq(token.balanceOf(verifiers[0]), paidBefore + params.verifierFee);
+        assertEq(escrow.creditOf(verifiers[0]), 0);
         _assertEscrowSolvent();
     }
 

@@ -32,6 +32,14 @@ contract Lifecycle_Test is Deployers {
         assertEq(token.balanceOf(address(stakeManager)), stakeManager.totalHeld(), "stake mismatch");
     }
 
+    /// @notice Token balances (wallets, wei) of `accounts`.
+    function _balances(address[] memory accounts) internal view returns (uint256[] memory amounts) {
+        amounts = new uint256[](accounts.length);
+        for (uint256 i; i < accounts.length; ++i) {
+            amounts[i] = token.balanceOf(accounts[i]);
+        }
+    }
+
     function _shares() internal view returns (ModelShares) {
         return ModelShares(registry.sharesOf(MODEL_ID));
     }
@@ -57,12 +65,17 @@ contract Lifecycle_Test is Deployers {
         address[] memory verifiers = _assigned(jobId);
         _submitAll(jobId, 0);
         _passChallengeWindow(jobId);
+        uint256 solverBefore = token.balanceOf(solver);
+        uint256[] memory seatsBefore = _balances(verifiers);
         jobManager.finalize(jobId);
 
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
-        assertEq(escrow.creditOf(solver), REWARD);
+        // The reward and the fees are paid straight to the wallets (no credit to claim).
+        assertEq(token.balanceOf(solver), solverBefore + REWARD);
+        assertEq(escrow.creditOf(solver), 0);
         for (uint256 i; i < verifiers.length; ++i) {
-            assertEq(escrow.creditOf(verifiers[i]), params.verifierFee);
+            assertEq(token.balanceOf(verifiers[i]), seatsBefore[i] + params.verifierFee);
+            assertEq(escrow.creditOf(verifiers[i]), 0);
             assertEq(_locked(verifiers[i], Role.Verifier), 0);
         }
         assertEq(_locked(solver, Role.Solver), 0);
@@ -92,16 +105,25 @@ contract Lifecycle_Test is Deployers {
         jobManager.challengeApproval(jobId, 3, verifiers[2]);
         vm.stopPrank();
         _passChallengeWindow(jobId);
+        uint256 solverBefore = token.balanceOf(solver);
+        uint256[] memory seatsBefore = _balances(verifiers);
         jobManager.finalize(jobId);
         assertEq(jobManager.disputedSampleOf(jobId), 1);
         address[] memory members = _arbitrate(_job(jobId).disputeId, false);
 
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Rejected));
-        // Pot = 100 (solver) + 2 * 50 (approvers) = 200; 3 * 2 to arbiters; 194 / 2 winners.
-        assertEq(escrow.creditOf(verifiers[0]), 5e18 + 10e18 + 97e18);
+        // Pot = 100 (solver) + 2 * 50 (approvers) = 200; 3 * 2 to arbiters; 194 / 2 winners. The
+        // rejecter's fee is paid to its wallet; its bond and pot share are credits.
+        assertEq(token.balanceOf(verifiers[0]), seatsBefore[0] + 5e18);
+        assertEq(escrow.creditOf(verifiers[0]), 10e18 + 97e18);
         assertEq(escrow.creditOf(whistleblower), 10e18 + 97e18 + 10e18);
         assertEq(escrow.creditOf(submitter), REWARD + 2 * 5e18);
         assertEq(escrow.creditOf(solver), 0);
+        assertEq(token.balanceOf(solver), solverBefore, "no reward");
+        for (uint256 i = 1; i < verifiers.length; ++i) {
+            assertEq(token.balanceOf(verifiers[i]), seatsBefore[i], "no fee for a slashed approver");
+            assertEq(escrow.creditOf(verifiers[i]), 0);
+        }
         for (uint256 i; i < members.length; ++i) {
             assertEq(escrow.creditOf(members[i]), 2e18);
         }
@@ -127,6 +149,8 @@ contract Lifecycle_Test is Deployers {
         _submit(jobId, verifiers[1], 0);
         _submit(jobId, verifiers[2], 0);
         _passChallengeWindow(jobId);
+        uint256 solverBefore = token.balanceOf(solver);
+        uint256[] memory seatsBefore = _balances(verifiers);
         jobManager.finalize(jobId);
         address[] memory members = _arbitrate(_job(jobId).disputeId, true);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Disputed));
@@ -134,11 +158,16 @@ contract Lifecycle_Test is Deployers {
 
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
         // Pot = 50 (rejecter) + 10 (bond) = 60; 6 to arbiters; 54 / 3 winners, the solver's to the pool.
-        assertEq(escrow.creditOf(solver), REWARD);
+        // The reward and the approvers' fees are paid to the wallets; the pot shares are credits.
+        assertEq(token.balanceOf(solver), solverBefore + REWARD);
+        assertEq(escrow.creditOf(solver), 0);
         assertEq(escrow.jackpotPool(), 18e18);
-        assertEq(escrow.creditOf(verifiers[1]), 5e18 + 18e18);
-        assertEq(escrow.creditOf(verifiers[2]), 5e18 + 18e18);
+        assertEq(token.balanceOf(verifiers[1]), seatsBefore[1] + 5e18);
+        assertEq(token.balanceOf(verifiers[2]), seatsBefore[2] + 5e18);
+        assertEq(escrow.creditOf(verifiers[1]), 18e18);
+        assertEq(escrow.creditOf(verifiers[2]), 18e18);
         assertEq(escrow.creditOf(verifiers[0]), 0);
+        assertEq(token.balanceOf(verifiers[0]), seatsBefore[0], "no fee for the slashed rejecter");
         assertEq(escrow.creditOf(submitter), 5e18);
         assertEq(_staked(verifiers[0], Role.Verifier), 450e18);
         assertEq(_locked(verifiers[0], Role.Verifier), 0);
@@ -176,6 +205,7 @@ contract Lifecycle_Test is Deployers {
         _submit(jobId, verifiers[1], 0);
         _submit(jobId, verifiers[2], 0);
         _passChallengeWindow(jobId);
+        uint256 solverBefore = token.balanceOf(solver);
         jobManager.finalize(jobId);
         uint256 disputeId = _job(jobId).disputeId;
         address[] memory members = _drawCommittee(disputeId);
@@ -196,10 +226,12 @@ contract Lifecycle_Test is Deployers {
         assertEq(escrow.creditOf(members[0]), 2e18);
         assertEq(escrow.creditOf(members[2]), 0);
         assertEq(escrow.creditOf(solver), 0);
+        assertEq(token.balanceOf(solver), solverBefore, "not paid before finalize");
         assertEq(escrow.jackpotPool(), share);
         assertEq(escrow.creditOf(address(this)), 106e18 - 3 * share);
         jobManager.finalize(jobId);
-        assertEq(escrow.creditOf(solver), REWARD);
+        assertEq(token.balanceOf(solver), solverBefore + REWARD);
+        assertEq(escrow.creditOf(solver), 0);
         _claimAll(jobId, members);
         _assertDrained();
     }

@@ -98,7 +98,7 @@ contract Lineage_Test is Deployers {
     ///         before: 1,000,000 shares against 16).
     function test_dilution_cheapSpecOffHead_mintsNothing() public {
         _honestFirstJob();
-        uint256 solverCredit = escrow.creditOf(solver);
+        uint256 solverHoldings = _holdings(solver);
         bytes32 cheapInit = keccak256("one-parameter model, seed 0");
         uint256 jobId = _post(keccak256("one-parameter spec"), cheapInit, 1_000_000, 250, 0);
         _runApproved(jobId, colluder, _statesFrom(cheapInit, 1_000_000, 250, "cheap"));
@@ -107,7 +107,7 @@ contract Lineage_Test is Deployers {
         assertEq(shares.balanceOf(colluder), 0, "colluder minted");
         assertEq(shares.totalSupply(), TOTAL_STEPS, "supply diluted");
         assertEq(shares.ownershipBps(solver), 10_000, "honest trainer diluted");
-        assertEq(escrow.creditOf(solver), solverCredit, "honest credit moved");
+        assertEq(_holdings(solver), solverHoldings, "honest tokens moved");
         assertEq(registry.lineageLength(MODEL_ID), 1, "lineage grew");
     }
 
@@ -134,6 +134,8 @@ contract Lineage_Test is Deployers {
     ///         solver keeps its reward and all the shares (before: the twin's solver copied the
     ///         checkpoints and was paid the reward and the same shares again).
     function test_twinJob_secondPost_reverts() public {
+        uint256 solverBefore = _holdings(solver);
+        uint256 colluderBefore = _holdings(colluder);
         uint256 first = _post(SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD);
         bytes32 key = registry.trainingKey(MODEL_ID, INIT_HASH, SPEC_HASH);
         assertEq(registry.trainingJobOf(key), first);
@@ -147,8 +149,8 @@ contract Lineage_Test is Deployers {
         _extend(first);
 
         assertEq(token.balanceOf(submitter), submitterBefore, "submitter paid a twin");
-        assertEq(escrow.creditOf(solver), REWARD, "solver reward");
-        assertEq(escrow.creditOf(colluder), 0, "twin paid");
+        assertEq(_holdings(solver), solverBefore + REWARD, "solver reward");
+        assertEq(_holdings(colluder), colluderBefore, "twin paid");
         assertEq(_shares().totalSupply(), TOTAL_STEPS, "shares minted twice");
     }
 
@@ -167,6 +169,7 @@ contract Lineage_Test is Deployers {
     ///         reward by its own submitter, it mints no shares, even finalizing first: one head is
     ///         trained once.
     function test_twinJob_sameHeadSecondFinalize_mintsNothing() public {
+        uint256 colluderBefore = _holdings(colluder);
         uint256 first = _post(SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD);
         bytes32 twinSpec = keccak256("same training, other bytes");
         vm.expectEmit(address(registry));
@@ -182,7 +185,7 @@ contract Lineage_Test is Deployers {
         _extend(first);
         assertEq(_shares().balanceOf(colluder), 0, "twin minted");
         assertEq(_shares().ownershipBps(solver), 10_000, "honest bps");
-        assertEq(escrow.creditOf(colluder), REWARD, "twin unpaid");
+        assertEq(_holdings(colluder), colluderBefore + REWARD, "twin unpaid");
     }
 
     ////// Start from the head //////
@@ -197,10 +200,11 @@ contract Lineage_Test is Deployers {
         assertEq(state, head);
         assertEq(jobId, first);
 
+        uint256 colluderBefore = _holdings(colluder);
         uint256 stale = _post(keccak256("stale spec"), INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD);
         _runApproved(stale, colluder, _statesFrom(INIT_HASH, TOTAL_STEPS, INTERVAL, "stale"));
         assertEq(_shares().balanceOf(colluder), 0, "stale minted");
-        assertEq(escrow.creditOf(colluder), REWARD, "stale job unpaid");
+        assertEq(_holdings(colluder), colluderBefore + REWARD, "stale job unpaid");
         assertEq(registry.headOf(MODEL_ID), head, "head moved");
 
         uint256 next = _post(keccak256("next spec"), head, TOTAL_STEPS, INTERVAL, REWARD);

@@ -419,8 +419,8 @@ contract SignedReveals_Forced_Test is SignedReveals_Init {
     }
 
     /// @notice V = 3, every seat rejects the forced sample with the true end it replayed: one
-    ///         call records them, the job finalizes with the secret and each seat is paid its fee
-    ///         and a jackpot (its bond back), as on the two-call path.
+    ///         call records them, the job finalizes with the secret and each seat is paid its fee,
+    ///         its bond back and a jackpot straight to its wallet, as on the two-call path.
     function test_revealVerdictsSigned_forcedAllReject_paysJackpots_succeeds() public {
         SignedReveal[] memory reveals = _reveals(uint256(1) << f);
         uint256[] memory before = _seatHoldings();
@@ -432,12 +432,20 @@ contract SignedReveals_Forced_Test is SignedReveals_Init {
             assertTrue(round.replayedEndOf(_sid(jobId), verifiers[i], f) != bytes32(0), "the end is kept");
         }
         assertEq(escrow.bucketOf(Bucket.Bonds), verifiers.length * params.challengeBond);
+        uint256[] memory wallets = new uint256[](verifiers.length);
+        for (uint256 i; i < verifiers.length; ++i) {
+            wallets[i] = token.balanceOf(verifiers[i]);
+        }
 
         _finalizeOneShot();
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
         for (uint256 i; i < verifiers.length; ++i) {
             assertEq(_holdings(verifiers[i]) - before[i], params.verifierFee + params.jackpot);
-            assertEq(escrow.creditOf(verifiers[i]), params.challengeBond + params.jackpot + params.verifierFee);
+            // The fee, the bond and the jackpot are all paid to the wallet: no credit to claim.
+            assertEq(
+                token.balanceOf(verifiers[i]), wallets[i] + params.verifierFee + params.challengeBond + params.jackpot
+            );
+            assertEq(escrow.creditOf(verifiers[i]), 0);
         }
         assertEq(_holdings(solver) - solverBefore, REWARD);
         assertEq(escrow.jackpotPool(), pool - verifiers.length * params.jackpot);

@@ -4,10 +4,12 @@ pragma solidity 0.8.37;
 // Testing
 import {VerificationRound_Init} from "./VerificationRound.t.sol";
 // Interfaces
+import {IEscrow} from "../src/interfaces/IEscrow.sol";
 import {IJobManager} from "../src/interfaces/IJobManager.sol";
 import {IJobManagerErrors} from "../src/interfaces/IJobManagerErrors.sol";
 import {IVerificationRound} from "../src/interfaces/IVerificationRound.sol";
 // Types
+import {Bucket} from "../src/types/EscrowTypes.sol";
 import {JobStatus, Verdict} from "../src/types/JobTypes.sol";
 import {Role} from "../src/types/Role.sol";
 import {RoundOutcome} from "../src/types/RoundTypes.sol";
@@ -29,6 +31,14 @@ abstract contract VerificationRound_Forced_Init is VerificationRound_Init {
 
 /// @notice Settlement of each round outcome at `JobManager.finalize` (docs/FORCED_ERRORS.md section 3).
 contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
+    /// @notice Token balances (wallets, wei) of `accounts`.
+    function _wallets(address[] memory accounts) internal view returns (uint256[] memory amounts) {
+        amounts = new uint256[](accounts.length);
+        for (uint256 i; i < accounts.length; ++i) {
+            amounts[i] = token.balanceOf(accounts[i]);
+        }
+    }
+
     function _fund(uint256 amount) internal {
         vm.prank(stranger);
         escrow.fundJackpot(amount);
@@ -41,6 +51,8 @@ contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
         _submit(jobId, verifiers[2], uint256(1) << f);
         _passChallengeWindow(jobId);
         uint256 paid = 2 * params.jackpot;
+        uint256[] memory wallets = _wallets(verifiers);
+        uint256 solverWallet = token.balanceOf(solver);
         vm.expectEmit(address(jobManager));
         emit IJobManager.ForcedErrorSettled(jobId, f, params.verifierStake, paid);
         jobManager.finalize(jobId);
@@ -50,14 +62,20 @@ contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
         assertEq(escrow.jackpotPool(), 100e18 + jobManager.forcedErrorPremium() + params.verifierStake - paid);
         assertEq(_staked(verifiers[0], Role.Verifier), 500e18 - params.verifierStake);
         assertEq(escrow.creditOf(verifiers[0]), 0);
+        assertEq(token.balanceOf(verifiers[0]), wallets[0], "the slashed approver is paid nothing");
         for (uint256 i = 1; i < 3; ++i) {
-            assertEq(escrow.creditOf(verifiers[i]), params.challengeBond + params.jackpot + params.verifierFee);
+            // Fee, bond and jackpot are all paid straight to the wallet: no credit to claim.
+            assertEq(escrow.creditOf(verifiers[i]), 0);
+            assertEq(
+                token.balanceOf(verifiers[i]), wallets[i] + params.verifierFee + params.challengeBond + params.jackpot
+            );
             assertEq(_staked(verifiers[i], Role.Verifier), 500e18);
             assertEq(_locked(verifiers[i], Role.Verifier), 0);
         }
         // The approver's fee went back to the submitter; the solver is not penalised.
         assertEq(escrow.creditOf(submitter), params.verifierFee);
-        assertEq(escrow.creditOf(solver), REWARD);
+        assertEq(token.balanceOf(solver), solverWallet + REWARD);
+        assertEq(escrow.creditOf(solver), 0);
         assertEq(_staked(solver, Role.Solver), 1000e18);
         _assertEscrowSolvent();
     }
@@ -68,12 +86,25 @@ contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
         jobManager.challengeApproval(jobId, f, verifiers[1]);
         _passChallengeWindow(jobId);
         uint256 wbBefore = token.balanceOf(whistleblower);
+        // The winner's bond comes back from the bonds and its jackpot from the pool, both paid
+        // straight to its wallet (`Paid`), not credited.
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.JackpotPaid(jobId, whistleblower, params.jackpot);
+        vm.expectEmit(address(escrow));
+        emit IEscrow.Paid(address(jobManager), whistleblower, Bucket.Bonds, params.challengeBond);
+        vm.expectEmit(address(escrow));
+        emit IEscrow.Paid(address(jobManager), whistleblower, Bucket.Jackpot, params.jackpot);
         jobManager.finalize(jobId);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
-        // Pool = the job's premium + 3 slashed stakes; the whistleblower gets its bond back plus a jackpot.
-        assertEq(escrow.creditOf(whistleblower), params.challengeBond + params.jackpot);
+        // Pool = the job's premium + 3 slashed stakes; the whistleblower gets its bond back plus a
+        // jackpot in its wallet, and no credit.
+        assertEq(escrow.creditOf(whistleblower), 0, "a forced-error winner is credited");
+        assertEq(
+            token.balanceOf(whistleblower) - wbBefore,
+            params.challengeBond + params.jackpot,
+            "a forced-error winner's wallet"
+        );
         assertEq(escrow.jackpotPool(), jobManager.forcedErrorPremium() + 3 * params.verifierStake - params.jackpot);
-        assertEq(token.balanceOf(whistleblower), wbBefore);
         for (uint256 i; i < 3; ++i) {
             assertEq(_staked(verifiers[i], Role.Verifier), 500e18 - params.verifierStake);
         }
@@ -89,6 +120,7 @@ contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
             _submit(jobId, verifiers[i], uint256(1) << f);
         }
         _passChallengeWindow(jobId);
+        uint256[] memory wallets = _wallets(verifiers);
         vm.expectEmit(address(jobManager));
         emit IJobManager.JackpotPaid(jobId, verifiers[0], 20e18);
         vm.expectEmit(address(jobManager));
@@ -97,8 +129,17 @@ contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
         emit IJobManager.JackpotPaid(jobId, verifiers[2], 5e18);
         jobManager.finalize(jobId);
         assertEq(escrow.jackpotPool(), 0);
-        assertEq(escrow.creditOf(verifiers[1]), params.challengeBond + 20e18 + params.verifierFee);
-        assertEq(escrow.creditOf(verifiers[2]), params.challengeBond + 5e18 + params.verifierFee);
+        // Fee, bond and the jackpot each seat was paid (the last one min(jackpot, pool)) go to the
+        // wallet: no credit.
+        uint256[3] memory jackpots = [uint256(20e18), 20e18, 5e18];
+        for (uint256 i; i < 3; ++i) {
+            assertEq(escrow.creditOf(verifiers[i]), 0);
+            assertEq(
+                token.balanceOf(verifiers[i]),
+                wallets[i] + params.verifierFee + params.challengeBond + jackpots[i],
+                "fee, bond and jackpot to the wallet"
+            );
+        }
         _assertEscrowSolvent();
     }
 
@@ -125,13 +166,16 @@ contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
         _submit(jobId, verifiers[1], 0);
         _submit(jobId, verifiers[2], uint256(1) << f);
         _passChallengeWindow(jobId);
+        uint256 wallet0 = token.balanceOf(verifiers[0]);
         jobManager.finalize(jobId);
         // f is settled by the forced-error rule; g goes to the adjudicator.
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Disputed));
         assertEq(jobManager.disputedSampleOf(jobId), g);
         assertEq(jobManager.disputedMaskOf(jobId), uint256(1) << g);
         assertEq(_staked(verifiers[1], Role.Verifier), 500e18 - params.verifierStake);
-        assertEq(escrow.creditOf(verifiers[0]), params.challengeBond + params.jackpot);
+        // Its bond on f and the jackpot are paid to the wallet at once (no fee while disputed).
+        assertEq(token.balanceOf(verifiers[0]) - wallet0, params.challengeBond + params.jackpot);
+        assertEq(escrow.creditOf(verifiers[0]), 0);
         // The committed segment g is valid: verifier 0 loses its stake and its bond on g.
         _arbitrate(_job(jobId).disputeId, true);
         jobManager.finalize(jobId);
@@ -147,6 +191,7 @@ contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
         vm.warp(uint256(_job(bare).challengeDeadline) + 1);
         uint256 creditBefore = escrow.creditOf(submitter);
         uint256 poolBefore = escrow.jackpotPool();
+        uint256[] memory wallets = _wallets(assigned);
         uint256[] memory lockedBefore = new uint256[](assigned.length);
         for (uint256 i; i < assigned.length; ++i) {
             lockedBefore[i] = _locked(assigned[i], Role.Verifier);
@@ -161,7 +206,8 @@ contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
         for (uint256 i; i < assigned.length; ++i) {
             assertEq(_staked(assigned[i], Role.Verifier), 500e18);
             assertEq(_locked(assigned[i], Role.Verifier), lockedBefore[i] - params.verifierStake);
-            assertEq(escrow.creditOf(assigned[i]), params.verifierFee);
+            assertEq(token.balanceOf(assigned[i]), wallets[i] + params.verifierFee, "fee to the wallet");
+            assertEq(escrow.creditOf(assigned[i]), 0);
         }
         _assertEscrowSolvent();
     }
@@ -174,14 +220,20 @@ contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
         vm.prank(whistleblower);
         jobManager.challengeApproval(jobId, 2, verifiers[1]);
         vm.warp(uint256(_job(jobId).challengeDeadline) + params.revealWindow + 1);
+        uint256[] memory wallets = _wallets(verifiers);
         vm.expectEmit(address(jobManager));
         emit IJobManager.SolverFaulted(jobId, solver, RoundOutcome.NoReveal, params.solverStake);
         jobManager.finalize(jobId);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Rejected));
         assertEq(_staked(solver, Role.Solver), 1000e18 - params.solverStake);
         assertEq(_staked(verifiers[2], Role.Verifier), 500e18 - params.verifierStake);
-        assertEq(escrow.creditOf(verifiers[0]), params.challengeBond + params.verifierFee);
-        assertEq(escrow.creditOf(verifiers[1]), params.verifierFee);
+        // The seats that revealed are paid their fee to the wallet; the rejecter's bond is a credit.
+        assertEq(escrow.creditOf(verifiers[0]), params.challengeBond);
+        assertEq(token.balanceOf(verifiers[0]), wallets[0] + params.verifierFee);
+        assertEq(escrow.creditOf(verifiers[1]), 0);
+        assertEq(token.balanceOf(verifiers[1]), wallets[1] + params.verifierFee);
+        assertEq(escrow.creditOf(verifiers[2]), 0);
+        assertEq(token.balanceOf(verifiers[2]), wallets[2], "the missed seat is paid nothing");
         assertEq(escrow.creditOf(whistleblower), params.challengeBond);
         // The solver's slash and the missed verifier's stake join the jackpot pool; the missed
         // verifier's fee goes back to the submitter.
@@ -261,10 +313,15 @@ contract VerificationRound_ForcedEnd_Test is VerificationRound_Forced_Init {
         // A made-up end claims a replay that did not happen (a zero end would be an abstention).
         _submitForcedEnd(verifiers[2], keccak256("made-up end"));
         _passChallengeWindow(jobId);
+        uint256 wallet0 = token.balanceOf(verifiers[0]);
+        uint256 wallet2 = token.balanceOf(verifiers[2]);
         jobManager.finalize(jobId);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Disputed));
-        assertEq(escrow.creditOf(verifiers[0]), params.challengeBond + params.jackpot);
-        assertEq(escrow.creditOf(verifiers[2]), 0, "paid without a replay");
+        // A replaying rejecter is paid its bond and the jackpot to its wallet (no fee while disputed).
+        assertEq(token.balanceOf(verifiers[0]) - wallet0, params.challengeBond + params.jackpot);
+        assertEq(escrow.creditOf(verifiers[0]), 0);
+        assertEq(token.balanceOf(verifiers[2]), wallet2, "paid without a replay");
+        assertEq(escrow.creditOf(verifiers[2]), 0, "credited without a replay");
 
         _arbitrate(_job(jobId).disputeId, true);
         jobManager.finalize(jobId);
@@ -288,12 +345,14 @@ contract VerificationRound_ForcedEnd_Test is VerificationRound_Forced_Init {
         _submit(jobId, verifiers[1], uint256(1) << f);
         _submitForcedEnd(verifiers[2], bytes32(0));
         _passChallengeWindow(jobId);
+        uint256 abstainerWallet = token.balanceOf(verifiers[2]);
         vm.expectEmit(address(jobManager));
         emit IJobManager.AbstentionForfeited(jobId, f, verifiers[2], params.challengeBond);
         jobManager.finalize(jobId);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized), "the abstention holds no dispute");
         assertEq(_staked(verifiers[2], Role.Verifier), 500e18, "an abstainer is never slashed");
         assertEq(escrow.creditOf(verifiers[2]), 0, "no jackpot, no fee, its bond forfeited");
+        assertEq(token.balanceOf(verifiers[2]), abstainerWallet, "no fee paid to the wallet");
         (, uint256 bonds,,) = escrow.liabilities();
         assertEq(bonds, 0, "a bond left behind");
         _assertEscrowSolvent();
@@ -310,14 +369,20 @@ contract VerificationRound_ForcedEnd_Test is VerificationRound_Forced_Init {
         vm.prank(whistleblower);
         jobManager.challengeApproval(jobId, f, verifiers[0]);
         _passChallengeWindow(jobId);
+        uint256 wbWallet = token.balanceOf(whistleblower);
         jobManager.finalize(jobId);
-        assertEq(escrow.creditOf(whistleblower), params.challengeBond + params.jackpot);
+        // The whistleblower's bond and jackpot are paid to its wallet at once.
+        assertEq(token.balanceOf(whistleblower) - wbWallet, params.challengeBond + params.jackpot);
+        assertEq(escrow.creditOf(whistleblower), 0);
         uint256 approverCredit = escrow.creditOf(verifiers[0]);
+        uint256 approverWallet = token.balanceOf(verifiers[0]);
         _arbitrate(_job(jobId).disputeId, true);
         jobManager.finalize(jobId);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
-        assertEq(escrow.creditOf(whistleblower), params.challengeBond + params.jackpot, "bond moved twice");
+        assertEq(token.balanceOf(whistleblower) - wbWallet, params.challengeBond + params.jackpot, "bond moved twice");
+        assertEq(escrow.creditOf(whistleblower), 0, "bond credited twice");
         assertEq(escrow.creditOf(verifiers[0]), approverCredit, "the forced claim's approver paid");
+        assertEq(token.balanceOf(verifiers[0]), approverWallet, "the forced claim's approver paid a fee");
         assertEq(_staked(verifiers[0], Role.Verifier), 500e18 - params.verifierStake);
         _assertEscrowSolvent();
     }

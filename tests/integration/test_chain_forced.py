@@ -171,7 +171,9 @@ def test_lazy_verifier_is_caught_by_a_forced_error(
     pool = submitter.escrow.jackpot_pool()
     lazy_stake = submitter.stakes.stake_of(lazy, Role.Verifier).staked
     solver_stake = submitter.stakes.stake_of(solver.address, Role.Solver).staked
-    credits = {a: submitter.escrow.credit_of(a) for a in (*honest, wb.address, solver.address)}
+    parties = (*honest, wb.address, solver.address)
+    credits = {a: submitter.escrow.credit_of(a) for a in parties}
+    wallets = {a: submitter.token.balance_of(a) for a in parties}
     reveal_secret(solver, job_id, hashes, K, secret, claims, advance=False)
     sid = submitter.jobs.submission_of(job_id)
     assert submitter.round.outcome(sid) == (RoundOutcome.Forced, f)
@@ -190,10 +192,13 @@ def test_lazy_verifier_is_caught_by_a_forced_error(
     assert shown[lazy][f] is True
     # the lazy approver is slashed verifierStake into the pool
     assert submitter.stakes.stake_of(lazy, Role.Verifier).staked == lazy_stake - p.verifier_stake
-    # every rejecter and the whistleblower get their bond back plus the jackpot
+    # every rejecter and the whistleblower get their bond back plus the jackpot (and each
+    # rejecter its fee), all paid to the wallet: nothing is left to claim (P-41)
     winners = [*honest, wb.address]
     for a in winners:
-        assert submitter.escrow.credit_of(a) - credits[a] >= p.challenge_bond + p.jackpot
+        fee = p.verifier_fee if a in honest else 0
+        assert submitter.token.balance_of(a) - wallets[a] == p.challenge_bond + p.jackpot + fee
+        assert submitter.escrow.credit_of(a) == credits[a]
     paid = {
         e.args["account"]: e.args["amount"]
         for e in submitter.decode_receipt(receipt, "JackpotPaid")
@@ -202,9 +207,10 @@ def test_lazy_verifier_is_caught_by_a_forced_error(
     (settled,) = submitter.decode_receipt(receipt, "ForcedErrorSettled")
     assert settled.args["sampleIndex"] == f and settled.args["slashed"] == p.verifier_stake
     assert submitter.escrow.jackpot_pool() == pool + p.verifier_stake - len(winners) * p.jackpot
-    # the solver is not penalised: stake intact, reward credited
+    # the solver is not penalised: stake intact, reward paid to its wallet
     assert submitter.stakes.stake_of(solver.address, Role.Solver).staked == solver_stake
-    assert submitter.escrow.credit_of(solver.address) - credits[solver.address] == 10 * E18
+    assert submitter.token.balance_of(solver.address) - wallets[solver.address] == 10 * E18
+    assert submitter.escrow.credit_of(solver.address) == credits[solver.address]
     escrowed, bonds, owed, jackpot = submitter.escrow.liabilities()
     assert jackpot == submitter.escrow.jackpot_pool()
     pots = submitter.escrow.bucket_of(Bucket.Pot)
@@ -244,6 +250,7 @@ def test_a_rejecter_without_the_true_end_keeps_the_forced_sample_disputed(
     assert not submitter.round.forced_end_matches(sid, guesser)
     assert all(submitter.round.forced_end_matches(sid, a) for a in honest)
     credits = {a: submitter.escrow.credit_of(a) for a in assigned}
+    wallets = {a: submitter.token.balance_of(a) for a in assigned}
     receipt = submitter.jobs.finalize(job_id)
     (disputed,) = submitter.decode_receipt(receipt, "ForcedEndDisputed")
     assert (disputed.args["verifier"], disputed.args["sampleIndex"]) == (guesser, f)
@@ -252,9 +259,11 @@ def test_a_rejecter_without_the_true_end_keeps_the_forced_sample_disputed(
     assert submitter.jobs.get_job(job_id).status is JobStatus.Disputed
     segments = submitter.jobs.get_assignment(job_id).segments
     assert submitter.committee.get_dispute(dispute_id).segment == segments[f]
-    for a in honest:  # bonds back at once
-        assert submitter.escrow.credit_of(a) - credits[a] >= p.challenge_bond
+    for a in honest:  # bond back and jackpot at once, to the wallet
+        assert submitter.token.balance_of(a) - wallets[a] == p.challenge_bond + p.jackpot
+        assert submitter.escrow.credit_of(a) == credits[a]
     assert submitter.escrow.credit_of(guesser) == credits[guesser]
+    assert submitter.token.balance_of(guesser) == wallets[guesser]
     submitter.mine(2)
     submitter.committee.draw_committee(dispute_id)
     members = submitter.committee.committee_of(dispute_id)
@@ -325,14 +334,16 @@ def test_solver_that_posts_no_claims_is_slashed(
     pool = submitter.escrow.jackpot_pool()
     assigned = submitter.jobs.get_assignment(job_id).verifiers
     credits = {a: submitter.escrow.credit_of(a) for a in assigned}
+    wallets = {a: submitter.token.balance_of(a) for a in assigned}
     submitter.jobs.finalize(job_id)
     assert submitter.jobs.get_job(job_id).status is JobStatus.Rejected
     assert submitter.stakes.stake_of(solver.address, Role.Solver).staked == before - p.solver_stake
     # abandonment costs the solver (into the pool, not back to the submitter); the verifiers
     # whose stake the job locked are paid
     assert submitter.escrow.jackpot_pool() == pool + p.solver_stake
-    for a in assigned:
-        assert submitter.escrow.credit_of(a) - credits[a] == p.verifier_fee
+    for a in assigned:  # paid to the wallet (P-41)
+        assert submitter.token.balance_of(a) - wallets[a] == p.verifier_fee
+        assert submitter.escrow.credit_of(a) == credits[a]
 
 
 def test_silent_verifiers_are_replaced_then_the_job_expires(

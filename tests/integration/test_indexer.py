@@ -1,6 +1,7 @@
 """The indexer on a real Anvil: every event once, a cursor that survives a restart, a
 reorganisation of a few blocks rolled back, an RPC outage survived, an index of another
-deployment refused.
+deployment refused, a seat's equivocation (docs/SECURITY.md P-40) indexed as a slash of its
+job with its cause and listed on the job.
 
 Run: ``.venv/bin/python -m pytest tests/integration/test_indexer.py -m anvil``.
 """
@@ -18,6 +19,7 @@ from indexer import Index, Indexer, IndexMismatch, binding_of
 from indexer.models import Event, Job, JobPhase, Model, Stake
 from tests.utils.models import register_model
 from tests.utils.rpc_proxy import RpcProxy
+from veritrain.commitments import new_salt, verdict_commitment
 from veritrain.enums import Role
 
 E18 = 10**18
@@ -133,6 +135,82 @@ def test_reorg_of_a_few_blocks_is_rolled_back(
     with index.reader() as s:
         jobs = list(s.scalars(select(Job)))
         assert [(j.job_id, j.spec_uri) for j in jobs] == [(1, 'data:,{"canonical":1}')]
+
+
+def test_an_equivocation_is_indexed_as_a_slash_of_its_job(
+    anvil: Anvil, protocol: Deployment, client_factory
+) -> None:
+    """A seat signs a seal, stores another with its own ``commitVerdicts`` and reveals it;
+    another seat proves both (`tests/integration/test_chain_equivocation.py`'s flow). The index
+    holds the equivocation (prover, both commitments, one verifierStake, no bonds), names the
+    job and the cause on the seat's slash, and the dashboard's job and account views,
+    ``account show`` (with and without ``--db``) and ``job watch`` list it."""
+    from dashboard.queries import account, job
+    from indexer.models import Equivocation, Slash
+    from tests.integration.test_chain_equivocation import _claimed_job
+
+    job_id, sid, claimed, seats, _solver, p = _claimed_job(client_factory)
+    copier, honest = seats[0], seats[1]
+    first = copier.round.sign_seal(
+        sid, verdict_commitment(job_id, copier.address, claimed, new_salt())
+    )
+    salts = {s.address: new_salt() for s in seats}
+    for seat in seats:
+        seat.round.commit_verdicts(
+            sid, verdict_commitment(job_id, seat.address, claimed, salts[seat.address])
+        )
+    for seat in seats:
+        seat.round.reveal_verdicts(sid, claimed, salts[seat.address])
+    stored = honest.round.seals_on_chain(sid)[copier.address.lower()]
+    receipt = honest.round.prove_equivocation(
+        sid, copier.address, (first.commitment, first.signature), stored
+    )
+    block = int(receipt["blockNumber"])
+
+    index = Index.open("sqlite://", binding_of(honest))
+    Indexer(index, honest).sync()
+    with index.reader() as s:
+        row = s.get(Equivocation, (job_id, copier.address, block))
+        assert row is not None
+        assert (row.prover, row.commitment, row.other_commitment) == (
+            honest.address,
+            "0x" + first.commitment.hex(),
+            "0x" + stored[0].hex(),
+        )
+        assert (row.slashed, row.bonds) == (p.verifier_stake, 0)
+        slashes = list(s.scalars(select(Slash).where(Slash.account == copier.address)))
+        assert [(x.block, x.job_id, x.cause, x.slashed) for x in slashes] == [
+            (block, job_id, "equivocation", p.verifier_stake)
+        ]
+        view = job(s, job_id)
+        assert view is not None
+        assert [(e.verifier, e.prover, e.slashed_wei) for e in view.equivocations] == [
+            (copier.address, honest.address, p.verifier_stake)
+        ]
+        assert {a.verifier for a in view.assignments if a.voided} == {copier.address}
+        shown = account(s, copier.address)
+        assert shown is not None
+        assert [(x.job_id, x.cause) for x in shown.slashes] == [(job_id, "equivocation")]
+    from cli.accounts import account_report
+
+    report = account_report(honest, copier.address, index=index)
+    assert [(x["job_id"], x["cause"], x["amount_wei"]) for x in report["slashes"]] == [
+        (job_id, "equivocation", p.verifier_stake)
+    ]
+    assert account_report(honest, copier.address)["slashes"] == report["slashes"]  # over RPC
+    index.close()
+    # `job watch`: the job's history names the proof and the slash, in VTT
+    from cli.watch import Watcher
+    from veritrain.units import vtt
+
+    lines: list[dict[str, object]] = []
+    Watcher(honest, job_id, lines.append).poll()
+    texts = [line["text"] for line in lines]
+    assert f"{honest.address} proved that {copier.address} signed two seals" in texts
+    assert (
+        f"verifier {copier.address} signed two seals: slashed {vtt(p.verifier_stake)} and bonds "
+        f"{vtt(0)} to the jackpot pool; its verdicts voided"
+    ) in texts
 
 
 def test_rpc_outage_is_survived(anvil: Anvil, protocol: Deployment, client_factory) -> None:

@@ -264,8 +264,8 @@ def test_a_griefer_rejecting_a_forced_sample_without_replay_loses(
 ) -> None:
     """An honest solver's forced job: the griefer seals a made-up end for the forced sample (a
     replay it never ran; a zero end would be an abstention, P-20), the honest verifiers the true
-    end. They get their bonds back at the settlement; the sample stays disputed against the
-    griefer alone, which loses its bond and stake to the committee."""
+    end. They get their bonds back (to their wallets) at the settlement; the sample stays
+    disputed against the griefer alone, which loses its bond and stake to the committee."""
     net = forced_one_net
     job_id, solver, _ = _run(net, None, lazy=(), reject_all=(V1,), spec=_one_segment())
     reader = net.client(0)
@@ -288,9 +288,9 @@ def test_a_griefer_rejecting_a_forced_sample_without_replay_loses(
     assert net.slashed(griefer, Role.Verifier) == p.verifier_stake
     forfeited = _job_events(net, reader.jobs.contract, "BondForfeited", job_id)
     assert [e["account"] for e in forfeited] == [griefer]
-    bonds_back = [
+    bonds_back = [  # paid to the wallets with the jackpot (P-41)
         e["account"]
-        for e in _job_events(net, reader.escrow.contract, "Credited", job_id)
+        for e in _job_events(net, reader.escrow.contract, "Paid", job_id)
         if int(e["from"]) == int(Bucket.Bonds) and e["amount"] == p.challenge_bond
     ]
     assert sorted(bonds_back) == sorted(honest)

@@ -490,9 +490,9 @@ class FakeJobs:
             self._client.chain.set_job(job_id, status=JobStatus.Disputed, dispute_id=1)
         else:
             self._client.chain.set_job(job_id, status=JobStatus.Finalized)
-            self._client.chain.credits[job.solver] = (
-                self._client.chain.credits.get(job.solver, 0) + job.reward
-            )
+            # as the Escrow's `pay`: the reward goes straight to the solver's wallet
+            balances = self._client.chain.balances
+            balances[job.solver] = balances.get(job.solver, 0) + job.reward
         return self._client._tx("finalize", job_id)
 
     def _drop_replayed_abstentions(self, job_id: int) -> None:

@@ -10,8 +10,9 @@ import {Bucket} from "../types/EscrowTypes.sol";
 /// @notice Holds every protocol token outside the StakeManager (the role Optimism's DelayedWETH plays
 ///         for its games): job escrows, reject/challenge/move bonds, the jackpot pool, dispute pots
 ///         and the credits (pull payments) of every account. Authorised protocol contracts, set once
-///         at deployment, move balances between buckets and into credits; every account claims all
-///         it is owed with one `claimCredit`.
+///         at deployment, move balances between buckets, into credits, or pay them out straight
+///         to a wallet (`pay`: a job's reward and verifier fees, with a credit as the fallback);
+///         every account claims all the credit it is owed with one `claimCredit`.
 /// @dev Conservation: the token balance equals the sum of the buckets and the credits, plus any
 ///      tokens sent here directly or slashed here and not booked yet (`Unbooked`).
 interface IEscrow {
@@ -71,6 +72,14 @@ interface IEscrow {
     /// @param amount Amount (wei).
     event Credited(address indexed protocol, address indexed account, Bucket from, uint256 amount);
 
+    /// @notice Emitted when `pay` transferred an amount straight to an account's wallet (when the
+    ///         token refuses the transfer, `pay` books a credit and emits `Credited` instead).
+    /// @param protocol Authorised contract that paid it.
+    /// @param account Account (and receiver) paid.
+    /// @param from Source bucket.
+    /// @param amount Amount transferred (wei).
+    event Paid(address indexed protocol, address indexed account, Bucket from, uint256 amount);
+
     /// @notice Emitted when an account claimed its credit.
     /// @param account Account (and receiver).
     /// @param amount Amount transferred (wei).
@@ -101,6 +110,21 @@ interface IEscrow {
     /// @param account Account credited.
     /// @param amount Amount (wei); zero is a no-op.
     function credit(Bucket from, address account, uint256 amount) external;
+
+    /// @notice Moves `amount` from bucket `from` (or from the unbooked surplus) and transfers it to
+    ///         `account`'s wallet at once (`Paid`); if the token refuses the transfer (e.g. a
+    ///         blocklisted recipient), books it as `account`'s credit instead, exactly as `credit`
+    ///         does (`Credited`), so a recipient can never block the caller and nothing is lost.
+    /// @dev Push with a pull fallback: the happy path spares the recipient a `claimCredit`
+    ///      transaction and the Escrow a credit word, while pull-over-push stays the fallback for
+    ///      any transfer that fails. A plain ERC-20 transfer calls no code of the recipient, so the
+    ///      recipient cannot re-enter or spend the caller's gas through it. Reverts
+    ///      `NotAuthorized` for an unauthorised caller, `ZeroAddress` for account 0 and
+    ///      `InsufficientBucket` when `from` holds less than `amount`.
+    /// @param from Source bucket.
+    /// @param account Account paid (its wallet, or its credit when the transfer fails).
+    /// @param amount Amount (wei); zero is a no-op.
+    function pay(Bucket from, address account, uint256 amount) external;
 
     ////// Anyone //////
 

@@ -18,7 +18,10 @@ import {SubmissionId} from "../types/SubmissionId.sol";
 /// @notice Escrows training jobs and runs their lifecycle: post, claim, commit checkpoints,
 ///         random verifier assignment, sealed verdicts and forced errors through an
 ///         `IVerificationRound` (docs/FORCED_ERRORS.md), whistleblower challenges, disputes through
-///         an `IAdjudicator`, finalization (reward, fees, ownership shares, jackpots); every payment is a credit at the `IEscrow`.
+///         an `IAdjudicator`, finalization (reward, fees, ownership shares, jackpots). The solver's
+///         reward and the seats' fees are paid straight to their wallets at the `IEscrow`
+///         (`IEscrow.pay`, a credit when the token refuses the transfer); every other payment is a
+///         credit there.
 interface IJobManager is IJobManagerErrors {
     ////// Events //////
 
@@ -262,10 +265,10 @@ interface IJobManager is IJobManagerErrors {
     /// @param amount Share moved from the dispute pot to the jackpot pool (wei).
     event PotShareToPool(uint256 indexed jobId, address indexed party, uint256 amount);
 
-    /// @notice Emitted when a job was finalized and its payouts credited.
+    /// @notice Emitted when a job was finalized and its payouts made.
     /// @param jobId Job.
     /// @param solver Solver.
-    /// @param reward Reward credited to the solver (wei).
+    /// @param reward Reward paid to the solver's wallet (wei; credited when the token refuses it).
     /// @param shares Verified steps N; the ShareRegistry mints N * computePerStep shares for them if the
     ///        job extends its model's lineage (its `SharesMinted`), else none (`OffLineage`).
     event JobFinalized(uint256 indexed jobId, address indexed solver, uint256 reward, uint256 shares);

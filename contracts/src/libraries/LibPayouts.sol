@@ -14,8 +14,10 @@ import {MAX_SEATS, Settlement, Submission} from "../types/SubmissionTypes.sol";
 /// @title LibPayouts
 /// @notice How settlement moves tokens: slashes booked into an Escrow bucket, stake unlocks, fees,
 ///         bonds, credits, and the split of a dispute pot (docs/SECURITY.md P-19). Every token
-///         moves as a bucket move or credit at the Escrow; stakes are slashed to the Escrow and
-///         booked at once.
+///         moves as a bucket move, a credit or a direct payment at the Escrow: a verifier's fee
+///         (and, in LibSettlement, the solver's reward) is paid straight to the wallet
+///         (`IEscrow.pay`, a credit only when the token refuses the transfer); refunds, bonds,
+///         jackpots and pot shares stay credits. Stakes are slashed to the Escrow and booked at once.
 /// @dev Internal functions only: they are compiled into their caller (LibSettlement, an external
 ///      library running in the JobManager's context), so events are the JobManager's and the
 ///      StakeManager and Escrow see the JobManager as the caller.
@@ -121,21 +123,29 @@ library LibPayouts {
         if (amount != 0) s.escrow.credit(from, account, amount);
     }
 
+    /// @notice Pays `amount` (wei) from bucket `from` straight to `account`'s wallet at the Escrow
+    ///         (`IEscrow.pay`: `Paid`, or a credit with `Credited` when the token refuses the
+    ///         transfer); nothing for 0.
+    function pay(Settlement memory s, Bucket from, address account, uint256 amount) internal {
+        if (amount != 0) s.escrow.pay(from, account, amount);
+    }
+
     /// @notice Moves `amount` of the job's escrowed fees to the submitter's credit.
     function refundFee(Submission storage sub, Settlement memory s, address submitter, uint256 amount) internal {
         sub.feesHeld = SafeCast.toUint120(sub.feesHeld - amount);
         credit(s, Bucket.Escrowed, submitter, amount);
     }
 
-    /// @notice Moves one verifier fee from escrow to `verifier`'s credit, or back to `submitter` when
-    ///         the verifier abstained on any sample: a fee pays for a complete check (P-20).
+    /// @notice Pays one verifier fee from escrow straight to `verifier`'s wallet (`pay`), or
+    ///         credits it back to `submitter` when the verifier abstained on any sample: a fee pays
+    ///         for a complete check (P-20).
     function payFee(Submission storage sub, Settlement memory s, address submitter, address verifier) internal {
         if (sub.seats[verifier].abstainMask != 0) {
             refundFee(sub, s, submitter, s.verifierFee);
             return;
         }
         sub.feesHeld = SafeCast.toUint120(sub.feesHeld - s.verifierFee);
-        credit(s, Bucket.Escrowed, verifier, s.verifierFee);
+        pay(s, Bucket.Escrowed, verifier, s.verifierFee);
     }
 
     /// @notice Returns one bond to `account` as credit.

@@ -31,7 +31,11 @@ import {
 /// @title LibSettlement
 /// @notice How the JobManager settles a submission: the round outcome (docs/FORCED_ERRORS.md
 ///         section 3), finalization, and dispute outcomes (PROTOCOL.md 3.3). Every token moves as a
-///         bucket move or credit at the Escrow; stakes are slashed to the Escrow and booked at once.
+///         bucket move, a credit or a direct payment at the Escrow: the solver's reward on finalize
+///         and a seat's fee (on finalize, expiry and rejection) are paid straight to the wallet
+///         (`IEscrow.pay`, a credit only when the token refuses the transfer); refunds, bonds,
+///         jackpots, pot shares and arbiter fees stay credits. Stakes are slashed to the Escrow and
+///         booked at once.
 /// @dev An external library (DELEGATECALL): it runs in the JobManager's context and storage, so the
 ///      StakeManager, Escrow and ShareRegistry see the JobManager as the caller, events are the
 ///      JobManager's (`IJobManager` events), and the JobManager's reentrancy guard covers it. It keeps
@@ -309,9 +313,10 @@ library LibSettlement {
         if (outcome == RoundOutcome.Forced) _settleForced(job, sub, s, jobId, forcedSample);
     }
 
-    /// @notice No dispute left: pays the solver and the verifiers, unlocks their stakes and reports
-    ///         the job to the ShareRegistry, which mints its verified compute as ownership shares to
-    ///         the solver if the job extends the model's lineage.
+    /// @notice No dispute left: pays the solver its reward and the verifiers their fees straight to
+    ///         their wallets (`IEscrow.pay`), unlocks their stakes and reports the job to the
+    ///         ShareRegistry, which mints its verified compute as ownership shares to the solver if
+    ///         the job extends the model's lineage.
     function finalizeJob(Job storage job, Submission storage sub, Settlement memory s, uint256 jobId) external {
         job.status = JobStatus.Finalized;
         bool[] memory release = _payStanding(job, sub, s, SeatStatus.Submitted);
@@ -320,7 +325,7 @@ library LibSettlement {
         address solver = job.solver;
         uint256 reward = job.reward;
         emit IJobManager.JobFinalized(jobId, solver, reward, job.totalSteps);
-        LibPayouts.credit(s, Bucket.Escrowed, solver, reward);
+        LibPayouts.pay(s, Bucket.Escrowed, solver, reward);
 
         // Interactions with trusted protocol contracts, after all state changes.
         LibPayouts.unlock(s, solver, Role.Solver);
@@ -512,7 +517,7 @@ library LibSettlement {
 
     /// @notice Pays the jackpot of forced sample `f` to its rejecters whose sealed end matches the
     ///         solver's true end and to the whistleblowers of its approvals (bond back plus
-    ///         min(jackpot, pool) each).
+    ///         min(jackpot, pool) each), to their wallets (`IEscrow.pay`).
     /// @return paid Jackpots paid (wei).
     /// @return disputed Whether a rejecter's end differs from the true end.
     function _payForced(
@@ -553,7 +558,6 @@ library LibSettlement {
             } else {
                 continue;
             }
-            LibPayouts.returnBond(s, winner);
             uint256 amount = pool < s.jackpot ? pool : s.jackpot;
             // SAFETY: amount <= pool; paid only adds amounts taken from the pool.
             unchecked {
@@ -561,8 +565,16 @@ library LibSettlement {
                 paid += amount;
             }
             emit IJobManager.JackpotPaid(jobId, winner, amount);
-            LibPayouts.credit(s, Bucket.Jackpot, winner, amount);
+            _payWinner(s, winner, amount);
         }
+    }
+
+    /// @notice Returns a forced-error winner's bond and pays its jackpot (`amount` wei) straight
+    ///         to its wallet, as the fees and the reward (a credit only if the token refuses the
+    ///         transfer): a forced error costs its catchers no claim.
+    function _payWinner(Settlement memory s, address winner, uint256 amount) internal {
+        LibPayouts.pay(s, Bucket.Bonds, winner, s.challengeBond);
+        LibPayouts.pay(s, Bucket.Jackpot, winner, amount);
     }
 
     ////// Internal: dispute settlement //////
@@ -739,7 +751,8 @@ library LibSettlement {
         LibPayouts.releaseSeats(sub, s, release);
     }
 
-    /// @notice Pays its fee to each seat of status `standing` and marks it Released.
+    /// @notice Pays its fee to each seat of status `standing` straight to its wallet (an abstaining
+    ///         seat's goes back to the submitter as credit, `LibPayouts.payFee`) and marks it Released.
     /// @return release Per seat (assignment order): true if it was paid (unlock it with
     ///         `_releaseSeats` after the other state changes).
     function _payStanding(Job storage job, Submission storage sub, Settlement memory s, SeatStatus standing)

@@ -120,11 +120,14 @@ contract Dispute_Invariant_Test is Deployers, InvariantTest {
     /// @custom:invariant D5 Every job reaches a terminal state within `jobBound()` of its opening
     ///                  (at most samplesPerJob * 2V games, each within D1's bound), whatever its
     ///                  parties do, a verifier that is also a whistleblower and throws its games
-    ///                  included; D6 every job of an honest solver ends Finalized (it is paid).
+    ///                  included; D6 every job of an honest solver ends Finalized, and the solver's
+    ///                  wallet is paid exactly REWARD per Finalized job (`Paid`, no claim needed).
     ///                  Progress (`afterInvariant`): some job, and some double-role job, ended.
     function invariant_jobsTerminateInBound() public {
         assertEq(handler.ghost_lateJobs(), 0, "a job ended later than its bound");
         assertEq(handler.ghost_honestSolverNotPaid(), 0, "an honest solver's job did not finalize");
+        (uint256 paid, uint256 owed) = handler.solverPay();
+        assertEq(paid, owed, "the solver's wallet was not paid the reward of each finalized job");
         uint256[] memory live = handler.liveJobs();
         for (uint256 i; i < live.length; ++i) {
             assertLte(
@@ -135,24 +138,32 @@ contract Dispute_Invariant_Test is Deployers, InvariantTest {
 
     /// @custom:invariant D3 No account claims more than it was credited: credits from the JobManager
     ///                  and from the game all land at the Escrow, the game credits exactly the bonds
-    ///                  it announces, and credited - claimed is the account's current credit.
+    ///                  it announces, and credited - claimed is the account's current credit. Every
+    ///                  payment straight to a wallet (`Paid`) is the JobManager's and is the token
+    ///                  transfer of exactly its amount to that account; tokens leave the Escrow
+    ///                  only as claims and payments (D4).
     function invariant_claimsWithinCredits() public {
         assertEq(handler.ghost_claimMismatches(), 0, "claim paid other than the credit");
+        assertEq(handler.ghost_payMismatches(), 0, "payment other than its token transfer");
         address[] memory accounts = handler.accounts();
-        uint256[3][] memory ledger = handler.creditLedger();
+        uint256[4][] memory ledger = handler.creditLedger();
         uint256 gameCredited;
+        uint256 outflow;
         for (uint256 i; i < accounts.length; ++i) {
             uint256 credited = ledger[i][0] + ledger[i][1];
             uint256 claimed = ledger[i][2];
             gameCredited += ledger[i][1];
+            outflow += claimed + ledger[i][3];
             assertLte(claimed, credited, "Escrow: claimed > credited");
             assertEq(credited - claimed, escrow.creditOf(accounts[i]), "Escrow: credit != credited - claimed");
         }
         assertEq(gameCredited, handler.ghost_gameAnnouncedBonds(), "game: credited != bonds announced");
+        assertEq(outflow, handler.ghost_escrowOutflow(), "Escrow: tokens out != claims + payments");
     }
 
     /// @custom:invariant D4 The Escrow's token balance equals the sum of its buckets and credits
-    ///                  (nothing unbooked, no dispute pot left over); its Bonds bucket covers the move
+    ///                  (nothing unbooked, no dispute pot left over: a payment straight to a wallet
+    ///                  leaves its bucket and the balance together); its Bonds bucket covers the move
     ///                  bonds of unresolved games; the game and the JobManager hold no tokens.
     function invariant_tokensConserved() public {
         // The handler's open games are exactly the unresolved ones (checked by D1).

@@ -62,6 +62,7 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         assertGt(handler.ghost_slashes(), 0, "P2: no slash in this run");
         assertGt(handler.ghost_finalizedMints(), 0, "P3: no finalized mint in this run");
         assertGt(handler.ghost_forcedErrors(), 0, "P5: no forced-error settlement in this run");
+        assertGt(handler.ghost_rewardsPaid(), 0, "P12: no reward paid to a wallet in this run");
         assertGt(handler.ghost_selfDealtClaims(), 0, "no submitter solved its own job in this run");
         invariant_stakeConservation();
         invariant_escrowSolvent();
@@ -69,6 +70,7 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         invariant_forcedErrorsSettled();
         invariant_sharesMatchVerifiedSteps();
         invariant_expiryJudgesRevealedRejects();
+        invariant_payoutsToWallets();
         _assertBatchesHonest();
     }
 
@@ -107,6 +109,7 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         invariant_noUnjustifiedSlash();
         invariant_escrowSolvent();
         invariant_forcedErrorsSettled();
+        invariant_payoutsToWallets();
     }
 
     /// @notice The same batches, where a rejecting seat revokes its Escrow allowance before the
@@ -132,6 +135,70 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         }
         assertEq(skipped, 1, "exactly the uncovered seat is left to reveal itself");
         _assertBatchesHonest();
+    }
+
+    /// @notice P12 and P5 on the forced-error payouts, which fuzzed runs reach rarely (a seat that
+    ///         rejects the forced claim with the true end, or a challenge of an approval of it): job 1
+    ///         draws a forced error on sample f, its first seat rejects f with the end it replayed
+    ///         and, with two seats (not in the one-seat suite), the other approves every sample and
+    ///         the whistleblower challenges its approval of f. The finalize pays each winner its
+    ///         bond and jackpot straight to its wallet (`Paid` from the Bonds and Jackpot buckets,
+    ///         no credit), and the handler's P12 check accepts exactly that.
+    function test_handler_forcedErrorWinnersPaidToWallets_succeeds() public {
+        uint256 f = _handlerForcedJob();
+        (address[] memory seats,) = jobManager.getAssignment(1);
+        address whistleblower = handler.whistleblowers(0);
+        // The first seat rejects f with a replay (bit f + 8 set, bit 7 clear; the handler keeps a
+        // mask divisible by 3); a second seat approves every sample.
+        uint256 mask = uint256(1) << (f + 8);
+        mask += (3 - mask % 3) % 3;
+        handler.submitVerdicts(0, 0, mask);
+        if (seats.length > 1) handler.submitVerdicts(0, 1, 0);
+        for (uint256 i; i < seats.length; ++i) {
+            handler.submitVerdicts(0, i, 0);
+        }
+        if (seats.length > 1) {
+            handler.challengeApproval(0, f, 1);
+            assertEq(jobManager.challengerOf(1, f, seats[1]), whistleblower, "the approval of f is challenged");
+        }
+        uint256 seed;
+        while (uint256(keccak256(abi.encode(seed, "reveal"))) % 8 == 0) {
+            ++seed;
+        }
+        handler.finalize(seed);
+        assertEq(uint8(jobManager.getJob(1).status), uint8(JobStatus.Finalized), "finalized");
+        assertEq(handler.ghost_forcedErrors(), 1, "the forced error settled");
+        assertEq(handler.ghost_winnersPaid(), seats.length, "a winner not paid to its wallet");
+        assertEq(escrow.creditOf(seats[0]), 0, "the rejecter credited");
+        assertEq(escrow.creditOf(whistleblower), 0, "the whistleblower credited");
+        invariant_payoutsToWallets();
+        invariant_forcedErrorsSettled();
+        invariant_noUnjustifiedSlash();
+        invariant_escrowSolvent();
+    }
+
+    /// @notice Job 1 (12 segments) posted, claimed, committed and assigned through the handler
+    ///         with a forced error drawn and neither seat the silent one or the griefer (the first
+    ///         randomness that does so): the forced sample.
+    function _handlerForcedJob() internal returns (uint256 f) {
+        for (uint256 seed;; ++seed) {
+            uint256 snapshot = vmx.snapshotState();
+            handler.postJob(0, 1 | (12 << 8), 1e18);
+            handler.claimAndCommit(0, 0, true);
+            handler.claimAndCommit(0, 0, true);
+            uint256 randomnessBlock = jobManager.getJob(1).randomnessBlock;
+            vm.roll(randomnessBlock + 1);
+            vmx.setBlockhash(randomnessBlock, keccak256(abi.encode("draw", seed)));
+            handler.assignVerifiers(1);
+            if (jobManager.getJob(1).status == JobStatus.Verifying) {
+                (address[] memory seats,) = jobManager.getAssignment(1);
+                bool forced;
+                (forced, f) = round.drawForcedError(_sid(1), keccak256(abi.encode("secret", uint256(1))));
+                bool plain = !_isIn(seats, handler.silentSeat()) && !_isIn(seats, handler.griefer());
+                if (forced && plain) return f;
+            }
+            vmx.revertToState(snapshot);
+        }
     }
 
     /// @notice Job 1 posted, claimed, committed and assigned through the handler: its seats and
@@ -162,12 +229,14 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         }
     }
 
-    /// @notice From a fresh deployment, `settle` alone reaches all three milestones.
+    /// @notice From a fresh deployment, `settle` alone reaches all four milestones.
     function test_settle_reachesProgress_succeeds() public {
         handler.settle();
         assertGt(handler.ghost_slashes(), 0, "P2: no slash");
         assertGt(handler.ghost_finalizedMints(), 0, "P3: no finalized mint");
         assertGt(handler.ghost_forcedErrors(), 0, "P5: no forced-error settlement");
+        assertGt(handler.ghost_rewardsPaid(), 0, "P12: no reward paid to a wallet");
+        invariant_payoutsToWallets();
     }
 
     /// @notice The handler's P-35 path: a Committed job left past its assign deadline is expired by
@@ -295,6 +364,30 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
     /// forge-config: ci.invariant.depth = 384
     function invariant_expiryJudgesRevealedRejects() public {
         assertEq(handler.ghost_unjudgedRejectExpired(), 0, "a job expired with an unjudged revealed reject");
+    }
+
+    /// @custom:invariant P12 Payouts straight to the wallet: a finalize that finalizes a job pays its
+    ///                   solver exactly the job's reward to its wallet, once (`IEscrow.Paid`, no
+    ///                   credit to claim), and no finalize or resolve pays the solver anything
+    ///                   else; every `Paid` is the JobManager's and the token transfer of exactly
+    ///                   its amount to its account, and is either a reward or fee (from the
+    ///                   Escrowed bucket, to the job's solver or a seat of the job) or a forced-error
+    ///                   winner's bond and jackpot (from the Bonds and Jackpot buckets, only in the
+    ///                   finalize that settles the job's forced error, to one of its winners, right
+    ///                   after the `JackpotPaid` for that account, of exactly the bond and that
+    ///                   jackpot); every winner of a settled forced error is paid so.
+    /// forge-config: default.invariant.runs = 32
+    /// forge-config: default.invariant.depth = 256
+    /// forge-config: ci.invariant.runs = 64
+    /// forge-config: ci.invariant.depth = 384
+    function invariant_payoutsToWallets() public {
+        assertEq(handler.ghost_rewardNotPaid(), 0, "P12: a finalized job's reward not paid to its solver's wallet");
+        assertEq(
+            handler.ghost_payoutMisrouted(),
+            0,
+            "P12: a payment other than a reward, fee or forced-error winner's transfer"
+        );
+        assertEq(handler.ghost_winnerNotPaid(), 0, "P12: a forced-error winner not paid to its wallet");
     }
 
     /// @custom:invariant P3 Ownership shares minted equal the total steps of finalized jobs.

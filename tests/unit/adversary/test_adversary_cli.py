@@ -1,5 +1,5 @@
-"""`veritrain adversary ...` (testing only): the cheating solver and the lazy or griefing
-verifier commands are declared and documented, and refuse bad modes."""
+"""`veritrain adversary ...` (testing only): the cheating solver and the lazy, griefing or
+equivocating verifier commands are declared and documented, and refuse bad modes."""
 
 from __future__ import annotations
 
@@ -26,7 +26,14 @@ def test_a_negative_claim_limit_is_a_usage_error() -> None:
     assert result.exit_code == 2 and "--claims" in result.output
 
 
-def test_verifier_help_lists_lazy_and_reject_all() -> None:
+def test_verifier_help_lists_lazy_reject_all_and_equivocate() -> None:
     result = CliRunner().invoke(app, ["verifier", "--help"])
     assert result.exit_code == 0, result.output
-    assert "--lazy" in result.output and "--reject-all" in result.output
+    for option in ("--lazy", "--reject-all", "--equivocate"):
+        assert option in result.output
+
+
+def test_a_verifier_of_two_kinds_is_a_usage_error() -> None:
+    argv = ["verifier", "--lazy", "--equivocate", "--dev-account", "1"]
+    result = CliRunner().invoke(app, argv)
+    assert result.exit_code == 2 and "exactly one of" in result.output

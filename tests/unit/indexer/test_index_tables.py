@@ -220,6 +220,80 @@ def test_game_moves_record_the_dissection_points_and_the_part(index: Index) -> N
     ]
 
 
+C = "0x" + "66" * 20
+SID = "0x" + "77" * 32
+
+
+def _equivocation_history(index: Index) -> None:
+    """Job 1 (of `_history`) verified by seats B and C; C signed two seals and A proved it: one
+    transaction at block 40 (the proof, C's slash, an unrelated slash of B, the JobManager's
+    event), and a slash of C at block 41 that names no job."""
+    _add(index, 30, "JobManager", "VerifiersAssigned", {
+        "jobId": 1, "verifiers": [B, C], "segments": [0, 1], "verdictDeadline": 150,
+        "challengeDeadline": 0,
+    })  # fmt: skip
+    _add(index, 40, "VerificationRound", "EquivocationProven", {
+        "submissionId": SID, "verifier": C, "prover": A, "commitment": H,
+        "otherCommitment": "0x" + "cd" * 32,
+    }, extra={"job_id": 1})  # fmt: skip
+    stake = {"staked": 4 * 10**19, "locked": 0, "unbonding": 0, "release_at": 0}
+    for log_index, who in ((1, C), (2, B)):
+        _add(index, 40, "StakeManager", "StakeSlashed", {
+            "account": who, "role": 1, "requested": 10**19, "slashed": 10**19, "recipient": TOKEN,
+        }, extra=stake, log_index=log_index)  # fmt: skip
+    _add(index, 40, "JobManager", "VerifierEquivocated",
+         {"jobId": 1, "verifier": C, "slashed": 10**19, "bonds": 5 * 10**18},
+         log_index=3)  # fmt: skip
+    _add(index, 41, "StakeManager", "StakeSlashed", {
+        "account": C, "role": 1, "requested": 10**18, "slashed": 10**18, "recipient": TOKEN,
+    }, extra=stake)  # fmt: skip
+
+
+def test_an_equivocation_is_a_slash_of_its_job_with_its_cause(index: Index) -> None:
+    """docs/SECURITY.md P-40: the proof and the JobManager's slash make one equivocation row;
+    the seat's `StakeSlashed` of that transaction names the job and the cause (not another
+    account's in the same transaction, nor the seat's other slashes); the job page lists it
+    and marks the seat voided, the account page names the job and the cause."""
+    from indexer.models import Equivocation, Slash
+
+    _history(index)
+    _equivocation_history(index)
+
+    def check() -> None:
+        with index.reader() as s:
+            row = s.get(Equivocation, (1, C, 40))
+            assert row is not None
+            assert (row.prover, row.commitment, row.other_commitment, row.submission_id) == (
+                A, H, "0x" + "cd" * 32, SID,
+            )  # fmt: skip
+            assert (row.slashed, row.bonds, row.timestamp) == (10**19, 5 * 10**18, 1_040)
+            causes = {(x.account, x.block): (x.job_id, x.cause) for x in s.query(Slash)}
+        assert causes == {(C, 40): (1, "equivocation"), (B, 40): (None, None),
+                          (C, 41): (None, None)}  # fmt: skip
+
+    check()
+    with index.session() as s:  # derived again from the stored events: the same rows
+        rederive(s)
+    check()
+    client = TestClient(create_app(index))
+    job = client.get("/api/jobs/1").json()
+    assert job["equivocations"] == [{
+        "verifier": C, "prover": A, "commitment": H, "other_commitment": "0x" + "cd" * 32,
+        "slashed_wei": str(10**19), "bonds_wei": str(5 * 10**18), "block": 40,
+        "timestamp": 1_040,
+    }]  # fmt: skip
+    assert {a["verifier"]: a["voided"] for a in job["assignments"]} == {B: False, C: True}
+    page = client.get("/jobs/1").text
+    assert 'id="equivocations"' in page and "1970-01-01 00:17:20 UTC" in page
+    assert '<td class="num">10</td><td class="num">5</td>' in page  # VTT, not wei
+    slashes = client.get(f"/api/accounts/{C}").json()["slashes"]
+    assert [(x["block"], x["job_id"], x["cause"], x["slashed_wei"]) for x in slashes] == [
+        (40, 1, "equivocation", str(10**19)),
+        (41, None, None, str(10**18)),
+    ]
+    assert '<a href="/jobs/1">1</a></td><td>equivocation</td>' in client.get(f"/accounts/{C}").text
+
+
 @pytest.mark.parametrize(
     "path",
     [
@@ -354,13 +428,14 @@ def test_sqlite_and_postgresql_answer_alike(tmp_path: Path, postgres_server: Any
         "/api/status", "/api/overview", "/api/jobs/1", "/api/runs/1", "/api/disputes/job-4",
         "/api/disputes/claim-2", "/api/models/digits-mlp", f"/api/accounts/{A}",
         f"/api/accounts/{B}", "/", "/jobs/1", "/runs/1", "/disputes/job-4", "/models/digits-mlp",
-        f"/accounts/{B}",
+        f"/accounts/{B}", f"/api/accounts/{C}", f"/accounts/{C}",
     ]  # fmt: skip
     answers = []
     for url in urls:
         idx = Index.open(url, BINDING)
         _history(idx)
         _run_history(idx)
+        _equivocation_history(idx)
         client = TestClient(create_app(idx))
         responses = [client.get(p) for p in paths]
         assert [r.status_code for r in responses] == [200] * len(paths)

@@ -272,7 +272,7 @@ contract DisputeHandler is DisputeHandlerBase {
         return _liveJobs;
     }
 
-    /// @notice Every account that may hold a credit.
+    /// @notice Every account that may hold a credit or was paid.
     function accounts() external view returns (address[] memory) {
         return _accounts;
     }
@@ -295,13 +295,26 @@ contract DisputeHandler is DisputeHandlerBase {
     }
 
     /// @notice The D3 ghosts of `accounts()` in one call.
-    /// @return credits Per account: credited by the JobManager, credited by the game, claimed.
-    function creditLedger() external view returns (uint256[3][] memory credits) {
-        credits = new uint256[3][](_accounts.length);
+    /// @return credits Per account: credited by the JobManager, credited by the game, claimed, and
+    ///         paid straight to its wallet by the JobManager (wei).
+    function creditLedger() external view returns (uint256[4][] memory credits) {
+        credits = new uint256[4][](_accounts.length);
         for (uint256 i; i < _accounts.length; ++i) {
             address account = _accounts[i];
-            credits[i] = [ghost_jobManagerCredited[account], ghost_gameCredited[account], ghost_claimed[account]];
+            credits[i] = [
+                ghost_jobManagerCredited[account],
+                ghost_gameCredited[account],
+                ghost_claimed[account],
+                ghost_paid[account]
+            ];
         }
+    }
+
+    /// @notice D6: what the JobManager paid the solver's wallet, and what it owes it: REWARD per job
+    ///         that ended Finalized (the solver is no verifier, so it is paid nothing else; wei).
+    function solverPay() external view returns (uint256 paid, uint256 owed) {
+        paid = ghost_paid[solver];
+        owed = REWARD * ghost_finalizedJobs;
     }
 
     ////// Internal: opening //////

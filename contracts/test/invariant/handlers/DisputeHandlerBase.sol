@@ -7,6 +7,7 @@ import {Deployers} from "../../utils/Deployers.sol";
 // Contracts
 import {BisectionGame} from "../../../src/BisectionGame.sol";
 // Interfaces
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {IBisectionGame} from "../../../src/interfaces/IBisectionGame.sol";
 import {IEscrow} from "../../../src/interfaces/IEscrow.sol";
 // Types
@@ -87,7 +88,8 @@ abstract contract DisputeHandlerBase is Deployers {
     /// @notice Step committee members that stay away (never commit or reveal).
     mapping(uint256 stepId => mapping(address member => bool absent)) internal _absent;
     mapping(uint256 stepId => uint256 count) internal _absentCount;
-    /// @notice Every account that can hold a credit (the cast, the admin and any account credited).
+    /// @notice Every account that can hold a credit or be paid (the cast, the admin and any account
+    ///         credited or paid).
     address[] internal _accounts;
     mapping(address account => bool known) internal _known;
 
@@ -132,6 +134,17 @@ abstract contract DisputeHandlerBase is Deployers {
     uint256 public ghost_gameAnnouncedBonds;
     /// @custom:property-id D3 Claims whose token transfer differed from the credit claimed.
     uint256 public ghost_claimMismatches;
+    /// @custom:property-id D3 Amounts the JobManager paid straight to an account's wallet at the
+    ///                     Escrow (its `Paid` events: a solver's reward, a seat's fee; a forced-error
+    ///                     winner's bond and jackpot too, but this suite draws no forced error).
+    mapping(address account => uint256 amount) public ghost_paid;
+    /// @custom:property-id D3 `Paid` events not made by the JobManager (the game only credits), or
+    ///                     not carried by the token transfer of exactly that amount from the Escrow
+    ///                     to that account just before it.
+    uint256 public ghost_payMismatches;
+    /// @custom:property-id D4 Tokens that left the Escrow (the token's `Transfer` events from it):
+    ///                     they must be exactly the claims plus the payments.
+    uint256 public ghost_escrowOutflow;
     /// @custom:property-id D5 When each job was opened (before its verdicts).
     mapping(uint256 jobId => uint256 timestamp) public ghost_jobOpenedAt;
     /// @custom:property-id D5 Jobs that left their dispute for a terminal state, and those of them
@@ -144,6 +157,8 @@ abstract contract DisputeHandlerBase is Deployers {
     uint256 public ghost_doubleRoleTerminal;
     /// @custom:property-id D6 Jobs of an honest solver (HonestDefender) that did not end Finalized.
     uint256 public ghost_honestSolverNotPaid;
+    /// @custom:property-id D6 Jobs that ended Finalized (each pays its solver REWARD to its wallet).
+    uint256 public ghost_finalizedJobs;
 
     ////// Bounds //////
 
@@ -182,6 +197,7 @@ abstract contract DisputeHandlerBase is Deployers {
             if (block.timestamp - ghost_jobOpenedAt[jobId] > jobBound()) ++ghost_lateJobs;
             Plan storage plan = _plans[jobId];
             if (plan.doubleRole) ++ghost_doubleRoleTerminal;
+            if (status == JobStatus.Finalized) ++ghost_finalizedJobs;
             if (plan.mode == Mode.HonestDefender && status != JobStatus.Finalized) ++ghost_honestSolverNotPaid;
             _liveJobs[i] = _liveJobs[_liveJobs.length - 1];
             _liveJobs.pop();
@@ -210,17 +226,31 @@ abstract contract DisputeHandlerBase is Deployers {
         }
     }
 
-    /// @notice Books the credits and claims of the action's events: Escrow `Credited` (per
-    ///         protocol contract) and `CreditClaimed`, and BisectionGame `GameResolved` (the winner
-    ///         is credited `bonds`) and `MoveBondsRefunded` (each side its unplayed prepaid bonds),
-    ///         which the Escrow's `Credited` from the game must match.
+    /// @notice Books the credits, claims and payments of the action's events: Escrow `Credited`
+    ///         (per protocol contract), `CreditClaimed` and `Paid` (each checked against the token
+    ///         transfer just before it), the token's transfers out of the Escrow, and
+    ///         BisectionGame `GameResolved` (the winner is credited `bonds`) and `MoveBondsRefunded`
+    ///         (each side its unplayed prepaid bonds), which the Escrow's `Credited` from the game
+    ///         must match.
     function _drainLogs() internal {
         Vm.Log[] memory logs = vm.getRecordedLogs();
         for (uint256 i; i < logs.length; ++i) {
             Vm.Log memory log = logs[i];
             if (log.topics.length == 0) continue;
             bytes32 topic = log.topics[0];
-            if (log.emitter == address(escrow)) {
+            if (log.emitter == address(token) && topic == IERC20.Transfer.selector) {
+                if (_topicAddress(log.topics[1]) == address(escrow)) {
+                    ghost_escrowOutflow += abi.decode(log.data, (uint256));
+                }
+            } else if (log.emitter == address(escrow) && topic == IEscrow.Paid.selector) {
+                address account = _topicAddress(log.topics[2]);
+                (, uint256 amount) = abi.decode(log.data, (Bucket, uint256));
+                ghost_paid[account] += amount;
+                _know(account);
+                if (_topicAddress(log.topics[1]) != address(jobManager) || !_isTransferOut(logs, i, account, amount)) {
+                    ++ghost_payMismatches;
+                }
+            } else if (log.emitter == address(escrow)) {
                 if (topic == IEscrow.Credited.selector) {
                     address protocol = _topicAddress(log.topics[1]);
                     address account = _topicAddress(log.topics[2]);
@@ -298,6 +328,20 @@ abstract contract DisputeHandlerBase is Deployers {
 
     function _isResolved(GameStatus status) internal pure returns (bool) {
         return status == GameStatus.DefenderWon || status == GameStatus.ChallengerWon;
+    }
+
+    /// @notice Whether the log just before `logs[index]` is the token's transfer of `amount` from
+    ///         the Escrow to `account` (what `Escrow.pay` does right before it emits `Paid`).
+    function _isTransferOut(Vm.Log[] memory logs, uint256 index, address account, uint256 amount)
+        internal
+        view
+        returns (bool)
+    {
+        if (index == 0) return false;
+        Vm.Log memory log = logs[index - 1];
+        return log.emitter == address(token) && log.topics.length == 3 && log.topics[0] == IERC20.Transfer.selector
+            && _topicAddress(log.topics[1]) == address(escrow) && _topicAddress(log.topics[2]) == account
+            && abi.decode(log.data, (uint256)) == amount;
     }
 
     function _topicAddress(bytes32 topic) internal pure returns (address) {

@@ -51,9 +51,10 @@ contract ProtocolHandler is ProtocolHandlerBase {
         address[] assigned;
         bool solverSlashable;
         bool[] seatSlashable;
-        uint256[] creditsBefore;
+        uint256[] ownedBefore;
         Verdict[] verdictsBefore;
         uint256 poolBefore;
+        address[] winners;
     }
 
     ////// Constructor //////
@@ -472,7 +473,10 @@ contract ProtocolHandler is ProtocolHandlerBase {
         }
         vm.recordLogs();
         jobManager.finalize(jobId);
-        _checkSlashes();
+        Vm.Log[] memory logs = vm.getRecordedLogs();
+        _checkSlashesIn(logs);
+        // P12: a Disputed job's finalize settles no forced error (that was its first finalize).
+        _checkPayouts(jobId, logs, new address[](0));
         _countMint(jobId);
         _checkExpired(jobId);
         ++ghost_calls["finalize"];
@@ -513,32 +517,35 @@ contract ProtocolHandler is ProtocolHandlerBase {
         else jobManager.finalize(jobId);
         Vm.Log[] memory logs = vm.getRecordedLogs();
         if (e.outcome == RoundOutcome.Forced) {
-            _checkForced(jobId, e.f, e.assigned, e.verdictsBefore, logs, e.creditsBefore, e.poolBefore);
+            _checkForced(jobId, e.f, e.assigned, e.verdictsBefore, logs, e.ownedBefore, e.poolBefore);
         }
         _checkSlashesIn(logs);
+        _checkPayouts(jobId, logs, e.winners);
         _countMint(jobId);
         _checkExpired(jobId);
         ++ghost_calls["finalize"];
     }
 
     /// @notice What a finalize of `jobId` now may slash and must pay: its round's outcome, who may be
-    ///         slashed (P2), and the credits, pool and verdicts on the forced sample before it (P5).
+    ///         slashed (P2), and what the seats own outside the StakeManager (wallet plus credit), the
+    ///         pool and the verdicts on the forced sample before it (P5).
     function _expected(uint256 jobId) internal view returns (Expected memory e) {
         (e.outcome, e.f) = round.outcome(_sid(jobId));
         (e.assigned,) = jobManager.getAssignment(jobId);
         e.solverSlashable = e.outcome == RoundOutcome.NoClaims || e.outcome == RoundOutcome.NoReveal;
         e.seatSlashable = new bool[](e.assigned.length);
-        e.creditsBefore = new uint256[](e.assigned.length);
+        e.ownedBefore = new uint256[](e.assigned.length);
         e.verdictsBefore = new Verdict[](e.assigned.length);
         for (uint256 i; i < e.assigned.length; ++i) {
             Verdict[] memory verdicts = jobManager.verdictOf(jobId, e.assigned[i]);
             e.seatSlashable[i] = (!_revealed(jobId, e.assigned[i]) && e.outcome != RoundOutcome.NoClaims)
                 || (e.outcome == RoundOutcome.Forced && verdicts[e.f] == Verdict.Approve);
-            e.creditsBefore[i] = escrow.creditOf(e.assigned[i]);
+            e.ownedBefore[i] = _owned(e.assigned[i]);
             // Verdicts on f before the settlement turns matching rejections into approvals of the true end.
             if (e.outcome == RoundOutcome.Forced) e.verdictsBefore[i] = verdicts[e.f];
         }
         e.poolBefore = escrow.jackpotPool();
+        if (e.outcome == RoundOutcome.Forced) e.winners = _forcedWinners(jobId, e.f, e.assigned, e.verdictsBefore);
     }
 
     /// @notice The job's solver reveals its secret with proofs of every claim; with `andFinalize`,
@@ -643,6 +650,9 @@ contract ProtocolHandler is ProtocolHandlerBase {
         }
         _checkFetchOnly(fetchOnly, jobManager.getJob(d.jobId).status == JobStatus.Rejected, logs);
         _checkSlashesIn(logs);
+        // P12: a rejection pays the seats' fees straight to their wallets, never a reward, and no
+        // forced-error winner (a forced error is settled at the finalize that opened the dispute).
+        _checkPayouts(d.jobId, logs, new address[](0));
         ++ghost_calls["resolve"];
     }
 
@@ -751,9 +761,10 @@ contract ProtocolHandler is ProtocolHandlerBase {
     }
 
     /// @notice End of a run: keeps advancing jobs (deterministic choices, at most `MAX_SETTLE_STEPS`
-    ///         calls) until the run has seen a slash (P2), a finalized mint (P3) and a forced-error
-    ///         settlement (P5), so that `afterInvariant` can require all three.
-    /// @custom:property-id P2 P3 P5
+    ///         calls) until the run has seen a slash (P2), a finalized mint (P3), a forced-error
+    ///         settlement (P5) and a reward paid straight to a solver's wallet (P12), so that
+    ///         `afterInvariant` can require all four.
+    /// @custom:property-id P2 P3 P5 P12
     function settle() external {
         if (ghost_selfDealtClaims == 0) _selfDeal();
         if (progressed()) return;

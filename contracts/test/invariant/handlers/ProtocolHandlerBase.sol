@@ -13,8 +13,11 @@ import {StakeManager} from "../../../src/StakeManager.sol";
 import {VeriToken} from "../../../src/VeriToken.sol";
 import {VerificationRound} from "../../../src/VerificationRound.sol";
 // Interfaces
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {IEscrow} from "../../../src/interfaces/IEscrow.sol";
 import {IJobManager} from "../../../src/interfaces/IJobManager.sol";
 // Types
+import {Bucket} from "../../../src/types/EscrowTypes.sol";
 import {Dispute, DisputePhase} from "../../../src/types/DisputeTypes.sol";
 import {Job, JobStatus, Verdict} from "../../../src/types/JobTypes.sol";
 import {Role} from "../../../src/types/Role.sol";
@@ -24,7 +27,7 @@ import {LibSubmission, SubmissionId} from "../../../src/types/SubmissionId.sol";
 /// @notice What `ProtocolHandler`'s actions share: the deployment, the cast of actors (each with a
 ///         private key, so a seat can sign its EIP-712 seal for a batch), the ghost variables of the
 ///         protocol invariants, and the checks that update them (P2 slashes, P5 forced errors, P9
-///         expiries) from the logs of each call.
+///         expiries, P12 payouts) from the logs of each call.
 abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
     ////// Constants //////
 
@@ -101,6 +104,29 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
     uint256 public ghost_selfDealtClaims;
     /// @custom:property-id P3 Finalize calls that finalized a job (and minted its shares).
     uint256 public ghost_finalizedMints;
+    /// @custom:property-id P12 Finalize calls that finalized a job without paying its solver exactly
+    ///                      the job's reward straight to its wallet once (`IEscrow.Paid` from the
+    ///                      Escrowed bucket, carried by the token transfer just before it), and
+    ///                      finalize or resolve calls that paid the solver anything else.
+    uint256 public ghost_rewardNotPaid;
+    /// @custom:property-id P12 Payments straight to a wallet (`IEscrow.Paid`) that are neither a
+    ///                      reward or fee (the JobManager's, from the Escrowed bucket: the job's
+    ///                      solver its reward, a seat of the job its fee) nor a forced-error winner's
+    ///                      bond and jackpot (from the Bonds and Jackpot buckets, in a finalize that
+    ///                      settled the job's forced error, to one of its winners, right after the
+    ///                      `JackpotPaid` for that account and of exactly the bond and that jackpot),
+    ///                      or not carried by the token transfer of exactly that amount just before.
+    uint256 public ghost_payoutMisrouted;
+    /// @custom:property-id P12 Forced-error winners (a rejecter of the forced claim whose sealed end
+    ///                      is the true end, a whistleblower of an approval of it) that the finalize
+    ///                      settling the forced error did not pay (`JackpotPaid`) with their bond and
+    ///                      jackpot straight to their wallet.
+    uint256 public ghost_winnerNotPaid;
+    /// @custom:property-id P12 Forced-error winners paid their bond straight to their wallet
+    ///                      (`IEscrow.Paid` from the Bonds bucket; progress of the new path).
+    uint256 public ghost_winnersPaid;
+    /// @custom:property-id P12 Rewards paid straight to a solver's wallet (progress).
+    uint256 public ghost_rewardsPaid;
     /// @custom:property-id P9 Jobs that expired with a seat's revealed reject of a sample no ruling
     ///                     judged (P-34: expiry never forgives a revealed reject).
     uint256 public ghost_unjudgedRejectExpired;
@@ -125,6 +151,19 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
     /// @notice Successful calls per action, to check the handler reaches deep states.
     mapping(bytes32 action => uint256 count) public ghost_calls;
 
+    /// @notice What `_checkPayouts` tracks along a call's logs: the bond and fee of the job, the
+    ///         forced-error winner named last by `JackpotPaid` and what it is still owed (its bond,
+    ///         its jackpot), and the payments to the solver.
+    struct Payouts {
+        uint256 bond;
+        uint256 fee;
+        address winner;
+        bool bondDue;
+        uint256 jackpotDue;
+        uint256 solverPayments;
+        uint256 rewardPayments;
+    }
+
     ////// Helpers //////
 
     /// @notice P5 on the logs of a finalize that settled a forced error on sample `f`: every approver
@@ -136,7 +175,7 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
         address[] memory assigned,
         Verdict[] memory verdictsBefore,
         Vm.Log[] memory logs,
-        uint256[] memory creditsBefore,
+        uint256[] memory ownedBefore,
         uint256 poolBefore
     ) internal {
         ++ghost_forcedErrors;
@@ -149,13 +188,23 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
             if (verdictsBefore[i] == Verdict.Approve && !slashed) ++ghost_forcedApproverNotSlashed;
             if (verdictsBefore[i] != Verdict.Reject) continue;
             if (slashed) ++ghost_forcedRejecterSlashed;
-            _checkForcedRejecter(jobId, f, assigned[i], escrow.creditOf(assigned[i]) - creditsBefore[i], bond + jackpot);
+            uint256 owned = _owned(assigned[i]);
+            uint256 gained = owned > ownedBefore[i] ? owned - ownedBefore[i] : 0;
+            _checkForcedRejecter(jobId, f, assigned[i], gained, bond + jackpot);
         }
     }
 
-    /// @notice P5 for a rejecter of forced sample `f` credited `paid` at its settlement: one that
-    ///         sealed the true end (a replay) is paid `owed`; one that sealed another end keeps `f`
-    ///         disputed.
+    /// @notice What `account` owns outside the StakeManager (wei): its wallet plus its Escrow credit.
+    ///         P5 measures a rejecter's gain in it: its fee, its bond and its jackpot are paid
+    ///         straight to the wallet (`IEscrow.Paid`; P12 checks how), and would be credited only if
+    ///         the token refused the transfer.
+    function _owned(address account) internal view returns (uint256) {
+        return token.balanceOf(account) + escrow.creditOf(account);
+    }
+
+    /// @notice P5 for a rejecter of forced sample `f` paid `paid` (wallet plus credit) at its
+    ///         settlement: one that sealed the true end (a replay) is paid `owed`; one that sealed
+    ///         another end keeps `f` disputed.
     function _checkForcedRejecter(uint256 jobId, uint256 f, address verifier, uint256 paid, uint256 owed) internal {
         (, uint32[] memory segments) = jobManager.getAssignment(jobId);
         bytes32 trueEnd = _states[jobId][segments[f] + 1];
@@ -369,9 +418,10 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
         }
     }
 
-    /// @notice Whether the run has reached a slash, a finalized mint and a forced-error settlement.
+    /// @notice Whether the run has reached a slash, a finalized mint, a forced-error settlement and
+    ///         a reward paid straight to a solver's wallet.
     function progressed() public view returns (bool) {
-        return ghost_slashes != 0 && ghost_finalizedMints != 0 && ghost_forcedErrors != 0;
+        return ghost_slashes != 0 && ghost_finalizedMints != 0 && ghost_forcedErrors != 0 && ghost_rewardsPaid != 0;
     }
 
     function actorCount() external view returns (uint256) {
@@ -498,6 +548,129 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
     /// @notice Counts a finalize that finalized `jobId` (P3: its steps were minted).
     function _countMint(uint256 jobId) internal {
         if (jobManager.getJob(jobId).status == JobStatus.Finalized) ++ghost_finalizedMints;
+    }
+
+    /// @notice The winners of forced sample `f` of `jobId` that its settlement must pay, read before
+    ///         it from the handler's own records (one entry per jackpot: an account may win twice):
+    ///         each seat that rejected `f` (`verdictsBefore`) and sealed the solver's true end (a
+    ///         replay), and the whistleblower of each seat's approval of `f`.
+    function _forcedWinners(uint256 jobId, uint256 f, address[] memory assigned, Verdict[] memory verdictsBefore)
+        internal
+        view
+        returns (address[] memory winners)
+    {
+        (, uint32[] memory segments) = jobManager.getAssignment(jobId);
+        bytes32 trueEnd = _states[jobId][segments[f] + 1];
+        winners = new address[](assigned.length);
+        uint256 count;
+        for (uint256 i; i < assigned.length; ++i) {
+            address winner;
+            if (verdictsBefore[i] == Verdict.Reject) {
+                if (_ends(jobId, segments, _sealed[jobId][assigned[i]])[f] == trueEnd) winner = assigned[i];
+            } else if (verdictsBefore[i] == Verdict.Approve) {
+                winner = jobManager.challengerOf(jobId, f, assigned[i]);
+            }
+            if (winner != address(0)) winners[count++] = winner;
+        }
+        assembly ("memory-safe") {
+            mstore(winners, count)
+        }
+    }
+
+    /// @notice P12 on the logs of a finalize or resolve of `jobId`, where `winners` are the job's
+    ///         forced-error winners the call must pay (`_forcedWinners`; empty unless it settles the
+    ///         job's forced error). Every `Paid` is the JobManager's and the token transfer of exactly
+    ///         its amount to its account just before it, and is one of:
+    ///         - from the Escrowed bucket: the job's reward to its solver or a fee
+    ///           (`verifierFee`) to a seat of the job; when the call finalized the job, its solver
+    ///           was paid the job's reward so, exactly once (a reward of 0 pays nothing), and
+    ///           otherwise nothing (the solver holds no seat of its own job, so it is paid no fee);
+    ///         - from the Bonds bucket then the Jackpot bucket: a forced-error winner's bond
+    ///           (`challengeBond`) and jackpot, right after the JobManager's `JackpotPaid(jobId,
+    ///           winner, amount)` and before the next one, to that winner, of exactly the bond and
+    ///           `amount` (no jackpot payment when `amount` is 0: the pool was empty).
+    ///         Every `JackpotPaid` is of `jobId` and names one of `winners` (each entry once), and
+    ///         every entry of `winners` is named, so each winner is paid in its wallet and nobody else
+    ///         is paid from the bonds or the pool.
+    function _checkPayouts(uint256 jobId, Vm.Log[] memory logs, address[] memory winners) internal {
+        Job memory job = jobManager.getJob(jobId);
+        (address[] memory seats,) = jobManager.getAssignment(jobId);
+        Payouts memory p;
+        p.bond = jobManager.params().challengeBond;
+        p.fee = jobManager.params().verifierFee;
+        bool[] memory named = new bool[](winners.length);
+        for (uint256 i; i < logs.length; ++i) {
+            Vm.Log memory log = logs[i];
+            if (log.topics.length == 0) continue;
+            if (log.emitter == address(jobManager) && log.topics[0] == IJobManager.JackpotPaid.selector) {
+                // The previous winner must be paid in full before the next one is named.
+                if (p.bondDue || p.jackpotDue != 0) ++ghost_payoutMisrouted;
+                p.winner = address(uint160(uint256(log.topics[2])));
+                if (uint256(log.topics[1]) != jobId || !_name(winners, named, p.winner)) ++ghost_payoutMisrouted;
+                p.bondDue = p.bond != 0;
+                p.jackpotDue = abi.decode(log.data, (uint256));
+                continue;
+            }
+            if (log.emitter != address(escrow) || log.topics[0] != IEscrow.Paid.selector) continue;
+            address account = address(uint160(uint256(log.topics[2])));
+            (Bucket from, uint256 amount) = abi.decode(log.data, (Bucket, uint256));
+            bool carried = i != 0 && _isTransfer(logs[i - 1], address(escrow), account, amount);
+            bool byJobManager = address(uint160(uint256(log.topics[1]))) == address(jobManager);
+            if (!byJobManager || !carried) {
+                ++ghost_payoutMisrouted;
+            } else if (from == Bucket.Escrowed) {
+                // A reward or a fee, never in the middle of a winner's payments.
+                if (p.bondDue || p.jackpotDue != 0) ++ghost_payoutMisrouted;
+                if (account == job.solver) {
+                    ++p.solverPayments;
+                    if (amount == job.reward) ++p.rewardPayments;
+                } else if (amount != p.fee || !_contains(seats, account)) {
+                    ++ghost_payoutMisrouted;
+                }
+            } else if (from == Bucket.Bonds && p.bondDue && account == p.winner && amount == p.bond) {
+                p.bondDue = false;
+                ++ghost_winnersPaid;
+            } else if (
+                from == Bucket.Jackpot && !p.bondDue && p.jackpotDue != 0 && account == p.winner
+                    && amount == p.jackpotDue
+            ) {
+                p.jackpotDue = 0;
+            } else {
+                ++ghost_payoutMisrouted;
+            }
+        }
+        if (p.bondDue || p.jackpotDue != 0) ++ghost_payoutMisrouted;
+        for (uint256 k; k < winners.length; ++k) {
+            if (!named[k]) ++ghost_winnerNotPaid;
+        }
+        uint256 owed = job.status == JobStatus.Finalized && job.reward != 0 ? 1 : 0;
+        if (p.solverPayments != owed || p.rewardPayments != owed) ++ghost_rewardNotPaid;
+        if (p.rewardPayments != 0) ++ghost_rewardsPaid;
+    }
+
+    /// @notice Marks the first entry of `winners` equal to `account` not yet `named`; false when
+    ///         there is none (`account` is no winner left to pay).
+    function _name(address[] memory winners, bool[] memory named, address account) internal pure returns (bool) {
+        for (uint256 k; k < winners.length; ++k) {
+            if (winners[k] != account || named[k]) continue;
+            named[k] = true;
+            return true;
+        }
+        return false;
+    }
+
+    function _contains(address[] memory list, address account) internal pure returns (bool) {
+        for (uint256 i; i < list.length; ++i) {
+            if (list[i] == account) return true;
+        }
+        return false;
+    }
+
+    /// @notice Whether `log` is the token's transfer of `amount` from `from` to `to`.
+    function _isTransfer(Vm.Log memory log, address from, address to, uint256 amount) internal view returns (bool) {
+        return log.emitter == address(token) && log.topics.length == 3 && log.topics[0] == IERC20.Transfer.selector
+            && address(uint160(uint256(log.topics[1]))) == from && address(uint160(uint256(log.topics[2]))) == to
+            && abi.decode(log.data, (uint256)) == amount;
     }
 
     /// @notice The job's active submission.
