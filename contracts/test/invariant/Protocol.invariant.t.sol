@@ -5,6 +5,7 @@ pragma solidity 0.8.37;
 import {Deployers} from "../utils/Deployers.sol";
 import {InvariantTest} from "../utils/InvariantTest.sol";
 import {ProtocolHandler} from "./handlers/ProtocolHandler.sol";
+import {ProtocolHandlerSigned} from "./handlers/ProtocolHandlerSigned.sol";
 // Deployment
 import {Deploy} from "../../script/Deploy.sol";
 // Contracts
@@ -32,7 +33,7 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
     /// @notice The handler's actions the fuzzer calls (a selector listed twice is drawn twice as
     ///         often).
     function _selectors() internal pure virtual returns (bytes4[] memory selectors) {
-        selectors = new bytes4[](18);
+        selectors = new bytes4[](20);
         selectors[0] = ProtocolHandler.postJob.selector;
         selectors[1] = ProtocolHandler.cancelJob.selector;
         selectors[2] = ProtocolHandler.claimAndCommit.selector;
@@ -52,11 +53,14 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         selectors[15] = ProtocolHandler.advance.selector;
         selectors[16] = ProtocolHandler.fundJackpot.selector;
         selectors[17] = ProtocolHandler.batchVerdicts.selector;
+        selectors[18] = ProtocolHandlerSigned.signedVerdicts.selector;
+        selectors[19] = ProtocolHandlerSigned.equivocate.selector;
     }
 
     /// @notice Every run ends by driving play until it has reached a slash, a finalized mint and a
     ///         forced-error settlement (`ProtocolHandler.settle`), then requires all three and
-    ///         checks P1-P5 once more: a run that never reaches them fails instead of passing.
+    ///         checks P1-P5 once more: a run that never reaches them fails instead of passing. P10,
+    ///         P13 and P14 are ghost counts checked here once, at the end of every run.
     function afterInvariant() public virtual {
         handler.settle();
         assertGt(handler.ghost_slashes(), 0, "P2: no slash in this run");
@@ -72,6 +76,28 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         invariant_expiryJudgesRevealedRejects();
         invariant_payoutsToWallets();
         _assertBatchesHonest();
+        _assertSignedRevealsWhole();
+        _assertEquivocationsSlashed();
+    }
+
+    /// @custom:invariant P13 One-shot signed reveals (docs/SECURITY.md P-40): every seat of a
+    ///                   `revealVerdictsSigned` ends revealed with no seal stored and the verdicts
+    ///                   and bonds its signed ends imply, and a call with a seat that cannot cover
+    ///                   its bonds reverts whole.
+    function _assertSignedRevealsWhole() internal {
+        assertEq(handler.ghost_signedSeatMisrecorded(), 0, "P13: a one-shot reveal left a seat other than it signed");
+        assertEq(handler.ghost_signedRevealNotWhole(), 0, "P13: a one-shot reveal skipped a seat");
+    }
+
+    /// @custom:invariant P14 Equivocation (docs/SECURITY.md P-40): a proof moves exactly one
+    ///                   verifierStake plus the seat's reject bonds into the jackpot pool, pays the
+    ///                   prover nothing and voids the seat, which is never slashed again (P2) nor
+    ///                   paid a fee, bond, jackpot or pot share of that submission afterwards.
+    function _assertEquivocationsSlashed() internal {
+        assertEq(handler.ghost_equivocationMisbooked(), 0, "P14: a proof booked other than stake + bonds to the pool");
+        assertEq(handler.ghost_proverPaid(), 0, "P14: a prover gained from a proof");
+        assertEq(handler.ghost_voidedSeatStanding(), 0, "P14: a proven seat still stands");
+        assertEq(handler.ghost_voidedSeatPaid(), 0, "P14: a voided seat was paid");
     }
 
     /// @custom:invariant P10 Verdicts handed to an aggregator (docs/SECURITY.md P-37): no batch
@@ -175,6 +201,137 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         invariant_forcedErrorsSettled();
         invariant_noUnjustifiedSlash();
         invariant_escrowSolvent();
+    }
+
+    /// @notice P13 and P14 through the handler (docs/SECURITY.md P-40): job 1's seats are revealed in
+    ///         one `revealVerdictsSigned` (a rejecting seat first revokes its allowance: that call
+    ///         reverts whole, then the call goes through), a seat signs a second seal and its own
+    ///         second key proves it, and the job is played to its end with every check held.
+    function test_handler_signedVerdictsThenEquivocation_succeeds() public {
+        address[] memory seats = _plainJob();
+        handler.signedVerdicts(0, _signedSeedWithABond(seats));
+        assertEq(handler.ghost_signedReveals(), 1, "one one-shot reveal");
+        assertEq(handler.ghost_calls("revealVerdictsSigned reverted"), 1, "the uncovered call reverted whole");
+        for (uint256 i; i < seats.length; ++i) {
+            (bytes32 sealed_, bool revealed) = round.verdictCommitmentOf(_sid(1), seats[i]);
+            assertEq(sealed_, bytes32(0), "no seal stored");
+            assertTrue(revealed, "every seat revealed");
+        }
+        uint256 seed = _equivocationSeed(false, 1);
+        address seat = seats[seed % seats.length];
+        uint256 pool = escrow.jackpotPool();
+        uint256 secondKeyBefore = token.balanceOf(handler.secondKey());
+        handler.equivocate(0, seed);
+        assertEq(handler.ghost_equivocations(), 1, "one proof");
+        assertGte(escrow.jackpotPool() - pool, jobManager.params().verifierStake, "the stake joined the pool");
+        assertEq(token.balanceOf(handler.secondKey()), secondKeyBefore, "the second key is paid nothing");
+        (bool assigned,,,,) = jobManager.seatOf(_sid(1), seat);
+        assertFalse(assigned, "the seat is voided");
+        _assertSignedRevealsWhole();
+        _assertEquivocationsSlashed();
+        invariant_noUnjustifiedSlash();
+        invariant_escrowSolvent();
+        invariant_stakeConservation();
+        _playToTheEnd();
+        assertGt(handler.ghost_voidedSettled(), 0, "the voided seat's job ended");
+        _assertEquivocationsSlashed();
+        invariant_noUnjustifiedSlash();
+        invariant_escrowSolvent();
+        invariant_stakeConservation();
+        invariant_payoutsToWallets();
+        invariant_forcedErrorsSettled();
+    }
+
+    /// @notice P14 against a seal on chain: job 1's seats seal and reveal themselves
+    ///         (`commitVerdicts`, `revealVerdicts`), and the seat itself proves its second signed
+    ///         seal against the stored one with an empty second signature: it loses one verifierStake
+    ///         and gains nothing.
+    function test_handler_equivocationAgainstStoredSeal_succeeds() public {
+        address[] memory seats = _plainJob();
+        for (uint256 round_; round_ < 2; ++round_) {
+            for (uint256 i; i < seats.length; ++i) {
+                handler.submitVerdicts(0, i, 0);
+            }
+        }
+        uint256 seed = _equivocationSeed(true, 2);
+        address seat = seats[seed % seats.length];
+        (bytes32 stored, bool revealed) = round.verdictCommitmentOf(_sid(1), seat);
+        assertTrue(stored != bytes32(0) && revealed, "sealed on chain and revealed");
+        (uint256 staked,,,) = stakeManager.stakeOf(seat, Role.Verifier);
+        handler.equivocate(0, seed);
+        assertEq(handler.ghost_calls("proveEquivocation stored"), 1, "proven against the stored seal");
+        assertEq(handler.ghost_equivocations(), 1, "one proof");
+        (uint256 stakedAfter,,,) = stakeManager.stakeOf(seat, Role.Verifier);
+        assertEq(staked - stakedAfter, jobManager.params().verifierStake, "one verifierStake slashed");
+        _assertEquivocationsSlashed();
+        invariant_noUnjustifiedSlash();
+        invariant_escrowSolvent();
+        invariant_stakeConservation();
+    }
+
+    /// @notice Job 1 (12 segments) posted, claimed, committed and assigned through the handler with
+    ///         its claims posted and no silent seat drawn (the first randomness that does so): its
+    ///         seats.
+    function _plainJob() internal returns (address[] memory seats) {
+        for (uint256 seed;; ++seed) {
+            uint256 snapshot = vmx.snapshotState();
+            handler.postJob(0, 1 | (12 << 8), 1e18);
+            handler.claimAndCommit(0, 0, true);
+            handler.claimAndCommit(0, 0, true);
+            uint256 randomnessBlock = jobManager.getJob(1).randomnessBlock;
+            vm.roll(randomnessBlock + 1);
+            vmx.setBlockhash(randomnessBlock, keccak256(abi.encode("plain draw", seed)));
+            handler.assignVerifiers(1);
+            if (jobManager.getJob(1).status == JobStatus.Verifying) {
+                (seats,) = jobManager.getAssignment(1);
+                (bytes32 claims,) = round.claimsHashOf(_sid(1));
+                if (claims != bytes32(0) && !_isIn(seats, handler.silentSeat())) return seats;
+            }
+            vmx.revertToState(snapshot);
+        }
+    }
+
+    /// @notice A mask seed under which `signedVerdicts` first sends the call with a seat that cannot
+    ///         cover its bonds (`_sendSignedUncovered`'s roll) and some seat of job 1 books a bond: the
+    ///         griefer, or a seat whose mask (`_sealOf`'s rule) rejects a sample of its own draw.
+    function _signedSeedWithABond(address[] memory seats) internal view returns (uint256 seed) {
+        for (;; ++seed) {
+            if (uint256(keccak256(abi.encode(seed, "signed uncovered"))) % 4 != 0) continue;
+            for (uint256 i; i < seats.length; ++i) {
+                uint256 own = jobManager.sampleMaskOf(1, seats[i]);
+                if (seats[i] == handler.griefer() && own != 0) return seed;
+                uint256 mask = uint256(keccak256(abi.encode(seed, seats[i])));
+                if (mask % 3 == 0 && (mask >> 8) & own != 0) return seed;
+            }
+        }
+    }
+
+    /// @notice A seed under which `equivocate` proves against the stored seal iff `stored` (when the
+    ///         seat has one), with prover `prover` (`ProtocolHandlerSigned._prover`: 1 the second key,
+    ///         2 the seat itself).
+    function _equivocationSeed(bool stored, uint256 prover) internal pure returns (uint256 seed) {
+        while (
+            (uint256(keccak256(abi.encode(seed, "stored"))) % 2 == 0) != stored
+                || uint256(keccak256(abi.encode(seed, "prover"))) % 5 != prover
+        ) {
+            ++seed;
+        }
+    }
+
+    /// @notice Advances job 1 (the only live job) until it ends, as `settle` advances jobs (no step
+    ///         may revert).
+    function _playToTheEnd() internal {
+        for (uint256 i; i < 600; ++i) {
+            JobStatus status = jobManager.getJob(1).status;
+            if (
+                status == JobStatus.Finalized || status == JobStatus.Rejected || status == JobStatus.Expired
+                    || status == JobStatus.Cancelled
+            ) return;
+            uint256 choice = uint256(keccak256(abi.encode("play", i)));
+            handler.advance(0, choice);
+            if (i % 4 == 3) handler.warp(choice >> 128);
+        }
+        revert("job 1 did not end");
     }
 
     /// @notice Job 1 (12 segments) posted, claimed, committed and assigned through the handler

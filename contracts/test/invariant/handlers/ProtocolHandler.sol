@@ -5,7 +5,7 @@ pragma solidity 0.8.37;
 import {Vm} from "@prb/test/Vm.sol";
 import {Merkle} from "../../utils/Merkle.sol";
 import {VmExt} from "../../utils/VmExt.sol";
-import {ProtocolHandlerBase} from "./ProtocolHandlerBase.sol";
+import {ProtocolHandlerSigned} from "./ProtocolHandlerSigned.sol";
 // Contracts
 import {ArbitrationCommittee} from "../../../src/ArbitrationCommittee.sol";
 import {Escrow} from "../../../src/Escrow.sol";
@@ -29,8 +29,9 @@ import {SubmissionId} from "../../../src/types/SubmissionId.sol";
 ///      against the reason expected before the call (@custom:property-id P2), and forced errors
 ///      against their settlement (@custom:property-id P5). Solvers commit real checkpoint trees,
 ///      post their claims (forced claims included) and usually reveal their secret; verifiers seal
-///      and reveal verdicts through the VerificationRound.
-contract ProtocolHandler is ProtocolHandlerBase {
+///      and reveal verdicts through the VerificationRound, one seat at a time, in signed batches or
+///      in one signed call, and seats are proven to have signed two seals (`ProtocolHandlerSigned`).
+contract ProtocolHandler is ProtocolHandlerSigned {
     /// @notice A `commitVerdictsFor` being built (`_sealBatch`): its seats, their commitments and
     ///         signatures, each seat's seal before it (zero if none), how many, and whether a fresh
     ///         or a stale seal is in.
@@ -85,6 +86,7 @@ contract ProtocolHandler is ProtocolHandlerBase {
         (silentSeat, griefer) = (verifiers[5], verifiers[6]);
         whistleblowers.push(_newActor("whistleblower"));
         _stakeAs(whistleblowers[0], Role.Whistleblower, 50e18);
+        secondKey = _newActor("second key");
         // Two verifiers also hold the whistleblower role: they challenge other verifiers'
         // approvals on the jobs they verify (P-22, P-23).
         _stakeAs(verifiers[0], Role.Whistleblower, 50e18);
@@ -241,6 +243,7 @@ contract ProtocolHandler is ProtocolHandlerBase {
         // The silent seat never seals: its job is reassigned, then expires (P-34).
         if (verifier == silentSeat) return;
         (bytes32 commitment, bool revealed) = round.verdictCommitmentOf(_sid(jobId), verifier);
+        if (revealed) return;
         if (commitment == bytes32(0)) {
             (bytes32[] memory starts,) = _claimsOf(_sid(jobId));
             if (block.timestamp > job.verdictDeadline || starts.length == 0) return;
@@ -248,25 +251,11 @@ contract ProtocolHandler is ProtocolHandlerBase {
             vm.prank(verifier);
             round.commitVerdicts(_sid(jobId), hash);
             ++ghost_calls["commitVerdicts"];
-        } else if (!revealed) {
+        } else {
             if (!_inRevealWindow(_sid(jobId), assigned.length)) return;
             _reveal(jobId, verifier, segments);
             ++ghost_calls["revealVerdicts"];
         }
-    }
-
-    /// @notice The commitment `verifier` seals, its reject mask recorded for its reveal: mostly
-    ///         approvals (a reject on every sample would make every job a dispute), so `rejectMask`
-    ///         counts only when divisible by 3; the griefer abstains on everything (P-33).
-    function _sealOf(uint256 jobId, address verifier, uint32[] memory segments, uint256 rejectMask)
-        internal
-        returns (bytes32 commitment)
-    {
-        if (rejectMask % 3 != 0) rejectMask = 0;
-        if (verifier == griefer) rejectMask = ABSTAIN_ALL;
-        _sealed[jobId][verifier] = rejectMask;
-        commitment =
-            keccak256(abi.encode(jobId, verifier, _ends(jobId, segments, rejectMask), _verdictSalt(jobId, verifier)));
     }
 
     /// @notice Whether verdicts of `sid` can be revealed now: warps to the window's opening while a
@@ -340,8 +329,9 @@ contract ProtocolHandler is ProtocolHandlerBase {
     ///         stale one for the first seat that has; the silent seat never.
     function _addSeal(uint256 jobId, address seat, uint256 maskSeed, SealBatch memory b) internal {
         SubmissionId sid = _sid(jobId);
-        (bytes32 sealed_,) = round.verdictCommitmentOf(sid, seat);
-        if (seat == silentSeat || (sealed_ != bytes32(0) && b.stale)) return;
+        (bytes32 sealed_, bool revealed) = round.verdictCommitmentOf(sid, seat);
+        // A seat revealed in one shot (P13) stored no seal, and can seal no more.
+        if (seat == silentSeat || (sealed_ == bytes32(0) && revealed) || (sealed_ != bytes32(0) && b.stale)) return;
         bytes32 commitment = keccak256(abi.encode("stale seal", jobId, seat));
         if (sealed_ == bytes32(0)) {
             (, uint32[] memory segments) = jobManager.getAssignment(jobId);
@@ -434,6 +424,7 @@ contract ProtocolHandler is ProtocolHandlerBase {
         if ((verifierSeed >> 128) & 1 == 1 && other != verifier) challenger = other;
         vm.prank(challenger);
         jobManager.challengeApproval(jobId, sampleIndex, verifier);
+        _challengedOn[jobId][challenger] = true;
         if (challenger != whistleblowers[0]) ++ghost_doubleRoleChallenges;
         ++ghost_calls["challengeApproval"];
     }
@@ -446,6 +437,7 @@ contract ProtocolHandler is ProtocolHandlerBase {
         (uint256 jobId, Job memory job) = _pick(jobSeed);
         if (job.status == JobStatus.Verifying) {
             if (block.timestamp <= job.challengeDeadline) vm.warp(job.challengeDeadline + 1);
+            _waitForUncovered(jobId);
             job = jobManager.getJob(jobId);
             // The solver reveals its secret, except in one job in eight (outcome NoReveal).
             (bytes32[] memory starts,) = _claimsOf(_sid(jobId));
@@ -477,6 +469,7 @@ contract ProtocolHandler is ProtocolHandlerBase {
         _checkSlashesIn(logs);
         // P12: a Disputed job's finalize settles no forced error (that was its first finalize).
         _checkPayouts(jobId, logs, new address[](0));
+        _checkVoidedUnpaid(jobId, logs, new address[](0));
         _countMint(jobId);
         _checkExpired(jobId);
         ++ghost_calls["finalize"];
@@ -486,7 +479,9 @@ contract ProtocolHandler is ProtocolHandlerBase {
     function _expireUnassigned(uint256 jobId) internal {
         vm.recordLogs();
         jobManager.expireUnassigned(jobId);
-        _checkSlashes();
+        Vm.Log[] memory logs = vm.getRecordedLogs();
+        _checkSlashesIn(logs);
+        _checkVoidedUnpaid(jobId, logs, new address[](0));
         _checkExpired(jobId);
         ++ghost_calls["expireUnassigned"];
     }
@@ -521,6 +516,7 @@ contract ProtocolHandler is ProtocolHandlerBase {
         }
         _checkSlashesIn(logs);
         _checkPayouts(jobId, logs, e.winners);
+        _checkVoidedUnpaid(jobId, logs, new address[](0));
         _countMint(jobId);
         _checkExpired(jobId);
         ++ghost_calls["finalize"];
@@ -538,8 +534,10 @@ contract ProtocolHandler is ProtocolHandlerBase {
         e.verdictsBefore = new Verdict[](e.assigned.length);
         for (uint256 i; i < e.assigned.length; ++i) {
             Verdict[] memory verdicts = jobManager.verdictOf(jobId, e.assigned[i]);
-            e.seatSlashable[i] = (!_revealed(jobId, e.assigned[i]) && e.outcome != RoundOutcome.NoClaims)
-                || (e.outcome == RoundOutcome.Forced && verdicts[e.f] == Verdict.Approve);
+            // A voided seat (P14) is never slashed again.
+            e.seatSlashable[i] = !_voided[_sid(jobId)][e.assigned[i]]
+                && ((!_revealed(jobId, e.assigned[i]) && e.outcome != RoundOutcome.NoClaims)
+                    || (e.outcome == RoundOutcome.Forced && verdicts[e.f] == Verdict.Approve));
             e.ownedBefore[i] = _owned(e.assigned[i]);
             // Verdicts on f before the settlement turns matching rejections into approvals of the true end.
             if (e.outcome == RoundOutcome.Forced) e.verdictsBefore[i] = verdicts[e.f];
@@ -653,6 +651,7 @@ contract ProtocolHandler is ProtocolHandlerBase {
         // P12: a rejection pays the seats' fees straight to their wallets, never a reward, and no
         // forced-error winner (a forced error is settled at the finalize that opened the dispute).
         _checkPayouts(d.jobId, logs, new address[](0));
+        _checkVoidedUnpaid(d.jobId, logs, committee.committeeOf(disputeId));
         ++ghost_calls["resolve"];
     }
 
@@ -683,12 +682,16 @@ contract ProtocolHandler is ProtocolHandlerBase {
         }
         if (job.status == JobStatus.Verifying) {
             // Mostly the next verifier seals or reveals, or an aggregator does it for every seat
-            // (one call in eight); finalize once everyone has revealed (or, one call in eight, early:
-            // missed verdicts); a challenge one call in eight.
+            // (one call in eight; half of those while no seat has sealed: in one signed call, P13);
+            // finalize once everyone has revealed (or, one call in eight, early: missed verdicts); a
+            // challenge one call in eight.
             uint256 step = _roll(choice, "verifying") % 8;
             if (step == 0) return _challengeApproval(jobSeed, choice >> 8, choice >> 16);
             (bool done, uint256 next) = _nextVerifier(jobId);
             if (step == 1 || done) return _finalize(jobSeed);
+            if (step == 2 && _roll(choice, "one shot") % 2 == 0 && _signable(jobId)) {
+                return _signedVerdicts(jobSeed, _roll(choice, "masks"));
+            }
             if (step == 2) return _batchVerdicts(jobSeed, _roll(choice, "masks"));
             return _submitVerdicts(jobSeed, next, _roll(choice, "mask"));
         }
@@ -701,24 +704,6 @@ contract ProtocolHandler is ProtocolHandlerBase {
         }
         if (phase == DisputePhase.Resolvable) return _resolve(job.disputeId - 1);
         return _finalize(jobSeed);
-    }
-
-    /// @notice Index of the first assigned verifier that has not sealed its verdicts, else of the
-    ///         first that has not revealed them (sealing first, so that no reveal cuts the sealing
-    ///         phase short); `done` when every one has revealed.
-    function _nextVerifier(uint256 jobId) internal view returns (bool done, uint256 index) {
-        (address[] memory assigned,) = jobManager.getAssignment(jobId);
-        uint256 unrevealed = type(uint256).max;
-        for (uint256 i; i < assigned.length; ++i) {
-            if (assigned[i] == silentSeat) continue;
-            (bytes32 commitment, bool revealed) = round.verdictCommitmentOf(_sid(jobId), assigned[i]);
-            if (commitment == bytes32(0) && block.timestamp <= jobManager.getJob(jobId).verdictDeadline) {
-                return (false, i);
-            }
-            if (!revealed && commitment != bytes32(0) && unrevealed == type(uint256).max) unrevealed = i;
-        }
-        if (unrevealed == type(uint256).max) return (true, 0);
-        return (false, unrevealed);
     }
 
     function fundJackpot(uint256 actorSeed, uint256 amount) external {

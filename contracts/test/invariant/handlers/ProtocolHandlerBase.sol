@@ -66,6 +66,9 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
     mapping(uint256 jobId => bytes32[] states) internal _states;
     /// @notice Reject mask each verifier sealed, for its reveal.
     mapping(uint256 jobId => mapping(address verifier => uint256 mask)) internal _sealed;
+    /// @notice Seats proven to have signed two seals for the submission (`proveEquivocation`): never
+    ///         slashed again, paid or a forced-error winner on it (P14).
+    mapping(SubmissionId submissionId => mapping(address verifier => bool voided)) internal _voided;
 
     /// @notice A seat that never seals (P-34: a silent accomplice) and one that abstains on every
     ///         sample it draws (P-33: a griefer); both are verifiers of the pool.
@@ -305,6 +308,24 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
         return covered == (uint256(1) << segments.length) - 1;
     }
 
+    /// @notice Index of the first assigned verifier that has not sealed its verdicts, else of the
+    ///         first that has not revealed them (sealing first, so that no reveal cuts the sealing
+    ///         phase short); `done` when every one has revealed.
+    function _nextVerifier(uint256 jobId) internal view returns (bool done, uint256 index) {
+        (address[] memory assigned,) = jobManager.getAssignment(jobId);
+        uint256 unrevealed = type(uint256).max;
+        for (uint256 i; i < assigned.length; ++i) {
+            if (assigned[i] == silentSeat) continue;
+            (bytes32 commitment, bool revealed) = round.verdictCommitmentOf(_sid(jobId), assigned[i]);
+            if (commitment == bytes32(0) && !revealed && block.timestamp <= jobManager.getJob(jobId).verdictDeadline) {
+                return (false, i);
+            }
+            if (!revealed && commitment != bytes32(0) && unrevealed == type(uint256).max) unrevealed = i;
+        }
+        if (unrevealed == type(uint256).max) return (true, 0);
+        return (false, unrevealed);
+    }
+
     /// @notice Whether `verifier` revealed its sealed verdicts on the job's active submission.
     function _revealed(uint256 jobId, address verifier) internal view returns (bool revealed) {
         (, revealed) = round.verdictCommitmentOf(_sid(jobId), verifier);
@@ -366,6 +387,20 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
 
     function _secret(uint256 jobId) internal pure returns (bytes32) {
         return keccak256(abi.encode("secret", jobId));
+    }
+
+    /// @notice The commitment `verifier` seals, its reject mask recorded for its reveal: mostly
+    ///         approvals (a reject on every sample would make every job a dispute), so `rejectMask`
+    ///         counts only when divisible by 3; the griefer abstains on everything (P-33).
+    function _sealOf(uint256 jobId, address verifier, uint32[] memory segments, uint256 rejectMask)
+        internal
+        returns (bytes32 commitment)
+    {
+        if (rejectMask % 3 != 0) rejectMask = 0;
+        if (verifier == griefer) rejectMask = ABSTAIN_ALL;
+        _sealed[jobId][verifier] = rejectMask;
+        commitment =
+            keccak256(abi.encode(jobId, verifier, _ends(jobId, segments, rejectMask), _verdictSalt(jobId, verifier)));
     }
 
     /// @notice The end hashes a verifier seals: the claim where bit j + 8 of `rejectMask` is clear
@@ -553,7 +588,8 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
     /// @notice The winners of forced sample `f` of `jobId` that its settlement must pay, read before
     ///         it from the handler's own records (one entry per jackpot: an account may win twice):
     ///         each seat that rejected `f` (`verdictsBefore`) and sealed the solver's true end (a
-    ///         replay), and the whistleblower of each seat's approval of `f`.
+    ///         replay), and the whistleblower of each seat's approval of `f`; never a seat proven to
+    ///         have equivocated, nor the whistleblower of its voided approval (P14).
     function _forcedWinners(uint256 jobId, uint256 f, address[] memory assigned, Verdict[] memory verdictsBefore)
         internal
         view
@@ -564,6 +600,7 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
         winners = new address[](assigned.length);
         uint256 count;
         for (uint256 i; i < assigned.length; ++i) {
+            if (_voided[_sid(jobId)][assigned[i]]) continue;
             address winner;
             if (verdictsBefore[i] == Verdict.Reject) {
                 if (_ends(jobId, segments, _sealed[jobId][assigned[i]])[f] == trueEnd) winner = assigned[i];
