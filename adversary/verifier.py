@@ -27,8 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from noderuntime.records import CheckResult
-from verifier.handoff import complete_seal_set, fetch_seal_set, hand_off_cutoff
+from verifier.handoff import hand_off_cutoff
 from verifier.node import VerifierNode
+from verifier.sealset import solver_seal_set
 from veritrain.bisection import Chooser
 from veritrain.commitments import new_salt, verdict_commitment
 
@@ -152,15 +153,7 @@ class EquivocatingVerifierNode(VerifierNode):
         the node's own fallback stores the first seal (no equivocation then)."""
         if job_id in self.second_seals:
             return True  # sent: the chain shows it next round
-        got = fetch_seal_set(self.http_client, self.checkpoint_url_of(job))
-        if isinstance(got, str):
-            return False
-        seats = [str(v) for v in self.client.jobs.get_assignment(job_id).verifiers]
-
-        def signer(c: bytes, sig: bytes) -> str | None:
-            return self.client.round.seal_signer(submission, c, sig)
-
-        seen = complete_seal_set(got, seats, signer, self.client.address, commitment)
+        seen = solver_seal_set(self, job_id, job, submission, commitment)
         now = self.chain_time()
         window = int(self.job_params().verdict_window)
         if seen is None or now >= hand_off_cutoff(int(job.verdict_deadline), window):

@@ -29,6 +29,23 @@ if TYPE_CHECKING:
 __all__ = ["open_to_solver", "prove_equivocations"]
 
 
+def solver_seal_set(
+    node: VerifierNode, job_id: int, job: Any, submission: bytes, commitment: bytes
+) -> dict[str, tuple[bytes, bytes]] | None:
+    """The solver's seal set (``GET /jobs/{id}/seals``) when it holds every seat's seal, each
+    signed by its seat, this seat's own being `commitment`: seat (lower-case) -> (commitment,
+    signature); None while it is incomplete, wrong or unreachable."""
+    got = fetch_seal_set(node.http_client, node.checkpoint_url_of(job))
+    if isinstance(got, str):
+        return None
+    seats = [str(v) for v in node.client.jobs.get_assignment(job_id).verifiers]
+
+    def signer(c: bytes, sig: bytes) -> str | None:
+        return node.client.round.seal_signer(submission, c, sig)
+
+    return complete_seal_set(got, seats, signer, node.client.address, commitment)
+
+
 def open_to_solver(
     node: VerifierNode,
     job_id: int,
@@ -59,16 +76,7 @@ def open_to_solver(
     rec = node._job_rec(job_id)
     if rec.reveal_handed_at is not None:
         return True
-    url = node.checkpoint_url_of(job)
-    got = fetch_seal_set(node.http_client, url)
-    if isinstance(got, str):
-        return False
-    seats = [str(v) for v in node.client.jobs.get_assignment(job_id).verifiers]
-
-    def signer(c: bytes, sig: bytes) -> str | None:
-        return node.client.round.seal_signer(submission, c, sig)
-
-    seen = complete_seal_set(got, seats, signer, node.client.address, commitment)
+    seen = solver_seal_set(node, job_id, job, submission, commitment)
     if seen is None:
         return False
     # the evidence is persisted BEFORE the opening leaves this process
@@ -82,7 +90,7 @@ def open_to_solver(
     body = RevealHandOff(
         verifier=node.client.address, ends=[to_hex(e) for e in ends], salt=to_hex(salt)
     )
-    refused = post_hand_off(node.http_client, url, "reveals", body)
+    refused = post_hand_off(node.http_client, node.checkpoint_url_of(job), "reveals", body)
     if refused is not None:
         node.log.info("job %d: opening not taken by the solver (%s)", job_id, refused)
         return False
