@@ -231,6 +231,11 @@ contract Abuse_Test is Deployers {
 
     ////// 8. No verdicts //////
 
+    /// @notice Verifiers seated on the submission by an earlier draw.
+    mapping(address verifier => bool seated) internal _seatedBefore;
+    /// @notice Seats drawn on the submission, over every draw.
+    uint256 internal _seatsDrawn;
+
     /// @notice Every verifier silent: nothing is paid or minted, the silent verifiers are slashed and
     ///         verifiers are drawn again from a fresh randomness block; after maxReassignments the
     ///         submitter is refunded and the solver unlocked. The silent seats' stakes join the
@@ -247,8 +252,12 @@ contract Abuse_Test is Deployers {
             address[] memory verifiers = _assigned(jobId);
             uint256[] memory stakes = new uint256[](verifiers.length);
             for (uint256 i; i < verifiers.length; ++i) {
+                // One seat per verifier and submission (P-42): no draw seats a verifier again.
+                assertFalse(_seatedBefore[verifiers[i]], "a verifier seated twice on the submission");
+                _seatedBefore[verifiers[i]] = true;
                 stakes[i] = _staked(verifiers[i], Role.Verifier);
             }
+            _seatsDrawn += verifiers.length;
             vm.warp(_job(jobId).challengeDeadline + 1);
             // The secret stays hidden from the next draw.
             bytes32[][] memory none = new bytes32[][](0);
@@ -283,7 +292,7 @@ contract Abuse_Test is Deployers {
         assertEq(_holdings(solver), solverWealth, "solver paid or slashed");
         // The submitter got its reward and fees back, and nothing of the silent verifiers' stakes:
         // they joined the jackpot pool, and the pair ends with no more than it started with.
-        uint256 slashes = (params.maxReassignments + 1) * params.verifiersPerJob * params.verifierStake;
+        uint256 slashes = _seatsDrawn * params.verifierStake;
         assertEq(_holdings(submitter), submitterBefore + REWARD + params.verifiersPerJob * params.verifierFee);
         assertLte(_holdings(submitter) + _holdings(solver), pairBefore, "pair gained from the slashes");
         assertGte(escrow.jackpotPool(), poolBefore + slashes, "slashes not pooled");

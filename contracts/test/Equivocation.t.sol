@@ -441,4 +441,51 @@ contract Equivocation_Coverage_Test is Equivocation_Init {
         (bool assigned,,,,) = jobManager.seatOf(_sid(jobId), lazy);
         assertFalse(assigned);
     }
+
+    /// @notice A verifier that sealed in an earlier draw of the submission and never revealed
+    ///         (Missed) is never seated on it again (docs/SECURITY.md P-42): its seal would still be
+    ///         stored while the draw's seal count starts again, so it could neither seal anew
+    ///         (VerdictAlreadyCommitted) nor be kept out of a one-shot reveal (SealsOnChain), and anyone
+    ///         could prove an "equivocation" from its new signed seal and the stale stored one,
+    ///         slashing a second stake. When the only eligible verifier of the third draw is that
+    ///         seat, nobody is seated.
+    function test_assignVerifiers_missedSealedVerifierNeverSeatedAgain_succeeds() public {
+        // Draw 1: a seat that holds a sample alone seals and goes silent; the others reveal.
+        for (uint256 i; i < verifiers.length && _soleSamples(verifiers[i]) == 0; ++i) {
+            if (i + 1 < verifiers.length) _setLazy(i + 1);
+        }
+        assertTrue(_soleSamples(lazy) != 0, "a seat holds a sample alone");
+        vm.prank(lazy);
+        round.commitVerdicts(_sid(jobId), firstSeal);
+        for (uint256 i; i < verifiers.length; ++i) {
+            if (verifiers[i] != lazy) _submit(jobId, verifiers[i], 0);
+        }
+        _revealPending(jobId);
+        _reassign();
+        assertEq(_staked(lazy, Role.Verifier), 500e18 - params.verifierStake, "missed: one stake slashed");
+        // Draw 2 excludes draw 1's seats; its fresh seat stays silent too.
+        jobManager.assignVerifiers(jobId);
+        address[] memory second = _assigned(jobId);
+        assertFalse(_isIn(second, lazy));
+        _reassign();
+        // Every verifier the third draw could take but the missed one leaves the active set.
+        for (uint256 i; i < verifierPool.length; ++i) {
+            address v = verifierPool[i];
+            if (v == lazy || _isIn(second, v)) continue;
+            uint256 free = _staked(v, Role.Verifier) - _locked(v, Role.Verifier);
+            vm.prank(v);
+            stakeManager.requestUnbond(Role.Verifier, free);
+        }
+        assertTrue(stakeManager.isActive(lazy, Role.Verifier), "the missed verifier could be drawn");
+        (bytes32 stale,) = round.verdictCommitmentOf(_sid(jobId), lazy);
+        assertEq(stale, firstSeal, "its seal of draw 1 is still stored");
+        uint256 candidates = 0;
+        for (uint256 i; i < verifierPool.length; ++i) {
+            if (stakeManager.isActive(verifierPool[i], Role.Verifier)) ++candidates;
+        }
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.NoEligibleVerifiers.selector, jobId, candidates));
+        jobManager.assignVerifiers(jobId);
+        (bool assigned,,,,) = jobManager.seatOf(_sid(jobId), lazy);
+        assertFalse(assigned);
+    }
 }

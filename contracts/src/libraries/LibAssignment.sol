@@ -66,8 +66,9 @@ library LibAssignment {
 
     /// @notice Draws as many new verifiers as the held fees pay for beyond the kept seats (V at
     ///         first, the silent and voided seats' on a reassignment; verifierFee > 0, enforced at
-    ///         construction), none of them `excluded`, nor, on a reassignment, a verifier whose seat
-    ///         on the submission was voided (its place stays unfilled and its fee goes back).
+    ///         construction), none of them `excluded`, nor, on a reassignment, a verifier that held
+    ///         a seat on the submission in any earlier draw (its place stays unfilled and its fee
+    ///         goes back).
     ///         Reverts NoEligibleVerifiers if none can sit.
     function _drawVerifiers(
         Submission storage sub,
@@ -87,8 +88,9 @@ library LibAssignment {
                 excluded,
                 new address[](0)
             );
-        // A reassignment excludes the previous draw's seats (the first draw only the two parties).
-        if (excluded.length > 2) drawn = _withoutVoided(sub, drawn);
+        // A reassignment excludes the previous draw's seats (the first draw only the two parties)
+        // and every earlier seat on the submission.
+        if (excluded.length > 2) drawn = _withoutEarlierSeats(sub, drawn);
         if (drawn.length == 0) revert IJobManagerErrors.NoEligibleVerifiers(jobId, candidates);
     }
 
@@ -117,12 +119,17 @@ library LibAssignment {
         masks = _drawOwnSamples(drawn, seed, uint64((uint256(1) << sub.sampleCount) - 1) & ~covered, q);
     }
 
-    /// @notice `drawn` without the verifiers whose seat on the submission is Slashed: at a
-    ///         reassignment only a voided seat is (`LibEquivocation.slash`, docs/SECURITY.md P-40;
-    ///         every other slash comes once the job has left Verifying for good). Seated again, its
-    ///         seal signatures of the submission would prove it again, and its settled seat
-    ///         (revealed flag set) would be taken for a fresh one.
-    function _withoutVoided(Submission storage sub, address[] memory drawn)
+    /// @notice `drawn` without the verifiers that held a seat on the submission in an earlier draw:
+    ///         at a reassignment such a seat is Missed (it never revealed, its stake was slashed)
+    ///         or Slashed (voided, `LibEquivocation.slash`, docs/SECURITY.md P-40); a seat kept
+    ///         from the previous draw is already excluded. Seated again, a voided seat's seal
+    ///         signatures of the submission would prove it again and its settled seat (revealed
+    ///         flag set) would be taken for a fresh one; a Missed seat's seal of its earlier draw
+    ///         is still stored while the draw's seal count starts again, so it could not seal anew,
+    ///         would not stop a one-shot reveal, and its stale seal with any new signed one would
+    ///         "prove" an equivocation (P-42). Seals are thus one draw's: one seat per verifier
+    ///         and submission.
+    function _withoutEarlierSeats(Submission storage sub, address[] memory drawn)
         internal
         view
         returns (address[] memory eligible)
@@ -130,7 +137,7 @@ library LibAssignment {
         eligible = new address[](drawn.length);
         uint256 count = 0;
         for (uint256 i; i < drawn.length; ++i) {
-            if (sub.seats[drawn[i]].status != SeatStatus.Slashed) eligible[count++] = drawn[i];
+            if (sub.seats[drawn[i]].status == SeatStatus.None) eligible[count++] = drawn[i];
         }
         eligible = LibVerdict.truncate(eligible, count);
     }

@@ -83,10 +83,13 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
     /// @custom:invariant P13 One-shot signed reveals (docs/SECURITY.md P-40): every seat of a
     ///                   `revealVerdictsSigned` ends revealed with no seal stored and the verdicts
     ///                   and bonds its signed ends imply, and a call with a seat that cannot cover
-    ///                   its bonds reverts whole.
+    ///                   its bonds reverts whole; no draw seats a verifier with a seal of an
+    ///                   earlier draw still stored (P-42).
     function _assertSignedRevealsWhole() internal {
         assertEq(handler.ghost_signedSeatMisrecorded(), 0, "P13: a one-shot reveal left a seat other than it signed");
         assertEq(handler.ghost_signedRevealNotWhole(), 0, "P13: a one-shot reveal skipped a seat");
+        assertEq(handler.ghost_staleSeals(), 0, "P13: a verifier seated twice on a submission kept its old seal");
+        assertEq(handler.ghost_signedOverSealOnChain(), 0, "P13: a one-shot reveal went through over a stored seal");
     }
 
     /// @custom:invariant P14 Equivocation (docs/SECURITY.md P-40): a proof moves exactly one

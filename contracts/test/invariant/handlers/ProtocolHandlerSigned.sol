@@ -74,10 +74,14 @@ abstract contract ProtocolHandlerSigned is ProtocolHandlerBase {
     /// @custom:property-id P13 One-shot reveals with a seat that could not cover its bonds that went
     ///                      through, or left any seat revealed (no seat may be skipped, P-40).
     uint256 public ghost_signedRevealNotWhole;
-    /// @custom:property-id P13 Finding, not asserted: one-shot reveals accepted while a seat of the
-    ///                      draw had a seal on chain from an earlier draw of the submission (it
-    ///                      should revert `SealsOnChain`, docs/SECURITY.md P-40), tried in a snapshot
-    ///                      thrown away after (`_probeSealOnChain`).
+    /// @custom:property-id P13 Draws of a Verifying job, its round counting no seal, with a seat whose
+    ///                      seal of an earlier draw of the submission is still stored: a verifier
+    ///                      seated on the submission twice (docs/SECURITY.md P-42).
+    uint256 public ghost_staleSeals;
+    /// @custom:property-id P13 One-shot reveals accepted while a seat of the draw had a seal on chain
+    ///                      from an earlier draw of the submission (it must revert `SealsOnChain`,
+    ///                      docs/SECURITY.md P-40), tried in a snapshot thrown away after
+    ///                      (`_probeSealOnChain`).
     uint256 public ghost_signedOverSealOnChain;
     /// @custom:property-id P14 Proven equivocations (progress).
     uint256 public ghost_equivocations;
@@ -141,7 +145,7 @@ abstract contract ProtocolHandlerSigned is ProtocolHandlerBase {
 
     /// @notice Whether a seat of `jobId`'s draw has a seal on chain although the round counts none
     ///         (`_signable`): a seat that sealed in an earlier draw of the submission, never revealed
-    ///         (Missed), and was drawn again (a reassignment excludes only the previous draw's seats).
+    ///         (Missed), and was drawn again, which a reassignment must never do (P-42).
     function _sealOnChain(uint256 jobId) internal view returns (bool) {
         (address[] memory seats,) = jobManager.getAssignment(jobId);
         for (uint256 i; i < seats.length; ++i) {
@@ -151,11 +155,12 @@ abstract contract ProtocolHandlerSigned is ProtocolHandlerBase {
         return false;
     }
 
-    /// @notice With a seal of an earlier draw on chain (`_sealOnChain`), tries the one-shot reveal in a
-    ///         snapshot thrown away after: `ghost_signedOverSealOnChain` counts it going through
-    ///         although a seat of the draw has a seal on chain (P13 finding; the handler's seats
-    ///         then keep to their two-call path and reveal the seal they stored).
+    /// @notice With a seal of an earlier draw on chain (`_sealOnChain`, counted in `ghost_staleSeals`),
+    ///         tries the one-shot reveal in a snapshot thrown away after: `ghost_signedOverSealOnChain`
+    ///         counts it going through although a seat of the draw has a seal on chain (P13; the
+    ///         handler's seats then keep to their two-call path and reveal the seal they stored).
     function _probeSealOnChain(uint256 jobId, uint256 maskSeed) internal {
+        ++ghost_staleSeals;
         uint256 snapshot = VmExt(address(vm)).snapshotState();
         (SignedReveal[] memory reveals, address sender) = _openings(jobId, maskSeed);
         SubmissionId sid = _sid(jobId);
