@@ -190,7 +190,8 @@ class NodeCore:
             quiet: log a revert at DEBUG only after the first time (for "not ready yet"
                 retries such as `assignVerifiers` or `finalize`).
             done: `duty`'s check: on a revert, when it names who did the duty, the revert is
-                logged at INFO as a race lost to that transaction, not as a failure.
+                logged at INFO and counted (outcome ``lost``) as a race lost to that
+                transaction, not as a failure.
 
         Returns:
             The receipt, or None when the transaction reverted.
@@ -201,10 +202,10 @@ class NodeCore:
         try:
             receipt = fn(*args)
         except self.revert_types as exc:
-            self.metrics.transaction(action, ok=False)
             name = getattr(exc, "name", type(exc).__name__)
             key = (action, name)
             by = done() if done is not None else None
+            self.metrics.transaction(action, ok=False, lost=by is not None)
             if by is not None:
                 self.log.info("%s: already done by %s (our transaction lost: %s)", action, by, exc)
             elif quiet and key in self._warned:

@@ -140,7 +140,7 @@ class NodeMetrics:
         )
         self.transactions = Counter(
             "veritrain_transactions",
-            "Transactions sent, by contract method and outcome (ok, reverted).",
+            "Transactions sent, by contract method and outcome (ok, lost, reverted).",
             ["method", "outcome"],
             registry=r,
         )
@@ -168,9 +168,11 @@ class NodeMetrics:
         self._thread: threading.Thread | None = None
 
     # ---------------------------------------------------------------------------- events
-    def transaction(self, action: str, *, ok: bool) -> None:
-        """Count one transaction of `NodeCore.send` (``action``: its log text, method first)."""
-        outcome = "ok" if ok else "reverted"
+    def transaction(self, action: str, *, ok: bool, lost: bool = False) -> None:
+        """Count one transaction of `NodeCore.send` (``action``: its log text, method first):
+        outcome ``ok``, ``lost`` (it reverted because another account did the duty first, a
+        race and not a failure) or ``reverted``."""
+        outcome = "ok" if ok else "lost" if lost else "reverted"
         self.transactions.labels(method=action_method(action), outcome=outcome).inc()
 
     def error(self, exc: BaseException) -> None:

@@ -15,6 +15,7 @@ Run: not a script; the verifier node calls both from its verdict duty.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from eth_utils.address import to_checksum_address
@@ -131,6 +132,8 @@ def prove_equivocations(node: VerifierNode, job_id: int, submission: bytes) -> N
         if not revealed:
             waiting = True
             continue
+        if _voided(node, job_id, verifier):
+            continue  # another seat proved it already: its seat holds no sample any more
         node.log.warning(
             "job %d: seat %s signed two seals (0x%s.. shown, 0x%s.. on chain): proving it",
             job_id,
@@ -145,6 +148,19 @@ def prove_equivocations(node: VerifierNode, job_id: int, submission: bytes) -> N
             verifier,
             seen,
             got,
+            # every honest seat proves it: one that lands second lost a race, not a duty
+            done=partial(_proven_by_another, node, job_id, verifier),
         )
     if not waiting:
         node._record_job(job_id, seals_checked=True)
+
+
+def _proven_by_another(node: VerifierNode, job_id: int, verifier: str) -> str | None:
+    """`NodeCore.send`'s ``done`` check of a proof that reverted: who proved it first."""
+    return "another seat's proof" if _voided(node, job_id, verifier) else None
+
+
+def _voided(node: VerifierNode, job_id: int, verifier: str) -> bool:
+    """Whether `verifier`, a seat of `job_id` that revealed, was proven to have signed two
+    seals: its seat is voided and holds no sample (``sampleMaskOf`` is 0)."""
+    return node.client.jobs.sample_mask_of(job_id, verifier) == 0

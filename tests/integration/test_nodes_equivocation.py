@@ -114,6 +114,12 @@ def test_an_equivocating_seat_is_proven_by_an_honest_node_and_slashed(net: Netwo
     proof = proofs[0]
     assert proof.args["verifier"] == eq
     assert proof.args["prover"] in honest
+    for node in honest_nodes.values():  # the seat that lost the race saw the proof and sent none
+        reverted = node.metrics.registry.get_sample_value(
+            "veritrain_transactions_total",
+            {"method": "proveEquivocation", "outcome": "reverted"},
+        )
+        assert not reverted, f"{node.client.address}: {reverted} reverted proofs"
     assert bytes(proof.args["commitment"]) == first
     assert bytes(proof.args["otherCommitment"]) == second
     (voided,) = reader.event_logs(

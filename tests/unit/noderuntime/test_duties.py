@@ -102,6 +102,10 @@ def test_a_duty_lost_to_a_transaction_mined_first_is_logged_as_done(tmp_path: Pa
     lines = [r.getMessage() for r in caplog.records if r.name == "solver"]
     assert any("already done by another account (job 1 is now " in m for m in lines), lines
     assert not [m for m in lines if "reverted" in m and "already done" not in m], lines
+    # counted as a race lost, not as a reverted transaction
+    sample = solver.metrics.registry.get_sample_value
+    assert sample("veritrain_transactions_total", {"method": "finalize", "outcome": "lost"}) == 1
+    assert not sample("veritrain_transactions_total", {"method": "finalize", "outcome": "reverted"})
 
 
 def test_a_committed_job_nobody_can_seat_is_expired_past_its_deadline(tmp_path: Path) -> None:
