@@ -25,7 +25,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from sqlalchemy.orm import Session
 
-from dashboard import queries, roles, search, svg
+from dashboard import queries, roles, search, svg, views
 from dashboard.metrics import MetricWorker
 from indexer.store import Index
 from veritrain.units import utc_time, vtt_number
@@ -94,35 +94,35 @@ def create_app(index: Index, *, metrics: MetricWorker | None = None) -> FastAPI:
     # ------------------------------------------------------------------------ JSON
 
     @app.get("/api/status")
-    def api_status() -> queries.Status:
+    def api_status() -> views.Status:
         return read(queries.status, "status")
 
     @app.get("/api/overview")
-    def api_overview() -> queries.Overview:
+    def api_overview() -> views.Overview:
         return read(queries.overview, "overview")
 
     @app.get("/api/jobs/{job_id}")
-    def api_job(job_id: int) -> queries.JobView:
+    def api_job(job_id: int) -> views.JobView:
         row_id(job_id, "job")
         return read(lambda s: queries.job(s, job_id), f"job {job_id}")
 
     @app.get("/api/runs/{run_id}")
-    def api_run(run_id: int) -> queries.RunView:
+    def api_run(run_id: int) -> views.RunView:
         row_id(run_id, "run")
         if metrics is not None:
             metrics.request(run_id)
         return read(lambda s: queries.run(s, run_id), f"run {run_id}")
 
     @app.get("/api/disputes/{key}")
-    def api_dispute(key: str) -> queries.DisputeView:
+    def api_dispute(key: str) -> views.DisputeView:
         return read(lambda s: queries.dispute(s, key), f"dispute {key}")
 
     @app.get("/api/models/{ref}")
-    def api_model(ref: str) -> queries.ModelView:
+    def api_model(ref: str) -> views.ModelView:
         return read(lambda s: queries.model(s, ref), f"model {ref}")
 
     @app.get("/api/accounts/{address}")
-    def api_account(address: str) -> queries.AccountView:
+    def api_account(address: str) -> views.AccountView:
         return read(lambda s: queries.account(s, address), f"account {address}")
 
     @app.get("/api/accounts/{address}/roles")
