@@ -423,23 +423,8 @@ contract Equivocation_Coverage_Test is Equivocation_Init {
         address[] memory second = _assigned(jobId);
         // The fresh seat stays silent: its samples are drawn once more.
         _reassign();
-        // Every verifier the third draw could take but the voided one leaves the active set.
-        for (uint256 i; i < verifierPool.length; ++i) {
-            address v = verifierPool[i];
-            if (v == lazy || _isIn(second, v)) continue;
-            uint256 free = _staked(v, Role.Verifier) - _locked(v, Role.Verifier);
-            vm.prank(v);
-            stakeManager.requestUnbond(Role.Verifier, free);
-        }
-        assertTrue(stakeManager.isActive(lazy, Role.Verifier), "the voided verifier could be drawn");
-        uint256 candidates = 0;
-        for (uint256 i; i < verifierPool.length; ++i) {
-            if (stakeManager.isActive(verifierPool[i], Role.Verifier)) ++candidates;
-        }
-        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.NoEligibleVerifiers.selector, jobId, candidates));
-        jobManager.assignVerifiers(jobId);
-        (bool assigned,,,,) = jobManager.seatOf(_sid(jobId), lazy);
-        assertFalse(assigned);
+        _leaveOnlyLazyEligible(second);
+        _assertLazyNotSeated();
     }
 
     /// @notice A verifier that sealed in an earlier draw of the submission and never revealed
@@ -468,7 +453,15 @@ contract Equivocation_Coverage_Test is Equivocation_Init {
         address[] memory second = _assigned(jobId);
         assertFalse(_isIn(second, lazy));
         _reassign();
-        // Every verifier the third draw could take but the missed one leaves the active set.
+        _leaveOnlyLazyEligible(second);
+        (bytes32 stale,) = round.verdictCommitmentOf(_sid(jobId), lazy);
+        assertEq(stale, firstSeal, "its seal of draw 1 is still stored");
+        _assertLazyNotSeated();
+    }
+
+    /// @notice Every verifier a third draw could take but the lazy one (the seats of the
+    ///         `second` draw are excluded anyway) leaves the active set; the lazy one stays active.
+    function _leaveOnlyLazyEligible(address[] memory second) internal {
         for (uint256 i; i < verifierPool.length; ++i) {
             address v = verifierPool[i];
             if (v == lazy || _isIn(second, v)) continue;
@@ -476,9 +469,12 @@ contract Equivocation_Coverage_Test is Equivocation_Init {
             vm.prank(v);
             stakeManager.requestUnbond(Role.Verifier, free);
         }
-        assertTrue(stakeManager.isActive(lazy, Role.Verifier), "the missed verifier could be drawn");
-        (bytes32 stale,) = round.verdictCommitmentOf(_sid(jobId), lazy);
-        assertEq(stale, firstSeal, "its seal of draw 1 is still stored");
+        assertTrue(stakeManager.isActive(lazy, Role.Verifier), "the lazy verifier could be drawn");
+    }
+
+    /// @notice The draw reverts NoEligibleVerifiers with the active verifiers counted, and the lazy
+    ///         verifier holds no seat.
+    function _assertLazyNotSeated() internal {
         uint256 candidates = 0;
         for (uint256 i; i < verifierPool.length; ++i) {
             if (stakeManager.isActive(verifierPool[i], Role.Verifier)) ++candidates;
