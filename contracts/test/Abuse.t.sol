@@ -299,6 +299,42 @@ contract Abuse_Test is Deployers {
         _assertEscrowSolvent();
     }
 
+    /// @notice A reassignment draws only verifiers never seated on the submission, and as many of
+    ///         them as it can (docs/SECURITY.md P-42): with 7 staked verifiers at V = 3, after two
+    ///         silent draws the third seats exactly the one never seated, whichever order the
+    ///         shuffle puts the first draw's seats in (drawing them and dropping them afterwards
+    ///         would leave the seat empty whenever the shuffle put three of them first).
+    function test_reassignment_thirdDrawSeatsTheFreshVerifier_succeeds() public {
+        assertEq(verifierPool.length, 7);
+        assertEq(params.verifiersPerJob, 3);
+        for (uint256 round; round < 8; ++round) {
+            uint256 jobId = _assignedJob(REWARD);
+            _postClaims(jobId);
+            address[] memory first = _assigned(jobId);
+            _silentDraw(jobId);
+            jobManager.assignVerifiers(jobId);
+            address[] memory second = _assigned(jobId);
+            _silentDraw(jobId);
+            jobManager.assignVerifiers(jobId);
+            address[] memory third = _assigned(jobId);
+            assertEq(third.length, 1, "the one verifier never seated is drawn");
+            assertFalse(_isIn(first, third[0]) || _isIn(second, third[0]), "a verifier seated twice");
+            // The third draw stays silent too: the job expires and frees every stake for the next.
+            vm.warp(_job(jobId).challengeDeadline + 1);
+            jobManager.finalize(jobId);
+            assertEq(uint8(_job(jobId).status), uint8(JobStatus.Expired));
+        }
+    }
+
+    /// @notice The current draw of `jobId` stays silent past its challenge deadline; finalize
+    ///         slashes it and reassigns, and the new randomness is mined.
+    function _silentDraw(uint256 jobId) internal {
+        vm.warp(_job(jobId).challengeDeadline + 1);
+        jobManager.finalize(jobId);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Committed), "reassigning");
+        vm.roll(block.number + 2);
+    }
+
     ////// 10. Unbounded jobs //////
 
     function test_postJob_maxUint32Steps_reverts() public {

@@ -349,7 +349,13 @@ def test_solver_that_posts_no_claims_is_slashed(
 def test_silent_verifiers_are_replaced_then_the_job_expires(
     anvil: Anvil, protocol: Deployment, client_factory
 ) -> None:
+    """Every seat stays silent: each draw is slashed and replaced by verifiers never seated on
+    the submission before (docs/SECURITY.md P-42). With 6 staked verifiers at V = 5 the first
+    draw seats 5, the second the one left, and the third finds nobody (`NoEligibleVerifiers`):
+    the job expires at its assign deadline (`expireUnassigned`, P-35), the submitter refunded
+    and the solver unlocked."""
     p = protocol.params
+    assert (p.verifiers_per_job, p.max_reassignments) == (5, 2)
     clients = {i: client_factory(i) for i in range(1, 10)}
     submitter, solver = clients[1], clients[2]
     job_id, hashes, secret = _job_to_verifying(clients, p)
@@ -358,18 +364,27 @@ def test_silent_verifiers_are_replaced_then_the_job_expires(
     post_claims(solver, job_id, hashes, secret)
     sid = submitter.jobs.submission_of(job_id)
     credit = submitter.escrow.credit_of(submitter.address)
-    for attempt in range(p.max_reassignments + 1):
+    seated: set[str] = set()
+    for expected in (5, 1):
         job = submitter.jobs.get_job(job_id)
         assert job.status is JobStatus.Verifying
+        seats = set(submitter.jobs.get_assignment(job_id).verifiers)
+        assert len(seats) == expected and not seats & seated, "a verifier seated twice"
+        seated |= seats
         submitter.increase_time(job.challenge_deadline - submitter.timestamp() + 1)
         assert submitter.round.outcome(sid)[0] is RoundOutcome.NoVerdicts
         with pytest.raises(errors.SamplesUncovered):
             solver.round.reveal_secret(sid, secret, bytes(32), [], [])
         submitter.jobs.finalize(job_id)
-        if attempt < p.max_reassignments:
-            assert submitter.jobs.get_job(job_id).status is JobStatus.Committed
-            submitter.mine(2)
+        assert submitter.jobs.get_job(job_id).status is JobStatus.Committed
+        submitter.mine(2)
+        if expected == 5:
             submitter.jobs.assign_verifiers(job_id)
+    with pytest.raises(errors.NoEligibleVerifiers):  # all 6 sat once and were slashed
+        submitter.jobs.assign_verifiers(job_id)
+    job = submitter.jobs.get_job(job_id)
+    submitter.increase_time(job.commit_deadline + p.open_window - submitter.timestamp() + 1)
+    submitter.jobs.expire_unassigned(job_id)
     assert submitter.jobs.get_job(job_id).status is JobStatus.Expired
     assert submitter.stakes.stake_of(solver.address, Role.Solver).locked == 0
     assert submitter.escrow.credit_of(solver.address) == 0

@@ -393,7 +393,8 @@ interface IJobManager is IJobManagerErrors {
     ///         the sample is the union of those draws in increasing segment order. The solver must
     ///         post its claims on every sample within claimsWindow, the verifiers seal by
     ///         claimsDeadline + verdictWindow. Verifiers are drawn among the staked ones other than
-    ///         the submitter, the solver and the previous draw's seats. On a reassignment the
+    ///         the submitter, the solver and every verifier seated on the submission before
+    ///         (docs/SECURITY.md P-42). On a reassignment the
     ///         segments, the claims and the seats that revealed are kept; as many new verifiers as
     ///         seats went silent each draw q of the samples no revealed verdict covers (an uncovered
     ///         sample no new draw holds goes to the new seats in turn, so every sample has a

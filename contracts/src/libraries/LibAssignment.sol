@@ -4,7 +4,6 @@ pragma solidity 0.8.37;
 // Libraries
 import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 import {LibSampling} from "./LibSampling.sol";
-import {LibVerdict} from "./LibVerdict.sol";
 // Interfaces
 import {IJobManager} from "../interfaces/IJobManager.sol";
 import {IJobManagerErrors} from "../interfaces/IJobManagerErrors.sol";
@@ -43,9 +42,10 @@ library LibAssignment {
     ///         samples no revealed verdict covers. Reverts NoEligibleVerifiers if nobody can sit.
     /// @dev Own draws (docs/SECURITY.md P-27): the verifiers are drawn with seed
     ///      keccak256(abi.encode(seed, "verifiers")) among the staked ones other than the job's
-    ///      submitter, its solver and the seats of the previous draw. At the first assignment each
-    ///      verifier v draws `q` segments (of all M, or of the first M - 1 with one seat per job,
-    ///      P-39) with seed keccak256(abi.encode(seed, "segments", v)), plus
+    ///      submitter, its solver and every verifier seated on the submission before (P-42). At
+    ///      the first assignment each verifier v draws `q` segments (of all M, or of the first
+    ///      M - 1 with one seat per job, P-39) with seed keccak256(abi.encode(seed, "segments", v)),
+    ///      plus
     ///      the last segment (P-36), and the sample is the union of the draws and the last segment
     ///      in increasing segment order (at most V * q + 1 <= 64);
     ///      on a reassignment each new v draws `q` of the uncovered samples with seed
@@ -66,9 +66,8 @@ library LibAssignment {
 
     /// @notice Draws as many new verifiers as the held fees pay for beyond the kept seats (V at
     ///         first, the silent and voided seats' on a reassignment; verifierFee > 0, enforced at
-    ///         construction), none of them `excluded`, nor, on a reassignment, a verifier that held
-    ///         a seat on the submission in any earlier draw (its place stays unfilled and its fee
-    ///         goes back).
+    ///         construction), none of them `excluded` (`_keepRevealed`: on a reassignment every
+    ///         verifier ever seated on the submission).
     ///         Reverts NoEligibleVerifiers if none can sit.
     function _drawVerifiers(
         Submission storage sub,
@@ -88,9 +87,6 @@ library LibAssignment {
                 excluded,
                 new address[](0)
             );
-        // A reassignment excludes the previous draw's seats (the first draw only the two parties)
-        // and every earlier seat on the submission.
-        if (excluded.length > 2) drawn = _withoutEarlierSeats(sub, drawn);
         if (drawn.length == 0) revert IJobManagerErrors.NoEligibleVerifiers(jobId, candidates);
     }
 
@@ -119,41 +115,41 @@ library LibAssignment {
         masks = _drawOwnSamples(drawn, seed, uint64((uint256(1) << sub.sampleCount) - 1) & ~covered, q);
     }
 
-    /// @notice `drawn` without the verifiers that held a seat on the submission in an earlier draw:
-    ///         at a reassignment such a seat is Missed (it never revealed, its stake was slashed)
-    ///         or Slashed (voided, `LibEquivocation.slash`, docs/SECURITY.md P-40); a seat kept
-    ///         from the previous draw is already excluded. Seated again, a voided seat's seal
-    ///         signatures of the submission would prove it again and its settled seat (revealed
-    ///         flag set) would be taken for a fresh one; a Missed seat's seal of its earlier draw
-    ///         is still stored while the draw's seal count starts again, so it could not seal anew,
-    ///         would not stop a one-shot reveal, and its stale seal with any new signed one would
-    ///         "prove" an equivocation (P-42). Seals are thus one draw's: one seat per verifier
-    ///         and submission.
-    function _withoutEarlierSeats(Submission storage sub, address[] memory drawn)
-        internal
-        view
-        returns (address[] memory eligible)
-    {
-        eligible = new address[](drawn.length);
-        uint256 count = 0;
-        for (uint256 i; i < drawn.length; ++i) {
-            if (sub.seats[drawn[i]].status == SeatStatus.None) eligible[count++] = drawn[i];
-        }
-        eligible = LibVerdict.truncate(eligible, count);
-    }
-
     /// @notice Keeps the previous draw's seats that revealed (`sub.verifiers` becomes them, in seat
-    ///         order; empty at the first assignment).
-    /// @return excluded The submitter, the solver and every previous seat: none is drawn again.
+    ///         order; empty at the first assignment) and adds the others (Missed or voided) to
+    ///         `sub.pastSeats`.
+    /// @dev One seat per verifier and submission (docs/SECURITY.md P-42): a seal is stored per
+    ///      submission, so a Missed seat drawn again would find its old seal still stored while the
+    ///      draw's seal count starts again (it could not seal anew, would not stop a one-shot reveal,
+    ///      and its stale seal with any new signed one would "prove" an equivocation), and a voided
+    ///      seat's two signatures would prove it again. The draw excludes them, so it fills every
+    ///      place it can with verifiers never seated.
+    /// @return excluded The submitter, the solver and every verifier ever seated on the submission:
+    ///         none is drawn again.
     function _keepRevealed(Job storage job, Submission storage sub) internal returns (address[] memory excluded) {
         address[] memory previous = verifiersOf(sub);
-        excluded = new address[](previous.length + 2);
-        excluded[0] = job.submitter;
-        excluded[1] = job.solver;
+        if (previous.length == 0) {
+            // The first assignment: nobody was seated yet (and `pastSeats` is not read).
+            excluded = new address[](2);
+            (excluded[0], excluded[1]) = (job.submitter, job.solver);
+            return excluded;
+        }
+        address[] storage pastSeats = sub.pastSeats;
         sub.seatCount = 0;
         for (uint256 i; i < previous.length; ++i) {
-            excluded[i + 2] = previous[i];
             if (sub.seats[previous[i]].status == SeatStatus.Submitted) pushVerifier(sub, previous[i]);
+            else pastSeats.push(previous[i]);
+        }
+        uint256 kept = sub.seatCount;
+        uint256 past = pastSeats.length;
+        excluded = new address[](2 + kept + past);
+        excluded[0] = job.submitter;
+        excluded[1] = job.solver;
+        for (uint256 i; i < kept; ++i) {
+            excluded[2 + i] = sub.verifiers[i];
+        }
+        for (uint256 i; i < past; ++i) {
+            excluded[2 + kept + i] = pastSeats[i];
         }
     }
 

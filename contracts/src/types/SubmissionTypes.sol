@@ -80,6 +80,9 @@ uint256 constant MAX_SEATS = 32;
 ///        challenged another verifier's approval of the sample) never settles the other. A party
 ///        that loses its own game on a sample is closed in both roles: the game refuted the one claim
 ///        (the sample is invalid) that both its roles make.
+/// @param pastSeats Verifiers seated by an earlier draw of the submission and not kept (Missed or
+///        voided), appended at each reassignment: no later draw seats them again (docs/SECURITY.md
+///        P-42). Empty, and never written, unless the submission is reassigned.
 /// @dev Packed so that a claim creates 1 storage word ([feesHeld, submitted, disputeSample,
 ///      disputePending, reassignments, expiring, disputedMask, sampleCount]; the job and the solver
 ///      are the submission's id itself, `LibSubmission.jobIdOf` and `solverOf`) and the first
@@ -105,6 +108,7 @@ struct Submission {
     address disputeChallenger;
     mapping(uint256 sampleIndex => mapping(address verifier => bool closed)) seatClosed;
     mapping(uint256 sampleIndex => mapping(address whistleblower => bool closed)) challengeClosed;
+    address[] pastSeats;
 }
 
 /// @notice The submission's assigned verifiers, in seat order (a memory copy of the first
