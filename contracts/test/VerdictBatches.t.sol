@@ -2,6 +2,7 @@
 pragma solidity 0.8.37;
 
 // Testing
+import {SignedReveals_Init} from "./SignedReveals.t.sol";
 import {Deployers} from "./utils/Deployers.sol";
 // Interfaces
 import {IVerificationRound} from "../src/interfaces/IVerificationRound.sol";
@@ -13,33 +14,11 @@ import {Claims} from "../src/types/RoundTypes.sol";
 /// @notice Seals and reveals submitted together (`commitVerdictsFor`, `revealVerdictsFor`;
 ///         docs/SECURITY.md P-37): each seat's EIP-712 signature or salt is its consent, a seat that
 ///         acted itself is skipped, and the aggregator can neither change a verdict nor censor one.
-contract VerdictBatches_Test is Deployers {
-    mapping(address account => uint256 key) internal _keys;
-    uint256 internal jobId;
-    address[] internal verifiers;
-
-    /// @notice Verifiers with keys, so that they can sign seals.
-    function _verifierActor(uint256 i) internal override returns (address account) {
-        uint256 key;
-        (account, key) = _keyedActor(string.concat("keyed verifier", vm.toString(i)));
-        _keys[account] = key;
-    }
-
-    function setUp() public override {
-        super.setUp();
-        jobId = _verifyingJob();
-        verifiers = _assigned(jobId);
-    }
-
+contract VerdictBatches_Test is SignedReveals_Init {
     ////// Helpers //////
 
     function _commitmentOf(address verifier, uint256 rejectMask) internal view returns (bytes32) {
         return _verdictCommitment(jobId, verifier, _ends(jobId, rejectMask), _verdictSalt(jobId, verifier));
-    }
-
-    function _signature(uint256 key, SubmissionId sid, bytes32 commitment) internal view returns (bytes memory) {
-        (uint8 v, bytes32 r, bytes32 s) = vm.sign(key, round.sealDigest(sid, commitment));
-        return abi.encodePacked(r, s, v);
     }
 
     /// @notice Every seat's seal (verdicts `rejectMask`), each signed by its own key.
@@ -68,7 +47,7 @@ contract VerdictBatches_Test is Deployers {
         round.commitVerdictsFor(_sid(jobId), verifiers, commitments, signatures);
     }
 
-    function _reveals(uint256 rejectMask) internal view returns (bytes32[][] memory ends, bytes32[] memory salts) {
+    function _batchReveals(uint256 rejectMask) internal view returns (bytes32[][] memory ends, bytes32[] memory salts) {
         ends = new bytes32[][](verifiers.length);
         salts = new bytes32[](verifiers.length);
         for (uint256 i; i < verifiers.length; ++i) {
@@ -78,7 +57,7 @@ contract VerdictBatches_Test is Deployers {
     }
 
     function _revealAll(uint256 rejectMask) internal {
-        (bytes32[][] memory ends, bytes32[] memory salts) = _reveals(rejectMask);
+        (bytes32[][] memory ends, bytes32[] memory salts) = _batchReveals(rejectMask);
         vm.prank(stranger);
         round.revealVerdictsFor(_sid(jobId), verifiers, ends, salts, _claimsArg(_sid(jobId)));
     }
@@ -288,21 +267,21 @@ contract VerdictBatches_Test is Deployers {
     /// @notice Attack: the aggregator opens a seal to other verdicts, or with forged claims.
     function test_revealVerdictsFor_otherVerdictsOrClaims_reverts() public {
         _commitAll(0);
-        (bytes32[][] memory ends, bytes32[] memory salts) = _reveals(0);
+        (bytes32[][] memory ends, bytes32[] memory salts) = _batchReveals(0);
         ends[2] = _ends(jobId, 1);
         vm.expectRevert(
             abi.encodeWithSelector(IVerificationRound.VerdictCommitmentMismatch.selector, _sid(jobId), verifiers[2])
         );
         round.revealVerdictsFor(_sid(jobId), verifiers, ends, salts, _claimsArg(_sid(jobId)));
 
-        (ends, salts) = _reveals(0);
+        (ends, salts) = _batchReveals(0);
         salts[0] = keccak256("guessed salt");
         vm.expectRevert(
             abi.encodeWithSelector(IVerificationRound.VerdictCommitmentMismatch.selector, _sid(jobId), verifiers[0])
         );
         round.revealVerdictsFor(_sid(jobId), verifiers, ends, salts, _claimsArg(_sid(jobId)));
 
-        (ends, salts) = _reveals(0);
+        (ends, salts) = _batchReveals(0);
         (bytes32[] memory starts, bytes32[] memory claimed) = _claimsOf(_sid(jobId));
         claimed[0] = keccak256("forged");
         vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ClaimsMismatch.selector, _sid(jobId)));
@@ -359,7 +338,7 @@ contract VerdictBatches_Test is Deployers {
         round.commitVerdictsFor(_sid(jobId), two, c2, s2);
         vm.prank(omitted);
         round.commitVerdicts(_sid(jobId), commitments[2]);
-        (bytes32[][] memory ends, bytes32[] memory salts) = _reveals(0);
+        (bytes32[][] memory ends, bytes32[] memory salts) = _batchReveals(0);
         bytes32[][] memory e2 = new bytes32[][](2);
         bytes32[] memory salt2 = new bytes32[](2);
         for (uint256 i; i < 2; ++i) {
