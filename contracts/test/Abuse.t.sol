@@ -311,10 +311,10 @@ contract Abuse_Test is Deployers {
             uint256 jobId = _assignedJob(REWARD);
             _postClaims(jobId);
             address[] memory first = _assigned(jobId);
-            _silentDraw(jobId);
+            _reassign(jobId);
             jobManager.assignVerifiers(jobId);
             address[] memory second = _assigned(jobId);
-            _silentDraw(jobId);
+            _reassign(jobId);
             jobManager.assignVerifiers(jobId);
             address[] memory third = _assigned(jobId);
             assertEq(third.length, 1, "the one verifier never seated is drawn");
@@ -324,15 +324,6 @@ contract Abuse_Test is Deployers {
             jobManager.finalize(jobId);
             assertEq(uint8(_job(jobId).status), uint8(JobStatus.Expired));
         }
-    }
-
-    /// @notice The current draw of `jobId` stays silent past its challenge deadline; finalize
-    ///         slashes it and reassigns, and the new randomness is mined.
-    function _silentDraw(uint256 jobId) internal {
-        vm.warp(_job(jobId).challengeDeadline + 1);
-        jobManager.finalize(jobId);
-        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Committed), "reassigning");
-        vm.roll(block.number + 2);
     }
 
     ////// 10. Unbounded jobs //////

@@ -358,17 +358,6 @@ contract Equivocation_Coverage_Test is Equivocation_Init {
         _prove(lazy, seal, signature);
     }
 
-    /// @notice Past the verdict reveals and the challenge deadline of the current draw, finalize
-    ///         reassigns (some sample has no standing verdict), and the new randomness is mined.
-    function _reassign() internal {
-        uint256 closes = uint256(_job(jobId).verdictDeadline) + params.revealWindow;
-        uint256 challenge = _job(jobId).challengeDeadline;
-        vm.warp((closes > challenge ? closes : challenge) + 1);
-        jobManager.finalize(jobId);
-        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Committed), "reassigning");
-        vm.roll(block.number + 2);
-    }
-
     function test_proveEquivocation_soleHolderVoided_sampleDrawnAgain_succeeds() public {
         uint256 sole = _voidSoleHolder();
 
@@ -418,11 +407,11 @@ contract Equivocation_Coverage_Test is Equivocation_Init {
     ///         verifier of a later draw is the voided one, nobody is seated.
     function test_assignVerifiers_voidedVerifierNeverSeatedAgain_succeeds() public {
         _voidSoleHolder();
-        _reassign();
+        _reassign(jobId);
         jobManager.assignVerifiers(jobId);
         address[] memory second = _assigned(jobId);
         // The fresh seat stays silent: its samples are drawn once more.
-        _reassign();
+        _reassign(jobId);
         _leaveOnlyLazyEligible(second);
         _assertLazyNotSeated();
     }
@@ -446,13 +435,13 @@ contract Equivocation_Coverage_Test is Equivocation_Init {
             if (verifiers[i] != lazy) _submit(jobId, verifiers[i], 0);
         }
         _revealPending(jobId);
-        _reassign();
+        _reassign(jobId);
         assertEq(_staked(lazy, Role.Verifier), 500e18 - params.verifierStake, "missed: one stake slashed");
         // Draw 2 excludes draw 1's seats; its fresh seat stays silent too.
         jobManager.assignVerifiers(jobId);
         address[] memory second = _assigned(jobId);
         assertFalse(_isIn(second, lazy));
-        _reassign();
+        _reassign(jobId);
         _leaveOnlyLazyEligible(second);
         (bytes32 stale,) = round.verdictCommitmentOf(_sid(jobId), lazy);
         assertEq(stale, firstSeal, "its seal of draw 1 is still stored");

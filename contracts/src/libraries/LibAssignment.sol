@@ -128,28 +128,25 @@ library LibAssignment {
     ///         none is drawn again.
     function _keepRevealed(Job storage job, Submission storage sub) internal returns (address[] memory excluded) {
         address[] memory previous = verifiersOf(sub);
-        if (previous.length == 0) {
+        uint256 count = previous.length;
+        if (count == 0) {
             // The first assignment: nobody was seated yet (and `pastSeats` is not read).
             excluded = new address[](2);
             (excluded[0], excluded[1]) = (job.submitter, job.solver);
             return excluded;
         }
         address[] storage pastSeats = sub.pastSeats;
+        uint256 older = pastSeats.length; // seats of the draws before the previous one
+        excluded = new address[](2 + count + older);
+        (excluded[0], excluded[1]) = (job.submitter, job.solver);
+        for (uint256 i; i < older; ++i) {
+            excluded[2 + count + i] = pastSeats[i];
+        }
         sub.seatCount = 0;
-        for (uint256 i; i < previous.length; ++i) {
+        for (uint256 i; i < count; ++i) {
+            excluded[2 + i] = previous[i];
             if (sub.seats[previous[i]].status == SeatStatus.Submitted) pushVerifier(sub, previous[i]);
             else pastSeats.push(previous[i]);
-        }
-        uint256 kept = sub.seatCount;
-        uint256 past = pastSeats.length;
-        excluded = new address[](2 + kept + past);
-        excluded[0] = job.submitter;
-        excluded[1] = job.solver;
-        for (uint256 i; i < kept; ++i) {
-            excluded[2 + i] = sub.verifiers[i];
-        }
-        for (uint256 i; i < past; ++i) {
-            excluded[2 + kept + i] = pastSeats[i];
         }
     }
 

@@ -591,6 +591,18 @@ abstract contract Deployers is PRBTest, Bound, ClaimsBook {
         (, locked,,) = stakeManager.stakeOf(account, role);
     }
 
+    /// @notice Past the verdict reveals and the challenge deadline of `jobId`'s current draw,
+    ///         finalize reassigns (some sample has no standing verdict), and the new randomness is
+    ///         mined.
+    function _reassign(uint256 jobId) internal {
+        uint256 closes = uint256(_job(jobId).verdictDeadline) + params.revealWindow;
+        uint256 challenge = _job(jobId).challengeDeadline;
+        vm.warp((closes > challenge ? closes : challenge) + 1);
+        jobManager.finalize(jobId);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Committed), "reassigning");
+        vm.roll(block.number + 2);
+    }
+
     function _isIn(address[] memory list, address account) internal pure returns (bool) {
         for (uint256 i; i < list.length; ++i) {
             if (list[i] == account) return true;
