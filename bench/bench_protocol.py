@@ -13,7 +13,7 @@ Prints three tables:
    wider MLP.
 2. Verifier cost: checking the solver's claims on the q sampled segments (checkpoint load, hash
    check against the claimed start hash, k steps of replay, end hash against the claimed end
-   hash; the Merkle proofs are checked on chain when the solver reveals its secret,
+   hash; the Merkle multiproof is checked on chain when the solver reveals its secret,
    docs/FORCED_ERRORS.md) as a fraction of the solver's compute for the job, at the default q and
    k, against the q*k/N expected from replay alone.
 3. Gas of every protocol action, from the receipts of a real run on Anvil (an honest job, then

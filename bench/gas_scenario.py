@@ -9,7 +9,7 @@ Scenario (automine Anvil, time moved with ``evm_increaseTime``): deploy; stake e
 register the model; the happy path with a forced error drawn (post, claim, commit with the
 leaf-0 proof and the secret commitment, assign, post claims, every seat's seal and opening in
 one call, each seat rejecting the forced claim with the true end it replayed, reveal the secret
-with the claims' proofs and finalize, which pays the reward, the fees, the jackpots and the
+with the claims' multiproof and finalize, which pays the reward, the fees, the jackpots and the
 bonds straight to the wallets); a lazy approval of the forced claim challenged by the
 whistleblower and slashed at finalize; a cheating job (reject with a bond, finalize opening a
 dispute, committee draw, commit-reveal votes, resolve with settlement, a winner's credit claim);
@@ -361,7 +361,7 @@ def run_gas_scenario(
             rec(
                 f"revealSecret{suffix}",
                 reveal_secret(c[1], job_id, hashes, k, secret, claims),
-                "secret + 2q Merkle proofs",
+                "secret + one multiproof of the 2q claims",
             )
 
         def happy_path(
@@ -379,7 +379,9 @@ def run_gas_scenario(
             if variant.startswith(FORCED) != drawn:
                 raise RuntimeError(f"the {variant} job drew a forced error: {drawn}")
             secret, claims = sc
-            note = "secret + 2q proofs; pays the solver, fees" + (", jackpots" if drawn else "")
+            note = "secret + claims multiproof; pays the solver, fees" + (
+                ", jackpots" if drawn else ""
+            )
             reward = int(c[1].jobs.get_job(job_id).reward)
             before = c[1].token.balance_of(c[1].address)
             credits = {seat.address: seat.escrow.credit_of(seat.address) for seat in assigned}

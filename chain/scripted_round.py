@@ -34,7 +34,7 @@ from veritrain.forced import (
     draw_forced_error,
     verdict_approvals,
 )
-from veritrain.merkle import checkpoint_tree
+from veritrain.merkle import checkpoint_tree, claim_leaves
 
 if TYPE_CHECKING:
     from chain.client import ChainClient
@@ -225,6 +225,19 @@ def to_secret_window(client: ChainClient, job_id: int) -> None:
         client.increase_time(opens - now + 1)
 
 
+def reveal_proof(
+    solver: ChainClient, job_id: int, hashes: Sequence[bytes], interval: int
+) -> list[bytes]:
+    """The secret reveal's multiproof: the checkpoints `claim_leaves` gives for the job's sampled
+    segments (each start and end, one per index) over the committed `hashes`, as
+    ``VerificationRound`` folds it."""
+    segments = [int(s) for s in solver.jobs.get_assignment(job_id).segments]
+    indices, _ = claim_leaves(
+        segments, [hashes[s] for s in segments], [hashes[s + 1] for s in segments]
+    )
+    return checkpoint_tree(list(hashes), interval).multiproof(indices)
+
+
 def reveal_secret(
     solver: ChainClient,
     job_id: int,
@@ -236,17 +249,15 @@ def reveal_secret(
     advance: bool = True,
     and_finalize: bool = False,
 ) -> Any:
-    """Reveal the secret with the proofs of every claim (after the challenge deadline); with
-    `and_finalize`, finalize the job in the same transaction (``revealSecretAndFinalize``)."""
+    """Reveal the secret with the multiproof of every claim (`reveal_proof`; after the challenge
+    deadline); with `and_finalize`, finalize the job in the same transaction
+    (``revealSecretAndFinalize``)."""
     if advance:
         to_secret_window(solver, job_id)
-    tree = checkpoint_tree(list(hashes), interval)
-    segments = list(solver.jobs.get_assignment(job_id).segments)
     return solver.round.reveal_secret(
         solver.jobs.submission_of(job_id),
         secret,
         claims.forced_true_end,
-        [tree.proof(s) for s in segments],
-        [tree.proof(s + 1) for s in segments],
+        reveal_proof(solver, job_id, hashes, interval),
         and_finalize=and_finalize,
     )

@@ -24,7 +24,7 @@ Lifecycle of one job, as driven by `SolverNode.step()` (PROTOCOL.md section 1):
    the forced sample's end hash is the forced claim) before the verdict deadline; submit the
    seals and then the reveals its seats handed to its server, one transaction each
    (`solver.aggregation`);
-6. after the challenge deadline, `revealSecret` with the Merkle proofs of every claim, then
+6. after the challenge deadline, `revealSecret` with one Merkle multiproof of every claim, then
    serve everything again;
 7. `finalize` when due, helping a dispute along (`drawCommittee`, `resolve`) while Disputed;
 8. `claimCredit` whenever there is credit.

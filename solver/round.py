@@ -25,7 +25,7 @@ from veritrain.commitments import submission_id
 from veritrain.enums import JobStatus, Verdict
 from veritrain.forced import build_claims, draw_forced_error
 from veritrain.hexutil import to_hex
-from veritrain.merkle import checkpoint_tree
+from veritrain.merkle import checkpoint_tree, claim_leaves
 from veritrain.sampling import last_fetched
 
 __all__ = ["SolverRound"]
@@ -78,7 +78,7 @@ class SolverRound(SolverDeadlines):
 
     def _round(self, job_id: int, job: Any) -> None:
         """The solver's part of the verification round (docs/FORCED_ERRORS.md): post the
-        claims once assigned, reveal the secret with the claims' proofs after the challenge
+        claims once assigned, reveal the secret with the claims' multiproof after the challenge
         deadline, and serve everything once it is revealed."""
         rec = self.job_record(job_id)
         if rec is None or rec.revealed:
@@ -126,24 +126,25 @@ class SolverRound(SolverDeadlines):
         if entry is None:
             self.log.error("job %d: claims posted but its checkpoints are not served", job_id)
             return
-        segments = list(claims.segments)
-        proofs = (
-            submission,
-            secret,
-            claims.forced_true_end,
-            [entry.tree.proof(s) for s in segments],
-            [entry.tree.proof(s + 1) for s in segments],
+        # one multiproof of every claimed checkpoint: each sample's start and end, one per
+        # index, the committed hashes (the forced sample's true end, not its forced claim)
+        segments = [int(s) for s in claims.segments]
+        indices, _ = claim_leaves(
+            segments,
+            [entry.hashes[s] for s in segments],
+            [entry.hashes[s + 1] for s in segments],
         )
+        reveal = (submission, secret, claims.forced_true_end, entry.tree.multiproof(indices))
         # the reveal and the finalize in one transaction (one fewer on the happy path); should
         # the finalize revert, the reveal goes alone and the finalize duty retries it
         receipt = self.send(
             f"revealSecret and finalize job {job_id}",
             functools.partial(self.client.round.reveal_secret, and_finalize=True),
-            *proofs,
+            *reveal,
         )
         if receipt is None:
             receipt = self.send(
-                f"revealSecret job {job_id}", self.client.round.reveal_secret, *proofs
+                f"revealSecret job {job_id}", self.client.round.reveal_secret, *reveal
             )
         if receipt is not None:
             self._put(job_id, revealed=True)

@@ -13,6 +13,13 @@ only at position i, only for i <= M, only with a proof of length d: no step can 
 states, and an extra leaf cannot be proved. Pure Python; a tree of M + 1 leaves costs under
 4(M + 1) keccak calls.
 
+A *multiproof* proves several leaves at once (`MerkleTree.multiproof`, `verify_checkpoints`,
+`LibCheckpoint.verifyMulti`): the leaves' sorted positions are folded level by level, left to
+right; two proven nodes that are siblings hash together, any other node takes its sibling from
+the proof, in the order the fold consumes them. It carries each sibling once, none that the
+proven leaves imply, so a solver's secret reveal proves the 2q claimed states of q samples with
+a handful of hashes where 2q single proofs carry 2q * d (PROTOCOL.md 3.5).
+
 Run: not a script; `from veritrain.merkle import checkpoint_tree, verify_checkpoint`.
 """
 
@@ -28,10 +35,14 @@ __all__ = [
     "ZERO_LEAF",
     "MerkleTree",
     "checkpoint_tree",
+    "claim_leaves",
+    "expand_multiproof",
     "node_hash",
+    "process_multiproof",
     "process_proof",
     "tree_depth",
     "verify_checkpoint",
+    "verify_checkpoints",
     "verify_proof",
 ]
 
@@ -139,6 +150,171 @@ def verify_checkpoint(
     return verify_proof(proof, root, leaf_hash(index, index * interval, state_hash), index, count)
 
 
+def _fold_multiproof(
+    depth: int, indices: Sequence[int], leaves: Sequence[bytes], proof: Sequence[bytes]
+) -> tuple[bytes, list[list[bytes]]] | None:
+    """The multiproof fold (`process_multiproof`), also returning each leaf's single proof."""
+    if not indices or len(indices) != len(leaves):
+        return None
+    if any(b <= a for a, b in zip(indices, indices[1:], strict=False)) or indices[0] < 0:
+        return None
+    if indices[-1] >= 1 << depth:
+        return None
+    # level by level: (position, hash, the proven leaves under the node)
+    nodes = [(int(i), bytes(h), [j]) for j, (i, h) in enumerate(zip(indices, leaves, strict=True))]
+    singles: list[list[bytes]] = [[] for _ in indices]
+    used = 0
+    for _ in range(depth):
+        parents: list[tuple[int, bytes, list[int]]] = []
+        i = 0
+        while i < len(nodes):
+            pos, node, under = nodes[i]
+            if pos % 2 == 0 and i + 1 < len(nodes) and nodes[i + 1][0] == pos + 1:
+                right, right_under = nodes[i + 1][1], nodes[i + 1][2]
+                for j in under:
+                    singles[j].append(right)
+                for j in right_under:
+                    singles[j].append(node)
+                parents.append((pos // 2, node_hash(node, right), under + right_under))
+                i += 2
+                continue
+            if used == len(proof):
+                return None
+            sibling = bytes(proof[used])
+            used += 1
+            for j in under:
+                singles[j].append(sibling)
+            parent = node_hash(node, sibling) if pos % 2 == 0 else node_hash(sibling, node)
+            parents.append((pos // 2, parent, under))
+            i += 1
+        nodes = parents
+    if used != len(proof):
+        return None
+    return nodes[0][1], singles
+
+
+def process_multiproof(
+    depth: int, indices: Sequence[int], leaves: Sequence[bytes], proof: Sequence[bytes]
+) -> bytes | None:
+    """Fold a multiproof into the root implied by `leaves` at positions `indices`.
+
+    The Python twin of `LibCheckpoint.processMultiproof`. Level by level from the leaves, the
+    proven nodes in increasing position: a node whose sibling is the next proven node hashes with
+    it, any other takes its sibling from `proof`, consumed in order. After `depth` levels one node
+    is left, the root.
+
+    Args:
+        depth: the tree depth d (`tree_depth`).
+        indices: leaf positions, strictly increasing, each below 2^d (at least one).
+        leaves: the 32-byte leaf at each position (see `leaf_hash`).
+        proof: the siblings the proven leaves do not imply, in fold order (`MerkleTree.multiproof`).
+
+    Returns:
+        The implied 32-byte root, or None for positions that are not strictly increasing or
+        within the tree, a length mismatch, or a proof with too few or too many hashes.
+    """
+    folded = _fold_multiproof(depth, indices, leaves, proof)
+    return None if folded is None else folded[0]
+
+
+def expand_multiproof(
+    depth: int, indices: Sequence[int], leaves: Sequence[bytes], proof: Sequence[bytes]
+) -> list[list[bytes]] | None:
+    """The single proof of every leaf of a multiproof (what `MerkleTree.proof` would give).
+
+    A node that replayed a sample rebuilds, from the solver's secret reveal, the proof of the end
+    state it serves (docs/SECURITY.md P-36): every sibling on a proven leaf's path is either a
+    proof hash or a node the proven leaves imply.
+
+    Args:
+        depth, indices, leaves, proof: as `process_multiproof`.
+
+    Returns:
+        One list of `depth` sibling hashes (bottom-up) per index, in the order of `indices`, or
+        None where `process_multiproof` gives None. The root is not checked here: verify the
+        single proofs (`verify_checkpoint`) or the multiproof against the root.
+    """
+    folded = _fold_multiproof(depth, indices, leaves, proof)
+    return None if folded is None else folded[1]
+
+
+def verify_checkpoints(
+    proof: Sequence[bytes],
+    root: bytes,
+    total_steps: int,
+    interval: int,
+    indices: Sequence[int],
+    state_hashes: Sequence[bytes],
+) -> bool:
+    """Whether every `state_hashes[j]` is checkpoint `indices[j]` of the job tree with `root`.
+
+    The Python twin of Solidity `LibCheckpoint.verifyMulti`: one multiproof for many leaves.
+
+    Args:
+        proof: the multiproof (`MerkleTree.multiproof`).
+        root: the on-chain 32-byte root.
+        total_steps: the job's N (steps).
+        interval: the job's checkpoint interval k (steps).
+        indices: checkpoint indices, strictly increasing, each in [0, N/k] (at least one).
+        state_hashes: the 32-byte state hash claimed for each index.
+
+    Returns:
+        False for `interval < 1`, no index, indices not strictly increasing or outside [0, N/k],
+        a state hash that is not 32 bytes, a proof of the wrong size, or one that does not fold
+        to `root`.
+    """
+    if interval < 1 or not indices or len(indices) != len(state_hashes):
+        return False
+    if any(len(h) != 32 for h in state_hashes):
+        return False
+    count = total_steps // interval + 1
+    if indices[0] < 0 or indices[-1] >= count:
+        return False
+    leaves = [leaf_hash(i, i * interval, h) for i, h in zip(indices, state_hashes, strict=True)]
+    return process_multiproof(tree_depth(count), indices, leaves, proof) == bytes(root)
+
+
+def claim_leaves(
+    segments: Sequence[int], start_hashes: Sequence[bytes], end_hashes: Sequence[bytes]
+) -> tuple[list[int], list[bytes]]:
+    """The checkpoints a secret reveal proves: each sample's start and end, one per index.
+
+    Sample j of segment s_j claims checkpoint s_j (its start) and s_j + 1 (its end); the end of
+    one sample and the start of the next are one checkpoint when the segments are adjacent
+    (`VerificationRound._claimLeaves`).
+
+    Args:
+        segments: the sampled segment indices, strictly increasing (sample order).
+        start_hashes: the claimed start state hash of each sample (32 bytes).
+        end_hashes: the end state hash of each sample to prove (the forced claim already
+            replaced by the true end it hides).
+
+    Returns:
+        `(indices, state_hashes)`: strictly increasing checkpoint indices and the hash claimed
+        at each.
+
+    Raises:
+        MerkleError: lengths differ, the segments are not strictly increasing, or two adjacent
+            samples claim two different states for the checkpoint they share.
+    """
+    if not len(segments) == len(start_hashes) == len(end_hashes):
+        raise MerkleError("one start and one end hash per sampled segment")
+    indices: list[int] = []
+    hashes: list[bytes] = []
+    for s, start, end in zip(segments, start_hashes, end_hashes, strict=True):
+        if indices and s < indices[-1]:
+            raise MerkleError(f"sampled segments must increase, got {s} after {indices[-1] - 1}")
+        if indices and s == indices[-1]:
+            if bytes(start) != hashes[-1]:
+                raise MerkleError(f"segments {s - 1} and {s} claim two states of checkpoint {s}")
+        else:
+            indices.append(int(s))
+            hashes.append(bytes(start))
+        indices.append(int(s) + 1)
+        hashes.append(bytes(end))
+    return indices, hashes
+
+
 class MerkleTree:
     """Complete binary Merkle tree over pre-hashed leaves at their positions, padded with
     `ZERO_LEAF` to a power of two.
@@ -194,6 +370,42 @@ class MerkleTree:
         for layer in self._layers[:-1]:
             out.append(layer[i ^ 1])
             i //= 2
+        return out
+
+    def multiproof(self, indices: Sequence[int]) -> list[bytes]:
+        """The multiproof of the leaves at `indices` (`process_multiproof` folds it).
+
+        Args:
+            indices: leaf positions, strictly increasing, each in range (at least one).
+
+        Returns:
+            The siblings the proven leaves do not imply, in the order the fold consumes them
+            (level by level, left to right): at most `depth * len(indices)` hashes, none for
+            the whole tree.
+
+        Raises:
+            MerkleError: no index, indices not strictly increasing or out of range.
+        """
+        if not indices:
+            raise MerkleError("a multiproof needs at least one leaf index")
+        if any(b <= a for a, b in zip(indices, indices[1:], strict=False)):
+            raise MerkleError(f"multiproof indices must strictly increase, got {list(indices)}")
+        if not 0 <= indices[0] or indices[-1] >= self._count:
+            raise MerkleError(f"leaf index out of range [0, {self._count}): {list(indices)}")
+        out: list[bytes] = []
+        level = [int(i) for i in indices]
+        for layer in self._layers[:-1]:
+            parents: list[int] = []
+            i = 0
+            while i < len(level):
+                pos = level[i]
+                if pos % 2 == 0 and i + 1 < len(level) and level[i + 1] == pos + 1:
+                    i += 2
+                else:
+                    out.append(layer[pos ^ 1])
+                    i += 1
+                parents.append(pos // 2)
+            level = parents
         return out
 
 

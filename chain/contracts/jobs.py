@@ -255,6 +255,22 @@ class JobsFacade(ContractFacade):
                 data["checkpoint_url"] = url
         return from_struct(JobView, data, job_id=job_id)
 
+    def checkpoint_commitment(self, job_id: int) -> tuple[bytes, int, int]:
+        """``roundJobOf(jobId)``'s tree fields: (Merkle root of the current solver's checkpoints,
+        zeros before a commit; total steps N; checkpoint interval k), without `get_job`'s log
+        reads."""
+        raw = self._client.call(self.contract, "roundJobOf", job_id)
+        outputs = self.contract.get_function_by_name("roundJobOf").abi["outputs"]
+        if len(outputs) == 1 and outputs[0].get("type") == "tuple":
+            data = struct_to_dict(outputs[0]["components"], raw)
+        else:
+            data = struct_to_dict(outputs, raw)
+        return (
+            bytes(data["merkle_root"]),
+            int(data["total_steps"]),
+            int(data["checkpoint_interval"]),
+        )
+
     def spec_uri(self, job_id: int) -> str:
         """The job's ``specURI``, from its ``JobPosted`` event ("" for an unknown job). Cached:
         it never changes."""

@@ -28,13 +28,15 @@ from chain.types import (
     RoundView,
     RoundWindows,
 )
-from veritrain.commitments import bytes32_arg, claims_hash
+from veritrain.commitments import bytes32_arg, claims_hash, leaf_hash
+from veritrain.errors import MerkleError
 from veritrain.forced import verdict_approvals
+from veritrain.merkle import claim_leaves, expand_multiproof, tree_depth, verify_checkpoints
 
 if TYPE_CHECKING:
     from chain.client import ChainClient
 
-__all__ = ["RoundFacade"]
+__all__ = ["RoundFacade", "reveal_end_proofs"]
 
 _SECRET_REVEALS = ("revealSecret", "revealSecretAndFinalize")
 """The round's calls whose calldata carries the solver's proven ends (`proven_ends`)."""
@@ -42,6 +44,56 @@ _SECRET_REVEALS = ("revealSecret", "revealSecretAndFinalize")
 _NO_SIGNATURE = b""
 """The signature `seals_on_chain` gives a seal the seat sent itself (``commitVerdicts``): the
 round stores that seal, and ``proveEquivocation`` checks the other one against it."""
+
+
+def reveal_end_proofs(
+    proof: Sequence[bytes],
+    root: bytes,
+    total_steps: int,
+    interval: int,
+    segments: Sequence[int],
+    start_hashes: Sequence[bytes],
+    end_hashes: Sequence[bytes],
+) -> list[tuple[bytes, list[bytes]]] | None:
+    """Each sample's end state and its single Merkle proof, rebuilt from the one multiproof a
+    secret reveal carries (`RoundFacade.proven_ends`).
+
+    The reveal proves the checkpoints `veritrain.merkle.claim_leaves` gives for the samples (each
+    start and end, one per index) by one multiproof, as ``VerificationRound`` checks it; every
+    sibling on a proven leaf's path is a proof hash or a node the proven leaves imply, so the
+    single proof of each end follows (`veritrain.merkle.expand_multiproof`).
+
+    Args:
+        proof: the reveal's multiproof (32-byte hashes, in fold order).
+        root: the job's committed Merkle root.
+        total_steps: the job's N (steps).
+        interval: the job's checkpoint interval k (steps).
+        segments: the sampled segments, in sample order.
+        start_hashes: the posted start hash of each sample.
+        end_hashes: the end hash each sample proved (the forced sample's true end, not its
+            forced claim).
+
+    Returns:
+        ``(end_hashes[j], proof of leaf segments[j] + 1)`` per sample, each proof of the tree's
+        depth; None when the claims do not fit the segments (lengths, order, two states of one
+        checkpoint) or the multiproof does not prove them under ``root``.
+    """
+    try:
+        indices, hashes = claim_leaves(segments, start_hashes, end_hashes)
+    except MerkleError:
+        return None
+    if not verify_checkpoints(proof, root, total_steps, interval, indices, hashes):
+        return None
+    leaves = [leaf_hash(i, i * interval, h) for i, h in zip(indices, hashes, strict=True)]
+    depth = tree_depth(total_steps // interval + 1)
+    singles = expand_multiproof(depth, indices, leaves, proof)
+    if singles is None:  # pragma: no cover - the multiproof was just verified
+        return None
+    by_index = dict(zip(indices, singles, strict=True))
+    return [
+        (bytes(end), list(by_index[int(s) + 1]))
+        for s, end in zip(segments, end_hashes, strict=True)
+    ]
 
 
 class RoundFacade(ContractFacade):
@@ -349,21 +401,25 @@ class RoundFacade(ContractFacade):
         submission_id: bytes,
         secret: bytes,
         forced_true_end: bytes,
-        start_proofs: Sequence[Sequence[bytes]],
-        end_proofs: Sequence[Sequence[bytes]],
+        proof: Sequence[bytes],
         *,
         and_finalize: bool = False,
     ) -> TxReceipt:
         """Solver: reveal the job's secret after the challenge deadline and prove every claim
-        against the Merkle root (``forced_true_end`` is the committed end hash of the forced
-        sample, zero when the job carries none). The posted claims are passed back from their
-        ``ClaimsPosted`` event (the contract keeps only their hash). With ``and_finalize``, the
-        job is finalized in the same transaction (``revealSecretAndFinalize``: one transaction
-        fewer; it reverts if the finalize does).
+        against the Merkle root with one multiproof (``forced_true_end`` is the committed end
+        hash of the forced sample, zero when the job carries none). ``proof`` is
+        ``MerkleTree.multiproof`` of the checkpoints `veritrain.merkle.claim_leaves` gives for
+        the sampled segments: each sample's start and end, one per index, the forced sample's
+        end being its true end. The posted claims are passed back from their ``ClaimsPosted``
+        event (the contract keeps only their hash). With ``and_finalize``, the job is finalized
+        in the same transaction (``revealSecretAndFinalize``: one transaction fewer; it reverts
+        if the finalize does).
 
         Raises:
-            ContractRevert: e.g. ``SecretCommitmentMismatch``, ``InvalidClaimProof``,
-                ``ForcedClaimMismatch``, ``OutsideWindow``, or a finalize error.
+            ContractRevert: e.g. ``SecretCommitmentMismatch``, ``InvalidClaimsProof`` (the
+                multiproof does not prove every claim, or two adjacent samples claim two states
+                of the checkpoint they share), ``ForcedClaimMismatch``, ``OutsideWindow``, or a
+                finalize error.
         """
         return self._client.transact(
             self.contract,
@@ -371,8 +427,7 @@ class RoundFacade(ContractFacade):
             submission_id,
             secret,
             forced_true_end,
-            [[bytes(p) for p in proof] for proof in start_proofs],
-            [[bytes(p) for p in proof] for proof in end_proofs],
+            [bytes(p) for p in proof],
             self._claims_arg(self.claims_of(submission_id)),
         )
 
@@ -419,15 +474,20 @@ class RoundFacade(ContractFacade):
         (the true end of the forced sample, not its forced claim). Read from the calldata of
         the ``revealSecret`` transaction that emitted ``SecretRevealed``, so a node that
         replayed a sample can serve its end state with a proof the solver no longer gives
-        (docs/SECURITY.md P-36).
+        (docs/SECURITY.md P-36). The reveal carries one multiproof of every claim: each end's
+        single proof is rebuilt from it (`veritrain.merkle.expand_multiproof`) with the job's
+        sampled segments and tree shape, read from the JobManager, and the whole is checked
+        against the job's root.
 
         Args:
             submission_id: the submission.
             span: blocks per ``eth_getLogs`` request while looking for the reveal (blocks).
 
         Returns:
-            One pair per sample, or None while the secret is not revealed, or when it was
-            revealed through another contract (a call this facade cannot decode).
+            One pair per sample, or None while the secret is not revealed, when it was
+            revealed through another contract (a call this facade cannot decode), or when the
+            decoded claims and proof do not fold to the job's current root with its current
+            segments (a submission that is no longer the job's active one).
 
         Raises:
             RpcUnavailable: the endpoint is down.
@@ -452,12 +512,29 @@ class RoundFacade(ContractFacade):
         if fn.fn_name not in _SECRET_REVEALS or bytes(args["submissionId"]) != sid:
             return None
         claims = args["claims"]
-        ends = [bytes(h) for h in (claims["endHashes"] if isinstance(claims, dict) else claims[1])]
+        starts, ends = (
+            (claims["startHashes"], claims["endHashes"])
+            if isinstance(claims, dict)
+            else (claims[0], claims[1])
+        )
+        proven = [bytes(h) for h in ends]
         forced, sample = self._forced_of(sid)
         if forced:
-            ends[sample] = bytes(args["forcedTrueEnd"])
-        proofs = args["endProofs"]
-        return [(e, [bytes(p) for p in proof]) for e, proof in zip(ends, proofs, strict=True)]
+            if not 0 <= sample < len(proven):
+                return None
+            proven[sample] = bytes(args["forcedTrueEnd"])
+        job_id = int.from_bytes(sid, "big") >> 160  # LibSubmission: jobId << 160 | solver
+        segments = [int(s) for s in self._client.jobs.get_assignment(job_id).segments]
+        root, total_steps, interval = self._client.jobs.checkpoint_commitment(job_id)
+        return reveal_end_proofs(
+            [bytes(p) for p in args["proof"]],
+            root,
+            total_steps,
+            interval,
+            segments,
+            [bytes(h) for h in starts],
+            proven,
+        )
 
     def _forced_of(self, sid: bytes) -> tuple[bool, int]:
         """Whether the revealed round carried a forced error, and its sample index."""

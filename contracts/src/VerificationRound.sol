@@ -205,11 +205,10 @@ contract VerificationRound is VerificationRoundSigned {
         SubmissionId submissionId,
         bytes32 secret,
         bytes32 forcedTrueEnd,
-        bytes32[][] calldata startProofs,
-        bytes32[][] calldata endProofs,
+        bytes32[] calldata proof,
         Claims calldata claims
     ) external {
-        _revealSecret(submissionId, secret, forcedTrueEnd, startProofs, endProofs, claims);
+        _revealSecret(submissionId, secret, forcedTrueEnd, proof, claims);
     }
 
     /// @inheritdoc IVerificationRound
@@ -217,11 +216,10 @@ contract VerificationRound is VerificationRoundSigned {
         SubmissionId submissionId,
         bytes32 secret,
         bytes32 forcedTrueEnd,
-        bytes32[][] calldata startProofs,
-        bytes32[][] calldata endProofs,
+        bytes32[] calldata proof,
         Claims calldata claims
     ) external {
-        uint256 jobId = _revealSecret(submissionId, secret, forcedTrueEnd, startProofs, endProofs, claims);
+        uint256 jobId = _revealSecret(submissionId, secret, forcedTrueEnd, proof, claims);
         // Every effect of the reveal is stored first; the JobManager is trusted.
         _JOB_MANAGER.finalize(jobId);
     }
@@ -233,12 +231,10 @@ contract VerificationRound is VerificationRoundSigned {
         SubmissionId submissionId,
         bytes32 secret,
         bytes32 forcedTrueEnd,
-        bytes32[][] calldata startProofs,
-        bytes32[][] calldata endProofs,
+        bytes32[] calldata proof,
         Claims calldata claims
     ) internal returns (uint256 jobId) {
-        (bool forced, uint256 forcedSample) =
-            _checkedDraw(submissionId, secret, startProofs, endProofs, forcedTrueEnd, claims);
+        (bool forced, uint256 forcedSample) = _checkedDraw(submissionId, secret, proof, forcedTrueEnd, claims);
         Round storage round = _rounds[submissionId];
         jobId = submissionId.jobIdOf();
         round.revealed = true;
@@ -441,8 +437,7 @@ contract VerificationRound is VerificationRoundSigned {
     function _checkedDraw(
         SubmissionId submissionId,
         bytes32 secret,
-        bytes32[][] calldata startProofs,
-        bytes32[][] calldata endProofs,
+        bytes32[] calldata proof,
         bytes32 forcedTrueEnd,
         Claims calldata claims
     ) internal view returns (bool forced, uint256 forcedSample) {
@@ -452,18 +447,11 @@ contract VerificationRound is VerificationRoundSigned {
             uint256 jobId;
             (jobId, job) = _verifyingJob(submissionId);
             _checkSecretReveal(submissionId, jobId, job, secret, claims);
-            if (startProofs.length != claims.startHashes.length) {
-                revert LengthMismatch(submissionId, claims.startHashes.length, startProofs.length);
-            }
-            if (endProofs.length != claims.startHashes.length) {
-                revert LengthMismatch(submissionId, claims.startHashes.length, endProofs.length);
-            }
             segments = _segmentsOf(jobId);
             (forced, forcedSample) = _draw(jobId, secret, segments);
         }
         bytes32[] memory endHashes = _provableEnds(submissionId, claims.endHashes, forced, forcedSample, forcedTrueEnd);
-        _prove(submissionId, job, segments, startProofs, claims.startHashes, false);
-        _prove(submissionId, job, segments, endProofs, endHashes, true);
+        _prove(submissionId, job, segments, proof, claims.startHashes, endHashes);
     }
 
     /// @notice Secret-reveal checks: window (challengeDeadline, challengeDeadline + revealWindow],
@@ -523,25 +511,42 @@ contract VerificationRound is VerificationRoundSigned {
         segments = _JOB_MANAGER.segmentsOf(jobId);
     }
 
-    /// @notice Reverts InvalidClaimProof unless every `hashes[j]` is the job's committed checkpoint
-    ///         s_j (starts) or s_j + 1 (ends), proven at its position (LibCheckpoint.verify), so one
-    ///         index has one state: the end of segment s - 1 and the start of segment s are one leaf.
+    /// @notice Reverts InvalidClaimsProof unless `proof` places every `starts[j]` at checkpoint s_j
+    ///         and every `ends[j]` at s_j + 1 under the job's root (`LibCheckpoint.verifyMulti`), so
+    ///         one index has one state: the end of segment s - 1 and the start of segment s are one
+    ///         leaf, proven once, and their claims must be equal.
+    /// @dev The sample is in increasing segment order (`LibAssignment`), so the indices s_0, s_0 + 1,
+    ///      s_1, s_1 + 1, ... increase, with s_j + 1 = s_(j+1) where two sampled segments touch.
     function _prove(
         SubmissionId submissionId,
         RoundJob memory job,
         uint32[] memory segments,
-        bytes32[][] calldata proofs,
-        bytes32[] memory hashes,
-        bool isEnd
+        bytes32[] calldata proof,
+        bytes32[] calldata starts,
+        bytes32[] memory ends
     ) internal pure {
-        uint256 offset = isEnd ? 1 : 0;
-        for (uint256 j; j < hashes.length; ++j) {
-            uint256 index = uint256(segments[j]) + offset;
-            if (!LibCheckpoint.verify(
-                    proofs[j], job.merkleRoot, job.totalSteps, job.checkpointInterval, index, hashes[j]
-                )) {
-                revert InvalidClaimProof(submissionId, j, isEnd);
+        uint256 samples = segments.length;
+        uint256 count = 2 * samples;
+        for (uint256 j = 1; j < samples; ++j) {
+            if (segments[j] == segments[j - 1] + 1) --count;
+        }
+        uint256[] memory indices = new uint256[](count);
+        bytes32[] memory hashes = new bytes32[](count);
+        count = 0;
+        for (uint256 j; j < samples; ++j) {
+            uint256 start = segments[j];
+            if (count != 0 && indices[count - 1] == start) {
+                if (hashes[count - 1] != starts[j]) revert InvalidClaimsProof(submissionId);
+            } else {
+                (indices[count], hashes[count]) = (start, starts[j]);
+                ++count;
             }
+            (indices[count], hashes[count]) = (start + 1, ends[j]);
+            ++count;
+        }
+        if (!LibCheckpoint.verifyMulti(proof, job.merkleRoot, job.totalSteps, job.checkpointInterval, indices, hashes))
+        {
+            revert InvalidClaimsProof(submissionId);
         }
     }
 }

@@ -260,14 +260,14 @@ contract Abuse_Test is Deployers {
             _seatsDrawn += verifiers.length;
             vm.warp(_job(jobId).challengeDeadline + 1);
             // The secret stays hidden from the next draw.
-            bytes32[][] memory none = new bytes32[][](0);
+            bytes32[] memory none = new bytes32[](0);
             vm.expectRevert(
                 abi.encodeWithSelector(
                     IVerificationRound.SamplesUncovered.selector, _sid(jobId), uint64((1 << _samples(jobId)) - 1)
                 )
             );
             vm.prank(solver);
-            round.revealSecret(_sid(jobId), _secret(jobId), bytes32(0), none, none, _claimsArg(_sid(jobId)));
+            round.revealSecret(_sid(jobId), _secret(jobId), bytes32(0), none, _claimsArg(_sid(jobId)));
             (RoundOutcome outcome,) = round.outcome(_sid(jobId));
             assertEq(uint8(outcome), uint8(RoundOutcome.NoVerdicts));
             jobManager.finalize(jobId);

@@ -427,15 +427,10 @@ contract BisectionGame_InitialState_Test is BisectionGame_Init {
         }
         _revealPending(jobId);
         vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
-        bytes32[][] memory startProofs = new bytes32[][](segments.length);
-        bytes32[][] memory endProofs = new bytes32[][](segments.length);
-        for (uint256 j; j < segments.length; ++j) {
-            startProofs[j] = Merkle.proof(tree, segments[j]);
-            endProofs[j] = Merkle.proof(tree, uint256(segments[j]) + 1);
-        }
+        bytes32[] memory proof = Merkle.multiproof(tree, Merkle.claimIndices(segments));
         bytes32 secret = _secret(jobId);
         vm.prank(solver);
-        round.revealSecret(_sid(jobId), secret, bytes32(0), startProofs, endProofs, _claimsArg(_sid(jobId)));
+        round.revealSecret(_sid(jobId), secret, bytes32(0), proof, _claimsArg(_sid(jobId)));
         jobManager.finalize(jobId);
         disputeId = _job(jobId).disputeId;
         assertEq(uint256(_game().segment), 0, "game not on segment 0");

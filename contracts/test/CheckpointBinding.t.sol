@@ -98,13 +98,18 @@ contract CheckpointBinding_Test is Deployers {
         }
     }
 
-    /// @notice The attacker's proofs: for each claim, the proof of the tree leaf it chose.
-    function _attackProofs(bool isEnd) internal view returns (bytes32[][] memory proofs) {
+    /// @notice The attacker's multiproof of the claimed checkpoints over its tree. The reveal's one
+    ///         multiproof places each claim at the position the contract derives from its checkpoint
+    ///         index: a leaf the attacker put anywhere else (a padding position) cannot be named.
+    function _attackProof() internal view returns (bytes32[] memory) {
         (, uint32[] memory segments) = jobManager.getAssignment(jobId);
-        proofs = new bytes32[][](segments.length);
-        for (uint256 j; j < segments.length; ++j) {
-            proofs[j] = Merkle.proof(tree, positionOf[segments[j] + (isEnd ? 1 : 0)]);
-        }
+        return Merkle.multiproof(tree, Merkle.claimIndices(segments));
+    }
+
+    /// @notice The attacker's single proofs, for each claim the proof of the tree leaf it chose (what
+    ///         the per-claim proofs before the multiproof accepted, had the position not been bound).
+    function _attackSingleProof(uint256 index) internal view returns (bytes32[] memory) {
+        return Merkle.proof(tree, positionOf[index]);
     }
 
     /// @notice Every assigned verifier approves: each claim replays correctly from its own start.
@@ -151,11 +156,10 @@ contract CheckpointBinding_Test is Deployers {
         uint256 solverStake = _staked(solver, Role.Solver);
         uint256 verifierStakes = _verifierStakes();
         vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
-        bytes32[][] memory startProofs = _attackProofs(false);
-        bytes32[][] memory endProofs = _attackProofs(true);
-        _expectFirstSplicedProofReverts();
+        bytes32[] memory proof = _attackProof();
+        _expectSplicedProofReverts();
         vm.prank(solver);
-        round.revealSecret(_sid(jobId), _secret(jobId), bytes32(0), startProofs, endProofs, _claimsArg(_sid(jobId)));
+        round.revealSecret(_sid(jobId), _secret(jobId), bytes32(0), proof, _claimsArg(_sid(jobId)));
         // Unable to reveal, the solver is faulted: nothing is paid, the submitter is refunded.
         vm.warp(uint256(_job(jobId).challengeDeadline) + params.revealWindow + 1);
         jobManager.finalize(jobId);
@@ -169,22 +173,24 @@ contract CheckpointBinding_Test is Deployers {
         );
     }
 
-    /// @notice Expects the revert of the first sample (in sample order) whose claim is proven with a
-    ///         leaf of the spliced trajectory.
-    function _expectFirstSplicedProofReverts() internal {
+    /// @notice Expects the reveal to revert InvalidClaimsProof, after checking that some claim is a
+    ///         state of the spliced trajectory (else the test would prove nothing) and that each such
+    ///         claim does fold to the attacker's root from its padding position: only the position
+    ///         binding refuses it.
+    function _expectSplicedProofReverts() internal {
         (, uint32[] memory segments) = jobManager.getAssignment(jobId);
-        // Every start is proven before any end.
-        for (uint256 side; side < 2; ++side) {
-            for (uint256 j; j < segments.length; ++j) {
-                if (segments[j] + side > SPLICE_AT) {
-                    vm.expectRevert(
-                        abi.encodeWithSelector(IVerificationRound.InvalidClaimProof.selector, _sid(jobId), j, side == 1)
-                    );
-                    return;
-                }
-            }
+        bytes32 root = Merkle.root(tree);
+        bool spliced;
+        for (uint256 j; j < segments.length; ++j) {
+            uint256 end = uint256(segments[j]) + 1;
+            if (end <= SPLICE_AT) continue;
+            spliced = true;
+            bytes32 leaf = LibCheckpoint.leafHash(end, end * INTERVAL, stateOf[end]);
+            bytes32[] memory single = _attackSingleProof(end);
+            require(Merkle.fold(single, positionOf[end], leaf) == root, "spliced leaf not in the tree");
         }
-        revert("no sampled segment after the splice");
+        require(spliced, "no sampled segment after the splice");
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.InvalidClaimsProof.selector, _sid(jobId)));
     }
 
     /// @notice P-25: the attacker's own trajectory from pre-trained weights, with the leaf

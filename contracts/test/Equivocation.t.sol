@@ -362,15 +362,14 @@ contract Equivocation_Coverage_Test is Equivocation_Init {
         uint256 sole = _voidSoleHolder();
 
         vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
-        bytes32[][] memory startProofs = _proofsOf(jobId, false);
-        bytes32[][] memory endProofs = _proofsOf(jobId, true);
+        bytes32[] memory proof = _claimsProofOf(jobId);
         bytes32 secret = _secret(jobId);
         // SAFETY: a sample mask has at most 64 bits.
         // forge-lint: disable-next-line(unsafe-typecast)
         uint64 uncovered = uint64(sole);
         vm.expectRevert(abi.encodeWithSelector(IVerificationRound.SamplesUncovered.selector, _sid(jobId), uncovered));
         vm.prank(solver);
-        round.revealSecret(_sid(jobId), secret, bytes32(0), startProofs, endProofs, _claimsArg(_sid(jobId)));
+        round.revealSecret(_sid(jobId), secret, bytes32(0), proof, _claimsArg(_sid(jobId)));
 
         vm.warp(uint256(_job(jobId).verdictDeadline) + params.revealWindow + 1);
         vm.expectEmit(address(jobManager));

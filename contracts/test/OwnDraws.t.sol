@@ -448,14 +448,13 @@ contract OwnDraws_Test is Deployers {
     ///         exactly `uncovered`.
     function _expectSecretRevealUncovered(uint256 jobId, uint256 uncovered) internal {
         vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
-        bytes32[][] memory startProofs = _proofsOf(jobId, false);
-        bytes32[][] memory endProofs = _proofsOf(jobId, true);
+        bytes32[] memory proof = _claimsProofOf(jobId);
         bytes32 secret = _secret(jobId);
         vm.expectRevert(
             abi.encodeWithSelector(IVerificationRound.SamplesUncovered.selector, _sid(jobId), uint64(uncovered))
         );
         vm.prank(solver);
-        round.revealSecret(_sid(jobId), secret, bytes32(0), startProofs, endProofs, _claimsArg(_sid(jobId)));
+        round.revealSecret(_sid(jobId), secret, bytes32(0), proof, _claimsArg(_sid(jobId)));
     }
 
     /// @notice When the uncovered samples stay silent through every reassignment the job expires

@@ -382,8 +382,7 @@ contract RevealSecretAndFinalize_Test is Deployers {
         for (uint256 i; i < verifiers.length; ++i) {
             _submit(jobId, verifiers[i], 0);
         }
-        bytes32[][] memory startProofs = _proofsOf(jobId, false);
-        bytes32[][] memory endProofs = _proofsOf(jobId, true);
+        bytes32[] memory proof = _claimsProofOf(jobId);
         bytes32 secret = _secret(jobId);
         Claims memory claims = _claimsArg(_sid(jobId));
         uint64 challengeDeadline = _job(jobId).challengeDeadline;
@@ -396,7 +395,7 @@ contract RevealSecretAndFinalize_Test is Deployers {
                 uint64(block.timestamp)
             )
         );
-        round.revealSecretAndFinalize(_sid(jobId), secret, bytes32(0), startProofs, endProofs, claims);
+        round.revealSecretAndFinalize(_sid(jobId), secret, bytes32(0), proof, claims);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Verifying));
     }
 
@@ -408,11 +407,10 @@ contract RevealSecretAndFinalize_Test is Deployers {
             _submit(jobId, verifiers[i], 0);
         }
         vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
-        bytes32[][] memory startProofs = _proofsOf(jobId, false);
-        bytes32[][] memory endProofs = _proofsOf(jobId, true);
+        bytes32[] memory proof = _claimsProofOf(jobId);
         Claims memory claims = _claimsArg(_sid(jobId));
         vm.expectRevert(abi.encodeWithSelector(IVerificationRound.SecretCommitmentMismatch.selector, _sid(jobId)));
-        round.revealSecretAndFinalize(_sid(jobId), keccak256("guess"), bytes32(0), startProofs, endProofs, claims);
+        round.revealSecretAndFinalize(_sid(jobId), keccak256("guess"), bytes32(0), proof, claims);
         (, bool revealed,) = round.roundOf(_sid(jobId));
         assertFalse(revealed);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Verifying));

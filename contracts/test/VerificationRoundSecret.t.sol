@@ -24,9 +24,31 @@ contract VerificationRound_RevealSecret_Test is VerificationRound_Init {
         _submitAll(jobId, 0);
     }
 
-    function _reveal(bytes32 secret, bytes32 trueEnd, bytes32[][] memory starts, bytes32[][] memory ends) internal {
+    function _reveal(bytes32 secret, bytes32 trueEnd, bytes32[] memory proof) internal {
         vm.prank(solver);
-        round.revealSecret(_sid(jobId), secret, trueEnd, starts, ends, _claimsArg(_sid(jobId)));
+        round.revealSecret(_sid(jobId), secret, trueEnd, proof, _claimsArg(_sid(jobId)));
+    }
+
+    /// @notice The solver of `other` posts `starts` and `ends` as its claims and every seat seals and
+    ///         reveals an approval of all of them.
+    function _postAndApprove(uint256 other, bytes32[] memory starts, bytes32[] memory ends) internal {
+        vm.prank(solver);
+        round.postClaims(_sid(other), starts, ends);
+        _bookClaims(round, _sid(other), starts, ends);
+        _submitAll(other, 0);
+    }
+
+    /// @notice After the challenge deadline, the solver of `other` reveals its secret with the
+    ///         multiproof of its committed states and its posted claims, expecting revert `reason`.
+    function _revealExpecting(uint256 other, bytes memory reason) internal {
+        vm.warp(uint256(_job(other).challengeDeadline) + 1);
+        bytes32[] memory proof = _claimsProofOf(other);
+        bytes32 trueEnd = _forcedTrueEnd(other);
+        bytes32 secret = _secret(other);
+        Claims memory claims = _claimsArg(_sid(other));
+        vm.expectRevert(reason);
+        vm.prank(solver);
+        round.revealSecret(_sid(other), secret, trueEnd, proof, claims);
     }
 
     function test_revealSecret_forced_succeeds() public {
@@ -51,26 +73,26 @@ contract VerificationRound_RevealSecret_Test is VerificationRound_Init {
     function test_revealSecret_atChallengeDeadline_reverts() public {
         uint64 cd = _job(jobId).challengeDeadline;
         vm.warp(cd);
-        (bytes32[][] memory s, bytes32[][] memory e) = (_proofsOf(jobId, false), _proofsOf(jobId, true));
+        bytes32[] memory proof = _claimsProofOf(jobId);
         bytes32 trueEnd = _forcedTrueEnd(jobId);
         vm.expectRevert(
             abi.encodeWithSelector(
                 IVerificationRound.OutsideWindow.selector, _sid(jobId), cd + 1, cd + params.revealWindow, cd
             )
         );
-        _reveal(_secret(jobId), trueEnd, s, e);
+        _reveal(_secret(jobId), trueEnd, proof);
     }
 
     function test_revealSecret_afterClose_reverts() public {
         uint64 cd = _job(jobId).challengeDeadline;
         uint64 closes = cd + params.revealWindow;
         vm.warp(uint256(closes) + 1);
-        (bytes32[][] memory s, bytes32[][] memory e) = (_proofsOf(jobId, false), _proofsOf(jobId, true));
+        bytes32[] memory proof = _claimsProofOf(jobId);
         bytes32 trueEnd = _forcedTrueEnd(jobId);
         vm.expectRevert(
             abi.encodeWithSelector(IVerificationRound.OutsideWindow.selector, _sid(jobId), cd + 1, closes, closes + 1)
         );
-        _reveal(_secret(jobId), trueEnd, s, e);
+        _reveal(_secret(jobId), trueEnd, proof);
         (RoundOutcome outcome,) = round.outcome(_sid(jobId));
         assertEq(uint8(outcome), uint8(RoundOutcome.NoReveal));
     }
@@ -78,79 +100,89 @@ contract VerificationRound_RevealSecret_Test is VerificationRound_Init {
     function test_revealSecret_twice_reverts() public {
         vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
         _revealSecret(jobId);
-        (bytes32[][] memory s, bytes32[][] memory e) = (_proofsOf(jobId, false), _proofsOf(jobId, true));
+        bytes32[] memory proof = _claimsProofOf(jobId);
         bytes32 trueEnd = _forcedTrueEnd(jobId);
         vm.expectRevert(abi.encodeWithSelector(IVerificationRound.SecretAlreadyRevealed.selector, _sid(jobId)));
-        _reveal(_secret(jobId), trueEnd, s, e);
+        _reveal(_secret(jobId), trueEnd, proof);
     }
 
     function test_revealSecret_wrongSecret_reverts() public {
         vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
-        (bytes32[][] memory s, bytes32[][] memory e) = (_proofsOf(jobId, false), _proofsOf(jobId, true));
+        bytes32[] memory proof = _claimsProofOf(jobId);
         vm.expectRevert(abi.encodeWithSelector(IVerificationRound.SecretCommitmentMismatch.selector, _sid(jobId)));
-        _reveal(keccak256("another secret"), bytes32(0), s, e);
+        _reveal(keccak256("another secret"), bytes32(0), proof);
     }
 
-    function test_revealSecret_lengthMismatch_reverts() public {
+    /// @notice The multiproof must carry exactly the hashes its fold consumes: one extra hash or one
+    ///         missing hash is refused (a proof is never read past what the claims imply).
+    function test_revealSecret_proofOneHashTooManyOrTooFew_reverts() public {
         vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
-        bytes32[][] memory e = _proofsOf(jobId, true);
-        bytes32[][] memory short = new bytes32[][](1);
-        vm.expectRevert(
-            abi.encodeWithSelector(IVerificationRound.LengthMismatch.selector, _sid(jobId), _samples(jobId), 1)
-        );
-        _reveal(_secret(jobId), bytes32(0), short, e);
-        vm.expectRevert(
-            abi.encodeWithSelector(IVerificationRound.LengthMismatch.selector, _sid(jobId), _samples(jobId), 1)
-        );
-        _reveal(_secret(jobId), bytes32(0), e, short);
-    }
-
-    function test_revealSecret_badStartProof_reverts() public {
-        vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
-        (bytes32[][] memory s, bytes32[][] memory e) = (_proofsOf(jobId, false), _proofsOf(jobId, true));
+        bytes32[] memory proof = _claimsProofOf(jobId);
         bytes32 trueEnd = _forcedTrueEnd(jobId);
-        s[2] = e[2];
-        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.InvalidClaimProof.selector, _sid(jobId), 2, false));
-        _reveal(_secret(jobId), trueEnd, s, e);
+        assertGt(proof.length, 0, "every checkpoint sampled: the test needs a proof hash");
+        bytes32[] memory longer = new bytes32[](proof.length + 1);
+        bytes32[] memory shorter = new bytes32[](proof.length - 1);
+        for (uint256 i; i < proof.length; ++i) {
+            longer[i] = proof[i];
+            if (i + 1 < proof.length) shorter[i] = proof[i];
+        }
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.InvalidClaimsProof.selector, _sid(jobId)));
+        _reveal(_secret(jobId), trueEnd, longer);
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.InvalidClaimsProof.selector, _sid(jobId)));
+        _reveal(_secret(jobId), trueEnd, shorter);
+        _reveal(_secret(jobId), trueEnd, proof);
     }
 
-    function test_revealSecret_badEndProof_reverts() public {
+    /// @notice Any one hash of the multiproof changed: the claims no longer fold to the root.
+    function test_revealSecret_tamperedProofHash_reverts() public {
         vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
-        (bytes32[][] memory s, bytes32[][] memory e) = (_proofsOf(jobId, false), _proofsOf(jobId, true));
+        bytes32[] memory proof = _claimsProofOf(jobId);
         bytes32 trueEnd = _forcedTrueEnd(jobId);
-        (, uint256 f) = round.drawForcedError(_sid(jobId), _secret(jobId));
-        uint256 other = (f + 1) % 4;
-        e[other] = s[other];
-        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.InvalidClaimProof.selector, _sid(jobId), other, true));
-        _reveal(_secret(jobId), trueEnd, s, e);
+        for (uint256 i; i < proof.length; ++i) {
+            bytes32 kept = proof[i];
+            proof[i] = keccak256(abi.encode(kept));
+            vm.expectRevert(abi.encodeWithSelector(IVerificationRound.InvalidClaimsProof.selector, _sid(jobId)));
+            _reveal(_secret(jobId), trueEnd, proof);
+            proof[i] = kept;
+        }
+        _reveal(_secret(jobId), trueEnd, proof);
+    }
+
+    /// @notice The proof of another set of checkpoints (the whole tree's leaves, which needs no hash
+    ///         at all) does not prove the sampled ones.
+    function test_revealSecret_proofOfOtherCheckpoints_reverts() public {
+        vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
+        bytes32 trueEnd = _forcedTrueEnd(jobId);
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.InvalidClaimsProof.selector, _sid(jobId)));
+        _reveal(_secret(jobId), trueEnd, new bytes32[](0));
     }
 
     function test_revealSecret_wrongForcedTrueEnd_reverts() public {
         vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
-        (bytes32[][] memory s, bytes32[][] memory e) = (_proofsOf(jobId, false), _proofsOf(jobId, true));
+        bytes32[] memory proof = _claimsProofOf(jobId);
         (, uint256 f) = round.drawForcedError(_sid(jobId), _secret(jobId));
         vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ForcedClaimMismatch.selector, _sid(jobId), f));
-        _reveal(_secret(jobId), keccak256("not the true end"), s, e);
+        _reveal(_secret(jobId), keccak256("not the true end"), proof);
     }
 
     function test_revealSecret_beforeClaims_reverts() public {
         uint256 bare = _unclaimedJob();
         vm.warp(uint256(_job(bare).challengeDeadline) + 1);
-        bytes32[][] memory none = new bytes32[][](0);
+        bytes32[] memory none = new bytes32[](0);
         vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ClaimsNotPosted.selector, _sid(bare)));
         vm.prank(solver);
-        round.revealSecret(_sid(bare), _secret(bare), bytes32(0), none, none, _claimsArg(_sid(bare)));
+        round.revealSecret(_sid(bare), _secret(bare), bytes32(0), none, _claimsArg(_sid(bare)));
     }
 
     function test_revealSecret_notVerifying_reverts() public {
         // Committed, not yet assigned: the round exists but the job is not Verifying.
         uint256 openJob = _postJob();
         _claimAndCommit(openJob);
-        bytes32[][] memory none = new bytes32[][](0);
+        bytes32[] memory none = new bytes32[](0);
         vm.expectRevert(
             abi.encodeWithSelector(IVerificationRound.WrongJobStatus.selector, openJob, uint8(JobStatus.Committed))
         );
-        round.revealSecret(_sid(openJob), bytes32(0), bytes32(0), none, none, _claimsArg(_sid(openJob)));
+        round.revealSecret(_sid(openJob), bytes32(0), bytes32(0), none, _claimsArg(_sid(openJob)));
     }
 
     /// @notice A solver that posted a wrong end cannot reveal its secret by passing back the committed
@@ -168,19 +200,40 @@ contract VerificationRound_RevealSecret_Test is VerificationRound_Init {
         _bookClaims(round, _sid(other), starts, ends);
         _submitAll(other, 0);
         vm.warp(uint256(_job(other).challengeDeadline) + 1);
-        (bytes32[][] memory s, bytes32[][] memory e) = (_proofsOf(other, false), _proofsOf(other, true));
+        bytes32[] memory proof = _claimsProofOf(other);
         bytes32 trueEnd = _forcedTrueEnd(other);
         bytes32 secret = _secret(other);
         ends[wrong] = committedEnd;
         Claims memory copy = Claims({startHashes: starts, endHashes: ends});
         vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ClaimsMismatch.selector, _sid(other)));
         vm.prank(solver);
-        round.revealSecret(_sid(other), secret, trueEnd, s, e, copy);
+        round.revealSecret(_sid(other), secret, trueEnd, proof, copy);
         // The posted claims themselves fail on the wrong end's proof.
         copy = _claimsArg(_sid(other));
-        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.InvalidClaimProof.selector, _sid(other), wrong, true));
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.InvalidClaimsProof.selector, _sid(other)));
         vm.prank(solver);
-        round.revealSecret(_sid(other), secret, trueEnd, s, e, copy);
+        round.revealSecret(_sid(other), secret, trueEnd, proof, copy);
+    }
+
+    /// @notice Two adjacent samples share a checkpoint (the end of one is the start of the next): the
+    ///         multiproof proves it once, so claims that disagree there are refused outright, even when
+    ///         the end is the committed state (before the multiproof, the start's own proof refused it).
+    function test_revealSecret_adjacentClaimsDisagree_reverts() public {
+        uint256 other = _forcedAssignedJob();
+        (, uint32[] memory segments) = jobManager.getAssignment(other);
+        (bytes32[] memory starts, bytes32[] memory ends) = _claims(other);
+        (, uint256 f) = round.drawForcedError(_sid(other), _secret(other));
+        uint256 next = type(uint256).max;
+        for (uint256 j = 1; j < segments.length; ++j) {
+            if (segments[j] == segments[j - 1] + 1 && j - 1 != f) {
+                next = j;
+                break;
+            }
+        }
+        assertTrue(next != type(uint256).max, "no two adjacent samples");
+        starts[next] = keccak256(abi.encode("another start", starts[next]));
+        _postAndApprove(other, starts, ends);
+        _revealExpecting(other, abi.encodeWithSelector(IVerificationRound.InvalidClaimsProof.selector, _sid(other)));
     }
 
     /// @notice A solver that planted no forced claim where the draw asks for one cannot reveal.
@@ -195,20 +248,10 @@ contract VerificationRound_RevealSecret_Test is VerificationRound_Init {
                 starts[j] = states[segments[j]];
                 ends[j] = states[segments[j] + 1];
             }
-            vm.prank(solver);
-            round.postClaims(_sid(other), starts, ends);
-            _bookClaims(round, _sid(other), starts, ends);
+            _postAndApprove(other, starts, ends);
         }
-        _submitAll(other, 0);
         (, uint256 f) = round.drawForcedError(_sid(other), _secret(other));
-        vm.warp(uint256(_job(other).challengeDeadline) + 1);
-        (bytes32[][] memory s, bytes32[][] memory e) = (_proofsOf(other, false), _proofsOf(other, true));
-        bytes32 trueEnd = _forcedTrueEnd(other);
-        bytes32 secret = _secret(other);
-        Claims memory claims = _claimsArg(_sid(other));
-        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ForcedClaimMismatch.selector, _sid(other), f));
-        vm.prank(solver);
-        round.revealSecret(_sid(other), secret, trueEnd, s, e, claims);
+        _revealExpecting(other, abi.encodeWithSelector(IVerificationRound.ForcedClaimMismatch.selector, _sid(other), f));
     }
 }
 

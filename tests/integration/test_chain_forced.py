@@ -31,6 +31,7 @@ from chain import (
 from chain.scripted_round import (
     commit,
     post_claims,
+    reveal_proof,
     reveal_secret,
     seal_and_reveal,
     to_secret_window,
@@ -38,6 +39,7 @@ from chain.scripted_round import (
 from tests.utils.models import register_model
 from veritrain import commitments, forced
 from veritrain.enums import Bucket, JobStatus, Role, RoundOutcome, Verdict
+from veritrain.merkle import checkpoint_tree
 
 E18 = 10**18
 N, K = 120, 10  # 12 segments
@@ -177,6 +179,12 @@ def test_lazy_verifier_is_caught_by_a_forced_error(
     reveal_secret(solver, job_id, hashes, K, secret, claims, advance=False)
     sid = submitter.jobs.submission_of(job_id)
     assert submitter.round.outcome(sid) == (RoundOutcome.Forced, f)
+    # each end's single proof, rebuilt from the reveal's one multiproof (the forced sample's
+    # true end, not its claim): what a mirror serves once the solver is gone (P-36)
+    tree = checkpoint_tree(hashes, K)
+    assert submitter.round.proven_ends(sid) == [
+        (hashes[s + 1], tree.proof(s + 1)) for s in assignment.segments
+    ]
     assert all(submitter.round.forced_end_matches(sid, a) for a in honest)
     assert not submitter.round.forced_end_matches(sid, lazy)
     receipt = submitter.jobs.finalize(job_id)
@@ -299,6 +307,11 @@ def test_solver_that_never_reveals_is_slashed(
     assert submitter.round.outcome(submitter.jobs.submission_of(job_id))[0] is RoundOutcome.Pending
     with pytest.raises(errors.SecretCommitmentMismatch):
         reveal_secret(solver, job_id, hashes, K, os.urandom(32), claims, advance=False)
+    sid = submitter.jobs.submission_of(job_id)
+    proof = reveal_proof(solver, job_id, hashes, K)
+    for bad in ([], proof[:-1], [*proof, proof[0]], [keccak(proof[0]), *proof[1:]]):
+        with pytest.raises(errors.InvalidClaimsProof):
+            solver.round.reveal_secret(sid, secret, claims.forced_true_end, bad)
     closes = submitter.round.windows_of(submitter.jobs.submission_of(job_id)).secret_reveal_closes
     submitter.increase_time(closes - submitter.timestamp() + 1)
     assert submitter.round.outcome(submitter.jobs.submission_of(job_id))[0] is RoundOutcome.NoReveal
@@ -374,7 +387,7 @@ def test_silent_verifiers_are_replaced_then_the_job_expires(
         submitter.increase_time(job.challenge_deadline - submitter.timestamp() + 1)
         assert submitter.round.outcome(sid)[0] is RoundOutcome.NoVerdicts
         with pytest.raises(errors.SamplesUncovered):
-            solver.round.reveal_secret(sid, secret, bytes(32), [], [])
+            solver.round.reveal_secret(sid, secret, bytes(32), [])
         submitter.jobs.finalize(job_id)
         assert submitter.jobs.get_job(job_id).status is JobStatus.Committed
         submitter.mine(2)

@@ -20,7 +20,8 @@ from chain.types import (
 from veritrain import commitments, forced
 from veritrain.bisection import GameView
 from veritrain.enums import DisputePhase, DisputeStatus, RoundOutcome, Verdict
-from veritrain.merkle import verify_checkpoint
+from veritrain.errors import MerkleError
+from veritrain.merkle import claim_leaves, expand_multiproof, tree_depth, verify_checkpoints
 
 if TYPE_CHECKING:
     from tests.utils.fake_chain import FakeClient
@@ -324,8 +325,7 @@ class FakeRound:
         submission_id: bytes,
         secret: bytes,
         forced_true_end: bytes,
-        start_proofs: Sequence[Sequence[bytes]],
-        end_proofs: Sequence[Sequence[bytes]],
+        proof: Sequence[bytes],
         *,
         and_finalize: bool = False,
     ) -> dict[str, Any]:
@@ -354,26 +354,28 @@ class FakeRound:
         )
         claims = self._client.chain.claims[job_id]
         k = job.checkpoint_interval
-        proven: list[tuple[bytes, list[bytes]]] = []
-        for j, s in enumerate(segments):
-            if not verify_checkpoint(
-                start_proofs[j], job.merkle_root, job.total_steps, k, s, claims.start_hashes[j]
-            ):
+        ends = list(claims.end_hashes)
+        if draw.forced:
+            if forced.forced_claim(forced_true_end) != ends[draw.sample]:
                 raise revert(
-                    "InvalidClaimProof", submissionId=submission_id, sampleIndex=j, isEnd=False
+                    "ForcedClaimMismatch", submissionId=submission_id, sampleIndex=draw.sample
                 )
-            end = claims.end_hashes[j]
-            if draw.forced and j == draw.sample:
-                if forced.forced_claim(forced_true_end) != end:
-                    raise revert("ForcedClaimMismatch", submissionId=submission_id, sampleIndex=j)
-                end = forced_true_end
-            if not verify_checkpoint(
-                end_proofs[j], job.merkle_root, job.total_steps, k, s + 1, end
-            ):
-                raise revert(
-                    "InvalidClaimProof", submissionId=submission_id, sampleIndex=j, isEnd=True
-                )
-            proven.append((bytes(end), [bytes(p) for p in end_proofs[j]]))
+            ends[draw.sample] = bytes(forced_true_end)
+        # as the contract: one multiproof of every claimed checkpoint (each sample's start and
+        # end, one per index; two states of one checkpoint are no proof)
+        try:
+            indices, hashes = claim_leaves(segments, claims.start_hashes, ends)
+        except MerkleError:
+            raise revert("InvalidClaimsProof", submissionId=submission_id) from None
+        if not verify_checkpoints(proof, job.merkle_root, job.total_steps, k, indices, hashes):
+            raise revert("InvalidClaimsProof", submissionId=submission_id)
+        leaves = [commitments.leaf_hash(i, i * k, h) for i, h in zip(indices, hashes, strict=True)]
+        singles = expand_multiproof(
+            tree_depth(job.total_steps // k + 1), indices, leaves, [bytes(p) for p in proof]
+        )
+        assert singles is not None  # the multiproof was just verified
+        by_index = dict(zip(indices, singles, strict=True))
+        proven = [(bytes(e), by_index[s + 1]) for s, e in zip(segments, ends, strict=True)]
         self._client.chain.proven_ends[job_id] = proven
         self._client.chain.secrets[job_id] = bytes(secret)
         self._client.chain.forced_true_ends[job_id] = bytes(forced_true_end)

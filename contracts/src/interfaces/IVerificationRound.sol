@@ -60,8 +60,10 @@ interface IVerificationRound {
     error SecretCommitmentMismatch(SubmissionId submissionId);
     /// @notice Thrown when the secret is revealed twice.
     error SecretAlreadyRevealed(SubmissionId submissionId);
-    /// @notice Thrown when a claim's Merkle proof fails (`isEnd` false: start hash, true: end hash).
-    error InvalidClaimProof(SubmissionId submissionId, uint256 sampleIndex, bool isEnd);
+    /// @notice Thrown when the secret reveal's multiproof does not place every claimed start and end
+    ///         (the forced claim replaced by its true end) at its checkpoint under the job's root, or
+    ///         when two adjacent samples claim two different states for the checkpoint they share.
+    error InvalidClaimsProof(SubmissionId submissionId);
     /// @notice Thrown when the forced sample's end claim is not the forced claim of `forcedTrueEnd`.
     error ForcedClaimMismatch(SubmissionId submissionId, uint256 sampleIndex);
     /// @notice Thrown when the secret is revealed while some sample has no revealed verdict of a seat
@@ -272,16 +274,17 @@ interface IVerificationRound {
     ///         SamplesUncovered while some sample has no revealed verdict (P-27).
     /// @param secret The committed secret.
     /// @param forcedTrueEnd Committed end state hash of the forced sample (ignored if none).
-    /// @param startProofs Merkle proof of each sample's start leaf (q entries).
-    /// @param endProofs Merkle proof of each sample's end leaf (q entries).
+    /// @param proof One multiproof (`LibCheckpoint.verifyMulti`) of every claimed checkpoint: the
+    ///        start s and end s + 1 of each sampled segment s, in increasing index order, an index
+    ///        shared by adjacent samples once (their claims must agree there), the forced claim
+    ///        replaced by `forcedTrueEnd`. Reverts InvalidClaimsProof unless it proves them all.
     /// @param claims The posted claims (from `ClaimsPosted`); reverts ClaimsMismatch unless they hash
     ///        to the stored `claimsHash`.
     function revealSecret(
         SubmissionId submissionId,
         bytes32 secret,
         bytes32 forcedTrueEnd,
-        bytes32[][] calldata startProofs,
-        bytes32[][] calldata endProofs,
+        bytes32[] calldata proof,
         Claims calldata claims
     ) external;
 
@@ -293,8 +296,7 @@ interface IVerificationRound {
         SubmissionId submissionId,
         bytes32 secret,
         bytes32 forcedTrueEnd,
-        bytes32[][] calldata startProofs,
-        bytes32[][] calldata endProofs,
+        bytes32[] calldata proof,
         Claims calldata claims
     ) external;
 

@@ -19,6 +19,14 @@ import {Hashes} from "@openzeppelin/contracts/utils/cryptography/Hashes.sol";
 ///         state at index i only at position i, only for i <= M, only with a proof of length d:
 ///         a second state for one step, an extra leaf, or a leaf in a padding position cannot be
 ///         proved.
+///
+///         A multiproof (`verifyMulti`) proves several leaves at once: their sorted positions are
+///         folded level by level, left to right; two proven nodes that are siblings hash together,
+///         any other takes its sibling from the proof, in the order the fold consumes them. Each
+///         sibling is carried once and none that the proven leaves imply (the Python twin is
+///         `veritrain.merkle.process_multiproof`; the level-order fold of OpenZeppelin's
+///         `MerkleProof.multiProofVerify`, kept positional: no flags, the positions say which
+///         nodes pair).
 /// @dev OpenZeppelin's `MerkleProof` hashes sorted pairs, which proves membership and not position,
 ///      so this library folds the proof itself. Every caller derives the index's step and the
 ///      depth from the job's (totalSteps, checkpointInterval); nothing of the shape comes from the
@@ -92,5 +100,87 @@ library LibCheckpoint {
         if (index > segments) return false;
         if (proof.length != depth(segments + 1)) return false;
         valid = processProof(proof, index, leafHash(index, index * interval, stateHash)) == root;
+    }
+
+    /// @notice Root implied by the `leaves` at the strictly increasing positions `indices` of a
+    ///         tree of depth `treeDepth`, with the siblings they do not imply in `proof`.
+    /// @dev Folds in place, level by level: at each level the proven nodes (increasing position)
+    ///      pair with their next node when it is their sibling, else take the next proof hash.
+    ///      Parents keep increasing positions, so after `treeDepth` levels one node is left. Reverts
+    ///      nothing: returns zero (never a root of real leaves) when the proof runs short, is longer
+    ///      than consumed, or the positions are not strictly increasing below 2^treeDepth.
+    ///      `indices` and `leaves` are overwritten.
+    /// @param proof Sibling hashes in fold order.
+    /// @param treeDepth Depth d of the tree.
+    /// @param indices Leaf positions, strictly increasing, each < 2^d (at least one).
+    /// @param leaves Leaf hash at each position (`leafHash`), as many as `indices`.
+    /// @return computed The implied root, or zero for a malformed proof.
+    function processMultiproof(
+        bytes32[] calldata proof,
+        uint256 treeDepth,
+        uint256[] memory indices,
+        bytes32[] memory leaves
+    ) internal pure returns (bytes32 computed) {
+        uint256 count = indices.length;
+        if (count == 0 || count != leaves.length) return bytes32(0);
+        for (uint256 i = 1; i < count; ++i) {
+            if (indices[i] <= indices[i - 1]) return bytes32(0);
+        }
+        if (treeDepth < 256 && indices[count - 1] >> treeDepth != 0) return bytes32(0);
+        uint256 used = 0;
+        for (uint256 h; h < treeDepth; ++h) {
+            uint256 written = 0;
+            for (uint256 i; i < count; ++written) {
+                uint256 position = indices[i];
+                bytes32 node = leaves[i];
+                if (position & 1 == 0 && i + 1 < count && indices[i + 1] == position + 1) {
+                    node = Hashes.efficientKeccak256(node, leaves[i + 1]);
+                    i += 2;
+                } else {
+                    if (used == proof.length) return bytes32(0);
+                    node = position & 1 == 0
+                        ? Hashes.efficientKeccak256(node, proof[used])
+                        : Hashes.efficientKeccak256(proof[used], node);
+                    ++used;
+                    ++i;
+                }
+                indices[written] = position >> 1;
+                leaves[written] = node;
+            }
+            count = written;
+        }
+        if (used != proof.length) return bytes32(0);
+        computed = leaves[0];
+    }
+
+    /// @notice Whether every `stateHashes[j]` is checkpoint `indices[j]` of the job tree with root
+    ///         `root`, by one multiproof (`processMultiproof`).
+    /// @dev False for interval 0, no index, indices not strictly increasing, an index above
+    ///      M = totalSteps / interval, or a proof that does not fold to `root` with exactly its
+    ///      hashes. Overwrites `indices` and `stateHashes`.
+    /// @param proof Siblings in fold order (`veritrain.merkle.MerkleTree.multiproof`).
+    /// @param root Committed root.
+    /// @param totalSteps The job's N (steps).
+    /// @param interval The job's checkpoint interval k (steps).
+    /// @param indices Checkpoint indices, strictly increasing (at least one).
+    /// @param stateHashes BLAKE3 state hash claimed at each index.
+    /// @return valid True if the proof places every state hash at its index under `root`.
+    function verifyMulti(
+        bytes32[] calldata proof,
+        bytes32 root,
+        uint256 totalSteps,
+        uint256 interval,
+        uint256[] memory indices,
+        bytes32[] memory stateHashes
+    ) internal pure returns (bool valid) {
+        uint256 count = indices.length;
+        if (interval == 0 || count == 0 || count != stateHashes.length) return false;
+        uint256 segments = totalSteps / interval;
+        if (indices[count - 1] > segments) return false;
+        for (uint256 j; j < count; ++j) {
+            stateHashes[j] = leafHash(indices[j], indices[j] * interval, stateHashes[j]);
+        }
+        bytes32 computed = processMultiproof(proof, depth(segments + 1), indices, stateHashes);
+        valid = computed != bytes32(0) && computed == root;
     }
 }

@@ -22,6 +22,18 @@ contract LibCheckpointHarness {
     ) external pure returns (bool) {
         return LibCheckpoint.verify(proof, root, totalSteps, interval, index, stateHash);
     }
+
+    /// @notice LibCheckpoint.verifyMulti.
+    function verifyMulti(
+        bytes32[] calldata proof,
+        bytes32 root,
+        uint256 totalSteps,
+        uint256 interval,
+        uint256[] memory indices,
+        bytes32[] memory stateHashes
+    ) external pure returns (bool) {
+        return LibCheckpoint.verifyMulti(proof, root, totalSteps, interval, indices, stateHashes);
+    }
 }
 
 /// @notice The positional checkpoint tree (docs/SECURITY.md P-21, P-25): every index has exactly
@@ -191,5 +203,96 @@ contract LibCheckpoint_Test is PRBTest, Bound {
         assertTrue(lib.verify(Merkle.proof(tree, 5), root, segments * interval, interval, 5, honest[5]));
         assertFalse(lib.verify(Merkle.proof(tree, segments + 1), root, segments * interval, interval, 5, backdoor));
         assertFalse(lib.verify(Merkle.proof(tree, 5), root, segments * interval, interval, 5, backdoor));
+    }
+
+    /// @notice The checkpoints picked by `bits` (bit i = checkpoint i), at least one, and their states.
+    function _picked(bytes32[] memory states, uint256 bits)
+        internal
+        pure
+        returns (uint256[] memory indices, bytes32[] memory hashes)
+    {
+        uint256 count;
+        for (uint256 i; i < states.length; ++i) {
+            if ((bits >> i) & 1 == 1) ++count;
+        }
+        indices = new uint256[](count);
+        hashes = new bytes32[](count);
+        count = 0;
+        for (uint256 i; i < states.length; ++i) {
+            if ((bits >> i) & 1 == 1) (indices[count], hashes[count++]) = (i, states[i]);
+        }
+    }
+
+    /// @notice A job tree and the checkpoints a multiproof proves.
+    struct MultiCase {
+        bytes32 root;
+        uint256 steps;
+        uint256 interval;
+        uint256[] indices;
+        bytes32[] hashes;
+    }
+
+    function _verifies(MultiCase memory c, bytes32[] memory proof) internal view returns (bool) {
+        return lib.verifyMulti(proof, c.root, c.steps, c.interval, c.indices, c.hashes);
+    }
+
+    /// @notice Any set of an honest tree's checkpoints verifies by its multiproof, which carries no
+    ///         more hashes than their single proofs; any one state changed, any one proof hash changed,
+    ///         or a hash dropped or added, and it does not.
+    function testFuzz_verifyMulti_anySubset_succeeds(uint256 segments, uint256 interval, uint256 bits, bytes32 salt)
+        public
+    {
+        segments = bound(segments, 0, 70);
+        MultiCase memory c;
+        c.interval = bound(interval, 1, 1000);
+        c.steps = segments * c.interval;
+        bits = bound(bits, 1, (uint256(1) << (segments + 1)) - 1);
+        bytes32[] memory states = _states(segments + 1, salt);
+        bytes32[] memory leaves = Merkle.leaves(c.interval, states);
+        c.root = Merkle.root(leaves);
+        (c.indices, c.hashes) = _picked(states, bits);
+        bytes32[] memory proof = Merkle.multiproof(leaves, c.indices);
+        assertLte(proof.length, c.indices.length * LibCheckpoint.depth(segments + 1), "longer than single proofs");
+        assertTrue(_verifies(c, proof), "honest multiproof refused");
+
+        uint256 which = uint256(salt) % c.indices.length;
+        c.hashes[which] = keccak256(abi.encode(c.hashes[which]));
+        assertFalse(_verifies(c, proof), "changed state accepted");
+        c.hashes[which] = states[c.indices[which]];
+        bytes32[] memory longer = new bytes32[](proof.length + 1);
+        for (uint256 i; i < proof.length; ++i) {
+            longer[i] = proof[i];
+        }
+        assertFalse(_verifies(c, longer), "extra hash accepted");
+        if (proof.length == 0) return;
+        uint256 changed = uint256(keccak256(abi.encode(salt))) % proof.length;
+        proof[changed] = keccak256(abi.encode(proof[changed]));
+        assertFalse(_verifies(c, proof), "changed proof hash accepted");
+        assertFalse(_verifies(c, new bytes32[](proof.length - 1)), "short proof accepted");
+    }
+
+    /// @notice The positions come from the indices the caller derives, so they must be real
+    ///         checkpoints, each once, in order: a repeated, decreasing or padding index is refused
+    ///         even with the tree's own hashes.
+    function test_verifyMulti_badIndicesRefused_succeeds() public {
+        uint256 interval = 3;
+        bytes32[] memory states = _states(6, "indices"); // M = 5, depth 3, padding 6 and 7
+        bytes32[] memory leaves = Merkle.leaves(interval, states);
+        bytes32 root = Merkle.root(leaves);
+        uint256[] memory indices = new uint256[](2);
+        bytes32[] memory hashes = new bytes32[](2);
+        (indices[0], indices[1], hashes[0], hashes[1]) = (1, 4, states[1], states[4]);
+        bytes32[] memory proof = Merkle.multiproof(leaves, indices);
+        assertTrue(lib.verifyMulti(proof, root, 5 * interval, interval, indices, hashes), "honest refused");
+        (indices[0], indices[1], hashes[0], hashes[1]) = (4, 1, states[4], states[1]);
+        assertFalse(lib.verifyMulti(proof, root, 5 * interval, interval, indices, hashes), "decreasing accepted");
+        (indices[0], indices[1], hashes[0], hashes[1]) = (1, 1, states[1], states[1]);
+        assertFalse(lib.verifyMulti(proof, root, 5 * interval, interval, indices, hashes), "repeat accepted");
+        // Index 6 is a padding position (its leaf is ZERO_LEAF); the job has checkpoints 0..5 only.
+        (indices[0], indices[1], hashes[0], hashes[1]) = (5, 6, states[5], bytes32(0));
+        assertFalse(lib.verifyMulti(proof, root, 5 * interval, interval, indices, hashes), "padding accepted");
+        assertFalse(
+            lib.verifyMulti(proof, root, 5 * interval, interval, new uint256[](0), new bytes32[](0)), "empty accepted"
+        );
     }
 }

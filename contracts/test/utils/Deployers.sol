@@ -306,28 +306,25 @@ abstract contract Deployers is PRBTest, Bound, ClaimsBook {
     }
 
     function _solverReveals(uint256 jobId, bool andFinalize) private {
-        bytes32[][] memory startProofs = _proofsOf(jobId, false);
-        bytes32[][] memory endProofs = _proofsOf(jobId, true);
+        bytes32[] memory proof = _claimsProofOf(jobId);
         bytes32 trueEnd = _forcedTrueEnd(jobId);
         address account = _job(jobId).solver;
         bytes32 secret = _secret(jobId);
         Claims memory claims = _claimsArg(_sid(jobId));
         vm.prank(account);
         if (andFinalize) {
-            round.revealSecretAndFinalize(_sid(jobId), secret, trueEnd, startProofs, endProofs, claims);
+            round.revealSecretAndFinalize(_sid(jobId), secret, trueEnd, proof, claims);
         } else {
-            round.revealSecret(_sid(jobId), secret, trueEnd, startProofs, endProofs, claims);
+            round.revealSecret(_sid(jobId), secret, trueEnd, proof, claims);
         }
     }
 
-    /// @notice Merkle proofs of the committed start (or end) leaf of every sample.
-    function _proofsOf(uint256 jobId, bool isEnd) internal view returns (bytes32[][] memory proofs) {
+    /// @notice The multiproof of the committed start and end leaf of every sample (what the secret
+    ///         reveal carries).
+    function _claimsProofOf(uint256 jobId) internal view returns (bytes32[] memory proof) {
         (, uint32[] memory segments) = jobManager.getAssignment(jobId);
         bytes32[] memory leaves = Merkle.leaves(_job(jobId).checkpointInterval, _committedStates[jobId]);
-        proofs = new bytes32[][](segments.length);
-        for (uint256 j; j < segments.length; ++j) {
-            proofs[j] = Merkle.proof(leaves, segments[j] + (isEnd ? 1 : 0));
-        }
+        proof = Merkle.multiproof(leaves, Merkle.claimIndices(segments));
     }
 
     /// @notice True end state of the forced sample (zero if none).

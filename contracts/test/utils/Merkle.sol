@@ -39,6 +39,65 @@ library Merkle {
         }
     }
 
+    /// @notice Root implied by `leaf` at position `index` with sibling hashes `siblings` (bottom-up;
+    ///         a memory twin of LibCheckpoint.processProof).
+    function fold(bytes32[] memory siblings, uint256 index, bytes32 leaf) internal pure returns (bytes32 computed) {
+        computed = leaf;
+        for (uint256 h; h < siblings.length; ++h) {
+            computed = (index >> h) & 1 == 0
+                ? Hashes.efficientKeccak256(computed, siblings[h])
+                : Hashes.efficientKeccak256(siblings[h], computed);
+        }
+    }
+
+    /// @notice Multiproof of the strictly increasing positions `indices` (LibCheckpoint.processMultiproof
+    ///         folds it): level by level, left to right, the sibling of every node whose sibling is
+    ///         not itself a proven node.
+    function multiproof(bytes32[] memory nodes, uint256[] memory indices) internal pure returns (bytes32[] memory out) {
+        bytes32[] memory layer = _padded(nodes);
+        uint256[] memory level = new uint256[](indices.length);
+        for (uint256 i; i < indices.length; ++i) {
+            level[i] = indices[i];
+        }
+        bytes32[] memory buffer = new bytes32[](indices.length * LibCheckpoint.depth(nodes.length));
+        uint256 used;
+        uint256 count = level.length;
+        for (uint256 n = layer.length; n > 1; n /= 2) {
+            uint256 written;
+            for (uint256 i; i < count; ++written) {
+                uint256 position = level[i];
+                if (position % 2 == 0 && i + 1 < count && level[i + 1] == position + 1) {
+                    i += 2;
+                } else {
+                    buffer[used++] = layer[position ^ 1];
+                    ++i;
+                }
+                level[written] = position / 2;
+            }
+            count = written;
+            _fold(layer, n);
+        }
+        out = new bytes32[](used);
+        for (uint256 i; i < used; ++i) {
+            out[i] = buffer[i];
+        }
+    }
+
+    /// @notice The checkpoints a secret reveal proves for sampled `segments` (increasing): each
+    ///         segment's start s and end s + 1, once each, in increasing order.
+    function claimIndices(uint32[] memory segments) internal pure returns (uint256[] memory indices) {
+        uint256[] memory buffer = new uint256[](2 * segments.length);
+        uint256 count;
+        for (uint256 j; j < segments.length; ++j) {
+            if (count == 0 || buffer[count - 1] != segments[j]) buffer[count++] = segments[j];
+            buffer[count++] = uint256(segments[j]) + 1;
+        }
+        indices = new uint256[](count);
+        for (uint256 i; i < count; ++i) {
+            indices[i] = buffer[i];
+        }
+    }
+
     /// @notice Hashes the first `n` nodes of `layer` pairwise (left, right) into its first n / 2.
     function _fold(bytes32[] memory layer, uint256 n) private pure {
         for (uint256 i; i < n / 2; ++i) {

@@ -4,11 +4,15 @@
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 
+from chain.errors import ContractRevert
+from chain.types import ClaimsView
 from solver.node import Phase, SolverNode
 from solver.server import create_app
 from tests.utils.fake_chain import FakeChain
@@ -26,6 +30,7 @@ from veritrain.commitments import secret_commitment
 from veritrain.enums import JobStatus, RoundOutcome
 from veritrain.forced import forced_claim
 from veritrain.hexutil import to_hex
+from veritrain.merkle import ZERO_LEAF, checkpoint_tree, claim_leaves
 from veritrain.state import state_hash
 
 
@@ -209,6 +214,55 @@ def test_forced_error_is_planted_and_proven(tmp_path: Path) -> None:
     assert chain.outcome(job_id) == (RoundOutcome.Forced, forced)
     assert chain.forced_settled == {job_id: forced}
     assert chain.jobs[job_id].status is JobStatus.Finalized
+
+
+def test_the_reveal_proves_every_claim_with_one_multiproof(tmp_path: Path) -> None:
+    """The fake checks the reveal as the contract does: the forced claim first, then one
+    multiproof of every claimed checkpoint (segments 2 and 3 share checkpoint 3, where the
+    forced sample's true end stands); each end's single proof is kept for the mirrors."""
+    chain = FakeChain(forced_error_rate_bps=10_000)
+    job_id = chain.post_job(SUBMITTER, tiny_spec())
+    node = SolverNode(chain.client(SOLVER), tmp_path, serve=False)
+    for _ in range(4):
+        node.step()
+        chain.advance(blocks=2)
+    rec = node.job_record(job_id)
+    assert rec is not None and rec.claims is not None and rec.secret is not None
+    segments = list(chain.assignments[job_id].segments)
+    assert segments == [2, 3]  # adjacent: one shared checkpoint
+    tree = checkpoint_tree(rec.hashes, rec.interval)
+    indices, _ = claim_leaves(
+        segments, [rec.hashes[s] for s in segments], [rec.hashes[s + 1] for s in segments]
+    )
+    assert indices == [2, 3, 4]
+    proof = tree.multiproof(indices)
+    # leaf 5 (padding), then the nodes over leaves 0-1 and 6-7: three hashes, not 3 x 3
+    assert proof == [ZERO_LEAF, tree.proof(2)[1], tree.proof(4)[1]]
+    verifiers_approve(chain, job_id)
+    past_challenge_deadline(chain, job_id)
+    solver = chain.client(SOLVER)
+    sid = solver.jobs.submission_of(job_id)
+    true_end = rec.claims.forced_true_end
+
+    def refused(forced_true_end: bytes, sent: list[bytes]) -> str:
+        with pytest.raises(ContractRevert) as revert_:
+            solver.round.reveal_secret(sid, rec.secret, forced_true_end, sent)
+        return revert_.value.name
+
+    assert refused(os.urandom(32), []) == "ForcedClaimMismatch"  # before the proof
+    flipped = bytes([proof[0][0] ^ 1]) + proof[0][1:]
+    for bad in ([], proof[:1], [*proof, proof[0]], [flipped, *proof[1:]], proof[::-1]):
+        assert refused(true_end, bad) == "InvalidClaimsProof"
+    posted = chain.claims[job_id]
+    chain.claims[job_id] = ClaimsView(
+        (posted.start_hashes[0], os.urandom(32)), posted.end_hashes
+    )  # segment 3 starts where segment 2 did not end
+    assert refused(true_end, proof) == "InvalidClaimsProof"
+    chain.claims[job_id] = posted
+    assert job_id not in chain.secrets
+    node.step()
+    assert chain.secrets[job_id] == rec.secret
+    assert chain.proven_ends[job_id] == [(rec.hashes[s + 1], tree.proof(s + 1)) for s in segments]
 
 
 def test_restart_between_commit_and_reveal_reveals_the_same_secret(tmp_path: Path) -> None:

@@ -551,12 +551,7 @@ contract ProtocolHandler is ProtocolHandlerSigned {
     function _revealSecret(uint256 jobId, Job memory job, bool andFinalize) internal {
         (, uint32[] memory segments) = jobManager.getAssignment(jobId);
         bytes32[] memory leaves = Merkle.leaves(job.checkpointInterval, _states[jobId]);
-        bytes32[][] memory startProofs = new bytes32[][](segments.length);
-        bytes32[][] memory endProofs = new bytes32[][](segments.length);
-        for (uint256 j; j < segments.length; ++j) {
-            startProofs[j] = Merkle.proof(leaves, segments[j]);
-            endProofs[j] = Merkle.proof(leaves, segments[j] + 1);
-        }
+        bytes32[] memory proof = Merkle.multiproof(leaves, Merkle.claimIndices(segments));
         bytes32 trueEnd;
         {
             (bool forced, uint256 f) = round.drawForcedError(_sid(jobId), _secret(jobId));
@@ -565,10 +560,10 @@ contract ProtocolHandler is ProtocolHandlerSigned {
         Claims memory claims = _claimsArg(_sid(jobId));
         vm.prank(job.solver);
         if (andFinalize) {
-            round.revealSecretAndFinalize(_sid(jobId), _secret(jobId), trueEnd, startProofs, endProofs, claims);
+            round.revealSecretAndFinalize(_sid(jobId), _secret(jobId), trueEnd, proof, claims);
             ++ghost_calls["revealSecretAndFinalize"];
         } else {
-            round.revealSecret(_sid(jobId), _secret(jobId), trueEnd, startProofs, endProofs, claims);
+            round.revealSecret(_sid(jobId), _secret(jobId), trueEnd, proof, claims);
             ++ghost_calls["revealSecret"];
         }
     }
