@@ -13,6 +13,7 @@ from fastapi.testclient import TestClient
 
 from chain.errors import ContractRevert
 from chain.types import ClaimsView
+from noderuntime.records import SolverJob
 from solver.node import Phase, SolverNode
 from solver.server import create_app
 from tests.utils.fake_chain import FakeChain
@@ -193,7 +194,9 @@ def test_a_spec_that_fails_its_hash_is_never_claimed(tmp_path: Path) -> None:
     assert chain.jobs[job_id].status is JobStatus.Open and chain.count("claimJob") == 0
 
 
-def test_forced_error_is_planted_and_proven(tmp_path: Path) -> None:
+def _forced_job_with_claims(tmp_path: Path) -> tuple[FakeChain, int, SolverNode, SolverJob]:
+    """A job that always carries a forced error, claimed, trained, committed and assigned, with
+    the solver's claims posted: (chain, job id, solver node, the solver's job record)."""
     chain = FakeChain(forced_error_rate_bps=10_000)
     job_id = chain.post_job(SUBMITTER, tiny_spec())
     node = SolverNode(chain.client(SOLVER), tmp_path, serve=False)
@@ -202,6 +205,11 @@ def test_forced_error_is_planted_and_proven(tmp_path: Path) -> None:
         chain.advance(blocks=2)
     rec = node.job_record(job_id)
     assert rec is not None and rec.claims is not None
+    return chain, job_id, node, rec
+
+
+def test_forced_error_is_planted_and_proven(tmp_path: Path) -> None:
+    chain, job_id, node, rec = _forced_job_with_claims(tmp_path)
     forced = rec.claims.forced_sample
     assert forced is not None
     segment = chain.assignments[job_id].segments[forced]
@@ -220,14 +228,8 @@ def test_the_reveal_proves_every_claim_with_one_multiproof(tmp_path: Path) -> No
     """The fake checks the reveal as the contract does: the forced claim first, then one
     multiproof of every claimed checkpoint (segments 2 and 3 share checkpoint 3, where the
     forced sample's true end stands); each end's single proof is kept for the mirrors."""
-    chain = FakeChain(forced_error_rate_bps=10_000)
-    job_id = chain.post_job(SUBMITTER, tiny_spec())
-    node = SolverNode(chain.client(SOLVER), tmp_path, serve=False)
-    for _ in range(4):
-        node.step()
-        chain.advance(blocks=2)
-    rec = node.job_record(job_id)
-    assert rec is not None and rec.claims is not None and rec.secret is not None
+    chain, job_id, node, rec = _forced_job_with_claims(tmp_path)
+    assert rec.secret is not None
     segments = list(chain.assignments[job_id].segments)
     assert segments == [2, 3]  # adjacent: one shared checkpoint
     tree = checkpoint_tree(rec.hashes, rec.interval)
