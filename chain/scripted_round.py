@@ -34,7 +34,7 @@ from veritrain.forced import (
     draw_forced_error,
     verdict_approvals,
 )
-from veritrain.merkle import checkpoint_tree, claim_leaves
+from veritrain.merkle import checkpoint_tree, claim_indices
 
 if TYPE_CHECKING:
     from chain.client import ChainClient
@@ -228,14 +228,11 @@ def to_secret_window(client: ChainClient, job_id: int) -> None:
 def reveal_proof(
     solver: ChainClient, job_id: int, hashes: Sequence[bytes], interval: int
 ) -> list[bytes]:
-    """The secret reveal's multiproof: the checkpoints `claim_leaves` gives for the job's sampled
+    """The secret reveal's multiproof: the checkpoints `claim_indices` gives for the job's sampled
     segments (each start and end, one per index) over the committed `hashes`, as
     ``VerificationRound`` folds it."""
     segments = [int(s) for s in solver.jobs.get_assignment(job_id).segments]
-    indices, _ = claim_leaves(
-        segments, [hashes[s] for s in segments], [hashes[s + 1] for s in segments]
-    )
-    return checkpoint_tree(list(hashes), interval).multiproof(indices)
+    return checkpoint_tree(list(hashes), interval).multiproof(claim_indices(segments))
 
 
 def reveal_secret(

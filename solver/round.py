@@ -25,7 +25,7 @@ from veritrain.commitments import submission_id
 from veritrain.enums import JobStatus, Verdict
 from veritrain.forced import build_claims, draw_forced_error
 from veritrain.hexutil import to_hex
-from veritrain.merkle import checkpoint_tree, claim_leaves
+from veritrain.merkle import checkpoint_tree, claim_indices
 from veritrain.sampling import last_fetched
 
 __all__ = ["SolverRound"]
@@ -128,13 +128,8 @@ class SolverRound(SolverDeadlines):
             return
         # one multiproof of every claimed checkpoint: each sample's start and end, one per
         # index, the committed hashes (the forced sample's true end, not its forced claim)
-        segments = [int(s) for s in claims.segments]
-        indices, _ = claim_leaves(
-            segments,
-            [entry.hashes[s] for s in segments],
-            [entry.hashes[s + 1] for s in segments],
-        )
-        reveal = (submission, secret, claims.forced_true_end, entry.tree.multiproof(indices))
+        proof = entry.tree.multiproof(claim_indices([int(s) for s in claims.segments]))
+        reveal = (submission, secret, claims.forced_true_end, proof)
         # the reveal and the finalize in one transaction (one fewer on the happy path); should
         # the finalize revert, the reveal goes alone and the finalize duty retries it
         receipt = self.send(

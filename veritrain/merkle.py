@@ -35,6 +35,8 @@ __all__ = [
     "ZERO_LEAF",
     "MerkleTree",
     "checkpoint_tree",
+    "claim_end_proofs",
+    "claim_indices",
     "claim_leaves",
     "expand_multiproof",
     "node_hash",
@@ -263,15 +265,27 @@ def verify_checkpoints(
         a state hash that is not 32 bytes, a proof of the wrong size, or one that does not fold
         to `root`.
     """
+    shaped = _checkpoint_leaves(total_steps, interval, indices, state_hashes)
+    if shaped is None:
+        return False
+    return process_multiproof(shaped[0], indices, shaped[1], proof) == bytes(root)
+
+
+def _checkpoint_leaves(
+    total_steps: int, interval: int, indices: Sequence[int], state_hashes: Sequence[bytes]
+) -> tuple[int, list[bytes]] | None:
+    """The job tree's depth and the leaves of `state_hashes` at checkpoints `indices`, or None
+    for `interval < 1`, no index, a length mismatch, a state hash that is not 32 bytes, or an
+    index outside [0, N/k] (the order is the fold's to check)."""
     if interval < 1 or not indices or len(indices) != len(state_hashes):
-        return False
+        return None
     if any(len(h) != 32 for h in state_hashes):
-        return False
+        return None
     count = total_steps // interval + 1
     if indices[0] < 0 or indices[-1] >= count:
-        return False
+        return None
     leaves = [leaf_hash(i, i * interval, h) for i, h in zip(indices, state_hashes, strict=True)]
-    return process_multiproof(tree_depth(count), indices, leaves, proof) == bytes(root)
+    return tree_depth(count), leaves
 
 
 def claim_leaves(
@@ -299,20 +313,78 @@ def claim_leaves(
     """
     if not len(segments) == len(start_hashes) == len(end_hashes):
         raise MerkleError("one start and one end hash per sampled segment")
-    indices: list[int] = []
-    hashes: list[bytes] = []
+    indices = claim_indices(segments)
+    state: dict[int, bytes] = {}
     for s, start, end in zip(segments, start_hashes, end_hashes, strict=True):
+        for index, claimed in ((int(s), bytes(start)), (int(s) + 1, bytes(end))):
+            if state.setdefault(index, claimed) != claimed:
+                raise MerkleError(f"segments {s - 1} and {s} claim two states of checkpoint {s}")
+    return indices, [state[i] for i in indices]
+
+
+def claim_indices(segments: Sequence[int]) -> list[int]:
+    """The checkpoint indices a secret reveal proves for the sampled `segments`: each segment's
+    start s and end s + 1, once each, in increasing order (`claim_leaves` without the hashes;
+    what the solver's multiproof covers, `MerkleTree.multiproof`).
+
+    Raises:
+        MerkleError: the segments are not strictly increasing.
+    """
+    indices: list[int] = []
+    for s in segments:
         if indices and s < indices[-1]:
             raise MerkleError(f"sampled segments must increase, got {s} after {indices[-1] - 1}")
-        if indices and s == indices[-1]:
-            if bytes(start) != hashes[-1]:
-                raise MerkleError(f"segments {s - 1} and {s} claim two states of checkpoint {s}")
-        else:
+        if not indices or s != indices[-1]:
             indices.append(int(s))
-            hashes.append(bytes(start))
         indices.append(int(s) + 1)
-        hashes.append(bytes(end))
-    return indices, hashes
+    return indices
+
+
+def claim_end_proofs(
+    proof: Sequence[bytes],
+    root: bytes,
+    total_steps: int,
+    interval: int,
+    segments: Sequence[int],
+    start_hashes: Sequence[bytes],
+    end_hashes: Sequence[bytes],
+) -> list[tuple[bytes, list[bytes]]] | None:
+    """Each sample's end state and its single Merkle proof, rebuilt from the one multiproof a
+    secret reveal carries (docs/SECURITY.md P-36: a node that replayed a sample serves its end
+    state with a proof the solver no longer gives).
+
+    The reveal proves the checkpoints `claim_leaves` gives for the samples by one multiproof, as
+    ``VerificationRound`` checks it; every sibling on a proven leaf's path is a proof hash or a
+    node the proven leaves imply, so the single proof of each end follows from one fold.
+
+    Args:
+        proof: the reveal's multiproof (32-byte hashes, in fold order).
+        root: the job's committed Merkle root.
+        total_steps: the job's N (steps).
+        interval: the job's checkpoint interval k (steps).
+        segments: the sampled segments, in sample order.
+        start_hashes: the posted start hash of each sample.
+        end_hashes: the end hash each sample proved (the forced sample's true end, not its
+            forced claim).
+
+    Returns:
+        ``(end_hashes[j], proof of leaf segments[j] + 1)`` per sample, each proof of the tree's
+        depth; None when the claims do not fit the segments (lengths, order, two states of one
+        checkpoint) or the multiproof does not prove them under ``root`` (what
+        `verify_checkpoints` refuses).
+    """
+    try:
+        indices, hashes = claim_leaves(segments, start_hashes, end_hashes)
+    except MerkleError:
+        return None
+    shaped = _checkpoint_leaves(total_steps, interval, indices, hashes)
+    if shaped is None:
+        return None
+    folded = _fold_multiproof(shaped[0], indices, shaped[1], proof)
+    if folded is None or folded[0] != bytes(root):
+        return None
+    by_index = dict(zip(indices, folded[1], strict=True))
+    return [(bytes(end), by_index[int(s) + 1]) for s, end in zip(segments, end_hashes, strict=True)]
 
 
 class MerkleTree:

@@ -20,7 +20,6 @@ from chain.types import (
     DisputeView,
     StepClaimView,
     from_struct,
-    struct_to_dict,
 )
 from veritrain.commitments import vote_commitment
 
@@ -59,12 +58,7 @@ class CommitteeFacade(ContractFacade):
 
     def get_dispute(self, dispute_id: int) -> DisputeView:
         """``getDispute(disputeId)`` as a `DisputeView`."""
-        raw = self._client.call(self.contract, "getDispute", dispute_id)
-        outputs = self.contract.get_function_by_name("getDispute").abi["outputs"]
-        if len(outputs) == 1 and outputs[0].get("type") == "tuple":
-            data = struct_to_dict(outputs[0]["components"], raw)
-        else:
-            data = struct_to_dict(outputs, raw)
+        data = self._call_struct("getDispute", dispute_id)
         data["status"] = DisputeStatus(int(data["status"]))
         return from_struct(DisputeView, data, dispute_id=dispute_id)
 

@@ -22,7 +22,6 @@ from chain.types import (
     GameView,
     Side,
     from_struct,
-    struct_to_dict,
 )
 from veritrain.bisection import hashes_digest
 
@@ -179,10 +178,7 @@ class GameFacade(ContractFacade):
 
     def get_game(self, dispute_id: int) -> GameView:
         """``getGame(disputeId)`` as a `GameView`."""
-        game = self.contract
-        raw = self._client.call(game, "getGame", dispute_id)
-        outputs = game.get_function_by_name("getGame").abi["outputs"]
-        data = struct_to_dict(outputs[0]["components"], raw)
+        data = self._call_struct("getGame", dispute_id)
         for key in ("agreed_hash", "claimed_hash", "pending_hash"):
             data[key] = bytes(data[key])
         data["turn"] = Side(int(data["turn"]))

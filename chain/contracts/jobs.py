@@ -27,7 +27,6 @@ from chain.types import (
     JobView,
     Verdict,
     from_struct,
-    struct_to_dict,
 )
 
 if TYPE_CHECKING:
@@ -55,14 +54,7 @@ class JobsFacade(ContractFacade):
 
     def job_params(self) -> JobParamsView:
         """``JobManager.params()`` (wei, seconds)."""
-        raw = self._client.call(self.contract, "params")
-        abi = self.contract.get_function_by_name("params").abi
-        outputs = abi["outputs"]
-        if len(outputs) == 1 and outputs[0].get("type") == "tuple":
-            data = struct_to_dict(outputs[0]["components"], raw)
-        else:
-            data = struct_to_dict(outputs, raw)
-        return from_struct(JobParamsView, data)
+        return from_struct(JobParamsView, self._call_struct("params"))
 
     def post_cost(self, reward: int) -> int:
         """``JobManager.postCost(reward)``: what `post_job` takes from the submitter (wei):
@@ -229,12 +221,7 @@ class JobsFacade(ContractFacade):
         Raises:
             ContractRevert: the contract rejects the id (decoded).
         """
-        raw = self._client.call(self.contract, "getJob", job_id)
-        outputs = self.contract.get_function_by_name("getJob").abi["outputs"]
-        if len(outputs) == 1 and outputs[0].get("type") == "tuple":
-            data = struct_to_dict(outputs[0]["components"], raw)
-        else:
-            data = struct_to_dict(outputs, raw)
+        data = self._call_struct("getJob", job_id)
         data["status"] = JobStatus(int(data["status"]))
         # The contract keeps no spec hash (it is in the JobPosted event and the training key).
         data["spec_hash"] = self.spec_hash_of(job_id)
@@ -259,12 +246,7 @@ class JobsFacade(ContractFacade):
         """``roundJobOf(jobId)``'s tree fields: (Merkle root of the current solver's checkpoints,
         zeros before a commit; total steps N; checkpoint interval k), without `get_job`'s log
         reads."""
-        raw = self._client.call(self.contract, "roundJobOf", job_id)
-        outputs = self.contract.get_function_by_name("roundJobOf").abi["outputs"]
-        if len(outputs) == 1 and outputs[0].get("type") == "tuple":
-            data = struct_to_dict(outputs[0]["components"], raw)
-        else:
-            data = struct_to_dict(outputs, raw)
+        data = self._call_struct("roundJobOf", job_id)
         return (
             bytes(data["merkle_root"]),
             int(data["total_steps"]),

@@ -28,15 +28,14 @@ from chain.types import (
     RoundView,
     RoundWindows,
 )
-from veritrain.commitments import bytes32_arg, claims_hash, leaf_hash
-from veritrain.errors import MerkleError
+from veritrain.commitments import bytes32_arg, claims_hash
 from veritrain.forced import verdict_approvals
-from veritrain.merkle import claim_leaves, expand_multiproof, tree_depth, verify_checkpoints
+from veritrain.merkle import claim_end_proofs
 
 if TYPE_CHECKING:
     from chain.client import ChainClient
 
-__all__ = ["RoundFacade", "reveal_end_proofs"]
+__all__ = ["RoundFacade"]
 
 _SECRET_REVEALS = ("revealSecret", "revealSecretAndFinalize")
 """The round's calls whose calldata carries the solver's proven ends (`proven_ends`)."""
@@ -44,56 +43,6 @@ _SECRET_REVEALS = ("revealSecret", "revealSecretAndFinalize")
 _NO_SIGNATURE = b""
 """The signature `seals_on_chain` gives a seal the seat sent itself (``commitVerdicts``): the
 round stores that seal, and ``proveEquivocation`` checks the other one against it."""
-
-
-def reveal_end_proofs(
-    proof: Sequence[bytes],
-    root: bytes,
-    total_steps: int,
-    interval: int,
-    segments: Sequence[int],
-    start_hashes: Sequence[bytes],
-    end_hashes: Sequence[bytes],
-) -> list[tuple[bytes, list[bytes]]] | None:
-    """Each sample's end state and its single Merkle proof, rebuilt from the one multiproof a
-    secret reveal carries (`RoundFacade.proven_ends`).
-
-    The reveal proves the checkpoints `veritrain.merkle.claim_leaves` gives for the samples (each
-    start and end, one per index) by one multiproof, as ``VerificationRound`` checks it; every
-    sibling on a proven leaf's path is a proof hash or a node the proven leaves imply, so the
-    single proof of each end follows (`veritrain.merkle.expand_multiproof`).
-
-    Args:
-        proof: the reveal's multiproof (32-byte hashes, in fold order).
-        root: the job's committed Merkle root.
-        total_steps: the job's N (steps).
-        interval: the job's checkpoint interval k (steps).
-        segments: the sampled segments, in sample order.
-        start_hashes: the posted start hash of each sample.
-        end_hashes: the end hash each sample proved (the forced sample's true end, not its
-            forced claim).
-
-    Returns:
-        ``(end_hashes[j], proof of leaf segments[j] + 1)`` per sample, each proof of the tree's
-        depth; None when the claims do not fit the segments (lengths, order, two states of one
-        checkpoint) or the multiproof does not prove them under ``root``.
-    """
-    try:
-        indices, hashes = claim_leaves(segments, start_hashes, end_hashes)
-    except MerkleError:
-        return None
-    if not verify_checkpoints(proof, root, total_steps, interval, indices, hashes):
-        return None
-    leaves = [leaf_hash(i, i * interval, h) for i, h in zip(indices, hashes, strict=True)]
-    depth = tree_depth(total_steps // interval + 1)
-    singles = expand_multiproof(depth, indices, leaves, proof)
-    if singles is None:  # pragma: no cover - the multiproof was just verified
-        return None
-    by_index = dict(zip(indices, singles, strict=True))
-    return [
-        (bytes(end), list(by_index[int(s) + 1]))
-        for s, end in zip(segments, end_hashes, strict=True)
-    ]
 
 
 class RoundFacade(ContractFacade):
@@ -475,7 +424,7 @@ class RoundFacade(ContractFacade):
         the ``revealSecret`` transaction that emitted ``SecretRevealed``, so a node that
         replayed a sample can serve its end state with a proof the solver no longer gives
         (docs/SECURITY.md P-36). The reveal carries one multiproof of every claim: each end's
-        single proof is rebuilt from it (`veritrain.merkle.expand_multiproof`) with the job's
+        single proof is rebuilt from it (`veritrain.merkle.claim_end_proofs`) with the job's
         sampled segments and tree shape, read from the JobManager, and the whole is checked
         against the job's root.
 
@@ -526,7 +475,7 @@ class RoundFacade(ContractFacade):
         job_id = int.from_bytes(sid, "big") >> 160  # LibSubmission: jobId << 160 | solver
         segments = [int(s) for s in self._client.jobs.get_assignment(job_id).segments]
         root, total_steps, interval = self._client.jobs.checkpoint_commitment(job_id)
-        return reveal_end_proofs(
+        return claim_end_proofs(
             [bytes(p) for p in args["proof"]],
             root,
             total_steps,

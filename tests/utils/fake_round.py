@@ -20,8 +20,7 @@ from chain.types import (
 from veritrain import commitments, forced
 from veritrain.bisection import GameView
 from veritrain.enums import DisputePhase, DisputeStatus, RoundOutcome, Verdict
-from veritrain.errors import MerkleError
-from veritrain.merkle import claim_leaves, expand_multiproof, tree_depth, verify_checkpoints
+from veritrain.merkle import claim_end_proofs
 
 if TYPE_CHECKING:
     from tests.utils.fake_chain import FakeClient
@@ -363,19 +362,11 @@ class FakeRound:
             ends[draw.sample] = bytes(forced_true_end)
         # as the contract: one multiproof of every claimed checkpoint (each sample's start and
         # end, one per index; two states of one checkpoint are no proof)
-        try:
-            indices, hashes = claim_leaves(segments, claims.start_hashes, ends)
-        except MerkleError:
-            raise revert("InvalidClaimsProof", submissionId=submission_id) from None
-        if not verify_checkpoints(proof, job.merkle_root, job.total_steps, k, indices, hashes):
-            raise revert("InvalidClaimsProof", submissionId=submission_id)
-        leaves = [commitments.leaf_hash(i, i * k, h) for i, h in zip(indices, hashes, strict=True)]
-        singles = expand_multiproof(
-            tree_depth(job.total_steps // k + 1), indices, leaves, [bytes(p) for p in proof]
+        proven = claim_end_proofs(
+            proof, job.merkle_root, job.total_steps, k, segments, claims.start_hashes, ends
         )
-        assert singles is not None  # the multiproof was just verified
-        by_index = dict(zip(indices, singles, strict=True))
-        proven = [(bytes(e), by_index[s + 1]) for s, e in zip(segments, ends, strict=True)]
+        if proven is None:
+            raise revert("InvalidClaimsProof", submissionId=submission_id)
         self._client.chain.proven_ends[job_id] = proven
         self._client.chain.secrets[job_id] = bytes(secret)
         self._client.chain.forced_true_ends[job_id] = bytes(forced_true_end)

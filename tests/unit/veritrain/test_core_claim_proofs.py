@@ -1,9 +1,9 @@
 """The proven ends of a secret reveal (`RoundFacade.proven_ends`, docs/SECURITY.md P-36): the
 reveal carries one multiproof of every claimed checkpoint, and each sample's end proof is rebuilt
-from it (`reveal_end_proofs`). The decode of a real reveal's calldata on Anvil is
+from it (`claim_end_proofs`). The decode of a real reveal's calldata on Anvil is
 tests/integration/test_chain_forced.py (the lazy-verifier job).
 
-Run: .venv/bin/python -m pytest tests/unit/chain/test_reveal_proofs.py -q
+Run: .venv/bin/python -m pytest tests/unit/veritrain/test_core_claim_proofs.py -q
 """
 
 from __future__ import annotations
@@ -12,9 +12,15 @@ import hashlib
 
 import pytest
 
-from chain.contracts.round import reveal_end_proofs
+from veritrain.errors import MerkleError
 from veritrain.forced import forced_claim
-from veritrain.merkle import MerkleTree, checkpoint_tree, claim_leaves, verify_checkpoint
+from veritrain.merkle import (
+    MerkleTree,
+    checkpoint_tree,
+    claim_end_proofs,
+    claim_indices,
+    verify_checkpoint,
+)
 
 N, K = 120, 10  # 13 checkpoints: a tree of depth 4
 
@@ -28,10 +34,7 @@ TREE = checkpoint_tree(HASHES, K)
 
 
 def _multiproof(tree: MerkleTree, segments: list[int]) -> list[bytes]:
-    indices, _ = claim_leaves(
-        segments, [HASHES[s] for s in segments], [HASHES[s + 1] for s in segments]
-    )
-    return tree.multiproof(indices)
+    return tree.multiproof(claim_indices(segments))
 
 
 @pytest.mark.parametrize("forced_sample", [None, 0, 1, 2])
@@ -43,29 +46,38 @@ def test_each_end_proof_is_rebuilt_from_the_reveals_multiproof(forced_sample: in
     starts = [HASHES[s] for s in segments]
     ends = [HASHES[s + 1] for s in segments]
     proof = _multiproof(TREE, segments)
-    rebuilt = reveal_end_proofs(proof, TREE.root, N, K, segments, starts, ends)
+    rebuilt = claim_end_proofs(proof, TREE.root, N, K, segments, starts, ends)
     assert rebuilt == [(HASHES[s + 1], TREE.proof(s + 1)) for s in segments]
     for s, (end, single) in zip(segments, rebuilt, strict=True):
         assert verify_checkpoint(single, TREE.root, N, K, s + 1, end)
     if forced_sample is not None:
         claimed = list(ends)
         claimed[forced_sample] = forced_claim(ends[forced_sample])
-        assert reveal_end_proofs(proof, TREE.root, N, K, segments, starts, claimed) is None
+        assert claim_end_proofs(proof, TREE.root, N, K, segments, starts, claimed) is None
 
 
-def test_reveal_end_proofs_refuses_claims_the_multiproof_does_not_prove() -> None:
+def test_claim_end_proofs_refuses_claims_the_multiproof_does_not_prove() -> None:
     segments = [0, 1, 11]  # the first and the last checkpoint, 0 and 1 adjacent
     starts = [HASHES[s] for s in segments]
     ends = [HASHES[s + 1] for s in segments]
     proof = _multiproof(TREE, segments)
-    assert reveal_end_proofs(proof, TREE.root, N, K, segments, starts, ends) == [
+    assert claim_end_proofs(proof, TREE.root, N, K, segments, starts, ends) == [
         (HASHES[s + 1], TREE.proof(s + 1)) for s in segments
     ]
     lying = [starts[0], HASHES[5], starts[2]]  # segment 1 starts where segment 0 did not end
-    assert reveal_end_proofs(proof, TREE.root, N, K, segments, lying, ends) is None
+    assert claim_end_proofs(proof, TREE.root, N, K, segments, lying, ends) is None
     wrong_end = [*ends[:2], HASHES[0]]
-    assert reveal_end_proofs(proof, TREE.root, N, K, segments, starts, wrong_end) is None
-    assert reveal_end_proofs(proof, TREE.root, N, K, segments, starts[:2], ends) is None
-    assert reveal_end_proofs(proof, TREE.root, N, 2 * K, segments, starts, ends) is None
-    assert reveal_end_proofs([*proof, bytes(32)], TREE.root, N, K, segments, starts, ends) is None
-    assert reveal_end_proofs(proof, TREE.root, N, K, [], [], []) is None
+    assert claim_end_proofs(proof, TREE.root, N, K, segments, starts, wrong_end) is None
+    assert claim_end_proofs(proof, TREE.root, N, K, segments, starts[:2], ends) is None
+    assert claim_end_proofs(proof, TREE.root, N, 2 * K, segments, starts, ends) is None
+    assert claim_end_proofs([*proof, bytes(32)], TREE.root, N, K, segments, starts, ends) is None
+    assert claim_end_proofs(proof, TREE.root, N, K, [], [], []) is None
+
+
+def test_claim_indices_are_each_start_and_end_once_in_order() -> None:
+    assert claim_indices([2, 3, 9]) == [2, 3, 4, 9, 10]
+    assert claim_indices([0]) == [0, 1]
+    assert claim_indices([]) == []
+    for bad in ([3, 3], [4, 2]):
+        with pytest.raises(MerkleError, match="must increase"):
+            claim_indices(bad)
