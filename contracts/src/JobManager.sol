@@ -665,12 +665,9 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         uint256 escrowed = p.reward + uint256(_VERIFIERS_PER_JOB) * _VERIFIER_FEE
             + LibSettlement.premiumAt(rateBps, _VERIFIERS_PER_JOB, _JACKPOT);
         jobId = ++_jobCount;
-        // Writes the Open job and emits JobPosted (in the library: the JobManager's code size).
-        LibSettlement.openJob(_jobs[jobId], p, jobId, escrowed, rateBps, _OPEN_WINDOW, specURI);
-        // SAFETY: trusted ShareRegistry; reverts TrainingAlreadyPosted on a twin of a live or paid
-        // job (P-26) and SegmentComputeAboveMax on a segment too costly to replay (P-19); fixes
-        // whether the job is its head's lineage job, paid only or a contribution (P-18, P-29).
-        _SHARE_REGISTRY.recordPost(p.modelId, jobId, p.specHash, p.initHash, p.checkpointInterval, p.contribution);
+        // Records the post at the ShareRegistry, writes the Open job with the kind it gets there and
+        // emits JobPosted (in the library: the JobManager's code size).
+        LibSettlement.openJob(_jobs[jobId], _SHARE_REGISTRY, p, jobId, escrowed, rateBps, _OPEN_WINDOW, specURI);
         _ESCROW.deposit(Bucket.Escrowed, p.poster, escrowed);
     }
 

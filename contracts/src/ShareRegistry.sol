@@ -105,9 +105,6 @@ contract ShareRegistry is AccessControl, IShareRegistry {
     ///         its job ends unpaid or misses the lineage window, cleared when the lineage grows.
     mapping(bytes32 modelId => Slot slot) internal _slots;
 
-    /// @notice What each job posted under a model is to its shares, fixed at post.
-    mapping(uint256 jobId => PostKind kind) internal _kinds;
-
     /// @notice Latest job per training key keccak256(abi.encode(modelId, initHash, specHash)).
     mapping(bytes32 trainingKey => uint256 jobId) internal _trainings;
 
@@ -229,43 +226,32 @@ contract ShareRegistry is AccessControl, IShareRegistry {
         bytes32 initHash,
         uint32 checkpointInterval,
         bool contribution
-    ) external onlyMinter {
+    ) external onlyMinter returns (PostKind kind) {
         uint256 segmentCompute = uint256(checkpointInterval) * _specs[modelId].computePerStep;
         if (segmentCompute > _MAX_SEGMENT_COMPUTE) revert SegmentComputeAboveMax(segmentCompute, _MAX_SEGMENT_COMPUTE);
-        bytes32 key = trainingKey(modelId, initHash, specHash);
-        uint256 previous = _trainings[key];
-        if (previous != 0) {
-            // SAFETY: trusted minter view. Only a job that ended without paying anyone for the
-            // training frees its key.
-            JobStatus status = IJobManager(_minter).getJob(previous).status;
-            if (!_endedUnpaid(status)) revert TrainingAlreadyPosted(modelId, key, previous);
-        }
-        _trainings[key] = jobId;
-        emit TrainingPosted(modelId, jobId, key);
+        _takeTrainingKey(modelId, jobId, trainingKey(modelId, initHash, specHash));
         if (contribution) {
             // A run's contribution never holds a head: its run pays it, once (P-29).
-            _kinds[jobId] = PostKind.Contribution;
             emit ContributionPosted(modelId, jobId);
-            return;
+            return PostKind.Contribution;
         }
         bytes32 head = headOf(modelId);
         if (initHash == head && _freeSlot(modelId)) {
             _slots[modelId] = Slot({jobId: jobId.toUint192(), finalizedAt: 0});
-            _kinds[jobId] = PostKind.LineageSlot;
+            kind = PostKind.LineageSlot;
             emit LineageSlotTaken(modelId, jobId, head);
         } else {
-            _kinds[jobId] = PostKind.PaidOnly;
+            kind = PostKind.PaidOnly;
             emit PaidOnlyPosted(modelId, jobId, initHash, _slots[modelId].jobId);
         }
     }
 
     /// @inheritdoc IShareRegistry
-    function recordFinalized(bytes32 modelId, uint256 jobId, bytes32 initHash, address, uint256 steps)
+    function recordFinalized(bytes32 modelId, uint256 jobId, bytes32 initHash, PostKind kind, uint256 steps)
         external
         onlyMinter
         returns (uint256 shares)
     {
-        PostKind kind = _kinds[jobId];
         if (kind == PostKind.Contribution) {
             emit RunContributionFinalized(modelId, jobId);
             return 0;
@@ -341,13 +327,16 @@ contract ShareRegistry is AccessControl, IShareRegistry {
     }
 
     /// @inheritdoc IShareRegistry
-    function postKindOf(uint256 jobId) external view returns (PostKind kind) {
-        kind = _kinds[jobId];
+    function postKindOf(uint256 jobId) public view returns (PostKind kind) {
+        // The minter keeps each job's kind in the job (`Job.kind`); none before it is set.
+        if (_minter == address(0)) return PostKind.None;
+        // SAFETY: trusted minter view.
+        kind = IJobManager(_minter).getJob(jobId).kind;
     }
 
     /// @inheritdoc IShareRegistry
     function isLineageJob(uint256 jobId) external view returns (bool lineageJob) {
-        lineageJob = _kinds[jobId] == PostKind.LineageSlot;
+        lineageJob = postKindOf(jobId) == PostKind.LineageSlot;
     }
 
     /// @inheritdoc IShareRegistry
@@ -456,6 +445,20 @@ contract ShareRegistry is AccessControl, IShareRegistry {
     }
 
     ////// Internal //////
+
+    /// @notice Gives the training `key` to `jobId` unless an earlier job of the same training holds
+    ///         it (reverts TrainingAlreadyPosted): only a job that ended without paying anyone for
+    ///         the training frees its key (P-26).
+    function _takeTrainingKey(bytes32 modelId, uint256 jobId, bytes32 key) internal {
+        uint256 previous = _trainings[key];
+        if (previous != 0) {
+            // SAFETY: trusted minter view.
+            JobStatus status = IJobManager(_minter).getJob(previous).status;
+            if (!_endedUnpaid(status)) revert TrainingAlreadyPosted(modelId, key, previous);
+        }
+        _trainings[key] = jobId;
+        emit TrainingPosted(modelId, jobId, key);
+    }
 
     /// @notice Whether `modelId`'s head slot is free, releasing a lapsed one (`SlotReleased`).
     /// @param modelId Model id.

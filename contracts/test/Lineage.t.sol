@@ -164,6 +164,25 @@ contract Lineage_Test is Deployers {
         assertEq(registry.trainingJobOf(registry.trainingKey(MODEL_ID, INIT_HASH, SPEC_HASH)), second);
     }
 
+    /// @notice The post kind lives in the job's status word: the registry writes only the training
+    ///         key (and the head's slot for the lineage job) per post, the JobManager's job holds the
+    ///         kind the registry gave it, and the registry's views read it back from there. A
+    ///         registry that keeps a word per job for the kind writes one more at each post.
+    function test_postKind_keptInTheJob_registryWritesNoWordForIt_succeeds() public {
+        vm.record();
+        uint256 first = _post(SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD);
+        (, bytes32[] memory writes) = vm.accesses(address(registry));
+        assertEq(writes.length, 2, "the lineage job: its training key and the head's slot");
+        vm.record();
+        uint256 twin = _post(keccak256("same training, other bytes"), INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD);
+        (, writes) = vm.accesses(address(registry));
+        assertEq(writes.length, 1, "a paid-only job: its training key");
+        assertEq(uint8(jobManager.getJob(first).kind), uint8(PostKind.LineageSlot));
+        assertEq(uint8(jobManager.getJob(twin).kind), uint8(PostKind.PaidOnly));
+        assertEq(uint8(registry.postKindOf(first)), uint8(PostKind.LineageSlot));
+        assertEq(uint8(registry.postKindOf(twin + 1)), uint8(PostKind.None), "no such job");
+    }
+
     /// @notice A near twin (another spec hash from the same head) that copies the first run's
     ///         checkpoints is paid only from its post (the first job holds the head's slot): paid its
     ///         reward by its own submitter, it mints no shares, even finalizing first: one head is

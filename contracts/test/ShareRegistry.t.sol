@@ -2,6 +2,7 @@
 pragma solidity 0.8.37;
 
 // Testing
+import {PostKind} from "../src/types/LineageTypes.sol";
 import {Deployers} from "./utils/Deployers.sol";
 import {Vm} from "@prb/test/Vm.sol";
 // Contracts
@@ -74,8 +75,9 @@ contract ShareRegistry_MintShares_Test is Deployers {
         uint256 models = registry.modelCount();
         vm.recordLogs();
         vm.startPrank(address(jobManager));
-        registry.recordPost(MODEL_ID, 1, SPEC_HASH, INIT_HASH, 1, false);
-        assertEq(registry.recordFinalized(MODEL_ID, 1, INIT_HASH, solver, 16), 16);
+        PostKind kind = registry.recordPost(MODEL_ID, 1, SPEC_HASH, INIT_HASH, 1, false);
+        assertEq(uint8(kind), uint8(PostKind.LineageSlot), "the head's first job takes the slot");
+        assertEq(registry.recordFinalized(MODEL_ID, 1, INIT_HASH, kind, 16), 16);
         vm.stopPrank();
         Vm.Log[] memory logs = vm.getRecordedLogs();
         for (uint256 i; i < logs.length; ++i) {
@@ -104,26 +106,26 @@ contract ShareRegistry_MintShares_Test is Deployers {
         vm.startPrank(address(jobManager));
         vm.expectEmit(address(registry));
         emit IShareRegistry.LineageSlotTaken(MODEL_ID, 1, INIT_HASH);
-        registry.recordPost(MODEL_ID, 1, SPEC_HASH, INIT_HASH, 1, false);
+        PostKind first = registry.recordPost(MODEL_ID, 1, SPEC_HASH, INIT_HASH, 1, false);
         vm.expectEmit(address(registry));
         emit IShareRegistry.PaidOnlyPosted(MODEL_ID, 2, INIT_HASH, 1);
-        registry.recordPost(MODEL_ID, 2, keccak256("other spec"), INIT_HASH, 1, false);
+        PostKind second = registry.recordPost(MODEL_ID, 2, keccak256("other spec"), INIT_HASH, 1, false);
         vm.expectEmit(address(registry));
         emit IShareRegistry.OffLineage(MODEL_ID, 2, INIT_HASH);
-        assertEq(registry.recordFinalized(MODEL_ID, 2, INIT_HASH, stranger, 8), 0);
+        assertEq(registry.recordFinalized(MODEL_ID, 2, INIT_HASH, second, 8), 0);
         vm.stopPrank();
         assertEq(ModelShares(registry.sharesOf(MODEL_ID)).totalSupply(), 0);
         (uint256 slotJob, uint64 extendBy) = registry.slotOf(MODEL_ID);
         assertEq(slotJob, 1);
         assertEq(uint256(extendBy), 0, "the slot job has not finalized");
-        assertTrue(registry.isLineageJob(1));
-        assertFalse(registry.isLineageJob(2));
+        assertEq(uint8(first), uint8(PostKind.LineageSlot));
+        assertEq(uint8(second), uint8(PostKind.PaidOnly));
     }
 
     function test_recordFinalized_notMinter_reverts() public {
         vm.expectRevert(abi.encodeWithSelector(IShareRegistry.NotMinter.selector, stranger));
         vm.prank(stranger);
-        registry.recordFinalized(MODEL_ID, 1, INIT_HASH, stranger, 1);
+        registry.recordFinalized(MODEL_ID, 1, INIT_HASH, PostKind.LineageSlot, 1);
     }
 
     function test_recordPost_notMinter_reverts() public {

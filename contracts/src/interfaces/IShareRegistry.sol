@@ -316,6 +316,8 @@ interface IShareRegistry {
     /// @param initHash Its start state.
     /// @param checkpointInterval k: steps per segment.
     /// @param contribution True for a run contribution (posted through the run minter).
+    /// @return kind What the job is to the shares; the minter keeps it with the job and hands it
+    ///         back to `recordFinalized` (this contract keeps no word per job for it).
     function recordPost(
         bytes32 modelId,
         uint256 jobId,
@@ -323,7 +325,7 @@ interface IShareRegistry {
         bytes32 initHash,
         uint32 checkpointInterval,
         bool contribution
-    ) external;
+    ) external returns (PostKind kind);
 
     /// @notice Records a finalized job (minter only); mints nothing. A contribution emits
     ///         RunContributionFinalized (its run pays it once); the slot job starts its lineage
@@ -332,11 +334,11 @@ interface IShareRegistry {
     /// @param modelId Model id.
     /// @param jobId Job.
     /// @param initHash Its start state.
-    /// @param solver Its solver (unused: `extendLineage` mints to the job's solver).
+    /// @param kind What `recordPost` made the job (the minter's copy).
     /// @param steps Verified steps N.
     /// @return shares Shares the job earns once its final state is appended (0 unless it holds the
     ///         slot).
-    function recordFinalized(bytes32 modelId, uint256 jobId, bytes32 initHash, address solver, uint256 steps)
+    function recordFinalized(bytes32 modelId, uint256 jobId, bytes32 initHash, PostKind kind, uint256 steps)
         external
         returns (uint256 shares);
 

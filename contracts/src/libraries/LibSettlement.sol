@@ -72,12 +72,16 @@ library LibSettlement {
         }
     }
 
-    /// @notice Writes the new job `jobId` of post `p` as Open (its open deadline `openWindow`
-    ///         seconds from now, the forced-error rate `rateBps` its premium was escrowed at) and
-    ///         emits JobPosted with the `escrowed` amount (wei). Reverts
-    ///         SafeCastOverflowedUintDowncast for a reward of 2**96 wei or more.
+    /// @notice Records the post at the `registry` and writes the new job `jobId` of post `p` as
+    ///         Open (its open deadline `openWindow` seconds from now, the forced-error rate
+    ///         `rateBps` its premium was escrowed at, the kind the registry gave it) and emits
+    ///         JobPosted with the `escrowed` amount (wei). Reverts SafeCastOverflowedUintDowncast
+    ///         for a reward of 2**96 wei or more, and what `IShareRegistry.recordPost` reverts:
+    ///         TrainingAlreadyPosted on a twin of a live or paid job (P-26),
+    ///         SegmentComputeAboveMax on a segment too costly to replay (P-19).
     function openJob(
         Job storage job,
+        IShareRegistry registry,
         PostArgs memory p,
         uint256 jobId,
         uint256 escrowed,
@@ -85,6 +89,10 @@ library LibSettlement {
         uint256 openWindow,
         string calldata specURI
     ) external {
+        // SAFETY: trusted ShareRegistry, called before the job is written: it fixes whether the
+        // job is its head's lineage job, paid only or a contribution (P-18, P-29), a kind the job
+        // keeps in the word its status is in (no word of the registry's own).
+        job.kind = registry.recordPost(p.modelId, jobId, p.specHash, p.initHash, p.checkpointInterval, p.contribution);
         job.submitter = p.poster;
         job.modelId = p.modelId;
         job.initHash = p.initHash;
@@ -333,7 +341,7 @@ library LibSettlement {
         // Shares only for a job that extends the model's lineage (P-18, P-26); the amount minted is
         // announced by the registry's own events, nothing here depends on it.
         // slither-disable-next-line unused-return
-        s.shareRegistry.recordFinalized(job.modelId, jobId, job.initHash, solver, job.totalSteps);
+        s.shareRegistry.recordFinalized(job.modelId, jobId, job.initHash, job.kind, job.totalSteps);
     }
 
     /// @notice Sends the first disputed sample (in sample order) that still has a challenger to

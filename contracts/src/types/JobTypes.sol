@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.37;
 
+// Types
+import {PostKind} from "./LineageTypes.sol";
+
 /// @notice Lifecycle of a training job (ABI: uint8).
 /// @dev None -> Open -> Claimed -> Committed -> Verifying -> (Disputed ->)* Finalized | Rejected;
 ///      Open -> Cancelled (by the submitter); Open -> Expired (nobody claimed it by its open deadline);
@@ -89,6 +92,8 @@ struct Params {
 /// @param checkpointInterval k: steps between checkpoints; N % k == 0 (steps).
 /// @param reward Reward paid to the solver on finalization (wei), < 2**96.
 /// @param status Current lifecycle status.
+/// @param kind What the job is to its model's shares (`PostKind`), fixed at post by the
+///        ShareRegistry (`recordPost`) and handed back to it at finalization (`recordFinalized`).
 /// @param commitDeadline Last timestamp at which the solver may commit (seconds).
 /// @param randomnessBlock Block whose hash seeds the verifier/segment draw.
 /// @param verdictDeadline Last timestamp at which assigned verifiers may seal verdicts:
@@ -101,12 +106,13 @@ struct Params {
 ///        ceil(premiumBps * V * jackpot / 10_000) wei, so the word of the deadlines carries it.
 /// @param disputeId Adjudicator dispute id of the latest dispute (0 if none).
 /// @dev Packed into 6 storage words written on the happy path (was 11) and one more for disputes:
-///      [submitter, reward], [solver, totalSteps, checkpointInterval, status], modelId, initHash,
+///      [submitter, reward], [solver, totalSteps, checkpointInterval, status, kind], modelId, initHash,
 ///      merkleRoot, [the six times, 40 bits each], disputeId. `postJob` writes 5 words instead of
 ///      8, and every later deadline lands in the word `postJob` created. The spec hash
 ///      (keccak256 of the canonical JSON job spec) is in the `JobPosted` event only: no contract
 ///      reads it, and the ShareRegistry keeps the training key it is part of (P-26). The solver stays
-///      the low 20 bytes of word 1 (tests read it with vm.load). reward < 2**96 wei and times and
+///      the low 20 bytes of word 1 (tests read it with vm.load). The post kind rides in that word
+///      too: the ShareRegistry keeps no word per job for it (docs/SECURITY.md, "Gas cuts"). reward < 2**96 wei and times and
 ///      blocks < 2**40 (year 36812): writes go through SafeCast, which reverts above.
 struct Job {
     address submitter;
@@ -115,6 +121,7 @@ struct Job {
     uint32 totalSteps;
     uint32 checkpointInterval;
     JobStatus status;
+    PostKind kind;
     bytes32 modelId;
     bytes32 initHash;
     bytes32 merkleRoot;
