@@ -132,6 +132,32 @@ contract Escrow is ReentrancyGuardTransient, IEscrow {
         emit Credited(msg.sender, account, from, amount);
     }
 
+    /// @inheritdoc IEscrow
+    function payTwo(Bucket fromA, uint256 amountA, Bucket fromB, uint256 amountB, address account)
+        external
+        onlyAuthorized
+        nonReentrant
+    {
+        if (account == address(0)) revert ZeroAddress();
+        if (fromA == fromB) {
+            _take(fromA, amountA + amountB);
+        } else if (fromB == Bucket.Unbooked) {
+            // The surplus first: a booked bucket's take raises it by tokens that leave right here.
+            _take(fromB, amountB);
+            _take(fromA, amountA);
+        } else {
+            _take(fromA, amountA);
+            _take(fromB, amountB);
+        }
+        uint256 amount = amountA + amountB;
+        if (amount == 0) return;
+        bool paid = _TOKEN.trySafeTransfer(account, amount);
+        // The token refused the recipient: the sum becomes its credit, as in `pay`.
+        if (!paid) _book(account, amount);
+        _emitPayout(paid, account, fromA, amountA);
+        _emitPayout(paid, account, fromB, amountB);
+    }
+
     ////// External: anyone //////
 
     /// @inheritdoc IEscrow
@@ -216,6 +242,14 @@ contract Escrow is ReentrancyGuardTransient, IEscrow {
         uint256 word = _creditWords[account];
         _creditWords[account] = (word == 0 ? _LIVE : word) + amount;
         _totalCreditsWord += amount;
+    }
+
+    /// @notice Emits `Paid` (to the wallet) or `Credited` (the transfer was refused) for a non-zero
+    ///         `amount` from `from`.
+    function _emitPayout(bool paid, address account, Bucket from, uint256 amount) internal {
+        if (amount == 0) return;
+        if (paid) emit Paid(msg.sender, account, from, amount);
+        else emit Credited(msg.sender, account, from, amount);
     }
 
     /// @notice Token balance not booked in any bucket or credit (direct transfers, fresh slashes).

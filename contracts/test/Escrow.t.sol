@@ -361,6 +361,61 @@ contract Escrow_Pay_Test is Escrow_Init {
         assertEq(vault.bucketOf(Bucket.Bonds), 10, "a booked bucket paid out");
         _assertConserved();
     }
+
+    /// @notice Two amounts owed to one account leave in one transfer of their sum, each bucket
+    ///         paying its own share (one `Paid` per bucket).
+    function test_payTwo_oneTransferOfTheSum_succeeds() public {
+        _deposit(Bucket.Bonds, submitter, 10);
+        vm.prank(stranger);
+        vault.fundJackpot(40);
+        uint256 before = token.balanceOf(stranger);
+        vm.recordLogs();
+        vm.expectEmit(address(vault));
+        emit IEscrow.Paid(protocol, stranger, Bucket.Bonds, 10);
+        vm.expectEmit(address(vault));
+        emit IEscrow.Paid(protocol, stranger, Bucket.Jackpot, 25);
+        vm.prank(protocol);
+        vault.payTwo(Bucket.Bonds, 10, Bucket.Jackpot, 25, stranger);
+        Vm.Log[] memory logs = vm.getRecordedLogs();
+        uint256 transfers;
+        for (uint256 i; i < logs.length; ++i) {
+            if (logs[i].emitter == address(token) && logs[i].topics[0] == IERC20.Transfer.selector) ++transfers;
+        }
+        assertEq(transfers, 1, "one transfer");
+        assertEq(token.balanceOf(stranger), before + 35);
+        assertEq(vault.bucketOf(Bucket.Bonds), 0);
+        assertEq(vault.bucketOf(Bucket.Jackpot), 15);
+        _assertConserved();
+    }
+
+    /// @notice The unbooked surplus is checked before the booked bucket's take, whose tokens
+    ///         leave in the same transfer: the surplus plus one reverts even with a bucket named
+    ///         beside it (checked after the take, the bucket's tokens would pay the overdraft).
+    function test_payTwo_unbookedBesideABucket_onlyWhatArrived_succeeds() public {
+        _deposit(Bucket.Escrowed, submitter, 50);
+        vm.prank(stranger);
+        token.transfer(address(vault), 30);
+        vm.startPrank(protocol);
+        vm.expectRevert(abi.encodeWithSelector(IEscrow.InsufficientBucket.selector, Bucket.Unbooked, 30, 31));
+        vault.payTwo(Bucket.Escrowed, 20, Bucket.Unbooked, 31, submitter);
+        vm.expectRevert(abi.encodeWithSelector(IEscrow.InsufficientBucket.selector, Bucket.Unbooked, 30, 31));
+        vault.payTwo(Bucket.Unbooked, 31, Bucket.Escrowed, 20, submitter);
+        vm.expectRevert(abi.encodeWithSelector(IEscrow.InsufficientBucket.selector, Bucket.Unbooked, 30, 40));
+        vault.payTwo(Bucket.Unbooked, 20, Bucket.Unbooked, 20, submitter);
+        uint256 before = token.balanceOf(submitter);
+        vault.payTwo(Bucket.Escrowed, 20, Bucket.Unbooked, 30, submitter);
+        vm.stopPrank();
+        assertEq(token.balanceOf(submitter), before + 50);
+        assertEq(vault.bucketOf(Bucket.Escrowed), 30);
+        _assertConserved();
+    }
+
+    function test_payTwo_notAuthorized_reverts() public {
+        _deposit(Bucket.Bonds, submitter, 10);
+        vm.expectRevert(abi.encodeWithSelector(IEscrow.NotAuthorized.selector, stranger));
+        vm.prank(stranger);
+        vault.payTwo(Bucket.Bonds, 5, Bucket.Bonds, 5, stranger);
+    }
 }
 
 /// @notice `pay` with a token that refuses some recipients (a blocklist, like some stablecoins'):
@@ -438,6 +493,25 @@ contract Escrow_PayFallback_Test is Escrow_Init {
         (escrowed,, credits,) = hostileVault.liabilities();
         assertEq(escrowed, DEPOSIT - amount);
         assertEq(credits, 0);
+        _assertHostileConserved();
+    }
+
+    /// @notice A refused transfer of the two amounts books their sum as one credit, each bucket
+    ///         paying its own share (one `Credited` per bucket, no `Paid`).
+    function test_payTwo_refusedTransfer_fallsBackToCredit_succeeds() public {
+        vm.recordLogs();
+        vm.expectEmit(address(hostileVault));
+        emit IEscrow.Credited(protocol, blocked, Bucket.Escrowed, 20);
+        vm.expectEmit(address(hostileVault));
+        emit IEscrow.Credited(protocol, blocked, Bucket.Escrowed, 30);
+        vm.prank(protocol);
+        hostileVault.payTwo(Bucket.Escrowed, 20, Bucket.Escrowed, 30, blocked);
+        assertFalse(_paidIn(vm.getRecordedLogs()), "Paid emitted for a refused transfer");
+        assertEq(hostileVault.creditOf(blocked), 50, "credit");
+        assertEq(hostile.balanceOf(blocked), 0, "wallet");
+        (uint256 escrowed,, uint256 credits,) = hostileVault.liabilities();
+        assertEq(escrowed, DEPOSIT - 50, "bucket");
+        assertEq(credits, 50, "credits");
         _assertHostileConserved();
     }
 

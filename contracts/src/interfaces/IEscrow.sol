@@ -126,6 +126,21 @@ interface IEscrow {
     /// @param amount Amount (wei); zero is a no-op.
     function pay(Bucket from, address account, uint256 amount) external;
 
+    /// @notice `pay` of two amounts owed to one account, from two sources, in one transfer of
+    ///         their sum: `amountA` from `fromA` and `amountB` from `fromB` (one `Paid` per non-zero
+    ///         amount, or one `Credited` each when the token refuses the transfer and the sum is
+    ///         booked as `account`'s credit). A source named twice is taken once, for the sum; the
+    ///         unbooked surplus is checked before a booked bucket's take, whose tokens leave with
+    ///         the same transfer. Reverts as `pay` does.
+    /// @dev One transfer per party instead of one per amount owed: a forced error's catcher is
+    ///      paid its bond back and its jackpot together (docs/SECURITY.md, "Gas cuts").
+    /// @param fromA First source bucket.
+    /// @param amountA Amount from `fromA` (wei; zero takes nothing).
+    /// @param fromB Second source bucket.
+    /// @param amountB Amount from `fromB` (wei; zero takes nothing).
+    /// @param account Account paid (its wallet, or its credit when the transfer fails).
+    function payTwo(Bucket fromA, uint256 amountA, Bucket fromB, uint256 amountB, address account) external;
+
     ////// Anyone //////
 
     /// @notice Adds `amount` to the jackpot pool (transferFrom; approve the Escrow first).

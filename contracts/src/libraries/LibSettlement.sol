@@ -581,8 +581,8 @@ library LibSettlement {
     ///         to its wallet, as the fees and the reward (a credit only if the token refuses the
     ///         transfer): a forced error costs its catchers no claim.
     function _payWinner(Settlement memory s, address winner, uint256 amount) internal {
-        LibPayouts.pay(s, Bucket.Bonds, winner, s.challengeBond);
-        LibPayouts.pay(s, Bucket.Jackpot, winner, amount);
+        // SAFETY: trusted Escrow; one transfer for the bond and the jackpot.
+        s.escrow.payTwo(Bucket.Bonds, s.challengeBond, Bucket.Jackpot, amount, winner);
     }
 
     ////// Internal: dispute settlement //////

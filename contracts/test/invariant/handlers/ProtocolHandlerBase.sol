@@ -163,6 +163,7 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
         address winner;
         bool bondDue;
         uint256 jackpotDue;
+        uint256 bondPaidNext;
         uint256 solverPayments;
         uint256 rewardPayments;
     }
@@ -616,8 +617,10 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
 
     /// @notice P12 on the logs of a finalize or resolve of `jobId`, where `winners` are the job's
     ///         forced-error winners the call must pay (`_forcedWinners`; empty unless it settles the
-    ///         job's forced error). Every `Paid` is the JobManager's and the token transfer of exactly
-    ///         its amount to its account just before it, and is one of:
+    ///         job's forced error). Every `Paid` is the JobManager's and carried by the token
+    ///         transfer to its account just before it (of exactly its amount; a winner's bond and
+    ///         jackpot share one transfer of their sum, the jackpot's `Paid` right after the bond's),
+    ///         and is one of:
     ///         - from the Escrowed bucket: the job's reward to its solver or a fee
     ///           (`verifierFee`) to a seat of the job; when the call finalized the job, its solver
     ///           was paid the job's reward so, exactly once (a reward of 0 pays nothing), and
@@ -651,7 +654,15 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
             if (log.emitter != address(escrow) || log.topics[0] != IEscrow.Paid.selector) continue;
             address account = address(uint160(uint256(log.topics[2])));
             (Bucket from, uint256 amount) = abi.decode(log.data, (Bucket, uint256));
-            bool carried = i != 0 && _isTransfer(logs[i - 1], address(escrow), account, amount);
+            bool carried;
+            if (from == Bucket.Jackpot && p.bond != 0) {
+                // The bond's `Paid` just before: one transfer carried the bond and the jackpot.
+                carried = p.bondPaidNext == i;
+            } else {
+                // A winner's bond leaves with its jackpot (`Escrow.payTwo`): one transfer of both.
+                uint256 transferred = from == Bucket.Bonds ? amount + p.jackpotDue : amount;
+                carried = i != 0 && _isTransfer(logs[i - 1], address(escrow), account, transferred);
+            }
             bool byJobManager = address(uint160(uint256(log.topics[1]))) == address(jobManager);
             if (!byJobManager || !carried) {
                 ++ghost_payoutMisrouted;
@@ -666,6 +677,7 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
                 }
             } else if (from == Bucket.Bonds && p.bondDue && account == p.winner && amount == p.bond) {
                 p.bondDue = false;
+                p.bondPaidNext = i + 1;
                 ++ghost_winnersPaid;
             } else if (
                 from == Bucket.Jackpot && !p.bondDue && p.jackpotDue != 0 && account == p.winner
