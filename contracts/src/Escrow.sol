@@ -221,7 +221,10 @@ contract Escrow is ReentrancyGuardTransient, IEscrow {
     ////// Internal //////
 
     /// @notice Takes `amount` out of bucket `from`; from Unbooked it books tokens that arrived.
+    ///         Taking nothing reads and writes nothing (`payTwo` of a winner the empty pool owes
+    ///         no jackpot).
     function _take(Bucket from, uint256 amount) internal {
+        if (amount == 0) return;
         if (from == Bucket.Unbooked) {
             // INVARIANT: only tokens that really arrived (balance - booked) can be booked.
             uint256 surplus = _unbooked();
