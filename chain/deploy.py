@@ -1,11 +1,12 @@
 """Deploy the veritrain protocol from the declarative deployment table.
 
 `deploy_protocol` executes ``contracts/script/deployment.json``, the ONE table of the deployment
-order and wiring (each contract to deploy with its constructor arguments, the LibSettlement
-library to link, each admin call, and the adjudicator variant each step belongs to). Forge's
-``contracts/test/DeployOrder.t.sol`` checks ``contracts/script/Deploy.sol`` against the same
-table, so neither deployer can drift from it. Every transaction is signed locally through a
-`ChainClient`, so it works on a real testnet as well as on Anvil::
+order and wiring (each contract to deploy with its constructor arguments, the LibSettlement,
+LibAssignment and LibPosting libraries to link, each admin call, and the adjudicator variant
+each step belongs to). Forge's ``contracts/test/DeployOrder.t.sol`` checks
+``contracts/script/Deploy.sol`` against the same table, so neither deployer can drift from it.
+Every transaction is signed locally through a `ChainClient`, so it works on a real testnet as
+well as on Anvil::
 
     client = ChainClient(rpc_url, account)            # no deployment yet
     dep = deploy_protocol(client, ProtocolParams.demo())
@@ -186,8 +187,8 @@ def deploy_protocol(
 
     The steps are the rows of the deployment table (`load_table`) whose variant is ``"all"``
     or ``params.adjudicator``: VeriToken (unless ``token`` is given), StakeManager,
-    ShareRegistry, Escrow, the LibSettlement and LibAssignment libraries (linked into the
-    JobManager), JobManager,
+    ShareRegistry, Escrow, the LibSettlement, LibAssignment and LibPosting libraries (linked
+    into the JobManager), JobManager,
     VerificationRound, ``setVerificationRound``, ArbitrationCommittee (then BisectionGame and
     ``setStepParent`` with bisection), RunRegistry and ``setClaimParent``, ``setAdjudicator``,
     ``escrow.authorize``, ``setMinter``, ``setRunMinter`` and the three ``PROTOCOL_ROLE``
@@ -251,6 +252,7 @@ def deploy_protocol(
             run_registry=a["runRegistry"],
             lib_settlement=a["libSettlement"],
             lib_assignment=a["libAssignment"],
+            lib_posting=a["libPosting"],
         ),
         params=params,
         block=start_block,

@@ -433,6 +433,7 @@ class ContractAddresses(BaseModel):
     bisection_game: str | None = None
     lib_settlement: str | None = None
     lib_assignment: str | None = None
+    lib_posting: str | None = None
 
 
 class Deployment(BaseModel):

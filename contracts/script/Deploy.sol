@@ -39,6 +39,7 @@ import {Params} from "../src/types/JobTypes.sol";
 ///                             `linkReferences` of contracts/out/JobManager.sol/JobManager.json;
 ///                             forge links it by itself in tests and scripts)
 ///          4c. libAssignment = LibAssignment                          (external library, linked the same way)
+///          4d. libPosting    = LibPosting                             (external library, linked the same way)
 ///          5. jobManager    = JobManager(escrow, stakeManager, shareRegistry, params, admin)
 ///                             params = (solverStake, verifierStake, challengeBond, verifierFee,
 ///                                       arbiterFee, jackpot, verifiersPerJob, samplesPerJob,

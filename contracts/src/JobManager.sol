@@ -6,6 +6,7 @@ import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/Reentrancy
 // Libraries
 import {LibAssignment} from "./libraries/LibAssignment.sol";
 import {LibCheckpoint} from "./libraries/LibCheckpoint.sol";
+import {LibPosting} from "./libraries/LibPosting.sol";
 import {LibSettlement} from "./libraries/LibSettlement.sol";
 import {LibVerdict} from "./libraries/LibVerdict.sol";
 import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
@@ -228,7 +229,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         Job storage job = _jobs[jobId];
         _requireStatus(jobId, job, JobStatus.Open);
         if (msg.sender != job.submitter) revert NotSubmitter(jobId, msg.sender);
-        LibSettlement.closeOpen(job, _settlement(), jobId, false);
+        LibPosting.closeOpen(job, _settlement(), jobId, false);
     }
 
     /// @inheritdoc IJobManager
@@ -236,7 +237,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         Job storage job = _jobs[jobId];
         _requireStatus(jobId, job, JobStatus.Open);
         // Reverts OpenDeadlineNotPassed until the open deadline has passed.
-        LibSettlement.closeOpen(job, _settlement(), jobId, true);
+        LibPosting.closeOpen(job, _settlement(), jobId, true);
     }
 
     /// @inheritdoc IJobManager
@@ -258,10 +259,10 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         emit JobClaimed(jobId, msg.sender, submissionId, deadline);
         // The premium is spent once the job is claimed: it joins the jackpot pool for good, at
         // the first claim only (a reopened job's later claims find premiumBps cleared).
-        uint256 premium = LibSettlement.premiumAt(job.premiumBps, _VERIFIERS_PER_JOB, _JACKPOT);
+        uint256 premium = LibPosting.premiumAt(job.premiumBps, _VERIFIERS_PER_JOB, _JACKPOT);
         if (premium != 0) {
             job.premiumBps = 0;
-            LibSettlement.poolPremium(_ESCROW, jobId, premium);
+            LibPosting.poolPremium(_ESCROW, jobId, premium);
         }
         // Reverts with IStakeManager.InsufficientFreeStake if the free stake is below solverStake.
         _STAKE_MANAGER.lock(msg.sender, Role.Solver, _SOLVER_STAKE);
@@ -549,7 +550,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
 
     /// @inheritdoc IJobManager
     function forcedErrorPremium() public view returns (uint256 premium) {
-        premium = LibSettlement.premiumAt(_forcedErrorRateBps(), _VERIFIERS_PER_JOB, _JACKPOT);
+        premium = LibPosting.premiumAt(_forcedErrorRateBps(), _VERIFIERS_PER_JOB, _JACKPOT);
     }
 
     /// @notice The verification round's forced-error rate (bps, <= 10_000).
@@ -651,7 +652,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     /// @notice Posts a job for `p.poster` (its submitter and escrow payer); `p.contribution` marks a
     ///         run contribution at the ShareRegistry (see `postJob`, `postContribution`).
     function _post(PostArgs memory p, string calldata specURI) internal returns (uint256 jobId) {
-        LibSettlement.checkPost(
+        LibPosting.checkPost(
             _SHARE_REGISTRY,
             p.modelId,
             p.poster,
@@ -663,11 +664,11 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         );
         uint256 rateBps = _forcedErrorRateBps();
         uint256 escrowed = p.reward + uint256(_VERIFIERS_PER_JOB) * _VERIFIER_FEE
-            + LibSettlement.premiumAt(rateBps, _VERIFIERS_PER_JOB, _JACKPOT);
+            + LibPosting.premiumAt(rateBps, _VERIFIERS_PER_JOB, _JACKPOT);
         jobId = ++_jobCount;
         // Records the post at the ShareRegistry, writes the Open job with the kind it gets there and
         // emits JobPosted (in the library: the JobManager's code size).
-        LibSettlement.openJob(_jobs[jobId], _SHARE_REGISTRY, p, jobId, escrowed, rateBps, _OPEN_WINDOW, specURI);
+        LibPosting.openJob(_jobs[jobId], _SHARE_REGISTRY, p, jobId, escrowed, rateBps, _OPEN_WINDOW, specURI);
         _ESCROW.deposit(Bucket.Escrowed, p.poster, escrowed);
     }
 
@@ -692,7 +693,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         sub = _submissions[LibSubmission.id(jobId, job.solver)];
     }
 
-    /// @notice The immutables settlement needs, for `LibSettlement`.
+    /// @notice The immutables settlement needs, for `LibSettlement` (and `LibPosting`, `LibAssignment`).
     function _settlement() internal view returns (Settlement memory s) {
         s = Settlement({
             escrow: _ESCROW,

@@ -10,7 +10,8 @@ import {Deploy} from "../script/Deploy.sol";
 /// @notice Deploy.sol against the declarative deployment table (contracts/script/deployment.json) that
 ///         the Python deployer (chain/deploy.py) executes: Deploy creates the table's contracts in
 ///         exactly its order (each at the CREATE address of its nonce) and leaves the state of every
-///         wiring call. The library steps (LibSettlement, LibAssignment) are Forge's to link here, so they use no nonce of ours.
+///         wiring call. The library steps (LibSettlement, LibAssignment, LibPosting) are Forge's to link here, so they
+///         use no nonce of ours.
 contract DeployOrder_Test is PRBTest {
     ////// Constants //////
 
@@ -51,7 +52,7 @@ contract DeployOrder_Test is PRBTest {
         assertEq(_kinds.length, _names.length);
         assertEq(_kinds.length, _variants.length);
         assertEq(_kinds.length, _functions.length);
-        assertEq(_kinds.length, 23);
+        assertEq(_kinds.length, 24);
     }
 
     ////// Internal //////

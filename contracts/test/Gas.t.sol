@@ -543,6 +543,7 @@ contract Gas_Test is Deployers {
         vmx.snapshotValue(GROUP, "size JobManager", address(jobManager).code.length);
         vmx.snapshotValue(GROUP, "size LibSettlement", vm.getDeployedCode("LibSettlement.sol:LibSettlement").length);
         vmx.snapshotValue(GROUP, "size LibAssignment", vm.getDeployedCode("LibAssignment.sol:LibAssignment").length);
+        vmx.snapshotValue(GROUP, "size LibPosting", vm.getDeployedCode("LibPosting.sol:LibPosting").length);
         vmx.snapshotValue(GROUP, "size Escrow", address(escrow).code.length);
         vmx.snapshotValue(GROUP, "size VerificationRound", address(round).code.length);
         vmx.snapshotValue(GROUP, "size ArbitrationCommittee", address(committee).code.length);
@@ -560,6 +561,7 @@ contract Gas_Test is Deployers {
         assertLte(address(jobManager).code.length, limit, "JobManager");
         assertLte(vm.getDeployedCode("LibSettlement.sol:LibSettlement").length, limit, "LibSettlement");
         assertLte(vm.getDeployedCode("LibAssignment.sol:LibAssignment").length, limit, "LibAssignment");
+        assertLte(vm.getDeployedCode("LibPosting.sol:LibPosting").length, limit, "LibPosting");
         assertLte(address(escrow).code.length, limit, "Escrow");
         assertLte(address(round).code.length, limit, "VerificationRound");
         assertLte(address(committee).code.length, limit, "ArbitrationCommittee");

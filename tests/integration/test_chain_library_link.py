@@ -1,5 +1,6 @@
-"""`chain.artifacts.link_bytecode`: each library's address (LibSettlement, LibAssignment) goes
-into the JobManager's bytecode at the artifact's link references, and nowhere else."""
+"""`chain.artifacts.link_bytecode`: each library's address (LibSettlement, LibAssignment,
+LibPosting) goes into the JobManager's bytecode at the artifact's link references, and nowhere
+else."""
 
 from __future__ import annotations
 
@@ -9,7 +10,11 @@ from chain.artifacts import LinkReference, link_bytecode, load_artifact
 from chain.errors import ChainValueError
 
 LIB = "0x" + "ab" * 20
-LIBRARIES = {"LibSettlement": LIB, "LibAssignment": "0x" + "cd" * 20}
+LIBRARIES = {
+    "LibSettlement": LIB,
+    "LibAssignment": "0x" + "cd" * 20,
+    "LibPosting": "0x" + "ef" * 20,
+}
 
 
 def test_job_manager_links_each_library_at_every_reference(contracts_out) -> None:
@@ -40,7 +45,9 @@ def test_link_refuses_a_missing_library_or_a_reference_off_a_placeholder(contrac
     art = load_artifact("JobManager")
     with pytest.raises(ChainValueError, match="no address given for library LibSettlement"):
         link_bytecode(
-            art["bytecode"], art["link_references"], {"LibAssignment": LIBRARIES["LibAssignment"]}
+            art["bytecode"],
+            art["link_references"],
+            {k: v for k, v in LIBRARIES.items() if k != "LibSettlement"},
         )
     with pytest.raises(ChainValueError, match="not 20 bytes"):
         link_bytecode(

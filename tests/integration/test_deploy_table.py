@@ -39,6 +39,7 @@ def test_python_deployer_follows_the_table(
         "escrow": dep.addresses.escrow,
         "libSettlement": dep.addresses.lib_settlement,
         "libAssignment": dep.addresses.lib_assignment,
+        "libPosting": dep.addresses.lib_posting,
         "jobManager": dep.addresses.job_manager,
         "verificationRound": dep.addresses.verification_round,
         "committee": dep.addresses.arbitration,
@@ -54,6 +55,7 @@ def test_python_deployer_follows_the_table(
     code = client.w3.eth.get_code(dep.addresses.job_manager).hex()
     assert str(dep.addresses.lib_settlement).lower()[2:] in code
     assert str(dep.addresses.lib_assignment).lower()[2:] in code
+    assert str(dep.addresses.lib_posting).lower()[2:] in code
 
     # each wiring call of the table left its state
     c = client

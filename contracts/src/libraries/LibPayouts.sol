@@ -18,9 +18,9 @@ import {MAX_SEATS, Settlement, Submission} from "../types/SubmissionTypes.sol";
 ///         (and, in LibSettlement, the solver's reward) is paid straight to the wallet
 ///         (`IEscrow.pay`, a credit only when the token refuses the transfer); refunds, bonds,
 ///         jackpots and pot shares stay credits. Stakes are slashed to the Escrow and booked at once.
-/// @dev Internal functions only: they are compiled into their caller (LibSettlement, an external
-///      library running in the JobManager's context), so events are the JobManager's and the
-///      StakeManager and Escrow see the JobManager as the caller.
+/// @dev Internal functions only: they are compiled into their callers (LibSettlement and LibPosting,
+///      external libraries running in the JobManager's context), so events are the JobManager's and
+///      the StakeManager and Escrow see the JobManager as the caller.
 library LibPayouts {
     /// @notice Pays `arbiterFee` to each majority arbiter while the pot lasts, splits the rest
     ///         equally among the winners, and credits rounding dust to the treasury. A winner's

@@ -164,7 +164,8 @@ function fetchesOnly(Submission storage sub, Seat storage seat, uint256 sampleIn
     return seat.fetchesLast && sampleIndex + 1 == sub.sampleCount;
 }
 
-/// @notice The JobManager's immutables that settlement (`LibSettlement`) needs.
+/// @notice The JobManager's immutables that settlement (`LibSettlement`) needs, and with it the
+///         libraries `LibPosting` and `LibAssignment`.
 struct Settlement {
     IEscrow escrow;
     IStakeManager stakeManager;

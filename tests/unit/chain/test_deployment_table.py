@@ -36,6 +36,7 @@ def test_table_order_is_the_documented_one() -> None:
             "Escrow",
             "LibSettlement",
             "LibAssignment",
+            "LibPosting",
             "JobManager",
             "VerificationRound",
             "ArbitrationCommittee",
