@@ -195,10 +195,12 @@ def devnet(
         with Anvil(port=port, block_time=block_time) as anvil:
             accounts = dev_accounts(10)
             deployer = ChainClient(anvil.rpc_url, accounts[0])
-            dep = deploy_protocol(deployer, params)
-            path = write_manifest(dep, deployments)
-            for acct in accounts:
-                ChainClient(anvil.rpc_url, acct, dep).token.faucet(fund)
+            # one block per set-up transaction at once, not one per block time
+            with anvil.instant_blocks():
+                dep = deploy_protocol(deployer, params)
+                path = write_manifest(dep, deployments)
+                for acct in accounts:
+                    ChainClient(anvil.rpc_url, acct, dep).token.faucet(fund)
             typer.echo(f"anvil      {anvil.rpc_url} (chain id {dep.chain_id}, pid {anvil.pid})")
             typer.echo(f"manifest   {path}")
             _echo_addresses(dep)
