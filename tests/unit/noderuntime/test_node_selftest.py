@@ -37,6 +37,28 @@ FAILURE = (
 )
 
 
+_SUITES: dict[tuple[str, int, int], list] = {}
+
+
+@pytest.fixture(autouse=True)
+def _conformance_suite_once(monkeypatch):
+    """The conformance suite is a pure function of (device, n, seed) and takes seconds even at
+    the nodes' small n (its references are cross-checked in exact arithmetic): every test of this
+    module gets the real results of its first run, so the suite runs once here, not once per
+    node. A test that counts or breaks the suite wraps this one."""
+    from veritrain.repro import conformance
+
+    real = conformance.run_conformance
+
+    def once(device: str = "cpu", n: int = 1_000_000, seed: int = 0):
+        key = (device, n, seed)
+        if key not in _SUITES:
+            _SUITES[key] = real(device, n=n, seed=seed)
+        return list(_SUITES[key])
+
+    monkeypatch.setattr(conformance, "run_conformance", once)
+
+
 @pytest.fixture
 def failing_machine(monkeypatch):
     """A golden table (digits-mlp only, ~1 s to check) whose step-20 hash is wrong."""
