@@ -9,7 +9,7 @@ Prints two tables:
    without replacement, independently (seeded by the round's randomness and the verifier). The
    probability that some verifier draws a faked segment, exactly
    (``1 - (C(M - c, q) / C(M, q))^V``) and by Monte Carlo over the contract's own draw
-   (`veritrain.sampling`, the Python mirror of LibSampling and LibSettlement's seat draws, with
+   (`veritrain.sampling`, the Python mirror of LibSampling and LibAssignment's seat draws, with
    random block hashes and verifier addresses), against one shared draw (before P-27: every
    verifier replayed the same q segments, so the job had one verifier's coverage).
 2. Compute: replay seconds per segment measured on the default digits job, the verifiers'

@@ -143,7 +143,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         if (params_.maxSegments == 0) revert InvalidParam("maxSegments", 0);
         if (params_.maxSegmentSteps == 0) revert InvalidParam("maxSegmentSteps", 0);
         // A job pays for the verifier stake it locks: every assigned verifier that was not at fault
-        // is paid its fee, including on jobs the solver abandons (PROTOCOL.md 3.4).
+        // is paid its fee, including on jobs the solver abandons (PROTOCOL.md 3.3).
         if (params_.verifierFee == 0) revert InvalidParam("verifierFee", 0);
         _ESCROW = escrow_;
         _STAKE_MANAGER = stakeManager_;

@@ -43,7 +43,7 @@ library LibSettlement {
 
     /// @notice A Claimed job past its commit deadline goes back to Open for another openWindow; its
     ///         solver is slashed into the jackpot pool (abandonment is never refunded to anyone the
-    ///         solver may collude with, PROTOCOL.md 3.4).
+    ///         solver may collude with; PROTOCOL.md 3.3, "Abandonment and locked stake").
     function reopen(Job storage job, Settlement memory s, uint256 jobId) external {
         address solver = job.solver;
         job.solver = address(0);
