@@ -20,15 +20,17 @@ forge test
 echo "== slither =="
 bash scripts/slither.sh
 echo "== pytest =="
-# The two end-to-end demos (about 6 min each) and the Anvil node tests of disputes and training
-# runs (about 9 min) mostly wait on block times and node rounds: with no arguments they run in a
-# second pytest beside the rest of the suite (about as long), their report printed after it.
+# The two end-to-end demos (8-10 min each beside the rest) and the Anvil node tests of disputes,
+# training runs and own draws (about 12 min) mostly wait on block times and node rounds: with no
+# arguments they run in a second pytest beside the rest of the suite (about as long), their
+# report printed after it.
 # With arguments (a subset) or VERITRAIN_SERIAL_TESTS=1, one pytest runs everything.
 beside=(
   tests/integration/test_demo.py
   tests/integration/test_demo_run.py
   tests/integration/test_nodes_bisection.py
   tests/integration/test_nodes_contributions.py
+  tests/integration/test_nodes_own_draws.py
 )
 if [ "$#" -gt 0 ] || [ "${VERITRAIN_SERIAL_TESTS:-0}" = 1 ]; then
   .venv/bin/python -m pytest "$@"
