@@ -63,14 +63,15 @@ HAPPY_PATH_ACTIONS = (
     "postJob",
     "claimJob",
     "commitCheckpoints",
-    "assignVerifiers",
-    "postClaims",
+    "assignAndPostClaims",
     "revealSecretAndFinalize",
 )
 """Happy-path actions sent once per job; the V sealed verdicts (every seat's seal and opening in
-one ``revealVerdictsSigned``, docs/SECURITY.md P-40) are added to them, and the solver reveals
-its secret and finalizes in one transaction. Every party is honest: with a forced error drawn,
-each seat rejects the forced sample with its true end (it replayed the segment) and wins the
+one ``revealVerdictsSigned``, docs/SECURITY.md P-40) are added to them. The solver assigns the
+verifiers with its claims in one transaction (``assignAndPostClaims``, on the sample it replays
+off chain; the lazy and cheating jobs send ``assignVerifiers`` and ``postClaims`` apart), and it
+reveals its secret and finalizes in one transaction. Every party is honest: with a forced error
+drawn, each seat rejects the forced sample with its true end (it replayed the segment) and wins the
 jackpot; without one, each seat approves every sample. Nobody is slashed and nobody challenges."""
 
 
@@ -175,7 +176,13 @@ def run_gas_scenario(
     from chain.client import ChainClient
     from chain.deploy import deploy_protocol
     from chain.manifest import ProtocolParams
-    from chain.scripted_round import commit, post_claims, reveal_secret, seal_and_reveal
+    from chain.scripted_round import (
+        assign_and_post_claims,
+        commit,
+        post_claims,
+        reveal_secret,
+        seal_and_reveal,
+    )
     from veritrain.commitments import new_salt, vote_commitment
     from veritrain.enums import Role
     from veritrain.merkle import checkpoint_tree
@@ -284,17 +291,26 @@ def run_gas_scenario(
                 "root + leaf-0 proof + URL + secret commitment",
             )
             anvil.mine(2)
-            rec(
-                f"assignVerifiers{suffix}",
-                solver.jobs.assign_verifiers(job_id),
-                f"V={p.verifiers_per_job}, q={p.samples_per_job}",
-            )
-            claims = post_claims(solver, job_id, hashes, secret, receipts=receipts)
-            rec(
-                f"postClaims{suffix}",
-                receipts["postClaims"],
-                f"q={p.samples_per_job} start/end hashes",
-            )
+            if batched:
+                # the nodes' default: the assignment and the claims in one transaction
+                claims = assign_and_post_claims(solver, job_id, hashes, secret, receipts=receipts)
+                rec(
+                    f"assignAndPostClaims{suffix}",
+                    receipts["assignAndPostClaims"],
+                    f"V={p.verifiers_per_job}, q={p.samples_per_job}; the claims' start/end hashes",
+                )
+            else:
+                rec(
+                    f"assignVerifiers{suffix}",
+                    solver.jobs.assign_verifiers(job_id),
+                    f"V={p.verifiers_per_job}, q={p.samples_per_job}",
+                )
+                claims = post_claims(solver, job_id, hashes, secret, receipts=receipts)
+                rec(
+                    f"postClaims{suffix}",
+                    receipts["postClaims"],
+                    f"q={p.samples_per_job} start/end hashes",
+                )
             f = claims.forced_sample
             # Each seat only rules on its own draw (P-27): seats that drew the forced sample
             # first; the cheat is a sample of the next seat's own draw.

@@ -3,6 +3,7 @@ chain tests and the gas scenario (bench/gas_scenario.py) that drive a job withou
 
     secret = commit(solver, job_id, hashes, k)                  # commitCheckpoints + secret
     claims = post_claims(solver, job_id, hashes, secret)        # after assignVerifiers
+    # or both at once: assign_and_post_claims(solver, job_id, hashes, secret)
     seal_and_reveal(job_id, clients, approve, claims=claims)    # commitVerdicts, revealVerdicts
     reveal_secret(solver, job_id, hashes, k, secret, claims)    # after the challenge deadline
 
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from eth_utils.crypto import keccak
 
+from chain.errors import ChainError
 from chain.seals import SignedReveal
 from veritrain.commitments import new_salt, new_secret, secret_commitment, verdict_commitment
 from veritrain.forced import (
@@ -69,6 +71,14 @@ def commit(
     return secret
 
 
+def _honest_claims(
+    solver: ChainClient, job_id: int, segments: list[int], hashes: Sequence[bytes], secret: bytes
+) -> Claims:
+    """The honest claims on `segments`, with the forced claim when the secret's draw says so."""
+    draw = draw_forced_error(secret, job_id, segments, solver.round.forced_error_rate_bps())
+    return build_claims(segments, list(hashes), draw)
+
+
 def post_claims(
     solver: ChainClient,
     job_id: int,
@@ -79,12 +89,40 @@ def post_claims(
 ) -> Claims:
     """Post the honest claims (with the forced claim when the draw says so); returns them."""
     segments = list(solver.jobs.get_assignment(job_id).segments)
-    draw = draw_forced_error(secret, job_id, segments, solver.round.forced_error_rate_bps())
-    claims = build_claims(segments, list(hashes), draw)
+    claims = _honest_claims(solver, job_id, segments, hashes, secret)
     sid = solver.jobs.submission_of(job_id)
     r = solver.round.post_claims(sid, claims.start_hashes, claims.end_hashes)
     if receipts is not None:
         receipts["postClaims"] = r
+    return claims
+
+
+def assign_and_post_claims(
+    solver: ChainClient,
+    job_id: int,
+    hashes: Sequence[bytes],
+    secret: bytes,
+    *,
+    receipts: Receipts | None = None,
+) -> Claims:
+    """Assign the verifiers and post the honest claims in one transaction
+    (``assignAndPostClaims``), on the sample `JobsFacade.predict_sample` replays off chain;
+    returns the claims.
+
+    Raises:
+        ChainError: the job cannot be assigned now (`predict_sample` is None).
+        ContractRevert: the draw moved since the prediction (``SampleMismatch``).
+    """
+    draws = solver.jobs.predict_sample(job_id)
+    if draws is None:
+        raise ChainError(f"job {job_id} cannot be assigned now")
+    segments = list(draws.segments)
+    claims = _honest_claims(solver, job_id, segments, hashes, secret)
+    r = solver.round.assign_and_post_claims(
+        job_id, segments, claims.start_hashes, claims.end_hashes
+    )
+    if receipts is not None:
+        receipts["assignAndPostClaims"] = r
     return claims
 
 

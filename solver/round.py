@@ -1,7 +1,8 @@
 """`SolverRound`: a solver's part in a job's verification round and settlement.
 
 Once a committed job has its verifiers (PROTOCOL.md section 1, steps 5 to 8): draw the forced
-error from the job's secret and the sample and post the claims (`_round`, `_draw_claims`; the
+error from the job's secret and the sample and post the claims (`_round`, `_draw_claims`, or
+with the assignment itself in one transaction, `_assign_with_claims`; the
 checkpoints stay sealed to the sampled starts until the secret is revealed, `_apply_seal`),
 reveal the secret after the challenge deadline, then follow the job to its end (`_follow`):
 finalize when due, extend the model's lineage with the verified work (`_extend_lineage`) and
@@ -145,6 +146,47 @@ class SolverRound(SolverDeadlines):
             self._put(job_id, revealed=True)
             self.catalog.unseal(job_id)
 
+    def _assign_with_claims(self, job_id: int) -> bool:
+        """Assign the job's verifiers and post the claims in one transaction
+        (``assignAndPostClaims``: one fewer on the happy path, docs/SECURITY.md "Gas cuts") on
+        the sample the assignment would draw, replayed off chain
+        (`chain.contracts.jobs.JobsFacade.predict_sample`). The claims are persisted from the
+        chain's sample once mined (`_draw_claims`); a restart in between finds them posted.
+
+        Returns:
+            True if it was mined. False when the draw cannot be replayed now or the call
+            reverts (the estimate runs it first, so nothing is spent: another account assigned
+            first, the verifier set moved since the prediction); the caller then assigns
+            alone and the claims follow (`_round`).
+        """
+        rec = self.job_record(job_id)
+        if rec is None or rec.secret is None or rec.claims is not None:
+            return False
+        draws = self.client.jobs.predict_sample(job_id)
+        if draws is None:
+            return False
+        segments = list(draws.segments)
+        if self._forced_rate is None:
+            self._forced_rate = int(self.client.round.forced_error_rate_bps())
+        claims = build_claims(
+            segments,
+            list(rec.hashes),
+            draw_forced_error(rec.secret, job_id, segments, self._forced_rate),
+        )
+        receipt = self.send(
+            f"assignAndPostClaims job {job_id} ({len(segments)} samples)",
+            self.client.round.assign_and_post_claims,
+            job_id,
+            segments,
+            list(claims.start_hashes),
+            list(claims.end_hashes),
+            quiet=True,
+        )
+        if receipt is None:
+            return False
+        self._draw_claims(job_id, rec, rec.secret)
+        return True
+
     def _draw_claims(self, job_id: int, rec: SolverJob, secret: bytes) -> SolverClaims:
         """Draw the forced error locally (the secret never leaves this process before the
         reveal) and build the claims from the committed state hashes; persisted, and the
@@ -180,7 +222,12 @@ class SolverRound(SolverDeadlines):
         """After the commit: assign verifiers, play the round, help disputes, finalize, record
         the outcome."""
         if status is JobStatus.Committed:
-            self.assign_verifiers_if_due(job_id, job)
+            # Past the assign deadline the duty expires the job instead; before it, the solver
+            # assigns with its claims when it can (one transaction fewer).
+            if self.chain_time() > int(job.commit_deadline) + int(
+                self.job_params().open_window
+            ) or not self._assign_with_claims(job_id):
+                self.assign_verifiers_if_due(job_id, job)
         elif status is JobStatus.Verifying:
             self._round(job_id, job)
             self.aggregator.flush(self, job_id)  # the seats' seals and reveals, batched

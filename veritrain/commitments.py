@@ -39,6 +39,7 @@ __all__ = [
     "leaf_hash",
     "new_salt",
     "new_secret",
+    "sample_hash",
     "secret_commitment",
     "submission_id",
     "verdict_commitment",
@@ -198,6 +199,19 @@ def vote_commitment(dispute_id: int, voter: str, segment_valid: bool, salt: byte
             [int(dispute_id), address_arg(voter), bool(segment_valid), bytes32_arg(salt, "salt")],
         )
     )
+
+
+def sample_hash(segments: Sequence[int]) -> bytes:
+    """``keccak256(abi.encode(uint32[] segments))``: the hash of a sample (segment indices in
+    sample order) that `VerificationRound.assignAndPostClaims` checks the draw against.
+
+    Raises:
+        ValueError: a segment index is negative or not below 2**32.
+    """
+    values = [int(s) for s in segments]
+    if any(not 0 <= v < 2**32 for v in values):
+        raise ValueError("segment indices must be uint32")
+    return keccak256(abi_encode(["uint32[]"], [values]))
 
 
 def claims_hash(start_hashes: Sequence[bytes], end_hashes: Sequence[bytes]) -> bytes:

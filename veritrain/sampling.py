@@ -29,6 +29,7 @@ __all__ = [
     "last_fetched",
     "own_draws",
     "seat_seed",
+    "verifier_seed",
 ]
 
 DENSE_LIMIT = 2048
@@ -65,6 +66,19 @@ def seat_seed(seed: bytes, verifier: str, tag: str = "segments") -> bytes:
     padded = data + b"\x00" * (-len(data) % 32)
     # head: seed, offset of the string (3 words), address; tail: length, bytes
     return keccak256(bytes(seed) + _word(96) + _address_word(verifier) + _word(len(data)) + padded)
+
+
+def verifier_seed(seed: bytes) -> bytes:
+    """``keccak256(abi.encode(seed, "verifiers"))``: the seed `LibAssignment` hands the
+    StakeManager's ``drawVerifiers`` (32 bytes).
+
+    Args:
+        seed: the assignment's seed (`job_seed`).
+    """
+    data = b"verifiers"
+    padded = data + b"\x00" * (-len(data) % 32)
+    # head: seed, offset of the string (2 words); tail: length, bytes
+    return keccak256(bytes(seed) + _word(64) + _word(len(data)) + padded)
 
 
 def draw_segments(seed: bytes, segments: int, count: int) -> list[int]:

@@ -28,6 +28,7 @@ from chain.types import (
     Verdict,
     from_struct,
 )
+from veritrain.sampling import OwnDraws, job_seed, own_draws, verifier_seed
 
 if TYPE_CHECKING:
     from chain.client import ChainClient
@@ -174,6 +175,51 @@ class JobsFacade(ContractFacade):
     def assign_verifiers(self, job_id: int) -> TxReceipt:
         """Draw verifiers and sampled segments (after the randomness block is mined)."""
         return self._client.transact(self.contract, "assignVerifiers", job_id)
+
+    def predict_sample(self, job_id: int) -> OwnDraws | None:
+        """The first assignment `assign_verifiers` would make in the next block, replayed off
+        chain: the seed from the randomness block's hash (`veritrain.sampling.job_seed`), the
+        verifiers from the StakeManager's view ``drawVerifiers`` with the contract's arguments
+        (``LibAssignment``: ``verifiersPerJob`` seats, ``verifierStake`` free, the submitter
+        and the solver excluded) and each seat's own draw (`veritrain.sampling.own_draws`).
+        Cost: four views and one block read.
+
+        Returns:
+            The draw, or None where `assign_verifiers` would not make a first assignment now:
+            the job is not Committed, was assigned before (a reassignment keeps its sample),
+            its randomness block is not mined or is older than the 256 hashes the chain
+            keeps, or no verifier is eligible. The verifier set may still move before a
+            transaction is mined: ``assignAndPostClaims`` checks the sample's hash.
+        """
+        job = self.get_job(job_id, with_uris=False)
+        if job.status is not JobStatus.Committed or self.get_assignment(job_id).segments:
+            return None
+        head = int(self._client.w3.eth.block_number)
+        randomness = int(job.randomness_block)
+        # the transaction runs in block head + 1, where the hash must be one of the last 256
+        if head < randomness or head + 1 - randomness > 256:
+            return None
+        block_hash = bytes(self._client.w3.eth.get_block(randomness)["hash"])
+        seed = job_seed(block_hash, job_id, bytes(job.merkle_root))
+        params = self.job_params()
+        drawn, _ = self._client.call(
+            self._client.stakes.contract,
+            "drawVerifiers",
+            verifier_seed(seed),
+            int(params.verifiers_per_job),
+            int(params.verifier_stake),
+            [job.submitter, job.solver],
+            [],
+        )
+        if not drawn:
+            return None
+        return own_draws(
+            seed,
+            [str(v) for v in drawn],
+            int(job.total_steps) // int(job.checkpoint_interval),
+            int(params.samples_per_job),
+            single_seat=int(params.verifiers_per_job) == 1,
+        )
 
     def challenge_approval(self, job_id: int, sample_index: int, verifier: str) -> TxReceipt:
         """Challenge ``verifier``'s approval of sample ``sample_index`` as a whistleblower

@@ -28,7 +28,7 @@ from chain.types import (
     RoundView,
     RoundWindows,
 )
-from veritrain.commitments import bytes32_arg, claims_hash
+from veritrain.commitments import bytes32_arg, claims_hash, sample_hash
 from veritrain.forced import verdict_approvals
 from veritrain.merkle import claim_end_proofs
 
@@ -72,6 +72,33 @@ class RoundFacade(ContractFacade):
             self.contract,
             "postClaims",
             submission_id,
+            [bytes(h) for h in start_hashes],
+            [bytes(h) for h in end_hashes],
+        )
+
+    def assign_and_post_claims(
+        self,
+        job_id: int,
+        segments: Sequence[int],
+        start_hashes: Sequence[bytes],
+        end_hashes: Sequence[bytes],
+    ) -> TxReceipt:
+        """Solver: assign the job's verifiers and post the claims in one transaction
+        (``assignAndPostClaims``), on the sample ``segments`` the assignment is expected to
+        draw (`chain.contracts.jobs.JobsFacade.predict_sample`); one start and one end state
+        hash per sample, in sample order. Nothing is assigned when it reverts.
+
+        Raises:
+            ContractRevert: e.g. ``SampleMismatch`` (the draw is another sample: the verifier
+                set moved), ``UnexpectedJobStatus`` (assigned already: post the claims alone),
+                ``WrongJobStatus`` (a stale randomness block: ``assignVerifiers`` re-anchors
+                it), ``LengthMismatch``, ``ZeroClaim``.
+        """
+        return self._client.transact(
+            self.contract,
+            "assignAndPostClaims",
+            job_id,
+            sample_hash(segments),
             [bytes(h) for h in start_hashes],
             [bytes(h) for h in end_hashes],
         )

@@ -13,7 +13,7 @@ import {IVerificationRound} from "./interfaces/IVerificationRound.sol";
 import {RoundJob} from "./types/JobTypes.sol";
 import {Claims, RoundOutcome} from "./types/RoundTypes.sol";
 import {StateHash} from "./types/StateHash.sol";
-import {SubmissionId} from "./types/SubmissionId.sol";
+import {LibSubmission, SubmissionId} from "./types/SubmissionId.sol";
 import {fetchesLastSample} from "./types/SubmissionTypes.sol";
 
 /// @title VerificationRound
@@ -64,6 +64,29 @@ contract VerificationRound is VerificationRoundSigned {
     function postClaims(SubmissionId submissionId, bytes32[] calldata startHashes, bytes32[] calldata endHashes)
         external
     {
+        _postClaims(submissionId, startHashes, endHashes);
+    }
+
+    /// @inheritdoc IVerificationRound
+    function assignAndPostClaims(
+        uint256 jobId,
+        bytes32 sampleHash,
+        bytes32[] calldata startHashes,
+        bytes32[] calldata endHashes
+    ) external {
+        // SAFETY: trusted JobManager; anyone may assign, and the draw calls back nothing here.
+        _JOB_MANAGER.assignVerifiers(jobId);
+        uint32[] memory drawn = _postClaims(LibSubmission.id(jobId, msg.sender), startHashes, endHashes);
+        // The claims' count matched the draw; their segments must too, or they claim other states.
+        if (keccak256(abi.encode(drawn)) != sampleHash) revert SampleMismatch(jobId, sampleHash);
+    }
+
+    /// @notice `postClaims`'s checks and record.
+    /// @return segments The sampled segments, in sample order.
+    function _postClaims(SubmissionId submissionId, bytes32[] calldata startHashes, bytes32[] calldata endHashes)
+        internal
+        returns (uint32[] memory segments)
+    {
         (uint256 jobId, RoundJob memory job) = _verifyingJob(submissionId);
         if (msg.sender != job.solver) revert NotSolver(submissionId, msg.sender);
         if (block.timestamp > job.claimsDeadline) {
@@ -73,7 +96,7 @@ contract VerificationRound is VerificationRoundSigned {
         }
         Round storage round = _rounds[submissionId];
         if (round.claimsHash != bytes32(0)) revert ClaimsAlreadyPosted(submissionId);
-        uint32[] memory segments = _segmentsOf(jobId);
+        segments = _segmentsOf(jobId);
         uint256 samples = segments.length;
         if (startHashes.length != samples) revert LengthMismatch(submissionId, samples, startHashes.length);
         if (endHashes.length != samples) revert LengthMismatch(submissionId, samples, endHashes.length);
@@ -292,15 +315,6 @@ contract VerificationRound is VerificationRoundSigned {
     function claimsHashOf(SubmissionId submissionId) external view returns (bytes32 hash, uint64 postedBlock) {
         Round storage round = _rounds[submissionId];
         (hash, postedBlock) = (round.claimsHash, round.claimsBlock);
-    }
-
-    /// @inheritdoc IVerificationRound
-    function claimsHash(bytes32[] calldata startHashes, bytes32[] calldata endHashes)
-        external
-        pure
-        returns (bytes32 hash)
-    {
-        hash = _claimsHash(startHashes, endHashes);
     }
 
     /// @inheritdoc IVerificationRound

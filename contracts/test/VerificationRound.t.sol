@@ -7,6 +7,7 @@ import {Deployers} from "./utils/Deployers.sol";
 import {VerificationRound} from "../src/VerificationRound.sol";
 // Interfaces
 import {IJobManager} from "../src/interfaces/IJobManager.sol";
+import {IJobManagerErrors} from "../src/interfaces/IJobManagerErrors.sol";
 import {IVerificationRound} from "../src/interfaces/IVerificationRound.sol";
 // Types
 import {LibSubmission, SubmissionId} from "../src/types/SubmissionId.sol";
@@ -135,7 +136,6 @@ contract VerificationRound_PostClaims_Test is VerificationRound_Init {
         // Only the hash is stored, with the block of the event that carries the claims.
         (bytes32 stored, uint64 postedBlock) = round.claimsHashOf(_sid(jobId));
         assertEq(stored, keccak256(abi.encode(starts, ends)));
-        assertEq(stored, round.claimsHash(starts, ends));
         assertEq(uint256(postedBlock), block.number);
     }
 
@@ -245,6 +245,118 @@ contract VerificationRound_PostClaims_Test is VerificationRound_Init {
         vm.prank(solver);
         round.postClaims(_sid(openJob), none, none);
         _bookClaims(round, _sid(openJob), none, none);
+    }
+}
+
+/// @notice The solver's assignment and claims in one call (`assignAndPostClaims`): the same state
+///         as `assignVerifiers` then `postClaims`, and nothing assigned when it reverts.
+contract VerificationRound_AssignAndPostClaims_Test is VerificationRound_Init {
+    uint256 internal jobId;
+
+    function setUp() public override {
+        super.setUp();
+        jobId = _postJob();
+        _claimAndCommit(jobId);
+        vm.roll(block.number + 2);
+    }
+
+    /// @notice The sample the assignment would draw now and the solver's claims on it, learnt by
+    ///         assigning and undoing it (the nodes replay the draw off chain instead).
+    function _predict() internal returns (bytes32 sampleHash, bytes32[] memory starts, bytes32[] memory ends) {
+        uint256 snapshot = vmx.snapshotState();
+        jobManager.assignVerifiers(jobId);
+        sampleHash = keccak256(abi.encode(_segments(jobId)));
+        (starts, ends) = _claims(jobId);
+        vmx.revertToState(snapshot);
+    }
+
+    function _assertUnassigned() internal {
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Committed), "still Committed");
+        assertEq(_segments(jobId).length, 0, "no sample drawn");
+        assertFalse(_claimsPosted(jobId), "no claims");
+    }
+
+    function test_assignAndPostClaims_assignsAndRecords_succeeds() public {
+        (bytes32 sampleHash, bytes32[] memory starts, bytes32[] memory ends) = _predict();
+        vm.expectEmit(address(round));
+        emit IVerificationRound.ClaimsPosted(_sid(jobId), starts, ends);
+        vm.prank(solver);
+        round.assignAndPostClaims(jobId, sampleHash, starts, ends);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Verifying));
+        assertEq(keccak256(abi.encode(_segments(jobId))), sampleHash, "the predicted sample");
+        assertEq(_assigned(jobId).length, params.verifiersPerJob, "every seat filled");
+        (bytes32 stored, uint64 postedBlock) = round.claimsHashOf(_sid(jobId));
+        assertEq(stored, keccak256(abi.encode(starts, ends)));
+        assertEq(uint256(postedBlock), block.number);
+        // The claims window runs from the assignment, as after the two calls.
+        assertEq(uint256(_job(jobId).claimsDeadline), block.timestamp + params.claimsWindow);
+    }
+
+    /// @notice Claims of the right count for another sample (the verifier set moved since the
+    ///         prediction) are refused: they would claim states of other segments.
+    function test_assignAndPostClaims_otherSample_reverts() public {
+        (bytes32 sampleHash, bytes32[] memory starts, bytes32[] memory ends) = _predict();
+        bytes32 other = keccak256(abi.encode(sampleHash));
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.SampleMismatch.selector, jobId, other));
+        vm.prank(solver);
+        round.assignAndPostClaims(jobId, other, starts, ends);
+        _assertUnassigned();
+    }
+
+    function test_assignAndPostClaims_otherCount_reverts() public {
+        (bytes32 sampleHash, bytes32[] memory starts, bytes32[] memory ends) = _predict();
+        bytes32[] memory shortStarts = new bytes32[](starts.length - 1);
+        for (uint256 i; i < shortStarts.length; ++i) {
+            shortStarts[i] = starts[i];
+        }
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IVerificationRound.LengthMismatch.selector, _sid(jobId), starts.length, shortStarts.length
+            )
+        );
+        vm.prank(solver);
+        round.assignAndPostClaims(jobId, sampleHash, shortStarts, ends);
+        _assertUnassigned();
+    }
+
+    /// @notice Anyone may assign, but only the solver posts claims: a stranger's call assigns
+    ///         nothing (its submission is unknown).
+    function test_assignAndPostClaims_notSolver_reverts() public {
+        (bytes32 sampleHash, bytes32[] memory starts, bytes32[] memory ends) = _predict();
+        SubmissionId theirs = LibSubmission.id(jobId, stranger);
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.UnknownSubmission.selector, theirs));
+        vm.prank(stranger);
+        round.assignAndPostClaims(jobId, sampleHash, starts, ends);
+        _assertUnassigned();
+    }
+
+    /// @notice Once anyone assigned the job, the solver posts its claims alone.
+    function test_assignAndPostClaims_alreadyAssigned_reverts() public {
+        (bytes32 sampleHash, bytes32[] memory starts, bytes32[] memory ends) = _predict();
+        jobManager.assignVerifiers(jobId);
+        vm.expectRevert(
+            abi.encodeWithSelector(IJobManagerErrors.UnexpectedJobStatus.selector, jobId, JobStatus.Verifying)
+        );
+        vm.prank(solver);
+        round.assignAndPostClaims(jobId, sampleHash, starts, ends);
+        vm.prank(solver);
+        round.postClaims(_sid(jobId), starts, ends);
+        assertTrue(_claimsPosted(jobId));
+    }
+
+    /// @notice A randomness block past the 256 hashes the chain keeps: `assignVerifiers` alone
+    ///         re-anchors it; the merged call reverts and leaves the anchor as it was.
+    function test_assignAndPostClaims_staleRandomness_reverts() public {
+        (bytes32 sampleHash, bytes32[] memory starts, bytes32[] memory ends) = _predict();
+        uint40 anchor = _job(jobId).randomnessBlock;
+        vm.roll(block.number + 300);
+        vm.expectRevert(
+            abi.encodeWithSelector(IVerificationRound.WrongJobStatus.selector, jobId, uint8(JobStatus.Committed))
+        );
+        vm.prank(solver);
+        round.assignAndPostClaims(jobId, sampleHash, starts, ends);
+        assertEq(uint256(_job(jobId).randomnessBlock), uint256(anchor), "not re-anchored");
+        _assertUnassigned();
     }
 }
 

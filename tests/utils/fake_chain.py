@@ -35,6 +35,7 @@ from tests.utils.fake_round import FakeAdjudicator, FakeCommittee, FakeGame, Fak
 from veritrain import commitments, forced
 from veritrain.enums import JobStatus, RoundOutcome, Verdict
 from veritrain.merkle import verify_checkpoint
+from veritrain.sampling import OwnDraws
 
 FAKE_ESCROW = "0x00000000000000000000000000000000000e5c80"
 """The fake Escrow's address."""
@@ -68,6 +69,8 @@ class FakeChain:
             chain_id=31337, deployment="0x" + "0a" * 20, block=1, block_hash="0x" + "11" * 32
         )
         self.jobs: dict[int, JobView] = {}
+        self.predictable = False
+        """Whether `FakeJobs.predict_sample` replays the fake's draw (else None)."""
         self.staked: dict[tuple[str, int], int] = {}
         self.locked: dict[tuple[str, int], int] = {}
         self.unbonding: dict[tuple[str, int], int] = {}  # requested, not yet withdrawn
@@ -385,6 +388,19 @@ class FakeJobs:
         self._client.chain.emit("CheckpointsCommitted", jobId=job_id, solver=self._client.address)
         return self._client._tx("commitCheckpoints", job_id, root, url, secret_commitment)
 
+    def predict_sample(self, job_id: int) -> OwnDraws | None:
+        """The draw `assign_verifiers` would make now, as the client replays the contract's;
+        None unless the test set ``chain.predictable`` (the fake's draw is its own, so by
+        default a node cannot replay it and assigns alone, as when a prediction fails)."""
+        chain = self._client.chain
+        job = chain.jobs[job_id]
+        if not chain.predictable or job.status is not JobStatus.Committed:
+            return None
+        if job_id in chain.assignments or chain.block <= job.randomness_block:
+            return None
+        verifiers, segments, masks = self._draw(job)
+        return OwnDraws(segments, tuple(masks[v] for v in verifiers), tuple(0 for _ in verifiers))
+
     def assign_verifiers(self, job_id: int) -> dict[str, Any]:
         self._client.chain.attempts.append((self._client.address, "assignVerifiers"))
         job = self._client.chain.jobs[job_id]
@@ -392,22 +408,12 @@ class FakeJobs:
             raise revert("UnexpectedJobStatus", jobId=job_id, status=int(job.status))
         if self._client.chain.block <= job.randomness_block:
             raise revert("RandomnessNotReady", jobId=job_id)
-        verifiers = tuple(
-            a
-            for (a, role), amount in sorted(self._client.chain.staked.items())
-            if role == 1 and amount > 0 and a not in (job.solver, job.submitter)
-        )[: self._client.chain.params.verifiers_per_job]
-        n = job.total_steps // job.checkpoint_interval
-        q = self._client.chain.params.samples_per_job
-        own = self._client.chain.own_draws
-        if own is not None:
-            # as the contract: the sample is the union of the seats' own draws in increasing
-            # segment order; each seat's mask marks its own samples (P-27)
-            segments = tuple(sorted({int(s) for v in verifiers for s in own.get(v, ())}))
-            masks = {v: sum(1 << segments.index(int(s)) for s in own.get(v, ())) for v in verifiers}
-        else:
-            segments = tuple(self._client.chain.forced_segments or range(n)[-q:])
-            masks = {v: (1 << len(segments)) - 1 for v in verifiers}
+        self.assign(job_id)
+        return self._client._tx("assignVerifiers", job_id)
+
+    def assign(self, job_id: int) -> None:
+        """The assignment's state changes, its checks passed (``LibAssignment.assign``)."""
+        verifiers, segments, masks = self._draw(self._client.chain.jobs[job_id])
         self._client.chain.assignments[job_id] = Assignment(verifiers, segments)
         for v in verifiers:
             self._client.chain.verdicts[(job_id, v)] = [Verdict.None_] * len(segments)
@@ -427,7 +433,26 @@ class FakeJobs:
         self._client.chain.emit(
             "VerifiersAssigned", jobId=job_id, verifiers=list(verifiers), segments=list(segments)
         )
-        return self._client._tx("assignVerifiers", job_id)
+
+    def _draw(self, job: JobView) -> tuple[tuple[str, ...], tuple[int, ...], dict[str, int]]:
+        """The fake's assignment of `job`: (verifiers, sampled segments, mask per seat)."""
+        verifiers = tuple(
+            a
+            for (a, role), amount in sorted(self._client.chain.staked.items())
+            if role == 1 and amount > 0 and a not in (job.solver, job.submitter)
+        )[: self._client.chain.params.verifiers_per_job]
+        n = job.total_steps // job.checkpoint_interval
+        q = self._client.chain.params.samples_per_job
+        own = self._client.chain.own_draws
+        if own is not None:
+            # as the contract: the sample is the union of the seats' own draws in increasing
+            # segment order; each seat's mask marks its own samples (P-27)
+            segments = tuple(sorted({int(s) for v in verifiers for s in own.get(v, ())}))
+            masks = {v: sum(1 << segments.index(int(s)) for s in own.get(v, ())) for v in verifiers}
+        else:
+            segments = tuple(self._client.chain.forced_segments or range(n)[-q:])
+            masks = {v: (1 << len(segments)) - 1 for v in verifiers}
+        return verifiers, segments, masks
 
     def expire_unassigned(self, job_id: int) -> dict[str, Any]:
         # as the contract: a Committed job nobody seated by commit_deadline + open_window expires

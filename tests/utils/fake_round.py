@@ -117,6 +117,38 @@ class FakeRound:
         self._client.chain.claims[job_id] = ClaimsView(tuple(starts), tuple(ends))
         return self._client._tx("postClaims", job_id, tuple(starts), tuple(ends))
 
+    def assign_and_post_claims(
+        self,
+        job_id: int,
+        segments: Sequence[int],
+        starts: Sequence[bytes],
+        ends: Sequence[bytes],
+    ) -> dict[str, Any]:
+        """As the contract: the assignment and the claims, or neither (the checks that can
+        fail after the assignment run on its prediction first)."""
+        chain = self._client.chain
+        job = chain.jobs[job_id]
+        predicted = self._client.jobs.predict_sample(job_id) if chain.predictable else None
+        if predicted is None:
+            self._client.jobs.assign_verifiers(job_id)  # raises the assignment's revert
+            raise AssertionError("assign_and_post_claims needs chain.predictable")
+        sid = commitments.submission_id(job_id, self._client.address)
+        if job.solver != self._client.address:
+            raise revert("UnknownSubmission", submissionId=sid)
+        q = len(predicted.segments)
+        if len(starts) != q or len(ends) != q:
+            raise revert("LengthMismatch", submissionId=sid, expected=q, actual=len(starts))
+        if tuple(int(s) for s in segments) != predicted.segments:
+            raise revert(
+                "SampleMismatch", jobId=job_id, sampleHash=commitments.sample_hash(segments)
+            )
+        if any(bytes(end) == b"\x00" * 32 for end in ends):
+            raise revert("ZeroClaim", submissionId=sid, sampleIndex=0)
+        chain.attempts.append((self._client.address, "assignAndPostClaims"))
+        self._client.jobs.assign(job_id)
+        chain.claims[job_id] = ClaimsView(tuple(starts), tuple(ends))
+        return self._client._tx("assignAndPostClaims", job_id, tuple(starts), tuple(ends))
+
     def commit_verdicts(self, submission_id: bytes, commitment: bytes) -> dict[str, Any]:
         job_id = self._seal(submission_id, self._client.address, commitment, skip=False)
         self._client.chain.seal_log[(job_id, self._client.address)] = (bytes(commitment), b"")

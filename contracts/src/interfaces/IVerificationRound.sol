@@ -47,6 +47,10 @@ interface IVerificationRound {
     error ClaimsMismatch(SubmissionId submissionId);
     /// @notice Thrown when a claim or sealed-end array does not have one entry per sampled segment.
     error LengthMismatch(SubmissionId submissionId, uint256 expected, uint256 actual);
+    /// @notice Thrown when `assignAndPostClaims`'s claims are for another sample than the draw.
+    /// @param jobId Job.
+    /// @param sampleHash The hash the caller gave (keccak256(abi.encode(segments))).
+    error SampleMismatch(uint256 jobId, bytes32 sampleHash);
     /// @notice Thrown when a verifier commits twice, or after its verdicts were revealed (by
     ///         `revealVerdictsSigned`, which stores no seal).
     error VerdictAlreadyCommitted(SubmissionId submissionId, address verifier);
@@ -97,8 +101,8 @@ interface IVerificationRound {
         SubmissionId indexed submissionId, uint256 indexed jobId, address indexed solver, bytes32 commitment
     );
     /// @notice The solver posted its claims on the sampled segments (state hashes, bytes32). The
-    ///         round keeps only `claimsHash(startHashes, endHashes)`: readers take the claims from
-    ///         this event (`claimsHashOf` gives its block).
+    ///         round keeps only keccak256(abi.encode(startHashes, endHashes)): readers take the
+    ///         claims from this event (`claimsHashOf` gives its block).
     event ClaimsPosted(SubmissionId indexed submissionId, bytes32[] startHashes, bytes32[] endHashes);
     /// @notice A verifier sealed its verdicts.
     event VerdictsCommitted(SubmissionId indexed submissionId, address indexed verifier, bytes32 commitment);
@@ -159,6 +163,31 @@ interface IVerificationRound {
     /// @param endHashes Claimed state hash at step (s_j+1)*k for each sample j (q entries, non-zero).
     function postClaims(SubmissionId submissionId, bytes32[] calldata startHashes, bytes32[] calldata endHashes)
         external;
+
+    /// @notice Solver of job `jobId` assigns its verifiers (`IJobManager.assignVerifiers`, which
+    ///         anyone may call) and posts its claims on the sample that draw makes, in one
+    ///         transaction: one intrinsic gas and the job's reads paid once (docs/SECURITY.md, "Gas
+    ///         cuts"). The solver learns the sample before sending, as it would between the two
+    ///         calls: the draw's seed is the committed randomness block's hash and the verifiers are
+    ///         those the StakeManager's view `drawVerifiers` gives now. Reverts, and assigns
+    ///         nothing, where either call would: a caller other than the job's solver
+    ///         (UnknownSubmission), a job already assigned (IJobManager.UnexpectedJobStatus) or
+    ///         whose randomness block is older than 256 blocks (the re-anchoring that
+    ///         `assignVerifiers` alone makes leaves the job Committed: WrongJobStatus), claims of
+    ///         another count than the drawn sample (LengthMismatch); and SampleMismatch when the
+    ///         draw is not the sample the claims were made for (the verifier set moved since the
+    ///         solver's prediction), so claims are never recorded for other segments.
+    /// @param jobId Job (Committed, its randomness block mined; first assignment only).
+    /// @param sampleHash keccak256(abi.encode(segments)) of the sample the claims are for
+    ///        (`uint32[]` segment indices, increasing, as `IJobManager.segmentsOf` returns them).
+    /// @param startHashes As in `postClaims`, one per sample, in sample order.
+    /// @param endHashes As in `postClaims`.
+    function assignAndPostClaims(
+        uint256 jobId,
+        bytes32 sampleHash,
+        bytes32[] calldata startHashes,
+        bytes32[] calldata endHashes
+    ) external;
 
     /// @notice Assigned verifier seals its verdicts, after the claims and by the verdict deadline
     ///         (claimsDeadline + verdictWindow, so at least verdictWindow after the claims). A seat
@@ -347,16 +376,9 @@ interface IVerificationRound {
     ///         VerificationRound", "1", chain id, this contract).
     function sealDigest(SubmissionId submissionId, bytes32 commitment) external view returns (bytes32 digest);
 
-    /// @notice Hash of the solver's posted claims and the block of their `ClaimsPosted` event
-    ///         (both zero until posted).
+    /// @notice Hash of the solver's posted claims, keccak256(abi.encode(startHashes, endHashes)),
+    ///         and the block of their `ClaimsPosted` event (both zero until posted).
     function claimsHashOf(SubmissionId submissionId) external view returns (bytes32 hash, uint64 postedBlock);
-
-    /// @notice The hash the round keeps of a submission's claims: keccak256(abi.encode(startHashes,
-    ///         endHashes)).
-    function claimsHash(bytes32[] calldata startHashes, bytes32[] calldata endHashes)
-        external
-        pure
-        returns (bytes32 hash);
 
     /// @notice A verifier's stored seal (zero if none: `revealVerdictsSigned` stores none) and whether
     ///         its verdicts were revealed.

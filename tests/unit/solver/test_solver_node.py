@@ -267,6 +267,49 @@ def test_the_reveal_proves_every_claim_with_one_multiproof(tmp_path: Path) -> No
     assert chain.proven_ends[job_id] == [(rec.hashes[s + 1], tree.proof(s + 1)) for s in segments]
 
 
+def test_assigns_with_its_claims_in_one_transaction_when_it_can_replay_the_draw(
+    tmp_path: Path,
+) -> None:
+    """Where the solver replays the assignment's draw (`predict_sample`), it assigns and posts
+    its claims in one `assignAndPostClaims`; where it cannot, or another account assigned first,
+    it posts them alone after the assignment."""
+    chain = FakeChain(forced_error_rate_bps=10_000)
+    chain.predictable = True
+    job_id = chain.post_job(SUBMITTER, tiny_spec())
+    node = SolverNode(chain.client(SOLVER), tmp_path / "one", serve=False)
+    node.step()  # stake + claim
+    node.step()  # train + commit
+    chain.advance(blocks=2)
+    node.step()  # assign + claims
+    assert chain.jobs[job_id].status is JobStatus.Verifying
+    assert chain.count("assignAndPostClaims") == 1
+    assert chain.count("assignVerifiers") == 0 and chain.count("postClaims") == 0
+    rec = node.job_record(job_id)
+    assert rec is not None and rec.claims is not None
+    segments = chain.assignments[job_id].segments
+    assert tuple(rec.claims.segments) == segments
+    claims = chain.claims[job_id]
+    assert claims.start_hashes == tuple(rec.hashes[s] for s in segments)
+    assert rec.claims.forced_sample is not None  # the forced claim is in them (rate 100%)
+    assert claims.end_hashes[rec.claims.forced_sample] == forced_claim(
+        rec.hashes[segments[rec.claims.forced_sample] + 1]
+    )
+    assert node.catalog.is_sealed(job_id)  # sealed to the sampled starts, as after postClaims
+    # another account assigned first: the claims follow alone, in the next step
+    other = FakeChain()
+    other.predictable = True
+    second = other.post_job(SUBMITTER, tiny_spec())
+    node = SolverNode(other.client(SOLVER), tmp_path / "two", serve=False)
+    node.step()
+    node.step()
+    other.advance(blocks=2)
+    other.client(SUBMITTER).jobs.assign_verifiers(second)
+    node.step()
+    node.step()
+    assert other.count("assignAndPostClaims") == 0 and other.count("postClaims") == 1
+    assert second in other.claims
+
+
 def test_restart_between_commit_and_reveal_reveals_the_same_secret(tmp_path: Path) -> None:
     chain = FakeChain(forced_error_rate_bps=10_000)
     job_id = chain.post_job(SUBMITTER, tiny_spec())
