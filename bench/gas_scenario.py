@@ -434,22 +434,24 @@ def run_gas_scenario(
 
         def run_round(c: dict[int, ChainClient], p: Any) -> None:
             """One round of a training run (docs/RUNS.md) with `RUN_SEATS` seats, each a
-            contribution job played like the happy path (its spec the run's `data:` URI with
-            the seat's fragment, as `veritrain run post` sends it), then the round's claim,
+            contribution job played like the happy path (the run's spec a `data:` URI
+            published once at openRun, as `veritrain run open` sends it; a contribution carries
+            none), then the round's claim,
             unchallenged, made final; rows for each action and `PER_CONTRIBUTION`: the run's
             every transaction (its opening included: a one-round run) over its counted
             contributions."""
-            from veritrain.diloco import RunSpec, contribution_uri
+            from veritrain.diloco import RunSpec
             from veritrain.presets import preset
             from veritrain.spec import REPRO_ARITH
 
             owner = c[0]
             inner = preset("shakespeare-char", REPRO_ARITH, total_steps=n, checkpoint_interval=k)
             run = RunSpec(inner=inner, seats=RUN_SEATS, rounds=1)
-            run_uri = run.to_data_uri()
             opened = rec(
                 "openRun",
-                owner.runs.open_run(MODEL_ID, run.run_hash(), hashes[0], RUN_SEATS, 1, n),
+                owner.runs.open_run(
+                    MODEL_ID, run.run_hash(), hashes[0], RUN_SEATS, 1, n, run.to_data_uri()
+                ),
                 f"M={RUN_SEATS} seats, once per run",
             )
             run_id = owner.runs.run_id_from(opened)
@@ -459,9 +461,7 @@ def run_gas_scenario(
             # which the seats' verification rounds, played one after the other, would pass)
             posted = []
             for seat in range(RUN_SEATS):
-                receipt = owner.runs.post_contribution(
-                    run_id, seat, hashes[0], k, 50 * E18, contribution_uri(run_uri, 0, seat)
-                )
+                receipt = owner.runs.post_contribution(run_id, seat, hashes[0], k, 50 * E18)
                 posted.append((receipt, owner.runs.job_id_from(receipt)))
             for seat, (receipt, job_id) in enumerate(posted):
 

@@ -329,18 +329,18 @@ def run_run_demo(cfg: RunDemoConfig) -> dict[str, Any]:
                 wait("the nodes' machine checks", lambda: all(map(nodes.checked, started)))
                 # round 0's registration window opens with the run
                 opened_at = int(owner.block_number())
-                run_id = open_run(owner, run, start)
-                first = _post(owner, run, uri, 0, reward=reward, seats=[0, 1], store=store)
+                run_id = open_run(owner, run, start, uri)
+                first = _post(owner, run, 0, reward=reward, seats=[0, 1], store=store)
                 wait("round 0's first seats claimed", lambda: claimed(first))
                 nodes.start("solver-a")
-                _post(owner, run, uri, 0, reward=reward, seats=range(2, run.seats), store=store)
+                _post(owner, run, 0, reward=reward, seats=range(2, run.seats), store=store)
                 wait("round 0 final", lambda: final(0))
                 nodes.stop("solver-b")  # drops out: serves its counted work, claims nothing
                 nodes.start("solver-b", "--max-jobs", "0")
                 wait("solver-b serving again", lambda: nodes.serving("solver-b"))
                 for t in range(1, cfg.rounds):
                     seats = [0, 1] if t == 1 else list(range(run.seats))
-                    posted = _post(owner, run, uri, t, reward=reward, seats=seats, store=store)
+                    posted = _post(owner, run, t, reward=reward, seats=seats, store=store)
                     if t == 1 and cfg.rounds > 2:
                         # The late joiner starts once round 1's seats are taken (it finds no
                         # seat to claim before round 2) and is up before round 2 is posted:
@@ -371,9 +371,7 @@ def run_run_demo(cfg: RunDemoConfig) -> dict[str, Any]:
     return summary
 
 
-def _post(
-    owner: Any, run: Any, uri: str, t: int, *, reward: int, seats: Any, store: Any
-) -> list[int]:
+def _post(owner: Any, run: Any, t: int, *, reward: int, seats: Any, store: Any) -> list[int]:
     """Post `seats` of round t as the owner, as `veritrain run drive` posts a round
     (`noderuntime.rundriver.drive_step`); returns their job ids.
 
@@ -382,7 +380,7 @@ def _post(
     """
     from noderuntime.rundriver import drive_step
 
-    step = drive_step(owner, run, uri, reward=reward, seats=list(seats), store=store)
+    step = drive_step(owner, run, reward=reward, seats=list(seats), store=store)
     if step.action != "posted" or step.round != t:
         raise RuntimeError(
             f"round {t}'s seats {list(seats)} were not posted: run at round {step.round}, "

@@ -355,6 +355,10 @@ def _require_poster(client: Any, run: Any) -> None:
 @app.command("open")
 def open_run(
     run_file: Annotated[Path, typer.Argument(help="The run spec (`veritrain run spec`).")],
+    run_uri: Annotated[
+        str | None,
+        typer.Option(help="Where nodes read the run spec (default: a data: URI of the file)."),
+    ] = None,
     rpc_url: RpcUrlOpt = DEFAULT_RPC,
     deployment: DeploymentOpt = None,
     keystore: KeystoreOpt = None,
@@ -366,19 +370,23 @@ def open_run(
     """Open a run on chain (the model's owner or an authorised poster).
 
     The run starts from the model's seed-initialised weights with a fresh outer momentum; its
-    runHash binds every field of the spec, so each run spec can be opened once.
+    runHash binds every field of the spec, so each run spec can be opened once. Its spec URI is
+    published once, here: every contribution's spec is read from it by (round, seat).
     """
     from cli.errors import CliError
     from noderuntime.runs import open_run as open_on_chain
     from veritrain.runsim import pretrained_start
 
     run = _load_run(run_file)
+    uri = run_uri if run_uri is not None else run.to_data_uri()
+    if "#" in uri:
+        raise CliError("--run-uri must not have a fragment")
     client = connect_signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
     _require_poster(client, run)
     taken = client.runs.run_id_of(run.run_hash())
     if taken:
         raise CliError(f"run 0x{run.run_hash().hex()} is already open as run {taken}")
-    run_id = open_on_chain(client, run, pretrained_start(run, 0))
+    run_id = open_on_chain(client, run, pretrained_start(run, 0), uri)
     if json_out:
         emit_json({"run_id": run_id, "run_hash": "0x" + run.run_hash().hex()})
         return
@@ -444,10 +452,6 @@ def post(
     reward: Annotated[
         int, typer.Option(parser=token_amount(positive=False), help="Reward per contribution.")
     ] = 20 * 10**18,
-    run_uri: Annotated[
-        str | None,
-        typer.Option(help="Where nodes read the run spec (default: a data: URI of the file)."),
-    ] = None,
     mirror: MirrorOpt = None,
     data_dir: Annotated[
         Path | None,
@@ -481,9 +485,6 @@ def post(
             run.contribution_spec(round_index or 0, s)
     except VeritrainError as exc:
         raise CliError(str(exc)) from None
-    uri = run_uri if run_uri is not None else run.to_data_uri()
-    if "#" in uri:
-        raise CliError("--run-uri must not have a fragment")
     client = connect_signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
     _require_poster(client, run)
     view = _opened(client, run)
@@ -507,7 +508,6 @@ def post(
         jobs = post_round(
             client,
             run,
-            uri,
             t,
             reward=reward,
             seats=seat,

@@ -109,10 +109,6 @@ def drive(
     poll: Annotated[
         float, typer.Option("--poll", min=0.05, help="Seconds between reads of the chain.")
     ] = 5.0,
-    run_uri: Annotated[
-        str | None,
-        typer.Option(help="Where nodes read the run spec (default: a data: URI of the file)."),
-    ] = None,
     mirror: MirrorOpt = None,
     data_dir: Annotated[
         Path | None,
@@ -141,9 +137,6 @@ def drive(
     from veritrain.errors import VeritrainError
 
     run = _load_run(run_file)
-    uri = run_uri if run_uri is not None else run.to_data_uri()
-    if "#" in uri:
-        raise CliError("--run-uri must not have a fragment")
     mirrors = check_mirrors(mirror)
     client = connect_signer(rpc_url, deployment, keystore, password_env, key_env, dev_account)
     _require_poster(client, run)
@@ -163,7 +156,6 @@ def drive(
                 step = drive_step(
                     client,
                     run,
-                    uri,
                     reward=reward,
                     store=store,
                     mirrors=mirrors,

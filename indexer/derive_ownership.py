@@ -13,7 +13,15 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from indexer.derive import KNOWN_MODEL_NAMES, ZERO, _account, _get, _move, _on
+from indexer.derive import (
+    KNOWN_MODEL_NAMES,
+    ZERO,
+    _account,
+    _get,
+    _move,
+    _on,
+    model_name_of_spec,
+)
 from indexer.models import (
     Contribution,
     Dispute,
@@ -28,7 +36,9 @@ from indexer.models import (
     ShareBalance,
     ShareTransfer,
 )
+from veritrain.diloco import contribution_uri
 from veritrain.enums import RunRoundPhase
+from veritrain.errors import SpecError
 from veritrain.spec import model_id_hash
 
 # -------------------------------------------------------------------------- ShareRegistry
@@ -188,8 +198,13 @@ def _run_opened(session: Session, ev: Event) -> None:
             inner_steps=int(a["innerSteps"]),
             round=0,
             opened_block=ev.block,
+            # events stored before runs published their URI have none
+            spec_uri=str(a.get("specURI") or "") or None,
         )
     )
+    model = session.get(Model, a["modelId"])
+    if model is not None and model.name is None:
+        model.name = model_name_of_spec(str(a.get("specURI") or ""), a["modelId"])
     _get(session, RunRound, int(a["runId"]), 0, phase=RunRoundPhase.Open.name, registered=0)
 
 
@@ -215,6 +230,14 @@ def _contribution(session: Session, ev: Event) -> None:
     rnd = _round(session, run_id, t)
     rnd.registered = (rnd.registered or 0) | (1 << seat)
     job = session.get(Job, int(a["jobId"]))
+    run = session.get(Run, run_id)
+    if job is not None and not job.spec_uri and run is not None and run.spec_uri:
+        # posted without a URI: its spec is the run's at (round, seat); a run URI with a
+        # fragment (nothing on chain refuses one) names no spec, so the job keeps none
+        try:
+            job.spec_uri = contribution_uri(run.spec_uri, t, seat)
+        except SpecError:
+            pass
     session.merge(
         Contribution(
             run_id=run_id,

@@ -377,6 +377,8 @@ class Run(Base):
     inner_steps: Mapped[int] = mapped_column(BigInteger)
     round: Mapped[int] = mapped_column(BigInteger, default=0)
     opened_block: Mapped[int] = mapped_column(BigInteger)
+    spec_uri: Mapped[str | None] = mapped_column(Text, nullable=True)
+    """Where the run's spec is read (``RunOpened.specURI``); its contributions carry none."""
 
 
 class RunRound(Base):

@@ -82,7 +82,6 @@ class DriveStep:
 def drive_step(
     client: Any,
     run: RunSpec,
-    run_uri: str,
     *,
     reward: int,
     seats: Sequence[int] | None = None,
@@ -102,8 +101,7 @@ def drive_step(
 
     Args:
         client: the poster's `ChainClient` (the model's owner or an authorised poster).
-        run: the run (opened on chain).
-        run_uri: where nodes read the run spec (no fragment).
+        run: the run (opened on chain; its contributions' spec is the URI it was opened with).
         reward: each contribution's solver reward (wei).
         seats: the seats to post each round (default: every seat whose start can be built).
         store, http, mirrors: as in `noderuntime.runs.run_state`.
@@ -159,7 +157,6 @@ def drive_step(
         jobs = post_round(
             client,
             run,
-            run_uri,
             t,
             reward=reward,
             seats=None if seats is None else missing,

@@ -598,12 +598,25 @@ def judge_round_claim(
     )
 
 
-def open_run(client: Any, run: RunSpec, start: bytes) -> int:
+def open_run(client: Any, run: RunSpec, start: bytes, run_uri: str | None = None) -> int:
     """Open `run` on chain (its model's owner or an authorised poster); returns its run id.
 
+    Args:
+        client: the opener's `ChainClient`.
+        run: the run.
+        start: its outer state 0 (bytes of an `OuterState`).
+        run_uri: where every node reads the run's canonical JSON (`file://`, `http(s)://`, or
+            by default `RunSpec.to_data_uri()`), without a fragment: published once in
+            ``RunOpened``; each contribution's spec is resolved from it by (round, seat)
+            (`chain.contracts.runs.RunsFacade.contribution_spec_uri`) and checked against
+            the job's spec hash.
+
     Raises:
+        SpecError: a run URI with a fragment.
         ChainError: the open reverts (not a poster, runHash taken, bad seats/rounds).
     """
+    uri = run.to_data_uri() if run_uri is None else run_uri
+    contribution_uri(uri, 0, 0)  # raises SpecError for a URI with a fragment
     receipt = client.runs.open_run(
         run.inner.model_id_hash(),
         run.run_hash(),
@@ -611,6 +624,7 @@ def open_run(client: Any, run: RunSpec, start: bytes) -> int:
         run.seats,
         chain_rounds(run),
         run.inner_steps,
+        uri,
     )
     return int(client.runs.run_id_from(receipt))
 
@@ -618,7 +632,6 @@ def open_run(client: Any, run: RunSpec, start: bytes) -> int:
 def post_round(
     client: Any,
     run: RunSpec,
-    run_uri: str,
     round_index: int | None = None,
     start: bytes | None = None,
     *,
@@ -630,10 +643,11 @@ def post_round(
 ) -> list[int]:
     """Post and register a round's contribution jobs (the model's owner or an authorised poster).
 
-    Each job's spec is `contribution_uri(run_uri, round, seat)` with specHash
-    `run.contribution_spec_hash(round, seat)`, and its initHash the state hash of
-    `contribution_init(global state of the round, the seat's latest accepted final)`, rebuilt
-    from the chain's final claims (`run_state`) exactly as the seated solver will rebuild it.
+    Each job's spec is the run's (published at `open_run`) at (round, seat): its specHash is
+    `run.contribution_spec_hash(round, seat)` and it carries no URI of its own. Its initHash is
+    the state hash of `contribution_init(global state of the round, the seat's latest accepted
+    final)`, rebuilt from the chain's final claims (`run_state`) exactly as the seated solver
+    will rebuild it.
     Each job is posted and registered in one transaction (`RunRegistry.postContribution`), so
     it is a contribution from its post and never a lineage job (docs/SECURITY.md P-29). The
     round's registration closes when its last seat is registered; no claim can be proposed
@@ -642,8 +656,6 @@ def post_round(
     Args:
         client: the poster's `ChainClient`.
         run: the run (opened on chain).
-        run_uri: where every node reads the run's canonical JSON (`RunSpec.to_data_uri()`,
-            `file://` or `http(s)://`), without a fragment.
         round_index: t (default: the run's current round).
         start: the run's outer state 0 (default: from the on-chain start hash).
         reward: each solver's reward (wei).
@@ -656,7 +668,7 @@ def post_round(
         The posted job ids, in seat order.
 
     Raises:
-        SpecError: a seat or round outside the run, or a run URI with a fragment.
+        SpecError: a seat or round outside the run.
         RoundNotReady: the run is not opened, or round t is not the run's current round.
         SeatAlreadyPosted: a chosen seat is already registered in round t, or its training
             (model, start state, spec hash) is already a live or paid job; checked for every
@@ -665,7 +677,6 @@ def post_round(
         MerkleProofInvalid, CheckpointUnavailable, ...: as in `run_state`, or a chosen seat's
             start cannot be built (`RunState.seat_start`).
     """
-    contribution_uri(run_uri, 0, 0)  # raises SpecError for a URI with a fragment
     view = find_run(client, run)
     t = view.round if round_index is None else round_index
     if t != view.round:
@@ -688,7 +699,6 @@ def post_round(
             inits[seat],
             run.inner.checkpoint_interval,
             reward,
-            contribution_uri(run_uri, t, seat),
         )
         posted.append(int(client.runs.job_id_from(receipt)))
     return posted

@@ -11,10 +11,9 @@ Run: not a script; ``client.jobs.job_params(...)``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from eth_utils.address import to_checksum_address
-from hexbytes import HexBytes
 from web3.types import TxReceipt
 
 from chain.contracts._base import ContractFacade
@@ -300,8 +299,10 @@ class JobsFacade(ContractFacade):
         )
 
     def spec_uri(self, job_id: int) -> str:
-        """The job's ``specURI``, from its ``JobPosted`` event ("" for an unknown job). Cached:
-        it never changes."""
+        """The job's ``specURI``, from its ``JobPosted`` event, or for a run contribution
+        (posted with none) its run's with the contribution's fragment
+        (`chain.contracts.runs.RunsFacade.contribution_spec_uri`); "" for an unknown job.
+        Cached: it never changes."""
         return self._posted(job_id)[0]
 
     def spec_hash_of(self, job_id: int) -> bytes:
@@ -320,7 +321,11 @@ class JobsFacade(ContractFacade):
             if not events:
                 return "", bytes(32)
             args = events[-1].args
-            cached = self._spec_uris[job_id] = (str(args["specURI"]), bytes(args["specHash"]))
+            uri = str(args["specURI"])
+            if not uri:
+                # a run's contribution: the spec is its run's (RunOpened), by (round, seat)
+                uri = self._client.runs.contribution_spec_uri(job_id)
+            cached = self._spec_uris[job_id] = (uri, bytes(args["specHash"]))
         return cached
 
     def checkpoint_url(self, job_id: int) -> str:
@@ -331,32 +336,9 @@ class JobsFacade(ContractFacade):
         return str(events[-1].args["checkpointURL"]) if events else ""
 
     def _job_events(self, event: str, job_id: int) -> list[DecodedEvent]:
-        """Every ``event`` of the JobManager with indexed ``jobId == job_id``, oldest first,
-        scanned from the deployment block in ranges of at most `MAX_BLOCK_RANGE` blocks."""
-        contract = self.contract
-        handle = contract.events[event]()
-        topic0 = HexBytes(handle.topic).to_0x_hex()
-        topic1 = "0x" + int(job_id).to_bytes(32, "big").hex()
-        deployment = self._client.deployment
-        start = deployment.block if deployment is not None else 0
-        head = self._client.block_number()
-        out: list[DecodedEvent] = []
-        while start <= head:
-            end = min(head, start + MAX_BLOCK_RANGE - 1)
-            params: dict[str, Any] = {
-                "address": contract.address,
-                "fromBlock": start,
-                "toBlock": end,
-                "topics": [topic0, topic1],
-            }
-            with self._client._rpc("JobManager"):  # noqa: SLF001 - shared error mapping
-                logs = list(self._client.w3.eth.get_logs(params))  # type: ignore[arg-type]
-            for log in logs:
-                decoded = self._client.decode_log(log)
-                if decoded is not None and decoded.event == event:
-                    out.append(decoded)
-            start = end + 1
-        return out
+        """Every ``event`` of the JobManager with indexed ``jobId == job_id`` (its first
+        indexed argument), oldest first (`ContractFacade._scan_events`)."""
+        return self._scan_events(event, {1: job_id})
 
     def disputed_sample_of(self, job_id: int) -> int:
         """Sample index under dispute (``disputedSampleOf``)."""
@@ -397,7 +379,6 @@ class JobsFacade(ContractFacade):
         Raises:
             RpcUnavailable: the endpoint is down.
         """
-        from chain.events import MAX_BLOCK_RANGE
 
         deployment = self._client.deployment
         start = int(deployment.block) if deployment is not None else 0

@@ -9,11 +9,18 @@ Run: not a script; ``client.runs.open_run(...)``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from eth_utils.address import to_checksum_address
 from web3.types import TxReceipt
 
 from chain.contracts._base import ContractFacade
 from chain.types import RunRoundPhase, RunRoundView, RunView
+from veritrain.diloco import contribution_uri
+from veritrain.errors import SpecError
+
+if TYPE_CHECKING:
+    from chain.client import ChainClient
 
 __all__ = ["RunsFacade", "seat_mask"]
 
@@ -35,6 +42,11 @@ class RunsFacade(ContractFacade):
 
     HANDLE = "run_registry"
 
+    def __init__(self, client: ChainClient) -> None:
+        super().__init__(client)
+        self._run_uris: dict[int, str] = {}
+        """Spec URIs read from ``RunOpened`` per run id; they never change."""
+
     def open_run(
         self,
         model_id: bytes,
@@ -43,11 +55,55 @@ class RunsFacade(ContractFacade):
         seats: int,
         rounds: int,
         inner_steps: int,
+        spec_uri: str,
     ) -> TxReceipt:
-        """Open a run of ``model_id`` (its owner or an authorised poster)."""
+        """Open a run of ``model_id`` (its owner or an authorised poster). ``spec_uri`` is the
+        run's spec (`veritrain.diloco.RunSpec.to_data_uri` or a URL), published once in
+        ``RunOpened``: its contributions carry none and are resolved from it
+        (`contribution_spec_uri`)."""
         return self._client.transact(
-            self.contract, "openRun", model_id, run_hash, start_hash, seats, rounds, inner_steps
+            self.contract,
+            "openRun",
+            model_id,
+            run_hash,
+            start_hash,
+            seats,
+            rounds,
+            inner_steps,
+            spec_uri,
         )
+
+    def run_spec_uri(self, run_id: int) -> str:
+        """The run's spec URI, from its ``RunOpened`` event ("" for an unknown run). Cached:
+        it never changes."""
+        cached = self._run_uris.get(run_id)
+        if cached is None:
+            events = self._scan_events("RunOpened", {1: run_id})
+            if not events:
+                return ""
+            cached = self._run_uris[run_id] = str(events[-1].args["specURI"])
+        return cached
+
+    def contribution_spec_uri(self, job_id: int) -> str:
+        """The spec URI of contribution job ``job_id``: its run's (`run_spec_uri`) with the
+        fragment of its (round, seat) (`veritrain.diloco.contribution_uri`), from its
+        ``ContributionAdded`` event; "" when the job is no contribution or its run's URI names
+        no spec (empty, or with a fragment). The spec fetched from
+        it is checked against the job's spec hash, ``contributionSpecHash(runHash, round,
+        seat)``, as any spec is."""
+        events = self._scan_events("ContributionAdded", {3: job_id})
+        if not events:
+            return ""
+        args = events[-1].args
+        run_uri = self.run_spec_uri(int(args["runId"]))
+        if not run_uri:
+            return ""
+        try:
+            return contribution_uri(run_uri, int(args["round"]), int(args["seat"]))
+        except SpecError:
+            # a run URI with a fragment (nothing on chain refuses one) names no spec: the job
+            # has none, as a job posted with an unusable URI
+            return ""
 
     def run_id_from(self, receipt: TxReceipt) -> int:
         """The run id of the ``RunOpened`` event in an `open_run` receipt.
@@ -68,7 +124,6 @@ class RunsFacade(ContractFacade):
         init_hash: bytes,
         checkpoint_interval: int,
         reward: int,
-        spec_uri: str,
     ) -> TxReceipt:
         """Post the current round's contribution of ``seat`` and register it, in one
         transaction (``RunRegistry.postContribution``; the model's owner or an authorised
@@ -76,7 +131,7 @@ class RunsFacade(ContractFacade):
         submitter and pays its escrow, `JobsFacade.post_cost` (wei; auto-approves the Escrow).
         The job is a contribution from its post: it never holds a lineage head and its run pays
         it shares once (docs/SECURITY.md P-29). Registering the last seat closes the round's
-        registration.
+        registration. The job carries no spec URI: its spec is the run's (`contribution_spec_uri`).
 
         Args:
             run_id: the run.
@@ -84,7 +139,6 @@ class RunsFacade(ContractFacade):
             init_hash: the job's start state (32 bytes).
             checkpoint_interval: k steps (dividing the run's inner steps).
             reward: the solver's reward (wei).
-            spec_uri: where the contribution's spec is read.
 
         Returns:
             The receipt; `job_id_from` extracts the new job id.
@@ -105,7 +159,6 @@ class RunsFacade(ContractFacade):
             bytes(init_hash),
             checkpoint_interval,
             reward,
-            spec_uri,
         )
 
     def registration_deadline(self, run_id: int, round_index: int) -> int:

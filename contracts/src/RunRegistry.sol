@@ -148,7 +148,8 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
         bytes32 startHash,
         uint32 seats,
         uint32 rounds,
-        uint32 innerSteps
+        uint32 innerSteps,
+        string calldata specURI
     ) external returns (uint256 runId) {
         _checkPoster(modelId);
         if (seats == 0 || seats > MAX_SEATS) revert InvalidRun("seats", seats);
@@ -168,19 +169,16 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
             innerSteps: innerSteps,
             round: 0
         });
-        emit RunOpened(runId, modelId, runHash, msg.sender, startHash, seats, rounds, innerSteps);
+        emit RunOpened(runId, modelId, runHash, msg.sender, startHash, seats, rounds, innerSteps, specURI);
         _openRound(runId, 0);
     }
 
     /// @inheritdoc IRunRegistry
-    function postContribution(
-        uint256 runId,
-        uint32 seat,
-        bytes32 initHash,
-        uint32 checkpointInterval,
-        uint256 reward,
-        string calldata specURI
-    ) external nonReentrant returns (uint256 jobId) {
+    function postContribution(uint256 runId, uint32 seat, bytes32 initHash, uint32 checkpointInterval, uint256 reward)
+        external
+        nonReentrant
+        returns (uint256 jobId)
+    {
         (RunInfo storage run, uint32 t) = _freeSeat(runId, seat);
         // SAFETY: trusted JobManager; it checks the caller's right to post, escrows from the caller
         // and calls back nothing but the ShareRegistry (nonReentrant guards the rest). The job id
@@ -194,7 +192,7 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
             run.innerSteps,
             checkpointInterval,
             reward,
-            specURI
+            "" // the spec is the run's (RunOpened), resolved by (run, round, seat)
         );
         _contributions[runId][t][seat] = jobId;
         RunRound storage state = _rounds[runId][t];

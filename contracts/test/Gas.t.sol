@@ -519,11 +519,11 @@ contract Gas_Test is Deployers {
         vm.prank(submitter);
         registry.registerModel(runModel, ARCHITECTURE, FAMILY, 1000, keccak256("gas run seed"));
         vm.prank(submitter);
-        runId = runs.openRun(runModel, runHash, keccak256("outer 0"), 4, 2, TOTAL_STEPS);
+        runId = runs.openRun(runModel, runHash, keccak256("outer 0"), 4, 2, TOTAL_STEPS, RUN_SPEC_URI);
         _snap("RunRegistry.openRun");
         for (uint32 seat; seat < 4; ++seat) {
             vm.prank(submitter);
-            uint256 jobId = runs.postContribution(runId, seat, INIT_HASH, INTERVAL, REWARD, SPEC_URI);
+            uint256 jobId = runs.postContribution(runId, seat, INIT_HASH, INTERVAL, REWARD);
             if (seat == 1) _snap("RunRegistry.postContribution");
             _claimAndCommit(jobId);
             _assign(jobId);

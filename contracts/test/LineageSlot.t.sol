@@ -146,11 +146,11 @@ contract LineageSlot_Attack_Test is RunRegistry_Base {
         vm.prank(submitter);
         registry.registerModel(model, ARCHITECTURE, FAMILY, COMPUTE_PER_STEP, INIT_HASH);
         vm.prank(submitter);
-        uint256 runId = runs.openRun(model, RUN_HASH, START_HASH, 1, 1, INNER_STEPS);
+        uint256 runId = runs.openRun(model, RUN_HASH, START_HASH, 1, 1, INNER_STEPS, RUN_SPEC_URI);
         uint256 solverBefore = _holdings(solver);
         uint256 ownerBefore = _holdings(submitter);
         vm.prank(submitter);
-        uint256 jobId = runs.postContribution(runId, 0, INIT_HASH, INTERVAL, REWARD, SPEC_URI);
+        uint256 jobId = runs.postContribution(runId, 0, INIT_HASH, INTERVAL, REWARD);
         (uint256 slotJob,) = registry.slotOf(model);
         assertEq(slotJob, 0, "the contribution holds the head");
         _finalizeJob(jobId, solver);

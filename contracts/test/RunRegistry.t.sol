@@ -54,7 +54,7 @@ abstract contract RunRegistry_Base is Deployers {
 
     function _openRun(bytes32 runHash, uint32 seats, uint32 rounds) internal returns (uint256 runId) {
         vm.prank(submitter);
-        runId = runs.openRun(RUN_MODEL, runHash, START_HASH, seats, rounds, INNER_STEPS);
+        runId = runs.openRun(RUN_MODEL, runHash, START_HASH, seats, rounds, INNER_STEPS, RUN_SPEC_URI);
     }
 
     /// @notice Opens a run whose round 0 has every seat registered and cancelled: registration is
@@ -81,7 +81,7 @@ abstract contract RunRegistry_Base is Deployers {
 
     function _postContribution(address poster, uint256 runId, uint32 seat) internal returns (uint256 jobId) {
         vm.prank(poster);
-        jobId = runs.postContribution(runId, seat, INIT_HASH, INTERVAL, REWARD, SPEC_URI);
+        jobId = runs.postContribution(runId, seat, INIT_HASH, INTERVAL, REWARD);
     }
 
     /// @notice `account` trains job `jobId` honestly; every verifier approves; it finalizes.
@@ -494,7 +494,7 @@ contract RunRegistry_Rounds_Test is RunRegistry_Base {
         registry.registerModel(model, ARCHITECTURE, FAMILY, COMPUTE_PER_STEP, INIT_HASH);
         assertEq(registry.headOf(model), INIT_HASH);
         vm.prank(submitter);
-        uint256 runId = runs.openRun(model, RUN_HASH, START_HASH, 1, 1, INNER_STEPS);
+        uint256 runId = runs.openRun(model, RUN_HASH, START_HASH, 1, 1, INNER_STEPS, RUN_SPEC_URI);
         uint256 jobId = _postContribution(submitter, runId, 0);
         assertTrue(runs.isContribution(jobId));
         (uint256 slotJob,) = registry.slotOf(model);

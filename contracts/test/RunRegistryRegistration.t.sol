@@ -5,6 +5,7 @@ pragma solidity 0.8.37;
 import {RunRegistry_Base} from "./RunRegistry.t.sol";
 // Interfaces
 import {IJobManagerErrors} from "../src/interfaces/IJobManagerErrors.sol";
+import {IJobManager} from "../src/interfaces/IJobManager.sol";
 import {IRunRegistry} from "../src/interfaces/IRunRegistry.sol";
 import {IShareRegistry} from "../src/interfaces/IShareRegistry.sol";
 // Types
@@ -15,7 +16,7 @@ import {RunInfo, RunRoundPhase} from "../src/types/RunTypes.sol";
 contract RunRegistry_Registration_Test is RunRegistry_Base {
     function test_openRun_opensRoundZero_succeeds() public {
         vm.expectEmit(address(runs));
-        emit IRunRegistry.RunOpened(1, RUN_MODEL, RUN_HASH, submitter, START_HASH, 3, 2, INNER_STEPS);
+        emit IRunRegistry.RunOpened(1, RUN_MODEL, RUN_HASH, submitter, START_HASH, 3, 2, INNER_STEPS, RUN_SPEC_URI);
         uint256 runId = _openRun(RUN_HASH, 3, 2);
         assertEq(runId, 1);
         RunInfo memory run = runs.getRun(runId);
@@ -37,26 +38,26 @@ contract RunRegistry_Registration_Test is RunRegistry_Base {
         vm.prank(submitter);
         registry.authorizePoster(RUN_MODEL, stranger);
         vm.prank(stranger);
-        uint256 runId = runs.openRun(RUN_MODEL, RUN_HASH, START_HASH, 256, 1, 1);
+        uint256 runId = runs.openRun(RUN_MODEL, RUN_HASH, START_HASH, 256, 1, 1, RUN_SPEC_URI);
         assertEq(runs.getRun(runId).opener, stranger);
     }
 
     function test_openRun_notPoster_reverts() public {
         vm.expectRevert(abi.encodeWithSelector(IRunRegistry.NotPoster.selector, RUN_MODEL, stranger));
         vm.prank(stranger);
-        runs.openRun(RUN_MODEL, RUN_HASH, START_HASH, 2, 2, INNER_STEPS);
+        runs.openRun(RUN_MODEL, RUN_HASH, START_HASH, 2, 2, INNER_STEPS, RUN_SPEC_URI);
     }
 
     function test_openRun_invalidShape_reverts() public {
         vm.startPrank(submitter);
         vm.expectRevert(abi.encodeWithSelector(IRunRegistry.InvalidRun.selector, "seats", 0));
-        runs.openRun(RUN_MODEL, RUN_HASH, START_HASH, 0, 2, INNER_STEPS);
+        runs.openRun(RUN_MODEL, RUN_HASH, START_HASH, 0, 2, INNER_STEPS, RUN_SPEC_URI);
         vm.expectRevert(abi.encodeWithSelector(IRunRegistry.InvalidRun.selector, "seats", 257));
-        runs.openRun(RUN_MODEL, RUN_HASH, START_HASH, 257, 2, INNER_STEPS);
+        runs.openRun(RUN_MODEL, RUN_HASH, START_HASH, 257, 2, INNER_STEPS, RUN_SPEC_URI);
         vm.expectRevert(abi.encodeWithSelector(IRunRegistry.InvalidRun.selector, "rounds", 0));
-        runs.openRun(RUN_MODEL, RUN_HASH, START_HASH, 2, 0, INNER_STEPS);
+        runs.openRun(RUN_MODEL, RUN_HASH, START_HASH, 2, 0, INNER_STEPS, RUN_SPEC_URI);
         vm.expectRevert(abi.encodeWithSelector(IRunRegistry.InvalidRun.selector, "innerSteps", 0));
-        runs.openRun(RUN_MODEL, RUN_HASH, START_HASH, 2, 2, 0);
+        runs.openRun(RUN_MODEL, RUN_HASH, START_HASH, 2, 2, 0, RUN_SPEC_URI);
         vm.stopPrank();
     }
 
@@ -91,6 +92,19 @@ contract RunRegistry_Registration_Test is RunRegistry_Base {
         uint256 expected = jobManager.jobCount() + 1;
         vm.expectEmit(address(registry));
         emit IShareRegistry.ContributionPosted(RUN_MODEL, expected);
+        // No spec URI of its own: the run's, at RunOpened, resolved by (run, round, seat).
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.JobPosted(
+            expected,
+            submitter,
+            RUN_MODEL,
+            _spec(RUN_HASH, 0, 1),
+            INNER_STEPS,
+            INTERVAL,
+            REWARD,
+            jobManager.postCost(REWARD),
+            ""
+        );
         vm.expectEmit(address(runs));
         emit IRunRegistry.ContributionAdded(runId, 0, 1, expected);
         uint256 jobId = _registered(runId, 0, 1);

@@ -494,9 +494,11 @@ def test_dispute_list_and_show_of_a_round_claim(
     model = keccak(text="run model")
     register_model(owner, model, start)
     run_hash = keccak(text="a run")
-    run_id = owner.runs.run_id_from(owner.runs.open_run(model, run_hash, start, 1, 1, N))
-    job_id = owner.runs.job_id_from(owner.runs.post_contribution(run_id, 0, start, K, E18, "x"))
+    run_id = owner.runs.run_id_from(owner.runs.open_run(model, run_hash, start, 1, 1, N, "x"))
+    job_id = owner.runs.job_id_from(owner.runs.post_contribution(run_id, 0, start, K, E18))
     assert owner.jobs.get_job(job_id).spec_hash == contribution_spec_hash(run_hash, 0, 0)
+    # posted without a URI: the run's, published at openRun, with the seat's fragment
+    assert owner.jobs.spec_uri(job_id) == "x#contribution=0,0"
     owner.jobs.cancel_job(job_id)  # settled: the round may be proposed
     owner.runs.propose_round(run_id, keccak(text="a wrong state"), 0)
     challenger.runs.challenge_round(run_id)

@@ -116,7 +116,7 @@ def test_a_run_over_two_rounds_makes_the_simulated_global_states(net: Network) -
     solver."""
     run = RunSpec(inner=tiny_spec(seed=21), seats=2, rounds=3)
     owner, start = _open_run(net, run)
-    round0 = post_round(owner, run, run.to_data_uri(), 0, start, reward=20 * E18)
+    round0 = post_round(owner, run, 0, start, reward=20 * E18)
     solver = solver_node(
         net.client(SOLVER),
         net.tmp / "solver",
@@ -265,7 +265,7 @@ def test_a_wrong_round_claim_is_challenged_struck_and_replaced(net: Network) -> 
     solver's shares."""
     run = RunSpec(inner=tiny_spec(seed=23), seats=1, rounds=1)
     owner, start = _open_run(net, run)
-    (job_id,) = post_round(owner, run, run.to_data_uri(), 0, start, reward=20 * E18)
+    (job_id,) = post_round(owner, run, 0, start, reward=20 * E18)
     solver = SolverNode(
         net.client(SOLVER), net.tmp / "solver", "127.0.0.1", free_port(), poll_interval=0.5
     )
@@ -314,7 +314,7 @@ def test_a_wrong_or_copied_pseudo_gradient_is_rejected_and_slashed(
     net = audited_net
     run = RunSpec(inner=tiny_spec(seed=22), seats=2, rounds=1)
     owner, start = _open_run(net, run)
-    (job_id,) = post_round(owner, run, run.to_data_uri(), 0, start, reward=20 * E18, seats=[1])
+    (job_id,) = post_round(owner, run, 0, start, reward=20 * E18, seats=[1])
     init = contribution_init(start, None)
     cheater = solver_node(
         net.client(SOLVER),

@@ -96,7 +96,10 @@ interface IRunRegistry {
 
     ////// Events //////
 
-    /// @notice Emitted when a run is opened; its round 0 is Open.
+    /// @notice Emitted when a run is opened; its round 0 is Open. `specURI` is where the run's
+    ///         spec is read, once for the whole run: its contributions carry none (their jobs'
+    ///         `JobPosted` has an empty URI) and are resolved from it by (run, round, seat), the
+    ///         spec fetched checked against `runHash` and each job's spec hash.
     event RunOpened(
         uint256 indexed runId,
         bytes32 indexed modelId,
@@ -105,7 +108,8 @@ interface IRunRegistry {
         bytes32 startHash,
         uint32 seats,
         uint32 rounds,
-        uint32 innerSteps
+        uint32 innerSteps,
+        string specURI
     );
 
     /// @notice Emitted when job `jobId` is posted and registered as contribution (round, seat).
@@ -169,6 +173,7 @@ interface IRunRegistry {
     /// @param seats M, 1..256.
     /// @param rounds R, >= 1.
     /// @param innerSteps H, >= 1: every contribution job's totalSteps.
+    /// @param specURI URI of the run's spec (in `RunOpened` only; not stored).
     /// @return runId Fresh id (from 1).
     function openRun(
         bytes32 modelId,
@@ -176,7 +181,8 @@ interface IRunRegistry {
         bytes32 startHash,
         uint32 seats,
         uint32 rounds,
-        uint32 innerSteps
+        uint32 innerSteps,
+        string calldata specURI
     ) external returns (uint256 runId);
 
     /// @notice Posts the current round's contribution of `seat` and registers it, in one call
@@ -193,16 +199,11 @@ interface IRunRegistry {
     /// @param initHash The job's start state.
     /// @param checkpointInterval k (steps), dividing innerSteps.
     /// @param reward Reward for the solver (wei).
-    /// @param specURI URI of the contribution's spec.
-    /// @return jobId The new job.
-    function postContribution(
-        uint256 runId,
-        uint32 seat,
-        bytes32 initHash,
-        uint32 checkpointInterval,
-        uint256 reward,
-        string calldata specURI
-    ) external returns (uint256 jobId);
+    /// @return jobId The new job (its `JobPosted` has an empty spec URI: the contribution's spec
+    ///         is the run's, at `RunOpened`, resolved by (run, round, seat)).
+    function postContribution(uint256 runId, uint32 seat, bytes32 initHash, uint32 checkpointInterval, uint256 reward)
+        external
+        returns (uint256 jobId);
 
     /// @notice Proposes the current round's result, pulling `claimBond` through the Escrow.
     /// @dev Needs the round's registration closed (RegistrationOpen: every seat registered, or

@@ -44,6 +44,8 @@ abstract contract Deployers is PRBTest, Bound, ClaimsBook {
     bytes32 internal constant ARCHITECTURE = keccak256("architecture");
     bytes32 internal constant FAMILY = keccak256("family");
     string internal constant SPEC_URI = "data:application/json;base64,e30=";
+    /// @notice A run's spec URI (`RunRegistry.openRun`; its contributions carry none).
+    string internal constant RUN_SPEC_URI = "data:application/json;base64,eyJydW4iOnt9fQ==";
     string internal constant CHECKPOINT_URL = "http://127.0.0.1:8000/jobs/1";
     uint32 internal constant TOTAL_STEPS = 16;
     uint32 internal constant INTERVAL = 2;

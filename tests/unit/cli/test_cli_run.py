@@ -89,7 +89,7 @@ def test_spec_writes_a_run_the_nodes_load(tmp_path) -> None:
         (["post", "{junk}", "--round", "0"], "is not a run spec"),
         (["post", "{run}", "--round", "9"], "round 9 is past the run's 2 rounds"),
         (["post", "{run}", "--round", "0", "--seat", "5"], "seat 5 out of range"),
-        (["post", "{run}", "--round", "0", "--run-uri", "file:///x#y"], "must not have a fragment"),
+        (["open", "{run}", "--run-uri", "file:///x#y"], "must not have a fragment"),
         (["show", "{junk}"], "is not a run spec"),
         (["open", "{missing}"], "cannot read run file"),
         (["propose", "{junk}"], "is not a run spec"),

@@ -173,7 +173,7 @@ def test_drive_refuses_a_short_balance_or_a_wrong_key_in_one_line(
     [
         ("missing.json", None, "cannot read run file"),
         ("junk.json", '{"seats": 2}', "is not a run spec"),
-        ("run.json", "run", "must not have a fragment"),
+        ("run.json", "run", "--mirror"),
     ],
 )
 def test_drive_bad_input_is_one_line(tmp_path, name, content, message) -> None:
@@ -182,7 +182,8 @@ def test_drive_bad_input_is_one_line(tmp_path, name, content, message) -> None:
         path.write_bytes(RUN.canonical_json())
     elif content is not None:
         path.write_text(content)
-    extra = ["--run-uri", "file:///x#y"] if content == "run" else []
+    # the run's URI is published at `run open`; a bad mirror is refused before the chain
+    extra = ["--mirror", "ftp://x"] if content == "run" else []
     argv = ["run", "drive", str(path), *extra, "--rpc-url", "http://127.0.0.1:9"]
     result = runner.invoke(app, argv)
     assert result.exit_code != 0, result.output

@@ -361,6 +361,33 @@ def test_seat_masks_of_a_256_seat_run_are_stored(index: Index) -> None:
         assert rnd.accepted == 2**256 - 1
 
 
+def test_a_contribution_job_gets_its_runs_spec_uri_with_its_seats_fragment(index: Index) -> None:
+    """A contribution is posted without a spec URI (its JobPosted has ""): the job row gets the
+    run's URI, published at RunOpened, with the fragment of its (round, seat); a run URI with a
+    fragment names no spec and leaves the job without one."""
+    from indexer.models import Run
+
+    for job_id in (5, 6):
+        _add(index, 7, "JobManager", "JobPosted", {
+            "jobId": job_id, "submitter": A, "modelId": MODEL, "specHash": H, "totalSteps": 10,
+            "checkpointInterval": 5, "reward": 1, "escrow": 2, "specURI": "",
+        }, extra={"init_hash": H, "open_deadline": 99}, log_index=job_id)  # fmt: skip
+    for run_id, uri in ((1, "https://runs.example/r.json"), (2, "https://runs.example/r#x")):
+        _add(index, 8, "RunRegistry", "RunOpened", {
+            "runId": run_id, "modelId": MODEL, "runHash": H, "opener": A, "startHash": H,
+            "seats": 2, "rounds": 2, "innerSteps": 10, "specURI": uri,
+        }, log_index=run_id)  # fmt: skip
+    _add(index, 9, "RunRegistry", "ContributionAdded",
+         {"runId": 1, "round": 0, "seat": 1, "jobId": 5})  # fmt: skip
+    _add(index, 9, "RunRegistry", "ContributionAdded",
+         {"runId": 2, "round": 0, "seat": 0, "jobId": 6}, log_index=1)  # fmt: skip
+    with index.reader() as s:
+        run, good, bad = s.get(Run, 1), s.get(Job, 5), s.get(Job, 6)
+        assert run is not None and run.spec_uri == "https://runs.example/r.json"
+        assert good is not None and good.spec_uri == "https://runs.example/r.json#contribution=0,1"
+        assert bad is not None and bad.spec_uri == ""
+
+
 def test_an_index_at_the_first_revision_keeps_its_rows_through_the_upgrade(db_url: str) -> None:
     """Migration 0002 (wider integers, masks as decimal strings) converts the stored rows."""
     from alembic import command

@@ -156,11 +156,9 @@ def test_a_leaver_withholding_its_counted_final_does_not_stop_the_run(
     solvers[11].serving = False  # the leaver
     owner = chain  # the model's owner posts round 1
     with pytest.raises(CheckpointUnavailable):
-        post_round(owner, RUN, RUN.to_data_uri(), 1, start, reward=1, http=network())
+        post_round(owner, RUN, 1, start, reward=1, http=network())
     assert owner.posted == []
-    posted = post_round(
-        owner, RUN, RUN.to_data_uri(), 1, start, reward=1, http=network(), mirrors=[MIRROR]
-    )
+    posted = post_round(owner, RUN, 1, start, reward=1, http=network(), mirrors=[MIRROR])
     assert posted == [100, 101, 102]
     r0 = advance_round(RUN, OuterState.from_bytes(start), {}, contributions)
     g1 = r0.state.to_bytes()
@@ -188,9 +186,7 @@ def test_a_final_nobody_serves_leaves_its_seat_out_and_the_run_goes_on(
     assert list(state.withheld) == [1] and state.seat_finals == {0: contributions[0][1]}
     with pytest.raises(CheckpointUnavailable, match="seat 1's start cannot be built"):
         state.seat_start(1)
-    posted = post_round(
-        chain, RUN, RUN.to_data_uri(), 1, start, reward=1, http=network(), mirrors=[MIRROR]
-    )
+    posted = post_round(chain, RUN, 1, start, reward=1, http=network(), mirrors=[MIRROR])
     g1 = r0.state.to_bytes()
     assert posted == [100, 101] and [init for init, _ in chain.posted] == [
         state_hash(contribution_init(g1, contributions[0][1])),
@@ -221,7 +217,6 @@ def test_a_verifier_keeps_a_finalized_contribution_and_serves_it_after_its_solve
     posted = post_round(
         chain,
         RUN,
-        RUN.to_data_uri(),
         1,
         start,
         reward=1,

@@ -40,7 +40,7 @@ class Chain(FakeClient):
         registry.post_contribution = self._post  # type: ignore[attr-defined]
         registry.job_id_from = lambda receipt: receipt  # type: ignore[attr-defined]
 
-    def _post(self, run_id: int, seat: int, init_hash: bytes, k: int, reward: int, uri: str) -> int:
+    def _post(self, run_id: int, seat: int, init_hash: bytes, k: int, reward: int) -> int:
         """`RunRegistry.postContribution`: reverts SeatTaken like the contract."""
         t = self.runs.run.round
         if (t, seat) in self.runs.jobs:
@@ -63,7 +63,7 @@ def _settle_and_propose(chain: Chain) -> None:
 
 
 def _step(chain: Chain, **kw: Any) -> DriveStep:
-    return drive_step(chain, RUN, RUN.to_data_uri(), reward=REWARD, **kw)
+    return drive_step(chain, RUN, reward=REWARD, **kw)
 
 
 def test_a_round_is_posted_once_then_waited_on_by_the_same_or_a_restarted_driver() -> None:
