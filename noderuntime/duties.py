@@ -22,6 +22,12 @@ if TYPE_CHECKING:
 
 __all__ = ["JOB_EVENTS", "DutiesMixin"]
 
+SOLVER_ASSIGN_HEAD_START = 2
+"""Blocks past the first one the assignment may be mined in (the randomness block + 1) during
+which a node other than the job's solver leaves the assignment to the solver, which assigns
+with its claims in one transaction (`VerificationRound.assignAndPostClaims`); after them any
+node does the duty, so an absent solver delays it by this many blocks only."""
+
 JOB_EVENTS = ("CheckpointsCommitted", "VerifiersAssigned", "JobReclaimed")
 """The JobManager events `NodeBase.follow_jobs` indexes (Open jobs are never read: a node that
 cannot act on them pays nothing for them)."""
@@ -39,7 +45,9 @@ class DutiesMixin(NodeCore):
 
     def assign_verifiers_if_due(self, job_id: int, job: JobView | None = None) -> bool:
         """Call `JobManager.assignVerifiers(job_id)` once the job is Committed and its
-        randomness block is mined (anyone may; sent through `duty`). Past the job's assign
+        randomness block is mined (anyone may; sent through `duty`), a node other than the job's
+        solver only `SOLVER_ASSIGN_HEAD_START` blocks later (the solver assigns with its claims
+        in one transaction, `VerificationRound.assignAndPostClaims`). Past the job's assign
         deadline (``commit_deadline + open_window`` seconds: no draw seated it in time, e.g. too
         few eligible verifiers), call `JobManager.expireUnassigned(job_id)` instead, which makes
         every party whole (docs/SECURITY.md P-35).
@@ -73,6 +81,11 @@ class DutiesMixin(NodeCore):
                     self.block_number(),
                 )
             return False
+        if (
+            str(job.solver).lower() != str(self.client.address).lower()
+            and self.block_number() <= int(job.randomness_block) + SOLVER_ASSIGN_HEAD_START
+        ):
+            return False  # the solver's head start: it assigns with its claims
         receipt = self.duty(
             f"assignVerifiers job {job_id}",
             lambda: self._job_moved_on(job_id, JobStatus.Committed),

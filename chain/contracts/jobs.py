@@ -195,8 +195,9 @@ class JobsFacade(ContractFacade):
             return None
         head = int(self._client.w3.eth.block_number)
         randomness = int(job.randomness_block)
-        # the transaction runs in block head + 1, where the hash must be one of the last 256
-        if head < randomness or head + 1 - randomness > 256:
+        # the transaction runs in block head + 1, where the hash must be one of the last 256;
+        # some nodes estimate at the head itself, which must be past the randomness block too
+        if head <= randomness or head + 1 - randomness > 256:
             return None
         block_hash = bytes(self._client.w3.eth.get_block(randomness)["hash"])
         seed = job_seed(block_hash, job_id, bytes(job.merkle_root))

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from noderuntime.duties import SOLVER_ASSIGN_HEAD_START
 from solver.node import SolverNode
 from tests.utils.fake_chain import FakeChain
 from tests.utils.node_fixtures import SOLVER, SUBMITTER, VERIFIERS, run_solver_to_commit, tiny_spec
@@ -16,7 +17,8 @@ from veritrain.enums import JobStatus, Role
 
 
 def _committed_job(chain: FakeChain) -> int:
-    """A job committed by a solver whose randomness block is mined (assignVerifiers due)."""
+    """A job committed by a solver whose randomness block is mined and whose solver's head start
+    is over (assignVerifiers due for any node)."""
     job_id = chain.post_job(SUBMITTER, tiny_spec())
     for v in VERIFIERS:
         chain.staked[(v, int(Role.Verifier))] = 100
@@ -27,7 +29,7 @@ def _committed_job(chain: FakeChain) -> int:
         randomness_block=1,
         commit_deadline=chain.now,  # committed just now: its assign deadline is far off
     )
-    chain.advance(blocks=2)
+    chain.advance(blocks=2 + SOLVER_ASSIGN_HEAD_START)
     return job_id
 
 
@@ -43,6 +45,32 @@ def test_second_node_does_not_race_an_assignment_already_made(tmp_path: Path, ca
     assert chain.attempts == [(VERIFIERS[0], "assignVerifiers")]
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
     assert any("already done" in r.getMessage() for r in caplog.records if r.name == "solver")
+
+
+def test_other_nodes_leave_the_solver_a_head_start_to_assign_with_its_claims(
+    tmp_path: Path,
+) -> None:
+    """The first block the assignment can be mined in is the solver's (it assigns with its
+    claims in one transaction); a verifier node does the duty only after it, so an absent solver
+    delays the assignment by `SOLVER_ASSIGN_HEAD_START` blocks and no more."""
+    chain = FakeChain()
+    job_id = _committed_job(chain)
+    chain.set_job(job_id, randomness_block=chain.block)  # mined: the next block may assign
+    verifier = VerifierNode(chain.client(VERIFIERS[0]), tmp_path / "v")
+    for _ in range(SOLVER_ASSIGN_HEAD_START):
+        assert not verifier.assign_verifiers_if_due(job_id)
+        chain.advance(blocks=1)
+    assert not verifier.assign_verifiers_if_due(job_id)
+    assert chain.attempts == []
+    chain.advance(blocks=1)
+    assert verifier.assign_verifiers_if_due(job_id)
+    assert chain.attempts == [(VERIFIERS[0], "assignVerifiers")]
+    # the solver itself may assign from the first block on
+    other = FakeChain()
+    second = _committed_job(other)
+    other.set_job(second, randomness_block=other.block - 1)
+    solver = SolverNode(other.client(SOLVER), tmp_path / "s", serve=False)
+    assert solver.assign_verifiers_if_due(second)
 
 
 def test_second_node_does_not_race_a_finalization_already_made(tmp_path: Path, caplog) -> None:
