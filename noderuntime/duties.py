@@ -43,6 +43,11 @@ class DutiesMixin(NodeCore):
             return None
         return f"another account (job {job_id} is now {status.name})"
 
+    def assign_deadline_passed(self, job: JobView) -> bool:
+        """Whether a Committed `job` is past its assign deadline (``commit_deadline +
+        open_window`` seconds), after which it is expired (`assign_verifiers_if_due`)."""
+        return self.chain_time() > int(job.commit_deadline) + int(self.job_params().open_window)
+
     def assign_verifiers_if_due(self, job_id: int, job: JobView | None = None) -> bool:
         """Call `JobManager.assignVerifiers(job_id)` once the job is Committed and its
         randomness block is mined (anyone may; sent through `duty`), a node other than the job's
@@ -62,7 +67,7 @@ class DutiesMixin(NodeCore):
         job = job if job is not None else self.client.jobs.get_job(job_id)
         if JobStatus(int(job.status)) is not JobStatus.Committed:
             return False
-        if self.chain_time() > int(job.commit_deadline) + int(self.job_params().open_window):
+        if self.assign_deadline_passed(job):
             expired = self.duty(
                 f"expireUnassigned job {job_id}",
                 lambda: self._job_moved_on(job_id, JobStatus.Committed),

@@ -24,7 +24,7 @@ from solver.deadlines import SolverDeadlines
 from solver.server import CheckpointCatalog
 from veritrain.commitments import submission_id
 from veritrain.enums import JobStatus, Verdict
-from veritrain.forced import build_claims, draw_forced_error
+from veritrain.forced import Claims, build_claims, draw_forced_error
 from veritrain.hexutil import to_hex
 from veritrain.merkle import checkpoint_tree, claim_indices
 from veritrain.sampling import last_fetched
@@ -166,13 +166,7 @@ class SolverRound(SolverDeadlines):
         if draws is None:
             return False
         segments = list(draws.segments)
-        if self._forced_rate is None:
-            self._forced_rate = int(self.client.round.forced_error_rate_bps())
-        claims = build_claims(
-            segments,
-            list(rec.hashes),
-            draw_forced_error(rec.secret, job_id, segments, self._forced_rate),
-        )
+        claims = self._claims_on(job_id, rec, rec.secret, segments)
         receipt = self.send(
             f"assignAndPostClaims job {job_id} ({len(segments)} samples)",
             self.client.round.assign_and_post_claims,
@@ -184,24 +178,36 @@ class SolverRound(SolverDeadlines):
         )
         if receipt is None:
             return False
-        self._draw_claims(job_id, rec, rec.secret)
+        # mined: the chain's sample is `segments` (the call checked its hash)
+        self._persist_claims(job_id, segments, claims)
         return True
 
     def _draw_claims(self, job_id: int, rec: SolverJob, secret: bytes) -> SolverClaims:
         """Draw the forced error locally (the secret never leaves this process before the
-        reveal) and build the claims from the committed state hashes; persisted, and the
-        sampled starts are opened on the server."""
+        reveal) and build the claims from the committed state hashes on the chain's sample;
+        persisted, and the sampled starts are opened on the server."""
         segments = [int(s) for s in self.client.jobs.get_assignment(job_id).segments]
+        return self._persist_claims(
+            job_id, segments, self._claims_on(job_id, rec, secret, segments)
+        )
+
+    def _claims_on(self, job_id: int, rec: SolverJob, secret: bytes, segments: list[int]) -> Claims:
+        """The claims on the sample `segments` (not persisted): the committed state hashes,
+        with the forced claim when the secret's draw plants one (docs/FORCED_ERRORS.md)."""
         if self._forced_rate is None:
             self._forced_rate = int(self.client.round.forced_error_rate_bps())
         draw = draw_forced_error(secret, job_id, segments, self._forced_rate)
-        claims = build_claims(segments, list(rec.hashes), draw)
-        if draw.forced:
+        return build_claims(segments, list(rec.hashes), draw)
+
+    def _persist_claims(self, job_id: int, segments: list[int], claims: Claims) -> SolverClaims:
+        """Persist the claims on `segments` in the job's record and open the sampled starts on
+        the server (`_apply_seal`)."""
+        if claims.forced_sample is not None:
             self.log.info(
                 "job %d: FORCED ERROR planted on sample %d (segment %d)",
                 job_id,
-                draw.sample,
-                segments[draw.sample],
+                claims.forced_sample,
+                segments[claims.forced_sample],
             )
         rec = self._put(
             job_id,
@@ -224,9 +230,7 @@ class SolverRound(SolverDeadlines):
         if status is JobStatus.Committed:
             # Past the assign deadline the duty expires the job instead; before it, the solver
             # assigns with its claims when it can (one transaction fewer).
-            if self.chain_time() > int(job.commit_deadline) + int(
-                self.job_params().open_window
-            ) or not self._assign_with_claims(job_id):
+            if self.assign_deadline_passed(job) or not self._assign_with_claims(job_id):
                 self.assign_verifiers_if_due(job_id, job)
         elif status is JobStatus.Verifying:
             self._round(job_id, job)

@@ -193,7 +193,7 @@ class JobsFacade(ContractFacade):
         job = self.get_job(job_id, with_uris=False)
         if job.status is not JobStatus.Committed or self.get_assignment(job_id).segments:
             return None
-        head = int(self._client.w3.eth.block_number)
+        head = int(self._client.block_number())
         randomness = int(job.randomness_block)
         # the transaction runs in block head + 1, where the hash must be one of the last 256;
         # some nodes estimate at the head itself, which must be past the randomness block too
