@@ -77,8 +77,9 @@ UNAVAILABLE = (
 )
 
 
-#: The on-chain round count of an open-ended run (`RunSpec.rounds` None).
-OPEN_ENDED_ROUNDS = 2**32 - 1
+#: The on-chain round count of an open-ended run (`RunSpec.rounds` None): the most the
+#: `RunRegistry` stores (R packs into 24 bits; `openRun` refuses more).
+OPEN_ENDED_ROUNDS = 2**24 - 1
 
 
 def chain_rounds(run: RunSpec) -> int:

@@ -133,7 +133,7 @@ class RunSpec(_Frozen):
 
     inner: JobSpec
     seats: int = Field(4, ge=1, le=256)
-    rounds: int | None = Field(None, ge=1, le=2**32 - 1)
+    rounds: int | None = Field(None, ge=1, le=2**24 - 1)
     outer: OuterOptimizerConfig = OuterOptimizerConfig()
     delta_format: Literal["float32", "int8"] = "float32"
 

@@ -3,6 +3,8 @@ pragma solidity 0.8.37;
 
 // Contracts
 import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
+// Libraries
+import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 // Interfaces
 import {IArbitrationCommittee} from "./interfaces/IArbitrationCommittee.sol";
 import {IClaimParent} from "./interfaces/IClaimParent.sol";
@@ -16,7 +18,7 @@ import {Bucket} from "./types/EscrowTypes.sol";
 import {Job, JobStatus} from "./types/JobTypes.sol";
 import {PostKind} from "./types/LineageTypes.sol";
 import {Role} from "./types/Role.sol";
-import {RunInfo, RunRound, RunRoundPhase} from "./types/RunTypes.sol";
+import {RoundRecord, RunInfo, RunRecord, RunRound, RunRoundPhase} from "./types/RunTypes.sol";
 
 /// @title RunRegistry
 /// @notice DiLoCo training runs over the JobManager's verified jobs, with optimistic round claims
@@ -85,14 +87,14 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
     ////// State //////
 
     uint256 internal _runCount;
-    mapping(uint256 runId => RunInfo run) internal _runs;
-    mapping(uint256 runId => mapping(uint32 round => RunRound state)) internal _rounds;
-    mapping(uint256 runId => mapping(uint32 round => mapping(uint32 seat => uint256 jobId))) internal _contributions;
+    mapping(uint256 runId => RunRecord run) internal _runs;
+    mapping(uint256 runId => mapping(uint32 round => RoundRecord state)) internal _rounds;
+    /// @notice Each round's contribution job ids, four to a word: seat j's id is bits
+    ///         [64 (j % 4), 64 (j % 4) + 64) of word j / 4 (`_contributionOf`), so a round of M seats
+    ///         creates ceil(M / 4) words, not M.
+    mapping(uint256 runId => mapping(uint32 round => mapping(uint256 word => uint256 jobIds))) internal _contributions;
     mapping(bytes32 runHash => uint256 runId) internal _runIds;
     mapping(uint256 disputeId => ClaimRef claim) internal _claims;
-    /// @notice Last timestamp at which a contribution of (run, round) may be posted: the round's
-    ///         opening plus the registration window (P-28).
-    mapping(uint256 runId => mapping(uint32 round => uint64 deadline)) internal _registrationDeadlines;
 
     ////// Constructor //////
 
@@ -153,19 +155,19 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
     ) external returns (uint256 runId) {
         _checkPoster(modelId);
         if (seats == 0 || seats > MAX_SEATS) revert InvalidRun("seats", seats);
-        if (rounds == 0) revert InvalidRun("rounds", rounds);
+        if (rounds == 0 || rounds > type(uint24).max) revert InvalidRun("rounds", rounds);
         if (innerSteps == 0) revert InvalidRun("innerSteps", innerSteps);
         uint256 taken = _runIds[runHash];
         if (taken != 0) revert RunHashTaken(runHash, taken);
         runId = ++_runCount;
         _runIds[runHash] = runId;
-        _runs[runId] = RunInfo({
+        _runs[runId] = RunRecord({
             modelId: modelId,
             runHash: runHash,
-            opener: msg.sender,
             startHash: startHash,
-            seats: seats,
-            rounds: rounds,
+            opener: msg.sender,
+            seats: SafeCast.toUint16(seats),
+            rounds: SafeCast.toUint24(rounds),
             innerSteps: innerSteps,
             round: 0
         });
@@ -179,7 +181,7 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
         nonReentrant
         returns (uint256 jobId)
     {
-        (RunInfo storage run, uint32 t) = _freeSeat(runId, seat);
+        (RunRecord storage run, uint32 t) = _freeSeat(runId, seat);
         // SAFETY: trusted JobManager; it checks the caller's right to post, escrows from the caller
         // and calls back nothing but the ShareRegistry (nonReentrant guards the rest). The job id
         // is only known after the post, so the registration follows it.
@@ -194,8 +196,8 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
             reward,
             "" // the spec is the run's (RunOpened), resolved by (run, round, seat)
         );
-        _contributions[runId][t][seat] = jobId;
-        RunRound storage state = _rounds[runId][t];
+        _contributions[runId][t][seat >> 2] |= uint256(SafeCast.toUint64(jobId)) << _seatShift(seat);
+        RoundRecord storage state = _rounds[runId][t];
         uint256 registered = state.registered | (uint256(1) << seat);
         state.registered = registered;
         emit ContributionAdded(runId, t, seat, jobId);
@@ -204,27 +206,26 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
 
     /// @inheritdoc IRunRegistry
     function proposeRound(uint256 runId, bytes32 stateHash, uint256 accepted) external nonReentrant {
-        RunInfo storage run = _liveRun(runId);
+        RunRecord storage run = _liveRun(runId);
         uint32 t = run.round;
-        RunRound storage state = _rounds[runId][t];
+        RoundRecord storage state = _rounds[runId][t];
         if (state.phase != RunRoundPhase.Open) revert UnexpectedRoundPhase(runId, t, state.phase);
         if (stateHash == bytes32(0)) revert ZeroStateHash();
         uint256 registered = state.registered;
         // Registration closes by a rule (every seat registered, or its deadline passed), never by
         // this proposal (P-28).
-        uint64 registrationDeadline = _registrationDeadlines[runId][t];
+        uint64 registrationDeadline = state.registrationDeadline;
         if (registered != _allSeats(run.seats) && block.timestamp <= registrationDeadline) {
             revert RegistrationOpen(runId, t, registered, registrationDeadline);
         }
-        mapping(uint32 seat => uint256 jobId) storage contributions = _contributions[runId][t];
         for (uint256 j; registered >> j != 0; ++j) {
             if ((registered >> j) & 1 == 0) continue;
             // SAFETY: j < MAX_SEATS = 256 (a bit of a uint256).
             // forge-lint: disable-next-line(unsafe-typecast)
             uint32 seat = uint32(j);
-            uint256 jobId = contributions[seat];
-            // SAFETY: trusted JobManager view.
-            JobStatus status = _JOB_MANAGER.getJob(jobId).status;
+            uint256 jobId = _contributionOf(runId, t, seat);
+            // SAFETY: trusted JobManager view (four words of the job, not its seven).
+            JobStatus status = _JOB_MANAGER.roundJobOf(jobId).status;
             if (!_isTerminal(status)) revert RoundNotSettled(runId, t, jobId, status);
             if ((accepted >> j) & 1 == 1 && status != JobStatus.Finalized) revert SeatNotFinalized(runId, t, seat);
         }
@@ -236,7 +237,7 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
         state.stateHash = stateHash;
         state.accepted = accepted;
         state.proposer = msg.sender;
-        state.challengeDeadline = deadline;
+        state.challengeDeadline = SafeCast.toUint40(deadline);
         emit RoundProposed(runId, t, msg.sender, stateHash, accepted, deadline);
         // SAFETY: trusted Escrow; it pulls the bond from the proposer (approved beforehand).
         _ESCROW.deposit(Bucket.Bonds, msg.sender, _CLAIM_BOND);
@@ -244,9 +245,9 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
 
     /// @inheritdoc IRunRegistry
     function challengeRound(uint256 runId) external nonReentrant {
-        RunInfo storage run = _liveRun(runId);
+        RunRecord storage run = _liveRun(runId);
         uint32 t = run.round;
-        RunRound storage state = _rounds[runId][t];
+        RoundRecord storage state = _rounds[runId][t];
         if (state.phase != RunRoundPhase.Proposed) revert UnexpectedRoundPhase(runId, t, state.phase);
         uint64 deadline = state.challengeDeadline;
         if (block.timestamp > deadline) revert ChallengeWindowClosed(runId, t, deadline);
@@ -261,16 +262,16 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
         // @dev); the id is recorded right after and nonReentrant guards the rest.
         // slither-disable-next-line reentrancy-no-eth,reentrancy-benign
         uint256 disputeId = _COMMITTEE.openClaimDispute(excluded);
-        state.disputeId = disputeId;
+        state.disputeId = SafeCast.toUint96(disputeId);
         _claims[disputeId] = ClaimRef({runId: runId, round: t});
         emit RoundChallenged(runId, t, msg.sender, disputeId);
     }
 
     /// @inheritdoc IRunRegistry
     function finalizeRound(uint256 runId) external nonReentrant {
-        RunInfo storage run = _liveRun(runId);
+        RunRecord storage run = _liveRun(runId);
         uint32 t = run.round;
-        RunRound storage state = _rounds[runId][t];
+        RoundRecord storage state = _rounds[runId][t];
         if (state.phase != RunRoundPhase.Proposed) revert UnexpectedRoundPhase(runId, t, state.phase);
         uint64 deadline = state.challengeDeadline;
         if (block.timestamp <= deadline) revert ChallengeWindowOpen(runId, t, deadline);
@@ -278,8 +279,10 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
         (address[] memory solvers, uint256 shares) = _closeRound(runId, run, state, t);
 
         // Interactions with trusted protocol contracts, after all state changes.
-        // SAFETY: trusted Escrow; the bond was deposited into Bucket.Bonds at proposeRound.
-        _ESCROW.credit(Bucket.Bonds, proposer, _CLAIM_BOND);
+        // SAFETY: trusted Escrow; the bond was deposited into Bucket.Bonds at proposeRound. It goes
+        // straight back to the proposer's wallet (a credit only if the token refuses, as a job's
+        // reward, docs/SECURITY.md P-41): no claimCredit follows.
+        _ESCROW.pay(Bucket.Bonds, proposer, _CLAIM_BOND);
         _mintShares(run.modelId, solvers, shares);
     }
 
@@ -312,17 +315,37 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
     /// @inheritdoc IRunRegistry
     function getRun(uint256 runId) external view returns (RunInfo memory run) {
         if (runId == 0 || runId > _runCount) revert UnknownRun(runId);
-        run = _runs[runId];
+        RunRecord storage stored = _runs[runId];
+        run = RunInfo({
+            modelId: stored.modelId,
+            runHash: stored.runHash,
+            opener: stored.opener,
+            startHash: stored.startHash,
+            seats: stored.seats,
+            rounds: stored.rounds,
+            innerSteps: stored.innerSteps,
+            round: stored.round
+        });
     }
 
     /// @inheritdoc IRunRegistry
     function getRound(uint256 runId, uint32 round) external view returns (RunRound memory state) {
-        state = _rounds[runId][round];
+        RoundRecord storage stored = _rounds[runId][round];
+        state = RunRound({
+            phase: stored.phase,
+            registered: stored.registered,
+            accepted: stored.accepted,
+            stateHash: stored.stateHash,
+            proposer: stored.proposer,
+            challenger: stored.challenger,
+            challengeDeadline: stored.challengeDeadline,
+            disputeId: stored.disputeId
+        });
     }
 
     /// @inheritdoc IRunRegistry
     function contributionOf(uint256 runId, uint32 round, uint32 seat) external view returns (uint256 jobId) {
-        jobId = _contributions[runId][round][seat];
+        jobId = _contributionOf(runId, round, seat);
     }
 
     /// @inheritdoc IRunRegistry
@@ -367,7 +390,7 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
 
     /// @inheritdoc IRunRegistry
     function registrationDeadline(uint256 runId, uint32 round) external view returns (uint64 deadline) {
-        deadline = _registrationDeadlines[runId][round];
+        deadline = _rounds[runId][round].registrationDeadline;
     }
 
     /// @notice JobManager whose jobs are the contributions.
@@ -405,25 +428,25 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
     /// @notice The live run `runId` and its current round `t`, whose `seat` the caller (a poster of
     ///         the run's model) may post: the round is Open, never claimed, its registration open
     ///         and the seat in range and free.
-    function _freeSeat(uint256 runId, uint32 seat) internal view returns (RunInfo storage run, uint32 t) {
+    function _freeSeat(uint256 runId, uint32 seat) internal view returns (RunRecord storage run, uint32 t) {
         run = _liveRun(runId);
         _checkPoster(run.modelId);
         t = run.round;
-        RunRound storage state = _rounds[runId][t];
+        RoundRecord storage state = _rounds[runId][t];
         // A round that saw a claim (a dispute id) keeps registration closed after the claim is struck.
         if (state.phase != RunRoundPhase.Open || state.disputeId != 0) {
             revert UnexpectedRoundPhase(runId, t, state.phase);
         }
-        if (state.registered == _allSeats(run.seats) || block.timestamp > _registrationDeadlines[runId][t]) {
+        if (state.registered == _allSeats(run.seats) || block.timestamp > state.registrationDeadline) {
             revert RegistrationClosed(runId, t);
         }
         if (seat >= run.seats) revert SeatOutOfRange(runId, seat);
-        uint256 taken = _contributions[runId][t][seat];
+        uint256 taken = _contributionOf(runId, t, seat);
         if (taken != 0) revert SeatTaken(runId, t, seat, taken);
     }
 
     /// @notice The run `runId`; reverts UnknownRun, or RunEnded once all its rounds are final.
-    function _liveRun(uint256 runId) internal view returns (RunInfo storage run) {
+    function _liveRun(uint256 runId) internal view returns (RunRecord storage run) {
         if (runId == 0 || runId > _runCount) revert UnknownRun(runId);
         run = _runs[runId];
         if (run.round >= run.rounds) revert RunEnded(runId);
@@ -433,7 +456,7 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
     ///         round is Final, the run moves to round t + 1 (Open unless the run has ended).
     /// @return solvers Solver of each counted seat, in seat order (to be minted `shares` each).
     /// @return shares Shares per counted seat: innerSteps * computePerStep.
-    function _closeRound(uint256 runId, RunInfo storage run, RunRound storage state, uint32 t)
+    function _closeRound(uint256 runId, RunRecord storage run, RoundRecord storage state, uint32 t)
         internal
         returns (address[] memory solvers, uint256 shares)
     {
@@ -444,21 +467,21 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
         uint256 accepted = state.accepted;
         solvers = new address[](_popCount(accepted));
         uint256 count = 0;
-        mapping(uint32 seat => uint256 jobId) storage contributions = _contributions[runId][t];
         for (uint256 j; accepted >> j != 0; ++j) {
             if ((accepted >> j) & 1 == 0) continue;
             // SAFETY: j < MAX_SEATS = 256 (a bit of a uint256).
             // forge-lint: disable-next-line(unsafe-typecast)
             uint32 seat = uint32(j);
-            uint256 jobId = contributions[seat];
-            // SAFETY: trusted JobManager view; the job was Finalized at proposal, its solver is fixed.
-            address solver = _JOB_MANAGER.getJob(jobId).solver;
+            uint256 jobId = _contributionOf(runId, t, seat);
+            // SAFETY: trusted JobManager view (one word); the job was Finalized at proposal, its
+            // solver is fixed.
+            address solver = _JOB_MANAGER.submissionOf(jobId).solverOf();
             solvers[count++] = solver;
             emit ContributionRewarded(runId, t, seat, jobId, solver, shares);
         }
         state.phase = RunRoundPhase.Final;
         uint32 next = t + 1;
-        run.round = next;
+        run.round = SafeCast.toUint24(next);
         if (next < run.rounds) _openRound(runId, next);
         emit RoundFinalized(runId, t, state.stateHash, accepted, shares);
     }
@@ -473,11 +496,11 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
         uint256 runId = claim.runId;
         if (runId == 0) revert UnknownClaimDispute(disputeId);
         uint32 t = claim.round;
-        RunRound storage state = _rounds[runId][t];
+        RoundRecord storage state = _rounds[runId][t];
         if (state.phase != RunRoundPhase.Disputed || state.disputeId != disputeId) {
             revert UnknownClaimDispute(disputeId);
         }
-        RunInfo storage run = _runs[runId];
+        RunRecord storage run = _runs[runId];
         ruling.runId = runId;
         ruling.round = t;
         ruling.modelId = run.modelId;
@@ -543,7 +566,7 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
     ///         model's owner and its authorised posters (at most ShareRegistry.MAX_POSTERS), and
     ///         the solver and the poster of each of the round's registered jobs (zero solvers
     ///         skipped, a poster only when it is not the owner or the opener).
-    function _excludedFrom(uint256 runId, RunInfo storage run, uint32 t, uint256 registered, address proposer)
+    function _excludedFrom(uint256 runId, RunRecord storage run, uint32 t, uint256 registered, address proposer)
         internal
         view
         returns (address[] memory excluded)
@@ -562,12 +585,12 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
         for (uint256 i; i < posters.length; ++i) {
             accounts[count++] = posters[i];
         }
-        mapping(uint32 seat => uint256 jobId) storage contributions = _contributions[runId][t];
+        mapping(uint256 word => uint256 jobIds) storage words = _contributions[runId][t];
         for (uint256 j; registered >> j != 0; ++j) {
             if ((registered >> j) & 1 == 0) continue;
             // SAFETY: j < MAX_SEATS = 256; trusted JobManager view.
             // forge-lint: disable-next-line(unsafe-typecast)
-            Job memory job = _JOB_MANAGER.getJob(contributions[uint32(j)]);
+            Job memory job = _JOB_MANAGER.getJob(_jobIn(words, uint32(j)));
             if (job.solver != address(0)) accounts[count++] = job.solver;
             if (job.submitter != owner && job.submitter != opener) accounts[count++] = job.submitter;
         }
@@ -579,10 +602,30 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
 
     /// @notice Opens round `t` of run `runId`: its registration is open for the registration window.
     function _openRound(uint256 runId, uint32 t) internal {
-        _rounds[runId][t].phase = RunRoundPhase.Open;
         uint64 deadline = uint64(block.timestamp) + _REGISTRATION_WINDOW;
-        _registrationDeadlines[runId][t] = deadline;
+        RoundRecord storage state = _rounds[runId][t];
+        state.phase = RunRoundPhase.Open;
+        state.registrationDeadline = SafeCast.toUint40(deadline);
         emit RoundOpened(runId, t, deadline);
+    }
+
+    /// @notice The job registered as (round `t`, `seat`) of run `runId` (0 if none).
+    function _contributionOf(uint256 runId, uint32 t, uint32 seat) internal view returns (uint256 jobId) {
+        jobId = _jobIn(_contributions[runId][t], seat);
+    }
+
+    /// @notice The job id of `seat` in a round's packed `words`.
+    function _jobIn(mapping(uint256 word => uint256 jobIds) storage words, uint32 seat)
+        internal
+        view
+        returns (uint256 jobId)
+    {
+        jobId = uint64(words[seat >> 2] >> _seatShift(seat));
+    }
+
+    /// @notice Bit offset of `seat`'s job id in its word of `_contributions`: 64 (seat % 4).
+    function _seatShift(uint32 seat) internal pure returns (uint256 shift) {
+        shift = uint256(seat & 3) << 6;
     }
 
     /// @notice Mask of every seat of a run of `seats` seats (bits 0..seats - 1).

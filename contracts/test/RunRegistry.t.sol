@@ -461,7 +461,8 @@ contract RunRegistry_Rounds_Test is RunRegistry_Base {
         assertEq(_runShares(solver), _shares(), "round 0 counted seat");
         assertEq(_runShares(solver2), 0, "round 0 uncounted seat");
         assertEq(_holdings(proposer), proposerBefore, "proposer bond back");
-        assertEq(escrow.creditOf(proposer), runs.claimBond());
+        // Straight to the wallet (docs/SECURITY.md P-41): no credit, no claimCredit to send.
+        assertEq(escrow.creditOf(proposer), 0, "no credit");
         assertEq(uint8(_phase(runId, 0)), uint8(RunRoundPhase.Final));
         assertEq(uint8(_phase(runId, 1)), uint8(RunRoundPhase.Open));
         assertEq(uint256(runs.getRun(runId).round), 1);

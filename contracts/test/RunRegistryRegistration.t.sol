@@ -56,9 +56,30 @@ contract RunRegistry_Registration_Test is RunRegistry_Base {
         runs.openRun(RUN_MODEL, RUN_HASH, START_HASH, 257, 2, INNER_STEPS, RUN_SPEC_URI);
         vm.expectRevert(abi.encodeWithSelector(IRunRegistry.InvalidRun.selector, "rounds", 0));
         runs.openRun(RUN_MODEL, RUN_HASH, START_HASH, 2, 0, INNER_STEPS, RUN_SPEC_URI);
+        // The stored run packs R into 24 bits: one more is refused, never truncated.
+        vm.expectRevert(abi.encodeWithSelector(IRunRegistry.InvalidRun.selector, "rounds", 1 << 24));
+        runs.openRun(RUN_MODEL, RUN_HASH, START_HASH, 2, 1 << 24, INNER_STEPS, RUN_SPEC_URI);
         vm.expectRevert(abi.encodeWithSelector(IRunRegistry.InvalidRun.selector, "innerSteps", 0));
         runs.openRun(RUN_MODEL, RUN_HASH, START_HASH, 2, 2, 0, RUN_SPEC_URI);
         vm.stopPrank();
+    }
+
+    /// @notice The run and its first round are stored packed (the opener with M, R, H and t; the
+    ///         phase with both deadlines and the proposer): the widest values read back whole.
+    function test_openRun_packedRecord_readsBackWidestValues_succeeds() public {
+        uint32 maxRounds = type(uint24).max;
+        uint32 maxSteps = type(uint32).max;
+        vm.prank(submitter);
+        uint256 runId = runs.openRun(RUN_MODEL, RUN_HASH, START_HASH, 256, maxRounds, maxSteps, RUN_SPEC_URI);
+        RunInfo memory run = runs.getRun(runId);
+        assertEq(run.opener, submitter);
+        assertEq(uint256(run.seats), 256);
+        assertEq(uint256(run.rounds), maxRounds);
+        assertEq(uint256(run.innerSteps), maxSteps);
+        assertEq(uint256(run.round), 0);
+        assertEq(run.startHash, START_HASH);
+        assertEq(uint256(runs.registrationDeadline(runId, 0)), block.timestamp + runs.registrationWindow());
+        assertEq(uint8(_phase(runId, 0)), uint8(RunRoundPhase.Open));
     }
 
     function test_openRun_runHashTaken_reverts() public {
@@ -119,6 +140,31 @@ contract RunRegistry_Registration_Test is RunRegistry_Base {
         assertEq(uint256(_job(jobId).totalSteps), INNER_STEPS);
         assertEq(before - token.balanceOf(submitter), jobManager.postCost(REWARD), "poster paid the escrow");
         assertEq(runs.contributionSpecHash(RUN_HASH, 0, 1), _spec(RUN_HASH, 0, 1));
+    }
+
+    /// @notice Four job ids share a word: six seats of seven posted out of order across two words,
+    ///         between jobs that are not contributions, each read back as its own, each seat
+    ///         taken by its own id, the free seat still free, another run's round untouched.
+    function test_postContribution_packedJobIds_readBackPerSeat_succeeds() public {
+        uint256 runId = _openRun(RUN_HASH, 7, 2);
+        uint256 other = _openRun(keccak256("another run"), 7, 2);
+        uint32[6] memory order = [uint32(5), 0, 3, 1, 4, 2];
+        uint256[6] memory ids;
+        for (uint256 i; i < order.length; ++i) {
+            _postJob(); // a plain job in between: contribution ids are not consecutive
+            ids[order[i]] = _registered(runId, 0, order[i]);
+        }
+        for (uint32 seat; seat < 6; ++seat) {
+            assertEq(runs.contributionOf(runId, 0, seat), ids[seat], "own id");
+            assertEq(runs.contributionOf(other, 0, seat), 0, "other run");
+            assertEq(runs.contributionOf(runId, 1, seat), 0, "next round");
+            vm.expectRevert(abi.encodeWithSelector(IRunRegistry.SeatTaken.selector, runId, 0, seat, ids[seat]));
+            _postContribution(submitter, runId, seat);
+        }
+        assertEq(runs.contributionOf(runId, 0, 6), 0, "free seat");
+        assertEq(runs.getRound(runId, 0).registered, 63);
+        assertEq(_registered(runId, 0, 6), jobManager.jobCount(), "the free seat registers");
+        assertEq(runs.contributionOf(runId, 0, 5), ids[5], "its word-mate kept");
     }
 
     function test_postContribution_unknownRun_reverts() public {

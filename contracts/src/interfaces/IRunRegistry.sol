@@ -43,7 +43,8 @@ interface IRunRegistry {
     /// @notice Thrown when a run with this runHash exists already.
     error RunHashTaken(bytes32 runHash, uint256 runId);
 
-    /// @notice Thrown when `openRun` gets seats outside 1..256, zero rounds or zero inner steps.
+    /// @notice Thrown when `openRun` gets seats outside 1..256, rounds outside 1..2^24 - 1 or zero
+    ///         inner steps.
     error InvalidRun(string name, uint256 value);
 
     /// @notice Thrown when a run id does not exist.
@@ -171,7 +172,7 @@ interface IRunRegistry {
     /// @param runHash keccak256 of the run's canonical JSON; unique across runs.
     /// @param startHash State hash of the outer state 0 (not checked on chain; nodes check it).
     /// @param seats M, 1..256.
-    /// @param rounds R, >= 1.
+    /// @param rounds R, 1..2^24 - 1 (16,777,215).
     /// @param innerSteps H, >= 1: every contribution job's totalSteps.
     /// @param specURI URI of the run's spec (in `RunOpened` only; not stored).
     /// @return runId Fresh id (from 1).
@@ -218,7 +219,8 @@ interface IRunRegistry {
     function challengeRound(uint256 runId) external;
 
     /// @notice Makes an unchallenged claim final once its window is over: mints the counted
-    ///         seats' shares, releases the proposer's bond, opens the next round.
+    ///         seats' shares, pays the proposer's bond back to its wallet (a credit only if the
+    ///         token refuses the transfer), opens the next round.
     function finalizeRound(uint256 runId) external;
 
     ////// Views //////

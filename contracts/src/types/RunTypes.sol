@@ -58,3 +58,38 @@ struct RunRound {
     uint64 challengeDeadline;
     uint256 disputeId;
 }
+
+/// @notice A run as the RunRegistry stores it: `RunInfo`'s fields packed into four words (the
+///         opener with the seat, round and step counts), so opening a run creates four words, not
+///         five. `RunRegistry.getRun` widens it back to a `RunInfo`.
+/// @param seats M, 1..256.
+/// @param rounds R, 1..2^24 - 1 (`openRun` rejects more).
+/// @param round The current round t, <= rounds.
+struct RunRecord {
+    bytes32 modelId;
+    bytes32 runHash;
+    bytes32 startHash;
+    address opener;
+    uint16 seats;
+    uint24 rounds;
+    uint32 innerSteps;
+    uint24 round;
+}
+
+/// @notice A round as the RunRegistry stores it: the phase, both deadlines (seconds) and the
+///         proposer share one word, which opening the round creates and a proposal only updates;
+///         the challenger shares one with its dispute id. `RunRegistry.getRound` widens it back to a
+///         `RunRound`.
+/// @param registrationDeadline Last timestamp at which a contribution of the round may be posted:
+///        its opening plus the registration window (P-28).
+struct RoundRecord {
+    RunRoundPhase phase;
+    uint40 registrationDeadline;
+    uint40 challengeDeadline;
+    address proposer;
+    uint256 registered;
+    uint256 accepted;
+    bytes32 stateHash;
+    address challenger;
+    uint96 disputeId;
+}

@@ -20,6 +20,7 @@ from noderuntime.runkeeper import RunKeeper
 from noderuntime.runs import (
     RoundNotReady,
     RunMismatch,
+    chain_rounds,
     find_run,
     round_claim,
     run_state,
@@ -48,7 +49,7 @@ class FakeRegistry:
             opener=ZERO,
             start_hash=OuterState.from_bytes(self.start).state_hash(),
             seats=seats or run.seats,
-            rounds=run.rounds or 2**32 - 1,
+            rounds=chain_rounds(run),
             inner_steps=run.inner_steps,
             round=0,
         )
