@@ -40,7 +40,7 @@ since the finalize pays the reward, the fees, the jackpots and the bonds to the 
 keeps its post kind; 1,493,990 since the solver assigns with its claims in one transaction,
 docs/SECURITY.md "Gas cuts")."""
 
-PER_CONTRIBUTION_MAX_GAS = 1_712_000
+PER_CONTRIBUTION_MAX_GAS = 1_648_000
 """Most gas a one-round training run of `RUN_SEATS` seats may cost per counted contribution
 (its opening, every seat's job from postContribution to its finalize, the round's claim and its
 finalization, summed and divided by the seats; docs/RUNS.md). Unlike the happy path's, it moves
@@ -53,7 +53,8 @@ submission ids, seats without a length word, the spec hash in the event only and
 flag word, 1,789,065 with every seat's seal and opening in one call (P-40), 1,765,591 with the
 finalize paying the wallets (P-41), 1,755,011 with the claims' multiproof, 1,732,440 with the
 post kind in the job, 1,703,655 with the assignment and the claims in one transaction, 1,686,497
-with the run's spec URI published once at openRun; the bound leaves
+with the run's spec URI published once at openRun, 1,622,530 with the run's bookkeeping packed
+(docs/SECURITY.md "Gas cuts"); the bound leaves
 room for every verifier's first payment creating its balance word."""
 
 HAPPY_PATH_MAX_NEW_WORDS = 24
