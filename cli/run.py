@@ -119,7 +119,7 @@ def simulate(
     for flag, value, low, high in (
         ("--seats", seats, 1, 256),
         ("--inner-steps", inner_steps, 1, 2**32 - 1),
-        ("--rounds", rounds, 1, 2**32 - 1),
+        ("--rounds", rounds, 1, 2**24 - 1),  # R as the RunRegistry stores it
         ("--pretrain", pretrain, 0, 2**32 - 1),
     ):
         if not low <= value <= high:

@@ -17,7 +17,6 @@ from eth_utils.address import to_checksum_address
 from web3.types import TxReceipt
 
 from chain.contracts._base import ContractFacade
-from chain.events import MAX_BLOCK_RANGE
 from chain.types import (
     Assignment,
     DecodedEvent,
@@ -380,20 +379,10 @@ class JobsFacade(ContractFacade):
         Raises:
             RpcUnavailable: the endpoint is down.
         """
-
-        deployment = self._client.deployment
-        start = int(deployment.block) if deployment is not None else 0
-        head = int(self._client.block_number())
-        found: dict[str, list[bool]] = {}
-        for lo in range(start, head + 1, MAX_BLOCK_RANGE):
-            hi = min(head, lo + MAX_BLOCK_RANGE - 1)
-            for event in self._client.event_logs(
-                self.contract, ["VerdictsSubmitted"], lo, hi, job_id
-            ):
-                found[to_checksum_address(event.args["verifier"])] = [
-                    bool(a) for a in event.args["approvals"]
-                ]
-        return found
+        return {
+            to_checksum_address(event.args["verifier"]): [bool(a) for a in event.args["approvals"]]
+            for event in self._scan_events("VerdictsSubmitted", {1: job_id})
+        }
 
     def challenger_of(self, job_id: int, sample_index: int, verifier: str) -> str | None:
         """Whistleblower that challenged ``verifier``'s approval of a sample, or None."""

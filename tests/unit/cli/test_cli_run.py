@@ -43,6 +43,7 @@ def test_simulate_json_is_the_simulation() -> None:
         (["--arith", "repro"], "cannot be replayed exactly"),
         (["--seats", "0"], "--seats must be in [1, 256], got 0"),
         (["--rounds", "0"], "--rounds must be in"),
+        (["--rounds", str(2**24)], "--rounds must be in [1, 16777215], got 16777216"),
         (["--pretrain", "-1"], "--pretrain must be in"),
         (["--outer-lr", "0"], "--outer-lr must be in (0, 10]"),
         (["--momentum", "1"], "--momentum must be in [0, 1)"),
@@ -84,6 +85,8 @@ def test_spec_writes_a_run_the_nodes_load(tmp_path) -> None:
             "--inner-steps 7 must be a multiple of --interval 5",
         ),
         (["spec", "{out}", "--delta-format", "int4"], "delta_format"),
+        # R is stored in 24 bits on chain: one more is refused here, not at openRun
+        (["spec", "{out}", "--rounds", str(2**24)], "invalid run: rounds"),
         (["spec", "{out}", "--preset", "cifar"], "unknown preset 'cifar'"),
         (["post", "{missing}", "--round", "0"], "cannot read run file"),
         (["post", "{junk}", "--round", "0"], "is not a run spec"),
