@@ -2,7 +2,10 @@
 pragma solidity 0.8.37;
 
 // Testing
+import {Vm} from "@prb/test/Vm.sol";
 import {VerificationRound_Init} from "./VerificationRound.t.sol";
+// Libraries
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 // Interfaces
 import {IEscrow} from "../src/interfaces/IEscrow.sol";
 import {IJobManager} from "../src/interfaces/IJobManager.sol";
@@ -140,6 +143,59 @@ contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
                 "fee, bond and jackpot to the wallet"
             );
         }
+        _assertEscrowSolvent();
+    }
+
+    /// @notice Caught and final in one call (docs/SECURITY.md, "Gas cuts"): when the forced error
+    ///         leaves nothing disputed, each catching seat gets its fee, bond and jackpot in one token
+    ///         transfer (the jackpots move into Bucket.Escrowed first), not a transfer for its bond
+    ///         and jackpot and another for its fee; the amounts and the buckets' books are those of
+    ///         two transfers.
+    function test_finalize_forcedCaught_oneTransferPerCatch_succeeds() public {
+        _fund(100e18);
+        for (uint256 i; i < 3; ++i) {
+            _submit(jobId, verifiers[i], uint256(1) << f);
+        }
+        _passChallengeWindow(jobId);
+        uint256[] memory wallets = _wallets(verifiers);
+        (uint256 escrowedBefore, uint256 bondsBefore,,) = escrow.liabilities();
+        uint256 catches = 3 * params.jackpot;
+        vm.expectEmit(address(escrow));
+        emit IEscrow.Moved(address(jobManager), Bucket.Jackpot, Bucket.Escrowed, catches);
+        vm.expectEmit(address(escrow));
+        emit IEscrow.Paid(address(jobManager), verifiers[0], Bucket.Escrowed, params.verifierFee + params.jackpot);
+        vm.expectEmit(address(escrow));
+        emit IEscrow.Paid(address(jobManager), verifiers[0], Bucket.Bonds, params.challengeBond);
+        vm.recordLogs();
+        jobManager.finalize(jobId);
+        Vm.Log[] memory logs = vm.getRecordedLogs();
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
+        for (uint256 i; i < 3; ++i) {
+            uint256 transfers = 0;
+            for (uint256 j; j < logs.length; ++j) {
+                if (
+                    logs[j].emitter == address(token) && logs[j].topics[0] == IERC20.Transfer.selector
+                        && logs[j].topics[2] == bytes32(uint256(uint160(verifiers[i])))
+                ) {
+                    ++transfers;
+                    assertEq(
+                        abi.decode(logs[j].data, (uint256)),
+                        params.verifierFee + params.challengeBond + params.jackpot,
+                        "fee, bond and jackpot in the one transfer"
+                    );
+                }
+            }
+            assertEq(transfers, 1, "one transfer per catching seat");
+            assertEq(
+                token.balanceOf(verifiers[i]), wallets[i] + params.verifierFee + params.challengeBond + params.jackpot
+            );
+            assertEq(escrow.creditOf(verifiers[i]), 0);
+        }
+        // The job's escrow (reward and fees) and the three bonds left the books; nothing else did.
+        (uint256 escrowedAfter, uint256 bondsAfter,,) = escrow.liabilities();
+        assertEq(escrowedBefore - escrowedAfter, REWARD + 3 * params.verifierFee, "escrowed");
+        assertEq(bondsBefore - bondsAfter, 3 * params.challengeBond, "bonds");
+        assertEq(escrow.jackpotPool(), 100e18 + jobManager.forcedErrorPremium() - catches);
         _assertEscrowSolvent();
     }
 

@@ -39,6 +39,18 @@ import {
 ///      JobManager's (`IJobManager` events), and the JobManager's reentrancy guard covers it. It keeps
 ///      the JobManager under the contract size limit. Linked at deployment (contracts/script/Deploy.sol).
 library LibSettlement {
+    /// @notice The seats that caught a forced error (rejected the forced claim with the solver's
+    ///         true end) and their jackpots, held back to be paid with their fees when the job
+    ///         finalizes in the same call (`_settleForced`).
+    /// @param mask Bit i set = seat i (assignment order) won: its bond comes back and `jackpots[i]`
+    ///        is its jackpot (wei; zero when the pool ran dry, the bond still comes back).
+    /// @param total Sum of `jackpots` (wei).
+    struct Catches {
+        uint256 mask;
+        uint256 total;
+        uint256[] jackpots;
+    }
+
     ////// External //////
 
     /// @notice A Claimed job past its commit deadline goes back to Open for another openWindow; its
@@ -177,7 +189,7 @@ library LibSettlement {
         uint256 openMask = sub.disputedMask;
         sub.disputedMask = 0;
         if (openMask != 0) _returnOpenBonds(sub, s, jobId, openMask);
-        bool[] memory release = _payStanding(job, sub, s, SeatStatus.Submitted);
+        bool[] memory release = _payStanding(job, sub, s, SeatStatus.Submitted, _noCatches());
         uint256 refund = job.reward + sub.feesHeld;
         sub.feesHeld = 0;
         emit IJobManager.JobExpired(jobId, refund);
@@ -188,8 +200,10 @@ library LibSettlement {
 
     /// @notice Settles the round outcome of a Verifying submission past its windows: slashes missed
     ///         verdicts (unless NoClaims), faults the solver on NoClaims/NoReveal (the job is
-    ///         Rejected) or settles the forced error.
-    /// @return closed True if the job was rejected (nothing left to finalize or dispute).
+    ///         Rejected) or settles the forced error, finalizing the job at once when that leaves no
+    ///         sample disputed (`_settleForced`).
+    /// @return closed True if the job was rejected or finalized here (nothing left to finalize or
+    ///         dispute).
     function settleRound(
         Job storage job,
         Submission storage sub,
@@ -203,7 +217,7 @@ library LibSettlement {
             _faultSolver(job, sub, s, jobId, outcome);
             return true;
         }
-        if (outcome == RoundOutcome.Forced) _settleForced(job, sub, s, jobId, forcedSample);
+        if (outcome == RoundOutcome.Forced) closed = _settleForced(job, sub, s, jobId, forcedSample);
     }
 
     /// @notice No dispute left: pays the solver its reward and the verifiers their fees straight to
@@ -211,22 +225,7 @@ library LibSettlement {
     ///         ShareRegistry, which mints its verified compute as ownership shares to the solver if
     ///         the job extends the model's lineage.
     function finalizeJob(Job storage job, Submission storage sub, Settlement memory s, uint256 jobId) external {
-        job.status = JobStatus.Finalized;
-        bool[] memory release = _payStanding(job, sub, s, SeatStatus.Submitted);
-        // INVARIANT: every fee is paid or refunded by now; any leftover returns to the submitter.
-        if (sub.feesHeld != 0) LibPayouts.refundFee(sub, s, job.submitter, sub.feesHeld);
-        address solver = job.solver;
-        uint256 reward = job.reward;
-        emit IJobManager.JobFinalized(jobId, solver, reward, job.totalSteps);
-        LibPayouts.pay(s, Bucket.Escrowed, solver, reward);
-
-        // Interactions with trusted protocol contracts, after all state changes.
-        LibPayouts.unlock(s, solver, Role.Solver);
-        LibPayouts.releaseSeats(sub, s, release);
-        // Shares only for a job that extends the model's lineage (P-18, P-26); the amount minted is
-        // announced by the registry's own events, nothing here depends on it.
-        // slither-disable-next-line unused-return
-        s.shareRegistry.recordFinalized(job.modelId, jobId, job.initHash, job.kind, job.totalSteps);
+        _finalizeJob(job, sub, s, jobId, _noCatches());
     }
 
     /// @notice Sends the first disputed sample (in sample order) that still has a challenger to
@@ -389,12 +388,49 @@ library LibSettlement {
     ///         challenges the true end (`ForcedEndDisputed`): `f` stays disputed, so a rejecter that
     ///         did not replay loses its dispute and a solver that cheated inside the forced segment
     ///         is caught. Otherwise `f` leaves the disputed set.
+    ///         When no sample is left disputed, the job finalizes here (as `finalize` would next)
+    ///         and each catching seat gets its fee, bond and jackpot in one transfer
+    ///         (docs/SECURITY.md, "Gas cuts"); otherwise the catches are paid now, each its bond and
+    ///         jackpot in one transfer.
+    /// @return finalized True if the job was finalized here.
     function _settleForced(Job storage job, Submission storage sub, Settlement memory s, uint256 jobId, uint256 f)
         internal
+        returns (bool finalized)
     {
+        uint256 slashed = _slashForcedApprovers(job, sub, s, jobId, f);
+        (uint256 paid, bool disputed, Catches memory catches) =
+            _payForced(sub, s, LibSubmission.id(jobId, job.solver), jobId, f);
+        if (!disputed) sub.disputedMask &= ~(uint64(1) << f);
+        emit IJobManager.ForcedErrorSettled(jobId, f, slashed, paid);
+        if (sub.disputedMask == 0) {
+            // Nothing to dispute: `finalize` would finalize next (`_closeOrDispute`), so it happens
+            // here, with the catches' jackpots taken from the pool now and paid with the fees.
+            // SAFETY: trusted Escrow; catches.total <= the pool read by `_payForced`.
+            if (catches.total != 0) s.escrow.move(Bucket.Jackpot, Bucket.Escrowed, catches.total);
+            _finalizeJob(job, sub, s, jobId, catches);
+            return true;
+        }
+        address[MAX_SEATS] storage verifiers = sub.verifiers;
+        for (uint256 i; catches.mask >> i != 0; ++i) {
+            if ((catches.mask >> i) & 1 == 1) {
+                // SAFETY: trusted Escrow; one transfer for the bond and the jackpot.
+                s.escrow.payTwo(Bucket.Bonds, s.challengeBond, Bucket.Jackpot, catches.jackpots[i], verifiers[i]);
+            }
+        }
+    }
+
+    /// @notice Slashes the seats that approved forced sample `f` (they approved without replaying)
+    ///         into the jackpot pool and closes them on `f`.
+    /// @return slashed Total slashed (wei).
+    function _slashForcedApprovers(
+        Job storage job,
+        Submission storage sub,
+        Settlement memory s,
+        uint256 jobId,
+        uint256 f
+    ) internal returns (uint256 slashed) {
         address[MAX_SEATS] storage verifiers = sub.verifiers;
         uint256 count = sub.seatCount;
-        uint256 slashed = 0;
         for (uint256 i; i < count; ++i) {
             Seat storage seat = sub.seats[verifiers[i]];
             if (seat.status == SeatStatus.Submitted && LibVerdict.verdictAt(seat, f) == Verdict.Approve) {
@@ -403,54 +439,28 @@ library LibSettlement {
                 slashed += LibPayouts.slashVerifier(job, sub, s, jobId, verifiers[i], Bucket.Jackpot);
             }
         }
-        (uint256 paid, bool disputed) = _payForced(sub, s, LibSubmission.id(jobId, job.solver), jobId, f);
-        if (!disputed) sub.disputedMask &= ~(uint64(1) << f);
-        emit IJobManager.ForcedErrorSettled(jobId, f, slashed, paid);
     }
 
-    /// @notice Pays the jackpot of forced sample `f` to its rejecters whose sealed end matches the
-    ///         solver's true end and to the whistleblowers of its approvals (bond back plus
-    ///         min(jackpot, pool) each), to their wallets (`IEscrow.pay`).
-    /// @return paid Jackpots paid (wei).
+    /// @notice Pays the jackpot of forced sample `f` to the whistleblowers of its approvals (bond back
+    ///         plus min(jackpot, pool) each, to their wallets, `IEscrow.payTwo`) and books it for its
+    ///         rejecters whose sealed end matches the solver's true end (paid by `_settleForced`).
+    /// @return paid Jackpots paid or booked (wei).
     /// @return disputed Whether a rejecter's end differs from the true end.
+    /// @return catches The rejecters that caught the forced error and their jackpots.
     function _payForced(
         Submission storage sub,
         Settlement memory s,
         SubmissionId submissionId,
         uint256 jobId,
         uint256 f
-    ) internal returns (uint256 paid, bool disputed) {
-        address[MAX_SEATS] storage verifiers = sub.verifiers;
+    ) internal returns (uint256 paid, bool disputed, Catches memory catches) {
+        catches.jackpots = new uint256[](sub.seatCount);
         uint256 pool = s.escrow.jackpotPool();
-        for (uint256 i; i < sub.seatCount; ++i) {
-            address verifier = verifiers[i];
-            Seat storage seat = sub.seats[verifier];
-            Verdict verdict = LibVerdict.verdictAt(seat, f);
-            address winner = address(0);
-            if (verdict == Verdict.Abstain) {
-                // No end to compare: the sample stays disputed against the committed leaf.
-                disputed = true;
-                emit IJobManager.ForcedEndDisputed(jobId, f, verifier);
-                continue;
-            }
-            if (verdict == Verdict.Reject) {
-                // SAFETY: trusted VerificationRound view.
-                if (!s.round.forcedEndMatches(submissionId, verifier)) {
-                    disputed = true;
-                    emit IJobManager.ForcedEndDisputed(jobId, f, verifier);
-                    continue;
-                }
-                // SAFETY: f < samplesPerJob <= 64.
-                // forge-lint: disable-next-line(unsafe-typecast)
-                seat.rejectMask &= ~uint64(uint256(1) << f);
-                winner = verifier;
-            } else if (verdict == Verdict.Approve) {
-                winner = sub.challengers[f][verifier];
-                if (winner == address(0)) continue;
-                sub.challengeClosed[f][winner] = true;
-            } else {
-                continue;
-            }
+        for (uint256 i; i < catches.jackpots.length; ++i) {
+            address verifier = sub.verifiers[i];
+            (address winner, bool differs) = _forcedWinner(sub, s, submissionId, jobId, f, verifier);
+            if (differs) disputed = true;
+            if (winner == address(0)) continue;
             uint256 amount = pool < s.jackpot ? pool : s.jackpot;
             // SAFETY: amount <= pool; paid only adds amounts taken from the pool.
             unchecked {
@@ -458,16 +468,55 @@ library LibSettlement {
                 paid += amount;
             }
             emit IJobManager.JackpotPaid(jobId, winner, amount);
-            _payWinner(s, winner, amount);
+            // The seat itself only when it caught f: no seat challenges its own approval
+            // (`ChallengerConflicted`), so a whistleblower's win is never taken for a catch.
+            if (winner == verifier) {
+                catches.mask |= uint256(1) << i;
+                catches.jackpots[i] = amount;
+                catches.total += amount;
+            } else {
+                // SAFETY: trusted Escrow; one transfer for the bond and the jackpot.
+                s.escrow.payTwo(Bucket.Bonds, s.challengeBond, Bucket.Jackpot, amount, winner);
+            }
         }
     }
 
-    /// @notice Returns a forced-error winner's bond and pays its jackpot (`amount` wei) straight
-    ///         to its wallet, as the fees and the reward (a credit only if the token refuses the
-    ///         transfer): a forced error costs its catchers no claim.
-    function _payWinner(Settlement memory s, address winner, uint256 amount) internal {
-        // SAFETY: trusted Escrow; one transfer for the bond and the jackpot.
-        s.escrow.payTwo(Bucket.Bonds, s.challengeBond, Bucket.Jackpot, amount, winner);
+    /// @notice Who wins forced sample `f`'s jackpot through `verifier`'s seat: the seat itself if it
+    ///         rejected `f` with the solver's true end (its verdict on `f` becomes an approval), the
+    ///         whistleblower of its approval of `f` if any (closed on `f`), else nobody.
+    /// @return winner The winner, or zero.
+    /// @return differs True if the seat abstained on `f` or rejected it with another end
+    ///         (`ForcedEndDisputed`: `f` stays disputed).
+    function _forcedWinner(
+        Submission storage sub,
+        Settlement memory s,
+        SubmissionId submissionId,
+        uint256 jobId,
+        uint256 f,
+        address verifier
+    ) internal returns (address winner, bool differs) {
+        Seat storage seat = sub.seats[verifier];
+        Verdict verdict = LibVerdict.verdictAt(seat, f);
+        if (verdict == Verdict.Abstain) {
+            // No end to compare: the sample stays disputed against the committed leaf.
+            emit IJobManager.ForcedEndDisputed(jobId, f, verifier);
+            return (address(0), true);
+        }
+        if (verdict == Verdict.Reject) {
+            // SAFETY: trusted VerificationRound view.
+            if (!s.round.forcedEndMatches(submissionId, verifier)) {
+                emit IJobManager.ForcedEndDisputed(jobId, f, verifier);
+                return (address(0), true);
+            }
+            // SAFETY: f < samplesPerJob <= 64.
+            // forge-lint: disable-next-line(unsafe-typecast)
+            seat.rejectMask &= ~uint64(uint256(1) << f);
+            return (verifier, false);
+        }
+        if (verdict == Verdict.Approve) {
+            winner = sub.challengers[f][verifier];
+            if (winner != address(0)) sub.challengeClosed[f][winner] = true;
+        }
     }
 
     ////// Internal: dispute settlement //////
@@ -636,7 +685,7 @@ library LibSettlement {
         uint256 disputeId,
         SeatStatus standing
     ) internal {
-        bool[] memory release = _payStanding(job, sub, s, standing);
+        bool[] memory release = _payStanding(job, sub, s, standing, _noCatches());
         uint256 refund = job.reward + sub.feesHeld;
         sub.feesHeld = 0;
         emit IJobManager.JobRejected(jobId, disputeId, refund);
@@ -644,14 +693,53 @@ library LibSettlement {
         LibPayouts.releaseSeats(sub, s, release);
     }
 
+    /// @notice No catches: every fee paid alone (`_payStanding` outside a forced error's settlement).
+    function _noCatches() internal pure returns (Catches memory catches) {
+        // All zero: no mask bit, no jackpot, an empty list (never indexed without a mask bit).
+    }
+
+    /// @notice Marks the job Finalized, pays the solver its reward and the verifiers their fees
+    ///         (a catching seat its fee, bond and jackpot in one transfer, `catches`) straight to
+    ///         their wallets, unlocks their stakes and reports the job to the ShareRegistry.
+    function _finalizeJob(
+        Job storage job,
+        Submission storage sub,
+        Settlement memory s,
+        uint256 jobId,
+        Catches memory catches
+    ) internal {
+        job.status = JobStatus.Finalized;
+        bool[] memory release = _payStanding(job, sub, s, SeatStatus.Submitted, catches);
+        // INVARIANT: every fee is paid or refunded by now; any leftover returns to the submitter.
+        if (sub.feesHeld != 0) LibPayouts.refundFee(sub, s, job.submitter, sub.feesHeld);
+        address solver = job.solver;
+        uint256 reward = job.reward;
+        emit IJobManager.JobFinalized(jobId, solver, reward, job.totalSteps);
+        LibPayouts.pay(s, Bucket.Escrowed, solver, reward);
+
+        // Interactions with trusted protocol contracts, after all state changes.
+        LibPayouts.unlock(s, solver, Role.Solver);
+        LibPayouts.releaseSeats(sub, s, release);
+        // Shares only for a job that extends the model's lineage (P-18, P-26); the amount minted is
+        // announced by the registry's own events, nothing here depends on it.
+        // slither-disable-next-line unused-return
+        s.shareRegistry.recordFinalized(job.modelId, jobId, job.initHash, job.kind, job.totalSteps);
+    }
+
     /// @notice Pays its fee to each seat of status `standing` straight to its wallet (an abstaining
     ///         seat's goes back to the submitter as credit, `LibPayouts.payFee`) and marks it Released.
+    ///         A seat in `catches` (a forced error's catcher, only when the job finalizes in its
+    ///         settlement) gets its fee, its bond and its jackpot (already moved into
+    ///         `Bucket.Escrowed`) in one transfer.
     /// @return release Per seat (assignment order): true if it was paid (unlock it with
     ///         `_releaseSeats` after the other state changes).
-    function _payStanding(Job storage job, Submission storage sub, Settlement memory s, SeatStatus standing)
-        internal
-        returns (bool[] memory release)
-    {
+    function _payStanding(
+        Job storage job,
+        Submission storage sub,
+        Settlement memory s,
+        SeatStatus standing,
+        Catches memory catches
+    ) internal returns (bool[] memory release) {
         address[MAX_SEATS] storage verifiers = sub.verifiers;
         uint256 count = sub.seatCount;
         release = new bool[](count);
@@ -660,7 +748,20 @@ library LibSettlement {
             if (seat.status != standing) continue;
             seat.status = SeatStatus.Released;
             release[i] = true;
-            LibPayouts.payFee(sub, s, job.submitter, verifiers[i]);
+            if ((catches.mask >> i) & 1 == 0) {
+                LibPayouts.payFee(sub, s, job.submitter, verifiers[i]);
+                continue;
+            }
+            uint256 fee = 0;
+            if (seat.abstainMask != 0) {
+                // A fee pays for a complete check (P-20): the submitter's again; the catch stands.
+                LibPayouts.refundFee(sub, s, job.submitter, s.verifierFee);
+            } else {
+                fee = s.verifierFee;
+                sub.feesHeld = SafeCast.toUint120(sub.feesHeld - fee);
+            }
+            // SAFETY: trusted Escrow; the jackpot was moved into Bucket.Escrowed by `_settleForced`.
+            s.escrow.payTwo(Bucket.Escrowed, fee + catches.jackpots[i], Bucket.Bonds, s.challengeBond, verifiers[i]);
         }
     }
 

@@ -206,6 +206,48 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         invariant_escrowSolvent();
     }
 
+    /// @notice P12 when a forced error's catches are paid at the settlement (docs/SECURITY.md, "Gas
+    ///         cuts"): every seat holding f rejects it with a replay (a catch), and one seat also
+    ///         rejects another sample of its own draw with an end of its own, so that sample stays
+    ///         disputed and the job does not finalize in the call. Each catch is paid its bond and
+    ///         jackpot in one transfer after the settlement's last `JackpotPaid`, and the payout
+    ///         checker accepts exactly that.
+    function test_handler_forcedCatchesWithADisputeLeft_paidAtSettlement_succeeds() public {
+        uint256 f = _handlerForcedJob();
+        (address[] memory seats,) = jobManager.getAssignment(1);
+        uint256 catches;
+        bool disputeLeft;
+        for (uint256 i; i < seats.length; ++i) {
+            uint256 own = jobManager.sampleMaskOf(1, seats[i]);
+            uint256 mask = ((own >> f) & 1) << (f + 8);
+            if (mask != 0) ++catches;
+            for (uint256 g; !disputeLeft && own >> g != 0; ++g) {
+                if (g == f || (own >> g) & 1 == 0) continue;
+                mask |= uint256(1) << (g + 8);
+                disputeLeft = true;
+            }
+            mask += (3 - mask % 3) % 3;
+            handler.submitVerdicts(0, i, mask);
+        }
+        assertTrue(disputeLeft, "no seat holds a sample besides f");
+        assertGt(catches, 0, "no seat holds f");
+        for (uint256 i; i < seats.length; ++i) {
+            handler.submitVerdicts(0, i, 0);
+        }
+        uint256 seed;
+        while (uint256(keccak256(abi.encode(seed, "reveal"))) % 8 == 0) {
+            ++seed;
+        }
+        handler.finalize(seed);
+        assertEq(uint8(jobManager.getJob(1).status), uint8(JobStatus.Disputed), "a sample left to dispute");
+        assertEq(handler.ghost_forcedErrors(), 1, "the forced error settled");
+        assertEq(handler.ghost_winnersPaid(), catches, "a catch not paid at the settlement");
+        invariant_payoutsToWallets();
+        invariant_forcedErrorsSettled();
+        invariant_noUnjustifiedSlash();
+        invariant_escrowSolvent();
+    }
+
     /// @notice P13 and P14 through the handler (docs/SECURITY.md P-40): job 1's seats are revealed in
     ///         one `revealVerdictsSigned` (a rejecting seat first revokes its allowance: that call
     ///         reverts whole, then the call goes through), a seat signs a second seal and its own
