@@ -190,20 +190,11 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
             handler.challengeApproval(0, f, 1);
             assertEq(jobManager.challengerOf(1, f, seats[1]), whistleblower, "the approval of f is challenged");
         }
-        uint256 seed;
-        while (uint256(keccak256(abi.encode(seed, "reveal"))) % 8 == 0) {
-            ++seed;
-        }
-        handler.finalize(seed);
+        _settleForcedThroughHandler();
         assertEq(uint8(jobManager.getJob(1).status), uint8(JobStatus.Finalized), "finalized");
-        assertEq(handler.ghost_forcedErrors(), 1, "the forced error settled");
         assertEq(handler.ghost_winnersPaid(), seats.length, "a winner not paid to its wallet");
         assertEq(escrow.creditOf(seats[0]), 0, "the rejecter credited");
         assertEq(escrow.creditOf(whistleblower), 0, "the whistleblower credited");
-        invariant_payoutsToWallets();
-        invariant_forcedErrorsSettled();
-        invariant_noUnjustifiedSlash();
-        invariant_escrowSolvent();
     }
 
     /// @notice P12 when a forced error's catches are paid at the settlement (docs/SECURITY.md, "Gas
@@ -234,14 +225,20 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         for (uint256 i; i < seats.length; ++i) {
             handler.submitVerdicts(0, i, 0);
         }
+        _settleForcedThroughHandler();
+        assertEq(uint8(jobManager.getJob(1).status), uint8(JobStatus.Disputed), "a sample left to dispute");
+        assertEq(handler.ghost_winnersPaid(), catches, "a catch not paid at the settlement");
+    }
+
+    /// @notice Job 1's forced error settled by the handler's `finalize` (a seed whose secret is
+    ///         revealed), then P12, P5, P2 and solvency checked on it.
+    function _settleForcedThroughHandler() internal {
         uint256 seed;
         while (uint256(keccak256(abi.encode(seed, "reveal"))) % 8 == 0) {
             ++seed;
         }
         handler.finalize(seed);
-        assertEq(uint8(jobManager.getJob(1).status), uint8(JobStatus.Disputed), "a sample left to dispute");
         assertEq(handler.ghost_forcedErrors(), 1, "the forced error settled");
-        assertEq(handler.ghost_winnersPaid(), catches, "a catch not paid at the settlement");
         invariant_payoutsToWallets();
         invariant_forcedErrorsSettled();
         invariant_noUnjustifiedSlash();
