@@ -14,10 +14,8 @@ import {VeriToken} from "../../../src/VeriToken.sol";
 import {VerificationRound} from "../../../src/VerificationRound.sol";
 // Interfaces
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
-import {IEscrow} from "../../../src/interfaces/IEscrow.sol";
 import {IJobManager} from "../../../src/interfaces/IJobManager.sol";
 // Types
-import {Bucket} from "../../../src/types/EscrowTypes.sol";
 import {Dispute, DisputePhase} from "../../../src/types/DisputeTypes.sol";
 import {Job, JobStatus, Verdict} from "../../../src/types/JobTypes.sol";
 import {Role} from "../../../src/types/Role.sol";
@@ -27,7 +25,7 @@ import {LibSubmission, SubmissionId} from "../../../src/types/SubmissionId.sol";
 /// @notice What `ProtocolHandler`'s actions share: the deployment, the cast of actors (each with a
 ///         private key, so a seat can sign its EIP-712 seal for a batch), the ghost variables of the
 ///         protocol invariants, and the checks that update them (P2 slashes, P5 forced errors, P9
-///         expiries, P12 payouts) from the logs of each call.
+///         expiries) from the logs of each call; P12's payout check is `ProtocolHandlerPayouts`.
 abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
     ////// Constants //////
 
@@ -155,32 +153,6 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
     mapping(address account => uint256 key) internal _keyOf;
     /// @notice Successful calls per action, to check the handler reaches deep states.
     mapping(bytes32 action => uint256 count) public ghost_calls;
-
-    /// @notice What `_checkPayouts` tracks along a call's logs: the bond and fee of the job, the
-    ///         forced-error winner named last by `JackpotPaid` and what it is still owed (its bond,
-    ///         its jackpot), the catching seats whose bond and jackpot ride with their fee (`held`,
-    ///         `heldJackpots`, `heldPaid`; their jackpots moved into Bucket.Escrowed once, `moved`),
-    ///         and the payments to the solver.
-    struct Payouts {
-        uint256 bond;
-        uint256 fee;
-        address winner;
-        bool bondDue;
-        uint256 jackpotDue;
-        uint256 bondPaidNext;
-        uint256 solverPayments;
-        uint256 rewardPayments;
-        address[] held;
-        uint256[] heldJackpots;
-        bool[] heldPaid;
-        uint256 heldCount;
-        uint256 heldTotal;
-        bool moved;
-        uint256 heldBondNext;
-        address heldBondAccount;
-        uint256 heldJackpotNext;
-        uint256 heldJackpotDue;
-    }
 
     ////// Helpers //////
 
@@ -627,220 +599,6 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
         assembly ("memory-safe") {
             mstore(winners, count)
         }
-    }
-
-    /// @notice P12 on the logs of a finalize or resolve of `jobId`, where `winners` are the job's
-    ///         forced-error winners the call must pay (`_forcedWinners`; empty unless it settles the
-    ///         job's forced error). Every `Paid` is the JobManager's and carried by the token
-    ///         transfer to its account just before it (of exactly its amount; the payments of one
-    ///         `payTwo` share one transfer of their sum, the second `Paid` right after the first),
-    ///         and is one of:
-    ///         - from the Escrowed bucket: the job's reward to its solver or a fee
-    ///           (`verifierFee`) to a seat of the job; when the call finalized the job, its solver
-    ///           was paid the job's reward so, exactly once (a reward of 0 pays nothing), and
-    ///           otherwise nothing (the solver holds no seat of its own job, so it is paid no fee);
-    ///         - from the Bonds bucket then the Jackpot bucket: a forced-error winner's bond
-    ///           (`challengeBond`) and jackpot, right after the JobManager's `JackpotPaid(jobId,
-    ///           winner, amount)` and before the next one, to that winner, of exactly the bond and
-    ///           `amount` (no jackpot payment when `amount` is 0: the pool was empty);
-    ///         - a catching seat's held payment: its `JackpotPaid` is followed by none of the
-    ///           above, and the seat is paid after the settlement's last `JackpotPaid`. When the
-    ///           settlement finalizes the job at once, the jackpots of every held seat move once
-    ///           from the Jackpot bucket into the Escrowed bucket (`Moved`, their exact sum), and
-    ///           that seat is paid from the Escrowed bucket its fee (none if it abstained) plus its
-    ///           jackpot, then from the Bonds bucket its bond, in one transfer; otherwise (a sample
-    ///           stays disputed) it is paid from the Bonds bucket its bond, then from the Jackpot
-    ///           bucket its jackpot, in one transfer.
-    ///         Every `JackpotPaid` is of `jobId` and names one of `winners` (each entry once), and
-    ///         every entry of `winners` is named and paid, so each winner is paid in its wallet and
-    ///         nobody else is paid from the bonds or the pool.
-    function _checkPayouts(uint256 jobId, Vm.Log[] memory logs, address[] memory winners) internal {
-        Job memory job = jobManager.getJob(jobId);
-        (address[] memory seats,) = jobManager.getAssignment(jobId);
-        Payouts memory p;
-        p.bond = jobManager.params().challengeBond;
-        p.fee = jobManager.params().verifierFee;
-        p.held = new address[](winners.length);
-        p.heldJackpots = new uint256[](winners.length);
-        p.heldPaid = new bool[](winners.length);
-        bool[] memory named = new bool[](winners.length);
-        for (uint256 i; i < logs.length; ++i) {
-            Vm.Log memory log = logs[i];
-            if (log.topics.length == 0) continue;
-            if (log.emitter == address(jobManager) && log.topics[0] == IJobManager.JackpotPaid.selector) {
-                // The previous winner is paid in full before the next one is named, or held.
-                _holdOrMisroute(p, seats);
-                p.winner = address(uint160(uint256(log.topics[2])));
-                if (uint256(log.topics[1]) != jobId || !_name(winners, named, p.winner)) ++ghost_payoutMisrouted;
-                p.bondDue = p.bond != 0;
-                p.jackpotDue = abi.decode(log.data, (uint256));
-                continue;
-            }
-            if (log.emitter == address(escrow) && log.topics[0] == IEscrow.Moved.selector) {
-                _checkHeldMove(p, seats, log);
-                continue;
-            }
-            if (log.emitter != address(escrow) || log.topics[0] != IEscrow.Paid.selector) continue;
-            _checkPaid(p, job, seats, logs, i);
-        }
-        if (p.bondDue || p.jackpotDue != 0 || p.heldJackpotNext != 0) ++ghost_payoutMisrouted;
-        for (uint256 k; k < p.heldCount; ++k) {
-            if (!p.heldPaid[k]) ++ghost_payoutMisrouted;
-        }
-        for (uint256 k; k < winners.length; ++k) {
-            if (!named[k]) ++ghost_winnerNotPaid;
-        }
-        uint256 owed = job.status == JobStatus.Finalized && job.reward != 0 ? 1 : 0;
-        if (p.solverPayments != owed || p.rewardPayments != owed) ++ghost_rewardNotPaid;
-        if (p.rewardPayments != 0) ++ghost_rewardsPaid;
-    }
-
-    /// @notice The winner named last is still owed: a seat of the job is held (paid with its fee
-    ///         later in the call); anyone else was misrouted.
-    function _holdOrMisroute(Payouts memory p, address[] memory seats) internal {
-        if (!p.bondDue && p.jackpotDue == 0) return;
-        if (!p.moved && (p.bondDue || p.bond == 0) && _contains(seats, p.winner)) {
-            p.held[p.heldCount] = p.winner;
-            p.heldJackpots[p.heldCount] = p.jackpotDue;
-            p.heldTotal += p.jackpotDue;
-            ++p.heldCount;
-        } else {
-            ++ghost_payoutMisrouted;
-        }
-        p.bondDue = false;
-        p.jackpotDue = 0;
-    }
-
-    /// @notice A `Moved` during the call: only the held jackpots' one move into Bucket.Escrowed.
-    function _checkHeldMove(Payouts memory p, address[] memory seats, Vm.Log memory log) internal {
-        _holdOrMisroute(p, seats);
-        Bucket from = Bucket(uint8(uint256(log.topics[2])));
-        Bucket to = Bucket(uint8(uint256(log.topics[3])));
-        if (from != Bucket.Jackpot || to != Bucket.Escrowed) return; // another booking, no payout
-        uint256 amount = abi.decode(log.data, (uint256));
-        if (p.moved || amount != p.heldTotal || p.heldCount == 0) ++ghost_payoutMisrouted;
-        p.moved = true;
-    }
-
-    /// @notice One `Paid` (`logs[i]`) of `_checkPayouts`.
-    function _checkPaid(Payouts memory p, Job memory job, address[] memory seats, Vm.Log[] memory logs, uint256 i)
-        internal
-    {
-        Vm.Log memory log = logs[i];
-        address account = address(uint160(uint256(log.topics[2])));
-        (Bucket from, uint256 amount) = abi.decode(log.data, (Bucket, uint256));
-        bool byJobManager = address(uint160(uint256(log.topics[1]))) == address(jobManager);
-        if (!byJobManager) {
-            ++ghost_payoutMisrouted;
-            return;
-        }
-        if (from == Bucket.Bonds && p.heldBondNext == i && i != 0) {
-            // A held seat's bond, in the transfer of its fee and jackpot just before.
-            if (account != p.heldBondAccount || amount != p.bond) ++ghost_payoutMisrouted;
-            p.heldBondNext = 0;
-            ++ghost_winnersPaid;
-            return;
-        }
-        if (from == Bucket.Bonds && !(p.bondDue && account == p.winner)) {
-            _checkHeldAtSettlement(p, seats, logs, i, account, amount);
-            return;
-        }
-        if (from == Bucket.Jackpot && p.heldJackpotNext == i && i != 0) {
-            // A held seat's jackpot, right after its bond, in the same transfer.
-            if (account != p.heldBondAccount || amount != p.heldJackpotDue) ++ghost_payoutMisrouted;
-            p.heldJackpotNext = 0;
-            return;
-        }
-        if (from == Bucket.Escrowed) _holdOrMisroute(p, seats);
-        uint256 k = from == Bucket.Escrowed && p.moved ? _heldIndex(p, account) : type(uint256).max;
-        if (k != type(uint256).max) {
-            // A held seat: its fee (none if it abstained) and its jackpot, then its bond, one transfer.
-            bool exact = amount == p.fee + p.heldJackpots[k] || amount == p.heldJackpots[k];
-            if (!exact || !_isTransfer(logs[i - 1], address(escrow), account, amount + p.bond)) {
-                ++ghost_payoutMisrouted;
-            }
-            p.heldPaid[k] = true;
-            p.heldBondNext = i + 1;
-            p.heldBondAccount = account;
-            return;
-        }
-        bool carried;
-        if (from == Bucket.Jackpot && p.bond != 0) {
-            // The bond's `Paid` just before: one transfer carried the bond and the jackpot.
-            carried = p.bondPaidNext == i;
-        } else {
-            // A winner's bond leaves with its jackpot (`Escrow.payTwo`): one transfer of both.
-            uint256 transferred = from == Bucket.Bonds ? amount + p.jackpotDue : amount;
-            carried = i != 0 && _isTransfer(logs[i - 1], address(escrow), account, transferred);
-        }
-        if (!carried) {
-            ++ghost_payoutMisrouted;
-        } else if (from == Bucket.Escrowed) {
-            if (account == job.solver) {
-                ++p.solverPayments;
-                if (amount == job.reward) ++p.rewardPayments;
-            } else if (amount != p.fee || !_contains(seats, account)) {
-                ++ghost_payoutMisrouted;
-            }
-        } else if (from == Bucket.Bonds && p.bondDue && account == p.winner && amount == p.bond) {
-            p.bondDue = false;
-            p.bondPaidNext = i + 1;
-            ++ghost_winnersPaid;
-        } else if (
-            from == Bucket.Jackpot && !p.bondDue && p.jackpotDue != 0 && account == p.winner && amount == p.jackpotDue
-        ) {
-            p.jackpotDue = 0;
-        } else {
-            ++ghost_payoutMisrouted;
-        }
-    }
-
-    /// @notice A held seat paid at the settlement (a sample stays disputed, so the job does not
-    ///         finalize in the call): its bond (`logs[i]`) and then its jackpot from the Jackpot
-    ///         bucket, in one transfer of both, after every `JackpotPaid` of the settlement.
-    function _checkHeldAtSettlement(
-        Payouts memory p,
-        address[] memory seats,
-        Vm.Log[] memory logs,
-        uint256 i,
-        address account,
-        uint256 amount
-    ) internal {
-        _holdOrMisroute(p, seats);
-        uint256 k = p.moved ? type(uint256).max : _heldIndex(p, account);
-        if (
-            k == type(uint256).max || i == 0 || amount != p.bond
-                || !_isTransfer(logs[i - 1], address(escrow), account, p.bond + p.heldJackpots[k])
-        ) {
-            ++ghost_payoutMisrouted;
-            return;
-        }
-        p.heldPaid[k] = true;
-        ++ghost_winnersPaid;
-        if (p.heldJackpots[k] != 0) {
-            p.heldJackpotNext = i + 1;
-            p.heldJackpotDue = p.heldJackpots[k];
-            p.heldBondAccount = account;
-        }
-    }
-
-    /// @notice Index of `account`'s unpaid held payment, or type(uint256).max.
-    function _heldIndex(Payouts memory p, address account) internal pure returns (uint256) {
-        for (uint256 k; k < p.heldCount; ++k) {
-            if (p.held[k] == account && !p.heldPaid[k]) return k;
-        }
-        return type(uint256).max;
-    }
-
-    /// @notice Marks the first entry of `winners` equal to `account` not yet `named`; false when
-    ///         there is none (`account` is no winner left to pay).
-    function _name(address[] memory winners, bool[] memory named, address account) internal pure returns (bool) {
-        for (uint256 k; k < winners.length; ++k) {
-            if (winners[k] != account || named[k]) continue;
-            named[k] = true;
-            return true;
-        }
-        return false;
     }
 
     function _contains(address[] memory list, address account) internal pure returns (bool) {

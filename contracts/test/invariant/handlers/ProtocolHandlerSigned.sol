@@ -4,7 +4,7 @@ pragma solidity 0.8.37;
 // Testing
 import {Vm} from "@prb/test/Vm.sol";
 import {VmExt} from "../../utils/VmExt.sol";
-import {ProtocolHandlerBase} from "./ProtocolHandlerBase.sol";
+import {ProtocolHandlerPayouts} from "./ProtocolHandlerPayouts.sol";
 // Interfaces
 import {IEscrow} from "../../../src/interfaces/IEscrow.sol";
 import {IStakeManager} from "../../../src/interfaces/IStakeManager.sol";
@@ -20,7 +20,7 @@ import {SubmissionId} from "../../../src/types/SubmissionId.sol";
 ///         (docs/SECURITY.md P-40): every seat sealed and revealed in one `revealVerdictsSigned`
 ///         (P13), and proofs that a seat signed two seals for one submission (`proveEquivocation`,
 ///         P14), with the ghosts that check them and the check that a voided seat is never paid.
-abstract contract ProtocolHandlerSigned is ProtocolHandlerBase {
+abstract contract ProtocolHandlerSigned is ProtocolHandlerPayouts {
     /// @notice What a proof of equivocation must book, read just before it (`_proofBefore`): the
     ///         seat and the prover, the seat's reject bonds (from the handler's records), the
     ///         whistleblowers of its approvals with an open challenge (one entry per challenge) and
