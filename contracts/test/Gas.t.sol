@@ -78,7 +78,7 @@ contract Gas_Test is Deployers {
     ///         `assignAndPostClaims`, in 6 transactions (1,560,284 measured with a forced error,
     ///         against 1,589,752 with the two calls apart). 1,551,000 since a catching seat's fee,
     ///         bond and jackpot share one transfer when the settlement finalizes the job
-    ///         (docs/SECURITY.md "Gas cuts": 1,544,679 measured with a forced error, 1,401,189
+    ///         (docs/SECURITY.md "Gas cuts": 1,544,990 measured with a forced error, 1,400,964
     ///         without one).
     uint256 internal constant HAPPY_PATH_ONE_SHOT_MAX_GAS = 1_551_000;
 

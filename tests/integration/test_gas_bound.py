@@ -38,7 +38,7 @@ no length word, the spec hash lives in the JobPosted event and a contribution ha
 since the finalize pays the reward, the fees, the jackpots and the bonds to the wallets, P-41;
 1,546,485 since the secret reveal proves the claims with one multiproof; 1,522,805 since the job
 keeps its post kind; 1,493,990 since the solver assigns with its claims in one transaction;
-1,474,322 since a catching seat's fee, bond and jackpot share one transfer, docs/SECURITY.md
+1,474,984 since a catching seat's fee, bond and jackpot share one transfer, docs/SECURITY.md
 "Gas cuts")."""
 
 PER_CONTRIBUTION_MAX_GAS = 1_628_000
@@ -55,7 +55,7 @@ flag word, 1,789,065 with every seat's seal and opening in one call (P-40), 1,76
 finalize paying the wallets (P-41), 1,755,011 with the claims' multiproof, 1,732,440 with the
 post kind in the job, 1,703,655 with the assignment and the claims in one transaction, 1,686,497
 with the run's spec URI published once at openRun, 1,622,530 with the run's bookkeeping packed,
-1,602,896 with a catching seat's fee, bond and jackpot in one transfer (docs/SECURITY.md "Gas
+1,603,593 with a catching seat's fee, bond and jackpot in one transfer (docs/SECURITY.md "Gas
 cuts"); the bound leaves
 room for every verifier's first payment creating its balance word."""
 

@@ -9,7 +9,7 @@ import {IJobManager} from "../interfaces/IJobManager.sol";
 import {Bucket} from "../types/EscrowTypes.sol";
 import {Job} from "../types/JobTypes.sol";
 import {Role} from "../types/Role.sol";
-import {MAX_SEATS, Settlement, Submission} from "../types/SubmissionTypes.sol";
+import {MAX_SEATS, Seat, Settlement, Submission} from "../types/SubmissionTypes.sol";
 
 /// @title LibPayouts
 /// @notice How settlement moves tokens: slashes booked into an Escrow bucket, stake unlocks, fees,
@@ -136,16 +136,21 @@ library LibPayouts {
         credit(s, Bucket.Escrowed, submitter, amount);
     }
 
-    /// @notice Pays one verifier fee from escrow straight to `verifier`'s wallet (`pay`), or
-    ///         credits it back to `submitter` when the verifier abstained on any sample: a fee pays
+    /// @notice Takes one verifier fee out of the job's held fees for the verifier of `seat`, or
+    ///         credits it back to `submitter` when that verifier abstained on any sample: a fee pays
     ///         for a complete check (P-20).
-    function payFee(Submission storage sub, Settlement memory s, address submitter, address verifier) internal {
-        if (sub.seats[verifier].abstainMask != 0) {
+    /// @return fee What the verifier is owed from Bucket.Escrowed (wei): verifierFee, or 0 if it
+    ///         abstained. The caller pays it (`pay`).
+    function takeFee(Submission storage sub, Settlement memory s, address submitter, Seat storage seat)
+        internal
+        returns (uint256 fee)
+    {
+        if (seat.abstainMask != 0) {
             refundFee(sub, s, submitter, s.verifierFee);
-            return;
+            return 0;
         }
-        sub.feesHeld = SafeCast.toUint120(sub.feesHeld - s.verifierFee);
-        pay(s, Bucket.Escrowed, verifier, s.verifierFee);
+        fee = s.verifierFee;
+        sub.feesHeld = SafeCast.toUint120(sub.feesHeld - fee);
     }
 
     /// @notice Returns one bond to `account` as credit.

@@ -727,7 +727,7 @@ library LibSettlement {
     }
 
     /// @notice Pays its fee to each seat of status `standing` straight to its wallet (an abstaining
-    ///         seat's goes back to the submitter as credit, `LibPayouts.payFee`) and marks it Released.
+    ///         seat's goes back to the submitter as credit, `LibPayouts.takeFee`) and marks it Released.
     ///         A seat in `catches` (a forced error's catcher, only when the job finalizes in its
     ///         settlement) gets its fee, its bond and its jackpot (already moved into
     ///         `Bucket.Escrowed`) in one transfer.
@@ -748,17 +748,11 @@ library LibSettlement {
             if (seat.status != standing) continue;
             seat.status = SeatStatus.Released;
             release[i] = true;
+            // An abstainer's fee goes back to the submitter (P-20); a catch stands anyway.
+            uint256 fee = LibPayouts.takeFee(sub, s, job.submitter, seat);
             if ((catches.mask >> i) & 1 == 0) {
-                LibPayouts.payFee(sub, s, job.submitter, verifiers[i]);
+                LibPayouts.pay(s, Bucket.Escrowed, verifiers[i], fee);
                 continue;
-            }
-            uint256 fee = 0;
-            if (seat.abstainMask != 0) {
-                // A fee pays for a complete check (P-20): the submitter's again; the catch stands.
-                LibPayouts.refundFee(sub, s, job.submitter, s.verifierFee);
-            } else {
-                fee = s.verifierFee;
-                sub.feesHeld = SafeCast.toUint120(sub.feesHeld - fee);
             }
             // SAFETY: trusted Escrow; the jackpot was moved into Bucket.Escrowed by `_settleForced`.
             s.escrow.payTwo(Bucket.Escrowed, fee + catches.jackpots[i], Bucket.Bonds, s.challengeBond, verifiers[i]);
