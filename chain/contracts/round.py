@@ -561,7 +561,8 @@ class RoundFacade(ContractFacade):
     def forced_end_matches(self, submission_id: bytes, verifier: str) -> bool:
         """``forcedEndMatches``: whether the round carries a forced error and ``verifier``'s
         revealed end for the forced sample equals the solver's true end (revealed with the
-        secret): a real replay, settled with its bond back and the jackpot."""
+        secret) in its first 96 bits, all the round keeps of it: a real replay, settled with its
+        bond back and the jackpot."""
         return bool(
             self._client.call(
                 self.contract,

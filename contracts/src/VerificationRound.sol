@@ -54,7 +54,7 @@ contract VerificationRound is VerificationRoundSigned {
         if (msg.sender != address(_JOB_MANAGER)) revert NotJobManager(msg.sender);
         // SAFETY: kept <= MAX_VERIFIERS_PER_JOB = 32.
         // forge-lint: disable-next-line(unsafe-typecast)
-        _rounds[submissionId].committed = uint32(kept);
+        _rounds[submissionId].committed = uint8(kept);
         emit VerdictRoundReset(submissionId);
     }
 
@@ -262,10 +262,11 @@ contract VerificationRound is VerificationRoundSigned {
         jobId = submissionId.jobIdOf();
         round.revealed = true;
         round.forced = forced;
-        if (forced) round.forcedTrueEnd = forcedTrueEnd;
+        // The tag shares the flags' word: a forced error's reveal creates no storage word.
+        if (forced) round.forcedEndTag = bytes12(forcedTrueEnd);
         // SAFETY: forcedSample < samples <= MAX_SAMPLES_PER_JOB = 64.
         // forge-lint: disable-next-line(unsafe-typecast)
-        round.forcedSample = uint32(forcedSample);
+        round.forcedSample = uint8(forcedSample);
         emit SecretRevealed(submissionId, secret, forced, forcedSample);
     }
 
@@ -353,7 +354,7 @@ contract VerificationRound is VerificationRoundSigned {
     function forcedEndMatches(SubmissionId submissionId, address verifier) external view returns (bool matches) {
         Round storage round = _rounds[submissionId];
         bytes32 end = _replayedEnds[submissionId][verifier][round.forcedSample];
-        matches = round.forced && end != bytes32(0) && end == round.forcedTrueEnd;
+        matches = round.forced && end != bytes32(0) && bytes12(end) == round.forcedEndTag;
     }
 
     /// @inheritdoc IVerificationRound

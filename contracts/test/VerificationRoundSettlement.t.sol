@@ -458,6 +458,49 @@ contract VerificationRound_ForcedEnd_Test is VerificationRound_Forced_Init {
         assertFalse(round.forcedEndMatches(_sid(jobId), verifiers[2]));
     }
 
+    /// @notice The forced error's reveal writes one word of the round, the one its flags share
+    ///         with the true end's tag: it creates no storage word. Keeping the whole true end
+    ///         wrote a second word (~22k gas, docs/SECURITY.md "Gas cuts").
+    function test_revealSecret_forced_writesOnlyTheFlagsWord_succeeds() public {
+        _submit(jobId, verifiers[0], uint256(1) << f);
+        _submit(jobId, verifiers[1], 0);
+        _submit(jobId, verifiers[2], 0);
+        _revealPending(jobId);
+        vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
+        vm.record();
+        _revealSecret(jobId);
+        (, bytes32[] memory writes) = vm.accesses(address(round));
+        uint256 distinct = 0;
+        for (uint256 i; i < writes.length; ++i) {
+            bool seen = false;
+            for (uint256 j; j < i; ++j) {
+                if (writes[j] == writes[i]) seen = true;
+            }
+            if (!seen) ++distinct;
+        }
+        assertEq(distinct, 1, "the reveal writes the flags' word only");
+        (RoundOutcome outcome_, uint256 sample) = round.outcome(_sid(jobId));
+        assertEq(uint8(outcome_), uint8(RoundOutcome.Forced));
+        assertEq(sample, f);
+        assertTrue(round.forcedEndMatches(_sid(jobId), verifiers[0]), "the replayed true end matches");
+    }
+
+    /// @notice The round keeps the true end's first 96 bits: an end that differs from the true
+    ///         end within them never matches, and one that shares them (only a seat that already
+    ///         knows the true end can make it) matches as the true end would.
+    function test_forcedEndMatches_comparesTheFirst96Bits_succeeds() public {
+        (, uint32[] memory segments) = jobManager.getAssignment(jobId);
+        bytes32 trueEnd = _committedStates[jobId][segments[f] + 1];
+        // bytes12 keeps bits 255..160: bit 160 is the last of the first 96, bit 159 the first after
+        _submitForcedEnd(verifiers[0], trueEnd ^ bytes32(uint256(1)));
+        _submitForcedEnd(verifiers[1], trueEnd ^ bytes32(uint256(1) << 159));
+        _submitForcedEnd(verifiers[2], trueEnd ^ bytes32(uint256(1) << 160));
+        _passChallengeWindow(jobId);
+        assertTrue(round.forcedEndMatches(_sid(jobId), verifiers[0]), "bit 0 is past the first 96");
+        assertTrue(round.forcedEndMatches(_sid(jobId), verifiers[1]), "bit 159 is past the first 96");
+        assertFalse(round.forcedEndMatches(_sid(jobId), verifiers[2]), "bit 160 is within them");
+    }
+
     function test_postClaims_zeroEnd_reverts() public {
         uint256 bare = _unclaimedJob();
         (bytes32[] memory starts, bytes32[] memory ends) = _claims(bare);

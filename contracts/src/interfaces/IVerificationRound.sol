@@ -362,9 +362,12 @@ interface IVerificationRound {
     function fetchOnlyMaskOf(SubmissionId submissionId, address verifier) external view returns (uint256 mask);
 
     /// @notice Whether the round carries a forced error and `verifier` revealed, for the forced
-    ///         sample, exactly the solver's true end (proven against the Merkle root at
-    ///         `revealSecret`): evidence that it replayed the forced segment and that the solver's
-    ///         committed end of it agrees with that replay.
+    ///         sample, the solver's true end (proven against the Merkle root at `revealSecret`):
+    ///         evidence that it replayed the forced segment and that the solver's committed end of
+    ///         it agrees with that replay. Compared on the first 96 bits, all the round keeps of the
+    ///         true end: the end is hidden until the secret is revealed, after every verdict, so a
+    ///         seat that did not replay matches with probability 2^-96, and one that knows the end
+    ///         gains nothing from revealing another end with the same first 96 bits.
     function forcedEndMatches(SubmissionId submissionId, address verifier) external view returns (bool matches);
 
     /// @notice The forced claim of a true end state hash: keccak256(abi.encodePacked(FORCED_ERROR_TAG, trueEnd)).

@@ -34,15 +34,19 @@ abstract contract VerificationRoundBase is IVerificationRound, EIP712 {
     /// @param forced True if the revealed draw carries a forced error.
     /// @param committed Assigned verifiers that sealed verdicts (of the current draw, counting the
     ///        seats a reassignment kept); every seat once `revealVerdictsSigned` sealed and revealed
-    ///        them all at once.
-    /// @param forcedSample Sample index of the forced error (meaningful if `forced`).
+    ///        them all at once (<= MAX_SEATS = 32).
+    /// @param forcedSample Sample index of the forced error (meaningful if `forced`; < 64).
     /// @param covered Bit i set = some assigned verifier whose own draw holds sample i revealed its
     ///        verdicts (docs/SECURITY.md P-27); kept across reassignments with the seats that revealed,
     ///        and cleared where only a seat whose verdicts were voided held the sample
     ///        (`proveEquivocation`).
     /// @param claimsBlock Block of the `ClaimsPosted` event (zero until the claims are posted; packed
     ///        with the flags, which the first sealed verdict then writes at the warm-slot price).
-    /// @param forcedTrueEnd The solver's committed end of the forced sample (zero unless `forced`).
+    /// @param forcedEndTag The first 96 bits of the solver's committed end of the forced sample
+    ///        (zero unless `forced`): what `forcedEndMatches` compares a rejecter's replayed end
+    ///        with. It rides in the word the secret reveal writes anyway, so a forced error's reveal
+    ///        creates no storage word (docs/SECURITY.md, "Gas cuts": 96 bits suffice because the end
+    ///        is hidden until the reveal and a seat that knows it gains nothing from another end).
     /// @param claimsHash keccak256(abi.encode(startHashes, endHashes)) of the posted claims (zero
     ///        until posted); the claims themselves are only in the `ClaimsPosted` event.
     /// @dev No word maps the submission to its job: the commit creates 1 word (the secret
@@ -51,11 +55,11 @@ abstract contract VerificationRoundBase is IVerificationRound, EIP712 {
         bytes32 secretCommitment;
         bool revealed;
         bool forced;
-        uint32 committed;
-        uint32 forcedSample;
+        uint8 committed;
+        uint8 forcedSample;
         uint64 covered;
         uint64 claimsBlock;
-        bytes32 forcedTrueEnd;
+        bytes12 forcedEndTag;
         bytes32 claimsHash;
     }
 

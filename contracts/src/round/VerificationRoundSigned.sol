@@ -77,7 +77,7 @@ abstract contract VerificationRoundSigned is VerificationRoundBase {
         // `covered`, which this call writes anyway: no new storage word.
         // SAFETY: count is the seat count, <= MAX_VERIFIERS_PER_JOB = 32.
         // forge-lint: disable-next-line(unsafe-typecast)
-        round.committed = uint32(count);
+        round.committed = uint8(count);
         round.covered |= covered;
         // The JobManager refuses a seat named twice (VerdictsAlreadySubmitted), so with one entry
         // per seat every seat is recorded, or none: a seat whose reject bonds cannot be pulled
