@@ -215,9 +215,7 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
             _ballots[disputeId][members[i]].member = true;
         }
         emit CommitteeDrawn(disputeId, members, commitDeadline, revealDeadline);
-        for (uint256 i; i < members.length; ++i) {
-            _STAKE_MANAGER.lock(members[i], Role.Verifier, _SEAT_STAKE);
-        }
+        _STAKE_MANAGER.lockEach(members, Role.Verifier, _SEAT_STAKE);
     }
 
     /// @inheritdoc IArbitrationCommittee
@@ -275,9 +273,7 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
         // Interactions with trusted protocol contracts, after all state changes. Non-voters' seats
         // stay locked: the JobManager slashes them (a step parent forwards them to it; a claim
         // parent slashes them itself).
-        for (uint256 i; i < voters.length; ++i) {
-            _STAKE_MANAGER.unlock(voters[i], Role.Verifier, _SEAT_STAKE);
-        }
+        _STAKE_MANAGER.unlockEach(voters, Role.Verifier, _SEAT_STAKE);
         if (_claimDisputes[disputeId]) {
             // SAFETY: the claim parent was authorized by the admin.
             IClaimParent(_claimParent).onClaimResolved(disputeId, segmentValid, majority, nonVoters);

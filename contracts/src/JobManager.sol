@@ -23,15 +23,7 @@ import {Job, JobStatus, Params, PostArgs, RoundJob, Verdict} from "./types/JobTy
 import {Role} from "./types/Role.sol";
 import {RoundOutcome} from "./types/RoundTypes.sol";
 import {LibSubmission, SubmissionId} from "./types/SubmissionId.sol";
-import {
-    MAX_SEATS,
-    Seat,
-    SeatStatus,
-    Settlement,
-    Submission,
-    sampledSegments,
-    verifiersOf
-} from "./types/SubmissionTypes.sol";
+import {MAX_SEATS, Seat, SeatStatus, Settlement, Submission, sampledSegments} from "./types/SubmissionTypes.sol";
 
 /// @title JobManager
 /// @notice Escrows training jobs and runs their lifecycle (PROTOCOL.md 3.3): post, claim, commit,
@@ -362,7 +354,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         address solver = submissionId.solverOf();
         if (solver == address(0) || job.solver != solver) revert SubmissionNotActive(submissionId);
         _requireStatus(jobId, job, JobStatus.Verifying);
-        LibSettlement.recordVerdicts(job, sub, _settlement(), jobId, verifier, approvals, abstainMask);
+        LibAssignment.recordVerdicts(job, sub, _settlement(), jobId, verifier, approvals, abstainMask);
     }
 
     /// @inheritdoc IJobManager
@@ -374,28 +366,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     /// @inheritdoc IJobManager
     function challengeApproval(uint256 jobId, uint256 sampleIndex, address verifier) external nonReentrant {
         Job storage job = _jobs[jobId];
-        _requireStatus(jobId, job, JobStatus.Verifying);
-        if (block.timestamp > job.challengeDeadline) {
-            revert ChallengeWindowClosed(jobId, job.challengeDeadline, uint64(block.timestamp));
-        }
-        if (!_STAKE_MANAGER.isActive(msg.sender, Role.Whistleblower)) {
-            revert NotActiveStaker(msg.sender, Role.Whistleblower);
-        }
-        Submission storage sub = _active(jobId, job);
-        uint256 samples = sub.sampleCount;
-        if (sampleIndex >= samples) revert SampleIndexOutOfRange(jobId, sampleIndex, samples);
-        Seat storage seat = sub.seats[verifier];
-        if (seat.status == SeatStatus.None) revert NotAssignedVerifier(jobId, verifier);
-        Verdict verdict = LibVerdict.verdictAt(seat, sampleIndex);
-        if (verdict != Verdict.Approve) revert VerdictNotApproval(jobId, sampleIndex, verifier, verdict);
-        if (msg.sender == job.solver || msg.sender == verifier) revert ChallengerConflicted(jobId, msg.sender);
-        address existing = sub.challengers[sampleIndex][verifier];
-        if (existing != address(0)) revert ApprovalAlreadyChallenged(jobId, sampleIndex, verifier, existing);
-
-        sub.challengers[sampleIndex][verifier] = msg.sender;
-        sub.disputedMask |= uint64(1) << sampleIndex;
-        emit ApprovalChallenged(jobId, sampleIndex, verifier, msg.sender, _CHALLENGE_BOND);
-        _ESCROW.deposit(Bucket.Bonds, msg.sender, _CHALLENGE_BOND);
+        LibAssignment.challengeApproval(job, _active(jobId, job), _settlement(), jobId, sampleIndex, verifier);
     }
 
     /// @inheritdoc IJobManager
@@ -482,6 +453,11 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     }
 
     /// @inheritdoc IJobManager
+    function statusOf(uint256 jobId) external view returns (JobStatus status) {
+        status = _jobs[jobId].status;
+    }
+
+    /// @inheritdoc IJobManager
     function getSubmission(SubmissionId submissionId) external view returns (uint256 jobId, address solver) {
         (jobId, solver) = (submissionId.jobIdOf(), submissionId.solverOf());
     }
@@ -489,7 +465,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     /// @inheritdoc IJobManager
     function getAssignment(uint256 jobId) external view returns (address[] memory verifiers, uint32[] memory segments) {
         Submission storage sub = _active(jobId, _jobs[jobId]);
-        verifiers = verifiersOf(sub);
+        verifiers = _assignedVerifiers(sub);
         segments = sampledSegments(sub);
     }
 
@@ -501,7 +477,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     {
         Job storage job = _jobs[jobId];
         (submitter, solver) = (job.submitter, job.solver);
-        verifiers = verifiersOf(_active(jobId, job));
+        verifiers = _assignedVerifiers(_active(jobId, job));
     }
 
     /// @inheritdoc IJobManager
@@ -693,6 +669,12 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         sub = _submissions[LibSubmission.id(jobId, job.solver)];
     }
 
+    /// @notice The submission's assigned verifiers, in seat order (their ids resolved at the
+    ///         StakeManager by `LibAssignment`, one call site for both views).
+    function _assignedVerifiers(Submission storage sub) internal view returns (address[] memory verifiers) {
+        verifiers = LibAssignment.assignedVerifiers(sub, _STAKE_MANAGER);
+    }
+
     /// @notice The immutables settlement needs, for `LibSettlement` (and `LibPosting`, `LibAssignment`).
     function _settlement() internal view returns (Settlement memory s) {
         s = Settlement({
@@ -713,7 +695,8 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
             revealWindow: _REVEAL_WINDOW,
             challengeWindow: _CHALLENGE_WINDOW,
             maxReassignments: _MAX_REASSIGNMENTS,
-            verifiersPerJob: _VERIFIERS_PER_JOB
+            verifiersPerJob: _VERIFIERS_PER_JOB,
+            seated: new address[](0)
         });
     }
 

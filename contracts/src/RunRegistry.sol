@@ -224,8 +224,8 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
             // forge-lint: disable-next-line(unsafe-typecast)
             uint32 seat = uint32(j);
             uint256 jobId = _contributionOf(runId, t, seat);
-            // SAFETY: trusted JobManager view (four words of the job, not its seven).
-            JobStatus status = _JOB_MANAGER.roundJobOf(jobId).status;
+            // SAFETY: trusted JobManager view (the status word of the job, not its seven words).
+            JobStatus status = _JOB_MANAGER.statusOf(jobId);
             if (!_isTerminal(status)) revert RoundNotSettled(runId, t, jobId, status);
             if ((accepted >> j) & 1 == 1 && status != JobStatus.Finalized) revert SeatNotFinalized(runId, t, seat);
         }

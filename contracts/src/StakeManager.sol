@@ -67,6 +67,15 @@ contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager 
     /// @notice Sum of staked + unbonding over all accounts and roles (wei).
     uint256 internal _totalHeld;
 
+    /// @notice Each verifier's id (`verifierIdOf`; zero: never an active verifier).
+    mapping(address account => uint32 id) internal _verifierIds;
+
+    /// @notice The account of each verifier id.
+    mapping(uint32 id => address account) internal _verifiersById;
+
+    /// @notice Verifier ids given so far (the last id).
+    uint32 internal _verifierIdCount;
+
     ////// Constructor //////
 
     /// @param token_ Staking token (the payment token).
@@ -131,28 +140,26 @@ contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager 
 
     /// @inheritdoc IStakeManager
     function lock(address account, Role role, uint256 amount) external onlyRole(PROTOCOL_ROLE) {
-        StakeInfo storage info = _stakes[account][role];
-        uint256 free = info.staked - info.locked;
-        if (amount > free) revert InsufficientFreeStake(account, role, free, amount);
-        // SAFETY: amount <= free, so locked + amount <= staked < 2^128.
-        unchecked {
-            // forge-lint: disable-next-line(unsafe-typecast)
-            info.locked += uint128(amount);
-        }
-        // INVARIANT: locked <= staked.
-        emit StakeLocked(account, role, amount, info.locked);
+        _lock(account, role, amount);
     }
 
     /// @inheritdoc IStakeManager
     function unlock(address account, Role role, uint256 amount) external onlyRole(PROTOCOL_ROLE) {
-        StakeInfo storage info = _stakes[account][role];
-        if (amount > info.locked) revert InsufficientLockedStake(account, role, info.locked, amount);
-        // SAFETY: checked just above (amount <= locked < 2^128).
-        unchecked {
-            // forge-lint: disable-next-line(unsafe-typecast)
-            info.locked -= uint128(amount);
+        _unlock(account, role, amount);
+    }
+
+    /// @inheritdoc IStakeManager
+    function lockEach(address[] calldata accounts, Role role, uint256 amount) external onlyRole(PROTOCOL_ROLE) {
+        for (uint256 i; i < accounts.length; ++i) {
+            _lock(accounts[i], role, amount);
         }
-        emit StakeUnlocked(account, role, amount, info.locked);
+    }
+
+    /// @inheritdoc IStakeManager
+    function unlockEach(address[] calldata accounts, Role role, uint256 amount) external onlyRole(PROTOCOL_ROLE) {
+        for (uint256 i; i < accounts.length; ++i) {
+            _unlock(accounts[i], role, amount);
+        }
     }
 
     /// @inheritdoc IStakeManager
@@ -222,6 +229,29 @@ contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager 
     }
 
     /// @inheritdoc IStakeManager
+    function verifierIdOf(address account) external view returns (uint32 id) {
+        id = _verifierIds[account];
+    }
+
+    /// @inheritdoc IStakeManager
+    function verifierIdsOf(address[] calldata accounts) external view returns (uint32[] memory ids) {
+        ids = new uint32[](accounts.length);
+        for (uint256 i; i < accounts.length; ++i) {
+            ids[i] = _verifierIds[accounts[i]];
+        }
+    }
+
+    /// @inheritdoc IStakeManager
+    function verifiersById(uint32[] calldata ids) external view returns (address[] memory accounts) {
+        accounts = new address[](ids.length);
+        for (uint256 i; i < ids.length; ++i) {
+            address account = _verifiersById[ids[i]];
+            if (account == address(0)) revert UnknownVerifierId(ids[i]);
+            accounts[i] = account;
+        }
+    }
+
+    /// @inheritdoc IStakeManager
     function verifierAt(uint256 index) external view returns (address account) {
         uint256 count = _verifiers.length();
         if (index >= count) revert VerifierIndexOutOfRange(index, count);
@@ -265,12 +295,46 @@ contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager 
 
     ////// Internal //////
 
+    /// @notice Locks `amount` of `account`'s free stake of `role`; reverts InsufficientFreeStake.
+    function _lock(address account, Role role, uint256 amount) internal {
+        StakeInfo storage info = _stakes[account][role];
+        uint256 free = info.staked - info.locked;
+        if (amount > free) revert InsufficientFreeStake(account, role, free, amount);
+        // SAFETY: amount <= free, so locked + amount <= staked < 2^128.
+        unchecked {
+            // forge-lint: disable-next-line(unsafe-typecast)
+            info.locked += uint128(amount);
+        }
+        // INVARIANT: locked <= staked.
+        emit StakeLocked(account, role, amount, info.locked);
+    }
+
+    /// @notice Unlocks `amount` of `account`'s locked stake of `role`; reverts InsufficientLockedStake.
+    function _unlock(address account, Role role, uint256 amount) internal {
+        StakeInfo storage info = _stakes[account][role];
+        if (amount > info.locked) revert InsufficientLockedStake(account, role, info.locked, amount);
+        // SAFETY: checked just above (amount <= locked < 2^128).
+        unchecked {
+            // forge-lint: disable-next-line(unsafe-typecast)
+            info.locked -= uint128(amount);
+        }
+        emit StakeUnlocked(account, role, amount, info.locked);
+    }
+
     /// @notice Adds `account` to or removes it from the active verifier set after its verifier
     ///         stake changed.
     function _syncVerifier(address account, Role role) internal {
         if (role != Role.Verifier) return;
         if (isActive(account, Role.Verifier)) {
-            if (_verifiers.add(account)) emit VerifierActivated(account);
+            if (!_verifiers.add(account)) return;
+            emit VerifierActivated(account);
+            if (_verifierIds[account] == 0) {
+                // The first activation: an id for good (ids count up from 1; 2^32 - 1 verifiers).
+                uint32 id = ++_verifierIdCount;
+                _verifierIds[account] = id;
+                _verifiersById[id] = account;
+                emit VerifierIdAssigned(account, id);
+            }
         } else if (_verifiers.remove(account)) {
             emit VerifierDeactivated(account);
         }

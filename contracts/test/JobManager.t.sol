@@ -586,6 +586,26 @@ contract JobManager_Submission_Test is JobManager_Init {
         assertEq(subSolver, solver);
     }
 
+    /// @notice `statusOf` reads the status `getJob` returns, through the lifecycle of a job that
+    ///         is finalized, and None for a job never posted.
+    function test_statusOf_followsTheLifecycle_succeeds() public {
+        assertEq(uint8(jobManager.statusOf(jobManager.jobCount() + 1)), uint8(JobStatus.None));
+        uint256 jobId = _postJob();
+        assertEq(uint8(jobManager.statusOf(jobId)), uint8(JobStatus.Open));
+        vm.prank(solver);
+        jobManager.claimJob(jobId);
+        assertEq(uint8(jobManager.statusOf(jobId)), uint8(JobStatus.Claimed));
+        Job memory job = jobManager.getJob(jobId);
+        _commit(jobId, solver, _stateHashes(job.totalSteps, job.checkpointInterval));
+        assertEq(uint8(jobManager.statusOf(jobId)), uint8(JobStatus.Committed));
+        _assign(jobId);
+        assertEq(uint8(jobManager.statusOf(jobId)), uint8(JobStatus.Verifying));
+        _submitAll(jobId, 0);
+        _settle(jobId, true);
+        assertEq(uint8(jobManager.statusOf(jobId)), uint8(JobStatus.Finalized));
+        assertEq(uint8(jobManager.statusOf(jobId)), uint8(_job(jobId).status));
+    }
+
     function test_claimJob_afterReclaim_freshSubmission_succeeds() public {
         uint256 jobId = _postJob();
         vm.prank(solver);

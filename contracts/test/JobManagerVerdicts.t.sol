@@ -59,6 +59,38 @@ contract JobManager_AssignVerifiers_Test is JobManager_Init {
         );
     }
 
+    /// @notice The seats are kept as the verifiers' StakeManager ids, eight to a word: assigning
+    ///         V = 3 writes 8 JobManager words (the ids' word, the three seats, the sample, the
+    ///         submission's word, the job's status word and its deadlines' word); keeping each
+    ///         seat's address in a word of its own wrote 10. The ids resolve back to the drawn
+    ///         accounts.
+    function test_assignVerifiers_seatIdsShareOneWord_succeeds() public {
+        vm.roll(block.number + 2);
+        vm.record();
+        jobManager.assignVerifiers(jobId);
+        (, bytes32[] memory writes) = vm.accesses(address(jobManager));
+        assertEq(_distinct(writes), 8, "JobManager words written by the assignment");
+        (address[] memory verifiers,) = jobManager.getAssignment(jobId);
+        assertEq(verifiers.length, 3);
+        uint32[] memory ids = stakeManager.verifierIdsOf(verifiers);
+        address[] memory back = stakeManager.verifiersById(ids);
+        for (uint256 i; i < verifiers.length; ++i) {
+            assertNotEq(uint256(ids[i]), 0, "a seat without an id");
+            assertEq(back[i], verifiers[i]);
+        }
+    }
+
+    /// @notice Number of distinct entries of `slots`.
+    function _distinct(bytes32[] memory slots) internal pure returns (uint256 count) {
+        for (uint256 i; i < slots.length; ++i) {
+            bool seen = false;
+            for (uint256 j; j < i; ++j) {
+                if (slots[j] == slots[i]) seen = true;
+            }
+            if (!seen) ++count;
+        }
+    }
+
     function test_assignVerifiers_sameBlock_reverts() public {
         uint64 randomnessBlock = _job(jobId).randomnessBlock;
         vm.expectRevert(

@@ -103,6 +103,55 @@ contract StakeManager_Stake_Test is StakeManager_Init {
         assertEq(stakeManager.verifierAt(countBefore), alice);
     }
 
+    /// @notice A verifier gets its id when it first becomes active and keeps it through leaving
+    ///         and joining the set again; ids count up and resolve back to their accounts.
+    function test_verifierIdOf_givenOnFirstActivation_keptForGood_succeeds() public {
+        address bob = _actor("bob");
+        _stake(alice, Role.Verifier, 99e18);
+        _stake(alice, Role.Solver, 500e18);
+        assertEq(stakeManager.verifierIdOf(alice), 0, "no id below the minimum or as a solver");
+        uint32 next = stakeManager.verifierIdOf(_actor("unknown")) + 1; // zero + 1 if the set is empty
+        address[] memory active = new address[](stakeManager.verifierCount());
+        for (uint256 i; i < active.length; ++i) {
+            active[i] = stakeManager.verifierAt(i);
+            uint32 id = stakeManager.verifierIdOf(active[i]);
+            if (id >= next) next = id + 1;
+        }
+        vm.expectEmit(address(stakeManager));
+        emit IStakeManager.VerifierIdAssigned(alice, next);
+        _stake(alice, Role.Verifier, 1e18);
+        _stake(bob, Role.Verifier, 100e18);
+        assertEq(stakeManager.verifierIdOf(alice), next);
+        assertEq(stakeManager.verifierIdOf(bob), next + 1);
+        // leaving the set and coming back keeps the id
+        vm.prank(alice);
+        stakeManager.requestUnbond(Role.Verifier, 100e18);
+        assertFalse(stakeManager.isActive(alice, Role.Verifier));
+        _stake(alice, Role.Verifier, 100e18);
+        assertEq(stakeManager.verifierIdOf(alice), next, "a returning verifier got a new id");
+        uint32[] memory ids = new uint32[](2);
+        (ids[0], ids[1]) = (next + 1, next);
+        address[] memory accounts = stakeManager.verifiersById(ids);
+        assertEq(accounts.length, 2);
+        assertEq(accounts[0], bob);
+        assertEq(accounts[1], alice);
+        uint32[] memory back = stakeManager.verifierIdsOf(accounts);
+        assertEq(uint256(back[0]), uint256(next + 1));
+        assertEq(uint256(back[1]), uint256(next));
+    }
+
+    function test_verifiersById_unknownId_reverts() public {
+        _stake(alice, Role.Verifier, 100e18);
+        uint32 id = stakeManager.verifierIdOf(alice);
+        uint32[] memory ids = new uint32[](2);
+        (ids[0], ids[1]) = (id, id + 1);
+        vm.expectRevert(abi.encodeWithSelector(IStakeManager.UnknownVerifierId.selector, id + 1));
+        stakeManager.verifiersById(ids);
+        ids[1] = 0;
+        vm.expectRevert(abi.encodeWithSelector(IStakeManager.UnknownVerifierId.selector, 0));
+        stakeManager.verifiersById(ids);
+    }
+
     function test_verifierAt_outOfRange_reverts() public {
         uint256 count = stakeManager.verifierCount();
         vm.expectRevert(abi.encodeWithSelector(IStakeManager.VerifierIndexOutOfRange.selector, count, count));
@@ -253,6 +302,61 @@ contract StakeManager_LockUnlock_Test is StakeManager_Init {
             abi.encodeWithSelector(IStakeManager.InsufficientLockedStake.selector, alice, Role.Solver, 10e18, 11e18)
         );
         stakeManager.unlock(alice, Role.Solver, 11e18);
+    }
+
+    function test_lockEach_notProtocol_reverts() public {
+        bytes32 role = stakeManager.PROTOCOL_ROLE();
+        vm.expectRevert(abi.encodeWithSelector(IAccessControl.AccessControlUnauthorizedAccount.selector, alice, role));
+        vm.prank(alice);
+        stakeManager.lockEach(_pair(alice, alice), Role.Verifier, 1);
+        vm.expectRevert(abi.encodeWithSelector(IAccessControl.AccessControlUnauthorizedAccount.selector, alice, role));
+        vm.prank(alice);
+        stakeManager.unlockEach(_pair(alice, alice), Role.Verifier, 1);
+    }
+
+    /// @notice Each account is locked and unlocked as by `lock` and `unlock`, events in order.
+    function test_lockEachUnlockEach_eachAccount_succeeds() public {
+        address bob = _actor("bob");
+        _stake(alice, Role.Verifier, 100e18);
+        _stake(bob, Role.Verifier, 100e18);
+        vm.expectEmit(address(stakeManager));
+        emit IStakeManager.StakeLocked(alice, Role.Verifier, 30e18, 30e18);
+        vm.expectEmit(address(stakeManager));
+        emit IStakeManager.StakeLocked(bob, Role.Verifier, 30e18, 30e18);
+        stakeManager.lockEach(_pair(alice, bob), Role.Verifier, 30e18);
+        assertEq(stakeManager.freeStake(alice, Role.Verifier), 70e18);
+        assertEq(stakeManager.freeStake(bob, Role.Verifier), 70e18);
+        vm.expectEmit(address(stakeManager));
+        emit IStakeManager.StakeUnlocked(bob, Role.Verifier, 30e18, 0);
+        vm.expectEmit(address(stakeManager));
+        emit IStakeManager.StakeUnlocked(alice, Role.Verifier, 30e18, 0);
+        stakeManager.unlockEach(_pair(bob, alice), Role.Verifier, 30e18);
+        assertEq(stakeManager.freeStake(alice, Role.Verifier), 100e18);
+        assertEq(stakeManager.freeStake(bob, Role.Verifier), 100e18);
+    }
+
+    /// @notice One account short of the amount reverts the whole call: no seat is locked (or
+    ///         unlocked) without the others.
+    function test_lockEach_oneShort_locksNone_reverts() public {
+        address bob = _actor("bob");
+        _stake(alice, Role.Verifier, 100e18);
+        _stake(bob, Role.Verifier, 10e18);
+        vm.expectRevert(
+            abi.encodeWithSelector(IStakeManager.InsufficientFreeStake.selector, bob, Role.Verifier, 10e18, 30e18)
+        );
+        stakeManager.lockEach(_pair(alice, bob), Role.Verifier, 30e18);
+        assertEq(stakeManager.freeStake(alice, Role.Verifier), 100e18, "alice locked without bob");
+        stakeManager.lock(alice, Role.Verifier, 30e18);
+        vm.expectRevert(
+            abi.encodeWithSelector(IStakeManager.InsufficientLockedStake.selector, bob, Role.Verifier, 0, 30e18)
+        );
+        stakeManager.unlockEach(_pair(alice, bob), Role.Verifier, 30e18);
+        assertEq(stakeManager.freeStake(alice, Role.Verifier), 70e18, "alice unlocked without bob");
+    }
+
+    function _pair(address first, address second) internal pure returns (address[] memory accounts) {
+        accounts = new address[](2);
+        (accounts[0], accounts[1]) = (first, second);
     }
 }
 

@@ -29,7 +29,7 @@ from bench.gas_scenario import (
     variant_total,
 )
 
-HAPPY_PATH_MAX_GAS = 1_478_000
+HAPPY_PATH_MAX_GAS = 1_431_000
 """Most gas the scenario's happy path may cost (docs/MEASURED.md "Gas": the figure reached,
 rounded up; 1,905,653 since the verdict batch checks each rejecting seat's bond cover,
 docs/SECURITY.md P-38; 1,793,453 since a submission id is its (job, solver) pair, the seats have
@@ -38,10 +38,11 @@ no length word, the spec hash lives in the JobPosted event and a contribution ha
 since the finalize pays the reward, the fees, the jackpots and the bonds to the wallets, P-41;
 1,546,485 since the secret reveal proves the claims with one multiproof; 1,522,805 since the job
 keeps its post kind; 1,493,990 since the solver assigns with its claims in one transaction;
-1,474,984 since a catching seat's fee, bond and jackpot share one transfer, docs/SECURITY.md
+1,474,984 since a catching seat's fee, bond and jackpot share one transfer; 1,427,882 since the
+round keeps a 96-bit tag of the forced true end and the seats are verifier ids, docs/SECURITY.md
 "Gas cuts")."""
 
-PER_CONTRIBUTION_MAX_GAS = 1_628_000
+PER_CONTRIBUTION_MAX_GAS = 1_573_000
 """Most gas a one-round training run of `RUN_SEATS` seats may cost per counted contribution
 (its opening, every seat's job from postContribution to its finalize, the round's claim and its
 finalization, summed and divided by the seats; docs/RUNS.md). Unlike the happy path's, it moves
@@ -55,8 +56,9 @@ flag word, 1,789,065 with every seat's seal and opening in one call (P-40), 1,76
 finalize paying the wallets (P-41), 1,755,011 with the claims' multiproof, 1,732,440 with the
 post kind in the job, 1,703,655 with the assignment and the claims in one transaction, 1,686,497
 with the run's spec URI published once at openRun, 1,622,530 with the run's bookkeeping packed,
-1,603,593 with a catching seat's fee, bond and jackpot in one transfer (docs/SECURITY.md "Gas
-cuts"); the bound leaves
+1,603,593 with a catching seat's fee, bond and jackpot in one transfer, 1,548,403 with the
+forced true end's tag, the seats as verifier ids and the proposal reading each job's status word
+(docs/SECURITY.md "Gas cuts"); the bound leaves
 room for every verifier's first payment creating its balance word."""
 
 HAPPY_PATH_MAX_NEW_WORDS = 24

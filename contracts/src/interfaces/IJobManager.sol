@@ -486,6 +486,12 @@ interface IJobManager is IJobManagerErrors {
     /// @return submissionId Submission.
     function submissionOf(uint256 jobId) external view returns (SubmissionId submissionId);
 
+    /// @notice The job's lifecycle status: one storage word read, for a caller that needs nothing
+    ///         else (the RunRegistry's round proposal checks each seat's job with it).
+    /// @param jobId Job.
+    /// @return status Its status (None for a job never posted).
+    function statusOf(uint256 jobId) external view returns (JobStatus status);
+
     /// @notice Job and solver a submission id names, read from the id itself (`LibSubmission`):
     ///         also for an id whose solver never held the job (`submissionOf` tells the active one).
     /// @param submissionId Submission.

@@ -50,6 +50,9 @@ interface IStakeManager {
     /// @param count Size of the set.
     error VerifierIndexOutOfRange(uint256 index, uint256 count);
 
+    /// @notice Thrown when a verifier id was never given (`verifiersById`).
+    error UnknownVerifierId(uint32 id);
+
     ////// Events //////
 
     /// @notice Emitted when an account added stake.
@@ -103,6 +106,12 @@ interface IStakeManager {
     /// @param account Verifier.
     event VerifierActivated(address indexed account);
 
+    /// @notice Emitted when an account first joins the active verifier set and is given its
+    ///         verifier id (`verifierIdOf`), which it keeps for good.
+    /// @param account Verifier.
+    /// @param id Its id (1, 2, ... in the order verifiers first became active).
+    event VerifierIdAssigned(address indexed account, uint32 id);
+
     /// @notice Emitted when an account left the active verifier set.
     /// @param account Verifier.
     event VerifierDeactivated(address indexed account);
@@ -137,6 +146,21 @@ interface IStakeManager {
     /// @param role Role of the stake.
     /// @param amount Amount (wei).
     function unlock(address account, Role role, uint256 amount) external;
+
+    /// @notice `lock(accounts[i], role, amount)` for each account, in order, in one call (a job's
+    ///         verifier seats, a dispute's committee): one call's overhead instead of one per seat.
+    ///         Reverts InsufficientFreeStake at the first account short of `amount`, locking none.
+    /// @param accounts Stakers (an account named twice is locked twice).
+    /// @param role Role of the stakes.
+    /// @param amount Amount per account (wei).
+    function lockEach(address[] calldata accounts, Role role, uint256 amount) external;
+
+    /// @notice `unlock(accounts[i], role, amount)` for each account, in order, in one call.
+    ///         Reverts InsufficientLockedStake at the first account short of `amount`, unlocking none.
+    /// @param accounts Stakers.
+    /// @param role Role of the stakes.
+    /// @param amount Amount per account (wei).
+    function unlockEach(address[] calldata accounts, Role role, uint256 amount) external;
 
     /// @notice Slashes up to `amount` from `account`: the locked part of the stake first, then the
     ///         free part, then unbonding stake; transfers what was taken to `recipient`.
@@ -190,6 +214,24 @@ interface IStakeManager {
     /// @param index Index in [0, verifierCount()).
     /// @return account Verifier.
     function verifierAt(uint256 index) external view returns (address account);
+
+    /// @notice `account`'s verifier id: given when it first became an active verifier, never
+    ///         changed or reused (it survives unbonding and slashing), so a job can record its seats
+    ///         as 32-bit ids, eight to a storage word, instead of one 20-byte address per word.
+    /// @param account Staker.
+    /// @return id Its id, zero if it never was an active verifier.
+    function verifierIdOf(address account) external view returns (uint32 id);
+
+    /// @notice `verifierIdOf` of each account, in order.
+    /// @param accounts Stakers.
+    /// @return ids Their ids (zero for an account that never was an active verifier).
+    function verifierIdsOf(address[] calldata accounts) external view returns (uint32[] memory ids);
+
+    /// @notice The account of each verifier id, in order (the inverse of `verifierIdOf`).
+    ///         Reverts UnknownVerifierId for an id never given.
+    /// @param ids Verifier ids.
+    /// @return accounts Their accounts.
+    function verifiersById(uint32[] calldata ids) external view returns (address[] memory accounts);
 
     /// @notice The protocol's one verifier draw (JobManager assignments and committee seats): up to
     ///         `count` distinct active verifiers with free Verifier stake >= `minFree`, never one in

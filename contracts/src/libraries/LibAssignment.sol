@@ -4,12 +4,14 @@ pragma solidity 0.8.37;
 // Libraries
 import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 import {LibSampling} from "./LibSampling.sol";
+import {LibVerdict} from "./LibVerdict.sol";
 // Interfaces
 import {IJobManager} from "../interfaces/IJobManager.sol";
 import {IJobManagerErrors} from "../interfaces/IJobManagerErrors.sol";
+import {IStakeManager} from "../interfaces/IStakeManager.sol";
 // Types
 import {Bucket} from "../types/EscrowTypes.sol";
-import {Job, JobStatus} from "../types/JobTypes.sol";
+import {Job, JobStatus, Verdict} from "../types/JobTypes.sol";
 import {Role} from "../types/Role.sol";
 import {
     Seat,
@@ -23,9 +25,11 @@ import {
 } from "../types/SubmissionTypes.sol";
 
 /// @title LibAssignment
-/// @notice How the JobManager seats the verifiers of a submission: the verifier draw, each seat's
-///         own samples (docs/SECURITY.md P-27) and the deadlines of its verification round
-///         (PROTOCOL.md 3.2), at the first assignment and on a reassignment.
+/// @notice How the JobManager seats the verifiers of a submission and records what each seat does
+///         before settlement: the verifier draw, each seat's own samples (docs/SECURITY.md P-27)
+///         and the deadlines of its verification round (PROTOCOL.md 3.2), at the first assignment
+///         and on a reassignment; then each seat's revealed verdicts and the whistleblowers'
+///         challenges of its approvals. Settlement of all of it is `LibSettlement`'s.
 /// @dev An external library (DELEGATECALL) like LibSettlement: it runs in the JobManager's context
 ///      and storage, emits the JobManager's events and keeps it under the contract size limit.
 ///      Linked at deployment (contracts/script/Deploy.sol).
@@ -59,9 +63,21 @@ library LibAssignment {
         bytes32 seed,
         uint256 q
     ) external {
-        address[] memory drawn = _drawVerifiers(sub, s, jobId, seed, _keepRevealed(job, sub));
-        uint64[] memory masks = _drawMasks(job, sub, s, drawn, seed, q);
-        _seat(job, sub, s, jobId, drawn, masks);
+        (address[] memory kept, address[] memory excluded) = _keepRevealed(job, sub, s);
+        address[] memory drawn = _drawVerifiers(sub, s, jobId, seed, excluded);
+        uint64[] memory masks = _drawMasks(job, sub, s, kept, drawn, seed, q);
+        _seat(job, sub, s, jobId, kept, drawn, masks);
+    }
+
+    /// @notice The submission's assigned verifiers, in seat order (`verifiersOf` in
+    ///         SubmissionTypes.sol), for the JobManager's views: resolving the seats' ids here keeps
+    ///         that code out of the JobManager's bytecode.
+    function assignedVerifiers(Submission storage sub, IStakeManager stakeManager)
+        external
+        view
+        returns (address[] memory)
+    {
+        return verifiersOf(sub, stakeManager);
     }
 
     /// @notice Draws as many new verifiers as the held fees pay for beyond the kept seats (V at
@@ -97,6 +113,7 @@ library LibAssignment {
         Job storage job,
         Submission storage sub,
         Settlement memory s,
+        address[] memory kept,
         address[] memory drawn,
         bytes32 seed,
         uint256 q
@@ -108,14 +125,14 @@ library LibAssignment {
         }
         _setDeadlines(job, s, 0);
         uint64 covered = 0;
-        for (uint256 i; i < sub.seatCount; ++i) {
-            covered |= sub.seats[sub.verifiers[i]].sampleMask;
+        for (uint256 i; i < kept.length; ++i) {
+            covered |= sub.seats[kept[i]].sampleMask;
         }
         // SAFETY: samples <= MAX_SAMPLES_PER_JOB = 64.
         masks = _drawOwnSamples(drawn, seed, uint64((uint256(1) << sub.sampleCount) - 1) & ~covered, q);
     }
 
-    /// @notice Keeps the previous draw's seats that revealed (`sub.verifiers` becomes them, in seat
+    /// @notice Keeps the previous draw's seats that revealed (`sub.verifierIds` becomes theirs, in seat
     ///         order; empty at the first assignment) and adds the others (Missed or voided) to
     ///         `sub.pastSeats`.
     /// @dev One seat per verifier and submission (docs/SECURITY.md P-42): a seal is stored per
@@ -124,17 +141,21 @@ library LibAssignment {
     ///      and its stale seal with any new signed one would "prove" an equivocation), and a voided
     ///      seat's two signatures would prove it again. The draw excludes them, so it fills every
     ///      place it can with verifiers never seated.
+    /// @return kept The kept seats' accounts, in seat order.
     /// @return excluded The submitter, the solver and every verifier ever seated on the submission:
     ///         none is drawn again.
-    function _keepRevealed(Job storage job, Submission storage sub) internal returns (address[] memory excluded) {
-        address[] memory previous = verifiersOf(sub);
-        uint256 count = previous.length;
+    function _keepRevealed(Job storage job, Submission storage sub, Settlement memory s)
+        internal
+        returns (address[] memory kept, address[] memory excluded)
+    {
+        uint256 count = sub.seatCount;
         if (count == 0) {
             // The first assignment: nobody was seated yet (and `pastSeats` is not read).
             excluded = new address[](2);
             (excluded[0], excluded[1]) = (job.submitter, job.solver);
-            return excluded;
+            return (kept, excluded);
         }
+        address[] memory previous = verifiersOf(sub, s.stakeManager);
         address[] storage pastSeats = sub.pastSeats;
         uint256 older = pastSeats.length; // seats of the draws before the previous one
         excluded = new address[](2 + count + older);
@@ -142,11 +163,23 @@ library LibAssignment {
         for (uint256 i; i < older; ++i) {
             excluded[2 + count + i] = pastSeats[i];
         }
-        sub.seatCount = 0;
+        bool[] memory keep = new bool[](count);
+        uint256 keptCount = 0;
         for (uint256 i; i < count; ++i) {
             excluded[2 + i] = previous[i];
-            if (sub.seats[previous[i]].status == SeatStatus.Submitted) pushVerifier(sub, previous[i]);
-            else pastSeats.push(previous[i]);
+            keep[i] = sub.seats[previous[i]].status == SeatStatus.Submitted;
+            if (keep[i]) ++keptCount;
+        }
+        kept = new address[](keptCount);
+        sub.seatCount = 0;
+        for (uint256 i; i < count; ++i) {
+            if (!keep[i]) {
+                pastSeats.push(previous[i]);
+                continue;
+            }
+            // Read before the push: it writes at index kept-so-far <= i.
+            kept[sub.seatCount] = previous[i];
+            pushVerifier(sub, sub.verifierIds[i]);
         }
     }
 
@@ -158,15 +191,42 @@ library LibAssignment {
         Submission storage sub,
         Settlement memory s,
         uint256 jobId,
+        address[] memory kept,
         address[] memory drawn,
         uint64[] memory masks
     ) internal {
-        uint256 kept = sub.seatCount;
-        uint256 count = drawn.length;
+        uint32[] memory segments = _seatDrawn(sub, s, jobId, drawn, masks);
+        address[] memory seated = _concat(kept, drawn);
+        emit IJobManager.VerifiersAssigned(jobId, seated, segments, job.verdictDeadline, job.challengeDeadline);
+
+        // Fees of seats that could not be filled go back to the submitter.
+        uint256 unused = sub.feesHeld - seated.length * s.verifierFee;
+        if (unused != 0) {
+            sub.feesHeld = SafeCast.toUint120(sub.feesHeld - unused);
+            // SAFETY: trusted Escrow; the fees were deposited into Bucket.Escrowed at postJob.
+            s.escrow.credit(Bucket.Escrowed, job.submitter, unused);
+        }
+
+        // One call for every seat (its overhead paid once, not per seat).
+        s.stakeManager.lockEach(drawn, Role.Verifier, s.verifierStake);
+    }
+
+    /// @notice Seats each `drawn` verifier (its StakeManager id after the current seats, its seat
+    ///         Assigned with its own sample mask) and emits `SeatSamplesDrawn`.
+    /// @return segments The submission's sample (`sampledSegments`).
+    function _seatDrawn(
+        Submission storage sub,
+        Settlement memory s,
+        uint256 jobId,
+        address[] memory drawn,
+        uint64[] memory masks
+    ) internal returns (uint32[] memory segments) {
         bool singleSeat = s.verifiersPerJob == 1;
-        uint32[] memory segments = sampledSegments(sub);
-        for (uint256 i; i < count; ++i) {
-            pushVerifier(sub, drawn[i]);
+        segments = sampledSegments(sub);
+        // SAFETY: trusted StakeManager view; every drawn verifier is active, so it has an id.
+        uint32[] memory ids = s.stakeManager.verifierIdsOf(drawn);
+        for (uint256 i; i < drawn.length; ++i) {
+            pushVerifier(sub, ids[i]);
             Seat storage seat = sub.seats[drawn[i]];
             seat.status = SeatStatus.Assigned;
             seat.sampleMask = masks[i];
@@ -175,21 +235,124 @@ library LibAssignment {
             if (singleSeat && fetchesLastSample(masks[i], segments)) seat.fetchesLast = true;
             emit IJobManager.SeatSamplesDrawn(jobId, drawn[i], masks[i]);
         }
-        emit IJobManager.VerifiersAssigned(
-            jobId, verifiersOf(sub), segments, job.verdictDeadline, job.challengeDeadline
-        );
+    }
 
-        // Fees of seats that could not be filled go back to the submitter.
-        uint256 unused = sub.feesHeld - (kept + count) * s.verifierFee;
-        if (unused != 0) {
-            sub.feesHeld = SafeCast.toUint120(sub.feesHeld - unused);
-            // SAFETY: trusted Escrow; the fees were deposited into Bucket.Escrowed at postJob.
-            s.escrow.credit(Bucket.Escrowed, job.submitter, unused);
+    /// @notice `first` followed by `second`.
+    function _concat(address[] memory first, address[] memory second) internal pure returns (address[] memory all) {
+        all = new address[](first.length + second.length);
+        for (uint256 i; i < first.length; ++i) {
+            all[i] = first[i];
+        }
+        for (uint256 i; i < second.length; ++i) {
+            all[first.length + i] = second[i];
+        }
+    }
+
+    /// @notice Records an assigned verifier's revealed verdicts on the active submission, on its own
+    ///         samples only (the others are ignored, docs/SECURITY.md P-27): bit i of the seat's
+    ///         reject mask for each non-approval (an abstention, a zero end, counts there
+    ///         and in its own abstain mask, docs/SECURITY.md P-20), marks those samples disputed,
+    ///         pulls one challengeBond per non-approval into the Escrow and, once every seat has
+    ///         spoken, starts the challenge window.
+    /// @dev Reverts NotAssignedVerifier, VerdictsAlreadySubmitted, VerdictCountMismatch.
+    function recordVerdicts(
+        Job storage job,
+        Submission storage sub,
+        Settlement memory s,
+        uint256 jobId,
+        address verifier,
+        bool[] calldata approvals,
+        uint256 abstainMask
+    ) external {
+        Seat storage seat = sub.seats[verifier];
+        if (seat.status == SeatStatus.None) revert IJobManagerErrors.NotAssignedVerifier(jobId, verifier);
+        if (seat.status != SeatStatus.Assigned) revert IJobManagerErrors.VerdictsAlreadySubmitted(jobId, verifier);
+        uint256 samples = sub.sampleCount;
+        if (approvals.length != samples) {
+            revert IJobManagerErrors.VerdictCountMismatch(jobId, samples, approvals.length);
+        }
+        uint256 rejectMask = 0;
+        uint256 rejects = 0;
+        // Only the seat's own samples count: its ends on the others are ignored (P-27).
+        uint256 own = seat.sampleMask;
+        for (uint256 i; i < samples; ++i) {
+            if (!approvals[i] && (own >> i) & 1 == 1) {
+                rejectMask |= uint256(1) << i;
+                ++rejects;
+            }
+        }
+        uint256 bond = rejects * s.challengeBond;
+        seat.status = SeatStatus.Submitted;
+        seat.revealed = true;
+        // SAFETY: samples <= MAX_SAMPLES_PER_JOB = 64, so both masks fit in 64 bits; an abstention
+        // is a non-approval, so only those bits count (the VerificationRound derives both).
+        // forge-lint: disable-next-line(unsafe-typecast)
+        seat.rejectMask = uint64(rejectMask);
+        // forge-lint: disable-next-line(unsafe-typecast)
+        seat.abstainMask = uint64(abstainMask & rejectMask);
+        // forge-lint: disable-next-line(unsafe-typecast)
+        sub.disputedMask |= uint64(rejectMask);
+        emit IJobManager.VerdictsSubmitted(jobId, verifier, approvals, bond);
+        if (seat.abstainMask != 0) emit IJobManager.VerdictsAbstained(jobId, verifier, seat.abstainMask);
+        if (++sub.submitted == sub.seatCount) {
+            // Everyone has spoken: the challenge window runs from now.
+            uint64 deadline = uint64(block.timestamp) + s.challengeWindow;
+            job.challengeDeadline = SafeCast.toUint40(deadline);
+            emit IJobManager.ChallengeDeadlineSet(jobId, deadline);
+        }
+        // `verifier` is the account that revealed in the VerificationRound, the only caller.
+        // SAFETY: trusted Escrow; it pulls the bond from the verifier (approved beforehand). No
+        // reject, no bond: the call (a no-op for zero) is skipped.
+        if (bond != 0) s.escrow.deposit(Bucket.Bonds, verifier, bond);
+    }
+
+    /// @notice Records the caller's challenge of `verifier`'s approval of sample `sampleIndex` of the
+    ///         job's active submission (the caller is an active whistleblower, neither the solver nor
+    ///         that verifier, within the challenge window), marks the sample disputed and pulls the
+    ///         challenge bond into the Escrow (`IJobManager.challengeApproval`).
+    /// @dev Reverts UnexpectedJobStatus, ChallengeWindowClosed, NotActiveStaker,
+    ///      SampleIndexOutOfRange, NotAssignedVerifier, VerdictNotApproval, ChallengerConflicted,
+    ///      ApprovalAlreadyChallenged.
+    function challengeApproval(
+        Job storage job,
+        Submission storage sub,
+        Settlement memory s,
+        uint256 jobId,
+        uint256 sampleIndex,
+        address verifier
+    ) external {
+        if (job.status != JobStatus.Verifying) {
+            revert IJobManagerErrors.UnexpectedJobStatus(jobId, job.status);
+        }
+        if (block.timestamp > job.challengeDeadline) {
+            revert IJobManagerErrors.ChallengeWindowClosed(jobId, job.challengeDeadline, uint64(block.timestamp));
+        }
+        // SAFETY: trusted StakeManager view.
+        if (!s.stakeManager.isActive(msg.sender, Role.Whistleblower)) {
+            revert IJobManagerErrors.NotActiveStaker(msg.sender, Role.Whistleblower);
+        }
+        uint256 samples = sub.sampleCount;
+        if (sampleIndex >= samples) revert IJobManagerErrors.SampleIndexOutOfRange(jobId, sampleIndex, samples);
+        Seat storage seat = sub.seats[verifier];
+        if (seat.status == SeatStatus.None) revert IJobManagerErrors.NotAssignedVerifier(jobId, verifier);
+        Verdict verdict = LibVerdict.verdictAt(seat, sampleIndex);
+        if (verdict != Verdict.Approve) {
+            revert IJobManagerErrors.VerdictNotApproval(jobId, sampleIndex, verifier, verdict);
+        }
+        if (msg.sender == job.solver || msg.sender == verifier) {
+            revert IJobManagerErrors.ChallengerConflicted(jobId, msg.sender);
+        }
+        address existing = sub.challengers[sampleIndex][verifier];
+        if (existing != address(0)) {
+            revert IJobManagerErrors.ApprovalAlreadyChallenged(jobId, sampleIndex, verifier, existing);
         }
 
-        for (uint256 i; i < count; ++i) {
-            s.stakeManager.lock(drawn[i], Role.Verifier, s.verifierStake);
-        }
+        sub.challengers[sampleIndex][verifier] = msg.sender;
+        // SAFETY: sampleIndex < samples <= MAX_SAMPLES_PER_JOB = 64.
+        sub.disputedMask |= uint64(uint256(1) << sampleIndex);
+        emit IJobManager.ApprovalChallenged(jobId, sampleIndex, verifier, msg.sender, s.challengeBond);
+        // SAFETY: trusted Escrow; it pulls the bond from the whistleblower (approved beforehand).
+        s.escrow.deposit(Bucket.Bonds, msg.sender, s.challengeBond);
     }
 
     ////// Internal //////

@@ -9,7 +9,7 @@ import {IJobManager} from "../interfaces/IJobManager.sol";
 import {Bucket} from "../types/EscrowTypes.sol";
 import {Job} from "../types/JobTypes.sol";
 import {Role} from "../types/Role.sol";
-import {MAX_SEATS, Seat, Settlement, Submission} from "../types/SubmissionTypes.sol";
+import {Seat, Settlement, Submission, seatedVerifiers} from "../types/SubmissionTypes.sol";
 
 /// @title LibPayouts
 /// @notice How settlement moves tokens: slashes booked into an Escrow bucket, stake unlocks, fees,
@@ -85,12 +85,21 @@ library LibPayouts {
         emit IJobManager.VerifierSlashed(jobId, verifier, slashed);
     }
 
-    /// @notice Unlocks the verifierStake of each seat marked in `release` (trusted StakeManager).
+    /// @notice Unlocks the verifierStake of each seat marked in `release` in one call (trusted
+    ///         StakeManager, `unlockEach`); none marked, no call.
     function releaseSeats(Submission storage sub, Settlement memory s, bool[] memory release) internal {
-        address[MAX_SEATS] storage verifiers = sub.verifiers;
+        uint256 count = 0;
         for (uint256 i; i < release.length; ++i) {
-            if (release[i]) unlock(s, verifiers[i], Role.Verifier);
+            if (release[i]) ++count;
         }
+        if (count == 0) return;
+        address[] memory verifiers = seatedVerifiers(sub, s);
+        address[] memory released = new address[](count);
+        count = 0;
+        for (uint256 i; i < release.length; ++i) {
+            if (release[i]) released[count++] = verifiers[i];
+        }
+        s.stakeManager.unlockEach(released, Role.Verifier, s.verifierStake);
     }
 
     /// @notice Slashes one seat of `role` (solverStake or verifierStake) to the Escrow.

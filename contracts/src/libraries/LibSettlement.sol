@@ -16,15 +16,7 @@ import {Job, JobStatus, Verdict} from "../types/JobTypes.sol";
 import {Role} from "../types/Role.sol";
 import {RoundOutcome} from "../types/RoundTypes.sol";
 import {LibSubmission, SubmissionId} from "../types/SubmissionId.sol";
-import {
-    MAX_SEATS,
-    Seat,
-    SeatStatus,
-    Settlement,
-    Submission,
-    fetchesOnly,
-    verifiersOf
-} from "../types/SubmissionTypes.sol";
+import {Seat, SeatStatus, Settlement, Submission, fetchesOnly, seatedVerifiers} from "../types/SubmissionTypes.sol";
 
 /// @title LibSettlement
 /// @notice How the JobManager settles a submission: the round outcome (docs/FORCED_ERRORS.md
@@ -65,64 +57,6 @@ library LibSettlement {
         // SAFETY: trusted StakeManager; the slashed tokens arrive at the Escrow and join the pool.
         uint256 slashed = LibPayouts.slashInto(s, solver, Role.Solver, Bucket.Jackpot);
         emit IJobManager.JobReclaimed(jobId, solver, slashed);
-    }
-
-    /// @notice Records an assigned verifier's revealed verdicts on the active submission, on its own
-    ///         samples only (the others are ignored, docs/SECURITY.md P-27): bit i of the seat's
-    ///         reject mask for each non-approval (an abstention, a zero end, counts there
-    ///         and in its own abstain mask, docs/SECURITY.md P-20), marks those samples disputed,
-    ///         pulls one challengeBond per non-approval into the Escrow and, once every seat has
-    ///         spoken, starts the challenge window.
-    /// @dev Reverts NotAssignedVerifier, VerdictsAlreadySubmitted, VerdictCountMismatch.
-    function recordVerdicts(
-        Job storage job,
-        Submission storage sub,
-        Settlement memory s,
-        uint256 jobId,
-        address verifier,
-        bool[] calldata approvals,
-        uint256 abstainMask
-    ) external {
-        Seat storage seat = sub.seats[verifier];
-        if (seat.status == SeatStatus.None) revert IJobManagerErrors.NotAssignedVerifier(jobId, verifier);
-        if (seat.status != SeatStatus.Assigned) revert IJobManagerErrors.VerdictsAlreadySubmitted(jobId, verifier);
-        uint256 samples = sub.sampleCount;
-        if (approvals.length != samples) {
-            revert IJobManagerErrors.VerdictCountMismatch(jobId, samples, approvals.length);
-        }
-        uint256 rejectMask = 0;
-        uint256 rejects = 0;
-        // Only the seat's own samples count: its ends on the others are ignored (P-27).
-        uint256 own = seat.sampleMask;
-        for (uint256 i; i < samples; ++i) {
-            if (!approvals[i] && (own >> i) & 1 == 1) {
-                rejectMask |= uint256(1) << i;
-                ++rejects;
-            }
-        }
-        uint256 bond = rejects * s.challengeBond;
-        seat.status = SeatStatus.Submitted;
-        seat.revealed = true;
-        // SAFETY: samples <= MAX_SAMPLES_PER_JOB = 64, so both masks fit in 64 bits; an abstention
-        // is a non-approval, so only those bits count (the VerificationRound derives both).
-        // forge-lint: disable-next-line(unsafe-typecast)
-        seat.rejectMask = uint64(rejectMask);
-        // forge-lint: disable-next-line(unsafe-typecast)
-        seat.abstainMask = uint64(abstainMask & rejectMask);
-        // forge-lint: disable-next-line(unsafe-typecast)
-        sub.disputedMask |= uint64(rejectMask);
-        emit IJobManager.VerdictsSubmitted(jobId, verifier, approvals, bond);
-        if (seat.abstainMask != 0) emit IJobManager.VerdictsAbstained(jobId, verifier, seat.abstainMask);
-        if (++sub.submitted == sub.seatCount) {
-            // Everyone has spoken: the challenge window runs from now.
-            uint64 deadline = uint64(block.timestamp) + s.challengeWindow;
-            job.challengeDeadline = SafeCast.toUint40(deadline);
-            emit IJobManager.ChallengeDeadlineSet(jobId, deadline);
-        }
-        // `verifier` is the account that revealed in the VerificationRound, the only caller.
-        // SAFETY: trusted Escrow; it pulls the bond from the verifier (approved beforehand). No
-        // reject, no bond: the call (a no-op for zero) is skipped.
-        if (bond != 0) s.escrow.deposit(Bucket.Bonds, verifier, bond);
     }
 
     /// @notice Slashes and voids the seat of `verifier`, proven by the verification round (the
@@ -172,7 +106,7 @@ library LibSettlement {
         job.commitDeadline = SafeCast.toUint40(block.timestamp);
         job.status = JobStatus.Committed;
         emit IJobManager.VerifiersReassigning(jobId, reassignment, randomnessBlock);
-        address[MAX_SEATS] storage verifiers = sub.verifiers;
+        address[] memory verifiers = seatedVerifiers(sub, s);
         for (uint256 i; i < sub.seatCount; ++i) {
             if (sub.seats[verifiers[i]].status == SeatStatus.Submitted) ++kept;
         }
@@ -252,7 +186,7 @@ library LibSettlement {
         address challenger;
         while (mask != 0) {
             sampleIndex = LibVerdict.firstSet(mask);
-            challenger = LibVerdict.nextChallenger(sub, sampleIndex);
+            challenger = LibVerdict.nextChallenger(sub, s, sampleIndex);
             if (challenger != address(0)) break;
             mask &= ~(uint256(1) << sampleIndex);
             emit IJobManager.SampleUndisputed(jobId, sampleIndex);
@@ -268,7 +202,7 @@ library LibSettlement {
         // SAFETY: sampleIndex < samplesPerJob <= 64.
         // forge-lint: disable-next-line(unsafe-typecast)
         sub.disputeSample = uint8(sampleIndex);
-        uint256 disputeId = _callAdjudicator(job, sub, adjudicator, jobId, sampleIndex, challenger);
+        uint256 disputeId = _callAdjudicator(job, sub, s, adjudicator, jobId, sampleIndex, challenger);
         job.disputeId = disputeId;
         disputeSubmissions[disputeId] = LibSubmission.id(jobId, job.solver);
         emit IJobManager.JobDisputed(jobId, disputeId, sampleIndex, sub.segments[sampleIndex]);
@@ -280,6 +214,7 @@ library LibSettlement {
     function _callAdjudicator(
         Job storage job,
         Submission storage sub,
+        Settlement memory s,
         IAdjudicator adjudicator,
         uint256 jobId,
         uint256 sampleIndex,
@@ -296,7 +231,7 @@ library LibSettlement {
         // (IAdjudicator @dev); the id is recorded right after and nonReentrant guards the rest.
         // slither-disable-next-line reentrancy-no-eth,reentrancy-benign
         (disputeId, challengerOnly) =
-            adjudicator.openDispute(jobId, sub.segments[sampleIndex], challenger, excluded, verifiersOf(sub));
+            adjudicator.openDispute(jobId, sub.segments[sampleIndex], challenger, excluded, seatedVerifiers(sub, s));
         sub.disputeChallenger = challengerOnly ? challenger : address(0);
     }
 
@@ -342,7 +277,10 @@ library LibSettlement {
         uint256 jobId,
         bool refundFees
     ) internal {
-        address[MAX_SEATS] storage verifiers = sub.verifiers;
+        // `submitted` counts the Submitted seats: all of them revealed, none missed (the happy
+        // path reads no seat here).
+        if (sub.submitted == sub.seatCount) return;
+        address[] memory verifiers = seatedVerifiers(sub, s);
         for (uint256 i; i < sub.seatCount; ++i) {
             address verifier = verifiers[i];
             Seat storage seat = sub.seats[verifier];
@@ -410,7 +348,7 @@ library LibSettlement {
             _finalizeJob(job, sub, s, jobId, catches);
             return true;
         }
-        address[MAX_SEATS] storage verifiers = sub.verifiers;
+        address[] memory verifiers = seatedVerifiers(sub, s);
         for (uint256 i; catches.mask >> i != 0; ++i) {
             if ((catches.mask >> i) & 1 == 1) {
                 // SAFETY: trusted Escrow; one transfer for the bond and the jackpot.
@@ -429,7 +367,7 @@ library LibSettlement {
         uint256 jobId,
         uint256 f
     ) internal returns (uint256 slashed) {
-        address[MAX_SEATS] storage verifiers = sub.verifiers;
+        address[] memory verifiers = seatedVerifiers(sub, s);
         uint256 count = sub.seatCount;
         for (uint256 i; i < count; ++i) {
             Seat storage seat = sub.seats[verifiers[i]];
@@ -457,7 +395,8 @@ library LibSettlement {
         catches.jackpots = new uint256[](sub.seatCount);
         uint256 pool = s.escrow.jackpotPool();
         for (uint256 i; i < catches.jackpots.length; ++i) {
-            address verifier = sub.verifiers[i];
+            // cached in `s` after the first read (`seatedVerifiers`)
+            address verifier = seatedVerifiers(sub, s)[i];
             (address winner, bool differs) = _forcedWinner(sub, s, submissionId, jobId, f, verifier);
             if (differs) disputed = true;
             if (winner == address(0)) continue;
@@ -555,8 +494,9 @@ library LibSettlement {
         winners = new address[](sub.seatCount + 1);
         uint256 count = 0;
         winners[count++] = job.solver;
-        for (uint256 i; i < sub.seatCount; ++i) {
-            address verifier = sub.verifiers[i];
+        address[] memory verifiers = seatedVerifiers(sub, s);
+        for (uint256 i; i < verifiers.length; ++i) {
+            address verifier = verifiers[i];
             // Closed parties (earlier losers, a forced claim's approvers) were settled already.
             if (sub.seatClosed[sampleIndex][verifier]) continue;
             Verdict verdict = LibVerdict.verdictAt(sub.seats[verifier], sampleIndex);
@@ -595,7 +535,7 @@ library LibSettlement {
             // The game refuted the one claim both of the loser's roles make: close both.
             sub.seatClosed[sampleIndex][only] = true;
             sub.challengeClosed[sampleIndex][only] = true;
-            if (LibVerdict.nextChallenger(sub, sampleIndex) != address(0)) {
+            if (LibVerdict.nextChallenger(sub, s, sampleIndex) != address(0)) {
                 sub.disputedMask |= uint64(1) << sampleIndex;
             }
         }
@@ -639,7 +579,7 @@ library LibSettlement {
         uint256 jobId,
         uint256 sampleIndex
     ) internal returns (uint256 pot, address[] memory winners) {
-        address[MAX_SEATS] storage verifiers = sub.verifiers;
+        address[] memory verifiers = seatedVerifiers(sub, s);
         winners = new address[](2 * sub.seatCount);
         uint256 count = 0;
         for (uint256 i; i < sub.seatCount; ++i) {
@@ -740,7 +680,7 @@ library LibSettlement {
         SeatStatus standing,
         Catches memory catches
     ) internal returns (bool[] memory release) {
-        address[MAX_SEATS] storage verifiers = sub.verifiers;
+        address[] memory verifiers = seatedVerifiers(sub, s);
         uint256 count = sub.seatCount;
         release = new bool[](count);
         for (uint256 i; i < count; ++i) {
@@ -762,7 +702,7 @@ library LibSettlement {
     /// @notice Returns the reject and challenge bonds of every sample in `mask` (an abstention's only
     ///         while no seat replayed its sample, P-33).
     function _returnOpenBonds(Submission storage sub, Settlement memory s, uint256 jobId, uint256 mask) internal {
-        address[MAX_SEATS] storage verifiers = sub.verifiers;
+        address[] memory verifiers = seatedVerifiers(sub, s);
         uint256 samples = sub.sampleCount;
         for (uint256 t; t < samples; ++t) {
             if (mask & (uint256(1) << t) == 0) continue;

@@ -6,7 +6,7 @@ import {IJobManager} from "../interfaces/IJobManager.sol";
 // Types
 import {Bucket} from "../types/EscrowTypes.sol";
 import {Verdict} from "../types/JobTypes.sol";
-import {MAX_SEATS, Seat, SeatStatus, Settlement, Submission, fetchesOnly} from "../types/SubmissionTypes.sol";
+import {Seat, SeatStatus, Settlement, Submission, fetchesOnly, seatedVerifiers} from "../types/SubmissionTypes.sol";
 
 /// @title LibVerdict
 /// @notice How settlement reads the seats' verdicts on a sample: a seat's verdict, whether the
@@ -33,8 +33,8 @@ library LibVerdict {
     ///         the sample (an approver of a forced claim, a rejecter that lost its game) proves
     ///         nothing and does not count, nor does a seat that only fetched the sample's end
     ///         (P-39: its start may still have been withheld).
-    function replayed(Submission storage sub, uint256 sampleIndex) internal view returns (bool) {
-        address[MAX_SEATS] storage verifiers = sub.verifiers;
+    function replayed(Submission storage sub, Settlement memory s, uint256 sampleIndex) internal view returns (bool) {
+        address[] memory verifiers = seatedVerifiers(sub, s);
         uint256 count = sub.seatCount;
         for (uint256 i; i < count; ++i) {
             address verifier = verifiers[i];
@@ -53,8 +53,12 @@ library LibVerdict {
     ///         sample: an abstention alone never holds a job whose data another seat fetched,
     ///         P-33), then whistleblowers that challenged an approval of it (in the approvers'
     ///         assignment order); zero when none is left.
-    function nextChallenger(Submission storage sub, uint256 sampleIndex) internal view returns (address) {
-        address[MAX_SEATS] storage verifiers = sub.verifiers;
+    function nextChallenger(Submission storage sub, Settlement memory s, uint256 sampleIndex)
+        internal
+        view
+        returns (address)
+    {
+        address[] memory verifiers = seatedVerifiers(sub, s);
         uint256 count = sub.seatCount;
         address abstainer = address(0);
         for (uint256 i; i < count; ++i) {
@@ -66,7 +70,7 @@ library LibVerdict {
             if (abstainer == address(0)) abstainer = verifier;
         }
         // An abstainer challenges too: a sample whose data nobody could obtain is judged (P-20).
-        if (abstainer != address(0) && !replayed(sub, sampleIndex)) return abstainer;
+        if (abstainer != address(0) && !replayed(sub, s, sampleIndex)) return abstainer;
         for (uint256 i; i < count; ++i) {
             address challenger = sub.challengers[sampleIndex][verifiers[i]];
             if (challenger != address(0) && !sub.challengeClosed[sampleIndex][challenger]) return challenger;
@@ -83,14 +87,14 @@ library LibVerdict {
         internal
     {
         sub.seatClosed[t][verifier] = true;
-        if (replayed(sub, t)) forfeitAbstention(s, jobId, t, verifier);
+        if (replayed(sub, s, t)) forfeitAbstention(s, jobId, t, verifier);
         else s.escrow.credit(Bucket.Bonds, verifier, s.challengeBond);
     }
 
     /// @notice Forfeits the bond of each abstention left open on sample `t` (their sample leaves the
     ///         disputed set: another seat replayed it, P-33).
     function forfeitAbstentions(Submission storage sub, Settlement memory s, uint256 jobId, uint256 t) internal {
-        address[MAX_SEATS] storage verifiers = sub.verifiers;
+        address[] memory verifiers = seatedVerifiers(sub, s);
         for (uint256 i; i < sub.seatCount; ++i) {
             address verifier = verifiers[i];
             if (sub.seatClosed[t][verifier] || verdictAt(sub.seats[verifier], t) != Verdict.Abstain) {

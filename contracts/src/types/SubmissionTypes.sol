@@ -55,9 +55,11 @@ uint256 constant MAX_SEATS = 32;
 /// @param reassignments Times fresh verifiers were drawn because none revealed a verdict (at most
 ///        maxReassignments; a deployment above 2^24 - 1 would revert at that count, centuries of
 ///        verdict windows away).
-/// @param seatCount Assigned verifiers: the first `seatCount` entries of `verifiers` (<= 32).
-/// @param verifiers Assigned verifiers, in seat order (`verifiersOf` copies them): a fixed array with
-///        its count in the packed word, not a dynamic array with a length word of its own.
+/// @param seatCount Assigned verifiers: the first `seatCount` entries of `verifierIds` (<= 32).
+/// @param verifierIds Assigned verifiers' StakeManager ids (`IStakeManager.verifierIdOf`), in seat
+///        order (`verifiersOf` resolves them to accounts): 32 bits each, eight seats to a storage
+///        word instead of one 20-byte address per word; a fixed array with its count in the packed
+///        word, not a dynamic array with a length word of its own.
 /// @param sampleCount Sampled segments (<= MAX_SAMPLES_PER_JOB = 64; zero until assigned).
 /// @param segments Sampled segment indices, in sample order: the union of the seats' own draws, in
 ///        increasing segment order; the first `sampleCount` entries (`sampledSegments` copies them).
@@ -101,7 +103,7 @@ struct Submission {
     bool expiring;
     uint64 disputedMask;
     uint8 sampleCount;
-    address[MAX_SEATS] verifiers;
+    uint32[MAX_SEATS] verifierIds;
     uint32[64] segments;
     mapping(address verifier => Seat seat) seats;
     mapping(uint256 sampleIndex => mapping(address verifier => address challenger)) challengers;
@@ -111,21 +113,34 @@ struct Submission {
     address[] pastSeats;
 }
 
-/// @notice The submission's assigned verifiers, in seat order (a memory copy of the first
-///         `seatCount` entries).
-function verifiersOf(Submission storage sub) view returns (address[] memory list) {
+/// @notice The submission's assigned verifiers, in seat order: the first `seatCount` ids resolved to
+///         their accounts at the StakeManager (one call).
+function verifiersOf(Submission storage sub, IStakeManager stakeManager) view returns (address[] memory list) {
     uint256 count = sub.seatCount;
-    list = new address[](count);
+    if (count == 0) return list;
+    uint32[] memory ids = new uint32[](count);
     for (uint256 i; i < count; ++i) {
-        list[i] = sub.verifiers[i];
+        ids[i] = sub.verifierIds[i];
     }
+    // SAFETY: trusted StakeManager view; every stored id was given by it (`verifierIdsOf`).
+    list = stakeManager.verifiersById(ids);
 }
 
-/// @notice Seats `verifier` after the submission's current seats (at most MAX_SEATS: the draw never
-///         fills more than verifiersPerJob <= 32).
-function pushVerifier(Submission storage sub, address verifier) {
+/// @notice `verifiersOf`, resolved once per library call and kept in `s.seated`: settlement reads the
+///         seats many times and never changes them (only `LibAssignment` seats verifiers, and it
+///         never reads this cache).
+function seatedVerifiers(Submission storage sub, Settlement memory s) view returns (address[] memory list) {
+    list = s.seated;
+    if (list.length == sub.seatCount) return list;
+    list = verifiersOf(sub, s.stakeManager);
+    s.seated = list;
+}
+
+/// @notice Seats the verifier with StakeManager id `id` after the submission's current seats (at
+///         most MAX_SEATS: the draw never fills more than verifiersPerJob <= 32).
+function pushVerifier(Submission storage sub, uint32 id) {
     uint256 count = sub.seatCount;
-    sub.verifiers[count] = verifier;
+    sub.verifierIds[count] = id;
     // SAFETY: count < verifiersPerJob <= MAX_SEATS = 32 (the draw fills at most the held fees' seats).
     // forge-lint: disable-next-line(unsafe-typecast)
     sub.seatCount = uint8(count + 1);
@@ -165,7 +180,8 @@ function fetchesOnly(Submission storage sub, Seat storage seat, uint256 sampleIn
 }
 
 /// @notice The JobManager's immutables that settlement (`LibSettlement`) needs, and with it the
-///         libraries `LibPosting` and `LibAssignment`.
+///         libraries `LibPosting` and `LibAssignment`; `seated` is empty from the JobManager and
+///         caches the seats' accounts within one library call (`seatedVerifiers`).
 struct Settlement {
     IEscrow escrow;
     IStakeManager stakeManager;
@@ -185,4 +201,5 @@ struct Settlement {
     uint64 challengeWindow;
     uint32 maxReassignments;
     uint32 verifiersPerJob;
+    address[] seated;
 }
