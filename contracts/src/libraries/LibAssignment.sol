@@ -163,17 +163,11 @@ library LibAssignment {
         for (uint256 i; i < older; ++i) {
             excluded[2 + count + i] = pastSeats[i];
         }
-        bool[] memory keep = new bool[](count);
-        uint256 keptCount = 0;
-        for (uint256 i; i < count; ++i) {
-            excluded[2 + i] = previous[i];
-            keep[i] = sub.seats[previous[i]].status == SeatStatus.Submitted;
-            if (keep[i]) ++keptCount;
-        }
-        kept = new address[](keptCount);
+        kept = new address[](count);
         sub.seatCount = 0;
         for (uint256 i; i < count; ++i) {
-            if (!keep[i]) {
+            excluded[2 + i] = previous[i];
+            if (sub.seats[previous[i]].status != SeatStatus.Submitted) {
                 pastSeats.push(previous[i]);
                 continue;
             }
@@ -181,6 +175,7 @@ library LibAssignment {
             kept[sub.seatCount] = previous[i];
             pushVerifier(sub, sub.verifierIds[i]);
         }
+        kept = LibVerdict.truncate(kept, sub.seatCount);
     }
 
     /// @notice Seats the `drawn` verifiers next to the kept seats with their own sample `masks`,
