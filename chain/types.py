@@ -239,7 +239,7 @@ class RoundView:
 
 @dataclass(frozen=True)
 class RoundWindows:
-    """``VerificationRound.windowsOf(submissionId)`` (timestamps, s): verdict reveals run from
+    """``JobManager.windowsOf(submissionId)`` (timestamps, s): verdict reveals run from
     ``verdict_reveal_opens`` (earlier once every verifier committed) to
     ``verdict_reveal_closes``; the secret reveal runs (``secret_reveal_opens``,
     ``secret_reveal_closes``]."""

@@ -534,18 +534,34 @@ class RoundFacade(ContractFacade):
         )
         return bytes(commitment), bool(revealed)
 
-    def replayed_end_of(self, submission_id: bytes, verifier: str, sample_index: int) -> bytes:
-        """``replayedEndOf``: the end hash ``verifier`` revealed for a sample it rejected (32
-        zero bytes when it approved, has not revealed, or sealed ``UNREPLAYED_END``)."""
-        return bytes(
-            self._client.call(
-                self.contract,
-                "replayedEndOf",
-                submission_id,
-                to_checksum_address(verifier),
-                int(sample_index),
-            )
-        )
+    def replayed_end_of(
+        self, submission_id: bytes, verifier: str, sample_index: int, *, span: int = 2000
+    ) -> bytes:
+        """The end hash ``verifier`` revealed for a sample it rejected (32 zero bytes when it
+        approved, has not revealed, or sealed a zero end), read from its ``VerdictsRevealed``
+        event: the round keeps no whole end of a seat's first rejected sample, only a tag in
+        its seat's word (``JobManager.endTagOf``, docs/SECURITY.md "Gas cuts").
+
+        Args:
+            submission_id: the submission.
+            verifier: the seat.
+            sample_index: the sample (0-based, in sample order).
+            span: blocks per ``eth_getLogs`` request (blocks).
+
+        Raises:
+            RpcUnavailable: the endpoint is down.
+        """
+        sid = bytes(submission_id)
+        seat = str(verifier).lower()
+        for event in self._round_events(sid, "VerdictsRevealed", span):
+            if str(event.args["verifier"]).lower() != seat:
+                continue
+            ends = [bytes(e) for e in event.args["ends"]]
+            approvals = list(event.args["approvals"])
+            if not 0 <= sample_index < len(ends) or approvals[sample_index]:
+                return bytes(32)
+            return ends[sample_index]
+        return bytes(32)
 
     def fetch_only_mask_of(self, submission_id: bytes, verifier: str) -> int:
         """``fetchOnlyMaskOf``: samples of ``verifier``'s own draw it fetches instead of
@@ -561,8 +577,9 @@ class RoundFacade(ContractFacade):
     def forced_end_matches(self, submission_id: bytes, verifier: str) -> bool:
         """``forcedEndMatches``: whether the round carries a forced error and ``verifier``'s
         revealed end for the forced sample equals the solver's true end (revealed with the
-        secret) in its first 96 bits, all the round keeps of it: a real replay, settled with its
-        bond back and the jackpot."""
+        secret): compared on its first 96 bits, all the round keeps of it, or on the seat's
+        40-bit tag of them where the forced sample is the first it rejected in its own draw
+        (``JobManager.endTagOf``): a real replay, settled with its bond back and the jackpot."""
         return bool(
             self._client.call(
                 self.contract,
@@ -583,9 +600,9 @@ class RoundFacade(ContractFacade):
         )
 
     def windows_of(self, submission_id: bytes) -> RoundWindows:
-        """``windowsOf(submissionId)``: the verdict-reveal and secret-reveal windows
-        (timestamps)."""
-        a, b, c, d = self._client.call(self.contract, "windowsOf", submission_id)
+        """``JobManager.windowsOf(submissionId)``: the verdict-reveal and secret-reveal windows
+        (timestamps) the round enforces."""
+        a, b, c, d = self._client.call(self._client.jobs.contract, "windowsOf", submission_id)
         return RoundWindows(int(a), int(b), int(c), int(d))
 
     def draw_forced_error(self, submission_id: bytes, secret: bytes) -> tuple[bool, int]:

@@ -343,18 +343,23 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     }
 
     /// @inheritdoc IJobManager
-    function recordVerdicts(SubmissionId submissionId, address verifier, bool[] calldata approvals, uint256 abstainMask)
-        external
-        nonReentrant
-    {
-        if (msg.sender != address(_round) || msg.sender == address(0)) revert NotVerificationRound(msg.sender);
+    function recordVerdicts(
+        SubmissionId submissionId,
+        address verifier,
+        bool[] calldata approvals,
+        uint256 abstainMask,
+        bytes5 endTag
+    ) external nonReentrant {
+        if (msg.sender != address(_round) || msg.sender == address(0)) {
+            revert NotVerificationRound(msg.sender);
+        }
         Submission storage sub = _submissions[submissionId];
         uint256 jobId = submissionId.jobIdOf();
         Job storage job = _jobs[jobId];
         address solver = submissionId.solverOf();
         if (solver == address(0) || job.solver != solver) revert SubmissionNotActive(submissionId);
         _requireStatus(jobId, job, JobStatus.Verifying);
-        LibAssignment.recordVerdicts(job, sub, _settlement(), jobId, verifier, approvals, abstainMask);
+        LibAssignment.recordVerdicts(job, sub, _settlement(), jobId, verifier, approvals, abstainMask, endTag);
     }
 
     /// @inheritdoc IJobManager
@@ -513,6 +518,33 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         assigned = seat.status == SeatStatus.Assigned || seat.status == SeatStatus.Submitted;
         (sampleMask, revealed) = (seat.sampleMask, seat.revealed);
         (seats, samples) = (sub.seatCount, sub.sampleCount);
+    }
+
+    /// @inheritdoc IJobManager
+    function windowsOf(SubmissionId submissionId)
+        external
+        view
+        returns (
+            uint64 verdictRevealOpens,
+            uint64 verdictRevealCloses,
+            uint64 secretRevealOpens,
+            uint64 secretRevealCloses
+        )
+    {
+        Job storage job = _jobs[submissionId.jobIdOf()];
+        uint64 verdictDeadline = job.verdictDeadline;
+        // Another solver's submission, or no draw yet: no window.
+        if (job.solver != submissionId.solverOf() || verdictDeadline == 0) return (0, 0, 0, 0);
+        uint64 challengeDeadline = job.challengeDeadline;
+        verdictRevealOpens = verdictDeadline + 1;
+        verdictRevealCloses = verdictDeadline + _REVEAL_WINDOW;
+        secretRevealOpens = challengeDeadline;
+        secretRevealCloses = challengeDeadline + _REVEAL_WINDOW;
+    }
+
+    /// @inheritdoc IJobManager
+    function endTagOf(SubmissionId submissionId, address verifier) external view returns (bytes5 endTag) {
+        endTag = _submissions[submissionId].seats[verifier].endTag;
     }
 
     /// @inheritdoc IJobManager

@@ -12,7 +12,7 @@ import {IVerificationRound} from "./interfaces/IVerificationRound.sol";
 // Types
 import {RoundJob} from "./types/JobTypes.sol";
 import {Claims, RoundOutcome} from "./types/RoundTypes.sol";
-import {StateHash} from "./types/StateHash.sol";
+import {LibStateHash, StateHash} from "./types/StateHash.sol";
 import {LibSubmission, SubmissionId} from "./types/SubmissionId.sol";
 import {fetchesLastSample} from "./types/SubmissionTypes.sol";
 
@@ -330,15 +330,6 @@ contract VerificationRound is VerificationRoundSigned {
     }
 
     /// @inheritdoc IVerificationRound
-    function replayedEndOf(SubmissionId submissionId, address verifier, uint256 sampleIndex)
-        external
-        view
-        returns (bytes32 end)
-    {
-        end = _replayedEnds[submissionId][verifier][sampleIndex];
-    }
-
-    /// @inheritdoc IVerificationRound
     function fetchOnlyMaskOf(SubmissionId submissionId, address verifier) external view returns (uint256 mask) {
         if (!_SINGLE_SEAT) return 0;
         // slither-disable-next-line unused-return
@@ -353,8 +344,19 @@ contract VerificationRound is VerificationRoundSigned {
     /// @inheritdoc IVerificationRound
     function forcedEndMatches(SubmissionId submissionId, address verifier) external view returns (bool matches) {
         Round storage round = _rounds[submissionId];
-        bytes32 end = _replayedEnds[submissionId][verifier][round.forcedSample];
-        matches = round.forced && end != bytes32(0) && bytes12(end) == round.forcedEndTag;
+        if (!round.forced) return false;
+        uint256 f = round.forcedSample;
+        bytes12 trueEnd = round.forcedEndTag;
+        // The seat's first rejected own sample is a tag in its seat's word; any other, a whole end.
+        // SAFETY: trusted JobManager view.
+        if (_JOB_MANAGER.endTagOf(submissionId, verifier) == LibStateHash.endTag(f, trueEnd)) return true;
+        bytes32 end = _replayedEnds[submissionId][verifier][f];
+        matches = end != bytes32(0) && bytes12(end) == trueEnd;
+    }
+
+    /// @inheritdoc IVerificationRound
+    function forcedEndTagOf(SubmissionId submissionId) external view returns (bytes12 tag) {
+        tag = _rounds[submissionId].forcedEndTag;
     }
 
     /// @inheritdoc IVerificationRound
@@ -365,30 +367,6 @@ contract VerificationRound is VerificationRoundSigned {
     {
         Round storage round = _rounds[submissionId];
         (secretCommitment, revealed, committed) = (round.secretCommitment, round.revealed, round.committed);
-    }
-
-    /// @inheritdoc IVerificationRound
-    function windowsOf(SubmissionId submissionId)
-        external
-        view
-        returns (
-            uint64 verdictRevealOpens,
-            uint64 verdictRevealCloses,
-            uint64 secretRevealOpens,
-            uint64 secretRevealCloses
-        )
-    {
-        // No commit yet (the zero commitment is the "unset" sentinel, never a value): no window.
-        // slither-disable-next-line incorrect-equality
-        if (_rounds[submissionId].secretCommitment == bytes32(0)) return (0, 0, 0, 0);
-        uint256 jobId = submissionId.jobIdOf();
-        RoundJob memory job = _JOB_MANAGER.roundJobOf(jobId);
-        // slither-disable-next-line incorrect-equality
-        if (job.verdictDeadline == 0) return (0, 0, 0, 0);
-        verdictRevealOpens = job.verdictDeadline + 1;
-        verdictRevealCloses = job.verdictDeadline + _REVEAL_WINDOW;
-        secretRevealOpens = job.challengeDeadline;
-        secretRevealCloses = job.challengeDeadline + _REVEAL_WINDOW;
     }
 
     /// @inheritdoc IVerificationRound

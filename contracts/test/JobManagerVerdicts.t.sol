@@ -302,25 +302,25 @@ contract JobManager_RecordVerdicts_Test is JobManager_Init {
         bool[] memory approvals = _approvals(_samples(jobId), 0);
         vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.NotVerificationRound.selector, verifiers[0]));
         vm.prank(verifiers[0]);
-        jobManager.recordVerdicts(_sid(jobId), verifiers[0], approvals, 0);
+        jobManager.recordVerdicts(_sid(jobId), verifiers[0], approvals, 0, bytes5(0));
     }
 
     function test_recordVerdicts_notAssigned_reverts() public {
         bool[] memory approvals = _approvals(_samples(jobId), 0);
         vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.NotAssignedVerifier.selector, jobId, stranger));
         vm.prank(address(round));
-        jobManager.recordVerdicts(_sid(jobId), stranger, approvals, 0);
+        jobManager.recordVerdicts(_sid(jobId), stranger, approvals, 0, bytes5(0));
     }
 
     function test_recordVerdicts_twice_reverts() public {
         bool[] memory approvals = _approvals(_samples(jobId), 0);
         vm.prank(address(round));
-        jobManager.recordVerdicts(_sid(jobId), verifiers[0], approvals, 0);
+        jobManager.recordVerdicts(_sid(jobId), verifiers[0], approvals, 0, bytes5(0));
         vm.expectRevert(
             abi.encodeWithSelector(IJobManagerErrors.VerdictsAlreadySubmitted.selector, jobId, verifiers[0])
         );
         vm.prank(address(round));
-        jobManager.recordVerdicts(_sid(jobId), verifiers[0], approvals, 0);
+        jobManager.recordVerdicts(_sid(jobId), verifiers[0], approvals, 0, bytes5(0));
     }
 
     function test_recordVerdicts_wrongCount_reverts() public {
@@ -331,7 +331,7 @@ contract JobManager_RecordVerdicts_Test is JobManager_Init {
             )
         );
         vm.prank(address(round));
-        jobManager.recordVerdicts(_sid(jobId), verifiers[0], approvals, 0);
+        jobManager.recordVerdicts(_sid(jobId), verifiers[0], approvals, 0, bytes5(0));
     }
 
     function test_recordVerdicts_notVerifying_reverts() public {
@@ -343,7 +343,7 @@ contract JobManager_RecordVerdicts_Test is JobManager_Init {
             abi.encodeWithSelector(IJobManagerErrors.UnexpectedJobStatus.selector, claimedJob, JobStatus.Claimed)
         );
         vm.prank(address(round));
-        jobManager.recordVerdicts(_sid(claimedJob), verifiers[0], approvals, 0);
+        jobManager.recordVerdicts(_sid(claimedJob), verifiers[0], approvals, 0, bytes5(0));
     }
 
     function test_recordVerdicts_unknownSubmission_reverts() public {
@@ -351,7 +351,7 @@ contract JobManager_RecordVerdicts_Test is JobManager_Init {
         bool[] memory approvals = _approvals(_samples(jobId), 0);
         vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.SubmissionNotActive.selector, unknown));
         vm.prank(address(round));
-        jobManager.recordVerdicts(unknown, verifiers[0], approvals, 0);
+        jobManager.recordVerdicts(unknown, verifiers[0], approvals, 0, bytes5(0));
     }
 }
 

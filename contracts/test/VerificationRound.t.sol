@@ -226,7 +226,7 @@ contract VerificationRound_PostClaims_Test is VerificationRound_Init {
             round.commitVerdicts(id, keccak256("seal"));
             (RoundOutcome outcome_,) = round.outcome(id);
             assertEq(uint8(outcome_), uint8(RoundOutcome.Pending), "no round");
-            (uint64 opens, uint64 closes,,) = round.windowsOf(id);
+            (uint64 opens, uint64 closes,,) = jobManager.windowsOf(id);
             assertEq(opens, 0, "no window");
             assertEq(closes, 0, "no window");
         }
@@ -637,12 +637,12 @@ contract VerificationRound_RevealVerdicts_Test is VerificationRound_Init {
 
     function test_windowsOf_matchDeadlines_succeeds() public {
         Job memory job = _job(jobId);
-        (uint64 vOpens, uint64 vCloses, uint64 sOpens, uint64 sCloses) = round.windowsOf(_sid(jobId));
+        (uint64 vOpens, uint64 vCloses, uint64 sOpens, uint64 sCloses) = jobManager.windowsOf(_sid(jobId));
         assertEq(uint256(vOpens), uint256(job.verdictDeadline) + 1);
         assertEq(uint256(vCloses), uint256(job.verdictDeadline) + params.revealWindow);
         assertEq(uint256(sOpens), uint256(job.challengeDeadline));
         assertEq(uint256(sCloses), uint256(job.challengeDeadline) + params.revealWindow);
-        (vOpens, vCloses, sOpens, sCloses) = round.windowsOf(LibSubmission.id(999, solver));
+        (vOpens, vCloses, sOpens, sCloses) = jobManager.windowsOf(LibSubmission.id(999, solver));
         assertEq(uint256(vOpens) + vCloses + sOpens + sCloses, 0);
     }
 }

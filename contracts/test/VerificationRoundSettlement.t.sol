@@ -443,19 +443,53 @@ contract VerificationRound_ForcedEnd_Test is VerificationRound_Forced_Init {
         _assertEscrowSolvent();
     }
 
-    function test_replayedEndOf_keepsRejectedEnds_succeeds() public {
+    /// @notice A seat's first rejected own sample is kept as a tag in its seat's word, not as a word
+    ///         of the round; an approver has no tag; two ends have two tags.
+    function test_endTagOf_keepsTheFirstRejectedEnd_succeeds() public {
         _submit(jobId, verifiers[0], uint256(1) << f);
         _submit(jobId, verifiers[1], 0);
         _submitForcedEnd(verifiers[2], HONEST_END);
         _passChallengeWindow(jobId);
-        (, uint32[] memory segments) = jobManager.getAssignment(jobId);
-        bytes32 trueEnd = _committedStates[jobId][segments[f] + 1];
-        assertEq(round.replayedEndOf(_sid(jobId), verifiers[0], f), trueEnd);
-        assertEq(round.replayedEndOf(_sid(jobId), verifiers[1], f), bytes32(0));
-        assertEq(round.replayedEndOf(_sid(jobId), verifiers[2], f), HONEST_END);
+        bytes5 caught = jobManager.endTagOf(_sid(jobId), verifiers[0]);
+        bytes5 other = jobManager.endTagOf(_sid(jobId), verifiers[2]);
+        assertTrue(caught != bytes5(0), "a rejection has a tag");
+        assertEq(jobManager.endTagOf(_sid(jobId), verifiers[1]), bytes5(0), "an approval has none");
+        assertTrue(other != bytes5(0) && other != caught, "another end, another tag");
         assertTrue(round.forcedEndMatches(_sid(jobId), verifiers[0]));
         assertFalse(round.forcedEndMatches(_sid(jobId), verifiers[1]));
         assertFalse(round.forcedEndMatches(_sid(jobId), verifiers[2]));
+    }
+
+    /// @notice A seat that rejects the forced sample and another sample of its own draw: one of the
+    ///         two ends is the seat's tag, the other a word of the round, and whichever holds the
+    ///         forced sample's end is what `forcedEndMatches` compares (the true end matches, another
+    ///         does not), whether the forced sample comes first or second.
+    function test_forcedEndMatches_secondRejectedSample_succeeds() public {
+        (, uint32[] memory segments) = jobManager.getAssignment(jobId);
+        bytes32 trueEnd = _committedStates[jobId][segments[f] + 1];
+        uint256 checked = 0;
+        for (uint256 i; i < verifiers.length; ++i) {
+            uint256 own = jobManager.sampleMaskOf(jobId, verifiers[i]);
+            if ((own >> f) & 1 == 1 && own != uint256(1) << f) ++checked;
+            _submitEnds(jobId, verifiers[i], _rejectEveryOwn(own, i == 0 ? trueEnd : HONEST_END));
+        }
+        _passChallengeWindow(jobId);
+        assertGt(checked, 0, "some seat holds the forced sample and another");
+        for (uint256 i; i < verifiers.length; ++i) {
+            if ((jobManager.sampleMaskOf(jobId, verifiers[i]) >> f) & 1 == 0) continue;
+            assertTrue(jobManager.endTagOf(_sid(jobId), verifiers[i]) != bytes5(0));
+            assertEq(round.forcedEndMatches(_sid(jobId), verifiers[i]), i == 0, "the forced sample's end decides");
+        }
+    }
+
+    /// @notice The claims, with every sample of `own` but the forced one rejected with an end of its
+    ///         own and the forced sample sealed as `forcedEnd`.
+    function _rejectEveryOwn(uint256 own, bytes32 forcedEnd) internal view returns (bytes32[] memory ends) {
+        (, ends) = _claimsOf(_sid(jobId));
+        for (uint256 j; j < ends.length; ++j) {
+            if ((own >> j) & 1 == 1 && j != f) ends[j] = keccak256(abi.encode("another replay", j));
+        }
+        ends[f] = forcedEnd;
     }
 
     /// @notice The forced error's reveal writes one word of the round, the one its flags share

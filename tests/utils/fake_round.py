@@ -18,6 +18,7 @@ from chain.types import (
     StepClaimView,
 )
 from veritrain import commitments, forced
+from veritrain._keccak import keccak256
 from veritrain.bisection import GameView
 from veritrain.enums import DisputePhase, DisputeStatus, RoundOutcome, Verdict
 from veritrain.merkle import claim_end_proofs
@@ -29,6 +30,13 @@ if TYPE_CHECKING:
 FAKE_CHAIN_ID = 31337
 FAKE_ROUND = "0x" + "0b" * 20
 """The EIP-712 domain of the fake's seals (chain id, round address)."""
+
+
+def end_tag(sample_index: int, end: bytes) -> bytes:
+    """The round's 40-bit tag of a replayed end (`VerificationRoundBase._endTag`): the first 5
+    bytes of keccak256(abi.encode(uint256 sample_index, bytes12 end[:12])), lowest bit set."""
+    digest = keccak256(sample_index.to_bytes(32, "big") + bytes(end[:12]) + bytes(20))
+    return digest[:4] + bytes([digest[4] | 1])
 
 
 def revert(name: str, **args: Any) -> ContractRevert:
@@ -93,9 +101,20 @@ class FakeRound:
         ends = self._client.chain.ends.get((job_id, verifier))
         if outcome is not RoundOutcome.Forced or ends is None:
             return False
+        true_end = self._client.chain.forced_true_ends[job_id]
+        claimed = self._client.chain.claims[job_id].end_hashes
+        own = self._client.chain.sample_masks.get((job_id, verifier), (1 << len(ends)) - 1)
+        rejected = [
+            j
+            for j, e in enumerate(ends)
+            if (own >> j) & 1 and e != claimed[j] and e != b"\x00" * 32
+        ]
+        if rejected and rejected[0] == sample:
+            # the seat's first rejected own sample: the JobManager keeps only its 40-bit tag
+            return end_tag(sample, ends[sample]) == end_tag(sample, true_end)
         end = ends[sample]
         # the contract keeps the true end's first 96 bits (12 bytes) and compares on them
-        return end != b"\x00" * 32 and end[:12] == self._client.chain.forced_true_ends[job_id][:12]
+        return end != b"\x00" * 32 and end[:12] == true_end[:12]
 
     def post_claims(
         self, submission_id: bytes, starts: Sequence[bytes], ends: Sequence[bytes]

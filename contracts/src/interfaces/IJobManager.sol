@@ -413,8 +413,15 @@ interface IJobManager is IJobManagerErrors {
     /// @param approvals true = approve, false = reject or abstain, in sample order.
     /// @param abstainMask Bit i set = the verifier sealed a zero end for sample i (it could not obtain
     ///        the data): an abstention, disputed like a rejection but never slashed or paid (P-20).
-    function recordVerdicts(SubmissionId submissionId, address verifier, bool[] calldata approvals, uint256 abstainMask)
-        external;
+    /// @param endTag The round's tag of the end the verifier revealed for its first rejected sample
+    ///        of its own draw (zero if none), kept in the seat's word (`endTagOf`).
+    function recordVerdicts(
+        SubmissionId submissionId,
+        address verifier,
+        bool[] calldata approvals,
+        uint256 abstainMask,
+        bytes5 endTag
+    ) external;
 
     /// @notice Voids the verdicts of a seat the verification round proved to have signed two seals
     ///         for the submission (verification round only, `IVerificationRound.proveEquivocation`),
@@ -547,6 +554,34 @@ interface IJobManager is IJobManagerErrors {
         external
         view
         returns (bool assigned, uint64 sampleMask, bool revealed, uint256 seats, uint256 samples);
+
+    /// @notice A submission's reveal windows in seconds (all zero unless it is its job's and its
+    ///         verifiers are assigned): verdict reveals open at `verdictRevealOpens` (or earlier,
+    ///         once every verifier sealed) and close at `verdictRevealCloses`; the secret reveal runs
+    ///         (`secretRevealOpens`, `secretRevealCloses`]. The VerificationRound enforces them with
+    ///         the same deadlines and `revealWindow`.
+    /// @param submissionId Submission.
+    /// @return verdictRevealOpens verdictDeadline + 1.
+    /// @return verdictRevealCloses verdictDeadline + revealWindow.
+    /// @return secretRevealOpens challengeDeadline.
+    /// @return secretRevealCloses challengeDeadline + revealWindow.
+    function windowsOf(SubmissionId submissionId)
+        external
+        view
+        returns (
+            uint64 verdictRevealOpens,
+            uint64 verdictRevealCloses,
+            uint64 secretRevealOpens,
+            uint64 secretRevealCloses
+        );
+
+    /// @notice The tag a seat's reveal recorded (`recordVerdicts`): the VerificationRound's 40-bit
+    ///         tag of the end it revealed for its first rejected sample of its own draw, zero if it
+    ///         rejected none or has not revealed.
+    /// @param submissionId Submission.
+    /// @param verifier Verifier.
+    /// @return endTag The tag, or zero.
+    function endTagOf(SubmissionId submissionId, address verifier) external view returns (bytes5 endTag);
 
     /// @notice Verdicts of `verifier` per sampled segment: an array of Verdict.None (one per
     ///         sample) before it submitted, and an empty array if it is not assigned. Always

@@ -344,13 +344,6 @@ interface IVerificationRound {
         view
         returns (bool forced, uint256 sampleIndex);
 
-    /// @notice The end state hash `verifier` revealed for sample `sampleIndex` when it rejected it
-    ///         (zero for an approval, an unreplayed sample, or no reveal).
-    function replayedEndOf(SubmissionId submissionId, address verifier, uint256 sampleIndex)
-        external
-        view
-        returns (bytes32 end);
-
     /// @notice Samples of `verifier`'s own draw that it fetches instead of replaying: with one seat
     ///         per job (docs/SECURITY.md P-39) the last sample, unless the seat also holds the
     ///         segment before it. The seat fetches the final state (served while the job is sealed),
@@ -365,10 +358,22 @@ interface IVerificationRound {
     ///         sample, the solver's true end (proven against the Merkle root at `revealSecret`):
     ///         evidence that it replayed the forced segment and that the solver's committed end of
     ///         it agrees with that replay. Compared on the first 96 bits, all the round keeps of the
-    ///         true end: the end is hidden until the secret is revealed, after every verdict, so a
-    ///         seat that did not replay matches with probability 2^-96, and one that knows the end
-    ///         gains nothing from revealing another end with the same first 96 bits.
+    ///         true end, or on the seat's 40-bit tag of them where the forced sample is the first the
+    ///         seat rejected in its own draw (`IJobManager.endTagOf`, `LibStateHash.endTag`: 39 bits
+    ///         of keccak256 bound to the sample index), all its reveal kept; either match counts.
+    ///         The end is hidden until the secret is revealed, after every verdict, so a seat that
+    ///         did not replay matches with probability at most 2^-39 (and loses the forced sample's
+    ///         dispute otherwise), and one that knows the end gains nothing from revealing another
+    ///         end with the same tag. The whole revealed ends are in the `VerdictsRevealed` events.
     function forcedEndMatches(SubmissionId submissionId, address verifier) external view returns (bool matches);
+
+    /// @notice The first 96 bits of the solver's true end of the forced sample, revealed with the
+    ///         secret (zero unless the round carries a forced error): what `forcedEndMatches`
+    ///         compares with, whole ends on their first 96 bits, seat tags through
+    ///         `LibStateHash.endTag(forcedSample, tag)`.
+    /// @param submissionId Submission.
+    /// @return tag The true end's first 96 bits.
+    function forcedEndTagOf(SubmissionId submissionId) external view returns (bytes12 tag);
 
     /// @notice The forced claim of a true end state hash: keccak256(abi.encodePacked(FORCED_ERROR_TAG, trueEnd)).
     function forcedClaim(bytes32 trueEnd) external pure returns (bytes32 claim);
@@ -396,19 +401,6 @@ interface IVerificationRound {
         external
         view
         returns (bytes32 secretCommitment, bool revealed, uint32 committed);
-
-    /// @notice Reveal windows in seconds: verdict reveals open at `verdictRevealOpens` (or earlier,
-    ///         once every verifier committed) and close at `verdictRevealCloses`; the secret reveal
-    ///         runs (`secretRevealOpens`, `secretRevealCloses`].
-    function windowsOf(SubmissionId submissionId)
-        external
-        view
-        returns (
-            uint64 verdictRevealOpens,
-            uint64 verdictRevealCloses,
-            uint64 secretRevealOpens,
-            uint64 secretRevealCloses
-        );
 
     /// @notice Forced-error rate (basis points of jobs).
     function forcedErrorRateBps() external view returns (uint256 rateBps);

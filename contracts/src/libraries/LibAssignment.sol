@@ -247,8 +247,9 @@ library LibAssignment {
     ///         samples only (the others are ignored, docs/SECURITY.md P-27): bit i of the seat's
     ///         reject mask for each non-approval (an abstention, a zero end, counts there
     ///         and in its own abstain mask, docs/SECURITY.md P-20), marks those samples disputed,
-    ///         pulls one challengeBond per non-approval into the Escrow and, once every seat has
-    ///         spoken, starts the challenge window.
+    ///         keeps the round's `endTag` in the seat's word, pulls one challengeBond per
+    ///         non-approval into the Escrow and, once every seat has spoken, starts the challenge
+    ///         window.
     /// @dev Reverts NotAssignedVerifier, VerdictsAlreadySubmitted, VerdictCountMismatch.
     function recordVerdicts(
         Job storage job,
@@ -257,7 +258,8 @@ library LibAssignment {
         uint256 jobId,
         address verifier,
         bool[] calldata approvals,
-        uint256 abstainMask
+        uint256 abstainMask,
+        bytes5 endTag
     ) external {
         Seat storage seat = sub.seats[verifier];
         if (seat.status == SeatStatus.None) revert IJobManagerErrors.NotAssignedVerifier(jobId, verifier);
@@ -266,19 +268,11 @@ library LibAssignment {
         if (approvals.length != samples) {
             revert IJobManagerErrors.VerdictCountMismatch(jobId, samples, approvals.length);
         }
-        uint256 rejectMask = 0;
-        uint256 rejects = 0;
-        // Only the seat's own samples count: its ends on the others are ignored (P-27).
-        uint256 own = seat.sampleMask;
-        for (uint256 i; i < samples; ++i) {
-            if (!approvals[i] && (own >> i) & 1 == 1) {
-                rejectMask |= uint256(1) << i;
-                ++rejects;
-            }
-        }
+        (uint256 rejectMask, uint256 rejects) = _ownRejects(approvals, seat.sampleMask);
         uint256 bond = rejects * s.challengeBond;
         seat.status = SeatStatus.Submitted;
         seat.revealed = true;
+        seat.endTag = endTag;
         // SAFETY: samples <= MAX_SAMPLES_PER_JOB = 64, so both masks fit in 64 bits; an abstention
         // is a non-approval, so only those bits count (the VerificationRound derives both).
         // forge-lint: disable-next-line(unsafe-typecast)
@@ -299,6 +293,23 @@ library LibAssignment {
         // SAFETY: trusted Escrow; it pulls the bond from the verifier (approved beforehand). No
         // reject, no bond: the call (a no-op for zero) is skipped.
         if (bond != 0) s.escrow.deposit(Bucket.Bonds, verifier, bond);
+    }
+
+    /// @notice The non-approvals among `approvals` on the samples of `own` (bit i = sample i): only
+    ///         the seat's own samples count, its ends on the others are ignored (P-27).
+    /// @return rejectMask Bit i set = sample i of `own` not approved.
+    /// @return rejects Number of those bits.
+    function _ownRejects(bool[] calldata approvals, uint256 own)
+        internal
+        pure
+        returns (uint256 rejectMask, uint256 rejects)
+    {
+        for (uint256 i; i < approvals.length; ++i) {
+            if (!approvals[i] && (own >> i) & 1 == 1) {
+                rejectMask |= uint256(1) << i;
+                ++rejects;
+            }
+        }
     }
 
     /// @notice Records the caller's challenge of `verifier`'s approval of sample `sampleIndex` of the

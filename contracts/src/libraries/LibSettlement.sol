@@ -15,6 +15,7 @@ import {Bucket} from "../types/EscrowTypes.sol";
 import {Job, JobStatus, Verdict} from "../types/JobTypes.sol";
 import {Role} from "../types/Role.sol";
 import {RoundOutcome} from "../types/RoundTypes.sol";
+import {LibStateHash} from "../types/StateHash.sol";
 import {LibSubmission, SubmissionId} from "../types/SubmissionId.sol";
 import {Seat, SeatStatus, Settlement, Submission, fetchesOnly, seatedVerifiers} from "../types/SubmissionTypes.sol";
 
@@ -337,7 +338,7 @@ library LibSettlement {
     {
         uint256 slashed = _slashForcedApprovers(job, sub, s, jobId, f);
         (uint256 paid, bool disputed, Catches memory catches) =
-            _payForced(sub, s, LibSubmission.id(jobId, job.solver), jobId, f);
+            _payForced(sub, s, LibSubmission.id(jobId, job.solver), f);
         if (!disputed) sub.disputedMask &= ~(uint64(1) << f);
         emit IJobManager.ForcedErrorSettled(jobId, f, slashed, paid);
         if (sub.disputedMask == 0) {
@@ -385,19 +386,18 @@ library LibSettlement {
     /// @return paid Jackpots paid or booked (wei).
     /// @return disputed Whether a rejecter's end differs from the true end.
     /// @return catches The rejecters that caught the forced error and their jackpots.
-    function _payForced(
-        Submission storage sub,
-        Settlement memory s,
-        SubmissionId submissionId,
-        uint256 jobId,
-        uint256 f
-    ) internal returns (uint256 paid, bool disputed, Catches memory catches) {
+    function _payForced(Submission storage sub, Settlement memory s, SubmissionId submissionId, uint256 f)
+        internal
+        returns (uint256 paid, bool disputed, Catches memory catches)
+    {
         catches.jackpots = new uint256[](sub.seatCount);
         uint256 pool = s.escrow.jackpotPool();
+        // SAFETY: trusted VerificationRound view; read once for every seat.
+        bytes5 trueTag = LibStateHash.endTag(f, s.round.forcedEndTagOf(submissionId));
         for (uint256 i; i < catches.jackpots.length; ++i) {
             // cached in `s` after the first read (`seatedVerifiers`)
             address verifier = seatedVerifiers(sub, s)[i];
-            (address winner, bool differs) = _forcedWinner(sub, s, submissionId, jobId, f, verifier);
+            (address winner, bool differs) = _forcedWinner(sub, s, submissionId, trueTag, f, verifier);
             if (differs) disputed = true;
             if (winner == address(0)) continue;
             uint256 amount = pool < s.jackpot ? pool : s.jackpot;
@@ -406,7 +406,7 @@ library LibSettlement {
                 pool -= amount;
                 paid += amount;
             }
-            emit IJobManager.JackpotPaid(jobId, winner, amount);
+            emit IJobManager.JackpotPaid(submissionId.jobIdOf(), winner, amount);
             // The seat itself only when it caught f: no seat challenges its own approval
             // (`ChallengerConflicted`), so a whistleblower's win is never taken for a catch.
             if (winner == verifier) {
@@ -422,7 +422,10 @@ library LibSettlement {
 
     /// @notice Who wins forced sample `f`'s jackpot through `verifier`'s seat: the seat itself if it
     ///         rejected `f` with the solver's true end (its verdict on `f` becomes an approval), the
-    ///         whistleblower of its approval of `f` if any (closed on `f`), else nobody.
+    ///         whistleblower of its approval of `f` if any (closed on `f`), else nobody. A rejecter's
+    ///         end matches as in `IVerificationRound.forcedEndMatches`: its seat's tag equals
+    ///         `trueTag` (the true end's tag, `LibStateHash.endTag`), read here from the seat's word,
+    ///         or else the whole end the round kept, asked of the round.
     /// @return winner The winner, or zero.
     /// @return differs True if the seat abstained on `f` or rejected it with another end
     ///         (`ForcedEndDisputed`: `f` stays disputed).
@@ -430,7 +433,7 @@ library LibSettlement {
         Submission storage sub,
         Settlement memory s,
         SubmissionId submissionId,
-        uint256 jobId,
+        bytes5 trueTag,
         uint256 f,
         address verifier
     ) internal returns (address winner, bool differs) {
@@ -438,13 +441,14 @@ library LibSettlement {
         Verdict verdict = LibVerdict.verdictAt(seat, f);
         if (verdict == Verdict.Abstain) {
             // No end to compare: the sample stays disputed against the committed leaf.
-            emit IJobManager.ForcedEndDisputed(jobId, f, verifier);
+            emit IJobManager.ForcedEndDisputed(submissionId.jobIdOf(), f, verifier);
             return (address(0), true);
         }
         if (verdict == Verdict.Reject) {
-            // SAFETY: trusted VerificationRound view.
-            if (!s.round.forcedEndMatches(submissionId, verifier)) {
-                emit IJobManager.ForcedEndDisputed(jobId, f, verifier);
+            // SAFETY: trusted VerificationRound view, asked only when the seat's tag is not the
+            // forced sample's true end.
+            if (seat.endTag != trueTag && !s.round.forcedEndMatches(submissionId, verifier)) {
+                emit IJobManager.ForcedEndDisputed(submissionId.jobIdOf(), f, verifier);
                 return (address(0), true);
             }
             // SAFETY: f < samplesPerJob <= 64.

@@ -70,11 +70,15 @@ abstract contract VerificationRoundBase is IVerificationRound, EIP712 {
     /// @param replayedMask Bit j set = ends[j] is a replayed end other than the claim (a rejection).
     /// @param ownRejects Non-approvals on the seat's own samples: the reject bonds its reveal books
     ///        (`IJobManager.recordVerdicts` pulls one challengeBond each).
+    /// @param tagged 1 + the first sample of the seat's own draw it rejected with a replayed end (0
+    ///        if none): that end is kept as a tag in the seat's word at the JobManager
+    ///        (`LibStateHash.endTag`), not in `_replayedEnds`.
     struct Verdicts {
         bool[] approvals;
         uint256 abstainMask;
         uint256 replayedMask;
         uint256 ownRejects;
+        uint256 tagged;
     }
 
     ////// Constants / Immutables //////
@@ -109,7 +113,9 @@ abstract contract VerificationRoundBase is IVerificationRound, EIP712 {
     ///         zero if none (`revealVerdictsSigned` stores none). Whether they were revealed is the JobManager's seat flag (`seatOf`),
     ///         set in the same call as the reveal.
     mapping(SubmissionId submissionId => mapping(address verifier => bytes32 commitment)) internal _seals;
-    /// @notice End state hash each verifier revealed for each sample it rejected.
+    /// @notice End state hash each verifier revealed for each sample it rejected, but the first of its
+    ///         own draw: that one is a tag in its seat's word at the JobManager (`LibStateHash.endTag`,
+    ///         `IJobManager.endTagOf`), so a reveal rejecting one sample creates no word here.
     mapping(SubmissionId submissionId => mapping(address verifier => mapping(uint256 sampleIndex => bytes32 end)))
         internal _replayedEnds;
 
@@ -161,22 +167,27 @@ abstract contract VerificationRoundBase is IVerificationRound, EIP712 {
         emit VerdictsCommitted(submissionId, verifier, commitment);
     }
 
-    /// @notice Stores the end of each sample in `verdicts.replayedMask` for the forced-error check,
-    ///         emits `verifier`'s revealed verdicts and records them (approvals and abstentions) at
-    ///         the JobManager, which pulls the reject bonds from `verifier` into the Escrow.
+    /// @notice Keeps the end of each sample in `verdicts.replayedMask` for the forced-error check (the
+    ///         seat's first rejected own sample as a tag, `LibStateHash.endTag`; the others whole), emits
+    ///         `verifier`'s revealed verdicts and records them (approvals, abstentions and the tag)
+    ///         at the JobManager, which pulls the reject bonds from `verifier` into the Escrow.
     function _recordVerdicts(
         SubmissionId submissionId,
         address verifier,
         bytes32[] calldata ends,
         Verdicts memory verdicts
     ) internal {
-        uint256 replayed = verdicts.replayedMask;
+        uint256 tagged = verdicts.tagged;
+        bytes5 tag;
+        if (tagged != 0) tag = LibStateHash.endTag(tagged - 1, bytes12(ends[tagged - 1]));
+        // the tagged sample's bit is cleared: its end rides in the seat's word
+        uint256 replayed = tagged == 0 ? verdicts.replayedMask : verdicts.replayedMask & ~(uint256(1) << (tagged - 1));
         for (uint256 j; replayed >> j != 0; ++j) {
             if ((replayed >> j) & 1 == 1) _replayedEnds[submissionId][verifier][j] = ends[j];
         }
         emit VerdictsRevealed(submissionId, verifier, verdicts.approvals, ends);
         // SAFETY: the JobManager is trusted.
-        _JOB_MANAGER.recordVerdicts(submissionId, verifier, verdicts.approvals, verdicts.abstainMask);
+        _JOB_MANAGER.recordVerdicts(submissionId, verifier, verdicts.approvals, verdicts.abstainMask, tag);
     }
 
     /// @notice The submission's job, reverting unless the submission has a round, is its job's
@@ -193,7 +204,8 @@ abstract contract VerificationRoundBase is IVerificationRound, EIP712 {
 
     /// @notice The verdicts implied by a verifier's sealed ends, computed before anything is
     ///         stored: sample j is approved iff ends[j] is the claimed end, an abstention iff ends[j]
-    ///         is zero (no data, P-20), else rejected (its end is kept for the forced-error check).
+    ///         is zero (no data, P-20), else rejected (its end is kept for the forced-error check; the
+    ///         first such sample of the seat's own draw is `tagged`).
     /// @param sampleMask The seat's own draw (bit j = sample j).
     /// @param claimed The posted end hashes (checked against the stored claims hash by the caller).
     /// @return verdicts Approvals, abstentions, replayed ends and the seat's own non-approvals.
@@ -211,7 +223,9 @@ abstract contract VerificationRoundBase is IVerificationRound, EIP712 {
             }
             if (ends[j] != bytes32(0)) verdicts.replayedMask |= uint256(1) << j;
             else verdicts.abstainMask |= uint256(1) << j;
-            if ((sampleMask >> j) & 1 == 1) ++verdicts.ownRejects;
+            if ((sampleMask >> j) & 1 == 0) continue;
+            ++verdicts.ownRejects;
+            if (verdicts.tagged == 0 && ends[j] != bytes32(0)) verdicts.tagged = j + 1;
         }
     }
 

@@ -32,6 +32,19 @@ library LibStateHash {
         claim = StateHash.wrap(keccak256(abi.encodePacked(FORCED_ERROR_TAG, StateHash.unwrap(trueEnd))));
     }
 
+    /// @notice The 40-bit tag of a replayed end of sample `sampleIndex`, from the end's first 96 bits
+    ///         `end`: bytes5(keccak256(abi.encode(sampleIndex, end))) with its lowest bit set, so never
+    ///         zero (zero means no tag). The VerificationRound tags a seat's first rejected sample
+    ///         with it (kept in the seat's word at the JobManager) and the forced sample's true end,
+    ///         whose first 96 bits it keeps, is tagged the same way to compare: binding the sample
+    ///         index, a tag of one sample matches another sample's with probability 2^-39 only.
+    /// @param sampleIndex Sample (< 64).
+    /// @param end The end's first 96 bits.
+    /// @return tag The tag.
+    function endTag(uint256 sampleIndex, bytes12 end) internal pure returns (bytes5 tag) {
+        tag = bytes5(keccak256(abi.encode(sampleIndex, end))) | bytes5(uint40(1));
+    }
+
     /// @notice Whether the hash is zero.
     /// @param stateHash Hash.
     /// @return zero True for the zero hash.

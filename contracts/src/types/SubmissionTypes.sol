@@ -26,11 +26,15 @@ enum SeatStatus {
 ///         a zero end: no data, docs/SECURITY.md P-20). Both verdict masks lie inside `sampleMask`.
 ///         `revealed` is set (never cleared) when the seat's sealed verdicts are revealed and recorded:
 ///         the VerificationRound reads it (`seatOf`) instead of keeping a flag of its own, so a reveal
-///         writes one word fewer (all six fields share one word). `fetchesLast` is set when the
+///         writes one word fewer (all seven fields share one word). `fetchesLast` is set when the
 ///         seat's duty on the job's last sample is availability, not replay: a single-seat
 ///         deployment's seat whose draw does not hold the segment before the last fetches the
 ///         final state and checks it against the claim (docs/SECURITY.md P-39); its approval of the
 ///         last sample vouches that the state was served, not that the segment is valid.
+///         `endTag` is the VerificationRound's 40-bit tag of the end the seat revealed for its
+///         first rejected sample of its own draw (zero if it rejected none): the round keeps the
+///         whole end only of any further rejected sample, so a reveal with one rejection (a caught
+///         forced error) writes no word but this one (docs/SECURITY.md, "Gas cuts").
 struct Seat {
     SeatStatus status;
     uint64 rejectMask;
@@ -38,6 +42,7 @@ struct Seat {
     uint64 sampleMask;
     bool revealed;
     bool fetchesLast;
+    bytes5 endTag;
 }
 
 /// @dev Most seats a submission holds: the size of its fixed verifier array, and the JobManager's

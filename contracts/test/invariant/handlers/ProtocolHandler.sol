@@ -261,7 +261,7 @@ contract ProtocolHandler is ProtocolHandlerSigned {
     /// @notice Whether verdicts of `sid` can be revealed now: warps to the window's opening while a
     ///         seat of `seats` has not sealed (it opens at once when all have), false once closed.
     function _inRevealWindow(SubmissionId sid, uint256 seats) internal returns (bool) {
-        (uint64 opens, uint64 closes,,) = round.windowsOf(sid);
+        (uint64 opens, uint64 closes,,) = jobManager.windowsOf(sid);
         (,, uint32 committed) = round.roundOf(sid);
         if (committed < seats && block.timestamp < opens) vm.warp(opens);
         return block.timestamp <= closes;

@@ -508,7 +508,7 @@ abstract contract ProtocolHandlerSigned is ProtocolHandlerPayouts {
     ///         the verdict reveals close, so the finalize waits that long.
     function _waitForUncovered(uint256 jobId) internal {
         if (_voidedCount[_sid(jobId)] == 0 || _covered(jobId)) return;
-        (, uint64 closes,,) = round.windowsOf(_sid(jobId));
+        (, uint64 closes,,) = jobManager.windowsOf(_sid(jobId));
         if (block.timestamp <= closes) vm.warp(uint256(closes) + 1);
     }
 
