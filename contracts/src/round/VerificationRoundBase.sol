@@ -178,8 +178,7 @@ abstract contract VerificationRoundBase is IVerificationRound, EIP712 {
         Verdicts memory verdicts
     ) internal {
         uint256 tagged = verdicts.tagged;
-        bytes5 tag;
-        if (tagged != 0) tag = LibStateHash.endTag(tagged - 1, bytes12(ends[tagged - 1]));
+        bytes5 tag = tagged == 0 ? bytes5(0) : LibStateHash.endTag(tagged - 1, bytes12(ends[tagged - 1]));
         // the tagged sample's bit is cleared: its end rides in the seat's word
         uint256 replayed = tagged == 0 ? verdicts.replayedMask : verdicts.replayedMask & ~(uint256(1) << (tagged - 1));
         for (uint256 j; replayed >> j != 0; ++j) {
