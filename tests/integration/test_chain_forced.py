@@ -36,6 +36,7 @@ from chain.scripted_round import (
     seal_and_reveal,
     to_secret_window,
 )
+from tests.utils.fake_round import end_tag
 from tests.utils.models import register_model
 from veritrain import commitments, forced
 from veritrain.enums import Bucket, JobStatus, Role, RoundOutcome, Verdict
@@ -187,6 +188,11 @@ def test_lazy_verifier_is_caught_by_a_forced_error(
     ]
     assert all(submitter.round.forced_end_matches(sid, a) for a in honest)
     assert not submitter.round.forced_end_matches(sid, lazy)
+    # each rejecter's end of the forced sample is the 40-bit tag in its seat's word, the same
+    # tag the fake round computes (so the fake's catches are the contract's)
+    for a in (*honest, lazy):
+        tag = bytes(submitter.call(submitter.jobs.contract, "endTagOf", sid, a))
+        assert tag == (end_tag(f, claims.forced_true_end) if a in honest else bytes(5))
     receipt = submitter.jobs.finalize(job_id)
     assert submitter.jobs.get_job(job_id).status is JobStatus.Finalized
     assert not submitter.decode_receipt(receipt, "ForcedEndDisputed")
