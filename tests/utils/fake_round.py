@@ -33,7 +33,7 @@ FAKE_ROUND = "0x" + "0b" * 20
 
 
 def end_tag(sample_index: int, end: bytes) -> bytes:
-    """The round's 40-bit tag of a replayed end (`VerificationRoundBase._endTag`): the first 5
+    """The round's 40-bit tag of a replayed end (`LibStateHash.endTag`): the first 5
     bytes of keccak256(abi.encode(uint256 sample_index, bytes12 end[:12])), lowest bit set."""
     digest = keccak256(sample_index.to_bytes(32, "big") + bytes(end[:12]) + bytes(20))
     return digest[:4] + bytes([digest[4] | 1])
