@@ -9,10 +9,11 @@ Scenario (automine Anvil, time moved with ``evm_increaseTime``): deploy; stake e
 register the model; the happy path with a forced error drawn (post, claim, commit with the
 leaf-0 proof and the secret commitment, assign, post claims, every seat's seal and opening in
 one call, each seat rejecting the forced claim with the true end it replayed, reveal the secret
-with the claims' multiproof and finalize, which pays the reward, the fees, the jackpots and the
-bonds straight to the wallets); a lazy approval of the forced claim challenged by the
-whistleblower and slashed at finalize; a cheating job (reject with a bond, finalize opening a
-dispute, committee draw, commit-reveal votes, resolve with settlement, a winner's credit claim);
+with the claims' multiproof and finalize, which pays the reward, the fees and the jackpots
+straight to the wallets and unlocks the reject bonds in the seats' verifier stake); a lazy
+approval of the forced claim challenged by the whistleblower and slashed at finalize; a
+cheating job (reject with a bond, finalize opening a dispute, committee draw, commit-reveal
+votes, resolve with settlement, a winner's credit claim);
 revenue paid into the model and claimed; unbond and withdraw; a one-round training run
 (docs/RUNS.md) of 4 seats: openRun, each seat's contribution job from postContribution to its
 finalize, proposeRound and finalizeRound, whose sum over the seats is the gas per counted run
@@ -368,7 +369,7 @@ def run_gas_scenario(
                 rec(
                     f"revealVerdicts (reject){suffix}",
                     receipts["revealVerdicts (reject)"],
-                    "records verdicts, pulls the reject bonds",
+                    "records verdicts, locks the reject bonds from stake",
                 )
             return job_id, assigned, (secret, claims)
 
@@ -409,7 +410,7 @@ def run_gas_scenario(
             paid = c[1].token.balance_of(c[1].address) - before
             if paid != reward or c[1].escrow.credit_of(c[1].address) != 0:
                 raise RuntimeError(f"finalize paid the solver {paid} wei of its {reward} reward")
-            for seat in assigned:  # fees, jackpots and bonds went straight to the wallets too
+            for seat in assigned:  # fees and jackpots went straight to the wallets too
                 if seat.escrow.credit_of(seat.address) != credits[seat.address]:
                     raise RuntimeError(f"finalize left seat {seat.address} a credit")
             if c[1].shares.slot_of(MODEL_ID).job_id == job_id:

@@ -215,7 +215,8 @@ def _aggregate(
     receipts: Receipts | None,
 ) -> None:
     """`seal_and_reveal` through an aggregator: signed seals, then the salts, two transactions.
-    A rejecting seat approves its own bonds first (the Escrow pulls them from the seat)."""
+    A rejecting seat covers its own bonds first (`cover_reveal_bonds` tops its free verifier
+    stake up: the JobManager locks them from it, and the batch skips a seat short of them)."""
     seals = [
         clients[v].round.sign_seal(sid, verdict_commitment(job_id, v, ends[v], salts[v]))
         for v in ends
@@ -241,8 +242,9 @@ def _aggregate_signed(
     salts: dict[str, bytes],
     receipts: Receipts | None,
 ) -> None:
-    """`seal_and_reveal` in one ``revealVerdictsSigned``: every seat signs its seal, approves
-    its own reject bonds, and the aggregator sends every seal with its opening."""
+    """`seal_and_reveal` in one ``revealVerdictsSigned``: every seat signs its seal, covers its
+    own reject bonds with free verifier stake (`cover_reveal_bonds`), and the aggregator sends
+    every seal with its opening."""
     reveals = []
     for v in ends:
         seal = clients[v].round.sign_seal(sid, verdict_commitment(job_id, v, ends[v], salts[v]))

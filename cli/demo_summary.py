@@ -113,9 +113,12 @@ def summarize(
         slashed[key] = slashed.get(key, 0) + int(ev["args"]["slashed"])
 
     # Net rewards: payouts (paid to the wallet or booked as credit) minus the caller's own bonds
-    # handed back (a returned bond is not a reward). Bonds returned = bonds posted - bonds
-    # forfeited. The Escrow books every payout; the JobManager's are the job payouts (move bonds
-    # come back through the game).
+    # handed back as credit (a returned bond is not a reward): a whistleblower's challenge bonds
+    # posted minus those forfeited, per job. A seat's reject bonds are locked from its verifier
+    # stake and handed back by unlocking it, never credited, so they are left out (their
+    # ``BondForfeited``, the same event, names an account with no challenge bond in that job).
+    # The Escrow books every payout; the JobManager's are the job payouts (move bonds come back
+    # through the game).
     credited: dict[str, int] = {}
     for name in ("Credited", "Paid"):
         for ev in _events(client, "Escrow", name, start):
@@ -123,16 +126,17 @@ def summarize(
                 continue
             a = ev["args"]["account"]
             credited[a] = credited.get(a, 0) + int(ev["args"]["amount"])
-    bonds: dict[str, int] = {}
-    for ev in _events(client, "JobManager", "VerdictsSubmitted", start):
-        a = ev["args"]["verifier"]
-        bonds[a] = bonds.get(a, 0) + int(ev["args"]["bond"])
+    posted: dict[tuple[int, str], int] = {}  # challenge bonds not forfeited, by (job, account)
     for ev in _events(client, "JobManager", "ApprovalChallenged", start):
-        a = ev["args"]["challenger"]
-        bonds[a] = bonds.get(a, 0) + int(ev["args"]["bond"])
+        key = (int(ev["args"]["jobId"]), ev["args"]["challenger"])
+        posted[key] = posted.get(key, 0) + int(ev["args"]["bond"])
     for ev in _events(client, "JobManager", "BondForfeited", start):
-        a = ev["args"]["account"]
-        bonds[a] = bonds.get(a, 0) - int(ev["args"]["amount"])
+        key = (int(ev["args"]["jobId"]), ev["args"]["account"])
+        if key in posted:
+            posted[key] -= min(posted[key], int(ev["args"]["amount"]))
+    bonds: dict[str, int] = {}
+    for (_job, a), amount in posted.items():
+        bonds[a] = bonds.get(a, 0) + amount
     rewards = []
     for addr, amount in sorted(credited.items()):
         role = roles.get(addr, "other")

@@ -619,6 +619,7 @@ def _stake(session: Session, ev: Event) -> None:
     _account(session, a["account"], role)
     if ev.name == "StakeSlashed":
         row.slashed = (row.slashed or 0) + int(a["slashed"])
+        job_id, cause = _bond_forfeit(session, ev)
         session.add(
             Slash(
                 block=ev.block,
@@ -628,8 +629,33 @@ def _stake(session: Session, ev: Event) -> None:
                 requested=int(a["requested"]),
                 slashed=int(a["slashed"]),
                 recipient=a["recipient"],
+                job_id=job_id,
+                cause=cause,
             )
         )
+
+
+_BOND_FORFEITS = {
+    "BondForfeited": ("account", "reject bond"),
+    "AbstentionForfeited": ("verifier", "abstention bond"),
+    "VerifierEquivocated": ("verifier", "equivocation"),
+}
+"""The JobManager events announcing a forfeit of a seat's reject bonds, slashed from its
+verifier stake right after (the next log of the transaction): the argument naming the seat and
+the slash's cause."""
+
+
+def _bond_forfeit(session: Session, ev: Event) -> tuple[int | None, str | None]:
+    """The job and cause of a ``StakeSlashed`` that forfeits a seat's reject bonds: the log just
+    before it in its transaction is the JobManager's announcement for that account (`BondForfeited`,
+    `AbstentionForfeited`, the bonds of `VerifierEquivocated`); (None, None) for any other slash."""
+    prev = session.get(Event, (ev.block, ev.log_index - 1))
+    if prev is None or prev.tx_hash != ev.tx_hash or prev.contract != "JobManager":
+        return None, None
+    named = _BOND_FORFEITS.get(prev.name)
+    if named is None or prev.args.get(named[0]) != ev.args["account"]:
+        return None, None
+    return int(prev.args["jobId"]), named[1]
 
 
 # --------------------------------------------------------------------------------- Escrow

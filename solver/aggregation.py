@@ -17,9 +17,9 @@ the checkpoint server):
   (``proveEquivocation``), so no seat can copy another's ends through this solver.
 - `POST /jobs/{job_id}/reveals` (`veritrain.wire.RevealHandOff`): a seat's sealed ends and salt.
   Accepted when they open the seat's seal (on chain, or pending here), it has not revealed, and
-  the seat's balance and Escrow allowance cover the reject bonds it books (the contract skips
-  such a seat in ``revealVerdictsFor``, docs/SECURITY.md P-38, and ``revealVerdictsSigned``
-  would revert).
+  the seat's free verifier stake covers the reject bonds it books, which the JobManager locks
+  from that stake (the contract skips a seat short of them in ``revealVerdictsFor``,
+  docs/SECURITY.md P-38, and ``revealVerdictsSigned`` would revert).
 
 Both answer `veritrain.wire.HandOffAccepted`, or a 4xx with one line (400 malformed or not
 opening the seal, 403 not a seat, 404 a job not served here, 409 too late or too early, 413 a
@@ -61,7 +61,7 @@ from starlette.concurrency import run_in_threadpool
 from chain.seals import SignedReveal, SignedSeal
 from noderuntime.ports import ChainPort
 from veritrain.commitments import verdict_commitment
-from veritrain.enums import JobStatus
+from veritrain.enums import JobStatus, Role
 from veritrain.forced import bonded_rejects
 from veritrain.hexutil import as_bytes32, from_hex, to_hex
 from veritrain.units import vtt
@@ -238,27 +238,26 @@ class SealAggregator:
     def _require_bonds_covered(
         self, job_id: int, sid: bytes, verifier: str, ends: list[bytes]
     ) -> None:
-        """Refuse a reveal whose reject bonds (``challengeBond`` wei each, `bonded_rejects`) the
-        seat's balance or Escrow allowance does not cover: ``revealVerdictsFor`` would skip it
-        (docs/SECURITY.md P-38).
+        """Refuse a reveal whose reject bonds (``challengeBond`` wei each, `bonded_rejects`,
+        locked from the seat's stake at the reveal) the seat's free verifier stake
+        (``freeStake(verifier, Verifier)``) does not cover: ``revealVerdictsFor`` would skip it
+        (docs/SECURITY.md P-38) and ``revealVerdictsSigned`` revert. Its wallet balance and
+        Escrow allowance play no part.
 
         Raises:
-            HandOffRefused: 409, with the bond in VTT.
+            HandOffRefused: 409, with the bonds and the free stake in VTT.
         """
         own = self.client.jobs.sample_mask_of(job_id, verifier)
         rejects = bonded_rejects(ends, self.client.round.claims_of(sid).end_hashes, own)
         if not rejects:
             return
         bond = rejects * self.client.jobs.job_params().challenge_bond
-        token = self.client.token
-        if (
-            token.balance_of(verifier) < bond
-            or token.allowance(self.client.escrow.address, verifier) < bond
-        ):
+        free = self.client.stakes.free_stake(verifier, Role.Verifier)
+        if free < bond:
             raise HandOffRefused(
                 409,
                 f"{verifier}'s reject bonds of job {job_id} ({vtt(bond)}) are not covered"
-                " by its balance and Escrow allowance",
+                f" by its free verifier stake ({vtt(free)})",
             )
 
     def seal_set(self, job_id: int) -> SealSet:
@@ -426,7 +425,7 @@ _ERRORS: dict[int | str, dict[str, object]] = {
     404: {"description": "A job this solver does not serve."},
     409: {
         "description": "Not Verifying, already done on chain, no seal yet, or reject bonds not"
-        " covered by the seat's balance and Escrow allowance."
+        " covered by the seat's free verifier stake."
     },
     413: {"description": "A body over MAX_HANDOFF_BYTES."},
     429: {"description": "Too many pending entries for the job."},

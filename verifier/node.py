@@ -22,9 +22,10 @@ Per round (`VerifierNode.step()`):
    (at a forced error that is the solver's true end, which wins the jackpot), or
    `veritrain.forced.UNREPLAYED_END` when no replay ran. The ends and a random salt are
    persisted, `commitVerdicts` seals them, and `revealVerdicts` opens them when the reveal
-   window opens (every verifier sealed, or the verdict deadline passed; rejects post their
-   bonds then). By default (``hand_off``) the seal, signed (EIP-712), and then the reveal are
-   handed to the job's solver, which submits every seat's in one transaction
+   window opens (every verifier sealed, or the verdict deadline passed; each reject then locks
+   a bond from the seat's free verifier stake, topped up from the wallet when short). By
+   default (``hand_off``) the seal, signed (EIP-712), and then the reveal are handed to the
+   job's solver, which submits every seat's in one transaction
    (`solver.aggregation`); the verifier sends its own when the chain does not show it
    `hand_off_wait` seconds later (`verifier.handoff.fallback_at`), and hands a reveal to no one
    before the reveal window is open (a seat still sealing could copy its ends) unless it holds
@@ -394,10 +395,10 @@ class VerifierNode(NodeBase):
         if not all_sealed and now < windows.verdict_reveal_opens:
             return
         ends = list(rec.ends)
-        # a bond per non-approval of its own samples; its ends elsewhere are ignored (P-27)
+        # a bond per non-approval of its own samples, locked from its free verifier stake at the
+        # reveal; its ends elsewhere are ignored (P-27)
         mine, rejects = self._own_tally(job_id, submission, ends, samples)
-        if rejects:
-            self.ensure_funds(rejects * int(self.job_params().challenge_bond))
+        self.fund_reveal_bonds(rejects)
         what = f"{mine - rejects} approve, {rejects} reject of its {mine} samples"
         salt = rec.salt
         # The ends are handed to anyone only once no seat can seal any more (every seat
@@ -406,8 +407,11 @@ class VerifierNode(NodeBase):
         sealing_over = all_sealed or now > int(job.verdict_deadline)
 
         def hand() -> str | None:
-            if rejects:  # the batch pulls this seat's bonds from its own allowance
-                self.client.round.cover_reveal_bonds(submission, ends)
+            if rejects:  # the batch skips a seat whose free verifier stake is short (P-38)
+                try:
+                    self.client.round.cover_reveal_bonds(submission, ends)
+                except ContractRevert as exc:  # e.g. a wallet short of the top-up
+                    return f"its reject bonds could not be staked: {exc}"
             body = RevealHandOff(
                 verifier=self.client.address, ends=[to_hex(e) for e in ends], salt=to_hex(salt)
             )
@@ -437,6 +441,18 @@ class VerifierNode(NodeBase):
         mine, rejects = self._own_tally(job_id, submission, list(rec.ends), samples)
         self.metrics.verdicts.labels(verdict="approve").inc(mine - rejects)
         self.metrics.verdicts.labels(verdict="reject").inc(rejects)
+
+    def fund_reveal_bonds(self, rejects: int) -> None:
+        """Make sure the wallet holds what ``cover_reveal_bonds`` stakes before a reveal that
+        books ``rejects`` reject bonds (``challengeBond`` wei each, locked from this seat's free
+        verifier stake): the part of them its free verifier stake does not cover
+        (`ensure_funds`); nothing when it covers them all."""
+        if not rejects:
+            return
+        bonds = rejects * int(self.job_params().challenge_bond)
+        free = int(self.client.stakes.free_stake(self.client.address, Role.Verifier))
+        if free < bonds:
+            self.ensure_funds(bonds - free)
 
     def _own_tally(
         self, job_id: int, submission: bytes, ends: list[bytes], samples: int

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from eth_utils.address import to_checksum_address
 
+from chain.errors import ContractRevert
 from verifier.handoff import complete_seal_set, fetch_seal_set, post_hand_off
 from veritrain.hexutil import from_hex, to_hex
 from veritrain.wire import RevealHandOff
@@ -58,8 +59,10 @@ def open_to_solver(
 ) -> bool:
     """After the seal hand-off, before any seal is on chain: once the solver shows every seat's
     signed seal, keep them (`VerifierJob.seen_seals`) and hand this seat's opening over for the
-    solver's ``revealVerdictsSigned``; its reject bonds are covered first (ensure_funds and
-    the Escrow allowance), since that call pulls them and reverts for any seat it cannot.
+    solver's ``revealVerdictsSigned``; its reject bonds are covered first (its free verifier
+    stake topped up from the wallet, `VerifierNode.fund_reveal_bonds` and
+    ``cover_reveal_bonds``), since that call locks them from that stake and reverts for any
+    seat whose free verifier stake is short.
 
     Args:
         node: the verifier node.
@@ -86,8 +89,12 @@ def open_to_solver(
     )
     _, rejects = node._own_tally(job_id, submission, ends, len(ends))
     if rejects:
-        node.ensure_funds(rejects * int(node.job_params().challenge_bond))
-        node.client.round.cover_reveal_bonds(submission, ends)
+        node.fund_reveal_bonds(rejects)
+        try:
+            node.client.round.cover_reveal_bonds(submission, ends)
+        except ContractRevert as exc:  # e.g. a wallet short of the top-up: retried next round
+            node.log.info("job %d: reject bonds not staked (%s); opening kept back", job_id, exc)
+            return False
     body = RevealHandOff(
         verifier=node.client.address, ends=[to_hex(e) for e in ends], salt=to_hex(salt)
     )

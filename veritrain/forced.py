@@ -199,7 +199,8 @@ def build_claims(
 
 def verdict_approvals(ends: Sequence[bytes], claimed_ends: Sequence[bytes]) -> list[bool]:
     """The verdicts ``revealVerdicts`` records for sealed ``ends``: approve sample j iff
-    ``ends[j] == claimed_ends[j]``, else reject (and the verifier posts ``challengeBond``).
+    ``ends[j] == claimed_ends[j]``, else reject (a ``challengeBond`` bond on a sample of the
+    seat's own draw, `bonded_rejects`).
 
     Args:
         ends: the verifier's end state hashes (32 bytes each), in sample order.
@@ -223,8 +224,8 @@ def bonded_rejects(ends: Sequence[bytes], claimed_ends: Sequence[bytes], own_mas
     """How many reject bonds a seat's reveal of ``ends`` books: its non-approvals (an end other
     than the claim, an abstention included) on the samples of its own draw, bit j of
     ``own_mask`` (``sampleMaskOf``); its ends elsewhere are ignored (docs/SECURITY.md P-27).
-    ``recordVerdicts`` pulls one ``challengeBond`` for each, and ``revealVerdictsFor`` skips a
-    seat that cannot cover them (P-38).
+    ``recordVerdicts`` locks one ``challengeBond`` for each from the seat's free verifier stake,
+    and ``revealVerdictsFor`` skips a seat whose free verifier stake cannot cover them (P-38).
 
     Raises:
         ValueError: as `verdict_approvals`.

@@ -24,12 +24,13 @@ from chain.seals import SignedReveal, SignedSeal, seal_signer, sign_seal
 from chain.types import (
     ClaimsView,
     DecodedEvent,
+    Role,
     RoundOutcome,
     RoundView,
     RoundWindows,
 )
 from veritrain.commitments import bytes32_arg, claims_hash, sample_hash
-from veritrain.forced import verdict_approvals
+from veritrain.forced import bonded_rejects, verdict_approvals
 from veritrain.merkle import claim_end_proofs
 
 if TYPE_CHECKING:
@@ -118,14 +119,16 @@ class RoundFacade(ContractFacade):
     ) -> TxReceipt:
         """Assigned verifier: reveal its sealed end state hashes (one per sample, in sample
         order; ``veritrain.forced.UNREPLAYED_END`` where it could not replay). The contract
-        approves a sample iff its end equals the posted claim, and the JobManager books
-        ``challengeBond`` wei per reject into the Escrow: the rejects are counted here against
-        ``claims_of`` and the Escrow's allowance raised to cover them.
+        approves a sample iff its end equals the posted claim, and the JobManager locks
+        ``challengeBond`` wei per non-approval of the seat's own samples from its free verifier
+        stake (``InsufficientFreeStake`` when short): `cover_reveal_bonds` counts them here and
+        tops the stake up from the wallet first.
 
         Raises:
             ValueError: an end hash is not 32 bytes, or the count differs from the claims.
             ContractRevert: e.g. ``VerdictCommitmentMismatch``, ``NothingToReveal``,
-                ``OutsideWindow``.
+                ``OutsideWindow``, ``InsufficientFreeStake``, or the top-up's
+                ``ERC20InsufficientBalance``.
         """
         ends32 = [bytes32_arg(e, f"end hash {j}") for j, e in enumerate(ends)]
         self.cover_reveal_bonds(submission_id, ends32)
@@ -135,23 +138,35 @@ class RoundFacade(ContractFacade):
         )
 
     def cover_reveal_bonds(self, submission_id: bytes, ends: Sequence[bytes]) -> int:
-        """Raise this account's Escrow allowance to cover the reject bonds its reveal of
-        ``ends`` books (``challengeBond`` wei per end that differs from the posted claim), as
-        `reveal_verdicts` does; a seat calls it before handing its reveal to an aggregator,
-        whose ``revealVerdictsFor`` pulls the bonds from the seat's own allowance.
+        """Top this account's free verifier stake up to the reject bonds its reveal of ``ends``
+        books (``challengeBond`` wei per end other than the posted claim on the seat's own
+        samples, `veritrain.forced.bonded_rejects`; the JobManager locks them from that stake),
+        as `reveal_verdicts` does; a seat calls it before handing its reveal to an aggregator,
+        whose ``revealVerdictsFor`` skips a seat whose free verifier stake is short
+        (docs/SECURITY.md P-38) and whose ``revealVerdictsSigned`` reverts for one. The
+        shortfall is staked from the wallet (``stake``, which approves the StakeManager); the
+        wallet must hold it (a node calls ``ensure_funds`` first). No Escrow allowance is
+        involved.
 
         Returns:
-            The number of rejects (ends other than the claim) counted.
+            The number of rejects (ends other than the claim on its own samples) counted.
 
         Raises:
             ValueError: an end hash is not 32 bytes, or the count differs from the claims.
+            ContractRevert: the top-up reverted, e.g. ``ERC20InsufficientBalance``.
         """
         ends32 = [bytes32_arg(e, f"end hash {j}") for j, e in enumerate(ends)]
-        claims = self.claims_of(submission_id)
-        rejects = verdict_approvals(ends32, claims.end_hashes).count(False)
+        claimed = self.claims_of(submission_id).end_hashes
+        if all(verdict_approvals(ends32, claimed)):
+            return 0
+        job_id = int.from_bytes(submission_id, "big") >> 160  # LibSubmission: jobId << 160 | solver
+        own = self._client.jobs.sample_mask_of(job_id, self._client.address)
+        rejects = bonded_rejects(ends32, claimed, own)
         if rejects:
-            bond = self._client.jobs.job_params().challenge_bond
-            self._client.token.ensure_allowance(self._client.escrow.address, rejects * bond)
+            bonds = rejects * self._client.jobs.job_params().challenge_bond
+            free = self._client.stakes.free_stake(self._client.address, Role.Verifier)
+            if free < bonds:
+                self._client.stakes.stake(Role.Verifier, bonds - free)
         return rejects
 
     def seal_digest(self, submission_id: bytes, commitment: bytes) -> bytes:
@@ -210,8 +225,9 @@ class RoundFacade(ContractFacade):
         self, submission_id: bytes, reveals: Sequence[tuple[str, Sequence[bytes], bytes]]
     ) -> TxReceipt:
         """Anyone: reveal several seats' sealed ends in one transaction (``revealVerdictsFor``),
-        ``(verifier, ends, salt)`` each; each seat's reject bonds are pulled from that seat (its
-        allowance must cover them); a seat that revealed already is skipped by the contract.
+        ``(verifier, ends, salt)`` each; each seat's reject bonds are locked from its free
+        verifier stake; a seat that revealed already, or whose free verifier stake does not cover
+        its bonds (``RevealSkipped``, docs/SECURITY.md P-38), is skipped by the contract.
 
         Raises:
             ValueError: an end hash or a salt is not 32 bytes.
@@ -239,13 +255,14 @@ class RoundFacade(ContractFacade):
         (``revealVerdictsSigned``, docs/SECURITY.md P-40): each entry's commitment is recomputed
         from its ends and salt and its EIP-712 seal signature checked; nothing of the seals is
         stored. Only before any seat sealed on chain and by the verdict deadline; the whole call
-        reverts if one seat's reject bonds cannot be pulled (no seat may be skipped: it could
-        then seal after seeing the others' ends).
+        reverts (``InsufficientFreeStake``) if one seat's free verifier stake cannot cover its
+        reject bonds (no seat may be skipped: it could then seal after seeing the others' ends).
 
         Raises:
             ValueError: an end hash or a salt is not 32 bytes.
             ContractRevert: e.g. ``SealsOnChain``, ``InvalidSealSignature``, ``LengthMismatch``,
-                ``VerdictsAlreadySubmitted``, ``OutsideWindow``, ``ClaimsMismatch``.
+                ``VerdictsAlreadySubmitted``, ``OutsideWindow``, ``ClaimsMismatch``,
+                ``InsufficientFreeStake``.
         """
         claims = self.claims_of(submission_id)
         return self._client.transact(

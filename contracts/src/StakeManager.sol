@@ -163,6 +163,17 @@ contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager 
     }
 
     /// @inheritdoc IStakeManager
+    function unlockAmounts(address[] calldata accounts, Role role, uint256[] calldata amounts)
+        external
+        onlyRole(PROTOCOL_ROLE)
+    {
+        if (accounts.length != amounts.length) revert LengthMismatch(accounts.length, amounts.length);
+        for (uint256 i; i < accounts.length; ++i) {
+            _unlock(accounts[i], role, amounts[i]);
+        }
+    }
+
+    /// @inheritdoc IStakeManager
     function slash(address account, Role role, uint256 amount, address recipient)
         external
         onlyRole(PROTOCOL_ROLE)

@@ -11,6 +11,7 @@ import {IJobManager} from "./interfaces/IJobManager.sol";
 import {IVerificationRound} from "./interfaces/IVerificationRound.sol";
 // Types
 import {RoundJob} from "./types/JobTypes.sol";
+import {Role} from "./types/Role.sol";
 import {Claims, RoundOutcome} from "./types/RoundTypes.sol";
 import {LibStateHash, StateHash} from "./types/StateHash.sol";
 import {LibSubmission, SubmissionId} from "./types/SubmissionId.sol";
@@ -156,11 +157,10 @@ contract VerificationRound is VerificationRoundSigned {
 
     /// @notice One seat's reveal in `revealVerdictsFor` (claims checked by the caller); a seat that
     ///         has revealed already (by itself or an earlier batch) is skipped, so revealing first
-    ///         cannot make the batch revert, and so is a seat whose balance or Escrow allowance does
-    ///         not cover its reject bonds (`RevealSkipped`, docs/SECURITY.md P-38), so a seat that
-    ///         revokes its allowance after handing its reveal over cannot make the batch revert
-    ///         either. The checked token is the protocol's own ERC20, for which a covering balance
-    ///         and allowance mean the Escrow's pull succeeds.
+    ///         cannot make the batch revert, and so is a seat whose free verifier stake does not
+    ///         cover its reject bonds (`RevealSkipped`, docs/SECURITY.md P-38), so a seat that
+    ///         unbonds its free stake after handing its reveal over cannot make the batch revert
+    ///         either: a covering free stake means the JobManager's lock of the bonds succeeds.
     function _revealFor(
         SubmissionId submissionId,
         uint256 jobId,
@@ -175,7 +175,7 @@ contract VerificationRound is VerificationRoundSigned {
         Verdicts memory verdicts = _verdictsOf(sampleMask, ends, claims.endHashes);
         if (verdicts.ownRejects != 0) {
             uint256 bond = verdicts.ownRejects * _CHALLENGE_BOND;
-            if (_TOKEN.balanceOf(verifier) < bond || _TOKEN.allowance(verifier, _ESCROW) < bond) {
+            if (_STAKE_MANAGER.freeStake(verifier, Role.Verifier) < bond) {
                 emit RevealSkipped(submissionId, verifier, bond);
                 return;
             }

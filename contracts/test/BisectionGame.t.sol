@@ -704,7 +704,8 @@ contract BisectionGame_Escalate_Test is BisectionGame_Init {
         uint256 challengerStake = _staked(challenger, Role.Verifier);
         _judgeStep();
         assertEq(uint8(_game().status), uint8(GameStatus.DefenderWon));
-        assertEq(_staked(challenger, Role.Verifier), challengerStake - params.verifierStake);
+        // The losing rejecter's stake and its reject bond (locked from that stake) are slashed.
+        assertEq(_staked(challenger, Role.Verifier), challengerStake - params.verifierStake - params.challengeBond);
         assertEq(_staked(solver, Role.Solver), 1000e18);
     }
 

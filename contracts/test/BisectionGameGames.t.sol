@@ -67,7 +67,8 @@ contract BisectionGame_FullGame_Test is BisectionGame_Init {
         _judgeStep();
         assertEq(uint8(_game().status), uint8(GameStatus.DefenderWon));
         assertEq(_gameCredited(solver), uint256(g.moves) * BOND);
-        assertEq(_staked(griefer, Role.Verifier), verifierStakeBefore - params.verifierStake);
+        // Its stake and its reject bond (locked from that stake) are slashed.
+        assertEq(_staked(griefer, Role.Verifier), verifierStakeBefore - params.verifierStake - params.challengeBond);
         jobManager.finalize(jobId);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
         _assertEscrowSolvent();
@@ -288,9 +289,18 @@ contract BisectionGame_EveryChallenger_Test is BisectionGame_Init {
         _abandon();
 
         // Only the accomplice paid for its abandoned game; the honest rejecter is still in it.
-        assertEq(_staked(accomplice, Role.Verifier), accompliceStake - params.verifierStake, "accomplice kept stake");
+        // (A reject bond is locked from the rejecter's stake: the loser's is slashed with it.)
+        assertEq(
+            _staked(accomplice, Role.Verifier),
+            accompliceStake - params.verifierStake - params.challengeBond,
+            "accomplice kept stake"
+        );
         assertEq(_staked(honest, Role.Verifier), honestStake, "honest rejecter slashed for another's game");
-        assertEq(_locked(honest, Role.Verifier), params.verifierStake, "honest rejecter released early");
+        assertEq(
+            _locked(honest, Role.Verifier),
+            params.verifierStake + params.challengeBond,
+            "honest rejecter released early"
+        );
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Disputed), "job left its dispute");
         assertEq(jobManager.disputedMaskOf(jobId), uint256(1) << 1, "sample no longer disputed");
 
@@ -308,7 +318,11 @@ contract BisectionGame_EveryChallenger_Test is BisectionGame_Init {
         assertEq(_staked(honest, Role.Verifier), honestStake, "winner slashed");
         assertEq(_locked(honest, Role.Verifier), 0, "winner still locked");
         // The accomplice is not repaid by the honest win: it lost its own game.
-        assertEq(_staked(accomplice, Role.Verifier), accompliceStake - params.verifierStake, "loser refunded");
+        assertEq(
+            _staked(accomplice, Role.Verifier),
+            accompliceStake - params.verifierStake - params.challengeBond,
+            "loser refunded"
+        );
         _assertEscrowSolvent();
     }
 
@@ -327,8 +341,14 @@ contract BisectionGame_EveryChallenger_Test is BisectionGame_Init {
         assertEq(jobManager.disputedMaskOf(jobId), 0, "sample still disputed after its last challenger");
         jobManager.finalize(jobId);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized), "honest job not finalized");
-        assertEq(_staked(accomplice, Role.Verifier), accompliceStake - params.verifierStake, "first loser");
-        assertEq(_staked(honest, Role.Verifier), honestStake - params.verifierStake, "second loser");
+        assertEq(
+            _staked(accomplice, Role.Verifier),
+            accompliceStake - params.verifierStake - params.challengeBond,
+            "first loser"
+        );
+        assertEq(
+            _staked(honest, Role.Verifier), honestStake - params.verifierStake - params.challengeBond, "second loser"
+        );
         assertEq(_locked(approver, Role.Verifier), 0, "approver still locked");
         _assertEscrowSolvent();
     }

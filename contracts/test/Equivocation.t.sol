@@ -297,7 +297,10 @@ contract Equivocation_Forced_Test is Equivocation_Init {
         emit IJobManager.VerifierEquivocated(jobId, lazy, params.verifierStake, params.challengeBond);
         _prove(stranger, seal, signature);
         assertEq(escrow.jackpotPool(), pool + params.verifierStake + params.challengeBond);
-        assertEq(escrow.bucketOf(Bucket.Bonds), (verifiers.length - 1) * params.challengeBond);
+        // The bonds are stake, never at the Escrow: the copier's forfeited one was slashed into the
+        // pool, the honest seats' stay locked.
+        assertEq(escrow.bucketOf(Bucket.Bonds), 0);
+        assertEq(_locked(lazy, Role.Verifier), 0);
 
         _finalizeOneShot();
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));

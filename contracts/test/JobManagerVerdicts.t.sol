@@ -245,28 +245,54 @@ contract JobManager_RecordVerdicts_Test is JobManager_Init {
         assertEq(jobManager.disputedMaskOf(jobId), 0);
     }
 
-    function testFuzz_recordVerdicts_rejectsPullBonds_succeeds(uint256 rejectMask) public {
+    function testFuzz_recordVerdicts_rejectsLockBondsFromStake_succeeds(uint256 rejectMask) public {
         rejectMask = bound(rejectMask, 0, (uint256(1) << _samples(jobId)) - 1);
         uint256 rejects;
         for (uint256 i; i < _samples(jobId); ++i) {
             rejects += (rejectMask >> i) & 1;
         }
         uint256 balanceBefore = token.balanceOf(verifiers[1]);
+        (, uint256 lockedBefore,,) = stakeManager.stakeOf(verifiers[1], Role.Verifier);
         _submit(jobId, verifiers[0], 0);
         _submit(jobId, verifiers[2], 0);
         _submit(jobId, verifiers[1], rejectMask);
-        assertEq(token.balanceOf(verifiers[1]), balanceBefore - rejects * params.challengeBond);
+        // The bonds are locked from the seat's verifier stake: no token leaves its wallet and the
+        // Escrow books no bond.
+        assertEq(token.balanceOf(verifiers[1]), balanceBefore);
+        (, uint256 lockedAfter,,) = stakeManager.stakeOf(verifiers[1], Role.Verifier);
+        assertEq(lockedAfter, lockedBefore + rejects * params.challengeBond);
         assertEq(jobManager.disputedMaskOf(jobId), rejectMask);
         Verdict[] memory verdicts = jobManager.verdictOf(jobId, verifiers[1]);
         for (uint256 i; i < _samples(jobId); ++i) {
             assertEq(uint8(verdicts[i]), uint8((rejectMask >> i) & 1 == 1 ? Verdict.Reject : Verdict.Approve));
         }
         (, uint256 bonds,,) = escrow.liabilities();
-        assertEq(bonds, rejects * params.challengeBond);
+        assertEq(bonds, 0);
     }
 
-    function test_recordVerdicts_rejectsPullBonds_succeeds() public {
-        testFuzz_recordVerdicts_rejectsPullBonds_succeeds(5);
+    function test_recordVerdicts_rejectsLockBondsFromStake_succeeds() public {
+        testFuzz_recordVerdicts_rejectsLockBondsFromStake_succeeds(5);
+    }
+
+    function test_recordVerdicts_freeStakeShortOfBonds_reverts() public {
+        // The seat keeps exactly one bond of free stake and rejects two samples: the lock of its
+        // bonds reverts, tokens in its wallet notwithstanding.
+        uint256 free = stakeManager.freeStake(verifiers[1], Role.Verifier);
+        vm.prank(verifiers[1]);
+        stakeManager.requestUnbond(Role.Verifier, free - params.challengeBond);
+        assertGt(token.balanceOf(verifiers[1]), 2 * params.challengeBond);
+        bool[] memory approvals = _approvals(_samples(jobId), 3);
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IStakeManager.InsufficientFreeStake.selector,
+                verifiers[1],
+                Role.Verifier,
+                params.challengeBond,
+                2 * params.challengeBond
+            )
+        );
+        vm.prank(address(round));
+        jobManager.recordVerdicts(_sid(jobId), verifiers[1], approvals, 0, bytes5(0));
     }
 
     function test_recordVerdicts_lastVerifier_setsChallengeDeadline_succeeds() public {

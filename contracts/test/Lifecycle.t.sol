@@ -113,9 +113,10 @@ contract Lifecycle_Test is Deployers {
 
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Rejected));
         // Pot = 100 (solver) + 2 * 50 (approvers) = 200; 3 * 2 to arbiters; 194 / 2 winners. The
-        // rejecter's fee is paid to its wallet; its bond and pot share are credits.
+        // rejecter's fee is paid to its wallet and its pot share is a credit; its bond, locked from
+        // its stake, is unlocked.
         assertEq(token.balanceOf(verifiers[0]), seatsBefore[0] + 5e18);
-        assertEq(escrow.creditOf(verifiers[0]), 10e18 + 97e18);
+        assertEq(escrow.creditOf(verifiers[0]), 97e18);
         assertEq(escrow.creditOf(whistleblower), 10e18 + 97e18 + 10e18);
         assertEq(escrow.creditOf(submitter), REWARD + 2 * 5e18);
         assertEq(escrow.creditOf(solver), 0);
@@ -169,7 +170,8 @@ contract Lifecycle_Test is Deployers {
         assertEq(escrow.creditOf(verifiers[0]), 0);
         assertEq(token.balanceOf(verifiers[0]), seatsBefore[0], "no fee for the slashed rejecter");
         assertEq(escrow.creditOf(submitter), 5e18);
-        assertEq(_staked(verifiers[0], Role.Verifier), 450e18);
+        // Slashed one verifierStake and its bond, both from its stake.
+        assertEq(_staked(verifiers[0], Role.Verifier), 440e18);
         assertEq(_locked(verifiers[0], Role.Verifier), 0);
         _appendFinalState(jobId);
         assertEq(_shares().balanceOf(solver), TOTAL_STEPS);

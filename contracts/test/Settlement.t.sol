@@ -67,17 +67,25 @@ contract Settlement_DoubleRole_Committee_Test is AttackHelpers {
         jobManager.finalize(jobId);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
 
-        // The rejecter role was settled: slashed and its reject bond forfeited, nothing orphaned.
-        assertEq(_staked(attacker, Role.Verifier), attackerStake - params.verifierStake, "rejecter not slashed");
-        assertEq(escrow.bucketOf(Bucket.Bonds), 0, "bond orphaned in the Escrow");
-        // Whistle: bond back + jackpot; reject: bond and one stake lost.
+        // The rejecter role was settled: slashed and its reject bond forfeited (both from its
+        // stake), nothing orphaned or left locked.
         assertEq(
-            _holdings(attacker) + params.verifierStake,
+            _staked(attacker, Role.Verifier),
+            attackerStake - params.verifierStake - params.challengeBond,
+            "rejecter not slashed"
+        );
+        assertEq(_locked(attacker, Role.Verifier), 0, "bond left locked");
+        assertEq(escrow.bucketOf(Bucket.Bonds), 0, "bond orphaned in the Escrow");
+        // Whistle: its challenge bond (tokens) back + jackpot; reject: its bond and one stake lost
+        // (the holdings before count the reject bond, locked in its stake).
+        assertEq(
+            _holdings(attacker) + params.verifierStake + params.challengeBond,
             attackerBefore + params.challengeBond + params.jackpot,
             "attacker"
         );
-        // The honest verifier gets its fee, its bond and the jackpot; the solver its reward.
-        assertGte(_holdings(honest), honestBefore + params.verifierFee + params.challengeBond + params.jackpot);
+        // The honest verifier gets its fee and the jackpot, its bond unlocked; the solver its reward.
+        assertGte(_holdings(honest), honestBefore + params.verifierFee + params.jackpot);
+        assertEq(_locked(honest, Role.Verifier), 0, "bond left locked");
         assertGte(_holdings(solver), solverBefore + REWARD);
         assertEq(samples, _samples(jobId));
         _assertEscrowSolvent();
@@ -140,6 +148,13 @@ contract Settlement_DoubleRole_Bisection_Test is BisectionGame_Init, AttackHelpe
         return status != GameStatus.DefenderWon && status != GameStatus.ChallengerWon;
     }
 
+    /// @notice Samples of `verifier`'s own draw on the job.
+    function _ownSamples(address verifier) internal view returns (uint256 count) {
+        for (uint256 mask = jobManager.sampleMaskOf(jobId, verifier); mask != 0; mask &= mask - 1) {
+            ++count;
+        }
+    }
+
     function test_doubleRole_throwsEveryGame_jobTerminates_succeeds() public {
         (address[] memory verifiers, uint256 f) = _forcedGameJob();
         (address attacker, address lazy, address honest) = (verifiers[0], verifiers[1], verifiers[2]);
@@ -182,9 +197,16 @@ contract Settlement_DoubleRole_Bisection_Test is BisectionGame_Init, AttackHelpe
         // The attacker lost its verifier stake, its reject bonds and its whistle bonds on the
         // samples it did not win as a whistleblower (it won f: the lazy verifier approved the
         // forced claim); the honest verifier got its fee, bond and jackpot; the solver its reward.
+        // Its reject bonds were locked from its verifier stake and are slashed from it, one per
+        // sample of its own draw.
         assertLt(_holdings(attacker), attackerBefore, "attacker gained");
-        assertEq(_staked(attacker, Role.Verifier), 500e18 - params.verifierStake, "attacker not slashed");
-        assertGte(_holdings(honest), honestBefore + params.verifierFee + params.challengeBond + params.jackpot);
+        assertEq(
+            _staked(attacker, Role.Verifier),
+            500e18 - params.verifierStake - _ownSamples(attacker) * params.challengeBond,
+            "attacker not slashed"
+        );
+        assertEq(_locked(attacker, Role.Verifier), 0, "attacker stake still locked");
+        assertGte(_holdings(honest), honestBefore + params.verifierFee + params.jackpot);
         assertGte(_holdings(solver), solverBefore + REWARD);
         assertEq(_staked(solver, Role.Solver), 1000e18, "honest solver slashed");
         assertEq(_locked(solver, Role.Solver), 0, "solver stake still locked");

@@ -4,9 +4,9 @@ pragma solidity 0.8.37;
 // Testing
 import {Deployers} from "./utils/Deployers.sol";
 // Interfaces
-import {IERC20Errors} from "@openzeppelin/contracts/interfaces/draft-IERC6093.sol";
 import {IJobManager} from "../src/interfaces/IJobManager.sol";
 import {IJobManagerErrors} from "../src/interfaces/IJobManagerErrors.sol";
+import {IStakeManager} from "../src/interfaces/IStakeManager.sol";
 import {IVerificationRound} from "../src/interfaces/IVerificationRound.sol";
 // Types
 import {Bucket} from "../src/types/EscrowTypes.sol";
@@ -151,17 +151,20 @@ contract SignedReveals_RevealVerdictsSigned_Test is SignedReveals_Init {
         _assertEscrowSolvent();
     }
 
-    /// @notice A rejecting seat's bonds come from that seat, never from the sender.
+    /// @notice A rejecting seat's bonds come from that seat's stake, never from the sender: no
+    ///         token moves and the Escrow books no bond.
     function test_revealVerdictsSigned_rejectBondFromTheSeat_succeeds() public {
         SignedReveal[] memory reveals = _reveals(0);
         reveals[0] = _entry(verifiers[0], _ends(jobId, 1));
         uint256 senderBefore = token.balanceOf(stranger);
         uint256 seatBefore = token.balanceOf(verifiers[0]);
+        uint256 lockedBefore = _locked(verifiers[0], Role.Verifier);
         _revealSigned(reveals);
         assertEq(token.balanceOf(stranger), senderBefore);
-        assertEq(seatBefore - token.balanceOf(verifiers[0]), params.challengeBond);
+        assertEq(token.balanceOf(verifiers[0]), seatBefore);
+        assertEq(_locked(verifiers[0], Role.Verifier) - lockedBefore, params.challengeBond);
         assertEq(uint8(jobManager.verdictOf(jobId, verifiers[0])[0]), uint8(Verdict.Reject));
-        assertEq(escrow.bucketOf(Bucket.Bonds), params.challengeBond);
+        assertEq(escrow.bucketOf(Bucket.Bonds), 0);
     }
 
     ////// One entry per seat //////
@@ -338,18 +341,19 @@ contract SignedReveals_RevealVerdictsSigned_Test is SignedReveals_Init {
 
     ////// Bonds //////
 
-    /// @notice Attack: a rejecting seat hands over its opening, then revokes its Escrow allowance.
-    ///         Unlike `revealVerdictsFor` the seat is not skipped (skipped, it could seal after
+    /// @notice Attack: a rejecting seat hands over its opening, then unbonds its free verifier
+    ///         stake. Unlike `revealVerdictsFor` the seat is not skipped (skipped, it could seal after
     ///         reading the others' ends): the whole call reverts and no seat is recorded.
-    function test_revealVerdictsSigned_bondNotPullable_revertsWhole_reverts() public {
+    function test_revealVerdictsSigned_bondNotCovered_revertsWhole_reverts() public {
         SignedReveal[] memory reveals = _reveals(0);
         reveals[0] = _entry(verifiers[0], _ends(jobId, 1));
         Claims memory claims = _claimsArg(_sid(jobId));
+        uint256 free = stakeManager.freeStake(verifiers[0], Role.Verifier);
         vm.prank(verifiers[0]);
-        token.approve(address(escrow), 0);
+        stakeManager.requestUnbond(Role.Verifier, free);
         vm.expectRevert(
             abi.encodeWithSelector(
-                IERC20Errors.ERC20InsufficientAllowance.selector, address(escrow), 0, params.challengeBond
+                IStakeManager.InsufficientFreeStake.selector, verifiers[0], Role.Verifier, 0, params.challengeBond
             )
         );
         round.revealVerdictsSigned(_sid(jobId), reveals, claims);
@@ -361,20 +365,19 @@ contract SignedReveals_RevealVerdictsSigned_Test is SignedReveals_Init {
         assertEq(uint256(committed), 0);
     }
 
-    /// @notice The same with the tokens moved away instead of the allowance revoked.
-    function test_revealVerdictsSigned_bondTokensGone_revertsWhole_reverts() public {
+    /// @notice A seat's wallet does not matter: one that moved every token away still reveals, its
+    ///         bond locked from its free verifier stake.
+    function test_revealVerdictsSigned_emptyWallet_bondFromStake_succeeds() public {
         SignedReveal[] memory reveals = _reveals(0);
         reveals[2] = _entry(verifiers[2], _ends(jobId, 1));
-        Claims memory claims = _claimsArg(_sid(jobId));
         uint256 balance = token.balanceOf(verifiers[2]);
         vm.prank(verifiers[2]);
         assertTrue(token.transfer(stranger, balance));
-        vm.expectRevert(
-            abi.encodeWithSelector(
-                IERC20Errors.ERC20InsufficientBalance.selector, verifiers[2], 0, params.challengeBond
-            )
-        );
-        round.revealVerdictsSigned(_sid(jobId), reveals, claims);
+        uint256 lockedBefore = _locked(verifiers[2], Role.Verifier);
+        _revealSigned(reveals);
+        (, bool revealed) = round.verdictCommitmentOf(_sid(jobId), verifiers[2]);
+        assertTrue(revealed);
+        assertEq(_locked(verifiers[2], Role.Verifier) - lockedBefore, params.challengeBond);
     }
 
     ////// After a one-shot reveal //////
@@ -450,7 +453,11 @@ contract SignedReveals_Forced_Test is SignedReveals_Init {
             assertEq(uint8(jobManager.verdictOf(jobId, verifiers[i])[f]), uint8(Verdict.Reject));
             assertTrue(jobManager.endTagOf(_sid(jobId), verifiers[i]) != bytes5(0), "the end's tag is kept");
         }
-        assertEq(escrow.bucketOf(Bucket.Bonds), verifiers.length * params.challengeBond);
+        // The bonds are locked from the seats' stakes: none at the Escrow.
+        assertEq(escrow.bucketOf(Bucket.Bonds), 0);
+        for (uint256 i; i < verifiers.length; ++i) {
+            assertEq(_locked(verifiers[i], Role.Verifier), params.verifierStake + params.challengeBond);
+        }
         uint256[] memory wallets = new uint256[](verifiers.length);
         for (uint256 i; i < verifiers.length; ++i) {
             wallets[i] = token.balanceOf(verifiers[i]);
@@ -460,11 +467,11 @@ contract SignedReveals_Forced_Test is SignedReveals_Init {
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
         for (uint256 i; i < verifiers.length; ++i) {
             assertEq(_holdings(verifiers[i]) - before[i], params.verifierFee + params.jackpot);
-            // The fee, the bond and the jackpot are all paid to the wallet: no credit to claim.
-            assertEq(
-                token.balanceOf(verifiers[i]), wallets[i] + params.verifierFee + params.challengeBond + params.jackpot
-            );
+            // The fee and the jackpot are paid to the wallet (no credit to claim); the bond is
+            // unlocked with the seat.
+            assertEq(token.balanceOf(verifiers[i]), wallets[i] + params.verifierFee + params.jackpot);
             assertEq(escrow.creditOf(verifiers[i]), 0);
+            assertEq(_locked(verifiers[i], Role.Verifier), 0);
         }
         assertEq(_holdings(solver) - solverBefore, REWARD);
         assertEq(escrow.jackpotPool(), pool - verifiers.length * params.jackpot);

@@ -10,6 +10,7 @@ import {IVerificationRound} from "../src/interfaces/IVerificationRound.sol";
 import {SubmissionId} from "../src/types/SubmissionId.sol";
 import {JobStatus, Verdict} from "../src/types/JobTypes.sol";
 import {Claims} from "../src/types/RoundTypes.sol";
+import {Role} from "../src/types/Role.sol";
 
 /// @notice Seals and reveals submitted together (`commitVerdictsFor`, `revealVerdictsFor`;
 ///         docs/SECURITY.md P-37): each seat's EIP-712 signature or salt is its consent, a seat that
@@ -191,27 +192,32 @@ contract VerdictBatches_Test is SignedReveals_Init {
         }
     }
 
-    /// @notice A rejecting seat's bond comes from that seat, never from whoever sent the batch.
+    /// @notice A rejecting seat's bond comes from that seat's stake, never from whoever sent the batch:
+    ///         no token moves, the seat's locked verifier stake grows by the bond.
     function test_revealVerdictsFor_rejectBondFromTheSeat_succeeds() public {
         _commitAll(1);
         uint256 callerBefore = token.balanceOf(stranger);
         uint256 seatBefore = token.balanceOf(verifiers[0]);
+        (, uint256 lockedBefore,,) = stakeManager.stakeOf(verifiers[0], Role.Verifier);
         _revealAll(1);
         assertEq(token.balanceOf(stranger), callerBefore);
-        assertEq(seatBefore - token.balanceOf(verifiers[0]), params.challengeBond);
+        assertEq(token.balanceOf(verifiers[0]), seatBefore);
+        (, uint256 lockedAfter,,) = stakeManager.stakeOf(verifiers[0], Role.Verifier);
+        assertEq(lockedAfter - lockedBefore, params.challengeBond);
         assertEq(uint8(jobManager.verdictOf(jobId, verifiers[0])[0]), uint8(Verdict.Reject));
     }
 
-    /// @notice Attack: a rejecting seat hands its reveal to the aggregator, then revokes the Escrow's
-    ///         allowance (or moves its tokens away) before the batch is mined, to make the batch
-    ///         revert on its bond and the sender pay for nothing. The batch records the other seats
-    ///         and skips this one, which keeps its seal and may still reveal itself, bond covered.
+    /// @notice Attack: a rejecting seat hands its reveal to the aggregator, then unbonds its free
+    ///         verifier stake before the batch is mined, to make the batch revert on its bond and the
+    ///         sender pay for nothing. The batch records the other seats and skips this one, which
+    ///         keeps its seal and may still reveal itself, bond covered.
     function test_revealVerdictsFor_seatCannotCoverItsBond_isSkipped_succeeds() public {
         address griefer = verifiers[0];
         uint256 reject = _firstOwnSample(griefer);
         _commitAll(reject);
+        uint256 free = stakeManager.freeStake(griefer, Role.Verifier);
         vm.prank(griefer);
-        token.approve(address(escrow), 0);
+        stakeManager.requestUnbond(Role.Verifier, free - params.challengeBond + 1);
         uint256 senderBefore = token.balanceOf(stranger);
 
         vm.expectEmit(address(round));
@@ -226,29 +232,31 @@ contract VerdictBatches_Test is SignedReveals_Init {
         }
         assertEq(token.balanceOf(stranger), senderBefore, "the sender pays no token");
 
-        // The seat covers its bond again and reveals itself, in the window.
+        // The seat covers its bond again (stakes more) and reveals itself, in the window.
         vm.startPrank(griefer);
-        token.approve(address(escrow), type(uint256).max);
-        uint256 seatBefore = token.balanceOf(griefer);
+        token.approve(address(stakeManager), params.challengeBond);
+        stakeManager.stake(Role.Verifier, params.challengeBond);
+        (, uint256 lockedBefore,,) = stakeManager.stakeOf(griefer, Role.Verifier);
         round.revealVerdicts(_sid(jobId), _ends(jobId, reject), _verdictSalt(jobId, griefer), _claimsArg(_sid(jobId)));
         vm.stopPrank();
-        assertEq(seatBefore - token.balanceOf(griefer), params.challengeBond);
+        (, uint256 lockedAfter,,) = stakeManager.stakeOf(griefer, Role.Verifier);
+        assertEq(lockedAfter - lockedBefore, params.challengeBond);
     }
 
-    /// @notice The same attack with the tokens moved away instead of the allowance revoked.
-    function test_revealVerdictsFor_seatWithoutTheBondTokens_isSkipped_succeeds() public {
-        address griefer = verifiers[0];
-        uint256 reject = _firstOwnSample(griefer);
+    /// @notice A seat's wallet does not matter any more: one that moved every token away after its
+    ///         hand-off is still recorded, its bond locked from its free verifier stake.
+    function test_revealVerdictsFor_seatWithEmptyWallet_isRecorded_succeeds() public {
+        address seat = verifiers[0];
+        uint256 reject = _firstOwnSample(seat);
         _commitAll(reject);
-        uint256 balance = token.balanceOf(griefer);
-        vm.prank(griefer);
-        token.transfer(stranger, balance - params.challengeBond + 1);
+        uint256 balance = token.balanceOf(seat);
+        vm.prank(seat);
+        token.transfer(stranger, balance);
         uint256 senderBefore = token.balanceOf(stranger);
         _revealAll(reject);
-        (, bool revealed) = round.verdictCommitmentOf(_sid(jobId), griefer);
-        assertFalse(revealed);
-        (, revealed) = round.verdictCommitmentOf(_sid(jobId), verifiers[1]);
+        (, bool revealed) = round.verdictCommitmentOf(_sid(jobId), seat);
         assertTrue(revealed);
+        assertEq(token.balanceOf(seat), 0);
         assertEq(token.balanceOf(stranger), senderBefore);
     }
 

@@ -67,11 +67,10 @@ contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
         assertEq(escrow.creditOf(verifiers[0]), 0);
         assertEq(token.balanceOf(verifiers[0]), wallets[0], "the slashed approver is paid nothing");
         for (uint256 i = 1; i < 3; ++i) {
-            // Fee, bond and jackpot are all paid straight to the wallet: no credit to claim.
+            // Fee and jackpot are paid straight to the wallet (no credit to claim); the reject bond
+            // was stake and is unlocked with the seat.
             assertEq(escrow.creditOf(verifiers[i]), 0);
-            assertEq(
-                token.balanceOf(verifiers[i]), wallets[i] + params.verifierFee + params.challengeBond + params.jackpot
-            );
+            assertEq(token.balanceOf(verifiers[i]), wallets[i] + params.verifierFee + params.jackpot);
             assertEq(_staked(verifiers[i], Role.Verifier), 500e18);
             assertEq(_locked(verifiers[i], Role.Verifier), 0);
         }
@@ -132,16 +131,17 @@ contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
         emit IJobManager.JackpotPaid(jobId, verifiers[2], 5e18);
         jobManager.finalize(jobId);
         assertEq(escrow.jackpotPool(), 0);
-        // Fee, bond and the jackpot each seat was paid (the last one min(jackpot, pool)) go to the
-        // wallet: no credit.
+        // Fee and the jackpot each seat was paid (the last one min(jackpot, pool)) go to the
+        // wallet, no credit; the bond is unlocked from stake.
         uint256[3] memory jackpots = [uint256(20e18), 20e18, 5e18];
         for (uint256 i; i < 3; ++i) {
             assertEq(escrow.creditOf(verifiers[i]), 0);
             assertEq(
                 token.balanceOf(verifiers[i]),
-                wallets[i] + params.verifierFee + params.challengeBond + jackpots[i],
-                "fee, bond and jackpot to the wallet"
+                wallets[i] + params.verifierFee + jackpots[i],
+                "fee and jackpot to the wallet"
             );
+            assertEq(_locked(verifiers[i], Role.Verifier), 0, "bond unlocked");
         }
         _assertEscrowSolvent();
     }
@@ -164,8 +164,6 @@ contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
         emit IEscrow.Moved(address(jobManager), Bucket.Jackpot, Bucket.Escrowed, catches);
         vm.expectEmit(address(escrow));
         emit IEscrow.Paid(address(jobManager), verifiers[0], Bucket.Escrowed, params.verifierFee + params.jackpot);
-        vm.expectEmit(address(escrow));
-        emit IEscrow.Paid(address(jobManager), verifiers[0], Bucket.Bonds, params.challengeBond);
         vm.recordLogs();
         jobManager.finalize(jobId);
         Vm.Log[] memory logs = vm.getRecordedLogs();
@@ -180,21 +178,22 @@ contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
                     ++transfers;
                     assertEq(
                         abi.decode(logs[j].data, (uint256)),
-                        params.verifierFee + params.challengeBond + params.jackpot,
-                        "fee, bond and jackpot in the one transfer"
+                        params.verifierFee + params.jackpot,
+                        "fee and jackpot in the one transfer"
                     );
                 }
             }
             assertEq(transfers, 1, "one transfer per catching seat");
-            assertEq(
-                token.balanceOf(verifiers[i]), wallets[i] + params.verifierFee + params.challengeBond + params.jackpot
-            );
+            assertEq(token.balanceOf(verifiers[i]), wallets[i] + params.verifierFee + params.jackpot);
             assertEq(escrow.creditOf(verifiers[i]), 0);
+            // Its reject bond was stake: unlocked with its seat, nothing left locked.
+            assertEq(_locked(verifiers[i], Role.Verifier), 0, "bond unlocked with the seat");
         }
-        // The job's escrow (reward and fees) and the three bonds left the books; nothing else did.
+        // The job's escrow (reward and fees) left the books; no bond was ever in them.
         (uint256 escrowedAfter, uint256 bondsAfter,,) = escrow.liabilities();
         assertEq(escrowedBefore - escrowedAfter, REWARD + 3 * params.verifierFee, "escrowed");
-        assertEq(bondsBefore - bondsAfter, 3 * params.challengeBond, "bonds");
+        assertEq(bondsBefore, 0, "no bond booked at the Escrow");
+        assertEq(bondsAfter, 0, "bonds");
         assertEq(escrow.jackpotPool(), 100e18 + jobManager.forcedErrorPremium() - catches);
         _assertEscrowSolvent();
     }
@@ -229,14 +228,17 @@ contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
         assertEq(jobManager.disputedSampleOf(jobId), g);
         assertEq(jobManager.disputedMaskOf(jobId), uint256(1) << g);
         assertEq(_staked(verifiers[1], Role.Verifier), 500e18 - params.verifierStake);
-        // Its bond on f and the jackpot are paid to the wallet at once (no fee while disputed).
-        assertEq(token.balanceOf(verifiers[0]) - wallet0, params.challengeBond + params.jackpot);
+        // The jackpot is paid to the wallet at once (no fee while disputed) and its bond on f
+        // unlocked; its seat and its bond on g stay locked.
+        assertEq(token.balanceOf(verifiers[0]) - wallet0, params.jackpot);
         assertEq(escrow.creditOf(verifiers[0]), 0);
+        assertEq(_locked(verifiers[0], Role.Verifier), params.verifierStake + params.challengeBond);
         // The committed segment g is valid: verifier 0 loses its stake and its bond on g.
         _arbitrate(_job(jobId).disputeId, true);
         jobManager.finalize(jobId);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
-        assertEq(_staked(verifiers[0], Role.Verifier), 500e18 - params.verifierStake);
+        assertEq(_staked(verifiers[0], Role.Verifier), 500e18 - params.verifierStake - params.challengeBond);
+        assertEq(_locked(verifiers[0], Role.Verifier), 0);
         assertEq(_staked(verifiers[2], Role.Verifier), 500e18);
         _assertEscrowSolvent();
     }
@@ -283,8 +285,11 @@ contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Rejected));
         assertEq(_staked(solver, Role.Solver), 1000e18 - params.solverStake);
         assertEq(_staked(verifiers[2], Role.Verifier), 500e18 - params.verifierStake);
-        // The seats that revealed are paid their fee to the wallet; the rejecter's bond is a credit.
-        assertEq(escrow.creditOf(verifiers[0]), params.challengeBond);
+        // The seats that revealed are paid their fee to the wallet; the rejecter's bond is unlocked
+        // from its stake.
+        assertEq(escrow.creditOf(verifiers[0]), 0);
+        assertEq(_locked(verifiers[0], Role.Verifier), 0);
+        assertEq(_staked(verifiers[0], Role.Verifier), 500e18);
         assertEq(token.balanceOf(verifiers[0]), wallets[0] + params.verifierFee);
         assertEq(escrow.creditOf(verifiers[1]), 0);
         assertEq(token.balanceOf(verifiers[1]), wallets[1] + params.verifierFee);
@@ -373,16 +378,20 @@ contract VerificationRound_ForcedEnd_Test is VerificationRound_Forced_Init {
         uint256 wallet2 = token.balanceOf(verifiers[2]);
         jobManager.finalize(jobId);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Disputed));
-        // A replaying rejecter is paid its bond and the jackpot to its wallet (no fee while disputed).
-        assertEq(token.balanceOf(verifiers[0]) - wallet0, params.challengeBond + params.jackpot);
+        // A replaying rejecter is paid the jackpot to its wallet (no fee while disputed), and its
+        // bond unlocked: only its seat stays locked.
+        assertEq(token.balanceOf(verifiers[0]) - wallet0, params.jackpot);
         assertEq(escrow.creditOf(verifiers[0]), 0);
+        assertEq(_locked(verifiers[0], Role.Verifier), params.verifierStake);
         assertEq(token.balanceOf(verifiers[2]), wallet2, "paid without a replay");
         assertEq(escrow.creditOf(verifiers[2]), 0, "credited without a replay");
 
         _arbitrate(_job(jobId).disputeId, true);
         jobManager.finalize(jobId);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
-        assertEq(_staked(verifiers[2], Role.Verifier), 500e18 - params.verifierStake);
+        // The made-up end's seat loses its stake and its bond, both slashed from its stake.
+        assertEq(_staked(verifiers[2], Role.Verifier), 500e18 - params.verifierStake - params.challengeBond);
+        assertEq(_locked(verifiers[2], Role.Verifier), 0);
         assertEq(_staked(verifiers[0], Role.Verifier), 500e18);
         assertEq(_staked(solver, Role.Solver), 1000e18);
         _appendFinalState(jobId);
@@ -406,7 +415,11 @@ contract VerificationRound_ForcedEnd_Test is VerificationRound_Forced_Init {
         emit IJobManager.AbstentionForfeited(jobId, f, verifiers[2], params.challengeBond);
         jobManager.finalize(jobId);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized), "the abstention holds no dispute");
-        assertEq(_staked(verifiers[2], Role.Verifier), 500e18, "an abstainer is never slashed");
+        // Its bond was locked from its stake and is forfeited from it; its seat's stake is not slashed.
+        assertEq(
+            _staked(verifiers[2], Role.Verifier), 500e18 - params.challengeBond, "an abstainer loses its bond only"
+        );
+        assertEq(_locked(verifiers[2], Role.Verifier), 0);
         assertEq(escrow.creditOf(verifiers[2]), 0, "no jackpot, no fee, its bond forfeited");
         assertEq(token.balanceOf(verifiers[2]), abstainerWallet, "no fee paid to the wallet");
         (, uint256 bonds,,) = escrow.liabilities();

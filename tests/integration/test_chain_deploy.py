@@ -246,9 +246,10 @@ def test_smoke_dispute_path(anvil: Anvil, protocol: Deployment, client_factory):
     assigned = submitter.jobs.get_assignment(job_id).verifiers
     claims = post_claims(solver, job_id, HASHES, secret)
     rejecter = by_addr[assigned[0]]
-    balance = rejecter.token.balance_of()
-    # the first verifier rejects everything (posting q bonds at reveal), the others only the
-    # forced claim; the forced sample leaves the disputed set, the rest goes to arbitration
+    locked = rejecter.stakes.stake_of(role=Role.Verifier).locked
+    # the first verifier rejects everything (locking q bonds from its stake at reveal), the
+    # others only the forced claim; the forced sample leaves the disputed set, the rest goes to
+    # arbitration
     seal_and_reveal(
         job_id,
         by_addr,
@@ -256,7 +257,9 @@ def test_smoke_dispute_path(anvil: Anvil, protocol: Deployment, client_factory):
         claims=claims,
     )
     samples = len(submitter.jobs.get_assignment(job_id).segments)
-    assert balance - rejecter.token.balance_of() == samples * p.challenge_bond
+    assert (
+        rejecter.stakes.stake_of(role=Role.Verifier).locked - locked == samples * p.challenge_bond
+    )
 
     reveal_secret(solver, job_id, HASHES, 10, secret, claims)
     dispute_id = submitter.dispute_id_from(submitter.jobs.finalize(job_id))

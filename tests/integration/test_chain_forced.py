@@ -131,10 +131,11 @@ def test_python_formulas_match_the_contract(anvil: Anvil, protocol_artifacts) ->
     c.increase_time(job.verdict_deadline - c.timestamp() + 1)  # the reveal opens
     with pytest.raises(errors.VerdictCommitmentMismatch):
         v.round.reveal_verdicts(sid, list(claims.end_hashes), salt)
-    balance = v.token.balance_of()
+    locked = v.stakes.stake_of(role=Role.Verifier).locked
     receipt = v.round.reveal_verdicts(sid, ends, salt)
-    # two non-approvals post a bond each: the zero end is an abstention (P-20), the other a reject
-    assert balance - v.token.balance_of() == 2 * params.challenge_bond
+    # two non-approvals lock a bond each from its verifier stake: the zero end is an abstention
+    # (P-20), the other a reject
+    assert v.stakes.stake_of(role=Role.Verifier).locked - locked == 2 * params.challenge_bond
     assert c.jobs.verdicts_of(job_id, v.address) == [
         Verdict.Abstain,
         Verdict.Reject,
@@ -206,12 +207,13 @@ def test_lazy_verifier_is_caught_by_a_forced_error(
     assert shown[lazy][f] is True
     # the lazy approver is slashed verifierStake into the pool
     assert submitter.stakes.stake_of(lazy, Role.Verifier).staked == lazy_stake - p.verifier_stake
-    # every rejecter and the whistleblower get their bond back plus the jackpot (and each
-    # rejecter its fee), all paid to the wallet: nothing is left to claim (P-41)
+    # every rejecter gets the jackpot and its fee, its reject bond unlocked from its stake; the
+    # whistleblower its challenge bond back plus the jackpot; all paid to the wallet: nothing is
+    # left to claim (P-41)
     winners = [*honest, wb.address]
     for a in winners:
-        fee = p.verifier_fee if a in honest else 0
-        assert submitter.token.balance_of(a) - wallets[a] == p.challenge_bond + p.jackpot + fee
+        extra = p.verifier_fee if a in honest else p.challenge_bond
+        assert submitter.token.balance_of(a) - wallets[a] == p.jackpot + extra
         assert submitter.escrow.credit_of(a) == credits[a]
     paid = {
         e.args["account"]: e.args["amount"]
@@ -273,8 +275,8 @@ def test_a_rejecter_without_the_true_end_keeps_the_forced_sample_disputed(
     assert submitter.jobs.get_job(job_id).status is JobStatus.Disputed
     segments = submitter.jobs.get_assignment(job_id).segments
     assert submitter.committee.get_dispute(dispute_id).segment == segments[f]
-    for a in honest:  # bond back and jackpot at once, to the wallet
-        assert submitter.token.balance_of(a) - wallets[a] == p.challenge_bond + p.jackpot
+    for a in honest:  # the jackpot to the wallet at once, the bond unlocked from the stake
+        assert submitter.token.balance_of(a) - wallets[a] == p.jackpot
         assert submitter.escrow.credit_of(a) == credits[a]
     assert submitter.escrow.credit_of(guesser) == credits[guesser]
     assert submitter.token.balance_of(guesser) == wallets[guesser]

@@ -28,7 +28,7 @@ from bench.gas_scenario import (
     variant_total,
 )
 
-HAPPY_PATH_MAX_GAS = 1_358_000
+HAPPY_PATH_MAX_GAS = 1_320_000
 """Most gas the scenario's happy path may cost (docs/MEASURED.md "Gas": the figure reached,
 rounded up; 1,905,653 since the verdict batch checks each rejecting seat's bond cover,
 docs/SECURITY.md P-38; 1,793,453 since a submission id is its (job, solver) pair, the seats have
@@ -39,8 +39,8 @@ since the finalize pays the reward, the fees, the jackpots and the bonds to the 
 keeps its post kind; 1,493,990 since the solver assigns with its claims in one transaction;
 1,474,984 since a catching seat's fee, bond and jackpot share one transfer; 1,427,882 since the
 round keeps a 96-bit tag of the forced true end and the seats are verifier ids; 1,354,711 since a
-seat's end of its first rejected sample is a 40-bit tag in its seat's word, docs/SECURITY.md
-"Gas cuts")."""
+seat's end of its first rejected sample is a 40-bit tag in its seat's word; 1,316,205 since a
+seat's reject bonds are locked from its verifier stake, docs/SECURITY.md "Gas cuts")."""
 
 PER_CONTRIBUTION_MAX_GAS = 1_500_000
 """Most gas a one-round training run of `RUN_SEATS` seats may cost per counted contribution
@@ -93,7 +93,7 @@ def test_happy_path_total_within_bound() -> None:
         assert row("revealVerdictsSigned", variant) in gas
         for single in ("commitVerdicts", "commitVerdictsFor", "revealVerdicts (reject)"):
             assert row(single, variant) not in gas
-    # a reveal of three rejects pulls three bonds: it costs more than three approvals
+    # a reveal of three rejects locks three bonds from stake: it costs more than three approvals
     assert gas[row("revealVerdictsSigned", FORCED)] > gas[row("revealVerdictsSigned", NO_FORCED)]
     assert "challengeApproval" not in gas  # nobody challenges on the happy path
     # finalize pays the reward, the fees, the jackpots and the bonds to the wallets (the scenario

@@ -104,7 +104,9 @@ class FakeChain:
         # accounts whose seals `FakeRound.sign_seal` signs for real (hand-offs); others get an
         # invalid signature
         self.keys: dict[str, Any] = {}
-        self.allowances: dict[str, int] = {}  # Escrow allowance raised by cover_reveal_bonds
+        # Escrow allowance per owner, set by tests only: a seat's reject bonds are locked from
+        # its free verifier stake (``locked``), so no reveal of the fake reads it (P-38)
+        self.allowances: dict[str, int] = {}
         # every seal the chain carries, with its signature (empty for a seat's own commit)
         self.seal_log: dict[tuple[int, str], tuple[bytes, bytes]] = {}
         self.equivocations: list[tuple[int, str]] = []  # proven (job, seat), slashed
@@ -273,7 +275,7 @@ class FakeToken:
         return self._client.chain.balances.get(account or self._client.address, 0)
 
     def allowance(self, spender: str, owner: str | None = None) -> int:
-        """The Escrow allowance `cover_reveal_bonds` raised (the fake's only spender)."""
+        """The Escrow allowance a test set (the fake's only spender; no reveal gate reads it)."""
         return self._client.chain.allowances.get(owner or self._client.address, 0)
 
     def faucet(self, amount: int) -> dict[str, Any]:

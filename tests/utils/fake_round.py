@@ -20,7 +20,7 @@ from chain.types import (
 from veritrain import commitments, forced
 from veritrain._keccak import keccak256
 from veritrain.bisection import GameView
-from veritrain.enums import DisputePhase, DisputeStatus, RoundOutcome, Verdict
+from veritrain.enums import DisputePhase, DisputeStatus, Role, RoundOutcome, Verdict
 from veritrain.merkle import claim_end_proofs
 
 if TYPE_CHECKING:
@@ -42,6 +42,16 @@ def end_tag(sample_index: int, end: bytes) -> bytes:
 def revert(name: str, **args: Any) -> ContractRevert:
     """The `ContractRevert` subclass the real contracts raise for custom error `name`."""
     return error_class(name)(name, args, contract="JobManager")
+
+
+def _short_of_stake(verifier: str, free: int, bonds: int) -> ContractRevert:
+    """The StakeManager's revert when a seat's free verifier stake (wei) is below its reject
+    bonds (wei) at the reveal's lock."""
+    return error_class("InsufficientFreeStake")(
+        "InsufficientFreeStake",
+        {"account": verifier, "role": int(Role.Verifier), "free": free, "requested": bonds},
+        contract="StakeManager",
+    )
 
 
 class FakeRound:
@@ -204,13 +214,27 @@ class FakeRound:
         return sign_seal(account, FAKE_CHAIN_ID, FAKE_ROUND, submission_id, commitment)
 
     def cover_reveal_bonds(self, submission_id: bytes, ends: Sequence[bytes]) -> int:
-        job_id = self._client.chain.job_of(submission_id)
-        claimed = self._client.chain.claims[job_id].end_hashes
-        rejects = sum(1 for e, c in zip(ends, claimed, strict=True) if bytes(e) != bytes(c))
-        self._client.chain.allowances[self._client.address] = (
-            rejects * self._client.chain.params.challenge_bond
-        )
+        """As the real facade: top the free verifier stake up to the reject bonds on the seat's
+        own samples, staking the shortfall from the balance (``ERC20InsufficientBalance``)."""
+        chain = self._client.chain
+        job_id = chain.job_of(submission_id)
+        own = chain.sample_masks.get((job_id, self._client.address), 0)
+        rejects = forced.bonded_rejects(ends, chain.claims[job_id].end_hashes, own)
+        bonds = rejects * chain.params.challenge_bond
+        free = self._client.stakes.free_stake(self._client.address, Role.Verifier)
+        if free < bonds:
+            self._client.stakes.stake(Role.Verifier, bonds - free)
         return rejects
+
+    def _bonds_of(self, job_id: int, verifier: str, ends: Sequence[bytes]) -> tuple[int, int]:
+        """(reject bonds in wei, free verifier stake in wei) of a seat's reveal of ``ends``: the
+        contract's P-38 gate (a count mismatch books none: `_reveal` refuses it first)."""
+        chain = self._client.chain
+        claimed = chain.claims[job_id].end_hashes
+        own = chain.sample_masks.get((job_id, verifier), 0)
+        rejects = forced.bonded_rejects(ends, claimed, own) if len(ends) == len(claimed) else 0
+        free = self._client.stakes.free_stake(verifier, Role.Verifier)
+        return rejects * chain.params.challenge_bond, free
 
     def commit_verdicts_for(self, submission_id: bytes, seals: Sequence[SignedSeal]) -> object:
         for seal in seals:
@@ -231,8 +255,9 @@ class FakeRound:
         self, submission_id: bytes, reveals: Sequence[SignedReveal]
     ) -> object:
         """As the contract (P-40): every seat, none sealed on chain, by the verdict deadline,
-        each signature over the recomputed commitment; a seat whose bonds are not covered
-        reverts the whole call; no seal is stored."""
+        each signature over the recomputed commitment; a seat whose free verifier stake does
+        not cover its reject bonds reverts the whole call (``InsufficientFreeStake``); no seal
+        is stored."""
         chain = self._client.chain
         job_id = chain.job_of(submission_id)
         seats = chain.assignments[job_id].verifiers
@@ -246,15 +271,13 @@ class FakeRound:
                 actual=len(reveals),
             )
         self._client._window(job_id, 0, chain.jobs[job_id].verdict_deadline)
-        claimed = chain.claims[job_id].end_hashes
         for r in reveals:
             digest = commitments.verdict_commitment(job_id, r.verifier, r.ends, r.salt)
             if self.seal_signer(submission_id, digest, r.signature) != r.verifier:
                 raise revert("InvalidSealSignature", submissionId=submission_id)
-            own = chain.sample_masks.get((job_id, r.verifier), 0)
-            rejects = forced.bonded_rejects(r.ends, claimed, own)
-            if rejects * chain.params.challenge_bond > chain.allowances.get(r.verifier, 0):
-                raise revert("ERC20InsufficientAllowance", spender=r.verifier)
+            bonds, free = self._bonds_of(job_id, r.verifier, r.ends)
+            if bonds > free:
+                raise _short_of_stake(r.verifier, free, bonds)
         for r in reveals:
             digest = commitments.verdict_commitment(job_id, r.verifier, r.ends, r.salt)
             chain.sealed[(job_id, r.verifier)] = digest
@@ -302,13 +325,10 @@ class FakeRound:
         for verifier, ends, salt in reveals:
             if (job_id, verifier) in chain.revealed:
                 continue
-            # as the contract (P-38): a seat whose allowance does not cover its reject bonds on
-            # its own samples is skipped (the fake books allowances, not bond balances)
-            own = chain.sample_masks.get((job_id, verifier), 0)
-            claimed = chain.claims[job_id].end_hashes
-            # (a count mismatch is `_reveal`'s LengthMismatch, as the contract checks it first)
-            rejects = forced.bonded_rejects(ends, claimed, own) if len(ends) == len(claimed) else 0
-            if rejects * chain.params.challenge_bond > chain.allowances.get(verifier, 0):
+            # as the contract (P-38): a seat whose free verifier stake does not cover its reject
+            # bonds on its own samples is skipped (the contract emits ``RevealSkipped``)
+            bonds, free = self._bonds_of(job_id, verifier, ends)
+            if bonds > free:
                 continue
             self._reveal(submission_id, verifier, ends, salt)
         return self._client._tx("revealVerdictsFor", job_id, tuple(v for v, _, _ in reveals))
@@ -316,6 +336,9 @@ class FakeRound:
     def reveal_verdicts(
         self, submission_id: bytes, ends: Sequence[bytes], salt: bytes
     ) -> dict[str, Any]:
+        """As the real facade: the free verifier stake topped up to the reject bonds first
+        (`cover_reveal_bonds`), then the seat's own ``revealVerdicts``."""
+        self.cover_reveal_bonds(submission_id, ends)
         job_id = self._reveal(submission_id, self._client.address, ends, salt)
         return self._client._tx("revealVerdicts", job_id, tuple(ends), salt)
 
@@ -343,6 +366,16 @@ class FakeRound:
         digest = commitments.verdict_commitment(job_id, verifier, ends, salt)
         if digest != self._client.chain.sealed[key]:
             raise revert("VerdictCommitmentMismatch", submissionId=submission_id, verifier=verifier)
+        # as the contract: the reject bonds on its own samples are locked from the seat's free
+        # verifier stake (the fake never unlocks them: it settles no bonds)
+        bonds, free = self._bonds_of(job_id, verifier, ends)
+        if bonds > free:
+            raise _short_of_stake(verifier, free, bonds)
+        if bonds:
+            stake_key = (verifier, int(Role.Verifier))
+            self._client.chain.locked[stake_key] = (
+                self._client.chain.locked.get(stake_key, 0) + bonds
+            )
         # as the contract: approve iff the revealed end is the claimed end, abstain on a zero
         # end (P-20), else reject; an abstention is disputed like a rejection
         # (P-27) on the seat's own samples only: its ends elsewhere are ignored (Verdict.None)

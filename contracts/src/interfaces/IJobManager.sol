@@ -166,7 +166,7 @@ interface IJobManager is IJobManagerErrors {
     /// @param verifier Verifier.
     /// @param approvals Approve (true) / reject (false) per sampled segment, as revealed; entries
     ///        outside the seat's own draw (`SeatSamplesDrawn`) are ignored.
-    /// @param bond Total bond posted for the rejects of its own samples (wei).
+    /// @param bond Total bond locked from its verifier stake for the rejects of its own samples (wei).
     event VerdictsSubmitted(uint256 indexed jobId, address indexed verifier, bool[] approvals, uint256 bond);
 
     /// @notice Emitted with `VerdictsSubmitted` when some of the verifier's non-approvals are
@@ -254,7 +254,7 @@ interface IJobManager is IJobManagerErrors {
 
     /// @notice Emitted when a bond was forfeited into a dispute pot.
     /// @param jobId Job.
-    /// @param account Account that posted the bond.
+    /// @param account Account that posted the bond (a seat's reject bond is slashed from its stake).
     /// @param amount Bond (wei).
     event BondForfeited(uint256 indexed jobId, address indexed account, uint256 amount);
 
@@ -405,8 +405,9 @@ interface IJobManager is IJobManagerErrors {
 
     /// @notice Records a verifier's revealed verdicts, one per sampled segment (verification round
     ///         only, which enforces the windows); only those on the seat's own samples count (the
-    ///         others are ignored: Verdict.None, P-27); pulls `challengeBond` per reject from `verifier`
-    ///         into the Escrow (the verifier approves the Escrow). When every assigned verifier has
+    ///         others are ignored: Verdict.None, P-27); locks `challengeBond` per reject from
+    ///         `verifier`'s free verifier stake (reverts the StakeManager's InsufficientFreeStake when
+    ///         short). When every assigned verifier has
     ///         verdicts, the challenge deadline becomes now + challengeWindow.
     /// @param submissionId Submission (the job's active one).
     /// @param verifier Assigned verifier that revealed.

@@ -53,6 +53,11 @@ interface IStakeManager {
     /// @notice Thrown when a verifier id was never given (`verifiersById`).
     error UnknownVerifierId(uint32 id);
 
+    /// @notice `unlockAmounts` was given `accounts` and `amounts` of different lengths.
+    /// @param accounts Length of the accounts array.
+    /// @param amounts Length of the amounts array.
+    error LengthMismatch(uint256 accounts, uint256 amounts);
+
     ////// Events //////
 
     /// @notice Emitted when an account added stake.
@@ -161,6 +166,15 @@ interface IStakeManager {
     /// @param role Role of the stakes.
     /// @param amount Amount per account (wei).
     function unlockEach(address[] calldata accounts, Role role, uint256 amount) external;
+
+    /// @notice `unlock(accounts[i], role, amounts[i])` for each account, in order, in one call: the
+    ///         settlement's release of its seats, a seat's verifierStake plus the reject bonds it
+    ///         gets back. Reverts LengthMismatch unless both arrays have the same length, and
+    ///         InsufficientLockedStake at the first account short of its amount, unlocking none.
+    /// @param accounts Stakers.
+    /// @param role Role of the stakes.
+    /// @param amounts Amount per account (wei), in the order of `accounts`.
+    function unlockAmounts(address[] calldata accounts, Role role, uint256[] calldata amounts) external;
 
     /// @notice Slashes up to `amount` from `account`: the locked part of the stake first, then the
     ///         free part, then unbonding stake; transfers what was taken to `recipient`.

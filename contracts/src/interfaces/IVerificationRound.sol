@@ -111,9 +111,9 @@ interface IVerificationRound {
     event VerdictsRevealed(
         SubmissionId indexed submissionId, address indexed verifier, bool[] approvals, bytes32[] ends
     );
-    /// @notice `revealVerdictsFor` skipped a seat whose reject bonds (`bond` wei) its balance or its
-    ///         allowance to the Escrow does not cover: the batch goes on without it, and the seat keeps
-    ///         its seal and may still reveal itself in the window (docs/SECURITY.md P-38).
+    /// @notice `revealVerdictsFor` skipped a seat whose reject bonds (`bond` wei) its free verifier
+    ///         stake does not cover: the batch goes on without it, and the seat keeps its seal and may
+    ///         still reveal itself in the window (docs/SECURITY.md P-38).
     event RevealSkipped(SubmissionId indexed submissionId, address indexed verifier, uint256 bond);
     /// @notice Someone proved that `verifier` signed two different seals for one submission
     ///         (`proveEquivocation`); the JobManager slashed the seat and voided its verdicts
@@ -198,8 +198,8 @@ interface IVerificationRound {
 
     /// @notice Assigned verifier reveals the end state hashes it sealed; sample j is approved iff
     ///         ends[j] equals the claimed endHashes[j], else rejected. The verdicts are recorded at
-    ///         the JobManager, which pulls one challengeBond per reject from the verifier into the
-    ///         Escrow (approve the Escrow). The end of a rejected sample is kept: on a forced error it
+    ///         the JobManager, which locks one challengeBond per reject of its own samples from the
+    ///         verifier's free verifier stake (reverts InsufficientFreeStake when short). The end of a rejected sample is kept: on a forced error it
     ///         is compared with the solver's true end (docs/FORCED_ERRORS.md section 3), so only a
     ///         replay earns the jackpot and a forced claim never hides a wrong segment.
     /// @param ends One state hash per sample: the end of the verifier's replay of segment s_j from
@@ -231,12 +231,12 @@ interface IVerificationRound {
 
     /// @notice Anyone reveals the sealed verdicts of several seats in one transaction: each reveal is
     ///         checked and recorded exactly as by `revealVerdicts` from that seat (its reject bonds are
-    ///         pulled from that seat). No signature is needed: a seal commits to the seat's address,
+    ///         locked from that seat's stake). No signature is needed: a seal commits to the seat's address,
     ///         ends and secret salt, so only a holder of the salt the seat handed out can open it, and
     ///         it opens to the verdicts the seat sealed. A seat that has revealed already is skipped,
-    ///         and so is a seat whose token balance or allowance to the Escrow does not cover its
-    ///         reject bonds (`RevealSkipped`; it may still reveal itself), so no seat can make the
-    ///         batch revert after handing its reveal over.
+    ///         and so is a seat whose free verifier stake does not cover its reject bonds
+    ///         (`RevealSkipped`; it may still reveal itself), so no seat can make the batch revert
+    ///         after handing its reveal over.
     /// @dev Reverts LengthMismatch, ClaimsMismatch, and every error of `revealVerdicts` for the first
     ///      offending seat.
     /// @param verifiers The seats, any order.
@@ -255,16 +255,16 @@ interface IVerificationRound {
     ///         seal: each entry's seal is recomputed from its opening, keccak256(abi.encode(jobId,
     ///         verifier, ends, salt)), its EIP-712 signature checked over it as in
     ///         `commitVerdictsFor` (`VerdictsCommitted` is emitted with it), and its reveal recorded
-    ///         exactly as by `revealVerdicts` from that seat (its reject bonds are pulled from that
-    ///         seat). Only while no seat of the draw has sealed on chain (else SealsOnChain) and by
+    ///         exactly as by `revealVerdicts` from that seat (its reject bonds are locked from that
+    ///         seat's stake). Only while no seat of the draw has sealed on chain (else SealsOnChain) and by
     ///         the verdict deadline, so no seat is left that could seal after seeing these ends; the
     ///         round then counts every seat as sealed. A seat that signs a second seal for the
     ///         submission is slashed on the proof of both (`proveEquivocation`).
     /// @dev Reverts SealsOnChain, OutsideWindow, ClaimsMismatch, LengthMismatch (not one entry per
     ///      seat, or ends not one per sample), NotAssignedVerifier, InvalidSealSignature, and the
     ///      JobManager's VerdictsAlreadySubmitted for a seat named twice. Unlike
-    ///      `revealVerdictsFor`, no seat is skipped: a seat whose reject bonds cannot be pulled
-    ///      reverts the whole call (skipped, it could seal after seeing the others' ends).
+    ///      `revealVerdictsFor`, no seat is skipped: a seat whose reject bonds its free stake cannot
+    ///      cover reverts the whole call (InsufficientFreeStake) (skipped, it could seal after seeing the others' ends).
     /// @param reveals One entry per seat of the current draw, any order.
     /// @param claims The posted claims, once for every seat.
     function revealVerdictsSigned(SubmissionId submissionId, SignedReveal[] calldata reveals, Claims calldata claims)

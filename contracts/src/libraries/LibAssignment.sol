@@ -247,10 +247,12 @@ library LibAssignment {
     ///         samples only (the others are ignored, docs/SECURITY.md P-27): bit i of the seat's
     ///         reject mask for each non-approval (an abstention, a zero end, counts there
     ///         and in its own abstain mask, docs/SECURITY.md P-20), marks those samples disputed,
-    ///         keeps the round's `endTag` in the seat's word, pulls one challengeBond per
-    ///         non-approval into the Escrow and, once every seat has spoken, starts the challenge
-    ///         window.
-    /// @dev Reverts NotAssignedVerifier, VerdictsAlreadySubmitted, VerdictCountMismatch.
+    ///         keeps the round's `endTag` in the seat's word, locks one challengeBond per
+    ///         non-approval from the seat's free verifier stake (docs/SECURITY.md, "Gas cuts": reject
+    ///         bonds from stake) and, once every seat has spoken, starts the challenge window.
+    /// @dev Reverts NotAssignedVerifier, VerdictsAlreadySubmitted, VerdictCountMismatch, and the
+    ///      StakeManager's InsufficientFreeStake when the seat's free verifier stake is short of its
+    ///      bonds.
     function recordVerdicts(
         Job storage job,
         Submission storage sub,
@@ -290,9 +292,11 @@ library LibAssignment {
             emit IJobManager.ChallengeDeadlineSet(jobId, deadline);
         }
         // `verifier` is the account that revealed in the VerificationRound, the only caller.
-        // SAFETY: trusted Escrow; it pulls the bond from the verifier (approved beforehand). No
-        // reject, no bond: the call (a no-op for zero) is skipped.
-        if (bond != 0) s.escrow.deposit(Bucket.Bonds, verifier, bond);
+        // SAFETY: trusted StakeManager; it locks the bond from the verifier's free verifier stake
+        // (reverts InsufficientFreeStake when short). Every bond locked here is later unlocked
+        // (returned) or slashed (forfeited) exactly once by the settlement. No reject, no bond: the
+        // call is skipped.
+        if (bond != 0) s.stakeManager.lock(verifier, Role.Verifier, bond);
     }
 
     /// @notice The non-approvals among `approvals` on the samples of `own` (bit i = sample i): only

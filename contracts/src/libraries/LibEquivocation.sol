@@ -56,8 +56,10 @@ library LibEquivocation {
         _returnChallenges(sub, s, verifier, approved);
         uint256 slashed = LibPayouts.slashInto(s, verifier, Role.Verifier, Bucket.Jackpot);
         emit IJobManager.VerifierEquivocated(jobId, verifier, slashed, bonds);
-        // SAFETY: trusted Escrow; the bonds were deposited into Bucket.Bonds at the reveal.
-        if (bonds != 0) s.escrow.move(Bucket.Bonds, Bucket.Jackpot, bonds);
+        // SAFETY: trusted StakeManager and Escrow; the bonds were locked from the seat's stake at
+        // the reveal: slashed to the Escrow and booked into the pool.
+        // slither-disable-next-line unused-return
+        if (bonds != 0) LibPayouts.forfeitSeatBonds(s, verifier, bonds, Bucket.Jackpot);
     }
 
     /// @notice Number of set bits of `mask`.

@@ -16,8 +16,10 @@ import {Seat, Settlement, Submission, seatedVerifiers} from "../types/Submission
 ///         bonds, credits, and the split of a dispute pot (docs/SECURITY.md P-19). Every token
 ///         moves as a bucket move, a credit or a direct payment at the Escrow: a verifier's fee
 ///         (and, in LibSettlement, the solver's reward) is paid straight to the wallet
-///         (`IEscrow.pay`, a credit only when the token refuses the transfer); refunds, bonds,
-///         jackpots and pot shares stay credits. Stakes are slashed to the Escrow and booked at once.
+///         (`IEscrow.pay`, a credit only when the token refuses the transfer); refunds, challenge
+///         bonds, jackpots and pot shares stay credits. Stakes are slashed to the Escrow and booked
+///         at once. A seat's reject bonds are stake: locked at its reveal, returned by an unlock and
+///         forfeited by a slash (`returnSeatBond`, `forfeitSeatBonds`).
 /// @dev Internal functions only: they are compiled into their callers (LibSettlement and LibPosting,
 ///      external libraries running in the JobManager's context), so events are the JobManager's and
 ///      the StakeManager and Escrow see the JobManager as the caller.
@@ -85,21 +87,30 @@ library LibPayouts {
         emit IJobManager.VerifierSlashed(jobId, verifier, slashed);
     }
 
-    /// @notice Unlocks the verifierStake of each seat marked in `release` in one call (trusted
-    ///         StakeManager, `unlockEach`); none marked, no call.
-    function releaseSeats(Submission storage sub, Settlement memory s, bool[] memory release) internal {
+    /// @notice Unlocks each seat's entry of `unlocks` (assignment order; its verifierStake, plus the
+    ///         reject bonds it gets back) in one call to the trusted StakeManager: `unlockEach` when
+    ///         every released seat unlocks verifierStake, else `unlockAmounts`. A zero entry is a seat
+    ///         not released; none released, no call.
+    function releaseSeats(Submission storage sub, Settlement memory s, uint256[] memory unlocks) internal {
         uint256 count = 0;
-        for (uint256 i; i < release.length; ++i) {
-            if (release[i]) ++count;
+        bool uniform = true;
+        for (uint256 i; i < unlocks.length; ++i) {
+            if (unlocks[i] == 0) continue;
+            ++count;
+            if (unlocks[i] != s.verifierStake) uniform = false;
         }
         if (count == 0) return;
         address[] memory verifiers = seatedVerifiers(sub, s);
         address[] memory released = new address[](count);
+        uint256[] memory amounts = new uint256[](count);
         count = 0;
-        for (uint256 i; i < release.length; ++i) {
-            if (release[i]) released[count++] = verifiers[i];
+        for (uint256 i; i < unlocks.length; ++i) {
+            if (unlocks[i] == 0) continue;
+            (released[count], amounts[count]) = (verifiers[i], unlocks[i]);
+            ++count;
         }
-        s.stakeManager.unlockEach(released, Role.Verifier, s.verifierStake);
+        if (uniform) s.stakeManager.unlockEach(released, Role.Verifier, s.verifierStake);
+        else s.stakeManager.unlockAmounts(released, Role.Verifier, amounts);
     }
 
     /// @notice Slashes one seat of `role` (solverStake or verifierStake) to the Escrow.
@@ -162,16 +173,44 @@ library LibPayouts {
         sub.feesHeld = SafeCast.toUint120(sub.feesHeld - fee);
     }
 
-    /// @notice Returns one bond to `account` as credit.
+    /// @notice Returns one whistleblower's challenge bond to `account` as credit (challenge bonds
+    ///         are tokens in Bucket.Bonds; a seat's reject bonds are stake, `returnSeatBond`).
     function returnBond(Settlement memory s, address account) internal {
         credit(s, Bucket.Bonds, account, s.challengeBond);
     }
 
-    /// @notice Releases one bond into the dispute pot.
+    /// @notice Releases one whistleblower's challenge bond into the dispute pot.
     /// @return amount Bond (wei).
     function forfeitBond(Settlement memory s, uint256 jobId, address account) internal returns (uint256 amount) {
         amount = s.challengeBond;
         emit IJobManager.BondForfeited(jobId, account, amount);
         s.escrow.move(Bucket.Bonds, Bucket.Pot, amount);
+    }
+
+    /// @notice Returns one of a seat's reject bonds: unlocks one challengeBond of `verifier`'s
+    ///         verifier stake, where `recordVerdicts` locked it.
+    function returnSeatBond(Settlement memory s, address verifier) internal {
+        s.stakeManager.unlock(verifier, Role.Verifier, s.challengeBond);
+    }
+
+    /// @notice Forfeits `amount` (wei) of a seat's locked reject bonds: slashed from `verifier`'s
+    ///         verifier stake to the Escrow and booked into bucket `to` (`BondForfeited` for the pot
+    ///         is the caller's).
+    /// @dev SAFETY: the StakeManager is trusted; the bonds were locked at the reveal and locked stake
+    ///      is always staked, so the slash takes the whole amount; the amount returned is booked.
+    /// @return slashed Amount slashed (wei).
+    function forfeitSeatBonds(Settlement memory s, address verifier, uint256 amount, Bucket to)
+        internal
+        returns (uint256 slashed)
+    {
+        slashed = s.stakeManager.slash(verifier, Role.Verifier, amount, address(s.escrow));
+        if (slashed != 0) s.escrow.move(Bucket.Unbooked, to, slashed);
+    }
+
+    /// @notice Releases one of a seat's reject bonds into the dispute pot (slashed from its stake).
+    /// @return amount Bond slashed (wei).
+    function forfeitSeatBond(Settlement memory s, uint256 jobId, address verifier) internal returns (uint256 amount) {
+        emit IJobManager.BondForfeited(jobId, verifier, s.challengeBond);
+        amount = forfeitSeatBonds(s, verifier, s.challengeBond, Bucket.Pot);
     }
 }

@@ -24,9 +24,10 @@ import {Seat, SeatStatus, Settlement, Submission, fetchesOnly, seatedVerifiers} 
 ///         section 3), finalization, and dispute outcomes (PROTOCOL.md 3.3). Every token moves as a
 ///         bucket move, a credit or a direct payment at the Escrow: the solver's reward on finalize
 ///         and a seat's fee (on finalize, expiry and rejection) are paid straight to the wallet
-///         (`IEscrow.pay`, a credit only when the token refuses the transfer); refunds, bonds,
-///         jackpots, pot shares and arbiter fees stay credits. Stakes are slashed to the Escrow and
-///         booked at once.
+///         (`IEscrow.pay`, a credit only when the token refuses the transfer); refunds, challenge
+///         bonds, jackpots, pot shares and arbiter fees stay credits. Stakes are slashed to the
+///         Escrow and booked at once; a seat's reject bonds are stake, returned by an unlock and
+///         forfeited by a slash.
 /// @dev An external library (DELEGATECALL): it runs in the JobManager's context and storage, so the
 ///      StakeManager, Escrow and ShareRegistry see the JobManager as the caller, events are the
 ///      JobManager's (`IJobManager` events), and the JobManager's reentrancy guard covers it. It keeps
@@ -124,7 +125,7 @@ library LibSettlement {
         uint256 openMask = sub.disputedMask;
         sub.disputedMask = 0;
         if (openMask != 0) _returnOpenBonds(sub, s, jobId, openMask);
-        bool[] memory release = _payStanding(job, sub, s, SeatStatus.Submitted, _noCatches());
+        uint256[] memory release = _payStanding(job, sub, s, SeatStatus.Submitted, _noCatches());
         uint256 refund = job.reward + sub.feesHeld;
         sub.feesHeld = 0;
         emit IJobManager.JobExpired(jobId, refund);
@@ -328,9 +329,9 @@ library LibSettlement {
     ///         did not replay loses its dispute and a solver that cheated inside the forced segment
     ///         is caught. Otherwise `f` leaves the disputed set.
     ///         When no sample is left disputed, the job finalizes here (as `finalize` would next)
-    ///         and each catching seat gets its fee, bond and jackpot in one transfer
-    ///         (docs/SECURITY.md, "Gas cuts"); otherwise the catches are paid now, each its bond and
-    ///         jackpot in one transfer.
+    ///         and each catching seat gets its fee and jackpot in one transfer and its reject bond
+    ///         back with its seat's unlock (docs/SECURITY.md, "Gas cuts"); otherwise the catches are
+    ///         paid now, each its jackpot, and their bonds unlocked.
     /// @return finalized True if the job was finalized here.
     function _settleForced(Job storage job, Submission storage sub, Settlement memory s, uint256 jobId, uint256 f)
         internal
@@ -352,8 +353,10 @@ library LibSettlement {
         address[] memory verifiers = seatedVerifiers(sub, s);
         for (uint256 i; catches.mask >> i != 0; ++i) {
             if ((catches.mask >> i) & 1 == 1) {
-                // SAFETY: trusted Escrow; one transfer for the bond and the jackpot.
-                s.escrow.payTwo(Bucket.Bonds, s.challengeBond, Bucket.Jackpot, catches.jackpots[i], verifiers[i]);
+                // SAFETY: trusted Escrow and StakeManager; the jackpot to the wallet, the reject
+                // bond unlocked from the seat's stake.
+                LibPayouts.pay(s, Bucket.Jackpot, verifiers[i], catches.jackpots[i]);
+                LibPayouts.returnSeatBond(s, verifiers[i]);
             }
         }
     }
@@ -507,10 +510,10 @@ library LibSettlement {
             if (verdict == Verdict.Reject && (only == address(0) || verifier == only) && sub.expiring) {
                 // The secret was never revealed: the reject may be of the forced claim, which the
                 // ruling on the committed leaf does not see (P-34). Its bond back, no slash.
-                LibPayouts.returnBond(s, verifier);
+                LibPayouts.returnSeatBond(s, verifier);
                 sub.seatClosed[sampleIndex][verifier] = true;
             } else if (verdict == Verdict.Reject && (only == address(0) || verifier == only)) {
-                pot += LibPayouts.forfeitBond(s, jobId, verifier);
+                pot += LibPayouts.forfeitSeatBond(s, jobId, verifier);
                 // A verifier already slashed on an earlier segment loses only the bond.
                 if (sub.seats[verifier].status == SeatStatus.Submitted) {
                     sub.seats[verifier].status = SeatStatus.Slashed;
@@ -594,7 +597,7 @@ library LibSettlement {
             if (verdict == Verdict.Reject) {
                 if (sub.seatClosed[sampleIndex][verifier]) continue;
                 winners[count++] = verifier;
-                LibPayouts.returnBond(s, verifier);
+                LibPayouts.returnSeatBond(s, verifier);
             } else if (verdict == Verdict.Abstain) {
                 // It flagged the sample but checked nothing: no share of the pot; its bond back
                 // unless another seat replayed the sample (the data was there, P-33).
@@ -629,7 +632,7 @@ library LibSettlement {
         uint256 disputeId,
         SeatStatus standing
     ) internal {
-        bool[] memory release = _payStanding(job, sub, s, standing, _noCatches());
+        uint256[] memory release = _payStanding(job, sub, s, standing, _noCatches());
         uint256 refund = job.reward + sub.feesHeld;
         sub.feesHeld = 0;
         emit IJobManager.JobRejected(jobId, disputeId, refund);
@@ -643,8 +646,9 @@ library LibSettlement {
     }
 
     /// @notice Marks the job Finalized, pays the solver its reward and the verifiers their fees
-    ///         (a catching seat its fee, bond and jackpot in one transfer, `catches`) straight to
-    ///         their wallets, unlocks their stakes and reports the job to the ShareRegistry.
+    ///         (a catching seat its fee and jackpot in one transfer, `catches`) straight to their
+    ///         wallets, unlocks their stakes (a catch's reject bond with it) and reports the job to
+    ///         the ShareRegistry.
     function _finalizeJob(
         Job storage job,
         Submission storage sub,
@@ -653,7 +657,7 @@ library LibSettlement {
         Catches memory catches
     ) internal {
         job.status = JobStatus.Finalized;
-        bool[] memory release = _payStanding(job, sub, s, SeatStatus.Submitted, catches);
+        uint256[] memory release = _payStanding(job, sub, s, SeatStatus.Submitted, catches);
         // INVARIANT: every fee is paid or refunded by now; any leftover returns to the submitter.
         if (sub.feesHeld != 0) LibPayouts.refundFee(sub, s, job.submitter, sub.feesHeld);
         address solver = job.solver;
@@ -673,25 +677,26 @@ library LibSettlement {
     /// @notice Pays its fee to each seat of status `standing` straight to its wallet (an abstaining
     ///         seat's goes back to the submitter as credit, `LibPayouts.takeFee`) and marks it Released.
     ///         A seat in `catches` (a forced error's catcher, only when the job finalizes in its
-    ///         settlement) gets its fee, its bond and its jackpot (already moved into
-    ///         `Bucket.Escrowed`) in one transfer.
-    /// @return release Per seat (assignment order): true if it was paid (unlock it with
-    ///         `_releaseSeats` after the other state changes).
+    ///         settlement) gets its fee and its jackpot (already moved into `Bucket.Escrowed`) in one
+    ///         transfer, and its reject bond back with its seat's unlock.
+    /// @return unlocks Per seat (assignment order): the stake to unlock (verifierStake, plus a
+    ///         catch's bond), or 0 for a seat not paid (unlock them with `LibPayouts.releaseSeats`
+    ///         after the other state changes).
     function _payStanding(
         Job storage job,
         Submission storage sub,
         Settlement memory s,
         SeatStatus standing,
         Catches memory catches
-    ) internal returns (bool[] memory release) {
+    ) internal returns (uint256[] memory unlocks) {
         address[] memory verifiers = seatedVerifiers(sub, s);
         uint256 count = sub.seatCount;
-        release = new bool[](count);
+        unlocks = new uint256[](count);
         for (uint256 i; i < count; ++i) {
             Seat storage seat = sub.seats[verifiers[i]];
             if (seat.status != standing) continue;
             seat.status = SeatStatus.Released;
-            release[i] = true;
+            unlocks[i] = s.verifierStake;
             // An abstainer's fee goes back to the submitter (P-20); a catch stands anyway.
             uint256 fee = LibPayouts.takeFee(sub, s, job.submitter, seat);
             if ((catches.mask >> i) & 1 == 0) {
@@ -699,7 +704,9 @@ library LibSettlement {
                 continue;
             }
             // SAFETY: trusted Escrow; the jackpot was moved into Bucket.Escrowed by `_settleForced`.
-            s.escrow.payTwo(Bucket.Escrowed, fee + catches.jackpots[i], Bucket.Bonds, s.challengeBond, verifiers[i]);
+            // The reject bond was locked from the seat's stake: it rides on the seat's unlock.
+            LibPayouts.pay(s, Bucket.Escrowed, verifiers[i], fee + catches.jackpots[i]);
+            unlocks[i] += s.challengeBond;
         }
     }
 
@@ -716,7 +723,7 @@ library LibSettlement {
                 if (sub.seatClosed[t][verifier]) {
                     // Settled on this sample already.
                 } else if (verdict == Verdict.Reject) {
-                    LibPayouts.returnBond(s, verifier);
+                    LibPayouts.returnSeatBond(s, verifier);
                 } else if (verdict == Verdict.Abstain) {
                     LibVerdict.settleAbstention(sub, s, jobId, t, verifier);
                 } else if (verdict == Verdict.Approve) {

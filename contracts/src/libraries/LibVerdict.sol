@@ -2,6 +2,8 @@
 pragma solidity 0.8.37;
 
 // Interfaces
+import {LibPayouts} from "./LibPayouts.sol";
+// Interfaces
 import {IJobManager} from "../interfaces/IJobManager.sol";
 // Types
 import {Bucket} from "../types/EscrowTypes.sol";
@@ -88,7 +90,7 @@ library LibVerdict {
     {
         sub.seatClosed[t][verifier] = true;
         if (replayed(sub, s, t)) forfeitAbstention(s, jobId, t, verifier);
-        else s.escrow.credit(Bucket.Bonds, verifier, s.challengeBond);
+        else LibPayouts.returnSeatBond(s, verifier);
     }
 
     /// @notice Forfeits the bond of each abstention left open on sample `t` (their sample leaves the
@@ -109,8 +111,10 @@ library LibVerdict {
     ///         could be the abstainer's accomplice (P-19, P-33).
     function forfeitAbstention(Settlement memory s, uint256 jobId, uint256 t, address verifier) internal {
         emit IJobManager.AbstentionForfeited(jobId, t, verifier, s.challengeBond);
-        // SAFETY: trusted Escrow; the bond was deposited into Bucket.Bonds at the reveal.
-        s.escrow.move(Bucket.Bonds, Bucket.Jackpot, s.challengeBond);
+        // SAFETY: trusted StakeManager and Escrow; the bond was locked from the seat's stake at the
+        // reveal: slashed to the Escrow and booked into the pool.
+        // slither-disable-next-line unused-return
+        LibPayouts.forfeitSeatBonds(s, verifier, s.challengeBond, Bucket.Jackpot);
     }
 
     ////// Pure helpers //////

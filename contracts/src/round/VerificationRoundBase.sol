@@ -4,9 +4,8 @@ pragma solidity 0.8.37;
 // Contracts
 import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
 // Interfaces
-import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
-import {IEscrow} from "../interfaces/IEscrow.sol";
 import {IJobManager} from "../interfaces/IJobManager.sol";
+import {IStakeManager} from "../interfaces/IStakeManager.sol";
 import {IVerificationRound} from "../interfaces/IVerificationRound.sol";
 // Types
 import {JobStatus, Params, RoundJob} from "../types/JobTypes.sol";
@@ -99,9 +98,9 @@ abstract contract VerificationRoundBase is IVerificationRound, EIP712 {
     uint64 internal immutable _REVEAL_WINDOW;
     /// @notice The JobManager's challengeBond (wei per non-approval), for the batch's bond check.
     uint256 internal immutable _CHALLENGE_BOND;
-    /// @notice The JobManager's Escrow, which pulls the reject bonds, and its token.
-    address internal immutable _ESCROW;
-    IERC20 internal immutable _TOKEN;
+    /// @notice The JobManager's StakeManager, whose free verifier stake the reject bonds are locked
+    ///         from (the batch's bond check reads it).
+    IStakeManager internal immutable _STAKE_MANAGER;
     /// @notice One seat per job (docs/SECURITY.md P-39): the last sample is fetched, not replayed,
     ///         unless the seat also holds the segment before it (`fetchOnlyMaskOf`).
     bool internal immutable _SINGLE_SEAT;
@@ -141,9 +140,7 @@ abstract contract VerificationRoundBase is IVerificationRound, EIP712 {
         _CLAIMS_WINDOW = params.claimsWindow;
         _REVEAL_WINDOW = params.revealWindow;
         _CHALLENGE_BOND = params.challengeBond;
-        IEscrow escrow = jobManager_.escrow();
-        _ESCROW = address(escrow);
-        _TOKEN = escrow.token();
+        _STAKE_MANAGER = jobManager_.stakeManager();
         _SINGLE_SEAT = params.verifiersPerJob == 1;
     }
 
@@ -170,7 +167,7 @@ abstract contract VerificationRoundBase is IVerificationRound, EIP712 {
     /// @notice Keeps the end of each sample in `verdicts.replayedMask` for the forced-error check (the
     ///         seat's first rejected own sample as a tag, `LibStateHash.endTag`; the others whole), emits
     ///         `verifier`'s revealed verdicts and records them (approvals, abstentions and the tag)
-    ///         at the JobManager, which pulls the reject bonds from `verifier` into the Escrow.
+    ///         at the JobManager, which locks the reject bonds from `verifier`'s free verifier stake.
     function _recordVerdicts(
         SubmissionId submissionId,
         address verifier,

@@ -80,8 +80,8 @@ abstract contract VerificationRoundSigned is VerificationRoundBase {
         round.committed = uint8(count);
         round.covered |= covered;
         // The JobManager refuses a seat named twice (VerdictsAlreadySubmitted), so with one entry
-        // per seat every seat is recorded, or none: a seat whose reject bonds cannot be pulled
-        // reverts the call, since a skipped seat could seal after seeing the others' ends.
+        // per seat every seat is recorded, or none: a seat whose free stake cannot cover its reject
+        // bonds reverts the call, since a skipped seat could seal after seeing the others' ends.
         for (uint256 i; i < count; ++i) {
             _recordVerdicts(submissionId, reveals[i].verifier, reveals[i].ends, verdicts[i]);
         }

@@ -12,7 +12,7 @@ import {Deploy} from "../../script/Deploy.sol";
 import {ModelShares} from "../../src/ModelShares.sol";
 // Types
 import {Bucket} from "../../src/types/EscrowTypes.sol";
-import {Job, JobStatus} from "../../src/types/JobTypes.sol";
+import {Job, JobStatus, Verdict} from "../../src/types/JobTypes.sol";
 import {Role} from "../../src/types/Role.sol";
 
 /// @title Protocol_Invariant_Test
@@ -118,12 +118,16 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         (address[] memory seats, uint32[] memory segments) = _assignedJob();
         (uint256 maskSeed, address rejecter) = _seedWithAReject(seats, segments.length, false);
         uint256 balance = token.balanceOf(rejecter);
+        (, uint256 locked,,) = stakeManager.stakeOf(rejecter, Role.Verifier);
         handler.batchVerdicts(0, maskSeed);
         assertEq(handler.ghost_calls("commitVerdictsFor"), 1, "one batch of seals");
         handler.batchVerdicts(0, maskSeed);
         assertEq(handler.ghost_calls("revealVerdictsFor"), 1, "one batch of reveals");
-        // The rejecting seat paid its reject bond itself; the sender paid nothing (P10).
-        assertEq(token.balanceOf(rejecter), balance - jobManager.params().challengeBond, "the seat's own bond");
+        // The rejecting seat's reject bond is locked from its own verifier stake; no token moved and
+        // the sender paid nothing (P10).
+        (, uint256 lockedAfter,,) = stakeManager.stakeOf(rejecter, Role.Verifier);
+        assertEq(lockedAfter, locked + jobManager.params().challengeBond, "the seat's own bond");
+        assertEq(token.balanceOf(rejecter), balance, "a token moved for the bond");
         uint256 seed;
         while (
             uint256(keccak256(abi.encode(seed, "reveal"))) % 8 == 0
@@ -141,16 +145,18 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         invariant_payoutsToWallets();
     }
 
-    /// @notice The same batches, where a rejecting seat revokes its Escrow allowance before the
+    /// @notice The same batches, where a rejecting seat has no free verifier stake left before the
     ///         reveal batch (P-38): the batch goes through without it, the sender pays nothing, and
-    ///         the seat keeps its tokens and its seal.
+    ///         the seat keeps its tokens, its stake and its seal.
     function test_handler_revealBatchSkipsASeatThatCannotCoverItsBond_succeeds() public {
         (address[] memory seats, uint32[] memory segments) = _assignedJob();
         (uint256 maskSeed,) = _seedWithAReject(seats, segments.length, true);
         handler.batchVerdicts(0, maskSeed);
         uint256[] memory balances = new uint256[](seats.length);
+        uint256[] memory locked = new uint256[](seats.length);
         for (uint256 i; i < seats.length; ++i) {
             balances[i] = token.balanceOf(seats[i]);
+            (, locked[i],,) = stakeManager.stakeOf(seats[i], Role.Verifier);
         }
         handler.batchVerdicts(0, maskSeed);
         assertEq(handler.ghost_calls("revealVerdictsFor skipped"), 1, "a seat was skipped");
@@ -160,7 +166,8 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
             if (sealed_ == bytes32(0) || revealed) continue;
             ++skipped;
             assertEq(token.balanceOf(seats[i]), balances[i], "the skipped seat paid nothing");
-            assertEq(token.allowance(seats[i], address(escrow)), type(uint256).max, "allowed again");
+            (, uint256 lockedAfter,,) = stakeManager.stakeOf(seats[i], Role.Verifier);
+            assertEq(lockedAfter, locked[i], "the skipped seat's stake: no bond locked, its free stake back");
         }
         assertEq(skipped, 1, "exactly the uncovered seat is left to reveal itself");
         _assertBatchesHonest();
@@ -246,7 +253,7 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
     }
 
     /// @notice P13 and P14 through the handler (docs/SECURITY.md P-40): job 1's seats are revealed in
-    ///         one `revealVerdictsSigned` (a rejecting seat first revokes its allowance: that call
+    ///         one `revealVerdictsSigned` (a rejecting seat first loses its free stake: that call
     ///         reverts whole, then the call goes through), a seat signs a second seal and its own
     ///         second key proves it, and the job is played to its end with every check held.
     function test_handler_signedVerdictsThenEquivocation_succeeds() public {
@@ -287,7 +294,7 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
     /// @notice P14 against a seal on chain: job 1's seats seal and reveal themselves
     ///         (`commitVerdicts`, `revealVerdicts`), and the seat itself proves its second signed
     ///         seal against the stored one with an empty second signature: it loses one verifierStake
-    ///         and gains nothing.
+    ///         and its reject bonds (both locked from its verifier stake) and gains nothing.
     function test_handler_equivocationAgainstStoredSeal_succeeds() public {
         address[] memory seats = _plainJob();
         for (uint256 round_; round_ < 2; ++round_) {
@@ -300,11 +307,20 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         (bytes32 stored, bool revealed) = round.verdictCommitmentOf(_sid(1), seat);
         assertTrue(stored != bytes32(0) && revealed, "sealed on chain and revealed");
         (uint256 staked,,,) = stakeManager.stakeOf(seat, Role.Verifier);
+        uint256 bonds;
+        Verdict[] memory verdicts = jobManager.verdictOf(1, seat);
+        for (uint256 t; t < verdicts.length; ++t) {
+            if (verdicts[t] == Verdict.Reject || verdicts[t] == Verdict.Abstain) {
+                bonds += jobManager.params().challengeBond;
+            }
+        }
         handler.equivocate(0, seed);
         assertEq(handler.ghost_calls("proveEquivocation stored"), 1, "proven against the stored seal");
         assertEq(handler.ghost_equivocations(), 1, "one proof");
         (uint256 stakedAfter,,,) = stakeManager.stakeOf(seat, Role.Verifier);
-        assertEq(staked - stakedAfter, jobManager.params().verifierStake, "one verifierStake slashed");
+        assertEq(
+            staked - stakedAfter, jobManager.params().verifierStake + bonds, "one verifierStake and the bonds slashed"
+        );
         _assertEquivocationsSlashed();
         invariant_noUnjustifiedSlash();
         invariant_escrowSolvent();
@@ -412,7 +428,7 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
 
     /// @notice A mask seed under which the handler's batch seals a reject of some sample by a seat
     ///         that is neither silent nor the griefer (`ProtocolHandler._sealOf`'s rule), and whose
-    ///         reveal batch has a seat revoke its allowance iff `uncovered` (`_revealBatch`'s roll).
+    ///         reveal batch has a seat lose its free verifier stake iff `uncovered` (`_revealBatch`'s roll).
     function _seedWithAReject(address[] memory seats, uint256 samples, bool uncovered)
         internal
         view

@@ -1,7 +1,9 @@
 """Verdicts as end state hashes (docs/FORCED_ERRORS.md) without a node: `RoundFacade`'s
-``revealVerdicts`` call (rejects counted against the posted claims, the Escrow allowance, the
-``bytes32[]`` argument) on a recording client, and the unit tests' fake round, which must derive
-approvals from ends as the contract does and refuse a zero claimed end.
+``revealVerdicts`` call (rejects on the seat's own samples counted against the posted claims,
+the free verifier stake topped up to their bonds, no Escrow allowance, the ``bytes32[]``
+argument) on a recording client, and the unit tests' fake round, which must derive approvals
+from ends as the contract does, lock the reject bonds from the free verifier stake and refuse a
+zero claimed end.
 
 Run: .venv/bin/python -m pytest tests/unit/chain/test_round_verdicts.py -q
 """
@@ -22,7 +24,9 @@ from veritrain.commitments import claims_hash, new_salt, verdict_commitment
 from veritrain.enums import JobStatus, Role, Verdict
 from veritrain.forced import UNREPLAYED_END
 
-SID = b"\x5a" * 32
+JOB = 3
+SID = ((JOB << 160) | 0x5A5A).to_bytes(32, "big")  # LibSubmission: jobId << 160 | solver
+SEAT = "0x" + "5e" * 20
 BOND = 7
 POSTED_BLOCK = 42
 
@@ -30,11 +34,22 @@ POSTED_BLOCK = 42
 class _RecordingClient:
     """The `ChainClient` surface `RoundFacade.reveal_verdicts` uses, recording what it sends."""
 
-    def __init__(self, claimed: list[bytes]) -> None:
+    def __init__(self, claimed: list[bytes], own: int = 0b111, free: int = 0) -> None:
         self.claimed = claimed
+        self.address = SEAT
         self.sent: list[tuple[str, tuple[Any, ...]]] = []
         self.allowances: list[tuple[str, int]] = []
-        self.jobs = SimpleNamespace(job_params=lambda: SimpleNamespace(challenge_bond=BOND))
+        self.staked: list[tuple[int, int]] = []
+        self.jobs = SimpleNamespace(
+            job_params=lambda: SimpleNamespace(challenge_bond=BOND),
+            sample_mask_of=lambda job_id, verifier: own if (job_id, verifier) == (JOB, SEAT) else 0,
+        )
+        self.stakes = SimpleNamespace(
+            free_stake=lambda account, role: (
+                free if (account, role) == (SEAT, Role.Verifier) else 0
+            ),
+            stake=lambda role, amount: self.staked.append((int(role), amount)),
+        )
         self.token = SimpleNamespace(
             ensure_allowance=lambda spender, amount: self.allowances.append((spender, amount))
         )
@@ -73,16 +88,22 @@ class _RecordingClient:
 
 def test_reveal_counts_rejects_against_the_claims_and_sends_bytes32() -> None:
     claimed = [os.urandom(32) for _ in range(3)]
-    client = _RecordingClient(claimed)
+    client = _RecordingClient(claimed, free=BOND)
     ends = [claimed[0], UNREPLAYED_END, os.urandom(32)]  # approve, reject, reject
     salt = new_salt()
     RoundFacade(client).reveal_verdicts(SID, ends, salt)  # type: ignore[arg-type]
-    assert client.allowances == [("0xE5C0", 2 * BOND)]
+    # two bonds are locked from the free verifier stake, which holds one: the other is staked
+    assert client.staked == [(int(Role.Verifier), BOND)]
+    assert client.allowances == []  # no Escrow allowance: the bonds are stake
     # The claims go back as calldata, read from their ClaimsPosted event.
     assert client.sent == [("revealVerdicts", (SID, ends, salt, (client.starts(), claimed)))]
     approve_all = _RecordingClient(claimed)
     RoundFacade(approve_all).reveal_verdicts(SID, claimed, salt)  # type: ignore[arg-type]
-    assert approve_all.allowances == []  # no reject, no bond
+    assert approve_all.staked == [] and approve_all.allowances == []  # no reject, no bond
+    # a reject outside the seat's own draw books no bond (P-27): one bond, covered
+    own_two = _RecordingClient(claimed, own=0b011, free=BOND)
+    assert RoundFacade(own_two).cover_reveal_bonds(SID, ends) == 1  # type: ignore[arg-type]
+    assert own_two.staked == []
     with pytest.raises(ValueError):
         RoundFacade(client).reveal_verdicts(SID, [b"\x01" * 31, *ends[1:]], salt)  # type: ignore[arg-type]
 
@@ -134,8 +155,23 @@ def test_fake_round_derives_approvals_from_ends_and_refuses_a_zero_claim() -> No
         chain.client(v).round.commit_verdicts(sid, verdict_commitment(job_id, v, ends[v], salts[v]))
     with pytest.raises(ContractRevert, match="VerdictCommitmentMismatch"):
         chain.client(VERIFIERS[0]).round.reveal_verdicts(sid, claimed, salts[VERIFIERS[0]])
+    # each seat books one bond, locked from its free verifier stake; a seat one wei short of it
+    # stakes the shortfall from its wallet first, as the real facade does (an empty wallet: the
+    # top-up reverts and nothing is revealed)
+    bond, short = chain.params.challenge_bond, VERIFIERS[1]
+    short_stake = (short, int(Role.Verifier))
+    other_locked = chain.params.verifier_stake - bond + 1  # another job's lock
+    chain.locked[short_stake] = other_locked
+    with pytest.raises(ContractRevert, match="ERC20InsufficientBalance"):
+        chain.client(short).round.reveal_verdicts(sid, ends[short], salts[short])
+    assert (job_id, short) not in chain.revealed
+    chain.balances[short] = 1
     for v in VERIFIERS:
         chain.client(v).round.reveal_verdicts(sid, ends[v], salts[v])
+    assert chain.locked[(VERIFIERS[0], int(Role.Verifier))] == bond
+    assert chain.locked[short_stake] == other_locked + bond
+    assert chain.staked[short_stake] == chain.params.verifier_stake + 1
+    assert chain.balances[short] == 0
     assert chain.verdicts[(job_id, VERIFIERS[0])] == [Verdict.Approve, Verdict.Reject]
     # a zero end is an abstention (P-20): disputed like a rejection
     assert chain.verdicts[(job_id, VERIFIERS[1])] == [Verdict.Abstain, Verdict.Approve]

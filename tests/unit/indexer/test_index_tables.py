@@ -294,6 +294,41 @@ def test_an_equivocation_is_a_slash_of_its_job_with_its_cause(index: Index) -> N
     assert '<a href="/jobs/1">1</a></td><td>equivocation</td>' in client.get(f"/accounts/{C}").text
 
 
+def test_a_forfeited_reject_bond_is_a_slash_of_its_job(index: Index) -> None:
+    """A seat's reject bonds are locked from its verifier stake, so their forfeit is a
+    `StakeSlashed` right after the JobManager's announcement in the same transaction: a lost
+    dispute's `BondForfeited`, an abstention's `AbstentionForfeited`, an equivocation's
+    `VerifierEquivocated` (its bonds after its stake). Each names its job and cause; a slash after
+    an announcement for another account does not."""
+    from indexer.models import Slash
+
+    _history(index)
+    stake = {"staked": 4 * 10**19, "locked": 0, "unbonding": 0, "release_at": 0}
+    slash = {"role": 1, "requested": 10**19, "slashed": 10**19, "recipient": TOKEN}
+    _add(index, 50, "JobManager", "BondForfeited", {"jobId": 1, "account": B, "amount": 10**19})
+    _add(index, 50, "StakeManager", "StakeSlashed", {"account": B, **slash}, extra=stake,
+         log_index=1)  # fmt: skip
+    _add(index, 51, "JobManager", "AbstentionForfeited",
+         {"jobId": 1, "sampleIndex": 0, "verifier": C, "bond": 10**19})  # fmt: skip
+    _add(index, 51, "StakeManager", "StakeSlashed", {"account": C, **slash}, extra=stake,
+         log_index=1)  # fmt: skip
+    _add(index, 52, "JobManager", "VerifierEquivocated",
+         {"jobId": 1, "verifier": C, "slashed": 10**19, "bonds": 10**19})  # fmt: skip
+    _add(index, 52, "StakeManager", "StakeSlashed", {"account": C, **slash}, extra=stake,
+         log_index=1)  # fmt: skip
+    _add(index, 53, "JobManager", "BondForfeited", {"jobId": 1, "account": C, "amount": 10**19})
+    _add(index, 53, "StakeManager", "StakeSlashed", {"account": B, **slash}, extra=stake,
+         log_index=1)  # fmt: skip
+    with index.reader() as s:
+        causes = {x.block: (x.account, x.job_id, x.cause) for x in s.query(Slash)}
+    assert causes == {
+        50: (B, 1, "reject bond"),
+        51: (C, 1, "abstention bond"),
+        52: (C, 1, "equivocation"),
+        53: (B, None, None),
+    }
+
+
 @pytest.mark.parametrize(
     "path",
     [

@@ -1,10 +1,11 @@
 """The solver's hand-off routes and batches (`solver.aggregation`) against the fake protocol:
 the routes refuse a seal not signed by its verifier, a non-seat, a reveal that does not open
-the seat's seal, a reveal before the seal, malformed and oversize bodies and unknown jobs, each
-with a 4xx and one line; the pending seals are served to the seats; the duty sends one
-``revealVerdictsSigned`` once every seal and opening is in, batches the seals alone after half
-the hand-off wait (or at once when a seat sealed itself), and leaves out seats the chain shows
-done.
+the seat's seal, a reveal before the seal, a reveal whose reject bonds the seat's free verifier
+stake does not cover (whatever its wallet and Escrow allowance), malformed and oversize bodies
+and unknown jobs, each with a 4xx and one line; the pending seals are served to the seats; the
+duty sends one ``revealVerdictsSigned`` once every seal and opening is in, batches the seals
+alone after half the hand-off wait (or at once when a seat sealed itself), and leaves out seats
+the chain shows done or whose free verifier stake no longer covers their bonds.
 
 Run: ``.venv/bin/python -m pytest tests/unit/solver/test_solver_aggregation.py -q``.
 """
@@ -30,6 +31,7 @@ from tests.utils.node_fixtures import (
     seat_accounts,
 )
 from veritrain.commitments import verdict_commitment
+from veritrain.enums import Role
 from veritrain.hexutil import to_hex
 from veritrain.wire import MAX_HANDOFF_BYTES, hand_off_cutoff
 
@@ -84,6 +86,12 @@ def _refused(response: Any, status: int, words: str) -> None:
     assert response.status_code == status, response.text
     detail = response.json()["detail"]
     assert isinstance(detail, str) and "\n" not in detail and words in detail, detail
+
+
+def _leave_free_stake(chain: FakeChain, seat: str, free: int) -> None:
+    """Lock all but `free` wei of a seat's verifier stake, as another job's seat would."""
+    key = (seat, int(Role.Verifier))
+    chain.locked[key] = chain.staked[key] - free
 
 
 def test_the_routes_refuse_bad_hand_offs_with_a_4xx_and_one_line(tmp_path: Path) -> None:
@@ -164,9 +172,10 @@ def test_seals_without_their_openings_go_before_the_seats_fall_back(tmp_path: Pa
 
 
 def test_a_one_shot_call_that_reverts_keeps_the_seals_for_a_seal_batch(tmp_path: Path) -> None:
-    """b rejects a sample and revokes its Escrow allowance after handing its opening over: the
-    one-shot call reverts (no seat may be skipped there); the openings are dropped, the seals
-    kept, and they go in a ``commitVerdictsFor`` after half the wait."""
+    """b rejects a sample and its free verifier stake falls below the bond after it handed its
+    opening over (another job locked it): the one-shot call reverts (no seat may be skipped
+    there); the openings are dropped, the seals kept, and they go in a ``commitVerdictsFor``
+    after half the wait."""
     chain, (a, b), solver, http, sid, clock = _setup(tmp_path)
     seal_a, open_a = _sealed_off_chain(chain, a, sid)
     ends = list(chain.claims[1].end_hashes)
@@ -176,13 +185,11 @@ def test_a_one_shot_call_that_reverts_keeps_the_seals_for_a_seal_batch(tmp_path:
     salt = os.urandom(32)
     seal_b = _seal_body(b, sid, verdict_commitment(1, b.address, ends, salt))
     open_b = {"verifier": b.address, "ends": [to_hex(e) for e in ends], "salt": to_hex(salt)}
-    chain.allowances[b.address] = chain.params.challenge_bond
-    chain.balances[b.address] = chain.params.challenge_bond
     for body in (seal_a, seal_b):
         assert http.post("/jobs/1/seals", json=body).status_code == 200
     for body in (open_a, open_b):
         assert http.post("/jobs/1/reveals", json=body).status_code == 200, body
-    chain.allowances[b.address] = 0  # revoked after the hand-off
+    _leave_free_stake(chain, b.address, chain.params.challenge_bond - 1)  # after the hand-off
     solver.aggregator.flush(solver, 1)
     assert chain.count("revealVerdictsSigned") == 0 and chain.revealed == set()
     assert solver.aggregator.pending(1) == (2, 0)
@@ -259,53 +266,78 @@ def test_a_hand_off_that_comes_in_while_the_duty_reads_the_chain_is_kept(
     assert sorted(tx[1]) == sorted((a.address, b.address))
 
 
-def test_a_reveal_whose_reject_bonds_the_seat_does_not_cover_is_refused(tmp_path: Path) -> None:
-    """A seat that rejects one of its own samples must hold the bond and have allowed the
-    Escrow to pull it before the aggregator takes its reveal: refused with 409 and one line
-    until it does, taken after `cover_reveal_bonds`. (The contract skips such a seat in a batch
-    anyway, docs/SECURITY.md P-38; this tells the seat at once.)"""
-    chain, (a, _), solver, http, sid, _ = _setup(tmp_path)
-    own = chain.sample_masks[(1, a.address)]
-    sample = (own & -own).bit_length() - 1
+def _rejecting_reveal(chain: FakeChain, seat: Any, sid: bytes) -> tuple[dict, list[bytes]]:
+    """Seal on chain, as `seat`, ends that reject one sample of its own draw (one bond); the
+    reveal body that opens the seal, and the ends."""
+    own = chain.sample_masks[(1, seat.address)]
     ends = list(chain.claims[1].end_hashes)
-    ends[sample] = os.urandom(32)  # a reject on its own sample
+    ends[(own & -own).bit_length() - 1] = os.urandom(32)  # a reject on its own sample
     salt = os.urandom(32)
-    client = chain.client(a.address)
-    client.round.commit_verdicts(sid, verdict_commitment(1, a.address, ends, salt))
-    chain.balances[a.address] = 10 * chain.params.challenge_bond
-    body = {"verifier": a.address, "ends": [to_hex(e) for e in ends], "salt": to_hex(salt)}
-    _refused(http.post("/jobs/1/reveals", json=body), 409, "not covered")
+    client = chain.client(seat.address)
+    client.round.commit_verdicts(sid, verdict_commitment(1, seat.address, ends, salt))
+    body = {"verifier": seat.address, "ends": [to_hex(e) for e in ends], "salt": to_hex(salt)}
+    return body, ends
+
+
+def test_a_reveal_whose_reject_bonds_the_seat_does_not_cover_is_refused(tmp_path: Path) -> None:
+    """A seat that rejects one of its own samples must hold the bond in free verifier stake
+    (the JobManager locks it from there) before the aggregator takes its reveal: refused with
+    409 and one line while it is one wei short, taken after `cover_reveal_bonds` staked the
+    shortfall from its wallet. (The contract skips such a seat in a batch anyway,
+    docs/SECURITY.md P-38; this tells the seat at once.)"""
+    chain, (a, _), solver, http, sid, _ = _setup(tmp_path)
+    body, ends = _rejecting_reveal(chain, a, sid)
+    bond = chain.params.challenge_bond
+    _leave_free_stake(chain, a.address, bond - 1)
+    chain.balances[a.address] = 10 * bond
+    _refused(http.post("/jobs/1/reveals", json=body), 409, "not covered by its free verifier stake")
     assert solver.aggregator.pending(1) == (0, 0)
-    assert client.round.cover_reveal_bonds(sid, ends) == 1
-    chain.balances[a.address] = chain.params.challenge_bond - 1
-    _refused(http.post("/jobs/1/reveals", json=body), 409, "not covered")
-    chain.balances[a.address] = chain.params.challenge_bond
+    assert chain.client(a.address).round.cover_reveal_bonds(sid, ends) == 1
+    assert chain.balances[a.address] == 10 * bond - 1  # the shortfall, staked
+    assert chain.client(a.address).stakes.free_stake(a.address, Role.Verifier) == bond
     assert http.post("/jobs/1/reveals", json=body).json()["pending"] == 1
 
 
-def test_the_fake_batch_skips_a_seat_that_revoked_its_allowance_after_the_hand_off(
+def test_the_bonds_gate_is_the_free_verifier_stake_not_the_wallet(tmp_path: Path) -> None:
+    """Reject bonds are locked from stake, not pulled from the wallet: a seat whose balance and
+    Escrow allowance are ample but whose free verifier stake is short of its bond is refused
+    (409), and one whose free verifier stake covers it is taken with no balance and no Escrow
+    allowance at all."""
+    chain, (a, b), solver, http, sid, _ = _setup(tmp_path)
+    bond = chain.params.challenge_bond
+    body_a, _ = _rejecting_reveal(chain, a, sid)
+    body_b, _ = _rejecting_reveal(chain, b, sid)
+    _leave_free_stake(chain, a.address, bond - 1)
+    chain.balances[a.address] = chain.allowances[a.address] = 100 * bond
+    _leave_free_stake(chain, b.address, bond)
+    chain.balances[b.address] = chain.allowances[b.address] = 0
+    _refused(http.post("/jobs/1/reveals", json=body_a), 409, "free verifier stake")
+    assert http.post("/jobs/1/reveals", json=body_b).json()["pending"] == 1
+    assert solver.aggregator.pending(1) == (0, 1)
+
+
+def test_the_fake_batch_skips_a_seat_whose_free_stake_fell_short_after_the_hand_off(
     tmp_path: Path,
 ) -> None:
-    """As the contract (P-38): the batch records the other seats and skips the one whose
-    allowance no longer covers its bond; that seat can still reveal itself."""
+    """As the contract (P-38): the batch records the other seats, locking each one's bond
+    from its stake, and skips the one whose free verifier stake no longer covers its bond;
+    that seat can still reveal itself once it tops its stake up."""
     chain, (a, b), solver, http, sid, _ = _setup(tmp_path)
+    bond = chain.params.challenge_bond
     bodies = []
     for seat in (a, b):
-        own = chain.sample_masks[(1, seat.address)]
-        ends = list(chain.claims[1].end_hashes)
-        ends[(own & -own).bit_length() - 1] = os.urandom(32)
-        salt = os.urandom(32)
-        client = chain.client(seat.address)
-        client.round.commit_verdicts(sid, verdict_commitment(1, seat.address, ends, salt))
-        client.round.cover_reveal_bonds(sid, ends)
-        chain.balances[seat.address] = chain.params.challenge_bond
-        body = {"verifier": seat.address, "ends": [to_hex(e) for e in ends], "salt": to_hex(salt)}
+        body, ends = _rejecting_reveal(chain, seat, sid)
+        assert chain.client(seat.address).round.cover_reveal_bonds(sid, ends) == 1
         assert http.post("/jobs/1/reveals", json=body).status_code == 200
-        bodies.append((ends, salt))
-    chain.allowances[a.address] = 0  # a revokes after handing off
+        bodies.append((ends, bytes.fromhex(body["salt"][2:])))
+    _leave_free_stake(chain, a.address, bond - 1)  # another job locks a's stake after the hand-off
+    locked_a = chain.locked[(a.address, int(Role.Verifier))]
     solver.aggregator.flush(solver, 1)
     assert (1, b.address) in chain.revealed and (1, a.address) not in chain.revealed
+    assert chain.locked[(b.address, int(Role.Verifier))] == bond  # b's bond, locked
+    assert chain.locked[(a.address, int(Role.Verifier))] == locked_a  # nothing of a's
     ends, salt = bodies[0]
-    chain.client(a.address).round.cover_reveal_bonds(sid, ends)
-    chain.client(a.address).round.reveal_verdicts(sid, ends, salt)
+    chain.balances[a.address] = bond
+    chain.client(a.address).round.reveal_verdicts(sid, ends, salt)  # tops its stake up first
     assert (1, a.address) in chain.revealed
+    assert chain.client(a.address).stakes.free_stake(a.address, Role.Verifier) == 0

@@ -6,25 +6,29 @@ once it holds every seat's signed seal, the solver then submits every seat in on
 each seat counts its verdicts from the chain; an aggregator that drops hand-offs costs a seat
 its own ``commitVerdicts`` after the hand-off wait (sooner near the deadline), never its
 verdicts; a reveal is never handed before the reveal window is open or every seal is seen;
-``hand_off=False`` seals at once.
+``hand_off=False`` seals at once; a rejecting seat tops its free verifier stake up to its reject
+bonds before it hands its reveal or opening over, and one that cannot keeps them back without
+its round failing.
 
 Run: ``.venv/bin/python -m pytest tests/unit/verifier/test_verifier_handoff.py -q``.
 """
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from adversary.verifier import GriefingVerifierNode
 from solver.node import SolverNode
 from tests.utils.fake_chain import FakeChain
 from tests.utils.node_fixtures import aggregating_http, run_solver_to_commit, seat_accounts
 from verifier.handoff import HANDOFF_WAIT, complete_seal_set, hand_off_cutoff
 from verifier.node import VerifierNode
 from veritrain.commitments import new_salt, verdict_commitment
-from veritrain.enums import Verdict
+from veritrain.enums import Role, Verdict
 from veritrain.hexutil import to_hex
 from veritrain.wire import RevealHandOff, SealHandOff, SealSet
 
@@ -44,13 +48,15 @@ class _Recording:
         return getattr(self.inner, name)
 
 
-def _setup(tmp: Path) -> tuple[FakeChain, list[VerifierNode], SolverNode, _Recording]:
-    """Two seats with real keys, a committed job with its claims posted, and each seat's HTTP
-    client routed to the solver's app with its hand-off routes."""
+def _setup(
+    tmp: Path, first: type[VerifierNode] = VerifierNode
+) -> tuple[FakeChain, list[VerifierNode], SolverNode, _Recording]:
+    """Two seats with real keys (the first a `first`), a committed job with its claims posted,
+    and each seat's HTTP client routed to the solver's app with its hand-off routes."""
     chain = FakeChain()
     chain.forced_segments = [1, 3]
     seats = [
-        VerifierNode(chain.client(a.address), tmp / f"v{i}")
+        (first if i == 0 else VerifierNode)(chain.client(a.address), tmp / f"v{i}")
         for i, a in enumerate(seat_accounts(chain))
     ]
     for seat in seats:
@@ -282,3 +288,68 @@ def test_no_hand_off_seals_and_reveals_itself(tmp_path: Path) -> None:
     assert http.posts == []
     assert chain.count("commitVerdicts") == 2 and chain.count("revealVerdicts") == 2
     assert chain.count("commitVerdictsFor") == 0
+
+
+@pytest.mark.parametrize("faucet", [True, False])
+def test_a_rejecting_seat_stakes_its_bonds_before_it_hands_its_reveal_over(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, faucet: bool
+) -> None:
+    """Reject bonds are locked from a seat's free verifier stake, not pulled from its wallet: a
+    seat that rejects both its samples with its free stake short of the two bonds stakes the
+    shortfall (minted with the devnet faucet) before it hands its reveal over, with no Escrow
+    allowance, and the solver's batch locks the bonds. A seat whose wallet cannot top it up (no
+    faucet) is not stuck: the hand-off is skipped, its own ``revealVerdicts`` reverts, logged,
+    and its round goes on."""
+    chain, seats, solver, _ = _setup(tmp_path, first=GriefingVerifierNode)
+    griefer, other = seats
+    other.hand_off = False
+    other.step()  # seals itself: no one-shot batch
+    griefer.step()  # hands its seal over
+    solver.step()  # commitVerdictsFor: every seat sealed, the reveal window is open
+    me = griefer.client.address
+    key, bonds = (me, int(Role.Verifier)), 2 * chain.params.challenge_bond
+    chain.locked[key] = chain.staked[key] - 3  # another job's lock: 3 wei of free stake left
+    chain.balances[me] = 0
+    chain.faucet_enabled = faucet
+    griefer.step()  # must not raise, whatever the wallet holds
+    handed = griefer.state.read().jobs[1].reveal_handed_at
+    assert chain.allowances.get(me, 0) == 0  # no Escrow allowance, either way
+    if not faucet:
+        assert handed is None and (1, me) not in chain.revealed
+        assert any(
+            "revealVerdicts job 1" in r.getMessage()
+            and "ERC20InsufficientBalance" in r.getMessage()
+            for r in caplog.records
+        )
+        return
+    assert handed is not None and solver.aggregator.pending(1) == (0, 1)
+    assert griefer.client.stakes.free_stake(me, Role.Verifier) == bonds  # 3 + the shortfall
+    assert chain.balances[me] == 0  # minted, then staked
+    other.step()  # reveals itself
+    solver.step()  # the one open reveal is in: revealVerdictsFor locks the bonds
+    assert (1, me) in chain.revealed
+    assert griefer.client.stakes.free_stake(me, Role.Verifier) == 0
+
+
+def test_a_seat_that_cannot_stake_its_bonds_keeps_its_opening_back(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """P-40 with a rejecting seat whose free verifier stake is short and whose wallet cannot
+    top it up (no faucet): it does not open its seal to the solver (``revealVerdictsSigned``
+    would revert for it), and its round goes on; funded, it opens it the next round."""
+    chain, seats, _solver, _ = _setup(tmp_path, first=GriefingVerifierNode)
+    griefer, other = seats
+    me = griefer.client.address
+    key = (me, int(Role.Verifier))
+    chain.locked[key] = chain.staked[key]  # another job's lock: no free stake left
+    chain.balances[me] = 0
+    chain.faucet_enabled = False
+    griefer.step()  # hands its seal over
+    other.step()  # hands its seal, sees both, opens its own
+    caplog.set_level(logging.INFO)
+    griefer.step()  # sees both seals: must not raise
+    assert griefer.state.read().jobs[1].reveal_handed_at is None
+    assert any("opening kept back" in r.getMessage() for r in caplog.records)
+    chain.faucet_enabled = True
+    griefer.step()
+    assert griefer.state.read().jobs[1].reveal_handed_at is not None

@@ -347,8 +347,8 @@ contract ProtocolHandler is ProtocolHandlerSigned {
 
     /// @notice The whistleblower submits the reveals of every sealed seat of `jobId` (one that
     ///         revealed already included, and skipped) once the reveal window is open. In one batch
-    ///         in three a rejecting seat first revokes its Escrow allowance (P-38): it is skipped,
-    ///         the others are recorded, and it allows the Escrow again afterwards.
+    ///         in three a rejecting seat first loses its free verifier stake (P-38,
+    ///         `_hideFreeStake`): it is skipped, the others are recorded, and it gets it back after.
     function _revealBatch(uint256 jobId, uint256 seed) internal {
         SubmissionId sid = _sid(jobId);
         (address[] memory assigned, uint32[] memory segments) = jobManager.getAssignment(jobId);
@@ -360,12 +360,13 @@ contract ProtocolHandler is ProtocolHandlerSigned {
         for (uint256 i; i < count; ++i) {
             ends[i] = _ends(jobId, segments, _sealed[jobId][seats[i]]);
             salts[i] = _verdictSalt(jobId, seats[i]);
+            _coverBonds(seats[i], segments.length);
         }
         _sendRevealBatch(jobId, seats, ends, salts, _roll(seed, "uncovered") % 3 == 0);
     }
 
     /// @notice Sends one `revealVerdictsFor` from the whistleblower and checks P10; with `revoke`,
-    ///         a rejecting seat of the batch first revokes its Escrow allowance (P-38).
+    ///         a rejecting seat of the batch first loses its free verifier stake (P-38).
     function _sendRevealBatch(
         uint256 jobId,
         address[] memory seats,
@@ -375,10 +376,7 @@ contract ProtocolHandler is ProtocolHandlerSigned {
     ) internal {
         SubmissionId sid = _sid(jobId);
         address uncovered = revoke ? _rejectingSeat(sid, seats, ends) : address(0);
-        if (uncovered != address(0)) {
-            vm.prank(uncovered);
-            token.approve(address(escrow), 0);
-        }
+        uint256 hidden = uncovered != address(0) ? _hideFreeStake(uncovered) : 0;
         address sender = whistleblowers[0];
         (uint256 balance, uint256 credit) = (token.balanceOf(sender), escrow.creditOf(sender));
         Claims memory claims = _claimsArg(sid);
@@ -389,8 +387,7 @@ contract ProtocolHandler is ProtocolHandlerSigned {
             if (_revealed(jobId, seats[i]) == (seats[i] == uncovered)) ++ghost_batchSeatMisrecorded;
         }
         if (uncovered != address(0)) {
-            vm.prank(uncovered);
-            token.approve(address(escrow), type(uint256).max);
+            _restoreFreeStake(uncovered, hidden);
             ++ghost_calls["revealVerdictsFor skipped"];
         }
         ++ghost_calls["revealVerdictsFor"];
@@ -401,6 +398,7 @@ contract ProtocolHandler is ProtocolHandlerSigned {
         bytes32[] memory ends = _ends(jobId, segments, _sealed[jobId][verifier]);
         Claims memory claims = _claimsArg(_sid(jobId));
         bytes32 salt = _verdictSalt(jobId, verifier);
+        _coverBonds(verifier, segments.length);
         vm.prank(verifier);
         round.revealVerdicts(_sid(jobId), ends, salt, claims);
     }

@@ -170,8 +170,8 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
     ) internal {
         ++ghost_forcedErrors;
         uint256 jackpot = jobManager.params().jackpot;
-        uint256 bond = jobManager.params().challengeBond;
-        // Every rejecter is owed a full jackpot when the pool held one per verifier before.
+        // Every rejecter is owed a full jackpot when the pool held one per verifier before (its
+        // reject bond is stake: unlocked, not paid).
         if (poolBefore < jackpot * assigned.length) jackpot = 0;
         for (uint256 i; i < assigned.length; ++i) {
             bool slashed = _slashedIn(logs, assigned[i], Role.Verifier);
@@ -180,7 +180,7 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
             if (slashed) ++ghost_forcedRejecterSlashed;
             uint256 owned = _owned(assigned[i]);
             uint256 gained = owned > ownedBefore[i] ? owned - ownedBefore[i] : 0;
-            _checkForcedRejecter(jobId, f, assigned[i], gained, bond + jackpot);
+            _checkForcedRejecter(jobId, f, assigned[i], gained, jackpot);
         }
     }
 
@@ -188,6 +188,21 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
     ///         P5 measures a rejecter's gain in it: its fee, its bond and its jackpot are paid
     ///         straight to the wallet (`IEscrow.Paid`; P12 checks how), and would be credited only if
     ///         the token refused the transfer.
+    /// @notice Locks all of `seat`'s free verifier stake, as if other seats of it had taken it, so
+    ///         that it cannot cover a reject bond (P-38); `_restoreFreeStake` undoes it.
+    /// @return hidden The stake locked (wei).
+    function _hideFreeStake(address seat) internal returns (uint256 hidden) {
+        hidden = stakeManager.freeStake(seat, Role.Verifier);
+        vm.prank(address(jobManager));
+        stakeManager.lock(seat, Role.Verifier, hidden);
+    }
+
+    /// @notice Unlocks what `_hideFreeStake` locked.
+    function _restoreFreeStake(address seat, uint256 hidden) internal {
+        vm.prank(address(jobManager));
+        stakeManager.unlock(seat, Role.Verifier, hidden);
+    }
+
     function _owned(address account) internal view returns (uint256) {
         return token.balanceOf(account) + escrow.creditOf(account);
     }
@@ -274,9 +289,10 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
         return false;
     }
 
-    function _slashedIn(Vm.Log[] memory logs, address account, Role role) internal pure returns (bool) {
+    function _slashedIn(Vm.Log[] memory logs, address account, Role role) internal view returns (bool) {
         for (uint256 i; i < logs.length; ++i) {
             if (logs[i].topics.length < 3 || logs[i].topics[0] != STAKE_SLASHED) continue;
+            if (_isBondSlash(logs, i)) continue;
             if (address(uint160(uint256(logs[i].topics[1]))) == account && uint256(logs[i].topics[2]) == uint8(role)) {
                 return true;
             }
@@ -538,6 +554,29 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
         }
     }
 
+    /// @notice Whether the StakeSlashed `logs[i]` forfeits a seat's reject bonds (locked from its
+    ///         verifier stake at its reveal), not its seat: the JobManager's event right before it
+    ///         announces exactly that forfeit for that account (`BondForfeited`,
+    ///         `AbstentionForfeited`, or the bonds of `VerifierEquivocated`).
+    function _isBondSlash(Vm.Log[] memory logs, uint256 i) internal view returns (bool) {
+        if (i == 0 || logs[i].topics.length < 3 || logs[i].topics[0] != STAKE_SLASHED) return false;
+        Vm.Log memory prev = logs[i - 1];
+        if (prev.emitter != address(jobManager) || prev.topics.length < 3) return false;
+        if (prev.topics[2] != logs[i].topics[1] || uint256(logs[i].topics[2]) != uint8(Role.Verifier)) return false;
+        (uint256 amount,) = abi.decode(logs[i].data, (uint256, uint256));
+        bytes32 topic = prev.topics[0];
+        if (topic == IJobManager.BondForfeited.selector) return abi.decode(prev.data, (uint256)) == amount;
+        if (topic == IJobManager.AbstentionForfeited.selector) {
+            (, uint256 bond) = abi.decode(prev.data, (uint256, uint256));
+            return bond == amount;
+        }
+        if (topic == IJobManager.VerifierEquivocated.selector) {
+            (, uint256 bonds) = abi.decode(prev.data, (uint256, uint256));
+            return bonds == amount;
+        }
+        return false;
+    }
+
     /// @notice Counts every StakeSlashed of the last call that hits an account not allowed.
     function _checkSlashes() internal {
         _checkSlashesIn(vm.getRecordedLogs());
@@ -548,6 +587,9 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
     function _checkSlashesIn(Vm.Log[] memory logs) internal {
         for (uint256 i; i < logs.length; ++i) {
             if (logs[i].topics.length == 0 || logs[i].topics[0] != STAKE_SLASHED) continue;
+            // A forfeit of reject bonds, checked by P6, P14 and the abstention rules, is no slash of
+            // a seat.
+            if (_isBondSlash(logs, i)) continue;
             address account = address(uint160(uint256(logs[i].topics[1])));
             Role role = Role(uint8(uint256(logs[i].topics[2])));
             ++ghost_slashes;
@@ -559,6 +601,12 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
             delete _slashable[_slashableList[i]][Role.Whistleblower];
         }
         delete _slashableList;
+    }
+
+    /// @notice An honest seat's cover before it reveals, as its node keeps it: free verifier stake
+    ///         for a reject bond on each of the job's `samples` (the bonds are locked from it).
+    function _coverBonds(address seat, uint256 samples) internal {
+        _topUp(seat, Role.Verifier, samples * jobManager.params().challengeBond);
     }
 
     /// @notice Stakes `account` up to `amount` of free stake in `role`.

@@ -18,7 +18,7 @@ import {Job, JobStatus} from "../../../src/types/JobTypes.sol";
 abstract contract ProtocolHandlerPayouts is ProtocolHandlerBase {
     /// @notice What `_checkPayouts` tracks along a call's logs: the bond and fee of the job, the
     ///         forced-error winner named last by `JackpotPaid` and what it is still owed (its bond,
-    ///         its jackpot), the catching seats whose bond and jackpot ride with their fee (`held`,
+    ///         its jackpot), the catching seats whose jackpot rides with their fee (`held`,
     ///         `heldJackpots`, `heldPaid`; their jackpots moved into Bucket.Escrowed once, `moved`),
     ///         and the payments to the solver.
     struct Payouts {
@@ -36,10 +36,6 @@ abstract contract ProtocolHandlerPayouts is ProtocolHandlerBase {
         uint256 heldCount;
         uint256 heldTotal;
         bool moved;
-        uint256 heldBondNext;
-        address heldBondAccount;
-        uint256 heldJackpotNext;
-        uint256 heldJackpotDue;
     }
 
     ////// Helpers //////
@@ -59,13 +55,13 @@ abstract contract ProtocolHandlerPayouts is ProtocolHandlerBase {
     ///           winner, amount)` and before the next one, to that winner, of exactly the bond and
     ///           `amount` (no jackpot payment when `amount` is 0: the pool was empty);
     ///         - a catching seat's held payment: its `JackpotPaid` is followed by none of the
-    ///           above, and the seat is paid after the settlement's last `JackpotPaid`. When the
-    ///           settlement finalizes the job at once, the jackpots of every held seat move once
-    ///           from the Jackpot bucket into the Escrowed bucket (`Moved`, their exact sum), and
-    ///           that seat is paid from the Escrowed bucket its fee (none if it abstained) plus its
-    ///           jackpot, then from the Bonds bucket its bond, in one transfer; otherwise (a sample
-    ///           stays disputed) it is paid from the Bonds bucket its bond, then from the Jackpot
-    ///           bucket its jackpot, in one transfer.
+    ///           above, and the seat is paid after the settlement's last `JackpotPaid`; its reject
+    ///           bond is stake, unlocked, never a `Paid`. When the settlement finalizes the job at
+    ///           once, the jackpots of every held seat move once from the Jackpot bucket into the
+    ///           Escrowed bucket (`Moved`, their exact sum), and that seat is paid from the Escrowed
+    ///           bucket its fee (none if it abstained) plus its jackpot, in one transfer; otherwise
+    ///           (a sample stays disputed) it is paid from the Jackpot bucket its jackpot (nothing
+    ///           when the pool gave it none), in one transfer.
     ///         Every `JackpotPaid` is of `jobId` and names one of `winners` (each entry once), and
     ///         every entry of `winners` is named and paid, so each winner is paid in its wallet and
     ///         nobody else is paid from the bonds or the pool.
@@ -98,9 +94,14 @@ abstract contract ProtocolHandlerPayouts is ProtocolHandlerBase {
             if (log.emitter != address(escrow) || log.topics[0] != IEscrow.Paid.selector) continue;
             _checkPaid(p, job, seats, logs, i);
         }
-        if (p.bondDue || p.jackpotDue != 0 || p.heldJackpotNext != 0) ++ghost_payoutMisrouted;
+        // The winner named last, still owed, is a held seat paid nothing (a zero jackpot, the job
+        // still disputed); anyone else was misrouted.
+        _holdOrMisroute(p, seats);
         for (uint256 k; k < p.heldCount; ++k) {
-            if (!p.heldPaid[k]) ++ghost_payoutMisrouted;
+            if (p.heldPaid[k]) continue;
+            // Owed nothing but its bond, unlocked from its stake: settled without a payment.
+            if (p.moved || p.heldJackpots[k] != 0) ++ghost_payoutMisrouted;
+            else ++ghost_winnersPaid;
         }
         for (uint256 k; k < winners.length; ++k) {
             if (!named[k]) ++ghost_winnerNotPaid;
@@ -149,34 +150,24 @@ abstract contract ProtocolHandlerPayouts is ProtocolHandlerBase {
             ++ghost_payoutMisrouted;
             return;
         }
-        if (from == Bucket.Bonds && p.heldBondNext == i && i != 0) {
-            // A held seat's bond, in the transfer of its fee and jackpot just before.
-            if (account != p.heldBondAccount || amount != p.bond) ++ghost_payoutMisrouted;
-            p.heldBondNext = 0;
-            ++ghost_winnersPaid;
-            return;
-        }
         if (from == Bucket.Bonds && !(p.bondDue && account == p.winner)) {
-            _checkHeldAtSettlement(p, seats, logs, i, account, amount);
+            // Only a whistleblower winner's challenge bond is paid from the Bonds bucket: a seat's
+            // reject bonds are stake.
+            ++ghost_payoutMisrouted;
             return;
         }
-        if (from == Bucket.Jackpot && p.heldJackpotNext == i && i != 0) {
-            // A held seat's jackpot, right after its bond, in the same transfer.
-            if (account != p.heldBondAccount || amount != p.heldJackpotDue) ++ghost_payoutMisrouted;
-            p.heldJackpotNext = 0;
+        if (from == Bucket.Jackpot && !(!p.bondDue && p.jackpotDue != 0 && account == p.winner)) {
+            _checkHeldAtSettlement(p, seats, logs, i, account, amount);
             return;
         }
         if (from == Bucket.Escrowed) _holdOrMisroute(p, seats);
         uint256 k = from == Bucket.Escrowed && p.moved ? _heldIndex(p, account) : type(uint256).max;
         if (k != type(uint256).max) {
-            // A held seat: its fee (none if it abstained) and its jackpot, then its bond, one transfer.
+            // A held seat: its fee (none if it abstained) and its jackpot, in one transfer.
             bool exact = amount == p.fee + p.heldJackpots[k] || amount == p.heldJackpots[k];
-            if (!exact || !_isTransfer(logs[i - 1], address(escrow), account, amount + p.bond)) {
-                ++ghost_payoutMisrouted;
-            }
+            if (!exact || !_isTransfer(logs[i - 1], address(escrow), account, amount)) ++ghost_payoutMisrouted;
             p.heldPaid[k] = true;
-            p.heldBondNext = i + 1;
-            p.heldBondAccount = account;
+            ++ghost_winnersPaid;
             return;
         }
         bool carried;
@@ -211,8 +202,8 @@ abstract contract ProtocolHandlerPayouts is ProtocolHandlerBase {
     }
 
     /// @notice A held seat paid at the settlement (a sample stays disputed, so the job does not
-    ///         finalize in the call): its bond (`logs[i]`) and then its jackpot from the Jackpot
-    ///         bucket, in one transfer of both, after every `JackpotPaid` of the settlement.
+    ///         finalize in the call): its jackpot (`logs[i]`) from the Jackpot bucket, in one transfer
+    ///         of exactly it, after every `JackpotPaid` of the settlement.
     function _checkHeldAtSettlement(
         Payouts memory p,
         address[] memory seats,
@@ -224,19 +215,14 @@ abstract contract ProtocolHandlerPayouts is ProtocolHandlerBase {
         _holdOrMisroute(p, seats);
         uint256 k = p.moved ? type(uint256).max : _heldIndex(p, account);
         if (
-            k == type(uint256).max || i == 0 || amount != p.bond
-                || !_isTransfer(logs[i - 1], address(escrow), account, p.bond + p.heldJackpots[k])
+            k == type(uint256).max || i == 0 || amount != p.heldJackpots[k]
+                || !_isTransfer(logs[i - 1], address(escrow), account, amount)
         ) {
             ++ghost_payoutMisrouted;
             return;
         }
         p.heldPaid[k] = true;
         ++ghost_winnersPaid;
-        if (p.heldJackpots[k] != 0) {
-            p.heldJackpotNext = i + 1;
-            p.heldJackpotDue = p.heldJackpots[k];
-            p.heldBondAccount = account;
-        }
     }
 
     /// @notice Index of `account`'s unpaid held payment, or type(uint256).max.

@@ -68,7 +68,8 @@ abstract contract ProtocolHandlerSigned is ProtocolHandlerPayouts {
     ///                      stored, a seat unrevealed, a verdict on a sample of its own draw other
     ///                      than its signed end implies (approve the claim, abstain a zero end,
     ///                      reject any other), a verdict on another sample, bonds other than one
-    ///                      `challengeBond` per non-approval taken from its own wallet, or the
+    ///                      `challengeBond` per non-approval locked from its own verifier stake
+    ///                      (its wallet and the Escrow's bonds untouched), or the
     ///                      round not counting every seat as sealed.
     uint256 public ghost_signedSeatMisrecorded;
     /// @custom:property-id P13 One-shot reveals with a seat that could not cover its bonds that went
@@ -91,7 +92,7 @@ abstract contract ProtocolHandlerSigned is ProtocolHandlerPayouts {
     uint256 public ghost_equivocationMisbooked;
     /// @custom:property-id P14 Provers whose wallet + credit + stake a proof changed by anything but
     ///                      the return of their own challenge bonds (the seat proving itself: by
-    ///                      exactly minus one verifierStake).
+    ///                      exactly minus one verifierStake and its reject bonds).
     uint256 public ghost_proverPaid;
     /// @custom:property-id P14 Proven seats left with a verdict, a sample, their seat, or a challenge
     ///                      of their approvals.
@@ -138,6 +139,7 @@ abstract contract ProtocolHandlerSigned is ProtocolHandlerPayouts {
         for (uint256 i; i < seats.length; ++i) {
             _sealOf(jobId, seats[i], segments, uint256(keccak256(abi.encode(maskSeed, seats[i]))));
             reveals[i] = _opening(jobId, seats[i], segments);
+            _coverBonds(seats[i], segments.length);
         }
         address solver = jobManager.getJob(jobId).solver;
         sender = _roll(maskSeed, "signed sender") % 2 == 0 ? solver : whistleblowers[0];
@@ -223,8 +225,9 @@ abstract contract ProtocolHandlerSigned is ProtocolHandlerPayouts {
         return abi.encodePacked(r, s, v);
     }
 
-    /// @notice The first seat of `reveals` that books a bond revokes its Escrow allowance, and
-    ///         `sender`'s one-shot reveal must revert whole (P13); the seat then allows it again.
+    /// @notice The first seat of `reveals` that books a bond loses its free verifier stake (locked
+    ///         as if by other seats, `_hideFreeStake`), and `sender`'s one-shot reveal must revert
+    ///         whole (P13); the seat then gets it back.
     /// @return recorded Whether the call went through or left a seat revealed.
     function _sendSignedUncovered(uint256 jobId, SignedReveal[] memory reveals, address sender)
         internal
@@ -237,8 +240,7 @@ abstract contract ProtocolHandlerSigned is ProtocolHandlerPayouts {
         if (uncovered == address(0)) return false;
         SubmissionId sid = _sid(jobId);
         Claims memory claims = _claimsArg(sid);
-        vm.prank(uncovered);
-        token.approve(address(escrow), 0);
+        uint256 hidden = _hideFreeStake(uncovered);
         vm.prank(sender);
         try round.revealVerdictsSigned(sid, reveals, claims) {
             recorded = true;
@@ -247,24 +249,25 @@ abstract contract ProtocolHandlerSigned is ProtocolHandlerPayouts {
             if (_revealed(jobId, reveals[i].verifier)) recorded = true;
         }
         if (recorded) ++ghost_signedRevealNotWhole;
-        vm.prank(uncovered);
-        token.approve(address(escrow), type(uint256).max);
+        _restoreFreeStake(uncovered, hidden);
         ++ghost_calls["revealVerdictsSigned reverted"];
     }
 
     /// @notice `sender` sends `reveals` in one `revealVerdictsSigned` and checks P10 (the sender pays
-    ///         nothing) and P13 (every seat recorded as it signed, each paying its own bonds).
+    ///         nothing) and P13 (every seat recorded as it signed, each locking its own bonds from
+    ///         its verifier stake: its wallet and the Escrow's bonds untouched).
     function _sendSigned(uint256 jobId, SignedReveal[] memory reveals, address sender) internal {
         SubmissionId sid = _sid(jobId);
-        uint256 bond = jobManager.params().challengeBond;
-        uint256[] memory owed = new uint256[](reveals.length);
+        // Per seat: its wallet, and its locked verifier stake plus the bonds its reveal books.
         uint256[] memory balances = new uint256[](reveals.length);
-        uint256 bonds = escrow.bucketOf(Bucket.Bonds);
+        uint256[] memory lockedAfter = new uint256[](reveals.length);
         for (uint256 i; i < reveals.length; ++i) {
-            owed[i] = _ownNonApprovals(jobId, reveals[i].verifier, reveals[i].ends) * bond;
             balances[i] = token.balanceOf(reveals[i].verifier);
-            bonds += owed[i];
+            (, uint256 locked,,) = stakeManager.stakeOf(reveals[i].verifier, Role.Verifier);
+            lockedAfter[i] = locked + _ownNonApprovals(jobId, reveals[i].verifier, reveals[i].ends)
+                * jobManager.params().challengeBond;
         }
+        uint256 bonds = escrow.bucketOf(Bucket.Bonds);
         (uint256 balance, uint256 credit) = (token.balanceOf(sender), escrow.creditOf(sender));
         Claims memory claims = _claimsArg(sid);
         vm.prank(sender);
@@ -274,7 +277,8 @@ abstract contract ProtocolHandlerSigned is ProtocolHandlerPayouts {
         if (committed != reveals.length || escrow.bucketOf(Bucket.Bonds) != bonds) ++ghost_signedSeatMisrecorded;
         for (uint256 i; i < reveals.length; ++i) {
             address seat = reveals[i].verifier;
-            if (token.balanceOf(seat) + owed[i] != balances[i]) ++ghost_signedSeatMisrecorded;
+            (, uint256 locked,,) = stakeManager.stakeOf(seat, Role.Verifier);
+            if (token.balanceOf(seat) != balances[i] || locked != lockedAfter[i]) ++ghost_signedSeatMisrecorded;
             if (!_recordedAsSigned(jobId, seat, reveals[i].ends)) ++ghost_signedSeatMisrecorded;
         }
         ++ghost_signedReveals;
@@ -447,16 +451,19 @@ abstract contract ProtocolHandlerSigned is ProtocolHandlerPayouts {
         uint256 returned = p.challengers.length * bond;
         (uint256 escrowed, uint256 bonds, uint256 credits, uint256 pool) = escrow.liabilities();
         if (
-            pool != p.pool + stake + p.rejectBonds || bonds + p.rejectBonds + returned != p.bonds
-                || credits != p.credits + returned || escrowed != p.escrowed
+            pool != p.pool + stake + p.rejectBonds || bonds + returned != p.bonds || credits != p.credits + returned
+                || escrowed != p.escrowed
         ) ++ghost_equivocationMisbooked;
         (uint256 staked, uint256 locked,,) = stakeManager.stakeOf(p.seat, Role.Verifier);
-        if (staked + stake != p.stakedBefore || locked + stake != p.lockedBefore) ++ghost_equivocationMisbooked;
+        // Its seat's stake and its reject bonds, both locked from its verifier stake, are slashed.
+        if (staked + stake + p.rejectBonds != p.stakedBefore || locked + stake + p.rejectBonds != p.lockedBefore) {
+            ++ghost_equivocationMisbooked;
+        }
         for (uint256 i; i < p.challengers.length; ++i) {
             uint256 expected = p.creditsBefore[i] + _occurrences(p.challengers, p.challengers[i]) * bond;
             if (escrow.creditOf(p.challengers[i]) != expected) ++ghost_equivocationMisbooked;
         }
-        uint256 proverAfter = _held(p.prover) + (p.prover == p.seat ? stake : 0);
+        uint256 proverAfter = _held(p.prover) + (p.prover == p.seat ? stake + p.rejectBonds : 0);
         if (proverAfter != p.proverBefore + _occurrences(p.challengers, p.prover) * bond) ++ghost_proverPaid;
         _checkVoided(jobId, p);
     }
