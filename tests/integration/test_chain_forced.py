@@ -295,7 +295,10 @@ def test_a_rejecter_without_the_true_end_keeps_the_forced_sample_disputed(
     assert submitter.committee.get_dispute(dispute_id).segment_valid is True
     forfeited = submitter.decode_receipt(resolved, "BondForfeited")
     assert [e.args["account"] for e in forfeited] == [guesser]
-    assert submitter.stakes.stake_of(guesser, Role.Verifier).staked == stake - p.verifier_stake
+    # its seat's stake and its reject bond, both slashed from its verifier stake
+    guesser_stake = submitter.stakes.stake_of(guesser, Role.Verifier)
+    assert guesser_stake.staked == stake - p.verifier_stake - p.challenge_bond
+    assert guesser_stake.locked == 0
     if submitter.jobs.get_job(job_id).status is not JobStatus.Finalized:
         submitter.jobs.finalize(job_id)
     assert submitter.jobs.get_job(job_id).status is JobStatus.Finalized

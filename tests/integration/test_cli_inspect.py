@@ -463,7 +463,11 @@ def test_dispute_show_of_a_committee_dispute(
     assert [n for n in names if n in set(expected)] == expected, names
     assert names[0] in ("DisputeOpened", "JobDisputed"), names
     slashes = [e["args"] for e in shown["timeline"] if e["event"] == "StakeSlashed"]
-    assert [(s["account"], s["slashed"]) for s in slashes] == [(guesser, p.verifier_stake)]
+    # its reject bond (locked from its verifier stake) and then its seat's stake
+    assert [(s["account"], s["slashed"]) for s in slashes] == [
+        (guesser, p.challenge_bond),
+        (guesser, p.verifier_stake),
+    ]
     (row,) = _json(anvil, manifest, "dispute", "list")
     assert {k: row[k] for k in ("id", "winner", "challenger")} == {
         "id": dispute_id,

@@ -35,7 +35,7 @@ from tests.utils.node_harness import (
 )
 from verifier.node import VerifierNode
 from veritrain.bisection import GameView
-from veritrain.enums import GameStatus, JobStatus, Role, Side
+from veritrain.enums import GameStatus, JobStatus, Role, Side, Verdict
 from veritrain.errors import CheckpointUnavailable
 from whistleblower.node import WhistleblowerNode
 
@@ -94,9 +94,16 @@ def test_griefing_challenger_loses_its_bond(net: Network) -> None:
     game = _game(net, job_id)
     assert game is not None and game.status is GameStatus.DefenderWon
     assert game.challenger.lower() == net.client(V1).address.lower()
-    # The griefer lost its locked verifier stake (the node then tops its stake back up to the
-    # role's minimum from its balance, so the slash is read from the StakeSlashed events).
-    assert net.slashed(net.client(V1).address, Role.Verifier) == net.params.verifier_stake
+    # The griefer lost its locked verifier stake and the reject bond of each sample it rejected
+    # (locked from that stake; it lost the game of each), read from the StakeSlashed events
+    # since the node then tops its stake back up to the role's minimum from its balance.
+    griefer = net.client(V1).address
+    verdicts = net.client(0).jobs.verdicts_of(job_id, griefer)
+    rejects = sum(1 for v in verdicts if v in (Verdict.Reject, Verdict.Abstain))
+    assert rejects > 0
+    assert net.slashed(griefer, Role.Verifier) == (
+        net.params.verifier_stake + rejects * net.params.challenge_bond
+    )
 
 
 def test_challenger_that_stops_moving_loses_on_its_clock(net: Network) -> None:
@@ -156,8 +163,11 @@ def test_first_challenger_goes_offline_and_the_next_rejecter_wins(net: Network) 
     won = _game(net, job_id)
     assert won is not None and won.status is GameStatus.ChallengerWon
     assert won.challenger.lower() != first.challenger.lower()
-    # the offline challenger alone paid for its game; the winner kept its stake
-    assert net.slashed(first.challenger, Role.Verifier) == net.params.verifier_stake
+    # the offline challenger alone paid for its game (its stake and its reject bond, both from
+    # its verifier stake); the winner kept its stake
+    assert net.slashed(first.challenger, Role.Verifier) == (
+        net.params.verifier_stake + net.params.challenge_bond
+    )
     assert net.slashed(won.challenger, Role.Verifier) == 0
     solver = net.client(SOLVER).address
     assert net.slashed(solver, Role.Solver) == net.params.solver_stake
