@@ -155,6 +155,11 @@ def _event_text(ev: Any) -> str:
             f"forced error settled on sample {a['sampleIndex']}: slashed {amount('slashed')}, "
             f"paid {amount('paid')}"
         )
+    if name == "ForcedEndDisputed":
+        return (
+            f"the forced sample {a['sampleIndex']}'s true end is disputed by verifier "
+            f"{a['verifier']}: the sample goes to its dispute"
+        )
     if name == "JackpotPaid":
         return f"jackpot {amount('amount')} to {a['account']}"
     if name == "JobFinalized":
@@ -375,9 +380,11 @@ def watch(client: Any, job_id: int, timeout: float, interval: float,
         changed = watcher.poll()
         if watcher.terminal:
             return True
-        if not changed:
-            watcher.explain()
         left = deadline - time.monotonic()
+        # A poll that found changes waits one interval before saying why the job still waits,
+        # unless the timeout is up: then the reason is the last thing printed.
+        if not changed or left <= 0:
+            watcher.explain()
         if left <= 0:
             return False
         time.sleep(min(interval, left))

@@ -7,19 +7,21 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
+# Each phase's header says how long the run has taken so far (seconds), so a slow phase shows.
+phase() { echo "== $1 == (at ${SECONDS} s)"; }
 bash scripts/setup.sh
 export PATH="$root/node_modules/.bin:$PATH"
-echo "== lint =="
+phase lint
 bash scripts/lint.sh
-echo "== docs =="
+phase "docs"
 site_dir="$(mktemp -d)"
 .venv/bin/mkdocs build --strict --site-dir "$site_dir"
 rm -rf "$site_dir"
-echo "== forge test =="
+phase "forge test"
 forge test
-echo "== slither =="
+phase "slither"
 bash scripts/slither.sh
-echo "== pytest =="
+phase "pytest"
 # The two end-to-end demos (8-10 min each beside the rest) and the Anvil node tests of disputes,
 # training runs and own draws (about 12 min) mostly wait on block times and node rounds: with no
 # arguments they run in a second pytest beside the rest of the suite (about as long), their
@@ -37,6 +39,7 @@ if [ "$#" -gt 0 ] || [ "${VERITRAIN_SERIAL_TESTS:-0}" = 1 ]; then
   exit
 fi
 demo_log="$(mktemp)"
+# Both start now: each one's "passed in N s" line says when it ended.
 .venv/bin/python -m pytest -p no:cacheprovider "${beside[@]}" >"$demo_log" 2>&1 &
 demo_pid=$!
 trap 'kill "$demo_pid" 2>/dev/null || true' EXIT
@@ -44,7 +47,7 @@ rc=0
 .venv/bin/python -m pytest "${beside[@]/#/--ignore=}" || rc=$?
 demo_rc=0
 wait "$demo_pid" || demo_rc=$?
-echo "== pytest: the demos and the node tests beside them =="
+phase "pytest: the demos and the node tests beside them"
 cat "$demo_log"
 rm -f "$demo_log"
 if [ "$rc" -ne 0 ]; then exit "$rc"; fi

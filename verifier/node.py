@@ -77,6 +77,7 @@ from noderuntime.adjudication import Adjudication
 from noderuntime.mirror import StateMirror
 from noderuntime.ports import ChainPort
 from noderuntime.records import CheckResult, RecordStore, VerifierJob, VerifierRecords, Vote
+from verifier.bonds import stake_reveal_bonds
 from verifier.handoff import HANDOFF_WAIT, fallback_at, hand_off_cutoff, post_hand_off
 from verifier.sealset import open_to_solver, prove_equivocations
 from veritrain.bisection import Chooser
@@ -398,7 +399,10 @@ class VerifierNode(NodeBase):
         # a bond per non-approval of its own samples, locked from its free verifier stake at the
         # reveal; its ends elsewhere are ignored (P-27)
         mine, rejects = self._own_tally(job_id, submission, ends, samples)
-        self.fund_reveal_bonds(rejects)
+        unstaked = stake_reveal_bonds(self, job_id, rejects)
+        if unstaked is not None:  # the reveal would revert; retried next round
+            self.log.info("job %d: reveal kept back: %s", job_id, unstaked)
+            return
         what = f"{mine - rejects} approve, {rejects} reject of its {mine} samples"
         salt = rec.salt
         # The ends are handed to anyone only once no seat can seal any more (every seat
@@ -407,11 +411,6 @@ class VerifierNode(NodeBase):
         sealing_over = all_sealed or now > int(job.verdict_deadline)
 
         def hand() -> str | None:
-            if rejects:  # the batch skips a seat whose free verifier stake is short (P-38)
-                try:
-                    self.client.round.cover_reveal_bonds(submission, ends)
-                except ContractRevert as exc:  # e.g. a wallet short of the top-up
-                    return f"its reject bonds could not be staked: {exc}"
             body = RevealHandOff(
                 verifier=self.client.address, ends=[to_hex(e) for e in ends], salt=to_hex(salt)
             )
@@ -426,6 +425,7 @@ class VerifierNode(NodeBase):
             submission,
             ends,
             salt,
+            False,  # the bonds are staked above
             quiet=True,
         )
         if receipt is not None:
@@ -441,18 +441,6 @@ class VerifierNode(NodeBase):
         mine, rejects = self._own_tally(job_id, submission, list(rec.ends), samples)
         self.metrics.verdicts.labels(verdict="approve").inc(mine - rejects)
         self.metrics.verdicts.labels(verdict="reject").inc(rejects)
-
-    def fund_reveal_bonds(self, rejects: int) -> None:
-        """Make sure the wallet holds what ``cover_reveal_bonds`` stakes before a reveal that
-        books ``rejects`` reject bonds (``challengeBond`` wei each, locked from this seat's free
-        verifier stake): the part of them its free verifier stake does not cover
-        (`ensure_funds`); nothing when it covers them all."""
-        if not rejects:
-            return
-        bonds = rejects * int(self.job_params().challenge_bond)
-        free = int(self.client.stakes.free_stake(self.client.address, Role.Verifier))
-        if free < bonds:
-            self.ensure_funds(bonds - free)
 
     def _own_tally(
         self, job_id: int, submission: bytes, ends: list[bytes], samples: int

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from eth_utils.address import to_checksum_address
 
-from chain.errors import ContractRevert
+from verifier.bonds import stake_reveal_bonds
 from verifier.handoff import complete_seal_set, fetch_seal_set, post_hand_off
 from veritrain.hexutil import from_hex, to_hex
 from veritrain.wire import RevealHandOff
@@ -60,9 +60,8 @@ def open_to_solver(
     """After the seal hand-off, before any seal is on chain: once the solver shows every seat's
     signed seal, keep them (`VerifierJob.seen_seals`) and hand this seat's opening over for the
     solver's ``revealVerdictsSigned``; its reject bonds are covered first (its free verifier
-    stake topped up from the wallet, `VerifierNode.fund_reveal_bonds` and
-    ``cover_reveal_bonds``), since that call locks them from that stake and reverts for any
-    seat whose free verifier stake is short.
+    stake topped up from the wallet, `verifier.bonds.stake_reveal_bonds`), since that call
+    locks them from that stake and reverts for any seat whose free verifier stake is short.
 
     Args:
         node: the verifier node.
@@ -88,13 +87,10 @@ def open_to_solver(
         job_id, seen_seals={v: [to_hex(c), to_hex(sig)] for v, (c, sig) in seen.items()}
     )
     _, rejects = node._own_tally(job_id, submission, ends, len(ends))
-    if rejects:
-        node.fund_reveal_bonds(rejects)
-        try:
-            node.client.round.cover_reveal_bonds(submission, ends)
-        except ContractRevert as exc:  # e.g. a wallet short of the top-up: retried next round
-            node.log.info("job %d: reject bonds not staked (%s); opening kept back", job_id, exc)
-            return False
+    unstaked = stake_reveal_bonds(node, job_id, rejects)
+    if unstaked is not None:  # retried next round
+        node.log.info("job %d: opening kept back: %s", job_id, unstaked)
+        return False
     body = RevealHandOff(
         verifier=node.client.address, ends=[to_hex(e) for e in ends], salt=to_hex(salt)
     )

@@ -115,14 +115,15 @@ class RoundFacade(ContractFacade):
         return self._client.transact(self.contract, "commitVerdicts", submission_id, commitment)
 
     def reveal_verdicts(
-        self, submission_id: bytes, ends: Sequence[bytes], salt: bytes
+        self, submission_id: bytes, ends: Sequence[bytes], salt: bytes, cover_bonds: bool = True
     ) -> TxReceipt:
         """Assigned verifier: reveal its sealed end state hashes (one per sample, in sample
         order; ``veritrain.forced.UNREPLAYED_END`` where it could not replay). The contract
         approves a sample iff its end equals the posted claim, and the JobManager locks
         ``challengeBond`` wei per non-approval of the seat's own samples from its free verifier
         stake (``InsufficientFreeStake`` when short): `cover_reveal_bonds` counts them here and
-        tops the stake up from the wallet first.
+        tops the stake up from the wallet first, unless ``cover_bonds`` is False (a caller that
+        staked them itself).
 
         Raises:
             ValueError: an end hash is not 32 bytes, or the count differs from the claims.
@@ -131,7 +132,8 @@ class RoundFacade(ContractFacade):
                 ``ERC20InsufficientBalance``.
         """
         ends32 = [bytes32_arg(e, f"end hash {j}") for j, e in enumerate(ends)]
-        self.cover_reveal_bonds(submission_id, ends32)
+        if cover_bonds:
+            self.cover_reveal_bonds(submission_id, ends32)
         claims = self.claims_of(submission_id)
         return self._client.transact(
             self.contract, "revealVerdicts", submission_id, ends32, salt, self._claims_arg(claims)

@@ -334,11 +334,13 @@ class FakeRound:
         return self._client._tx("revealVerdictsFor", job_id, tuple(v for v, _, _ in reveals))
 
     def reveal_verdicts(
-        self, submission_id: bytes, ends: Sequence[bytes], salt: bytes
+        self, submission_id: bytes, ends: Sequence[bytes], salt: bytes, cover_bonds: bool = True
     ) -> dict[str, Any]:
         """As the real facade: the free verifier stake topped up to the reject bonds first
-        (`cover_reveal_bonds`), then the seat's own ``revealVerdicts``."""
-        self.cover_reveal_bonds(submission_id, ends)
+        (`cover_reveal_bonds`, unless ``cover_bonds`` is False), then the seat's own
+        ``revealVerdicts``."""
+        if cover_bonds:
+            self.cover_reveal_bonds(submission_id, ends)
         job_id = self._reveal(submission_id, self._client.address, ends, salt)
         return self._client._tx("revealVerdicts", job_id, tuple(ends), salt)
 

@@ -298,8 +298,8 @@ def test_a_rejecting_seat_stakes_its_bonds_before_it_hands_its_reveal_over(
     seat that rejects both its samples with its free stake short of the two bonds stakes the
     shortfall (minted with the devnet faucet) before it hands its reveal over, with no Escrow
     allowance, and the solver's batch locks the bonds. A seat whose wallet cannot top it up (no
-    faucet) is not stuck: the hand-off is skipped, its own ``revealVerdicts`` reverts, logged,
-    and its round goes on."""
+    faucet) is not stuck: its stake transaction reverts, logged, it neither hands its reveal
+    over nor sends one that would revert, and its round goes on."""
     chain, seats, solver, _ = _setup(tmp_path, first=GriefingVerifierNode)
     griefer, other = seats
     other.hand_off = False
@@ -316,11 +316,12 @@ def test_a_rejecting_seat_stakes_its_bonds_before_it_hands_its_reveal_over(
     assert chain.allowances.get(me, 0) == 0  # no Escrow allowance, either way
     if not faucet:
         assert handed is None and (1, me) not in chain.revealed
+        logged = [r.getMessage() for r in caplog.records]
         assert any(
-            "revealVerdicts job 1" in r.getMessage()
-            and "ERC20InsufficientBalance" in r.getMessage()
-            for r in caplog.records
-        )
+            "for 2 reject bond(s) of job 1" in m and "ERC20InsufficientBalance" in m
+            for m in logged
+        ), logged
+        assert not any("revealVerdicts job 1" in m for m in logged), logged
         return
     assert handed is not None and solver.aggregator.pending(1) == (0, 1)
     assert griefer.client.stakes.free_stake(me, Role.Verifier) == bonds  # 3 + the shortfall
