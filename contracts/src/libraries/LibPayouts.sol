@@ -90,7 +90,8 @@ library LibPayouts {
     /// @notice Unlocks each seat's entry of `unlocks` (assignment order; its verifierStake, plus the
     ///         reject bonds it gets back) in one call to the trusted StakeManager: `unlockEach` when
     ///         every released seat unlocks verifierStake, else `unlockAmounts`. A zero entry is a seat
-    ///         not released; none released, no call.
+    ///         not released; none released, no call. When every seat is released, the seat list and
+    ///         `unlocks` are passed as they are; otherwise only the arrays the call takes are built.
     function releaseSeats(Submission storage sub, Settlement memory s, uint256[] memory unlocks) internal {
         uint256 count = 0;
         bool uniform = true;
@@ -100,14 +101,19 @@ library LibPayouts {
             if (unlocks[i] != s.verifierStake) uniform = false;
         }
         if (count == 0) return;
-        address[] memory verifiers = seatedVerifiers(sub, s);
-        address[] memory released = new address[](count);
-        uint256[] memory amounts = new uint256[](count);
-        count = 0;
-        for (uint256 i; i < unlocks.length; ++i) {
-            if (unlocks[i] == 0) continue;
-            (released[count], amounts[count]) = (verifiers[i], unlocks[i]);
-            ++count;
+        address[] memory released = seatedVerifiers(sub, s);
+        uint256[] memory amounts = unlocks;
+        if (count != unlocks.length) {
+            address[] memory verifiers = released;
+            released = new address[](count);
+            if (!uniform) amounts = new uint256[](count);
+            count = 0;
+            for (uint256 i; i < unlocks.length; ++i) {
+                if (unlocks[i] == 0) continue;
+                released[count] = verifiers[i];
+                if (!uniform) amounts[count] = unlocks[i];
+                ++count;
+            }
         }
         if (uniform) s.stakeManager.unlockEach(released, Role.Verifier, s.verifierStake);
         else s.stakeManager.unlockAmounts(released, Role.Verifier, amounts);
