@@ -461,9 +461,7 @@ contract VerificationRound_RevealVerdicts_Test is VerificationRound_Init {
             _seal(jobId, verifiers[i], 0);
         }
         vm.expectEmit(address(round));
-        emit IVerificationRound.VerdictsRevealed(
-            _sid(jobId), verifiers[0], _approvals(_samples(jobId), 0), _ends(jobId, 0)
-        );
+        emit IVerificationRound.VerdictsRevealed(_sid(jobId), verifiers[0], _ends(jobId, 0));
         _open(jobId, verifiers[0], 0);
         (, bool revealed) = round.verdictCommitmentOf(_sid(jobId), verifiers[0]);
         assertTrue(revealed);

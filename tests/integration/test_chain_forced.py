@@ -142,7 +142,7 @@ def test_python_formulas_match_the_contract(anvil: Anvil, protocol_artifacts) ->
         *[Verdict.Approve] * (len(segments) - 2),
     ]
     (revealed,) = c.decode_receipt(receipt, "VerdictsRevealed")
-    assert list(revealed.args["approvals"]) == forced.verdict_approvals(ends, claims.end_hashes)
+    assert set(revealed.args) == {"submissionId", "verifier", "ends"}  # verdicts: the JobManager's
     assert [bytes(e) for e in revealed.args["ends"]] == ends
     assert c.round.replayed_end_of(sid, v.address, 1) == replayed
     assert c.round.replayed_end_of(sid, v.address, 0) == bytes(32)  # unreplayed

@@ -28,7 +28,7 @@ from bench.gas_scenario import (
     variant_total,
 )
 
-HAPPY_PATH_MAX_GAS = 1_320_000
+HAPPY_PATH_MAX_GAS = 1_315_000
 """Most gas the scenario's happy path may cost (docs/MEASURED.md "Gas": the figure reached,
 rounded up; 1,905,653 since the verdict batch checks each rejecting seat's bond cover,
 docs/SECURITY.md P-38; 1,793,453 since a submission id is its (job, solver) pair, the seats have

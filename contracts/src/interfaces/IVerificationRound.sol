@@ -106,11 +106,11 @@ interface IVerificationRound {
     event ClaimsPosted(SubmissionId indexed submissionId, bytes32[] startHashes, bytes32[] endHashes);
     /// @notice A verifier sealed its verdicts.
     event VerdictsCommitted(SubmissionId indexed submissionId, address indexed verifier, bytes32 commitment);
-    /// @notice A verifier revealed the end state hashes it replayed and the verdicts they imply
-    ///         (approvals[j] = ends[j] == endHashes[j]; recorded at the JobManager in the same call).
-    event VerdictsRevealed(
-        SubmissionId indexed submissionId, address indexed verifier, bool[] approvals, bytes32[] ends
-    );
+    /// @notice A verifier revealed the end state hashes it replayed. The verdicts they imply
+    ///         (approve sample j iff ends[j] == endHashes[j] of `ClaimsPosted`) are recorded at the
+    ///         JobManager in the same call, whose `IJobManager.VerdictsSubmitted` carries them: this
+    ///         event does not repeat them (docs/SECURITY.md, "Gas cuts").
+    event VerdictsRevealed(SubmissionId indexed submissionId, address indexed verifier, bytes32[] ends);
     /// @notice `revealVerdictsFor` skipped a seat whose reject bonds (`bond` wei) its free verifier
     ///         stake does not cover: the batch goes on without it, and the seat keeps its seal and may
     ///         still reveal itself in the window (docs/SECURITY.md P-38).

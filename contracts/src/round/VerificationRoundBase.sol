@@ -181,7 +181,7 @@ abstract contract VerificationRoundBase is IVerificationRound, EIP712 {
         for (uint256 j; replayed >> j != 0; ++j) {
             if ((replayed >> j) & 1 == 1) _replayedEnds[submissionId][verifier][j] = ends[j];
         }
-        emit VerdictsRevealed(submissionId, verifier, verdicts.approvals, ends);
+        emit VerdictsRevealed(submissionId, verifier, ends);
         // SAFETY: the JobManager is trusted.
         _JOB_MANAGER.recordVerdicts(submissionId, verifier, verdicts.approvals, verdicts.abstainMask, tag);
     }
