@@ -196,7 +196,9 @@ AutoStakeOpt = Annotated[
         help="When this account's stake for the node's role is below the minimum (never "
         "staked, or slashed), stake --stake VTT from its balance (on a devnet, minted with the "
         "faucet first). Never while an unbond of the role is pending. --no-auto-stake: the node "
-        "stakes nothing and waits for `veritrain stake`.",
+        "restores no stake and waits for `veritrain stake`; a verifier still stakes, from its "
+        "balance, what its free stake lacks of the reject bonds a rejecting reveal locks "
+        "(without them the reveal reverts and the seat is slashed for a missed verdict).",
     ),
 ]
 StakeOpt = Annotated[

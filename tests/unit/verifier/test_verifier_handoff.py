@@ -311,6 +311,7 @@ def test_a_rejecting_seat_stakes_its_bonds_before_it_hands_its_reveal_over(
     chain.locked[key] = chain.staked[key] - 3  # another job's lock: 3 wei of free stake left
     chain.balances[me] = 0
     chain.faucet_enabled = faucet
+    griefer.auto_stake = False  # --no-auto-stake restores no stake, yet reject bonds are staked
     griefer.step()  # must not raise, whatever the wallet holds
     handed = griefer.state.read().jobs[1].reveal_handed_at
     assert chain.allowances.get(me, 0) == 0  # no Escrow allowance, either way
