@@ -319,8 +319,7 @@ def test_a_rejecting_seat_stakes_its_bonds_before_it_hands_its_reveal_over(
         assert handed is None and (1, me) not in chain.revealed
         logged = [r.getMessage() for r in caplog.records]
         assert any(
-            "for 2 reject bond(s) of job 1" in m and "ERC20InsufficientBalance" in m
-            for m in logged
+            "for 2 reject bond(s) of job 1" in m and "ERC20InsufficientBalance" in m for m in logged
         ), logged
         assert not any("revealVerdicts job 1" in m for m in logged), logged
         return
