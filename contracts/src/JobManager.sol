@@ -88,8 +88,11 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     /// @notice Verification round (sealed verdicts, forced errors), set once.
     IVerificationRound internal _round;
 
-    /// @notice Last job id.
-    uint256 internal _jobCount;
+    /// @notice Last job id, packed into `_round`'s word: that word is live (nonzero) once the round
+    ///         is wired at deployment, so the first job of a deployment rewrites a word instead of
+    ///         creating one (docs/SECURITY.md, "Gas cuts"). Job ids stay below 2^96 anyway: a
+    ///         submission id is jobId << 160 | solver (`LibSubmission.id`).
+    uint96 internal _jobCount;
 
     mapping(uint256 jobId => Job job) internal _jobs;
     /// @notice Per-submission bookkeeping (verifiers, segments, seats, challenges, disputes).

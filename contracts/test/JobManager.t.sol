@@ -572,6 +572,20 @@ contract JobManager_ReclaimExpired_Test is JobManager_Init {
 }
 
 contract JobManager_Submission_Test is JobManager_Init {
+    /// @notice The job counter shares the verification round's word (slot 1: the round's address
+    ///         in the low 20 bytes, the count above it), live from the wiring on: the first job of
+    ///         a deployment rewrites that word and creates none (docs/SECURITY.md, "Gas cuts").
+    function test_postJob_counterInTheRoundsWord_succeeds() public {
+        uint256 before = uint256(vm.load(address(jobManager), bytes32(uint256(1))));
+        assertEq(address(uint160(before)), address(jobManager.verificationRound()), "the round's word");
+        assertEq(before >> 160, jobManager.jobCount(), "the count above the round");
+        assertTrue(before != 0, "live before the first job");
+        uint256 jobId = _postJob();
+        uint256 word = uint256(vm.load(address(jobManager), bytes32(uint256(1))));
+        assertEq(word >> 160, jobId, "the count is the last job id");
+        assertEq(address(uint160(word)), address(jobManager.verificationRound()), "the round unchanged");
+    }
+
     function test_submissionOf_matchesStorageRead_succeeds() public {
         uint256 jobId = _postJob();
         assertTrue(jobManager.submissionOf(jobId).isZero());
