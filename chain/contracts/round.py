@@ -578,9 +578,8 @@ class RoundFacade(ContractFacade):
             ends = [bytes(e) for e in event.args["ends"]]
             if not 0 <= sample_index < len(ends):
                 return bytes(32)
-            # the event carries no verdicts: an end equal to the claim is an approval
-            claimed = self.claims_of(sid).end_hashes
-            if ends[sample_index] == bytes(claimed[sample_index]):
+            # the event carries no verdicts: the contract's rule gives them from the claims
+            if verdict_approvals(ends, self.claims_of(sid).end_hashes)[sample_index]:
                 return bytes(32)
             return ends[sample_index]
         return bytes(32)
