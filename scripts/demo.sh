@@ -7,5 +7,5 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 bash scripts/setup.sh
-export PATH="$root/node_modules/.bin:$PATH"
+source "$root/scripts/foundry_path.sh" "$root"
 exec .venv/bin/veritrain demo "$@"

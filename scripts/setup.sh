@@ -118,6 +118,7 @@ fi
 
 if [[ "$build" == 1 ]]; then
   say "forge build"
-  ./node_modules/.bin/forge build --quiet
+  source "$root/scripts/foundry_path.sh" "$root"
+  forge build --quiet
 fi
 say "done"

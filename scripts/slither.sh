@@ -8,7 +8,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-export PATH="$root/node_modules/.bin:$PATH"
+source "$root/scripts/foundry_path.sh" "$root"
 slither="$root/.venv-slither/bin/slither"
 if [[ ! -x "$slither" ]]; then
   echo "slither: $slither is missing; run 'bash scripts/setup.sh'" >&2

@@ -11,7 +11,7 @@ cd "$root"
 # Each phase's header says how long the run has taken so far (seconds), so a slow phase shows.
 phase() { echo "== $1 == (at ${SECONDS} s)"; }
 bash scripts/setup.sh --npm-only
-export PATH="$root/node_modules/.bin:$PATH"
+source "$root/scripts/foundry_path.sh" "$root"
 # The contracts' build (solc as WebAssembly: one process on one core, 6-7 min from a fresh clone)
 # needs only the npm toolchain: it runs beside the rest of the set-up (mostly downloads), the lint,
 # the docs, Slither and the core's reproducibility tests, which need none of it; the Forge tests
