@@ -14,6 +14,10 @@
 set -euo pipefail
 build=1
 npm_only=0
+if [[ $# -gt 1 ]]; then
+  echo "setup: one argument at most (usage: bash scripts/setup.sh [--npm-only | --no-build])" >&2
+  exit 2
+fi
 case "${1:-}" in
   "") ;;
   --no-build) build=0 ;;
