@@ -93,7 +93,12 @@ class ProtocolParams(BaseModel):
     )
     open_window: int = Field(86_400, gt=0, description="post -> last claim of an Open job (s)")
     max_total_steps: int = Field(1_000_000, gt=0, lt=2**32, description="most steps N per job")
-    max_segments: int = Field(4096, gt=0, lt=2**32, description="most segments N / k per job")
+    max_segments: int = Field(
+        4096,
+        gt=0,
+        le=2**16,
+        description="most segments N / k per job (a sampled segment's index is 16 bits on chain)",
+    )
     max_segment_steps: int = Field(
         10_000,
         gt=0,

@@ -21,9 +21,17 @@ import {IVerificationRound} from "./interfaces/IVerificationRound.sol";
 import {Bucket} from "./types/EscrowTypes.sol";
 import {Job, JobStatus, Params, PostArgs, RoundJob, Verdict} from "./types/JobTypes.sol";
 import {Role} from "./types/Role.sol";
-import {RoundOutcome} from "./types/RoundTypes.sol";
+import {RoundOutcome, SeatVerdicts} from "./types/RoundTypes.sol";
 import {LibSubmission, SubmissionId} from "./types/SubmissionId.sol";
-import {MAX_SEATS, Seat, SeatStatus, Settlement, Submission, sampledSegments} from "./types/SubmissionTypes.sol";
+import {
+    MAX_SEATS,
+    MAX_SEGMENTS_BOUND,
+    Seat,
+    SeatStatus,
+    Settlement,
+    Submission,
+    sampledSegments
+} from "./types/SubmissionTypes.sol";
 
 /// @title JobManager
 /// @notice Escrows training jobs and runs their lifecycle (PROTOCOL.md 3.3): post, claim, commit,
@@ -136,6 +144,8 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         if (params_.openWindow == 0) revert InvalidParam("openWindow", 0);
         if (params_.maxTotalSteps == 0) revert InvalidParam("maxTotalSteps", 0);
         if (params_.maxSegments == 0) revert InvalidParam("maxSegments", 0);
+        // A sampled segment's index is stored in 16 bits (`Submission.draw`).
+        if (params_.maxSegments > MAX_SEGMENTS_BOUND) revert InvalidParam("maxSegments", params_.maxSegments);
         if (params_.maxSegmentSteps == 0) revert InvalidParam("maxSegmentSteps", 0);
         // A job pays for the verifier stake it locks: every assigned verifier that was not at fault
         // is paid its fee, including on jobs the solver abandons (PROTOCOL.md 3.3).
@@ -346,13 +356,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     }
 
     /// @inheritdoc IJobManager
-    function recordVerdicts(
-        SubmissionId submissionId,
-        address verifier,
-        bool[] calldata approvals,
-        uint256 abstainMask,
-        bytes5 endTag
-    ) external nonReentrant {
+    function recordVerdicts(SubmissionId submissionId, SeatVerdicts[] calldata seats) external nonReentrant {
         if (msg.sender != address(_round) || msg.sender == address(0)) {
             revert NotVerificationRound(msg.sender);
         }
@@ -362,7 +366,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         address solver = submissionId.solverOf();
         if (solver == address(0) || job.solver != solver) revert SubmissionNotActive(submissionId);
         _requireStatus(jobId, job, JobStatus.Verifying);
-        LibAssignment.recordVerdicts(job, sub, _settlement(), jobId, verifier, approvals, abstainMask, endTag);
+        LibAssignment.recordVerdicts(job, sub, _settlement(), jobId, seats);
     }
 
     /// @inheritdoc IJobManager

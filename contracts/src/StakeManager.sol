@@ -156,6 +156,17 @@ contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager 
     }
 
     /// @inheritdoc IStakeManager
+    function lockAmounts(address[] calldata accounts, Role role, uint256[] calldata amounts)
+        external
+        onlyRole(PROTOCOL_ROLE)
+    {
+        if (accounts.length != amounts.length) revert LengthMismatch(accounts.length, amounts.length);
+        for (uint256 i; i < accounts.length; ++i) {
+            _lock(accounts[i], role, amounts[i]);
+        }
+    }
+
+    /// @inheritdoc IStakeManager
     function unlockEach(address[] calldata accounts, Role role, uint256 amount) external onlyRole(PROTOCOL_ROLE) {
         for (uint256 i; i < accounts.length; ++i) {
             _unlock(accounts[i], role, amount);

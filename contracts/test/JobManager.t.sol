@@ -60,6 +60,17 @@ contract JobManager_Constructor_Test is JobManager_Init {
         _deployWith(p);
     }
 
+    /// @notice A sampled segment's index is stored in 16 bits: a deployment allowing more than 2^16
+    ///         segments per job is refused, exactly 2^16 is accepted.
+    function test_constructor_maxSegmentsAbove16Bits_reverts() public {
+        Params memory p = _defaultParams();
+        p.maxSegments = 65_537;
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.InvalidParam.selector, "maxSegments", 65_537));
+        _deployWith(p);
+        p.maxSegments = 65_536;
+        assertEq(_deployWith(p).params().maxSegments, 65_536);
+    }
+
     function test_constructor_zeroWindow_reverts() public {
         Params memory p = _defaultParams();
         p.commitWindow = 0;

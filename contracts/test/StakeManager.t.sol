@@ -354,6 +354,48 @@ contract StakeManager_LockUnlock_Test is StakeManager_Init {
         assertEq(stakeManager.freeStake(alice, Role.Verifier), 70e18, "alice unlocked without bob");
     }
 
+    /// @notice Each account is locked its own amount, in order, as by `lock`; the amounts must
+    ///         match the accounts one for one; only the protocol may call.
+    function test_lockAmounts_eachAccountItsAmount_succeeds() public {
+        address bob = _actor("bob");
+        _stake(alice, Role.Verifier, 100e18);
+        _stake(bob, Role.Verifier, 100e18);
+        uint256[] memory amounts = new uint256[](2);
+        (amounts[0], amounts[1]) = (10e18, 25e18);
+        vm.expectEmit(address(stakeManager));
+        emit IStakeManager.StakeLocked(alice, Role.Verifier, 10e18, 10e18);
+        vm.expectEmit(address(stakeManager));
+        emit IStakeManager.StakeLocked(bob, Role.Verifier, 25e18, 25e18);
+        stakeManager.lockAmounts(_pair(alice, bob), Role.Verifier, amounts);
+        assertEq(stakeManager.freeStake(alice, Role.Verifier), 90e18);
+        assertEq(stakeManager.freeStake(bob, Role.Verifier), 75e18);
+        stakeManager.unlockAmounts(_pair(alice, bob), Role.Verifier, amounts);
+        assertEq(stakeManager.freeStake(alice, Role.Verifier), 100e18);
+        assertEq(stakeManager.freeStake(bob, Role.Verifier), 100e18);
+
+        uint256[] memory one = new uint256[](1);
+        vm.expectRevert(abi.encodeWithSelector(IStakeManager.LengthMismatch.selector, 2, 1));
+        stakeManager.lockAmounts(_pair(alice, bob), Role.Verifier, one);
+        bytes32 role = stakeManager.PROTOCOL_ROLE();
+        vm.expectRevert(abi.encodeWithSelector(IAccessControl.AccessControlUnauthorizedAccount.selector, alice, role));
+        vm.prank(alice);
+        stakeManager.lockAmounts(_pair(alice, alice), Role.Verifier, amounts);
+    }
+
+    /// @notice One account short of its amount reverts the whole call: none is locked.
+    function test_lockAmounts_oneShort_locksNone_reverts() public {
+        address bob = _actor("bob");
+        _stake(alice, Role.Verifier, 100e18);
+        _stake(bob, Role.Verifier, 10e18);
+        uint256[] memory amounts = new uint256[](2);
+        (amounts[0], amounts[1]) = (5e18, 11e18);
+        vm.expectRevert(
+            abi.encodeWithSelector(IStakeManager.InsufficientFreeStake.selector, bob, Role.Verifier, 10e18, 11e18)
+        );
+        stakeManager.lockAmounts(_pair(alice, bob), Role.Verifier, amounts);
+        assertEq(stakeManager.freeStake(alice, Role.Verifier), 100e18, "alice locked without bob");
+    }
+
     function _pair(address first, address second) internal pure returns (address[] memory accounts) {
         accounts = new address[](2);
         (accounts[0], accounts[1]) = (first, second);

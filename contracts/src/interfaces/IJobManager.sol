@@ -11,7 +11,7 @@ import {IVerificationRound} from "./IVerificationRound.sol";
 // Types
 import {Job, JobStatus, Params, RoundJob, Verdict} from "../types/JobTypes.sol";
 import {Role} from "../types/Role.sol";
-import {RoundOutcome} from "../types/RoundTypes.sol";
+import {RoundOutcome, SeatVerdicts} from "../types/RoundTypes.sol";
 import {SubmissionId} from "../types/SubmissionId.sol";
 
 /// @title IJobManager
@@ -403,26 +403,20 @@ interface IJobManager is IJobManagerErrors {
     /// @param jobId Job.
     function assignVerifiers(uint256 jobId) external;
 
-    /// @notice Records a verifier's revealed verdicts, one per sampled segment (verification round
-    ///         only, which enforces the windows); only those on the seat's own samples count (the
-    ///         others are ignored: Verdict.None, P-27); locks `challengeBond` per reject from
-    ///         `verifier`'s free verifier stake (reverts the StakeManager's InsufficientFreeStake when
-    ///         short). When every assigned verifier has
-    ///         verdicts, the challenge deadline becomes now + challengeWindow.
+    /// @notice Records revealed verdicts of one or more seats, one verdict per sampled segment each
+    ///         (verification round only, which enforces the windows; every seat of one reveal call
+    ///         in one call); only those on a seat's own samples count (the others are ignored:
+    ///         Verdict.None, P-27); locks `challengeBond` per reject from each seat's free verifier
+    ///         stake, all seats' bonds in one StakeManager call after every record (reverts the
+    ///         StakeManager's InsufficientFreeStake when a seat is short, recording none). When
+    ///         every assigned verifier has verdicts, the challenge deadline becomes now +
+    ///         challengeWindow. Reverts NotAssignedVerifier, VerdictsAlreadySubmitted (a seat
+    ///         named twice included) and VerdictCountMismatch per seat.
     /// @param submissionId Submission (the job's active one).
-    /// @param verifier Assigned verifier that revealed.
-    /// @param approvals true = approve, false = reject or abstain, in sample order.
-    /// @param abstainMask Bit i set = the verifier sealed a zero end for sample i (it could not obtain
-    ///        the data): an abstention, disputed like a rejection but never slashed or paid (P-20).
-    /// @param endTag The round's tag of the end the verifier revealed for its first rejected sample
-    ///        of its own draw (zero if none), kept in the seat's word (`endTagOf`).
-    function recordVerdicts(
-        SubmissionId submissionId,
-        address verifier,
-        bool[] calldata approvals,
-        uint256 abstainMask,
-        bytes5 endTag
-    ) external;
+    /// @param seats Each seat's verdicts (`SeatVerdicts`: the seat, its approve and abstain masks,
+    ///        bit i = sample i, and its end tag); a bit at or above the sample count reverts
+    ///        VerdictCountMismatch(jobId, samples, the mask's bit length).
+    function recordVerdicts(SubmissionId submissionId, SeatVerdicts[] calldata seats) external;
 
     /// @notice Voids the verdicts of a seat the verification round proved to have signed two seals
     ///         for the submission (verification round only, `IVerificationRound.proveEquivocation`),

@@ -160,6 +160,15 @@ interface IStakeManager {
     /// @param amount Amount per account (wei).
     function lockEach(address[] calldata accounts, Role role, uint256 amount) external;
 
+    /// @notice `lock(accounts[i], role, amounts[i])` for each account, in order, in one call: the
+    ///         reject bonds of every seat of one verdict reveal. Reverts LengthMismatch unless both
+    ///         arrays have the same length, and InsufficientFreeStake at the first account short of
+    ///         its amount, locking none.
+    /// @param accounts Stakers (an account named twice is locked twice).
+    /// @param role Role of the stakes.
+    /// @param amounts Amount per account (wei), in the order of `accounts`.
+    function lockAmounts(address[] calldata accounts, Role role, uint256[] calldata amounts) external;
+
     /// @notice `unlock(accounts[i], role, amount)` for each account, in order, in one call.
     ///         Reverts InsufficientLockedStake at the first account short of `amount`, unlocking none.
     /// @param accounts Stakers.

@@ -13,6 +13,7 @@ import {IStakeManager} from "../interfaces/IStakeManager.sol";
 import {Bucket} from "../types/EscrowTypes.sol";
 import {Job, JobStatus, Verdict} from "../types/JobTypes.sol";
 import {Role} from "../types/Role.sol";
+import {SeatVerdicts} from "../types/RoundTypes.sol";
 import {
     Seat,
     SeatStatus,
@@ -21,6 +22,8 @@ import {
     fetchesLastSample,
     pushVerifier,
     sampledSegments,
+    storeSample,
+    verifierIdAt,
     verifiersOf
 } from "../types/SubmissionTypes.sol";
 
@@ -132,9 +135,9 @@ library LibAssignment {
         masks = _drawOwnSamples(drawn, seed, uint64((uint256(1) << sub.sampleCount) - 1) & ~covered, q);
     }
 
-    /// @notice Keeps the previous draw's seats that revealed (`sub.verifierIds` becomes theirs, in seat
-    ///         order; empty at the first assignment) and adds the others (Missed or voided) to
-    ///         `sub.pastSeats`.
+    /// @notice Keeps the previous draw's seats that revealed (the seats' ids in `sub.draw` become
+    ///         theirs, in seat order; empty at the first assignment) and adds the others (Missed or
+    ///         voided) to `sub.pastSeats`.
     /// @dev One seat per verifier and submission (docs/SECURITY.md P-42): a seal is stored per
     ///      submission, so a Missed seat drawn again would find its old seal still stored while the
     ///      draw's seal count starts again (it could not seal anew, would not stop a one-shot reveal,
@@ -173,7 +176,7 @@ library LibAssignment {
             }
             // Read before the push: it writes at index kept-so-far <= i.
             kept[sub.seatCount] = previous[i];
-            pushVerifier(sub, sub.verifierIds[i]);
+            pushVerifier(sub, verifierIdAt(sub, i));
         }
         kept = LibVerdict.truncate(kept, sub.seatCount);
     }
@@ -243,47 +246,79 @@ library LibAssignment {
         }
     }
 
-    /// @notice Records an assigned verifier's revealed verdicts on the active submission, on its own
-    ///         samples only (the others are ignored, docs/SECURITY.md P-27): bit i of the seat's
-    ///         reject mask for each non-approval (an abstention, a zero end, counts there
+    /// @notice Records the revealed verdicts of each seat in `seats` on the active submission, on
+    ///         its own samples only (the others are ignored, docs/SECURITY.md P-27): bit i of the
+    ///         seat's reject mask for each non-approval (an abstention, a zero end, counts there
     ///         and in its own abstain mask, docs/SECURITY.md P-20), marks those samples disputed,
-    ///         keeps the round's `endTag` in the seat's word, locks one challengeBond per
-    ///         non-approval from the seat's free verifier stake (docs/SECURITY.md, "Gas cuts": reject
-    ///         bonds from stake) and, once every seat has spoken, starts the challenge window.
-    /// @dev Reverts NotAssignedVerifier, VerdictsAlreadySubmitted, VerdictCountMismatch, and the
-    ///      StakeManager's InsufficientFreeStake when the seat's free verifier stake is short of its
-    ///      bonds.
+    ///         keeps the round's `endTag` in the seat's word and, once every seat has spoken,
+    ///         starts the challenge window; then locks one challengeBond per non-approval from each
+    ///         seat's free verifier stake (docs/SECURITY.md, "Gas cuts": reject bonds from stake),
+    ///         every seat's bonds in one StakeManager call after all the records.
+    /// @dev Reverts NotAssignedVerifier, VerdictsAlreadySubmitted (also for a seat named twice),
+    ///      VerdictCountMismatch, and the StakeManager's InsufficientFreeStake when a seat's free
+    ///      verifier stake is short of its bonds (the whole call reverts: no seat is recorded).
     function recordVerdicts(
         Job storage job,
         Submission storage sub,
         Settlement memory s,
         uint256 jobId,
-        address verifier,
-        bool[] calldata approvals,
-        uint256 abstainMask,
-        bytes5 endTag
+        SeatVerdicts[] calldata seats
     ) external {
+        address[] memory bonded = new address[](seats.length);
+        uint256[] memory bonds = new uint256[](seats.length);
+        uint256 count = 0;
+        for (uint256 i; i < seats.length; ++i) {
+            uint256 bond = _recordSeat(job, sub, s, jobId, seats[i]);
+            if (bond == 0) continue;
+            (bonded[count], bonds[count]) = (seats[i].verifier, bond);
+            ++count;
+        }
+        if (count == 0) return;
+        // `seats` are the accounts that revealed in the VerificationRound, the only caller.
+        // SAFETY: trusted StakeManager; it locks each bond from the seat's free verifier stake
+        // (reverts InsufficientFreeStake when short). Every bond locked here is later unlocked
+        // (returned) or slashed (forfeited) exactly once by the settlement. No reject, no bond: a
+        // seat without one is left out, and no seat has one, no call.
+        s.stakeManager.lockAmounts(LibVerdict.truncate(bonded, count), Role.Verifier, _truncate(bonds, count));
+    }
+
+    /// @notice One seat's record in `recordVerdicts` (every effect but the bond's lock).
+    /// @return bond The seat's reject bonds to lock (wei): challengeBond per non-approval.
+    function _recordSeat(
+        Job storage job,
+        Submission storage sub,
+        Settlement memory s,
+        uint256 jobId,
+        SeatVerdicts calldata verdicts
+    ) internal returns (uint256 bond) {
+        address verifier = verdicts.verifier;
         Seat storage seat = sub.seats[verifier];
         if (seat.status == SeatStatus.None) revert IJobManagerErrors.NotAssignedVerifier(jobId, verifier);
         if (seat.status != SeatStatus.Assigned) revert IJobManagerErrors.VerdictsAlreadySubmitted(jobId, verifier);
         uint256 samples = sub.sampleCount;
-        if (approvals.length != samples) {
-            revert IJobManagerErrors.VerdictCountMismatch(jobId, samples, approvals.length);
+        uint256 approveMask = verdicts.approveMask;
+        // A verdict beyond the sample (the round sends exactly one per sample).
+        if ((approveMask | verdicts.abstainMask) >> samples != 0) {
+            revert IJobManagerErrors.VerdictCountMismatch(
+                jobId, samples, _bitLength(approveMask | verdicts.abstainMask)
+            );
         }
-        (uint256 rejectMask, uint256 rejects) = _ownRejects(approvals, seat.sampleMask);
-        uint256 bond = rejects * s.challengeBond;
+        // Non-approvals on the seat's own samples only: its verdicts on the others are ignored (P-27).
+        uint256 rejectMask = ~approveMask & seat.sampleMask;
+        uint256 rejects = _popCount(rejectMask);
+        bond = rejects * s.challengeBond;
         seat.status = SeatStatus.Submitted;
         seat.revealed = true;
-        seat.endTag = endTag;
+        seat.endTag = verdicts.endTag;
         // SAFETY: samples <= MAX_SAMPLES_PER_JOB = 64, so both masks fit in 64 bits; an abstention
         // is a non-approval, so only those bits count (the VerificationRound derives both).
         // forge-lint: disable-next-line(unsafe-typecast)
         seat.rejectMask = uint64(rejectMask);
         // forge-lint: disable-next-line(unsafe-typecast)
-        seat.abstainMask = uint64(abstainMask & rejectMask);
+        seat.abstainMask = uint64(verdicts.abstainMask & rejectMask);
         // forge-lint: disable-next-line(unsafe-typecast)
         sub.disputedMask |= uint64(rejectMask);
-        emit IJobManager.VerdictsSubmitted(jobId, verifier, approvals, bond);
+        emit IJobManager.VerdictsSubmitted(jobId, verifier, _approvals(approveMask, samples), bond);
         if (seat.abstainMask != 0) emit IJobManager.VerdictsAbstained(jobId, verifier, seat.abstainMask);
         if (++sub.submitted == sub.seatCount) {
             // Everyone has spoken: the challenge window runs from now.
@@ -291,28 +326,35 @@ library LibAssignment {
             job.challengeDeadline = SafeCast.toUint40(deadline);
             emit IJobManager.ChallengeDeadlineSet(jobId, deadline);
         }
-        // `verifier` is the account that revealed in the VerificationRound, the only caller.
-        // SAFETY: trusted StakeManager; it locks the bond from the verifier's free verifier stake
-        // (reverts InsufficientFreeStake when short). Every bond locked here is later unlocked
-        // (returned) or slashed (forfeited) exactly once by the settlement. No reject, no bond: the
-        // call is skipped.
-        if (bond != 0) s.stakeManager.lock(verifier, Role.Verifier, bond);
     }
 
-    /// @notice The non-approvals among `approvals` on the samples of `own` (bit i = sample i): only
-    ///         the seat's own samples count, its ends on the others are ignored (P-27).
-    /// @return rejectMask Bit i set = sample i of `own` not approved.
-    /// @return rejects Number of those bits.
-    function _ownRejects(bool[] calldata approvals, uint256 own)
-        internal
-        pure
-        returns (uint256 rejectMask, uint256 rejects)
-    {
-        for (uint256 i; i < approvals.length; ++i) {
-            if (!approvals[i] && (own >> i) & 1 == 1) {
-                rejectMask |= uint256(1) << i;
-                ++rejects;
-            }
+    /// @notice The first `count` entries of `values` (`LibVerdict.truncate` for amounts).
+    function _truncate(uint256[] memory values, uint256 count) internal pure returns (uint256[] memory out) {
+        out = new uint256[](count);
+        for (uint256 i; i < count; ++i) {
+            out[i] = values[i];
+        }
+    }
+
+    /// @notice `mask` as one bool per sample (bit i = sample i), for the `VerdictsSubmitted` event.
+    function _approvals(uint256 mask, uint256 samples) internal pure returns (bool[] memory approvals) {
+        approvals = new bool[](samples);
+        for (uint256 i; i < samples; ++i) {
+            approvals[i] = (mask >> i) & 1 == 1;
+        }
+    }
+
+    /// @notice Number of set bits of `mask`.
+    function _popCount(uint256 mask) internal pure returns (uint256 count) {
+        for (; mask != 0; mask &= mask - 1) {
+            ++count;
+        }
+    }
+
+    /// @notice 1 + the index of the highest set bit of `mask` (0 for 0).
+    function _bitLength(uint256 mask) internal pure returns (uint256 length) {
+        while (mask >> length != 0) {
+            ++length;
         }
     }
 
@@ -408,12 +450,8 @@ library LibAssignment {
                 size = _insertSorted(union, size, draws[v][j]);
             }
         }
-        for (uint256 i; i < size; ++i) {
-            sub.segments[i] = union[i];
-        }
-        // SAFETY: size <= V * q + 1 <= MAX_SAMPLES_PER_JOB = 64.
-        // forge-lint: disable-next-line(unsafe-typecast)
-        sub.sampleCount = uint8(size);
+        // size <= V * q + 1 <= MAX_SAMPLES_PER_JOB = 64.
+        storeSample(sub, union, size);
         masks = new uint64[](count);
         for (uint256 v; v < count; ++v) {
             // the last segment is the union's last sample

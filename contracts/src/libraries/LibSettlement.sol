@@ -17,7 +17,15 @@ import {Role} from "../types/Role.sol";
 import {RoundOutcome} from "../types/RoundTypes.sol";
 import {LibStateHash} from "../types/StateHash.sol";
 import {LibSubmission, SubmissionId} from "../types/SubmissionId.sol";
-import {Seat, SeatStatus, Settlement, Submission, fetchesOnly, seatedVerifiers} from "../types/SubmissionTypes.sol";
+import {
+    Seat,
+    SeatStatus,
+    Settlement,
+    Submission,
+    fetchesOnly,
+    seatedVerifiers,
+    segmentAt
+} from "../types/SubmissionTypes.sol";
 
 /// @title LibSettlement
 /// @notice How the JobManager settles a submission: the round outcome (docs/FORCED_ERRORS.md
@@ -207,7 +215,7 @@ library LibSettlement {
         uint256 disputeId = _callAdjudicator(job, sub, s, adjudicator, jobId, sampleIndex, challenger);
         job.disputeId = disputeId;
         disputeSubmissions[disputeId] = LibSubmission.id(jobId, job.solver);
-        emit IJobManager.JobDisputed(jobId, disputeId, sampleIndex, sub.segments[sampleIndex]);
+        emit IJobManager.JobDisputed(jobId, disputeId, sampleIndex, segmentAt(sub, sampleIndex));
         opened = true;
     }
 
@@ -233,7 +241,7 @@ library LibSettlement {
         // (IAdjudicator @dev); the id is recorded right after and nonReentrant guards the rest.
         // slither-disable-next-line reentrancy-no-eth,reentrancy-benign
         (disputeId, challengerOnly) =
-            adjudicator.openDispute(jobId, sub.segments[sampleIndex], challenger, excluded, seatedVerifiers(sub, s));
+            adjudicator.openDispute(jobId, segmentAt(sub, sampleIndex), challenger, excluded, seatedVerifiers(sub, s));
         sub.disputeChallenger = challengerOnly ? challenger : address(0);
     }
 

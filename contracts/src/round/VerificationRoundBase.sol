@@ -9,7 +9,7 @@ import {IStakeManager} from "../interfaces/IStakeManager.sol";
 import {IVerificationRound} from "../interfaces/IVerificationRound.sol";
 // Types
 import {JobStatus, Params, RoundJob} from "../types/JobTypes.sol";
-import {Claims} from "../types/RoundTypes.sol";
+import {Claims, SeatVerdicts} from "../types/RoundTypes.sol";
 import {LibStateHash} from "../types/StateHash.sol";
 import {SubmissionId} from "../types/SubmissionId.sol";
 
@@ -64,7 +64,7 @@ abstract contract VerificationRoundBase is IVerificationRound, EIP712 {
 
     /// @notice The verdicts a seat's sealed ends imply (`_verdictsOf`), computed before anything is
     ///         stored.
-    /// @param approvals Approve (true) per sample.
+    /// @param approveMask Bit j set = ends[j] is the claimed end (an approval).
     /// @param abstainMask Bit j set = ends[j] is zero (an abstention, P-20).
     /// @param replayedMask Bit j set = ends[j] is a replayed end other than the claim (a rejection).
     /// @param ownRejects Non-approvals on the seat's own samples: the reject bonds its reveal books
@@ -73,7 +73,7 @@ abstract contract VerificationRoundBase is IVerificationRound, EIP712 {
     ///        if none): that end is kept as a tag in the seat's word at the JobManager
     ///        (`LibStateHash.endTag`), not in `_replayedEnds`.
     struct Verdicts {
-        bool[] approvals;
+        uint256 approveMask;
         uint256 abstainMask;
         uint256 replayedMask;
         uint256 ownRejects;
@@ -164,16 +164,31 @@ abstract contract VerificationRoundBase is IVerificationRound, EIP712 {
         emit VerdictsCommitted(submissionId, verifier, commitment);
     }
 
-    /// @notice Keeps the end of each sample in `verdicts.replayedMask` for the forced-error check (the
-    ///         seat's first rejected own sample as a tag, `LibStateHash.endTag`; the others whole), emits
-    ///         `verifier`'s revealed verdicts and records them (approvals, abstentions and the tag)
-    ///         at the JobManager, which locks the reject bonds from `verifier`'s free verifier stake.
+    /// @notice Records `verifier`'s revealed verdicts (`_seatVerdicts`) at the JobManager, which
+    ///         locks the reject bonds from `verifier`'s free verifier stake.
     function _recordVerdicts(
         SubmissionId submissionId,
         address verifier,
         bytes32[] calldata ends,
         Verdicts memory verdicts
     ) internal {
+        SeatVerdicts[] memory seats = new SeatVerdicts[](1);
+        seats[0] = _seatVerdicts(submissionId, verifier, ends, verdicts);
+        // SAFETY: the JobManager is trusted.
+        _JOB_MANAGER.recordVerdicts(submissionId, seats);
+    }
+
+    /// @notice Keeps the end of each sample in `verdicts.replayedMask` for the forced-error check (the
+    ///         seat's first rejected own sample as a tag, `LibStateHash.endTag`; the others whole) and
+    ///         emits `verifier`'s revealed verdicts.
+    /// @return seat What the JobManager records of the seat (`IJobManager.recordVerdicts`): its
+    ///         approvals, abstentions and the tag.
+    function _seatVerdicts(
+        SubmissionId submissionId,
+        address verifier,
+        bytes32[] calldata ends,
+        Verdicts memory verdicts
+    ) internal returns (SeatVerdicts memory seat) {
         uint256 tagged = verdicts.tagged;
         bytes5 tag = tagged == 0 ? bytes5(0) : LibStateHash.endTag(tagged - 1, bytes12(ends[tagged - 1]));
         // the tagged sample's bit is cleared: its end rides in the seat's word
@@ -182,8 +197,9 @@ abstract contract VerificationRoundBase is IVerificationRound, EIP712 {
             if ((replayed >> j) & 1 == 1) _replayedEnds[submissionId][verifier][j] = ends[j];
         }
         emit VerdictsRevealed(submissionId, verifier, ends);
-        // SAFETY: the JobManager is trusted.
-        _JOB_MANAGER.recordVerdicts(submissionId, verifier, verdicts.approvals, verdicts.abstainMask, tag);
+        seat = SeatVerdicts({
+            verifier: verifier, approveMask: verdicts.approveMask, abstainMask: verdicts.abstainMask, endTag: tag
+        });
     }
 
     /// @notice The submission's job, reverting unless the submission has a round, is its job's
@@ -211,10 +227,9 @@ abstract contract VerificationRoundBase is IVerificationRound, EIP712 {
         returns (Verdicts memory verdicts)
     {
         uint256 samples = ends.length;
-        verdicts.approvals = new bool[](samples);
         for (uint256 j; j < samples; ++j) {
             if (ends[j] == claimed[j]) {
-                verdicts.approvals[j] = true;
+                verdicts.approveMask |= uint256(1) << j;
                 continue;
             }
             if (ends[j] != bytes32(0)) verdicts.replayedMask |= uint256(1) << j;

@@ -9,7 +9,7 @@ import {SignatureChecker} from "@openzeppelin/contracts/utils/cryptography/Signa
 import {IVerificationRound} from "../interfaces/IVerificationRound.sol";
 // Types
 import {RoundJob} from "../types/JobTypes.sol";
-import {Claims, SignedReveal} from "../types/RoundTypes.sol";
+import {Claims, SeatVerdicts, SignedReveal} from "../types/RoundTypes.sol";
 import {SubmissionId} from "../types/SubmissionId.sol";
 
 /// @title VerificationRoundSigned
@@ -66,12 +66,13 @@ abstract contract VerificationRoundSigned is VerificationRoundBase {
             (,,, uint256 seats,) = _JOB_MANAGER.seatOf(submissionId, address(0));
             revert LengthMismatch(submissionId, seats, 0);
         }
-        Verdicts[] memory verdicts = new Verdicts[](count);
+        SeatVerdicts[] memory seats = new SeatVerdicts[](count);
         uint64 covered = 0;
         for (uint256 i; i < count; ++i) {
-            uint64 sampleMask;
-            (verdicts[i], sampleMask) = _openSignedSeal(submissionId, jobId, reveals[i], claims, count);
+            (Verdicts memory verdicts, uint64 sampleMask) =
+                _openSignedSeal(submissionId, jobId, reveals[i], claims, count);
             covered |= sampleMask;
+            seats[i] = _seatVerdicts(submissionId, reveals[i].verifier, reveals[i].ends, verdicts);
         }
         // Every seat sealed (views and the reveal window see it so); the flags share one word with
         // `covered`, which this call writes anyway: no new storage word.
@@ -82,9 +83,9 @@ abstract contract VerificationRoundSigned is VerificationRoundBase {
         // The JobManager refuses a seat named twice (VerdictsAlreadySubmitted), so with one entry
         // per seat every seat is recorded, or none: a seat whose free stake cannot cover its reject
         // bonds reverts the call, since a skipped seat could seal after seeing the others' ends.
-        for (uint256 i; i < count; ++i) {
-            _recordVerdicts(submissionId, reveals[i].verifier, reveals[i].ends, verdicts[i]);
-        }
+        // Every seat in one JobManager call (one call's overhead and one bond lock for all).
+        // SAFETY: the JobManager is trusted.
+        _JOB_MANAGER.recordVerdicts(submissionId, seats);
     }
 
     /// @inheritdoc IVerificationRound

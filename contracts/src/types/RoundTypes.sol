@@ -46,3 +46,19 @@ struct SignedReveal {
     bytes32 salt;
     bytes signature;
 }
+
+/// @notice One seat's revealed verdicts as the verification round hands them to the JobManager
+///         (`IJobManager.recordVerdicts`, every seat of one reveal call in one call).
+/// @param verifier The seat.
+/// @param approveMask Bit i set = the seat approved sample i (its end is the claimed one); clear =
+///        rejected or abstained. No bit at or above the sample count.
+/// @param abstainMask Bit i set = the seat sealed a zero end for sample i (it could not obtain the
+///        data): an abstention, disputed like a rejection but never slashed or paid (P-20).
+/// @param endTag The round's tag of the end the seat revealed for its first rejected sample of its
+///        own draw (zero if none), kept in the seat's word (`IJobManager.endTagOf`).
+struct SeatVerdicts {
+    address verifier;
+    uint256 approveMask;
+    uint256 abstainMask;
+    bytes5 endTag;
+}

@@ -49,6 +49,17 @@ struct Seat {
 ///      `MAX_VERIFIERS_PER_JOB`, which its constructor enforces on verifiersPerJob.
 uint256 constant MAX_SEATS = 32;
 
+/// @dev Most sampled segments of a submission (`IJobManager.MAX_SAMPLES_PER_JOB`).
+uint256 constant MAX_SAMPLES = 64;
+
+/// @dev Entries of `Submission.draw`: every sampled segment (one 16-bit entry each) and every
+///      seat's 32-bit StakeManager id (two entries each).
+uint256 constant MAX_DRAW_ENTRIES = MAX_SAMPLES + 2 * MAX_SEATS;
+
+/// @dev Most segments N / k of a job a deployment may allow (`Params.maxSegments`): a segment
+///      index is stored in 16 bits (`Submission.draw`).
+uint256 constant MAX_SEGMENTS_BOUND = 1 << 16;
+
 /// @notice The JobManager's bookkeeping of one submission (one solver's attempt at one job), keyed
 ///         by `SubmissionId`.
 /// @param disputedMask Bit i set = sample i rejected or challenged and not yet adjudicated.
@@ -60,14 +71,18 @@ uint256 constant MAX_SEATS = 32;
 /// @param reassignments Times fresh verifiers were drawn because none revealed a verdict (at most
 ///        maxReassignments; a deployment above 2^24 - 1 would revert at that count, centuries of
 ///        verdict windows away).
-/// @param seatCount Assigned verifiers: the first `seatCount` entries of `verifierIds` (<= 32).
-/// @param verifierIds Assigned verifiers' StakeManager ids (`IStakeManager.verifierIdOf`), in seat
-///        order (`verifiersOf` resolves them to accounts): 32 bits each, eight seats to a storage
-///        word instead of one 20-byte address per word; a fixed array with its count in the packed
-///        word, not a dynamic array with a length word of its own.
+/// @param seatCount Assigned verifiers (<= 32): seat i's StakeManager id is in `draw` after the
+///        sample (`verifierIdAt`).
 /// @param sampleCount Sampled segments (<= MAX_SAMPLES_PER_JOB = 64; zero until assigned).
-/// @param segments Sampled segment indices, in sample order: the union of the seats' own draws, in
-///        increasing segment order; the first `sampleCount` entries (`sampledSegments` copies them).
+/// @param draw The assignment in 16-bit entries, sixteen to a storage word: first the sample's
+///        segment indices in sample order (the union of the seats' own draws, in increasing segment
+///        order; `sampleCount` entries, `segmentAt`, `sampledSegments`; a segment index is below
+///        maxSegments <= 2^16, `MAX_SEGMENTS_BOUND`), then each seat's StakeManager id
+///        (`IStakeManager.verifierIdOf`; 32 bits, as two entries, high half first), in seat order
+///        (`verifiersOf` resolves them to accounts). At V = 3 seats and a sample of up to 10
+///        segments the whole draw is one storage word, where separate 32-bit arrays of ids and
+///        segments took two (one 20k-gas word less per assignment). The sample is drawn before any
+///        seat is pushed and never changes, so the ids' offset is fixed once they are written.
 /// @param seats Seat of each assigned verifier.
 /// @param challengers Whistleblower that challenged a verifier's approval of a sample.
 /// @param disputeChallenger The one party whose own challenge the current dispute decides (a game
@@ -108,8 +123,7 @@ struct Submission {
     bool expiring;
     uint64 disputedMask;
     uint8 sampleCount;
-    uint32[MAX_SEATS] verifierIds;
-    uint32[64] segments;
+    uint16[MAX_DRAW_ENTRIES] draw;
     mapping(address verifier => Seat seat) seats;
     mapping(uint256 sampleIndex => mapping(address verifier => address challenger)) challengers;
     address disputeChallenger;
@@ -124,8 +138,11 @@ function verifiersOf(Submission storage sub, IStakeManager stakeManager) view re
     uint256 count = sub.seatCount;
     if (count == 0) return list;
     uint32[] memory ids = new uint32[](count);
+    // The ids follow the sample: its count is read once, not per seat (`verifierIdAt`).
+    uint256 entry = sub.sampleCount;
     for (uint256 i; i < count; ++i) {
-        ids[i] = sub.verifierIds[i];
+        ids[i] = (uint32(sub.draw[entry]) << 16) | sub.draw[entry + 1];
+        entry += 2;
     }
     // SAFETY: trusted StakeManager view; every stored id was given by it (`verifierIdsOf`).
     list = stakeManager.verifiersById(ids);
@@ -145,20 +162,50 @@ function seatedVerifiers(Submission storage sub, Settlement memory s) view retur
 ///         most MAX_SEATS: the draw never fills more than verifiersPerJob <= 32).
 function pushVerifier(Submission storage sub, uint32 id) {
     uint256 count = sub.seatCount;
-    sub.verifierIds[count] = id;
+    uint256 entry = sub.sampleCount + 2 * count;
+    // The id's high and low halves (a 32-bit id split in two 16-bit entries).
+    // forge-lint: disable-next-line(unsafe-typecast)
+    sub.draw[entry] = uint16(id >> 16);
+    // forge-lint: disable-next-line(unsafe-typecast)
+    sub.draw[entry + 1] = uint16(id);
     // SAFETY: count < verifiersPerJob <= MAX_SEATS = 32 (the draw fills at most the held fees' seats).
     // forge-lint: disable-next-line(unsafe-typecast)
     sub.seatCount = uint8(count + 1);
 }
 
 /// @notice The submission's sampled segment indices, in sample order (a memory copy of the first
-///         `sampleCount` entries of `sub.segments`).
+///         `sampleCount` entries of `sub.draw`).
 function sampledSegments(Submission storage sub) view returns (uint32[] memory segments) {
     uint256 count = sub.sampleCount;
     segments = new uint32[](count);
     for (uint256 i; i < count; ++i) {
-        segments[i] = sub.segments[i];
+        segments[i] = sub.draw[i];
     }
+}
+
+/// @notice Segment index of sample `sampleIndex` (< sampleCount) of the submission's sample.
+function segmentAt(Submission storage sub, uint256 sampleIndex) view returns (uint32 segment) {
+    segment = sub.draw[sampleIndex];
+}
+
+/// @notice Records the sample: `segments` (in sample order, each < MAX_SEGMENTS_BOUND, at most
+///         MAX_SAMPLES) and their count. Only before any seat is pushed (the ids follow the sample).
+function storeSample(Submission storage sub, uint32[] memory segments, uint256 count) {
+    for (uint256 i; i < count; ++i) {
+        // SAFETY: a segment index is < N / k <= maxSegments <= MAX_SEGMENTS_BOUND = 2^16 (checked
+        // at the JobManager's construction and at postJob).
+        // forge-lint: disable-next-line(unsafe-typecast)
+        sub.draw[i] = uint16(segments[i]);
+    }
+    // SAFETY: count <= MAX_SAMPLES = 64.
+    // forge-lint: disable-next-line(unsafe-typecast)
+    sub.sampleCount = uint8(count);
+}
+
+/// @notice StakeManager id of seat `seat` (< seatCount): its two 16-bit entries after the sample.
+function verifierIdAt(Submission storage sub, uint256 seat) view returns (uint32 id) {
+    uint256 entry = sub.sampleCount + 2 * seat;
+    id = (uint32(sub.draw[entry]) << 16) | sub.draw[entry + 1];
 }
 
 /// @notice The single-seat rule (docs/SECURITY.md P-39): whether a seat holding `mask` fetches the

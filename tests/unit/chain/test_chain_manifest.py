@@ -128,6 +128,13 @@ def test_params_refuse_free_verifier_locks():
         ProtocolParams(verifier_fee=0)
 
 
+def test_params_refuse_more_segments_than_sixteen_bits_index():
+    """The JobManager stores a sampled segment's index in 16 bits (its constructor refuses more)."""
+    assert ProtocolParams(max_segments=2**16).max_segments == 2**16
+    with pytest.raises(ValueError, match="max_segments"):
+        ProtocolParams(max_segments=2**16 + 1)
+
+
 def test_params_refuse_a_segment_bound_not_replayable_in_the_verdict_window():
     """docs/SECURITY.md P-19: 2 * max_segment_compute <= reference_replay_flops * verdict_window."""
     p = ProtocolParams()
