@@ -279,7 +279,7 @@ library LibAssignment {
         // (reverts InsufficientFreeStake when short). Every bond locked here is later unlocked
         // (returned) or slashed (forfeited) exactly once by the settlement. No reject, no bond: a
         // seat without one is left out, and no seat has one, no call.
-        s.stakeManager.lockAmounts(LibVerdict.truncate(bonded, count), Role.Verifier, _truncate(bonds, count));
+        s.stakeManager.lockAmounts(LibVerdict.truncate(bonded, count), Role.Verifier, LibVerdict.truncate(bonds, count));
     }
 
     /// @notice One seat's record in `recordVerdicts` (every effect but the bond's lock).
@@ -305,7 +305,7 @@ library LibAssignment {
         }
         // Non-approvals on the seat's own samples only: its verdicts on the others are ignored (P-27).
         uint256 rejectMask = ~approveMask & seat.sampleMask;
-        uint256 rejects = _popCount(rejectMask);
+        uint256 rejects = LibVerdict.popCount(rejectMask);
         bond = rejects * s.challengeBond;
         seat.status = SeatStatus.Submitted;
         seat.revealed = true;
@@ -328,26 +328,11 @@ library LibAssignment {
         }
     }
 
-    /// @notice The first `count` entries of `values` (`LibVerdict.truncate` for amounts).
-    function _truncate(uint256[] memory values, uint256 count) internal pure returns (uint256[] memory out) {
-        out = new uint256[](count);
-        for (uint256 i; i < count; ++i) {
-            out[i] = values[i];
-        }
-    }
-
     /// @notice `mask` as one bool per sample (bit i = sample i), for the `VerdictsSubmitted` event.
     function _approvals(uint256 mask, uint256 samples) internal pure returns (bool[] memory approvals) {
         approvals = new bool[](samples);
         for (uint256 i; i < samples; ++i) {
             approvals[i] = (mask >> i) & 1 == 1;
-        }
-    }
-
-    /// @notice Number of set bits of `mask`.
-    function _popCount(uint256 mask) internal pure returns (uint256 count) {
-        for (; mask != 0; mask &= mask - 1) {
-            ++count;
         }
     }
 

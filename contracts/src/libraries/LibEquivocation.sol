@@ -3,6 +3,7 @@ pragma solidity 0.8.37;
 
 // Libraries
 import {LibPayouts} from "./LibPayouts.sol";
+import {LibVerdict} from "./LibVerdict.sol";
 // Interfaces
 import {IJobManager} from "../interfaces/IJobManager.sol";
 import {IJobManagerErrors} from "../interfaces/IJobManagerErrors.sol";
@@ -47,7 +48,7 @@ library LibEquivocation {
         uint256 approved = uint256(seat.sampleMask) & ~uint256(seat.rejectMask);
         // Every non-approval of its own samples (abstentions too) bonded one challengeBond at the
         // reveal, and none is settled while the job is Verifying.
-        uint256 bonds = popCount(seat.rejectMask) * s.challengeBond;
+        uint256 bonds = LibVerdict.popCount(seat.rejectMask) * s.challengeBond;
         seat.status = SeatStatus.Slashed;
         (seat.rejectMask, seat.abstainMask, seat.sampleMask, seat.fetchesLast) = (0, 0, 0, false);
         // `submitted` counts the Submitted seats (kept ones included): without the voided seat, the
@@ -60,13 +61,6 @@ library LibEquivocation {
         // the reveal: slashed to the Escrow and booked into the pool.
         // slither-disable-next-line unused-return
         if (bonds != 0) LibPayouts.forfeitSeatBonds(s, verifier, bonds, Bucket.Jackpot);
-    }
-
-    /// @notice Number of set bits of `mask`.
-    function popCount(uint256 mask) internal pure returns (uint256 count) {
-        for (; mask != 0; mask &= mask - 1) {
-            ++count;
-        }
     }
 
     /// @notice Returns the bond of each open challenge of `verifier`'s approvals (`approved`, bit t =

@@ -129,9 +129,24 @@ library LibVerdict {
         }
     }
 
+    /// @notice Number of set bits of `mask`.
+    function popCount(uint256 mask) internal pure returns (uint256 count) {
+        for (; mask != 0; mask &= mask - 1) {
+            ++count;
+        }
+    }
+
     /// @notice First `count` entries of `values`.
     function truncate(address[] memory values, uint256 count) internal pure returns (address[] memory out) {
         out = new address[](count);
+        for (uint256 i; i < count; ++i) {
+            out[i] = values[i];
+        }
+    }
+
+    /// @notice First `count` entries of `values` (`truncate` for amounts).
+    function truncate(uint256[] memory values, uint256 count) internal pure returns (uint256[] memory out) {
+        out = new uint256[](count);
         for (uint256 i; i < count; ++i) {
             out[i] = values[i];
         }
