@@ -28,6 +28,8 @@ from veritrain.enums import (
 )
 
 __all__ = [
+    "ABSTENTION_BOND",
+    "SLASH_ANNOUNCEMENTS",
     "Address",
     "JobId",
     "DisputeId",
@@ -354,3 +356,18 @@ class DecodedEvent:
     def position(self) -> tuple[int, int]:
         """Ordering key (block number, log index)."""
         return (self.block_number, self.log_index)
+
+
+ABSTENTION_BOND = "abstention bond"
+"""Cause of a slash that forfeits a seat's abstention bond (docs/SECURITY.md P-33): the seat sealed
+no end on a sample that another seat replayed. The price of missing data, not of a wrong verdict."""
+
+SLASH_ANNOUNCEMENTS: Mapping[str, tuple[str, str]] = {
+    "BondForfeited": ("account", "reject bond"),
+    "AbstentionForfeited": ("verifier", ABSTENTION_BOND),
+    "VerifierEquivocated": ("verifier", "equivocation"),
+}
+"""The JobManager events that announce a seat's slash from its verifier stake: the
+``StakeSlashed`` that carries it out is the very next log of the same transaction and names the
+same account. Per event: the argument naming the seat, and the slash's cause. A ``StakeSlashed``
+after none of them is any other slash (a cheating solver's, a lazy approver's)."""

@@ -12,6 +12,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from chain.types import ABSTENTION_BOND, SLASH_ANNOUNCEMENTS
 from cli.demo import ARITH, MODEL_NAME, ROLE_NAMES, TEXT_MODEL
 from veritrain.units import vtt_number
 
@@ -107,10 +108,20 @@ def summarize(
             }
         )
 
-    slashed: dict[tuple[str, str], int] = {}
+    # A seat's forfeited bonds are slashed from its verifier stake right after the JobManager
+    # announces them (`SLASH_ANNOUNCEMENTS`): the cause is kept so that the checks can tell a
+    # forfeited abstention bond from a slash for a wrong verdict.
+    announced: dict[tuple[bytes, int, str], str] = {}
+    for name, (arg, cause) in SLASH_ANNOUNCEMENTS.items():
+        for ev in _events(client, "JobManager", name, start):
+            at = (bytes(ev["transactionHash"]), int(ev["logIndex"]) + 1, ev["args"][arg])
+            announced[at] = cause
+    slashed: dict[tuple[str, str, str], int] = {}
     for ev in _events(client, "StakeManager", "StakeSlashed", start):
-        key = (ev["args"]["account"], ROLE_NAMES[int(ev["args"]["role"])])
-        slashed[key] = slashed.get(key, 0) + int(ev["args"]["slashed"])
+        account = ev["args"]["account"]
+        at = (bytes(ev["transactionHash"]), int(ev["logIndex"]), account)
+        row = (account, ROLE_NAMES[int(ev["args"]["role"])], announced.get(at, "slash"))
+        slashed[row] = slashed.get(row, 0) + int(ev["args"]["slashed"])
 
     # Net rewards: payouts (paid to the wallet or booked as credit) minus the caller's own bonds
     # handed back as credit (a returned bond is not a reward): a whistleblower's challenge bonds
@@ -174,8 +185,8 @@ def summarize(
         "jobs": jobs,
         "forced_errors": _forced_errors(client, start, names),
         "slashed": [
-            {"address": a, "name": names.get(a, "?"), "role": r, "amount_wei": amt}
-            for (a, r), amt in sorted(slashed.items())
+            {"address": a, "name": names.get(a, "?"), "role": r, "cause": c, "amount_wei": amt}
+            for (a, r, c), amt in sorted(slashed.items())
         ],
         "rewards": rewards,
         "shares": shares,
@@ -398,7 +409,10 @@ def checks(summary: dict[str, Any]) -> dict[str, bool]:
         ),
         "lazy_verifier_slashed": "verifier-lazy" in slashed,
         "honest_verifiers_not_slashed": not any(
-            n.startswith("verifier-") and n != "verifier-lazy" for n in slashed
+            s["name"].startswith("verifier-")
+            and s["name"] != "verifier-lazy"
+            and s.get("cause") != ABSTENTION_BOND
+            for s in summary["slashed"]
         ),
         "whistleblower_rewarded": "whistleblower" in rewarded,
         "shares_only_to_verified_solvers": holders == {"solver-honest"},
@@ -460,10 +474,11 @@ def print_summary(summary: dict[str, Any]) -> None:
     console.print(jobs)
     slashed = Table(title="Slashed")
     slashed.add_column(**address_column("account"))
-    for header in ("name", "role", "slashed (VTT)"):
+    for header in ("name", "role", "cause", "slashed (VTT)"):
         slashed.add_column(header)
     for s in summary["slashed"]:
-        slashed.add_row(s["address"], s["name"], s["role"], tokens(s["amount_wei"]))
+        cause = s.get("cause", "slash")
+        slashed.add_row(s["address"], s["name"], s["role"], cause, tokens(s["amount_wei"]))
     console.print(slashed)
     rewards = Table(title="Rewards")
     rewards.add_column(**address_column("account"))

@@ -18,6 +18,7 @@ from urllib.parse import unquote_to_bytes
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
+from chain.types import SLASH_ANNOUNCEMENTS
 from indexer.models import (
     DERIVED_TABLES,
     Account,
@@ -635,16 +636,6 @@ def _stake(session: Session, ev: Event) -> None:
         )
 
 
-_BOND_FORFEITS = {
-    "BondForfeited": ("account", "reject bond"),
-    "AbstentionForfeited": ("verifier", "abstention bond"),
-    "VerifierEquivocated": ("verifier", "equivocation"),
-}
-"""The JobManager events announcing a forfeit of a seat's reject bonds, slashed from its
-verifier stake right after (the next log of the transaction): the argument naming the seat and
-the slash's cause."""
-
-
 def _bond_forfeit(session: Session, ev: Event) -> tuple[int | None, str | None]:
     """The job and cause of a ``StakeSlashed`` that forfeits a seat's reject bonds: the log just
     before it in its transaction is the JobManager's announcement for that account (`BondForfeited`,
@@ -652,7 +643,7 @@ def _bond_forfeit(session: Session, ev: Event) -> tuple[int | None, str | None]:
     prev = session.get(Event, (ev.block, ev.log_index - 1))
     if prev is None or prev.tx_hash != ev.tx_hash or prev.contract != "JobManager":
         return None, None
-    named = _BOND_FORFEITS.get(prev.name)
+    named = SLASH_ANNOUNCEMENTS.get(prev.name)
     if named is None or prev.args.get(named[0]) != ev.args["account"]:
         return None, None
     return int(prev.args["jobId"]), named[1]

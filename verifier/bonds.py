@@ -45,11 +45,11 @@ def stake_reveal_bonds(node: VerifierNode, job_id: int, rejects: int) -> str | N
     if rejects <= 0:
         return None
     client = node.client
-    bonds = rejects * int(node.job_params().challenge_bond)
-    free = int(client.stakes.free_stake(client.address, Role.Verifier))
-    if free >= bonds:
+    short = client.round.reveal_bond_shortfall(
+        rejects, challenge_bond=int(node.job_params().challenge_bond)
+    )
+    if short == 0:
         return None
-    short = bonds - free
     node.ensure_funds(short)
     what = f"stake {vtt(short)} for {rejects} reject bond(s) of job {job_id}"
     if node.send(what, client.stakes.stake, Role.Verifier, short) is None:

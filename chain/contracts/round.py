@@ -164,12 +164,30 @@ class RoundFacade(ContractFacade):
         job_id = int.from_bytes(submission_id, "big") >> 160  # LibSubmission: jobId << 160 | solver
         own = self._client.jobs.sample_mask_of(job_id, self._client.address)
         rejects = bonded_rejects(ends32, claimed, own)
-        if rejects:
-            bonds = rejects * self._client.jobs.job_params().challenge_bond
-            free = self._client.stakes.free_stake(self._client.address, Role.Verifier)
-            if free < bonds:
-                self._client.stakes.stake(Role.Verifier, bonds - free)
+        short = self.reveal_bond_shortfall(rejects)
+        if short:
+            self._client.stakes.stake(Role.Verifier, short)
         return rejects
+
+    def reveal_bond_shortfall(
+        self, rejects: int, account: str | None = None, *, challenge_bond: int | None = None
+    ) -> int:
+        """Wei ``account`` (default: this client) must stake so that its free verifier stake
+        covers the reject bonds of a reveal with ``rejects`` non-approvals of its own samples
+        (``rejects * challengeBond`` wei, locked from that stake at the reveal); 0 when it
+        already does or ``rejects <= 0``. Reads the free stake, and the deployment's challenge
+        bond (wei) unless ``challenge_bond`` gives it; sends nothing.
+
+        Raises:
+            Exception: RPC errors.
+        """
+        if rejects <= 0:
+            return 0
+        if challenge_bond is None:
+            challenge_bond = int(self._client.jobs.job_params().challenge_bond)
+        bonds = rejects * challenge_bond
+        free = int(self._client.stakes.free_stake(account or self._client.address, Role.Verifier))
+        return max(0, bonds - free)
 
     def seal_digest(self, submission_id: bytes, commitment: bytes) -> bytes:
         """``sealDigest``: the EIP-712 digest a seat signs for `commit_verdicts_for` (32 bytes)."""

@@ -5,6 +5,7 @@ pragma solidity 0.8.37;
 import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
 // Libraries
 import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
+import {LibBits} from "./libraries/LibBits.sol";
 // Interfaces
 import {IArbitrationCommittee} from "./interfaces/IArbitrationCommittee.sol";
 import {IClaimParent} from "./interfaces/IClaimParent.sol";
@@ -465,7 +466,7 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
         (,, uint64 computePerStep,) = _SHARE_REGISTRY.modelSpecOf(run.modelId);
         shares = uint256(run.innerSteps) * computePerStep;
         uint256 accepted = state.accepted;
-        solvers = new address[](_popCount(accepted));
+        solvers = new address[](LibBits.popCount(accepted));
         uint256 count = 0;
         for (uint256 j; accepted >> j != 0; ++j) {
             if ((accepted >> j) & 1 == 0) continue;
@@ -576,7 +577,7 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
         address owner = _SHARE_REGISTRY.modelOwner(modelId);
         address[] memory posters = _SHARE_REGISTRY.postersOf(modelId);
         address opener = run.opener;
-        address[] memory accounts = new address[](FIXED_EXCLUDED + posters.length + 2 * _popCount(registered));
+        address[] memory accounts = new address[](FIXED_EXCLUDED + posters.length + 2 * LibBits.popCount(registered));
         accounts[0] = proposer;
         accounts[1] = msg.sender;
         accounts[2] = opener;
@@ -637,17 +638,6 @@ contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
     function _isTerminal(JobStatus status) internal pure returns (bool) {
         return status == JobStatus.Finalized || status == JobStatus.Rejected || status == JobStatus.Cancelled
             || status == JobStatus.Expired;
-    }
-
-    /// @notice Number of set bits of `mask`.
-    function _popCount(uint256 mask) internal pure returns (uint256 count) {
-        while (mask != 0) {
-            // SAFETY: mask != 0, so mask - 1 does not underflow.
-            unchecked {
-                mask &= mask - 1;
-                ++count;
-            }
-        }
     }
 
     /// @notice Index of the lowest set bit of `mask` (which must be non-zero).

@@ -220,11 +220,22 @@ class FakeRound:
         job_id = chain.job_of(submission_id)
         own = chain.sample_masks.get((job_id, self._client.address), 0)
         rejects = forced.bonded_rejects(ends, chain.claims[job_id].end_hashes, own)
-        bonds = rejects * chain.params.challenge_bond
-        free = self._client.stakes.free_stake(self._client.address, Role.Verifier)
-        if free < bonds:
-            self._client.stakes.stake(Role.Verifier, bonds - free)
+        short = self.reveal_bond_shortfall(rejects)
+        if short:
+            self._client.stakes.stake(Role.Verifier, short)
         return rejects
+
+    def reveal_bond_shortfall(
+        self, rejects: int, account: str | None = None, *, challenge_bond: int | None = None
+    ) -> int:
+        """As the real facade: ``rejects * challengeBond`` minus the free verifier stake, >= 0."""
+        if rejects <= 0:
+            return 0
+        bond = challenge_bond
+        if bond is None:
+            bond = self._client.chain.params.challenge_bond
+        free = self._client.stakes.free_stake(account or self._client.address, Role.Verifier)
+        return max(0, rejects * bond - free)
 
     def _bonds_of(self, job_id: int, verifier: str, ends: Sequence[bytes]) -> tuple[int, int]:
         """(reject bonds in wei, free verifier stake in wei) of a seat's reveal of ``ends``: the

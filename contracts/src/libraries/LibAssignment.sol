@@ -3,6 +3,7 @@ pragma solidity 0.8.37;
 
 // Libraries
 import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
+import {LibBits} from "./LibBits.sol";
 import {LibSampling} from "./LibSampling.sol";
 import {LibVerdict} from "./LibVerdict.sol";
 // Interfaces
@@ -305,7 +306,7 @@ library LibAssignment {
         }
         // Non-approvals on the seat's own samples only: its verdicts on the others are ignored (P-27).
         uint256 rejectMask = ~approveMask & seat.sampleMask;
-        uint256 rejects = LibVerdict.popCount(rejectMask);
+        uint256 rejects = LibBits.popCount(rejectMask);
         bond = rejects * s.challengeBond;
         seat.status = SeatStatus.Submitted;
         seat.revealed = true;

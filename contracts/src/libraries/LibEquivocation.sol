@@ -2,6 +2,7 @@
 pragma solidity 0.8.37;
 
 // Libraries
+import {LibBits} from "./LibBits.sol";
 import {LibPayouts} from "./LibPayouts.sol";
 import {LibVerdict} from "./LibVerdict.sol";
 // Interfaces
@@ -48,7 +49,7 @@ library LibEquivocation {
         uint256 approved = uint256(seat.sampleMask) & ~uint256(seat.rejectMask);
         // Every non-approval of its own samples (abstentions too) bonded one challengeBond at the
         // reveal, and none is settled while the job is Verifying.
-        uint256 bonds = LibVerdict.popCount(seat.rejectMask) * s.challengeBond;
+        uint256 bonds = LibBits.popCount(seat.rejectMask) * s.challengeBond;
         seat.status = SeatStatus.Slashed;
         (seat.rejectMask, seat.abstainMask, seat.sampleMask, seat.fetchesLast) = (0, 0, 0, false);
         // `submitted` counts the Submitted seats (kept ones included): without the voided seat, the

@@ -129,13 +129,6 @@ library LibVerdict {
         }
     }
 
-    /// @notice Number of set bits of `mask`.
-    function popCount(uint256 mask) internal pure returns (uint256 count) {
-        for (; mask != 0; mask &= mask - 1) {
-            ++count;
-        }
-    }
-
     /// @notice First `count` entries of `values`.
     function truncate(address[] memory values, uint256 count) internal pure returns (address[] memory out) {
         out = new address[](count);

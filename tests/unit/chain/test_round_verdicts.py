@@ -108,6 +108,19 @@ def test_reveal_counts_rejects_against_the_claims_and_sends_bytes32() -> None:
         RoundFacade(client).reveal_verdicts(SID, [b"\x01" * 31, *ends[1:]], salt)  # type: ignore[arg-type]
 
 
+def test_reveal_bond_shortfall_is_the_bonds_beyond_free_verifier_stake() -> None:
+    """The one computation both the facade's `cover_reveal_bonds` and a verifier node's
+    `stake_reveal_bonds` stake from: ``rejects * challengeBond`` minus free verifier stake, never
+    negative, nothing for no reject; a given bond is used instead of reading the deployment's."""
+    facade = RoundFacade(_RecordingClient([], free=BOND + 2))  # type: ignore[arg-type]
+    assert facade.reveal_bond_shortfall(0) == 0
+    assert facade.reveal_bond_shortfall(-1) == 0
+    assert facade.reveal_bond_shortfall(1) == 0  # covered, 2 wei to spare
+    assert facade.reveal_bond_shortfall(2) == BOND - 2
+    assert facade.reveal_bond_shortfall(3, challenge_bond=100) == 300 - (BOND + 2)
+    assert facade.reveal_bond_shortfall(2, "0x" + "77" * 20) == 2 * BOND  # no free stake there
+
+
 def _assigned_job(chain: FakeChain) -> int:
     """A job claimed by SOLVER and assigned to VERIFIERS (two samples)."""
     job_id = chain.post_job(SUBMITTER, tiny_spec(), init_hash=b"\x07" * 32)

@@ -143,3 +143,55 @@ def test_summary_labels_each_jobs_metric(
     assert "test accuracy: 0.958" in out
     assert "accuracy: 4.8" not in out
     assert "verifier-3" in out and "DEFAULT" in out
+
+
+def _slash(name: str, cause: str, role: str = "verifier") -> dict[str, Any]:
+    return {
+        "address": "0x" + "ab" * 20,
+        "name": name,
+        "role": role,
+        "cause": cause,
+        "amount_wei": 5,
+    }
+
+
+@pytest.mark.parametrize(
+    ("cause", "honest"),
+    [("abstention bond", True), ("reject bond", False), ("equivocation", False), ("slash", False)],
+)
+def test_a_forfeited_abstention_bond_is_not_a_slash_of_an_honest_verifier(
+    cause: str, honest: bool
+) -> None:
+    """An honest seat that abstained on a sample another seat replayed forfeits its abstention
+    bond (P-33): the price of missing data, which the check does not count against it; a reject
+    bond lost, an equivocation or any other slash of a verifier other than the lazy one does."""
+    summary: dict[str, Any] = {
+        "jobs": [],
+        "forced_errors": [],
+        "nodes": [],
+        "rewards": [],
+        "shares": [],
+        "disputes": [],
+        "slashed": [_slash("verifier-lazy", "slash"), _slash("verifier-2", cause)],
+    }
+    checks = demo_summary.checks(summary)
+    assert checks["honest_verifiers_not_slashed"] is honest
+    assert checks["lazy_verifier_slashed"]
+
+
+def test_the_slashed_table_names_each_slashs_cause(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "250")
+    demo_summary.print_summary(
+        {
+            "jobs": [],
+            "nodes": [],
+            "slashed": [_slash("verifier-2", "abstention bond")],
+            "rewards": [],
+            "shares": [],
+            "workdir": "run",
+        }
+    )
+    out = " ".join(capsys.readouterr().out.split())
+    assert "cause" in out and "abstention bond" in out and "verifier-2" in out
