@@ -201,7 +201,7 @@ class JobsFacade(ContractFacade):
         block_hash = bytes(self._client.w3.eth.get_block(randomness)["hash"])
         seed = job_seed(block_hash, job_id, bytes(job.merkle_root))
         params = self.job_params()
-        drawn, _ = self._client.call(
+        drawn, _ids, _ = self._client.call(
             self._client.stakes.contract,
             "drawVerifiers",
             verifier_seed(seed),

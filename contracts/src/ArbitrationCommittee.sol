@@ -443,8 +443,10 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
         returns (address[] memory members, uint256 candidates)
     {
         (address[] memory excluded, address[] memory reserve) = _drawSets(disputeId, jobId);
-        // SAFETY: trusted StakeManager view.
-        (members, candidates) = _STAKE_MANAGER.drawVerifiers(seed, _COMMITTEE_SIZE, _SEAT_STAKE, excluded, reserve);
+        // SAFETY: trusted StakeManager view. The members' verifier ids are not needed: a committee
+        // keeps its members' accounts.
+        // slither-disable-next-line unused-return
+        (members,, candidates) = _STAKE_MANAGER.drawVerifiers(seed, _COMMITTEE_SIZE, _SEAT_STAKE, excluded, reserve);
     }
 
     /// @notice The accounts a dispute's committee never draws and its reserve. A claim dispute: its

@@ -24,7 +24,7 @@ import {Role} from "./types/Role.sol";
 ///      `grantRole(PROTOCOL_ROLE, jobManager)` and `grantRole(PROTOCOL_ROLE, committee)`.
 contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager {
     using SafeERC20 for IERC20;
-    using EnumerableSet for EnumerableSet.AddressSet;
+    using EnumerableSet for EnumerableSet.Bytes32Set;
     using LibSampling for LibSampling.Shuffle;
 
     ////// Types //////
@@ -61,8 +61,10 @@ contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager 
     /// @notice Stakes.
     mapping(address account => mapping(Role role => StakeInfo info)) internal _stakes;
 
-    /// @notice Accounts whose verifier stake is active (staked > 0 and >= min).
-    EnumerableSet.AddressSet internal _verifiers;
+    /// @notice Accounts whose verifier stake is active (staked > 0 and >= min), each as its
+    ///         verifier id above its address (`_member`): a draw reads a candidate's account and
+    ///         id in one word, so the JobManager needs no second read of the drawn seats' ids.
+    EnumerableSet.Bytes32Set internal _verifiers;
 
     /// @notice Sum of staked + unbonding over all accounts and roles (wei).
     uint256 internal _totalHeld;
@@ -98,10 +100,11 @@ contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager 
     function stake(Role role, uint256 amount) external nonReentrant {
         if (amount == 0) revert ZeroAmount();
         StakeInfo storage info = _stakes[msg.sender][role];
+        bool wasActive = isActive(msg.sender, role);
         info.staked = SafeCast.toUint128(info.staked + amount);
         _totalHeld += amount;
         emit Staked(msg.sender, role, amount, info.staked);
-        _syncVerifier(msg.sender, role);
+        if (!wasActive) _activateVerifier(msg.sender, role);
         _TOKEN.safeTransferFrom(msg.sender, address(this), amount);
     }
 
@@ -119,7 +122,7 @@ contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager 
         info.unbonding = SafeCast.toUint128(info.unbonding + amount);
         info.releaseAt = uint64(block.timestamp) + _UNBONDING_DELAY;
         emit UnbondRequested(msg.sender, role, amount, info.unbonding, info.releaseAt);
-        _syncVerifier(msg.sender, role);
+        _deactivateVerifier(msg.sender, role);
     }
 
     /// @inheritdoc IStakeManager
@@ -210,7 +213,7 @@ contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager 
         }
         _totalHeld -= slashed;
         emit StakeSlashed(account, role, amount, slashed, recipient);
-        _syncVerifier(account, role);
+        _deactivateVerifier(account, role);
         if (slashed != 0) _TOKEN.safeTransfer(recipient, slashed);
     }
 
@@ -277,7 +280,7 @@ contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager 
     function verifierAt(uint256 index) external view returns (address account) {
         uint256 count = _verifiers.length();
         if (index >= count) revert VerifierIndexOutOfRange(index, count);
-        account = _verifiers.at(index);
+        account = _accountOf(_verifiers.at(index));
     }
 
     /// @inheritdoc IStakeManager
@@ -287,16 +290,18 @@ contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager 
         uint256 minFree,
         address[] calldata excluded,
         address[] calldata reserve
-    ) external view returns (address[] memory drawn, uint256 candidates) {
+    ) external view returns (address[] memory drawn, uint32[] memory ids, uint256 candidates) {
         candidates = _verifiers.length();
-        address[] memory picked = new address[](count);
+        bytes32[] memory picked = new bytes32[](count);
         uint256 found = _drawPass(seed, minFree, excluded, reserve, false, picked, 0);
         if (found < count && reserve.length != 0) {
             found = _drawPass(keccak256(abi.encode(seed, "reserve")), minFree, excluded, reserve, true, picked, found);
         }
         drawn = new address[](found);
+        ids = new uint32[](found);
         for (uint256 i; i < found; ++i) {
-            drawn[i] = picked[i];
+            drawn[i] = _accountOf(picked[i]);
+            ids[i] = _idOf(picked[i]);
         }
     }
 
@@ -343,23 +348,31 @@ contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager 
         emit StakeUnlocked(account, role, amount, info.locked);
     }
 
-    /// @notice Adds `account` to or removes it from the active verifier set after its verifier
-    ///         stake changed.
-    function _syncVerifier(address account, Role role) internal {
-        if (role != Role.Verifier) return;
-        if (isActive(account, Role.Verifier)) {
-            if (!_verifiers.add(account)) return;
-            emit VerifierActivated(account);
-            if (_verifierIds[account] == 0) {
-                // The first activation: an id for good (ids count up from 1; 2^32 - 1 verifiers).
-                uint32 id = ++_verifierIdCount;
-                _verifierIds[account] = id;
-                _verifiersById[id] = account;
-                emit VerifierIdAssigned(account, id);
-            }
-        } else if (_verifiers.remove(account)) {
-            emit VerifierDeactivated(account);
+    /// @notice Adds `account` to the active verifier set if its verifier stake, just raised from
+    ///         below the minimum, made it active (stake only ever activates), giving it a verifier
+    ///         id at its first activation.
+    function _activateVerifier(address account, Role role) internal {
+        if (role != Role.Verifier || !isActive(account, Role.Verifier)) return;
+        uint32 id = _verifierIds[account];
+        // 0 is the unset sentinel: never an active verifier before
+        // slither-disable-next-line incorrect-equality
+        bool first = id == 0;
+        if (first) {
+            // The first activation: an id for good (ids count up from 1; 2^32 - 1 verifiers).
+            id = ++_verifierIdCount;
+            _verifierIds[account] = id;
+            _verifiersById[id] = account;
         }
+        if (!_verifiers.add(_member(account, id))) return;
+        emit VerifierActivated(account);
+        if (first) emit VerifierIdAssigned(account, id);
+    }
+
+    /// @notice Removes `account` from the active verifier set if its verifier stake, just lowered
+    ///         (an unbond or a slash: they only ever deactivate), fell below the minimum.
+    function _deactivateVerifier(address account, Role role) internal {
+        if (role != Role.Verifier || isActive(account, Role.Verifier)) return;
+        if (_verifiers.remove(_member(account, _verifierIds[account]))) emit VerifierDeactivated(account);
     }
 
     ////// Internal: draw //////
@@ -374,18 +387,37 @@ contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager 
         address[] calldata excluded,
         address[] calldata reserve,
         bool fromReserve,
-        address[] memory drawn,
+        bytes32[] memory drawn,
         uint256 found
     ) internal view returns (uint256) {
         LibSampling.Shuffle memory shuffle = LibSampling.newShuffle(seed, _verifiers.length());
         while (found < drawn.length && shuffle.remaining() != 0) {
-            address candidate = _verifiers.at(shuffle.next());
+            bytes32 member = _verifiers.at(shuffle.next());
+            address candidate = _accountOf(member);
             if (_contains(excluded, candidate) || _contains(reserve, candidate) != fromReserve) continue;
             StakeInfo storage info = _stakes[candidate][Role.Verifier];
             if (info.staked - info.locked < minFree) continue;
-            drawn[found++] = candidate;
+            drawn[found++] = member;
         }
         return found;
+    }
+
+    /// @notice The active verifier set's member of `account` with verifier id `id`: the id in bits
+    ///         160..191, the address below.
+    function _member(address account, uint32 id) internal pure returns (bytes32) {
+        return bytes32((uint256(id) << 160) | uint256(uint160(account)));
+    }
+
+    /// @notice The account of a verifier set member (`_member`).
+    function _accountOf(bytes32 member) internal pure returns (address) {
+        return address(uint160(uint256(member)));
+    }
+
+    /// @notice The verifier id of a verifier set member (`_member`).
+    function _idOf(bytes32 member) internal pure returns (uint32) {
+        // SAFETY: `_member` put a uint32 above the address; nothing is above it.
+        // forge-lint: disable-next-line(unsafe-typecast)
+        return uint32(uint256(member) >> 160);
     }
 
     /// @notice Whether `account` is in `list`.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.37;
 
+import {Vm} from "@prb/test/Vm.sol";
+
 // Libraries
 import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 // Testing
@@ -138,6 +140,42 @@ contract StakeManager_Stake_Test is StakeManager_Init {
         uint32[] memory back = stakeManager.verifierIdsOf(accounts);
         assertEq(uint256(back[0]), uint256(next + 1));
         assertEq(uint256(back[1]), uint256(next));
+    }
+
+    /// @notice The active set holds each verifier once with its id: a top-up of an active verifier
+    ///         neither adds it again nor emits an activation, a slash below the minimum removes it
+    ///         (and the draw no longer returns it), a stake back returns it with its old id.
+    function test_activeSet_topUpSlashRestake_keepsOneMemberWithItsId_succeeds() public {
+        _stake(alice, Role.Verifier, 100e18);
+        uint32 id = stakeManager.verifierIdOf(alice);
+        uint256 count = stakeManager.verifierCount();
+        vm.recordLogs();
+        _stake(alice, Role.Verifier, 5e18); // already active
+        assertEq(stakeManager.verifierCount(), count, "a top-up added the verifier again");
+        Vm.Log[] memory logs = vm.getRecordedLogs();
+        for (uint256 i; i < logs.length; ++i) {
+            assertTrue(logs[i].topics[0] != IStakeManager.VerifierActivated.selector, "activated twice");
+        }
+        stakeManager.slash(alice, Role.Verifier, 10e18, address(this)); // 95 left: below the minimum
+        assertFalse(stakeManager.isActive(alice, Role.Verifier));
+        assertEq(stakeManager.verifierCount(), count - 1);
+        (address[] memory drawn,,) =
+            stakeManager.drawVerifiers(keccak256("seed"), count, 0, new address[](0), new address[](0));
+        for (uint256 i; i < drawn.length; ++i) {
+            assertTrue(drawn[i] != alice, "an inactive verifier was drawn");
+        }
+        _stake(alice, Role.Verifier, 10e18);
+        assertEq(stakeManager.verifierCount(), count);
+        uint32[] memory ids;
+        (drawn, ids,) = stakeManager.drawVerifiers(keccak256("seed"), count, 0, new address[](0), new address[](0));
+        bool seen;
+        for (uint256 i; i < drawn.length; ++i) {
+            if (drawn[i] != alice) continue;
+            assertFalse(seen, "drawn twice");
+            seen = true;
+            assertEq(uint256(ids[i]), uint256(id), "the returning verifier's id");
+        }
+        assertTrue(seen, "the returning verifier was not drawn from the whole set");
     }
 
     function test_verifiersById_unknownId_reverts() public {
@@ -482,9 +520,14 @@ contract StakeManager_DrawVerifiers_Test is StakeManager_Init {
         address[] memory reserve = new address[](2);
         reserve[0] = verifierPool[1]; // excluded and reserved: never drawn
         reserve[1] = verifierPool[2];
-        (address[] memory drawn, uint256 candidates) =
+        (address[] memory drawn, uint32[] memory ids, uint256 candidates) =
             stakeManager.drawVerifiers(seed, count, params.verifierStake, excluded, reserve);
         assertEq(candidates, VERIFIER_POOL);
+        assertEq(ids.length, drawn.length);
+        for (uint256 i; i < drawn.length; ++i) {
+            assertEq(ids[i], stakeManager.verifierIdOf(drawn[i]), "the draw's id is the verifier's own");
+            assertGt(ids[i], 0);
+        }
         uint256 fresh = VERIFIER_POOL - 3; // neither excluded nor reserved
         uint256 expected = count < fresh + 1 ? count : fresh + 1; // the pool, then verifierPool[2]
         assertEq(drawn.length, expected);
@@ -505,7 +548,7 @@ contract StakeManager_DrawVerifiers_Test is StakeManager_Init {
     /// @notice A verifier whose free stake is below `minFree` is skipped.
     function test_drawVerifiers_skipsLowFreeStake_succeeds() public {
         stakeManager.lock(verifierPool[3], Role.Verifier, 500e18 - params.verifierStake + 1);
-        (address[] memory drawn,) = stakeManager.drawVerifiers(
+        (address[] memory drawn,,) = stakeManager.drawVerifiers(
             keccak256("seed"), VERIFIER_POOL, params.verifierStake, new address[](0), new address[](0)
         );
         assertEq(drawn.length, VERIFIER_POOL - 1);

@@ -28,9 +28,10 @@ from bench.gas_scenario import (
     variant_total,
 )
 
-HAPPY_PATH_MAX_GAS = 1_242_000
+HAPPY_PATH_MAX_GAS = 1_233_000
 """Most gas the scenario's happy path may cost (docs/MEASURED.md "Gas": the figure reached,
-rounded up; 1,905,653 since the verdict batch checks each rejecting seat's bond cover,
+rounded up; 1,238,263 before the verifier draw returned the seats' ids; 1,905,653 since the
+verdict batch checks each rejecting seat's bond cover,
 docs/SECURITY.md P-38; 1,793,453 since a submission id is its (job, solver) pair, the seats have
 no length word, the spec hash lives in the JobPosted event and a contribution has no flag word;
 1,649,034 since every seat's seal and opening go in one ``revealVerdictsSigned``, P-40; 1,556,923

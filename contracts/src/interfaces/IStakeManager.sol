@@ -268,6 +268,7 @@ interface IStakeManager {
     /// @param excluded Accounts never drawn.
     /// @param reserve Accounts drawn only when pass 1 falls short.
     /// @return drawn Drawn verifiers, in draw order.
+    /// @return ids Verifier id of each drawn verifier (`verifierIdOf`), read with it.
     /// @return candidates Size of the active verifier set.
     function drawVerifiers(
         bytes32 seed,
@@ -275,7 +276,7 @@ interface IStakeManager {
         uint256 minFree,
         address[] calldata excluded,
         address[] calldata reserve
-    ) external view returns (address[] memory drawn, uint256 candidates);
+    ) external view returns (address[] memory drawn, uint32[] memory ids, uint256 candidates);
 
     /// @notice Staking token.
     /// @return token The ERC-20 staked.

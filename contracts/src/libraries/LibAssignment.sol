@@ -68,9 +68,9 @@ library LibAssignment {
         uint256 q
     ) external {
         (address[] memory kept, address[] memory excluded) = _keepRevealed(job, sub, s);
-        address[] memory drawn = _drawVerifiers(sub, s, jobId, seed, excluded);
+        (address[] memory drawn, uint32[] memory ids) = _drawVerifiers(sub, s, jobId, seed, excluded);
         uint64[] memory masks = _drawMasks(job, sub, s, kept, drawn, seed, q);
-        _seat(job, sub, s, jobId, kept, drawn, masks);
+        _seat(job, sub, s, jobId, kept, drawn, ids, masks);
     }
 
     /// @notice The submission's assigned verifiers, in seat order (`verifiersOf` in
@@ -89,17 +89,19 @@ library LibAssignment {
     ///         construction), none of them `excluded` (`_keepRevealed`: on a reassignment every
     ///         verifier ever seated on the submission).
     ///         Reverts NoEligibleVerifiers if none can sit.
+    /// @return drawn The drawn verifiers, in draw order.
+    /// @return ids Their StakeManager ids, read by the draw (`IStakeManager.verifierIdOf`).
     function _drawVerifiers(
         Submission storage sub,
         Settlement memory s,
         uint256 jobId,
         bytes32 seed,
         address[] memory excluded
-    ) internal view returns (address[] memory drawn) {
+    ) internal view returns (address[] memory drawn, uint32[] memory ids) {
         uint256 kept = sub.seatCount;
         uint256 candidates;
         // SAFETY: trusted StakeManager view: the protocol's one verifier draw.
-        (drawn, candidates) = s.stakeManager
+        (drawn, ids, candidates) = s.stakeManager
             .drawVerifiers(
                 keccak256(abi.encode(seed, "verifiers")),
                 sub.feesHeld / s.verifierFee - kept,
@@ -192,9 +194,10 @@ library LibAssignment {
         uint256 jobId,
         address[] memory kept,
         address[] memory drawn,
+        uint32[] memory ids,
         uint64[] memory masks
     ) internal {
-        uint32[] memory segments = _seatDrawn(sub, s, jobId, drawn, masks);
+        uint32[] memory segments = _seatDrawn(sub, s, jobId, drawn, ids, masks);
         address[] memory seated = _concat(kept, drawn);
         emit IJobManager.VerifiersAssigned(jobId, seated, segments, job.verdictDeadline, job.challengeDeadline);
 
@@ -218,12 +221,11 @@ library LibAssignment {
         Settlement memory s,
         uint256 jobId,
         address[] memory drawn,
+        uint32[] memory ids,
         uint64[] memory masks
     ) internal returns (uint32[] memory segments) {
         bool singleSeat = s.verifiersPerJob == 1;
         segments = sampledSegments(sub);
-        // SAFETY: trusted StakeManager view; every drawn verifier is active, so it has an id.
-        uint32[] memory ids = s.stakeManager.verifierIdsOf(drawn);
         for (uint256 i; i < drawn.length; ++i) {
             pushVerifier(sub, ids[i]);
             Seat storage seat = sub.seats[drawn[i]];
