@@ -491,7 +491,8 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
     }
 
     /// @custom:invariant P1a The StakeManager's token balance equals the sum over every account and
-    ///                  role of staked + unbonding, and locked never exceeds staked.
+    ///                  role of staked + unbonding, and locked never exceeds staked; the active
+    ///                  verifier set holds each active verifier once with its own id, and nobody else.
     /// forge-config: default.invariant.runs = 32
     /// forge-config: default.invariant.depth = 256
     /// forge-config: ci.invariant.runs = 64
@@ -509,6 +510,35 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         }
         assertEq(token.balanceOf(address(stakeManager)), sum, "stake balance != sum of stakes");
         assertEq(stakeManager.totalHeld(), sum, "totalHeld != sum of stakes");
+        _assertActiveVerifierSet();
+    }
+
+    /// @notice After any mix of stakes, unbonds and slashes: every member of the active verifier set
+    ///         is active and listed once, every active actor is a member, and the whole-set draw
+    ///         returns each member with its own verifier id (each member carries its id).
+    function _assertActiveVerifierSet() internal {
+        uint256 members = stakeManager.verifierCount();
+        (address[] memory drawn, uint32[] memory ids,) =
+            stakeManager.drawVerifiers(bytes32(members), members, 0, new address[](0), new address[](0));
+        assertEq(drawn.length, members, "the whole-set draw missed a member");
+        for (uint256 i; i < members; ++i) {
+            address member = stakeManager.verifierAt(i);
+            assertTrue(stakeManager.isActive(member, Role.Verifier), "an inactive verifier in the set");
+            assertEq(uint256(ids[i]), uint256(stakeManager.verifierIdOf(drawn[i])), "a drawn id is not its own");
+            for (uint256 j; j < i; ++j) {
+                assertTrue(stakeManager.verifierAt(j) != member, "a verifier in the set twice");
+            }
+        }
+        uint256 count = handler.actorCount();
+        for (uint256 i; i < count; ++i) {
+            address account = handler.actors(i);
+            if (!stakeManager.isActive(account, Role.Verifier)) continue;
+            bool listed;
+            for (uint256 j; j < members && !listed; ++j) {
+                listed = stakeManager.verifierAt(j) == account;
+            }
+            assertTrue(listed, "an active verifier missing from the set");
+        }
     }
 
     /// @custom:invariant P1b Escrow solvency: the Escrow's token balance equals every escrow, bond and
