@@ -371,3 +371,19 @@ SLASH_ANNOUNCEMENTS: Mapping[str, tuple[str, str]] = {
 ``StakeSlashed`` that carries it out is the very next log of the same transaction and names the
 same account. Per event: the argument naming the seat, and the slash's cause. A ``StakeSlashed``
 after none of them is any other slash (a cheating solver's, a lazy approver's)."""
+
+
+def submitted_approvals(args: Mapping[str, Any]) -> list[bool]:
+    """A ``VerdictsSubmitted`` event's approvals, one per sampled segment in sample order.
+
+    The event carries them as a mask (bit i set = the seat approved sample i) with the sample
+    count; this is the one place that unpacks it.
+
+    Args:
+        args: the decoded event's arguments (``approveMask`` and ``samples``, both ints).
+
+    Returns:
+        ``samples`` booleans: True = approved, False = rejected or abstained.
+    """
+    mask, samples = int(args["approveMask"]), int(args["samples"])
+    return [bool((mask >> i) & 1) for i in range(samples)]

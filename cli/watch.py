@@ -48,7 +48,6 @@ _JOB_EVENTS = [
     "RandomnessReanchored",
     "VerifiersAssigned",
     "VerifiersReassigning",
-    "SeatSamplesDrawn",
     "VerdictsSubmitted",
     "VerdictsAbstained",
     "VerdictMissed",
@@ -101,19 +100,23 @@ def _event_text(ev: Any) -> str:
         return f"checkpoints committed: root 0x{bytes(a['merkleRoot']).hex()}"
     if name == "VerifiersAssigned":
         segments = ", ".join(map(str, a["segments"]))
-        return (
-            f"verifiers assigned: {', '.join(map(str, a['verifiers']))}; sampled segments "
-            f"[{segments}]; verdicts by {clock(a['verdictDeadline'])} UTC"
+        seats = "; ".join(
+            f"{v} judges samples {_mask(m)}"
+            for v, m in zip(a["verifiers"], a["sampleMasks"], strict=True)
         )
-    if name == "SeatSamplesDrawn":
-        return f"verifier {a['verifier']} judges samples {_mask(a['sampleMask'])}"
+        return (
+            f"verifiers assigned: {seats}; sampled segments [{segments}]; "
+            f"verdicts by {clock(a['verdictDeadline'])} UTC"
+        )
     if name == "ClaimsPosted":
         return f"claims posted ({len(a['endHashes'])} samples)"
     if name == "VerdictsCommitted":
         return f"verdict sealed by {a['verifier']}"
     if name == "VerdictsSubmitted":
+        from chain.types import submitted_approvals
+
         votes = ", ".join(
-            f"{i}: {'approve' if ok else 'reject'}" for i, ok in enumerate(a["approvals"])
+            f"{i}: {'approve' if ok else 'reject'}" for i, ok in enumerate(submitted_approvals(a))
         )
         return f"verdict revealed by {a['verifier']}: {votes}"
     if name == "VerdictsAbstained":

@@ -18,7 +18,7 @@ from urllib.parse import unquote_to_bytes
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from chain.types import SLASH_ANNOUNCEMENTS
+from chain.types import SLASH_ANNOUNCEMENTS, submitted_approvals
 from indexer.models import (
     DERIVED_TABLES,
     Account,
@@ -242,8 +242,9 @@ def _job_phase(session: Session, ev: Event) -> None:
         job.segments = [int(s) for s in a["segments"]]
         job.verdict_deadline = int(a["verdictDeadline"])
         job.challenge_deadline = int(a["challengeDeadline"])
-        for v in a["verifiers"]:
-            _get(session, Assignment, job_id, v, sample_mask=0, bond=0, abstain_mask=0)
+        for v, mask in zip(a["verifiers"], a["sampleMasks"], strict=True):
+            row = _get(session, Assignment, job_id, v, sample_mask=0, bond=0, abstain_mask=0)
+            row.sample_mask = int(mask)
             _account(session, v, "verifier")
     elif ev.name == "JobDisputed":
         job.dispute_id = int(a["disputeId"])
@@ -296,20 +297,12 @@ def _challenge_deadline(session: Session, ev: Event) -> None:
         job.challenge_deadline = int(ev.args["challengeDeadline"])
 
 
-@_on("JobManager", "SeatSamplesDrawn")
-def _seat_samples(session: Session, ev: Event) -> None:
-    row = _get(
-        session, Assignment, int(ev.args["jobId"]), ev.args["verifier"], bond=0, abstain_mask=0
-    )
-    row.sample_mask = int(ev.args["sampleMask"])
-
-
 @_on("JobManager", "VerdictsSubmitted", "VerdictsAbstained", "VerdictMissed")
 def _verdicts(session: Session, ev: Event) -> None:
     a = ev.args
     row = _get(session, Assignment, int(a["jobId"]), a["verifier"], sample_mask=0, bond=0)
     if ev.name == "VerdictsSubmitted":
-        row.approvals = [bool(x) for x in a["approvals"]]
+        row.approvals = submitted_approvals(a)
         row.bond = int(a["bond"])
     elif ev.name == "VerdictsAbstained":
         row.abstain_mask = int(a["abstainMask"])

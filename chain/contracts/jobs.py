@@ -25,6 +25,7 @@ from chain.types import (
     JobView,
     Verdict,
     from_struct,
+    submitted_approvals,
 )
 from veritrain.sampling import OwnDraws, job_seed, own_draws, verifier_seed
 
@@ -380,7 +381,7 @@ class JobsFacade(ContractFacade):
             RpcUnavailable: the endpoint is down.
         """
         return {
-            to_checksum_address(event.args["verifier"]): [bool(a) for a in event.args["approvals"]]
+            to_checksum_address(event.args["verifier"]): submitted_approvals(event.args)
             for event in self._scan_events("VerdictsSubmitted", {1: job_id})
         }
 

@@ -131,13 +131,31 @@ contract JobManager_RecordVerdicts_Test is JobManager_Init {
         jobManager.recordVerdicts(_sid(jobId), seats);
     }
 
+    /// @notice The event's approve mask has the rejected sample's bit clear and every other bit of
+    ///         the sample set (nothing at or above the sample count), with the bond of the one reject.
+    function test_recordVerdicts_oneReject_eventCarriesTheApproveMask_succeeds() public {
+        uint256 samples = _samples(jobId);
+        uint256 rejected = samples - 1;
+        SeatVerdicts memory seat = _seatVerdicts(verifiers[0], uint256(1) << rejected);
+        SeatVerdicts[] memory seats = new SeatVerdicts[](1);
+        seats[0] = seat;
+        uint256 own = jobManager.sampleMaskOf(jobId, verifiers[0]);
+        uint256 bond = (own >> rejected) & 1 == 1 ? params.challengeBond : 0;
+        vm.expectEmit(address(jobManager));
+        emit IJobManager.VerdictsSubmitted(
+            jobId, verifiers[0], ((uint256(1) << samples) - 1) & ~(uint256(1) << rejected), samples, bond
+        );
+        vm.prank(address(round));
+        jobManager.recordVerdicts(_sid(jobId), seats);
+    }
+
     function test_recordVerdicts_approveAll_succeeds() public {
         for (uint256 i; i < verifiers.length; ++i) {
             _seal(verifiers[i], 0);
         }
-        bool[] memory approvals = _approvals(_samples(jobId), 0);
+        uint256 samples = _samples(jobId);
         vm.expectEmit(address(jobManager));
-        emit IJobManager.VerdictsSubmitted(jobId, verifiers[0], approvals, 0);
+        emit IJobManager.VerdictsSubmitted(jobId, verifiers[0], (uint256(1) << samples) - 1, samples, 0);
         _open(verifiers[0], 0);
         Verdict[] memory verdicts = jobManager.verdictOf(jobId, verifiers[0]);
         assertEq(verdicts.length, _samples(jobId));

@@ -374,16 +374,37 @@ contract OwnDraws_Test is Deployers {
         _postClaims(jobId);
     }
 
-    /// @notice The verifiers of the last `VerifiersAssigned` event in the recorded logs: the kept
-    ///         seats must be named too, so that their nodes watch the job again (a kept rejecter
-    ///         plays its dispute).
-    function _assignedInLogs() internal returns (address[] memory verifiers) {
+    /// @notice The verifiers of the last `VerifiersAssigned` event in the recorded logs, with each
+    ///         seat's sample mask: the kept seats must be named too, so that their nodes watch the
+    ///         job again (a kept rejecter plays its dispute).
+    function _assignedWithMasksInLogs() internal returns (address[] memory verifiers, uint64[] memory masks) {
         Vm.Log[] memory logs = vm.getRecordedLogs();
         for (uint256 i; i < logs.length; ++i) {
             if (logs[i].topics[0] == IJobManager.VerifiersAssigned.selector) {
-                (verifiers,,,) = abi.decode(logs[i].data, (address[], uint32[], uint64, uint64));
+                (verifiers, masks,,,) = abi.decode(logs[i].data, (address[], uint64[], uint32[], uint64, uint64));
             }
         }
+    }
+
+    /// @notice `VerifiersAssigned` names every seat with its own sample mask, in seat order: each
+    ///         equal to the seat's `sampleMaskOf`, at the first assignment and on a reassignment
+    ///         (the kept seats' masks read back from their seats).
+    function _assertEventMasks(uint256 jobId, address[] memory verifiers, uint64[] memory masks) internal {
+        address[] memory seats = _assigned(jobId);
+        assertEq(keccak256(abi.encode(verifiers)), keccak256(abi.encode(seats)), "every seat, in seat order");
+        assertEq(masks.length, seats.length, "one mask per seat");
+        for (uint256 v; v < seats.length; ++v) {
+            assertEq(uint256(masks[v]), _maskOf(jobId, seats[v]), "the seat's own samples");
+            assertGt(uint256(masks[v]), 0, "a seat verifies some sample");
+        }
+    }
+
+    function test_assign_eventCarriesEverySeatsSampleMask_succeeds() public {
+        uint256 jobId = _committedWideJob();
+        vm.recordLogs();
+        _assignWith(jobId, keccak256("first"));
+        (address[] memory verifiers, uint64[] memory masks) = _assignedWithMasksInLogs();
+        _assertEventMasks(jobId, verifiers, masks);
     }
 
     function _lowestBit(uint256 mask) internal pure returns (uint256 index) {
@@ -420,7 +441,8 @@ contract OwnDraws_Test is Deployers {
         vm.recordLogs();
         _assignWith(jobId, keccak256("second draw"));
         address[] memory now_ = _assigned(jobId);
-        assertEq(keccak256(abi.encode(_assignedInLogs())), keccak256(abi.encode(now_)), "the event names every seat");
+        (address[] memory named, uint64[] memory masks) = _assignedWithMasksInLogs();
+        _assertEventMasks(jobId, named, masks);
         assertEq(now_.length, 3, "two kept seats and one new one");
         assertEq(now_[0], seats[1], "kept: it revealed");
         assertEq(now_[1], seats[2], "kept: it revealed");

@@ -433,7 +433,11 @@ class FakeJobs:
             + p.challenge_window,
         )
         self._client.chain.emit(
-            "VerifiersAssigned", jobId=job_id, verifiers=list(verifiers), segments=list(segments)
+            "VerifiersAssigned",
+            jobId=job_id,
+            verifiers=list(verifiers),
+            sampleMasks=[masks[v] for v in verifiers],
+            segments=list(segments),
         )
 
     def _draw(self, job: JobView) -> tuple[tuple[str, ...], tuple[int, ...], dict[str, int]]:

@@ -145,29 +145,34 @@ interface IJobManager is IJobManagerErrors {
     /// @notice Emitted when verifiers and segments were drawn.
     /// @param jobId Job.
     /// @param verifiers Assigned verifiers: on a reassignment the seats kept (they revealed) first,
-    ///        then the new ones (`SeatSamplesDrawn` is emitted for the new ones only).
+    ///        then the new ones.
+    /// @param sampleMasks Per verifier (same order), the samples its seat must verify: bit i set =
+    ///        sample i (of `segments`) is in its own draw (docs/SECURITY.md P-27; its verdicts on
+    ///        other samples are ignored; `sampleMaskOf`).
     /// @param segments Sampled segment indices, in sample order: the union of the seats' own draws
-    ///        in increasing segment order (each seat's share: `SeatSamplesDrawn`).
+    ///        in increasing segment order.
     /// @param verdictDeadline Verdict deadline (seconds).
     /// @param challengeDeadline Challenge deadline (seconds); shortened once all verdicts are in.
     event VerifiersAssigned(
-        uint256 indexed jobId, address[] verifiers, uint32[] segments, uint64 verdictDeadline, uint64 challengeDeadline
+        uint256 indexed jobId,
+        address[] verifiers,
+        uint64[] sampleMasks,
+        uint32[] segments,
+        uint64 verdictDeadline,
+        uint64 challengeDeadline
     );
-
-    /// @notice Emitted for each seat of a verifier draw: the samples that seat must verify (its own
-    ///         draw, docs/SECURITY.md P-27); its verdicts on other samples are ignored.
-    /// @param jobId Job.
-    /// @param verifier Verifier.
-    /// @param sampleMask Bit i set = sample i (of the assignment's segments) is the seat's to verify.
-    event SeatSamplesDrawn(uint256 indexed jobId, address indexed verifier, uint64 sampleMask);
 
     /// @notice Emitted when a verifier's revealed verdicts were recorded.
     /// @param jobId Job.
     /// @param verifier Verifier.
-    /// @param approvals Approve (true) / reject (false) per sampled segment, as revealed; entries
-    ///        outside the seat's own draw (`SeatSamplesDrawn`) are ignored.
+    /// @param approveMask Bit i set = it approved sampled segment i, clear = it rejected (or
+    ///        abstained on) it, as revealed; bits outside the seat's own draw (`VerifiersAssigned`)
+    ///        are ignored. No bit at or above `samples`.
+    /// @param samples Sampled segments of the job (the mask's width).
     /// @param bond Total bond locked from its verifier stake for the rejects of its own samples (wei).
-    event VerdictsSubmitted(uint256 indexed jobId, address indexed verifier, bool[] approvals, uint256 bond);
+    event VerdictsSubmitted(
+        uint256 indexed jobId, address indexed verifier, uint256 approveMask, uint256 samples, uint256 bond
+    );
 
     /// @notice Emitted with `VerdictsSubmitted` when some of the verifier's non-approvals are
     ///         abstentions (zero ends: it could not obtain the data, docs/SECURITY.md P-20).

@@ -197,9 +197,11 @@ library LibAssignment {
         uint32[] memory ids,
         uint64[] memory masks
     ) internal {
-        uint32[] memory segments = _seatDrawn(sub, s, jobId, drawn, ids, masks);
+        uint32[] memory segments = _seatDrawn(sub, drawn, ids, masks, s.verifiersPerJob == 1);
         address[] memory seated = _concat(kept, drawn);
-        emit IJobManager.VerifiersAssigned(jobId, seated, segments, job.verdictDeadline, job.challengeDeadline);
+        emit IJobManager.VerifiersAssigned(
+            jobId, seated, _seatMasks(sub, kept, masks), segments, job.verdictDeadline, job.challengeDeadline
+        );
 
         // Fees of seats that could not be filled go back to the submitter.
         uint256 unused = sub.feesHeld - seated.length * s.verifierFee;
@@ -214,17 +216,15 @@ library LibAssignment {
     }
 
     /// @notice Seats each `drawn` verifier (its StakeManager id after the current seats, its seat
-    ///         Assigned with its own sample mask) and emits `SeatSamplesDrawn`.
+    ///         Assigned with its own sample mask; `singleSeat`: one seat per job, P-39).
     /// @return segments The submission's sample (`sampledSegments`).
     function _seatDrawn(
         Submission storage sub,
-        Settlement memory s,
-        uint256 jobId,
         address[] memory drawn,
         uint32[] memory ids,
-        uint64[] memory masks
+        uint64[] memory masks,
+        bool singleSeat
     ) internal returns (uint32[] memory segments) {
-        bool singleSeat = s.verifiersPerJob == 1;
         segments = sampledSegments(sub);
         for (uint256 i; i < drawn.length; ++i) {
             pushVerifier(sub, ids[i]);
@@ -234,7 +234,22 @@ library LibAssignment {
             // Single seat (P-39): the last sample is fetched, not replayed, unless the seat also
             // holds the segment before it.
             if (singleSeat && fetchesLastSample(masks[i], segments)) seat.fetchesLast = true;
-            emit IJobManager.SeatSamplesDrawn(jobId, drawn[i], masks[i]);
+        }
+    }
+
+    /// @notice Every seat's own sample mask in seat order, for `VerifiersAssigned`: the `kept` seats'
+    ///         (read from their seats) followed by the new seats' `masks`.
+    function _seatMasks(Submission storage sub, address[] memory kept, uint64[] memory masks)
+        internal
+        view
+        returns (uint64[] memory all)
+    {
+        all = new uint64[](kept.length + masks.length);
+        for (uint256 i; i < kept.length; ++i) {
+            all[i] = sub.seats[kept[i]].sampleMask;
+        }
+        for (uint256 i; i < masks.length; ++i) {
+            all[kept.length + i] = masks[i];
         }
     }
 
@@ -321,21 +336,13 @@ library LibAssignment {
         seat.abstainMask = uint64(verdicts.abstainMask & rejectMask);
         // forge-lint: disable-next-line(unsafe-typecast)
         sub.disputedMask |= uint64(rejectMask);
-        emit IJobManager.VerdictsSubmitted(jobId, verifier, _approvals(approveMask, samples), bond);
+        emit IJobManager.VerdictsSubmitted(jobId, verifier, approveMask, samples, bond);
         if (seat.abstainMask != 0) emit IJobManager.VerdictsAbstained(jobId, verifier, seat.abstainMask);
         if (++sub.submitted == sub.seatCount) {
             // Everyone has spoken: the challenge window runs from now.
             uint64 deadline = uint64(block.timestamp) + s.challengeWindow;
             job.challengeDeadline = SafeCast.toUint40(deadline);
             emit IJobManager.ChallengeDeadlineSet(jobId, deadline);
-        }
-    }
-
-    /// @notice `mask` as one bool per sample (bit i = sample i), for the `VerdictsSubmitted` event.
-    function _approvals(uint256 mask, uint256 samples) internal pure returns (bool[] memory approvals) {
-        approvals = new bool[](samples);
-        for (uint256 i; i < samples; ++i) {
-            approvals[i] = (mask >> i) & 1 == 1;
         }
     }
 

@@ -31,11 +31,9 @@ def client() -> Iterator[tuple[TestClient, Index]]:
         "account": C, "role": 1, "amount": 10**18, "locked": 10**18,
     }, extra={"staked": 10**18, "locked": 10**18, "unbonding": 0, "release_at": 0})  # fmt: skip
     _add(idx, 11, "JobManager", "VerifiersAssigned", {
-        "jobId": 1, "verifiers": [D, C], "segments": [0, 2, 3], "verdictDeadline": 200,
-        "challengeDeadline": 300,
+        "jobId": 1, "verifiers": [D, C], "sampleMasks": [2, 5], "segments": [0, 2, 3],
+        "verdictDeadline": 200, "challengeDeadline": 300,
     }, log_index=1)  # fmt: skip
-    _add(idx, 11, "JobManager", "SeatSamplesDrawn",
-         {"jobId": 1, "verifier": C, "sampleMask": 5}, log_index=2)  # fmt: skip
     _add(idx, 12, "JobManager", "JackpotPaid", {"jobId": 1, "account": C, "amount": 10**18})
     _add(idx, 13, "BisectionGame", "GameOpened", {
         "disputeId": 4, "jobId": 1, "segment": 2, "defender": B, "challenger": C,
@@ -82,8 +80,8 @@ def test_the_job_page_labels_every_address_with_its_roles(
     }
     # a reassignment keeps C, first: the latest draw numbers the seats, D has none in it
     _add(idx, 19, "JobManager", "VerifiersAssigned", {
-        "jobId": 1, "verifiers": [C], "segments": [0, 2, 3], "verdictDeadline": 400,
-        "challengeDeadline": 500,
+        "jobId": 1, "verifiers": [C], "sampleMasks": [5], "segments": [0, 2, 3],
+        "verdictDeadline": 400, "challengeDeadline": 500,
     })  # fmt: skip
     labels = _labels(c.get("/jobs/1").text)
     assert (labels[C][0], labels[D]) == ("verifier seat 0", ["verifier"])

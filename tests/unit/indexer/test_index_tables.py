@@ -229,8 +229,8 @@ def _equivocation_history(index: Index) -> None:
     transaction at block 40 (the proof, C's slash, an unrelated slash of B, the JobManager's
     event), and a slash of C at block 41 that names no job."""
     _add(index, 30, "JobManager", "VerifiersAssigned", {
-        "jobId": 1, "verifiers": [B, C], "segments": [0, 1], "verdictDeadline": 150,
-        "challengeDeadline": 0,
+        "jobId": 1, "verifiers": [B, C], "sampleMasks": [3, 3], "segments": [0, 1],
+        "verdictDeadline": 150, "challengeDeadline": 0,
     })  # fmt: skip
     _add(index, 40, "VerificationRound", "EquivocationProven", {
         "submissionId": SID, "verifier": C, "prover": A, "commitment": H,

@@ -66,7 +66,9 @@ def test_a_registered_strategy_is_used_by_the_nodes(tmp_path: Path) -> None:
     job_id = chain.post_job(SUBMITTER, default_digits_spec(total_steps=20, checkpoint_interval=10))
     chain.set_job(job_id, status=JobStatus.Disputed)
     chain.assignments[job_id] = Assignment((VERIFIERS[0],), (0,))
-    chain.emit("VerifiersAssigned", jobId=job_id, verifiers=[VERIFIERS[0]], segments=[0])
+    chain.emit(
+        "VerifiersAssigned", jobId=job_id, verifiers=[VERIFIERS[0]], sampleMasks=[1], segments=[0]
+    )
     node = VerifierNode(
         chain.client(VERIFIERS[0]), tmp_path, adjudication=adjudication_for("recording-test")
     )
