@@ -629,6 +629,22 @@ def _stake(session: Session, ev: Event) -> None:
         )
 
 
+@_on("StakeManager", "StakesLocked", "StakesUnlocked")
+def _stakes(session: Session, ev: Event) -> None:
+    """A lock or unlock of several accounts in one call: each account's stake as read at the
+    block (``extra["stakes"]``, by account)."""
+    a = ev.args
+    role = _role(a["role"])
+    read = ev.extra.get("stakes", {})
+    for account in a["accounts"]:
+        row = _get(session, Stake, account, role, slashed=0)
+        x = read.get(account)
+        if x is not None:
+            row.staked, row.locked = int(x["staked"]), int(x["locked"])
+            row.unbonding, row.release_at = int(x["unbonding"]), int(x["release_at"])
+        _account(session, account, role)
+
+
 def _bond_forfeit(session: Session, ev: Event) -> tuple[int | None, str | None]:
     """The job and cause of a ``StakeSlashed`` that forfeits a seat's reject bonds: the log just
     before it in its transaction is the JobManager's announcement for that account (`BondForfeited`,

@@ -48,6 +48,9 @@ STAKE_EVENTS = frozenset(
     ("Staked", "UnbondRequested", "Withdrawn", "StakeLocked", "StakeUnlocked", "StakeSlashed")
 )
 """StakeManager events after which ``stakeOf`` is read at the block."""
+BATCH_STAKE_EVENTS = frozenset(("StakesLocked", "StakesUnlocked"))
+"""StakeManager events of one call on several accounts (``accounts``): ``stakeOf`` of each is
+read at the block."""
 
 
 def jsonable(value: Any) -> Any:
@@ -353,15 +356,10 @@ class Indexer:
             job = c.call(c.jobs.contract, "getJob", int(a["jobId"]), block=block)
             return {"status": int(_struct(c.jobs.contract, "getJob", job)["status"])}
         if ev.contract == "StakeManager" and ev.event in STAKE_EVENTS:
-            staked, locked, unbonding, release_at = c.call(
-                c.stakes.contract, "stakeOf", a["account"], int(a["role"]), block=block
-            )
-            return {
-                "staked": int(staked),
-                "locked": int(locked),
-                "unbonding": int(unbonding),
-                "release_at": int(release_at),
-            }
+            return self._stake_of(a["account"], int(a["role"]), block)
+        if ev.contract == "StakeManager" and ev.event in BATCH_STAKE_EVENTS:
+            role = int(a["role"])
+            return {"stakes": {acct: self._stake_of(acct, role, block) for acct in a["accounts"]}}
         if ev.contract == "VerificationRound" and ev.event in (
             "SecretRevealed",
             "VerdictsCommitted",
@@ -374,6 +372,19 @@ class Indexer:
         if ev.contract == "ArbitrationCommittee" and ev.event == "DisputeOpened":
             return {"adjudicator": self._adjudicator}
         return {}
+
+    def _stake_of(self, account: str, role: int, block: int) -> dict[str, int]:
+        """``stakeOf(account, role)`` at ``block``, as an event's extra fields."""
+        c = self.client
+        staked, locked, unbonding, release_at = c.call(
+            c.stakes.contract, "stakeOf", account, role, block=block
+        )
+        return {
+            "staked": int(staked),
+            "locked": int(locked),
+            "unbonding": int(unbonding),
+            "release_at": int(release_at),
+        }
 
     # ------------------------------------------------------------------ reorgs
 

@@ -153,9 +153,12 @@ contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager 
 
     /// @inheritdoc IStakeManager
     function lockEach(address[] calldata accounts, Role role, uint256 amount) external onlyRole(PROTOCOL_ROLE) {
+        uint256[] memory amounts = new uint256[](accounts.length);
         for (uint256 i; i < accounts.length; ++i) {
-            _lock(accounts[i], role, amount);
+            _take(accounts[i], role, amount);
+            amounts[i] = amount;
         }
+        emit StakesLocked(role, accounts, amounts);
     }
 
     /// @inheritdoc IStakeManager
@@ -165,15 +168,19 @@ contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager 
     {
         if (accounts.length != amounts.length) revert LengthMismatch(accounts.length, amounts.length);
         for (uint256 i; i < accounts.length; ++i) {
-            _lock(accounts[i], role, amounts[i]);
+            _take(accounts[i], role, amounts[i]);
         }
+        emit StakesLocked(role, accounts, amounts);
     }
 
     /// @inheritdoc IStakeManager
     function unlockEach(address[] calldata accounts, Role role, uint256 amount) external onlyRole(PROTOCOL_ROLE) {
+        uint256[] memory amounts = new uint256[](accounts.length);
         for (uint256 i; i < accounts.length; ++i) {
-            _unlock(accounts[i], role, amount);
+            _release(accounts[i], role, amount);
+            amounts[i] = amount;
         }
+        emit StakesUnlocked(role, accounts, amounts);
     }
 
     /// @inheritdoc IStakeManager
@@ -183,8 +190,9 @@ contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager 
     {
         if (accounts.length != amounts.length) revert LengthMismatch(accounts.length, amounts.length);
         for (uint256 i; i < accounts.length; ++i) {
-            _unlock(accounts[i], role, amounts[i]);
+            _release(accounts[i], role, amounts[i]);
         }
+        emit StakesUnlocked(role, accounts, amounts);
     }
 
     /// @inheritdoc IStakeManager
@@ -324,6 +332,13 @@ contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager 
 
     /// @notice Locks `amount` of `account`'s free stake of `role`; reverts InsufficientFreeStake.
     function _lock(address account, Role role, uint256 amount) internal {
+        emit StakeLocked(account, role, amount, _take(account, role, amount));
+    }
+
+    /// @notice Locks `amount` of `account`'s free stake of `role` without an event (the caller
+    ///         emits one: `StakeLocked`, or `StakesLocked` for a batch); reverts InsufficientFreeStake.
+    /// @return locked The account's locked stake of `role` afterwards (wei).
+    function _take(address account, Role role, uint256 amount) internal returns (uint256 locked) {
         StakeInfo storage info = _stakes[account][role];
         uint256 free = info.staked - info.locked;
         if (amount > free) revert InsufficientFreeStake(account, role, free, amount);
@@ -333,11 +348,19 @@ contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager 
             info.locked += uint128(amount);
         }
         // INVARIANT: locked <= staked.
-        emit StakeLocked(account, role, amount, info.locked);
+        locked = info.locked;
     }
 
     /// @notice Unlocks `amount` of `account`'s locked stake of `role`; reverts InsufficientLockedStake.
     function _unlock(address account, Role role, uint256 amount) internal {
+        emit StakeUnlocked(account, role, amount, _release(account, role, amount));
+    }
+
+    /// @notice Unlocks `amount` of `account`'s locked stake of `role` without an event (the caller
+    ///         emits one: `StakeUnlocked`, or `StakesUnlocked` for a batch); reverts
+    ///         InsufficientLockedStake.
+    /// @return locked The account's locked stake of `role` afterwards (wei).
+    function _release(address account, Role role, uint256 amount) internal returns (uint256 locked) {
         StakeInfo storage info = _stakes[account][role];
         if (amount > info.locked) revert InsufficientLockedStake(account, role, info.locked, amount);
         // SAFETY: checked just above (amount <= locked < 2^128).
@@ -345,7 +368,7 @@ contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager 
             // forge-lint: disable-next-line(unsafe-typecast)
             info.locked -= uint128(amount);
         }
-        emit StakeUnlocked(account, role, amount, info.locked);
+        locked = info.locked;
     }
 
     /// @notice Adds `account` to the active verifier set if its verifier stake, just raised from

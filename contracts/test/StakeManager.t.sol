@@ -352,22 +352,28 @@ contract StakeManager_LockUnlock_Test is StakeManager_Init {
         stakeManager.unlockEach(_pair(alice, alice), Role.Verifier, 1);
     }
 
-    /// @notice Each account is locked and unlocked as by `lock` and `unlock`, events in order.
+    /// @notice Each account is locked and unlocked as by `lock` and `unlock`, with one batch event
+    ///         per call naming every account and its amount in order (no per-account event).
     function test_lockEachUnlockEach_eachAccount_succeeds() public {
         address bob = _actor("bob");
         _stake(alice, Role.Verifier, 100e18);
         _stake(bob, Role.Verifier, 100e18);
+        uint256[] memory each = new uint256[](2);
+        (each[0], each[1]) = (30e18, 30e18);
+        vm.recordLogs();
         vm.expectEmit(address(stakeManager));
-        emit IStakeManager.StakeLocked(alice, Role.Verifier, 30e18, 30e18);
-        vm.expectEmit(address(stakeManager));
-        emit IStakeManager.StakeLocked(bob, Role.Verifier, 30e18, 30e18);
+        emit IStakeManager.StakesLocked(Role.Verifier, _pair(alice, bob), each);
         stakeManager.lockEach(_pair(alice, bob), Role.Verifier, 30e18);
+        Vm.Log[] memory logs = vm.getRecordedLogs();
+        uint256 fromStakeManager;
+        for (uint256 i; i < logs.length; ++i) {
+            if (logs[i].emitter == address(stakeManager)) ++fromStakeManager;
+        }
+        assertEq(fromStakeManager, 1, "one event for the call");
         assertEq(stakeManager.freeStake(alice, Role.Verifier), 70e18);
         assertEq(stakeManager.freeStake(bob, Role.Verifier), 70e18);
         vm.expectEmit(address(stakeManager));
-        emit IStakeManager.StakeUnlocked(bob, Role.Verifier, 30e18, 0);
-        vm.expectEmit(address(stakeManager));
-        emit IStakeManager.StakeUnlocked(alice, Role.Verifier, 30e18, 0);
+        emit IStakeManager.StakesUnlocked(Role.Verifier, _pair(bob, alice), each);
         stakeManager.unlockEach(_pair(bob, alice), Role.Verifier, 30e18);
         assertEq(stakeManager.freeStake(alice, Role.Verifier), 100e18);
         assertEq(stakeManager.freeStake(bob, Role.Verifier), 100e18);
@@ -401,12 +407,12 @@ contract StakeManager_LockUnlock_Test is StakeManager_Init {
         uint256[] memory amounts = new uint256[](2);
         (amounts[0], amounts[1]) = (10e18, 25e18);
         vm.expectEmit(address(stakeManager));
-        emit IStakeManager.StakeLocked(alice, Role.Verifier, 10e18, 10e18);
-        vm.expectEmit(address(stakeManager));
-        emit IStakeManager.StakeLocked(bob, Role.Verifier, 25e18, 25e18);
+        emit IStakeManager.StakesLocked(Role.Verifier, _pair(alice, bob), amounts);
         stakeManager.lockAmounts(_pair(alice, bob), Role.Verifier, amounts);
         assertEq(stakeManager.freeStake(alice, Role.Verifier), 90e18);
         assertEq(stakeManager.freeStake(bob, Role.Verifier), 75e18);
+        vm.expectEmit(address(stakeManager));
+        emit IStakeManager.StakesUnlocked(Role.Verifier, _pair(alice, bob), amounts);
         stakeManager.unlockAmounts(_pair(alice, bob), Role.Verifier, amounts);
         assertEq(stakeManager.freeStake(alice, Role.Verifier), 100e18);
         assertEq(stakeManager.freeStake(bob, Role.Verifier), 100e18);

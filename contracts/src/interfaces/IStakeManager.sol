@@ -97,6 +97,22 @@ interface IStakeManager {
     /// @param locked Total locked afterwards (wei).
     event StakeUnlocked(address indexed account, Role indexed role, uint256 amount, uint256 locked);
 
+    /// @notice Emitted when a protocol contract locked stake of several accounts in one call
+    ///         (`lockEach`, `lockAmounts`): one event for the call instead of a `StakeLocked` per
+    ///         account (docs/SECURITY.md, "Gas cuts"; `stakeOf` gives each total).
+    /// @param role Role of the stakes.
+    /// @param accounts Stakers, in the call's order.
+    /// @param amounts Amount locked from each (wei), one per account.
+    event StakesLocked(Role indexed role, address[] accounts, uint256[] amounts);
+
+    /// @notice Emitted when a protocol contract unlocked stake of several accounts in one call
+    ///         (`unlockEach`, `unlockAmounts`): one event for the call instead of a `StakeUnlocked`
+    ///         per account.
+    /// @param role Role of the stakes.
+    /// @param accounts Stakers, in the call's order.
+    /// @param amounts Amount unlocked from each (wei), one per account.
+    event StakesUnlocked(Role indexed role, address[] accounts, uint256[] amounts);
+
     /// @notice Emitted when a protocol contract slashed stake.
     /// @param account Staker.
     /// @param role Role of the stake.
@@ -153,24 +169,26 @@ interface IStakeManager {
     function unlock(address account, Role role, uint256 amount) external;
 
     /// @notice `lock(accounts[i], role, amount)` for each account, in order, in one call (a job's
-    ///         verifier seats, a dispute's committee): one call's overhead instead of one per seat.
-    ///         Reverts InsufficientFreeStake at the first account short of `amount`, locking none.
+    ///         verifier seats, a dispute's committee): one call's overhead instead of one per seat,
+    ///         and one `StakesLocked` event instead of a `StakeLocked` per account. Reverts
+    ///         InsufficientFreeStake at the first account short of `amount`, locking none.
     /// @param accounts Stakers (an account named twice is locked twice).
     /// @param role Role of the stakes.
     /// @param amount Amount per account (wei).
     function lockEach(address[] calldata accounts, Role role, uint256 amount) external;
 
     /// @notice `lock(accounts[i], role, amounts[i])` for each account, in order, in one call: the
-    ///         reject bonds of every seat of one verdict reveal. Reverts LengthMismatch unless both
-    ///         arrays have the same length, and InsufficientFreeStake at the first account short of
-    ///         its amount, locking none.
+    ///         reject bonds of every seat of one verdict reveal, with one `StakesLocked`. Reverts
+    ///         LengthMismatch unless both arrays have the same length, and InsufficientFreeStake at
+    ///         the first account short of its amount, locking none.
     /// @param accounts Stakers (an account named twice is locked twice).
     /// @param role Role of the stakes.
     /// @param amounts Amount per account (wei), in the order of `accounts`.
     function lockAmounts(address[] calldata accounts, Role role, uint256[] calldata amounts) external;
 
-    /// @notice `unlock(accounts[i], role, amount)` for each account, in order, in one call.
-    ///         Reverts InsufficientLockedStake at the first account short of `amount`, unlocking none.
+    /// @notice `unlock(accounts[i], role, amount)` for each account, in order, in one call, with
+    ///         one `StakesUnlocked`. Reverts InsufficientLockedStake at the first account short of
+    ///         `amount`, unlocking none.
     /// @param accounts Stakers.
     /// @param role Role of the stakes.
     /// @param amount Amount per account (wei).
@@ -178,8 +196,9 @@ interface IStakeManager {
 
     /// @notice `unlock(accounts[i], role, amounts[i])` for each account, in order, in one call: the
     ///         settlement's release of its seats, a seat's verifierStake plus the reject bonds it
-    ///         gets back. Reverts LengthMismatch unless both arrays have the same length, and
-    ///         InsufficientLockedStake at the first account short of its amount, unlocking none.
+    ///         gets back, with one `StakesUnlocked`. Reverts LengthMismatch unless both arrays have
+    ///         the same length, and InsufficientLockedStake at the first account short of its
+    ///         amount, unlocking none.
     /// @param accounts Stakers.
     /// @param role Role of the stakes.
     /// @param amounts Amount per account (wei), in the order of `accounts`.

@@ -516,3 +516,23 @@ def test_a_postgresql_url_without_its_driver_names_the_extra(
     monkeypatch.setitem(sys.modules, "psycopg", None)  # `import psycopg` raises ImportError
     with pytest.raises(IndexError_, match=r"driver is missing: .*pip install 'veritrain\[postgres"):
         Index.open("postgresql+psycopg://u@/d?host=/nowhere", BINDING)
+
+
+def test_a_batch_lock_and_unlock_update_every_account_they_name(index: Index) -> None:
+    """`StakesLocked` / `StakesUnlocked` (one event for a call on several accounts) update each
+    named account's stake from what was read at the block, and list each as a verifier."""
+    held = {"staked": 5 * 10**19, "unbonding": 0, "release_at": 0}
+    read = {B: {**held, "locked": 10**19}, C: {**held, "locked": 2 * 10**19}}
+    _add(index, 11, "StakeManager", "StakesLocked", {
+        "role": 1, "accounts": [B, C], "amounts": [10**19, 10**19],
+    }, extra={"stakes": read})  # fmt: skip
+    with index.reader() as s:
+        assert s.get(Stake, (B, "verifier")).locked == 10**19  # type: ignore[union-attr]
+        assert s.get(Stake, (C, "verifier")).locked == 2 * 10**19  # type: ignore[union-attr]
+        assert s.get(Stake, (C, "verifier")).staked == 5 * 10**19  # type: ignore[union-attr]
+    _add(index, 12, "StakeManager", "StakesUnlocked", {
+        "role": 1, "accounts": [C], "amounts": [10**19],
+    }, extra={"stakes": {C: {**held, "locked": 10**19}}})  # fmt: skip
+    with index.reader() as s:
+        assert s.get(Stake, (B, "verifier")).locked == 10**19  # type: ignore[union-attr]
+        assert s.get(Stake, (C, "verifier")).locked == 10**19  # type: ignore[union-attr]

@@ -491,8 +491,18 @@ abstract contract ProtocolHandlerSigned is ProtocolHandlerPayouts {
         if (_voidedCount[sid] == 0) return;
         for (uint256 i; i < logs.length; ++i) {
             Vm.Log memory log = logs[i];
+            bytes32 topic = log.topics.length == 0 ? bytes32(0) : log.topics[0];
+            if (log.emitter == address(stakeManager) && topic == IStakeManager.StakesUnlocked.selector) {
+                // A batch release (the settlement's seats): every account it names.
+                (address[] memory released,) = abi.decode(log.data, (address[], uint256[]));
+                bool verifierRole = uint256(log.topics[1]) == uint8(Role.Verifier);
+                for (uint256 j; j < released.length; ++j) {
+                    address account = released[j];
+                    if (_voided[sid][account] && verifierRole && !_contains(members, account)) ++ghost_voidedSeatPaid;
+                }
+                continue;
+            }
             if (log.topics.length < 3) continue;
-            bytes32 topic = log.topics[0];
             if (
                 log.emitter == address(escrow) && (topic == IEscrow.Paid.selector || topic == IEscrow.Credited.selector)
             ) {
