@@ -608,8 +608,7 @@ def _stake(session: Session, ev: Event) -> None:
     role = _role(a["role"])
     row = _get(session, Stake, a["account"], role, slashed=0)
     if "staked" in x:
-        row.staked, row.locked = int(x["staked"]), int(x["locked"])
-        row.unbonding, row.release_at = int(x["unbonding"]), int(x["release_at"])
+        _set_stake(row, x)
     _account(session, a["account"], role)
     if ev.name == "StakeSlashed":
         row.slashed = (row.slashed or 0) + int(a["slashed"])
@@ -640,9 +639,14 @@ def _stakes(session: Session, ev: Event) -> None:
         row = _get(session, Stake, account, role, slashed=0)
         x = read.get(account)
         if x is not None:
-            row.staked, row.locked = int(x["staked"]), int(x["locked"])
-            row.unbonding, row.release_at = int(x["unbonding"]), int(x["release_at"])
+            _set_stake(row, x)
         _account(session, account, role)
+
+
+def _set_stake(row: Stake, x: dict[str, Any]) -> None:
+    """``row`` as ``stakeOf`` read at an event's block (the indexer's extra fields)."""
+    row.staked, row.locked = int(x["staked"]), int(x["locked"])
+    row.unbonding, row.release_at = int(x["unbonding"]), int(x["release_at"])
 
 
 def _bond_forfeit(session: Session, ev: Event) -> tuple[int | None, str | None]:
