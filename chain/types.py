@@ -216,10 +216,12 @@ class JobParamsView:
 @dataclass(frozen=True)
 class ClaimsView:
     """``client.round.claims_of(submission_id)`` (read from the ``ClaimsPosted`` event): the
-    solver's claims, in sample order (empty tuples until posted)."""
+    solver's claims, in sample order (empty tuples until posted), and the secret commitment the
+    round's stored claims hash binds (every call that passes the claims back passes it too)."""
 
     start_hashes: tuple[bytes, ...]
     end_hashes: tuple[bytes, ...]
+    secret_commitment: bytes
 
     @property
     def posted(self) -> bool:
@@ -229,14 +231,17 @@ class ClaimsView:
 
 @dataclass(frozen=True)
 class RoundView:
-    """``VerificationRound.roundOf(submissionId)``: the secret commitment, whether the secret was
-    revealed (the secret itself is only in the ``SecretRevealed`` event) and how many assigned
-    verifiers sealed their verdicts."""
+    """``VerificationRound.roundOf(submissionId)``: the round's commitment word (the solver's
+    secret commitment until its claims are posted, then the claims hash that binds it), whether
+    the secret was revealed (the secret itself is only in the ``SecretRevealed`` event), how many
+    assigned verifiers sealed their verdicts, and the block of the ``ClaimsPosted`` event (0
+    until the claims are posted)."""
 
     submission_id: bytes
-    secret_commitment: bytes
+    commitment: bytes
     revealed: bool
     committed: int
+    claims_block: int = 0
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,9 @@ byte-for-byte the Solidity formula (ABI encoding through eth_abi, keccak256):
   where it could not replay); the contract approves a sample iff its end equals the claim.
 - `vote_commitment(dispute_id, voter, segment_valid, salt)`: an arbiter's sealed committee vote
   (`ArbitrationCommittee.commitVote`).
-- `claims_hash(start_hashes, end_hashes)`: what the verification round keeps of a solver's
-  posted claims (the claims themselves live in its ``ClaimsPosted`` event).
+- `claims_hash(secret_commitment, start_hashes, end_hashes)`: what the verification round
+  keeps of a solver's posted claims, bound to its secret commitment (the claims themselves live
+  in its ``ClaimsPosted`` event).
 - `submission_id(job_id, solver)`: the key of one solver's submission for a job
   (``SubmissionId``: the pair packed, ``jobId << 160 | solver``, no hash); the verification
   round is keyed by it (``JobManager.submissionOf(jobId)`` reads it on chain).
@@ -214,16 +215,23 @@ def sample_hash(segments: Sequence[int]) -> bytes:
     return keccak256(abi_encode(["uint32[]"], [values]))
 
 
-def claims_hash(start_hashes: Sequence[bytes], end_hashes: Sequence[bytes]) -> bytes:
-    """``keccak256(abi.encode(bytes32[] startHashes, bytes32[] endHashes))``: the hash
-    `VerificationRound.postClaims` stores of a solver's claims, in sample order.
+def claims_hash(
+    secret_commitment: bytes, start_hashes: Sequence[bytes], end_hashes: Sequence[bytes]
+) -> bytes:
+    """``keccak256(abi.encode(bytes32 secretCommitment, bytes32[] startHashes,
+    bytes32[] endHashes))``: the hash `VerificationRound.postClaims` stores of a solver's claims,
+    in sample order, in place of the secret commitment (`secret_commitment`) it binds.
 
     Returns:
         The 32-byte hash.
     """
     return keccak256(
         abi_encode(
-            ["bytes32[]", "bytes32[]"],
-            [[bytes(h) for h in start_hashes], [bytes(h) for h in end_hashes]],
+            ["bytes32", "bytes32[]", "bytes32[]"],
+            [
+                bytes(secret_commitment),
+                [bytes(h) for h in start_hashes],
+                [bytes(h) for h in end_hashes],
+            ],
         )
     )

@@ -368,8 +368,8 @@ class RoundFacade(ContractFacade):
     def _round_events(self, sid: bytes, name: str, span: int) -> Iterator[DecodedEvent]:
         """The submission's events ``name`` in chain order, from the block of its claims (none
         before them) to the latest, ``span`` blocks per ``eth_getLogs`` request."""
-        _, start = self._client.call(self.contract, "claimsHashOf", sid)
-        if int(start) == 0:
+        start = self.round_of(sid).claims_block
+        if start == 0:
             return
         latest = self._client.block_number()
         block = int(start)
@@ -451,9 +451,10 @@ class RoundFacade(ContractFacade):
         return RoundOutcome(int(outcome)), int(sample)
 
     def claims_of(self, submission_id: bytes) -> ClaimsView:
-        """The solver's posted claims (empty until posted). The contract keeps only their hash
-        and the block of their ``ClaimsPosted`` event (``claimsHashOf``): the claims are read
-        from that event, checked against the hash, and cached (they never change once posted).
+        """The solver's posted claims (empty until posted). The contract keeps only their hash,
+        bound to the solver's secret commitment, and the block of their ``ClaimsPosted`` event
+        (``roundOf``): the claims and the secret commitment are read from that event, checked
+        against the hash, and cached (they never change once posted).
 
         Raises:
             ChainError: the event is missing or does not hash to the stored claims hash (an
@@ -463,19 +464,21 @@ class RoundFacade(ContractFacade):
         cached = self._claims.get(sid)
         if cached is not None:
             return cached
-        stored, block = self._client.call(self.contract, "claimsHashOf", sid)
-        if int(block) == 0:
-            return ClaimsView((), ())
+        view = self.round_of(sid)
+        block = view.claims_block
+        if block == 0:
+            return ClaimsView((), (), bytes(32))
         for event in self._client.event_logs(
-            self.contract, ["ClaimsPosted"], int(block), int(block), int.from_bytes(sid, "big")
+            self.contract, ["ClaimsPosted"], block, block, int.from_bytes(sid, "big")
         ):
+            secret_commitment = bytes(event.args["secretCommitment"])
             starts = tuple(bytes(h) for h in event.args["startHashes"])
             ends = tuple(bytes(h) for h in event.args["endHashes"])
-            if claims_hash(starts, ends) == bytes(stored):
-                claims = self._claims[sid] = ClaimsView(starts, ends)
+            if claims_hash(secret_commitment, starts, ends) == view.commitment:
+                claims = self._claims[sid] = ClaimsView(starts, ends, secret_commitment)
                 return claims
         raise ChainError(
-            f"no ClaimsPosted event in block {int(block)} matches the claims hash of submission "
+            f"no ClaimsPosted event in block {block} matches the claims hash of submission "
             f"0x{sid.hex()}"
         )
 
@@ -555,9 +558,10 @@ class RoundFacade(ContractFacade):
         return outcome is RoundOutcome.Forced, sample
 
     @staticmethod
-    def _claims_arg(claims: ClaimsView) -> tuple[list[bytes], list[bytes]]:
-        """The ``Claims`` calldata argument (start and end hashes, in sample order)."""
-        return list(claims.start_hashes), list(claims.end_hashes)
+    def _claims_arg(claims: ClaimsView) -> tuple[list[bytes], list[bytes], bytes]:
+        """The ``Claims`` calldata argument (start and end hashes, in sample order, and the
+        secret commitment they bind)."""
+        return list(claims.start_hashes), list(claims.end_hashes), claims.secret_commitment
 
     def verdict_commitment_of(
         self, submission_id: bytes, verifier: str | None = None
@@ -630,12 +634,15 @@ class RoundFacade(ContractFacade):
 
     def round_of(self, submission_id: bytes) -> RoundView:
         """``roundOf(submissionId)`` as a `RoundView`."""
-        commitment, revealed, committed = self._client.call(self.contract, "roundOf", submission_id)
+        commitment, revealed, committed, claims_block = self._client.call(
+            self.contract, "roundOf", submission_id
+        )
         return RoundView(
             submission_id=bytes(submission_id),
-            secret_commitment=bytes(commitment),
+            commitment=bytes(commitment),
             revealed=bool(revealed),
             committed=int(committed),
+            claims_block=int(claims_block),
         )
 
     def windows_of(self, submission_id: bytes) -> RoundWindows:

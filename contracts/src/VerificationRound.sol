@@ -44,15 +44,15 @@ contract VerificationRound is VerificationRoundSigned {
 
     /// @inheritdoc IVerificationRound
     function onCommit(SubmissionId submissionId, uint256 jobId, address solver, bytes32 commitment) external {
-        if (msg.sender != address(_JOB_MANAGER)) revert NotJobManager(msg.sender);
+        _onlyJobManager();
         if (commitment == bytes32(0)) revert ZeroCommitment(submissionId);
-        _rounds[submissionId].secretCommitment = commitment;
+        _rounds[submissionId].commitment = commitment;
         emit SecretCommitted(submissionId, jobId, solver, commitment);
     }
 
     /// @inheritdoc IVerificationRound
     function onReassign(SubmissionId submissionId, uint256 kept) external {
-        if (msg.sender != address(_JOB_MANAGER)) revert NotJobManager(msg.sender);
+        _onlyJobManager();
         // SAFETY: kept <= MAX_VERIFIERS_PER_JOB = 32.
         // forge-lint: disable-next-line(unsafe-typecast)
         _rounds[submissionId].committed = uint8(kept);
@@ -82,6 +82,11 @@ contract VerificationRound is VerificationRoundSigned {
         if (keccak256(abi.encode(drawn)) != sampleHash) revert SampleMismatch(jobId, sampleHash);
     }
 
+    /// @notice Reverts NotJobManager unless the JobManager is the caller.
+    function _onlyJobManager() internal view {
+        if (msg.sender != address(_JOB_MANAGER)) revert NotJobManager(msg.sender);
+    }
+
     /// @notice `postClaims`'s checks and record.
     /// @return segments The sampled segments, in sample order.
     function _postClaims(SubmissionId submissionId, bytes32[] calldata startHashes, bytes32[] calldata endHashes)
@@ -96,7 +101,7 @@ contract VerificationRound is VerificationRoundSigned {
             );
         }
         Round storage round = _rounds[submissionId];
-        if (round.claimsHash != bytes32(0)) revert ClaimsAlreadyPosted(submissionId);
+        if (round.claimsBlock != 0) revert ClaimsAlreadyPosted(submissionId);
         segments = _segmentsOf(jobId);
         uint256 samples = segments.length;
         if (startHashes.length != samples) revert LengthMismatch(submissionId, samples, startHashes.length);
@@ -111,9 +116,11 @@ contract VerificationRound is VerificationRoundSigned {
             // The zero end is what a verifier seals when it could not replay: always a reject.
             if (endHashes[i] == bytes32(0)) revert ZeroClaim(submissionId, i);
         }
-        round.claimsHash = _claimsHash(startHashes, endHashes);
+        // The claims hash takes the secret commitment's word and binds it (no new storage word).
+        bytes32 secretCommitment = round.commitment;
+        round.commitment = _claimsHash(secretCommitment, startHashes, endHashes);
         round.claimsBlock = uint64(block.number);
-        emit ClaimsPosted(submissionId, startHashes, endHashes);
+        emit ClaimsPosted(submissionId, secretCommitment, startHashes, endHashes);
     }
 
     /// @inheritdoc IVerificationRound
@@ -279,12 +286,12 @@ contract VerificationRound is VerificationRoundSigned {
             return (round.forced ? RoundOutcome.Forced : RoundOutcome.Clean, round.forcedSample);
         }
         // No round (never committed): every window is still ahead.
-        if (round.secretCommitment == bytes32(0)) return (RoundOutcome.Pending, 0);
+        if (round.commitment == bytes32(0)) return (RoundOutcome.Pending, 0);
         uint256 jobId = submissionId.jobIdOf();
         RoundJob memory job = _JOB_MANAGER.roundJobOf(jobId);
         // Not assigned yet: every window is still ahead.
         if (job.verdictDeadline == 0) return (RoundOutcome.Pending, 0);
-        if (round.claimsHash == bytes32(0)) {
+        if (round.claimsBlock == 0) {
             return (block.timestamp > job.claimsDeadline ? RoundOutcome.NoClaims : RoundOutcome.Pending, 0);
         }
         // A sample without a revealed verdict once the verdict reveals closed (P-27): the secret
@@ -310,12 +317,6 @@ contract VerificationRound is VerificationRoundSigned {
         uint256 jobId = submissionId.jobIdOf();
         if (jobId == 0) return (false, 0);
         (forced, sampleIndex) = _draw(jobId, secret, _segmentsOf(jobId));
-    }
-
-    /// @inheritdoc IVerificationRound
-    function claimsHashOf(SubmissionId submissionId) external view returns (bytes32 hash, uint64 postedBlock) {
-        Round storage round = _rounds[submissionId];
-        (hash, postedBlock) = (round.claimsHash, round.claimsBlock);
     }
 
     /// @inheritdoc IVerificationRound
@@ -363,10 +364,11 @@ contract VerificationRound is VerificationRoundSigned {
     function roundOf(SubmissionId submissionId)
         external
         view
-        returns (bytes32 secretCommitment, bool revealed, uint32 committed)
+        returns (bytes32 commitment, bool revealed, uint32 committed, uint64 claimsBlock)
     {
         Round storage round = _rounds[submissionId];
-        (secretCommitment, revealed, committed) = (round.secretCommitment, round.revealed, round.committed);
+        (commitment, revealed, committed, claimsBlock) =
+        (round.commitment, round.revealed, round.committed, round.claimsBlock);
     }
 
     /// @inheritdoc IVerificationRound
@@ -464,13 +466,14 @@ contract VerificationRound is VerificationRoundSigned {
         if (block.timestamp < opens || block.timestamp > closes) {
             revert OutsideWindow(submissionId, opens, closes, uint64(block.timestamp));
         }
-        if (round.claimsHash == bytes32(0)) revert ClaimsNotPosted(submissionId);
+        if (round.claimsBlock == 0) revert ClaimsNotPosted(submissionId);
         _checkClaims(submissionId, round, claims);
         uint256 samples = claims.startHashes.length;
         // SAFETY: samples <= MAX_SAMPLES_PER_JOB = 64.
         uint64 uncovered = uint64((uint256(1) << samples) - 1) & ~round.covered;
         if (uncovered != 0) revert SamplesUncovered(submissionId, uncovered);
-        if (keccak256(abi.encode(jobId, job.solver, secret)) != round.secretCommitment) {
+        // The claims' secret commitment is the one the commit stored (their hash binds it).
+        if (keccak256(abi.encode(jobId, job.solver, secret)) != claims.secretCommitment) {
             revert SecretCommitmentMismatch(submissionId);
         }
     }

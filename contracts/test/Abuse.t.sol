@@ -283,7 +283,7 @@ contract Abuse_Test is Deployers {
                 jobManager.assignVerifiers(jobId);
                 assertEq(uint8(_job(jobId).status), uint8(JobStatus.Verifying));
                 assertEq(_job(jobId).verdictDeadline, block.timestamp + params.verdictWindow);
-                (,, uint32 committed) = round.roundOf(_sid(jobId));
+                (,, uint32 committed,) = round.roundOf(_sid(jobId));
                 assertEq(committed, 0);
             }
         }

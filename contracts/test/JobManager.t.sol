@@ -442,7 +442,7 @@ contract JobManager_CommitCheckpoints_Test is JobManager_Init {
         bytes32[] memory initProof = _initProof(INTERVAL, _stateHashes(TOTAL_STEPS, INTERVAL));
         vm.prank(solver);
         jobManager.commitCheckpoints(jobId, root, initProof, CHECKPOINT_URL, _secretCommitment(jobId, solver));
-        (bytes32 commitment,,) = round.roundOf(_sid(jobId));
+        (bytes32 commitment,,,) = round.roundOf(_sid(jobId));
         assertEq(commitment, _secretCommitment(jobId, solver));
         Job memory job = _job(jobId);
         assertEq(job.merkleRoot, root);

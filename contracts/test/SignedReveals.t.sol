@@ -129,7 +129,7 @@ contract SignedReveals_RevealVerdictsSigned_Test is SignedReveals_Init {
         emit IJobManager.ChallengeDeadlineSet(jobId, uint64(block.timestamp) + params.challengeWindow);
         _revealSigned(reveals);
 
-        (,, uint32 committed) = round.roundOf(_sid(jobId));
+        (,, uint32 committed,) = round.roundOf(_sid(jobId));
         assertEq(uint256(committed), verifiers.length, "every seat counts as sealed");
         for (uint256 i; i < verifiers.length; ++i) {
             (bytes32 stored, bool revealed) = round.verdictCommitmentOf(_sid(jobId), verifiers[i]);
@@ -336,7 +336,11 @@ contract SignedReveals_RevealVerdictsSigned_Test is SignedReveals_Init {
         (bytes32[] memory starts, bytes32[] memory claimed) = _claimsOf(_sid(jobId));
         claimed[0] = keccak256("forged");
         vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ClaimsMismatch.selector, _sid(jobId)));
-        round.revealVerdictsSigned(_sid(jobId), reveals, Claims({startHashes: starts, endHashes: claimed}));
+        round.revealVerdictsSigned(
+            _sid(jobId),
+            reveals,
+            Claims({startHashes: starts, endHashes: claimed, secretCommitment: _secretCommitmentOf(_sid(jobId))})
+        );
     }
 
     ////// Bonds //////
@@ -361,7 +365,7 @@ contract SignedReveals_RevealVerdictsSigned_Test is SignedReveals_Init {
             (, bool revealed) = round.verdictCommitmentOf(_sid(jobId), verifiers[i]);
             assertFalse(revealed, "no seat recorded");
         }
-        (,, uint32 committed) = round.roundOf(_sid(jobId));
+        (,, uint32 committed,) = round.roundOf(_sid(jobId));
         assertEq(uint256(committed), 0);
     }
 

@@ -77,7 +77,7 @@ contract VerdictBatches_Test is SignedReveals_Init {
             (bytes32 stored,) = round.verdictCommitmentOf(_sid(jobId), verifiers[i]);
             assertEq(stored, commitments[i]);
         }
-        (,, uint32 committed) = round.roundOf(_sid(jobId));
+        (,, uint32 committed,) = round.roundOf(_sid(jobId));
         assertEq(uint256(committed), verifiers.length);
     }
 
@@ -90,7 +90,7 @@ contract VerdictBatches_Test is SignedReveals_Init {
         _commitAll(0);
         (bytes32 stored,) = round.verdictCommitmentOf(_sid(jobId), verifiers[0]);
         assertEq(stored, own);
-        (,, uint32 committed) = round.roundOf(_sid(jobId));
+        (,, uint32 committed,) = round.roundOf(_sid(jobId));
         assertEq(uint256(committed), verifiers.length);
     }
 
@@ -293,7 +293,13 @@ contract VerdictBatches_Test is SignedReveals_Init {
         (bytes32[] memory starts, bytes32[] memory claimed) = _claimsOf(_sid(jobId));
         claimed[0] = keccak256("forged");
         vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ClaimsMismatch.selector, _sid(jobId)));
-        round.revealVerdictsFor(_sid(jobId), verifiers, ends, salts, Claims({startHashes: starts, endHashes: claimed}));
+        round.revealVerdictsFor(
+            _sid(jobId),
+            verifiers,
+            ends,
+            salts,
+            Claims({startHashes: starts, endHashes: claimed, secretCommitment: _secretCommitmentOf(_sid(jobId))})
+        );
     }
 
     /// @notice Before every seat sealed and before the verdict deadline nobody can open a seal, in a
@@ -377,7 +383,7 @@ contract RevealSecretAndFinalize_Test is Deployers {
         uint256 solverBefore = _holdings(solver);
         vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
         _revealSecretAndFinalize(jobId);
-        (, bool revealed,) = round.roundOf(_sid(jobId));
+        (, bool revealed,,) = round.roundOf(_sid(jobId));
         assertTrue(revealed);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
         assertEq(_holdings(solver) - solverBefore, _job(jobId).reward);
@@ -419,7 +425,7 @@ contract RevealSecretAndFinalize_Test is Deployers {
         Claims memory claims = _claimsArg(_sid(jobId));
         vm.expectRevert(abi.encodeWithSelector(IVerificationRound.SecretCommitmentMismatch.selector, _sid(jobId)));
         round.revealSecretAndFinalize(_sid(jobId), keccak256("guess"), bytes32(0), proof, claims);
-        (, bool revealed,) = round.roundOf(_sid(jobId));
+        (, bool revealed,,) = round.roundOf(_sid(jobId));
         assertFalse(revealed);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Verifying));
     }

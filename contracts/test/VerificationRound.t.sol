@@ -108,10 +108,11 @@ contract VerificationRound_OnCommit_Test is VerificationRound_Init {
         emit IVerificationRound.SecretCommitted(id, 1, solver, bytes32(uint256(7)));
         vm.prank(address(jobManager));
         round.onCommit(id, 1, solver, bytes32(uint256(7)));
-        (bytes32 commitment, bool revealed, uint32 committed) = round.roundOf(id);
+        (bytes32 commitment, bool revealed, uint32 committed, uint64 claimsBlock) = round.roundOf(id);
         assertEq(commitment, bytes32(uint256(7)));
         assertFalse(revealed);
         assertEq(uint256(committed), 0);
+        assertEq(uint256(claimsBlock), 0, "no claims yet: the word is the bare secret commitment");
     }
 }
 
@@ -126,16 +127,17 @@ contract VerificationRound_PostClaims_Test is VerificationRound_Init {
     function test_postClaims_records_succeeds() public {
         (bytes32[] memory starts, bytes32[] memory ends) = _claims(jobId);
         vm.expectEmit(address(round));
-        emit IVerificationRound.ClaimsPosted(_sid(jobId), starts, ends);
+        emit IVerificationRound.ClaimsPosted(_sid(jobId), _secretCommitmentOf(_sid(jobId)), starts, ends);
         vm.prank(solver);
         round.postClaims(_sid(jobId), starts, ends);
         _bookClaims(round, _sid(jobId), starts, ends);
         (bytes32[] memory s, bytes32[] memory e) = _claimsOf(_sid(jobId));
         assertEq(s, starts);
         assertEq(e, ends);
-        // Only the hash is stored, with the block of the event that carries the claims.
-        (bytes32 stored, uint64 postedBlock) = round.claimsHashOf(_sid(jobId));
-        assertEq(stored, keccak256(abi.encode(starts, ends)));
+        // Only the hash is stored, in the secret commitment's word and binding it, with the block
+        // of the event that carries the claims.
+        (bytes32 stored,,, uint64 postedBlock) = round.roundOf(_sid(jobId));
+        assertEq(stored, keccak256(abi.encode(_secretCommitmentOf(_sid(jobId)), starts, ends)));
         assertEq(uint256(postedBlock), block.number);
     }
 
@@ -279,14 +281,14 @@ contract VerificationRound_AssignAndPostClaims_Test is VerificationRound_Init {
     function test_assignAndPostClaims_assignsAndRecords_succeeds() public {
         (bytes32 sampleHash, bytes32[] memory starts, bytes32[] memory ends) = _predict();
         vm.expectEmit(address(round));
-        emit IVerificationRound.ClaimsPosted(_sid(jobId), starts, ends);
+        emit IVerificationRound.ClaimsPosted(_sid(jobId), _secretCommitmentOf(_sid(jobId)), starts, ends);
         vm.prank(solver);
         round.assignAndPostClaims(jobId, sampleHash, starts, ends);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Verifying));
         assertEq(keccak256(abi.encode(_segments(jobId))), sampleHash, "the predicted sample");
         assertEq(_assigned(jobId).length, params.verifiersPerJob, "every seat filled");
-        (bytes32 stored, uint64 postedBlock) = round.claimsHashOf(_sid(jobId));
-        assertEq(stored, keccak256(abi.encode(starts, ends)));
+        (bytes32 stored,,, uint64 postedBlock) = round.roundOf(_sid(jobId));
+        assertEq(stored, keccak256(abi.encode(_secretCommitmentOf(_sid(jobId)), starts, ends)));
         assertEq(uint256(postedBlock), block.number);
         // The claims window runs from the assignment, as after the two calls.
         assertEq(uint256(_job(jobId).claimsDeadline), block.timestamp + params.claimsWindow);
@@ -378,7 +380,7 @@ contract VerificationRound_CommitVerdicts_Test is VerificationRound_Init {
         (bytes32 commitment, bool revealed) = round.verdictCommitmentOf(_sid(jobId), verifiers[0]);
         assertEq(commitment, bytes32(uint256(9)));
         assertFalse(revealed);
-        (,, uint32 committed) = round.roundOf(_sid(jobId));
+        (,, uint32 committed,) = round.roundOf(_sid(jobId));
         assertEq(uint256(committed), 1);
     }
 
@@ -611,10 +613,25 @@ contract VerificationRound_RevealVerdicts_Test is VerificationRound_Init {
         vm.prank(verifiers[0]);
         round.commitVerdicts(_sid(jobId), commitment);
         vm.warp(uint256(deadline) + 1);
-        Claims memory copy = Claims({startHashes: starts, endHashes: ends});
+        Claims memory copy =
+            Claims({startHashes: starts, endHashes: ends, secretCommitment: _secretCommitmentOf(_sid(jobId))});
         vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ClaimsMismatch.selector, _sid(jobId)));
         vm.prank(verifiers[0]);
         round.revealVerdicts(_sid(jobId), ends, salt, copy);
+    }
+
+    /// @notice The claims passed back must carry the secret commitment the claims hash binds: the
+    ///         posted start and end hashes with any other commitment are refused.
+    function test_revealVerdicts_claimsWithAnotherSecretCommitment_reverts() public {
+        _seal(jobId, verifiers[0], 0);
+        vm.warp(uint256(deadline) + 1);
+        bytes32[] memory ends = _ends(jobId, 0);
+        bytes32 salt = _verdictSalt(jobId, verifiers[0]);
+        Claims memory claims = _claimsArg(_sid(jobId));
+        claims.secretCommitment = keccak256("another secret commitment");
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ClaimsMismatch.selector, _sid(jobId)));
+        vm.prank(verifiers[0]);
+        round.revealVerdicts(_sid(jobId), ends, salt, claims);
     }
 
     function test_revealVerdicts_forgedClaims_reverts() public {

@@ -61,7 +61,7 @@ contract VerificationRound_RevealSecret_Test is VerificationRound_Init {
         (RoundOutcome outcome, uint256 sample) = round.outcome(_sid(jobId));
         assertEq(uint8(outcome), uint8(RoundOutcome.Forced));
         assertEq(sample, f);
-        (, bool revealed,) = round.roundOf(_sid(jobId));
+        (, bool revealed,,) = round.roundOf(_sid(jobId));
         assertTrue(revealed);
     }
 
@@ -111,6 +111,20 @@ contract VerificationRound_RevealSecret_Test is VerificationRound_Init {
         bytes32[] memory proof = _claimsProofOf(jobId);
         vm.expectRevert(abi.encodeWithSelector(IVerificationRound.SecretCommitmentMismatch.selector, _sid(jobId)));
         _reveal(keccak256("another secret"), bytes32(0), proof);
+    }
+
+    /// @notice The claims hash binds the secret commitment the commit stored: a solver that hands
+    ///         back its claims with the commitment of another secret (one whose draw it prefers,
+    ///         chosen after seeing the verdicts) cannot reveal that secret.
+    function test_revealSecret_claimsWithAnotherSecretsCommitment_reverts() public {
+        vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
+        bytes32[] memory proof = _claimsProofOf(jobId);
+        bytes32 other = keccak256("a secret chosen after the verdicts");
+        Claims memory claims = _claimsArg(_sid(jobId));
+        claims.secretCommitment = keccak256(abi.encode(jobId, solver, other));
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ClaimsMismatch.selector, _sid(jobId)));
+        vm.prank(solver);
+        round.revealSecret(_sid(jobId), other, bytes32(0), proof, claims);
     }
 
     /// @notice The multiproof must carry exactly the hashes its fold consumes: one extra hash or one
@@ -204,7 +218,8 @@ contract VerificationRound_RevealSecret_Test is VerificationRound_Init {
         bytes32 trueEnd = _forcedTrueEnd(other);
         bytes32 secret = _secret(other);
         ends[wrong] = committedEnd;
-        Claims memory copy = Claims({startHashes: starts, endHashes: ends});
+        Claims memory copy =
+            Claims({startHashes: starts, endHashes: ends, secretCommitment: _secretCommitmentOf(_sid(other))});
         vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ClaimsMismatch.selector, _sid(other)));
         vm.prank(solver);
         round.revealSecret(_sid(other), secret, trueEnd, proof, copy);

@@ -89,9 +89,9 @@ def test_python_formulas_match_the_contract(anvil: Anvil, protocol_artifacts) ->
     sid = c.jobs.submission_of(job_id)
     assert sid == commitments.submission_id(job_id, clients[2].address)
     assert c.jobs.get_submission(sid) == (job_id, clients[2].address)
-    assert c.round.round_of(sid).secret_commitment == commitments.secret_commitment(
-        job_id, clients[2].address, secret
-    )
+    secret_commitment = commitments.secret_commitment(job_id, clients[2].address, secret)
+    before = c.round.round_of(sid)
+    assert (before.commitment, before.claims_block) == (secret_commitment, 0)
     segments = list(c.jobs.get_assignment(job_id).segments)
     seen = set()
     for _ in range(200):
@@ -113,6 +113,14 @@ def test_python_formulas_match_the_contract(anvil: Anvil, protocol_artifacts) ->
     # Sealed verdicts: the Python commitment is the one the contract checks at reveal, and the
     # contract approves exactly the samples whose end is the claim.
     claims = post_claims(clients[2], job_id, hashes, secret)
+    # The claims hash takes the secret commitment's word and binds it; the event carries both.
+    posted = c.round.claims_of(sid)
+    assert posted.secret_commitment == secret_commitment
+    after = c.round.round_of(sid)
+    assert after.claims_block != 0
+    assert after.commitment == commitments.claims_hash(
+        secret_commitment, claims.start_hashes, claims.end_hashes
+    )
     by_addr = {cl.address: cl for cl in clients.values()}
     v = by_addr[c.jobs.get_assignment(job_id).verifiers[0]]
     salt = commitments.new_salt()

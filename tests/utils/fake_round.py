@@ -65,17 +65,26 @@ class FakeRound:
 
     def claims_of(self, submission_id: bytes) -> ClaimsView:
         job_id = self._client.chain.job_of(submission_id)
-        return self._client.chain.claims.get(job_id, ClaimsView((), ()))
+        return self._client.chain.claims.get(job_id, ClaimsView((), (), bytes(32)))
 
     def round_of(self, submission_id: bytes) -> RoundView:
         job_id = self._client.chain.job_of(submission_id)
         chain = self._client.chain
         committed = sum(1 for (j, _v) in set(chain.sealed) | chain.revealed if j == job_id)
+        claims = chain.claims.get(job_id)
+        secret_commitment = chain.secret_commitments.get(job_id, b"\x00" * 32)
         return RoundView(
             submission_id=bytes(submission_id),
-            secret_commitment=self._client.chain.secret_commitments.get(job_id, b"\x00" * 32),
-            revealed=job_id in self._client.chain.secrets,
+            commitment=(
+                secret_commitment
+                if claims is None
+                else commitments.claims_hash(
+                    secret_commitment, claims.start_hashes, claims.end_hashes
+                )
+            ),
+            revealed=job_id in chain.secrets,
             committed=committed,
+            claims_block=0 if claims is None else 1,
         )
 
     def windows_of(self, submission_id: bytes) -> RoundWindows:
@@ -144,7 +153,9 @@ class FakeRound:
         for j, end in enumerate(ends):
             if bytes(end) == b"\x00" * 32:  # zero is the unreplayed end: never a claim
                 raise revert("ZeroClaim", submissionId=submission_id, sampleIndex=j)
-        self._client.chain.claims[job_id] = ClaimsView(tuple(starts), tuple(ends))
+        self._client.chain.claims[job_id] = ClaimsView(
+            tuple(starts), tuple(ends), self._client.chain.secret_commitments.get(job_id, bytes(32))
+        )
         return self._client._tx("postClaims", job_id, tuple(starts), tuple(ends))
 
     def assign_and_post_claims(
@@ -176,7 +187,9 @@ class FakeRound:
             raise revert("ZeroClaim", submissionId=sid, sampleIndex=0)
         chain.attempts.append((self._client.address, "assignAndPostClaims"))
         self._client.jobs.assign(job_id)
-        chain.claims[job_id] = ClaimsView(tuple(starts), tuple(ends))
+        chain.claims[job_id] = ClaimsView(
+            tuple(starts), tuple(ends), chain.secret_commitments.get(job_id, bytes(32))
+        )
         return self._client._tx("assignAndPostClaims", job_id, tuple(starts), tuple(ends))
 
     def commit_verdicts(self, submission_id: bytes, commitment: bytes) -> dict[str, Any]:

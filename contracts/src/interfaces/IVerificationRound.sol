@@ -101,9 +101,12 @@ interface IVerificationRound {
         SubmissionId indexed submissionId, uint256 indexed jobId, address indexed solver, bytes32 commitment
     );
     /// @notice The solver posted its claims on the sampled segments (state hashes, bytes32). The
-    ///         round keeps only keccak256(abi.encode(startHashes, endHashes)): readers take the
-    ///         claims from this event (`claimsHashOf` gives its block).
-    event ClaimsPosted(SubmissionId indexed submissionId, bytes32[] startHashes, bytes32[] endHashes);
+    ///         round keeps only keccak256(abi.encode(secretCommitment, startHashes, endHashes)), in
+    ///         the word that held the secret commitment: readers take the claims and the secret
+    ///         commitment from this event (`claimsHashOf` gives its block).
+    event ClaimsPosted(
+        SubmissionId indexed submissionId, bytes32 secretCommitment, bytes32[] startHashes, bytes32[] endHashes
+    );
     /// @notice A verifier sealed its verdicts.
     event VerdictsCommitted(SubmissionId indexed submissionId, address indexed verifier, bytes32 commitment);
     /// @notice A verifier revealed the end state hashes it replayed. The verdicts they imply
@@ -205,8 +208,8 @@ interface IVerificationRound {
     /// @param ends One state hash per sample: the end of the verifier's replay of segment s_j from
     ///        startHashes[j], or zero when it could not replay (an unavailable or mismatched start).
     /// @param salt The salt of the commitment.
-    /// @param claims The posted claims (from `ClaimsPosted`); reverts ClaimsMismatch unless they hash
-    ///        to the stored `claimsHash`.
+    /// @param claims The posted claims and secret commitment (from `ClaimsPosted`); reverts
+    ///        ClaimsMismatch unless they hash to the stored claims hash (`claimsHashOf`).
     function revealVerdicts(SubmissionId submissionId, bytes32[] calldata ends, bytes32 salt, Claims calldata claims)
         external;
 
@@ -307,8 +310,8 @@ interface IVerificationRound {
     ///        start s and end s + 1 of each sampled segment s, in increasing index order, an index
     ///        shared by adjacent samples once (their claims must agree there), the forced claim
     ///        replaced by `forcedTrueEnd`. Reverts InvalidClaimsProof unless it proves them all.
-    /// @param claims The posted claims (from `ClaimsPosted`); reverts ClaimsMismatch unless they hash
-    ///        to the stored `claimsHash`.
+    /// @param claims The posted claims and secret commitment (from `ClaimsPosted`); reverts
+    ///        ClaimsMismatch unless they hash to the stored claims hash (`claimsHashOf`).
     function revealSecret(
         SubmissionId submissionId,
         bytes32 secret,
@@ -384,10 +387,6 @@ interface IVerificationRound {
     ///         VerificationRound", "1", chain id, this contract).
     function sealDigest(SubmissionId submissionId, bytes32 commitment) external view returns (bytes32 digest);
 
-    /// @notice Hash of the solver's posted claims, keccak256(abi.encode(startHashes, endHashes)),
-    ///         and the block of their `ClaimsPosted` event (both zero until posted).
-    function claimsHashOf(SubmissionId submissionId) external view returns (bytes32 hash, uint64 postedBlock);
-
     /// @notice A verifier's stored seal (zero if none: `revealVerdictsSigned` stores none) and whether
     ///         its verdicts were revealed.
     function verdictCommitmentOf(SubmissionId submissionId, address verifier)
@@ -395,12 +394,20 @@ interface IVerificationRound {
         view
         returns (bytes32 commitment, bool revealed);
 
-    /// @notice Secret commitment, whether the secret was revealed (the secret itself is in the
-    ///         `SecretRevealed` event), and the verifiers' commit count.
+    /// @notice The round's commitment word, whether the secret was revealed (the secret itself is in
+    ///         the `SecretRevealed` event), the verifiers' commit count and the block of the claims.
+    /// @return commitment The solver's secret commitment, keccak256(abi.encode(jobId, solver,
+    ///         secret)), until its claims are posted, then the claims hash that binds it,
+    ///         keccak256(abi.encode(secretCommitment, startHashes, endHashes)); zero before the
+    ///         commit.
+    /// @return revealed True once the secret was revealed.
+    /// @return committed Assigned verifiers that sealed verdicts.
+    /// @return claimsBlock Block of the `ClaimsPosted` event, zero until the claims are posted
+    ///         (so `commitment` is the claims hash exactly when it is non-zero).
     function roundOf(SubmissionId submissionId)
         external
         view
-        returns (bytes32 secretCommitment, bool revealed, uint32 committed);
+        returns (bytes32 commitment, bool revealed, uint32 committed, uint64 claimsBlock);
 
     /// @notice Forced-error rate (basis points of jobs).
     function forcedErrorRateBps() external view returns (uint256 rateBps);

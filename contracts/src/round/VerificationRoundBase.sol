@@ -25,10 +25,14 @@ abstract contract VerificationRoundBase is IVerificationRound, EIP712 {
 
     /// @notice Per-submission round state. Its job and solver are the submission id itself
     ///         (`LibSubmission.jobIdOf`, `solverOf`).
-    /// @param secretCommitment keccak256(abi.encode(jobId, solver, secret)); zero until the
-    ///        checkpoints are committed (never zero after: `onCommit` refuses it). The revealed secret
-    ///        itself is only in the `SecretRevealed` event: nothing on chain reads it again, and not
-    ///        storing it saves the reveal a new storage word (~20k gas).
+    /// @param commitment The solver's secret commitment, keccak256(abi.encode(jobId, solver,
+    ///        secret)), from the checkpoints' commit (never zero after: `onCommit` refuses it) until
+    ///        the claims are posted; from then on the claims hash that binds it,
+    ///        keccak256(abi.encode(secretCommitment, startHashes, endHashes)) (`_claimsHash`): one
+    ///        word for both, so posting the claims creates no storage word (docs/SECURITY.md, "Gas
+    ///        cuts"). A call that needs the claims or the secret commitment takes them back as
+    ///        calldata (`Claims`); the claims themselves, with the secret commitment, are only in
+    ///        the `ClaimsPosted` event, and the revealed secret only in `SecretRevealed`.
     /// @param revealed True once the secret was revealed and every claim proven.
     /// @param forced True if the revealed draw carries a forced error.
     /// @param committed Assigned verifiers that sealed verdicts (of the current draw, counting the
@@ -39,19 +43,19 @@ abstract contract VerificationRoundBase is IVerificationRound, EIP712 {
     ///        verdicts (docs/SECURITY.md P-27); kept across reassignments with the seats that revealed,
     ///        and cleared where only a seat whose verdicts were voided held the sample
     ///        (`proveEquivocation`).
-    /// @param claimsBlock Block of the `ClaimsPosted` event (zero until the claims are posted; packed
-    ///        with the flags, which the first sealed verdict then writes at the warm-slot price).
+    /// @param claimsBlock Block of the `ClaimsPosted` event (zero until the claims are posted: what
+    ///        tells whether `commitment` is still the bare secret commitment; packed with the
+    ///        flags, which the first sealed verdict then writes at the warm-slot price).
     /// @param forcedEndTag The first 96 bits of the solver's committed end of the forced sample
     ///        (zero unless `forced`): what `forcedEndMatches` compares a rejecter's replayed end
     ///        with. It rides in the word the secret reveal writes anyway, so a forced error's reveal
     ///        creates no storage word (docs/SECURITY.md, "Gas cuts": 96 bits suffice because the end
     ///        is hidden until the reveal and a seat that knows it gains nothing from another end).
-    /// @param claimsHash keccak256(abi.encode(startHashes, endHashes)) of the posted claims (zero
-    ///        until posted); the claims themselves are only in the `ClaimsPosted` event.
     /// @dev No word maps the submission to its job: the commit creates 1 word (the secret
-    ///      commitment), and no round action reads a cold word to find its job.
+    ///      commitment), the claims 1 (the flags), and no round action reads a cold word to find
+    ///      its job.
     struct Round {
-        bytes32 secretCommitment;
+        bytes32 commitment;
         bool revealed;
         bool forced;
         uint8 committed;
@@ -59,7 +63,6 @@ abstract contract VerificationRoundBase is IVerificationRound, EIP712 {
         uint64 covered;
         uint64 claimsBlock;
         bytes12 forcedEndTag;
-        bytes32 claimsHash;
     }
 
     /// @notice The verdicts a seat's sealed ends imply (`_verdictsOf`), computed before anything is
@@ -155,7 +158,7 @@ abstract contract VerificationRoundBase is IVerificationRound, EIP712 {
         if (!assigned) revert NotAssignedVerifier(submissionId, verifier);
         _requireBeforeVerdictDeadline(submissionId, job);
         Round storage round = _rounds[submissionId];
-        if (round.claimsHash == bytes32(0)) revert ClaimsNotPosted(submissionId);
+        if (round.claimsBlock == 0) revert ClaimsNotPosted(submissionId);
         if (commitment == bytes32(0)) revert ZeroCommitment(submissionId);
         mapping(address verifier => bytes32 commitment) storage seals = _seals[submissionId];
         if (revealed || seals[verifier] != bytes32(0)) revert VerdictAlreadyCommitted(submissionId, verifier);
@@ -250,19 +253,21 @@ abstract contract VerificationRoundBase is IVerificationRound, EIP712 {
     }
 
     /// @notice Reverts ClaimsMismatch unless `claims` hash to the round's stored claims hash (so the
-    ///         calldata copy is exactly what the solver posted; a round without claims never matches).
+    ///         calldata copy, its secret commitment included, is exactly what the solver posted; a
+    ///         round without claims holds the bare secret commitment, which no claims hash to).
     function _checkClaims(SubmissionId submissionId, Round storage round, Claims calldata claims) internal view {
-        if (_claimsHash(claims.startHashes, claims.endHashes) != round.claimsHash) {
+        if (_claimsHash(claims.secretCommitment, claims.startHashes, claims.endHashes) != round.commitment) {
             revert ClaimsMismatch(submissionId);
         }
     }
 
-    /// @notice keccak256(abi.encode(startHashes, endHashes)): the claims hash the round stores.
-    function _claimsHash(bytes32[] calldata startHashes, bytes32[] calldata endHashes)
+    /// @notice keccak256(abi.encode(secretCommitment, startHashes, endHashes)): the claims hash the
+    ///         round stores in place of the secret commitment it binds.
+    function _claimsHash(bytes32 secretCommitment, bytes32[] calldata startHashes, bytes32[] calldata endHashes)
         internal
         pure
         returns (bytes32 hash)
     {
-        hash = keccak256(abi.encode(startHashes, endHashes));
+        hash = keccak256(abi.encode(secretCommitment, startHashes, endHashes));
     }
 }

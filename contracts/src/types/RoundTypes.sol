@@ -21,14 +21,17 @@ enum RoundOutcome {
 }
 
 /// @notice The solver's claims on the sampled segments, in sample order. The round stores only
-///         their hash (`IVerificationRound.claimsHash`) and emits them in `ClaimsPosted`; a call
+///         their hash (`IVerificationRound.claimsHashOf`) and emits them in `ClaimsPosted`; a call
 ///         that needs them takes them back as calldata and reverts `ClaimsMismatch` unless they
 ///         hash to the stored value.
 /// @param startHashes State hash at step s_j * k of each sample j.
 /// @param endHashes Claimed state hash at step (s_j + 1) * k of each sample j.
+/// @param secretCommitment The solver's secret commitment from its commit, which the stored
+///        claims hash binds (`ClaimsPosted` carries it).
 struct Claims {
     bytes32[] startHashes;
     bytes32[] endHashes;
+    bytes32 secretCommitment;
 }
 
 /// @notice One seat's sealed verdicts, opened, with its EIP-712 signature of the seal: an entry of

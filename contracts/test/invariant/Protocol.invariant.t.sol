@@ -342,8 +342,8 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
             handler.assignVerifiers(1);
             if (jobManager.getJob(1).status == JobStatus.Verifying) {
                 (seats,) = jobManager.getAssignment(1);
-                (bytes32 claims,) = round.claimsHashOf(_sid(1));
-                if (claims != bytes32(0) && !_isIn(seats, handler.silentSeat())) return seats;
+                (,,, uint64 claimsBlock) = round.roundOf(_sid(1));
+                if (claimsBlock != 0 && !_isIn(seats, handler.silentSeat())) return seats;
             }
             vmx.revertToState(snapshot);
         }

@@ -55,8 +55,8 @@ contract ProtocolSingleSeat_Invariant_Test is Protocol_Invariant_Test {
             (seats, segments) = jobManager.getAssignment(1);
             seat = seats[0];
             bool fetches = round.fetchOnlyMaskOf(_sid(1), seat) == uint256(1) << (segments.length - 1);
-            (bytes32 claims,) = round.claimsHashOf(_sid(1));
-            if (fetches && claims != bytes32(0) && seat != handler.silentSeat() && seat != handler.griefer()) break;
+            (,,, uint64 claimsBlock) = round.roundOf(_sid(1));
+            if (fetches && claimsBlock != 0 && seat != handler.silentSeat() && seat != handler.griefer()) break;
             vmx.revertToState(snapshot);
         }
         uint256 last = segments.length - 1;

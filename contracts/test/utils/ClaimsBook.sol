@@ -13,18 +13,25 @@ import {SubmissionId} from "../../src/types/SubmissionId.sol";
 abstract contract ClaimsBook {
     mapping(SubmissionId submissionId => Claims claims) internal _claimsBook;
 
-    /// @notice Records `startHashes` / `endHashes` as `submissionId`'s claims if the round now holds
-    ///         exactly their hash (call right after `postClaims`; a reverted post records nothing).
+    /// @notice Records `startHashes` / `endHashes`, with the solver's secret commitment
+    ///         (`_secretCommitmentOf`), as `submissionId`'s claims if the round now holds exactly
+    ///         their hash (call right after `postClaims`; a reverted post records nothing).
     function _bookClaims(
         VerificationRound round_,
         SubmissionId submissionId,
         bytes32[] memory startHashes,
         bytes32[] memory endHashes
     ) internal {
-        (bytes32 stored,) = round_.claimsHashOf(submissionId);
-        if (stored == bytes32(0) || stored != keccak256(abi.encode(startHashes, endHashes))) return;
-        _claimsBook[submissionId] = Claims({startHashes: startHashes, endHashes: endHashes});
+        (bytes32 stored,,, uint64 claimsBlock) = round_.roundOf(submissionId);
+        bytes32 secretCommitment = _secretCommitmentOf(submissionId);
+        if (stored == bytes32(0) || stored != keccak256(abi.encode(secretCommitment, startHashes, endHashes))) return;
+        _claimsBook[submissionId] =
+            Claims({startHashes: startHashes, endHashes: endHashes, secretCommitment: secretCommitment});
     }
+
+    /// @notice The secret commitment the submission's solver committed (the round's claims hash
+    ///         binds it; `Claims.secretCommitment`).
+    function _secretCommitmentOf(SubmissionId submissionId) internal view virtual returns (bytes32);
 
     /// @notice The claims `submissionId` posted (empty arrays if none); reads no contract, so it can
     ///         sit between a prank and the call it pranks.

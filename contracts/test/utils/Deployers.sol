@@ -236,6 +236,11 @@ abstract contract Deployers is PRBTest, Bound, ClaimsBook {
         return keccak256(abi.encode(jobId, account, _secret(jobId)));
     }
 
+    /// @inheritdoc ClaimsBook
+    function _secretCommitmentOf(SubmissionId submissionId) internal view override returns (bytes32) {
+        return _secretCommitment(LibSubmission.jobIdOf(submissionId), LibSubmission.solverOf(submissionId));
+    }
+
     function _claimAndCommit(uint256 jobId) internal {
         vm.prank(solver);
         jobManager.claimJob(jobId);
@@ -293,8 +298,8 @@ abstract contract Deployers is PRBTest, Bound, ClaimsBook {
     }
 
     function _claimsPosted(uint256 jobId) internal view returns (bool) {
-        (bytes32 claimsHash,) = round.claimsHashOf(_sid(jobId));
-        return claimsHash != bytes32(0);
+        (,,, uint64 claimsBlock) = round.roundOf(_sid(jobId));
+        return claimsBlock != 0;
     }
 
     /// @notice The job's solver reveals its secret with proofs of every claim (inside its window).
@@ -446,7 +451,7 @@ abstract contract Deployers is PRBTest, Bound, ClaimsBook {
         vm.prank(verifier);
         round.commitVerdicts(_sid(jobId), commitment);
         _pendingReveals[jobId].push(verifier);
-        (,, uint32 committed) = round.roundOf(_sid(jobId));
+        (,, uint32 committed,) = round.roundOf(_sid(jobId));
         if (committed == _assigned(jobId).length) _revealPending(jobId);
     }
 
@@ -455,7 +460,7 @@ abstract contract Deployers is PRBTest, Bound, ClaimsBook {
     function _revealPending(uint256 jobId) internal {
         address[] storage pending = _pendingReveals[jobId];
         if (pending.length == 0) return;
-        (,, uint32 committed) = round.roundOf(_sid(jobId));
+        (,, uint32 committed,) = round.roundOf(_sid(jobId));
         uint64 verdictDeadline = _job(jobId).verdictDeadline;
         if (committed < _assigned(jobId).length && block.timestamp <= verdictDeadline) {
             vm.warp(uint256(verdictDeadline) + 1);
@@ -482,7 +487,7 @@ abstract contract Deployers is PRBTest, Bound, ClaimsBook {
     function _passChallengeWindow(uint256 jobId) internal {
         _revealPending(jobId);
         vm.warp(uint256(jobManager.getJob(jobId).challengeDeadline) + 1);
-        (, bool revealed,) = round.roundOf(_sid(jobId));
+        (, bool revealed,,) = round.roundOf(_sid(jobId));
         if (_claimsPosted(jobId) && !revealed && _uncovered(jobId) == 0) _revealSecret(jobId);
     }
 

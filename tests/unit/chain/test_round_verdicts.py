@@ -30,6 +30,7 @@ SID = ((JOB << 160) | 0x5A5A).to_bytes(32, "big")  # LibSubmission: jobId << 160
 SEAT = "0x" + "5e" * 20
 BOND = 7
 POSTED_BLOCK = 42
+SECRET_COMMITMENT = b"\x5c" * 32
 
 
 class _RecordingClient:
@@ -64,8 +65,13 @@ class _RecordingClient:
         return [b"\x11" * 32] * len(self.claimed)
 
     def call(self, contract: str, fn: str, *args: Any) -> Any:
-        assert (contract, fn, args) == ("verification_round", "claimsHashOf", (SID,))
-        return claims_hash(self.starts(), self.claimed), POSTED_BLOCK
+        assert (contract, fn, args) == ("verification_round", "roundOf", (SID,))
+        return (
+            claims_hash(SECRET_COMMITMENT, self.starts(), self.claimed),
+            False,
+            0,
+            POSTED_BLOCK,
+        )
 
     def event_logs(
         self, contract: str, names: list[str], lo: int, hi: int, first: int
@@ -79,7 +85,13 @@ class _RecordingClient:
         assert first == int.from_bytes(SID, "big")
         self.log_reads += 1
         return [
-            SimpleNamespace(args={"startHashes": self.starts(), "endHashes": list(self.claimed)})
+            SimpleNamespace(
+                args={
+                    "secretCommitment": SECRET_COMMITMENT,
+                    "startHashes": self.starts(),
+                    "endHashes": list(self.claimed),
+                }
+            )
         ]
 
     def transact(self, contract: str, fn: str, *args: Any) -> dict[str, int]:
@@ -96,8 +108,11 @@ def test_reveal_counts_rejects_against_the_claims_and_sends_bytes32() -> None:
     # two bonds are locked from the free verifier stake, which holds one: the other is staked
     assert client.staked == [(int(Role.Verifier), BOND)]
     assert client.allowances == []  # no Escrow allowance: the bonds are stake
-    # The claims go back as calldata, read from their ClaimsPosted event.
-    assert client.sent == [("revealVerdicts", (SID, ends, salt, (client.starts(), claimed)))]
+    # The claims go back as calldata, with the secret commitment they bind, read from their
+    # ClaimsPosted event.
+    assert client.sent == [
+        ("revealVerdicts", (SID, ends, salt, (client.starts(), claimed, SECRET_COMMITMENT)))
+    ]
     approve_all = _RecordingClient(claimed)
     RoundFacade(approve_all).reveal_verdicts(SID, claimed, salt)  # type: ignore[arg-type]
     assert approve_all.staked == [] and approve_all.allowances == []  # no reject, no bond
@@ -141,12 +156,13 @@ def test_claims_are_read_from_their_event_checked_against_the_hash_and_cached() 
     first = facade.claims_of(SID)
     assert first.start_hashes == tuple(client.starts())
     assert first.end_hashes == tuple(claimed)
+    assert first.secret_commitment == SECRET_COMMITMENT
     assert facade.claims_of(SID) == first
     assert client.log_reads == 1  # posted claims never change: one log read
     altered = _RecordingClient(claimed)
     altered.starts = lambda: [b"\x22" * 32] * 3  # type: ignore[method-assign]
-    stored = claims_hash([b"\x11" * 32] * 3, claimed)
-    altered.call = lambda *_: (stored, POSTED_BLOCK)  # type: ignore[method-assign]
+    stored = claims_hash(SECRET_COMMITMENT, [b"\x11" * 32] * 3, claimed)
+    altered.call = lambda *_: (stored, False, 0, POSTED_BLOCK)  # type: ignore[method-assign]
     with pytest.raises(ChainError, match="claims hash"):
         RoundFacade(altered).claims_of(SID)  # type: ignore[arg-type]
 

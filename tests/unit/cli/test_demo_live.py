@@ -297,7 +297,9 @@ class FakeClient:
         )
         # The round is keyed by the submission id, never by the job id.
         self.round = _Ns(
-            claims_of=lambda s: ClaimsView((b"a", b"b"), (b"c", b"d")) if s == SUBMISSION else None,
+            claims_of=lambda s: (
+                ClaimsView((b"a", b"b"), (b"c", b"d"), b"") if s == SUBMISSION else None
+            ),
             round_of=lambda s: RoundView(s, b"", False, 2) if s == SUBMISSION else None,
             outcome=lambda s: (RoundOutcome.Pending, 0) if s == SUBMISSION else None,
             verdict_commitment_of=lambda s, v: (b"x", v == CHALLENGER and s == SUBMISSION),

@@ -257,7 +257,7 @@ def test_the_reveal_proves_every_claim_with_one_multiproof(tmp_path: Path) -> No
         assert refused(true_end, bad) == "InvalidClaimsProof"
     posted = chain.claims[job_id]
     chain.claims[job_id] = ClaimsView(
-        (posted.start_hashes[0], os.urandom(32)), posted.end_hashes
+        (posted.start_hashes[0], os.urandom(32)), posted.end_hashes, posted.secret_commitment
     )  # segment 3 starts where segment 2 did not end
     assert refused(true_end, proof) == "InvalidClaimsProof"
     chain.claims[job_id] = posted

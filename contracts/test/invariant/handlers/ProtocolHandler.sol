@@ -262,7 +262,7 @@ contract ProtocolHandler is ProtocolHandlerSigned {
     ///         seat of `seats` has not sealed (it opens at once when all have), false once closed.
     function _inRevealWindow(SubmissionId sid, uint256 seats) internal returns (bool) {
         (uint64 opens, uint64 closes,,) = jobManager.windowsOf(sid);
-        (,, uint32 committed) = round.roundOf(sid);
+        (,, uint32 committed,) = round.roundOf(sid);
         if (committed < seats && block.timestamp < opens) vm.warp(opens);
         return block.timestamp <= closes;
     }
@@ -439,7 +439,7 @@ contract ProtocolHandler is ProtocolHandlerSigned {
             job = jobManager.getJob(jobId);
             // The solver reveals its secret, except in one job in eight (outcome NoReveal).
             (bytes32[] memory starts,) = _claimsOf(_sid(jobId));
-            (, bool revealed,) = round.roundOf(_sid(jobId));
+            (, bool revealed,,) = round.roundOf(_sid(jobId));
             // Past its window the secret can no longer be revealed (outcome NoReveal).
             bool open = block.timestamp <= uint256(job.challengeDeadline) + _revealWindow();
             // With a sample no revealed verdict covers the secret stays hidden (outcome NoVerdicts:
@@ -629,7 +629,7 @@ contract ProtocolHandler is ProtocolHandlerSigned {
         _ruled[d.jobId][sampleIndex] = true;
         // An expiring job's secret was never revealed: a valid ruling returns its rejecters' bonds
         // (the reject may be of the undisclosed forced claim, P-34), so P6 does not apply.
-        (, bool secretRevealed,) = round.roundOf(_sid(d.jobId));
+        (, bool secretRevealed,,) = round.roundOf(_sid(d.jobId));
         vm.recordLogs();
         committee.resolve(disputeId);
         Vm.Log[] memory logs = vm.getRecordedLogs();

@@ -392,6 +392,12 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
         return keccak256(abi.encode("secret", jobId));
     }
 
+    /// @inheritdoc ClaimsBook
+    function _secretCommitmentOf(SubmissionId submissionId) internal pure override returns (bytes32) {
+        uint256 jobId = LibSubmission.jobIdOf(submissionId);
+        return keccak256(abi.encode(jobId, LibSubmission.solverOf(submissionId), _secret(jobId)));
+    }
+
     /// @notice The commitment `verifier` seals, its reject mask recorded for its reveal: mostly
     ///         approvals (a reject on every sample would make every job a dispute), so `rejectMask`
     ///         counts only when divisible by 3; the griefer abstains on everything (P-33).

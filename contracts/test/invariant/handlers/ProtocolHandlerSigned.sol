@@ -185,7 +185,7 @@ abstract contract ProtocolHandlerSigned is ProtocolHandlerPayouts {
         if (job.status != JobStatus.Verifying || block.timestamp > job.verdictDeadline) return false;
         SubmissionId sid = _sid(jobId);
         (bytes32[] memory starts,) = _claimsOf(sid);
-        (,, uint32 committed) = round.roundOf(sid);
+        (,, uint32 committed,) = round.roundOf(sid);
         (address[] memory seats,) = jobManager.getAssignment(jobId);
         return starts.length != 0 && committed == 0 && !_contains(seats, silentSeat);
     }
@@ -273,7 +273,7 @@ abstract contract ProtocolHandlerSigned is ProtocolHandlerPayouts {
         vm.prank(sender);
         round.revealVerdictsSigned(sid, reveals, claims);
         if (token.balanceOf(sender) != balance || escrow.creditOf(sender) != credit) ++ghost_batchSenderCharged;
-        (,, uint32 committed) = round.roundOf(sid);
+        (,, uint32 committed,) = round.roundOf(sid);
         if (committed != reveals.length || escrow.bucketOf(Bucket.Bonds) != bonds) ++ghost_signedSeatMisrecorded;
         for (uint256 i; i < reveals.length; ++i) {
             address seat = reveals[i].verifier;
