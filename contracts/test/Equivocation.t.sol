@@ -2,12 +2,15 @@
 pragma solidity 0.8.37;
 
 // Testing
+import {Vm} from "@prb/test/Vm.sol";
 import {SignedReveals_Init} from "./SignedReveals.t.sol";
 // Deployment
 import {Deploy} from "../script/Deploy.sol";
 // Interfaces
+import {IEscrow} from "../src/interfaces/IEscrow.sol";
 import {IJobManager} from "../src/interfaces/IJobManager.sol";
 import {IJobManagerErrors} from "../src/interfaces/IJobManagerErrors.sol";
+import {IStakeManager} from "../src/interfaces/IStakeManager.sol";
 import {IVerificationRound} from "../src/interfaces/IVerificationRound.sol";
 // Types
 import {Bucket} from "../src/types/EscrowTypes.sol";
@@ -146,6 +149,39 @@ contract Equivocation_ProveEquivocation_Test is Equivocation_Init {
         assertEq(before[lazyIndex] - _holdings(lazy), params.verifierStake);
         assertEq(escrow.bucketOf(Bucket.Bonds), 0);
         _assertEscrowSolvent();
+    }
+
+    /// @notice The finalize that follows a proof (every sample still covered by the other seats)
+    ///         names the voided seat in no stake release and no payment: not in the seats' batch
+    ///         `StakesUnlocked`, not in a `StakeUnlocked`, not in an Escrow `Paid` or `Credited`,
+    ///         not even for a zero amount.
+    function test_proveEquivocation_finalizeNamesTheVoidedSeatNowhere_succeeds() public {
+        (bytes32 seal, bytes memory signature) = _oneShot(0);
+        _prove(stranger, seal, signature);
+        vm.recordLogs();
+        _finalizeOneShot();
+        Vm.Log[] memory logs = vm.getRecordedLogs();
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized), "the job finalized");
+        bool batchRelease;
+        for (uint256 i; i < logs.length; ++i) {
+            Vm.Log memory log = logs[i];
+            bytes32 topic = log.topics[0];
+            if (log.emitter == address(stakeManager) && topic == IStakeManager.StakesUnlocked.selector) {
+                (address[] memory released,) = abi.decode(log.data, (address[], uint256[]));
+                for (uint256 j; j < released.length; ++j) {
+                    assertTrue(released[j] != lazy, "the voided seat released in the batch");
+                }
+                batchRelease = true;
+            } else if (log.emitter == address(stakeManager) && topic == IStakeManager.StakeUnlocked.selector) {
+                assertTrue(address(uint160(uint256(log.topics[1]))) != lazy, "the voided seat unlocked");
+            } else if (
+                log.emitter == address(escrow) && (topic == IEscrow.Paid.selector || topic == IEscrow.Credited.selector)
+            ) {
+                assertTrue(address(uint160(uint256(log.topics[2]))) != lazy, "the voided seat paid");
+            }
+        }
+        assertTrue(batchRelease, "the other seats were released in one batch");
+        _assertVoided(lazy);
     }
 
     ////// Not a proof //////
