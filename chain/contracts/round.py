@@ -372,7 +372,7 @@ class RoundFacade(ContractFacade):
         if start == 0:
             return
         latest = self._client.block_number()
-        block = int(start)
+        block = start
         while block <= latest:
             last = min(latest, block + span - 1)
             yield from self._client.event_logs(

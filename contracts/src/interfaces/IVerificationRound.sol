@@ -103,7 +103,7 @@ interface IVerificationRound {
     /// @notice The solver posted its claims on the sampled segments (state hashes, bytes32). The
     ///         round keeps only keccak256(abi.encode(secretCommitment, startHashes, endHashes)), in
     ///         the word that held the secret commitment: readers take the claims and the secret
-    ///         commitment from this event (`claimsHashOf` gives its block).
+    ///         commitment from this event (`roundOf` gives its block).
     event ClaimsPosted(
         SubmissionId indexed submissionId, bytes32 secretCommitment, bytes32[] startHashes, bytes32[] endHashes
     );
@@ -209,7 +209,7 @@ interface IVerificationRound {
     ///        startHashes[j], or zero when it could not replay (an unavailable or mismatched start).
     /// @param salt The salt of the commitment.
     /// @param claims The posted claims and secret commitment (from `ClaimsPosted`); reverts
-    ///        ClaimsMismatch unless they hash to the stored claims hash (`claimsHashOf`).
+    ///        ClaimsMismatch unless they hash to the stored claims hash (`roundOf`).
     function revealVerdicts(SubmissionId submissionId, bytes32[] calldata ends, bytes32 salt, Claims calldata claims)
         external;
 
@@ -311,7 +311,7 @@ interface IVerificationRound {
     ///        shared by adjacent samples once (their claims must agree there), the forced claim
     ///        replaced by `forcedTrueEnd`. Reverts InvalidClaimsProof unless it proves them all.
     /// @param claims The posted claims and secret commitment (from `ClaimsPosted`); reverts
-    ///        ClaimsMismatch unless they hash to the stored claims hash (`claimsHashOf`).
+    ///        ClaimsMismatch unless they hash to the stored claims hash (`roundOf`).
     function revealSecret(
         SubmissionId submissionId,
         bytes32 secret,

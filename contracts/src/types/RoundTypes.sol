@@ -21,9 +21,9 @@ enum RoundOutcome {
 }
 
 /// @notice The solver's claims on the sampled segments, in sample order. The round stores only
-///         their hash (`IVerificationRound.claimsHashOf`) and emits them in `ClaimsPosted`; a call
-///         that needs them takes them back as calldata and reverts `ClaimsMismatch` unless they
-///         hash to the stored value.
+///         their hash, bound to the secret commitment (`IVerificationRound.roundOf`), and emits
+///         them in `ClaimsPosted`; a call that needs them takes them back as calldata and reverts
+///         `ClaimsMismatch` unless they hash to the stored value.
 /// @param startHashes State hash at step s_j * k of each sample j.
 /// @param endHashes Claimed state hash at step (s_j + 1) * k of each sample j.
 /// @param secretCommitment The solver's secret commitment from its commit, which the stored
