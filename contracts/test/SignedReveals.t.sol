@@ -167,6 +167,20 @@ contract SignedReveals_RevealVerdictsSigned_Test is SignedReveals_Init {
         assertEq(escrow.bucketOf(Bucket.Bonds), 0);
     }
 
+    /// @notice Attack: the aggregator hands back the posted claims with another secret's
+    ///         commitment (to let the solver reveal a secret chosen after the verdicts): refused,
+    ///         and no seat is recorded.
+    function test_revealVerdictsSigned_claimsWithAnotherSecretCommitment_reverts() public {
+        SignedReveal[] memory reveals = _reveals(0);
+        Claims memory claims = _claimsArg(_sid(jobId));
+        claims.secretCommitment = keccak256("another secret commitment");
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.ClaimsMismatch.selector, _sid(jobId)));
+        vm.prank(stranger);
+        round.revealVerdictsSigned(_sid(jobId), reveals, claims);
+        (, bool revealed) = round.verdictCommitmentOf(_sid(jobId), verifiers[0]);
+        assertFalse(revealed, "nothing recorded");
+    }
+
     ////// One entry per seat //////
 
     /// @notice Attack: the aggregator leaves a seat out (it could then seal after reading the
