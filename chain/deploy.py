@@ -29,6 +29,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from eth_typing import HexAddress, HexStr
+from web3.types import Nonce
+from web3.utils.address import get_create_address
+
 import chain.artifacts as artifacts
 from chain.errors import ChainValueError
 from chain.manifest import ContractAddresses, Deployment, ProtocolParams
@@ -50,7 +54,9 @@ class DeploymentStep:
             ``"call"`` (``target.function(*args)`` sent by the admin).
         name: the deployment's name (``"jobManager"``), referenced by later arguments.
         contract: the artifact (deploy, library) or the target's artifact (call).
-        args: references: ``admin``, ``params.<name>``, ``<name>`` or ``<name>.<VIEW>``.
+        args: references: ``admin``, ``params.<name>``, ``<name>``, ``<name>.<VIEW>`` or
+            ``~<name>`` (the address a later deployment of this plan will get: the deployer's
+            CREATE address at that step's nonce, checked once it is deployed).
         variant: ``"all"``, ``"committee"`` or ``"bisection"`` (`ProtocolParams.adjudicator`).
         skip_if_given: a deploy skipped when its address is passed in (the payment token).
         packed: the args form one ``address[]`` argument.
@@ -133,7 +139,12 @@ def _param_values(params: ProtocolParams) -> dict[str, Any]:
 
 
 class _Executor:
-    """Runs the table's steps for one client, remembering each deployment's address."""
+    """Runs the table's steps for one client, remembering each deployment's address.
+
+    Each step of the plan sends exactly one transaction from the client's account, so a later
+    deployment's address is known in advance (``~<name>``): the CREATE address of the account at
+    the current nonce plus the steps in between (`web3.utils.address.get_create_address`).
+    """
 
     def __init__(self, client: ChainClient, params: ProtocolParams) -> None:
         self.client = client
@@ -141,6 +152,23 @@ class _Executor:
         self.addresses: dict[str, str] = {"admin": client.address}
         self.artifact_of: dict[str, str] = {}
         self.libraries: dict[str, str] = {}
+        self.plan: list[DeploymentStep] = []
+        self.position = 0
+        self.promised: dict[str, str] = {}  # deployment name -> the address given before it
+
+    def future_address(self, name: str) -> str:
+        """The address deployment `name`, later in the plan, will get.
+
+        Raises:
+            ChainValueError: no later step of the plan deploys `name`.
+        """
+        for offset, step in enumerate(self.plan[self.position :]):
+            if offset > 0 and step.kind != "call" and step.name == name:
+                nonce = Nonce(self.client.next_nonce() + offset)
+                address = str(get_create_address(HexAddress(HexStr(self.client.address)), nonce))
+                self.promised[name] = address
+                return address
+        raise ChainValueError(f"deployment table: ~{name} names no later deployment")
 
     def resolve(self, ref: str) -> Any:
         """The value of one argument reference.
@@ -148,6 +176,8 @@ class _Executor:
         Raises:
             ChainValueError: the reference names nothing deployed or known.
         """
+        if ref.startswith("~"):
+            return self.future_address(ref[1:])
         head, _, tail = ref.partition(".")
         if head == "params" and tail in self.params:
             return self.params[tail]
@@ -169,6 +199,13 @@ class _Executor:
         args = [self.resolve(a) for a in step.args]
         address, _ = self.client.deploy_contract(step.contract, *args, libraries=self.libraries)
         logger.info("deployed %s at %s", step.contract, address)
+        promised = self.promised.get(step.name)
+        if promised is not None and promised.lower() != address.lower():
+            raise ChainValueError(
+                f"{step.contract} landed at {address}, not at {promised} where an earlier "
+                "contract expects it (another transaction of the deployer took a nonce in "
+                "between): deploy again from a fresh state"
+            )
         self.addresses[step.name] = address
         self.artifact_of[step.name] = step.contract
         if step.kind == "library":
@@ -188,8 +225,8 @@ def deploy_protocol(
     The steps are the rows of the deployment table (`load_table`) whose variant is ``"all"``
     or ``params.adjudicator``: VeriToken (unless ``token`` is given), StakeManager,
     ShareRegistry, Escrow, the LibSettlement, LibAssignment and LibPosting libraries (linked
-    into the JobManager), JobManager,
-    VerificationRound, ``setVerificationRound``, ArbitrationCommittee (then BisectionGame and
+    into the JobManager), JobManager (given the VerificationRound's address in advance: the next
+    deployment's CREATE address), VerificationRound, ArbitrationCommittee (then BisectionGame and
     ``setStepParent`` with bisection), RunRegistry and ``setClaimParent``, ``setAdjudicator``,
     ``escrow.authorize``, ``setMinter``, ``setRunMinter`` and the three ``PROTOCOL_ROLE``
     grants.
@@ -214,8 +251,10 @@ def deploy_protocol(
     Raises:
         ContractRevert: a constructor or wiring call reverted (decoded custom error).
         ArtifactError: the contracts are not compiled and cannot be built.
-        ChainValueError: a constructor takes a parameter this function cannot fill, or the
-            deployed JobManager's forced-error premium is not the one `params` prices.
+        ChainValueError: a constructor takes a parameter this function cannot fill, a contract
+            did not land at the address given in advance to an earlier one (another transaction
+            of the deployer's account took a nonce in between), or the deployed JobManager's
+            forced-error premium is not the one `params` prices.
         RpcUnavailable: the RPC endpoint is down.
     """
     params = params or ProtocolParams()
@@ -228,11 +267,14 @@ def deploy_protocol(
     if token is not None:
         run.addresses["token"] = client.w3.to_checksum_address(token)
         run.artifact_of["token"] = "VeriToken"
-    for step in load_table():
-        if not step.applies_to(params.adjudicator):
-            continue
-        if step.skip_if_given and step.name in run.addresses:
-            continue
+    run.plan = [
+        step
+        for step in load_table()
+        if step.applies_to(params.adjudicator)
+        and not (step.skip_if_given and step.name in run.addresses)
+    ]
+    for position, step in enumerate(run.plan):
+        run.position = position
         before = len(run.addresses)
         run.run(step)
         if on_deployed is not None and len(run.addresses) > before:

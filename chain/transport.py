@@ -318,6 +318,16 @@ class Transport:
             self._nonce = int(self.w3.eth.get_transaction_count(self.account.address, "pending"))
         return self._nonce
 
+    def next_nonce(self) -> int:
+        """The nonce this client's next transaction will carry (its cached count, else the node's
+        pending transaction count of the account).
+
+        Raises:
+            RpcUnavailable: the RPC endpoint is down.
+        """
+        with self._lock, self._rpc():
+            return self._next_nonce()
+
     def resync_nonce(self) -> None:
         """Forget the cached nonce; the next transaction reads the pending count again."""
         with self._lock:

@@ -20,8 +20,20 @@ import {IEscrow} from "../src/interfaces/IEscrow.sol";
 import {IShareRegistry} from "../src/interfaces/IShareRegistry.sol";
 import {IStakeManager} from "../src/interfaces/IStakeManager.sol";
 import {IStepAdjudicator} from "../src/interfaces/IStepAdjudicator.sol";
+import {IVerificationRound} from "../src/interfaces/IVerificationRound.sol";
 // Types
 import {Params} from "../src/types/JobTypes.sol";
+
+/// @notice The two Forge cheatcodes the deployment needs to know the VerificationRound's address
+///         before deploying it (the JobManager takes it as an immutable): the caller's nonce and
+///         the CREATE address it gives.
+interface INonceCheats {
+    /// @notice The nonce of `account`.
+    function getNonce(address account) external view returns (uint64 nonce);
+
+    /// @notice The address a CREATE by `deployer` at `nonce` gives.
+    function computeCreateAddress(address deployer, uint256 nonce) external pure returns (address);
+}
 
 /// @title Deploy
 /// @notice Deploys and wires the veritrain contracts. The Forge tests deploy through this library and
@@ -40,14 +52,16 @@ import {Params} from "../src/types/JobTypes.sol";
 ///                             forge links it by itself in tests and scripts)
 ///          4c. libAssignment = LibAssignment                          (external library, linked the same way)
 ///          4d. libPosting    = LibPosting                             (external library, linked the same way)
-///          5. jobManager    = JobManager(escrow, stakeManager, shareRegistry, params, admin)
+///          5. jobManager    = JobManager(escrow, stakeManager, shareRegistry, ~round, params, admin)
+///                             ~round = the address step 6 will get: the CREATE address of the
+///                             admin at its next nonce (the JobManager keeps it as an immutable)
 ///                             params = (solverStake, verifierStake, challengeBond, verifierFee,
 ///                                       arbiterFee, jackpot, verifiersPerJob, samplesPerJob,
 ///                                       commitWindow, verdictWindow, revealWindow, challengeWindow,
 ///                                       claimsWindow, openWindow, maxTotalSteps, maxSegments,
 ///                                       maxSegmentSteps, maxReassignments)
-///          6. round         = VerificationRound(jobManager, forcedErrorRateBps)
-///          7. jobManager.setVerificationRound(round)                  (admin, once)
+///          6. round         = VerificationRound(jobManager, forcedErrorRateBps) (the very next
+///                             deployment: it must land at ~round, checked)
 ///          8. committee     = ArbitrationCommittee(jobManager, stakeManager, committeeSize,
 ///                                                  voteCommitWindow, voteRevealWindow)
 ///          8d. runRegistry = RunRegistry(jobManager, committee, claimBond, claimChallengeWindow,
@@ -81,6 +95,15 @@ library Deploy {
     ///         for half of the default 30-minute verdict window (the rest is left for fetching
     ///         checkpoints and sealing), as chain/manifest.py checks for the Python deployments.
     uint256 internal constant MAX_SEGMENT_COMPUTE = 900e9;
+
+    /// @notice Thrown when the VerificationRound was not deployed at the address the JobManager was
+    ///         given (something else used the admin's nonce in between).
+    /// @param expected The precomputed address the JobManager keeps.
+    /// @param deployed Where the round landed.
+    error RoundAddressMismatch(address expected, address deployed);
+
+    /// @notice Forge's cheatcode address (HEVM_ADDRESS).
+    INonceCheats internal constant CHEATS = INonceCheats(address(uint160(uint256(keccak256("hevm cheat code")))));
 
     ////// Types //////
 
@@ -191,15 +214,18 @@ library Deploy {
         d.stakeManager = new StakeManager(d.token, cfg.unbondingDelay, cfg.minStake, admin);
         d.shareRegistry = new ShareRegistry(d.token, cfg.maxSegmentCompute, admin);
         d.escrow = new Escrow(d.token, admin);
+        // The round is the deployment right after the JobManager's: nonce + 1.
+        address round = CHEATS.computeCreateAddress(admin, CHEATS.getNonce(admin) + 1);
         d.jobManager = new JobManager(
             IEscrow(address(d.escrow)),
             IStakeManager(address(d.stakeManager)),
             IShareRegistry(address(d.shareRegistry)),
+            IVerificationRound(round),
             cfg.params,
             admin
         );
         d.verificationRound = new VerificationRound(IJobManager(address(d.jobManager)), cfg.forcedErrorRateBps);
-        d.jobManager.setVerificationRound(d.verificationRound);
+        if (address(d.verificationRound) != round) revert RoundAddressMismatch(round, address(d.verificationRound));
         d.committee = new ArbitrationCommittee(
             IJobManager(address(d.jobManager)),
             IStakeManager(address(d.stakeManager)),

@@ -39,9 +39,11 @@ import {
 ///         an `IVerificationRound` (docs/FORCED_ERRORS.md), whistleblower challenges, disputes
 ///         through an `IAdjudicator`, finalization and payments at the `IEscrow`: the solver's
 ///         reward and the seats' fees straight to their wallets, everything else pull payments.
-/// @dev Deployment: `constructor(escrow, stakeManager, shareRegistry, params, admin)`, then the admin
-///      calls `setVerificationRound(round)` and `setAdjudicator(committee)` once each (both are
-///      deployed after this contract because they need its address). The JobManager also needs
+/// @dev Deployment: `constructor(escrow, stakeManager, shareRegistry, round, params, admin)` with
+///      the address the VerificationRound will get (it is deployed right after this contract, by
+///      the same account, because it reads this contract's parameters: the deployer computes its
+///      CREATE address from its own nonce and checks it after), then the admin calls
+///      `setAdjudicator(committee)` once (deployed later because it needs this address). The JobManager also needs
 ///      PROTOCOL_ROLE on the StakeManager, must be the ShareRegistry's minter and must be authorised
 ///      at the Escrow. See contracts/script/Deploy.sol for the full order.
 ///      The JobManager holds no tokens: rewards, fees, bonds, the jackpot pool and credits live in
@@ -68,6 +70,9 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     IShareRegistry internal immutable _SHARE_REGISTRY;
     /// @notice Admin (sets the adjudicator once) and treasury of rounding dust.
     address internal immutable _ADMIN;
+    /// @notice Verification round (sealed verdicts, forced errors): an immutable, so no round call
+    ///         or round-only check reads a cold storage word for it (docs/SECURITY.md, "Gas cuts").
+    IVerificationRound internal immutable _ROUND;
 
     uint256 internal immutable _SOLVER_STAKE;
     uint256 internal immutable _VERIFIER_STAKE;
@@ -93,12 +98,9 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     /// @notice Adjudicator of disputes, set once.
     IAdjudicator internal _adjudicator;
 
-    /// @notice Verification round (sealed verdicts, forced errors), set once.
-    IVerificationRound internal _round;
-
-    /// @notice Last job id, packed into `_round`'s word: that word is live (nonzero) once the round
-    ///         is wired at deployment, so the first job of a deployment rewrites a word instead of
-    ///         creating one (docs/SECURITY.md, "Gas cuts"). Job ids stay below 2^96 anyway: a
+    /// @notice Last job id, packed into `_adjudicator`'s word: that word is live (nonzero) once the
+    ///         adjudicator is wired at deployment, so the first job of a deployment rewrites a word
+    ///         instead of creating one (docs/SECURITY.md, "Gas cuts"). Job ids stay below 2^96 anyway: a
     ///         submission id is jobId << 160 | solver (`LibSubmission.id`).
     uint96 internal _jobCount;
 
@@ -112,18 +114,21 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     /// @param escrow_ Escrow holding rewards, fees, bonds and credits (must authorise this contract).
     /// @param stakeManager_ StakeManager (must grant this contract PROTOCOL_ROLE).
     /// @param shareRegistry_ ShareRegistry (must make this contract its minter).
+    /// @param round_ VerificationRound serving this contract (deployed next, with this contract's
+    ///        address; the deployer checks it is there).
     /// @param params_ Protocol parameters (see `Params`).
     /// @param admin_ Admin (sets the adjudicator once) and treasury of rounding dust.
     constructor(
         IEscrow escrow_,
         IStakeManager stakeManager_,
         IShareRegistry shareRegistry_,
+        IVerificationRound round_,
         Params memory params_,
         address admin_
     ) {
         if (
             address(escrow_) == address(0) || address(stakeManager_) == address(0)
-                || address(shareRegistry_) == address(0) || admin_ == address(0)
+                || address(shareRegistry_) == address(0) || address(round_) == address(0) || admin_ == address(0)
         ) revert ZeroAddress();
         if (params_.verifiersPerJob == 0 || params_.verifiersPerJob > MAX_VERIFIERS_PER_JOB) {
             revert InvalidParam("verifiersPerJob", params_.verifiersPerJob);
@@ -154,6 +159,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         _STAKE_MANAGER = stakeManager_;
         _SHARE_REGISTRY = shareRegistry_;
         _ADMIN = admin_;
+        _ROUND = round_;
         _SOLVER_STAKE = params_.solverStake;
         _VERIFIER_STAKE = params_.verifierStake;
         _CHALLENGE_BOND = params_.challengeBond;
@@ -183,15 +189,6 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         if (address(_adjudicator) != address(0)) revert AdjudicatorAlreadySet(address(_adjudicator));
         _adjudicator = adjudicator_;
         emit AdjudicatorSet(address(adjudicator_));
-    }
-
-    /// @inheritdoc IJobManager
-    function setVerificationRound(IVerificationRound round) external {
-        if (msg.sender != _ADMIN) revert NotAdmin(msg.sender);
-        if (address(round) == address(0)) revert ZeroAddress();
-        if (address(_round) != address(0)) revert VerificationRoundAlreadySet(address(_round));
-        _round = round;
-        emit VerificationRoundSet(address(round));
     }
 
     ////// External: job lifecycle //////
@@ -281,8 +278,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         string calldata checkpointURL,
         bytes32 secretCommitment
     ) external {
-        IVerificationRound round = _round;
-        if (address(round) == address(0)) revert VerificationRoundNotSet();
+        IVerificationRound round = _ROUND;
         Job storage job = _jobs[jobId];
         _requireStatus(jobId, job, JobStatus.Claimed);
         if (msg.sender != job.solver) revert NotSolver(jobId, msg.sender);
@@ -300,7 +296,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         job.randomnessBlock = uint256(randomnessBlock).toUint40();
         job.status = JobStatus.Committed;
         emit CheckpointsCommitted(jobId, msg.sender, merkleRoot, checkpointURL, randomnessBlock);
-        // SAFETY: the round is set once by the admin; it only records the commitment (reverts
+        // SAFETY: the round is an immutable given at construction; it only records the commitment (reverts
         // IVerificationRound.ZeroCommitment on zero).
         round.onCommit(LibSubmission.id(jobId, msg.sender), jobId, msg.sender, secretCommitment);
     }
@@ -357,7 +353,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
 
     /// @inheritdoc IJobManager
     function recordVerdicts(SubmissionId submissionId, SeatVerdicts[] calldata seats) external nonReentrant {
-        if (msg.sender != address(_round) || msg.sender == address(0)) {
+        if (msg.sender != address(_ROUND)) {
             revert NotVerificationRound(msg.sender);
         }
         Submission storage sub = _submissions[submissionId];
@@ -392,14 +388,14 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
                 revert ChallengeWindowOpen(jobId, job.challengeDeadline, uint64(block.timestamp));
             }
             // Runs once: the status leaves Verifying below.
-            (RoundOutcome outcome, uint256 forcedSample) = _round.outcome(submissionId);
+            (RoundOutcome outcome, uint256 forcedSample) = _ROUND.outcome(submissionId);
             if (outcome == RoundOutcome.Pending) revert RoundPending(jobId);
             if (outcome == RoundOutcome.NoVerdicts) {
                 // Nothing was verified: nothing is paid or minted. Past the last reassignment the
                 // submission is expiring: its disputed samples are judged, then it expires (P-34).
                 (bool reassigned, uint256 kept) = LibSettlement.settleUnverified(job, sub, _settlement(), jobId);
                 if (reassigned) {
-                    _round.onReassign(submissionId, kept);
+                    _ROUND.onReassign(submissionId, kept);
                     return;
                 }
                 expiring = true;
@@ -570,10 +566,8 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
 
     /// @notice The verification round's forced-error rate (bps, <= 10_000).
     function _forcedErrorRateBps() internal view returns (uint256 rateBps) {
-        IVerificationRound round = _round;
-        if (address(round) == address(0)) revert VerificationRoundNotSet();
         // SAFETY: trusted VerificationRound view.
-        rateBps = round.forcedErrorRateBps();
+        rateBps = _ROUND.forcedErrorRateBps();
     }
 
     /// @inheritdoc IJobManager
@@ -634,7 +628,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
 
     /// @inheritdoc IJobManager
     function verificationRound() external view returns (IVerificationRound) {
-        return _round;
+        return _ROUND;
     }
 
     /// @inheritdoc IJobManager
@@ -720,7 +714,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
             escrow: _ESCROW,
             stakeManager: _STAKE_MANAGER,
             shareRegistry: _SHARE_REGISTRY,
-            round: _round,
+            round: _ROUND,
             admin: _ADMIN,
             solverStake: _SOLVER_STAKE,
             verifierStake: _VERIFIER_STAKE,

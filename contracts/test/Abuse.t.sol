@@ -159,7 +159,7 @@ contract Abuse_Test is Deployers {
         Params memory p = jobManager.params();
         p.verifierFee = 0;
         vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.InvalidParam.selector, "verifierFee", 0));
-        new JobManager(escrow, stakeManager, registry, p, address(this));
+        new JobManager(escrow, stakeManager, registry, round, p, address(this));
     }
 
     ////// 4. Jackpot farming //////

@@ -17,12 +17,13 @@ import {LibSubmission, SubmissionId} from "../src/types/SubmissionId.sol";
 import {Bucket} from "../src/types/EscrowTypes.sol";
 import {Job, JobStatus, Params, RoundJob} from "../src/types/JobTypes.sol";
 import {Role} from "../src/types/Role.sol";
+import {SeatVerdicts} from "../src/types/RoundTypes.sol";
 import {JobManager_Init} from "./utils/JobManagerInit.sol";
 
 contract JobManager_Constructor_Test is JobManager_Init {
     function _deployWith(Params memory p) internal returns (JobManager) {
         return new JobManager(
-            escrow, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), p, address(this)
+            escrow, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), round, p, address(this)
         );
     }
 
@@ -33,11 +34,24 @@ contract JobManager_Constructor_Test is JobManager_Init {
             IEscrow(address(0)),
             IStakeManager(address(stakeManager)),
             IShareRegistry(address(registry)),
+            round,
             p,
             address(this)
         );
         vm.expectRevert(IJobManagerErrors.ZeroAddress.selector);
-        new JobManager(escrow, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), p, address(0));
+        new JobManager(
+            escrow, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), round, p, address(0)
+        );
+        // No JobManager without its verification round: the round is an immutable.
+        vm.expectRevert(IJobManagerErrors.ZeroAddress.selector);
+        new JobManager(
+            escrow,
+            IStakeManager(address(stakeManager)),
+            IShareRegistry(address(registry)),
+            IVerificationRound(address(0)),
+            p,
+            address(this)
+        );
     }
 
     function test_constructor_verifiersPerJobOutOfRange_reverts() public {
@@ -107,42 +121,19 @@ contract JobManager_Constructor_Test is JobManager_Init {
     }
 }
 
-contract JobManager_SetVerificationRound_Test is JobManager_Init {
-    function test_setVerificationRound_again_reverts() public {
-        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.VerificationRoundAlreadySet.selector, address(round)));
-        jobManager.setVerificationRound(IVerificationRound(address(1)));
+contract JobManager_VerificationRound_Test is JobManager_Init {
+    /// @notice The round given at construction is the one the JobManager serves and obeys: the
+    ///         deployment put the round at the address it precomputed.
+    function test_verificationRound_isTheConstructorsRound_succeeds() public {
+        assertEq(address(jobManager.verificationRound()), address(round));
+        assertEq(address(round.jobManager()), address(jobManager));
     }
 
-    function test_setVerificationRound_notAdmin_reverts() public {
-        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.NotAdmin.selector, stranger));
-        vm.prank(stranger);
-        jobManager.setVerificationRound(IVerificationRound(address(1)));
-    }
-
-    function test_setVerificationRound_fresh_succeeds() public {
-        JobManager fresh = new JobManager(
-            escrow, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), params, address(this)
-        );
-        vm.expectRevert(IJobManagerErrors.ZeroAddress.selector);
-        fresh.setVerificationRound(IVerificationRound(address(0)));
-        vm.expectEmit(address(fresh));
-        emit IJobManager.VerificationRoundSet(address(round));
-        fresh.setVerificationRound(round);
-        assertEq(address(fresh.verificationRound()), address(round));
-    }
-
-    function test_commitCheckpoints_roundNotSet_reverts() public {
-        JobManager fresh = new JobManager(
-            escrow, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), params, address(this)
-        );
-        vm.expectRevert(IJobManagerErrors.VerificationRoundNotSet.selector);
-        fresh.commitCheckpoints(
-            1,
-            _initRoot(TOTAL_STEPS, INTERVAL),
-            _initOnlyProof(TOTAL_STEPS, INTERVAL),
-            CHECKPOINT_URL,
-            bytes32(uint256(1))
-        );
+    /// @notice Only the round records verdicts: the admin cannot either (no setter re-points it).
+    function test_recordVerdicts_notTheRound_reverts() public {
+        SeatVerdicts[] memory none = new SeatVerdicts[](0);
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.NotVerificationRound.selector, address(this)));
+        jobManager.recordVerdicts(LibSubmission.id(1, solver), none);
     }
 }
 
@@ -185,7 +176,12 @@ contract JobManager_SetAdjudicator_Test is JobManager_Init {
 
     function test_setAdjudicator_once_succeeds() public {
         JobManager fresh = new JobManager(
-            escrow, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), params, address(this)
+            escrow,
+            IStakeManager(address(stakeManager)),
+            IShareRegistry(address(registry)),
+            round,
+            params,
+            address(this)
         );
         vm.expectEmit(address(fresh));
         emit IJobManager.AdjudicatorSet(stranger);
@@ -583,18 +579,18 @@ contract JobManager_ReclaimExpired_Test is JobManager_Init {
 }
 
 contract JobManager_Submission_Test is JobManager_Init {
-    /// @notice The job counter shares the verification round's word (slot 1: the round's address
-    ///         in the low 20 bytes, the count above it), live from the wiring on: the first job of
-    ///         a deployment rewrites that word and creates none (docs/SECURITY.md, "Gas cuts").
-    function test_postJob_counterInTheRoundsWord_succeeds() public {
-        uint256 before = uint256(vm.load(address(jobManager), bytes32(uint256(1))));
-        assertEq(address(uint160(before)), address(jobManager.verificationRound()), "the round's word");
-        assertEq(before >> 160, jobManager.jobCount(), "the count above the round");
+    /// @notice The job counter shares the adjudicator's word (slot 0: the adjudicator's address in
+    ///         the low 20 bytes, the count above it), live from the wiring on: the first job of a
+    ///         deployment rewrites that word and creates none (docs/SECURITY.md, "Gas cuts").
+    function test_postJob_counterInTheAdjudicatorsWord_succeeds() public {
+        uint256 before = uint256(vm.load(address(jobManager), bytes32(uint256(0))));
+        assertEq(address(uint160(before)), address(jobManager.adjudicator()), "the adjudicator's word");
+        assertEq(before >> 160, jobManager.jobCount(), "the count above the adjudicator");
         assertTrue(before != 0, "live before the first job");
         uint256 jobId = _postJob();
-        uint256 word = uint256(vm.load(address(jobManager), bytes32(uint256(1))));
+        uint256 word = uint256(vm.load(address(jobManager), bytes32(uint256(0))));
         assertEq(word >> 160, jobId, "the count is the last job id");
-        assertEq(address(uint160(word)), address(jobManager.verificationRound()), "the round unchanged");
+        assertEq(address(uint160(word)), address(jobManager.adjudicator()), "the adjudicator unchanged");
     }
 
     function test_submissionOf_matchesStorageRead_succeeds() public {

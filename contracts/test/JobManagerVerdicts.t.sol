@@ -13,6 +13,7 @@ import {IJobManager} from "../src/interfaces/IJobManager.sol";
 import {IJobManagerErrors} from "../src/interfaces/IJobManagerErrors.sol";
 import {IShareRegistry} from "../src/interfaces/IShareRegistry.sol";
 import {IStakeManager} from "../src/interfaces/IStakeManager.sol";
+import {IVerificationRound} from "../src/interfaces/IVerificationRound.sol";
 import {Bucket} from "../src/types/EscrowTypes.sol";
 import {Job, JobStatus, Verdict} from "../src/types/JobTypes.sol";
 import {Role} from "../src/types/Role.sol";
@@ -447,8 +448,15 @@ contract JobManager_Finalize_Test is JobManager_Init {
     function test_finalize_adjudicatorNotSet_reverts() public {
         escrow = new Escrow(token, address(this));
         registry = new ShareRegistry(token, Deploy.MAX_SEGMENT_COMPUTE, address(this));
+        // Its round is the next deployment after it (the JobManager keeps the address as an immutable).
+        address nextRound = vmx.computeCreateAddress(address(this), vm.getNonce(address(this)) + 1);
         JobManager fresh = new JobManager(
-            escrow, IStakeManager(address(stakeManager)), IShareRegistry(address(registry)), params, address(this)
+            escrow,
+            IStakeManager(address(stakeManager)),
+            IShareRegistry(address(registry)),
+            IVerificationRound(nextRound),
+            params,
+            address(this)
         );
         registry.setMinter(address(fresh));
         vm.prank(submitter);
@@ -458,7 +466,7 @@ contract JobManager_Finalize_Test is JobManager_Init {
         escrow.authorize(protocols);
         stakeManager.grantRole(stakeManager.PROTOCOL_ROLE(), address(fresh));
         round = new VerificationRound(IJobManager(address(fresh)), 0);
-        fresh.setVerificationRound(round);
+        assertEq(address(round), nextRound, "the round at its precomputed address");
         jobManager = fresh;
         for (uint256 i; i < verifierPool.length; ++i) {
             vm.prank(verifierPool[i]);

@@ -15,10 +15,16 @@ from eth_utils import keccak, to_canonical_address, to_checksum_address
 from chain import Anvil, ChainClient, ProtocolParams, deploy_protocol
 from chain.anvil import DEV_PRIVATE_KEYS
 from chain.deploy import load_table
+from chain.errors import ChainValueError
 
 
 def _create_address(deployer: str, nonce: int) -> str:
     return to_checksum_address(keccak(rlp.encode([to_canonical_address(deployer), nonce]))[12:])
+
+
+def _round_of(client: ChainClient) -> str:
+    """The JobManager's immutable VerificationRound."""
+    return str(client.call(client.jobs.contract, "verificationRound"))
 
 
 @pytest.mark.parametrize("adjudicator", ["committee", "bisection"])
@@ -51,6 +57,8 @@ def test_python_deployer_follows_the_table(
     for i, step in enumerate(steps):
         if step.kind != "call":
             assert by_name[step.name] == _create_address(client.address, nonce0 + i), step.name
+    # the JobManager keeps the round it was given in advance (~verificationRound): the deployed one
+    assert _round_of(client) == dep.addresses.verification_round
     # the JobManager runs with the libraries the table deployed linked in
     code = client.w3.eth.get_code(dep.addresses.job_manager).hex()
     assert str(dep.addresses.lib_settlement).lower()[2:] in code
@@ -64,8 +72,6 @@ def test_python_deployer_follows_the_table(
     for step in (s for s in steps if s.kind == "call"):
         args = [by_name[a] for a in step.args if not a.endswith(".PROTOCOL_ROLE")]
         match step.function:
-            case "setVerificationRound":
-                assert c.call(c.jobs.contract, "verificationRound") == args[0]
             case "setStepParent":
                 assert c.call(c.committee.contract, "stepParent") == args[0]
             case "setClaimParent":
@@ -85,3 +91,24 @@ def test_python_deployer_follows_the_table(
                 pytest.fail(f"table step {other} has no check here")
     assert not c.escrow.is_authorized(c.address)
     assert c.escrow.is_authorized(dep.addresses.arbitration) is False
+
+
+def test_a_nonce_taken_between_the_jobmanager_and_its_round_fails_loudly(
+    anvil: Anvil, protocol_artifacts
+) -> None:
+    """The JobManager keeps its round's address from before the round exists: when another
+    transaction of the deployer's account takes the round's nonce in between, the deployer stops
+    with one clear error instead of leaving a JobManager bound to an empty address."""
+    client = ChainClient(anvil.rpc_url, DEV_PRIVATE_KEYS[6])
+
+    sent: list[object] = []
+
+    def interleave(addresses: dict[str, str]) -> None:
+        # right after the JobManager: a transfer to itself takes the round's nonce
+        if "jobManager" in addresses and not sent:
+            sent.append(client.send({"to": client.address, "value": 0, "data": b""}))
+
+    params = ProtocolParams.demo(jackpot_funding=0)
+    with pytest.raises(ChainValueError, match="landed at .* not at .*nonce in between"):
+        deploy_protocol(client, params, build=False, on_deployed=interleave)
+    assert len(sent) == 1

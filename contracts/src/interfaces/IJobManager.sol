@@ -29,10 +29,6 @@ interface IJobManager is IJobManagerErrors {
     /// @param adjudicator Adjudicator.
     event AdjudicatorSet(address indexed adjudicator);
 
-    /// @notice Emitted once, when the verification round was set.
-    /// @param round Verification round.
-    event VerificationRoundSet(address indexed round);
-
     /// @notice Emitted when a forced error was settled at finalize (docs/FORCED_ERRORS.md section 3).
     /// @param jobId Job.
     /// @param sampleIndex Sample carrying the forced error.
@@ -291,17 +287,12 @@ interface IJobManager is IJobManagerErrors {
     /// @param adjudicator Adjudicator (the ArbitrationCommittee in v0).
     function setAdjudicator(IAdjudicator adjudicator) external;
 
-    /// @notice Sets the verification round, once (admin only). Checkpoints cannot be committed before.
-    /// @param round Verification round serving this JobManager.
-    function setVerificationRound(IVerificationRound round) external;
-
     ////// Job lifecycle //////
 
     /// @notice Posts a job and escrows `postCost(reward)` = reward + V * verifierFee + the
     ///         forced-error premium (`forcedErrorPremium`) into the Escrow (approve the Escrow). The
     ///         premium joins the jackpot pool when the job is first claimed and is refunded only if
-    ///         the job is cancelled or expires before any claim. Reverts VerificationRoundNotSet
-    ///         before the round is set (the premium depends on its rate).
+    ///         the job is cancelled or expires before any claim.
     ///         The caller must be the model's owner or an authorised poster at the ShareRegistry.
     ///         The job can be claimed until now + openWindow. Reverts TotalStepsAboveMax,
     ///         SegmentsAboveMax or SegmentStepsAboveMax when it asks more than the protocol bounds.
@@ -605,8 +596,7 @@ interface IJobManager is IJobManagerErrors {
     ///         can pay in expectation, ceil(rateBps * V * jackpot / 10_000) (a forced error pays at
     ///         most one jackpot per seat of the job's one settled draw, so at most V). A coalition's
     ///         expected jackpot income from a job is then at most its share of the seats times what
-    ///         it paid in (docs/FORCED_ERRORS.md section 5). Reverts VerificationRoundNotSet before
-    ///         the round is set.
+    ///         it paid in (docs/FORCED_ERRORS.md section 5).
     /// @return premium Premium (wei).
     function forcedErrorPremium() external view returns (uint256 premium);
 
@@ -646,7 +636,7 @@ interface IJobManager is IJobManagerErrors {
     /// @return mask Disputed-sample bitmap.
     function disputedMaskOf(uint256 jobId) external view returns (uint256 mask);
 
-    /// @notice Verification round (zero until set).
+    /// @notice Verification round, given at construction (an immutable, never zero).
     /// @return round Verification round.
     function verificationRound() external view returns (IVerificationRound round);
 

@@ -34,14 +34,6 @@ interface IJobManagerErrors {
     /// @notice Thrown when a dispute would be opened before an adjudicator was set.
     error AdjudicatorNotSet();
 
-    /// @notice Thrown when `setVerificationRound` is called a second time.
-    /// @param round The verification round already set.
-    error VerificationRoundAlreadySet(address round);
-
-    /// @notice Thrown when a job is posted or checkpoints are committed before a verification round
-    ///         was set.
-    error VerificationRoundNotSet();
-
     /// @notice Thrown when `recordVerdicts` or `slashEquivocation` is not called by the verification
     ///         round.
     /// @param caller msg.sender.

@@ -550,11 +550,11 @@ abstract contract Deployers is PRBTest, Bound, ClaimsBook {
     }
 
     /// @notice The job's active submission (the id the VerificationRound keys its round by).
-    /// @dev Reads the job's solver with `vm.load` (slot 2 = `JobManager._jobs`, word 1 = solver), not
+    /// @dev Reads the job's solver with `vm.load` (slot 1 = `JobManager._jobs`, word 1 = solver), not
     ///      with a call, so that a pending `vm.prank`/`vm.expectRevert` still applies to the next real
     ///      call. `JobManager_Views_Test.test_submissionOf_matchesStorageRead_succeeds` pins the slot.
     function _sid(uint256 jobId) internal view returns (SubmissionId) {
-        bytes32 base = keccak256(abi.encode(jobId, uint256(2)));
+        bytes32 base = keccak256(abi.encode(jobId, uint256(1)));
         address current = address(uint160(uint256(vm.load(address(jobManager), bytes32(uint256(base) + 1)))));
         return current == address(0) ? SubmissionId.wrap(bytes32(0)) : LibSubmission.id(jobId, current);
     }

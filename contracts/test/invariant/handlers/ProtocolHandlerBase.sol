@@ -670,11 +670,11 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
     }
 
     /// @notice The job's active submission.
-    /// @dev Reads the job's solver with `vm.load` (slot 2 = `JobManager._jobs`, word 1 = solver), not
+    /// @dev Reads the job's solver with `vm.load` (slot 1 = `JobManager._jobs`, word 1 = solver), not
     ///      with a call, so that a pending `vm.prank`/`vm.expectRevert` still applies to the next real
     ///      call. `JobManager_Views_Test.test_submissionOf_matchesStorageRead_succeeds` pins the slot.
     function _sid(uint256 jobId) internal view returns (SubmissionId) {
-        bytes32 base = keccak256(abi.encode(jobId, uint256(2)));
+        bytes32 base = keccak256(abi.encode(jobId, uint256(1)));
         address solver = address(uint160(uint256(vm.load(address(jobManager), bytes32(uint256(base) + 1)))));
         return solver == address(0) ? SubmissionId.wrap(bytes32(0)) : LibSubmission.id(jobId, solver);
     }
