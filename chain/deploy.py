@@ -224,12 +224,13 @@ def deploy_protocol(
 
     The steps are the rows of the deployment table (`load_table`) whose variant is ``"all"``
     or ``params.adjudicator``: VeriToken (unless ``token`` is given), StakeManager,
-    ShareRegistry, Escrow, the LibSettlement, LibAssignment and LibPosting libraries (linked
-    into the JobManager), JobManager (given the VerificationRound's address in advance: the next
-    deployment's CREATE address), VerificationRound, ArbitrationCommittee (then BisectionGame and
-    ``setStepParent`` with bisection), RunRegistry and ``setClaimParent``, ``setAdjudicator``,
-    ``escrow.authorize``, ``setMinter``, ``setRunMinter`` and the three ``PROTOCOL_ROLE``
-    grants.
+    ShareRegistry (given the JobManager's and the RunRegistry's addresses in advance), Escrow,
+    the LibSettlement, LibAssignment and LibPosting libraries (linked into the JobManager),
+    JobManager (given the VerificationRound's address in advance), VerificationRound,
+    ArbitrationCommittee (then BisectionGame and ``setStepParent`` with bisection), RunRegistry
+    and ``setClaimParent``, ``setAdjudicator``, ``escrow.authorize`` and the three
+    ``PROTOCOL_ROLE`` grants. An address given in advance is the deployer's CREATE address at
+    the nonce of that contract's step (each step is one transaction), checked when it lands.
     The deployer is the admin of every contract and the JobManager's treasury (rounding dust).
     Last, the deployer puts ``params.jackpot_funding`` into the jackpot pool
     (``Escrow.fundJackpot``; minted with the faucet first when VeriToken was deployed here;

@@ -44,7 +44,9 @@ interface INonceCheats {
 ///          1. token         = VeriToken()                             (skipped if a token is given)
 ///          2. stakeManager  = StakeManager(token, unbondingDelay, [minSolverStake, minVerifierStake,
 ///                                          minWhistleblowerStake], admin)
-///          3. shareRegistry = ShareRegistry(token, maxSegmentCompute, admin)
+///          3. shareRegistry = ShareRegistry(token, maxSegmentCompute, ~jobManager, ~runRegistry)
+///                             (the minters' addresses to come: each the admin's CREATE address at
+///                             its step's nonce; the registry has no admin)
 ///          4. escrow        = Escrow(token, admin)
 ///          4b. libSettlement = LibSettlement                          (external library: deploy its
 ///                             bytecode, then link its address into the JobManager's bytecode at the
@@ -69,8 +71,6 @@ interface INonceCheats {
 ///          8e. committee.setClaimParent(runRegistry)                  (admin, once)
 ///          9. jobManager.setAdjudicator(committee)                    (admin, once)
 ///         10. escrow.authorize([jobManager, runRegistry])             (admin, once)
-///         11. shareRegistry.setMinter(jobManager)                     (admin, once)
-///         11b. shareRegistry.setRunMinter(runRegistry)                (admin, once)
 ///         12. stakeManager.grantRole(PROTOCOL_ROLE, jobManager)       (admin)
 ///         13. stakeManager.grantRole(PROTOCOL_ROLE, committee)        (admin)
 ///         14. stakeManager.grantRole(PROTOCOL_ROLE, runRegistry)      (admin)
@@ -78,8 +78,10 @@ interface INonceCheats {
 ///         With `adjudicator = Bisection` (docs/DISPUTES.md), steps 8-10 become:
 ///          8.  committee   = ArbitrationCommittee(...)                (as above; the step adjudicator)
 ///          8b. game        = BisectionGame(jobManager, committee, clockSeconds, moveBond)
+///          8d as above (the RunRegistry must land where the ShareRegistry was told: no call of
+///              the admin comes between the ShareRegistry and it)
 ///          8c. committee.setStepParent(game)                          (admin, once)
-///          8d, 8e as above
+///          8e as above
 ///          9.  jobManager.setAdjudicator(game)                        (admin, once)
 ///         10.  escrow.authorize([jobManager, game, runRegistry])      (admin, once)
 ///
@@ -96,11 +98,12 @@ library Deploy {
     ///         checkpoints and sealing), as chain/manifest.py checks for the Python deployments.
     uint256 internal constant MAX_SEGMENT_COMPUTE = 900e9;
 
-    /// @notice Thrown when the VerificationRound was not deployed at the address the JobManager was
-    ///         given (something else used the admin's nonce in between).
-    /// @param expected The precomputed address the JobManager keeps.
-    /// @param deployed Where the round landed.
-    error RoundAddressMismatch(address expected, address deployed);
+    /// @notice Thrown when a contract was not deployed at the address an earlier one was given
+    ///         (something else used the admin's nonce in between).
+    /// @param name The deployment.
+    /// @param expected The precomputed address the earlier contract keeps.
+    /// @param deployed Where it landed.
+    error AddressMismatch(string name, address expected, address deployed);
 
     /// @notice Forge's cheatcode address (HEVM_ADDRESS).
     INonceCheats internal constant CHEATS = INonceCheats(address(uint160(uint256(keccak256("hevm cheat code")))));
@@ -212,10 +215,16 @@ library Deploy {
         address admin = address(this);
         d.token = address(cfg.token) == address(0) ? IERC20(address(new VeriToken())) : cfg.token;
         d.stakeManager = new StakeManager(d.token, cfg.unbondingDelay, cfg.minStake, admin);
-        d.shareRegistry = new ShareRegistry(d.token, cfg.maxSegmentCompute, admin);
+        // Each contract is one CREATE of the admin, in this order: the ShareRegistry (nonce n), the
+        // Escrow, the JobManager (n + 2), its round (n + 3), the committee, the bisection game
+        // (with that adjudicator) and the RunRegistry (n + 5, or n + 6 after the game).
+        uint256 n = CHEATS.getNonce(admin);
+        address jobManager = CHEATS.computeCreateAddress(admin, n + 2);
+        address round = CHEATS.computeCreateAddress(admin, n + 3);
+        address runRegistry =
+            CHEATS.computeCreateAddress(admin, n + (cfg.adjudicator == AdjudicatorKind.Bisection ? 6 : 5));
+        d.shareRegistry = new ShareRegistry(d.token, cfg.maxSegmentCompute, jobManager, runRegistry);
         d.escrow = new Escrow(d.token, admin);
-        // The round is the deployment right after the JobManager's: nonce + 1.
-        address round = CHEATS.computeCreateAddress(admin, CHEATS.getNonce(admin) + 1);
         d.jobManager = new JobManager(
             IEscrow(address(d.escrow)),
             IStakeManager(address(d.stakeManager)),
@@ -225,7 +234,8 @@ library Deploy {
             admin
         );
         d.verificationRound = new VerificationRound(IJobManager(address(d.jobManager)), cfg.forcedErrorRateBps);
-        if (address(d.verificationRound) != round) revert RoundAddressMismatch(round, address(d.verificationRound));
+        _check("jobManager", jobManager, address(d.jobManager));
+        _check("verificationRound", round, address(d.verificationRound));
         d.committee = new ArbitrationCommittee(
             IJobManager(address(d.jobManager)),
             IStakeManager(address(d.stakeManager)),
@@ -241,7 +251,6 @@ library Deploy {
                 cfg.clockSeconds,
                 cfg.moveBond
             );
-            d.committee.setStepParent(address(d.bisectionGame));
             adjudicator = d.bisectionGame;
         }
         d.runRegistry = new RunRegistry(
@@ -251,6 +260,11 @@ library Deploy {
             cfg.claimChallengeWindow,
             cfg.registrationWindow
         );
+        _check("runRegistry", runRegistry, address(d.runRegistry));
+        // The wiring calls come after the last deployment whose address was given in advance: a
+        // call is a transaction of its own where the admin is an account (the Python deployer,
+        // Forge's isolation mode), and would shift the nonce.
+        if (address(d.bisectionGame) != address(0)) d.committee.setStepParent(address(d.bisectionGame));
         d.committee.setClaimParent(address(d.runRegistry));
         d.jobManager.setAdjudicator(adjudicator);
         bool bisection = address(d.bisectionGame) != address(0);
@@ -259,10 +273,13 @@ library Deploy {
         if (bisection) protocols[1] = address(d.bisectionGame);
         protocols[protocols.length - 1] = address(d.runRegistry);
         d.escrow.authorize(protocols);
-        d.shareRegistry.setMinter(address(d.jobManager));
-        d.shareRegistry.setRunMinter(address(d.runRegistry));
         d.stakeManager.grantRole(d.stakeManager.PROTOCOL_ROLE(), address(d.jobManager));
         d.stakeManager.grantRole(d.stakeManager.PROTOCOL_ROLE(), address(d.committee));
         d.stakeManager.grantRole(d.stakeManager.PROTOCOL_ROLE(), address(d.runRegistry));
+    }
+
+    /// @notice Reverts AddressMismatch unless `deployed` is the `expected` address given before.
+    function _check(string memory name, address expected, address deployed) private pure {
+        if (deployed != expected) revert AddressMismatch(name, expected, deployed);
     }
 }

@@ -219,7 +219,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         uint256 reward,
         string calldata specURI
     ) external nonReentrant returns (uint256 jobId) {
-        // SAFETY: trusted ShareRegistry view; the run minter is set once by its admin.
+        // SAFETY: trusted ShareRegistry view; the run minter is an immutable of the registry.
         address runRegistry = _SHARE_REGISTRY.runMinter();
         if (msg.sender != runRegistry || runRegistry == address(0)) revert NotRunRegistry(msg.sender);
         jobId =

@@ -33,8 +33,8 @@ import {RoundRecord, RunInfo, RunRecord, RunRound, RunRoundPhase} from "./types/
 ///         `registrationWindow` seconds after the round opened, whichever comes first.
 /// @dev Deployment: `constructor(jobManager, committee, claimBond, challengeWindow,
 ///      registrationWindow)` after the
-///      committee; then `committee.setClaimParent(runRegistry)`,
-///      `shareRegistry.setRunMinter(runRegistry)`, `stakeManager.grantRole(PROTOCOL_ROLE,
+///      committee, at the address the ShareRegistry was given as its run minter; then
+///      `committee.setClaimParent(runRegistry)`, `stakeManager.grantRole(PROTOCOL_ROLE,
 ///      runRegistry)` (it slashes the claim disputes' non-voting arbiters) and the Escrow must
 ///      authorise it (it holds the bonds and books the pots). It holds no tokens.
 contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {

@@ -2,7 +2,6 @@
 pragma solidity 0.8.37;
 
 // Contracts
-import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
 import {ModelShares} from "./ModelShares.sol";
 // Libraries
 import {Clones} from "@openzeppelin/contracts/proxy/Clones.sol";
@@ -19,10 +18,12 @@ import {PostKind} from "./types/LineageTypes.sol";
 /// @title ShareRegistry
 /// @notice Registers models (owner, poster authorisations, architecture/family/compute commitments,
 ///         lineage), creates one ModelShares token per model id and mints verified compute as shares.
-/// @dev Deployment: `constructor(paymentToken, maxSegmentCompute, admin)` before the JobManager, then
-///      the admin calls `setMinter(jobManager)` once and, once the RunRegistry is deployed,
-///      `setRunMinter(runRegistry)` once.
-contract ShareRegistry is AccessControl, IShareRegistry {
+/// @dev Deployment: `constructor(paymentToken, maxSegmentCompute, minter, runMinter)` before
+///      the JobManager (the minter) and the RunRegistry (the run minter), with the addresses the
+///      deployer's account will give them (their CREATE addresses at the nonces of their steps;
+///      the deployer checks each landed there). Until they exist, every call that needs them
+///      reverts.
+contract ShareRegistry is IShareRegistry {
     using EnumerableSet for EnumerableSet.AddressSet;
     using SafeCast for uint256;
 
@@ -72,13 +73,15 @@ contract ShareRegistry is AccessControl, IShareRegistry {
     ///         EIP-1167 clone of it with the model id as immutable argument.
     address internal immutable _SHARES_IMPLEMENTATION;
 
+    /// @notice Minter (the JobManager), given at construction: an immutable, so the minter's calls
+    ///         read no cold storage word to be let in (docs/SECURITY.md, "Gas cuts").
+    address internal immutable _MINTER;
+
+    /// @notice Run minter (the RunRegistry): mints the shares of counted run contributions; given
+    ///         at construction like the minter.
+    address internal immutable _RUN_MINTER;
+
     ////// State //////
-
-    /// @notice Minter (the JobManager).
-    address internal _minter;
-
-    /// @notice Run minter (the RunRegistry): mints the shares of counted run contributions.
-    address internal _runMinter;
 
     /// @notice Share token per model.
     mapping(bytes32 modelId => address token) internal _shares;
@@ -117,12 +120,12 @@ contract ShareRegistry is AccessControl, IShareRegistry {
     ////// Modifiers //////
 
     modifier onlyMinter() {
-        if (msg.sender != _minter || msg.sender == address(0)) revert NotMinter(msg.sender);
+        if (msg.sender != _MINTER) revert NotMinter(msg.sender);
         _;
     }
 
     modifier onlyRunMinter() {
-        if (msg.sender != _runMinter || msg.sender == address(0)) revert NotRunMinter(msg.sender);
+        if (msg.sender != _RUN_MINTER) revert NotRunMinter(msg.sender);
         _;
     }
 
@@ -137,33 +140,22 @@ contract ShareRegistry is AccessControl, IShareRegistry {
     /// @param maxSegmentCompute_ Most FLOP one segment may cost to replay (checkpointInterval *
     ///        computePerStep), > 0: the reference replay speed (FLOP/s) times the verdict window
     ///        (s), with the margin the deployment wants (chain/manifest.py checks the relation).
-    /// @param admin Holder of DEFAULT_ADMIN_ROLE (sets the minter).
-    constructor(IERC20 paymentToken_, uint256 maxSegmentCompute_, address admin) {
-        if (address(paymentToken_) == address(0) || admin == address(0)) revert ZeroAddress();
+    /// @param minter_ Minter: the JobManager, deployed later by the same account (the deployer
+    ///        passes the address it will get and checks it landed there).
+    /// @param runMinter_ Run minter: the RunRegistry, given the same way.
+    constructor(IERC20 paymentToken_, uint256 maxSegmentCompute_, address minter_, address runMinter_) {
+        if (address(paymentToken_) == address(0) || minter_ == address(0) || runMinter_ == address(0)) {
+            revert ZeroAddress();
+        }
         if (maxSegmentCompute_ == 0) revert ZeroModelCommitment("maxSegmentCompute");
         _PAYMENT_TOKEN = paymentToken_;
         _MAX_SEGMENT_COMPUTE = maxSegmentCompute_;
         _SHARES_IMPLEMENTATION = address(new ModelShares(paymentToken_, address(this)));
-        _grantRole(DEFAULT_ADMIN_ROLE, admin);
+        _MINTER = minter_;
+        _RUN_MINTER = runMinter_;
     }
 
     ////// External //////
-
-    /// @inheritdoc IShareRegistry
-    function setMinter(address minter_) external onlyRole(DEFAULT_ADMIN_ROLE) {
-        if (minter_ == address(0)) revert ZeroAddress();
-        if (_minter != address(0)) revert MinterAlreadySet(_minter);
-        _minter = minter_;
-        emit MinterSet(minter_);
-    }
-
-    /// @inheritdoc IShareRegistry
-    function setRunMinter(address runMinter_) external onlyRole(DEFAULT_ADMIN_ROLE) {
-        if (runMinter_ == address(0)) revert ZeroAddress();
-        if (_runMinter != address(0)) revert RunMinterAlreadySet(_runMinter);
-        _runMinter = runMinter_;
-        emit RunMinterSet(runMinter_);
-    }
 
     /// @inheritdoc IShareRegistry
     function registerModel(
@@ -288,7 +280,7 @@ contract ShareRegistry is AccessControl, IShareRegistry {
         if (jobId == 0 || slot.finalizedAt == 0) revert SlotJobNotFinalized(modelId, jobId);
         uint64 extendBy = slot.finalizedAt + _lineageWindow();
         if (block.timestamp > extendBy) revert LineageWindowClosed(modelId, jobId, extendBy);
-        IJobManager jobManager = IJobManager(_minter);
+        IJobManager jobManager = IJobManager(_MINTER);
         // SAFETY: trusted minter views; the slot job is Finalized, so its commitment is final.
         Job memory job = jobManager.getJob(jobId);
         if (!jobManager.verifyCheckpoint(jobId, job.totalSteps / job.checkpointInterval, finalState, proof)) {
@@ -335,10 +327,9 @@ contract ShareRegistry is AccessControl, IShareRegistry {
 
     /// @inheritdoc IShareRegistry
     function postKindOf(uint256 jobId) public view returns (PostKind kind) {
-        // The minter keeps each job's kind in the job (`Job.kind`); none before it is set.
-        if (_minter == address(0)) return PostKind.None;
+        // The minter keeps each job's kind in the job (`Job.kind`).
         // SAFETY: trusted minter view.
-        kind = IJobManager(_minter).getJob(jobId).kind;
+        kind = IJobManager(_MINTER).getJob(jobId).kind;
     }
 
     /// @inheritdoc IShareRegistry
@@ -415,12 +406,12 @@ contract ShareRegistry is AccessControl, IShareRegistry {
 
     /// @inheritdoc IShareRegistry
     function minter() external view returns (address) {
-        return _minter;
+        return _MINTER;
     }
 
     /// @inheritdoc IShareRegistry
     function runMinter() external view returns (address) {
-        return _runMinter;
+        return _RUN_MINTER;
     }
 
     /// @inheritdoc IShareRegistry
@@ -460,7 +451,7 @@ contract ShareRegistry is AccessControl, IShareRegistry {
         uint256 previous = _trainings[key];
         if (previous != 0) {
             // SAFETY: trusted minter view.
-            JobStatus status = IJobManager(_minter).getJob(previous).status;
+            JobStatus status = IJobManager(_MINTER).getJob(previous).status;
             if (!_endedUnpaid(status)) revert TrainingAlreadyPosted(modelId, key, previous);
         }
         _trainings[key] = jobId;
@@ -494,7 +485,7 @@ contract ShareRegistry is AccessControl, IShareRegistry {
     function _slotLapsed(Slot memory slot) internal view returns (bool lapsed) {
         if (slot.finalizedAt != 0) return block.timestamp > uint256(slot.finalizedAt) + _lineageWindow();
         // SAFETY: trusted minter view.
-        lapsed = _endedUnpaid(IJobManager(_minter).getJob(slot.jobId).status);
+        lapsed = _endedUnpaid(IJobManager(_MINTER).getJob(slot.jobId).status);
     }
 
     /// @notice How long a finalized slot job's final state may wait to be appended (seconds): the
@@ -503,7 +494,7 @@ contract ShareRegistry is AccessControl, IShareRegistry {
     /// @return window Seconds.
     function _lineageWindow() internal view returns (uint64 window) {
         // SAFETY: trusted minter view over immutables.
-        window = IJobManager(_minter).params().openWindow;
+        window = IJobManager(_MINTER).params().openWindow;
     }
 
     /// @notice Whether a job in `status` ended without paying anyone for its training.

@@ -52,7 +52,7 @@ contract DeployOrder_Test is PRBTest {
         assertEq(_kinds.length, _names.length);
         assertEq(_kinds.length, _variants.length);
         assertEq(_kinds.length, _functions.length);
-        assertEq(_kinds.length, 23);
+        assertEq(_kinds.length, 21);
     }
 
     ////// Internal //////
@@ -79,6 +79,9 @@ contract DeployOrder_Test is PRBTest {
         assertEq(VM.getNonce(address(this)), nonce0 + created, "Deploy creates nothing the table lacks");
         // The JobManager's immutable round (`~verificationRound` in the table) is the deployed one.
         assertEq(address(d.jobManager.verificationRound()), address(d.verificationRound), "round");
+        // The ShareRegistry's immutable minters (`~jobManager`, `~runRegistry`) are the deployed ones.
+        assertEq(d.shareRegistry.minter(), address(d.jobManager), "minter");
+        assertEq(d.shareRegistry.runMinter(), address(d.runRegistry), "run minter");
     }
 
     function _checkCall(Deploy.Deployment memory d, uint256 i) internal {
@@ -94,10 +97,6 @@ contract DeployOrder_Test is PRBTest {
             for (uint256 j; j < args.length; ++j) {
                 assertTrue(d.escrow.isAuthorized(_addressOf(d, args[j])), args[j]);
             }
-        } else if (_eq(fn, "setMinter")) {
-            assertEq(d.shareRegistry.minter(), _addressOf(d, args[0]));
-        } else if (_eq(fn, "setRunMinter")) {
-            assertEq(d.shareRegistry.runMinter(), _addressOf(d, args[0]));
         } else if (_eq(fn, "grantRole")) {
             assertTrue(_eq(args[0], "stakeManager.PROTOCOL_ROLE"), args[0]);
             assertTrue(d.stakeManager.hasRole(d.stakeManager.PROTOCOL_ROLE(), _addressOf(d, args[1])), args[1]);

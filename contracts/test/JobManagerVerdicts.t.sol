@@ -447,9 +447,12 @@ contract JobManager_Finalize_Test is JobManager_Init {
 
     function test_finalize_adjudicatorNotSet_reverts() public {
         escrow = new Escrow(token, address(this));
-        registry = new ShareRegistry(token, Deploy.MAX_SEGMENT_COMPUTE, address(this));
-        // Its round is the next deployment after it (the JobManager keeps the address as an immutable).
-        address nextRound = vmx.computeCreateAddress(address(this), vm.getNonce(address(this)) + 1);
+        // The registry's minter and the JobManager's round are given before they exist (immutables):
+        // the JobManager is the next deployment after the registry, its round the one after it.
+        uint256 nonce = vm.getNonce(address(this));
+        address nextJobManager = vmx.computeCreateAddress(address(this), nonce + 1);
+        address nextRound = vmx.computeCreateAddress(address(this), nonce + 2);
+        registry = new ShareRegistry(token, Deploy.MAX_SEGMENT_COMPUTE, nextJobManager, address(this));
         JobManager fresh = new JobManager(
             escrow,
             IStakeManager(address(stakeManager)),
@@ -458,7 +461,7 @@ contract JobManager_Finalize_Test is JobManager_Init {
             params,
             address(this)
         );
-        registry.setMinter(address(fresh));
+        assertEq(address(fresh), nextJobManager, "the JobManager at its precomputed address");
         vm.prank(submitter);
         registry.registerModel(MODEL_ID, ARCHITECTURE, FAMILY, 1, INIT_HASH);
         address[] memory protocols = new address[](1);

@@ -222,23 +222,6 @@ contract RunRegistry_Setup_Test is RunRegistry_Base {
         committee.openClaimDispute(excluded);
     }
 
-    function test_setRunMinter_again_reverts() public {
-        vm.expectRevert(abi.encodeWithSelector(IShareRegistry.RunMinterAlreadySet.selector, address(runs)));
-        registry.setRunMinter(stranger);
-    }
-
-    function test_setRunMinter_notAdminOrZero_reverts() public {
-        ShareRegistry fresh = new ShareRegistry(token, 1, address(this));
-        bytes32 role = fresh.DEFAULT_ADMIN_ROLE();
-        vm.expectRevert(
-            abi.encodeWithSelector(IAccessControl.AccessControlUnauthorizedAccount.selector, stranger, role)
-        );
-        vm.prank(stranger);
-        fresh.setRunMinter(stranger);
-        vm.expectRevert(IShareRegistry.ZeroAddress.selector);
-        fresh.setRunMinter(address(0));
-    }
-
     function test_mintContribution_notRunMinter_reverts() public {
         vm.expectRevert(abi.encodeWithSelector(IShareRegistry.NotRunMinter.selector, address(jobManager)));
         vm.prank(address(jobManager));

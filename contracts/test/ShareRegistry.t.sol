@@ -14,38 +14,37 @@ import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {IModelShares} from "../src/interfaces/IModelShares.sol";
 import {IShareRegistry} from "../src/interfaces/IShareRegistry.sol";
 
-contract ShareRegistry_SetMinter_Test is Deployers {
+contract ShareRegistry_Minters_Test is Deployers {
     function test_constructor_zeroAddress_reverts() public {
+        address runMinter = registry.runMinter();
         vm.expectRevert(IShareRegistry.ZeroAddress.selector);
-        new ShareRegistry(IERC20(address(0)), 1, address(this));
-    }
-
-    function test_setMinter_again_reverts() public {
-        vm.expectRevert(abi.encodeWithSelector(IShareRegistry.MinterAlreadySet.selector, address(jobManager)));
-        registry.setMinter(stranger);
-    }
-
-    function test_setMinter_notAdmin_reverts() public {
-        ShareRegistry fresh = new ShareRegistry(token, 1, address(this));
-        bytes32 role = fresh.DEFAULT_ADMIN_ROLE();
-        vm.expectRevert(
-            abi.encodeWithSelector(IAccessControl.AccessControlUnauthorizedAccount.selector, stranger, role)
-        );
-        vm.prank(stranger);
-        fresh.setMinter(stranger);
-    }
-
-    function test_setMinter_zero_reverts() public {
-        ShareRegistry fresh = new ShareRegistry(token, 1, address(this));
+        new ShareRegistry(IERC20(address(0)), 1, address(jobManager), runMinter);
+        // No registry without its minters: both are immutables given at construction.
         vm.expectRevert(IShareRegistry.ZeroAddress.selector);
-        fresh.setMinter(address(0));
+        new ShareRegistry(token, 1, address(0), runMinter);
+        vm.expectRevert(IShareRegistry.ZeroAddress.selector);
+        new ShareRegistry(token, 1, address(jobManager), address(0));
+    }
+
+    /// @notice The minters given at construction are the deployed JobManager and RunRegistry, and
+    ///         nobody else reports a job: not the deployer (the registry has no admin and no setter
+    ///         re-points them), not the run minter.
+    function test_minters_areTheDeployedOnes_succeeds() public {
+        address runMinter = registry.runMinter();
+        assertEq(registry.minter(), address(jobManager));
+        assertTrue(runMinter.code.length != 0, "the RunRegistry is deployed at the run minter");
+        vm.expectRevert(abi.encodeWithSelector(IShareRegistry.NotMinter.selector, address(this)));
+        registry.recordFinalized(MODEL_ID, 1, INIT_HASH, PostKind.LineageSlot, 1);
+        vm.expectRevert(abi.encodeWithSelector(IShareRegistry.NotMinter.selector, runMinter));
+        vm.prank(runMinter);
+        registry.recordFinalized(MODEL_ID, 1, INIT_HASH, PostKind.LineageSlot, 1);
     }
 }
 
 contract ShareRegistry_MintShares_Test is Deployers {
     function test_constructor_zeroMaxSegmentCompute_reverts() public {
         vm.expectRevert(abi.encodeWithSelector(IShareRegistry.ZeroModelCommitment.selector, "maxSegmentCompute"));
-        new ShareRegistry(token, 0, address(this));
+        new ShareRegistry(token, 0, address(jobManager), address(jobManager));
     }
 
     function test_registerModel_createsSharesToken_succeeds() public {

@@ -37,17 +37,9 @@ interface IShareRegistry {
     /// @param caller msg.sender.
     error NotMinter(address caller);
 
-    /// @notice Thrown when `setMinter` is called a second time.
-    /// @param minter The minter already set.
-    error MinterAlreadySet(address minter);
-
     /// @notice Thrown when the caller is not the run minter.
     /// @param caller msg.sender.
     error NotRunMinter(address caller);
-
-    /// @notice Thrown when `setRunMinter` is called a second time.
-    /// @param runMinter The run minter already set.
-    error RunMinterAlreadySet(address runMinter);
 
     /// @notice Thrown when an address argument is zero.
     error ZeroAddress();
@@ -129,14 +121,6 @@ interface IShareRegistry {
     error FinalStateNotCommitted(bytes32 modelId, uint256 jobId, bytes32 finalState);
 
     ////// Events //////
-
-    /// @notice Emitted once, when the minter was set.
-    /// @param minter Minter (the JobManager).
-    event MinterSet(address indexed minter);
-
-    /// @notice Emitted once, when the run minter was set.
-    /// @param runMinter Run minter (the RunRegistry).
-    event RunMinterSet(address indexed runMinter);
 
     /// @notice Emitted when a model id was registered.
     /// @param modelId Model id.
@@ -252,14 +236,6 @@ interface IShareRegistry {
     event SharesMinted(bytes32 indexed modelId, address indexed to, uint256 shares);
 
     ////// Functions //////
-
-    /// @notice Sets the minter, once (DEFAULT_ADMIN_ROLE).
-    /// @param minter Minter (the JobManager).
-    function setMinter(address minter) external;
-
-    /// @notice Sets the run minter, once (DEFAULT_ADMIN_ROLE).
-    /// @param runMinter Run minter (the RunRegistry).
-    function setRunMinter(address runMinter) external;
 
     /// @notice Registers `modelId` with the caller as its owner (first come, first served), bound to
     ///         an architecture, a family and the compute per step they imply, with `seedState` as the
@@ -471,11 +447,11 @@ interface IShareRegistry {
     /// @return modelId Model id.
     function modelAt(uint256 index) external view returns (bytes32 modelId);
 
-    /// @notice Minter (zero until set).
+    /// @notice Minter (the JobManager), given at construction.
     /// @return minter Minter.
     function minter() external view returns (address minter);
 
-    /// @notice Run minter (zero until set).
+    /// @notice Run minter (the RunRegistry), given at construction.
     /// @return runMinter Run minter.
     function runMinter() external view returns (address runMinter);
 

@@ -51,8 +51,6 @@ def test_table_order_is_the_documented_one() -> None:
             "committee.setClaimParent",
             "jobManager.setAdjudicator",
             "escrow.authorize",
-            "shareRegistry.setMinter",
-            "shareRegistry.setRunMinter",
             "stakeManager.grantRole",
             "stakeManager.grantRole",
             "stakeManager.grantRole",
