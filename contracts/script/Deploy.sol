@@ -218,11 +218,11 @@ library Deploy {
         // Each contract is one CREATE of the admin, in this order: the ShareRegistry (nonce n), the
         // Escrow, the JobManager (n + 2), its round (n + 3), the committee, the bisection game
         // (with that adjudicator) and the RunRegistry (n + 5, or n + 6 after the game).
+        bool bisection = cfg.adjudicator == AdjudicatorKind.Bisection;
         uint256 n = CHEATS.getNonce(admin);
         address jobManager = CHEATS.computeCreateAddress(admin, n + 2);
         address round = CHEATS.computeCreateAddress(admin, n + 3);
-        address runRegistry =
-            CHEATS.computeCreateAddress(admin, n + (cfg.adjudicator == AdjudicatorKind.Bisection ? 6 : 5));
+        address runRegistry = CHEATS.computeCreateAddress(admin, n + (bisection ? 6 : 5));
         d.shareRegistry = new ShareRegistry(d.token, cfg.maxSegmentCompute, jobManager, runRegistry);
         d.escrow = new Escrow(d.token, admin);
         d.jobManager = new JobManager(
@@ -244,7 +244,7 @@ library Deploy {
             cfg.voteRevealWindow
         );
         IAdjudicator adjudicator = d.committee;
-        if (cfg.adjudicator == AdjudicatorKind.Bisection) {
+        if (bisection) {
             d.bisectionGame = new BisectionGame(
                 IJobManager(address(d.jobManager)),
                 IStepAdjudicator(address(d.committee)),
@@ -264,10 +264,9 @@ library Deploy {
         // The wiring calls come after the last deployment whose address was given in advance: a
         // call is a transaction of its own where the admin is an account (the Python deployer,
         // Forge's isolation mode), and would shift the nonce.
-        if (address(d.bisectionGame) != address(0)) d.committee.setStepParent(address(d.bisectionGame));
+        if (bisection) d.committee.setStepParent(address(d.bisectionGame));
         d.committee.setClaimParent(address(d.runRegistry));
         d.jobManager.setAdjudicator(adjudicator);
-        bool bisection = address(d.bisectionGame) != address(0);
         address[] memory protocols = new address[](bisection ? 3 : 2);
         protocols[0] = address(d.jobManager);
         if (bisection) protocols[1] = address(d.bisectionGame);

@@ -43,9 +43,9 @@ import {
 ///      the address the VerificationRound will get (it is deployed right after this contract, by
 ///      the same account, because it reads this contract's parameters: the deployer computes its
 ///      CREATE address from its own nonce and checks it after), then the admin calls
-///      `setAdjudicator(committee)` once (deployed later because it needs this address). The JobManager also needs
-///      PROTOCOL_ROLE on the StakeManager, must be the ShareRegistry's minter and must be authorised
-///      at the Escrow. See contracts/script/Deploy.sol for the full order.
+///      `setAdjudicator(committee)` once (deployed later because it needs this address). The
+///      JobManager also needs PROTOCOL_ROLE on the StakeManager, must be the ShareRegistry's minter
+///      and must be authorised at the Escrow. See contracts/script/Deploy.sol for the full order.
 ///      The JobManager holds no tokens: rewards, fees, bonds, the jackpot pool and credits live in
 ///      the Escrow's buckets; slashed stake goes from the StakeManager to the Escrow and is booked
 ///      (credited, pooled or put in the dispute pot) at once.
@@ -221,7 +221,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     ) external nonReentrant returns (uint256 jobId) {
         // SAFETY: trusted ShareRegistry view; the run minter is an immutable of the registry.
         address runRegistry = _SHARE_REGISTRY.runMinter();
-        if (msg.sender != runRegistry || runRegistry == address(0)) revert NotRunRegistry(msg.sender);
+        if (msg.sender != runRegistry) revert NotRunRegistry(msg.sender);
         jobId =
             _post(PostArgs(poster, modelId, specHash, initHash, totalSteps, checkpointInterval, reward, true), specURI);
     }
