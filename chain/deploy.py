@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from eth_typing import HexAddress, HexStr
+from web3.constants import ADDRESS_ZERO
 from web3.types import Nonce
 from web3.utils.address import get_create_address
 
@@ -54,12 +55,12 @@ class DeploymentStep:
             ``"call"`` (``target.function(*args)`` sent by the admin).
         name: the deployment's name (``"jobManager"``), referenced by later arguments.
         contract: the artifact (deploy, library) or the target's artifact (call).
-        args: references: ``admin``, ``params.<name>``, ``<name>``, ``<name>.<VIEW>`` or
+        args: references: ``admin``, ``params.<name>``, ``<name>``, ``<name>.<VIEW>``,
             ``~<name>`` (the address a later deployment of this plan will get: the deployer's
-            CREATE address at that step's nonce, checked once it is deployed).
+            CREATE address at that step's nonce, checked once it is deployed) or ``~<name>?``
+            (the same, or the zero address where this variant has no such deployment).
         variant: ``"all"``, ``"committee"`` or ``"bisection"`` (`ProtocolParams.adjudicator`).
         skip_if_given: a deploy skipped when its address is passed in (the payment token).
-        packed: the args form one ``address[]`` argument.
         target: the deployment a call goes to.
         function: the function a call sends.
     """
@@ -70,7 +71,6 @@ class DeploymentStep:
     args: tuple[str, ...]
     variant: str
     skip_if_given: bool
-    packed: bool
     target: str
     function: str
 
@@ -101,7 +101,6 @@ def load_table(path: Path | None = None) -> list[DeploymentStep]:
                 args=tuple(str(a) for a in r["args"]),
                 variant=str(r["variant"]),
                 skip_if_given=bool(r["skipIfGiven"]),
-                packed=bool(r["packed"]),
                 target=str(r["target"]),
                 function=str(r["function"]),
             )
@@ -156,11 +155,16 @@ class _Executor:
         self.position = 0
         self.promised: dict[str, str] = {}  # deployment name -> the address given before it
 
-    def future_address(self, name: str) -> str:
+    def future_address(self, name: str, optional: bool = False) -> str:
         """The address deployment `name`, later in the plan, will get.
 
+        Args:
+            name: the deployment.
+            optional: return the zero address when the plan has no such deployment (a
+                contract of the other adjudicator variant).
+
         Raises:
-            ChainValueError: no later step of the plan deploys `name`.
+            ChainValueError: no later step of the plan deploys `name` (and not `optional`).
         """
         for offset, step in enumerate(self.plan[self.position :]):
             if offset > 0 and step.kind != "call" and step.name == name:
@@ -168,6 +172,8 @@ class _Executor:
                 address = str(get_create_address(HexAddress(HexStr(self.client.address)), nonce))
                 self.promised[name] = address
                 return address
+        if optional and all(step.name != name for step in self.plan):
+            return str(ADDRESS_ZERO)
         raise ChainValueError(f"deployment table: ~{name} names no later deployment")
 
     def resolve(self, ref: str) -> Any:
@@ -177,7 +183,8 @@ class _Executor:
             ChainValueError: the reference names nothing deployed or known.
         """
         if ref.startswith("~"):
-            return self.future_address(ref[1:])
+            optional = ref.endswith("?")
+            return self.future_address(ref[1:-1] if optional else ref[1:], optional)
         head, _, tail = ref.partition(".")
         if head == "params" and tail in self.params:
             return self.params[tail]
@@ -193,7 +200,7 @@ class _Executor:
         if step.kind == "call":
             target = self.client.contract(step.contract, self.addresses[step.target])
             args = [self.resolve(a) for a in step.args]
-            self.client.transact(target, step.function, *([args] if step.packed else args))
+            self.client.transact(target, step.function, *args)
             logger.info("%s.%s(%s)", step.target, step.function, ", ".join(step.args))
             return
         args = [self.resolve(a) for a in step.args]
@@ -228,9 +235,11 @@ def deploy_protocol(
     the LibSettlement, LibAssignment and LibPosting libraries (linked into the JobManager),
     JobManager (given the VerificationRound's address in advance), VerificationRound,
     ArbitrationCommittee (then BisectionGame and ``setStepParent`` with bisection), RunRegistry
-    and ``setClaimParent``, ``setAdjudicator``, ``escrow.authorize`` and the three
-    ``PROTOCOL_ROLE`` grants. An address given in advance is the deployer's CREATE address at
-    the nonce of that contract's step (each step is one transaction), checked when it lands.
+    and ``setClaimParent``, ``setAdjudicator``. The StakeManager, the ShareRegistry and the
+    Escrow are given the protocol contracts that may lock and slash stake, mint shares and move
+    balances before those exist (immutables: no admin can add one later); an address given in
+    advance is the deployer's CREATE address at the nonce of that contract's step (each step is
+    one transaction), checked when it lands.
     The deployer is the admin of every contract and the JobManager's treasury (rounding dust).
     Last, the deployer puts ``params.jackpot_funding`` into the jackpot pool
     (``Escrow.fundJackpot``; minted with the faucet first when VeriToken was deployed here;

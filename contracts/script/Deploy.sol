@@ -43,11 +43,14 @@ interface INonceCheats {
 ///
 ///          1. token         = VeriToken()                             (skipped if a token is given)
 ///          2. stakeManager  = StakeManager(token, unbondingDelay, [minSolverStake, minVerifierStake,
-///                                          minWhistleblowerStake], admin)
+///                                          minWhistleblowerStake], ~jobManager, ~committee,
+///                                          ~runRegistry)
+///                             (the protocol contracts to come: each the admin's CREATE address
+///                             at its step's nonce, checked when it lands; no admin)
 ///          3. shareRegistry = ShareRegistry(token, maxSegmentCompute, ~jobManager, ~runRegistry)
-///                             (the minters' addresses to come: each the admin's CREATE address at
-///                             its step's nonce; the registry has no admin)
-///          4. escrow        = Escrow(token, admin)
+///                             (the minters, given the same way; the registry has no admin)
+///          4. escrow        = Escrow(token, ~jobManager, ~bisectionGame?, ~runRegistry)
+///                             (the game's address with that adjudicator, else zero; no admin)
 ///          4b. libSettlement = LibSettlement                          (external library: deploy its
 ///                             bytecode, then link its address into the JobManager's bytecode at the
 ///                             `linkReferences` of contracts/out/JobManager.sol/JobManager.json;
@@ -70,20 +73,15 @@ interface INonceCheats {
 ///                                        registrationWindow)
 ///          8e. committee.setClaimParent(runRegistry)                  (admin, once)
 ///          9. jobManager.setAdjudicator(committee)                    (admin, once)
-///         10. escrow.authorize([jobManager, runRegistry])             (admin, once)
-///         12. stakeManager.grantRole(PROTOCOL_ROLE, jobManager)       (admin)
-///         13. stakeManager.grantRole(PROTOCOL_ROLE, committee)        (admin)
-///         14. stakeManager.grantRole(PROTOCOL_ROLE, runRegistry)      (admin)
 ///
-///         With `adjudicator = Bisection` (docs/DISPUTES.md), steps 8-10 become:
+///         With `adjudicator = Bisection` (docs/DISPUTES.md), steps 8-9 become:
 ///          8.  committee   = ArbitrationCommittee(...)                (as above; the step adjudicator)
 ///          8b. game        = BisectionGame(jobManager, committee, clockSeconds, moveBond)
-///          8d as above (the RunRegistry must land where the ShareRegistry was told: no call of
-///              the admin comes between the ShareRegistry and it)
+///          8d as above (the RunRegistry must land where the StakeManager was told: no call of
+///              the admin comes between the StakeManager and it)
 ///          8c. committee.setStepParent(game)                          (admin, once)
 ///          8e as above
 ///          9.  jobManager.setAdjudicator(game)                        (admin, once)
-///         10.  escrow.authorize([jobManager, game, runRegistry])      (admin, once)
 ///
 ///         Every account approves the Escrow (not the JobManager) for job escrows, bonds and
 ///         `fundJackpot`, and claims every credit with `escrow.claimCredit()`.
@@ -214,17 +212,20 @@ library Deploy {
     function deploy(Config memory cfg) internal returns (Deployment memory d) {
         address admin = address(this);
         d.token = address(cfg.token) == address(0) ? IERC20(address(new VeriToken())) : cfg.token;
-        d.stakeManager = new StakeManager(d.token, cfg.unbondingDelay, cfg.minStake, admin);
-        // Each contract is one CREATE of the admin, in this order: the ShareRegistry (nonce n), the
-        // Escrow, the JobManager (n + 2), its round (n + 3), the committee, the bisection game
-        // (with that adjudicator) and the RunRegistry (n + 5, or n + 6 after the game).
+        // Each contract is one CREATE of the admin, in this order: the StakeManager (nonce n), the
+        // ShareRegistry, the Escrow, the JobManager (n + 3), its round (n + 4), the committee
+        // (n + 5), the bisection game (n + 6, with that adjudicator) and the RunRegistry (n + 6, or
+        // n + 7 after the game).
         bool bisection = cfg.adjudicator == AdjudicatorKind.Bisection;
         uint256 n = CHEATS.getNonce(admin);
-        address jobManager = CHEATS.computeCreateAddress(admin, n + 2);
-        address round = CHEATS.computeCreateAddress(admin, n + 3);
-        address runRegistry = CHEATS.computeCreateAddress(admin, n + (bisection ? 6 : 5));
+        address jobManager = CHEATS.computeCreateAddress(admin, n + 3);
+        address round = CHEATS.computeCreateAddress(admin, n + 4);
+        address committee = CHEATS.computeCreateAddress(admin, n + 5);
+        address game = bisection ? CHEATS.computeCreateAddress(admin, n + 6) : address(0);
+        address runRegistry = CHEATS.computeCreateAddress(admin, n + (bisection ? 7 : 6));
+        d.stakeManager = new StakeManager(d.token, cfg.unbondingDelay, cfg.minStake, jobManager, committee, runRegistry);
         d.shareRegistry = new ShareRegistry(d.token, cfg.maxSegmentCompute, jobManager, runRegistry);
-        d.escrow = new Escrow(d.token, admin);
+        d.escrow = new Escrow(d.token, jobManager, game, runRegistry);
         d.jobManager = new JobManager(
             IEscrow(address(d.escrow)),
             IStakeManager(address(d.stakeManager)),
@@ -243,6 +244,7 @@ library Deploy {
             cfg.voteCommitWindow,
             cfg.voteRevealWindow
         );
+        _check("committee", committee, address(d.committee));
         IAdjudicator adjudicator = d.committee;
         if (bisection) {
             d.bisectionGame = new BisectionGame(
@@ -252,6 +254,7 @@ library Deploy {
                 cfg.moveBond
             );
             adjudicator = d.bisectionGame;
+            _check("bisectionGame", game, address(d.bisectionGame));
         }
         d.runRegistry = new RunRegistry(
             IJobManager(address(d.jobManager)),
@@ -267,14 +270,6 @@ library Deploy {
         if (bisection) d.committee.setStepParent(address(d.bisectionGame));
         d.committee.setClaimParent(address(d.runRegistry));
         d.jobManager.setAdjudicator(adjudicator);
-        address[] memory protocols = new address[](bisection ? 3 : 2);
-        protocols[0] = address(d.jobManager);
-        if (bisection) protocols[1] = address(d.bisectionGame);
-        protocols[protocols.length - 1] = address(d.runRegistry);
-        d.escrow.authorize(protocols);
-        d.stakeManager.grantRole(d.stakeManager.PROTOCOL_ROLE(), address(d.jobManager));
-        d.stakeManager.grantRole(d.stakeManager.PROTOCOL_ROLE(), address(d.committee));
-        d.stakeManager.grantRole(d.stakeManager.PROTOCOL_ROLE(), address(d.runRegistry));
     }
 
     /// @notice Reverts AddressMismatch unless `deployed` is the `expected` address given before.

@@ -27,8 +27,9 @@ import {Role} from "./types/Role.sol";
 ///         training runs; their outcome goes to the claim parent (`onClaimResolved`), which slashes
 ///         the non-voters and pays the majority itself.
 /// @dev Deployment: `constructor(jobManager, stakeManager, committeeSize, voteCommitWindow,
-///      voteRevealWindow)` after the JobManager; needs PROTOCOL_ROLE on the StakeManager and must be
-///      set as the JobManager's adjudicator. The seat stake is the JobManager's `verifierStake`.
+///      voteRevealWindow)` after the JobManager, at the address the StakeManager was given as a
+///      protocol contract (it locks and slashes arbiter stake); must be set as the JobManager's
+///      adjudicator. The seat stake is the JobManager's `verifierStake`.
 contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee {
     ////// Types //////
 
@@ -82,7 +83,7 @@ contract ArbitrationCommittee is ReentrancyGuardTransient, IArbitrationCommittee
     ////// Constructor //////
 
     /// @param jobManager_ JobManager served (the only caller of `openDispute`).
-    /// @param stakeManager_ StakeManager (must grant this contract PROTOCOL_ROLE).
+    /// @param stakeManager_ StakeManager (must name this contract as its committee).
     /// @param committeeSize_ K: members per dispute (odd avoids ties), 1..64.
     /// @param voteCommitWindow_ Length of the commit phase (seconds), > 0.
     /// @param voteRevealWindow_ Length of the reveal phase (seconds), > 0.

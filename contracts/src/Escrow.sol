@@ -14,8 +14,10 @@ import {Bucket} from "./types/EscrowTypes.sol";
 /// @title Escrow
 /// @notice The one token vault of the protocol outside the StakeManager: job escrows, bonds, the
 ///         jackpot pool, dispute pots and every account's credit. See `IEscrow`.
-/// @dev Deployment: `constructor(token, admin)`, then, once the protocol contracts exist, the admin
-///      calls `authorize([jobManager, bisectionGame?])` once. The StakeManager slashes stake to this
+/// @dev Deployment: `constructor(token, jobManager, bisectionGame, runRegistry)`, the protocol
+///      contracts given before they exist (the deployer's CREATE addresses at their steps' nonces;
+///      the game zero with the committee adjudicator). No admin: nobody can make another account a
+///      protocol contract. The StakeManager slashes stake to this
 ///      contract; the JobManager books it from `Bucket.Unbooked`, which can never exceed what
 ///      really arrived (balance minus everything booked).
 contract Escrow is ReentrancyGuardTransient, IEscrow {
@@ -24,7 +26,13 @@ contract Escrow is ReentrancyGuardTransient, IEscrow {
     ////// Constants / Immutables //////
 
     IERC20 internal immutable _TOKEN;
-    address internal immutable _ADMIN;
+
+    /// @notice The protocol contracts (`protocols`): immutables, so the check on every call that
+    ///         moves balances reads no storage word (a mapping cost a cold read, 2,100 gas, in each
+    ///         transaction of a job that deposits or pays).
+    address internal immutable _JOB_MANAGER;
+    address internal immutable _BISECTION_GAME;
+    address internal immutable _RUN_REGISTRY;
 
     /// @notice What a liability word holds on top of its amount once written: a bucket, a credit
     ///         or the credit total that empties keeps a live (non-zero) word, so the next job's
@@ -37,9 +45,6 @@ contract Escrow is ReentrancyGuardTransient, IEscrow {
 
     ////// State //////
 
-    /// @notice True once `authorize` ran.
-    bool internal _authorizedSet;
-    mapping(address account => bool authorized) internal _authorized;
     /// @notice Per bucket: its amount (wei) plus `_LIVE`.
     mapping(Bucket bucket => uint256 word) internal _bucketWords;
     /// @notice Per account: its credit (wei) plus `_LIVE`, or 0 before its first credit.
@@ -50,37 +55,29 @@ contract Escrow is ReentrancyGuardTransient, IEscrow {
     ////// Modifiers //////
 
     modifier onlyAuthorized() {
-        if (!_authorized[msg.sender]) revert NotAuthorized(msg.sender);
+        if (!isAuthorized(msg.sender)) revert NotAuthorized(msg.sender);
         _;
     }
 
     ////// Constructor //////
 
     /// @param token_ Payment token (the one the StakeManager stakes).
-    /// @param admin_ Admin (calls `authorize` once).
-    constructor(IERC20 token_, address admin_) {
-        if (address(token_) == address(0) || admin_ == address(0)) revert ZeroAddress();
+    /// @param jobManager_ The JobManager (may not exist yet: its address at deployment). Non-zero.
+    /// @param bisectionGame_ The BisectionGame (likewise), or zero with the committee adjudicator.
+    /// @param runRegistry_ The RunRegistry (likewise). Non-zero.
+    constructor(IERC20 token_, address jobManager_, address bisectionGame_, address runRegistry_) {
+        if (address(token_) == address(0) || jobManager_ == address(0) || runRegistry_ == address(0)) {
+            revert ZeroAddress();
+        }
         _TOKEN = token_;
-        _ADMIN = admin_;
+        _JOB_MANAGER = jobManager_;
+        _BISECTION_GAME = bisectionGame_;
+        _RUN_REGISTRY = runRegistry_;
         _bucketWords[Bucket.Escrowed] = _LIVE;
         _bucketWords[Bucket.Bonds] = _LIVE;
         _bucketWords[Bucket.Jackpot] = _LIVE;
         _bucketWords[Bucket.Pot] = _LIVE;
         _totalCreditsWord = _LIVE;
-    }
-
-    ////// External: admin //////
-
-    /// @inheritdoc IEscrow
-    function authorize(address[] calldata protocols) external {
-        if (msg.sender != _ADMIN) revert NotAdmin(msg.sender);
-        if (_authorizedSet) revert AlreadyAuthorized();
-        _authorizedSet = true;
-        for (uint256 i; i < protocols.length; ++i) {
-            if (protocols[i] == address(0)) revert ZeroAddress();
-            _authorized[protocols[i]] = true;
-        }
-        emit Authorized(protocols);
     }
 
     ////// External: protocol //////
@@ -204,18 +201,20 @@ contract Escrow is ReentrancyGuardTransient, IEscrow {
     }
 
     /// @inheritdoc IEscrow
-    function isAuthorized(address account) external view returns (bool authorized) {
-        authorized = _authorized[account];
+    function isAuthorized(address account) public view returns (bool authorized) {
+        // A zero game never matches: no call comes from the zero address.
+        authorized = account == _JOB_MANAGER || account == _RUN_REGISTRY
+            || (account == _BISECTION_GAME && account != address(0));
+    }
+
+    /// @inheritdoc IEscrow
+    function protocols() external view returns (address jobManager, address bisectionGame, address runRegistry) {
+        return (_JOB_MANAGER, _BISECTION_GAME, _RUN_REGISTRY);
     }
 
     /// @inheritdoc IEscrow
     function token() external view returns (IERC20) {
         return _TOKEN;
-    }
-
-    /// @inheritdoc IEscrow
-    function admin() external view returns (address) {
-        return _ADMIN;
     }
 
     ////// Internal //////

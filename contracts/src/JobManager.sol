@@ -44,8 +44,8 @@ import {
 ///      the same account, because it reads this contract's parameters: the deployer computes its
 ///      CREATE address from its own nonce and checks it after), then the admin calls
 ///      `setAdjudicator(committee)` once (deployed later because it needs this address). The
-///      JobManager also needs PROTOCOL_ROLE on the StakeManager, must be the ShareRegistry's minter
-///      and must be authorised at the Escrow. See contracts/script/Deploy.sol for the full order.
+///      StakeManager, the ShareRegistry (its minter) and the Escrow are given its address before it
+///      exists and check callers against it. See contracts/script/Deploy.sol for the full order.
 ///      The JobManager holds no tokens: rewards, fees, bonds, the jackpot pool and credits live in
 ///      the Escrow's buckets; slashed stake goes from the StakeManager to the Escrow and is booked
 ///      (credited, pooled or put in the dispute pot) at once.
@@ -112,7 +112,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     ////// Constructor //////
 
     /// @param escrow_ Escrow holding rewards, fees, bonds and credits (must authorise this contract).
-    /// @param stakeManager_ StakeManager (must grant this contract PROTOCOL_ROLE).
+    /// @param stakeManager_ StakeManager (must name this contract as its JobManager).
     /// @param shareRegistry_ ShareRegistry (must make this contract its minter).
     /// @param round_ VerificationRound serving this contract (deployed next, with this contract's
     ///        address; the deployer checks it is there).

@@ -33,10 +33,10 @@ import {RoundRecord, RunInfo, RunRecord, RunRound, RunRoundPhase} from "./types/
 ///         `registrationWindow` seconds after the round opened, whichever comes first.
 /// @dev Deployment: `constructor(jobManager, committee, claimBond, challengeWindow,
 ///      registrationWindow)` after the
-///      committee, at the address the ShareRegistry was given as its run minter; then
-///      `committee.setClaimParent(runRegistry)`, `stakeManager.grantRole(PROTOCOL_ROLE,
-///      runRegistry)` (it slashes the claim disputes' non-voting arbiters) and the Escrow must
-///      authorise it (it holds the bonds and books the pots). It holds no tokens.
+///      committee, at the address the ShareRegistry (its run minter), the StakeManager (it
+///      slashes the claim disputes' non-voting arbiters) and the Escrow (it holds the bonds and
+///      books the pots) were given before it existed; then `committee.setClaimParent(runRegistry)`.
+///      It holds no tokens.
 contract RunRegistry is ReentrancyGuardTransient, IRunRegistry, IClaimParent {
     ////// Types //////
 

@@ -2,7 +2,6 @@
 pragma solidity 0.8.37;
 
 // Contracts
-import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
 import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
 // Libraries
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
@@ -17,12 +16,14 @@ import {Role} from "./types/Role.sol";
 
 /// @title StakeManager
 /// @notice Stakes per account and role. Free stake (staked - locked) can be unbonded and withdrawn
-///         after `unbondingDelay`; contracts holding PROTOCOL_ROLE (JobManager,
-///         ArbitrationCommittee) lock, unlock and slash it. Slashing reaches unbonding stake, so
-///         unbonding does not escape a pending slash.
-/// @dev Deployment: `constructor(token, unbondingDelay, minStake, admin)`, then the admin calls
-///      `grantRole(PROTOCOL_ROLE, jobManager)` and `grantRole(PROTOCOL_ROLE, committee)`.
-contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager {
+///         after `unbondingDelay`; the three protocol contracts fixed at construction (JobManager,
+///         ArbitrationCommittee, RunRegistry) lock, unlock and slash it. Slashing reaches unbonding
+///         stake, so unbonding does not escape a pending slash.
+/// @dev Deployment: `constructor(token, unbondingDelay, minStake, jobManager, committee,
+///      runRegistry)`, the three protocol contracts given before they exist (the deployer's CREATE
+///      addresses at their steps' nonces, docs/PROTOCOL.md). The contract has no admin: nobody can
+///      make another account a protocol contract, so nobody outside the protocol's rules can slash.
+contract StakeManager is ReentrancyGuardTransient, IStakeManager {
     using SafeERC20 for IERC20;
     using EnumerableSet for EnumerableSet.Bytes32Set;
     using LibSampling for LibSampling.Shuffle;
@@ -42,9 +43,6 @@ contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager 
 
     ////// Constants / Immutables //////
 
-    /// @inheritdoc IStakeManager
-    bytes32 public constant PROTOCOL_ROLE = keccak256("PROTOCOL_ROLE");
-
     /// @notice Staking token.
     IERC20 internal immutable _TOKEN;
 
@@ -55,6 +53,13 @@ contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager 
     uint256 internal immutable _MIN_STAKE_SOLVER;
     uint256 internal immutable _MIN_STAKE_VERIFIER;
     uint256 internal immutable _MIN_STAKE_WHISTLEBLOWER;
+
+    /// @notice The protocol contracts (`protocols`): immutables, so the check on every lock,
+    ///         unlock and slash reads no storage word (a role mapping cost a cold read, 2,100 gas,
+    ///         in each transaction of a job that locks or releases stake).
+    address internal immutable _JOB_MANAGER;
+    address internal immutable _COMMITTEE;
+    address internal immutable _RUN_REGISTRY;
 
     ////// State //////
 
@@ -78,20 +83,42 @@ contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager 
     /// @notice Verifier ids given so far (the last id).
     uint32 internal _verifierIdCount;
 
+    ////// Modifiers //////
+
+    /// @notice Reverts NotProtocol unless the caller is one of `protocols`.
+    modifier onlyProtocol() {
+        if (!isProtocol(msg.sender)) revert NotProtocol(msg.sender);
+        _;
+    }
+
     ////// Constructor //////
 
     /// @param token_ Staking token (the payment token).
     /// @param unbondingDelay_ Delay between an unbond request and withdrawal (seconds).
     /// @param minStake_ Minimum stake to be active per role [Solver, Verifier, Whistleblower] (wei).
-    /// @param admin Holder of DEFAULT_ADMIN_ROLE (grants PROTOCOL_ROLE).
-    constructor(IERC20 token_, uint64 unbondingDelay_, uint256[3] memory minStake_, address admin) {
-        if (address(token_) == address(0) || admin == address(0)) revert ZeroAddress();
+    /// @param jobManager_ The JobManager (may not exist yet: its address at deployment). Non-zero.
+    /// @param committee_ The ArbitrationCommittee (likewise). Non-zero.
+    /// @param runRegistry_ The RunRegistry (likewise). Non-zero.
+    constructor(
+        IERC20 token_,
+        uint64 unbondingDelay_,
+        uint256[3] memory minStake_,
+        address jobManager_,
+        address committee_,
+        address runRegistry_
+    ) {
+        if (
+            address(token_) == address(0) || jobManager_ == address(0) || committee_ == address(0)
+                || runRegistry_ == address(0)
+        ) revert ZeroAddress();
         _TOKEN = token_;
+        _JOB_MANAGER = jobManager_;
+        _COMMITTEE = committee_;
+        _RUN_REGISTRY = runRegistry_;
         _UNBONDING_DELAY = unbondingDelay_;
         _MIN_STAKE_SOLVER = minStake_[0];
         _MIN_STAKE_VERIFIER = minStake_[1];
         _MIN_STAKE_WHISTLEBLOWER = minStake_[2];
-        _grantRole(DEFAULT_ADMIN_ROLE, admin);
     }
 
     ////// External: stakers //////
@@ -142,17 +169,17 @@ contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager 
     ////// External: protocol //////
 
     /// @inheritdoc IStakeManager
-    function lock(address account, Role role, uint256 amount) external onlyRole(PROTOCOL_ROLE) {
+    function lock(address account, Role role, uint256 amount) external onlyProtocol {
         _lock(account, role, amount);
     }
 
     /// @inheritdoc IStakeManager
-    function unlock(address account, Role role, uint256 amount) external onlyRole(PROTOCOL_ROLE) {
+    function unlock(address account, Role role, uint256 amount) external onlyProtocol {
         _unlock(account, role, amount);
     }
 
     /// @inheritdoc IStakeManager
-    function lockEach(address[] calldata accounts, Role role, uint256 amount) external onlyRole(PROTOCOL_ROLE) {
+    function lockEach(address[] calldata accounts, Role role, uint256 amount) external onlyProtocol {
         uint256[] memory amounts = new uint256[](accounts.length);
         for (uint256 i; i < accounts.length; ++i) {
             _take(accounts[i], role, amount);
@@ -162,10 +189,7 @@ contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager 
     }
 
     /// @inheritdoc IStakeManager
-    function lockAmounts(address[] calldata accounts, Role role, uint256[] calldata amounts)
-        external
-        onlyRole(PROTOCOL_ROLE)
-    {
+    function lockAmounts(address[] calldata accounts, Role role, uint256[] calldata amounts) external onlyProtocol {
         if (accounts.length != amounts.length) revert LengthMismatch(accounts.length, amounts.length);
         for (uint256 i; i < accounts.length; ++i) {
             _take(accounts[i], role, amounts[i]);
@@ -174,7 +198,7 @@ contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager 
     }
 
     /// @inheritdoc IStakeManager
-    function unlockEach(address[] calldata accounts, Role role, uint256 amount) external onlyRole(PROTOCOL_ROLE) {
+    function unlockEach(address[] calldata accounts, Role role, uint256 amount) external onlyProtocol {
         uint256[] memory amounts = new uint256[](accounts.length);
         for (uint256 i; i < accounts.length; ++i) {
             _release(accounts[i], role, amount);
@@ -184,10 +208,7 @@ contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager 
     }
 
     /// @inheritdoc IStakeManager
-    function unlockAmounts(address[] calldata accounts, Role role, uint256[] calldata amounts)
-        external
-        onlyRole(PROTOCOL_ROLE)
-    {
+    function unlockAmounts(address[] calldata accounts, Role role, uint256[] calldata amounts) external onlyProtocol {
         if (accounts.length != amounts.length) revert LengthMismatch(accounts.length, amounts.length);
         for (uint256 i; i < accounts.length; ++i) {
             _release(accounts[i], role, amounts[i]);
@@ -198,7 +219,7 @@ contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager 
     /// @inheritdoc IStakeManager
     function slash(address account, Role role, uint256 amount, address recipient)
         external
-        onlyRole(PROTOCOL_ROLE)
+        onlyProtocol
         nonReentrant
         returns (uint256 slashed)
     {
@@ -226,6 +247,16 @@ contract StakeManager is AccessControl, ReentrancyGuardTransient, IStakeManager 
     }
 
     ////// External: views //////
+
+    /// @inheritdoc IStakeManager
+    function protocols() external view returns (address jobManager, address committee, address runRegistry) {
+        return (_JOB_MANAGER, _COMMITTEE, _RUN_REGISTRY);
+    }
+
+    /// @inheritdoc IStakeManager
+    function isProtocol(address account) public view returns (bool protocol) {
+        protocol = account == _JOB_MANAGER || account == _COMMITTEE || account == _RUN_REGISTRY;
+    }
 
     /// @inheritdoc IStakeManager
     function stakeOf(address account, Role role)

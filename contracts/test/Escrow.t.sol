@@ -19,14 +19,14 @@ import {Bucket} from "../src/types/EscrowTypes.sol";
 contract Escrow_Init is Deployers {
     Escrow internal vault;
     address internal protocol;
+    address internal otherProtocol;
 
     function setUp() public virtual override {
         super.setUp();
         protocol = _actor("protocol");
-        vault = new Escrow(token, address(this));
-        address[] memory protocols = new address[](1);
-        protocols[0] = protocol;
-        vault.authorize(protocols);
+        otherProtocol = _actor("other protocol");
+        // The vault's JobManager and RunRegistry stand-ins; no bisection game.
+        vault = new Escrow(token, protocol, address(0), otherProtocol);
         vm.prank(submitter);
         token.approve(address(vault), type(uint256).max);
         vm.prank(stranger);
@@ -47,49 +47,45 @@ contract Escrow_Init is Deployers {
 }
 
 contract Escrow_Constructor_Test is Escrow_Init {
+    /// @notice The token, the JobManager and the RunRegistry are required; the game is not (the
+    ///         committee adjudicator has none).
     function test_constructor_zeroAddress_reverts() public {
         vm.expectRevert(IEscrow.ZeroAddress.selector);
-        new Escrow(IERC20(address(0)), address(this));
+        new Escrow(IERC20(address(0)), protocol, address(0), otherProtocol);
         vm.expectRevert(IEscrow.ZeroAddress.selector);
-        new Escrow(token, address(0));
+        new Escrow(token, address(0), address(0), otherProtocol);
+        vm.expectRevert(IEscrow.ZeroAddress.selector);
+        new Escrow(token, protocol, address(0), address(0));
     }
 
     function test_constructor_views_succeeds() public {
         assertEq(address(vault.token()), address(token));
-        assertEq(vault.admin(), address(this));
+        (address jm, address game, address runs) = vault.protocols();
+        assertEq(jm, protocol);
+        assertEq(game, address(0));
+        assertEq(runs, otherProtocol);
         assertTrue(vault.isAuthorized(protocol));
+        assertTrue(vault.isAuthorized(otherProtocol));
         assertFalse(vault.isAuthorized(stranger));
+        assertFalse(vault.isAuthorized(address(0)), "a missing game authorises the zero address");
         assertTrue(escrow.isAuthorized(address(jobManager)));
-    }
-}
-
-contract Escrow_Authorize_Test is Escrow_Init {
-    function test_authorize_twice_reverts() public {
-        vm.expectRevert(IEscrow.AlreadyAuthorized.selector);
-        vault.authorize(new address[](0));
+        assertFalse(escrow.isAuthorized(address(this)), "the deployer moves balances");
     }
 
-    function test_authorize_notAdmin_reverts() public {
-        Escrow fresh = new Escrow(token, address(this));
-        vm.expectRevert(abi.encodeWithSelector(IEscrow.NotAdmin.selector, stranger));
+    /// @notice A game given at construction moves balances like the other two.
+    function test_constructor_withAGame_authorizesIt_succeeds() public {
+        Escrow withGame = new Escrow(token, protocol, stranger, otherProtocol);
+        assertTrue(withGame.isAuthorized(stranger));
         vm.prank(stranger);
-        fresh.authorize(new address[](0));
+        withGame.deposit(Bucket.Escrowed, submitter, 0);
     }
 
-    function test_authorize_zeroAddress_reverts() public {
-        Escrow fresh = new Escrow(token, address(this));
-        vm.expectRevert(IEscrow.ZeroAddress.selector);
-        fresh.authorize(new address[](1));
-    }
-
-    function test_authorize_emits_succeeds() public {
-        Escrow fresh = new Escrow(token, address(this));
-        address[] memory protocols = new address[](1);
-        protocols[0] = stranger;
-        vm.expectEmit(address(fresh));
-        emit IEscrow.Authorized(protocols);
-        fresh.authorize(protocols);
-        assertTrue(fresh.isAuthorized(stranger));
+    /// @notice Nobody can add a protocol contract after construction, the deployer included: the
+    ///         deployment's Escrow refuses the deployer's deposit (which would pull any approver's
+    ///         tokens).
+    function test_deposit_deployerOfTheDeployment_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IEscrow.NotAuthorized.selector, address(this)));
+        escrow.deposit(Bucket.Escrowed, submitter, 1);
     }
 }
 
@@ -248,9 +244,9 @@ contract Escrow_ClaimCredit_Test is Escrow_Init {
     ///         (amount + 1): the next job's deposit or credit rewrites it instead of creating a
     ///         word (20,000 gas), and every view still reads the amount.
     function test_emptiedWords_stayLive_succeeds() public {
-        bytes32 escrowedSlot = keccak256(abi.encode(uint256(Bucket.Escrowed), uint256(2)));
-        bytes32 creditSlot = keccak256(abi.encode(stranger, uint256(3)));
-        bytes32 totalSlot = bytes32(uint256(4));
+        bytes32 escrowedSlot = keccak256(abi.encode(uint256(Bucket.Escrowed), uint256(0)));
+        bytes32 creditSlot = keccak256(abi.encode(stranger, uint256(1)));
+        bytes32 totalSlot = bytes32(uint256(2));
         assertEq(uint256(vm.load(address(vault), escrowedSlot)), 1, "live from deployment");
         assertEq(uint256(vm.load(address(vault), totalSlot)), 1, "live from deployment");
         assertEq(uint256(vm.load(address(vault), creditSlot)), 0, "no credit yet");
@@ -430,10 +426,7 @@ contract Escrow_PayFallback_Test is Escrow_Init {
     function setUp() public override {
         super.setUp();
         hostile = new BlocklistToken();
-        hostileVault = new Escrow(IERC20(address(hostile)), address(this));
-        address[] memory protocols = new address[](1);
-        protocols[0] = protocol;
-        hostileVault.authorize(protocols);
+        hostileVault = new Escrow(IERC20(address(hostile)), protocol, address(0), otherProtocol);
         blocked = address(uint160(uint256(keccak256("blocked"))));
         vm.label(blocked, "blocked");
         hostile.mint(submitter, DEPOSIT);

@@ -6,6 +6,7 @@ import {Deploy} from "../script/Deploy.sol";
 import {Escrow} from "../src/Escrow.sol";
 import {JobManager} from "../src/JobManager.sol";
 import {ShareRegistry} from "../src/ShareRegistry.sol";
+import {StakeManager} from "../src/StakeManager.sol";
 import {VerificationRound} from "../src/VerificationRound.sol";
 import {LibCheckpoint} from "../src/libraries/LibCheckpoint.sol";
 import {IEscrow} from "../src/interfaces/IEscrow.sol";
@@ -446,12 +447,18 @@ contract JobManager_Finalize_Test is JobManager_Init {
     }
 
     function test_finalize_adjudicatorNotSet_reverts() public {
-        escrow = new Escrow(token, address(this));
-        // The registry's minter and the JobManager's round are given before they exist (immutables):
-        // the JobManager is the next deployment after the registry, its round the one after it.
+        // A JobManager deployed by hand whose adjudicator is never set, with a StakeManager, an
+        // Escrow and a registry of its own. Each is given the JobManager's address before it
+        // exists (immutables): the StakeManager is nonce n, the Escrow n + 1, the registry n + 2,
+        // the JobManager n + 3 and its round n + 4. This contract stands in for the RunRegistry.
         uint256 nonce = vm.getNonce(address(this));
-        address nextJobManager = vmx.computeCreateAddress(address(this), nonce + 1);
-        address nextRound = vmx.computeCreateAddress(address(this), nonce + 2);
+        address nextJobManager = vmx.computeCreateAddress(address(this), nonce + 3);
+        address nextRound = vmx.computeCreateAddress(address(this), nonce + 4);
+        Deploy.Config memory cfg = _testConfig();
+        stakeManager = new StakeManager(
+            token, cfg.unbondingDelay, cfg.minStake, nextJobManager, address(committee), address(this)
+        );
+        escrow = new Escrow(token, nextJobManager, address(0), address(this));
         registry = new ShareRegistry(token, Deploy.MAX_SEGMENT_COMPUTE, nextJobManager, address(this));
         JobManager fresh = new JobManager(
             escrow,
@@ -462,21 +469,13 @@ contract JobManager_Finalize_Test is JobManager_Init {
             address(this)
         );
         assertEq(address(fresh), nextJobManager, "the JobManager at its precomputed address");
-        vm.prank(submitter);
-        registry.registerModel(MODEL_ID, ARCHITECTURE, FAMILY, 1, INIT_HASH);
-        address[] memory protocols = new address[](1);
-        protocols[0] = address(fresh);
-        escrow.authorize(protocols);
-        stakeManager.grantRole(stakeManager.PROTOCOL_ROLE(), address(fresh));
         round = new VerificationRound(IJobManager(address(fresh)), 0);
         assertEq(address(round), nextRound, "the round at its precomputed address");
         jobManager = fresh;
-        for (uint256 i; i < verifierPool.length; ++i) {
-            vm.prank(verifierPool[i]);
-            token.approve(address(escrow), type(uint256).max);
-        }
-        vm.prank(submitter);
-        token.approve(address(escrow), type(uint256).max);
+        // The actors again: funded, approving the new Escrow and StakeManager, staked, the model
+        // registered.
+        delete verifierPool;
+        _setUpActors();
         (uint256 jobId,) = _rejectedJob();
         _passChallengeWindow(jobId);
         vm.expectRevert(IJobManagerErrors.AdjudicatorNotSet.selector);

@@ -294,7 +294,7 @@ contract Lifecycle_Test is Deployers {
         stakeManager.withdraw(Role.Verifier);
 
         // A protocol slash larger than the bonded stake eats into the unbonding stake.
-        stakeManager.grantRole(stakeManager.PROTOCOL_ROLE(), address(this));
+        vm.prank(address(jobManager));
         uint256 slashed = stakeManager.slash(lazy, Role.Verifier, 100e18, stranger);
         assertEq(slashed, 100e18);
         (,, unbonding,) = stakeManager.stakeOf(lazy, Role.Verifier);

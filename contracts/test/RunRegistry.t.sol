@@ -169,7 +169,7 @@ contract RunRegistry_Setup_Test is RunRegistry_Base {
         assertEq(address(runs.committee()), address(committee));
         assertEq(registry.runMinter(), address(runs));
         assertTrue(escrow.isAuthorized(address(runs)));
-        assertTrue(stakeManager.hasRole(stakeManager.PROTOCOL_ROLE(), address(runs)));
+        assertTrue(stakeManager.isProtocol(address(runs)));
         assertEq(runs.claimBond(), 100e18);
         assertEq(runs.challengeWindow(), 30 minutes);
         assertEq(runs.runCount(), 0);

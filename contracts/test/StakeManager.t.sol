@@ -7,46 +7,76 @@ import {Vm} from "@prb/test/Vm.sol";
 import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 // Testing
 import {Deployers} from "./utils/Deployers.sol";
+import {Deploy} from "../script/Deploy.sol";
 // Contracts
 import {StakeManager} from "../src/StakeManager.sol";
 // Interfaces
-import {IAccessControl} from "@openzeppelin/contracts/access/IAccessControl.sol";
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {IStakeManager} from "../src/interfaces/IStakeManager.sol";
 // Types
 import {Role} from "../src/types/Role.sol";
 
-/// @notice Shared setup: the test contract (the admin) also holds PROTOCOL_ROLE to drive
-///         lock/unlock/slash directly.
+/// @notice Shared setup: a deployment whose StakeManager is replaced by one that names the test
+///         contract as its JobManager, so the tests lock, unlock and slash directly; the deployed
+///         one stays in `deployedStakeManager`.
 abstract contract StakeManager_Init is Deployers {
     address internal alice;
+    StakeManager internal deployedStakeManager;
 
     function setUp() public virtual override {
-        super.setUp();
+        vm.warp(START_TIME);
+        vm.roll(START_BLOCK);
+        Deploy.Config memory cfg = _testConfig();
+        _deploy(cfg);
+        deployedStakeManager = stakeManager;
+        (, address committee_, address runRegistry_) = deployedStakeManager.protocols();
+        stakeManager =
+            new StakeManager(token, cfg.unbondingDelay, cfg.minStake, address(this), committee_, runRegistry_);
+        _setUpActors();
         alice = _actor("alice");
-        stakeManager.grantRole(stakeManager.PROTOCOL_ROLE(), address(this));
     }
 }
 
 contract StakeManager_Constructor_Test is StakeManager_Init {
     function test_constructor_zeroToken_reverts() public {
         vm.expectRevert(IStakeManager.ZeroAddress.selector);
-        new StakeManager(IERC20(address(0)), 1 days, [uint256(1), 1, 1], address(this));
+        new StakeManager(IERC20(address(0)), 1 days, [uint256(1), 1, 1], address(this), alice, alice);
     }
 
-    function test_constructor_zeroAdmin_reverts() public {
+    /// @notice Each of the three protocol contracts is required: a zero one would leave its
+    ///         locks and slashes to nobody.
+    function test_constructor_zeroProtocol_reverts() public {
         vm.expectRevert(IStakeManager.ZeroAddress.selector);
-        new StakeManager(token, 1 days, [uint256(1), 1, 1], address(0));
+        new StakeManager(token, 1 days, [uint256(1), 1, 1], address(0), alice, alice);
+        vm.expectRevert(IStakeManager.ZeroAddress.selector);
+        new StakeManager(token, 1 days, [uint256(1), 1, 1], alice, address(0), alice);
+        vm.expectRevert(IStakeManager.ZeroAddress.selector);
+        new StakeManager(token, 1 days, [uint256(1), 1, 1], alice, alice, address(0));
     }
 
     function test_constructor_setsConfig_succeeds() public {
-        assertEq(address(stakeManager.token()), address(token));
-        assertEq(uint256(stakeManager.unbondingDelay()), 1 days);
-        assertEq(stakeManager.minStake(Role.Solver), 100e18);
-        assertEq(stakeManager.minStake(Role.Verifier), 100e18);
-        assertEq(stakeManager.minStake(Role.Whistleblower), 10e18);
-        assertTrue(stakeManager.hasRole(stakeManager.PROTOCOL_ROLE(), address(jobManager)));
-        assertTrue(stakeManager.hasRole(stakeManager.PROTOCOL_ROLE(), address(committee)));
+        assertEq(address(deployedStakeManager.token()), address(token));
+        assertEq(uint256(deployedStakeManager.unbondingDelay()), 1 days);
+        assertEq(deployedStakeManager.minStake(Role.Solver), 100e18);
+        assertEq(deployedStakeManager.minStake(Role.Verifier), 100e18);
+        assertEq(deployedStakeManager.minStake(Role.Whistleblower), 10e18);
+        (address jm, address arbiters, address runs) = deployedStakeManager.protocols();
+        assertEq(jm, address(jobManager));
+        assertEq(arbiters, address(committee));
+        assertTrue(runs != address(0));
+        assertTrue(deployedStakeManager.isProtocol(address(jobManager)));
+        assertTrue(deployedStakeManager.isProtocol(address(committee)));
+        assertTrue(deployedStakeManager.isProtocol(runs));
+    }
+
+    /// @notice Nobody outside the three contracts fixed at construction can lock or slash, the
+    ///         deployer included: the StakeManager has no admin that could add one.
+    function test_slash_deployerOfTheDeployment_reverts() public {
+        assertFalse(deployedStakeManager.isProtocol(address(this)), "the deployer is a protocol contract");
+        vm.expectRevert(abi.encodeWithSelector(IStakeManager.NotProtocol.selector, address(this)));
+        deployedStakeManager.slash(verifierPool[0], Role.Verifier, 1, address(this));
+        vm.expectRevert(abi.encodeWithSelector(IStakeManager.NotProtocol.selector, address(this)));
+        deployedStakeManager.lock(verifierPool[0], Role.Verifier, 1);
     }
 }
 
@@ -294,8 +324,7 @@ contract StakeManager_Withdraw_Test is StakeManager_Init {
 
 contract StakeManager_LockUnlock_Test is StakeManager_Init {
     function test_lock_notProtocol_reverts() public {
-        bytes32 role = stakeManager.PROTOCOL_ROLE();
-        vm.expectRevert(abi.encodeWithSelector(IAccessControl.AccessControlUnauthorizedAccount.selector, alice, role));
+        vm.expectRevert(abi.encodeWithSelector(IStakeManager.NotProtocol.selector, alice));
         vm.prank(alice);
         stakeManager.lock(alice, Role.Solver, 1);
     }
@@ -327,8 +356,7 @@ contract StakeManager_LockUnlock_Test is StakeManager_Init {
     }
 
     function test_unlock_notProtocol_reverts() public {
-        bytes32 role = stakeManager.PROTOCOL_ROLE();
-        vm.expectRevert(abi.encodeWithSelector(IAccessControl.AccessControlUnauthorizedAccount.selector, alice, role));
+        vm.expectRevert(abi.encodeWithSelector(IStakeManager.NotProtocol.selector, alice));
         vm.prank(alice);
         stakeManager.unlock(alice, Role.Solver, 1);
     }
@@ -343,11 +371,10 @@ contract StakeManager_LockUnlock_Test is StakeManager_Init {
     }
 
     function test_lockEach_notProtocol_reverts() public {
-        bytes32 role = stakeManager.PROTOCOL_ROLE();
-        vm.expectRevert(abi.encodeWithSelector(IAccessControl.AccessControlUnauthorizedAccount.selector, alice, role));
+        vm.expectRevert(abi.encodeWithSelector(IStakeManager.NotProtocol.selector, alice));
         vm.prank(alice);
         stakeManager.lockEach(_pair(alice, alice), Role.Verifier, 1);
-        vm.expectRevert(abi.encodeWithSelector(IAccessControl.AccessControlUnauthorizedAccount.selector, alice, role));
+        vm.expectRevert(abi.encodeWithSelector(IStakeManager.NotProtocol.selector, alice));
         vm.prank(alice);
         stakeManager.unlockEach(_pair(alice, alice), Role.Verifier, 1);
     }
@@ -420,8 +447,7 @@ contract StakeManager_LockUnlock_Test is StakeManager_Init {
         uint256[] memory one = new uint256[](1);
         vm.expectRevert(abi.encodeWithSelector(IStakeManager.LengthMismatch.selector, 2, 1));
         stakeManager.lockAmounts(_pair(alice, bob), Role.Verifier, one);
-        bytes32 role = stakeManager.PROTOCOL_ROLE();
-        vm.expectRevert(abi.encodeWithSelector(IAccessControl.AccessControlUnauthorizedAccount.selector, alice, role));
+        vm.expectRevert(abi.encodeWithSelector(IStakeManager.NotProtocol.selector, alice));
         vm.prank(alice);
         stakeManager.lockAmounts(_pair(alice, alice), Role.Verifier, amounts);
     }
@@ -448,8 +474,7 @@ contract StakeManager_LockUnlock_Test is StakeManager_Init {
 
 contract StakeManager_Slash_Test is StakeManager_Init {
     function test_slash_notProtocol_reverts() public {
-        bytes32 role = stakeManager.PROTOCOL_ROLE();
-        vm.expectRevert(abi.encodeWithSelector(IAccessControl.AccessControlUnauthorizedAccount.selector, alice, role));
+        vm.expectRevert(abi.encodeWithSelector(IStakeManager.NotProtocol.selector, alice));
         vm.prank(alice);
         stakeManager.slash(alice, Role.Solver, 1, alice);
     }

@@ -38,10 +38,10 @@ def test_deploy_wiring(protocol: Deployment, client_factory):
     for addr in a.model_dump(exclude_none=True).values():  # bisection_game: None here
         assert len(c.w3.eth.get_code(addr)) > 0
     sm, jm, ac, reg = c.stakes.contract, c.jobs.contract, c.committee.contract, c.shares.contract
-    role = c.call(sm, "PROTOCOL_ROLE")
-    assert c.call(sm, "hasRole", role, a.job_manager)
-    assert c.call(sm, "hasRole", role, a.arbitration)
-    assert not c.call(sm, "hasRole", role, c.address)
+    assert c.call(sm, "isProtocol", a.job_manager)
+    assert c.call(sm, "isProtocol", a.arbitration)
+    assert c.call(sm, "isProtocol", a.run_registry)
+    assert not c.call(sm, "isProtocol", c.address)
     assert c.call(reg, "minter") == a.job_manager
     assert c.call(jm, "adjudicator") == a.arbitration
     assert c.adjudicator.name == "committee" and c.adjudicator.contract.address == a.arbitration
@@ -51,7 +51,7 @@ def test_deploy_wiring(protocol: Deployment, client_factory):
     assert c.escrow.jackpot_pool() == protocol.params.jackpot_funding
     assert c.call(jm, "escrow") == a.escrow == c.jobs.escrow_address()
     assert c.call(c.escrow.contract, "token") == a.token
-    assert c.call(c.escrow.contract, "admin") == protocol.deployer
+    assert c.call(c.escrow.contract, "protocols")[0] == a.job_manager
     assert c.escrow.is_authorized(a.job_manager) and not c.escrow.is_authorized(c.address)
     assert c.call(jm, "stakeManager") == a.stake_manager
     assert c.call(jm, "shareRegistry") == a.share_registry

@@ -28,7 +28,7 @@ from bench.gas_scenario import (
     variant_total,
 )
 
-HAPPY_PATH_MAX_GAS = 1_188_000
+HAPPY_PATH_MAX_GAS = 1_175_000
 """Most gas the scenario's happy path may cost (docs/MEASURED.md "Gas": the figure reached,
 rounded up; 1,189,076 before the ShareRegistry's minters became immutables;
 1,197,786 before the JobManager's round became an immutable;

@@ -21,13 +21,6 @@ interface IEscrow {
     /// @notice Thrown when an address argument is zero.
     error ZeroAddress();
 
-    /// @notice Thrown when an admin-only function is called by another account.
-    /// @param caller msg.sender.
-    error NotAdmin(address caller);
-
-    /// @notice Thrown when `authorize` is called a second time.
-    error AlreadyAuthorized();
-
     /// @notice Thrown when a balance-moving function is called by an unauthorised account.
     /// @param caller msg.sender.
     error NotAuthorized(address caller);
@@ -46,10 +39,6 @@ interface IEscrow {
     error NoCreditToClaim(address account);
 
     ////// Events //////
-
-    /// @notice Emitted once, when the authorised protocol contracts were set.
-    /// @param protocols Authorised contracts.
-    event Authorized(address[] protocols);
 
     /// @notice Emitted when tokens were pulled into a bucket.
     /// @param protocol Authorised contract that asked (or the funder, for `fundJackpot`).
@@ -84,12 +73,6 @@ interface IEscrow {
     /// @param account Account (and receiver).
     /// @param amount Amount transferred (wei).
     event CreditClaimed(address indexed account, uint256 amount);
-
-    ////// Admin //////
-
-    /// @notice Sets the protocol contracts allowed to move balances, once (admin only).
-    /// @param protocols The JobManager and, when deployed, the BisectionGame.
-    function authorize(address[] calldata protocols) external;
 
     ////// Protocol (authorised contracts) //////
 
@@ -176,14 +159,17 @@ interface IEscrow {
 
     /// @notice Whether `account` may move balances.
     /// @param account Account.
-    /// @return authorized True for the protocol contracts set by `authorize`.
+    /// @return authorized True for the protocol contracts fixed at construction (`protocols`).
     function isAuthorized(address account) external view returns (bool authorized);
+
+    /// @notice The contracts allowed to move balances, fixed at construction (no account can add
+    ///         one later).
+    /// @return jobManager The JobManager (job escrows, bonds, payments, credits).
+    /// @return bisectionGame The BisectionGame (move bonds), zero with the committee adjudicator.
+    /// @return runRegistry The RunRegistry (round claim bonds).
+    function protocols() external view returns (address jobManager, address bisectionGame, address runRegistry);
 
     /// @notice Token held.
     /// @return token ERC-20 of rewards, fees, bonds and credits.
     function token() external view returns (IERC20 token);
-
-    /// @notice Admin given at construction (calls `authorize` once).
-    /// @return admin Admin.
-    function admin() external view returns (address admin);
 }

@@ -8,8 +8,8 @@ import {Role} from "../types/Role.sol";
 
 /// @title IStakeManager
 /// @notice Holds the stakes of solvers, verifiers and whistleblowers (one stake per account and
-///         role). Free stake can be unbonded and withdrawn after a delay; protocol contracts
-///         (PROTOCOL_ROLE) lock, unlock and slash it.
+///         role). Free stake can be unbonded and withdrawn after a delay; the protocol contracts
+///         fixed at construction (`protocols`) lock, unlock and slash it.
 interface IStakeManager {
     ////// Errors //////
 
@@ -18,6 +18,11 @@ interface IStakeManager {
 
     /// @notice Thrown when a constructor or setter receives the zero address.
     error ZeroAddress();
+
+    /// @notice Thrown when a lock, unlock or slash comes from an account that is none of the
+    ///         protocol contracts fixed at construction.
+    /// @param caller The caller.
+    error NotProtocol(address caller);
 
     /// @notice Thrown when an account has less free stake (staked - locked) than requested.
     /// @param account Account whose stake was checked.
@@ -154,7 +159,7 @@ interface IStakeManager {
     /// @param role Role of the stake.
     function withdraw(Role role) external;
 
-    ////// Protocol functions (PROTOCOL_ROLE) //////
+    ////// Protocol functions (the `protocols` only) //////
 
     /// @notice Locks `amount` of `account`'s free stake.
     /// @param account Staker.
@@ -215,9 +220,17 @@ interface IStakeManager {
 
     ////// Views //////
 
-    /// @notice Role allowed to lock, unlock and slash.
-    /// @return role keccak256("PROTOCOL_ROLE").
-    function PROTOCOL_ROLE() external view returns (bytes32 role);
+    /// @notice The contracts allowed to lock, unlock and slash, fixed at construction (no account
+    ///         can add one later).
+    /// @return jobManager The JobManager (seats, solver stakes, reject bonds, slashes).
+    /// @return committee The ArbitrationCommittee (arbiter seats and their slashes).
+    /// @return runRegistry The RunRegistry (slashes of a run's claim).
+    function protocols() external view returns (address jobManager, address committee, address runRegistry);
+
+    /// @notice Whether `account` is one of `protocols`.
+    /// @param account Account.
+    /// @return protocol True for the JobManager, the committee and the RunRegistry.
+    function isProtocol(address account) external view returns (bool protocol);
 
     /// @notice Stake of `account` for `role`.
     /// @param account Staker.
