@@ -36,10 +36,17 @@ def mini(anvil: Anvil, contracts_out) -> Deployment:
     deployer = ChainClient(anvil.rpc_url, DEV_PRIVATE_KEYS[0])
     token, _ = deployer.deploy_contract("VeriToken")
     params = ProtocolParams.demo()
-    stake, receipt = deployer.deploy_contract(
-        "StakeManager", token, params.unbonding_delay, params.min_stakes, deployer.address
-    )
     placeholder = "0x" + "00" * 19 + "01"
+    # the protocol contracts that may lock and slash: placeholders (nothing here locks stake)
+    stake, receipt = deployer.deploy_contract(
+        "StakeManager",
+        token,
+        params.unbonding_delay,
+        params.min_stakes,
+        placeholder,
+        placeholder,
+        placeholder,
+    )
     addrs = ContractAddresses(
         token=token,
         stake_manager=stake,
