@@ -157,7 +157,7 @@ contract BisectionGame_HonestDefender_Test is BisectionGame_Init {
 /// forge-config: ci.isolate = true
 contract BisectionGame_Gas_Test is BisectionGame_Init {
     string internal constant GROUP = "bisection";
-    /// @notice Most gas a whole dispute may cost (docs/MEASURED.md "Gas", docs/DISPUTES.md: the figures
+    /// @notice Most gas a whole dispute may cost (docs/GAS.md, docs/DISPUTES.md: the figures
     ///         reached, rounded up), so that a regression fails here.
     uint256 internal constant K64_DISPUTE_MAX_GAS = 1_711_000;
     uint256 internal constant K1024_DISPUTE_MAX_GAS = 1_911_000;

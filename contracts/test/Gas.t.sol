@@ -36,7 +36,7 @@ contract Gas_Test is Deployers {
     ///         slot job's shares are minted later, by extendLineage), which pays the solver's reward,
     ///         the seats' fees and a forced error's winners their bond and jackpot straight to their
     ///         wallets (`IEscrow.pay`: no claimCredit follows).
-    ///         docs/MEASURED.md "Gas"; bench/gas_scenario.py bounds the same path on Anvil.
+    ///         docs/GAS.md; bench/gas_scenario.py bounds the same path on Anvil.
     ///         2,380,000 since every seat also replays the last segment (docs/SECURITY.md P-36: one
     ///         more sample to claim, seal and settle when no draw held it; 2,372,018 measured with a
     ///         forced error). 2,115,000 since a submission id is its (job, solver) pair, the seats

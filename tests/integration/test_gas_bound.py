@@ -29,7 +29,7 @@ from bench.gas_scenario import (
 )
 
 HAPPY_PATH_MAX_GAS = 1_175_000
-"""Most gas the scenario's happy path may cost (docs/MEASURED.md "Gas": the figure reached,
+"""Most gas the scenario's happy path may cost (docs/GAS.md: the figure reached,
 rounded up; 1,189,076 before the ShareRegistry's minters became immutables;
 1,197,786 before the JobManager's round became an immutable;
 1,215,477 before the claims hash took the secret commitment's word;
@@ -75,7 +75,7 @@ itself, 1.5 M: it leaves about 107k gas of room, more than the first payments of
 verifiers would cost if none of them had a balance word yet."""
 
 HAPPY_PATH_MAX_NEW_WORDS = 14
-"""Most storage words the happy path may create (docs/MEASURED.md "Gas": each costs at least
+"""Most storage words the happy path may create (docs/GAS.md: each costs at least
 22,100 gas, so a layout change that adds one fails here even when the gas bound has room): the
 14 it creates since the claims hash takes the secret commitment's word (15 since the sample and
 the seats' ids share a word, 16 since the job counter and a model's free slot keep live
