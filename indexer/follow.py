@@ -342,12 +342,10 @@ class Indexer:
         """The views an event lacks, read at its block."""
         c, block, a = self.client, ev.block_number, ev.args
         if ev.contract == "JobManager" and ev.event == "JobPosted":
+            # The event carries the initHash; the open deadline is only in the job.
             job = c.call(c.jobs.contract, "getJob", int(a["jobId"]), block=block)
             data = _struct(c.jobs.contract, "getJob", job)
-            return {
-                "init_hash": "0x" + bytes(data["init_hash"]).hex(),
-                "open_deadline": int(data.get("open_deadline", 0)),
-            }
+            return {"open_deadline": int(data.get("open_deadline", 0))}
         if ev.contract == "JobManager" and ev.event in (
             "JobReclaimed",
             "DisputeSettled",

@@ -46,8 +46,9 @@ class JobsFacade(ContractFacade):
 
     def __init__(self, client: ChainClient) -> None:
         super().__init__(client)
-        self._spec_uris: dict[int, tuple[str, bytes]] = {}
-        """(spec URI, spec hash) read from ``JobPosted`` per job id; they never change."""
+        self._spec_uris: dict[int, tuple[str, bytes, bytes]] = {}
+        """(spec URI, spec hash, initHash) read from ``JobPosted`` per job id; they never
+        change."""
         self._checkpoint_urls: dict[tuple[int, str, bytes, int], str] = {}
         """Checkpoint URLs read from ``CheckpointsCommitted``, by (job id, solver, root,
         randomness block)."""
@@ -271,7 +272,14 @@ class JobsFacade(ContractFacade):
         data["status"] = JobStatus(int(data["status"]))
         # The contract keeps no spec hash (it is in the JobPosted event and the training key).
         data["spec_hash"] = self.spec_hash_of(job_id)
-        for key in ("model_id", "spec_hash", "merkle_root"):
+        # One word holds initHash until the commit, then the checkpoint root (`Job.root`); the
+        # initHash of a committed job is its JobPosted event's.
+        root = bytes(data.pop("root"))
+        if data.pop("committed"):
+            data["merkle_root"], data["init_hash"] = root, self.init_hash_of(job_id)
+        else:
+            data["merkle_root"], data["init_hash"] = bytes(32), root
+        for key in ("model_id", "spec_hash"):
             data[key] = bytes(data[key])
         if with_uris:
             data["spec_uri"] = self.spec_uri(job_id)
@@ -313,20 +321,31 @@ class JobsFacade(ContractFacade):
         against it. Cached: it never changes."""
         return self._posted(job_id)[1]
 
-    def _posted(self, job_id: int) -> tuple[str, bytes]:
-        """(specURI, specHash) of the job's ``JobPosted`` event, ("", zeros) before it exists;
-        one log scan per job, cached once found (a post is final)."""
+    def init_hash_of(self, job_id: int) -> bytes:
+        """The job's ``initHash`` (32 bytes; zeros for an unknown job), from its ``JobPosted``
+        event: the contract keeps it in the job's root word only until the commit, whose Merkle
+        root then takes the word (the commit proved checkpoint 0 is initHash). Cached: it never
+        changes."""
+        return self._posted(job_id)[2]
+
+    def _posted(self, job_id: int) -> tuple[str, bytes, bytes]:
+        """(specURI, specHash, initHash) of the job's ``JobPosted`` event, ("", zeros, zeros)
+        before it exists; one log scan per job, cached once found (a post is final)."""
         cached = self._spec_uris.get(job_id)
         if cached is None:
             events = self._job_events("JobPosted", job_id)
             if not events:
-                return "", bytes(32)
+                return "", bytes(32), bytes(32)
             args = events[-1].args
             uri = str(args["specURI"])
             if not uri:
                 # a run's contribution: the spec is its run's (RunOpened), by (round, seat)
                 uri = self._client.runs.contribution_spec_uri(job_id)
-            cached = self._spec_uris[job_id] = (uri, bytes(args["specHash"]))
+            cached = self._spec_uris[job_id] = (
+                uri,
+                bytes(args["specHash"]),
+                bytes(args["initHash"]),
+            )
         return cached
 
     def checkpoint_url(self, job_id: int) -> str:

@@ -149,14 +149,9 @@ contract BisectionGame is ReentrancyGuardTransient, IBisectionGame {
         if (!_JOB_MANAGER.verifyCheckpoint(jobId, leaf + 1, endHash, endProof)) {
             revert InvalidEndpointProof(disputeId, leaf + 1, endHash);
         }
-        // Segment 0 starts from the job's initial state. The positional proof of index 0 already
-        // implies it (the commit proved checkpoint 0 is initHash; docs/SECURITY.md P-7, P-25); the
-        // check stays as a guard that does not depend on the tree's shape.
-        if (leaf == 0) {
-            // SAFETY: trusted JobManager view.
-            bytes32 initHash = _JOB_MANAGER.getJob(jobId).initHash;
-            if (startHash != initHash) revert InitialStateMismatch(disputeId, startHash, initHash);
-        }
+        // Segment 0 starts from the job's initial state: the positional proof of index 0 implies it
+        // (the commit proved checkpoint 0 is initHash, and the tree holds one leaf per index;
+        // docs/SECURITY.md P-7, P-25). The job keeps no initHash after the commit (`Job.root`).
         uint64 clockLeft = _spendClock(disputeId, game, Side.Defender);
         game.agreedHash = startHash;
         game.claimedHash = endHash;

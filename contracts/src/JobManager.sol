@@ -288,11 +288,14 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         if (merkleRoot == bytes32(0)) revert ZeroMerkleRoot(jobId);
         // INVARIANT: every committed run starts from the spec's seed-initialised state: the
         // positional tree holds one leaf per index, so checkpoint 0 is initHash and nothing else.
-        if (!LibCheckpoint.verify(initProof, merkleRoot, job.totalSteps, job.checkpointInterval, 0, job.initHash)) {
-            revert InitialStateNotCommitted(jobId, merkleRoot, job.initHash);
+        // The root then takes initHash's word: the proof of index 0 keeps initHash bound.
+        bytes32 initHash = job.root;
+        if (!LibCheckpoint.verify(initProof, merkleRoot, job.totalSteps, job.checkpointInterval, 0, initHash)) {
+            revert InitialStateNotCommitted(jobId, merkleRoot, initHash);
         }
         uint64 randomnessBlock = uint64(block.number + 1);
-        job.merkleRoot = merkleRoot;
+        job.root = merkleRoot;
+        job.committed = true;
         job.randomnessBlock = uint256(randomnessBlock).toUint40();
         job.status = JobStatus.Committed;
         emit CheckpointsCommitted(jobId, msg.sender, merkleRoot, checkpointURL, randomnessBlock);
@@ -346,7 +349,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
             _active(jobId, job),
             _settlement(),
             jobId,
-            keccak256(abi.encode(blockHash, jobId, job.merkleRoot)),
+            keccak256(abi.encode(blockHash, jobId, job.root)),
             _SAMPLES_PER_JOB
         );
     }
@@ -444,8 +447,8 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         job = RoundJob({
             solver: stored.solver,
             status: stored.status,
-            initHash: stored.initHash,
-            merkleRoot: stored.merkleRoot,
+            // Before the commit the root's word holds initHash: no root yet.
+            merkleRoot: stored.committed ? stored.root : bytes32(0),
             totalSteps: stored.totalSteps,
             checkpointInterval: stored.checkpointInterval,
             claimsDeadline: stored.claimsDeadline,
@@ -611,9 +614,9 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         returns (bool valid)
     {
         Job storage job = _jobs[jobId];
-        if (job.merkleRoot == bytes32(0)) return false;
-        valid =
-            LibCheckpoint.verify(proof, job.merkleRoot, job.totalSteps, job.checkpointInterval, leafIndex, stateHash);
+        // Before the commit the root's word holds initHash, no tree's root.
+        if (!job.committed) return false;
+        valid = LibCheckpoint.verify(proof, job.root, job.totalSteps, job.checkpointInterval, leafIndex, stateHash);
     }
 
     /// @inheritdoc IJobManager

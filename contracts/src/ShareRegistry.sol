@@ -246,7 +246,7 @@ contract ShareRegistry is IShareRegistry {
     }
 
     /// @inheritdoc IShareRegistry
-    function recordFinalized(bytes32 modelId, uint256 jobId, bytes32 initHash, PostKind kind, uint256 steps)
+    function recordFinalized(bytes32 modelId, uint256 jobId, PostKind kind, uint256 steps)
         external
         onlyMinter
         returns (uint256 shares)
@@ -257,7 +257,7 @@ contract ShareRegistry is IShareRegistry {
         }
         Slot storage slot = _slots[modelId];
         if (kind != PostKind.LineageSlot || slot.jobId != jobId) {
-            emit OffLineage(modelId, jobId, initHash);
+            emit OffLineage(modelId, jobId);
             return 0;
         }
         uint64 finalizedAt = uint64(block.timestamp);

@@ -106,13 +106,10 @@ contract VerificationRound is VerificationRoundSigned {
         uint256 samples = segments.length;
         if (startHashes.length != samples) revert LengthMismatch(submissionId, samples, startHashes.length);
         if (endHashes.length != samples) revert LengthMismatch(submissionId, samples, endHashes.length);
-        // Segment 0 starts from the job's initial state, which the commit proved is checkpoint 0
-        // (docs/SECURITY.md P-7, P-25): a claim from anything else is refused before any replay.
+        // A sampled segment 0's start needs no check here: the commit proved checkpoint 0 is the
+        // job's initHash (docs/SECURITY.md P-7, P-25), and the secret reveal proves every claimed
+        // start at its index of the tree, index 0 included (`_prove`), or the solver is slashed.
         for (uint256 i; i < samples; ++i) {
-            // slither-disable-next-line incorrect-equality
-            if (segments[i] == 0 && startHashes[i] != job.initHash) {
-                revert InitialStateMismatch(submissionId, startHashes[i], job.initHash);
-            }
             // The zero end is what a verifier seals when it could not replay: always a reject.
             if (endHashes[i] == bytes32(0)) revert ZeroClaim(submissionId, i);
         }

@@ -417,14 +417,31 @@ contract BisectionGame_InitialState_Test is BisectionGame_Init {
         }
     }
 
-    function test_postClaims_segmentZeroFromOwnWeights_reverts() public {
+    /// @notice Claims whose segment 0 starts from the solver's own weights are taken when posted
+    ///         (the job keeps no initHash after the commit: the root takes its word, `Job.root`),
+    ///         but the secret reveal proves every claimed start at its index of the tree, and index
+    ///         0 is initHash: the solver can never reveal, and is slashed for it.
+    function test_revealSecret_segmentZeroFromOwnWeights_reverts() public {
         (bytes32[] memory starts, bytes32[] memory ends) = _claimsFrom(OWN_START);
-        vm.expectRevert(
-            abi.encodeWithSelector(IVerificationRound.InitialStateMismatch.selector, _sid(jobId), OWN_START, init)
-        );
         vm.prank(solver);
         round.postClaims(_sid(jobId), starts, ends);
         _bookClaims(round, _sid(jobId), starts, ends);
+        (address[] memory verifiers, uint32[] memory segments) = jobManager.getAssignment(jobId);
+        for (uint256 i; i < verifiers.length; ++i) {
+            _submit(jobId, verifiers[i], 0);
+        }
+        _revealPending(jobId);
+        vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
+        bytes32[] memory proof = Merkle.multiproof(tree, Merkle.claimIndices(segments));
+        bytes32 secret = _secret(jobId);
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.InvalidClaimsProof.selector, _sid(jobId)));
+        vm.prank(solver);
+        round.revealSecret(_sid(jobId), secret, bytes32(0), proof, _claimsArg(_sid(jobId)));
+        uint256 stakeBefore = _staked(solver, Role.Solver);
+        vm.warp(uint256(_job(jobId).challengeDeadline) + params.revealWindow + 1);
+        jobManager.finalize(jobId);
+        assertEq(_staked(solver, Role.Solver), stakeBefore - params.solverStake, "solver not slashed");
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Rejected), "job not rejected");
     }
 
     /// @notice With claims that must start from initHash, a verifier's replay of segment 0 from the

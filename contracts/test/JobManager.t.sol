@@ -207,7 +207,7 @@ contract JobManager_PostJob_Test is JobManager_Init {
         uint256 balanceBefore = token.balanceOf(submitter);
         vm.expectEmit(address(jobManager));
         emit IJobManager.JobPosted(
-            1, submitter, MODEL_ID, SPEC_HASH, totalSteps, interval, reward, escrowAmount, SPEC_URI
+            1, submitter, MODEL_ID, SPEC_HASH, INIT_HASH, totalSteps, interval, reward, escrowAmount, SPEC_URI
         );
         vm.prank(submitter);
         uint256 jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, totalSteps, interval, reward, SPEC_URI);
@@ -218,7 +218,8 @@ contract JobManager_PostJob_Test is JobManager_Init {
         assertEq(job.submitter, submitter);
         assertEq(job.solver, address(0));
         assertEq(job.modelId, MODEL_ID);
-        assertEq(job.initHash, INIT_HASH);
+        assertEq(job.root, INIT_HASH, "the root's word holds initHash until the commit");
+        assertFalse(job.committed);
         // The spec hash is in the JobPosted event (checked above) and in the job's training key.
         assertEq(registry.trainingJobOf(registry.trainingKey(MODEL_ID, INIT_HASH, SPEC_HASH)), jobId);
         assertEq(uint256(job.totalSteps), totalSteps);
@@ -249,7 +250,7 @@ contract JobManager_PostJob_Test is JobManager_Init {
         vm.prank(stranger);
         uint256 jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, REWARD, SPEC_URI);
         assertEq(_job(jobId).submitter, stranger);
-        assertEq(_job(jobId).initHash, INIT_HASH);
+        assertEq(_job(jobId).root, INIT_HASH);
     }
 
     function test_postJob_revokedPoster_reverts() public {
@@ -405,8 +406,8 @@ contract JobManager_RoundJobOf_Test is JobManager_Init {
         RoundJob memory lean = jobManager.roundJobOf(jobId);
         assertEq(lean.solver, job.solver, "solver");
         assertEq(uint8(lean.status), uint8(job.status), "status");
-        assertEq(lean.initHash, job.initHash, "initHash");
-        assertEq(lean.merkleRoot, job.merkleRoot, "merkleRoot");
+        assertEq(lean.merkleRoot, job.root, "merkleRoot");
+        assertTrue(job.committed, "committed");
         assertEq(uint256(lean.totalSteps), uint256(job.totalSteps), "totalSteps");
         assertEq(uint256(lean.checkpointInterval), uint256(job.checkpointInterval), "checkpointInterval");
         assertEq(uint256(lean.claimsDeadline), uint256(job.claimsDeadline), "claimsDeadline");
@@ -441,7 +442,8 @@ contract JobManager_CommitCheckpoints_Test is JobManager_Init {
         (bytes32 commitment,,,) = round.roundOf(_sid(jobId));
         assertEq(commitment, _secretCommitment(jobId, solver));
         Job memory job = _job(jobId);
-        assertEq(job.merkleRoot, root);
+        assertEq(job.root, root, "the root takes initHash's word");
+        assertTrue(job.committed);
         assertEq(uint256(job.randomnessBlock), block.number + 1);
         assertEq(uint8(job.status), uint8(JobStatus.Committed));
     }

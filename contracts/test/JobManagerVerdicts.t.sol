@@ -588,6 +588,38 @@ contract JobManager_VerifyCheckpoint_Test is JobManager_Init {
         testFuzz_verifyCheckpoint_everyLeaf_succeeds(8, 8);
     }
 
+    /// @notice Until the commit the root's word holds the job's initHash (`Job.root`): a poster
+    ///         who picks as initHash the root of a tree of its own proves nothing with that tree's
+    ///         proofs, before the commit or after another solver's commit, and the round's view
+    ///         shows no root before the commit.
+    function test_verifyCheckpoint_initHashIsATreesRoot_beforeCommit_returnsFalse() public {
+        uint32 interval = 5;
+        bytes32[] memory forged = new bytes32[](3);
+        (forged[0], forged[1], forged[2]) = (keccak256("a"), keccak256("b"), keccak256("c"));
+        bytes32[] memory forgedLeaves = Merkle.leaves(interval, forged);
+        bytes32 forgedRoot = Merkle.root(forgedLeaves);
+        bytes32[] memory forgedProof = Merkle.proof(forgedLeaves, 2);
+        vm.prank(submitter);
+        uint256 jobId = jobManager.postJob(MODEL_ID, SPEC_HASH, forgedRoot, 2 * interval, interval, REWARD, SPEC_URI);
+        assertEq(_job(jobId).root, forgedRoot, "initHash in the root's word");
+        assertFalse(jobManager.verifyCheckpoint(jobId, 2, forged[2], forgedProof), "Open: initHash taken for a root");
+        assertEq(jobManager.roundJobOf(jobId).merkleRoot, bytes32(0), "Open: a root before the commit");
+        vm.prank(solver);
+        jobManager.claimJob(jobId);
+        assertFalse(jobManager.verifyCheckpoint(jobId, 2, forged[2], forgedProof), "Claimed: initHash taken for a root");
+        // The solver commits a tree whose checkpoint 0 is that initHash: only its tree proves now.
+        bytes32[] memory states = new bytes32[](3);
+        (states[0], states[1], states[2]) = (forgedRoot, keccak256("s1"), keccak256("s2"));
+        bytes32[] memory leaves = Merkle.leaves(interval, states);
+        vm.prank(solver);
+        jobManager.commitCheckpoints(
+            jobId, Merkle.root(leaves), Merkle.proof(leaves, 0), CHECKPOINT_URL, _secretCommitment(jobId, solver)
+        );
+        assertEq(jobManager.roundJobOf(jobId).merkleRoot, Merkle.root(leaves), "committed root");
+        assertFalse(jobManager.verifyCheckpoint(jobId, 2, forged[2], forgedProof), "the forged tree still proves");
+        assertTrue(jobManager.verifyCheckpoint(jobId, 2, states[2], Merkle.proof(leaves, 2)), "the committed tree");
+    }
+
     /// @notice Pins the leaf encoding of PROTOCOL.md 2.3 to an explicit formula.
     function test_leafHash_matchesSpec_succeeds() public {
         bytes32 stateHash = sha256("checkpoint bytes");

@@ -54,7 +54,7 @@ contract OwnDraws_Test is Deployers {
     /// @notice The segments verifier `v` draws at the first assignment of `jobId`, as the contract
     ///         specifies them: LibSampling.drawSegments(keccak256(abi.encode(seed, "segments", v))).
     function _ownDraw(uint256 jobId, address v) internal view returns (uint32[] memory) {
-        bytes32 seed = keccak256(abi.encode(blockhash(_job(jobId).randomnessBlock), jobId, _job(jobId).merkleRoot));
+        bytes32 seed = keccak256(abi.encode(blockhash(_job(jobId).randomnessBlock), jobId, _job(jobId).root));
         return LibSampling.drawSegments(keccak256(abi.encode(seed, "segments", v)), WIDE_STEPS / WIDE_INTERVAL, Q);
     }
 

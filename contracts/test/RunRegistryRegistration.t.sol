@@ -120,6 +120,7 @@ contract RunRegistry_Registration_Test is RunRegistry_Base {
             submitter,
             RUN_MODEL,
             _spec(RUN_HASH, 0, 1),
+            INIT_HASH,
             INNER_STEPS,
             INTERVAL,
             REWARD,

@@ -34,10 +34,10 @@ contract ShareRegistry_Minters_Test is Deployers {
         assertEq(registry.minter(), address(jobManager));
         assertTrue(runMinter.code.length != 0, "the RunRegistry is deployed at the run minter");
         vm.expectRevert(abi.encodeWithSelector(IShareRegistry.NotMinter.selector, address(this)));
-        registry.recordFinalized(MODEL_ID, 1, INIT_HASH, PostKind.LineageSlot, 1);
+        registry.recordFinalized(MODEL_ID, 1, PostKind.LineageSlot, 1);
         vm.expectRevert(abi.encodeWithSelector(IShareRegistry.NotMinter.selector, runMinter));
         vm.prank(runMinter);
-        registry.recordFinalized(MODEL_ID, 1, INIT_HASH, PostKind.LineageSlot, 1);
+        registry.recordFinalized(MODEL_ID, 1, PostKind.LineageSlot, 1);
     }
 }
 
@@ -76,7 +76,7 @@ contract ShareRegistry_MintShares_Test is Deployers {
         vm.startPrank(address(jobManager));
         PostKind kind = registry.recordPost(MODEL_ID, 1, SPEC_HASH, INIT_HASH, 1, false);
         assertEq(uint8(kind), uint8(PostKind.LineageSlot), "the head's first job takes the slot");
-        assertEq(registry.recordFinalized(MODEL_ID, 1, INIT_HASH, kind, 16), 16);
+        assertEq(registry.recordFinalized(MODEL_ID, 1, kind, 16), 16);
         vm.stopPrank();
         Vm.Log[] memory logs = vm.getRecordedLogs();
         for (uint256 i; i < logs.length; ++i) {
@@ -110,8 +110,8 @@ contract ShareRegistry_MintShares_Test is Deployers {
         emit IShareRegistry.PaidOnlyPosted(MODEL_ID, 2, INIT_HASH, 1);
         PostKind second = registry.recordPost(MODEL_ID, 2, keccak256("other spec"), INIT_HASH, 1, false);
         vm.expectEmit(address(registry));
-        emit IShareRegistry.OffLineage(MODEL_ID, 2, INIT_HASH);
-        assertEq(registry.recordFinalized(MODEL_ID, 2, INIT_HASH, second, 8), 0);
+        emit IShareRegistry.OffLineage(MODEL_ID, 2);
+        assertEq(registry.recordFinalized(MODEL_ID, 2, second, 8), 0);
         vm.stopPrank();
         assertEq(ModelShares(registry.sharesOf(MODEL_ID)).totalSupply(), 0);
         (uint256 slotJob, uint64 extendBy) = registry.slotOf(MODEL_ID);
@@ -124,7 +124,7 @@ contract ShareRegistry_MintShares_Test is Deployers {
     function test_recordFinalized_notMinter_reverts() public {
         vm.expectRevert(abi.encodeWithSelector(IShareRegistry.NotMinter.selector, stranger));
         vm.prank(stranger);
-        registry.recordFinalized(MODEL_ID, 1, INIT_HASH, PostKind.LineageSlot, 1);
+        registry.recordFinalized(MODEL_ID, 1, PostKind.LineageSlot, 1);
     }
 
     function test_recordPost_notMinter_reverts() public {

@@ -44,7 +44,7 @@ contract SingleSeat_Test is AttackHelpers {
 
     /// @notice The segment the seat draws, as the contract specifies it: one of the first M - 1.
     function _ownDraw(uint256 jobId, address seat) internal view returns (uint32) {
-        bytes32 seed = keccak256(abi.encode(blockhash(_job(jobId).randomnessBlock), jobId, _job(jobId).merkleRoot));
+        bytes32 seed = keccak256(abi.encode(blockhash(_job(jobId).randomnessBlock), jobId, _job(jobId).root));
         return LibSampling.drawSegments(keccak256(abi.encode(seed, "segments", seat)), M - 1, 1)[0];
     }
 

@@ -37,12 +37,6 @@ interface IBisectionGame is IAdjudicator, IStepParent {
     /// @param caller msg.sender.
     error NotStepAdjudicator(address caller);
 
-    /// @notice Thrown when a game on segment 0 does not start from the job's initial state.
-    /// @param disputeId Game.
-    /// @param startHash Posted start state hash.
-    /// @param initHash The job's `initHash`.
-    error InitialStateMismatch(uint256 disputeId, bytes32 startHash, bytes32 initHash);
-
     /// @notice Thrown when the JobManager opens a dispute without a challenger.
     /// @param jobId Job.
     /// @param segment Disputed segment.

@@ -62,6 +62,8 @@ interface IJobManager is IJobManagerErrors {
     /// @param submitter Submitter.
     /// @param modelId Model id (keccak256 of the model name).
     /// @param specHash keccak256 of the canonical spec JSON.
+    /// @param initHash State hash of the spec's seed-initialised state (step 0): the job keeps it
+    ///        only until the commit, whose root then takes its word (`Job.root`).
     /// @param totalSteps N (steps).
     /// @param checkpointInterval k (steps).
     /// @param reward Reward (wei).
@@ -73,6 +75,7 @@ interface IJobManager is IJobManagerErrors {
         address indexed submitter,
         bytes32 indexed modelId,
         bytes32 specHash,
+        bytes32 initHash,
         uint32 totalSteps,
         uint32 checkpointInterval,
         uint256 reward,
@@ -358,7 +361,8 @@ interface IJobManager is IJobManagerErrors {
     /// @param jobId Job.
     /// @param merkleRoot Root of the checkpoint tree (PROTOCOL.md 2.3), non-zero.
     /// @param initProof Merkle proof (siblings, bottom-up, exactly the tree depth) that checkpoint 0,
-    ///        at position 0 of the positional tree, is job.initHash (LibCheckpoint.verify).
+    ///        at position 0 of the positional tree, is the job's initHash (LibCheckpoint.verify);
+    ///        the root then takes initHash's word (`Job.root`).
     /// @param checkpointURL Base URL of the solver's checkpoint API.
     /// @param secretCommitment keccak256(abi.encode(jobId, solver, secret)), non-zero.
     function commitCheckpoints(
@@ -470,7 +474,7 @@ interface IJobManager is IJobManagerErrors {
     /// @notice The fields of a job the verification round reads, without the rest of the struct
     ///         (cheaper than `getJob` for a cross-contract call).
     /// @param jobId Job.
-    /// @return job Solver, status, initHash, root, shape and the three round deadlines.
+    /// @return job Solver, status, checkpoint root, shape and the three round deadlines.
     function roundJobOf(uint256 jobId) external view returns (RoundJob memory job);
 
     /// @notice A job.
@@ -620,7 +624,8 @@ interface IJobManager is IJobManagerErrors {
     /// @param leafIndex Checkpoint index in [0, N/k] (false above).
     /// @param stateHash BLAKE3 state hash of the checkpoint bytes.
     /// @param proof Sibling hashes, bottom-up: exactly ceil(log2(N/k + 1)) of them (false otherwise).
-    /// @return valid True if the proof verifies against the job's Merkle root.
+    /// @return valid True if the proof verifies against the job's Merkle root (false before the
+    ///         commit).
     function verifyCheckpoint(uint256 jobId, uint256 leafIndex, bytes32 stateHash, bytes32[] calldata proof)
         external
         view

@@ -182,9 +182,8 @@ interface IShareRegistry {
     /// @notice Emitted when a finalized job minted no shares: it was paid only (posted off the head or
     ///         while another job held the slot).
     /// @param modelId Model id.
-    /// @param jobId Job.
-    /// @param startState The state it started from.
-    event OffLineage(bytes32 indexed modelId, uint256 indexed jobId, bytes32 startState);
+    /// @param jobId Job (the state it started from is in its `PaidOnlyPosted` and `JobPosted`).
+    event OffLineage(bytes32 indexed modelId, uint256 indexed jobId);
 
     /// @notice Emitted when a finalized job is a contribution of a training run (posted through the
     ///         RunRegistry): it mints nothing here and never holds a head, whatever its start; its
@@ -309,12 +308,11 @@ interface IShareRegistry {
     ///         emits OffLineage.
     /// @param modelId Model id.
     /// @param jobId Job.
-    /// @param initHash Its start state.
     /// @param kind What `recordPost` made the job (the minter's copy).
     /// @param steps Verified steps N.
     /// @return shares Shares the job earns once its final state is appended (0 unless it holds the
     ///         slot).
-    function recordFinalized(bytes32 modelId, uint256 jobId, bytes32 initHash, PostKind kind, uint256 steps)
+    function recordFinalized(bytes32 modelId, uint256 jobId, PostKind kind, uint256 steps)
         external
         returns (uint256 shares);
 

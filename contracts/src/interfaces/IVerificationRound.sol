@@ -32,11 +32,6 @@ interface IVerificationRound {
     error NotAssignedVerifier(SubmissionId submissionId, address caller);
     /// @notice Thrown when claims are posted twice.
     error ClaimsAlreadyPosted(SubmissionId submissionId);
-    /// @notice Thrown when the claimed start of segment 0 is not the job's initial state.
-    /// @param submissionId Submission.
-    /// @param startHash Claimed start state hash of segment 0.
-    /// @param initHash The job's `initHash`.
-    error InitialStateMismatch(SubmissionId submissionId, bytes32 startHash, bytes32 initHash);
     /// @notice Thrown when a claimed end state hash is zero (a verifier that could not replay seals
     ///         the zero hash, which must always be a reject).
     error ZeroClaim(SubmissionId submissionId, uint256 sampleIndex);
@@ -160,8 +155,9 @@ interface IVerificationRound {
     ////// External: round //////
 
     /// @notice Solver posts its claims on the q sampled segments, by the job's claims deadline.
-    ///         Reverts InitialStateMismatch unless a sampled segment 0 starts at the job's initHash,
-    ///         ZeroClaim if an end hash is zero.
+    ///         Reverts ZeroClaim if an end hash is zero. A sampled segment 0's start is not checked
+    ///         here: the secret reveal proves it at index 0 of the tree, which the commit proved is
+    ///         the job's initHash.
     /// @param startHashes State hash at step s_j*k for each sample j (q entries).
     /// @param endHashes Claimed state hash at step (s_j+1)*k for each sample j (q entries, non-zero).
     function postClaims(SubmissionId submissionId, bytes32[] calldata startHashes, bytes32[] calldata endHashes)

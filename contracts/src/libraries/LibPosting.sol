@@ -82,7 +82,7 @@ library LibPosting {
         job.kind = registry.recordPost(p.modelId, jobId, p.specHash, p.initHash, p.checkpointInterval, p.contribution);
         job.submitter = p.poster;
         job.modelId = p.modelId;
-        job.initHash = p.initHash;
+        job.root = p.initHash;
         job.totalSteps = p.totalSteps;
         job.checkpointInterval = p.checkpointInterval;
         // The Job packs the reward into 96 bits (reverts SafeCastOverflowedUintDowncast above).
@@ -93,7 +93,16 @@ library LibPosting {
         // forge-lint: disable-next-line(unsafe-typecast)
         job.premiumBps = uint16(rateBps);
         emit IJobManager.JobPosted(
-            jobId, p.poster, p.modelId, p.specHash, p.totalSteps, p.checkpointInterval, p.reward, escrowed, specURI
+            jobId,
+            p.poster,
+            p.modelId,
+            p.specHash,
+            p.initHash,
+            p.totalSteps,
+            p.checkpointInterval,
+            p.reward,
+            escrowed,
+            specURI
         );
     }
 

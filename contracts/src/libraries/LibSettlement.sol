@@ -679,7 +679,7 @@ library LibSettlement {
         // Shares only for a job that extends the model's lineage (P-18, P-26); the amount minted is
         // announced by the registry's own events, nothing here depends on it.
         // slither-disable-next-line unused-return
-        s.shareRegistry.recordFinalized(job.modelId, jobId, job.initHash, job.kind, job.totalSteps);
+        s.shareRegistry.recordFinalized(job.modelId, jobId, job.kind, job.totalSteps);
     }
 
     /// @notice Pays its fee to each seat of status `standing` straight to its wallet (an abstaining

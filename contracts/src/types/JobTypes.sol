@@ -85,15 +85,20 @@ struct Params {
 /// @param submitter Account that posted and funded the job.
 /// @param solver Account that claimed the job (zero while Open).
 /// @param modelId keccak256 of the model name (utf-8).
-/// @param initHash State hash of the spec's seed-initialised state (step 0); leaf 0 of every committed
-///        checkpoint tree must commit to (0, initHash) (PROTOCOL.md 2.3).
-/// @param merkleRoot Root of the checkpoint Merkle tree (PROTOCOL.md 2.3), zero until committed.
+/// @param root The job's state commitment, one word for two roots: until the checkpoints are
+///        committed, initHash, the state hash of the spec's seed-initialised state (step 0); from
+///        the commit on, the root of the checkpoint Merkle tree (PROTOCOL.md 2.3), whose leaf 0 the
+///        commit proved is (0, initHash), so initHash stays bound to the job (and is in its
+///        `JobPosted` event). No contract reads initHash after the commit: segment 0's start is
+///        proven at index 0 of the tree like any other checkpoint (docs/SECURITY.md, "Gas cuts").
 /// @param totalSteps N: optimizer steps to train (steps).
 /// @param checkpointInterval k: steps between checkpoints; N % k == 0 (steps).
 /// @param reward Reward paid to the solver on finalization (wei), < 2**96.
 /// @param status Current lifecycle status.
 /// @param kind What the job is to its model's shares (`PostKind`), fixed at post by the
 ///        ShareRegistry (`recordPost`) and handed back to it at finalization (`recordFinalized`).
+/// @param committed Whether `root` is the checkpoint root (set by the commit, never cleared: only a
+///        Claimed job goes back to Open).
 /// @param commitDeadline Last timestamp at which the solver may commit (seconds).
 /// @param randomnessBlock Block whose hash seeds the verifier/segment draw.
 /// @param verdictDeadline Last timestamp at which assigned verifiers may seal verdicts:
@@ -105,10 +110,11 @@ struct Params {
 ///        still holds it (0 once a claim pooled it or the job was closed): the premium is
 ///        ceil(premiumBps * V * jackpot / 10_000) wei, so the word of the deadlines carries it.
 /// @param disputeId Adjudicator dispute id of the latest dispute (0 if none).
-/// @dev Packed into 6 storage words written on the happy path (was 11) and one more for disputes:
-///      [submitter, reward], [solver, totalSteps, checkpointInterval, status, kind], modelId, initHash,
-///      merkleRoot, [the six times, 40 bits each], disputeId. `postJob` writes 5 words instead of
-///      8, and every later deadline lands in the word `postJob` created. The spec hash
+/// @dev Packed into 5 storage words written on the happy path (was 11) and one more for disputes:
+///      [submitter, reward], [solver, totalSteps, checkpointInterval, status, kind, committed],
+///      modelId, root, [the six times and the premium rate], disputeId. `postJob` writes 5 words
+///      instead of 8, every later deadline lands in the word `postJob` created, and the commit
+///      rewrites the root's word instead of creating one. The spec hash
 ///      (keccak256 of the canonical JSON job spec) is in the `JobPosted` event only: no contract
 ///      reads it, and the ShareRegistry keeps the training key it is part of (P-26). The solver stays
 ///      the low 20 bytes of word 1 (tests read it with vm.load). The post kind rides in that word
@@ -122,9 +128,9 @@ struct Job {
     uint32 checkpointInterval;
     JobStatus status;
     PostKind kind;
+    bool committed;
     bytes32 modelId;
-    bytes32 initHash;
-    bytes32 merkleRoot;
+    bytes32 root;
     uint40 openDeadline;
     uint40 commitDeadline;
     uint40 randomnessBlock;
@@ -135,12 +141,11 @@ struct Job {
     uint256 disputeId;
 }
 
-/// @notice The fields of a job the verification round reads (`JobManager.roundJobOf`): 6 storage
-///         slots instead of the whole `Job`'s 12, read on every verdict, claim and reveal.
+/// @notice The fields of a job the verification round reads (`JobManager.roundJobOf`): 4 storage
+///         words instead of the whole `Job`'s 6, read on every verdict, claim and reveal.
 /// @param solver Account that claimed the job.
 /// @param status Current lifecycle status.
-/// @param initHash State hash of step 0 (segment 0's claims start from it).
-/// @param merkleRoot Root of the checkpoint tree (zero until committed).
+/// @param merkleRoot Root of the checkpoint tree (the job's `root` once `committed`, zero before).
 /// @param totalSteps N (steps).
 /// @param checkpointInterval k (steps).
 /// @param claimsDeadline Last timestamp for the solver's claims (seconds).
@@ -149,7 +154,6 @@ struct Job {
 struct RoundJob {
     address solver;
     JobStatus status;
-    bytes32 initHash;
     bytes32 merkleRoot;
     uint32 totalSteps;
     uint32 checkpointInterval;

@@ -76,8 +76,9 @@ def _history(index: Index) -> None:
     })  # fmt: skip
     _add(index, 7, "JobManager", "JobPosted", {
         "jobId": 1, "submitter": A, "modelId": MODEL, "specHash": H, "totalSteps": 40,
-        "checkpointInterval": 10, "reward": 10**19, "escrow": 2 * 10**19, "specURI": "data:,{}",
-    }, extra={"init_hash": H, "open_deadline": 99})  # fmt: skip
+        "initHash": H, "checkpointInterval": 10, "reward": 10**19, "escrow": 2 * 10**19,
+        "specURI": "data:,{}",
+    }, extra={"open_deadline": 99})  # fmt: skip
     _add(index, 8, "StakeManager", "StakeLocked", {
         "account": B, "role": 0, "amount": 10**20, "locked": 10**20,
     }, extra={"staked": 10**20, "locked": 10**20, "unbonding": 0, "release_at": 0})  # fmt: skip
@@ -358,8 +359,8 @@ def test_uint32_fields_at_their_maximum_are_stored(index: Index) -> None:
     top = 2**32 - 1
     _add(index, 7, "JobManager", "JobPosted", {
         "jobId": 1, "submitter": A, "modelId": MODEL, "specHash": H, "totalSteps": top,
-        "checkpointInterval": 2**31, "reward": 1, "escrow": 2, "specURI": "data:,{}",
-    }, extra={"init_hash": H, "open_deadline": 99})  # fmt: skip
+        "initHash": H, "checkpointInterval": 2**31, "reward": 1, "escrow": 2, "specURI": "data:,{}",
+    }, extra={"open_deadline": 99})  # fmt: skip
     _add(index, 8, "BisectionGame", "GameOpened", {
         "disputeId": 4, "jobId": 1, "segment": top, "defender": A, "challenger": B,
         "lo": top - 1, "hi": top,
@@ -405,8 +406,8 @@ def test_a_contribution_job_gets_its_runs_spec_uri_with_its_seats_fragment(index
     for job_id in (5, 6):
         _add(index, 7, "JobManager", "JobPosted", {
             "jobId": job_id, "submitter": A, "modelId": MODEL, "specHash": H, "totalSteps": 10,
-            "checkpointInterval": 5, "reward": 1, "escrow": 2, "specURI": "",
-        }, extra={"init_hash": H, "open_deadline": 99}, log_index=job_id)  # fmt: skip
+            "initHash": H, "checkpointInterval": 5, "reward": 1, "escrow": 2, "specURI": "",
+        }, extra={"open_deadline": 99}, log_index=job_id)  # fmt: skip
     for run_id, uri in ((1, "https://runs.example/r.json"), (2, "https://runs.example/r#x")):
         _add(index, 8, "RunRegistry", "RunOpened", {
             "runId": run_id, "modelId": MODEL, "runHash": H, "opener": A, "startHash": H,

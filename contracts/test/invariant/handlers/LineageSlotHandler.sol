@@ -178,7 +178,7 @@ contract LineageSlotHandler is Deployers {
     function _train(uint256 jobId, address account, bytes32 tag) internal {
         uint32 steps = _job(jobId).totalSteps;
         bytes32[] memory states = new bytes32[](steps / INTERVAL + 1);
-        states[0] = _job(jobId).initHash;
+        states[0] = _job(jobId).root; // initHash until the commit
         for (uint256 i = 1; i < states.length; ++i) {
             states[i] = sha256(abi.encode(tag, jobId, i));
         }

@@ -164,7 +164,7 @@ contract ProtocolHandler is ProtocolHandlerSigned {
         } else if (job.status == JobStatus.Claimed && commit && block.timestamp <= job.commitDeadline) {
             bytes32[] storage states = _states[jobId];
             for (uint256 i; i <= job.totalSteps / job.checkpointInterval; ++i) {
-                states.push(i == 0 ? job.initHash : keccak256(abi.encode("state", jobId, i)));
+                states.push(i == 0 ? job.root : keccak256(abi.encode("state", jobId, i)));
             }
             bytes32[] memory leaves = Merkle.leaves(job.checkpointInterval, states);
             bytes32 root = Merkle.root(leaves);
