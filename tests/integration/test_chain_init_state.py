@@ -37,7 +37,10 @@ def _post(submitter: ChainClient) -> int:
         spec.to_data_uri(),
     )
     job_id = submitter.job_id_from(receipt)
-    assert submitter.jobs.get_job(job_id).init_hash == init_hash
+    posted = submitter.jobs.get_job(job_id)
+    # Before the commit the root's word holds initHash: no root yet.
+    assert (posted.init_hash, posted.merkle_root) == (init_hash, bytes(32))
+    assert submitter.jobs.checkpoint_commitment(job_id)[0] == bytes(32)
     return job_id
 
 
@@ -51,6 +54,12 @@ def test_honest_solver_commits_with_the_leaf_zero_proof(client_factory, tmp_path
     assert job.status is JobStatus.Committed
     rec = node.job_record(job_id)
     assert rec is not None and rec.phase == Phase.COMMITTED and rec.hashes[0] == job.init_hash
+    # The root took initHash's word at the commit: the view gives both, initHash from the
+    # job's JobPosted event, and the round's view the same root.
+    root, _, _ = solver.jobs.checkpoint_commitment(job_id)
+    assert job.merkle_root == root != bytes(32)
+    assert job.init_hash == submitter.jobs.get_job(job_id).init_hash != job.merkle_root
+    assert job.init_hash == rec.hashes[0]
 
 
 def test_solver_trained_from_other_weights_cannot_commit(client_factory, tmp_path: Path) -> None:
