@@ -3,6 +3,8 @@ pragma solidity 0.8.37;
 
 // Testing
 import {Vm} from "@prb/test/Vm.sol";
+import {IERC1271} from "@openzeppelin/contracts/interfaces/IERC1271.sol";
+import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 import {SignedReveals_Init} from "./SignedReveals.t.sol";
 // Deployment
 import {Deploy} from "../script/Deploy.sol";
@@ -510,5 +512,80 @@ contract Equivocation_Coverage_Test is Equivocation_Init {
         jobManager.assignVerifiers(jobId);
         (bool assigned,,,,) = jobManager.seatOf(_sid(jobId), lazy);
         assertFalse(assigned);
+    }
+}
+
+/// @notice A smart-wallet verifier: it approves (ERC-1271) a digest its owner key signed, until
+///         its owner revokes it.
+contract OwnerWallet is IERC1271 {
+    address internal immutable _OWNER;
+    bool public revoked;
+
+    constructor(address owner) {
+        _OWNER = owner;
+    }
+
+    function revoke() external {
+        revoked = true;
+    }
+
+    function isValidSignature(bytes32 digest, bytes calldata signature) external view returns (bytes4) {
+        (address signer, ECDSA.RecoverError err,) = ECDSA.tryRecoverCalldata(digest, signature);
+        if (revoked || err != ECDSA.RecoverError.NoError || signer != _OWNER) return 0xffffffff;
+        return IERC1271.isValidSignature.selector;
+    }
+}
+
+/// @notice Seal signatures (`_requireSealSigned`, docs/SECURITY.md "Gas cuts"): ECDSA is tried
+///         first, so an account's own key passes without a look-up of its code, and a contract
+///         verifier passes only through its ERC-1271 approval: no ECDSA signature stands in for a
+///         wallet that refuses. `proveEquivocation` checks both signatures before the JobManager
+///         is asked anything, so its revert tells which check refused.
+contract Equivocation_SealSignature_Test is Equivocation_Init {
+    uint256 internal ownerKey;
+    OwnerWallet internal wallet;
+
+    function setUp() public override {
+        super.setUp();
+        address owner;
+        (owner, ownerKey) = _keyedActor("wallet owner");
+        wallet = new OwnerWallet(owner);
+    }
+
+    /// @notice Two seals the wallet approves pass both signature checks: the JobManager then
+    ///         refuses, the wallet holds no seat of this submission.
+    function test_proveEquivocation_walletApprovedSeals_passTheSignatureCheck_succeeds() public {
+        bytes32 one = keccak256("seal one");
+        bytes32 two = keccak256("seal two");
+        bytes memory sigOne = _signature(ownerKey, _sid(jobId), one);
+        bytes memory sigTwo = _signature(ownerKey, _sid(jobId), two);
+        vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.SeatNotSlashable.selector, jobId, address(wallet)));
+        round.proveEquivocation(_sid(jobId), address(wallet), one, sigOne, two, sigTwo);
+    }
+
+    /// @notice Attack: once the wallet refuses, its owner's ECDSA signature (valid for the owner's
+    ///         own address, not the wallet's) does not stand in for its approval.
+    function test_proveEquivocation_revokedWallet_ownerSignature_reverts() public {
+        wallet.revoke();
+        bytes32 one = keccak256("seal one");
+        bytes32 two = keccak256("seal two");
+        bytes memory sigOne = _signature(ownerKey, _sid(jobId), one);
+        bytes memory sigTwo = _signature(ownerKey, _sid(jobId), two);
+        vm.expectRevert(
+            abi.encodeWithSelector(IVerificationRound.InvalidSealSignature.selector, _sid(jobId), address(wallet))
+        );
+        round.proveEquivocation(_sid(jobId), address(wallet), one, sigOne, two, sigTwo);
+    }
+
+    /// @notice Attack: a signature by another key, or bytes that are no signature at all, sent for
+    ///         a seat that is an account without code: ECDSA recovers no match and the ERC-1271
+    ///         fallback on an address without code never approves.
+    function test_proveEquivocation_eoaSeat_otherKeyOrGarbage_reverts() public {
+        (bytes32 seal, bytes memory signature) = _oneShot(0);
+        bytes memory other = _signature(ownerKey, _sid(jobId), firstSeal);
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.InvalidSealSignature.selector, _sid(jobId), lazy));
+        round.proveEquivocation(_sid(jobId), lazy, seal, signature, firstSeal, other);
+        vm.expectRevert(abi.encodeWithSelector(IVerificationRound.InvalidSealSignature.selector, _sid(jobId), lazy));
+        round.proveEquivocation(_sid(jobId), lazy, seal, signature, firstSeal, hex"deadbeef");
     }
 }

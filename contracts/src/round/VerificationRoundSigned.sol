@@ -4,6 +4,7 @@ pragma solidity 0.8.37;
 // Contracts
 import {VerificationRoundBase} from "./VerificationRoundBase.sol";
 // Libraries
+import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 import {SignatureChecker} from "@openzeppelin/contracts/utils/cryptography/SignatureChecker.sol";
 // Interfaces
 import {IVerificationRound} from "../interfaces/IVerificationRound.sol";
@@ -170,14 +171,26 @@ abstract contract VerificationRoundSigned is VerificationRoundBase {
     }
 
     /// @notice Reverts InvalidSealSignature unless `signature` is `verifier`'s signature of
-    ///         `sealDigest(submissionId, commitment)` (ECDSA for an EOA, ERC-1271 for a contract).
+    ///         `sealDigest(submissionId, commitment)`: an ECDSA signature by the key of the
+    ///         verifier's address, else an ERC-1271 approval by the contract at it.
+    /// @dev ECDSA is tried first, so an EOA's signature costs no look-up of its code (EXTCODESIZE of
+    ///      a cold account, 2,600 gas per seat; docs/SECURITY.md, "Gas cuts"). A signature that
+    ///      recovers to the verifier's address was made with the key that sends that account's own
+    ///      transactions (for an EIP-7702 account too), which could seal and reveal the seat
+    ///      directly; no key exists for a contract created at its address, so a contract verifier
+    ///      is only ever accepted through its ERC-1271 `isValidSignature`, which an address without
+    ///      code never passes (OpenZeppelin `ECDSA.tryRecoverCalldata`,
+    ///      `SignatureChecker.isValidERC1271SignatureNowCalldata`).
     function _requireSealSigned(
         SubmissionId submissionId,
         address verifier,
         bytes32 commitment,
         bytes calldata signature
     ) internal view {
-        if (!SignatureChecker.isValidSignatureNow(verifier, _sealDigest(submissionId, commitment), signature)) {
+        bytes32 digest = _sealDigest(submissionId, commitment);
+        (address recovered, ECDSA.RecoverError err,) = ECDSA.tryRecoverCalldata(digest, signature);
+        if (err == ECDSA.RecoverError.NoError && recovered == verifier) return;
+        if (!SignatureChecker.isValidERC1271SignatureNowCalldata(verifier, digest, signature)) {
             revert InvalidSealSignature(submissionId, verifier);
         }
     }
