@@ -188,6 +188,8 @@ abstract contract VerificationRoundSigned is VerificationRoundBase {
         bytes calldata signature
     ) internal view {
         bytes32 digest = _sealDigest(submissionId, commitment);
+        // The third value, the error's argument, only details a malformed signature: refused below.
+        // slither-disable-next-line unused-return
         (address recovered, ECDSA.RecoverError err,) = ECDSA.tryRecoverCalldata(digest, signature);
         if (err == ECDSA.RecoverError.NoError && recovered == verifier) return;
         if (!SignatureChecker.isValidERC1271SignatureNowCalldata(verifier, digest, signature)) {
