@@ -190,7 +190,7 @@ def _job_posted(session: Session, ev: Event) -> None:
             phase=JobStatus.Open.name,
             spec_hash=a["specHash"],
             spec_uri=a["specURI"],
-            init_hash=a.get("initHash", x.get("init_hash")),
+            init_hash=a["initHash"],
             total_steps=int(a["totalSteps"]),
             checkpoint_interval=int(a["checkpointInterval"]),
             open_deadline=x.get("open_deadline"),
