@@ -19,7 +19,7 @@ import {IStakeManager} from "./interfaces/IStakeManager.sol";
 import {IVerificationRound} from "./interfaces/IVerificationRound.sol";
 // Types
 import {Bucket} from "./types/EscrowTypes.sol";
-import {Job, JobStatus, Params, PostArgs, RoundJob, Verdict} from "./types/JobTypes.sol";
+import {Job, JobRecord, JobStatus, Params, PostArgs, RoundJob, Verdict} from "./types/JobTypes.sol";
 import {Role} from "./types/Role.sol";
 import {RoundOutcome, SeatVerdicts} from "./types/RoundTypes.sol";
 import {LibSubmission, SubmissionId} from "./types/SubmissionId.sol";
@@ -104,7 +104,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     ///         submission id is jobId << 160 | solver (`LibSubmission.id`).
     uint96 internal _jobCount;
 
-    mapping(uint256 jobId => Job job) internal _jobs;
+    mapping(uint256 jobId => JobRecord job) internal _jobs;
     /// @notice Per-submission bookkeeping (verifiers, segments, seats, challenges, disputes).
     mapping(SubmissionId submissionId => Submission submission) internal _submissions;
     mapping(uint256 disputeId => SubmissionId submissionId) internal _disputeSubmissions;
@@ -228,7 +228,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
 
     /// @inheritdoc IJobManager
     function cancelJob(uint256 jobId) external nonReentrant {
-        Job storage job = _jobs[jobId];
+        JobRecord storage job = _jobs[jobId];
         _requireStatus(jobId, job, JobStatus.Open);
         if (msg.sender != job.submitter) revert NotSubmitter(jobId, msg.sender);
         LibPosting.closeOpen(job, _settlement(), jobId, false);
@@ -236,7 +236,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
 
     /// @inheritdoc IJobManager
     function expireJob(uint256 jobId) external nonReentrant {
-        Job storage job = _jobs[jobId];
+        JobRecord storage job = _jobs[jobId];
         _requireStatus(jobId, job, JobStatus.Open);
         // Reverts OpenDeadlineNotPassed until the open deadline has passed.
         LibPosting.closeOpen(job, _settlement(), jobId, true);
@@ -244,7 +244,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
 
     /// @inheritdoc IJobManager
     function claimJob(uint256 jobId) external nonReentrant {
-        Job storage job = _jobs[jobId];
+        JobRecord storage job = _jobs[jobId];
         _requireStatus(jobId, job, JobStatus.Open);
         if (block.timestamp > job.openDeadline) {
             revert OpenDeadlinePassed(jobId, job.openDeadline, uint64(block.timestamp));
@@ -252,7 +252,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         if (!_STAKE_MANAGER.isActive(msg.sender, Role.Solver)) revert NotActiveStaker(msg.sender, Role.Solver);
         uint64 deadline = uint64(block.timestamp) + _COMMIT_WINDOW;
         job.solver = msg.sender;
-        job.commitDeadline = uint256(deadline).toUint40();
+        job.commitDeadline = uint256(deadline).toUint32();
         job.status = JobStatus.Claimed;
         SubmissionId submissionId = LibSubmission.id(jobId, msg.sender);
         Submission storage sub = _submissions[submissionId];
@@ -279,7 +279,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         bytes32 secretCommitment
     ) external {
         IVerificationRound round = _ROUND;
-        Job storage job = _jobs[jobId];
+        JobRecord storage job = _jobs[jobId];
         _requireStatus(jobId, job, JobStatus.Claimed);
         if (msg.sender != job.solver) revert NotSolver(jobId, msg.sender);
         if (block.timestamp > job.commitDeadline) {
@@ -296,7 +296,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         uint64 randomnessBlock = uint64(block.number + 1);
         job.root = merkleRoot;
         job.committed = true;
-        job.randomnessBlock = uint256(randomnessBlock).toUint40();
+        job.randomnessBlock = uint256(randomnessBlock).toUint32();
         job.status = JobStatus.Committed;
         emit CheckpointsCommitted(jobId, msg.sender, merkleRoot, checkpointURL, randomnessBlock);
         // SAFETY: the round is an immutable given at construction; it only records the commitment (reverts
@@ -306,7 +306,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
 
     /// @inheritdoc IJobManager
     function reclaimExpired(uint256 jobId) external nonReentrant {
-        Job storage job = _jobs[jobId];
+        JobRecord storage job = _jobs[jobId];
         _requireStatus(jobId, job, JobStatus.Claimed);
         if (block.timestamp <= job.commitDeadline) {
             revert CommitDeadlineNotPassed(jobId, job.commitDeadline, uint64(block.timestamp));
@@ -316,7 +316,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
 
     /// @inheritdoc IJobManager
     function expireUnassigned(uint256 jobId) external nonReentrant {
-        Job storage job = _jobs[jobId];
+        JobRecord storage job = _jobs[jobId];
         _requireStatus(jobId, job, JobStatus.Committed);
         // The commit (or the reassignment, which resets it) set commitDeadline at or after entry.
         uint256 deadline = uint256(job.commitDeadline) + _OPEN_WINDOW;
@@ -330,7 +330,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
 
     /// @inheritdoc IJobManager
     function assignVerifiers(uint256 jobId) external nonReentrant {
-        Job storage job = _jobs[jobId];
+        JobRecord storage job = _jobs[jobId];
         _requireStatus(jobId, job, JobStatus.Committed);
         uint64 randomnessBlock = job.randomnessBlock;
         if (block.number <= randomnessBlock) revert RandomnessNotReady(jobId, randomnessBlock, block.number);
@@ -338,7 +338,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         if (blockHash == bytes32(0)) {
             // The hash is only available for the last 256 blocks: anchor to the next block instead.
             uint64 next = uint64(block.number + 1);
-            job.randomnessBlock = uint256(next).toUint40();
+            job.randomnessBlock = uint256(next).toUint32();
             emit RandomnessReanchored(jobId, next);
             return;
         }
@@ -361,7 +361,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         }
         Submission storage sub = _submissions[submissionId];
         uint256 jobId = submissionId.jobIdOf();
-        Job storage job = _jobs[jobId];
+        JobRecord storage job = _jobs[jobId];
         address solver = submissionId.solverOf();
         if (solver == address(0) || job.solver != solver) revert SubmissionNotActive(submissionId);
         _requireStatus(jobId, job, JobStatus.Verifying);
@@ -376,13 +376,13 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
 
     /// @inheritdoc IJobManager
     function challengeApproval(uint256 jobId, uint256 sampleIndex, address verifier) external nonReentrant {
-        Job storage job = _jobs[jobId];
+        JobRecord storage job = _jobs[jobId];
         LibAssignment.challengeApproval(job, _active(jobId, job), _settlement(), jobId, sampleIndex, verifier);
     }
 
     /// @inheritdoc IJobManager
     function finalize(uint256 jobId) external nonReentrant {
-        Job storage job = _jobs[jobId];
+        JobRecord storage job = _jobs[jobId];
         bool expiring = false;
         SubmissionId submissionId = LibSubmission.id(jobId, job.solver);
         Submission storage sub = _submissions[submissionId];
@@ -427,7 +427,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         SubmissionId submissionId = _disputeSubmissions[disputeId];
         Submission storage sub = _submissions[submissionId];
         uint256 jobId = submissionId.jobIdOf();
-        Job storage job = _jobs[jobId];
+        JobRecord storage job = _jobs[jobId];
         if (jobId == 0 || job.status != JobStatus.Disputed || !sub.disputePending || job.disputeId != disputeId) {
             revert UnknownDispute(disputeId);
         }
@@ -438,12 +438,12 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
 
     /// @inheritdoc IJobManager
     function getJob(uint256 jobId) external view returns (Job memory job) {
-        job = _jobs[jobId];
+        job = LibPosting.jobView(_jobs[jobId], _SHARE_REGISTRY);
     }
 
     /// @inheritdoc IJobManager
     function roundJobOf(uint256 jobId) external view returns (RoundJob memory job) {
-        Job storage stored = _jobs[jobId];
+        JobRecord storage stored = _jobs[jobId];
         job = RoundJob({
             solver: stored.solver,
             status: stored.status,
@@ -486,21 +486,14 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         view
         returns (address submitter, address solver, address[] memory verifiers)
     {
-        Job storage job = _jobs[jobId];
+        JobRecord storage job = _jobs[jobId];
         (submitter, solver) = (job.submitter, job.solver);
         verifiers = _assignedVerifiers(_active(jobId, job));
     }
 
     /// @inheritdoc IJobManager
     function verdictOf(uint256 jobId, address verifier) external view returns (Verdict[] memory verdicts) {
-        Submission storage sub = _active(jobId, _jobs[jobId]);
-        Seat storage seat = sub.seats[verifier];
-        if (seat.status == SeatStatus.None) return verdicts;
-        uint256 samples = sub.sampleCount;
-        verdicts = new Verdict[](samples);
-        for (uint256 i; i < samples; ++i) {
-            verdicts[i] = LibVerdict.verdictAt(seat, i);
-        }
+        verdicts = LibAssignment.seatVerdicts(_active(jobId, _jobs[jobId]), verifier);
     }
 
     /// @inheritdoc IJobManager
@@ -537,7 +530,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
             uint64 secretRevealCloses
         )
     {
-        Job storage job = _jobs[submissionId.jobIdOf()];
+        JobRecord storage job = _jobs[submissionId.jobIdOf()];
         uint64 verdictDeadline = job.verdictDeadline;
         // Another solver's submission, or no draw yet: no window.
         if (job.solver != submissionId.solverOf() || verdictDeadline == 0) return (0, 0, 0, 0);
@@ -585,25 +578,28 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
 
     /// @inheritdoc IJobManager
     function params() external view returns (Params memory) {
+        // The settlement's copy of the immutables they share: each immutable read at one site only
+        // (every read site of an immutable is 33 bytes of code).
+        Settlement memory s = _settlement();
         return Params({
-            solverStake: _SOLVER_STAKE,
-            verifierStake: _VERIFIER_STAKE,
-            challengeBond: _CHALLENGE_BOND,
-            verifierFee: _VERIFIER_FEE,
-            arbiterFee: _ARBITER_FEE,
-            jackpot: _JACKPOT,
-            verifiersPerJob: _VERIFIERS_PER_JOB,
+            solverStake: s.solverStake,
+            verifierStake: s.verifierStake,
+            challengeBond: s.challengeBond,
+            verifierFee: s.verifierFee,
+            arbiterFee: s.arbiterFee,
+            jackpot: s.jackpot,
+            verifiersPerJob: s.verifiersPerJob,
             samplesPerJob: _SAMPLES_PER_JOB,
             commitWindow: _COMMIT_WINDOW,
-            verdictWindow: _VERDICT_WINDOW,
-            revealWindow: _REVEAL_WINDOW,
-            challengeWindow: _CHALLENGE_WINDOW,
-            claimsWindow: _CLAIMS_WINDOW,
-            openWindow: _OPEN_WINDOW,
+            verdictWindow: s.verdictWindow,
+            revealWindow: s.revealWindow,
+            challengeWindow: s.challengeWindow,
+            claimsWindow: s.claimsWindow,
+            openWindow: s.openWindow,
             maxTotalSteps: _MAX_TOTAL_STEPS,
             maxSegments: _MAX_SEGMENTS,
             maxSegmentSteps: _MAX_SEGMENT_STEPS,
-            maxReassignments: _MAX_REASSIGNMENTS
+            maxReassignments: s.maxReassignments
         });
     }
 
@@ -613,7 +609,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         view
         returns (bool valid)
     {
-        Job storage job = _jobs[jobId];
+        JobRecord storage job = _jobs[jobId];
         // Before the commit the root's word holds initHash, no tree's root.
         if (!job.committed) return false;
         valid = LibCheckpoint.verify(proof, job.root, job.totalSteps, job.checkpointInterval, leafIndex, stateHash);
@@ -689,7 +685,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     /// @notice Opens a dispute on the next disputed sample that has a challenger left; when none is
     ///         left (a disputed sample with no challenger leaves the set: nothing blocks), expires an
     ///         `expiring` submission or finalizes the job.
-    function _closeOrDispute(Job storage job, Submission storage sub, uint256 jobId, bool expiring) internal {
+    function _closeOrDispute(JobRecord storage job, Submission storage sub, uint256 jobId, bool expiring) internal {
         Settlement memory s = _settlement();
         if (sub.disputedMask != 0 && LibSettlement.openDispute(job, sub, s, _disputeSubmissions, _adjudicator, jobId)) {
             return;
@@ -701,7 +697,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     ////// Internal: helpers //////
 
     /// @notice The job's active submission (the current solver's; empty storage while Open).
-    function _active(uint256 jobId, Job storage job) internal view returns (Submission storage sub) {
+    function _active(uint256 jobId, JobRecord storage job) internal view returns (Submission storage sub) {
         sub = _submissions[LibSubmission.id(jobId, job.solver)];
     }
 
@@ -742,7 +738,7 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     }
 
     /// @notice Reverts unless the job is in `status`.
-    function _requireStatus(uint256 jobId, Job storage job, JobStatus status) internal view {
+    function _requireStatus(uint256 jobId, JobRecord storage job, JobStatus status) internal view {
         if (job.status != status) revert UnexpectedJobStatus(jobId, job.status);
     }
 }

@@ -4,6 +4,7 @@ pragma solidity 0.8.37;
 // Contracts
 import {ModelShares} from "./ModelShares.sol";
 // Libraries
+import {Arrays} from "@openzeppelin/contracts/utils/Arrays.sol";
 import {Clones} from "@openzeppelin/contracts/proxy/Clones.sol";
 import {EnumerableSet} from "@openzeppelin/contracts/utils/structs/EnumerableSet.sol";
 import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
@@ -12,7 +13,7 @@ import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {IJobManager} from "./interfaces/IJobManager.sol";
 import {IShareRegistry} from "./interfaces/IShareRegistry.sol";
 // Types
-import {Job, JobStatus} from "./types/JobTypes.sol";
+import {JobStatus, RoundJob} from "./types/JobTypes.sol";
 import {PostKind} from "./types/LineageTypes.sol";
 
 /// @title ShareRegistry
@@ -34,6 +35,7 @@ contract ShareRegistry is IShareRegistry {
         bytes32 architecture;
         bytes32 family;
         uint64 computePerStep;
+        uint32 modelIndex;
         bytes32 seedState;
     }
 
@@ -173,7 +175,9 @@ contract ShareRegistry is IShareRegistry {
         address owner = _owners[modelId];
         if (owner != address(0)) revert ModelAlreadyRegistered(modelId, owner);
         _owners[modelId] = msg.sender;
-        _specs[modelId] = ModelSpec(architecture, family, computePerStep, seedState);
+        ModelSpec storage spec = _specs[modelId];
+        (spec.architecture, spec.family, spec.computePerStep, spec.seedState) =
+        (architecture, family, computePerStep, seedState);
         emit ModelRegistered(modelId, msg.sender, architecture, family, computePerStep, seedState);
         // The share token is made once per model here, not by the first job to finalize: a job's
         // finalize pays only for its own mint (docs/PROTOCOL.md, "ShareRegistry").
@@ -225,14 +229,13 @@ contract ShareRegistry is IShareRegistry {
         bytes32 initHash,
         uint32 checkpointInterval,
         bool contribution
-    ) external onlyMinter returns (PostKind kind) {
-        uint256 segmentCompute = uint256(checkpointInterval) * _specs[modelId].computePerStep;
-        if (segmentCompute > _MAX_SEGMENT_COMPUTE) revert SegmentComputeAboveMax(segmentCompute, _MAX_SEGMENT_COMPUTE);
+    ) external onlyMinter returns (PostKind kind, uint32 modelIndex) {
+        modelIndex = _checkedIndex(modelId, checkpointInterval);
         _takeTrainingKey(modelId, jobId, trainingKey(modelId, initHash, specHash));
         if (contribution) {
             // A run's contribution never holds a head: its run pays it, once (P-29).
             emit ContributionPosted(modelId, jobId);
-            return PostKind.Contribution;
+            return (PostKind.Contribution, modelIndex);
         }
         bytes32 head = headOf(modelId);
         if (initHash == head && _freeSlot(modelId)) {
@@ -246,11 +249,14 @@ contract ShareRegistry is IShareRegistry {
     }
 
     /// @inheritdoc IShareRegistry
-    function recordFinalized(bytes32 modelId, uint256 jobId, PostKind kind, uint256 steps)
+    function recordFinalized(uint32 modelIndex, uint256 jobId, PostKind kind, uint256 steps)
         external
         onlyMinter
         returns (uint256 shares)
     {
+        // In bounds: the index was listed for the job's model at its post, and models are never
+        // unlisted (one read, no length check).
+        bytes32 modelId = Arrays.unsafeAccess(_models, modelIndex).value;
         if (kind == PostKind.Contribution) {
             emit RunContributionFinalized(modelId, jobId);
             return 0;
@@ -281,8 +287,9 @@ contract ShareRegistry is IShareRegistry {
         uint64 extendBy = slot.finalizedAt + _lineageWindow();
         if (block.timestamp > extendBy) revert LineageWindowClosed(modelId, jobId, extendBy);
         IJobManager jobManager = IJobManager(_MINTER);
-        // SAFETY: trusted minter views; the slot job is Finalized, so its commitment is final.
-        Job memory job = jobManager.getJob(jobId);
+        // SAFETY: trusted minter views; the slot job is Finalized, so its commitment is final. The
+        // round's view has the solver and the steps, without `getJob`'s call back for the model id.
+        RoundJob memory job = jobManager.roundJobOf(jobId);
         if (!jobManager.verifyCheckpoint(jobId, job.totalSteps / job.checkpointInterval, finalState, proof)) {
             revert FinalStateNotCommitted(modelId, jobId, finalState);
         }
@@ -444,6 +451,17 @@ contract ShareRegistry is IShareRegistry {
 
     ////// Internal //////
 
+    /// @notice Reverts SegmentComputeAboveMax unless a segment of `checkpointInterval` steps of
+    ///         `modelId` is within the replay bound (P-19); returns the model's index, which the
+    ///         spec keeps in the word of the compute per step (one read for both).
+    /// @return modelIndex The model's index in the model list (`modelAt`).
+    function _checkedIndex(bytes32 modelId, uint32 checkpointInterval) internal view returns (uint32 modelIndex) {
+        ModelSpec storage spec = _specs[modelId];
+        modelIndex = spec.modelIndex;
+        uint256 segmentCompute = uint256(checkpointInterval) * spec.computePerStep;
+        if (segmentCompute > _MAX_SEGMENT_COMPUTE) revert SegmentComputeAboveMax(segmentCompute, _MAX_SEGMENT_COMPUTE);
+    }
+
     /// @notice Gives the training `key` to `jobId` unless an earlier job of the same training holds
     ///         it (reverts TrainingAlreadyPosted): only a job that ended without paying anyone for
     ///         the training frees its key (P-26).
@@ -451,7 +469,7 @@ contract ShareRegistry is IShareRegistry {
         uint256 previous = _trainings[key];
         if (previous != 0) {
             // SAFETY: trusted minter view.
-            JobStatus status = IJobManager(_MINTER).getJob(previous).status;
+            JobStatus status = IJobManager(_MINTER).statusOf(previous);
             if (!_endedUnpaid(status)) revert TrainingAlreadyPosted(modelId, key, previous);
         }
         _trainings[key] = jobId;
@@ -485,7 +503,7 @@ contract ShareRegistry is IShareRegistry {
     function _slotLapsed(Slot memory slot) internal view returns (bool lapsed) {
         if (slot.finalizedAt != 0) return block.timestamp > uint256(slot.finalizedAt) + _lineageWindow();
         // SAFETY: trusted minter view.
-        lapsed = _endedUnpaid(IJobManager(_MINTER).getJob(slot.jobId).status);
+        lapsed = _endedUnpaid(IJobManager(_MINTER).statusOf(slot.jobId));
     }
 
     /// @notice How long a finalized slot job's final state may wait to be appended (seconds): the
@@ -526,6 +544,8 @@ contract ShareRegistry is IShareRegistry {
     function _createShares(bytes32 modelId) internal returns (address token) {
         token = Clones.cloneWithImmutableArgs(_SHARES_IMPLEMENTATION, abi.encode(modelId));
         _shares[modelId] = token;
+        // The spec keeps the index (in the word of computePerStep): jobs store it, not the id.
+        _specs[modelId].modelIndex = _models.length.toUint32();
         _models.push(modelId);
         emit ModelCreated(modelId, token);
     }

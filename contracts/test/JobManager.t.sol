@@ -230,6 +230,25 @@ contract JobManager_PostJob_Test is JobManager_Init {
         assertEq(escrowed, escrowAmount);
     }
 
+    /// @notice The job stores its model's index, not its id: `getJob` names the model each job was
+    ///         posted under (a second model's job is not read as the first's), and a job never posted
+    ///         reads as zeros (no model, although index 0 is listed).
+    function test_getJob_secondModel_namesItsModel_succeeds() public {
+        bytes32 other = keccak256("other-model");
+        vm.startPrank(stranger);
+        registry.registerModel(other, ARCHITECTURE, FAMILY, 1, INIT_HASH);
+        uint256 otherJob = jobManager.postJob(other, SPEC_HASH, INIT_HASH, TOTAL_STEPS, INTERVAL, 0, SPEC_URI);
+        vm.stopPrank();
+        uint256 firstJob = _postJob();
+        assertEq(_job(otherJob).modelId, other, "the second model's job");
+        assertEq(_job(firstJob).modelId, MODEL_ID, "the first model's job");
+        assertEq(_job(otherJob).submitter, stranger);
+        Job memory none = _job(firstJob + 1);
+        assertEq(none.modelId, bytes32(0), "a job never posted names a model");
+        assertEq(none.submitter, address(0));
+        assertEq(uint8(none.status), uint8(JobStatus.None));
+    }
+
     /// @notice Regression: a stranger cannot post (and so mint shares) under another owner's model.
     function test_postJob_strangerUnderOthersModel_reverts() public {
         vm.expectRevert(abi.encodeWithSelector(IJobManagerErrors.NotModelPoster.selector, MODEL_ID, stranger));

@@ -34,10 +34,10 @@ contract ShareRegistry_Minters_Test is Deployers {
         assertEq(registry.minter(), address(jobManager));
         assertTrue(runMinter.code.length != 0, "the RunRegistry is deployed at the run minter");
         vm.expectRevert(abi.encodeWithSelector(IShareRegistry.NotMinter.selector, address(this)));
-        registry.recordFinalized(MODEL_ID, 1, PostKind.LineageSlot, 1);
+        registry.recordFinalized(0, 1, PostKind.LineageSlot, 1);
         vm.expectRevert(abi.encodeWithSelector(IShareRegistry.NotMinter.selector, runMinter));
         vm.prank(runMinter);
-        registry.recordFinalized(MODEL_ID, 1, PostKind.LineageSlot, 1);
+        registry.recordFinalized(0, 1, PostKind.LineageSlot, 1);
     }
 }
 
@@ -74,9 +74,10 @@ contract ShareRegistry_MintShares_Test is Deployers {
         uint256 models = registry.modelCount();
         vm.recordLogs();
         vm.startPrank(address(jobManager));
-        PostKind kind = registry.recordPost(MODEL_ID, 1, SPEC_HASH, INIT_HASH, 1, false);
+        (PostKind kind, uint32 index) = registry.recordPost(MODEL_ID, 1, SPEC_HASH, INIT_HASH, 1, false);
         assertEq(uint8(kind), uint8(PostKind.LineageSlot), "the head's first job takes the slot");
-        assertEq(registry.recordFinalized(MODEL_ID, 1, kind, 16), 16);
+        assertEq(registry.modelAt(index), MODEL_ID, "the post's index lists another model");
+        assertEq(registry.recordFinalized(index, 1, kind, 16), 16);
         vm.stopPrank();
         Vm.Log[] memory logs = vm.getRecordedLogs();
         for (uint256 i; i < logs.length; ++i) {
@@ -105,13 +106,13 @@ contract ShareRegistry_MintShares_Test is Deployers {
         vm.startPrank(address(jobManager));
         vm.expectEmit(address(registry));
         emit IShareRegistry.LineageSlotTaken(MODEL_ID, 1, INIT_HASH);
-        PostKind first = registry.recordPost(MODEL_ID, 1, SPEC_HASH, INIT_HASH, 1, false);
+        (PostKind first,) = registry.recordPost(MODEL_ID, 1, SPEC_HASH, INIT_HASH, 1, false);
         vm.expectEmit(address(registry));
         emit IShareRegistry.PaidOnlyPosted(MODEL_ID, 2, INIT_HASH, 1);
-        PostKind second = registry.recordPost(MODEL_ID, 2, keccak256("other spec"), INIT_HASH, 1, false);
+        (PostKind second, uint32 index) = registry.recordPost(MODEL_ID, 2, keccak256("other spec"), INIT_HASH, 1, false);
         vm.expectEmit(address(registry));
         emit IShareRegistry.OffLineage(MODEL_ID, 2);
-        assertEq(registry.recordFinalized(MODEL_ID, 2, second, 8), 0);
+        assertEq(registry.recordFinalized(index, 2, second, 8), 0);
         vm.stopPrank();
         assertEq(ModelShares(registry.sharesOf(MODEL_ID)).totalSupply(), 0);
         (uint256 slotJob, uint64 extendBy) = registry.slotOf(MODEL_ID);
@@ -121,10 +122,31 @@ contract ShareRegistry_MintShares_Test is Deployers {
         assertEq(uint8(second), uint8(PostKind.PaidOnly));
     }
 
+    /// @notice A job keeps its model's index, not its id: a second model's post returns its own
+    ///         index, and its finalization and `getJob` name that model, not the first one.
+    function test_recordPost_secondModel_indexNamesIt_succeeds() public {
+        bytes32 other = keccak256("other-model");
+        vm.prank(stranger);
+        registry.registerModel(other, ARCHITECTURE, FAMILY, 1, INIT_HASH);
+        vm.startPrank(address(jobManager));
+        (PostKind kind, uint32 index) = registry.recordPost(other, 7, SPEC_HASH, INIT_HASH, 1, false);
+        (, uint32 firstIndex) = registry.recordPost(MODEL_ID, 8, SPEC_HASH, INIT_HASH, 1, false);
+        assertEq(uint256(index), registry.modelCount() - 1, "not the second model's index");
+        assertEq(uint256(firstIndex), 0, "the first model moved");
+        vm.expectEmit(address(registry));
+        emit IShareRegistry.SlotJobFinalized(other, 7, uint64(block.timestamp) + registry.lineageWindow(), 4);
+        registry.recordFinalized(index, 7, kind, 4);
+        vm.stopPrank();
+        (uint256 slotJob,) = registry.slotOf(other);
+        assertEq(slotJob, 7);
+        (slotJob,) = registry.slotOf(MODEL_ID);
+        assertEq(slotJob, 8, "the first model's slot");
+    }
+
     function test_recordFinalized_notMinter_reverts() public {
         vm.expectRevert(abi.encodeWithSelector(IShareRegistry.NotMinter.selector, stranger));
         vm.prank(stranger);
-        registry.recordFinalized(MODEL_ID, 1, PostKind.LineageSlot, 1);
+        registry.recordFinalized(0, 1, PostKind.LineageSlot, 1);
     }
 
     function test_recordPost_notMinter_reverts() public {

@@ -293,6 +293,8 @@ interface IShareRegistry {
     /// @param contribution True for a run contribution (posted through the run minter).
     /// @return kind What the job is to the shares; the minter keeps it with the job and hands it
     ///         back to `recordFinalized` (this contract keeps no word per job for it).
+    /// @return modelIndex The model's index in the model list (`modelAt`), which the minter keeps
+    ///         with the job instead of the 32-byte id and hands back to `recordFinalized`.
     function recordPost(
         bytes32 modelId,
         uint256 jobId,
@@ -300,19 +302,19 @@ interface IShareRegistry {
         bytes32 initHash,
         uint32 checkpointInterval,
         bool contribution
-    ) external returns (PostKind kind);
+    ) external returns (PostKind kind, uint32 modelIndex);
 
     /// @notice Records a finalized job (minter only); mints nothing. A contribution emits
     ///         RunContributionFinalized (its run pays it once); the slot job starts its lineage
     ///         window (SlotJobFinalized: its shares are minted by `extendLineage`); any other job
     ///         emits OffLineage.
-    /// @param modelId Model id.
+    /// @param modelIndex The model's index, as `recordPost` returned it (the minter's copy).
     /// @param jobId Job.
     /// @param kind What `recordPost` made the job (the minter's copy).
     /// @param steps Verified steps N.
     /// @return shares Shares the job earns once its final state is appended (0 unless it holds the
     ///         slot).
-    function recordFinalized(bytes32 modelId, uint256 jobId, PostKind kind, uint256 steps)
+    function recordFinalized(uint32 modelIndex, uint256 jobId, PostKind kind, uint256 steps)
         external
         returns (uint256 shares);
 

@@ -12,7 +12,7 @@ import {IJobManagerErrors} from "../interfaces/IJobManagerErrors.sol";
 import {IStakeManager} from "../interfaces/IStakeManager.sol";
 // Types
 import {Bucket} from "../types/EscrowTypes.sol";
-import {Job, JobStatus, Verdict} from "../types/JobTypes.sol";
+import {JobRecord, JobStatus, Verdict} from "../types/JobTypes.sol";
 import {Role} from "../types/Role.sol";
 import {SeatVerdicts} from "../types/RoundTypes.sol";
 import {
@@ -60,7 +60,7 @@ library LibAssignment {
     ///      keccak256(abi.encode(seed, "samples", v)), and an uncovered sample no new draw holds is
     ///      dealt to the new seats in turn. Either way every sample is in some seat's mask.
     function assign(
-        Job storage job,
+        JobRecord storage job,
         Submission storage sub,
         Settlement memory s,
         uint256 jobId,
@@ -82,6 +82,20 @@ library LibAssignment {
         returns (address[] memory)
     {
         return verifiersOf(sub, stakeManager);
+    }
+
+    /// @notice A seat's verdict on each sample of the submission, in sample order (empty for an
+    ///         address without a seat), for the JobManager's `verdictOf`: the loop lives here, out of
+    ///         the JobManager's bytecode.
+    /// @return verdicts One verdict per sample.
+    function seatVerdicts(Submission storage sub, address verifier) external view returns (Verdict[] memory verdicts) {
+        Seat storage seat = sub.seats[verifier];
+        if (seat.status == SeatStatus.None) return verdicts;
+        uint256 samples = sub.sampleCount;
+        verdicts = new Verdict[](samples);
+        for (uint256 i; i < samples; ++i) {
+            verdicts[i] = LibVerdict.verdictAt(seat, i);
+        }
     }
 
     /// @notice Draws as many new verifiers as the held fees pay for beyond the kept seats (V at
@@ -116,7 +130,7 @@ library LibAssignment {
     ///         first assignment (which stores the sample), else the samples no kept seat covers.
     /// @return masks Per drawn verifier, bit i set = sample i is its to verify.
     function _drawMasks(
-        Job storage job,
+        JobRecord storage job,
         Submission storage sub,
         Settlement memory s,
         address[] memory kept,
@@ -150,7 +164,7 @@ library LibAssignment {
     /// @return kept The kept seats' accounts, in seat order.
     /// @return excluded The submitter, the solver and every verifier ever seated on the submission:
     ///         none is drawn again.
-    function _keepRevealed(Job storage job, Submission storage sub, Settlement memory s)
+    function _keepRevealed(JobRecord storage job, Submission storage sub, Settlement memory s)
         internal
         returns (address[] memory kept, address[] memory excluded)
     {
@@ -188,7 +202,7 @@ library LibAssignment {
     ///         refunds the fees of seats that could not be filled and locks one verifierStake per
     ///         drawn verifier.
     function _seat(
-        Job storage job,
+        JobRecord storage job,
         Submission storage sub,
         Settlement memory s,
         uint256 jobId,
@@ -276,7 +290,7 @@ library LibAssignment {
     ///      VerdictCountMismatch, and the StakeManager's InsufficientFreeStake when a seat's free
     ///      verifier stake is short of its bonds (the whole call reverts: no seat is recorded).
     function recordVerdicts(
-        Job storage job,
+        JobRecord storage job,
         Submission storage sub,
         Settlement memory s,
         uint256 jobId,
@@ -303,7 +317,7 @@ library LibAssignment {
     /// @notice One seat's record in `recordVerdicts` (every effect but the bond's lock).
     /// @return bond The seat's reject bonds to lock (wei): challengeBond per non-approval.
     function _recordSeat(
-        Job storage job,
+        JobRecord storage job,
         Submission storage sub,
         Settlement memory s,
         uint256 jobId,
@@ -341,7 +355,7 @@ library LibAssignment {
         if (++sub.submitted == sub.seatCount) {
             // Everyone has spoken: the challenge window runs from now.
             uint64 deadline = uint64(block.timestamp) + s.challengeWindow;
-            job.challengeDeadline = SafeCast.toUint40(deadline);
+            job.challengeDeadline = SafeCast.toUint32(deadline);
             emit IJobManager.ChallengeDeadlineSet(jobId, deadline);
         }
     }
@@ -361,7 +375,7 @@ library LibAssignment {
     ///      SampleIndexOutOfRange, NotAssignedVerifier, VerdictNotApproval, ChallengerConflicted,
     ///      ApprovalAlreadyChallenged.
     function challengeApproval(
-        Job storage job,
+        JobRecord storage job,
         Submission storage sub,
         Settlement memory s,
         uint256 jobId,
@@ -406,12 +420,12 @@ library LibAssignment {
 
     /// @notice Sets the deadlines of a verifier draw (claims in `claimsWindow` from now, verdicts
     ///         verdictWindow after, then the reveal and challenge windows) -> Verifying.
-    function _setDeadlines(Job storage job, Settlement memory s, uint64 claimsWindow) internal {
+    function _setDeadlines(JobRecord storage job, Settlement memory s, uint64 claimsWindow) internal {
         uint64 claimsDeadline = uint64(block.timestamp) + claimsWindow;
         uint64 verdictDeadline = claimsDeadline + s.verdictWindow;
-        job.claimsDeadline = SafeCast.toUint40(claimsDeadline);
-        job.verdictDeadline = SafeCast.toUint40(verdictDeadline);
-        job.challengeDeadline = SafeCast.toUint40(uint256(verdictDeadline) + s.revealWindow + s.challengeWindow);
+        job.claimsDeadline = SafeCast.toUint32(claimsDeadline);
+        job.verdictDeadline = SafeCast.toUint32(verdictDeadline);
+        job.challengeDeadline = SafeCast.toUint32(uint256(verdictDeadline) + s.revealWindow + s.challengeWindow);
         job.status = JobStatus.Verifying;
     }
 

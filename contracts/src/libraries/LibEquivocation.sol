@@ -10,7 +10,7 @@ import {IJobManager} from "../interfaces/IJobManager.sol";
 import {IJobManagerErrors} from "../interfaces/IJobManagerErrors.sol";
 // Types
 import {Bucket} from "../types/EscrowTypes.sol";
-import {Job} from "../types/JobTypes.sol";
+import {JobRecord} from "../types/JobTypes.sol";
 import {Role} from "../types/Role.sol";
 import {Seat, SeatStatus, Settlement, Submission} from "../types/SubmissionTypes.sol";
 
@@ -38,7 +38,7 @@ library LibEquivocation {
     ///      seat is Submitted (it revealed and was not settled). The caller checked that the job is
     ///      Verifying with this submission. The round drops the samples only this seat covered from
     ///      its coverage in the same call (`IVerificationRound.proveEquivocation`).
-    function slash(Job storage job, Submission storage sub, Settlement memory s, uint256 jobId, address verifier)
+    function slash(JobRecord storage job, Submission storage sub, Settlement memory s, uint256 jobId, address verifier)
         internal
     {
         if (block.timestamp > job.challengeDeadline) {

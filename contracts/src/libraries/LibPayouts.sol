@@ -7,7 +7,7 @@ import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 import {IJobManager} from "../interfaces/IJobManager.sol";
 // Types
 import {Bucket} from "../types/EscrowTypes.sol";
-import {Job} from "../types/JobTypes.sol";
+import {JobRecord} from "../types/JobTypes.sol";
 import {Role} from "../types/Role.sol";
 import {Seat, Settlement, Submission, seatedVerifiers} from "../types/SubmissionTypes.sol";
 
@@ -30,7 +30,7 @@ library LibPayouts {
     ///         pool instead (`PotShareToPool`), so no slash is ever credited to the job's own parties
     ///         (docs/SECURITY.md P-19).
     function distributePot(
-        Job storage job,
+        JobRecord storage job,
         Settlement memory s,
         uint256 jobId,
         uint256 pot,
@@ -74,7 +74,7 @@ library LibPayouts {
     ///         the dispute pot) and refunds its fee to the submitter.
     /// @return slashed Amount slashed (wei).
     function slashVerifier(
-        Job storage job,
+        JobRecord storage job,
         Submission storage sub,
         Settlement memory s,
         uint256 jobId,

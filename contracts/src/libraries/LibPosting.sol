@@ -11,7 +11,7 @@ import {IJobManagerErrors} from "../interfaces/IJobManagerErrors.sol";
 import {IShareRegistry} from "../interfaces/IShareRegistry.sol";
 // Types
 import {Bucket} from "../types/EscrowTypes.sol";
-import {Job, JobStatus, PostArgs} from "../types/JobTypes.sol";
+import {Job, JobRecord, JobStatus, PostArgs} from "../types/JobTypes.sol";
 import {Settlement} from "../types/SubmissionTypes.sol";
 
 /// @title LibPosting
@@ -67,7 +67,7 @@ library LibPosting {
     ///         TrainingAlreadyPosted on a twin of a live or paid job (P-26),
     ///         SegmentComputeAboveMax on a segment too costly to replay (P-19).
     function openJob(
-        Job storage job,
+        JobRecord storage job,
         IShareRegistry registry,
         PostArgs memory p,
         uint256 jobId,
@@ -79,16 +79,17 @@ library LibPosting {
         // SAFETY: trusted ShareRegistry, called before the job is written: it fixes whether the
         // job is its head's lineage job, paid only or a contribution (P-18, P-29), a kind the job
         // keeps in the word its status is in (no word of the registry's own).
-        job.kind = registry.recordPost(p.modelId, jobId, p.specHash, p.initHash, p.checkpointInterval, p.contribution);
+        // The registry's index of the model takes the modelId's word (no word of the job's own).
+        (job.kind, job.modelIndex) =
+            registry.recordPost(p.modelId, jobId, p.specHash, p.initHash, p.checkpointInterval, p.contribution);
         job.submitter = p.poster;
-        job.modelId = p.modelId;
         job.root = p.initHash;
         job.totalSteps = p.totalSteps;
         job.checkpointInterval = p.checkpointInterval;
         // The Job packs the reward into 96 bits (reverts SafeCastOverflowedUintDowncast above).
         job.reward = SafeCast.toUint96(p.reward);
         job.status = JobStatus.Open;
-        job.openDeadline = SafeCast.toUint40(block.timestamp + openWindow);
+        job.openDeadline = SafeCast.toUint32(block.timestamp + openWindow);
         // SAFETY: a rate is at most 10_000 bps (VerificationRound), below 2^16.
         // forge-lint: disable-next-line(unsafe-typecast)
         job.premiumBps = uint16(rateBps);
@@ -106,11 +107,41 @@ library LibPosting {
         );
     }
 
+    /// @notice The `Job` view of a stored `job`: its model index resolved to the model id at the
+    ///         `registry` (`modelAt`), its 32-bit times widened. A job never posted (status None)
+    ///         reads as all zeros.
+    /// @return view_ The job as `JobManager.getJob` returns it.
+    function jobView(JobRecord storage job, IShareRegistry registry) external view returns (Job memory view_) {
+        JobRecord memory stored = job;
+        if (stored.status == JobStatus.None) return view_;
+        view_ = Job({
+            submitter: stored.submitter,
+            reward: stored.reward,
+            solver: stored.solver,
+            totalSteps: stored.totalSteps,
+            checkpointInterval: stored.checkpointInterval,
+            status: stored.status,
+            kind: stored.kind,
+            committed: stored.committed,
+            // SAFETY: trusted ShareRegistry view; the index was listed for this job's model.
+            modelId: registry.modelAt(stored.modelIndex),
+            root: stored.root,
+            openDeadline: stored.openDeadline,
+            commitDeadline: stored.commitDeadline,
+            randomnessBlock: stored.randomnessBlock,
+            verdictDeadline: stored.verdictDeadline,
+            claimsDeadline: stored.claimsDeadline,
+            challengeDeadline: stored.challengeDeadline,
+            premiumBps: stored.premiumBps,
+            disputeId: stored.disputeId
+        });
+    }
+
     /// @notice Closes an Open job: cancelled by its submitter, or `expired` past its open deadline
     ///         (reverts OpenDeadlineNotPassed before). Nothing was spent: the whole escrow still
     ///         held (reward + V * verifierFee + the premium at the job's `premiumBps`, wei: its
     ///         forced-error premium unless a claim already pooled it) is credited back.
-    function closeOpen(Job storage job, Settlement memory s, uint256 jobId, bool expired) external {
+    function closeOpen(JobRecord storage job, Settlement memory s, uint256 jobId, bool expired) external {
         if (expired && block.timestamp <= job.openDeadline) {
             revert IJobManagerErrors.OpenDeadlineNotPassed(jobId, job.openDeadline, uint64(block.timestamp));
         }

@@ -12,7 +12,7 @@ import {IJobManager} from "../interfaces/IJobManager.sol";
 import {IJobManagerErrors} from "../interfaces/IJobManagerErrors.sol";
 // Types
 import {Bucket} from "../types/EscrowTypes.sol";
-import {Job, JobStatus, Verdict} from "../types/JobTypes.sol";
+import {JobRecord, JobStatus, Verdict} from "../types/JobTypes.sol";
 import {Role} from "../types/Role.sol";
 import {RoundOutcome} from "../types/RoundTypes.sol";
 import {LibStateHash} from "../types/StateHash.sol";
@@ -58,11 +58,11 @@ library LibSettlement {
     /// @notice A Claimed job past its commit deadline goes back to Open for another openWindow; its
     ///         solver is slashed into the jackpot pool (abandonment is never refunded to anyone the
     ///         solver may collude with; PROTOCOL.md 3.3, "Abandonment and locked stake").
-    function reopen(Job storage job, Settlement memory s, uint256 jobId) external {
+    function reopen(JobRecord storage job, Settlement memory s, uint256 jobId) external {
         address solver = job.solver;
         job.solver = address(0);
         job.commitDeadline = 0;
-        job.openDeadline = SafeCast.toUint40(block.timestamp + s.openWindow);
+        job.openDeadline = SafeCast.toUint32(block.timestamp + s.openWindow);
         job.status = JobStatus.Open;
         // SAFETY: trusted StakeManager; the slashed tokens arrive at the Escrow and join the pool.
         uint256 slashed = LibPayouts.slashInto(s, solver, Role.Solver, Bucket.Jackpot);
@@ -74,7 +74,7 @@ library LibSettlement {
     ///         while the job is Verifying (`LibEquivocation.slash`).
     /// @dev Reverts NotVerificationRound, SubmissionNotActive, UnexpectedJobStatus.
     function slashEquivocation(
-        mapping(uint256 jobId => Job job) storage jobs,
+        mapping(uint256 jobId => JobRecord job) storage jobs,
         mapping(SubmissionId submissionId => Submission submission) storage submissions,
         Settlement memory s,
         SubmissionId submissionId,
@@ -84,7 +84,7 @@ library LibSettlement {
             revert IJobManagerErrors.NotVerificationRound(msg.sender);
         }
         uint256 jobId = submissionId.jobIdOf();
-        Job storage job = jobs[jobId];
+        JobRecord storage job = jobs[jobId];
         address solver = submissionId.solverOf();
         if (solver == address(0) || job.solver != solver) revert IJobManagerErrors.SubmissionNotActive(submissionId);
         if (job.status != JobStatus.Verifying) revert IJobManagerErrors.UnexpectedJobStatus(jobId, job.status);
@@ -101,7 +101,7 @@ library LibSettlement {
     ///         (a revealed reject is never forgiven, P-34) and then expires it (`expire`).
     /// @return reassigned True if fresh verifiers are to be drawn (the round must be reset).
     /// @return kept Seats kept for the next draw (they revealed).
-    function settleUnverified(Job storage job, Submission storage sub, Settlement memory s, uint256 jobId)
+    function settleUnverified(JobRecord storage job, Submission storage sub, Settlement memory s, uint256 jobId)
         external
         returns (bool reassigned, uint256 kept)
     {
@@ -112,8 +112,8 @@ library LibSettlement {
         }
         uint24 reassignment = ++sub.reassignments;
         uint64 randomnessBlock = uint64(block.number + 1);
-        job.randomnessBlock = SafeCast.toUint40(randomnessBlock);
-        job.commitDeadline = SafeCast.toUint40(block.timestamp);
+        job.randomnessBlock = SafeCast.toUint32(randomnessBlock);
+        job.commitDeadline = SafeCast.toUint32(block.timestamp);
         job.status = JobStatus.Committed;
         emit IJobManager.VerifiersReassigning(jobId, reassignment, randomnessBlock);
         address[] memory verifiers = seatedVerifiers(sub, s);
@@ -128,7 +128,7 @@ library LibSettlement {
     ///         sample another seat replayed forfeits, P-33), the seats that revealed are released
     ///         with their fee, the reward and the other fees go back to the submitter and the
     ///         solver, never proven wrong, is unlocked.
-    function expire(Job storage job, Submission storage sub, Settlement memory s, uint256 jobId) external {
+    function expire(JobRecord storage job, Submission storage sub, Settlement memory s, uint256 jobId) external {
         job.status = JobStatus.Expired;
         uint256 openMask = sub.disputedMask;
         sub.disputedMask = 0;
@@ -149,7 +149,7 @@ library LibSettlement {
     /// @return closed True if the job was rejected or finalized here (nothing left to finalize or
     ///         dispute).
     function settleRound(
-        Job storage job,
+        JobRecord storage job,
         Submission storage sub,
         Settlement memory s,
         uint256 jobId,
@@ -168,7 +168,7 @@ library LibSettlement {
     ///         their wallets (`IEscrow.pay`), unlocks their stakes and reports the job to the
     ///         ShareRegistry, which mints its verified compute as ownership shares to the solver if
     ///         the job extends the model's lineage.
-    function finalizeJob(Job storage job, Submission storage sub, Settlement memory s, uint256 jobId) external {
+    function finalizeJob(JobRecord storage job, Submission storage sub, Settlement memory s, uint256 jobId) external {
         _finalizeJob(job, sub, s, jobId, _noCatches());
     }
 
@@ -183,7 +183,7 @@ library LibSettlement {
     /// @return opened False if no disputed sample has a challenger left (the disputed set is then
     ///         empty and the caller finalizes the job).
     function openDispute(
-        Job storage job,
+        JobRecord storage job,
         Submission storage sub,
         Settlement memory s,
         mapping(uint256 disputeId => SubmissionId submissionId) storage disputeSubmissions,
@@ -222,7 +222,7 @@ library LibSettlement {
     /// @notice Opens the adjudicator's dispute on sample `sampleIndex` against `challenger` and
     ///         records whether its ruling binds only that challenger.
     function _callAdjudicator(
-        Job storage job,
+        JobRecord storage job,
         Submission storage sub,
         Settlement memory s,
         IAdjudicator adjudicator,
@@ -251,7 +251,7 @@ library LibSettlement {
     ///         challenger loses (`_settleValid`) and the sample stays disputed while another
     ///         challenger of it has not played: the next `finalize` opens that one's game.
     function settleDispute(
-        Job storage job,
+        JobRecord storage job,
         Submission storage sub,
         Settlement memory s,
         uint256 jobId,
@@ -281,7 +281,7 @@ library LibSettlement {
     ///         collect the seats' stakes, docs/SECURITY.md P-19); their fee goes back to the
     ///         submitter if `refundFees` (else it stays held for reassigned verifiers).
     function _settleMissedVerdicts(
-        Job storage job,
+        JobRecord storage job,
         Submission storage sub,
         Settlement memory s,
         uint256 jobId,
@@ -308,7 +308,7 @@ library LibSettlement {
     ///         accomplice), releases the verifiers still standing with their fee (the job locked
     ///         their stake) and rejects the job. Missed verdicts are settled before.
     function _faultSolver(
-        Job storage job,
+        JobRecord storage job,
         Submission storage sub,
         Settlement memory s,
         uint256 jobId,
@@ -341,7 +341,7 @@ library LibSettlement {
     ///         back with its seat's unlock (docs/SECURITY.md, "Gas cuts"); otherwise the catches are
     ///         paid now, each its jackpot, and their bonds unlocked.
     /// @return finalized True if the job was finalized here.
-    function _settleForced(Job storage job, Submission storage sub, Settlement memory s, uint256 jobId, uint256 f)
+    function _settleForced(JobRecord storage job, Submission storage sub, Settlement memory s, uint256 jobId, uint256 f)
         internal
         returns (bool finalized)
     {
@@ -373,7 +373,7 @@ library LibSettlement {
     ///         into the jackpot pool and closes them on `f`.
     /// @return slashed Total slashed (wei).
     function _slashForcedApprovers(
-        Job storage job,
+        JobRecord storage job,
         Submission storage sub,
         Settlement memory s,
         uint256 jobId,
@@ -499,7 +499,7 @@ library LibSettlement {
     /// @return pot Slashes and forfeited bonds (wei).
     /// @return winners The solver and the approvers of the sample.
     function _settleValid(
-        Job storage job,
+        JobRecord storage job,
         Submission storage sub,
         Settlement memory s,
         uint256 jobId,
@@ -561,7 +561,7 @@ library LibSettlement {
     /// @return pot Slashes (wei); no bond is forfeited on this side.
     /// @return winners Rejecters of the sample and challengers of its approvals (one entry per bond).
     function _settleInvalid(
-        Job storage job,
+        JobRecord storage job,
         Submission storage sub,
         Settlement memory s,
         uint256 jobId,
@@ -588,7 +588,7 @@ library LibSettlement {
     /// @return pot Slashes (wei).
     /// @return winners Rejecters of the sample and challengers of its approvals.
     function _judgeInvalidSample(
-        Job storage job,
+        JobRecord storage job,
         Submission storage sub,
         Settlement memory s,
         uint256 jobId,
@@ -633,7 +633,7 @@ library LibSettlement {
     ///         Assigned ones when the solver posted no claims) with their fee, and refunds the
     ///         reward and remaining fees to the submitter.
     function _closeRejected(
-        Job storage job,
+        JobRecord storage job,
         Submission storage sub,
         Settlement memory s,
         uint256 jobId,
@@ -658,7 +658,7 @@ library LibSettlement {
     ///         wallets, unlocks their stakes (a catch's reject bond with it) and reports the job to
     ///         the ShareRegistry.
     function _finalizeJob(
-        Job storage job,
+        JobRecord storage job,
         Submission storage sub,
         Settlement memory s,
         uint256 jobId,
@@ -679,7 +679,7 @@ library LibSettlement {
         // Shares only for a job that extends the model's lineage (P-18, P-26); the amount minted is
         // announced by the registry's own events, nothing here depends on it.
         // slither-disable-next-line unused-return
-        s.shareRegistry.recordFinalized(job.modelId, jobId, job.kind, job.totalSteps);
+        s.shareRegistry.recordFinalized(job.modelIndex, jobId, job.kind, job.totalSteps);
     }
 
     /// @notice Pays its fee to each seat of status `standing` straight to its wallet (an abstaining
@@ -691,7 +691,7 @@ library LibSettlement {
     ///         catch's bond), or 0 for a seat not paid (unlock them with `LibPayouts.releaseSeats`
     ///         after the other state changes).
     function _payStanding(
-        Job storage job,
+        JobRecord storage job,
         Submission storage sub,
         Settlement memory s,
         SeatStatus standing,

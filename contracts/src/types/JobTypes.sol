@@ -110,16 +110,8 @@ struct Params {
 ///        still holds it (0 once a claim pooled it or the job was closed): the premium is
 ///        ceil(premiumBps * V * jackpot / 10_000) wei, so the word of the deadlines carries it.
 /// @param disputeId Adjudicator dispute id of the latest dispute (0 if none).
-/// @dev Packed into 5 storage words written on the happy path (was 11) and one more for disputes:
-///      [submitter, reward], [solver, totalSteps, checkpointInterval, status, kind, committed],
-///      modelId, root, [the six times and the premium rate], disputeId. `postJob` writes 5 words
-///      instead of 8, every later deadline lands in the word `postJob` created, and the commit
-///      rewrites the root's word instead of creating one. The spec hash
-///      (keccak256 of the canonical JSON job spec) is in the `JobPosted` event only: no contract
-///      reads it, and the ShareRegistry keeps the training key it is part of (P-26). The solver stays
-///      the low 20 bytes of word 1 (tests read it with vm.load). The post kind rides in that word
-///      too: the ShareRegistry keeps no word per job for it (docs/SECURITY.md, "Gas cuts"). reward < 2**96 wei and times and
-///      blocks < 2**40 (year 36812): writes go through SafeCast, which reverts above.
+/// @dev The view of a `JobRecord`, the stored form (`JobManager.getJob` resolves its model index to
+///      the model id and widens its times): the ABI every client decodes is unchanged.
 struct Job {
     address submitter;
     uint96 reward;
@@ -138,6 +130,41 @@ struct Job {
     uint40 claimsDeadline;
     uint40 challengeDeadline;
     uint16 premiumBps;
+    uint256 disputeId;
+}
+
+/// @notice A training job as the JobManager stores it: a `Job` whose model is the ShareRegistry's
+///         index of the model (`modelAt`) instead of its 32-byte id.
+/// @dev Packed into 4 storage words written on the happy path (was 11) and one more for disputes:
+///      [submitter, reward], [solver, totalSteps, checkpointInterval, status, kind, committed],
+///      root, [the six times, the premium rate and the model index], disputeId. `postJob` writes 4
+///      words, every later deadline lands in the word `postJob` created, and the commit rewrites
+///      the root's word instead of creating one. The model id takes no word of its own: the
+///      ShareRegistry lists every model once, and the job keeps its 32-bit index in the times'
+///      word (docs/SECURITY.md, "Gas cuts"). The spec hash (keccak256 of the canonical JSON job
+///      spec) is in the `JobPosted` event only: no contract reads it, and the ShareRegistry keeps
+///      the training key it is part of (P-26). The solver stays the low 20 bytes of word 1 (tests
+///      read it with vm.load). The post kind rides in that word too: the ShareRegistry keeps no
+///      word per job for it. reward < 2**96 wei, times (seconds) and blocks < 2**32 (year 2106,
+///      and 1,600 years of 12-second blocks): writes go through SafeCast, which reverts above.
+struct JobRecord {
+    address submitter;
+    uint96 reward;
+    address solver;
+    uint32 totalSteps;
+    uint32 checkpointInterval;
+    JobStatus status;
+    PostKind kind;
+    bool committed;
+    bytes32 root;
+    uint32 openDeadline;
+    uint32 commitDeadline;
+    uint32 randomnessBlock;
+    uint32 verdictDeadline;
+    uint32 claimsDeadline;
+    uint32 challengeDeadline;
+    uint16 premiumBps;
+    uint32 modelIndex;
     uint256 disputeId;
 }
 
