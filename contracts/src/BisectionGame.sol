@@ -14,7 +14,7 @@ import {IStepAdjudicator, IStepParent} from "./interfaces/IStepAdjudicator.sol";
 // Types
 import {Bucket} from "./types/EscrowTypes.sol";
 import {Game, GameStatus, Side} from "./types/BisectionTypes.sol";
-import {Job, Verdict} from "./types/JobTypes.sol";
+import {RoundJob, Verdict} from "./types/JobTypes.sol";
 
 /// @title BisectionGame
 /// @notice Bisection dispute game of docs/DISPUTES.md, an `IAdjudicator` for the JobManager. The
@@ -91,8 +91,8 @@ contract BisectionGame is ReentrancyGuardTransient, IBisectionGame {
         if (msg.sender != address(_JOB_MANAGER)) revert NotJobManager(msg.sender);
         if (challenger == address(0)) revert ChallengerNotFound(jobId, segment);
         challengerOnly = true;
-        // SAFETY: trusted JobManager view.
-        Job memory job = _JOB_MANAGER.getJob(jobId);
+        // SAFETY: trusted JobManager view (the lean one: solver and k, no model id resolved).
+        RoundJob memory job = _JOB_MANAGER.roundJobOf(jobId);
         disputeId = ++_gameCount;
         Game storage game = _games[disputeId];
         game.jobId = jobId;
