@@ -98,6 +98,48 @@ def _revert_data(exc: BaseException) -> bytes | str | None:
     return None
 
 
+ACCESS_LIST_MIN_KEYS_OF_WARM = 25
+"""Storage keys of an address that is warm anyway (the sender, the target) below which listing it
+costs more than it saves: its entry costs 2,400 gas and each key saves at most 100-200."""
+
+PRECOMPILE_ADDRESS_BOUND = 0x100
+"""Addresses below this are precompiles (warm from the start of every transaction, EIP-2929)."""
+
+
+def useful_access_list(
+    entries: Sequence[Any], sender: str, target: str | None
+) -> list[dict[str, Any]]:
+    """The entries of an ``eth_createAccessList`` answer worth sending (EIP-2930): every account
+    and storage key the call touches, less what is warm anyway.
+
+    An entry costs 2,400 gas per address and 1,900 per storage key, paid up front; each listed
+    address then saves 2,500 gas of its first access (2,600 cold) and each key 2,000 of its
+    first read or 2,100 of its first write (EIP-2929), so a touched entry saves 100-200 gas. The
+    sender and the target (and the precompiles) are warm from the start: listing one pays 2,400
+    for nothing but its keys, so it is dropped unless it has at least
+    `ACCESS_LIST_MIN_KEYS_OF_WARM` keys.
+
+    Args:
+        entries: the answer's ``accessList`` (``address`` and ``storageKeys`` per entry).
+        sender: the transaction's ``from``.
+        target: its ``to`` (None for a deployment).
+
+    Returns:
+        The entries to send, as ``{"address", "storageKeys"}`` dicts.
+    """
+    warm = {sender.lower(), (target or "").lower()}
+    out: list[dict[str, Any]] = []
+    for entry in entries:
+        address = str(entry["address"])
+        keys = [HexBytes(k).to_0x_hex() for k in entry.get("storageKeys", [])]
+        if int(address, 16) < PRECOMPILE_ADDRESS_BOUND:
+            continue
+        if address.lower() in warm and len(keys) < ACCESS_LIST_MIN_KEYS_OF_WARM:
+            continue
+        out.append({"address": to_checksum_address(address), "storageKeys": keys})
+    return out
+
+
 class Transport:
     """Signed JSON-RPC transport of one account.
 
@@ -109,6 +151,9 @@ class Transport:
         poll_latency: seconds between receipt polls.
         gas_multiplier: safety factor applied to ``eth_estimateGas``.
         approve_max: when auto-approving, approve ``MAX_UINT256`` instead of the exact amount.
+        access_lists: send each transaction with the EIP-2930 access list the node computes for
+            it (``eth_createAccessList``, `useful_access_list`): 100-200 gas less per account
+            and storage word it touches; a node that cannot compute one gets none.
         w3: an existing `Web3` to reuse (tests); built from ``rpc_url`` otherwise.
 
     Raises:
@@ -125,6 +170,7 @@ class Transport:
         poll_latency: float = 0.1,
         gas_multiplier: float = 1.25,
         approve_max: bool = False,
+        access_lists: bool = True,
         w3: Web3 | None = None,
     ) -> None:
         self.rpc_url = rpc_url
@@ -146,6 +192,7 @@ class Transport:
         self.poll_latency = poll_latency
         self.gas_multiplier = gas_multiplier
         self.approve_max = approve_max
+        self.access_lists = access_lists
         self._lock = threading.RLock()
         self._nonce: int | None = None
         self._is_anvil: bool | None = None
@@ -355,6 +402,10 @@ class Transport:
                     params: dict[str, Any] = {"value": 0, **cast(dict[str, Any], tx)}
                     params["from"] = self.account.address
                     params["chainId"] = self.chain_id
+                    if self.access_lists and "accessList" not in params:
+                        listed = self._access_list(params)
+                        if listed:
+                            params["accessList"] = listed
                     if "gas" not in params:
                         estimate = self.w3.eth.estimate_gas(cast(TxParams, params))
                         params["gas"] = int(estimate * self.gas_multiplier) + 10_000
@@ -373,6 +424,20 @@ class Transport:
                 self._nonce = int(params["nonce"]) + 1
                 break
         return self.wait(tx_hash, params, contract)
+
+    def _access_list(self, params: dict[str, Any]) -> list[dict[str, Any]]:
+        """`useful_access_list` of the node's ``eth_createAccessList`` for ``params`` at the
+        latest block; empty when the node cannot compute one (an RPC without the method, or a
+        call that reverts: the gas estimate then reports the revert)."""
+        call = {k: params[k] for k in ("from", "to", "data", "value") if k in params}
+        try:
+            answer = self.w3.eth.create_access_list(cast(TxParams, call), "latest")
+        except Exception as exc:  # any failure only means no list: the send goes on without
+            logger.debug("no access list: %s", exc)
+            return []
+        return useful_access_list(
+            answer.get("accessList", []), str(params["from"]), params.get("to")
+        )
 
     def wait(
         self,

@@ -302,6 +302,8 @@ def _verdicts(session: Session, ev: Event) -> None:
     a = ev.args
     row = _get(session, Assignment, int(a["jobId"]), a["verifier"], sample_mask=0, bond=0)
     if ev.name == "VerdictsSubmitted":
+        # A revealed seat sealed first; a signed reveal emits no VerdictsCommitted.
+        row.sealed = True
         row.approvals = submitted_approvals(a)
         row.bond = int(a["bond"])
     elif ev.name == "VerdictsAbstained":

@@ -29,7 +29,7 @@ from chain.types import (
     RoundView,
     RoundWindows,
 )
-from veritrain.commitments import bytes32_arg, claims_hash, sample_hash
+from veritrain.commitments import bytes32_arg, claims_hash, sample_hash, verdict_commitment
 from veritrain.forced import bonded_rejects, verdict_approvals
 from veritrain.merkle import claim_end_proofs
 
@@ -340,12 +340,15 @@ class RoundFacade(ContractFacade):
         self, submission_id: bytes, *, span: int = 2000
     ) -> dict[str, tuple[bytes, bytes]]:
         """Every seal the chain carries for a submission, read from its ``VerdictsCommitted``
-        events and the calldata of the transactions that emitted them: lower-case seat address
-        -> ``(commitment, signature)``. The signature is that of the seal in a
-        ``commitVerdictsFor`` or ``revealVerdictsSigned`` call, and empty for a seal the seat
-        stored with its own ``commitVerdicts`` (``proveEquivocation`` then checks against the
-        stored one); a call made through another contract, which this facade cannot decode,
-        also gives an empty signature. A seat after a reassignment keeps its last seal.
+        events, the ``VerdictsRevealed`` events of ``revealVerdictsSigned`` (which stores and
+        emits no seal: its seal is recomputed from the opening in the call's calldata,
+        `veritrain.commitments.verdict_commitment`) and the calldata of the transactions that
+        emitted them: lower-case seat address -> ``(commitment, signature)``. The signature is
+        that of the seal in a ``commitVerdictsFor`` or ``revealVerdictsSigned`` call, and empty
+        for a seal the seat stored with its own ``commitVerdicts`` (``proveEquivocation`` then
+        checks against the stored one); a call made through another contract, which this facade
+        cannot decode, also gives an empty signature (and no seal, for a signed reveal). A seat
+        after a reassignment keeps its last seal.
 
         Args:
             submission_id: the submission.
@@ -356,18 +359,27 @@ class RoundFacade(ContractFacade):
         """
         sid = bytes(submission_id)
         seals: dict[str, tuple[bytes, bytes]] = {}
-        signatures: dict[str, dict[str, bytes]] = {}
-        for event in self._round_events(sid, "VerdictsCommitted", span):
+        openings: dict[str, dict[str, tuple[bytes, bytes]]] = {}
+        for event in self._round_events(sid, ("VerdictsCommitted", "VerdictsRevealed"), span):
             verifier = str(event.args["verifier"]).lower()
-            if event.tx_hash not in signatures:
-                signatures[event.tx_hash] = self._seal_signatures(event.tx_hash, sid)
-            signature = signatures[event.tx_hash].get(verifier, _NO_SIGNATURE)
-            seals[verifier] = (bytes(event.args["commitment"]), signature)
+            if event.tx_hash not in openings:
+                openings[event.tx_hash] = self._seal_openings(event.tx_hash, sid)
+            opened = openings[event.tx_hash].get(verifier)
+            if event.event == "VerdictsCommitted":
+                signature = opened[1] if opened is not None else _NO_SIGNATURE
+                seals[verifier] = (bytes(event.args["commitment"]), signature)
+            elif opened is not None and opened[0]:
+                # A signed reveal: its seal is only in the call (an own reveal's was emitted).
+                seals[verifier] = opened
         return seals
 
-    def _round_events(self, sid: bytes, name: str, span: int) -> Iterator[DecodedEvent]:
-        """The submission's events ``name`` in chain order, from the block of its claims (none
-        before them) to the latest, ``span`` blocks per ``eth_getLogs`` request."""
+    def _round_events(
+        self, sid: bytes, name: str | Sequence[str], span: int
+    ) -> Iterator[DecodedEvent]:
+        """The submission's events ``name`` (one name or several) in chain order, from the
+        block of its claims (none before them) to the latest, ``span`` blocks per
+        ``eth_getLogs`` request."""
+        names = [name] if isinstance(name, str) else list(name)
         start = self.round_of(sid).claims_block
         if start == 0:
             return
@@ -376,13 +388,15 @@ class RoundFacade(ContractFacade):
         while block <= latest:
             last = min(latest, block + span - 1)
             yield from self._client.event_logs(
-                self.contract, [name], block, last, int.from_bytes(sid, "big")
+                self.contract, names, block, last, int.from_bytes(sid, "big")
             )
             block = last + 1
 
-    def _seal_signatures(self, tx_hash: str, sid: bytes) -> dict[str, bytes]:
-        """The seal signatures a ``commitVerdictsFor`` or ``revealVerdictsSigned`` transaction
-        carried for ``sid``, by lower-case seat address (empty for any other call)."""
+    def _seal_openings(self, tx_hash: str, sid: bytes) -> dict[str, tuple[bytes, bytes]]:
+        """The seals a ``commitVerdictsFor`` or ``revealVerdictsSigned`` transaction carried for
+        ``sid``, by lower-case seat address: ``(commitment, signature)``, the commitment empty
+        for ``commitVerdictsFor`` (its ``VerdictsCommitted`` event has it) and recomputed from
+        the opening for ``revealVerdictsSigned``; empty for any other call."""
         to, data = self._client.transaction_call(tx_hash)
         if to is None or to.lower() != str(self.contract.address).lower():
             return {}
@@ -394,18 +408,22 @@ class RoundFacade(ContractFacade):
             return {}
         if fn.fn_name == "commitVerdictsFor":
             return {
-                str(v).lower(): bytes(sig)
+                str(v).lower(): (b"", bytes(sig))
                 for v, sig in zip(args["verifiers"], args["signatures"], strict=True)
             }
         if fn.fn_name == "revealVerdictsSigned":
-            out: dict[str, bytes] = {}
+            job_id = int.from_bytes(sid, "big") >> 160
+            out: dict[str, tuple[bytes, bytes]] = {}
             for entry in args["reveals"]:
-                verifier, signature = (
-                    (entry["verifier"], entry["signature"])
+                verifier, ends, salt, signature = (
+                    (entry["verifier"], entry["ends"], entry["salt"], entry["signature"])
                     if isinstance(entry, dict)
-                    else (entry[0], entry[3])
+                    else (entry[0], entry[1], entry[2], entry[3])
                 )
-                out[str(verifier).lower()] = bytes(signature)
+                commitment = verdict_commitment(
+                    job_id, str(verifier), [bytes(e) for e in ends], bytes(salt)
+                )
+                out[str(verifier).lower()] = (commitment, bytes(signature))
             return out
         return {}
 

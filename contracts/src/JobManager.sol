@@ -622,7 +622,10 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
 
     /// @inheritdoc IJobManager
     function disputedMaskOf(uint256 jobId) external view returns (uint256 mask) {
-        mask = _active(jobId, _jobs[jobId]).disputedMask;
+        JobRecord storage job = _jobs[jobId];
+        // A finalized job has none; a forced error's settlement that finalizes leaves the word as
+        // it was (LibSettlement `_settleForced`).
+        if (job.status != JobStatus.Finalized) mask = _active(jobId, job).disputedMask;
     }
 
     /// @inheritdoc IJobManager

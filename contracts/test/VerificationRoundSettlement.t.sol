@@ -146,6 +146,26 @@ contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
         _assertEscrowSolvent();
     }
 
+    /// @notice A forced error caught by every seat finalizes in its settlement without writing the
+    ///         seats or the submission's word (docs/SECURITY.md, "Gas cuts"): the job reads as
+    ///         Finalized with nothing disputed (`disputedMaskOf` is 0, though the word still holds
+    ///         the forced sample's bit), and each seat keeps the verdicts it revealed.
+    function test_finalize_forcedCaught_endsWithNothingDisputed_succeeds() public {
+        _fund(100e18);
+        for (uint256 i; i < 3; ++i) {
+            _submit(jobId, verifiers[i], uint256(1) << f);
+        }
+        _passChallengeWindow(jobId);
+        assertEq(jobManager.disputedMaskOf(jobId), uint256(1) << f, "the forced sample is disputed");
+        jobManager.finalize(jobId);
+        assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
+        assertEq(jobManager.disputedMaskOf(jobId), 0, "a finalized job has nothing disputed");
+        for (uint256 i; i < 3; ++i) {
+            assertEq(uint8(jobManager.verdictOf(jobId, verifiers[i])[f]), uint8(Verdict.Reject), "revealed verdict");
+            assertEq(_locked(verifiers[i], Role.Verifier), 0, "seat and bond unlocked");
+        }
+    }
+
     /// @notice Caught and final in one call (docs/SECURITY.md, "Gas cuts"): when the forced error
     ///         leaves nothing disputed, each catching seat gets its fee, bond and jackpot in one token
     ///         transfer (the jackpots move into Bucket.Escrowed first), not a transfer for its bond

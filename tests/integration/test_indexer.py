@@ -213,6 +213,31 @@ def test_an_equivocation_is_indexed_as_a_slash_of_its_job(
     ) in texts
 
 
+def test_a_signed_reveal_marks_every_seat_sealed(
+    anvil: Anvil, protocol: Deployment, client_factory
+) -> None:
+    """``revealVerdictsSigned`` emits no ``VerdictsCommitted`` (its seals are only in its
+    calldata): the index still marks each of its seats sealed, from ``VerdictsSubmitted``."""
+    from chain.seals import SignedReveal
+    from indexer.models import Assignment
+    from tests.integration.test_chain_equivocation import _claimed_job
+
+    job_id, sid, claimed, seats, solver, _p = _claimed_job(client_factory)
+    reveals = []
+    for seat in seats:
+        salt = new_salt()
+        seal = seat.round.sign_seal(sid, verdict_commitment(job_id, seat.address, claimed, salt))
+        reveals.append(SignedReveal(seat.address, tuple(claimed), salt, seal.signature))
+    solver.round.reveal_verdicts_signed(sid, reveals)
+    index = Index.open("sqlite://", binding_of(solver))
+    Indexer(index, solver).sync()
+    with index.reader() as s:
+        rows = list(s.scalars(select(Assignment).where(Assignment.job_id == job_id)))
+        assert {(r.verifier, r.sealed) for r in rows} == {(x.address, True) for x in seats}
+        assert not any(e.name == "VerdictsCommitted" for e in s.scalars(select(Event)))
+    index.close()
+
+
 def test_rpc_outage_is_survived(anvil: Anvil, protocol: Deployment, client_factory) -> None:
     proxy = RpcProxy(anvil.rpc_url)
     proxy.start()

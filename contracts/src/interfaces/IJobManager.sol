@@ -540,7 +540,9 @@ interface IJobManager is IJobManagerErrors {
     /// @param verifier Verifier.
     /// @return assigned True iff `verifier` is one of the submission's current verifiers (its seat
     ///         is Assigned or Submitted: a draw seats new verifiers as Assigned, a reassignment keeps
-    ///         exactly the Submitted seats and marks the silent ones Missed).
+    ///         exactly the Submitted seats and marks the silent ones Missed). Once the job has ended
+    ///         it stays what it was at the end: a seat that stood to the end is still assigned (the
+    ///         job's status says it was released).
     /// @return sampleMask Bit i set = sample i is in the seat's own draw (zero if no seat).
     /// @return revealed True once the seat's verdicts were recorded (never cleared).
     /// @return seats Number of current verifiers.

@@ -102,7 +102,8 @@ interface IVerificationRound {
     event ClaimsPosted(
         SubmissionId indexed submissionId, bytes32 secretCommitment, bytes32[] startHashes, bytes32[] endHashes
     );
-    /// @notice A verifier sealed its verdicts.
+    /// @notice A verifier sealed its verdicts on chain (`commitVerdicts`, `commitVerdictsFor`; a seal
+    ///         `revealVerdictsSigned` checks is only in that call's calldata).
     event VerdictsCommitted(SubmissionId indexed submissionId, address indexed verifier, bytes32 commitment);
     /// @notice A verifier revealed the end state hashes it replayed. The verdicts they imply
     ///         (approve sample j iff ends[j] == endHashes[j] of `ClaimsPosted`) are recorded at the
@@ -253,7 +254,8 @@ interface IVerificationRound {
     /// @notice Anyone seals and reveals the verdicts of EVERY seat in one transaction, storing no
     ///         seal: each entry's seal is recomputed from its opening, keccak256(abi.encode(jobId,
     ///         verifier, ends, salt)), its EIP-712 signature checked over it as in
-    ///         `commitVerdictsFor` (`VerdictsCommitted` is emitted with it), and its reveal recorded
+    ///         `commitVerdictsFor` (no `VerdictsCommitted`: the seal is the hash of the opening in
+    ///         this call's calldata, its ends in the seat's `VerdictsRevealed`), and its reveal recorded
     ///         exactly as by `revealVerdicts` from that seat (its reject bonds are locked from that
     ///         seat's stake). Only while no seat of the draw has sealed on chain (else SealsOnChain) and by
     ///         the verdict deadline, so no seat is left that could seal after seeing these ends; the

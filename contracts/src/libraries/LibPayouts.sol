@@ -9,7 +9,7 @@ import {IJobManager} from "../interfaces/IJobManager.sol";
 import {Bucket} from "../types/EscrowTypes.sol";
 import {JobRecord} from "../types/JobTypes.sol";
 import {Role} from "../types/Role.sol";
-import {Seat, Settlement, Submission, seatedVerifiers} from "../types/SubmissionTypes.sol";
+import {Settlement, Submission, seatedVerifiers} from "../types/SubmissionTypes.sol";
 
 /// @title LibPayouts
 /// @notice How settlement moves tokens: slashes booked into an Escrow bucket, stake unlocks, fees,
@@ -160,23 +160,6 @@ library LibPayouts {
     function refundFee(Submission storage sub, Settlement memory s, address submitter, uint256 amount) internal {
         sub.feesHeld = SafeCast.toUint120(sub.feesHeld - amount);
         credit(s, Bucket.Escrowed, submitter, amount);
-    }
-
-    /// @notice Takes one verifier fee out of the job's held fees for the verifier of `seat`, or
-    ///         credits it back to `submitter` when that verifier abstained on any sample: a fee pays
-    ///         for a complete check (P-20).
-    /// @return fee What the verifier is owed from Bucket.Escrowed (wei): verifierFee, or 0 if it
-    ///         abstained. The caller pays it (`pay`).
-    function takeFee(Submission storage sub, Settlement memory s, address submitter, Seat storage seat)
-        internal
-        returns (uint256 fee)
-    {
-        if (seat.abstainMask != 0) {
-            refundFee(sub, s, submitter, s.verifierFee);
-            return 0;
-        }
-        fee = s.verifierFee;
-        sub.feesHeld = SafeCast.toUint120(sub.feesHeld - fee);
     }
 
     /// @notice Returns one whistleblower's challenge bond to `account` as credit (challenge bonds

@@ -133,9 +133,8 @@ library LibSettlement {
         uint256 openMask = sub.disputedMask;
         sub.disputedMask = 0;
         if (openMask != 0) _returnOpenBonds(sub, s, jobId, openMask);
-        uint256[] memory release = _payStanding(job, sub, s, SeatStatus.Submitted, _noCatches());
-        uint256 refund = job.reward + sub.feesHeld;
-        sub.feesHeld = 0;
+        (uint256[] memory release, uint256 feesLeft) = _payStanding(sub, s, SeatStatus.Submitted, _noCatches());
+        uint256 refund = job.reward + feesLeft;
         emit IJobManager.JobExpired(jobId, refund);
         LibPayouts.credit(s, Bucket.Escrowed, job.submitter, refund);
         LibPayouts.unlock(s, job.solver, Role.Solver);
@@ -348,19 +347,27 @@ library LibSettlement {
         uint256 slashed = _slashForcedApprovers(job, sub, s, jobId, f);
         (uint256 paid, bool disputed, Catches memory catches) =
             _payForced(sub, s, LibSubmission.id(jobId, job.solver), f);
-        if (!disputed) sub.disputedMask &= ~(uint64(1) << f);
+        uint64 disputedMask = sub.disputedMask;
+        if (!disputed) disputedMask &= ~(uint64(1) << f);
         emit IJobManager.ForcedErrorSettled(jobId, f, slashed, paid);
-        if (sub.disputedMask == 0) {
+        if (disputedMask == 0) {
             // Nothing to dispute: `finalize` would finalize next (`_closeOrDispute`), so it happens
-            // here, with the catches' jackpots taken from the pool now and paid with the fees.
+            // here, with the catches' jackpots taken from the pool now and paid with the fees. The
+            // submission's word and the catches' seats are left as they are: the job ends here.
             // SAFETY: trusted Escrow; catches.total <= the pool read by `_payForced`.
             if (catches.total != 0) s.escrow.move(Bucket.Jackpot, Bucket.Escrowed, catches.total);
             _finalizeJob(job, sub, s, jobId, catches);
             return true;
         }
+        sub.disputedMask = disputedMask;
         address[] memory verifiers = seatedVerifiers(sub, s);
         for (uint256 i; catches.mask >> i != 0; ++i) {
             if ((catches.mask >> i) & 1 == 1) {
+                // The catch's verdict on f becomes an approval of the true end, so the disputes
+                // still to come count it with the approvers.
+                // SAFETY: f < samplesPerJob <= 64.
+                // forge-lint: disable-next-line(unsafe-typecast)
+                sub.seats[verifiers[i]].rejectMask &= ~uint64(uint256(1) << f);
                 // SAFETY: trusted Escrow and StakeManager; the jackpot to the wallet, the reject
                 // bond unlocked from the seat's stake.
                 LibPayouts.pay(s, Bucket.Jackpot, verifiers[i], catches.jackpots[i]);
@@ -432,7 +439,8 @@ library LibSettlement {
     }
 
     /// @notice Who wins forced sample `f`'s jackpot through `verifier`'s seat: the seat itself if it
-    ///         rejected `f` with the solver's true end (its verdict on `f` becomes an approval), the
+    ///         rejected `f` with the solver's true end (`_settleForced` turns its verdict on `f` into
+    ///         an approval when a dispute follows), the
     ///         whistleblower of its approval of `f` if any (closed on `f`), else nobody. A rejecter's
     ///         end matches as in `IVerificationRound.forcedEndMatches`: its seat's tag equals
     ///         `trueTag` (the true end's tag, `LibStateHash.endTag`), read here from the seat's word,
@@ -462,9 +470,8 @@ library LibSettlement {
                 emit IJobManager.ForcedEndDisputed(submissionId.jobIdOf(), f, verifier);
                 return (address(0), true);
             }
-            // SAFETY: f < samplesPerJob <= 64.
-            // forge-lint: disable-next-line(unsafe-typecast)
-            seat.rejectMask &= ~uint64(uint256(1) << f);
+            // A catch: `_settleForced` turns its verdict on f into an approval unless the job ends
+            // there.
             return (verifier, false);
         }
         if (verdict == Verdict.Approve) {
@@ -640,9 +647,8 @@ library LibSettlement {
         uint256 disputeId,
         SeatStatus standing
     ) internal {
-        uint256[] memory release = _payStanding(job, sub, s, standing, _noCatches());
-        uint256 refund = job.reward + sub.feesHeld;
-        sub.feesHeld = 0;
+        (uint256[] memory release, uint256 feesLeft) = _payStanding(sub, s, standing, _noCatches());
+        uint256 refund = job.reward + feesLeft;
         emit IJobManager.JobRejected(jobId, disputeId, refund);
         LibPayouts.credit(s, Bucket.Escrowed, job.submitter, refund);
         LibPayouts.releaseSeats(sub, s, release);
@@ -665,9 +671,10 @@ library LibSettlement {
         Catches memory catches
     ) internal {
         job.status = JobStatus.Finalized;
-        uint256[] memory release = _payStanding(job, sub, s, SeatStatus.Submitted, catches);
-        // INVARIANT: every fee is paid or refunded by now; any leftover returns to the submitter.
-        if (sub.feesHeld != 0) LibPayouts.refundFee(sub, s, job.submitter, sub.feesHeld);
+        (uint256[] memory release, uint256 feesLeft) = _payStanding(sub, s, SeatStatus.Submitted, catches);
+        // INVARIANT: every fee is paid by now, or returns to the submitter here (an abstainer's, an
+        // unfilled seat's).
+        LibPayouts.credit(s, Bucket.Escrowed, job.submitter, feesLeft);
         address solver = job.solver;
         uint256 reward = job.reward;
         emit IJobManager.JobFinalized(jobId, solver, reward, job.totalSteps);
@@ -682,31 +689,35 @@ library LibSettlement {
         s.shareRegistry.recordFinalized(job.modelIndex, jobId, job.kind, job.totalSteps);
     }
 
-    /// @notice Pays its fee to each seat of status `standing` straight to its wallet (an abstaining
-    ///         seat's goes back to the submitter as credit, `LibPayouts.takeFee`) and marks it Released.
-    ///         A seat in `catches` (a forced error's catcher, only when the job finalizes in its
-    ///         settlement) gets its fee and its jackpot (already moved into `Bucket.Escrowed`) in one
-    ///         transfer, and its reject bond back with its seat's unlock.
+    /// @notice At a job's end (Finalized, Rejected or Expired): pays its fee to each seat of status
+    ///         `standing` straight to its wallet, an abstaining seat's fee staying with the fees left
+    ///         for the submitter (P-20). A seat in `catches` (a forced error's catcher, only when the
+    ///         job finalizes in its settlement) gets its fee and its jackpot (already moved into
+    ///         `Bucket.Escrowed`) in one transfer, and its reject bond back with its seat's unlock.
+    /// @dev Writes no seat and not the submission's word: the job's terminal status ends every path
+    ///      that reads them, so a seat keeps the status and verdicts it revealed and `feesHeld` its
+    ///      last value (docs/SECURITY.md, "Gas cuts": 2,900 gas per seat and 2,900 for the word).
     /// @return unlocks Per seat (assignment order): the stake to unlock (verifierStake, plus a
     ///         catch's bond), or 0 for a seat not paid (unlock them with `LibPayouts.releaseSeats`
     ///         after the other state changes).
-    function _payStanding(
-        JobRecord storage job,
-        Submission storage sub,
-        Settlement memory s,
-        SeatStatus standing,
-        Catches memory catches
-    ) internal returns (uint256[] memory unlocks) {
+    /// @return feesLeft The submission's held fees not paid to a seat here (wei): the caller returns
+    ///         them to the submitter.
+    function _payStanding(Submission storage sub, Settlement memory s, SeatStatus standing, Catches memory catches)
+        internal
+        returns (uint256[] memory unlocks, uint256 feesLeft)
+    {
         address[] memory verifiers = seatedVerifiers(sub, s);
         uint256 count = sub.seatCount;
         unlocks = new uint256[](count);
+        feesLeft = sub.feesHeld;
         for (uint256 i; i < count; ++i) {
             Seat storage seat = sub.seats[verifiers[i]];
             if (seat.status != standing) continue;
-            seat.status = SeatStatus.Released;
             unlocks[i] = s.verifierStake;
             // An abstainer's fee goes back to the submitter (P-20); a catch stands anyway.
-            uint256 fee = LibPayouts.takeFee(sub, s, job.submitter, seat);
+            uint256 fee = seat.abstainMask == 0 ? s.verifierFee : 0;
+            // SAFETY: feesHeld holds one verifierFee per seat not yet paid or refunded.
+            feesLeft -= fee;
             if ((catches.mask >> i) & 1 == 0) {
                 LibPayouts.pay(s, Bucket.Escrowed, verifiers[i], fee);
                 continue;

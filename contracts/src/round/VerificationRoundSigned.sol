@@ -128,7 +128,8 @@ abstract contract VerificationRoundSigned is VerificationRoundBase {
 
     /// @notice Checks one of the `count` entries of `revealVerdictsSigned`: its seat (one of
     ///         `count` seats), one end per sample, the seat's signature of the seal its opening
-    ///         hashes to; emits the seal.
+    ///         hashes to. No `VerdictsCommitted`: the seal is the hash of the opening the seat's
+    ///         `VerdictsRevealed` and this call's calldata carry (docs/SECURITY.md, "Gas cuts").
     /// @return verdicts The verdicts the opening implies.
     /// @return sampleMask The seat's own samples.
     function _openSignedSeal(
@@ -152,7 +153,6 @@ abstract contract VerificationRoundSigned is VerificationRoundBase {
         }
         bytes32 commitment = keccak256(abi.encode(jobId, verifier, reveal.ends, reveal.salt));
         _requireSealSigned(submissionId, verifier, commitment, reveal.signature);
-        emit VerdictsCommitted(submissionId, verifier, commitment);
         verdicts = _verdictsOf(sampleMask, reveal.ends, claims.endHashes);
     }
 

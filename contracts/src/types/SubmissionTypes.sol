@@ -8,16 +8,18 @@ import {IStakeManager} from "../interfaces/IStakeManager.sol";
 import {IVerificationRound} from "../interfaces/IVerificationRound.sol";
 
 /// @notice Status of an assigned verifier's seat on a submission.
-/// @dev Assigned -> Submitted -> (Slashed | Released); Assigned -> (Missed | Released). A Submitted
-///      seat proven to have signed two seals becomes Slashed while the job is Verifying, its verdicts
-///      voided (`LibEquivocation`), and is never seated on that submission again.
+/// @dev Assigned -> Submitted -> Slashed; Assigned -> Missed. A Submitted seat proven to have signed
+///      two seals becomes Slashed while the job is Verifying, its verdicts voided (`LibEquivocation`),
+///      and is never seated on that submission again. When the job ends (Finalized, Rejected,
+///      Expired) its standing seats are paid and unlocked and keep their status: the job's status
+///      says they were released, and nothing reads a seat of an ended job (docs/SECURITY.md, "Gas
+///      cuts").
 enum SeatStatus {
     None,
     Assigned,
     Submitted,
     Missed,
-    Slashed,
-    Released
+    Slashed
 }
 
 /// @notice A verifier's seat: its status, the samples it must verify (bit i set = sample i is in
