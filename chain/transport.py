@@ -105,6 +105,14 @@ costs more than it saves: its entry costs 2,400 gas and each key saves at most 1
 PRECOMPILE_ADDRESS_BOUND = 0x100
 """Addresses below this are precompiles (warm from the start of every transaction, EIP-2929)."""
 
+ACCESS_LIST_MAX_KEYS = 256
+"""Most storage keys (all accounts together) an access list may carry: a protocol transaction
+touches about 10 accounts and 40 words, and an answer far above that (a faulty or hostile RPC
+endpoint) would make the sender prepay 1,900 gas per key for nothing, so it is not sent."""
+
+ACCESS_LIST_MAX_ACCOUNTS = 32
+"""Most accounts an access list may carry (2,400 gas each, prepaid), for the same reason."""
+
 
 def useful_access_list(
     entries: Sequence[Any], sender: str, target: str | None
@@ -125,7 +133,9 @@ def useful_access_list(
         target: its ``to`` (None for a deployment).
 
     Returns:
-        The entries to send, as ``{"address", "storageKeys"}`` dicts.
+        The entries to send, as ``{"address", "storageKeys"}`` dicts; none at all when they
+        exceed `ACCESS_LIST_MAX_ACCOUNTS` accounts or `ACCESS_LIST_MAX_KEYS` keys (an answer no
+        protocol call needs, whose prepaid gas only the sender would lose).
     """
     warm = {sender.lower(), (target or "").lower()}
     out: list[dict[str, Any]] = []
@@ -137,6 +147,14 @@ def useful_access_list(
         if address.lower() in warm and len(keys) < ACCESS_LIST_MIN_KEYS_OF_WARM:
             continue
         out.append({"address": to_checksum_address(address), "storageKeys": keys})
+    keys_listed = sum(len(e["storageKeys"]) for e in out)
+    if len(out) > ACCESS_LIST_MAX_ACCOUNTS or keys_listed > ACCESS_LIST_MAX_KEYS:
+        logger.warning(
+            "access list of %d accounts and %d keys not sent (more than any protocol call touches)",
+            len(out),
+            keys_listed,
+        )
+        return []
     return out
 
 

@@ -6,7 +6,12 @@ Run: ``.venv/bin/python -m pytest tests/unit/chain/test_access_list.py``.
 
 from __future__ import annotations
 
-from chain.transport import ACCESS_LIST_MIN_KEYS_OF_WARM, useful_access_list
+from chain.transport import (
+    ACCESS_LIST_MAX_ACCOUNTS,
+    ACCESS_LIST_MAX_KEYS,
+    ACCESS_LIST_MIN_KEYS_OF_WARM,
+    useful_access_list,
+)
 
 SENDER = "0x" + "aa" * 20
 TARGET = "0x" + "bb" * 20
@@ -48,3 +53,13 @@ def test_a_warm_target_with_many_keys_is_kept() -> None:
 
 def test_a_deployment_keeps_every_other_account() -> None:
     assert len(useful_access_list([_entry(OTHER, 1), _entry(SENDER, 1)], SENDER, None)) == 1
+
+
+def test_an_oversized_answer_is_not_sent() -> None:
+    """A hostile or faulty endpoint's list would make the sender prepay gas for nothing."""
+    accounts = [_entry(f"0x{i + 0x1000:040x}", 0) for i in range(ACCESS_LIST_MAX_ACCOUNTS + 1)]
+    assert useful_access_list(accounts, SENDER, TARGET) == []
+    assert useful_access_list(accounts[:-1], SENDER, TARGET) != []
+    keys = [_entry(OTHER, ACCESS_LIST_MAX_KEYS + 1)]
+    assert useful_access_list(keys, SENDER, TARGET) == []
+    assert useful_access_list([_entry(OTHER, ACCESS_LIST_MAX_KEYS)], SENDER, TARGET) != []
