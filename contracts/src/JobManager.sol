@@ -493,7 +493,14 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
 
     /// @inheritdoc IJobManager
     function verdictOf(uint256 jobId, address verifier) external view returns (Verdict[] memory verdicts) {
-        verdicts = LibAssignment.seatVerdicts(_active(jobId, _jobs[jobId]), verifier);
+        JobRecord storage job = _jobs[jobId];
+        verdicts = LibAssignment.seatVerdicts(
+            _active(jobId, job),
+            verifier,
+            _ROUND,
+            LibSubmission.id(jobId, job.solver),
+            job.status == JobStatus.Finalized
+        );
     }
 
     /// @inheritdoc IJobManager

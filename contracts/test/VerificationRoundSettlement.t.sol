@@ -149,7 +149,8 @@ contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
     /// @notice A forced error caught by every seat finalizes in its settlement without writing the
     ///         seats or the submission's word (docs/SECURITY.md, "Gas cuts"): the job reads as
     ///         Finalized with nothing disputed (`disputedMaskOf` is 0, though the word still holds
-    ///         the forced sample's bit), and each seat keeps the verdicts it revealed.
+    ///         the forced sample's bit), and each catch still reads as the approval of the true end
+    ///         it replayed (`verdictOf`), though its word keeps the reject it revealed.
     function test_finalize_forcedCaught_endsWithNothingDisputed_succeeds() public {
         _fund(100e18);
         for (uint256 i; i < 3; ++i) {
@@ -161,7 +162,9 @@ contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
         assertEq(jobManager.disputedMaskOf(jobId), 0, "a finalized job has nothing disputed");
         for (uint256 i; i < 3; ++i) {
-            assertEq(uint8(jobManager.verdictOf(jobId, verifiers[i])[f]), uint8(Verdict.Reject), "revealed verdict");
+            assertEq(
+                uint8(jobManager.verdictOf(jobId, verifiers[i])[f]), uint8(Verdict.Approve), "approval of the true end"
+            );
             assertEq(_locked(verifiers[i], Role.Verifier), 0, "seat and bond unlocked");
         }
     }

@@ -207,6 +207,7 @@ def test_lazy_verifier_is_caught_by_a_forced_error(
     assert not submitter.decode_receipt(receipt, "ForcedEndDisputed")
     for a in honest:  # a matching reject becomes an approval of the true end
         assert submitter.jobs.verdicts_of(job_id, a)[f] is Verdict.Approve
+    assert submitter.jobs.disputed_mask_of(job_id) == 0
     # ... but `job show` reports each verdict as the verifier revealed it
     from cli.jobs import round_report
 

@@ -582,7 +582,9 @@ interface IJobManager is IJobManagerErrors {
 
     /// @notice Verdicts of `verifier` per sampled segment: an array of Verdict.None (one per
     ///         sample) before it submitted, and an empty array if it is not assigned. Always
-    ///         Verdict.None on samples outside its own draw (`sampleMaskOf`).
+    ///         Verdict.None on samples outside its own draw (`sampleMaskOf`). Once the forced error
+    ///         is settled, a seat that rejected the forced claim with the solver's true end reads
+    ///         Approve there (the approval of the true end it replayed).
     /// @param jobId Job.
     /// @param verifier Verifier.
     /// @return verdicts Verdicts in sample order.

@@ -10,11 +10,13 @@ import {LibVerdict} from "./LibVerdict.sol";
 import {IJobManager} from "../interfaces/IJobManager.sol";
 import {IJobManagerErrors} from "../interfaces/IJobManagerErrors.sol";
 import {IStakeManager} from "../interfaces/IStakeManager.sol";
+import {IVerificationRound} from "../interfaces/IVerificationRound.sol";
 // Types
 import {Bucket} from "../types/EscrowTypes.sol";
 import {JobRecord, JobStatus, Verdict} from "../types/JobTypes.sol";
 import {Role} from "../types/Role.sol";
-import {SeatVerdicts} from "../types/RoundTypes.sol";
+import {RoundOutcome, SeatVerdicts} from "../types/RoundTypes.sol";
+import {SubmissionId} from "../types/SubmissionId.sol";
 import {
     Seat,
     SeatStatus,
@@ -86,15 +88,38 @@ library LibAssignment {
 
     /// @notice A seat's verdict on each sample of the submission, in sample order (empty for an
     ///         address without a seat), for the JobManager's `verdictOf`: the loop lives here, out of
-    ///         the JobManager's bytecode.
+    ///         the JobManager's bytecode. A forced error's catch reads as the approval of the true
+    ///         end it replayed: a settlement that leaves a dispute turns its reject into that
+    ///         approval in its word; one that finalizes the job writes no seat (docs/SECURITY.md,
+    ///         "Gas cuts"), so for a `finalized` job the reject of a seat whose end matches the true
+    ///         end (`round.forcedEndMatches`) on the forced sample is read as an approval here.
+    /// @param sub The submission.
+    /// @param verifier The seat's account.
+    /// @param round The VerificationRound (trusted view).
+    /// @param submissionId The submission's id.
+    /// @param finalized Whether its job is Finalized.
     /// @return verdicts One verdict per sample.
-    function seatVerdicts(Submission storage sub, address verifier) external view returns (Verdict[] memory verdicts) {
+    function seatVerdicts(
+        Submission storage sub,
+        address verifier,
+        IVerificationRound round,
+        SubmissionId submissionId,
+        bool finalized
+    ) external view returns (Verdict[] memory verdicts) {
         Seat storage seat = sub.seats[verifier];
         if (seat.status == SeatStatus.None) return verdicts;
         uint256 samples = sub.sampleCount;
         verdicts = new Verdict[](samples);
         for (uint256 i; i < samples; ++i) {
             verdicts[i] = LibVerdict.verdictAt(seat, i);
+        }
+        if (!finalized) return verdicts;
+        (RoundOutcome outcome, uint256 f) = round.outcome(submissionId);
+        if (
+            outcome == RoundOutcome.Forced && f < samples && verdicts[f] == Verdict.Reject
+                && round.forcedEndMatches(submissionId, verifier)
+        ) {
+            verdicts[f] = Verdict.Approve;
         }
     }
 
