@@ -378,17 +378,19 @@ same account. Per event: the argument naming the seat, and the slash's cause. A 
 after none of them is any other slash (a cheating solver's, a lazy approver's)."""
 
 
-def submitted_approvals(args: Mapping[str, Any]) -> list[bool]:
-    """A ``VerdictsSubmitted`` event's approvals, one per sampled segment in sample order.
+def revealed_approvals(args: Mapping[str, Any]) -> list[bool]:
+    """A ``VerdictsRevealed`` event's approvals, one per sampled segment in sample order.
 
-    The event carries them as a mask (bit i set = the seat approved sample i) with the sample
-    count; this is the one place that unpacks it.
+    The event carries them as a mask (bit i set = the seat approved sample i) beside its ends,
+    one per sample; this is the one place that unpacks it. Only the seat's own samples count
+    (`JobManager.sampleMaskOf`): its verdicts on the others are ignored.
 
     Args:
-        args: the decoded event's arguments (``approveMask`` and ``samples``, both ints).
+        args: the decoded event's arguments (``approveMask``, an int, and ``ends``, one
+            32-byte end per sample).
 
     Returns:
-        ``samples`` booleans: True = approved, False = rejected or abstained.
+        ``len(ends)`` booleans: True = approved, False = rejected or abstained.
     """
-    mask, samples = int(args["approveMask"]), int(args["samples"])
+    mask, samples = int(args["approveMask"]), len(args["ends"])
     return [bool((mask >> i) & 1) for i in range(samples)]

@@ -506,7 +506,7 @@ def round_report(client: Any, job_id: int) -> dict[str, Any]:
     outcome, sample = client.round.outcome(submission)
     verdicts = []
     # As revealed (events): a forced-error settlement clears the forced reject in the view.
-    submitted = client.jobs.submitted_verdicts(job_id)
+    submitted = client.round.revealed_verdicts(submission)
     for v in assignment.verifiers:
         commitment, revealed = client.round.verdict_commitment_of(submission, v)
         recorded = client.jobs.verdicts_of(job_id, v)

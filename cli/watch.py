@@ -3,7 +3,7 @@
 Each poll reads the job's JobManager events (filtered by job id) and its VerificationRound
 events (filtered by submission id) since the last poll, and the job's status: one line per
 event (claim, checkpoints, verifiers and their samples, claims, each verdict sealed and
-revealed as revealed (``VerdictsSubmitted``: a forced-error settlement rewrites
+revealed as revealed (``VerdictsRevealed``: a forced-error settlement rewrites
 ``verdictsOf``, not the event), the secret and the round's outcome, challenges, the dispute,
 slashes (a seat proven to have signed two seals among them), jackpots, finalization and its
 credits) and one per status change. When nothing
@@ -48,7 +48,6 @@ _JOB_EVENTS = [
     "RandomnessReanchored",
     "VerifiersAssigned",
     "VerifiersReassigning",
-    "VerdictsSubmitted",
     "VerdictsAbstained",
     "VerdictMissed",
     "ChallengeDeadlineSet",
@@ -73,6 +72,7 @@ _JOB_EVENTS = [
 _ROUND_EVENTS = [
     "ClaimsPosted",
     "VerdictsCommitted",
+    "VerdictsRevealed",
     "VerdictRoundReset",
     "EquivocationProven",
     "SecretRevealed",
@@ -112,11 +112,11 @@ def _event_text(ev: Any) -> str:
         return f"claims posted ({len(a['endHashes'])} samples)"
     if name == "VerdictsCommitted":
         return f"verdict sealed by {a['verifier']}"
-    if name == "VerdictsSubmitted":
-        from chain.types import submitted_approvals
+    if name == "VerdictsRevealed":
+        from chain.types import revealed_approvals
 
         votes = ", ".join(
-            f"{i}: {'approve' if ok else 'reject'}" for i, ok in enumerate(submitted_approvals(a))
+            f"{i}: {'approve' if ok else 'reject'}" for i, ok in enumerate(revealed_approvals(a))
         )
         return f"verdict revealed by {a['verifier']}: {votes}"
     if name == "VerdictsAbstained":

@@ -18,7 +18,7 @@ from urllib.parse import unquote_to_bytes
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from chain.types import SLASH_ANNOUNCEMENTS, submitted_approvals
+from chain.types import SLASH_ANNOUNCEMENTS, revealed_approvals
 from indexer.models import (
     DERIVED_TABLES,
     Account,
@@ -297,16 +297,11 @@ def _challenge_deadline(session: Session, ev: Event) -> None:
         job.challenge_deadline = int(ev.args["challengeDeadline"])
 
 
-@_on("JobManager", "VerdictsSubmitted", "VerdictsAbstained", "VerdictMissed")
+@_on("JobManager", "VerdictsAbstained", "VerdictMissed")
 def _verdicts(session: Session, ev: Event) -> None:
     a = ev.args
     row = _get(session, Assignment, int(a["jobId"]), a["verifier"], sample_mask=0, bond=0)
-    if ev.name == "VerdictsSubmitted":
-        # A revealed seat sealed first; a signed reveal emits no VerdictsCommitted.
-        row.sealed = True
-        row.approvals = submitted_approvals(a)
-        row.bond = int(a["bond"])
-    elif ev.name == "VerdictsAbstained":
+    if ev.name == "VerdictsAbstained":
         row.abstain_mask = int(a["abstainMask"])
     else:
         row.missed = True
@@ -417,6 +412,24 @@ def _sealed(session: Session, ev: Event) -> None:
     if job_id is not None:
         row = _get(session, Assignment, int(job_id), ev.args["verifier"], sample_mask=0, bond=0)
         row.sealed = True
+
+
+@_on("VerificationRound", "VerdictsRevealed")
+def _revealed(session: Session, ev: Event) -> None:
+    """A seat's reveal, the one record of its verdicts (the JobManager emits none): its approvals
+    and its reject bonds, challengeBond per non-approval of its own samples (the job and the
+    bond read at the block). A revealed seat sealed first; a signed reveal emits no
+    ``VerdictsCommitted``."""
+    job_id = ev.extra.get("job_id")
+    if job_id is None:
+        return
+    a = ev.args
+    row = _get(session, Assignment, int(job_id), a["verifier"], sample_mask=0, bond=0)
+    row.sealed = True
+    row.approvals = revealed_approvals(a)
+    own = [i for i in range(len(row.approvals)) if (int(row.sample_mask) >> i) & 1]
+    rejects = sum(1 for i in own if not row.approvals[i])
+    row.bond = rejects * int(ev.extra.get("challenge_bond", 0))
 
 
 # ------------------------------------------------------------------------- the adjudicators

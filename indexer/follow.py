@@ -367,6 +367,13 @@ class Indexer:
                 c.jobs.contract, "getSubmission", bytes(a["submissionId"]), block=block
             )
             return {"job_id": int(job_id)}
+        if ev.contract == "VerificationRound" and ev.event == "VerdictsRevealed":
+            job_id, _solver = c.call(
+                c.jobs.contract, "getSubmission", bytes(a["submissionId"]), block=block
+            )
+            params = c.call(c.jobs.contract, "params", block=block)
+            bond = int(_struct(c.jobs.contract, "params", params)["challenge_bond"])
+            return {"job_id": int(job_id), "challenge_bond": bond}
         if ev.contract == "ArbitrationCommittee" and ev.event == "DisputeOpened":
             return {"adjudicator": self._adjudicator}
         return {}

@@ -25,7 +25,6 @@ from chain.types import (
     JobView,
     Verdict,
     from_struct,
-    submitted_approvals,
 )
 from veritrain.sampling import OwnDraws, job_seed, own_draws, verifier_seed
 
@@ -385,24 +384,6 @@ class JobsFacade(ContractFacade):
         """A verifier's verdicts in sample order (`Verdict.None_` before submission)."""
         raw = self._client.call(self.contract, "verdictOf", job_id, to_checksum_address(verifier))
         return [Verdict(int(v)) for v in raw]
-
-    def submitted_verdicts(self, job_id: int) -> dict[str, list[bool]]:
-        """Each verifier's approvals as it revealed them (`VerdictsSubmitted` events, one
-        filtered ``eth_getLogs`` per 2,000 blocks since the deployment). Unlike `verdicts_of`,
-        which a forced-error settlement changes (a rejecter's reject of the forced sample is
-        cleared there so that it opens no dispute), this is the record as submitted.
-
-        Returns:
-            ``{verifier (checksummed): approvals in sample order}``; verifiers that revealed
-            nothing are absent.
-
-        Raises:
-            RpcUnavailable: the endpoint is down.
-        """
-        return {
-            to_checksum_address(event.args["verifier"]): submitted_approvals(event.args)
-            for event in self._scan_events("VerdictsSubmitted", {1: job_id})
-        }
 
     def challenger_of(self, job_id: int, sample_index: int, verifier: str) -> str | None:
         """Whistleblower that challenged ``verifier``'s approval of a sample, or None."""

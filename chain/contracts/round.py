@@ -28,6 +28,7 @@ from chain.types import (
     RoundOutcome,
     RoundView,
     RoundWindows,
+    revealed_approvals,
 )
 from veritrain.commitments import bytes32_arg, claims_hash, sample_hash, verdict_commitment
 from veritrain.forced import bonded_rejects, verdict_approvals
@@ -618,11 +619,32 @@ class RoundFacade(ContractFacade):
             ends = [bytes(e) for e in event.args["ends"]]
             if not 0 <= sample_index < len(ends):
                 return bytes(32)
-            # the event carries no verdicts: the contract's rule gives them from the claims
-            if verdict_approvals(ends, self.claims_of(sid).end_hashes)[sample_index]:
+            if revealed_approvals(event.args)[sample_index]:
                 return bytes(32)
             return ends[sample_index]
         return bytes(32)
+
+    def revealed_verdicts(self, submission_id: bytes, *, span: int = 2000) -> dict[str, list[bool]]:
+        """Each seat's approvals as it revealed them (its ``VerdictsRevealed`` events, the one
+        record of a reveal, docs/SECURITY.md "Gas cuts"). Unlike ``JobManager.verdictOf``,
+        which a forced-error settlement changes (a rejecter's reject of the forced sample is
+        cleared there so that it opens no dispute), this is the record as revealed.
+
+        Args:
+            submission_id: the submission.
+            span: blocks per ``eth_getLogs`` request (blocks).
+
+        Returns:
+            ``{seat (checksummed): approvals in sample order}`` (`revealed_approvals`); seats
+            that revealed nothing are absent.
+
+        Raises:
+            RpcUnavailable: the endpoint is down.
+        """
+        return {
+            to_checksum_address(event.args["verifier"]): revealed_approvals(event.args)
+            for event in self._round_events(bytes(submission_id), "VerdictsRevealed", span)
+        }
 
     def fetch_only_mask_of(self, submission_id: bytes, verifier: str) -> int:
         """``fetchOnlyMaskOf``: samples of ``verifier``'s own draw it fetches instead of

@@ -298,10 +298,10 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         job.committed = true;
         job.randomnessBlock = uint256(randomnessBlock).toUint32();
         job.status = JobStatus.Committed;
-        emit CheckpointsCommitted(jobId, msg.sender, merkleRoot, checkpointURL, randomnessBlock);
+        emit CheckpointsCommitted(jobId, msg.sender, merkleRoot, secretCommitment, checkpointURL, randomnessBlock);
         // SAFETY: the round is an immutable given at construction; it only records the commitment (reverts
         // IVerificationRound.ZeroCommitment on zero).
-        round.onCommit(LibSubmission.id(jobId, msg.sender), jobId, msg.sender, secretCommitment);
+        round.onCommit(LibSubmission.id(jobId, msg.sender), secretCommitment);
     }
 
     /// @inheritdoc IJobManager

@@ -472,8 +472,8 @@ contract ShareRegistry is IShareRegistry {
             JobStatus status = IJobManager(_MINTER).statusOf(previous);
             if (!_endedUnpaid(status)) revert TrainingAlreadyPosted(modelId, key, previous);
         }
+        // Announced by the post's kind event (LineageSlotTaken, PaidOnlyPosted, ContributionPosted).
         _trainings[key] = jobId;
-        emit TrainingPosted(modelId, jobId, key);
     }
 
     /// @notice Whether `modelId`'s head slot is free, releasing a lapsed one (`SlotReleased`).

@@ -43,11 +43,11 @@ contract VerificationRound is VerificationRoundSigned {
     ////// External: called by the JobManager //////
 
     /// @inheritdoc IVerificationRound
-    function onCommit(SubmissionId submissionId, uint256 jobId, address solver, bytes32 commitment) external {
+    function onCommit(SubmissionId submissionId, bytes32 commitment) external {
         _onlyJobManager();
         if (commitment == bytes32(0)) revert ZeroCommitment(submissionId);
+        // Announced by the JobManager's CheckpointsCommitted in the same call.
         _rounds[submissionId].commitment = commitment;
-        emit SecretCommitted(submissionId, jobId, solver, commitment);
     }
 
     /// @inheritdoc IVerificationRound

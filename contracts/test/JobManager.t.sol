@@ -450,10 +450,8 @@ contract JobManager_CommitCheckpoints_Test is JobManager_Init {
     function test_commitCheckpoints_recordsRoot_succeeds() public {
         bytes32 root = _root(TOTAL_STEPS, INTERVAL);
         vm.expectEmit(address(jobManager));
-        emit IJobManager.CheckpointsCommitted(jobId, solver, root, CHECKPOINT_URL, uint64(block.number + 1));
-        vm.expectEmit(address(round));
-        emit IVerificationRound.SecretCommitted(
-            LibSubmission.id(jobId, solver), jobId, solver, _secretCommitment(jobId, solver)
+        emit IJobManager.CheckpointsCommitted(
+            jobId, solver, root, _secretCommitment(jobId, solver), CHECKPOINT_URL, uint64(block.number + 1)
         );
         bytes32[] memory initProof = _initProof(INTERVAL, _stateHashes(TOTAL_STEPS, INTERVAL));
         vm.prank(solver);

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.37;
 
+import {Vm} from "@prb/test/Vm.sol";
 import {Escrow} from "../src/Escrow.sol";
 import {IJobManager} from "../src/interfaces/IJobManager.sol";
 import {IJobManagerErrors} from "../src/interfaces/IJobManagerErrors.sol";
 import {IStakeManager} from "../src/interfaces/IStakeManager.sol";
+import {IVerificationRound} from "../src/interfaces/IVerificationRound.sol";
 import {LibSubmission, SubmissionId} from "../src/types/SubmissionId.sol";
 import {Job, JobStatus, Verdict} from "../src/types/JobTypes.sol";
 import {Role} from "../src/types/Role.sol";
@@ -131,22 +133,32 @@ contract JobManager_RecordVerdicts_Test is JobManager_Init {
         jobManager.recordVerdicts(_sid(jobId), seats);
     }
 
-    /// @notice The event's approve mask has the rejected sample's bit clear and every other bit of
-    ///         the sample set (nothing at or above the sample count), with the bond of the one reject.
-    function test_recordVerdicts_oneReject_eventCarriesTheApproveMask_succeeds() public {
+    /// @notice One reject of the seat's own sample: recorded as a reject, the sample disputed, the
+    ///         one bond locked; the JobManager emits no event of its own for the record (the round's
+    ///         `VerdictsRevealed` carries the approve mask, docs/SECURITY.md, "Gas cuts").
+    function test_recordVerdicts_oneReject_recordsTheRejectAndItsBond_succeeds() public {
         uint256 samples = _samples(jobId);
-        uint256 rejected = samples - 1;
-        SeatVerdicts memory seat = _seatVerdicts(verifiers[0], uint256(1) << rejected);
-        SeatVerdicts[] memory seats = new SeatVerdicts[](1);
-        seats[0] = seat;
         uint256 own = jobManager.sampleMaskOf(jobId, verifiers[0]);
-        uint256 bond = (own >> rejected) & 1 == 1 ? params.challengeBond : 0;
-        vm.expectEmit(address(jobManager));
-        emit IJobManager.VerdictsSubmitted(
-            jobId, verifiers[0], ((uint256(1) << samples) - 1) & ~(uint256(1) << rejected), samples, bond
-        );
+        uint256 rejected;
+        while ((own >> rejected) & 1 == 0) ++rejected;
+        SeatVerdicts[] memory seats = new SeatVerdicts[](1);
+        seats[0] = _seatVerdicts(verifiers[0], uint256(1) << rejected);
+        (, uint256 lockedBefore,,) = stakeManager.stakeOf(verifiers[0], Role.Verifier);
+        vm.recordLogs();
         vm.prank(address(round));
         jobManager.recordVerdicts(_sid(jobId), seats);
+        Vm.Log[] memory logs = vm.getRecordedLogs();
+        for (uint256 j; j < logs.length; ++j) {
+            assertTrue(logs[j].emitter != address(jobManager), "a JobManager event for a plain record");
+        }
+        (, uint256 locked,,) = stakeManager.stakeOf(verifiers[0], Role.Verifier);
+        assertEq(locked, lockedBefore + params.challengeBond, "one bond");
+        Verdict[] memory verdicts = jobManager.verdictOf(jobId, verifiers[0]);
+        for (uint256 t; t < samples; ++t) {
+            if ((own >> t) & 1 == 0) continue;
+            assertEq(uint8(verdicts[t]), uint8(t == rejected ? Verdict.Reject : Verdict.Approve));
+        }
+        assertEq(jobManager.disputedMaskOf(jobId), uint256(1) << rejected);
     }
 
     function test_recordVerdicts_approveAll_succeeds() public {
@@ -154,8 +166,10 @@ contract JobManager_RecordVerdicts_Test is JobManager_Init {
             _seal(verifiers[i], 0);
         }
         uint256 samples = _samples(jobId);
-        vm.expectEmit(address(jobManager));
-        emit IJobManager.VerdictsSubmitted(jobId, verifiers[0], (uint256(1) << samples) - 1, samples, 0);
+        vm.expectEmit(address(round));
+        emit IVerificationRound.VerdictsRevealed(
+            _sid(jobId), verifiers[0], _ends(jobId, 0), (uint256(1) << samples) - 1
+        );
         _open(verifiers[0], 0);
         Verdict[] memory verdicts = jobManager.verdictOf(jobId, verifiers[0]);
         assertEq(verdicts.length, _samples(jobId));

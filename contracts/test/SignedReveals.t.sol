@@ -122,7 +122,9 @@ contract SignedReveals_RevealVerdictsSigned_Test is SignedReveals_Init {
         uint256 senderBefore = _holdings(stranger);
         for (uint256 i; i < verifiers.length; ++i) {
             vm.expectEmit(address(round));
-            emit IVerificationRound.VerdictsRevealed(_sid(jobId), verifiers[i], reveals[i].ends);
+            emit IVerificationRound.VerdictsRevealed(
+                _sid(jobId), verifiers[i], reveals[i].ends, (uint256(1) << reveals[i].ends.length) - 1
+            );
         }
         vm.expectEmit(address(jobManager));
         emit IJobManager.ChallengeDeadlineSet(jobId, uint64(block.timestamp) + params.challengeWindow);

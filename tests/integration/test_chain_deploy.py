@@ -183,7 +183,7 @@ def test_smoke_job_happy_path(anvil: Anvil, protocol: Deployment, client_factory
         "JobClaimed",
         "CheckpointsCommitted",
         "VerifiersAssigned",
-        "VerdictsSubmitted",
+        "ChallengeDeadlineSet",
         "JobFinalized",
     ):
         assert expected in names

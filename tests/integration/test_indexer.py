@@ -217,7 +217,8 @@ def test_a_signed_reveal_marks_every_seat_sealed(
     anvil: Anvil, protocol: Deployment, client_factory
 ) -> None:
     """``revealVerdictsSigned`` emits no ``VerdictsCommitted`` (its seals are only in its
-    calldata): the index still marks each of its seats sealed, from ``VerdictsSubmitted``."""
+    calldata): the index still marks each of its seats sealed, from its ``VerdictsRevealed``, with
+    its approvals and no bond (every seat approved)."""
     from chain.seals import SignedReveal
     from indexer.models import Assignment
     from tests.integration.test_chain_equivocation import _claimed_job
@@ -234,6 +235,7 @@ def test_a_signed_reveal_marks_every_seat_sealed(
     with index.reader() as s:
         rows = list(s.scalars(select(Assignment).where(Assignment.job_id == job_id)))
         assert {(r.verifier, r.sealed) for r in rows} == {(x.address, True) for x in seats}
+        assert all(r.approvals == [True] * len(claimed) and int(r.bond) == 0 for r in rows)
         assert not any(e.name == "VerdictsCommitted" for e in s.scalars(select(Event)))
     index.close()
 

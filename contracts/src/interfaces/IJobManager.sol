@@ -123,11 +123,19 @@ interface IJobManager is IJobManagerErrors {
     /// @param jobId Job.
     /// @param solver Solver.
     /// @param merkleRoot Checkpoint Merkle root.
+    /// @param secretCommitment keccak256(abi.encode(jobId, solver, secret)) of the forced-error
+    ///        secret, recorded by the round in the same call (`IVerificationRound.onCommit`, which
+    ///        emits no event of its own; docs/SECURITY.md, "Gas cuts").
     /// @param checkpointURL Base URL of the solver's checkpoint API; kept only in this event (every
     ///        state fetched from it is checked against `merkleRoot`).
     /// @param randomnessBlock Block whose hash seeds the assignment.
     event CheckpointsCommitted(
-        uint256 indexed jobId, address indexed solver, bytes32 merkleRoot, string checkpointURL, uint64 randomnessBlock
+        uint256 indexed jobId,
+        address indexed solver,
+        bytes32 merkleRoot,
+        bytes32 secretCommitment,
+        string checkpointURL,
+        uint64 randomnessBlock
     );
 
     /// @notice Emitted when a job with a missed commit deadline went back to Open.
@@ -161,19 +169,8 @@ interface IJobManager is IJobManagerErrors {
         uint64 challengeDeadline
     );
 
-    /// @notice Emitted when a verifier's revealed verdicts were recorded.
-    /// @param jobId Job.
-    /// @param verifier Verifier.
-    /// @param approveMask Bit i set = it approved sampled segment i, clear = it rejected (or
-    ///        abstained on) it, as revealed; bits outside the seat's own draw (`VerifiersAssigned`)
-    ///        are ignored. No bit at or above `samples`.
-    /// @param samples Sampled segments of the job (the mask's width).
-    /// @param bond Total bond locked from its verifier stake for the rejects of its own samples (wei).
-    event VerdictsSubmitted(
-        uint256 indexed jobId, address indexed verifier, uint256 approveMask, uint256 samples, uint256 bond
-    );
-
-    /// @notice Emitted with `VerdictsSubmitted` when some of the verifier's non-approvals are
+    /// @notice Emitted with the round's `IVerificationRound.VerdictsRevealed` (the record of a
+    ///         seat's reveal) when some of the verifier's non-approvals are
     ///         abstentions (zero ends: it could not obtain the data, docs/SECURITY.md P-20).
     /// @param jobId Job.
     /// @param verifier Verifier.

@@ -138,14 +138,12 @@ interface IShareRegistry {
         bytes32 seedState
     );
 
-    /// @notice Emitted when a job was posted under a model (its training key is now taken).
-    /// @param modelId Model id.
-    /// @param jobId Job.
-    /// @param trainingKey keccak256(abi.encode(modelId, initHash, specHash)).
-    event TrainingPosted(bytes32 indexed modelId, uint256 indexed jobId, bytes32 trainingKey);
-
     /// @notice Emitted at post when a job took its head's extension slot: it is the lineage job, its
-    ///         solver is minted when its final state is appended (`extendLineage`).
+    ///         solver is minted when its final state is appended (`extendLineage`). Each post emits
+    ///         exactly one of this, `PaidOnlyPosted` and `ContributionPosted`, which also announces
+    ///         that the job took its training key (`trainingKey(modelId, initHash, specHash)`, the
+    ///         hashes in the JobManager's `JobPosted` of the same call; docs/SECURITY.md, "Gas
+    ///         cuts").
     /// @param modelId Model id.
     /// @param jobId Job.
     /// @param head The head it starts from.

@@ -91,10 +91,6 @@ interface IVerificationRound {
 
     ////// Events //////
 
-    /// @notice The solver's secret commitment was recorded with its checkpoint commitment.
-    event SecretCommitted(
-        SubmissionId indexed submissionId, uint256 indexed jobId, address indexed solver, bytes32 commitment
-    );
     /// @notice The solver posted its claims on the sampled segments (state hashes, bytes32). The
     ///         round keeps only keccak256(abi.encode(secretCommitment, startHashes, endHashes)), in
     ///         the word that held the secret commitment: readers take the claims and the secret
@@ -105,11 +101,19 @@ interface IVerificationRound {
     /// @notice A verifier sealed its verdicts on chain (`commitVerdicts`, `commitVerdictsFor`; a seal
     ///         `revealVerdictsSigned` checks is only in that call's calldata).
     event VerdictsCommitted(SubmissionId indexed submissionId, address indexed verifier, bytes32 commitment);
-    /// @notice A verifier revealed the end state hashes it replayed. The verdicts they imply
-    ///         (approve sample j iff ends[j] == endHashes[j] of `ClaimsPosted`) are recorded at the
-    ///         JobManager in the same call, whose `IJobManager.VerdictsSubmitted` carries them: this
-    ///         event does not repeat them (docs/SECURITY.md, "Gas cuts").
-    event VerdictsRevealed(SubmissionId indexed submissionId, address indexed verifier, bytes32[] ends);
+    /// @notice A verifier revealed the end state hashes it replayed, and the verdicts they imply were
+    ///         recorded at the JobManager in the same call: this is the one record of a seat's
+    ///         reveal (the JobManager emits none of its own, docs/SECURITY.md, "Gas cuts"), with
+    ///         `IJobManager.VerdictsAbstained` when some non-approvals are abstentions and the
+    ///         StakeManager's `StakesLocked` for the reject bonds (challengeBond per non-approval
+    ///         of the seat's own samples).
+    /// @param ends One end state hash per sampled segment, in sample order (zero: abstained).
+    /// @param approveMask Bit j set = it approved sample j (ends[j] == endHashes[j] of
+    ///        `ClaimsPosted`); bits outside the seat's own draw (`IJobManager.VerifiersAssigned`)
+    ///        are ignored by the JobManager. No bit at or above ends.length.
+    event VerdictsRevealed(
+        SubmissionId indexed submissionId, address indexed verifier, bytes32[] ends, uint256 approveMask
+    );
     /// @notice `revealVerdictsFor` skipped a seat whose reject bonds (`bond` wei) its free verifier
     ///         stake does not cover: the batch goes on without it, and the seat keeps its seal and may
     ///         still reveal itself in the window (docs/SECURITY.md P-38).
@@ -137,12 +141,11 @@ interface IVerificationRound {
 
     ////// External: called by the JobManager //////
 
-    /// @notice Records the solver's secret commitment; called by `JobManager.commitCheckpoints`.
+    /// @notice Records the solver's secret commitment; called by `JobManager.commitCheckpoints`,
+    ///         whose `IJobManager.CheckpointsCommitted` carries the commitment (this emits nothing).
     /// @param submissionId Submission (jobId << 160 | solver).
-    /// @param jobId Job of the submission.
-    /// @param solver The job's solver.
     /// @param commitment keccak256(abi.encode(jobId, solver, secret)); non-zero.
-    function onCommit(SubmissionId submissionId, uint256 jobId, address solver, bytes32 commitment) external;
+    function onCommit(SubmissionId submissionId, bytes32 commitment) external;
 
     /// @notice Resets the sealed-verdict count of a submission some of whose samples no revealed
     ///         verdict covers, so that the freshly drawn verifiers start a new verdict round on the

@@ -375,7 +375,6 @@ library LibAssignment {
         seat.abstainMask = uint64(verdicts.abstainMask & rejectMask);
         // forge-lint: disable-next-line(unsafe-typecast)
         sub.disputedMask |= uint64(rejectMask);
-        emit IJobManager.VerdictsSubmitted(jobId, verifier, approveMask, samples, bond);
         if (seat.abstainMask != 0) emit IJobManager.VerdictsAbstained(jobId, verifier, seat.abstainMask);
         if (++sub.submitted == sub.seatCount) {
             // Everyone has spoken: the challenge window runs from now.

@@ -199,7 +199,7 @@ abstract contract VerificationRoundBase is IVerificationRound, EIP712 {
         for (uint256 j; replayed >> j != 0; ++j) {
             if ((replayed >> j) & 1 == 1) _replayedEnds[submissionId][verifier][j] = ends[j];
         }
-        emit VerdictsRevealed(submissionId, verifier, ends);
+        emit VerdictsRevealed(submissionId, verifier, ends, verdicts.approveMask);
         seat = SeatVerdicts({
             verifier: verifier, approveMask: verdicts.approveMask, abstainMask: verdicts.abstainMask, endTag: tag
         });

@@ -18,7 +18,7 @@ import pytest
 
 from chain.contracts.round import RoundFacade
 from chain.errors import ChainError, ContractRevert
-from chain.types import submitted_approvals
+from chain.types import revealed_approvals
 from tests.utils.fake_chain import FakeChain
 from tests.utils.node_fixtures import SOLVER, SUBMITTER, VERIFIERS, tiny_spec
 from veritrain.commitments import claims_hash, new_salt, verdict_commitment
@@ -213,16 +213,17 @@ def test_fake_round_derives_approvals_from_ends_and_refuses_a_zero_claim() -> No
     assert rnd.forced_end_matches(sid, VERIFIERS[0]) is False  # no forced error revealed
 
 
-def test_submitted_approvals_unpacks_the_event_mask_to_one_verdict_per_sample() -> None:
-    """``VerdictsSubmitted`` carries an approve mask and the sample count: bit i is sample i,
-    a clear bit a rejection, and the list is as long as the sample even where the high samples
+def test_revealed_approvals_unpacks_the_event_mask_to_one_verdict_per_sample() -> None:
+    """``VerdictsRevealed`` carries an approve mask beside one end per sample: bit i is sample
+    i, a clear bit a rejection, and the list is as long as the ends even where the high samples
     were all rejected (their bits are zero)."""
-    assert submitted_approvals({"approveMask": 0b101, "samples": 5}) == [
+    end = b"\x01" * 32
+    assert revealed_approvals({"approveMask": 0b101, "ends": [end] * 5}) == [
         True,
         False,
         True,
         False,
         False,
     ]
-    assert submitted_approvals({"approveMask": 0, "samples": 3}) == [False, False, False]
-    assert submitted_approvals({"approveMask": 0b1, "samples": 0}) == []
+    assert revealed_approvals({"approveMask": 0, "ends": [end] * 3}) == [False, False, False]
+    assert revealed_approvals({"approveMask": 0b1, "ends": []}) == []

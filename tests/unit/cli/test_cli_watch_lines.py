@@ -1,7 +1,6 @@
 """`job watch`'s line for the two events that carry per-sample masks: the draw's
 `VerifiersAssigned` (each seat with the samples of its own draw, in seat order) and a seat's
-`VerdictsSubmitted` (one verdict per sample, unpacked from the approve mask and the sample
-count)."""
+`VerdictsRevealed` (one verdict per sample, unpacked from the approve mask, one per end)."""
 
 from __future__ import annotations
 
@@ -52,8 +51,15 @@ def test_verifiers_assigned_with_a_mask_missing_is_refused() -> None:
         )
 
 
-def test_verdicts_submitted_lists_one_verdict_per_sample_from_the_mask() -> None:
+def test_verdicts_revealed_lists_one_verdict_per_sample_from_the_mask() -> None:
+    sid = b"\x00" * 32
     line = cli_watch._event_text(
-        _event("VerdictsSubmitted", jobId=1, verifier=A, approveMask=0b01, samples=3, bond=0)
+        _event(
+            "VerdictsRevealed",
+            submissionId=sid,
+            verifier=A,
+            ends=[b"\x01" * 32] * 3,
+            approveMask=0b01,
+        )
     )
     assert line == f"verdict revealed by {A}: 0: approve, 1: reject, 2: reject"
