@@ -180,12 +180,10 @@ contract StakeManager is ReentrancyGuardTransient, IStakeManager {
 
     /// @inheritdoc IStakeManager
     function lockEach(address[] calldata accounts, Role role, uint256 amount) external onlyProtocol {
-        uint256[] memory amounts = new uint256[](accounts.length);
         for (uint256 i; i < accounts.length; ++i) {
             _take(accounts[i], role, amount);
-            amounts[i] = amount;
         }
-        emit StakesLocked(role, accounts, amounts);
+        emit StakesLocked(role, accounts, _each(amount));
     }
 
     /// @inheritdoc IStakeManager
@@ -199,12 +197,10 @@ contract StakeManager is ReentrancyGuardTransient, IStakeManager {
 
     /// @inheritdoc IStakeManager
     function unlockEach(address[] calldata accounts, Role role, uint256 amount) external onlyProtocol {
-        uint256[] memory amounts = new uint256[](accounts.length);
         for (uint256 i; i < accounts.length; ++i) {
             _release(accounts[i], role, amount);
-            amounts[i] = amount;
         }
-        emit StakesUnlocked(role, accounts, amounts);
+        emit StakesUnlocked(role, accounts, _each(amount));
     }
 
     /// @inheritdoc IStakeManager
@@ -357,6 +353,16 @@ contract StakeManager is ReentrancyGuardTransient, IStakeManager {
     /// @inheritdoc IStakeManager
     function totalHeld() external view returns (uint256 total) {
         total = _totalHeld;
+    }
+
+    ////// Internal: events //////
+
+    /// @notice The `amounts` of a batch event for an amount every account shares (`lockEach`,
+    ///         `unlockEach`): that one amount, not one copy per account (docs/SECURITY.md, "Gas
+    ///         cuts").
+    function _each(uint256 amount) internal pure returns (uint256[] memory amounts) {
+        amounts = new uint256[](1);
+        amounts[0] = amount;
     }
 
     ////// Internal //////

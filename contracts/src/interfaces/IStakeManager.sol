@@ -107,7 +107,8 @@ interface IStakeManager {
     ///         account (docs/SECURITY.md, "Gas cuts"; `stakeOf` gives each total).
     /// @param role Role of the stakes.
     /// @param accounts Stakers, in the call's order.
-    /// @param amounts Amount locked from each (wei), one per account.
+    /// @param amounts Amount locked from each (wei), one per account (`lockAmounts`); a single
+    ///        entry, the amount locked from every account, for `lockEach`.
     event StakesLocked(Role indexed role, address[] accounts, uint256[] amounts);
 
     /// @notice Emitted when a protocol contract unlocked stake of several accounts in one call
@@ -115,7 +116,8 @@ interface IStakeManager {
     ///         per account.
     /// @param role Role of the stakes.
     /// @param accounts Stakers, in the call's order.
-    /// @param amounts Amount unlocked from each (wei), one per account.
+    /// @param amounts Amount unlocked from each (wei), one per account (`unlockAmounts`); a
+    ///        single entry, the amount unlocked from every account, for `unlockEach`.
     event StakesUnlocked(Role indexed role, address[] accounts, uint256[] amounts);
 
     /// @notice Emitted when a protocol contract slashed stake.

@@ -89,16 +89,19 @@ library LibPayouts {
 
     /// @notice Unlocks each seat's entry of `unlocks` (assignment order; its verifierStake, plus the
     ///         reject bonds it gets back) in one call to the trusted StakeManager: `unlockEach` when
-    ///         every released seat unlocks verifierStake, else `unlockAmounts`. A zero entry is a seat
+    ///         every released seat unlocks the same amount (verifierStake, or verifierStake and one
+    ///         bond each at a forced error every seat caught), else `unlockAmounts`. A zero entry is a seat
     ///         not released; none released, no call. When every seat is released, the seat list and
     ///         `unlocks` are passed as they are; otherwise only the arrays the call takes are built.
     function releaseSeats(Submission storage sub, Settlement memory s, uint256[] memory unlocks) internal {
         uint256 count = 0;
         bool uniform = true;
+        uint256 each = 0;
         for (uint256 i; i < unlocks.length; ++i) {
             if (unlocks[i] == 0) continue;
             ++count;
-            if (unlocks[i] != s.verifierStake) uniform = false;
+            if (each == 0) each = unlocks[i];
+            else if (unlocks[i] != each) uniform = false;
         }
         if (count == 0) return;
         address[] memory released = seatedVerifiers(sub, s);
@@ -115,7 +118,7 @@ library LibPayouts {
                 ++count;
             }
         }
-        if (uniform) s.stakeManager.unlockEach(released, Role.Verifier, s.verifierStake);
+        if (uniform) s.stakeManager.unlockEach(released, Role.Verifier, each);
         else s.stakeManager.unlockAmounts(released, Role.Verifier, amounts);
     }
 

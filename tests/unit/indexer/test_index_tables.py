@@ -250,6 +250,31 @@ def _equivocation_history(index: Index) -> None:
     }, extra=stake)  # fmt: skip
 
 
+def test_a_reveal_records_its_approvals_and_the_bonds_of_its_own_rejects(index: Index) -> None:
+    """A seat's ``VerdictsRevealed`` is the one record of its reveal (the JobManager emits
+    none): the row takes its approvals from the approve mask, one per end, and its bonds as
+    challengeBond per non-approval of the seat's own samples only (B holds samples 0 and 1 and
+    rejects 1 and the foreign 2: one bond; C approves all of its own: none)."""
+    from indexer.models import Assignment
+
+    _history(index)
+    _add(index, 30, "JobManager", "VerifiersAssigned", {
+        "jobId": 1, "verifiers": [B, C], "sampleMasks": [3, 4], "segments": [0, 1, 2],
+        "verdictDeadline": 150, "challengeDeadline": 0,
+    })  # fmt: skip
+    ends = [H, "0x" + "ab" * 32, "0x" + "cd" * 32]
+    for log_index, (who, mask) in enumerate(((B, 0b001), (C, 0b100))):
+        _add(index, 31, "VerificationRound", "VerdictsRevealed",
+             {"submissionId": SID, "verifier": who, "ends": ends, "approveMask": mask},
+             extra={"job_id": 1, "challenge_bond": 5 * 10**18},
+             log_index=log_index)  # fmt: skip
+    with index.reader() as s:
+        b, c = s.get(Assignment, (1, B)), s.get(Assignment, (1, C))
+        assert b is not None and c is not None
+        assert (b.sealed, b.approvals, int(b.bond)) == (True, [True, False, False], 5 * 10**18)
+        assert (c.sealed, c.approvals, int(c.bond)) == (True, [False, False, True], 0)
+
+
 def test_an_equivocation_is_a_slash_of_its_job_with_its_cause(index: Index) -> None:
     """docs/SECURITY.md P-40: the proof and the JobManager's slash make one equivocation row;
     the seat's `StakeSlashed` of that transaction names the job and the cause (not another
