@@ -175,6 +175,39 @@ contract SignedReveals_RevealVerdictsSigned_Test is SignedReveals_Init {
         assertEq(escrow.bucketOf(Bucket.Bonds), 0);
     }
 
+    /// @notice An approving seat's entry may carry no ends (docs/SECURITY.md, "Gas cuts"): the
+    ///         round opens the claimed ends for it, checks the seat's signature over them, records
+    ///         every approval and logs the ends whole.
+    function test_revealVerdictsSigned_approverWithoutEnds_opensTheClaimedEnds_succeeds() public {
+        SignedReveal[] memory reveals = _reveals(0);
+        bytes32[] memory claimed = _claimsArg(_sid(jobId)).endHashes;
+        reveals[1].ends = new bytes32[](0);
+        vm.expectEmit(address(round));
+        emit IVerificationRound.VerdictsRevealed(_sid(jobId), verifiers[1], claimed, (uint256(1) << claimed.length) - 1);
+        _revealSigned(reveals);
+        Verdict[] memory verdicts = jobManager.verdictOf(jobId, verifiers[1]);
+        assertEq(verdicts.length, claimed.length);
+        for (uint256 j; j < verdicts.length; ++j) {
+            assertEq(uint8(verdicts[j]), uint8(Verdict.Approve));
+        }
+    }
+
+    /// @notice Attack: the aggregator drops a rejecting seat's ends, to turn its reject into an
+    ///         approval of the claims: the seat signed other ends, so its signature does not check
+    ///         over the claimed ones and nothing is recorded.
+    function test_revealVerdictsSigned_rejecterWithoutEnds_reverts() public {
+        SignedReveal[] memory reveals = _reveals(0);
+        reveals[0] = _entry(verifiers[0], _ends(jobId, 1));
+        reveals[0].ends = new bytes32[](0);
+        Claims memory claims = _claimsArg(_sid(jobId));
+        vm.expectRevert(
+            abi.encodeWithSelector(IVerificationRound.InvalidSealSignature.selector, _sid(jobId), verifiers[0])
+        );
+        round.revealVerdictsSigned(_sid(jobId), reveals, claims);
+        (,, bool revealed,,) = jobManager.seatOf(_sid(jobId), verifiers[0]);
+        assertFalse(revealed);
+    }
+
     /// @notice Attack: the aggregator hands back the posted claims with another secret's
     ///         commitment (to let the solver reveal a secret chosen after the verdicts): refused,
     ///         and no seat is recorded.

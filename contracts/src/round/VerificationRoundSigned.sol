@@ -70,10 +70,9 @@ abstract contract VerificationRoundSigned is VerificationRoundBase {
         SeatVerdicts[] memory seats = new SeatVerdicts[](count);
         uint64 covered = 0;
         for (uint256 i; i < count; ++i) {
-            (Verdicts memory verdicts, uint64 sampleMask) =
-                _openSignedSeal(submissionId, jobId, reveals[i], claims, count);
+            uint64 sampleMask;
+            (seats[i], sampleMask) = _openSignedSeat(submissionId, jobId, reveals[i], claims, count);
             covered |= sampleMask;
-            seats[i] = _seatVerdicts(submissionId, reveals[i].verifier, reveals[i].ends, verdicts);
         }
         // Every seat sealed (views and the reveal window see it so); the flags share one word with
         // `covered`, which this call writes anyway: no new storage word.
@@ -126,16 +125,38 @@ abstract contract VerificationRoundSigned is VerificationRoundBase {
 
     ////// Internal //////
 
+    /// @notice Opens one of the `count` entries of `revealVerdictsSigned` (`_openSignedSeal`) and
+    ///         emits its seat's reveal (`_seatVerdicts`). An entry without ends opens the claimed
+    ///         ends (a seat that approved every sample replayed exactly them, so the aggregator need
+    ///         not repeat them; docs/SECURITY.md, "Gas cuts"): the seal is recomputed over the ends
+    ///         opened either way, so an entry whose seat signed other ends fails its signature.
+    /// @return seat What the JobManager records of the seat.
+    /// @return sampleMask The seat's own samples.
+    function _openSignedSeat(
+        SubmissionId submissionId,
+        uint256 jobId,
+        SignedReveal calldata reveal,
+        Claims calldata claims,
+        uint256 count
+    ) internal returns (SeatVerdicts memory seat, uint64 sampleMask) {
+        bytes32[] calldata ends = reveal.ends.length == 0 ? claims.endHashes : reveal.ends;
+        Verdicts memory verdicts;
+        (verdicts, sampleMask) = _openSignedSeal(submissionId, jobId, reveal, ends, claims, count);
+        seat = _seatVerdicts(submissionId, reveal.verifier, ends, verdicts);
+    }
+
     /// @notice Checks one of the `count` entries of `revealVerdictsSigned`: its seat (one of
     ///         `count` seats), one end per sample, the seat's signature of the seal its opening
     ///         hashes to. No `VerdictsCommitted`: the seal is the hash of the opening the seat's
     ///         `VerdictsRevealed` and this call's calldata carry (docs/SECURITY.md, "Gas cuts").
+    /// @param ends The ends the entry opens (`_openSignedSeat`).
     /// @return verdicts The verdicts the opening implies.
     /// @return sampleMask The seat's own samples.
     function _openSignedSeal(
         SubmissionId submissionId,
         uint256 jobId,
         SignedReveal calldata reveal,
+        bytes32[] calldata ends,
         Claims calldata claims,
         uint256 count
     ) internal returns (Verdicts memory verdicts, uint64 sampleMask) {
@@ -149,11 +170,11 @@ abstract contract VerificationRoundSigned is VerificationRoundBase {
             if (!assigned) revert NotAssignedVerifier(submissionId, verifier);
             // One entry per seat; the JobManager refuses a second record of one seat, so all are in.
             if (count != seats) revert LengthMismatch(submissionId, seats, count);
-            if (reveal.ends.length != samples) revert LengthMismatch(submissionId, samples, reveal.ends.length);
+            if (ends.length != samples) revert LengthMismatch(submissionId, samples, ends.length);
         }
-        bytes32 commitment = keccak256(abi.encode(jobId, verifier, reveal.ends, reveal.salt));
+        bytes32 commitment = keccak256(abi.encode(jobId, verifier, ends, reveal.salt));
         _requireSealSigned(submissionId, verifier, commitment, reveal.signature);
-        verdicts = _verdictsOf(sampleMask, reveal.ends, claims.endHashes);
+        verdicts = _verdictsOf(sampleMask, ends, claims.endHashes);
     }
 
     /// @notice Samples in the own draw of a seat of the current draw, other than `verifier`, whose

@@ -38,7 +38,9 @@ struct Claims {
 ///         `IVerificationRound.revealVerdictsSigned`, which recomputes the seal from the opening
 ///         and checks the signature over it, so that the seal is never stored.
 /// @param verifier The seat.
-/// @param ends Its sealed end state hashes, one per sample (see `revealVerdicts`).
+/// @param ends Its sealed end state hashes, one per sample (see `revealVerdicts`); empty when they
+///        are exactly the claimed ends (`Claims.endHashes`: the seat approved every sample), which
+///        the seal is then recomputed over.
 /// @param salt Its sealed salt.
 /// @param signature Its signature of `sealDigest(submissionId, keccak256(abi.encode(jobId,
 ///        verifier, ends, salt)))` (65-byte ECDSA for an EOA; any bytes its ERC-1271
