@@ -279,8 +279,8 @@ class RoundFacade(ContractFacade):
         reverts (``InsufficientFreeStake``) if one seat's free verifier stake cannot cover its
         reject bonds (no seat may be skipped: it could then seal after seeing the others' ends).
         A seat whose ends are exactly the claimed ends (it approved every sample) is sent with
-        none: the contract opens the claimed ends for it (the same seal, 96 bytes of calldata
-        less per sample-set, docs/SECURITY.md "Gas cuts").
+        none: the contract opens the claimed ends for it (the same seal, one 32-byte word of
+        calldata less per sample, docs/SECURITY.md "Gas cuts").
 
         Raises:
             ValueError: an end hash or a salt is not 32 bytes.
@@ -432,7 +432,7 @@ class RoundFacade(ContractFacade):
                     if isinstance(entry, dict)
                     else (entry[0], entry[1], entry[2], entry[3])
                 )
-                # An entry without ends opened the claimed ends (`_endsOf` in the contract).
+                # An entry without ends opened the claimed ends (as the contract opens them).
                 opened = ends if len(ends) else claimed
                 commitment = verdict_commitment(
                     job_id, str(verifier), [bytes(e) for e in opened], bytes(salt)

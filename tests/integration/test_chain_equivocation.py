@@ -55,8 +55,14 @@ def test_a_copier_in_the_one_shot_call_is_proven_and_slashed(
         s = salt if seat is copier else new_salt()
         seal = seat.round.sign_seal(sid, verdict_commitment(job_id, seat.address, claimed, s))
         reveals.append(SignedReveal(seat.address, tuple(claimed), s, seal.signature))
-    solver.round.reveal_verdicts_signed(sid, reveals)
+    receipt = solver.round.reveal_verdicts_signed(sid, reveals)
     assert all(honest.round.verdict_commitment_of(sid, s.address)[1] for s in seats)
+    # every seat approved: the client sent no ends (the contract opened the claimed ones), and
+    # the seals are still read back from the call, over the claimed ends
+    _, data = honest.transaction_call(receipt["transactionHash"].to_0x_hex())
+    _, args = honest.round.contract.decode_function_input(data)
+    ends = [e["ends"] if isinstance(e, dict) else e[1] for e in args["reveals"]]
+    assert ends == [[]] * len(seats)
     on_chain = honest.round.seals_on_chain(sid)
     assert set(on_chain) == {s.address.lower() for s in seats}
     second = on_chain[copier.address.lower()]

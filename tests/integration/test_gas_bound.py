@@ -31,10 +31,10 @@ from bench.gas_scenario import (
 HAPPY_PATH_MAX_GAS = 1_077_000
 """Most gas the scenario's happy path may cost (docs/GAS.md: the figure reached,
 rounded up; 1,088,792 before each fact went once in the log and an approving seat's ends left
-the signed reveal's calldata; 1,097,228 before the client sent EIP-2930 access lists (about 8k of the happy
-path: a client that stops sending them fails here); 1,117,516 before a job's end stopped
-writing its seats and its submission's word and the signed reveal its seal events; 1,145,786
-before a seal's ECDSA signature was tried before its signer's code;
+the signed reveal's calldata; 1,097,228 before the client sent EIP-2930 access lists (about
+8k of the happy path: a client that stops sending them fails here); 1,117,516 before a job's
+end stopped writing its seats and its submission's word and the signed reveal its seal events;
+1,145,786 before a seal's ECDSA signature was tried before its signer's code;
 1,171,273 before the checkpoint root took initHash's word;
 1,189,076 before the ShareRegistry's minters became immutables;
 1,197,786 before the JobManager's round became an immutable;
