@@ -150,8 +150,10 @@ def test_python_formulas_match_the_contract(anvil: Anvil, protocol_artifacts) ->
         *[Verdict.Approve] * (len(segments) - 2),
     ]
     (revealed,) = c.decode_receipt(receipt, "VerdictsRevealed")
-    assert set(revealed.args) == {"submissionId", "verifier", "ends"}  # verdicts: the JobManager's
+    # the one record of the reveal (the JobManager emits none): the ends and their approvals
+    assert set(revealed.args) == {"submissionId", "verifier", "ends", "approveMask"}
     assert [bytes(e) for e in revealed.args["ends"]] == ends
+    assert int(revealed.args["approveMask"]) == (1 << len(segments)) - 1 - 0b11
     assert c.round.replayed_end_of(sid, v.address, 1) == replayed
     assert c.round.replayed_end_of(sid, v.address, 0) == bytes(32)  # unreplayed
     assert c.round.replayed_end_of(sid, v.address, 2) == bytes(32)  # approved
