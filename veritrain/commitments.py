@@ -37,6 +37,7 @@ from veritrain.errors import MerkleError
 
 __all__ = [
     "claims_hash",
+    "job_id_of",
     "leaf_hash",
     "new_salt",
     "new_secret",
@@ -60,6 +61,19 @@ def submission_id(job_id: int, solver: str) -> bytes:
     if not 0 <= job_id < 2**96:
         raise ValueError(f"job id {job_id} is outside 0 .. 2**96 - 1")
     return ((job_id << 160) | int(address_arg(solver), 16)).to_bytes(32, "big")
+
+
+def job_id_of(submission_id: bytes) -> int:
+    """The job of a submission: the inverse of `submission_id` (``SubmissionId.jobIdOf`` in
+    contracts/src/types/SubmissionId.sol), the id's top 96 bits.
+
+    Raises:
+        ValueError: ``submission_id`` is not 32 bytes.
+    """
+    sid = bytes(submission_id)
+    if len(sid) != 32:
+        raise ValueError(f"a submission id is 32 bytes, got {len(sid)}")
+    return int.from_bytes(sid, "big") >> 160
 
 
 def new_secret() -> bytes:

@@ -30,7 +30,13 @@ from chain.types import (
     RoundWindows,
     revealed_approvals,
 )
-from veritrain.commitments import bytes32_arg, claims_hash, sample_hash, verdict_commitment
+from veritrain.commitments import (
+    bytes32_arg,
+    claims_hash,
+    job_id_of,
+    sample_hash,
+    verdict_commitment,
+)
 from veritrain.forced import bonded_rejects, verdict_approvals
 from veritrain.merkle import claim_end_proofs
 
@@ -162,7 +168,7 @@ class RoundFacade(ContractFacade):
         claimed = self.claims_of(submission_id).end_hashes
         if all(verdict_approvals(ends32, claimed)):
             return 0
-        job_id = int.from_bytes(submission_id, "big") >> 160  # LibSubmission: jobId << 160 | solver
+        job_id = job_id_of(submission_id)
         own = self._client.jobs.sample_mask_of(job_id, self._client.address)
         rejects = bonded_rejects(ends32, claimed, own)
         short = self.reveal_bond_shortfall(rejects)
@@ -422,7 +428,7 @@ class RoundFacade(ContractFacade):
                 for v, sig in zip(args["verifiers"], args["signatures"], strict=True)
             }
         if fn.fn_name == "revealVerdictsSigned":
-            job_id = int.from_bytes(sid, "big") >> 160
+            job_id = job_id_of(sid)
             claims = args["claims"]
             claimed = claims["endHashes"] if isinstance(claims, dict) else claims[1]
             out: dict[str, tuple[bytes, bytes]] = {}
@@ -571,7 +577,7 @@ class RoundFacade(ContractFacade):
             if not 0 <= sample < len(proven):
                 return None
             proven[sample] = bytes(args["forcedTrueEnd"])
-        job_id = int.from_bytes(sid, "big") >> 160  # LibSubmission: jobId << 160 | solver
+        job_id = job_id_of(sid)
         segments = [int(s) for s in self._client.jobs.get_assignment(job_id).segments]
         root, total_steps, interval = self._client.jobs.checkpoint_commitment(job_id)
         return claim_end_proofs(

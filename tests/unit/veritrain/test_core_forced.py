@@ -44,6 +44,7 @@ def test_submission_id_is_the_pair_packed() -> None:
     sid = commitments.submission_id(7, SOLVER)
     assert sid == bytes(11) + b"\x07" + bytes.fromhex(SOLVER[2:])
     assert int.from_bytes(sid, "big") >> 160 == 7
+    assert commitments.job_id_of(sid) == 7
     assert commitments.submission_id(2**96 - 1, SOLVER)[:12] == b"\xff" * 12
     assert commitments.submission_id(7, SOLVER.upper().replace("0X", "0x")) == sid
     for job_id in (-1, 2**96):
@@ -51,6 +52,9 @@ def test_submission_id_is_the_pair_packed() -> None:
             commitments.submission_id(job_id, SOLVER)
     with pytest.raises(ValueError):
         commitments.submission_id(7, "0x" + "zz" * 20)
+    assert commitments.job_id_of(commitments.submission_id(2**96 - 1, SOLVER)) == 2**96 - 1
+    with pytest.raises(ValueError, match="32 bytes"):
+        commitments.job_id_of(sid[1:])
 
 
 def test_verdict_commitment_encodes_the_dynamic_bytes32_array() -> None:
