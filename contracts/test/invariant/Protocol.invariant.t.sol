@@ -87,6 +87,7 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
     ///                   earlier draw still stored (P-42).
     function _assertSignedRevealsWhole() internal {
         assertEq(handler.ghost_signedSeatMisrecorded(), 0, "P13: a one-shot reveal left a seat other than it signed");
+        assertEq(handler.ghost_strippedRejectRecorded(), 0, "P13: stripped ends turned a reject into an approval");
         assertEq(handler.ghost_signedRevealNotWhole(), 0, "P13: a one-shot reveal skipped a seat");
         assertEq(handler.ghost_staleSeals(), 0, "P13: a verifier seated twice on a submission kept its old seal");
         assertEq(handler.ghost_signedOverSealOnChain(), 0, "P13: a one-shot reveal went through over a stored seal");
@@ -256,6 +257,24 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
     ///         one `revealVerdictsSigned` (a rejecting seat first loses its free stake: that call
     ///         reverts whole, then the call goes through), a seat signs a second seal and its own
     ///         second key proves it, and the job is played to its end with every check held.
+    /// @notice P13: an aggregator that strips every entry's ends (each would open the claims, a
+    ///         seat's reject turned into an approval) is refused whole, with no seat revealed; the
+    ///         honest entries then go through, the approving ones without their ends.
+    function test_handler_strippedEndsOfARejecterAreRefused_succeeds() public {
+        address[] memory seats = _plainJob();
+        handler.signedVerdicts(0, _strippedSeed(seats));
+        assertEq(handler.ghost_calls("revealVerdictsSigned stripped"), 1, "the stripped call was tried");
+        assertEq(handler.ghost_strippedRejectRecorded(), 0, "the stripped call was refused whole");
+        assertEq(handler.ghost_signedReveals(), 1, "then the honest one went through");
+        for (uint256 i; i < seats.length; ++i) {
+            (, bool revealed) = round.verdictCommitmentOf(_sid(1), seats[i]);
+            assertTrue(revealed, "every seat revealed");
+        }
+        _assertSignedRevealsWhole();
+        invariant_escrowSolvent();
+        invariant_stakeConservation();
+    }
+
     function test_handler_signedVerdictsThenEquivocation_succeeds() public {
         address[] memory seats = _plainJob();
         handler.signedVerdicts(0, _signedSeedWithABond(seats));
@@ -352,6 +371,23 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
     /// @notice A mask seed under which `signedVerdicts` first sends the call with a seat that cannot
     ///         cover its bonds (`_sendSignedUncovered`'s roll) and some seat of job 1 books a bond: the
     ///         griefer, or a seat whose mask (`_sealOf`'s rule) rejects a sample of its own draw.
+    /// @notice A seed under which `signedVerdicts` first sends every entry stripped of its ends
+    ///         (some seat of job 1 books a bond, so its ends are not the claims), then the honest
+    ///         entries, the approving ones without their ends.
+    function _strippedSeed(address[] memory seats) internal view returns (uint256 seed) {
+        for (;; ++seed) {
+            if (uint256(keccak256(abi.encode(seed, "signed uncovered"))) % 4 == 0) continue;
+            if (uint256(keccak256(abi.encode(seed, "signed stripped"))) % 3 != 0) continue;
+            if (uint256(keccak256(abi.encode(seed, "signed short"))) % 2 != 0) continue;
+            for (uint256 i; i < seats.length; ++i) {
+                uint256 own = jobManager.sampleMaskOf(1, seats[i]);
+                if (seats[i] == handler.griefer() && own != 0) return seed;
+                uint256 mask = uint256(keccak256(abi.encode(seed, seats[i])));
+                if (mask % 3 == 0 && (mask >> 8) & own != 0) return seed;
+            }
+        }
+    }
+
     function _signedSeedWithABond(address[] memory seats) internal view returns (uint256 seed) {
         for (;; ++seed) {
             if (uint256(keccak256(abi.encode(seed, "signed uncovered"))) % 4 != 0) continue;

@@ -84,6 +84,11 @@ abstract contract ProtocolHandlerSigned is ProtocolHandlerPayouts {
     ///                      docs/SECURITY.md P-40), tried in a snapshot thrown away after
     ///                      (`_probeSealOnChain`).
     uint256 public ghost_signedOverSealOnChain;
+    /// @custom:property-id P13 One-shot reveals whose sender stripped the ends of every entry (an
+    ///                      entry without ends opens the claimed ends) that went through or left a
+    ///                      seat revealed although a seat had signed ends other than the claims: a
+    ///                      reject turned into an approval by its aggregator.
+    uint256 public ghost_strippedRejectRecorded;
     /// @custom:property-id P14 Proven equivocations (progress).
     uint256 public ghost_equivocations;
     /// @custom:property-id P14 Proofs that did not move exactly one verifierStake of the seat plus its
@@ -125,7 +130,44 @@ abstract contract ProtocolHandlerSigned is ProtocolHandlerPayouts {
         (SignedReveal[] memory reveals, address sender) = _openings(jobId, maskSeed);
         // A refused call that recorded anything is counted, and then sent no more.
         if (_roll(maskSeed, "signed uncovered") % 4 == 0 && _sendSignedUncovered(jobId, reveals, sender)) return;
-        _sendSigned(jobId, reveals, sender);
+        if (_roll(maskSeed, "signed stripped") % 3 == 0 && _sendStripped(jobId, reveals, sender)) return;
+        _sendSigned(jobId, reveals, sender, _roll(maskSeed, "signed short") % 2 == 0);
+    }
+
+    /// @notice ATTACK: the sender strips the ends of every entry, so that each opens the claimed
+    ///         ends, as if every seat had approved every sample. When some seat signed other ends
+    ///         the call must revert whole (its signature does not check over the claims, P13),
+    ///         leaving no seat revealed; the honest entries are then sent (by the caller). When
+    ///         every seat did approve, it is the honest shortcut: not tried here (`_sendSigned`).
+    /// @return recorded Whether the call went through or left a seat revealed.
+    function _sendStripped(uint256 jobId, SignedReveal[] memory reveals, address sender)
+        internal
+        returns (bool recorded)
+    {
+        SubmissionId sid = _sid(jobId);
+        (, bytes32[] memory claimed) = _claimsOf(sid);
+        bool rejects;
+        SignedReveal[] memory stripped = new SignedReveal[](reveals.length);
+        for (uint256 i; i < reveals.length; ++i) {
+            if (keccak256(abi.encode(reveals[i].ends)) != keccak256(abi.encode(claimed))) rejects = true;
+            stripped[i] = SignedReveal({
+                verifier: reveals[i].verifier,
+                ends: new bytes32[](0),
+                salt: reveals[i].salt,
+                signature: reveals[i].signature
+            });
+        }
+        if (!rejects) return false;
+        Claims memory claims = _claimsArg(sid);
+        vm.prank(sender);
+        try round.revealVerdictsSigned(sid, stripped, claims) {
+            recorded = true;
+        } catch {}
+        for (uint256 i; i < reveals.length; ++i) {
+            if (_revealed(jobId, reveals[i].verifier)) recorded = true;
+        }
+        if (recorded) ++ghost_strippedRejectRecorded;
+        ++ghost_calls["revealVerdictsSigned stripped"];
     }
 
     /// @notice Every seat of `jobId` seals its ends as in `batchVerdicts` (`_sealOf`) and hands over
@@ -255,8 +297,9 @@ abstract contract ProtocolHandlerSigned is ProtocolHandlerPayouts {
 
     /// @notice `sender` sends `reveals` in one `revealVerdictsSigned` and checks P10 (the sender pays
     ///         nothing) and P13 (every seat recorded as it signed, each locking its own bonds from
-    ///         its verifier stake: its wallet and the Escrow's bonds untouched).
-    function _sendSigned(uint256 jobId, SignedReveal[] memory reveals, address sender) internal {
+    ///         its verifier stake: its wallet and the Escrow's bonds untouched). With `short`, an
+    ///         entry whose ends are the claimed ends goes without them, as the client sends it.
+    function _sendSigned(uint256 jobId, SignedReveal[] memory reveals, address sender, bool short) internal {
         SubmissionId sid = _sid(jobId);
         // Per seat: its wallet, and its locked verifier stake plus the bonds its reveal books.
         uint256[] memory balances = new uint256[](reveals.length);
@@ -269,9 +312,7 @@ abstract contract ProtocolHandlerSigned is ProtocolHandlerPayouts {
         }
         uint256 bonds = escrow.bucketOf(Bucket.Bonds);
         (uint256 balance, uint256 credit) = (token.balanceOf(sender), escrow.creditOf(sender));
-        Claims memory claims = _claimsArg(sid);
-        vm.prank(sender);
-        round.revealVerdictsSigned(sid, reveals, claims);
+        _submitSigned(sid, reveals, sender, short);
         if (token.balanceOf(sender) != balance || escrow.creditOf(sender) != credit) ++ghost_batchSenderCharged;
         (,, uint32 committed,) = round.roundOf(sid);
         if (committed != reveals.length || escrow.bucketOf(Bucket.Bonds) != bonds) ++ghost_signedSeatMisrecorded;
@@ -283,6 +324,34 @@ abstract contract ProtocolHandlerSigned is ProtocolHandlerPayouts {
         }
         ++ghost_signedReveals;
         ++ghost_calls["revealVerdictsSigned"];
+    }
+
+    /// @notice `sender` sends `reveals` in one `revealVerdictsSigned`, shortened (`_shortened`) when
+    ///         `short`.
+    function _submitSigned(SubmissionId sid, SignedReveal[] memory reveals, address sender, bool short) internal {
+        Claims memory claims = _claimsArg(sid);
+        SignedReveal[] memory sent = short ? _shortened(reveals, claims.endHashes) : reveals;
+        vm.prank(sender);
+        round.revealVerdictsSigned(sid, sent, claims);
+    }
+
+    /// @notice `reveals` with the ends of every entry whose ends are exactly `claimed` left out.
+    function _shortened(SignedReveal[] memory reveals, bytes32[] memory claimed)
+        internal
+        pure
+        returns (SignedReveal[] memory sent)
+    {
+        sent = new SignedReveal[](reveals.length);
+        for (uint256 i; i < reveals.length; ++i) {
+            sent[i] = reveals[i];
+            if (keccak256(abi.encode(reveals[i].ends)) != keccak256(abi.encode(claimed))) continue;
+            sent[i] = SignedReveal({
+                verifier: reveals[i].verifier,
+                ends: new bytes32[](0),
+                salt: reveals[i].salt,
+                signature: reveals[i].signature
+            });
+        }
     }
 
     /// @notice Whether `seat` is revealed with no seal stored and the verdicts its signed `ends`
