@@ -263,9 +263,11 @@ interface IVerificationRound {
     ///         seat's stake). Only while no seat of the draw has sealed on chain (else SealsOnChain) and by
     ///         the verdict deadline, so no seat is left that could seal after seeing these ends; the
     ///         round then counts every seat as sealed. A seat that signs a second seal for the
-    ///         submission is slashed on the proof of both (`proveEquivocation`).
+    ///         submission is slashed on the proof of both (`proveEquivocation`). An entry with no
+    ///         ends opens the claimed ends (a seat that approved every sample replayed exactly them):
+    ///         its seal is recomputed over them, so only a seat that signed them passes.
     /// @dev Reverts SealsOnChain, OutsideWindow, ClaimsMismatch, LengthMismatch (not one entry per
-    ///      seat, or ends not one per sample), NotAssignedVerifier, InvalidSealSignature, and the
+    ///      seat, or ends neither empty nor one per sample), NotAssignedVerifier, InvalidSealSignature, and the
     ///      JobManager's VerdictsAlreadySubmitted for a seat named twice. Unlike
     ///      `revealVerdictsFor`, no seat is skipped: a seat whose reject bonds its free stake cannot
     ///      cover reverts the whole call (InsufficientFreeStake) (skipped, it could seal after seeing the others' ends).
