@@ -382,15 +382,18 @@ def revealed_approvals(args: Mapping[str, Any]) -> list[bool]:
     """A ``VerdictsRevealed`` event's approvals, one per sampled segment in sample order.
 
     The event carries them as a mask (bit i set = the seat approved sample i) beside its ends,
-    one per sample; this is the one place that unpacks it. Only the seat's own samples count
-    (`JobManager.sampleMaskOf`): its verdicts on the others are ignored.
+    one per sample, or none for a signed reveal's entry that opened the claimed ends (every
+    sample approved: the mask then has one bit per sample); this is the one place that unpacks
+    it. Only the seat's own samples count (`JobManager.sampleMaskOf`): its verdicts on the
+    others are ignored.
 
     Args:
         args: the decoded event's arguments (``approveMask``, an int, and ``ends``, one
-            32-byte end per sample).
+            32-byte end per sample or none).
 
     Returns:
-        ``len(ends)`` booleans: True = approved, False = rejected or abstained.
+        One boolean per sample: True = approved, False = rejected or abstained.
     """
-    mask, samples = int(args["approveMask"]), len(args["ends"])
+    mask, ends = int(args["approveMask"]), args["ends"]
+    samples = len(ends) if len(ends) else mask.bit_length()
     return [bool((mask >> i) & 1) for i in range(samples)]

@@ -177,13 +177,15 @@ contract SignedReveals_RevealVerdictsSigned_Test is SignedReveals_Init {
 
     /// @notice An approving seat's entry may carry no ends (docs/SECURITY.md, "Gas cuts"): the
     ///         round opens the claimed ends for it, checks the seat's signature over them, records
-    ///         every approval and logs the ends whole.
+    ///         every approval and logs no ends either, with an approve bit per sample.
     function test_revealVerdictsSigned_approverWithoutEnds_opensTheClaimedEnds_succeeds() public {
         SignedReveal[] memory reveals = _reveals(0);
         bytes32[] memory claimed = _claimsArg(_sid(jobId)).endHashes;
         reveals[1].ends = new bytes32[](0);
         vm.expectEmit(address(round));
-        emit IVerificationRound.VerdictsRevealed(_sid(jobId), verifiers[1], claimed, (uint256(1) << claimed.length) - 1);
+        emit IVerificationRound.VerdictsRevealed(
+            _sid(jobId), verifiers[1], new bytes32[](0), (uint256(1) << claimed.length) - 1
+        );
         _revealSigned(reveals);
         Verdict[] memory verdicts = jobManager.verdictOf(jobId, verifiers[1]);
         assertEq(verdicts.length, claimed.length);

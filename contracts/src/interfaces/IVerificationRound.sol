@@ -107,10 +107,12 @@ interface IVerificationRound {
     ///         `IJobManager.VerdictsAbstained` when some non-approvals are abstentions and the
     ///         StakeManager's `StakesLocked` for the reject bonds (challengeBond per non-approval
     ///         of the seat's own samples).
-    /// @param ends One end state hash per sampled segment, in sample order (zero: abstained).
+    /// @param ends One end state hash per sampled segment, in sample order (zero: abstained); empty
+    ///        for a `revealVerdictsSigned` entry that carried none (it opened the claimed ends: every
+    ///        sample approved, `approveMask` has one bit per sample).
     /// @param approveMask Bit j set = it approved sample j (ends[j] == endHashes[j] of
     ///        `ClaimsPosted`); bits outside the seat's own draw (`IJobManager.VerifiersAssigned`)
-    ///        are ignored by the JobManager. No bit at or above ends.length.
+    ///        are ignored by the JobManager. No bit at or above the sample count.
     event VerdictsRevealed(
         SubmissionId indexed submissionId, address indexed verifier, bytes32[] ends, uint256 approveMask
     );

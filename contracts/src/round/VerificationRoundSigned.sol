@@ -139,10 +139,13 @@ abstract contract VerificationRoundSigned is VerificationRoundBase {
         Claims calldata claims,
         uint256 count
     ) internal returns (SeatVerdicts memory seat, uint64 sampleMask) {
-        bytes32[] calldata ends = reveal.ends.length == 0 ? claims.endHashes : reveal.ends;
+        bytes32[] calldata sent = reveal.ends;
+        bytes32[] calldata ends = sent.length == 0 ? claims.endHashes : sent;
         Verdicts memory verdicts;
         (verdicts, sampleMask) = _openSignedSeal(submissionId, jobId, reveal, ends, claims, count);
-        seat = _seatVerdicts(submissionId, reveal.verifier, ends, verdicts);
+        // Logged as sent: an entry without ends approved every sample, so its event carries no ends
+        // either (the claims' `ClaimsPosted` has them) and `_seatVerdicts` reads none (no reject).
+        seat = _seatVerdicts(submissionId, reveal.verifier, sent, verdicts);
     }
 
     /// @notice Checks one of the `count` entries of `revealVerdictsSigned`: its seat (one of

@@ -226,4 +226,6 @@ def test_revealed_approvals_unpacks_the_event_mask_to_one_verdict_per_sample() -
         False,
     ]
     assert revealed_approvals({"approveMask": 0, "ends": [end] * 3}) == [False, False, False]
-    assert revealed_approvals({"approveMask": 0b1, "ends": []}) == []
+    # a signed entry that opened the claimed ends: no ends logged, one approve bit per sample
+    assert revealed_approvals({"approveMask": 0b111, "ends": []}) == [True, True, True]
+    assert revealed_approvals({"approveMask": 0, "ends": []}) == []
