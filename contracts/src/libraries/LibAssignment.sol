@@ -4,6 +4,7 @@ pragma solidity 0.8.37;
 // Libraries
 import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 import {LibBits} from "./LibBits.sol";
+import {LibPayouts} from "./LibPayouts.sol";
 import {LibSampling} from "./LibSampling.sol";
 import {LibVerdict} from "./LibVerdict.sol";
 // Interfaces
@@ -324,11 +325,9 @@ library LibAssignment {
         address[] memory bonded = new address[](seats.length);
         uint256[] memory bonds = new uint256[](seats.length);
         uint256 count = 0;
-        bool uniform = true;
         for (uint256 i; i < seats.length; ++i) {
             uint256 bond = _recordSeat(job, sub, s, jobId, seats[i]);
             if (bond == 0) continue;
-            if (count != 0 && bond != bonds[0]) uniform = false;
             (bonded[count], bonds[count]) = (seats[i].verifier, bond);
             ++count;
         }
@@ -338,13 +337,8 @@ library LibAssignment {
         // (reverts InsufficientFreeStake when short). Every bond locked here is later unlocked
         // (returned) or slashed (forfeited) exactly once by the settlement. No reject, no bond: a
         // seat without one is left out, and no seat has one, no call. Equal bonds (each seat one
-        // reject of the forced sample) lock as one amount for every seat (`lockEach`).
-        if (uniform) {
-            s.stakeManager.lockEach(LibVerdict.truncate(bonded, count), Role.Verifier, bonds[0]);
-        } else {
-            s.stakeManager
-                .lockAmounts(LibVerdict.truncate(bonded, count), Role.Verifier, LibVerdict.truncate(bonds, count));
-        }
+        // reject of the forced sample) lock as one amount for every seat (`LibPayouts.lockSeats`).
+        LibPayouts.lockSeats(s, LibVerdict.truncate(bonded, count), LibVerdict.truncate(bonds, count));
     }
 
     /// @notice One seat's record in `recordVerdicts` (every effect but the bond's lock).

@@ -88,20 +88,13 @@ library LibPayouts {
     }
 
     /// @notice Unlocks each seat's entry of `unlocks` (assignment order; its verifierStake, plus the
-    ///         reject bonds it gets back) in one call to the trusted StakeManager: `unlockEach` when
-    ///         every released seat unlocks the same amount (verifierStake, or verifierStake and one
-    ///         bond each at a forced error every seat caught), else `unlockAmounts`. A zero entry is a seat
-    ///         not released; none released, no call. When every seat is released, the seat list and
-    ///         `unlocks` are passed as they are; otherwise only the arrays the call takes are built.
+    ///         reject bonds it gets back) in one call (`unlockSeats`). A zero entry is a seat not
+    ///         released; none released, no call. When every seat is released, the seat list and
+    ///         `unlocks` are passed as they are; otherwise only the released seats and their amounts.
     function releaseSeats(Submission storage sub, Settlement memory s, uint256[] memory unlocks) internal {
         uint256 count = 0;
-        bool uniform = true;
-        uint256 each = 0;
         for (uint256 i; i < unlocks.length; ++i) {
-            if (unlocks[i] == 0) continue;
-            ++count;
-            if (each == 0) each = unlocks[i];
-            else if (unlocks[i] != each) uniform = false;
+            if (unlocks[i] != 0) ++count;
         }
         if (count == 0) return;
         address[] memory released = seatedVerifiers(sub, s);
@@ -109,17 +102,34 @@ library LibPayouts {
         if (count != unlocks.length) {
             address[] memory verifiers = released;
             released = new address[](count);
-            if (!uniform) amounts = new uint256[](count);
+            amounts = new uint256[](count);
             count = 0;
             for (uint256 i; i < unlocks.length; ++i) {
                 if (unlocks[i] == 0) continue;
-                released[count] = verifiers[i];
-                if (!uniform) amounts[count] = unlocks[i];
+                (released[count], amounts[count]) = (verifiers[i], unlocks[i]);
                 ++count;
             }
         }
-        if (uniform) s.stakeManager.unlockEach(released, Role.Verifier, each);
-        else s.stakeManager.unlockAmounts(released, Role.Verifier, amounts);
+        unlockSeats(s, released, amounts);
+    }
+
+    /// @notice Locks `amounts[i]` (wei, non-zero) of each `accounts[i]`'s verifier stake in one call
+    ///         to the trusted StakeManager: `lockEach` when every amount is the same, whose batch
+    ///         event logs that amount once, else `lockAmounts`. Reverts with the StakeManager's
+    ///         InsufficientFreeStake when an account is short (none is locked then).
+    function lockSeats(Settlement memory s, address[] memory accounts, uint256[] memory amounts) internal {
+        uint256 each = _sharedAmount(amounts);
+        if (each != 0) s.stakeManager.lockEach(accounts, Role.Verifier, each);
+        else s.stakeManager.lockAmounts(accounts, Role.Verifier, amounts);
+    }
+
+    /// @notice Unlocks `amounts[i]` (wei, non-zero) of each `accounts[i]`'s verifier stake in one
+    ///         call, as `lockSeats` locks them (`unlockEach` for one shared amount, else
+    ///         `unlockAmounts`).
+    function unlockSeats(Settlement memory s, address[] memory accounts, uint256[] memory amounts) internal {
+        uint256 each = _sharedAmount(amounts);
+        if (each != 0) s.stakeManager.unlockEach(accounts, Role.Verifier, each);
+        else s.stakeManager.unlockAmounts(accounts, Role.Verifier, amounts);
     }
 
     /// @notice Slashes one seat of `role` (solverStake or verifierStake) to the Escrow.
@@ -204,5 +214,13 @@ library LibPayouts {
     function forfeitSeatBond(Settlement memory s, uint256 jobId, address verifier) internal returns (uint256 amount) {
         emit IJobManager.BondForfeited(jobId, verifier, s.challengeBond);
         amount = forfeitSeatBonds(s, verifier, s.challengeBond, Bucket.Pot);
+    }
+
+    /// @notice The amount every entry of `amounts` (non-empty) shares, or 0 if two differ.
+    function _sharedAmount(uint256[] memory amounts) private pure returns (uint256 each) {
+        each = amounts[0];
+        for (uint256 i = 1; i < amounts.length; ++i) {
+            if (amounts[i] != each) return 0;
+        }
     }
 }
