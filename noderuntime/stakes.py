@@ -135,7 +135,8 @@ class StakesMixin(NodeCore):
         params = self.job_params()
         per_job = {
             Role.Solver: params.solver_stake,
-            Role.Verifier: params.verifier_stake,
+            # a seat locks its stake with its first reject bond (LibPayouts.seatLock)
+            Role.Verifier: params.verifier_stake + params.challenge_bond,
             Role.Whistleblower: params.challenge_bond,
         }[role]
         return max(self.min_stake(role), 4 * int(per_job))

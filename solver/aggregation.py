@@ -62,7 +62,7 @@ from chain.seals import SignedReveal, SignedSeal
 from noderuntime.ports import ChainPort
 from veritrain.commitments import verdict_commitment
 from veritrain.enums import JobStatus, Role
-from veritrain.forced import bonded_rejects
+from veritrain.forced import bonded_rejects, reveal_bond
 from veritrain.hexutil import as_bytes32, from_hex, to_hex
 from veritrain.units import vtt
 from veritrain.wire import (
@@ -238,8 +238,8 @@ class SealAggregator:
     def _require_bonds_covered(
         self, job_id: int, sid: bytes, verifier: str, ends: list[bytes]
     ) -> None:
-        """Refuse a reveal whose reject bonds (``challengeBond`` wei each, `bonded_rejects`,
-        locked from the seat's stake at the reveal) the seat's free verifier stake
+        """Refuse a reveal whose reject bonds (`veritrain.forced.reveal_bond` of its
+        `bonded_rejects`, locked from the seat's stake at the reveal) the seat's free verifier stake
         (``freeStake(verifier, Verifier)``) does not cover: ``revealVerdictsFor`` would skip it
         (docs/SECURITY.md P-38) and ``revealVerdictsSigned`` revert. Its wallet balance and
         Escrow allowance play no part.
@@ -249,9 +249,9 @@ class SealAggregator:
         """
         own = self.client.jobs.sample_mask_of(job_id, verifier)
         rejects = bonded_rejects(ends, self.client.round.claims_of(sid).end_hashes, own)
-        if not rejects:
+        bond = reveal_bond(rejects, self.client.jobs.job_params().challenge_bond)
+        if not bond:
             return
-        bond = rejects * self.client.jobs.job_params().challenge_bond
         free = self.client.stakes.free_stake(verifier, Role.Verifier)
         if free < bond:
             raise HandOffRefused(

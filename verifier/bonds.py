@@ -27,7 +27,8 @@ __all__ = ["stake_reveal_bonds"]
 
 def stake_reveal_bonds(node: VerifierNode, job_id: int, rejects: int) -> str | None:
     """Top this seat's free verifier stake up to the bonds of a reveal that rejects ``rejects``
-    of its own samples (``rejects * challengeBond`` wei); nothing is sent when it covers them.
+    of its own samples (`veritrain.forced.reveal_bond`: a challengeBond each but the first, which
+    the seat's lock holds); nothing is sent when it covers them.
 
     Args:
         node: the verifier node (its client, its wallet top-up and its transaction log).
@@ -42,7 +43,7 @@ def stake_reveal_bonds(node: VerifierNode, job_id: int, rejects: int) -> str | N
     Raises:
         Exception: RPC errors, for the node loop to retry.
     """
-    if rejects <= 0:
+    if rejects <= 1:
         return None
     client = node.client
     short = client.round.reveal_bond_shortfall(

@@ -224,11 +224,21 @@ def bonded_rejects(ends: Sequence[bytes], claimed_ends: Sequence[bytes], own_mas
     """How many reject bonds a seat's reveal of ``ends`` books: its non-approvals (an end other
     than the claim, an abstention included) on the samples of its own draw, bit j of
     ``own_mask`` (``sampleMaskOf``); its ends elsewhere are ignored (docs/SECURITY.md P-27).
-    ``recordVerdicts`` locks one ``challengeBond`` for each from the seat's free verifier stake,
-    and ``revealVerdictsFor`` skips a seat whose free verifier stake cannot cover them (P-38).
+    One ``challengeBond`` each: the first is in the seat's lock since its draw, the others are
+    locked at the reveal (`reveal_bond`).
 
     Raises:
         ValueError: as `verdict_approvals`.
     """
     approvals = verdict_approvals(ends, claimed_ends)
     return sum(1 for j, ok in enumerate(approvals) if not ok and (own_mask >> j) & 1)
+
+
+def reveal_bond(rejects: int, challenge_bond: int) -> int:
+    """Verifier stake (wei) a reveal with ``rejects`` bonded non-approvals (`bonded_rejects`)
+    locks from the seat's free stake: ``challenge_bond`` wei for each but the first, which the
+    seat's lock has held since its draw (verifierStake + challengeBond, docs/SECURITY.md "Gas
+    cuts"). ``revealVerdictsFor`` skips a seat whose free verifier stake cannot cover it (P-38)
+    and ``revealVerdictsSigned`` reverts.
+    """
+    return max(rejects - 1, 0) * challenge_bond

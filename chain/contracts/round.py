@@ -37,7 +37,7 @@ from veritrain.commitments import (
     sample_hash,
     verdict_commitment,
 )
-from veritrain.forced import bonded_rejects, verdict_approvals
+from veritrain.forced import bonded_rejects, reveal_bond, verdict_approvals
 from veritrain.merkle import claim_end_proofs
 
 if TYPE_CHECKING:
@@ -180,19 +180,19 @@ class RoundFacade(ContractFacade):
         self, rejects: int, account: str | None = None, *, challenge_bond: int | None = None
     ) -> int:
         """Wei ``account`` (default: this client) must stake so that its free verifier stake
-        covers the reject bonds of a reveal with ``rejects`` non-approvals of its own samples
-        (``rejects * challengeBond`` wei, locked from that stake at the reveal); 0 when it
-        already does or ``rejects <= 0``. Reads the free stake, and the deployment's challenge
-        bond (wei) unless ``challenge_bond`` gives it; sends nothing.
+        covers the reject bonds a reveal with ``rejects`` non-approvals of its own samples locks
+        from that stake (`veritrain.forced.reveal_bond`: all but the first, which the seat's lock
+        holds); 0 when it already does or there is none. Reads the free stake, and the
+        deployment's challenge bond (wei) unless ``challenge_bond`` gives it; sends nothing.
 
         Raises:
             Exception: RPC errors.
         """
-        if rejects <= 0:
+        if rejects <= 1:
             return 0
         if challenge_bond is None:
             challenge_bond = int(self._client.jobs.job_params().challenge_bond)
-        bonds = rejects * challenge_bond
+        bonds = reveal_bond(rejects, challenge_bond)
         free = int(self._client.stakes.free_stake(account or self._client.address, Role.Verifier))
         return max(0, bonds - free)
 

@@ -177,8 +177,9 @@ contract VerificationRound is VerificationRoundSigned {
         (uint64 sampleMask, bool revealed) = _checkVerdictReveal(submissionId, jobId, job, verifier, ends, salt);
         if (revealed) return;
         Verdicts memory verdicts = _verdictsOf(sampleMask, ends, claims.endHashes);
-        if (verdicts.ownRejects != 0) {
-            uint256 bond = verdicts.ownRejects * _CHALLENGE_BOND;
+        // The first non-approval's bond is in the seat's lock since its draw: only the others lock.
+        if (verdicts.ownRejects > 1) {
+            uint256 bond = (verdicts.ownRejects - 1) * _CHALLENGE_BOND;
             if (_STAKE_MANAGER.freeStake(verifier, Role.Verifier) < bond) {
                 emit RevealSkipped(submissionId, verifier, bond);
                 return;

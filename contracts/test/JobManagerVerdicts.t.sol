@@ -37,7 +37,7 @@ contract JobManager_AssignVerifiers_Test is JobManager_Init {
         assertEq(segments.length, TOTAL_STEPS / INTERVAL);
         for (uint256 i; i < verifiers.length; ++i) {
             assertTrue(_isIn(verifierPool, verifiers[i]));
-            assertEq(_locked(verifiers[i], Role.Verifier), params.verifierStake);
+            assertEq(_locked(verifiers[i], Role.Verifier), _seatLock(), "its stake and first reject bond");
             assertEq(jobManager.sampleMaskOf(jobId, verifiers[i]), (uint256(1) << segments.length) - 1);
             for (uint256 j; j < i; ++j) {
                 assertNotEq(verifiers[i], verifiers[j]);

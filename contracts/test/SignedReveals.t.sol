@@ -160,10 +160,11 @@ contract SignedReveals_RevealVerdictsSigned_Test is SignedReveals_Init {
     }
 
     /// @notice A rejecting seat's bonds come from that seat's stake, never from the sender: no
-    ///         token moves and the Escrow books no bond.
+    ///         token moves and the Escrow books no bond; the first is in the seat's lock since its
+    ///         draw, the second is locked from its free stake.
     function test_revealVerdictsSigned_rejectBondFromTheSeat_succeeds() public {
         SignedReveal[] memory reveals = _reveals(0);
-        reveals[0] = _entry(verifiers[0], _ends(jobId, 1));
+        reveals[0] = _entry(verifiers[0], _ends(jobId, 3));
         uint256 senderBefore = token.balanceOf(stranger);
         uint256 seatBefore = token.balanceOf(verifiers[0]);
         uint256 lockedBefore = _locked(verifiers[0], Role.Verifier);
@@ -172,6 +173,7 @@ contract SignedReveals_RevealVerdictsSigned_Test is SignedReveals_Init {
         assertEq(token.balanceOf(verifiers[0]), seatBefore);
         assertEq(_locked(verifiers[0], Role.Verifier) - lockedBefore, params.challengeBond);
         assertEq(uint8(jobManager.verdictOf(jobId, verifiers[0])[0]), uint8(Verdict.Reject));
+        assertEq(uint8(jobManager.verdictOf(jobId, verifiers[0])[1]), uint8(Verdict.Reject));
         assertEq(escrow.bucketOf(Bucket.Bonds), 0);
     }
 
@@ -407,7 +409,8 @@ contract SignedReveals_RevealVerdictsSigned_Test is SignedReveals_Init {
     ///         reading the others' ends): the whole call reverts and no seat is recorded.
     function test_revealVerdictsSigned_bondNotCovered_revertsWhole_reverts() public {
         SignedReveal[] memory reveals = _reveals(0);
-        reveals[0] = _entry(verifiers[0], _ends(jobId, 1));
+        // Two rejects: the second bond is the one its free stake must cover.
+        reveals[0] = _entry(verifiers[0], _ends(jobId, 3));
         Claims memory claims = _claimsArg(_sid(jobId));
         uint256 free = stakeManager.freeStake(verifiers[0], Role.Verifier);
         vm.prank(verifiers[0]);
@@ -426,11 +429,29 @@ contract SignedReveals_RevealVerdictsSigned_Test is SignedReveals_Init {
         assertEq(uint256(committed), 0);
     }
 
+    /// @notice Attack: a seat hands over one reject, then unbonds all its free verifier stake to
+    ///         make the call revert. Its one reject's bond is in its seat's lock since the draw:
+    ///         the call records every seat, and the bond stays at stake for the dispute.
+    function test_revealVerdictsSigned_oneRejectNoFreeStake_recorded_succeeds() public {
+        SignedReveal[] memory reveals = _reveals(0);
+        reveals[0] = _entry(verifiers[0], _ends(jobId, 1));
+        uint256 free = stakeManager.freeStake(verifiers[0], Role.Verifier);
+        vm.prank(verifiers[0]);
+        stakeManager.requestUnbond(Role.Verifier, free);
+        _revealSigned(reveals);
+        for (uint256 i; i < verifiers.length; ++i) {
+            (, bool revealed) = round.verdictCommitmentOf(_sid(jobId), verifiers[i]);
+            assertTrue(revealed, "every seat recorded");
+        }
+        assertEq(uint8(jobManager.verdictOf(jobId, verifiers[0])[0]), uint8(Verdict.Reject));
+        assertEq(_locked(verifiers[0], Role.Verifier), _seatLock(), "the reject's bond at stake");
+    }
+
     /// @notice A seat's wallet does not matter: one that moved every token away still reveals, its
-    ///         bond locked from its free verifier stake.
+    ///         second bond locked from its free verifier stake.
     function test_revealVerdictsSigned_emptyWallet_bondFromStake_succeeds() public {
         SignedReveal[] memory reveals = _reveals(0);
-        reveals[2] = _entry(verifiers[2], _ends(jobId, 1));
+        reveals[2] = _entry(verifiers[2], _ends(jobId, 3));
         uint256 balance = token.balanceOf(verifiers[2]);
         vm.prank(verifiers[2]);
         assertTrue(token.transfer(stranger, balance));

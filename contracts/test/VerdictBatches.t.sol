@@ -42,6 +42,16 @@ contract VerdictBatches_Test is SignedReveals_Init {
         rejectMask = uint256(own) & (~uint256(own) + 1);
     }
 
+    /// @notice The first two samples of `verifier`'s own draw (bit i = sample i): a reveal rejecting
+    ///         both locks one bond (the first is in the seat's lock since its draw).
+    function _firstTwoOwnSamples(address verifier) internal view returns (uint256 rejectMask) {
+        (, uint64 own,,,) = jobManager.seatOf(_sid(jobId), verifier);
+        uint256 first = uint256(own) & (~uint256(own) + 1);
+        uint256 rest = uint256(own) & ~first;
+        require(rest != 0, "a seat of two samples");
+        rejectMask = first | (rest & (~rest + 1));
+    }
+
     function _commitAll(uint256 rejectMask) internal {
         (bytes32[] memory commitments, bytes[] memory signatures) = _seals(rejectMask);
         vm.prank(stranger);
@@ -192,19 +202,25 @@ contract VerdictBatches_Test is SignedReveals_Init {
         }
     }
 
-    /// @notice A rejecting seat's bond comes from that seat's stake, never from whoever sent the batch:
-    ///         no token moves, the seat's locked verifier stake grows by the bond.
+    /// @notice A rejecting seat's bonds come from that seat's stake, never from whoever sent the
+    ///         batch: no token moves; the first is in the seat's lock since its draw, the seat's
+    ///         locked verifier stake grows by the second.
     function test_revealVerdictsFor_rejectBondFromTheSeat_succeeds() public {
-        _commitAll(1);
+        uint256 rejects = _firstTwoOwnSamples(verifiers[0]);
+        _commitAll(rejects);
         uint256 callerBefore = token.balanceOf(stranger);
         uint256 seatBefore = token.balanceOf(verifiers[0]);
         (, uint256 lockedBefore,,) = stakeManager.stakeOf(verifiers[0], Role.Verifier);
-        _revealAll(1);
+        _revealAll(rejects);
         assertEq(token.balanceOf(stranger), callerBefore);
         assertEq(token.balanceOf(verifiers[0]), seatBefore);
         (, uint256 lockedAfter,,) = stakeManager.stakeOf(verifiers[0], Role.Verifier);
         assertEq(lockedAfter - lockedBefore, params.challengeBond);
-        assertEq(uint8(jobManager.verdictOf(jobId, verifiers[0])[0]), uint8(Verdict.Reject));
+        for (uint256 t; rejects >> t != 0; ++t) {
+            if ((rejects >> t) & 1 == 1) {
+                assertEq(uint8(jobManager.verdictOf(jobId, verifiers[0])[t]), uint8(Verdict.Reject));
+            }
+        }
     }
 
     /// @notice Attack: a rejecting seat hands its reveal to the aggregator, then unbonds its free
@@ -213,7 +229,8 @@ contract VerdictBatches_Test is SignedReveals_Init {
     ///         keeps its seal and may still reveal itself, bond covered.
     function test_revealVerdictsFor_seatCannotCoverItsBond_isSkipped_succeeds() public {
         address griefer = verifiers[0];
-        uint256 reject = _firstOwnSample(griefer);
+        // Two rejects: the second bond is the one its free stake must cover.
+        uint256 reject = _firstTwoOwnSamples(griefer);
         _commitAll(reject);
         uint256 free = stakeManager.freeStake(griefer, Role.Verifier);
         vm.prank(griefer);

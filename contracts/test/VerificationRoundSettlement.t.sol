@@ -286,7 +286,7 @@ contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
         assertEq(escrow.jackpotPool() - poolBefore, params.solverStake);
         for (uint256 i; i < assigned.length; ++i) {
             assertEq(_staked(assigned[i], Role.Verifier), 500e18);
-            assertEq(_locked(assigned[i], Role.Verifier), lockedBefore[i] - params.verifierStake);
+            assertEq(_locked(assigned[i], Role.Verifier), lockedBefore[i] - _seatLock(), "its seat's whole lock");
             assertEq(token.balanceOf(assigned[i]), wallets[i] + params.verifierFee, "fee to the wallet");
             assertEq(escrow.creditOf(assigned[i]), 0);
         }
@@ -401,11 +401,12 @@ contract VerificationRound_ForcedEnd_Test is VerificationRound_Forced_Init {
         uint256 wallet2 = token.balanceOf(verifiers[2]);
         jobManager.finalize(jobId);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Disputed));
-        // A replaying rejecter is paid the jackpot to its wallet (no fee while disputed), and its
-        // bond unlocked: only its seat stays locked.
+        // A replaying rejecter is paid the jackpot to its wallet (no fee while disputed); its one
+        // reject is now an approval of the true end, so its bond is the seat's idle one, still in
+        // its seat's lock and released with it.
         assertEq(token.balanceOf(verifiers[0]) - wallet0, params.jackpot);
         assertEq(escrow.creditOf(verifiers[0]), 0);
-        assertEq(_locked(verifiers[0], Role.Verifier), params.verifierStake);
+        assertEq(_locked(verifiers[0], Role.Verifier), _seatLock());
         assertEq(token.balanceOf(verifiers[2]), wallet2, "paid without a replay");
         assertEq(escrow.creditOf(verifiers[2]), 0, "credited without a replay");
 
@@ -416,6 +417,8 @@ contract VerificationRound_ForcedEnd_Test is VerificationRound_Forced_Init {
         assertEq(_staked(verifiers[2], Role.Verifier), 500e18 - params.verifierStake - params.challengeBond);
         assertEq(_locked(verifiers[2], Role.Verifier), 0);
         assertEq(_staked(verifiers[0], Role.Verifier), 500e18);
+        // Its idle bond went back once, with its seat: nothing left locked, none unlocked twice.
+        assertEq(_locked(verifiers[0], Role.Verifier), 0);
         assertEq(_staked(solver, Role.Solver), 1000e18);
         _appendFinalState(jobId);
         assertGt(_sharesMinted(MODEL_ID), 0, "no shares minted");

@@ -141,9 +141,10 @@ def test_python_formulas_match_the_contract(anvil: Anvil, protocol_artifacts) ->
         v.round.reveal_verdicts(sid, list(claims.end_hashes), salt)
     locked = v.stakes.stake_of(role=Role.Verifier).locked
     receipt = v.round.reveal_verdicts(sid, ends, salt)
-    # two non-approvals lock a bond each from its verifier stake: the zero end is an abstention
-    # (P-20), the other a reject
-    assert v.stakes.stake_of(role=Role.Verifier).locked - locked == 2 * params.challenge_bond
+    # two non-approvals bond one challengeBond each from its verifier stake: the zero end is an
+    # abstention (P-20), the other a reject; the first bond is in its seat's lock since the draw,
+    # the second is locked now
+    assert v.stakes.stake_of(role=Role.Verifier).locked - locked == params.challenge_bond
     assert c.jobs.verdicts_of(job_id, v.address) == [
         Verdict.Abstain,
         Verdict.Reject,

@@ -241,24 +241,27 @@ class FakeRound:
     def reveal_bond_shortfall(
         self, rejects: int, account: str | None = None, *, challenge_bond: int | None = None
     ) -> int:
-        """As the real facade: ``rejects * challengeBond`` minus the free verifier stake, >= 0."""
-        if rejects <= 0:
+        """As the real facade: the bonds the reveal locks (`forced.reveal_bond`) minus the free
+        verifier stake, >= 0."""
+        if rejects <= 1:
             return 0
         bond = challenge_bond
         if bond is None:
             bond = self._client.chain.params.challenge_bond
         free = self._client.stakes.free_stake(account or self._client.address, Role.Verifier)
-        return max(0, rejects * bond - free)
+        return max(0, forced.reveal_bond(rejects, bond) - free)
 
     def _bonds_of(self, job_id: int, verifier: str, ends: Sequence[bytes]) -> tuple[int, int]:
-        """(reject bonds in wei, free verifier stake in wei) of a seat's reveal of ``ends``: the
-        contract's P-38 gate (a count mismatch books none: `_reveal` refuses it first)."""
+        """(reject bonds the reveal locks in wei, free verifier stake in wei) of a seat's reveal of
+        ``ends``: the contract's P-38 gate, a bond per non-approval of its own samples but the
+        first, which the seat's lock holds (`forced.reveal_bond`; a count mismatch books none:
+        `_reveal` refuses it first)."""
         chain = self._client.chain
         claimed = chain.claims[job_id].end_hashes
         own = chain.sample_masks.get((job_id, verifier), 0)
         rejects = forced.bonded_rejects(ends, claimed, own) if len(ends) == len(claimed) else 0
         free = self._client.stakes.free_stake(verifier, Role.Verifier)
-        return rejects * chain.params.challenge_bond, free
+        return forced.reveal_bond(rejects, chain.params.challenge_bond), free
 
     def commit_verdicts_for(self, submission_id: bytes, seals: Sequence[SignedSeal]) -> object:
         for seal in seals:
@@ -392,8 +395,9 @@ class FakeRound:
         digest = commitments.verdict_commitment(job_id, verifier, ends, salt)
         if digest != self._client.chain.sealed[key]:
             raise revert("VerdictCommitmentMismatch", submissionId=submission_id, verifier=verifier)
-        # as the contract: the reject bonds on its own samples are locked from the seat's free
-        # verifier stake (the fake never unlocks them: it settles no bonds)
+        # as the contract: the reject bonds on its own samples but the first (held by the seat's
+        # lock) are locked from the seat's free verifier stake (the fake never unlocks them: it
+        # settles no bonds)
         bonds, free = self._bonds_of(job_id, verifier, ends)
         if bonds > free:
             raise _short_of_stake(verifier, free, bonds)

@@ -106,7 +106,8 @@ interface IVerificationRound {
     ///         reveal (the JobManager emits none of its own, docs/SECURITY.md, "Gas cuts"), with
     ///         `IJobManager.VerdictsAbstained` when some non-approvals are abstentions and the
     ///         StakeManager's `StakesLocked` for the reject bonds (challengeBond per non-approval
-    ///         of the seat's own samples).
+    ///         of the seat's own samples but the first, which the seat's lock holds since its
+    ///         draw: none for a seat with at most one).
     /// @param ends One end state hash per sampled segment, in sample order (zero: abstained); empty
     ///        for a `revealVerdictsSigned` entry that carried none (it opened the claimed ends: every
     ///        sample approved, `approveMask` has one bit per sample).
@@ -203,8 +204,9 @@ interface IVerificationRound {
 
     /// @notice Assigned verifier reveals the end state hashes it sealed; sample j is approved iff
     ///         ends[j] equals the claimed endHashes[j], else rejected. The verdicts are recorded at
-    ///         the JobManager, which locks one challengeBond per reject of its own samples from the
-    ///         verifier's free verifier stake (reverts InsufficientFreeStake when short). The end of a rejected sample is kept: on a forced error it
+    ///         the JobManager, which locks one challengeBond per reject of its own samples but the
+    ///         first (held by the seat's lock since its draw: verifierStake + challengeBond) from
+    ///         the verifier's free verifier stake (reverts InsufficientFreeStake when short). The end of a rejected sample is kept: on a forced error it
     ///         is compared with the solver's true end (docs/FORCED_ERRORS.md section 3), so only a
     ///         replay earns the jackpot and a forced claim never hides a wrong segment.
     /// @param ends One state hash per sample: the end of the verifier's replay of segment s_j from

@@ -145,7 +145,7 @@ library LibAssignment {
             .drawVerifiers(
                 keccak256(abi.encode(seed, "verifiers")),
                 sub.feesHeld / s.verifierFee - kept,
-                s.verifierStake,
+                LibPayouts.seatLock(s),
                 excluded,
                 new address[](0)
             );
@@ -251,8 +251,9 @@ library LibAssignment {
             s.escrow.credit(Bucket.Escrowed, job.submitter, unused);
         }
 
-        // One call for every seat (its overhead paid once, not per seat).
-        s.stakeManager.lockEach(drawn, Role.Verifier, s.verifierStake);
+        // One call for every seat (its overhead paid once, not per seat): each seat's stake with its
+        // first reject bond (`LibPayouts.seatLock`).
+        s.stakeManager.lockEach(drawn, Role.Verifier, LibPayouts.seatLock(s));
     }
 
     /// @notice Seats each `drawn` verifier (its StakeManager id after the current seats, its seat
@@ -309,9 +310,11 @@ library LibAssignment {
     ///         seat's reject mask for each non-approval (an abstention, a zero end, counts there
     ///         and in its own abstain mask, docs/SECURITY.md P-20), marks those samples disputed,
     ///         keeps the round's `endTag` in the seat's word and, once every seat has spoken,
-    ///         starts the challenge window; then locks one challengeBond per non-approval from each
-    ///         seat's free verifier stake (docs/SECURITY.md, "Gas cuts": reject bonds from stake),
-    ///         every seat's bonds in one StakeManager call after all the records.
+    ///         starts the challenge window; then locks one challengeBond per non-approval but the
+    ///         first from each seat's free verifier stake (the first is in the seat's lock since its
+    ///         draw, `LibPayouts.seatLock`; docs/SECURITY.md, "Gas cuts": reject bonds from stake,
+    ///         the first reject bond with the seat), every seat's bonds in one StakeManager call
+    ///         after all the records, none when no seat has a second non-approval.
     /// @dev Reverts NotAssignedVerifier, VerdictsAlreadySubmitted (also for a seat named twice),
     ///      VerdictCountMismatch, and the StakeManager's InsufficientFreeStake when a seat's free
     ///      verifier stake is short of its bonds (the whole call reverts: no seat is recorded).
@@ -342,7 +345,8 @@ library LibAssignment {
     }
 
     /// @notice One seat's record in `recordVerdicts` (every effect but the bond's lock).
-    /// @return bond The seat's reject bonds to lock (wei): challengeBond per non-approval.
+    /// @return bond The seat's reject bonds to lock (wei): challengeBond per non-approval but the
+    ///         first, which its seat's lock holds already (`LibPayouts.seatLock`).
     function _recordSeat(
         JobRecord storage job,
         Submission storage sub,
@@ -365,7 +369,7 @@ library LibAssignment {
         // Non-approvals on the seat's own samples only: its verdicts on the others are ignored (P-27).
         uint256 rejectMask = ~approveMask & seat.sampleMask;
         uint256 rejects = LibBits.popCount(rejectMask);
-        bond = rejects * s.challengeBond;
+        if (rejects > 1) bond = (rejects - 1) * s.challengeBond;
         seat.status = SeatStatus.Submitted;
         seat.revealed = true;
         seat.endTag = verdicts.endTag;

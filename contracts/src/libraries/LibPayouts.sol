@@ -9,7 +9,7 @@ import {IJobManager} from "../interfaces/IJobManager.sol";
 import {Bucket} from "../types/EscrowTypes.sol";
 import {JobRecord} from "../types/JobTypes.sol";
 import {Role} from "../types/Role.sol";
-import {Settlement, Submission, seatedVerifiers} from "../types/SubmissionTypes.sol";
+import {Seat, Settlement, Submission, seatedVerifiers} from "../types/SubmissionTypes.sol";
 
 /// @title LibPayouts
 /// @notice How settlement moves tokens: slashes booked into an Escrow bucket, stake unlocks, fees,
@@ -18,8 +18,10 @@ import {Settlement, Submission, seatedVerifiers} from "../types/SubmissionTypes.
 ///         (and, in LibSettlement, the solver's reward) is paid straight to the wallet
 ///         (`IEscrow.pay`, a credit only when the token refuses the transfer); refunds, challenge
 ///         bonds, jackpots and pot shares stay credits. Stakes are slashed to the Escrow and booked
-///         at once. A seat's reject bonds are stake: locked at its reveal, returned by an unlock and
-///         forfeited by a slash (`returnSeatBond`, `forfeitSeatBonds`).
+///         at once. A seat's reject bonds are stake: the first locked with its seat at the draw
+///         (`seatLock`), the others at its reveal, each returned by an unlock and forfeited by a
+///         slash (`returnSeatBond`, `forfeitSeatBonds`); a seat without a non-approval gets its
+///         first back where its seat ends (`idleBond`).
 /// @dev Internal functions only: they are compiled into their callers (LibSettlement and LibPosting,
 ///      external libraries running in the JobManager's context), so events are the JobManager's and
 ///      the StakeManager and Escrow see the JobManager as the caller.
@@ -71,7 +73,8 @@ library LibPayouts {
     }
 
     /// @notice Slashes an assigned verifier one verifierStake into bucket `to` (the jackpot pool or
-    ///         the dispute pot) and refunds its fee to the submitter.
+    ///         the dispute pot), unlocks its seat's idle bond (`releaseIdleBond`) and refunds its fee
+    ///         to the submitter.
     /// @return slashed Amount slashed (wei).
     function slashVerifier(
         JobRecord storage job,
@@ -85,6 +88,31 @@ library LibPayouts {
         // SAFETY: trusted StakeManager; the slashed tokens arrive at the Escrow and join `to`.
         slashed = slashInto(s, verifier, Role.Verifier, to);
         emit IJobManager.VerifierSlashed(jobId, verifier, slashed);
+        releaseIdleBond(s, sub.seats[verifier], verifier);
+    }
+
+    /// @notice Verifier stake locked per seat at its draw (wei): verifierStake and the seat's first
+    ///         reject bond, so a reveal with at most one non-approval of the seat's own samples locks
+    ///         nothing more (docs/SECURITY.md, "Gas cuts": the first reject bond with the seat).
+    function seatLock(Settlement memory s) internal pure returns (uint256 amount) {
+        amount = s.verifierStake + s.challengeBond;
+    }
+
+    /// @notice The bond a seat's lock holds for a first non-approval it does not have (wei):
+    ///         challengeBond while the seat has no non-approval of its own samples (it never
+    ///         revealed, approved them all, or its one reject became an approval of a forced error's
+    ///         true end), else 0: then that bond is its first non-approval's, settled with it
+    ///         (returned or forfeited) like every other.
+    /// @param rejectMask The seat's reject mask (`Seat.rejectMask`).
+    function idleBond(Settlement memory s, uint64 rejectMask) internal pure returns (uint256 amount) {
+        if (rejectMask == 0) amount = s.challengeBond;
+    }
+
+    /// @notice Unlocks `seat`'s idle bond (`idleBond`), if any, where the seat ends without a release
+    ///         of its stake (a slash): the slash takes verifierStake, the bond goes back.
+    function releaseIdleBond(Settlement memory s, Seat storage seat, address verifier) internal {
+        uint256 idle = idleBond(s, seat.rejectMask);
+        if (idle != 0) s.stakeManager.unlock(verifier, Role.Verifier, idle);
     }
 
     /// @notice Unlocks each seat's entry of `unlocks` (assignment order; its verifierStake, plus the
@@ -198,7 +226,8 @@ library LibPayouts {
     /// @notice Forfeits `amount` (wei) of a seat's locked reject bonds: slashed from `verifier`'s
     ///         verifier stake to the Escrow and booked into bucket `to` (`BondForfeited` for the pot
     ///         is the caller's).
-    /// @dev SAFETY: the StakeManager is trusted; the bonds were locked at the reveal and locked stake
+    /// @dev SAFETY: the StakeManager is trusted; the bonds were locked (the first with the seat, the
+    ///      others at the reveal) and locked stake
     ///      is always staked, so the slash takes the whole amount; the amount returned is booked.
     /// @return slashed Amount slashed (wei).
     function forfeitSeatBonds(Settlement memory s, address verifier, uint256 amount, Bucket to)

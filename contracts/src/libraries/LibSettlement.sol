@@ -299,6 +299,8 @@ library LibSettlement {
             // SAFETY: trusted StakeManager; the slashed tokens arrive at the Escrow and join the pool.
             uint256 slashed = LibPayouts.slashInto(s, verifier, Role.Verifier, Bucket.Jackpot);
             emit IJobManager.VerdictMissed(jobId, verifier, slashed);
+            // It never revealed: its seat's bond is idle.
+            LibPayouts.releaseIdleBond(s, seat, verifier);
         }
     }
 
@@ -367,11 +369,13 @@ library LibSettlement {
                 // still to come count it with the approvers.
                 // SAFETY: f < samplesPerJob <= 64.
                 // forge-lint: disable-next-line(unsafe-typecast)
-                sub.seats[verifiers[i]].rejectMask &= ~uint64(uint256(1) << f);
+                Seat storage seat = sub.seats[verifiers[i]];
+                seat.rejectMask &= ~uint64(uint256(1) << f);
                 // SAFETY: trusted Escrow and StakeManager; the jackpot to the wallet, the reject
-                // bond unlocked from the seat's stake.
+                // bond unlocked from the seat's stake, unless it was the seat's only non-approval:
+                // then it is the seat's idle bond, released with its seat (`LibPayouts.idleBond`).
                 LibPayouts.pay(s, Bucket.Jackpot, verifiers[i], catches.jackpots[i]);
-                LibPayouts.returnSeatBond(s, verifiers[i]);
+                if (seat.rejectMask != 0) LibPayouts.returnSeatBond(s, verifiers[i]);
             }
         }
     }
@@ -713,7 +717,8 @@ library LibSettlement {
         for (uint256 i; i < count; ++i) {
             Seat storage seat = sub.seats[verifiers[i]];
             if (seat.status != standing) continue;
-            unlocks[i] = s.verifierStake;
+            // Its stake, with its seat's bond if no non-approval of its own took it.
+            unlocks[i] = s.verifierStake + LibPayouts.idleBond(s, seat.rejectMask);
             // An abstainer's fee goes back to the submitter (P-20); a catch stands anyway.
             uint256 fee = seat.abstainMask == 0 ? s.verifierFee : 0;
             // SAFETY: feesHeld holds one verifierFee per seat not yet paid or refunded.

@@ -71,7 +71,8 @@ abstract contract VerificationRoundBase is IVerificationRound, EIP712 {
     /// @param abstainMask Bit j set = ends[j] is zero (an abstention, P-20).
     /// @param replayedMask Bit j set = ends[j] is a replayed end other than the claim (a rejection).
     /// @param ownRejects Non-approvals on the seat's own samples: the reject bonds its reveal books
-    ///        (`IJobManager.recordVerdicts` pulls one challengeBond each).
+    ///        (one challengeBond each; `IJobManager.recordVerdicts` locks all but the first, which
+    ///        the seat's lock holds since its draw).
     /// @param tagged 1 + the first sample of the seat's own draw it rejected with a replayed end (0
     ///        if none): that end is kept as a tag in the seat's word at the JobManager
     ///        (`LibStateHash.endTag`), not in `_replayedEnds`.

@@ -118,16 +118,18 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
     function test_handler_batchedVerdictsThenRevealWithFinalize_succeeds() public {
         (address[] memory seats, uint32[] memory segments) = _assignedJob();
         (uint256 maskSeed, address rejecter) = _seedWithAReject(seats, segments.length, false);
+        uint256 rejects = _rejectsOf(maskSeed, rejecter, segments.length);
         uint256 balance = token.balanceOf(rejecter);
         (, uint256 locked,,) = stakeManager.stakeOf(rejecter, Role.Verifier);
         handler.batchVerdicts(0, maskSeed);
         assertEq(handler.ghost_calls("commitVerdictsFor"), 1, "one batch of seals");
         handler.batchVerdicts(0, maskSeed);
         assertEq(handler.ghost_calls("revealVerdictsFor"), 1, "one batch of reveals");
-        // The rejecting seat's reject bond is locked from its own verifier stake; no token moved and
-        // the sender paid nothing (P10).
+        // The rejecting seat's reject bonds are its own verifier stake: the first in its seat's
+        // lock since the draw, the others locked at the reveal; no token moved and the sender paid
+        // nothing (P10).
         (, uint256 lockedAfter,,) = stakeManager.stakeOf(rejecter, Role.Verifier);
-        assertEq(lockedAfter, locked + jobManager.params().challengeBond, "the seat's own bond");
+        assertEq(lockedAfter, locked + (rejects - 1) * jobManager.params().challengeBond, "the seat's own bonds");
         assertEq(token.balanceOf(rejecter), balance, "a token moved for the bond");
         uint256 seed;
         while (
@@ -454,29 +456,44 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
 
     /// @notice Job 1 posted, claimed, committed and assigned through the handler: its seats and
     ///         segments.
+    /// @notice Job 1, posted with two segments (the shape seed's bits from 8 on) and
+    ///         assigned, so that a seat can reject two samples.
     function _assignedJob() internal returns (address[] memory seats, uint32[] memory segments) {
-        handler.postJob(0, 3, 1e18);
+        handler.postJob(0, 3 | (2 << 8), 1e18);
         handler.claimAndCommit(0, 0, true);
         handler.claimAndCommit(0, 0, true);
         handler.assignVerifiers(1);
         (seats, segments) = jobManager.getAssignment(1);
     }
 
-    /// @notice A mask seed under which the handler's batch seals a reject of some sample by a seat
-    ///         that is neither silent nor the griefer (`ProtocolHandler._sealOf`'s rule), and whose
+    /// @notice A mask seed under which the handler's batch seals rejects of two samples or more by a
+    ///         seat that is neither silent nor the griefer (`ProtocolHandler._sealOf`'s rule: its
+    ///         reveal locks a bond from free stake, the first being in its seat's lock), and whose
     ///         reveal batch has a seat lose its free verifier stake iff `uncovered` (`_revealBatch`'s roll).
     function _seedWithAReject(address[] memory seats, uint256 samples, bool uncovered)
         internal
         view
         returns (uint256 seed, address rejecter)
     {
+        require(samples > 1, "two samples to reject");
         for (;; ++seed) {
             if ((uint256(keccak256(abi.encode(seed, "uncovered"))) % 3 == 0) != uncovered) continue;
             for (uint256 i; i < seats.length; ++i) {
                 if (seats[i] == handler.silentSeat() || seats[i] == handler.griefer()) continue;
-                uint256 mask = uint256(keccak256(abi.encode(seed, seats[i])));
-                if (mask % 3 == 0 && (mask >> 8) & ((uint256(1) << samples) - 1) != 0) return (seed, seats[i]);
+                if (_rejectsOf(seed, seats[i], samples) > 1) return (seed, seats[i]);
             }
+        }
+    }
+
+    /// @notice Samples `seat` rejects under the handler's mask seed `seed` (its `_sealed` draw: a
+    ///         third of the seeds reject the samples of the mask's bits from 8 on, every seat holding
+    ///         every sample here).
+    function _rejectsOf(uint256 seed, address seat, uint256 samples) internal pure returns (uint256 count) {
+        uint256 mask = uint256(keccak256(abi.encode(seed, seat)));
+        if (mask % 3 != 0) return 0;
+        mask = (mask >> 8) & ((uint256(1) << samples) - 1);
+        for (; mask != 0; mask >>= 1) {
+            count += mask & 1;
         }
     }
 

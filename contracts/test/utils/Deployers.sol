@@ -595,6 +595,17 @@ abstract contract Deployers is PRBTest, Bound, ClaimsBook {
         (, locked,,) = stakeManager.stakeOf(account, role);
     }
 
+    /// @notice Verifier stake a seat's draw locks: verifierStake and its first reject bond.
+    function _seatLock() internal view returns (uint256 amount) {
+        amount = params.verifierStake + params.challengeBond;
+    }
+
+    /// @notice Verifier stake a reveal with `rejects` non-approvals of the seat's own samples locks:
+    ///         a challengeBond each but the first, which the seat's lock holds (`_seatLock`).
+    function _revealLock(uint256 rejects) internal view returns (uint256 amount) {
+        if (rejects > 1) amount = (rejects - 1) * params.challengeBond;
+    }
+
     /// @notice Past the verdict reveals and the challenge deadline of `jobId`'s current draw,
     ///         finalize reassigns (some sample has no standing verdict), and the new randomness is
     ///         mined.

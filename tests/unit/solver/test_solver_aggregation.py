@@ -180,8 +180,8 @@ def test_a_one_shot_call_that_reverts_keeps_the_seals_for_a_seal_batch(tmp_path:
     seal_a, open_a = _sealed_off_chain(chain, a, sid)
     ends = list(chain.claims[1].end_hashes)
     own = chain.sample_masks[(1, b.address)]
-    j = next(i for i in range(len(ends)) if (own >> i) & 1)
-    ends[j] = os.urandom(32)  # b rejects its own sample j: one bond
+    for j in _two_own_samples(own):
+        ends[j] = os.urandom(32)  # b rejects two own samples: one bond beyond its seat's lock
     salt = os.urandom(32)
     seal_b = _seal_body(b, sid, verdict_commitment(1, b.address, ends, salt))
     open_b = {"verifier": b.address, "ends": [to_hex(e) for e in ends], "salt": to_hex(salt)}
@@ -266,12 +266,21 @@ def test_a_hand_off_that_comes_in_while_the_duty_reads_the_chain_is_kept(
     assert sorted(tx[1]) == sorted((a.address, b.address))
 
 
+def _two_own_samples(own: int) -> list[int]:
+    """The first two samples of a seat's own draw (bit j of ``own``): rejecting both locks one
+    bond at the reveal, the first being in the seat's lock since its draw."""
+    picked = [j for j in range(own.bit_length()) if (own >> j) & 1][:2]
+    assert len(picked) == 2, "a seat of two samples"
+    return picked
+
+
 def _rejecting_reveal(chain: FakeChain, seat: Any, sid: bytes) -> tuple[dict, list[bytes]]:
-    """Seal on chain, as `seat`, ends that reject one sample of its own draw (one bond); the
-    reveal body that opens the seal, and the ends."""
+    """Seal on chain, as `seat`, ends that reject two samples of its own draw (one bond locked
+    at the reveal); the reveal body that opens the seal, and the ends."""
     own = chain.sample_masks[(1, seat.address)]
     ends = list(chain.claims[1].end_hashes)
-    ends[(own & -own).bit_length() - 1] = os.urandom(32)  # a reject on its own sample
+    for j in _two_own_samples(own):
+        ends[j] = os.urandom(32)  # a reject on its own sample
     salt = os.urandom(32)
     client = chain.client(seat.address)
     client.round.commit_verdicts(sid, verdict_commitment(1, seat.address, ends, salt))
@@ -280,7 +289,7 @@ def _rejecting_reveal(chain: FakeChain, seat: Any, sid: bytes) -> tuple[dict, li
 
 
 def test_a_reveal_whose_reject_bonds_the_seat_does_not_cover_is_refused(tmp_path: Path) -> None:
-    """A seat that rejects one of its own samples must hold the bond in free verifier stake
+    """A seat that rejects two of its own samples must hold the second bond in free verifier stake
     (the JobManager locks it from there) before the aggregator takes its reveal: refused with
     409 and one line while it is one wei short, taken after `cover_reveal_bonds` staked the
     shortfall from its wallet. (The contract skips such a seat in a batch anyway,
@@ -292,7 +301,7 @@ def test_a_reveal_whose_reject_bonds_the_seat_does_not_cover_is_refused(tmp_path
     chain.balances[a.address] = 10 * bond
     _refused(http.post("/jobs/1/reveals", json=body), 409, "not covered by its free verifier stake")
     assert solver.aggregator.pending(1) == (0, 0)
-    assert chain.client(a.address).round.cover_reveal_bonds(sid, ends) == 1
+    assert chain.client(a.address).round.cover_reveal_bonds(sid, ends) == 2  # two rejects
     assert chain.balances[a.address] == 10 * bond - 1  # the shortfall, staked
     assert chain.client(a.address).stakes.free_stake(a.address, Role.Verifier) == bond
     assert http.post("/jobs/1/reveals", json=body).json()["pending"] == 1
@@ -327,7 +336,7 @@ def test_the_fake_batch_skips_a_seat_whose_free_stake_fell_short_after_the_hand_
     bodies = []
     for seat in (a, b):
         body, ends = _rejecting_reveal(chain, seat, sid)
-        assert chain.client(seat.address).round.cover_reveal_bonds(sid, ends) == 1
+        assert chain.client(seat.address).round.cover_reveal_bonds(sid, ends) == 2  # two rejects
         assert http.post("/jobs/1/reveals", json=body).status_code == 200
         bodies.append((ends, bytes.fromhex(body["salt"][2:])))
     _leave_free_stake(chain, a.address, bond - 1)  # another job locks a's stake after the hand-off

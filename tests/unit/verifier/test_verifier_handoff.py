@@ -295,9 +295,10 @@ def test_a_rejecting_seat_stakes_its_bonds_before_it_hands_its_reveal_over(
     tmp_path: Path, caplog: pytest.LogCaptureFixture, faucet: bool
 ) -> None:
     """Reject bonds are locked from a seat's free verifier stake, not pulled from its wallet: a
-    seat that rejects both its samples with its free stake short of the two bonds stakes the
-    shortfall (minted with the devnet faucet) before it hands its reveal over, with no Escrow
-    allowance, and the solver's batch locks the bonds. A seat whose wallet cannot top it up (no
+    seat that rejects both its samples (the first bond in its seat's lock since the draw) with
+    its free stake short of the second bond stakes the shortfall (minted with the devnet
+    faucet) before it hands its reveal over, with no Escrow allowance, and the solver's batch
+    locks the bonds. A seat whose wallet cannot top it up (no
     faucet) is not stuck: its stake transaction reverts, logged, it neither hands its reveal
     over nor sends one that would revert, and its round goes on."""
     chain, seats, solver, _ = _setup(tmp_path, first=GriefingVerifierNode)
@@ -307,7 +308,7 @@ def test_a_rejecting_seat_stakes_its_bonds_before_it_hands_its_reveal_over(
     griefer.step()  # hands its seal over
     solver.step()  # commitVerdictsFor: every seat sealed, the reveal window is open
     me = griefer.client.address
-    key, bonds = (me, int(Role.Verifier)), 2 * chain.params.challenge_bond
+    key, bonds = (me, int(Role.Verifier)), chain.params.challenge_bond  # the second one
     chain.locked[key] = chain.staked[key] - 3  # another job's lock: 3 wei of free stake left
     chain.balances[me] = 0
     chain.faucet_enabled = faucet

@@ -191,3 +191,11 @@ def test_malformed_inputs_are_refused() -> None:
     with pytest.raises(ValueError):
         commitments.verdict_commitment(1, SOLVER, [b"\x01" * 31], os.urandom(32))
     assert len(commitments.new_secret()) == len(commitments.new_salt()) == 32
+
+
+def test_a_reveal_locks_every_bond_but_the_first_which_the_seat_holds() -> None:
+    """As `LibAssignment.recordVerdicts` locks them: the seat's draw locked its stake with one
+    challengeBond, so a reveal with one bonded non-approval locks nothing more and one with n
+    locks n - 1 bonds."""
+    assert [forced.reveal_bond(n, 5) for n in range(4)] == [0, 0, 5, 10]
+    assert forced.reveal_bond(3, 0) == 0

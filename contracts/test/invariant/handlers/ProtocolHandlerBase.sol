@@ -357,8 +357,8 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
         }
     }
 
-    /// @notice The first seat of a batch that has not revealed and whose `ends` reject one of its
-    ///         own samples (it books a bond); zero if none.
+    /// @notice The first seat of a batch that has not revealed and whose `ends` reject two of its
+    ///         own samples (its reveal locks a bond from free stake); zero if none.
     function _rejectingSeat(SubmissionId sid, address[] memory seats, bytes32[][] memory ends)
         internal
         view
@@ -368,10 +368,19 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
         for (uint256 i; i < seats.length; ++i) {
             (, uint64 own, bool revealed,,) = jobManager.seatOf(sid, seats[i]);
             if (revealed) continue;
+            uint256 rejects;
             for (uint256 j; j < claimed.length; ++j) {
-                if ((own >> j) & 1 == 1 && ends[i][j] != claimed[j]) return seats[i];
+                if ((own >> j) & 1 == 1 && ends[i][j] != claimed[j]) ++rejects;
             }
+            // The first reject's bond is in the seat's lock: only a second one needs free stake.
+            if (rejects > 1) return seats[i];
         }
+    }
+
+    /// @notice Verifier stake a reveal with `rejects` non-approvals of the seat's own samples locks:
+    ///         a challengeBond each but the first, which the seat's lock holds since its draw.
+    function _revealLock(uint256 rejects) internal view returns (uint256 amount) {
+        if (rejects > 1) amount = (rejects - 1) * jobManager.params().challengeBond;
     }
 
     /// @notice A die roll derived from a fuzzer seed: seeds are often small numbers, so their own

@@ -277,7 +277,8 @@ abstract contract ProtocolHandlerSigned is ProtocolHandlerPayouts {
     {
         address uncovered;
         for (uint256 i; i < reveals.length && uncovered == address(0); ++i) {
-            if (_ownNonApprovals(jobId, reveals[i].verifier, reveals[i].ends) != 0) uncovered = reveals[i].verifier;
+            // Two rejects: the second bond is the first its free stake must cover.
+            if (_ownNonApprovals(jobId, reveals[i].verifier, reveals[i].ends) > 1) uncovered = reveals[i].verifier;
         }
         if (uncovered == address(0)) return false;
         SubmissionId sid = _sid(jobId);
@@ -307,8 +308,7 @@ abstract contract ProtocolHandlerSigned is ProtocolHandlerPayouts {
         for (uint256 i; i < reveals.length; ++i) {
             balances[i] = token.balanceOf(reveals[i].verifier);
             (, uint256 locked,,) = stakeManager.stakeOf(reveals[i].verifier, Role.Verifier);
-            lockedAfter[i] = locked + _ownNonApprovals(jobId, reveals[i].verifier, reveals[i].ends)
-                * jobManager.params().challengeBond;
+            lockedAfter[i] = locked + _revealLock(_ownNonApprovals(jobId, reveals[i].verifier, reveals[i].ends));
         }
         uint256 bonds = escrow.bucketOf(Bucket.Bonds);
         (uint256 balance, uint256 credit) = (token.balanceOf(sender), escrow.creditOf(sender));
@@ -525,7 +525,10 @@ abstract contract ProtocolHandlerSigned is ProtocolHandlerPayouts {
         ) ++ghost_equivocationMisbooked;
         (uint256 staked, uint256 locked,,) = stakeManager.stakeOf(p.seat, Role.Verifier);
         // Its seat's stake and its reject bonds, both locked from its verifier stake, are slashed.
-        if (staked + stake + p.rejectBonds != p.stakedBefore || locked + stake + p.rejectBonds != p.lockedBefore) {
+        // A seat without a reject gets its seat's idle bond back (unlocked, not slashed).
+        uint256 idle = p.rejectBonds == 0 ? bond : 0;
+        if (staked + stake + p.rejectBonds != p.stakedBefore || locked + stake + p.rejectBonds + idle != p.lockedBefore)
+        {
             ++ghost_equivocationMisbooked;
         }
         for (uint256 i; i < p.challengers.length; ++i) {
