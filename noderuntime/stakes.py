@@ -135,8 +135,7 @@ class StakesMixin(NodeCore):
         params = self.job_params()
         per_job = {
             Role.Solver: params.solver_stake,
-            # a seat locks its stake with its first reject bond (LibPayouts.seatLock)
-            Role.Verifier: params.verifier_stake + params.challenge_bond,
+            Role.Verifier: params.verifier_stake,
             Role.Whistleblower: params.challenge_bond,
         }[role]
         return max(self.min_stake(role), 4 * int(per_job))
