@@ -255,16 +255,12 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         invariant_escrowSolvent();
     }
 
-    /// @notice P13 and P14 through the handler (docs/SECURITY.md P-40): job 1's seats are revealed in
-    ///         one `revealVerdictsSigned` (a rejecting seat first loses its free stake: that call
-    ///         reverts whole, then the call goes through), a seat signs a second seal and its own
-    ///         second key proves it, and the job is played to its end with every check held.
     /// @notice P13: an aggregator that strips every entry's ends (each would open the claims, a
     ///         seat's reject turned into an approval) is refused whole, with no seat revealed; the
     ///         honest entries then go through, the approving ones without their ends.
     function test_handler_strippedEndsOfARejecterAreRefused_succeeds() public {
         address[] memory seats = _plainJob();
-        handler.signedVerdicts(0, _strippedSeed(seats));
+        handler.signedVerdicts(0, _signedSeed(seats, false, true, 1));
         assertEq(handler.ghost_calls("revealVerdictsSigned stripped"), 1, "the stripped call was tried");
         assertEq(handler.ghost_strippedRejectRecorded(), 0, "the stripped call was refused whole");
         assertEq(handler.ghost_signedReveals(), 1, "then the honest one went through");
@@ -277,9 +273,14 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         invariant_stakeConservation();
     }
 
+    /// @notice P13 and P14 through the handler (docs/SECURITY.md P-40): job 1's seats are revealed in
+    ///         one `revealVerdictsSigned` (a seat whose reveal locks a bond first loses its free
+    ///         stake: that call reverts whole, then the call goes through), a seat signs a second
+    ///         seal and its own second key proves it, and the job is played to its end with every
+    ///         check held.
     function test_handler_signedVerdictsThenEquivocation_succeeds() public {
         address[] memory seats = _plainJob();
-        handler.signedVerdicts(0, _signedSeedWithABond(seats));
+        handler.signedVerdicts(0, _signedSeed(seats, true, false, 2));
         assertEq(handler.ghost_signedReveals(), 1, "one one-shot reveal");
         assertEq(handler.ghost_calls("revealVerdictsSigned reverted"), 1, "the uncovered call reverted whole");
         for (uint256 i; i < seats.length; ++i) {
@@ -370,35 +371,34 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         }
     }
 
-    /// @notice A mask seed under which `signedVerdicts` first sends the call with a seat that cannot
-    ///         cover its bonds (`_sendSignedUncovered`'s roll) and some seat of job 1 books a bond: the
-    ///         griefer, or a seat whose mask (`_sealOf`'s rule) rejects a sample of its own draw.
-    /// @notice A seed under which `signedVerdicts` first sends every entry stripped of its ends
-    ///         (some seat of job 1 books a bond, so its ends are not the claims), then the honest
-    ///         entries, the approving ones without their ends.
-    function _strippedSeed(address[] memory seats) internal view returns (uint256 seed) {
+    /// @notice A mask seed for `signedVerdicts` on job 1: its rolls send first the call with a seat
+    ///         that cannot cover its bonds (`_sendSignedUncovered`) iff `uncovered`, and, if
+    ///         `stripped`, every entry stripped of its ends (`_sendStripped`) and the approving ones
+    ///         short; and some seat seals at least `nonApprovals` non-approvals of its own samples:
+    ///         the griefer (it abstains on all), or a seat whose mask (`_sealOf`'s rule) rejects them.
+    ///         Two make a reveal lock a bond (the first is in the seat's lock since its draw); one
+    ///         makes its ends differ from the claims.
+    function _signedSeed(address[] memory seats, bool uncovered, bool stripped, uint256 nonApprovals)
+        internal
+        view
+        returns (uint256 seed)
+    {
         for (;; ++seed) {
-            if (uint256(keccak256(abi.encode(seed, "signed uncovered"))) % 4 == 0) continue;
-            if (uint256(keccak256(abi.encode(seed, "signed stripped"))) % 3 != 0) continue;
-            if (uint256(keccak256(abi.encode(seed, "signed short"))) % 2 != 0) continue;
+            if ((uint256(keccak256(abi.encode(seed, "signed uncovered"))) % 4 == 0) != uncovered) continue;
+            if (stripped && uint256(keccak256(abi.encode(seed, "signed stripped"))) % 3 != 0) continue;
+            if (stripped && uint256(keccak256(abi.encode(seed, "signed short"))) % 2 != 0) continue;
             for (uint256 i; i < seats.length; ++i) {
                 uint256 own = jobManager.sampleMaskOf(1, seats[i]);
-                if (seats[i] == handler.griefer() && own != 0) return seed;
                 uint256 mask = uint256(keccak256(abi.encode(seed, seats[i])));
-                if (mask % 3 == 0 && (mask >> 8) & own != 0) return seed;
+                uint256 bonded = seats[i] == handler.griefer() ? own : mask % 3 == 0 ? (mask >> 8) & own : 0;
+                if (_popCount(bonded) >= nonApprovals) return seed;
             }
         }
     }
 
-    function _signedSeedWithABond(address[] memory seats) internal view returns (uint256 seed) {
-        for (;; ++seed) {
-            if (uint256(keccak256(abi.encode(seed, "signed uncovered"))) % 4 != 0) continue;
-            for (uint256 i; i < seats.length; ++i) {
-                uint256 own = jobManager.sampleMaskOf(1, seats[i]);
-                if (seats[i] == handler.griefer() && own != 0) return seed;
-                uint256 mask = uint256(keccak256(abi.encode(seed, seats[i])));
-                if (mask % 3 == 0 && (mask >> 8) & own != 0) return seed;
-            }
+    function _popCount(uint256 mask) internal pure returns (uint256 count) {
+        for (; mask != 0; mask >>= 1) {
+            count += mask & 1;
         }
     }
 
@@ -490,11 +490,7 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
     ///         every sample here).
     function _rejectsOf(uint256 seed, address seat, uint256 samples) internal pure returns (uint256 count) {
         uint256 mask = uint256(keccak256(abi.encode(seed, seat)));
-        if (mask % 3 != 0) return 0;
-        mask = (mask >> 8) & ((uint256(1) << samples) - 1);
-        for (; mask != 0; mask >>= 1) {
-            count += mask & 1;
-        }
+        if (mask % 3 == 0) count = _popCount((mask >> 8) & ((uint256(1) << samples) - 1));
     }
 
     /// @notice From a fresh deployment, `settle` alone reaches all four milestones.

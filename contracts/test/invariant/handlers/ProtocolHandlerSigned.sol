@@ -158,14 +158,7 @@ abstract contract ProtocolHandlerSigned is ProtocolHandlerPayouts {
             });
         }
         if (!rejects) return false;
-        Claims memory claims = _claimsArg(sid);
-        vm.prank(sender);
-        try round.revealVerdictsSigned(sid, stripped, claims) {
-            recorded = true;
-        } catch {}
-        for (uint256 i; i < reveals.length; ++i) {
-            if (_revealed(jobId, reveals[i].verifier)) recorded = true;
-        }
+        recorded = _trySigned(jobId, stripped, sender);
         if (recorded) ++ghost_strippedRejectRecorded;
         ++ghost_calls["revealVerdictsSigned stripped"];
     }
@@ -267,7 +260,8 @@ abstract contract ProtocolHandlerSigned is ProtocolHandlerPayouts {
         return abi.encodePacked(r, s, v);
     }
 
-    /// @notice The first seat of `reveals` that books a bond loses its free verifier stake (locked
+    /// @notice The first seat of `reveals` whose reveal locks a bond (two non-approvals of its own
+    ///         samples or more: the first bond is in its seat's lock) loses its free verifier stake (locked
     ///         as if by other seats, `_hideFreeStake`), and `sender`'s one-shot reveal must revert
     ///         whole (P13); the seat then gets it back.
     /// @return recorded Whether the call went through or left a seat revealed.
@@ -281,9 +275,18 @@ abstract contract ProtocolHandlerSigned is ProtocolHandlerPayouts {
             if (_ownNonApprovals(jobId, reveals[i].verifier, reveals[i].ends) > 1) uncovered = reveals[i].verifier;
         }
         if (uncovered == address(0)) return false;
+        uint256 hidden = _hideFreeStake(uncovered);
+        recorded = _trySigned(jobId, reveals, sender);
+        if (recorded) ++ghost_signedRevealNotWhole;
+        _restoreFreeStake(uncovered, hidden);
+        ++ghost_calls["revealVerdictsSigned reverted"];
+    }
+
+    /// @notice `sender` tries `reveals` in one `revealVerdictsSigned` that must revert whole.
+    /// @return recorded Whether the call went through or left a seat of `reveals` revealed.
+    function _trySigned(uint256 jobId, SignedReveal[] memory reveals, address sender) internal returns (bool recorded) {
         SubmissionId sid = _sid(jobId);
         Claims memory claims = _claimsArg(sid);
-        uint256 hidden = _hideFreeStake(uncovered);
         vm.prank(sender);
         try round.revealVerdictsSigned(sid, reveals, claims) {
             recorded = true;
@@ -291,9 +294,6 @@ abstract contract ProtocolHandlerSigned is ProtocolHandlerPayouts {
         for (uint256 i; i < reveals.length; ++i) {
             if (_revealed(jobId, reveals[i].verifier)) recorded = true;
         }
-        if (recorded) ++ghost_signedRevealNotWhole;
-        _restoreFreeStake(uncovered, hidden);
-        ++ghost_calls["revealVerdictsSigned reverted"];
     }
 
     /// @notice `sender` sends `reveals` in one `revealVerdictsSigned` and checks P10 (the sender pays
