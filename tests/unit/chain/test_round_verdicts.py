@@ -101,11 +101,12 @@ class _RecordingClient:
 
 def test_reveal_counts_rejects_against_the_claims_and_sends_bytes32() -> None:
     claimed = [os.urandom(32) for _ in range(3)]
-    client = _RecordingClient(claimed, free=BOND)
+    client = _RecordingClient(claimed, free=0)
     ends = [claimed[0], UNREPLAYED_END, os.urandom(32)]  # approve, reject, reject
     salt = new_salt()
     RoundFacade(client).reveal_verdicts(SID, ends, salt)  # type: ignore[arg-type]
-    # two bonds are locked from the free verifier stake, which holds one: the other is staked
+    # two bonds: the first is in the seat's lock since its draw, the second is locked from the
+    # free verifier stake, which holds none: it is staked
     assert client.staked == [(int(Role.Verifier), BOND)]
     assert client.allowances == []  # no Escrow allowance: the bonds are stake
     # The claims go back as calldata, with the secret commitment they bind, read from their
@@ -116,8 +117,8 @@ def test_reveal_counts_rejects_against_the_claims_and_sends_bytes32() -> None:
     approve_all = _RecordingClient(claimed)
     RoundFacade(approve_all).reveal_verdicts(SID, claimed, salt)  # type: ignore[arg-type]
     assert approve_all.staked == [] and approve_all.allowances == []  # no reject, no bond
-    # a reject outside the seat's own draw books no bond (P-27): one bond, covered
-    own_two = _RecordingClient(claimed, own=0b011, free=BOND)
+    # a reject outside the seat's own draw books no bond (P-27): one bond, the seat's lock's
+    own_two = _RecordingClient(claimed, own=0b011, free=0)
     assert RoundFacade(own_two).cover_reveal_bonds(SID, ends) == 1  # type: ignore[arg-type]
     assert own_two.staked == []
     with pytest.raises(ValueError):
@@ -126,15 +127,17 @@ def test_reveal_counts_rejects_against_the_claims_and_sends_bytes32() -> None:
 
 def test_reveal_bond_shortfall_is_the_bonds_beyond_free_verifier_stake() -> None:
     """The one computation both the facade's `cover_reveal_bonds` and a verifier node's
-    `stake_reveal_bonds` stake from: ``rejects * challengeBond`` minus free verifier stake, never
-    negative, nothing for no reject; a given bond is used instead of reading the deployment's."""
+    `stake_reveal_bonds` stake from: the bonds the reveal locks (``challengeBond`` per reject
+    but the first, which the seat's lock holds) minus free verifier stake, never negative,
+    nothing for one reject or none; a given bond is used instead of reading the deployment's."""
     facade = RoundFacade(_RecordingClient([], free=BOND + 2))  # type: ignore[arg-type]
     assert facade.reveal_bond_shortfall(0) == 0
     assert facade.reveal_bond_shortfall(-1) == 0
-    assert facade.reveal_bond_shortfall(1) == 0  # covered, 2 wei to spare
-    assert facade.reveal_bond_shortfall(2) == BOND - 2
-    assert facade.reveal_bond_shortfall(3, challenge_bond=100) == 300 - (BOND + 2)
-    assert facade.reveal_bond_shortfall(2, "0x" + "77" * 20) == 2 * BOND  # no free stake there
+    assert facade.reveal_bond_shortfall(1) == 0  # in the seat's lock
+    assert facade.reveal_bond_shortfall(2) == 0  # covered, 2 wei to spare
+    assert facade.reveal_bond_shortfall(3) == BOND - 2
+    assert facade.reveal_bond_shortfall(4, challenge_bond=100) == 300 - (BOND + 2)
+    assert facade.reveal_bond_shortfall(2, "0x" + "77" * 20) == BOND  # no free stake there
 
 
 def _assigned_job(chain: FakeChain) -> int:
@@ -179,15 +182,17 @@ def test_fake_round_derives_approvals_from_ends_and_refuses_a_zero_claim() -> No
     claimed = [os.urandom(32), os.urandom(32)]
     solver.round.post_claims(sid, starts, claimed)
     replayed = os.urandom(32)
-    ends = {VERIFIERS[0]: [claimed[0], replayed], VERIFIERS[1]: [UNREPLAYED_END, claimed[1]]}
+    other = os.urandom(32)
+    ends = {VERIFIERS[0]: [claimed[0], replayed], VERIFIERS[1]: [UNREPLAYED_END, other]}
     salts = {v: new_salt() for v in VERIFIERS}
     for v in VERIFIERS:
         chain.client(v).round.commit_verdicts(sid, verdict_commitment(job_id, v, ends[v], salts[v]))
     with pytest.raises(ContractRevert, match="VerdictCommitmentMismatch"):
         chain.client(VERIFIERS[0]).round.reveal_verdicts(sid, claimed, salts[VERIFIERS[0]])
-    # each seat books one bond, locked from its free verifier stake; a seat one wei short of it
-    # stakes the shortfall from its wallet first, as the real facade does (an empty wallet: the
-    # top-up reverts and nothing is revealed)
+    # a seat's first bond is in its seat's lock since the draw: one reject locks nothing more;
+    # two lock one bond from the free verifier stake, and a seat one wei short of it stakes the
+    # shortfall from its wallet first, as the real facade does (an empty wallet: the top-up
+    # reverts and nothing is revealed)
     bond, short = chain.params.challenge_bond, VERIFIERS[1]
     short_stake = (short, int(Role.Verifier))
     other_locked = chain.params.verifier_stake - bond + 1  # another job's lock
@@ -198,13 +203,13 @@ def test_fake_round_derives_approvals_from_ends_and_refuses_a_zero_claim() -> No
     chain.balances[short] = 1
     for v in VERIFIERS:
         chain.client(v).round.reveal_verdicts(sid, ends[v], salts[v])
-    assert chain.locked[(VERIFIERS[0], int(Role.Verifier))] == bond
+    assert chain.locked.get((VERIFIERS[0], int(Role.Verifier)), 0) == 0
     assert chain.locked[short_stake] == other_locked + bond
     assert chain.staked[short_stake] == chain.params.verifier_stake + 1
     assert chain.balances[short] == 0
     assert chain.verdicts[(job_id, VERIFIERS[0])] == [Verdict.Approve, Verdict.Reject]
     # a zero end is an abstention (P-20): disputed like a rejection
-    assert chain.verdicts[(job_id, VERIFIERS[1])] == [Verdict.Abstain, Verdict.Approve]
+    assert chain.verdicts[(job_id, VERIFIERS[1])] == [Verdict.Abstain, Verdict.Reject]
     assert chain.disputed[job_id] == {0, 1}
     rnd = chain.client(SUBMITTER).round
     assert rnd.replayed_end_of(sid, VERIFIERS[0], 1) == replayed
