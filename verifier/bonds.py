@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from veritrain.enums import Role
+from veritrain.forced import reveal_bond
 from veritrain.units import vtt
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ def stake_reveal_bonds(node: VerifierNode, job_id: int, rejects: int) -> str | N
     Raises:
         Exception: RPC errors, for the node loop to retry.
     """
-    if rejects <= 1:
+    if reveal_bond(rejects, 1) == 0:  # nothing to lock: no chain read
         return None
     client = node.client
     short = client.round.reveal_bond_shortfall(

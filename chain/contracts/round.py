@@ -188,7 +188,7 @@ class RoundFacade(ContractFacade):
         Raises:
             Exception: RPC errors.
         """
-        if rejects <= 1:
+        if reveal_bond(rejects, 1) == 0:  # nothing to lock: no chain read
             return 0
         if challenge_bond is None:
             challenge_bond = int(self._client.jobs.job_params().challenge_bond)

@@ -15,7 +15,7 @@ import {Role} from "./types/Role.sol";
 import {Claims, RoundOutcome} from "./types/RoundTypes.sol";
 import {LibStateHash, StateHash} from "./types/StateHash.sol";
 import {LibSubmission, SubmissionId} from "./types/SubmissionId.sol";
-import {fetchesLastSample} from "./types/SubmissionTypes.sol";
+import {fetchesLastSample, revealBonds} from "./types/SubmissionTypes.sol";
 
 /// @title VerificationRound
 /// @notice Runs the verification round of each submission (docs/FORCED_ERRORS.md): the solver's secret
@@ -178,8 +178,8 @@ contract VerificationRound is VerificationRoundSigned {
         if (revealed) return;
         Verdicts memory verdicts = _verdictsOf(sampleMask, ends, claims.endHashes);
         // The first non-approval's bond is in the seat's lock since its draw: only the others lock.
-        if (verdicts.ownRejects > 1) {
-            uint256 bond = (verdicts.ownRejects - 1) * _CHALLENGE_BOND;
+        uint256 bond = revealBonds(verdicts.ownRejects, _CHALLENGE_BOND);
+        if (bond != 0) {
             if (_STAKE_MANAGER.freeStake(verifier, Role.Verifier) < bond) {
                 emit RevealSkipped(submissionId, verifier, bond);
                 return;

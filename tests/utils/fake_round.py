@@ -243,7 +243,7 @@ class FakeRound:
     ) -> int:
         """As the real facade: the bonds the reveal locks (`forced.reveal_bond`) minus the free
         verifier stake, >= 0."""
-        if rejects <= 1:
+        if forced.reveal_bond(rejects, 1) == 0:
             return 0
         bond = challenge_bond
         if bond is None:

@@ -25,6 +25,7 @@ import {
     Submission,
     fetchesLastSample,
     pushVerifier,
+    revealBonds,
     sampledSegments,
     storeSample,
     verifierIdAt,
@@ -369,7 +370,7 @@ library LibAssignment {
         // Non-approvals on the seat's own samples only: its verdicts on the others are ignored (P-27).
         uint256 rejectMask = ~approveMask & seat.sampleMask;
         uint256 rejects = LibBits.popCount(rejectMask);
-        if (rejects > 1) bond = (rejects - 1) * s.challengeBond;
+        bond = revealBonds(rejects, s.challengeBond);
         seat.status = SeatStatus.Submitted;
         seat.revealed = true;
         seat.endTag = verdicts.endTag;

@@ -46,13 +46,12 @@ library LibEquivocation {
         }
         Seat storage seat = sub.seats[verifier];
         if (seat.status != SeatStatus.Submitted) revert IJobManagerErrors.SeatNotSlashable(jobId, verifier);
-        uint256 approved = uint256(seat.sampleMask) & ~uint256(seat.rejectMask);
+        uint64 rejectMask = seat.rejectMask;
+        uint256 approved = uint256(seat.sampleMask) & ~uint256(rejectMask);
         // Every non-approval of its own samples (abstentions too) bonded one challengeBond (the
         // first with the seat's lock, the others at the reveal), and none is settled while the job
         // is Verifying.
-        uint256 bonds = LibBits.popCount(seat.rejectMask) * s.challengeBond;
-        // A seat without a non-approval gets its seat's idle bond back (it bonded no reject).
-        uint256 idle = LibPayouts.idleBond(s, seat.rejectMask);
+        uint256 bonds = LibBits.popCount(rejectMask) * s.challengeBond;
         seat.status = SeatStatus.Slashed;
         (seat.rejectMask, seat.abstainMask, seat.sampleMask, seat.fetchesLast) = (0, 0, 0, false);
         // `submitted` counts the Submitted seats (kept ones included): without the voided seat, the
@@ -65,7 +64,8 @@ library LibEquivocation {
         // the reveal: slashed to the Escrow and booked into the pool.
         // slither-disable-next-line unused-return
         if (bonds != 0) LibPayouts.forfeitSeatBonds(s, verifier, bonds, Bucket.Jackpot);
-        if (idle != 0) s.stakeManager.unlock(verifier, Role.Verifier, idle);
+        // A seat without a non-approval gets its seat's idle bond back (it bonded no reject).
+        LibPayouts.releaseIdleBond(s, rejectMask, verifier);
     }
 
     /// @notice Returns the bond of each open challenge of `verifier`'s approvals (`approved`, bit t =

@@ -9,7 +9,7 @@ import {IJobManager} from "../interfaces/IJobManager.sol";
 import {Bucket} from "../types/EscrowTypes.sol";
 import {JobRecord} from "../types/JobTypes.sol";
 import {Role} from "../types/Role.sol";
-import {Seat, Settlement, Submission, seatedVerifiers} from "../types/SubmissionTypes.sol";
+import {Settlement, Submission, seatedVerifiers} from "../types/SubmissionTypes.sol";
 
 /// @title LibPayouts
 /// @notice How settlement moves tokens: slashes booked into an Escrow bucket, stake unlocks, fees,
@@ -88,7 +88,7 @@ library LibPayouts {
         // SAFETY: trusted StakeManager; the slashed tokens arrive at the Escrow and join `to`.
         slashed = slashInto(s, verifier, Role.Verifier, to);
         emit IJobManager.VerifierSlashed(jobId, verifier, slashed);
-        releaseIdleBond(s, sub.seats[verifier], verifier);
+        releaseIdleBond(s, sub.seats[verifier].rejectMask, verifier);
     }
 
     /// @notice Verifier stake locked per seat at its draw (wei): verifierStake and the seat's first
@@ -108,10 +108,11 @@ library LibPayouts {
         if (rejectMask == 0) amount = s.challengeBond;
     }
 
-    /// @notice Unlocks `seat`'s idle bond (`idleBond`), if any, where the seat ends without a release
-    ///         of its stake (a slash): the slash takes verifierStake, the bond goes back.
-    function releaseIdleBond(Settlement memory s, Seat storage seat, address verifier) internal {
-        uint256 idle = idleBond(s, seat.rejectMask);
+    /// @notice Unlocks the idle bond (`idleBond`) of `verifier`'s seat, whose reject mask is
+    ///         `rejectMask`, if any, where the seat ends without a release of its stake (a slash):
+    ///         the slash takes verifierStake, the bond goes back.
+    function releaseIdleBond(Settlement memory s, uint64 rejectMask, address verifier) internal {
+        uint256 idle = idleBond(s, rejectMask);
         if (idle != 0) s.stakeManager.unlock(verifier, Role.Verifier, idle);
     }
 

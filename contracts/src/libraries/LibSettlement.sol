@@ -300,7 +300,7 @@ library LibSettlement {
             uint256 slashed = LibPayouts.slashInto(s, verifier, Role.Verifier, Bucket.Jackpot);
             emit IJobManager.VerdictMissed(jobId, verifier, slashed);
             // It never revealed: its seat's bond is idle.
-            LibPayouts.releaseIdleBond(s, seat, verifier);
+            LibPayouts.releaseIdleBond(s, seat.rejectMask, verifier);
         }
     }
 

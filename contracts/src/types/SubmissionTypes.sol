@@ -228,6 +228,15 @@ function fetchesLastSample(uint64 mask, uint32[] memory segments) pure returns (
     return count < 2 || segments[count - 2] + 1 != last || mask & (lastBit >> 1) == 0;
 }
 
+/// @notice Reject bonds (wei) a reveal with `rejects` non-approvals of the seat's own samples
+///         locks from its free verifier stake: one `challengeBond` each but the first, which the
+///         seat's lock holds since its draw (`LibPayouts.seatLock`). The JobManager's record
+///         (`LibAssignment.recordVerdicts`) locks it; the round's batch (`revealVerdictsFor`) checks
+///         the seat's free stake covers it first (docs/SECURITY.md P-38).
+function revealBonds(uint256 rejects, uint256 challengeBond) pure returns (uint256 bonds) {
+    if (rejects > 1) bonds = (rejects - 1) * challengeBond;
+}
+
 /// @notice Whether `seat` only fetches sample `sampleIndex` (the job's last sample, whose final
 ///         state it checks for availability without replaying it, docs/SECURITY.md P-39).
 function fetchesOnly(Submission storage sub, Seat storage seat, uint256 sampleIndex) view returns (bool) {

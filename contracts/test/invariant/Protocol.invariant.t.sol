@@ -10,6 +10,8 @@ import {ProtocolHandlerSigned} from "./handlers/ProtocolHandlerSigned.sol";
 import {Deploy} from "../../script/Deploy.sol";
 // Contracts
 import {ModelShares} from "../../src/ModelShares.sol";
+// Libraries
+import {LibBits} from "../../src/libraries/LibBits.sol";
 // Types
 import {Bucket} from "../../src/types/EscrowTypes.sol";
 import {Job, JobStatus, Verdict} from "../../src/types/JobTypes.sol";
@@ -391,14 +393,8 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
                 uint256 own = jobManager.sampleMaskOf(1, seats[i]);
                 uint256 mask = uint256(keccak256(abi.encode(seed, seats[i])));
                 uint256 bonded = seats[i] == handler.griefer() ? own : mask % 3 == 0 ? (mask >> 8) & own : 0;
-                if (_popCount(bonded) >= nonApprovals) return seed;
+                if (LibBits.popCount(bonded) >= nonApprovals) return seed;
             }
-        }
-    }
-
-    function _popCount(uint256 mask) internal pure returns (uint256 count) {
-        for (; mask != 0; mask >>= 1) {
-            count += mask & 1;
         }
     }
 
@@ -490,7 +486,7 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
     ///         every sample here).
     function _rejectsOf(uint256 seed, address seat, uint256 samples) internal pure returns (uint256 count) {
         uint256 mask = uint256(keccak256(abi.encode(seed, seat)));
-        if (mask % 3 == 0) count = _popCount((mask >> 8) & ((uint256(1) << samples) - 1));
+        if (mask % 3 == 0) count = LibBits.popCount((mask >> 8) & ((uint256(1) << samples) - 1));
     }
 
     /// @notice From a fresh deployment, `settle` alone reaches all four milestones.

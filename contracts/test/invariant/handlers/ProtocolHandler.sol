@@ -375,7 +375,7 @@ contract ProtocolHandler is ProtocolHandlerSigned {
         bool revoke
     ) internal {
         SubmissionId sid = _sid(jobId);
-        address uncovered = revoke ? _rejectingSeat(sid, seats, ends) : address(0);
+        address uncovered = revoke ? _rejectingSeat(jobId, seats, ends) : address(0);
         uint256 hidden = uncovered != address(0) ? _hideFreeStake(uncovered) : 0;
         address sender = whistleblowers[0];
         (uint256 balance, uint256 credit) = (token.balanceOf(sender), escrow.creditOf(sender));

@@ -359,21 +359,29 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
 
     /// @notice The first seat of a batch that has not revealed and whose `ends` reject two of its
     ///         own samples (its reveal locks a bond from free stake); zero if none.
-    function _rejectingSeat(SubmissionId sid, address[] memory seats, bytes32[][] memory ends)
+    function _rejectingSeat(uint256 jobId, address[] memory seats, bytes32[][] memory ends)
         internal
         view
         returns (address seat)
     {
-        (, bytes32[] memory claimed) = _claimsOf(sid);
         for (uint256 i; i < seats.length; ++i) {
-            (, uint64 own, bool revealed,,) = jobManager.seatOf(sid, seats[i]);
-            if (revealed) continue;
-            uint256 rejects;
-            for (uint256 j; j < claimed.length; ++j) {
-                if ((own >> j) & 1 == 1 && ends[i][j] != claimed[j]) ++rejects;
-            }
+            (,, bool revealed,,) = jobManager.seatOf(_sid(jobId), seats[i]);
             // The first reject's bond is in the seat's lock: only a second one needs free stake.
-            if (rejects > 1) return seats[i];
+            if (!revealed && _ownNonApprovals(jobId, seats[i], ends[i]) > 1) return seats[i];
+        }
+    }
+
+    /// @notice Samples of `seat`'s own draw whose end in `ends` is not the claim: each bonds one
+    ///         `challengeBond` (an abstention's zero end too), the first in the seat's lock.
+    function _ownNonApprovals(uint256 jobId, address seat, bytes32[] memory ends)
+        internal
+        view
+        returns (uint256 count)
+    {
+        (, bytes32[] memory claimed) = _claimsOf(_sid(jobId));
+        uint256 own = jobManager.sampleMaskOf(jobId, seat);
+        for (uint256 j; j < ends.length; ++j) {
+            if ((own >> j) & 1 == 1 && ends[j] != claimed[j]) ++count;
         }
     }
 

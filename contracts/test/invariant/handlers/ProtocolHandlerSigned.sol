@@ -375,20 +375,6 @@ abstract contract ProtocolHandlerSigned is ProtocolHandlerPayouts {
         return true;
     }
 
-    /// @notice Samples of `seat`'s own draw whose end in `ends` is not the claim: each books one
-    ///         `challengeBond` at the reveal (an abstention's zero end too).
-    function _ownNonApprovals(uint256 jobId, address seat, bytes32[] memory ends)
-        internal
-        view
-        returns (uint256 count)
-    {
-        (, bytes32[] memory claimed) = _claimsOf(_sid(jobId));
-        uint256 own = jobManager.sampleMaskOf(jobId, seat);
-        for (uint256 j; j < ends.length; ++j) {
-            if ((own >> j) & 1 == 1 && ends[j] != claimed[j]) ++count;
-        }
-    }
-
     /// @notice A standing seat of a Verifying job that revealed (by any path) signs a second seal for
     ///         the submission (another seat's ends under a salt of its own), and a prover (the
     ///         whistleblower, the seat's own second key, the seat itself, the job's solver or a pool
