@@ -396,23 +396,28 @@ def run_gas_scenario(
             if variant.startswith(FORCED) != drawn:
                 raise RuntimeError(f"the {variant} job drew a forced error: {drawn}")
             secret, claims = sc
-            note = "secret + claims multiproof; pays the solver, fees" + (
+            note = "secret + claims multiproof; restakes the reward, fees" + (
                 ", jackpots" if drawn else ""
             )
             reward = int(c[1].jobs.get_job(job_id).reward)
-            before = c[1].token.balance_of(c[1].address)
+            before = c[1].stakes.stake_of(c[1].address, Role.Solver).staked
+            staked = {
+                s.address: s.stakes.stake_of(s.address, Role.Verifier).staked for s in assigned
+            }
             credits = {seat.address: seat.escrow.credit_of(seat.address) for seat in assigned}
             rec(
                 row("revealSecretAndFinalize", variant),
                 reveal_secret(c[1], job_id, hashes, k, secret, claims, and_finalize=True),
                 note,
             )
-            paid = c[1].token.balance_of(c[1].address) - before
+            paid = c[1].stakes.stake_of(c[1].address, Role.Solver).staked - before
             if paid != reward or c[1].escrow.credit_of(c[1].address) != 0:
-                raise RuntimeError(f"finalize paid the solver {paid} wei of its {reward} reward")
-            for seat in assigned:  # fees and jackpots went straight to the wallets too
+                raise RuntimeError(f"finalize restaked {paid} wei of the solver's {reward} reward")
+            for seat in assigned:  # fees and jackpots are restaked too, no credit left
                 if seat.escrow.credit_of(seat.address) != credits[seat.address]:
                     raise RuntimeError(f"finalize left seat {seat.address} a credit")
+                if seat.stakes.stake_of(seat.address, Role.Verifier).staked <= staked[seat.address]:
+                    raise RuntimeError(f"finalize restaked nothing for seat {seat.address}")
             if c[1].shares.slot_of(MODEL_ID).job_id == job_id:
                 # the first job from the model's head holds its slot: its shares are minted when
                 # its final state extends the lineage (docs/SECURITY.md P-18; not in the total)

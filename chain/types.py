@@ -378,6 +378,26 @@ same account. Per event: the argument naming the seat, and the slash's cause. A 
 after none of them is any other slash (a cheating solver's, a lazy approver's)."""
 
 
+def restaked_amounts(args: Mapping[str, Any]) -> list[tuple[str, int]]:
+    """Each account of a ``StakesRestaked`` (the StakeManager's event of a job's end) with the
+    earnings (wei) added to its stake: the solver's reward, a seat's fee, a catching seat's
+    jackpot with it. Earnings are restaked, not paid to the wallet: they leave the stake with
+    ``requestUnbond`` and ``withdraw`` like any stake.
+
+    Args:
+        args: the event's arguments (``accounts``, ``earned``: one amount per account, or a
+            single amount every account earned).
+
+    Returns:
+        ``[(account, wei)]`` in the event's order, accounts that earned nothing left out.
+    """
+    accounts = list(args["accounts"])
+    earned = [int(e) for e in args["earned"]]
+    if len(earned) == 1:
+        earned *= len(accounts)
+    return [(a, e) for a, e in zip(accounts, earned, strict=True) if e]
+
+
 def revealed_approvals(args: Mapping[str, Any]) -> list[bool]:
     """A ``VerdictsRevealed`` event's approvals, one per sampled segment in sample order.
 

@@ -2,9 +2,11 @@
 
 Balances (native, token), the stake of each role (staked, locked, free, unbonding with its
 release time, active or below the minimum), the claimable Escrow credit, and what happened
-since the deployment block, from events: credits received, credit claimed, slashes (by role,
-by job), bonds forfeited, jackpots won, revenue claimed; then the model shares held. Reading
-needs no key: the address is the argument, or the address of the key options given.
+since the deployment block, from events: credits received, credit claimed, earnings restaked
+(a job's reward, fee or catch's jackpot, added to the stake at the job's end, not paid to the
+wallet), slashes (by role, by job), bonds forfeited, jackpots won, revenue claimed; then the
+model shares held. Reading needs no key: the address is the argument, or the address of the
+key options given.
 
 With ``--db URL`` the events come from the chain's index (brought up to date first) and the
 stakes from its stake table; what no event records is still read over RPC, a fixed number of
@@ -174,8 +176,10 @@ def account_report(client: Any, address: str, *, index: Index | None = None) -> 
         ``{"address", "native_wei", "token_wei", "credit_wei", "roles": {role: {"staked_wei",
         "locked_wei", "free_wei", "unbonding_wei", "release_at" (s, 0: none), "min_stake_wei",
         "active"}}, "credits": [{"block", "protocol", "bucket", "amount_wei"}],
-        "credits_received_wei", "credit_claimed_wei", "slashes": [{"block", "role", "job_id",
-        "dispute_id", "cause", "amount_wei", "recipient"}], "slashed_wei": {role: wei},
+        "credits_received_wei", "credit_claimed_wei", "restaked": [{"block", "role",
+        "amount_wei"}] (earnings a job's end added to the stake), "restaked_wei", "slashes":
+        [{"block", "role", "job_id", "dispute_id", "cause", "amount_wei", "recipient"}],
+        "slashed_wei": {role: wei},
         "bonds_forfeited": [{"block", "job_id", "amount_wei"}], "jackpots": [{"block", "job_id",
         "amount_wei"}], "jackpots_wei", "revenue_claimed": [{"block", "model_id",
         "amount_wei"}], "shares": [{"model_id", "token", "shares" (held now), "minted" (to this
@@ -196,6 +200,7 @@ def account_report(client: Any, address: str, *, index: Index | None = None) -> 
 
 
 def _report(client: Any, address: str, read: EventReader, index: Index | None) -> dict[str, Any]:
+    from chain.types import restaked_amounts
     from veritrain.enums import Bucket, Role
 
     minimum = {name: client.stakes.min_stake(Role[name.capitalize()]) for name in ROLE_NAMES}
@@ -228,6 +233,12 @@ def _report(client: Any, address: str, read: EventReader, index: Index | None) -
         for ev in read(client, escrow, ["CreditClaimed"])
         if ev.args["account"] == address
     )
+    restaked = [
+        {"block": ev.block_number, "role": ROLE_NAMES[int(ev.args["role"])], "amount_wei": wei}
+        for ev in read(client, client.stakes.contract, ["StakesRestaked"])
+        for account, wei in restaked_amounts(ev.args)
+        if account == address
+    ]
     job_of = _slash_jobs(client, read)
     dispute_of = _slash_disputes(client, read)
     slashes = []
@@ -306,6 +317,8 @@ def _report(client: Any, address: str, read: EventReader, index: Index | None) -
         "credits": credits,
         "credits_received_wei": sum(c["amount_wei"] for c in credits),
         "credit_claimed_wei": claimed,
+        "restaked": restaked,
+        "restaked_wei": sum(r["amount_wei"] for r in restaked),
         "slashes": slashes,
         "slashed_wei": {
             r: sum(s["amount_wei"] for s in slashes if s["role"] == r) for r in ROLE_NAMES
@@ -350,7 +363,9 @@ def _print(report: dict[str, Any]) -> None:
     echo(
         f"earned    credits received {vtt(report['credits_received_wei'])} "
         f"({len(report['credits'])}), credit claimed {vtt(report['credit_claimed_wei'])}, "
-        f"jackpots {vtt(report['jackpots_wei'])} ({len(report['jackpots'])})"
+        f"jackpots {vtt(report['jackpots_wei'])} ({len(report['jackpots'])}), "
+        f"restaked {vtt(report['restaked_wei'])} ({len(report['restaked'])}; rewards and fees "
+        "added to the stake at a job's end, not paid to the wallet)"
     )
     lost = ", ".join(f"{r} {vtt(w)}" for r, w in report["slashed_wei"].items())
     echo(f"slashed   {lost}")

@@ -85,6 +85,7 @@ def summarize(
     client: Any, dep: Any, cfg: DemoConfig, roles: dict[str, str], names: dict[str, str]
 ) -> dict[str, Any]:
     """Read the outcome back from the chain: job statuses, slashes, net rewards, shares."""
+    from chain.types import restaked_amounts
     from cli.reports import shares_report
     from veritrain.spec import model_id_hash
 
@@ -123,20 +124,29 @@ def summarize(
         row = (account, ROLE_NAMES[int(ev["args"]["role"])], announced.get(at, "slash"))
         slashed[row] = slashed.get(row, 0) + int(ev["args"]["slashed"])
 
-    # Net rewards: payouts (paid to the wallet or booked as credit) minus the caller's own bonds
-    # handed back as credit (a returned bond is not a reward): a whistleblower's challenge bonds
+    # Net rewards: payouts (restaked, paid to the wallet or booked as credit) minus the caller's
+    # own bonds handed back (a returned bond is not a reward): a whistleblower's challenge bonds
     # posted minus those forfeited, per job. A seat's reject bonds are locked from its verifier
     # stake and handed back by unlocking it, never credited, so they are left out (their
     # ``BondForfeited``, the same event, names an account with no challenge bond in that job).
     # The Escrow books every payout; the JobManager's are the job payouts (move bonds come back
-    # through the game).
+    # through the game). A job's end pays the solver's reward and the seats' fees (a catch's
+    # jackpot with its fee) to the StakeManager, which adds each party's part to its stake
+    # (``StakesRestaked``): counted for each party, not for the StakeManager.
     credited: dict[str, int] = {}
     for name in ("Credited", "Paid"):
         for ev in _events(client, "Escrow", name, start):
             if ev["args"]["protocol"] != dep.addresses.job_manager:
                 continue
             a = ev["args"]["account"]
+            if a == dep.addresses.stake_manager:
+                continue  # restaked for the job's parties, counted below
             credited[a] = credited.get(a, 0) + int(ev["args"]["amount"])
+    restaked: dict[str, int] = {}
+    for ev in _events(client, "StakeManager", "StakesRestaked", start):
+        for a, amount in restaked_amounts(ev["args"]):
+            restaked[a] = restaked.get(a, 0) + amount
+            credited[a] = credited.get(a, 0) + amount
     posted: dict[tuple[int, str], int] = {}  # challenge bonds not forfeited, by (job, account)
     for ev in _events(client, "JobManager", "ApprovalChallenged", start):
         key = (int(ev["args"]["jobId"]), ev["args"]["challenger"])
@@ -155,7 +165,13 @@ def summarize(
         if role == "submitter" or net <= 0:
             continue
         rewards.append(
-            {"address": addr, "name": names.get(addr, "?"), "role": role, "amount_wei": net}
+            {
+                "address": addr,
+                "name": names.get(addr, "?"),
+                "role": role,
+                "amount_wei": net,
+                "restaked_wei": restaked.get(addr, 0),
+            }
         )
 
     shares = [
@@ -480,12 +496,20 @@ def print_summary(summary: dict[str, Any]) -> None:
         cause = s.get("cause", "slash")
         slashed.add_row(s["address"], s["name"], s["role"], cause, tokens(s["amount_wei"]))
     console.print(slashed)
-    rewards = Table(title="Rewards")
+    rewards = Table(
+        title="Rewards (restaked: added to the stake at the job's end, not paid to the wallet)"
+    )
     rewards.add_column(**address_column("account"))
-    for header in ("name", "role", "net reward (VTT)"):
+    for header in ("name", "role", "net reward (VTT)", "of it restaked (VTT)"):
         rewards.add_column(header)
     for r in summary["rewards"]:
-        rewards.add_row(r["address"], r["name"], r["role"], tokens(r["amount_wei"]))
+        rewards.add_row(
+            r["address"],
+            r["name"],
+            r["role"],
+            tokens(r["amount_wei"]),
+            tokens(r.get("restaked_wei", 0)),
+        )
     console.print(rewards)
     shares = Table(title="Ownership of the models")
     shares.add_column("model")

@@ -1,4 +1,5 @@
-"""Reports over the chain for the CLI and the demo: who owns a model and what it earned.
+"""Reports over the chain for the CLI and the demo: who owns a model and what it earned, and
+what a job's end restaked for its parties.
 
 Run: not a script; ``shares_report(client, "digits-mlp")`` (``veritrain shares digits-mlp``).
 """

@@ -6,7 +6,9 @@ event (claim, checkpoints, verifiers and their samples, claims, each verdict sea
 revealed as revealed (``VerdictsRevealed``: a forced-error settlement rewrites
 ``verdictsOf``, not the event), the secret and the round's outcome, challenges, the dispute,
 slashes (a seat proven to have signed two seals among them), jackpots, finalization and its
-credits) and one per status change. When nothing
+credits and payments, and the earnings it restaked: a job's end adds the solver's reward and
+each seat's fee (a catch's jackpot with it) to their stakes, ``StakesRestaked``, instead of
+paying their wallets) and one per status change. When nothing
 changes it says why the job waits, once per reason: in Committed it simulates
 ``assignVerifiers(jobId)`` with an ``eth_call`` (no gas) and prints the decoded revert; in
 Verifying it names the verifiers that have not sealed or revealed and the window's deadline.
@@ -166,7 +168,9 @@ def _event_text(ev: Any) -> str:
     if name == "JackpotPaid":
         return f"jackpot {amount('amount')} to {a['account']}"
     if name == "JobFinalized":
-        return f"finalized: reward {amount('reward')} to {a['solver']}, {a['shares']} shares"
+        return (
+            f"finalized: reward {amount('reward')} restaked for {a['solver']}, {a['shares']} shares"
+        )
     if name == "JobRejected":
         return f"rejected (dispute {a['disputeId']}): refund {amount('refund')}"
     if name in ("JobCancelled", "JobExpired"):
@@ -175,6 +179,16 @@ def _event_text(ev: Any) -> str:
         return f"credit {amount('amount')} to {a['account']}"
     if name == "Paid":
         return f"paid {amount('amount')} to {a['account']}"
+    if name == "StakesRestaked":
+        from chain.types import restaked_amounts
+        from veritrain.enums import Role
+
+        role = Role(int(a["role"])).name.lower()
+        earned = ", ".join(f"{v} {vtt(w)}" for v, w in restaked_amounts(a)) or "nothing"
+        return (
+            f"{role} stakes unlocked; earnings restaked (added to the {role} stake, not paid "
+            f"to the wallet): {earned}"
+        )
     who = next((a[k] for k in ("verifier", "solver", "arbiter", "account", "party") if k in a), "")
     value = next((k for k in ("slashed", "amount") if k in a), None)
     tail = f" {amount(value)}" if value is not None else ""
@@ -321,12 +335,27 @@ class Watcher:
                                 to_block=head)  # fmt: skip
             payouts = {ev.tx_hash for ev in found if ev.event in _PAYOUT_EVENTS}
             if payouts:
+                # The earnings of the job's end go to the StakeManager in one payment: shown
+                # per party as restaked (`StakesRestaked`), not as a payment to the contract.
+                restaking = client.deployment.addresses.stake_manager
                 found += [
                     ev
                     for ev in events(
                         client,
                         client.escrow.contract,
                         ["Credited", "Paid"],
+                        from_block=lo,
+                        to_block=head,
+                    )  # fmt: skip
+                    if ev.tx_hash in payouts
+                    and not (ev.event == "Paid" and ev.args["account"] == restaking)
+                ]
+                found += [
+                    ev
+                    for ev in events(
+                        client,
+                        client.stakes.contract,
+                        ["StakesRestaked"],
                         from_block=lo,
                         to_block=head,
                     )  # fmt: skip

@@ -62,6 +62,7 @@ from indexer.models import (
 from veritrain.spec import model_id_hash
 
 __all__ = [
+    "EARNED_KINDS",
     "MAX_ROW_ID",
     "account",
     "dispute",
@@ -73,6 +74,11 @@ __all__ = [
     "run",
     "status",
 ]
+
+EARNED_KINDS = ("credit", "paid", "restaked", "revenue")
+"""The earning kinds (`indexer.models.Earning`) an account's earned total sums: credited, paid
+to the wallet, restaked at a job's end, revenue claimed (``reward`` and ``jackpot`` restate
+parts of them, ``claimed`` withdraws credit)."""
 
 MAX_ROW_ID = 2**63 - 1
 """The largest id an index row can hold (SQLite and PostgreSQL BIGINT are 64-bit signed): a
@@ -269,7 +275,7 @@ def overview(session: Session) -> Overview:
                 locked_wei=sum(s.locked for s in stakes),
                 unbonding_wei=sum(s.unbonding for s in stakes),
                 slashed_wei=sum(s.slashed for s in stakes),
-                earned_wei=sum(earned.get(k, 0) for k in ("credit", "paid", "revenue")),
+                earned_wei=sum(earned.get(k, 0) for k in EARNED_KINDS),
             )
         )
     return Overview(

@@ -3,7 +3,8 @@
 `apply(session, event)` updates the derived tables (`indexer.models.DERIVED_TABLES`) for one
 stored `Event`, in chain order; `rederive(session)` deletes them and applies every stored event
 again (after a reorganisation). Handlers read only the event's ``args`` and ``extra`` (the
-views the indexer read at its block), never the chain, so deriving is deterministic.
+views the indexer read at its block), the events stored before it and the index's binding (the
+deployment's addresses), never the chain, so deriving is deterministic.
 
 Amounts are wei (ints), addresses checksummed strings, hashes ``0x`` hex.
 """
@@ -18,7 +19,7 @@ from urllib.parse import unquote_to_bytes
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from chain.types import SLASH_ANNOUNCEMENTS, revealed_approvals
+from chain.types import SLASH_ANNOUNCEMENTS, restaked_amounts, revealed_approvals
 from indexer.models import (
     DERIVED_TABLES,
     Account,
@@ -32,6 +33,7 @@ from indexer.models import (
     ForcedError,
     Job,
     JobPhase,
+    Meta,
     Model,
     Slash,
     Stake,
@@ -112,6 +114,15 @@ def _get(session: Session, cls: type[T], *key: Any, **defaults: Any) -> T:
         row = cls(**dict(zip(names, key, strict=True)), **defaults)
         session.add(row)
     return row
+
+
+def _address(session: Session, key: str) -> str | None:
+    """The deployment's address of contract ``key`` (``stake_manager``...) from the index's
+    binding (`indexer.models.Meta`), or None when the binding does not name it."""
+    meta = session.get(Meta, "addresses")
+    addresses = json.loads(meta.value) if meta is not None else {}
+    found = addresses.get(key)
+    return str(found) if found else None
 
 
 def _role(value: int) -> str:
@@ -643,10 +654,12 @@ def _stake(session: Session, ev: Event) -> None:
         )
 
 
-@_on("StakeManager", "StakesLocked", "StakesUnlocked")
+@_on("StakeManager", "StakesLocked", "StakesUnlocked", "StakesRestaked")
 def _stakes(session: Session, ev: Event) -> None:
     """A lock or unlock of several accounts in one call: each account's stake as read at the
-    block (``extra["stakes"]``, by account)."""
+    block (``extra["stakes"]``, by account). A ``StakesRestaked`` (a job's end: each account's
+    seat unlocked and its earnings added to its stake) also records each account's earned
+    amount as a ``restaked`` earning (a single ``earned`` entry is every account's)."""
     a = ev.args
     role = _role(a["role"])
     read = ev.extra.get("stakes", {})
@@ -656,6 +669,46 @@ def _stakes(session: Session, ev: Event) -> None:
         if x is not None:
             _set_stake(row, x)
         _account(session, account, role)
+    if ev.name == "StakesRestaked":
+        _restaked(session, ev)
+
+
+def _restaked(session: Session, ev: Event) -> None:
+    """One ``restaked`` earning per account of a ``StakesRestaked`` that earned something (its
+    position among them as ``seq``), for the job that the transaction's last JobManager event
+    before it names (its ``JobFinalized``, ``JobRejected`` or ``JobExpired``)."""
+    job_id = _job_of_tx(session, ev)
+    for seq, (account, amount) in enumerate(restaked_amounts(ev.args)):
+        session.add(
+            Earning(
+                block=ev.block,
+                log_index=ev.log_index,
+                seq=seq,
+                account=account,
+                kind="restaked",
+                amount=amount,
+                job_id=job_id,
+            )
+        )
+
+
+def _job_of_tx(session: Session, ev: Event) -> int | None:
+    """The job of the last JobManager event with a ``jobId`` before ``ev`` in its transaction
+    (None when there is none)."""
+    before = session.scalars(
+        select(Event)
+        .where(
+            Event.block == ev.block,
+            Event.log_index < ev.log_index,
+            Event.tx_hash == ev.tx_hash,
+            Event.contract == "JobManager",
+        )
+        .order_by(Event.log_index.desc())
+    )
+    for prev in before:
+        if "jobId" in prev.args:
+            return int(prev.args["jobId"])
+    return None
 
 
 def _set_stake(row: Stake, x: dict[str, Any]) -> None:
@@ -681,13 +734,17 @@ def _bond_forfeit(session: Session, ev: Event) -> tuple[int | None, str | None]:
 
 
 _ESCROW_KINDS = {"Credited": "credit", "Paid": "paid", "CreditClaimed": "claimed"}
-"""Earning kind of each Escrow event: a payout booked as credit, one paid to the wallet (a
-job's reward and fees, `Escrow.pay`), a credit withdrawn."""
+"""Earning kind of each Escrow event: a payout booked as credit, one paid to the wallet
+(`Escrow.pay`: a whistleblower's bond and jackpot, a catch's jackpot while a dispute stays
+open), a credit withdrawn. A job's end pays the reward and the fees to the StakeManager, which
+restakes them (``StakesRestaked``, kind ``restaked``): that payment is no account's earning."""
 
 
 @_on("Escrow", *_ESCROW_KINDS)
 def _credit(session: Session, ev: Event) -> None:
     a = ev.args
+    if ev.name == "Paid" and a["account"] == _address(session, "stake_manager"):
+        return  # the earnings of a job's end, restaked for their parties (`_restaked`)
     session.add(
         Earning(
             block=ev.block,

@@ -48,9 +48,10 @@ STAKE_EVENTS = frozenset(
     ("Staked", "UnbondRequested", "Withdrawn", "StakeLocked", "StakeUnlocked", "StakeSlashed")
 )
 """StakeManager events after which ``stakeOf`` is read at the block."""
-BATCH_STAKE_EVENTS = frozenset(("StakesLocked", "StakesUnlocked"))
+BATCH_STAKE_EVENTS = frozenset(("StakesLocked", "StakesUnlocked", "StakesRestaked"))
 """StakeManager events of one call on several accounts (``accounts``): ``stakeOf`` of each is
-read at the block."""
+read at the block (a ``StakesRestaked``'s accounts with their seats unlocked and their
+earnings added)."""
 
 
 def jsonable(value: Any) -> Any:

@@ -276,13 +276,17 @@ class Equivocation(Base):
 
 class Earning(Base):
     """One payment to an account (wei): ``kind`` ``credit`` (credited in the escrow),
-    ``paid`` (paid to the wallet by the escrow: a job's reward and fees at its finalize),
+    ``paid`` (paid to the wallet by the escrow: a whistleblower's bond and jackpot, a
+    catch's jackpot while a dispute stays open), ``restaked`` (added to the account's stake at
+    a job's end: a solver's reward, a seat's fee and a catch's jackpot, ``StakesRestaked``),
     ``claimed`` (credit withdrawn), ``jackpot``, ``reward`` (a job's solver reward) or
-    ``revenue`` (model revenue claimed)."""
+    ``revenue`` (model revenue claimed). ``seq`` tells apart the rows of one event that pays
+    several accounts (a ``StakesRestaked`` of the seats: its account's position), else 0."""
 
     __tablename__ = "earnings"
     block: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
     log_index: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False, default=0)
     account: Mapped[str] = mapped_column(_addr(), index=True)
     kind: Mapped[str] = mapped_column(String(16))
     amount: Mapped[int] = mapped_column(Wei)

@@ -84,9 +84,10 @@ class NodeMetrics:
         locked_stake: Gauge ``veritrain_locked_stake_vtt{role}``: the part of it locked by
             held jobs (VTT).
         earnings: Counter ``veritrain_earnings_vtt_total``: what this node was paid (VTT): a
-            solver's reward and a verifier's fee, which a job's finalize transfers to the wallet
-            (`Escrow.pay`), counted when the node sees the job Finalized, and Escrow credit
-            claimed (bonds, jackpots, dispute payouts).
+            solver's reward and a verifier's fee, which a job's finalize restakes (adds to the
+            node's stake, `StakeManager.unlockAndRestake`; not paid to the wallet), counted
+            when the node sees the job Finalized, and Escrow credit claimed (bonds, jackpots,
+            dispute payouts).
     """
 
     def __init__(self) -> None:
@@ -161,7 +162,7 @@ class NodeMetrics:
         )
         self.earnings = Counter(
             "veritrain_earnings_vtt",
-            "Rewards and fees paid at finalize, and Escrow credit claimed (VTT).",
+            "Rewards and fees restaked at finalize, and Escrow credit claimed (VTT).",
             registry=r,
         )
         self._server: Any = None
@@ -202,7 +203,7 @@ class NodeMetrics:
 
     def earned(self, wei: int) -> None:
         """Add a payment (wei) to the earnings: claimed Escrow credit, or a reward or fee a
-        finalize paid to the wallet."""
+        finalize restaked."""
         self.earnings.inc(wei / WEI_PER_VTT)
 
     # ---------------------------------------------------------------------------- server

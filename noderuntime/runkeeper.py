@@ -113,6 +113,9 @@ class RunKeeper:
                 if waited < PROPOSE_WAITS:
                     self._waits[(run_id, view.round)] = waited + 1
                     return
+            # the claim bond comes from the wallet: a job's earnings are restaked, not paid
+            # there (docs/SECURITY.md P-41), so a devnet node mints what it lacks first
+            self.node.ensure_funds(client.runs.claim_bond())
             proposed = self.node.send(
                 f"proposeRound run {run_id} round {view.round}",
                 client.runs.propose_round,

@@ -245,11 +245,15 @@ class SolverRound(SolverDeadlines):
             self.finalize_if_due(job_id)
         elif status in TERMINAL_JOB_STATUSES:
             self.aggregator.drop(job_id)
-            outcome = "paid" if status is JobStatus.Finalized else "REJECTED (stake slashed)"
+            outcome = (
+                "reward restaked (added to the solver stake)"
+                if status is JobStatus.Finalized
+                else "REJECTED (stake slashed)"
+            )
             self.log.info("job %d: %s -> %s", job_id, status.name, outcome)
             self.metrics.jobs_settled.labels(status=status.name).inc()
             if status is JobStatus.Finalized:
-                self.metrics.earned(int(job.reward))  # paid to the wallet by the finalize
+                self.metrics.earned(int(job.reward))  # restaked by the finalize
                 self._extend_lineage(job_id, job)
             self._put(job_id, phase=Phase.DONE, outcome=status.name)
             self.catalog.unseal(job_id)

@@ -258,10 +258,10 @@ class VerifierNode(NodeBase):
 
     def _count_fee(self, job_id: int) -> None:
         """Add this seat's fee to the earnings metric when its finalized job paid it: the
-        finalize transfers the fee to the wallet of every seat whose verdicts were recorded
-        and none an abstention (an abstainer's fee goes back to the submitter, P-20). A seat
-        slashed on the job (it approved a forced claim) is counted too: an honest node never
-        is, and the metric is a node's view, not the chain's books."""
+        finalize restakes the fee (adds it to the verifier stake, not the wallet) of every seat
+        whose verdicts were recorded and none an abstention (an abstainer's fee goes back to
+        the submitter, P-20). A seat slashed on the job (it approved a forced claim) is counted
+        too: an honest node never is, and the metric is a node's view, not the chain's books."""
         verdicts = self.client.jobs.verdicts_of(job_id, self.client.address)
         if verdicts and all(v in (Verdict.Approve, Verdict.Reject) for v in verdicts):
             self.metrics.earned(int(self.job_params().verifier_fee))

@@ -130,6 +130,17 @@ contract Escrow is ReentrancyGuardTransient, IEscrow {
     }
 
     /// @inheritdoc IEscrow
+    function fund(Bucket from, address account, uint256 amount) external onlyAuthorized nonReentrant {
+        if (account == address(0)) revert ZeroAddress();
+        if (amount == 0) return;
+        _take(from, amount);
+        // The transfer, then `Paid`, as `pay` logs them: every `Paid` comes right after the token
+        // transfer that carries it.
+        _TOKEN.safeTransfer(account, amount);
+        emit Paid(msg.sender, account, from, amount);
+    }
+
+    /// @inheritdoc IEscrow
     function payTwo(Bucket fromA, uint256 amountA, Bucket fromB, uint256 amountB, address account)
         external
         onlyAuthorized

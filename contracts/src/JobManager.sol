@@ -584,6 +584,11 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     }
 
     /// @inheritdoc IJobManager
+    function openWindow() external view returns (uint64 window) {
+        window = _OPEN_WINDOW;
+    }
+
+    /// @inheritdoc IJobManager
     function params() external view returns (Params memory) {
         // The settlement's copy of the immutables they share: each immutable read at one site only
         // (every read site of an immutable is 33 bytes of code).

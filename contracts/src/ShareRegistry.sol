@@ -512,7 +512,7 @@ contract ShareRegistry is IShareRegistry {
     /// @return window Seconds.
     function _lineageWindow() internal view returns (uint64 window) {
         // SAFETY: trusted minter view over immutables.
-        window = IJobManager(_MINTER).params().openWindow;
+        window = IJobManager(_MINTER).openWindow();
     }
 
     /// @notice Whether a job in `status` ended without paying anyone for its training.

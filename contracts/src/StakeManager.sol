@@ -71,9 +71,6 @@ contract StakeManager is ReentrancyGuardTransient, IStakeManager {
     ///         id in one word, so the JobManager needs no second read of the drawn seats' ids.
     EnumerableSet.Bytes32Set internal _verifiers;
 
-    /// @notice Sum of staked + unbonding over all accounts and roles (wei).
-    uint256 internal _totalHeld;
-
     /// @notice Each verifier's id (`verifierIdOf`; zero: never an active verifier).
     mapping(address account => uint32 id) internal _verifierIds;
 
@@ -129,7 +126,6 @@ contract StakeManager is ReentrancyGuardTransient, IStakeManager {
         StakeInfo storage info = _stakes[msg.sender][role];
         bool wasActive = isActive(msg.sender, role);
         info.staked = SafeCast.toUint128(info.staked + amount);
-        _totalHeld += amount;
         emit Staked(msg.sender, role, amount, info.staked);
         if (!wasActive) _activateVerifier(msg.sender, role);
         _TOKEN.safeTransferFrom(msg.sender, address(this), amount);
@@ -161,7 +157,6 @@ contract StakeManager is ReentrancyGuardTransient, IStakeManager {
             revert UnbondingNotReleased(msg.sender, role, info.releaseAt, uint64(block.timestamp));
         }
         info.unbonding = 0;
-        _totalHeld -= amount;
         emit Withdrawn(msg.sender, role, amount);
         _TOKEN.safeTransfer(msg.sender, amount);
     }
@@ -213,6 +208,31 @@ contract StakeManager is ReentrancyGuardTransient, IStakeManager {
     }
 
     /// @inheritdoc IStakeManager
+    function unlockAndRestake(
+        address[] calldata accounts,
+        Role role,
+        uint256[] calldata unlocks,
+        uint256[] calldata earnings
+    ) external onlyProtocol {
+        uint256 count = accounts.length;
+        if (unlocks.length != count && unlocks.length != 1) revert LengthMismatch(count, unlocks.length);
+        if (earnings.length != count && earnings.length != 1) revert LengthMismatch(count, earnings.length);
+        for (uint256 i; i < count; ++i) {
+            address account = accounts[i];
+            _release(account, role, unlocks.length == 1 ? unlocks[0] : unlocks[i]);
+            uint256 earned = earnings.length == 1 ? earnings[0] : earnings[i];
+            if (earned == 0) continue;
+            StakeInfo storage info = _stakes[account][role];
+            bool wasActive = role != Role.Verifier || isActive(account, role);
+            // SAFETY: the protocol caller sent the earnings to this contract before the call (the
+            // token balance is the books: `totalHeld`).
+            info.staked = SafeCast.toUint128(info.staked + earned);
+            if (!wasActive) _activateVerifier(account, role);
+        }
+        emit StakesRestaked(role, accounts, unlocks, earnings);
+    }
+
+    /// @inheritdoc IStakeManager
     function slash(address account, Role role, uint256 amount, address recipient)
         external
         onlyProtocol
@@ -236,7 +256,6 @@ contract StakeManager is ReentrancyGuardTransient, IStakeManager {
             info.unbonding -= uint128(fromUnbonding);
             slashed = fromStaked + fromUnbonding;
         }
-        _totalHeld -= slashed;
         emit StakeSlashed(account, role, amount, slashed, recipient);
         _deactivateVerifier(account, role);
         if (slashed != 0) _TOKEN.safeTransfer(recipient, slashed);
@@ -352,7 +371,7 @@ contract StakeManager is ReentrancyGuardTransient, IStakeManager {
 
     /// @inheritdoc IStakeManager
     function totalHeld() external view returns (uint256 total) {
-        total = _totalHeld;
+        total = _TOKEN.balanceOf(address(this));
     }
 
     ////// Internal: events //////

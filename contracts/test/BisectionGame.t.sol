@@ -679,7 +679,8 @@ contract BisectionGame_Escalate_Test is BisectionGame_Init {
         assertEq(uint8(_game().status), uint8(GameStatus.ChallengerWon));
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Rejected));
         assertEq(_staked(solver, Role.Solver), 1000e18 - params.solverStake);
-        assertEq(_staked(challenger, Role.Verifier), challengerStake);
+        // The winning challenger keeps its stake, and its seat's fee is restaked with the rejection.
+        assertEq(_staked(challenger, Role.Verifier), challengerStake + params.verifierFee);
     }
 
     /// @notice Without escalation the same withheld-from challenger loses: disputing the first half

@@ -315,7 +315,8 @@ contract BisectionGame_EveryChallenger_Test is BisectionGame_Init {
         assertEq(uint8(_game().status), uint8(GameStatus.ChallengerWon), "honest challenger lost");
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Rejected), "cheat not rejected");
         assertEq(_staked(solver, Role.Solver), solverStake - params.solverStake, "solver not slashed");
-        assertEq(_staked(honest, Role.Verifier), honestStake, "winner slashed");
+        // The winner keeps its stake and its seat's fee is restaked with the rejection.
+        assertEq(_staked(honest, Role.Verifier), honestStake + params.verifierFee, "winner slashed or unpaid");
         assertEq(_locked(honest, Role.Verifier), 0, "winner still locked");
         // The accomplice is not repaid by the honest win: it lost its own game.
         assertEq(

@@ -166,8 +166,13 @@ contract CheckpointBinding_Test is Deployers {
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Rejected), "job not rejected");
         assertEq(_sharesMinted(MODEL_ID), 0, "shares minted");
         assertLt(_staked(solver, Role.Solver), solverStake, "solver not slashed");
-        assertEq(_verifierStakes(), verifierStakes, "a verifier lost stake");
-        // The reward comes back; the fees paid the verifiers, who replayed.
+        // No verifier lost stake: the seats replayed, and each seat's fee is restaked.
+        assertEq(
+            _verifierStakes(),
+            verifierStakes + _assigned(jobId).length * params.verifierFee,
+            "a verifier lost stake or went unpaid"
+        );
+        // The reward comes back.
         assertEq(
             token.balanceOf(submitter) + escrow.creditOf(submitter), submitterBefore + REWARD, "submitter not refunded"
         );

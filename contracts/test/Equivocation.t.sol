@@ -155,8 +155,8 @@ contract Equivocation_ProveEquivocation_Test is Equivocation_Init {
 
     /// @notice The finalize that follows a proof (every sample still covered by the other seats)
     ///         names the voided seat in no stake release and no payment: not in the seats' batch
-    ///         `StakesUnlocked`, not in a `StakeUnlocked`, not in an Escrow `Paid` or `Credited`,
-    ///         not even for a zero amount.
+    ///         `StakesRestaked` (their unlocks and restaked fees), not in a `StakesUnlocked` or a
+    ///         `StakeUnlocked`, not in an Escrow `Paid` or `Credited`, not even for a zero amount.
     function test_proveEquivocation_finalizeNamesTheVoidedSeatNowhere_succeeds() public {
         (bytes32 seal, bytes memory signature) = _oneShot(0);
         _prove(stranger, seal, signature);
@@ -168,12 +168,17 @@ contract Equivocation_ProveEquivocation_Test is Equivocation_Init {
         for (uint256 i; i < logs.length; ++i) {
             Vm.Log memory log = logs[i];
             bytes32 topic = log.topics[0];
-            if (log.emitter == address(stakeManager) && topic == IStakeManager.StakesUnlocked.selector) {
-                (address[] memory released,) = abi.decode(log.data, (address[], uint256[]));
+            if (log.emitter == address(stakeManager) && topic == IStakeManager.StakesRestaked.selector) {
+                (address[] memory released,,) = abi.decode(log.data, (address[], uint256[], uint256[]));
                 for (uint256 j; j < released.length; ++j) {
                     assertTrue(released[j] != lazy, "the voided seat released in the batch");
                 }
-                batchRelease = true;
+                if (log.topics[1] == bytes32(uint256(Role.Verifier))) batchRelease = true;
+            } else if (log.emitter == address(stakeManager) && topic == IStakeManager.StakesUnlocked.selector) {
+                (address[] memory released,) = abi.decode(log.data, (address[], uint256[]));
+                for (uint256 j; j < released.length; ++j) {
+                    assertTrue(released[j] != lazy, "the voided seat unlocked in a batch");
+                }
             } else if (log.emitter == address(stakeManager) && topic == IStakeManager.StakeUnlocked.selector) {
                 assertTrue(address(uint160(uint256(log.topics[1]))) != lazy, "the voided seat unlocked");
             } else if (
@@ -429,11 +434,13 @@ contract Equivocation_Coverage_Test is Equivocation_Init {
         _submit(jobId, fresh, 0);
         assertEq(uint256(_job(jobId).challengeDeadline), block.timestamp + params.challengeWindow);
         uint256 freshBefore = token.balanceOf(fresh);
+        uint256 freshStaked = _staked(fresh, Role.Verifier);
         uint256 lazyBefore = _holdings(lazy);
         _finalizeOneShot();
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
-        // The fee is paid straight to the fresh seat's wallet.
-        assertEq(token.balanceOf(fresh), freshBefore + params.verifierFee, "paid with the voided seat's fee");
+        // The fee is restaked on the fresh seat's stake, its wallet untouched.
+        assertEq(_staked(fresh, Role.Verifier), freshStaked + params.verifierFee, "paid with the voided seat's fee");
+        assertEq(token.balanceOf(fresh), freshBefore, "no wallet payment");
         assertEq(escrow.creditOf(fresh), 0);
         assertEq(escrow.creditOf(lazy), 0);
         assertEq(_holdings(lazy), lazyBefore, "the voided seat is paid nothing");

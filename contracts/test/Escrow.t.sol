@@ -510,6 +510,44 @@ contract Escrow_PayFallback_Test is Escrow_Init {
 
     /// @notice The same token pays a recipient it does not refuse straight to the wallet: the
     ///         credit is only the fallback.
+    /// @notice `fund` (the StakeManager's restake funding) never falls back to a credit: a refused
+    ///         transfer reverts the whole call, so a recipient that books what it receives never
+    ///         counts tokens that did not arrive; the vault's books are unchanged.
+    function test_fund_refusedTransfer_reverts() public {
+        vm.expectRevert(abi.encodeWithSelector(BlocklistToken.Blocklisted.selector, blocked));
+        vm.prank(protocol);
+        hostileVault.fund(Bucket.Escrowed, blocked, 60e18);
+        assertEq(hostileVault.creditOf(blocked), 0, "credited");
+        (uint256 escrowed,,,) = hostileVault.liabilities();
+        assertEq(escrowed, DEPOSIT, "bucket");
+        _assertHostileConserved();
+    }
+
+    /// @notice `fund` to an allowed recipient transfers from the bucket with one `Paid`; only an
+    ///         authorized protocol may call it, for a bucket that holds the amount.
+    function test_fund_transfersFromTheBucket_succeeds() public {
+        vm.expectEmit(address(hostileVault));
+        emit IEscrow.Paid(protocol, stranger, Bucket.Escrowed, 40e18);
+        vm.prank(protocol);
+        hostileVault.fund(Bucket.Escrowed, stranger, 40e18);
+        assertEq(hostile.balanceOf(stranger), 40e18);
+        assertEq(hostileVault.creditOf(stranger), 0);
+        (uint256 escrowed,,,) = hostileVault.liabilities();
+        assertEq(escrowed, DEPOSIT - 40e18, "bucket");
+        _assertHostileConserved();
+        vm.expectRevert(abi.encodeWithSelector(IEscrow.NotAuthorized.selector, stranger));
+        vm.prank(stranger);
+        hostileVault.fund(Bucket.Escrowed, stranger, 1);
+        vm.expectRevert(
+            abi.encodeWithSelector(IEscrow.InsufficientBucket.selector, Bucket.Escrowed, DEPOSIT - 40e18, DEPOSIT)
+        );
+        vm.prank(protocol);
+        hostileVault.fund(Bucket.Escrowed, stranger, DEPOSIT);
+        vm.expectRevert(IEscrow.ZeroAddress.selector);
+        vm.prank(protocol);
+        hostileVault.fund(Bucket.Escrowed, address(0), 1);
+    }
+
     function test_pay_hostileTokenAllowedRecipient_paysWallet_succeeds() public {
         vm.expectEmit(address(hostileVault));
         emit IEscrow.Paid(protocol, stranger, Bucket.Escrowed, 40e18);

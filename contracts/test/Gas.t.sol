@@ -295,6 +295,10 @@ contract Gas_Test is Deployers {
         }
         vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
         uint256 solverBefore = token.balanceOf(solver);
+        uint256 stakedBefore = _staked(solver, Role.Solver);
+        for (uint256 i; i < verifiers.length; ++i) {
+            stakedBefore += _staked(verifiers[i], Role.Verifier);
+        }
         if (_batched || _oneShot) {
             _revealSecretAndFinalize(jobId);
             total += _snapGas(string.concat(label, ": revealSecretAndFinalize"));
@@ -305,9 +309,15 @@ contract Gas_Test is Deployers {
             total += _snapGas(string.concat(label, ": finalize (first model mint)"));
         }
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized), "finalized");
-        assertEq(stakeManager.totalHeld(), held, "nobody is slashed on the happy path");
-        // The reward is paid straight to the solver's wallet: no claimCredit transaction follows.
-        assertEq(token.balanceOf(solver), solverBefore + REWARD, "reward paid to the wallet");
+        // Nobody is slashed on the happy path: the stakes grow by the earnings restaked alone.
+        uint256 stakedAfter = _staked(solver, Role.Solver);
+        for (uint256 i; i < verifiers.length; ++i) {
+            stakedAfter += _staked(verifiers[i], Role.Verifier);
+        }
+        assertEq(stakeManager.totalHeld(), held + stakedAfter - stakedBefore, "nobody is slashed on the happy path");
+        // The reward is restaked for the solver: no transfer to its wallet, no claimCredit.
+        assertEq(token.balanceOf(solver), solverBefore, "no wallet payment");
+        assertGte(stakedAfter - stakedBefore, REWARD, "reward restaked");
         assertEq(escrow.creditOf(solver), 0, "no credit to claim");
         vmx.snapshotValue(GROUP, string.concat(label, ": total"), total);
     }
@@ -395,11 +405,13 @@ contract Gas_Test is Deployers {
         committee.resolve(disputeId);
         _snap("ArbitrationCommittee.resolve (valid, whistleblower loses)");
         uint256 solverBefore = token.balanceOf(solver);
+        uint256 solverStaked = _staked(solver, Role.Solver);
         jobManager.finalize(jobId);
         _snap("JobManager.finalize (finalized, first model mint)");
-        assertEq(token.balanceOf(solver), solverBefore + REWARD, "reward paid to the wallet");
+        assertEq(token.balanceOf(solver), solverBefore, "no wallet payment");
+        assertEq(_staked(solver, Role.Solver), solverStaked + REWARD, "reward restaked");
         // An arbiter of the ruling majority claims its fee (a credit: only the reward and the
-        // seats' fees are paid straight to the wallet).
+        // seats' fees are restaked).
         assertEq(escrow.creditOf(members[0]), params.arbiterFee);
         vm.prank(members[0]);
         escrow.claimCredit();

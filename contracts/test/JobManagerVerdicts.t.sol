@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.37;
 
+import {Vm} from "@prb/test/Vm.sol";
 import {Merkle} from "./utils/Merkle.sol";
 import {Deploy} from "../script/Deploy.sol";
 import {Escrow} from "../src/Escrow.sol";
@@ -315,58 +316,86 @@ contract JobManager_Finalize_Test is JobManager_Init {
         _submitAll(jobId, 0);
         _passChallengeWindow(jobId);
         uint256 solverBefore = token.balanceOf(solver);
+        uint256 solverStaked = _staked(solver, Role.Solver);
         vm.expectEmit(address(jobManager));
         emit IJobManager.JobFinalized(jobId, solver, REWARD, TOTAL_STEPS);
         jobManager.finalize(jobId);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
-        assertEq(token.balanceOf(solver), solverBefore + REWARD);
+        // The reward is restaked, not paid to the wallet.
+        assertEq(token.balanceOf(solver), solverBefore);
+        assertEq(_staked(solver, Role.Solver), solverStaked + REWARD);
         assertEq(escrow.creditOf(solver), 0);
         assertEq(_locked(solver, Role.Solver), 0);
     }
 
-    /// @notice Finalize pays the solver its reward and each approving seat its fee straight to
-    ///         their wallets (`IEscrow.Paid`, no `claimCredit` needed): exact balance deltas, no
-    ///         credit booked for them, and the Escrow's liabilities (and token balance) drop by
-    ///         exactly what was paid; nothing else moves.
-    function test_finalize_paysSolverAndSeatsToWallets_succeeds() public {
+    /// @notice Finalize restakes the solver's reward and each approving seat's fee instead of
+    ///         paying their wallets: one `IEscrow.Paid` of their total to the StakeManager (one
+    ///         token transfer for the whole job), then one `StakesRestaked` for the solver (its
+    ///         solverStake unlocked, the reward added to its stake) and one for the seats (each
+    ///         seat's lock off, its fee added). Exact stake deltas, wallets unchanged, no credit
+    ///         booked for them, the Escrow's liabilities (and token balance) drop by exactly what
+    ///         was restaked and the StakeManager's `totalHeld` grows by it; nothing else moves.
+    function test_finalize_restakesSolverAndSeatEarnings_succeeds() public {
         uint256 jobId = _verifyingJob();
         address[] memory verifiers = _assigned(jobId);
         _submitAll(jobId, 0);
         _passChallengeWindow(jobId);
         uint256 solverBefore = token.balanceOf(solver);
+        uint256 solverStaked = _staked(solver, Role.Solver);
         uint256[] memory seatsBefore = new uint256[](verifiers.length);
+        uint256[] memory seatsStaked = new uint256[](verifiers.length);
         for (uint256 i; i < verifiers.length; ++i) {
             seatsBefore[i] = token.balanceOf(verifiers[i]);
+            seatsStaked[i] = _staked(verifiers[i], Role.Verifier);
         }
         uint256 submitterCredit = escrow.creditOf(submitter);
-        (uint256 escrowed, uint256 bonds, uint256 credits, uint256 pool) = escrow.liabilities();
-        uint256 vault = token.balanceOf(address(escrow));
+        uint256[6] memory books = _books();
 
-        // The fees are paid seat by seat, then the reward (LibSettlement.finalizeJob).
-        for (uint256 i; i < verifiers.length; ++i) {
-            vm.expectEmit(address(escrow));
-            emit IEscrow.Paid(address(jobManager), verifiers[i], Bucket.Escrowed, params.verifierFee);
-        }
-        vm.expectEmit(address(escrow));
-        emit IEscrow.Paid(address(jobManager), solver, Bucket.Escrowed, REWARD);
+        // The reward and the fees in one payment to the StakeManager, then the solver's restake
+        // and the seats' (LibSettlement.finalizeJob).
+        uint256 paid = REWARD + verifiers.length * params.verifierFee;
+        _expectStakesFunded(paid);
+        _expectSolverRestaked(solver, REWARD);
+        _expectSeatsRestaked(verifiers, _seatLock(), params.verifierFee);
+        vm.recordLogs();
         jobManager.finalize(jobId);
+        assertEq(_paidEvents(vm.getRecordedLogs()), 1, "one payment for the whole job");
 
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
-        assertEq(token.balanceOf(solver) - solverBefore, REWARD, "reward to the wallet");
+        assertEq(token.balanceOf(solver), solverBefore, "no wallet payment to the solver");
+        assertEq(_staked(solver, Role.Solver) - solverStaked, REWARD, "reward restaked");
+        assertEq(_locked(solver, Role.Solver), 0, "solverStake unlocked");
         assertEq(escrow.creditOf(solver), 0, "no reward credit");
         for (uint256 i; i < verifiers.length; ++i) {
-            assertEq(token.balanceOf(verifiers[i]) - seatsBefore[i], params.verifierFee, "fee to the wallet");
+            assertEq(token.balanceOf(verifiers[i]), seatsBefore[i], "no wallet payment to a seat");
+            assertEq(_staked(verifiers[i], Role.Verifier) - seatsStaked[i], params.verifierFee, "fee restaked");
+            assertEq(_locked(verifiers[i], Role.Verifier), 0, "seat unlocked");
             assertEq(escrow.creditOf(verifiers[i]), 0, "no fee credit");
         }
         assertEq(escrow.creditOf(submitter), submitterCredit, "nothing refunded");
-        uint256 paid = REWARD + verifiers.length * params.verifierFee;
-        (uint256 escrowedAfter, uint256 bondsAfter, uint256 creditsAfter, uint256 poolAfter) = escrow.liabilities();
-        assertEq(escrowed - escrowedAfter, paid, "escrowed drops by what was paid");
-        assertEq(bondsAfter, bonds, "bonds");
-        assertEq(creditsAfter, credits, "credits");
-        assertEq(poolAfter, pool, "jackpot pool");
-        assertEq(vault - token.balanceOf(address(escrow)), paid, "the Escrow's balance drops by what was paid");
+        uint256[6] memory booksAfter = _books();
+        assertEq(books[0] - booksAfter[0], paid, "escrowed drops by what was restaked");
+        assertEq(booksAfter[1], books[1], "bonds");
+        assertEq(booksAfter[2], books[2], "credits");
+        assertEq(booksAfter[3], books[3], "jackpot pool");
+        assertEq(books[4] - booksAfter[4], paid, "the Escrow's balance drops by what was restaked");
+        assertEq(booksAfter[5] - books[5], paid, "the StakeManager holds what was restaked");
         _assertEscrowSolvent();
+    }
+
+    /// @notice The Escrow's liabilities (escrowed, bonds, credits, jackpot pool), its token
+    ///         balance and the StakeManager's `totalHeld` (wei), in that order.
+    function _books() internal view returns (uint256[6] memory books) {
+        (books[0], books[1], books[2], books[3]) = escrow.liabilities();
+        books[4] = token.balanceOf(address(escrow));
+        books[5] = stakeManager.totalHeld();
+    }
+
+    /// @notice `IEscrow.Paid` events among `logs`.
+    function _paidEvents(Vm.Log[] memory logs) internal view returns (uint256 count) {
+        for (uint256 i; i < logs.length; ++i) {
+            if (logs[i].emitter == address(escrow) && logs[i].topics[0] == IEscrow.Paid.selector) ++count;
+        }
     }
 
     function test_finalize_beforeWindow_reverts() public {
@@ -428,6 +457,7 @@ contract JobManager_Finalize_Test is JobManager_Init {
         _submit(jobId, verifiers[1], 0);
         _passChallengeWindow(jobId);
         uint256 paidBefore = token.balanceOf(verifiers[0]);
+        uint256 paidStaked = _staked(verifiers[0], Role.Verifier);
         uint256 missedBefore = token.balanceOf(verifiers[2]);
         vm.expectEmit(address(jobManager));
         emit IJobManager.VerdictMissed(jobId, verifiers[2], params.verifierStake);
@@ -440,8 +470,9 @@ contract JobManager_Finalize_Test is JobManager_Init {
         assertEq(token.balanceOf(verifiers[2]), missedBefore, "a missed seat is paid nothing");
         assertEq(_staked(verifiers[2], Role.Verifier), 500e18 - params.verifierStake);
         assertEq(_locked(verifiers[2], Role.Verifier), 0);
-        // A seat that revealed is paid its fee straight to its wallet.
-        assertEq(token.balanceOf(verifiers[0]), paidBefore + params.verifierFee);
+        // A seat that revealed has its fee restaked, its wallet untouched.
+        assertEq(token.balanceOf(verifiers[0]), paidBefore);
+        assertEq(_staked(verifiers[0], Role.Verifier), paidStaked + params.verifierFee);
         assertEq(escrow.creditOf(verifiers[0]), 0);
         _assertEscrowSolvent();
     }

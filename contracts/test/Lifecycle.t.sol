@@ -14,6 +14,9 @@ import {Role} from "../src/types/Role.sol";
 /// @notice End-to-end scenarios of PROTOCOL.md with exact token accounting (default params:
 ///         solverStake 100, verifierStake 50, bond 10, verifierFee 5, arbiterFee 2, V=3, q=4, K=3).
 contract Lifecycle_Test is Deployers {
+    /// @notice Stakers beside the default actors (a solver replaced mid-test), for `_assertDrained`.
+    address[] internal _otherStakers;
+
     function _claim(address account) internal returns (uint256 amount) {
         amount = escrow.creditOf(account);
         if (amount == 0) return 0;
@@ -29,7 +32,25 @@ contract Lifecycle_Test is Deployers {
         assertEq(bonds, 0, "bonds left");
         assertEq(credits, 0, "credits left");
         assertEq(token.balanceOf(address(escrow)), pool, "tokens left");
-        assertEq(token.balanceOf(address(stakeManager)), stakeManager.totalHeld(), "stake mismatch");
+        // The StakeManager holds exactly the actors' stakes (staked + unbonding, every role): the
+        // earnings it was sent were restaked, nothing more or less.
+        address[] memory stakers = new address[](verifierPool.length + 3 + _otherStakers.length);
+        (stakers[0], stakers[1], stakers[2]) = (solver, whistleblower, submitter);
+        for (uint256 i; i < verifierPool.length; ++i) {
+            stakers[i + 3] = verifierPool[i];
+        }
+        for (uint256 i; i < _otherStakers.length; ++i) {
+            stakers[i + 3 + verifierPool.length] = _otherStakers[i];
+        }
+        uint256 held;
+        for (uint256 i; i < stakers.length; ++i) {
+            for (uint256 r; r < 3; ++r) {
+                (uint256 staked,, uint256 unbonding,) = stakeManager.stakeOf(stakers[i], Role(r));
+                held += staked + unbonding;
+            }
+        }
+        assertEq(token.balanceOf(address(stakeManager)), held, "stake mismatch");
+        assertEq(stakeManager.totalHeld(), held, "totalHeld mismatch");
     }
 
     /// @notice Token balances (wallets, wei) of `accounts`.
@@ -66,15 +87,18 @@ contract Lifecycle_Test is Deployers {
         _submitAll(jobId, 0);
         _passChallengeWindow(jobId);
         uint256 solverBefore = token.balanceOf(solver);
+        uint256 solverStaked = _staked(solver, Role.Solver);
         uint256[] memory seatsBefore = _balances(verifiers);
         jobManager.finalize(jobId);
 
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
-        // The reward and the fees are paid straight to the wallets (no credit to claim).
-        assertEq(token.balanceOf(solver), solverBefore + REWARD);
+        // The reward and the fees are restaked (no wallet payment, no credit to claim).
+        assertEq(token.balanceOf(solver), solverBefore);
+        assertEq(_staked(solver, Role.Solver), solverStaked + REWARD);
         assertEq(escrow.creditOf(solver), 0);
         for (uint256 i; i < verifiers.length; ++i) {
-            assertEq(token.balanceOf(verifiers[i]), seatsBefore[i] + params.verifierFee);
+            assertEq(token.balanceOf(verifiers[i]), seatsBefore[i]);
+            assertEq(_staked(verifiers[i], Role.Verifier), 500e18 + params.verifierFee);
             assertEq(escrow.creditOf(verifiers[i]), 0);
             assertEq(_locked(verifiers[i], Role.Verifier), 0);
         }
@@ -113,9 +137,9 @@ contract Lifecycle_Test is Deployers {
 
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Rejected));
         // Pot = 100 (solver) + 2 * 50 (approvers) = 200; 3 * 2 to arbiters; 194 / 2 winners. The
-        // rejecter's fee is paid to its wallet and its pot share is a credit; its bond, locked from
-        // its stake, is unlocked.
-        assertEq(token.balanceOf(verifiers[0]), seatsBefore[0] + 5e18);
+        // rejecter's fee is restaked (its wallet untouched) and its pot share is a credit; its
+        // bond, locked from its stake, is unlocked.
+        assertEq(token.balanceOf(verifiers[0]), seatsBefore[0]);
         assertEq(escrow.creditOf(verifiers[0]), 97e18);
         assertEq(escrow.creditOf(whistleblower), 10e18 + 97e18 + 10e18);
         assertEq(escrow.creditOf(submitter), REWARD + 2 * 5e18);
@@ -132,7 +156,7 @@ contract Lifecycle_Test is Deployers {
         assertEq(_locked(solver, Role.Solver), 0);
         assertEq(_staked(verifiers[1], Role.Verifier), 450e18);
         assertEq(_staked(verifiers[2], Role.Verifier), 450e18);
-        assertEq(_staked(verifiers[0], Role.Verifier), 500e18);
+        assertEq(_staked(verifiers[0], Role.Verifier), 505e18, "its stake and its fee");
         assertEq(_locked(verifiers[0], Role.Verifier), 0);
         assertEq(_sharesMinted(MODEL_ID), 0);
 
@@ -151,6 +175,7 @@ contract Lifecycle_Test is Deployers {
         _submit(jobId, verifiers[2], 0);
         _passChallengeWindow(jobId);
         uint256 solverBefore = token.balanceOf(solver);
+        uint256 solverStaked = _staked(solver, Role.Solver);
         uint256[] memory seatsBefore = _balances(verifiers);
         jobManager.finalize(jobId);
         address[] memory members = _arbitrate(_job(jobId).disputeId, true);
@@ -159,12 +184,16 @@ contract Lifecycle_Test is Deployers {
 
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
         // Pot = 50 (rejecter) + 10 (bond) = 60; 6 to arbiters; 54 / 3 winners, the solver's to the pool.
-        // The reward and the approvers' fees are paid to the wallets; the pot shares are credits.
-        assertEq(token.balanceOf(solver), solverBefore + REWARD);
+        // The reward and the approvers' fees are restaked, the wallets untouched; the pot shares
+        // are credits.
+        assertEq(token.balanceOf(solver), solverBefore);
+        assertEq(_staked(solver, Role.Solver), solverStaked + REWARD);
         assertEq(escrow.creditOf(solver), 0);
         assertEq(escrow.jackpotPool(), 18e18);
-        assertEq(token.balanceOf(verifiers[1]), seatsBefore[1] + 5e18);
-        assertEq(token.balanceOf(verifiers[2]), seatsBefore[2] + 5e18);
+        assertEq(token.balanceOf(verifiers[1]), seatsBefore[1]);
+        assertEq(token.balanceOf(verifiers[2]), seatsBefore[2]);
+        assertEq(_staked(verifiers[1], Role.Verifier), 505e18);
+        assertEq(_staked(verifiers[2], Role.Verifier), 505e18);
         assertEq(escrow.creditOf(verifiers[1]), 18e18);
         assertEq(escrow.creditOf(verifiers[2]), 18e18);
         assertEq(escrow.creditOf(verifiers[0]), 0);
@@ -208,6 +237,7 @@ contract Lifecycle_Test is Deployers {
         _submit(jobId, verifiers[2], 0);
         _passChallengeWindow(jobId);
         uint256 solverBefore = token.balanceOf(solver);
+        uint256 solverStaked = _staked(solver, Role.Solver);
         jobManager.finalize(jobId);
         uint256 disputeId = _job(jobId).disputeId;
         address[] memory members = _drawCommittee(disputeId);
@@ -232,7 +262,9 @@ contract Lifecycle_Test is Deployers {
         assertEq(escrow.jackpotPool(), share);
         assertEq(escrow.creditOf(address(this)), 106e18 - 3 * share);
         jobManager.finalize(jobId);
-        assertEq(token.balanceOf(solver), solverBefore + REWARD);
+        // The reward is restaked, not paid to the wallet.
+        assertEq(token.balanceOf(solver), solverBefore);
+        assertEq(_staked(solver, Role.Solver), solverStaked + REWARD);
         assertEq(escrow.creditOf(solver), 0);
         _claimAll(jobId, members);
         _assertDrained();
@@ -250,6 +282,7 @@ contract Lifecycle_Test is Deployers {
         assertEq(_staked(solver, Role.Solver), 900e18);
 
         address lateSolver = solver;
+        _otherStakers.push(lateSolver);
         solver = _actor("second solver");
         _stake(solver, Role.Solver, 100e18);
         _claimAndCommit(jobId);

@@ -196,8 +196,8 @@ contract Settlement_DoubleRole_Bisection_Test is BisectionGame_Init, AttackHelpe
 
         // The attacker lost its verifier stake, its reject bonds and its whistle bonds on the
         // samples it did not win as a whistleblower (it won f: the lazy verifier approved the
-        // forced claim); the honest verifier got its fee, bond and jackpot; the solver its reward.
-        // Its reject bonds were locked from its verifier stake and are slashed from it, one per
+        // forced claim); the honest verifier got its fee, bond and jackpot; the solver its reward,
+        // restaked on its solver stake. Its reject bonds were locked from its verifier stake and are slashed from it, one per
         // sample of its own draw.
         assertLt(_holdings(attacker), attackerBefore, "attacker gained");
         assertEq(
@@ -208,7 +208,7 @@ contract Settlement_DoubleRole_Bisection_Test is BisectionGame_Init, AttackHelpe
         assertEq(_locked(attacker, Role.Verifier), 0, "attacker stake still locked");
         assertGte(_holdings(honest), honestBefore + params.verifierFee + params.jackpot);
         assertGte(_holdings(solver), solverBefore + REWARD);
-        assertEq(_staked(solver, Role.Solver), 1000e18, "honest solver slashed");
+        assertEq(_staked(solver, Role.Solver), 1000e18 + REWARD, "honest solver slashed or its reward not restaked");
         assertEq(_locked(solver, Role.Solver), 0, "solver stake still locked");
         assertEq(_locked(honest, Role.Verifier), 0, "honest verifier stake still locked");
         // The submitter gets back the fees of the slashed seats, and pays nothing more.

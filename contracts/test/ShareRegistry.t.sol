@@ -39,6 +39,14 @@ contract ShareRegistry_Minters_Test is Deployers {
         vm.prank(runMinter);
         registry.recordFinalized(0, 1, PostKind.LineageSlot, 1);
     }
+
+    /// @notice The lineage window is the JobManager's openWindow, read through its one-word view
+    ///         (`openWindow`, what every finalize of a slot job asks) that equals `params()`'.
+    function test_lineageWindow_isTheOpenWindow_succeeds() public {
+        assertEq(jobManager.openWindow(), params.openWindow);
+        assertEq(jobManager.openWindow(), jobManager.params().openWindow);
+        assertEq(registry.lineageWindow(), params.openWindow);
+    }
 }
 
 contract ShareRegistry_MintShares_Test is Deployers {

@@ -523,8 +523,8 @@ contract SignedReveals_Forced_Test is SignedReveals_Init {
     }
 
     /// @notice V = 3, every seat rejects the forced sample with the true end it replayed: one
-    ///         call records them, the job finalizes with the secret and each seat is paid its fee,
-    ///         its bond back and a jackpot straight to its wallet, as on the two-call path.
+    ///         call records them, the job finalizes with the secret and each seat gets its bond
+    ///         back and its fee and a jackpot restaked on its stake, as on the two-call path.
     function test_revealVerdictsSigned_forcedAllReject_paysJackpots_succeeds() public {
         SignedReveal[] memory reveals = _reveals(uint256(1) << f);
         uint256[] memory before = _seatHoldings();
@@ -541,17 +541,20 @@ contract SignedReveals_Forced_Test is SignedReveals_Init {
             assertEq(_locked(verifiers[i], Role.Verifier), params.verifierStake + params.challengeBond);
         }
         uint256[] memory wallets = new uint256[](verifiers.length);
+        uint256[] memory stakes = new uint256[](verifiers.length);
         for (uint256 i; i < verifiers.length; ++i) {
             wallets[i] = token.balanceOf(verifiers[i]);
+            stakes[i] = _staked(verifiers[i], Role.Verifier);
         }
 
         _finalizeOneShot();
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
         for (uint256 i; i < verifiers.length; ++i) {
             assertEq(_holdings(verifiers[i]) - before[i], params.verifierFee + params.jackpot);
-            // The fee and the jackpot are paid to the wallet (no credit to claim); the bond is
-            // unlocked with the seat.
-            assertEq(token.balanceOf(verifiers[i]), wallets[i] + params.verifierFee + params.jackpot);
+            // The fee and the jackpot are restaked (no wallet payment, no credit to claim); the
+            // bond is unlocked with the seat.
+            assertEq(token.balanceOf(verifiers[i]), wallets[i], "no wallet payment");
+            assertEq(_staked(verifiers[i], Role.Verifier), stakes[i] + params.verifierFee + params.jackpot);
             assertEq(escrow.creditOf(verifiers[i]), 0);
             assertEq(_locked(verifiers[i], Role.Verifier), 0);
         }

@@ -165,12 +165,14 @@ contract SingleSeat_Test is AttackHelpers {
     }
 
     /// @notice The honest fetch: the served final state does not hash to the forced claim, so the
-    ///         seat seals the state's true hash; it wins the jackpot with its bond and fee back.
+    ///         seat seals the state's true hash; it wins the jackpot with its bond back, the jackpot
+    ///         and its fee restaked on its stake.
     function test_forcedOnTheFetchedLast_fetchingSeatRejectsWithTheTrueEnd_isPaid_succeeds() public {
         _deploySingle(5000, 2e18);
         (uint256 jobId, address seat) = _fetchingForcedOn(1);
         _postClaims(jobId);
         uint256 before = _holdings(seat);
+        uint256 wallet = token.balanceOf(seat);
         uint256 stake = _staked(seat, Role.Verifier);
         uint256 pool = escrow.jackpotPool();
         uint256 prize = pool < params.jackpot ? pool : params.jackpot;
@@ -178,7 +180,10 @@ contract SingleSeat_Test is AttackHelpers {
         _submit(jobId, seat, 2); // rejects the last with the committed (true) end
         _settle(jobId, true);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
-        assertEq(_staked(seat, Role.Verifier), stake, "not slashed");
+        assertEq(
+            _staked(seat, Role.Verifier), stake + params.verifierFee + prize, "slashed, or fee and jackpot not restaked"
+        );
+        assertEq(token.balanceOf(seat), wallet, "no wallet payment");
         assertEq(_holdings(seat), before + params.verifierFee + prize, "fee and jackpot, bond back");
         _assertEscrowSolvent();
     }
@@ -214,7 +219,8 @@ contract SingleSeat_Test is AttackHelpers {
 
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Rejected), "the fake is rejected");
         assertLt(_staked(solver, Role.Solver), solverStake, "the solver is slashed");
-        assertEq(_staked(seat, Role.Verifier), seatStake, "the fetch-only approval is not slashed");
+        // Not slashed: its seat stands, and its fee is restaked with the rejection.
+        assertEq(_staked(seat, Role.Verifier), seatStake + params.verifierFee, "the fetch-only approval is not slashed");
         assertEq(_locked(seat, Role.Verifier), 0, "the seat is released");
         assertGt(_holdings(whistleblower), whistleBefore, "the whistleblower wins");
         _assertEscrowSolvent();

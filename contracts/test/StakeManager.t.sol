@@ -467,6 +467,104 @@ contract StakeManager_LockUnlock_Test is StakeManager_Init {
         assertEq(stakeManager.freeStake(alice, Role.Verifier), 100e18, "alice locked without bob");
     }
 
+    /// @notice A job's end in one call: each account's lock comes off and its earnings join its
+    ///         stake (free, unbonded like any stake), `totalHeld` grows by their total and still
+    ///         equals the tokens held; one batch event names every amount (a shared one once).
+    function test_unlockAndRestake_unlocksAndRestakesEach_succeeds() public {
+        address bob = _actor("bob");
+        _stake(alice, Role.Verifier, 100e18);
+        _stake(bob, Role.Verifier, 100e18);
+        stakeManager.lockEach(_pair(alice, bob), Role.Verifier, 30e18);
+        uint256 held = stakeManager.totalHeld();
+        uint256[] memory shared = new uint256[](1);
+        shared[0] = 30e18;
+        uint256[] memory earnings = new uint256[](2);
+        (earnings[0], earnings[1]) = (5e18, 7e18);
+        // The protocol sends the earnings' total first.
+        vm.prank(bob);
+        token.transfer(address(stakeManager), 12e18);
+        uint256 bobWallet = token.balanceOf(bob);
+        vm.recordLogs();
+        vm.expectEmit(address(stakeManager));
+        emit IStakeManager.StakesRestaked(Role.Verifier, _pair(alice, bob), shared, earnings);
+        stakeManager.unlockAndRestake(_pair(alice, bob), Role.Verifier, shared, earnings);
+        Vm.Log[] memory logs = vm.getRecordedLogs();
+        uint256 fromStakeManager;
+        for (uint256 i; i < logs.length; ++i) {
+            if (logs[i].emitter == address(stakeManager)) ++fromStakeManager;
+        }
+        assertEq(fromStakeManager, 1, "one event for the call");
+        (uint256 staked, uint256 locked, uint256 unbonding,) = stakeManager.stakeOf(alice, Role.Verifier);
+        assertEq(staked, 105e18, "alice's fee restaked");
+        assertEq(locked, 0, "alice's seat unlocked");
+        assertEq(unbonding, 0);
+        assertEq(_staked(bob, Role.Verifier), 107e18, "bob's fee restaked");
+        assertEq(stakeManager.freeStake(bob, Role.Verifier), 107e18, "the earnings are free stake");
+        assertEq(token.balanceOf(bob), bobWallet, "no wallet payment");
+        assertEq(stakeManager.totalHeld(), held + 12e18);
+        assertEq(token.balanceOf(address(stakeManager)), stakeManager.totalHeld());
+        // Earnings leave like any stake: after the unbonding delay.
+        vm.prank(alice);
+        stakeManager.requestUnbond(Role.Verifier, 105e18);
+        vm.warp(block.timestamp + stakeManager.unbondingDelay());
+        uint256 aliceWallet = token.balanceOf(alice);
+        vm.prank(alice);
+        stakeManager.withdraw(Role.Verifier);
+        assertEq(token.balanceOf(alice), aliceWallet + 105e18);
+    }
+
+    /// @notice Earnings that raise a verifier's stake to the minimum activate it, as `stake` does
+    ///         (the active set holds every active verifier, P1a); a solver's earnings activate
+    ///         nothing.
+    function test_unlockAndRestake_reachesMinimum_activatesVerifier_succeeds() public {
+        uint256 min = stakeManager.minStake(Role.Verifier);
+        _stake(alice, Role.Verifier, min - 1e18);
+        assertFalse(stakeManager.isActive(alice, Role.Verifier));
+        uint256 members = stakeManager.verifierCount();
+        stakeManager.lock(alice, Role.Verifier, 10e18);
+        vm.prank(alice);
+        token.transfer(address(stakeManager), 1e18);
+        uint256[] memory unlocks = new uint256[](1);
+        unlocks[0] = 10e18;
+        uint256[] memory earnings = new uint256[](1);
+        earnings[0] = 1e18;
+        address[] memory one = new address[](1);
+        one[0] = alice;
+        vm.expectEmit(address(stakeManager));
+        emit IStakeManager.VerifierActivated(alice);
+        stakeManager.unlockAndRestake(one, Role.Verifier, unlocks, earnings);
+        assertTrue(stakeManager.isActive(alice, Role.Verifier));
+        assertEq(stakeManager.verifierCount(), members + 1);
+        assertEq(stakeManager.verifierAt(members), alice);
+    }
+
+    /// @notice Only the protocol calls it; an amounts array neither single nor one per account
+    ///         reverts; one account short of its unlock reverts the whole call, restaking nothing.
+    function test_unlockAndRestake_badCalls_reverts() public {
+        address bob = _actor("bob");
+        _stake(alice, Role.Verifier, 100e18);
+        _stake(bob, Role.Verifier, 100e18);
+        stakeManager.lock(alice, Role.Verifier, 30e18);
+        uint256[] memory one = new uint256[](1);
+        one[0] = 30e18;
+        uint256[] memory three = new uint256[](3);
+        vm.expectRevert(abi.encodeWithSelector(IStakeManager.NotProtocol.selector, alice));
+        vm.prank(alice);
+        stakeManager.unlockAndRestake(_pair(alice, bob), Role.Verifier, one, one);
+        vm.expectRevert(abi.encodeWithSelector(IStakeManager.LengthMismatch.selector, 2, 3));
+        stakeManager.unlockAndRestake(_pair(alice, bob), Role.Verifier, three, one);
+        vm.expectRevert(abi.encodeWithSelector(IStakeManager.LengthMismatch.selector, 2, 3));
+        stakeManager.unlockAndRestake(_pair(alice, bob), Role.Verifier, one, three);
+        uint256 held = stakeManager.totalHeld();
+        vm.expectRevert(
+            abi.encodeWithSelector(IStakeManager.InsufficientLockedStake.selector, bob, Role.Verifier, 0, 30e18)
+        );
+        stakeManager.unlockAndRestake(_pair(alice, bob), Role.Verifier, one, one);
+        assertEq(_staked(alice, Role.Verifier), 100e18, "alice restaked without bob");
+        assertEq(_locked(alice, Role.Verifier), 30e18, "alice unlocked without bob");
+        assertEq(stakeManager.totalHeld(), held);
+    }
+
     function _pair(address first, address second) internal pure returns (address[] memory accounts) {
         accounts = new address[](2);
         (accounts[0], accounts[1]) = (first, second);

@@ -42,6 +42,14 @@ contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
         }
     }
 
+    /// @notice Verifier stakes (wei) of `accounts`.
+    function _verifierStakes(address[] memory accounts) internal view returns (uint256[] memory amounts) {
+        amounts = new uint256[](accounts.length);
+        for (uint256 i; i < accounts.length; ++i) {
+            amounts[i] = _staked(accounts[i], Role.Verifier);
+        }
+    }
+
     function _fund(uint256 amount) internal {
         vm.prank(stranger);
         escrow.fundJackpot(amount);
@@ -67,18 +75,19 @@ contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
         assertEq(escrow.creditOf(verifiers[0]), 0);
         assertEq(token.balanceOf(verifiers[0]), wallets[0], "the slashed approver is paid nothing");
         for (uint256 i = 1; i < 3; ++i) {
-            // Fee and jackpot are paid straight to the wallet (no credit to claim); the reject bond
+            // Fee and jackpot are restaked (no wallet payment, no credit to claim); the reject bond
             // was stake and is unlocked with the seat.
             assertEq(escrow.creditOf(verifiers[i]), 0);
-            assertEq(token.balanceOf(verifiers[i]), wallets[i] + params.verifierFee + params.jackpot);
-            assertEq(_staked(verifiers[i], Role.Verifier), 500e18);
+            assertEq(token.balanceOf(verifiers[i]), wallets[i], "no wallet payment");
+            assertEq(_staked(verifiers[i], Role.Verifier), 500e18 + params.verifierFee + params.jackpot);
             assertEq(_locked(verifiers[i], Role.Verifier), 0);
         }
-        // The approver's fee went back to the submitter; the solver is not penalised.
+        // The approver's fee went back to the submitter; the solver is not penalised: its reward
+        // is restaked.
         assertEq(escrow.creditOf(submitter), params.verifierFee);
-        assertEq(token.balanceOf(solver), solverWallet + REWARD);
+        assertEq(token.balanceOf(solver), solverWallet, "no wallet payment");
         assertEq(escrow.creditOf(solver), 0);
-        assertEq(_staked(solver, Role.Solver), 1000e18);
+        assertEq(_staked(solver, Role.Solver), 1000e18 + REWARD);
         _assertEscrowSolvent();
     }
 
@@ -123,6 +132,7 @@ contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
         }
         _passChallengeWindow(jobId);
         uint256[] memory wallets = _wallets(verifiers);
+        uint256[] memory stakes = _verifierStakes(verifiers);
         vm.expectEmit(address(jobManager));
         emit IJobManager.JackpotPaid(jobId, verifiers[0], 20e18);
         vm.expectEmit(address(jobManager));
@@ -131,15 +141,16 @@ contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
         emit IJobManager.JackpotPaid(jobId, verifiers[2], 5e18);
         jobManager.finalize(jobId);
         assertEq(escrow.jackpotPool(), 0);
-        // Fee and the jackpot each seat was paid (the last one min(jackpot, pool)) go to the
-        // wallet, no credit; the bond is unlocked from stake.
+        // Fee and the jackpot each seat was paid (the last one min(jackpot, pool)) are restaked,
+        // no wallet payment, no credit; the bond is unlocked from stake.
         uint256[3] memory jackpots = [uint256(20e18), 20e18, 5e18];
         for (uint256 i; i < 3; ++i) {
             assertEq(escrow.creditOf(verifiers[i]), 0);
+            assertEq(token.balanceOf(verifiers[i]), wallets[i], "no wallet payment");
             assertEq(
-                token.balanceOf(verifiers[i]),
-                wallets[i] + params.verifierFee + jackpots[i],
-                "fee and jackpot to the wallet"
+                _staked(verifiers[i], Role.Verifier),
+                stakes[i] + params.verifierFee + jackpots[i],
+                "fee and jackpot restaked"
             );
             assertEq(_locked(verifiers[i], Role.Verifier), 0, "bond unlocked");
         }
@@ -170,48 +181,54 @@ contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
     }
 
     /// @notice Caught and final in one call (docs/SECURITY.md, "Gas cuts"): when the forced error
-    ///         leaves nothing disputed, each catching seat gets its fee, bond and jackpot in one token
-    ///         transfer (the jackpots move into Bucket.Escrowed first), not a transfer for its bond
-    ///         and jackpot and another for its fee; the amounts and the buckets' books are those of
-    ///         two transfers.
-    function test_finalize_forcedCaught_oneTransferPerCatch_succeeds() public {
+    ///         leaves nothing disputed, the jackpots move into Bucket.Escrowed, and the solver's
+    ///         reward and every catching seat's fee and jackpot leave the Escrow in one token
+    ///         transfer for the whole job, to the StakeManager (`IEscrow.Paid`), which restakes
+    ///         them: one `StakesRestaked` for the solver, one for the seats (each seat's lock, its
+    ///         reject bond with it, off; its fee and jackpot on its stake). No wallet is paid; the
+    ///         amounts and the buckets' books are those of a transfer per party.
+    function test_finalize_forcedCaught_oneTransferForTheJob_succeeds() public {
         _fund(100e18);
         for (uint256 i; i < 3; ++i) {
             _submit(jobId, verifiers[i], uint256(1) << f);
         }
         _passChallengeWindow(jobId);
         uint256[] memory wallets = _wallets(verifiers);
+        uint256[] memory stakes = _verifierStakes(verifiers);
+        uint256 solverWallet = token.balanceOf(solver);
+        uint256 solverStaked = _staked(solver, Role.Solver);
+        uint256 held = stakeManager.totalHeld();
         (uint256 escrowedBefore, uint256 bondsBefore,,) = escrow.liabilities();
         uint256 catches = 3 * params.jackpot;
+        uint256 total = REWARD + 3 * params.verifierFee + catches;
         vm.expectEmit(address(escrow));
         emit IEscrow.Moved(address(jobManager), Bucket.Jackpot, Bucket.Escrowed, catches);
-        vm.expectEmit(address(escrow));
-        emit IEscrow.Paid(address(jobManager), verifiers[0], Bucket.Escrowed, params.verifierFee + params.jackpot);
+        _expectStakesFunded(total);
+        _expectSolverRestaked(solver, REWARD);
+        _expectSeatsRestaked(verifiers, _seatLock(), params.verifierFee + params.jackpot);
         vm.recordLogs();
         jobManager.finalize(jobId);
         Vm.Log[] memory logs = vm.getRecordedLogs();
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
+        uint256 transfers = 0;
+        for (uint256 j; j < logs.length; ++j) {
+            if (logs[j].emitter != address(token) || logs[j].topics[0] != IERC20.Transfer.selector) continue;
+            ++transfers;
+            assertEq(logs[j].topics[1], bytes32(uint256(uint160(address(escrow)))), "from the Escrow");
+            assertEq(logs[j].topics[2], bytes32(uint256(uint160(address(stakeManager)))), "to the StakeManager");
+            assertEq(abi.decode(logs[j].data, (uint256)), total, "reward, fees and jackpots in the one transfer");
+        }
+        assertEq(transfers, 1, "one transfer for the whole job");
         for (uint256 i; i < 3; ++i) {
-            uint256 transfers = 0;
-            for (uint256 j; j < logs.length; ++j) {
-                if (
-                    logs[j].emitter == address(token) && logs[j].topics[0] == IERC20.Transfer.selector
-                        && logs[j].topics[2] == bytes32(uint256(uint160(verifiers[i])))
-                ) {
-                    ++transfers;
-                    assertEq(
-                        abi.decode(logs[j].data, (uint256)),
-                        params.verifierFee + params.jackpot,
-                        "fee and jackpot in the one transfer"
-                    );
-                }
-            }
-            assertEq(transfers, 1, "one transfer per catching seat");
-            assertEq(token.balanceOf(verifiers[i]), wallets[i] + params.verifierFee + params.jackpot);
+            assertEq(token.balanceOf(verifiers[i]), wallets[i], "no wallet payment");
+            assertEq(_staked(verifiers[i], Role.Verifier), stakes[i] + params.verifierFee + params.jackpot);
             assertEq(escrow.creditOf(verifiers[i]), 0);
             // Its reject bond was stake: unlocked with its seat, nothing left locked.
             assertEq(_locked(verifiers[i], Role.Verifier), 0, "bond unlocked with the seat");
         }
+        assertEq(token.balanceOf(solver), solverWallet, "no wallet payment");
+        assertEq(_staked(solver, Role.Solver), solverStaked + REWARD, "reward restaked");
+        assertEq(stakeManager.totalHeld() - held, total, "the StakeManager holds what was restaked");
         // The job's escrow (reward and fees) left the books; no bond was ever in them.
         (uint256 escrowedAfter, uint256 bondsAfter,,) = escrow.liabilities();
         assertEq(escrowedBefore - escrowedAfter, REWARD + 3 * params.verifierFee, "escrowed");
@@ -262,7 +279,8 @@ contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Finalized));
         assertEq(_staked(verifiers[0], Role.Verifier), 500e18 - params.verifierStake - params.challengeBond);
         assertEq(_locked(verifiers[0], Role.Verifier), 0);
-        assertEq(_staked(verifiers[2], Role.Verifier), 500e18);
+        // The standing seat's fee is restaked at the job's end.
+        assertEq(_staked(verifiers[2], Role.Verifier), 500e18 + params.verifierFee);
         _assertEscrowSolvent();
     }
 
@@ -273,6 +291,7 @@ contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
         uint256 creditBefore = escrow.creditOf(submitter);
         uint256 poolBefore = escrow.jackpotPool();
         uint256[] memory wallets = _wallets(assigned);
+        uint256[] memory stakes = _verifierStakes(assigned);
         uint256[] memory lockedBefore = new uint256[](assigned.length);
         for (uint256 i; i < assigned.length; ++i) {
             lockedBefore[i] = _locked(assigned[i], Role.Verifier);
@@ -281,13 +300,14 @@ contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
         emit IJobManager.SolverFaulted(bare, solver, RoundOutcome.NoClaims, params.solverStake);
         jobManager.finalize(bare);
         assertEq(uint8(_job(bare).status), uint8(JobStatus.Rejected));
-        // The slash joins the jackpot pool; the verifiers the job locked are paid their fee.
+        // The slash joins the jackpot pool; the verifiers the job locked have their fee restaked.
         assertEq(escrow.creditOf(submitter) - creditBefore, REWARD);
         assertEq(escrow.jackpotPool() - poolBefore, params.solverStake);
         for (uint256 i; i < assigned.length; ++i) {
-            assertEq(_staked(assigned[i], Role.Verifier), 500e18);
+            assertEq(stakes[i], 500e18);
+            assertEq(_staked(assigned[i], Role.Verifier), 500e18 + params.verifierFee, "fee restaked");
             assertEq(_locked(assigned[i], Role.Verifier), lockedBefore[i] - _seatLock(), "its seat's whole lock");
-            assertEq(token.balanceOf(assigned[i]), wallets[i] + params.verifierFee, "fee to the wallet");
+            assertEq(token.balanceOf(assigned[i]), wallets[i], "no wallet payment");
             assertEq(escrow.creditOf(assigned[i]), 0);
         }
         _assertEscrowSolvent();
@@ -302,20 +322,23 @@ contract VerificationRound_Settlement_Test is VerificationRound_Forced_Init {
         jobManager.challengeApproval(jobId, 2, verifiers[1]);
         vm.warp(uint256(_job(jobId).challengeDeadline) + params.revealWindow + 1);
         uint256[] memory wallets = _wallets(verifiers);
+        uint256[] memory stakes = _verifierStakes(verifiers);
         vm.expectEmit(address(jobManager));
         emit IJobManager.SolverFaulted(jobId, solver, RoundOutcome.NoReveal, params.solverStake);
         jobManager.finalize(jobId);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Rejected));
         assertEq(_staked(solver, Role.Solver), 1000e18 - params.solverStake);
         assertEq(_staked(verifiers[2], Role.Verifier), 500e18 - params.verifierStake);
-        // The seats that revealed are paid their fee to the wallet; the rejecter's bond is unlocked
-        // from its stake.
+        // The seats that revealed have their fee restaked, their wallets untouched; the rejecter's
+        // bond is unlocked from its stake.
         assertEq(escrow.creditOf(verifiers[0]), 0);
         assertEq(_locked(verifiers[0], Role.Verifier), 0);
-        assertEq(_staked(verifiers[0], Role.Verifier), 500e18);
-        assertEq(token.balanceOf(verifiers[0]), wallets[0] + params.verifierFee);
+        assertEq(stakes[0], 500e18);
+        assertEq(_staked(verifiers[0], Role.Verifier), 500e18 + params.verifierFee);
+        assertEq(token.balanceOf(verifiers[0]), wallets[0]);
         assertEq(escrow.creditOf(verifiers[1]), 0);
-        assertEq(token.balanceOf(verifiers[1]), wallets[1] + params.verifierFee);
+        assertEq(token.balanceOf(verifiers[1]), wallets[1]);
+        assertEq(_staked(verifiers[1], Role.Verifier), stakes[1] + params.verifierFee);
         assertEq(escrow.creditOf(verifiers[2]), 0);
         assertEq(token.balanceOf(verifiers[2]), wallets[2], "the missed seat is paid nothing");
         assertEq(escrow.creditOf(whistleblower), params.challengeBond);
@@ -379,7 +402,8 @@ contract VerificationRound_ForcedEnd_Test is VerificationRound_Forced_Init {
         _arbitrate(_job(jobId).disputeId, false);
         assertEq(uint8(_job(jobId).status), uint8(JobStatus.Rejected));
         assertEq(_staked(solver, Role.Solver), 1000e18 - params.solverStake);
-        assertEq(_staked(verifiers[0], Role.Verifier), 500e18);
+        // The honest seat stands: its fee is restaked.
+        assertEq(_staked(verifiers[0], Role.Verifier), 500e18 + params.verifierFee);
         assertEq(_staked(verifiers[1], Role.Verifier), 500e18 - params.verifierStake);
         assertEq(_staked(verifiers[2], Role.Verifier), 500e18 - params.verifierStake);
         assertEq(_sharesMinted(MODEL_ID), 0, "shares minted");
@@ -390,7 +414,8 @@ contract VerificationRound_ForcedEnd_Test is VerificationRound_Forced_Init {
 
     /// @notice A rejecter that did not replay (it seals the zero end, or any end but the true one)
     ///         earns no jackpot: the sample stays disputed, the committee finds the honest solver's
-    ///         segment valid, and it loses its stake and bond. The verifiers that replayed are paid.
+    ///         segment valid, and it loses its stake and bond. The verifiers that replayed are paid:
+    ///         the jackpot to the wallet while the dispute is open, the fee restaked at the job's end.
     function test_finalize_rejectWithoutReplay_losesDispute_succeeds() public {
         _submit(jobId, verifiers[0], uint256(1) << f);
         _submit(jobId, verifiers[1], uint256(1) << f);
@@ -416,10 +441,13 @@ contract VerificationRound_ForcedEnd_Test is VerificationRound_Forced_Init {
         // The made-up end's seat loses its stake and its bond, both slashed from its stake.
         assertEq(_staked(verifiers[2], Role.Verifier), 500e18 - params.verifierStake - params.challengeBond);
         assertEq(_locked(verifiers[2], Role.Verifier), 0);
-        assertEq(_staked(verifiers[0], Role.Verifier), 500e18);
+        // The replaying seat's fee is restaked at the job's end (its jackpot went to its wallet
+        // while the dispute was open), and so is the solver's reward.
+        assertEq(_staked(verifiers[0], Role.Verifier), 500e18 + params.verifierFee);
+        assertEq(token.balanceOf(verifiers[0]) - wallet0, params.jackpot, "no fee to the wallet");
         // Its idle bond went back once, with its seat: nothing left locked, none unlocked twice.
         assertEq(_locked(verifiers[0], Role.Verifier), 0);
-        assertEq(_staked(solver, Role.Solver), 1000e18);
+        assertEq(_staked(solver, Role.Solver), 1000e18 + REWARD);
         _appendFinalState(jobId);
         assertGt(_sharesMinted(MODEL_ID), 0, "no shares minted");
         (, uint256 bonds,,) = escrow.liabilities();

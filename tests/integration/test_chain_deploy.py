@@ -155,11 +155,14 @@ def test_smoke_job_happy_path(anvil: Anvil, protocol: Deployment, client_factory
         submitter.jobs.finalize(job_id)
     reveal_secret(solver, job_id, HASHES, 10, secret, claims)
     wallet = solver.token.balance_of()
+    staked = solver.stakes.stake_of(role=Role.Solver).staked
     submitter.jobs.finalize(job_id)
     assert submitter.jobs.get_job(job_id).status is JobStatus.Finalized
 
-    # the reward goes straight to the solver's wallet: nothing to claim (P-41)
-    assert solver.token.balance_of() - wallet == reward
+    # the reward is restaked: added to the solver's stake, its wallet unchanged; nothing to
+    # claim (P-41)
+    assert solver.stakes.stake_of(role=Role.Solver).staked - staked == reward
+    assert solver.token.balance_of() == wallet
     assert solver.escrow.credit_of() == 0
     # the shares are minted when the job's final state is appended to the lineage
     assert solver.shares.balance_of(model_id) == 0

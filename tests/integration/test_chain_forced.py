@@ -189,6 +189,7 @@ def test_lazy_verifier_is_caught_by_a_forced_error(
     parties = (*honest, wb.address, solver.address)
     credits = {a: submitter.escrow.credit_of(a) for a in parties}
     wallets = {a: submitter.token.balance_of(a) for a in parties}
+    seat_stakes = {a: submitter.stakes.stake_of(a, Role.Verifier).staked for a in honest}
     reveal_secret(solver, job_id, hashes, K, secret, claims, advance=False)
     sid = submitter.jobs.submission_of(job_id)
     assert submitter.round.outcome(sid) == (RoundOutcome.Forced, f)
@@ -219,13 +220,18 @@ def test_lazy_verifier_is_caught_by_a_forced_error(
     assert shown[lazy][f] is True
     # the lazy approver is slashed verifierStake into the pool
     assert submitter.stakes.stake_of(lazy, Role.Verifier).staked == lazy_stake - p.verifier_stake
-    # every rejecter gets the jackpot and its fee, its reject bond unlocked from its stake; the
-    # whistleblower its challenge bond back plus the jackpot; all paid to the wallet: nothing is
-    # left to claim (P-41)
+    # every rejecter gets the jackpot and its fee restaked (added to its verifier stake, its
+    # wallet unchanged), its reject bond unlocked from its stake; the whistleblower its
+    # challenge bond back plus the jackpot, paid to its wallet: nothing is left to claim (P-41)
     winners = [*honest, wb.address]
+    for a in honest:
+        staked = submitter.stakes.stake_of(a, Role.Verifier).staked
+        assert staked - seat_stakes[a] == p.jackpot + p.verifier_fee
+        assert submitter.token.balance_of(a) == wallets[a]
+    assert submitter.token.balance_of(wb.address) - wallets[wb.address] == (
+        p.jackpot + p.challenge_bond
+    )
     for a in winners:
-        extra = p.verifier_fee if a in honest else p.challenge_bond
-        assert submitter.token.balance_of(a) - wallets[a] == p.jackpot + extra
         assert submitter.escrow.credit_of(a) == credits[a]
     paid = {
         e.args["account"]: e.args["amount"]
@@ -235,9 +241,12 @@ def test_lazy_verifier_is_caught_by_a_forced_error(
     (settled,) = submitter.decode_receipt(receipt, "ForcedErrorSettled")
     assert settled.args["sampleIndex"] == f and settled.args["slashed"] == p.verifier_stake
     assert submitter.escrow.jackpot_pool() == pool + p.verifier_stake - len(winners) * p.jackpot
-    # the solver is not penalised: stake intact, reward paid to its wallet
-    assert submitter.stakes.stake_of(solver.address, Role.Solver).staked == solver_stake
-    assert submitter.token.balance_of(solver.address) - wallets[solver.address] == 10 * E18
+    # the solver is not penalised: stake intact, its reward restaked (added to its stake), its
+    # wallet unchanged
+    assert submitter.stakes.stake_of(solver.address, Role.Solver).staked == (
+        solver_stake + 10 * E18
+    )
+    assert submitter.token.balance_of(solver.address) == wallets[solver.address]
     assert submitter.escrow.credit_of(solver.address) == credits[solver.address]
     escrowed, bonds, owed, jackpot = submitter.escrow.liabilities()
     assert jackpot == submitter.escrow.jackpot_pool()
@@ -371,14 +380,17 @@ def test_solver_that_posts_no_claims_is_slashed(
     assigned = submitter.jobs.get_assignment(job_id).verifiers
     credits = {a: submitter.escrow.credit_of(a) for a in assigned}
     wallets = {a: submitter.token.balance_of(a) for a in assigned}
+    stakes = {a: submitter.stakes.stake_of(a, Role.Verifier).staked for a in assigned}
     submitter.jobs.finalize(job_id)
     assert submitter.jobs.get_job(job_id).status is JobStatus.Rejected
     assert submitter.stakes.stake_of(solver.address, Role.Solver).staked == before - p.solver_stake
     # abandonment costs the solver (into the pool, not back to the submitter); the verifiers
     # whose stake the job locked are paid
     assert submitter.escrow.jackpot_pool() == pool + p.solver_stake
-    for a in assigned:  # paid to the wallet (P-41)
-        assert submitter.token.balance_of(a) - wallets[a] == p.verifier_fee
+    for a in assigned:  # restaked: added to the verifier stake, the wallet unchanged
+        staked = submitter.stakes.stake_of(a, Role.Verifier).staked
+        assert staked - stakes[a] == p.verifier_fee
+        assert submitter.token.balance_of(a) == wallets[a]
         assert submitter.escrow.credit_of(a) == credits[a]
 
 

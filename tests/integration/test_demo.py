@@ -118,6 +118,8 @@ def test_demo_settles_every_job_as_promised(tmp_path: Path) -> None:
     assert rewards["whistleblower"]["role"] == "whistleblower"
     assert rewards["whistleblower"]["amount_wei"] > 0
     assert rewards["solver-honest"]["amount_wei"] > 0
+    # the honest solver's rewards are restaked (added to its stake at each finalize)
+    assert 0 < rewards["solver-honest"]["restaked_wei"] <= rewards["solver-honest"]["amount_wei"]
 
     # Shares belong to the honest solver only, for the jobs that held their head's slot (P-30):
     # the text model's one job always; the digits model's first-posted job only when the honest

@@ -193,10 +193,6 @@ def test_lazy_verifier_is_caught_by_a_forced_error(forced_net: Network) -> None:
     assert reader.jobs.challenger_of(job_id, f, lazy) == wb
     p = net.params
     # the lazy approver is slashed into the pool; two rejecters and the whistleblower are paid
-    assert net.slashed(lazy, Role.Verifier) == p.verifier_stake
-    for a in honest:
-        assert net.slashed(a, Role.Verifier) == 0
-        assert reader.stakes.stake_of(a, Role.Verifier).staked == p.min_stake_verifier
     paid = [
         e
         for e in reader.contract_by_name("JobManager")
@@ -204,10 +200,20 @@ def test_lazy_verifier_is_caught_by_a_forced_error(forced_net: Network) -> None:
         .get_logs(from_block=net.deployment.block)
         if int(e["args"]["jobId"]) == job_id
     ]
+    jackpots = {e["args"]["account"]: int(e["args"]["amount"]) for e in paid}
+    assert net.slashed(lazy, Role.Verifier) == p.verifier_stake
+    for a in honest:  # its fee and jackpot restaked: added to its stake, not its wallet
+        assert net.slashed(a, Role.Verifier) == 0
+        assert reader.stakes.stake_of(a, Role.Verifier).staked == (
+            p.min_stake_verifier + p.verifier_fee + jackpots[a]
+        )
     assert sorted(e["args"]["account"] for e in paid) == sorted([*honest, wb])
     assert reader.escrow.jackpot_pool() == pool + p.verifier_stake - 3 * p.jackpot
-    # the solver is not penalised: stake intact, shares minted (when it appends its final state)
-    assert reader.stakes.stake_of(solver, Role.Solver).staked == 4 * p.solver_stake
+    # the solver is not penalised: stake intact and its reward restaked, shares minted (when it
+    # appends its final state)
+    (finalized,) = _job_events(net, reader.jobs.contract, "JobFinalized", job_id)
+    reward = int(finalized["reward"])
+    assert reader.stakes.stake_of(solver, Role.Solver).staked == 4 * p.solver_stake + reward
     model = tiny_spec(seed=21).model_id_hash()
     net.wait_for("shares minted", lambda: reader.shares.balance_of(model, solver) > 0)
 
@@ -293,19 +299,24 @@ def test_a_griefer_rejecting_a_forced_sample_without_replay_loses(
     assert bonds_paid == []
     for a in honest:
         assert net.slashed(a, Role.Verifier) == 0
-    assert reader.stakes.stake_of(solver, Role.Solver).staked == 4 * p.solver_stake
+    # the solver is not penalised: stake intact, its reward restaked
+    (finalized,) = _job_events(net, reader.jobs.contract, "JobFinalized", job_id)
+    reward = int(finalized["reward"])
+    assert reader.stakes.stake_of(solver, Role.Solver).staked == 4 * p.solver_stake + reward
 
 
 def test_an_aggregator_sitting_on_the_hand_offs_cannot_stall_the_seats(net: Network) -> None:
     """docs/SECURITY.md P-37: the seats hand their seals and reveals to the solver (the default),
     which takes every one and submits none. Each seat falls back to its own transaction after its
     wait: the job is finalized, every seal and reveal on chain was sent by its own seat, and each
-    seat ends with its fee in tokens (its stake whole) as with an honest aggregator."""
+    seat ends with its fee restaked (added to its whole stake; its wallet unchanged) as with an
+    honest aggregator."""
     reader = net.client(0)
     seats = [net.client(i).address for i in (V1, V2, V3)]
     # a short wait (seconds of chain time): the fallback is the same at any length
     job_id, solver, node = _run(net, "sit-on-batches", lazy=(), hand_off_wait=4.0)
     before = {a: reader.token.balance_of(a) for a in seats}  # staked; the job just posted
+    staked = {a: reader.stakes.stake_of(a, Role.Verifier).staked for a in seats}
     assert (
         net.wait_status(job_id, JobStatus.Finalized, JobStatus.Rejected, JobStatus.Disputed)
         is JobStatus.Finalized
@@ -323,9 +334,13 @@ def test_an_aggregator_sitting_on_the_hand_offs_cannot_stall_the_seats(net: Netw
             _, data = reader.transaction_call(e.tx_hash)
             assert rnd.decode_function_input(data)[0].fn_name == function
             assert reader.w3.eth.get_transaction(e.tx_hash)["from"] == e.args["verifier"]
-    # every seat claims its fee by itself and keeps its whole stake
+    # every seat keeps its whole stake and earns its fee, restaked: its wallet unchanged
     fee = net.params.verifier_fee
     for a in seats:
-        net.wait_for(f"{a} paid", lambda a=a: reader.token.balance_of(a) == before[a] + fee)
+        net.wait_for(
+            f"{a} paid",
+            lambda a=a: reader.stakes.stake_of(a, Role.Verifier).staked == staked[a] + fee,
+        )
+        assert reader.token.balance_of(a) == before[a]
         assert net.slashed(a, Role.Verifier) == 0
     assert reader.stakes.stake_of(solver, Role.Solver).locked == 0

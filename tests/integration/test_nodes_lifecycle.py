@@ -103,13 +103,15 @@ def test_honest_job_is_finalized_paid_and_minted(net: Network) -> None:
     assert entry.job_id == job_id and reader.shares.head_of(model_id) == entry.state
     flops = spec.total_steps * compute_per_step(spec)
     assert reader.shares.balance_of(model_id, solver_client.address) == flops
-    # the nodes claim their credit (reward / fees) by themselves
+    # the nodes claim their credit by themselves; the reward and the fees are restaked (added
+    # to each party's stake at the finalize, not paid to the wallet)
     net.wait_for(
         "solver credit claimed", lambda: reader.escrow.credit_of(solver_client.address) == 0
     )
     for i in (V1, V2, V3):
         stake = reader.stakes.stake_of(net.client(i).address, Role.Verifier)
-        assert stake.locked == 0 and stake.staked == net.params.min_stake_verifier
+        assert stake.locked == 0
+        assert stake.staked == net.params.min_stake_verifier + net.params.verifier_fee
     assert reader.stakes.stake_of(solver_client.address, Role.Solver).locked == 0
 
 

@@ -89,7 +89,9 @@ def test_three_verifiers_replay_their_own_segments_and_the_job_finalizes(net: Ne
         ]
         assert all(v is Verdict.None_ for j, v in enumerate(verdicts) if not own >> j & 1)
         stake = reader.stakes.stake_of(node.client.address, Role.Verifier)
-        assert stake.locked == 0 and stake.staked == net.params.min_stake_verifier  # not slashed
+        # not slashed, and its fee restaked (docs/SECURITY.md P-41)
+        assert stake.locked == 0
+        assert stake.staked == net.params.min_stake_verifier + net.params.verifier_fee
 
 
 SINGLE_SEAT_UPDATES: dict[str, object] = {
@@ -164,4 +166,8 @@ def test_a_single_seat_replays_its_draw_and_fetches_the_final_state(single: Netw
         assert node.mirror is not None
         assert node.mirror.replayed(bytes(job.merkle_root), 16) is not None  # kept (P-36)
     stake = reader.stakes.stake_of(me, Role.Verifier)
-    assert stake.locked == 0 and stake.staked == net.params.min_stake_verifier  # never slashed
+    # never slashed; each job's fee restaked, a catch's jackpot with it (at most one per job)
+    assert stake.locked == 0
+    earned = stake.staked - net.params.min_stake_verifier
+    fees = len(jobs) * net.params.verifier_fee
+    assert fees <= earned <= fees + len(jobs) * net.params.jackpot

@@ -33,7 +33,7 @@ from chain.types import (
 from noderuntime.ports import ChainPort
 from tests.utils.fake_round import FakeAdjudicator, FakeCommittee, FakeGame, FakeRound, revert
 from veritrain import commitments, forced
-from veritrain.enums import JobStatus, RoundOutcome, Verdict
+from veritrain.enums import JobStatus, Role, RoundOutcome, Verdict
 from veritrain.merkle import verify_checkpoint
 from veritrain.sampling import OwnDraws
 
@@ -521,9 +521,11 @@ class FakeJobs:
             self._client.chain.set_job(job_id, status=JobStatus.Disputed, dispute_id=1)
         else:
             self._client.chain.set_job(job_id, status=JobStatus.Finalized)
-            # as the Escrow's `pay`: the reward goes straight to the solver's wallet
-            balances = self._client.chain.balances
-            balances[job.solver] = balances.get(job.solver, 0) + job.reward
+            # as `StakeManager.unlockAndRestake`: the reward is added to the solver's stake,
+            # not paid to its wallet
+            staked = self._client.chain.staked
+            key = (job.solver, int(Role.Solver))
+            staked[key] = staked.get(key, 0) + job.reward
         return self._client._tx("finalize", job_id)
 
     def _drop_replayed_abstentions(self, job_id: int) -> None:

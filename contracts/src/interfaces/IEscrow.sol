@@ -109,6 +109,18 @@ interface IEscrow {
     /// @param amount Amount (wei); zero is a no-op.
     function pay(Bucket from, address account, uint256 amount) external;
 
+    /// @notice Moves `amount` from bucket `from` and transfers it to `account` (`Paid`), reverting
+    ///         if the token refuses: no credit fallback. For a recipient that books what it
+    ///         receives, the StakeManager restaking a job's earnings (`LibPayouts.fundStakes`): a
+    ///         refused transfer must not leave it counting tokens that never arrived, so the whole
+    ///         call reverts instead (docs/SECURITY.md P-41). Reverts `NotAuthorized` for an
+    ///         unauthorised caller, `ZeroAddress` for account 0, `InsufficientBucket` when `from`
+    ///         holds less than `amount`, and the token's error when it refuses.
+    /// @param from Source bucket.
+    /// @param account Recipient.
+    /// @param amount Amount (wei); zero is a no-op.
+    function fund(Bucket from, address account, uint256 amount) external;
+
     /// @notice `pay` of two amounts owed to one account, from two sources, in one transfer of
     ///         their sum: `amountA` from `fromA` and `amountB` from `fromB` (one `Paid` per non-zero
     ///         amount, or one `Credited` each when the token refuses the transfer and the sum is

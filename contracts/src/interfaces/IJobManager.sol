@@ -619,6 +619,12 @@ interface IJobManager is IJobManagerErrors {
     /// @return params Parameters.
     function params() external view returns (Params memory params);
 
+    /// @notice `params().openWindow` alone: how long a posted or reopened job stays open, and the
+    ///         lineage window of a finalized slot job (`IShareRegistry.extendLineage`), without
+    ///         `params`' 18 words (what the ShareRegistry asks at every finalize).
+    /// @return window Seconds.
+    function openWindow() external view returns (uint64 window);
+
     /// @notice Whether `stateHash` is checkpoint `leafIndex` (step leafIndex * k) of the job's
     ///         committed tree, at its position (LibCheckpoint: one leaf per index).
     /// @param jobId Job.

@@ -58,7 +58,8 @@ interface IStakeManager {
     /// @notice Thrown when a verifier id was never given (`verifiersById`).
     error UnknownVerifierId(uint32 id);
 
-    /// @notice `unlockAmounts` was given `accounts` and `amounts` of different lengths.
+    /// @notice A batch call (`lockAmounts`, `unlockAmounts`, `unlockAndRestake`) was given an
+    ///         amounts array whose length does not fit its accounts.
     /// @param accounts Length of the accounts array.
     /// @param amounts Length of the amounts array.
     error LengthMismatch(uint256 accounts, uint256 amounts);
@@ -119,6 +120,14 @@ interface IStakeManager {
     /// @param amounts Amount unlocked from each (wei), one per account (`unlockAmounts`); a
     ///        single entry, the amount unlocked from every account, for `unlockEach`.
     event StakesUnlocked(Role indexed role, address[] accounts, uint256[] amounts);
+
+    /// @notice Emitted when a job's end unlocked its paid parties' stakes and restaked their
+    ///         earnings in one call (`unlockAndRestake`); `stakeOf` gives each total.
+    /// @param role Role of the stakes.
+    /// @param accounts Stakers, in the call's order.
+    /// @param unlocked Amount unlocked from each (wei), one per account, or a single entry for all.
+    /// @param earned Amount added to each stake (wei), one per account, or a single entry for all.
+    event StakesRestaked(Role indexed role, address[] accounts, uint256[] unlocked, uint256[] earned);
 
     /// @notice Emitted when a protocol contract slashed stake.
     /// @param account Staker.
@@ -210,6 +219,27 @@ interface IStakeManager {
     /// @param role Role of the stakes.
     /// @param amounts Amount per account (wei), in the order of `accounts`.
     function unlockAmounts(address[] calldata accounts, Role role, uint256[] calldata amounts) external;
+
+    /// @notice A job's end for its paid parties, in one call: unlocks `unlocks[i]` of each
+    ///         `accounts[i]`'s locked stake of `role` (its seat) and adds `earnings[i]` to its stake
+    ///         (its fee or reward, and a forced error's jackpot: earnings are restaked, free stake
+    ///         that leaves by `requestUnbond` like any other; docs/SECURITY.md P-41). A single-entry
+    ///         array gives every account the same amount (the batch events' convention). Verifier
+    ///         stake raised to the minimum activates, as `stake` does. The caller has sent the
+    ///         earnings' total (wei) to this contract before the call: only the protocol contracts
+    ///         call it, and `totalHeld` (the token balance) grows by that total. Reverts LengthMismatch unless each
+    ///         array has one entry or one per account, InsufficientLockedStake at the first account
+    ///         short of its unlock, changing nothing.
+    /// @param accounts Stakers (a job's solver, or its standing seats in assignment order).
+    /// @param role Role of the stakes.
+    /// @param unlocks Amount unlocked per account (wei), or one for all.
+    /// @param earnings Amount added to each account's stake (wei), or one for all.
+    function unlockAndRestake(
+        address[] calldata accounts,
+        Role role,
+        uint256[] calldata unlocks,
+        uint256[] calldata earnings
+    ) external;
 
     /// @notice Slashes up to `amount` from `account`: the locked part of the stake first, then the
     ///         free part, then unbonding stake; transfers what was taken to `recipient`.
@@ -320,8 +350,11 @@ interface IStakeManager {
     /// @return delay Unbonding delay (seconds).
     function unbondingDelay() external view returns (uint64 delay);
 
-    /// @notice Sum over all accounts and roles of staked + unbonding (wei); equals the token balance
-    ///         held for stakes.
+    /// @notice Tokens the StakeManager holds (wei): the sum over all accounts and roles of staked +
+    ///         unbonding (the invariant suite's P1a), plus anything sent to it outside `stake` and
+    ///         the protocol's restakes, which no function moves. The token balance is the books: no
+    ///         storage word repeats it, so a stake, a withdrawal, a slash or a job's end writes one
+    ///         word fewer (docs/SECURITY.md, "Gas cuts").
     /// @return total Total held (wei).
     function totalHeld() external view returns (uint256 total);
 }

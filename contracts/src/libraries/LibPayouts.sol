@@ -116,30 +116,58 @@ library LibPayouts {
         if (idle != 0) s.stakeManager.unlock(verifier, Role.Verifier, idle);
     }
 
-    /// @notice Unlocks each seat's entry of `unlocks` (assignment order; its verifierStake, plus the
-    ///         reject bonds it gets back) in one call (`unlockSeats`). A zero entry is a seat not
-    ///         released; none released, no call. When every seat is released, the seat list and
-    ///         `unlocks` are passed as they are; otherwise only the released seats and their amounts.
-    function releaseSeats(Submission storage sub, Settlement memory s, uint256[] memory unlocks) internal {
+    /// @notice A job's end for its standing seats (assignment order): unlocks each seat's entry of
+    ///         `unlocks` (its verifierStake, plus the reject bonds it gets back) and restakes its
+    ///         entry of `earnings` (its fee, a catch's jackpot with it), in one StakeManager call
+    ///         (`IStakeManager.unlockAndRestake`), after `fundStakes` sent the earnings' total. A seat
+    ///         with both entries zero is not released; none released, no call. When every seat is
+    ///         released, the seat list is passed as it is; otherwise only the released seats and
+    ///         their amounts. An amount every seat shares is passed once (the batch event's
+    ///         convention).
+    function releaseSeats(
+        Submission storage sub,
+        Settlement memory s,
+        uint256[] memory unlocks,
+        uint256[] memory earnings
+    ) internal {
         uint256 count = 0;
         for (uint256 i; i < unlocks.length; ++i) {
-            if (unlocks[i] != 0) ++count;
+            if (unlocks[i] != 0 || earnings[i] != 0) ++count;
         }
         if (count == 0) return;
         address[] memory released = seatedVerifiers(sub, s);
-        uint256[] memory amounts = unlocks;
         if (count != unlocks.length) {
             address[] memory verifiers = released;
+            uint256[] memory allUnlocks = unlocks;
+            uint256[] memory allEarnings = earnings;
             released = new address[](count);
-            amounts = new uint256[](count);
+            unlocks = new uint256[](count);
+            earnings = new uint256[](count);
             count = 0;
-            for (uint256 i; i < unlocks.length; ++i) {
-                if (unlocks[i] == 0) continue;
-                (released[count], amounts[count]) = (verifiers[i], unlocks[i]);
+            for (uint256 i; i < allUnlocks.length; ++i) {
+                if (allUnlocks[i] == 0 && allEarnings[i] == 0) continue;
+                (released[count], unlocks[count], earnings[count]) = (verifiers[i], allUnlocks[i], allEarnings[i]);
                 ++count;
             }
         }
-        unlockSeats(s, released, amounts);
+        s.stakeManager.unlockAndRestake(released, Role.Verifier, _once(unlocks), _once(earnings));
+    }
+
+    /// @notice Sends `amount` (wei) of the job's escrowed tokens to the StakeManager, the earnings
+    ///         that `releaseSeats` and `releaseSolver` then restake (one token transfer for every
+    ///         party of the job's end); nothing for 0.
+    /// @dev SAFETY: trusted Escrow; `fund` reverts when the token refuses the transfer (never a
+    ///      credit), so the StakeManager never restakes tokens it did not receive.
+    function fundStakes(Settlement memory s, uint256 amount) internal {
+        if (amount != 0) s.escrow.fund(Bucket.Escrowed, address(s.stakeManager), amount);
+    }
+
+    /// @notice A job's end for its solver: unlocks its solverStake and restakes `reward` (wei,
+    ///         funded by `fundStakes`) in one StakeManager call.
+    function releaseSolver(Settlement memory s, address solver, uint256 reward) internal {
+        address[] memory accounts = new address[](1);
+        accounts[0] = solver;
+        s.stakeManager.unlockAndRestake(accounts, Role.Solver, _one(s.solverStake), _one(reward));
     }
 
     /// @notice Locks `amounts[i]` (wei, non-zero) of each `accounts[i]`'s verifier stake in one call
@@ -150,15 +178,6 @@ library LibPayouts {
         uint256 each = _sharedAmount(amounts);
         if (each != 0) s.stakeManager.lockEach(accounts, Role.Verifier, each);
         else s.stakeManager.lockAmounts(accounts, Role.Verifier, amounts);
-    }
-
-    /// @notice Unlocks `amounts[i]` (wei, non-zero) of each `accounts[i]`'s verifier stake in one
-    ///         call, as `lockSeats` locks them (`unlockEach` for one shared amount, else
-    ///         `unlockAmounts`).
-    function unlockSeats(Settlement memory s, address[] memory accounts, uint256[] memory amounts) internal {
-        uint256 each = _sharedAmount(amounts);
-        if (each != 0) s.stakeManager.unlockEach(accounts, Role.Verifier, each);
-        else s.stakeManager.unlockAmounts(accounts, Role.Verifier, amounts);
     }
 
     /// @notice Slashes one seat of `role` (solverStake or verifierStake) to the Escrow.
@@ -244,6 +263,22 @@ library LibPayouts {
     function forfeitSeatBond(Settlement memory s, uint256 jobId, address verifier) internal returns (uint256 amount) {
         emit IJobManager.BondForfeited(jobId, verifier, s.challengeBond);
         amount = forfeitSeatBonds(s, verifier, s.challengeBond, Bucket.Pot);
+    }
+
+    /// @notice `amounts` as a batch call takes them: a single entry when every entry is the same,
+    ///         else the whole list.
+    function _once(uint256[] memory amounts) private pure returns (uint256[] memory) {
+        uint256 each = amounts[0];
+        for (uint256 i = 1; i < amounts.length; ++i) {
+            if (amounts[i] != each) return amounts;
+        }
+        return _one(each);
+    }
+
+    /// @notice A one-entry list of `amount`.
+    function _one(uint256 amount) private pure returns (uint256[] memory list) {
+        list = new uint256[](1);
+        list[0] = amount;
     }
 
     /// @notice The amount every entry of `amounts` (non-empty) shares, or 0 if two differ.

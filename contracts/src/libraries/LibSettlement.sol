@@ -19,6 +19,7 @@ import {LibStateHash} from "../types/StateHash.sol";
 import {LibSubmission, SubmissionId} from "../types/SubmissionId.sol";
 import {
     Seat,
+    SeatRelease,
     SeatStatus,
     Settlement,
     Submission,
@@ -133,12 +134,13 @@ library LibSettlement {
         uint256 openMask = sub.disputedMask;
         sub.disputedMask = 0;
         if (openMask != 0) _returnOpenBonds(sub, s, jobId, openMask);
-        (uint256[] memory release, uint256 feesLeft) = _payStanding(sub, s, SeatStatus.Submitted, _noCatches());
+        (SeatRelease memory release, uint256 feesLeft) = _payStanding(sub, s, SeatStatus.Submitted, _noCatches());
         uint256 refund = job.reward + feesLeft;
         emit IJobManager.JobExpired(jobId, refund);
         LibPayouts.credit(s, Bucket.Escrowed, job.submitter, refund);
         LibPayouts.unlock(s, job.solver, Role.Solver);
-        LibPayouts.releaseSeats(sub, s, release);
+        LibPayouts.fundStakes(s, release.earned);
+        LibPayouts.releaseSeats(sub, s, release.unlocks, release.earnings);
     }
 
     /// @notice Settles the round outcome of a Verifying submission past its windows: slashes missed
@@ -651,11 +653,12 @@ library LibSettlement {
         uint256 disputeId,
         SeatStatus standing
     ) internal {
-        (uint256[] memory release, uint256 feesLeft) = _payStanding(sub, s, standing, _noCatches());
+        (SeatRelease memory release, uint256 feesLeft) = _payStanding(sub, s, standing, _noCatches());
         uint256 refund = job.reward + feesLeft;
         emit IJobManager.JobRejected(jobId, disputeId, refund);
         LibPayouts.credit(s, Bucket.Escrowed, job.submitter, refund);
-        LibPayouts.releaseSeats(sub, s, release);
+        LibPayouts.fundStakes(s, release.earned);
+        LibPayouts.releaseSeats(sub, s, release.unlocks, release.earnings);
     }
 
     /// @notice No catches: every fee paid alone (`_payStanding` outside a forced error's settlement).
@@ -675,62 +678,66 @@ library LibSettlement {
         Catches memory catches
     ) internal {
         job.status = JobStatus.Finalized;
-        (uint256[] memory release, uint256 feesLeft) = _payStanding(sub, s, SeatStatus.Submitted, catches);
-        // INVARIANT: every fee is paid by now, or returns to the submitter here (an abstainer's, an
-        // unfilled seat's).
+        (SeatRelease memory release, uint256 feesLeft) = _payStanding(sub, s, SeatStatus.Submitted, catches);
+        // INVARIANT: every fee is restaked for its seat by now, or returns to the submitter here
+        // (an abstainer's, an unfilled seat's).
         LibPayouts.credit(s, Bucket.Escrowed, job.submitter, feesLeft);
         address solver = job.solver;
         uint256 reward = job.reward;
         emit IJobManager.JobFinalized(jobId, solver, reward, job.totalSteps);
-        LibPayouts.pay(s, Bucket.Escrowed, solver, reward);
 
-        // Interactions with trusted protocol contracts, after all state changes.
-        LibPayouts.unlock(s, solver, Role.Solver);
-        LibPayouts.releaseSeats(sub, s, release);
+        // Interactions with trusted protocol contracts, after all state changes: the reward and
+        // the seats' earnings in one transfer to the StakeManager, then restaked with the unlocks.
+        LibPayouts.fundStakes(s, reward + release.earned);
+        LibPayouts.releaseSolver(s, solver, reward);
+        LibPayouts.releaseSeats(sub, s, release.unlocks, release.earnings);
         // Shares only for a job that extends the model's lineage (P-18, P-26); the amount minted is
         // announced by the registry's own events, nothing here depends on it.
         // slither-disable-next-line unused-return
         s.shareRegistry.recordFinalized(job.modelIndex, jobId, job.kind, job.totalSteps);
     }
 
-    /// @notice At a job's end (Finalized, Rejected or Expired): pays its fee to each seat of status
-    ///         `standing` straight to its wallet, an abstaining seat's fee staying with the fees left
-    ///         for the submitter (P-20). A seat in `catches` (a forced error's catcher, only when the
-    ///         job finalizes in its settlement) gets its fee and its jackpot (already moved into
-    ///         `Bucket.Escrowed`) in one transfer, and its reject bond back with its seat's unlock.
+    /// @notice At a job's end (Finalized, Rejected or Expired): what each seat of status `standing`
+    ///         gets, its stake back and its fee restaked (`LibPayouts.releaseSeats`), an abstaining
+    ///         seat's fee staying with the fees left for the submitter (P-20). A seat in `catches` (a
+    ///         forced error's catcher, only when the job finalizes in its settlement) earns its fee
+    ///         and its jackpot (already moved into `Bucket.Escrowed`), and its reject bond comes
+    ///         back with its seat's unlock.
     /// @dev Writes no seat and not the submission's word: the job's terminal status ends every path
     ///      that reads them, so a seat keeps the status and verdicts it revealed and `feesHeld` its
     ///      last value (docs/SECURITY.md, "Gas cuts": 2,900 gas per seat and 2,900 for the word).
-    /// @return unlocks Per seat (assignment order): the stake to unlock (verifierStake, plus a
-    ///         catch's bond), or 0 for a seat not paid (unlock them with `LibPayouts.releaseSeats`
-    ///         after the other state changes).
-    /// @return feesLeft The submission's held fees not paid to a seat here (wei): the caller returns
-    ///         them to the submitter.
+    /// @return release Per seat (assignment order): the stake to unlock (verifierStake, plus a
+    ///         catch's bond) and the earnings to restake, 0 and 0 for a seat not standing, and
+    ///         their total (wei): the caller funds and releases them after the other state changes.
+    /// @return feesLeft The submission's held fees not earned by a seat here (wei): the caller
+    ///         returns them to the submitter.
     function _payStanding(Submission storage sub, Settlement memory s, SeatStatus standing, Catches memory catches)
         internal
-        returns (uint256[] memory unlocks, uint256 feesLeft)
+        view
+        returns (SeatRelease memory release, uint256 feesLeft)
     {
         address[] memory verifiers = seatedVerifiers(sub, s);
         uint256 count = sub.seatCount;
-        unlocks = new uint256[](count);
+        release.unlocks = new uint256[](count);
+        release.earnings = new uint256[](count);
         feesLeft = sub.feesHeld;
         for (uint256 i; i < count; ++i) {
             Seat storage seat = sub.seats[verifiers[i]];
             if (seat.status != standing) continue;
             // Its stake, with its seat's bond if no non-approval of its own took it.
-            unlocks[i] = s.verifierStake + LibPayouts.idleBond(s, seat.rejectMask);
+            uint256 unlock = s.verifierStake + LibPayouts.idleBond(s, seat.rejectMask);
             // An abstainer's fee goes back to the submitter (P-20); a catch stands anyway.
             uint256 fee = seat.abstainMask == 0 ? s.verifierFee : 0;
             // SAFETY: feesHeld holds one verifierFee per seat not yet paid or refunded.
             feesLeft -= fee;
-            if ((catches.mask >> i) & 1 == 0) {
-                LibPayouts.pay(s, Bucket.Escrowed, verifiers[i], fee);
-                continue;
+            if ((catches.mask >> i) & 1 == 1) {
+                // The jackpot was moved into Bucket.Escrowed by `_settleForced`; the reject bond
+                // was locked from the seat's stake: it rides on the seat's unlock.
+                fee += catches.jackpots[i];
+                unlock += s.challengeBond;
             }
-            // SAFETY: trusted Escrow; the jackpot was moved into Bucket.Escrowed by `_settleForced`.
-            // The reject bond was locked from the seat's stake: it rides on the seat's unlock.
-            LibPayouts.pay(s, Bucket.Escrowed, verifiers[i], fee + catches.jackpots[i]);
-            unlocks[i] += s.challengeBond;
+            (release.unlocks[i], release.earnings[i]) = (unlock, fee);
+            release.earned += fee;
         }
     }
 

@@ -243,6 +243,16 @@ function fetchesOnly(Submission storage sub, Seat storage seat, uint256 sampleIn
     return seat.fetchesLast && sampleIndex + 1 == sub.sampleCount;
 }
 
+/// @notice What a job's end gives its standing seats (`LibSettlement._payStanding`), in assignment
+///         order: `unlocks[i]` of seat i's stake unlocked and `earnings[i]` restaked (both 0 for a
+///         seat not standing); `earned` is the earnings' total (wei), sent to the StakeManager
+///         first (`LibPayouts.fundStakes`, `releaseSeats`).
+struct SeatRelease {
+    uint256[] unlocks;
+    uint256[] earnings;
+    uint256 earned;
+}
+
 /// @notice The JobManager's immutables that settlement (`LibSettlement`) needs, and with it the
 ///         libraries `LibPosting` and `LibAssignment`; `seated` is empty from the JobManager and
 ///         caches the seats' accounts within one library call (`seatedVerifiers`).

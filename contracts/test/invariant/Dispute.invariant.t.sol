@@ -120,14 +120,14 @@ contract Dispute_Invariant_Test is Deployers, InvariantTest {
     /// @custom:invariant D5 Every job reaches a terminal state within `jobBound()` of its opening
     ///                  (at most samplesPerJob * 2V games, each within D1's bound), whatever its
     ///                  parties do, a verifier that is also a whistleblower and throws its games
-    ///                  included; D6 every job of an honest solver ends Finalized, and the solver's
-    ///                  wallet is paid exactly REWARD per Finalized job (`Paid`, no claim needed).
+    ///                  included; D6 every job of an honest solver ends Finalized, and the solver is
+    ///                  given exactly REWARD per Finalized job (restaked, no claim needed).
     ///                  Progress (`afterInvariant`): some job, and some double-role job, ended.
     function invariant_jobsTerminateInBound() public {
         assertEq(handler.ghost_lateJobs(), 0, "a job ended later than its bound");
         assertEq(handler.ghost_honestSolverNotPaid(), 0, "an honest solver's job did not finalize");
         (uint256 paid, uint256 owed) = handler.solverPay();
-        assertEq(paid, owed, "the solver's wallet was not paid the reward of each finalized job");
+        assertEq(paid, owed, "the solver was not given the reward of each finalized job");
         uint256[] memory live = handler.liveJobs();
         for (uint256 i; i < live.length; ++i) {
             assertLte(
@@ -159,6 +159,11 @@ contract Dispute_Invariant_Test is Deployers, InvariantTest {
         }
         assertEq(gameCredited, handler.ghost_gameAnnouncedBonds(), "game: credited != bonds announced");
         assertEq(outflow, handler.ghost_escrowOutflow(), "Escrow: tokens out != claims + payments");
+        assertEq(
+            handler.ghost_paid(address(jobManager.stakeManager())),
+            handler.ghost_restakedTotal(),
+            "StakeManager: earnings paid != earnings restaked"
+        );
     }
 
     /// @custom:invariant D4 The Escrow's token balance equals the sum of its buckets and credits

@@ -68,7 +68,7 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         assertGt(handler.ghost_slashes(), 0, "P2: no slash in this run");
         assertGt(handler.ghost_finalizedMints(), 0, "P3: no finalized mint in this run");
         assertGt(handler.ghost_forcedErrors(), 0, "P5: no forced-error settlement in this run");
-        assertGt(handler.ghost_rewardsPaid(), 0, "P12: no reward paid to a wallet in this run");
+        assertGt(handler.ghost_rewardsPaid(), 0, "P12: no reward restaked in this run");
         assertGt(handler.ghost_selfDealtClaims(), 0, "no submitter solved its own job in this run");
         invariant_stakeConservation();
         invariant_escrowSolvent();
@@ -76,7 +76,7 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         invariant_forcedErrorsSettled();
         invariant_sharesMatchVerifiedSteps();
         invariant_expiryJudgesRevealedRejects();
-        invariant_payoutsToWallets();
+        invariant_payoutsRouted();
         _assertBatchesHonest();
         _assertSignedRevealsWhole();
         _assertEquivocationsSlashed();
@@ -147,7 +147,7 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         invariant_noUnjustifiedSlash();
         invariant_escrowSolvent();
         invariant_forcedErrorsSettled();
-        invariant_payoutsToWallets();
+        invariant_payoutsRouted();
     }
 
     /// @notice The same batches, where a rejecting seat has no free verifier stake left before the
@@ -182,10 +182,11 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
     ///         rejects the forced claim with the true end, or a challenge of an approval of it): job 1
     ///         draws a forced error on sample f, its first seat rejects f with the end it replayed
     ///         and, with two seats (not in the one-seat suite), the other approves every sample and
-    ///         the whistleblower challenges its approval of f. The finalize pays each winner its
-    ///         bond and jackpot straight to its wallet (`Paid` from the Bonds and Jackpot buckets,
-    ///         no credit), and the handler's P12 check accepts exactly that.
-    function test_handler_forcedErrorWinnersPaidToWallets_succeeds() public {
+    ///         the whistleblower challenges its approval of f. The finalize pays the whistleblower
+    ///         its bond and jackpot straight to its wallet (`Paid` from the Bonds and Jackpot
+    ///         buckets, no credit) and restakes the catching seat's fee and jackpot
+    ///         (`StakesRestaked`), and the handler's P12 check accepts exactly that.
+    function test_handler_forcedErrorWinnersPaid_succeeds() public {
         uint256 f = _handlerForcedJob();
         (address[] memory seats,) = jobManager.getAssignment(1);
         address whistleblower = handler.whistleblowers(0);
@@ -204,7 +205,7 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         }
         _settleForcedThroughHandler();
         assertEq(uint8(jobManager.getJob(1).status), uint8(JobStatus.Finalized), "finalized");
-        assertEq(handler.ghost_winnersPaid(), seats.length, "a winner not paid to its wallet");
+        assertEq(handler.ghost_winnersPaid(), seats.length, "a winner not paid");
         assertEq(escrow.creditOf(seats[0]), 0, "the rejecter credited");
         assertEq(escrow.creditOf(whistleblower), 0, "the whistleblower credited");
     }
@@ -251,7 +252,7 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         }
         handler.finalize(seed);
         assertEq(handler.ghost_forcedErrors(), 1, "the forced error settled");
-        invariant_payoutsToWallets();
+        invariant_payoutsRouted();
         invariant_forcedErrorsSettled();
         invariant_noUnjustifiedSlash();
         invariant_escrowSolvent();
@@ -311,7 +312,7 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         invariant_noUnjustifiedSlash();
         invariant_escrowSolvent();
         invariant_stakeConservation();
-        invariant_payoutsToWallets();
+        invariant_payoutsRouted();
         invariant_forcedErrorsSettled();
     }
 
@@ -495,8 +496,8 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         assertGt(handler.ghost_slashes(), 0, "P2: no slash");
         assertGt(handler.ghost_finalizedMints(), 0, "P3: no finalized mint");
         assertGt(handler.ghost_forcedErrors(), 0, "P5: no forced-error settlement");
-        assertGt(handler.ghost_rewardsPaid(), 0, "P12: no reward paid to a wallet");
-        invariant_payoutsToWallets();
+        assertGt(handler.ghost_rewardsPaid(), 0, "P12: no reward restaked");
+        invariant_payoutsRouted();
     }
 
     /// @notice The handler's P-35 path: a Committed job left past its assign deadline is expired by
@@ -656,12 +657,14 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         assertEq(handler.ghost_unjudgedRejectExpired(), 0, "a job expired with an unjudged revealed reject");
     }
 
-    /// @custom:invariant P12 Payouts straight to the wallet: a finalize that finalizes a job pays its
-    ///                   solver exactly the job's reward to its wallet, once (`IEscrow.Paid`, no
-    ///                   credit to claim), and no finalize or resolve pays the solver anything
-    ///                   else; every `Paid` is the JobManager's and the token transfer of exactly
-    ///                   its amount to its account, and is either a reward or fee (from the
-    ///                   Escrowed bucket, to the job's solver or a seat of the job) or a forced-error
+    /// @custom:invariant P12 Payouts: a finalize that finalizes a job restakes its solver's
+    ///                   reward, exactly the job's reward, once (`IStakeManager.StakesRestaked`, no
+    ///                   credit to claim), and no finalize or resolve gives the solver anything
+    ///                   else; a job's end pays its earnings (the reward, the seats' fees, a
+    ///                   catching seat's jackpot when the settlement finalizes the job) in one
+    ///                   `Paid` to the StakeManager of exactly what its restakes add, each to a
+    ///                   party of the job; every other `Paid` is the JobManager's and the token
+    ///                   transfer of exactly its amount to its account, and is a forced-error
     ///                   winner's bond and jackpot (from the Bonds and Jackpot buckets, only in the
     ///                   finalize that settles the job's forced error, to one of its winners, right
     ///                   after the `JackpotPaid` for that account, of exactly the bond and that
@@ -670,14 +673,14 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
     /// forge-config: default.invariant.depth = 256
     /// forge-config: ci.invariant.runs = 64
     /// forge-config: ci.invariant.depth = 384
-    function invariant_payoutsToWallets() public {
-        assertEq(handler.ghost_rewardNotPaid(), 0, "P12: a finalized job's reward not paid to its solver's wallet");
+    function invariant_payoutsRouted() public {
+        assertEq(handler.ghost_rewardNotPaid(), 0, "P12: a finalized job's reward not restaked for its solver");
         assertEq(
             handler.ghost_payoutMisrouted(),
             0,
-            "P12: a payment other than a reward, fee or forced-error winner's transfer"
+            "P12: a payout other than the restaked earnings or a forced-error winner's transfer"
         );
-        assertEq(handler.ghost_winnerNotPaid(), 0, "P12: a forced-error winner not paid to its wallet");
+        assertEq(handler.ghost_winnerNotPaid(), 0, "P12: a forced-error winner not paid");
     }
 
     /// @custom:invariant P3 Ownership shares minted equal the total steps of finalized jobs.

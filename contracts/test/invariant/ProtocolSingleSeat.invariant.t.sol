@@ -86,7 +86,8 @@ contract ProtocolSingleSeat_Invariant_Test is Protocol_Invariant_Test {
         assertEq(handler.ghost_fetchOnlyInvalidRulings(), 1, "one fetch-only approval ruled on");
         assertEq(handler.ghost_fetchOnlyApproverSlashed(), 0, "P11");
         (uint256 stakedAfter,,,) = stakeManager.stakeOf(seat, Role.Verifier);
-        assertEq(stakedAfter, stakedBefore, "the seat keeps its stake");
+        // Not slashed: the seat keeps its stake, and its fee is restaked (P-41).
+        assertEq(stakedAfter, stakedBefore + jobManager.params().verifierFee, "the seat keeps its stake");
         invariant_noUnjustifiedSlash();
         invariant_escrowSolvent();
         invariant_stakeConservation();

@@ -19,10 +19,14 @@ import {ShareRegistry} from "../../src/ShareRegistry.sol";
 import {StakeManager} from "../../src/StakeManager.sol";
 import {VeriToken} from "../../src/VeriToken.sol";
 import {VerificationRound} from "../../src/VerificationRound.sol";
+// Interfaces
+import {IEscrow} from "../../src/interfaces/IEscrow.sol";
+import {IStakeManager} from "../../src/interfaces/IStakeManager.sol";
 // Libraries
 import {LibCheckpoint} from "../../src/libraries/LibCheckpoint.sol";
 // Types
 import {Dispute} from "../../src/types/DisputeTypes.sol";
+import {Bucket} from "../../src/types/EscrowTypes.sol";
 import {Job, JobStatus, Params} from "../../src/types/JobTypes.sol";
 import {Role} from "../../src/types/Role.sol";
 import {Claims} from "../../src/types/RoundTypes.sol";
@@ -593,6 +597,43 @@ abstract contract Deployers is PRBTest, Bound, ClaimsBook {
 
     function _locked(address account, Role role) internal view returns (uint256 locked) {
         (, locked,,) = stakeManager.stakeOf(account, role);
+    }
+
+    /// @notice A one-entry list of `account` (a job's end restakes its solver in a call of its own).
+    function _accountList(address account) internal pure returns (address[] memory list) {
+        list = new address[](1);
+        list[0] = account;
+    }
+
+    /// @notice A one-entry list of `amount` (a batch event's amount shared by every account).
+    function _amountList(uint256 amount) internal pure returns (uint256[] memory list) {
+        list = new uint256[](1);
+        list[0] = amount;
+    }
+
+    /// @notice Expects a job's end to send its parties' earnings, `total` (wei: the solver's
+    ///         reward and the seats' fees and jackpots), from the job's escrow to the StakeManager
+    ///         in one payment (`LibPayouts.fundStakes`), which then restakes them.
+    function _expectStakesFunded(uint256 total) internal {
+        vm.expectEmit(address(escrow));
+        emit IEscrow.Paid(address(jobManager), address(stakeManager), Bucket.Escrowed, total);
+    }
+
+    /// @notice Expects a job's end to unlock `account`'s solverStake and restake its `reward`
+    ///         (wei) in one StakeManager call (`LibPayouts.releaseSolver`).
+    function _expectSolverRestaked(address account, uint256 reward) internal {
+        vm.expectEmit(address(stakeManager));
+        emit IStakeManager.StakesRestaked(
+            Role.Solver, _accountList(account), _amountList(params.solverStake), _amountList(reward)
+        );
+    }
+
+    /// @notice Expects a job's end to unlock `unlocked` (wei) of each seat's verifier stake and
+    ///         restake `earned` (wei) on each, the same for every seat, in one StakeManager call
+    ///         (`LibPayouts.releaseSeats`).
+    function _expectSeatsRestaked(address[] memory seats, uint256 unlocked, uint256 earned) internal {
+        vm.expectEmit(address(stakeManager));
+        emit IStakeManager.StakesRestaked(Role.Verifier, seats, _amountList(unlocked), _amountList(earned));
     }
 
     /// @notice Verifier stake a seat's draw locks: verifierStake and its first reject bond.

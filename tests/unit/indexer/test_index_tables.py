@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import delete
+from sqlalchemy import delete, select
 
 from dashboard.app import create_app
 from dashboard.svg import line_plot, ownership_bars
 from indexer import Binding, Index, IndexError_, IndexMismatch
 from indexer.derive import apply, model_name_of_spec, rederive
-from indexer.models import Event, Job, Model, ShareBalance, Stake
+from indexer.models import Earning, Event, Job, Model, ShareBalance, Stake
 from veritrain.spec import model_id_hash
 
 if TYPE_CHECKING:
@@ -562,3 +562,59 @@ def test_a_batch_lock_and_unlock_update_every_account_they_name(index: Index) ->
     with index.reader() as s:
         assert s.get(Stake, (B, "verifier")).locked == 10**19  # type: ignore[union-attr]
         assert s.get(Stake, (C, "verifier")).locked == 10**19  # type: ignore[union-attr]
+
+
+def test_a_jobs_end_restakes_each_partys_earnings(db_url: str) -> None:
+    """A job's end pays the reward and the fees to the StakeManager (one `Paid`), which adds
+    each party's part to its stake (`StakesRestaked`, a single ``earned`` entry shared by every
+    account): each account's stake is what was read at the block, each earns a ``restaked``
+    earning of the job, and the StakeManager itself earns nothing."""
+    stake_manager = "0x" + "77" * 20
+    d = "0x" + "88" * 20
+    idx = Index.open(db_url, Binding(31337, {**BINDING.addresses,
+                                             "stake_manager": stake_manager}, 5, H))  # fmt: skip
+    reward, fee, jackpot = 10**19, 10**18, 3 * 10**18
+    _add(idx, 20, "JobManager", "JobFinalized",
+         {"jobId": 3, "solver": B, "reward": reward, "shares": 0})  # fmt: skip
+    _add(idx, 20, "Escrow", "Paid", {
+        "protocol": BINDING.addresses["job_manager"], "from": 0, "account": stake_manager,
+        "amount": reward + 2 * fee,
+    }, log_index=1)  # fmt: skip
+    _add(idx, 20, "StakeManager", "StakesRestaked", {
+        "role": 0, "accounts": [B], "unlocked": [10**20], "earned": [reward],
+    }, log_index=2, extra={"stakes": {B: {
+        "staked": 10**20 + reward, "locked": 0, "unbonding": 0, "release_at": 0,
+    }}})  # fmt: skip
+    _add(idx, 20, "StakeManager", "StakesRestaked", {
+        "role": 1, "accounts": [C, d], "unlocked": [5 * 10**19], "earned": [fee],
+    }, log_index=3, extra={"stakes": {a: {
+        "staked": 10**20 + fee, "locked": 0, "unbonding": 0, "release_at": 0,
+    } for a in (C, d)}})  # fmt: skip
+    # another job's end: one catch (its fee and jackpot), one seat with its stake back only
+    _add(idx, 21, "JobManager", "JobRejected", {"jobId": 4, "disputeId": 1, "refund": 0})
+    _add(idx, 21, "StakeManager", "StakesRestaked", {
+        "role": 1, "accounts": [C, d], "unlocked": [6 * 10**19, 5 * 10**19],
+        "earned": [fee + jackpot, 0],
+    }, log_index=1)  # fmt: skip
+    with idx.reader() as s:
+        solver = s.get(Stake, (B, "solver"))
+        assert solver is not None and (solver.staked, solver.locked) == (10**20 + reward, 0)
+        seat = s.get(Stake, (d, "verifier"))
+        assert seat is not None and (seat.staked, seat.locked) == (10**20 + fee, 0)
+        earned = sorted(
+            (e.account, e.kind, e.amount, e.job_id)
+            for e in s.scalars(select(Earning).where(Earning.kind == "restaked"))
+        )
+        assert not list(s.scalars(select(Earning).where(Earning.account == stake_manager)))
+    assert earned == sorted([
+        (B, "restaked", reward, 3), (C, "restaked", fee, 3), (d, "restaked", fee, 3),
+        (C, "restaked", fee + jackpot, 4),
+    ])  # fmt: skip
+    client = TestClient(create_app(idx))
+    assert client.get(f"/api/accounts/{C}").json()["earnings"] == {
+        "restaked": str(2 * fee + jackpot)
+    }
+    overview = {a["address"]: a for a in client.get("/api/overview").json()["accounts"]}
+    assert overview[d]["earned_wei"] == str(fee)
+    assert stake_manager not in overview
+    idx.close()

@@ -87,6 +87,9 @@ class FakeRegistry:
     def claim_of(self, dispute_id: int) -> tuple[int, int]:
         return (0, 0)
 
+    def claim_bond(self) -> int:
+        return 10 * 10**18
+
     def propose_round(self, run_id: int, state_hash: bytes, accepted: int) -> object:
         self.sent.append("propose")
         t = self.run.round
@@ -154,6 +157,9 @@ class FakeNode:
     def send(self, action: str, fn: Any, *args: Any, quiet: bool = False) -> object:
         return fn(*args)
 
+    def ensure_funds(self, amount: int) -> None:
+        self.client.runs.sent.append(f"fund {amount}")
+
     def chain_time(self) -> int:
         return self.client.runs.now
 
@@ -210,12 +216,14 @@ def test_the_keeper_proposes_finalizes_and_the_run_rebuilds_from_the_final_claim
     assert registry.sent == []
     client.statuses[3] = JobStatus.Cancelled
     keeper.tick()
-    assert registry.sent == ["propose"]
+    # the claim bond is made sure of first: the node's earnings are restaked, not in its wallet
+    fund = f"fund {registry.claim_bond()}"
+    assert registry.sent == [fund, "propose"]
     keeper.tick()  # its own claim, inside the window: nothing to do
-    assert registry.sent == ["propose"]
+    assert registry.sent == [fund, "propose"]
     registry.now += 61
     keeper.tick()
-    assert registry.sent == ["propose", "finalize"] and registry.run.round == 1
+    assert registry.sent == [fund, "propose", "finalize"] and registry.run.round == 1
     state = run_state(client, RUN, 1)
     assert state.state.state_hash() == _expected(1).state_hash()
     with pytest.raises(RoundNotReady, match="round 1 is not final"):

@@ -28,7 +28,7 @@ from tests.utils.node_fixtures import (
     verifiers_approve,
 )
 from veritrain.commitments import secret_commitment
-from veritrain.enums import JobStatus, RoundOutcome
+from veritrain.enums import JobStatus, Role, RoundOutcome
 from veritrain.forced import forced_claim
 from veritrain.hexutil import to_hex
 from veritrain.merkle import ZERO_LEAF, checkpoint_tree, claim_leaves
@@ -66,10 +66,12 @@ def test_claims_trains_commits_and_serves(tmp_path: Path) -> None:
         code = http.get(f"/jobs/{job_id}/checkpoints/{(s + 1) * 10}").status_code
         assert code == (200 if s + 1 in segments else 403)
         assert http.get(f"/jobs/{job_id}/states/{s * 10 + 5}").status_code == 403
-    # reveal after the challenge deadline and finalize: the reward goes to the wallet
+    # reveal after the challenge deadline and finalize: the reward is restaked (added to the
+    # solver's stake), the wallet unchanged
     verifiers_approve(chain, job_id)
     past_challenge_deadline(chain, job_id)
     before = chain.balances.get(SOLVER, 0)
+    staked = chain.staked.get((SOLVER, int(Role.Solver)), 0)
     node.step()
     assert chain.secrets[job_id] == rec.secret
     assert chain.jobs[job_id].status is JobStatus.Finalized
@@ -77,7 +79,8 @@ def test_claims_trains_commits_and_serves(tmp_path: Path) -> None:
     node.step()
     assert node.job_record(job_id).phase == Phase.DONE  # type: ignore[union-attr]
     reward = chain.jobs[job_id].reward
-    assert chain.balances[SOLVER] - before == reward  # nothing left to claim
+    assert chain.staked[(SOLVER, int(Role.Solver))] - staked == reward  # nothing to claim
+    assert chain.balances.get(SOLVER, 0) == before
     assert chain.count("claimCredit", SOLVER) == 0
     earned = node.metrics.registry.get_sample_value("veritrain_earnings_vtt_total")
     assert earned == reward / 10**18  # counted once, when the node saw the job Finalized

@@ -296,7 +296,7 @@ contract DisputeHandler is DisputeHandlerBase {
 
     /// @notice The D3 ghosts of `accounts()` in one call.
     /// @return credits Per account: credited by the JobManager, credited by the game, claimed, and
-    ///         paid straight to its wallet by the JobManager (wei).
+    ///         paid from the Escrow by the JobManager (wei; the StakeManager's are restaked earnings).
     function creditLedger() external view returns (uint256[4][] memory credits) {
         credits = new uint256[4][](_accounts.length);
         for (uint256 i; i < _accounts.length; ++i) {
@@ -310,10 +310,11 @@ contract DisputeHandler is DisputeHandlerBase {
         }
     }
 
-    /// @notice D6: what the JobManager paid the solver's wallet, and what it owes it: REWARD per job
-    ///         that ended Finalized (the solver is no verifier, so it is paid nothing else; wei).
+    /// @notice D6: what the JobManager gave the solver (paid to its wallet or restaked), and what it
+    ///         owes it: REWARD per job that ended Finalized (the solver is no verifier, so it is
+    ///         given nothing else; wei).
     function solverPay() external view returns (uint256 paid, uint256 owed) {
-        paid = ghost_paid[solver];
+        paid = ghost_paid[solver] + ghost_restaked[solver];
         owed = REWARD * ghost_finalizedJobs;
     }
 

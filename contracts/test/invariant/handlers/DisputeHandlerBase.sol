@@ -10,6 +10,7 @@ import {BisectionGame} from "../../../src/BisectionGame.sol";
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {IBisectionGame} from "../../../src/interfaces/IBisectionGame.sol";
 import {IEscrow} from "../../../src/interfaces/IEscrow.sol";
+import {IStakeManager} from "../../../src/interfaces/IStakeManager.sol";
 // Types
 import {Bucket} from "../../../src/types/EscrowTypes.sol";
 import {Game, GameStatus, Side} from "../../../src/types/BisectionTypes.sol";
@@ -134,10 +135,15 @@ abstract contract DisputeHandlerBase is Deployers {
     uint256 public ghost_gameAnnouncedBonds;
     /// @custom:property-id D3 Claims whose token transfer differed from the credit claimed.
     uint256 public ghost_claimMismatches;
-    /// @custom:property-id D3 Amounts the JobManager paid straight to an account's wallet at the
-    ///                     Escrow (its `Paid` events: a solver's reward, a seat's fee; a forced-error
-    ///                     winner's bond and jackpot too, but this suite draws no forced error).
+    /// @custom:property-id D3 Amounts the JobManager paid from the Escrow (its `Paid` events: a job
+    ///                     end's earnings to the StakeManager; a forced-error winner's bond and
+    ///                     jackpot to a wallet, but this suite draws no forced error).
     mapping(address account => uint256 amount) public ghost_paid;
+    /// @custom:property-id D3 Earnings restaked per account (the StakeManager's `StakesRestaked`: a
+    ///                     solver's reward, a seat's fee), and their total, which must equal what the
+    ///                     Escrow paid the StakeManager.
+    mapping(address account => uint256 amount) public ghost_restaked;
+    uint256 public ghost_restakedTotal;
     /// @custom:property-id D3 `Paid` events not made by the JobManager (the game only credits), or
     ///                     not carried by the token transfer of exactly that amount from the Escrow
     ///                     to that account just before it.
@@ -157,7 +163,7 @@ abstract contract DisputeHandlerBase is Deployers {
     uint256 public ghost_doubleRoleTerminal;
     /// @custom:property-id D6 Jobs of an honest solver (HonestDefender) that did not end Finalized.
     uint256 public ghost_honestSolverNotPaid;
-    /// @custom:property-id D6 Jobs that ended Finalized (each pays its solver REWARD to its wallet).
+    /// @custom:property-id D6 Jobs that ended Finalized (each restakes REWARD for its solver).
     uint256 public ghost_finalizedJobs;
 
     ////// Bounds //////
@@ -249,6 +255,14 @@ abstract contract DisputeHandlerBase is Deployers {
                 _know(account);
                 if (_topicAddress(log.topics[1]) != address(jobManager) || !_isTransferOut(logs, i, account, amount)) {
                     ++ghost_payMismatches;
+                }
+            } else if (log.emitter == address(stakeManager) && topic == IStakeManager.StakesRestaked.selector) {
+                (address[] memory accounts,, uint256[] memory earned) =
+                    abi.decode(log.data, (address[], uint256[], uint256[]));
+                for (uint256 j; j < accounts.length; ++j) {
+                    uint256 amount = earned.length == 1 ? earned[0] : earned[j];
+                    ghost_restaked[accounts[j]] += amount;
+                    ghost_restakedTotal += amount;
                 }
             } else if (log.emitter == address(escrow)) {
                 if (topic == IEscrow.Credited.selector) {

@@ -536,7 +536,7 @@ contract ProtocolHandler is ProtocolHandlerSigned {
             e.seatSlashable[i] = !_voided[_sid(jobId)][e.assigned[i]]
                 && ((!_revealed(jobId, e.assigned[i]) && e.outcome != RoundOutcome.NoClaims)
                     || (e.outcome == RoundOutcome.Forced && verdicts[e.f] == Verdict.Approve));
-            e.ownedBefore[i] = _owned(e.assigned[i]);
+            e.ownedBefore[i] = _worth(e.assigned[i]);
             // Verdicts on f before the settlement turns matching rejections into approvals of the true end.
             if (e.outcome == RoundOutcome.Forced) e.verdictsBefore[i] = verdicts[e.f];
         }

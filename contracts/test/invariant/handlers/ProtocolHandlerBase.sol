@@ -105,30 +105,32 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
     uint256 public ghost_selfDealtClaims;
     /// @custom:property-id P3 Finalize calls that finalized a job (and minted its shares).
     uint256 public ghost_finalizedMints;
-    /// @custom:property-id P12 Finalize calls that finalized a job without paying its solver exactly
-    ///                      the job's reward straight to its wallet once (`IEscrow.Paid` from the
-    ///                      Escrowed bucket, carried by the token transfer just before it), and
-    ///                      finalize or resolve calls that paid the solver anything else.
+    /// @custom:property-id P12 Finalize calls that finalized a job without restaking its solver's
+    ///                      reward exactly once (`IStakeManager.StakesRestaked` of the solver,
+    ///                      funded by the call's one `IEscrow.Paid` to the StakeManager), and
+    ///                      finalize or resolve calls that gave the solver anything else.
     uint256 public ghost_rewardNotPaid;
-    /// @custom:property-id P12 Payments straight to a wallet (`IEscrow.Paid`) that are neither a
-    ///                      reward or fee (the JobManager's, from the Escrowed bucket: the job's
-    ///                      solver its reward, a seat of the job its fee) nor a forced-error winner's
-    ///                      bond and jackpot (from the Bonds and Jackpot buckets, in a finalize that
-    ///                      settled the job's forced error, to one of its winners, right after the
-    ///                      `JackpotPaid` for that account and of exactly the bond and that jackpot,
-    ///                      or a catching seat held to be paid its fee, jackpot and bond in one
-    ///                      transfer when the settlement finalizes the job), or not carried by the
-    ///                      token transfer of exactly that amount just before.
+    /// @custom:property-id P12 Payouts that are neither the job end's one transfer to the
+    ///                      StakeManager (from the Escrowed bucket, of exactly the earnings the call
+    ///                      restakes: the solver's reward, each seat's fee, a catching seat's fee
+    ///                      and jackpot when the settlement finalizes the job) nor a forced-error
+    ///                      winner's bond and jackpot (from the Bonds and Jackpot buckets, in a
+    ///                      finalize that settled the job's forced error, to one of its winners,
+    ///                      right after the `JackpotPaid` for that account and of exactly the bond
+    ///                      and that jackpot), restakes to an account that is no party of the job or
+    ///                      of another amount, or payments not carried by the token transfer of
+    ///                      exactly that amount just before.
     uint256 public ghost_payoutMisrouted;
     /// @custom:property-id P12 Forced-error winners (a rejecter of the forced claim whose sealed end
     ///                      is the true end, a whistleblower of an approval of it) that the finalize
-    ///                      settling the forced error did not pay (`JackpotPaid`) with their bond and
-    ///                      jackpot straight to their wallet.
+    ///                      settling the forced error did not pay (`JackpotPaid`): a whistleblower
+    ///                      its bond and jackpot to its wallet, a catching seat its jackpot
+    ///                      (restaked with its fee when the job finalizes there).
     uint256 public ghost_winnerNotPaid;
-    /// @custom:property-id P12 Forced-error winners paid their bond straight to their wallet
-    ///                      (`IEscrow.Paid` from the Bonds bucket; progress of the new path).
+    /// @custom:property-id P12 Forced-error winners paid (a whistleblower's bond to its wallet, a
+    ///                      catch's jackpot; progress of the path).
     uint256 public ghost_winnersPaid;
-    /// @custom:property-id P12 Rewards paid straight to a solver's wallet (progress).
+    /// @custom:property-id P12 Rewards restaked for a solver (progress).
     uint256 public ghost_rewardsPaid;
     /// @custom:property-id P9 Jobs that expired with a seat's revealed reject of a sample no ruling
     ///                     judged (P-34: expiry never forgives a revealed reject).
@@ -178,16 +180,12 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
             if (verdictsBefore[i] == Verdict.Approve && !slashed) ++ghost_forcedApproverNotSlashed;
             if (verdictsBefore[i] != Verdict.Reject) continue;
             if (slashed) ++ghost_forcedRejecterSlashed;
-            uint256 owned = _owned(assigned[i]);
+            uint256 owned = _worth(assigned[i]);
             uint256 gained = owned > ownedBefore[i] ? owned - ownedBefore[i] : 0;
             _checkForcedRejecter(jobId, f, assigned[i], gained, jackpot);
         }
     }
 
-    /// @notice What `account` owns outside the StakeManager (wei): its wallet plus its Escrow credit.
-    ///         P5 measures a rejecter's gain in it: its fee, its bond and its jackpot are paid
-    ///         straight to the wallet (`IEscrow.Paid`; P12 checks how), and would be credited only if
-    ///         the token refused the transfer.
     /// @notice Locks all of `seat`'s free verifier stake, as if other seats of it had taken it, so
     ///         that it cannot cover a reject bond (P-38); `_restoreFreeStake` undoes it.
     /// @return hidden The stake locked (wei).
@@ -203,8 +201,18 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
         stakeManager.unlock(seat, Role.Verifier, hidden);
     }
 
+    /// @notice What `account` owns outside the StakeManager (wei): its wallet plus its Escrow credit.
     function _owned(address account) internal view returns (uint256) {
         return token.balanceOf(account) + escrow.creditOf(account);
+    }
+
+    /// @notice What a seat `account` has gained in (wei): its wallet, its Escrow credit and its
+    ///         verifier stake (staked + unbonding). P5 measures a rejecter's gain in it: its fee and
+    ///         its jackpot are restaked when the job finalizes in the settlement (P12 checks how),
+    ///         paid to the wallet when a sample stays disputed, and its bond is stake, unlocked.
+    function _worth(address account) internal view returns (uint256) {
+        (uint256 staked,, uint256 unbonding,) = stakeManager.stakeOf(account, Role.Verifier);
+        return _owned(account) + staked + unbonding;
     }
 
     /// @notice P5 for a rejecter of forced sample `f` paid `paid` (wallet plus credit) at its

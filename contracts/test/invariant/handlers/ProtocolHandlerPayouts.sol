@@ -7,20 +7,23 @@ import {ProtocolHandlerBase} from "./ProtocolHandlerBase.sol";
 // Interfaces
 import {IEscrow} from "../../../src/interfaces/IEscrow.sol";
 import {IJobManager} from "../../../src/interfaces/IJobManager.sol";
+import {IStakeManager} from "../../../src/interfaces/IStakeManager.sol";
 // Types
 import {Bucket} from "../../../src/types/EscrowTypes.sol";
 import {Job, JobStatus} from "../../../src/types/JobTypes.sol";
+import {Role} from "../../../src/types/Role.sol";
 
 /// @title ProtocolHandlerPayouts
-/// @notice P12 (payouts straight to the wallet, contracts/test/invariant/PROPERTIES.md): the check
-///         of every `IEscrow.Paid` in the logs of a finalize or resolve against the job it settles,
-///         updating `ProtocolHandlerBase`'s P12 ghosts.
+/// @notice P12 (payouts, contracts/test/invariant/PROPERTIES.md): the check of every `IEscrow.Paid`
+///         and every `IStakeManager.StakesRestaked` in the logs of a finalize or resolve against the
+///         job it settles, updating `ProtocolHandlerBase`'s P12 ghosts.
 abstract contract ProtocolHandlerPayouts is ProtocolHandlerBase {
     /// @notice What `_checkPayouts` tracks along a call's logs: the bond and fee of the job, the
     ///         forced-error winner named last by `JackpotPaid` and what it is still owed (its bond,
     ///         its jackpot), the catching seats whose jackpot rides with their fee (`held`,
     ///         `heldJackpots`, `heldPaid`; their jackpots moved into Bucket.Escrowed once, `moved`),
-    ///         and the payments to the solver.
+    ///         the restakes of the solver's reward, and the job end's one transfer to the
+    ///         StakeManager (`funded`, `fundings`) against what its restakes add (`restaked`).
     struct Payouts {
         uint256 bond;
         uint256 fee;
@@ -36,6 +39,9 @@ abstract contract ProtocolHandlerPayouts is ProtocolHandlerBase {
         uint256 heldCount;
         uint256 heldTotal;
         bool moved;
+        uint256 funded;
+        uint256 fundings;
+        uint256 restaked;
     }
 
     ////// Helpers //////
@@ -46,25 +52,25 @@ abstract contract ProtocolHandlerPayouts is ProtocolHandlerBase {
     ///         transfer to its account just before it (of exactly its amount; the payments of one
     ///         `payTwo` share one transfer of their sum, the second `Paid` right after the first),
     ///         and is one of:
-    ///         - from the Escrowed bucket: the job's reward to its solver or a fee
-    ///           (`verifierFee`) to a seat of the job; when the call finalized the job, its solver
-    ///           was paid the job's reward so, exactly once (a reward of 0 pays nothing), and
-    ///           otherwise nothing (the solver holds no seat of its own job, so it is paid no fee);
+    ///         - from the Escrowed bucket: the job end's one transfer to the StakeManager, of
+    ///           exactly what the call's `StakesRestaked` add to stakes (no wallet is paid from the
+    ///           Escrowed bucket: earnings are restaked);
     ///         - from the Bonds bucket then the Jackpot bucket: a forced-error winner's bond
     ///           (`challengeBond`) and jackpot, right after the JobManager's `JackpotPaid(jobId,
     ///           winner, amount)` and before the next one, to that winner, of exactly the bond and
     ///           `amount` (no jackpot payment when `amount` is 0: the pool was empty);
-    ///         - a catching seat's held payment: its `JackpotPaid` is followed by none of the
-    ///           above, and the seat is paid after the settlement's last `JackpotPaid`; its reject
-    ///           bond is stake, unlocked, never a `Paid`. When the settlement finalizes the job at
-    ///           once, the jackpots of every held seat move once from the Jackpot bucket into the
-    ///           Escrowed bucket (`Moved`, their exact sum), and that seat is paid from the Escrowed
-    ///           bucket its fee (none if it abstained) plus its jackpot, in one transfer; otherwise
-    ///           (a sample stays disputed) it is paid from the Jackpot bucket its jackpot (nothing
-    ///           when the pool gave it none), in one transfer.
+    ///         - a held catching seat's jackpot from the Jackpot bucket when a sample stays
+    ///           disputed (`_checkHeldAtSettlement`).
+    ///         Every `StakesRestaked` is the StakeManager's and is one of: the solver's (its
+    ///         reward, once, when the call finalized the job, and nothing otherwise), or the seats'
+    ///         (each a seat of the job earning its fee, or nothing if it abstained; a catching seat
+    ///         held since its `JackpotPaid`, when the settlement finalizes the job at once, its fee
+    ///         plus its jackpot, after the jackpots of every held seat moved once from the Jackpot
+    ///         bucket into the Escrowed bucket, `Moved`, their exact sum); a catch's reject bond is
+    ///         stake, unlocked, never a `Paid`.
     ///         Every `JackpotPaid` is of `jobId` and names one of `winners` (each entry once), and
-    ///         every entry of `winners` is named and paid, so each winner is paid in its wallet and
-    ///         nobody else is paid from the bonds or the pool.
+    ///         every entry of `winners` is named and paid, so each winner is paid and nobody else is
+    ///         paid from the bonds or the pool.
     function _checkPayouts(uint256 jobId, Vm.Log[] memory logs, address[] memory winners) internal {
         Job memory job = jobManager.getJob(jobId);
         (address[] memory seats,) = jobManager.getAssignment(jobId);
@@ -91,9 +97,15 @@ abstract contract ProtocolHandlerPayouts is ProtocolHandlerBase {
                 _checkHeldMove(p, seats, log);
                 continue;
             }
+            if (log.emitter == address(stakeManager) && log.topics[0] == IStakeManager.StakesRestaked.selector) {
+                _checkRestaked(p, job, seats, log);
+                continue;
+            }
             if (log.emitter != address(escrow) || log.topics[0] != IEscrow.Paid.selector) continue;
-            _checkPaid(p, job, seats, logs, i);
+            _checkPaid(p, seats, logs, i);
         }
+        // One transfer to the StakeManager carries exactly the earnings restaked.
+        if (p.fundings > 1 || p.funded != p.restaked) ++ghost_payoutMisrouted;
         // The winner named last, still owed, is a held seat paid nothing (a zero jackpot, the job
         // still disputed); anyone else was misrouted.
         _holdOrMisroute(p, seats);
@@ -139,9 +151,7 @@ abstract contract ProtocolHandlerPayouts is ProtocolHandlerBase {
     }
 
     /// @notice One `Paid` (`logs[i]`) of `_checkPayouts`.
-    function _checkPaid(Payouts memory p, Job memory job, address[] memory seats, Vm.Log[] memory logs, uint256 i)
-        internal
-    {
+    function _checkPaid(Payouts memory p, address[] memory seats, Vm.Log[] memory logs, uint256 i) internal {
         Vm.Log memory log = logs[i];
         address account = address(uint160(uint256(log.topics[2])));
         (Bucket from, uint256 amount) = abi.decode(log.data, (Bucket, uint256));
@@ -160,14 +170,15 @@ abstract contract ProtocolHandlerPayouts is ProtocolHandlerBase {
             _checkHeldAtSettlement(p, seats, logs, i, account, amount);
             return;
         }
-        if (from == Bucket.Escrowed) _holdOrMisroute(p, seats);
-        uint256 k = from == Bucket.Escrowed && p.moved ? _heldIndex(p, account) : type(uint256).max;
-        if (k != type(uint256).max) {
-            // A held seat: its fee (none if it abstained) and its jackpot, in one transfer.
-            bool exact = amount == p.fee + p.heldJackpots[k] || amount == p.heldJackpots[k];
-            if (!exact || !_isTransfer(logs[i - 1], address(escrow), account, amount)) ++ghost_payoutMisrouted;
-            p.heldPaid[k] = true;
-            ++ghost_winnersPaid;
+        if (from == Bucket.Escrowed) {
+            // The job end's earnings, restaked: one transfer to the StakeManager, none to a wallet.
+            _holdOrMisroute(p, seats);
+            if (account != address(stakeManager) || !_isTransfer(logs[i - 1], address(escrow), account, amount)) {
+                ++ghost_payoutMisrouted;
+                return;
+            }
+            p.funded += amount;
+            ++p.fundings;
             return;
         }
         bool carried;
@@ -181,13 +192,6 @@ abstract contract ProtocolHandlerPayouts is ProtocolHandlerBase {
         }
         if (!carried) {
             ++ghost_payoutMisrouted;
-        } else if (from == Bucket.Escrowed) {
-            if (account == job.solver) {
-                ++p.solverPayments;
-                if (amount == job.reward) ++p.rewardPayments;
-            } else if (amount != p.fee || !_contains(seats, account)) {
-                ++ghost_payoutMisrouted;
-            }
         } else if (from == Bucket.Bonds && p.bondDue && account == p.winner && amount == p.bond) {
             p.bondDue = false;
             p.bondPaidNext = i + 1;
@@ -198,6 +202,38 @@ abstract contract ProtocolHandlerPayouts is ProtocolHandlerBase {
             p.jackpotDue = 0;
         } else {
             ++ghost_payoutMisrouted;
+        }
+    }
+
+    /// @notice One `StakesRestaked` (`log`) of `_checkPayouts`: the solver's reward, or the seats'
+    ///         fees (a held catch's with its jackpot), each to a party of the job.
+    function _checkRestaked(Payouts memory p, Job memory job, address[] memory seats, Vm.Log memory log) internal {
+        _holdOrMisroute(p, seats);
+        Role role = Role(uint8(uint256(log.topics[1])));
+        (address[] memory accounts,, uint256[] memory earned) = abi.decode(log.data, (address[], uint256[], uint256[]));
+        for (uint256 j; j < accounts.length; ++j) {
+            uint256 amount = earned.length == 1 ? earned[0] : earned[j];
+            p.restaked += amount;
+            if (role == Role.Solver) {
+                if (accounts[j] != job.solver) ++ghost_payoutMisrouted;
+                if (amount == 0) continue;
+                ++p.solverPayments;
+                if (amount == job.reward) ++p.rewardPayments;
+                continue;
+            }
+            if (role != Role.Verifier || !_contains(seats, accounts[j])) {
+                ++ghost_payoutMisrouted;
+                continue;
+            }
+            uint256 k = p.moved ? _heldIndex(p, accounts[j]) : type(uint256).max;
+            if (k != type(uint256).max) {
+                // A held seat: its fee (none if it abstained) and its jackpot, restaked together.
+                if (amount != p.fee + p.heldJackpots[k] && amount != p.heldJackpots[k]) ++ghost_payoutMisrouted;
+                p.heldPaid[k] = true;
+                ++ghost_winnersPaid;
+            } else if (amount != p.fee && amount != 0) {
+                ++ghost_payoutMisrouted;
+            }
         }
     }
 
