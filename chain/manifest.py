@@ -306,6 +306,16 @@ class ProtocolParams(BaseModel):
                 f"draw); need rate * (fee + verifier_stake) > 10000 * fee * "
                 f"{1 / self.lazy_holding}"
             )
+        # The draw seats a verifier only if its free stake covers a seat's lock (its stake and
+        # first reject bond, docs/SECURITY.md P-38): a lower minimum admits verifiers to the
+        # active set that no draw ever seats.
+        seat_lock = self.verifier_stake + self.challenge_bond
+        if self.min_stake_verifier < seat_lock:
+            raise ValueError(
+                f"min_stake_verifier {self.min_stake_verifier} wei must be at least a seat's lock, "
+                f"verifier_stake + challenge_bond = {seat_lock} wei: an active verifier below it is "
+                "never drawn"
+            )
         if self.verifiers_per_job * self.samples_per_job >= 64:
             # each seat draws its own q samples and every seat holds the last segment; their
             # union must fit the contract's bitmaps (P-27, P-36)

@@ -110,7 +110,11 @@ def test_forced_error_premium_prices_farming_by_completion():
     from phi = 5 / 11 on)."""
     at = {"verifiers_per_job": 3, "jackpot": 20 * E18, "verifier_fee": 5 * E18}
     p = ProtocolParams(
-        forced_error_rate_bps=3000, solver_stake=100 * E18, verifier_stake=100 * E18, **at
+        forced_error_rate_bps=3000,
+        solver_stake=100 * E18,
+        verifier_stake=100 * E18,
+        min_stake_verifier=105 * E18,
+        **at,
     )
     assert p.forced_error_premium == 18 * E18
     assert p.farming_gain_bps(10_000) == 0  # phi = 1: premium in = expected jackpots out
@@ -126,6 +130,19 @@ def test_forced_error_premium_prices_farming_by_completion():
 def test_params_refuse_free_verifier_locks():
     with pytest.raises(ValueError, match="verifier_fee"):
         ProtocolParams(verifier_fee=0)
+
+
+def test_params_refuse_a_verifier_minimum_below_a_seats_lock():
+    """A verifier whose stake meets the minimum joins the active set, but the draw seats only
+    one whose free stake covers a seat's lock, verifier_stake + challenge_bond (its first reject
+    bond rides with the seat): a minimum below that makes verifiers that are active and never
+    drawn, so the deployer refuses it; at exactly the lock it is accepted."""
+    lock = ProtocolParams().verifier_stake + ProtocolParams().challenge_bond
+    assert ProtocolParams(min_stake_verifier=lock).min_stake_verifier == lock
+    with pytest.raises(ValueError, match="min_stake_verifier"):
+        ProtocolParams(min_stake_verifier=lock - 1)
+    with pytest.raises(ValueError, match="min_stake_verifier"):
+        ProtocolParams(min_stake_verifier=0)
 
 
 def test_params_refuse_more_segments_than_sixteen_bits_index():
