@@ -94,6 +94,45 @@ contract JobManager_AssignVerifiers_Test is JobManager_Init {
         }
     }
 
+    /// @notice A verifier stays in the active set while its stake meets the minimum, but the draw
+    ///         seats only one whose free stake covers a seat's lock (verifierStake and its first
+    ///         reject bond, `_seatLock`): under a minimum of verifierStake (a deployment the Python
+    ///         deployer refuses, the contracts do not), a verifier holding free stake between
+    ///         verifierStake and that lock is active, never drawn, and nothing of its stake is
+    ///         locked, job after job; the draw seats the others.
+    function test_assignVerifiers_freeStakeBelowSeatLock_neverDrawn_succeeds() public {
+        Deploy.Config memory cfg = _testConfig();
+        cfg.minStake[1] = cfg.params.verifierStake;
+        _deploy(cfg);
+        delete verifierPool;
+        _setUpActors();
+        uint256 short = _seatLock() - 1;
+        // Four verifiers keep their 500e18; the other three keep one wei short of a seat's lock.
+        for (uint256 i = 4; i < verifierPool.length; ++i) {
+            vm.prank(verifierPool[i]);
+            stakeManager.requestUnbond(Role.Verifier, 500e18 - short);
+            assertTrue(stakeManager.isActive(verifierPool[i], Role.Verifier), "active at the minimum");
+        }
+        for (uint256 n; n < 4; ++n) {
+            uint256 id = _postJob();
+            _claimAndCommit(id);
+            _assign(id);
+            (address[] memory verifiers,) = jobManager.getAssignment(id);
+            assertEq(verifiers.length, 3, "three seats from the four that can pay a seat's lock");
+            for (uint256 i; i < verifiers.length; ++i) {
+                bool full = false;
+                for (uint256 j; j < 4; ++j) {
+                    if (verifiers[i] == verifierPool[j]) full = true;
+                }
+                assertTrue(full, "a verifier short of a seat's lock was drawn");
+            }
+        }
+        for (uint256 i = 4; i < verifierPool.length; ++i) {
+            assertEq(_locked(verifierPool[i], Role.Verifier), 0, "nothing of a short verifier's stake locked");
+            assertEq(stakeManager.freeStake(verifierPool[i], Role.Verifier), short);
+        }
+    }
+
     function test_assignVerifiers_sameBlock_reverts() public {
         uint64 randomnessBlock = _job(jobId).randomnessBlock;
         vm.expectRevert(

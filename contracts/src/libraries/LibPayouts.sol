@@ -175,8 +175,8 @@ library LibPayouts {
     ///         event logs that amount once, else `lockAmounts`. Reverts with the StakeManager's
     ///         InsufficientFreeStake when an account is short (none is locked then).
     function lockSeats(Settlement memory s, address[] memory accounts, uint256[] memory amounts) internal {
-        uint256 each = _sharedAmount(amounts);
-        if (each != 0) s.stakeManager.lockEach(accounts, Role.Verifier, each);
+        (bool shared, uint256 each) = _sharedAmount(amounts);
+        if (shared && each != 0) s.stakeManager.lockEach(accounts, Role.Verifier, each);
         else s.stakeManager.lockAmounts(accounts, Role.Verifier, amounts);
     }
 
@@ -268,11 +268,8 @@ library LibPayouts {
     /// @notice `amounts` as a batch call takes them: a single entry when every entry is the same,
     ///         else the whole list.
     function _once(uint256[] memory amounts) private pure returns (uint256[] memory) {
-        uint256 each = amounts[0];
-        for (uint256 i = 1; i < amounts.length; ++i) {
-            if (amounts[i] != each) return amounts;
-        }
-        return _one(each);
+        (bool shared, uint256 each) = _sharedAmount(amounts);
+        return shared ? _one(each) : amounts;
     }
 
     /// @notice A one-entry list of `amount`.
@@ -281,11 +278,13 @@ library LibPayouts {
         list[0] = amount;
     }
 
-    /// @notice The amount every entry of `amounts` (non-empty) shares, or 0 if two differ.
-    function _sharedAmount(uint256[] memory amounts) private pure returns (uint256 each) {
+    /// @notice Whether every entry of `amounts` (non-empty) is one amount, and that amount (0 when
+    ///         two differ).
+    function _sharedAmount(uint256[] memory amounts) private pure returns (bool shared, uint256 each) {
         each = amounts[0];
         for (uint256 i = 1; i < amounts.length; ++i) {
-            if (amounts[i] != each) return 0;
+            if (amounts[i] != each) return (false, 0);
         }
+        shared = true;
     }
 }
