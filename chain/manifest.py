@@ -312,9 +312,9 @@ class ProtocolParams(BaseModel):
         seat_lock = self.verifier_stake + self.challenge_bond
         if self.min_stake_verifier < seat_lock:
             raise ValueError(
-                f"min_stake_verifier {self.min_stake_verifier} wei must be at least a seat's lock, "
-                f"verifier_stake + challenge_bond = {seat_lock} wei: an active verifier below it is "
-                "never drawn"
+                f"min_stake_verifier {self.min_stake_verifier} wei must be at least a seat's "
+                f"lock, verifier_stake + challenge_bond = {seat_lock} wei: an active verifier "
+                "below it is never drawn"
             )
         if self.verifiers_per_job * self.samples_per_job >= 64:
             # each seat draws its own q samples and every seat holds the last segment; their

@@ -41,6 +41,7 @@ __all__ = [
     "leaf_hash",
     "new_salt",
     "new_secret",
+    "round_hash",
     "sample_hash",
     "secret_commitment",
     "submission_id",
@@ -229,12 +230,33 @@ def sample_hash(segments: Sequence[int]) -> bytes:
     return keccak256(abi_encode(["uint32[]"], [values]))
 
 
+ROUND_HASH_BITS = 208
+"""Bits of a secret commitment or claims hash the verification round keeps (its top 208: the
+round's one storage word, ``RoundWord`` in contracts/src/types/RoundWord.sol, holds the rest)."""
+
+
+def round_hash(value: bytes) -> bytes:
+    """``roundHash``: a 32-byte hash with its low 48 bits cleared, what the verification round
+    keeps of a secret commitment or of a claims hash (`claims_hash`), what ``roundOf`` returns of
+    it and what ``ClaimsPosted`` announces of the secret commitment (the ``Claims`` a call passes
+    back carry that value).
+
+    Raises:
+        ValueError: ``value`` is not 32 bytes.
+    """
+    if len(value) != 32:
+        raise ValueError(f"a hash is 32 bytes, not {len(value)}")
+    drop = 256 - ROUND_HASH_BITS
+    return ((int.from_bytes(value, "big") >> drop) << drop).to_bytes(32, "big")
+
+
 def claims_hash(
     secret_commitment: bytes, start_hashes: Sequence[bytes], end_hashes: Sequence[bytes]
 ) -> bytes:
     """``keccak256(abi.encode(bytes32 secretCommitment, bytes32[] startHashes,
-    bytes32[] endHashes))``: the hash `VerificationRound.postClaims` stores of a solver's claims,
-    in sample order, in place of the secret commitment (`secret_commitment`) it binds.
+    bytes32[] endHashes))``: the hash whose top 208 bits (`round_hash`)
+    `VerificationRound.postClaims` stores of a solver's claims, in sample order, in place of the
+    secret commitment it binds (as the round kept it: ``round_hash(secret_commitment(...))``).
 
     Returns:
         The 32-byte hash.

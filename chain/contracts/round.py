@@ -34,6 +34,7 @@ from veritrain.commitments import (
     bytes32_arg,
     claims_hash,
     job_id_of,
+    round_hash,
     sample_hash,
     verdict_commitment,
 )
@@ -512,7 +513,7 @@ class RoundFacade(ContractFacade):
             secret_commitment = bytes(event.args["secretCommitment"])
             starts = tuple(bytes(h) for h in event.args["startHashes"])
             ends = tuple(bytes(h) for h in event.args["endHashes"])
-            if claims_hash(secret_commitment, starts, ends) == view.commitment:
+            if round_hash(claims_hash(secret_commitment, starts, ends)) == view.commitment:
                 claims = self._claims[sid] = ClaimsView(starts, ends, secret_commitment)
                 return claims
         raise ChainError(

@@ -5,6 +5,7 @@ pragma solidity 0.8.37;
 import {VerificationRoundBase} from "./round/VerificationRoundBase.sol";
 import {VerificationRoundSigned} from "./round/VerificationRoundSigned.sol";
 // Libraries
+import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 import {LibCheckpoint} from "./libraries/LibCheckpoint.sol";
 // Interfaces
 import {IJobManager} from "./interfaces/IJobManager.sol";
@@ -13,6 +14,7 @@ import {IVerificationRound} from "./interfaces/IVerificationRound.sol";
 import {RoundJob} from "./types/JobTypes.sol";
 import {Role} from "./types/Role.sol";
 import {Claims, RoundOutcome} from "./types/RoundTypes.sol";
+import {LibRoundWord, RoundPhase, RoundWord, roundHash} from "./types/RoundWord.sol";
 import {LibStateHash, StateHash} from "./types/StateHash.sol";
 import {LibSubmission, SubmissionId} from "./types/SubmissionId.sol";
 import {fetchesLastSample, revealBonds} from "./types/SubmissionTypes.sol";
@@ -46,16 +48,15 @@ contract VerificationRound is VerificationRoundSigned {
     function onCommit(SubmissionId submissionId, bytes32 commitment) external {
         _onlyJobManager();
         if (commitment == bytes32(0)) revert ZeroCommitment(submissionId);
-        // Announced by the JobManager's CheckpointsCommitted in the same call.
-        _rounds[submissionId].commitment = commitment;
+        // Announced by the JobManager's CheckpointsCommitted in the same call; its top 208 bits kept.
+        _rounds[submissionId] = LibRoundWord.committed(commitment);
     }
 
     /// @inheritdoc IVerificationRound
     function onReassign(SubmissionId submissionId, uint256 kept) external {
         _onlyJobManager();
-        // SAFETY: kept <= MAX_VERIFIERS_PER_JOB = 32.
-        // forge-lint: disable-next-line(unsafe-typecast)
-        _rounds[submissionId].committed = uint8(kept);
+        // kept <= MAX_VERIFIERS_PER_JOB = 32: the seats a reassignment kept sealed before.
+        _rounds[submissionId] = _rounds[submissionId].withSeals(kept);
         emit VerdictRoundReset(submissionId);
     }
 
@@ -100,8 +101,8 @@ contract VerificationRound is VerificationRoundSigned {
                 submissionId, job.claimsDeadline - _CLAIMS_WINDOW, job.claimsDeadline, uint64(block.timestamp)
             );
         }
-        Round storage round = _rounds[submissionId];
-        if (round.claimsBlock != 0) revert ClaimsAlreadyPosted(submissionId);
+        RoundWord round = _rounds[submissionId];
+        if (round.phase() != RoundPhase.Committed) revert ClaimsAlreadyPosted(submissionId);
         segments = _segmentsOf(jobId);
         uint256 samples = segments.length;
         if (startHashes.length != samples) revert LengthMismatch(submissionId, samples, startHashes.length);
@@ -114,9 +115,10 @@ contract VerificationRound is VerificationRoundSigned {
             if (endHashes[i] == bytes32(0)) revert ZeroClaim(submissionId, i);
         }
         // The claims hash takes the secret commitment's word and binds it (no new storage word).
-        bytes32 secretCommitment = round.commitment;
-        round.commitment = _claimsHash(secretCommitment, startHashes, endHashes);
-        round.claimsBlock = uint64(block.number);
+        bytes32 secretCommitment = round.hash();
+        _rounds[submissionId] = round.claimed(
+            _claimsHash(secretCommitment, startHashes, endHashes), SafeCast.toUint32(block.number)
+        );
         emit ClaimsPosted(submissionId, secretCommitment, startHashes, endHashes);
     }
 
@@ -133,10 +135,9 @@ contract VerificationRound is VerificationRoundSigned {
         (uint256 jobId, RoundJob memory job) = _verifyingJob(submissionId);
         (uint64 sampleMask, bool revealed) = _checkVerdictReveal(submissionId, jobId, job, msg.sender, ends, salt);
         if (revealed) revert NothingToReveal(submissionId, msg.sender);
-        Round storage round = _rounds[submissionId];
-        _checkClaims(submissionId, round, claims);
-        // The JobManager sets the seat's revealed flag in `recordVerdicts`, in this same call.
-        round.covered |= sampleMask;
+        _checkClaims(submissionId, _rounds[submissionId], claims);
+        // The JobManager sets the seat's revealed flag in `recordVerdicts`, in this same call: the
+        // seat's samples count as covered from then on (`_covered`).
         _recordVerdicts(submissionId, msg.sender, ends, _verdictsOf(sampleMask, ends, claims.endHashes));
     }
 
@@ -185,7 +186,6 @@ contract VerificationRound is VerificationRoundSigned {
                 return;
             }
         }
-        _rounds[submissionId].covered |= sampleMask;
         _recordVerdicts(submissionId, verifier, ends, verdicts);
     }
 
@@ -212,9 +212,9 @@ contract VerificationRound is VerificationRoundSigned {
         if (sealedHash == bytes32(0)) revert NothingToReveal(submissionId, verifier);
         {
             // Open at once when every verifier has sealed (nobody is left to copy), else after the
-            // verdict deadline; closed after the reveal window. `committed` counts seated
+            // verdict deadline; closed after the reveal window. The seal count counts seated
             // verifiers' first seals, so it never exceeds `seats`.
-            uint64 opens = _rounds[submissionId].committed >= seats
+            uint64 opens = _allSealed(submissionId, seats)
                 ? job.claimsDeadline - _CLAIMS_WINDOW
                 : job.verdictDeadline + 1;
             uint64 closes = job.verdictDeadline + _REVEAL_WINDOW;
@@ -226,6 +226,11 @@ contract VerificationRound is VerificationRoundSigned {
         if (keccak256(abi.encode(jobId, verifier, ends, salt)) != sealedHash) {
             revert VerdictCommitmentMismatch(submissionId, verifier);
         }
+    }
+
+    /// @notice Whether `seats` seats sealed on chain (the round word's seal count).
+    function _allSealed(SubmissionId submissionId, uint256 seats) internal view returns (bool) {
+        return _rounds[submissionId].seals() >= seats;
     }
 
     /// @inheritdoc IVerificationRound
@@ -263,15 +268,11 @@ contract VerificationRound is VerificationRoundSigned {
         Claims calldata claims
     ) internal returns (uint256 jobId) {
         (bool forced, uint256 forcedSample) = _checkedDraw(submissionId, secret, proof, forcedTrueEnd, claims);
-        Round storage round = _rounds[submissionId];
         jobId = submissionId.jobIdOf();
-        round.revealed = true;
-        round.forced = forced;
-        // The tag shares the flags' word: a forced error's reveal creates no storage word.
-        if (forced) round.forcedEndTag = bytes12(forcedTrueEnd);
-        // SAFETY: forcedSample < samples <= MAX_SAMPLES_PER_JOB = 64.
-        // forge-lint: disable-next-line(unsafe-typecast)
-        round.forcedSample = uint8(forcedSample);
+        // The outcome takes the claims hash's word (no call needs the claims after the secret):
+        // forcedSample < samples <= MAX_SAMPLES_PER_JOB = 64; the tag only with a forced error.
+        RoundWord round = _rounds[submissionId];
+        _rounds[submissionId] = round.revealed(forced, forcedSample, forced ? bytes12(forcedTrueEnd) : bytes12(0));
         emit SecretRevealed(submissionId, secret, forced, forcedSample);
     }
 
@@ -279,22 +280,24 @@ contract VerificationRound is VerificationRoundSigned {
 
     /// @inheritdoc IVerificationRound
     function outcome(SubmissionId submissionId) external view returns (RoundOutcome outcome_, uint256 forcedSample) {
-        Round storage round = _rounds[submissionId];
-        if (round.revealed) {
-            return (round.forced ? RoundOutcome.Forced : RoundOutcome.Clean, round.forcedSample);
+        RoundWord round = _rounds[submissionId];
+        RoundPhase phase = round.phase();
+        if (phase == RoundPhase.Revealed) {
+            return (round.forced() ? RoundOutcome.Forced : RoundOutcome.Clean, round.forcedSample());
         }
         // No round (never committed): every window is still ahead.
-        if (round.commitment == bytes32(0)) return (RoundOutcome.Pending, 0);
+        if (phase == RoundPhase.None) return (RoundOutcome.Pending, 0);
         uint256 jobId = submissionId.jobIdOf();
         RoundJob memory job = _JOB_MANAGER.roundJobOf(jobId);
         // Not assigned yet: every window is still ahead.
         if (job.verdictDeadline == 0) return (RoundOutcome.Pending, 0);
-        if (round.claimsBlock == 0) {
+        if (phase == RoundPhase.Committed) {
             return (block.timestamp > job.claimsDeadline ? RoundOutcome.NoClaims : RoundOutcome.Pending, 0);
         }
         // A sample without a revealed verdict once the verdict reveals closed (P-27): the secret
         // can no longer be revealed.
-        if (round.covered != _allSamples(jobId)) {
+        uint64 all = _allSamples(jobId);
+        if (_covered(submissionId, round, all) != all) {
             return (
                 block.timestamp > uint256(job.verdictDeadline) + _REVEAL_WINDOW
                     ? RoundOutcome.NoVerdicts
@@ -342,10 +345,10 @@ contract VerificationRound is VerificationRoundSigned {
 
     /// @inheritdoc IVerificationRound
     function forcedEndMatches(SubmissionId submissionId, address verifier) external view returns (bool matches) {
-        Round storage round = _rounds[submissionId];
-        if (!round.forced) return false;
-        uint256 f = round.forcedSample;
-        bytes12 trueEnd = round.forcedEndTag;
+        RoundWord round = _rounds[submissionId];
+        if (round.phase() != RoundPhase.Revealed || !round.forced()) return false;
+        uint256 f = round.forcedSample();
+        bytes12 trueEnd = round.forcedEndTag();
         // The seat's first rejected own sample is a tag in its seat's word; any other, a whole end.
         // SAFETY: trusted JobManager view.
         if (_JOB_MANAGER.endTagOf(submissionId, verifier) == LibStateHash.endTag(f, trueEnd)) return true;
@@ -355,7 +358,8 @@ contract VerificationRound is VerificationRoundSigned {
 
     /// @inheritdoc IVerificationRound
     function forcedEndTagOf(SubmissionId submissionId) external view returns (bytes12 tag) {
-        tag = _rounds[submissionId].forcedEndTag;
+        RoundWord round = _rounds[submissionId];
+        if (round.phase() == RoundPhase.Revealed) tag = round.forcedEndTag();
     }
 
     /// @inheritdoc IVerificationRound
@@ -364,9 +368,17 @@ contract VerificationRound is VerificationRoundSigned {
         view
         returns (bytes32 commitment, bool revealed, uint32 committed, uint64 claimsBlock)
     {
-        Round storage round = _rounds[submissionId];
-        (commitment, revealed, committed, claimsBlock) =
-        (round.commitment, round.revealed, round.committed, round.claimsBlock);
+        RoundWord round = _rounds[submissionId];
+        revealed = round.phase() == RoundPhase.Revealed;
+        // SAFETY: a claims block is kept in 32 bits.
+        // forge-lint: disable-next-line(unsafe-typecast)
+        claimsBlock = uint64(round.claimsBlock());
+        if (!revealed) {
+            commitment = round.hash();
+            // SAFETY: at most MAX_SEATS = 32 seals.
+            // forge-lint: disable-next-line(unsafe-typecast)
+            committed = uint32(round.seals());
+        }
     }
 
     /// @inheritdoc IVerificationRound
@@ -457,21 +469,23 @@ contract VerificationRound is VerificationRoundSigned {
         bytes32 secret,
         Claims calldata claims
     ) internal view {
-        Round storage round = _rounds[submissionId];
-        if (round.revealed) revert SecretAlreadyRevealed(submissionId);
+        RoundWord round = _rounds[submissionId];
+        if (round.phase() == RoundPhase.Revealed) revert SecretAlreadyRevealed(submissionId);
         uint64 opens = job.challengeDeadline + 1;
         uint64 closes = job.challengeDeadline + _REVEAL_WINDOW;
         if (block.timestamp < opens || block.timestamp > closes) {
             revert OutsideWindow(submissionId, opens, closes, uint64(block.timestamp));
         }
-        if (round.claimsBlock == 0) revert ClaimsNotPosted(submissionId);
+        if (round.phase() != RoundPhase.Claimed) revert ClaimsNotPosted(submissionId);
         _checkClaims(submissionId, round, claims);
         uint256 samples = claims.startHashes.length;
         // SAFETY: samples <= MAX_SAMPLES_PER_JOB = 64.
-        uint64 uncovered = uint64((uint256(1) << samples) - 1) & ~round.covered;
+        uint64 all = uint64((uint256(1) << samples) - 1);
+        uint64 uncovered = all & ~_covered(submissionId, round, all);
         if (uncovered != 0) revert SamplesUncovered(submissionId, uncovered);
-        // The claims' secret commitment is the one the commit stored (their hash binds it).
-        if (keccak256(abi.encode(jobId, job.solver, secret)) != claims.secretCommitment) {
+        // The claims' secret commitment is the one the commit stored (their hash binds its top 208
+        // bits, which is all `ClaimsPosted` announced and the claims carry).
+        if (roundHash(keccak256(abi.encode(jobId, job.solver, secret))) != claims.secretCommitment) {
             revert SecretCommitmentMismatch(submissionId);
         }
     }

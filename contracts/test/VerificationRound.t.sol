@@ -13,6 +13,7 @@ import {IVerificationRound} from "../src/interfaces/IVerificationRound.sol";
 import {LibSubmission, SubmissionId} from "../src/types/SubmissionId.sol";
 import {Job, JobStatus, Verdict} from "../src/types/JobTypes.sol";
 import {Claims, RoundOutcome} from "../src/types/RoundTypes.sol";
+import {roundHash} from "../src/types/RoundWord.sol";
 
 /// @notice Shared setup for the VerificationRound tests (docs/FORCED_ERRORS.md).
 abstract contract VerificationRound_Init is Deployers {
@@ -104,16 +105,19 @@ contract VerificationRound_OnCommit_Test is VerificationRound_Init {
 
     function test_onCommit_records_succeeds() public {
         SubmissionId id = LibSubmission.id(1, solver);
+        bytes32 secretCommitment = keccak256("a secret commitment");
         vm.recordLogs();
         vm.prank(address(jobManager));
-        round.onCommit(id, bytes32(uint256(7)));
+        round.onCommit(id, secretCommitment);
         // The JobManager's CheckpointsCommitted announces it: the round emits nothing.
         assertEq(vm.getRecordedLogs().length, 0, "an event of the round");
         (bytes32 commitment, bool revealed, uint32 committed, uint64 claimsBlock) = round.roundOf(id);
-        assertEq(commitment, bytes32(uint256(7)));
+        assertEq(commitment, roundHash(secretCommitment), "its top 208 bits kept");
+        assertEq(uint256(commitment) >> 48, uint256(secretCommitment) >> 48);
+        assertEq(uint256(commitment) & 0xffffffffffff, 0);
         assertFalse(revealed);
         assertEq(uint256(committed), 0);
-        assertEq(uint256(claimsBlock), 0, "no claims yet: the word is the bare secret commitment");
+        assertEq(uint256(claimsBlock), 0, "no claims yet: the word keeps the bare secret commitment");
     }
 }
 
@@ -135,10 +139,10 @@ contract VerificationRound_PostClaims_Test is VerificationRound_Init {
         (bytes32[] memory s, bytes32[] memory e) = _claimsOf(_sid(jobId));
         assertEq(s, starts);
         assertEq(e, ends);
-        // Only the hash is stored, in the secret commitment's word and binding it, with the block
-        // of the event that carries the claims.
+        // Only the hash's top 208 bits are stored, in the secret commitment's word and binding it,
+        // with the block of the event that carries the claims.
         (bytes32 stored,,, uint64 postedBlock) = round.roundOf(_sid(jobId));
-        assertEq(stored, keccak256(abi.encode(_secretCommitmentOf(_sid(jobId)), starts, ends)));
+        assertEq(stored, roundHash(keccak256(abi.encode(_secretCommitmentOf(_sid(jobId)), starts, ends))));
         assertEq(uint256(postedBlock), block.number);
     }
 
@@ -289,7 +293,7 @@ contract VerificationRound_AssignAndPostClaims_Test is VerificationRound_Init {
         assertEq(keccak256(abi.encode(_segments(jobId))), sampleHash, "the predicted sample");
         assertEq(_assigned(jobId).length, params.verifiersPerJob, "every seat filled");
         (bytes32 stored,,, uint64 postedBlock) = round.roundOf(_sid(jobId));
-        assertEq(stored, keccak256(abi.encode(_secretCommitmentOf(_sid(jobId)), starts, ends)));
+        assertEq(stored, roundHash(keccak256(abi.encode(_secretCommitmentOf(_sid(jobId)), starts, ends))));
         assertEq(uint256(postedBlock), block.number);
         // The claims window runs from the assignment, as after the two calls.
         assertEq(uint256(_job(jobId).claimsDeadline), block.timestamp + params.claimsWindow);

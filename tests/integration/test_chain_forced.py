@@ -91,7 +91,11 @@ def test_python_formulas_match_the_contract(anvil: Anvil, protocol_artifacts) ->
     assert c.jobs.get_submission(sid) == (job_id, clients[2].address)
     secret_commitment = commitments.secret_commitment(job_id, clients[2].address, secret)
     before = c.round.round_of(sid)
-    assert (before.commitment, before.claims_block) == (secret_commitment, 0)
+    # The round keeps the top 208 bits of each hash in its one word (`RoundWord`).
+    assert (before.commitment, before.claims_block) == (
+        commitments.round_hash(secret_commitment),
+        0,
+    )
     segments = list(c.jobs.get_assignment(job_id).segments)
     seen = set()
     for _ in range(200):
@@ -115,11 +119,13 @@ def test_python_formulas_match_the_contract(anvil: Anvil, protocol_artifacts) ->
     claims = post_claims(clients[2], job_id, hashes, secret)
     # The claims hash takes the secret commitment's word and binds it; the event carries both.
     posted = c.round.claims_of(sid)
-    assert posted.secret_commitment == secret_commitment
+    assert posted.secret_commitment == commitments.round_hash(secret_commitment)
     after = c.round.round_of(sid)
     assert after.claims_block != 0
-    assert after.commitment == commitments.claims_hash(
-        secret_commitment, claims.start_hashes, claims.end_hashes
+    assert after.commitment == commitments.round_hash(
+        commitments.claims_hash(
+            commitments.round_hash(secret_commitment), claims.start_hashes, claims.end_hashes
+        )
     )
     by_addr = {cl.address: cl for cl in clients.values()}
     v = by_addr[c.jobs.get_assignment(job_id).verifiers[0]]

@@ -386,7 +386,10 @@ class FakeJobs:
             status=JobStatus.Committed,
             randomness_block=self._client.chain.block + 1,
         )
-        self._client.chain.secret_commitments[job_id] = bytes(secret_commitment)
+        # as the round keeps it (its top 208 bits, `RoundWord`)
+        self._client.chain.secret_commitments[job_id] = commitments.round_hash(
+            bytes(secret_commitment)
+        )
         self._client.chain.emit("CheckpointsCommitted", jobId=job_id, solver=self._client.address)
         return self._client._tx("commitCheckpoints", job_id, root, url, secret_commitment)
 

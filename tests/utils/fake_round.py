@@ -78,8 +78,10 @@ class FakeRound:
             commitment=(
                 secret_commitment
                 if claims is None
-                else commitments.claims_hash(
-                    secret_commitment, claims.start_hashes, claims.end_hashes
+                else commitments.round_hash(
+                    commitments.claims_hash(
+                        secret_commitment, claims.start_hashes, claims.end_hashes
+                    )
                 )
             ),
             revealed=job_id in chain.secrets,
@@ -458,7 +460,7 @@ class FakeRound:
         if uncovered and chain.assignments[job_id].verifiers:
             raise revert("SamplesUncovered", submissionId=submission_id, uncoveredMask=uncovered)
         if (
-            commitments.secret_commitment(job_id, job.solver, secret)
+            commitments.round_hash(commitments.secret_commitment(job_id, job.solver, secret))
             != self._client.chain.secret_commitments[job_id]
         ):
             raise revert("SecretCommitmentMismatch", submissionId=submission_id)

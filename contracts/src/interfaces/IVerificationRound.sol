@@ -92,9 +92,11 @@ interface IVerificationRound {
     ////// Events //////
 
     /// @notice The solver posted its claims on the sampled segments (state hashes, bytes32). The
-    ///         round keeps only keccak256(abi.encode(secretCommitment, startHashes, endHashes)), in
-    ///         the word that held the secret commitment: readers take the claims and the secret
-    ///         commitment from this event (`roundOf` gives its block).
+    ///         round keeps only the top 208 bits of keccak256(abi.encode(secretCommitment,
+    ///         startHashes, endHashes)), in the word that held the secret commitment's
+    ///         (`RoundWord`): readers take the claims and the secret commitment from this event.
+    /// @param secretCommitment The top 208 bits of the solver's secret commitment (low 48 bits zero,
+    ///        `roundHash`): what the round kept of it, and what `Claims.secretCommitment` carries.
     event ClaimsPosted(
         SubmissionId indexed submissionId, bytes32 secretCommitment, bytes32[] startHashes, bytes32[] endHashes
     );
@@ -401,16 +403,17 @@ interface IVerificationRound {
         view
         returns (bytes32 commitment, bool revealed);
 
-    /// @notice The round's commitment word, whether the secret was revealed (the secret itself is in
-    ///         the `SecretRevealed` event), the verifiers' commit count and the block of the claims.
-    /// @return commitment The solver's secret commitment, keccak256(abi.encode(jobId, solver,
-    ///         secret)), until its claims are posted, then the claims hash that binds it,
-    ///         keccak256(abi.encode(secretCommitment, startHashes, endHashes)); zero before the
-    ///         commit.
+    /// @notice The round's kept hash, whether the secret was revealed (the secret itself is in the
+    ///         `SecretRevealed` event), the verifiers' seal count and the block of the claims, all
+    ///         read from the round's one storage word (`RoundWord`).
+    /// @return commitment The top 208 bits (low 48 bits zero, `roundHash`) of the solver's secret
+    ///         commitment, keccak256(abi.encode(jobId, solver, secret)), until its claims are
+    ///         posted, then of the claims hash that binds it, keccak256(abi.encode(roundHash(
+    ///         secretCommitment), startHashes, endHashes)); zero before the commit and once the
+    ///         secret is revealed.
     /// @return revealed True once the secret was revealed.
-    /// @return committed Assigned verifiers that sealed verdicts.
-    /// @return claimsBlock Block of the `ClaimsPosted` event, zero until the claims are posted
-    ///         (so `commitment` is the claims hash exactly when it is non-zero).
+    /// @return committed Assigned verifiers that sealed verdicts (zero once the secret is revealed).
+    /// @return claimsBlock Block of the `ClaimsPosted` event, zero until the claims are posted.
     function roundOf(SubmissionId submissionId)
         external
         view

@@ -10,6 +10,7 @@ import {IVerificationRound} from "../interfaces/IVerificationRound.sol";
 // Types
 import {JobStatus, Params, RoundJob} from "../types/JobTypes.sol";
 import {Claims, SeatVerdicts} from "../types/RoundTypes.sol";
+import {RoundPhase, RoundWord, roundHash} from "../types/RoundWord.sol";
 import {LibStateHash} from "../types/StateHash.sol";
 import {SubmissionId} from "../types/SubmissionId.sol";
 
@@ -22,48 +23,6 @@ import {SubmissionId} from "../types/SubmissionId.sol";
 /// @dev Holds no tokens: bonds, slashes and jackpots are booked by the JobManager.
 abstract contract VerificationRoundBase is IVerificationRound, EIP712 {
     ////// Types //////
-
-    /// @notice Per-submission round state. Its job and solver are the submission id itself
-    ///         (`LibSubmission.jobIdOf`, `solverOf`).
-    /// @param commitment The solver's secret commitment, keccak256(abi.encode(jobId, solver,
-    ///        secret)), from the checkpoints' commit (never zero after: `onCommit` refuses it) until
-    ///        the claims are posted; from then on the claims hash that binds it,
-    ///        keccak256(abi.encode(secretCommitment, startHashes, endHashes)) (`_claimsHash`): one
-    ///        word for both, so posting the claims creates no storage word (docs/SECURITY.md, "Gas
-    ///        cuts"). A call that needs the claims or the secret commitment takes them back as
-    ///        calldata (`Claims`); the claims themselves, with the secret commitment, are only in
-    ///        the `ClaimsPosted` event, and the revealed secret only in `SecretRevealed`.
-    /// @param revealed True once the secret was revealed and every claim proven.
-    /// @param forced True if the revealed draw carries a forced error.
-    /// @param committed Assigned verifiers that sealed verdicts (of the current draw, counting the
-    ///        seats a reassignment kept); every seat once `revealVerdictsSigned` sealed and revealed
-    ///        them all at once (<= MAX_SEATS = 32).
-    /// @param forcedSample Sample index of the forced error (meaningful if `forced`; < 64).
-    /// @param covered Bit i set = some assigned verifier whose own draw holds sample i revealed its
-    ///        verdicts (docs/SECURITY.md P-27); kept across reassignments with the seats that revealed,
-    ///        and cleared where only a seat whose verdicts were voided held the sample
-    ///        (`proveEquivocation`).
-    /// @param claimsBlock Block of the `ClaimsPosted` event (zero until the claims are posted: what
-    ///        tells whether `commitment` is still the bare secret commitment; packed with the
-    ///        flags, which the first sealed verdict then writes at the warm-slot price).
-    /// @param forcedEndTag The first 96 bits of the solver's committed end of the forced sample
-    ///        (zero unless `forced`): what `forcedEndMatches` compares a rejecter's replayed end
-    ///        with. It rides in the word the secret reveal writes anyway, so a forced error's reveal
-    ///        creates no storage word (docs/SECURITY.md, "Gas cuts": 96 bits suffice because the end
-    ///        is hidden until the reveal and a seat that knows it gains nothing from another end).
-    /// @dev No word maps the submission to its job: the commit creates 1 word (the secret
-    ///      commitment), the claims 1 (the flags), and no round action reads a cold word to find
-    ///      its job.
-    struct Round {
-        bytes32 commitment;
-        bool revealed;
-        bool forced;
-        uint8 committed;
-        uint8 forcedSample;
-        uint64 covered;
-        uint64 claimsBlock;
-        bytes12 forcedEndTag;
-    }
 
     /// @notice The verdicts a seat's sealed ends imply (`_verdictsOf`), computed before anything is
     ///         stored.
@@ -111,7 +70,21 @@ abstract contract VerificationRoundBase is IVerificationRound, EIP712 {
 
     ////// State //////
 
-    mapping(SubmissionId submissionId => Round round) internal _rounds;
+    /// @notice Each submission's round, one word (`RoundWord`): from the checkpoints' commit the
+    ///         solver's secret commitment, keccak256(abi.encode(jobId, solver, secret)) (`onCommit`
+    ///         refuses zero); once the claims are posted the claims hash that binds it,
+    ///         keccak256(abi.encode(secretCommitment, startHashes, endHashes)) (`_claimsHash`), with
+    ///         the count of seats that sealed on chain and whether one signed reveal covered every
+    ///         seat; once the secret is revealed, the forced error's sample and end tag. Its job and
+    ///         solver are the submission id itself (`LibSubmission.jobIdOf`, `solverOf`), so no round
+    ///         action reads a cold word to find them. A call that needs the claims or the secret
+    ///         commitment takes them back as calldata (`Claims`); the claims themselves, with the
+    ///         secret commitment, are only in the `ClaimsPosted` event, and the revealed secret only
+    ///         in `SecretRevealed`. Which samples are covered is not kept: it is read from the
+    ///         JobManager's seats (`_covered`) unless the word says one signed reveal covered all.
+    /// @dev The commit creates this word and nothing after it creates another (docs/SECURITY.md,
+    ///      "Gas cuts").
+    mapping(SubmissionId submissionId => RoundWord round) internal _rounds;
     /// @notice Each verifier's sealed verdicts: keccak256(abi.encode(jobId, verifier, ends, salt)),
     ///         zero if none (`revealVerdictsSigned` stores none). Whether they were revealed is the JobManager's seat flag (`seatOf`),
     ///         set in the same call as the reveal.
@@ -158,13 +131,13 @@ abstract contract VerificationRoundBase is IVerificationRound, EIP712 {
         (bool assigned,, bool revealed,,) = _JOB_MANAGER.seatOf(submissionId, verifier);
         if (!assigned) revert NotAssignedVerifier(submissionId, verifier);
         _requireBeforeVerdictDeadline(submissionId, job);
-        Round storage round = _rounds[submissionId];
-        if (round.claimsBlock == 0) revert ClaimsNotPosted(submissionId);
+        RoundWord round = _rounds[submissionId];
+        if (round.phase() != RoundPhase.Claimed) revert ClaimsNotPosted(submissionId);
         if (commitment == bytes32(0)) revert ZeroCommitment(submissionId);
         mapping(address verifier => bytes32 commitment) storage seals = _seals[submissionId];
         if (revealed || seals[verifier] != bytes32(0)) revert VerdictAlreadyCommitted(submissionId, verifier);
         seals[verifier] = commitment;
-        ++round.committed;
+        _rounds[submissionId] = round.withSeals(round.seals() + 1);
         emit VerdictsCommitted(submissionId, verifier, commitment);
     }
 
@@ -204,6 +177,23 @@ abstract contract VerificationRoundBase is IVerificationRound, EIP712 {
         seat = SeatVerdicts({
             verifier: verifier, approveMask: verdicts.approveMask, abstainMask: verdicts.abstainMask, endTag: tag
         });
+    }
+
+    /// @notice Samples covered (bit i = sample i): some seat of the current draw whose own draw
+    ///         holds the sample revealed verdicts that stand (docs/SECURITY.md P-27). Every sample
+    ///         when one `revealVerdictsSigned` revealed every seat (the word's flag, cleared when a
+    ///         seat's verdicts are voided); else read from the JobManager's seats, those assigned
+    ///         (a voided seat is not) that revealed.
+    /// @param all Bit mask of every sample (bit i = sample i).
+    function _covered(SubmissionId submissionId, RoundWord round, uint64 all) internal view returns (uint64 covered) {
+        if (round.allCovered()) return all;
+        // slither-disable-next-line unused-return
+        (address[] memory seats,) = _JOB_MANAGER.getAssignment(submissionId.jobIdOf());
+        for (uint256 i; i < seats.length; ++i) {
+            // slither-disable-next-line unused-return
+            (bool assigned, uint64 sampleMask, bool revealed,,) = _JOB_MANAGER.seatOf(submissionId, seats[i]);
+            if (assigned && revealed) covered |= sampleMask;
+        }
     }
 
     /// @notice The submission's job, reverting unless the submission has a round, is its job's
@@ -253,11 +243,14 @@ abstract contract VerificationRoundBase is IVerificationRound, EIP712 {
         }
     }
 
-    /// @notice Reverts ClaimsMismatch unless `claims` hash to the round's stored claims hash (so the
-    ///         calldata copy, its secret commitment included, is exactly what the solver posted; a
-    ///         round without claims holds the bare secret commitment, which no claims hash to).
-    function _checkClaims(SubmissionId submissionId, Round storage round, Claims calldata claims) internal view {
-        if (_claimsHash(claims.secretCommitment, claims.startHashes, claims.endHashes) != round.commitment) {
+    /// @notice Reverts ClaimsMismatch unless the round's claims are posted and `claims` hash to the
+    ///         claims hash it keeps (its top 208 bits, `roundHash`), so the calldata copy, its secret
+    ///         commitment included, is exactly what the solver posted.
+    function _checkClaims(SubmissionId submissionId, RoundWord round, Claims calldata claims) internal pure {
+        if (
+            round.phase() != RoundPhase.Claimed
+                || roundHash(_claimsHash(claims.secretCommitment, claims.startHashes, claims.endHashes)) != round.hash()
+        ) {
             revert ClaimsMismatch(submissionId);
         }
     }

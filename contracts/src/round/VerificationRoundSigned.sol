@@ -11,6 +11,7 @@ import {IVerificationRound} from "../interfaces/IVerificationRound.sol";
 // Types
 import {RoundJob} from "../types/JobTypes.sol";
 import {Claims, SeatVerdicts, SignedReveal} from "../types/RoundTypes.sol";
+import {RoundPhase, RoundWord} from "../types/RoundWord.sol";
 import {SubmissionId} from "../types/SubmissionId.sol";
 
 /// @title VerificationRoundSigned
@@ -56,11 +57,11 @@ abstract contract VerificationRoundSigned is VerificationRoundBase {
     {
         (uint256 jobId, RoundJob memory job) = _verifyingJob(submissionId);
         _requireBeforeVerdictDeadline(submissionId, job);
-        Round storage round = _rounds[submissionId];
+        RoundWord round = _rounds[submissionId];
         _checkClaims(submissionId, round, claims);
         // INVARIANT: no seat of the draw has a seal on chain (a kept seat counts), so none is left
         // that could seal after seeing these ends: this call covers every seat (checked below).
-        if (round.committed != 0) revert SealsOnChain(submissionId);
+        if (round.seals() != 0) revert SealsOnChain(submissionId);
         uint256 count = reveals.length;
         if (count == 0) {
             // slither-disable-next-line unused-return
@@ -68,18 +69,12 @@ abstract contract VerificationRoundSigned is VerificationRoundBase {
             revert LengthMismatch(submissionId, seats, 0);
         }
         SeatVerdicts[] memory seats = new SeatVerdicts[](count);
-        uint64 covered = 0;
         for (uint256 i; i < count; ++i) {
-            uint64 sampleMask;
-            (seats[i], sampleMask) = _openSignedSeat(submissionId, jobId, reveals[i], claims, count);
-            covered |= sampleMask;
+            seats[i] = _openSignedSeat(submissionId, jobId, reveals[i], claims, count);
         }
-        // Every seat sealed (views and the reveal window see it so); the flags share one word with
-        // `covered`, which this call writes anyway: no new storage word.
-        // SAFETY: count is the seat count, <= MAX_VERIFIERS_PER_JOB = 32.
-        // forge-lint: disable-next-line(unsafe-typecast)
-        round.committed = uint8(count);
-        round.covered |= covered;
+        // Every seat sealed (views and the reveal window see it so) and revealed: the draw's own
+        // samples are the sample (P-27), so every sample is covered, kept as one bit of the word.
+        _rounds[submissionId] = round.withSeals(count).withAllCovered(true);
         // The JobManager refuses a seat named twice (VerdictsAlreadySubmitted), so with one entry
         // per seat every seat is recorded, or none: a seat whose free stake cannot cover its reject
         // bonds reverts the call, since a skipped seat could seal after seeing the others' ends.
@@ -107,8 +102,10 @@ abstract contract VerificationRoundSigned is VerificationRoundBase {
             revert NotEquivocation(submissionId, verifier);
         }
         // The voided seat covers nothing: a sample only it held is uncovered again, so the secret
-        // stays hidden and the sample is drawn again (P-27), never paid unverified.
-        _rounds[submissionId].covered = _coverageWithout(submissionId, verifier);
+        // stays hidden and the sample is drawn again (P-27), never paid unverified. The coverage is
+        // then read from the JobManager's seats (`_covered`), where this seat is voided below.
+        RoundWord round = _rounds[submissionId];
+        if (round.phase() == RoundPhase.Claimed) _rounds[submissionId] = round.withAllCovered(false);
         emit EquivocationProven(submissionId, verifier, msg.sender, commitment, otherCommitment);
         // SAFETY: the JobManager is trusted; it refuses (and so undoes the coverage) unless the job
         // is Verifying with this submission, before its challenge deadline (so before the secret
@@ -131,18 +128,16 @@ abstract contract VerificationRoundSigned is VerificationRoundBase {
     ///         not repeat them; docs/SECURITY.md, "Gas cuts"): the seal is recomputed over the ends
     ///         opened either way, so an entry whose seat signed other ends fails its signature.
     /// @return seat What the JobManager records of the seat.
-    /// @return sampleMask The seat's own samples.
     function _openSignedSeat(
         SubmissionId submissionId,
         uint256 jobId,
         SignedReveal calldata reveal,
         Claims calldata claims,
         uint256 count
-    ) internal returns (SeatVerdicts memory seat, uint64 sampleMask) {
+    ) internal returns (SeatVerdicts memory seat) {
         bytes32[] calldata sent = reveal.ends;
         bytes32[] calldata ends = sent.length == 0 ? claims.endHashes : sent;
-        Verdicts memory verdicts;
-        (verdicts, sampleMask) = _openSignedSeal(submissionId, jobId, reveal, ends, claims, count);
+        Verdicts memory verdicts = _openSignedSeal(submissionId, jobId, reveal, ends, claims, count);
         // Logged as sent: an entry without ends approved every sample, so its event carries no ends
         // either (the claims' `ClaimsPosted` has them) and `_seatVerdicts` reads none (no reject).
         seat = _seatVerdicts(submissionId, reveal.verifier, sent, verdicts);
@@ -154,7 +149,6 @@ abstract contract VerificationRoundSigned is VerificationRoundBase {
     ///         `VerdictsRevealed` and this call's calldata carry (docs/SECURITY.md, "Gas cuts").
     /// @param ends The ends the entry opens (`_openSignedSeat`).
     /// @return verdicts The verdicts the opening implies.
-    /// @return sampleMask The seat's own samples.
     function _openSignedSeal(
         SubmissionId submissionId,
         uint256 jobId,
@@ -162,8 +156,9 @@ abstract contract VerificationRoundSigned is VerificationRoundBase {
         bytes32[] calldata ends,
         Claims calldata claims,
         uint256 count
-    ) internal returns (Verdicts memory verdicts, uint64 sampleMask) {
+    ) internal returns (Verdicts memory verdicts) {
         address verifier = reveal.verifier;
+        uint64 sampleMask;
         {
             bool assigned;
             uint256 seats;
@@ -178,20 +173,6 @@ abstract contract VerificationRoundSigned is VerificationRoundBase {
         bytes32 commitment = keccak256(abi.encode(jobId, verifier, ends, reveal.salt));
         _requireSealSigned(submissionId, verifier, commitment, reveal.signature);
         verdicts = _verdictsOf(sampleMask, ends, claims.endHashes);
-    }
-
-    /// @notice Samples in the own draw of a seat of the current draw, other than `verifier`, whose
-    ///         verdicts were revealed and stand (bit i = sample i): the round's coverage once
-    ///         `verifier`'s verdicts are voided.
-    function _coverageWithout(SubmissionId submissionId, address verifier) internal view returns (uint64 covered) {
-        // slither-disable-next-line unused-return
-        (address[] memory seats,) = _JOB_MANAGER.getAssignment(submissionId.jobIdOf());
-        for (uint256 i; i < seats.length; ++i) {
-            if (seats[i] == verifier) continue;
-            // slither-disable-next-line unused-return
-            (bool assigned, uint64 sampleMask, bool revealed,,) = _JOB_MANAGER.seatOf(submissionId, seats[i]);
-            if (assigned && revealed) covered |= sampleMask;
-        }
     }
 
     /// @notice Reverts InvalidSealSignature unless `signature` is `verifier`'s signature of

@@ -26,8 +26,9 @@ enum RoundOutcome {
 ///         `ClaimsMismatch` unless they hash to the stored value.
 /// @param startHashes State hash at step s_j * k of each sample j.
 /// @param endHashes Claimed state hash at step (s_j + 1) * k of each sample j.
-/// @param secretCommitment The solver's secret commitment from its commit, which the stored
-///        claims hash binds (`ClaimsPosted` carries it).
+/// @param secretCommitment The top 208 bits of the solver's secret commitment from its commit
+///        (low 48 bits zero, `roundHash`), which the stored claims hash binds (`ClaimsPosted`
+///        carries it).
 struct Claims {
     bytes32[] startHashes;
     bytes32[] endHashes;

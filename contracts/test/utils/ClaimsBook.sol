@@ -6,6 +6,7 @@ import {VerificationRound} from "../../src/VerificationRound.sol";
 // Types
 import {Claims} from "../../src/types/RoundTypes.sol";
 import {SubmissionId} from "../../src/types/SubmissionId.sol";
+import {roundHash} from "../../src/types/RoundWord.sol";
 
 /// @title ClaimsBook
 /// @notice Test-side record of the claims each submission posted: the round stores only their hash
@@ -24,13 +25,14 @@ abstract contract ClaimsBook {
     ) internal {
         (bytes32 stored,,, uint64 claimsBlock) = round_.roundOf(submissionId);
         bytes32 secretCommitment = _secretCommitmentOf(submissionId);
-        if (claimsBlock == 0 || stored != keccak256(abi.encode(secretCommitment, startHashes, endHashes))) return;
+        if (claimsBlock == 0 || stored != roundHash(keccak256(abi.encode(secretCommitment, startHashes, endHashes)))) return;
         _claimsBook[submissionId] =
             Claims({startHashes: startHashes, endHashes: endHashes, secretCommitment: secretCommitment});
     }
 
-    /// @notice The secret commitment the submission's solver committed (the round's claims hash
-    ///         binds it; `Claims.secretCommitment`).
+    /// @notice The secret commitment the submission's solver committed, as the round keeps it and
+    ///         `ClaimsPosted` announces it (`roundHash`: the round's claims hash binds it;
+    ///         `Claims.secretCommitment`).
     function _secretCommitmentOf(SubmissionId submissionId) internal view virtual returns (bytes32);
 
     /// @notice The claims `submissionId` posted (empty arrays if none); reads no contract, so it can

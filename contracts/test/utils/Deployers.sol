@@ -31,6 +31,7 @@ import {Job, JobStatus, Params} from "../../src/types/JobTypes.sol";
 import {Role} from "../../src/types/Role.sol";
 import {Claims} from "../../src/types/RoundTypes.sol";
 import {LibSubmission, SubmissionId} from "../../src/types/SubmissionId.sol";
+import {roundHash} from "../../src/types/RoundWord.sol";
 
 /// @title Deployers
 /// @notice Shared setup of the veritrain tests: deploys through script/Deploy.sol exactly as the
@@ -242,7 +243,7 @@ abstract contract Deployers is PRBTest, Bound, ClaimsBook {
 
     /// @inheritdoc ClaimsBook
     function _secretCommitmentOf(SubmissionId submissionId) internal view override returns (bytes32) {
-        return _secretCommitment(LibSubmission.jobIdOf(submissionId), LibSubmission.solverOf(submissionId));
+        return roundHash(_secretCommitment(LibSubmission.jobIdOf(submissionId), LibSubmission.solverOf(submissionId)));
     }
 
     function _claimAndCommit(uint256 jobId) internal {

@@ -21,7 +21,7 @@ from chain.errors import ChainError, ContractRevert
 from chain.types import revealed_approvals
 from tests.utils.fake_chain import FakeChain
 from tests.utils.node_fixtures import SOLVER, SUBMITTER, VERIFIERS, tiny_spec
-from veritrain.commitments import claims_hash, new_salt, verdict_commitment
+from veritrain.commitments import claims_hash, new_salt, round_hash, verdict_commitment
 from veritrain.enums import JobStatus, Role, Verdict
 from veritrain.forced import UNREPLAYED_END
 
@@ -67,7 +67,7 @@ class _RecordingClient:
     def call(self, contract: str, fn: str, *args: Any) -> Any:
         assert (contract, fn, args) == ("verification_round", "roundOf", (SID,))
         return (
-            claims_hash(SECRET_COMMITMENT, self.starts(), self.claimed),
+            round_hash(claims_hash(SECRET_COMMITMENT, self.starts(), self.claimed)),
             False,
             0,
             POSTED_BLOCK,
@@ -164,7 +164,7 @@ def test_claims_are_read_from_their_event_checked_against_the_hash_and_cached() 
     assert client.log_reads == 1  # posted claims never change: one log read
     altered = _RecordingClient(claimed)
     altered.starts = lambda: [b"\x22" * 32] * 3  # type: ignore[method-assign]
-    stored = claims_hash(SECRET_COMMITMENT, [b"\x11" * 32] * 3, claimed)
+    stored = round_hash(claims_hash(SECRET_COMMITMENT, [b"\x11" * 32] * 3, claimed))
     altered.call = lambda *_: (stored, False, 0, POSTED_BLOCK)  # type: ignore[method-assign]
     with pytest.raises(ChainError, match="claims hash"):
         RoundFacade(altered).claims_of(SID)  # type: ignore[arg-type]

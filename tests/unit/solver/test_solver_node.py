@@ -27,7 +27,7 @@ from tests.utils.node_fixtures import (
     tiny_spec,
     verifiers_approve,
 )
-from veritrain.commitments import secret_commitment
+from veritrain.commitments import round_hash, secret_commitment
 from veritrain.enums import JobStatus, Role, RoundOutcome
 from veritrain.forced import forced_claim
 from veritrain.hexutil import to_hex
@@ -49,7 +49,9 @@ def test_claims_trains_commits_and_serves(tmp_path: Path) -> None:
     assert rec is not None and rec.phase == Phase.COMMITTED and len(rec.hashes) == 5
     assert rec.root is not None and job.merkle_root.hex() == rec.root.hex()
     assert rec.secret is not None
-    assert chain.secret_commitments[job_id] == secret_commitment(job_id, SOLVER, rec.secret)
+    assert chain.secret_commitments[job_id] == round_hash(
+        secret_commitment(job_id, SOLVER, rec.secret)
+    )
     chain.advance(blocks=2)
     node.step()  # assignVerifiers (anyone may)
     assert chain.jobs[job_id].status is JobStatus.Verifying

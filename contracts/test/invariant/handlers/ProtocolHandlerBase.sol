@@ -20,6 +20,7 @@ import {Dispute, DisputePhase} from "../../../src/types/DisputeTypes.sol";
 import {Job, JobStatus, Verdict} from "../../../src/types/JobTypes.sol";
 import {Role} from "../../../src/types/Role.sol";
 import {LibSubmission, SubmissionId} from "../../../src/types/SubmissionId.sol";
+import {roundHash} from "../../../src/types/RoundWord.sol";
 
 /// @title ProtocolHandlerBase
 /// @notice What `ProtocolHandler`'s actions share: the deployment, the cast of actors (each with a
@@ -420,7 +421,7 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
     /// @inheritdoc ClaimsBook
     function _secretCommitmentOf(SubmissionId submissionId) internal pure override returns (bytes32) {
         uint256 jobId = LibSubmission.jobIdOf(submissionId);
-        return keccak256(abi.encode(jobId, LibSubmission.solverOf(submissionId), _secret(jobId)));
+        return roundHash(keccak256(abi.encode(jobId, LibSubmission.solverOf(submissionId), _secret(jobId))));
     }
 
     /// @notice The commitment `verifier` seals, its reject mask recorded for its reveal: mostly
