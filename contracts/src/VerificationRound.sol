@@ -116,9 +116,8 @@ contract VerificationRound is VerificationRoundSigned {
         }
         // The claims hash takes the secret commitment's word and binds it (no new storage word).
         bytes32 secretCommitment = round.hash();
-        _rounds[submissionId] = round.claimed(
-            _claimsHash(secretCommitment, startHashes, endHashes), SafeCast.toUint32(block.number)
-        );
+        _rounds[submissionId] =
+            round.claimed(_claimsHash(secretCommitment, startHashes, endHashes), SafeCast.toUint32(block.number));
         emit ClaimsPosted(submissionId, secretCommitment, startHashes, endHashes);
     }
 
@@ -214,9 +213,8 @@ contract VerificationRound is VerificationRoundSigned {
             // Open at once when every verifier has sealed (nobody is left to copy), else after the
             // verdict deadline; closed after the reveal window. The seal count counts seated
             // verifiers' first seals, so it never exceeds `seats`.
-            uint64 opens = _allSealed(submissionId, seats)
-                ? job.claimsDeadline - _CLAIMS_WINDOW
-                : job.verdictDeadline + 1;
+            uint64 opens =
+                _allSealed(submissionId, seats) ? job.claimsDeadline - _CLAIMS_WINDOW : job.verdictDeadline + 1;
             uint64 closes = job.verdictDeadline + _REVEAL_WINDOW;
             if (block.timestamp < opens || block.timestamp > closes) {
                 revert OutsideWindow(submissionId, opens, closes, uint64(block.timestamp));

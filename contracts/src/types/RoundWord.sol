@@ -83,9 +83,7 @@ library LibRoundWord {
 
     /// @notice `word` with its seal count set to `count` (< 256).
     function withSeals(RoundWord word, uint256 count) internal pure returns (RoundWord next) {
-        next = RoundWord.wrap(
-            bytes32((uint256(RoundWord.unwrap(word)) & ~_COUNT_MASK) | (count << _COUNT_SHIFT))
-        );
+        next = RoundWord.wrap(bytes32((uint256(RoundWord.unwrap(word)) & ~_COUNT_MASK) | (count << _COUNT_SHIFT)));
     }
 
     /// @notice `word` with its all-covered flag set (`covered`) or cleared.

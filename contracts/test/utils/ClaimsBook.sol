@@ -25,7 +25,9 @@ abstract contract ClaimsBook {
     ) internal {
         (bytes32 stored,,, uint64 claimsBlock) = round_.roundOf(submissionId);
         bytes32 secretCommitment = _secretCommitmentOf(submissionId);
-        if (claimsBlock == 0 || stored != roundHash(keccak256(abi.encode(secretCommitment, startHashes, endHashes)))) return;
+        if (claimsBlock == 0 || stored != roundHash(keccak256(abi.encode(secretCommitment, startHashes, endHashes)))) {
+            return;
+        }
         _claimsBook[submissionId] =
             Claims({startHashes: startHashes, endHashes: endHashes, secretCommitment: secretCommitment});
     }
