@@ -355,7 +355,11 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
     }
 
     /// @inheritdoc IJobManager
-    function recordVerdicts(SubmissionId submissionId, SeatVerdicts[] calldata seats) external nonReentrant {
+    function recordVerdicts(SubmissionId submissionId, SeatVerdicts[] calldata seats)
+        external
+        nonReentrant
+        returns (bool allRevealed)
+    {
         if (msg.sender != address(_ROUND)) {
             revert NotVerificationRound(msg.sender);
         }
@@ -366,6 +370,8 @@ contract JobManager is ReentrancyGuardTransient, IJobManager {
         if (solver == address(0) || job.solver != solver) revert SubmissionNotActive(submissionId);
         _requireStatus(jobId, job, JobStatus.Verifying);
         LibAssignment.recordVerdicts(job, sub, _settlement(), jobId, seats);
+        // `submitted` counts the Submitted seats; a voided one never counts again.
+        allRevealed = sub.submitted == sub.seatCount;
     }
 
     /// @inheritdoc IJobManager

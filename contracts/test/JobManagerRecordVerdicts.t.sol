@@ -59,6 +59,19 @@ contract JobManager_RecordVerdicts_Test is JobManager_Init {
         });
     }
 
+    /// @notice `recordVerdicts` tells the round when every seat of the draw has revealed (the round
+    ///         then marks every sample covered without reading the seats again): false until the
+    ///         last seat's record, true with it.
+    function test_recordVerdicts_lastSeat_reportsEverySeatRevealed_succeeds() public {
+        SeatVerdicts[] memory one = new SeatVerdicts[](1);
+        for (uint256 i; i < verifiers.length; ++i) {
+            one[0] = _seatVerdicts(verifiers[i], 0);
+            vm.prank(address(round));
+            bool allRevealed = jobManager.recordVerdicts(_sid(jobId), one);
+            assertEq(allRevealed, i + 1 == verifiers.length, "every seat revealed only with the last");
+        }
+    }
+
     /// @notice Several seats in one call: each is recorded as alone, each seat's reject bonds are
     ///         locked from its own free stake (a seat without a reject locks nothing), and the last
     ///         record starts the challenge window.

@@ -28,9 +28,10 @@ from bench.gas_scenario import (
     variant_total,
 )
 
-HAPPY_PATH_MAX_GAS = 1_020_000
+HAPPY_PATH_MAX_GAS = 992_000
 """Most gas the scenario's happy path may cost (docs/GAS.md: the figure reached,
-rounded up; 1,046,349 before a job's end restaked its earnings in one transfer instead of
+rounded up; it is the issue's goal of 1.0 M met with a forced error since the round keeps one
+storage word, 1,015,860 before; 1,046,349 before a job's end restaked its earnings in one transfer instead of
 paying four wallets, the StakeManager's books became its token balance and the lineage window
 was read with ``openWindow``; 1,073,574 before a seat's first reject bond was locked with its seat;
 1,088,792 before each fact went once in the log and an approving seat's ends left
@@ -84,10 +85,11 @@ every seat's verdicts recorded in one call, 1,296,581 with the checkpoint root i
 The bound is the goal itself, 1.5 M: it leaves about 210k gas of room, more than the first
 payments of the six verifiers would cost if none of them had a balance word yet."""
 
-HAPPY_PATH_MAX_NEW_WORDS = 12
+HAPPY_PATH_MAX_NEW_WORDS = 11
 """Most storage words the happy path may create (docs/GAS.md: each costs at least
 22,100 gas, so a layout change that adds one fails here even when the gas bound has room): the
-13 it creates since the checkpoint root takes initHash's word (14 since the claims hash takes
+11 it creates since the round keeps one word (12 since a job's end stopped writing, 13 since the
+checkpoint root takes initHash's word, 14 since the claims hash takes
 the secret commitment's word, 15 since the sample and
 the seats' ids share a word, 16 since the job counter and a model's free slot keep live
 words)."""

@@ -413,7 +413,11 @@ interface IJobManager is IJobManagerErrors {
     /// @param seats Each seat's verdicts (`SeatVerdicts`: the seat, its approve and abstain masks,
     ///        bit i = sample i, and its end tag); a bit at or above the sample count reverts
     ///        VerdictCountMismatch(jobId, samples, the mask's bit length).
-    function recordVerdicts(SubmissionId submissionId, SeatVerdicts[] calldata seats) external;
+    /// @return allRevealed True if every seat of the current draw has now revealed (none voided):
+    ///         every sample is then covered, since every sample is in some seat's own draw (P-27).
+    function recordVerdicts(SubmissionId submissionId, SeatVerdicts[] calldata seats)
+        external
+        returns (bool allRevealed);
 
     /// @notice Voids the verdicts of a seat the verification round proved to have signed two seals
     ///         for the submission (verification round only, `IVerificationRound.proveEquivocation`),

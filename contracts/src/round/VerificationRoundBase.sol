@@ -152,7 +152,17 @@ abstract contract VerificationRoundBase is IVerificationRound, EIP712 {
         SeatVerdicts[] memory seats = new SeatVerdicts[](1);
         seats[0] = _seatVerdicts(submissionId, verifier, ends, verdicts);
         // SAFETY: the JobManager is trusted.
-        _JOB_MANAGER.recordVerdicts(submissionId, seats);
+        _recordSeats(submissionId, seats);
+    }
+
+    /// @notice Records `seats`' verdicts at the JobManager (one call) and, when every seat of the
+    ///         draw has then revealed, sets the round word's all-covered flag: every sample is in
+    ///         some seat's own draw (P-27), so `_covered` need not read the seats again.
+    function _recordSeats(SubmissionId submissionId, SeatVerdicts[] memory seats) internal {
+        // SAFETY: the JobManager is trusted; the claims are posted (the caller checked them).
+        if (_JOB_MANAGER.recordVerdicts(submissionId, seats)) {
+            _rounds[submissionId] = _rounds[submissionId].withAllCovered(true);
+        }
     }
 
     /// @notice Keeps the end of each sample in `verdicts.replayedMask` for the forced-error check (the
@@ -181,9 +191,9 @@ abstract contract VerificationRoundBase is IVerificationRound, EIP712 {
 
     /// @notice Samples covered (bit i = sample i): some seat of the current draw whose own draw
     ///         holds the sample revealed verdicts that stand (docs/SECURITY.md P-27). Every sample
-    ///         when one `revealVerdictsSigned` revealed every seat (the word's flag, cleared when a
-    ///         seat's verdicts are voided); else read from the JobManager's seats, those assigned
-    ///         (a voided seat is not) that revealed.
+    ///         once every seat of the draw revealed (the word's flag, set by the reveal that
+    ///         completed them, `_recordSeats`, and cleared when a seat's verdicts are voided); else
+    ///         read from the JobManager's seats, those assigned (a voided seat is not) that revealed.
     /// @param all Bit mask of every sample (bit i = sample i).
     function _covered(SubmissionId submissionId, RoundWord round, uint64 all) internal view returns (uint64 covered) {
         if (round.allCovered()) return all;
