@@ -30,8 +30,8 @@ from bench.gas_scenario import (
 
 HAPPY_PATH_MAX_GAS = 992_000
 """Most gas the scenario's happy path may cost (docs/GAS.md: the figure reached,
-rounded up; it is the issue's goal of 1.0 M met with a forced error since the round keeps one
-storage word, 1,015,860 before; 1,046,349 before a job's end restaked its earnings in one transfer instead of
+rounded up; the goal of 1.0 M is met with a forced error since the round keeps one storage word,
+1,015,874 before; 1,046,349 before a job's end restaked its earnings in one transfer instead of
 paying four wallets, the StakeManager's books became its token balance and the lineage window
 was read with ``openWindow``; 1,073,574 before a seat's first reject bond was locked with its seat;
 1,088,792 before each fact went once in the log and an approving seat's ends left
