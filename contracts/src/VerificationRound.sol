@@ -280,15 +280,18 @@ contract VerificationRound is VerificationRoundSigned {
     function outcome(SubmissionId submissionId) external view returns (RoundOutcome outcome_, uint256 forcedSample) {
         RoundWord round = _rounds[submissionId];
         RoundPhase phase = round.phase();
+        // slither-disable-next-line incorrect-equality
         if (phase == RoundPhase.Revealed) {
             return (round.forced() ? RoundOutcome.Forced : RoundOutcome.Clean, round.forcedSample());
         }
         // No round (never committed): every window is still ahead.
+        // slither-disable-next-line incorrect-equality
         if (phase == RoundPhase.None) return (RoundOutcome.Pending, 0);
         uint256 jobId = submissionId.jobIdOf();
         RoundJob memory job = _JOB_MANAGER.roundJobOf(jobId);
         // Not assigned yet: every window is still ahead.
         if (job.verdictDeadline == 0) return (RoundOutcome.Pending, 0);
+        // slither-disable-next-line incorrect-equality
         if (phase == RoundPhase.Committed) {
             return (block.timestamp > job.claimsDeadline ? RoundOutcome.NoClaims : RoundOutcome.Pending, 0);
         }
@@ -349,14 +352,17 @@ contract VerificationRound is VerificationRoundSigned {
         bytes12 trueEnd = round.forcedEndTag();
         // The seat's first rejected own sample is a tag in its seat's word; any other, a whole end.
         // SAFETY: trusted JobManager view.
+        // slither-disable-next-line incorrect-equality
         if (_JOB_MANAGER.endTagOf(submissionId, verifier) == LibStateHash.endTag(f, trueEnd)) return true;
         bytes32 end = _replayedEnds[submissionId][verifier][f];
+        // slither-disable-next-line incorrect-equality
         matches = end != bytes32(0) && bytes12(end) == trueEnd;
     }
 
     /// @inheritdoc IVerificationRound
     function forcedEndTagOf(SubmissionId submissionId) external view returns (bytes12 tag) {
         RoundWord round = _rounds[submissionId];
+        // slither-disable-next-line incorrect-equality
         if (round.phase() == RoundPhase.Revealed) tag = round.forcedEndTag();
     }
 
@@ -367,6 +373,7 @@ contract VerificationRound is VerificationRoundSigned {
         returns (bytes32 commitment, bool revealed, uint32 committed, uint64 claimsBlock)
     {
         RoundWord round = _rounds[submissionId];
+        // slither-disable-next-line incorrect-equality
         revealed = round.phase() == RoundPhase.Revealed;
         // SAFETY: a claims block is kept in 32 bits.
         // forge-lint: disable-next-line(unsafe-typecast)
@@ -468,6 +475,7 @@ contract VerificationRound is VerificationRoundSigned {
         Claims calldata claims
     ) internal view {
         RoundWord round = _rounds[submissionId];
+        // slither-disable-next-line incorrect-equality
         if (round.phase() == RoundPhase.Revealed) revert SecretAlreadyRevealed(submissionId);
         uint64 opens = job.challengeDeadline + 1;
         uint64 closes = job.challengeDeadline + _REVEAL_WINDOW;
