@@ -217,7 +217,8 @@ class JobParamsView:
 class ClaimsView:
     """``client.round.claims_of(submission_id)`` (read from the ``ClaimsPosted`` event): the
     solver's claims, in sample order (empty tuples until posted), and the secret commitment the
-    round's stored claims hash binds (every call that passes the claims back passes it too)."""
+    round's stored claims hash binds, as the round kept it (its top 208 bits,
+    `veritrain.commitments.round_hash`; every call that passes the claims back passes it too)."""
 
     start_hashes: tuple[bytes, ...]
     end_hashes: tuple[bytes, ...]
@@ -231,11 +232,13 @@ class ClaimsView:
 
 @dataclass(frozen=True)
 class RoundView:
-    """``VerificationRound.roundOf(submissionId)``: the round's commitment word (the solver's
-    secret commitment until its claims are posted, then the claims hash that binds it), whether
-    the secret was revealed (the secret itself is only in the ``SecretRevealed`` event), how many
-    assigned verifiers sealed their verdicts, and the block of the ``ClaimsPosted`` event (0
-    until the claims are posted)."""
+    """``VerificationRound.roundOf(submissionId)``, read from the round's one storage word: the
+    top 208 bits of the solver's secret commitment until its claims are posted, then of the
+    claims hash that binds it (`veritrain.commitments.round_hash`; zero once the secret is
+    revealed), whether the secret was revealed (the secret itself is only in the
+    ``SecretRevealed`` event), how many assigned verifiers sealed their verdicts on chain (zero
+    once revealed), and the block of the ``ClaimsPosted`` event (0 until the claims are
+    posted, kept after the reveal)."""
 
     submission_id: bytes
     commitment: bytes
