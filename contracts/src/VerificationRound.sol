@@ -378,12 +378,10 @@ contract VerificationRound is VerificationRoundSigned {
         // SAFETY: a claims block is kept in 32 bits.
         // forge-lint: disable-next-line(unsafe-typecast)
         claimsBlock = uint64(round.claimsBlock());
-        if (!revealed) {
-            commitment = round.hash();
-            // SAFETY: at most MAX_SEATS = 32 seals.
-            // forge-lint: disable-next-line(unsafe-typecast)
-            committed = uint32(round.seals());
-        }
+        // SAFETY: at most MAX_SEATS = 32 seals.
+        // forge-lint: disable-next-line(unsafe-typecast)
+        committed = uint32(round.seals());
+        if (!revealed) commitment = round.hash();
     }
 
     /// @inheritdoc IVerificationRound

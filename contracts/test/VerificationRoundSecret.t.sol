@@ -55,7 +55,7 @@ contract VerificationRound_RevealSecret_Test is VerificationRound_Init {
         (bool forced, uint256 f) = round.drawForcedError(_sid(jobId), _secret(jobId));
         assertTrue(forced);
         vm.warp(uint256(_job(jobId).challengeDeadline) + 1);
-        (,,, uint64 claimsBlock) = round.roundOf(_sid(jobId));
+        (,, uint32 sealedBefore, uint64 claimsBlock) = round.roundOf(_sid(jobId));
         vm.roll(block.number + 5);
         vm.expectEmit(address(round));
         emit IVerificationRound.SecretRevealed(_sid(jobId), _secret(jobId), true, f);
@@ -63,14 +63,15 @@ contract VerificationRound_RevealSecret_Test is VerificationRound_Init {
         (RoundOutcome outcome, uint256 sample) = round.outcome(_sid(jobId));
         assertEq(uint8(outcome), uint8(RoundOutcome.Forced));
         assertEq(sample, f);
-        // The outcome takes the claims hash's place in the round's one word; the claims' block stays
-        // (readers find the claims' event from it after the reveal too).
+        // The outcome takes the claims hash's place in the round's one word; the claims' block and
+        // the seal count stay (readers find the claims' event from the block after the reveal too).
         (bytes32 commitment, bool revealed, uint32 committed, uint64 keptBlock) = round.roundOf(_sid(jobId));
         assertTrue(revealed);
         assertEq(uint256(keptBlock), uint256(claimsBlock), "the claims' block kept");
         assertNotEq(uint256(claimsBlock), 0);
         assertEq(commitment, bytes32(0));
-        assertEq(uint256(committed), 0);
+        assertEq(uint256(committed), uint256(sealedBefore), "the seal count kept");
+        assertNotEq(uint256(sealedBefore), 0);
     }
 
     function test_revealSecret_atClose_succeeds() public {

@@ -412,7 +412,7 @@ interface IVerificationRound {
     ///         secretCommitment), startHashes, endHashes)); zero before the commit and once the
     ///         secret is revealed.
     /// @return revealed True once the secret was revealed.
-    /// @return committed Assigned verifiers that sealed verdicts (zero once the secret is revealed).
+    /// @return committed Assigned verifiers that sealed verdicts.
     /// @return claimsBlock Block of the `ClaimsPosted` event, zero until the claims are posted.
     function roundOf(SubmissionId submissionId)
         external

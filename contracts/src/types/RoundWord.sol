@@ -14,8 +14,9 @@ pragma solidity 0.8.37;
 ///         - 16-47: the block of the `ClaimsPosted` event (`Claimed`, `Revealed`), where readers
 ///           find the claims;
 ///         - 48-255: the top 208 bits of the solver's secret commitment (`Committed`) or of the
-///           claims hash that binds it (`Claimed`), `roundHash`; in `Revealed`, bits 160-255 are
-///           the first 96 bits of the solver's committed end of the forced sample.
+///           claims hash that binds it (`Claimed`), `roundHash`; in `Revealed`, bits 48-55 keep the
+///           seal count and bits 160-255 are the first 96 bits of the solver's committed end of the
+///           forced sample.
 /// @dev 208 bits of keccak256 leave 2^104 work for a collision and 2^208 for a second preimage;
 ///      the forced end's 96 bits are as before (it is hidden until the reveal). A claims block
 ///      past 2^32 - 1 reverts the claims (`SafeCast`).
@@ -41,6 +42,7 @@ uint256 constant _COUNT_SHIFT = 8;
 uint256 constant _COUNT_MASK = 0xff << _COUNT_SHIFT;
 uint256 constant _BLOCK_SHIFT = 16;
 uint256 constant _BLOCK_MASK = 0xffffffff << _BLOCK_SHIFT;
+uint256 constant _KEPT_COUNT_SHIFT = 48;
 
 /// @notice `hash` with its low 48 bits cleared: what a round word keeps of a secret commitment or
 ///         a claims hash, and the secret commitment `ClaimsPosted` announces and `Claims` carries.
@@ -68,15 +70,17 @@ library LibRoundWord {
         );
     }
 
-    /// @notice The word of a revealed round: `word`'s claims block, whether the draw is `forced`,
-    ///         its `forcedSample` (< 256) and the first 96 bits of the forced sample's committed end.
+    /// @notice The word of a revealed round: `word`'s claims block and seal count, whether the draw
+    ///         is `forced`, its `forcedSample` (< 256) and the first 96 bits of the forced sample's
+    ///         committed end.
     function revealed(RoundWord word, bool forced, uint256 forcedSample, bytes12 forcedEndTag)
         internal
         pure
         returns (RoundWord next)
     {
-        uint256 bits = uint256(bytes32(forcedEndTag)) | (uint256(RoundWord.unwrap(word)) & _BLOCK_MASK)
-            | (forcedSample << _COUNT_SHIFT) | uint256(RoundPhase.Revealed);
+        uint256 bits = uint256(bytes32(forcedEndTag)) | (seals(word) << _KEPT_COUNT_SHIFT)
+            | (uint256(RoundWord.unwrap(word)) & _BLOCK_MASK) | (forcedSample << _COUNT_SHIFT)
+            | uint256(RoundPhase.Revealed);
         if (forced) bits |= _FORCED;
         next = RoundWord.wrap(bytes32(bits));
     }
@@ -104,9 +108,11 @@ library LibRoundWord {
         return roundHash(RoundWord.unwrap(word));
     }
 
-    /// @notice Seats that sealed on chain (`Committed`, `Claimed`).
+    /// @notice Seats that sealed on chain (in `Revealed`: as many as at the reveal).
     function seals(RoundWord word) internal pure returns (uint256) {
-        return (uint256(RoundWord.unwrap(word)) & _COUNT_MASK) >> _COUNT_SHIFT;
+        uint256 bits = uint256(RoundWord.unwrap(word));
+        if (bits & _PHASE_BITS == uint256(RoundPhase.Revealed)) return (bits >> _KEPT_COUNT_SHIFT) & 0xff;
+        return (bits & _COUNT_MASK) >> _COUNT_SHIFT;
     }
 
     /// @notice The block of the `ClaimsPosted` event (`Claimed`, `Revealed`; else zero).

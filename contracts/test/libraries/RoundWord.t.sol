@@ -61,6 +61,7 @@ contract RoundWord_Test is PRBTest {
         assertEq(word.forcedSample(), sample);
         assertEq(word.forcedEndTag(), tag);
         assertEq(word.claimsBlock(), claimsBlock, "the claims' block kept");
+        assertEq(word.seals(), 32, "the seal count kept");
         assertFalse(word.allCovered(), "the covered flag is not a field of a revealed round");
     }
 
