@@ -236,8 +236,9 @@ class RoundView:
     top 208 bits of the solver's secret commitment until its claims are posted, then of the
     claims hash that binds it (`veritrain.commitments.round_hash`; zero once the secret is
     revealed), whether the secret was revealed (the secret itself is only in the
-    ``SecretRevealed`` event), how many assigned verifiers sealed their verdicts on chain, and the block of the ``ClaimsPosted`` event (0 until the claims are
-    posted, kept after the reveal)."""
+    ``SecretRevealed`` event), how many assigned verifiers sealed their verdicts on chain, and
+    the block of the ``ClaimsPosted`` event (0 until the claims are posted, kept after the
+    reveal)."""
 
     submission_id: bytes
     commitment: bytes
