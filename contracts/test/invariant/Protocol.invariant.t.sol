@@ -538,7 +538,8 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
 
     /// @custom:invariant P1a The StakeManager's token balance equals the sum over every account and
     ///                  role of staked + unbonding, and locked never exceeds staked; the active
-    ///                  verifier set holds each active verifier once with its own id, and nobody else.
+    ///                  verifier set holds each active verifier once with its own id, and nobody else;
+    ///                  with every job ended and every dispute resolved, nothing is locked.
     /// forge-config: default.invariant.runs = 32
     /// forge-config: default.invariant.depth = 256
     /// forge-config: ci.invariant.runs = 64
@@ -557,6 +558,20 @@ contract Protocol_Invariant_Test is Deployers, InvariantTest {
         assertEq(token.balanceOf(address(stakeManager)), sum, "stake balance != sum of stakes");
         assertEq(stakeManager.totalHeld(), sum, "totalHeld != sum of stakes");
         _assertActiveVerifierSet();
+        if (handler.quiescent()) _assertNothingLocked(count);
+    }
+
+    /// @notice No lock outlives what it secures: with every job ended and every dispute resolved,
+    ///         no account holds a locked stake of any role (a seat, claim or arbiter lock released
+    ///         twice reverts; one never released, or released short, is caught here).
+    function _assertNothingLocked(uint256 count) internal {
+        for (uint256 i; i < count; ++i) {
+            address account = handler.actors(i);
+            for (uint8 r; r < 3; ++r) {
+                (, uint256 locked,,) = stakeManager.stakeOf(account, Role(r));
+                assertEq(locked, 0, "a lock outlived its job");
+            }
+        }
     }
 
     /// @notice After any mix of stakes, unbonds and slashes: every member of the active verifier set

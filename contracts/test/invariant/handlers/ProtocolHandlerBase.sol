@@ -498,6 +498,18 @@ abstract contract ProtocolHandlerBase is Bound, ClaimsBook {
         return actors.length;
     }
 
+    /// @notice Whether nothing of the protocol is in flight: every job has ended (finalized,
+    ///         rejected, cancelled or expired) and every dispute is resolved, so no seat, claim or
+    ///         arbiter seat should hold a lock.
+    function quiescent() external view returns (bool) {
+        if (_liveJobs() != 0) return false;
+        uint256 disputes = committee.disputeCount();
+        for (uint256 id = 1; id <= disputes; ++id) {
+            if (committee.phaseOf(id) != DisputePhase.Resolved) return false;
+        }
+        return true;
+    }
+
     function _newActor(string memory name) internal returns (address account) {
         // secp256k1's group order n: a key is any integer in [1, n - 1].
         uint256 key = uint256(keccak256(bytes(name)))
