@@ -266,16 +266,7 @@ def _job_phase(session: Session, ev: Event) -> None:
             dispute.segment = int(a["segment"])
     elif ev.name == "JobFinalized":
         job.shares = int(a["shares"])
-        session.add(
-            Earning(
-                block=ev.block,
-                log_index=ev.log_index,
-                account=a["solver"],
-                kind="reward",
-                amount=int(a["reward"]),
-                job_id=job_id,
-            )
-        )
+        _earning(session, ev, a["solver"], "reward", int(a["reward"]), job_id)
     _phase(session, ev, job_id, _PHASE_OF[ev.name].name)
 
 
@@ -332,19 +323,37 @@ def _forced(session: Session, ev: Event) -> None:
     )
 
 
-@_on("JobManager", "JackpotPaid")
-def _jackpot(session: Session, ev: Event) -> None:
-    a = ev.args
+def _earning(
+    session: Session,
+    ev: Event,
+    account: str,
+    kind: str,
+    amount: int,
+    job_id: int | None = None,
+    *,
+    seq: int = 0,
+    model_id: str | None = None,
+) -> None:
+    """An `Earning` row of ``ev``: ``amount`` (wei) of ``kind`` for ``account`` (its job or
+    model if any); ``seq`` tells apart the rows of one event that pays several accounts."""
     session.add(
         Earning(
             block=ev.block,
             log_index=ev.log_index,
-            account=a["account"],
-            kind="jackpot",
-            amount=int(a["amount"]),
-            job_id=int(a["jobId"]),
+            seq=seq,
+            account=account,
+            kind=kind,
+            amount=amount,
+            job_id=job_id,
+            model_id=model_id,
         )
     )
+
+
+@_on("JobManager", "JackpotPaid")
+def _jackpot(session: Session, ev: Event) -> None:
+    a = ev.args
+    _earning(session, ev, a["account"], "jackpot", int(a["amount"]), int(a["jobId"]))
 
 
 def _equivocation(session: Session, ev: Event, job_id: int, verifier: str) -> Equivocation:
@@ -679,17 +688,7 @@ def _restaked(session: Session, ev: Event) -> None:
     before it names (its ``JobFinalized``, ``JobRejected`` or ``JobExpired``)."""
     job_id = _job_of_tx(session, ev)
     for seq, (account, amount) in enumerate(restaked_amounts(ev.args)):
-        session.add(
-            Earning(
-                block=ev.block,
-                log_index=ev.log_index,
-                seq=seq,
-                account=account,
-                kind="restaked",
-                amount=amount,
-                job_id=job_id,
-            )
-        )
+        _earning(session, ev, account, "restaked", amount, job_id, seq=seq)
 
 
 def _job_of_tx(session: Session, ev: Event) -> int | None:
@@ -745,15 +744,7 @@ def _credit(session: Session, ev: Event) -> None:
     a = ev.args
     if ev.name == "Paid" and a["account"] == _address(session, "stake_manager"):
         return  # the earnings of a job's end, restaked for their parties (`_restaked`)
-    session.add(
-        Earning(
-            block=ev.block,
-            log_index=ev.log_index,
-            account=a["account"],
-            kind=_ESCROW_KINDS[ev.name],
-            amount=int(a["amount"]),
-        )
-    )
+    _earning(session, ev, a["account"], _ESCROW_KINDS[ev.name], int(a["amount"]))
 
 
 # The ownership and run handlers live in their own module; importing it registers them.

@@ -17,6 +17,7 @@ from indexer.derive import (
     KNOWN_MODEL_NAMES,
     ZERO,
     _account,
+    _earning,
     _get,
     _move,
     _on,
@@ -25,7 +26,6 @@ from indexer.derive import (
 from indexer.models import (
     Contribution,
     Dispute,
-    Earning,
     Event,
     Job,
     LineageEntry,
@@ -168,16 +168,7 @@ def _revenue(session: Session, ev: Event) -> None:
         )
     )
     if kind == "claimed":
-        session.add(
-            Earning(
-                block=ev.block,
-                log_index=ev.log_index,
-                account=account,
-                kind="revenue",
-                amount=int(a["amount"]),
-                model_id=model.model_id,
-            )
-        )
+        _earning(session, ev, account, "revenue", int(a["amount"]), model_id=model.model_id)
 
 
 # ---------------------------------------------------------------------------- RunRegistry
