@@ -151,18 +151,17 @@ abstract contract VerificationRoundBase is IVerificationRound, EIP712 {
     ) internal {
         SeatVerdicts[] memory seats = new SeatVerdicts[](1);
         seats[0] = _seatVerdicts(submissionId, verifier, ends, verdicts);
-        // SAFETY: the JobManager is trusted.
-        _recordSeats(submissionId, seats);
+        _recordSeats(submissionId, seats, _rounds[submissionId]);
     }
 
-    /// @notice Records `seats`' verdicts at the JobManager (one call) and, when every seat of the
-    ///         draw has then revealed, sets the round word's all-covered flag: every sample is in
-    ///         some seat's own draw (P-27), so `_covered` need not read the seats again.
-    function _recordSeats(SubmissionId submissionId, SeatVerdicts[] memory seats) internal {
-        // SAFETY: the JobManager is trusted; the claims are posted (the caller checked them).
-        if (_JOB_MANAGER.recordVerdicts(submissionId, seats)) {
-            _rounds[submissionId] = _rounds[submissionId].withAllCovered(true);
-        }
+    /// @notice Records `seats`' verdicts at the JobManager (one call) and stores `round`, the round's
+    ///         word as the caller leaves it (its claims posted), in one write: with the all-covered
+    ///         flag set when every seat of the draw has then revealed (every sample is in some seat's
+    ///         own draw, P-27, so `_covered` need not read the seats again).
+    function _recordSeats(SubmissionId submissionId, SeatVerdicts[] memory seats, RoundWord round) internal {
+        // SAFETY: the JobManager is trusted.
+        if (_JOB_MANAGER.recordVerdicts(submissionId, seats)) round = round.withAllCovered(true);
+        _rounds[submissionId] = round;
     }
 
     /// @notice Keeps the end of each sample in `verdicts.replayedMask` for the forced-error check (the

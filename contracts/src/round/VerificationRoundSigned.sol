@@ -72,14 +72,13 @@ abstract contract VerificationRoundSigned is VerificationRoundBase {
         for (uint256 i; i < count; ++i) {
             seats[i] = _openSignedSeat(submissionId, jobId, reveals[i], claims, count);
         }
-        // Every seat sealed (views and the reveal window see it so).
-        _rounds[submissionId] = round.withSeals(count);
         // The JobManager refuses a seat named twice (VerdictsAlreadySubmitted), so with one entry
         // per seat every seat is recorded, or none: a seat whose free stake cannot cover its reject
         // bonds reverts the call, since a skipped seat could seal after seeing the others' ends.
         // Every seat in one JobManager call (one call's overhead and one bond lock for all), which
-        // also marks every sample covered (each is in some seat's own draw, P-27).
-        _recordSeats(submissionId, seats);
+        // also marks every sample covered (each is in some seat's own draw, P-27); every seat
+        // sealed (views and the reveal window see it so): one write of the round's word.
+        _recordSeats(submissionId, seats, round.withSeals(count));
     }
 
     /// @inheritdoc IVerificationRound
